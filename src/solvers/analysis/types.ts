@@ -1,0 +1,100 @@
+/**
+ * The result of the analysis of a partitioned system. Field names are the public contract
+ * (`Analysis` in ../../../shared/API.md); the fixtures in ../shared/fixtures use the same names.
+ * All angles are in radians, indices 0-based.
+ */
+import type { AlgorithmId } from '../algorithms/registry.js';
+import type { Parameters, RateBounds } from '../algorithms/types.js';
+
+export interface Heterogeneity {
+  /** Cross-machine angular heterogeneity theta_H = min_{i<j} theta_ij (pi/2 when m = 1). */
+  thetaH: number;
+  cosThetaH: number;
+  /** The pair (i, j), i < j, attaining theta_H; null when m = 1. */
+  thetaHPair: [number, number] | null;
+  /** theta[i][j] = smallest principal angle between R(A_i) and R(A_j); 0 on the diagonal. */
+  theta: number[][];
+  /** phi[i] = smallest angle between two rows of A_i (null when p_i = 1). */
+  phi: (number | null)[];
+  /** min of the defined phi_i (null when none is defined). */
+  phiMin: number | null;
+  /** max_k |a_k| / min_k |a_k|. */
+  rowNormRatio: number;
+}
+
+export interface Conditioning {
+  kappaS: number;
+  lambdaMinS: number;
+  lambdaMaxS: number;
+  kappaAtA: number;
+  /** sigma_max(A)^2 = lambda_max(A^T A). */
+  L: number;
+  /** sigma_min(A)^2 = lambda_min(A^T A). */
+  mu: number;
+}
+
+export interface AlgorithmTuning {
+  rate: number;
+  parameters: Parameters;
+}
+
+export interface Bounds {
+  /** Proposition 1: theta_H = pi/2 (total orthogonality) implies S = I, kappa(S) = 1, rho_APC = 0. */
+  proposition1: { hypothesisHolds: boolean };
+  /** Proposition 2: kappa(S) >= 1 / sin^2(theta_H). */
+  proposition2KappaSLowerBound: number;
+  /** Theorem 2 (independent of m), best over the machines' p; null when its hypothesis fails for every p. */
+  theorem2KappaSUpperBound: number | null;
+  theorem2: { hypothesisHolds: boolean; p: number | null };
+  /** Theorem 3 (independent of n): (1 + c) / (1 - c) with c = (m - 1) cos(theta_H); null when c >= 1. */
+  theorem3KappaSUpperBound: number | null;
+  theorem3: { hypothesisHolds: boolean; c: number };
+  /** Theorem 4: kappa(A) >= max_k |a_k| / min_l (|a_l| sin theta_min^(l)). */
+  theorem4KappaALowerBound: number;
+  /** Consequences of Theorem 4 for kappa(A^T A): 1 / sin^2(phi_min) (null without phi_min) and ratio^2. */
+  theorem4KappaAtALowerBounds: { phiMin: number | null; rowNormRatio: number };
+  /** Table 1: bounds on each algorithm's optimal rate. */
+  table1: Partial<Record<AlgorithmId, RateBounds>>;
+}
+
+export interface SufficientCondition {
+  /** Corollary 1 applies when (m - 1) cos(theta_H) < 1 and phi_min is defined. */
+  applicable: boolean;
+  /** sin^2(phi_min) < (1 - c) / (1 + c): a certificate that APC is faster. False when not applicable. */
+  holds: boolean;
+  /** sin^2(phi_min), null when phi_min is undefined. */
+  lhs: number | null;
+  /** (1 - c) / (1 + c), null when c >= 1. */
+  rhs: number | null;
+}
+
+export interface Recommendation {
+  algorithm: 'apc' | 'dhbm';
+  sufficientCondition: SufficientCondition;
+  exact: {
+    apcRate: number;
+    dhbmRate: number;
+    kappaS: number;
+    kappaAtA: number;
+    faster: 'apc' | 'dhbm';
+    /** kappa(S) and kappa(A^T A) agree to rounding: the rates are equal (then D-HBM, the cheaper iteration, is named). */
+    tie: boolean;
+  };
+  /** Predicted iterations to reduce the error by `tolerance`: ceil(ln(tol) / ln(rho)); null when rho >= 1. */
+  predictedIterations: Partial<Record<AlgorithmId, number | null>>;
+  tolerance: number;
+  regime: string;
+  regimeThresholds: { thetaH: number; phiMin: number };
+  explanation: string;
+}
+
+export interface Analysis {
+  n: number;
+  m: number;
+  blockSizes: number[];
+  heterogeneity: Heterogeneity;
+  conditioning: Conditioning;
+  rates: Record<AlgorithmId, AlgorithmTuning>;
+  bounds: Bounds;
+  recommendation: Recommendation;
+}

@@ -1,0 +1,120 @@
+/**
+ * Typed errors of the numerical core. Each carries a stable `code` (kebab-case) and structured
+ * `details`; the HTTP layer maps them to RFC 9457 problems in one place, the job layer stores them.
+ * Nothing here knows about HTTP status codes.
+ */
+export abstract class SolverError extends Error {
+  abstract readonly code: string;
+  readonly details: Record<string, unknown>;
+
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.details = details;
+  }
+}
+
+/** The problem is well-formed JSON but mathematically or structurally unusable. */
+export abstract class InvalidProblemError extends SolverError {}
+
+export class NotSquareError extends InvalidProblemError {
+  readonly code = 'not-square';
+  constructor(rows: number, cols: number, what = 'matrix') {
+    super(`The ${what} is ${rows} x ${cols}; the system A x = b needs a square matrix.`, { rows, cols });
+  }
+}
+
+export class MatrixMarketSyntaxError extends InvalidProblemError {
+  readonly code = 'matrix-market-syntax';
+  constructor(message: string, line?: number) {
+    super(line === undefined ? `Matrix Market: ${message}` : `Matrix Market line ${line}: ${message}`, line === undefined ? {} : { line });
+  }
+}
+
+/** A Matrix Market field or symmetry the service does not support (complex, hermitian...). */
+export class UnsupportedMatrixError extends InvalidProblemError {
+  readonly code = 'unsupported-matrix';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}
+
+export class NonFiniteValueError extends InvalidProblemError {
+  readonly code = 'non-finite-value';
+  /** `where` names the offending entry, e.g. "matrix entry (3, 7)" or "rhs[2]". */
+  constructor(where: string, value: number | string) {
+    super(`${where} is ${String(value)}; every entry must be a finite real number.`, { where, value: String(value) });
+  }
+}
+
+export class DimensionMismatchError extends InvalidProblemError {
+  readonly code = 'dimension-mismatch';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}
+
+export class InvalidPartitionError extends InvalidProblemError {
+  readonly code: string = 'invalid-partition';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}
+
+export class EmptyMachineError extends InvalidPartitionError {
+  override readonly code = 'empty-machine';
+  constructor(machine: number) {
+    super(`Machine ${machine} holds no rows; every machine must own at least one row.`, { machine });
+  }
+}
+
+export class RowAssignedTwiceError extends InvalidPartitionError {
+  override readonly code = 'row-assigned-twice';
+  constructor(row: number, machines: [number, number]) {
+    super(`Row ${row} is assigned to machines ${machines[0]} and ${machines[1]}; each row belongs to exactly one machine.`, { row, machines });
+  }
+}
+
+export class RowUnassignedError extends InvalidPartitionError {
+  override readonly code = 'row-unassigned';
+  constructor(row: number) {
+    super(`Row ${row} is assigned to no machine; the partition must cover every row.`, { row });
+  }
+}
+
+export class TooManyMachinesError extends InvalidPartitionError {
+  override readonly code = 'too-many-machines';
+  constructor(m: number, limit: number, reason: string) {
+    super(`${m} machines requested, at most ${limit} allowed: ${reason}.`, { machines: m, limit });
+  }
+}
+
+export class SingularMatrixError extends InvalidProblemError {
+  readonly code = 'singular-matrix';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}
+
+export class InvalidParameterError extends InvalidProblemError {
+  readonly code = 'invalid-parameter';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}
+
+/** The input exceeds a configured size limit (the HTTP layer answers 413). */
+export class ProblemTooLargeError extends SolverError {
+  readonly code = 'too-large';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}
+
+/** Work stopped because its AbortSignal fired. */
+export class CancelledError extends SolverError {
+  readonly code = 'cancelled';
+  constructor(message = 'The computation was cancelled.') {
+    super(message);
+  }
+}

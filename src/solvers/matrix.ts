@@ -1,0 +1,72 @@
+/**
+ * A dense real matrix stored row-major in one flat Float64Array: entry (i, j) is `data[i * cols + j]`.
+ * Hot loops index `data` directly; ml-matrix is used only where a factorization reads more clearly.
+ */
+export interface DenseMatrix {
+  readonly rows: number;
+  readonly cols: number;
+  readonly data: Float64Array;
+}
+
+export function zeros(rows: number, cols: number): DenseMatrix {
+  return { rows, cols, data: new Float64Array(rows * cols) };
+}
+
+export function fromRows(rows: ArrayLike<ArrayLike<number>>): DenseMatrix {
+  const r = rows.length;
+  const c = r === 0 ? 0 : rows[0].length;
+  const data = new Float64Array(r * c);
+  for (let i = 0; i < r; i++) data.set(rows[i] as ArrayLike<number>, i * c);
+  return { rows: r, cols: c, data };
+}
+
+export function toRows(a: DenseMatrix): number[][] {
+  const out: number[][] = [];
+  for (let i = 0; i < a.rows; i++) out.push(Array.from(a.data.subarray(i * a.cols, (i + 1) * a.cols)));
+  return out;
+}
+
+/** y = A x (y allocated when not given). */
+export function matVec(a: DenseMatrix, x: Float64Array, y: Float64Array = new Float64Array(a.rows)): Float64Array {
+  const { rows, cols, data } = a;
+  for (let i = 0; i < rows; i++) {
+    let s = 0;
+    const off = i * cols;
+    for (let j = 0; j < cols; j++) s += data[off + j] * x[j];
+    y[i] = s;
+  }
+  return y;
+}
+
+export function dot(x: Float64Array, y: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i] * y[i];
+  return s;
+}
+
+/** Euclidean norm, scaled so that it neither overflows nor underflows (LAPACK dnrm2 style). */
+export function norm2(x: ArrayLike<number>, offset = 0, length = x.length - offset): number {
+  let scale = 0;
+  let ssq = 1;
+  for (let k = offset; k < offset + length; k++) {
+    const v = x[k];
+    if (v !== 0) {
+      const a = Math.abs(v);
+      if (scale < a) {
+        ssq = 1 + ssq * (scale / a) * (scale / a);
+        scale = a;
+      } else {
+        ssq += (a / scale) * (a / scale);
+      }
+    }
+  }
+  return scale * Math.sqrt(ssq);
+}
+
+/** Relative residual |A x - b| / |b| computed with one pass over A. */
+export function relativeResidual(a: DenseMatrix, x: Float64Array, b: Float64Array): number {
+  const r = matVec(a, x);
+  for (let i = 0; i < r.length; i++) r[i] -= b[i];
+  const nb = norm2(b);
+  return nb === 0 ? norm2(r) : norm2(r) / nb;
+}

@@ -1,0 +1,38 @@
+/**
+ * A validated problem: a square nonsingular-looking matrix, a right-hand side and a partition of
+ * the rows over `m` machines. Builders in `input/` produce it and raise typed errors otherwise.
+ */
+import type { DenseMatrix } from './matrix.js';
+
+export interface Partition {
+  /** Number of machines. */
+  readonly m: number;
+  /** assignment[k] = machine of row k (length n). */
+  readonly assignment: Int32Array;
+  /** rowsOf[i] = global row indices held by machine i, ascending. */
+  readonly rowsOf: readonly Int32Array[];
+  /** sizes[i] = p_i = rowsOf[i].length. */
+  readonly sizes: readonly number[];
+}
+
+export interface Problem {
+  readonly n: number;
+  readonly A: DenseMatrix;
+  readonly b: Float64Array;
+  /** The true solution when known (rhs omitted: b = A * ones, so x* = ones); otherwise null. */
+  readonly xTrue: Float64Array | null;
+  readonly partition: Partition;
+}
+
+/** Build the Partition view from an assignment array already checked to cover 0..m-1. */
+export function partitionFromAssignment(assignment: Int32Array, m: number): Partition {
+  const sizes = new Array<number>(m).fill(0);
+  for (let k = 0; k < assignment.length; k++) sizes[assignment[k]]++;
+  const rowsOf = sizes.map((s) => new Int32Array(s));
+  const fill = new Array<number>(m).fill(0);
+  for (let k = 0; k < assignment.length; k++) {
+    const i = assignment[k];
+    rowsOf[i][fill[i]++] = k;
+  }
+  return { m, assignment, rowsOf, sizes };
+}
