@@ -1,0 +1,68 @@
+/**
+ * Service configuration: every setting is an environment variable, validated here once (zod) when a
+ * process starts and passed down from its entry point. Nothing else reads `process.env`.
+ * The README's "Configuration" table lists the same variables.
+ */
+import { z } from 'zod';
+
+const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
+const positive = (fallback: number) => z.coerce.number().positive().default(fallback);
+
+export const configSchema = z.object({
+  /** Interface and port the HTTP API listens on. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  PORT: integer(3000).pipe(z.number().max(65535)),
+  /** Redis to use (redis://...). Unset: `npm start` launches a private redis-server on a free loopback port. */
+  REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+  /** redis-server binary used for the embedded default. */
+  REDIS_SERVER_BIN: z.string().min(1).default('redis-server'),
+  /** Prefix of every Redis key the service writes (BullMQ keys included). */
+  KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('lss'),
+  QUEUE_NAME: z.string().regex(/^[A-Za-z0-9_-]+$/).default('jobs'),
+  /** Largest accepted request body, in bytes; larger bodies get 413. */
+  BODY_LIMIT_BYTES: integer(32 * 1024 * 1024, 1024),
+  /** Largest accepted n (matrices are dense n x n in memory); larger problems get 413. */
+  MAX_N: integer(4000, 1),
+  /** Most machines a partition may use. */
+  MAX_MACHINES: integer(1024, 1),
+  /** Upper limit on a job's maxIterations. */
+  MAX_ITERATIONS_LIMIT: integer(1_000_000, 1),
+  DEFAULT_TOLERANCE: positive(1e-8),
+  DEFAULT_MAX_ITERATIONS: integer(20_000, 1),
+  /** Most points kept in a run's trace (first and last iterations always kept). */
+  TRACE_CAP: integer(2048, 16),
+  /** How long a job and everything stored for it are kept after it is created, in seconds. */
+  JOB_TTL_SECONDS: integer(24 * 3600, 60),
+  /** Attempts for a job failing on infrastructure errors (mathematical failures are never retried). */
+  JOB_ATTEMPTS: integer(3, 1),
+  /** First retry delay; later retries back off exponentially. */
+  JOB_BACKOFF_MS: integer(1000, 0),
+  /** Jobs one worker process runs at once, each in its own sandboxed child process. */
+  WORKER_CONCURRENCY: integer(2, 1),
+  /** BullMQ job lock: a job whose worker died is picked up by another after this. */
+  LOCK_DURATION_MS: integer(30_000, 1000),
+  STALLED_INTERVAL_MS: integer(30_000, 1000),
+  /** Interval between progress reports of a running job (at most 250 ms). */
+  PROGRESS_INTERVAL_MS: integer(200, 10).pipe(z.number().max(250)),
+  /** Grace period for running jobs on SIGTERM/SIGINT before the process exits. */
+  SHUTDOWN_TIMEOUT_MS: integer(10_000, 0),
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ConfigError';
+  }
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = configSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}

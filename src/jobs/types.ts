@@ -1,0 +1,154 @@
+/**
+ * The job layer's contract with the HTTP layer. `src/api` talks to jobs only through `JobService`;
+ * how jobs are queued (BullMQ), run (sandboxed processor) and stored (Redis) stays in `src/jobs`.
+ */
+import type { AlgorithmId } from '../solvers/algorithms/registry.js';
+import type { Parameters } from '../solvers/algorithms/types.js';
+import type { Analysis } from '../solvers/analysis/types.js';
+import type { WorkProgress } from '../solvers/cooperative.js';
+import type { GeneratorSpec } from '../solvers/input/types.js';
+import type { DenseMatrix } from '../solvers/matrix.js';
+import type { RunStatus } from '../solvers/runner/types.js';
+
+export type JobType = 'analyze' | 'solve';
+export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
+export const FINISHED_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
+
+/** RFC 9457 problem details, as stored in a failed job's `error` and sent by the API. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance?: string;
+  /** Stable machine-readable cause, e.g. 'singular-matrix' (the SolverError code). */
+  code?: string;
+  /** Field-level problems (schema violations). */
+  errors?: { path: string; message: string }[];
+  [extension: string]: unknown;
+}
+
+export interface JobProgress extends WorkProgress {
+  /** ISO time of this report. */
+  updatedAt: string;
+}
+
+export interface JobOptions {
+  tolerance: number;
+  maxIterations: number;
+  /** Per-algorithm overrides of the optimal parameters. */
+  parameters: Partial<Record<AlgorithmId, Parameters>>;
+}
+
+/** A validated request, ready to be stored and queued. */
+export interface JobSpec {
+  type: JobType;
+  n: number;
+  /** The matrix itself (dense, COO and Matrix Market inputs) or a generator run by the worker. */
+  matrix: { kind: 'dense'; A: DenseMatrix; format: 'dense' | 'coo' | 'matrix-market' } | { kind: 'generator'; spec: GeneratorSpec };
+  /** Null: b = A * ones(n), so x* = ones(n) is known. */
+  rhs: Float64Array | null;
+  m: number;
+  /** assignment[k] = machine of row k. */
+  assignment: Int32Array;
+  /** Algorithms to run (solve jobs); empty for analyze jobs. */
+  algorithms: AlgorithmId[];
+  options: JobOptions;
+}
+
+/** A run as the API shows it; the solution and the trace have their own endpoints. */
+export interface RunSummary {
+  status: RunStatus;
+  iterations: number;
+  relativeResidual: number;
+  relativeError: number | null;
+  empiricalRate: number | null;
+  theoreticalRate: number;
+  parameters: Parameters;
+  wallTimeMs: number;
+  stopReason: string;
+  tracePoints: number;
+}
+
+export interface JobResult {
+  analysis: Analysis;
+  runs: Partial<Record<AlgorithmId, RunSummary>>;
+}
+
+export interface Job {
+  id: string;
+  type: JobType;
+  status: JobStatus;
+  progress: JobProgress | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  n: number;
+  m: number;
+  algorithms: AlgorithmId[];
+  options: JobOptions;
+  /** Times a worker started this job (more than 1 after an infrastructure retry). */
+  attempts: number;
+  result?: JobResult;
+  error?: ProblemDetails;
+}
+
+export interface JobSummary {
+  id: string;
+  type: JobType;
+  status: JobStatus;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  n: number;
+  m: number;
+}
+
+export interface JobPage {
+  items: JobSummary[];
+  nextCursor: string | null;
+}
+
+export interface TraceView {
+  algorithm: AlgorithmId;
+  iteration: number[];
+  relativeResidual: number[];
+  relativeError: number[] | null;
+  consensusDistance: number[] | null;
+  totalIterations: number;
+  cap: number;
+  downsampled: boolean;
+}
+
+export type JobEvent =
+  | { event: 'progress'; data: JobProgress }
+  | { event: 'status'; data: { status: JobStatus; job: Job } };
+
+export interface JobService {
+  /** Store the inputs, queue the job, and return it (status 'queued'). */
+  create(spec: JobSpec): Promise<Job>;
+  /** Throws JobNotFoundError. */
+  get(id: string): Promise<Job>;
+  /** Newest first. `cursor` is the opaque `nextCursor` of the previous page. */
+  list(query: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage>;
+  /** A queued job ends 'cancelled' at once; a running one as soon as its solver sees the signal. Finished jobs are returned unchanged. */
+  cancel(id: string): Promise<Job>;
+  /** Removes a finished job and everything stored for it. Throws JobNotFoundError, JobNotFinishedError. */
+  remove(id: string): Promise<void>;
+  /** Throws JobNotFoundError, RunNotFoundError. */
+  trace(id: string, algorithm: AlgorithmId): Promise<TraceView>;
+  solution(id: string, algorithm: AlgorithmId): Promise<Float64Array>;
+  /**
+   * Calls `listener` with progress and status changes of job `id` until it finishes; returns the
+   * unsubscribe function. The first status event reflects the job's state at subscription time.
+   */
+  subscribe(id: string, listener: (event: JobEvent) => void): Promise<() => void>;
+  /** Redis reachable and the queue usable. */
+  isReady(): Promise<boolean>;
+  /** Jobs in the queue by state (for /metrics): waiting, active, completed, failed, delayed... */
+  queueCounts(): Promise<Record<string, number>>;
+  /** Called when any job finishes (for /metrics job durations). Returns the unsubscribe function. */
+  onFinished(listener: (job: Job) => void): () => void;
+  close(): Promise<void>;
+}

@@ -1,0 +1,53 @@
+/**
+ * The ways a user can give the service a matrix and a partition (`MatrixInput` and the partition
+ * forms of ../shared/API.md). Builders next to this file turn them into a DenseMatrix / Partition
+ * or raise a typed error from ../errors.ts naming what is wrong.
+ */
+
+/**
+ * A matrix entry as it may arrive from JSON. Strings are accepted only so that "NaN", "Infinity"
+ * and "-Infinity" can be rejected with a message naming the entry instead of a type error.
+ */
+export type EntryValue = number | string;
+
+export type GeneratorSpec =
+  /** i.i.d. N(mean, std^2) entries (the paper's experiments use mean 0 or 1, std 1). */
+  | { generator: 'gaussian'; n: number; mean?: number; std?: number; seed?: number }
+  /**
+   * Example 1: A = diag(A_1, ..., A_k) with i.i.d. N(0, 1) blocks of `blockSize` rows (the last block
+   * takes the remainder). `permute: true` shuffles the columns (seeded), so A no longer looks block
+   * diagonal but the blocks' row spaces stay mutually orthogonal; rows keep their block order, so the
+   * partition { sizes: [blockSize, ...] } (or { machines: k } when blockSize divides n) puts one block
+   * on each machine: total orthogonality, kappa(S) = 1.
+   */
+  | { generator: 'block-diagonal'; n: number; blockSize: number; seed?: number; permute?: boolean }
+  /**
+   * Example 2: blocks A_ij of size blockSize; diagonal blocks i.i.d. N(0, 1), off-diagonal blocks
+   * i.i.d. N(0, sigma^2).
+   */
+  | { generator: 'structured-gaussian'; n: number; blockSize: number; sigma: number; seed?: number }
+  /** Example 3: A = J_n - eps I (J_n the all-ones matrix). */
+  | { generator: 'ones-minus-eps'; n: number; eps: number };
+
+export type MatrixInput =
+  | { format: 'dense'; data: EntryValue[][] }
+  | { format: 'coo'; rows: number; cols: number; entries: [number, number, EntryValue][] }
+  | { format: 'matrix-market'; data: string }
+  | ({ format: 'generator' } & GeneratorSpec);
+
+export type PartitionInput =
+  /** m contiguous blocks whose sizes differ by at most one, larger blocks first (NumPy's array_split). */
+  | { machines: number }
+  /** Contiguous blocks of the given sizes. */
+  | { sizes: number[] }
+  /** assignment[k] = machine of row k; machines 0..m-1 must each own a row. */
+  | { assignment: number[] }
+  /** groups[i] = the rows machine i holds; every row must appear exactly once. */
+  | { groups: number[][] };
+
+export interface InputLimits {
+  /** Largest accepted n (ProblemTooLargeError above). */
+  maxN?: number;
+  /** Most machines (TooManyMachinesError above). */
+  maxMachines?: number;
+}
