@@ -47,6 +47,17 @@ export class NonFiniteValueError extends InvalidProblemError {
   }
 }
 
+/**
+ * A matrix or rhs entry that is not a number at all (e.g. the string "abc" or null), or a malformed
+ * COO triplet. Non-finite numbers and "NaN"/"Infinity" strings raise NonFiniteValueError instead.
+ */
+export class InvalidEntryError extends InvalidProblemError {
+  readonly code = 'invalid-entry';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}
+
 export class DimensionMismatchError extends InvalidProblemError {
   readonly code = 'dimension-mismatch';
   constructor(message: string, details: Record<string, unknown> = {}) {

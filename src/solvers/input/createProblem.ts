@@ -1,0 +1,72 @@
+/**
+ * Assemble a validated Problem from a matrix, an optional right-hand side and a partition.
+ * Without rhs, b = A * ones(n) so that the true solution x* = ones(n) is known.
+ */
+import { DimensionMismatchError, NotSquareError, SingularMatrixError } from '../errors.js';
+import { matVec, type DenseMatrix } from '../matrix.js';
+import type { Partition, Problem } from '../problem.js';
+import { checkAllFinite, checkDenseSize, entriesToVector } from './entries.js';
+import { buildPartition, checkPartition } from './partition.js';
+import type { EntryValue, InputLimits, PartitionInput } from './types.js';
+
+export interface CreateProblemArgs {
+  A: DenseMatrix;
+  rhs?: ArrayLike<EntryValue> | null;
+  partition: PartitionInput | Partition;
+  limits?: InputLimits;
+}
+
+export function createProblem(args: CreateProblemArgs): Problem {
+  const { A, limits } = args;
+  if (A.rows !== A.cols) throw new NotSquareError(A.rows, A.cols, 'rectangular matrix');
+  const n = A.rows;
+  if (n < 1) throw new DimensionMismatchError('The matrix is empty (0 x 0); a system needs at least one row.', { n });
+  if (A.data.length !== n * n) {
+    throw new DimensionMismatchError(`The matrix claims to be ${n} x ${n} but holds ${A.data.length} values.`, { n, length: A.data.length });
+  }
+  checkDenseSize(n, limits);
+  checkAllFinite(A);
+  checkNoZeroRowOrColumn(A);
+
+  let b: Float64Array;
+  let xTrue: Float64Array | null;
+  if (args.rhs === undefined || args.rhs === null) {
+    xTrue = new Float64Array(n).fill(1);
+    b = matVec(A, xTrue);
+  } else {
+    if (args.rhs.length !== n) {
+      throw new DimensionMismatchError(`rhs has ${args.rhs.length} entries but the matrix has n = ${n} rows.`, { length: args.rhs.length, n });
+    }
+    b = entriesToVector(args.rhs, 'rhs');
+    xTrue = null;
+  }
+
+  const partition = isPartition(args.partition) ? checkPartition(args.partition, n, limits) : buildPartition(args.partition, n, limits);
+  return { n, A, b, xTrue, partition };
+}
+
+function isPartition(p: PartitionInput | Partition): p is Partition {
+  return typeof p === 'object' && p !== null && 'rowsOf' in p && p.assignment instanceof Int32Array;
+}
+
+/**
+ * A zero row or column makes A exactly singular; catching it here gives a message naming it
+ * (rank deficiency in general is found later, by the factorizations of the analysis).
+ */
+function checkNoZeroRowOrColumn(A: DenseMatrix): void {
+  const { rows: n, data } = A;
+  const columnNonzero = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    const off = i * n;
+    let rowNonzero = false;
+    for (let j = 0; j < n; j++) {
+      if (data[off + j] !== 0) {
+        rowNonzero = true;
+        columnNonzero[j] = 1;
+      }
+    }
+    if (!rowNonzero) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });
+  }
+  const zeroColumn = columnNonzero.indexOf(0);
+  if (zeroColumn !== -1) throw new SingularMatrixError(`Column ${zeroColumn} of A is entirely zero, so A is singular.`, { column: zeroColumn });
+}

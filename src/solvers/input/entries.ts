@@ -1,0 +1,85 @@
+/**
+ * Checks shared by the input builders: one entry value, the size of a matrix before it is allocated.
+ */
+import { InvalidEntryError, NonFiniteValueError, ProblemTooLargeError } from '../errors.js';
+import type { DenseMatrix } from '../matrix.js';
+import type { EntryValue, InputLimits } from './types.js';
+
+/**
+ * Without a configured maxN, still refuse dense matrices whose storage alone would exceed 8 GiB
+ * (2^30 doubles): allocating them would only fail later with an opaque RangeError.
+ */
+const MAX_DENSE_ENTRIES = 2 ** 30;
+
+/** "NaN", "Infinity", "-Infinity", "inf", "+inf", "nan"... in any case, surrounding spaces ignored. */
+const NON_FINITE_STRING = /^\s*[+-]?(nan|inf|infinity)\s*$/i;
+
+/** Name of a matrix entry in messages, 0-based like the API: "matrix entry (i, j)". */
+export function matrixEntryName(i: number, j: number): string {
+  return `matrix entry (${i}, ${j})`;
+}
+
+/**
+ * The number an entry stands for. Finite numbers pass. Non-finite numbers and the strings
+ * "NaN"/"Infinity"/"inf"... raise NonFiniteValueError naming `where`. Any other string, numeric
+ * ones like "1.5" included, raises InvalidEntryError: JSON has numbers for numbers, and strings are
+ * only recognised so that NaN/Infinity (which JSON cannot carry) get a message naming the entry.
+ */
+export function entryToNumber(value: unknown, where: string): number {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) throw new NonFiniteValueError(where, value);
+    return value;
+  }
+  if (typeof value === 'string') {
+    if (NON_FINITE_STRING.test(value)) throw new NonFiniteValueError(where, value.trim());
+    throw new InvalidEntryError(
+      `${where} is the string ${JSON.stringify(value)}; entries must be JSON numbers (strings are only recognised to name NaN or Infinity).`,
+      { where, value },
+    );
+  }
+  throw new InvalidEntryError(`${where} is ${describeValue(value)}; entries must be finite real numbers.`, { where, value: describeValue(value) });
+}
+
+/** Convert a whole vector of entries, naming offenders `${name}[k]`. */
+export function entriesToVector(values: ArrayLike<EntryValue>, name: string): Float64Array {
+  const out = new Float64Array(values.length);
+  for (let k = 0; k < values.length; k++) out[k] = entryToNumber(values[k], `${name}[${k}]`);
+  return out;
+}
+
+export function describeValue(value: unknown): string {
+  if (value === null) return 'null';
+  if (value === undefined) return 'missing';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return `the string ${JSON.stringify(value)}`;
+  if (typeof value === 'object') return 'an object';
+  return `${typeof value} ${String(value)}`;
+}
+
+/**
+ * Refuse an n x n dense matrix before allocating it: n above limits.maxN, or storage beyond
+ * MAX_DENSE_ENTRIES when no limit is configured.
+ */
+export function checkDenseSize(n: number, limits: InputLimits | undefined, what = 'matrix'): void {
+  const maxN = limits?.maxN;
+  if (maxN !== undefined && n > maxN) {
+    throw new ProblemTooLargeError(`The ${what} has n = ${n}; at most n = ${maxN} is accepted (dense storage grows as n^2).`, { n, maxN });
+  }
+  if (n * n > MAX_DENSE_ENTRIES) {
+    throw new ProblemTooLargeError(`The ${what} has n = ${n}; a dense ${n} x ${n} matrix would need ${((n * n * 8) / 2 ** 30).toFixed(1)} GiB.`, { n });
+  }
+}
+
+/**
+ * Raise NonFiniteValueError for the first non-finite entry (row-major order). Needed after summing
+ * duplicated COO / Matrix Market coordinates, whose sum can overflow, and for matrices built elsewhere.
+ */
+export function checkAllFinite(a: DenseMatrix): void {
+  const { cols, data } = a;
+  for (let k = 0; k < data.length; k++) {
+    if (!Number.isFinite(data[k])) {
+      const i = Math.floor(k / cols);
+      throw new NonFiniteValueError(matrixEntryName(i, k - i * cols), data[k]);
+    }
+  }
+}

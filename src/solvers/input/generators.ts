@@ -1,0 +1,183 @@
+/**
+ * Seeded matrix generators: the paper's Gaussian experiments and its Examples 1-3.
+ * Same spec (seed included) => bit-identical matrix; see ./random.ts for the generator used.
+ * Entries are drawn in row-major order of the final matrix unless stated otherwise.
+ */
+import { InvalidParameterError, SingularMatrixError } from '../errors.js';
+import type { DenseMatrix } from '../matrix.js';
+import { checkDenseSize, describeValue } from './entries.js';
+import { SeededRandom } from './random.js';
+import type { GeneratorSpec, InputLimits } from './types.js';
+
+const DEFAULT_SEED = 1;
+const MACHINE_EPSILON = 2 ** -52;
+
+export const GENERATOR_NAMES = ['gaussian', 'block-diagonal', 'structured-gaussian', 'ones-minus-eps'] as const;
+
+export function generateMatrix(spec: GeneratorSpec, limits?: InputLimits): DenseMatrix {
+  if (spec === null || typeof spec !== 'object') throw new InvalidParameterError(`A generator spec must be an object; got ${describeValue(spec)}.`);
+  switch (spec.generator) {
+    case 'gaussian': {
+      const n = sizeParameter(spec.n, limits);
+      const mean = finiteParameter('mean', spec.mean ?? 0);
+      const std = nonNegativeParameter('std', spec.std ?? 1);
+      const seed = seedParameter(spec.seed);
+      if (std === 0 && (n > 1 || mean === 0)) {
+        throw new SingularMatrixError(
+          `gaussian with std = 0 makes every entry equal to mean = ${mean}, so A = mean * J_${n} has rank ${mean === 0 ? 0 : 1} < n = ${n}: A is singular.`,
+          { generator: 'gaussian', n, mean, std },
+        );
+      }
+      return gaussian(n, mean, std, seed);
+    }
+    case 'block-diagonal': {
+      const n = sizeParameter(spec.n, limits);
+      const blockSize = blockSizeParameter(spec.blockSize, n);
+      const seed = seedParameter(spec.seed);
+      if (spec.permute !== undefined && typeof spec.permute !== 'boolean') {
+        throw new InvalidParameterError(`permute must be true or false; got ${describeValue(spec.permute)}.`, { parameter: 'permute' });
+      }
+      return blockDiagonal(n, blockSize, seed, spec.permute === true);
+    }
+    case 'structured-gaussian': {
+      const n = sizeParameter(spec.n, limits);
+      const blockSize = blockSizeParameter(spec.blockSize, n);
+      const sigma = nonNegativeParameter('sigma', spec.sigma);
+      const seed = seedParameter(spec.seed);
+      return structuredGaussian(n, blockSize, sigma, seed);
+    }
+    case 'ones-minus-eps': {
+      const n = sizeParameter(spec.n, limits);
+      const eps = finiteParameter('eps', spec.eps);
+      checkOnesMinusEpsNonsingular(n, eps);
+      return onesMinusEps(n, eps);
+    }
+    default: {
+      const name = (spec as { generator?: unknown }).generator;
+      throw new InvalidParameterError(`Unknown generator ${typeof name === 'string' ? JSON.stringify(name) : describeValue(name)}; expected one of ${GENERATOR_NAMES.join(', ')}.`, {
+        parameter: 'generator',
+      });
+    }
+  }
+}
+
+/** i.i.d. N(mean, std^2) entries. */
+function gaussian(n: number, mean: number, std: number, seed: number): DenseMatrix {
+  const rng = new SeededRandom(seed);
+  return { rows: n, cols: n, data: rng.fillNormal(new Float64Array(n * n), mean, std) };
+}
+
+/** Start row of each block (blocks of `blockSize`, the last one takes the remainder), plus n at the end. */
+export function blockStarts(n: number, blockSize: number): number[] {
+  const starts: number[] = [];
+  for (let s = 0; s < n; s += blockSize) starts.push(s);
+  starts.push(n);
+  return starts;
+}
+
+/**
+ * Example 1: A = diag(A_1, ..., A_k), A_b i.i.d. N(0, 1), drawn block after block (row-major inside
+ * each block). With `permute`, the columns are then shuffled by one seeded permutation: the blocks'
+ * row spaces stay mutually orthogonal (disjoint column supports), rows keep their block order.
+ */
+function blockDiagonal(n: number, blockSize: number, seed: number, permute: boolean): DenseMatrix {
+  const rng = new SeededRandom(seed);
+  const data = new Float64Array(n * n);
+  const starts = blockStarts(n, blockSize);
+  for (let b = 0; b + 1 < starts.length; b++) {
+    const start = starts[b];
+    const end = starts[b + 1];
+    for (let i = start; i < end; i++) rng.fillNormal(data, 0, 1, i * n + start, end - start);
+  }
+  if (!permute) return { rows: n, cols: n, data };
+  // Column j of the result is column perm[j] of the block-diagonal matrix.
+  const perm = rng.permutation(n);
+  const shuffled = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    const off = i * n;
+    for (let j = 0; j < n; j++) shuffled[off + j] = data[off + perm[j]];
+  }
+  return { rows: n, cols: n, data: shuffled };
+}
+
+/** Example 2: diagonal blocks i.i.d. N(0, 1), off-diagonal blocks i.i.d. N(0, sigma^2). */
+function structuredGaussian(n: number, blockSize: number, sigma: number, seed: number): DenseMatrix {
+  const rng = new SeededRandom(seed);
+  const data = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    const rowBlock = Math.floor(i / blockSize);
+    const off = i * n;
+    for (let j = 0; j < n; j++) {
+      const z = rng.nextNormal();
+      data[off + j] = Math.floor(j / blockSize) === rowBlock ? z : sigma * z;
+    }
+  }
+  return { rows: n, cols: n, data };
+}
+
+/** Example 3: A = J_n - eps I. */
+function onesMinusEps(n: number, eps: number): DenseMatrix {
+  const data = new Float64Array(n * n).fill(1);
+  for (let i = 0; i < n; i++) data[i * n + i] = 1 - eps;
+  return { rows: n, cols: n, data };
+}
+
+/**
+ * J_n - eps I is symmetric with eigenvalues n - eps (once) and -eps (n - 1 times), so its singular
+ * values are |n - eps| and |eps|. It is singular exactly when eps = n, or eps = 0 with n >= 2; we
+ * also refuse numerical singularity by NumPy's matrix_rank rule: sigma_min <= n * eps_mach * sigma_max.
+ */
+function checkOnesMinusEpsNonsingular(n: number, eps: number): void {
+  const onesEigenvalue = Math.abs(n - eps);
+  const sigmaMax = n === 1 ? onesEigenvalue : Math.max(onesEigenvalue, Math.abs(eps));
+  const sigmaMin = n === 1 ? onesEigenvalue : Math.min(onesEigenvalue, Math.abs(eps));
+  const details = { generator: 'ones-minus-eps', n, eps };
+  if (eps === n) {
+    throw new SingularMatrixError(`ones-minus-eps with eps = n = ${n} is singular: J_n - n I maps the all-ones vector to 0 (eigenvalue n - eps = 0).`, details);
+  }
+  if (eps === 0 && n >= 2) {
+    throw new SingularMatrixError(`ones-minus-eps with eps = 0 is the all-ones matrix J_${n}, which has rank 1 (eigenvalue -eps = 0 with multiplicity n - 1): singular.`, details);
+  }
+  if (sigmaMin <= n * MACHINE_EPSILON * sigmaMax) {
+    throw new SingularMatrixError(
+      `ones-minus-eps with n = ${n}, eps = ${eps} is numerically singular: its singular values are |n - eps| = ${onesEigenvalue} and |eps| = ${Math.abs(eps)}, condition number ${sigmaMax / sigmaMin} beyond 1 / (n * machine epsilon).`,
+      details,
+    );
+  }
+}
+
+function sizeParameter(n: unknown, limits: InputLimits | undefined): number {
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
+    throw new InvalidParameterError(`n must be an integer >= 1; got ${describeValue(n)}.`, { parameter: 'n' });
+  }
+  checkDenseSize(n, limits, 'generated matrix');
+  return n;
+}
+
+function blockSizeParameter(blockSize: unknown, n: number): number {
+  if (typeof blockSize !== 'number' || !Number.isInteger(blockSize) || blockSize < 1 || blockSize > n) {
+    throw new InvalidParameterError(`blockSize must be an integer between 1 and n = ${n}; got ${describeValue(blockSize)}.`, { parameter: 'blockSize' });
+  }
+  return blockSize;
+}
+
+function finiteParameter(name: string, value: unknown): number {
+  if (typeof value !== 'number' || !Number.isFinite(value)) {
+    throw new InvalidParameterError(`${name} must be a finite number; got ${describeValue(value)}.`, { parameter: name });
+  }
+  return value;
+}
+
+function nonNegativeParameter(name: string, value: unknown): number {
+  const v = finiteParameter(name, value);
+  if (v < 0) throw new InvalidParameterError(`${name} must be >= 0; got ${v}.`, { parameter: name });
+  return v;
+}
+
+function seedParameter(seed: unknown): number {
+  if (seed === undefined) return DEFAULT_SEED;
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) {
+    throw new InvalidParameterError(`seed must be an integer (at most 2^53 - 1 in magnitude); got ${describeValue(seed)}.`, { parameter: 'seed' });
+  }
+  return seed;
+}

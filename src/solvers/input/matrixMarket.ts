@@ -1,0 +1,200 @@
+/**
+ * Matrix Market reader (NIST format, https://math.nist.gov/MatrixMarket/formats.html) producing a
+ * dense square matrix.
+ *
+ * Supported: `%%MatrixMarket matrix coordinate|array real|double|integer|pattern general|symmetric|skew-symmetric`.
+ * - coordinate: `i j [value]` lines, 1-based; pattern entries are 1.0; duplicated coordinates are
+ *   summed (as SciPy's mmread does).
+ * - array: one value per entry, column-major; symmetric stores the lower triangle (diagonal included),
+ *   skew-symmetric the strictly lower triangle.
+ * - symmetric storage is expanded by mirroring off-diagonal entries, skew-symmetric by A[j][i] = -A[i][j]
+ *   (a nonzero diagonal entry is an error).
+ * Rejected: complex fields and hermitian symmetry (UnsupportedMatrixError), non-square sizes
+ * (NotSquareError), NaN/Infinity values (NonFiniteValueError, 0-based "matrix entry (i, j)"), and
+ * anything malformed (MatrixMarketSyntaxError with the 1-based line number).
+ */
+import { MatrixMarketSyntaxError, NonFiniteValueError, NotSquareError, UnsupportedMatrixError } from '../errors.js';
+import type { DenseMatrix } from '../matrix.js';
+import { checkAllFinite, checkDenseSize, matrixEntryName } from './entries.js';
+import type { InputLimits } from './types.js';
+
+type Field = 'real' | 'integer' | 'pattern';
+type Symmetry = 'general' | 'symmetric' | 'skew-symmetric';
+
+interface Header {
+  format: 'coordinate' | 'array';
+  field: Field;
+  symmetry: Symmetry;
+}
+
+/** A decimal real, optionally with an exponent; Fortran's D exponent is accepted too. */
+const REAL_LITERAL = /^[+-]?(\d+\.?\d*|\.\d+)([eEdD][+-]?\d+)?$/;
+const INTEGER_LITERAL = /^[+-]?\d+$/;
+const NON_FINITE_LITERAL = /^[+-]?(nan|inf|infinity)$/i;
+const WHITESPACE = /\s+/;
+
+export function parseMatrixMarket(text: string, limits?: InputLimits): DenseMatrix {
+  if (typeof text !== 'string') throw new MatrixMarketSyntaxError('the data must be a string holding the file text.');
+  // A leading byte-order mark would hide the %%MatrixMarket banner.
+  const lines = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split(/\r?\n/);
+  const header = parseHeader(lines[0] ?? '');
+
+  // Size line: the first line after the header that is neither a comment nor blank.
+  let lineIndex = 1;
+  while (lineIndex < lines.length && isSkippable(lines[lineIndex])) lineIndex++;
+  if (lineIndex >= lines.length) throw new MatrixMarketSyntaxError('the size line is missing after the header and comments.', lineIndex + 1);
+  const sizeLine = lineIndex + 1;
+  const sizeTokens = tokens(lines[lineIndex]);
+  const expectedTokens = header.format === 'coordinate' ? 3 : 2;
+  if (sizeTokens.length !== expectedTokens || !sizeTokens.every((t) => INTEGER_LITERAL.test(t) && !t.startsWith('-'))) {
+    throw new MatrixMarketSyntaxError(
+      `expected the size line "${header.format === 'coordinate' ? 'rows cols entries' : 'rows cols'}" (non-negative integers), found ${JSON.stringify(lines[lineIndex].trim())}.`,
+      sizeLine,
+    );
+  }
+  const rows = Number(sizeTokens[0]);
+  const cols = Number(sizeTokens[1]);
+  if (rows !== cols) throw new NotSquareError(rows, cols, 'rectangular Matrix Market matrix');
+  const n = rows;
+  if (n === 0) throw new MatrixMarketSyntaxError('the matrix is 0 x 0; a system needs at least one row.', sizeLine);
+  checkDenseSize(n, limits, 'Matrix Market matrix');
+
+  const data = new Float64Array(n * n);
+  if (header.format === 'coordinate') {
+    readCoordinate(lines, lineIndex + 1, n, Number(sizeTokens[2]), header, data);
+    checkAllFinite({ rows: n, cols: n, data }); // summed duplicates can overflow
+  } else {
+    readArray(lines, lineIndex + 1, n, header, data);
+  }
+  return { rows: n, cols: n, data };
+}
+
+function parseHeader(line: string): Header {
+  const parts = tokens(line).map((t) => t.toLowerCase());
+  if (parts[0] !== '%%matrixmarket') {
+    throw new MatrixMarketSyntaxError(`the first line must be the header "%%MatrixMarket matrix <format> <field> <symmetry>", found ${JSON.stringify(line.trim().slice(0, 80))}.`, 1);
+  }
+  if (parts.length !== 5) {
+    throw new MatrixMarketSyntaxError(`the header needs 4 words after %%MatrixMarket (matrix <format> <field> <symmetry>), found ${parts.length - 1}.`, 1);
+  }
+  const [, object, format, field, symmetry] = parts;
+  if (object !== 'matrix') throw new UnsupportedMatrixError(`Matrix Market object "${object}" is not supported; only "matrix" is.`, { object });
+  if (format !== 'coordinate' && format !== 'array') {
+    throw new MatrixMarketSyntaxError(`unknown format "${format}"; expected coordinate or array.`, 1);
+  }
+  if (field === 'complex') {
+    throw new UnsupportedMatrixError('The Matrix Market field is complex; only real, integer and pattern matrices are supported (the solvers work over the reals).', {
+      field,
+    });
+  }
+  if (field !== 'real' && field !== 'double' && field !== 'integer' && field !== 'pattern') {
+    throw new MatrixMarketSyntaxError(`unknown field "${field}"; expected real, integer, pattern (or complex, which is not supported).`, 1);
+  }
+  if (symmetry === 'hermitian') {
+    throw new UnsupportedMatrixError('The Matrix Market symmetry is hermitian, which implies complex entries; only real, integer and pattern matrices are supported.', {
+      symmetry,
+    });
+  }
+  if (symmetry !== 'general' && symmetry !== 'symmetric' && symmetry !== 'skew-symmetric') {
+    throw new MatrixMarketSyntaxError(`unknown symmetry "${symmetry}"; expected general, symmetric or skew-symmetric.`, 1);
+  }
+  if (field === 'pattern' && format === 'array') throw new MatrixMarketSyntaxError('the pattern field is only valid with the coordinate format.', 1);
+  if (field === 'pattern' && symmetry === 'skew-symmetric') throw new MatrixMarketSyntaxError('the pattern field cannot be skew-symmetric.', 1);
+  return { format, field: field === 'double' ? 'real' : field, symmetry };
+}
+
+function readCoordinate(lines: string[], firstLine: number, n: number, entryCount: number, header: Header, data: Float64Array): void {
+  const { field, symmetry } = header;
+  const tokensPerEntry = field === 'pattern' ? 2 : 3;
+  let read = 0;
+  for (let li = firstLine; li < lines.length; li++) {
+    const line = lines[li];
+    if (isSkippable(line)) continue;
+    const lineNumber = li + 1;
+    if (read === entryCount) throw new MatrixMarketSyntaxError(`more entries than the ${entryCount} announced on the size line.`, lineNumber);
+    const parts = tokens(line);
+    if (parts.length !== tokensPerEntry) {
+      throw new MatrixMarketSyntaxError(
+        `expected ${field === 'pattern' ? '"row col"' : '"row col value"'} (${tokensPerEntry} fields), found ${parts.length} fields: ${JSON.stringify(line.trim().slice(0, 80))}.`,
+        lineNumber,
+      );
+    }
+    const i = parseIndex(parts[0], n, 'row', lineNumber);
+    const j = parseIndex(parts[1], n, 'column', lineNumber);
+    const value = field === 'pattern' ? 1 : parseValue(parts[2], field, i, j, lineNumber);
+    if (symmetry === 'general' || i === j) {
+      if (symmetry === 'skew-symmetric' && value !== 0) {
+        throw new MatrixMarketSyntaxError(`skew-symmetric matrix with nonzero diagonal entry (${i + 1}, ${j + 1}) = ${parts[2]}.`, lineNumber);
+      }
+      data[i * n + j] += value;
+    } else {
+      data[i * n + j] += value;
+      data[j * n + i] += symmetry === 'symmetric' ? value : -value;
+    }
+    read++;
+  }
+  if (read < entryCount) {
+    throw new MatrixMarketSyntaxError(`the size line announces ${entryCount} entries but only ${read} were found.`, lines.length);
+  }
+}
+
+/** Column-major values; symmetric storage holds rows j..n-1 of column j, skew-symmetric rows j+1..n-1. */
+function readArray(lines: string[], firstLine: number, n: number, header: Header, data: Float64Array): void {
+  const { field, symmetry } = header;
+  const skipDiagonal = symmetry === 'skew-symmetric' ? 1 : 0;
+  const expected = symmetry === 'general' ? n * n : symmetry === 'symmetric' ? (n * (n + 1)) / 2 : (n * (n - 1)) / 2;
+  // Position of the next value: column j, row i.
+  let i = symmetry === 'general' ? 0 : skipDiagonal;
+  let j = 0;
+  let read = 0;
+  for (let li = firstLine; li < lines.length; li++) {
+    const line = lines[li];
+    if (isSkippable(line)) continue;
+    const lineNumber = li + 1;
+    for (const token of tokens(line)) {
+      if (read === expected) throw new MatrixMarketSyntaxError(`more values than the ${expected} a ${n} x ${n} ${symmetry} array holds.`, lineNumber);
+      const value = parseValue(token, field, i, j, lineNumber);
+      data[i * n + j] = value;
+      if (i !== j && symmetry !== 'general') data[j * n + i] = symmetry === 'symmetric' ? value : -value;
+      read++;
+      i++;
+      if (i === n) {
+        j++;
+        i = symmetry === 'general' ? 0 : j + skipDiagonal;
+      }
+    }
+  }
+  if (read < expected) {
+    throw new MatrixMarketSyntaxError(`a ${n} x ${n} ${symmetry} array holds ${expected} values but only ${read} were found.`, lines.length);
+  }
+}
+
+function parseIndex(token: string, n: number, what: 'row' | 'column', lineNumber: number): number {
+  if (!INTEGER_LITERAL.test(token)) throw new MatrixMarketSyntaxError(`the ${what} index ${JSON.stringify(token)} is not an integer.`, lineNumber);
+  const index = Number(token);
+  if (index < 1 || index > n) throw new MatrixMarketSyntaxError(`the ${what} index ${index} is outside 1..${n}.`, lineNumber);
+  return index - 1;
+}
+
+/** `i`, `j` are 0-based, for the NonFiniteValueError message. */
+function parseValue(token: string, field: Field, i: number, j: number, lineNumber: number): number {
+  if (NON_FINITE_LITERAL.test(token)) throw new NonFiniteValueError(matrixEntryName(i, j), token);
+  const literal = field === 'integer' ? INTEGER_LITERAL : REAL_LITERAL;
+  if (!literal.test(token)) {
+    throw new MatrixMarketSyntaxError(`${JSON.stringify(token)} is not ${field === 'integer' ? 'an integer' : 'a real number'}.`, lineNumber);
+  }
+  const value = Number(token.replace(/[dD]/, 'e'));
+  // Literals too large for a double (1e400) overflow to Infinity.
+  if (!Number.isFinite(value)) throw new NonFiniteValueError(matrixEntryName(i, j), token);
+  return value;
+}
+
+function isSkippable(line: string): boolean {
+  const trimmed = line.trimStart();
+  return trimmed === '' || trimmed.startsWith('%');
+}
+
+function tokens(line: string): string[] {
+  const trimmed = line.trim();
+  return trimmed === '' ? [] : trimmed.split(WHITESPACE);
+}
