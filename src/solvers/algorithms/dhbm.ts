@@ -1,0 +1,88 @@
+/**
+ * Distributed heavy-ball method (Polyak): z <- beta z + g(x); x <- x - alpha z, x(0) = z(0) = 0,
+ * i.e. x_{k+1} = x_k - alpha g(x_k) + beta (x_k - x_{k-1}).
+ * Per eigenvalue lambda of A^T A the error obeys r^2 - (1 + beta - alpha lambda) r + beta = 0, whose
+ * larger root modulus is worst at lambda in {mu, L} (see spectralRadius.ts).
+ * Optimal: alpha = 4/(sqrt L + sqrt mu)^2, beta = ((sqrt k - 1)/(sqrt k + 1))^2,
+ * rho = (sqrt k - 1)/(sqrt k + 1), k = kappa(A^T A); both ends are double roots, so the error
+ * decays like t rho^t. One fused pass over A per iteration.
+ */
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
+import { GradientPass } from './gradientPass.js';
+import { shiftedQuadraticRootModulus } from './spectralRadius.js';
+import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
+
+const DOMAINS = [positive('alpha'), momentum('beta')];
+
+class HeavyBallMethod implements IterativeMethod {
+  readonly estimate: Float64Array;
+  private readonly z: Float64Array;
+  private readonly gradient: Float64Array;
+  private readonly pass: GradientPass;
+  private residual2: number;
+
+  constructor(
+    system: DistributedSystem,
+    private readonly alpha: number,
+    private readonly beta: number,
+  ) {
+    this.estimate = new Float64Array(system.n);
+    this.z = new Float64Array(system.n);
+    this.gradient = new Float64Array(system.n);
+    this.pass = new GradientPass(system);
+    this.residual2 = this.pass.evaluate(this.estimate, this.gradient);
+  }
+
+  residualNormSquared(): number {
+    return this.residual2;
+  }
+
+  consensusDistance(): null {
+    return null;
+  }
+
+  step(): void {
+    const { estimate: x, z, gradient: g, alpha, beta } = this;
+    for (let j = 0; j < x.length; j++) {
+      z[j] = beta * z[j] + g[j];
+      x[j] -= alpha * z[j];
+    }
+    this.residual2 = this.pass.evaluate(x, g);
+  }
+}
+
+export const dhbm: DistributedAlgorithm = {
+  id: 'dhbm',
+  name: 'Distributed heavy-ball method',
+  family: 'gradient',
+  parameterNames: ['alpha', 'beta'],
+  optimal(spectral: SpectralData): OptimalTuning {
+    const { mu, L } = gradientSpectrum(spectral);
+    const sL = Math.sqrt(L);
+    const sMu = Math.sqrt(mu);
+    const rate = (sL - sMu) / (sL + sMu);
+    return { rate, parameters: { alpha: 4 / ((sL + sMu) * (sL + sMu)), beta: rate * rate } };
+  },
+  rate(spectral: SpectralData, parameters: Parameters): number {
+    const [alpha, beta] = requireParameters('dhbm', parameters, DOMAINS);
+    const { mu, L } = gradientSpectrum(spectral);
+    return Math.max(shiftedQuadraticRootModulus(alpha * mu, beta), shiftedQuadraticRootModulus(alpha * L, beta));
+  },
+  validateParameters(parameters: Parameters): void {
+    validateAgainst('dhbm', parameters, DOMAINS);
+  },
+  /** Table 1 (r = row-norm ratio): rho >= (r - 1)/(r + 1) and rho >= 2/(1 + sin phi_min) - 1. */
+  rateBounds(h: HeterogeneityForBounds): RateBounds {
+    const r = h.rowNormRatio;
+    const lowerBounds = {
+      rowNormRatio: (r - 1) / (r + 1),
+      phiMin: h.phiMin === null ? null : 2 / (1 + Math.sin(h.phiMin)) - 1,
+    };
+    return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
+  },
+  create(system: DistributedSystem, parameters: Parameters): IterativeMethod {
+    const [alpha, beta] = requireParameters('dhbm', parameters, DOMAINS);
+    return new HeavyBallMethod(system, alpha, beta);
+  },
+};

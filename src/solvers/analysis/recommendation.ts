@@ -1,0 +1,188 @@
+/**
+ * APC or D-HBM? (SPEC "Recommendation"; paper Section V.)
+ *  - Exact: rho_APC <= rho_D-HBM iff kappa(S) <= kappa(A^T A); the computed condition numbers decide.
+ *    When they agree to KAPPA_TIE_RELATIVE the optimal rates are equal and D-HBM is named: its
+ *    iteration is the cheaper one (one pass over the machines' rows, no per-machine copy of x).
+ *  - Corollary 1, the paper's certificate that APC is faster:
+ *    sin^2(phi_min) < (1 - c)/(1 + c), c = (m - 1) cos(theta_H); applicable when c < 1 and phi_min exists.
+ *  - Predicted iterations to reduce the error by `tolerance`: ceil(ln(tol) / ln(rho)).
+ *  - The paper's four regimes, with the thresholds in REGIME_THRESHOLDS.
+ */
+import { ALGORITHM_IDS, type AlgorithmId } from '../algorithms/registry.js';
+import { InvalidParameterError } from '../errors.js';
+import type { AlgorithmTuning, Conditioning, Heterogeneity, Recommendation, SufficientCondition } from './types.js';
+
+export interface RecommendationInput {
+  m: number;
+  heterogeneity: Heterogeneity;
+  conditioning: Conditioning;
+  rates: Record<AlgorithmId, AlgorithmTuning>;
+  tolerance: number;
+}
+
+/**
+ * An angle (theta_H or phi_min) counts as large from pi/4 on. Why pi/4: it is where the paper's
+ * lower bounds stop forcing ill-conditioning, 1/sin^2(pi/4) = 2 in Proposition 2 (kappa(S)) and
+ * Theorem 4 (kappa(A^T A)); below it they grow like 1/angle^2. It is also the angle at which a
+ * direction is as close to parallel as to orthogonal (cos = sin), and the same threshold for both
+ * angles keeps the four cases symmetric.
+ */
+export const REGIME_THRESHOLDS = { thetaH: Math.PI / 4, phiMin: Math.PI / 4 } as const;
+
+/** kappa(S) and kappa(A^T A) closer than this (relative) are equal to rounding: the rates tie. */
+export const KAPPA_TIE_RELATIVE = 1e-9;
+
+/**
+ * Iterations for the error to shrink by the factor `tolerance` at rate rho: ceil(ln tol / ln rho),
+ * at least 1 when rho < 1 (rho = 0, or rho <= tol: one step suffices); 0 when tol >= 1; null when rho >= 1.
+ */
+export function predictIterations(rate: number, tolerance: number): number | null {
+  if (!(tolerance > 0) || !Number.isFinite(tolerance)) {
+    throw new InvalidParameterError(`tolerance is ${String(tolerance)}; it must be a finite number > 0.`, { tolerance: String(tolerance) });
+  }
+  if (tolerance >= 1) return 0;
+  if (!Number.isFinite(rate) || rate >= 1) return null;
+  const rho = Math.abs(rate);
+  if (rho === 0) return 1;
+  return Math.max(1, Math.ceil(Math.log(tolerance) / Math.log(rho)));
+}
+
+export function corollary1(m: number, h: Heterogeneity): SufficientCondition {
+  const c = (m - 1) * Math.max(0, h.cosThetaH);
+  const lhs = h.phiMin === null ? null : Math.sin(h.phiMin) ** 2;
+  const rhs = c < 1 ? (1 - c) / (1 + c) : null;
+  const applicable = lhs !== null && rhs !== null;
+  return { applicable, holds: applicable && (lhs as number) < (rhs as number), lhs, rhs };
+}
+
+type RegimeCase = 1 | 2 | 3 | 4 | null;
+
+function regimeOf(h: Heterogeneity): { label: string; description: string; paperCase: RegimeCase } {
+  const largeTheta = h.thetaH >= REGIME_THRESHOLDS.thetaH;
+  if (h.phiMin === null) {
+    return largeTheta
+      ? {
+          label: 'large theta_H, phi_min undefined (no Section V case)',
+          description:
+            'high cross-machine heterogeneity with no local angle to measure (every machine holds one row); Proposition 2 does not hold APC back, and D-HBM depends on kappa(A^T A) alone',
+          paperCase: null,
+        }
+      : {
+          label: 'small theta_H, phi_min undefined (no Section V case)',
+          description:
+            'low cross-machine heterogeneity with no local angle to measure (every machine holds one row); Proposition 2 forces kappa(S) >= 1/sin^2(theta_H), so APC is slow',
+          paperCase: null,
+        };
+  }
+  const largePhi = h.phiMin >= REGIME_THRESHOLDS.phiMin;
+  if (largeTheta && !largePhi) {
+    return {
+      label: 'small phi_min, large theta_H (Section V, case 1)',
+      description:
+        'high cross-machine and low local heterogeneity (typical of machines exposed to different environments), where APC is likely to outperform D-HBM',
+      paperCase: 1,
+    };
+  }
+  if (!largeTheta && largePhi) {
+    return {
+      label: 'large phi_min, small theta_H (Section V, case 2)',
+      description:
+        'diverse local data that look alike across machines (federated-like), where APC slows down (Proposition 2) and D-HBM is slowed too when the row norms vary',
+      paperCase: 2,
+    };
+  }
+  if (!largeTheta && !largePhi) {
+    return {
+      label: 'small phi_min, small theta_H (Section V, case 3)',
+      description: 'low heterogeneity both across and within machines, where both methods are slow and the paper cannot say which wins',
+      paperCase: 3,
+    };
+  }
+  return {
+    label: 'large phi_min, large theta_H (Section V, case 4)',
+    description: 'data diverse both across and within machines, where APC converges quickly and D-HBM may still be slowed by varying row norms',
+    paperCase: 4,
+  };
+}
+
+/** A condition number or other positive quantity, 4 significant digits. */
+function num(x: number): string {
+  if (!Number.isFinite(x)) return String(x);
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  if (a >= 1e4 || a < 1e-3) return x.toExponential(3);
+  return String(Number(x.toPrecision(4)));
+}
+
+/** A rate; rates close to 1 are written 1 - (1 - rho) so that they stay distinguishable. */
+function rate(x: number): string {
+  if (x > 0.999 && x < 1) return `1 - ${(1 - x).toExponential(2)}`;
+  if (x >= 0 && x < 1e-3) return x.toExponential(2);
+  return x.toPrecision(4);
+}
+
+function iterations(k: number | null): string {
+  if (k === null) return 'no convergence (rate >= 1)';
+  const count = k < 1e9 ? `${k}` : k.toExponential(2);
+  return `${count} ${k === 1 ? 'iteration' : 'iterations'}`;
+}
+
+/** c = (m - 1) cos(theta_H), whose distance to 1 is what matters. */
+function nearOne(c: number): string {
+  if (c > 0.999 && c < 1) return `1 - ${(1 - c).toExponential(2)}`;
+  if (c > 1 && c < 1.001) return `1 + ${(c - 1).toExponential(2)}`;
+  return num(c);
+}
+
+export function recommend(input: RecommendationInput): Recommendation {
+  const { m, heterogeneity: h, conditioning, rates, tolerance } = input;
+  const { kappaS, kappaAtA } = conditioning;
+  const apcRate = rates.apc.rate;
+  const dhbmRate = rates.dhbm.rate;
+
+  const tie = Math.abs(kappaS - kappaAtA) <= KAPPA_TIE_RELATIVE * Math.max(Math.abs(kappaS), Math.abs(kappaAtA));
+  const faster: 'apc' | 'dhbm' = tie ? 'dhbm' : kappaS < kappaAtA ? 'apc' : 'dhbm';
+
+  const predictedIterations: Partial<Record<AlgorithmId, number | null>> = {};
+  for (const id of ALGORITHM_IDS) if (rates[id] !== undefined) predictedIterations[id] = predictIterations(rates[id].rate, tolerance);
+
+  const sufficientCondition = corollary1(m, h);
+  const regime = regimeOf(h);
+  const c = (m - 1) * Math.max(0, h.cosThetaH);
+
+  const verdict = tie
+    ? `APC and D-HBM have the same optimal rate here: kappa(S) = ${num(kappaS)} and kappa(A^T A) = ${num(kappaAtA)} agree to rounding, so rho_APC = ${rate(apcRate)} and rho_D-HBM = ${rate(dhbmRate)} coincide; D-HBM is named because its iteration is the cheaper one.`
+    : faster === 'apc'
+      ? `APC is recommended: kappa(S) = ${num(kappaS)} is smaller than kappa(A^T A) = ${num(kappaAtA)}, so APC's optimal rate rho_APC = ${rate(apcRate)} beats D-HBM's rho_D-HBM = ${rate(dhbmRate)} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`
+      : `D-HBM is recommended: kappa(A^T A) = ${num(kappaAtA)} is smaller than kappa(S) = ${num(kappaS)}, so D-HBM's optimal rate rho_D-HBM = ${rate(dhbmRate)} beats APC's rho_APC = ${rate(apcRate)} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`;
+  const cost = `Reducing the error by a factor ${tolerance.toExponential(0)} takes about ${iterations(predictedIterations.apc ?? null)} of APC and ${iterations(predictedIterations.dhbm ?? null)} of D-HBM.`;
+
+  let certificate: string;
+  const sc = sufficientCondition;
+  if (sc.applicable && sc.holds) {
+    certificate = `The paper's sufficient condition (Corollary 1) holds: sin^2(phi_min) = ${num(sc.lhs as number)} < (1 - c)/(1 + c) = ${num(sc.rhs as number)} with c = (m - 1) cos(theta_H) = ${nearOne(c)}, which certifies that APC is faster from the angles alone.`;
+  } else if (sc.applicable) {
+    certificate = `The paper's sufficient condition (Corollary 1) applies but does not hold: sin^2(phi_min) = ${num(sc.lhs as number)} is not below (1 - c)/(1 + c) = ${num(sc.rhs as number)} (c = (m - 1) cos(theta_H) = ${nearOne(c)}), so it certifies nothing and the exact comparison decides.`;
+  } else {
+    const reasons: string[] = [];
+    if (sc.rhs === null) reasons.push(`c = (m - 1) cos(theta_H) = ${nearOne(c)} is not below 1`);
+    if (sc.lhs === null) reasons.push('phi_min is undefined (every machine holds a single row)');
+    certificate = `The paper's sufficient condition (Corollary 1) does not apply because ${reasons.join(' and ')} (as on most real data); the exact comparison decides.`;
+  }
+  const angles =
+    h.phiMin === null
+      ? `theta_H = ${num(h.thetaH)} rad`
+      : `theta_H = ${num(h.thetaH)} rad, phi_min = ${num(h.phiMin)} rad`;
+  const regimeSentence = `In the paper's terms the data have ${regime.label}: ${regime.description} (${angles}; an angle counts as large from pi/4).`;
+
+  return {
+    algorithm: faster,
+    sufficientCondition,
+    exact: { apcRate, dhbmRate, kappaS, kappaAtA, faster, tie },
+    predictedIterations,
+    tolerance,
+    regime: `${regime.label}: ${regime.description}`,
+    regimeThresholds: { thetaH: REGIME_THRESHOLDS.thetaH, phiMin: REGIME_THRESHOLDS.phiMin },
+    explanation: [verdict, cost, certificate, regimeSentence].join(' '),
+  };
+}

@@ -1,0 +1,124 @@
+/** recommend() on every fixture, from the fixture's own metrics (independent NumPy/SciPy values). */
+import { describe, expect, it } from 'vitest';
+import { ALGORITHM_IDS, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
+import { predictIterations, recommend, REGIME_THRESHOLDS } from '../../../src/solvers/analysis/recommendation.js';
+import type { AlgorithmTuning, Conditioning, Heterogeneity } from '../../../src/solvers/analysis/types.js';
+import { InvalidParameterError } from '../../../src/solvers/errors.js';
+import { loadFixtures, type Fixture } from '../algorithms/support.js';
+
+const fixtures = loadFixtures();
+
+function inputOf(f: Fixture, tolerance = 1e-10) {
+  const e = f.expected;
+  const heterogeneity: Heterogeneity = {
+    thetaH: e.thetaH,
+    cosThetaH: e.cosThetaH,
+    thetaHPair: e.thetaHPair,
+    theta: e.theta,
+    phi: e.phi,
+    phiMin: e.phiMin,
+    rowNormRatio: e.rowNormRatio,
+  };
+  const conditioning: Conditioning = { kappaS: e.kappaS, lambdaMinS: e.lambdaMinS, lambdaMaxS: e.lambdaMaxS, kappaAtA: e.kappaAtA, L: e.kappaAtA, mu: 1 };
+  const rates = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, { rate: e.rates[id], parameters: {} }])) as Record<AlgorithmId, AlgorithmTuning>;
+  return { m: e.m, heterogeneity, conditioning, rates, tolerance };
+}
+
+describe('recommend on the fixtures', () => {
+  for (const f of fixtures) {
+    it(f.name, () => {
+      const e = f.expected;
+      const r = recommend(inputOf(f));
+      // Corollary 1
+      const sc = r.sufficientCondition;
+      if (e.corollary1 === null) {
+        expect(sc.applicable).toBe(false);
+        expect(sc.holds).toBe(false);
+        expect(sc.lhs).toBeNull();
+        expect(sc.rhs).toBeNull();
+      } else {
+        expect(sc.holds).toBe(e.corollary1.holds);
+        if (e.corollary1.lhs === null) expect(sc.lhs).toBeNull();
+        else expect(sc.lhs as number).toBeCloseTo(e.corollary1.lhs, 12);
+        if (e.corollary1.rhs === null) expect(sc.rhs).toBeNull();
+        else expect(Math.abs((sc.rhs as number) - e.corollary1.rhs)).toBeLessThanOrEqual(1e-12 * Math.max(1, e.corollary1.rhs) + 1e-20);
+        expect(sc.applicable).toBe(e.corollary1.lhs !== null && e.corollary1.rhs !== null);
+      }
+      // Exact comparison
+      expect(r.exact.faster).toBe(e.fasterOfApcDhbm);
+      expect(r.algorithm).toBe(e.fasterOfApcDhbm);
+      expect(r.exact.apcRate).toBe(e.rates.apc);
+      expect(r.exact.dhbmRate).toBe(e.rates.dhbm);
+      expect(r.exact.kappaS).toBe(e.kappaS);
+      expect(r.exact.kappaAtA).toBe(e.kappaAtA);
+      expect(r.exact.tie).toBe(f.name.startsWith('ones-minus-eps'));
+      if (sc.holds) expect(r.algorithm).toBe('apc'); // the certificate is never contradicted
+      // Predicted iterations for every algorithm
+      for (const id of ALGORITHM_IDS) {
+        const rho = e.rates[id];
+        const k = r.predictedIterations[id];
+        expect(k, id).toBe(rho >= 1 ? null : Math.max(1, Math.ceil(Math.log(1e-10) / Math.log(rho))));
+      }
+      // Regime and explanation
+      expect(r.regimeThresholds).toEqual({ thetaH: Math.PI / 4, phiMin: Math.PI / 4 });
+      expect(r.tolerance).toBe(1e-10);
+      expect(r.regime.length).toBeGreaterThan(20);
+      expect(r.explanation).toMatch(/kappa\(S\)/);
+      expect(r.explanation).toMatch(/kappa\(A\^T A\)/);
+      expect(r.explanation).toMatch(/Corollary 1/);
+      expect(r.explanation).toMatch(/pi\/4/);
+      expect(r.explanation).toContain(String(r.predictedIterations.apc));
+      expect(r.explanation.split('\n').length).toBe(1);
+    });
+  }
+
+  it('names the paper cases with pi/4 thresholds', () => {
+    const byName = (prefix: string) => recommend(inputOf(fixtures.find((f) => f.name.startsWith(prefix)) as Fixture));
+    // theta_H = 0.83 >= pi/4, phi_min = 0.48 < pi/4
+    expect(byName('example2').regime).toMatch(/small phi_min, large theta_H.*case 1/);
+    // theta_H = 0.55, phi_min = 1.12
+    expect(byName('gaussian-n40').regime).toMatch(/large phi_min, small theta_H.*case 2/);
+    // theta_H = 0.014, phi_min = 0.032
+    expect(byName('ones-minus-eps').regime).toMatch(/small phi_min, small theta_H.*case 3/);
+    // phi_min undefined (one row per machine)
+    expect(byName('gaussian-n24-m24').regime).toMatch(/phi_min undefined/);
+    expect(REGIME_THRESHOLDS.thetaH).toBe(Math.PI / 4);
+  });
+
+  it('explains a tie, a certificate, and a non-applicable certificate', () => {
+    const tie = recommend(inputOf(fixtures.find((f) => f.name.startsWith('ones-minus-eps')) as Fixture));
+    expect(tie.explanation).toMatch(/same optimal rate/);
+    expect(tie.explanation).toMatch(/cheaper/);
+    const block = recommend(inputOf(fixtures.find((f) => f.name.startsWith('block-diagonal')) as Fixture));
+    expect(block.sufficientCondition).toMatchObject({ applicable: true, holds: true });
+    expect(block.explanation).toMatch(/certifies that APC is faster/);
+    expect(block.predictedIterations.apc).toBe(1);
+    const g = recommend(inputOf(fixtures.find((f) => f.name.startsWith('gaussian-n40')) as Fixture));
+    expect(g.explanation).toMatch(/does not apply/);
+  });
+
+  it('recommends D-HBM when kappa(A^T A) < kappa(S)', () => {
+    const f = fixtures.find((x) => x.name.startsWith('example2')) as Fixture;
+    const input = inputOf(f);
+    input.conditioning = { ...input.conditioning, kappaS: 5000 };
+    input.rates.apc = { rate: (Math.sqrt(5000) - 1) / (Math.sqrt(5000) + 1), parameters: {} };
+    const r = recommend(input);
+    expect(r.algorithm).toBe('dhbm');
+    expect(r.exact).toMatchObject({ faster: 'dhbm', tie: false });
+    expect(r.explanation).toMatch(/^D-HBM is recommended/);
+  });
+});
+
+describe('predictIterations', () => {
+  it('is ceil(ln tol / ln rho), 1 for rho = 0 or rho <= tol, null for rho >= 1', () => {
+    expect(predictIterations(0.5, 1e-3)).toBe(10);
+    expect(predictIterations(0.9, 1e-8)).toBe(175);
+    expect(predictIterations(0, 1e-8)).toBe(1);
+    expect(predictIterations(1e-12, 1e-8)).toBe(1);
+    expect(predictIterations(1, 1e-8)).toBeNull();
+    expect(predictIterations(1.5, 1e-8)).toBeNull();
+    expect(predictIterations(Number.NaN, 1e-8)).toBeNull();
+    expect(predictIterations(0.5, 1)).toBe(0);
+    expect(() => predictIterations(0.5, 0)).toThrow(InvalidParameterError);
+  });
+});

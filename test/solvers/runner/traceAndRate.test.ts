@@ -1,0 +1,82 @@
+/** The trace recorder and the empirical-rate fit on their own. */
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { fitEmpiricalRate, FIT_FLOOR } from '../../../src/solvers/runner/empiricalRate.js';
+import { TraceRecorder } from '../../../src/solvers/runner/traceRecorder.js';
+
+describe('TraceRecorder', () => {
+  it('keeps at most cap points, the first and the last, evenly strided, for any run length', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 2, max: 64 }), fc.integer({ min: 0, max: 5000 }), (cap, last) => {
+        const rec = new TraceRecorder(cap, true, false);
+        for (let t = 0; t <= last; t++) rec.record(t, 1 / (t + 1), t, null);
+        const trace = rec.finish();
+        const it = Array.from(trace.iteration);
+        expect(it.length).toBeLessThanOrEqual(cap);
+        expect(it[0]).toBe(0);
+        expect(it[it.length - 1]).toBe(last);
+        expect(trace.totalIterations).toBe(last);
+        for (let k = 1; k < it.length; k++) expect(it[k]).toBeGreaterThan(it[k - 1]);
+        // values stay attached to their iteration
+        it.forEach((t, k) => {
+          expect(trace.relativeResidual[k]).toBe(1 / (t + 1));
+          expect((trace.relativeError as Float64Array)[k]).toBe(t);
+        });
+        // all but the last point lie on one stride, and they cover the run (no large gaps)
+        const body = it.slice(0, -1);
+        if (body.length > 1) {
+          const stride = body[1] - body[0];
+          body.forEach((t, k) => expect(t).toBe(k * stride));
+          expect(last - body[body.length - 1]).toBeLessThanOrEqual(2 * stride);
+        }
+        if (last + 1 <= cap) expect(it.length).toBe(last + 1);
+        if (last + 1 > cap && cap >= 4) expect(it.length).toBeGreaterThanOrEqual(Math.floor(cap / 2));
+        expect(trace.downsampled).toBe(last + 1 > cap);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('fitEmpiricalRate', () => {
+  const series = (length: number, f: (t: number) => number): [Int32Array, Float64Array] => [
+    Int32Array.from({ length }, (_, t) => t),
+    Float64Array.from({ length }, (_, t) => f(t)),
+  ];
+
+  it('recovers rho from c rho^t exactly', () => {
+    for (const rho of [0.1, 0.5, 0.9, 0.999]) {
+      const [it, v] = series(200, (t) => 3 * rho ** t);
+      expect(fitEmpiricalRate(it, v)).toBeCloseTo(rho, 10);
+    }
+  });
+
+  it('ignores points at the rounding floor and non-finite points', () => {
+    const [it, v] = series(100, (t) => (t < 60 ? 0.7 ** t : 1e-15 * (1 + (t % 3))));
+    expect(0.7 ** 59).toBeGreaterThan(FIT_FLOOR);
+    expect(fitEmpiricalRate(it, v)).toBeCloseTo(0.7, 8);
+    v[30] = Number.NaN;
+    expect(fitEmpiricalRate(it, v)).toBeCloseTo(0.7, 8);
+  });
+
+  it('fits the tail, so an early transient does not matter', () => {
+    const [it, v] = series(400, (t) => 0.5 ** t + 0.95 ** t);
+    expect(fitEmpiricalRate(it, v)).toBeCloseTo(0.95, 6);
+  });
+
+  it('t rho^t (a repeated eigenvalue) gives a rate within 0.1 (1 - rho) once the run is long enough', () => {
+    const rho = 0.99;
+    const [it, v] = series(3000, (t) => (t + 1) * rho ** t);
+    const fit = fitEmpiricalRate(it, v) as number;
+    expect(fit).toBeGreaterThan(rho);
+    expect(fit - rho).toBeLessThanOrEqual(0.1 * (1 - rho));
+  });
+
+  it('works on down-sampled iterations and returns null when there is too little to fit', () => {
+    const it = Int32Array.from([0, 8, 16, 24, 32, 37]);
+    const v = Float64Array.from(it, (t) => 0.8 ** t);
+    expect(fitEmpiricalRate(it, v)).toBeCloseTo(0.8, 10);
+    expect(fitEmpiricalRate(Int32Array.from([0, 1]), Float64Array.from([1, 1e-16]))).toBeNull();
+    expect(fitEmpiricalRate(Int32Array.from([0]), Float64Array.from([1]))).toBeNull();
+  });
+});
