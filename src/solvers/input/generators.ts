@@ -6,7 +6,7 @@
 import { InvalidParameterError, SingularMatrixError } from '../errors.js';
 import type { DenseMatrix } from '../matrix.js';
 import { checkDenseSize, describeValue } from './entries.js';
-import { SeededRandom } from './random.js';
+import { SeededRandom } from '../random.js';
 import type { GeneratorSpec, InputLimits } from './types.js';
 
 const DEFAULT_SEED = 1;

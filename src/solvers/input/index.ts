@@ -5,4 +5,3 @@ export { parseMatrixMarket } from './matrixMarket.js';
 export { generateMatrix, GENERATOR_NAMES, blockStarts } from './generators.js';
 export { buildPartition, checkPartition } from './partition.js';
 export { createProblem, type CreateProblemArgs } from './createProblem.js';
-export { SeededRandom } from './random.js';

@@ -13,7 +13,7 @@
  *   (rejecting ~21% of pairs), and returns u * f and v * f with f = sqrt(-2 ln s / s), s = u^2 + v^2;
  *   the second variate is cached for the next call.
  */
-import { InvalidParameterError } from '../errors.js';
+import { InvalidParameterError } from './errors.js';
 
 const TWO_POW_32 = 4294967296;
 
@@ -110,6 +110,12 @@ export class SeededRandom {
   /** Fill `out` with i.i.d. N(mean, std^2) variates. */
   fillNormal(out: Float64Array, mean = 0, std = 1, offset = 0, length = out.length - offset): Float64Array {
     for (let k = offset; k < offset + length; k++) out[k] = mean + std * this.nextNormal();
+    return out;
+  }
+
+  /** Fill `out` with uniform values in [-1, 1) (random start vectors of iterative eigensolvers). */
+  fillSigned(out: Float64Array): Float64Array {
+    for (let i = 0; i < out.length; i++) out[i] = 2 * this.nextDouble() - 1;
     return out;
   }
 

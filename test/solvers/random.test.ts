@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidParameterError } from '../../../src/solvers/errors.js';
-import { SeededRandom } from '../../../src/solvers/input/random.js';
+import { InvalidParameterError } from '../../src/solvers/errors.js';
+import { SeededRandom } from '../../src/solvers/random.js';
 
 describe('SeededRandom', () => {
   it('reproduces the xoshiro128** reference implementation (test data of edorfaus/xoshiro-6502, generated with the C reference)', () => {

@@ -1,0 +1,108 @@
+/**
+ * The analysis of a partitioned system (issue items "Analysis" and "Cost"): every heterogeneity
+ * metric, both condition numbers, each algorithm's optimal parameters and rate, the paper's bounds
+ * and the APC / D-HBM recommendation, assembled into the public `Analysis`.
+ *
+ * Order of the work (each phase reports its own fraction):
+ *  1. 'conditioning': kappa(A^T A) first, so a singular matrix fails before anything else is spent;
+ *  2. 'gram-blocks' then 'principal-angles': G_ij = Q_i^T Q_j once, theta_ij from them;
+ *  3. 'conditioning': kappa(S) from the same blocks (lambda_max) and the LU of Q (lambda_min);
+ *  4. 'local-angles': phi_i, theta_min^(l), row norms (Theorem 4).
+ */
+import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
+import type { SpectralData } from '../algorithms/types.js';
+import { runSync, type Work, type WorkProgress } from '../cooperative.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { computeBounds } from './bounds.js';
+import { matrixConditioningWork, sConditioningWork } from './conditioning.js';
+import { gramBlocksWork } from './gramBlocks.js';
+import { localAnglesWork } from './localAngles.js';
+import { principalAnglesWork } from './principalAngles.js';
+import { recommend } from './recommendation.js';
+import type { AlgorithmTuning, Analysis, Conditioning, Heterogeneity } from './types.js';
+
+export interface AnalyzeOptions {
+  /** Error reduction factor for the predicted iteration counts (default 1e-8). */
+  tolerance?: number;
+}
+
+export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
+
+/** Re-label the progress of a sub-computation as `phase`, mapping its fraction into [from, to]. */
+function* inPhase<T>(work: Work<T>, phase: string, from: number, to: number): Work<T> {
+  let step = work.next();
+  while (!step.done) {
+    const progress: WorkProgress | undefined =
+      step.value === undefined ? undefined : { phase, fraction: from + (to - from) * Math.min(1, Math.max(0, step.value.fraction ?? 0)) };
+    try {
+      yield progress;
+    } catch (error) {
+      // Deliver cancellation inside the sub-computation so it unwinds from its own yield.
+      step = work.throw(error);
+      continue;
+    }
+    step = work.next();
+  }
+  return step.value;
+}
+
+export function* analyzeWork(system: DistributedSystem, options: AnalyzeOptions = {}): Work<Analysis> {
+  const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
+  const { n, m, machines, partition } = system;
+
+  yield { phase: 'conditioning', fraction: 0 };
+  const matrix = yield* inPhase(matrixConditioningWork(system.A), 'conditioning', 0, 0.5);
+
+  yield { phase: 'gram-blocks', fraction: 0 };
+  const gram = yield* inPhase(gramBlocksWork(machines), 'gram-blocks', 0, 1);
+  yield { phase: 'principal-angles', fraction: 0 };
+  const angles = yield* inPhase(principalAnglesWork(machines, gram), 'principal-angles', 0, 1);
+
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const s = yield* inPhase(sConditioningWork(system, gram), 'conditioning', 0.5, 1);
+
+  yield { phase: 'local-angles', fraction: 0 };
+  const local = yield* inPhase(localAnglesWork(system.A, partition), 'local-angles', 0, 1);
+
+  const heterogeneity: Heterogeneity = {
+    thetaH: angles.thetaH,
+    cosThetaH: angles.cosThetaH,
+    thetaHPair: angles.thetaHPair,
+    theta: angles.theta,
+    phi: local.phi,
+    phiMin: local.phiMin,
+    rowNormRatio: local.rowNormRatio,
+  };
+  const conditioning: Conditioning = {
+    kappaS: s.kappaS,
+    lambdaMinS: s.lambdaMinS,
+    lambdaMaxS: s.lambdaMaxS,
+    kappaAtA: matrix.kappaAtA,
+    L: matrix.L,
+    mu: matrix.mu,
+  };
+  const spectral = spectralDataFrom(m, conditioning);
+  const rates = {} as Record<AlgorithmId, AlgorithmTuning>;
+  for (const id of ALGORITHM_IDS) {
+    const { rate, parameters } = algorithms[id].optimal(spectral);
+    rates[id] = { rate, parameters: { ...parameters } };
+  }
+  const blockSizes = [...partition.sizes];
+  const bounds = computeBounds({ n, m, blockSizes, heterogeneity, theorem4KappaALowerBound: local.theorem4KappaALowerBound });
+  const recommendation = recommend({ m, heterogeneity, conditioning, rates, tolerance });
+  yield { phase: 'analysis', fraction: 1 };
+  return { n, m, blockSizes, heterogeneity, conditioning, rates, bounds, recommendation };
+}
+
+export function analyze(system: DistributedSystem, options: AnalyzeOptions = {}): Analysis {
+  return runSync(analyzeWork(system, options));
+}
+
+function spectralDataFrom(m: number, c: Conditioning): SpectralData {
+  return { m, lambdaMinS: c.lambdaMinS, lambdaMaxS: c.lambdaMaxS, mu: c.mu, L: c.L };
+}
+
+/** The spectral quantities every optimal parameter and rate is a function of. */
+export function spectralDataOf(analysis: Analysis): SpectralData {
+  return spectralDataFrom(analysis.m, analysis.conditioning);
+}

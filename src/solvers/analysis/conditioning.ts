@@ -1,0 +1,206 @@
+/**
+ * Condition numbers that set the optimal rates (SPEC "Building blocks"):
+ *  - kappa(A^T A) = (sigma_max(A) / sigma_min(A))^2, L = sigma_max^2, mu = sigma_min^2;
+ *  - kappa(S) = lambda_max(S) / lambda_min(S), S = sum_i Q_i Q_i^T = Q Q^T.
+ * Neither A^T A nor S is formed: lambda_max comes from Lanczos on x -> A^T (A x) and on the Gram
+ * matrix G = Q^T Q (same nonzero spectrum as S, blocks shared with the principal angles);
+ * lambda_min from Lanczos on the inverses (A^T A)^{-1} = A^{-1} A^{-T} and, with M = Q^T,
+ * S^{-1} = (M^T M)^{-1} = M^{-1} M^{-T}, through LU factorizations of A and M. Working with A and Q
+ * unsquared, sigma_min keeps its relative accuracy (~kappa(A) eps, ~kappa(Q) eps) when kappa(S) ~ 1e14,
+ * where an eigensolver on the formed S knows lambda_min only to eps * lambda_max (a few % there).
+ *
+ * The Lanczos runs stop on the residual bound (lanczos.ts) or after MAX_*_LANCZOS_ITERATIONS steps;
+ * every fixture converges in at most ~210 steps.
+ */
+import { runSync, type Work } from '../cooperative.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { SingularMatrixError } from '../errors.js';
+import { lanczosWork, type LanczosResult, type SymmetricOperator } from '../linalg/lanczos.js';
+import { luSolve, luSolveTransposed, luWork, type LuFactorization } from '../linalg/lu.js';
+import type { DenseMatrix } from '../matrix.js';
+import { gramIsIdentity, gramOperator, type GramBlocks } from './gramBlocks.js';
+
+export interface MatrixConditioning {
+  sigmaMax: number;
+  sigmaMin: number;
+  /** (sigma_max / sigma_min)^2. */
+  kappaAtA: number;
+  /** lambda_max(A^T A) = sigma_max^2. */
+  L: number;
+  /** lambda_min(A^T A) = sigma_min^2. */
+  mu: number;
+  lanczosIterations: { largest: number; smallest: number };
+}
+
+export interface SConditioning {
+  lambdaMinS: number;
+  lambdaMaxS: number;
+  kappaS: number;
+  lanczosIterations: { largest: number; smallest: number };
+}
+
+/** Longest Lanczos run on the inverse operators (each step costs four triangular solves). */
+const MAX_INVERSE_LANCZOS_ITERATIONS = 600;
+const MAX_FORWARD_LANCZOS_ITERATIONS = 600;
+
+/** x -> A^T (A x) in one pass over the rows: y = sum_k a_k (a_k . x). Sparse rows when A is sparse. */
+export function* normalOperatorWork(a: DenseMatrix): Work<SymmetricOperator> {
+  const n = a.cols;
+  const rows = a.rows;
+  const data = a.data;
+  let nnz = 0;
+  for (let i = 0; i < rows; i++) {
+    const off = i * n;
+    for (let j = 0; j < n; j++) if (data[off + j] !== 0) nnz++;
+    if ((i & 127) === 127) yield undefined;
+  }
+  if (nnz <= data.length / 4) {
+    const rowPtr = new Int32Array(rows + 1);
+    const colIdx = new Int32Array(nnz);
+    const values = new Float64Array(nnz);
+    for (let i = 0, p = 0; i < rows; i++) {
+      for (let j = 0; j < n; j++) {
+        const v = data[i * n + j];
+        if (v !== 0) {
+          colIdx[p] = j;
+          values[p++] = v;
+        }
+      }
+      rowPtr[i + 1] = p;
+      if ((i & 127) === 127) yield undefined;
+    }
+    return {
+      size: n,
+      apply(x, y) {
+        y.fill(0);
+        for (let i = 0; i < rows; i++) {
+          let s = 0;
+          const end = rowPtr[i + 1];
+          for (let p = rowPtr[i]; p < end; p++) s += values[p] * x[colIdx[p]];
+          if (s === 0) continue;
+          for (let p = rowPtr[i]; p < end; p++) y[colIdx[p]] += values[p] * s;
+        }
+      },
+    };
+  }
+  return {
+    size: n,
+    apply(x, y) {
+      y.fill(0);
+      for (let i = 0; i < rows; i++) {
+        const off = i * n;
+        let s = 0;
+        for (let j = 0; j < n; j++) s += data[off + j] * x[j];
+        if (s === 0) continue;
+        for (let j = 0; j < n; j++) y[j] += data[off + j] * s;
+      }
+    },
+  };
+}
+
+/** x -> (M^T M)^{-1} x = M^{-1} (M^{-T} x) through an LU factorization of M. */
+export function inverseNormalOperatorOf(f: LuFactorization): SymmetricOperator {
+  const t = new Float64Array(f.n);
+  const work = new Float64Array(f.n);
+  return {
+    size: f.n,
+    apply(x, y) {
+      luSolveTransposed(f, x, t, work);
+      luSolve(f, t, y, work);
+    },
+  };
+}
+
+function singularError(what: string, sigmaMax: number, sigmaMin: number, n: number): SingularMatrixError {
+  const condition = sigmaMin > 0 && Number.isFinite(sigmaMin) ? sigmaMax / sigmaMin : Infinity;
+  const shown = Number.isFinite(condition) ? condition.toExponential(2) : 'infinite';
+  return new SingularMatrixError(
+    `The ${what} is numerically singular: its estimated condition number sigma_max / sigma_min is ${shown}, ` +
+      `beyond 1 / (n eps) = ${(1 / (n * Number.EPSILON)).toExponential(2)} (NumPy's matrix_rank tolerance), ` +
+      'so the system has no unique solution to working precision.',
+    { conditionNumber: Number.isFinite(condition) ? condition : null, sigmaMax, sigmaMin },
+  );
+}
+
+function* inverseLargestWork(f: LuFactorization): Work<LanczosResult> {
+  return yield* lanczosWork(inverseNormalOperatorOf(f), { which: 'largest', maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS });
+}
+
+/**
+ * sigma_max, sigma_min and kappa(A^T A) of a square matrix. Throws SingularMatrixError on an
+ * exactly zero pivot or when sigma_min <= n eps sigma_max.
+ */
+export function* matrixConditioningWork(a: DenseMatrix): Work<MatrixConditioning> {
+  const n = a.rows;
+  const forward = yield* lanczosWork(yield* normalOperatorWork(a), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
+  const L = forward.largest;
+  const sigmaMax = Math.sqrt(L);
+  yield { phase: 'conditioning', fraction: 0.1 };
+  const f = yield* luWork(a);
+  if (f.zeroPivotColumn >= 0) throw singularError('matrix', sigmaMax, 0, n);
+  yield { phase: 'conditioning', fraction: 0.6 };
+  const inverse = yield* inverseLargestWork(f);
+  const mu = 1 / inverse.largest;
+  const sigmaMin = Math.sqrt(mu);
+  if (!(sigmaMin > n * Number.EPSILON * sigmaMax)) throw singularError('matrix', sigmaMax, sigmaMin, n);
+  return {
+    sigmaMax,
+    sigmaMin,
+    kappaAtA: L * inverse.largest,
+    L,
+    mu,
+    lanczosIterations: { largest: forward.iterations, smallest: inverse.iterations },
+  };
+}
+
+export function computeMatrixConditioning(a: DenseMatrix): MatrixConditioning {
+  return runSync(matrixConditioningWork(a));
+}
+
+/** Q^T (n x n, row-major): row offsets[i] + k is the k-th basis vector of R(A_i), on C_i. */
+export function* assembleBasisRowsWork(system: DistributedSystem, offsets: readonly number[]): Work<DenseMatrix> {
+  const n = system.n;
+  const data = new Float64Array(n * n);
+  yield undefined;
+  for (const machine of system.machines) {
+    const { p, c, q, cols } = machine;
+    const base = offsets[machine.index];
+    for (let k = 0; k < p; k++) {
+      const row = (base + k) * n;
+      const src = k * c;
+      for (let t = 0; t < c; t++) data[row + cols[t]] = q[src + t];
+      if ((k & 127) === 127) yield undefined;
+    }
+  }
+  return { rows: n, cols: n, data };
+}
+
+/**
+ * lambda_max(S) by Lanczos on G = Q^T Q; lambda_min(S) = sigma_min(Q)^2 by Lanczos on
+ * (Q Q^T)^{-1} through the LU of Q^T. All off-diagonal blocks zero: S = I (Proposition 1).
+ */
+export function* sConditioningWork(system: DistributedSystem, gram: GramBlocks): Work<SConditioning> {
+  if (gramIsIdentity(gram)) {
+    return { lambdaMinS: 1, lambdaMaxS: 1, kappaS: 1, lanczosIterations: { largest: 0, smallest: 0 } };
+  }
+  const upper = yield* lanczosWork(gramOperator(gram), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
+  const lambdaMaxS = upper.largest;
+  yield { phase: 'conditioning', fraction: 0.1 };
+  const basisRows = yield* assembleBasisRowsWork(system, gram.offsets);
+  const f = yield* luWork(basisRows, { inPlace: true });
+  if (f.zeroPivotColumn >= 0) throw singularError('matrix of all machines\' bases Q', Math.sqrt(lambdaMaxS), 0, system.n);
+  yield { phase: 'conditioning', fraction: 0.6 };
+  // Q^T = M: eigenvalues of S = Q Q^T = M^T M, and (M^T M)^{-1} = M^{-1} M^{-T}.
+  const inverse = yield* inverseLargestWork(f);
+  const lambdaMinS = 1 / inverse.largest;
+  return {
+    lambdaMinS,
+    lambdaMaxS,
+    kappaS: lambdaMaxS * inverse.largest,
+    lanczosIterations: { largest: upper.iterations, smallest: inverse.iterations },
+  };
+}
+
+export function computeSConditioning(system: DistributedSystem, gram: GramBlocks): SConditioning {
+  return runSync(sConditioningWork(system, gram));
+}

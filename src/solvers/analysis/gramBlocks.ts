@@ -1,0 +1,189 @@
+/**
+ * The off-diagonal blocks G_ij = Q_i^T Q_j (p_i x p_j, i < j) of the Gram matrix G = Q^T Q of all
+ * machines' bases Q = [Q_1 ... Q_m] (SPEC "Building blocks"). Computed once, they serve both
+ *  - the principal angles: cos(theta_ij) = sigma_max(G_ij) (Bjorck-Golub), and
+ *  - kappa(S): S = Q Q^T and G = Q^T Q share their nonzero spectrum, and G has identity diagonal
+ *    blocks, so lambda_max(S) = lambda_max(G) by Lanczos on G (`gramOperator`).
+ * Each basis lives on its machine's column support C_i, so G_ij only involves C_i ∩ C_j; disjoint
+ * supports give G_ij = 0 exactly (stored as null): theta_ij = pi/2 (Proposition 1).
+ */
+import type { Work } from '../cooperative.js';
+import { runSync } from '../cooperative.js';
+import type { MachineData } from '../distributed/distributedSystem.js';
+import type { SymmetricOperator } from '../linalg/lanczos.js';
+import { multiplyByTransposeRows } from '../linalg/products.js';
+
+export interface GramBlocks {
+  readonly m: number;
+  /** p_i. */
+  readonly sizes: readonly number[];
+  /** offsets[i] = p_0 + ... + p_{i-1}: where Q_i's columns start in Q = [Q_1 ... Q_m]. */
+  readonly offsets: readonly number[];
+  /** Sum of the p_i (= n for a square system). */
+  readonly size: number;
+  /** All stored blocks, one after the other (one allocation even when m ~ n and blocks are 1 x 1). */
+  readonly data: Float64Array;
+  /**
+   * Start of G_ij (row-major p_i x p_j) in `data` for the pair with index pairIndex(m, i, j), i < j;
+   * -1 when C_i and C_j are disjoint (G_ij = 0 exactly, not stored).
+   */
+  readonly blockStart: Float64Array;
+}
+
+/** Index of the pair (i, j), i < j, in lexicographic order. */
+export function pairIndex(m: number, i: number, j: number): number {
+  return (i * (2 * m - i - 1)) / 2 + (j - i - 1);
+}
+
+/** Rows of Q_i^T per kernel call. */
+const ROWS_PER_SLICE = 8;
+/** Multiply-adds between two yields (a few milliseconds). */
+const WORK_PER_YIELD = 2_000_000;
+
+/** G_ij (a view into gram.data), or null when the supports of i and j are disjoint. */
+export function gramBlock(gram: GramBlocks, i: number, j: number): Float64Array | null {
+  if (!(i < j)) throw new RangeError(`gramBlock needs i < j, got (${i}, ${j})`);
+  const start = gram.blockStart[pairIndex(gram.m, i, j)];
+  if (start < 0) return null;
+  return gram.data.subarray(start, start + gram.sizes[i] * gram.sizes[j]);
+}
+
+/** Positions in `a` and in `b` (ascending Int32Arrays) of their common values. */
+export function intersectSupports(a: Int32Array, b: Int32Array): { inA: Int32Array; inB: Int32Array } {
+  const inA: number[] = [];
+  const inB: number[] = [];
+  let s = 0;
+  let t = 0;
+  while (s < a.length && t < b.length) {
+    if (a[s] === b[t]) {
+      inA.push(s++);
+      inB.push(t++);
+    } else if (a[s] < b[t]) s++;
+    else t++;
+  }
+  return { inA: Int32Array.from(inA), inB: Int32Array.from(inB) };
+}
+
+function gatherColumns(q: Float64Array, p: number, c: number, positions: Int32Array, out: Float64Array): Float64Array {
+  const len = positions.length;
+  for (let k = 0; k < p; k++) {
+    const src = k * c;
+    const dst = k * len;
+    for (let t = 0; t < len; t++) out[dst + t] = q[src + positions[t]];
+  }
+  return out;
+}
+
+export function* gramBlocksWork(machines: readonly MachineData[]): Work<GramBlocks> {
+  const m = machines.length;
+  const sizes = machines.map((mc) => mc.p);
+  const offsets: number[] = [];
+  let size = 0;
+  for (const p of sizes) {
+    offsets.push(size);
+    size += p;
+  }
+  const totalPairs = (m * (m - 1)) / 2;
+  // Which supports meet, and where each stored block goes.
+  const blockStart = new Float64Array(totalPairs).fill(-1);
+  let stored = 0;
+  for (let i = 0; i < m; i++) {
+    for (let j = i + 1; j < m; j++) {
+      if (!(machines[i].full && machines[j].full) && !supportsMeet(machines[i].cols, machines[j].cols)) continue;
+      blockStart[pairIndex(m, i, j)] = stored;
+      stored += sizes[i] * sizes[j];
+    }
+    yield undefined;
+  }
+  const data = new Float64Array(stored);
+  // Work between two progress reports: about one block of p^2 c multiply-adds.
+  let pending = 0;
+  for (let i = 0; i < m; i++) {
+    const a = machines[i];
+    for (let j = i + 1; j < m; j++) {
+      const pair = pairIndex(m, i, j);
+      const start = blockStart[pair];
+      if (start < 0) continue;
+      const b = machines[j];
+      let x: Float64Array;
+      let y: Float64Array;
+      let len: number;
+      if (a.full && b.full) {
+        x = a.q;
+        y = b.q;
+        len = a.c;
+      } else {
+        const { inA, inB } = intersectSupports(a.cols, b.cols);
+        len = inA.length;
+        x = gatherColumns(a.q, a.p, a.c, inA, new Float64Array(a.p * len));
+        y = gatherColumns(b.q, b.p, b.c, inB, new Float64Array(b.p * len));
+      }
+      const g = data.subarray(start, start + a.p * b.p);
+      for (let r = 0; r < a.p; r += ROWS_PER_SLICE) {
+        multiplyByTransposeRows(x, y, len, r, Math.min(a.p, r + ROWS_PER_SLICE), b.p, g, b.p);
+        pending += Math.min(ROWS_PER_SLICE, a.p - r) * b.p * len;
+        if (pending >= WORK_PER_YIELD) {
+          pending = 0;
+          yield { phase: 'gram-blocks', fraction: (pair + 1) / totalPairs };
+        }
+      }
+    }
+  }
+  return { m, sizes, offsets, size, data, blockStart };
+}
+
+/** Whether two ascending supports share a column. */
+function supportsMeet(a: Int32Array, b: Int32Array): boolean {
+  let s = 0;
+  let t = 0;
+  while (s < a.length && t < b.length) {
+    if (a[s] === b[t]) return true;
+    if (a[s] < b[t]) s++;
+    else t++;
+  }
+  return false;
+}
+
+export function computeGramBlocks(machines: readonly MachineData[]): GramBlocks {
+  return runSync(gramBlocksWork(machines));
+}
+
+/** True when every off-diagonal block is zero: G = I, so S = I and kappa(S) = 1 (Proposition 1). */
+export function gramIsIdentity(gram: GramBlocks): boolean {
+  const { data } = gram;
+  for (let k = 0; k < data.length; k++) if (data[k] !== 0) return false;
+  return true;
+}
+
+/** x -> G x with G = Q^T Q: identity diagonal blocks plus G_ij and G_ij^T off the diagonal. */
+export function gramOperator(gram: GramBlocks): SymmetricOperator {
+  const { m, sizes, offsets, size, data, blockStart } = gram;
+  return {
+    size,
+    apply(x: Float64Array, y: Float64Array): void {
+      y.set(x.subarray(0, size));
+      for (let i = 0; i < m; i++) {
+        const pi = sizes[i];
+        const oi = offsets[i];
+        for (let j = i + 1; j < m; j++) {
+          const start = blockStart[pairIndex(m, i, j)];
+          if (start < 0) continue;
+          const pj = sizes[j];
+          const oj = offsets[j];
+          // y_i += G_ij x_j (row dots) and y_j += G_ij^T x_i (row axpys), one pass over G_ij.
+          for (let r = 0; r < pi; r++) {
+            const gr = start + r * pj;
+            const xi = x[oi + r];
+            let s = 0;
+            for (let t = 0; t < pj; t++) {
+              const v = data[gr + t];
+              s += v * x[oj + t];
+              y[oj + t] += v * xi;
+            }
+            y[oi + r] += s;
+          }
+        }
+      }
+    },
+  };
+}

@@ -1,0 +1,307 @@
+/**
+ * Row-angle metrics (SPEC "Heterogeneity metrics", Theorem 4):
+ *  - phi_i: smallest angle between two rows of A_i (absolute cosine, so in [0, pi/2]); null when p_i = 1;
+ *  - theta_min^(l): smallest angle between row l and any other row of A;
+ *  - the row-norm ratio max_k |a_k| / min_k |a_k|;
+ *  - Theorem 4's bound kappa(A) >= max_k |a_k| / min_l (|a_l| sin theta_min^(l)).
+ *
+ * All of them come from one scan of the normalized row products |u_k . u_l| (u = a / |a|): dense
+ * (blocked U U^T, n^3 / 2 multiply-adds) or, for sparse matrices, only over pairs of rows sharing a
+ * column (a column -> rows index; sherman5 has ~6 nonzeros per row). arccos of a cosine near 1 is
+ * inaccurate (error ~ eps / theta), so every pair whose |cos| is at least NEAR_PARALLEL_COSINE and
+ * within the dot-product error bound of its row's (or machine's) running maximum is re-evaluated as
+ * 2 atan2(|u - v|, |u + v|) (sign of v chosen to fold into [0, pi/2]). The true minimizer is always
+ * among them, so the minima are accurate to a few eps even for tiny angles.
+ */
+import { runSync, type Work } from '../cooperative.js';
+import type { DenseMatrix } from '../matrix.js';
+import { norm2 } from '../matrix.js';
+import type { Partition } from '../problem.js';
+import { multiplyByTransposeRows } from '../linalg/products.js';
+import { NEAR_PARALLEL_COSINE } from './principalAngles.js';
+
+export interface LocalAngles {
+  /** phi[i], null when machine i holds one row. */
+  phi: (number | null)[];
+  phiMin: number | null;
+  rowNorms: Float64Array;
+  rowNormRatio: number;
+  /** theta_min^(l) for every row (pi/2 when the row is orthogonal to every other row, or n = 1). */
+  thetaMin: Float64Array;
+  theorem4KappaALowerBound: number;
+}
+
+/** Rows per panel and rows per column chunk of the dense scan: ~4e6 multiply-adds per slice at n = 1000. */
+const PANEL_ROWS = 8;
+const CHUNK_ROWS = 512;
+
+/** Angle between the lines spanned by unit vectors u and v: 2 atan2(|u - v|, |u + v|) folded into [0, pi/2]. */
+export function lineAngleOfUnitVectors(u: Float64Array, uOff: number, v: Float64Array, vOff: number, len: number): number {
+  let minus = 0;
+  let plus = 0;
+  for (let t = 0; t < len; t++) {
+    const a = u[uOff + t];
+    const b = v[vOff + t];
+    minus += (a - b) * (a - b);
+    plus += (a + b) * (a + b);
+  }
+  return foldedAngle(minus, plus);
+}
+
+function foldedAngle(minusSquared: number, plusSquared: number): number {
+  const dMinus = Math.sqrt(minusSquared);
+  const dPlus = Math.sqrt(plusSquared);
+  return 2 * Math.atan2(Math.min(dMinus, dPlus), Math.max(dMinus, dPlus));
+}
+
+/** Angle between the lines spanned by two vectors (any norms), accurate for tiny angles. */
+export function lineAngle(u: ArrayLike<number>, v: ArrayLike<number>): number {
+  const n = u.length;
+  const nu = norm2(u);
+  const nv = norm2(v);
+  const a = new Float64Array(n);
+  const b = new Float64Array(n);
+  for (let t = 0; t < n; t++) {
+    a[t] = u[t] / nu;
+    b[t] = v[t] / nv;
+  }
+  return lineAngleOfUnitVectors(a, 0, b, 0, n);
+}
+
+/** Running minima over the pairs of the scan (see the module comment). */
+class PairTracker {
+  readonly maxCos: Float64Array;
+  readonly bestAngle: Float64Array;
+  readonly machineMaxCos: Float64Array;
+  readonly machineBestAngle: Float64Array;
+  /** Bound on the error of a computed |u_k . u_l| (twice gamma_n plus the normalizations). */
+  readonly slack: number;
+
+  constructor(
+    n: number,
+    m: number,
+    private readonly assignment: Int32Array,
+    private readonly accurate: (k: number, l: number) => number,
+  ) {
+    this.maxCos = new Float64Array(n);
+    this.bestAngle = new Float64Array(n).fill(Infinity);
+    this.machineMaxCos = new Float64Array(m);
+    this.machineBestAngle = new Float64Array(m).fill(Infinity);
+    this.slack = 2 * (n + 4) * Number.EPSILON;
+  }
+
+  visit(k: number, l: number, absCos: number): void {
+    const { maxCos, slack } = this;
+    if (absCos > maxCos[k]) maxCos[k] = absCos;
+    if (absCos > maxCos[l]) maxCos[l] = absCos;
+    const machine = this.assignment[k];
+    const same = machine === this.assignment[l];
+    if (same && absCos > this.machineMaxCos[machine]) this.machineMaxCos[machine] = absCos;
+    if (absCos < NEAR_PARALLEL_COSINE) return;
+    const forK = absCos >= maxCos[k] - slack;
+    const forL = absCos >= maxCos[l] - slack;
+    const forMachine = same && absCos >= this.machineMaxCos[machine] - slack;
+    if (!forK && !forL && !forMachine) return;
+    const angle = this.accurate(k, l);
+    if (angle < this.bestAngle[k]) this.bestAngle[k] = angle;
+    if (angle < this.bestAngle[l]) this.bestAngle[l] = angle;
+    if (same && angle < this.machineBestAngle[machine]) this.machineBestAngle[machine] = angle;
+  }
+
+  rowAngle(l: number): number {
+    return this.maxCos[l] >= NEAR_PARALLEL_COSINE ? this.bestAngle[l] : Math.acos(this.maxCos[l]);
+  }
+
+  machineAngle(i: number): number {
+    return this.machineMaxCos[i] >= NEAR_PARALLEL_COSINE ? this.machineBestAngle[i] : Math.acos(this.machineMaxCos[i]);
+  }
+}
+
+function* denseScanWork(units: Float64Array, n: number, tracker: PairTracker): Work<void> {
+  const panel = new Float64Array(PANEL_ROWS * CHUNK_ROWS);
+  let done = 0;
+  const total = (n * (n + 1)) / 2;
+  for (let r0 = 0; r0 < n; r0 += PANEL_ROWS) {
+    const r1 = Math.min(n, r0 + PANEL_ROWS);
+    for (let c0 = r0; c0 < n; c0 += CHUNK_ROWS) {
+      const c1 = Math.min(n, c0 + CHUNK_ROWS);
+      const cols = c1 - c0;
+      multiplyByTransposeRows(units, units.subarray(c0 * n), n, r0, r1, cols, panel, cols, r0);
+      for (let k = r0; k < r1; k++) {
+        const off = (k - r0) * cols;
+        for (let l = Math.max(c0, k + 1); l < c1; l++) tracker.visit(k, l, Math.abs(panel[off + l - c0]));
+      }
+      done += (r1 - r0) * cols;
+      yield { phase: 'local-angles', fraction: Math.min(1, done / total) };
+    }
+  }
+}
+
+interface CompressedRows {
+  rowPtr: Int32Array;
+  colIdx: Int32Array;
+  values: Float64Array;
+}
+
+function* compressedUnitRowsWork(a: DenseMatrix, rowNorms: Float64Array): Work<CompressedRows> {
+  const n = a.rows;
+  const nc = a.cols;
+  const rowPtr = new Int32Array(n + 1);
+  let nnz = 0;
+  for (let i = 0; i < n; i++) {
+    const off = i * nc;
+    for (let j = 0; j < nc; j++) if (a.data[off + j] !== 0) nnz++;
+    rowPtr[i + 1] = nnz;
+    if ((i & 127) === 127) yield undefined;
+  }
+  const colIdx = new Int32Array(nnz);
+  const values = new Float64Array(nnz);
+  for (let i = 0, p = 0; i < n; i++) {
+    const off = i * nc;
+    for (let j = 0; j < nc; j++) {
+      const v = a.data[off + j];
+      if (v !== 0) {
+        colIdx[p] = j;
+        values[p++] = v / rowNorms[i];
+      }
+    }
+    if ((i & 127) === 127) yield undefined;
+  }
+  return { rowPtr, colIdx, values };
+}
+
+function* sparseScanWork(rows: CompressedRows, n: number, nc: number, tracker: PairTracker, scatter: Float64Array): Work<void> {
+  const { rowPtr, colIdx } = rows;
+  // Column -> rows index.
+  const colPtr = new Int32Array(nc + 1);
+  for (let p = 0; p < colIdx.length; p++) colPtr[colIdx[p] + 1]++;
+  for (let j = 0; j < nc; j++) colPtr[j + 1] += colPtr[j];
+  const colRows = new Int32Array(colIdx.length);
+  const fill = colPtr.slice(0, nc);
+  for (let i = 0; i < n; i++) for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) colRows[fill[colIdx[p]]++] = i;
+
+  const stamp = new Int32Array(n).fill(-1);
+  const values = rows.values;
+  for (let k = 0; k < n; k++) {
+    for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) scatter[colIdx[p]] = values[p];
+    for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+      const j = colIdx[p];
+      for (let q = colPtr[j]; q < colPtr[j + 1]; q++) {
+        const l = colRows[q];
+        if (l <= k || stamp[l] === k) continue;
+        stamp[l] = k;
+        let dot = 0;
+        for (let t = rowPtr[l]; t < rowPtr[l + 1]; t++) dot += scatter[colIdx[t]] * values[t];
+        tracker.visit(k, l, Math.abs(dot));
+      }
+    }
+    for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) scatter[colIdx[p]] = 0;
+    if ((k & 63) === 63) yield { phase: 'local-angles', fraction: (k + 1) / n };
+  }
+}
+
+/** Accurate angle of two sparse unit rows. */
+function sparseLineAngle(rows: CompressedRows, k: number, l: number, scatterK: Float64Array, markL: Int32Array): number {
+  const { rowPtr, colIdx, values } = rows;
+  for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) scatterK[colIdx[p]] = values[p];
+  let minus = 0;
+  let plus = 0;
+  for (let t = rowPtr[l]; t < rowPtr[l + 1]; t++) {
+    const j = colIdx[t];
+    markL[j] = l;
+    const a = scatterK[j];
+    const b = values[t];
+    minus += (a - b) * (a - b);
+    plus += (a + b) * (a + b);
+  }
+  for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
+    const j = colIdx[p];
+    if (markL[j] !== l) {
+      const a = values[p];
+      minus += a * a;
+      plus += a * a;
+    }
+    scatterK[j] = 0;
+  }
+  return foldedAngle(minus, plus);
+}
+
+export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<LocalAngles> {
+  const n = a.rows;
+  const nc = a.cols;
+  const m = partition.m;
+  const rowNorms = new Float64Array(n);
+  let maxNorm = 0;
+  let minNorm = Infinity;
+  let nnz = 0;
+  for (let i = 0; i < n; i++) {
+    rowNorms[i] = norm2(a.data, i * nc, nc);
+    maxNorm = Math.max(maxNorm, rowNorms[i]);
+    minNorm = Math.min(minNorm, rowNorms[i]);
+    const off = i * nc;
+    for (let j = 0; j < nc; j++) if (a.data[off + j] !== 0) nnz++;
+    if ((i & 127) === 127) yield undefined;
+  }
+
+  // Sparse scan cost ~ sum_j |col_j|^2 (1 + nnz per row) / 2 against n^2 nc / 2 for the dense one.
+  const colCount = new Float64Array(nc);
+  for (let i = 0; i < n; i++) {
+    const off = i * nc;
+    for (let j = 0; j < nc; j++) if (a.data[off + j] !== 0) colCount[j]++;
+    if ((i & 127) === 127) yield undefined;
+  }
+  let pairWork = 0;
+  for (let j = 0; j < nc; j++) pairWork += colCount[j] * colCount[j];
+  const sparseCost = (pairWork * (1 + nnz / Math.max(n, 1))) / 2;
+  const denseCost = (n * n * nc) / 2;
+  const useSparse = 4 * sparseCost < denseCost;
+
+  let tracker: PairTracker;
+  if (useSparse) {
+    const rows = yield* compressedUnitRowsWork(a, rowNorms);
+    const scatterK = new Float64Array(nc);
+    const markL = new Int32Array(nc).fill(-1);
+    tracker = new PairTracker(n, m, partition.assignment, (k, l) => sparseLineAngle(rows, k, l, scatterK, markL));
+    yield* sparseScanWork(rows, n, nc, tracker, new Float64Array(nc));
+  } else {
+    const units = new Float64Array(n * nc);
+    for (let i = 0; i < n; i++) {
+      const off = i * nc;
+      const inv = rowNorms[i];
+      for (let j = 0; j < nc; j++) units[off + j] = a.data[off + j] / inv;
+      if ((i & 127) === 127) yield undefined;
+    }
+    tracker = new PairTracker(n, m, partition.assignment, (k, l) => lineAngleOfUnitVectors(units, k * nc, units, l * nc, nc));
+    yield* denseScanWork(units, n, tracker);
+  }
+
+  const thetaMin = new Float64Array(n);
+  let minScaledSine = Infinity;
+  for (let l = 0; l < n; l++) {
+    thetaMin[l] = n === 1 ? Math.PI / 2 : tracker.rowAngle(l);
+    minScaledSine = Math.min(minScaledSine, rowNorms[l] * Math.sin(thetaMin[l]));
+  }
+  const phi: (number | null)[] = [];
+  let phiMin: number | null = null;
+  for (let i = 0; i < m; i++) {
+    if (partition.sizes[i] < 2) {
+      phi.push(null);
+      continue;
+    }
+    const angle = tracker.machineAngle(i);
+    phi.push(angle);
+    if (phiMin === null || angle < phiMin) phiMin = angle;
+  }
+  return {
+    phi,
+    phiMin,
+    rowNorms,
+    rowNormRatio: maxNorm / minNorm,
+    thetaMin,
+    theorem4KappaALowerBound: maxNorm / minScaledSine,
+  };
+}
+
+export function computeLocalAngles(a: DenseMatrix, partition: Partition): LocalAngles {
+  return runSync(localAnglesWork(a, partition));
+}

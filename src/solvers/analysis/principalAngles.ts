@@ -1,0 +1,221 @@
+/**
+ * Smallest principal angles theta_ij between the machines' row spaces R(A_i), R(A_j) and the
+ * cross-machine angular heterogeneity theta_H = min_{i<j} theta_ij (SPEC "Heterogeneity metrics").
+ *
+ * cos(theta_ij) = c = sigma_max(G_ij), G_ij = Q_i^T Q_j (the paper's Principal Angle Computation
+ * theorem), here by Lanczos on the smaller of G^T G and G G^T (p_j steps at most, exact then).
+ * arccos(c) amplifies the error of c by 1/sin(theta): fine for wide angles, useless below ~1e-8 rad.
+ * So when c >= NEAR_PARALLEL_COSINE we also compute s = sigma_min(Q_b - Q_a G_ab) (b the basis with
+ * fewer columns; its singular values are the sines of the principal angles, Bjorck-Golub,
+ * Knyazev-Argentati) without squaring (QR + bidiagonalization + bisection, singularValues.ts), and
+ * take theta = atan2(s, c), accurate to a few eps absolute at any angle. Below that cosine
+ * (theta > 0.45 rad) arccos(c) costs at most 1 / sin(0.45) ~ 2.3 times the error of c (a few eps
+ * from the rounding of G_ij; the Lanczos residual bound is 1e-13 c and its Ritz value error is of
+ * second order in it), so the sine, which costs about two Gram blocks, is skipped there.
+ */
+import { runSync, type Work } from '../cooperative.js';
+import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
+import { lanczosWork, type SymmetricOperator } from '../linalg/lanczos.js';
+import { bidiagonalizeWork, bidiagonalSingularValue, triangularFactorWork, WORK_PER_YIELD } from '../linalg/singularValues.js';
+import { norm2 } from '../matrix.js';
+import { gramBlock, gramBlocksWork, type GramBlocks } from './gramBlocks.js';
+
+/** cos(theta) at and above which theta is computed as atan2(sin, cos) (theta <= 0.451 rad). */
+export const NEAR_PARALLEL_COSINE = 0.9;
+
+export interface PairAngle {
+  theta: number;
+  /** sigma_max(Q_i^T Q_j). */
+  cos: number;
+}
+
+export interface PrincipalAngles {
+  /** theta[i][j], symmetric, 0 on the diagonal. */
+  theta: number[][];
+  thetaH: number;
+  /** sigma_max of the Gram block of the pair attaining theta_H (0 when m = 1). */
+  cosThetaH: number;
+  /** The first (i, j), i < j, in lexicographic order attaining theta_H; null when m = 1. */
+  thetaHPair: [number, number] | null;
+}
+
+/** x -> G^T G x (onColumns) or G G^T x on the smaller side of a rows x cols block G. */
+function normalOperator(g: Float64Array, rows: number, cols: number, onColumns: boolean): SymmetricOperator {
+  const tmp = new Float64Array(onColumns ? rows : cols);
+  return {
+    size: onColumns ? cols : rows,
+    apply(x: Float64Array, y: Float64Array): void {
+      if (onColumns) {
+        // tmp = G x; y = G^T tmp.
+        for (let r = 0; r < rows; r++) {
+          let s = 0;
+          const off = r * cols;
+          for (let t = 0; t < cols; t++) s += g[off + t] * x[t];
+          tmp[r] = s;
+        }
+        y.fill(0);
+        for (let r = 0; r < rows; r++) {
+          const v = tmp[r];
+          const off = r * cols;
+          for (let t = 0; t < cols; t++) y[t] += g[off + t] * v;
+        }
+      } else {
+        // tmp = G^T x; y = G tmp.
+        tmp.fill(0);
+        for (let r = 0; r < rows; r++) {
+          const v = x[r];
+          const off = r * cols;
+          for (let t = 0; t < cols; t++) tmp[t] += g[off + t] * v;
+        }
+        for (let r = 0; r < rows; r++) {
+          let s = 0;
+          const off = r * cols;
+          for (let t = 0; t < cols; t++) s += g[off + t] * tmp[t];
+          y[r] = s;
+        }
+      }
+    },
+  };
+}
+
+/** sigma_max of a rows x cols block, by Lanczos on the smaller of G^T G, G G^T. */
+function* largestSingularValueWork(g: Float64Array, rows: number, cols: number): Work<number> {
+  if (rows === 1 || cols === 1) return norm2(g, 0, rows * cols);
+  const op = normalOperator(g, rows, cols, cols <= rows);
+  const result = yield* lanczosWork(op, { which: 'largest' });
+  return Math.sqrt(Math.max(result.largest, 0));
+}
+
+/** Position of each of `cols` in the ascending union `union`. */
+function positionsIn(cols: Int32Array, union: Int32Array): Int32Array {
+  const pos = new Int32Array(cols.length);
+  let u = 0;
+  for (let t = 0; t < cols.length; t++) {
+    while (union[u] !== cols[t]) u++;
+    pos[t] = u;
+  }
+  return pos;
+}
+
+function unionOf(a: Int32Array, b: Int32Array): Int32Array {
+  const out: number[] = [];
+  let s = 0;
+  let t = 0;
+  while (s < a.length || t < b.length) {
+    if (t >= b.length || (s < a.length && a[s] < b[t])) out.push(a[s++]);
+    else if (s >= a.length || b[t] < a[s]) out.push(b[t++]);
+    else {
+      out.push(a[s++]);
+      t++;
+    }
+  }
+  return Int32Array.from(out);
+}
+
+/** Rows of a machine's Q_i^T spread onto the ascending `union` of supports (Q_i^T itself when full). */
+function basisOnUnion(machine: MachineData, union: Int32Array | null, len: number): Float64Array {
+  if (union === null) return machine.q;
+  const pos = positionsIn(machine.cols, union);
+  const out = new Float64Array(machine.p * len);
+  for (let k = 0; k < machine.p; k++) {
+    const src = k * machine.c;
+    const dst = k * len;
+    for (let t = 0; t < machine.c; t++) out[dst + pos[t]] = machine.q[src + t];
+  }
+  return out;
+}
+
+/**
+ * sin(theta) = sigma_min(W), W = Q_b - Q_a G_ab (G_ab = Q_a^T Q_b), W stored transposed on the
+ * union of the supports: row k of W^T is q_b,k - sum_l G_ab[l, k] q_a,l.
+ * `gT` is G_ab^T (p_b x p_a, row-major).
+ */
+function* sineOfSmallestAngleWork(a: MachineData, b: MachineData, gT: Float64Array): Work<number> {
+  const union = a.full && b.full ? null : unionOf(a.cols, b.cols);
+  const len = union === null ? a.c : union.length;
+  const qa = basisOnUnion(a, union, len);
+  const wt = Float64Array.from(basisOnUnion(b, union, len).subarray(0, b.p * len));
+  const pa = a.p;
+  let pending = 0;
+  for (let k = 0; k < b.p; k++) {
+    const row = k * len;
+    const gk = k * pa;
+    // Four basis vectors of Q_a per pass: one load and store of W^T per four multiply-adds.
+    let l = 0;
+    for (; l + 4 <= pa; l += 4) {
+      const c0 = gT[gk + l], c1 = gT[gk + l + 1], c2 = gT[gk + l + 2], c3 = gT[gk + l + 3];
+      const o0 = l * len, o1 = o0 + len, o2 = o1 + len, o3 = o2 + len;
+      for (let t = 0; t < len; t++) wt[row + t] -= c0 * qa[o0 + t] + c1 * qa[o1 + t] + c2 * qa[o2 + t] + c3 * qa[o3 + t];
+    }
+    for (; l < pa; l++) {
+      const c0 = gT[gk + l];
+      const o0 = l * len;
+      for (let t = 0; t < len; t++) wt[row + t] -= c0 * qa[o0 + t];
+    }
+    pending += pa * len;
+    if (pending >= WORK_PER_YIELD) {
+      pending = 0;
+      yield undefined;
+    }
+  }
+  const r = yield* triangularFactorWork(wt, b.p, len);
+  const { d, e } = yield* bidiagonalizeWork(r, b.p);
+  return bidiagonalSingularValue(d, e, 0);
+}
+
+/** theta_ij for machines i < j from their Gram block G_ij (null: disjoint supports). */
+export function* pairAngleWork(mi: MachineData, mj: MachineData, g: Float64Array | null): Work<PairAngle> {
+  if (g === null) return { theta: Math.PI / 2, cos: 0 };
+  const c = yield* largestSingularValueWork(g, mi.p, mj.p);
+  if (c < NEAR_PARALLEL_COSINE) return { theta: Math.acos(c), cos: c };
+  // b = the basis with fewer columns; G_ab[l, k] = q_a,l . q_b,k.
+  const pi = mi.p;
+  const pj = mj.p;
+  let s: number;
+  if (pj <= pi) {
+    // a = i, b = j: G_ab = G_ij, so G_ab^T is the transpose of the stored block.
+    const gT = new Float64Array(pj * pi);
+    for (let l = 0; l < pi; l++) for (let k = 0; k < pj; k++) gT[k * pi + l] = g[l * pj + k];
+    s = yield* sineOfSmallestAngleWork(mi, mj, gT);
+  } else {
+    // a = j, b = i: G_ab = G_ij^T, so G_ab^T is the stored block itself.
+    s = yield* sineOfSmallestAngleWork(mj, mi, g);
+  }
+  return { theta: Math.atan2(s, c), cos: Math.min(c, 1) };
+}
+
+export function* principalAnglesWork(machines: readonly MachineData[], gram: GramBlocks): Work<PrincipalAngles> {
+  const m = machines.length;
+  const theta: number[][] = [];
+  for (let i = 0; i < m; i++) theta.push(new Array<number>(m).fill(0));
+  let thetaH = Math.PI / 2;
+  let cosThetaH = 0;
+  let thetaHPair: [number, number] | null = null;
+  const totalPairs = (m * (m - 1)) / 2;
+  let done = 0;
+  for (let i = 0; i < m; i++) {
+    for (let j = i + 1; j < m; j++) {
+      const { theta: t, cos } = yield* pairAngleWork(machines[i], machines[j], gramBlock(gram, i, j));
+      theta[i][j] = theta[j][i] = t;
+      if (thetaHPair === null || t < thetaH) {
+        thetaH = t;
+        cosThetaH = cos;
+        thetaHPair = [i, j];
+      }
+      done++;
+      // A progress object every few pairs (m may be in the thousands with 1 x 1 blocks).
+      yield (done & 15) === 0 || done === totalPairs ? { phase: 'principal-angles', fraction: done / totalPairs } : undefined;
+    }
+  }
+  return { theta, thetaH, cosThetaH, thetaHPair };
+}
+
+/** Principal angles of a system, computing its Gram blocks. */
+export function computePrincipalAngles(system: DistributedSystem): PrincipalAngles {
+  return runSync(
+    (function* () {
+      const gram = yield* gramBlocksWork(system.machines);
+      return yield* principalAnglesWork(system.machines, gram);
+    })(),
+  );
+}

@@ -1,0 +1,159 @@
+import { readFileSync } from 'node:fs';
+import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
+import { describe, expect, it } from 'vitest';
+import { computeMatrixConditioning, computeSConditioning } from '../../../src/solvers/analysis/conditioning.js';
+import { computeGramBlocks } from '../../../src/solvers/analysis/gramBlocks.js';
+import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { SingularMatrixError } from '../../../src/solvers/errors.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
+import { fromRows } from '../../../src/solvers/matrix.js';
+import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+
+function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
+  const A = fromRows(rows);
+  return buildDistributedSystem({ n: A.rows, A, b: new Float64Array(A.rows), xTrue: null, partition: partitionFromAssignment(Int32Array.from(assignment), m) });
+}
+
+const randomRows = (n: number, seed: number, mean = 0) => {
+  const rng = new SeededRandom(seed);
+  return Array.from({ length: n }, () => Array.from({ length: n }, () => mean + 2 * rng.nextDouble() - 1));
+};
+
+const svdValues = (x: Matrix) => new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
+
+/** Orthonormal basis (n x p) of the row space of the machine's rows, from ml-matrix. */
+function mlBasis(rows: number[][]): Matrix {
+  const t = new Matrix(rows).transpose();
+  return new QrDecomposition(t).orthogonalMatrix.subMatrix(0, t.rows - 1, 0, t.columns - 1);
+}
+
+describe('kappa(A^T A) without forming A^T A', () => {
+  for (const [n, mean] of [
+    [40, 0],
+    [90, 1],
+  ] as const) {
+    it(`matches ml-matrix's SVD on a random ${n} x ${n} matrix (mean ${mean})`, () => {
+      const rows = randomRows(n, n + mean, mean);
+      const c = computeMatrixConditioning(fromRows(rows));
+      const s = svdValues(new Matrix(rows));
+      const sMax = s[0];
+      const sMin = s[s.length - 1];
+      expect(Math.abs(c.sigmaMax - sMax) / sMax).toBeLessThan(1e-12);
+      expect(Math.abs(c.sigmaMin - sMin) / sMin).toBeLessThan(1e-10);
+      expect(Math.abs(c.kappaAtA - (sMax / sMin) ** 2) / c.kappaAtA).toBeLessThan(1e-10);
+      expect(Math.abs(c.L - sMax * sMax) / (sMax * sMax)).toBeLessThan(1e-12);
+      expect(Math.abs(c.mu - sMin * sMin) / (sMin * sMin)).toBeLessThan(1e-10);
+    });
+  }
+
+  it('matches the closed form of the sparse tridiagonal (-1, 2, -1) (sparse operator path)', () => {
+    const n = 200;
+    const rows = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 2 : Math.abs(i - j) === 1 ? -1 : 0)));
+    const c = computeMatrixConditioning(fromRows(rows));
+    const lambda = (k: number) => 4 * Math.sin((k * Math.PI) / (2 * n + 2)) ** 2;
+    // SPD: singular values are the eigenvalues.
+    expect(Math.abs(c.kappaAtA - (lambda(n) / lambda(1)) ** 2) / c.kappaAtA).toBeLessThan(1e-10);
+  });
+
+  for (const eps of [0.1, 1e-6]) {
+    it(`matches Example 3: kappa(A^T A) = ((n - eps) / eps)^2 for J - eps I (eps = ${eps})`, () => {
+      const n = 20;
+      const a = fromRows(Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 - eps : 1))));
+      const e = 1 - (1 - eps); // the eps the stored matrix represents (exact, Sterbenz)
+      const exact = ((n - e) / e) ** 2; // eigenvalues of J - eps I: n - eps (once) and -eps
+      // sigma_min is known to relative ~kappa(A) eps.
+      expect(Math.abs(computeMatrixConditioning(a).kappaAtA - exact) / exact).toBeLessThan(Math.max(1e-12, 10 * Number.EPSILON * ((n - e) / e)));
+    });
+  }
+
+  it('rejects a matrix with an exactly zero pivot', () => {
+    const run = () => computeMatrixConditioning(fromRows([[1, 2, 3], [2, 4, 6], [0, 1, 1]]));
+    expect(run).toThrow(SingularMatrixError);
+    expect(run).toThrow(/numerically singular.*condition number.*infinite/);
+  });
+
+  it('rejects a numerically singular matrix (sigma_min <= n eps sigma_max) and reports the estimated condition number', () => {
+    let error: unknown;
+    try {
+      computeMatrixConditioning(fromRows([[1, 0], [0, 1e-17]]));
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SingularMatrixError);
+    expect((error as Error).message).toMatch(/numerically singular/);
+    expect((error as Error).message).toMatch(/1\.00e\+17/);
+    expect((error as SingularMatrixError).details.conditionNumber).toBeCloseTo(1e17, -13);
+    // A product of 10 x 9 and 9 x 10 factors has rank 9: rounding leaves sigma_min ~ eps sigma_max.
+    const rng = new SeededRandom(2);
+    const u = Array.from({ length: 10 }, () => Array.from({ length: 9 }, () => 2 * rng.nextDouble() - 1));
+    const v = Array.from({ length: 9 }, () => Array.from({ length: 10 }, () => 2 * rng.nextDouble() - 1));
+    expect(() => computeMatrixConditioning(fromRows(new Matrix(u).mmul(new Matrix(v)).to2DArray()))).toThrow(SingularMatrixError);
+  });
+
+  it('accepts an ill-conditioned but nonsingular matrix below the rank tolerance', () => {
+    const c = computeMatrixConditioning(fromRows([[1, 0], [0, 1e-14]]));
+    expect(Math.abs(c.kappaAtA - 1e28) / 1e28).toBeLessThan(1e-14);
+  });
+});
+
+describe('kappa(S)', () => {
+  it('is 1 exactly with S = I for machines on disjoint supports (Proposition 1)', () => {
+    const rows = [
+      [2, 0, 1],
+      [0, 3, 0],
+      [1, 0, 5],
+    ];
+    const system = systemOf(rows, [0, 1, 0], 2);
+    const s = computeSConditioning(system, computeGramBlocks(system.machines));
+    expect(s).toMatchObject({ kappaS: 1, lambdaMinS: 1, lambdaMaxS: 1 });
+  });
+
+  it('is cot^2(theta_H / 2) for m = 2, down to the tiny-angle fixture (kappa(S) ~ 4e14)', () => {
+    const fixture = JSON.parse(readFileSync('/work/shared/fixtures/heterogeneity/tiny-angle-1e-07.json', 'utf8'));
+    const system = systemOf(fixture.A, fixture.partition.assignment, 2);
+    const s = computeSConditioning(system, computeGramBlocks(system.machines));
+    // Eigenvalues of S for two machines: 1 +- cos(principal angles) (and 1): kappa = (1 + c) / (1 - c).
+    const theta = fixture.expected.thetaH; // 1e-7 to ~1e-16 absolute (an accurate angle, unlike its kappaS)
+    const exact = 1 / Math.tan(theta / 2) ** 2;
+    expect(Math.abs(s.kappaS - exact) / exact).toBeLessThan(1e-6);
+    expect(Math.abs(s.lambdaMinS - 2 * Math.sin(theta / 2) ** 2) / s.lambdaMinS).toBeLessThan(1e-6);
+    expect(Math.abs(s.lambdaMaxS - (1 + Math.cos(theta)))).toBeLessThan(1e-15);
+  });
+
+  it('is (1 + c) / (1 - c) for m = 2 with c = sigma_max(Q_1^T Q_2) from ml-matrix', () => {
+    const n = 16;
+    const rows = randomRows(n, 8, 0.5);
+    const assignment = Array.from({ length: n }, (_, k) => (k < 7 ? 0 : 1));
+    const system = systemOf(rows, assignment, 2);
+    const s = computeSConditioning(system, computeGramBlocks(system.machines));
+    const c = svdValues(mlBasis(rows.slice(0, 7)).transpose().mmul(mlBasis(rows.slice(7))))[0];
+    expect(Math.abs(s.kappaS - (1 + c) / (1 - c)) / s.kappaS).toBeLessThan(1e-10);
+    expect(Math.abs(s.lambdaMaxS - (1 + c))).toBeLessThan(1e-14);
+  });
+
+  for (const [m, mean] of [
+    [4, 0],
+    [5, 1],
+  ] as const) {
+    it(`matches ml-matrix's eigenvalues of the explicitly formed S (n = 30, m = ${m}, mean ${mean})`, () => {
+      const n = 30;
+      const rows = randomRows(n, 30 + m, mean);
+      // Uneven machines, one of them holding a single row.
+      const assignment = Array.from({ length: n }, (_, k) => (k === 0 ? 0 : 1 + (k % (m - 1))));
+      const system = systemOf(rows, assignment, m);
+      const s = computeSConditioning(system, computeGramBlocks(system.machines));
+      const S = Matrix.zeros(n, n);
+      for (let i = 0; i < m; i++) {
+        const q = mlBasis(rows.filter((_, k) => assignment[k] === i));
+        S.add(q.mmul(q.transpose()));
+      }
+      const ev = new EigenvalueDecomposition(S, { assumeSymmetric: true }).realEigenvalues;
+      const lo = Math.min(...ev);
+      const hi = Math.max(...ev);
+      expect(Math.abs(s.lambdaMaxS - hi) / hi).toBeLessThan(1e-13);
+      // The explicit eigensolver knows lambda_min to ~eps lambda_max only.
+      expect(Math.abs(s.lambdaMinS - lo)).toBeLessThan(1e-14 * hi);
+      expect(Math.abs(s.kappaS - hi / lo) / s.kappaS).toBeLessThan(1e-14 * (hi / lo));
+    });
+  }
+});

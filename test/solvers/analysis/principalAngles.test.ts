@@ -1,0 +1,139 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
+import { describe, expect, it } from 'vitest';
+import { computePrincipalAngles, NEAR_PARALLEL_COSINE } from '../../../src/solvers/analysis/principalAngles.js';
+import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
+import { fromRows } from '../../../src/solvers/matrix.js';
+import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+
+const FIXTURES = '/work/shared/fixtures/heterogeneity';
+
+function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
+  const A = fromRows(rows);
+  return buildDistributedSystem({ n: A.rows, A, b: new Float64Array(A.rows), xTrue: null, partition: partitionFromAssignment(Int32Array.from(assignment), m) });
+}
+
+// Hadamard / 2: orthogonal with entries exactly representable, so rotating by it is exact up to the
+// rounding of the products (relative eps per entry).
+const H4 = [
+  [1, 1, 1, 1],
+  [1, -1, 1, -1],
+  [1, 1, -1, -1],
+  [1, -1, -1, 1],
+].map((r) => r.map((v) => v / 2));
+const rotate = (rows: number[][]) => rows.map((r) => H4[0].map((_, j) => r.reduce((s, v, k) => s + v * H4[k][j], 0)));
+
+describe('smallest principal angle between two machines', () => {
+  // span(e1, e2) and span(e1 + d e3, e4) meet at exactly atan(d).
+  for (const d of [0.7, 0.5, 0.2, 1e-3, 1e-7, 1e-10]) {
+    it(`is atan(${d}) for two planes built exactly (both the arccos and the atan2(sin, cos) paths)`, () => {
+      const rows = [
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+        [1, 0, d, 0],
+        [0, 0, 0, 1],
+      ];
+      const expected = Math.atan(d);
+      const plain = computePrincipalAngles(systemOf(rows, [0, 0, 1, 1], 2));
+      expect(Math.abs(plain.thetaH - expected)).toBeLessThanOrEqual(2 * Number.EPSILON * expected);
+      expect(plain.thetaHPair).toEqual([0, 1]);
+      expect(plain.theta).toEqual([
+        [0, plain.thetaH],
+        [plain.thetaH, 0],
+      ]);
+      expect(Math.abs(plain.cosThetaH - 1 / Math.sqrt(1 + d * d))).toBeLessThanOrEqual(2 * Number.EPSILON);
+      // Rotated by an orthogonal matrix and mixed within each machine: the same subspaces up to
+      // rounding of the entries (a few eps, absolute).
+      const rotated = rotate(rows);
+      const mixed = [
+        rotated[0].map((v, j) => 0.8 * v - 1.3 * rotated[1][j]),
+        rotated[1].map((v, j) => 0.4 * v + 2.1 * rotated[0][j]),
+        rotated[3].map((v, j) => 1.7 * v + 0.6 * rotated[2][j]),
+        rotated[2].map((v, j) => -0.9 * v + 0.3 * rotated[3][j]),
+      ];
+      const mixedAngles = computePrincipalAngles(systemOf(mixed, [0, 0, 1, 1], 2));
+      expect(Math.abs(mixedAngles.thetaH - expected)).toBeLessThan(1e-15);
+    });
+  }
+
+  it('is accurate where arccos(cos) is not (1e-10 rad: cos rounds to 1)', () => {
+    expect(Math.acos(Math.cos(1e-10))).toBe(0);
+    expect(NEAR_PARALLEL_COSINE).toBeLessThan(Math.cos(0.4));
+  });
+
+  for (const [sizes, assignment] of [
+    ['1 row vs 3 rows', [0, 1, 1, 1]],
+    ['3 rows vs 1 row', [1, 0, 0, 0]],
+  ] as const) {
+    it(`handles unequal basis sizes (${sizes})`, () => {
+      const d = 1e-8;
+      const rows = [
+        [1, 0, d, 0],
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+        [0, 0, 0, 1],
+      ];
+      const angles = computePrincipalAngles(systemOf(rotate(rows), [...assignment], 2));
+      expect(Math.abs(angles.thetaH - Math.atan(d))).toBeLessThan(1e-15);
+    });
+  }
+
+  it('is pi/2 exactly for machines with disjoint column supports', () => {
+    const rows = [
+      [1, 2, 0, 0],
+      [3, 1, 0, 0],
+      [0, 0, 1, 1],
+      [0, 0, 2, -1],
+    ];
+    const angles = computePrincipalAngles(systemOf(rows, [0, 0, 1, 1], 2));
+    expect(angles.thetaH).toBe(Math.PI / 2);
+    expect(angles.cosThetaH).toBe(0);
+  });
+
+  it('is pi/2 with no pair for a single machine', () => {
+    const angles = computePrincipalAngles(systemOf([[2, 1], [1, 3]], [0, 0], 1));
+    expect(angles.thetaH).toBe(Math.PI / 2);
+    expect(angles.thetaHPair).toBeNull();
+    expect(angles.theta).toEqual([[0]]);
+  });
+
+  for (const mean of [0, 1]) {
+    it(`matches ml-matrix references on random Gaussian data (mean ${mean})`, () => {
+      const n = 30;
+      const m = 3;
+      const rng = new SeededRandom(21 + mean);
+      const rows = Array.from({ length: n }, () => Array.from({ length: n }, () => mean + 2 * rng.nextDouble() - 1));
+      const assignment = Array.from({ length: n }, (_, k) => k % m);
+      const angles = computePrincipalAngles(systemOf(rows, assignment, m));
+      const bases = Array.from({ length: m }, (_, i) => {
+        const ai = new Matrix(rows.filter((_, k) => assignment[k] === i)).transpose();
+        return new QrDecomposition(ai).orthogonalMatrix.subMatrix(0, n - 1, 0, ai.columns - 1);
+      });
+      const svd = (x: Matrix) => new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
+      for (let i = 0; i < m; i++)
+        for (let j = i + 1; j < m; j++) {
+          const g = bases[i].transpose().mmul(bases[j]);
+          const c = svd(g)[0];
+          // Reference sine from ml-matrix: smallest singular value of Q_j - Q_i (Q_i^T Q_j).
+          const s = svd(bases[j].clone().sub(bases[i].mmul(g))).at(-1)!;
+          expect(Math.abs(angles.theta[i][j] - Math.atan2(s, c))).toBeLessThan(1e-13);
+          expect(angles.theta[j][i]).toBe(angles.theta[i][j]);
+          if (c < 0.8) expect(Math.abs(angles.theta[i][j] - Math.acos(c))).toBeLessThan(1e-13);
+        }
+    });
+  }
+
+  const generated = readdirSync(FIXTURES)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => JSON.parse(readFileSync(`${FIXTURES}/${f}`, 'utf8')))
+    .filter((c) => c.A !== undefined);
+  for (const fixture of generated) {
+    it(`reproduces the theta matrix of fixture ${fixture.name}`, () => {
+      const e = fixture.expected;
+      const angles = computePrincipalAngles(systemOf(fixture.A, fixture.partition.assignment, e.m));
+      const tol = fixture.name.startsWith('tiny-angle') ? 1e-12 : 1e-9;
+      for (let i = 0; i < e.m; i++) for (let j = 0; j < e.m; j++) expect(Math.abs(angles.theta[i][j] - e.theta[i][j])).toBeLessThan(tol);
+    });
+  }
+});
