@@ -162,7 +162,7 @@ export function* runAlgorithmWork(system: DistributedSystem, id: AlgorithmId, sp
     iterations: iteration,
     relativeResidual: relativeResidual(A, solution, b),
     relativeError: xTrue === null ? null : relativeDistance(solution, xTrue, normXTrue),
-    empiricalRate: empiricalRateOfTrace(trace),
+    empiricalRate: empiricalRateOfTrace(trace, status),
     theoreticalRate,
     parameters,
     wallTimeMs: performance.now() - started,

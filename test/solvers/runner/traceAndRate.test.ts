@@ -79,4 +79,15 @@ describe('fitEmpiricalRate', () => {
     expect(fitEmpiricalRate(Int32Array.from([0, 1]), Float64Array.from([1, 1e-16]))).toBeNull();
     expect(fitEmpiricalRate(Int32Array.from([0]), Float64Array.from([1]))).toBeNull();
   });
+  it('with trimFloor, a long stagnation at a rounding floor far above FIT_FLOOR does not bias the rate', () => {
+    // rho^t down to an ill-conditioned system's floor (1e-12), then 10 000 iterations of noise there.
+    const rho = 0.997;
+    const t = Array.from({ length: 20_000 }, (_, k) => k);
+    const floor = 1e-12;
+    const v = t.map((k) => Math.max(rho ** k, floor * (1 + 0.5 * Math.sin(k))));
+    const trimmed = fitEmpiricalRate(t, v, { trimFloor: true }) as number;
+    expect(Math.abs(trimmed - rho)).toBeLessThanOrEqual(0.01 * (1 - rho));
+    // Fitted over the floor, the same trace reads as (nearly) no convergence at all.
+    expect(fitEmpiricalRate(t, v) as number).toBeGreaterThan(1 - 0.1 * (1 - rho));
+  });
 });
