@@ -126,11 +126,22 @@ export class ApcMethod implements IterativeMethod {
       // x_i <- x_i + gamma (xbar - x_i) - gamma Q_i w_i  (= x_i + gamma P_i (xbar - x_i))
       for (let j = 0; j < n; j++) local[base + j] += gamma * (xbar[j] - local[base + j]);
       const wo = rowOffset[i];
-      for (let k = 0; k < p; k++) {
-        const coef = gamma * w[wo + k];
-        const qk = k * c;
-        if (full) for (let t = 0; t < c; t++) local[base + t] -= coef * q[qk + t];
-        else for (let t = 0; t < c; t++) local[base + cols[t]] -= coef * q[qk + t];
+      if (full) {
+        for (let k = 0; k < p; k++) {
+          const coef = gamma * w[wo + k];
+          const qk = k * c;
+          for (let t = 0; t < c; t++) local[base + t] -= coef * q[qk + t];
+        }
+      } else {
+        // Accumulate gamma Q_i w_i contiguously on the support, then scatter once.
+        const u = this.supportBuffer;
+        u.fill(0, 0, c);
+        for (let k = 0; k < p; k++) {
+          const coef = gamma * w[wo + k];
+          const qk = k * c;
+          for (let t = 0; t < c; t++) u[t] += coef * q[qk + t];
+        }
+        for (let t = 0; t < c; t++) local[base + cols[t]] -= u[t];
       }
       for (let j = 0; j < n; j++) sum[j] += local[base + j];
     }

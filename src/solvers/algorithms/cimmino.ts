@@ -62,13 +62,15 @@ class CimminoMethod implements IterativeMethod {
         for (let k = 0; k < j; k++) s -= r[k * p + j] * y[k];
         y[j] = s / r[j * p + j];
       }
-      // direction += Q_i y
+      // direction += Q_i y (on a partial support: accumulate contiguously, then scatter once)
+      const target = full ? direction : this.supportBuffer;
+      if (!full) target.fill(0, 0, c);
       for (let k = 0; k < p; k++) {
         const yk = y[k];
         const qk = k * c;
-        if (full) for (let t = 0; t < c; t++) direction[t] += yk * q[qk + t];
-        else for (let t = 0; t < c; t++) direction[cols[t]] += yk * q[qk + t];
+        for (let t = 0; t < c; t++) target[t] += yk * q[qk + t];
       }
+      if (!full) for (let t = 0; t < c; t++) direction[cols[t]] += target[t];
     }
     for (let j = 0; j < x.length; j++) x[j] += nu * direction[j];
     this.measure();
