@@ -1,0 +1,28 @@
+/**
+ * The numerical core as a library: no HTTP, no Redis. A typical use:
+ *
+ *   const A = generateMatrix({ generator: 'gaussian', n: 200, mean: 1, seed: 7 });
+ *   const system = buildDistributedSystem(createProblem({ A, partition: { machines: 10 } }));
+ *   const analysis = analyze(system);                     // metrics, rates, bounds, recommendation
+ *   const run = runAlgorithm(system, 'apc', spectralDataOf(analysis), { tolerance: 1e-8, maxIterations: 20000 });
+ *
+ * Long computations also exist as generators (`analyzeWork`, `runAlgorithmWork`) for
+ * `runCooperatively`, which keeps an event loop responsive and honours an AbortSignal.
+ */
+export * from './errors.js';
+export { fromRows, toRows, matVec, norm2, relativeResidual, type DenseMatrix } from './matrix.js';
+export { runSync, runCooperatively, type Work, type WorkProgress, type CooperativeOptions } from './cooperative.js';
+export { partitionFromAssignment, type Partition, type Problem } from './problem.js';
+export * from './input/index.js';
+export {
+  buildDistributedSystem,
+  buildDistributedSystemWork,
+  type DistributedSystem,
+  type MachineData,
+} from './distributed/distributedSystem.js';
+export { analyze, analyzeWork, spectralDataOf, DEFAULT_ANALYSIS_TOLERANCE, type AnalyzeOptions } from './analysis/analyze.js';
+export type * from './analysis/types.js';
+export { ALGORITHM_IDS, algorithms, getAlgorithm, isAlgorithmId, type AlgorithmId } from './algorithms/registry.js';
+export type * from './algorithms/types.js';
+export { runAlgorithm, runAlgorithmWork, DEFAULT_TRACE_CAP, DIVERGENCE_FACTOR } from './runner/runAlgorithm.js';
+export type * from './runner/types.js';
