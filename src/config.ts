@@ -44,6 +44,8 @@ export const configSchema = z.object({
   STALLED_INTERVAL_MS: integer(30_000, 1000),
   /** Interval between progress reports of a running job (at most 250 ms). */
   PROGRESS_INTERVAL_MS: integer(200, 10).pipe(z.number().max(250)),
+  /** Interval of the comment lines that keep an idle event stream (GET /v1/jobs/{id}/events) open. */
+  SSE_HEARTBEAT_MS: integer(15_000, 100),
   /** Grace period for running jobs on SIGTERM/SIGINT before the process exits. */
   SHUTDOWN_TIMEOUT_MS: integer(10_000, 0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -36,3 +36,19 @@ export class StoreUnavailableError extends JobError {
     super(`The job store is unavailable: ${reason}`);
   }
 }
+
+/** A `cursor` that this service did not issue (the HTTP layer answers 400). */
+export class InvalidCursorError extends JobError {
+  readonly code = 'invalid-cursor';
+  constructor(cursor: string) {
+    super(`'${cursor.length > 40 ? `${cursor.slice(0, 40)}...` : cursor}' is not a cursor returned by GET /v1/jobs; pass the nextCursor of the previous page.`);
+  }
+}
+
+/** The stored input of a job (matrix, rhs, assignment) expired or was removed before a worker ran it. */
+export class JobInputMissingError extends JobError {
+  readonly code = 'job-input-missing';
+  constructor(readonly jobId: string, what: string) {
+    super(`The stored ${what} of job '${jobId}' is missing (expired before a worker could run the job).`);
+  }
+}

@@ -148,7 +148,10 @@ export interface JobService {
   isReady(): Promise<boolean>;
   /** Jobs in the queue by state (for /metrics): waiting, active, completed, failed, delayed... */
   queueCounts(): Promise<Record<string, number>>;
-  /** Called when any job finishes (for /metrics job durations). Returns the unsubscribe function. */
+  /**
+   * Called when any job finishes (for /metrics job durations), with the job without its `result`
+   * and `error` (not read, to keep this cheap). Returns the unsubscribe function.
+   */
   onFinished(listener: (job: Job) => void): () => void;
   close(): Promise<void>;
 }

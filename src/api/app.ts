@@ -1,0 +1,67 @@
+/**
+ * The HTTP API as a fastify app, built by a factory (as in fastify's demo application): the
+ * caller owns the configuration, the JobService and the logger, so tests build the same app
+ * against a real Redis and drive it with inject() or over a socket.
+ */
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { createSerializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { Config } from '../config.js';
+import type { JobService } from '../jobs/types.js';
+import { installMetrics } from './plugins/metrics.js';
+import { installOpenApi, openApiDocument } from './plugins/openapi.js';
+import { installErrorHandling } from './plugins/problems.js';
+import { eventRoutes } from './routes/events.js';
+import { healthRoutes } from './routes/health.js';
+import { jobRoutes } from './routes/jobs.js';
+import { problemTypeRoutes } from './routes/problemTypes.js';
+import { runRoutes } from './routes/runs.js';
+
+export interface BuildAppOptions {
+  config: Config;
+  jobService: JobService;
+  /** A pino logger (fastify's logger), or false for none. */
+  logger?: FastifyBaseLogger | false;
+  /**
+   * 'strict': a response that does not match its schema is a 500 (tests). 'log' (default): it is
+   * logged and sent as plain JSON, so a schema drift never makes a stored job unreadable.
+   */
+  responseValidation?: 'strict' | 'log';
+}
+
+export async function buildApp({ config, jobService, logger = false, responseValidation = 'log' }: BuildAppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(logger ? { loggerInstance: logger } : { logger: false }),
+    bodyLimit: config.BODY_LIMIT_BYTES,
+    // Long-poll style SSE streams must not be cut by the default request timeout.
+    requestTimeout: 0,
+  });
+
+  app.setValidatorCompiler(validatorCompiler);
+  const strictSerializer = createSerializerCompiler();
+  app.setSerializerCompiler((route) => {
+    const serialize = strictSerializer(route as Parameters<typeof strictSerializer>[0]);
+    if (responseValidation === 'strict') return serialize;
+    return (data) => {
+      try {
+        return serialize(data);
+      } catch (err) {
+        app.log.error({ err, method: route.method, url: route.url }, 'response does not match its schema; sent as is');
+        return JSON.stringify(data);
+      }
+    };
+  });
+
+  installErrorHandling(app, config);
+  await installOpenApi(app);
+  installMetrics(app, jobService);
+
+  await app.register(healthRoutes, { jobService });
+  await app.register(problemTypeRoutes);
+  await app.register(jobRoutes, { prefix: '/v1', jobService, config });
+  await app.register(runRoutes, { prefix: '/v1', jobService });
+  await app.register(eventRoutes, { prefix: '/v1', jobService, heartbeatMs: config.SSE_HEARTBEAT_MS });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => openApiDocument(app));
+
+  await app.ready();
+  return app;
+}

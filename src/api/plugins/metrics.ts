@@ -1,0 +1,82 @@
+/**
+ * GET /metrics in the Prometheus text format (prom-client, one registry per app): HTTP requests by
+ * method, route and status; queue depth by state (read from Redis at scrape time); job run times
+ * and end-to-end latencies (observed when jobs finish, from JobService.onFinished).
+ */
+import type { FastifyInstance } from 'fastify';
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { JobService } from '../../jobs/types.js';
+
+const JOB_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
+
+export function installMetrics(app: FastifyInstance, jobService: JobService): void {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'lss_' });
+
+  const requests = new Counter({
+    name: 'lss_http_requests_total',
+    help: 'HTTP requests by method, route (pattern) and status code.',
+    labelNames: ['method', 'route', 'status_code'] as const,
+    registers: [registry],
+  });
+  const requestSeconds = new Histogram({
+    name: 'lss_http_request_duration_seconds',
+    help: 'HTTP request durations (to the end of the response; SSE streams excluded).',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
+    registers: [registry],
+  });
+  const log = app.log;
+  new Gauge({
+    name: 'lss_queue_jobs',
+    help: 'Jobs in the queue by BullMQ state (waiting, active, delayed, completed, failed...), read at scrape time.',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    async collect() {
+      try {
+        const counts = await jobService.queueCounts();
+        for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
+      } catch (err) {
+        log.warn({ err }, 'queue depth not available for /metrics');
+      }
+    },
+  });
+  const runSeconds = new Histogram({
+    name: 'lss_job_duration_seconds',
+    help: 'Run time of finished jobs, from the start of their last attempt to their end.',
+    labelNames: ['type', 'status'] as const,
+    buckets: JOB_SECONDS_BUCKETS,
+    registers: [registry],
+  });
+  const latencySeconds = new Histogram({
+    name: 'lss_job_latency_seconds',
+    help: 'End-to-end time of finished jobs, from creation to their end (queueing included).',
+    labelNames: ['type', 'status'] as const,
+    buckets: JOB_SECONDS_BUCKETS,
+    registers: [registry],
+  });
+
+  const stopObserving = jobService.onFinished((job) => {
+    if (!job.finishedAt) return;
+    const end = Date.parse(job.finishedAt);
+    const labels = { type: job.type, status: job.status };
+    latencySeconds.observe(labels, (end - Date.parse(job.createdAt)) / 1000);
+    if (job.startedAt) runSeconds.observe(labels, Math.max(0, end - Date.parse(job.startedAt)) / 1000);
+  });
+  app.addHook('onClose', async () => stopObserving());
+
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    requests.inc({ method: request.method, route, status_code: String(reply.statusCode) });
+    if (!route.endsWith('/events')) requestSeconds.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  app.get(
+    '/metrics',
+    { schema: { tags: ['operations'], operationId: 'metrics', summary: 'Prometheus metrics', description: 'Prometheus text exposition format (text/plain; version=0.0.4).' } },
+    async (_request, reply) => {
+      const text = await registry.metrics();
+      return reply.type(registry.contentType).send(text);
+    },
+  );
+}

@@ -1,0 +1,137 @@
+/**
+ * The one error handler: every error becomes an RFC 9457 problem (application/problem+json).
+ * Typed errors of the numerical core and the job layer carry their problem type (src/jobs/problems.ts);
+ * fastify's own errors (bad JSON, body too large, schema violations) are mapped here; anything
+ * else is a 500 whose detail reveals nothing of the cause (it is logged).
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
+import type { Config } from '../../config.js';
+import { makeProblem, problemFromTypedError } from '../../jobs/problems.js';
+import type { ProblemDetails } from '../../jobs/types.js';
+
+export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+interface FieldProblem {
+  in?: 'body' | 'query' | 'path' | 'headers';
+  path: string;
+  message: string;
+}
+
+interface ValidationIssue {
+  instancePath: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+interface ZodIssueLike {
+  code: string;
+  path: PropertyKey[];
+  message: string;
+  errors?: ZodIssueLike[][];
+}
+
+const PARTS: Record<string, FieldProblem['in']> = { body: 'body', querystring: 'query', params: 'path', headers: 'headers' };
+
+export function sendProblem(reply: FastifyReply, problem: ProblemDetails): FastifyReply {
+  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
+}
+
+export function installErrorHandling(app: FastifyInstance, config: Config): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const problem = problemFor(error, config);
+    problem.instance ??= request.url.split('?')[0];
+    if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
+    else request.log.info({ code: problem.code, detail: problem.detail }, 'request rejected');
+    return sendProblem(reply, problem);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    sendProblem(reply, makeProblem('not-found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`, { instance: request.url.split('?')[0] }));
+  });
+}
+
+function problemFor(error: FastifyError, config: Config): ProblemDetails {
+  const typed = problemFromTypedError(error);
+  if (typed) return typed;
+
+  if (hasZodFastifySchemaValidationErrors(error)) {
+    const part = PARTS[(error as { validationContext?: string }).validationContext ?? 'body'] ?? 'body';
+    const errors = (error.validation as ValidationIssue[]).flatMap((issue) => flattenIssue(issue, part));
+    return makeProblem('invalid-request', describeFieldProblems(errors), { errors });
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return makeProblem('malformed-json', 'The request body is not valid JSON.');
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return makeProblem('malformed-json', 'The request body is empty; a JSON document was expected.');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return makeProblem('body-too-large', `The request body exceeds ${config.BODY_LIMIT_BYTES} bytes (BODY_LIMIT_BYTES).`);
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return makeProblem('unsupported-media-type', 'Unsupported Content-Type; send application/json.');
+  }
+  if (isResponseSerializationError(error) && 'cause' in error) return makeProblem('internal-error', 'Internal error; it has been logged.');
+  // Other client errors raised by fastify itself (their messages name the cause and hold no internals).
+  if (typeof error.statusCode === 'number' && error.statusCode >= 400 && error.statusCode < 500) {
+    return { ...makeProblem('invalid-request', error.message), status: error.statusCode, title: 'Bad request' };
+  }
+  return makeProblem('internal-error', 'Internal error; it has been logged.');
+}
+
+/**
+ * One entry per violated field. A value matching none of a union's forms (e.g. a partition) is
+ * reported through the form it resembles most: the one with fewest missing or unknown keys.
+ */
+function flattenIssue(issue: ValidationIssue, part: FieldProblem['in']): FieldProblem[] {
+  const branches = issue.keyword === 'invalid_union' ? (issue.params?.errors as ZodIssueLike[][] | undefined) : undefined;
+  if (branches && branches.length > 0) {
+    const best = closestBranch(branches);
+    if (best) return best.flatMap((child) => flattenZodIssue(child, issue.instancePath, part));
+    return [{ in: part, path: pointer(issue.instancePath) || '/', message: noFormMatches(branches) }];
+  }
+  return [{ in: part, path: pointer(issue.instancePath) || '/', message: issue.message ?? 'Invalid value' }];
+}
+
+function flattenZodIssue(issue: ZodIssueLike, basePath: string, part: FieldProblem['in']): FieldProblem[] {
+  const path = pointer(basePath) + issue.path.map((segment) => `/${String(segment)}`).join('');
+  if (issue.code === 'invalid_union' && issue.errors && issue.errors.length > 0) {
+    const best = closestBranch(issue.errors);
+    if (best) return best.flatMap((child) => flattenZodIssue(child, path, part));
+  }
+  return [{ in: part, path: path === '' ? '/' : path, message: issue.message }];
+}
+
+function closestBranch(branches: ZodIssueLike[][]): ZodIssueLike[] | null {
+  const structural = (issue: ZodIssueLike): boolean =>
+    issue.code === 'unrecognized_keys' || (issue.code === 'invalid_type' && /received undefined/.test(issue.message) && issue.path.length === 1);
+  let best: ZodIssueLike[] | null = null;
+  let bestScore = Infinity;
+  for (const branch of branches) {
+    const score = branch.filter(structural).length;
+    if (score < bestScore) {
+      bestScore = score;
+      best = branch;
+    }
+  }
+  // Every form is missing its key: none resembles the value, so say it matches none.
+  if (best && bestScore > 0 && best.every(structural)) return null;
+  return best;
+}
+
+/** For unions of objects told apart by their one key (the partition forms): name the keys. */
+function noFormMatches(branches: ZodIssueLike[][]): string {
+  const keys = branches.map((branch) => branch.find((issue) => issue.code === 'invalid_type' && issue.path.length === 1)?.path[0]);
+  if (keys.every((key) => key !== undefined)) return `Invalid input: give exactly one of ${keys.map((key) => `"${String(key)}"`).join(', ')}`;
+  return 'Invalid input: matches none of the allowed forms (see the OpenAPI document)';
+}
+
+function pointer(instancePath: string): string {
+  return instancePath === '/' ? '' : instancePath;
+}
+
+function describeFieldProblems(errors: FieldProblem[]): string {
+  const shown = errors.slice(0, 3).map((e) => `${e.in === 'body' ? '' : `${e.in} parameter `}${e.path || '/'}: ${e.message}`);
+  const more = errors.length > 3 ? `; and ${errors.length - 3} more` : '';
+  return `The request does not match the schema: ${shown.join('; ')}${more}.`;
+}

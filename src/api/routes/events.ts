@@ -1,0 +1,84 @@
+/**
+ * GET /v1/jobs/{id}/events: Server-Sent Events. First the current status, then `progress` and
+ * `status` events until the job ends; the stream closes after the final status. Comment lines
+ * (heartbeats) keep proxies from timing the connection out.
+ */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { FINISHED_STATUSES, type JobEvent, type JobService } from '../../jobs/types.js';
+import { JobIdParamsSchema } from '../schemas/job.js';
+import { problemResponses } from '../schemas/problem.js';
+
+export interface EventRoutesOptions {
+  jobService: JobService;
+  heartbeatMs: number;
+}
+
+const DESCRIPTION = `text/event-stream. Events:
+- \`event: status\`, data \`{ "status": JobStatus, "job": Job }\`: first the status at subscription time, then each change;
+- \`event: progress\`, data \`JobProgress\` (about every PROGRESS_INTERVAL_MS while the job runs).
+The stream ends after the status event of a finished job (succeeded, failed, cancelled). Lines starting with ":" are heartbeats.`;
+
+export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app, { jobService, heartbeatMs }) => {
+  // Open streams would keep app.close() waiting forever: end them before the server closes.
+  const openStreams = new Set<() => void>();
+  app.addHook('preClose', async () => {
+    for (const end of openStreams) end();
+  });
+
+  app.get(
+    '/jobs/:id/events',
+    {
+      schema: {
+        tags: ['jobs'],
+        operationId: 'streamJobEvents',
+        summary: 'Progress and status changes of a job (Server-Sent Events)',
+        description: DESCRIPTION,
+        params: JobIdParamsSchema,
+        response: {
+          200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
+          ...problemResponses(404, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const raw = reply.raw;
+      const early: JobEvent[] = [];
+      let streaming = false;
+      let ended = false;
+      let heartbeat: NodeJS.Timeout | undefined;
+      let unsubscribe: (() => void) | undefined;
+
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        openStreams.delete(end);
+        clearInterval(heartbeat);
+        unsubscribe?.();
+        if (!raw.writableEnded) raw.end();
+      };
+      const write = (event: JobEvent): void => {
+        if (ended) return;
+        raw.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+        if (event.event === 'status' && FINISHED_STATUSES.includes(event.data.status)) end();
+      };
+
+      // Throws JobNotFoundError (404) before anything is sent.
+      unsubscribe = await jobService.subscribe(request.params.id, (event) => (streaming ? write(event) : early.push(event)));
+
+      reply.hijack();
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      raw.write(': stream of job events\nretry: 2000\n\n');
+      streaming = true;
+      openStreams.add(end);
+      raw.on('close', end);
+      heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
+      for (const event of early.splice(0)) write(event);
+    },
+  );
+};

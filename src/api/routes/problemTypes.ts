@@ -1,0 +1,26 @@
+/** GET /problems/{code}: what a problem `type` URI stands for. */
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { makeProblem, PROBLEM_TYPES, problemTypeUri } from '../../jobs/problems.js';
+import { sendProblem } from '../plugins/problems.js';
+import { problemResponses, ProblemTypeSchema } from '../schemas/problem.js';
+
+export const problemTypeRoutes: FastifyPluginAsyncZod = async (app) => {
+  app.get(
+    '/problems/:code',
+    {
+      schema: {
+        tags: ['operations'],
+        operationId: 'getProblemType',
+        summary: 'Description of a problem type (the `type` of a problem is "/problems/<code>")',
+        params: z.object({ code: z.string() }),
+        response: { 200: ProblemTypeSchema, ...problemResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      const type = PROBLEM_TYPES.get(request.params.code);
+      if (!type) return sendProblem(reply, makeProblem('not-found', `No problem type '${request.params.code}'.`));
+      return { type: problemTypeUri(type.code), ...type };
+    },
+  );
+};

@@ -1,0 +1,119 @@
+/** Jobs as the API returns them (see src/jobs/types.ts: Job, JobSummary, JobPage, TraceView). */
+import { z } from 'zod';
+import { AnalysisSchema, ParametersSchema } from './analysis.js';
+import { AlgorithmIdSchema } from './jobRequest.js';
+import { ProblemSchema } from './problem.js';
+
+export const JobStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).meta({ id: 'JobStatus' });
+export const JobTypeSchema = z.enum(['analyze', 'solve']).meta({ id: 'JobType' });
+
+export const JobProgressSchema = z
+  .object({
+    phase: z.string().describe("What is being computed: 'bases', 'principal-angles', 'conditioning', 'solve', 'done'..."),
+    algorithm: z.string().optional(),
+    iteration: z.number().int().optional(),
+    relativeResidual: z.number().nullable().optional(),
+    fraction: z.number().optional().describe('Fraction of the current phase done, in [0, 1], when known.'),
+    updatedAt: z.string(),
+  })
+  .meta({ id: 'JobProgress' });
+
+export const JobOptionsSchema = z
+  .object({
+    tolerance: z.number(),
+    maxIterations: z.number().int(),
+    parameters: z.partialRecord(AlgorithmIdSchema, ParametersSchema),
+  })
+  .meta({ id: 'JobOptions' });
+
+export const RunSummarySchema = z
+  .object({
+    status: z.enum(['converged', 'max-iterations', 'diverged', 'cancelled']),
+    iterations: z.number().int(),
+    relativeResidual: z.number().nullable().describe('|A x - b| / |b| of the returned solution (null when not finite).'),
+    relativeError: z.number().nullable().describe('|x - x*| / |x*| when the true solution is known (rhs omitted).'),
+    empiricalRate: z.number().nullable(),
+    theoreticalRate: z.number().nullable(),
+    parameters: ParametersSchema,
+    wallTimeMs: z.number(),
+    stopReason: z.string(),
+    tracePoints: z.number().int(),
+  })
+  .meta({ id: 'Run' });
+
+export const JobResultSchema = z
+  .object({
+    analysis: AnalysisSchema,
+    runs: z.partialRecord(AlgorithmIdSchema, RunSummarySchema),
+  })
+  .meta({ id: 'JobResult' });
+
+export const JobSchema = z
+  .object({
+    id: z.string(),
+    type: JobTypeSchema,
+    status: JobStatusSchema,
+    progress: JobProgressSchema.nullable(),
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    n: z.number().int(),
+    m: z.number().int(),
+    algorithms: z.array(AlgorithmIdSchema),
+    options: JobOptionsSchema,
+    attempts: z.number().int().describe('Times a worker started the job (more than 1 after a retry).'),
+    result: JobResultSchema.optional().describe('Present when the job succeeded (and when it was cancelled after its analysis).'),
+    error: ProblemSchema.optional().describe('Present when the job failed.'),
+  })
+  .meta({ id: 'Job' });
+
+export const JobSummarySchema = z
+  .object({
+    id: z.string(),
+    type: JobTypeSchema,
+    status: JobStatusSchema,
+    createdAt: z.string(),
+    startedAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+    n: z.number().int(),
+    m: z.number().int(),
+  })
+  .meta({ id: 'JobSummary' });
+
+export const JobPageSchema = z
+  .object({
+    items: z.array(JobSummarySchema),
+    nextCursor: z.string().nullable().describe('Pass as `cursor` for the next page; null on the last page.'),
+  })
+  .meta({ id: 'JobPage' });
+
+const finiteOrNull = z.array(z.number().nullable());
+
+export const TraceSchema = z
+  .object({
+    algorithm: AlgorithmIdSchema,
+    iteration: z.array(z.number().int()).describe('Iteration numbers of the recorded points (first and last always kept).'),
+    relativeResidual: finiteOrNull,
+    relativeError: finiteOrNull.nullable(),
+    consensusDistance: finiteOrNull.nullable().describe('max_i |x_i - xbar| for APC and MLM; null for the others.'),
+    totalIterations: z.number().int(),
+    cap: z.number().int(),
+    downsampled: z.boolean(),
+  })
+  .meta({ id: 'Trace' });
+
+export const SolutionSchema = z
+  .object({
+    algorithm: AlgorithmIdSchema,
+    x: finiteOrNull.describe('The solution the run returned (null entries only if it diverged to non-finite values).'),
+  })
+  .meta({ id: 'Solution' });
+
+export const JobIdParamsSchema = z.object({ id: z.string().min(1).max(64) });
+export const RunParamsSchema = z.object({ id: z.string().min(1).max(64), algorithm: AlgorithmIdSchema });
+
+export const ListJobsQuerySchema = z.object({
+  status: JobStatusSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(20),
+  cursor: z.string().min(1).max(200).optional(),
+});

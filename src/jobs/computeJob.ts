@@ -1,0 +1,114 @@
+/**
+ * The computation of one job, free of Redis and BullMQ: build the distributed system, analyse
+ * it, then (solve jobs) run each requested algorithm, all through runCooperatively so that the
+ * process stays responsive (cancel messages, progress reports) during long factorizations and runs.
+ */
+import type { AlgorithmId } from '../solvers/algorithms/registry.js';
+import { analyzeWork, spectralDataOf } from '../solvers/analysis/analyze.js';
+import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
+import { buildDistributedSystemWork } from '../solvers/distributed/distributedSystem.js';
+import { CancelledError } from '../solvers/errors.js';
+import { createProblem } from '../solvers/input/createProblem.js';
+import type { DenseMatrix } from '../solvers/matrix.js';
+import type { Partition } from '../solvers/problem.js';
+import { runAlgorithmWork } from '../solvers/runner/runAlgorithm.js';
+import type { RunResult } from '../solvers/runner/types.js';
+import type { RunOutput } from './store/jobStore.js';
+import type { JobOptions, JobResult, JobType, RunSummary } from './types.js';
+
+export interface ComputeInput {
+  type: JobType;
+  A: DenseMatrix;
+  rhs: Float64Array | null;
+  partition: Partition;
+  algorithms: AlgorithmId[];
+  options: JobOptions;
+}
+
+export interface ComputeSettings {
+  signal: AbortSignal;
+  onProgress: (progress: WorkProgress) => void;
+  traceCap: number;
+  /** Longest stretch of computation between two returns to the event loop. */
+  sliceMs?: number;
+}
+
+export interface ComputeOutcome {
+  status: 'succeeded' | 'cancelled';
+  /** Absent when cancelled before the analysis finished. */
+  result?: JobResult;
+  runs: RunOutput[];
+}
+
+export function summarizeRun(run: RunResult): RunSummary {
+  return {
+    status: run.status,
+    iterations: run.iterations,
+    relativeResidual: run.relativeResidual,
+    relativeError: run.relativeError,
+    empiricalRate: run.empiricalRate,
+    theoreticalRate: run.theoreticalRate,
+    parameters: run.parameters,
+    wallTimeMs: run.wallTimeMs,
+    stopReason: run.stopReason,
+    tracePoints: run.trace.iteration.length,
+  };
+}
+
+export async function computeJob(input: ComputeInput, settings: ComputeSettings): Promise<ComputeOutcome> {
+  const { signal } = settings;
+  const sliceMs = settings.sliceMs ?? 20;
+  // Progress is throttled by the caller; hand it every snapshot the work yields, at slice pace.
+  const cooperative: CooperativeOptions = { signal, onProgress: settings.onProgress, progressIntervalMs: sliceMs, sliceMs };
+  const problem = createProblem({ A: input.A, rhs: input.rhs, partition: input.partition });
+
+  let analysis;
+  let system;
+  try {
+    system = await runCooperatively(buildDistributedSystemWork(problem), cooperative);
+    analysis = await runCooperatively(analyzeWork(system, { tolerance: input.options.tolerance }), cooperative);
+  } catch (error) {
+    if (error instanceof CancelledError) return { status: 'cancelled', runs: [] };
+    throw error;
+  }
+
+  const result: JobResult = { analysis, runs: {} };
+  const runs: RunOutput[] = [];
+  let cancelled = false;
+  if (input.type === 'solve') {
+    const spectral = spectralDataOf(analysis);
+    for (const algorithm of input.algorithms) {
+      if (signal.aborted) {
+        cancelled = true;
+        break;
+      }
+      let run: RunResult;
+      try {
+        run = await runCooperatively(
+          runAlgorithmWork(system, algorithm, spectral, {
+            tolerance: input.options.tolerance,
+            maxIterations: input.options.maxIterations,
+            parameters: input.options.parameters[algorithm],
+            traceCap: settings.traceCap,
+            signal,
+          }),
+          cooperative,
+        );
+      } catch (error) {
+        // Runs report cancellation as a status; a CancelledError here means the run had not started.
+        if (error instanceof CancelledError) {
+          cancelled = true;
+          break;
+        }
+        throw error;
+      }
+      result.runs[algorithm] = summarizeRun(run);
+      runs.push({ algorithm, solution: run.solution, trace: run.trace });
+      if (run.status === 'cancelled') {
+        cancelled = true;
+        break;
+      }
+    }
+  }
+  return { status: cancelled ? 'cancelled' : 'succeeded', result, runs };
+}

@@ -1,0 +1,133 @@
+/**
+ * The sandboxed BullMQ processor: BullMQ runs this module in child processes of a worker (reused
+ * from job to job) and calls the default export for each job. It reads the job's inputs from
+ * Redis, computes with runCooperatively (the child's event loop stays free to receive Cancel and
+ * send progress), and writes the outcome to the job document.
+ *
+ * Outcomes: succeeded (returns); cancelled, or failed on a mathematical problem (document written,
+ * then UnrecoverableError so BullMQ does not retry); anything else is rethrown as is, and BullMQ
+ * retries it with backoff (the worker process records the final failure, see ./worker.ts).
+ */
+import { UnrecoverableError, type SandboxedJob } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import type { WorkProgress } from '../solvers/cooperative.js';
+import { SolverError } from '../solvers/errors.js';
+import { generateMatrix } from '../solvers/input/generators.js';
+import type { DenseMatrix } from '../solvers/matrix.js';
+import { partitionFromAssignment } from '../solvers/problem.js';
+import { computeJob } from './computeJob.js';
+import { JobError, JobInputMissingError } from './errors.js';
+import { createLogger } from './logger.js';
+import { problemFromTypedError } from './problems.js';
+import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
+import { float64From, int32From } from './store/binary.js';
+import { JobStore } from './store/jobStore.js';
+import { createResilientConnection } from './store/redisConnection.js';
+import type { JobProgress } from './types.js';
+import { WORKER_CONFIG_ENV } from './workerConfig.js';
+
+// A forked child outlives a SIGKILLed parent unless it leaves when the IPC channel closes.
+if (process.send) process.on('disconnect', () => process.exit(1));
+
+function workerConfig(): Config & { REDIS_URL: string } {
+  const config = JSON.parse(process.env[WORKER_CONFIG_ENV] ?? 'null') as Config | null;
+  if (!config?.REDIS_URL) throw new Error(`${WORKER_CONFIG_ENV} is not set: this module runs only as a BullMQ sandboxed processor started by src/jobs/worker.ts`);
+  return { ...config, REDIS_URL: config.REDIS_URL };
+}
+
+const config = workerConfig();
+const logger = createLogger(config, { role: 'processor' });
+let store: JobStore | undefined;
+
+/** One connection per child process, reused by every job the child runs. */
+function jobStore(): JobStore {
+  store ??= new JobStore(createResilientConnection(config.REDIS_URL, 'lss-processor'), config.KEY_PREFIX, config.QUEUE_NAME, config.JOB_TTL_SECONDS);
+  return store;
+}
+
+export default async function processJob(job: SandboxedJob<QueuedJobData>, _token?: string, signal?: AbortSignal): Promise<ProcessorReturn> {
+  const data = job.data;
+  const attempt = job.attemptsMade + 1;
+  const log = logger.child({ jobId: data.id, attempt });
+  const store = jobStore();
+  const abort = signal ?? new AbortController().signal;
+
+  const start = await store.begin(data.id, new Date().toISOString());
+  if (start.state === 'missing') {
+    log.warn('job document missing (expired or deleted); nothing to do');
+    return { status: 'skipped' };
+  }
+  if (start.state === 'cancel-requested' || start.state === 'cancelled') {
+    if (start.state === 'cancel-requested') await store.finish(data.id, { status: 'cancelled' });
+    log.info('job cancelled before it started');
+    throw new UnrecoverableError('Job cancelled before it started');
+  }
+  if (start.state !== 'running') {
+    log.warn({ state: start.state }, 'job already finished; nothing to do');
+    return { status: 'skipped' };
+  }
+
+  const began = performance.now();
+  log.info({ type: data.type, n: data.n, m: data.m, algorithms: data.algorithms }, 'job started');
+  try {
+    const A = loadMatrix(data, start.matrix, config.MAX_N);
+    if (!start.assignment) throw new JobInputMissingError(data.id, 'partition');
+    if (data.hasRhs && !start.rhs) throw new JobInputMissingError(data.id, 'right-hand side');
+    const partition = partitionFromAssignment(int32From(start.assignment), data.m);
+    const rhs = data.hasRhs && start.rhs ? float64From(start.rhs) : null;
+
+    const outcome = await computeJob(
+      { type: data.type, A, rhs, partition, algorithms: data.algorithms, options: data.options },
+      { signal: abort, onProgress: progressReporter(job, store, data.id, config.PROGRESS_INTERVAL_MS, log), traceCap: config.TRACE_CAP },
+    );
+    const elapsedMs = Math.round(performance.now() - began);
+    if (outcome.status === 'cancelled') {
+      await store.finish(data.id, { status: 'cancelled', result: outcome.result, runs: outcome.runs });
+      log.info({ elapsedMs, runs: outcome.runs.length }, 'job cancelled');
+      throw new UnrecoverableError('Job cancelled');
+    }
+    const done: JobProgress = { phase: 'done', fraction: 1, updatedAt: new Date().toISOString() };
+    await store.finish(data.id, { status: 'succeeded', result: outcome.result, runs: outcome.runs, progress: done });
+    log.info({ elapsedMs }, 'job succeeded');
+    return { status: 'succeeded' };
+  } catch (error) {
+    if (error instanceof SolverError || error instanceof JobError) {
+      const problem = problemFromTypedError(error)!;
+      problem.instance = `/v1/jobs/${data.id}`;
+      await store.finish(data.id, { status: 'failed', error: problem });
+      log.info({ code: problem.code, detail: problem.detail }, 'job failed: invalid problem');
+      throw new UnrecoverableError(error.message);
+    }
+    if (!(error instanceof UnrecoverableError)) log.error({ err: error }, 'job attempt failed');
+    throw error;
+  }
+}
+
+function loadMatrix(data: QueuedJobData, bytes: Buffer | null, maxN: number): DenseMatrix {
+  if (data.input.format === 'generator') return generateMatrix(data.input.spec, { maxN });
+  if (!bytes) throw new JobInputMissingError(data.id, 'matrix');
+  return { rows: data.n, cols: data.n, data: float64From(bytes) };
+}
+
+/**
+ * At most one report per interval, the first one an interval after the start: short jobs send
+ * none, long ones one every PROGRESS_INTERVAL_MS (plus at most one time slice).
+ */
+function progressReporter(
+  job: SandboxedJob<QueuedJobData>,
+  store: JobStore,
+  id: string,
+  intervalMs: number,
+  log: Logger,
+): (progress: WorkProgress) => void {
+  let last = performance.now();
+  return (progress) => {
+    const now = performance.now();
+    if (now - last < intervalMs) return;
+    last = now;
+    const report: JobProgress = { ...progress, updatedAt: new Date().toISOString() };
+    job.updateProgress(report).catch((err: unknown) => log.warn({ err }, 'progress event not sent'));
+    store.saveProgress(id, report).catch((err: unknown) => log.warn({ err }, 'progress not stored'));
+  };
+}

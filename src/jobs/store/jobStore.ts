@@ -1,0 +1,221 @@
+/**
+ * Every Redis read and write of the job layer's own data (not BullMQ's): job documents, the
+ * creation-time index, and the binary inputs and outputs of each job. Used by the API side
+ * (RedisJobService), by the worker process and by the sandboxed processor, each with its own
+ * connection. Writes that belong together go in one MULTI; status changes go through ./scripts.ts.
+ */
+import type { ChainableCommander, Redis } from 'ioredis';
+import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
+import type { Trace } from '../../solvers/runner/types.js';
+import type { JobProgress, JobResult, JobStatus, JobSummary, ProblemDetails } from '../types.js';
+import { bytesOf, float64From, int32From } from './binary.js';
+import { newDocumentFields, summaryFromFields, SUMMARY_FIELDS, type NewDocument } from './jobDocument.js';
+import { JobKeys } from './keys.js';
+import { defineScripts, queueScript, runScript } from './scripts.js';
+
+export interface StoredTrace {
+  iteration: Int32Array;
+  relativeResidual: Float64Array;
+  relativeError: Float64Array | null;
+  consensusDistance: Float64Array | null;
+  totalIterations: number;
+  cap: number;
+  downsampled: boolean;
+}
+
+export interface RunOutput {
+  algorithm: AlgorithmId;
+  solution: Float64Array;
+  trace: Trace;
+}
+
+export interface Outcome {
+  status: Extract<JobStatus, 'succeeded' | 'failed' | 'cancelled'>;
+  result?: JobResult;
+  error?: ProblemDetails;
+  progress?: JobProgress | null;
+  runs?: RunOutput[];
+}
+
+export interface AttemptStart {
+  /** 'running', 'cancel-requested', 'missing' or the finished status the job already has. */
+  state: string;
+  matrix: Buffer | null;
+  rhs: Buffer | null;
+  assignment: Buffer | null;
+}
+
+/** What the document says about a job's runs, to explain a missing trace or solution. */
+export interface RunContext {
+  exists: boolean;
+  type: string | null;
+  status: string | null;
+  algorithms: AlgorithmId[];
+}
+
+export class JobStore {
+  readonly keys: JobKeys;
+
+  constructor(
+    readonly redis: Redis,
+    keyPrefix: string,
+    queueName: string,
+    private readonly ttlSeconds: number,
+  ) {
+    this.keys = new JobKeys(keyPrefix, queueName);
+    defineScripts(redis);
+  }
+
+  /** Document, inputs and index entry in one MULTI. */
+  async create(doc: NewDocument, inputs: { matrix: Float64Array | null; rhs: Float64Array | null; assignment: Int32Array }): Promise<void> {
+    const { keys } = this;
+    const ttl = this.ttlSeconds;
+    const multi = this.redis.multi();
+    multi.hset(keys.doc(doc.id), newDocumentFields(doc));
+    multi.expire(keys.doc(doc.id), ttl);
+    if (inputs.matrix) multi.set(keys.matrix(doc.id), bytesOf(inputs.matrix), 'EX', ttl);
+    if (inputs.rhs) multi.set(keys.rhs(doc.id), bytesOf(inputs.rhs), 'EX', ttl);
+    multi.set(keys.assignment(doc.id), bytesOf(inputs.assignment), 'EX', ttl);
+    // Equal scores: the index is ordered by member, and ULIDs sort by creation time.
+    multi.zadd(keys.index, 0, doc.id);
+    await execOrThrow(multi);
+  }
+
+  /** Remove a job that could not be queued (best effort: its keys expire anyway). */
+  async discard(id: string): Promise<void> {
+    await this.redis.multi().del(...this.keys.allOf(id)).zrem(this.keys.index, id).exec();
+  }
+
+  /** The document's fields, or null when there is no such job. */
+  async document(id: string): Promise<Record<string, string> | null> {
+    const fields = await this.redis.hgetall(this.keys.doc(id));
+    return fields.id === undefined ? null : fields;
+  }
+
+  async summaries(ids: string[]): Promise<(JobSummary | null)[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hmget(this.keys.doc(id), ...SUMMARY_FIELDS);
+    const replies = await execOrThrow(pipeline);
+    return replies.map((values) => summaryFromFields(values as (string | null)[]));
+  }
+
+  /** Up to `count` ids, newest first, strictly older than `beforeId` when given. */
+  async indexPage(beforeId: string | null, count: number): Promise<string[]> {
+    return this.redis.zrevrangebylex(this.keys.index, beforeId === null ? '+' : `(${beforeId}`, '-', 'LIMIT', 0, count);
+  }
+
+  async dropFromIndex(ids: string[]): Promise<void> {
+    if (ids.length > 0) await this.redis.zrem(this.keys.index, ...ids);
+  }
+
+  /** Mark the attempt started (atomically with the cancel check) and read the inputs, in one round trip. */
+  async begin(id: string, now: string): Promise<AttemptStart> {
+    const { keys } = this;
+    const pipeline = this.redis.pipeline();
+    queueScript(pipeline, 'lssBegin', [keys.doc(id)], [keys.statusChannel, now]);
+    pipeline.getBuffer(keys.matrix(id));
+    pipeline.getBuffer(keys.rhs(id));
+    pipeline.getBuffer(keys.assignment(id));
+    const [state, matrix, rhs, assignment] = await execOrThrow(pipeline);
+    return { state: String(state), matrix: matrix as Buffer | null, rhs: rhs as Buffer | null, assignment: assignment as Buffer | null };
+  }
+
+  async saveProgress(id: string, progress: JobProgress): Promise<void> {
+    await runScript(this.redis, 'lssProgress', [this.keys.doc(id)], [JSON.stringify(progress)]);
+  }
+
+  /**
+   * Store the runs' solutions and traces and finish the document, in one MULTI. Returns false when
+   * the document was already finished or gone (then nothing about it changed).
+   */
+  async finish(id: string, outcome: Outcome): Promise<boolean> {
+    const { keys } = this;
+    const ttl = this.ttlSeconds;
+    const multi = this.redis.multi();
+    for (const run of outcome.runs ?? []) {
+      multi.set(keys.solution(id, run.algorithm), bytesOf(run.solution), 'EX', ttl);
+      writeTrace(multi, keys.trace(id, run.algorithm), run.trace, ttl);
+    }
+    queueScript(multi, 'lssFinish', keys.allOf(id), [
+      keys.statusChannel,
+      outcome.status,
+      new Date().toISOString(),
+      ttl,
+      outcome.result ? JSON.stringify(outcome.result) : '',
+      outcome.error ? JSON.stringify(outcome.error) : '',
+      outcome.progress ? JSON.stringify(outcome.progress) : '',
+    ]);
+    const replies = await execOrThrow(multi);
+    return replies[replies.length - 1] === 1;
+  }
+
+  /** After a failed attempt that BullMQ will retry. */
+  async markRetrying(id: string): Promise<void> {
+    await runScript(this.redis, 'lssRetry', [this.keys.doc(id)], [this.keys.statusChannel]);
+  }
+
+  /** See scripts.lssCancel for the answers. */
+  async cancel(id: string): Promise<string> {
+    const { keys } = this;
+    const answer = await runScript(this.redis, 'lssCancel', keys.allOf(id), [keys.statusChannel, new Date().toISOString(), this.ttlSeconds]);
+    return String(answer);
+  }
+
+  async publishCancel(id: string): Promise<void> {
+    await this.redis.publish(this.keys.cancelChannel, id);
+  }
+
+  /** 'deleted', 'missing', or the status of an unfinished job (nothing deleted). */
+  async delete(id: string): Promise<string> {
+    const { keys } = this;
+    const [doc, ...others] = keys.allOf(id);
+    return String(await runScript(this.redis, 'lssDelete', [doc, keys.index, ...others], [id]));
+  }
+
+  async runContext(id: string): Promise<RunContext> {
+    const [type, status, algorithms] = await this.redis.hmget(this.keys.doc(id), 'type', 'status', 'algorithms');
+    return { exists: status !== null, type, status, algorithms: algorithms ? (JSON.parse(algorithms) as AlgorithmId[]) : [] };
+  }
+
+  async trace(id: string, algorithm: AlgorithmId): Promise<StoredTrace | null> {
+    const fields = await this.redis.hgetallBuffer(this.keys.trace(id, algorithm));
+    if (!fields.meta) return null;
+    const meta = JSON.parse(fields.meta.toString('utf8')) as { totalIterations: number; cap: number; downsampled: boolean };
+    return {
+      iteration: int32From(fields.iteration),
+      relativeResidual: float64From(fields.relativeResidual),
+      relativeError: fields.relativeError ? float64From(fields.relativeError) : null,
+      consensusDistance: fields.consensusDistance ? float64From(fields.consensusDistance) : null,
+      ...meta,
+    };
+  }
+
+  async solution(id: string, algorithm: AlgorithmId): Promise<Float64Array | null> {
+    const bytes = await this.redis.getBuffer(this.keys.solution(id, algorithm));
+    return bytes ? float64From(bytes) : null;
+  }
+}
+
+function writeTrace(multi: ChainableCommander, key: string, trace: Trace, ttl: number): void {
+  const fields: Record<string, Buffer | string> = {
+    meta: JSON.stringify({ totalIterations: trace.totalIterations, cap: trace.cap, downsampled: trace.downsampled }),
+    iteration: bytesOf(trace.iteration),
+    relativeResidual: bytesOf(trace.relativeResidual),
+  };
+  if (trace.relativeError) fields.relativeError = bytesOf(trace.relativeError);
+  if (trace.consensusDistance) fields.consensusDistance = bytesOf(trace.consensusDistance);
+  multi.del(key);
+  multi.hset(key, fields);
+  multi.expire(key, ttl);
+}
+
+/** exec() of a pipeline/MULTI, throwing the first command error instead of returning it. */
+async function execOrThrow(batch: ChainableCommander): Promise<unknown[]> {
+  const replies = await batch.exec();
+  if (replies === null) throw new Error('Redis transaction aborted');
+  return replies.map(([error, value]) => {
+    if (error) throw error;
+    return value;
+  });
+}

@@ -1,0 +1,62 @@
+/**
+ * Names of the Redis keys and channels the job layer writes, next to (not inside) BullMQ's own
+ * `${KEY_PREFIX}:${QUEUE_NAME}:*` keys.
+ */
+import { ALGORITHM_IDS, type AlgorithmId } from '../../solvers/algorithms/registry.js';
+
+export class JobKeys {
+  readonly base: string;
+  /** Sorted set of job ids scored by creation time (ms). */
+  readonly index: string;
+  /** Pub/sub: ids of running jobs to cancel (every worker process listens). */
+  readonly cancelChannel: string;
+  /** Pub/sub: `{ id, status }` after every status change of a job document. */
+  readonly statusChannel: string;
+
+  constructor(keyPrefix: string, queueName: string) {
+    this.base = `${keyPrefix}:store:${queueName}`;
+    this.index = `${this.base}:index`;
+    this.cancelChannel = `${this.base}:cancel`;
+    this.statusChannel = `${this.base}:status`;
+  }
+
+  /** The job document (a hash). */
+  doc(id: string): string {
+    return `${this.base}:job:${id}`;
+  }
+
+  /** A: n*n float64, row-major. */
+  matrix(id: string): string {
+    return `${this.doc(id)}:A`;
+  }
+
+  /** b: n float64 (absent when b = A * ones). */
+  rhs(id: string): string {
+    return `${this.doc(id)}:rhs`;
+  }
+
+  /** assignment: n int32. */
+  assignment(id: string): string {
+    return `${this.doc(id)}:assignment`;
+  }
+
+  solution(id: string, algorithm: AlgorithmId): string {
+    return `${this.doc(id)}:x:${algorithm}`;
+  }
+
+  /** A hash: meta (JSON) and one binary field per trace array. */
+  trace(id: string, algorithm: AlgorithmId): string {
+    return `${this.doc(id)}:trace:${algorithm}`;
+  }
+
+  /** Every key that may exist for a job, document first. */
+  allOf(id: string): string[] {
+    return [
+      this.doc(id),
+      this.matrix(id),
+      this.rhs(id),
+      this.assignment(id),
+      ...ALGORITHM_IDS.flatMap((a) => [this.solution(id, a), this.trace(id, a)]),
+    ];
+  }
+}

@@ -1,0 +1,92 @@
+/**
+ * ioredis connections of the job layer. The API's command connection fails fast (no offline
+ * queue, one retry, bounded command time) so that requests answer 503 at once when Redis is
+ * down; workers and processors ride out short outages instead.
+ */
+import type { RedisOptions as BullRedisOptions } from 'bullmq';
+import { Redis, type RedisOptions } from 'ioredis';
+
+/** Host, port, credentials, db and TLS from a redis:// or rediss:// URL. */
+export function redisOptionsFromUrl(url: string): RedisOptions {
+  const parsed = new URL(url);
+  const options: RedisOptions = {
+    host: parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
+    port: parsed.port ? Number(parsed.port) : 6379,
+  };
+  if (parsed.username) options.username = decodeURIComponent(parsed.username);
+  if (parsed.password) options.password = decodeURIComponent(parsed.password);
+  const db = parsed.pathname.replace(/^\//, '');
+  if (db) options.db = Number(db);
+  if (parsed.protocol === 'rediss:') options.tls = {};
+  return options;
+}
+
+/** Connection options for BullMQ's own connections (Worker, QueueEvents), which it creates and tunes itself. */
+export function bullmqConnectionOptions(url: string, name: string): BullRedisOptions {
+  const { host, port, username, password, db, tls } = redisOptionsFromUrl(url);
+  return { host, port, username, password, db, tls, connectionName: name };
+}
+
+/** Reconnect quickly but never give up: the process stays up and recovers when Redis returns. */
+const reconnect = (times: number): number => Math.min(100 * times, 2000);
+
+export function createFailFastConnection(url: string, name: string): Redis {
+  return new Redis({
+    ...redisOptionsFromUrl(url),
+    connectionName: name,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 2000,
+    commandTimeout: 15_000,
+    retryStrategy: reconnect,
+  });
+}
+
+export function createResilientConnection(url: string, name: string): Redis {
+  return new Redis({ ...redisOptionsFromUrl(url), connectionName: name, maxRetriesPerRequest: 20, retryStrategy: reconnect });
+}
+
+/** Subscriber connections never time out commands and keep their subscriptions across reconnects. */
+export function createSubscriberConnection(url: string, name: string): Redis {
+  return new Redis({ ...redisOptionsFromUrl(url), connectionName: name, maxRetriesPerRequest: null, retryStrategy: reconnect });
+}
+
+/** Resolves when `redis` is ready, or after `timeoutMs` (false) without throwing. */
+export function waitUntilConnected(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const onReady = (): void => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    function done(ok: boolean): void {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ok);
+    }
+    redis.on('ready', onReady);
+  });
+}
+
+/**
+ * Subscribe once the connection is ready, and again after every reconnect. Subscribing earlier
+ * races ioredis' ready check (Redis refuses INFO in subscriber mode, ioredis then drops the
+ * connection and does not restore that subscription). Resolves false if not ready in time (the
+ * subscription then happens when the connection becomes ready).
+ */
+export async function subscribeWhenReady(redis: Redis, channel: string, timeoutMs: number): Promise<boolean> {
+  const subscribe = (): Promise<unknown> => redis.subscribe(channel);
+  redis.on('ready', () => {
+    subscribe().catch(() => undefined);
+  });
+  if (redis.status !== 'ready' && !(await waitUntilConnected(redis, timeoutMs))) return false;
+  await subscribe();
+  return true;
+}
+
+/** Errors that mean "Redis is unreachable", as opposed to bugs. */
+export function isConnectionError(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'MaxRetriesPerRequestError') return true;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
+  return /Stream isn't writeable|Connection is closed|Command timed out|connect ETIMEDOUT|ECONNREFUSED|Reached the max retries/i.test(error.message);
+}

@@ -1,0 +1,134 @@
+/**
+ * Lua scripts for the status transitions of a job document. Each runs atomically in Redis, so a
+ * cancel racing with a worker picking the job up, or a late worker write racing with a delete,
+ * always resolves one way; each publishes the job's summary on the status channel after writing it
+ * (see STATUS_FIELDS), so a subscriber that then reads the document sees at least that state.
+ */
+import type { ChainableCommander, Redis } from 'ioredis';
+
+const FINISHED = `local function finished(s) return s == 'succeeded' or s == 'failed' or s == 'cancelled' end\n`;
+
+/** The document fields a status message carries, in this order (a JSON array; false when unset). */
+export const STATUS_FIELDS = ['id', 'type', 'status', 'createdAt', 'startedAt', 'finishedAt', 'n', 'm', 'attempts', 'algorithms', 'options'] as const;
+
+const PUBLISH_STATUS = `local function publishStatus(channel)
+  redis.call('PUBLISH', channel, cjson.encode(redis.call('HMGET', KEYS[1], ${STATUS_FIELDS.map((f) => `'${f}'`).join(', ')})))
+end\n`;
+
+/** KEYS: doc, ...keys to re-expire. ARGV: ttl. */
+const EXPIRE_ALL = `local function expireAll(ttl) for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end end\n`;
+
+export const scripts = {
+  /**
+   * A worker starts an attempt. KEYS: doc. ARGV: channel, now.
+   * Returns 'missing', a finished status, 'cancel-requested' (nothing changed), or 'running'.
+   */
+  lssBegin: {
+    numberOfKeys: 1,
+    lua: `${FINISHED}${PUBLISH_STATUS}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+local status = redis.call('HGET', KEYS[1], 'status')
+if finished(status) then return status end
+if redis.call('HGET', KEYS[1], 'cancelRequested') == '1' then return 'cancel-requested' end
+redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'attempts', 1)
+redis.call('HDEL', KEYS[1], 'progress')
+publishStatus(ARGV[1])
+return 'running'`,
+  },
+  /** KEYS: doc. ARGV: progress JSON. Only while running. */
+  lssProgress: {
+    numberOfKeys: 1,
+    lua: `if redis.call('HGET', KEYS[1], 'status') == 'running' then redis.call('HSET', KEYS[1], 'progress', ARGV[1]) return 1 end
+return 0`,
+  },
+  /**
+   * A job ends. KEYS: doc, ...its other keys. ARGV: channel, status, finishedAt, ttl,
+   * result JSON or '', error JSON or '', progress JSON or ''. No-op (0) when the document is gone
+   * or already finished.
+   */
+  lssFinish: {
+    numberOfKeys: null,
+    lua: `${FINISHED}${EXPIRE_ALL}${PUBLISH_STATUS}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if finished(redis.call('HGET', KEYS[1], 'status')) then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'finishedAt', ARGV[3])
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[5]) end
+if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[6]) end
+if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'progress', ARGV[7]) end
+expireAll(tonumber(ARGV[4]))
+publishStatus(ARGV[1])
+return 1`,
+  },
+  /**
+   * Cancel. KEYS: doc, ...its other keys. ARGV: channel, now, ttl.
+   * Returns 'missing', a finished status (unchanged), 'cancelled-now' (was queued), or 'running'
+   * (cancelRequested set; the worker stops it).
+   */
+  lssCancel: {
+    numberOfKeys: null,
+    lua: `${FINISHED}${EXPIRE_ALL}${PUBLISH_STATUS}
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+local status = redis.call('HGET', KEYS[1], 'status')
+if finished(status) then return status end
+redis.call('HSET', KEYS[1], 'cancelRequested', '1')
+if status == 'queued' then
+  redis.call('HSET', KEYS[1], 'status', 'cancelled', 'finishedAt', ARGV[2])
+  expireAll(tonumber(ARGV[3]))
+  publishStatus(ARGV[1])
+  return 'cancelled-now'
+end
+return status`,
+  },
+  /** An attempt failed and BullMQ will retry: back to 'queued'. KEYS: doc. ARGV: channel. */
+  lssRetry: {
+    numberOfKeys: 1,
+    lua: `${PUBLISH_STATUS}
+if redis.call('HGET', KEYS[1], 'status') == 'running' then
+  redis.call('HSET', KEYS[1], 'status', 'queued')
+  redis.call('HDEL', KEYS[1], 'progress')
+  publishStatus(ARGV[1])
+  return 1
+end
+return 0`,
+  },
+  /**
+   * Delete a finished job. KEYS: doc, index, ...its other keys. ARGV: id.
+   * Returns 'deleted', 'missing' or the unfinished status.
+   */
+  lssDelete: {
+    numberOfKeys: null,
+    lua: `${FINISHED}
+if redis.call('EXISTS', KEYS[1]) == 0 then redis.call('ZREM', KEYS[2], ARGV[1]) return 'missing' end
+local status = redis.call('HGET', KEYS[1], 'status')
+if not finished(status) then return status end
+for i = 1, #KEYS do if i ~= 2 then redis.call('DEL', KEYS[i]) end end
+redis.call('ZREM', KEYS[2], ARGV[1])
+return 'deleted'`,
+  },
+} as const;
+
+export type ScriptName = keyof typeof scripts;
+
+export function defineScripts(redis: Redis): void {
+  for (const [name, { numberOfKeys, lua }] of Object.entries(scripts)) {
+    // Without numberOfKeys, ioredis takes the key count as the first argument.
+    if (!(name in redis)) redis.defineCommand(name, numberOfKeys === null ? { lua } : { numberOfKeys, lua });
+  }
+}
+
+type ScriptCaller = (...args: (string | number | Buffer)[]) => Promise<unknown>;
+
+/** Run a script defined by defineScripts (for scripts with a variable key count, `keys.length` goes first). */
+export function runScript(target: Redis, name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+  const fn = (target as unknown as Record<ScriptName, ScriptCaller>)[name];
+  const head = scripts[name].numberOfKeys === null ? [keys.length] : [];
+  return fn.call(target, ...head, ...keys, ...args);
+}
+
+/** Queue a script on a pipeline or MULTI. */
+export function queueScript(target: ChainableCommander, name: ScriptName, keys: string[], args: (string | number)[]): void {
+  const fn = (target as unknown as Record<ScriptName, (...a: (string | number)[]) => unknown>)[name];
+  const head = scripts[name].numberOfKeys === null ? [keys.length] : [];
+  fn.call(target, ...head, ...keys, ...args);
+}

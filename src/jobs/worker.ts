@@ -1,0 +1,116 @@
+/**
+ * A worker process's job runner: a BullMQ Worker whose processor (./processor.ts) runs sandboxed
+ * in reused child processes, WORKER_CONCURRENCY at a time. Around it:
+ *  - a subscription to the cancel channel: a cancel request for a job this process runs aborts
+ *    the job's signal in its child (worker.cancelJob);
+ *  - the bookkeeping of failures the processor cannot record itself: an attempt that crashed or
+ *    hit an infrastructure error sets the document back to 'queued' while BullMQ retries it, and
+ *    to 'failed' (a 500 problem) after the last attempt.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { makeProblem } from './problems.js';
+import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
+import { JobStore } from './store/jobStore.js';
+import { bullmqConnectionOptions, createResilientConnection, createSubscriberConnection, subscribeWhenReady } from './store/redisConnection.js';
+import { WORKER_CONFIG_ENV } from './workerConfig.js';
+
+export interface JobWorker {
+  readonly worker: Worker<QueuedJobData, ProcessorReturn>;
+  /**
+   * Stop taking jobs and wait up to `timeoutMs` for running ones; after that they are left to other
+   * workers (their locks expire once this process exits).
+   */
+  close(timeoutMs: number): Promise<void>;
+}
+
+/**
+ * The processor module next to this file: processor.ts under tsx/vitest (the children then load
+ * TypeScript through `--import tsx`), processor.js when compiled.
+ */
+export function processorLocation(): { file: string; execArgv: string[] } {
+  const ts = fileURLToPath(new URL('./processor.ts', import.meta.url));
+  const js = fileURLToPath(new URL('./processor.js', import.meta.url));
+  if (import.meta.url.endsWith('.ts') && existsSync(ts)) return { file: ts, execArgv: ['--import', 'tsx'] };
+  return { file: js, execArgv: [] };
+}
+
+export async function startWorker(config: Config, logger: Logger): Promise<JobWorker> {
+  if (!config.REDIS_URL) throw new Error('startWorker needs REDIS_URL');
+  const redisUrl = config.REDIS_URL;
+  const log = logger.child({ component: 'worker' });
+  const { file, execArgv } = processorLocation();
+
+  const worker = new Worker<QueuedJobData, ProcessorReturn>(config.QUEUE_NAME, file, {
+    connection: bullmqConnectionOptions(redisUrl, 'lss-worker'),
+    prefix: config.KEY_PREFIX,
+    concurrency: config.WORKER_CONCURRENCY,
+    lockDuration: config.LOCK_DURATION_MS,
+    stalledInterval: config.STALLED_INTERVAL_MS,
+    maxStalledCount: 1,
+    useWorkerThreads: false,
+    workerForkOptions: { execArgv, env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } },
+  });
+
+  const commands: Redis = createResilientConnection(redisUrl, 'lss-worker-commands');
+  const store = new JobStore(commands, config.KEY_PREFIX, config.QUEUE_NAME, config.JOB_TTL_SECONDS);
+  const subscriber = createSubscriberConnection(redisUrl, 'lss-worker-cancel');
+  for (const connection of [commands, subscriber]) connection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
+  worker.on('error', (err) => log.error({ err }, 'worker error'));
+
+  subscriber.on('message', (_channel: string, id: string) => {
+    if (worker.cancelJob(id, 'cancel requested')) log.info({ jobId: id }, 'cancel delivered to the running job');
+  });
+  if (!(await subscribeWhenReady(subscriber, store.keys.cancelChannel, 5000))) log.warn('cancel channel subscription pending (Redis not reachable yet)');
+
+  worker.on('active', (job: Job<QueuedJobData>) => log.debug({ jobId: job.id, attempt: job.attemptsMade + 1 }, 'job taken'));
+  worker.on('stalled', (jobId: string) => log.warn({ jobId }, 'job stalled (its worker died or hung); requeued'));
+  worker.on('failed', (job: Job<QueuedJobData> | undefined, error: Error) => {
+    if (!job?.id) return;
+    const id = job.id;
+    const jobLog = log.child({ jobId: id });
+    const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    // Cancellations and invalid problems are recorded by the processor; finish() is then a no-op.
+    const record = final
+      ? store.finish(id, {
+          status: 'failed',
+          error: makeProblem(
+            'internal-error',
+            `The job failed after ${job.attemptsMade} attempt(s) because of an internal error; the worker logs have the cause (job id ${id}).`,
+            { instance: `/v1/jobs/${id}` },
+          ),
+        })
+      : store.markRetrying(id);
+    record
+      .then((changed) => {
+        if (final && changed) jobLog.error({ reason: error.message, attempts: job.attemptsMade }, 'job failed after its last attempt');
+        else if (!final) jobLog.warn({ reason: error.message, attempts: job.attemptsMade }, 'job attempt failed; BullMQ retries it');
+      })
+      .catch((err: unknown) => jobLog.error({ err }, 'could not record the job failure'));
+  });
+
+  await worker.waitUntilReady();
+  log.info({ queue: config.QUEUE_NAME, concurrency: config.WORKER_CONCURRENCY, processor: file }, 'worker ready');
+
+  return {
+    worker,
+    async close(timeoutMs: number) {
+      await subscriber.quit().catch(() => subscriber.disconnect());
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      if ((await Promise.race([worker.close(), timedOut])) === 'timeout') {
+        // Their locks expire and another worker runs them again; the process is about to exit.
+        log.warn({ timeoutMs }, 'running jobs did not finish in time; leaving them to other workers');
+      }
+      clearTimeout(timer);
+      await commands.quit().catch(() => commands.disconnect());
+      log.info('worker closed');
+    },
+  };
+}

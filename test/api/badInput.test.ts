@@ -1,0 +1,225 @@
+/**
+ * Bad input: each answered with the right status and an RFC 9457 problem naming the cause, and
+ * the service healthy afterwards (/healthz 200, a good job still succeeds).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
+import { ProblemSchema } from '../../src/api/schemas/problem.js';
+import { matrixMarket } from '../support/fixtures.js';
+import { runJob, startTestService, type TestService } from '../support/service.js';
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService({ MAX_N: 500, MAX_MACHINES: 8 });
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+const good = { type: 'analyze', matrix: { format: 'dense', data: [[4, 1, 0], [1, 3, 1], [0, 1, 2]] }, partition: { machines: 3 } };
+
+async function post(payload: unknown, headers: Record<string, string> = {}) {
+  const response = await service.app.inject({
+    method: 'POST',
+    url: '/v1/jobs',
+    headers: { 'content-type': 'application/json', ...headers },
+    payload: typeof payload === 'string' ? payload : JSON.stringify(payload),
+  });
+  const problem = ProblemSchema.parse(response.json());
+  expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+  expect(problem.status).toBe(response.statusCode);
+  expect(problem.type).toBe(`/problems/${problem.code}`);
+  return { status: response.statusCode, problem };
+}
+
+describe('400: malformed JSON and schema violations', () => {
+  it('rejects malformed JSON', async () => {
+    const { status, problem } = await post('{"type": "analyze", "matrix": ');
+    expect(status).toBe(400);
+    expect(problem.code).toBe('malformed-json');
+  });
+
+  it('names the missing or wrong field', async () => {
+    let { status, problem } = await post({ matrix: good.matrix, partition: good.partition });
+    expect(status).toBe(400);
+    expect(problem.code).toBe('invalid-request');
+    expect(problem.errors).toContainEqual(expect.objectContaining({ in: 'body', path: '/type' }));
+    expect(problem.detail).toContain('/type');
+
+    ({ status, problem } = await post({ ...good, matrix: { format: 'png', data: [] } }));
+    expect(status).toBe(400);
+    expect(problem.errors![0].path).toBe('/matrix/format');
+
+    ({ status, problem } = await post({ ...good, partition: { machines: 'two' } }));
+    expect(status).toBe(400);
+    expect(problem.errors).toEqual([expect.objectContaining({ path: '/partition/machines' })]);
+
+    ({ status, problem } = await post({ ...good, partition: {} }));
+    expect(status).toBe(400);
+    expect(problem.errors![0].path).toBe('/partition');
+
+    ({ status, problem } = await post({ ...good, matrix: { format: 'dense', data: [[1, true], [1, 2]] } }));
+    expect(status).toBe(400);
+    expect(problem.errors![0].path).toBe('/matrix/data/0/1');
+
+    ({ status, problem } = await post({ ...good, algorithm: ['apc'] }));
+    expect(status).toBe(400);
+    expect(problem.detail).toMatch(/algorithm/);
+
+    ({ status, problem } = await post({ ...good, type: 'solve', options: { parameters: { gmres: { x: 1 } } } }));
+    expect(status).toBe(400);
+    expect(problem.errors![0].path).toMatch(/^\/options\/parameters/);
+
+    const query = await service.app.inject({ url: '/v1/jobs?limit=0' });
+    expect(query.statusCode).toBe(400);
+    expect(query.json().errors[0]).toMatchObject({ in: 'query', path: '/limit' });
+  });
+});
+
+describe('422: invalid problems, with a detail naming the cause', () => {
+  it('rejects a non-square dense matrix', async () => {
+    const { status, problem } = await post({ ...good, matrix: { format: 'dense', data: [[1, 2, 3], [4, 5, 6]] } });
+    expect(status).toBe(422);
+    expect(problem.code).toBe('not-square');
+    expect(problem.detail).toMatch(/2 x 3/);
+  });
+
+  it('rejects the rectangular ash608.mtx', async () => {
+    const { status, problem } = await post({ ...good, matrix: { format: 'matrix-market', data: matrixMarket('ash608.mtx') } });
+    expect(status).toBe(422);
+    expect(problem.detail).toMatch(/608 x 188|square/);
+  });
+
+  it('rejects the complex qc324.mtx', async () => {
+    const { status, problem } = await post({ ...good, matrix: { format: 'matrix-market', data: matrixMarket('qc324.mtx') } });
+    expect(status).toBe(422);
+    expect(problem.code).toBe('unsupported-matrix');
+    expect(problem.detail).toMatch(/complex/i);
+  });
+
+  it('rejects NaN and Infinity written as strings, naming the entry', async () => {
+    let { status, problem } = await post({ ...good, matrix: { format: 'dense', data: [[1, 0, 0], [0, 'NaN', 0], [0, 0, 1]] } });
+    expect(status).toBe(422);
+    expect(problem.code).toBe('non-finite-value');
+    expect(problem.detail).toContain('matrix entry (1, 1)');
+
+    ({ status, problem } = await post({ ...good, rhs: [1, '-Infinity', 3] }));
+    expect(status).toBe(422);
+    expect(problem.code).toBe('non-finite-value');
+    expect(problem.detail).toContain('rhs[1]');
+
+    ({ status, problem } = await post({ ...good, matrix: { format: 'coo', rows: 2, cols: 2, entries: [[0, 0, 1], [1, 1, 'Infinity']] }, partition: { machines: 1 } }));
+    expect(status).toBe(422);
+    expect(problem.detail).toContain('matrix entry (1, 1)');
+  });
+
+  it('rejects NaN and Infinity written as huge literals (1e999)', async () => {
+    let { status, problem } = await post('{"type":"analyze","matrix":{"format":"dense","data":[[1,0],[0,1e999]]},"partition":{"machines":2}}');
+    expect(status).toBe(422);
+    expect(problem.code).toBe('non-finite-value');
+    expect(problem.detail).toContain('matrix entry (1, 1)');
+
+    ({ status, problem } = await post('{"type":"analyze","matrix":{"format":"dense","data":[[1,0],[0,1]]},"rhs":[-1e999,1],"partition":{"machines":2}}'));
+    expect(status).toBe(422);
+    expect(problem.detail).toContain('rhs[0]');
+  });
+
+  it('rejects partitions that skip or repeat rows, empty machines and too many machines', async () => {
+    let { status, problem } = await post({ ...good, partition: { groups: [[0, 1], [1, 2]] } });
+    expect(status).toBe(422);
+    expect(problem.code).toBe('row-assigned-twice');
+    expect(problem.detail).toMatch(/Row 1/);
+
+    ({ status, problem } = await post({ ...good, partition: { groups: [[0], [2]] } }));
+    expect(status).toBe(422);
+    expect(problem.code).toBe('row-unassigned');
+    expect(problem.detail).toMatch(/Row 1/);
+
+    ({ status, problem } = await post({ ...good, partition: { assignment: [0, 2, 2] } }));
+    expect(status).toBe(422);
+    expect(problem.code).toBe('empty-machine');
+
+    ({ status, problem } = await post({ ...good, partition: { sizes: [1, 1] } }));
+    expect(status).toBe(422);
+    expect(problem.detail).toMatch(/sum to 2/);
+
+    ({ status, problem } = await post({ ...good, partition: { machines: 4 } }));
+    expect(status).toBe(422);
+    expect(problem.code).toBe('too-many-machines');
+
+    ({ status, problem } = await post({ ...good, matrix: { format: 'generator', generator: 'gaussian', n: 20 }, partition: { machines: 9 } }));
+    expect(status).toBe(422);
+    expect(problem.code).toBe('too-many-machines');
+    expect(problem.detail).toMatch(/at most 8/);
+  });
+
+  it('rejects unknown or invalid algorithm parameters and options', async () => {
+    let { status, problem } = await post({ ...good, type: 'solve', options: { parameters: { apc: { gamma: 1, zeta: 2 } } } });
+    expect(status).toBe(422);
+    expect(problem.code).toBe('invalid-parameter');
+    expect(problem.detail).toContain('options.parameters.apc.zeta');
+
+    ({ status, problem } = await post({ ...good, type: 'solve', options: { maxIterations: 2_000_000 } }));
+    expect(status).toBe(422);
+    expect(problem.detail).toMatch(/MAX_ITERATIONS_LIMIT/);
+
+    ({ status, problem } = await post({ ...good, matrix: { format: 'generator', generator: 'block-diagonal', n: 10, blockSize: 11 } }));
+    expect(status).toBe(422);
+    expect(problem.detail).toMatch(/blockSize/);
+  });
+
+  it('ends a job on a singular matrix as failed, with the problem in `error`', async () => {
+    // Row 2 = row 0 + row 1: not caught by the shape checks, found by the worker's factorization.
+    const job = await runJob(service.app, { type: 'analyze', matrix: { format: 'dense', data: [[1, 2, 3], [4, 5, 6], [5, 7, 9]] }, partition: { machines: 1 } });
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatchObject({ status: 422, code: 'singular-matrix', type: '/problems/singular-matrix', instance: `/v1/jobs/${job.id}` });
+    expect(job.error!.detail).toMatch(/singular/i);
+    expect(job.attempts).toBe(1);
+    expect(job.result).toBeUndefined();
+  });
+});
+
+describe('413 and 404', () => {
+  it('rejects a problem larger than MAX_N', async () => {
+    const { status, problem } = await post({ ...good, matrix: { format: 'generator', generator: 'gaussian', n: 501 } });
+    expect(status).toBe(413);
+    expect(problem.code).toBe('too-large');
+    expect(problem.detail).toMatch(/501/);
+  });
+
+  it('rejects a body over BODY_LIMIT_BYTES', async () => {
+    const small = await buildApp({ config: { ...service.config, BODY_LIMIT_BYTES: 1024 }, jobService: service.jobService });
+    try {
+      const data = Array.from({ length: 20 }, () => Array.from({ length: 20 }, () => 1.2345678));
+      const response = await small.inject({ method: 'POST', url: '/v1/jobs', payload: { ...good, matrix: { format: 'dense', data } } });
+      expect(response.statusCode).toBe(413);
+      expect(response.json()).toMatchObject({ code: 'body-too-large', status: 413 });
+      expect(response.json().detail).toMatch(/1024/);
+    } finally {
+      await small.close();
+    }
+  });
+
+  it('answers an unknown job id with 404', async () => {
+    const response = await service.app.inject({ url: '/v1/jobs/01ARZ3NDEKTSV4RRFFQ69G5FAV' });
+    expect(response.statusCode).toBe(404);
+    expect(response.json().detail).toContain('01ARZ3NDEKTSV4RRFFQ69G5FAV');
+  });
+
+  it('answers 415 for a body that is not JSON', async () => {
+    const response = await service.app.inject({ method: 'POST', url: '/v1/jobs', headers: { 'content-type': 'text/csv' }, payload: '1,2\n3,4' });
+    expect(response.statusCode).toBe(415);
+    expect(response.json().code).toBe('unsupported-media-type');
+  });
+});
+
+describe('after all that', () => {
+  it('is healthy and still runs a good job', async () => {
+    expect((await service.app.inject({ url: '/healthz' })).statusCode).toBe(200);
+    expect((await service.app.inject({ url: '/readyz' })).statusCode).toBe(200);
+    const job = await runJob(service.app, good);
+    expect(job.status).toBe('succeeded');
+  });
+});

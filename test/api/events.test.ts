@@ -1,0 +1,152 @@
+/**
+ * Event streams and cancellation, over a real socket. One worker slot (WORKER_CONCURRENCY=1), so
+ * a job that succeeds after a cancel proves the cancelled job freed the worker.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job, JobProgress } from '../../src/jobs/types.js';
+import { openEventStream, type SseEvent } from '../support/sse.js';
+import { createJob, getJob, runJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService({ WORKER_CONCURRENCY: 1, PROGRESS_INTERVAL_MS: 100 }, { listen: true });
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+/** Gradient descent on a Gaussian matrix converges very slowly: with a huge iteration limit it runs until cancelled. */
+const longSolve = {
+  type: 'solve',
+  matrix: { format: 'generator', generator: 'gaussian', n: 100, seed: 11 },
+  partition: { machines: 5 },
+  algorithms: ['apc', 'dgd'],
+  options: { tolerance: 1e-14, maxIterations: 1_000_000 },
+};
+
+const smallJob = { type: 'analyze', matrix: { format: 'dense', data: [[3, 1], [1, 2]] }, partition: { machines: 2 } };
+
+const isStatus = (status: string) => (event: SseEvent) => event.event === 'status' && (event.data as { status: string }).status === status;
+
+async function cancel(id: string): Promise<Job> {
+  const response = await service.app.inject({ method: 'POST', url: `/v1/jobs/${id}/cancel` });
+  expect(response.statusCode).toBe(200);
+  return response.json() as Job;
+}
+
+describe('GET /v1/jobs/{id}/events', () => {
+  it('streams the current status, progress while running, and the final status, then closes', async () => {
+    const { job } = await createJob(service.app, {
+      ...longSolve,
+      algorithms: ['dgd'],
+      options: { tolerance: 1e-14, maxIterations: 15_000 },
+    });
+    const stream = await openEventStream(`${service.baseUrl}/v1/jobs/${job.id}/events`);
+    expect(stream.status).toBe(200);
+    expect(stream.contentType).toMatch(/^text\/event-stream/);
+
+    const final = await stream.waitFor(isStatus('succeeded'), 60_000);
+    await stream.ended;
+    const first = stream.events[0];
+    expect(first.event).toBe('status');
+    expect(['queued', 'running']).toContain((first.data as { status: string }).status);
+    expect((final.data as { job: Job }).job.result!.runs.dgd!.iterations).toBe(15_000);
+
+    const progress = stream.events.filter((event) => event.event === 'progress').map((event) => event.data as JobProgress);
+    expect(progress.length).toBeGreaterThanOrEqual(2);
+    const solving = progress.filter((p) => p.phase === 'solve');
+    expect(solving.length).toBeGreaterThanOrEqual(1);
+    expect(solving[0]).toMatchObject({ algorithm: 'dgd' });
+    expect(typeof solving[0].iteration).toBe('number');
+    expect(typeof solving[0].updatedAt).toBe('string');
+    expect(stream.events.at(-1)).toBe(final);
+  });
+
+  it('sends one status event and closes for a finished job', async () => {
+    const job = await runJob(service.app, smallJob);
+    const stream = await openEventStream(`${service.baseUrl}/v1/jobs/${job.id}/events`);
+    await stream.ended;
+    expect(stream.events).toHaveLength(1);
+    expect(stream.events[0]).toMatchObject({ event: 'status', data: { status: 'succeeded' } });
+  });
+
+  it('ends open streams when the app closes (graceful shutdown does not hang)', async () => {
+    const { buildApp } = await import('../../src/api/app.js');
+    const other = await buildApp({ config: service.config, jobService: service.jobService });
+    const url = await other.listen({ host: '127.0.0.1', port: 0 });
+    const { job } = await createJob(service.app, longSolve);
+    const stream = await openEventStream(`${url}/v1/jobs/${job.id}/events`);
+    await stream.waitFor((event) => event.event === 'status');
+    await other.close();
+    await stream.ended;
+    await cancel(job.id);
+    expect((await waitForJob(service.app, job.id)).status).toBe('cancelled');
+  });
+
+  it('answers 404 for an unknown job', async () => {
+    const response = await fetch(`${service.baseUrl}/v1/jobs/01ARZ3NDEKTSV4RRFFQ69G5FAV/events`);
+    expect(response.status).toBe(404);
+    expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+  });
+});
+
+describe('cancellation', () => {
+  it('stops a running solve within a time slice, keeps the runs done so far, and frees the worker', async () => {
+    const { job } = await createJob(service.app, longSolve);
+    const stream = await openEventStream(`${service.baseUrl}/v1/jobs/${job.id}/events`);
+    await stream.waitFor((event) => event.event === 'progress' && (event.data as JobProgress).algorithm === 'dgd', 60_000);
+
+    const deleteRunning = await service.app.inject({ method: 'DELETE', url: `/v1/jobs/${job.id}` });
+    expect(deleteRunning.statusCode).toBe(409);
+    expect(deleteRunning.json().code).toBe('job-not-finished');
+
+    const answer = await cancel(job.id);
+    expect(['running', 'cancelled']).toContain(answer.status);
+    await stream.waitFor(isStatus('cancelled'), 30_000);
+    await stream.ended;
+
+    const cancelled = await getJob(service.app, job.id);
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.error).toBeUndefined();
+    expect(cancelled.result!.runs.apc!.status).toBe('converged');
+    const dgd = cancelled.result!.runs.dgd!;
+    expect(dgd.status).toBe('cancelled');
+    expect(dgd.iterations).toBeLessThan(1_000_000);
+    const trace = await service.app.inject({ url: `/v1/jobs/${job.id}/runs/dgd/trace` });
+    expect(trace.statusCode).toBe(200);
+    expect(trace.json().totalIterations).toBe(dgd.iterations);
+
+    // Cancelling again returns the job unchanged; a cancelled job can be deleted.
+    expect((await cancel(job.id)).status).toBe('cancelled');
+
+    // The single worker slot is free at once for the next job.
+    const next = await runJob(service.app, smallJob, 30_000);
+    expect(next.status).toBe('succeeded');
+
+    expect((await service.app.inject({ method: 'DELETE', url: `/v1/jobs/${job.id}` })).statusCode).toBe(204);
+  });
+
+  it('cancels a queued job at once', async () => {
+    const { job: running } = await createJob(service.app, longSolve);
+    await waitForJob(service.app, running.id, { until: (job) => job.status === 'running' });
+    const { job: queued } = await createJob(service.app, smallJob);
+
+    const deleteQueued = await service.app.inject({ method: 'DELETE', url: `/v1/jobs/${queued.id}` });
+    expect(deleteQueued.statusCode).toBe(409);
+
+    const answer = await cancel(queued.id);
+    expect(answer.status).toBe('cancelled');
+    expect(answer.finishedAt).not.toBeNull();
+    expect(answer.startedAt).toBeNull();
+
+    await cancel(running.id);
+    expect((await waitForJob(service.app, running.id)).status).toBe('cancelled');
+    // The queued job never ran.
+    const after = await getJob(service.app, queued.id);
+    expect(after.status).toBe('cancelled');
+    expect(after.attempts).toBe(0);
+    expect((await runJob(service.app, smallJob, 30_000)).status).toBe('succeeded');
+  });
+});
