@@ -1,8 +1,8 @@
-/** Reference cases from /work/shared (the shared directory is overridable with SHARED_DIR). */
+/** Reference cases from the shared reference data (see ./sharedData.ts). */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { SHARED_DIR } from './sharedData.js';
 
-export const SHARED_DIR = process.env.SHARED_DIR ?? '/work/shared';
 
 export interface HeterogeneityFixture {
   name: string;

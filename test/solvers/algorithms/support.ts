@@ -10,8 +10,9 @@ import type { AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
 import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { FIXTURES_DIR } from '../../support/sharedData.js';
 
-export const FIXTURE_DIR = '/work/shared/fixtures/heterogeneity';
+export const FIXTURE_DIR = FIXTURES_DIR;
 
 export interface Fixture {
   name: string;

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,7 @@ import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { FIXTURES_DIR } from '../../support/sharedData.js';
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);
@@ -109,7 +111,7 @@ describe('kappa(S)', () => {
   });
 
   it('is cot^2(theta_H / 2) for m = 2, down to the tiny-angle fixture (kappa(S) ~ 4e14)', () => {
-    const fixture = JSON.parse(readFileSync('/work/shared/fixtures/heterogeneity/tiny-angle-1e-07.json', 'utf8'));
+    const fixture = JSON.parse(readFileSync(join(FIXTURES_DIR, 'tiny-angle-1e-07.json'), 'utf8'));
     const system = systemOf(fixture.A, fixture.partition.assignment, 2);
     const s = computeSConditioning(system, computeGramBlocks(system.machines));
     // Eigenvalues of S for two machines: 1 +- cos(principal angles) (and 1): kappa = (1 + c) / (1 - c).

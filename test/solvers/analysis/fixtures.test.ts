@@ -25,9 +25,10 @@ import { buildDistributedSystem } from '../../../src/solvers/distributed/distrib
 import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
 import { fromRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { FIXTURES_DIR, MATRICES_DIR } from '../../support/sharedData.js';
 
-const FIXTURES = '/work/shared/fixtures/heterogeneity';
-const MATRICES = '/work/shared/matrices';
+const FIXTURES = FIXTURES_DIR;
+const MATRICES = MATRICES_DIR;
 const EPS = Number.EPSILON;
 
 interface Expected {

@@ -6,8 +6,9 @@ import { buildDistributedSystem, type DistributedSystem } from '../../../src/sol
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { FIXTURES_DIR } from '../../support/sharedData.js';
 
-const FIXTURES = '/work/shared/fixtures/heterogeneity';
+const FIXTURES = FIXTURES_DIR;
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);

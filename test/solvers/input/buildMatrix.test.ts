@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
@@ -13,6 +14,7 @@ import { buildMatrix } from '../../../src/solvers/input/buildMatrix.js';
 import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import type { EntryValue, MatrixInput } from '../../../src/solvers/input/types.js';
 import { toRows } from '../../../src/solvers/matrix.js';
+import { MATRICES_DIR } from '../../support/sharedData.js';
 
 function thrown(fn: () => unknown): Error {
   try {
@@ -148,7 +150,7 @@ describe('buildMatrix: matrix-market and generator', () => {
       [2, -1],
       [-1, 0],
     ]);
-    const qc324 = readFileSync('/work/shared/matrices/qc324.mtx', 'utf8');
+    const qc324 = readFileSync(join(MATRICES_DIR, 'qc324.mtx'), 'utf8');
     expect(() => buildMatrix({ format: 'matrix-market', data: qc324 })).toThrow(UnsupportedMatrixError);
   });
 

@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidParameterError, ProblemTooLargeError, SingularMatrixError } from '../../../src/solvers/errors.js';
 import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import type { GeneratorSpec } from '../../../src/solvers/input/types.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
+import { FIXTURES_DIR } from '../../support/sharedData.js';
 
 const at = (a: DenseMatrix, i: number, j: number) => a.data[i * a.cols + j];
 
@@ -154,7 +156,7 @@ describe('generateMatrix: distributions and structure', () => {
   });
 
   it('ones-minus-eps matches the fixture matrix of ones-minus-eps-n20-eps0.1-m4 exactly', () => {
-    const fixture = JSON.parse(readFileSync('/work/shared/fixtures/heterogeneity/ones-minus-eps-n20-eps0.1-m4.json', 'utf8')) as { A: number[][] };
+    const fixture = JSON.parse(readFileSync(join(FIXTURES_DIR, 'ones-minus-eps-n20-eps0.1-m4.json'), 'utf8')) as { A: number[][] };
     const a = generateMatrix({ generator: 'ones-minus-eps', n: 20, eps: 0.1 });
     expect(Array.from(a.data)).toEqual(fixture.A.flat());
   });

@@ -9,12 +9,13 @@ import {
 } from '../../../src/solvers/errors.js';
 import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
 import { toRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
+import { FIXTURES_DIR, MATRICES_DIR } from '../../support/sharedData.js';
 
-const MATRICES = '/work/shared/matrices';
-const FIXTURES = '/work/shared/fixtures/heterogeneity';
+const MATRICES = MATRICES_DIR;
+const FIXTURES = FIXTURES_DIR;
 const readMatrixFile = (name: string) => readFileSync(`${MATRICES}/${name}`, 'utf8');
 
-// n and storage from /work/shared/matrices/README.md.
+// n and storage from the matrices' README.md.
 const VALID_MATRICES: { file: string; n: number; symmetric: boolean }[] = [
   { file: 'bfwa62.mtx', n: 62, symmetric: false },
   { file: 'bcsstk03.mtx', n: 112, symmetric: true },

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
@@ -10,6 +11,7 @@ import {
 import { buildPartition } from '../../../src/solvers/input/partition.js';
 import type { PartitionInput } from '../../../src/solvers/input/types.js';
 import type { Partition } from '../../../src/solvers/problem.js';
+import { FIXTURES_DIR } from '../../support/sharedData.js';
 
 function thrown(fn: () => unknown): Error {
   try {
@@ -21,7 +23,7 @@ function thrown(fn: () => unknown): Error {
 }
 
 const fixtureAssignment = (name: string): number[] =>
-  (JSON.parse(readFileSync(`/work/shared/fixtures/heterogeneity/${name}.json`, 'utf8')) as { partition: { assignment: number[] } }).partition.assignment;
+  (JSON.parse(readFileSync(join(FIXTURES_DIR, `${name}.json`), 'utf8')) as { partition: { assignment: number[] } }).partition.assignment;
 
 /** The Partition's views agree with its assignment. */
 function expectConsistent(p: Partition, n: number): void {
