@@ -1,8 +1,8 @@
 /**
  * From a schema-valid request body to a JobSpec: the semantic checks of the numerical core
  * (square, finite entries, partition against n, size limits) raise typed SolverErrors that the
- * error handler answers with 422 or 413. Generated matrices are only checked here; the worker
- * generates them.
+ * error handler answers with 422 or 413. Generator specs get every check generateMatrix makes
+ * (singular specs included); the worker generates the matrix.
  */
 import type { Config } from '../config.js';
 import type { JobOptions, JobSpec } from '../jobs/types.js';
@@ -10,9 +10,10 @@ import { ALGORITHM_IDS, getAlgorithm, type AlgorithmId } from '../solvers/algori
 import type { Parameters } from '../solvers/algorithms/types.js';
 import { DimensionMismatchError, InvalidParameterError } from '../solvers/errors.js';
 import { buildMatrix } from '../solvers/input/buildMatrix.js';
-import { checkDenseSize, entriesToVector } from '../solvers/input/entries.js';
+import { entriesToVector } from '../solvers/input/entries.js';
+import { validateGeneratorSpec } from '../solvers/input/generators.js';
 import { buildPartition } from '../solvers/input/partition.js';
-import type { GeneratorSpec, InputLimits, MatrixInput } from '../solvers/input/types.js';
+import type { InputLimits, MatrixInput } from '../solvers/input/types.js';
 import type { CreateJobRequest } from './schemas/jobRequest.js';
 
 export function toJobSpec(body: CreateJobRequest, config: Config): JobSpec {
@@ -22,7 +23,7 @@ export function toJobSpec(body: CreateJobRequest, config: Config): JobSpec {
   let matrix: JobSpec['matrix'];
   if (body.matrix.format === 'generator') {
     const { format: _format, ...spec } = body.matrix;
-    checkGeneratorSpec(spec, limits);
+    validateGeneratorSpec(spec, limits);
     n = spec.n;
     matrix = { kind: 'generator', spec };
   } else {
@@ -55,29 +56,15 @@ function jobOptions(options: CreateJobRequest['options'], config: Config): JobOp
   const parameters: Partial<Record<AlgorithmId, Parameters>> = {};
   for (const [id, given] of Object.entries(options?.parameters ?? {}) as [AlgorithmId, Parameters | undefined][]) {
     if (!given) continue;
-    const algorithm = getAlgorithm(id);
-    const known = algorithm.parameterNames;
-    for (const name of Object.keys(given)) {
-      if (!known.includes(name)) {
-        throw new InvalidParameterError(
-          `options.parameters.${id}.${name} is not a parameter of ${id}; ${known.length === 0 ? `${id} takes no parameters` : `${id} takes ${known.join(', ')}`}.`,
-          { parameter: `options.parameters.${id}.${name}`, algorithm: id },
-        );
-      }
+    try {
+      getAlgorithm(id).validateParameters(given);
+    } catch (error) {
+      // Name the request field: the core's message knows the parameter, not where it came from.
+      if (!(error instanceof InvalidParameterError)) throw error;
+      const path = `options.parameters.${id}${typeof error.details.parameter === 'string' ? `.${error.details.parameter}` : ''}`;
+      throw new InvalidParameterError(`${path}: ${error.message}`, { ...error.details, parameter: path });
     }
-    algorithm.validateParameters(given);
     parameters[id] = { ...given };
   }
   return { tolerance, maxIterations, parameters };
-}
-
-/** Cheap checks of a generator spec (the worker's generateMatrix repeats them all). */
-function checkGeneratorSpec(spec: GeneratorSpec, limits: InputLimits): void {
-  checkDenseSize(spec.n, limits, 'generated matrix');
-  if ('blockSize' in spec && spec.blockSize > spec.n) {
-    throw new InvalidParameterError(`blockSize must be an integer between 1 and n = ${spec.n}; got ${spec.blockSize}.`, { parameter: 'blockSize' });
-  }
-  if ('seed' in spec && spec.seed !== undefined && !Number.isSafeInteger(spec.seed)) {
-    throw new InvalidParameterError(`seed must be an integer (at most 2^53 - 1 in magnitude); got ${spec.seed}.`, { parameter: 'seed' });
-  }
 }

@@ -179,6 +179,13 @@ describe('422: invalid problems, with a detail naming the cause', () => {
     expect(job.attempts).toBe(1);
     expect(job.result).toBeUndefined();
   });
+
+  it('rejects a generator spec known to be singular at submission (ones-minus-eps with eps = n)', async () => {
+    const { status, problem } = await post({ ...good, matrix: { format: 'generator', generator: 'ones-minus-eps', n: 4, eps: 4 }, partition: { machines: 2 } });
+    expect(status).toBe(422);
+    expect(problem.code).toBe('singular-matrix');
+    expect(problem.detail).toMatch(/eps/);
+  });
 });
 
 describe('413 and 404', () => {

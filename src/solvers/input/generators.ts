@@ -14,7 +14,18 @@ const MACHINE_EPSILON = 2 ** -52;
 
 export const GENERATOR_NAMES = ['gaussian', 'block-diagonal', 'structured-gaussian', 'ones-minus-eps'] as const;
 
-export function generateMatrix(spec: GeneratorSpec, limits?: InputLimits): DenseMatrix {
+/** A generator spec with every parameter checked and defaulted. */
+export type ValidatedGeneratorSpec =
+  | { generator: 'gaussian'; n: number; mean: number; std: number; seed: number }
+  | { generator: 'block-diagonal'; n: number; blockSize: number; seed: number; permute: boolean }
+  | { generator: 'structured-gaussian'; n: number; blockSize: number; sigma: number; seed: number }
+  | { generator: 'ones-minus-eps'; n: number; eps: number };
+
+/**
+ * Every check generateMatrix makes, without generating: parameters, size limits, and the specs
+ * known to give a singular matrix. The HTTP layer calls it to answer 422/413 before queueing a job.
+ */
+export function validateGeneratorSpec(spec: GeneratorSpec, limits?: InputLimits): ValidatedGeneratorSpec {
   if (spec === null || typeof spec !== 'object') throw new InvalidParameterError(`A generator spec must be an object; got ${describeValue(spec)}.`);
   switch (spec.generator) {
     case 'gaussian': {
@@ -28,7 +39,7 @@ export function generateMatrix(spec: GeneratorSpec, limits?: InputLimits): Dense
           { generator: 'gaussian', n, mean, std },
         );
       }
-      return gaussian(n, mean, std, seed);
+      return { generator: 'gaussian', n, mean, std, seed };
     }
     case 'block-diagonal': {
       const n = sizeParameter(spec.n, limits);
@@ -37,20 +48,20 @@ export function generateMatrix(spec: GeneratorSpec, limits?: InputLimits): Dense
       if (spec.permute !== undefined && typeof spec.permute !== 'boolean') {
         throw new InvalidParameterError(`permute must be true or false; got ${describeValue(spec.permute)}.`, { parameter: 'permute' });
       }
-      return blockDiagonal(n, blockSize, seed, spec.permute === true);
+      return { generator: 'block-diagonal', n, blockSize, seed, permute: spec.permute === true };
     }
     case 'structured-gaussian': {
       const n = sizeParameter(spec.n, limits);
       const blockSize = blockSizeParameter(spec.blockSize, n);
       const sigma = nonNegativeParameter('sigma', spec.sigma);
       const seed = seedParameter(spec.seed);
-      return structuredGaussian(n, blockSize, sigma, seed);
+      return { generator: 'structured-gaussian', n, blockSize, sigma, seed };
     }
     case 'ones-minus-eps': {
       const n = sizeParameter(spec.n, limits);
       const eps = finiteParameter('eps', spec.eps);
       checkOnesMinusEpsNonsingular(n, eps);
-      return onesMinusEps(n, eps);
+      return { generator: 'ones-minus-eps', n, eps };
     }
     default: {
       const name = (spec as { generator?: unknown }).generator;
@@ -58,6 +69,20 @@ export function generateMatrix(spec: GeneratorSpec, limits?: InputLimits): Dense
         parameter: 'generator',
       });
     }
+  }
+}
+
+export function generateMatrix(spec: GeneratorSpec, limits?: InputLimits): DenseMatrix {
+  const valid = validateGeneratorSpec(spec, limits);
+  switch (valid.generator) {
+    case 'gaussian':
+      return gaussian(valid.n, valid.mean, valid.std, valid.seed);
+    case 'block-diagonal':
+      return blockDiagonal(valid.n, valid.blockSize, valid.seed, valid.permute);
+    case 'structured-gaussian':
+      return structuredGaussian(valid.n, valid.blockSize, valid.sigma, valid.seed);
+    case 'ones-minus-eps':
+      return onesMinusEps(valid.n, valid.eps);
   }
 }
 
