@@ -24,7 +24,9 @@
  * extra eigenvalue is not: at the optimum gamma must be the smaller root, swapped APC diverges
  * (m >= 3, whenever the larger root exceeds 2).
  */
-import { minimumNormLocalSolution, type DistributedSystem, type MachineData } from '../distributed/distributedSystem.js';
+import { gather, minimumNormLocalSolution, type DistributedSystem, type MachineData } from '../distributed/distributedSystem.js';
+import { multiplyRTransposed } from '../linalg/householderQr.js';
+import { accumulateRowCombination, multiplyRows } from '../linalg/rowKernels.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
 import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
@@ -82,6 +84,8 @@ export class ApcMethod implements IterativeMethod {
   private readonly rowOffset: Int32Array;
   private readonly sum: Float64Array;
   private readonly supportBuffer: Float64Array;
+  /** R^T w_i of the machine being measured. */
+  private readonly machineResidual: Float64Array;
   private residual2 = 0;
   private consensus = 0;
 
@@ -98,6 +102,7 @@ export class ApcMethod implements IterativeMethod {
     this.w = new Float64Array(this.rowOffset[m]);
     this.sum = new Float64Array(n);
     this.supportBuffer = new Float64Array(Math.max(1, ...machines.map((mc) => (mc.full ? 0 : mc.c))));
+    this.machineResidual = new Float64Array(Math.max(1, ...machines.map((mc) => mc.p)));
     this.estimate = new Float64Array(n);
     for (let i = 0; i < m; i++) {
       const xi = minimumNormLocalSolution(machines[i], n);
@@ -121,26 +126,18 @@ export class ApcMethod implements IterativeMethod {
     const xbar = this.estimate;
     sum.fill(0);
     for (let i = 0; i < m; i++) {
-      const { p, c, q, cols, full } = machines[i];
+      const { p, c, q, qStart, qEnd, cols, full } = machines[i];
       const base = i * n;
       // x_i <- x_i + gamma (xbar - x_i) - gamma Q_i w_i  (= x_i + gamma P_i (xbar - x_i))
       for (let j = 0; j < n; j++) local[base + j] += gamma * (xbar[j] - local[base + j]);
       const wo = rowOffset[i];
       if (full) {
-        for (let k = 0; k < p; k++) {
-          const coef = gamma * w[wo + k];
-          const qk = k * c;
-          for (let t = 0; t < c; t++) local[base + t] -= coef * q[qk + t];
-        }
+        accumulateRowCombination(q, p, c, qStart, qEnd, w, wo, -gamma, local, base);
       } else {
         // Accumulate gamma Q_i w_i contiguously on the support, then scatter once.
         const u = this.supportBuffer;
         u.fill(0, 0, c);
-        for (let k = 0; k < p; k++) {
-          const coef = gamma * w[wo + k];
-          const qk = k * c;
-          for (let t = 0; t < c; t++) u[t] += coef * q[qk + t];
-        }
+        accumulateRowCombination(q, p, c, qStart, qEnd, w, wo, gamma, u);
         for (let t = 0; t < c; t++) local[base + cols[t]] -= u[t];
       }
       for (let j = 0; j < n; j++) sum[j] += local[base + j];
@@ -158,25 +155,15 @@ export class ApcMethod implements IterativeMethod {
     let residual2 = 0;
     let maxDistance2 = 0;
     for (let i = 0; i < m; i++) {
-      const { p, c, q, r, cols, full, qtx0 } = machines[i];
-      let xs: Float64Array = xbar;
-      if (!full) {
-        for (let t = 0; t < c; t++) supportBuffer[t] = xbar[cols[t]];
-        xs = supportBuffer;
-      }
+      const machine = machines[i];
+      const { p, c, q, qStart, qEnd, r, full, qtx0 } = machine;
+      const xs = full ? xbar : gather(machine, xbar, supportBuffer);
       const wo = rowOffset[i];
-      for (let k = 0; k < p; k++) {
-        const qk = k * c;
-        let s = 0;
-        for (let t = 0; t < c; t++) s += q[qk + t] * xs[t];
-        w[wo + k] = s - qtx0[k];
-      }
-      // (R^T w)_j = sum_{k <= j} R[k][j] w_k
-      for (let j = 0; j < p; j++) {
-        let s = 0;
-        for (let k = 0; k <= j; k++) s += r[k * p + j] * w[wo + k];
-        residual2 += s * s;
-      }
+      multiplyRows(q, p, c, qStart, qEnd, xs, w, wo);
+      for (let k = 0; k < p; k++) w[wo + k] -= qtx0[k];
+      // A_i xbar - b_i = R^T w_i
+      const ri = multiplyRTransposed(r, p, w, this.machineResidual, wo);
+      for (let j = 0; j < p; j++) residual2 += ri[j] * ri[j];
       const base = i * n;
       let d2 = 0;
       for (let j = 0; j < n; j++) {

@@ -6,7 +6,9 @@
  * The residuals r_i = b_i - A_i x of the new x end each step, so an iteration is one pass over each
  * A_i and one over each Q_i (4 sum_i p_i c_i + sum_i p_i^2 flops).
  */
-import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
+import { gather, type DistributedSystem, type MachineData } from '../distributed/distributedSystem.js';
+import { solveRTransposed } from '../linalg/householderQr.js';
+import { accumulateRowCombination, multiplyRows } from '../linalg/rowKernels.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
 
@@ -54,22 +56,14 @@ class CimminoMethod implements IterativeMethod {
     const x = this.estimate;
     direction.fill(0);
     for (let i = 0; i < machines.length; i++) {
-      const { p, c, q, r, cols, full } = machines[i];
+      const { p, c, q, qStart, qEnd, r, cols, full } = machines[i];
       const ro = rowOffset[i];
       // y = R^{-T} r_i (forward substitution: R^T is lower triangular)
-      for (let j = 0; j < p; j++) {
-        let s = residual[ro + j];
-        for (let k = 0; k < j; k++) s -= r[k * p + j] * y[k];
-        y[j] = s / r[j * p + j];
-      }
+      solveRTransposed(r, p, residual, y, ro);
       // direction += Q_i y (on a partial support: accumulate contiguously, then scatter once)
       const target = full ? direction : this.supportBuffer;
       if (!full) target.fill(0, 0, c);
-      for (let k = 0; k < p; k++) {
-        const yk = y[k];
-        const qk = k * c;
-        for (let t = 0; t < c; t++) target[t] += yk * q[qk + t];
-      }
+      accumulateRowCombination(q, p, c, qStart, qEnd, y, 0, 1, target);
       if (!full) for (let t = 0; t < c; t++) direction[cols[t]] += target[t];
     }
     for (let j = 0; j < x.length; j++) x[j] += nu * direction[j];
@@ -82,17 +76,13 @@ class CimminoMethod implements IterativeMethod {
     const x = this.estimate;
     let residual2 = 0;
     for (let i = 0; i < machines.length; i++) {
-      const { p, c, a, b, cols, full } = machines[i];
-      let xs: Float64Array = x;
-      if (!full) {
-        for (let t = 0; t < c; t++) supportBuffer[t] = x[cols[t]];
-        xs = supportBuffer;
-      }
+      const machine = machines[i];
+      const { p, c, a, aStart, aEnd, b, full } = machine;
+      const xs = full ? x : gather(machine, x, supportBuffer);
       const ro = rowOffset[i];
+      multiplyRows(a, p, c, aStart, aEnd, xs, residual, ro);
       for (let k = 0; k < p; k++) {
-        const off = k * c;
-        let s = b[k];
-        for (let t = 0; t < c; t++) s -= a[off + t] * xs[t];
+        const s = b[k] - residual[ro + k];
         residual[ro + k] = s;
         residual2 += s * s;
       }

@@ -25,7 +25,7 @@ export class GradientPass {
     g.fill(0);
     let residual2 = 0;
     for (const machine of this.machines) {
-      const { p, c, a, b, cols, full } = machine;
+      const { p, c, a, aStart, aEnd, b, cols, full } = machine;
       let xs = x;
       let gs = g;
       if (!full) {
@@ -38,10 +38,12 @@ export class GradientPass {
       }
       for (let k = 0; k < p; k++) {
         const off = k * c;
+        const lo = aStart[k];
+        const hi = aEnd[k];
         let r = -b[k];
-        for (let t = 0; t < c; t++) r += a[off + t] * xs[t];
+        for (let t = lo; t < hi; t++) r += a[off + t] * xs[t];
         residual2 += r * r;
-        for (let t = 0; t < c; t++) gs[t] += r * a[off + t];
+        for (let t = lo; t < hi; t++) gs[t] += r * a[off + t];
       }
       if (!full) for (let t = 0; t < c; t++) g[cols[t]] += gs[t];
     }

@@ -34,6 +34,16 @@ export interface MachineData {
   /** R (p x p, row-major, upper triangular) with A_i^T = Q_i R. */
   readonly r: Float64Array;
   /**
+   * Nonzero extent of each row of `a` and of `q` within the support: entries of row k outside
+   * [start[k], end[k]) are exactly zero. Basis vector k is a combination of rows 0..k of A_i only,
+   * so on banded or sparse data these extents are short (sherman5: ~70% of Q_i is exact zeros, and
+   * a row of A_i has ~6 nonzeros); skipping exact zeros changes no result. Dense: [0, c).
+   */
+  readonly aStart: Int32Array;
+  readonly aEnd: Int32Array;
+  readonly qStart: Int32Array;
+  readonly qEnd: Int32Array;
+  /**
    * Q_i^T x_i for any x_i solving A_i x = b_i, i.e. R^{-T} b_i. APC's consensus step never changes
    * Q_i^T x_i (it only moves x_i inside the null space of A_i), so this is a constant of the run.
    */
@@ -65,6 +75,22 @@ function columnSupport(A: DenseMatrix, rows: Int32Array): Int32Array {
   const cols = new Int32Array(c);
   for (let j = 0, k = 0; j < n; j++) if (used[j]) cols[k++] = j;
   return cols;
+}
+
+/** For each row of a p x c row-major matrix, [first nonzero, last nonzero + 1) (empty rows: [0, 0)). */
+function rowExtents(x: Float64Array, p: number, c: number): [Int32Array, Int32Array] {
+  const start = new Int32Array(p);
+  const end = new Int32Array(p);
+  for (let k = 0; k < p; k++) {
+    const off = k * c;
+    let lo = 0;
+    while (lo < c && x[off + lo] === 0) lo++;
+    let hi = c;
+    while (hi > lo && x[off + hi - 1] === 0) hi--;
+    start[k] = lo;
+    end[k] = hi;
+  }
+  return [start, end];
 }
 
 export function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
@@ -107,7 +133,9 @@ export function* buildMachineWork(problem: Problem, index: number): Work<Machine
     }
   }
   const qtx0 = solveRTransposed(r, p, bi);
-  return { index, rows, p, cols, c, full, a, b: bi, q, r, qtx0 };
+  const [aStart, aEnd] = rowExtents(a, p, c);
+  const [qStart, qEnd] = rowExtents(q, p, c);
+  return { index, rows, p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0 };
 }
 
 export function* buildDistributedSystemWork(problem: Problem): Work<DistributedSystem> {

@@ -71,22 +71,28 @@ export function* householderQrWork(rowsOfA: Float64Array, p: number, c: number):
   return { p, c, q, r };
 }
 
-/** Solve R^T y = b (forward substitution; R upper triangular p x p, row-major). */
-export function solveRTransposed(r: Float64Array, p: number, b: ArrayLike<number>, y: Float64Array = new Float64Array(p)): Float64Array {
-  for (let i = 0; i < p; i++) {
-    let s = b[i];
-    for (let k = 0; k < i; k++) s -= r[k * p + i] * y[k];
-    y[i] = s / r[i * p + i];
+/**
+ * Solve R^T y = b (forward substitution; R upper triangular p x p, row-major), reading b from
+ * `bOffset`. Row-oriented: row k of R (contiguous) updates the remaining right-hand side, instead
+ * of reading R by columns with stride p.
+ */
+export function solveRTransposed(r: Float64Array, p: number, b: ArrayLike<number>, y: Float64Array = new Float64Array(p), bOffset = 0): Float64Array {
+  for (let j = 0; j < p; j++) y[j] = b[bOffset + j];
+  for (let k = 0; k < p; k++) {
+    const row = k * p;
+    const yk = (y[k] /= r[row + k]);
+    for (let j = k + 1; j < p; j++) y[j] -= r[row + j] * yk;
   }
   return y;
 }
 
-/** y = R^T x for upper-triangular R (p x p, row-major). */
-export function multiplyRTransposed(r: Float64Array, p: number, x: ArrayLike<number>, y: Float64Array = new Float64Array(p)): Float64Array {
-  for (let i = 0; i < p; i++) {
-    let s = 0;
-    for (let k = 0; k <= i; k++) s += r[k * p + i] * x[k];
-    y[i] = s;
+/** y = R^T x for upper-triangular R (p x p, row-major), reading x from `xOffset`; row-oriented. */
+export function multiplyRTransposed(r: Float64Array, p: number, x: ArrayLike<number>, y: Float64Array = new Float64Array(p), xOffset = 0): Float64Array {
+  y.fill(0, 0, p);
+  for (let k = 0; k < p; k++) {
+    const row = k * p;
+    const xk = x[xOffset + k];
+    for (let j = k; j < p; j++) y[j] += r[row + j] * xk;
   }
   return y;
 }
