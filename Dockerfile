@@ -1,0 +1,39 @@
+# syntax=docker/dockerfile:1
+# Multi-stage image: the build stage compiles TypeScript and (when OpenBLAS/LAPACKE are present,
+# which they are here) the optional native backend; the runtime stage holds production
+# dependencies only and runs as the non-root `node` user.
+ARG NODE_VERSION=20
+
+FROM node:${NODE_VERSION}-bookworm-slim AS build
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends python3 make g++ libopenblas-dev liblapacke-dev \
+ && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY package.json package-lock.json ./
+COPY scripts ./scripts
+COPY native ./native
+# `npm ci` runs the package's install script, which builds the native addon when it can.
+RUN npm ci && mkdir -p native/build/Release
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+FROM node:${NODE_VERSION}-bookworm-slim AS runtime
+# OpenBLAS/LAPACKE for the native backend; redis-server for the all-in-one default
+# (`node dist/src/main.js` without REDIS_URL). docker-compose.yml uses a separate Redis.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libopenblas0 liblapacke redis-server \
+ && rm -rf /var/lib/apt/lists/*
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/native/build/Release ./native/build/Release
+USER node
+EXPOSE 3000
+HEALTHCHECK --interval=10s --timeout=3s --start-period=20s \
+  CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
+# API and one worker in one process; override the command to run only one part:
+#   node dist/src/api/server.js      (API)      node dist/src/jobs/workerMain.js   (worker)
+CMD ["node", "dist/src/main.js"]
