@@ -15,15 +15,7 @@ import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import type { EntryValue, MatrixInput } from '../../../src/solvers/input/types.js';
 import { toRows } from '../../../src/solvers/matrix.js';
 import { MATRICES_DIR } from '../../support/sharedData.js';
-
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to throw');
-}
+import { thrown } from '../../support/thrown.js';
 
 // Inputs arrive from JSON, so the tests also feed values the types exclude.
 const dense = (data: unknown[][]): MatrixInput => ({ format: 'dense', data: data as EntryValue[][] });

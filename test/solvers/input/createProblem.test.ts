@@ -13,15 +13,7 @@ import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { buildPartition } from '../../../src/solvers/input/partition.js';
 import type { EntryValue } from '../../../src/solvers/input/types.js';
 import { fromRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
-
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to throw');
-}
+import { thrown } from '../../support/thrown.js';
 
 const A3 = fromRows([
   [2, -1, 0],

@@ -6,17 +6,9 @@ import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import type { GeneratorSpec } from '../../../src/solvers/input/types.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
 import { FIXTURES_DIR } from '../../support/sharedData.js';
+import { thrown } from '../../support/thrown.js';
 
 const at = (a: DenseMatrix, i: number, j: number) => a.data[i * a.cols + j];
-
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to throw');
-}
 
 function meanAndStd(values: number[]): { mean: number; std: number } {
   const mean = values.reduce((s, v) => s + v, 0) / values.length;

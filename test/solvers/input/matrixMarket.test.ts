@@ -10,6 +10,7 @@ import {
 import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
 import { toRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { FIXTURES_DIR, MATRICES_DIR } from '../../support/sharedData.js';
+import { thrown } from '../../support/thrown.js';
 
 const MATRICES = MATRICES_DIR;
 const FIXTURES = FIXTURES_DIR;
@@ -136,16 +137,6 @@ describe('parseMatrixMarket on the shared matrices', () => {
     }
   });
 });
-
-/** Capture the error a call throws. */
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to throw');
-}
 
 describe('parseMatrixMarket on hand-written inputs', () => {
   it('array general is column-major', () => {

@@ -12,15 +12,7 @@ import { buildPartition } from '../../../src/solvers/input/partition.js';
 import type { PartitionInput } from '../../../src/solvers/input/types.js';
 import type { Partition } from '../../../src/solvers/problem.js';
 import { FIXTURES_DIR } from '../../support/sharedData.js';
-
-function thrown(fn: () => unknown): Error {
-  try {
-    fn();
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected the call to throw');
-}
+import { thrown } from '../../support/thrown.js';
 
 const fixtureAssignment = (name: string): number[] =>
   (JSON.parse(readFileSync(join(FIXTURES_DIR, `${name}.json`), 'utf8')) as { partition: { assignment: number[] } }).partition.assignment;

@@ -14,18 +14,20 @@ import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { FIXTURES_DIR, MATRICES_DIR } from '../../support/sharedData.js';
-import { loadFixtures } from '../algorithms/support.js';
+import { loadFixtures, type Fixture } from '../algorithms/support.js';
 
-const realMatrixFixtures = loadFixtures().filter((f) => (f as { source?: { matrixMarket?: string } }).source?.matrixMarket !== undefined);
+const predictedIterations = (rho: number): number => (rho <= 0 ? 1 : Math.ceil(Math.log(1e-8) / Math.log(rho)));
+const runnableAlgorithms = (f: Fixture) => ALGORITHM_IDS.filter((id) => predictedIterations(f.expected.rates[id]) < 20_000);
+// bcsstk03-m4 drops out here: its fastest method (APC, rho = 0.99945) needs ~34 000 iterations.
+const cases = loadFixtures().filter(
+  (f) => (f as { source?: { matrixMarket?: string } }).source?.matrixMarket !== undefined && runnableAlgorithms(f).length > 0,
+);
 
-describe.each(realMatrixFixtures.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
+describe.each(cases.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
   const file = (JSON.parse(readFileSync(join(FIXTURES_DIR, `${fixture.name}.json`), 'utf8')) as { source: { matrixMarket: string } }).source.matrixMarket;
-  const runnable = ALGORITHM_IDS.filter((id) => {
-    const rho = fixture.expected.rates[id];
-    return rho <= 0 || Math.ceil(Math.log(1e-8) / Math.log(rho)) < 20_000;
-  });
+  const runnable = runnableAlgorithms(fixture);
 
-  it.runIf(runnable.length > 0)(`${runnable.join(', ')} reach relative error 1e-8 at the predicted rate`, () => {
+  it(`${runnable.join(', ')} reach relative error 1e-8 at the predicted rate`, () => {
     const A = parseMatrixMarket(readFileSync(join(MATRICES_DIR, file), 'utf8'));
     const system = buildDistributedSystem(createProblem({ A, partition: { assignment: fixture.partition.assignment } }));
     const analysis = analyze(system);
@@ -34,8 +36,7 @@ describe.each(realMatrixFixtures.map((f) => [f.name, f] as const))('%s', (_name,
     const tolerance = Math.max(1e-8 / Math.sqrt(analysis.conditioning.kappaAtA), 1e-11);
     for (const id of runnable) {
       const rho = fixture.expected.rates[id];
-      const predicted = rho <= 0 ? 1 : Math.ceil(Math.log(1e-8) / Math.log(rho));
-      const run = runAlgorithm(system, id, spectral, { tolerance, maxIterations: 3 * predicted + 500 });
+      const run = runAlgorithm(system, id, spectral, { tolerance, maxIterations: 3 * predictedIterations(rho) + 500 });
       expect(run.status, `${id}: ${run.stopReason}`).toBe('converged');
       expect(run.relativeError as number, id).toBeLessThanOrEqual(1e-8);
       expect(Math.abs(run.theoreticalRate - rho), id).toBeLessThanOrEqual(1e-9);
