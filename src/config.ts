@@ -49,6 +49,12 @@ export const configSchema = z.object({
   /** Grace period for running jobs on SIGTERM/SIGINT before the process exits. */
   SHUTDOWN_TIMEOUT_MS: integer(10_000, 0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /**
+   * Numerical backend of the job processes: 'native' = OpenBLAS/LAPACKE through the addon built at
+   * install (scripts/buildNative.mjs), 'typescript' = the pure TypeScript kernels, 'auto' = native when
+   * the addon is built and loads. 'native' without the addon makes every job fail with the reason.
+   */
+  NUMERIC_BACKEND: z.enum(['auto', 'typescript', 'native']).default('auto'),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -8,12 +8,14 @@
  * then UnrecoverableError so BullMQ does not retry); anything else is rethrown as is, and BullMQ
  * retries it with backoff (the worker process records the final failure, see ./worker.ts).
  */
+import { availableParallelism } from 'node:os';
 import { UnrecoverableError, type SandboxedJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { WorkProgress } from '../solvers/cooperative.js';
 import { SolverError } from '../solvers/errors.js';
 import { generateMatrix } from '../solvers/input/generators.js';
+import { nativeBlas, useBackend } from '../solvers/linalg/backend.js';
 import type { DenseMatrix } from '../solvers/matrix.js';
 import { partitionFromAssignment } from '../solvers/problem.js';
 import { computeJob } from './computeJob.js';
@@ -38,6 +40,11 @@ function workerConfig(): Config & { REDIS_URL: string } {
 
 const config = workerConfig();
 const logger = createLogger(config, { role: 'processor' });
+// The numerical backend, chosen once per child process (throws when NUMERIC_BACKEND=native and the addon is missing).
+const numericBackend = useBackend(config.NUMERIC_BACKEND);
+// OpenBLAS's threads wait for each other by spinning: with more threads than free cores a native call
+// can run tens of times slower. The cores are shared among the jobs this worker runs at once.
+if (numericBackend === 'native') nativeBlas()?.setThreads(Math.max(1, Math.floor(availableParallelism() / config.WORKER_CONCURRENCY)));
 let store: JobStore | undefined;
 
 /** One connection per child process, reused by every job the child runs. */
@@ -69,7 +76,7 @@ export default async function processJob(job: SandboxedJob<QueuedJobData>, _toke
   }
 
   const began = performance.now();
-  log.info({ type: data.type, n: data.n, m: data.m, algorithms: data.algorithms }, 'job started');
+  log.info({ type: data.type, n: data.n, m: data.m, algorithms: data.algorithms, backend: numericBackend }, 'job started');
   try {
     const A = loadMatrix(data, start.matrix, config.MAX_N);
     if (!start.assignment) throw new JobInputMissingError(data.id, 'partition');

@@ -15,6 +15,7 @@
 import { runSync, type Work } from '../cooperative.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { SingularMatrixError } from '../errors.js';
+import { nativeBlasInUse } from '../linalg/backend.js';
 import { lanczosWork, type LanczosResult, type SymmetricOperator } from '../linalg/lanczos.js';
 import { luSolve, luSolveTransposed, luWork, type LuFactorization } from '../linalg/lu.js';
 import type { DenseMatrix } from '../matrix.js';
@@ -43,7 +44,10 @@ export interface SConditioning {
 const MAX_INVERSE_LANCZOS_ITERATIONS = 600;
 const MAX_FORWARD_LANCZOS_ITERATIONS = 600;
 
-/** x -> A^T (A x) in one pass over the rows: y = sum_k a_k (a_k . x). Sparse rows when A is sparse. */
+/**
+ * x -> A^T (A x) in one pass over the rows: y = sum_k a_k (a_k . x). Sparse rows when A is sparse;
+ * dense with the native backend: two dgemv (t = A x, y = A^T t).
+ */
 export function* normalOperatorWork(a: DenseMatrix): Work<SymmetricOperator> {
   const n = a.cols;
   const rows = a.rows;
@@ -80,6 +84,17 @@ export function* normalOperatorWork(a: DenseMatrix): Work<SymmetricOperator> {
           if (s === 0) continue;
           for (let p = rowPtr[i]; p < end; p++) y[colIdx[p]] += values[p] * s;
         }
+      },
+    };
+  }
+  const blas = nativeBlasInUse();
+  if (blas) {
+    const t = new Float64Array(rows);
+    return {
+      size: n,
+      apply(x, y) {
+        blas.dgemv(false, rows, n, 1, data, 0, n, x, 0, 0, t, 0);
+        blas.dgemv(true, rows, n, 1, data, 0, n, t, 0, 0, y, 0);
       },
     };
   }

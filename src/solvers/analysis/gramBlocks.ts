@@ -10,6 +10,7 @@
 import type { Work } from '../cooperative.js';
 import { runSync } from '../cooperative.js';
 import type { MachineData } from '../distributed/distributedSystem.js';
+import { NATIVE_MADDS_PER_CALL, nativeBlasInUse } from '../linalg/backend.js';
 import type { SymmetricOperator } from '../linalg/lanczos.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
 
@@ -35,8 +36,10 @@ export function pairIndex(m: number, i: number, j: number): number {
   return (i * (2 * m - i - 1)) / 2 + (j - i - 1);
 }
 
-/** Rows of Q_i^T per kernel call. */
+/** Rows of Q_i^T per kernel call (TypeScript; the native dgemm takes NATIVE_MADDS_PER_CALL worth). */
 const ROWS_PER_SLICE = 8;
+/** Blocks with fewer entries are applied in TypeScript: the addon call would cost more. */
+const NATIVE_MIN_BLOCK = 1024;
 /** Multiply-adds between two yields (a few milliseconds). */
 const WORK_PER_YIELD = 2_000_000;
 
@@ -96,6 +99,7 @@ export function* gramBlocksWork(machines: readonly MachineData[]): Work<GramBloc
     yield undefined;
   }
   const data = new Float64Array(stored);
+  const native = nativeBlasInUse() !== null;
   // Work between two progress reports: about one block of p^2 c multiply-adds.
   let pending = 0;
   for (let i = 0; i < m; i++) {
@@ -119,9 +123,10 @@ export function* gramBlocksWork(machines: readonly MachineData[]): Work<GramBloc
         y = gatherColumns(b.q, b.p, b.c, inB, new Float64Array(b.p * len));
       }
       const g = data.subarray(start, start + a.p * b.p);
-      for (let r = 0; r < a.p; r += ROWS_PER_SLICE) {
-        multiplyByTransposeRows(x, y, len, r, Math.min(a.p, r + ROWS_PER_SLICE), b.p, g, b.p);
-        pending += Math.min(ROWS_PER_SLICE, a.p - r) * b.p * len;
+      const slice = native ? Math.max(1, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, b.p * len))) : ROWS_PER_SLICE;
+      for (let r = 0; r < a.p; r += slice) {
+        multiplyByTransposeRows(x, y, len, r, Math.min(a.p, r + slice), b.p, g, b.p);
+        pending += Math.min(slice, a.p - r) * b.p * len;
         if (pending >= WORK_PER_YIELD) {
           pending = 0;
           yield { phase: 'gram-blocks', fraction: (pair + 1) / totalPairs };
@@ -158,6 +163,7 @@ export function gramIsIdentity(gram: GramBlocks): boolean {
 /** x -> G x with G = Q^T Q: identity diagonal blocks plus G_ij and G_ij^T off the diagonal. */
 export function gramOperator(gram: GramBlocks): SymmetricOperator {
   const { m, sizes, offsets, size, data, blockStart } = gram;
+  const blas = nativeBlasInUse();
   return {
     size,
     apply(x: Float64Array, y: Float64Array): void {
@@ -170,6 +176,11 @@ export function gramOperator(gram: GramBlocks): SymmetricOperator {
           if (start < 0) continue;
           const pj = sizes[j];
           const oj = offsets[j];
+          if (blas && pi * pj >= NATIVE_MIN_BLOCK) {
+            blas.dgemv(false, pi, pj, 1, data, start, pj, x, oj, 1, y, oi);
+            blas.dgemv(true, pi, pj, 1, data, start, pj, x, oi, 1, y, oj);
+            continue;
+          }
           // y_i += G_ij x_j (row dots) and y_j += G_ij^T x_i (row axpys), one pass over G_ij.
           for (let r = 0; r < pi; r++) {
             const gr = start + r * pj;

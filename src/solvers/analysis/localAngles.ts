@@ -12,11 +12,13 @@
  * within the dot-product error bound of its row's (or machine's) running maximum is re-evaluated as
  * 2 atan2(|u - v|, |u + v|) (sign of v chosen to fold into [0, pi/2]). The true minimizer is always
  * among them, so the minima are accurate to a few eps even for tiny angles.
+ * With the native backend the dense products are dgemm on panels of NATIVE_MADDS_PER_CALL.
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { DenseMatrix } from '../matrix.js';
 import { norm2 } from '../matrix.js';
 import type { Partition } from '../problem.js';
+import { NATIVE_MADDS_PER_CALL, nativeBlasInUse } from '../linalg/backend.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
 import { NEAR_PARALLEL_COSINE } from './principalAngles.js';
 
@@ -117,7 +119,8 @@ class PairTracker {
   }
 }
 
-function* denseScanWork(units: Float64Array, n: number, tracker: PairTracker): Work<void> {
+function* denseScanWork(units: Float64Array, n: number, nc: number, tracker: PairTracker): Work<void> {
+  if (nativeBlasInUse()) return yield* nativeDenseScanWork(units, n, nc, tracker);
   const panel = new Float64Array(PANEL_ROWS * CHUNK_ROWS);
   let done = 0;
   const total = (n * (n + 1)) / 2;
@@ -126,7 +129,7 @@ function* denseScanWork(units: Float64Array, n: number, tracker: PairTracker): W
     for (let c0 = r0; c0 < n; c0 += CHUNK_ROWS) {
       const c1 = Math.min(n, c0 + CHUNK_ROWS);
       const cols = c1 - c0;
-      multiplyByTransposeRows(units, units.subarray(c0 * n), n, r0, r1, cols, panel, cols, r0);
+      multiplyByTransposeRows(units, units.subarray(c0 * nc), nc, r0, r1, cols, panel, cols, r0);
       for (let k = r0; k < r1; k++) {
         const off = (k - r0) * cols;
         for (let l = Math.max(c0, k + 1); l < c1; l++) tracker.visit(k, l, Math.abs(panel[off + l - c0]));
@@ -134,6 +137,28 @@ function* denseScanWork(units: Float64Array, n: number, tracker: PairTracker): W
       done += (r1 - r0) * cols;
       yield { phase: 'local-angles', fraction: Math.min(1, done / total) };
     }
+  }
+}
+
+/**
+ * Rows [r0, r1) of U against rows [r0, n) in one dgemm (a panel of at most NATIVE_MADDS_PER_CALL
+ * multiply-adds and 256 rows), then the same visits as the TypeScript scan.
+ */
+function* nativeDenseScanWork(units: Float64Array, n: number, nc: number, tracker: PairTracker): Work<void> {
+  const rowsPerPanel = Math.max(8, Math.min(256, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, n * nc))));
+  const panel = new Float64Array(Math.min(n, rowsPerPanel) * n);
+  let done = 0;
+  const total = (n * (n + 1)) / 2;
+  for (let r0 = 0; r0 < n; r0 += rowsPerPanel) {
+    const r1 = Math.min(n, r0 + rowsPerPanel);
+    const cols = n - r0;
+    multiplyByTransposeRows(units, units.subarray(r0 * nc), nc, r0, r1, cols, panel, cols, r0);
+    for (let k = r0; k < r1; k++) {
+      const off = (k - r0) * cols - r0;
+      for (let l = k + 1; l < n; l++) tracker.visit(k, l, Math.abs(panel[off + l]));
+    }
+    done += (r1 - r0) * cols;
+    yield { phase: 'local-angles', fraction: Math.min(1, done / total) };
   }
 }
 
@@ -272,7 +297,7 @@ export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<Loc
       if ((i & 127) === 127) yield undefined;
     }
     tracker = new PairTracker(n, m, partition.assignment, (k, l) => lineAngleOfUnitVectors(units, k * nc, units, l * nc, nc));
-    yield* denseScanWork(units, n, tracker);
+    yield* denseScanWork(units, n, nc, tracker);
   }
 
   const thetaMin = new Float64Array(n);

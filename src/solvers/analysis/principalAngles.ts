@@ -12,11 +12,13 @@
  * (theta > 0.45 rad) arccos(c) costs at most 1 / sin(0.45) ~ 2.3 times the error of c (a few eps
  * from the rounding of G_ij; the Lanczos residual bound is 1e-13 c and its Ritz value error is of
  * second order in it), so the sine, which costs about two Gram blocks, is skipped there.
+ * With the native backend W is formed by dgemm, c and s both come from LAPACK bidiagonalizations.
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
+import { NATIVE_MADDS_PER_CALL, nativeBlasInUse } from '../linalg/backend.js';
 import { lanczosWork, type SymmetricOperator } from '../linalg/lanczos.js';
-import { bidiagonalizeWork, bidiagonalSingularValue, triangularFactorWork, WORK_PER_YIELD } from '../linalg/singularValues.js';
+import { bidiagonalOfColumnsWork, bidiagonalSingularValue, WORK_PER_YIELD } from '../linalg/singularValues.js';
 import { norm2 } from '../matrix.js';
 import { gramBlock, gramBlocksWork, type GramBlocks } from './gramBlocks.js';
 
@@ -78,9 +80,25 @@ function normalOperator(g: Float64Array, rows: number, cols: number, onColumns: 
   };
 }
 
-/** sigma_max of a rows x cols block, by Lanczos on the smaller of G^T G, G G^T. */
+/**
+ * sigma_max of a rows x cols block, by Lanczos on the smaller of G^T G, G G^T; with the native
+ * backend by bidiagonalization (LAPACK, by panels): a fixed ~(4/3) p^3 where Lanczos needs up to p
+ * steps when the top of the spectrum is clustered (two random halves of R^n: p ~ n/2 steps).
+ */
 function* largestSingularValueWork(g: Float64Array, rows: number, cols: number): Work<number> {
   if (rows === 1 || cols === 1) return norm2(g, 0, rows * cols);
+  if (nativeBlasInUse()) {
+    const p = Math.min(rows, cols);
+    const c = Math.max(rows, cols);
+    let columns: Float64Array;
+    if (rows <= cols) columns = Float64Array.from(g.subarray(0, rows * cols));
+    else {
+      columns = new Float64Array(p * c);
+      for (let r = 0; r < rows; r++) for (let t = 0; t < cols; t++) columns[t * c + r] = g[r * cols + t];
+    }
+    const { d, e } = yield* bidiagonalOfColumnsWork(columns, p, c);
+    return bidiagonalSingularValue(d, e, p - 1);
+  }
   const op = normalOperator(g, rows, cols, cols <= rows);
   const result = yield* lanczosWork(op, { which: 'largest' });
   return Math.sqrt(Math.max(result.largest, 0));
@@ -134,8 +152,27 @@ function* sineOfSmallestAngleWork(a: MachineData, b: MachineData, gT: Float64Arr
   const union = a.full && b.full ? null : unionOf(a.cols, b.cols);
   const len = union === null ? a.c : union.length;
   const qa = basisOnUnion(a, union, len);
-  const wt = Float64Array.from(basisOnUnion(b, union, len).subarray(0, b.p * len));
+  const qb = basisOnUnion(b, union, len);
+  yield undefined;
+  // Copied by slices of rows: at p_b = 1656, len = 3312 the copy alone holds the thread ~30 ms.
+  const wt = new Float64Array(b.p * len);
+  for (let k = 0; k < b.p; k += 256) {
+    wt.set(qb.subarray(k * len, Math.min(b.p, k + 256) * len), k * len);
+    yield undefined;
+  }
   const pa = a.p;
+  const blas = nativeBlasInUse();
+  if (blas) {
+    // W^T -= G_ab^T Q_a^T, by row slices of NATIVE_MADDS_PER_CALL multiply-adds.
+    const slice = Math.max(1, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, pa * len)));
+    for (let k0 = 0; k0 < b.p; k0 += slice) {
+      const rows = Math.min(slice, b.p - k0);
+      blas.dgemm(false, false, rows, len, pa, -1, gT, k0 * pa, pa, qa, 0, len, 1, wt, k0 * len, len);
+      yield undefined;
+    }
+    const { d, e } = yield* bidiagonalOfColumnsWork(wt, b.p, len);
+    return bidiagonalSingularValue(d, e, 0);
+  }
   let pending = 0;
   for (let k = 0; k < b.p; k++) {
     const row = k * len;
@@ -158,8 +195,7 @@ function* sineOfSmallestAngleWork(a: MachineData, b: MachineData, gT: Float64Arr
       yield undefined;
     }
   }
-  const r = yield* triangularFactorWork(wt, b.p, len);
-  const { d, e } = yield* bidiagonalizeWork(r, b.p);
+  const { d, e } = yield* bidiagonalOfColumnsWork(wt, b.p, len);
   return bidiagonalSingularValue(d, e, 0);
 }
 
@@ -168,6 +204,7 @@ export function* pairAngleWork(mi: MachineData, mj: MachineData, g: Float64Array
   if (g === null) return { theta: Math.PI / 2, cos: 0 };
   const c = yield* largestSingularValueWork(g, mi.p, mj.p);
   if (c < NEAR_PARALLEL_COSINE) return { theta: Math.acos(c), cos: c };
+  yield undefined;
   // b = the basis with fewer columns; G_ab[l, k] = q_a,l . q_b,k.
   const pi = mi.p;
   const pj = mj.p;
@@ -175,7 +212,10 @@ export function* pairAngleWork(mi: MachineData, mj: MachineData, g: Float64Array
   if (pj <= pi) {
     // a = i, b = j: G_ab = G_ij, so G_ab^T is the transpose of the stored block.
     const gT = new Float64Array(pj * pi);
-    for (let l = 0; l < pi; l++) for (let k = 0; k < pj; k++) gT[k * pi + l] = g[l * pj + k];
+    for (let l = 0; l < pi; l++) {
+      for (let k = 0; k < pj; k++) gT[k * pi + l] = g[l * pj + k];
+      if ((l & 255) === 255) yield undefined;
+    }
     s = yield* sineOfSmallestAngleWork(mi, mj, gT);
   } else {
     // a = j, b = i: G_ab = G_ij^T, so G_ab^T is the stored block itself.

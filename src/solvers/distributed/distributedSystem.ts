@@ -100,6 +100,8 @@ export function* buildMachineWork(problem: Problem, index: number): Work<Machine
   const p = rows.length;
   const cols = columnSupport(A, rows);
   const c = cols.length;
+  // Yields between the O(p c) passes below: one machine may hold all of a 3312 x 3312 matrix.
+  yield undefined;
   if (c < p) {
     throw new SingularMatrixError(
       `The matrix is singular: the ${p} rows of machine ${index} are nonzero in only ${c} columns, so they are linearly dependent.`,
@@ -114,8 +116,11 @@ export function* buildMachineWork(problem: Problem, index: number): Work<Machine
     if (full) a.set(A.data.subarray(off, off + n), k * c);
     else for (let t = 0; t < c; t++) a[k * c + t] = A.data[off + cols[t]];
     bi[k] = b[rows[k]];
+    if ((k & 255) === 255) yield undefined;
   }
+  yield undefined;
   const { q, r } = yield* householderQrWork(a, p, c);
+  yield undefined;
 
   // A nonsingular A has A_i of full row rank (SPEC "Setting"); a vanishing pivot of R says otherwise.
   let maxRowNorm = 0;
@@ -124,6 +129,7 @@ export function* buildMachineWork(problem: Problem, index: number): Work<Machine
     for (let t = 0; t < c; t++) s += a[k * c + t] * a[k * c + t];
     maxRowNorm = Math.max(maxRowNorm, Math.sqrt(s));
   }
+  yield undefined;
   for (let k = 0; k < p; k++) {
     if (!(Math.abs(r[k * p + k]) > DEPENDENT_ROWS_TOLERANCE * maxRowNorm)) {
       throw new SingularMatrixError(

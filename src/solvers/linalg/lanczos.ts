@@ -15,6 +15,7 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import { SeededRandom } from '../random.js';
+import { nativeBlasInUse } from './backend.js';
 import { tridiagonalEigenvalue, tridiagonalEigenvector } from './tridiagonal.js';
 
 export interface SymmetricOperator {
@@ -48,6 +49,7 @@ export interface LanczosResult {
 }
 
 export const DEFAULT_LANCZOS_TOLERANCE = 1e-13;
+const NATIVE_MIN_SIZE = 64;
 
 export function* lanczosWork(op: SymmetricOperator, options: LanczosOptions = {}): Work<LanczosResult> {
   const n = op.size;
@@ -68,6 +70,9 @@ export function* lanczosWork(op: SymmetricOperator, options: LanczosOptions = {}
   normalize(v);
   const w = new Float64Array(n);
   const h = new Float64Array(maxIterations);
+  // Native backend: the two passes over the basis are h = V w and w -= V^T h (V: k x n, by rows);
+  // short vectors stay in TypeScript, where the call into the addon would cost more than the loop.
+  const blas = n >= NATIVE_MIN_SIZE ? nativeBlasInUse() : null;
 
   let largest = NaN;
   let smallest = NaN;
@@ -84,6 +89,12 @@ export function* lanczosWork(op: SymmetricOperator, options: LanczosOptions = {}
     alpha[k] = 0;
     // Full reorthogonalization against v_0..v_k (subsumes the three-term recurrence), twice.
     for (let pass = 0; pass < 2; pass++) {
+      if (blas) {
+        blas.dgemv(false, k + 1, n, 1, basis, 0, n, w, 0, 0, h, 0);
+        blas.dgemv(true, k + 1, n, -1, basis, 0, n, h, 0, 1, w, 0);
+        alpha[k] += h[k];
+        continue;
+      }
       for (let j = 0; j <= k; j++) {
         const off = j * n;
         let s = 0;

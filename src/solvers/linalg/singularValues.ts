@@ -9,10 +9,16 @@
  * accurate for the bidiagonal (Demmel-Kahan), so matrices that the Householder steps map
  * exactly (diagonal and permuted-diagonal, triangular with graded rows) keep even their tiny singular
  * values to high relative accuracy.
+ *
+ * With the native backend steps 1-2 are LAPACK's (dgeqrt3 + dlarfb, then dlabrd + dgemm and dgebrd,
+ * by panels, panelFactorizations.ts; square matrices skip the QR), equally backward stable; step 3 is
+ * the same bisection.
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { DenseMatrix } from '../matrix.js';
 import { norm2 } from '../matrix.js';
+import { nativeBlasInUse } from './backend.js';
+import { panelBidiagonalWork, panelQrWork } from './panelFactorizations.js';
 import { tridiagonalEigenvalue } from './tridiagonal.js';
 
 /** Multiply-adds between two yields (a few milliseconds). */
@@ -178,6 +184,22 @@ export function singularValues(a: DenseMatrix): Float64Array {
   return out;
 }
 
+/**
+ * Upper bidiagonal (d, e) with the singular values of the c x p matrix whose columns are the p rows
+ * of `columns` (p x c, row-major, p <= c; overwritten): R of its thin QR, then R bidiagonalized.
+ */
+export function* bidiagonalOfColumnsWork(columns: Float64Array, p: number, c: number): Work<{ d: Float64Array; e: Float64Array }> {
+  const blas = nativeBlasInUse();
+  if (blas) {
+    // Row-major storage is the column-major transpose: the same singular values. Square: no QR needed.
+    if (p === c) return yield* panelBidiagonalWork(blas, columns, p);
+    const { r } = yield* panelQrWork(blas, columns, p, c, false);
+    return yield* panelBidiagonalWork(blas, r, p);
+  }
+  const r = yield* triangularFactorWork(columns, p, c);
+  return yield* bidiagonalizeWork(r, p);
+}
+
 /** Bidiagonal with the singular values of the rows x cols matrix `data` (copied, not modified). */
 function* bidiagonalOfWork(data: Float64Array, rows: number, cols: number): Work<{ d: Float64Array; e: Float64Array }> {
   if (rows === 0 || cols === 0) throw new RangeError('singular values of an empty matrix');
@@ -196,6 +218,5 @@ function* bidiagonalOfWork(data: Float64Array, rows: number, cols: number): Work
     columns = new Float64Array(p * c);
     for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) columns[j * c + i] = data[i * cols + j];
   }
-  const r = yield* triangularFactorWork(columns, p, c);
-  return yield* bidiagonalizeWork(r, p);
+  return yield* bidiagonalOfColumnsWork(columns, p, c);
 }

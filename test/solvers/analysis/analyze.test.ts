@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { algorithms, ALGORITHM_IDS } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, analyzeWork, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import { runCooperatively, type WorkProgress } from '../../../src/solvers/cooperative.js';
@@ -7,6 +7,7 @@ import { CancelledError, SingularMatrixError } from '../../../src/solvers/errors
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { describeEachBackend } from '../../support/backends.js';
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);
@@ -21,7 +22,7 @@ function gaussianSystem(n: number, m: number, seed: number, mean = 1): Distribut
   return systemOf(rows, Array.from({ length: n }, (_, k) => Math.floor((k * m) / n)), m);
 }
 
-describe('analyze', () => {
+describeEachBackend('analyze', () => {
   it('assembles every part of the Analysis consistently', () => {
     const system = gaussianSystem(60, 4, 1);
     const a = analyze(system, { tolerance: 1e-6 });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { computeMatrixConditioning, computeSConditioning } from '../../../src/solvers/analysis/conditioning.js';
 import { computeGramBlocks } from '../../../src/solvers/analysis/gramBlocks.js';
 import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
@@ -10,6 +10,7 @@ import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { FIXTURES_DIR } from '../../support/sharedData.js';
+import { describeEachBackend } from '../../support/backends.js';
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);
@@ -29,7 +30,7 @@ function mlBasis(rows: number[][]): Matrix {
   return new QrDecomposition(t).orthogonalMatrix.subMatrix(0, t.rows - 1, 0, t.columns - 1);
 }
 
-describe('kappa(A^T A) without forming A^T A', () => {
+describeEachBackend('kappa(A^T A) without forming A^T A', () => {
   for (const [n, mean] of [
     [40, 0],
     [90, 1],
@@ -98,7 +99,7 @@ describe('kappa(A^T A) without forming A^T A', () => {
   });
 });
 
-describe('kappa(S)', () => {
+describeEachBackend('kappa(S)', () => {
   it('is 1 exactly with S = I for machines on disjoint supports (Proposition 1)', () => {
     const rows = [
       [2, 0, 1],

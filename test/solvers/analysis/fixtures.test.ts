@@ -18,7 +18,7 @@
  *    D-HBM and D-NAG: ~1 / sqrt(kappa(A^T A)), DGD: 2 / kappa(A^T A)).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { analyze } from '../../../src/solvers/analysis/analyze.js';
 import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
@@ -26,6 +26,7 @@ import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
 import { fromRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { FIXTURES_DIR, MATRICES_DIR } from '../../support/sharedData.js';
+import { describeEachBackend } from '../../support/backends.js';
 
 const FIXTURES = FIXTURES_DIR;
 const MATRICES = MATRICES_DIR;
@@ -161,7 +162,7 @@ function checkFixture(f: Fixture, a: Analysis): void {
   expect(a.recommendation.exact.faster).toBe(e.fasterOfApcDhbm);
 }
 
-describe('heterogeneity fixtures (NumPy references)', () => {
+describeEachBackend('heterogeneity fixtures (NumPy references)', () => {
   it('covers every case in the folder', () => {
     expect(fixtures.length).toBeGreaterThanOrEqual(14);
   });

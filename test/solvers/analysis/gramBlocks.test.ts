@@ -1,10 +1,11 @@
 import { Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { computeGramBlocks, gramBlock, gramIsIdentity, gramOperator, intersectSupports } from '../../../src/solvers/analysis/gramBlocks.js';
 import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { describeEachBackend } from '../../support/backends.js';
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);
@@ -24,7 +25,7 @@ function mlBasis(rows: number[][]): Matrix {
   return qr.orthogonalMatrix.subMatrix(0, rows[0].length - 1, 0, rows.length - 1);
 }
 
-describe('Gram blocks Q_i^T Q_j', () => {
+describeEachBackend('Gram blocks Q_i^T Q_j', () => {
   it('merges ascending supports', () => {
     const { inA, inB } = intersectSupports(Int32Array.from([0, 2, 3, 7, 9]), Int32Array.from([1, 2, 7, 8, 9, 10]));
     expect(Array.from(inA)).toEqual([1, 3, 4]);

@@ -3,6 +3,7 @@ import { computeLocalAngles, lineAngle } from '../../../src/solvers/analysis/loc
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { describeEachBackend } from '../../support/backends.js';
 
 const partition = (assignment: number[], m: number) => partitionFromAssignment(Int32Array.from(assignment), m);
 
@@ -38,7 +39,7 @@ describe('angle between two lines', () => {
   });
 });
 
-describe('local angles phi_i, theta_min^(l) and Theorem 4', () => {
+describeEachBackend('local angles phi_i, theta_min^(l) and Theorem 4', () => {
   it('match the closed forms of a hand-built matrix', () => {
     // Rows (1, 0) and (1, 1) at pi/4 on machine 0; row (0, 4) on machine 1 (phi null).
     const a = fromRows([

@@ -1,7 +1,8 @@
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { lanczos, type SymmetricOperator } from '../../../src/solvers/linalg/lanczos.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
+import { describeEachBackend } from '../../support/backends.js';
 
 function denseOperator(a: Float64Array, n: number): SymmetricOperator {
   return {
@@ -29,7 +30,7 @@ function randomSpd(n: number, seed: number): Float64Array {
   return a;
 }
 
-describe('Lanczos with full reorthogonalization', () => {
+describeEachBackend('Lanczos with full reorthogonalization', () => {
   for (const [n, seed] of [
     [30, 1],
     [80, 2],

@@ -1,8 +1,9 @@
 import { LuDecomposition, Matrix } from 'ml-matrix';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { luFactor, luSolve, luSolveTransposed } from '../../../src/solvers/linalg/lu.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { norm2, type DenseMatrix } from '../../../src/solvers/matrix.js';
+import { describeEachBackend } from '../../support/backends.js';
 
 function randomMatrix(n: number, seed: number, density = 1): DenseMatrix {
   const rng = new SeededRandom(seed);
@@ -25,7 +26,7 @@ function backwardError(a: DenseMatrix, x: Float64Array, b: Float64Array, transpo
   return norm2(r) / (norm2(a.data) * norm2(x));
 }
 
-describe('LU with partial pivoting', () => {
+describeEachBackend('LU with partial pivoting', () => {
   for (const [n, density] of [
     [1, 1],
     [5, 1],

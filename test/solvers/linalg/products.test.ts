@@ -1,8 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { multiplyByTransposeRows } from '../../../src/solvers/linalg/products.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
+import { describeEachBackend } from '../../support/backends.js';
 
-describe('X Y^T kernel', () => {
+describeEachBackend('X Y^T kernel', (backend) => {
   for (const [rows, cols, len] of [
     [1, 1, 1],
     [5, 3, 7],
@@ -24,7 +25,12 @@ describe('X Y^T kernel', () => {
           let s = 0;
           for (let t = 0; t < len; t++) s += x[i * len + t] * y[j * len + t];
           expect(Math.abs(out[i * cols + j] - s)).toBeLessThan(1e-13 * Math.sqrt(len));
-          if (i >= r0 && i < r1) expect(part[(i - r0) * cols + j]).toBe(out[i * cols + j]);
+          // The TypeScript kernel computes each entry the same way whatever the row range; dgemm's
+          // blocking (and FMA) may differ with the shape, within the rounding of the sum.
+          if (i >= r0 && i < r1) {
+            if (backend === 'typescript') expect(part[(i - r0) * cols + j]).toBe(out[i * cols + j]);
+            else expect(Math.abs(part[(i - r0) * cols + j] - out[i * cols + j])).toBeLessThan(1e-13 * Math.sqrt(len));
+          }
         }
     });
   }

@@ -1,8 +1,9 @@
 import { Matrix, SingularValueDecomposition } from 'ml-matrix';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { singularValueRange, singularValues } from '../../../src/solvers/linalg/singularValues.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
+import { describeEachBackend } from '../../support/backends.js';
 
 function randomMatrix(rows: number, cols: number, seed: number): DenseMatrix {
   return { rows, cols, data: new SeededRandom(seed).fillSigned(new Float64Array(rows * cols)) };
@@ -10,7 +11,7 @@ function randomMatrix(rows: number, cols: number, seed: number): DenseMatrix {
 
 const toMl = (a: DenseMatrix) => new Matrix(Array.from({ length: a.rows }, (_, i) => Array.from(a.data.subarray(i * a.cols, (i + 1) * a.cols))));
 
-describe('singular values (Householder QR + bidiagonalization + Golub-Kahan bisection)', () => {
+describeEachBackend('singular values (Householder QR + bidiagonalization + Golub-Kahan bisection)', () => {
   for (const [rows, cols] of [
     [1, 1],
     [1, 7],

@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+/**
+ * Builds the optional native backend (native/: an N-API addon over OpenBLAS and LAPACKE) when the
+ * machine can: OpenBLAS's cblas.h, lapacke.h, libopenblas.so and liblapacke.so (Debian/Ubuntu:
+ * libopenblas-dev liblapacke-dev), a C compiler, make and python3 (for node-gyp).
+ *
+ * Run by `npm install` / `npm ci` (the package's own "install" script) and by `npm run build:native`.
+ * When something is missing it prints one line saying what and exits 0: the TypeScript backend is
+ * always there, so the install never fails because of this step. With `--strict` (or
+ * REQUIRE_NATIVE_BACKEND=1) a missing prerequisite or a failed build exits 1 instead, for images
+ * and CI jobs that must have the native backend. SKIP_NATIVE_BUILD=1 skips the step.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { delimiter, dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const nativeDir = join(root, 'native');
+const addonPath = join(nativeDir, 'build', 'Release', 'linalg_native.node');
+const strict = process.argv.includes('--strict') || process.env.REQUIRE_NATIVE_BACKEND === '1';
+const PREFIX = '[native backend]';
+
+function finish(built, message) {
+  console.log(`${PREFIX} ${message}`);
+  process.exit(!built && strict ? 1 : 0);
+}
+
+function listDir(dir) {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
+  }
+}
+
+/** Directories to search: the environment's own, then the usual system ones (with multiarch subdirectories). */
+function candidateDirs(envName, bases) {
+  const fromEnv = (process.env[envName] ?? '').split(/[\s:]+/).filter(Boolean);
+  const dirs = [...fromEnv];
+  for (const base of bases) {
+    dirs.push(base);
+    for (const entry of listDir(base)) if (/-linux-gnu|-linux-musl/.test(entry)) dirs.push(join(base, entry));
+  }
+  return [...new Set(dirs)];
+}
+
+function findFile(dirs, name, accept = () => true) {
+  for (const dir of dirs) {
+    const file = join(dir, name);
+    if (existsSync(file) && accept(file)) return dir;
+  }
+  return null;
+}
+
+function onPath(command) {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir && existsSync(join(dir, command))) return true;
+  }
+  return false;
+}
+
+/** npm's node-gyp: the one npm hands to install scripts, else the copy bundled with npm next to this node. */
+function nodeGypCommand() {
+  const fromNpm = process.env.npm_config_node_gyp;
+  if (fromNpm && existsSync(fromNpm)) return [process.execPath, fromNpm];
+  const bundled = [
+    join(dirname(process.execPath), '..', 'lib', 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+    join(dirname(process.execPath), 'node_modules', 'npm', 'node_modules', 'node-gyp', 'bin', 'node-gyp.js'),
+  ].find((file) => existsSync(file));
+  if (bundled) return [process.execPath, bundled];
+  if (onPath('node-gyp')) return ['node-gyp'];
+  return null;
+}
+
+if (process.env.SKIP_NATIVE_BUILD === '1') finish(false, 'SKIP_NATIVE_BUILD=1: not built; the TypeScript backend will be used.');
+if (process.platform === 'win32') finish(false, 'not supported on Windows; the TypeScript backend will be used.');
+
+const includeDirs = candidateDirs('NATIVE_BLAS_INCLUDE_DIRS', ['/usr/include', '/usr/include/openblas', '/usr/local/include', '/usr/local/include/openblas', '/opt/homebrew/opt/openblas/include']);
+// OpenBLAS's own cblas.h (it declares openblas_set_num_threads, which the addon uses).
+const cblasDir = findFile(includeDirs, 'cblas.h', (file) => readFileSync(file, 'utf8').includes('openblas_set_num_threads'));
+const lapackeDir = findFile(includeDirs, 'lapacke.h');
+const libraryDirs = candidateDirs('NATIVE_BLAS_LIBRARY_DIRS', ['/usr/lib', '/usr/lib64', '/usr/local/lib', '/opt/homebrew/opt/openblas/lib']);
+const libExt = process.platform === 'darwin' ? 'dylib' : 'so';
+const openblasDir = findFile(libraryDirs, `libopenblas.${libExt}`);
+const lapackeLibDir = findFile(libraryDirs, `liblapacke.${libExt}`) ?? (process.platform === 'darwin' ? openblasDir : null);
+
+const missing = [];
+if (!cblasDir) missing.push("OpenBLAS's cblas.h");
+if (!lapackeDir) missing.push('lapacke.h');
+if (!openblasDir) missing.push(`libopenblas.${libExt}`);
+if (!lapackeLibDir) missing.push(`liblapacke.${libExt}`);
+if (missing.length > 0) {
+  finish(false, `not built (missing ${missing.join(', ')}; on Debian/Ubuntu: apt-get install libopenblas-dev liblapacke-dev); the TypeScript backend will be used.`);
+}
+const tools = [];
+if (!onPath('cc') && !onPath('gcc') && !onPath('clang')) tools.push('a C compiler');
+if (!onPath('make')) tools.push('make');
+if (!onPath('python3') && !onPath('python')) tools.push('python3');
+const gyp = nodeGypCommand();
+if (!gyp) tools.push('node-gyp');
+if (tools.length > 0) finish(false, `not built (missing ${tools.join(', ')} to compile the addon); the TypeScript backend will be used.`);
+
+const args = [...gyp.slice(1), 'rebuild'];
+// Compile against the headers installed with this node when they exist (no download).
+const nodePrefix = resolve(dirname(process.execPath), '..');
+if (!process.env.npm_config_nodedir && existsSync(join(nodePrefix, 'include', 'node', 'node_api.h')) && existsSync(join(nodePrefix, 'include', 'node', 'common.gypi'))) {
+  args.push(`--nodedir=${nodePrefix}`);
+}
+const extraIncludes = [cblasDir, lapackeDir].filter((dir) => dir !== '/usr/include' && dir !== '/usr/local/include');
+const extraLibs = [openblasDir, lapackeLibDir].filter((dir) => dir !== '/usr/lib' && dir !== '/usr/local/lib');
+const build = spawnSync(gyp[0], args, {
+  cwd: nativeDir,
+  encoding: 'utf8',
+  env: {
+    ...process.env,
+    NATIVE_BLAS_INCLUDE_DIRS: [...new Set(extraIncludes)].join(' '),
+    NATIVE_BLAS_LIBRARY_DIRS: [...new Set(extraLibs)].join(' '),
+  },
+});
+if (build.status !== 0) {
+  const output = `${build.stdout ?? ''}${build.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
+  if (output) console.log(output);
+  finish(false, `node-gyp rebuild failed (${build.error?.message ?? `exit ${build.status}`}); the TypeScript backend will be used.`);
+}
+
+// The library must also load (runtime libraries present, symbols resolved).
+try {
+  const addon = createRequire(import.meta.url)(addonPath);
+  finish(true, `built ${addonPath} against ${addon.config()}; 'auto' selects it.`);
+} catch (error) {
+  finish(false, `built but cannot be loaded (${error instanceof Error ? error.message : String(error)}); the TypeScript backend will be used.`);
+}

@@ -1,0 +1,145 @@
+/**
+ * The two numerical backends and the switch between them:
+ *  - 'typescript': the kernels written in this directory, always present;
+ *  - 'native': OpenBLAS + LAPACKE through the small N-API addon in native/ (built at install time
+ *    when the system has libopenblas-dev and liblapacke-dev, see scripts/buildNative.mjs).
+ * Kernels ask `nativeBlasInUse()` and take their native path when it returns the addon; the
+ * TypeScript path stays the reference and the fallback. The selection is module state, so it is
+ * per process (per worker thread); 'auto' (the initial setting) means native when it loads.
+ *
+ * Conventions of the binding (`NativeBlas`): every array argument is a Float64Array (Int32Array
+ * for pivots) plus an element offset; calls run in place on that memory and check every extent
+ * (RangeError rather than an out-of-bounds access). BLAS calls and dgetrf/dgetrs are row-major;
+ * the Householder and bidiagonal routines are column-major as in LAPACK (the column-major view of
+ * a row-major p x c array is the c x p transpose: dgeqrf(c, p, rowsOfA, 0, c, ...) factors A_i^T).
+ * Each call runs to completion on the calling thread: callers keep single calls short (see
+ * NATIVE_MADDS_PER_CALL) and yield between them.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type BackendName = 'typescript' | 'native';
+
+export interface NativeBlas {
+  /** Row-major y = alpha op(A) x + beta y, A is m x n with leading dimension lda starting at element aOffset. */
+  dgemv(trans: boolean, m: number, n: number, alpha: number, a: Float64Array, aOffset: number, lda: number, x: Float64Array, xOffset: number, beta: number, y: Float64Array, yOffset: number): void;
+  /** Row-major C = alpha op(A) op(B) + beta C; op(A) m x k, op(B) k x n, C m x n. */
+  dgemm(transA: boolean, transB: boolean, m: number, n: number, k: number, alpha: number, a: Float64Array, aOffset: number, lda: number, b: Float64Array, bOffset: number, ldb: number, beta: number, c: Float64Array, cOffset: number, ldc: number): void;
+  /** Row-major x = op(A)^{-1} x for triangular n x n A (upper or lower; unit diagonal not read when unitDiagonal). */
+  dtrsv(upper: boolean, trans: boolean, unitDiagonal: boolean, n: number, a: Float64Array, aOffset: number, lda: number, x: Float64Array, xOffset: number): void;
+  /** Row-major B = alpha op(A)^{-1} B (leftSide) or alpha B op(A)^{-1}; B m x n, A triangular. */
+  dtrsm(leftSide: boolean, upper: boolean, trans: boolean, unitDiagonal: boolean, m: number, n: number, alpha: number, a: Float64Array, aOffset: number, lda: number, b: Float64Array, bOffset: number, ldb: number): void;
+  /**
+   * Row-major P A = L U (partial pivoting) of an m x n matrix, in place; returns LAPACK's info (> 0: first exactly
+   * zero pivot, 1-based). ipiv (min(m, n) entries, 1-based): row i was interchanged with row ipiv[i] - 1.
+   * LAPACKE factors a transposed copy: meant for panels, not for a whole large matrix in one call.
+   */
+  dgetrf(m: number, n: number, a: Float64Array, aOffset: number, lda: number, ipiv: Int32Array, ipivOffset: number): number;
+  /** Row-major solve op(A) X = B in place (B n x nrhs) with dgetrf's factors and pivots; A is not copied. */
+  dgetrs(trans: boolean, n: number, nrhs: number, a: Float64Array, aOffset: number, lda: number, ipiv: Int32Array, ipivOffset: number, b: Float64Array, bOffset: number, ldb: number): number;
+  /** Column-major Householder QR of the m x n matrix: R on and above the diagonal, reflectors below, tau (min(m, n)). */
+  dgeqrf(m: number, n: number, a: Float64Array, aOffset: number, lda: number, tau: Float64Array, tauOffset: number): number;
+  /** Column-major: overwrite dgeqrf's output with the first n columns of Q (k reflectors, m >= n >= k). */
+  dorgqr(m: number, n: number, k: number, a: Float64Array, aOffset: number, lda: number, tau: Float64Array, tauOffset: number): number;
+  /**
+   * Column-major recursive QR (m >= n, all BLAS-3): R on and above the diagonal, reflectors V below, and the n x n
+   * upper triangular T with H_0 ... H_{n-1} = I - V T V^T (what dlarfb applies).
+   */
+  dgeqrt3(m: number, n: number, a: Float64Array, aOffset: number, lda: number, t: Float64Array, tOffset: number, ldt: number): number;
+  /** Column-major C = H C (or H^T C when transpose), H = I - V T V^T (from dgeqrt3); C m x n, V m x k (only its unit lower trapezoid is read). */
+  dlarfb(transpose: boolean, m: number, n: number, k: number, v: Float64Array, vOffset: number, ldv: number, t: Float64Array, tOffset: number, ldt: number, c: Float64Array, cOffset: number, ldc: number): void;
+  /**
+   * Column-major, m >= n: reduce the first nb rows and columns to upper bidiagonal form (d, e, tauq, taup: nb each) and
+   * return X (m x nb) and Y (n x nb) for the trailing update A22 -= V Y2^T + X2 U (one panel of LAPACK's dgebrd).
+   */
+  dlabrd(m: number, n: number, nb: number, a: Float64Array, aOffset: number, lda: number, d: Float64Array, dOffset: number, e: Float64Array, eOffset: number, tauq: Float64Array, tauqOffset: number, taup: Float64Array, taupOffset: number, x: Float64Array, xOffset: number, ldx: number, y: Float64Array, yOffset: number, ldy: number): void;
+  /** Column-major, m >= n: upper bidiagonal form (diagonal d: n, superdiagonal e: n - 1) in one call; a is destroyed. */
+  dgebrd(m: number, n: number, a: Float64Array, aOffset: number, lda: number, d: Float64Array, dOffset: number, e: Float64Array, eOffset: number): number;
+  /** Column-major: all min(m, n) singular values, descending, in one call (LAPACK dgesdd without vectors); a is destroyed. */
+  dgesddValues(m: number, n: number, a: Float64Array, aOffset: number, lda: number, s: Float64Array, sOffset: number): number;
+  /** OpenBLAS threads for the following calls (process-wide; OPENBLAS_NUM_THREADS sets the initial count). */
+  setThreads(count: number): void;
+  threads(): number;
+  /** OpenBLAS's build description and the CPU kernel it selected. */
+  config(): string;
+}
+
+/**
+ * Multiply-adds (flops / 2) one native call may do: ~10-25 ms at the 20-50 GFlop/s OpenBLAS reaches on
+ * one or two cores, so a sliced factorization returns to the event loop well within 100 ms.
+ */
+export const NATIVE_MADDS_PER_CALL = 2.5e8;
+
+const ADDON_FILE = join('native', 'build', 'Release', 'linalg_native.node');
+/** Path to the addon file, or 'off' to behave as if it were not built. */
+export const NATIVE_ADDON_ENV = 'LINALG_NATIVE_ADDON';
+
+const REQUIRED_FUNCTIONS: readonly (keyof NativeBlas)[] = [
+  'dgemv', 'dgemm', 'dtrsv', 'dtrsm', 'dgetrf', 'dgetrs', 'dgeqrf', 'dorgqr', 'dgeqrt3', 'dlarfb', 'dlabrd', 'dgebrd', 'dgesddValues', 'setThreads', 'threads', 'config',
+];
+
+let loaded: { blas: NativeBlas | null; reason: string } | undefined;
+let active: BackendName | undefined;
+
+/** native/build/Release/linalg_native.node above this module: src/solvers/linalg (tsx, tests) or dist/src/solvers/linalg. */
+function addonCandidates(): string[] {
+  const override = process.env[NATIVE_ADDON_ENV];
+  if (override) return [override];
+  const out: string[] = [];
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 6; up++) {
+    out.push(join(dir, ADDON_FILE));
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return out;
+}
+
+function load(): { blas: NativeBlas | null; reason: string } {
+  if (process.env[NATIVE_ADDON_ENV] === 'off') return { blas: null, reason: `${NATIVE_ADDON_ENV}=off` };
+  const file = addonCandidates().find((candidate) => existsSync(candidate));
+  if (!file) return { blas: null, reason: `the addon is not built (no ${ADDON_FILE}; see scripts/buildNative.mjs)` };
+  try {
+    const addon = createRequire(import.meta.url)(file) as Partial<NativeBlas>;
+    const absent = REQUIRED_FUNCTIONS.filter((name) => typeof addon[name] !== 'function');
+    if (absent.length > 0) return { blas: null, reason: `${file} is stale (lacks ${absent.join(', ')}); rebuild it with npm run build:native` };
+    return { blas: addon as NativeBlas, reason: '' };
+  } catch (error) {
+    return { blas: null, reason: `${file} cannot be loaded: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+/** The loaded addon, or null when it is not built or cannot be loaded (never throws). */
+export function nativeBlas(): NativeBlas | null {
+  loaded ??= load();
+  return loaded.blas;
+}
+
+/** Why nativeBlas() is null ('' when it is not). */
+export function nativeUnavailableReason(): string {
+  loaded ??= load();
+  return loaded.reason;
+}
+
+export function activeBackend(): BackendName {
+  active ??= nativeBlas() ? 'native' : 'typescript';
+  return active;
+}
+
+/** Select the backend of this process; 'auto' = native when available. 'native' when unavailable throws. */
+export function useBackend(name: BackendName | 'auto'): BackendName {
+  if (name === 'native' && !nativeBlas()) {
+    throw new Error(`The native numerical backend is not available: ${nativeUnavailableReason()}. Use 'typescript' or 'auto'.`);
+  }
+  if (name !== 'auto' && name !== 'native' && name !== 'typescript') throw new Error(`Unknown numerical backend '${String(name)}'`);
+  active = name === 'auto' ? (nativeBlas() ? 'native' : 'typescript') : name;
+  return active;
+}
+
+/** The addon when the native backend is selected, else null: what kernels branch on. */
+export function nativeBlasInUse(): NativeBlas | null {
+  return activeBackend() === 'native' ? nativeBlas() : null;
+}
