@@ -6,25 +6,116 @@
  * The residuals r_i = b_i - A_i x of the new x end each step, so an iteration is one pass over each
  * A_i and one over each Q_i (4 sum_i p_i c_i + sum_i p_i^2 flops).
  */
-import { gather, type DistributedSystem, type MachineData } from '../distributed/distributedSystem.js';
+import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
+import { nativeBlasInUse } from '../linalg/backend.js';
 import { solveRTransposed } from '../linalg/householderQr.js';
 import { accumulateRowCombination, multiplyRows } from '../linalg/rowKernels.js';
+import { startShardEngine, type Shard, type ShardEngine } from '../parallel/engine.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
 
 const DOMAINS = [positive('nu')];
 
+/** What a thread needs of one machine for Cimmino: its rows, basis and R on its support. */
+export interface CimminoMachine {
+  readonly p: number;
+  readonly c: number;
+  readonly full: boolean;
+  readonly cols: Int32Array;
+  readonly a: Float64Array;
+  readonly aStart: Int32Array;
+  readonly aEnd: Int32Array;
+  readonly b: Float64Array;
+  readonly q: Float64Array;
+  readonly qStart: Int32Array;
+  readonly qEnd: Int32Array;
+  readonly r: Float64Array;
+}
+
+export interface CimminoShardSpec {
+  readonly machines: readonly CimminoMachine[];
+  /** Where machine i's A_i^+ r_i (on its support, c_i entries) starts in the output. */
+  readonly outputOffset: Int32Array;
+}
+
+const CIMMINO_PASS = 0;
+/** Scalar of a machine: |b_i - A_i x|^2. */
+const RESIDUAL2 = 0;
+
+/**
+ * Runs Cimmino's machines (chunk i = machine i), on whichever thread takes them. At x:
+ * r_i = b_i - A_i x (one pass over A_i, and |r_i|^2), y = R^{-T} r_i, and A_i^+ r_i = Q_i y (one
+ * pass over Q_i) written on the machine's support at outputOffset[i].
+ */
+export class CimminoShard implements Shard {
+  private readonly machines: readonly CimminoMachine[];
+  private readonly outputOffset: Int32Array;
+  /** r_i, then R^{-T} r_i, of the machine being processed. */
+  private readonly residual: Float64Array;
+  private readonly solved: Float64Array;
+  private readonly supportX: Float64Array;
+
+  constructor(spec: CimminoShardSpec, _n: number) {
+    this.machines = spec.machines;
+    this.outputOffset = spec.outputOffset;
+    const largestP = Math.max(1, ...spec.machines.map((mc) => mc.p));
+    this.residual = new Float64Array(largestP);
+    this.solved = new Float64Array(largestP);
+    this.supportX = new Float64Array(Math.max(1, ...spec.machines.map((mc) => (mc.full ? 0 : mc.c))));
+  }
+
+  run(_phase: number, machine: number, x: Float64Array, output: Float64Array, scalars: Float64Array): void {
+    const { residual, solved, supportX } = this;
+    const { p, c, a, aStart, aEnd, b, q, qStart, qEnd, r, cols, full } = this.machines[machine];
+    if (!full) for (let t = 0; t < c; t++) supportX[t] = x[cols[t]];
+    multiplyRows(a, p, c, aStart, aEnd, full ? x : supportX, residual, 0);
+    let residual2 = 0;
+    for (let k = 0; k < p; k++) {
+      const s = b[k] - residual[k];
+      residual[k] = s;
+      residual2 += s * s;
+    }
+    // y = R^{-T} r_i (forward substitution: R^T is lower triangular)
+    const blas = nativeBlasInUse();
+    if (blas !== null) {
+      solved.set(residual.subarray(0, p));
+      blas.dtrsv(true, true, false, p, r, 0, p, solved, 0);
+    } else {
+      solveRTransposed(r, p, residual, solved, 0);
+    }
+    // A_i^+ r_i = Q_i y, on the support
+    const offset = this.outputOffset[machine];
+    output.fill(0, offset, offset + c);
+    accumulateRowCombination(q, p, c, qStart, qEnd, solved, 0, 1, output, offset);
+    scalars[machine] = residual2;
+  }
+}
+
+/** Entries of A_i and Q_i one iteration reads. */
+function machineWork(machine: MachineData): number {
+  let entries = 0;
+  for (let k = 0; k < machine.p; k++) entries += Math.max(0, machine.aEnd[k] - machine.aStart[k]) + Math.max(0, machine.qEnd[k] - machine.qStart[k]);
+  return entries;
+}
+
+function cimminoMachine(machine: MachineData): CimminoMachine {
+  const { p, c, full, cols, a, aStart, aEnd, b, q, qStart, qEnd, r } = machine;
+  return { p, c, full, cols, a, aStart, aEnd, b, q, qStart, qEnd, r };
+}
+
+/**
+ * The machines run on the solver's threads (see ../parallel/engine.ts). Each step is the
+ * taskmaster's x += nu sum_i A_i^+ r_i (summed in machine order) with the machines' terms from the
+ * last pass, then one pass at the new x giving its residual (what the runner tests) and the next terms.
+ */
 class CimminoMethod implements IterativeMethod {
   readonly estimate: Float64Array;
+  readonly threads: number;
+  private readonly engine: ShardEngine;
   private readonly machines: readonly MachineData[];
-  /** r_i = b_i - A_i x for every machine, machine i at [rowOffset[i], rowOffset[i] + p_i). */
-  private readonly residual: Float64Array;
-  private readonly rowOffset: Int32Array;
-  /** R^{-T} r_i of the machine being processed. */
-  private readonly solveBuffer: Float64Array;
+  private readonly outputOffset: Int32Array;
   /** sum_i A_i^+ r_i. */
   private readonly direction: Float64Array;
-  private readonly supportBuffer: Float64Array;
   private residual2 = 0;
 
   constructor(
@@ -33,14 +124,27 @@ class CimminoMethod implements IterativeMethod {
   ) {
     const { n, m, machines } = system;
     this.machines = machines;
-    this.estimate = new Float64Array(n);
-    this.rowOffset = new Int32Array(m + 1);
-    for (let i = 0; i < m; i++) this.rowOffset[i + 1] = this.rowOffset[i] + machines[i].p;
-    this.residual = new Float64Array(this.rowOffset[m]);
-    this.solveBuffer = new Float64Array(Math.max(1, ...machines.map((mc) => mc.p)));
+    this.outputOffset = new Int32Array(m + 1);
+    for (let i = 0; i < m; i++) this.outputOffset[i + 1] = this.outputOffset[i] + machines[i].c;
+    this.engine = startShardEngine<CimminoShardSpec>({
+      kind: 'cimmino',
+      n,
+      chunks: m,
+      outputLength: this.outputOffset[m],
+      scalarsPerChunk: 1,
+      chunkWork: machines.map(machineWork),
+      spec: { machines: machines.map(cimminoMachine), outputOffset: this.outputOffset },
+      createShard: (spec, length) => new CimminoShard(spec, length),
+    });
+    this.threads = this.engine.threads;
+    this.estimate = this.engine.input;
     this.direction = new Float64Array(n);
-    this.supportBuffer = new Float64Array(Math.max(1, ...machines.map((mc) => (mc.full ? 0 : mc.c))));
-    this.measure();
+    try {
+      this.pass();
+    } catch (error) {
+      this.engine.dispose();
+      throw error;
+    }
   }
 
   residualNormSquared(): number {
@@ -52,42 +156,27 @@ class CimminoMethod implements IterativeMethod {
   }
 
   step(): void {
-    const { machines, residual, rowOffset, solveBuffer: y, direction, nu } = this;
+    const { nu, direction, machines, outputOffset } = this;
     const x = this.estimate;
+    const terms = this.engine.output;
     direction.fill(0);
     for (let i = 0; i < machines.length; i++) {
-      const { p, c, q, qStart, qEnd, r, cols, full } = machines[i];
-      const ro = rowOffset[i];
-      // y = R^{-T} r_i (forward substitution: R^T is lower triangular)
-      solveRTransposed(r, p, residual, y, ro);
-      // direction += Q_i y (on a partial support: accumulate contiguously, then scatter once)
-      const target = full ? direction : this.supportBuffer;
-      if (!full) target.fill(0, 0, c);
-      accumulateRowCombination(q, p, c, qStart, qEnd, y, 0, 1, target);
-      if (!full) for (let t = 0; t < c; t++) direction[cols[t]] += target[t];
+      const { c, cols, full } = machines[i];
+      const offset = outputOffset[i];
+      if (full) for (let t = 0; t < c; t++) direction[t] += terms[offset + t];
+      else for (let t = 0; t < c; t++) direction[cols[t]] += terms[offset + t];
     }
     for (let j = 0; j < x.length; j++) x[j] += nu * direction[j];
-    this.measure();
+    this.pass();
   }
 
-  /** r_i = b_i - A_i x and |A x - b|^2. */
-  private measure(): void {
-    const { machines, residual, rowOffset, supportBuffer } = this;
-    const x = this.estimate;
-    let residual2 = 0;
-    for (let i = 0; i < machines.length; i++) {
-      const machine = machines[i];
-      const { p, c, a, aStart, aEnd, b, full } = machine;
-      const xs = full ? x : gather(machine, x, supportBuffer);
-      const ro = rowOffset[i];
-      multiplyRows(a, p, c, aStart, aEnd, xs, residual, ro);
-      for (let k = 0; k < p; k++) {
-        const s = b[k] - residual[ro + k];
-        residual[ro + k] = s;
-        residual2 += s * s;
-      }
-    }
-    this.residual2 = residual2;
+  dispose(): void {
+    this.engine.dispose();
+  }
+
+  private pass(): void {
+    this.engine.run(CIMMINO_PASS);
+    this.residual2 = this.engine.scalarSum(RESIDUAL2);
   }
 }
 

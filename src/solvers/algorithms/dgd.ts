@@ -6,22 +6,22 @@
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, positive, requireParameters, validateAgainst } from './common.js';
-import { GradientPass } from './gradientPass.js';
+import { GradientPass, evaluateOrRelease } from './gradientPass.js';
 import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
 
 const DOMAINS = [positive('alpha')];
 
 class DgdMethod implements IterativeMethod {
   readonly estimate: Float64Array;
-  private readonly gradient: Float64Array;
+  readonly threads: number;
   private readonly pass: GradientPass;
   private residual2: number;
 
   constructor(system: DistributedSystem, private readonly alpha: number) {
-    this.estimate = new Float64Array(system.n);
-    this.gradient = new Float64Array(system.n);
     this.pass = new GradientPass(system);
-    this.residual2 = this.pass.evaluate(this.estimate, this.gradient);
+    this.threads = this.pass.threads;
+    this.estimate = this.pass.x;
+    this.residual2 = evaluateOrRelease(this.pass);
   }
 
   residualNormSquared(): number {
@@ -33,9 +33,14 @@ class DgdMethod implements IterativeMethod {
   }
 
   step(): void {
-    const { estimate: x, gradient: g, alpha } = this;
+    const { estimate: x, alpha } = this;
+    const g = this.pass.gradient();
     for (let j = 0; j < x.length; j++) x[j] -= alpha * g[j];
-    this.residual2 = this.pass.evaluate(x, g);
+    this.residual2 = this.pass.evaluate();
+  }
+
+  dispose(): void {
+    this.pass.dispose();
   }
 }
 

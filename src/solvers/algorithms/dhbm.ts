@@ -9,7 +9,7 @@
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
-import { GradientPass } from './gradientPass.js';
+import { GradientPass, evaluateOrRelease } from './gradientPass.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
 import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
 
@@ -17,8 +17,8 @@ const DOMAINS = [positive('alpha'), momentum('beta')];
 
 class HeavyBallMethod implements IterativeMethod {
   readonly estimate: Float64Array;
+  readonly threads: number;
   private readonly z: Float64Array;
-  private readonly gradient: Float64Array;
   private readonly pass: GradientPass;
   private residual2: number;
 
@@ -27,11 +27,11 @@ class HeavyBallMethod implements IterativeMethod {
     private readonly alpha: number,
     private readonly beta: number,
   ) {
-    this.estimate = new Float64Array(system.n);
-    this.z = new Float64Array(system.n);
-    this.gradient = new Float64Array(system.n);
     this.pass = new GradientPass(system);
-    this.residual2 = this.pass.evaluate(this.estimate, this.gradient);
+    this.threads = this.pass.threads;
+    this.estimate = this.pass.x;
+    this.z = new Float64Array(system.n);
+    this.residual2 = evaluateOrRelease(this.pass);
   }
 
   residualNormSquared(): number {
@@ -43,12 +43,17 @@ class HeavyBallMethod implements IterativeMethod {
   }
 
   step(): void {
-    const { estimate: x, z, gradient: g, alpha, beta } = this;
+    const { estimate: x, z, alpha, beta } = this;
+    const g = this.pass.gradient();
     for (let j = 0; j < x.length; j++) {
       z[j] = beta * z[j] + g[j];
       x[j] -= alpha * z[j];
     }
-    this.residual2 = this.pass.evaluate(x, g);
+    this.residual2 = this.pass.evaluate();
+  }
+
+  dispose(): void {
+    this.pass.dispose();
   }
 }
 

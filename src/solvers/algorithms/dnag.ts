@@ -11,7 +11,7 @@
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
-import { GradientPass } from './gradientPass.js';
+import { GradientPass, evaluateOrRelease } from './gradientPass.js';
 import { nesterovRootModulus } from './spectralRadius.js';
 import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
 
@@ -20,9 +20,9 @@ const DOMAINS = [positive('alpha'), momentum('beta')];
 class NesterovMethod implements IterativeMethod {
   /** x, the extrapolated point. */
   readonly estimate: Float64Array;
+  readonly threads: number;
   /** y, the previous gradient-step point. */
   private readonly y: Float64Array;
-  private readonly gradient: Float64Array;
   private readonly pass: GradientPass;
   private residual2: number;
 
@@ -31,11 +31,11 @@ class NesterovMethod implements IterativeMethod {
     private readonly alpha: number,
     private readonly beta: number,
   ) {
-    this.estimate = new Float64Array(system.n);
-    this.y = new Float64Array(system.n);
-    this.gradient = new Float64Array(system.n);
     this.pass = new GradientPass(system);
-    this.residual2 = this.pass.evaluate(this.estimate, this.gradient);
+    this.threads = this.pass.threads;
+    this.estimate = this.pass.x;
+    this.y = new Float64Array(system.n);
+    this.residual2 = evaluateOrRelease(this.pass);
   }
 
   residualNormSquared(): number {
@@ -47,13 +47,18 @@ class NesterovMethod implements IterativeMethod {
   }
 
   step(): void {
-    const { estimate: x, y, gradient: g, alpha, beta } = this;
+    const { estimate: x, y, alpha, beta } = this;
+    const g = this.pass.gradient();
     for (let j = 0; j < x.length; j++) {
       const yNext = x[j] - alpha * g[j];
       x[j] = yNext + beta * (yNext - y[j]);
       y[j] = yNext;
     }
-    this.residual2 = this.pass.evaluate(x, g);
+    this.residual2 = this.pass.evaluate();
+  }
+
+  dispose(): void {
+    this.pass.dispose();
   }
 }
 

@@ -4,49 +4,156 @@
  * r_k a_k; the taskmaster sums the machines' terms into
  *   g(x) = A^T (A x - b) = sum_i A_i^T (A_i x - b_i)
  * and gets |A x - b|^2 = sum_k r_k^2 for free. Cost 4 sum_i p_i c_i <= 4 n^2 flops, no allocation.
+ * The rows are independent, so a machine's rows may be cut into several chunks for the threads
+ * (see ../parallel/engine.ts).
  */
-import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { nativeBlasInUse } from '../linalg/backend.js';
+import { fusedRowPass } from '../linalg/rowKernels.js';
+import { startShardEngine, type Shard, type ShardEngine } from '../parallel/engine.js';
+import { TARGET_ROW_CHUNKS, rowChunks } from '../parallel/split.js';
 
-export class GradientPass {
-  private readonly machines: readonly MachineData[];
-  /** x restricted to a machine's column support, and that machine's gradient term there. */
+/** Consecutive rows of one machine, on the machine's column support. */
+export interface RowSegment {
+  readonly rows: number;
+  readonly c: number;
+  readonly full: boolean;
+  readonly cols: Int32Array;
+  /** rows x c, row-major, with the rows' nonzero extents and right-hand sides. */
+  readonly a: Float64Array;
+  readonly aStart: Int32Array;
+  readonly aEnd: Int32Array;
+  readonly b: Float64Array;
+}
+
+export interface GradientShardSpec {
+  readonly segments: readonly RowSegment[];
+  /** Where segment s's gradient term (on its support, c entries) starts in the output. */
+  readonly outputOffset: Int32Array;
+}
+
+const GRADIENT_PASS = 0;
+/** Scalar of a segment: sum of r_k^2 over its rows. */
+const RESIDUAL2 = 0;
+
+/**
+ * Runs the gradient methods' row segments (chunk s = segment s), on whichever thread takes them:
+ * at x, r_k = a_k . x - b_k for the segment's rows, and its term sum_k r_k a_k written on the
+ * machine's support at outputOffset[s].
+ */
+export class GradientShard implements Shard {
+  private readonly segments: readonly RowSegment[];
+  private readonly outputOffset: Int32Array;
+  /** r_k of the segment being processed. */
+  private readonly rowResidual: Float64Array;
+  /** x restricted to a segment's column support. */
   private readonly supportX: Float64Array;
-  private readonly supportG: Float64Array;
 
-  constructor(system: DistributedSystem) {
-    this.machines = system.machines;
-    const largestSupport = Math.max(1, ...system.machines.map((mc) => (mc.full ? 0 : mc.c)));
-    this.supportX = new Float64Array(largestSupport);
-    this.supportG = new Float64Array(largestSupport);
+  constructor(spec: GradientShardSpec, _n: number) {
+    this.segments = spec.segments;
+    this.outputOffset = spec.outputOffset;
+    this.rowResidual = new Float64Array(Math.max(1, ...spec.segments.map((s) => s.rows)));
+    this.supportX = new Float64Array(Math.max(1, ...spec.segments.map((s) => (s.full ? 0 : s.c))));
   }
 
-  /** g <- A^T (A x - b); returns |A x - b|^2. */
-  evaluate(x: Float64Array, g: Float64Array): number {
-    g.fill(0);
+  run(_phase: number, segment: number, x: Float64Array, output: Float64Array, scalars: Float64Array): void {
+    const { rowResidual, supportX } = this;
+    const { rows, c, a, aStart, aEnd, b, cols, full } = this.segments[segment];
+    if (!full) for (let t = 0; t < c; t++) supportX[t] = x[cols[t]];
+    const offset = this.outputOffset[segment];
+    output.fill(0, offset, offset + c);
+    fusedRowPass(a, rows, c, aStart, aEnd, full ? x : supportX, b, rowResidual, 0, 1, output, offset);
     let residual2 = 0;
-    for (const machine of this.machines) {
-      const { p, c, a, aStart, aEnd, b, cols, full } = machine;
-      let xs = x;
-      let gs = g;
-      if (!full) {
-        xs = this.supportX;
-        gs = this.supportG;
-        for (let t = 0; t < c; t++) {
-          xs[t] = x[cols[t]];
-          gs[t] = 0;
-        }
-      }
-      for (let k = 0; k < p; k++) {
-        const off = k * c;
-        const lo = aStart[k];
-        const hi = aEnd[k];
-        let r = -b[k];
-        for (let t = lo; t < hi; t++) r += a[off + t] * xs[t];
-        residual2 += r * r;
-        for (let t = lo; t < hi; t++) gs[t] += r * a[off + t];
-      }
-      if (!full) for (let t = 0; t < c; t++) g[cols[t]] += gs[t];
+    for (let k = 0; k < rows; k++) residual2 += rowResidual[k] * rowResidual[k];
+    scalars[segment] = residual2;
+  }
+}
+
+/**
+ * g(x) and |A x - b|^2 at the point `x` (shared with the threads: the gradient method's estimate,
+ * written only between evaluations). The rows are cut into segments (see ../parallel/split.ts)
+ * that run on the solver's threads; their terms are summed in segment order.
+ */
+export class GradientPass {
+  /** The point the gradient is evaluated at. */
+  readonly x: Float64Array;
+  readonly threads: number;
+  private readonly engine: ShardEngine;
+  private readonly segments: readonly RowSegment[];
+  private readonly outputOffset: Int32Array;
+  private readonly gradientAtX: Float64Array;
+
+  constructor(system: DistributedSystem) {
+    const { n, machines } = system;
+    const rowWork = machines.map((mc) => {
+      const w = new Float64Array(mc.p);
+      for (let k = 0; k < mc.p; k++) w[k] = Math.max(0, mc.aEnd[k] - mc.aStart[k]);
+      return w;
+    });
+    // With the native backend one thread runs (OpenBLAS threads each dgemv): whole machines make
+    // fewer, larger dgemv calls. With the TypeScript backend the cut never depends on the thread count.
+    const ranges = rowChunks(rowWork, nativeBlasInUse() === null ? TARGET_ROW_CHUNKS : 1);
+    this.segments = ranges.map(({ machine, from, to }): RowSegment => {
+      const { c, full, cols, a, aStart, aEnd, b } = machines[machine];
+      return {
+        rows: to - from,
+        c,
+        full,
+        cols,
+        a: a.subarray(from * c, to * c),
+        aStart: aStart.subarray(from, to),
+        aEnd: aEnd.subarray(from, to),
+        b: b.subarray(from, to),
+      };
+    });
+    this.outputOffset = new Int32Array(this.segments.length + 1);
+    this.segments.forEach((segment, s) => (this.outputOffset[s + 1] = this.outputOffset[s] + segment.c));
+    this.engine = startShardEngine<GradientShardSpec>({
+      kind: 'gradient',
+      n,
+      chunks: this.segments.length,
+      outputLength: this.outputOffset[this.segments.length],
+      scalarsPerChunk: 1,
+      chunkWork: ranges.map(({ machine, from, to }) => rowWork[machine].subarray(from, to).reduce((sum, w) => sum + w, 0)),
+      spec: { segments: this.segments, outputOffset: this.outputOffset },
+      createShard: (spec, length) => new GradientShard(spec, length),
+    });
+    this.threads = this.engine.threads;
+    this.x = this.engine.input;
+    this.gradientAtX = new Float64Array(n);
+  }
+
+  /** Evaluates at the current x; returns |A x - b|^2. */
+  evaluate(): number {
+    this.engine.run(GRADIENT_PASS);
+    const { segments, outputOffset, gradientAtX: g } = this;
+    const terms = this.engine.output;
+    g.fill(0);
+    for (let s = 0; s < segments.length; s++) {
+      const { c, cols, full } = segments[s];
+      const offset = outputOffset[s];
+      if (full) for (let t = 0; t < c; t++) g[t] += terms[offset + t];
+      else for (let t = 0; t < c; t++) g[cols[t]] += terms[offset + t];
     }
-    return residual2;
+    return this.engine.scalarSum(RESIDUAL2);
+  }
+
+  /** g(x) of the last evaluate() (valid until the next). */
+  gradient(): Float64Array {
+    return this.gradientAtX;
+  }
+
+  dispose(): void {
+    this.engine.dispose();
+  }
+}
+
+/** The first evaluation of a new pass (at x = 0); releases the pass's threads if it throws. */
+export function evaluateOrRelease(pass: GradientPass): number {
+  try {
+    return pass.evaluate();
+  } catch (error) {
+    pass.dispose();
+    throw error;
   }
 }

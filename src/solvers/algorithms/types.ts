@@ -67,6 +67,15 @@ export interface IterativeMethod {
   consensusDistance(): number | null;
   /** Advance one iteration. */
   step(): void;
+  /** Threads one iteration runs on (1: the calling thread only); see ../parallel/engine.ts. */
+  readonly threads?: number;
+  /**
+   * Releases what the method holds beyond memory (its worker threads). Idempotent; the method
+   * cannot step afterwards. The runner calls it when a run ends, however it ends; whoever creates
+   * a method outside the runner should call it too (an undisposed method's threads end only when
+   * it is garbage-collected).
+   */
+  dispose?(): void;
 }
 
 export interface DistributedAlgorithm {

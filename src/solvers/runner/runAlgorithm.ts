@@ -72,104 +72,111 @@ export function* runAlgorithmWork(system: DistributedSystem, id: AlgorithmId, sp
 
   const started = performance.now();
   const method = algorithm.create(system, parameters);
-  const { A, b, xTrue } = system;
-  const normB = norm2(b);
-  const residualScale = normB === 0 ? 1 : normB;
-  const normXTrue = xTrue === null ? 0 : norm2(xTrue);
-  const isConsensus = method.consensusDistance() !== null;
-  const recorder = new TraceRecorder(options.traceCap ?? DEFAULT_TRACE_CAP, xTrue !== null, isConsensus);
+  // The method may hold worker threads: release them however the run ends (stop, cancellation
+  // thrown into the generator, an error, or the consumer abandoning the generator via return()).
+  try {
+    const { A, b, xTrue } = system;
+    const normB = norm2(b);
+    const residualScale = normB === 0 ? 1 : normB;
+    const normXTrue = xTrue === null ? 0 : norm2(xTrue);
+    const isConsensus = method.consensusDistance() !== null;
+    const recorder = new TraceRecorder(options.traceCap ?? DEFAULT_TRACE_CAP, xTrue !== null, isConsensus);
 
-  let iteration = 0;
-  let residual = 0;
-  let error: number | null = null;
-  let consensus: number | null = null;
-  const measure = (): void => {
-    residual = Math.sqrt(method.residualNormSquared()) / residualScale;
-    error = xTrue === null ? null : relativeDistance(method.estimate, xTrue, normXTrue);
-    consensus = method.consensusDistance();
-    recorder.record(iteration, residual, error, consensus);
-  };
+    let iteration = 0;
+    let residual = 0;
+    let error: number | null = null;
+    let consensus: number | null = null;
+    const measure = (): void => {
+      residual = Math.sqrt(method.residualNormSquared()) / residualScale;
+      error = xTrue === null ? null : relativeDistance(method.estimate, xTrue, normXTrue);
+      consensus = method.consensusDistance();
+      recorder.record(iteration, residual, error, consensus);
+    };
 
-  measure();
-  const initialResidual = residual;
-  const initialError = error;
-  // The consensus distance is measured against the size of the machines' estimates at the start.
-  const consensusScale = consensus === null ? 0 : Math.max(consensus, norm2(method.estimate));
-
-  let status: RunStatus | null = null;
-  let stopReason = '';
-  const divergence = (): string | null => {
-    if (!Number.isFinite(residual)) return `the relative residual became ${residual}`;
-    if (error !== null && !Number.isFinite(error)) return `the relative error became ${error}`;
-    if (consensus !== null && !Number.isFinite(consensus)) return `the machines' estimates became non-finite`;
-    if (residual > DIVERGENCE_FACTOR * initialResidual) {
-      return `the relative residual ${fmt(residual)} exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial value ${fmt(initialResidual)}`;
-    }
-    if (error !== null && initialError !== null && error > DIVERGENCE_FACTOR * Math.max(initialError, Number.MIN_VALUE)) {
-      return `the relative error ${fmt(error)} exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial value ${fmt(initialError)}`;
-    }
-    if (consensus !== null && consensusScale > 0 && consensus > DIVERGENCE_FACTOR * consensusScale) {
-      return `the largest distance between a machine's estimate and the taskmaster's, ${fmt(consensus)}, exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial scale ${fmt(consensusScale)}`;
-    }
-    return null;
-  };
-  const testStop = (): void => {
-    const diverged = divergence();
-    if (diverged !== null) {
-      status = 'diverged';
-      stopReason = `Diverged at iteration ${iteration}: ${diverged}.`;
-      if (!stable) stopReason += ` The spectral radius of the iteration for these parameters is ${fmt(theoreticalRate)} >= 1.`;
-    } else if (residual <= tolerance && stable) {
-      status = 'converged';
-      stopReason = `Converged after ${iteration} iterations: relative residual ${fmt(residual)} <= tolerance ${fmt(tolerance)}.`;
-    }
-  };
-
-  testStop();
-  while (status === null) {
-    if (signal?.aborted) {
-      status = 'cancelled';
-      stopReason = `Cancelled after ${iteration} iterations (the abort signal fired); relative residual ${fmt(residual)}.`;
-      break;
-    }
-    if (iteration >= maxIterations) {
-      status = 'max-iterations';
-      stopReason =
-        residual <= tolerance
-          ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${fmt(residual)} meets the tolerance, but the iteration is unstable for these parameters (spectral radius ${fmt(theoreticalRate)} >= 1), so this is not reported as convergence.`
-          : `Stopped at maxIterations = ${maxIterations}: relative residual ${fmt(residual)} > tolerance ${fmt(tolerance)}.`;
-      break;
-    }
-    method.step();
-    iteration++;
     measure();
-    testStop();
-    if (status !== null) break;
-    try {
-      yield { phase: 'solve', algorithm: id, iteration, relativeResidual: residual } satisfies WorkProgress;
-    } catch (thrown) {
-      if (!(thrown instanceof CancelledError)) throw thrown;
-      status = 'cancelled';
-      stopReason = `Cancelled after ${iteration} iterations; relative residual ${fmt(residual)}.`;
-    }
-  }
+    const initialResidual = residual;
+    const initialError = error;
+    // The consensus distance is measured against the size of the machines' estimates at the start.
+    const consensusScale = consensus === null ? 0 : Math.max(consensus, norm2(method.estimate));
 
-  const solution = Float64Array.from(method.estimate);
-  const trace = recorder.finish();
-  return {
-    algorithm: id,
-    status,
-    iterations: iteration,
-    relativeResidual: relativeResidual(A, solution, b),
-    relativeError: xTrue === null ? null : relativeDistance(solution, xTrue, normXTrue),
-    empiricalRate: empiricalRateOfTrace(trace, status),
-    theoreticalRate,
-    parameters,
-    wallTimeMs: performance.now() - started,
-    stopReason,
-    solution,
-    trace,
-  };
+    let status: RunStatus | null = null;
+    let stopReason = '';
+    const divergence = (): string | null => {
+      if (!Number.isFinite(residual)) return `the relative residual became ${residual}`;
+      if (error !== null && !Number.isFinite(error)) return `the relative error became ${error}`;
+      if (consensus !== null && !Number.isFinite(consensus)) return `the machines' estimates became non-finite`;
+      if (residual > DIVERGENCE_FACTOR * initialResidual) {
+        return `the relative residual ${fmt(residual)} exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial value ${fmt(initialResidual)}`;
+      }
+      if (error !== null && initialError !== null && error > DIVERGENCE_FACTOR * Math.max(initialError, Number.MIN_VALUE)) {
+        return `the relative error ${fmt(error)} exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial value ${fmt(initialError)}`;
+      }
+      if (consensus !== null && consensusScale > 0 && consensus > DIVERGENCE_FACTOR * consensusScale) {
+        return `the largest distance between a machine's estimate and the taskmaster's, ${fmt(consensus)}, exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial scale ${fmt(consensusScale)}`;
+      }
+      return null;
+    };
+    const testStop = (): void => {
+      const diverged = divergence();
+      if (diverged !== null) {
+        status = 'diverged';
+        stopReason = `Diverged at iteration ${iteration}: ${diverged}.`;
+        if (!stable) stopReason += ` The spectral radius of the iteration for these parameters is ${fmt(theoreticalRate)} >= 1.`;
+      } else if (residual <= tolerance && stable) {
+        status = 'converged';
+        stopReason = `Converged after ${iteration} iterations: relative residual ${fmt(residual)} <= tolerance ${fmt(tolerance)}.`;
+      }
+    };
+
+    testStop();
+    while (status === null) {
+      if (signal?.aborted) {
+        status = 'cancelled';
+        stopReason = `Cancelled after ${iteration} iterations (the abort signal fired); relative residual ${fmt(residual)}.`;
+        break;
+      }
+      if (iteration >= maxIterations) {
+        status = 'max-iterations';
+        stopReason =
+          residual <= tolerance
+            ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${fmt(residual)} meets the tolerance, but the iteration is unstable for these parameters (spectral radius ${fmt(theoreticalRate)} >= 1), so this is not reported as convergence.`
+            : `Stopped at maxIterations = ${maxIterations}: relative residual ${fmt(residual)} > tolerance ${fmt(tolerance)}.`;
+        break;
+      }
+      method.step();
+      iteration++;
+      measure();
+      testStop();
+      if (status !== null) break;
+      try {
+        yield { phase: 'solve', algorithm: id, iteration, relativeResidual: residual } satisfies WorkProgress;
+      } catch (thrown) {
+        if (!(thrown instanceof CancelledError)) throw thrown;
+        status = 'cancelled';
+        stopReason = `Cancelled after ${iteration} iterations; relative residual ${fmt(residual)}.`;
+      }
+    }
+
+    const solution = Float64Array.from(method.estimate);
+    const trace = recorder.finish();
+    return {
+      algorithm: id,
+      status,
+      iterations: iteration,
+      relativeResidual: relativeResidual(A, solution, b),
+      relativeError: xTrue === null ? null : relativeDistance(solution, xTrue, normXTrue),
+      empiricalRate: empiricalRateOfTrace(trace, status),
+      theoreticalRate,
+      parameters,
+      wallTimeMs: performance.now() - started,
+      threads: method.threads ?? 1,
+      stopReason,
+      solution,
+      trace,
+    };
+  } finally {
+    method.dispose?.();
+  }
 }
 
 /** Runs to completion synchronously; onProgress is called at most every progressIntervalMs (default 100 ms). */

@@ -55,6 +55,8 @@ export interface RunResult {
   theoreticalRate: number;
   parameters: Parameters;
   wallTimeMs: number;
+  /** Threads the iterations ran on (1 = the calling thread only; see src/solvers/parallel/threads.ts). */
+  threads?: number;
   /** Why the run stopped, in words. */
   stopReason: string;
   solution: Float64Array;

@@ -1,0 +1,369 @@
+/**
+ * Runs one iteration's machine work on several threads. A method cuts its work into chunks
+ * (machines for APC, MLM and Cimmino; row ranges of the machines for the gradient methods), each
+ * writing only its own region of a shared output (APC: its x_i; Cimmino: its A_i^+ r_i; a row
+ * range: its gradient term) and its own scalars. A phase is: the calling thread publishes the
+ * input vector (xbar or x, shared memory) and bumps a generation counter; every thread, the calling
+ * one included, takes chunks from a shared counter (largest first) until none is left; the calling
+ * thread waits until the workers are done (an Atomics barrier), then reduces the chunks' outputs in
+ * chunk order. Hence:
+ *  - the iterates do not depend on the thread count nor on which thread ran which chunk: they are
+ *    the single-thread iterates, bit for bit;
+ *  - a thread that is late (descheduled by another process, or given larger chunks) takes fewer
+ *    chunks instead of holding the others up for half an iteration.
+ * The method's step() stays synchronous: the calling thread blocks in Atomics.wait (allowed on
+ * Node's main thread) only for the part of a phase the workers take longer than it does.
+ *
+ * Lifetime: workers start when the method is created (the data the chunks read is copied once into
+ * shared memory, which every worker reads; the calling thread keeps reading the system's arrays)
+ * and end on dispose(), which the runner calls when the run ends however it ends. Workers are
+ * unref'd (a forgotten method never keeps a process alive) and a FinalizationRegistry ends those of
+ * a method dropped undisposed. With one thread (small problems, native backend,
+ * setSolverThreads(1)) no worker, shared memory or barrier is involved: the chunks run inline.
+ *
+ * Worker code: the bootstrap below imports ./worker.ts or ./worker.js, whichever extension this
+ * module has. Under tsx or vitest (.ts sources) the bootstrap first registers tsx's ESM hooks in
+ * the worker through tsx/esm/api: on Node 20, `--import tsx` in a worker's execArgv does not give
+ * the worker's imports the hooks (importing a .ts file fails with ERR_UNKNOWN_FILE_EXTENSION).
+ */
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import {
+  CONTROL_WORDS,
+  DONE,
+  NEXT,
+  runChunks,
+  type DataViews,
+  EXIT_PHASE,
+  FAILED,
+  GENERATION,
+  GONE,
+  MESSAGE_BYTES,
+  MESSAGE_LENGTH,
+  PHASE,
+  READY,
+  SPIN_LIMIT,
+  WAIT_SLICE_MS,
+  dataLength,
+  dataViews,
+  failureMessage,
+  recordFailure,
+  type Shard,
+  type ShardKind,
+  type WorkerSetup,
+} from './protocol.js';
+import { threadsForRun } from './threads.js';
+
+export type { Shard, ShardKind } from './protocol.js';
+
+/** Longest wait for the workers to load and build their shards before the run falls back to one thread. */
+export const WORKER_STARTUP_TIMEOUT_MS = 30_000;
+
+/** How a method's per-iteration work is cut into chunks and run. */
+export interface ShardPlan<Spec> {
+  readonly kind: ShardKind;
+  /** Length of the shared input vector. */
+  readonly n: number;
+  /** Chunks of a phase; each writes its own region of the output and its own scalars. */
+  readonly chunks: number;
+  readonly outputLength: number;
+  readonly scalarsPerChunk: number;
+  /** Matrix entries each chunk reads per iteration (it orders the chunks, largest first). */
+  readonly chunkWork: ArrayLike<number>;
+  /** Everything the chunks read. Workers get one copy of it in shared memory: keep it to what they read. */
+  readonly spec: Spec;
+  /** The chunk runner of one thread (the calling thread's reads the spec as given). */
+  createShard(spec: Spec, n: number): Shard;
+}
+
+let activeWorkers = 0;
+let runningWorkers = 0;
+let lastStartFailure = '';
+
+/** Worker threads started by solver runs and not yet released (dispose, or the end of their run). */
+export function activeSolverWorkers(): number {
+  return activeWorkers;
+}
+
+/** Worker threads whose exit has not been observed yet (exits are observed on the event loop). */
+export function runningSolverWorkers(): number {
+  return runningWorkers;
+}
+
+/** Why the last attempt to start worker threads failed ('' if none failed); such runs use one thread. */
+export function lastThreadStartFailure(): string {
+  return lastStartFailure;
+}
+
+/** Ends the workers of an engine that was garbage-collected without dispose(). */
+const abandoned = new FinalizationRegistry<() => void>((release) => release());
+
+/** CommonJS script of every worker: registers tsx when the entry is TypeScript, then imports the entry. */
+const BOOTSTRAP = `
+const { workerData } = require('node:worker_threads');
+(async () => {
+  if (workerData.tsxApiUrl !== null) (await import(workerData.tsxApiUrl)).register();
+  await import(workerData.entryUrl);
+})().catch((error) => {
+  const control = new Int32Array(workerData.control);
+  if (Atomics.compareExchange(control, ${FAILED}, 0, 1) === 0) {
+    const bytes = new TextEncoder().encode(String((error && error.stack) || error)).subarray(0, ${MESSAGE_BYTES});
+    new Uint8Array(workerData.message).set(bytes);
+    Atomics.store(control, ${MESSAGE_LENGTH}, bytes.length);
+  }
+  Atomics.add(control, ${GONE}, 1);
+  Atomics.notify(control, ${READY});
+  Atomics.notify(control, ${DONE});
+});
+`;
+
+let entryCache: { entryUrl: string; tsxApiUrl: string | null } | undefined;
+
+/** ./worker.ts or ./worker.js next to this module, and tsx's ESM API when it is .ts. */
+function workerEntry(): { entryUrl: string; tsxApiUrl: string | null } {
+  if (entryCache) return entryCache;
+  const typescript = import.meta.url.endsWith('.ts');
+  const entryUrl = new URL(typescript ? './worker.ts' : './worker.js', import.meta.url).href;
+  let tsxApiUrl: string | null = null;
+  if (typescript) {
+    const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
+    const api = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, unknown> }).exports['./esm/api'];
+    const target = typeof api === 'string' ? api : (api as { import: { default: string } }).import.default;
+    tsxApiUrl = new URL(target, pathToFileURL(manifest)).href;
+  }
+  entryCache = { entryUrl, tsxApiUrl };
+  return entryCache;
+}
+
+/**
+ * A deep copy of a shard spec whose typed arrays are copies in shared memory: posting it to a worker
+ * then copies nothing more and detaches nothing. (Transferring ArrayBuffers would detach them here,
+ * and the first detached ArrayBuffer of a process makes V8 check every later typed-array access for
+ * detachment: the row kernels get ~20% slower for the rest of the process.)
+ */
+function sharedCopy(value: unknown): unknown {
+  if (ArrayBuffer.isView(value)) {
+    const view = value as Float64Array;
+    const Construct = view.constructor as new (buffer: SharedArrayBuffer) => Float64Array;
+    const copy = new Construct(new SharedArrayBuffer(view.byteLength));
+    copy.set(view);
+    return copy;
+  }
+  if (Array.isArray(value)) return value.map(sharedCopy);
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = sharedCopy(item);
+    return out;
+  }
+  return value;
+}
+
+/**
+ * The engine for a method's run: threadsForRun(total work, chunks) threads, or one when worker
+ * threads cannot start (the reason is kept in lastThreadStartFailure()).
+ */
+export function startShardEngine<Spec>(plan: ShardPlan<Spec>): ShardEngine {
+  let work = 0;
+  for (let c = 0; c < plan.chunks; c++) work += plan.chunkWork[c];
+  const threads = threadsForRun(work, plan.chunks);
+  if (threads > 1) {
+    try {
+      return new ShardEngine(plan, threads);
+    } catch (error) {
+      lastStartFailure = error instanceof Error ? error.message : String(error);
+    }
+  }
+  return new ShardEngine(plan, 1);
+}
+
+/** Chunk indices by decreasing work (ties by index): handed out in this order, the last ones are short. */
+function largestFirst(chunkWork: ArrayLike<number>, chunks: number): Int32Array {
+  const order = Int32Array.from({ length: chunks }, (_, c) => c);
+  return order.sort((a, b) => chunkWork[b] - chunkWork[a] || a - b);
+}
+
+export class ShardEngine {
+  readonly threads: number;
+  /** The vector every chunk reads in a phase (the method's estimate); shared memory when threaded. */
+  readonly input: Float64Array;
+  /** The chunks' outputs, each in its own region (layout chosen by the method). */
+  readonly output: Float64Array;
+  /** scalarsPerChunk scalars per chunk, chunk c at [c S, (c + 1) S). */
+  readonly scalars: Float64Array;
+  private readonly local: Shard;
+  private readonly order: Int32Array;
+  private readonly views: DataViews;
+  private readonly control: Int32Array;
+  private readonly message: Uint8Array;
+  private readonly workers: Worker[] = [];
+  private disposed = false;
+
+  constructor(plan: ShardPlan<unknown>, threads: number) {
+    const { n, chunks, outputLength, scalarsPerChunk } = plan;
+    this.order = largestFirst(plan.chunkWork, chunks);
+    this.threads = Math.max(1, Math.min(threads, chunks));
+    const length = dataLength(n, outputLength, chunks, scalarsPerChunk) * Float64Array.BYTES_PER_ELEMENT;
+    const data = this.threads === 1 ? new ArrayBuffer(length) : new SharedArrayBuffer(length);
+    this.views = dataViews(data, n, outputLength, chunks, scalarsPerChunk);
+    this.input = this.views.input;
+    this.output = this.views.output;
+    this.scalars = this.views.scalars;
+    this.local = plan.createShard(plan.spec, n);
+    if (this.threads === 1) {
+      this.control = new Int32Array(CONTROL_WORDS);
+      this.message = new Uint8Array(0);
+      return;
+    }
+    const control = new SharedArrayBuffer(CONTROL_WORDS * Int32Array.BYTES_PER_ELEMENT);
+    const message = new SharedArrayBuffer(MESSAGE_BYTES);
+    this.control = new Int32Array(control);
+    this.message = new Uint8Array(message);
+
+    const { entryUrl, tsxApiUrl } = workerEntry();
+    // Closures below must not capture `this`: the finalization registry holds them strongly.
+    const workers = this.workers;
+    const controlWords = this.control;
+    const messageBytes = this.message;
+    try {
+      // One copy of the chunks' data in shared memory, read by every worker.
+      const spec = sharedCopy(plan.spec);
+      const setup: WorkerSetup = {
+        kind: plan.kind,
+        n,
+        chunks,
+        outputLength,
+        scalarsPerChunk,
+        order: this.order,
+        spec,
+        control,
+        data: data as SharedArrayBuffer,
+        message,
+        entryUrl,
+        tsxApiUrl,
+      };
+      for (let t = 1; t < this.threads; t++) {
+        const worker = new Worker(BOOTSTRAP, { eval: true, workerData: setup });
+        activeWorkers++;
+        runningWorkers++;
+        worker.on('exit', () => runningWorkers--);
+        // An 'error' event without a listener would throw on the event loop; the failure is
+        // already recorded in the shared control words by the worker or its bootstrap.
+        worker.on('error', (error) => recordFailure(controlWords, messageBytes, error));
+        worker.unref();
+        workers.push(worker);
+      }
+      this.awaitStartup();
+    } catch (error) {
+      this.release();
+      throw error;
+    }
+    const release = (): void => releaseWorkers(workers, controlWords);
+    abandoned.register(this, release, this);
+  }
+
+  /** Runs `phase` on every chunk (this thread takes chunks too) and returns when all are done. */
+  run(phase: number): void {
+    if (this.disposed) throw new Error('This solver run has ended: its threads were released.');
+    const { control, local, order, views } = this;
+    if (this.workers.length === 0) {
+      for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
+      return;
+    }
+    Atomics.store(control, NEXT, 0);
+    Atomics.store(control, DONE, 0);
+    Atomics.store(control, PHASE, phase);
+    Atomics.add(control, GENERATION, 1);
+    Atomics.notify(control, GENERATION);
+    let localError: unknown = null;
+    try {
+      runChunks(control, order, local, phase, views);
+    } catch (error) {
+      localError = error;
+      // The phase has failed: hand out no more chunks.
+      Atomics.store(control, NEXT, order.length);
+    }
+    this.awaitWorkers();
+    if (localError !== null) throw localError;
+    if (Atomics.load(control, FAILED) !== 0) throw new Error(`A solver worker thread failed: ${failureMessage(control, this.message)}`);
+  }
+
+  /** Sum over chunks, in chunk order, of scalar `index`. */
+  scalarSum(index: number): number {
+    const { scalars } = this;
+    const stride = scalars.length / this.order.length;
+    let s = 0;
+    for (let k = index; k < scalars.length; k += stride) s += scalars[k];
+    return s;
+  }
+
+  /** Largest over chunks of scalar `index`; NaN when any is NaN. */
+  scalarMax(index: number): number {
+    const { scalars } = this;
+    const stride = scalars.length / this.order.length;
+    let best = -Infinity;
+    for (let k = index; k < scalars.length; k += stride) {
+      const v = scalars[k];
+      if (Number.isNaN(v)) return v;
+      if (v > best) best = v;
+    }
+    return best;
+  }
+
+  /** Ends the worker threads (idempotent); the engine cannot run afterwards. */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    abandoned.unregister(this);
+    this.release();
+  }
+
+  private release(): void {
+    releaseWorkers(this.workers, this.control);
+    this.workers.length = 0;
+  }
+
+  private awaitStartup(): void {
+    const { control } = this;
+    const expected = this.workers.length;
+    const deadline = performance.now() + WORKER_STARTUP_TIMEOUT_MS;
+    for (;;) {
+      if (Atomics.load(control, FAILED) !== 0) throw new Error(`Solver worker threads failed to start: ${failureMessage(control, this.message)}`);
+      const ready = Atomics.load(control, READY);
+      if (ready >= expected) return;
+      if (performance.now() > deadline) throw new Error(`Solver worker threads did not start within ${WORKER_STARTUP_TIMEOUT_MS} ms.`);
+      Atomics.wait(control, READY, ready, 50);
+    }
+  }
+
+  private awaitWorkers(): void {
+    const { control } = this;
+    const expected = this.workers.length;
+    let spins = 0;
+    for (;;) {
+      const done = Atomics.load(control, DONE);
+      if (done >= expected) return;
+      if (spins < SPIN_LIMIT) {
+        spins++;
+        continue;
+      }
+      if (Atomics.load(control, GONE) !== 0) {
+        throw new Error(`A solver worker thread ended during an iteration: ${failureMessage(control, this.message) || 'no message'}`);
+      }
+      Atomics.wait(control, DONE, done, WAIT_SLICE_MS);
+    }
+  }
+}
+
+/** Asks the workers to leave their loop, then terminates them (each released once). */
+function releaseWorkers(workers: Worker[], control: Int32Array): void {
+  if (workers.length === 0) return;
+  Atomics.store(control, PHASE, EXIT_PHASE);
+  Atomics.add(control, GENERATION, 1);
+  Atomics.notify(control, GENERATION);
+  for (const worker of workers.splice(0)) {
+    activeWorkers--;
+    worker.terminate().catch(() => undefined);
+  }
+}

@@ -1,0 +1,137 @@
+/**
+ * What the calling thread and the worker threads of one run share (see ./engine.ts): the shard
+ * interface, the layout of the shared control words and data, and the spin-then-sleep wait.
+ *
+ * Control words (Int32Array over a SharedArrayBuffer):
+ *   GENERATION  bumped by the calling thread to start a phase (workers wait for it to change);
+ *   NEXT        the next chunk to take in the current phase (every thread takes chunks with Atomics.add);
+ *   DONE        workers that finished the current phase (the calling thread waits for it to reach W);
+ *   PHASE       the phase to run, or EXIT_PHASE;
+ *   READY       workers that built their shard (start-up);
+ *   FAILED      1 once a worker failed (its message in the message buffer);
+ *   GONE        workers that ended without being asked to (the calling thread stops waiting for them).
+ * Data (Float64Array over a SharedArrayBuffer): the input vector (n), the output the chunks write
+ * (each chunk its own region), then `scalarsPerChunk` scalars per chunk. Plain stores to the data
+ * are ordered before the Atomics operations that publish them (Atomics are sequentially consistent
+ * in the JS memory model), so no data word is itself accessed atomically.
+ */
+
+/**
+ * A thread's runner of chunks (machines, or row ranges): it can run any chunk of the run, holds
+ * the thread's scratch buffers, and writes only the chunk's own region of the output and scalars.
+ */
+export interface Shard {
+  run(phase: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void;
+}
+
+export type ShardKind = 'consensus' | 'cimmino' | 'gradient';
+
+export const GENERATION = 0;
+export const NEXT = 1;
+export const DONE = 2;
+export const PHASE = 3;
+export const READY = 4;
+export const FAILED = 5;
+export const GONE = 6;
+export const MESSAGE_LENGTH = 7;
+export const CONTROL_WORDS = 8;
+
+/** PHASE value that ends the workers' loops. */
+export const EXIT_PHASE = -1;
+/** Bytes kept of a worker's error message. */
+export const MESSAGE_BYTES = 4096;
+
+/**
+ * Polls before sleeping in Atomics.wait: ~20-60 microseconds, longer than the taskmaster's work
+ * between two phases (an O(m n) reduction), so that a phase normally starts and ends without a
+ * futex round trip (~10-100 microseconds each), yet short enough not to hold a core others need.
+ */
+export const SPIN_LIMIT = 1 << 15;
+/** Longest single Atomics.wait, so that waits re-check GONE and FAILED now and then. */
+export const WAIT_SLICE_MS = 200;
+
+/** What a worker thread receives (structured clone; the typed arrays of `spec` live in shared memory). */
+export interface WorkerSetup {
+  readonly kind: ShardKind;
+  /** Length of the input vector. */
+  readonly n: number;
+  readonly chunks: number;
+  readonly outputLength: number;
+  readonly scalarsPerChunk: number;
+  /** The order in which chunks are handed out (largest first). */
+  readonly order: Int32Array;
+  readonly spec: unknown;
+  readonly control: SharedArrayBuffer;
+  readonly data: SharedArrayBuffer;
+  readonly message: SharedArrayBuffer;
+  /** The worker module to import (./worker.ts under tsx, ./worker.js compiled). */
+  readonly entryUrl: string;
+  /** tsx's ESM API to register before importing a .ts entry; null for compiled code. */
+  readonly tsxApiUrl: string | null;
+}
+
+export interface DataViews {
+  readonly input: Float64Array;
+  readonly output: Float64Array;
+  readonly scalars: Float64Array;
+}
+
+export function dataLength(n: number, outputLength: number, chunks: number, scalarsPerChunk: number): number {
+  return n + outputLength + chunks * scalarsPerChunk;
+}
+
+/** The input, output and scalars in one Float64Array-sized buffer (shared or not). */
+export function dataViews(data: ArrayBufferLike, n: number, outputLength: number, chunks: number, scalarsPerChunk: number): DataViews {
+  const all = new Float64Array(data, 0, dataLength(n, outputLength, chunks, scalarsPerChunk));
+  return {
+    input: all.subarray(0, n),
+    output: all.subarray(n, n + outputLength),
+    scalars: all.subarray(n + outputLength),
+  };
+}
+
+/**
+ * Takes chunks (order[Atomics.add(NEXT, 1)]) until none is left: every thread, the calling one
+ * included, so a thread that is late (descheduled, or given larger chunks) simply takes fewer.
+ */
+export function runChunks(
+  control: Int32Array,
+  order: Int32Array,
+  shard: Shard,
+  phase: number,
+  views: DataViews,
+): void {
+  const chunks = order.length;
+  for (;;) {
+    const i = Atomics.add(control, NEXT, 1);
+    if (i >= chunks) return;
+    shard.run(phase, order[i], views.input, views.output, views.scalars);
+  }
+}
+
+/** Records the first failure of a worker (message and FAILED flag). */
+export function recordFailure(control: Int32Array, message: Uint8Array, error: unknown): void {
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  if (Atomics.compareExchange(control, FAILED, 0, 1) !== 0) return;
+  const bytes = new TextEncoder().encode(text).subarray(0, message.length);
+  message.set(bytes);
+  Atomics.store(control, MESSAGE_LENGTH, bytes.length);
+}
+
+export function failureMessage(control: Int32Array, message: Uint8Array): string {
+  const length = Atomics.load(control, MESSAGE_LENGTH);
+  return new TextDecoder().decode(message.slice(0, length));
+}
+
+/** Waits (spinning first) until control[index] differs from `value`; returns the new value. */
+export function waitForChange(control: Int32Array, index: number, value: number): number {
+  for (let spins = 0; spins < SPIN_LIMIT; spins++) {
+    const now = Atomics.load(control, index);
+    if (now !== value) return now;
+  }
+  for (;;) {
+    const now = Atomics.load(control, index);
+    if (now !== value) return now;
+    Atomics.wait(control, index, value, WAIT_SLICE_MS);
+  }
+}

@@ -1,0 +1,68 @@
+/**
+ * How many threads one solver run may iterate on. A run spreads its per-iteration work over worker
+ * threads (see ./engine.ts) only when all of these hold:
+ *  - the setting (setSolverThreads, default 'auto' = os.availableParallelism()) is >= 2;
+ *  - the TypeScript backend is active: with the native backend OpenBLAS threads each dgemv itself,
+ *    and JS threads on top would only compete with it for the cores;
+ *  - one iteration reads at least parallelMinWork() matrix entries (default 250 000: the nonzero
+ *    extents the run's passes read, sum_i p_i c_i for APC on dense data, i.e. n = 500). Measured on
+ *    2 cores (compiled, quiet machine), APC / D-HBM per iteration, 1 -> 2 threads: n = 354 (125 000
+ *    entries) 0.32 -> 0.15 / 0.16 -> 0.09 ms; n = 500 0.35 -> 0.17 / 0.32 -> 0.17 ms; n = 2000
+ *    4.9 -> 2.5 / 4.8 -> 2.5 ms. Smaller runs gain too on an idle machine (barriers cost ~1
+ *    microsecond while the threads spin), but a barrier costs 10-100 microseconds or more once
+ *    other processes hold the cores, and starting the threads costs ~40-60 ms compiled (~150-250 ms
+ *    under tsx), paid once per run: from 250 000 entries on, two threads save >= 0.15 ms per
+ *    iteration, which repays the start-up within a few hundred iterations.
+ * A service running several jobs at once should give each job its share of the cores
+ * (setSolverThreads(cores / concurrent jobs)), as it would OpenBLAS's thread count.
+ */
+import { availableParallelism } from 'node:os';
+import { InvalidParameterError } from '../errors.js';
+import { nativeBlasInUse } from '../linalg/backend.js';
+
+/** Default least work per iteration, in matrix entries read, for which a run uses threads. */
+export const DEFAULT_PARALLEL_MIN_WORK = 250_000;
+/** Largest thread count accepted. */
+export const MAX_SOLVER_THREADS = 64;
+
+let threadSetting: number | 'auto' = 'auto';
+let minWork = DEFAULT_PARALLEL_MIN_WORK;
+
+/** Sets the threads a solver run may use ('auto' = os.availableParallelism()); returns the count now in effect. */
+export function setSolverThreads(count: number | 'auto'): number {
+  if (count !== 'auto' && !(Number.isInteger(count) && count >= 1 && count <= MAX_SOLVER_THREADS)) {
+    throw new InvalidParameterError(`Solver threads is ${String(count)}; it must be 'auto' or an integer from 1 to ${MAX_SOLVER_THREADS}.`, {
+      threads: String(count),
+    });
+  }
+  threadSetting = count;
+  return solverThreads();
+}
+
+/** The threads a large enough solver run uses (the setting, with 'auto' resolved). */
+export function solverThreads(): number {
+  return threadSetting === 'auto' ? Math.min(MAX_SOLVER_THREADS, Math.max(1, availableParallelism())) : threadSetting;
+}
+
+/** Sets the least work per iteration (matrix entries) for which a run uses threads; returns the previous value. */
+export function setParallelMinWork(entries: number): number {
+  if (!(Number.isFinite(entries) && entries >= 0)) {
+    throw new InvalidParameterError(`Parallel minimum work is ${String(entries)}; it must be a finite number >= 0.`, { entries: String(entries) });
+  }
+  const previous = minWork;
+  minWork = entries;
+  return previous;
+}
+
+export function parallelMinWork(): number {
+  return minWork;
+}
+
+/**
+ * Threads for a run whose iteration reads `work` matrix entries and splits into at most `parts`
+ * independent pieces (machines for the projection methods, rows for the gradient methods).
+ */
+export function threadsForRun(work: number, parts: number): number {
+  if (nativeBlasInUse() !== null || work < minWork) return 1;
+  return Math.max(1, Math.min(solverThreads(), parts));
+}

@@ -1,0 +1,59 @@
+/**
+ * A solver worker thread (started by ./engine.ts): builds its chunk runner from the shared data it
+ * was given, then runs phases until told to exit. In each phase it takes chunks from the shared
+ * counter like every other thread and ends by incrementing DONE; a failure is recorded in the
+ * shared control words (never thrown out of the loop, which would leave the calling thread waiting).
+ */
+import { workerData } from 'node:worker_threads';
+import { useBackend } from '../linalg/backend.js';
+import { DONE, EXIT_PHASE, GENERATION, GONE, PHASE, READY, dataViews, recordFailure, runChunks, waitForChange, type Shard, type WorkerSetup } from './protocol.js';
+import { loadShardConstructor } from './shardKinds.js';
+
+const setup = workerData as WorkerSetup;
+const control = new Int32Array(setup.control);
+const message = new Uint8Array(setup.message);
+let leaving = false;
+
+// An exit the calling thread did not ask for (e.g. a fatal error) must not leave it waiting.
+process.on('exit', () => {
+  if (leaving) return;
+  Atomics.add(control, GONE, 1);
+  Atomics.notify(control, DONE);
+  Atomics.notify(control, READY);
+});
+
+async function buildShard(): Promise<Shard | null> {
+  try {
+    // Threads run only with the TypeScript backend (OpenBLAS threads itself); the backend is per thread.
+    useBackend('typescript');
+    const Construct = await loadShardConstructor(setup.kind);
+    return new Construct(setup.spec, setup.n);
+  } catch (error) {
+    recordFailure(control, message, error);
+    return null;
+  } finally {
+    Atomics.add(control, READY, 1);
+    Atomics.notify(control, READY);
+  }
+}
+
+function serve(shard: Shard): void {
+  const views = dataViews(setup.data, setup.n, setup.outputLength, setup.chunks, setup.scalarsPerChunk);
+  let generation = 0;
+  for (;;) {
+    generation = waitForChange(control, GENERATION, generation);
+    const phase = Atomics.load(control, PHASE);
+    if (phase === EXIT_PHASE) return;
+    try {
+      runChunks(control, setup.order, shard, phase, views);
+    } catch (error) {
+      recordFailure(control, message, error);
+    }
+    Atomics.add(control, DONE, 1);
+    Atomics.notify(control, DONE);
+  }
+}
+
+const shard = await buildShard();
+if (shard !== null) serve(shard);
+leaving = true;

@@ -1,0 +1,200 @@
+/**
+ * The engine's own contracts: the thread setting and when it applies, the chunks of the rows,
+ * worker start-up failures (the run falls back to one thread and says why) and failures during a
+ * phase (thrown on the calling thread, threads still released).
+ */
+import { describe, expect, it } from 'vitest';
+import { availableParallelism } from 'node:os';
+import { GradientShard, type GradientShardSpec, type RowSegment } from '../../../src/solvers/algorithms/gradientPass.js';
+import { InvalidParameterError } from '../../../src/solvers/errors.js';
+import { nativeBlas, nativeUnavailableReason } from '../../../src/solvers/linalg/backend.js';
+import { activeSolverWorkers, lastThreadStartFailure, runningSolverWorkers, startShardEngine, type ShardPlan } from '../../../src/solvers/parallel/engine.js';
+import { MIN_CHUNK_WORK, TARGET_ROW_CHUNKS, rowChunks } from '../../../src/solvers/parallel/split.js';
+import {
+  DEFAULT_PARALLEL_MIN_WORK,
+  parallelMinWork,
+  setParallelMinWork,
+  setSolverThreads,
+  solverThreads,
+  threadsForRun,
+} from '../../../src/solvers/parallel/threads.js';
+import { withBackend } from '../../support/backends.js';
+import { allWorkersExited, forceThreads } from './support.js';
+
+describe('thread setting', () => {
+  it("defaults to 'auto' = os.availableParallelism(), accepts integers 1..64, rejects the rest", () => {
+    expect(solverThreads()).toBe(Math.min(64, availableParallelism()));
+    expect(setSolverThreads(3)).toBe(3);
+    expect(solverThreads()).toBe(3);
+    for (const bad of [0, -1, 1.5, 65, Number.NaN]) expect(() => setSolverThreads(bad)).toThrow(InvalidParameterError);
+    expect(solverThreads()).toBe(3);
+    expect(setSolverThreads('auto')).toBe(Math.min(64, availableParallelism()));
+  });
+
+  it('threads only from the work threshold on, and never more than the pieces', () => {
+    withBackend('typescript', () => {
+      expect(parallelMinWork()).toBe(DEFAULT_PARALLEL_MIN_WORK);
+      setSolverThreads(4);
+      try {
+        expect(threadsForRun(DEFAULT_PARALLEL_MIN_WORK - 1, 10)).toBe(1);
+        expect(threadsForRun(DEFAULT_PARALLEL_MIN_WORK, 10)).toBe(4);
+        expect(threadsForRun(DEFAULT_PARALLEL_MIN_WORK, 3)).toBe(3);
+        expect(threadsForRun(10 * DEFAULT_PARALLEL_MIN_WORK, 1)).toBe(1);
+        const previous = setParallelMinWork(10);
+        expect(previous).toBe(DEFAULT_PARALLEL_MIN_WORK);
+        expect(threadsForRun(10, 10)).toBe(4);
+        setParallelMinWork(previous);
+        expect(() => setParallelMinWork(-1)).toThrow(InvalidParameterError);
+        setSolverThreads(1);
+        expect(threadsForRun(1e9, 10)).toBe(1);
+      } finally {
+        setSolverThreads('auto');
+      }
+    });
+  });
+
+  const noNative = nativeBlas() === null;
+  it.skipIf(noNative)(`no JS threads with the native backend (OpenBLAS threads itself)${noNative ? ` [SKIPPED: ${nativeUnavailableReason()}]` : ''}`, () => {
+    withBackend('native', () => {
+      setSolverThreads(4);
+      try {
+        expect(threadsForRun(1e9, 10)).toBe(1);
+      } finally {
+        setSolverThreads('auto');
+      }
+    });
+  });
+});
+
+describe('cutting the rows into chunks', () => {
+  const total = (w: ArrayLike<number>, from = 0, to = w.length): number => {
+    let s = 0;
+    for (let k = from; k < to; k++) s += w[k];
+    return s;
+  };
+
+  it('every row once, in order, chunks within one machine, of about total / 16 entries, and never by thread count', () => {
+    const rng = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const next = rng(5);
+    const rowWork = [
+      Float64Array.from({ length: 200 }, () => 2000),
+      Float64Array.from({ length: 37 }, () => Math.floor(next() * 900)),
+      Float64Array.from([5]),
+      new Float64Array(3), // rows with no nonzero extent still belong to a chunk
+      Float64Array.from({ length: 400 }, () => 2000),
+    ];
+    const chunks = rowChunks(rowWork);
+    const visited: string[] = [];
+    for (const { machine, from, to } of chunks) {
+      expect(to).toBeGreaterThan(from);
+      for (let k = from; k < to; k++) visited.push(`${machine}:${k}`);
+    }
+    const expected: string[] = [];
+    rowWork.forEach((w, i) => w.forEach((_, k) => expected.push(`${i}:${k}`)));
+    expect(visited).toEqual(expected);
+    const all = rowWork.reduce((s, w) => s + total(w), 0);
+    const target = Math.max(all / TARGET_ROW_CHUNKS, MIN_CHUNK_WORK);
+    for (const { machine, from, to } of chunks) expect(total(rowWork[machine], from, to)).toBeLessThanOrEqual(1.5 * target + 2000);
+    expect(chunks.length).toBeGreaterThanOrEqual(TARGET_ROW_CHUNKS - rowWork.length);
+    expect(chunks.length).toBeLessThanOrEqual(TARGET_ROW_CHUNKS + rowWork.length);
+  });
+
+  it('one chunk per machine when asked (native backend: no threads, fewer dgemv calls)', () => {
+    const big = Float64Array.from({ length: 500 }, () => 2000);
+    expect(rowChunks([big, big], 1)).toEqual([
+      { machine: 0, from: 0, to: 500 },
+      { machine: 1, from: 0, to: 500 },
+    ]);
+  });
+
+  it('small systems: one chunk per machine', () => {
+    expect(rowChunks([Float64Array.from([3, 3]), Float64Array.from([4])])).toEqual([
+      { machine: 0, from: 0, to: 2 },
+      { machine: 1, from: 0, to: 1 },
+    ]);
+  });
+});
+
+/**
+ * A gradient plan over `segments` one-row segments of a dense 4 x 3 block. Properties hidden from
+ * the workers (non-enumerable: the shared copy leaves them out) let a test break only the workers.
+ */
+function gradientPlan(hide: 'segments' | 'cols' | null, segments = 1): ShardPlan<GradientShardSpec> {
+  const rows = [
+    [1, 2, 3],
+    [4, 5, 6],
+    [7, 8, 10],
+    [1, 0, 1],
+  ];
+  const list: RowSegment[] = [];
+  for (let s = 0; s < segments; s++) {
+    const segment = {
+      rows: 4,
+      c: 3,
+      full: hide !== 'cols',
+      a: Float64Array.from(rows.flat()),
+      aStart: new Int32Array(4),
+      aEnd: new Int32Array(4).fill(3),
+      b: Float64Array.from([1, 1, 1, 1]),
+    } as Partial<RowSegment>;
+    Object.defineProperty(segment, 'cols', { value: Int32Array.from([0, 1, 2]), enumerable: hide !== 'cols' });
+    list.push(segment as RowSegment);
+  }
+  const spec = { outputOffset: Int32Array.from({ length: segments + 1 }, (_, s) => 3 * s) } as Partial<GradientShardSpec>;
+  Object.defineProperty(spec, 'segments', { value: list, enumerable: hide !== 'segments' });
+  return {
+    kind: 'gradient',
+    n: 3,
+    chunks: segments,
+    outputLength: 3 * segments,
+    scalarsPerChunk: 1,
+    chunkWork: new Float64Array(segments).fill(12),
+    spec: spec as GradientShardSpec,
+    createShard: (s, n) => new GradientShard(s, n),
+  };
+}
+
+describe('worker failures', () => {
+  forceThreads(2);
+
+  it('a worker that cannot build its shard: the run falls back to one thread and keeps the reason', async () => {
+    const engine = startShardEngine(gradientPlan('segments', 2));
+    try {
+      expect(engine.threads).toBe(1);
+      expect(lastThreadStartFailure()).toMatch(/failed to start/);
+      expect(activeSolverWorkers()).toBe(0);
+      engine.input.set([1, 1, 1]);
+      engine.run(0);
+      // r = A 1 - b = (5, 14, 24, 1), A^T r, for each of the two segments
+      const term = [5 * 1 + 14 * 4 + 24 * 7 + 1 * 1, 5 * 2 + 14 * 5 + 24 * 8 + 1 * 0, 5 * 3 + 14 * 6 + 24 * 10 + 1 * 1];
+      expect(Array.from(engine.output)).toEqual([...term, ...term]);
+      expect(engine.scalarSum(0)).toBe(2 * (5 * 5 + 14 * 14 + 24 * 24 + 1));
+    } finally {
+      engine.dispose();
+    }
+    await allWorkersExited(runningSolverWorkers);
+  });
+
+  it('a worker that fails during a phase: the calling thread throws its error, and dispose still releases it', async () => {
+    // The workers' segments lack cols on a partial support: a worker's first chunk throws a TypeError.
+    const engine = startShardEngine(gradientPlan('cols', 64));
+    expect(engine.threads).toBe(2);
+    expect(activeSolverWorkers()).toBe(1);
+    try {
+      // Which thread takes which chunk is up to the scheduler: the worker takes one within a few phases.
+      let failure: unknown = null;
+      for (let phase = 0; phase < 200 && failure === null; phase++) {
+        try {
+          engine.run(0);
+        } catch (error) {
+          failure = error;
+        }
+      }
+      expect(String(failure)).toMatch(/solver worker thread failed: TypeError/);
+    } finally {
+      engine.dispose();
+    }
+    expect(activeSolverWorkers()).toBe(0);
+    await allWorkersExited(runningSolverWorkers);
+  });
+});
