@@ -16,6 +16,7 @@ import type { WorkProgress } from '../solvers/cooperative.js';
 import { SolverError } from '../solvers/errors.js';
 import { generateMatrix } from '../solvers/input/generators.js';
 import { nativeBlas, useBackend } from '../solvers/linalg/backend.js';
+import { setSolverThreads } from '../solvers/parallel/threads.js';
 import type { DenseMatrix } from '../solvers/matrix.js';
 import { partitionFromAssignment } from '../solvers/problem.js';
 import { computeJob } from './computeJob.js';
@@ -42,9 +43,12 @@ const config = workerConfig();
 const logger = createLogger(config, { role: 'processor' });
 // The numerical backend, chosen once per child process (throws when NUMERIC_BACKEND=native and the addon is missing).
 const numericBackend = useBackend(config.NUMERIC_BACKEND);
-// OpenBLAS's threads wait for each other by spinning: with more threads than free cores a native call
-// can run tens of times slower. The cores are shared among the jobs this worker runs at once.
-if (numericBackend === 'native') nativeBlas()?.setThreads(Math.max(1, Math.floor(availableParallelism() / config.WORKER_CONCURRENCY)));
+// The cores are shared among the jobs this worker runs at once. Threads beyond that share only
+// wait for each other (OpenBLAS's spin: a native call ran tens of times slower oversubscribed; the
+// solver engine's barriers stall the same way), so each job gets cores / WORKER_CONCURRENCY.
+const threadsPerJob = Math.max(1, Math.floor(availableParallelism() / config.WORKER_CONCURRENCY));
+if (numericBackend === 'native') nativeBlas()?.setThreads(threadsPerJob);
+else setSolverThreads(threadsPerJob);
 let store: JobStore | undefined;
 
 /** One connection per child process, reused by every job the child runs. */
