@@ -6,41 +6,23 @@
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, positive, requireParameters, validateAgainst } from './common.js';
-import { GradientPass, evaluateOrRelease } from './gradientPass.js';
+import { GradientMethod } from './gradientPass.js';
 import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
 
 const DOMAINS = [positive('alpha')];
 
-class DgdMethod implements IterativeMethod {
-  readonly estimate: Float64Array;
-  readonly threads: number;
-  private readonly pass: GradientPass;
-  private residual2: number;
-
-  constructor(system: DistributedSystem, private readonly alpha: number) {
-    this.pass = new GradientPass(system);
-    this.threads = this.pass.threads;
-    this.estimate = this.pass.x;
-    this.residual2 = evaluateOrRelease(this.pass);
+class DgdMethod extends GradientMethod {
+  constructor(
+    system: DistributedSystem,
+    private readonly alpha: number,
+  ) {
+    super(system);
   }
 
-  residualNormSquared(): number {
-    return this.residual2;
-  }
-
-  consensusDistance(): null {
-    return null;
-  }
-
-  step(): void {
-    const { estimate: x, alpha } = this;
-    const g = this.pass.gradient();
+  /** x <- x - alpha g(x) */
+  protected update(x: Float64Array, g: Float64Array): void {
+    const { alpha } = this;
     for (let j = 0; j < x.length; j++) x[j] -= alpha * g[j];
-    this.residual2 = this.pass.evaluate();
-  }
-
-  dispose(): void {
-    this.pass.dispose();
   }
 }
 

@@ -9,51 +9,31 @@
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
-import { GradientPass, evaluateOrRelease } from './gradientPass.js';
+import { GradientMethod } from './gradientPass.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
 import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
 
 const DOMAINS = [positive('alpha'), momentum('beta')];
 
-class HeavyBallMethod implements IterativeMethod {
-  readonly estimate: Float64Array;
-  readonly threads: number;
+class HeavyBallMethod extends GradientMethod {
   private readonly z: Float64Array;
-  private readonly pass: GradientPass;
-  private residual2: number;
 
   constructor(
     system: DistributedSystem,
     private readonly alpha: number,
     private readonly beta: number,
   ) {
-    this.pass = new GradientPass(system);
-    this.threads = this.pass.threads;
-    this.estimate = this.pass.x;
+    super(system);
     this.z = new Float64Array(system.n);
-    this.residual2 = evaluateOrRelease(this.pass);
   }
 
-  residualNormSquared(): number {
-    return this.residual2;
-  }
-
-  consensusDistance(): null {
-    return null;
-  }
-
-  step(): void {
-    const { estimate: x, z, alpha, beta } = this;
-    const g = this.pass.gradient();
+  /** z <- beta z + g(x); x <- x - alpha z */
+  protected update(x: Float64Array, g: Float64Array): void {
+    const { z, alpha, beta } = this;
     for (let j = 0; j < x.length; j++) {
       z[j] = beta * z[j] + g[j];
       x[j] -= alpha * z[j];
     }
-    this.residual2 = this.pass.evaluate();
-  }
-
-  dispose(): void {
-    this.pass.dispose();
   }
 }
 

@@ -11,54 +11,33 @@
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
-import { GradientPass, evaluateOrRelease } from './gradientPass.js';
+import { GradientMethod } from './gradientPass.js';
 import { nesterovRootModulus } from './spectralRadius.js';
 import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
 
 const DOMAINS = [positive('alpha'), momentum('beta')];
 
-class NesterovMethod implements IterativeMethod {
-  /** x, the extrapolated point. */
-  readonly estimate: Float64Array;
-  readonly threads: number;
-  /** y, the previous gradient-step point. */
+class NesterovMethod extends GradientMethod {
+  /** y, the previous gradient-step point (the estimate is x, the extrapolated point). */
   private readonly y: Float64Array;
-  private readonly pass: GradientPass;
-  private residual2: number;
 
   constructor(
     system: DistributedSystem,
     private readonly alpha: number,
     private readonly beta: number,
   ) {
-    this.pass = new GradientPass(system);
-    this.threads = this.pass.threads;
-    this.estimate = this.pass.x;
+    super(system);
     this.y = new Float64Array(system.n);
-    this.residual2 = evaluateOrRelease(this.pass);
   }
 
-  residualNormSquared(): number {
-    return this.residual2;
-  }
-
-  consensusDistance(): null {
-    return null;
-  }
-
-  step(): void {
-    const { estimate: x, y, alpha, beta } = this;
-    const g = this.pass.gradient();
+  /** y' = x - alpha g(x); x <- y' + beta (y' - y); y <- y' */
+  protected update(x: Float64Array, g: Float64Array): void {
+    const { y, alpha, beta } = this;
     for (let j = 0; j < x.length; j++) {
       const yNext = x[j] - alpha * g[j];
       x[j] = yNext + beta * (yNext - y[j]);
       y[j] = yNext;
     }
-    this.residual2 = this.pass.evaluate();
-  }
-
-  dispose(): void {
-    this.pass.dispose();
   }
 }
 

@@ -12,6 +12,7 @@ import { nativeBlasInUse } from '../linalg/backend.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 import { startShardEngine, type Shard, type ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks } from '../parallel/split.js';
+import type { IterativeMethod } from './types.js';
 
 /** Consecutive rows of one machine, on the machine's column support. */
 export interface RowSegment {
@@ -148,12 +149,46 @@ export class GradientPass {
   }
 }
 
-/** The first evaluation of a new pass (at x = 0); releases the pass's threads if it throws. */
-export function evaluateOrRelease(pass: GradientPass): number {
-  try {
-    return pass.evaluate();
-  } catch (error) {
-    pass.dispose();
-    throw error;
+/**
+ * What DGD, D-NAG and D-HBM share: the fused pass over the machines' rows, whose point x is the
+ * estimate, and the residual it measured. A subclass only moves x given g(x) (`update`); the pass
+ * then evaluates g and |A x - b|^2 at the new point, ready for the next step.
+ */
+export abstract class GradientMethod implements IterativeMethod {
+  readonly estimate: Float64Array;
+  readonly threads: number;
+  private readonly pass: GradientPass;
+  private residual2: number;
+
+  constructor(system: DistributedSystem) {
+    this.pass = new GradientPass(system);
+    this.threads = this.pass.threads;
+    this.estimate = this.pass.x;
+    try {
+      this.residual2 = this.pass.evaluate();
+    } catch (error) {
+      this.pass.dispose();
+      throw error;
+    }
+  }
+
+  /** Move the estimate x (in place), given the gradient g(x) at it. */
+  protected abstract update(x: Float64Array, g: Float64Array): void;
+
+  residualNormSquared(): number {
+    return this.residual2;
+  }
+
+  consensusDistance(): null {
+    return null;
+  }
+
+  step(): void {
+    this.update(this.estimate, this.pass.gradient());
+    this.residual2 = this.pass.evaluate();
+  }
+
+  dispose(): void {
+    this.pass.dispose();
   }
 }
