@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobPageSchema, JobSchema, SolutionSchema, TraceSchema } from '../../src/api/schemas/job.js';
 import type { Job, JobPage } from '../../src/jobs/types.js';
-import { fixtureMatrix, loadFixture, relativeDifference, type HeterogeneityFixture } from '../support/fixtures.js';
+import { fixtureMatrixInput, loadFixture, relativeDifference, type Fixture } from '../support/fixtures.js';
 import { Redis } from 'ioredis';
 import { createJob, runJob, startTestService, waitForJob, type TestService } from '../support/service.js';
 
@@ -20,7 +20,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-function expectAnalysisMatches(job: Job, fixture: HeterogeneityFixture): void {
+function expectAnalysisMatches(job: Job, fixture: Fixture): void {
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
   const analysis = job.result!.analysis;
   const expected = fixture.expected;
@@ -43,7 +43,7 @@ describe('analyze and solve', () => {
     const fixture = loadFixture('gaussian-n40-m4-mu0');
     const { response, job: queued } = await createJob(service.app, {
       type: 'analyze',
-      matrix: fixtureMatrix(fixture),
+      matrix: fixtureMatrixInput(fixture),
       partition: fixture.partition,
     });
     expect(response.statusCode).toBe(202);
@@ -64,7 +64,7 @@ describe('analyze and solve', () => {
 
   it('analyzes a Matrix Market upload (bfwa62.mtx) and matches the fixture', async () => {
     const fixture = loadFixture('bfwa62-m2');
-    const job = await runJob(service.app, { type: 'analyze', matrix: fixtureMatrix(fixture), partition: fixture.partition });
+    const job = await runJob(service.app, { type: 'analyze', matrix: fixtureMatrixInput(fixture), partition: fixture.partition });
     expectAnalysisMatches(job, fixture);
   });
 
@@ -72,7 +72,7 @@ describe('analyze and solve', () => {
     const fixture = loadFixture('uneven-n27');
     const job = await runJob(service.app, {
       type: 'solve',
-      matrix: fixtureMatrix(fixture),
+      matrix: fixtureMatrixInput(fixture),
       partition: { groups: [[0, 1, 2], [3, 4, 5, 6, 7], Array.from({ length: 19 }, (_, k) => k + 8)] },
       algorithms: ['apc', 'dhbm', 'cimmino'],
       options: { tolerance: 1e-10, maxIterations: 50_000 },

@@ -2,52 +2,13 @@
  * Test-only references: fixture loading, random systems, and the paper's quantities computed
  * independently of src/ with ml-matrix (QR, SVD, eigenvalues), to check the solvers against.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
-import type { AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
 import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
-import { FIXTURES_DIR } from '../../support/sharedData.js';
 
-export const FIXTURE_DIR = FIXTURES_DIR;
-
-export interface Fixture {
-  name: string;
-  A?: number[][];
-  partition: { assignment: number[] };
-  expected: {
-    n: number;
-    m: number;
-    blockSizes: number[];
-    kappaS: number;
-    lambdaMinS: number;
-    lambdaMaxS: number;
-    kappaAtA: number;
-    thetaH: number;
-    cosThetaH: number;
-    thetaHPair: [number, number] | null;
-    theta: number[][];
-    phi: (number | null)[];
-    phiMin: number | null;
-    rowNormRatio: number;
-    theorem4KappaALowerBound: number;
-    theorem3KappaSUpperBound: number | null;
-    proposition2KappaSLowerBound: number;
-    rates: Record<AlgorithmId, number>;
-    corollary1: { lhs: number | null; rhs: number | null; holds: boolean } | null;
-    fasterOfApcDhbm: 'apc' | 'dhbm';
-  };
-}
-
-export function loadFixtures(): Fixture[] {
-  return readdirSync(FIXTURE_DIR)
-    .filter((f) => f.endsWith('.json'))
-    .sort()
-    .map((f) => JSON.parse(readFileSync(join(FIXTURE_DIR, f), 'utf8')) as Fixture);
-}
+export { loadFixtures, type Fixture } from '../../support/fixtures.js';
 
 /** System A x = b with b = A * ones (x* = ones) and the given row assignment. */
 export function systemFromRows(rows: number[][], assignment: readonly number[]): DistributedSystem {

@@ -17,64 +17,20 @@
  *    when that is larger (APC: ~1 / sqrt(kappa(S)), Cimmino: 2 / kappa(S), MLM: lambda_min(S) / m;
  *    D-HBM and D-NAG: ~1 / sqrt(kappa(A^T A)), DGD: 2 / kappa(A^T A)).
  */
-import { readdirSync, readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { analyze } from '../../../src/solvers/analysis/analyze.js';
 import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
-import { fromRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
-import { FIXTURES_DIR, MATRICES_DIR } from '../../support/sharedData.js';
+import { fixtureMatrix, loadFixtures, type Fixture } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
 
-const FIXTURES = FIXTURES_DIR;
-const MATRICES = MATRICES_DIR;
 const EPS = Number.EPSILON;
 
-interface Expected {
-  n: number;
-  m: number;
-  blockSizes: number[];
-  kappaS: number;
-  lambdaMinS: number;
-  lambdaMaxS: number;
-  kappaAtA: number;
-  thetaH: number;
-  cosThetaH: number;
-  thetaHPair: [number, number];
-  theta: number[][];
-  phi: (number | null)[];
-  phiMin: number | null;
-  rowNormRatio: number;
-  theorem4KappaALowerBound: number;
-  theorem3KappaSUpperBound: number | null;
-  proposition2KappaSLowerBound: number;
-  rates: Record<'apc' | 'cimmino' | 'mlm' | 'dhbm' | 'dnag' | 'dgd', number>;
-  corollary1: { lhs: number | null; rhs: number | null; holds: boolean } | null;
-  fasterOfApcDhbm: 'apc' | 'dhbm';
-}
-
-interface Fixture {
-  name: string;
-  A?: number[][];
-  source: { matrixMarket?: string };
-  partition: { assignment: number[] };
-  expected: Expected;
-}
-
-const fixtures: Fixture[] = readdirSync(FIXTURES)
-  .filter((f) => f.endsWith('.json'))
-  .sort()
-  .map((f) => JSON.parse(readFileSync(`${FIXTURES}/${f}`, 'utf8')) as Fixture);
-
-function matrixOf(f: Fixture): DenseMatrix {
-  if (f.A) return fromRows(f.A);
-  return parseMatrixMarket(readFileSync(`${MATRICES}/${f.source.matrixMarket}`, 'utf8'));
-}
+const fixtures = loadFixtures();
 
 function analyzeFixture(f: Fixture): Analysis {
-  const A = matrixOf(f);
+  const A = fixtureMatrix(f);
   const n = A.rows;
   const b = new Float64Array(n).fill(1);
   const partition = partitionFromAssignment(Int32Array.from(f.partition.assignment), f.expected.m);
@@ -136,7 +92,7 @@ function checkFixture(f: Fixture, a: Analysis): void {
   expectRelative(a.bounds.proposition2KappaSLowerBound, e.proposition2KappaSLowerBound, 1e-6, 'proposition2KappaSLowerBound');
 
   // Rates, with the sensitivity of each to its condition number.
-  const sensitivity: Record<keyof Expected['rates'], number> = {
+  const sensitivity: Record<keyof Fixture['expected']['rates'], number> = {
     apc: tolS / Math.sqrt(e.kappaS),
     cimmino: (2 * tolS) / e.kappaS,
     mlm: (e.lambdaMinS * tolS) / e.m,
@@ -144,7 +100,7 @@ function checkFixture(f: Fixture, a: Analysis): void {
     dnag: tolA / Math.sqrt(e.kappaAtA),
     dgd: (2 * tolA) / e.kappaAtA,
   };
-  for (const id of Object.keys(e.rates) as (keyof Expected['rates'])[]) {
+  for (const id of Object.keys(e.rates) as (keyof Fixture['expected']['rates'])[]) {
     expectAbsolute(a.rates[id].rate, e.rates[id], Math.max(1e-9, sensitivity[id]), `rates.${id}`);
   }
 

@@ -4,31 +4,24 @@
  * wherever the reference rate predicts fewer than 20 000 iterations for a 1e-8 error reduction,
  * the run reaches relative error 1e-8 and its empirical rate is within 0.1 (1 - rho) of rho.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
-import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
-import { FIXTURES_DIR, MATRICES_DIR } from '../../support/sharedData.js';
-import { loadFixtures, type Fixture } from '../algorithms/support.js';
+import { fixtureMatrix, loadFixtures, type Fixture } from '../../support/fixtures.js';
 
 const predictedIterations = (rho: number): number => (rho <= 0 ? 1 : Math.ceil(Math.log(1e-8) / Math.log(rho)));
 const runnableAlgorithms = (f: Fixture) => ALGORITHM_IDS.filter((id) => predictedIterations(f.expected.rates[id]) < 20_000);
 // bcsstk03-m4 drops out here: its fastest method (APC, rho = 0.99945) needs ~34 000 iterations.
-const cases = loadFixtures().filter(
-  (f) => (f as { source?: { matrixMarket?: string } }).source?.matrixMarket !== undefined && runnableAlgorithms(f).length > 0,
-);
+const cases = loadFixtures().filter((f) => f.source.matrixMarket !== undefined && runnableAlgorithms(f).length > 0);
 
 describe.each(cases.map((f) => [f.name, f] as const))('%s', (_name, fixture) => {
-  const file = (JSON.parse(readFileSync(join(FIXTURES_DIR, `${fixture.name}.json`), 'utf8')) as { source: { matrixMarket: string } }).source.matrixMarket;
   const runnable = runnableAlgorithms(fixture);
 
   it(`${runnable.join(', ')} reach relative error 1e-8 at the predicted rate`, () => {
-    const A = parseMatrixMarket(readFileSync(join(MATRICES_DIR, file), 'utf8'));
+    const A = fixtureMatrix(fixture);
     const system = buildDistributedSystem(createProblem({ A, partition: { assignment: fixture.partition.assignment } }));
     const analysis = analyze(system);
     const spectral = spectralDataOf(analysis);
