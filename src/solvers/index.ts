@@ -34,3 +34,4 @@ export {
 } from './parallel/threads.js';
 export { activeSolverWorkers, lastThreadStartFailure } from './parallel/engine.js';
 export type * from './runner/types.js';
+export { useBackend, activeBackend, nativeBlas, nativeUnavailableReason, type BackendName } from './linalg/backend.js';
