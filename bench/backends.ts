@@ -1,0 +1,36 @@
+/**
+ * The numerical backends the benchmark measures, through the library entry point: 'typescript'
+ * always, 'native' when the OpenBLAS addon loads (nativeBlas() !== null). Solver threads are
+ * 'auto' on both (they split iterations over worker threads on the TypeScript backend only;
+ * OpenBLAS threads its own calls on the native one).
+ */
+import { activeBackend, nativeBlas, nativeUnavailableReason, setSolverThreads, solverThreads, useBackend, type BackendName } from '../src/solvers/index.js';
+
+export type { BackendName };
+
+export interface BackendSupport {
+  /** Backends this tree can run: 'typescript' always, 'native' when the addon is built. */
+  available: BackendName[];
+  /** Why a backend is missing (for results.md), empty when all are there. */
+  notes: string[];
+}
+
+export function backendSupport(): BackendSupport {
+  if (nativeBlas() !== null) return { available: ['typescript', 'native'], notes: [] };
+  return {
+    available: ['typescript'],
+    notes: [`The native backend is not available (${nativeUnavailableReason()}): only the TypeScript backend was measured.`],
+  };
+}
+
+/** Select `name` (and threads 'auto') before any numerical work; returns what is in effect. */
+export function selectBackend(name: BackendName): { backend: string; threads: string; blas: string | null } {
+  useBackend(name);
+  setSolverThreads('auto');
+  const blas = name === 'native' ? nativeBlas() : null;
+  return {
+    backend: activeBackend(),
+    threads: `auto (${solverThreads()})`,
+    blas: blas ? `${blas.config()}; ${blas.threads()} threads` : null,
+  };
+}
