@@ -22,7 +22,7 @@ const randomRows = (n: number, seed: number, mean = 0) => {
   return Array.from({ length: n }, () => Array.from({ length: n }, () => mean + 2 * rng.nextDouble() - 1));
 };
 
-const svdValues = (x: Matrix) => new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
+const svdValues = (x: Matrix) => new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true }).diagonal;
 
 /** Orthonormal basis (n x p) of the row space of the machine's rows, from ml-matrix. */
 function mlBasis(rows: number[][]): Matrix {
