@@ -4,6 +4,7 @@
  */
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import type { GeneratorSpec } from '../../solvers/input/types.js';
+import type { QueuedJobData } from '../queuedJob.js';
 import type { Job, JobOptions, JobProgress, JobResult, JobStatus, JobSummary, JobType, ProblemDetails } from '../types.js';
 
 /** How the matrix was given; generator specs are run by the worker. */
@@ -11,15 +12,8 @@ export type StoredInput = { format: 'dense' | 'coo' | 'matrix-market' } | { form
 
 export const SUMMARY_FIELDS = ['id', 'type', 'status', 'createdAt', 'startedAt', 'finishedAt', 'n', 'm'] as const;
 
-export interface NewDocument {
-  id: string;
-  type: JobType;
-  n: number;
-  m: number;
-  algorithms: AlgorithmId[];
-  options: JobOptions;
-  input: StoredInput;
-  hasRhs: boolean;
+/** What is written when a job is created: the queued job's data and its creation time. */
+export interface NewDocument extends QueuedJobData {
   createdAt: string;
 }
 
