@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AlgorithmId } from '../../src/solvers/algorithms/registry.js';
+import type { Heterogeneity } from '../../src/solvers/analysis/types.js';
 import { parseMatrixMarket } from '../../src/solvers/input/matrixMarket.js';
 import { fromRows, type DenseMatrix } from '../../src/solvers/matrix.js';
 import { FIXTURES_DIR, MATRICES_DIR } from './sharedData.js';
@@ -50,6 +51,12 @@ export function loadFixtures(): Fixture[] {
     .filter((f) => f.endsWith('.json'))
     .sort()
     .map((f) => loadFixture(f.slice(0, -'.json'.length)));
+}
+
+/** The fixture's expected heterogeneity metrics, shaped as the analysis reports them. */
+export function heterogeneityOf(fixture: Fixture): Heterogeneity {
+  const { thetaH, cosThetaH, thetaHPair, theta, phi, phiMin, rowNormRatio } = fixture.expected;
+  return { thetaH, cosThetaH, thetaHPair, theta, phi, phiMin, rowNormRatio };
 }
 
 export function matrixMarket(file: string): string {

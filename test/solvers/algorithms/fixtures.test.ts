@@ -9,7 +9,8 @@ import { ALGORITHM_IDS, algorithms } from '../../../src/solvers/algorithms/regis
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
 import { relativeResidual } from '../../../src/solvers/matrix.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
-import { loadFixtures, systemFromRows, type Fixture } from './support.js';
+import { loadFixtures, type Fixture } from '../../support/fixtures.js';
+import { systemFromRows } from './support.js';
 
 const fixtures = loadFixtures();
 const withMatrix = fixtures.filter((f) => f.A !== undefined && f.A.length <= 60);

@@ -3,22 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS } from '../../../src/solvers/algorithms/registry.js';
 import { computeBounds, PROPOSITION1_COS_TOLERANCE } from '../../../src/solvers/analysis/bounds.js';
 import type { Heterogeneity } from '../../../src/solvers/analysis/types.js';
-import { loadFixtures, type Fixture } from '../algorithms/support.js';
+import { heterogeneityOf, loadFixtures } from '../../support/fixtures.js';
 
 const fixtures = loadFixtures();
-
-function heterogeneityOf(f: Fixture): Heterogeneity {
-  const e = f.expected;
-  return {
-    thetaH: e.thetaH,
-    cosThetaH: e.cosThetaH,
-    thetaHPair: e.thetaHPair,
-    theta: e.theta,
-    phi: e.phi,
-    phiMin: e.phiMin,
-    rowNormRatio: e.rowNormRatio,
-  };
-}
 
 const relClose = (actual: number, expected: number, rel: number): void => {
   expect(Math.abs(actual - expected)).toBeLessThanOrEqual(rel * Math.abs(expected));

@@ -2,23 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
 import { predictIterations, recommend, REGIME_THRESHOLDS } from '../../../src/solvers/analysis/recommendation.js';
-import type { AlgorithmTuning, Conditioning, Heterogeneity } from '../../../src/solvers/analysis/types.js';
+import type { AlgorithmTuning, Conditioning } from '../../../src/solvers/analysis/types.js';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
-import { loadFixtures, type Fixture } from '../algorithms/support.js';
+import { heterogeneityOf, loadFixtures, type Fixture } from '../../support/fixtures.js';
 
 const fixtures = loadFixtures();
 
 function inputOf(f: Fixture, tolerance = 1e-10) {
   const e = f.expected;
-  const heterogeneity: Heterogeneity = {
-    thetaH: e.thetaH,
-    cosThetaH: e.cosThetaH,
-    thetaHPair: e.thetaHPair,
-    theta: e.theta,
-    phi: e.phi,
-    phiMin: e.phiMin,
-    rowNormRatio: e.rowNormRatio,
-  };
+  const heterogeneity = heterogeneityOf(f);
   const conditioning: Conditioning = { kappaS: e.kappaS, lambdaMinS: e.lambdaMinS, lambdaMaxS: e.lambdaMaxS, kappaAtA: e.kappaAtA, L: e.kappaAtA, mu: 1 };
   const rates = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, { rate: e.rates[id], parameters: {} }])) as Record<AlgorithmId, AlgorithmTuning>;
   return { m: e.m, heterogeneity, conditioning, rates, tolerance };

@@ -12,7 +12,8 @@ import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { DEFAULT_TRACE_CAP, DIVERGENCE_FACTOR, runAlgorithm, runAlgorithmWork } from '../../../src/solvers/runner/runAlgorithm.js';
-import { loadFixtures, systemFromRows, type Fixture } from '../algorithms/support.js';
+import { loadFixtures, type Fixture } from '../../support/fixtures.js';
+import { systemFromRows } from '../algorithms/support.js';
 
 const fixtures = loadFixtures();
 
