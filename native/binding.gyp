@@ -6,9 +6,9 @@
   "targets": [
     {
       "target_name": "linalg_native",
-      "sources": ["src/linalg_native.c"],
+      "sources": ["src/linalg_native.c", "src/row_kernels.c"],
       "defines": ["NAPI_VERSION=8"],
-      "cflags": ["-std=c11", "-O2", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers"],
+      "cflags": ["-std=c11", "-O3", "-ffp-contract=fast", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers", "-Wno-psabi"],
       "include_dirs": ["<!@(node -p \"process.env.NATIVE_BLAS_INCLUDE_DIRS || ''\")"],
       "libraries": [
         "<!@(node -p \"(process.env.NATIVE_BLAS_LIBRARY_DIRS || '').split(' ').filter(Boolean).map((d) => '-L' + d).join(' ')\")",

@@ -12,6 +12,9 @@
  * dlabrd, dgebrd, dgesddValues) are column-major, as in LAPACK: the column-major view of
  * row-major storage is its transpose, which is exactly what the thin QR of A_i^T needs.
  *
+ * The row kernels (rowsDot, rowsCombine, rowsFused; row_kernels.c) are this addon's own, single-threaded
+ * code, not BLAS: the solvers' engine runs them on its own threads.
+ *
  * Calls are synchronous: the TypeScript side splits large factorizations into calls of bounded
  * size and returns to the event loop between them.
  */
@@ -30,6 +33,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "row_kernels.h"
 
 /* Part of LAPACK (shipped in libopenblas) but not of LAPACKE: one panel of the blocked bidiagonalization. */
 extern void dlabrd_(const lapack_int* m, const lapack_int* n, const lapack_int* nb, double* a, const lapack_int* lda,
@@ -198,6 +203,88 @@ static napi_value Dgemv(napi_env env, napi_callback_info info) {
   }
   cblas_dgemv(CblasRowMajor, trans ? CblasTrans : CblasNoTrans, m, n, alpha, a + a_off, lda, x + x_off, 1, beta,
               y + y_off, 1);
+  return undefined(env);
+}
+
+/* The written range [w, w + wn) and the read range [r, r + rn) share no element (the row kernels are restrict). */
+static bool disjoint(Call* call, const char* written, const double* w, size_t wn, const char* read, const double* r,
+                     size_t rn) {
+  if (wn == 0 || rn == 0 || w + wn <= r || r + rn <= w) return true;
+  char text[160];
+  snprintf(text, sizeof text, "%s overlaps %s", written, read);
+  throw_range(call, text);
+  return false;
+}
+
+/* Elements a row-major rows x cols block with leading dimension ld spans (0 when empty). */
+static size_t block_span(lapack_int rows, lapack_int cols, lapack_int ld) {
+  return rows == 0 || cols == 0 ? 0 : (size_t)(rows - 1) * (size_t)ld + (size_t)cols;
+}
+
+/* rowsDot(rows, cols, x, xOffset, ld, v, vOffset, out, outOffset): out[k] = X[k] . v. */
+static napi_value RowsDot(napi_env env, napi_callback_info info) {
+  Call call = {env, "rowsDot"};
+  lapack_int rows, cols, x_off, ld, v_off, out_off;
+  double *x, *v, *out;
+  size_t x_len, v_len, out_len;
+  if (!read_args(&call, info, "iiFiiFiFi", &rows, &cols, &x, &x_len, &x_off, &ld, &v, &v_len, &v_off, &out, &out_len,
+                 &out_off))
+    return NULL;
+  if (!fits_rows(&call, "X", x_len, x_off, rows, cols, ld) || !fits_vector(&call, "v", v_len, v_off, cols) ||
+      !fits_vector(&call, "out", out_len, out_off, rows))
+    return NULL;
+  double *px = x + x_off, *pv = v + v_off, *po = out + out_off;
+  if (!disjoint(&call, "out", po, rows, "X", px, block_span(rows, cols, ld)) ||
+      !disjoint(&call, "out", po, rows, "v", pv, cols))
+    return NULL;
+  rows_dot(rows, cols, px, ld, pv, po);
+  return undefined(env);
+}
+
+/* rowsCombine(rows, cols, scale, x, xOffset, ld, w, wOffset, y, yOffset): y += scale sum_k w[k] X[k]. */
+static napi_value RowsCombine(napi_env env, napi_callback_info info) {
+  Call call = {env, "rowsCombine"};
+  lapack_int rows, cols, x_off, ld, w_off, y_off;
+  double scale, *x, *w, *y;
+  size_t x_len, w_len, y_len;
+  if (!read_args(&call, info, "iidFiiFiFi", &rows, &cols, &scale, &x, &x_len, &x_off, &ld, &w, &w_len, &w_off, &y,
+                 &y_len, &y_off))
+    return NULL;
+  if (!fits_rows(&call, "X", x_len, x_off, rows, cols, ld) || !fits_vector(&call, "w", w_len, w_off, rows) ||
+      !fits_vector(&call, "y", y_len, y_off, cols))
+    return NULL;
+  double *px = x + x_off, *pw = w + w_off, *py = y + y_off;
+  if (!disjoint(&call, "y", py, cols, "X", px, block_span(rows, cols, ld)) ||
+      !disjoint(&call, "y", py, cols, "w", pw, rows))
+    return NULL;
+  rows_combine(rows, cols, scale, px, ld, pw, py);
+  return undefined(env);
+}
+
+/*
+ * rowsFused(rows, cols, scale, x, xOffset, ld, v, vOffset, bias, biasOffset, dots, dotsOffset, y, yOffset):
+ * dots[k] = X[k] . v - bias[k], y += scale dots[k] X[k], each row read once.
+ */
+static napi_value RowsFused(napi_env env, napi_callback_info info) {
+  Call call = {env, "rowsFused"};
+  lapack_int rows, cols, x_off, ld, v_off, bias_off, dots_off, y_off;
+  double scale, *x, *v, *bias, *dots, *y;
+  size_t x_len, v_len, bias_len, dots_len, y_len;
+  if (!read_args(&call, info, "iidFiiFiFiFiFi", &rows, &cols, &scale, &x, &x_len, &x_off, &ld, &v, &v_len, &v_off,
+                 &bias, &bias_len, &bias_off, &dots, &dots_len, &dots_off, &y, &y_len, &y_off))
+    return NULL;
+  if (!fits_rows(&call, "X", x_len, x_off, rows, cols, ld) || !fits_vector(&call, "v", v_len, v_off, cols) ||
+      !fits_vector(&call, "bias", bias_len, bias_off, rows) || !fits_vector(&call, "dots", dots_len, dots_off, rows) ||
+      !fits_vector(&call, "y", y_len, y_off, cols))
+    return NULL;
+  double *px = x + x_off, *pv = v + v_off, *pb = bias + bias_off, *pd = dots + dots_off, *py = y + y_off;
+  size_t span = block_span(rows, cols, ld);
+  if (!disjoint(&call, "y", py, cols, "X", px, span) || !disjoint(&call, "y", py, cols, "v", pv, cols) ||
+      !disjoint(&call, "y", py, cols, "bias", pb, rows) || !disjoint(&call, "y", py, cols, "dots", pd, rows) ||
+      !disjoint(&call, "dots", pd, rows, "X", px, span) || !disjoint(&call, "dots", pd, rows, "v", pv, cols) ||
+      !disjoint(&call, "dots", pd, rows, "bias", pb, rows))
+    return NULL;
+  rows_fused(rows, cols, scale, px, ld, pv, pb, pd, py);
   return undefined(env);
 }
 
@@ -539,6 +626,9 @@ static napi_value Config(napi_env env, napi_callback_info info) {
 NAPI_MODULE_INIT() {
   napi_property_descriptor functions[] = {
       {"dgemv", NULL, Dgemv, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"rowsDot", NULL, RowsDot, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"rowsCombine", NULL, RowsCombine, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"rowsFused", NULL, RowsFused, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dgemm", NULL, Dgemm, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dtrsv", NULL, Dtrsv, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dtrsm", NULL, Dtrsm, NULL, NULL, NULL, napi_enumerable, NULL},

@@ -8,7 +8,6 @@
  * (see ../parallel/engine.ts).
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
-import { nativeBlasInUse } from '../linalg/backend.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 import { startShardEngine, type Shard, type ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks } from '../parallel/split.js';
@@ -91,9 +90,8 @@ export class GradientPass {
       for (let k = 0; k < mc.p; k++) w[k] = Math.max(0, mc.aEnd[k] - mc.aStart[k]);
       return w;
     });
-    // With the native backend one thread runs (OpenBLAS threads each dgemv): whole machines make
-    // fewer, larger dgemv calls. With the TypeScript backend the cut never depends on the thread count.
-    const ranges = rowChunks(rowWork, nativeBlasInUse() === null ? TARGET_ROW_CHUNKS : 1);
+    // The cut depends on the system only (never on the thread count nor the backend).
+    const ranges = rowChunks(rowWork, TARGET_ROW_CHUNKS);
     this.segments = ranges.map(({ machine, from, to }): RowSegment => {
       const { c, full, cols, a, aStart, aEnd, b } = machines[machine];
       return {

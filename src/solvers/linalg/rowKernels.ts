@@ -16,8 +16,10 @@
  * Results equal the row-by-row sums up to rounding (the order of the additions differs).
  *
  * Native path (activeBackend() === 'native'): runs of rows that are dense over the union of their
- * extents go to BLAS dgemv on that union (the exact zeros inside it add exact zeros); the rest
- * takes the TypeScript path.
+ * extents go to the addon's row kernels on that union (the exact zeros inside it add exact zeros);
+ * the rest takes the TypeScript path. Those kernels are the same blocks in C with four-lane vectors
+ * (native/src/row_kernels.c), single-threaded like this file, so the engine threads both backends
+ * alike; the fused one reads each row once where two dgemv calls would read it twice.
  */
 import { nativeBlasInUse, type NativeBlas } from './backend.js';
 
@@ -26,12 +28,13 @@ const MIN_SHARED_WIDTH = 16;
 /** Fewest entries (rows x union width) worth a native call (the N-API crossing costs ~1 microsecond). */
 const NATIVE_MIN_ENTRIES = 4096;
 /**
- * A run of rows goes to dgemv when rows x union width is at most this times its nonzero extents:
- * dgemv does an entry ~5-10 times faster than the TypeScript loops, so reading zeros inside the
- * union still pays up to here (sherman5, m = 8: APC 1.5 -> 1.0 ms, D-HBM 1.2 -> 0.6 ms from 1.5 to 4).
+ * A run of rows goes native when rows x union width is at most this times its nonzero extents:
+ * the native kernels do an entry several times faster than the TypeScript loops, so reading zeros
+ * inside the union still pays up to here (sherman5, m = 8: APC 1.5 -> 1.0 ms, D-HBM 1.2 -> 0.6 ms
+ * from 1.5 to 4, measured with dgemv).
  */
 const NATIVE_MAX_FILL = 4;
-/** Rows per dgemv call when a whole matrix is not dense enough for one (each call costs microseconds of OpenBLAS threading). */
+/** Rows per native call when a whole matrix is not dense enough for one. */
 const NATIVE_RUN_ROWS = 64;
 
 /** Union extent [span[0], span[1]) of the rows last tested by `denseRun` (module scratch, no allocation). */
@@ -416,9 +419,8 @@ export function fusedRowPass(
   for (let k0 = 0; k0 < p; k0 += runRows) {
     const k1 = Math.min(p, k0 + runRows);
     if (runRows === p || denseRun(start, end, k0, k1)) {
-      nativeMultiply(blas, x, c, k0, k1, v, dots, dotsOffset);
-      for (let k = k0; k < k1; k++) dots[dotsOffset + k] -= bias[k];
-      nativeCombine(blas, x, c, k0, k1, dots, dotsOffset, scale, y, yOffset);
+      const lo = span[0];
+      blas.rowsFused(k1 - k0, span[1] - lo, scale, x, k0 * c + lo, c, v, lo, bias, k0, dots, dotsOffset + k0, y, yOffset + lo);
     } else {
       fusedRange(x, c, start, end, v, bias, dots, dotsOffset, scale, y, yOffset, k0, k1);
     }
@@ -428,7 +430,7 @@ export function fusedRowPass(
 /** out[outOffset + k] = X[k] . v for k in [k0, k1), over the union extent `span` set by denseRun. */
 function nativeMultiply(blas: NativeBlas, x: Float64Array, c: number, k0: number, k1: number, v: Float64Array, out: Float64Array, outOffset: number): void {
   const lo = span[0];
-  blas.dgemv(false, k1 - k0, span[1] - lo, 1, x, k0 * c + lo, c, v, lo, 0, out, outOffset + k0);
+  blas.rowsDot(k1 - k0, span[1] - lo, x, k0 * c + lo, c, v, lo, out, outOffset + k0);
 }
 
 /** y[yOffset + t] += scale sum_{k in [k0, k1)} w[wOffset + k] X[k][t], over the union extent `span`. */
@@ -445,5 +447,5 @@ function nativeCombine(
   yOffset: number,
 ): void {
   const lo = span[0];
-  blas.dgemv(true, k1 - k0, span[1] - lo, scale, x, k0 * c + lo, c, w, wOffset + k0, 1, y, yOffset + lo);
+  blas.rowsCombine(k1 - k0, span[1] - lo, scale, x, k0 * c + lo, c, w, wOffset + k0, y, yOffset + lo);
 }

@@ -18,8 +18,9 @@
  * shared memory, which every worker reads; the calling thread keeps reading the system's arrays)
  * and end on dispose(), which the runner calls when the run ends however it ends. Workers are
  * unref'd (a forgotten method never keeps a process alive) and a FinalizationRegistry ends those of
- * a method dropped undisposed. With one thread (small problems, native backend,
- * setSolverThreads(1)) no worker, shared memory or barrier is involved: the chunks run inline.
+ * a method dropped undisposed. Workers run the calling thread's backend (the native row kernels
+ * are single-threaded C, so threads are this engine's business with either backend). With one
+ * thread (small problems, setSolverThreads(1)) no worker, shared memory or barrier is involved: the chunks run inline.
  *
  * Worker code: the bootstrap below imports ./worker.ts or ./worker.js, whichever extension this
  * module has. Under tsx or vitest (.ts sources) the bootstrap first registers tsx's ESM hooks in
@@ -54,6 +55,7 @@ import {
   type ShardKind,
   type WorkerSetup,
 } from './protocol.js';
+import { activeBackend } from '../linalg/backend.js';
 import { threadsForRun } from './threads.js';
 
 export type { Shard, ShardKind } from './protocol.js';
@@ -237,6 +239,7 @@ export class ShardEngine {
         scalarsPerChunk,
         order: this.order,
         spec,
+        backend: activeBackend(),
         control,
         data: data as SharedArrayBuffer,
         message,

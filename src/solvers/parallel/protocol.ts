@@ -15,6 +15,7 @@
  * are ordered before the Atomics operations that publish them (Atomics are sequentially consistent
  * in the JS memory model), so no data word is itself accessed atomically.
  */
+import type { BackendName } from '../linalg/backend.js';
 
 /**
  * A thread's runner of chunks (machines, or row ranges): it can run any chunk of the run, holds
@@ -61,6 +62,8 @@ export interface WorkerSetup {
   /** The order in which chunks are handed out (largest first). */
   readonly order: Int32Array;
   readonly spec: unknown;
+  /** The calling thread's backend: every thread runs the same kernels, so the iterates do not depend on the thread count. */
+  readonly backend: BackendName;
   readonly control: SharedArrayBuffer;
   readonly data: SharedArrayBuffer;
   readonly message: SharedArrayBuffer;

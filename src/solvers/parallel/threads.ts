@@ -1,9 +1,9 @@
 /**
  * How many threads one solver run may iterate on. A run spreads its per-iteration work over worker
- * threads (see ./engine.ts) only when all of these hold:
+ * threads (see ./engine.ts) only when both of these hold, with either backend (the row kernels an
+ * iteration is made of are single-threaded, in TypeScript or in the native addon's C, never
+ * OpenBLAS's own threaded dgemv):
  *  - the setting (setSolverThreads, default 'auto' = os.availableParallelism()) is >= 2;
- *  - the TypeScript backend is active: with the native backend OpenBLAS threads each dgemv itself,
- *    and JS threads on top would only compete with it for the cores;
  *  - one iteration reads at least parallelMinWork() matrix entries (default 250 000: the nonzero
  *    extents the run's passes read, sum_i p_i c_i for APC on dense data, i.e. n = 500). Measured on
  *    2 cores (compiled, quiet machine), APC / D-HBM per iteration, 1 -> 2 threads: n = 354 (125 000
@@ -18,7 +18,6 @@
  */
 import { availableParallelism } from 'node:os';
 import { InvalidParameterError } from '../errors.js';
-import { nativeBlasInUse } from '../linalg/backend.js';
 
 /** Default least work per iteration, in matrix entries read, for which a run uses threads. */
 export const DEFAULT_PARALLEL_MIN_WORK = 250_000;
@@ -63,6 +62,6 @@ export function parallelMinWork(): number {
  * independent pieces (machines for the projection methods, rows for the gradient methods).
  */
 export function threadsForRun(work: number, parts: number): number {
-  if (nativeBlasInUse() !== null || work < minWork) return 1;
+  if (work < minWork) return 1;
   return Math.max(1, Math.min(solverThreads(), parts));
 }

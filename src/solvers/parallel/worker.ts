@@ -24,8 +24,8 @@ process.on('exit', () => {
 
 async function buildShard(): Promise<Shard | null> {
   try {
-    // Threads run only with the TypeScript backend (OpenBLAS threads itself); the backend is per thread.
-    useBackend('typescript');
+    // The backend is per thread: take the calling thread's, so that every thread runs the same kernels.
+    useBackend(setup.backend);
     const Construct = await loadShardConstructor(setup.kind);
     return new Construct(setup.spec, setup.n);
   } catch (error) {

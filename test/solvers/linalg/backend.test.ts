@@ -137,6 +137,65 @@ describe.skipIf(skipNative)(nativeTitle('native binding (OpenBLAS / LAPACKE)'), 
     }
   });
 
+  it('row kernels (rowsDot, rowsCombine, rowsFused) on sub-matrices with offsets, ld > cols, and every block tail', () => {
+    const rng = new SeededRandom(4);
+    // Rows: whole blocks of 8, tails of 1-7 rows; columns: multiples of 4 and tails of 1-3.
+    for (const [rows, cols] of [[1, 1], [7, 3], [8, 4], [17, 10], [24, 33], [13, 64]]) {
+      const ld = cols + 3;
+      const off = 5;
+      const x = rng.fillSigned(new Float64Array(off + rows * ld));
+      const v = rng.fillSigned(new Float64Array(cols + 2));
+      const bias = rng.fillSigned(new Float64Array(rows + 1));
+      const dot = (k: number): number => {
+        let s = 0;
+        for (let t = 0; t < cols; t++) s += x[off + k * ld + t] * v[2 + t];
+        return s;
+      };
+      const out = new Float64Array(rows + 1);
+      blas.rowsDot(rows, cols, x, off, ld, v, 2, out, 1);
+      for (let k = 0; k < rows; k++) expect(Math.abs(out[1 + k] - dot(k))).toBeLessThan(1e-13);
+      expect(out[0]).toBe(0);
+
+      const w = rng.fillSigned(new Float64Array(rows));
+      const y = rng.fillSigned(new Float64Array(cols + 1));
+      const expected = Float64Array.from(y);
+      for (let k = 0; k < rows; k++) for (let t = 0; t < cols; t++) expected[1 + t] += -0.5 * w[k] * x[off + k * ld + t];
+      blas.rowsCombine(rows, cols, -0.5, x, off, ld, w, 0, y, 1);
+      expect(maxDifference(y, expected)).toBeLessThan(1e-13);
+
+      const dots = new Float64Array(rows);
+      const z = rng.fillSigned(new Float64Array(cols));
+      const fused = Float64Array.from(z);
+      for (let k = 0; k < rows; k++) {
+        const d = dot(k) - bias[1 + k];
+        for (let t = 0; t < cols; t++) fused[t] += 2 * d * x[off + k * ld + t];
+      }
+      blas.rowsFused(rows, cols, 2, x, off, ld, v, 2, bias, 1, dots, 0, z, 0);
+      for (let k = 0; k < rows; k++) expect(Math.abs(dots[k] - (dot(k) - bias[1 + k]))).toBeLessThan(1e-13);
+      expect(maxDifference(z, fused)).toBeLessThan(1e-12);
+    }
+  });
+
+  it('row kernels check extents and refuse an output that overlaps an input', () => {
+    const x = new Float64Array(40);
+    const v = new Float64Array(8);
+    const out = new Float64Array(5);
+    expect(() => blas.rowsDot(5, 8, x, 1, 8, v, 0, out, 0)).toThrow(RangeError);
+    expect(() => blas.rowsDot(5, 8, x, 0, 7, v, 0, out, 0)).toThrow(/leading dimension/);
+    expect(() => blas.rowsDot(5, 8, x, 0, 8, v, 1, out, 0)).toThrow(RangeError);
+    expect(() => blas.rowsDot(5, 8, x, 0, 8, x, 32, x, 0)).toThrow(/out overlaps X/);
+    expect(() => blas.rowsCombine(5, 8, 1, x, 0, 8, out, 0, x, 30)).toThrow(/y overlaps X/);
+    expect(() => blas.rowsCombine(4, 8, 1, x, 0, 8, v, 0, v, 0)).toThrow(/y overlaps w/);
+    expect(() => blas.rowsFused(4, 8, 1, x, 0, 8, v, 0, out, 0, out, 0, new Float64Array(8), 0)).toThrow(/dots overlaps bias/);
+    expect(() => blas.rowsFused(4, 8, 1, x, 0, 8, v, 0, out, 0, new Float64Array(4), 0, v, 0)).toThrow(/y overlaps v/);
+    // Views of one buffer that do not overlap are fine.
+    const buffer = new Float64Array(60);
+    buffer.fill(1, 0, 40);
+    const y = buffer.subarray(40, 48);
+    blas.rowsCombine(5, 8, 1, buffer, 0, 8, Float64Array.from([1, 1, 1, 1, 1]), 0, y, 0);
+    expect(Array.from(y)).toEqual(new Array(8).fill(5));
+  });
+
   it('dgemm: every transpose combination, with offsets and leading dimensions', () => {
     const rng = new SeededRandom(2);
     const [m, n, k] = [6, 4, 5];

@@ -2,7 +2,8 @@
  * The row kernels against naive loops over the full rows, on every layout the iterations meet:
  * dense rows (the 8- and 4-row blocks), ragged nonzero extents (shared part + ends), short and empty
  * rows (row by row), row counts that leave 4-row and single-row tails, and nonzero offsets.
- * Both backends: the native one takes dgemv on dense runs of rows.
+ * Both backends: the native one takes the addon's C row kernels on dense runs of rows (shapes from
+ * 4096 entries up, with block and column tails).
  */
 import { expect, it } from 'vitest';
 import { accumulateRowCombination, fusedRowPass, multiplyRows } from '../../../src/solvers/linalg/rowKernels.js';
@@ -27,7 +28,7 @@ function randomRows(rng: SeededRandom, p: number, c: number, layout: Layout): Ro
   for (let k = 0; k < p; k++) {
     let lo = 0;
     let hi = c;
-    // sparse-then-dense: too sparse overall for one dgemv, so the native path cuts runs of rows (dense runs to dgemv, the rest row by row).
+    // sparse-then-dense: too sparse overall for one native call, so the native path cuts runs of rows (dense runs native, the rest row by row).
     const kind =
       layout === 'mixed' ? (['dense', 'ragged', 'sparse'] as const)[rng.nextInt(3)] : layout === 'sparse-then-dense' ? (k < (5 * p) / 6 ? 'sparse' : 'dense') : layout;
     if (kind === 'ragged') {
@@ -78,6 +79,7 @@ const SHAPES: readonly [number, number, Layout][] = [
   [8, 16, 'dense'],
   [13, 40, 'dense'],
   [29, 300, 'dense'],
+  [27, 303, 'dense'],
   [64, 128, 'dense'],
   [37, 200, 'ragged'],
   [45, 90, 'sparse'],

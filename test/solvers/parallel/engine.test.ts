@@ -54,11 +54,12 @@ describe('thread setting', () => {
   });
 
   const noNative = nativeBlas() === null;
-  it.skipIf(noNative)(`no JS threads with the native backend (OpenBLAS threads itself)${noNative ? ` [SKIPPED: ${nativeUnavailableReason()}]` : ''}`, () => {
+  it.skipIf(noNative)(`the native backend threads like the TypeScript one (its row kernels are single-threaded)${noNative ? ` [SKIPPED: ${nativeUnavailableReason()}]` : ''}`, () => {
     withBackend('native', () => {
       setSolverThreads(4);
       try {
-        expect(threadsForRun(1e9, 10)).toBe(1);
+        expect(threadsForRun(1e9, 10)).toBe(4);
+        expect(threadsForRun(DEFAULT_PARALLEL_MIN_WORK - 1, 10)).toBe(1);
       } finally {
         setSolverThreads('auto');
       }

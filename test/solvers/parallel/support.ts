@@ -34,6 +34,8 @@ export function testSystems(): TestSystem[] {
     ['dense n = 90, m = 5', randomCase(90, 5, 11, 1)],
     ['sparse supports n = 80, m = 4', randomCase(80, 4, 12, 0)],
     ['dense n = 60, m = 1', randomCase(60, 1, 13, 1)],
+    // Blocks large enough (>= 4096 entries per chunk) for the native backend's C row kernels.
+    ['dense n = 300, m = 3', randomCase(300, 3, 14, 1)],
   ];
   return cases.map(([label, c]) => ({ label, system: systemFromRows(c.rows, c.assignment), spectral: spectralOf(c) }));
 }
@@ -51,13 +53,13 @@ export function wellConditionedSystem(n: number, m: number, seed: number): TestS
   return { label: `diagonally dominant n = ${n}, m = ${m}`, system: systemFromRows(rows, c.assignment), spectral: spectralOf(c) };
 }
 
-/** Within a describe: the TypeScript backend, `threads` threads and no work threshold, restored afterwards. */
-export function forceThreads(threads: number): void {
+/** Within a describe: `backend`, `threads` threads and no work threshold, restored afterwards. */
+export function forceThreads(threads: number, backendForRuns: BackendName = 'typescript'): void {
   let backend: BackendName;
   let minWork: number;
   beforeAll(() => {
     backend = activeBackend();
-    useBackend('typescript');
+    useBackend(backendForRuns);
     setSolverThreads(threads);
     minWork = setParallelMinWork(0);
   });

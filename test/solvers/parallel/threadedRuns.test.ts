@@ -1,6 +1,6 @@
 /**
- * Runs on worker threads (TypeScript backend, threads forced on small problems by a zero work
- * threshold): exactly the iterates of one thread, for every algorithm and every layout (dense,
+ * Runs on worker threads (threads forced on small problems by a zero work threshold): exactly the
+ * iterates of one thread, on either backend, for every algorithm and every layout (dense,
  * partial supports, one machine cut into row ranges); the runner releases the threads
  * however a run ends (converged, cancelled either way, diverged, abandoned, failed); no thread
  * outlives its run. No timing is asserted.
@@ -12,6 +12,7 @@ import { runCooperatively } from '../../../src/solvers/cooperative.js';
 import { activeSolverWorkers, runningSolverWorkers } from '../../../src/solvers/parallel/engine.js';
 import { setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { runAlgorithm, runAlgorithmWork } from '../../../src/solvers/runner/runAlgorithm.js';
+import { BACKENDS, nativeAvailable, nativeSkipReason } from '../../support/backends.js';
 import { allWorkersExited, forceThreads, testSystems, wellConditionedSystem, type TestSystem } from './support.js';
 
 const systems = testSystems();
@@ -35,37 +36,44 @@ function relativeDifference(x: Float64Array, y: Float64Array): number {
   return Math.sqrt(d / Math.max(s, Number.MIN_VALUE));
 }
 
+for (const backend of BACKENDS) {
+  const skipped = backend === 'native' && !nativeAvailable();
+  describe.skipIf(skipped)(`threaded iterations, ${backend} backend${skipped ? ` [${nativeSkipReason()}]` : ''}`, () => {
+    forceThreads(2, backend);
+
+    for (const t of systems) {
+      for (const id of ALGORITHM_IDS) {
+        it(`${id}, ${t.label}: exactly the iterates, residuals and consensus distances of one thread`, () => {
+          const single = create(t, id, 1);
+          const threaded = create(t, id, 2);
+          try {
+            expect(single.threads).toBe(1);
+            // Projection methods' chunks are machines (one machine: nothing to share); gradient methods' are row ranges.
+            const projection = algorithms[id].family === 'projection';
+            expect(threaded.threads).toBe(projection ? Math.min(2, t.system.m) : 2);
+            for (let k = 0; k <= 30; k++) {
+              if (k > 0) {
+                single.step();
+                threaded.step();
+              }
+              // The chunks' outputs are reduced in chunk order whichever thread ran them: bit for bit equal.
+              expect(Array.from(threaded.estimate)).toEqual(Array.from(single.estimate));
+              expect(threaded.residualNormSquared()).toBe(single.residualNormSquared());
+              expect(threaded.consensusDistance()).toBe(single.consensusDistance());
+            }
+          } finally {
+            single.dispose?.();
+            threaded.dispose?.();
+          }
+          expect(activeSolverWorkers()).toBe(0);
+        });
+      }
+    }
+  });
+}
+
 describe('threaded iterations', () => {
   forceThreads(2);
-
-  for (const t of systems) {
-    for (const id of ALGORITHM_IDS) {
-      it(`${id}, ${t.label}: exactly the iterates, residuals and consensus distances of one thread`, () => {
-        const single = create(t, id, 1);
-        const threaded = create(t, id, 2);
-        try {
-          expect(single.threads).toBe(1);
-          // Projection methods' chunks are machines (one machine: nothing to share); gradient methods' are row ranges.
-          const projection = algorithms[id].family === 'projection';
-          expect(threaded.threads).toBe(projection ? Math.min(2, t.system.m) : 2);
-          for (let k = 0; k <= 30; k++) {
-            if (k > 0) {
-              single.step();
-              threaded.step();
-            }
-            // The chunks' outputs are reduced in chunk order whichever thread ran them: bit for bit equal.
-            expect(Array.from(threaded.estimate)).toEqual(Array.from(single.estimate));
-            expect(threaded.residualNormSquared()).toBe(single.residualNormSquared());
-            expect(threaded.consensusDistance()).toBe(single.consensusDistance());
-          }
-        } finally {
-          single.dispose?.();
-          threaded.dispose?.();
-        }
-        expect(activeSolverWorkers()).toBe(0);
-      });
-    }
-  }
 
   it('three threads (more than cores), and a single-thread reference agree exactly', () => {
     const t = systems[0];
