@@ -8,7 +8,7 @@
  * (see ../parallel/engine.ts).
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
-import { fusedRowPass } from '../linalg/rowKernels.js';
+import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js';
 import { startShardEngine, type Shard, type ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks } from '../parallel/split.js';
 import type { IterativeMethod } from './types.js';
@@ -72,7 +72,8 @@ export class GradientShard implements Shard {
 /**
  * g(x) and |A x - b|^2 at the point `x` (shared with the threads: the gradient method's estimate,
  * written only between evaluations). The rows are cut into segments (see ../parallel/split.ts)
- * that run on the solver's threads; their terms are summed in segment order.
+ * that run on the solver's threads; their terms are summed in a fixed order (the full-support
+ * segments first, then the others), so the sum never depends on the thread count.
  */
 export class GradientPass {
   /** The point the gradient is evaluated at. */
@@ -82,6 +83,15 @@ export class GradientPass {
   private readonly segments: readonly RowSegment[];
   private readonly outputOffset: Int32Array;
   private readonly gradientAtX: Float64Array;
+  /**
+   * Runs [from, to) of consecutive full-support segments: their terms lie back to back in the
+   * output (n each), so the taskmaster sums a run as one combination of rows (weights 1), with the
+   * row kernels, instead of n scalar additions per segment.
+   */
+  private readonly fullRuns: readonly { readonly segments: number; readonly terms: Float64Array }[];
+  private readonly ones: Float64Array;
+  private readonly wholeStart: Int32Array;
+  private readonly wholeEnd: Int32Array;
 
   constructor(system: DistributedSystem) {
     const { n, machines } = system;
@@ -120,6 +130,18 @@ export class GradientPass {
     this.threads = this.engine.threads;
     this.x = this.engine.input;
     this.gradientAtX = new Float64Array(n);
+    const runs: { from: number; to: number }[] = [];
+    this.segments.forEach((segment, s) => {
+      if (!segment.full) return;
+      const last = runs[runs.length - 1];
+      if (last && last.to === s) last.to = s + 1;
+      else runs.push({ from: s, to: s + 1 });
+    });
+    this.fullRuns = runs.map(({ from, to }) => ({ segments: to - from, terms: this.engine.output.subarray(this.outputOffset[from], this.outputOffset[to]) }));
+    const longest = Math.max(0, ...this.fullRuns.map((run) => run.segments));
+    this.ones = new Float64Array(longest).fill(1);
+    this.wholeStart = new Int32Array(longest);
+    this.wholeEnd = new Int32Array(longest).fill(n);
   }
 
   /** Evaluates at the current x; returns |A x - b|^2. */
@@ -127,12 +149,14 @@ export class GradientPass {
     this.engine.run(GRADIENT_PASS);
     const { segments, outputOffset, gradientAtX: g } = this;
     const terms = this.engine.output;
+    const n = g.length;
     g.fill(0);
+    for (const run of this.fullRuns) accumulateRowCombination(run.terms, run.segments, n, this.wholeStart, this.wholeEnd, this.ones, 0, 1, g);
     for (let s = 0; s < segments.length; s++) {
       const { c, cols, full } = segments[s];
+      if (full) continue;
       const offset = outputOffset[s];
-      if (full) for (let t = 0; t < c; t++) g[t] += terms[offset + t];
-      else for (let t = 0; t < c; t++) g[cols[t]] += terms[offset + t];
+      for (let t = 0; t < c; t++) g[cols[t]] += terms[offset + t];
     }
     return this.engine.scalarSum(RESIDUAL2);
   }
