@@ -13,6 +13,8 @@
  * ends of the rows' extents, and rows that share too few columns with their neighbours (sparse
  * rows), go row by row. (Eight rows: eight accumulators still fit the registers V8 allocates;
  * measured 8 > 10 > 6, 12, 16 > 4 rows.)
+ * Index sums are written `(o + t) | 0` (every offset is below 2^31): V8 then adds without an
+ * overflow check per access (measured ~5-7% on the 8-row blocks).
  * Results equal the row-by-row sums up to rounding (the order of the additions differs).
  *
  * Native path (activeBackend() === 'native'): runs of rows that are dense over the union of their
@@ -93,16 +95,16 @@ function dots8(x: Float64Array, o: number, c: number, lo: number, hi: number, v:
   let s5 = 0;
   let s6 = 0;
   let s7 = 0;
-  for (let t = lo; t < hi; t++) {
+  for (let t = lo; t < hi; t = (t + 1) | 0) {
     const vt = v[t];
-    s0 += x[o + t] * vt;
-    s1 += x[o1 + t] * vt;
-    s2 += x[o2 + t] * vt;
-    s3 += x[o3 + t] * vt;
-    s4 += x[o4 + t] * vt;
-    s5 += x[o5 + t] * vt;
-    s6 += x[o6 + t] * vt;
-    s7 += x[o7 + t] * vt;
+    s0 += x[(o + t) | 0] * vt;
+    s1 += x[(o1 + t) | 0] * vt;
+    s2 += x[(o2 + t) | 0] * vt;
+    s3 += x[(o3 + t) | 0] * vt;
+    s4 += x[(o4 + t) | 0] * vt;
+    s5 += x[(o5 + t) | 0] * vt;
+    s6 += x[(o6 + t) | 0] * vt;
+    s7 += x[(o7 + t) | 0] * vt;
   }
   out[at] = s0;
   out[at + 1] = s1;
@@ -143,8 +145,8 @@ function combine8(
   const o5 = o4 + c;
   const o6 = o5 + c;
   const o7 = o6 + c;
-  for (let t = lo + yOffset, e = hi + yOffset; t < e; t++) {
-    y[t] += c0 * x[o0 + t] + c1 * x[o1 + t] + c2 * x[o2 + t] + c3 * x[o3 + t] + c4 * x[o4 + t] + c5 * x[o5 + t] + c6 * x[o6 + t] + c7 * x[o7 + t];
+  for (let t = lo + yOffset, e = hi + yOffset; t < e; t = (t + 1) | 0) {
+    y[t] += c0 * x[(o0 + t) | 0] + c1 * x[(o1 + t) | 0] + c2 * x[(o2 + t) | 0] + c3 * x[(o3 + t) | 0] + c4 * x[(o4 + t) | 0] + c5 * x[(o5 + t) | 0] + c6 * x[(o6 + t) | 0] + c7 * x[(o7 + t) | 0];
   }
 }
 
@@ -156,12 +158,12 @@ function dots4(x: Float64Array, o: number, c: number, lo: number, hi: number, v:
   let s1 = 0;
   let s2 = 0;
   let s3 = 0;
-  for (let t = lo; t < hi; t++) {
+  for (let t = lo; t < hi; t = (t + 1) | 0) {
     const vt = v[t];
-    s0 += x[o + t] * vt;
-    s1 += x[o1 + t] * vt;
-    s2 += x[o2 + t] * vt;
-    s3 += x[o3 + t] * vt;
+    s0 += x[(o + t) | 0] * vt;
+    s1 += x[(o1 + t) | 0] * vt;
+    s2 += x[(o2 + t) | 0] * vt;
+    s3 += x[(o3 + t) | 0] * vt;
   }
   out[at] = s0;
   out[at + 1] = s1;
@@ -189,7 +191,7 @@ function combine4(
   const o1 = o0 + c;
   const o2 = o1 + c;
   const o3 = o2 + c;
-  for (let t = lo + yOffset, e = hi + yOffset; t < e; t++) y[t] += c0 * x[o0 + t] + c1 * x[o1 + t] + c2 * x[o2 + t] + c3 * x[o3 + t];
+  for (let t = lo + yOffset, e = hi + yOffset; t < e; t = (t + 1) | 0) y[t] += c0 * x[(o0 + t) | 0] + c1 * x[(o1 + t) | 0] + c2 * x[(o2 + t) | 0] + c3 * x[(o3 + t) | 0];
 }
 
 /** Columns shared by the block `blockAt` chose: [shared[0], shared[1]) (module scratch, no allocation). */
