@@ -1,8 +1,8 @@
 /**
  * The numerical backends the benchmark measures, through the library entry point: 'typescript'
  * always, 'native' when the OpenBLAS addon loads (nativeBlas() !== null). Solver threads are
- * 'auto' on both (they split iterations over worker threads on the TypeScript backend only;
- * OpenBLAS threads its own calls on the native one).
+ * 'auto' on both (they split large iterations over worker threads on either backend; OpenBLAS
+ * threads its own calls, i.e. the factorizations of the native backend).
  */
 import { activeBackend, nativeBlas, nativeUnavailableReason, setSolverThreads, solverThreads, useBackend, type BackendName } from '../src/solvers/index.js';
 

@@ -767,10 +767,8 @@ function iterationLimit(p: ProblemResult, side: string, stage: 'apcIteration' | 
   const n2 = p.spec.n * p.spec.n;
   const gflops = (flops: number, seconds: number): string => (flops / seconds / 1e9).toFixed(1);
   const npFlops = stage === 'apcIteration' ? 6 * n2 : 4 * n2;
-  const threads =
-    side === 'native'
-      ? `OpenBLAS ${String(ours.environment.blas ?? '').match(/(\d+) threads/)?.[1] ?? '?'} threads`
-      : `${ours.environment[stage === 'apcIteration' ? 'apcThreads' : 'dhbmThreads'] ?? 1} thread(s) (setting ${ours.environment.threads})`;
+  const iterationThreads = `${ours.environment[stage === 'apcIteration' ? 'apcThreads' : 'dhbmThreads'] ?? 1} thread(s) (setting ${ours.environment.threads})`;
+  const threads = side === 'native' ? `the addon's C row kernels on ${iterationThreads}` : iterationThreads;
   const verdict =
     oursPasses <= 1.25 * needed
       ? `memory bandwidth: ours runs at the stream rate (${oursPasses.toFixed(1)} passes of A, ${needed} needed)`
