@@ -3,7 +3,7 @@
  * dense rows (the 8- and 4-row blocks), ragged nonzero extents (shared part + ends), short and empty
  * rows (row by row), row counts that leave 4-row and single-row tails, and nonzero offsets.
  * Both backends: the native one takes the addon's C row kernels on dense runs of rows (shapes from
- * 4096 entries up, with block and column tails).
+ * 1024 entries up, with block and column tails).
  */
 import { expect, it } from 'vitest';
 import { accumulateRowCombination, fusedRowPass, multiplyRows } from '../../../src/solvers/linalg/rowKernels.js';

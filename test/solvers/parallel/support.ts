@@ -34,7 +34,7 @@ export function testSystems(): TestSystem[] {
     ['dense n = 90, m = 5', randomCase(90, 5, 11, 1)],
     ['sparse supports n = 80, m = 4', randomCase(80, 4, 12, 0)],
     ['dense n = 60, m = 1', randomCase(60, 1, 13, 1)],
-    // Blocks large enough (>= 4096 entries per chunk) for the native backend's C row kernels.
+    // Chunks large enough (>= 1024 entries) for the native backend's C row kernels, and several per machine.
     ['dense n = 300, m = 3', randomCase(300, 3, 14, 1)],
   ];
   return cases.map(([label, c]) => ({ label, system: systemFromRows(c.rows, c.assignment), spectral: spectralOf(c) }));
