@@ -47,8 +47,9 @@ const numericBackend = useBackend(config.NUMERIC_BACKEND);
 // wait for each other (OpenBLAS's spin: a native call ran tens of times slower oversubscribed; the
 // solver engine's barriers stall the same way), so each job gets cores / WORKER_CONCURRENCY.
 const threadsPerJob = Math.max(1, Math.floor(availableParallelism() / config.WORKER_CONCURRENCY));
+// Both backends iterate on the solver's threads; the native one also factorizes on OpenBLAS's.
+setSolverThreads(threadsPerJob);
 if (numericBackend === 'native') nativeBlas()?.setThreads(threadsPerJob);
-else setSolverThreads(threadsPerJob);
 let store: JobStore | undefined;
 
 /** One connection per child process, reused by every job the child runs. */
