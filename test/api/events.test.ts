@@ -41,7 +41,8 @@ describe('GET /v1/jobs/{id}/events', () => {
     const { job } = await createJob(service.app, {
       ...longSolve,
       algorithms: ['dgd'],
-      options: { tolerance: 1e-14, maxIterations: 15_000 },
+      // Long enough (>= 0.3 s on the native row kernels) for several 100 ms progress ticks.
+      options: { tolerance: 1e-14, maxIterations: 60_000 },
     });
     const stream = await openEventStream(`${service.baseUrl}/v1/jobs/${job.id}/events`);
     expect(stream.status).toBe(200);
@@ -52,7 +53,7 @@ describe('GET /v1/jobs/{id}/events', () => {
     const first = stream.events[0];
     expect(first.event).toBe('status');
     expect(['queued', 'running']).toContain((first.data as { status: string }).status);
-    expect((final.data as { job: Job }).job.result!.runs.dgd!.iterations).toBe(15_000);
+    expect((final.data as { job: Job }).job.result!.runs.dgd!.iterations).toBe(60_000);
 
     const progress = stream.events.filter((event) => event.event === 'progress').map((event) => event.data as JobProgress);
     expect(progress.length).toBeGreaterThanOrEqual(2);
