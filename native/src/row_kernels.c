@@ -17,7 +17,8 @@
 
 typedef double vd4 __attribute__((vector_size(32)));
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+/* Clones need GCC >= 11 (the x86-64-v3 level) and glibc's ifunc; elsewhere the baseline build only. */
+#if defined(__x86_64__) && defined(__GLIBC__) && defined(__GNUC__) && !defined(__clang__) && __GNUC__ >= 11
 #define CPU_CLONES __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define CPU_CLONES

@@ -46,7 +46,7 @@ const NATIVE_RUN_ROWS = 64;
 /** Union extent [span[0], span[1]) of the rows last tested by `denseRun` (module scratch, no allocation). */
 const span = new Int32Array(2);
 
-/** Whether rows [k0, k1) are dense enough over the union of their extents for one dgemv; sets `span`. */
+/** Whether rows [k0, k1) are dense enough over the union of their extents for one native call; sets `span`. */
 function denseRun(start: Int32Array, end: Int32Array, k0: number, k1: number): boolean {
   let lo = Infinity;
   let hi = -Infinity;
