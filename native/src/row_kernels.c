@@ -25,6 +25,10 @@ typedef double vd4 __attribute__((vector_size(32)));
 #endif
 
 #define ROWS 8
+/* Rows of the block at row k: ROWS except at the tail. Whole blocks call the block kernels with the
+ * constant ROWS (so the compiler unrolls their row loops), the tail with its count; the arithmetic
+ * per row is the same either way. */
+#define BLOCK_COUNT(rows, k) ((rows) - (k) < ROWS ? (int)((rows) - (k)) : ROWS)
 
 /* Unaligned four-lane load and store (memcpy compiles to one vector move). */
 #define LOAD4(dst, p) memcpy(&(dst), (p), sizeof(vd4))
@@ -54,15 +58,12 @@ static inline __attribute__((always_inline)) void dot_block(int count, const dou
 
 CPU_CLONES void rows_dot(size_t rows, size_t cols, const double* restrict x, size_t ld, const double* restrict v,
                          double* restrict out) {
-  size_t k = 0;
-  for (; k + ROWS <= rows; k += ROWS) {
+  for (size_t k = 0; k < rows; k += ROWS) {
+    const int count = BLOCK_COUNT(rows, k);
     const double* row[ROWS];
-    for (int j = 0; j < ROWS; j++) row[j] = x + (k + j) * ld;
-    dot_block(ROWS, row, cols, v, out + k);
-  }
-  for (; k < rows; k++) {
-    const double* row[1] = {x + k * ld};
-    dot_block(1, row, cols, v, out + k);
+    for (int j = 0; j < count; j++) row[j] = x + (k + j) * ld;
+    if (count == ROWS) dot_block(ROWS, row, cols, v, out + k);
+    else dot_block(count, row, cols, v, out + k);
   }
 }
 
@@ -88,20 +89,16 @@ static inline __attribute__((always_inline)) void combine_block(int count, const
 
 CPU_CLONES void rows_combine(size_t rows, size_t cols, double scale, const double* restrict x, size_t ld,
                              const double* restrict w, double* restrict y) {
-  size_t k = 0;
-  for (; k + ROWS <= rows; k += ROWS) {
+  for (size_t k = 0; k < rows; k += ROWS) {
+    const int count = BLOCK_COUNT(rows, k);
     const double* row[ROWS];
     double coef[ROWS];
-    for (int j = 0; j < ROWS; j++) {
+    for (int j = 0; j < count; j++) {
       row[j] = x + (k + j) * ld;
       coef[j] = scale * w[k + j];
     }
-    combine_block(ROWS, row, coef, cols, y);
-  }
-  for (; k < rows; k++) {
-    const double* row[1] = {x + k * ld};
-    double coef[1] = {scale * w[k]};
-    combine_block(1, row, coef, cols, y);
+    if (count == ROWS) combine_block(ROWS, row, coef, cols, y);
+    else combine_block(count, row, coef, cols, y);
   }
 }
 
@@ -110,23 +107,17 @@ CPU_CLONES void rows_fused(size_t rows, size_t cols, double scale, const double*
                            double* restrict y) {
   /* Each block's dot products first (each is needed whole before its row's update), then its update. */
   for (size_t k = 0; k < rows; k += ROWS) {
-    const int count = rows - k < ROWS ? (int)(rows - k) : ROWS;
+    const int count = BLOCK_COUNT(rows, k);
     const double* row[ROWS];
     double coef[ROWS];
     for (int j = 0; j < count; j++) row[j] = x + (k + j) * ld;
-    if (count == ROWS) {
-      dot_block(ROWS, row, cols, v, dots + k);
-    } else {
-      for (int j = 0; j < count; j++) dot_block(1, row + j, cols, v, dots + k + j);
-    }
+    if (count == ROWS) dot_block(ROWS, row, cols, v, dots + k);
+    else dot_block(count, row, cols, v, dots + k);
     for (int j = 0; j < count; j++) {
       dots[k + j] -= bias[k + j];
       coef[j] = scale * dots[k + j];
     }
-    if (count == ROWS) {
-      combine_block(ROWS, row, coef, cols, y);
-    } else {
-      for (int j = 0; j < count; j++) combine_block(1, row + j, coef + j, cols, y);
-    }
+    if (count == ROWS) combine_block(ROWS, row, coef, cols, y);
+    else combine_block(count, row, coef, cols, y);
   }
 }
