@@ -10,7 +10,7 @@
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js';
 import { startShardEngine, type Shard, type ShardEngine } from '../parallel/engine.js';
-import { TARGET_ROW_CHUNKS, rowChunks } from '../parallel/split.js';
+import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';
 import type { IterativeMethod } from './types.js';
 
 /** Consecutive rows of one machine, on the machine's column support. */
@@ -70,6 +70,19 @@ export class GradientShard implements Shard {
 }
 
 /**
+ * How the gradient methods cut the machines' rows into chunks: each row's work is its nonzero
+ * extent in A_i. The cut depends on the system only (never on the thread count nor the backend).
+ */
+export function gradientRowChunks(system: DistributedSystem): { rowWork: Float64Array[]; ranges: RowRange[] } {
+  const rowWork = system.machines.map((mc) => {
+    const w = new Float64Array(mc.p);
+    for (let k = 0; k < mc.p; k++) w[k] = Math.max(0, mc.aEnd[k] - mc.aStart[k]);
+    return w;
+  });
+  return { rowWork, ranges: rowChunks(rowWork, TARGET_ROW_CHUNKS) };
+}
+
+/**
  * g(x) and |A x - b|^2 at the point `x` (shared with the threads: the gradient method's estimate,
  * written only between evaluations). The rows are cut into segments (see ../parallel/split.ts)
  * that run on the solver's threads; their terms are summed in a fixed order (the full-support
@@ -84,9 +97,9 @@ export class GradientPass {
   private readonly outputOffset: Int32Array;
   private readonly gradientAtX: Float64Array;
   /**
-   * Runs [from, to) of consecutive full-support segments: their terms lie back to back in the
-   * output (n each), so the taskmaster sums a run as one combination of rows (weights 1), with the
-   * row kernels, instead of n scalar additions per segment.
+   * Runs of consecutive full-support segments: their terms lie back to back in the output (n
+   * each), so the taskmaster sums a run as one combination of rows (weights 1), with the row
+   * kernels, instead of n scalar additions per segment.
    */
   private readonly fullRuns: readonly { readonly segments: number; readonly terms: Float64Array }[];
   private readonly ones: Float64Array;
@@ -95,13 +108,7 @@ export class GradientPass {
 
   constructor(system: DistributedSystem) {
     const { n, machines } = system;
-    const rowWork = machines.map((mc) => {
-      const w = new Float64Array(mc.p);
-      for (let k = 0; k < mc.p; k++) w[k] = Math.max(0, mc.aEnd[k] - mc.aStart[k]);
-      return w;
-    });
-    // The cut depends on the system only (never on the thread count nor the backend).
-    const ranges = rowChunks(rowWork, TARGET_ROW_CHUNKS);
+    const { rowWork, ranges } = gradientRowChunks(system);
     this.segments = ranges.map(({ machine, from, to }): RowSegment => {
       const { c, full, cols, a, aStart, aEnd, b } = machines[machine];
       return {
@@ -130,14 +137,14 @@ export class GradientPass {
     this.threads = this.engine.threads;
     this.x = this.engine.input;
     this.gradientAtX = new Float64Array(n);
-    const runs: { from: number; to: number }[] = [];
-    this.segments.forEach((segment, s) => {
-      if (!segment.full) return;
-      const last = runs[runs.length - 1];
-      if (last && last.to === s) last.to = s + 1;
-      else runs.push({ from: s, to: s + 1 });
-    });
-    this.fullRuns = runs.map(({ from, to }) => ({ segments: to - from, terms: this.engine.output.subarray(this.outputOffset[from], this.outputOffset[to]) }));
+    const fullRuns: { segments: number; terms: Float64Array }[] = [];
+    for (let from = 0, to = 0; from < this.segments.length; from = to) {
+      to = from + 1;
+      if (!this.segments[from].full) continue;
+      while (to < this.segments.length && this.segments[to].full) to++;
+      fullRuns.push({ segments: to - from, terms: this.engine.output.subarray(this.outputOffset[from], this.outputOffset[to]) });
+    }
+    this.fullRuns = fullRuns;
     const longest = Math.max(0, ...this.fullRuns.map((run) => run.segments));
     this.ones = new Float64Array(longest).fill(1);
     this.wholeStart = new Int32Array(longest);

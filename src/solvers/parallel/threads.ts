@@ -2,7 +2,8 @@
  * How many threads one solver run may iterate on. A run spreads its per-iteration work over worker
  * threads (see ./engine.ts) only when both of these hold, with either backend (the row kernels an
  * iteration is made of are single-threaded, in TypeScript or in the native addon's C, never
- * OpenBLAS's own threaded dgemv):
+ * OpenBLAS's own threaded dgemv; the one BLAS call left, Cimmino's small per-machine dtrsv, runs
+ * on whichever thread takes that machine):
  *  - the setting (setSolverThreads, default 'auto' = os.availableParallelism()) is >= 2;
  *  - one iteration reads at least parallelMinWork() matrix entries (default 250 000: the nonzero
  *    extents the run's passes read, sum_i p_i c_i for APC on dense data, i.e. n = 500). Measured on

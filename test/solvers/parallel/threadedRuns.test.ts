@@ -7,10 +7,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
+import { gradientRowChunks } from '../../../src/solvers/algorithms/gradientPass.js';
 import type { IterativeMethod, Parameters } from '../../../src/solvers/algorithms/types.js';
 import { runCooperatively } from '../../../src/solvers/cooperative.js';
 import { activeSolverWorkers, runningSolverWorkers } from '../../../src/solvers/parallel/engine.js';
-import { rowChunks } from '../../../src/solvers/parallel/split.js';
 import { setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { runAlgorithm, runAlgorithmWork } from '../../../src/solvers/runner/runAlgorithm.js';
 import { BACKENDS, nativeAvailable, nativeSkipReason } from '../../support/backends.js';
@@ -25,11 +25,6 @@ function create(t: TestSystem, id: AlgorithmId, threads: number, parameters?: Pa
   } finally {
     setSolverThreads(2);
   }
-}
-
-/** Row ranges the gradient methods cut this system into (depends on the system only). */
-function gradientChunks(t: TestSystem): number {
-  return rowChunks(t.system.machines.map((mc) => Int32Array.from({ length: mc.p }, (_, k) => Math.max(0, mc.aEnd[k] - mc.aStart[k])))).length;
 }
 
 function relativeDifference(x: Float64Array, y: Float64Array): number {
@@ -56,7 +51,7 @@ for (const backend of BACKENDS) {
             expect(single.threads).toBe(1);
             // Projection methods' chunks are machines (one machine: nothing to share); gradient methods' are row ranges.
             const projection = algorithms[id].family === 'projection';
-            expect(threaded.threads).toBe(Math.min(2, projection ? t.system.m : gradientChunks(t)));
+            expect(threaded.threads).toBe(Math.min(2, projection ? t.system.m : gradientRowChunks(t.system).ranges.length));
             for (let k = 0; k <= 30; k++) {
               if (k > 0) {
                 single.step();
