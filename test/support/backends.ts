@@ -5,8 +5,28 @@
  */
 import { afterAll, beforeAll, describe } from 'vitest';
 import { activeBackend, nativeBlas, nativeUnavailableReason, useBackend, type BackendName } from '../../src/solvers/linalg/backend.js';
+import { wasmKernelsUnavailableReason } from '../../src/solvers/linalg/wasmRowKernels.js';
 
 export const BACKENDS: readonly BackendName[] = ['typescript', 'native'];
+
+/**
+ * What a solver run's iterations can run on: each backend, and the TypeScript backend once more
+ * with its WebAssembly kernels off (its plain loops: runtimes without WebAssembly SIMD, and rows no
+ * vector kernel takes). The arena, hence the WebAssembly kernels, exists only in solver runs
+ * (src/solvers/parallel/engine.ts): the analysis runs the same code either way.
+ */
+export const KERNEL_SETS: readonly { readonly backend: BackendName; readonly wasm: boolean; readonly label: string }[] = [
+  { backend: 'typescript', wasm: true, label: 'typescript backend' },
+  { backend: 'typescript', wasm: false, label: 'typescript backend, plain loops' },
+  { backend: 'native', wasm: false, label: 'native backend' },
+];
+
+/** Why a kernel set cannot run here ('' when it can). */
+export function kernelSetSkipReason(set: { readonly backend: BackendName; readonly wasm: boolean }): string {
+  if (set.backend === 'native' && !nativeAvailable()) return nativeSkipReason();
+  if (set.wasm && wasmKernelsUnavailableReason() !== '') return `WebAssembly kernels SKIPPED: ${wasmKernelsUnavailableReason()}`;
+  return '';
+}
 
 export const nativeAvailable = (): boolean => nativeBlas() !== null;
 

@@ -19,37 +19,15 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { RowKernels } from './wasmRowKernels.js';
 
 export type BackendName = 'typescript' | 'native';
 
-export interface NativeBlas {
+export interface NativeBlas extends RowKernels {
   /** Row-major y = alpha op(A) x + beta y, A is m x n with leading dimension lda starting at element aOffset. */
   dgemv(trans: boolean, m: number, n: number, alpha: number, a: Float64Array, aOffset: number, lda: number, x: Float64Array, xOffset: number, beta: number, y: Float64Array, yOffset: number): void;
-  /**
-   * The addon's own single-threaded row kernels (C, not BLAS; the solvers' engine threads them). X is rows x cols,
-   * row-major with leading dimension ld from element xOffset; written arrays must not overlap read ones (RangeError).
-   * rowsDot: out[k] = X[k] . v.
-   */
-  rowsDot(rows: number, cols: number, x: Float64Array, xOffset: number, ld: number, v: Float64Array, vOffset: number, out: Float64Array, outOffset: number): void;
-  /** y += scale sum_k w[k] X[k]. */
-  rowsCombine(rows: number, cols: number, scale: number, x: Float64Array, xOffset: number, ld: number, w: Float64Array, wOffset: number, y: Float64Array, yOffset: number): void;
-  /** Each row read once: dots[k] = X[k] . v - bias[k], then y += scale dots[k] X[k]. */
-  rowsFused(
-    rows: number,
-    cols: number,
-    scale: number,
-    x: Float64Array,
-    xOffset: number,
-    ld: number,
-    v: Float64Array,
-    vOffset: number,
-    bias: Float64Array,
-    biasOffset: number,
-    dots: Float64Array,
-    dotsOffset: number,
-    y: Float64Array,
-    yOffset: number,
-  ): void;
+  // rowsDot, rowsCombine, rowsFused (RowKernels): the addon's own single-threaded C kernels, not BLAS (the solvers'
+  // engine threads them); written arrays must not overlap read ones (RangeError).
   /** Row-major C = alpha op(A) op(B) + beta C; op(A) m x k, op(B) k x n, C m x n. */
   dgemm(transA: boolean, transB: boolean, m: number, n: number, k: number, alpha: number, a: Float64Array, aOffset: number, lda: number, b: Float64Array, bOffset: number, ldb: number, beta: number, c: Float64Array, cOffset: number, ldc: number): void;
   /** Row-major x = op(A)^{-1} x for triangular n x n A (upper or lower; unit diagonal not read when unitDiagonal). */

@@ -17,37 +17,51 @@
  * overflow check per access (measured ~5-7% on the 8-row blocks).
  * Results equal the row-by-row sums up to rounding (the order of the additions differs).
  *
- * Native path (activeBackend() === 'native'): runs of rows that are dense over the union of their
- * extents go to the addon's row kernels on that union (the exact zeros inside it add exact zeros);
- * the rest takes the TypeScript path. Those kernels are the same blocks in C with four-lane vectors
- * (native/src/row_kernels.c), single-threaded like this file, so the engine threads both backends
- * alike; the fused one reads each row once where two dgemv calls would read it twice.
+ * Vector paths: runs of rows that are dense over the union of their extents go to vector kernels on
+ * that union (the exact zeros inside it add exact zeros); the rest takes the TypeScript loops.
+ *  - native backend: the addon's row kernels, the same blocks in C with four-lane vectors
+ *    (native/src/row_kernels.c);
+ *  - TypeScript backend, when the matrix lives in a solver run's WebAssembly arena (the engine puts
+ *    it there, see ./wasmRowKernels.ts): the same blocks in WebAssembly SIMD, two lanes.
+ * Both are single-threaded like this file, so the engine threads every path alike; the fused one
+ * reads each row once where two dgemv calls would read it twice.
  */
-import { nativeBlasInUse, type NativeBlas } from './backend.js';
+import { nativeBlasInUse } from './backend.js';
+import { WasmRowKernels, wasmKernelsFor, type RowKernels } from './wasmRowKernels.js';
 
 /** A block whose rows share fewer columns than this goes row by row. */
 const MIN_SHARED_WIDTH = 16;
 /**
- * Fewest entries (rows x union width) worth a native call: the N-API crossing costs well under a
- * microsecond, the TypeScript loops ~1 ns per entry (n = 250, m = 50, D-HBM: 126 -> 39 microseconds
- * per iteration from 4096 to 1024).
+ * Fewest entries (rows x union width) worth a vector call: the N-API crossing costs well under a
+ * microsecond, the TypeScript loops ~1 ns per entry (n = 250, m = 50, native D-HBM: 126 -> 39
+ * microseconds per iteration from 4096 to 1024).
  */
-const NATIVE_MIN_ENTRIES = 1024;
+const VECTOR_MIN_ENTRIES = 1024;
 /**
- * A run of rows goes native when rows x union width is at most this times its nonzero extents:
- * the native kernels do an entry several times faster than the TypeScript loops, so reading zeros
- * inside the union still pays up to here (sherman5, m = 8: APC 1.5 -> 1.0 ms, D-HBM 1.2 -> 0.6 ms
- * from 1.5 to 4, measured with dgemv).
+ * A run of rows goes to the vector kernels when rows x union width is at most this times its
+ * nonzero extents: they do an entry several times faster than the TypeScript loops, so reading
+ * zeros inside the union still pays up to here (sherman5, m = 8: APC 1.5 -> 1.0 ms, D-HBM 1.2 ->
+ * 0.6 ms from 1.5 to 4, measured with dgemv). The WebAssembly kernels are ~2.4x the loops, the C
+ * ones ~3.3x: hence 2 for the former.
  */
 const NATIVE_MAX_FILL = 4;
-/** Rows per native call when a whole matrix is not dense enough for one. */
-const NATIVE_RUN_ROWS = 64;
+const WASM_MAX_FILL = 2;
+/** Rows per vector call when a whole matrix is not dense enough for one. */
+const VECTOR_RUN_ROWS = 64;
 
 /** Union extent [span[0], span[1]) of the rows last tested by `denseRun` (module scratch, no allocation). */
 const span = new Int32Array(2);
 
-/** Whether rows [k0, k1) are dense enough over the union of their extents for one native call; sets `span`. */
-function denseRun(start: Int32Array, end: Int32Array, k0: number, k1: number): boolean {
+/** The vector kernels for the matrix x (c columns), or null: the TypeScript loops then do all the rows. */
+function vectorKernelsFor(x: Float64Array, c: number): RowKernels | null {
+  const blas = nativeBlasInUse();
+  if (blas !== null) return blas;
+  const wasm = wasmKernelsFor(x);
+  return wasm !== null && c <= wasm.maxCols ? wasm : null;
+}
+
+/** Whether rows [k0, k1) are dense enough over the union of their extents for one call of `kernels`; sets `span`. */
+function denseRun(kernels: RowKernels, start: Int32Array, end: Int32Array, k0: number, k1: number): boolean {
   let lo = Infinity;
   let hi = -Infinity;
   let entries = 0;
@@ -63,7 +77,8 @@ function denseRun(start: Int32Array, end: Int32Array, k0: number, k1: number): b
   span[0] = lo;
   span[1] = hi;
   const area = (k1 - k0) * (hi - lo);
-  return area >= NATIVE_MIN_ENTRIES && area <= NATIVE_MAX_FILL * entries;
+  const maxFill = kernels instanceof WasmRowKernels ? WASM_MAX_FILL : NATIVE_MAX_FILL;
+  return area >= VECTOR_MIN_ENTRIES && area <= maxFill * entries;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -344,7 +359,7 @@ function fusedRange(
 }
 
 // ---------------------------------------------------------------------------------------------
-// Public kernels: native runs where dense, TypeScript blocks elsewhere.
+// Public kernels: vector kernels on runs where dense, TypeScript blocks elsewhere.
 
 /** out[outOffset + k] = sum_t X[k][t] v[t] for k < p. */
 export function multiplyRows(
@@ -357,15 +372,15 @@ export function multiplyRows(
   out: Float64Array,
   outOffset = 0,
 ): void {
-  const blas = nativeBlasInUse();
-  if (blas === null || p * c < NATIVE_MIN_ENTRIES) {
+  const kernels = p * c < VECTOR_MIN_ENTRIES ? null : vectorKernelsFor(x, c);
+  if (kernels === null) {
     multiplyRowsRange(x, c, start, end, v, out, outOffset, 0, p);
     return;
   }
-  const runRows = denseRun(start, end, 0, p) ? p : NATIVE_RUN_ROWS;
+  const runRows = denseRun(kernels, start, end, 0, p) ? p : VECTOR_RUN_ROWS;
   for (let k0 = 0; k0 < p; k0 += runRows) {
     const k1 = Math.min(p, k0 + runRows);
-    if (runRows === p || denseRun(start, end, k0, k1)) nativeMultiply(blas, x, c, k0, k1, v, out, outOffset);
+    if (runRows === p || denseRun(kernels, start, end, k0, k1)) vectorMultiply(kernels, x, c, k0, k1, v, out, outOffset);
     else multiplyRowsRange(x, c, start, end, v, out, outOffset, k0, k1);
   }
 }
@@ -383,15 +398,15 @@ export function accumulateRowCombination(
   y: Float64Array,
   yOffset = 0,
 ): void {
-  const blas = nativeBlasInUse();
-  if (blas === null || p * c < NATIVE_MIN_ENTRIES) {
+  const kernels = p * c < VECTOR_MIN_ENTRIES ? null : vectorKernelsFor(x, c);
+  if (kernels === null) {
     accumulateRange(x, c, start, end, w, wOffset, scale, y, yOffset, 0, p);
     return;
   }
-  const runRows = denseRun(start, end, 0, p) ? p : NATIVE_RUN_ROWS;
+  const runRows = denseRun(kernels, start, end, 0, p) ? p : VECTOR_RUN_ROWS;
   for (let k0 = 0; k0 < p; k0 += runRows) {
     const k1 = Math.min(p, k0 + runRows);
-    if (runRows === p || denseRun(start, end, k0, k1)) nativeCombine(blas, x, c, k0, k1, w, wOffset, scale, y, yOffset);
+    if (runRows === p || denseRun(kernels, start, end, k0, k1)) vectorCombine(kernels, x, c, k0, k1, w, wOffset, scale, y, yOffset);
     else accumulateRange(x, c, start, end, w, wOffset, scale, y, yOffset, k0, k1);
   }
 }
@@ -416,17 +431,17 @@ export function fusedRowPass(
   y: Float64Array,
   yOffset = 0,
 ): void {
-  const blas = nativeBlasInUse();
-  if (blas === null || p * c < NATIVE_MIN_ENTRIES) {
+  const kernels = p * c < VECTOR_MIN_ENTRIES ? null : vectorKernelsFor(x, c);
+  if (kernels === null) {
     fusedRange(x, c, start, end, v, bias, dots, dotsOffset, scale, y, yOffset, 0, p);
     return;
   }
-  const runRows = denseRun(start, end, 0, p) ? p : NATIVE_RUN_ROWS;
+  const runRows = denseRun(kernels, start, end, 0, p) ? p : VECTOR_RUN_ROWS;
   for (let k0 = 0; k0 < p; k0 += runRows) {
     const k1 = Math.min(p, k0 + runRows);
-    if (runRows === p || denseRun(start, end, k0, k1)) {
+    if (runRows === p || denseRun(kernels, start, end, k0, k1)) {
       const lo = span[0];
-      blas.rowsFused(k1 - k0, span[1] - lo, scale, x, k0 * c + lo, c, v, lo, bias, k0, dots, dotsOffset + k0, y, yOffset + lo);
+      kernels.rowsFused(k1 - k0, span[1] - lo, scale, x, k0 * c + lo, c, v, lo, bias, k0, dots, dotsOffset + k0, y, yOffset + lo);
     } else {
       fusedRange(x, c, start, end, v, bias, dots, dotsOffset, scale, y, yOffset, k0, k1);
     }
@@ -434,14 +449,14 @@ export function fusedRowPass(
 }
 
 /** out[outOffset + k] = X[k] . v for k in [k0, k1), over the union extent `span` set by denseRun. */
-function nativeMultiply(blas: NativeBlas, x: Float64Array, c: number, k0: number, k1: number, v: Float64Array, out: Float64Array, outOffset: number): void {
+function vectorMultiply(kernels: RowKernels, x: Float64Array, c: number, k0: number, k1: number, v: Float64Array, out: Float64Array, outOffset: number): void {
   const lo = span[0];
-  blas.rowsDot(k1 - k0, span[1] - lo, x, k0 * c + lo, c, v, lo, out, outOffset + k0);
+  kernels.rowsDot(k1 - k0, span[1] - lo, x, k0 * c + lo, c, v, lo, out, outOffset + k0);
 }
 
 /** y[yOffset + t] += scale sum_{k in [k0, k1)} w[wOffset + k] X[k][t], over the union extent `span`. */
-function nativeCombine(
-  blas: NativeBlas,
+function vectorCombine(
+  kernels: RowKernels,
   x: Float64Array,
   c: number,
   k0: number,
@@ -453,5 +468,5 @@ function nativeCombine(
   yOffset: number,
 ): void {
   const lo = span[0];
-  blas.rowsCombine(k1 - k0, span[1] - lo, scale, x, k0 * c + lo, c, w, wOffset + k0, y, yOffset + lo);
+  kernels.rowsCombine(k1 - k0, span[1] - lo, scale, x, k0 * c + lo, c, w, wOffset + k0, y, yOffset + lo);
 }

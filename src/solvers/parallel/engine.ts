@@ -15,8 +15,10 @@
  * Node's main thread) only for the part of a phase the workers take longer than it does.
  *
  * Lifetime: workers start when the method is created (the data the chunks read is copied once into
- * shared memory, which every worker reads; the calling thread keeps reading the system's arrays)
- * and end on dispose(), which the runner calls when the run ends however it ends. Workers are
+ * shared memory, which every worker reads; the calling thread keeps reading the system's arrays,
+ * except on the TypeScript backend with its WebAssembly kernels: there the data, input and output
+ * are copied once into the run's WebAssembly arena, which every thread reads, the calling one
+ * included, even with one thread; see ../linalg/wasmRowKernels.ts) and end on dispose(), which the runner calls when the run ends however it ends. Workers are
  * unref'd (a forgotten method never keeps a process alive) and a FinalizationRegistry ends those of
  * a method dropped undisposed. Workers run the calling thread's backend (the native row kernels
  * are single-threaded C, so threads are this engine's business with either backend). With one
@@ -56,6 +58,7 @@ import {
   type WorkerSetup,
 } from './protocol.js';
 import { activeBackend } from '../linalg/backend.js';
+import { WasmArena, attachArena } from '../linalg/wasmRowKernels.js';
 import { threadsForRun } from './threads.js';
 
 export type { Shard, ShardKind } from './protocol.js';
@@ -207,12 +210,26 @@ export class ShardEngine {
     this.order = largestFirst(plan.chunkWork, chunks);
     this.threads = Math.max(1, Math.min(threads, chunks));
     const length = dataLength(n, outputLength, chunks, scalarsPerChunk) * Float64Array.BYTES_PER_ELEMENT;
-    const data = this.threads === 1 ? new ArrayBuffer(length) : new SharedArrayBuffer(length);
-    this.views = dataViews(data, n, outputLength, chunks, scalarsPerChunk);
+    // TypeScript backend: the chunks' data, input and output go into a WebAssembly arena, where
+    // the row kernels run in WebAssembly SIMD (every thread, so the iterates stay those of one).
+    const arena = activeBackend() === 'typescript' ? WasmArena.forSpec(plan.spec, length, this.threads, n) : null;
+    let spec = plan.spec;
+    let data: ArrayBufferLike;
+    let dataOffset = 0;
+    if (arena !== null) {
+      spec = arena.copyInto(plan.spec);
+      const all = arena.allocate(Float64Array, Float64Array.BYTES_PER_ELEMENT, length / Float64Array.BYTES_PER_ELEMENT);
+      data = all.buffer;
+      dataOffset = all.byteOffset;
+      attachArena(arena.layout, 0);
+    } else {
+      data = this.threads === 1 ? new ArrayBuffer(length) : new SharedArrayBuffer(length);
+    }
+    this.views = dataViews(data, dataOffset, n, outputLength, chunks, scalarsPerChunk);
     this.input = this.views.input;
     this.output = this.views.output;
     this.scalars = this.views.scalars;
-    this.local = plan.createShard(plan.spec, n);
+    this.local = plan.createShard(spec, n);
     if (this.threads === 1) {
       this.control = new Int32Array(CONTROL_WORDS);
       this.message = new Uint8Array(0);
@@ -229,25 +246,27 @@ export class ShardEngine {
     const controlWords = this.control;
     const messageBytes = this.message;
     try {
-      // One copy of the chunks' data in shared memory, read by every worker.
-      const spec = sharedCopy(plan.spec);
-      const setup: WorkerSetup = {
+      // One copy of the chunks' data in shared memory, read by every worker: the arena's, or a copy.
+      const setup: Omit<WorkerSetup, 'slot'> = {
         kind: plan.kind,
         n,
         chunks,
         outputLength,
         scalarsPerChunk,
         order: this.order,
-        spec,
+        spec: arena !== null ? arena.describe(spec) : sharedCopy(plan.spec),
         backend: activeBackend(),
+        arena: arena !== null ? arena.layout : null,
         control,
         data: data as SharedArrayBuffer,
+        dataOffset,
         message,
         entryUrl,
         tsxApiUrl,
       };
       for (let t = 1; t < this.threads; t++) {
-        const worker = new Worker(BOOTSTRAP, { eval: true, workerData: setup });
+        const workerData: WorkerSetup = { ...setup, slot: t };
+        const worker = new Worker(BOOTSTRAP, { eval: true, workerData });
         activeWorkers++;
         runningWorkers++;
         worker.on('exit', () => runningWorkers--);

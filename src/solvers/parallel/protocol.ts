@@ -16,6 +16,7 @@
  * in the JS memory model), so no data word is itself accessed atomically.
  */
 import type { BackendName } from '../linalg/backend.js';
+import type { ArenaLayout } from '../linalg/wasmRowKernels.js';
 
 /**
  * A thread's runner of chunks (machines, or row ranges): it can run any chunk of the run, holds
@@ -64,8 +65,16 @@ export interface WorkerSetup {
   readonly spec: unknown;
   /** The calling thread's backend: every thread runs the same kernels, so the iterates do not depend on the thread count. */
   readonly backend: BackendName;
+  /**
+   * The run's WebAssembly arena (TypeScript backend with its WebAssembly kernels), or null: then
+   * `spec` holds the places of its arrays in the arena, and the data is in the arena at dataOffset.
+   */
+  readonly arena: ArenaLayout | null;
+  /** This worker's scratch slot in the arena (the calling thread has slot 0). */
+  readonly slot: number;
   readonly control: SharedArrayBuffer;
   readonly data: SharedArrayBuffer;
+  readonly dataOffset: number;
   readonly message: SharedArrayBuffer;
   /** The worker module to import (./worker.ts under tsx, ./worker.js compiled). */
   readonly entryUrl: string;
@@ -83,9 +92,9 @@ export function dataLength(n: number, outputLength: number, chunks: number, scal
   return n + outputLength + chunks * scalarsPerChunk;
 }
 
-/** The input, output and scalars in one Float64Array-sized buffer (shared or not). */
-export function dataViews(data: ArrayBufferLike, n: number, outputLength: number, chunks: number, scalarsPerChunk: number): DataViews {
-  const all = new Float64Array(data, 0, dataLength(n, outputLength, chunks, scalarsPerChunk));
+/** The input, output and scalars, one after the other from byte `byteOffset` of `data` (shared or not). */
+export function dataViews(data: ArrayBufferLike, byteOffset: number, n: number, outputLength: number, chunks: number, scalarsPerChunk: number): DataViews {
+  const all = new Float64Array(data, byteOffset, dataLength(n, outputLength, chunks, scalarsPerChunk));
   return {
     input: all.subarray(0, n),
     output: all.subarray(n, n + outputLength),

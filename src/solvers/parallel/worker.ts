@@ -6,6 +6,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { useBackend } from '../linalg/backend.js';
+import { attachArena, reviveArenaViews } from '../linalg/wasmRowKernels.js';
 import { DONE, EXIT_PHASE, GENERATION, GONE, PHASE, READY, dataViews, recordFailure, runChunks, waitForChange, type Shard, type WorkerSetup } from './protocol.js';
 import { loadShardConstructor } from './shardKinds.js';
 
@@ -26,8 +27,13 @@ async function buildShard(): Promise<Shard | null> {
   try {
     // The backend is per thread: take the calling thread's, so that every thread runs the same kernels.
     useBackend(setup.backend);
+    let spec = setup.spec;
+    if (setup.arena !== null) {
+      attachArena(setup.arena, setup.slot);
+      spec = reviveArenaViews(spec, setup.arena.memory);
+    }
     const Construct = await loadShardConstructor(setup.kind);
-    return new Construct(setup.spec, setup.n);
+    return new Construct(spec, setup.n);
   } catch (error) {
     recordFailure(control, message, error);
     return null;
@@ -38,7 +44,8 @@ async function buildShard(): Promise<Shard | null> {
 }
 
 function serve(shard: Shard): void {
-  const views = dataViews(setup.data, setup.n, setup.outputLength, setup.chunks, setup.scalarsPerChunk);
+  const data = setup.arena !== null ? setup.arena.memory.buffer : setup.data;
+  const views = dataViews(data, setup.dataOffset, setup.n, setup.outputLength, setup.chunks, setup.scalarsPerChunk);
   let generation = 0;
   for (;;) {
     generation = waitForChange(control, GENERATION, generation);

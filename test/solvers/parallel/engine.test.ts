@@ -156,7 +156,9 @@ function gradientPlan(hide: 'segments' | 'cols' | null, segments = 1): ShardPlan
 }
 
 describe('worker failures', () => {
-  forceThreads(2);
+  // The failures are injected through the copy of the spec the workers get (hidden properties are
+  // left out of it): without the WebAssembly arena, the calling thread keeps the spec as given.
+  forceThreads(2, 'typescript', false);
 
   it('a worker that cannot build its shard: the run falls back to one thread and keeps the reason', async () => {
     const engine = startShardEngine(gradientPlan('segments', 2));

@@ -7,6 +7,7 @@ import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
 import type { DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { activeBackend, useBackend, type BackendName } from '../../../src/solvers/linalg/backend.js';
+import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { setParallelMinWork, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { machineRows, orthonormalRowBasis, randomCase, symmetricEigenvalues, systemFromRows, type RandomCase } from '../algorithms/support.js';
 
@@ -53,18 +54,25 @@ export function wellConditionedSystem(n: number, m: number, seed: number): TestS
   return { label: `diagonally dominant n = ${n}, m = ${m}`, system: systemFromRows(rows, c.assignment), spectral: spectralOf(c) };
 }
 
-/** Within a describe: `backend`, `threads` threads and no work threshold, restored afterwards. */
-export function forceThreads(threads: number, backendForRuns: BackendName = 'typescript'): void {
+/**
+ * Within a describe: `backend` (the TypeScript one with or without its WebAssembly kernels),
+ * `threads` threads and no work threshold, restored afterwards.
+ */
+export function forceThreads(threads: number, backendForRuns: BackendName = 'typescript', wasm = wasmKernelsUnavailableReason() === ''): void {
   let backend: BackendName;
+  let wasmBefore: boolean;
   let minWork: number;
   beforeAll(() => {
     backend = activeBackend();
+    wasmBefore = wasmKernelsEnabled();
     useBackend(backendForRuns);
+    useWasmKernels(wasm);
     setSolverThreads(threads);
     minWork = setParallelMinWork(0);
   });
   afterAll(() => {
     useBackend(backend);
+    useWasmKernels(wasmBefore);
     setSolverThreads('auto');
     setParallelMinWork(minWork);
   });

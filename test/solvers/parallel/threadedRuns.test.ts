@@ -1,6 +1,7 @@
 /**
  * Runs on worker threads (threads forced on small problems by a zero work threshold): exactly the
- * iterates of one thread, on either backend, for every algorithm and every layout (dense,
+ * iterates of one thread, on either backend (the TypeScript one with and without its WebAssembly
+ * kernels), for every algorithm and every layout (dense,
  * partial supports, one machine cut into row ranges); the runner releases the threads
  * however a run ends (converged, cancelled either way, diverged, abandoned, failed); no thread
  * outlives its run. No timing is asserted.
@@ -13,7 +14,7 @@ import { runCooperatively } from '../../../src/solvers/cooperative.js';
 import { activeSolverWorkers, runningSolverWorkers } from '../../../src/solvers/parallel/engine.js';
 import { setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { runAlgorithm, runAlgorithmWork } from '../../../src/solvers/runner/runAlgorithm.js';
-import { BACKENDS, nativeAvailable, nativeSkipReason } from '../../support/backends.js';
+import { KERNEL_SETS, kernelSetSkipReason } from '../../support/backends.js';
 import { allWorkersExited, forceThreads, testSystems, wellConditionedSystem, type TestSystem } from './support.js';
 
 const systems = testSystems();
@@ -37,10 +38,10 @@ function relativeDifference(x: Float64Array, y: Float64Array): number {
   return Math.sqrt(d / Math.max(s, Number.MIN_VALUE));
 }
 
-for (const backend of BACKENDS) {
-  const skipped = backend === 'native' && !nativeAvailable();
-  describe.skipIf(skipped)(`threaded iterations, ${backend} backend${skipped ? ` [${nativeSkipReason()}]` : ''}`, () => {
-    forceThreads(2, backend);
+for (const set of KERNEL_SETS) {
+  const skipReason = kernelSetSkipReason(set);
+  describe.skipIf(skipReason !== '')(`threaded iterations, ${set.label}${skipReason ? ` [${skipReason}]` : ''}`, () => {
+    forceThreads(2, set.backend, set.wasm);
 
     for (const t of systems) {
       for (const id of ALGORITHM_IDS) {

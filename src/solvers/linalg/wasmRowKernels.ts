@@ -1,0 +1,374 @@
+/**
+ * The TypeScript backend's WebAssembly SIMD row kernels (./wasm/rowKernels.wat): rowsDot,
+ * rowsCombine and rowsFused with the native addon's signatures (typed arrays plus element offsets),
+ * for matrices that live in a `WasmArena`, the linear memory a solver run copies its machines' data
+ * into (see ../parallel/engine.ts). One arena per run, shared by the run's threads; each thread
+ * instantiates the module on it (`attachArena`) with a scratch slot of its own.
+ *
+ * A WebAssembly function reads only its own memory: the matrix must be in the arena (that is what
+ * `wasmKernelsFor(x)` looks up), while a vector argument that is elsewhere (a shard's scratch) is
+ * copied into the thread's slot and back, O(rows + cols) against the call's O(rows x cols).
+ * Rows go in batches of ROW_BATCH (a multiple of the kernels' 8-row block) when their vectors are
+ * staged, so staging never changes a result.
+ *
+ * Switch: on by default wherever WebAssembly SIMD and shared memory run (Node >= 16.4);
+ * LINALG_WASM=off, or useWasmKernels(false), keeps the plain TypeScript loops.
+ */
+import { ROW_KERNELS_WASM_BASE64 } from './wasm/rowKernelsModule.js';
+
+/** The three row kernels, as the native addon and this module provide them (see NativeBlas in ./backend.ts). */
+export interface RowKernels {
+  /** out[k] = X[k] . v, k < rows; X row-major with leading dimension ld from element xOffset. */
+  rowsDot(rows: number, cols: number, x: Float64Array, xOffset: number, ld: number, v: Float64Array, vOffset: number, out: Float64Array, outOffset: number): void;
+  /** y += scale sum_k w[k] X[k]. */
+  rowsCombine(rows: number, cols: number, scale: number, x: Float64Array, xOffset: number, ld: number, w: Float64Array, wOffset: number, y: Float64Array, yOffset: number): void;
+  /** Each row read once: dots[k] = X[k] . v - bias[k], then y += scale dots[k] X[k]. */
+  rowsFused(
+    rows: number,
+    cols: number,
+    scale: number,
+    x: Float64Array,
+    xOffset: number,
+    ld: number,
+    v: Float64Array,
+    vOffset: number,
+    bias: Float64Array,
+    biasOffset: number,
+    dots: Float64Array,
+    dotsOffset: number,
+    y: Float64Array,
+    yOffset: number,
+  ): void;
+}
+
+/** Set to 'off' to keep the TypeScript backend on its plain loops. */
+export const WASM_KERNELS_ENV = 'LINALG_WASM';
+/** Rows per kernel call when a call's row vectors are staged (a multiple of the kernels' 8-row blocks). */
+export const ROW_BATCH = 256;
+const PAGE_BYTES = 65_536;
+/** Largest arena: offsets are 32-bit; beyond this a run keeps the plain loops. */
+const MAX_ARENA_BYTES = 2 ** 31;
+
+interface KernelExports {
+  rowsDot(rows: number, cols: number, x: number, ld: number, v: number, out: number): void;
+  rowsCombine(rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number): void;
+  rowsFused(rows: number, cols: number, scale: number, x: number, ld: number, v: number, bias: number, dots: number, y: number): void;
+}
+
+let compiled: { module: WebAssembly.Module | null; reason: string } | undefined;
+let enabled: boolean | undefined;
+
+function compile(): { module: WebAssembly.Module | null; reason: string } {
+  if (process.env[WASM_KERNELS_ENV] === 'off') return { module: null, reason: `${WASM_KERNELS_ENV}=off` };
+  try {
+    const bytes = Buffer.from(ROW_KERNELS_WASM_BASE64, 'base64');
+    if (!WebAssembly.validate(bytes)) return { module: null, reason: 'this runtime lacks WebAssembly SIMD or shared memory' };
+    return { module: new WebAssembly.Module(bytes), reason: '' };
+  } catch (error) {
+    return { module: null, reason: `WebAssembly is unavailable: ${error instanceof Error ? error.message : String(error)}` };
+  }
+}
+
+function kernelModule(): WebAssembly.Module | null {
+  compiled ??= compile();
+  return compiled.module;
+}
+
+/** Why the WebAssembly kernels cannot run here ('' when they can). */
+export function wasmKernelsUnavailableReason(): string {
+  compiled ??= compile();
+  return compiled.reason;
+}
+
+/** Whether new solver runs of the TypeScript backend on this thread copy their data into an arena and use these kernels. */
+export function wasmKernelsEnabled(): boolean {
+  enabled ??= kernelModule() !== null;
+  return enabled;
+}
+
+/** Turns the WebAssembly kernels on or off for later runs on this thread; on when unavailable throws. Returns the setting. */
+export function useWasmKernels(on: boolean): boolean {
+  if (on && kernelModule() === null) throw new Error(`The WebAssembly row kernels are unavailable: ${wasmKernelsUnavailableReason()}.`);
+  enabled = on;
+  return on;
+}
+
+/** What another thread needs to attach to an arena. */
+export interface ArenaLayout {
+  readonly memory: WebAssembly.Memory;
+  /** Byte offset of slot 0 of the threads' scratch; slot s is at scratchOffset + s slotBytes. */
+  readonly scratchOffset: number;
+  readonly slotBytes: number;
+  /** Longest vector a slot stages (the run's n). */
+  readonly maxCols: number;
+}
+
+/** Marks a typed array described by its place in an arena (posted to workers instead of the array). */
+interface ArenaView {
+  readonly arenaView: 'Float64Array' | 'Int32Array';
+  readonly byteOffset: number;
+  readonly length: number;
+}
+
+function isArenaView(value: unknown): value is ArenaView {
+  return value !== null && typeof value === 'object' && typeof (value as ArenaView).arenaView === 'string';
+}
+
+/** Size of a value's typed arrays, each rounded up to 16 bytes (what `copyInto` will allocate). */
+function typedBytes(value: unknown): number {
+  if (ArrayBuffer.isView(value)) return align16(value.byteLength);
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + typedBytes(item), 0);
+  if (value !== null && typeof value === 'object') return Object.values(value).reduce((sum: number, item) => sum + typedBytes(item), 0);
+  return 0;
+}
+
+function align16(bytes: number): number {
+  return Math.ceil(bytes / 16) * 16;
+}
+
+/**
+ * One solver run's linear memory: its data (a deep copy of a shard spec, then the engine's input,
+ * output and scalars), then one scratch slot per thread. Fixed size (no growth: a grown shared
+ * memory gets a new buffer object, and the arrays already handed out would no longer be found).
+ */
+export class WasmArena {
+  readonly layout: ArenaLayout;
+  private readonly buffer: SharedArrayBuffer;
+  private next = 0;
+
+  private constructor(layout: ArenaLayout) {
+    this.layout = layout;
+    this.buffer = layout.memory.buffer as SharedArrayBuffer;
+  }
+
+  /**
+   * An arena for `spec`'s typed arrays plus `extraBytes`, with `threads` scratch slots for vectors
+   * of up to `maxCols` entries; null when the kernels are off or unavailable, or the memory cannot
+   * be had (the run then keeps the plain loops).
+   */
+  static forSpec(spec: unknown, extraBytes: number, threads: number, maxCols: number): WasmArena | null {
+    if (!wasmKernelsEnabled()) return null;
+    const slotBytes = align16(8 * (2 * maxCols + 2 * ROW_BATCH));
+    const scratchOffset = typedBytes(spec) + align16(extraBytes);
+    const bytes = scratchOffset + threads * slotBytes;
+    if (bytes > MAX_ARENA_BYTES) return null;
+    const pages = Math.max(1, Math.ceil(bytes / PAGE_BYTES));
+    let memory: WebAssembly.Memory;
+    try {
+      memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+    } catch {
+      return null;
+    }
+    return new WasmArena({ memory, scratchOffset, slotBytes, maxCols });
+  }
+
+  /** A zeroed array of `length` entries in the arena. */
+  allocate<T extends Float64Array | Int32Array>(Construct: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T, bytesPerElement: number, length: number): T {
+    const byteOffset = this.next;
+    this.next += align16(length * bytesPerElement);
+    if (this.next > this.layout.scratchOffset) throw new Error('WasmArena: allocation beyond the space reserved for the data.');
+    return new Construct(this.buffer, byteOffset, length);
+  }
+
+  /** A deep copy of `value` whose typed arrays (Float64Array, Int32Array) live in the arena. */
+  copyInto(value: unknown): unknown {
+    if (value instanceof Float64Array) {
+      const copy = this.allocate(Float64Array, 8, value.length);
+      copy.set(value);
+      return copy;
+    }
+    if (value instanceof Int32Array) {
+      const copy = this.allocate(Int32Array, 4, value.length);
+      copy.set(value);
+      return copy;
+    }
+    if (ArrayBuffer.isView(value)) throw new Error(`WasmArena: cannot hold a ${value.constructor.name}.`);
+    if (Array.isArray(value)) return value.map((item) => this.copyInto(item));
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) out[key] = this.copyInto(item);
+      return out;
+    }
+    return value;
+  }
+
+  /** `value` (made by copyInto) with its arrays replaced by their places, for posting to a worker. */
+  describe(value: unknown): unknown {
+    if (value instanceof Float64Array || value instanceof Int32Array) {
+      if (value.buffer !== this.buffer) throw new Error('WasmArena: this array is not in the arena.');
+      const view: ArenaView = { arenaView: value instanceof Float64Array ? 'Float64Array' : 'Int32Array', byteOffset: value.byteOffset, length: value.length };
+      return view;
+    }
+    if (Array.isArray(value)) return value.map((item) => this.describe(item));
+    if (value !== null && typeof value === 'object') {
+      const out: Record<string, unknown> = {};
+      for (const [key, item] of Object.entries(value)) out[key] = this.describe(item);
+      return out;
+    }
+    return value;
+  }
+}
+
+/** The arrays of a described value, rebuilt on an arena's memory in this thread. */
+export function reviveArenaViews(value: unknown, memory: WebAssembly.Memory): unknown {
+  if (isArenaView(value)) {
+    return value.arenaView === 'Float64Array'
+      ? new Float64Array(memory.buffer, value.byteOffset, value.length)
+      : new Int32Array(memory.buffer, value.byteOffset, value.length);
+  }
+  if (Array.isArray(value)) return value.map((item) => reviveArenaViews(item, memory));
+  if (value !== null && typeof value === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [key, item] of Object.entries(value)) out[key] = reviveArenaViews(item, memory);
+    return out;
+  }
+  return value;
+}
+
+/** This thread's kernels on each arena it attached, by the arena's buffer. */
+const attached = new WeakMap<ArrayBufferLike, WasmRowKernels>();
+
+/** Instantiates the kernels on an arena in this thread, with scratch slot `slot` (one per thread of the run). */
+export function attachArena(layout: ArenaLayout, slot: number): void {
+  const module = kernelModule();
+  if (module === null) throw new Error(`The WebAssembly row kernels are unavailable: ${wasmKernelsUnavailableReason()}.`);
+  const instance = new WebAssembly.Instance(module, { env: { memory: layout.memory } });
+  attached.set(layout.memory.buffer, new WasmRowKernels(instance.exports as unknown as KernelExports, layout, slot));
+}
+
+/** The kernels for a matrix `x` in an arena this thread attached, else null. */
+export function wasmKernelsFor(x: Float64Array): WasmRowKernels | null {
+  return attached.get(x.buffer) ?? null;
+}
+
+/** a[offset .. offset + length) must exist: in the arena, an access past an array would touch other data silently. */
+function checkVector(a: Float64Array, offset: number, length: number): void {
+  if (offset < 0 || offset + length > a.length) throw new RangeError(`WebAssembly row kernels: ${length} entries from ${offset} exceed a vector of ${a.length}.`);
+}
+
+/**
+ * The row kernels on one arena, in one thread. Written arrays must not overlap read ones (the
+ * callers' never do; unlike the native bindings this is not checked).
+ */
+export class WasmRowKernels implements RowKernels {
+  /** Longest row (columns) a call may have: what a scratch slot stages. */
+  readonly maxCols: number;
+  private readonly k: KernelExports;
+  private readonly buffer: ArrayBufferLike;
+  private readonly vStage: Float64Array;
+  private readonly yStage: Float64Array;
+  private readonly rowsIn: Float64Array;
+  private readonly rowsOut: Float64Array;
+
+  constructor(exports: KernelExports, layout: ArenaLayout, slot: number) {
+    this.k = exports;
+    this.maxCols = layout.maxCols;
+    this.buffer = layout.memory.buffer;
+    let at = layout.scratchOffset + slot * layout.slotBytes;
+    const take = (length: number): Float64Array => {
+      const view = new Float64Array(this.buffer, at, length);
+      at += 8 * length;
+      return view;
+    };
+    this.vStage = take(layout.maxCols);
+    this.yStage = take(layout.maxCols);
+    this.rowsIn = take(ROW_BATCH);
+    this.rowsOut = take(ROW_BATCH);
+  }
+
+  rowsDot(rows: number, cols: number, x: Float64Array, xOffset: number, ld: number, v: Float64Array, vOffset: number, out: Float64Array, outOffset: number): void {
+    this.checkMatrix(rows, cols, x, xOffset, ld);
+    const vp = this.stageIn(v, vOffset, cols, this.vStage);
+    checkVector(out, outOffset, rows);
+    if (this.inArena(out)) {
+      this.k.rowsDot(rows, cols, this.at(x, xOffset), ld, vp, this.at(out, outOffset));
+      return;
+    }
+    for (let k0 = 0; k0 < rows; k0 += ROW_BATCH) {
+      const batch = Math.min(ROW_BATCH, rows - k0);
+      this.k.rowsDot(batch, cols, this.at(x, xOffset + k0 * ld), ld, vp, this.rowsOut.byteOffset);
+      out.set(this.rowsOut.subarray(0, batch), outOffset + k0);
+    }
+  }
+
+  rowsCombine(rows: number, cols: number, scale: number, x: Float64Array, xOffset: number, ld: number, w: Float64Array, wOffset: number, y: Float64Array, yOffset: number): void {
+    this.checkMatrix(rows, cols, x, xOffset, ld);
+    const yp = this.stageIn(y, yOffset, cols, this.yStage);
+    checkVector(w, wOffset, rows);
+    if (this.inArena(w)) {
+      this.k.rowsCombine(rows, cols, scale, this.at(x, xOffset), ld, this.at(w, wOffset), yp);
+    } else {
+      for (let k0 = 0; k0 < rows; k0 += ROW_BATCH) {
+        const batch = Math.min(ROW_BATCH, rows - k0);
+        this.rowsIn.set(w.subarray(wOffset + k0, wOffset + k0 + batch));
+        this.k.rowsCombine(batch, cols, scale, this.at(x, xOffset + k0 * ld), ld, this.rowsIn.byteOffset, yp);
+      }
+    }
+    this.stageOut(y, yOffset, cols);
+  }
+
+  rowsFused(
+    rows: number,
+    cols: number,
+    scale: number,
+    x: Float64Array,
+    xOffset: number,
+    ld: number,
+    v: Float64Array,
+    vOffset: number,
+    bias: Float64Array,
+    biasOffset: number,
+    dots: Float64Array,
+    dotsOffset: number,
+    y: Float64Array,
+    yOffset: number,
+  ): void {
+    this.checkMatrix(rows, cols, x, xOffset, ld);
+    const vp = this.stageIn(v, vOffset, cols, this.vStage);
+    const yp = this.stageIn(y, yOffset, cols, this.yStage);
+    checkVector(bias, biasOffset, rows);
+    checkVector(dots, dotsOffset, rows);
+    if (this.inArena(bias) && this.inArena(dots)) {
+      this.k.rowsFused(rows, cols, scale, this.at(x, xOffset), ld, vp, this.at(bias, biasOffset), this.at(dots, dotsOffset), yp);
+    } else {
+      for (let k0 = 0; k0 < rows; k0 += ROW_BATCH) {
+        const batch = Math.min(ROW_BATCH, rows - k0);
+        this.rowsIn.set(bias.subarray(biasOffset + k0, biasOffset + k0 + batch));
+        this.k.rowsFused(batch, cols, scale, this.at(x, xOffset + k0 * ld), ld, vp, this.rowsIn.byteOffset, this.rowsOut.byteOffset, yp);
+        dots.set(this.rowsOut.subarray(0, batch), dotsOffset + k0);
+      }
+    }
+    this.stageOut(y, yOffset, cols);
+  }
+
+  private inArena(a: Float64Array): boolean {
+    return a.buffer === this.buffer;
+  }
+
+  /** Byte address of a[offset] in the arena. */
+  private at(a: Float64Array, offset: number): number {
+    return a.byteOffset + 8 * offset;
+  }
+
+  /** The matrix must be in the arena and hold every row read (a WebAssembly access beyond it would read other data silently). */
+  private checkMatrix(rows: number, cols: number, x: Float64Array, xOffset: number, ld: number): void {
+    if (!this.inArena(x)) throw new RangeError('WebAssembly row kernels: the matrix is not in this arena.');
+    if (cols > this.maxCols) throw new RangeError(`WebAssembly row kernels: ${cols} columns exceed the ${this.maxCols} a scratch slot stages.`);
+    if (rows > 0 && cols > 0 && (xOffset < 0 || ld < cols || xOffset + (rows - 1) * ld + cols > x.length)) {
+      throw new RangeError(`WebAssembly row kernels: ${rows} x ${cols} rows (ld ${ld}) from element ${xOffset} exceed the matrix's ${x.length} elements.`);
+    }
+  }
+
+  /** Address of a[offset .. offset + length): the array itself when it is in the arena, else a copy in `stage`. */
+  private stageIn(a: Float64Array, offset: number, length: number, stage: Float64Array): number {
+    checkVector(a, offset, length);
+    if (this.inArena(a)) return this.at(a, offset);
+    stage.set(a.subarray(offset, offset + length));
+    return stage.byteOffset;
+  }
+
+  /** Copies a staged y back (nothing to do when y is in the arena). */
+  private stageOut(y: Float64Array, offset: number, length: number): void {
+    if (!this.inArena(y)) y.set(this.yStage.subarray(0, length), offset);
+  }
+}

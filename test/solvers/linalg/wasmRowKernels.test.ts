@@ -1,0 +1,217 @@
+/**
+ * The TypeScript backend's WebAssembly SIMD row kernels: the committed module is the assembled
+ * .wat; the three kernels equal plain sums (every block tail, odd widths, ld > cols, offsets), with
+ * their vectors in the arena or staged from elsewhere (bit for bit the same either way, across row
+ * batches); extents are checked; an arena's arrays reach another thread by their places; the
+ * LINALG_WASM=off switch; and the kernels' use by rowKernels.ts only for matrices in an arena.
+ */
+import { describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { assembleRowKernels } from '../../../scripts/buildWasm.js';
+import { fusedRowPass } from '../../../src/solvers/linalg/rowKernels.js';
+import { ROW_KERNELS_WASM_BASE64 } from '../../../src/solvers/linalg/wasm/rowKernelsModule.js';
+import {
+  ROW_BATCH,
+  WasmArena,
+  attachArena,
+  reviveArenaViews,
+  wasmKernelsFor,
+  wasmKernelsUnavailableReason,
+  type WasmRowKernels,
+} from '../../../src/solvers/linalg/wasmRowKernels.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
+
+const available = wasmKernelsUnavailableReason() === '';
+
+/** An arena with room for `doubles` entries of data, attached on this thread (slot 0), and its kernels. */
+function arenaOf(doubles: number, maxCols: number): { arena: WasmArena; kernels: WasmRowKernels } {
+  const arena = WasmArena.forSpec({}, 8 * doubles, 1, maxCols);
+  if (arena === null) throw new Error('no arena');
+  attachArena(arena.layout, 0);
+  const probe = arena.allocate(Float64Array, 8, 0);
+  const kernels = wasmKernelsFor(probe);
+  if (kernels === null) throw new Error('not attached');
+  return { arena, kernels };
+}
+
+/** A generator of uniform numbers in [0, 1), seeded. */
+function createRandom(seed: number): () => number {
+  const generator = new SeededRandom(seed);
+  return () => generator.nextDouble();
+}
+
+function fill(a: Float64Array, random: () => number): Float64Array {
+  for (let i = 0; i < a.length; i++) a[i] = random() - 0.5;
+  return a;
+}
+
+function close(actual: ArrayLike<number>, expected: ArrayLike<number>, tolerance = 1e-12): void {
+  expect(actual.length).toBe(expected.length);
+  for (let i = 0; i < expected.length; i++) expect(Math.abs(actual[i] - expected[i]), `entry ${i}`).toBeLessThanOrEqual(tolerance);
+}
+
+describe('the committed module', () => {
+  it('is rowKernels.wat assembled (npm run build:wasm after editing the .wat)', async () => {
+    expect(await assembleRowKernels()).toBe(ROW_KERNELS_WASM_BASE64);
+  });
+});
+
+describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPED: ${wasmKernelsUnavailableReason()}]`}`, () => {
+  it('equal plain sums for every row count mod 8, odd and even widths, ld > cols and offsets', () => {
+    const random = createRandom(7);
+    const { arena, kernels } = arenaOf(40_000, 64);
+    for (const rows of [1, 3, 7, 8, 9, 15, 16, 17, 30]) {
+      for (const cols of [1, 2, 5, 16, 33]) {
+        const ld = cols + (rows % 3);
+        const xOffset = 3;
+        const x = fill(arena.allocate(Float64Array, 8, xOffset + rows * ld), random);
+        const v = fill(arena.allocate(Float64Array, 8, cols + 1), random);
+        const bias = fill(arena.allocate(Float64Array, 8, rows + 2), random);
+        const y = fill(arena.allocate(Float64Array, 8, cols + 2), random);
+        const dots = arena.allocate(Float64Array, 8, rows + 1);
+        const scale = random() + 0.5;
+        const row = (k: number, t: number): number => x[xOffset + k * ld + t];
+        const dot = (k: number): number => {
+          let s = 0;
+          for (let t = 0; t < cols; t++) s += row(k, t) * v[1 + t];
+          return s;
+        };
+
+        const expectedDots = Array.from({ length: rows }, (_, k) => dot(k) - bias[2 + k]);
+        const expectedY = Array.from(y.subarray(2, 2 + cols), (yt, t) => yt + expectedDots.reduce((s, d, k) => s + scale * d * row(k, t), 0));
+        const y0 = Float64Array.from(y);
+        kernels.rowsFused(rows, cols, scale, x, xOffset, ld, v, 1, bias, 2, dots, 1, y, 2);
+        close(dots.subarray(1), expectedDots);
+        close(y.subarray(2, 2 + cols), expectedY);
+        expect(y[0]).toBe(y0[0]);
+        expect(y[1]).toBe(y0[1]);
+
+        kernels.rowsDot(rows, cols, x, xOffset, ld, v, 1, dots, 0);
+        close(dots.subarray(0, rows), Array.from({ length: rows }, (_, k) => dot(k)));
+
+        y.set(y0);
+        kernels.rowsCombine(rows, cols, scale, x, xOffset, ld, bias, 2, y, 2);
+        close(
+          y.subarray(2, 2 + cols),
+          Array.from(y0.subarray(2, 2 + cols), (yt, t) => yt + scale * bias.subarray(2, 2 + rows).reduce((s, w, k) => s + w * row(k, t), 0)),
+        );
+      }
+    }
+  });
+
+  it('give bit-identical results whether their vectors are in the arena or staged, over several row batches', () => {
+    const random = createRandom(8);
+    const rows = 2 * ROW_BATCH + 13;
+    const cols = 41;
+    const { arena, kernels } = arenaOf(rows * cols + 4 * rows + 4 * cols, cols);
+    const x = fill(arena.allocate(Float64Array, 8, rows * cols), random);
+    const inArena = {
+      v: fill(arena.allocate(Float64Array, 8, cols), random),
+      bias: fill(arena.allocate(Float64Array, 8, rows), random),
+      dots: arena.allocate(Float64Array, 8, rows),
+      y: fill(arena.allocate(Float64Array, 8, cols), random),
+    };
+    const outside = { v: Float64Array.from(inArena.v), bias: Float64Array.from(inArena.bias), dots: new Float64Array(rows), y: Float64Array.from(inArena.y) };
+    expect(wasmKernelsFor(outside.v)).toBeNull();
+
+    kernels.rowsFused(rows, cols, 0.75, x, 0, cols, inArena.v, 0, inArena.bias, 0, inArena.dots, 0, inArena.y, 0);
+    kernels.rowsFused(rows, cols, 0.75, x, 0, cols, outside.v, 0, outside.bias, 0, outside.dots, 0, outside.y, 0);
+    expect(Array.from(outside.dots)).toEqual(Array.from(inArena.dots));
+    expect(Array.from(outside.y)).toEqual(Array.from(inArena.y));
+
+    kernels.rowsDot(rows, cols, x, 0, cols, inArena.v, 0, inArena.dots, 0);
+    kernels.rowsDot(rows, cols, x, 0, cols, outside.v, 0, outside.dots, 0);
+    expect(Array.from(outside.dots)).toEqual(Array.from(inArena.dots));
+
+    kernels.rowsCombine(rows, cols, -1.5, x, 0, cols, inArena.bias, 0, inArena.y, 0);
+    kernels.rowsCombine(rows, cols, -1.5, x, 0, cols, outside.bias, 0, outside.y, 0);
+    expect(Array.from(outside.y)).toEqual(Array.from(inArena.y));
+  });
+
+  it('refuse extents beyond their arrays, matrices outside the arena and rows longer than a scratch slot', () => {
+    const { arena, kernels } = arenaOf(200, 8);
+    const x = arena.allocate(Float64Array, 8, 32);
+    const v = new Float64Array(8);
+    const out = new Float64Array(4);
+    expect(() => kernels.rowsDot(5, 8, x, 0, 8, v, 0, out, 0)).toThrow(RangeError);
+    expect(() => kernels.rowsDot(4, 8, x, 1, 8, v, 0, out, 0)).toThrow(RangeError);
+    expect(() => kernels.rowsDot(4, 8, x, 0, 7, v, 0, out, 0)).toThrow(RangeError);
+    expect(() => kernels.rowsDot(4, 8, x, 0, 8, v, 1, out, 0)).toThrow(RangeError);
+    expect(() => kernels.rowsDot(4, 8, x, 0, 8, v, 0, out, 1)).toThrow(RangeError);
+    expect(() => kernels.rowsCombine(4, 8, 1, x, 0, 8, out, 1, v, 0)).toThrow(RangeError);
+    expect(() => kernels.rowsFused(4, 8, 1, x, 0, 8, v, 0, out, 0, out, 0, new Float64Array(7), 0)).toThrow(RangeError);
+    expect(() => kernels.rowsDot(4, 8, new Float64Array(32), 0, 8, v, 0, out, 0)).toThrow(/not in this arena/);
+    const wide = arena.allocate(Float64Array, 8, 9);
+    expect(() => kernels.rowsDot(1, 9, wide, 0, 9, new Float64Array(9), 0, out, 0)).toThrow(/exceed the 8/);
+    expect(() => arena.allocate(Float64Array, 8, 1000)).toThrow(/beyond the space reserved/);
+  });
+
+  it('copy a spec into the arena and give it back on another thread by the places of its arrays', () => {
+    const spec = { gamma: 0.5, machines: [{ a: Float64Array.from([1, 2, 3]), cols: Int32Array.from([4, 5]), full: true }], name: 'x' };
+    const arena = WasmArena.forSpec(spec, 0, 2, 4);
+    if (arena === null) throw new Error('no arena');
+    const copy = arena.copyInto(spec) as typeof spec;
+    expect(copy.machines[0].a).not.toBe(spec.machines[0].a);
+    expect(Array.from(copy.machines[0].a)).toEqual([1, 2, 3]);
+    expect(copy.machines[0].cols).toBeInstanceOf(Int32Array);
+    const described = arena.describe(copy);
+    // What a worker receives: a structured clone (the memory is shared, the places are plain data).
+    const { memory, places } = structuredClone({ memory: arena.layout.memory, places: described });
+    const revived = reviveArenaViews(places, memory) as typeof spec;
+    expect(revived.gamma).toBe(0.5);
+    expect(revived.name).toBe('x');
+    expect(Array.from(revived.machines[0].a)).toEqual([1, 2, 3]);
+    copy.machines[0].a[1] = 7;
+    expect(revived.machines[0].a[1]).toBe(7);
+    expect(() => arena.describe({ a: new Float64Array(2) })).toThrow(/not in the arena/);
+    expect(() => arena.copyInto({ a: new Uint8Array(2) })).toThrow(/cannot hold a Uint8Array/);
+  });
+
+  it('take dense rows of a matrix in an arena in rowKernels.ts, with the plain loops for the rest, to the same sums', () => {
+    const random = createRandom(9);
+    const rows = 40;
+    const cols = 50;
+    const start = new Int32Array(rows);
+    const end = new Int32Array(rows).fill(cols);
+    // Rows 32..39 sparse (short extents): the plain loops take them.
+    for (let k = 32; k < rows; k++) {
+      start[k] = k;
+      end[k] = k + 3;
+    }
+    const { arena } = arenaOf(rows * cols, cols);
+    const x = arena.allocate(Float64Array, 8, rows * cols);
+    for (let k = 0; k < rows; k++) for (let t = start[k]; t < end[k]; t++) x[k * cols + t] = random() - 0.5;
+    const plain = Float64Array.from(x);
+    const v = fill(new Float64Array(cols), random);
+    const bias = fill(new Float64Array(rows), random);
+    const run = (matrix: Float64Array): { dots: Float64Array; y: Float64Array } => {
+      const dots = new Float64Array(rows);
+      const y = new Float64Array(cols);
+      fusedRowPass(matrix, rows, cols, start, end, v, bias, dots, 0, 2, y);
+      return { dots, y };
+    };
+    const viaWasm = run(x);
+    const viaLoops = run(plain);
+    close(viaWasm.dots, viaLoops.dots);
+    close(viaWasm.y, viaLoops.y);
+    // The sparse rows' residuals come from the same plain loops either way.
+    expect(Array.from(viaWasm.dots.subarray(32))).toEqual(Array.from(viaLoops.dots.subarray(32)));
+  });
+});
+
+describe('the switch', () => {
+  it('LINALG_WASM=off: unavailable with the reason, and a TypeScript run keeps its plain loops', () => {
+    const script = [
+      "import { wasmKernelsEnabled, wasmKernelsUnavailableReason, useWasmKernels, WasmArena } from './src/solvers/linalg/wasmRowKernels.ts';",
+      'let refused = false;',
+      'try { useWasmKernels(true); } catch { refused = true; }',
+      'console.log(JSON.stringify({ enabled: wasmKernelsEnabled(), reason: wasmKernelsUnavailableReason(), refused, arena: WasmArena.forSpec({}, 8, 1, 1) }));',
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+      env: { ...process.env, LINALG_WASM: 'off' },
+      encoding: 'utf8',
+    });
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout.trim())).toEqual({ enabled: false, reason: 'LINALG_WASM=off', refused: true, arena: null });
+  });
+});
