@@ -80,6 +80,11 @@ export interface SideReport {
   values: AnalysisValues;
   apcSolve: SolveReport;
   dhbmSolve: SolveReport;
+  /**
+   * TypeScript backend only: the same single iterations with its WebAssembly kernels off, i.e. the
+   * plain TypeScript loops (what LINALG_WASM=off runs; seconds).
+   */
+  plainLoops?: { apcIteration: number; dhbmIteration: number };
   peakRssBytes: number;
   /** RSS before the matrix was read (runtime and libraries). */
   baselineRssBytes: number;

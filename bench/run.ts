@@ -768,7 +768,7 @@ function iterationLimit(p: ProblemResult, side: string, stage: 'apcIteration' | 
   const gflops = (flops: number, seconds: number): string => (flops / seconds / 1e9).toFixed(1);
   const npFlops = stage === 'apcIteration' ? 6 * n2 : 4 * n2;
   const iterationThreads = `${ours.environment[stage === 'apcIteration' ? 'apcThreads' : 'dhbmThreads'] ?? 1} thread(s) (setting ${ours.environment.threads})`;
-  const threads = side === 'native' ? `the addon's C row kernels on ${iterationThreads}` : iterationThreads;
+  const threads = side === 'native' ? `the addon's C row kernels on ${iterationThreads}` : `the WebAssembly SIMD row kernels on ${iterationThreads}`;
   const verdict =
     oursPasses <= 1.25 * needed
       ? `memory bandwidth: ours runs at the stream rate (${oursPasses.toFixed(1)} passes of A, ${needed} needed)`
@@ -777,6 +777,37 @@ function iterationLimit(p: ProblemResult, side: string, stage: 'apcIteration' | 
     `${verdict}: ${gflops(4 * n2, ours.stages[stage])} GFlop/s on ${threads}; ` +
     `NumPy ${npPasses.toFixed(1)} passes (it reads ${npReads}: ${stage === 'apcIteration' ? 'Q_i twice + A for the residual' : 'A x and A^T r'}) at ${gflops(npFlops, np.stages[stage])} GFlop/s on OpenBLAS ${np.environment.blasThreads ?? '?'} threads`
   );
+}
+
+/**
+ * The TypeScript backend's iterations on its plain loops (WebAssembly kernels off), against the
+ * same target: what the backend reaches where WebAssembly SIMD is not available.
+ */
+function plainLoopRows(record: RunRecord, threshold: number): TargetRow[] {
+  const rows: TargetRow[] = [];
+  for (const stage of ['apcIteration', 'dhbmIteration'] as const) {
+    for (const m of [10, 50]) {
+      const p = findProblem(record, `gaussian-n2000-m${m}`);
+      const ours = p?.sides.typescript;
+      const np = p?.sides.numpy;
+      if (!p || !isReport(ours) || !isReport(np) || !ours.plainLoops) continue;
+      const seconds = ours.plainLoops[stage];
+      const ratio = seconds / np.stages[stage];
+      const gflops = ((4 * p.spec.n * p.spec.n) / seconds / 1e9).toFixed(1);
+      rows.push({
+        target: `one ${stage === 'apcIteration' ? 'APC' : 'D-HBM'} iteration, n = 2000, m = ${m}`,
+        backend: 'typescript, plain loops (LINALG_WASM=off)',
+        measured: `${ratio.toFixed(3)} (${formatSeconds(seconds)} vs ${formatSeconds(np.stages[stage])})`,
+        threshold: `≤ ${threshold}`,
+        met: ratio <= threshold,
+        limits:
+          ratio <= threshold
+            ? ''
+            : `V8's scalar code, a bounds check per load: ${gflops} GFlop/s on ${ours.environment[stage === 'apcIteration' ? 'apcThreads' : 'dhbmThreads'] ?? 1} thread(s); the WebAssembly SIMD kernels (the default) take ${formatSeconds(ours.stages[stage])}`,
+      });
+    }
+  }
+  return rows;
 }
 
 function targets(record: RunRecord): TargetRow[] {
@@ -804,6 +835,7 @@ function targets(record: RunRecord): TargetRow[] {
         });
       }
     }
+    if (backend === 'typescript') rows.push(...plainLoopRows(record, t.iteration));
     const p = findProblem(record, 'gaussian-n1000-m10');
     if (!available || !p || !isReport(p.sides[backend]) || !isReport(p.sides.numpy)) {
       rows.push({ target: 'full analysis, n = 1000, m = 10', backend, measured: available ? 'not measured in this run' : 'backend not available', threshold: `≤ ${t.analysis}`, met: null, limits: '' });
@@ -1022,9 +1054,20 @@ function summaryLines(record: RunRecord, rows: TargetRow[]): string[] {
   );
   for (const backend of record.backends) {
     lines.push(
-      `- ${backend === 'native' ? 'Native (OpenBLAS) backend' : 'Pure TypeScript backend'}: one APC iteration at n = 2000 ${ratioOf('gaussian-n2000-m10', backend, 'apcIteration')} (m = 10) / ${ratioOf('gaussian-n2000-m50', backend, 'apcIteration')} (m = 50), ` +
+      `- ${backend === 'native' ? 'Native (OpenBLAS) backend' : 'TypeScript backend (no native code; row kernels in WebAssembly SIMD)'}: one APC iteration at n = 2000 ${ratioOf('gaussian-n2000-m10', backend, 'apcIteration')} (m = 10) / ${ratioOf('gaussian-n2000-m50', backend, 'apcIteration')} (m = 50), ` +
         `one D-HBM iteration ${ratioOf('gaussian-n2000-m10', backend, 'dhbmIteration')} / ${ratioOf('gaussian-n2000-m50', backend, 'dhbmIteration')}, ` +
         `the full analysis at n = 1000, m = 10 ${ratioOf('gaussian-n1000-m10', backend, 'analysis')}; on sherman5 (n = 3312, sparse) ${ratioOf('sherman5-m10', backend, 'apcIteration')} per APC iteration and ${ratioOf('sherman5-m10', backend, 'analysis')} for the analysis.`,
+    );
+  }
+  const plain = (name: string, stage: 'apcIteration' | 'dhbmIteration'): string => {
+    const p = findProblem(record, name);
+    const ours = p?.sides.typescript;
+    const np = p?.sides.numpy;
+    return p && isReport(ours) && isReport(np) && ours.plainLoops ? formatRatio(ours.plainLoops[stage] / np.stages[stage]) : '—';
+  };
+  if (record.backends.includes('typescript')) {
+    lines.push(
+      `- The TypeScript backend on its plain loops (LINALG_WASM=off, or no WebAssembly SIMD): one APC iteration at n = 2000 ${plain('gaussian-n2000-m10', 'apcIteration')} / ${plain('gaussian-n2000-m50', 'apcIteration')}, one D-HBM iteration ${plain('gaussian-n2000-m10', 'dhbmIteration')} / ${plain('gaussian-n2000-m50', 'dhbmIteration')}.`,
     );
   }
   if (!record.backends.includes('native')) lines.push(`- Native backend: not measured (${record.backendNotes.join(' ') || 'not available'}).`);
@@ -1041,7 +1084,7 @@ function summaryLines(record: RunRecord, rows: TargetRow[]): string[] {
   const met = rows.filter((r) => r.met === true).length;
   const missed = rows.filter((r) => r.met === false);
   lines.push(`- Targets: ${met} met, ${missed.length} missed${missed.length ? ` (${missed.map((r) => `${r.target} [${r.backend}]`).join('; ')})` : ''}; what limits each is in the Targets table.`);
-  return lines.slice(0, 12);
+  return lines.slice(0, 13);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -26,6 +26,7 @@ import {
   type RunResult,
   type SpectralData,
 } from '../src/solvers/index.js';
+import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../src/solvers/index.js';
 import { selectBackend, type BackendName } from './backends.js';
 import type { AnalysisPhases, AnalysisValues, ProblemFile, SideReport, SolveReport, SolveStop, StageName } from './common.js';
 
@@ -215,6 +216,13 @@ async function main(): Promise<void> {
   const [dhbmTime, dhbmThreads] = bestStep(system, 'dhbm', spectral, spec);
   stages.apcIteration = apcTime;
   stages.dhbmIteration = dhbmTime;
+  // The TypeScript backend's iterations once more on its plain loops (no WebAssembly), for the record.
+  let plainLoops: SideReport['plainLoops'];
+  if (selected.backend === 'typescript' && wasmKernelsEnabled()) {
+    useWasmKernels(false);
+    plainLoops = { apcIteration: bestStep(system, 'apc', spectral, spec)[0], dhbmIteration: bestStep(system, 'dhbm', spectral, spec)[0] };
+    useWasmKernels(true);
+  }
   const apcSolve = solve(system, 'apc', spectral, spec);
   stages.apcSolve = apcSolve.seconds;
   const dhbmSolve = solve(system, 'dhbm', spectral, spec);
@@ -222,13 +230,22 @@ async function main(): Promise<void> {
 
   const report: SideReport = {
     side: backendArg,
-    environment: { node: process.version, backend: selected.backend, threads: selected.threads, apcThreads, dhbmThreads, blas: selected.blas },
+    environment: {
+      node: process.version,
+      backend: selected.backend,
+      rowKernels: selected.backend === 'native' ? 'C (addon)' : wasmKernelsEnabled() ? 'WebAssembly SIMD' : `plain TypeScript loops (${wasmKernelsUnavailableReason()})`,
+      threads: selected.threads,
+      apcThreads,
+      dhbmThreads,
+      blas: selected.blas,
+    },
     stages,
     analysisPhases,
     stream: { sum8: stages.streamMatrix },
     values: valuesOf(analysis),
     apcSolve,
     dhbmSolve,
+    plainLoops,
     // maxRSS is in kilobytes.
     peakRssBytes: process.resourceUsage().maxRSS * 1024,
     baselineRssBytes,

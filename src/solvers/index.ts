@@ -35,3 +35,4 @@ export {
 export { activeSolverWorkers, lastThreadStartFailure } from './parallel/engine.js';
 export type * from './runner/types.js';
 export { useBackend, activeBackend, nativeBlas, nativeUnavailableReason, type BackendName } from './linalg/backend.js';
+export { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from './linalg/wasmRowKernels.js';
