@@ -1,6 +1,7 @@
 /**
  * The numerical backends the benchmark measures, through the library entry point: 'typescript'
- * always, 'native' when the OpenBLAS addon loads (nativeBlas() !== null). Solver threads are
+ * always (its iterations on its WebAssembly SIMD row kernels, and once more on its plain loops, see
+ * stages.ts), 'native' when the OpenBLAS addon loads (nativeBlas() !== null). Solver threads are
  * 'auto' on both (they split large iterations over worker threads on either backend; OpenBLAS
  * threads its own calls, i.e. the factorizations of the native backend).
  */

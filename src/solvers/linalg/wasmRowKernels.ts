@@ -114,9 +114,10 @@ function isArenaView(value: unknown): value is ArenaView {
   return value !== null && typeof value === 'object' && typeof (value as ArenaView).arenaView === 'string';
 }
 
-/** Size of a value's typed arrays, each rounded up to 16 bytes (what `copyInto` will allocate). */
+/** Size of a value's typed arrays, each rounded up to 16 bytes (what `copyInto` will allocate); Infinity when one cannot go in an arena. */
 function typedBytes(value: unknown): number {
-  if (ArrayBuffer.isView(value)) return align16(value.byteLength);
+  if (value instanceof Float64Array || value instanceof Int32Array) return align16(value.byteLength);
+  if (ArrayBuffer.isView(value)) return Infinity;
   if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + typedBytes(item), 0);
   if (value !== null && typeof value === 'object') return Object.values(value).reduce((sum: number, item) => sum + typedBytes(item), 0);
   return 0;
@@ -151,7 +152,7 @@ export class WasmArena {
     const slotBytes = align16(8 * (2 * maxCols + 2 * ROW_BATCH));
     const scratchOffset = typedBytes(spec) + align16(extraBytes);
     const bytes = scratchOffset + threads * slotBytes;
-    if (bytes > MAX_ARENA_BYTES) return null;
+    if (!(bytes <= MAX_ARENA_BYTES)) return null;
     const pages = Math.max(1, Math.ceil(bytes / PAGE_BYTES));
     let memory: WebAssembly.Memory;
     try {

@@ -165,6 +165,8 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
     expect(revived.machines[0].a[1]).toBe(7);
     expect(() => arena.describe({ a: new Float64Array(2) })).toThrow(/not in the arena/);
     expect(() => arena.copyInto({ a: new Uint8Array(2) })).toThrow(/cannot hold a Uint8Array/);
+    // A spec with an array no arena holds gets no arena (its run keeps the plain loops).
+    expect(WasmArena.forSpec({ a: new Uint8Array(2) }, 0, 1, 4)).toBeNull();
   });
 
   it('take dense rows of a matrix in an arena in rowKernels.ts, with the plain loops for the rest, to the same sums', () => {
