@@ -14,6 +14,7 @@
  * Switch: on by default wherever WebAssembly SIMD and shared memory run (Node >= 16.4);
  * LINALG_WASM=off, or useWasmKernels(false), keeps the plain TypeScript loops.
  */
+import { isTypedArray, mapLeaves } from '../parallel/mapLeaves.js';
 import { ROW_KERNELS_WASM_BASE64 } from './wasm/rowKernelsModule.js';
 
 /** The three row kernels, as the native addon and this module provide them (see NativeBlas in ./backend.ts). */
@@ -173,57 +174,28 @@ export class WasmArena {
 
   /** A deep copy of `value` whose typed arrays (Float64Array, Int32Array) live in the arena. */
   copyInto(value: unknown): unknown {
-    if (value instanceof Float64Array) {
-      const copy = this.allocate(Float64Array, 8, value.length);
-      copy.set(value);
+    return mapLeaves(value, isTypedArray, (view) => {
+      if (!(view instanceof Float64Array || view instanceof Int32Array)) throw new Error(`WasmArena: cannot hold a ${view.constructor.name}.`);
+      const copy = view instanceof Float64Array ? this.allocate(Float64Array, 8, view.length) : this.allocate(Int32Array, 4, view.length);
+      copy.set(view);
       return copy;
-    }
-    if (value instanceof Int32Array) {
-      const copy = this.allocate(Int32Array, 4, value.length);
-      copy.set(value);
-      return copy;
-    }
-    if (ArrayBuffer.isView(value)) throw new Error(`WasmArena: cannot hold a ${value.constructor.name}.`);
-    if (Array.isArray(value)) return value.map((item) => this.copyInto(item));
-    if (value !== null && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[key] = this.copyInto(item);
-      return out;
-    }
-    return value;
+    });
   }
 
   /** `value` (made by copyInto) with its arrays replaced by their places, for posting to a worker. */
   describe(value: unknown): unknown {
-    if (value instanceof Float64Array || value instanceof Int32Array) {
-      if (value.buffer !== this.buffer) throw new Error('WasmArena: this array is not in the arena.');
-      const view: ArenaView = { arenaView: value instanceof Float64Array ? 'Float64Array' : 'Int32Array', byteOffset: value.byteOffset, length: value.length };
-      return view;
-    }
-    if (Array.isArray(value)) return value.map((item) => this.describe(item));
-    if (value !== null && typeof value === 'object') {
-      const out: Record<string, unknown> = {};
-      for (const [key, item] of Object.entries(value)) out[key] = this.describe(item);
-      return out;
-    }
-    return value;
+    return mapLeaves(value, isTypedArray, (view): ArenaView => {
+      if (!(view instanceof Float64Array || view instanceof Int32Array) || view.buffer !== this.buffer) throw new Error('WasmArena: this array is not in the arena.');
+      return { arenaView: view instanceof Float64Array ? 'Float64Array' : 'Int32Array', byteOffset: view.byteOffset, length: view.length };
+    });
   }
 }
 
 /** The arrays of a described value, rebuilt on an arena's memory in this thread. */
 export function reviveArenaViews(value: unknown, memory: WebAssembly.Memory): unknown {
-  if (isArenaView(value)) {
-    return value.arenaView === 'Float64Array'
-      ? new Float64Array(memory.buffer, value.byteOffset, value.length)
-      : new Int32Array(memory.buffer, value.byteOffset, value.length);
-  }
-  if (Array.isArray(value)) return value.map((item) => reviveArenaViews(item, memory));
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = reviveArenaViews(item, memory);
-    return out;
-  }
-  return value;
+  return mapLeaves(value, isArenaView, (view) =>
+    view.arenaView === 'Float64Array' ? new Float64Array(memory.buffer, view.byteOffset, view.length) : new Int32Array(memory.buffer, view.byteOffset, view.length),
+  );
 }
 
 /** This thread's kernels on each arena it attached, by the arena's buffer. */

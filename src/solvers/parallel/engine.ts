@@ -59,6 +59,7 @@ import {
 } from './protocol.js';
 import { activeBackend } from '../linalg/backend.js';
 import { WasmArena, attachArena } from '../linalg/wasmRowKernels.js';
+import { isTypedArray, mapLeaves } from './mapLeaves.js';
 import { threadsForRun } from './threads.js';
 
 export type { Shard, ShardKind } from './protocol.js';
@@ -149,20 +150,13 @@ function workerEntry(): { entryUrl: string; tsxApiUrl: string | null } {
  * detachment: the row kernels get ~20% slower for the rest of the process.)
  */
 function sharedCopy(value: unknown): unknown {
-  if (ArrayBuffer.isView(value)) {
-    const view = value as Float64Array;
-    const Construct = view.constructor as new (buffer: SharedArrayBuffer) => Float64Array;
-    const copy = new Construct(new SharedArrayBuffer(view.byteLength));
-    copy.set(view);
+  return mapLeaves(value, isTypedArray, (view) => {
+    const source = view as Float64Array;
+    const Construct = source.constructor as new (buffer: SharedArrayBuffer) => Float64Array;
+    const copy = new Construct(new SharedArrayBuffer(source.byteLength));
+    copy.set(source);
     return copy;
-  }
-  if (Array.isArray(value)) return value.map(sharedCopy);
-  if (value !== null && typeof value === 'object') {
-    const out: Record<string, unknown> = {};
-    for (const [key, item] of Object.entries(value)) out[key] = sharedCopy(item);
-    return out;
-  }
-  return value;
+  });
 }
 
 /**
