@@ -779,6 +779,18 @@ function iterationLimit(p: ProblemResult, side: string, stage: 'apcIteration' | 
   );
 }
 
+/** The TypeScript backend's `stage` on its plain loops in problem p, with its ratio to NumPy; null when not measured. */
+function plainLoopTime(
+  p: ProblemResult | undefined,
+  stage: 'apcIteration' | 'dhbmIteration',
+): { seconds: number; ratio: number; ours: SideReport; np: SideReport } | null {
+  const ours = p?.sides.typescript;
+  const np = p?.sides.numpy;
+  if (!isReport(ours) || !isReport(np) || !ours.plainLoops) return null;
+  const seconds = ours.plainLoops[stage];
+  return { seconds, ratio: seconds / np.stages[stage], ours, np };
+}
+
 /**
  * The TypeScript backend's iterations on its plain loops (WebAssembly kernels off), against the
  * same target: what the backend reaches where WebAssembly SIMD is not available.
@@ -788,11 +800,9 @@ function plainLoopRows(record: RunRecord, threshold: number): TargetRow[] {
   for (const stage of ['apcIteration', 'dhbmIteration'] as const) {
     for (const m of [10, 50]) {
       const p = findProblem(record, `gaussian-n2000-m${m}`);
-      const ours = p?.sides.typescript;
-      const np = p?.sides.numpy;
-      if (!p || !isReport(ours) || !isReport(np) || !ours.plainLoops) continue;
-      const seconds = ours.plainLoops[stage];
-      const ratio = seconds / np.stages[stage];
+      const plain = plainLoopTime(p, stage);
+      if (!p || plain === null) continue;
+      const { seconds, ratio, ours, np } = plain;
       const gflops = ((4 * p.spec.n * p.spec.n) / seconds / 1e9).toFixed(1);
       rows.push({
         target: `one ${stage === 'apcIteration' ? 'APC' : 'D-HBM'} iteration, n = 2000, m = ${m}`,
@@ -1060,10 +1070,8 @@ function summaryLines(record: RunRecord, rows: TargetRow[]): string[] {
     );
   }
   const plain = (name: string, stage: 'apcIteration' | 'dhbmIteration'): string => {
-    const p = findProblem(record, name);
-    const ours = p?.sides.typescript;
-    const np = p?.sides.numpy;
-    return p && isReport(ours) && isReport(np) && ours.plainLoops ? formatRatio(ours.plainLoops[stage] / np.stages[stage]) : '—';
+    const time = plainLoopTime(findProblem(record, name), stage);
+    return time === null ? '—' : formatRatio(time.ratio);
   };
   if (record.backends.includes('typescript')) {
     lines.push(

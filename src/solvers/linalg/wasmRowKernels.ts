@@ -117,11 +117,9 @@ function isArenaView(value: unknown): value is ArenaView {
 
 /** Size of a value's typed arrays, each rounded up to 16 bytes (what `copyInto` will allocate); Infinity when one cannot go in an arena. */
 function typedBytes(value: unknown): number {
-  if (value instanceof Float64Array || value instanceof Int32Array) return align16(value.byteLength);
-  if (ArrayBuffer.isView(value)) return Infinity;
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + typedBytes(item), 0);
-  if (value !== null && typeof value === 'object') return Object.values(value).reduce((sum: number, item) => sum + typedBytes(item), 0);
-  return 0;
+  let bytes = 0;
+  mapLeaves(value, isTypedArray, (view) => (bytes += view instanceof Float64Array || view instanceof Int32Array ? align16(view.byteLength) : Infinity));
+  return bytes;
 }
 
 function align16(bytes: number): number {

@@ -44,6 +44,7 @@ async function buildShard(): Promise<Shard | null> {
 }
 
 function serve(shard: Shard): void {
+  // In an arena, the views must be on this thread's memory.buffer: the kernels find an arena by that object.
   const data = setup.arena !== null ? setup.arena.memory.buffer : setup.data;
   const views = dataViews(data, setup.dataOffset, setup.n, setup.outputLength, setup.chunks, setup.scalarsPerChunk);
   let generation = 0;

@@ -34,17 +34,6 @@ function arenaOf(doubles: number, maxCols: number): { arena: WasmArena; kernels:
   return { arena, kernels };
 }
 
-/** A generator of uniform numbers in [0, 1), seeded. */
-function createRandom(seed: number): () => number {
-  const generator = new SeededRandom(seed);
-  return () => generator.nextDouble();
-}
-
-function fill(a: Float64Array, random: () => number): Float64Array {
-  for (let i = 0; i < a.length; i++) a[i] = random() - 0.5;
-  return a;
-}
-
 function close(actual: ArrayLike<number>, expected: ArrayLike<number>, tolerance = 1e-12): void {
   expect(actual.length).toBe(expected.length);
   for (let i = 0; i < expected.length; i++) expect(Math.abs(actual[i] - expected[i]), `entry ${i}`).toBeLessThanOrEqual(tolerance);
@@ -58,18 +47,18 @@ describe('the committed module', () => {
 
 describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPED: ${wasmKernelsUnavailableReason()}]`}`, () => {
   it('equal plain sums for every row count mod 8, odd and even widths, ld > cols and offsets', () => {
-    const random = createRandom(7);
+    const rng = new SeededRandom(7);
     const { arena, kernels } = arenaOf(40_000, 64);
     for (const rows of [1, 3, 7, 8, 9, 15, 16, 17, 30]) {
       for (const cols of [1, 2, 5, 16, 33]) {
         const ld = cols + (rows % 3);
         const xOffset = 3;
-        const x = fill(arena.allocate(Float64Array, 8, xOffset + rows * ld), random);
-        const v = fill(arena.allocate(Float64Array, 8, cols + 1), random);
-        const bias = fill(arena.allocate(Float64Array, 8, rows + 2), random);
-        const y = fill(arena.allocate(Float64Array, 8, cols + 2), random);
+        const x = rng.fillSigned(arena.allocate(Float64Array, 8, xOffset + rows * ld));
+        const v = rng.fillSigned(arena.allocate(Float64Array, 8, cols + 1));
+        const bias = rng.fillSigned(arena.allocate(Float64Array, 8, rows + 2));
+        const y = rng.fillSigned(arena.allocate(Float64Array, 8, cols + 2));
         const dots = arena.allocate(Float64Array, 8, rows + 1);
-        const scale = random() + 0.5;
+        const scale = rng.nextDouble() + 0.5;
         const row = (k: number, t: number): number => x[xOffset + k * ld + t];
         const dot = (k: number): number => {
           let s = 0;
@@ -100,16 +89,16 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
   });
 
   it('give bit-identical results whether their vectors are in the arena or staged, over several row batches', () => {
-    const random = createRandom(8);
+    const rng = new SeededRandom(8);
     const rows = 2 * ROW_BATCH + 13;
     const cols = 41;
     const { arena, kernels } = arenaOf(rows * cols + 4 * rows + 4 * cols, cols);
-    const x = fill(arena.allocate(Float64Array, 8, rows * cols), random);
+    const x = rng.fillSigned(arena.allocate(Float64Array, 8, rows * cols));
     const inArena = {
-      v: fill(arena.allocate(Float64Array, 8, cols), random),
-      bias: fill(arena.allocate(Float64Array, 8, rows), random),
+      v: rng.fillSigned(arena.allocate(Float64Array, 8, cols)),
+      bias: rng.fillSigned(arena.allocate(Float64Array, 8, rows)),
       dots: arena.allocate(Float64Array, 8, rows),
-      y: fill(arena.allocate(Float64Array, 8, cols), random),
+      y: rng.fillSigned(arena.allocate(Float64Array, 8, cols)),
     };
     const outside = { v: Float64Array.from(inArena.v), bias: Float64Array.from(inArena.bias), dots: new Float64Array(rows), y: Float64Array.from(inArena.y) };
     expect(wasmKernelsFor(outside.v)).toBeNull();
@@ -170,7 +159,7 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
   });
 
   it('take dense rows of a matrix in an arena in rowKernels.ts, with the plain loops for the rest, to the same sums', () => {
-    const random = createRandom(9);
+    const rng = new SeededRandom(9);
     const rows = 40;
     const cols = 50;
     const start = new Int32Array(rows);
@@ -182,10 +171,10 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
     }
     const { arena } = arenaOf(rows * cols, cols);
     const x = arena.allocate(Float64Array, 8, rows * cols);
-    for (let k = 0; k < rows; k++) for (let t = start[k]; t < end[k]; t++) x[k * cols + t] = random() - 0.5;
+    for (let k = 0; k < rows; k++) for (let t = start[k]; t < end[k]; t++) x[k * cols + t] = 2 * rng.nextDouble() - 1;
     const plain = Float64Array.from(x);
-    const v = fill(new Float64Array(cols), random);
-    const bias = fill(new Float64Array(rows), random);
+    const v = rng.fillSigned(new Float64Array(cols));
+    const bias = rng.fillSigned(new Float64Array(rows));
     const run = (matrix: Float64Array): { dots: Float64Array; y: Float64Array } => {
       const dots = new Float64Array(rows);
       const y = new Float64Array(cols);
