@@ -18,7 +18,7 @@ import { generateMatrix } from '../solvers/input/generators.js';
 import { nativeBlas, useBackend } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
 import type { DenseMatrix } from '../solvers/matrix.js';
-import { partitionFromAssignment } from '../solvers/problem.js';
+import { partitionFromAssignment, type Partition } from '../solvers/problem.js';
 import { computeJob } from './computeJob.js';
 import { JobError, JobInputMissingError } from './errors.js';
 import { createLogger } from './logger.js';
@@ -83,10 +83,10 @@ export default async function processJob(job: SandboxedJob<QueuedJobData>, _toke
   const began = performance.now();
   log.info({ type: data.type, n: data.n, m: data.m, algorithms: data.algorithms, backend: numericBackend }, 'job started');
   try {
-    const A = loadMatrix(data, start.matrix, config.MAX_N);
     if (!start.assignment) throw new JobInputMissingError(data.id, 'partition');
-    if (data.hasRhs && !start.rhs) throw new JobInputMissingError(data.id, 'right-hand side');
     const partition = partitionFromAssignment(int32From(start.assignment), data.m);
+    if (data.hasRhs && !start.rhs) throw new JobInputMissingError(data.id, 'right-hand side');
+    const A = loadMatrix(data, start.matrix, config.MAX_N, partition);
     const rhs = data.hasRhs && start.rhs ? float64From(start.rhs) : null;
 
     const outcome = await computeJob(
@@ -116,8 +116,8 @@ export default async function processJob(job: SandboxedJob<QueuedJobData>, _toke
   }
 }
 
-function loadMatrix(data: QueuedJobData, bytes: Buffer | null, maxN: number): DenseMatrix {
-  if (data.input.format === 'generator') return generateMatrix(data.input.spec, { maxN });
+function loadMatrix(data: QueuedJobData, bytes: Buffer | null, maxN: number, partition: Partition): DenseMatrix {
+  if (data.input.format === 'generator') return generateMatrix(data.input.spec, { maxN }, partition);
   if (!bytes) throw new JobInputMissingError(data.id, 'matrix');
   return { rows: data.n, cols: data.n, data: float64From(bytes) };
 }

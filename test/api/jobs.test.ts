@@ -132,16 +132,32 @@ describe('analyze and solve', () => {
       { matrix: { format: 'generator', generator: 'block-diagonal', n: 30, blockSize: 10, seed: 3, permute: true }, partition: { machines: 3 } },
       { matrix: { format: 'generator', generator: 'structured-gaussian', n: 40, blockSize: 8, sigma: 0.1, seed: 2 }, partition: { machines: 5 } },
       { matrix: { format: 'generator', generator: 'ones-minus-eps', n: 20, eps: 0.1 }, partition: { machines: 4 } },
+      // Example 1 as API.md names it, without blockSize: one block per machine, here of scattered rows.
+      { matrix: { format: 'generator', generator: 'block-diagonal', n: 24, seed: 4 }, partition: { assignment: Array.from({ length: 24 }, (_, k) => (k * 7) % 4) } },
     ];
     const jobs = await Promise.all(bodies.map((body) => runJob(service.app, { type: 'analyze', ...body })));
     for (const job of jobs) expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    const [gaussian, blockDiagonal, structured, onesMinusEps] = jobs;
+    const [gaussian, blockDiagonal, structured, onesMinusEps, machineBlocks] = jobs;
     expect(gaussian.result!.analysis.n).toBe(24);
     // Example 1: one block per machine, mutually orthogonal row spaces: kappa(S) = 1, theta_H = pi/2.
     expect(blockDiagonal.result!.analysis.conditioning.kappaS).toBeCloseTo(1, 8);
     expect(blockDiagonal.result!.analysis.heterogeneity.thetaH).toBeCloseTo(Math.PI / 2, 8);
     expect(structured.result!.analysis.m).toBe(5);
     expect(onesMinusEps.result!.analysis.blockSizes).toEqual([5, 5, 5, 5]);
+    expect(machineBlocks.result!.analysis.conditioning.kappaS).toBeCloseTo(1, 8);
+    expect(machineBlocks.result!.analysis.heterogeneity.thetaH).toBeCloseTo(Math.PI / 2, 8);
+  });
+
+  it('solves Example 1 without blockSize: APC is exact after one iteration whatever the partition', async () => {
+    const job = await runJob(service.app, {
+      type: 'solve',
+      matrix: { format: 'generator', generator: 'block-diagonal', n: 40, seed: 9, permute: true },
+      partition: { sizes: [7, 13, 20] },
+      algorithms: ['apc'],
+    });
+    expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
+    expect(job.result!.analysis.blockSizes).toEqual([7, 13, 20]);
+    expect(job.result!.runs.apc).toMatchObject({ status: 'converged', iterations: 1 });
   });
 });
 

@@ -222,7 +222,8 @@ export interface components {
             /** @constant */
             generator: "block-diagonal";
             n: number;
-            blockSize: number;
+            /** @description Rows (and columns) of each diagonal block; the last block takes the remainder. Default: one block per machine of the job's partition (machine i's rows, in order, over the next p_i columns), so any partition is totally orthogonal: kappa(S) = 1. */
+            blockSize?: number;
             /** @description Seed of the generator (same spec and seed: same matrix). */
             seed?: number;
             /** @description Shuffle the columns (the blocks stay mutually orthogonal). */

@@ -49,7 +49,11 @@ const BlockDiagonalGenerator = z.strictObject({
   format: z.literal('generator'),
   generator: z.literal('block-diagonal'),
   n: size,
-  blockSize: size,
+  blockSize: size
+    .optional()
+    .describe(
+      'Rows (and columns) of each diagonal block; the last block takes the remainder. Default: one block per machine of the job\'s partition (machine i\'s rows, in order, over the next p_i columns), so any partition is totally orthogonal: kappa(S) = 1.',
+    ),
   seed,
   permute: z.boolean().optional().describe('Shuffle the columns (the blocks stay mutually orthogonal).'),
 });

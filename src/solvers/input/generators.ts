@@ -3,8 +3,9 @@
  * Same spec (seed included) => bit-identical matrix; see ./random.ts for the generator used.
  * Entries are drawn in row-major order of the final matrix unless stated otherwise.
  */
-import { InvalidParameterError, SingularMatrixError } from '../errors.js';
+import { DimensionMismatchError, InvalidParameterError, SingularMatrixError } from '../errors.js';
 import type { DenseMatrix } from '../matrix.js';
+import type { Partition } from '../problem.js';
 import { checkDenseSize, describeValue } from './entries.js';
 import { SeededRandom } from '../random.js';
 import type { GeneratorSpec, InputLimits } from './types.js';
@@ -17,7 +18,8 @@ export const GENERATOR_NAMES = ['gaussian', 'block-diagonal', 'structured-gaussi
 /** A generator spec with every parameter checked and defaulted. */
 export type ValidatedGeneratorSpec =
   | { generator: 'gaussian'; n: number; mean: number; std: number; seed: number }
-  | { generator: 'block-diagonal'; n: number; blockSize: number; seed: number; permute: boolean }
+  /** blockSize null: one block per machine of the partition the matrix is generated for. */
+  | { generator: 'block-diagonal'; n: number; blockSize: number | null; seed: number; permute: boolean }
   | { generator: 'structured-gaussian'; n: number; blockSize: number; sigma: number; seed: number }
   | { generator: 'ones-minus-eps'; n: number; eps: number };
 
@@ -43,7 +45,7 @@ export function validateGeneratorSpec(spec: GeneratorSpec, limits?: InputLimits)
     }
     case 'block-diagonal': {
       const n = sizeParameter(spec.n, limits);
-      const blockSize = blockSizeParameter(spec.blockSize, n);
+      const blockSize = spec.blockSize === undefined ? null : blockSizeParameter(spec.blockSize, n);
       const seed = seedParameter(spec.seed);
       if (spec.permute !== undefined && typeof spec.permute !== 'boolean') {
         throw new InvalidParameterError(`permute must be true or false; got ${describeValue(spec.permute)}.`, { parameter: 'permute' });
@@ -72,13 +74,18 @@ export function validateGeneratorSpec(spec: GeneratorSpec, limits?: InputLimits)
   }
 }
 
-export function generateMatrix(spec: GeneratorSpec, limits?: InputLimits): DenseMatrix {
+/**
+ * The matrix of a generator spec. `partition` is the one the matrix is generated for: a
+ * block-diagonal spec without blockSize takes its blocks from it (one per machine); the other
+ * specs ignore it.
+ */
+export function generateMatrix(spec: GeneratorSpec, limits?: InputLimits, partition?: Pick<Partition, 'm' | 'assignment'>): DenseMatrix {
   const valid = validateGeneratorSpec(spec, limits);
   switch (valid.generator) {
     case 'gaussian':
       return gaussian(valid.n, valid.mean, valid.std, valid.seed);
     case 'block-diagonal':
-      return blockDiagonal(valid.n, valid.blockSize, valid.seed, valid.permute);
+      return blockDiagonal(valid.n, blockOfRows(valid.n, valid.blockSize, partition), valid.seed, valid.permute);
     case 'structured-gaussian':
       return structuredGaussian(valid.n, valid.blockSize, valid.sigma, valid.seed);
     case 'ones-minus-eps':
@@ -100,19 +107,47 @@ export function blockStarts(n: number, blockSize: number): number[] {
   return starts;
 }
 
+/** The block of each row, and how many blocks: runs of blockSize rows, or the partition's machines. */
+function blockOfRows(n: number, blockSize: number | null, partition: Pick<Partition, 'm' | 'assignment'> | undefined): { block: Int32Array; count: number } {
+  if (blockSize !== null) {
+    const block = new Int32Array(n);
+    for (let k = 0; k < n; k++) block[k] = Math.floor(k / blockSize);
+    return { block, count: Math.ceil(n / blockSize) };
+  }
+  if (partition === undefined) {
+    throw new InvalidParameterError('block-diagonal without blockSize makes one block per machine, so it needs the partition; give blockSize, or generate it for a partition.', {
+      parameter: 'blockSize',
+    });
+  }
+  if (partition.assignment.length !== n) {
+    throw new DimensionMismatchError(`The partition assigns ${partition.assignment.length} rows but the block-diagonal matrix has n = ${n}.`, {
+      rows: partition.assignment.length,
+      n,
+    });
+  }
+  return { block: partition.assignment, count: partition.m };
+}
+
 /**
- * Example 1: A = diag(A_1, ..., A_k), A_b i.i.d. N(0, 1), drawn block after block (row-major inside
- * each block). With `permute`, the columns are then shuffled by one seeded permutation: the blocks'
- * row spaces stay mutually orthogonal (disjoint column supports), rows keep their block order.
+ * Example 1: A = diag(A_1, ..., A_k) up to a row permutation: block b is the rows with block[k] = b,
+ * in order, over the next run of as many columns, i.i.d. N(0, 1), drawn block after block (row-major
+ * inside each block). With `permute`, the columns are then shuffled by one seeded permutation: the
+ * blocks' row spaces stay mutually orthogonal (disjoint column supports), rows keep their places.
  */
-function blockDiagonal(n: number, blockSize: number, seed: number, permute: boolean): DenseMatrix {
+function blockDiagonal(n: number, rows: { block: Int32Array; count: number }, seed: number, permute: boolean): DenseMatrix {
   const rng = new SeededRandom(seed);
   const data = new Float64Array(n * n);
-  const starts = blockStarts(n, blockSize);
-  for (let b = 0; b + 1 < starts.length; b++) {
-    const start = starts[b];
-    const end = starts[b + 1];
-    for (let i = start; i < end; i++) rng.fillNormal(data, 0, 1, i * n + start, end - start);
+  // First column of each block (prefix sums of the block sizes), and the rows grouped by block.
+  const firstColumn = new Int32Array(rows.count + 1);
+  for (let k = 0; k < n; k++) firstColumn[rows.block[k] + 1]++;
+  for (let b = 0; b < rows.count; b++) firstColumn[b + 1] += firstColumn[b];
+  const byBlock = new Int32Array(n);
+  const filled = firstColumn.slice(0, rows.count);
+  for (let k = 0; k < n; k++) byBlock[filled[rows.block[k]]++] = k;
+  for (let b = 0; b < rows.count; b++) {
+    const start = firstColumn[b];
+    const size = firstColumn[b + 1] - start;
+    for (let r = start; r < start + size; r++) rng.fillNormal(data, 0, 1, byBlock[r] * n + start, size);
   }
   if (!permute) return { rows: n, cols: n, data };
   // Column j of the result is column perm[j] of the block-diagonal matrix.

@@ -14,13 +14,17 @@ export type GeneratorSpec =
   /** i.i.d. N(mean, std^2) entries (the paper's experiments use mean 0 or 1, std 1). */
   | { generator: 'gaussian'; n: number; mean?: number; std?: number; seed?: number }
   /**
-   * Example 1: A = diag(A_1, ..., A_k) with i.i.d. N(0, 1) blocks of `blockSize` rows (the last block
-   * takes the remainder). `permute: true` shuffles the columns (seeded), so A no longer looks block
-   * diagonal but the blocks' row spaces stay mutually orthogonal; rows keep their block order, so the
-   * partition { sizes: [blockSize, ...] } (or { machines: k } when blockSize divides n) puts one block
-   * on each machine: total orthogonality, kappa(S) = 1.
+   * Example 1: A = diag(A_1, ..., A_k) with i.i.d. N(0, 1) square blocks. With `blockSize`, blocks of
+   * that many rows (the last block takes the remainder); the partition { sizes: [blockSize, ...] } (or
+   * { machines: k } when blockSize divides n) then puts one block on each machine. Without it, the
+   * blocks follow the partition the matrix is generated for (generateMatrix's third argument): machine
+   * i's rows, in order, form block i over a run of p_i columns, the paper's "machine i stores A_i"
+   * for any partition (a row permutation of diag(A_1, ..., A_m) when the rows are not contiguous).
+   * Either way the machines' row spaces are mutually orthogonal when each holds whole blocks: total
+   * orthogonality, kappa(S) = 1. `permute: true` shuffles the columns (seeded), so A no longer looks
+   * block diagonal but the blocks' row spaces stay mutually orthogonal.
    */
-  | { generator: 'block-diagonal'; n: number; blockSize: number; seed?: number; permute?: boolean }
+  | { generator: 'block-diagonal'; n: number; blockSize?: number; seed?: number; permute?: boolean }
   /**
    * Example 2: blocks A_ij of size blockSize; diagonal blocks i.i.d. N(0, 1), off-diagonal blocks
    * i.i.d. N(0, sigma^2).

@@ -1,8 +1,9 @@
 import { join } from 'node:path';
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { InvalidParameterError, ProblemTooLargeError, SingularMatrixError } from '../../../src/solvers/errors.js';
+import { DimensionMismatchError, InvalidParameterError, ProblemTooLargeError, SingularMatrixError } from '../../../src/solvers/errors.js';
 import { generateMatrix } from '../../../src/solvers/input/generators.js';
+import { buildPartition } from '../../../src/solvers/input/partition.js';
 import type { GeneratorSpec } from '../../../src/solvers/input/types.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
 import { FIXTURES_DIR } from '../../support/sharedData.js';
@@ -115,6 +116,37 @@ describe('generateMatrix: distributions and structure', () => {
       const row = (a: DenseMatrix) => Array.from(a.data.subarray(i * n, (i + 1) * n)).sort((x, y) => x - y);
       expect(row(shuffled)).toEqual(row(plain));
     }
+  });
+
+  it('block-diagonal without blockSize: one block per machine of the partition, over a run of p_i columns, rows where the machine holds them', () => {
+    const n = 12;
+    // Scattered rows: machine 0 holds rows 0, 3, 6, 9, 10, 11; machine 1 rows 1, 4, 7; machine 2 rows 2, 5, 8.
+    const partition = buildPartition({ assignment: [0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 0, 0] }, n);
+    const a = generateMatrix({ generator: 'block-diagonal', n, seed: 5 }, undefined, partition);
+    const firstColumn = [0, 6, 9, 12]; // prefix sums of the machines' sizes 6, 3, 3
+    for (let k = 0; k < n; k++) {
+      const machine = partition.assignment[k];
+      for (let j = 0; j < n; j++) {
+        const inBlock = j >= firstColumn[machine] && j < firstColumn[machine + 1];
+        if (inBlock) expect(at(a, k, j), `(${k}, ${j})`).not.toBe(0);
+        else expect(at(a, k, j), `(${k}, ${j})`).toBe(0);
+      }
+    }
+  });
+
+  it('block-diagonal without blockSize, contiguous machines: the same matrix as the blockSize that matches them', () => {
+    const aligned = generateMatrix({ generator: 'block-diagonal', n: 30, seed: 8, permute: true }, undefined, buildPartition({ machines: 3 }, 30));
+    const sized = generateMatrix({ generator: 'block-diagonal', n: 30, blockSize: 10, seed: 8, permute: true });
+    expect(Array.from(aligned.data)).toEqual(Array.from(sized.data));
+  });
+
+  it('block-diagonal without blockSize needs a partition of its n rows', () => {
+    const missing = thrown(() => generateMatrix({ generator: 'block-diagonal', n: 6, seed: 1 }));
+    expect(missing).toBeInstanceOf(InvalidParameterError);
+    expect(missing.message).toMatch(/without blockSize .* needs the partition/);
+    const wrongSize = thrown(() => generateMatrix({ generator: 'block-diagonal', n: 6, seed: 1 }, undefined, buildPartition({ machines: 2 }, 5)));
+    expect(wrongSize).toBeInstanceOf(DimensionMismatchError);
+    expect(wrongSize.message).toMatch(/assigns 5 rows .* n = 6/);
   });
 
   it('structured-gaussian: diagonal blocks spread ~1, off-diagonal blocks spread ~sigma', () => {
