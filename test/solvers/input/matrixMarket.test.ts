@@ -1,10 +1,12 @@
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   MatrixMarketSyntaxError,
   NonFiniteValueError,
   NotSquareError,
   ProblemTooLargeError,
+  SolverError,
   UnsupportedMatrixError,
 } from '../../../src/solvers/errors.js';
 import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
@@ -263,5 +265,64 @@ describe('parseMatrixMarket on hand-written inputs', () => {
     expect(error.message).toMatch(/1000000/);
     expect(() => parseMatrixMarket('%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 1 1\n')).toThrow(ProblemTooLargeError);
     expect(parseMatrixMarket('%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 1\n', { maxN: 3 }).rows).toBe(3);
+  });
+});
+
+describe('parseMatrixMarket on corrupted files', () => {
+  // Whatever a client uploads, the parser answers with a finite square matrix or a typed SolverError
+  // (mapped to a 4xx problem): never a TypeError, RangeError or an allocation sized by garbage.
+  const sources = ['bfwa62.mtx', 'bcsstk03.mtx', 'qc324.mtx', 'ash608.mtx'].map(readMatrixFile);
+  const tokens = ['%%MatrixMarket', 'matrix', 'coordinate', 'array', 'real', 'integer', 'complex', 'pattern', 'general', 'symmetric', 'skew-symmetric', 'hermitian'];
+  const pieces = [...tokens, '0', '-1', '-0', '1e309', '1e-320', 'nan', 'inf', '1.5e', '99999999999', '2147483648', '\n', '\r\n', ' ', '\t', '%', '-', '+', '.', 'e'];
+  const edit = fc.record({
+    at: fc.double({ min: 0, max: 1, noNaN: true }),
+    kind: fc.constantFrom('insert', 'delete', 'digit', 'duplicate-line', 'header-word'),
+    piece: fc.constantFrom(...pieces),
+    digit: fc.integer({ min: 0, max: 9 }),
+    span: fc.integer({ min: 1, max: 12 }),
+  });
+  type Edit = typeof edit extends fc.Arbitrary<infer T> ? T : never;
+  const apply = (text: string, e: Edit): string => {
+    const at = Math.floor(e.at * text.length);
+    const lines = text.split('\n');
+    const line = Math.floor(e.at * lines.length);
+    switch (e.kind) {
+      case 'insert':
+        return text.slice(0, at) + e.piece + text.slice(at);
+      case 'delete':
+        return text.slice(0, at) + text.slice(at + e.span);
+      case 'digit': {
+        const next = text.slice(at).search(/[0-9]/);
+        return next < 0 ? text : text.slice(0, at + next) + String(e.digit) + text.slice(at + next + 1);
+      }
+      case 'duplicate-line':
+        lines.splice(line, 0, lines[line]);
+        return lines.join('\n');
+      case 'header-word': {
+        const words = lines[0].split(' ');
+        words[Math.min(words.length - 1, Math.floor(e.at * words.length))] = tokens[e.digit % tokens.length];
+        lines[0] = words.join(' ');
+        return lines.join('\n');
+      }
+    }
+  };
+
+  it('gives a finite square matrix or a typed SolverError', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 0, max: sources.length - 1 }), fc.array(edit, { minLength: 1, maxLength: 4 }), (source, edits) => {
+        const text = edits.reduce(apply, sources[source]);
+        let matrix: DenseMatrix;
+        try {
+          matrix = parseMatrixMarket(text, { maxN: 4000 });
+        } catch (error) {
+          expect(error, String(error)).toBeInstanceOf(SolverError);
+          return;
+        }
+        expect(matrix.rows).toBe(matrix.cols);
+        expect(matrix.data.length).toBe(matrix.rows * matrix.cols);
+        expect(matrix.data.every(Number.isFinite)).toBe(true);
+      }),
+      { numRuns: 400, seed: 20261121 },
+    );
   });
 });
