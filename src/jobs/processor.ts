@@ -41,7 +41,7 @@ function workerConfig(): Config & { REDIS_URL: string } {
 
 const config = workerConfig();
 const logger = createLogger(config, { role: 'processor' });
-// The numerical backend, chosen once per child process (throws when NUMERIC_BACKEND=native and the addon is missing).
+// The numerical backend, chosen once per child process (startWorker has checked that a forced native one loads).
 const numericBackend = useBackend(config.NUMERIC_BACKEND);
 // The cores are shared among the jobs this worker runs at once. Threads beyond that share only
 // wait for each other (OpenBLAS's spin: a native call ran tens of times slower oversubscribed; the

@@ -12,7 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import { ConfigError, type Config } from '../config.js';
+import { nativeBlas, nativeUnavailableReason } from '../solvers/linalg/backend.js';
 import { makeProblem } from './problems.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
 import { JobStore } from './store/jobStore.js';
@@ -41,6 +42,12 @@ export function processorLocation(): { file: string; execArgv: string[] } {
 
 export async function startWorker(config: Config, logger: Logger): Promise<JobWorker> {
   if (!config.REDIS_URL) throw new Error('startWorker needs REDIS_URL');
+  // Every child would fail every job it takes (after its retries): refuse to start instead.
+  if (config.NUMERIC_BACKEND === 'native' && nativeBlas() === null) {
+    throw new ConfigError(
+      `NUMERIC_BACKEND=native, but the native numerical backend is not available: ${nativeUnavailableReason()}. Build it (npm run build:native) or set NUMERIC_BACKEND=auto or typescript.`,
+    );
+  }
   const redisUrl = config.REDIS_URL;
   const log = logger.child({ component: 'worker' });
   const { file, execArgv } = processorLocation();
