@@ -1,7 +1,8 @@
 /**
  * Service configuration: every setting is an environment variable, validated here once (zod) when a
- * process starts and passed down from its entry point. Nothing else reads `process.env`.
- * The README's "Configuration" table lists the same variables.
+ * process starts and passed down from its entry point. The README's "Configuration" table lists
+ * the same variables. Only the numerical library's own switches (LINALG_NATIVE_ADDON, LINALG_WASM)
+ * are read elsewhere, by src/solvers, which must work without this config.
  */
 import { z } from 'zod';
 
@@ -31,7 +32,7 @@ export const configSchema = z.object({
   DEFAULT_MAX_ITERATIONS: integer(20_000, 1),
   /** Most points kept in a run's trace (first and last iterations always kept). */
   TRACE_CAP: integer(2048, 16),
-  /** How long a job and everything stored for it are kept after it is created, in seconds. */
+  /** How long a job and everything stored for it are kept, in seconds: from its creation, counted again from when it ends. */
   JOB_TTL_SECONDS: integer(24 * 3600, 60),
   /** Attempts for a job failing on infrastructure errors (mathematical failures are never retried). */
   JOB_ATTEMPTS: integer(3, 1),
