@@ -12,8 +12,9 @@ WORKDIR /app
 COPY package.json package-lock.json ./
 COPY scripts ./scripts
 COPY native ./native
-# `npm ci` runs the package's install script, which builds the native addon when it can.
-RUN npm ci && mkdir -p native/build/Release
+# `npm ci` runs the package's install script, which builds the native addon; the image promises the
+# native backend, so a failed build fails the image (REQUIRE_NATIVE_BACKEND) instead of shipping without it.
+RUN REQUIRE_NATIVE_BACKEND=1 npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
