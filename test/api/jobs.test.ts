@@ -202,6 +202,13 @@ describe('listing, deleting, unknown ids', () => {
     expect(succeeded.items[0]).toMatchObject({ id: created[4], status: 'succeeded' });
     expect(succeeded.nextCursor).not.toBeNull();
 
+    // Empty values, as API.md writes the query and forms send it, mean "not given": the first page of everything.
+    const empty = await service.app.inject({ url: '/v1/jobs?status=&limit=&cursor=' });
+    expect(empty.statusCode).toBe(200);
+    const firstPage = (await service.app.inject({ url: '/v1/jobs' })).json() as JobPage;
+    expect((empty.json() as JobPage).items.map((item) => item.id)).toEqual(firstPage.items.map((item) => item.id));
+    expect((await service.app.inject({ url: '/v1/jobs?status=&limit=0' })).statusCode).toBe(400);
+
     const badCursor = await service.app.inject({ url: '/v1/jobs?cursor=not-a-cursor' });
     expect(badCursor.statusCode).toBe(400);
     expect(badCursor.json().code).toBe('invalid-cursor');
