@@ -99,14 +99,6 @@ function gaussian(n: number, mean: number, std: number, seed: number): DenseMatr
   return { rows: n, cols: n, data: rng.fillNormal(new Float64Array(n * n), mean, std) };
 }
 
-/** Start row of each block (blocks of `blockSize`, the last one takes the remainder), plus n at the end. */
-export function blockStarts(n: number, blockSize: number): number[] {
-  const starts: number[] = [];
-  for (let s = 0; s < n; s += blockSize) starts.push(s);
-  starts.push(n);
-  return starts;
-}
-
 /** The block of each row, and how many blocks: runs of blockSize rows, or the partition's machines. */
 function blockOfRows(n: number, blockSize: number | null, partition: Pick<Partition, 'm' | 'assignment'> | undefined): { block: Int32Array; count: number } {
   if (blockSize !== null) {
