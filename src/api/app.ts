@@ -3,6 +3,7 @@
  * caller owns the configuration, the JobService and the logger, so tests build the same app
  * against a real Redis and drive it with inject() or over a socket.
  */
+import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createSerializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
@@ -34,6 +35,8 @@ export async function buildApp({ config, jobService, logger = false, responseVal
     bodyLimit: config.BODY_LIMIT_BYTES,
     // Long-poll style SSE streams must not be cut by the default request timeout.
     requestTimeout: 0,
+    // An empty value (`?status=&limit=`, as forms and dashboards send it) means the parameter was not given.
+    routerOptions: { querystringParser: (query) => withoutEmptyValues(parseQuery(query)) },
   });
 
   app.setValidatorCompiler(validatorCompiler);
@@ -64,4 +67,9 @@ export async function buildApp({ config, jobService, logger = false, responseVal
 
   await app.ready();
   return app;
+}
+
+function withoutEmptyValues(query: ParsedUrlQuery): ParsedUrlQuery {
+  for (const key of Object.keys(query)) if (query[key] === '') delete query[key];
+  return query;
 }

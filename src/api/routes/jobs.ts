@@ -49,11 +49,6 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         querystring: ListJobsQuerySchema,
         response: { 200: JobPageSchema, ...problemResponses(400, 503) },
       },
-      // `?status=&limit=&cursor=` as forms and dashboards send it: an empty value means "not given".
-      preValidation: async (request) => {
-        const query = request.query as Record<string, unknown>;
-        for (const key of Object.keys(query)) if (query[key] === '') delete query[key];
-      },
     },
     async (request) => jobService.list(request.query),
   );
