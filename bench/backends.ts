@@ -5,7 +5,15 @@
  * 'auto' on both (they split large iterations over worker threads on either backend; OpenBLAS
  * threads its own calls, i.e. the factorizations of the native backend).
  */
-import { activeBackend, nativeBlas, nativeUnavailableReason, setSolverThreads, solverThreads, useBackend, type BackendName } from '../src/solvers/index.js';
+import {
+  activeBackend,
+  nativeBlas,
+  nativeUnavailableReason,
+  setSolverThreads,
+  solverThreads,
+  useBackend,
+  type BackendName,
+} from '../src/solvers/index.js';
 
 export type { BackendName };
 

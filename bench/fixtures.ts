@@ -11,7 +11,14 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { analyze, buildDistributedSystem, fromRows, parseMatrixMarket, partitionFromAssignment, type DenseMatrix } from '../src/solvers/index.js';
+import {
+  analyze,
+  buildDistributedSystem,
+  fromRows,
+  parseMatrixMarket,
+  partitionFromAssignment,
+  type DenseMatrix,
+} from '../src/solvers/index.js';
 import { selectBackend, type BackendName } from './backends.js';
 
 interface Fixture {
@@ -52,7 +59,9 @@ const EPS = Number.EPSILON;
 async function main(): Promise<void> {
   const [backendArg, fixturesDir, matricesDir] = process.argv.slice(2);
   const selected = selectBackend(backendArg as BackendName);
-  const files = readdirSync(fixturesDir).filter((f) => f.endsWith('.json')).sort();
+  const files = readdirSync(fixturesDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   const cases: FixtureCheck[] = [];
   for (const file of files) {
     const f = JSON.parse(readFileSync(join(fixturesDir, file), 'utf8')) as Fixture;
@@ -74,7 +83,14 @@ async function main(): Promise<void> {
       ['lambdaMaxS', rel(a.conditioning.lambdaMaxS, e.lambdaMaxS) / 1e-9],
       ['kappaAtA', rel(a.conditioning.kappaAtA, e.kappaAtA) / tolA],
       ['thetaH', Math.abs(a.heterogeneity.thetaH - e.thetaH) / angleTol],
-      ['phiMin', e.phiMin === null ? (a.heterogeneity.phiMin === null ? 0 : Infinity) : Math.abs((a.heterogeneity.phiMin ?? NaN) - e.phiMin) / angleTol],
+      [
+        'phiMin',
+        e.phiMin === null
+          ? a.heterogeneity.phiMin === null
+            ? 0
+            : Infinity
+          : Math.abs((a.heterogeneity.phiMin ?? NaN) - e.phiMin) / angleTol,
+      ],
       ['rowNormRatio', rel(a.heterogeneity.rowNormRatio, e.rowNormRatio) / 1e-9],
       ['rates.apc', Math.abs(a.rates.apc.rate - e.rates.apc) / Math.max(1e-9, tolS / Math.sqrt(e.kappaS))],
       ['rates.dhbm', Math.abs(a.rates.dhbm.rate - e.rates.dhbm) / Math.max(1e-9, tolA / Math.sqrt(e.kappaAtA))],

@@ -94,7 +94,12 @@ function jobBody(n: number, m: number, seed: number): string {
 
 async function runJob(baseUrl: string, n: number, m: number, seed: number, signal: AbortSignal): Promise<Outcome> {
   const t0 = performance.now();
-  const response = await fetch(`${baseUrl}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: jobBody(n, m, seed), signal });
+  const response = await fetch(`${baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: jobBody(n, m, seed),
+    signal,
+  });
   const submitMs = performance.now() - t0;
   if (response.status !== 202) {
     await response.body?.cancel();

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { buildPartition, generateMatrix, parseMatrixMarket, type DenseMatrix } from '../src/solvers/index.js';
 import type { ProblemFile } from './common.js';
 
-export type ProblemSource = { kind: 'gaussian'; n: number; mean: number; seed: number } | { kind: 'matrix-market'; file: string; path: string };
+export type ProblemSource =
+  { kind: 'gaussian'; n: number; mean: number; seed: number } | { kind: 'matrix-market'; file: string; path: string };
 
 export interface ProblemDefinition {
   name: string;
@@ -48,7 +49,8 @@ export function problemByName(name: string, matricesDir: string): ProblemDefinit
 }
 
 export function buildMatrixOf(source: ProblemSource): DenseMatrix {
-  if (source.kind === 'gaussian') return generateMatrix({ generator: 'gaussian', n: source.n, mean: source.mean, std: 1, seed: source.seed });
+  if (source.kind === 'gaussian')
+    return generateMatrix({ generator: 'gaussian', n: source.n, mean: source.mean, std: 1, seed: source.seed });
   return parseMatrixMarket(readFileSync(source.path, 'utf8'));
 }
 
@@ -78,7 +80,11 @@ export function repetitionsFor(
 }
 
 /** Writes the matrix, assignment and problem.json of `problem` under cacheDir; returns the problem file. */
-export function writeProblemCache(problem: ProblemDefinition, cacheDir: string, policy: RepetitionPolicy): { path: string; spec: ProblemFile } {
+export function writeProblemCache(
+  problem: ProblemDefinition,
+  cacheDir: string,
+  policy: RepetitionPolicy,
+): { path: string; spec: ProblemFile } {
   mkdirSync(cacheDir, { recursive: true });
   const A = buildMatrixOf(problem.source);
   const n = A.rows;

@@ -40,7 +40,8 @@ const CACHE = join(BENCH, '.cache');
 
 function sharedDir(): string {
   const candidates = [process.env.SHARED_DIR, resolve(ROOT, '..', 'shared'), join(ROOT, 'test', 'reference')];
-  for (const dir of candidates) if (dir && existsSync(join(dir, 'matrices')) && existsSync(join(dir, 'fixtures', 'heterogeneity'))) return dir;
+  for (const dir of candidates)
+    if (dir && existsSync(join(dir, 'matrices')) && existsSync(join(dir, 'fixtures', 'heterogeneity'))) return dir;
   throw new Error(`no shared reference data (matrices, fixtures) found in ${candidates.filter(Boolean).join(', ')}`);
 }
 
@@ -76,11 +77,15 @@ const policy: RepetitionPolicy = {
   solveBudgetSeconds: Number(args['solve-budget'] ?? (quick ? 1 : 5)),
   repeatScale: Number(args['repeat-scale'] ?? (quick ? 0.3 : 1)),
 };
-const problems: ProblemDefinition[] = args.problems !== undefined
-  ? args.problems.split(',').filter((name) => name.trim() !== '' && name.trim() !== 'none').map((name) => problemByName(name.trim(), MATRICES))
-  : quick
-    ? [problemByName('gaussian-n250-m10', MATRICES), problemByName('gaussian-n1000-m10', MATRICES)]
-    : defaultProblems(MATRICES);
+const problems: ProblemDefinition[] =
+  args.problems !== undefined
+    ? args.problems
+        .split(',')
+        .filter((name) => name.trim() !== '' && name.trim() !== 'none')
+        .map((name) => problemByName(name.trim(), MATRICES))
+    : quick
+      ? [problemByName('gaussian-n250-m10', MATRICES), problemByName('gaussian-n1000-m10', MATRICES)]
+      : defaultProblems(MATRICES);
 const e2e = {
   enabled: !args['no-e2e'],
   jobs: Number(args['e2e-jobs'] ?? (quick ? 300 : 2000)),
@@ -205,7 +210,10 @@ function cpuSnapshot(): CpuSnapshot | null {
     // user nice system idle iowait irq softirq steal: busy = all but idle and iowait.
     const busy = cpu[0] + cpu[1] + cpu[2] + cpu[5] + cpu[6] + (cpu[7] ?? 0);
     const self = readFileSync('/proc/self/stat', 'utf8');
-    const fields = self.slice(self.lastIndexOf(')') + 2).split(' ').map(Number);
+    const fields = self
+      .slice(self.lastIndexOf(')') + 2)
+      .split(' ')
+      .map(Number);
     // Fields after the command: state(0) ... utime(11) stime(12) cutime(13) cstime(14).
     const ours = fields[11] + fields[12] + fields[13] + fields[14];
     return { machineBusyTicks: busy, oursTicks: ours, at: performance.now() };
@@ -229,7 +237,10 @@ function treeCpuTicks(rootPid: number): number | null {
       if (!/^\d+$/.test(entry)) continue;
       try {
         const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ').map(Number);
+        const fields = stat
+          .slice(stat.lastIndexOf(')') + 2)
+          .split(' ')
+          .map(Number);
         stats.set(Number(entry), { ppid: fields[1], ticks: fields[11] + fields[12] });
       } catch {
         // the process ended meanwhile
@@ -264,7 +275,10 @@ async function waitForQuiet(maxSeconds: number): Promise<number | null> {
     await new Promise((r) => setTimeout(r, 2000));
     const load = foreignCores(from, cpuSnapshot());
     if (load === null || load < QUIET_CORES || performance.now() > deadline) {
-      if (waited) log(`  ${load !== null && load < QUIET_CORES ? 'quiet now' : 'still busy, going on'} (other processes: ${load?.toFixed(2) ?? '?'} cores)`);
+      if (waited)
+        log(
+          `  ${load !== null && load < QUIET_CORES ? 'quiet now' : 'still busy, going on'} (other processes: ${load?.toFixed(2) ?? '?'} cores)`,
+        );
       return load;
     }
     if (!waited) log(`  waiting up to ${maxSeconds} s for a quiet machine: other processes use ${load.toFixed(2)} cores`);
@@ -302,7 +316,8 @@ async function runProblemQuietly(problem: ProblemDefinition, backends: BackendNa
     if (best === null || (result.otherLoadCores ?? 0) < (best.otherLoadCores ?? 0)) best = result;
     best.attempts = attempt;
     if ((result.otherLoadCores ?? 0) <= NOISY_CORES) break;
-    if (attempt <= quiet.retries) log(`  ${problem.name}: other processes used ${result.otherLoadCores?.toFixed(2)} cores during the run; repeating it`);
+    if (attempt <= quiet.retries)
+      log(`  ${problem.name}: other processes used ${result.otherLoadCores?.toFixed(2)} cores during the run; repeating it`);
   }
   return best!;
 }
@@ -312,7 +327,9 @@ async function runProblem(problem: ProblemDefinition, backends: BackendName[]): 
   const before = cpuSnapshot();
   const sides: Record<string, SideOutcome> = {};
   for (const backend of backends) {
-    const result = await runChild(process.execPath, [...NODE_STAGES, join(BENCH, 'stages.ts'), path, backend], { timeoutMs: CHILD_TIMEOUT_MS });
+    const result = await runChild(process.execPath, [...NODE_STAGES, join(BENCH, 'stages.ts'), path, backend], {
+      timeoutMs: CHILD_TIMEOUT_MS,
+    });
     sides[backend] = lastJson<SideReport>(result, `stages.ts ${backend}`);
   }
   const reference = await runChild('python3', [join(BENCH, 'reference.py'), path], { timeoutMs: CHILD_TIMEOUT_MS });
@@ -343,10 +360,15 @@ function printProblem(result: ProblemResult, backends: BackendName[]): void {
     const s = sides[side];
     if (!isReport(s)) log(`  ${side}: FAILED ${s?.error ?? ''}`);
   }
-  const header = ['stage'.padEnd(38), ...backends.map((b) => b.padStart(11)), 'numpy'.padStart(11), ...backends.map((b) => `${b}/np`.padStart(15))];
+  const header = [
+    'stage'.padEnd(38),
+    ...backends.map((b) => b.padStart(11)),
+    'numpy'.padStart(11),
+    ...backends.map((b) => `${b}/np`.padStart(15)),
+  ];
   log(`  ${header.join(' ')}`);
   for (const stage of STAGE_NAMES) {
-    const time = (side: string): number | null => (isReport(sides[side]) ? (sides[side] as SideReport).stages[stage] : null);
+    const time = (side: string): number | null => (isReport(sides[side]) ? sides[side].stages[stage] : null);
     const ratio = (side: string): number | null => {
       const ours = sides[side];
       if (!isReport(ours) || !isReport(numpy)) return null;
@@ -361,8 +383,10 @@ function printProblem(result: ProblemResult, backends: BackendName[]): void {
     ];
     log(`  ${row.join(' ')}`);
   }
-  const rss = [...backends, 'numpy'].map((side) => `${side} ${isReport(sides[side]) ? formatBytes((sides[side] as SideReport).peakRssBytes) : '—'}`);
-  log(`  peak RSS: ${rss.join(', ')}; other processes used ${result.otherLoadCores === null ? '?' : result.otherLoadCores.toFixed(2)} cores meanwhile`);
+  const rss = [...backends, 'numpy'].map((side) => `${side} ${isReport(sides[side]) ? formatBytes(sides[side].peakRssBytes) : '—'}`);
+  log(
+    `  peak RSS: ${rss.join(', ')}; other processes used ${result.otherLoadCores === null ? '?' : result.otherLoadCores.toFixed(2)} cores meanwhile`,
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -434,12 +458,29 @@ async function runEndToEnd(): Promise<E2eResult> {
   try {
     await waitReady(`${baseUrl}/readyz`, 60_000, () => exited);
     serviceStartSeconds = (performance.now() - t0) / 1e3;
-    log(`\nend to end: service ready on ${baseUrl} after ${serviceStartSeconds.toFixed(1)} s; per level at most ${e2e.jobs} jobs / ${e2e.seconds} s`);
+    log(
+      `\nend to end: service ready on ${baseUrl} after ${serviceStartSeconds.toFixed(1)} s; per level at most ${e2e.jobs} jobs / ${e2e.seconds} s`,
+    );
     for (const concurrency of e2e.concurrency) {
       const serviceTicksBefore = service.pid ? treeCpuTicks(service.pid) : null;
       const result = await runChild(
         process.execPath,
-        [...NODE_TSX, join(BENCH, 'load.ts'), '--base-url', baseUrl, '--jobs', String(e2e.jobs), '--seconds', String(e2e.seconds), '--concurrency', String(concurrency), '--n', String(e2e.n), '--m', String(e2e.m)],
+        [
+          ...NODE_TSX,
+          join(BENCH, 'load.ts'),
+          '--base-url',
+          baseUrl,
+          '--jobs',
+          String(e2e.jobs),
+          '--seconds',
+          String(e2e.seconds),
+          '--concurrency',
+          String(concurrency),
+          '--n',
+          String(e2e.n),
+          '--m',
+          String(e2e.m),
+        ],
         { timeoutMs: (e2e.seconds + 120) * 1000 },
       );
       const parsed = lastJson<LoadReport>(result, 'load.ts');
@@ -451,7 +492,9 @@ async function runEndToEnd(): Promise<E2eResult> {
       loads.push({
         ...parsed,
         serviceCores:
-          serviceTicksBefore === null || serviceTicksAfter === null ? null : (serviceTicksAfter - serviceTicksBefore) / TICKS_PER_SECOND / result.seconds,
+          serviceTicksBefore === null || serviceTicksAfter === null
+            ? null
+            : (serviceTicksAfter - serviceTicksBefore) / TICKS_PER_SECOND / result.seconds,
         loadCores: parsed.loadCpuSeconds / result.seconds,
       });
       log(`  concurrency ${concurrency}: ${describeLoad(loads[loads.length - 1])}`);
@@ -472,7 +515,9 @@ async function runEndToEnd(): Promise<E2eResult> {
 }
 
 function describeLoad(l: MeasuredLoad): string {
-  const latency = l.latencyMs ? `latency p50 ${l.latencyMs.p50.toFixed(0)} ms, p99 ${l.latencyMs.p99.toFixed(0)} ms` : 'no latency (nothing succeeded)';
+  const latency = l.latencyMs
+    ? `latency p50 ${l.latencyMs.p50.toFixed(0)} ms, p99 ${l.latencyMs.p99.toFixed(0)} ms`
+    : 'no latency (nothing succeeded)';
   const cpu = `service ${l.serviceCores === null ? '?' : l.serviceCores.toFixed(2)} cores, load generator ${l.loadCores.toFixed(2)}`;
   return `${l.succeeded} succeeded, ${l.failed} failed, ${l.unfinished} unfinished in ${l.windowSeconds.toFixed(1)} s: ${l.throughput.toFixed(1)} jobs/s; ${latency}; CPU ${cpu}`;
 }
@@ -532,7 +577,7 @@ function stageTable(record: RunRecord, stage: StageName): string {
     const numpy = sides.numpy;
     return [
       problemLabel(spec),
-      ...backends.map((b) => (isReport(sides[b]) ? formatSeconds((sides[b] as SideReport).stages[stage]) : 'failed')),
+      ...backends.map((b) => (isReport(sides[b]) ? formatSeconds(sides[b].stages[stage]) : 'failed')),
       isReport(numpy) ? formatSeconds(numpy.stages[stage]) : 'failed',
       ...backends.map((b) => {
         const s = sides[b];
@@ -544,7 +589,17 @@ function stageTable(record: RunRecord, stage: StageName): string {
 }
 
 function solveTable(record: RunRecord, which: 'apcSolve' | 'dhbmSolve'): string {
-  const head = ['problem', 'side', 'iterations', 'final relative residual', 'stopped by', 'time', 'time / iteration', 'ratio / iteration vs NumPy', 'time / iteration ÷ best single iteration'];
+  const head = [
+    'problem',
+    'side',
+    'iterations',
+    'final relative residual',
+    'stopped by',
+    'time',
+    'time / iteration',
+    'ratio / iteration vs NumPy',
+    'time / iteration ÷ best single iteration',
+  ];
   const rows: string[][] = [];
   for (const { spec, sides } of record.problems) {
     const numpy = sides.numpy;
@@ -573,10 +628,16 @@ const MEMORY_TARGET_NXN = 4;
 
 function memoryTable(record: RunRecord): string {
   const sides = sidesOf(record);
-  const head = ['problem', 'one n x n', ...sides.map((s) => `peak RSS ${s}`), ...sides.map((s) => `analysis holds (n x n) ${s}`), ...sides.map((s) => `process growth (n x n) ${s}`)];
+  const head = [
+    'problem',
+    'one n x n',
+    ...sides.map((s) => `peak RSS ${s}`),
+    ...sides.map((s) => `analysis holds (n x n) ${s}`),
+    ...sides.map((s) => `process growth (n x n) ${s}`),
+  ];
   const rows = record.problems.map(({ spec, sides: results }) => {
     const matrixBytes = spec.n * spec.n * FLOAT64_BYTES;
-    const each = (f: (r: SideReport) => string) => sides.map((s) => (isReport(results[s]) ? f(results[s] as SideReport) : '—'));
+    const each = (f: (r: SideReport) => string) => sides.map((s) => (isReport(results[s]) ? f(results[s]) : '—'));
     return [
       problemLabel(spec),
       formatBytes(matrixBytes),
@@ -605,7 +666,11 @@ function phaseTable(record: RunRecord): string {
 
 /** The fastest streaming pass over A measured on this machine for this problem (any side, any kernel). */
 function bestStream(sides: Record<string, SideOutcome>): number {
-  return Math.min(...Object.values(sides).filter(isReport).map((s) => s.stages.streamMatrix));
+  return Math.min(
+    ...Object.values(sides)
+      .filter(isReport)
+      .map((s) => s.stages.streamMatrix),
+  );
 }
 
 function rooflineTable(record: RunRecord): string {
@@ -623,7 +688,12 @@ function rooflineTable(record: RunRecord): string {
     const best = bestStream(results);
     const bytes = spec.n * spec.n * FLOAT64_BYTES;
     // Our streaming pass runs in each backend's process; its speed varies between processes (page placement), so the best.
-    const oursStream = Math.min(...record.backends.map((b) => results[b]).filter(isReport).map((r) => r.stream.sum8));
+    const oursStream = Math.min(
+      ...record.backends
+        .map((b) => results[b])
+        .filter(isReport)
+        .map((r) => r.stream.sum8),
+    );
     const np = results.numpy;
     const passes = (stage: 'apcIteration' | 'dhbmIteration') => (s: string) => {
       const r = results[s];
@@ -768,7 +838,8 @@ function iterationLimit(p: ProblemResult, side: string, stage: 'apcIteration' | 
   const gflops = (flops: number, seconds: number): string => (flops / seconds / 1e9).toFixed(1);
   const npFlops = stage === 'apcIteration' ? 6 * n2 : 4 * n2;
   const iterationThreads = `${ours.environment[stage === 'apcIteration' ? 'apcThreads' : 'dhbmThreads'] ?? 1} thread(s) (setting ${ours.environment.threads})`;
-  const threads = side === 'native' ? `the addon's C row kernels on ${iterationThreads}` : `the WebAssembly SIMD row kernels on ${iterationThreads}`;
+  const threads =
+    side === 'native' ? `the addon's C row kernels on ${iterationThreads}` : `the WebAssembly SIMD row kernels on ${iterationThreads}`;
   const verdict =
     oursPasses <= 1.25 * needed
       ? `memory bandwidth: ours runs at the stream rate (${oursPasses.toFixed(1)} passes of A, ${needed} needed)`
@@ -822,7 +893,10 @@ function plainLoopRows(record: RunRecord, threshold: number): TargetRow[] {
 
 function targets(record: RunRecord): TargetRow[] {
   const rows: TargetRow[] = [];
-  const thresholds: Record<string, { iteration: number; analysis: number }> = { native: { iteration: 1, analysis: 1 }, typescript: { iteration: 2, analysis: 10 } };
+  const thresholds: Record<string, { iteration: number; analysis: number }> = {
+    native: { iteration: 1, analysis: 1 },
+    typescript: { iteration: 2, analysis: 10 },
+  };
   for (const backend of ['native', 'typescript'] as const) {
     const available = record.backends.includes(backend);
     const t = thresholds[backend];
@@ -831,14 +905,21 @@ function targets(record: RunRecord): TargetRow[] {
         const p = findProblem(record, `gaussian-n2000-m${m}`);
         const label = `one ${stage === 'apcIteration' ? 'APC' : 'D-HBM'} iteration, n = 2000, m = ${m}`;
         if (!available || !p || !isReport(p.sides[backend]) || !isReport(p.sides.numpy)) {
-          rows.push({ target: label, backend, measured: available ? 'not measured in this run' : 'backend not available', threshold: `≤ ${t.iteration}`, met: null, limits: '' });
+          rows.push({
+            target: label,
+            backend,
+            measured: available ? 'not measured in this run' : 'backend not available',
+            threshold: `≤ ${t.iteration}`,
+            met: null,
+            limits: '',
+          });
           continue;
         }
-        const ratio = (p.sides[backend] as SideReport).stages[stage] / (p.sides.numpy as SideReport).stages[stage];
+        const ratio = p.sides[backend].stages[stage] / p.sides.numpy.stages[stage];
         rows.push({
           target: label,
           backend,
-          measured: `${ratio.toFixed(3)} (${formatSeconds((p.sides[backend] as SideReport).stages[stage])} vs ${formatSeconds((p.sides.numpy as SideReport).stages[stage])})`,
+          measured: `${ratio.toFixed(3)} (${formatSeconds(p.sides[backend].stages[stage])} vs ${formatSeconds(p.sides.numpy.stages[stage])})`,
           threshold: `≤ ${t.iteration}`,
           met: ratio <= t.iteration,
           limits: ratio <= t.iteration ? '' : iterationLimit(p, backend, stage),
@@ -848,10 +929,17 @@ function targets(record: RunRecord): TargetRow[] {
     if (backend === 'typescript') rows.push(...plainLoopRows(record, t.iteration));
     const p = findProblem(record, 'gaussian-n1000-m10');
     if (!available || !p || !isReport(p.sides[backend]) || !isReport(p.sides.numpy)) {
-      rows.push({ target: 'full analysis, n = 1000, m = 10', backend, measured: available ? 'not measured in this run' : 'backend not available', threshold: `≤ ${t.analysis}`, met: null, limits: '' });
+      rows.push({
+        target: 'full analysis, n = 1000, m = 10',
+        backend,
+        measured: available ? 'not measured in this run' : 'backend not available',
+        threshold: `≤ ${t.analysis}`,
+        met: null,
+        limits: '',
+      });
     } else {
-      const ours = p.sides[backend] as SideReport;
-      const np = p.sides.numpy as SideReport;
+      const ours = p.sides[backend];
+      const np = p.sides.numpy;
       const ratio = ours.stages.analysis / np.stages.analysis;
       const phases = (Object.keys(ours.analysisPhases) as (keyof AnalysisPhases)[])
         .map((k) => `${k} ${formatSeconds(ours.analysisPhases[k])} vs ${formatSeconds(np.analysisPhases[k])}`)
@@ -870,7 +958,8 @@ function targets(record: RunRecord): TargetRow[] {
   for (const backend of record.backends) {
     const sherman = findProblem(record, 'sherman5-m10');
     const large = record.problems.filter((q) => q.spec.n >= 2000 && isReport(q.sides[backend]));
-    const units = (q: ProblemResult, side: string): number => (q.sides[side] as SideReport).analysisGrowthBytes / (q.spec.n * q.spec.n * FLOAT64_BYTES);
+    const units = (q: ProblemResult, side: string): number =>
+      (q.sides[side] as SideReport).analysisGrowthBytes / (q.spec.n * q.spec.n * FLOAT64_BYTES);
     const worst = large.reduce<ProblemResult | null>((w, q) => (w === null || units(q, backend) > units(w, backend) ? q : w), null);
     const completed = sherman ? isReport(sherman.sides[backend]) : null;
     const npUnits = worst && isReport(worst.sides.numpy) ? ` (NumPy ${units(worst, 'numpy').toFixed(1)})` : '';
@@ -879,7 +968,9 @@ function targets(record: RunRecord): TargetRow[] {
       backend,
       measured:
         `${completed === null ? 'sherman5 not in this run' : completed ? `sherman5 (n = 3312) completed, peak RSS ${formatBytes((sherman!.sides[backend] as SideReport).peakRssBytes)}` : 'sherman5 FAILED'}` +
-        (worst ? `; the analysis holds at most ${units(worst, backend).toFixed(1)} n x n beyond its inputs${npUnits}, at ${worst.spec.name}` : ''),
+        (worst
+          ? `; the analysis holds at most ${units(worst, backend).toFixed(1)} n x n beyond its inputs${npUnits}, at ${worst.spec.name}`
+          : ''),
       threshold: `≤ ${MEMORY_TARGET_NXN} n x n beyond A, A_i, Q_i; n = 3312 completes`,
       met: completed === null || worst === null ? null : completed && units(worst, backend) <= MEMORY_TARGET_NXN,
       limits: '',
@@ -887,8 +978,24 @@ function targets(record: RunRecord): TargetRow[] {
   }
   // End to end.
   const load = record.e2e ? headlineLoad(record.e2e.loads) : null;
-  if (!record.e2e) rows.push({ target: 'end to end: ≥ 200 jobs/s, p99 < 250 ms', backend: 'service', measured: 'not run (--no-e2e)', threshold: '', met: null, limits: '' });
-  else if (!load || !load.latencyMs) rows.push({ target: 'end to end: ≥ 200 jobs/s, p99 < 250 ms', backend: 'service', measured: `failed: ${record.e2e.error ?? 'no job succeeded'}`, threshold: '≥ 200 /s, p99 < 250 ms', met: false, limits: '' });
+  if (!record.e2e)
+    rows.push({
+      target: 'end to end: ≥ 200 jobs/s, p99 < 250 ms',
+      backend: 'service',
+      measured: 'not run (--no-e2e)',
+      threshold: '',
+      met: null,
+      limits: '',
+    });
+  else if (!load || !load.latencyMs)
+    rows.push({
+      target: 'end to end: ≥ 200 jobs/s, p99 < 250 ms',
+      backend: 'service',
+      measured: `failed: ${record.e2e.error ?? 'no job succeeded'}`,
+      threshold: '≥ 200 /s, p99 < 250 ms',
+      met: false,
+      limits: '',
+    });
   else {
     const met = meetsE2e(load);
     rows.push({
@@ -907,8 +1014,11 @@ function targets(record: RunRecord): TargetRow[] {
     rows.push({
       target: `agreement: analysis values (${AGREEMENT_KEYS.map(([k]) => k).join(', ')}) on every problem, ${a} vs ${b}`,
       backend: a,
-      measured: w && f ? `largest relative difference ${exp2(w.worst)} (${w.key}, ${w.problem}); largest difference as a fraction of its tolerance ${exp2(f.fraction)} (${f.key}, ${f.problem})` : 'no comparable results',
-      threshold: 'within the fixture tests\' tolerances (see Agreement)',
+      measured:
+        w && f
+          ? `largest relative difference ${exp2(w.worst)} (${w.key}, ${w.problem}); largest difference as a fraction of its tolerance ${exp2(f.fraction)} (${f.key}, ${f.problem})`
+          : 'no comparable results',
+      threshold: "within the fixture tests' tolerances (see Agreement)",
       met: f ? f.fraction <= 1 : null,
       limits: '',
     });
@@ -954,8 +1064,13 @@ function renderMarkdown(record: RunRecord, summary: string[]): string {
   out.push(`- Command: \`${record.command}\` (total ${(record.totalSeconds / 60).toFixed(1)} min)`);
   out.push(`- Machine: ${machine.cpu}, ${machine.cores} cores, ${machine.ramGiB.toFixed(0)} GiB RAM (${machine.caches}); ${machine.os}`);
   out.push(`- Software: Node ${machine.node}; Python ${machine.python}, NumPy ${machine.numpy}, ${machine.blas}`);
-  out.push(`- Load average (1, 5, 15 min) before: ${machine.loadBefore.map((x) => x.toFixed(2)).join(', ')}; after: ${machine.loadAfter.map((x) => x.toFixed(2)).join(', ')}.`);
-  const loads = record.problems.map((q) => `${q.spec.name} ${q.otherLoadCores === null ? '?' : q.otherLoadCores.toFixed(2)}${q.attempts > 1 ? ` (quietest of ${q.attempts} runs)` : ''}`);
+  out.push(
+    `- Load average (1, 5, 15 min) before: ${machine.loadBefore.map((x) => x.toFixed(2)).join(', ')}; after: ${machine.loadAfter.map((x) => x.toFixed(2)).join(', ')}.`,
+  );
+  const loads = record.problems.map(
+    (q) =>
+      `${q.spec.name} ${q.otherLoadCores === null ? '?' : q.otherLoadCores.toFixed(2)}${q.attempts > 1 ? ` (quietest of ${q.attempts} runs)` : ''}`,
+  );
   if (record.e2e) loads.push(`end to end ${record.e2e.otherLoadCores === null ? '?' : record.e2e.otherLoadCores.toFixed(2)}`);
   out.push(
     `- Other processes' CPU use while each part ran (cores of ${machine.cores}; from /proc/stat minus this benchmark's processes): ${loads.join(', ')}. Anything well above 0 inflates the times of that part, NumPy's most (its OpenBLAS splits work over both cores and waits for the slower).`,
@@ -972,7 +1087,12 @@ function renderMarkdown(record: RunRecord, summary: string[]): string {
   );
   out.push('');
   out.push('## Targets', '');
-  out.push(md([['target', 'backend', 'measured (ratio = ours / NumPy)', 'target', 'result', 'what limits it'], ...targets(record).map((t) => [t.target, t.backend, t.measured, t.threshold, metText(t.met), t.limits])]));
+  out.push(
+    md([
+      ['target', 'backend', 'measured (ratio = ours / NumPy)', 'target', 'result', 'what limits it'],
+      ...targets(record).map((t) => [t.target, t.backend, t.measured, t.threshold, metText(t.met), t.limits]),
+    ]),
+  );
   out.push('');
   out.push('## Stages', '');
   out.push('Wall time per stage; ratio = ours / NumPy (below 1: ours is faster).', '');
@@ -988,31 +1108,41 @@ function renderMarkdown(record: RunRecord, summary: string[]): string {
   );
   out.push('#### APC', '', solveTable(record, 'apcSolve'), '', '#### D-HBM', '', solveTable(record, 'dhbmSolve'), '');
   out.push('## Memory', '');
-  out.push('Peak RSS of each problem\'s process (the analysis is its largest stage), and the growth over the process\'s baseline (runtime + libraries, before the matrix is read) in units of one n x n float64 matrix; A itself counts as 1.', '');
+  out.push(
+    "Peak RSS of each problem's process (the analysis is its largest stage), and the growth over the process's baseline (runtime + libraries, before the matrix is read) in units of one n x n float64 matrix; A itself counts as 1.",
+    '',
+  );
   out.push(memoryTable(record), '');
   out.push('## Roofline', '');
   out.push(
     'One stream pass = the fastest read of every entry of A measured in this run for that problem: ours is a single-threaded reduction with eight accumulators, NumPy\'s `A.sum()` (one thread) and `A @ ones` (OpenBLAS gemv, all threads). "passes" = iteration time / that time. ' +
-      'Minimum passes per iteration: our APC reads each Q_i^T twice (2 passes; its residual comes from R^T w_i, no pass over A), our D-HBM reads A once (fused A^T (A x - b)); NumPy\'s APC reads each Q_i twice and A once for the residual (3), its D-HBM reads A twice (2). ' +
-      'The machine\'s caches are large (see Run): up to n = 2000 (31 MiB) A may be served from cache rather than DRAM. ' +
+      "Minimum passes per iteration: our APC reads each Q_i^T twice (2 passes; its residual comes from R^T w_i, no pass over A), our D-HBM reads A once (fused A^T (A x - b)); NumPy's APC reads each Q_i twice and A once for the residual (3), its D-HBM reads A twice (2). " +
+      "The machine's caches are large (see Run): up to n = 2000 (31 MiB) A may be served from cache rather than DRAM. " +
       `Our single-threaded pass is the best over our processes: its speed varies between processes (up to ~3x at n = 2000, with where the pages land); NumPy also asks for transparent huge pages for large arrays (madvise; this kernel's THP setting: ${record.machine.thp}), V8's ArrayBuffers do not.`,
     '',
   );
   out.push(rooflineTable(record), '');
   out.push('## Agreement', '');
   out.push(
-    'Relative differences of the analysis values. NumPy\'s eigvalsh of the formed S knows lambda_min(S) only to ~eps·kappa(S) relative, its SVD sigma_min to ~eps·kappa(A) (kappa(A^T A) to twice that); ours works with A and Q unsquared. Differences of that size are the reference\'s rounding, not disagreement. ' +
-      'The targets count a value as agreeing within the tolerances of test/solvers/analysis/fixtures.test.ts, with the second side of each pair as the reference: kappa(S) relative max(1e-6, 4 eps kappa(S)), kappa(A^T A) relative max(1e-6, 8 eps sqrt(kappa(A^T A))), angles 1e-9 absolute, rates 1e-9 absolute (or the condition number\'s tolerance times the rate\'s sensitivity), the row-norm ratio 1e-9 relative.',
+    "Relative differences of the analysis values. NumPy's eigvalsh of the formed S knows lambda_min(S) only to ~eps·kappa(S) relative, its SVD sigma_min to ~eps·kappa(A) (kappa(A^T A) to twice that); ours works with A and Q unsquared. Differences of that size are the reference's rounding, not disagreement. " +
+      "The targets count a value as agreeing within the tolerances of test/solvers/analysis/fixtures.test.ts, with the second side of each pair as the reference: kappa(S) relative max(1e-6, 4 eps kappa(S)), kappa(A^T A) relative max(1e-6, 8 eps sqrt(kappa(A^T A))), angles 1e-9 absolute, rates 1e-9 absolute (or the condition number's tolerance times the rate's sensitivity), the row-norm ratio 1e-9 relative.",
     '',
   );
   out.push(agreementTable(record), '');
-  out.push('Fixtures (../shared/fixtures/heterogeneity, NumPy/SciPy references; tolerances of test/solvers/analysis/fixtures.test.ts):', '');
+  out.push(
+    'Fixtures (../shared/fixtures/heterogeneity, NumPy/SciPy references; tolerances of test/solvers/analysis/fixtures.test.ts):',
+    '',
+  );
   for (const backend of record.backends) out.push(`- ${backend}: ${fixtureSummary(record.fixtures[backend])}`);
   out.push('');
   out.push('## End to end (HTTP, BullMQ, Redis, worker)', '');
   if (!e2eResult) out.push('Not run (--no-e2e).');
   else {
-    out.push(`- Service: ${Object.entries(e2eResult.config).map(([k, v]) => `${k} = ${v}`).join(', ')}; ready after ${e2eResult.serviceStartSeconds.toFixed(1)} s.`);
+    out.push(
+      `- Service: ${Object.entries(e2eResult.config)
+        .map(([k, v]) => `${k} = ${v}`)
+        .join(', ')}; ready after ${e2eResult.serviceStartSeconds.toFixed(1)} s.`,
+    );
     if (e2eResult.error) out.push(`- Failed: ${e2eResult.error}`);
     const first = e2eResult.loads[0];
     if (first) {
@@ -1022,18 +1152,38 @@ function renderMarkdown(record: RunRecord, summary: string[]): string {
       out.push('');
       out.push(
         md([
-          ['clients', 'stopped by', 'submitted', 'succeeded', 'failed', 'rejected', 'unfinished', 'window', 'throughput', 'p50', 'p90', 'p99', 'max', 'POST p50 / p99', 'CPU: service / load generator (cores)'],
+          [
+            'clients',
+            'stopped by',
+            'submitted',
+            'succeeded',
+            'failed',
+            'rejected',
+            'unfinished',
+            'window',
+            'throughput',
+            'p50',
+            'p90',
+            'p99',
+            'max',
+            'POST p50 / p99',
+            'CPU: service / load generator (cores)',
+          ],
           ...e2eResult.loads.map((l) => [
             String(l.concurrency),
             l.stoppedBy,
             String(l.submitted),
             String(l.succeeded),
             String(l.failed),
-            Object.entries(l.rejected).map(([k, v]) => `${k}: ${v}`).join(', ') || '0',
+            Object.entries(l.rejected)
+              .map(([k, v]) => `${k}: ${v}`)
+              .join(', ') || '0',
             String(l.unfinished),
             `${l.windowSeconds.toFixed(1)} s`,
             `${l.throughput.toFixed(1)} jobs/s`,
-            ...(l.latencyMs ? [l.latencyMs.p50, l.latencyMs.p90, l.latencyMs.p99, l.latencyMs.max].map((x) => `${x.toFixed(0)} ms`) : ['—', '—', '—', '—']),
+            ...(l.latencyMs
+              ? [l.latencyMs.p50, l.latencyMs.p90, l.latencyMs.p99, l.latencyMs.max].map((x) => `${x.toFixed(0)} ms`)
+              : ['—', '—', '—', '—']),
             l.submitMs ? `${l.submitMs.p50.toFixed(1)} / ${l.submitMs.p99.toFixed(1)} ms` : '—',
             `${l.serviceCores === null ? '?' : l.serviceCores.toFixed(2)} / ${l.loadCores.toFixed(2)}`,
           ]),
@@ -1044,7 +1194,7 @@ function renderMarkdown(record: RunRecord, summary: string[]): string {
   out.push('');
   out.push('## Notes', '');
   out.push(
-    '- What NumPy computes (bench/reference.py): QR of each A_i^T (numpy.linalg.qr), cos theta_ij = sigma_max(Q_a^T Q_b) with the sine route when that cosine exceeds 0.9 (SPEC), |u_k·u_l| for all row pairs as one GEMM, eigvalsh of the formed S = Q Q^T, SVD of A; APC as Q_i (Q_i^T v) with the residual |A xbar - b| each iteration; D-HBM as A^T (A x - b) with two gemv. A competent by-hand implementation, dense throughout (also for the sparse sherman5: ours works on each machine\'s column support there).',
+    "- What NumPy computes (bench/reference.py): QR of each A_i^T (numpy.linalg.qr), cos theta_ij = sigma_max(Q_a^T Q_b) with the sine route when that cosine exceeds 0.9 (SPEC), |u_k·u_l| for all row pairs as one GEMM, eigvalsh of the formed S = Q Q^T, SVD of A; APC as Q_i (Q_i^T v) with the residual |A xbar - b| each iteration; D-HBM as A^T (A x - b) with two gemv. A competent by-hand implementation, dense throughout (also for the sparse sherman5: ours works on each machine's column support there).",
     '- Ratios below 1 mean ours is faster. Single iterations are best-of-k; the expensive stages at n ≥ 1000 are single runs. Between runs on a quiet machine a ratio moves by up to ~10-20 %, and the TypeScript iterations that run on two worker threads by up to 2-3x (their best step depends on how the threads are scheduled), so a ratio within ~10 % of its target is a tie rather than a clear pass or miss.',
   );
   for (const note of record.backendNotes) out.push(`- ${note}`);
@@ -1057,7 +1207,7 @@ function summaryLines(record: RunRecord, rows: TargetRow[]): string[] {
   const ratioOf = (name: string, side: string, stage: StageName): string => {
     const p = findProblem(record, name);
     if (!p || !isReport(p.sides[side]) || !isReport(p.sides.numpy)) return '—';
-    return formatRatio((p.sides[side] as SideReport).stages[stage] / (p.sides.numpy as SideReport).stages[stage]);
+    return formatRatio(p.sides[side].stages[stage] / p.sides.numpy.stages[stage]);
   };
   lines.push(
     `Measured by \`${record.command}\` (${record.date.slice(0, 10)}, ${record.machine.cpu}, ${record.machine.cores} cores) against NumPy ${record.machine.numpy} with ${record.machine.blas} in the same run; ratio = our time / NumPy's, below 1 is faster.`,
@@ -1078,11 +1228,13 @@ function summaryLines(record: RunRecord, rows: TargetRow[]): string[] {
       `- The TypeScript backend on its plain loops (LINALG_WASM=off, or no WebAssembly SIMD): one APC iteration at n = 2000 ${plain('gaussian-n2000-m10', 'apcIteration')} / ${plain('gaussian-n2000-m50', 'apcIteration')}, one D-HBM iteration ${plain('gaussian-n2000-m10', 'dhbmIteration')} / ${plain('gaussian-n2000-m50', 'dhbmIteration')}.`,
     );
   }
-  if (!record.backends.includes('native')) lines.push(`- Native backend: not measured (${record.backendNotes.join(' ') || 'not available'}).`);
+  if (!record.backends.includes('native'))
+    lines.push(`- Native backend: not measured (${record.backendNotes.join(' ') || 'not available'}).`);
   const memory = rows.filter((r) => r.target.startsWith('memory')).map((r) => `${r.backend}: ${r.measured}`);
   if (memory.length) lines.push(`- Memory: ${memory.join('; ')}.`);
   const e2eRow = rows.find((r) => r.target.startsWith('end to end'));
-  if (e2eRow) lines.push(`- End to end (analyze jobs n = 50, m = 5 through HTTP, BullMQ, Redis and the worker, SSE, loopback): ${e2eRow.measured}.`);
+  if (e2eRow)
+    lines.push(`- End to end (analyze jobs n = 50, m = 5 through HTTP, BullMQ, Redis and the worker, SSE, loopback): ${e2eRow.measured}.`);
   const agreement = rows.filter((r) => r.target.startsWith('agreement'));
   if (agreement.length) {
     lines.push(
@@ -1091,7 +1243,9 @@ function summaryLines(record: RunRecord, rows: TargetRow[]): string[] {
   }
   const met = rows.filter((r) => r.met === true).length;
   const missed = rows.filter((r) => r.met === false);
-  lines.push(`- Targets: ${met} met, ${missed.length} missed${missed.length ? ` (${missed.map((r) => `${r.target} [${r.backend}]`).join('; ')})` : ''}; what limits each is in the Targets table.`);
+  lines.push(
+    `- Targets: ${met} met, ${missed.length} missed${missed.length ? ` (${missed.map((r) => `${r.target} [${r.backend}]`).join('; ')})` : ''}; what limits each is in the Targets table.`,
+  );
   return lines.slice(0, 13);
 }
 
@@ -1119,11 +1273,16 @@ async function main(): Promise<void> {
   for (const b of requested) if (!backends.includes(b)) support.notes.push(`Backend ${b} was requested but is not available.`);
 
   const loadBefore = os.loadavg();
-  const pythonInfo = await runChild('python3', ['-c', 'import json, platform, numpy as np; b = np.show_config(mode="dicts")["Build Dependencies"]["blas"]; print(json.dumps({"python": platform.python_version(), "numpy": np.__version__, "blas": b["name"] + " " + b["version"]}))']);
+  const pythonInfo = await runChild('python3', [
+    '-c',
+    'import json, platform, numpy as np; b = np.show_config(mode="dicts")["Build Dependencies"]["blas"]; print(json.dumps({"python": platform.python_version(), "numpy": np.__version__, "blas": b["name"] + " " + b["version"]}))',
+  ]);
   const py = lastJson<{ python: string; numpy: string; blas: string }>(pythonInfo, 'python3');
   const npmEvent = process.env.npm_lifecycle_event;
   const argv = process.argv.slice(2).join(' ');
-  const command = npmEvent ? `npm run ${npmEvent}${argv && !(process.env.npm_lifecycle_script ?? '').endsWith(argv) ? ` -- ${argv}` : ''}` : `node --import tsx bench/run.ts${argv ? ` ${argv}` : ''}`;
+  const command = npmEvent
+    ? `npm run ${npmEvent}${argv && !(process.env.npm_lifecycle_script ?? '').endsWith(argv) ? ` -- ${argv}` : ''}`
+    : `node --import tsx bench/run.ts${argv ? ` ${argv}` : ''}`;
   const machine: Machine = {
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.cpus().length,
@@ -1138,9 +1297,13 @@ async function main(): Promise<void> {
     loadBefore,
     loadAfter: [],
   };
-  log(`benchmark: ${problems.length} problems, backends ${backends.join(', ')}, solve budget ${policy.solveBudgetSeconds} s, cap ${policy.maxSolveIterations} iterations`);
+  log(
+    `benchmark: ${problems.length} problems, backends ${backends.join(', ')}, solve budget ${policy.solveBudgetSeconds} s, cap ${policy.maxSolveIterations} iterations`,
+  );
   for (const note of support.notes) log(`  note: ${note}`);
-  log(`  load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}; cache ${relative(ROOT, CACHE)}; waits up to ${quiet.waitSeconds} s for quiet before each part, repeats a disturbed problem ${quiet.retries} time(s)`);
+  log(
+    `  load average ${loadBefore.map((x) => x.toFixed(2)).join(' ')}; cache ${relative(ROOT, CACHE)}; waits up to ${quiet.waitSeconds} s for quiet before each part, repeats a disturbed problem ${quiet.retries} time(s)`,
+  );
 
   const results: ProblemResult[] = [];
   for (const problem of problems) {
@@ -1152,7 +1315,11 @@ async function main(): Promise<void> {
   const fixtures: Record<string, FixtureReport | { error: string }> = {};
   if (!args['no-fixtures']) {
     for (const backend of backends) {
-      const result = await runChild(process.execPath, [...NODE_TSX, join(BENCH, 'fixtures.ts'), backend, join(SHARED, 'fixtures', 'heterogeneity'), MATRICES], { timeoutMs: CHILD_TIMEOUT_MS });
+      const result = await runChild(
+        process.execPath,
+        [...NODE_TSX, join(BENCH, 'fixtures.ts'), backend, join(SHARED, 'fixtures', 'heterogeneity'), MATRICES],
+        { timeoutMs: CHILD_TIMEOUT_MS },
+      );
       fixtures[backend] = lastJson<FixtureReport>(result, `fixtures.ts ${backend}`);
       log(`\nfixtures (${backend}): ${fixtureSummary(fixtures[backend])}`);
     }

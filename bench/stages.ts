@@ -160,7 +160,11 @@ function solve(system: DistributedSystem, id: 'apc' | 'dhbm', spectral: Spectral
   const controller = new AbortController();
   const t0 = performance.now();
   const deadline = t0 + spec.solveBudgetSeconds * 1e3;
-  const work = runAlgorithmWork(system, id, spectral, { tolerance: spec.tolerance, maxIterations: spec.maxSolveIterations, signal: controller.signal });
+  const work = runAlgorithmWork(system, id, spectral, {
+    tolerance: spec.tolerance,
+    maxIterations: spec.maxSolveIterations,
+    signal: controller.signal,
+  });
   let step = work.next();
   while (!step.done) {
     if (performance.now() > deadline) controller.abort();
@@ -177,14 +181,18 @@ async function main(): Promise<void> {
     throw new Error('usage: stages.ts <problem.json> <typescript|native>');
   }
   const spec = JSON.parse(readFileSync(problemPath, 'utf8')) as ProblemFile;
-  const selected = selectBackend(backendArg as BackendName);
+  const selected = selectBackend(backendArg);
   const { n, m } = spec;
   const baselineRssBytes = process.memoryUsage.rss();
   const A = { rows: n, cols: n, data: readRaw(spec.matrixFile, new Float64Array(n * n)) };
   const assignment = readRaw(spec.assignmentFile, new Int32Array(n));
 
   // Warm-up (JIT, first-call costs), as reference.py does: setup + analysis of a small system.
-  analyze(buildDistributedSystem(createProblem({ A: generateMatrix({ generator: 'gaussian', n: 64, mean: 1, seed: 1 }), partition: { machines: 4 } })));
+  analyze(
+    buildDistributedSystem(
+      createProblem({ A: generateMatrix({ generator: 'gaussian', n: 64, mean: 1, seed: 1 }), partition: { machines: 4 } }),
+    ),
+  );
 
   const stages = {} as Record<StageName, number>;
   // The streaming pass first, on the freshly read matrix (reference.py measures at the same point).
@@ -233,7 +241,12 @@ async function main(): Promise<void> {
     environment: {
       node: process.version,
       backend: selected.backend,
-      rowKernels: selected.backend === 'native' ? 'C (addon)' : wasmKernelsEnabled() ? 'WebAssembly SIMD' : `plain TypeScript loops (${wasmKernelsUnavailableReason()})`,
+      rowKernels:
+        selected.backend === 'native'
+          ? 'C (addon)'
+          : wasmKernelsEnabled()
+            ? 'WebAssembly SIMD'
+            : `plain TypeScript loops (${wasmKernelsUnavailableReason()})`,
       threads: selected.threads,
       apcThreads,
       dhbmThreads,

@@ -77,11 +77,22 @@ function nodeGypCommand() {
 if (process.env.SKIP_NATIVE_BUILD === '1') finish(false, 'SKIP_NATIVE_BUILD=1: not built; the TypeScript backend will be used.');
 if (process.platform === 'win32') finish(false, 'not supported on Windows; the TypeScript backend will be used.');
 
-const includeDirs = candidateDirs('NATIVE_BLAS_INCLUDE_DIRS', ['/usr/include', '/usr/include/openblas', '/usr/local/include', '/usr/local/include/openblas', '/opt/homebrew/opt/openblas/include']);
+const includeDirs = candidateDirs('NATIVE_BLAS_INCLUDE_DIRS', [
+  '/usr/include',
+  '/usr/include/openblas',
+  '/usr/local/include',
+  '/usr/local/include/openblas',
+  '/opt/homebrew/opt/openblas/include',
+]);
 // OpenBLAS's own cblas.h (it declares openblas_set_num_threads, which the addon uses).
 const cblasDir = findFile(includeDirs, 'cblas.h', (file) => readFileSync(file, 'utf8').includes('openblas_set_num_threads'));
 const lapackeDir = findFile(includeDirs, 'lapacke.h');
-const libraryDirs = candidateDirs('NATIVE_BLAS_LIBRARY_DIRS', ['/usr/lib', '/usr/lib64', '/usr/local/lib', '/opt/homebrew/opt/openblas/lib']);
+const libraryDirs = candidateDirs('NATIVE_BLAS_LIBRARY_DIRS', [
+  '/usr/lib',
+  '/usr/lib64',
+  '/usr/local/lib',
+  '/opt/homebrew/opt/openblas/lib',
+]);
 const libExt = process.platform === 'darwin' ? 'dylib' : 'so';
 const openblasDir = findFile(libraryDirs, `libopenblas.${libExt}`);
 const lapackeLibDir = findFile(libraryDirs, `liblapacke.${libExt}`) ?? (process.platform === 'darwin' ? openblasDir : null);
@@ -92,7 +103,10 @@ if (!lapackeDir) missing.push('lapacke.h');
 if (!openblasDir) missing.push(`libopenblas.${libExt}`);
 if (!lapackeLibDir) missing.push(`liblapacke.${libExt}`);
 if (missing.length > 0) {
-  finish(false, `not built (missing ${missing.join(', ')}; on Debian/Ubuntu: apt-get install libopenblas-dev liblapacke-dev); the TypeScript backend will be used.`);
+  finish(
+    false,
+    `not built (missing ${missing.join(', ')}; on Debian/Ubuntu: apt-get install libopenblas-dev liblapacke-dev); the TypeScript backend will be used.`,
+  );
 }
 const tools = [];
 if (!onPath('cc') && !onPath('gcc') && !onPath('clang')) tools.push('a C compiler');
@@ -105,7 +119,11 @@ if (tools.length > 0) finish(false, `not built (missing ${tools.join(', ')} to c
 const args = [...gyp.slice(1), 'rebuild'];
 // Compile against the headers installed with this node when they exist (no download).
 const nodePrefix = resolve(dirname(process.execPath), '..');
-if (!process.env.npm_config_nodedir && existsSync(join(nodePrefix, 'include', 'node', 'node_api.h')) && existsSync(join(nodePrefix, 'include', 'node', 'common.gypi'))) {
+if (
+  !process.env.npm_config_nodedir &&
+  existsSync(join(nodePrefix, 'include', 'node', 'node_api.h')) &&
+  existsSync(join(nodePrefix, 'include', 'node', 'common.gypi'))
+) {
   args.push(`--nodedir=${nodePrefix}`);
 }
 const extraIncludes = [cblasDir, lapackeDir].filter((dir) => dir !== '/usr/include' && dir !== '/usr/local/include');
@@ -130,5 +148,8 @@ try {
   const addon = createRequire(import.meta.url)(addonPath);
   finish(true, `built ${addonPath} against ${addon.config()}; 'auto' selects it.`);
 } catch (error) {
-  finish(false, `built but cannot be loaded (${error instanceof Error ? error.message : String(error)}); the TypeScript backend will be used.`);
+  finish(
+    false,
+    `built but cannot be loaded (${error instanceof Error ? error.message : String(error)}); the TypeScript backend will be used.`,
+  );
 }

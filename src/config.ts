@@ -18,8 +18,14 @@ export const configSchema = z.object({
   /** redis-server binary used for the embedded default. */
   REDIS_SERVER_BIN: z.string().min(1).default('redis-server'),
   /** Prefix of every Redis key the service writes (BullMQ keys included). */
-  KEY_PREFIX: z.string().regex(/^[A-Za-z0-9_-]+$/).default('lss'),
-  QUEUE_NAME: z.string().regex(/^[A-Za-z0-9_-]+$/).default('jobs'),
+  KEY_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('lss'),
+  QUEUE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('jobs'),
   /** Largest accepted request body, in bytes; larger bodies get 413. */
   BODY_LIMIT_BYTES: integer(32 * 1024 * 1024, 1024),
   /** Largest accepted n (matrices are dense n x n in memory); larger problems get 413. */

@@ -29,7 +29,12 @@ export interface BuildAppOptions {
   responseValidation?: 'strict' | 'log';
 }
 
-export async function buildApp({ config, jobService, logger = false, responseValidation = 'log' }: BuildAppOptions): Promise<FastifyInstance> {
+export async function buildApp({
+  config,
+  jobService,
+  logger = false,
+  responseValidation = 'log',
+}: BuildAppOptions): Promise<FastifyInstance> {
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: config.BODY_LIMIT_BYTES,

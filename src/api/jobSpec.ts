@@ -27,7 +27,7 @@ export function toJobSpec(body: CreateJobRequest, config: Config): JobSpec {
     n = spec.n;
     matrix = { kind: 'generator', spec };
   } else {
-    const A = buildMatrix(body.matrix as MatrixInput, limits);
+    const A = buildMatrix(body.matrix, limits);
     n = A.rows;
     matrix = { kind: 'dense', A, format: body.matrix.format };
   }
@@ -36,22 +36,38 @@ export function toJobSpec(body: CreateJobRequest, config: Config): JobSpec {
 
   let rhs: Float64Array | null = null;
   if (body.rhs !== undefined && body.rhs !== null) {
-    if (body.rhs.length !== n) throw new DimensionMismatchError(`rhs has ${body.rhs.length} entries but the matrix has n = ${n} rows.`, { length: body.rhs.length, n });
+    if (body.rhs.length !== n)
+      throw new DimensionMismatchError(`rhs has ${body.rhs.length} entries but the matrix has n = ${n} rows.`, {
+        length: body.rhs.length,
+        n,
+      });
     rhs = entriesToVector(body.rhs, 'rhs');
   }
 
   const algorithms: AlgorithmId[] = body.type === 'analyze' ? [] : [...new Set(body.algorithms ?? ALGORITHM_IDS)];
-  return { type: body.type, n, matrix, rhs, m: partition.m, assignment: partition.assignment, algorithms, options: jobOptions(body.options, config) };
+  return {
+    type: body.type,
+    n,
+    matrix,
+    rhs,
+    m: partition.m,
+    assignment: partition.assignment,
+    algorithms,
+    options: jobOptions(body.options, config),
+  };
 }
 
 function jobOptions(options: CreateJobRequest['options'], config: Config): JobOptions {
   const tolerance = options?.tolerance ?? config.DEFAULT_TOLERANCE;
   const maxIterations = options?.maxIterations ?? config.DEFAULT_MAX_ITERATIONS;
   if (maxIterations > config.MAX_ITERATIONS_LIMIT) {
-    throw new InvalidParameterError(`options.maxIterations is ${maxIterations}; at most ${config.MAX_ITERATIONS_LIMIT} (MAX_ITERATIONS_LIMIT) is allowed.`, {
-      parameter: 'options.maxIterations',
-      limit: config.MAX_ITERATIONS_LIMIT,
-    });
+    throw new InvalidParameterError(
+      `options.maxIterations is ${maxIterations}; at most ${config.MAX_ITERATIONS_LIMIT} (MAX_ITERATIONS_LIMIT) is allowed.`,
+      {
+        parameter: 'options.maxIterations',
+        limit: config.MAX_ITERATIONS_LIMIT,
+      },
+    );
   }
   const parameters: Partial<Record<AlgorithmId, Parameters>> = {};
   for (const [id, given] of Object.entries(options?.parameters ?? {}) as [AlgorithmId, Parameters | undefined][]) {

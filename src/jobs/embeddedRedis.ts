@@ -73,16 +73,25 @@ export async function startEmbeddedRedis(options: EmbeddedRedisOptions = {}): Pr
 
 async function launch(bin: string, port: number, dir: string, startTimeoutMs: number): Promise<EmbeddedRedis> {
   const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--dir', dir,
-    '--save', '',
-    '--appendonly', 'no',
-    '--daemonize', 'no',
-    '--protected-mode', 'yes',
-    '--loglevel', 'warning',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--appendonly',
+    'no',
+    '--daemonize',
+    'no',
+    '--protected-mode',
+    'yes',
+    '--loglevel',
+    'warning',
     // BullMQ's recommendation: never evict its keys.
-    '--maxmemory-policy', 'noeviction',
+    '--maxmemory-policy',
+    'noeviction',
   ];
   const child: ChildProcess = spawn(bin, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   let stderr = '';

@@ -17,14 +17,21 @@ export class JobNotFoundError extends JobError {
 
 export class RunNotFoundError extends JobError {
   readonly code = 'run-not-found';
-  constructor(readonly jobId: string, readonly algorithm: string, reason: string) {
+  constructor(
+    readonly jobId: string,
+    readonly algorithm: string,
+    reason: string,
+  ) {
     super(`Job '${jobId}' has no ${algorithm} run: ${reason}.`);
   }
 }
 
 export class JobNotFinishedError extends JobError {
   readonly code = 'job-not-finished';
-  constructor(readonly jobId: string, readonly status: string) {
+  constructor(
+    readonly jobId: string,
+    readonly status: string,
+  ) {
     super(`Job '${jobId}' is ${status}; only finished jobs can be deleted (cancel it first).`);
   }
 }
@@ -41,14 +48,19 @@ export class StoreUnavailableError extends JobError {
 export class InvalidCursorError extends JobError {
   readonly code = 'invalid-cursor';
   constructor(cursor: string) {
-    super(`'${cursor.length > 40 ? `${cursor.slice(0, 40)}...` : cursor}' is not a cursor returned by GET /v1/jobs; pass the nextCursor of the previous page.`);
+    super(
+      `'${cursor.length > 40 ? `${cursor.slice(0, 40)}...` : cursor}' is not a cursor returned by GET /v1/jobs; pass the nextCursor of the previous page.`,
+    );
   }
 }
 
 /** The stored input of a job (matrix, rhs, assignment) expired or was removed before a worker ran it. */
 export class JobInputMissingError extends JobError {
   readonly code = 'job-input-missing';
-  constructor(readonly jobId: string, what: string) {
+  constructor(
+    readonly jobId: string,
+    what: string,
+  ) {
     super(`The stored ${what} of job '${jobId}' is missing (expired before a worker could run the job).`);
   }
 }

@@ -26,11 +26,26 @@ const catalog: ProblemType[] = [
     title: 'Invalid request',
     description: 'The request does not match the schema of the endpoint (see `errors` for each offending field, as a JSON pointer).',
   },
-  { code: 'invalid-cursor', status: 400, title: 'Invalid cursor', description: 'The `cursor` query parameter is not a `nextCursor` returned by this service.' },
-  { code: 'unsupported-media-type', status: 415, title: 'Unsupported media type', description: 'Request bodies must be `application/json`.' },
+  {
+    code: 'invalid-cursor',
+    status: 400,
+    title: 'Invalid cursor',
+    description: 'The `cursor` query parameter is not a `nextCursor` returned by this service.',
+  },
+  {
+    code: 'unsupported-media-type',
+    status: 415,
+    title: 'Unsupported media type',
+    description: 'Request bodies must be `application/json`.',
+  },
   // Semantically invalid problems (422): the SolverError codes of the numerical core
   { code: 'not-square', status: 422, title: 'Matrix is not square', description: 'A x = b needs a square n x n matrix.' },
-  { code: 'matrix-market-syntax', status: 422, title: 'Malformed Matrix Market data', description: 'The Matrix Market text could not be parsed.' },
+  {
+    code: 'matrix-market-syntax',
+    status: 422,
+    title: 'Malformed Matrix Market data',
+    description: 'The Matrix Market text could not be parsed.',
+  },
   {
     code: 'unsupported-matrix',
     status: 422,
@@ -39,32 +54,82 @@ const catalog: ProblemType[] = [
   },
   { code: 'non-finite-value', status: 422, title: 'Non-finite value', description: 'An entry of the matrix or of rhs is NaN or infinite.' },
   { code: 'invalid-entry', status: 422, title: 'Invalid entry', description: 'An entry of the matrix or of rhs is not a number.' },
-  { code: 'dimension-mismatch', status: 422, title: 'Dimension mismatch', description: 'Sizes do not agree (ragged rows, rhs length, COO indices out of range...).' },
-  { code: 'invalid-partition', status: 422, title: 'Invalid partition', description: 'The partition of the rows over the machines is not valid.' },
+  {
+    code: 'dimension-mismatch',
+    status: 422,
+    title: 'Dimension mismatch',
+    description: 'Sizes do not agree (ragged rows, rhs length, COO indices out of range...).',
+  },
+  {
+    code: 'invalid-partition',
+    status: 422,
+    title: 'Invalid partition',
+    description: 'The partition of the rows over the machines is not valid.',
+  },
   { code: 'empty-machine', status: 422, title: 'Machine without rows', description: 'Every machine must own at least one row.' },
   { code: 'row-assigned-twice', status: 422, title: 'Row assigned twice', description: 'Each row belongs to exactly one machine.' },
   { code: 'row-unassigned', status: 422, title: 'Row not assigned', description: 'The partition must cover every row.' },
-  { code: 'too-many-machines', status: 422, title: 'Too many machines', description: 'More machines than rows, or more than the service allows (MAX_MACHINES).' },
-  { code: 'singular-matrix', status: 422, title: 'Singular matrix', description: 'The matrix is singular (or numerically so): A x = b has no unique solution.' },
+  {
+    code: 'too-many-machines',
+    status: 422,
+    title: 'Too many machines',
+    description: 'More machines than rows, or more than the service allows (MAX_MACHINES).',
+  },
+  {
+    code: 'singular-matrix',
+    status: 422,
+    title: 'Singular matrix',
+    description: 'The matrix is singular (or numerically so): A x = b has no unique solution.',
+  },
   {
     code: 'invalid-parameter',
     status: 422,
     title: 'Invalid parameter',
     description: 'A generator parameter, an option or an algorithm parameter is unknown or outside its domain.',
   },
-  { code: 'invalid-problem', status: 422, title: 'Invalid problem', description: 'The problem is well-formed JSON but cannot be solved as given.' },
+  {
+    code: 'invalid-problem',
+    status: 422,
+    title: 'Invalid problem',
+    description: 'The problem is well-formed JSON but cannot be solved as given.',
+  },
   // Size limits (413)
   { code: 'too-large', status: 413, title: 'Problem too large', description: 'n exceeds MAX_N (dense storage grows as n^2).' },
   { code: 'body-too-large', status: 413, title: 'Request body too large', description: 'The request body exceeds BODY_LIMIT_BYTES.' },
   // Jobs
   { code: 'not-found', status: 404, title: 'Not found', description: 'No such endpoint.' },
-  { code: 'job-not-found', status: 404, title: 'Job not found', description: 'No job with this id (it may never have existed, or has expired or been deleted).' },
-  { code: 'run-not-found', status: 404, title: 'Run not found', description: 'The job has no run of this algorithm (not requested, not reached, or the job is an analysis).' },
-  { code: 'job-not-finished', status: 409, title: 'Job not finished', description: 'Only finished jobs can be deleted; cancel the job first.' },
+  {
+    code: 'job-not-found',
+    status: 404,
+    title: 'Job not found',
+    description: 'No job with this id (it may never have existed, or has expired or been deleted).',
+  },
+  {
+    code: 'run-not-found',
+    status: 404,
+    title: 'Run not found',
+    description: 'The job has no run of this algorithm (not requested, not reached, or the job is an analysis).',
+  },
+  {
+    code: 'job-not-finished',
+    status: 409,
+    title: 'Job not finished',
+    description: 'Only finished jobs can be deleted; cancel the job first.',
+  },
   { code: 'cancelled', status: 409, title: 'Cancelled', description: 'The computation was cancelled.' },
-  { code: 'job-input-missing', status: 500, title: 'Job input missing', description: 'The stored input of the job expired or was removed before a worker could run it.' },
+  {
+    code: 'job-input-missing',
+    status: 500,
+    title: 'Job input missing',
+    description: 'The stored input of the job expired or was removed before a worker could run it.',
+  },
   // Infrastructure
-  { code: 'store-unavailable', status: 503, title: 'Service unavailable', description: 'Redis (the job store and queue) is unreachable; retry later.' },
+  {
+    code: 'store-unavailable',
+    status: 503,
+    title: 'Service unavailable',
+    description: 'Redis (the job store and queue) is unreachable; retry later.',
+  },
   { code: 'internal-error', status: 500, title: 'Internal error', description: 'An unexpected error; details are in the service logs.' },
 ];
 
@@ -75,7 +140,11 @@ export function problemTypeUri(code: string): string {
 }
 
 /** A problem of a catalogued type (unknown codes fall back to a 500 'internal-error' title). */
-export function makeProblem(code: string, detail: string, extensions: Omit<Partial<ProblemDetails>, 'type' | 'code' | 'detail'> = {}): ProblemDetails {
+export function makeProblem(
+  code: string,
+  detail: string,
+  extensions: Omit<Partial<ProblemDetails>, 'type' | 'code' | 'detail'> = {},
+): ProblemDetails {
   const known = PROBLEM_TYPES.get(code);
   return {
     type: problemTypeUri(code),

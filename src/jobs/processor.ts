@@ -35,7 +35,8 @@ if (process.send) process.on('disconnect', () => process.exit(1));
 
 function workerConfig(): Config & { REDIS_URL: string } {
   const config = JSON.parse(process.env[WORKER_CONFIG_ENV] ?? 'null') as Config | null;
-  if (!config?.REDIS_URL) throw new Error(`${WORKER_CONFIG_ENV} is not set: this module runs only as a BullMQ sandboxed processor started by src/jobs/worker.ts`);
+  if (!config?.REDIS_URL)
+    throw new Error(`${WORKER_CONFIG_ENV} is not set: this module runs only as a BullMQ sandboxed processor started by src/jobs/worker.ts`);
   return { ...config, REDIS_URL: config.REDIS_URL };
 }
 
@@ -54,11 +55,20 @@ let store: JobStore | undefined;
 
 /** One connection per child process, reused by every job the child runs. */
 function jobStore(): JobStore {
-  store ??= new JobStore(createResilientConnection(config.REDIS_URL, 'lss-processor'), config.KEY_PREFIX, config.QUEUE_NAME, config.JOB_TTL_SECONDS);
+  store ??= new JobStore(
+    createResilientConnection(config.REDIS_URL, 'lss-processor'),
+    config.KEY_PREFIX,
+    config.QUEUE_NAME,
+    config.JOB_TTL_SECONDS,
+  );
   return store;
 }
 
-export default async function processJob(job: SandboxedJob<QueuedJobData>, _token?: string, signal?: AbortSignal): Promise<ProcessorReturn> {
+export default async function processJob(
+  job: SandboxedJob<QueuedJobData>,
+  _token?: string,
+  signal?: AbortSignal,
+): Promise<ProcessorReturn> {
   const data = job.data;
   const attempt = job.attemptsMade + 1;
   const log = logger.child({ jobId: data.id, attempt });

@@ -100,7 +100,8 @@ export class RedisJobService implements JobService {
     logConnectionErrors(queueConnection, log, 'queue');
     logConnectionErrors(subscriber, log, 'status subscriber');
     const service = new RedisJobService({ ...config, REDIS_URL: config.REDIS_URL }, log, commands, queueConnection, subscriber);
-    if (!(await waitUntilConnected(commands, 5000)) || !(await waitUntilConnected(queueConnection, 1000))) log.warn({ redis: config.REDIS_URL }, 'Redis not reachable yet; the API answers 503 until it is');
+    if (!(await waitUntilConnected(commands, 5000)) || !(await waitUntilConnected(queueConnection, 1000)))
+      log.warn({ redis: config.REDIS_URL }, 'Redis not reachable yet; the API answers 503 until it is');
     // Status messages published before this subscription is active would be missed.
     if (!(await subscribeWhenReady(subscriber, service.store.keys.statusChannel, 5000))) log.warn('status channel subscription pending');
     return service;
@@ -111,7 +112,8 @@ export class RedisJobService implements JobService {
       const now = Date.now();
       const id = newJobId(now);
       const createdAt = new Date(now).toISOString();
-      const input: StoredInput = spec.matrix.kind === 'generator' ? { format: 'generator', spec: spec.matrix.spec } : { format: spec.matrix.format };
+      const input: StoredInput =
+        spec.matrix.kind === 'generator' ? { format: 'generator', spec: spec.matrix.spec } : { format: spec.matrix.format };
       const data: QueuedJobData = {
         id,
         type: spec.type,
@@ -194,7 +196,9 @@ export class RedisJobService implements JobService {
       if (answer === 'missing') throw new JobNotFoundError(id);
       if (answer === 'cancelled-now') {
         // Fails (0) only when a worker has just taken the job: its processor then finds it cancelled.
-        await this.queue.remove(id).catch((err: unknown) => this.log.warn({ err, jobId: id }, 'could not remove the cancelled job from the queue'));
+        await this.queue
+          .remove(id)
+          .catch((err: unknown) => this.log.warn({ err, jobId: id }, 'could not remove the cancelled job from the queue'));
       } else if (answer === 'running') {
         await this.store.publishCancel(id);
       }
@@ -289,7 +293,8 @@ export class RedisJobService implements JobService {
     this.finishedListeners.clear();
     await this.queueEvents?.close().catch(() => undefined);
     await this.queue.close().catch(() => undefined);
-    for (const connection of [this.statusSubscriber, this.queueConnection, this.commands]) await connection.quit().catch(() => connection.disconnect());
+    for (const connection of [this.statusSubscriber, this.queueConnection, this.commands])
+      await connection.quit().catch(() => connection.disconnect());
   }
 
   // --- events -------------------------------------------------------------------------------
@@ -323,7 +328,8 @@ export class RedisJobService implements JobService {
     if (!this.subscriptions.get(id)?.size) return;
     this.get(id)
       .then((job) => {
-        for (const subscription of this.subscriptions.get(id) ?? []) this.deliver(subscription, { event: 'status', data: { status: job.status, job } });
+        for (const subscription of this.subscriptions.get(id) ?? [])
+          this.deliver(subscription, { event: 'status', data: { status: job.status, job } });
       })
       .catch((err: unknown) => {
         if (!(err instanceof JobNotFoundError)) this.log.debug({ err, jobId: id }, 'could not read job after status change');
@@ -341,7 +347,8 @@ export class RedisJobService implements JobService {
       if (subscribers.size === 0) continue;
       this.get(id)
         .then((job) => {
-          for (const subscription of this.subscriptions.get(id) ?? []) this.deliver(subscription, { event: 'status', data: { status: job.status, job } });
+          for (const subscription of this.subscriptions.get(id) ?? [])
+            this.deliver(subscription, { event: 'status', data: { status: job.status, job } });
         })
         .catch(() => undefined);
     }
@@ -378,7 +385,8 @@ function explainMissingRun(id: string, algorithm: AlgorithmId, context: RunConte
   if (!context.algorithms.includes(algorithm)) {
     return new RunNotFoundError(id, algorithm, `it was not requested (the job runs ${context.algorithms.join(', ') || 'no algorithms'})`);
   }
-  if (context.status === 'queued' || context.status === 'running') return new RunNotFoundError(id, algorithm, `the job is ${context.status}; runs are stored when it ends`);
+  if (context.status === 'queued' || context.status === 'running')
+    return new RunNotFoundError(id, algorithm, `the job is ${context.status}; runs are stored when it ends`);
   if (context.status === 'cancelled') return new RunNotFoundError(id, algorithm, 'the job was cancelled before this run started');
   if (context.status === 'failed') return new RunNotFoundError(id, algorithm, 'the job failed before this run');
   return new RunNotFoundError(id, algorithm, 'its stored output has expired');

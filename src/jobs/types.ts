@@ -121,9 +121,7 @@ export interface TraceView {
   downsampled: boolean;
 }
 
-export type JobEvent =
-  | { event: 'progress'; data: JobProgress }
-  | { event: 'status'; data: { status: JobStatus; job: Job } };
+export type JobEvent = { event: 'progress'; data: JobProgress } | { event: 'status'; data: { status: JobStatus; job: Job } };
 
 export interface JobService {
   /** Store the inputs, queue the job, and return it (status 'queued'). */

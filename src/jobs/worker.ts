@@ -17,7 +17,12 @@ import { nativeBlas, nativeUnavailableReason } from '../solvers/linalg/backend.j
 import { makeProblem } from './problems.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
 import { JobStore } from './store/jobStore.js';
-import { bullmqConnectionOptions, createResilientConnection, createSubscriberConnection, subscribeWhenReady } from './store/redisConnection.js';
+import {
+  bullmqConnectionOptions,
+  createResilientConnection,
+  createSubscriberConnection,
+  subscribeWhenReady,
+} from './store/redisConnection.js';
 import { WORKER_CONFIG_ENV } from './workerConfig.js';
 
 export interface JobWorker {
@@ -66,13 +71,15 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   const commands: Redis = createResilientConnection(redisUrl, 'lss-worker-commands');
   const store = new JobStore(commands, config.KEY_PREFIX, config.QUEUE_NAME, config.JOB_TTL_SECONDS);
   const subscriber = createSubscriberConnection(redisUrl, 'lss-worker-cancel');
-  for (const connection of [commands, subscriber]) connection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
+  for (const connection of [commands, subscriber])
+    connection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
   worker.on('error', (err) => log.error({ err }, 'worker error'));
 
   subscriber.on('message', (_channel: string, id: string) => {
     if (worker.cancelJob(id, 'cancel requested')) log.info({ jobId: id }, 'cancel delivered to the running job');
   });
-  if (!(await subscribeWhenReady(subscriber, store.keys.cancelChannel, 5000))) log.warn('cancel channel subscription pending (Redis not reachable yet)');
+  if (!(await subscribeWhenReady(subscriber, store.keys.cancelChannel, 5000)))
+    log.warn('cancel channel subscription pending (Redis not reachable yet)');
 
   worker.on('active', (job: Job<QueuedJobData>) => log.debug({ jobId: job.id, attempt: job.attemptsMade + 1 }, 'job taken'));
   worker.on('stalled', (jobId: string) => log.warn({ jobId }, 'job stalled (its worker died or hung); requeued'));

@@ -82,7 +82,10 @@ export class EmptyMachineError extends InvalidPartitionError {
 export class RowAssignedTwiceError extends InvalidPartitionError {
   override readonly code = 'row-assigned-twice';
   constructor(row: number, machines: [number, number]) {
-    super(`Row ${row} is assigned to machines ${machines[0]} and ${machines[1]}; each row belongs to exactly one machine.`, { row, machines });
+    super(`Row ${row} is assigned to machines ${machines[0]} and ${machines[1]}; each row belongs to exactly one machine.`, {
+      row,
+      machines,
+    });
   }
 }
 

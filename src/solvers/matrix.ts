@@ -16,7 +16,7 @@ export function fromRows(rows: ArrayLike<ArrayLike<number>>): DenseMatrix {
   const r = rows.length;
   const c = r === 0 ? 0 : rows[0].length;
   const data = new Float64Array(r * c);
-  for (let i = 0; i < r; i++) data.set(rows[i] as ArrayLike<number>, i * c);
+  for (let i = 0; i < r; i++) data.set(rows[i], i * c);
   return { rows: r, cols: c, data };
 }
 

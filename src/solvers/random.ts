@@ -34,7 +34,10 @@ export class SeededRandom {
 
   constructor(seed: number) {
     if (!Number.isSafeInteger(seed)) {
-      throw new InvalidParameterError(`seed must be an integer (at most 2^53 - 1 in magnitude); got ${String(seed)}.`, { parameter: 'seed', value: seed });
+      throw new InvalidParameterError(`seed must be an integer (at most 2^53 - 1 in magnitude); got ${String(seed)}.`, {
+        parameter: 'seed',
+        value: seed,
+      });
     }
     const low = seed >>> 0;
     const high = Math.floor(seed / TWO_POW_32) | 0;

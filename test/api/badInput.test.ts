@@ -18,7 +18,18 @@ afterAll(async () => {
   await service?.close();
 });
 
-const good = { type: 'analyze', matrix: { format: 'dense', data: [[4, 1, 0], [1, 3, 1], [0, 1, 2]] }, partition: { machines: 3 } };
+const good = {
+  type: 'analyze',
+  matrix: {
+    format: 'dense',
+    data: [
+      [4, 1, 0],
+      [1, 3, 1],
+      [0, 1, 2],
+    ],
+  },
+  partition: { machines: 3 },
+};
 
 async function post(payload: unknown, headers: Record<string, string> = {}) {
   const response = await service.app.inject({
@@ -60,7 +71,16 @@ describe('400: malformed JSON and schema violations', () => {
     expect(status).toBe(400);
     expect(problem.errors![0].path).toBe('/partition');
 
-    ({ status, problem } = await post({ ...good, matrix: { format: 'dense', data: [[1, true], [1, 2]] } }));
+    ({ status, problem } = await post({
+      ...good,
+      matrix: {
+        format: 'dense',
+        data: [
+          [1, true],
+          [1, 2],
+        ],
+      },
+    }));
     expect(status).toBe(400);
     expect(problem.errors![0].path).toBe('/matrix/data/0/1');
 
@@ -80,7 +100,16 @@ describe('400: malformed JSON and schema violations', () => {
 
 describe('422: invalid problems, with a detail naming the cause', () => {
   it('rejects a non-square dense matrix', async () => {
-    const { status, problem } = await post({ ...good, matrix: { format: 'dense', data: [[1, 2, 3], [4, 5, 6]] } });
+    const { status, problem } = await post({
+      ...good,
+      matrix: {
+        format: 'dense',
+        data: [
+          [1, 2, 3],
+          [4, 5, 6],
+        ],
+      },
+    });
     expect(status).toBe(422);
     expect(problem.code).toBe('not-square');
     expect(problem.detail).toMatch(/2 x 3/);
@@ -100,7 +129,17 @@ describe('422: invalid problems, with a detail naming the cause', () => {
   });
 
   it('rejects NaN and Infinity written as strings, naming the entry', async () => {
-    let { status, problem } = await post({ ...good, matrix: { format: 'dense', data: [[1, 0, 0], [0, 'NaN', 0], [0, 0, 1]] } });
+    let { status, problem } = await post({
+      ...good,
+      matrix: {
+        format: 'dense',
+        data: [
+          [1, 0, 0],
+          [0, 'NaN', 0],
+          [0, 0, 1],
+        ],
+      },
+    });
     expect(status).toBe(422);
     expect(problem.code).toBe('non-finite-value');
     expect(problem.detail).toContain('matrix entry (1, 1)');
@@ -110,24 +149,48 @@ describe('422: invalid problems, with a detail naming the cause', () => {
     expect(problem.code).toBe('non-finite-value');
     expect(problem.detail).toContain('rhs[1]');
 
-    ({ status, problem } = await post({ ...good, matrix: { format: 'coo', rows: 2, cols: 2, entries: [[0, 0, 1], [1, 1, 'Infinity']] }, partition: { machines: 1 } }));
+    ({ status, problem } = await post({
+      ...good,
+      matrix: {
+        format: 'coo',
+        rows: 2,
+        cols: 2,
+        entries: [
+          [0, 0, 1],
+          [1, 1, 'Infinity'],
+        ],
+      },
+      partition: { machines: 1 },
+    }));
     expect(status).toBe(422);
     expect(problem.detail).toContain('matrix entry (1, 1)');
   });
 
   it('rejects NaN and Infinity written as huge literals (1e999)', async () => {
-    let { status, problem } = await post('{"type":"analyze","matrix":{"format":"dense","data":[[1,0],[0,1e999]]},"partition":{"machines":2}}');
+    let { status, problem } = await post(
+      '{"type":"analyze","matrix":{"format":"dense","data":[[1,0],[0,1e999]]},"partition":{"machines":2}}',
+    );
     expect(status).toBe(422);
     expect(problem.code).toBe('non-finite-value');
     expect(problem.detail).toContain('matrix entry (1, 1)');
 
-    ({ status, problem } = await post('{"type":"analyze","matrix":{"format":"dense","data":[[1,0],[0,1]]},"rhs":[-1e999,1],"partition":{"machines":2}}'));
+    ({ status, problem } = await post(
+      '{"type":"analyze","matrix":{"format":"dense","data":[[1,0],[0,1]]},"rhs":[-1e999,1],"partition":{"machines":2}}',
+    ));
     expect(status).toBe(422);
     expect(problem.detail).toContain('rhs[0]');
   });
 
   it('rejects partitions that skip or repeat rows, empty machines and too many machines', async () => {
-    let { status, problem } = await post({ ...good, partition: { groups: [[0, 1], [1, 2]] } });
+    let { status, problem } = await post({
+      ...good,
+      partition: {
+        groups: [
+          [0, 1],
+          [1, 2],
+        ],
+      },
+    });
     expect(status).toBe(422);
     expect(problem.code).toBe('row-assigned-twice');
     expect(problem.detail).toMatch(/Row 1/);
@@ -149,7 +212,11 @@ describe('422: invalid problems, with a detail naming the cause', () => {
     expect(status).toBe(422);
     expect(problem.code).toBe('too-many-machines');
 
-    ({ status, problem } = await post({ ...good, matrix: { format: 'generator', generator: 'gaussian', n: 20 }, partition: { machines: 9 } }));
+    ({ status, problem } = await post({
+      ...good,
+      matrix: { format: 'generator', generator: 'gaussian', n: 20 },
+      partition: { machines: 9 },
+    }));
     expect(status).toBe(422);
     expect(problem.code).toBe('too-many-machines');
     expect(problem.detail).toMatch(/at most 8/);
@@ -172,16 +239,36 @@ describe('422: invalid problems, with a detail naming the cause', () => {
 
   it('ends a job on a singular matrix as failed, with the problem in `error`', async () => {
     // Row 2 = row 0 + row 1: not caught by the shape checks, found by the worker's factorization.
-    const job = await runJob(service.app, { type: 'analyze', matrix: { format: 'dense', data: [[1, 2, 3], [4, 5, 6], [5, 7, 9]] }, partition: { machines: 1 } });
+    const job = await runJob(service.app, {
+      type: 'analyze',
+      matrix: {
+        format: 'dense',
+        data: [
+          [1, 2, 3],
+          [4, 5, 6],
+          [5, 7, 9],
+        ],
+      },
+      partition: { machines: 1 },
+    });
     expect(job.status).toBe('failed');
-    expect(job.error).toMatchObject({ status: 422, code: 'singular-matrix', type: '/problems/singular-matrix', instance: `/v1/jobs/${job.id}` });
+    expect(job.error).toMatchObject({
+      status: 422,
+      code: 'singular-matrix',
+      type: '/problems/singular-matrix',
+      instance: `/v1/jobs/${job.id}`,
+    });
     expect(job.error!.detail).toMatch(/singular/i);
     expect(job.attempts).toBe(1);
     expect(job.result).toBeUndefined();
   });
 
   it('rejects a generator spec known to be singular at submission (ones-minus-eps with eps = n)', async () => {
-    const { status, problem } = await post({ ...good, matrix: { format: 'generator', generator: 'ones-minus-eps', n: 4, eps: 4 }, partition: { machines: 2 } });
+    const { status, problem } = await post({
+      ...good,
+      matrix: { format: 'generator', generator: 'ones-minus-eps', n: 4, eps: 4 },
+      partition: { machines: 2 },
+    });
     expect(status).toBe(422);
     expect(problem.code).toBe('singular-matrix');
     expect(problem.detail).toMatch(/eps/);
@@ -216,7 +303,12 @@ describe('413 and 404', () => {
   });
 
   it('answers 415 for a body that is not JSON', async () => {
-    const response = await service.app.inject({ method: 'POST', url: '/v1/jobs', headers: { 'content-type': 'text/csv' }, payload: '1,2\n3,4' });
+    const response = await service.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      headers: { 'content-type': 'text/csv' },
+      payload: '1,2\n3,4',
+    });
     expect(response.statusCode).toBe(415);
     expect(response.json().code).toBe('unsupported-media-type');
   });

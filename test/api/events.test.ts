@@ -26,7 +26,17 @@ const longSolve = {
   options: { tolerance: 1e-14, maxIterations: 1_000_000 },
 };
 
-const smallJob = { type: 'analyze', matrix: { format: 'dense', data: [[3, 1], [1, 2]] }, partition: { machines: 2 } };
+const smallJob = {
+  type: 'analyze',
+  matrix: {
+    format: 'dense',
+    data: [
+      [3, 1],
+      [1, 2],
+    ],
+  },
+  partition: { machines: 2 },
+};
 
 const isStatus = (status: string) => (event: SseEvent) => event.event === 'status' && (event.data as { status: string }).status === status;
 

@@ -81,9 +81,9 @@ describe('analyze and solve', () => {
     expect(job.algorithms).toEqual(['apc', 'dhbm', 'cimmino']);
     expect(Object.keys(job.result!.runs).sort()).toEqual(['apc', 'cimmino', 'dhbm']);
     for (const run of Object.values(job.result!.runs)) {
-      expect(run!.status).toBe('converged');
-      expect(run!.relativeResidual).toBeLessThanOrEqual(1e-10);
-      expect(run!.relativeError).toBeLessThan(1e-6);
+      expect(run.status).toBe('converged');
+      expect(run.relativeResidual).toBeLessThanOrEqual(1e-10);
+      expect(run.relativeError).toBeLessThan(1e-6);
     }
 
     const solution = await service.app.inject({ url: `/v1/jobs/${job.id}/runs/apc/solution` });
@@ -115,7 +115,18 @@ describe('analyze and solve', () => {
   it('solves with an explicit rhs (no true solution: relativeError null)', async () => {
     const job = await runJob(service.app, {
       type: 'solve',
-      matrix: { format: 'coo', rows: 3, cols: 3, entries: [[0, 0, 4], [1, 1, 3], [2, 2, 2], [0, 1, 1], [1, 0, 1]] },
+      matrix: {
+        format: 'coo',
+        rows: 3,
+        cols: 3,
+        entries: [
+          [0, 0, 4],
+          [1, 1, 3],
+          [2, 2, 2],
+          [0, 1, 1],
+          [1, 0, 1],
+        ],
+      },
       rhs: [5, 4, 2],
       partition: { sizes: [2, 1] },
       algorithms: ['apc'],
@@ -129,11 +140,20 @@ describe('analyze and solve', () => {
   it('runs every generator (worker-side generation)', async () => {
     const bodies = [
       { matrix: { format: 'generator', generator: 'gaussian', n: 24, mean: 1, std: 1, seed: 7 }, partition: { machines: 4 } },
-      { matrix: { format: 'generator', generator: 'block-diagonal', n: 30, blockSize: 10, seed: 3, permute: true }, partition: { machines: 3 } },
-      { matrix: { format: 'generator', generator: 'structured-gaussian', n: 40, blockSize: 8, sigma: 0.1, seed: 2 }, partition: { machines: 5 } },
+      {
+        matrix: { format: 'generator', generator: 'block-diagonal', n: 30, blockSize: 10, seed: 3, permute: true },
+        partition: { machines: 3 },
+      },
+      {
+        matrix: { format: 'generator', generator: 'structured-gaussian', n: 40, blockSize: 8, sigma: 0.1, seed: 2 },
+        partition: { machines: 5 },
+      },
       { matrix: { format: 'generator', generator: 'ones-minus-eps', n: 20, eps: 0.1 }, partition: { machines: 4 } },
       // Example 1 as API.md names it, without blockSize: one block per machine, here of scattered rows.
-      { matrix: { format: 'generator', generator: 'block-diagonal', n: 24, seed: 4 }, partition: { assignment: Array.from({ length: 24 }, (_, k) => (k * 7) % 4) } },
+      {
+        matrix: { format: 'generator', generator: 'block-diagonal', n: 24, seed: 4 },
+        partition: { assignment: Array.from({ length: 24 }, (_, k) => (k * 7) % 4) },
+      },
     ];
     const jobs = await Promise.all(bodies.map((body) => runJob(service.app, { type: 'analyze', ...body })));
     for (const job of jobs) expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
@@ -165,11 +185,31 @@ describe('listing, deleting, unknown ids', () => {
   it('walks all jobs newest first with a cursor, and filters by status', async () => {
     const created: string[] = [];
     for (let k = 0; k < 5; k++) {
-      const { job } = await createJob(service.app, { type: 'analyze', matrix: { format: 'dense', data: [[2, 1], [1, 3 + k]] }, partition: { machines: 2 } });
+      const { job } = await createJob(service.app, {
+        type: 'analyze',
+        matrix: {
+          format: 'dense',
+          data: [
+            [2, 1],
+            [1, 3 + k],
+          ],
+        },
+        partition: { machines: 2 },
+      });
       created.push(job.id);
     }
     // A singular matrix: this job ends 'failed'.
-    const failing = await runJob(service.app, { type: 'analyze', matrix: { format: 'dense', data: [[1, 2], [2, 4]] }, partition: { machines: 1 } });
+    const failing = await runJob(service.app, {
+      type: 'analyze',
+      matrix: {
+        format: 'dense',
+        data: [
+          [1, 2],
+          [2, 4],
+        ],
+      },
+      partition: { machines: 1 },
+    });
     expect(failing.status).toBe('failed');
     created.push(failing.id);
     for (const id of created.slice(0, 5)) await waitForJob(service.app, id);

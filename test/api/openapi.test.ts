@@ -64,7 +64,7 @@ describe('the OpenAPI document', () => {
     }
     expect(job.status).toBe('succeeded');
     expect(job.result!.analysis.m).toBe(4);
-    expect(job.result!.runs.apc!.status).toBe('converged');
+    expect(job.result!.runs.apc.status).toBe('converged');
 
     const solution = await client.GET('/v1/jobs/{id}/runs/{algorithm}/solution', { params: { path: { id, algorithm: 'cimmino' } } });
     expect(solution.data!.x).toHaveLength(16);

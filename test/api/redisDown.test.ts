@@ -19,7 +19,17 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-const body = { type: 'analyze', matrix: { format: 'dense', data: [[2, 1], [1, 2]] }, partition: { machines: 2 } };
+const body = {
+  type: 'analyze',
+  matrix: {
+    format: 'dense',
+    data: [
+      [2, 1],
+      [1, 2],
+    ],
+  },
+  partition: { machines: 2 },
+};
 
 describe('with Redis stopped', () => {
   it('answers 503 problems for readiness and jobs, and stays alive', async () => {
@@ -45,7 +55,9 @@ describe('with Redis stopped', () => {
     }
     expect((await service.app.inject({ url: '/healthz' })).statusCode).toBe(200);
     // Validation still happens first: a bad body is a 4xx, not a 503.
-    expect((await service.app.inject({ method: 'POST', url: '/v1/jobs', payload: { ...body, partition: { machines: 3 } } })).statusCode).toBe(422);
+    expect(
+      (await service.app.inject({ method: 'POST', url: '/v1/jobs', payload: { ...body, partition: { machines: 3 } } })).statusCode,
+    ).toBe(422);
   });
 
   it('recovers when Redis is back', async () => {

@@ -50,7 +50,17 @@ describe('a job whose worker child dies', () => {
     expect(failed.error!.detail).not.toMatch(/SIGKILL|exit code/); // no internals
 
     // The worker replaced its child and goes on.
-    const next = await createJob(service.app, { type: 'analyze', matrix: { format: 'dense', data: [[1, 0], [0, 2]] }, partition: { machines: 2 } });
+    const next = await createJob(service.app, {
+      type: 'analyze',
+      matrix: {
+        format: 'dense',
+        data: [
+          [1, 0],
+          [0, 2],
+        ],
+      },
+      partition: { machines: 2 },
+    });
     expect((await waitForJob(service.app, next.job.id)).status).toBe('succeeded');
     expect((await getJob(service.app, job.id)).status).toBe('failed');
   });

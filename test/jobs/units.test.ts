@@ -69,7 +69,9 @@ describe('subscriptions', () => {
         const subscriber = createSubscriberConnection(redis.url, 'test-subscriber');
         const errors: Error[] = [];
         subscriber.on('error', (error: Error) => errors.push(error));
-        const received = new Promise<string>((resolve) => subscriber.on('message', (_channel: string, message: string) => resolve(message)));
+        const received = new Promise<string>((resolve) =>
+          subscriber.on('message', (_channel: string, message: string) => resolve(message)),
+        );
         // The racy moment: socket connected, ioredis' ready check (INFO) still in flight.
         await new Promise((resolve) => subscriber.once('connect', resolve));
         expect(await subscribeWhenReady(subscriber, 'test-channel', 5000)).toBe(true);

@@ -7,7 +7,11 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 function runWorkerMain(env: NodeJS.ProcessEnv): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/jobs/workerMain.ts'], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/jobs/workerMain.ts'], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const timer = setTimeout(() => {
@@ -24,8 +28,15 @@ function runWorkerMain(env: NodeJS.ProcessEnv): Promise<{ code: number | null; s
 describe('a worker process', () => {
   it('refuses to start when NUMERIC_BACKEND=native and the addon cannot load, naming why (instead of failing every job)', async () => {
     // Nothing listens on port 9: the check must come before any Redis connection.
-    const { code, stderr } = await runWorkerMain({ NUMERIC_BACKEND: 'native', LINALG_NATIVE_ADDON: 'off', REDIS_URL: 'redis://127.0.0.1:9', LOG_LEVEL: 'silent' });
+    const { code, stderr } = await runWorkerMain({
+      NUMERIC_BACKEND: 'native',
+      LINALG_NATIVE_ADDON: 'off',
+      REDIS_URL: 'redis://127.0.0.1:9',
+      LOG_LEVEL: 'silent',
+    });
     expect(code).toBe(1);
-    expect(stderr).toMatch(/ConfigError: NUMERIC_BACKEND=native, but the native numerical backend is not available: LINALG_NATIVE_ADDON=off/);
+    expect(stderr).toMatch(
+      /ConfigError: NUMERIC_BACKEND=native, but the native numerical backend is not available: LINALG_NATIVE_ADDON=off/,
+    );
   });
 });

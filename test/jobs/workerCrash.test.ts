@@ -57,7 +57,10 @@ describe('a worker killed mid-solve', () => {
       // Long enough (~2 s on the native row kernels) to be killed mid-solve.
       options: { tolerance: 1e-15, maxIterations: 400_000 },
     });
-    const running = await waitForJob(service.app, job.id, { timeoutMs: 60_000, until: (j) => j.progress?.phase === 'solve' || (j.status !== 'queued' && j.status !== 'running') });
+    const running = await waitForJob(service.app, job.id, {
+      timeoutMs: 60_000,
+      until: (j) => j.progress?.phase === 'solve' || (j.status !== 'queued' && j.status !== 'running'),
+    });
     expect(running.status).toBe('running');
     expect(running.attempts).toBe(1);
 

@@ -5,7 +5,9 @@ import { SeededRandom } from '../../src/solvers/random.js';
 describe('SeededRandom', () => {
   it('reproduces the xoshiro128** reference implementation (test data of edorfaus/xoshiro-6502, generated with the C reference)', () => {
     const rng = SeededRandom.fromState([0x964d4a0c, 0xd40ab895, 0xad7fdecb, 0x3006f0f0]);
-    expect([rng.nextUint32(), rng.nextUint32(), rng.nextUint32(), rng.nextUint32()]).toEqual([0xf1391922, 0x6fe53806, 0xa5be2840, 0xf510ee70]);
+    expect([rng.nextUint32(), rng.nextUint32(), rng.nextUint32(), rng.nextUint32()]).toEqual([
+      0xf1391922, 0x6fe53806, 0xa5be2840, 0xf510ee70,
+    ]);
   });
 
   it('is deterministic for a seed and differs between seeds, including nearby and large ones', () => {

@@ -84,7 +84,11 @@ export async function getJob(app: FastifyInstance, id: string): Promise<Job> {
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
 
 /** Poll until the job ends (or `until` holds); generous timeouts, no timing assertions. */
-export async function waitForJob(app: FastifyInstance, id: string, options: { timeoutMs?: number; until?: (job: Job) => boolean } = {}): Promise<Job> {
+export async function waitForJob(
+  app: FastifyInstance,
+  id: string,
+  options: { timeoutMs?: number; until?: (job: Job) => boolean } = {},
+): Promise<Job> {
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   const until = options.until ?? ((job: Job) => FINISHED.has(job.status));
   for (;;) {

@@ -73,7 +73,14 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
 
   app.get(
     '/metrics',
-    { schema: { tags: ['operations'], operationId: 'metrics', summary: 'Prometheus metrics', description: 'Prometheus text exposition format (text/plain; version=0.0.4).' } },
+    {
+      schema: {
+        tags: ['operations'],
+        operationId: 'metrics',
+        summary: 'Prometheus metrics',
+        description: 'Prometheus text exposition format (text/plain; version=0.0.4).',
+      },
+    },
     async (_request, reply) => {
       const text = await registry.metrics();
       return reply.type(registry.contentType).send(text);

@@ -48,7 +48,10 @@ export function installErrorHandling(app: FastifyInstance, config: Config): void
   });
 
   app.setNotFoundHandler((request, reply) => {
-    sendProblem(reply, makeProblem('not-found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`, { instance: request.url.split('?')[0] }));
+    sendProblem(
+      reply,
+      makeProblem('not-found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`, { instance: request.url.split('?')[0] }),
+    );
   });
 }
 
@@ -104,7 +107,8 @@ function flattenZodIssue(issue: ZodIssueLike, basePath: string, part: FieldProbl
 
 function closestBranch(branches: ZodIssueLike[][]): ZodIssueLike[] | null {
   const structural = (issue: ZodIssueLike): boolean =>
-    issue.code === 'unrecognized_keys' || (issue.code === 'invalid_type' && /received undefined/.test(issue.message) && issue.path.length === 1);
+    issue.code === 'unrecognized_keys' ||
+    (issue.code === 'invalid_type' && /received undefined/.test(issue.message) && issue.path.length === 1);
   let best: ZodIssueLike[] | null = null;
   let bestScore = Infinity;
   for (const branch of branches) {
@@ -122,7 +126,8 @@ function closestBranch(branches: ZodIssueLike[][]): ZodIssueLike[] | null {
 /** For unions of objects told apart by their one key (the partition forms): name the keys. */
 function noFormMatches(branches: ZodIssueLike[][]): string {
   const keys = branches.map((branch) => branch.find((issue) => issue.code === 'invalid_type' && issue.path.length === 1)?.path[0]);
-  if (keys.every((key) => key !== undefined)) return `Invalid input: give exactly one of ${keys.map((key) => `"${String(key)}"`).join(', ')}`;
+  if (keys.every((key) => key !== undefined))
+    return `Invalid input: give exactly one of ${keys.map((key) => `"${String(key)}"`).join(', ')}`;
   return 'Invalid input: matches none of the allowed forms (see the OpenAPI document)';
 }
 

@@ -17,7 +17,8 @@ export const runRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = asyn
         tags: ['runs'],
         operationId: 'getRunTrace',
         summary: "Per-iteration trace of one algorithm's run",
-        description: 'Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most TRACE_CAP points.',
+        description:
+          'Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most TRACE_CAP points.',
         params: RunParamsSchema,
         response: { 200: TraceSchema, ...problemResponses(400, 404, 503) },
       },

@@ -12,7 +12,10 @@ const ParametersSchema = z.record(z.string(), z.number()).meta({ id: 'Parameters
 const HeterogeneitySchema = z.object({
   thetaH: angle.describe('Cross-machine angular heterogeneity: the smallest principal angle between two machines (pi/2 when m = 1).'),
   cosThetaH: z.number(),
-  thetaHPair: z.tuple([z.number().int(), z.number().int()]).nullable().describe('The pair (i, j), i < j, attaining thetaH; null when m = 1.'),
+  thetaHPair: z
+    .tuple([z.number().int(), z.number().int()])
+    .nullable()
+    .describe('The pair (i, j), i < j, attaining thetaH; null when m = 1.'),
   theta: z.array(z.array(z.number())).describe('theta[i][j]: smallest principal angle between the row spaces of machines i and j.'),
   phi: z.array(z.number().nullable()).describe('phi[i]: smallest angle between two rows of machine i (null when it holds one row).'),
   phiMin: z.number().nullable(),
@@ -79,7 +82,9 @@ export const AnalysisSchema = z
     blockSizes: z.array(z.number().int()),
     heterogeneity: HeterogeneitySchema,
     conditioning: ConditioningSchema,
-    rates: z.object(Object.fromEntries(ALGORITHM_IDS.map((id) => [id, TuningSchema])) as Record<(typeof ALGORITHM_IDS)[number], typeof TuningSchema>),
+    rates: z.object(
+      Object.fromEntries(ALGORITHM_IDS.map((id) => [id, TuningSchema])) as Record<(typeof ALGORITHM_IDS)[number], typeof TuningSchema>,
+    ),
     bounds: BoundsSchema,
     recommendation: RecommendationSchema,
   })

@@ -41,8 +41,13 @@ const descriptions: Record<number, string> = {
 };
 
 /** Response entries documenting problem answers for some status codes. */
-export function problemResponses(...statuses: number[]): Record<number, { description: string; content: { 'application/problem+json': { schema: typeof ProblemSchema } } }> {
+export function problemResponses(
+  ...statuses: number[]
+): Record<number, { description: string; content: { 'application/problem+json': { schema: typeof ProblemSchema } } }> {
   return Object.fromEntries(
-    statuses.map((status) => [status, { description: descriptions[status] ?? 'Problem', content: { 'application/problem+json': { schema: ProblemSchema } } }]),
+    statuses.map((status) => [
+      status,
+      { description: descriptions[status] ?? 'Problem', content: { 'application/problem+json': { schema: ProblemSchema } } },
+    ]),
   );
 }

@@ -83,7 +83,11 @@ export class JobStore {
 
   /** Remove a job that could not be queued (best effort: its keys expire anyway). */
   async discard(id: string): Promise<void> {
-    await this.redis.multi().del(...this.keys.allOf(id)).zrem(this.keys.index, id).exec();
+    await this.redis
+      .multi()
+      .del(...this.keys.allOf(id))
+      .zrem(this.keys.index, id)
+      .exec();
   }
 
   /** The document's fields, or null when there is no such job. */
@@ -158,7 +162,11 @@ export class JobStore {
   /** See scripts.lssCancel for the answers. */
   async cancel(id: string): Promise<string> {
     const { keys } = this;
-    const answer = await runScript(this.redis, 'lssCancel', keys.allOf(id), [keys.statusChannel, new Date().toISOString(), this.ttlSeconds]);
+    const answer = await runScript(this.redis, 'lssCancel', keys.allOf(id), [
+      keys.statusChannel,
+      new Date().toISOString(),
+      this.ttlSeconds,
+    ]);
     return String(answer);
   }
 

@@ -87,6 +87,9 @@ export function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'MaxRetriesPerRequestError') return true;
   const code = (error as { code?: unknown }).code;
-  if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code)) return true;
-  return /Stream isn't writeable|Connection is closed|Command timed out|connect ETIMEDOUT|ECONNREFUSED|Reached the max retries/i.test(error.message);
+  if (typeof code === 'string' && ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH'].includes(code))
+    return true;
+  return /Stream isn't writeable|Connection is closed|Command timed out|connect ETIMEDOUT|ECONNREFUSED|Reached the max retries/i.test(
+    error.message,
+  );
 }

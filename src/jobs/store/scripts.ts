@@ -9,7 +9,19 @@ import type { ChainableCommander, Redis } from 'ioredis';
 const FINISHED = `local function finished(s) return s == 'succeeded' or s == 'failed' or s == 'cancelled' end\n`;
 
 /** The document fields a status message carries, in this order (a JSON array; false when unset). */
-export const STATUS_FIELDS = ['id', 'type', 'status', 'createdAt', 'startedAt', 'finishedAt', 'n', 'm', 'attempts', 'algorithms', 'options'] as const;
+export const STATUS_FIELDS = [
+  'id',
+  'type',
+  'status',
+  'createdAt',
+  'startedAt',
+  'finishedAt',
+  'n',
+  'm',
+  'attempts',
+  'algorithms',
+  'options',
+] as const;
 
 const PUBLISH_STATUS = `local function publishStatus(channel)
   redis.call('PUBLISH', channel, cjson.encode(redis.call('HMGET', KEYS[1], ${STATUS_FIELDS.map((f) => `'${f}'`).join(', ')})))

@@ -31,7 +31,15 @@ import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js'
 import { startShardEngine, type Shard, type ShardEngine } from '../parallel/engine.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
-import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
+import type {
+  DistributedAlgorithm,
+  HeterogeneityForBounds,
+  IterativeMethod,
+  OptimalTuning,
+  Parameters,
+  RateBounds,
+  SpectralData,
+} from './types.js';
 
 const DOMAINS = [positive('gamma'), positive('eta')];
 

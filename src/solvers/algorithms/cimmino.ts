@@ -12,7 +12,15 @@ import { solveRTransposed } from '../linalg/householderQr.js';
 import { accumulateRowCombination, multiplyRows } from '../linalg/rowKernels.js';
 import { startShardEngine, type Shard, type ShardEngine } from '../parallel/engine.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
-import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
+import type {
+  DistributedAlgorithm,
+  HeterogeneityForBounds,
+  IterativeMethod,
+  OptimalTuning,
+  Parameters,
+  RateBounds,
+  SpectralData,
+} from './types.js';
 
 const DOMAINS = [positive('nu')];
 
@@ -94,7 +102,8 @@ export class CimminoShard implements Shard {
 /** Entries of A_i and Q_i one iteration reads. */
 function machineWork(machine: MachineData): number {
   let entries = 0;
-  for (let k = 0; k < machine.p; k++) entries += Math.max(0, machine.aEnd[k] - machine.aStart[k]) + Math.max(0, machine.qEnd[k] - machine.qStart[k]);
+  for (let k = 0; k < machine.p; k++)
+    entries += Math.max(0, machine.aEnd[k] - machine.aStart[k]) + Math.max(0, machine.qEnd[k] - machine.qStart[k]);
   return entries;
 }
 

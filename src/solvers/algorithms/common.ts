@@ -34,7 +34,8 @@ export function validateAgainst(algorithmId: string, parameters: Parameters, dom
   for (const [name, value] of Object.entries(parameters)) {
     const domain = domains.find((d) => d.name === name);
     if (domain === undefined) {
-      const expected = valid.length === 0 ? `${algorithmId} takes no parameters` : `valid parameters for ${algorithmId}: ${valid.join(', ')}`;
+      const expected =
+        valid.length === 0 ? `${algorithmId} takes no parameters` : `valid parameters for ${algorithmId}: ${valid.join(', ')}`;
       throw new InvalidParameterError(`Unknown parameter "${name}" for ${algorithmId}; ${expected}.`, {
         algorithm: algorithmId,
         parameter: name,
@@ -76,14 +77,23 @@ function checkPositive(name: string, value: number, what: string): void {
     throw new InvalidParameterError(`Spectral data ${name} is ${String(value)}; it must be a finite number.`, { [name]: String(value) });
   }
   if (!(value > 0)) {
-    throw new SingularMatrixError(`${what} is ${value}: the system is numerically singular, no rate or optimal parameter exists.`, { [name]: value });
+    throw new SingularMatrixError(`${what} is ${value}: the system is numerically singular, no rate or optimal parameter exists.`, {
+      [name]: value,
+    });
   }
 }
 
 /** mu_min = lambda_min(S)/m and mu_max = lambda_max(S)/m, the extreme eigenvalues of X = S/m. */
-export function projectionSpectrum(spectral: SpectralData): { m: number; lambdaMin: number; lambdaMax: number; muMin: number; muMax: number } {
+export function projectionSpectrum(spectral: SpectralData): {
+  m: number;
+  lambdaMin: number;
+  lambdaMax: number;
+  muMin: number;
+  muMax: number;
+} {
   const { m, lambdaMinS, lambdaMaxS } = spectral;
-  if (!Number.isInteger(m) || m < 1) throw new InvalidParameterError(`The number of machines is ${m}; it must be a positive integer.`, { m });
+  if (!Number.isInteger(m) || m < 1)
+    throw new InvalidParameterError(`The number of machines is ${m}; it must be a positive integer.`, { m });
   checkPositive('lambdaMinS', lambdaMinS, 'lambda_min(S)');
   checkPositive('lambdaMaxS', lambdaMaxS, 'lambda_max(S)');
   const lambdaMin = Math.min(lambdaMinS, lambdaMaxS);

@@ -7,7 +7,15 @@
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientPass.js';
-import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
+import type {
+  DistributedAlgorithm,
+  HeterogeneityForBounds,
+  IterativeMethod,
+  OptimalTuning,
+  Parameters,
+  RateBounds,
+  SpectralData,
+} from './types.js';
 
 const DOMAINS = [positive('alpha')];
 

@@ -13,7 +13,15 @@ import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientPass.js';
 import { nesterovRootModulus } from './spectralRadius.js';
-import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
+import type {
+  DistributedAlgorithm,
+  HeterogeneityForBounds,
+  IterativeMethod,
+  OptimalTuning,
+  Parameters,
+  RateBounds,
+  SpectralData,
+} from './types.js';
 
 const DOMAINS = [positive('alpha'), momentum('beta')];
 

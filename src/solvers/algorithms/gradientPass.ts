@@ -158,7 +158,8 @@ export class GradientPass {
     const terms = this.engine.output;
     const n = g.length;
     g.fill(0);
-    for (const run of this.fullRuns) accumulateRowCombination(run.terms, run.segments, n, this.wholeStart, this.wholeEnd, this.ones, 0, 1, g);
+    for (const run of this.fullRuns)
+      accumulateRowCombination(run.terms, run.segments, n, this.wholeStart, this.wholeEnd, this.ones, 0, 1, g);
     for (let s = 0; s < segments.length; s++) {
       const { c, cols, full } = segments[s];
       if (full) continue;

@@ -7,7 +7,15 @@
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { ApcMethod, apcRate } from './apc.js';
 import { crossMachineC, largest, projectionSpectrum, validateAgainst } from './common.js';
-import type { DistributedAlgorithm, HeterogeneityForBounds, IterativeMethod, OptimalTuning, Parameters, RateBounds, SpectralData } from './types.js';
+import type {
+  DistributedAlgorithm,
+  HeterogeneityForBounds,
+  IterativeMethod,
+  OptimalTuning,
+  Parameters,
+  RateBounds,
+  SpectralData,
+} from './types.js';
 
 export const mlm: DistributedAlgorithm = {
   id: 'mlm',

@@ -203,7 +203,7 @@ export function* sConditioningWork(system: DistributedSystem, gram: GramBlocks):
   yield { phase: 'conditioning', fraction: 0.1 };
   const basisRows = yield* assembleBasisRowsWork(system, gram.offsets);
   const f = yield* luWork(basisRows, { inPlace: true });
-  if (f.zeroPivotColumn >= 0) throw singularError('matrix of all machines\' bases Q', Math.sqrt(lambdaMaxS), 0, system.n);
+  if (f.zeroPivotColumn >= 0) throw singularError("matrix of all machines' bases Q", Math.sqrt(lambdaMaxS), 0, system.n);
   yield { phase: 'conditioning', fraction: 0.6 };
   // Q^T = M: eigenvalues of S = Q Q^T = M^T M, and (M^T M)^{-1} = M^{-1} M^{-T}.
   const inverse = yield* inverseLargestWork(f);

@@ -180,8 +180,14 @@ function* sineOfSmallestAngleWork(a: MachineData, b: MachineData, gT: Float64Arr
     // Four basis vectors of Q_a per pass: one load and store of W^T per four multiply-adds.
     let l = 0;
     for (; l + 4 <= pa; l += 4) {
-      const c0 = gT[gk + l], c1 = gT[gk + l + 1], c2 = gT[gk + l + 2], c3 = gT[gk + l + 3];
-      const o0 = l * len, o1 = o0 + len, o2 = o1 + len, o3 = o2 + len;
+      const c0 = gT[gk + l],
+        c1 = gT[gk + l + 1],
+        c2 = gT[gk + l + 2],
+        c3 = gT[gk + l + 3];
+      const o0 = l * len,
+        o1 = o0 + len,
+        o2 = o1 + len,
+        o3 = o2 + len;
       for (let t = 0; t < len; t++) wt[row + t] -= c0 * qa[o0 + t] + c1 * qa[o1 + t] + c2 * qa[o2 + t] + c3 * qa[o3 + t];
     }
     for (; l < pa; l++) {

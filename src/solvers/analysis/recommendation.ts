@@ -52,7 +52,7 @@ export function corollary1(m: number, h: Heterogeneity): SufficientCondition {
   const lhs = h.phiMin === null ? null : Math.sin(h.phiMin) ** 2;
   const rhs = c < 1 ? (1 - c) / (1 + c) : null;
   const applicable = lhs !== null && rhs !== null;
-  return { applicable, holds: applicable && (lhs as number) < (rhs as number), lhs, rhs };
+  return { applicable, holds: applicable && lhs < rhs, lhs, rhs };
 }
 
 type RegimeCase = 1 | 2 | 3 | 4 | null;
@@ -100,7 +100,8 @@ function regimeOf(h: Heterogeneity): { label: string; description: string; paper
   }
   return {
     label: 'large phi_min, large theta_H (Section V, case 4)',
-    description: 'data diverse both across and within machines, where APC converges quickly and D-HBM may still be slowed by varying row norms',
+    description:
+      'data diverse both across and within machines, where APC converges quickly and D-HBM may still be slowed by varying row norms',
     paperCase: 4,
   };
 }
@@ -169,10 +170,7 @@ export function recommend(input: RecommendationInput): Recommendation {
     if (sc.lhs === null) reasons.push('phi_min is undefined (every machine holds a single row)');
     certificate = `The paper's sufficient condition (Corollary 1) does not apply because ${reasons.join(' and ')} (as on most real data); the exact comparison decides.`;
   }
-  const angles =
-    h.phiMin === null
-      ? `theta_H = ${num(h.thetaH)} rad`
-      : `theta_H = ${num(h.thetaH)} rad, phi_min = ${num(h.phiMin)} rad`;
+  const angles = h.phiMin === null ? `theta_H = ${num(h.thetaH)} rad` : `theta_H = ${num(h.thetaH)} rad, phi_min = ${num(h.phiMin)} rad`;
   const regimeSentence = `In the paper's terms the data have ${regime.label}: ${regime.description} (${angles}; an angle counts as large from pi/4).`;
 
   return {

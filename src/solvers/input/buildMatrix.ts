@@ -14,7 +14,8 @@ import type { EntryValue, GeneratorSpec, InputLimits, MatrixInput } from './type
 export const MATRIX_FORMATS = ['dense', 'coo', 'matrix-market', 'generator'] as const;
 
 export function buildMatrix(input: MatrixInput, limits?: InputLimits): DenseMatrix {
-  if (input === null || typeof input !== 'object') throw new InvalidParameterError(`A matrix input must be an object; got ${describeValue(input)}.`);
+  if (input === null || typeof input !== 'object')
+    throw new InvalidParameterError(`A matrix input must be an object; got ${describeValue(input)}.`);
   switch (input.format) {
     case 'dense':
       return denseFromRows(input.data, limits);
@@ -24,32 +25,40 @@ export function buildMatrix(input: MatrixInput, limits?: InputLimits): DenseMatr
       return parseMatrixMarket(input.data, limits);
     case 'generator': {
       const { format: _format, ...spec } = input;
-      return generateMatrix(spec as GeneratorSpec, limits);
+      return generateMatrix(spec, limits);
     }
     default: {
       const format = (input as { format?: unknown }).format;
-      throw new InvalidParameterError(`Unknown matrix format ${typeof format === 'string' ? JSON.stringify(format) : describeValue(format)}; expected one of ${MATRIX_FORMATS.join(', ')}.`, {
-        parameter: 'format',
-      });
+      throw new InvalidParameterError(
+        `Unknown matrix format ${typeof format === 'string' ? JSON.stringify(format) : describeValue(format)}; expected one of ${MATRIX_FORMATS.join(', ')}.`,
+        {
+          parameter: 'format',
+        },
+      );
     }
   }
 }
 
 /** Dense row-major rows; all rows must have the length of row 0, and there must be as many rows. */
 function denseFromRows(rows: EntryValue[][], limits: InputLimits | undefined): DenseMatrix {
-  if (!Array.isArray(rows)) throw new InvalidParameterError(`dense data must be an array of rows; got ${describeValue(rows)}.`, { parameter: 'data' });
+  if (!Array.isArray(rows))
+    throw new InvalidParameterError(`dense data must be an array of rows; got ${describeValue(rows)}.`, { parameter: 'data' });
   if (rows.length === 0) throw new DimensionMismatchError('The dense matrix has no rows; a system needs at least one.', { rows: 0 });
   for (let i = 0; i < rows.length; i++) {
-    if (!Array.isArray(rows[i])) throw new DimensionMismatchError(`Row ${i} of the dense matrix is ${describeValue(rows[i])}, not an array of entries.`, { row: i });
+    if (!Array.isArray(rows[i]))
+      throw new DimensionMismatchError(`Row ${i} of the dense matrix is ${describeValue(rows[i])}, not an array of entries.`, { row: i });
   }
   const cols = rows[0].length;
   for (let i = 1; i < rows.length; i++) {
     if (rows[i].length !== cols) {
-      throw new DimensionMismatchError(`Row ${i} of the dense matrix has ${rows[i].length} entries but row 0 has ${cols}; every row must have the same length.`, {
-        row: i,
-        length: rows[i].length,
-        expected: cols,
-      });
+      throw new DimensionMismatchError(
+        `Row ${i} of the dense matrix has ${rows[i].length} entries but row 0 has ${cols}; every row must have the same length.`,
+        {
+          row: i,
+          length: rows[i].length,
+          expected: cols,
+        },
+      );
     }
   }
   const n = rows.length;
@@ -66,7 +75,10 @@ function denseFromRows(rows: EntryValue[][], limits: InputLimits | undefined): D
 
 /** COO triplets [i, j, v], 0-based; duplicated coordinates are summed. */
 function denseFromCoo(rows: number, cols: number, entries: [number, number, EntryValue][], limits: InputLimits | undefined): DenseMatrix {
-  for (const [name, value] of [['rows', rows], ['cols', cols]] as const) {
+  for (const [name, value] of [
+    ['rows', rows],
+    ['cols', cols],
+  ] as const) {
     if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
       throw new InvalidParameterError(`coo ${name} must be an integer >= 1; got ${describeValue(value)}.`, { parameter: name });
     }
@@ -74,14 +86,20 @@ function denseFromCoo(rows: number, cols: number, entries: [number, number, Entr
   if (rows !== cols) throw new NotSquareError(rows, cols, 'rectangular COO matrix');
   const n = rows;
   checkDenseSize(n, limits, 'COO matrix');
-  if (!Array.isArray(entries)) throw new InvalidParameterError(`coo entries must be an array of [i, j, value]; got ${describeValue(entries)}.`, { parameter: 'entries' });
+  if (!Array.isArray(entries))
+    throw new InvalidParameterError(`coo entries must be an array of [i, j, value]; got ${describeValue(entries)}.`, {
+      parameter: 'entries',
+    });
   const data = new Float64Array(n * n);
   for (let k = 0; k < entries.length; k++) {
     const entry = entries[k];
     if (!Array.isArray(entry) || entry.length !== 3) {
-      throw new InvalidEntryError(`COO entry ${k} is ${describeValue(entry)}${Array.isArray(entry) ? ` of length ${entry.length}` : ''}; each entry must be [i, j, value].`, {
-        entry: k,
-      });
+      throw new InvalidEntryError(
+        `COO entry ${k} is ${describeValue(entry)}${Array.isArray(entry) ? ` of length ${entry.length}` : ''}; each entry must be [i, j, value].`,
+        {
+          entry: k,
+        },
+      );
     }
     const i = cooIndex(entry[0], n, 'row', k);
     const j = cooIndex(entry[1], n, 'column', k);
@@ -94,10 +112,16 @@ function denseFromCoo(rows: number, cols: number, entries: [number, number, Entr
 
 function cooIndex(value: unknown, n: number, what: 'row' | 'column', entry: number): number {
   if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new InvalidEntryError(`COO entry ${entry} has ${what} index ${describeValue(value)}; indices must be 0-based integers.`, { entry });
+    throw new InvalidEntryError(`COO entry ${entry} has ${what} index ${describeValue(value)}; indices must be 0-based integers.`, {
+      entry,
+    });
   }
   if (value < 0 || value >= n) {
-    throw new DimensionMismatchError(`COO entry ${entry} has ${what} index ${value}, outside 0..${n - 1} (indices are 0-based).`, { entry, [what]: value, n });
+    throw new DimensionMismatchError(`COO entry ${entry} has ${what} index ${value}, outside 0..${n - 1} (indices are 0-based).`, {
+      entry,
+      [what]: value,
+      n,
+    });
   }
   return value;
 }

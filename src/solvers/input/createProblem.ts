@@ -22,7 +22,10 @@ export function createProblem(args: CreateProblemArgs): Problem {
   const n = A.rows;
   if (n < 1) throw new DimensionMismatchError('The matrix is empty (0 x 0); a system needs at least one row.', { n });
   if (A.data.length !== n * n) {
-    throw new DimensionMismatchError(`The matrix claims to be ${n} x ${n} but holds ${A.data.length} values.`, { n, length: A.data.length });
+    throw new DimensionMismatchError(`The matrix claims to be ${n} x ${n} but holds ${A.data.length} values.`, {
+      n,
+      length: A.data.length,
+    });
   }
   checkDenseSize(n, limits);
   checkAllFinite(A);
@@ -35,7 +38,10 @@ export function createProblem(args: CreateProblemArgs): Problem {
     b = matVec(A, xTrue);
   } else {
     if (args.rhs.length !== n) {
-      throw new DimensionMismatchError(`rhs has ${args.rhs.length} entries but the matrix has n = ${n} rows.`, { length: args.rhs.length, n });
+      throw new DimensionMismatchError(`rhs has ${args.rhs.length} entries but the matrix has n = ${n} rows.`, {
+        length: args.rhs.length,
+        n,
+      });
     }
     b = entriesToVector(args.rhs, 'rhs');
     xTrue = null;
@@ -68,5 +74,6 @@ function checkNoZeroRowOrColumn(A: DenseMatrix): void {
     if (!rowNonzero) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });
   }
   const zeroColumn = columnNonzero.indexOf(0);
-  if (zeroColumn !== -1) throw new SingularMatrixError(`Column ${zeroColumn} of A is entirely zero, so A is singular.`, { column: zeroColumn });
+  if (zeroColumn !== -1)
+    throw new SingularMatrixError(`Column ${zeroColumn} of A is entirely zero, so A is singular.`, { column: zeroColumn });
 }

@@ -37,7 +37,10 @@ export function entryToNumber(value: unknown, where: string): number {
       { where, value },
     );
   }
-  throw new InvalidEntryError(`${where} is ${describeValue(value)}; entries must be finite real numbers.`, { where, value: describeValue(value) });
+  throw new InvalidEntryError(`${where} is ${describeValue(value)}; entries must be finite real numbers.`, {
+    where,
+    value: describeValue(value),
+  });
 }
 
 /** Convert a whole vector of entries, naming offenders `${name}[k]`. */
@@ -66,7 +69,10 @@ export function checkDenseSize(n: number, limits: InputLimits | undefined, what 
     throw new ProblemTooLargeError(`The ${what} has n = ${n}; at most n = ${maxN} is accepted (dense storage grows as n^2).`, { n, maxN });
   }
   if (n * n > MAX_DENSE_ENTRIES) {
-    throw new ProblemTooLargeError(`The ${what} has n = ${n}; a dense ${n} x ${n} matrix would need ${((n * n * 8) / 2 ** 30).toFixed(1)} GiB.`, { n });
+    throw new ProblemTooLargeError(
+      `The ${what} has n = ${n}; a dense ${n} x ${n} matrix would need ${((n * n * 8) / 2 ** 30).toFixed(1)} GiB.`,
+      { n },
+    );
   }
 }
 

@@ -28,7 +28,8 @@ export type ValidatedGeneratorSpec =
  * known to give a singular matrix. The HTTP layer calls it to answer 422/413 before queueing a job.
  */
 export function validateGeneratorSpec(spec: GeneratorSpec, limits?: InputLimits): ValidatedGeneratorSpec {
-  if (spec === null || typeof spec !== 'object') throw new InvalidParameterError(`A generator spec must be an object; got ${describeValue(spec)}.`);
+  if (spec === null || typeof spec !== 'object')
+    throw new InvalidParameterError(`A generator spec must be an object; got ${describeValue(spec)}.`);
   switch (spec.generator) {
     case 'gaussian': {
       const n = sizeParameter(spec.n, limits);
@@ -67,9 +68,12 @@ export function validateGeneratorSpec(spec: GeneratorSpec, limits?: InputLimits)
     }
     default: {
       const name = (spec as { generator?: unknown }).generator;
-      throw new InvalidParameterError(`Unknown generator ${typeof name === 'string' ? JSON.stringify(name) : describeValue(name)}; expected one of ${GENERATOR_NAMES.join(', ')}.`, {
-        parameter: 'generator',
-      });
+      throw new InvalidParameterError(
+        `Unknown generator ${typeof name === 'string' ? JSON.stringify(name) : describeValue(name)}; expected one of ${GENERATOR_NAMES.join(', ')}.`,
+        {
+          parameter: 'generator',
+        },
+      );
     }
   }
 }
@@ -100,22 +104,32 @@ function gaussian(n: number, mean: number, std: number, seed: number): DenseMatr
 }
 
 /** The block of each row, and how many blocks: runs of blockSize rows, or the partition's machines. */
-function blockOfRows(n: number, blockSize: number | null, partition: Pick<Partition, 'm' | 'assignment'> | undefined): { block: Int32Array; count: number } {
+function blockOfRows(
+  n: number,
+  blockSize: number | null,
+  partition: Pick<Partition, 'm' | 'assignment'> | undefined,
+): { block: Int32Array; count: number } {
   if (blockSize !== null) {
     const block = new Int32Array(n);
     for (let k = 0; k < n; k++) block[k] = Math.floor(k / blockSize);
     return { block, count: Math.ceil(n / blockSize) };
   }
   if (partition === undefined) {
-    throw new InvalidParameterError('block-diagonal without blockSize makes one block per machine, so it needs the partition; give blockSize, or generate it for a partition.', {
-      parameter: 'blockSize',
-    });
+    throw new InvalidParameterError(
+      'block-diagonal without blockSize makes one block per machine, so it needs the partition; give blockSize, or generate it for a partition.',
+      {
+        parameter: 'blockSize',
+      },
+    );
   }
   if (partition.assignment.length !== n) {
-    throw new DimensionMismatchError(`The partition assigns ${partition.assignment.length} rows but the block-diagonal matrix has n = ${n}.`, {
-      rows: partition.assignment.length,
-      n,
-    });
+    throw new DimensionMismatchError(
+      `The partition assigns ${partition.assignment.length} rows but the block-diagonal matrix has n = ${n}.`,
+      {
+        rows: partition.assignment.length,
+        n,
+      },
+    );
   }
   return { block: partition.assignment, count: partition.m };
 }
@@ -185,10 +199,16 @@ function checkOnesMinusEpsNonsingular(n: number, eps: number): void {
   const sigmaMin = n === 1 ? onesEigenvalue : Math.min(onesEigenvalue, Math.abs(eps));
   const details = { generator: 'ones-minus-eps', n, eps };
   if (eps === n) {
-    throw new SingularMatrixError(`ones-minus-eps with eps = n = ${n} is singular: J_n - n I maps the all-ones vector to 0 (eigenvalue n - eps = 0).`, details);
+    throw new SingularMatrixError(
+      `ones-minus-eps with eps = n = ${n} is singular: J_n - n I maps the all-ones vector to 0 (eigenvalue n - eps = 0).`,
+      details,
+    );
   }
   if (eps === 0 && n >= 2) {
-    throw new SingularMatrixError(`ones-minus-eps with eps = 0 is the all-ones matrix J_${n}, which has rank 1 (eigenvalue -eps = 0 with multiplicity n - 1): singular.`, details);
+    throw new SingularMatrixError(
+      `ones-minus-eps with eps = 0 is the all-ones matrix J_${n}, which has rank 1 (eigenvalue -eps = 0 with multiplicity n - 1): singular.`,
+      details,
+    );
   }
   if (sigmaMin <= n * MACHINE_EPSILON * sigmaMax) {
     throw new SingularMatrixError(
@@ -208,7 +228,9 @@ function sizeParameter(n: unknown, limits: InputLimits | undefined): number {
 
 function blockSizeParameter(blockSize: unknown, n: number): number {
   if (typeof blockSize !== 'number' || !Number.isInteger(blockSize) || blockSize < 1 || blockSize > n) {
-    throw new InvalidParameterError(`blockSize must be an integer between 1 and n = ${n}; got ${describeValue(blockSize)}.`, { parameter: 'blockSize' });
+    throw new InvalidParameterError(`blockSize must be an integer between 1 and n = ${n}; got ${describeValue(blockSize)}.`, {
+      parameter: 'blockSize',
+    });
   }
   return blockSize;
 }
@@ -229,7 +251,9 @@ function nonNegativeParameter(name: string, value: unknown): number {
 function seedParameter(seed: unknown): number {
   if (seed === undefined) return DEFAULT_SEED;
   if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) {
-    throw new InvalidParameterError(`seed must be an integer (at most 2^53 - 1 in magnitude); got ${describeValue(seed)}.`, { parameter: 'seed' });
+    throw new InvalidParameterError(`seed must be an integer (at most 2^53 - 1 in magnitude); got ${describeValue(seed)}.`, {
+      parameter: 'seed',
+    });
   }
   return seed;
 }

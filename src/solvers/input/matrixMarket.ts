@@ -42,7 +42,8 @@ export function parseMatrixMarket(text: string, limits?: InputLimits): DenseMatr
   // Size line: the first line after the header that is neither a comment nor blank.
   let lineIndex = 1;
   while (lineIndex < lines.length && isSkippable(lines[lineIndex])) lineIndex++;
-  if (lineIndex >= lines.length) throw new MatrixMarketSyntaxError('the size line is missing after the header and comments.', lineIndex + 1);
+  if (lineIndex >= lines.length)
+    throw new MatrixMarketSyntaxError('the size line is missing after the header and comments.', lineIndex + 1);
   const sizeLine = lineIndex + 1;
   const sizeTokens = tokens(lines[lineIndex]);
   const expectedTokens = header.format === 'coordinate' ? 3 : 2;
@@ -72,34 +73,49 @@ export function parseMatrixMarket(text: string, limits?: InputLimits): DenseMatr
 function parseHeader(line: string): Header {
   const parts = tokens(line).map((t) => t.toLowerCase());
   if (parts[0] !== '%%matrixmarket') {
-    throw new MatrixMarketSyntaxError(`the first line must be the header "%%MatrixMarket matrix <format> <field> <symmetry>", found ${JSON.stringify(line.trim().slice(0, 80))}.`, 1);
+    throw new MatrixMarketSyntaxError(
+      `the first line must be the header "%%MatrixMarket matrix <format> <field> <symmetry>", found ${JSON.stringify(line.trim().slice(0, 80))}.`,
+      1,
+    );
   }
   if (parts.length !== 5) {
-    throw new MatrixMarketSyntaxError(`the header needs 4 words after %%MatrixMarket (matrix <format> <field> <symmetry>), found ${parts.length - 1}.`, 1);
+    throw new MatrixMarketSyntaxError(
+      `the header needs 4 words after %%MatrixMarket (matrix <format> <field> <symmetry>), found ${parts.length - 1}.`,
+      1,
+    );
   }
   const [, object, format, field, symmetry] = parts;
-  if (object !== 'matrix') throw new UnsupportedMatrixError(`Matrix Market object "${object}" is not supported; only "matrix" is.`, { object });
+  if (object !== 'matrix')
+    throw new UnsupportedMatrixError(`Matrix Market object "${object}" is not supported; only "matrix" is.`, { object });
   if (format !== 'coordinate' && format !== 'array') {
     throw new MatrixMarketSyntaxError(`unknown format "${format}"; expected coordinate or array.`, 1);
   }
   if (field === 'complex') {
-    throw new UnsupportedMatrixError('The Matrix Market field is complex; only real, integer and pattern matrices are supported (the solvers work over the reals).', {
-      field,
-    });
+    throw new UnsupportedMatrixError(
+      'The Matrix Market field is complex; only real, integer and pattern matrices are supported (the solvers work over the reals).',
+      {
+        field,
+      },
+    );
   }
   if (field !== 'real' && field !== 'double' && field !== 'integer' && field !== 'pattern') {
     throw new MatrixMarketSyntaxError(`unknown field "${field}"; expected real, integer, pattern (or complex, which is not supported).`, 1);
   }
   if (symmetry === 'hermitian') {
-    throw new UnsupportedMatrixError('The Matrix Market symmetry is hermitian, which implies complex entries; only real, integer and pattern matrices are supported.', {
-      symmetry,
-    });
+    throw new UnsupportedMatrixError(
+      'The Matrix Market symmetry is hermitian, which implies complex entries; only real, integer and pattern matrices are supported.',
+      {
+        symmetry,
+      },
+    );
   }
   if (symmetry !== 'general' && symmetry !== 'symmetric' && symmetry !== 'skew-symmetric') {
     throw new MatrixMarketSyntaxError(`unknown symmetry "${symmetry}"; expected general, symmetric or skew-symmetric.`, 1);
   }
-  if (field === 'pattern' && format === 'array') throw new MatrixMarketSyntaxError('the pattern field is only valid with the coordinate format.', 1);
-  if (field === 'pattern' && symmetry === 'skew-symmetric') throw new MatrixMarketSyntaxError('the pattern field cannot be skew-symmetric.', 1);
+  if (field === 'pattern' && format === 'array')
+    throw new MatrixMarketSyntaxError('the pattern field is only valid with the coordinate format.', 1);
+  if (field === 'pattern' && symmetry === 'skew-symmetric')
+    throw new MatrixMarketSyntaxError('the pattern field cannot be skew-symmetric.', 1);
   return { format, field: field === 'double' ? 'real' : field, symmetry };
 }
 
@@ -111,7 +127,8 @@ function readCoordinate(lines: string[], firstLine: number, n: number, entryCoun
     const line = lines[li];
     if (isSkippable(line)) continue;
     const lineNumber = li + 1;
-    if (read === entryCount) throw new MatrixMarketSyntaxError(`more entries than the ${entryCount} announced on the size line.`, lineNumber);
+    if (read === entryCount)
+      throw new MatrixMarketSyntaxError(`more entries than the ${entryCount} announced on the size line.`, lineNumber);
     const parts = tokens(line);
     if (parts.length !== tokensPerEntry) {
       throw new MatrixMarketSyntaxError(
@@ -124,7 +141,10 @@ function readCoordinate(lines: string[], firstLine: number, n: number, entryCoun
     const value = field === 'pattern' ? 1 : parseValue(parts[2], field, i, j, lineNumber);
     if (symmetry === 'general' || i === j) {
       if (symmetry === 'skew-symmetric' && value !== 0) {
-        throw new MatrixMarketSyntaxError(`skew-symmetric matrix with nonzero diagonal entry (${i + 1}, ${j + 1}) = ${parts[2]}.`, lineNumber);
+        throw new MatrixMarketSyntaxError(
+          `skew-symmetric matrix with nonzero diagonal entry (${i + 1}, ${j + 1}) = ${parts[2]}.`,
+          lineNumber,
+        );
       }
       data[i * n + j] += value;
     } else {
@@ -152,7 +172,8 @@ function readArray(lines: string[], firstLine: number, n: number, header: Header
     if (isSkippable(line)) continue;
     const lineNumber = li + 1;
     for (const token of tokens(line)) {
-      if (read === expected) throw new MatrixMarketSyntaxError(`more values than the ${expected} a ${n} x ${n} ${symmetry} array holds.`, lineNumber);
+      if (read === expected)
+        throw new MatrixMarketSyntaxError(`more values than the ${expected} a ${n} x ${n} ${symmetry} array holds.`, lineNumber);
       const value = parseValue(token, field, i, j, lineNumber);
       data[i * n + j] = value;
       if (i !== j && symmetry !== 'general') data[j * n + i] = symmetry === 'symmetric' ? value : -value;
@@ -165,12 +186,16 @@ function readArray(lines: string[], firstLine: number, n: number, header: Header
     }
   }
   if (read < expected) {
-    throw new MatrixMarketSyntaxError(`a ${n} x ${n} ${symmetry} array holds ${expected} values but only ${read} were found.`, lines.length);
+    throw new MatrixMarketSyntaxError(
+      `a ${n} x ${n} ${symmetry} array holds ${expected} values but only ${read} were found.`,
+      lines.length,
+    );
   }
 }
 
 function parseIndex(token: string, n: number, what: 'row' | 'column', lineNumber: number): number {
-  if (!INTEGER_LITERAL.test(token)) throw new MatrixMarketSyntaxError(`the ${what} index ${JSON.stringify(token)} is not an integer.`, lineNumber);
+  if (!INTEGER_LITERAL.test(token))
+    throw new MatrixMarketSyntaxError(`the ${what} index ${JSON.stringify(token)} is not an integer.`, lineNumber);
   const index = Number(token);
   if (index < 1 || index > n) throw new MatrixMarketSyntaxError(`the ${what} index ${index} is outside 1..${n}.`, lineNumber);
   return index - 1;
@@ -181,7 +206,10 @@ function parseValue(token: string, field: Field, i: number, j: number, lineNumbe
   if (NON_FINITE_LITERAL.test(token)) throw new NonFiniteValueError(matrixEntryName(i, j), token);
   const literal = field === 'integer' ? INTEGER_LITERAL : REAL_LITERAL;
   if (!literal.test(token)) {
-    throw new MatrixMarketSyntaxError(`${JSON.stringify(token)} is not ${field === 'integer' ? 'an integer' : 'a real number'}.`, lineNumber);
+    throw new MatrixMarketSyntaxError(
+      `${JSON.stringify(token)} is not ${field === 'integer' ? 'an integer' : 'a real number'}.`,
+      lineNumber,
+    );
   }
   const value = Number(token.replace(/[dD]/, 'e'));
   // Literals too large for a double (1e400) overflow to Infinity.

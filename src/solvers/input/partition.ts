@@ -4,13 +4,7 @@
  * Check order: the form, then m against n and limits.maxMachines (before anything of size m is
  * allocated), then coverage (empty machines, rows assigned twice or never).
  */
-import {
-  EmptyMachineError,
-  InvalidPartitionError,
-  RowAssignedTwiceError,
-  RowUnassignedError,
-  TooManyMachinesError,
-} from '../errors.js';
+import { EmptyMachineError, InvalidPartitionError, RowAssignedTwiceError, RowUnassignedError, TooManyMachinesError } from '../errors.js';
 import { partitionFromAssignment, type Partition } from '../problem.js';
 import { describeValue } from './entries.js';
 import type { InputLimits, PartitionInput } from './types.js';
@@ -18,9 +12,12 @@ import type { InputLimits, PartitionInput } from './types.js';
 const FORMS = ['machines', 'sizes', 'assignment', 'groups'] as const;
 
 export function buildPartition(input: PartitionInput, n: number, limits?: InputLimits): Partition {
-  if (!Number.isInteger(n) || n < 1) throw new InvalidPartitionError(`Cannot partition ${describeValue(n)} rows; n must be an integer >= 1.`, { n });
+  if (!Number.isInteger(n) || n < 1)
+    throw new InvalidPartitionError(`Cannot partition ${describeValue(n)} rows; n must be an integer >= 1.`, { n });
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new InvalidPartitionError(`A partition must be one of { machines }, { sizes }, { assignment }, { groups }; got ${describeValue(input)}.`);
+    throw new InvalidPartitionError(
+      `A partition must be one of { machines }, { sizes }, { assignment }, { groups }; got ${describeValue(input)}.`,
+    );
   }
   const present = FORMS.filter((form) => (input as Record<string, unknown>)[form] !== undefined);
   if (present.length !== 1) {
@@ -40,7 +37,9 @@ export function buildPartition(input: PartitionInput, n: number, limits?: InputL
 /** NumPy's array_split: n = q m + r, the first r blocks get q + 1 rows, the others q. */
 function fromMachines(machines: unknown, n: number, limits: InputLimits | undefined): Partition {
   if (typeof machines !== 'number' || !Number.isInteger(machines) || machines < 1) {
-    throw new InvalidPartitionError(`machines must be an integer >= 1; got ${describeValue(machines)}.`, { machines: describeValue(machines) });
+    throw new InvalidPartitionError(`machines must be an integer >= 1; got ${describeValue(machines)}.`, {
+      machines: describeValue(machines),
+    });
   }
   const m = machines;
   checkMachineCount(m, n, limits);
@@ -92,16 +91,22 @@ function fromAssignment(assignmentInput: unknown, n: number, limits: InputLimits
   }
   if (assignmentInput.length < n) throw new RowUnassignedError(assignmentInput.length);
   if (assignmentInput.length > n) {
-    throw new InvalidPartitionError(`assignment has ${assignmentInput.length} entries but the matrix has n = ${n} rows; it needs exactly one machine per row.`, {
-      length: assignmentInput.length,
-      n,
-    });
+    throw new InvalidPartitionError(
+      `assignment has ${assignmentInput.length} entries but the matrix has n = ${n} rows; it needs exactly one machine per row.`,
+      {
+        length: assignmentInput.length,
+        n,
+      },
+    );
   }
   let maxMachine = -1;
   for (let k = 0; k < n; k++) {
     const machine: unknown = assignmentInput[k];
     if (typeof machine !== 'number' || !Number.isInteger(machine) || machine < 0) {
-      throw new InvalidPartitionError(`assignment[${k}] (the machine of row ${k}) is ${describeValue(machine)}; machine indices are integers >= 0.`, { row: k });
+      throw new InvalidPartitionError(
+        `assignment[${k}] (the machine of row ${k}) is ${describeValue(machine)}; machine indices are integers >= 0.`,
+        { row: k },
+      );
     }
     if (machine > maxMachine) maxMachine = machine;
   }
@@ -125,7 +130,10 @@ function fromGroups(groups: unknown, n: number, limits: InputLimits | undefined)
   const assignment = new Int32Array(n).fill(-1);
   for (let i = 0; i < m; i++) {
     const group: unknown = groups[i];
-    if (!Array.isArray(group)) throw new InvalidPartitionError(`groups[${i}] is ${describeValue(group)}; each group must be an array of row indices.`, { machine: i });
+    if (!Array.isArray(group))
+      throw new InvalidPartitionError(`groups[${i}] is ${describeValue(group)}; each group must be an array of row indices.`, {
+        machine: i,
+      });
     if (group.length === 0) throw new EmptyMachineError(i);
     for (const row of group as unknown[]) {
       if (typeof row !== 'number' || !Number.isInteger(row) || row < 0 || row >= n) {
@@ -143,7 +151,8 @@ function fromGroups(groups: unknown, n: number, limits: InputLimits | undefined)
 function checkMachineCount(m: number, n: number, limits: InputLimits | undefined): void {
   if (m > n) throw new TooManyMachinesError(m, n, `the matrix has n = ${n} rows and each machine needs at least one row`);
   const maxMachines = limits?.maxMachines;
-  if (maxMachines !== undefined && m > maxMachines) throw new TooManyMachinesError(m, maxMachines, 'the service limit on machines (maxMachines)');
+  if (maxMachines !== undefined && m > maxMachines)
+    throw new TooManyMachinesError(m, maxMachines, 'the service limit on machines (maxMachines)');
 }
 
 /** Check a ready-made Partition against n (its internal consistency is the producer's contract). */

@@ -25,15 +25,69 @@ export type BackendName = 'typescript' | 'native';
 
 export interface NativeBlas extends RowKernels {
   /** Row-major y = alpha op(A) x + beta y, A is m x n with leading dimension lda starting at element aOffset. */
-  dgemv(trans: boolean, m: number, n: number, alpha: number, a: Float64Array, aOffset: number, lda: number, x: Float64Array, xOffset: number, beta: number, y: Float64Array, yOffset: number): void;
+  dgemv(
+    trans: boolean,
+    m: number,
+    n: number,
+    alpha: number,
+    a: Float64Array,
+    aOffset: number,
+    lda: number,
+    x: Float64Array,
+    xOffset: number,
+    beta: number,
+    y: Float64Array,
+    yOffset: number,
+  ): void;
   // rowsDot, rowsCombine, rowsFused (RowKernels): the addon's own single-threaded C kernels, not BLAS (the solvers'
   // engine threads them); written arrays must not overlap read ones (RangeError).
   /** Row-major C = alpha op(A) op(B) + beta C; op(A) m x k, op(B) k x n, C m x n. */
-  dgemm(transA: boolean, transB: boolean, m: number, n: number, k: number, alpha: number, a: Float64Array, aOffset: number, lda: number, b: Float64Array, bOffset: number, ldb: number, beta: number, c: Float64Array, cOffset: number, ldc: number): void;
+  dgemm(
+    transA: boolean,
+    transB: boolean,
+    m: number,
+    n: number,
+    k: number,
+    alpha: number,
+    a: Float64Array,
+    aOffset: number,
+    lda: number,
+    b: Float64Array,
+    bOffset: number,
+    ldb: number,
+    beta: number,
+    c: Float64Array,
+    cOffset: number,
+    ldc: number,
+  ): void;
   /** Row-major x = op(A)^{-1} x for triangular n x n A (upper or lower; unit diagonal not read when unitDiagonal). */
-  dtrsv(upper: boolean, trans: boolean, unitDiagonal: boolean, n: number, a: Float64Array, aOffset: number, lda: number, x: Float64Array, xOffset: number): void;
+  dtrsv(
+    upper: boolean,
+    trans: boolean,
+    unitDiagonal: boolean,
+    n: number,
+    a: Float64Array,
+    aOffset: number,
+    lda: number,
+    x: Float64Array,
+    xOffset: number,
+  ): void;
   /** Row-major B = alpha op(A)^{-1} B (leftSide) or alpha B op(A)^{-1}; B m x n, A triangular. */
-  dtrsm(leftSide: boolean, upper: boolean, trans: boolean, unitDiagonal: boolean, m: number, n: number, alpha: number, a: Float64Array, aOffset: number, lda: number, b: Float64Array, bOffset: number, ldb: number): void;
+  dtrsm(
+    leftSide: boolean,
+    upper: boolean,
+    trans: boolean,
+    unitDiagonal: boolean,
+    m: number,
+    n: number,
+    alpha: number,
+    a: Float64Array,
+    aOffset: number,
+    lda: number,
+    b: Float64Array,
+    bOffset: number,
+    ldb: number,
+  ): void;
   /**
    * Row-major P A = L U (partial pivoting) of an m x n matrix, in place; returns LAPACK's info (> 0: first exactly
    * zero pivot, 1-based). ipiv (min(m, n) entries, 1-based): row i was interchanged with row ipiv[i] - 1.
@@ -41,7 +95,19 @@ export interface NativeBlas extends RowKernels {
    */
   dgetrf(m: number, n: number, a: Float64Array, aOffset: number, lda: number, ipiv: Int32Array, ipivOffset: number): number;
   /** Row-major solve op(A) X = B in place (B n x nrhs) with dgetrf's factors and pivots; A is not copied. */
-  dgetrs(trans: boolean, n: number, nrhs: number, a: Float64Array, aOffset: number, lda: number, ipiv: Int32Array, ipivOffset: number, b: Float64Array, bOffset: number, ldb: number): number;
+  dgetrs(
+    trans: boolean,
+    n: number,
+    nrhs: number,
+    a: Float64Array,
+    aOffset: number,
+    lda: number,
+    ipiv: Int32Array,
+    ipivOffset: number,
+    b: Float64Array,
+    bOffset: number,
+    ldb: number,
+  ): number;
   /** Column-major Householder QR of the m x n matrix: R on and above the diagonal, reflectors below, tau (min(m, n)). */
   dgeqrf(m: number, n: number, a: Float64Array, aOffset: number, lda: number, tau: Float64Array, tauOffset: number): number;
   /** Column-major: overwrite dgeqrf's output with the first n columns of Q (k reflectors, m >= n >= k). */
@@ -52,14 +118,59 @@ export interface NativeBlas extends RowKernels {
    */
   dgeqrt3(m: number, n: number, a: Float64Array, aOffset: number, lda: number, t: Float64Array, tOffset: number, ldt: number): number;
   /** Column-major C = H C (or H^T C when transpose), H = I - V T V^T (from dgeqrt3); C m x n, V m x k (only its unit lower trapezoid is read). */
-  dlarfb(transpose: boolean, m: number, n: number, k: number, v: Float64Array, vOffset: number, ldv: number, t: Float64Array, tOffset: number, ldt: number, c: Float64Array, cOffset: number, ldc: number): void;
+  dlarfb(
+    transpose: boolean,
+    m: number,
+    n: number,
+    k: number,
+    v: Float64Array,
+    vOffset: number,
+    ldv: number,
+    t: Float64Array,
+    tOffset: number,
+    ldt: number,
+    c: Float64Array,
+    cOffset: number,
+    ldc: number,
+  ): void;
   /**
    * Column-major, m >= n: reduce the first nb rows and columns to upper bidiagonal form (d, e, tauq, taup: nb each) and
    * return X (m x nb) and Y (n x nb) for the trailing update A22 -= V Y2^T + X2 U (one panel of LAPACK's dgebrd).
    */
-  dlabrd(m: number, n: number, nb: number, a: Float64Array, aOffset: number, lda: number, d: Float64Array, dOffset: number, e: Float64Array, eOffset: number, tauq: Float64Array, tauqOffset: number, taup: Float64Array, taupOffset: number, x: Float64Array, xOffset: number, ldx: number, y: Float64Array, yOffset: number, ldy: number): void;
+  dlabrd(
+    m: number,
+    n: number,
+    nb: number,
+    a: Float64Array,
+    aOffset: number,
+    lda: number,
+    d: Float64Array,
+    dOffset: number,
+    e: Float64Array,
+    eOffset: number,
+    tauq: Float64Array,
+    tauqOffset: number,
+    taup: Float64Array,
+    taupOffset: number,
+    x: Float64Array,
+    xOffset: number,
+    ldx: number,
+    y: Float64Array,
+    yOffset: number,
+    ldy: number,
+  ): void;
   /** Column-major, m >= n: upper bidiagonal form (diagonal d: n, superdiagonal e: n - 1) in one call; a is destroyed. */
-  dgebrd(m: number, n: number, a: Float64Array, aOffset: number, lda: number, d: Float64Array, dOffset: number, e: Float64Array, eOffset: number): number;
+  dgebrd(
+    m: number,
+    n: number,
+    a: Float64Array,
+    aOffset: number,
+    lda: number,
+    d: Float64Array,
+    dOffset: number,
+    e: Float64Array,
+    eOffset: number,
+  ): number;
   /** Column-major: all min(m, n) singular values, descending, in one call (LAPACK dgesdd without vectors); a is destroyed. */
   dgesddValues(m: number, n: number, a: Float64Array, aOffset: number, lda: number, s: Float64Array, sOffset: number): number;
   /** OpenBLAS threads for the following calls (process-wide; OPENBLAS_NUM_THREADS sets the initial count). */
@@ -80,7 +191,25 @@ const ADDON_FILE = join('native', 'build', 'Release', 'linalg_native.node');
 export const NATIVE_ADDON_ENV = 'LINALG_NATIVE_ADDON';
 
 const REQUIRED_FUNCTIONS: readonly (keyof NativeBlas)[] = [
-  'dgemv', 'rowsDot', 'rowsCombine', 'rowsFused', 'dgemm', 'dtrsv', 'dtrsm', 'dgetrf', 'dgetrs', 'dgeqrf', 'dorgqr', 'dgeqrt3', 'dlarfb', 'dlabrd', 'dgebrd', 'dgesddValues', 'setThreads', 'threads', 'config',
+  'dgemv',
+  'rowsDot',
+  'rowsCombine',
+  'rowsFused',
+  'dgemm',
+  'dtrsv',
+  'dtrsm',
+  'dgetrf',
+  'dgetrs',
+  'dgeqrf',
+  'dorgqr',
+  'dgeqrt3',
+  'dlarfb',
+  'dlabrd',
+  'dgebrd',
+  'dgesddValues',
+  'setThreads',
+  'threads',
+  'config',
 ];
 
 let loaded: { blas: NativeBlas | null; reason: string } | undefined;
@@ -108,7 +237,8 @@ function load(): { blas: NativeBlas | null; reason: string } {
   try {
     const addon = createRequire(import.meta.url)(file) as Partial<NativeBlas>;
     const absent = REQUIRED_FUNCTIONS.filter((name) => typeof addon[name] !== 'function');
-    if (absent.length > 0) return { blas: null, reason: `${file} is stale (lacks ${absent.join(', ')}); rebuild it with npm run build:native` };
+    if (absent.length > 0)
+      return { blas: null, reason: `${file} is stale (lacks ${absent.join(', ')}); rebuild it with npm run build:native` };
     return { blas: addon as NativeBlas, reason: '' };
   } catch (error) {
     return { blas: null, reason: `${file} cannot be loaded: ${error instanceof Error ? error.message : String(error)}` };

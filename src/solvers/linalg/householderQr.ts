@@ -94,7 +94,13 @@ export function* householderQrWork(rowsOfA: Float64Array, p: number, c: number):
  * `bOffset`. Row-oriented: row k of R (contiguous) updates the remaining right-hand side, instead
  * of reading R by columns with stride p.
  */
-export function solveRTransposed(r: Float64Array, p: number, b: ArrayLike<number>, y: Float64Array = new Float64Array(p), bOffset = 0): Float64Array {
+export function solveRTransposed(
+  r: Float64Array,
+  p: number,
+  b: ArrayLike<number>,
+  y: Float64Array = new Float64Array(p),
+  bOffset = 0,
+): Float64Array {
   for (let j = 0; j < p; j++) y[j] = b[bOffset + j];
   for (let k = 0; k < p; k++) {
     const row = k * p;
@@ -105,7 +111,13 @@ export function solveRTransposed(r: Float64Array, p: number, b: ArrayLike<number
 }
 
 /** y = R^T x for upper-triangular R (p x p, row-major), reading x from `xOffset`; row-oriented. */
-export function multiplyRTransposed(r: Float64Array, p: number, x: ArrayLike<number>, y: Float64Array = new Float64Array(p), xOffset = 0): Float64Array {
+export function multiplyRTransposed(
+  r: Float64Array,
+  p: number,
+  x: ArrayLike<number>,
+  y: Float64Array = new Float64Array(p),
+  xOffset = 0,
+): Float64Array {
   y.fill(0, 0, p);
   for (let k = 0; k < p; k++) {
     const row = k * p;

@@ -118,13 +118,21 @@ export function* luWork(a: DenseMatrix, options: LuOptions = {}): Work<LuFactori
     if (count === 0 || end <= from) return;
     let g = 0;
     for (; g + 4 <= count; g += 4) {
-      const c0 = coef[g], c1 = coef[g + 1], c2 = coef[g + 2], c3 = coef[g + 3];
-      const s0 = src[g], s1 = src[g + 1], s2 = src[g + 2], s3 = src[g + 3];
+      const c0 = coef[g],
+        c1 = coef[g + 1],
+        c2 = coef[g + 2],
+        c3 = coef[g + 3];
+      const s0 = src[g],
+        s1 = src[g + 1],
+        s2 = src[g + 2],
+        s3 = src[g + 3];
       for (let j = from; j < end; j++) lu[ri + j] -= c0 * lu[s0 + j] + c1 * lu[s1 + j] + c2 * lu[s2 + j] + c3 * lu[s3 + j];
     }
     if (g + 2 <= count) {
-      const c0 = coef[g], c1 = coef[g + 1];
-      const s0 = src[g], s1 = src[g + 1];
+      const c0 = coef[g],
+        c1 = coef[g + 1];
+      const s0 = src[g],
+        s1 = src[g + 1];
       for (let j = from; j < end; j++) lu[ri + j] -= c0 * lu[s0 + j] + c1 * lu[s1 + j];
       g += 2;
     }
@@ -206,7 +214,12 @@ export function luFactor(a: DenseMatrix, options: LuOptions = {}): LuFactorizati
 }
 
 /** Solve A x = b (x may alias b). */
-export function luSolve(f: LuFactorization, b: Float64Array, x: Float64Array = new Float64Array(f.n), work: Float64Array = new Float64Array(f.n)): Float64Array {
+export function luSolve(
+  f: LuFactorization,
+  b: Float64Array,
+  x: Float64Array = new Float64Array(f.n),
+  work: Float64Array = new Float64Array(f.n),
+): Float64Array {
   const { n, lu, perm, lowerStart, upperEnd } = f;
   const y = work;
   for (let i = 0; i < n; i++) y[i] = b[perm[i]];
@@ -237,7 +250,12 @@ export function luSolve(f: LuFactorization, b: Float64Array, x: Float64Array = n
 }
 
 /** Solve A^T x = b (x may alias b): A^T = U^T L^T P, both triangular solves run along rows. */
-export function luSolveTransposed(f: LuFactorization, b: Float64Array, x: Float64Array = new Float64Array(f.n), work: Float64Array = new Float64Array(f.n)): Float64Array {
+export function luSolveTransposed(
+  f: LuFactorization,
+  b: Float64Array,
+  x: Float64Array = new Float64Array(f.n),
+  work: Float64Array = new Float64Array(f.n),
+): Float64Array {
   const { n, lu, perm, lowerStart, upperEnd } = f;
   const z = work;
   z.set(b.subarray(0, n));

@@ -39,7 +39,14 @@ export interface PanelQr {
  * transpose of the row-major p x c array (p <= c): M = Q R. `w` is overwritten by the reflectors.
  * This is the layout of householderQr.ts (rows of A_i in, orthonormal rows of Q_i^T out).
  */
-export function* panelQrWork(blas: NativeBlas, w: Float64Array, p: number, c: number, wantQ: boolean, maddsPerCall = NATIVE_MADDS_PER_CALL): Work<PanelQr> {
+export function* panelQrWork(
+  blas: NativeBlas,
+  w: Float64Array,
+  p: number,
+  c: number,
+  wantQ: boolean,
+  maddsPerCall = NATIVE_MADDS_PER_CALL,
+): Work<PanelQr> {
   if (p > c) throw new RangeError(`panel QR needs p <= c, got p=${p}, c=${c}`);
   const budget = REFLECTOR_BLOCK_SHARE * maddsPerCall;
   const panels = Math.ceil(p / QR_PANEL);
@@ -183,7 +190,12 @@ function dgemmColumnMajor(
  * BIDIAGONAL_CROSSOVER columns. Householder steps are normwise backward stable, as the TypeScript
  * bidiagonalization (singularValues.ts) is.
  */
-export function* panelBidiagonalWork(blas: NativeBlas, a: Float64Array, q: number, maddsPerCall = NATIVE_MADDS_PER_CALL): Work<{ d: Float64Array; e: Float64Array }> {
+export function* panelBidiagonalWork(
+  blas: NativeBlas,
+  a: Float64Array,
+  q: number,
+  maddsPerCall = NATIVE_MADDS_PER_CALL,
+): Work<{ d: Float64Array; e: Float64Array }> {
   const d = new Float64Array(q);
   const e = new Float64Array(Math.max(q - 1, 0));
   // dlabrd writes nb entries of e; the last panel is never the end of the matrix (crossover), but

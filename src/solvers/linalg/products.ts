@@ -27,7 +27,24 @@ export function multiplyByTransposeRows(
 ): void {
   const blas = nativeBlasInUse();
   if (blas && (rowEnd - rowStart) * cols * len >= NATIVE_MIN_MADDS) {
-    blas.dgemm(false, true, rowEnd - rowStart, cols, len, 1, x, rowStart * len, len, y, 0, len, 0, out, (rowStart - outRowOffset) * outStride, outStride);
+    blas.dgemm(
+      false,
+      true,
+      rowEnd - rowStart,
+      cols,
+      len,
+      1,
+      x,
+      rowStart * len,
+      len,
+      y,
+      0,
+      len,
+      0,
+      out,
+      (rowStart - outRowOffset) * outStride,
+      outStride,
+    );
     return;
   }
   for (let i = rowStart; i < rowEnd; i++) out.fill(0, (i - outRowOffset) * outStride, (i - outRowOffset) * outStride + cols);
@@ -49,26 +66,71 @@ export function multiplyByTransposeRows(
         const y1 = y0 + len;
         const y2 = y1 + len;
         const y3 = y2 + len;
-        let c00 = 0, c01 = 0, c02 = 0, c03 = 0;
-        let c10 = 0, c11 = 0, c12 = 0, c13 = 0;
-        let c20 = 0, c21 = 0, c22 = 0, c23 = 0;
-        let c30 = 0, c31 = 0, c32 = 0, c33 = 0;
+        let c00 = 0,
+          c01 = 0,
+          c02 = 0,
+          c03 = 0;
+        let c10 = 0,
+          c11 = 0,
+          c12 = 0,
+          c13 = 0;
+        let c20 = 0,
+          c21 = 0,
+          c22 = 0,
+          c23 = 0;
+        let c30 = 0,
+          c31 = 0,
+          c32 = 0,
+          c33 = 0;
         for (let t = t0; t < t1; t++) {
-          const a0 = x[x0 + t], a1 = x[x1 + t], a2 = x[x2 + t], a3 = x[x3 + t];
-          const b0 = y[y0 + t], b1 = y[y1 + t], b2 = y[y2 + t], b3 = y[y3 + t];
-          c00 += a0 * b0; c01 += a0 * b1; c02 += a0 * b2; c03 += a0 * b3;
-          c10 += a1 * b0; c11 += a1 * b1; c12 += a1 * b2; c13 += a1 * b3;
-          c20 += a2 * b0; c21 += a2 * b1; c22 += a2 * b2; c23 += a2 * b3;
-          c30 += a3 * b0; c31 += a3 * b1; c32 += a3 * b2; c33 += a3 * b3;
+          const a0 = x[x0 + t],
+            a1 = x[x1 + t],
+            a2 = x[x2 + t],
+            a3 = x[x3 + t];
+          const b0 = y[y0 + t],
+            b1 = y[y1 + t],
+            b2 = y[y2 + t],
+            b3 = y[y3 + t];
+          c00 += a0 * b0;
+          c01 += a0 * b1;
+          c02 += a0 * b2;
+          c03 += a0 * b3;
+          c10 += a1 * b0;
+          c11 += a1 * b1;
+          c12 += a1 * b2;
+          c13 += a1 * b3;
+          c20 += a2 * b0;
+          c21 += a2 * b1;
+          c22 += a2 * b2;
+          c23 += a2 * b3;
+          c30 += a3 * b0;
+          c31 += a3 * b1;
+          c32 += a3 * b2;
+          c33 += a3 * b3;
         }
-        out[o0 + j] += c00; out[o0 + j + 1] += c01; out[o0 + j + 2] += c02; out[o0 + j + 3] += c03;
-        out[o1 + j] += c10; out[o1 + j + 1] += c11; out[o1 + j + 2] += c12; out[o1 + j + 3] += c13;
-        out[o2 + j] += c20; out[o2 + j + 1] += c21; out[o2 + j + 2] += c22; out[o2 + j + 3] += c23;
-        out[o3 + j] += c30; out[o3 + j + 1] += c31; out[o3 + j + 2] += c32; out[o3 + j + 3] += c33;
+        out[o0 + j] += c00;
+        out[o0 + j + 1] += c01;
+        out[o0 + j + 2] += c02;
+        out[o0 + j + 3] += c03;
+        out[o1 + j] += c10;
+        out[o1 + j + 1] += c11;
+        out[o1 + j + 2] += c12;
+        out[o1 + j + 3] += c13;
+        out[o2 + j] += c20;
+        out[o2 + j + 1] += c21;
+        out[o2 + j + 2] += c22;
+        out[o2 + j + 3] += c23;
+        out[o3 + j] += c30;
+        out[o3 + j + 1] += c31;
+        out[o3 + j + 2] += c32;
+        out[o3 + j + 3] += c33;
       }
       for (; j < cols; j++) {
         const y0 = j * len;
-        let c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+        let c0 = 0,
+          c1 = 0,
+          c2 = 0,
+          c3 = 0;
         for (let t = t0; t < t1; t++) {
           const b = y[y0 + t];
           c0 += x[x0 + t] * b;

@@ -165,7 +165,15 @@ function combine8(
   const o6 = o5 + c;
   const o7 = o6 + c;
   for (let t = lo + yOffset, e = hi + yOffset; t < e; t = (t + 1) | 0) {
-    y[t] += c0 * x[(o0 + t) | 0] + c1 * x[(o1 + t) | 0] + c2 * x[(o2 + t) | 0] + c3 * x[(o3 + t) | 0] + c4 * x[(o4 + t) | 0] + c5 * x[(o5 + t) | 0] + c6 * x[(o6 + t) | 0] + c7 * x[(o7 + t) | 0];
+    y[t] +=
+      c0 * x[(o0 + t) | 0] +
+      c1 * x[(o1 + t) | 0] +
+      c2 * x[(o2 + t) | 0] +
+      c3 * x[(o3 + t) | 0] +
+      c4 * x[(o4 + t) | 0] +
+      c5 * x[(o5 + t) | 0] +
+      c6 * x[(o6 + t) | 0] +
+      c7 * x[(o7 + t) | 0];
   }
 }
 
@@ -210,7 +218,8 @@ function combine4(
   const o1 = o0 + c;
   const o2 = o1 + c;
   const o3 = o2 + c;
-  for (let t = lo + yOffset, e = hi + yOffset; t < e; t = (t + 1) | 0) y[t] += c0 * x[(o0 + t) | 0] + c1 * x[(o1 + t) | 0] + c2 * x[(o2 + t) | 0] + c3 * x[(o3 + t) | 0];
+  for (let t = lo + yOffset, e = hi + yOffset; t < e; t = (t + 1) | 0)
+    y[t] += c0 * x[(o0 + t) | 0] + c1 * x[(o1 + t) | 0] + c2 * x[(o2 + t) | 0] + c3 * x[(o3 + t) | 0];
 }
 
 /** Columns shared by the block `blockAt` chose: [shared[0], shared[1]) (module scratch, no allocation). */
@@ -258,7 +267,7 @@ function multiplyRowsRange(
   k0: number,
   k1: number,
 ): void {
-  for (let k = k0; k < k1; ) {
+  for (let k = k0; k < k1;) {
     const rows = blockAt(start, end, k, k1);
     if (rows === 1) {
       out[outOffset + k] = rangeDot(x, k * c, start[k], end[k], v);
@@ -291,7 +300,7 @@ function accumulateRange(
   k0: number,
   k1: number,
 ): void {
-  for (let k = k0; k < k1; ) {
+  for (let k = k0; k < k1;) {
     const rows = blockAt(start, end, k, k1);
     if (rows === 1) {
       rangeAxpy(scale * w[wOffset + k], x, k * c, start[k], end[k], y, yOffset);
@@ -326,7 +335,7 @@ function fusedRange(
   k0: number,
   k1: number,
 ): void {
-  for (let k = k0; k < k1; ) {
+  for (let k = k0; k < k1;) {
     const rows = blockAt(start, end, k, k1);
     if (rows === 1) {
       const d = rangeDot(x, k * c, start[k], end[k], v) - bias[k];
@@ -449,7 +458,16 @@ export function fusedRowPass(
 }
 
 /** out[outOffset + k] = X[k] . v for k in [k0, k1), over the union extent `span` set by denseRun. */
-function vectorMultiply(kernels: RowKernels, x: Float64Array, c: number, k0: number, k1: number, v: Float64Array, out: Float64Array, outOffset: number): void {
+function vectorMultiply(
+  kernels: RowKernels,
+  x: Float64Array,
+  c: number,
+  k0: number,
+  k1: number,
+  v: Float64Array,
+  out: Float64Array,
+  outOffset: number,
+): void {
   const lo = span[0];
   kernels.rowsDot(k1 - k0, span[1] - lo, x, k0 * c + lo, c, v, lo, out, outOffset + k0);
 }

@@ -48,13 +48,7 @@ export function gershgorinInterval(d: ArrayLike<number>, e: ArrayLike<number>, k
  * The eigenvalue of T with ascending index `index` (0 = smallest), by bisection to relative
  * width 2 eps (or absolute width `absoluteTolerance`, for eigenvalues at zero).
  */
-export function tridiagonalEigenvalue(
-  d: ArrayLike<number>,
-  e: ArrayLike<number>,
-  k: number,
-  index: number,
-  absoluteTolerance = 0,
-): number {
+export function tridiagonalEigenvalue(d: ArrayLike<number>, e: ArrayLike<number>, k: number, index: number, absoluteTolerance = 0): number {
   if (k === 1) return d[0];
   const pivmin = sturmPivotMinimum(e, k);
   let [lo, hi] = gershgorinInterval(d, e, k);

@@ -20,9 +20,30 @@ import { ROW_KERNELS_WASM_BASE64 } from './wasm/rowKernelsModule.js';
 /** The three row kernels, as the native addon and this module provide them (see NativeBlas in ./backend.ts). */
 export interface RowKernels {
   /** out[k] = X[k] . v, k < rows; X row-major with leading dimension ld from element xOffset. */
-  rowsDot(rows: number, cols: number, x: Float64Array, xOffset: number, ld: number, v: Float64Array, vOffset: number, out: Float64Array, outOffset: number): void;
+  rowsDot(
+    rows: number,
+    cols: number,
+    x: Float64Array,
+    xOffset: number,
+    ld: number,
+    v: Float64Array,
+    vOffset: number,
+    out: Float64Array,
+    outOffset: number,
+  ): void;
   /** y += scale sum_k w[k] X[k]. */
-  rowsCombine(rows: number, cols: number, scale: number, x: Float64Array, xOffset: number, ld: number, w: Float64Array, wOffset: number, y: Float64Array, yOffset: number): void;
+  rowsCombine(
+    rows: number,
+    cols: number,
+    scale: number,
+    x: Float64Array,
+    xOffset: number,
+    ld: number,
+    w: Float64Array,
+    wOffset: number,
+    y: Float64Array,
+    yOffset: number,
+  ): void;
   /** Each row read once: dots[k] = X[k] . v - bias[k], then y += scale dots[k] X[k]. */
   rowsFused(
     rows: number,
@@ -118,7 +139,11 @@ function isArenaView(value: unknown): value is ArenaView {
 /** Size of a value's typed arrays, each rounded up to 16 bytes (what `copyInto` will allocate); Infinity when one cannot go in an arena. */
 function typedBytes(value: unknown): number {
   let bytes = 0;
-  mapLeaves(value, isTypedArray, (view) => (bytes += view instanceof Float64Array || view instanceof Int32Array ? align16(view.byteLength) : Infinity));
+  mapLeaves(
+    value,
+    isTypedArray,
+    (view) => (bytes += view instanceof Float64Array || view instanceof Int32Array ? align16(view.byteLength) : Infinity),
+  );
   return bytes;
 }
 
@@ -163,7 +188,11 @@ export class WasmArena {
   }
 
   /** A zeroed array of `length` entries in the arena. */
-  allocate<T extends Float64Array | Int32Array>(Construct: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T, bytesPerElement: number, length: number): T {
+  allocate<T extends Float64Array | Int32Array>(
+    Construct: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T,
+    bytesPerElement: number,
+    length: number,
+  ): T {
     const byteOffset = this.next;
     this.next += align16(length * bytesPerElement);
     if (this.next > this.layout.scratchOffset) throw new Error('WasmArena: allocation beyond the space reserved for the data.');
@@ -173,7 +202,8 @@ export class WasmArena {
   /** A deep copy of `value` whose typed arrays (Float64Array, Int32Array) live in the arena. */
   copyInto(value: unknown): unknown {
     return mapLeaves(value, isTypedArray, (view) => {
-      if (!(view instanceof Float64Array || view instanceof Int32Array)) throw new Error(`WasmArena: cannot hold a ${view.constructor.name}.`);
+      if (!(view instanceof Float64Array || view instanceof Int32Array))
+        throw new Error(`WasmArena: cannot hold a ${view.constructor.name}.`);
       const copy = view instanceof Float64Array ? this.allocate(Float64Array, 8, view.length) : this.allocate(Int32Array, 4, view.length);
       copy.set(view);
       return copy;
@@ -183,7 +213,8 @@ export class WasmArena {
   /** `value` (made by copyInto) with its arrays replaced by their places, for posting to a worker. */
   describe(value: unknown): unknown {
     return mapLeaves(value, isTypedArray, (view): ArenaView => {
-      if (!(view instanceof Float64Array || view instanceof Int32Array) || view.buffer !== this.buffer) throw new Error('WasmArena: this array is not in the arena.');
+      if (!(view instanceof Float64Array || view instanceof Int32Array) || view.buffer !== this.buffer)
+        throw new Error('WasmArena: this array is not in the arena.');
       return { arenaView: view instanceof Float64Array ? 'Float64Array' : 'Int32Array', byteOffset: view.byteOffset, length: view.length };
     });
   }
@@ -192,7 +223,9 @@ export class WasmArena {
 /** The arrays of a described value, rebuilt on an arena's memory in this thread. */
 export function reviveArenaViews(value: unknown, memory: WebAssembly.Memory): unknown {
   return mapLeaves(value, isArenaView, (view) =>
-    view.arenaView === 'Float64Array' ? new Float64Array(memory.buffer, view.byteOffset, view.length) : new Int32Array(memory.buffer, view.byteOffset, view.length),
+    view.arenaView === 'Float64Array'
+      ? new Float64Array(memory.buffer, view.byteOffset, view.length)
+      : new Int32Array(memory.buffer, view.byteOffset, view.length),
   );
 }
 
@@ -214,7 +247,8 @@ export function wasmKernelsFor(x: Float64Array): WasmRowKernels | null {
 
 /** a[offset .. offset + length) must exist: in the arena, an access past an array would touch other data silently. */
 function checkVector(a: Float64Array, offset: number, length: number): void {
-  if (offset < 0 || offset + length > a.length) throw new RangeError(`WebAssembly row kernels: ${length} entries from ${offset} exceed a vector of ${a.length}.`);
+  if (offset < 0 || offset + length > a.length)
+    throw new RangeError(`WebAssembly row kernels: ${length} entries from ${offset} exceed a vector of ${a.length}.`);
 }
 
 /**
@@ -247,7 +281,17 @@ export class WasmRowKernels implements RowKernels {
     this.rowsOut = take(ROW_BATCH);
   }
 
-  rowsDot(rows: number, cols: number, x: Float64Array, xOffset: number, ld: number, v: Float64Array, vOffset: number, out: Float64Array, outOffset: number): void {
+  rowsDot(
+    rows: number,
+    cols: number,
+    x: Float64Array,
+    xOffset: number,
+    ld: number,
+    v: Float64Array,
+    vOffset: number,
+    out: Float64Array,
+    outOffset: number,
+  ): void {
     this.checkMatrix(rows, cols, x, xOffset, ld);
     const vp = this.stageIn(v, vOffset, cols, this.vStage);
     checkVector(out, outOffset, rows);
@@ -262,7 +306,18 @@ export class WasmRowKernels implements RowKernels {
     }
   }
 
-  rowsCombine(rows: number, cols: number, scale: number, x: Float64Array, xOffset: number, ld: number, w: Float64Array, wOffset: number, y: Float64Array, yOffset: number): void {
+  rowsCombine(
+    rows: number,
+    cols: number,
+    scale: number,
+    x: Float64Array,
+    xOffset: number,
+    ld: number,
+    w: Float64Array,
+    wOffset: number,
+    y: Float64Array,
+    yOffset: number,
+  ): void {
     this.checkMatrix(rows, cols, x, xOffset, ld);
     const yp = this.stageIn(y, yOffset, cols, this.yStage);
     checkVector(w, wOffset, rows);
@@ -324,9 +379,12 @@ export class WasmRowKernels implements RowKernels {
   /** The matrix must be in the arena and hold every row read (a WebAssembly access beyond it would read other data silently). */
   private checkMatrix(rows: number, cols: number, x: Float64Array, xOffset: number, ld: number): void {
     if (!this.inArena(x)) throw new RangeError('WebAssembly row kernels: the matrix is not in this arena.');
-    if (cols > this.maxCols) throw new RangeError(`WebAssembly row kernels: ${cols} columns exceed the ${this.maxCols} a scratch slot stages.`);
+    if (cols > this.maxCols)
+      throw new RangeError(`WebAssembly row kernels: ${cols} columns exceed the ${this.maxCols} a scratch slot stages.`);
     if (rows > 0 && cols > 0 && (xOffset < 0 || ld < cols || xOffset + (rows - 1) * ld + cols > x.length)) {
-      throw new RangeError(`WebAssembly row kernels: ${rows} x ${cols} rows (ld ${ld}) from element ${xOffset} exceed the matrix's ${x.length} elements.`);
+      throw new RangeError(
+        `WebAssembly row kernels: ${rows} x ${cols} rows (ld ${ld}) from element ${xOffset} exceed the matrix's ${x.length} elements.`,
+      );
     }
   }
 

@@ -345,7 +345,8 @@ export class ShardEngine {
     const expected = this.workers.length;
     const deadline = performance.now() + WORKER_STARTUP_TIMEOUT_MS;
     for (;;) {
-      if (Atomics.load(control, FAILED) !== 0) throw new Error(`Solver worker threads failed to start: ${failureMessage(control, this.message)}`);
+      if (Atomics.load(control, FAILED) !== 0)
+        throw new Error(`Solver worker threads failed to start: ${failureMessage(control, this.message)}`);
       const ready = Atomics.load(control, READY);
       if (ready >= expected) return;
       if (performance.now() > deadline) throw new Error(`Solver worker threads did not start within ${WORKER_STARTUP_TIMEOUT_MS} ms.`);

@@ -93,7 +93,14 @@ export function dataLength(n: number, outputLength: number, chunks: number, scal
 }
 
 /** The input, output and scalars, one after the other from byte `byteOffset` of `data` (shared or not). */
-export function dataViews(data: ArrayBufferLike, byteOffset: number, n: number, outputLength: number, chunks: number, scalarsPerChunk: number): DataViews {
+export function dataViews(
+  data: ArrayBufferLike,
+  byteOffset: number,
+  n: number,
+  outputLength: number,
+  chunks: number,
+  scalarsPerChunk: number,
+): DataViews {
   const all = new Float64Array(data, byteOffset, dataLength(n, outputLength, chunks, scalarsPerChunk));
   return {
     input: all.subarray(0, n),
@@ -106,13 +113,7 @@ export function dataViews(data: ArrayBufferLike, byteOffset: number, n: number, 
  * Takes chunks (order[Atomics.add(NEXT, 1)]) until none is left: every thread, the calling one
  * included, so a thread that is late (descheduled, or given larger chunks) simply takes fewer.
  */
-export function runChunks(
-  control: Int32Array,
-  order: Int32Array,
-  shard: Shard,
-  phase: number,
-  views: DataViews,
-): void {
+export function runChunks(control: Int32Array, order: Int32Array, shard: Shard, phase: number, views: DataViews): void {
   const chunks = order.length;
   for (;;) {
     const i = Atomics.add(control, NEXT, 1);

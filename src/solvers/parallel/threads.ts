@@ -31,9 +31,12 @@ let minWork = DEFAULT_PARALLEL_MIN_WORK;
 /** Sets the threads a solver run may use ('auto' = os.availableParallelism()); returns the count now in effect. */
 export function setSolverThreads(count: number | 'auto'): number {
   if (count !== 'auto' && !(Number.isInteger(count) && count >= 1 && count <= MAX_SOLVER_THREADS)) {
-    throw new InvalidParameterError(`Solver threads is ${String(count)}; it must be 'auto' or an integer from 1 to ${MAX_SOLVER_THREADS}.`, {
-      threads: String(count),
-    });
+    throw new InvalidParameterError(
+      `Solver threads is ${String(count)}; it must be 'auto' or an integer from 1 to ${MAX_SOLVER_THREADS}.`,
+      {
+        threads: String(count),
+      },
+    );
   }
   threadSetting = count;
   return solverThreads();
@@ -47,7 +50,9 @@ export function solverThreads(): number {
 /** Sets the least work per iteration (matrix entries) for which a run uses threads; returns the previous value. */
 export function setParallelMinWork(entries: number): number {
   if (!(Number.isFinite(entries) && entries >= 0)) {
-    throw new InvalidParameterError(`Parallel minimum work is ${String(entries)}; it must be a finite number >= 0.`, { entries: String(entries) });
+    throw new InvalidParameterError(`Parallel minimum work is ${String(entries)}; it must be a finite number >= 0.`, {
+      entries: String(entries),
+    });
   }
   const previous = minWork;
   minWork = entries;

@@ -7,7 +7,20 @@
 import { workerData } from 'node:worker_threads';
 import { useBackend } from '../linalg/backend.js';
 import { attachArena, reviveArenaViews } from '../linalg/wasmRowKernels.js';
-import { DONE, EXIT_PHASE, GENERATION, GONE, PHASE, READY, dataViews, recordFailure, runChunks, waitForChange, type Shard, type WorkerSetup } from './protocol.js';
+import {
+  DONE,
+  EXIT_PHASE,
+  GENERATION,
+  GONE,
+  PHASE,
+  READY,
+  dataViews,
+  recordFailure,
+  runChunks,
+  waitForChange,
+  type Shard,
+  type WorkerSetup,
+} from './protocol.js';
 import { loadShardConstructor } from './shardKinds.js';
 
 const setup = workerData as WorkerSetup;

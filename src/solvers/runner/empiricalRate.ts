@@ -22,7 +22,11 @@ export const FIT_FLOOR = 1e3 * Number.EPSILON;
 export const FLOOR_MARGIN = 100;
 export const MIN_FIT_POINTS = 3;
 
-export function fitEmpiricalRate(iteration: ArrayLike<number>, value: ArrayLike<number>, options: { trimFloor?: boolean } = {}): number | null {
+export function fitEmpiricalRate(
+  iteration: ArrayLike<number>,
+  value: ArrayLike<number>,
+  options: { trimFloor?: boolean } = {},
+): number | null {
   let smallest = Infinity;
   if (options.trimFloor) for (let k = 0; k < value.length; k++) if (Number.isFinite(value[k])) smallest = Math.min(smallest, value[k]);
   const lowest = Math.max(FIT_FLOOR, options.trimFloor ? FLOOR_MARGIN * smallest : 0);

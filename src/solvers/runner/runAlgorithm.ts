@@ -40,11 +40,16 @@ function checkOptions(options: RunOptions): void {
     throw new InvalidParameterError(`tolerance is ${String(tolerance)}; it must be a finite number > 0.`, { tolerance: String(tolerance) });
   }
   if (!Number.isSafeInteger(maxIterations) || maxIterations < 0) {
-    throw new InvalidParameterError(`maxIterations is ${String(maxIterations)}; it must be an integer >= 0.`, { maxIterations: String(maxIterations) });
+    throw new InvalidParameterError(`maxIterations is ${String(maxIterations)}; it must be an integer >= 0.`, {
+      maxIterations: String(maxIterations),
+    });
   }
   const { traceCap } = options;
   if (traceCap !== undefined && (!Number.isSafeInteger(traceCap) || traceCap < 2)) {
-    throw new InvalidParameterError(`traceCap is ${String(traceCap)}; it must be an integer >= 2 (the first and last iterations are always kept).`, { traceCap: String(traceCap) });
+    throw new InvalidParameterError(
+      `traceCap is ${String(traceCap)}; it must be an integer >= 2 (the first and last iterations are always kept).`,
+      { traceCap: String(traceCap) },
+    );
   }
 }
 
@@ -61,7 +66,12 @@ function relativeDistance(x: Float64Array, y: Float64Array, normY: number): numb
 
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : String(x));
 
-export function* runAlgorithmWork(system: DistributedSystem, id: AlgorithmId, spectral: SpectralData, options: RunOptions): Work<RunResult> {
+export function* runAlgorithmWork(
+  system: DistributedSystem,
+  id: AlgorithmId,
+  spectral: SpectralData,
+  options: RunOptions,
+): Work<RunResult> {
   const algorithm = getAlgorithm(id);
   checkOptions(options);
   const { tolerance, maxIterations, signal } = options;

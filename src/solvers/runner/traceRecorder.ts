@@ -30,7 +30,9 @@ export class TraceRecorder {
     withConsensus: boolean,
   ) {
     if (!Number.isInteger(cap) || cap < 2) {
-      throw new InvalidParameterError(`traceCap is ${cap}; it must be an integer >= 2 (the first and last iterations are always kept).`, { traceCap: cap });
+      throw new InvalidParameterError(`traceCap is ${cap}; it must be an integer >= 2 (the first and last iterations are always kept).`, {
+        traceCap: cap,
+      });
     }
     this.iteration = new Int32Array(cap);
     this.relativeResidual = new Float64Array(cap);

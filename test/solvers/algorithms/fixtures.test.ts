@@ -88,7 +88,13 @@ describe('Proposition 1 on the permuted block-diagonal fixture (Example 1)', () 
   const rows = f.A as number[][];
   const n = rows.length;
   const sv = new SingularValueDecomposition(new Matrix(rows)).diagonal;
-  const spectral: SpectralData = { m: f.expected.m, lambdaMinS: f.expected.lambdaMinS, lambdaMaxS: f.expected.lambdaMaxS, L: sv[0] ** 2, mu: sv[n - 1] ** 2 };
+  const spectral: SpectralData = {
+    m: f.expected.m,
+    lambdaMinS: f.expected.lambdaMinS,
+    lambdaMaxS: f.expected.lambdaMaxS,
+    L: sv[0] ** 2,
+    mu: sv[n - 1] ** 2,
+  };
 
   it('APC is exact after one iteration (S = I, rho_APC = 0) while D-HBM is not', () => {
     const system = systemFromRows(rows, f.partition.assignment);

@@ -50,9 +50,11 @@ function apcIterationMatrix(c: RandomCase, bases: Matrix[], gamma: number, eta: 
     const NiT = N[i].transpose();
     for (let k = 0; k < d; k++) for (let j = 0; j < n; j++) M.set(off + k, eb + j, gamma * NiT.get(k, j));
     // ebar' += (eta/m) N_i z_i' = (eta/m) N_i ((1 - gamma) z_i + gamma N_i^T ebar)
-    for (let j = 0; j < n; j++) for (let k = 0; k < d; k++) M.set(eb + j, off + k, M.get(eb + j, off + k) + (eta / m) * (1 - gamma) * N[i].get(j, k));
+    for (let j = 0; j < n; j++)
+      for (let k = 0; k < d; k++) M.set(eb + j, off + k, M.get(eb + j, off + k) + (eta / m) * (1 - gamma) * N[i].get(j, k));
     const proj = N[i].mmul(NiT);
-    for (let j = 0; j < n; j++) for (let l = 0; l < n; l++) M.set(eb + j, eb + l, M.get(eb + j, eb + l) + (eta / m) * gamma * proj.get(j, l));
+    for (let j = 0; j < n; j++)
+      for (let l = 0; l < n; l++) M.set(eb + j, eb + l, M.get(eb + j, eb + l) + (eta / m) * gamma * proj.get(j, l));
     off += d;
   }
   for (let j = 0; j < n; j++) M.set(eb + j, eb + j, M.get(eb + j, eb + j) + 1 - eta);
@@ -81,21 +83,28 @@ describe('rates', () => {
 
   it('APC: rate() equals the spectral radius of the explicit iteration matrix, at the optimum and at random parameters', () => {
     fc.assert(
-      fc.property(caseArbitrary, fc.double({ min: 0.05, max: 3, noNaN: true }), fc.double({ min: 0.05, max: 3, noNaN: true }), (c, gamma, eta) => {
-        const ref = referenceMetrics(c);
-        const opt = algorithms.apc.optimal(ref.spectral);
-        expect(Math.abs(opt.rate - (Math.sqrt(ref.kappaS) - 1) / (Math.sqrt(ref.kappaS) + 1))).toBeLessThan(1e-9);
-        const { gamma: g, eta: e } = opt.parameters;
-        expect(g).toBeLessThanOrEqual(e * (1 + 1e-12)); // gamma is the smaller root (both 1 when m = 1)
-        // At the optimum the eigenvalues are defective (Jordan blocks), which an eigensolver resolves
-        // only to ~sqrt(eps): hence the looser tolerance there.
-        expect(Math.abs(spectralRadius(apcIterationMatrix(c, ref.bases, g, e)) - opt.rate)).toBeLessThan(2e-6);
-        const rate = algorithms.apc.rate(ref.spectral, { gamma, eta });
-        expect(Math.abs(spectralRadius(apcIterationMatrix(c, ref.bases, gamma, eta)) - rate)).toBeLessThan(2e-6);
-        // MLM is APC with gamma = eta = 1.
-        expect(Math.abs(spectralRadius(apcIterationMatrix(c, ref.bases, 1, 1)) - algorithms.mlm.optimal(ref.spectral).rate)).toBeLessThan(1e-7);
-        expect(algorithms.mlm.rate(ref.spectral, {})).toBeCloseTo(algorithms.mlm.optimal(ref.spectral).rate, 14);
-      }),
+      fc.property(
+        caseArbitrary,
+        fc.double({ min: 0.05, max: 3, noNaN: true }),
+        fc.double({ min: 0.05, max: 3, noNaN: true }),
+        (c, gamma, eta) => {
+          const ref = referenceMetrics(c);
+          const opt = algorithms.apc.optimal(ref.spectral);
+          expect(Math.abs(opt.rate - (Math.sqrt(ref.kappaS) - 1) / (Math.sqrt(ref.kappaS) + 1))).toBeLessThan(1e-9);
+          const { gamma: g, eta: e } = opt.parameters;
+          expect(g).toBeLessThanOrEqual(e * (1 + 1e-12)); // gamma is the smaller root (both 1 when m = 1)
+          // At the optimum the eigenvalues are defective (Jordan blocks), which an eigensolver resolves
+          // only to ~sqrt(eps): hence the looser tolerance there.
+          expect(Math.abs(spectralRadius(apcIterationMatrix(c, ref.bases, g, e)) - opt.rate)).toBeLessThan(2e-6);
+          const rate = algorithms.apc.rate(ref.spectral, { gamma, eta });
+          expect(Math.abs(spectralRadius(apcIterationMatrix(c, ref.bases, gamma, eta)) - rate)).toBeLessThan(2e-6);
+          // MLM is APC with gamma = eta = 1.
+          expect(Math.abs(spectralRadius(apcIterationMatrix(c, ref.bases, 1, 1)) - algorithms.mlm.optimal(ref.spectral).rate)).toBeLessThan(
+            1e-7,
+          );
+          expect(algorithms.mlm.rate(ref.spectral, {})).toBeCloseTo(algorithms.mlm.optimal(ref.spectral).rate, 14);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -120,9 +129,23 @@ describe('rates', () => {
           const step = I.clone().sub(G.clone().mul(alpha));
           check('dgd', step, { alpha });
           // heavy ball on (x, z): z' = beta z + G x, x' = x - alpha z'
-          check('dhbm', block([[step, Z.clone().add(I.clone().mul(-alpha * beta))], [G, I.clone().mul(beta)]]), { alpha, beta });
+          check(
+            'dhbm',
+            block([
+              [step, Z.clone().add(I.clone().mul(-alpha * beta))],
+              [G, I.clone().mul(beta)],
+            ]),
+            { alpha, beta },
+          );
           // Nesterov on (x, y): y' = (I - alpha G) x, x' = (1 + beta) y' - beta y
-          check('dnag', block([[step.clone().mul(1 + beta), I.clone().mul(-beta)], [step, Z]]), { alpha, beta });
+          check(
+            'dnag',
+            block([
+              [step.clone().mul(1 + beta), I.clone().mul(-beta)],
+              [step, Z],
+            ]),
+            { alpha, beta },
+          );
           const nu = alphaScale / ref.lambdaMaxS;
           check('cimmino', I.clone().sub(ref.S.clone().mul(nu)), { nu });
           // and at the optimum (defective for heavy ball and Nesterov)
@@ -135,9 +158,15 @@ describe('rates', () => {
               id === 'dgd'
                 ? s
                 : id === 'dhbm'
-                  ? block([[s, I.clone().mul(-a * b)], [G, I.clone().mul(b)]])
+                  ? block([
+                      [s, I.clone().mul(-a * b)],
+                      [G, I.clone().mul(b)],
+                    ])
                   : id === 'dnag'
-                    ? block([[s.clone().mul(1 + b), I.clone().mul(-b)], [s, Z]])
+                    ? block([
+                        [s.clone().mul(1 + b), I.clone().mul(-b)],
+                        [s, Z],
+                      ])
                     : I.clone().sub(ref.S.clone().mul(p.nu));
             expect(Math.abs(spectralRadius(M) - algorithms[id].optimal(ref.spectral).rate), `${id} optimum`).toBeLessThan(2e-6);
           }
@@ -191,7 +220,10 @@ describe('iterations', () => {
         for (let t = 0; t < steps; t++) {
           apc.step();
           xs = xs.map((x, i) => x.clone().add(P[i].mmul(xbar.clone().sub(x)).mul(gamma)));
-          xbar = xs.reduce((s, x) => s.add(x), Matrix.zeros(n, 1)).mul(eta / m).add(xbar.clone().mul(1 - eta));
+          xbar = xs
+            .reduce((s, x) => s.add(x), Matrix.zeros(n, 1))
+            .mul(eta / m)
+            .add(xbar.clone().mul(1 - eta));
         }
         const scale = Math.max(1, ref.kappaA);
         close('apc', apc.estimate, xbar, scale);
@@ -303,7 +335,8 @@ describe('bounds of the paper', () => {
           expect(t1, id).toBeDefined();
           if (!t1) continue;
           const rho = algorithms[id].optimal(ref.spectral).rate;
-          for (const [name, lower] of Object.entries(t1.lowerBounds)) if (lower !== null) expect(rho, `${id} ${name}`).toBeGreaterThanOrEqual(lower - 1e-9);
+          for (const [name, lower] of Object.entries(t1.lowerBounds))
+            if (lower !== null) expect(rho, `${id} ${name}`).toBeGreaterThanOrEqual(lower - 1e-9);
           if (t1.upper !== null) {
             expect(t1.upperHypothesisHolds).toBe(true);
             expect(rho, `${id} upper`).toBeLessThanOrEqual(t1.upper + 1e-9);

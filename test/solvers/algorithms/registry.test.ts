@@ -60,7 +60,8 @@ describe('validateParameters', () => {
       ['dhbm', { beta: 1.5 }],
       ['dhbm', { alpha: 0 }],
     ];
-    for (const [id, p] of bad) expect(() => getAlgorithm(id).validateParameters(p), `${id} ${JSON.stringify(p)}`).toThrow(InvalidParameterError);
+    for (const [id, p] of bad)
+      expect(() => getAlgorithm(id).validateParameters(p), `${id} ${JSON.stringify(p)}`).toThrow(InvalidParameterError);
   });
 
   it('rate() needs the full parameter set', () => {

@@ -8,7 +8,6 @@ import { buildDistributedSystem, type DistributedSystem } from '../../../src/sol
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 
-
 /** System A x = b with b = A * ones (x* = ones) and the given row assignment. */
 export function systemFromRows(rows: number[][], assignment: readonly number[]): DistributedSystem {
   const n = rows.length;

@@ -11,7 +11,13 @@ import { describeEachBackend } from '../../support/backends.js';
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);
-  return buildDistributedSystem({ n: A.rows, A, b: new Float64Array(A.rows).fill(1), xTrue: null, partition: partitionFromAssignment(Int32Array.from(assignment), m) });
+  return buildDistributedSystem({
+    n: A.rows,
+    A,
+    b: new Float64Array(A.rows).fill(1),
+    xTrue: null,
+    partition: partitionFromAssignment(Int32Array.from(assignment), m),
+  });
 }
 
 function gaussianSystem(n: number, m: number, seed: number, mean = 1): DistributedSystem {
@@ -19,7 +25,11 @@ function gaussianSystem(n: number, m: number, seed: number, mean = 1): Distribut
   const rows = Array.from({ length: n }, () =>
     Array.from({ length: n }, () => mean + Math.sqrt(-2 * Math.log(rng.nextDouble() || 1e-300)) * Math.cos(2 * Math.PI * rng.nextDouble())),
   );
-  return systemOf(rows, Array.from({ length: n }, (_, k) => Math.floor((k * m) / n)), m);
+  return systemOf(
+    rows,
+    Array.from({ length: n }, (_, k) => Math.floor((k * m) / n)),
+    m,
+  );
 }
 
 describeEachBackend('analyze', () => {
@@ -38,7 +48,9 @@ describeEachBackend('analyze', () => {
     expect(c.kappaS).toBeGreaterThanOrEqual(a.bounds.proposition2KappaSLowerBound * (1 - 1e-12));
     // Theorem 4: kappa(A^T A) >= (its kappa(A) bound)^2 >= 1 / sin^2(phi_min).
     expect(c.kappaAtA).toBeGreaterThanOrEqual(a.bounds.theorem4KappaALowerBound ** 2 * (1 - 1e-12));
-    expect(a.bounds.theorem4KappaALowerBound ** 2).toBeGreaterThanOrEqual((1 / Math.sin(a.heterogeneity.phiMin as number) ** 2) * (1 - 1e-12));
+    expect(a.bounds.theorem4KappaALowerBound ** 2).toBeGreaterThanOrEqual(
+      (1 / Math.sin(a.heterogeneity.phiMin as number) ** 2) * (1 - 1e-12),
+    );
     // The exact comparison of the two rates is decided by the condition numbers (SPEC "Recommendation").
     expect(a.recommendation.exact.faster).toBe(c.kappaS <= c.kappaAtA ? 'apc' : 'dhbm');
     expect(a.recommendation.tolerance).toBe(1e-6);
@@ -46,7 +58,17 @@ describeEachBackend('analyze', () => {
   });
 
   it('handles a single machine: theta_H = pi/2, no pair, S = I', () => {
-    const a = analyze(systemOf([[2, 1, 0], [1, 3, 1], [0, 1, 4]], [0, 0, 0], 1));
+    const a = analyze(
+      systemOf(
+        [
+          [2, 1, 0],
+          [1, 3, 1],
+          [0, 1, 4],
+        ],
+        [0, 0, 0],
+        1,
+      ),
+    );
     expect(a.heterogeneity.thetaH).toBe(Math.PI / 2);
     expect(a.heterogeneity.thetaHPair).toBeNull();
     expect(a.heterogeneity.theta).toEqual([[0]]);
@@ -93,7 +115,11 @@ describeEachBackend('analyze', () => {
   it('gives the same result cooperatively as synchronously', async () => {
     const system = gaussianSystem(80, 4, 3);
     const progress: WorkProgress[] = [];
-    const cooperative = await runCooperatively(analyzeWork(system), { sliceMs: 1, progressIntervalMs: 0, onProgress: (p) => progress.push(p) });
+    const cooperative = await runCooperatively(analyzeWork(system), {
+      sliceMs: 1,
+      progressIntervalMs: 0,
+      onProgress: (p) => progress.push(p),
+    });
     expect(cooperative).toEqual(analyze(system));
     expect(progress.length).toBeGreaterThan(0);
   });

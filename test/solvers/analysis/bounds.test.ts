@@ -15,7 +15,13 @@ describe('computeBounds on the fixtures', () => {
   for (const f of fixtures) {
     it(f.name, () => {
       const e = f.expected;
-      const b = computeBounds({ n: e.n, m: e.m, blockSizes: e.blockSizes, heterogeneity: heterogeneityOf(f), theorem4KappaALowerBound: e.theorem4KappaALowerBound });
+      const b = computeBounds({
+        n: e.n,
+        m: e.m,
+        blockSizes: e.blockSizes,
+        heterogeneity: heterogeneityOf(f),
+        theorem4KappaALowerBound: e.theorem4KappaALowerBound,
+      });
 
       relClose(b.proposition2KappaSLowerBound, e.proposition2KappaSLowerBound, 1e-9);
       if (e.theorem3KappaSUpperBound === null) {
@@ -54,7 +60,13 @@ describe('computeBounds on the fixtures', () => {
   it('Proposition 1 holds exactly on the permuted block-diagonal fixture (and nowhere else)', () => {
     for (const f of fixtures) {
       const e = f.expected;
-      const b = computeBounds({ n: e.n, m: e.m, blockSizes: e.blockSizes, heterogeneity: heterogeneityOf(f), theorem4KappaALowerBound: e.theorem4KappaALowerBound });
+      const b = computeBounds({
+        n: e.n,
+        m: e.m,
+        blockSizes: e.blockSizes,
+        heterogeneity: heterogeneityOf(f),
+        theorem4KappaALowerBound: e.theorem4KappaALowerBound,
+      });
       expect(b.proposition1.hypothesisHolds, f.name).toBe(f.name.startsWith('block-diagonal'));
       if (b.proposition1.hypothesisHolds) {
         expect(e.cosThetaH).toBeLessThanOrEqual(PROPOSITION1_COS_TOLERANCE);
@@ -69,7 +81,15 @@ describe('computeBounds on the fixtures', () => {
   });
 
   it('Theorem 2 takes the best machine size and reports it', () => {
-    const h: Heterogeneity = { thetaH: 1.565, cosThetaH: Math.cos(1.565), thetaHPair: [0, 1], theta: [], phi: [], phiMin: null, rowNormRatio: 1 };
+    const h: Heterogeneity = {
+      thetaH: 1.565,
+      cosThetaH: Math.cos(1.565),
+      thetaHPair: [0, 1],
+      theta: [],
+      phi: [],
+      phiMin: null,
+      rowNormRatio: 1,
+    };
     const cos = Math.cos(1.565);
     const bound = (p: number, n: number): number => {
       const s = Math.sqrt(p * (n - p) * cos);
@@ -81,7 +101,13 @@ describe('computeBounds on the fixtures', () => {
     expect(b.theorem2.hypothesisHolds).toBe(true);
     expect(b.theorem2KappaSUpperBound as number).toBeCloseTo(best, 12);
     expect(b.theorem2.p).toBe([1, 2, 9].find((p) => bound(p, 12) === best));
-    const none = computeBounds({ n: 120, m: 3, blockSizes: [40, 40, 40], heterogeneity: { ...h, thetaH: 0.5, cosThetaH: Math.cos(0.5) }, theorem4KappaALowerBound: 1 });
+    const none = computeBounds({
+      n: 120,
+      m: 3,
+      blockSizes: [40, 40, 40],
+      heterogeneity: { ...h, thetaH: 0.5, cosThetaH: Math.cos(0.5) },
+      theorem4KappaALowerBound: 1,
+    });
     expect(none.theorem2KappaSUpperBound).toBeNull();
     expect(none.theorem2).toEqual({ hypothesisHolds: false, p: null });
   });

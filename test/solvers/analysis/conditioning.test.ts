@@ -14,7 +14,13 @@ import { describeEachBackend } from '../../support/backends.js';
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);
-  return buildDistributedSystem({ n: A.rows, A, b: new Float64Array(A.rows), xTrue: null, partition: partitionFromAssignment(Int32Array.from(assignment), m) });
+  return buildDistributedSystem({
+    n: A.rows,
+    A,
+    b: new Float64Array(A.rows),
+    xTrue: null,
+    partition: partitionFromAssignment(Int32Array.from(assignment), m),
+  });
 }
 
 const randomRows = (n: number, seed: number, mean = 0) => {
@@ -22,7 +28,9 @@ const randomRows = (n: number, seed: number, mean = 0) => {
   return Array.from({ length: n }, () => Array.from({ length: n }, () => mean + 2 * rng.nextDouble() - 1));
 };
 
-const svdValues = (x: Matrix) => new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true }).diagonal;
+const svdValues = (x: Matrix) =>
+  new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true })
+    .diagonal;
 
 /** Orthonormal basis (n x p) of the row space of the machine's rows, from ml-matrix. */
 function mlBasis(rows: number[][]): Matrix {
@@ -65,12 +73,21 @@ describeEachBackend('kappa(A^T A) without forming A^T A', () => {
       const e = 1 - (1 - eps); // the eps the stored matrix represents (exact, Sterbenz)
       const exact = ((n - e) / e) ** 2; // eigenvalues of J - eps I: n - eps (once) and -eps
       // sigma_min is known to relative ~kappa(A) eps.
-      expect(Math.abs(computeMatrixConditioning(a).kappaAtA - exact) / exact).toBeLessThan(Math.max(1e-12, 10 * Number.EPSILON * ((n - e) / e)));
+      expect(Math.abs(computeMatrixConditioning(a).kappaAtA - exact) / exact).toBeLessThan(
+        Math.max(1e-12, 10 * Number.EPSILON * ((n - e) / e)),
+      );
     });
   }
 
   it('rejects a matrix with an exactly zero pivot', () => {
-    const run = () => computeMatrixConditioning(fromRows([[1, 2, 3], [2, 4, 6], [0, 1, 1]]));
+    const run = () =>
+      computeMatrixConditioning(
+        fromRows([
+          [1, 2, 3],
+          [2, 4, 6],
+          [0, 1, 1],
+        ]),
+      );
     expect(run).toThrow(SingularMatrixError);
     expect(run).toThrow(/numerically singular.*condition number.*infinite/);
   });
@@ -78,7 +95,12 @@ describeEachBackend('kappa(A^T A) without forming A^T A', () => {
   it('rejects a numerically singular matrix (sigma_min <= n eps sigma_max) and reports the estimated condition number', () => {
     let error: unknown;
     try {
-      computeMatrixConditioning(fromRows([[1, 0], [0, 1e-17]]));
+      computeMatrixConditioning(
+        fromRows([
+          [1, 0],
+          [0, 1e-17],
+        ]),
+      );
     } catch (e) {
       error = e;
     }
@@ -94,7 +116,12 @@ describeEachBackend('kappa(A^T A) without forming A^T A', () => {
   });
 
   it('accepts an ill-conditioned but nonsingular matrix below the rank tolerance', () => {
-    const c = computeMatrixConditioning(fromRows([[1, 0], [0, 1e-14]]));
+    const c = computeMatrixConditioning(
+      fromRows([
+        [1, 0],
+        [0, 1e-14],
+      ]),
+    );
     expect(Math.abs(c.kappaAtA - 1e28) / 1e28).toBeLessThan(1e-14);
   });
 });
@@ -129,7 +156,11 @@ describeEachBackend('kappa(S)', () => {
     const assignment = Array.from({ length: n }, (_, k) => (k < 7 ? 0 : 1));
     const system = systemOf(rows, assignment, 2);
     const s = computeSConditioning(system, computeGramBlocks(system.machines));
-    const c = svdValues(mlBasis(rows.slice(0, 7)).transpose().mmul(mlBasis(rows.slice(7))))[0];
+    const c = svdValues(
+      mlBasis(rows.slice(0, 7))
+        .transpose()
+        .mmul(mlBasis(rows.slice(7))),
+    )[0];
     expect(Math.abs(s.kappaS - (1 + c) / (1 - c)) / s.kappaS).toBeLessThan(1e-10);
     expect(Math.abs(s.lambdaMaxS - (1 + c))).toBeLessThan(1e-14);
   });

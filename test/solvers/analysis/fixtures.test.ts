@@ -88,7 +88,13 @@ function checkFixture(f: Fixture, a: Analysis): void {
 
   // Bounds.
   if (e.theorem3KappaSUpperBound === null) expect(a.bounds.theorem3KappaSUpperBound).toBeNull();
-  else expectRelative(a.bounds.theorem3KappaSUpperBound as number, e.theorem3KappaSUpperBound, Math.max(1e-6, 4 * EPS * e.theorem3KappaSUpperBound), 'theorem3KappaSUpperBound');
+  else
+    expectRelative(
+      a.bounds.theorem3KappaSUpperBound as number,
+      e.theorem3KappaSUpperBound,
+      Math.max(1e-6, 4 * EPS * e.theorem3KappaSUpperBound),
+      'theorem3KappaSUpperBound',
+    );
   expectRelative(a.bounds.proposition2KappaSLowerBound, e.proposition2KappaSLowerBound, 1e-6, 'proposition2KappaSLowerBound');
 
   // Rates, with the sensitivity of each to its condition number.

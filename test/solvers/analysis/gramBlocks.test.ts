@@ -9,7 +9,13 @@ import { describeEachBackend } from '../../support/backends.js';
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);
-  return buildDistributedSystem({ n: A.rows, A, b: new Float64Array(A.rows), xTrue: null, partition: partitionFromAssignment(Int32Array.from(assignment), m) });
+  return buildDistributedSystem({
+    n: A.rows,
+    A,
+    b: new Float64Array(A.rows),
+    xTrue: null,
+    partition: partitionFromAssignment(Int32Array.from(assignment), m),
+  });
 }
 
 function randomRows(n: number, seed: number, density = 1): number[][] {
@@ -42,13 +48,19 @@ describeEachBackend('Gram blocks Q_i^T Q_j', () => {
       for (let i = 0; i < 3; i++)
         for (let j = i + 1; j < 3; j++) {
           const g = gramBlock(gram, i, j)!;
-          const ours = new SingularValueDecomposition(new Matrix(Array.from({ length: gram.sizes[i] }, (_, r) => Array.from(g.subarray(r * gram.sizes[j], (r + 1) * gram.sizes[j])))), {
+          const ours = new SingularValueDecomposition(
+            new Matrix(Array.from({ length: gram.sizes[i] }, (_, r) => Array.from(g.subarray(r * gram.sizes[j], (r + 1) * gram.sizes[j])))),
+            {
+              computeLeftSingularVectors: false,
+              computeRightSingularVectors: false,
+            },
+          ).diagonal;
+          const qi = mlBasis(rows.filter((_, k) => assignment[k] === i));
+          const qj = mlBasis(rows.filter((_, k) => assignment[k] === j));
+          const ref = new SingularValueDecomposition(qi.transpose().mmul(qj), {
             computeLeftSingularVectors: false,
             computeRightSingularVectors: false,
           }).diagonal;
-          const qi = mlBasis(rows.filter((_, k) => assignment[k] === i));
-          const qj = mlBasis(rows.filter((_, k) => assignment[k] === j));
-          const ref = new SingularValueDecomposition(qi.transpose().mmul(qj), { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
           for (let k = 0; k < ours.length; k++) expect(Math.abs(ours[k] - ref[k])).toBeLessThan(1e-13);
         }
     });

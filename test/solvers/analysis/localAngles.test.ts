@@ -17,7 +17,9 @@ function bruteForce(a: DenseMatrix, assignment: number[], m: number) {
     for (let t = 0; t < n; t++) dot += a.data[k * n + t] * a.data[l * n + t];
     return Math.acos(Math.min(1, Math.abs(dot) / (norms[k] * norms[l])));
   };
-  const thetaMin = Array.from({ length: n }, (_, l) => Math.min(...Array.from({ length: n }, (_, k) => (k === l ? Infinity : angle(k, l)))));
+  const thetaMin = Array.from({ length: n }, (_, l) =>
+    Math.min(...Array.from({ length: n }, (_, k) => (k === l ? Infinity : angle(k, l)))),
+  );
   const phi = Array.from({ length: m }, (_, i) => {
     const rows = assignment.flatMap((mi, k) => (mi === i ? [k] : []));
     if (rows.length < 2) return null;
@@ -58,7 +60,13 @@ describeEachBackend('local angles phi_i, theta_min^(l) and Theorem 4', () => {
   });
 
   it('give phiMin = null when every machine holds one row', () => {
-    const r = computeLocalAngles(fromRows([[1, 2], [3, 1]]), partition([0, 1], 2));
+    const r = computeLocalAngles(
+      fromRows([
+        [1, 2],
+        [3, 1],
+      ]),
+      partition([0, 1], 2),
+    );
     expect(r.phi).toEqual([null, null]);
     expect(r.phiMin).toBeNull();
   });

@@ -13,7 +13,13 @@ const FIXTURES = FIXTURES_DIR;
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);
-  return buildDistributedSystem({ n: A.rows, A, b: new Float64Array(A.rows), xTrue: null, partition: partitionFromAssignment(Int32Array.from(assignment), m) });
+  return buildDistributedSystem({
+    n: A.rows,
+    A,
+    b: new Float64Array(A.rows),
+    xTrue: null,
+    partition: partitionFromAssignment(Int32Array.from(assignment), m),
+  });
 }
 
 // Hadamard / 2: orthogonal with entries exactly representable, so rotating by it is exact up to the
@@ -32,7 +38,9 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
   // theta on the arccos path (above 0.45 rad) to 4 eps / sin(theta), on the atan2 path to 2 eps relative.
   const cosTolerance = backend === 'typescript' ? 2 * Number.EPSILON : 4 * Number.EPSILON;
   const thetaTolerance = (theta: number) =>
-    backend === 'typescript' ? 2 * Number.EPSILON * theta : Math.max(2 * Number.EPSILON * theta, theta > 0.45 ? (4 * Number.EPSILON) / Math.sin(theta) : 0);
+    backend === 'typescript'
+      ? 2 * Number.EPSILON * theta
+      : Math.max(2 * Number.EPSILON * theta, theta > 0.45 ? (4 * Number.EPSILON) / Math.sin(theta) : 0);
   // span(e1, e2) and span(e1 + d e3, e4) meet at exactly atan(d).
   for (const d of [0.7, 0.5, 0.2, 1e-3, 1e-7, 1e-10]) {
     it(`is atan(${d}) for two planes built exactly (both the arccos and the atan2(sin, cos) paths)`, () => {
@@ -100,7 +108,16 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
   });
 
   it('is pi/2 with no pair for a single machine', () => {
-    const angles = computePrincipalAngles(systemOf([[2, 1], [1, 3]], [0, 0], 1));
+    const angles = computePrincipalAngles(
+      systemOf(
+        [
+          [2, 1],
+          [1, 3],
+        ],
+        [0, 0],
+        1,
+      ),
+    );
     expect(angles.thetaH).toBe(Math.PI / 2);
     expect(angles.thetaHPair).toBeNull();
     expect(angles.theta).toEqual([[0]]);
@@ -118,7 +135,8 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
         const ai = new Matrix(rows.filter((_, k) => assignment[k] === i)).transpose();
         return new QrDecomposition(ai).orthogonalMatrix.subMatrix(0, n - 1, 0, ai.columns - 1);
       });
-      const svd = (x: Matrix) => new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
+      const svd = (x: Matrix) =>
+        new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
       for (let i = 0; i < m; i++)
         for (let j = i + 1; j < m; j++) {
           const g = bases[i].transpose().mmul(bases[j]);

@@ -11,8 +11,18 @@ const fixtures = loadFixtures();
 function inputOf(f: Fixture, tolerance = 1e-10) {
   const e = f.expected;
   const heterogeneity = heterogeneityOf(f);
-  const conditioning: Conditioning = { kappaS: e.kappaS, lambdaMinS: e.lambdaMinS, lambdaMaxS: e.lambdaMaxS, kappaAtA: e.kappaAtA, L: e.kappaAtA, mu: 1 };
-  const rates = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, { rate: e.rates[id], parameters: {} }])) as Record<AlgorithmId, AlgorithmTuning>;
+  const conditioning: Conditioning = {
+    kappaS: e.kappaS,
+    lambdaMinS: e.lambdaMinS,
+    lambdaMaxS: e.lambdaMaxS,
+    kappaAtA: e.kappaAtA,
+    L: e.kappaAtA,
+    mu: 1,
+  };
+  const rates = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, { rate: e.rates[id], parameters: {} }])) as Record<
+    AlgorithmId,
+    AlgorithmTuning
+  >;
   return { m: e.m, heterogeneity, conditioning, rates, tolerance };
 }
 

@@ -19,28 +19,50 @@ import { thrown } from '../../support/thrown.js';
 
 // Inputs arrive from JSON, so the tests also feed values the types exclude.
 const dense = (data: unknown[][]): MatrixInput => ({ format: 'dense', data: data as EntryValue[][] });
-const coo = (rows: number, cols: number, entries: unknown[]): MatrixInput => ({ format: 'coo', rows, cols, entries: entries as [number, number, EntryValue][] });
+const coo = (rows: number, cols: number, entries: unknown[]): MatrixInput => ({
+  format: 'coo',
+  rows,
+  cols,
+  entries: entries as [number, number, EntryValue][],
+});
 
 describe('buildMatrix: dense', () => {
   it('builds a row-major matrix', () => {
-    const a = buildMatrix(dense([
-      [1, 2],
-      [3, 4],
-    ]));
+    const a = buildMatrix(
+      dense([
+        [1, 2],
+        [3, 4],
+      ]),
+    );
     expect(a.rows).toBe(2);
     expect(a.cols).toBe(2);
     expect(Array.from(a.data)).toEqual([1, 2, 3, 4]);
   });
 
   it('ragged rows: DimensionMismatchError naming the row', () => {
-    const error = thrown(() => buildMatrix(dense([[1, 2, 3], [4, 5, 6], [7, 8]])));
+    const error = thrown(() =>
+      buildMatrix(
+        dense([
+          [1, 2, 3],
+          [4, 5, 6],
+          [7, 8],
+        ]),
+      ),
+    );
     expect(error).toBeInstanceOf(DimensionMismatchError);
     expect(error.message).toMatch(/Row 2 .* 2 entries but row 0 has 3/);
     expect((error as DimensionMismatchError).details).toMatchObject({ row: 2 });
   });
 
   it('non-square: NotSquareError with rows x cols', () => {
-    const error = thrown(() => buildMatrix(dense([[1, 2, 3], [4, 5, 6]])));
+    const error = thrown(() =>
+      buildMatrix(
+        dense([
+          [1, 2, 3],
+          [4, 5, 6],
+        ]),
+      ),
+    );
     expect(error).toBeInstanceOf(NotSquareError);
     expect(error.message).toMatch(/2 x 3/);
     expect(error.message).toMatch(/rectangular/);
@@ -65,7 +87,14 @@ describe('buildMatrix: dense', () => {
       ['INFINITY', 'INFINITY'],
     ];
     for (const [value, shown] of cases) {
-      const error = thrown(() => buildMatrix(dense([[1, 2], [3, value]])));
+      const error = thrown(() =>
+        buildMatrix(
+          dense([
+            [1, 2],
+            [3, value],
+          ]),
+        ),
+      );
       expect(error, String(value)).toBeInstanceOf(NonFiniteValueError);
       expect(error.message).toBe(`matrix entry (1, 1) is ${shown}; every entry must be a finite real number.`);
       expect((error as NonFiniteValueError).code).toBe('non-finite-value');
@@ -74,11 +103,27 @@ describe('buildMatrix: dense', () => {
 
   it('strings that are not NaN/Infinity (numeric ones included) and non-numbers are rejected naming the entry', () => {
     for (const value of ['1.5', 'abc', '', null, true, [1]]) {
-      const error = thrown(() => buildMatrix(dense([[value, 2], [3, 4]])));
+      const error = thrown(() =>
+        buildMatrix(
+          dense([
+            [value, 2],
+            [3, 4],
+          ]),
+        ),
+      );
       expect(error, String(value)).toBeInstanceOf(InvalidEntryError);
       expect(error.message).toMatch(/^matrix entry \(0, 0\) is /);
     }
-    expect(thrown(() => buildMatrix(dense([[1, 2], ['1.5', 4]]))).message).toMatch(/matrix entry \(1, 0\) is the string "1.5"; entries must be JSON numbers/);
+    expect(
+      thrown(() =>
+        buildMatrix(
+          dense([
+            [1, 2],
+            ['1.5', 4],
+          ]),
+        ),
+      ).message,
+    ).toMatch(/matrix entry \(1, 0\) is the string "1.5"; entries must be JSON numbers/);
   });
 
   it('checks n against limits.maxN', () => {
@@ -90,12 +135,14 @@ describe('buildMatrix: dense', () => {
 
 describe('buildMatrix: coo', () => {
   it('0-based triplets, duplicates summed, the rest zero', () => {
-    const a = buildMatrix(coo(3, 3, [
-      [0, 0, 1],
-      [2, 1, 4],
-      [0, 0, 2.5],
-      [1, 2, -1],
-    ]));
+    const a = buildMatrix(
+      coo(3, 3, [
+        [0, 0, 1],
+        [2, 1, 4],
+        [0, 0, 2.5],
+        [1, 2, -1],
+      ]),
+    );
     expect(toRows(a)).toEqual([
       [3.5, 0, 0],
       [0, 0, -1],
@@ -110,7 +157,14 @@ describe('buildMatrix: coo', () => {
   });
 
   it('indices out of range or not integers, malformed triplets', () => {
-    const outOfRange = thrown(() => buildMatrix(coo(2, 2, [[0, 0, 1], [1, 2, 1]])));
+    const outOfRange = thrown(() =>
+      buildMatrix(
+        coo(2, 2, [
+          [0, 0, 1],
+          [1, 2, 1],
+        ]),
+      ),
+    );
     expect(outOfRange).toBeInstanceOf(DimensionMismatchError);
     expect(outOfRange.message).toMatch(/COO entry 1 has column index 2, outside 0\.\.1/);
     expect(() => buildMatrix(coo(2, 2, [[-1, 0, 1]]))).toThrow(/row index -1/);
@@ -120,10 +174,24 @@ describe('buildMatrix: coo', () => {
   });
 
   it('non-finite values name the entry; a duplicate sum that overflows is caught too', () => {
-    const error = thrown(() => buildMatrix(coo(3, 3, [[0, 0, 1], [2, 1, 'Infinity']])));
+    const error = thrown(() =>
+      buildMatrix(
+        coo(3, 3, [
+          [0, 0, 1],
+          [2, 1, 'Infinity'],
+        ]),
+      ),
+    );
     expect(error).toBeInstanceOf(NonFiniteValueError);
     expect(error.message).toMatch(/^matrix entry \(2, 1\) is Infinity/);
-    const overflow = thrown(() => buildMatrix(coo(2, 2, [[1, 0, 1e308], [1, 0, 1e308]])));
+    const overflow = thrown(() =>
+      buildMatrix(
+        coo(2, 2, [
+          [1, 0, 1e308],
+          [1, 0, 1e308],
+        ]),
+      ),
+    );
     expect(overflow).toBeInstanceOf(NonFiniteValueError);
     expect(overflow.message).toMatch(/matrix entry \(1, 0\)/);
   });

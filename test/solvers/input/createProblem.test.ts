@@ -39,7 +39,9 @@ describe('createProblem', () => {
     expect(Array.from(problem.b)).toEqual([1, 2, 3]);
     expect(problem.xTrue).toBeNull();
     expect(Array.from(problem.partition.rowsOf[1])).toEqual([0, 2]);
-    expect(Array.from(createProblem({ A: A3, rhs: new Float64Array([4, 5, 6]), partition: { groups: [[2], [0, 1]] } }).b)).toEqual([4, 5, 6]);
+    expect(Array.from(createProblem({ A: A3, rhs: new Float64Array([4, 5, 6]), partition: { groups: [[2], [0, 1]] } }).b)).toEqual([
+      4, 5, 6,
+    ]);
   });
 
   it('rhs of the wrong length: DimensionMismatchError', () => {
@@ -78,8 +80,12 @@ describe('createProblem', () => {
     const error = thrown(() => createProblem({ A: rect, partition: { machines: 1 } }));
     expect(error).toBeInstanceOf(NotSquareError);
     expect(error.message).toMatch(/2 x 3/);
-    expect(() => createProblem({ A: { rows: 0, cols: 0, data: new Float64Array(0) }, partition: { machines: 1 } })).toThrow(DimensionMismatchError);
-    expect(() => createProblem({ A: { rows: 2, cols: 2, data: new Float64Array(3) }, partition: { machines: 1 } })).toThrow(/holds 3 values/);
+    expect(() => createProblem({ A: { rows: 0, cols: 0, data: new Float64Array(0) }, partition: { machines: 1 } })).toThrow(
+      DimensionMismatchError,
+    );
+    expect(() => createProblem({ A: { rows: 2, cols: 2, data: new Float64Array(3) }, partition: { machines: 1 } })).toThrow(
+      /holds 3 values/,
+    );
     expect(() => createProblem({ A: A3, partition: { machines: 1 }, limits: { maxN: 2 } })).toThrow(ProblemTooLargeError);
   });
 

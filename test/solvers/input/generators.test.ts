@@ -100,7 +100,8 @@ describe('generateMatrix: distributions and structure', () => {
     };
     // No longer block diagonal...
     let outsideDiagonalBlocks = 0;
-    for (let i = 0; i < n; i++) for (const j of support(i)) if (Math.floor(j / blockSize) !== Math.floor(i / blockSize)) outsideDiagonalBlocks++;
+    for (let i = 0; i < n; i++)
+      for (const j of support(i)) if (Math.floor(j / blockSize) !== Math.floor(i / blockSize)) outsideDiagonalBlocks++;
     expect(outsideDiagonalBlocks).toBeGreaterThan(0);
     // ...but rows of one block share one support of blockSize columns, disjoint from the other blocks'.
     const blockSupports: Set<number>[] = [];
@@ -110,7 +111,8 @@ describe('generateMatrix: distributions and structure', () => {
       for (let i = b * blockSize; i < (b + 1) * blockSize; i++) expect(support(i)).toEqual(s);
       blockSupports.push(new Set(s));
     }
-    for (let b = 0; b < 3; b++) for (let c = b + 1; c < 3; c++) for (const j of blockSupports[b]) expect(blockSupports[c].has(j)).toBe(false);
+    for (let b = 0; b < 3; b++)
+      for (let c = b + 1; c < 3; c++) for (const j of blockSupports[b]) expect(blockSupports[c].has(j)).toBe(false);
     // Each row holds the same values as the unpermuted matrix (the permutation is drawn after the blocks).
     for (let i = 0; i < n; i++) {
       const row = (a: DenseMatrix) => Array.from(a.data.subarray(i * n, (i + 1) * n)).sort((x, y) => x - y);
@@ -135,7 +137,11 @@ describe('generateMatrix: distributions and structure', () => {
   });
 
   it('block-diagonal without blockSize, contiguous machines: the same matrix as the blockSize that matches them', () => {
-    const aligned = generateMatrix({ generator: 'block-diagonal', n: 30, seed: 8, permute: true }, undefined, buildPartition({ machines: 3 }, 30));
+    const aligned = generateMatrix(
+      { generator: 'block-diagonal', n: 30, seed: 8, permute: true },
+      undefined,
+      buildPartition({ machines: 3 }, 30),
+    );
     const sized = generateMatrix({ generator: 'block-diagonal', n: 30, blockSize: 10, seed: 8, permute: true });
     expect(Array.from(aligned.data)).toEqual(Array.from(sized.data));
   });
@@ -144,7 +150,9 @@ describe('generateMatrix: distributions and structure', () => {
     const missing = thrown(() => generateMatrix({ generator: 'block-diagonal', n: 6, seed: 1 }));
     expect(missing).toBeInstanceOf(InvalidParameterError);
     expect(missing.message).toMatch(/without blockSize .* needs the partition/);
-    const wrongSize = thrown(() => generateMatrix({ generator: 'block-diagonal', n: 6, seed: 1 }, undefined, buildPartition({ machines: 2 }, 5)));
+    const wrongSize = thrown(() =>
+      generateMatrix({ generator: 'block-diagonal', n: 6, seed: 1 }, undefined, buildPartition({ machines: 2 }, 5)),
+    );
     expect(wrongSize).toBeInstanceOf(DimensionMismatchError);
     expect(wrongSize.message).toMatch(/assigns 5 rows .* n = 6/);
   });

@@ -80,7 +80,13 @@ describe('parseMatrixMarket on the shared matrices', () => {
       }
       if (symmetric) expect(isExactlySymmetric(a)).toBe(true);
       // Nothing outside the stored pattern (and its mirror) is filled in.
-      const nnzStored = Number(text.split('\n').find((l) => !l.startsWith('%'))!.trim().split(/\s+/)[2]);
+      const nnzStored = Number(
+        text
+          .split('\n')
+          .find((l) => !l.startsWith('%'))!
+          .trim()
+          .split(/\s+/)[2],
+      );
       let nonzeros = 0;
       for (let k = 0; k < a.data.length; k++) if (a.data[k] !== 0) nonzeros++;
       expect(nonzeros).toBeLessThanOrEqual(symmetric ? 2 * nnzStored - n : nnzStored);
@@ -203,7 +209,9 @@ describe('parseMatrixMarket on hand-written inputs', () => {
   });
 
   it('accepts CRLF line ends, blank lines, comment lines between entries, exponents and Fortran D exponents', () => {
-    const a = parseMatrixMarket('%%MatrixMarket matrix coordinate real general\r\n%c\r\n\r\n2 2 2\r\n1 1 1.5e2\r\n% note\r\n2 2 -2.5D-1\r\n');
+    const a = parseMatrixMarket(
+      '%%MatrixMarket matrix coordinate real general\r\n%c\r\n\r\n2 2 2\r\n1 1 1.5e2\r\n% note\r\n2 2 -2.5D-1\r\n',
+    );
     expect(toRows(a)).toEqual([
       [150, 0],
       [0, -0.25],
@@ -260,10 +268,14 @@ describe('parseMatrixMarket on hand-written inputs', () => {
 
   it('checks n against limits.maxN before allocating n x n', () => {
     // A 10^6 x 10^6 dense matrix would need 8 TB: the limit must fire first.
-    const error = thrown(() => parseMatrixMarket('%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 1 1\n', { maxN: 4000 }));
+    const error = thrown(() =>
+      parseMatrixMarket('%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 1 1\n', { maxN: 4000 }),
+    );
     expect(error).toBeInstanceOf(ProblemTooLargeError);
     expect(error.message).toMatch(/1000000/);
-    expect(() => parseMatrixMarket('%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 1 1\n')).toThrow(ProblemTooLargeError);
+    expect(() => parseMatrixMarket('%%MatrixMarket matrix coordinate real general\n1000000 1000000 1\n1 1 1\n')).toThrow(
+      ProblemTooLargeError,
+    );
     expect(parseMatrixMarket('%%MatrixMarket matrix coordinate real general\n3 3 1\n1 1 1\n', { maxN: 3 }).rows).toBe(3);
   });
 });
@@ -272,8 +284,42 @@ describe('parseMatrixMarket on corrupted files', () => {
   // Whatever a client uploads, the parser answers with a finite square matrix or a typed SolverError
   // (mapped to a 4xx problem): never a TypeError, RangeError or an allocation sized by garbage.
   const sources = ['bfwa62.mtx', 'bcsstk03.mtx', 'qc324.mtx', 'ash608.mtx'].map(readMatrixFile);
-  const tokens = ['%%MatrixMarket', 'matrix', 'coordinate', 'array', 'real', 'integer', 'complex', 'pattern', 'general', 'symmetric', 'skew-symmetric', 'hermitian'];
-  const pieces = [...tokens, '0', '-1', '-0', '1e309', '1e-320', 'nan', 'inf', '1.5e', '99999999999', '2147483648', '\n', '\r\n', ' ', '\t', '%', '-', '+', '.', 'e'];
+  const tokens = [
+    '%%MatrixMarket',
+    'matrix',
+    'coordinate',
+    'array',
+    'real',
+    'integer',
+    'complex',
+    'pattern',
+    'general',
+    'symmetric',
+    'skew-symmetric',
+    'hermitian',
+  ];
+  const pieces = [
+    ...tokens,
+    '0',
+    '-1',
+    '-0',
+    '1e309',
+    '1e-320',
+    'nan',
+    'inf',
+    '1.5e',
+    '99999999999',
+    '2147483648',
+    '\n',
+    '\r\n',
+    ' ',
+    '\t',
+    '%',
+    '-',
+    '+',
+    '.',
+    'e',
+  ];
   const edit = fc.record({
     at: fc.double({ min: 0, max: 1, noNaN: true }),
     kind: fc.constantFrom('insert', 'delete', 'digit', 'duplicate-line', 'header-word'),

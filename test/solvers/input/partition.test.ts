@@ -127,7 +127,9 @@ describe('buildPartition: { assignment }', () => {
   });
 
   it('negative or non-integer machine indices, and too many machines', () => {
-    expect(thrown(() => buildPartition({ assignment: [0, -1, 0] }, 3)).message).toMatch(/assignment\[1\] \(the machine of row 1\) is number -1/);
+    expect(thrown(() => buildPartition({ assignment: [0, -1, 0] }, 3)).message).toMatch(
+      /assignment\[1\] \(the machine of row 1\) is number -1/,
+    );
     expect(() => buildPartition({ assignment: [0, 1.5, 0] }, 3)).toThrow(InvalidPartitionError);
     expect(() => buildPartition({ assignment: [0, '1', 0] as unknown as number[] }, 3)).toThrow(/string "1"/);
     const huge = thrown(() => buildPartition({ assignment: [0, 1e9, 0] }, 3));
@@ -145,7 +147,18 @@ describe('buildPartition: { groups }', () => {
   });
 
   it('a row in two groups names the row and both machines', () => {
-    const error = thrown(() => buildPartition({ groups: [[0, 1], [2, 3], [4, 1]] }, 5));
+    const error = thrown(() =>
+      buildPartition(
+        {
+          groups: [
+            [0, 1],
+            [2, 3],
+            [4, 1],
+          ],
+        },
+        5,
+      ),
+    );
     expect(error).toBeInstanceOf(RowAssignedTwiceError);
     expect(error.message).toMatch(/Row 1 is assigned to machines 0 and 2/);
     expect((error as RowAssignedTwiceError).details).toEqual({ row: 1, machines: [0, 2] });
@@ -169,7 +182,7 @@ describe('buildPartition: { groups }', () => {
 describe('buildPartition: the form itself', () => {
   it('exactly one of machines, sizes, assignment, groups', () => {
     expect(() => buildPartition({} as PartitionInput, 5)).toThrow(/none was given/);
-    expect(() => buildPartition({ machines: 2, sizes: [2, 3] } as unknown as PartitionInput, 5)).toThrow(/got machines and sizes/);
+    expect(() => buildPartition({ machines: 2, sizes: [2, 3] }, 5)).toThrow(/got machines and sizes/);
     expect(() => buildPartition(null as unknown as PartitionInput, 5)).toThrow(InvalidPartitionError);
     expect(() => buildPartition({ machines: 1 }, 0)).toThrow(InvalidPartitionError);
   });

@@ -53,7 +53,8 @@ function maxDifference(x: ArrayLike<number>, y: ArrayLike<number>): number {
 }
 
 /** Row-major op(A) entry for a matrix stored at `off` with leading dimension ld. */
-const entry = (a: Float64Array, off: number, ld: number, trans: boolean, i: number, j: number) => (trans ? a[off + j * ld + i] : a[off + i * ld + j]);
+const entry = (a: Float64Array, off: number, ld: number, trans: boolean, i: number, j: number) =>
+  trans ? a[off + j * ld + i] : a[off + i * ld + j];
 
 describe('backend selection', () => {
   it("starts on 'auto': native when the addon loads, typescript otherwise", () => {
@@ -83,7 +84,13 @@ describe('backend selection', () => {
       env: { ...process.env, [NATIVE_ADDON_ENV]: addon },
     });
     expect(child.status, child.stderr).toBe(0);
-    return JSON.parse(child.stdout.trim().split('\n').pop()!) as { blas: unknown; reason: string; active: string; auto: string; native: string };
+    return JSON.parse(child.stdout.trim().split('\n').pop()!) as {
+      blas: unknown;
+      reason: string;
+      active: string;
+      auto: string;
+      native: string;
+    };
   };
 
   it(`falls back to typescript when the addon is absent (${NATIVE_ADDON_ENV}=off or a missing file)`, () => {
@@ -140,7 +147,14 @@ describe.skipIf(skipNative)(nativeTitle('native binding (OpenBLAS / LAPACKE)'), 
   it('row kernels (rowsDot, rowsCombine, rowsFused) on sub-matrices with offsets, ld > cols, and every block tail', () => {
     const rng = new SeededRandom(4);
     // Rows: whole blocks of 8, tails of 1-7 rows; columns: multiples of 4 and tails of 1-3.
-    for (const [rows, cols] of [[1, 1], [7, 3], [8, 4], [17, 10], [24, 33], [13, 64]]) {
+    for (const [rows, cols] of [
+      [1, 1],
+      [7, 3],
+      [8, 4],
+      [17, 10],
+      [24, 33],
+      [13, 64],
+    ]) {
       const ld = cols + 3;
       const off = 5;
       const x = rng.fillSigned(new Float64Array(off + rows * ld));
@@ -312,7 +326,10 @@ describe.skipIf(skipNative)(nativeTitle('native binding (OpenBLAS / LAPACKE)'), 
     const s = new Float64Array(n);
     blas.dgesddValues(m, n, Float64Array.from(mat), 0, m, s, 0);
     const rows = Array.from({ length: n }, (_, j) => Array.from(mat.subarray(j * m, (j + 1) * m)));
-    const ref = new SingularValueDecomposition(new Matrix(rows).transpose(), { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal;
+    const ref = new SingularValueDecomposition(new Matrix(rows).transpose(), {
+      computeLeftSingularVectors: false,
+      computeRightSingularVectors: false,
+    }).diagonal;
     expect(maxDifference(s, ref)).toBeLessThan(1e-13);
   });
 });
@@ -372,7 +389,13 @@ function gaussianSystem(n: number, m: number, seed: number, mean: number, densit
   for (let i = 0; i < n; i++)
     for (let j = 0; j < n; j++) if (i === j || rng.nextDouble() < density) data[i * n + j] = mean + rng.nextNormal();
   const assignment = Int32Array.from({ length: n }, (_, k) => (k * 7) % m);
-  return buildDistributedSystem({ n, A: { rows: n, cols: n, data }, b: new Float64Array(n).fill(1), xTrue: null, partition: partitionFromAssignment(assignment, m) });
+  return buildDistributedSystem({
+    n,
+    A: { rows: n, cols: n, data },
+    b: new Float64Array(n).fill(1),
+    xTrue: null,
+    partition: partitionFromAssignment(assignment, m),
+  });
 }
 
 describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), () => {
@@ -380,7 +403,12 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
     const cases: [string, number, number, Float64Array][] = [
       ['random 37 x 120', 37, 120, randomMatrix(37, 120, 10).data],
       ['random square 64', 64, 64, randomMatrix(64, 64, 11).data],
-      ['banded 50 x 80', 50, 80, Float64Array.from({ length: 50 * 80 }, (_, k) => (Math.abs(Math.floor(k / 80) - (k % 80)) <= 2 ? 1 + ((k * 37) % 11) / 7 : 0))],
+      [
+        'banded 50 x 80',
+        50,
+        80,
+        Float64Array.from({ length: 50 * 80 }, (_, k) => (Math.abs(Math.floor(k / 80) - (k % 80)) <= 2 ? 1 + ((k * 37) % 11) / 7 : 0)),
+      ],
       // Rows already orthogonal and triangular: LAPACK skips reflections the TypeScript loop makes.
       ['identity rows 20 x 30', 20, 30, Float64Array.from({ length: 20 * 30 }, (_, k) => (Math.floor(k / 30) === k % 30 ? 2 : 0))],
     ];
@@ -440,12 +468,22 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
     const n = 150;
     const g = randomMatrix(n, n, 14).data;
     const spd = new Float64Array(n * n); // G^T G + I
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
-      let s = i === j ? 1 : 0;
-      for (let t = 0; t < n; t++) s += g[t * n + i] * g[t * n + j];
-      spd[i * n + j] = s;
-    }
-    const op = { size: n, apply: (x: Float64Array, y: Float64Array) => { for (let i = 0; i < n; i++) { let s = 0; for (let j = 0; j < n; j++) s += spd[i * n + j] * x[j]; y[i] = s; } } };
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) {
+        let s = i === j ? 1 : 0;
+        for (let t = 0; t < n; t++) s += g[t * n + i] * g[t * n + j];
+        spd[i * n + j] = s;
+      }
+    const op = {
+      size: n,
+      apply: (x: Float64Array, y: Float64Array) => {
+        for (let i = 0; i < n; i++) {
+          let s = 0;
+          for (let j = 0; j < n; j++) s += spd[i * n + j] * x[j];
+          y[i] = s;
+        }
+      },
+    };
     const { ts, nat } = both(() => lanczos(op, { which: 'both' }));
     expect(Math.abs(nat.largest - ts.largest) / ts.largest).toBeLessThan(1e-12);
     expect(Math.abs(nat.smallest - ts.smallest) / ts.smallest).toBeLessThan(1e-10);
@@ -475,8 +513,14 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
           for (let j = i + 1; j < m; j++) {
             const g = gramBlock(gram, i, j);
             if (!g) continue;
-            const mat = new Matrix(Array.from({ length: gram.sizes[i] }, (_, r) => Array.from(g.subarray(r * gram.sizes[j], (r + 1) * gram.sizes[j]))));
-            blocks.push(Float64Array.from(new SingularValueDecomposition(mat, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal));
+            const mat = new Matrix(
+              Array.from({ length: gram.sizes[i] }, (_, r) => Array.from(g.subarray(r * gram.sizes[j], (r + 1) * gram.sizes[j]))),
+            );
+            blocks.push(
+              Float64Array.from(
+                new SingularValueDecomposition(mat, { computeLeftSingularVectors: false, computeRightSingularVectors: false }).diagonal,
+              ),
+            );
           }
         return { blocks, analysis: analyze(s) };
       });
@@ -500,7 +544,11 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
     const phases = new Set<string>();
     useBackend('native');
     try {
-      await runCooperatively(analyzeWork(system), { onProgress: (p: WorkProgress) => phases.add(p.phase), progressIntervalMs: 0, sliceMs: 0 });
+      await runCooperatively(analyzeWork(system), {
+        onProgress: (p: WorkProgress) => phases.add(p.phase),
+        progressIntervalMs: 0,
+        sliceMs: 0,
+      });
     } finally {
       useBackend('auto');
     }
@@ -517,9 +565,11 @@ function expectSameAnalysis(nat: Analysis, ts: Analysis): void {
   expect(rel(nat.conditioning.kappaAtA, c.kappaAtA)).toBeLessThan(Math.max(1e-9, 16 * EPS * Math.sqrt(c.kappaAtA)));
   expect(rel(nat.conditioning.lambdaMaxS, c.lambdaMaxS)).toBeLessThan(1e-12);
   expect(Math.abs(nat.heterogeneity.thetaH - h.thetaH)).toBeLessThan(1e-12);
-  for (let i = 0; i < ts.m; i++) for (let j = 0; j < ts.m; j++) expect(Math.abs(nat.heterogeneity.theta[i][j] - h.theta[i][j])).toBeLessThan(1e-12);
+  for (let i = 0; i < ts.m; i++)
+    for (let j = 0; j < ts.m; j++) expect(Math.abs(nat.heterogeneity.theta[i][j] - h.theta[i][j])).toBeLessThan(1e-12);
   expect(nat.heterogeneity.phi.map((p) => p === null)).toEqual(h.phi.map((p) => p === null));
-  for (let i = 0; i < ts.m; i++) if (h.phi[i] !== null) expect(Math.abs((nat.heterogeneity.phi[i] as number) - (h.phi[i] as number))).toBeLessThan(1e-12);
+  for (let i = 0; i < ts.m; i++)
+    if (h.phi[i] !== null) expect(Math.abs((nat.heterogeneity.phi[i] as number) - (h.phi[i] as number))).toBeLessThan(1e-12);
   expect(rel(nat.heterogeneity.rowNormRatio, h.rowNormRatio)).toBeLessThan(1e-14);
   expect(rel(nat.bounds.theorem4KappaALowerBound, ts.bounds.theorem4KappaALowerBound)).toBeLessThan(1e-10);
   expect(nat.recommendation.exact.faster).toBe(ts.recommendation.exact.faster);

@@ -64,14 +64,27 @@ describeEachBackend('Lanczos with full reorthogonalization', () => {
   it('is exact on exhaustion for a diagonal operator with distinct eigenvalues', () => {
     const n = 12;
     const diag = Float64Array.from({ length: n }, (_, i) => (i + 1) ** 2);
-    const r = lanczos({ size: n, apply: (x, y) => { for (let i = 0; i < n; i++) y[i] = diag[i] * x[i]; } }, { which: 'both', tolerance: 0 });
+    const r = lanczos(
+      {
+        size: n,
+        apply: (x, y) => {
+          for (let i = 0; i < n; i++) y[i] = diag[i] * x[i];
+        },
+      },
+      { which: 'both', tolerance: 0 },
+    );
     expect(r.exhausted).toBe(true);
     expect(Math.abs(r.largest - n * n)).toBeLessThan(1e-12 * n * n);
     expect(Math.abs(r.smallest - 1)).toBeLessThan(1e-12 * n * n);
   });
 
   it('handles a 1 x 1 operator', () => {
-    const r = lanczos({ size: 1, apply: (x, y) => { y[0] = 7 * x[0]; } });
+    const r = lanczos({
+      size: 1,
+      apply: (x, y) => {
+        y[0] = 7 * x[0];
+      },
+    });
     expect(r.largest).toBe(7);
   });
 

@@ -44,11 +44,12 @@ describeEachBackend('LU with partial pivoting', () => {
       expect(backwardError(a, x, b, false)).toBeLessThan(20 * Number.EPSILON);
       expect(backwardError(a, y, b, true)).toBeLessThan(20 * Number.EPSILON);
       // Independent reference: ml-matrix's own LU solve, to the accuracy the conditioning allows.
-      const ref = new LuDecomposition(new Matrix(Array.from({ length: n }, (_, i) => Array.from(a.data.subarray(i * n, (i + 1) * n))))).solve(
-        Matrix.columnVector(Array.from(b)),
-      );
+      const ref = new LuDecomposition(
+        new Matrix(Array.from({ length: n }, (_, i) => Array.from(a.data.subarray(i * n, (i + 1) * n)))),
+      ).solve(Matrix.columnVector(Array.from(b)));
       const cond = n <= 37 ? 1e6 : 1e8;
-      for (let i = 0; i < n; i++) expect(Math.abs(x[i] - ref.get(i, 0))).toBeLessThan(cond * Number.EPSILON * (1 + Math.abs(ref.get(i, 0))));
+      for (let i = 0; i < n; i++)
+        expect(Math.abs(x[i] - ref.get(i, 0))).toBeLessThan(cond * Number.EPSILON * (1 + Math.abs(ref.get(i, 0))));
     });
   }
 
@@ -63,7 +64,7 @@ describeEachBackend('LU with partial pivoting', () => {
     expect(Array.from(luSolve(f, b))).toEqual(new Array(n).fill(1));
     // A^T y = b: y_i (i + 1) = b_{(i+2) mod n}.
     const y = luSolveTransposed(f, b);
-    for (let i = 0; i < n; i++) expect(y[i]).toBeCloseTo(((i + 2) % n + 1) / (i + 1), 14);
+    for (let i = 0; i < n; i++) expect(y[i]).toBeCloseTo((((i + 2) % n) + 1) / (i + 1), 14);
   });
 
   it('reports an exactly zero pivot for a singular matrix', () => {
@@ -90,10 +91,11 @@ describeEachBackend('LU with partial pivoting', () => {
     const xTrue = Float64Array.from({ length: n }, (_, i) => Math.sin(i));
     const b = new Float64Array(n);
     const bt = new Float64Array(n);
-    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) {
-      b[i] += data[i * n + j] * xTrue[j];
-      bt[i] += data[j * n + i] * xTrue[j];
-    }
+    for (let i = 0; i < n; i++)
+      for (let j = 0; j < n; j++) {
+        b[i] += data[i * n + j] * xTrue[j];
+        bt[i] += data[j * n + i] * xTrue[j];
+      }
     expect(backwardError(a, luSolve(f, b), b, false)).toBeLessThan(20 * Number.EPSILON);
     expect(backwardError(a, luSolveTransposed(f, bt), bt, true)).toBeLessThan(20 * Number.EPSILON);
   });

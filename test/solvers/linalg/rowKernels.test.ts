@@ -30,7 +30,13 @@ function randomRows(rng: SeededRandom, p: number, c: number, layout: Layout): Ro
     let hi = c;
     // sparse-then-dense: too sparse overall for one native call, so the native path cuts runs of rows (dense runs native, the rest row by row).
     const kind =
-      layout === 'mixed' ? (['dense', 'ragged', 'sparse'] as const)[rng.nextInt(3)] : layout === 'sparse-then-dense' ? (k < (5 * p) / 6 ? 'sparse' : 'dense') : layout;
+      layout === 'mixed'
+        ? (['dense', 'ragged', 'sparse'] as const)[rng.nextInt(3)]
+        : layout === 'sparse-then-dense'
+          ? k < (5 * p) / 6
+            ? 'sparse'
+            : 'dense'
+          : layout;
     if (kind === 'ragged') {
       // Extents that mostly overlap their neighbours', as Q_i's do on banded data.
       lo = rng.nextInt(Math.max(1, Math.floor(c / 6)));
@@ -113,7 +119,8 @@ describeEachBackend('row kernels', (backend) => {
       accumulateRowCombination(r.x, p, c, r.start, r.end, w, 2, scale, y, 5);
       const expected = naiveCombination(r, w.subarray(2), scale);
       for (let t = 0; t < 5; t++) expect(y[t]).toBe(before[t]);
-      for (let t = 0; t < c; t++) expect(Math.abs(y[5 + t] - (before[5 + t] + expected[t]))).toBeLessThanOrEqual(EPS * p * (1 + Math.abs(expected[t])));
+      for (let t = 0; t < c; t++)
+        expect(Math.abs(y[5 + t] - (before[5 + t] + expected[t]))).toBeLessThanOrEqual(EPS * p * (1 + Math.abs(expected[t])));
     });
 
     it(`fusedRowPass gives X v - bias and adds scale X^T (X v - bias) (${label})`, () => {
@@ -134,7 +141,8 @@ describeEachBackend('row kernels', (backend) => {
       }
       const expected = naiveCombination(r, d, 0.5);
       for (let t = 0; t < 2; t++) expect(y[t]).toBe(before[t]);
-      for (let t = 0; t < c; t++) expect(Math.abs(y[2 + t] - (before[2 + t] + expected[t]))).toBeLessThanOrEqual(1e-12 * p * (1 + Math.abs(expected[t])));
+      for (let t = 0; t < c; t++)
+        expect(Math.abs(y[2 + t] - (before[2 + t] + expected[t]))).toBeLessThanOrEqual(1e-12 * p * (1 + Math.abs(expected[t])));
     });
   }
 

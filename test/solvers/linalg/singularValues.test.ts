@@ -9,7 +9,8 @@ function randomMatrix(rows: number, cols: number, seed: number): DenseMatrix {
   return { rows, cols, data: new SeededRandom(seed).fillSigned(new Float64Array(rows * cols)) };
 }
 
-const toMl = (a: DenseMatrix) => new Matrix(Array.from({ length: a.rows }, (_, i) => Array.from(a.data.subarray(i * a.cols, (i + 1) * a.cols))));
+const toMl = (a: DenseMatrix) =>
+  new Matrix(Array.from({ length: a.rows }, (_, i) => Array.from(a.data.subarray(i * a.cols, (i + 1) * a.cols))));
 
 describeEachBackend('singular values (Householder QR + bidiagonalization + Golub-Kahan bisection)', () => {
   for (const [rows, cols] of [
@@ -23,7 +24,11 @@ describeEachBackend('singular values (Householder QR + bidiagonalization + Golub
     it(`match ml-matrix's SVD on a random ${rows} x ${cols} matrix`, () => {
       const a = randomMatrix(rows, cols, rows * 100 + cols);
       const ours = singularValues(a);
-      const ref = new SingularValueDecomposition(toMl(a), { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true }).diagonal;
+      const ref = new SingularValueDecomposition(toMl(a), {
+        computeLeftSingularVectors: false,
+        computeRightSingularVectors: false,
+        autoTranspose: true,
+      }).diagonal;
       expect(ours.length).toBe(Math.min(rows, cols));
       const scale = ref[0];
       for (let k = 0; k < ours.length; k++) expect(Math.abs(ours[k] - ref[k])).toBeLessThan(1e-13 * scale);
@@ -56,7 +61,8 @@ describeEachBackend('singular values (Householder QR + bidiagonalization + Golub
 
   it('gives 1 for every singular value of an orthogonal matrix (Hadamard / 2, exact in binary)', () => {
     const h = [1, 1, 1, 1, 1, -1, 1, -1, 1, 1, -1, -1, 1, -1, -1, 1].map((v) => v / 2);
-    for (const s of singularValues({ rows: 4, cols: 4, data: Float64Array.from(h) })) expect(Math.abs(s - 1)).toBeLessThan(4 * Number.EPSILON);
+    for (const s of singularValues({ rows: 4, cols: 4, data: Float64Array.from(h) }))
+      expect(Math.abs(s - 1)).toBeLessThan(4 * Number.EPSILON);
   });
 
   it('returns 0 for a rank-deficient matrix', () => {

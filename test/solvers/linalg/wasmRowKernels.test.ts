@@ -67,7 +67,10 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
         };
 
         const expectedDots = Array.from({ length: rows }, (_, k) => dot(k) - bias[2 + k]);
-        const expectedY = Array.from(y.subarray(2, 2 + cols), (yt, t) => yt + expectedDots.reduce((s, d, k) => s + scale * d * row(k, t), 0));
+        const expectedY = Array.from(
+          y.subarray(2, 2 + cols),
+          (yt, t) => yt + expectedDots.reduce((s, d, k) => s + scale * d * row(k, t), 0),
+        );
         const y0 = Float64Array.from(y);
         kernels.rowsFused(rows, cols, scale, x, xOffset, ld, v, 1, bias, 2, dots, 1, y, 2);
         close(dots.subarray(1), expectedDots);
@@ -76,13 +79,19 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
         expect(y[1]).toBe(y0[1]);
 
         kernels.rowsDot(rows, cols, x, xOffset, ld, v, 1, dots, 0);
-        close(dots.subarray(0, rows), Array.from({ length: rows }, (_, k) => dot(k)));
+        close(
+          dots.subarray(0, rows),
+          Array.from({ length: rows }, (_, k) => dot(k)),
+        );
 
         y.set(y0);
         kernels.rowsCombine(rows, cols, scale, x, xOffset, ld, bias, 2, y, 2);
         close(
           y.subarray(2, 2 + cols),
-          Array.from(y0.subarray(2, 2 + cols), (yt, t) => yt + scale * bias.subarray(2, 2 + rows).reduce((s, w, k) => s + w * row(k, t), 0)),
+          Array.from(
+            y0.subarray(2, 2 + cols),
+            (yt, t) => yt + scale * bias.subarray(2, 2 + rows).reduce((s, w, k) => s + w * row(k, t), 0),
+          ),
         );
       }
     }
@@ -100,7 +109,12 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
       dots: arena.allocate(Float64Array, 8, rows),
       y: rng.fillSigned(arena.allocate(Float64Array, 8, cols)),
     };
-    const outside = { v: Float64Array.from(inArena.v), bias: Float64Array.from(inArena.bias), dots: new Float64Array(rows), y: Float64Array.from(inArena.y) };
+    const outside = {
+      v: Float64Array.from(inArena.v),
+      bias: Float64Array.from(inArena.bias),
+      dots: new Float64Array(rows),
+      y: Float64Array.from(inArena.y),
+    };
     expect(wasmKernelsFor(outside.v)).toBeNull();
 
     kernels.rowsFused(rows, cols, 0.75, x, 0, cols, inArena.v, 0, inArena.bias, 0, inArena.dots, 0, inArena.y, 0);

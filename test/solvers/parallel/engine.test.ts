@@ -8,7 +8,13 @@ import { availableParallelism } from 'node:os';
 import { GradientShard, type GradientShardSpec, type RowSegment } from '../../../src/solvers/algorithms/gradientPass.js';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { nativeBlas, nativeUnavailableReason } from '../../../src/solvers/linalg/backend.js';
-import { activeSolverWorkers, lastThreadStartFailure, runningSolverWorkers, startShardEngine, type ShardPlan } from '../../../src/solvers/parallel/engine.js';
+import {
+  activeSolverWorkers,
+  lastThreadStartFailure,
+  runningSolverWorkers,
+  startShardEngine,
+  type ShardPlan,
+} from '../../../src/solvers/parallel/engine.js';
 import { MIN_CHUNK_WORK, TARGET_ROW_CHUNKS, rowChunks } from '../../../src/solvers/parallel/split.js';
 import {
   DEFAULT_PARALLEL_MIN_WORK,
@@ -54,17 +60,20 @@ describe('thread setting', () => {
   });
 
   const noNative = nativeBlas() === null;
-  it.skipIf(noNative)(`the native backend threads like the TypeScript one (its row kernels are single-threaded)${noNative ? ` [SKIPPED: ${nativeUnavailableReason()}]` : ''}`, () => {
-    withBackend('native', () => {
-      setSolverThreads(4);
-      try {
-        expect(threadsForRun(1e9, 10)).toBe(4);
-        expect(threadsForRun(DEFAULT_PARALLEL_MIN_WORK - 1, 10)).toBe(1);
-      } finally {
-        setSolverThreads('auto');
-      }
-    });
-  });
+  it.skipIf(noNative)(
+    `the native backend threads like the TypeScript one (its row kernels are single-threaded)${noNative ? ` [SKIPPED: ${nativeUnavailableReason()}]` : ''}`,
+    () => {
+      withBackend('native', () => {
+        setSolverThreads(4);
+        try {
+          expect(threadsForRun(1e9, 10)).toBe(4);
+          expect(threadsForRun(DEFAULT_PARALLEL_MIN_WORK - 1, 10)).toBe(1);
+        } finally {
+          setSolverThreads('auto');
+        }
+      });
+    },
+  );
 });
 
 describe('cutting the rows into chunks', () => {
@@ -75,7 +84,7 @@ describe('cutting the rows into chunks', () => {
   };
 
   it('every row once, in order, chunks within one machine, of about total / 16 entries, and never by thread count', () => {
-    const rng = (seed: number) => () => ((seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32);
+    const rng = (seed: number) => () => (seed = (seed * 1103515245 + 12345) >>> 0) / 2 ** 32;
     const next = rng(5);
     const rowWork = [
       Float64Array.from({ length: 200 }, () => 2000),

@@ -9,7 +9,14 @@ import type { DistributedSystem } from '../../../src/solvers/distributed/distrib
 import { activeBackend, useBackend, type BackendName } from '../../../src/solvers/linalg/backend.js';
 import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { setParallelMinWork, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
-import { machineRows, orthonormalRowBasis, randomCase, symmetricEigenvalues, systemFromRows, type RandomCase } from '../algorithms/support.js';
+import {
+  machineRows,
+  orthonormalRowBasis,
+  randomCase,
+  symmetricEigenvalues,
+  systemFromRows,
+  type RandomCase,
+} from '../algorithms/support.js';
 
 export interface TestSystem {
   readonly label: string;
@@ -58,7 +65,11 @@ export function wellConditionedSystem(n: number, m: number, seed: number): TestS
  * Within a describe: `backend` (the TypeScript one with or without its WebAssembly kernels),
  * `threads` threads and no work threshold, restored afterwards.
  */
-export function forceThreads(threads: number, backendForRuns: BackendName = 'typescript', wasm = wasmKernelsUnavailableReason() === ''): void {
+export function forceThreads(
+  threads: number,
+  backendForRuns: BackendName = 'typescript',
+  wasm = wasmKernelsUnavailableReason() === '',
+): void {
   let backend: BackendName;
   let wasmBefore: boolean;
   let minWork: number;

@@ -169,7 +169,11 @@ describe('threaded runs through the runner', () => {
 
   it('diverged (APC with gamma and eta swapped): the threads end with the run', async () => {
     const { gamma, eta } = algorithms.apc.optimal(t.spectral).parameters;
-    const r = runAlgorithm(t.system, 'apc', t.spectral, { tolerance: 1e-12, maxIterations: 1_000_000, parameters: { gamma: eta, eta: gamma } });
+    const r = runAlgorithm(t.system, 'apc', t.spectral, {
+      tolerance: 1e-12,
+      maxIterations: 1_000_000,
+      parameters: { gamma: eta, eta: gamma },
+    });
     expect(r.status).toBe('diverged');
     expect(r.threads).toBe(2);
     expect(activeSolverWorkers()).toBe(0);

@@ -34,7 +34,9 @@ describe.each(cases.map((f) => [f.name, f] as const))('%s', (_name, fixture) => 
       expect(run.relativeError as number, id).toBeLessThanOrEqual(1e-8);
       expect(Math.abs(run.theoreticalRate - rho), id).toBeLessThanOrEqual(1e-9);
       expect(run.empiricalRate, id).not.toBeNull();
-      expect(Math.abs((run.empiricalRate as number) - rho), `${id}: empirical ${run.empiricalRate} vs ${rho}`).toBeLessThanOrEqual(0.1 * (1 - rho));
+      expect(Math.abs((run.empiricalRate as number) - rho), `${id}: empirical ${run.empiricalRate} vs ${rho}`).toBeLessThanOrEqual(
+        0.1 * (1 - rho),
+      );
     }
   });
 });

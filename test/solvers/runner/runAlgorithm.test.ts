@@ -22,7 +22,13 @@ function setup(name: string): { f: Fixture; spectral: SpectralData; system: Retu
   if (!f || !f.A) throw new Error(`fixture ${name} missing`);
   const n = f.A.length;
   const sv = new SingularValueDecomposition(new Matrix(f.A)).diagonal;
-  const spectral = { m: f.expected.m, lambdaMinS: f.expected.lambdaMinS, lambdaMaxS: f.expected.lambdaMaxS, L: sv[0] ** 2, mu: sv[n - 1] ** 2 };
+  const spectral = {
+    m: f.expected.m,
+    lambdaMinS: f.expected.lambdaMinS,
+    lambdaMaxS: f.expected.lambdaMaxS,
+    L: sv[0] ** 2,
+    mu: sv[n - 1] ** 2,
+  };
   return { f, spectral, system: systemFromRows(f.A, f.partition.assignment) };
 }
 
