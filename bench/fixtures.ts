@@ -1,9 +1,10 @@
 /**
- * Agreement of one backend with the NumPy fixtures (../shared/fixtures/heterogeneity), in its own
- * process: every case through buildDistributedSystem + analyze, the headline values compared with
- * the tolerances of test/solvers/analysis/fixtures.test.ts (relative max(1e-6, 4 eps kappa(S)) on
- * kappa(S) and lambda_min(S), max(1e-6, 8 eps sqrt(kappa)) on kappa(A^T A), 1e-9 absolute on angles
- * (1e-12 for the tiny-angle case), 1e-9 on rates widened by their sensitivity to the condition number).
+ * Agreement of one backend with the NumPy/SciPy fixtures (the heterogeneity cases of the shared
+ * reference fixtures; test/reference vendors a copy), in its own process: every case through
+ * buildDistributedSystem + analyze, the headline values compared with the tolerances of
+ * test/solvers/analysis/fixtures.test.ts (relative max(1e-6, 4 eps kappa(S)) on kappa(S) and
+ * lambda_min(S), max(1e-6, 8 eps sqrt(kappa)) on kappa(A^T A), 1e-9 absolute on angles (1e-12 for
+ * the tiny-angle case), 1e-9 on rates widened by their sensitivity to the condition number).
  * The test suite checks every field; this reports, per case, the worst error as a fraction of its
  * tolerance (<= 1 passes).
  *
@@ -56,7 +57,7 @@ export interface FixtureReport {
 
 const EPS = Number.EPSILON;
 
-async function main(): Promise<void> {
+function main(): void {
   const [backendArg, fixturesDir, matricesDir] = process.argv.slice(2);
   const selected = selectBackend(backendArg as BackendName);
   const files = readdirSync(fixturesDir)
@@ -103,4 +104,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 
-await main();
+main();

@@ -57,7 +57,7 @@ function quantile(sorted: number[], q: number): number {
 async function finalStatus(url: string, signal: AbortSignal): Promise<string> {
   const response = await fetch(url, { headers: { accept: 'text/event-stream' }, signal });
   if (response.status !== 200 || !response.body) throw new Error(`GET ${url}: ${response.status}`);
-  const reader = response.body.getReader();
+  const reader: ReadableStreamDefaultReader<Uint8Array> = response.body.getReader();
   const decoder = new TextDecoder();
   let buffer = '';
   try {

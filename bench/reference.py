@@ -59,11 +59,11 @@ def pair_angle(u, v):
 
 
 def analysis(A, rows_of, qs, phases):
-    """The metrics of SPEC.md; `phases` receives the seconds of each part (same split as bench/stages.ts)."""
+    """The metrics of docs/SPEC.md; `phases` receives the seconds of each part (same split as bench/stages.ts)."""
     n = A.shape[0]
     m = len(qs)
     t0 = time.perf_counter()
-    # Principal angles: cos = sigma_max(Q_a^T Q_b); sine route for small angles (SPEC).
+    # Principal angles: cos = sigma_max(Q_a^T Q_b); sine route for small angles (docs/SPEC.md).
     theta = np.zeros((m, m))
     for i in range(m):
         for j in range(i + 1, m):
@@ -112,7 +112,7 @@ def analysis(A, rows_of, qs, phases):
     L, mu = float(sv[0] ** 2), float(sv[-1] ** 2)
     phases["kappaAtA"] = time.perf_counter() - t3
     kappa_s, kappa_ata = lam_max / lam_min, L / mu
-    # Optimal rates and parameters (SPEC table).
+    # Optimal rates and parameters (docs/SPEC.md, the six algorithms).
     mu_min, mu_max = lam_min / m, lam_max / m
     d = math.sqrt(mu_max) + math.sqrt(mu_min)
     root = math.sqrt(max(0.0, (1 - mu_min) * (1 - mu_max)))

@@ -27,7 +27,7 @@ import {
   type SpectralData,
 } from '../src/solvers/index.js';
 import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../src/solvers/index.js';
-import { selectBackend, type BackendName } from './backends.js';
+import { selectBackend } from './backends.js';
 import type { AnalysisPhases, AnalysisValues, ProblemFile, SideReport, SolveReport, SolveStop, StageName } from './common.js';
 
 /** Reads a raw little-endian file straight into a typed array (no second copy, so RSS stays honest). */
@@ -175,7 +175,7 @@ function solve(system: DistributedSystem, id: 'apc' | 'dhbm', spectral: Spectral
   return { iterations: run.iterations, relativeResidual: run.relativeResidual, stop: STOP_OF_STATUS[run.status], seconds };
 }
 
-async function main(): Promise<void> {
+function main(): void {
   const [problemPath, backendArg] = process.argv.slice(2);
   if (!problemPath || (backendArg !== 'typescript' && backendArg !== 'native')) {
     throw new Error('usage: stages.ts <problem.json> <typescript|native>');
@@ -267,4 +267,4 @@ async function main(): Promise<void> {
   process.stdout.write(`${JSON.stringify(report)}\n`);
 }
 
-await main();
+main();
