@@ -19,7 +19,10 @@ export interface ProblemFile {
   maxSolveIterations: number;
   /** Same wall-clock budget per full solve on both sides (checked after every iteration). */
   solveBudgetSeconds: number;
-  /** Single iterations: untimed warm-up steps (at least this many, for at least iterationWarmupSeconds), then the best of iterationRepeats timed steps. */
+  /**
+   * Single iterations: untimed warm-up steps (at least this many, for at least
+   * iterationWarmupSeconds), then the best of iterationRepeats timed steps.
+   */
   iterationWarmup: number;
   iterationWarmupSeconds: number;
   iterationRepeats: number;
@@ -112,4 +115,10 @@ export function formatRatio(r: number | null | undefined): string {
   if (r === null || r === undefined || !Number.isFinite(r)) return '—';
   if (r >= 10) return r.toFixed(0);
   return r >= 0.1 ? r.toFixed(2) : r.toPrecision(2);
+}
+
+/** A short exponential (1.5e-3), 0 as '0', '—' for a missing or non-finite value. */
+export function formatExponential(x: number | null): string {
+  if (x === null || !Number.isFinite(x)) return '—';
+  return x === 0 ? '0' : x.toExponential(1);
 }

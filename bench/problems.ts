@@ -8,13 +8,26 @@ import { join } from 'node:path';
 import { buildPartition, generateMatrix, parseMatrixMarket, type DenseMatrix } from '../src/solvers/index.js';
 import type { ProblemFile } from './common.js';
 
-export type ProblemSource =
-  { kind: 'gaussian'; n: number; mean: number; seed: number } | { kind: 'matrix-market'; file: string; path: string };
-
 export interface ProblemDefinition {
+  /** Unique; names the cache files and the report's rows (e.g. gaussian-n2000-m10, sherman5-m10). */
   name: string;
-  source: ProblemSource;
+  /** Machines: the rows are split into m contiguous blocks, as the API's { machines: m }. */
   m: number;
+  /** Builds the matrix (once per run; both sides then read the cached bytes). */
+  matrix: () => DenseMatrix;
+}
+
+/**
+ * A family of problems: the names it answers to (--problems), its problems in `npm run bench`,
+ * and how a problem's matrix is built. Adding a family is one entry of PROBLEM_FAMILIES.
+ */
+export interface ProblemFamily {
+  /** The name pattern, for messages. */
+  pattern: string;
+  /** The problem `name` denotes in this family, or null when the name is not of this family. */
+  fromName: (name: string, matricesDir: string) => ProblemDefinition | null;
+  /** This family's problems in `npm run bench`, small to large. */
+  defaults: (matricesDir: string) => ProblemDefinition[];
 }
 
 export const GAUSSIAN_SIZES = [250, 500, 1000, 2000];
@@ -23,35 +36,61 @@ export const REAL_MATRICES = ['olm1000.mtx', '1138_bus.mtx', 'sherman5.mtx'];
 /** Machines for the real matrices (contiguous blocks, as the API's { machines }). */
 export const REAL_MACHINES = 10;
 
+export function gaussianProblemName(n: number, m: number): string {
+  return `gaussian-n${n}-m${m}`;
+}
+
+/** The paper's Gaussian experiment: entries N(1, 1), a seed of its own per (n, m). */
 export function gaussianProblem(n: number, m: number): ProblemDefinition {
-  return { name: `gaussian-n${n}-m${m}`, source: { kind: 'gaussian', n, mean: 1, seed: 2024 + n + m }, m };
+  const seed = 2024 + n + m;
+  return {
+    name: gaussianProblemName(n, m),
+    m,
+    matrix: () => generateMatrix({ generator: 'gaussian', n, mean: 1, std: 1, seed }),
+  };
 }
 
+/** A Matrix Market file of the reference matrices (matricesDir). */
 export function realProblem(file: string, matricesDir: string, m = REAL_MACHINES): ProblemDefinition {
-  return { name: `${file.replace(/\.mtx$/, '')}-m${m}`, source: { kind: 'matrix-market', file, path: join(matricesDir, file) }, m };
+  return {
+    name: `${file.replace(/\.mtx$/, '')}-m${m}`,
+    m,
+    matrix: () => parseMatrixMarket(readFileSync(join(matricesDir, file), 'utf8')),
+  };
 }
 
-/** Every problem of `npm run bench`, small to large. */
+/** In the order `npm run bench` runs them and names are tried: the Matrix Market family takes any name, so it comes last. */
+export const PROBLEM_FAMILIES: readonly ProblemFamily[] = [
+  {
+    pattern: 'gaussian-n<N>-m<M>',
+    fromName: (name) => {
+      const match = /^gaussian-n(\d+)-m(\d+)$/.exec(name);
+      return match ? gaussianProblem(Number(match[1]), Number(match[2])) : null;
+    },
+    defaults: () => GAUSSIAN_SIZES.flatMap((n) => GAUSSIAN_MACHINES.map((m) => gaussianProblem(n, m))),
+  },
+  {
+    pattern: '<matrix>-m<M> or <matrix>.mtx (a file of the reference matrices)',
+    fromName: (name, matricesDir) => {
+      const match = /^(.+?)(?:\.mtx)?(?:-m(\d+))?$/.exec(name);
+      return match ? realProblem(`${match[1]}.mtx`, matricesDir, match[2] ? Number(match[2]) : REAL_MACHINES) : null;
+    },
+    defaults: (matricesDir) => REAL_MATRICES.map((file) => realProblem(file, matricesDir)),
+  },
+];
+
+/** Every problem of `npm run bench`, family by family. */
 export function defaultProblems(matricesDir: string): ProblemDefinition[] {
-  const gaussian = GAUSSIAN_SIZES.flatMap((n) => GAUSSIAN_MACHINES.map((m) => gaussianProblem(n, m)));
-  return [...gaussian, ...REAL_MATRICES.map((file) => realProblem(file, matricesDir))];
+  return PROBLEM_FAMILIES.flatMap((family) => family.defaults(matricesDir));
 }
 
-/**
- * A problem by name: gaussian-n<N>-m<M>, or <matrix>-m<M> / <matrix>.mtx for a file in matricesDir.
- */
+/** A problem by name, from the first family that knows it. */
 export function problemByName(name: string, matricesDir: string): ProblemDefinition {
-  const gaussian = /^gaussian-n(\d+)-m(\d+)$/.exec(name);
-  if (gaussian) return gaussianProblem(Number(gaussian[1]), Number(gaussian[2]));
-  const real = /^(.+?)(?:\.mtx)?(?:-m(\d+))?$/.exec(name);
-  if (real) return realProblem(`${real[1]}.mtx`, matricesDir, real[2] ? Number(real[2]) : REAL_MACHINES);
-  throw new Error(`unknown problem ${name}`);
-}
-
-export function buildMatrixOf(source: ProblemSource): DenseMatrix {
-  if (source.kind === 'gaussian')
-    return generateMatrix({ generator: 'gaussian', n: source.n, mean: source.mean, std: 1, seed: source.seed });
-  return parseMatrixMarket(readFileSync(source.path, 'utf8'));
+  for (const family of PROBLEM_FAMILIES) {
+    const problem = family.fromName(name, matricesDir);
+    if (problem) return problem;
+  }
+  throw new Error(`unknown problem ${name}: expected ${PROBLEM_FAMILIES.map((f) => f.pattern).join(', ')}`);
 }
 
 export interface RepetitionPolicy {
@@ -86,7 +125,7 @@ export function writeProblemCache(
   policy: RepetitionPolicy,
 ): { path: string; spec: ProblemFile } {
   mkdirSync(cacheDir, { recursive: true });
-  const A = buildMatrixOf(problem.source);
+  const A = problem.matrix();
   const n = A.rows;
   const assignment = buildPartition({ machines: problem.m }, n).assignment;
   const matrixFile = join(cacheDir, `${problem.name}.f64`);

@@ -1,0 +1,446 @@
+/**
+ * Every target of the benchmark, in one table (TARGETS): what is compared, for which backend, the
+ * threshold, how the measured value is taken from a run's results and what limits it when missed.
+ * evaluateTargets turns the table into the rows the report's Targets table, its summary and the
+ * console show. Adding a target is one row of TARGETS (a ratio to NumPy on a stage of a problem of
+ * bench/problems.ts needs nothing else).
+ */
+import { AGREEMENT_KEYS, agreementPairs, fixtureSummary, worstAgreement, worstToleranceFraction } from './agreement.js';
+import type { BackendName } from './backends.js';
+import type { AnalysisPhases, SideReport, StageName } from './common.js';
+import { FLOAT64_BYTES, formatBytes, formatExponential, formatSeconds } from './common.js';
+import type { MeasuredLoad } from './endToEnd.js';
+import { gaussianProblemName } from './problems.js';
+import { bestStream, findProblem, isReport, type ProblemResult, type RunRecord } from './record.js';
+
+type IterationStage = 'apcIteration' | 'dhbmIteration';
+
+/** Our time against NumPy's for the same stage of the same problem: ratio = ours / NumPy, met when at most `atMost`. */
+export interface RatioTarget {
+  kind: 'ratio';
+  /** Stable name; the summary finds rows by it. */
+  id: string;
+  description: string;
+  backend: BackendName;
+  /** A problem name of bench/problems.ts; a run without it reports the target as not measured. */
+  problem: string;
+  /**
+   * Whose time: the backend's for a stage, or the TypeScript backend's iteration on its plain
+   * loops (LINALG_WASM=off). The plain loops are timed only where the WebAssembly kernels ran, so
+   * an unmeasured one gets no row rather than a "not measured" one.
+   */
+  measure: { stage: StageName } | { plainLoops: IterationStage };
+  atMost: number;
+  /** What limits a missed target, from its measurement. */
+  limitedBy: (m: RatioMeasurement) => string;
+}
+
+/** Peak memory, for every backend measured. */
+export interface MemoryTarget {
+  kind: 'memory';
+  id: string;
+  description: string;
+  /** At most this many n x n float64 matrices held by the analysis beyond its inputs (A, A_i, Q_i)... */
+  maxHeldNxN: number;
+  /** ...on the problems with at least this n, where n x n dominates the runtime's own memory. */
+  heldFromN: number;
+  /** A problem every backend must complete: its name, how the report calls it, its n. */
+  completes: { problem: string; label: string; n: number };
+}
+
+/** The service end to end: the best load level's throughput and p99 latency. */
+export interface ServiceTarget {
+  kind: 'service';
+  id: string;
+  minJobsPerSecond: number;
+  /** p99 latency strictly below this (ms), with no failed job. */
+  maxP99Ms: number;
+}
+
+/** The analysis values of every agreement pair (each backend vs NumPy, native vs TypeScript). */
+export interface AgreementTarget {
+  kind: 'agreement';
+  id: string;
+  description: string;
+  threshold: string;
+}
+
+/** Each backend measured against the NumPy/SciPy fixtures (bench/fixtures.ts). */
+export interface FixturesTarget {
+  kind: 'fixtures';
+  id: string;
+  description: string;
+  threshold: string;
+}
+
+export type Target = RatioTarget | MemoryTarget | ServiceTarget | AgreementTarget | FixturesTarget;
+
+/** The two n = 2000 Gaussian problems the iteration targets are measured on. */
+const ITERATION_N = 2000;
+const ALGORITHM_OF: Record<IterationStage, string> = { apcIteration: 'APC', dhbmIteration: 'D-HBM' };
+
+/** The table, in the order of the report's Targets table. */
+export const TARGETS: readonly Target[] = [
+  iteration('native', 'apcIteration', 10, 1),
+  iteration('native', 'apcIteration', 50, 1),
+  iteration('native', 'dhbmIteration', 10, 1),
+  iteration('native', 'dhbmIteration', 50, 1),
+  analysis('native', 1),
+  iteration('typescript', 'apcIteration', 10, 2),
+  iteration('typescript', 'apcIteration', 50, 2),
+  iteration('typescript', 'dhbmIteration', 10, 2),
+  iteration('typescript', 'dhbmIteration', 50, 2),
+  // Where WebAssembly SIMD is not available: the same threshold as the kernels'.
+  plainLoops('apcIteration', 10, 2),
+  plainLoops('apcIteration', 50, 2),
+  plainLoops('dhbmIteration', 10, 2),
+  plainLoops('dhbmIteration', 50, 2),
+  analysis('typescript', 10),
+  {
+    kind: 'memory',
+    id: 'memory',
+    description: 'memory: the analysis holds a few n x n matrices; completes at n = 3312',
+    maxHeldNxN: 4,
+    heldFromN: 2000,
+    completes: { problem: 'sherman5-m10', label: 'sherman5', n: 3312 },
+  },
+  { kind: 'service', id: 'end-to-end', minJobsPerSecond: 200, maxP99Ms: 250 },
+  {
+    kind: 'agreement',
+    id: 'agreement',
+    description: `agreement: analysis values (${AGREEMENT_KEYS.map(([k]) => k).join(', ')}) on every problem`,
+    threshold: "within the fixture tests' tolerances (see Agreement)",
+  },
+  {
+    kind: 'fixtures',
+    id: 'fixtures',
+    description: 'agreement with the NumPy fixtures',
+    threshold: 'all cases within the test tolerances',
+  },
+];
+
+/** The id of a ratio target: what is timed, on which problem, for which backend. */
+export function ratioTargetId(measure: RatioTarget['measure'], problem: string, backend: BackendName): string {
+  const what = 'stage' in measure ? measure.stage : `plainLoops.${measure.plainLoops}`;
+  return `${what}:${problem}:${backend}`;
+}
+
+/** One iteration on a Gaussian n = 2000 problem with m machines. */
+function iteration(backend: BackendName, stage: IterationStage, m: number, atMost: number): RatioTarget {
+  const problem = gaussianProblemName(ITERATION_N, m);
+  return {
+    kind: 'ratio',
+    id: ratioTargetId({ stage }, problem, backend),
+    description: `one ${ALGORITHM_OF[stage]} iteration, n = ${ITERATION_N}, m = ${m}`,
+    backend,
+    problem,
+    measure: { stage },
+    atMost,
+    limitedBy: iterationLimit,
+  };
+}
+
+/** The TypeScript backend's iteration on its plain loops (WebAssembly kernels off). */
+function plainLoops(stage: IterationStage, m: number, atMost: number): RatioTarget {
+  const problem = gaussianProblemName(ITERATION_N, m);
+  return {
+    kind: 'ratio',
+    id: ratioTargetId({ plainLoops: stage }, problem, 'typescript'),
+    description: `one ${ALGORITHM_OF[stage]} iteration, n = ${ITERATION_N}, m = ${m}`,
+    backend: 'typescript',
+    problem,
+    measure: { plainLoops: stage },
+    atMost,
+    limitedBy: plainLoopsLimit,
+  };
+}
+
+/** The full analysis at n = 1000, m = 10. */
+function analysis(backend: BackendName, atMost: number): RatioTarget {
+  const problem = gaussianProblemName(1000, 10);
+  return {
+    kind: 'ratio',
+    id: ratioTargetId({ stage: 'analysis' }, problem, backend),
+    description: 'full analysis, n = 1000, m = 10',
+    backend,
+    problem,
+    measure: { stage: 'analysis' },
+    atMost,
+    limitedBy: analysisPhasesLimit,
+  };
+}
+
+/** The ratio a run measured for the ratio target `id` (null when not measured); throws for an id TARGETS lacks. */
+export function targetRatio(rows: TargetRow[], id: string): number | null {
+  if (!TARGETS.some((t) => t.id === id)) throw new Error(`no target ${id} in TARGETS`);
+  return rows.find((r) => r.id === id)?.ratio ?? null;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Evaluation
+
+/** One row of the Targets table. */
+export interface TargetRow {
+  id: string;
+  kind: Target['kind'];
+  target: string;
+  backend: string;
+  measured: string;
+  threshold: string;
+  /** null: not measured in this run. */
+  met: boolean | null;
+  limits: string;
+  /** Ratio targets: the measured ratio (null when not measured); null for the others. */
+  ratio: number | null;
+}
+
+export function evaluateTargets(record: RunRecord): TargetRow[] {
+  return TARGETS.flatMap((target): TargetRow[] => {
+    switch (target.kind) {
+      case 'ratio':
+        return ratioRows(record, target);
+      case 'memory':
+        return record.backends.map((backend) => memoryRow(record, target, backend));
+      case 'service':
+        return [serviceRow(record, target)];
+      case 'agreement':
+        return agreementPairs(record).map(([a, b]) => agreementRow(record, target, a, b));
+      case 'fixtures':
+        return record.backends.map((backend) => fixturesRow(record, target, backend));
+    }
+  });
+}
+
+/** A ratio target measured: the problem, both sides' reports and times. */
+export interface RatioMeasurement {
+  problem: ProblemResult;
+  backend: BackendName;
+  stage: StageName;
+  ours: SideReport;
+  numpy: SideReport;
+  /** Our time and NumPy's (seconds). */
+  seconds: number;
+  numpySeconds: number;
+  ratio: number;
+}
+
+/** `measure` of `backend` on a problem of the run against NumPy's time for the same stage; null where either is missing. */
+export function measureRatio(
+  record: RunRecord,
+  problemName: string,
+  backend: BackendName,
+  measure: RatioTarget['measure'],
+): RatioMeasurement | null {
+  const problem = findProblem(record, problemName);
+  const ours = problem?.sides[backend];
+  const numpy = problem?.sides.numpy;
+  if (!problem || !isReport(ours) || !isReport(numpy)) return null;
+  const stage = 'stage' in measure ? measure.stage : measure.plainLoops;
+  const seconds = 'stage' in measure ? ours.stages[stage] : ours.plainLoops?.[measure.plainLoops];
+  if (seconds === undefined) return null;
+  const numpySeconds = numpy.stages[stage];
+  return { problem, backend, stage, ours, numpy, seconds, numpySeconds, ratio: seconds / numpySeconds };
+}
+
+function ratioRows(record: RunRecord, target: RatioTarget): TargetRow[] {
+  const row = {
+    id: target.id,
+    kind: target.kind,
+    target: target.description,
+    backend: 'plainLoops' in target.measure ? `${target.backend}, plain loops (LINALG_WASM=off)` : target.backend,
+    threshold: `≤ ${target.atMost}`,
+  };
+  const available = record.backends.includes(target.backend);
+  const m = available ? measureRatio(record, target.problem, target.backend, target.measure) : null;
+  if (m === null) {
+    if ('plainLoops' in target.measure) return [];
+    const measured = available ? 'not measured in this run' : 'backend not available';
+    return [{ ...row, measured, met: null, limits: '', ratio: null }];
+  }
+  const met = m.ratio <= target.atMost;
+  return [
+    {
+      ...row,
+      measured: `${m.ratio.toFixed(3)} (${formatSeconds(m.seconds)} vs ${formatSeconds(m.numpySeconds)})`,
+      met,
+      limits: met ? '' : target.limitedBy(m),
+      ratio: m.ratio,
+    },
+  ];
+}
+
+function memoryRow(record: RunRecord, target: MemoryTarget, backend: string): TargetRow {
+  const { problem, label, n } = target.completes;
+  const completing = findProblem(record, problem);
+  const completed = completing ? completing.sides[backend] : null;
+  /** What the analysis holds beyond its inputs, in units of one n x n float64 matrix. */
+  const held = (q: ProblemResult, side: string): number => {
+    const report = q.sides[side];
+    return isReport(report) ? report.analysisGrowthBytes / (q.spec.n * q.spec.n * FLOAT64_BYTES) : NaN;
+  };
+  const large = record.problems.filter((q) => q.spec.n >= target.heldFromN && isReport(q.sides[backend]));
+  const worst = large.reduce<ProblemResult | null>((w, q) => (w === null || held(q, backend) > held(w, backend) ? q : w), null);
+  const completion =
+    completed === null
+      ? `${label} not in this run`
+      : isReport(completed)
+        ? `${label} (n = ${n}) completed, peak RSS ${formatBytes(completed.peakRssBytes)}`
+        : `${label} FAILED`;
+  const numpyHeld = worst && isReport(worst.sides.numpy) ? ` (NumPy ${held(worst, 'numpy').toFixed(1)})` : '';
+  const holds = worst
+    ? `; the analysis holds at most ${held(worst, backend).toFixed(1)} n x n beyond its inputs${numpyHeld}, at ${worst.spec.name}`
+    : '';
+  return {
+    id: target.id,
+    kind: target.kind,
+    target: target.description,
+    backend,
+    measured: completion + holds,
+    threshold: `≤ ${target.maxHeldNxN} n x n beyond A, A_i, Q_i; n = ${n} completes`,
+    met: completed === null || worst === null ? null : isReport(completed) && held(worst, backend) <= target.maxHeldNxN,
+    limits: '',
+    ratio: null,
+  };
+}
+
+const meetsService = (target: ServiceTarget, l: MeasuredLoad): boolean =>
+  l.throughput >= target.minJobsPerSecond && l.latencyMs !== null && l.latencyMs.p99 < target.maxP99Ms && l.failed === 0;
+
+/** The level reported against the target: the highest throughput among levels meeting it, else the highest throughput. */
+function headlineLoad(target: ServiceTarget, loads: MeasuredLoad[]): MeasuredLoad | null {
+  if (loads.length === 0) return null;
+  const meeting = loads.filter((l) => meetsService(target, l));
+  const pool = meeting.length > 0 ? meeting : loads;
+  return pool.reduce((best, l) => (l.throughput > best.throughput ? l : best));
+}
+
+function serviceRow(record: RunRecord, target: ServiceTarget): TargetRow {
+  const row = {
+    id: target.id,
+    kind: target.kind,
+    target: `end to end: ≥ ${target.minJobsPerSecond} jobs/s, p99 < ${target.maxP99Ms} ms`,
+    backend: 'service',
+    threshold: `≥ ${target.minJobsPerSecond} /s, p99 < ${target.maxP99Ms} ms`,
+    limits: '',
+    ratio: null,
+  };
+  const e2e = record.e2e;
+  if (!e2e) return { ...row, measured: 'not run (--no-e2e)', threshold: '', met: null };
+  const load = headlineLoad(target, e2e.loads);
+  if (!load || !load.latencyMs) return { ...row, measured: `failed: ${e2e.error ?? 'no job succeeded'}`, met: false };
+  const met = meetsService(target, load);
+  const levels = e2e.loads.length > 1 ? `; best of ${e2e.loads.length} levels, see End to end` : '';
+  return {
+    ...row,
+    backend: `service (${e2e.config.WORKER_CONCURRENCY} worker children)`,
+    measured:
+      `${load.throughput.toFixed(0)} jobs/s, p50 ${load.latencyMs.p50.toFixed(0)} ms, p99 ${load.latencyMs.p99.toFixed(0)} ms ` +
+      `(${load.succeeded} jobs, ${load.concurrency} concurrent clients${levels})`,
+    met,
+    limits: met ? '' : serviceLimit(load, record.machine.cores, e2e.otherLoadCores),
+  };
+}
+
+function agreementRow(record: RunRecord, target: AgreementTarget, a: string, b: string): TargetRow {
+  const w = worstAgreement(record, a, b);
+  const f = worstToleranceFraction(record, a, b);
+  return {
+    id: target.id,
+    kind: target.kind,
+    target: `${target.description}, ${a} vs ${b}`,
+    backend: a,
+    measured:
+      w && f
+        ? `largest relative difference ${formatExponential(w.worst)} (${w.key}, ${w.problem}); ` +
+          `largest difference as a fraction of its tolerance ${formatExponential(f.fraction)} (${f.key}, ${f.problem})`
+        : 'no comparable results',
+    threshold: target.threshold,
+    met: f ? f.fraction <= 1 : null,
+    limits: '',
+    ratio: null,
+  };
+}
+
+function fixturesRow(record: RunRecord, target: FixturesTarget, backend: string): TargetRow {
+  const f = record.fixtures[backend];
+  return {
+    id: target.id,
+    kind: target.kind,
+    target: target.description,
+    backend,
+    measured: fixtureSummary(f),
+    threshold: target.threshold,
+    met: f && !('error' in f) ? f.cases.every((c) => c.passed) : f ? false : null,
+    limits: '',
+    ratio: null,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// What limits a missed target
+
+/** Per iteration: what each side reads, and NumPy's flops (ours are 4 n^2: two products with Q_i or A_i). */
+const ITERATION_WORK: Record<IterationStage, { passesNeeded: number; oursReads: string; numpyReads: string; numpyFlopsPerN2: number }> = {
+  // Our APC reads each Q_i^T twice (its residual comes from R^T w_i); NumPy's reads each Q_i twice and A for the residual.
+  apcIteration: { passesNeeded: 2, oursReads: 'Q_i^T read twice', numpyReads: '3: Q_i twice + A for the residual', numpyFlopsPerN2: 6 },
+  // Our D-HBM reads A once (fused A^T (A x - b)); NumPy's twice, with two gemv.
+  dhbmIteration: { passesNeeded: 1, oursReads: 'one fused pass over A', numpyReads: '2: A x and A^T r', numpyFlopsPerN2: 4 },
+};
+
+const THREADS_OF: Record<IterationStage, string> = { apcIteration: 'apcThreads', dhbmIteration: 'dhbmThreads' };
+
+/** Why an iteration is slower than NumPy's, from the measured stream-pass counts and flop rates. */
+function iterationLimit(m: RatioMeasurement): string {
+  if (m.stage !== 'apcIteration' && m.stage !== 'dhbmIteration') return '';
+  const { ours, numpy } = m;
+  const work = ITERATION_WORK[m.stage];
+  const best = bestStream(m.problem.sides);
+  const oursPasses = ours.stages[m.stage] / best;
+  const numpyPasses = numpy.stages[m.stage] / best;
+  const needed = work.passesNeeded;
+  const n2 = m.problem.spec.n * m.problem.spec.n;
+  const gflops = (flops: number, seconds: number): string => (flops / seconds / 1e9).toFixed(1);
+  const iterationThreads = `${ours.environment[THREADS_OF[m.stage]] ?? 1} thread(s) (setting ${ours.environment.threads})`;
+  const kernels = m.backend === 'native' ? "the addon's C row kernels" : 'the WebAssembly SIMD row kernels';
+  const verdict =
+    oursPasses <= 1.25 * needed
+      ? `memory bandwidth: ours runs at the stream rate (${oursPasses.toFixed(1)} passes of A, ${needed} needed)`
+      : `not memory bandwidth: ours takes ${oursPasses.toFixed(1)} stream passes of A where ${needed} ` +
+        `${needed === 1 ? 'suffices' : 'suffice'} (${work.oursReads}), ${(oursPasses / needed).toFixed(1)}x the memory bound`;
+  return (
+    `${verdict}: ${gflops(4 * n2, ours.stages[m.stage])} GFlop/s on ${kernels} on ${iterationThreads}; ` +
+    `NumPy ${numpyPasses.toFixed(1)} passes (it reads ${work.numpyReads}) ` +
+    `at ${gflops(work.numpyFlopsPerN2 * n2, numpy.stages[m.stage])} GFlop/s on OpenBLAS ${numpy.environment.blasThreads ?? '?'} threads`
+  );
+}
+
+/** The plain loops' flop rate, against the WebAssembly kernels' time for the same iteration. */
+function plainLoopsLimit(m: RatioMeasurement): string {
+  if (m.stage !== 'apcIteration' && m.stage !== 'dhbmIteration') return '';
+  const gflops = ((4 * m.problem.spec.n * m.problem.spec.n) / m.seconds / 1e9).toFixed(1);
+  return (
+    `V8's scalar code, a bounds check per load: ${gflops} GFlop/s on ${m.ours.environment[THREADS_OF[m.stage]] ?? 1} thread(s); ` +
+    `the WebAssembly SIMD kernels (the default) take ${formatSeconds(m.ours.stages[m.stage])}`
+  );
+}
+
+/** The analysis phase by phase, ours against NumPy's. */
+function analysisPhasesLimit(m: RatioMeasurement): string {
+  const phases = (Object.keys(m.ours.analysisPhases) as (keyof AnalysisPhases)[])
+    .map((k) => `${k} ${formatSeconds(m.ours.analysisPhases[k])} vs ${formatSeconds(m.numpy.analysisPhases[k])}`)
+    .join(', ');
+  return `phases (ours vs NumPy): ${phases}`;
+}
+
+/** What bounds the service's throughput at a level, from the CPU it and the load generator used. */
+function serviceLimit(l: MeasuredLoad, cores: number, otherCores: number | null): string {
+  const used = (l.serviceCores ?? 0) + l.loadCores + (otherCores ?? 0);
+  const cpu =
+    `the service's processes used ${l.serviceCores?.toFixed(2) ?? '?'} cores and the load generator ${l.loadCores.toFixed(2)} ` +
+    `of the machine's ${cores}` +
+    (otherCores !== null && otherCores > 0.05 ? `, other processes ${otherCores.toFixed(2)}` : '');
+  return used >= 0.8 * cores
+    ? `CPU: ${cpu}, so the cores are saturated; per job the cost is ${((1e3 * (l.serviceCores ?? 0)) / l.throughput).toFixed(1)} ms ` +
+        "of service CPU (HTTP, validation, Redis/BullMQ round trips, the sandboxed worker's run, SSE)"
+    : `not CPU (${cpu}): waiting (Redis/BullMQ hand-offs, WORKER_CONCURRENCY) bounds it; in a closed loop latency ≈ clients / throughput`;
+}
