@@ -175,7 +175,7 @@ export function* runAlgorithmWork(
       iterations: iteration,
       relativeResidual: relativeResidual(A, solution, b),
       relativeError: xTrue === null ? null : relativeDistance(solution, xTrue, normXTrue),
-      empiricalRate: empiricalRateOfTrace(trace, status),
+      empiricalRate: empiricalRateOfTrace(trace),
       theoreticalRate,
       parameters,
       wallTimeMs: performance.now() - started,
