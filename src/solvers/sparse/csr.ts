@@ -1,9 +1,18 @@
 /**
  * Compressed sparse row storage, the sparse path's one matrix type (as SciPy's csr_matrix):
  * row k's entries are colIdx / values[rowPtr[k] .. rowPtr[k + 1]), column indices strictly
- * ascending within a row (no duplicates, explicit zeros allowed but never created here).
- * Int32 indices: nnz is limited far below 2^31 by MAX_NNZ.
+ * ascending within a row (no duplicates). Explicit zeros are kept when the input stores them
+ * (a Matrix Market entry "3 4 0", duplicates that cancel), as SciPy keeps them; the functions
+ * here never drop or invent entries except `csrFromDense`, which stores the nonzeros only.
+ * Int32 indices: nnz is limited far below 2^31 by the callers' limits (maxNnz).
+ *
+ * Everything works on flat typed arrays in O(nnz + rows + cols) time and memory; nothing here is
+ * quadratic in the dimensions except the dense conversions, meant for tests and small inputs.
  */
+import { DimensionMismatchError, InvalidEntryError, NonFiniteValueError } from '../errors.js';
+import { matrixEntryName } from '../input/entries.js';
+import { norm2, type DenseMatrix } from '../matrix.js';
+
 export interface CsrMatrix {
   readonly rows: number;
   readonly cols: number;
@@ -17,4 +26,295 @@ export interface CsrMatrix {
 
 export function nnzOf(a: CsrMatrix): number {
   return a.rowPtr[a.rows];
+}
+
+/** What `csrFromCoo` does with two triplets at the same (i, j). */
+export type DuplicatePolicy =
+  /** Add them up, as the API's COO input and SciPy's tocsr() do. */
+  | 'sum'
+  /** Raise InvalidEntryError naming the entry and both triplets. */
+  | 'reject';
+
+/**
+ * CSR from COO triplets (0-based): entry k is (rowIdx[k], colIdx[k], values[k]), k < count
+ * (default: values.length). Any order is accepted. Duplicates follow `duplicates` ('sum' adds them
+ * in input order). Errors: an index outside the shape (DimensionMismatchError naming the triplet),
+ * a non-finite value or sum (NonFiniteValueError naming "matrix entry (i, j)"), a duplicate under
+ * 'reject' (InvalidEntryError, details { row, column, entries: [first, second] }).
+ *
+ * Two stable counting sorts (by column, then by row) put the triplets in (row, column) order without
+ * comparisons, so duplicates end up adjacent and in input order: O(nnz + rows + cols).
+ */
+export function csrFromCoo(
+  rows: number,
+  cols: number,
+  rowIdx: ArrayLike<number>,
+  colIdx: ArrayLike<number>,
+  values: ArrayLike<number>,
+  options: { duplicates?: DuplicatePolicy; count?: number } = {},
+): CsrMatrix {
+  const duplicates = options.duplicates ?? 'sum';
+  const count = options.count ?? values.length;
+  checkShape(rows, cols);
+  for (let k = 0; k < count; k++) {
+    const i = rowIdx[k];
+    const j = colIdx[k];
+    if (!(Number.isInteger(i) && i >= 0 && i < rows) || !(Number.isInteger(j) && j >= 0 && j < cols)) {
+      throw new DimensionMismatchError(`COO entry ${k} is at (${i}, ${j}), outside the ${rows} x ${cols} matrix (indices are 0-based).`, {
+        entry: k,
+        row: i,
+        column: j,
+        rows,
+        cols,
+      });
+    }
+    if (!Number.isFinite(values[k])) throw new NonFiniteValueError(matrixEntryName(i, j), values[k]);
+  }
+
+  // byColumn: triplet numbers sorted by column (stable); byRow: those sorted by row (stable), i.e. by (row, column).
+  const colCount = new Int32Array(cols + 1);
+  for (let k = 0; k < count; k++) colCount[colIdx[k] + 1]++;
+  for (let j = 0; j < cols; j++) colCount[j + 1] += colCount[j];
+  const byColumn = new Int32Array(count);
+  for (let k = 0; k < count; k++) byColumn[colCount[colIdx[k]]++] = k;
+  const rowStart = new Int32Array(rows + 1);
+  for (let k = 0; k < count; k++) rowStart[rowIdx[k] + 1]++;
+  for (let i = 0; i < rows; i++) rowStart[i + 1] += rowStart[i];
+  const next = rowStart.slice(0, rows);
+  const byRow = new Int32Array(count);
+  for (let t = 0; t < count; t++) {
+    const k = byColumn[t];
+    byRow[next[rowIdx[k]]++] = k;
+  }
+
+  // Merge adjacent duplicates while copying out.
+  const rowPtr = new Int32Array(rows + 1);
+  const outCols = new Int32Array(count);
+  const outValues = new Float64Array(count);
+  let nnz = 0;
+  for (let i = 0; i < rows; i++) {
+    const rowFirst = nnz;
+    for (let t = rowStart[i]; t < rowStart[i + 1]; t++) {
+      const k = byRow[t];
+      const j = colIdx[k];
+      if (nnz > rowFirst && outCols[nnz - 1] === j) {
+        if (duplicates === 'reject') {
+          const first = byRow[t - 1];
+          throw new InvalidEntryError(
+            `${matrixEntryName(i, j)} is given twice (COO entries ${Math.min(first, k)} and ${Math.max(first, k)}); ` +
+              'each (row, column) may appear once.',
+            { row: i, column: j, entries: [Math.min(first, k), Math.max(first, k)] },
+          );
+        }
+        outValues[nnz - 1] += values[k];
+        if (!Number.isFinite(outValues[nnz - 1])) throw new NonFiniteValueError(matrixEntryName(i, j), outValues[nnz - 1]);
+      } else {
+        outCols[nnz] = j;
+        outValues[nnz] = values[k];
+        nnz++;
+      }
+    }
+    rowPtr[i + 1] = nnz;
+  }
+  return {
+    rows,
+    cols,
+    rowPtr,
+    colIdx: nnz === count ? outCols : outCols.slice(0, nnz),
+    values: nnz === count ? outValues : outValues.slice(0, nnz),
+  };
+}
+
+/** A^T in CSR (equivalently, A in compressed sparse columns); columns come out sorted. O(nnz + rows + cols). */
+export function transpose(a: CsrMatrix): CsrMatrix {
+  const { rows, cols, rowPtr, colIdx, values } = a;
+  const nnz = rowPtr[rows];
+  const tPtr = new Int32Array(cols + 1);
+  for (let p = 0; p < nnz; p++) tPtr[colIdx[p] + 1]++;
+  for (let j = 0; j < cols; j++) tPtr[j + 1] += tPtr[j];
+  const next = tPtr.slice(0, cols);
+  const tIdx = new Int32Array(nnz);
+  const tValues = new Float64Array(nnz);
+  for (let i = 0; i < rows; i++) {
+    for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
+      const q = next[colIdx[p]]++;
+      tIdx[q] = i;
+      tValues[q] = values[p];
+    }
+  }
+  return { rows: cols, cols: rows, rowPtr: tPtr, colIdx: tIdx, values: tValues };
+}
+
+/** y = A x (y of length rows, overwritten; allocated when not given). */
+export function multiply(a: CsrMatrix, x: Float64Array, y: Float64Array = new Float64Array(a.rows)): Float64Array {
+  const { rows, rowPtr, colIdx, values } = a;
+  for (let i = 0; i < rows; i++) {
+    let s = 0;
+    for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) s += values[p] * x[colIdx[p]];
+    y[i] = s;
+  }
+  return y;
+}
+
+/** y = A^T x (y of length cols, overwritten; allocated when not given), by scattering each row. */
+export function multiplyTransposed(a: CsrMatrix, x: Float64Array, y: Float64Array = new Float64Array(a.cols)): Float64Array {
+  const { rows, rowPtr, colIdx, values } = a;
+  y.fill(0, 0, a.cols);
+  for (let i = 0; i < rows; i++) {
+    const xi = x[i];
+    if (xi === 0) continue;
+    for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) y[colIdx[p]] += values[p] * xi;
+  }
+  return y;
+}
+
+/**
+ * The rows `rowList` of A (e.g. one machine's rows, global indices ascending), as a
+ * rowList.length x cols CSR matrix over the same (global) columns.
+ */
+export function selectRows(a: CsrMatrix, rowList: Int32Array): CsrMatrix {
+  const { rows, rowPtr, colIdx, values } = a;
+  const p = rowList.length;
+  const subPtr = new Int32Array(p + 1);
+  for (let k = 0; k < p; k++) {
+    const i = rowList[k];
+    if (!(i >= 0 && i < rows) || (k > 0 && i <= rowList[k - 1])) {
+      throw new DimensionMismatchError(`Row list entry ${k} is ${i}: rows must be ascending, distinct and within 0..${rows - 1}.`, {
+        entry: k,
+        row: i,
+        rows,
+      });
+    }
+    subPtr[k + 1] = subPtr[k] + rowPtr[i + 1] - rowPtr[i];
+  }
+  const subCols = new Int32Array(subPtr[p]);
+  const subValues = new Float64Array(subPtr[p]);
+  for (let k = 0; k < p; k++) {
+    const i = rowList[k];
+    subCols.set(colIdx.subarray(rowPtr[i], rowPtr[i + 1]), subPtr[k]);
+    subValues.set(values.subarray(rowPtr[i], rowPtr[i + 1]), subPtr[k]);
+  }
+  return { rows: p, cols: a.cols, rowPtr: subPtr, colIdx: subCols, values: subValues };
+}
+
+/**
+ * The columns in which the rows `rowList` (all rows when omitted) have a stored entry, ascending.
+ * O(entries of those rows + support log support): a marker over the columns, no pass over all of them.
+ */
+export function columnSupport(a: CsrMatrix, rowList?: Int32Array): Int32Array {
+  const { rowPtr, colIdx } = a;
+  const seen = new Uint8Array(a.cols);
+  const count = rowList === undefined ? a.rows : rowList.length;
+  let found = 0;
+  let support = new Int32Array(Math.min(a.cols, 16));
+  for (let k = 0; k < count; k++) {
+    const i = rowList === undefined ? k : rowList[k];
+    for (let q = rowPtr[i]; q < rowPtr[i + 1]; q++) {
+      const j = colIdx[q];
+      if (seen[j] === 0) {
+        seen[j] = 1;
+        if (found === support.length) {
+          const grown = new Int32Array(Math.min(a.cols, 2 * support.length));
+          grown.set(support);
+          support = grown;
+        }
+        support[found++] = j;
+      }
+    }
+  }
+  return support.slice(0, found).sort();
+}
+
+/**
+ * A restricted to the columns `support` (ascending, e.g. columnSupport(a)) and renumbered to
+ * 0..support.length - 1: the machine-local form of A_i on its column support. Every stored entry of
+ * A must lie in a listed column (DimensionMismatchError otherwise). Uses an Int32Array of length cols.
+ */
+export function restrictColumns(a: CsrMatrix, support: Int32Array): CsrMatrix {
+  const local = new Int32Array(a.cols).fill(-1);
+  for (let t = 0; t < support.length; t++) local[support[t]] = t;
+  const nnz = nnzOf(a);
+  const localCols = new Int32Array(nnz);
+  for (let q = 0; q < nnz; q++) {
+    const t = local[a.colIdx[q]];
+    if (t < 0) {
+      throw new DimensionMismatchError(`Column ${a.colIdx[q]} holds an entry but is not in the column support.`, { column: a.colIdx[q] });
+    }
+    localCols[q] = t;
+  }
+  return { rows: a.rows, cols: support.length, rowPtr: a.rowPtr.slice(), colIdx: localCols, values: a.values.slice() };
+}
+
+/** Frobenius norm, overflow- and underflow-safe (as norm2). */
+export function frobeniusNorm(a: CsrMatrix): number {
+  return norm2(a.values, 0, nnzOf(a));
+}
+
+/** Euclidean norm of each row (out of length rows, overwritten; allocated when not given). */
+export function rowNorms(a: CsrMatrix, out: Float64Array = new Float64Array(a.rows)): Float64Array {
+  const { rows, rowPtr, values } = a;
+  for (let i = 0; i < rows; i++) out[i] = norm2(values, rowPtr[i], rowPtr[i + 1] - rowPtr[i]);
+  return out;
+}
+
+/** The dense rows x cols matrix (tests and small inputs only: rows * cols doubles). */
+export function csrToDense(a: CsrMatrix): DenseMatrix {
+  const { rows, cols, rowPtr, colIdx, values } = a;
+  const data = new Float64Array(rows * cols);
+  for (let i = 0; i < rows; i++) for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) data[i * cols + colIdx[p]] = values[p];
+  return { rows, cols, data };
+}
+
+/** The nonzero entries of a dense matrix (exact zeros are not stored). Two passes, no over-allocation. */
+export function csrFromDense(d: DenseMatrix): CsrMatrix {
+  const { rows, cols, data } = d;
+  const rowPtr = new Int32Array(rows + 1);
+  for (let i = 0; i < rows; i++) {
+    let c = 0;
+    for (let j = 0; j < cols; j++) if (data[i * cols + j] !== 0) c++;
+    rowPtr[i + 1] = rowPtr[i] + c;
+  }
+  const colIdx = new Int32Array(rowPtr[rows]);
+  const values = new Float64Array(rowPtr[rows]);
+  let q = 0;
+  for (let i = 0; i < rows; i++) {
+    for (let j = 0; j < cols; j++) {
+      const v = data[i * cols + j];
+      if (v !== 0) {
+        colIdx[q] = j;
+        values[q++] = v;
+      }
+    }
+  }
+  return { rows, cols, rowPtr, colIdx, values };
+}
+
+/**
+ * Throws DimensionMismatchError unless `a` is a well-formed CsrMatrix: array lengths, rowPtr
+ * non-decreasing from 0, column indices in range and strictly ascending within each row. For
+ * matrices built outside this module (tests, deserialized job data).
+ */
+export function checkCsr(a: CsrMatrix): void {
+  const { rows, cols, rowPtr, colIdx, values } = a;
+  const fail = (what: string): never => {
+    throw new DimensionMismatchError(`Malformed CSR matrix (${rows} x ${cols}): ${what}.`, { rows, cols });
+  };
+  if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 0 || cols < 0) fail('the shape must be non-negative integers');
+  if (rowPtr.length !== rows + 1 || rowPtr[0] !== 0) fail('rowPtr must have rows + 1 entries starting at 0');
+  const nnz = rowPtr[rows];
+  if (colIdx.length !== nnz || values.length !== nnz) fail(`colIdx and values must have rowPtr[rows] = ${nnz} entries`);
+  for (let i = 0; i < rows; i++) {
+    if (rowPtr[i + 1] < rowPtr[i]) fail(`rowPtr decreases at row ${i}`);
+    for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
+      const j = colIdx[p];
+      if (j < 0 || j >= cols) fail(`row ${i} has column index ${j}`);
+      if (p > rowPtr[i] && j <= colIdx[p - 1]) fail(`row ${i}'s column indices are not strictly ascending`);
+    }
+  }
+}
+
+function checkShape(rows: number, cols: number): void {
+  if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 0 || cols < 0 || rows >= 2 ** 31 || cols >= 2 ** 31) {
+    throw new DimensionMismatchError(`A ${rows} x ${cols} sparse matrix needs integer dimensions in 0..2^31 - 1.`, { rows, cols });
+  }
 }
