@@ -3,27 +3,20 @@
  * it, then (solve jobs) run each requested algorithm, all through runCooperatively so that the
  * process stays responsive (cancel messages, progress reports) during long factorizations and runs.
  */
-import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import { analyzeWork, spectralDataOf } from '../solvers/analysis/analyze.js';
 import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
 import { buildDistributedSystemWork } from '../solvers/distributed/distributedSystem.js';
 import { CancelledError } from '../solvers/errors.js';
 import { createProblem } from '../solvers/input/createProblem.js';
-import type { DenseMatrix } from '../solvers/matrix.js';
-import type { Partition } from '../solvers/problem.js';
+import type { Problem } from '../solvers/problem.js';
 import { runAlgorithmWork } from '../solvers/runner/runAlgorithm.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import type { RunOutput } from './store/jobStore.js';
-import type { JobOptions, JobResult, JobType, RunSummary } from './types.js';
+import type { ReadyJob } from './store/readyJob.js';
+import type { JobResult, RunSummary } from './types.js';
 
-export interface ComputeInput {
-  type: JobType;
-  A: DenseMatrix;
-  rhs: Float64Array | null;
-  partition: Partition;
-  algorithms: AlgorithmId[];
-  options: JobOptions;
-}
+/** What the computation reads of a ready job. */
+export type ComputeInput = Pick<ReadyJob, 'type' | 'matrix' | 'rhs' | 'partition' | 'algorithms' | 'options'>;
 
 export interface ComputeSettings {
   signal: AbortSignal;
@@ -55,12 +48,19 @@ export function summarizeRun(run: RunResult): RunSummary {
   };
 }
 
+function problemOf(input: ComputeInput): Problem {
+  switch (input.matrix.storage) {
+    case 'dense':
+      return createProblem({ A: input.matrix.A, rhs: input.rhs, partition: input.partition });
+  }
+}
+
 export async function computeJob(input: ComputeInput, settings: ComputeSettings): Promise<ComputeOutcome> {
   const { signal } = settings;
   const sliceMs = settings.sliceMs ?? 20;
   // Progress is throttled by the caller; hand it every snapshot the work yields, at slice pace.
   const cooperative: CooperativeOptions = { signal, onProgress: settings.onProgress, progressIntervalMs: sliceMs, sliceMs };
-  const problem = createProblem({ A: input.A, rhs: input.rhs, partition: input.partition });
+  const problem = problemOf(input);
 
   let analysis;
   let system;

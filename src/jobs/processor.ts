@@ -1,8 +1,9 @@
 /**
  * The sandboxed BullMQ processor: BullMQ runs this module in child processes of a worker (reused
- * from job to job) and calls the default export for each job. It reads the job's inputs from
- * Redis, computes with runCooperatively (the child's event loop stays free to receive Cancel and
- * send progress), and writes the outcome to the job document.
+ * from job to job) and calls the default export for each job, whose BullMQ data is only the job
+ * id. It orchestrates: JobStore.begin (marks the attempt started and returns the job ready to
+ * compute, from the job document and its stored inputs), computeJob (through runCooperatively: the
+ * child's event loop stays free to receive Cancel and send progress), JobStore.finish.
  *
  * Outcomes: succeeded (returns); cancelled, or failed on a mathematical problem (document written,
  * then UnrecoverableError so BullMQ does not retry); anything else is rethrown as is, and BullMQ
@@ -14,17 +15,13 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { WorkProgress } from '../solvers/cooperative.js';
 import { SolverError } from '../solvers/errors.js';
-import { generateMatrix } from '../solvers/input/generators.js';
 import { nativeBlas, useBackend } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
-import type { DenseMatrix } from '../solvers/matrix.js';
-import { partitionFromAssignment, type Partition } from '../solvers/problem.js';
 import { computeJob } from './computeJob.js';
-import { JobError, JobInputMissingError } from './errors.js';
+import { JobError } from './errors.js';
 import { createLogger } from './logger.js';
 import { problemFromTypedError } from './problems.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
-import { float64From, int32From } from './store/binary.js';
 import { JobStore } from './store/jobStore.js';
 import { createResilientConnection } from './store/redisConnection.js';
 import type { JobProgress } from './types.js';
@@ -69,67 +66,57 @@ export default async function processJob(
   _token?: string,
   signal?: AbortSignal,
 ): Promise<ProcessorReturn> {
-  const data = job.data;
-  const attempt = job.attemptsMade + 1;
-  const log = logger.child({ jobId: data.id, attempt });
+  const { id } = job.data;
+  const log = logger.child({ jobId: id, attempt: job.attemptsMade + 1 });
   const store = jobStore();
   const abort = signal ?? new AbortController().signal;
 
-  const start = await store.begin(data.id, new Date().toISOString());
-  if (start.state === 'missing') {
-    log.warn('job document missing (expired or deleted); nothing to do');
-    return { status: 'skipped' };
-  }
-  if (start.state === 'cancel-requested' || start.state === 'cancelled') {
-    if (start.state === 'cancel-requested') await store.finish(data.id, { status: 'cancelled' });
-    log.info('job cancelled before it started');
-    throw new UnrecoverableError('Job cancelled before it started');
-  }
-  if (start.state !== 'running') {
-    log.warn({ state: start.state }, 'job already finished; nothing to do');
-    return { status: 'skipped' };
-  }
-
-  const began = performance.now();
-  log.info({ type: data.type, n: data.n, m: data.m, algorithms: data.algorithms, backend: numericBackend }, 'job started');
   try {
-    if (!start.assignment) throw new JobInputMissingError(data.id, 'partition');
-    const partition = partitionFromAssignment(int32From(start.assignment), data.m);
-    if (data.hasRhs && !start.rhs) throw new JobInputMissingError(data.id, 'right-hand side');
-    const A = loadMatrix(data, start.matrix, config.MAX_N, partition);
-    const rhs = data.hasRhs && start.rhs ? float64From(start.rhs) : null;
+    const start = await store.begin(id, new Date().toISOString(), { maxN: config.MAX_N });
+    if (start.state === 'missing') {
+      log.warn('job document missing (expired or deleted); nothing to do');
+      return { status: 'skipped' };
+    }
+    if (start.state === 'cancel-requested' || start.state === 'cancelled') {
+      if (start.state === 'cancel-requested') await store.finish(id, { status: 'cancelled' });
+      log.info('job cancelled before it started');
+      throw new UnrecoverableError('Job cancelled before it started');
+    }
+    if (start.state !== 'running') {
+      log.warn({ state: start.state }, 'job already finished; nothing to do');
+      return { status: 'skipped' };
+    }
 
-    const outcome = await computeJob(
-      { type: data.type, A, rhs, partition, algorithms: data.algorithms, options: data.options },
-      { signal: abort, onProgress: progressReporter(job, store, data.id, config.PROGRESS_INTERVAL_MS, log), traceCap: config.TRACE_CAP },
-    );
+    const ready = start.job;
+    const began = performance.now();
+    log.info({ type: ready.type, n: ready.n, m: ready.m, algorithms: ready.algorithms, backend: numericBackend }, 'job started');
+    const outcome = await computeJob(ready, {
+      signal: abort,
+      onProgress: progressReporter(job, store, id, config.PROGRESS_INTERVAL_MS, log),
+      traceCap: config.TRACE_CAP,
+    });
     const elapsedMs = Math.round(performance.now() - began);
     if (outcome.status === 'cancelled') {
-      await store.finish(data.id, { status: 'cancelled', result: outcome.result, runs: outcome.runs });
+      await store.finish(id, { status: 'cancelled', result: outcome.result, runs: outcome.runs });
       log.info({ elapsedMs, runs: outcome.runs.length }, 'job cancelled');
       throw new UnrecoverableError('Job cancelled');
     }
     const done: JobProgress = { phase: 'done', fraction: 1, updatedAt: new Date().toISOString() };
-    await store.finish(data.id, { status: 'succeeded', result: outcome.result, runs: outcome.runs, progress: done });
+    await store.finish(id, { status: 'succeeded', result: outcome.result, runs: outcome.runs, progress: done });
     log.info({ elapsedMs }, 'job succeeded');
     return { status: 'succeeded' };
   } catch (error) {
+    // Typed errors come only from a running attempt (begin throws them after marking it running).
     if (error instanceof SolverError || error instanceof JobError) {
       const problem = problemFromTypedError(error)!;
-      problem.instance = `/v1/jobs/${data.id}`;
-      await store.finish(data.id, { status: 'failed', error: problem });
+      problem.instance = `/v1/jobs/${id}`;
+      await store.finish(id, { status: 'failed', error: problem });
       log.info({ code: problem.code, detail: problem.detail }, 'job failed: invalid problem');
       throw new UnrecoverableError(error.message);
     }
     if (!(error instanceof UnrecoverableError)) log.error({ err: error }, 'job attempt failed');
     throw error;
   }
-}
-
-function loadMatrix(data: QueuedJobData, bytes: Buffer | null, maxN: number, partition: Partition): DenseMatrix {
-  if (data.input.format === 'generator') return generateMatrix(data.input.spec, { maxN }, partition);
-  if (!bytes) throw new JobInputMissingError(data.id, 'matrix');
-  return { rows: data.n, cols: data.n, data: float64From(bytes) };
 }
 
 /**

@@ -1,20 +1,10 @@
 /**
- * What BullMQ carries for a job: references and small options only. The matrix, rhs and partition
- * are binary values in Redis under the job's own keys (see ./store/keys.ts).
+ * What BullMQ carries for a job: its id only. The job document in Redis (./store/jobDocument.ts)
+ * is the one source of truth for its type, options and inputs; the BullMQ job name is the job
+ * type, for people reading the queue.
  */
-import type { AlgorithmId } from '../solvers/algorithms/registry.js';
-import type { StoredInput } from './store/jobDocument.js';
-import type { JobOptions, JobType } from './types.js';
-
 export interface QueuedJobData {
   id: string;
-  type: JobType;
-  n: number;
-  m: number;
-  algorithms: AlgorithmId[];
-  options: JobOptions;
-  input: StoredInput;
-  hasRhs: boolean;
 }
 
 /** What the processor returns to BullMQ (kept small: the result lives in the job document). */

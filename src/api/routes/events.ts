@@ -3,7 +3,7 @@
  * `status` events until the job ends; the stream closes after the final status. Comment lines
  * (heartbeats) keep proxies from timing the connection out.
  */
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FINISHED_STATUSES, type JobEvent, type JobService } from '../../jobs/types.js';
 import { JobIdParamsSchema } from '../schemas/job.js';
@@ -19,11 +19,12 @@ const DESCRIPTION = `text/event-stream. Events:
 - \`event: progress\`, data \`JobProgress\` (about every PROGRESS_INTERVAL_MS while the job runs).
 The stream ends after the status event of a finished job (succeeded, failed, cancelled). Lines starting with ":" are heartbeats.`;
 
-export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app, { jobService, heartbeatMs }) => {
+export const eventRoutes: FastifyPluginCallbackZod<EventRoutesOptions> = (app, { jobService, heartbeatMs }, done) => {
   // Open streams would keep app.close() waiting forever: end them before the server closes.
   const openStreams = new Set<() => void>();
-  app.addHook('preClose', async () => {
+  app.addHook('preClose', (hookDone) => {
     for (const end of openStreams) end();
+    hookDone();
   });
 
   app.get(
@@ -43,11 +44,14 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
     },
     async (request, reply) => {
       const raw = reply.raw;
+      // The one buffer of early events: the first status event comes while subscribe() runs, before
+      // the stream can open (an unknown job must still get a 404 problem). JobService delivers
+      // events as they come.
       const early: JobEvent[] = [];
       let streaming = false;
       let ended = false;
-      let heartbeat: NodeJS.Timeout | undefined;
-      let unsubscribe: (() => void) | undefined;
+      let heartbeat: NodeJS.Timeout | undefined = undefined;
+      let unsubscribe: (() => void) | undefined = undefined;
 
       const end = (): void => {
         if (ended) return;
@@ -81,4 +85,5 @@ export const eventRoutes: FastifyPluginAsyncZod<EventRoutesOptions> = async (app
       for (const event of early.splice(0)) write(event);
     },
   );
+  done();
 };

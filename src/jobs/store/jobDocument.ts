@@ -1,10 +1,10 @@
 /**
- * The job document: one Redis hash per job, the source of truth for GET /v1/jobs/{id}.
- * Scalars are stored as strings, structured fields as JSON.
+ * The job document: one Redis hash per job, the one source of truth for GET /v1/jobs/{id} and for
+ * the worker (the BullMQ job carries only the id). Scalars are stored as strings, structured
+ * fields as JSON.
  */
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import type { GeneratorSpec } from '../../solvers/input/types.js';
-import type { QueuedJobData } from '../queuedJob.js';
 import type { Job, JobOptions, JobProgress, JobResult, JobStatus, JobSummary, JobType, ProblemDetails } from '../types.js';
 
 /** How the matrix was given; generator specs are run by the worker. */
@@ -12,8 +12,24 @@ export type StoredInput = { format: 'dense' | 'coo' | 'matrix-market' } | { form
 
 export const SUMMARY_FIELDS = ['id', 'type', 'status', 'createdAt', 'startedAt', 'finishedAt', 'n', 'm'] as const;
 
-/** What is written when a job is created: the queued job's data and its creation time. */
-export interface NewDocument extends QueuedJobData {
+/** What a worker needs from the document to compute the job (written at creation, never changed). */
+export interface StoredProblem {
+  id: string;
+  type: JobType;
+  n: number;
+  m: number;
+  algorithms: AlgorithmId[];
+  options: JobOptions;
+  input: StoredInput;
+  /** False: b = A * ones(n), nothing stored under the rhs key. */
+  hasRhs: boolean;
+}
+
+/** The fields of a StoredProblem, in the order problemFromFields reads them (HMGET). */
+export const PROBLEM_FIELDS = ['id', 'type', 'n', 'm', 'algorithms', 'options', 'input', 'hasRhs'] as const;
+
+/** What is written when a job is created. */
+export interface NewDocument extends StoredProblem {
   createdAt: string;
 }
 
@@ -30,6 +46,22 @@ export function newDocumentFields(doc: NewDocument): Record<string, string> {
     hasRhs: doc.hasRhs ? '1' : '0',
     createdAt: doc.createdAt,
     attempts: '0',
+  };
+}
+
+/** From HMGET of PROBLEM_FIELDS; null when the document no longer exists. */
+export function problemFromFields(values: (string | null)[]): StoredProblem | null {
+  const [id, type, n, m, algorithms, options, input, hasRhs] = values;
+  if (id === null || type === null || input === null || options === null) return null;
+  return {
+    id,
+    type: type as JobType,
+    n: Number(n),
+    m: Number(m),
+    algorithms: parse<AlgorithmId[]>(algorithms) ?? [],
+    options: JSON.parse(options) as JobOptions,
+    input: JSON.parse(input) as StoredInput,
+    hasRhs: hasRhs === '1',
   };
 }
 

@@ -7,10 +7,19 @@
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import type { Trace } from '../../solvers/runner/types.js';
+import { JobInputMissingError } from '../errors.js';
 import type { JobProgress, JobResult, JobStatus, JobSummary, ProblemDetails } from '../types.js';
 import { bytesOf, float64From, int32From } from './binary.js';
-import { newDocumentFields, summaryFromFields, SUMMARY_FIELDS, type NewDocument } from './jobDocument.js';
+import {
+  newDocumentFields,
+  problemFromFields,
+  PROBLEM_FIELDS,
+  summaryFromFields,
+  SUMMARY_FIELDS,
+  type NewDocument,
+} from './jobDocument.js';
 import { JobKeys } from './keys.js';
+import { readyJobFrom, type ReadyJob } from './readyJob.js';
 import { defineScripts, queueScript, runScript } from './scripts.js';
 
 export interface StoredTrace {
@@ -37,13 +46,13 @@ export interface Outcome {
   runs?: RunOutput[];
 }
 
-export interface AttemptStart {
-  /** 'running', 'cancel-requested', 'missing' or the finished status the job already has. */
-  state: string;
-  matrix: Buffer | null;
-  rhs: Buffer | null;
-  assignment: Buffer | null;
-}
+/**
+ * The answer of begin: the attempt runs (with the job ready to compute), or why it does not: the
+ * document is gone, a cancel came first, or the job already finished (its status).
+ */
+export type AttemptStart =
+  | { state: 'running'; job: ReadyJob }
+  | { state: 'missing' | 'cancel-requested' | Extract<JobStatus, 'succeeded' | 'failed' | 'cancelled'> };
 
 /** What the document says about a job's runs, to explain a missing trace or solution. */
 export interface RunContext {
@@ -113,16 +122,27 @@ export class JobStore {
     if (ids.length > 0) await this.redis.zrem(this.keys.index, ...ids);
   }
 
-  /** Mark the attempt started (atomically with the cancel check) and read the inputs, in one round trip. */
-  async begin(id: string, now: string): Promise<AttemptStart> {
+  /**
+   * Mark the attempt started (atomically with the cancel check: scripts.lssBegin) and read the
+   * document's problem and the binary inputs in the same round trip; when the attempt runs, return
+   * the job ready to compute. Throws (the document then says 'running': the caller records the
+   * failure) JobInputMissingError for an input that expired, or the SolverError of a generator spec.
+   */
+  async begin(id: string, now: string, limits: { maxN: number }): Promise<AttemptStart> {
     const { keys } = this;
     const pipeline = this.redis.pipeline();
     queueScript(pipeline, 'lssBegin', [keys.doc(id)], [keys.statusChannel, now]);
+    pipeline.hmget(keys.doc(id), ...PROBLEM_FIELDS);
     pipeline.getBuffer(keys.matrix(id));
     pipeline.getBuffer(keys.rhs(id));
     pipeline.getBuffer(keys.assignment(id));
-    const [state, matrix, rhs, assignment] = await execOrThrow(pipeline);
-    return { state: String(state), matrix: matrix as Buffer | null, rhs: rhs as Buffer | null, assignment: assignment as Buffer | null };
+    const [state, fields, matrix, rhs, assignment] = await execOrThrow(pipeline);
+    const answer = String(state) as AttemptStart['state'];
+    if (answer !== 'running') return { state: answer };
+    const problem = problemFromFields(fields as (string | null)[]);
+    if (!problem) throw new JobInputMissingError(id, 'job document');
+    const inputs = { matrix: matrix as Buffer | null, rhs: rhs as Buffer | null, assignment: assignment as Buffer | null };
+    return { state: 'running', job: readyJobFrom(problem, inputs, limits) };
   }
 
   async saveProgress(id: string, progress: JobProgress): Promise<void> {

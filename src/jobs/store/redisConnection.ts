@@ -5,6 +5,8 @@
  */
 import type { RedisOptions as BullRedisOptions } from 'bullmq';
 import { Redis, type RedisOptions } from 'ioredis';
+import type { Logger } from 'pino';
+import { JobError, StoreUnavailableError } from '../errors.js';
 
 /** Host, port, credentials, db and TLS from a redis:// or rediss:// URL. */
 export function redisOptionsFromUrl(url: string): RedisOptions {
@@ -92,4 +94,39 @@ export function isConnectionError(error: unknown): boolean {
   return /Stream isn't writeable|Connection is closed|Command timed out|connect ETIMEDOUT|ECONNREFUSED|Reached the max retries/i.test(
     error.message,
   );
+}
+
+/** Runs `work`; typed job errors pass, Redis connection failures become StoreUnavailableError (503). */
+export async function storeCall<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    if (error instanceof JobError) throw error;
+    if (isConnectionError(error)) throw new StoreUnavailableError((error as Error).message);
+    throw error;
+  }
+}
+
+/** Rejects with a "Command timed out" error (a connection error) when `promise` takes longer than `ms`. */
+export function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`Command timed out after ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+/** One warning when a connection starts failing, then at most one every 30 s; one line when it is back. */
+export function logConnectionErrors(redis: Redis, log: Logger, name: string): void {
+  let lastLogged = 0;
+  redis.on('error', (err: Error) => {
+    const now = Date.now();
+    if (now - lastLogged < 30_000) return;
+    lastLogged = now;
+    log.warn({ connection: name, err: err.message }, 'redis connection error');
+  });
+  redis.on('ready', () => {
+    if (lastLogged !== 0) log.info({ connection: name }, 'redis connection restored');
+    lastLogged = 0;
+  });
 }

@@ -1,0 +1,167 @@
+/**
+ * Job events for the API's subscribers (SSE) and listeners of finished jobs (metrics):
+ * - status: every document writer publishes on the status channel right after writing (see
+ *   ../store/scripts.ts), so reading the document then shows at least the new state; subscribers'
+ *   statuses are also re-read every few seconds, in case a message was lost across a reconnect;
+ * - progress: BullMQ's QueueEvents 'progress', from the first subscription on.
+ *
+ * Events are not buffered here: until a subscriber has had its first status event (the state read
+ * at subscription time), progress events are dropped (the next one follows within
+ * PROGRESS_INTERVAL_MS) and a status change only marks it stale, and it gets the job read again
+ * right after. Status events are snapshots of the document, so reading it again loses nothing.
+ */
+import { QueueEvents } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { JobNotFoundError } from '../errors.js';
+import { fieldsFromStatusMessage, jobFromDocument } from '../store/jobDocument.js';
+import { bullmqConnectionOptions, subscribeWhenReady, withTimeout } from '../store/redisConnection.js';
+import { STATUS_FIELDS } from '../store/scripts.js';
+import { FINISHED_STATUSES, type Job, type JobEvent, type JobProgress, type JobStatus } from '../types.js';
+
+/** Subscribers' statuses are re-read this often, in case a status message was lost (reconnects). */
+const STATUS_RESYNC_MS = 5000;
+/** Longest wait for QueueEvents on the first subscription (its progress events start when it is ready). */
+const QUEUE_EVENTS_READY_MS = 2000;
+
+interface Subscription {
+  listener: (event: JobEvent) => void;
+  /** The status last sent; null until the first status event. */
+  lastStatus: JobStatus | null;
+  /** A status change came before the first status event: read the job again after it. */
+  stale: boolean;
+}
+
+export class JobEventHub {
+  private queueEvents: QueueEvents | null = null;
+  private readonly subscriptions = new Map<string, Set<Subscription>>();
+  private readonly finishedListeners = new Set<(job: Job) => void>();
+  private readonly resyncTimer: NodeJS.Timeout;
+
+  /**
+   * @param statusSubscriber a subscriber connection of its own (./store/redisConnection.ts), closed by close()
+   * @param readJob the job as GET shows it (throws JobNotFoundError, StoreUnavailableError)
+   */
+  constructor(
+    private readonly config: Config & { REDIS_URL: string },
+    private readonly statusSubscriber: Redis,
+    private readonly statusChannel: string,
+    private readonly readJob: (id: string) => Promise<Job>,
+    private readonly log: Logger,
+  ) {
+    statusSubscriber.on('message', (_channel: string, message: string) => this.onStatusMessage(message));
+    this.resyncTimer = setInterval(() => {
+      for (const id of this.subscriptions.keys()) this.refresh(id);
+    }, STATUS_RESYNC_MS);
+    this.resyncTimer.unref();
+  }
+
+  /**
+   * Subscribe to the status channel (again after every reconnect). Status messages published
+   * before the subscription is active are missed: false when it is still pending after `timeoutMs`.
+   */
+  listen(timeoutMs: number): Promise<boolean> {
+    return subscribeWhenReady(this.statusSubscriber, this.statusChannel, timeoutMs);
+  }
+
+  /** See JobService.subscribe. */
+  async subscribe(id: string, listener: (event: JobEvent) => void): Promise<() => void> {
+    const subscription: Subscription = { listener, lastStatus: null, stale: false };
+    let set = this.subscriptions.get(id);
+    if (!set) this.subscriptions.set(id, (set = new Set()));
+    set.add(subscription);
+    const unsubscribe = (): void => {
+      const current = this.subscriptions.get(id);
+      current?.delete(subscription);
+      if (current?.size === 0) this.subscriptions.delete(id);
+    };
+    try {
+      // Registered before reading, so that a change after the read is not missed.
+      const job = await this.readJob(id);
+      await this.startQueueEvents();
+      subscription.lastStatus = job.status;
+      this.call(subscription, { event: 'status', data: { status: job.status, job } });
+      if (subscription.stale) this.refresh(id);
+      return unsubscribe;
+    } catch (error) {
+      unsubscribe();
+      throw error;
+    }
+  }
+
+  /** See JobService.onFinished. */
+  onFinished(listener: (job: Job) => void): () => void {
+    this.finishedListeners.add(listener);
+    return () => this.finishedListeners.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.resyncTimer);
+    this.subscriptions.clear();
+    this.finishedListeners.clear();
+    await this.queueEvents?.close().catch(() => undefined);
+    await this.statusSubscriber.quit().catch(() => this.statusSubscriber.disconnect());
+  }
+
+  private deliver(subscription: Subscription, event: JobEvent): void {
+    if (subscription.lastStatus === null) {
+      if (event.event === 'status') subscription.stale = true;
+      return;
+    }
+    if (event.event === 'status') {
+      if (event.data.status === subscription.lastStatus) return;
+      subscription.lastStatus = event.data.status;
+    }
+    this.call(subscription, event);
+  }
+
+  private call(subscription: Subscription, event: JobEvent): void {
+    try {
+      subscription.listener(event);
+    } catch (err) {
+      this.log.warn({ err }, 'job event listener threw');
+    }
+  }
+
+  /** Read the job and send its status to its subscribers (those it has not been sent to). */
+  private refresh(id: string): void {
+    this.readJob(id)
+      .then((job) => {
+        for (const subscription of this.subscriptions.get(id) ?? [])
+          this.deliver(subscription, { event: 'status', data: { status: job.status, job } });
+      })
+      .catch((err: unknown) => {
+        if (!(err instanceof JobNotFoundError)) this.log.debug({ err, jobId: id }, 'could not read the job after a status change');
+      });
+  }
+
+  private onStatusMessage(message: string): void {
+    const fields = fieldsFromStatusMessage(message, STATUS_FIELDS);
+    if (!fields) return;
+    // For metrics: the message has every field but the result and error, so no read is needed.
+    if (FINISHED_STATUSES.includes(fields.status as JobStatus) && this.finishedListeners.size > 0) {
+      const job = jobFromDocument(fields);
+      for (const listener of this.finishedListeners) listener(job);
+    }
+    if (this.subscriptions.get(fields.id)?.size) this.refresh(fields.id);
+  }
+
+  private onProgress(jobId: string, data: unknown): void {
+    for (const subscription of this.subscriptions.get(jobId) ?? [])
+      this.deliver(subscription, { event: 'progress', data: data as JobProgress });
+  }
+
+  private async startQueueEvents(): Promise<void> {
+    if (!this.queueEvents) {
+      const events = new QueueEvents(this.config.QUEUE_NAME, {
+        connection: bullmqConnectionOptions(this.config.REDIS_URL, 'lss-api-events'),
+        prefix: this.config.KEY_PREFIX,
+      });
+      events.on('progress', ({ jobId, data }) => this.onProgress(jobId, data));
+      events.on('error', (err: Error) => this.log.debug({ err: err.message }, 'queue events error'));
+      this.queueEvents = events;
+    }
+    await withTimeout(this.queueEvents.waitUntilReady(), QUEUE_EVENTS_READY_MS).catch(() => undefined);
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * Jobs as the API reads and changes them: create (store, then queue), get, list (pages with a
+ * cursor), cancel, remove, and the runs' traces and solutions. Every call fails at once with
+ * StoreUnavailableError when Redis is unreachable (fail-fast connections, see ./jobQueue.ts and
+ * ../store/redisConnection.ts).
+ */
+import type { Logger } from 'pino';
+import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
+import { JobNotFinishedError, JobNotFoundError, RunNotFoundError, type JobError } from '../errors.js';
+import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
+import { jobFromDocument, type StoredInput } from '../store/jobDocument.js';
+import type { JobStore, RunContext } from '../store/jobStore.js';
+import { storeCall } from '../store/redisConnection.js';
+import type { Job, JobPage, JobSpec, JobStatus, JobSummary, TraceView } from '../types.js';
+import type { JobQueue } from './jobQueue.js';
+import { decodeCursor, encodeCursor } from './listCursor.js';
+
+/** Most index entries one list request reads (status filters over long histories return short pages, with a cursor). */
+const LIST_SCAN_BUDGET = 5000;
+
+export class JobRepository {
+  constructor(
+    private readonly store: JobStore,
+    private readonly queue: JobQueue,
+    private readonly log: Logger,
+  ) {}
+
+  /** Store the document and inputs, then queue the id; a job that cannot be queued is removed again. */
+  async create(spec: JobSpec): Promise<Job> {
+    return storeCall(async () => {
+      const now = Date.now();
+      const id = newJobId(now);
+      const createdAt = new Date(now).toISOString();
+      const input: StoredInput =
+        spec.matrix.kind === 'generator' ? { format: 'generator', spec: spec.matrix.spec } : { format: spec.matrix.format };
+      const { type, n, m, algorithms, options } = spec;
+      await this.store.create(
+        { id, type, n, m, algorithms, options, input, hasRhs: spec.rhs !== null, createdAt },
+        { matrix: spec.matrix.kind === 'dense' ? spec.matrix.A.data : null, rhs: spec.rhs, assignment: spec.assignment },
+      );
+      try {
+        await this.queue.add(id, type);
+      } catch (error) {
+        await this.store.discard(id).catch(() => undefined);
+        throw error;
+      }
+      return {
+        id,
+        type,
+        status: 'queued',
+        progress: null,
+        createdAt,
+        startedAt: null,
+        finishedAt: null,
+        n,
+        m,
+        algorithms,
+        options,
+        attempts: 0,
+      };
+    });
+  }
+
+  async get(id: string): Promise<Job> {
+    return storeCall(async () => {
+      const fields = JOB_ID_PATTERN.test(id) ? await this.store.document(id) : null;
+      if (!fields) throw new JobNotFoundError(id);
+      return jobFromDocument(fields);
+    });
+  }
+
+  async list(query: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage> {
+    const { status, limit } = query;
+    const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    return storeCall(async () => {
+      const batchSize = status ? Math.max(100, 4 * limit) : limit + 1;
+      const matches: JobSummary[] = [];
+      const expired: string[] = [];
+      let lastSeen = before;
+      let exhausted = false;
+      let scanned = 0;
+      while (matches.length <= limit && !exhausted && scanned < LIST_SCAN_BUDGET) {
+        const ids = await this.store.indexPage(lastSeen, batchSize);
+        exhausted = ids.length < batchSize;
+        const summaries = await this.store.summaries(ids);
+        for (let k = 0; k < ids.length && matches.length <= limit; k++) {
+          lastSeen = ids[k];
+          scanned++;
+          const summary = summaries[k];
+          if (summary === null) expired.push(ids[k]);
+          else if (status === undefined || summary.status === status) matches.push(summary);
+        }
+      }
+      await this.store.dropFromIndex(expired);
+      if (matches.length > limit) return { items: matches.slice(0, limit), nextCursor: encodeCursor(matches[limit - 1].id) };
+      if (exhausted || lastSeen === null) return { items: matches, nextCursor: null };
+      // Scan budget spent: a short page, and a cursor to continue from where the scan stopped.
+      return { items: matches, nextCursor: encodeCursor(lastSeen) };
+    });
+  }
+
+  async cancel(id: string): Promise<Job> {
+    return storeCall(async () => {
+      if (!JOB_ID_PATTERN.test(id)) throw new JobNotFoundError(id);
+      const answer = await this.store.cancel(id);
+      if (answer === 'missing') throw new JobNotFoundError(id);
+      if (answer === 'cancelled-now') {
+        // Fails (0) only when a worker has just taken the job: its processor then finds it cancelled.
+        await this.queue
+          .remove(id)
+          .catch((err: unknown) => this.log.warn({ err, jobId: id }, 'could not remove the cancelled job from the queue'));
+      } else if (answer === 'running') {
+        await this.store.publishCancel(id);
+      }
+      return this.get(id);
+    });
+  }
+
+  async remove(id: string): Promise<void> {
+    return storeCall(async () => {
+      if (!JOB_ID_PATTERN.test(id)) throw new JobNotFoundError(id);
+      const answer = await this.store.delete(id);
+      if (answer === 'missing') throw new JobNotFoundError(id);
+      if (answer !== 'deleted') throw new JobNotFinishedError(id, answer);
+      await this.queue.remove(id).catch((err: unknown) => this.log.warn({ err, jobId: id }, 'could not remove the job from BullMQ'));
+    });
+  }
+
+  async trace(id: string, algorithm: AlgorithmId): Promise<TraceView> {
+    return storeCall(async () => {
+      if (!JOB_ID_PATTERN.test(id)) throw new JobNotFoundError(id);
+      const trace = await this.store.trace(id, algorithm);
+      if (!trace) throw explainMissingRun(id, algorithm, await this.store.runContext(id));
+      return {
+        algorithm,
+        iteration: Array.from(trace.iteration),
+        relativeResidual: Array.from(trace.relativeResidual),
+        relativeError: trace.relativeError ? Array.from(trace.relativeError) : null,
+        consensusDistance: trace.consensusDistance ? Array.from(trace.consensusDistance) : null,
+        totalIterations: trace.totalIterations,
+        cap: trace.cap,
+        downsampled: trace.downsampled,
+      };
+    });
+  }
+
+  async solution(id: string, algorithm: AlgorithmId): Promise<Float64Array> {
+    return storeCall(async () => {
+      if (!JOB_ID_PATTERN.test(id)) throw new JobNotFoundError(id);
+      const x = await this.store.solution(id, algorithm);
+      if (!x) throw explainMissingRun(id, algorithm, await this.store.runContext(id));
+      return x;
+    });
+  }
+}
+
+function explainMissingRun(id: string, algorithm: AlgorithmId, context: RunContext): JobError {
+  if (!context.exists) return new JobNotFoundError(id);
+  if (context.type === 'analyze') return new RunNotFoundError(id, algorithm, 'analyze jobs run no algorithms (submit a solve job)');
+  if (!context.algorithms.includes(algorithm)) {
+    return new RunNotFoundError(id, algorithm, `it was not requested (the job runs ${context.algorithms.join(', ') || 'no algorithms'})`);
+  }
+  if (context.status === 'queued' || context.status === 'running')
+    return new RunNotFoundError(id, algorithm, `the job is ${context.status}; runs are stored when it ends`);
+  if (context.status === 'cancelled') return new RunNotFoundError(id, algorithm, 'the job was cancelled before this run started');
+  if (context.status === 'failed') return new RunNotFoundError(id, algorithm, 'the job failed before this run');
+  return new RunNotFoundError(id, algorithm, 'its stored output has expired');
+}

@@ -1,0 +1,65 @@
+/**
+ * A job ready to compute: what JobStore.begin hands the processor, built from the job document
+ * (type, options, algorithms, how the matrix was given) and the job's binary inputs. The matrix is
+ * decoded here, or generated from its spec: the worker computes from the stored job alone.
+ */
+import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
+import { generateMatrix } from '../../solvers/input/generators.js';
+import type { DenseMatrix } from '../../solvers/matrix.js';
+import { partitionFromAssignment, type Partition } from '../../solvers/problem.js';
+import { JobInputMissingError } from '../errors.js';
+import type { JobOptions, JobType } from '../types.js';
+import { float64From, int32From } from './binary.js';
+import type { StoredProblem } from './jobDocument.js';
+
+/**
+ * The matrix of a job, in the storage it is computed from. Dense (row-major) is the only one so
+ * far; a sparse storage (CSR rows) becomes another member of this union, so that the rest of the
+ * ready job does not change with it.
+ */
+export type MatrixSource = { storage: 'dense'; A: DenseMatrix };
+
+export interface ReadyJob {
+  id: string;
+  type: JobType;
+  n: number;
+  m: number;
+  /** Algorithms to run (solve jobs); empty for analyze jobs. */
+  algorithms: AlgorithmId[];
+  options: JobOptions;
+  matrix: MatrixSource;
+  /** Null: b = A * ones(n), so x* = ones(n) is known. */
+  rhs: Float64Array | null;
+  partition: Partition;
+}
+
+/** The binary values stored next to the document (./keys.ts), as read from Redis. */
+export interface StoredInputs {
+  matrix: Buffer | null;
+  rhs: Buffer | null;
+  assignment: Buffer | null;
+}
+
+/**
+ * Throws JobInputMissingError when an input the document announces has expired or was removed,
+ * and the SolverError of a generator spec that cannot be generated (`limits.maxN` is checked again
+ * here: a generated matrix exists only in the worker).
+ */
+export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limits: { maxN: number }): ReadyJob {
+  const { id, type, n, m, algorithms, options } = problem;
+  if (!inputs.assignment) throw new JobInputMissingError(id, 'partition');
+  const partition = partitionFromAssignment(int32From(inputs.assignment), m);
+  let rhs: Float64Array | null = null;
+  if (problem.hasRhs) {
+    if (!inputs.rhs) throw new JobInputMissingError(id, 'right-hand side');
+    rhs = float64From(inputs.rhs);
+  }
+  return { id, type, n, m, algorithms, options, matrix: matrixSource(problem, inputs.matrix, partition, limits), rhs, partition };
+}
+
+function matrixSource(problem: StoredProblem, bytes: Buffer | null, partition: Partition, limits: { maxN: number }): MatrixSource {
+  // A block-diagonal spec without blockSize takes its blocks from the partition.
+  if (problem.input.format === 'generator') return { storage: 'dense', A: generateMatrix(problem.input.spec, limits, partition) };
+  if (!bytes) throw new JobInputMissingError(problem.id, 'matrix');
+  return { storage: 'dense', A: { rows: problem.n, cols: problem.n, data: float64From(bytes) } };
+}
