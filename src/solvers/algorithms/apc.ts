@@ -26,9 +26,8 @@
  * extra eigenvalue is not: at the optimum gamma must be the smaller root, swapped APC diverges
  * (m >= 3, whenever the larger root exceeds 2).
  */
-import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
-import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js';
-import { startShardEngine, type Shard, type ShardEngine } from '../parallel/engine.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { ConsensusPass } from '../machines/consensusPass.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
 import type {
@@ -79,175 +78,39 @@ export function apcOptimal(spectral: SpectralData): OptimalTuning {
   return { rate, parameters: { gamma, eta } };
 }
 
-/** What a thread needs of one machine for APC: its basis on its support, R, and Q_i^T x_i. */
-export interface ConsensusMachine {
-  readonly p: number;
-  readonly c: number;
-  readonly full: boolean;
-  readonly cols: Int32Array;
-  readonly q: Float64Array;
-  readonly qStart: Int32Array;
-  readonly qEnd: Int32Array;
-  readonly r: Float64Array;
-  readonly qtx0: Float64Array;
-}
-
-export interface ConsensusShardSpec {
-  readonly gamma: number;
-  readonly machines: readonly ConsensusMachine[];
-}
-
-/** Phases of a consensus shard. */
-export const CONSENSUS_START = 0;
-export const CONSENSUS_PASS = 1;
-/** Scalars of a machine: |A_i xbar - b_i|^2 and |xbar - x_i|^2. */
-const RESIDUAL2 = 0;
-const DISTANCE2 = 1;
-const SCALARS = 2;
-
 /**
- * Runs APC's machines (chunk i = machine i), on whichever thread takes them. Machine i's x_i is
- * region [i n, (i + 1) n) of the output, so any thread can advance any machine.
- *  - CONSENSUS_START: x_i(0) = minimum-norm solution of A_i x = b_i.
- *  - CONSENSUS_PASS at xbar: measures, then advances, machine i in one pass over Q_i:
- *      |xbar - x_i|^2;  x_i += gamma (xbar - x_i);  row by row, w_k = q_k . xbar - qtx0_k and
- *      x_i -= gamma w_k q_k (= x_i + gamma P_i (xbar - x_i) overall, since Q_i^T x_i = qtx0);
- *      |A_i xbar - b_i|^2 = |R^T w_i|^2.
- */
-export class ConsensusShard implements Shard {
-  private readonly gamma: number;
-  private readonly machines: readonly ConsensusMachine[];
-  private readonly n: number;
-  /** w_i = Q_i^T xbar - qtx0 of the machine being processed. */
-  private readonly w: Float64Array;
-  /** R^T w_i of the machine being processed. */
-  private readonly machineResidual: Float64Array;
-  /** xbar gathered on a partial support, and gamma Q_i w_i accumulated there before one scatter. */
-  private readonly supportX: Float64Array;
-  private readonly supportUpdate: Float64Array;
-  /** Nonzero extents of the rows of each machine's R (row k: [k, p)), for R^T w with the row kernels. */
-  private readonly rStart: Int32Array[];
-  private readonly rEnd: Int32Array[];
-
-  constructor(spec: ConsensusShardSpec, n: number) {
-    this.gamma = spec.gamma;
-    this.machines = spec.machines;
-    this.n = n;
-    const largestP = Math.max(1, ...spec.machines.map((mc) => mc.p));
-    this.w = new Float64Array(largestP);
-    this.machineResidual = new Float64Array(largestP);
-    const largestSupport = Math.max(1, ...spec.machines.map((mc) => (mc.full ? 0 : mc.c)));
-    this.supportX = new Float64Array(largestSupport);
-    this.supportUpdate = new Float64Array(largestSupport);
-    this.rStart = spec.machines.map((mc) => Int32Array.from({ length: mc.p }, (_, k) => k));
-    this.rEnd = spec.machines.map((mc) => new Int32Array(mc.p).fill(mc.p));
-  }
-
-  run(phase: number, machine: number, xbar: Float64Array, local: Float64Array, scalars: Float64Array): void {
-    if (phase === CONSENSUS_START) this.start(machine, local);
-    else this.pass(machine, xbar, local, scalars);
-  }
-
-  private start(machine: number, local: Float64Array): void {
-    const { n } = this;
-    const { p, c, q, cols, qtx0 } = this.machines[machine];
-    const base = machine * n;
-    local.fill(0, base, base + n);
-    // x_i(0) = Q_i R^{-T} b_i = sum_k qtx0_k q_k
-    for (let k = 0; k < p; k++) {
-      const coef = qtx0[k];
-      const qk = k * c;
-      for (let t = 0; t < c; t++) local[base + cols[t]] += coef * q[qk + t];
-    }
-  }
-
-  private pass(machine: number, xbar: Float64Array, local: Float64Array, scalars: Float64Array): void {
-    const { n, gamma, w, supportX, supportUpdate } = this;
-    const { p, c, q, qStart, qEnd, r, cols, full, qtx0 } = this.machines[machine];
-    const base = machine * n;
-    let d2 = 0;
-    for (let j = 0; j < n; j++) {
-      const d = xbar[j] - local[base + j];
-      d2 += d * d;
-      local[base + j] += gamma * d;
-    }
-    if (full) {
-      fusedRowPass(q, p, c, qStart, qEnd, xbar, qtx0, w, 0, -gamma, local, base);
-    } else {
-      for (let t = 0; t < c; t++) {
-        supportX[t] = xbar[cols[t]];
-        supportUpdate[t] = 0;
-      }
-      fusedRowPass(q, p, c, qStart, qEnd, supportX, qtx0, w, 0, gamma, supportUpdate, 0);
-      for (let t = 0; t < c; t++) local[base + cols[t]] -= supportUpdate[t];
-    }
-    // A_i xbar - b_i = R^T w_i (R upper triangular: row k of R is nonzero on [k, p) at most)
-    const ri = this.machineResidual;
-    ri.fill(0, 0, p);
-    accumulateRowCombination(r, p, p, this.rStart[machine], this.rEnd[machine], w, 0, 1, ri);
-    let residual2 = 0;
-    for (let k = 0; k < p; k++) residual2 += ri[k] * ri[k];
-    scalars[machine * SCALARS + RESIDUAL2] = residual2;
-    scalars[machine * SCALARS + DISTANCE2] = d2;
-  }
-}
-
-/** Entries of Q_i one pass reads (its rows' nonzero extents). */
-function basisWork(machine: MachineData): number {
-  let entries = 0;
-  for (let k = 0; k < machine.p; k++) entries += Math.max(0, machine.qEnd[k] - machine.qStart[k]);
-  return entries;
-}
-
-function consensusMachine(machine: MachineData): ConsensusMachine {
-  const { p, c, full, cols, q, qStart, qEnd, r, qtx0 } = machine;
-  return { p, c, full, cols, q, qStart, qEnd, r, qtx0 };
-}
-
-/**
- * The APC state machine; MLM is this with gamma = eta = 1. The machines run on the solver's
- * threads (see ../parallel/engine.ts). Each step is the taskmaster's combination of the machines'
- * new x_i (summed in machine order), then one pass in which every machine measures xbar (residual,
- * consensus distance) and computes its next x_i. The machines' x_i thus run one step ahead of
- * xbar; only xbar is observable.
+ * The APC state machine; MLM is this with gamma = eta = 1. The machines' pass runs on the solver's
+ * threads (../machines/consensusPass.ts). Each step is the taskmaster's combination of the
+ * machines' new x_i (summed in machine order), then one pass in which every machine measures xbar
+ * (residual, consensus distance) and computes its next x_i. The machines' x_i thus run one step
+ * ahead of xbar; only xbar is observable.
  */
 export class ApcMethod implements IterativeMethod {
   readonly estimate: Float64Array;
   readonly threads: number;
   private readonly m: number;
   private readonly eta: number;
-  private readonly engine: ShardEngine;
-  /** x_i of machine i at [i n, (i + 1) n) (the engine's output). */
-  private readonly local: Float64Array;
+  private readonly machines: ConsensusPass;
   private readonly sum: Float64Array;
   private residual2 = 0;
   private consensus = 0;
 
   constructor(system: DistributedSystem, gamma: number, eta: number) {
-    const { n, m, machines } = system;
+    const { n, m } = system;
     this.m = m;
     this.eta = eta;
-    this.engine = startShardEngine<ConsensusShardSpec>({
-      kind: 'consensus',
-      n,
-      chunks: m,
-      outputLength: m * n,
-      scalarsPerChunk: SCALARS,
-      chunkWork: machines.map(basisWork),
-      spec: { gamma, machines: machines.map(consensusMachine) },
-      createShard: (spec, length) => new ConsensusShard(spec, length),
-    });
-    this.threads = this.engine.threads;
-    this.estimate = this.engine.input;
-    this.local = this.engine.output;
+    this.machines = new ConsensusPass(system, gamma);
+    this.threads = this.machines.threads;
+    this.estimate = this.machines.xbar;
     this.sum = new Float64Array(n);
     try {
-      this.engine.run(CONSENSUS_START);
-      this.sumLocal();
+      // x_i(0): each machine's minimum-norm solution; xbar(0) their mean.
+      this.machines.start();
+      this.machines.sumOfEstimates(this.sum);
       for (let j = 0; j < n; j++) this.estimate[j] = this.sum[j] / m;
       this.pass();
     } catch (error) {
-      this.engine.dispose();
+      this.machines.dispose();
       throw error;
     }
   }
@@ -264,32 +127,20 @@ export class ApcMethod implements IterativeMethod {
     const { m, eta, sum } = this;
     const xbar = this.estimate;
     // xbar <- (eta/m) sum_i x_i + (1 - eta) xbar
-    this.sumLocal();
+    this.machines.sumOfEstimates(sum);
     const scale = eta / m;
     for (let j = 0; j < xbar.length; j++) xbar[j] = scale * sum[j] + (1 - eta) * xbar[j];
     this.pass();
   }
 
   dispose(): void {
-    this.engine.dispose();
-  }
-
-  /** sum = x_1 + ... + x_m, in machine order. */
-  private sumLocal(): void {
-    const { m, local, sum } = this;
-    const n = sum.length;
-    sum.set(local.subarray(0, n));
-    for (let i = 1; i < m; i++) {
-      const base = i * n;
-      for (let j = 0; j < n; j++) sum[j] += local[base + j];
-    }
+    this.machines.dispose();
   }
 
   private pass(): void {
-    this.engine.run(CONSENSUS_PASS);
-    this.residual2 = this.engine.scalarSum(RESIDUAL2);
-    // a NaN, once seen, stays
-    this.consensus = Math.sqrt(this.engine.scalarMax(DISTANCE2));
+    this.machines.run();
+    this.residual2 = this.machines.residualNormSquared();
+    this.consensus = this.machines.consensusDistance();
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, positive, requireParameters, validateAgainst } from './common.js';
-import { GradientMethod } from './gradientPass.js';
+import { GradientMethod } from './gradientMethod.js';
 import type {
   DistributedAlgorithm,
   HeterogeneityForBounds,

@@ -9,7 +9,7 @@
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
-import { GradientMethod } from './gradientPass.js';
+import { GradientMethod } from './gradientMethod.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
 import type {
   DistributedAlgorithm,

@@ -93,7 +93,7 @@ function rowExtents(x: Float64Array, p: number, c: number): [Int32Array, Int32Ar
   return [start, end];
 }
 
-export function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
+function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
   const { A, b } = problem;
   const n = A.cols;
   const rows = problem.partition.rowsOf[index];
@@ -156,27 +156,4 @@ export function* buildDistributedSystemWork(problem: Problem): Work<DistributedS
 
 export function buildDistributedSystem(problem: Problem): DistributedSystem {
   return runSync(buildDistributedSystemWork(problem));
-}
-
-/** v restricted to machine i's support: out[t] = v[cols[t]]. */
-export function gather(machine: MachineData, v: Float64Array, out: Float64Array): Float64Array {
-  if (machine.full) {
-    out.set(v.subarray(0, machine.c));
-    return out;
-  }
-  const cols = machine.cols;
-  for (let t = 0; t < machine.c; t++) out[t] = v[cols[t]];
-  return out;
-}
-
-/** The minimum-norm solution of A_i x = b_i, A_i^T (A_i A_i^T)^{-1} b_i = Q_i R^{-T} b_i, as a full n-vector. */
-export function minimumNormLocalSolution(machine: MachineData, n: number): Float64Array {
-  const x = new Float64Array(n);
-  const { p, c, q, cols, qtx0 } = machine;
-  for (let k = 0; k < p; k++) {
-    const w = qtx0[k];
-    const qk = k * c;
-    for (let t = 0; t < c; t++) x[cols[t]] += w * q[qk + t];
-  }
-  return x;
 }

@@ -109,20 +109,3 @@ export function solveRTransposed(
   }
   return y;
 }
-
-/** y = R^T x for upper-triangular R (p x p, row-major), reading x from `xOffset`; row-oriented. */
-export function multiplyRTransposed(
-  r: Float64Array,
-  p: number,
-  x: ArrayLike<number>,
-  y: Float64Array = new Float64Array(p),
-  xOffset = 0,
-): Float64Array {
-  y.fill(0, 0, p);
-  for (let k = 0; k < p; k++) {
-    const row = k * p;
-    const xk = x[xOffset + k];
-    for (let j = k; j < p; j++) y[j] += r[row + j] * xk;
-  }
-  return y;
-}

@@ -17,17 +17,18 @@
  * overflow check per access (measured ~5-7% on the 8-row blocks).
  * Results equal the row-by-row sums up to rounding (the order of the additions differs).
  *
- * Vector paths: runs of rows that are dense over the union of their extents go to vector kernels on
- * that union (the exact zeros inside it add exact zeros); the rest takes the TypeScript loops.
+ * Vector paths: runs of rows that are dense over the union of their extents go to the vector kernels
+ * the caller passes (`vectorKernels`; null: the TypeScript loops do every row) on that union (the
+ * exact zeros inside it add exact zeros); the rest takes the TypeScript loops. The caller chooses
+ * the kernels once per run and thread (../machines/placement.ts):
  *  - native backend: the addon's row kernels, the same blocks in C with four-lane vectors
  *    (native/src/row_kernels.c);
- *  - TypeScript backend, when the matrix lives in a solver run's WebAssembly arena (the engine puts
- *    it there, see ./wasmRowKernels.ts): the same blocks in WebAssembly SIMD, two lanes.
+ *  - TypeScript backend, for matrices in a solver run's WebAssembly arena (see ./wasmRowKernels.ts):
+ *    the same blocks in WebAssembly SIMD, two lanes (their calls refuse a matrix outside the arena).
  * Both are single-threaded like this file, so the engine threads every path alike; the fused one
  * reads each row once where two dgemv calls would read it twice.
  */
-import { nativeBlasInUse } from './backend.js';
-import { WasmRowKernels, wasmKernelsFor, type RowKernels } from './wasmRowKernels.js';
+import { WasmRowKernels, type RowKernels } from './wasmRowKernels.js';
 
 /** A block whose rows share fewer columns than this goes row by row. */
 const MIN_SHARED_WIDTH = 16;
@@ -52,12 +53,9 @@ const VECTOR_RUN_ROWS = 64;
 /** Union extent [span[0], span[1]) of the rows last tested by `denseRun` (module scratch, no allocation). */
 const span = new Int32Array(2);
 
-/** The vector kernels for the matrix x (c columns), or null: the TypeScript loops then do all the rows. */
-function vectorKernelsFor(x: Float64Array, c: number): RowKernels | null {
-  const blas = nativeBlasInUse();
-  if (blas !== null) return blas;
-  const wasm = wasmKernelsFor(x);
-  return wasm !== null && c <= wasm.maxCols ? wasm : null;
+/** The vector kernels for rows of c columns, or null: the TypeScript loops then do all the rows. */
+function usableKernels(kernels: RowKernels | null, c: number): RowKernels | null {
+  return kernels instanceof WasmRowKernels && c > kernels.maxCols ? null : kernels;
 }
 
 /** Whether rows [k0, k1) are dense enough over the union of their extents for one call of `kernels`; sets `span`. */
@@ -372,6 +370,7 @@ function fusedRange(
 
 /** out[outOffset + k] = sum_t X[k][t] v[t] for k < p. */
 export function multiplyRows(
+  vectorKernels: RowKernels | null,
   x: Float64Array,
   p: number,
   c: number,
@@ -381,7 +380,7 @@ export function multiplyRows(
   out: Float64Array,
   outOffset = 0,
 ): void {
-  const kernels = p * c < VECTOR_MIN_ENTRIES ? null : vectorKernelsFor(x, c);
+  const kernels = p * c < VECTOR_MIN_ENTRIES ? null : usableKernels(vectorKernels, c);
   if (kernels === null) {
     multiplyRowsRange(x, c, start, end, v, out, outOffset, 0, p);
     return;
@@ -396,6 +395,7 @@ export function multiplyRows(
 
 /** y[yOffset + t] += scale * sum_k w[wOffset + k] X[k][t] for t < c. */
 export function accumulateRowCombination(
+  vectorKernels: RowKernels | null,
   x: Float64Array,
   p: number,
   c: number,
@@ -407,7 +407,7 @@ export function accumulateRowCombination(
   y: Float64Array,
   yOffset = 0,
 ): void {
-  const kernels = p * c < VECTOR_MIN_ENTRIES ? null : vectorKernelsFor(x, c);
+  const kernels = p * c < VECTOR_MIN_ENTRIES ? null : usableKernels(vectorKernels, c);
   if (kernels === null) {
     accumulateRange(x, c, start, end, w, wOffset, scale, y, yOffset, 0, p);
     return;
@@ -427,6 +427,7 @@ export function accumulateRowCombination(
  * with bias = qtx0, scale = -gamma, APC's w_i = Q_i^T xbar - qtx0 and x_i -= gamma Q_i w_i.
  */
 export function fusedRowPass(
+  vectorKernels: RowKernels | null,
   x: Float64Array,
   p: number,
   c: number,
@@ -440,7 +441,7 @@ export function fusedRowPass(
   y: Float64Array,
   yOffset = 0,
 ): void {
-  const kernels = p * c < VECTOR_MIN_ENTRIES ? null : vectorKernelsFor(x, c);
+  const kernels = p * c < VECTOR_MIN_ENTRIES ? null : usableKernels(vectorKernels, c);
   if (kernels === null) {
     fusedRange(x, c, start, end, v, bias, dots, dotsOffset, scale, y, yOffset, 0, p);
     return;

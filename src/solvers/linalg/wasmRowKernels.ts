@@ -5,8 +5,8 @@
  * into (see ../parallel/engine.ts). One arena per run, shared by the run's threads; each thread
  * instantiates the module on it (`attachArena`) with a scratch slot of its own.
  *
- * A WebAssembly function reads only its own memory: the matrix must be in the arena (that is what
- * `wasmKernelsFor(x)` looks up), while a vector argument that is elsewhere (a shard's scratch) is
+ * A WebAssembly function reads only its own memory: the matrix must be in the arena (a call with
+ * one outside it throws), while a vector argument that is elsewhere (a shard's scratch) is
  * copied into the thread's slot and back, O(rows + cols) against the call's O(rows x cols).
  * Rows go in batches of ROW_BATCH (a multiple of the kernels' 8-row block) when their vectors are
  * staged, so staging never changes a result.
@@ -229,20 +229,15 @@ export function reviveArenaViews(value: unknown, memory: WebAssembly.Memory): un
   );
 }
 
-/** This thread's kernels on each arena it attached, by the arena's buffer. */
-const attached = new WeakMap<ArrayBufferLike, WasmRowKernels>();
-
-/** Instantiates the kernels on an arena in this thread, with scratch slot `slot` (one per thread of the run). */
-export function attachArena(layout: ArenaLayout, slot: number): void {
+/**
+ * Instantiates the kernels on an arena in this thread, with scratch slot `slot` (one per thread of
+ * the run); returns them.
+ */
+export function attachArena(layout: ArenaLayout, slot: number): WasmRowKernels {
   const module = kernelModule();
   if (module === null) throw new Error(`The WebAssembly row kernels are unavailable: ${wasmKernelsUnavailableReason()}.`);
   const instance = new WebAssembly.Instance(module, { env: { memory: layout.memory } });
-  attached.set(layout.memory.buffer, new WasmRowKernels(instance.exports as unknown as KernelExports, layout, slot));
-}
-
-/** The kernels for a matrix `x` in an arena this thread attached, else null. */
-export function wasmKernelsFor(x: Float64Array): WasmRowKernels | null {
-  return attached.get(x.buffer) ?? null;
+  return new WasmRowKernels(instance.exports as unknown as KernelExports, layout, slot);
 }
 
 /** a[offset .. offset + length) must exist: in the arena, an access past an array would touch other data silently. */

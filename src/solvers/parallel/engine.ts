@@ -16,13 +16,18 @@
  *
  * Lifetime: workers start when the method is created (the data the chunks read is copied once into
  * shared memory, which every worker reads; the calling thread keeps reading the system's arrays,
- * except on the TypeScript backend with its WebAssembly kernels: there the data, input and output
- * are copied once into the run's WebAssembly arena, which every thread reads, the calling one
- * included, even with one thread; see ../linalg/wasmRowKernels.ts) and end on dispose(), which the runner calls when the run ends however it ends. Workers are
- * unref'd (a forgotten method never keeps a process alive) and a FinalizationRegistry ends those of
- * a method dropped undisposed. Workers run the calling thread's backend (the native row kernels
- * are single-threaded C, so threads are this engine's business with either backend). With one
- * thread (small problems, setSolverThreads(1)) no worker, shared memory or barrier is involved: the chunks run inline.
+ * except in a run placed in a WebAssembly arena: there the data, input and output are copied once
+ * into the arena, which every thread reads, the calling one included, even with one thread; see
+ * ../linalg/wasmRowKernels.ts) and end on dispose(), which the runner calls when the run ends
+ * however it ends. Workers are unref'd (a forgotten method never keeps a process alive) and a
+ * FinalizationRegistry ends those of a method dropped undisposed. Every thread runs the plan's
+ * backend (the native row kernels are single-threaded C, so threads are this engine's business
+ * with either backend). With one thread (small problems, setSolverThreads(1)) no worker, shared
+ * memory or barrier is involved: the chunks run inline.
+ *
+ * This module knows chunks, not what they compute: the plan names the module that builds a
+ * worker's shard (../machines/machineShard.ts for the solvers' passes), and the caller chooses the
+ * backend and the arena (../machines/placement.ts).
  *
  * Worker code: the bootstrap below imports ./worker.ts or ./worker.js, whichever extension this
  * module has. Under tsx or vitest (.ts sources) the bootstrap first registers tsx's ESM hooks in
@@ -54,22 +59,30 @@ import {
   failureMessage,
   recordFailure,
   type Shard,
-  type ShardKind,
+  type ThreadContext,
   type WorkerSetup,
 } from './protocol.js';
-import { activeBackend } from '../linalg/backend.js';
+import type { BackendName } from '../linalg/backend.js';
 import { WasmArena, attachArena } from '../linalg/wasmRowKernels.js';
 import { isTypedArray, mapLeaves } from './mapLeaves.js';
 import { threadsForRun } from './threads.js';
 
-export type { Shard, ShardKind } from './protocol.js';
+export type { Shard, ShardFactory, ThreadContext } from './protocol.js';
 
 /** Longest wait for the workers to load and build their shards before the run falls back to one thread. */
 export const WORKER_STARTUP_TIMEOUT_MS = 30_000;
 
-/** How a method's per-iteration work is cut into chunks and run. */
+/** How a method's per-iteration work is cut into chunks and run, and where (chosen by the caller, ../machines/placement.ts). */
 export interface ShardPlan<Spec> {
-  readonly kind: ShardKind;
+  /**
+   * URL of the module whose `createShard` export (a ShardFactory) builds a worker's shard; it must
+   * build what `createShard` below builds on the calling thread.
+   */
+  readonly shardModule: string;
+  /** The run's backend: every thread takes it, so that every thread runs the same kernels. */
+  readonly backend: BackendName;
+  /** Whether the run's data goes into a WebAssembly arena (see ../linalg/wasmRowKernels.ts; none when unavailable). */
+  readonly arena: boolean;
   /** Length of the shared input vector. */
   readonly n: number;
   /** Chunks of a phase; each writes its own region of the output and its own scalars. */
@@ -80,8 +93,8 @@ export interface ShardPlan<Spec> {
   readonly chunkWork: ArrayLike<number>;
   /** Everything the chunks read. Workers get one copy of it in shared memory: keep it to what they read. */
   readonly spec: Spec;
-  /** The chunk runner of one thread (the calling thread's reads the spec as given). */
-  createShard(spec: Spec, n: number): Shard;
+  /** The chunk runner of the calling thread (it reads the spec as given, or its arena copy). */
+  createShard(spec: Spec, n: number, context: ThreadContext): Shard;
 }
 
 let activeWorkers = 0;
@@ -191,6 +204,8 @@ export class ShardEngine {
   readonly output: Float64Array;
   /** scalarsPerChunk scalars per chunk, chunk c at [c S, (c + 1) S). */
   readonly scalars: Float64Array;
+  /** Where the calling thread runs: its kernels, for the caller's own reductions over the output. */
+  readonly context: ThreadContext;
   private readonly local: Shard;
   private readonly order: Int32Array;
   private readonly views: DataViews;
@@ -204,18 +219,19 @@ export class ShardEngine {
     this.order = largestFirst(plan.chunkWork, chunks);
     this.threads = Math.max(1, Math.min(threads, chunks));
     const length = dataLength(n, outputLength, chunks, scalarsPerChunk) * Float64Array.BYTES_PER_ELEMENT;
-    // TypeScript backend: the chunks' data, input and output go into a WebAssembly arena, where
-    // the row kernels run in WebAssembly SIMD (every thread, so the iterates stay those of one).
-    const arena = activeBackend() === 'typescript' ? WasmArena.forSpec(plan.spec, length, this.threads, n) : null;
-    let spec = plan.spec;
+    // In an arena, the chunks' data, input and output go into WebAssembly memory, where the row
+    // kernels run in WebAssembly SIMD (every thread, so the iterates stay those of one).
+    const arena = plan.arena ? WasmArena.forSpec(plan.spec, length, this.threads, n) : null;
+    let spec: unknown = plan.spec;
     let data: ArrayBufferLike;
     let dataOffset = 0;
+    let arenaKernels = null;
     if (arena !== null) {
       spec = arena.copyInto(plan.spec);
       const all = arena.allocate(Float64Array, Float64Array.BYTES_PER_ELEMENT, length / Float64Array.BYTES_PER_ELEMENT);
       data = all.buffer;
       dataOffset = all.byteOffset;
-      attachArena(arena.layout, 0);
+      arenaKernels = attachArena(arena.layout, 0);
     } else {
       data = this.threads === 1 ? new ArrayBuffer(length) : new SharedArrayBuffer(length);
     }
@@ -223,7 +239,8 @@ export class ShardEngine {
     this.input = this.views.input;
     this.output = this.views.output;
     this.scalars = this.views.scalars;
-    this.local = plan.createShard(spec, n);
+    this.context = { backend: plan.backend, arenaKernels };
+    this.local = plan.createShard(spec, n, this.context);
     if (this.threads === 1) {
       this.control = new Int32Array(CONTROL_WORDS);
       this.message = new Uint8Array(0);
@@ -242,14 +259,14 @@ export class ShardEngine {
     try {
       // One copy of the chunks' data in shared memory, read by every worker: the arena's, or a copy.
       const setup: Omit<WorkerSetup, 'slot'> = {
-        kind: plan.kind,
+        shardModule: plan.shardModule,
         n,
         chunks,
         outputLength,
         scalarsPerChunk,
         order: this.order,
         spec: arena !== null ? arena.describe(spec) : sharedCopy(plan.spec),
-        backend: activeBackend(),
+        backend: plan.backend,
         arena: arena !== null ? arena.layout : null,
         control,
         data: data as SharedArrayBuffer,
@@ -301,6 +318,8 @@ export class ShardEngine {
       Atomics.store(control, NEXT, order.length);
     }
     this.awaitWorkers();
+    // The calling thread's own chunk failed: rethrow what it threw, as it threw it.
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
     if (localError !== null) throw localError;
     if (Atomics.load(control, FAILED) !== 0) throw new Error(`A solver worker thread failed: ${failureMessage(control, this.message)}`);
   }

@@ -16,7 +16,7 @@
  * in the JS memory model), so no data word is itself accessed atomically.
  */
 import type { BackendName } from '../linalg/backend.js';
-import type { ArenaLayout } from '../linalg/wasmRowKernels.js';
+import type { ArenaLayout, WasmRowKernels } from '../linalg/wasmRowKernels.js';
 
 /**
  * A thread's runner of chunks (machines, or row ranges): it can run any chunk of the run, holds
@@ -26,7 +26,16 @@ export interface Shard {
   run(phase: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void;
 }
 
-export type ShardKind = 'consensus' | 'cimmino' | 'gradient';
+/** Where one thread of a run runs its chunks: what a shard needs to choose its kernels. */
+export interface ThreadContext {
+  /** The run's backend (every thread runs the same kernels, so the iterates do not depend on the thread count). */
+  readonly backend: BackendName;
+  /** This thread's WebAssembly kernels on the run's arena, or null when the run has none. */
+  readonly arenaKernels: WasmRowKernels | null;
+}
+
+/** Builds a thread's shard from (its copy of) the plan's spec. */
+export type ShardFactory = (spec: unknown, n: number, context: ThreadContext) => Shard;
 
 export const GENERATION = 0;
 export const NEXT = 1;
@@ -54,7 +63,8 @@ export const WAIT_SLICE_MS = 200;
 
 /** What a worker thread receives (structured clone; the typed arrays of `spec` live in shared memory). */
 export interface WorkerSetup {
-  readonly kind: ShardKind;
+  /** URL of the module whose `createShard` export (a ShardFactory) builds this worker's shard. */
+  readonly shardModule: string;
   /** Length of the input vector. */
   readonly n: number;
   readonly chunks: number;
@@ -63,7 +73,7 @@ export interface WorkerSetup {
   /** The order in which chunks are handed out (largest first). */
   readonly order: Int32Array;
   readonly spec: unknown;
-  /** The calling thread's backend: every thread runs the same kernels, so the iterates do not depend on the thread count. */
+  /** The run's backend (see ThreadContext). */
   readonly backend: BackendName;
   /**
    * The run's WebAssembly arena (TypeScript backend with its WebAssembly kernels), or null: then

@@ -6,7 +6,7 @@
  */
 import { workerData } from 'node:worker_threads';
 import { useBackend } from '../linalg/backend.js';
-import { attachArena, reviveArenaViews } from '../linalg/wasmRowKernels.js';
+import { attachArena, reviveArenaViews, type WasmRowKernels } from '../linalg/wasmRowKernels.js';
 import {
   DONE,
   EXIT_PHASE,
@@ -19,9 +19,9 @@ import {
   runChunks,
   waitForChange,
   type Shard,
+  type ShardFactory,
   type WorkerSetup,
 } from './protocol.js';
-import { loadShardConstructor } from './shardKinds.js';
 
 const setup = workerData as WorkerSetup;
 const control = new Int32Array(setup.control);
@@ -38,15 +38,16 @@ process.on('exit', () => {
 
 async function buildShard(): Promise<Shard | null> {
   try {
-    // The backend is per thread: take the calling thread's, so that every thread runs the same kernels.
+    // The backend is per thread: take the run's, so that every thread runs the same kernels.
     useBackend(setup.backend);
     let spec = setup.spec;
+    let arenaKernels: WasmRowKernels | null = null;
     if (setup.arena !== null) {
-      attachArena(setup.arena, setup.slot);
+      arenaKernels = attachArena(setup.arena, setup.slot);
       spec = reviveArenaViews(spec, setup.arena.memory);
     }
-    const Construct = await loadShardConstructor(setup.kind);
-    return new Construct(spec, setup.n);
+    const { createShard } = (await import(setup.shardModule)) as { createShard: ShardFactory };
+    return createShard(spec, setup.n, { backend: setup.backend, arenaKernels });
   } catch (error) {
     recordFailure(control, message, error);
     return null;

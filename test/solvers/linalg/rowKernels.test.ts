@@ -6,7 +6,9 @@
  * 1024 entries up, with block and column tails).
  */
 import { expect, it } from 'vitest';
+import { nativeBlas } from '../../../src/solvers/linalg/backend.js';
 import { accumulateRowCombination, fusedRowPass, multiplyRows } from '../../../src/solvers/linalg/rowKernels.js';
+import type { RowKernels } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { describeEachBackend } from '../../support/backends.js';
 
@@ -95,6 +97,8 @@ const SHAPES: readonly [number, number, Layout][] = [
 ];
 
 describeEachBackend('row kernels', (backend) => {
+  // What a run on this backend passes (../machines/placement.ts): the addon's kernels, or none (plain loops).
+  const kernels = (): RowKernels | null => (backend === 'native' ? nativeBlas() : null);
   for (const [p, c, layout] of SHAPES) {
     const label = `${p} x ${c}, ${layout}`;
 
@@ -105,7 +109,7 @@ describeEachBackend('row kernels', (backend) => {
       const expected = naiveDots(r, v);
       const scale = magnitudes(r, v);
       const out = new Float64Array(p + 3).fill(NaN);
-      multiplyRows(r.x, p, c, r.start, r.end, v, out, 3);
+      multiplyRows(kernels(), r.x, p, c, r.start, r.end, v, out, 3);
       for (let k = 0; k < p; k++) expect(Math.abs(out[3 + k] - expected[k])).toBeLessThanOrEqual(EPS * scale[k] * Math.sqrt(c));
     });
 
@@ -116,7 +120,7 @@ describeEachBackend('row kernels', (backend) => {
       const scale = -0.75;
       const y = rng.fillSigned(new Float64Array(c + 5));
       const before = Float64Array.from(y);
-      accumulateRowCombination(r.x, p, c, r.start, r.end, w, 2, scale, y, 5);
+      accumulateRowCombination(kernels(), r.x, p, c, r.start, r.end, w, 2, scale, y, 5);
       const expected = naiveCombination(r, w.subarray(2), scale);
       for (let t = 0; t < 5; t++) expect(y[t]).toBe(before[t]);
       for (let t = 0; t < c; t++)
@@ -131,7 +135,7 @@ describeEachBackend('row kernels', (backend) => {
       const dots = new Float64Array(p + 1).fill(NaN);
       const y = rng.fillSigned(new Float64Array(c + 2));
       const before = Float64Array.from(y);
-      fusedRowPass(r.x, p, c, r.start, r.end, v, bias, dots, 1, 0.5, y, 2);
+      fusedRowPass(kernels(), r.x, p, c, r.start, r.end, v, bias, dots, 1, 0.5, y, 2);
       const products = naiveDots(r, v);
       const scale = magnitudes(r, v);
       const d = new Float64Array(p);
@@ -158,11 +162,11 @@ describeEachBackend('row kernels', (backend) => {
       const poisoned = Float64Array.from(r.x);
       for (let k = 0; k < p; k++) for (let t = 0; t < c; t++) if (t < r.start[k] || t >= r.end[k]) poisoned[k * c + t] = NaN;
       const out = new Float64Array(p);
-      multiplyRows(poisoned, p, c, r.start, r.end, v, out);
+      multiplyRows(null, poisoned, p, c, r.start, r.end, v, out);
       for (let k = 0; k < p; k++) expect(Math.abs(out[k] - expected[k])).toBeLessThan(1e-12);
       const dots = new Float64Array(p);
       const y = new Float64Array(c);
-      fusedRowPass(poisoned, p, c, r.start, r.end, v, new Float64Array(p), dots, 0, 1, y);
+      fusedRowPass(null, poisoned, p, c, r.start, r.end, v, new Float64Array(p), dots, 0, 1, y);
       for (let t = 0; t < c; t++) expect(Number.isFinite(y[t])).toBe(true);
     });
   }

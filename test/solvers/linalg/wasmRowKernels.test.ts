@@ -3,9 +3,9 @@
  * .wat; the three kernels equal plain sums (every block tail, odd widths, ld > cols, offsets), with
  * their vectors in the arena or staged from elsewhere (bit for bit the same either way, across row
  * batches); extents are checked; an arena's arrays reach another thread by their places; the
- * LINALG_WASM=off switch; and the kernels' use by rowKernels.ts only for matrices in an arena.
+ * LINALG_WASM=off switch; and rowKernels.ts with these kernels (matrices in the arena only).
  */
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { spawnSync } from 'node:child_process';
 import { assembleRowKernels } from '../../../scripts/buildWasm.js';
 import { fusedRowPass } from '../../../src/solvers/linalg/rowKernels.js';
@@ -15,7 +15,6 @@ import {
   WasmArena,
   attachArena,
   reviveArenaViews,
-  wasmKernelsFor,
   wasmKernelsUnavailableReason,
   type WasmRowKernels,
 } from '../../../src/solvers/linalg/wasmRowKernels.js';
@@ -27,11 +26,7 @@ const available = wasmKernelsUnavailableReason() === '';
 function arenaOf(doubles: number, maxCols: number): { arena: WasmArena; kernels: WasmRowKernels } {
   const arena = WasmArena.forSpec({}, 8 * doubles, 1, maxCols);
   if (arena === null) throw new Error('no arena');
-  attachArena(arena.layout, 0);
-  const probe = arena.allocate(Float64Array, 8, 0);
-  const kernels = wasmKernelsFor(probe);
-  if (kernels === null) throw new Error('not attached');
-  return { arena, kernels };
+  return { arena, kernels: attachArena(arena.layout, 0) };
 }
 
 function close(actual: ArrayLike<number>, expected: ArrayLike<number>, tolerance = 1e-12): void {
@@ -115,7 +110,6 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
       dots: new Float64Array(rows),
       y: Float64Array.from(inArena.y),
     };
-    expect(wasmKernelsFor(outside.v)).toBeNull();
 
     kernels.rowsFused(rows, cols, 0.75, x, 0, cols, inArena.v, 0, inArena.bias, 0, inArena.dots, 0, inArena.y, 0);
     kernels.rowsFused(rows, cols, 0.75, x, 0, cols, outside.v, 0, outside.bias, 0, outside.dots, 0, outside.y, 0);
@@ -172,35 +166,40 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
     expect(WasmArena.forSpec({ a: new Uint8Array(2) }, 0, 1, 4)).toBeNull();
   });
 
-  it('take dense rows of a matrix in an arena in rowKernels.ts, with the plain loops for the rest, to the same sums', () => {
+  it('take the dense runs of rows of a matrix in their arena in rowKernels.ts, the plain loops the rest, to the same sums', () => {
     const rng = new SeededRandom(9);
-    const rows = 40;
+    // Rows 0..63 dense, 64..191 sparse (3 entries): too sparse overall for one call, so rowKernels.ts
+    // cuts runs of 64 rows, gives the dense one to the kernels and the sparse ones to the plain loops.
+    const rows = 192;
     const cols = 50;
     const start = new Int32Array(rows);
     const end = new Int32Array(rows).fill(cols);
-    // Rows 32..39 sparse (short extents): the plain loops take them.
-    for (let k = 32; k < rows; k++) {
-      start[k] = k;
-      end[k] = k + 3;
+    for (let k = 64; k < rows; k++) {
+      start[k] = k % 47;
+      end[k] = start[k] + 3;
     }
-    const { arena } = arenaOf(rows * cols, cols);
+    const { arena, kernels } = arenaOf(rows * cols, cols);
     const x = arena.allocate(Float64Array, 8, rows * cols);
     for (let k = 0; k < rows; k++) for (let t = start[k]; t < end[k]; t++) x[k * cols + t] = 2 * rng.nextDouble() - 1;
     const plain = Float64Array.from(x);
     const v = rng.fillSigned(new Float64Array(cols));
     const bias = rng.fillSigned(new Float64Array(rows));
-    const run = (matrix: Float64Array): { dots: Float64Array; y: Float64Array } => {
+    const run = (vectorKernels: WasmRowKernels | null, matrix: Float64Array): { dots: Float64Array; y: Float64Array } => {
       const dots = new Float64Array(rows);
       const y = new Float64Array(cols);
-      fusedRowPass(matrix, rows, cols, start, end, v, bias, dots, 0, 2, y);
+      fusedRowPass(vectorKernels, matrix, rows, cols, start, end, v, bias, dots, 0, 2, y);
       return { dots, y };
     };
-    const viaWasm = run(x);
-    const viaLoops = run(plain);
+    const calls = vi.spyOn(kernels, 'rowsFused');
+    const viaWasm = run(kernels, x);
+    expect(calls.mock.calls.map((call) => call[0])).toEqual([64]);
+    const viaLoops = run(null, plain);
     close(viaWasm.dots, viaLoops.dots);
     close(viaWasm.y, viaLoops.y);
     // The sparse rows' residuals come from the same plain loops either way.
-    expect(Array.from(viaWasm.dots.subarray(32))).toEqual(Array.from(viaLoops.dots.subarray(32)));
+    expect(Array.from(viaWasm.dots.subarray(64))).toEqual(Array.from(viaLoops.dots.subarray(64)));
+    // The kernels take only matrices in their arena.
+    expect(() => run(kernels, plain)).toThrow(/not in this arena/);
   });
 });
 

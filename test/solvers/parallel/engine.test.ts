@@ -5,9 +5,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
-import { GradientShard, type GradientShardSpec, type RowSegment } from '../../../src/solvers/algorithms/gradientPass.js';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { nativeBlas, nativeUnavailableReason } from '../../../src/solvers/linalg/backend.js';
+import { GRADIENT_PASS, createShard, type FleetSpec } from '../../../src/solvers/machines/machineShard.js';
+import type { DenseMachineStorage } from '../../../src/solvers/machines/storage.js';
 import {
   activeSolverWorkers,
   lastThreadStartFailure,
@@ -126,41 +127,51 @@ describe('cutting the rows into chunks', () => {
 });
 
 /**
- * A gradient plan over `segments` one-row segments of a dense 4 x 3 block. Properties hidden from
- * the workers (non-enumerable: the shared copy leaves them out) let a test break only the workers.
+ * A gradient-pass plan over `chunks` copies of a dense 4 x 3 block. Properties hidden from the
+ * workers (non-enumerable: the shared copy leaves them out) let a test break only the workers.
  */
-function gradientPlan(hide: 'segments' | 'cols' | null, segments = 1): ShardPlan<GradientShardSpec> {
+function gradientPlan(hide: 'machines' | 'cols' | null, chunks = 1): ShardPlan<FleetSpec> {
   const rows = [
     [1, 2, 3],
     [4, 5, 6],
     [7, 8, 10],
     [1, 0, 1],
   ];
-  const list: RowSegment[] = [];
-  for (let s = 0; s < segments; s++) {
-    const segment = {
-      rows: 4,
+  const machines: DenseMachineStorage[] = [];
+  for (let s = 0; s < chunks; s++) {
+    const machine = {
+      storage: 'dense',
+      p: 4,
       c: 3,
       full: hide !== 'cols',
-      a: Float64Array.from(rows.flat()),
-      aStart: new Int32Array(4),
-      aEnd: new Int32Array(4).fill(3),
-      b: Float64Array.from([1, 1, 1, 1]),
-    } as Partial<RowSegment>;
-    Object.defineProperty(segment, 'cols', { value: Int32Array.from([0, 1, 2]), enumerable: hide !== 'cols' });
-    list.push(segment as RowSegment);
+      rows: {
+        a: Float64Array.from(rows.flat()),
+        aStart: new Int32Array(4),
+        aEnd: new Int32Array(4).fill(3),
+        b: Float64Array.from([1, 1, 1, 1]),
+      },
+      basis: null,
+    } as Partial<DenseMachineStorage>;
+    Object.defineProperty(machine, 'cols', { value: Int32Array.from([0, 1, 2]), enumerable: hide !== 'cols' });
+    machines.push(machine as DenseMachineStorage);
   }
-  const spec = { outputOffset: Int32Array.from({ length: segments + 1 }, (_, s) => 3 * s) } as Partial<GradientShardSpec>;
-  Object.defineProperty(spec, 'segments', { value: list, enumerable: hide !== 'segments' });
-  return {
-    kind: 'gradient',
-    n: 3,
-    chunks: segments,
-    outputLength: 3 * segments,
+  const spec = {
+    outputOffset: Int32Array.from({ length: chunks + 1 }, (_, s) => 3 * s),
     scalarsPerChunk: 1,
-    chunkWork: new Float64Array(segments).fill(12),
-    spec: spec as GradientShardSpec,
-    createShard: (s, n) => new GradientShard(s, n),
+    gamma: 0,
+  } as Partial<FleetSpec>;
+  Object.defineProperty(spec, 'machines', { value: machines, enumerable: hide !== 'machines' });
+  return {
+    shardModule: new URL('../../../src/solvers/machines/machineShard.ts', import.meta.url).href,
+    backend: 'typescript',
+    arena: false,
+    n: 3,
+    chunks,
+    outputLength: 3 * chunks,
+    scalarsPerChunk: 1,
+    chunkWork: new Float64Array(chunks).fill(12),
+    spec: spec as FleetSpec,
+    createShard,
   };
 }
 
@@ -170,14 +181,14 @@ describe('worker failures', () => {
   forceThreads(2, 'typescript', false);
 
   it('a worker that cannot build its shard: the run falls back to one thread and keeps the reason', async () => {
-    const engine = startShardEngine(gradientPlan('segments', 2));
+    const engine = startShardEngine(gradientPlan('machines', 2));
     try {
       expect(engine.threads).toBe(1);
       expect(lastThreadStartFailure()).toMatch(/failed to start/);
       expect(activeSolverWorkers()).toBe(0);
       engine.input.set([1, 1, 1]);
-      engine.run(0);
-      // r = A 1 - b = (5, 14, 24, 1), A^T r, for each of the two segments
+      engine.run(GRADIENT_PASS);
+      // r = A 1 - b = (5, 14, 24, 1), A^T r, for each of the two chunks
       const term = [5 * 1 + 14 * 4 + 24 * 7 + 1 * 1, 5 * 2 + 14 * 5 + 24 * 8 + 1 * 0, 5 * 3 + 14 * 6 + 24 * 10 + 1 * 1];
       expect(Array.from(engine.output)).toEqual([...term, ...term]);
       expect(engine.scalarSum(0)).toBe(2 * (5 * 5 + 14 * 14 + 24 * 24 + 1));
@@ -188,7 +199,7 @@ describe('worker failures', () => {
   });
 
   it('a worker that fails during a phase: the calling thread throws its error, and dispose still releases it', async () => {
-    // The workers' segments lack cols on a partial support: a worker's first chunk throws a TypeError.
+    // The workers' machines lack cols on a partial support: a worker's first chunk throws a TypeError.
     const engine = startShardEngine(gradientPlan('cols', 64));
     expect(engine.threads).toBe(2);
     expect(activeSolverWorkers()).toBe(1);
@@ -197,7 +208,7 @@ describe('worker failures', () => {
       let failure: unknown = null;
       for (let phase = 0; phase < 200 && failure === null; phase++) {
         try {
-          engine.run(0);
+          engine.run(GRADIENT_PASS);
         } catch (error) {
           failure = error;
         }

@@ -8,7 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
-import { gradientRowChunks } from '../../../src/solvers/algorithms/gradientPass.js';
+import { gradientRowChunks } from '../../../src/solvers/machines/gradientPass.js';
 import type { IterativeMethod, Parameters } from '../../../src/solvers/algorithms/types.js';
 import { runCooperatively } from '../../../src/solvers/cooperative.js';
 import { activeSolverWorkers, runningSolverWorkers } from '../../../src/solvers/parallel/engine.js';
@@ -26,16 +26,6 @@ function create(t: TestSystem, id: AlgorithmId, threads: number, parameters?: Pa
   } finally {
     setSolverThreads(2);
   }
-}
-
-function relativeDifference(x: Float64Array, y: Float64Array): number {
-  let d = 0;
-  let s = 0;
-  for (let j = 0; j < x.length; j++) {
-    d += (x[j] - y[j]) ** 2;
-    s += y[j] ** 2;
-  }
-  return Math.sqrt(d / Math.max(s, Number.MIN_VALUE));
 }
 
 for (const set of KERNEL_SETS) {

@@ -1,0 +1,47 @@
+/**
+ * What DGD, D-NAG and D-HBM share: the machines' fused gradient pass (../machines/gradientPass.ts),
+ * whose point x is the estimate, and the residual it measured. A subclass only moves x given g(x)
+ * (`update`); the pass then evaluates g and |A x - b|^2 at the new point, ready for the next step.
+ */
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { GradientPass } from '../machines/gradientPass.js';
+import type { IterativeMethod } from './types.js';
+
+export abstract class GradientMethod implements IterativeMethod {
+  readonly estimate: Float64Array;
+  readonly threads: number;
+  private readonly pass: GradientPass;
+  private residual2: number;
+
+  constructor(system: DistributedSystem) {
+    this.pass = new GradientPass(system);
+    this.threads = this.pass.threads;
+    this.estimate = this.pass.x;
+    try {
+      this.residual2 = this.pass.evaluate();
+    } catch (error) {
+      this.pass.dispose();
+      throw error;
+    }
+  }
+
+  /** Move the estimate x (in place), given the gradient g(x) at it. */
+  protected abstract update(x: Float64Array, g: Float64Array): void;
+
+  residualNormSquared(): number {
+    return this.residual2;
+  }
+
+  consensusDistance(): null {
+    return null;
+  }
+
+  step(): void {
+    this.update(this.estimate, this.pass.gradient());
+    this.residual2 = this.pass.evaluate();
+  }
+
+  dispose(): void {
+    this.pass.dispose();
+  }
+}

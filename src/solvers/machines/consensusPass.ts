@@ -1,0 +1,69 @@
+/**
+ * The projection-consensus pass (APC, MLM) over the whole system: machine i keeps its own estimate
+ * x_i (region [i n, (i + 1) n) of the engine's output, so any thread can advance any machine) and,
+ * given the taskmaster's xbar, measures it (|A_i xbar - b_i|^2, |xbar - x_i|^2) and moves
+ * x_i <- x_i + gamma P_i (xbar - x_i), in one pass over its basis Q_i (see ./machine.ts).
+ */
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { ShardEngine } from '../parallel/engine.js';
+import { startFleet } from './fleet.js';
+import { DISTANCE2, RESIDUAL2 } from './machine.js';
+import { CONSENSUS_PASS, CONSENSUS_START } from './machineShard.js';
+import { denseStorage } from './storage.js';
+
+export class ConsensusPass {
+  /** The taskmaster's xbar, which the pass reads (shared with the threads; written only between passes). */
+  readonly xbar: Float64Array;
+  readonly threads: number;
+  private readonly engine: ShardEngine;
+  private readonly n: number;
+  private readonly m: number;
+  /** x_i of machine i at [i n, (i + 1) n). */
+  private readonly local: Float64Array;
+
+  constructor(system: DistributedSystem, gamma: number) {
+    const { n, m, machines } = system;
+    const storages = machines.map((machine) => denseStorage(machine, { rows: false, basis: true }));
+    const fleet = startFleet({ n, machines: storages, outputLengths: storages.map(() => n), scalarsPerChunk: 2, gamma });
+    this.engine = fleet.engine;
+    this.threads = this.engine.threads;
+    this.xbar = this.engine.input;
+    this.local = this.engine.output;
+    this.n = n;
+    this.m = m;
+  }
+
+  /** Every machine's x_i(0): the minimum-norm solution of A_i x = b_i. */
+  start(): void {
+    this.engine.run(CONSENSUS_START);
+  }
+
+  /** Measures xbar on every machine, then advances every x_i (one pass over each Q_i). */
+  run(): void {
+    this.engine.run(CONSENSUS_PASS);
+  }
+
+  /** |A xbar - b|^2 = sum_i |A_i xbar - b_i|^2 at the xbar of the last run(), summed in machine order. */
+  residualNormSquared(): number {
+    return this.engine.scalarSum(RESIDUAL2);
+  }
+
+  /** max_i |xbar - x_i| before the last run()'s step; NaN when any is NaN (a NaN, once seen, stays). */
+  consensusDistance(): number {
+    return Math.sqrt(this.engine.scalarMax(DISTANCE2));
+  }
+
+  /** sum = x_1 + ... + x_m, added in machine order. */
+  sumOfEstimates(sum: Float64Array): void {
+    const { m, n, local } = this;
+    sum.set(local.subarray(0, n));
+    for (let i = 1; i < m; i++) {
+      const base = i * n;
+      for (let j = 0; j < n; j++) sum[j] += local[base + j];
+    }
+  }
+
+  dispose(): void {
+    this.engine.dispose();
+  }
+}

@@ -1,0 +1,52 @@
+/**
+ * A fleet: the machines of one run (or chunks of their rows), each with the storage its passes
+ * read, started on the shard engine (../parallel/engine.ts) where ./placement.ts puts them: the
+ * run's backend, its threads, and a WebAssembly arena for dense data on the TypeScript backend.
+ * The system-level passes (./gradientPass.ts, ./consensusPass.ts, ./cimminoPass.ts) are built on it.
+ */
+import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
+import { choosePlacement, passKernels, type PassKernels } from './placement.js';
+import { createShard, type FleetSpec } from './machineShard.js';
+import { entriesRead, type MachineStorage } from './storage.js';
+
+/** ./machineShard.ts or .js, whichever extension this module has: what the engine's workers import. */
+const SHARD_MODULE = new URL(import.meta.url.endsWith('.ts') ? './machineShard.ts' : './machineShard.js', import.meta.url).href;
+
+export interface FleetPlan {
+  /** Length of the vectors the passes read (the system's n). */
+  readonly n: number;
+  readonly machines: readonly MachineStorage[];
+  /** Length of each chunk's output region, in chunk order. */
+  readonly outputLengths: ArrayLike<number>;
+  readonly scalarsPerChunk: number;
+  readonly gamma?: number;
+}
+
+export interface Fleet {
+  readonly engine: ShardEngine;
+  /** Where chunk i's output starts in engine.output (length chunks + 1). */
+  readonly outputOffset: Int32Array;
+  /** The calling thread's kernels, for the taskmaster's reductions over the output. */
+  readonly kernels: PassKernels;
+}
+
+export function startFleet(plan: FleetPlan): Fleet {
+  const { n, machines, outputLengths, scalarsPerChunk } = plan;
+  const outputOffset = new Int32Array(machines.length + 1);
+  for (let i = 0; i < machines.length; i++) outputOffset[i + 1] = outputOffset[i] + outputLengths[i];
+  const placement = choosePlacement('dense');
+  const spec: FleetSpec = { machines, outputOffset, scalarsPerChunk, gamma: plan.gamma ?? 0 };
+  const engine = startShardEngine<FleetSpec>({
+    shardModule: SHARD_MODULE,
+    backend: placement.backend,
+    arena: placement.arena,
+    n,
+    chunks: machines.length,
+    outputLength: outputOffset[machines.length],
+    scalarsPerChunk,
+    chunkWork: machines.map(entriesRead),
+    spec,
+    createShard,
+  });
+  return { engine, outputOffset, kernels: passKernels(engine.context) };
+}

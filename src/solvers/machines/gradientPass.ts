@@ -1,0 +1,111 @@
+/**
+ * The gradient methods' pass (DGD, D-NAG, D-HBM) over the whole system: machine i reads each of
+ * its rows a_k once, computes r_k = a_k . x - b_k, and while the row is in cache accumulates its
+ * gradient term r_k a_k; the taskmaster sums the machines' terms into
+ *   g(x) = A^T (A x - b) = sum_i A_i^T (A_i x - b_i)
+ * and gets |A x - b|^2 = sum_k r_k^2 for free. Cost 4 sum_i p_i c_i <= 4 n^2 flops, no allocation.
+ * The rows are independent, so a machine's rows are cut into several chunks for the threads
+ * (../parallel/split.ts); the cut depends on the system only, and the taskmaster sums the chunks'
+ * terms in chunk order, so g never depends on the thread count.
+ */
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { accumulateRowCombination } from '../linalg/rowKernels.js';
+import type { ShardEngine } from '../parallel/engine.js';
+import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';
+import { startFleet } from './fleet.js';
+import { GRADIENT_PASS } from './machineShard.js';
+import type { PassKernels } from './placement.js';
+import { denseRowRange, rowEntries, type MachineStorage } from './storage.js';
+
+/** Scalar of a chunk: sum of r_k^2 over its rows. */
+const RESIDUAL2 = 0;
+
+/**
+ * How the gradient pass cuts the machines' rows into chunks: each row's work is its nonzero
+ * extent in A_i. The cut depends on the system only (never on the thread count nor the backend).
+ */
+export function gradientRowChunks(system: DistributedSystem): { rowWork: Float64Array[]; ranges: RowRange[] } {
+  const rowWork = system.machines.map(rowEntries);
+  return { rowWork, ranges: rowChunks(rowWork, TARGET_ROW_CHUNKS) };
+}
+
+/**
+ * g(x) and |A x - b|^2 at the point `x` (shared with the threads: the gradient method's estimate,
+ * written only between evaluations). The chunks' terms are summed in a fixed order (the
+ * full-support chunks first, then the others), so the sum never depends on the thread count.
+ */
+export class GradientPass {
+  /** The point the gradient is evaluated at. */
+  readonly x: Float64Array;
+  readonly threads: number;
+  private readonly engine: ShardEngine;
+  private readonly kernels: PassKernels;
+  private readonly chunks: readonly MachineStorage[];
+  private readonly outputOffset: Int32Array;
+  private readonly gradientAtX: Float64Array;
+  /**
+   * Runs of consecutive full-support chunks: their terms lie back to back in the output (n
+   * each), so the taskmaster sums a run as one combination of rows (weights 1), with the row
+   * kernels, instead of n scalar additions per chunk.
+   */
+  private readonly fullRuns: readonly { readonly chunks: number; readonly terms: Float64Array }[];
+  private readonly ones: Float64Array;
+  private readonly wholeStart: Int32Array;
+  private readonly wholeEnd: Int32Array;
+
+  constructor(system: DistributedSystem) {
+    const { n, machines } = system;
+    const { ranges } = gradientRowChunks(system);
+    this.chunks = ranges.map(({ machine, from, to }) => denseRowRange(machines[machine], from, to));
+    const fleet = startFleet({ n, machines: this.chunks, outputLengths: this.chunks.map((chunk) => chunk.c), scalarsPerChunk: 1 });
+    this.engine = fleet.engine;
+    this.kernels = fleet.kernels;
+    this.outputOffset = fleet.outputOffset;
+    this.threads = this.engine.threads;
+    this.x = this.engine.input;
+    this.gradientAtX = new Float64Array(n);
+    const fullRuns: { chunks: number; terms: Float64Array }[] = [];
+    for (let from = 0; from < this.chunks.length;) {
+      if (!this.chunks[from].full) {
+        from++;
+        continue;
+      }
+      let to = from + 1;
+      while (to < this.chunks.length && this.chunks[to].full) to++;
+      fullRuns.push({ chunks: to - from, terms: this.engine.output.subarray(this.outputOffset[from], this.outputOffset[to]) });
+      from = to;
+    }
+    this.fullRuns = fullRuns;
+    const longest = Math.max(0, ...this.fullRuns.map((run) => run.chunks));
+    this.ones = new Float64Array(longest).fill(1);
+    this.wholeStart = new Int32Array(longest);
+    this.wholeEnd = new Int32Array(longest).fill(n);
+  }
+
+  /** Evaluates at the current x; returns |A x - b|^2. */
+  evaluate(): number {
+    this.engine.run(GRADIENT_PASS);
+    const { chunks, outputOffset, gradientAtX: g } = this;
+    const terms = this.engine.output;
+    const n = g.length;
+    g.fill(0);
+    for (const run of this.fullRuns)
+      accumulateRowCombination(this.kernels.rows, run.terms, run.chunks, n, this.wholeStart, this.wholeEnd, this.ones, 0, 1, g);
+    for (let s = 0; s < chunks.length; s++) {
+      const { c, cols, full } = chunks[s];
+      if (full) continue;
+      const offset = outputOffset[s];
+      for (let t = 0; t < c; t++) g[cols[t]] += terms[offset + t];
+    }
+    return this.engine.scalarSum(RESIDUAL2);
+  }
+
+  /** g(x) of the last evaluate() (valid until the next). */
+  gradient(): Float64Array {
+    return this.gradientAtX;
+  }
+
+  dispose(): void {
+    this.engine.dispose();
+  }
+}
