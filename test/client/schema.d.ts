@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Prometheus text exposition format (text/plain; version=0.0.4).
+         * @description Prometheus text exposition format (text/plain; version=0.0.4). Answers 200 at once also while Redis is unreachable: `lss_redis_up` is then 0 and the `lss_queue_jobs` samples are absent (the HTTP and job metrics are still reported), so alert on `lss_redis_up == 0`, not on failed scrapes.
          */
         get: operations["metrics"];
         put?: never;

@@ -1,10 +1,17 @@
 /**
  * GET /metrics in the Prometheus text format (prom-client, one registry per app): HTTP requests by
- * method, route and status; queue depth by state (read from Redis at scrape time); job run times
- * and end-to-end latencies (observed when jobs finish, from JobService.onFinished).
+ * method, route and status; queue depth by state (read from Redis at scrape time) and whether Redis
+ * answered; job run times and end-to-end latencies (observed when jobs finish, from
+ * JobService.onFinished).
+ *
+ * With Redis unreachable the scrape still succeeds, at once: a failed scrape would read as the
+ * process being down (`up == 0`), and the HTTP and job metrics it holds are still true. Redis'
+ * state is its own gauge, as exporters do (`redis_up`, `mysql_up`), and the queue-depth samples
+ * are left out rather than repeated from an older scrape.
  */
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { StoreUnavailableError } from '../../jobs/errors.js';
 import type { JobService } from '../../jobs/types.js';
 
 const JOB_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
@@ -27,20 +34,36 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
     registers: [registry],
   });
   const log = app.log;
-  new Gauge({
+  const queueJobs = new Gauge({
     name: 'lss_queue_jobs',
-    help: 'Jobs in the queue by BullMQ state (waiting, active, delayed, completed, failed...), read at scrape time.',
+    help:
+      'Jobs in the queue by BullMQ state (waiting, active, delayed, completed, failed...), read at scrape time; ' +
+      'absent when Redis is unreachable.',
     labelNames: ['state'] as const,
     registers: [registry],
-    async collect() {
-      try {
-        const counts = await jobService.queueCounts();
-        for (const [state, count] of Object.entries(counts)) this.set({ state }, count);
-      } catch (err) {
-        log.warn({ err }, 'queue depth not available for /metrics');
-      }
-    },
   });
+  const redisUp = new Gauge({
+    name: 'lss_redis_up',
+    help: '1 when Redis answered this scrape (the queue depth was read), 0 when it was unreachable.',
+    registers: [registry],
+  });
+  let redisWasUp = true;
+  /** Read the queue depth for this scrape; fails fast when Redis is unreachable (see JobService). */
+  const sampleQueue = async (): Promise<void> => {
+    queueJobs.reset();
+    try {
+      const counts = await jobService.queueCounts();
+      for (const [state, count] of Object.entries(counts)) queueJobs.set({ state }, count);
+      redisUp.set(1);
+      if (!redisWasUp) log.info('queue depth available again for /metrics');
+      redisWasUp = true;
+    } catch (err) {
+      redisUp.set(0);
+      if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'queue depth not available for /metrics');
+      else if (redisWasUp) log.warn({ err }, 'Redis unreachable: /metrics reports lss_redis_up 0 and no queue depth');
+      redisWasUp = false;
+    }
+  };
   const runSeconds = new Histogram({
     name: 'lss_job_duration_seconds',
     help: 'Run time of finished jobs, from the start of their last attempt to their end.',
@@ -63,7 +86,10 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
     latencySeconds.observe(labels, (end - Date.parse(job.createdAt)) / 1000);
     if (job.startedAt) runSeconds.observe(labels, Math.max(0, end - Date.parse(job.startedAt)) / 1000);
   });
-  app.addHook('onClose', async () => stopObserving());
+  app.addHook('onClose', (_instance, hookDone) => {
+    stopObserving();
+    hookDone();
+  });
 
   app.addHook('onResponse', async (request, reply) => {
     const route = request.routeOptions.url ?? 'unmatched';
@@ -78,10 +104,15 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
         tags: ['operations'],
         operationId: 'metrics',
         summary: 'Prometheus metrics',
-        description: 'Prometheus text exposition format (text/plain; version=0.0.4).',
+        description: [
+          'Prometheus text exposition format (text/plain; version=0.0.4).',
+          'Answers 200 at once also while Redis is unreachable: `lss_redis_up` is then 0 and the `lss_queue_jobs` samples are',
+          'absent (the HTTP and job metrics are still reported), so alert on `lss_redis_up == 0`, not on failed scrapes.',
+        ].join(' '),
       },
     },
     async (_request, reply) => {
+      await sampleQueue();
       const text = await registry.metrics();
       return reply.type(registry.contentType).send(text);
     },
