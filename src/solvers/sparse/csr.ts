@@ -303,8 +303,8 @@ export function checkCsr(a: CsrMatrix): void {
   if (rowPtr.length !== rows + 1 || rowPtr[0] !== 0) fail('rowPtr must have rows + 1 entries starting at 0');
   const nnz = rowPtr[rows];
   if (colIdx.length !== nnz || values.length !== nnz) fail(`colIdx and values must have rowPtr[rows] = ${nnz} entries`);
+  for (let i = 0; i < rows; i++) if (rowPtr[i + 1] < rowPtr[i]) fail(`rowPtr decreases at row ${i}`);
   for (let i = 0; i < rows; i++) {
-    if (rowPtr[i + 1] < rowPtr[i]) fail(`rowPtr decreases at row ${i}`);
     for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
       const j = colIdx[p];
       if (j < 0 || j >= cols) fail(`row ${i} has column index ${j}`);

@@ -1,0 +1,412 @@
+/**
+ * Streaming Matrix Market reader producing CSR directly (the sparse path's counterpart of
+ * ../input/matrixMarket.ts, which builds a dense matrix): fed text chunks of any size, split anywhere
+ * (inside a line, a number or a "\r\n"), it keeps only the current partial line and the entries read
+ * so far, never the whole text and never anything dense. Memory O(nnz): the file's entries as
+ * flat arrays (row, column, value, line number: 20 bytes each), then the CSR built from them.
+ *
+ *   const reader = new MatrixMarketStreamReader({ maxN, maxNnz });
+ *   for await (const chunk of source) reader.push(chunk);
+ *   const a = reader.finish();              // or: await readMatrixMarketStream(source, limits)
+ *
+ * Accepted: what the dense reader accepts in coordinate format, with the same grammar (header
+ * `%%MatrixMarket matrix coordinate real|double|integer|pattern general|symmetric|skew-symmetric`, words
+ * in any case; comment lines starting with % and blank lines anywhere after the header; fields
+ * separated by any whitespace; Fortran D exponents; a leading byte-order mark; "\n" or "\r\n").
+ * Symmetric storage is mirrored (a_ji = a_ij), skew-symmetric negated (a_ji = -a_ij, zero diagonal),
+ * pattern entries are 1. Explicit zeros in the file are stored, as SciPy's mmread keeps them.
+ *
+ * Refused, each with the 1-based line where the problem was found:
+ * - the array (dense) format: UnsupportedMatrixError, to be sent as the dense input instead;
+ * - complex fields and hermitian symmetry: UnsupportedMatrixError; a rectangular size: NotSquareError;
+ * - limits, checked on the size line before anything is allocated: n > maxN, or more than maxNnz
+ *   entries announced: ProblemTooLargeError; for symmetric storage the mirrored entries count too,
+ *   checked as they are read;
+ * - an entry count that does not match the size line (too many: at the first extra entry; too few: at
+ *   the end), a malformed or out-of-range index, a value that is not a number: MatrixMarketSyntaxError;
+ * - the same (i, j) given twice, including (i, j) and (j, i) in symmetric storage, where the dense
+ *   reader adds them up: MatrixMarketSyntaxError naming both lines;
+ * - NaN, Infinity or a literal that overflows: NonFiniteValueError naming the 0-based entry and the line.
+ */
+import { MatrixMarketSyntaxError, NonFiniteValueError, NotSquareError, ProblemTooLargeError, UnsupportedMatrixError } from '../errors.js';
+import { matrixEntryName } from '../input/entries.js';
+import type { CsrMatrix } from './csr.js';
+
+export interface SparseInputLimits {
+  /** Largest accepted n. */
+  maxN?: number;
+  /** Most stored entries (after mirroring symmetric storage). */
+  maxNnz?: number;
+}
+
+export type MatrixMarketField = 'real' | 'integer' | 'pattern';
+export type MatrixMarketSymmetry = 'general' | 'symmetric' | 'skew-symmetric';
+
+/** What the header and size line declared. */
+export interface MatrixMarketHeader {
+  readonly field: MatrixMarketField;
+  readonly symmetry: MatrixMarketSymmetry;
+  readonly n: number;
+  /** Entries listed in the file (one triangle for symmetric storage). */
+  readonly entries: number;
+}
+
+/** Int32 indices: at most 2^31 - 1 stored entries whatever the limits. */
+const MAX_INT32_NNZ = 2 ** 31 - 1;
+/** A longer line is refused rather than buffered: Matrix Market coordinate lines are short. */
+const MAX_LINE_CHARS = 1 << 20;
+
+// The dense reader's grammar (../input/matrixMarket.ts).
+const REAL_LITERAL = /^[+-]?(\d+\.?\d*|\.\d+)([eEdD][+-]?\d+)?$/;
+const INTEGER_LITERAL = /^[+-]?\d+$/;
+const NON_FINITE_LITERAL = /^[+-]?(nan|inf|infinity)$/i;
+const WHITESPACE = /\s+/;
+
+type Stage = 'header' | 'size' | 'entries' | 'finished';
+
+export class MatrixMarketStreamReader {
+  private readonly maxN: number;
+  private readonly maxNnz: number;
+  private stage: Stage = 'header';
+  private atStart = true;
+  private partial = '';
+  /** 1-based number of the last complete line handed to `line`. */
+  private lineNumber = 0;
+  private declared: MatrixMarketHeader | undefined;
+  private field: MatrixMarketField = 'real';
+  private symmetry: MatrixMarketSymmetry = 'general';
+  private n = 0;
+  private expected = 0;
+  private read = 0;
+  /** Entries after mirroring. */
+  private stored = 0;
+  private rowOf = new Int32Array(0);
+  private colOf = new Int32Array(0);
+  private valueOf = new Float64Array(0);
+  private lineOf = new Uint32Array(0);
+
+  constructor(limits: SparseInputLimits = {}) {
+    this.maxN = limits.maxN ?? Number.POSITIVE_INFINITY;
+    this.maxNnz = Math.min(limits.maxNnz ?? MAX_INT32_NNZ, MAX_INT32_NNZ);
+  }
+
+  /** The header and size line, once read. */
+  get header(): MatrixMarketHeader | undefined {
+    return this.declared;
+  }
+
+  /** Feed the next piece of text. */
+  push(chunk: string): void {
+    if (this.stage === 'finished') throw new Error('MatrixMarketStreamReader: push after finish');
+    let start = 0;
+    if (this.atStart) {
+      if (chunk.length === 0) return;
+      this.atStart = false;
+      // A leading byte-order mark would hide the %%MatrixMarket banner.
+      if (chunk.charCodeAt(0) === 0xfeff) start = 1;
+    }
+    let newline = chunk.indexOf('\n', start);
+    if (newline === -1) {
+      this.partial += start === 0 ? chunk : chunk.slice(start);
+      this.checkPartialLength();
+      return;
+    }
+    this.line(this.partial + chunk.slice(start, newline));
+    this.partial = '';
+    start = newline + 1;
+    while ((newline = chunk.indexOf('\n', start)) !== -1) {
+      this.line(chunk.slice(start, newline));
+      start = newline + 1;
+    }
+    this.partial = chunk.slice(start);
+    this.checkPartialLength();
+  }
+
+  /** End of the text: checks the entry count and builds the CSR matrix (rows sorted, columns ascending). */
+  finish(): CsrMatrix {
+    if (this.stage === 'finished') throw new Error('MatrixMarketStreamReader: finish called twice');
+    // The text after the last newline is a line too (possibly empty), as for the dense reader's split.
+    this.line(this.partial);
+    this.partial = '';
+    const lineCount = this.lineNumber;
+    if (this.stage === 'size') throw new MatrixMarketSyntaxError('the size line is missing after the header and comments.', lineCount + 1);
+    if (this.read < this.expected) {
+      throw new MatrixMarketSyntaxError(`the size line announces ${this.expected} entries but only ${this.read} were found.`, lineCount);
+    }
+    this.stage = 'finished';
+    const matrix = this.buildCsr();
+    this.rowOf = new Int32Array(0);
+    this.colOf = new Int32Array(0);
+    this.valueOf = new Float64Array(0);
+    this.lineOf = new Uint32Array(0);
+    return matrix;
+  }
+
+  private checkPartialLength(): void {
+    if (this.partial.length > MAX_LINE_CHARS) {
+      throw new MatrixMarketSyntaxError(`the line is longer than ${MAX_LINE_CHARS} characters.`, this.lineNumber + 1);
+    }
+  }
+
+  private line(text: string): void {
+    this.lineNumber++;
+    switch (this.stage) {
+      case 'header':
+        this.parseHeader(text);
+        return;
+      case 'size':
+        if (!isSkippable(text)) this.parseSize(text);
+        return;
+      case 'entries':
+        if (!isSkippable(text)) this.parseEntry(text);
+        return;
+      case 'finished':
+        return;
+    }
+  }
+
+  private parseHeader(line: string): void {
+    const parts = tokens(line).map((t) => t.toLowerCase());
+    if (parts[0] !== '%%matrixmarket') {
+      throw new MatrixMarketSyntaxError(
+        `the first line must be the header "%%MatrixMarket matrix <format> <field> <symmetry>", found ${JSON.stringify(line.trim().slice(0, 80))}.`,
+        1,
+      );
+    }
+    if (parts.length !== 5) {
+      throw new MatrixMarketSyntaxError(
+        `the header needs 4 words after %%MatrixMarket (matrix <format> <field> <symmetry>), found ${parts.length - 1}.`,
+        1,
+      );
+    }
+    const [, object, format, field, symmetry] = parts;
+    if (object !== 'matrix')
+      throw new UnsupportedMatrixError(`Matrix Market object "${object}" is not supported; only "matrix" is.`, { object });
+    if (format !== 'coordinate' && format !== 'array') {
+      throw new MatrixMarketSyntaxError(`unknown format "${format}"; expected coordinate or array.`, 1);
+    }
+    if (field === 'complex') {
+      throw new UnsupportedMatrixError(
+        'The Matrix Market field is complex; only real, integer and pattern matrices are supported (the solvers work over the reals).',
+        { field, line: 1 },
+      );
+    }
+    if (field !== 'real' && field !== 'double' && field !== 'integer' && field !== 'pattern') {
+      throw new MatrixMarketSyntaxError(
+        `unknown field "${field}"; expected real, integer, pattern (or complex, which is not supported).`,
+        1,
+      );
+    }
+    if (symmetry === 'hermitian') {
+      throw new UnsupportedMatrixError(
+        'The Matrix Market symmetry is hermitian, which implies complex entries; only real, integer and pattern matrices are supported.',
+        { symmetry, line: 1 },
+      );
+    }
+    if (symmetry !== 'general' && symmetry !== 'symmetric' && symmetry !== 'skew-symmetric') {
+      throw new MatrixMarketSyntaxError(`unknown symmetry "${symmetry}"; expected general, symmetric or skew-symmetric.`, 1);
+    }
+    if (field === 'pattern' && format === 'array')
+      throw new MatrixMarketSyntaxError('the pattern field is only valid with the coordinate format.', 1);
+    if (field === 'pattern' && symmetry === 'skew-symmetric')
+      throw new MatrixMarketSyntaxError('the pattern field cannot be skew-symmetric.', 1);
+    if (format === 'array') {
+      throw new UnsupportedMatrixError(
+        'The Matrix Market array format stores every entry of a dense matrix; the sparse reader takes the coordinate format only. ' +
+          'Send an array file as the dense Matrix Market input instead.',
+        { format, line: 1 },
+      );
+    }
+    this.field = field === 'double' ? 'real' : field;
+    this.symmetry = symmetry;
+    this.stage = 'size';
+  }
+
+  private parseSize(line: string): void {
+    const sizeTokens = tokens(line);
+    if (sizeTokens.length !== 3 || !sizeTokens.every((t) => INTEGER_LITERAL.test(t) && !t.startsWith('-'))) {
+      throw new MatrixMarketSyntaxError(
+        `expected the size line "rows cols entries" (non-negative integers), found ${JSON.stringify(line.trim().slice(0, 80))}.`,
+        this.lineNumber,
+      );
+    }
+    const rows = Number(sizeTokens[0]);
+    const cols = Number(sizeTokens[1]);
+    const entries = Number(sizeTokens[2]);
+    if (rows !== cols) throw new NotSquareError(rows, cols, 'rectangular Matrix Market matrix');
+    const n = rows;
+    if (n === 0) throw new MatrixMarketSyntaxError('the matrix is 0 x 0; a system needs at least one row.', this.lineNumber);
+    if (n > this.maxN) {
+      throw new ProblemTooLargeError(`The Matrix Market matrix has n = ${n}; at most n = ${this.maxN} is accepted.`, {
+        n,
+        maxN: this.maxN,
+        line: this.lineNumber,
+      });
+    }
+    if (entries > this.maxNnz) {
+      throw new ProblemTooLargeError(
+        `The Matrix Market size line announces ${entries} entries; at most ${this.maxNnz} stored entries are accepted.`,
+        { nnz: entries, maxNnz: this.maxNnz, line: this.lineNumber },
+      );
+    }
+    // Distinct (i, j) pairs are required, so more entries than positions cannot be right (and would be allocated for nothing).
+    const positions = this.symmetry === 'general' ? n * n : this.symmetry === 'symmetric' ? (n * (n + 1)) / 2 : (n * (n - 1)) / 2;
+    if (entries > positions) {
+      throw new MatrixMarketSyntaxError(
+        `the size line announces ${entries} entries, more than the ${positions} distinct positions of a ${n} x ${n} ${this.symmetry} matrix.`,
+        this.lineNumber,
+      );
+    }
+    this.n = n;
+    this.expected = entries;
+    this.declared = { field: this.field, symmetry: this.symmetry, n, entries };
+    this.rowOf = new Int32Array(entries);
+    this.colOf = new Int32Array(entries);
+    if (this.field !== 'pattern') this.valueOf = new Float64Array(entries);
+    this.lineOf = new Uint32Array(entries);
+    this.stage = 'entries';
+  }
+
+  private parseEntry(line: string): void {
+    const lineNumber = this.lineNumber;
+    if (this.read === this.expected)
+      throw new MatrixMarketSyntaxError(`more entries than the ${this.expected} announced on the size line.`, lineNumber);
+    const parts = tokens(line);
+    const pattern = this.field === 'pattern';
+    const tokensPerEntry = pattern ? 2 : 3;
+    if (parts.length !== tokensPerEntry) {
+      throw new MatrixMarketSyntaxError(
+        `expected ${pattern ? '"row col"' : '"row col value"'} (${tokensPerEntry} fields), found ${parts.length} fields: ${JSON.stringify(line.trim().slice(0, 80))}.`,
+        lineNumber,
+      );
+    }
+    const i = parseIndex(parts[0], this.n, 'row', lineNumber);
+    const j = parseIndex(parts[1], this.n, 'column', lineNumber);
+    const k = this.read;
+    if (!pattern) {
+      const token = parts[2];
+      const where = `${matrixEntryName(i, j)} (Matrix Market line ${lineNumber})`;
+      if (NON_FINITE_LITERAL.test(token)) throw new NonFiniteValueError(where, token);
+      if (!(this.field === 'integer' ? INTEGER_LITERAL : REAL_LITERAL).test(token)) {
+        throw new MatrixMarketSyntaxError(
+          `${JSON.stringify(token)} is not ${this.field === 'integer' ? 'an integer' : 'a real number'}.`,
+          lineNumber,
+        );
+      }
+      const value = Number(token.replace(/[dD]/, 'e'));
+      // Literals too large for a double (1e400) overflow to Infinity.
+      if (!Number.isFinite(value)) throw new NonFiniteValueError(where, token);
+      if (this.symmetry === 'skew-symmetric' && i === j && value !== 0) {
+        throw new MatrixMarketSyntaxError(`skew-symmetric matrix with nonzero diagonal entry (${i + 1}, ${j + 1}) = ${token}.`, lineNumber);
+      }
+      this.valueOf[k] = value;
+    }
+    const storedHere = this.symmetry !== 'general' && i !== j ? 2 : 1;
+    if (this.stored + storedHere > this.maxNnz) {
+      throw new ProblemTooLargeError(
+        `The Matrix Market matrix stores more than ${this.maxNnz} entries once its symmetric storage is mirrored (line ${lineNumber}).`,
+        { maxNnz: this.maxNnz, line: lineNumber },
+      );
+    }
+    this.stored += storedHere;
+    this.rowOf[k] = i;
+    this.colOf[k] = j;
+    this.lineOf[k] = Math.min(lineNumber, 0xffffffff);
+    this.read++;
+  }
+
+  /**
+   * The entries (mirrored ones included) ordered by (row, column) with two stable counting sorts, by
+   * column then by row, so duplicates end up adjacent. Entry ids: k for the file's k-th entry, ~k for
+   * its mirror.
+   */
+  private buildCsr(): CsrMatrix {
+    const { n, read, rowOf, colOf, valueOf, lineOf, symmetry } = this;
+    const pattern = this.field === 'pattern';
+    const mirrored = symmetry !== 'general';
+    const nnz = this.stored;
+    const colStart = new Int32Array(n + 1);
+    const rowPtr = new Int32Array(n + 1);
+    for (let k = 0; k < read; k++) {
+      colStart[colOf[k] + 1]++;
+      rowPtr[rowOf[k] + 1]++;
+      if (mirrored && rowOf[k] !== colOf[k]) {
+        colStart[rowOf[k] + 1]++;
+        rowPtr[colOf[k] + 1]++;
+      }
+    }
+    for (let t = 0; t < n; t++) {
+      colStart[t + 1] += colStart[t];
+      rowPtr[t + 1] += rowPtr[t];
+    }
+    const byColumn = new Int32Array(nnz);
+    for (let k = 0; k < read; k++) {
+      byColumn[colStart[colOf[k]]++] = k;
+      if (mirrored && rowOf[k] !== colOf[k]) byColumn[colStart[rowOf[k]]++] = ~k;
+    }
+    const nextInRow = rowPtr.slice(0, n);
+    const byRow = new Int32Array(nnz);
+    for (let t = 0; t < nnz; t++) {
+      const id = byColumn[t];
+      byRow[nextInRow[id >= 0 ? rowOf[id] : colOf[~id]]++] = id;
+    }
+    const colIdx = new Int32Array(nnz);
+    const values = new Float64Array(nnz);
+    for (let i = 0; i < n; i++) {
+      for (let t = rowPtr[i]; t < rowPtr[i + 1]; t++) {
+        const id = byRow[t];
+        const k = id >= 0 ? id : ~id;
+        const j = id >= 0 ? colOf[k] : rowOf[k];
+        if (t > rowPtr[i] && colIdx[t - 1] === j) {
+          const previous = byRow[t - 1];
+          const first = lineOf[previous >= 0 ? previous : ~previous];
+          const second = lineOf[k];
+          const mirrorNote = mirrored ? ' (symmetric storage: (i, j) and (j, i) are the same entry)' : '';
+          throw new MatrixMarketSyntaxError(
+            `entry (${i + 1}, ${j + 1}) is assigned twice, on lines ${Math.min(first, second)} and ${Math.max(first, second)}${mirrorNote}.`,
+            Math.max(first, second),
+          );
+        }
+        colIdx[t] = j;
+        const value = pattern ? 1 : valueOf[k];
+        values[t] = id < 0 && symmetry === 'skew-symmetric' ? -value : value;
+      }
+    }
+    return { rows: n, cols: n, rowPtr, colIdx, values };
+  }
+}
+
+/**
+ * Reads a whole Matrix Market text from an async source of text or bytes (UTF-8, e.g. a request
+ * stream, possibly gunzipped): the reader above, fed chunk by chunk.
+ */
+export async function readMatrixMarketStream(
+  source: AsyncIterable<string | Uint8Array>,
+  limits: SparseInputLimits = {},
+): Promise<{ matrix: CsrMatrix; header: MatrixMarketHeader }> {
+  const reader = new MatrixMarketStreamReader(limits);
+  const decoder = new TextDecoder('utf-8');
+  for await (const chunk of source) reader.push(typeof chunk === 'string' ? chunk : decoder.decode(chunk, { stream: true }));
+  reader.push(decoder.decode());
+  const matrix = reader.finish();
+  // finish() succeeded, so the size line was read.
+  return { matrix, header: reader.header as MatrixMarketHeader };
+}
+
+function parseIndex(token: string, n: number, what: 'row' | 'column', lineNumber: number): number {
+  if (!INTEGER_LITERAL.test(token))
+    throw new MatrixMarketSyntaxError(`the ${what} index ${JSON.stringify(token)} is not an integer.`, lineNumber);
+  const index = Number(token);
+  if (index < 1 || index > n) throw new MatrixMarketSyntaxError(`the ${what} index ${index} is outside 1..${n}.`, lineNumber);
+  return index - 1;
+}
+
+function isSkippable(line: string): boolean {
+  const trimmed = line.trimStart();
+  return trimmed === '' || trimmed.startsWith('%');
+}
+
+function tokens(line: string): string[] {
+  const trimmed = line.trim();
+  return trimmed === '' ? [] : trimmed.split(WHITESPACE);
+}

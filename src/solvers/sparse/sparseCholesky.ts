@@ -1,0 +1,310 @@
+/**
+ * Sparse Cholesky factorization of a symmetric positive definite matrix G (in practice a machine's
+ * Gram matrix A_i A_i^T from gram.ts): P G P^T = L L^T with a fill-reducing permutation P
+ * (ordering.ts), L lower triangular stored by columns.
+ *
+ * Two phases, so that one analysis serves every factorization of the same pattern:
+ * - `analyzeCholesky(G)`: ordering, elimination tree, column counts and the whole pattern of L
+ *   (row indices), plus the map from G's stored entries to the lower triangle of P G P^T.
+ * - `factorCholesky(G, symbolic)`: the numeric values, up-looking (row k of L from a sparse
+ *   triangular solve with the rows before it, whose pattern is the reach of row k of the lower
+ *   triangle in the elimination tree), as in Davis, "Direct Methods for Sparse Linear Systems"
+ *   (SIAM 2006), chapter 4. `refactorCholesky` redoes it in place for new values.
+ *
+ * Input: G square CSR with its FULL symmetric pattern (both triangles, as gramMatrix returns); only
+ * the entries that land in the lower triangle of P G P^T are read, so G's values must be symmetric.
+ *
+ * Pivots: the k-th pivot d_k (the diagonal of L, squared, before its square root) is compared with
+ * the diagonal entry it started from, G_kk (rows and columns in the permuted order). For a Gram
+ * matrix, d_k / G_kk = sin^2 of the angle between row k and the span of the rows eliminated before
+ * it. It must exceed `relativePivotTolerance` (default c_k u, with c_k the number of terms summed
+ * into d_k (the entries of row k of L, diagonal included) and u = 2^-53 the unit roundoff: the
+ * rounding error of d_k is at most about c_k u G_kk, because the diagonal of |L| |L^T| is G_kk, so a
+ * smaller pivot cannot be told from zero). Otherwise SingularMatrixError, details
+ * { row, pivot, diagonal, relativePivot }, `row` in G's own (unpermuted) numbering: a caller that
+ * factors a machine's Gram matrix re-throws it with { ...details, machine, row: <global row> }.
+ * Rows of a machine closer than ~1e-7 rad to dependent are therefore refused here, where the dense
+ * path's Householder QR (which does not square the condition number) still accepts them.
+ *
+ * Solves: `solveCholesky(factor, b, x)` gives x = G^{-1} b, and the two halves are exposed for
+ * operators built from the factor B = P^T L (B B^T = G): `solveLower` (y = B^{-1} b = L^{-1} P b)
+ * and `solveUpper` (x = B^{-T} y = P^T L^{-T} y). All write into caller buffers; the factor holds
+ * its own work vector, so no solve allocates (not reentrant: one factor, one solve at a time, which
+ * is what one JavaScript thread gives).
+ */
+import { DimensionMismatchError, SingularMatrixError } from '../errors.js';
+import type { CsrMatrix } from './csr.js';
+import { approximateMinimumDegree, identityOrdering, type Ordering } from './ordering.js';
+
+const UNIT_ROUNDOFF = Number.EPSILON / 2;
+
+export interface CholeskySymbolic {
+  readonly n: number;
+  /** P: row/column k of P G P^T is row/column perm[k] of G. */
+  readonly ordering: Ordering;
+  /** Elimination tree of P G P^T: parent[k] (new numbering), -1 at a root. */
+  readonly parent: Int32Array;
+  /** L by columns: column j is rowIdx / values[colPtr[j] .. colPtr[j + 1]), the diagonal first, rows ascending. */
+  readonly colPtr: Int32Array;
+  readonly rowIdx: Int32Array;
+  /** nnz(L), diagonal included. */
+  readonly nnzL: number;
+  /** Multiply-adds of one numeric factorization (sum over columns of the squared off-diagonal counts, plus n). */
+  readonly flops: number;
+  /**
+   * Lower triangle of P G P^T by rows: row k holds the entries (k, lowerIdx[q]) with lowerIdx[q] <= k,
+   * whose values are G.values[lowerSource[q]]. Row order within a row is arbitrary.
+   */
+  readonly lowerPtr: Int32Array;
+  readonly lowerIdx: Int32Array;
+  readonly lowerSource: Int32Array;
+  /** G's pattern as analyzed, to check that a factorization gets the same one. */
+  readonly patternRowPtr: Int32Array;
+  readonly patternColIdx: Int32Array;
+}
+
+export interface CholeskyFactor {
+  readonly symbolic: CholeskySymbolic;
+  /** L's values in the layout of symbolic.colPtr / rowIdx. */
+  readonly values: Float64Array;
+  /** Work vector of length n for the solves. */
+  readonly work: Float64Array;
+}
+
+export interface CholeskyOptions {
+  /** The fill-reducing ordering: AMD (default), natural (none), or a given one. */
+  ordering?: 'amd' | 'natural' | Ordering;
+}
+
+export interface FactorOptions {
+  /** Smallest accepted d_k / G_kk; default c_k u (see the file comment). */
+  relativePivotTolerance?: number;
+}
+
+/** Symbolic analysis of a symmetric G (full pattern): ordering, elimination tree, pattern of L. */
+export function analyzeCholesky(g: CsrMatrix, options: CholeskyOptions = {}): CholeskySymbolic {
+  const n = g.rows;
+  if (g.cols !== n) throw new DimensionMismatchError(`Cholesky needs a square matrix; this one is ${g.rows} x ${g.cols}.`);
+  const choice = options.ordering ?? 'amd';
+  const ordering = choice === 'amd' ? approximateMinimumDegree(g) : choice === 'natural' ? identityOrdering(n) : choice;
+  if (ordering.perm.length !== n)
+    throw new DimensionMismatchError(`The ordering has ${ordering.perm.length} entries for a ${n} x ${n} matrix.`);
+  const { perm, inverse } = ordering;
+
+  // Lower triangle of C = P G P^T by rows, with each entry's position in G.values.
+  const { rowPtr, colIdx } = g;
+  const lowerPtr = new Int32Array(n + 1);
+  for (let k = 0; k < n; k++) {
+    const r = perm[k];
+    let count = 0;
+    for (let q = rowPtr[r]; q < rowPtr[r + 1]; q++) if (inverse[colIdx[q]] <= k) count++;
+    lowerPtr[k + 1] = lowerPtr[k] + count;
+  }
+  const lowerIdx = new Int32Array(lowerPtr[n]);
+  const lowerSource = new Int32Array(lowerPtr[n]);
+  for (let k = 0, t = 0; k < n; k++) {
+    const r = perm[k];
+    for (let q = rowPtr[r]; q < rowPtr[r + 1]; q++) {
+      const j = inverse[colIdx[q]];
+      if (j <= k) {
+        lowerIdx[t] = j;
+        lowerSource[t++] = q;
+      }
+    }
+  }
+
+  // Elimination tree (Liu): row k's entries j < k climb, with path compression, to their root, which becomes a child of k.
+  const parent = new Int32Array(n).fill(-1);
+  const ancestor = new Int32Array(n).fill(-1);
+  for (let k = 0; k < n; k++) {
+    for (let q = lowerPtr[k]; q < lowerPtr[k + 1]; q++) {
+      let j = lowerIdx[q];
+      while (j !== -1 && j < k) {
+        const up = ancestor[j];
+        ancestor[j] = k;
+        if (up === -1) parent[j] = k;
+        j = up;
+      }
+    }
+  }
+
+  // Column counts from the row patterns (row k of L = the reach of row k's entries in the tree), then the pattern itself.
+  const mark = new Int32Array(n).fill(-1);
+  const stack = new Int32Array(n);
+  const colCount = new Int32Array(n).fill(1);
+  for (let k = 0; k < n; k++) {
+    const top = rowReach(k, lowerPtr, lowerIdx, parent, mark, stack);
+    for (let t = top; t < n; t++) colCount[stack[t]]++;
+  }
+  const colPtr = new Int32Array(n + 1);
+  let flops = 0;
+  for (let j = 0; j < n; j++) {
+    colPtr[j + 1] = colPtr[j] + colCount[j];
+    flops += (colCount[j] - 1) * (colCount[j] - 1) + 1;
+  }
+  const nnzL = colPtr[n];
+  const rowIdx = new Int32Array(nnzL);
+  const next = colPtr.slice(0, n);
+  mark.fill(-1);
+  for (let k = 0; k < n; k++) {
+    const top = rowReach(k, lowerPtr, lowerIdx, parent, mark, stack);
+    rowIdx[next[k]++] = k; // the diagonal, first in its column
+    for (let t = top; t < n; t++) rowIdx[next[stack[t]]++] = k;
+  }
+  return {
+    n,
+    ordering,
+    parent,
+    colPtr,
+    rowIdx,
+    nnzL,
+    flops,
+    lowerPtr,
+    lowerIdx,
+    lowerSource,
+    patternRowPtr: g.rowPtr.slice(),
+    patternColIdx: g.colIdx.slice(),
+  };
+}
+
+/**
+ * The columns j < k with L[k][j] != 0, in topological order (descendants before ancestors in the
+ * elimination tree), left in stack[top .. n); returns top. mark[] is stamped with k.
+ */
+function rowReach(k: number, lowerPtr: Int32Array, lowerIdx: Int32Array, parent: Int32Array, mark: Int32Array, stack: Int32Array): number {
+  const n = stack.length;
+  let top = n;
+  mark[k] = k;
+  for (let q = lowerPtr[k]; q < lowerPtr[k + 1]; q++) {
+    let j = lowerIdx[q];
+    if (j >= k) continue;
+    // Climb to a marked node, recording the path at the bottom of the stack, then move it to the top reversed.
+    let length = 0;
+    while (mark[j] !== k) {
+      stack[length++] = j;
+      mark[j] = k;
+      j = parent[j];
+    }
+    while (length > 0) stack[--top] = stack[--length];
+  }
+  return top;
+}
+
+/** Numeric factorization of G with the pattern analyzed in `symbolic` (analyzed here when not given). */
+export function factorCholesky(g: CsrMatrix, symbolic: CholeskySymbolic = analyzeCholesky(g), options: FactorOptions = {}): CholeskyFactor {
+  const factor: CholeskyFactor = { symbolic, values: new Float64Array(symbolic.nnzL), work: new Float64Array(symbolic.n) };
+  refactorCholesky(factor, g, options);
+  return factor;
+}
+
+/** Recompute `factor`'s values, in place, for a matrix with the pattern it was analyzed for. */
+export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: FactorOptions = {}): void {
+  const s = factor.symbolic;
+  const { n, colPtr, rowIdx, lowerPtr, lowerIdx, lowerSource, parent } = s;
+  checkSamePattern(s, g);
+  const gValues = g.values;
+  const lValues = factor.values;
+  const x = factor.work;
+  x.fill(0);
+  const next = new Int32Array(n);
+  const mark = new Int32Array(n).fill(-1);
+  const stack = new Int32Array(n);
+  const tolerance = options.relativePivotTolerance;
+  for (let k = 0; k < n; k++) {
+    const top = rowReach(k, lowerPtr, lowerIdx, parent, mark, stack);
+    for (let q = lowerPtr[k]; q < lowerPtr[k + 1]; q++) x[lowerIdx[q]] = gValues[lowerSource[q]];
+    const diagonal = x[k];
+    let d = diagonal;
+    x[k] = 0;
+    // Row k of L: solve L[0..k)[0..k) l = C[k][0..k) over the reach, column by column.
+    for (let t = top; t < n; t++) {
+      const j = stack[t];
+      const jStart = colPtr[j];
+      const lkj = x[j] / lValues[jStart];
+      x[j] = 0;
+      // Column j holds next[j] entries so far (rows < k); row k's goes right after them.
+      const filled = jStart + next[j];
+      for (let q = jStart + 1; q <= filled; q++) x[rowIdx[q]] -= lValues[q] * lkj;
+      d -= lkj * lkj;
+      lValues[filled + 1] = lkj;
+      next[j]++;
+    }
+    const limit = (tolerance ?? (n - top + 1) * UNIT_ROUNDOFF) * diagonal;
+    if (!(d > limit) || !(diagonal > 0)) {
+      const row = s.ordering.perm[k];
+      const relativePivot = diagonal > 0 ? d / diagonal : d;
+      throw new SingularMatrixError(
+        `The symmetric matrix is not numerically positive definite: pivot ${d.toPrecision(3)} of row ${row} against its ` +
+          `diagonal ${diagonal.toPrecision(3)} (for a Gram matrix A A^T: row ${row} of A is numerically a linear combination ` +
+          'of the other rows).',
+        { row, pivot: d, diagonal, relativePivot },
+      );
+    }
+    lValues[colPtr[k]] = Math.sqrt(d);
+  }
+}
+
+function checkSamePattern(s: CholeskySymbolic, g: CsrMatrix): void {
+  const { patternRowPtr, patternColIdx } = s;
+  let same = g.rows === s.n && g.cols === s.n && g.rowPtr.length === patternRowPtr.length && g.colIdx.length === patternColIdx.length;
+  for (let i = 0; same && i < patternRowPtr.length; i++) same = g.rowPtr[i] === patternRowPtr[i];
+  for (let q = 0; same && q < patternColIdx.length; q++) same = g.colIdx[q] === patternColIdx[q];
+  if (!same) throw new DimensionMismatchError('The matrix does not have the sparsity pattern the Cholesky analysis was done for.');
+}
+
+/** y = B^{-1} b = L^{-1} P b (B = P^T L, B B^T = G). b and y may be the same array. */
+export function solveLower(factor: CholeskyFactor, b: Float64Array, y: Float64Array): Float64Array {
+  const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+  const lValues = factor.values;
+  const z = factor.work;
+  const perm = ordering.perm;
+  for (let k = 0; k < n; k++) z[k] = b[perm[k]];
+  for (let j = 0; j < n; j++) {
+    const start = colPtr[j];
+    const zj = z[j] / lValues[start];
+    z[j] = zj;
+    if (zj !== 0) for (let q = start + 1; q < colPtr[j + 1]; q++) z[rowIdx[q]] -= lValues[q] * zj;
+  }
+  y.set(z.subarray(0, n));
+  return y;
+}
+
+/** x = B^{-T} y = P^T L^{-T} y (B = P^T L, B B^T = G). y and x may be the same array. */
+export function solveUpper(factor: CholeskyFactor, y: Float64Array, x: Float64Array): Float64Array {
+  const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+  const lValues = factor.values;
+  const z = factor.work;
+  z.set(y.subarray(0, n));
+  for (let j = n - 1; j >= 0; j--) {
+    const start = colPtr[j];
+    let s = z[j];
+    for (let q = start + 1; q < colPtr[j + 1]; q++) s -= lValues[q] * z[rowIdx[q]];
+    z[j] = s / lValues[start];
+  }
+  const perm = ordering.perm;
+  for (let k = 0; k < n; k++) x[perm[k]] = z[k];
+  return x;
+}
+
+/** x = G^{-1} b. b and x may be the same array. No allocation. */
+export function solveCholesky(factor: CholeskyFactor, b: Float64Array, x: Float64Array): Float64Array {
+  const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+  const lValues = factor.values;
+  const z = factor.work;
+  const perm = ordering.perm;
+  for (let k = 0; k < n; k++) z[k] = b[perm[k]];
+  for (let j = 0; j < n; j++) {
+    const start = colPtr[j];
+    const zj = z[j] / lValues[start];
+    z[j] = zj;
+    if (zj !== 0) for (let q = start + 1; q < colPtr[j + 1]; q++) z[rowIdx[q]] -= lValues[q] * zj;
+  }
+  for (let j = n - 1; j >= 0; j--) {
+    const start = colPtr[j];
+    let s = z[j];
+    for (let q = start + 1; q < colPtr[j + 1]; q++) s -= lValues[q] * z[rowIdx[q]];
+    z[j] = s / lValues[start];
+  }
+  for (let k = 0; k < n; k++) x[perm[k]] = z[k];
+  return x;
+}

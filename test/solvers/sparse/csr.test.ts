@@ -1,0 +1,172 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DimensionMismatchError, InvalidEntryError, NonFiniteValueError } from '../../../src/solvers/errors.js';
+import { matVec, norm2, type DenseMatrix } from '../../../src/solvers/matrix.js';
+import {
+  checkCsr,
+  columnSupport,
+  csrFromCoo,
+  csrFromDense,
+  csrToDense,
+  frobeniusNorm,
+  multiply,
+  multiplyTransposed,
+  nnzOf,
+  restrictColumns,
+  rowNorms,
+  selectRows,
+  transpose,
+} from '../../../src/solvers/sparse/csr.js';
+import { thrown } from '../../support/thrown.js';
+import { randomSparse } from './support.js';
+
+const entry = (a: DenseMatrix, i: number, j: number) => a.data[i * a.cols + j];
+
+describe('csrFromCoo', () => {
+  it('sums duplicates in any order and matches dense accumulation (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 7 }),
+        fc.integer({ min: 1, max: 7 }),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: -9, max: 9 })), { maxLength: 60 }),
+        (rows, cols, raw) => {
+          const triplets = raw.map(([i, j, v]) => [i % rows, j % cols, v] as const);
+          const a = csrFromCoo(
+            rows,
+            cols,
+            triplets.map((t) => t[0]),
+            triplets.map((t) => t[1]),
+            triplets.map((t) => t[2]),
+          );
+          checkCsr(a);
+          const expected = new Float64Array(rows * cols);
+          const present = new Uint8Array(rows * cols);
+          for (const [i, j, v] of triplets) {
+            expected[i * cols + j] += v;
+            present[i * cols + j] = 1;
+          }
+          expect(Array.from(csrToDense(a).data)).toEqual(Array.from(expected));
+          // One stored entry per distinct position, cancelled sums kept as explicit zeros (as SciPy).
+          expect(nnzOf(a)).toBe(present.reduce((s, p) => s + p, 0));
+        },
+      ),
+    );
+  });
+
+  it("'reject' names the duplicated entry and both triplets", () => {
+    const error = thrown(() => csrFromCoo(3, 3, [0, 2, 1, 2], [1, 0, 1, 0], [1, 2, 3, 4], { duplicates: 'reject' }));
+    expect(error).toBeInstanceOf(InvalidEntryError);
+    expect(error.message).toContain('matrix entry (2, 0)');
+    expect((error as InvalidEntryError).details).toEqual({ row: 2, column: 0, entries: [1, 3] });
+    // Without duplicates 'reject' builds the same matrix as 'sum'.
+    const a = csrFromCoo(3, 3, [2, 0, 1], [0, 1, 1], [2, 1, 3], { duplicates: 'reject' });
+    expect(Array.from(a.rowPtr)).toEqual([0, 1, 2, 3]);
+    expect(Array.from(a.colIdx)).toEqual([1, 1, 0]);
+    expect(Array.from(a.values)).toEqual([1, 3, 2]);
+  });
+
+  it('refuses indices outside the shape and non-finite values or sums', () => {
+    expect(thrown(() => csrFromCoo(2, 2, [0, 2], [0, 0], [1, 1]))).toBeInstanceOf(DimensionMismatchError);
+    expect(thrown(() => csrFromCoo(2, 2, [0, 1], [0, -1], [1, 1]))).toBeInstanceOf(DimensionMismatchError);
+    expect(thrown(() => csrFromCoo(2, 2, [0.5], [0], [1]))).toBeInstanceOf(DimensionMismatchError);
+    const nan = thrown(() => csrFromCoo(2, 2, [1], [0], [Number.NaN]));
+    expect(nan).toBeInstanceOf(NonFiniteValueError);
+    expect(nan.message).toContain('matrix entry (1, 0)');
+    expect(thrown(() => csrFromCoo(2, 2, [1, 1], [1, 1], [1e308, 1e308]))).toBeInstanceOf(NonFiniteValueError);
+  });
+
+  it('uses only the first `count` triplets when given', () => {
+    const a = csrFromCoo(2, 2, new Int32Array([0, 1, 1]), new Int32Array([0, 1, 1]), new Float64Array([5, 6, 7]), { count: 2 });
+    expect(Array.from(csrToDense(a).data)).toEqual([5, 0, 0, 6]);
+  });
+});
+
+describe('CSR operations against dense references', () => {
+  const cases = [
+    { rows: 1, cols: 1, density: 1, seed: 1 },
+    { rows: 7, cols: 11, density: 0.3, seed: 2 },
+    { rows: 40, cols: 25, density: 0.1, seed: 3 },
+    { rows: 30, cols: 30, density: 0, seed: 4 },
+  ];
+  for (const { rows, cols, density, seed } of cases) {
+    it(`${rows} x ${cols}, density ${density}`, () => {
+      const { dense, csr } = randomSparse(rows, cols, density, seed);
+      checkCsr(csr);
+      expect(Array.from(csrToDense(csr).data)).toEqual(Array.from(dense.data));
+
+      const at = transpose(csr);
+      checkCsr(at);
+      for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) expect(entry(csrToDense(at), j, i)).toBe(entry(dense, i, j));
+      expect(Array.from(csrToDense(transpose(at)).data)).toEqual(Array.from(dense.data));
+
+      const x = Float64Array.from({ length: cols }, (_, k) => Math.cos(k + 1));
+      const y = multiply(csr, x);
+      const yDense = matVec(dense, x);
+      for (let i = 0; i < rows; i++) expect(y[i]).toBeCloseTo(yDense[i], 14);
+
+      const w = Float64Array.from({ length: rows }, (_, k) => Math.sin(k + 2));
+      const z = multiplyTransposed(csr, w, new Float64Array(cols).fill(99)); // stale contents are overwritten
+      for (let j = 0; j < cols; j++) {
+        let s = 0;
+        for (let i = 0; i < rows; i++) s += entry(dense, i, j) * w[i];
+        expect(z[j]).toBeCloseTo(s, 14);
+      }
+
+      expect(frobeniusNorm(csr)).toBeCloseTo(norm2(dense.data), 14);
+      const norms = rowNorms(csr);
+      for (let i = 0; i < rows; i++) expect(norms[i]).toBeCloseTo(norm2(dense.data, i * cols, cols), 14);
+    });
+  }
+
+  it('selects rows, finds their column support and restricts to it', () => {
+    const { dense, csr } = randomSparse(20, 30, 0.08, 5);
+    const rowList = new Int32Array([1, 4, 5, 11, 19]);
+    const sub = selectRows(csr, rowList);
+    checkCsr(sub);
+    expect(sub.rows).toBe(5);
+    expect(sub.cols).toBe(30);
+    const subDense = csrToDense(sub);
+    for (let k = 0; k < rowList.length; k++) for (let j = 0; j < 30; j++) expect(entry(subDense, k, j)).toBe(entry(dense, rowList[k], j));
+
+    const support = columnSupport(csr, rowList);
+    const expected: number[] = [];
+    for (let j = 0; j < 30; j++) if (rowList.some((i) => entry(dense, i, j) !== 0)) expected.push(j);
+    expect(Array.from(support)).toEqual(expected);
+    expect(Array.from(columnSupport(sub))).toEqual(expected);
+
+    const local = restrictColumns(sub, support);
+    checkCsr(local);
+    expect(local.cols).toBe(support.length);
+    const localDense = csrToDense(local);
+    for (let k = 0; k < rowList.length; k++)
+      for (let t = 0; t < support.length; t++) expect(entry(localDense, k, t)).toBe(entry(dense, rowList[k], support[t]));
+    expect(thrown(() => restrictColumns(sub, support.subarray(1)))).toBeInstanceOf(DimensionMismatchError);
+  });
+
+  it('refuses row lists that are not ascending or out of range', () => {
+    const { csr } = randomSparse(5, 5, 0.5, 6);
+    expect(thrown(() => selectRows(csr, new Int32Array([2, 1])))).toBeInstanceOf(DimensionMismatchError);
+    expect(thrown(() => selectRows(csr, new Int32Array([2, 2])))).toBeInstanceOf(DimensionMismatchError);
+    expect(thrown(() => selectRows(csr, new Int32Array([5])))).toBeInstanceOf(DimensionMismatchError);
+  });
+
+  it('csrFromDense stores exactly the nonzeros', () => {
+    const a = csrFromDense({ rows: 2, cols: 3, data: new Float64Array([0, 2, 0, -1, 0, 3]) });
+    expect(Array.from(a.rowPtr)).toEqual([0, 1, 3]);
+    expect(Array.from(a.colIdx)).toEqual([1, 0, 2]);
+    expect(Array.from(a.values)).toEqual([2, -1, 3]);
+  });
+
+  it('checkCsr rejects malformed structures', () => {
+    const good = { rows: 2, cols: 2, rowPtr: new Int32Array([0, 1, 2]), colIdx: new Int32Array([0, 1]), values: new Float64Array(2) };
+    expect(() => checkCsr(good)).not.toThrow();
+    expect(thrown(() => checkCsr({ ...good, colIdx: new Int32Array([0, 2]) }))).toBeInstanceOf(DimensionMismatchError);
+    expect(thrown(() => checkCsr({ ...good, rowPtr: new Int32Array([0, 2, 2]), colIdx: new Int32Array([1, 0]) }))).toBeInstanceOf(
+      DimensionMismatchError,
+    );
+    expect(
+      thrown(() => checkCsr({ ...good, rowPtr: new Int32Array([0, 2, 1]), colIdx: new Int32Array([0]), values: new Float64Array(1) })),
+    ).toBeInstanceOf(DimensionMismatchError);
+    expect(thrown(() => checkCsr({ ...good, values: new Float64Array(3) }))).toBeInstanceOf(DimensionMismatchError);
+  });
+});

@@ -1,0 +1,97 @@
+/**
+ * Helpers of the sparse tests: random sparse matrices (dense and CSR views of the same entries), the
+ * SciPy reference values of test/reference/sparse/expected.json, and the real matrices as CSR.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DenseMatrix } from '../../../src/solvers/matrix.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
+import { csrFromDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { MatrixMarketStreamReader } from '../../../src/solvers/sparse/matrixMarketStream.js';
+import { MATRICES_DIR } from '../../support/sharedData.js';
+
+const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+/** A rows x cols matrix with about `density` of its entries uniform in [-1, 1), the rest exactly 0. */
+export function randomSparseDense(rows: number, cols: number, density: number, seed: number): DenseMatrix {
+  const rng = new SeededRandom(seed);
+  const data = new Float64Array(rows * cols);
+  for (let k = 0; k < data.length; k++) if (rng.nextDouble() < density) data[k] = 2 * rng.nextDouble() - 1;
+  return { rows, cols, data };
+}
+
+export function randomSparse(rows: number, cols: number, density: number, seed: number): { dense: DenseMatrix; csr: CsrMatrix } {
+  const dense = randomSparseDense(rows, cols, density, seed);
+  return { dense, csr: csrFromDense(dense) };
+}
+
+export interface CsrJson {
+  rows: number;
+  cols: number;
+  rowPtr: number[];
+  colIdx: number[];
+  values: number[];
+}
+
+export interface GramBlockReference {
+  rows: [number, number];
+  nnz: number;
+  trace: number;
+  frobenius: number;
+  x: number[];
+  relativeResidual: number;
+  equilibratedCondition: number;
+  logDet: number;
+  amdPerm: number[];
+  amdLnz: number;
+  amdLnzByElimination: number;
+  naturalLnzByElimination: number;
+}
+
+export interface SparseReference {
+  matrixMarket: {
+    file: string;
+    rows: number;
+    cols: number;
+    nnz: number;
+    complex?: boolean;
+    sum?: number;
+    sumAbs?: number;
+    sumRowWeighted?: number;
+    sumColWeighted?: number;
+  }[];
+  generators: Record<string, CsrJson>;
+  gram: {
+    label: string;
+    source: { matrixMarket?: string; generator?: string; k?: number; peclet?: number };
+    machines: number;
+    n: number;
+    blocks: GramBlockReference[];
+  }[];
+}
+
+export const SPARSE_REFERENCE = JSON.parse(
+  readFileSync(join(repositoryRoot, 'test', 'reference', 'sparse', 'expected.json'), 'utf8'),
+) as SparseReference;
+
+export function readMatrixText(file: string): string {
+  return readFileSync(join(MATRICES_DIR, file), 'utf8');
+}
+
+/** A real matrix as CSR through the streaming reader (whole text in one chunk). */
+export function readMatrixCsr(file: string): CsrMatrix {
+  const reader = new MatrixMarketStreamReader();
+  reader.push(readMatrixText(file));
+  return reader.finish();
+}
+
+export function relativeDifference(x: ArrayLike<number>, y: ArrayLike<number>): number {
+  let num = 0;
+  let den = 0;
+  for (let k = 0; k < x.length; k++) {
+    num += (x[k] - y[k]) ** 2;
+    den += y[k] ** 2;
+  }
+  return Math.sqrt(num / den);
+}
