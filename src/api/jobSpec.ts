@@ -6,14 +6,14 @@
  */
 import type { Config } from '../config.js';
 import type { JobOptions, JobSpec } from '../jobs/types.js';
-import { ALGORITHM_IDS, getAlgorithm, type AlgorithmId } from '../solvers/algorithms/registry.js';
+import { ALGORITHM_IDS, getAlgorithm, isAlgorithmId, type AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { Parameters } from '../solvers/algorithms/types.js';
 import { DimensionMismatchError, InvalidParameterError } from '../solvers/errors.js';
 import { buildMatrix } from '../solvers/input/buildMatrix.js';
 import { entriesToVector } from '../solvers/input/entries.js';
 import { validateGeneratorSpec } from '../solvers/input/generators.js';
 import { buildPartition } from '../solvers/input/partition.js';
-import type { InputLimits, MatrixInput } from '../solvers/input/types.js';
+import type { InputLimits } from '../solvers/input/types.js';
 import type { CreateJobRequest } from './schemas/jobRequest.js';
 
 export function toJobSpec(body: CreateJobRequest, config: Config): JobSpec {
@@ -70,8 +70,9 @@ function jobOptions(options: CreateJobRequest['options'], config: Config): JobOp
     );
   }
   const parameters: Partial<Record<AlgorithmId, Parameters>> = {};
-  for (const [id, given] of Object.entries(options?.parameters ?? {}) as [AlgorithmId, Parameters | undefined][]) {
-    if (!given) continue;
+  for (const [id, given] of Object.entries(options?.parameters ?? {})) {
+    // The schema admits algorithm ids only as keys; the guard narrows the key's type.
+    if (!given || !isAlgorithmId(id)) continue;
     try {
       getAlgorithm(id).validateParameters(given);
     } catch (error) {

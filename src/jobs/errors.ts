@@ -1,7 +1,18 @@
 /** Typed errors of the job layer; the HTTP layer maps them to problems in its one error handler. */
 
+/** The code of every JobError below, once; src/jobs/problems.ts must catalogue each of them. */
+export const JOB_ERROR_CODES = [
+  'job-not-found',
+  'run-not-found',
+  'job-not-finished',
+  'store-unavailable',
+  'invalid-cursor',
+  'job-input-missing',
+] as const;
+export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
+
 export abstract class JobError extends Error {
-  abstract readonly code: string;
+  abstract readonly code: JobErrorCode;
   constructor(message: string) {
     super(message);
     this.name = new.target.name;

@@ -6,154 +6,152 @@
  * resolve against the service's own origin, where GET /problems/<code> describes the problem).
  * `code` repeats the last segment as a stable machine-readable member.
  */
-import { ProblemTooLargeError, SolverError } from '../solvers/errors.js';
-import { JobError } from './errors.js';
+import type { SolverErrorCode } from '../solvers/errors.js';
+import { SolverError } from '../solvers/errors.js';
+import { JobError, type JobErrorCode } from './errors.js';
 import type { ProblemDetails } from './types.js';
 
+/** What GET /problems/{code} says about a problem type. */
 export interface ProblemType {
-  code: string;
+  code: ProblemCode;
   status: number;
   title: string;
   description: string;
 }
 
-const catalog: ProblemType[] = [
+type ProblemTypeEntry = Omit<ProblemType, 'code'>;
+
+/**
+ * Every problem type, keyed by its code: the keys are the ProblemCode union. Every SolverError and
+ * JobError code must have its entry (a missing one does not compile); the others are the problems
+ * the HTTP layer raises itself.
+ */
+const CATALOG = {
   // Request syntax (400)
-  { code: 'malformed-json', status: 400, title: 'Malformed JSON', description: 'The request body is not valid JSON.' },
-  {
-    code: 'invalid-request',
+  'malformed-json': { status: 400, title: 'Malformed JSON', description: 'The request body is not valid JSON.' },
+  'invalid-request': {
     status: 400,
     title: 'Invalid request',
     description: 'The request does not match the schema of the endpoint (see `errors` for each offending field, as a JSON pointer).',
   },
-  {
-    code: 'invalid-cursor',
+  'invalid-cursor': {
     status: 400,
     title: 'Invalid cursor',
     description: 'The `cursor` query parameter is not a `nextCursor` returned by this service.',
   },
-  {
-    code: 'unsupported-media-type',
+  'unsupported-media-type': {
     status: 415,
     title: 'Unsupported media type',
     description: 'Request bodies must be `application/json`.',
   },
   // Semantically invalid problems (422): the SolverError codes of the numerical core
-  { code: 'not-square', status: 422, title: 'Matrix is not square', description: 'A x = b needs a square n x n matrix.' },
-  {
-    code: 'matrix-market-syntax',
+  'not-square': { status: 422, title: 'Matrix is not square', description: 'A x = b needs a square n x n matrix.' },
+  'matrix-market-syntax': {
     status: 422,
     title: 'Malformed Matrix Market data',
     description: 'The Matrix Market text could not be parsed.',
   },
-  {
-    code: 'unsupported-matrix',
+  'unsupported-matrix': {
     status: 422,
     title: 'Unsupported matrix',
     description: 'The Matrix Market field or symmetry is not supported (complex, hermitian or pattern-only matrices, for example).',
   },
-  { code: 'non-finite-value', status: 422, title: 'Non-finite value', description: 'An entry of the matrix or of rhs is NaN or infinite.' },
-  { code: 'invalid-entry', status: 422, title: 'Invalid entry', description: 'An entry of the matrix or of rhs is not a number.' },
-  {
-    code: 'dimension-mismatch',
+  'non-finite-value': { status: 422, title: 'Non-finite value', description: 'An entry of the matrix or of rhs is NaN or infinite.' },
+  'invalid-entry': { status: 422, title: 'Invalid entry', description: 'An entry of the matrix or of rhs is not a number.' },
+  'dimension-mismatch': {
     status: 422,
     title: 'Dimension mismatch',
     description: 'Sizes do not agree (ragged rows, rhs length, COO indices out of range...).',
   },
-  {
-    code: 'invalid-partition',
+  'invalid-partition': {
     status: 422,
     title: 'Invalid partition',
     description: 'The partition of the rows over the machines is not valid.',
   },
-  { code: 'empty-machine', status: 422, title: 'Machine without rows', description: 'Every machine must own at least one row.' },
-  { code: 'row-assigned-twice', status: 422, title: 'Row assigned twice', description: 'Each row belongs to exactly one machine.' },
-  { code: 'row-unassigned', status: 422, title: 'Row not assigned', description: 'The partition must cover every row.' },
-  {
-    code: 'too-many-machines',
+  'empty-machine': { status: 422, title: 'Machine without rows', description: 'Every machine must own at least one row.' },
+  'row-assigned-twice': { status: 422, title: 'Row assigned twice', description: 'Each row belongs to exactly one machine.' },
+  'row-unassigned': { status: 422, title: 'Row not assigned', description: 'The partition must cover every row.' },
+  'too-many-machines': {
     status: 422,
     title: 'Too many machines',
     description: 'More machines than rows, or more than the service allows (MAX_MACHINES).',
   },
-  {
-    code: 'singular-matrix',
+  'singular-matrix': {
     status: 422,
     title: 'Singular matrix',
     description: 'The matrix is singular (or numerically so): A x = b has no unique solution.',
   },
-  {
-    code: 'invalid-parameter',
+  'invalid-parameter': {
     status: 422,
     title: 'Invalid parameter',
     description: 'A generator parameter, an option or an algorithm parameter is unknown or outside its domain.',
   },
-  {
-    code: 'invalid-problem',
+  'invalid-problem': {
     status: 422,
     title: 'Invalid problem',
     description: 'The problem is well-formed JSON but cannot be solved as given.',
   },
   // Size limits (413)
-  { code: 'too-large', status: 413, title: 'Problem too large', description: 'n exceeds MAX_N (dense storage grows as n^2).' },
-  { code: 'body-too-large', status: 413, title: 'Request body too large', description: 'The request body exceeds BODY_LIMIT_BYTES.' },
+  'too-large': { status: 413, title: 'Problem too large', description: 'n exceeds MAX_N (dense storage grows as n^2).' },
+  'body-too-large': { status: 413, title: 'Request body too large', description: 'The request body exceeds BODY_LIMIT_BYTES.' },
   // Jobs
-  { code: 'not-found', status: 404, title: 'Not found', description: 'No such endpoint.' },
-  {
-    code: 'job-not-found',
+  'not-found': { status: 404, title: 'Not found', description: 'No such endpoint.' },
+  'job-not-found': {
     status: 404,
     title: 'Job not found',
     description: 'No job with this id (it may never have existed, or has expired or been deleted).',
   },
-  {
-    code: 'run-not-found',
+  'run-not-found': {
     status: 404,
     title: 'Run not found',
     description: 'The job has no run of this algorithm (not requested, not reached, or the job is an analysis).',
   },
-  {
-    code: 'job-not-finished',
+  'job-not-finished': {
     status: 409,
     title: 'Job not finished',
     description: 'Only finished jobs can be deleted; cancel the job first.',
   },
-  { code: 'cancelled', status: 409, title: 'Cancelled', description: 'The computation was cancelled.' },
-  {
-    code: 'job-input-missing',
+  cancelled: { status: 409, title: 'Cancelled', description: 'The computation was cancelled.' },
+  'job-input-missing': {
     status: 500,
     title: 'Job input missing',
     description: 'The stored input of the job expired or was removed before a worker could run it.',
   },
   // Infrastructure
-  {
-    code: 'store-unavailable',
+  'store-unavailable': {
     status: 503,
     title: 'Service unavailable',
     description: 'Redis (the job store and queue) is unreachable; retry later.',
   },
-  { code: 'internal-error', status: 500, title: 'Internal error', description: 'An unexpected error; details are in the service logs.' },
-];
+  'internal-error': { status: 500, title: 'Internal error', description: 'An unexpected error; details are in the service logs.' },
+} as const satisfies Record<SolverErrorCode | JobErrorCode, ProblemTypeEntry> & Record<string, ProblemTypeEntry>;
 
-export const PROBLEM_TYPES: ReadonlyMap<string, ProblemType> = new Map(catalog.map((p) => [p.code, p]));
+/** A problem type's stable code, e.g. 'singular-matrix': `makeProblem('not-foud', ...)` does not compile. */
+export type ProblemCode = keyof typeof CATALOG;
 
-export function problemTypeUri(code: string): string {
+export function isProblemCode(code: string): code is ProblemCode {
+  return Object.hasOwn(CATALOG, code);
+}
+
+/** The catalogue by code, for codes that arrive as plain strings (GET /problems/{code}). */
+export const PROBLEM_TYPES: ReadonlyMap<string, ProblemType> = new Map(
+  Object.keys(CATALOG)
+    .filter(isProblemCode)
+    .map((code) => [code, { code, ...CATALOG[code] }]),
+);
+
+export function problemTypeUri(code: ProblemCode): string {
   return `/problems/${code}`;
 }
 
-/** A problem of a catalogued type (unknown codes fall back to a 500 'internal-error' title). */
+/** A problem of a catalogued type. */
 export function makeProblem(
-  code: string,
+  code: ProblemCode,
   detail: string,
   extensions: Omit<Partial<ProblemDetails>, 'type' | 'code' | 'detail'> = {},
 ): ProblemDetails {
-  const known = PROBLEM_TYPES.get(code);
-  return {
-    type: problemTypeUri(code),
-    title: known?.title ?? 'Error',
-    status: known?.status ?? 500,
-    detail,
-    code,
-    ...extensions,
-  };
+  const { title, status } = CATALOG[code];
+  return { type: problemTypeUri(code), title, status, detail, code, ...extensions };
 }
 
 /**
@@ -162,11 +160,7 @@ export function makeProblem(
  */
 export function problemFromTypedError(error: unknown): ProblemDetails | null {
   if (error instanceof SolverError) {
-    const known = PROBLEM_TYPES.get(error.code);
-    // SolverError codes added later by the numerical core still get the right status class.
-    const status = known?.status ?? (error instanceof ProblemTooLargeError ? 413 : 422);
-    const title = known?.title ?? 'Invalid problem';
-    const problem: ProblemDetails = { type: problemTypeUri(error.code), title, status, detail: error.message, code: error.code };
+    const problem = makeProblem(error.code, error.message);
     if (Object.keys(error.details).length > 0) problem.details = error.details;
     return problem;
   }

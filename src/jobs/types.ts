@@ -6,14 +6,32 @@ import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { Parameters } from '../solvers/algorithms/types.js';
 import type { Analysis } from '../solvers/analysis/types.js';
 import type { WorkProgress } from '../solvers/cooperative.js';
-import type { GeneratorSpec } from '../solvers/input/types.js';
+import type { GeneratorSpec, MatrixFormat } from '../solvers/input/types.js';
 import type { DenseMatrix } from '../solvers/matrix.js';
-import type { RunStatus } from '../solvers/runner/types.js';
+import type { RunResult } from '../solvers/runner/types.js';
 
-export type JobType = 'analyze' | 'solve';
-export type JobStatus = 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
-export const JOB_STATUSES: readonly JobStatus[] = ['queued', 'running', 'succeeded', 'failed', 'cancelled'];
-export const FINISHED_STATUSES: readonly JobStatus[] = ['succeeded', 'failed', 'cancelled'];
+export const JOB_TYPES = ['analyze', 'solve'] as const;
+export type JobType = (typeof JOB_TYPES)[number];
+
+/**
+ * Every job status, once: the API's JobStatus enum and the Lua scripts of ./store/scripts.ts are
+ * built from these lists.
+ */
+export const JOB_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
+export type JobStatus = (typeof JOB_STATUSES)[number];
+
+const FINISHED = ['succeeded', 'failed', 'cancelled'] as const satisfies readonly JobStatus[];
+/** The statuses a job never leaves. */
+export type FinishedStatus = (typeof FINISHED)[number];
+export const FINISHED_STATUSES: readonly JobStatus[] = FINISHED;
+
+/** One field-level problem of a request (a schema violation), as a JSON pointer into that part. */
+export interface FieldProblem {
+  /** Which part of the request. */
+  in?: 'body' | 'query' | 'path' | 'headers';
+  path: string;
+  message: string;
+}
 
 /** RFC 9457 problem details, as stored in a failed job's `error` and sent by the API. */
 export interface ProblemDetails {
@@ -22,14 +40,21 @@ export interface ProblemDetails {
   status: number;
   detail: string;
   instance?: string;
-  /** Stable machine-readable cause, e.g. 'singular-matrix' (the SolverError code). */
+  /** Stable machine-readable cause, e.g. 'singular-matrix' (a ProblemCode of ./problems.ts). */
   code?: string;
   /** Field-level problems (schema violations). */
-  errors?: { path: string; message: string }[];
+  errors?: FieldProblem[];
+  /** Structured facts about the cause (a SolverError's details: row, machine, entry...). */
+  details?: Record<string, unknown>;
   [extension: string]: unknown;
 }
 
-export interface JobProgress extends WorkProgress {
+/**
+ * A job's progress as stored and sent. JSON has no NaN or Infinity: the residual of a diverging run
+ * is stored (JSON.stringify) and sent as null.
+ */
+export interface JobProgress extends Omit<WorkProgress, 'relativeResidual'> {
+  relativeResidual?: number | null;
   /** ISO time of this report. */
   updatedAt: string;
 }
@@ -46,7 +71,7 @@ export interface JobSpec {
   type: JobType;
   n: number;
   /** The matrix itself (dense, COO and Matrix Market inputs) or a generator run by the worker. */
-  matrix: { kind: 'dense'; A: DenseMatrix; format: 'dense' | 'coo' | 'matrix-market' } | { kind: 'generator'; spec: GeneratorSpec };
+  matrix: { kind: 'dense'; A: DenseMatrix; format: Exclude<MatrixFormat, 'generator'> } | { kind: 'generator'; spec: GeneratorSpec };
   /** Null: b = A * ones(n), so x* = ones(n) is known. */
   rhs: Float64Array | null;
   m: number;
@@ -57,19 +82,20 @@ export interface JobSpec {
   options: JobOptions;
 }
 
-/** A run as the API shows it; the solution and the trace have their own endpoints. */
-export interface RunSummary {
-  status: RunStatus;
-  iterations: number;
-  relativeResidual: number;
-  relativeError: number | null;
-  empiricalRate: number | null;
-  theoreticalRate: number;
-  parameters: Parameters;
-  wallTimeMs: number;
-  stopReason: string;
+/**
+ * A run as the API shows it (the solution and the trace have their own endpoints): a RunResult
+ * without its arrays. It is stored as JSON, which has no NaN or Infinity, so the residual of a run
+ * that diverged to non-finite values, and a rate that is not finite, read back as null.
+ */
+export type RunSummary = Pick<
+  RunResult,
+  'status' | 'iterations' | 'relativeError' | 'empiricalRate' | 'parameters' | 'wallTimeMs' | 'stopReason'
+> & {
+  relativeResidual: number | null;
+  theoreticalRate: number | null;
+  /** Points of the stored trace. */
   tracePoints: number;
-}
+};
 
 export interface JobResult {
   analysis: Analysis;
@@ -94,22 +120,18 @@ export interface Job {
   error?: ProblemDetails;
 }
 
-export interface JobSummary {
-  id: string;
-  type: JobType;
-  status: JobStatus;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-  n: number;
-  m: number;
-}
+/** A job as GET /v1/jobs lists it. */
+export type JobSummary = Pick<Job, 'id' | 'type' | 'status' | 'createdAt' | 'startedAt' | 'finishedAt' | 'n' | 'm'>;
 
 export interface JobPage {
   items: JobSummary[];
   nextCursor: string | null;
 }
 
+/**
+ * A run's stored trace (see Trace in src/solvers/runner/types.ts), as plain arrays. Values of a run
+ * that diverged can be non-finite; the API sends those as null.
+ */
 export interface TraceView {
   algorithm: AlgorithmId;
   iteration: number[];

@@ -3,8 +3,38 @@
  * `details`; the HTTP layer maps them to RFC 9457 problems in one place, the job layer stores them.
  * Nothing here knows about HTTP status codes.
  */
+
+/**
+ * The code of every SolverError below, once. The problem catalogue (src/jobs/problems.ts) must
+ * describe each of them: a code added here without a catalogue entry does not compile.
+ */
+export const SOLVER_ERROR_CODES = [
+  'not-square',
+  'matrix-market-syntax',
+  'unsupported-matrix',
+  'non-finite-value',
+  'invalid-entry',
+  'dimension-mismatch',
+  'invalid-partition',
+  'empty-machine',
+  'row-assigned-twice',
+  'row-unassigned',
+  'too-many-machines',
+  'singular-matrix',
+  'invalid-parameter',
+  'too-large',
+  'cancelled',
+] as const;
+export type SolverErrorCode = (typeof SOLVER_ERROR_CODES)[number];
+
+/** The codes an InvalidPartitionError can carry (its own and its subclasses'). */
+type PartitionErrorCode = Extract<
+  SolverErrorCode,
+  'invalid-partition' | 'empty-machine' | 'row-assigned-twice' | 'row-unassigned' | 'too-many-machines'
+>;
+
 export abstract class SolverError extends Error {
-  abstract readonly code: string;
+  abstract readonly code: SolverErrorCode;
   readonly details: Record<string, unknown>;
 
   constructor(message: string, details: Record<string, unknown> = {}) {
@@ -66,7 +96,7 @@ export class DimensionMismatchError extends InvalidProblemError {
 }
 
 export class InvalidPartitionError extends InvalidProblemError {
-  readonly code: string = 'invalid-partition';
+  readonly code: PartitionErrorCode = 'invalid-partition';
   constructor(message: string, details: Record<string, unknown> = {}) {
     super(message, details);
   }

@@ -8,15 +8,9 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
 import { makeProblem, problemFromTypedError } from '../../jobs/problems.js';
-import type { ProblemDetails } from '../../jobs/types.js';
+import type { FieldProblem, ProblemDetails } from '../../jobs/types.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
-
-interface FieldProblem {
-  in?: 'body' | 'query' | 'path' | 'headers';
-  path: string;
-  message: string;
-}
 
 interface ValidationIssue {
   instancePath: string;

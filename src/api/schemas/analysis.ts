@@ -1,10 +1,22 @@
 /**
- * The Analysis of a job's result (field names: `Analysis` in the HTTP contract and
- * src/solvers/analysis/types.ts). Values that may be undefined mathematically are nullable.
+ * The Analysis of a job's result (field names: `Analysis` in docs/API.md). The types of
+ * src/solvers/analysis/types.ts are the definition; each schema here is checked against its type at
+ * compile time. Values that may be undefined mathematically are nullable.
  */
 import { z } from 'zod';
 import { ALGORITHM_IDS } from '../../solvers/algorithms/registry.js';
+import type { Parameters, RateBounds } from '../../solvers/algorithms/types.js';
+import type {
+  AlgorithmTuning,
+  Analysis,
+  Bounds,
+  Conditioning,
+  Heterogeneity,
+  Recommendation,
+  SufficientCondition,
+} from '../../solvers/analysis/types.js';
 import { AlgorithmIdSchema } from './jobRequest.js';
+import { assertSameShape } from './sameShape.js';
 
 const angle = z.number().describe('radians');
 const ParametersSchema = z.record(z.string(), z.number()).meta({ id: 'Parameters' });
@@ -47,19 +59,21 @@ const BoundsSchema = z.object({
   theorem2: z.object({ hypothesisHolds: z.boolean(), p: z.number().nullable() }),
   theorem3KappaSUpperBound: z.number().nullable(),
   theorem3: z.object({ hypothesisHolds: z.boolean(), c: z.number() }),
-  theorem4KappaALowerBound: z.number().nullable(),
+  theorem4KappaALowerBound: z.number(),
   theorem4KappaAtALowerBounds: z.object({ phiMin: z.number().nullable(), rowNormRatio: z.number() }),
   table1: z.partialRecord(AlgorithmIdSchema, RateBoundsSchema),
 });
 
+const SufficientConditionSchema = z.object({
+  applicable: z.boolean(),
+  holds: z.boolean(),
+  lhs: z.number().nullable(),
+  rhs: z.number().nullable(),
+});
+
 const RecommendationSchema = z.object({
   algorithm: z.enum(['apc', 'dhbm']),
-  sufficientCondition: z.object({
-    applicable: z.boolean(),
-    holds: z.boolean(),
-    lhs: z.number().nullable(),
-    rhs: z.number().nullable(),
-  }),
+  sufficientCondition: SufficientConditionSchema,
   exact: z.object({
     apcRate: z.number(),
     dhbmRate: z.number(),
@@ -91,3 +105,13 @@ export const AnalysisSchema = z
   .meta({ id: 'Analysis' });
 
 export { ParametersSchema };
+
+assertSameShape<z.output<typeof ParametersSchema>, Parameters>(true);
+assertSameShape<z.output<typeof HeterogeneitySchema>, Heterogeneity>(true);
+assertSameShape<z.output<typeof ConditioningSchema>, Conditioning>(true);
+assertSameShape<z.output<typeof TuningSchema>, AlgorithmTuning>(true);
+assertSameShape<z.output<typeof RateBoundsSchema>, RateBounds>(true);
+assertSameShape<z.output<typeof BoundsSchema>, Bounds>(true);
+assertSameShape<z.output<typeof SufficientConditionSchema>, SufficientCondition>(true);
+assertSameShape<z.output<typeof RecommendationSchema>, Recommendation>(true);
+assertSameShape<z.output<typeof AnalysisSchema>, Analysis>(true);

@@ -1,11 +1,28 @@
-/** Jobs as the API returns them (see src/jobs/types.ts: Job, JobSummary, JobPage, TraceView). */
+/**
+ * Jobs as the API returns them. The types of src/jobs/types.ts (Job, JobSummary, JobPage, RunSummary,
+ * TraceView...) are the definition; each schema here is checked against its type at compile time.
+ */
 import { z } from 'zod';
+import {
+  JOB_STATUSES,
+  JOB_TYPES,
+  type Job,
+  type JobOptions,
+  type JobPage,
+  type JobProgress,
+  type JobResult,
+  type JobSummary,
+  type RunSummary,
+  type TraceView,
+} from '../../jobs/types.js';
+import { RUN_STATUSES } from '../../solvers/runner/types.js';
 import { AnalysisSchema, ParametersSchema } from './analysis.js';
 import { AlgorithmIdSchema } from './jobRequest.js';
 import { ProblemSchema } from './problem.js';
+import { assertSameShape } from './sameShape.js';
 
-export const JobStatusSchema = z.enum(['queued', 'running', 'succeeded', 'failed', 'cancelled']).meta({ id: 'JobStatus' });
-export const JobTypeSchema = z.enum(['analyze', 'solve']).meta({ id: 'JobType' });
+export const JobStatusSchema = z.enum(JOB_STATUSES).meta({ id: 'JobStatus' });
+export const JobTypeSchema = z.enum(JOB_TYPES).meta({ id: 'JobType' });
 
 export const JobProgressSchema = z
   .object({
@@ -28,7 +45,7 @@ export const JobOptionsSchema = z
 
 export const RunSummarySchema = z
   .object({
-    status: z.enum(['converged', 'max-iterations', 'diverged', 'cancelled']),
+    status: z.enum(RUN_STATUSES),
     iterations: z.number().int(),
     relativeResidual: z.number().nullable().describe('|A x - b| / |b| of the returned solution (null when not finite).'),
     relativeError: z.number().nullable().describe('|x - x*| / |x*| when the true solution is known (rhs omitted).'),
@@ -108,6 +125,28 @@ export const SolutionSchema = z
     x: finiteOrNull.describe('The solution the run returned (null entries only if it diverged to non-finite values).'),
   })
   .meta({ id: 'Solution' });
+
+/** The solution of a run: an API shape only (the job layer hands out the Float64Array). */
+export type Solution = z.output<typeof SolutionSchema>;
+
+/**
+ * A TraceView as the API sends it: JSON has no NaN or Infinity, so the non-finite values of a run
+ * that diverged are sent as null.
+ */
+type TraceBody = Omit<TraceView, 'relativeResidual' | 'relativeError' | 'consensusDistance'> & {
+  relativeResidual: (number | null)[];
+  relativeError: (number | null)[] | null;
+  consensusDistance: (number | null)[] | null;
+};
+
+assertSameShape<z.output<typeof JobProgressSchema>, JobProgress>(true);
+assertSameShape<z.output<typeof JobOptionsSchema>, JobOptions>(true);
+assertSameShape<z.output<typeof RunSummarySchema>, RunSummary>(true);
+assertSameShape<z.output<typeof JobResultSchema>, JobResult>(true);
+assertSameShape<z.output<typeof JobSchema>, Job>(true);
+assertSameShape<z.output<typeof JobSummarySchema>, JobSummary>(true);
+assertSameShape<z.output<typeof JobPageSchema>, JobPage>(true);
+assertSameShape<z.output<typeof TraceSchema>, TraceBody>(true);
 
 export const JobIdParamsSchema = z.object({ id: z.string().min(1).max(64) });
 export const RunParamsSchema = z.object({ id: z.string().min(1).max(64), algorithm: AlgorithmIdSchema });

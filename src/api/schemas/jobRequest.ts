@@ -2,9 +2,15 @@
  * The body of POST /v1/jobs. The zod schema checks shapes and types (400 naming the field);
  * semantic checks (square, finite, partition against n, limits) follow in ../jobSpec.ts (422/413).
  * These schemas do not depend on the configuration, so the OpenAPI document does not either.
+ * The matrix and partition forms are defined by src/solvers/input/types.ts (the builders take
+ * them); their schemas are checked against those types at compile time. The rest of the body is an
+ * API shape only: its type is the schema's output (CreateJobRequest).
  */
 import { z } from 'zod';
+import { JOB_TYPES } from '../../jobs/types.js';
 import { ALGORITHM_IDS } from '../../solvers/algorithms/registry.js';
+import type { GeneratorSpec, MatrixInput, PartitionInput } from '../../solvers/input/types.js';
+import { assertSameShape } from './sameShape.js';
 
 export const AlgorithmIdSchema = z.enum(ALGORITHM_IDS).meta({ id: 'AlgorithmId' });
 
@@ -113,7 +119,7 @@ export const JobOptionsInputSchema = z
 export const CreateJobRequestSchema = z
   .strictObject({
     type: z
-      .enum(['analyze', 'solve'])
+      .enum(JOB_TYPES)
       .describe(
         'analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm.',
       ),
@@ -130,3 +136,7 @@ export const CreateJobRequestSchema = z
   .meta({ id: 'CreateJobRequest' });
 
 export type CreateJobRequest = z.output<typeof CreateJobRequestSchema>;
+
+assertSameShape<z.output<typeof GeneratorInputSchema>, { format: 'generator' } & GeneratorSpec>(true);
+assertSameShape<z.output<typeof MatrixInputSchema>, MatrixInput>(true);
+assertSameShape<z.output<typeof PartitionInputSchema>, PartitionInput>(true);

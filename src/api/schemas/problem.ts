@@ -1,5 +1,11 @@
-/** RFC 9457 problem details: the body of every 4xx/5xx answer, and of a failed job's `error`. */
+/**
+ * RFC 9457 problem details: the body of every 4xx/5xx answer, and of a failed job's `error`. The
+ * types of src/jobs/types.ts (ProblemDetails, FieldProblem) are the definition; the schemas are
+ * checked against them at compile time.
+ */
 import { z } from 'zod';
+import type { FieldProblem, ProblemDetails } from '../../jobs/types.js';
+import { assertSameShape } from './sameShape.js';
 
 export const FieldProblemSchema = z.object({
   in: z.enum(['body', 'query', 'path', 'headers']).optional().describe('Which part of the request.'),
@@ -29,6 +35,9 @@ export const ProblemTypeSchema = z
     description: z.string(),
   })
   .meta({ id: 'ProblemType' });
+
+assertSameShape<z.output<typeof FieldProblemSchema>, FieldProblem>(true);
+assertSameShape<z.output<typeof ProblemSchema>, ProblemDetails>(true);
 
 const descriptions: Record<number, string> = {
   400: 'Malformed JSON, or the request does not match the schema (`errors` names each field).',

@@ -5,8 +5,13 @@
  * (see STATUS_FIELDS), so a subscriber that then reads the document sees at least that state.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
+import { FINISHED_STATUSES, type JobStatus } from '../types.js';
 
-const FINISHED = `local function finished(s) return s == 'succeeded' or s == 'failed' or s == 'cancelled' end\n`;
+/** A job status as a Lua string literal: the scripts name statuses only through this (so only real ones). */
+const luaStatus = (status: JobStatus): string => `'${status}'`;
+
+/** finished(s): s is one of FINISHED_STATUSES. */
+const FINISHED = `local function finished(s) return ${FINISHED_STATUSES.map((status) => `s == ${luaStatus(status)}`).join(' or ')} end\n`;
 
 /** The document fields a status message carries, in this order (a JSON array; false when unset). */
 export const STATUS_FIELDS = [
@@ -42,16 +47,16 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
 local status = redis.call('HGET', KEYS[1], 'status')
 if finished(status) then return status end
 if redis.call('HGET', KEYS[1], 'cancelRequested') == '1' then return 'cancel-requested' end
-redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', ARGV[2])
+redis.call('HSET', KEYS[1], 'status', ${luaStatus('running')}, 'startedAt', ARGV[2])
 redis.call('HINCRBY', KEYS[1], 'attempts', 1)
 redis.call('HDEL', KEYS[1], 'progress')
 publishStatus(ARGV[1])
-return 'running'`,
+return ${luaStatus('running')}`,
   },
   /** KEYS: doc. ARGV: progress JSON. Only while running. */
   lssProgress: {
     numberOfKeys: 1,
-    lua: `if redis.call('HGET', KEYS[1], 'status') == 'running' then redis.call('HSET', KEYS[1], 'progress', ARGV[1]) return 1 end
+    lua: `if redis.call('HGET', KEYS[1], 'status') == ${luaStatus('running')} then redis.call('HSET', KEYS[1], 'progress', ARGV[1]) return 1 end
 return 0`,
   },
   /**
@@ -84,8 +89,8 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
 local status = redis.call('HGET', KEYS[1], 'status')
 if finished(status) then return status end
 redis.call('HSET', KEYS[1], 'cancelRequested', '1')
-if status == 'queued' then
-  redis.call('HSET', KEYS[1], 'status', 'cancelled', 'finishedAt', ARGV[2])
+if status == ${luaStatus('queued')} then
+  redis.call('HSET', KEYS[1], 'status', ${luaStatus('cancelled')}, 'finishedAt', ARGV[2])
   expireAll(tonumber(ARGV[3]))
   publishStatus(ARGV[1])
   return 'cancelled-now'
@@ -96,8 +101,8 @@ return status`,
   lssRetry: {
     numberOfKeys: 1,
     lua: `${PUBLISH_STATUS}
-if redis.call('HGET', KEYS[1], 'status') == 'running' then
-  redis.call('HSET', KEYS[1], 'status', 'queued')
+if redis.call('HGET', KEYS[1], 'status') == ${luaStatus('running')} then
+  redis.call('HSET', KEYS[1], 'status', ${luaStatus('queued')})
   redis.call('HDEL', KEYS[1], 'progress')
   publishStatus(ARGV[1])
   return 1

@@ -1,6 +1,7 @@
 /**
  * The result of the analysis of a partitioned system. Field names are the public contract
- * (`Analysis` in ../../../shared/API.md); the fixtures in ../shared/fixtures use the same names.
+ * (`Analysis` in docs/API.md; src/api/schemas/analysis.ts is checked against these types at compile
+ * time); the fixtures in test/reference/ use the same names.
  * All angles are in radians, indices 0-based.
  */
 import type { AlgorithmId } from '../algorithms/registry.js';

@@ -9,9 +9,9 @@ import type { DenseMatrix } from '../matrix.js';
 import { checkAllFinite, checkDenseSize, describeValue, entryToNumber, matrixEntryName } from './entries.js';
 import { generateMatrix } from './generators.js';
 import { parseMatrixMarket } from './matrixMarket.js';
-import type { EntryValue, GeneratorSpec, InputLimits, MatrixInput } from './types.js';
+import { MATRIX_FORMATS, type EntryValue, type InputLimits, type MatrixInput } from './types.js';
 
-export const MATRIX_FORMATS = ['dense', 'coo', 'matrix-market', 'generator'] as const;
+export { MATRIX_FORMATS };
 
 export function buildMatrix(input: MatrixInput, limits?: InputLimits): DenseMatrix {
   if (input === null || typeof input !== 'object')

@@ -8,12 +8,12 @@ import type { DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
 import { checkDenseSize, describeValue } from './entries.js';
 import { SeededRandom } from '../random.js';
-import type { GeneratorSpec, InputLimits } from './types.js';
+import { GENERATOR_NAMES, type GeneratorSpec, type InputLimits } from './types.js';
 
 const DEFAULT_SEED = 1;
 const MACHINE_EPSILON = 2 ** -52;
 
-export const GENERATOR_NAMES = ['gaussian', 'block-diagonal', 'structured-gaussian', 'ones-minus-eps'] as const;
+export { GENERATOR_NAMES };
 
 /** A generator spec with every parameter checked and defaulted. */
 export type ValidatedGeneratorSpec =

@@ -1,8 +1,17 @@
 /**
  * The ways a user can give the service a matrix and a partition (`MatrixInput` and the partition
- * forms of ../shared/API.md). Builders next to this file turn them into a DenseMatrix / Partition
- * or raise a typed error from ../errors.ts naming what is wrong.
+ * forms of docs/API.md). Builders next to this file turn them into a DenseMatrix / Partition
+ * or raise a typed error from ../errors.ts naming what is wrong. The HTTP layer's zod schemas
+ * (src/api/schemas/jobRequest.ts) are checked against these types at compile time.
  */
+
+/** Every matrix input format, once. */
+export const MATRIX_FORMATS = ['dense', 'coo', 'matrix-market', 'generator'] as const;
+export type MatrixFormat = (typeof MATRIX_FORMATS)[number];
+
+/** Every matrix generator, once. */
+export const GENERATOR_NAMES = ['gaussian', 'block-diagonal', 'structured-gaussian', 'ones-minus-eps'] as const;
+export type GeneratorName = (typeof GENERATOR_NAMES)[number];
 
 /**
  * A matrix entry as it may arrive from JSON. Strings are accepted only so that "NaN", "Infinity"
@@ -10,9 +19,10 @@
  */
 export type EntryValue = number | string;
 
-export type GeneratorSpec =
+/** The parameters of each generator. */
+interface GeneratorParameters {
   /** i.i.d. N(mean, std^2) entries (the paper's experiments use mean 0 or 1, std 1). */
-  | { generator: 'gaussian'; n: number; mean?: number; std?: number; seed?: number }
+  gaussian: { n: number; mean?: number; std?: number; seed?: number };
   /**
    * Example 1: A = diag(A_1, ..., A_k) with i.i.d. N(0, 1) square blocks. With `blockSize`, blocks of
    * that many rows (the last block takes the remainder); the partition { sizes: [blockSize, ...] } (or
@@ -24,20 +34,32 @@ export type GeneratorSpec =
    * orthogonality, kappa(S) = 1. `permute: true` shuffles the columns (seeded), so A no longer looks
    * block diagonal but the blocks' row spaces stay mutually orthogonal.
    */
-  | { generator: 'block-diagonal'; n: number; blockSize?: number; seed?: number; permute?: boolean }
+  'block-diagonal': { n: number; blockSize?: number; seed?: number; permute?: boolean };
   /**
    * Example 2: blocks A_ij of size blockSize; diagonal blocks i.i.d. N(0, 1), off-diagonal blocks
    * i.i.d. N(0, sigma^2).
    */
-  | { generator: 'structured-gaussian'; n: number; blockSize: number; sigma: number; seed?: number }
+  'structured-gaussian': { n: number; blockSize: number; sigma: number; seed?: number };
   /** Example 3: A = J_n - eps I (J_n the all-ones matrix). */
-  | { generator: 'ones-minus-eps'; n: number; eps: number };
+  'ones-minus-eps': { n: number; eps: number };
+}
 
-export type MatrixInput =
-  | { format: 'dense'; data: EntryValue[][] }
-  | { format: 'coo'; rows: number; cols: number; entries: [number, number, EntryValue][] }
-  | { format: 'matrix-market'; data: string }
-  | ({ format: 'generator' } & GeneratorSpec);
+/** One member per name of GENERATOR_NAMES (a name without parameters above does not compile). */
+export type GeneratorSpec = { [G in GeneratorName]: { generator: G } & GeneratorParameters[G] }[GeneratorName];
+
+/** What each matrix format carries besides `format`. */
+interface MatrixInputFields {
+  /** Row-major rows. */
+  dense: { data: EntryValue[][] };
+  /** [i, j, value] triplets, 0-based; duplicates are summed. */
+  coo: { rows: number; cols: number; entries: [number, number, EntryValue][] };
+  /** The text of a Matrix Market file. */
+  'matrix-market': { data: string };
+  generator: GeneratorSpec;
+}
+
+/** One member per format of MATRIX_FORMATS. */
+export type MatrixInput = { [F in MatrixFormat]: { format: F } & MatrixInputFields[F] }[MatrixFormat];
 
 export type PartitionInput =
   /** m contiguous blocks whose sizes differ by at most one, larger blocks first (NumPy's array_split). */

@@ -1,12 +1,14 @@
 /**
  * What a run of one algorithm takes and returns. The runner (convergence test, divergence test,
  * trace monitor, cancellation) is shared by every algorithm; see ./runAlgorithm.ts.
- * Field names of RunResult follow `Run` in ../shared/API.md.
+ * Field names of RunResult follow `Run` in docs/API.md.
  */
 import type { AlgorithmId } from '../algorithms/registry.js';
 import type { Parameters } from '../algorithms/types.js';
 
-export type RunStatus = 'converged' | 'max-iterations' | 'diverged' | 'cancelled';
+/** How a run ended, every status once (the API's Run.status enum is built from this list). */
+export const RUN_STATUSES = ['converged', 'max-iterations', 'diverged', 'cancelled'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /**
  * Per-iteration record of a run, down-sampled to at most `cap` points. Points are stored at the
