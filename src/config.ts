@@ -9,7 +9,7 @@ import { z } from 'zod';
 const integer = (fallback: number, min = 0) => z.coerce.number().int().min(min).default(fallback);
 const positive = (fallback: number) => z.coerce.number().positive().default(fallback);
 
-export const configSchema = z.object({
+const configSchema = z.object({
   /** Interface and port the HTTP API listens on. */
   HOST: z.string().min(1).default('127.0.0.1'),
   PORT: integer(3000).pipe(z.number().max(65535)),

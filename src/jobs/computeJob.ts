@@ -33,7 +33,7 @@ export interface ComputeOutcome {
   runs: RunOutput[];
 }
 
-export function summarizeRun(run: RunResult): RunSummary {
+function summarizeRun(run: RunResult): RunSummary {
   return {
     status: run.status,
     iterations: run.iterations,

@@ -25,7 +25,7 @@ export interface EmbeddedRedisOptions {
   port?: number;
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.unref();

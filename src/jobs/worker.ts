@@ -38,7 +38,7 @@ export interface JobWorker {
  * The processor module next to this file: processor.ts under tsx/vitest (the children then load
  * TypeScript through `--import tsx`), processor.js when compiled.
  */
-export function processorLocation(): { file: string; execArgv: string[] } {
+function processorLocation(): { file: string; execArgv: string[] } {
   const ts = fileURLToPath(new URL('./processor.ts', import.meta.url));
   const js = fileURLToPath(new URL('./processor.js', import.meta.url));
   if (import.meta.url.endsWith('.ts') && existsSync(ts)) return { file: ts, execArgv: ['--import', 'tsx'] };
@@ -50,7 +50,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   // Every child would fail every job it takes (after its retries): refuse to start instead.
   if (config.NUMERIC_BACKEND === 'native' && nativeBlas() === null) {
     throw new ConfigError(
-      `NUMERIC_BACKEND=native, but the native numerical backend is not available: ${nativeUnavailableReason()}. Build it (npm run build:native) or set NUMERIC_BACKEND=auto or typescript.`,
+      `NUMERIC_BACKEND=native, but the native numerical backend is not available: ${nativeUnavailableReason()}. ` +
+        'Build it (npm run build:native) or set NUMERIC_BACKEND=auto or typescript.',
     );
   }
   const redisUrl = config.REDIS_URL;
@@ -94,7 +95,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
           status: 'failed',
           error: makeProblem(
             'internal-error',
-            `The job failed after ${job.attemptsMade} attempt(s) because of an internal error; the worker logs have the cause (job id ${id}).`,
+            `The job failed after ${job.attemptsMade} attempt(s) because of an internal error; ` +
+              `the worker logs have the cause (job id ${id}).`,
             { instance: `/v1/jobs/${id}` },
           ),
         })

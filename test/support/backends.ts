@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe } from 'vitest';
 import { activeBackend, nativeBlas, nativeUnavailableReason, useBackend, type BackendName } from '../../src/solvers/linalg/backend.js';
 import { wasmKernelsUnavailableReason } from '../../src/solvers/linalg/wasmRowKernels.js';
 
-export const BACKENDS: readonly BackendName[] = ['typescript', 'native'];
+const BACKENDS: readonly BackendName[] = ['typescript', 'native'];
 
 /**
  * What a solver run's iterations can run on: each backend, and the TypeScript backend once more
@@ -28,7 +28,7 @@ export function kernelSetSkipReason(set: { readonly backend: BackendName; readon
   return '';
 }
 
-export const nativeAvailable = (): boolean => nativeBlas() !== null;
+const nativeAvailable = (): boolean => nativeBlas() !== null;
 
 let warned = false;
 /** Title suffix of a skipped native suite; also says so once per test file on stderr (the default reporter shows only counts). */

@@ -41,7 +41,7 @@ export interface TestServiceOptions {
   redis?: EmbeddedRedis;
 }
 
-export function testConfig(redisUrl: string, overrides: Partial<Config> = {}): Config {
+function testConfig(redisUrl: string, overrides: Partial<Config> = {}): Config {
   return { ...loadConfig({}), LOG_LEVEL, REDIS_URL: redisUrl, JOB_BACKOFF_MS: 100, ...overrides };
 }
 
@@ -72,13 +72,13 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
 
 export async function createJob(app: FastifyInstance, body: unknown): Promise<{ response: LightMyRequestResponse; job: Job }> {
   const response = await app.inject({ method: 'POST', url: '/v1/jobs', payload: body as object });
-  return { response, job: response.json() as Job };
+  return { response, job: response.json<Job>() };
 }
 
 export async function getJob(app: FastifyInstance, id: string): Promise<Job> {
   const response = await app.inject({ method: 'GET', url: `/v1/jobs/${id}` });
   if (response.statusCode !== 200) throw new Error(`GET /v1/jobs/${id}: ${response.statusCode} ${response.body}`);
-  return response.json() as Job;
+  return response.json<Job>();
 }
 
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);

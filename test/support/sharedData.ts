@@ -16,6 +16,6 @@ function resolveSharedDir(): string {
   throw new Error(`No shared reference data found (tried: ${candidates.filter(Boolean).join(', ')})`);
 }
 
-export const SHARED_DIR = resolveSharedDir();
+const SHARED_DIR = resolveSharedDir();
 export const FIXTURES_DIR = join(SHARED_DIR, 'fixtures', 'heterogeneity');
 export const MATRICES_DIR = join(SHARED_DIR, 'matrices');

@@ -27,7 +27,7 @@ export async function openEventStream(url: string): Promise<EventStream> {
 
   const ended = (async () => {
     if (!response.body) return;
-    const reader = response.body.getReader();
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let buffer = '';
     try {

@@ -66,7 +66,7 @@ export class JobStore {
   readonly keys: JobKeys;
 
   constructor(
-    readonly redis: Redis,
+    private readonly redis: Redis,
     keyPrefix: string,
     queueName: string,
     private readonly ttlSeconds: number,

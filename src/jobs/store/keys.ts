@@ -5,7 +5,7 @@
 import { ALGORITHM_IDS, type AlgorithmId } from '../../solvers/algorithms/registry.js';
 
 export class JobKeys {
-  readonly base: string;
+  private readonly base: string;
   /** Sorted set of job ids scored by creation time (ms). */
   readonly index: string;
   /** Pub/sub: ids of running jobs to cancel (every worker process listens). */

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { JobError, StoreUnavailableError } from '../errors.js';
 
 /** Host, port, credentials, db and TLS from a redis:// or rediss:// URL. */
-export function redisOptionsFromUrl(url: string): RedisOptions {
+function redisOptionsFromUrl(url: string): RedisOptions {
   const parsed = new URL(url);
   const options: RedisOptions = {
     host: parsed.hostname.replace(/^\[|\]$/g, '') || '127.0.0.1',
@@ -85,7 +85,7 @@ export async function subscribeWhenReady(redis: Redis, channel: string, timeoutM
 }
 
 /** Errors that mean "Redis is unreachable", as opposed to bugs. */
-export function isConnectionError(error: unknown): boolean {
+function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   if (error.name === 'MaxRetriesPerRequestError') return true;
   const code = (error as { code?: unknown }).code;
