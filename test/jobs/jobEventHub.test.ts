@@ -72,7 +72,16 @@ describe('JobEventHub.subscribe', () => {
     };
 
     const config = { ...loadConfig({}), REDIS_URL: redis.url, KEY_PREFIX: 'hubtest' };
-    const hub = new JobEventHub(config, createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }));
+    // No periodic re-read during the test: only the subscription itself may catch up.
+    const resyncMs = 3_600_000;
+    const hub = new JobEventHub(
+      config,
+      createSubscriberConnection(redis.url, 'test-hub'),
+      CHANNEL,
+      readJob,
+      pino({ level: 'silent' }),
+      resyncMs,
+    );
     try {
       expect(await hub.listen(5000)).toBe(true);
       const events: JobEvent[] = [];

@@ -42,6 +42,7 @@ export class JobEventHub {
   /**
    * @param statusSubscriber a subscriber connection of its own (./store/redisConnection.ts), closed by close()
    * @param readJob the job as GET shows it (throws JobNotFoundError, StoreUnavailableError)
+   * @param resyncMs how often subscribers' statuses are re-read
    */
   constructor(
     private readonly config: Config & { REDIS_URL: string },
@@ -49,11 +50,12 @@ export class JobEventHub {
     private readonly statusChannel: string,
     private readonly readJob: (id: string) => Promise<Job>,
     private readonly log: Logger,
+    resyncMs = STATUS_RESYNC_MS,
   ) {
     statusSubscriber.on('message', (_channel: string, message: string) => this.onStatusMessage(message));
     this.resyncTimer = setInterval(() => {
       for (const id of this.subscriptions.keys()) this.refresh(id);
-    }, STATUS_RESYNC_MS);
+    }, resyncMs);
     this.resyncTimer.unref();
   }
 
