@@ -43,7 +43,7 @@ const isStatus = (status: string) => (event: SseEvent) => event.event === 'statu
 async function cancel(id: string): Promise<Job> {
   const response = await service.app.inject({ method: 'POST', url: `/v1/jobs/${id}/cancel` });
   expect(response.statusCode).toBe(200);
-  return response.json() as Job;
+  return response.json<Job>();
 }
 
 describe('GET /v1/jobs/{id}/events', () => {
@@ -111,7 +111,7 @@ describe('cancellation', () => {
 
     const deleteRunning = await service.app.inject({ method: 'DELETE', url: `/v1/jobs/${job.id}` });
     expect(deleteRunning.statusCode).toBe(409);
-    expect(deleteRunning.json().code).toBe('job-not-finished');
+    expect(deleteRunning.json<{ code: string }>().code).toBe('job-not-finished');
 
     const answer = await cancel(job.id);
     expect(['running', 'cancelled']).toContain(answer.status);
@@ -127,7 +127,7 @@ describe('cancellation', () => {
     expect(dgd.iterations).toBeLessThan(1_000_000);
     const trace = await service.app.inject({ url: `/v1/jobs/${job.id}/runs/dgd/trace` });
     expect(trace.statusCode).toBe(200);
-    expect(trace.json().totalIterations).toBe(dgd.iterations);
+    expect(trace.json<{ totalIterations: number }>().totalIterations).toBe(dgd.iterations);
 
     // Cancelling again returns the job unchanged; a cancelled job can be deleted.
     expect((await cancel(job.id)).status).toBe('cancelled');
