@@ -6,20 +6,26 @@
  *   const analysis = analyze(system);                     // metrics, rates, bounds, recommendation
  *   const run = runAlgorithm(system, 'apc', spectralDataOf(analysis), { tolerance: 1e-8, maxIterations: 20000 });
  *
+ * With A a CsrMatrix, createProblem and buildDistributedSystem give a sparse system (CSR rows per
+ * machine, never densified) that runAlgorithm iterates on.
+ *
  * Long computations also exist as generators (`analyzeWork`, `runAlgorithmWork`) for
  * `runCooperatively`, which keeps an event loop responsive and honours an AbortSignal.
  */
 export * from './errors.js';
 export { fromRows, toRows, matVec, norm2, relativeResidual, type DenseMatrix } from './matrix.js';
 export { runSync, runCooperatively, type Work, type WorkProgress, type CooperativeOptions } from './cooperative.js';
-export { partitionFromAssignment, type Partition, type Problem } from './problem.js';
+export { partitionFromAssignment, type Partition, type Problem, type SparseProblem } from './problem.js';
 export * from './input/index.js';
+export type { CsrMatrix } from './sparse/csr.js';
 export {
   buildDistributedSystem,
   buildDistributedSystemWork,
   type DistributedSystem,
   type MachineData,
+  type SolverSystem,
 } from './distributed/distributedSystem.js';
+export type { CsrMachineData, SparseDistributedSystem } from './distributed/sparseSystem.js';
 export { analyze, analyzeWork, spectralDataOf, DEFAULT_ANALYSIS_TOLERANCE, type AnalyzeOptions } from './analysis/analyze.js';
 export type * from './analysis/types.js';
 export { ALGORITHM_IDS, algorithms, getAlgorithm, isAlgorithmId, type AlgorithmId } from './algorithms/registry.js';

@@ -1,3 +1,5 @@
+import type { CsrMatrix } from './sparse/csr.js';
+
 /**
  * A dense real matrix stored row-major in one flat Float64Array: entry (i, j) is `data[i * cols + j]`.
  * Hot loops index `data` directly; ml-matrix is used only where a factorization reads more clearly.
@@ -63,9 +65,20 @@ export function norm2(x: ArrayLike<number>, offset = 0, length = x.length - offs
   return scale * Math.sqrt(ssq);
 }
 
-/** Relative residual |A x - b| / |b| computed with one pass over A. */
-export function relativeResidual(a: DenseMatrix, x: Float64Array, b: Float64Array): number {
-  const r = matVec(a, x);
+/** Relative residual |A x - b| / |b| computed with one pass over A (dense, or its stored entries when sparse). */
+export function relativeResidual(a: DenseMatrix | CsrMatrix, x: Float64Array, b: Float64Array): number {
+  let r: Float64Array;
+  if ('rowPtr' in a) {
+    const { rows, rowPtr, colIdx, values } = a;
+    r = new Float64Array(rows);
+    for (let i = 0; i < rows; i++) {
+      let s = 0;
+      for (let e = rowPtr[i]; e < rowPtr[i + 1]; e++) s += values[e] * x[colIdx[e]];
+      r[i] = s;
+    }
+  } else {
+    r = matVec(a, x);
+  }
   for (let i = 0; i < r.length; i++) r[i] -= b[i];
   const nb = norm2(b);
   return nb === 0 ? norm2(r) : norm2(r) / nb;

@@ -1,8 +1,10 @@
 /**
  * A validated problem: a square nonsingular-looking matrix, a right-hand side and a partition of
- * the rows over `m` machines. Builders in `input/` produce it and raise typed errors otherwise.
+ * the rows over `m` machines. Builders in `input/` produce it (Problem for a dense A,
+ * SparseProblem for a CSR one) and raise typed errors otherwise.
  */
 import type { DenseMatrix } from './matrix.js';
+import type { CsrMatrix } from './sparse/csr.js';
 
 export interface Partition {
   /** Number of machines. */
@@ -20,6 +22,15 @@ export interface Problem {
   readonly A: DenseMatrix;
   readonly b: Float64Array;
   /** The true solution when known (rhs omitted: b = A * ones, so x* = ones); otherwise null. */
+  readonly xTrue: Float64Array | null;
+  readonly partition: Partition;
+}
+
+/** The same problem with A in compressed sparse rows: nothing of it is ever stored densely. */
+export interface SparseProblem {
+  readonly n: number;
+  readonly A: CsrMatrix;
+  readonly b: Float64Array;
   readonly xTrue: Float64Array | null;
   readonly partition: Partition;
 }

@@ -26,7 +26,7 @@
  * extra eigenvalue is not: at the optimum gamma must be the smaller root, swapped APC diverges
  * (m >= 3, whenever the larger root exceeds 2).
  */
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { ConsensusPass } from '../machines/consensusPass.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
@@ -95,7 +95,7 @@ export class ApcMethod implements IterativeMethod {
   private residual2 = 0;
   private consensus = 0;
 
-  constructor(system: DistributedSystem, gamma: number, eta: number) {
+  constructor(system: SolverSystem, gamma: number, eta: number) {
     const { n, m } = system;
     this.m = m;
     this.eta = eta;
@@ -169,7 +169,7 @@ export const apc: DistributedAlgorithm = {
       lowerBounds,
     };
   },
-  create(system: DistributedSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
     const [gamma, eta] = requireParameters('apc', parameters, DOMAINS);
     return new ApcMethod(system, gamma, eta);
   },

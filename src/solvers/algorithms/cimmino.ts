@@ -6,7 +6,7 @@
  * The residuals r_i = b_i - A_i x of the new x end each step, so an iteration is one pass over each
  * A_i and one over each Q_i (4 sum_i p_i c_i + sum_i p_i^2 flops).
  */
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { CimminoPass } from '../machines/cimminoPass.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import type {
@@ -35,7 +35,7 @@ class CimminoMethod implements IterativeMethod {
   private residual2 = 0;
 
   constructor(
-    system: DistributedSystem,
+    system: SolverSystem,
     private readonly nu: number,
   ) {
     this.machines = new CimminoPass(system);
@@ -96,7 +96,7 @@ export const cimmino: DistributedAlgorithm = {
     const upperHypothesisHolds = c < 1;
     return { lower: largest(lowerBounds), upper: upperHypothesisHolds ? c : null, upperHypothesisHolds, lowerBounds };
   },
-  create(system: DistributedSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
     const [nu] = requireParameters('cimmino', parameters, DOMAINS);
     return new CimminoMethod(system, nu);
   },

@@ -4,7 +4,7 @@
  * optimal alpha = 2/(L + mu), rho = (kappa - 1)/(kappa + 1), kappa = kappa(A^T A) = L/mu.
  * One fused pass over A per iteration (the gradient and residual at the new x end the step).
  */
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientMethod.js';
 import type {
@@ -21,7 +21,7 @@ const DOMAINS = [positive('alpha')];
 
 class DgdMethod extends GradientMethod {
   constructor(
-    system: DistributedSystem,
+    system: SolverSystem,
     private readonly alpha: number,
   ) {
     super(system);
@@ -64,7 +64,7 @@ export const dgd: DistributedAlgorithm = {
     };
     return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
   },
-  create(system: DistributedSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
     const [alpha] = requireParameters('dgd', parameters, DOMAINS);
     return new DgdMethod(system, alpha);
   },

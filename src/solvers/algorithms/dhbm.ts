@@ -7,7 +7,7 @@
  * rho = (sqrt k - 1)/(sqrt k + 1), k = kappa(A^T A); both ends are double roots, so the error
  * decays like t rho^t. One fused pass over A per iteration.
  */
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientMethod.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
@@ -27,7 +27,7 @@ class HeavyBallMethod extends GradientMethod {
   private readonly z: Float64Array;
 
   constructor(
-    system: DistributedSystem,
+    system: SolverSystem,
     private readonly alpha: number,
     private readonly beta: number,
   ) {
@@ -74,7 +74,7 @@ export const dhbm: DistributedAlgorithm = {
     };
     return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
   },
-  create(system: DistributedSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
     const [alpha, beta] = requireParameters('dhbm', parameters, DOMAINS);
     return new HeavyBallMethod(system, alpha, beta);
   },

@@ -9,7 +9,7 @@
  * worst lambda is mu or L. Optimal (Lessard-Recht-Packard): alpha = 4/(3L + mu),
  * beta = (sqrt(3k+1) - 2)/(sqrt(3k+1) + 2), rho = 1 - 2/sqrt(3k+1) (double root at lambda = mu).
  */
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientMethod.js';
 import { nesterovRootModulus } from './spectralRadius.js';
@@ -30,7 +30,7 @@ class NesterovMethod extends GradientMethod {
   private readonly y: Float64Array;
 
   constructor(
-    system: DistributedSystem,
+    system: SolverSystem,
     private readonly alpha: number,
     private readonly beta: number,
   ) {
@@ -81,7 +81,7 @@ export const dnag: DistributedAlgorithm = {
     };
     return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
   },
-  create(system: DistributedSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
     const [alpha, beta] = requireParameters('dnag', parameters, DOMAINS);
     return new NesterovMethod(system, alpha, beta);
   },

@@ -3,7 +3,7 @@
  * whose point x is the estimate, and the residual it measured. A subclass only moves x given g(x)
  * (`update`); the pass then evaluates g and |A x - b|^2 at the new point, ready for the next step.
  */
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { GradientPass } from '../machines/gradientPass.js';
 import type { IterativeMethod } from './types.js';
 
@@ -13,7 +13,7 @@ export abstract class GradientMethod implements IterativeMethod {
   private readonly pass: GradientPass;
   private residual2: number;
 
-  constructor(system: DistributedSystem) {
+  constructor(system: SolverSystem) {
     this.pass = new GradientPass(system);
     this.threads = this.pass.threads;
     this.estimate = this.pass.x;

@@ -5,7 +5,7 @@
  * trace monitor, progress and cancellation live in `../runner/`, shared by all.
  * The registry (`./registry.ts`) maps the public ids to these definitions.
  */
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
 
 export type Parameters = Record<string, number>;
 
@@ -99,5 +99,5 @@ export interface DistributedAlgorithm {
   /** The paper's Table 1 bounds on this algorithm's optimal rate. */
   rateBounds(h: HeterogeneityForBounds): RateBounds;
   /** Set up the iteration (machines' initial estimates and factors) on a system. */
-  create(system: DistributedSystem, parameters: Parameters): IterativeMethod;
+  create(system: SolverSystem, parameters: Parameters): IterativeMethod;
 }

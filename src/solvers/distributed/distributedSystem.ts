@@ -13,7 +13,8 @@ import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js';
 import type { DenseMatrix } from '../matrix.js';
-import type { Partition, Problem } from '../problem.js';
+import type { Partition, Problem, SparseProblem } from '../problem.js';
+import { buildSparseSystemWork, type SparseDistributedSystem } from './sparseSystem.js';
 
 export interface MachineData {
   readonly index: number;
@@ -50,7 +51,9 @@ export interface MachineData {
   readonly qtx0: Float64Array;
 }
 
+/** A system on dense storage: every machine's rows, basis and factor as above. */
 export interface DistributedSystem {
+  readonly storage: 'dense';
   readonly n: number;
   readonly m: number;
   readonly A: DenseMatrix;
@@ -144,16 +147,34 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
   return { index, rows, p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0 };
 }
 
-export function* buildDistributedSystemWork(problem: Problem): Work<DistributedSystem> {
+/** What the iterations run on: a system on dense storage, or its CSR sibling (./sparseSystem.ts). */
+export type SolverSystem = DistributedSystem | SparseDistributedSystem;
+
+function* buildDenseSystemWork(problem: Problem): Work<DistributedSystem> {
   const { m } = problem.partition;
   const machines: MachineData[] = [];
   for (let i = 0; i < m; i++) {
     machines.push(yield* buildMachineWork(problem, i));
     yield { phase: 'bases', fraction: (i + 1) / m };
   }
-  return { n: problem.n, m, A: problem.A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };
+  return { storage: 'dense', n: problem.n, m, A: problem.A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };
 }
 
-export function buildDistributedSystem(problem: Problem): DistributedSystem {
+/** Each machine's data: dense (rows, Q_i, R) for a Problem, CSR rows for a SparseProblem. */
+export function buildDistributedSystemWork(problem: Problem): Work<DistributedSystem>;
+export function buildDistributedSystemWork(problem: SparseProblem): Work<SparseDistributedSystem>;
+export function buildDistributedSystemWork(problem: Problem | SparseProblem): Work<SolverSystem>;
+export function buildDistributedSystemWork(problem: Problem | SparseProblem): Work<SolverSystem> {
+  return isSparseProblem(problem) ? buildSparseSystemWork(problem) : buildDenseSystemWork(problem);
+}
+
+export function buildDistributedSystem(problem: Problem): DistributedSystem;
+export function buildDistributedSystem(problem: SparseProblem): SparseDistributedSystem;
+export function buildDistributedSystem(problem: Problem | SparseProblem): SolverSystem;
+export function buildDistributedSystem(problem: Problem | SparseProblem): SolverSystem {
   return runSync(buildDistributedSystemWork(problem));
+}
+
+function isSparseProblem(problem: Problem | SparseProblem): problem is SparseProblem {
+  return 'rowPtr' in problem.A;
 }

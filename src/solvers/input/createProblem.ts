@@ -1,41 +1,54 @@
 /**
  * Assemble a validated Problem from a matrix, an optional right-hand side and a partition.
  * Without rhs, b = A * ones(n) so that the true solution x* = ones(n) is known.
+ * A dense matrix gives a Problem; a CSR matrix (../sparse/csr.ts) gives a SparseProblem, checked
+ * and assembled in O(nnz + n) without ever densifying (limits.maxN bounds dense storage only).
  */
-import { DimensionMismatchError, NotSquareError, SingularMatrixError } from '../errors.js';
+import { DimensionMismatchError, NonFiniteValueError, NotSquareError, SingularMatrixError } from '../errors.js';
 import { matVec, type DenseMatrix } from '../matrix.js';
-import type { Partition, Problem } from '../problem.js';
-import { checkAllFinite, checkDenseSize, entriesToVector } from './entries.js';
+import type { Partition, Problem, SparseProblem } from '../problem.js';
+import { checkCsr, multiply, type CsrMatrix } from '../sparse/csr.js';
+import { checkAllFinite, checkDenseSize, entriesToVector, matrixEntryName } from './entries.js';
 import { buildPartition, checkPartition } from './partition.js';
 import type { EntryValue, InputLimits, PartitionInput } from './types.js';
 
-export interface CreateProblemArgs {
-  A: DenseMatrix;
+export interface CreateProblemArgs<Matrix extends DenseMatrix | CsrMatrix = DenseMatrix> {
+  A: Matrix;
   rhs?: ArrayLike<EntryValue> | null;
   partition: PartitionInput | Partition;
   limits?: InputLimits;
 }
 
-export function createProblem(args: CreateProblemArgs): Problem {
+export function createProblem(args: CreateProblemArgs): Problem;
+export function createProblem(args: CreateProblemArgs<CsrMatrix>): SparseProblem;
+export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>): Problem | SparseProblem;
+export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>): Problem | SparseProblem {
   const { A, limits } = args;
   if (A.rows !== A.cols) throw new NotSquareError(A.rows, A.cols, 'rectangular matrix');
   const n = A.rows;
   if (n < 1) throw new DimensionMismatchError('The matrix is empty (0 x 0); a system needs at least one row.', { n });
-  if (A.data.length !== n * n) {
-    throw new DimensionMismatchError(`The matrix claims to be ${n} x ${n} but holds ${A.data.length} values.`, {
-      n,
-      length: A.data.length,
-    });
+  let sparse: CsrMatrix | null = null;
+  if ('rowPtr' in A) {
+    checkCsr(A);
+    checkSparseEntries(A);
+    sparse = A;
+  } else {
+    if (A.data.length !== n * n) {
+      throw new DimensionMismatchError(`The matrix claims to be ${n} x ${n} but holds ${A.data.length} values.`, {
+        n,
+        length: A.data.length,
+      });
+    }
+    checkDenseSize(n, limits);
+    checkAllFinite(A);
+    checkNoZeroRowOrColumn(A);
   }
-  checkDenseSize(n, limits);
-  checkAllFinite(A);
-  checkNoZeroRowOrColumn(A);
 
   let b: Float64Array;
   let xTrue: Float64Array | null;
   if (args.rhs === undefined || args.rhs === null) {
     xTrue = new Float64Array(n).fill(1);
-    b = matVec(A, xTrue);
+    b = sparse !== null ? multiply(sparse, xTrue) : matVec(A as DenseMatrix, xTrue);
   } else {
     if (args.rhs.length !== n) {
       throw new DimensionMismatchError(`rhs has ${args.rhs.length} entries but the matrix has n = ${n} rows.`, {
@@ -48,7 +61,7 @@ export function createProblem(args: CreateProblemArgs): Problem {
   }
 
   const partition = isPartition(args.partition) ? checkPartition(args.partition, n, limits) : buildPartition(args.partition, n, limits);
-  return { n, A, b, xTrue, partition };
+  return sparse !== null ? { n, A: sparse, b, xTrue, partition } : { n, A: A as DenseMatrix, b, xTrue, partition };
 }
 
 function isPartition(p: PartitionInput | Partition): p is Partition {
@@ -69,6 +82,27 @@ function checkNoZeroRowOrColumn(A: DenseMatrix): void {
       if (data[off + j] !== 0) {
         rowNonzero = true;
         columnNonzero[j] = 1;
+      }
+    }
+    if (!rowNonzero) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });
+  }
+  const zeroColumn = columnNonzero.indexOf(0);
+  if (zeroColumn !== -1)
+    throw new SingularMatrixError(`Column ${zeroColumn} of A is entirely zero, so A is singular.`, { column: zeroColumn });
+}
+
+/** The sparse counterpart of checkAllFinite and checkNoZeroRowOrColumn: over the stored entries only. */
+function checkSparseEntries(A: CsrMatrix): void {
+  const { rows: n, rowPtr, colIdx, values } = A;
+  const columnNonzero = new Uint8Array(n);
+  for (let i = 0; i < n; i++) {
+    let rowNonzero = false;
+    for (let e = rowPtr[i]; e < rowPtr[i + 1]; e++) {
+      const v = values[e];
+      if (!Number.isFinite(v)) throw new NonFiniteValueError(matrixEntryName(i, colIdx[e]), v);
+      if (v !== 0) {
+        rowNonzero = true;
+        columnNonzero[colIdx[e]] = 1;
       }
     }
     if (!rowNonzero) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });

@@ -3,7 +3,8 @@
  * over A_i, and |r_i|^2) and its term A_i^+ r_i = A_i^T (A_i A_i^T)^{-1} r_i on its support (one
  * pass over Q_i, see ./machine.ts); the taskmaster adds the terms in machine order.
  */
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
+import { UnsupportedMatrixError } from '../errors.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { startFleet } from './fleet.js';
 import { CIMMINO_PASS } from './machineShard.js';
@@ -11,6 +12,14 @@ import { denseStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a machine: |b_i - A_i x|^2. */
 const RESIDUAL2 = 0;
+
+function projectionOnSparse(): Error {
+  return new UnsupportedMatrixError(
+    "The projection methods (apc, mlm, cimmino) need each machine's basis of R(A_i), which a sparse system does not hold; " +
+      'the gradient methods (dgd, dnag, dhbm) run on sparse systems.',
+    { storage: 'csr' },
+  );
+}
 
 export class CimminoPass {
   /** The point the pass reads (shared with the threads; written only between passes). */
@@ -20,7 +29,8 @@ export class CimminoPass {
   private readonly machines: readonly MachineStorage[];
   private readonly outputOffset: Int32Array;
 
-  constructor(system: DistributedSystem) {
+  constructor(system: SolverSystem) {
+    if (system.storage === 'csr') throw projectionOnSparse();
     const { n, machines } = system;
     this.machines = machines.map((machine) => denseStorage(machine, { rows: true, basis: true }));
     const fleet = startFleet({ n, machines: this.machines, outputLengths: this.machines.map((machine) => machine.c), scalarsPerChunk: 1 });

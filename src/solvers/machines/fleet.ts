@@ -34,7 +34,7 @@ export function startFleet(plan: FleetPlan): Fleet {
   const { n, machines, outputLengths, scalarsPerChunk } = plan;
   const outputOffset = new Int32Array(machines.length + 1);
   for (let i = 0; i < machines.length; i++) outputOffset[i + 1] = outputOffset[i] + outputLengths[i];
-  const placement = choosePlacement('dense');
+  const placement = choosePlacement(machines.some((machine) => machine.storage === 'dense') ? 'dense' : 'csr');
   const spec: FleetSpec = { machines, outputOffset, scalarsPerChunk, gamma: plan.gamma ?? 0 };
   const engine = startShardEngine<FleetSpec>({
     shardModule: SHARD_MODULE,

@@ -6,6 +6,7 @@
  * `createShard`), so it imports no algorithm.
  */
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
+import { CsrMachine } from './csrMachine.js';
 import { DenseMachine, Scratch, type MachineOperator } from './machine.js';
 import { passKernels } from './placement.js';
 import type { MachineStorage } from './storage.js';
@@ -41,7 +42,9 @@ export class MachineShard implements Shard {
       largestRows = Math.max(largestRows, machine.p);
     }
     const scratch = new Scratch(largestSupport, largestRows);
-    this.machines = spec.machines.map((storage) => new DenseMachine(storage, n, scratch, kernels));
+    this.machines = spec.machines.map((storage) =>
+      storage.storage === 'csr' ? new CsrMachine(storage, n, scratch) : new DenseMachine(storage, n, scratch, kernels),
+    );
     this.outputOffset = spec.outputOffset;
     this.scalarsPerChunk = spec.scalarsPerChunk;
     this.gamma = spec.gamma;

@@ -8,8 +8,14 @@
  *  - dense: the rows of A_i (p x c, row-major, with each row's nonzero extent) and b_i, and the
  *    orthonormal basis Q_i^T of R(A_i) with R (A_i^T = Q_i R) and qtx0 = R^{-T} b_i, from
  *    ../distributed/distributedSystem.ts. A pass takes only the parts it reads (`rows`, `basis`).
+ *  - csr: the rows of A_i in compressed sparse rows with column indices local to the support
+ *    (entry e of row k is column cols[colIdx[e]]), and b_i, from ../distributed/sparseSystem.ts.
+ *    O(nnz) memory: a chunk of rows has its own (smaller) support, so the terms the taskmaster adds
+ *    up per iteration are never more than the chunk's stored entries.
  */
 import type { MachineData } from '../distributed/distributedSystem.js';
+import type { CsrMachineData } from '../distributed/sparseSystem.js';
+import { columnSupport, restrictColumns } from '../sparse/csr.js';
 
 /** Rows of A_i on the support (p x c, row-major) and b_i; entries of row k outside [aStart[k], aEnd[k]) are zero. */
 export interface DenseRows {
@@ -40,7 +46,20 @@ export interface DenseMachineStorage {
   readonly basis: DenseBasis | null;
 }
 
-export type MachineStorage = DenseMachineStorage;
+export interface CsrMachineStorage {
+  readonly storage: 'csr';
+  readonly p: number;
+  readonly c: number;
+  readonly full: boolean;
+  readonly cols: Int32Array;
+  /** Row k's entries are colIdx / values[rowPtr[k] .. rowPtr[k + 1]), colIdx local to `cols`. */
+  readonly rowPtr: Int32Array;
+  readonly colIdx: Int32Array;
+  readonly values: Float64Array;
+  readonly b: Float64Array;
+}
+
+export type MachineStorage = DenseMachineStorage | CsrMachineStorage;
 
 /** Which parts of a machine a run's passes read. */
 export interface StorageParts {
@@ -76,6 +95,34 @@ export function denseRowRange(machine: MachineData, from: number, to: number): D
   };
 }
 
+/** Rows [from, to) of a sparse machine's A_i and b_i, on the support of those rows: a chunk of the gradient pass. */
+export function csrRowRange(machine: CsrMachineData, from: number, to: number): CsrMachineStorage {
+  const { a, b } = machine;
+  const first = a.rowPtr[from];
+  const rowPtr = a.rowPtr.slice(from, to + 1);
+  for (let k = 0; k < rowPtr.length; k++) rowPtr[k] -= first;
+  const rows = {
+    rows: to - from,
+    cols: a.cols,
+    rowPtr,
+    colIdx: a.colIdx.subarray(first, a.rowPtr[to]),
+    values: a.values.subarray(first, a.rowPtr[to]),
+  };
+  const cols = columnSupport(rows);
+  const local = restrictColumns(rows, cols);
+  return {
+    storage: 'csr',
+    p: to - from,
+    c: cols.length,
+    full: cols.length === a.cols,
+    cols,
+    rowPtr: local.rowPtr,
+    colIdx: local.colIdx,
+    values: local.values,
+    b: b.slice(from, to),
+  };
+}
+
 /** Entries of row k of a matrix with the given extents: its work in a pass (zero for an empty extent). */
 function extentSum(start: Int32Array, end: Int32Array): number {
   let entries = 0;
@@ -85,15 +132,17 @@ function extentSum(start: Int32Array, end: Int32Array): number {
 
 /** Matrix entries one pass over the storage reads (its parts' nonzero extents): what orders and places the chunks. */
 export function entriesRead(storage: MachineStorage): number {
+  if (storage.storage === 'csr') return storage.rowPtr[storage.p];
   let entries = 0;
   if (storage.rows !== null) entries += extentSum(storage.rows.aStart, storage.rows.aEnd);
   if (storage.basis !== null) entries += extentSum(storage.basis.qStart, storage.basis.qEnd);
   return entries;
 }
 
-/** Entries of each row of A_i (its nonzero extent): the work of cutting a machine's rows into chunks. */
-export function rowEntries(machine: MachineData): Float64Array {
+/** Entries of each row of A_i (its nonzero extent, or its stored entries): the work of cutting a machine's rows into chunks. */
+export function rowEntries(machine: MachineData | CsrMachineData): Float64Array {
   const w = new Float64Array(machine.p);
-  for (let k = 0; k < machine.p; k++) w[k] = Math.max(0, machine.aEnd[k] - machine.aStart[k]);
+  if ('aStart' in machine) for (let k = 0; k < machine.p; k++) w[k] = Math.max(0, machine.aEnd[k] - machine.aStart[k]);
+  else for (let k = 0; k < machine.p; k++) w[k] = machine.a.rowPtr[k + 1] - machine.a.rowPtr[k];
   return w;
 }

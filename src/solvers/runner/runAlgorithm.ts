@@ -19,7 +19,7 @@
 import { getAlgorithm, type AlgorithmId } from '../algorithms/registry.js';
 import type { Parameters, SpectralData } from '../algorithms/types.js';
 import type { Work, WorkProgress } from '../cooperative.js';
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { CancelledError, InvalidParameterError } from '../errors.js';
 import { norm2, relativeResidual } from '../matrix.js';
 import { empiricalRateOfTrace } from './empiricalRate.js';
@@ -66,12 +66,7 @@ function relativeDistance(x: Float64Array, y: Float64Array, normY: number): numb
 
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : String(x));
 
-export function* runAlgorithmWork(
-  system: DistributedSystem,
-  id: AlgorithmId,
-  spectral: SpectralData,
-  options: RunOptions,
-): Work<RunResult> {
+export function* runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectral: SpectralData, options: RunOptions): Work<RunResult> {
   const algorithm = getAlgorithm(id);
   checkOptions(options);
   const { tolerance, maxIterations, signal } = options;
@@ -191,7 +186,7 @@ export function* runAlgorithmWork(
 
 /** Runs to completion synchronously; onProgress is called at most every progressIntervalMs (default 100 ms). */
 export function runAlgorithm(
-  system: DistributedSystem,
+  system: SolverSystem,
   id: AlgorithmId,
   spectral: SpectralData,
   options: RunOptions & { onProgress?: (progress: WorkProgress) => void; progressIntervalMs?: number },
