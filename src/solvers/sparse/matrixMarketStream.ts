@@ -150,6 +150,8 @@ export class MatrixMarketStreamReader {
 
   private line(text: string): void {
     this.lineNumber++;
+    if (text.length > MAX_LINE_CHARS)
+      throw new MatrixMarketSyntaxError(`the line is longer than ${MAX_LINE_CHARS} characters.`, this.lineNumber);
     switch (this.stage) {
       case 'header':
         this.parseHeader(text);
@@ -250,7 +252,8 @@ export class MatrixMarketStreamReader {
       );
     }
     // Distinct (i, j) pairs are required, so more entries than positions cannot be right (and would be allocated for nothing).
-    const positions = this.symmetry === 'general' ? n * n : this.symmetry === 'symmetric' ? (n * (n + 1)) / 2 : (n * (n - 1)) / 2;
+    // (Skew-symmetric files may list zero diagonal entries.)
+    const positions = this.symmetry === 'general' ? n * n : (n * (n + 1)) / 2;
     if (entries > positions) {
       throw new MatrixMarketSyntaxError(
         `the size line announces ${entries} entries, more than the ${positions} distinct positions of a ${n} x ${n} ${this.symmetry} matrix.`,

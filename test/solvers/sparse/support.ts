@@ -8,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { csrFromDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { MatrixMarketStreamReader } from '../../../src/solvers/sparse/matrixMarketStream.js';
 import { MATRICES_DIR } from '../../support/sharedData.js';
 
@@ -94,4 +95,16 @@ export function relativeDifference(x: ArrayLike<number>, y: ArrayLike<number>): 
     den += y[k] ** 2;
   }
   return Math.sqrt(num / den);
+}
+
+/** The matrix a reference case was computed on. */
+export function referenceMatrix(source: SparseReference['gram'][number]['source']): CsrMatrix {
+  if (source.matrixMarket !== undefined) return readMatrixCsr(source.matrixMarket);
+  if (source.generator === 'poisson2d') return poisson2d(source.k!);
+  return convectionDiffusion2d(source.k!, source.peclet!);
+}
+
+/** start, start + 1, ..., end - 1. */
+export function rowRange(start: number, end: number): Int32Array {
+  return Int32Array.from({ length: end - start }, (_, k) => start + k);
 }

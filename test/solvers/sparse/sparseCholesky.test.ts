@@ -1,0 +1,230 @@
+import { CholeskyDecomposition, Matrix } from 'ml-matrix';
+import { describe, expect, it } from 'vitest';
+import { DimensionMismatchError, SingularMatrixError } from '../../../src/solvers/errors.js';
+import { csrFromCoo, csrFromDense, multiply, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
+import { invertPermutation } from '../../../src/solvers/sparse/ordering.js';
+import {
+  analyzeCholesky,
+  factorCholesky,
+  refactorCholesky,
+  solveCholesky,
+  solveLower,
+  solveUpper,
+  type CholeskyFactor,
+} from '../../../src/solvers/sparse/sparseCholesky.js';
+import { thrown } from '../../support/thrown.js';
+import { SPARSE_REFERENCE, randomSparse, referenceMatrix, relativeDifference, rowRange } from './support.js';
+
+const EPS = Number.EPSILON;
+
+/** L (n x n, dense row-major) from the factor's columns. */
+function denseL(factor: CholeskyFactor): Float64Array {
+  const { n, colPtr, rowIdx } = factor.symbolic;
+  const l = new Float64Array(n * n);
+  for (let j = 0; j < n; j++) for (let q = colPtr[j]; q < colPtr[j + 1]; q++) l[rowIdx[q] * n + j] = factor.values[q];
+  return l;
+}
+
+function sinVector(n: number): Float64Array {
+  return Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1));
+}
+
+function relativeResidual(g: CsrMatrix, x: Float64Array, b: Float64Array): number {
+  const r = multiply(g, x);
+  return relativeDifference(r, b);
+}
+
+describe('sparse Cholesky against SciPy and libamd (machine Gram blocks of real and generated matrices)', () => {
+  for (const c of SPARSE_REFERENCE.gram) {
+    it(`${c.label}: solutions, log det, fill`, () => {
+      const a = referenceMatrix(c.source);
+      for (const block of c.blocks) {
+        const g = gramMatrix(selectRows(a, rowRange(block.rows[0], block.rows[1])));
+        const p = g.rows;
+        const label = `${c.label} rows ${block.rows[0]}..${block.rows[1]}`;
+        const factor = factorCholesky(g);
+        const b = sinVector(p);
+        const x = solveCholesky(factor, b, new Float64Array(p));
+        // Cholesky's accuracy is set by the equilibrated condition number (it is invariant under diagonal scaling).
+        const tolerance = Math.max(1e-13, 100 * EPS * block.equilibratedCondition);
+        expect(relativeDifference(x, block.x), label).toBeLessThanOrEqual(tolerance);
+        expect(relativeResidual(g, x, b), label).toBeLessThanOrEqual(Math.max(10 * block.relativeResidual, 1e-13));
+        // log det G = 2 sum log L_kk, whatever the ordering.
+        let logDet = 0;
+        for (let j = 0; j < p; j++) logDet += 2 * Math.log(factor.values[factor.symbolic.colPtr[j]]);
+        expect(Math.abs(logDet - block.logDet), label).toBeLessThanOrEqual(1e-9 * (Math.abs(block.logDet) + p));
+
+        // Symbolic analysis: nnz(L) under libamd's ordering and under the natural one, exactly as counted by elimination in Python.
+        const amdPerm = Int32Array.from(block.amdPerm);
+        expect(analyzeCholesky(g, { ordering: { perm: amdPerm, inverse: invertPermutation(amdPerm) } }).nnzL - p, label).toBe(
+          block.amdLnzByElimination,
+        );
+        expect(analyzeCholesky(g, { ordering: 'natural' }).nnzL - p, label).toBe(block.naturalLnzByElimination);
+        // Our approximate minimum degree: within 5% of SuiteSparse AMD's fill, and no worse than no ordering.
+        const ourFill = factor.symbolic.nnzL - p;
+        expect(ourFill, label).toBeLessThanOrEqual(Math.ceil(1.05 * block.amdLnzByElimination));
+        expect(ourFill, label).toBeLessThanOrEqual(block.naturalLnzByElimination);
+      }
+    });
+  }
+});
+
+describe('sparse Cholesky against a dense Cholesky (ml-matrix)', () => {
+  const cases: [string, () => CsrMatrix][] = [
+    ['Poisson k = 12 (SPD itself)', () => poisson2d(12)],
+    [
+      'Gram of a 60 x 90 random sparse matrix with a unit diagonal (full row rank)',
+      () => {
+        const { dense } = randomSparse(60, 90, 0.05, 11);
+        for (let i = 0; i < 60; i++) dense.data[i * 90 + i] += 1;
+        return gramMatrix(csrFromDense(dense));
+      },
+    ],
+    ['Gram of 2-D Poisson rows 100..299 (k = 20)', () => gramMatrix(selectRows(poisson2d(20), rowRange(100, 300)))],
+  ];
+  for (const [label, build] of cases) {
+    it(`${label}: L equals the dense factor of P G P^T, x equals the dense solve`, () => {
+      const g = build();
+      const n = g.rows;
+      const factor = factorCholesky(g);
+      const { perm } = factor.symbolic.ordering;
+      const gDense = new Float64Array(n * n);
+      for (let r = 0; r < n; r++) for (let q = g.rowPtr[r]; q < g.rowPtr[r + 1]; q++) gDense[r * n + g.colIdx[q]] = g.values[q];
+      const permuted = Matrix.zeros(n, n);
+      for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) permuted.set(i, j, gDense[perm[i] * n + perm[j]]);
+      const reference = new CholeskyDecomposition(permuted);
+      expect(reference.isPositiveDefinite()).toBe(true);
+      const lReference = reference.lowerTriangularMatrix;
+      const l = denseL(factor);
+      let maxL = 0;
+      let maxDifference = 0;
+      for (let i = 0; i < n; i++) {
+        for (let j = 0; j < n; j++) {
+          maxL = Math.max(maxL, Math.abs(lReference.get(i, j)));
+          maxDifference = Math.max(maxDifference, Math.abs(l[i * n + j] - lReference.get(i, j)));
+          // The symbolic pattern contains every nonzero of the true factor.
+          if (Math.abs(lReference.get(i, j)) > 1e-12 * maxL) expect(l[i * n + j], `${i}, ${j}`).not.toBe(0);
+        }
+      }
+      expect(maxDifference).toBeLessThanOrEqual(1e-12 * maxL);
+
+      const b = sinVector(n);
+      const xReference = new CholeskyDecomposition(
+        new Matrix([...Array(n).keys()].map((i) => Array.from(gDense.subarray(i * n, (i + 1) * n)))),
+      )
+        .solve(Matrix.columnVector(Array.from(b)))
+        .getColumn(0);
+      const x = solveCholesky(factor, b, new Float64Array(n));
+      expect(relativeDifference(x, xReference)).toBeLessThanOrEqual(1e-11);
+    });
+  }
+});
+
+describe('sparse Cholesky API', () => {
+  const g = gramMatrix(selectRows(poisson2d(15), rowRange(30, 130)));
+  const n = g.rows;
+
+  it('solveLower / solveUpper are the two halves of B = P^T L (B B^T = G), in place too', () => {
+    const factor = factorCholesky(g);
+    const b = sinVector(n);
+    const y = solveLower(factor, b, new Float64Array(n));
+    const x = solveUpper(factor, y, new Float64Array(n));
+    const direct = solveCholesky(factor, b, new Float64Array(n));
+    expect(relativeDifference(x, direct)).toBeLessThanOrEqual(1e-15);
+    // |B^{-1} b|^2 = b^T G^{-1} b.
+    let yy = 0;
+    let bx = 0;
+    for (let k = 0; k < n; k++) {
+      yy += y[k] * y[k];
+      bx += b[k] * direct[k];
+    }
+    expect(Math.abs(yy - bx)).toBeLessThanOrEqual(1e-13 * bx);
+    const inPlace = b.slice();
+    solveCholesky(factor, inPlace, inPlace);
+    expect(inPlace).toEqual(direct);
+    const halves = b.slice();
+    solveUpper(factor, solveLower(factor, halves, halves), halves);
+    expect(halves).toEqual(x);
+  });
+
+  it('one analysis serves a refactorization with new values; a different pattern is refused', () => {
+    const symbolic = analyzeCholesky(g);
+    const factor = factorCholesky(g, symbolic);
+    const shifted = { ...g, values: g.values.slice() };
+    for (let r = 0; r < n; r++)
+      for (let q = g.rowPtr[r]; q < g.rowPtr[r + 1]; q++) shifted.values[q] = 2 * g.values[q] + (g.colIdx[q] === r ? 1 : 0);
+    refactorCholesky(factor, shifted);
+    const b = sinVector(n);
+    const x = solveCholesky(factor, b, new Float64Array(n));
+    expect(relativeResidual(shifted, x, b)).toBeLessThanOrEqual(1e-13);
+    expect(factor.symbolic).toBe(symbolic);
+    const other = poisson2d(10);
+    expect(thrown(() => factorCholesky(other, symbolic))).toBeInstanceOf(DimensionMismatchError);
+    const moved = g.colIdx.slice();
+    moved[1] = moved[1] + 1; // same sizes, one entry in another column
+    expect(thrown(() => factorCholesky({ ...g, colIdx: moved }, symbolic))).toBeInstanceOf(DimensionMismatchError);
+  });
+
+  it('natural ordering and a given ordering give the same solution', () => {
+    const b = sinVector(n);
+    const amd = solveCholesky(factorCholesky(g), b, new Float64Array(n));
+    const natural = solveCholesky(factorCholesky(g, analyzeCholesky(g, { ordering: 'natural' })), b, new Float64Array(n));
+    expect(relativeDifference(natural, amd)).toBeLessThanOrEqual(1e-13);
+  });
+
+  it('1 x 1 and diagonal matrices', () => {
+    const one = csrFromCoo(1, 1, [0], [0], [4]);
+    expect(Array.from(solveCholesky(factorCholesky(one), new Float64Array([2]), new Float64Array(1)))).toEqual([0.5]);
+    const diagonal = csrFromCoo(3, 3, [0, 1, 2], [0, 1, 2], [1, 4, 16]);
+    const f = factorCholesky(diagonal);
+    expect(f.symbolic.nnzL).toBe(3);
+    expect(Array.from(solveCholesky(f, new Float64Array([1, 1, 1]), new Float64Array(3)))).toEqual([1, 0.25, 0.0625]);
+  });
+});
+
+describe('numerically singular or indefinite matrices: SingularMatrixError naming the row', () => {
+  it('a machine row that is a combination of its other rows', () => {
+    // Rows 0..3 of a random sparse matrix, then row 4 = row 1 - 2 row 3: G is singular.
+    const { dense } = randomSparse(5, 12, 0.5, 21);
+    const c = dense.cols;
+    for (let j = 0; j < c; j++) dense.data[4 * c + j] = dense.data[1 * c + j] - 2 * dense.data[3 * c + j];
+    const g = gramMatrix(csrFromDense(dense));
+    const error = thrown(() => factorCholesky(g));
+    expect(error).toBeInstanceOf(SingularMatrixError);
+    const details = (error as SingularMatrixError).details;
+    // The pivot found zero is one of the dependent rows, in G's own numbering.
+    expect([1, 3, 4]).toContain(details.row);
+    expect(Math.abs(details.relativePivot as number)).toBeLessThanOrEqual(1e-13);
+    expect(error.message).toContain(`row ${String(details.row)}`);
+    // The caller adds the machine (and maps the row to its global index).
+    const extended = new SingularMatrixError(`rank-deficient rows of machine 3: ${error.message}`, { ...details, machine: 3 });
+    expect(extended.details).toMatchObject({ machine: 3, row: details.row });
+    expect(extended.code).toBe('singular-matrix');
+  });
+
+  it('rows at a tiny angle pass or fail at the tolerance, which can be set', () => {
+    // Two rows at angle t: pivot ratio d_1 / G_11 = sin^2 t.
+    const t = 1e-6;
+    const rows = csrFromCoo(2, 2, [0, 1, 1], [0, 0, 1], [1, Math.cos(t), Math.sin(t)]);
+    const g = gramMatrix(rows);
+    expect(() => factorCholesky(g)).not.toThrow();
+    const error = thrown(() => factorCholesky(g, undefined, { relativePivotTolerance: 1e-11 }));
+    expect(error).toBeInstanceOf(SingularMatrixError);
+    const ratio = (error as SingularMatrixError).details.relativePivot as number;
+    // Computed as 1 - cos^2 t: rounding of order u against sin^2 t = 1e-12.
+    expect(Math.abs(ratio - Math.sin(t) ** 2)).toBeLessThanOrEqual(1e-3 * Math.sin(t) ** 2);
+  });
+
+  it('a zero row, and an indefinite symmetric matrix', () => {
+    const zeroRow = gramMatrix(csrFromCoo(3, 3, [0, 2], [0, 2], [1, 1]));
+    const zeroError = thrown(() => factorCholesky(zeroRow));
+    expect(zeroError).toBeInstanceOf(SingularMatrixError);
+    expect((zeroError as SingularMatrixError).details.row).toBe(1);
+    const indefinite = csrFromCoo(2, 2, [0, 0, 1, 1], [0, 1, 0, 1], [1, 2, 2, 1]);
+    const error = thrown(() => factorCholesky(indefinite));
+    expect(error).toBeInstanceOf(SingularMatrixError);
+    expect((error as SingularMatrixError).details.pivot).toBeCloseTo(-3, 12);
+  });
+});
