@@ -160,7 +160,7 @@ export class MatrixMarketStreamReader {
         if (!isSkippable(text)) this.parseSize(text);
         return;
       case 'entries':
-        if (!isSkippable(text)) this.parseEntry(text);
+        if (!this.parseEntryFast(text) && !isSkippable(text)) this.parseEntry(text);
         return;
       case 'finished':
         return;
@@ -270,6 +270,53 @@ export class MatrixMarketStreamReader {
     this.stage = 'entries';
   }
 
+  /**
+   * The common case without allocating: an ASCII line "i j value" (or "i j") that is valid, or blank,
+   * or a comment. Returns false for anything else (including every error), which parseEntry then
+   * reads with the full grammar and reports: this path accepts a subset of what parseEntry accepts,
+   * with the same values.
+   */
+  private parseEntryFast(line: string): boolean {
+    const length = line.length;
+    let p = skipBlanks(line, 0);
+    if (p === length) return true; // blank
+    if (line.charCodeAt(p) === 37) return true; // % comment
+    const i = parseSmallIndex(line, p);
+    if (i < 1) return false;
+    p = indexEnd;
+    let next = skipBlanks(line, p);
+    if (next === p) return false;
+    const j = parseSmallIndex(line, next);
+    if (j < 1) return false;
+    p = indexEnd;
+    const pattern = this.field === 'pattern';
+    let value = 1;
+    if (!pattern) {
+      next = skipBlanks(line, p);
+      if (next === p) return false;
+      const end = this.field === 'integer' ? integerLiteralEnd(line, next) : realLiteralEnd(line, next);
+      if (end < 0) return false;
+      value = Number.isNaN(literalValue)
+        ? Number(exponentIsD ? line.slice(next, end).replace(/[dD]/, 'e') : line.slice(next, end))
+        : literalValue;
+      p = end;
+    }
+    if (skipBlanks(line, p) !== length) return false;
+    const n = this.n;
+    if (i > n || j > n || !Number.isFinite(value) || this.read === this.expected) return false;
+    if (this.symmetry === 'skew-symmetric' && i === j && value !== 0) return false;
+    const storedHere = this.symmetry !== 'general' && i !== j ? 2 : 1;
+    if (this.stored + storedHere > this.maxNnz) return false;
+    const k = this.read;
+    this.stored += storedHere;
+    this.rowOf[k] = i - 1;
+    this.colOf[k] = j - 1;
+    if (!pattern) this.valueOf[k] = value;
+    this.lineOf[k] = Math.min(this.lineNumber, 0xffffffff);
+    this.read++;
+    return true;
+  }
+
   private parseEntry(line: string): void {
     const lineNumber = this.lineNumber;
     if (this.read === this.expected)
@@ -288,8 +335,8 @@ export class MatrixMarketStreamReader {
     const k = this.read;
     if (!pattern) {
       const token = parts[2];
-      const where = `${matrixEntryName(i, j)} (Matrix Market line ${lineNumber})`;
-      if (NON_FINITE_LITERAL.test(token)) throw new NonFiniteValueError(where, token);
+      const where = (): string => `${matrixEntryName(i, j)} (Matrix Market line ${lineNumber})`;
+      if (NON_FINITE_LITERAL.test(token)) throw new NonFiniteValueError(where(), token);
       if (!(this.field === 'integer' ? INTEGER_LITERAL : REAL_LITERAL).test(token)) {
         throw new MatrixMarketSyntaxError(
           `${JSON.stringify(token)} is not ${this.field === 'integer' ? 'an integer' : 'a real number'}.`,
@@ -298,7 +345,7 @@ export class MatrixMarketStreamReader {
       }
       const value = Number(token.replace(/[dD]/, 'e'));
       // Literals too large for a double (1e400) overflow to Infinity.
-      if (!Number.isFinite(value)) throw new NonFiniteValueError(where, token);
+      if (!Number.isFinite(value)) throw new NonFiniteValueError(where(), token);
       if (this.symmetry === 'skew-symmetric' && i === j && value !== 0) {
         throw new MatrixMarketSyntaxError(`skew-symmetric matrix with nonzero diagonal entry (${i + 1}, ${j + 1}) = ${token}.`, lineNumber);
       }
@@ -402,6 +449,114 @@ function parseIndex(token: string, n: number, what: 'row' | 'column', lineNumber
   const index = Number(token);
   if (index < 1 || index > n) throw new MatrixMarketSyntaxError(`the ${what} index ${index} is outside 1..${n}.`, lineNumber);
   return index - 1;
+}
+
+// The fast path's scanners (ASCII only; anything else is left to the regular expressions).
+
+/** Set by parseSmallIndex: where the index token ended. */
+let indexEnd = 0;
+/** Set by realLiteralEnd: the literal has a Fortran D exponent. */
+let exponentIsD = false;
+/**
+ * Set by realLiteralEnd / integerLiteralEnd: the literal's value when it is exact to compute here
+ * (Clinger's fast path: an integer mantissa below 2^53 times 10^e with |e| <= 22, both exact doubles,
+ * so one correctly rounded multiplication or division), else NaN (then Number() converts it).
+ */
+let literalValue = Number.NaN;
+const POWERS_OF_TEN = Array.from({ length: 23 }, (_, e) => 10 ** e);
+const MANTISSA_LIMIT = 2 ** 53;
+
+const isBlank = (c: number): boolean => c === 32 || (c >= 9 && c <= 13);
+const isDigit = (c: number): boolean => c >= 48 && c <= 57;
+
+function skipBlanks(line: string, p: number): number {
+  while (p < line.length && isBlank(line.charCodeAt(p))) p++;
+  return p;
+}
+
+/** An index "[+]digits" of at most 9 digits ending at a blank or the end (its end in indexEnd), else -1. */
+function parseSmallIndex(line: string, p: number): number {
+  if (line.charCodeAt(p) === 43) p++;
+  const first = p;
+  let value = 0;
+  while (p < line.length) {
+    const c = line.charCodeAt(p);
+    if (!isDigit(c)) {
+      if (!isBlank(c)) return -1;
+      break;
+    }
+    value = value * 10 + (c - 48);
+    p++;
+  }
+  if (p === first || p - first > 9) return -1;
+  indexEnd = p;
+  return value;
+}
+
+/** End of an INTEGER_LITERAL starting at p and ending at a blank or the line's end, else -1. */
+function integerLiteralEnd(line: string, p: number): number {
+  exponentIsD = false;
+  const c = line.charCodeAt(p);
+  const negative = c === 45;
+  if (c === 43 || c === 45) p++;
+  const first = p;
+  let mantissa = 0;
+  while (p < line.length && isDigit(line.charCodeAt(p))) mantissa = mantissa * 10 + (line.charCodeAt(p++) - 48);
+  literalValue = mantissa < MANTISSA_LIMIT ? (negative ? -mantissa : mantissa) : Number.NaN;
+  return p > first && (p === line.length || isBlank(line.charCodeAt(p))) ? p : -1;
+}
+
+/** End of a REAL_LITERAL (sign, digits with an optional point, optional [eEdD] exponent) at p, else -1. */
+function realLiteralEnd(line: string, p: number): number {
+  exponentIsD = false;
+  const length = line.length;
+  let c = line.charCodeAt(p);
+  const negative = c === 45;
+  if (c === 43 || c === 45) p++;
+  let mantissaDigits = 0;
+  let mantissa = 0;
+  /** Decimal exponent of the mantissa's last digit. */
+  let scale = 0;
+  while (p < length && isDigit((c = line.charCodeAt(p)))) {
+    mantissa = mantissa * 10 + (c - 48);
+    p++;
+    mantissaDigits++;
+  }
+  if (p < length && line.charCodeAt(p) === 46) {
+    p++;
+    while (p < length && isDigit((c = line.charCodeAt(p)))) {
+      mantissa = mantissa * 10 + (c - 48);
+      scale--;
+      p++;
+      mantissaDigits++;
+    }
+  }
+  if (mantissaDigits === 0) return -1;
+  if (p < length) {
+    c = line.charCodeAt(p);
+    if (c === 101 || c === 69 || c === 100 || c === 68) {
+      exponentIsD = c === 100 || c === 68;
+      p++;
+      c = line.charCodeAt(p);
+      const negativeExponent = c === 45;
+      if (c === 43 || c === 45) p++;
+      const first = p;
+      let exponent = 0;
+      while (p < length && isDigit((c = line.charCodeAt(p)))) {
+        if (exponent < 100000) exponent = exponent * 10 + (c - 48);
+        p++;
+      }
+      if (p === first) return -1;
+      scale += negativeExponent ? -exponent : exponent;
+    }
+  }
+  if (mantissa < MANTISSA_LIMIT && scale >= -22 && scale <= 22) {
+    const magnitude = scale < 0 ? mantissa / POWERS_OF_TEN[-scale] : mantissa * POWERS_OF_TEN[scale];
+    literalValue = negative ? -magnitude : magnitude;
+  } else {
+    literalValue = Number.NaN;
+  }
+  return p === length || isBlank(line.charCodeAt(p)) ? p : -1;
 }
 
 function isSkippable(line: string): boolean {

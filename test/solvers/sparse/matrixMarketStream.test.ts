@@ -160,6 +160,52 @@ describe('streaming Matrix Market reader: accepted forms', () => {
   });
 });
 
+describe('streaming Matrix Market reader: values', () => {
+  it('converts every literal form to the double Number() gives (its fast path is exact, else it defers to Number)', () => {
+    const rng = new SeededRandom(7);
+    const tokens: string[] = [
+      '0',
+      '-0',
+      '+0.0',
+      '.5',
+      '5.',
+      '-.25e-3',
+      '1D2',
+      '2.5d-1',
+      '9007199254740993',
+      '123456789012345678901234567890',
+      '1e22',
+      '1e23',
+      '3e-22',
+      '4.9e-324',
+      '1.7976931348623157e308',
+      '0e400',
+      '1e-400',
+    ];
+    for (let t = 0; t < 3000; t++) {
+      const magnitude = Math.exp((rng.nextDouble() - 0.5) * 120) * (rng.nextDouble() < 0.5 ? -1 : 1);
+      const form = t % 6;
+      tokens.push(
+        form === 0
+          ? magnitude.toExponential(15)
+          : form === 1
+            ? magnitude.toExponential(rng.nextInt(20))
+            : form === 2
+              ? magnitude.toPrecision(1 + rng.nextInt(21))
+              : form === 3
+                ? String(magnitude)
+                : form === 4
+                  ? magnitude.toExponential(8).replace('e', 'D')
+                  : String(Math.round(magnitude * 1e6)),
+      );
+    }
+    const n = tokens.length;
+    const text = `${HEADER}${n} ${n} ${n}\n${tokens.map((token, k) => `${k + 1} ${k + 1} ${token}`).join('\n')}\n`;
+    const a = readInChunks(text, 3, 1000);
+    for (let k = 0; k < n; k++) expect(Object.is(a.values[k], Number(tokens[k].replace(/[dD]/, 'e'))), tokens[k]).toBe(true);
+  });
+});
+
 describe('streaming Matrix Market reader: errors name the line, whatever the chunking', () => {
   it('entry counts that do not match the size line', () => {
     const tooFew = errorInChunks(`${HEADER}2 2 3\n1 1 1\n2 2 1\n`);
