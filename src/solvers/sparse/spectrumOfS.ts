@@ -1,0 +1,543 @@
+/**
+ * The spectrum of S = sum_i A_i^T (A_i A_i^T)^{-1} A_i and the principal angles theta_ij on the
+ * sparse path (docs/SPEC.md "Building blocks" and "Heterogeneity metrics"; issue 11 §4), from A's
+ * CSR rows, the partition and callbacks that solve with each machine's Gram factor L_i
+ * (L_i L_i^T = G_i = A_i A_i^T, e.g. a sparse Cholesky with its permutation folded in:
+ * L_i = P_i^T L), so nothing here depends on how the machines store their factors.
+ *
+ * lambda_max(S): the nonzero spectrum of S = M^T M, M = Lb^{-1} A (Lb = diag(L_1, ..., L_m)), is that
+ *   of S' = M M^T = Lb^{-1} (A A^T) Lb^{-T} (n x n over the rows). Its diagonal blocks
+ *   L_i^{-1} G_i L_i^{-T} are the identity, so S' = I + Lb^{-1} E Lb^{-T} with E = A A^T minus its
+ *   diagonal blocks: the off-diagonal coupling is computed directly (each row's products with the
+ *   OTHER machines' rows, by prefix and suffix sums over the machines sharing a column, never by
+ *   subtracting the own block), which keeps the error of S' near eps kappa(L_i) instead of the
+ *   eps kappa(G_i) = eps kappa(A_i)^2 that forming L_i^{-1} G_i L_i^{-T} would cost.
+ * lambda_min(S) = 1 / lambda_max(S^{-1}) with S^{-1} = A^{-1} Gb A^{-T} (Gb = diag(G_i) = Lb Lb^T,
+ *   applied as products A_i (A_i^T x_i)): shift-invert at 0 through the sparse LU of A. This is
+ *   similar to Lb^T A^{-T} A^{-1} Lb = S'^{-1} (X X^T against X^T X, X = A^{-1} Lb), so it has the
+ *   same eigenvalues, and it needs no product with L_i: only solves with A.
+ * cos theta_ij = sigma_max(C), C = L_i^{-1} A_i A_j^T L_j^{-T}, by Lanczos on C^T C on the side with
+ *   fewer rows (p_b x p_b). With the top Ritz vector y: q = Q_b y = A_b^T L_b^{-T} y (Q_b an
+ *   orthonormal basis of R(A_b)), c = |L_a^{-1} A_a q| = |C y| and s = |(I - P_a) q|, with
+ *   P_a q = A_a^T L_a^{-T} (L_a^{-1} A_a q) the projection onto R(A_a); theta = atan2(s, c). s is the
+ *   norm of a residual computed directly (the sine route, as the dense path's
+ *   sigma_min(Q_b - Q_a Q_a^T Q_b) in principalAngles.ts), so tiny angles keep their digits where
+ *   arccos(c) would lose them all below ~1e-8 rad. Pairs whose column supports are disjoint have
+ *   C = 0: theta = pi/2 exactly, without any computation (overlappingMachinePairs lists the others).
+ *
+ * Error bounds: spectrumOfOperator.ts (Ritz residual, Kato-Temple gap refinement) for lambda_max(S)
+ * and lambda_min(S); for theta, an absolute bound from the same residual: y is a unit vector, so
+ * c_hat^2 = |C y|^2 <= cos^2 theta and cos^2 theta - c_hat^2 <= min(rho, rho^2 / gap) =: delta, hence
+ * the exact angle lies in [atan2(sqrt(s_hat^2 - delta), sqrt(c_hat^2 + delta)), theta_hat] (s_hat,
+ * c_hat normalized to s_hat^2 + c_hat^2 = 1). As there, the rounding of the operators (about
+ * eps kappa(L_i) kappa(L_j)) is not included.
+ */
+import { runSync, type Work } from '../cooperative.js';
+import { DimensionMismatchError } from '../errors.js';
+import type { CsrMatrix } from './csr.js';
+import { ratioEstimate, type SpectralEstimate } from './singularValuesOfSparse.js';
+import { sparseLuSolve, sparseLuSolveTransposed, type SparseLuFactorization } from './sparseLu.js';
+import {
+  DEFAULT_SPECTRUM_TOLERANCE,
+  KrylovWorkspace,
+  largestEigenvalueWork,
+  smallestEigenvalueByInverseWork,
+  type EigenvalueEstimate,
+  type LargestEigenvalueOptions,
+  type SymmetricOperator,
+} from './spectrumOfOperator.js';
+
+/**
+ * Solves with the machines' Gram factors, L_i L_i^T = A_i A_i^T, vectors of length p_i over machine
+ * i's rows in ascending global order. Input and output may be the same array.
+ */
+export interface GramFactorSolves {
+  /** y = L_i^{-1} b. */
+  solveL(machine: number, b: Float64Array, y: Float64Array): void;
+  /** x = L_i^{-T} y. */
+  solveLT(machine: number, y: Float64Array, x: Float64Array): void;
+}
+
+/**
+ * Which machines touch which columns of A, built once per (A, partition): for each column c the
+ * distinct machines holding an entry in it (ascending, slots slotPtr[c] .. slotPtr[c + 1]) and, for
+ * each stored entry of A, its slot (column, machine of its row). O(nnz + n) memory.
+ */
+export interface MachineColumnSlots {
+  readonly a: CsrMatrix;
+  /** Machine i's rows, ascending. */
+  readonly rowsOfMachine: readonly Int32Array[];
+  readonly machineOfRow: Int32Array;
+  /** Position of each row within its machine's rows. */
+  readonly localIndexOfRow: Int32Array;
+  readonly slotPtr: Int32Array;
+  readonly slotMachine: Int32Array;
+  /** Per stored entry of A (CSR order): its slot. */
+  readonly slotOfEntry: Int32Array;
+  /** No column is shared by two machines: every off-diagonal block of A A^T is zero. */
+  readonly blockDiagonal: boolean;
+}
+
+export function machineColumnSlots(a: CsrMatrix, rowsOfMachine: readonly Int32Array[]): MachineColumnSlots {
+  const n = a.rows;
+  const m = rowsOfMachine.length;
+  const machineOfRow = new Int32Array(n).fill(-1);
+  const localIndexOfRow = new Int32Array(n);
+  for (let i = 0; i < m; i++) {
+    const rows = rowsOfMachine[i];
+    for (let k = 0; k < rows.length; k++) {
+      const r = rows[k];
+      if (!(r >= 0 && r < n) || machineOfRow[r] !== -1 || (k > 0 && r <= rows[k - 1])) {
+        throw new DimensionMismatchError(
+          `Machine ${i}'s row list is not ascending, in range and disjoint from the others' at entry ${k} (row ${r}).`,
+          {
+            machine: i,
+            entry: k,
+            row: r,
+          },
+        );
+      }
+      machineOfRow[r] = i;
+      localIndexOfRow[r] = k;
+    }
+  }
+  for (let r = 0; r < n; r++) if (machineOfRow[r] === -1) throw new DimensionMismatchError(`Row ${r} belongs to no machine.`, { row: r });
+
+  const { rowPtr, colIdx } = a;
+  const cols = a.cols;
+  // Machines are visited in ascending order, so each column's slot list comes out ascending; the
+  // last machine seen per column tells whether (column, machine) already has its slot.
+  const lastMachine = new Int32Array(cols).fill(-1);
+  const slotCount = new Int32Array(cols + 1);
+  for (let i = 0; i < m; i++) {
+    for (const r of rowsOfMachine[i]) {
+      for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) {
+        const c = colIdx[p];
+        if (lastMachine[c] !== i) {
+          lastMachine[c] = i;
+          slotCount[c + 1]++;
+        }
+      }
+    }
+  }
+  const slotPtr = new Int32Array(cols + 1);
+  let blockDiagonal = true;
+  for (let c = 0; c < cols; c++) {
+    slotPtr[c + 1] = slotPtr[c] + slotCount[c + 1];
+    if (slotCount[c + 1] > 1) blockDiagonal = false;
+  }
+  const slotMachine = new Int32Array(slotPtr[cols]);
+  const slotOfEntry = new Int32Array(rowPtr[n]);
+  const filled = new Int32Array(cols);
+  lastMachine.fill(-1);
+  for (let i = 0; i < m; i++) {
+    for (const r of rowsOfMachine[i]) {
+      for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) {
+        const c = colIdx[p];
+        if (lastMachine[c] !== i) {
+          lastMachine[c] = i;
+          slotMachine[slotPtr[c] + filled[c]++] = i;
+        }
+        slotOfEntry[p] = slotPtr[c] + filled[c] - 1;
+      }
+    }
+  }
+  return { a, rowsOfMachine, machineOfRow, localIndexOfRow, slotPtr, slotMachine, slotOfEntry, blockDiagonal };
+}
+
+/** Machine pairs (i < j) whose column supports overlap, flattened [i0, j0, i1, j1, ...], ascending. */
+export function overlappingMachinePairs(slots: MachineColumnSlots): Int32Array {
+  const m = slots.rowsOfMachine.length;
+  const { slotPtr, slotMachine } = slots;
+  const cols = slots.a.cols;
+  // Partners of machine i found through the columns' slot lists, deduplicated with a stamp.
+  const partners: number[][] = Array.from({ length: m }, () => []);
+  const seen = new Int32Array(m).fill(-1);
+  // Columns of each machine: its slots grouped by machine.
+  const columnsOf: number[][] = Array.from({ length: m }, () => []);
+  for (let c = 0; c < cols; c++) for (let t = slotPtr[c]; t < slotPtr[c + 1]; t++) columnsOf[slotMachine[t]].push(c);
+  for (let i = 0; i < m; i++) {
+    for (const c of columnsOf[i]) {
+      for (let t = slotPtr[c]; t < slotPtr[c + 1]; t++) {
+        const j = slotMachine[t];
+        if (j > i && seen[j] !== i) {
+          seen[j] = i;
+          partners[i].push(j);
+        }
+      }
+    }
+  }
+  let count = 0;
+  for (const list of partners) count += list.length;
+  const out = new Int32Array(2 * count);
+  let q = 0;
+  for (let i = 0; i < m; i++) {
+    partners[i].sort((x, y) => x - y);
+    for (const j of partners[i]) {
+      out[q++] = i;
+      out[q++] = j;
+    }
+  }
+  return out;
+}
+
+/** s[slot] = sum over entries of (column, machine) of a_rc u_r: each machine's A_i^T u_i, column by column. */
+function accumulateSlots(slots: MachineColumnSlots, u: Float64Array, s: Float64Array): void {
+  const { rowPtr, values } = slots.a;
+  const { slotOfEntry } = slots;
+  s.fill(0);
+  const n = slots.a.rows;
+  for (let r = 0; r < n; r++) {
+    const ur = u[r];
+    if (ur === 0) continue;
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) s[slotOfEntry[p]] += values[p] * ur;
+  }
+}
+
+/**
+ * ex[slot] = the sum of s over the OTHER slots of the same column (the other machines' A_j^T u_j at
+ * that column), from a prefix and a suffix sum: no subtraction, so no cancellation against the own term.
+ */
+function excludeOwnSlots(slots: MachineColumnSlots, s: Float64Array, ex: Float64Array): void {
+  const { slotPtr } = slots;
+  const cols = slots.a.cols;
+  for (let c = 0; c < cols; c++) {
+    const begin = slotPtr[c];
+    const end = slotPtr[c + 1];
+    if (end - begin === 1) {
+      ex[begin] = 0;
+      continue;
+    }
+    let prefix = 0;
+    for (let t = begin; t < end; t++) {
+      ex[t] = prefix;
+      prefix += s[t];
+    }
+    let suffix = 0;
+    for (let t = end - 1; t >= begin; t--) {
+      ex[t] += suffix;
+      suffix += s[t];
+    }
+  }
+}
+
+/** y_r = sum over row r's entries of a_rc slotValues[slot(r, c)]. */
+function rowsTimesSlots(slots: MachineColumnSlots, slotValues: Float64Array, y: Float64Array): void {
+  const { rowPtr, values } = slots.a;
+  const { slotOfEntry } = slots;
+  const n = slots.a.rows;
+  for (let r = 0; r < n; r++) {
+    let acc = 0;
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) acc += values[p] * slotValues[slotOfEntry[p]];
+    y[r] = acc;
+  }
+}
+
+function largestMachine(slots: MachineColumnSlots): number {
+  let p = 0;
+  for (const rows of slots.rowsOfMachine) p = Math.max(p, rows.length);
+  return p;
+}
+
+/**
+ * S' = Lb^{-1} (A A^T) Lb^{-T} = I + Lb^{-1} E Lb^{-T} (module comment) as an operator over the rows.
+ */
+export function scaledGramOperator(slots: MachineColumnSlots, factors: GramFactorSolves): SymmetricOperator {
+  const n = slots.a.rows;
+  const nSlots = slots.slotMachine.length;
+  const s = new Float64Array(nSlots);
+  const ex = new Float64Array(nSlots);
+  const u = new Float64Array(n);
+  const t = new Float64Array(n);
+  const local = new Float64Array(largestMachine(slots));
+  return {
+    size: n,
+    apply(v, out) {
+      slots.rowsOfMachine.forEach((rows, i) => {
+        const p = rows.length;
+        const x = local.subarray(0, p);
+        for (let k = 0; k < p; k++) x[k] = v[rows[k]];
+        factors.solveLT(i, x, x);
+        for (let k = 0; k < p; k++) u[rows[k]] = x[k];
+      });
+      accumulateSlots(slots, u, s);
+      excludeOwnSlots(slots, s, ex);
+      rowsTimesSlots(slots, ex, t);
+      slots.rowsOfMachine.forEach((rows, i) => {
+        const p = rows.length;
+        const x = local.subarray(0, p);
+        for (let k = 0; k < p; k++) x[k] = t[rows[k]];
+        factors.solveL(i, x, x);
+        for (let k = 0; k < p; k++) out[rows[k]] = v[rows[k]] + x[k];
+      });
+    },
+  };
+}
+
+/** S^{-1} = A^{-1} Gb A^{-T} (module comment) over the columns, through the sparse LU of A. */
+export function inverseSOperator(slots: MachineColumnSlots, lu: SparseLuFactorization): SymmetricOperator {
+  const n = slots.a.rows;
+  if (lu.n !== n) throw new DimensionMismatchError(`The LU factorization is of order ${lu.n}, the matrix has ${n} rows.`);
+  const nSlots = slots.slotMachine.length;
+  const s = new Float64Array(nSlots);
+  const t = new Float64Array(n);
+  const g = new Float64Array(n);
+  const work = new Float64Array(n);
+  return {
+    size: n,
+    apply(v, out) {
+      sparseLuSolveTransposed(lu, v, t, work);
+      accumulateSlots(slots, t, s);
+      rowsTimesSlots(slots, s, g);
+      sparseLuSolve(lu, g, out, work);
+    },
+  };
+}
+
+export interface SSpectrum {
+  lambdaMaxS: SpectralEstimate;
+  lambdaMinS: SpectralEstimate;
+  kappaS: SpectralEstimate;
+}
+
+function estimateOf(e: EigenvalueEstimate): SpectralEstimate {
+  return { value: e.value, method: e.method, relativeErrorBound: e.relativeErrorBound, iterations: e.iterations, converged: e.converged };
+}
+
+/** S = I exactly when no column is shared (Proposition 1): no iteration needed. */
+const IDENTITY_ESTIMATE: SpectralEstimate = { value: 1, method: 'structural', relativeErrorBound: 0, iterations: 0, converged: true };
+
+export function* lambdaMaxSWork(
+  slots: MachineColumnSlots,
+  factors: GramFactorSolves,
+  options: LargestEigenvalueOptions = {},
+  workspace?: KrylovWorkspace,
+): Work<SpectralEstimate> {
+  if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
+  return estimateOf(yield* largestEigenvalueWork(scaledGramOperator(slots, factors), options, workspace));
+}
+
+export function* lambdaMinSWork(
+  slots: MachineColumnSlots,
+  lu: SparseLuFactorization,
+  options: LargestEigenvalueOptions = {},
+  workspace?: KrylovWorkspace,
+): Work<SpectralEstimate> {
+  if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
+  return estimateOf(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu), options, workspace));
+}
+
+/** lambda_max(S), lambda_min(S) and kappa(S) = lambda_max / lambda_min, each with its bound. */
+export function* sSpectrumWork(
+  slots: MachineColumnSlots,
+  factors: GramFactorSolves,
+  lu: SparseLuFactorization,
+  options: LargestEigenvalueOptions = {},
+  workspace: KrylovWorkspace = new KrylovWorkspace(),
+): Work<SSpectrum> {
+  const lambdaMaxS = yield* lambdaMaxSWork(slots, factors, options, workspace);
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const lambdaMinS = yield* lambdaMinSWork(slots, lu, options, workspace);
+  const kappaS = ratioEstimate(lambdaMaxS, lambdaMinS);
+  return { lambdaMaxS, lambdaMinS, kappaS };
+}
+
+export function sSpectrum(
+  slots: MachineColumnSlots,
+  factors: GramFactorSolves,
+  lu: SparseLuFactorization,
+  options: LargestEigenvalueOptions = {},
+): SSpectrum {
+  return runSync(sSpectrumWork(slots, factors, lu, options));
+}
+
+export interface SparsePairAngle {
+  theta: number;
+  /** sigma_max(L_i^{-1} A_i A_j^T L_j^{-T}) (0 for disjoint supports). */
+  cos: number;
+  /** 'structural' for disjoint supports (theta = pi/2 exactly). */
+  method: SpectralEstimate['method'];
+  /** |theta - exact| <= absoluteErrorBound (module comment). */
+  absoluteErrorBound: number;
+  iterations: number;
+  converged: boolean;
+}
+
+/** cos^2 - c_hat^2 <= delta from the top Ritz pair of C^T C: Weinberger, or Kato-Temple with a gap. */
+function cosineSquaredBound(residual: number, gap: number): number {
+  const temple = gap > 0 ? (residual * residual) / gap : Infinity;
+  return Math.min(residual, temple);
+}
+
+/** Below this bound on |cos^2 - c_hat^2| the angle is known to ~1e-13 rad at any angle. */
+const COSINE_SQUARED_FLOOR = 1e-26;
+
+/**
+ * Buffers of the pair-angle computations, allocated once for all pairs of a system: column-length
+ * accumulators (touched only on the pair's supports and cleared after use), machine-length vectors
+ * and the Krylov workspace.
+ */
+export class PairAngleContext {
+  readonly columnValues: Float64Array;
+  readonly columnStamp: Int32Array;
+  private stamp = 0;
+  readonly localA: Float64Array;
+  readonly localB: Float64Array;
+  readonly ritz: Float64Array;
+  readonly workspace = new KrylovWorkspace();
+
+  constructor(
+    readonly slots: MachineColumnSlots,
+    readonly factors: GramFactorSolves,
+  ) {
+    const p = largestMachine(slots);
+    this.columnValues = new Float64Array(slots.a.cols);
+    this.columnStamp = new Int32Array(slots.a.cols);
+    this.localA = new Float64Array(p);
+    this.localB = new Float64Array(p);
+    this.ritz = new Float64Array(p);
+  }
+
+  nextStamp(): number {
+    return ++this.stamp;
+  }
+}
+
+/** w += A_i^T x over machine i's rows (x local, w column-length). */
+function scatterTransposed(a: CsrMatrix, rows: Int32Array, x: Float64Array, w: Float64Array): void {
+  const { rowPtr, colIdx, values } = a;
+  for (let k = 0; k < rows.length; k++) {
+    const xk = x[k];
+    if (xk === 0) continue;
+    const r = rows[k];
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) w[colIdx[p]] += values[p] * xk;
+  }
+}
+
+/** y = A_i w over machine i's rows. */
+function gatherRows(a: CsrMatrix, rows: Int32Array, w: Float64Array, y: Float64Array): void {
+  const { rowPtr, colIdx, values } = a;
+  for (let k = 0; k < rows.length; k++) {
+    const r = rows[k];
+    let acc = 0;
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) acc += values[p] * w[colIdx[p]];
+    y[k] = acc;
+  }
+}
+
+/** w = 0 on machine i's column support. */
+function clearSupport(a: CsrMatrix, rows: Int32Array, w: Float64Array): void {
+  const { rowPtr, colIdx } = a;
+  for (const r of rows) for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) w[colIdx[p]] = 0;
+}
+
+/**
+ * theta_ij (module comment) for machines i != j. Disjoint supports give pi/2 exactly; otherwise
+ * Lanczos on C^T C over the machine with fewer rows, stopped when the bound on cos^2 theta is at most
+ * `tolerance` times min(cos^2, sin^2) (or COSINE_SQUARED_FLOOR).
+ */
+export function* sparsePairAngleWork(
+  context: PairAngleContext,
+  i: number,
+  j: number,
+  options: LargestEigenvalueOptions = {},
+): Work<SparsePairAngle> {
+  const { slots, factors } = context;
+  const a = slots.a;
+  const w = context.columnValues;
+  const rowsI = slots.rowsOfMachine[i];
+  const rowsJ = slots.rowsOfMachine[j];
+  // b: the side with fewer rows (the Lanczos operator's size); a: the other one.
+  const [ia, ib] = rowsJ.length <= rowsI.length ? [i, j] : [j, i];
+  const rowsA = slots.rowsOfMachine[ia];
+  const rowsB = slots.rowsOfMachine[ib];
+  if (!supportsOverlap(context, rowsA, rowsB)) {
+    return { theta: Math.PI / 2, cos: 0, method: 'structural', absoluteErrorBound: 0, iterations: 0, converged: true };
+  }
+  const pa = rowsA.length;
+  const pb = rowsB.length;
+  const za = context.localA.subarray(0, pa);
+  const ub = context.localB.subarray(0, pb);
+  const op: SymmetricOperator = {
+    size: pb,
+    apply(y, out) {
+      factors.solveLT(ib, y, ub);
+      scatterTransposed(a, rowsB, ub, w);
+      gatherRows(a, rowsA, w, za);
+      clearSupport(a, rowsB, w);
+      factors.solveL(ia, za, za);
+      factors.solveLT(ia, za, za);
+      scatterTransposed(a, rowsA, za, w);
+      gatherRows(a, rowsB, w, ub);
+      clearSupport(a, rowsA, w);
+      factors.solveL(ib, ub, out);
+    },
+  };
+  const tolerance = options.tolerance ?? DEFAULT_SPECTRUM_TOLERANCE;
+  const y = context.ritz.subarray(0, pb);
+  const top = yield* largestEigenvalueWork(
+    op,
+    {
+      ...options,
+      ritzVector: y,
+      convergedWhen: (cos2, residual, gap) =>
+        cosineSquaredBound(residual, gap) <= Math.max(tolerance * Math.min(Math.max(1 - cos2, 0), cos2), COSINE_SQUARED_FLOOR),
+    },
+    context.workspace,
+  );
+
+  // q = Q_b y in w; z = L_a^{-1} A_a q, c = |z|; w = q - A_a^T L_a^{-T} z = (I - P_a) q, s = |w|.
+  factors.solveLT(ib, y, ub);
+  scatterTransposed(a, rowsB, ub, w);
+  gatherRows(a, rowsA, w, za);
+  factors.solveL(ia, za, za);
+  let c2 = 0;
+  for (let k = 0; k < pa; k++) c2 += za[k] * za[k];
+  factors.solveLT(ia, za, za);
+  for (let k = 0; k < pa; k++) za[k] = -za[k];
+  scatterTransposed(a, rowsA, za, w);
+  let s2 = 0;
+  const stamp = context.nextStamp();
+  const marks = context.columnStamp;
+  for (const rows of [rowsA, rowsB]) {
+    for (const r of rows) {
+      for (let p = a.rowPtr[r]; p < a.rowPtr[r + 1]; p++) {
+        const col = a.colIdx[p];
+        if (marks[col] === stamp) continue;
+        marks[col] = stamp;
+        s2 += w[col] * w[col];
+        w[col] = 0;
+      }
+    }
+  }
+  const c = Math.sqrt(c2);
+  const s = Math.sqrt(s2);
+  const theta = Math.atan2(s, c);
+  // Normalized sine and cosine of theta_hat, and the bound of the module comment.
+  const sHat2 = Math.sin(theta) ** 2;
+  const cHat2 = Math.cos(theta) ** 2;
+  const delta = top.method === 'lanczos-exhaustive' ? 0 : cosineSquaredBound(top.residualNorm, top.gap);
+  const lower = Math.atan2(Math.sqrt(Math.max(0, sHat2 - delta)), Math.sqrt(Math.min(1, cHat2 + delta)));
+  return {
+    theta,
+    cos: Math.min(c / Math.hypot(s, c), 1),
+    method: top.method,
+    absoluteErrorBound: theta - lower,
+    iterations: top.iterations,
+    converged: top.converged,
+  };
+}
+
+/** Whether machines' column supports intersect (a stamp over the columns of the smaller row set). */
+function supportsOverlap(context: PairAngleContext, rowsA: Int32Array, rowsB: Int32Array): boolean {
+  const { rowPtr, colIdx } = context.slots.a;
+  const stamp = context.nextStamp();
+  const marks = context.columnStamp;
+  for (const r of rowsB) for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) marks[colIdx[p]] = stamp;
+  for (const r of rowsA) for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) if (marks[colIdx[p]] === stamp) return true;
+  return false;
+}
+
+export function sparsePairAngle(context: PairAngleContext, i: number, j: number, options: LargestEigenvalueOptions = {}): SparsePairAngle {
+  return runSync(sparsePairAngleWork(context, i, j, options));
+}
