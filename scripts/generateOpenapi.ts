@@ -29,10 +29,10 @@ const offlineJobService: JobService = {
   trace: unavailable,
   solution: unavailable,
   subscribe: unavailable,
-  isReady: async () => false,
+  isReady: () => Promise.resolve(false),
   queueCounts: unavailable,
   onFinished: () => () => undefined,
-  close: async () => undefined,
+  close: () => Promise.resolve(),
 };
 
 export async function generateOpenApi(): Promise<string> {

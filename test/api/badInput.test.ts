@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
 import { ProblemSchema } from '../../src/api/schemas/problem.js';
+import type { ProblemDetails } from '../../src/jobs/types.js';
+import { checkContract } from '../support/contract.js';
 import { matrixMarket } from '../support/fixtures.js';
 import { runJob, startTestService, type TestService } from '../support/service.js';
 
@@ -94,7 +96,7 @@ describe('400: malformed JSON and schema violations', () => {
 
     const query = await service.app.inject({ url: '/v1/jobs?limit=0' });
     expect(query.statusCode).toBe(400);
-    expect(query.json().errors[0]).toMatchObject({ in: 'query', path: '/limit' });
+    expect(query.json<ProblemDetails>().errors?.[0]).toMatchObject({ in: 'query', path: '/limit' });
   });
 });
 
@@ -284,13 +286,17 @@ describe('413 and 404', () => {
   });
 
   it('rejects a body over BODY_LIMIT_BYTES', async () => {
-    const small = await buildApp({ config: { ...service.config, BODY_LIMIT_BYTES: 1024 }, jobService: service.jobService });
+    const small = await buildApp({
+      config: { ...service.config, BODY_LIMIT_BYTES: 1024 },
+      jobService: service.jobService,
+      extend: checkContract,
+    });
     try {
       const data = Array.from({ length: 20 }, () => Array.from({ length: 20 }, () => 1.2345678));
       const response = await small.inject({ method: 'POST', url: '/v1/jobs', payload: { ...good, matrix: { format: 'dense', data } } });
       expect(response.statusCode).toBe(413);
       expect(response.json()).toMatchObject({ code: 'body-too-large', status: 413 });
-      expect(response.json().detail).toMatch(/1024/);
+      expect(response.json<ProblemDetails>().detail).toMatch(/1024/);
     } finally {
       await small.close();
     }
@@ -299,18 +305,64 @@ describe('413 and 404', () => {
   it('answers an unknown job id with 404', async () => {
     const response = await service.app.inject({ url: '/v1/jobs/01ARZ3NDEKTSV4RRFFQ69G5FAV' });
     expect(response.statusCode).toBe(404);
-    expect(response.json().detail).toContain('01ARZ3NDEKTSV4RRFFQ69G5FAV');
+    expect(response.json<ProblemDetails>().detail).toContain('01ARZ3NDEKTSV4RRFFQ69G5FAV');
   });
 
-  it('answers 415 for a body that is not JSON', async () => {
-    const response = await service.app.inject({
-      method: 'POST',
-      url: '/v1/jobs',
-      headers: { 'content-type': 'text/csv' },
-      payload: '1,2\n3,4',
-    });
+  it('answers 400 for a job id longer than 64 characters, on every operation of /v1/jobs/{id}', async () => {
+    const id = 'a'.repeat(65);
+    for (const [method, url] of [
+      ['GET', `/v1/jobs/${id}`],
+      ['DELETE', `/v1/jobs/${id}`],
+      ['POST', `/v1/jobs/${id}/cancel`],
+      ['GET', `/v1/jobs/${id}/events`],
+      ['GET', `/v1/jobs/${id}/runs/apc/trace`],
+      ['GET', `/v1/jobs/${id}/runs/apc/solution`],
+    ] as const) {
+      const response = await service.app.inject({ method, url });
+      expect(response.statusCode, `${method} ${url}`).toBe(400);
+      expect(response.json()).toMatchObject({ code: 'invalid-request', errors: [{ in: 'path', path: '/id' }] });
+    }
+  });
+});
+
+describe('415', () => {
+  it.each([
+    ['text/plain', '{"type": "analyze"}'],
+    ['text/plain; charset=utf-8', 'hello'],
+    ['application/xml', '<job/>'],
+    ['text/csv', '1,2\n3,4'],
+    ['application/x-www-form-urlencoded', 'type=analyze'],
+  ])('answers 415 unsupported-media-type for a %s body', async (contentType, payload) => {
+    const response = await service.app.inject({ method: 'POST', url: '/v1/jobs', headers: { 'content-type': contentType }, payload });
     expect(response.statusCode).toBe(415);
-    expect(response.json().code).toBe('unsupported-media-type');
+    expect(response.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(response.json()).toMatchObject({ code: 'unsupported-media-type', status: 415 });
+  });
+
+  it('refuses text/plain on the JSON routes only: a route of its own may take it', async () => {
+    // As a Matrix Market upload route would: its plugin adds a text/plain parser for itself.
+    const app = await buildApp({
+      config: service.config,
+      jobService: service.jobService,
+      extend: (root) => {
+        void root.register((upload, _options, done) => {
+          upload.addContentTypeParser('text/plain', { parseAs: 'string' }, (_request, body, parsed) => parsed(null, body));
+          upload.post('/v1/upload-test', (request, reply) => reply.send({ length: (request.body as string).length }));
+          done();
+        });
+      },
+    });
+    try {
+      const text = { headers: { 'content-type': 'text/plain' }, payload: '%%MatrixMarket matrix coordinate real general\n' };
+      const upload = await app.inject({ method: 'POST', url: '/v1/upload-test', ...text });
+      expect(upload.statusCode).toBe(200);
+      expect(upload.json()).toEqual({ length: text.payload.length });
+      const job = await app.inject({ method: 'POST', url: '/v1/jobs', ...text });
+      expect(job.statusCode).toBe(415);
+      expect(job.json<ProblemDetails>().code).toBe('unsupported-media-type');
+    } finally {
+      await app.close();
+    }
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { JobPageSchema, JobSchema, SolutionSchema, TraceSchema } from '../../src/api/schemas/job.js';
-import type { Job, JobPage } from '../../src/jobs/types.js';
+import type { Job, JobPage, ProblemDetails } from '../../src/jobs/types.js';
 import { fixtureMatrixInput, loadFixture, relativeDifference, type Fixture } from '../support/fixtures.js';
 import { Redis } from 'ioredis';
 import { createJob, runJob, startTestService, waitForJob, type TestService } from '../support/service.js';
@@ -107,7 +107,7 @@ describe('analyze and solve', () => {
     const notRun = await service.app.inject({ url: `/v1/jobs/${job.id}/runs/dgd/trace` });
     expect(notRun.statusCode).toBe(404);
     expect(notRun.json()).toMatchObject({ code: 'run-not-found', type: '/problems/run-not-found' });
-    expect(notRun.json().detail).toMatch(/not requested/);
+    expect(notRun.json<ProblemDetails>().detail).toMatch(/not requested/);
     const unknown = await service.app.inject({ url: `/v1/jobs/${job.id}/runs/gmres/solution` });
     expect(unknown.statusCode).toBe(400);
   });
@@ -133,7 +133,7 @@ describe('analyze and solve', () => {
     });
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     expect(job.result!.runs.apc!.relativeError).toBeNull();
-    const { x } = (await service.app.inject({ url: `/v1/jobs/${job.id}/runs/apc/solution` })).json() as { x: number[] };
+    const { x } = (await service.app.inject({ url: `/v1/jobs/${job.id}/runs/apc/solution` })).json<{ x: number[] }>();
     expect(x.map((v) => Math.round(v * 1e6) / 1e6)).toEqual([1, 1, 1]);
   });
 
@@ -234,10 +234,10 @@ describe('listing, deleting, unknown ids', () => {
     // The six newest, in reverse creation order.
     expect(seen.slice(0, 6)).toEqual([...created].reverse());
 
-    const failed = (await service.app.inject({ url: '/v1/jobs?status=failed&limit=50' })).json() as JobPage;
+    const failed = (await service.app.inject({ url: '/v1/jobs?status=failed&limit=50' })).json<JobPage>();
     expect(failed.items.map((item) => item.id)).toContain(failing.id);
     for (const item of failed.items) expect(item.status).toBe('failed');
-    const succeeded = (await service.app.inject({ url: '/v1/jobs?status=succeeded&limit=1' })).json() as JobPage;
+    const succeeded = (await service.app.inject({ url: '/v1/jobs?status=succeeded&limit=1' })).json<JobPage>();
     expect(succeeded.items).toHaveLength(1);
     expect(succeeded.items[0]).toMatchObject({ id: created[4], status: 'succeeded' });
     expect(succeeded.nextCursor).not.toBeNull();
@@ -245,13 +245,13 @@ describe('listing, deleting, unknown ids', () => {
     // Empty values, as API.md writes the query and forms send it, mean "not given": the first page of everything.
     const empty = await service.app.inject({ url: '/v1/jobs?status=&limit=&cursor=' });
     expect(empty.statusCode).toBe(200);
-    const firstPage = (await service.app.inject({ url: '/v1/jobs' })).json() as JobPage;
-    expect((empty.json() as JobPage).items.map((item) => item.id)).toEqual(firstPage.items.map((item) => item.id));
+    const firstPage = (await service.app.inject({ url: '/v1/jobs' })).json<JobPage>();
+    expect(empty.json<JobPage>().items.map((item) => item.id)).toEqual(firstPage.items.map((item) => item.id));
     expect((await service.app.inject({ url: '/v1/jobs?status=&limit=0' })).statusCode).toBe(400);
 
     const badCursor = await service.app.inject({ url: '/v1/jobs?cursor=not-a-cursor' });
     expect(badCursor.statusCode).toBe(400);
-    expect(badCursor.json().code).toBe('invalid-cursor');
+    expect(badCursor.json<ProblemDetails>().code).toBe('invalid-cursor');
   });
 
   it('deletes a finished job and everything stored for it', async () => {
@@ -271,7 +271,7 @@ describe('listing, deleting, unknown ids', () => {
     for (const url of [`/v1/jobs/${job.id}`, `/v1/jobs/${job.id}/runs/mlm/solution`, `/v1/jobs/${job.id}/runs/mlm/trace`]) {
       const response = await service.app.inject({ url });
       expect(response.statusCode, url).toBe(404);
-      expect(response.json().code).toBe('job-not-found');
+      expect(response.json<ProblemDetails>().code).toBe('job-not-found');
     }
     expect((await service.app.inject({ method: 'DELETE', url: `/v1/jobs/${job.id}` })).statusCode).toBe(404);
     const redis = new Redis(service.redis.url);
@@ -280,8 +280,37 @@ describe('listing, deleting, unknown ids', () => {
     } finally {
       redis.disconnect();
     }
-    const listed = (await service.app.inject({ url: '/v1/jobs?limit=200' })).json() as JobPage;
+    const listed = (await service.app.inject({ url: '/v1/jobs?limit=200' })).json<JobPage>();
     expect(listed.items.map((item) => item.id)).not.toContain(job.id);
+  });
+
+  it('cancel and delete take no body: one sent anyway is ignored, whatever its media type', async () => {
+    const job = await runJob(service.app, {
+      type: 'analyze',
+      matrix: { format: 'generator', generator: 'gaussian', n: 8, seed: 9 },
+      partition: { machines: 2 },
+    });
+    for (const [contentType, payload] of [
+      ['application/x-www-form-urlencoded', ''], // curl -X POST -d ''
+      ['text/plain', 'please'],
+      ['application/json', '{"not json'],
+    ]) {
+      const cancelled = await service.app.inject({
+        method: 'POST',
+        url: `/v1/jobs/${job.id}/cancel`,
+        headers: { 'content-type': contentType },
+        payload,
+      });
+      expect(cancelled.statusCode, contentType).toBe(200);
+      expect(cancelled.json<Job>().status).toBe('succeeded'); // finished: returned unchanged
+    }
+    const deleted = await service.app.inject({
+      method: 'DELETE',
+      url: `/v1/jobs/${job.id}`,
+      headers: { 'content-type': 'application/xml' },
+      payload: '<job/>',
+    });
+    expect(deleted.statusCode).toBe(204);
   });
 
   it('answers 404 problems for unknown jobs and routes', async () => {
@@ -300,7 +329,7 @@ describe('listing, deleting, unknown ids', () => {
     }
     const route = await service.app.inject({ url: '/v2/nothing' });
     expect(route.statusCode).toBe(404);
-    expect(route.json().code).toBe('not-found');
+    expect(route.json<ProblemDetails>().code).toBe('not-found');
   });
 });
 
@@ -332,6 +361,6 @@ describe('operations', () => {
     expect(docsPage.statusCode).toBe(200);
     expect(docsPage.body).toMatch(/swagger/i);
     const openapi = await service.app.inject({ url: '/openapi.json' });
-    expect(openapi.json().openapi).toBe('3.1.0');
+    expect(openapi.json<{ openapi: string }>().openapi).toBe('3.1.0');
   });
 });

@@ -31,7 +31,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Liveness: the process serves requests */
+        /**
+         * Liveness: the process serves requests
+         * @description Answers 200 whenever the process serves HTTP, whether or not Redis is reachable (see /readyz).
+         */
         get: operations["health"];
         put?: never;
         post?: never;
@@ -48,7 +51,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: Redis answers */
+        /**
+         * Readiness: Redis answers
+         * @description 200 when Redis answers PING, 503 (`store-unavailable`) when it does not: route traffic elsewhere meanwhile.
+         */
         get: operations["ready"];
         put?: never;
         post?: never;
@@ -65,7 +71,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Description of a problem type (the `type` of a problem is "/problems/<code>") */
+        /**
+         * Description of a problem type (the `type` of a problem is "/problems/<code>")
+         * @description What a problem `type` URI stands for: its code, HTTP status, title and a description. 404 for an unknown code.
+         */
         get: operations["getProblemType"];
         put?: never;
         post?: never;
@@ -84,13 +93,13 @@ export interface paths {
         };
         /**
          * List jobs, newest first
-         * @description Pages of job summaries; pass `nextCursor` as `cursor` for the next page. Optional status filter.
+         * @description Pages of job summaries; pass `nextCursor` as `cursor` for the next page. Optional status filter. 400 for a bad `status`, `limit` or `cursor`.
          */
         get: operations["listJobs"];
         put?: never;
         /**
          * Submit an analysis or a solve
-         * @description Validates the problem (400 for schema violations, 422 for invalid problems, 413 when too large), stores it and queues the job. Always answers 202 with the job and its Location.
+         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`), stores it and queues the job. Answers 202 with the job and its URL in `Location`.
          */
         post: operations["createJob"];
         delete?: never;
@@ -106,11 +115,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A job: status, progress, result or error */
+        /**
+         * A job: status, progress, result or error
+         * @description The job as stored: its status and progress while it runs; when it ends, `result` (the analysis and a summary of each algorithm's run) or `error` (the problem that made it fail). 400 for an id longer than 64 characters.
+         */
         get: operations["getJob"];
         put?: never;
         post?: never;
-        /** Delete a finished job and everything stored for it */
+        /**
+         * Delete a finished job and everything stored for it
+         * @description Removes a finished job (succeeded, failed or cancelled), its inputs, traces and solutions; 409 while it is queued or running (cancel it first). Takes no body. 400 for an id longer than 64 characters.
+         */
         delete: operations["deleteJob"];
         options?: never;
         head?: never;
@@ -128,7 +143,7 @@ export interface paths {
         put?: never;
         /**
          * Cancel a job
-         * @description A queued job is cancelled at once; a running one stops within one time slice of its solver (runs finished so far are kept). A finished job is returned unchanged.
+         * @description A queued job is cancelled at once; a running one stops within one time slice of its solver (runs finished so far are kept). A finished job is returned unchanged. Takes no body. 400 for an id longer than 64 characters.
          */
         post: operations["cancelJob"];
         delete?: never;
@@ -146,7 +161,7 @@ export interface paths {
         };
         /**
          * Per-iteration trace of one algorithm's run
-         * @description Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most TRACE_CAP points.
+         * @description Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most TRACE_CAP points. 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.
          */
         get: operations["getRunTrace"];
         put?: never;
@@ -164,7 +179,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The solution of one algorithm's run */
+        /**
+         * The solution of one algorithm's run
+         * @description The taskmaster's estimate x that the run returned, whatever its status (converged or not). 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.
+         */
         get: operations["getRunSolution"];
         put?: never;
         post?: never;
@@ -388,7 +406,7 @@ export interface components {
                     hypothesisHolds: boolean;
                     c: number;
                 };
-                theorem4KappaALowerBound: number | null;
+                theorem4KappaALowerBound: number;
                 theorem4KappaAtALowerBounds: {
                     phiMin: number | null;
                     rowNormRatio: number;
@@ -581,12 +599,23 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The metrics. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
             };
         };
     };
@@ -611,6 +640,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     ready: {
@@ -632,6 +670,15 @@ export interface operations {
                         /** @enum {string} */
                         status: "ready";
                     };
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Redis is unreachable. */
@@ -674,6 +721,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
     };
     listJobs: {
@@ -700,6 +756,15 @@ export interface operations {
             };
             /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -734,6 +799,8 @@ export interface operations {
             /** @description The job, queued. */
             202: {
                 headers: {
+                    /** @description The URL of the job, `/v1/jobs/{id}` (relative to the service). */
+                    Location: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -776,6 +843,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Redis is unreachable. */
             503: {
                 headers: {
@@ -807,8 +883,26 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -845,6 +939,15 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
                 headers: {
@@ -856,6 +959,15 @@ export interface operations {
             };
             /** @description The job is not finished. */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -894,8 +1006,26 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -953,6 +1083,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Redis is unreachable. */
             503: {
                 headers: {
@@ -1003,6 +1142,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Redis is unreachable. */
             503: {
                 headers: {
@@ -1034,8 +1182,26 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
                 headers: {
                     [name: string]: unknown;
                 };

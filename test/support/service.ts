@@ -11,6 +11,7 @@ import { startEmbeddedRedis, type EmbeddedRedis } from '../../src/jobs/embeddedR
 import { RedisJobService } from '../../src/jobs/redisJobService.js';
 import type { Job } from '../../src/jobs/types.js';
 import { startWorker, type JobWorker } from '../../src/jobs/worker.js';
+import { checkContract } from './contract.js';
 
 /** Logs of the service under test: silent unless TEST_LOG_LEVEL is set (e.g. TEST_LOG_LEVEL=info). */
 const LOG_LEVEL = (process.env.TEST_LOG_LEVEL ?? 'silent') as Config['LOG_LEVEL'];
@@ -51,7 +52,7 @@ export async function startTestService(overrides: Partial<Config> = {}, options:
   const logger = pino({ level: LOG_LEVEL });
   const jobService = await RedisJobService.start(config, logger);
   const worker = options.worker === false ? null : await startWorker(config, logger);
-  const app = await buildApp({ config, jobService, logger, responseValidation: 'strict' });
+  const app = await buildApp({ config, jobService, logger, responseValidation: 'strict', extend: checkContract });
   let baseUrl = '';
   if (options.listen) baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   return {

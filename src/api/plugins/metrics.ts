@@ -11,6 +11,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { z } from 'zod';
 import { StoreUnavailableError } from '../../jobs/errors.js';
 import type { JobService } from '../../jobs/types.js';
 
@@ -109,6 +110,7 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
           'Answers 200 at once also while Redis is unreachable: `lss_redis_up` is then 0 and the `lss_queue_jobs` samples are',
           'absent (the HTTP and job metrics are still reported), so alert on `lss_redis_up == 0`, not on failed scrapes.',
         ].join(' '),
+        response: { 200: { description: 'The metrics.', content: { 'text/plain': { schema: z.string() } } } },
       },
     },
     async (_request, reply) => {

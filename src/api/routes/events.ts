@@ -38,7 +38,7 @@ export const eventRoutes: FastifyPluginCallbackZod<EventRoutesOptions> = (app, {
         params: JobIdParamsSchema,
         response: {
           200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
-          ...problemResponses(404, 503),
+          ...problemResponses(400, 404, 503),
         },
       },
     },

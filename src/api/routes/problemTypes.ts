@@ -1,11 +1,11 @@
 /** GET /problems/{code}: what a problem `type` URI stands for. */
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { makeProblem, PROBLEM_TYPES, problemTypeUri } from '../../jobs/problems.js';
 import { sendProblem } from '../plugins/problems.js';
 import { problemResponses, ProblemTypeSchema } from '../schemas/problem.js';
 
-export const problemTypeRoutes: FastifyPluginAsyncZod = async (app) => {
+export const problemTypeRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
   app.get(
     '/problems/:code',
     {
@@ -13,6 +13,7 @@ export const problemTypeRoutes: FastifyPluginAsyncZod = async (app) => {
         tags: ['operations'],
         operationId: 'getProblemType',
         summary: 'Description of a problem type (the `type` of a problem is "/problems/<code>")',
+        description: 'What a problem `type` URI stands for: its code, HTTP status, title and a description. 404 for an unknown code.',
         params: z.object({ code: z.string() }),
         response: { 200: ProblemTypeSchema, ...problemResponses(404) },
       },
@@ -23,4 +24,5 @@ export const problemTypeRoutes: FastifyPluginAsyncZod = async (app) => {
       return { type: problemTypeUri(type.code), ...type };
     },
   );
+  done();
 };

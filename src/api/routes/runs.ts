@@ -1,5 +1,5 @@
 /** The outputs of one algorithm's run: its trace and its solution. */
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../../jobs/types.js';
 import { RunParamsSchema, SolutionSchema, TraceSchema } from '../schemas/job.js';
 import { problemResponses } from '../schemas/problem.js';
@@ -9,7 +9,7 @@ function finiteOrNull(values: ArrayLike<number>): (number | null)[] {
   return Array.from(values, (v) => (Number.isFinite(v) ? v : null));
 }
 
-export const runRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = async (app, { jobService }) => {
+export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (app, { jobService }, done) => {
   app.get(
     '/jobs/:id/runs/:algorithm/trace',
     {
@@ -17,8 +17,10 @@ export const runRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = asyn
         tags: ['runs'],
         operationId: 'getRunTrace',
         summary: "Per-iteration trace of one algorithm's run",
-        description:
-          'Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most TRACE_CAP points.',
+        description: [
+          'Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most',
+          'TRACE_CAP points. 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.',
+        ].join(' '),
         params: RunParamsSchema,
         response: { 200: TraceSchema, ...problemResponses(400, 404, 503) },
       },
@@ -41,6 +43,10 @@ export const runRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = asyn
         tags: ['runs'],
         operationId: 'getRunSolution',
         summary: "The solution of one algorithm's run",
+        description: [
+          "The taskmaster's estimate x that the run returned, whatever its status (converged or not).",
+          '400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.',
+        ].join(' '),
         params: RunParamsSchema,
         response: { 200: SolutionSchema, ...problemResponses(400, 404, 503) },
       },
@@ -50,4 +56,5 @@ export const runRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = asyn
       return { algorithm: request.params.algorithm, x: finiteOrNull(x) };
     },
   );
+  done();
 };
