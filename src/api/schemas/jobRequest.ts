@@ -30,9 +30,16 @@ const size = z.number().int().min(1);
 const index = z.number().int().min(0);
 const seed = z.number().int().describe('Seed of the generator (same spec and seed: same matrix).').optional();
 
+/**
+ * The inner arrays of the two lists of arrays with a minimum length are named components: an inline
+ * array there makes openapi-typescript's --array-length (7.13) nest the item type once too often.
+ */
+const DenseRow = z.array(EntrySchema).meta({ id: 'DenseRow', description: 'One row of the matrix: its n entries.' });
+const MachineRows = z.array(index).meta({ id: 'MachineRows', description: 'The rows (0-based) one machine holds.' });
+
 const DenseInput = z.strictObject({
   format: z.literal('dense'),
-  data: z.array(z.array(EntrySchema)).min(1).describe('Row-major rows of the n x n matrix.'),
+  data: z.array(DenseRow).min(1).describe('Row-major rows of the n x n matrix.'),
 });
 const CooInput = z.strictObject({
   format: z.literal('coo'),
@@ -96,7 +103,7 @@ export const PartitionInputSchema = z
     z.strictObject({ machines: size.describe('m contiguous blocks whose sizes differ by at most one, larger blocks first.') }),
     z.strictObject({ sizes: z.array(index).min(1).describe('Contiguous blocks of these sizes (summing to n).') }),
     z.strictObject({ assignment: z.array(index).min(1).describe('assignment[k] = the machine of row k; machines 0..m-1 each own a row.') }),
-    z.strictObject({ groups: z.array(z.array(index)).min(1).describe('groups[i] = the rows of machine i; every row exactly once.') }),
+    z.strictObject({ groups: z.array(MachineRows).min(1).describe('groups[i] = the rows of machine i; every row exactly once.') }),
   ])
   .meta({ id: 'Partition', description: 'How the rows are spread over the machines.' });
 

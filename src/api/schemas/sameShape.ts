@@ -19,19 +19,25 @@ export type Equals<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X ext
 
 type PlainObject<T> = [T] extends [object] ? ([T] extends [readonly unknown[]] ? false : true) : false;
 
+/** Whether member K of T may be left out. */
+type IsOptional<T, K extends keyof T> = Record<never, never> extends Pick<T, K> ? true : false;
+
 type Join<Path extends string, Key extends string> = Path extends '' ? Key : `${Path}.${Key}`;
+
+type Here<Path extends string> = Path extends '' ? '(the root)' : Path;
+
+/** D, or the path itself when D names nothing deeper. */
+type OrHere<D, Path extends string> = [D] extends [never] ? Here<Path> : D;
 
 /** Dotted paths (from `path`) at which the shapes of A and B differ; never when they are the same. */
 export type ShapeDifferences<A, B, Path extends string = ''> =
   Equals<Shape<A>, Shape<B>> extends true
     ? never
     : Equals<Extract<A, null | undefined>, Extract<B, null | undefined>> extends false
-      ? Path extends ''
-        ? '(the root)'
-        : Path
-      : NonNullDifferences<NonNullable<A>, NonNullable<B>, Path>;
+      ? Here<Path>
+      : OrHere<NonNullDifferences<NonNullable<A>, NonNullable<B>, Path>, Path>;
 
-/** ShapeDifferences of A and B that are neither null nor undefined: into arrays and objects. */
+/** Where A and B, neither null nor undefined, differ inside: items of arrays, members of objects. */
 type NonNullDifferences<A, B, Path extends string> = [A, B] extends [readonly (infer ItemA)[], readonly (infer ItemB)[]]
   ? ShapeDifferences<ItemA, ItemB, `${Path}[]`>
   : [PlainObject<A>, PlainObject<B>] extends [true, true]
@@ -41,16 +47,14 @@ type NonNullDifferences<A, B, Path extends string> = [A, B] extends [readonly (i
             ? K extends keyof B
               ? Equals<Pick<Shape<A>, K>, Pick<Shape<B>, K>> extends true
                 ? never
-                : [ShapeDifferences<A[K], B[K], Join<Path, K>>] extends [never]
+                : Equals<IsOptional<A, K>, IsOptional<B, K>> extends false
                   ? `${Join<Path, K>} (optional on one side only)`
                   : ShapeDifferences<A[K], B[K], Join<Path, K>>
               : `${Join<Path, K>} (only in the schema)`
             : `${Join<Path, K>} (only in the type)`
           : never;
       }[keyof A | keyof B]
-    : Path extends ''
-      ? '(the root)'
-      : Path;
+    : never;
 
 /** What `assertSameShape` accepts: `true` when the shapes agree, else an object naming where they differ. */
 export type SameShape<Schema, Type> = [ShapeDifferences<Schema, Type>] extends [never]
