@@ -14,6 +14,15 @@ import { startTestService, type TestService } from '../support/service.js';
 
 const CLIENT_TYPES_PATH = new URL('../client/schema.d.ts', import.meta.url);
 
+interface OpenApiDocument {
+  info: { license?: { name: string }; contact?: { name?: string } };
+  servers?: { url: string; description?: string }[];
+  paths: Record<
+    string,
+    Record<string, { description?: string; requestBody?: unknown; responses: Record<string, { headers?: Record<string, unknown> }> }>
+  >;
+}
+
 let service: TestService;
 
 beforeAll(async () => {
@@ -31,7 +40,37 @@ describe('the OpenAPI document', () => {
     expect(served.statusCode).toBe(200);
     expect(formatOpenApi(served.json()), 'openapi/openapi.json is stale: run `npm run openapi`').toBe(committed);
     expect(await generateOpenApi()).toBe(committed);
-    expect(served.json().openapi).toBe('3.1.0');
+    expect(served.json<{ openapi: string }>().openapi).toBe('3.1.0');
+  });
+
+  it('declares what each operation answers: 500, 400 for a bad id, 503 where Redis is read, 413/415 where it takes a body', async () => {
+    const document = JSON.parse(await readFile(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
+    const operations = Object.entries(document.paths).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, path, method, operation })),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(12);
+    for (const { name, path, method, operation } of operations) {
+      const statuses = Object.keys(operation.responses);
+      expect(operation.description, name).toEqual(expect.stringMatching(/\S/));
+      expect(statuses, name).toContain('500');
+      if (path.startsWith('/v1/jobs/{id}')) expect(statuses, name).toContain('400');
+      if (path.startsWith('/v1/') || path === '/readyz') expect(statuses, name).toContain('503');
+      expect(statuses.includes('415'), name).toBe(operation.requestBody !== undefined);
+      expect(statuses.includes('413'), name).toBe(operation.requestBody !== undefined);
+      if (method === 'post' && path === '/v1/jobs') {
+        expect(operation.responses['202'].headers?.Location, name).toMatchObject({ required: true, schema: { type: 'string' } });
+      }
+    }
+  });
+
+  it('names its servers, contact and license (the license of package.json)', async () => {
+    const document = JSON.parse(await readFile(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
+    const packageJson = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string };
+    expect(document.info.license?.name).toBe(packageJson.license);
+    expect(document.info.contact?.name).toEqual(expect.stringMatching(/\S/));
+    expect(document.servers).toHaveLength(1);
+    expect(document.servers?.[0].url).toBe('http://127.0.0.1:3000');
+    expect(document.servers?.[0].description).toMatch(/npm start/);
   });
 
   it('has committed client types generated from it (npm run generate:client)', async () => {

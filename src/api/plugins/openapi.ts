@@ -10,6 +10,10 @@ import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-pro
 import { tuplesAsBoundedArrays } from '../schemas/openApiTuples.js';
 
 export const API_VERSION = '1.0.0';
+/** The license of package.json (test/api/openapi.test.ts checks that they agree). */
+export const LICENSE = { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' };
+/** Where `npm start` serves the API with the default HOST and PORT. */
+export const DEFAULT_SERVER_URL = 'http://127.0.0.1:3000';
 
 const DESCRIPTION = `Solves A x = b the way a taskmaster and m machines would: six distributed algorithms (APC, D-HBM, DGD, D-NAG, block Cimmino, Mou-Liu-Morse) and the heterogeneity analysis that predicts which is faster.
 
@@ -22,15 +26,27 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Distributed linear systems service', version: API_VERSION, description: DESCRIPTION },
+      info: {
+        title: 'Distributed linear systems service',
+        version: API_VERSION,
+        description: DESCRIPTION,
+        contact: { name: 'The maintainers of linear-systems-service (see README.md)' },
+        license: LICENSE,
+      },
+      servers: [
+        {
+          url: DEFAULT_SERVER_URL,
+          description: '`npm start` with the default HOST and PORT; elsewhere, the origin this document was fetched from.',
+        },
+      ],
       tags: [
         { name: 'jobs', description: 'Analyses and solves' },
         { name: 'runs', description: "Outputs of an algorithm's run" },
         { name: 'operations', description: 'Health, readiness, metrics, problem types' },
       ],
     },
-    transform: jsonSchemaTransform,
-    transformObject: (document) => withoutUnusedSchemas(tuplesAsBoundedArrays(jsonSchemaTransformObject(document))),
+    transform: withResponseHeaders,
+    transformObject: (document) => withoutUnusedSchemas(withInternalErrors(tuplesAsBoundedArrays(jsonSchemaTransformObject(document)))),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 }
@@ -63,6 +79,56 @@ function withoutUnusedSchemas<T>(input: T): T {
   visit(document.paths);
   const kept = Object.fromEntries(Object.entries(schemas).filter(([name]) => used.has(name)));
   return { ...document, components: { ...document.components, schemas: kept } } as T;
+}
+
+type RouteDocument = Parameters<typeof jsonSchemaTransform>[0];
+type ResponseHeaders = Record<string, { description?: string; required?: boolean } & Record<string, unknown>>;
+
+/**
+ * fastify-type-provider-zod's transform, keeping the `headers` that a response given by content
+ * type declares (its transform drops them): e.g. the Location of POST /v1/jobs's 202. Each header
+ * is a JSON Schema with its `description` and, for the document, `required`.
+ */
+function withResponseHeaders(route: RouteDocument): ReturnType<typeof jsonSchemaTransform> {
+  const transformed = jsonSchemaTransform(route);
+  const declared = (route.schema as { response?: Record<string, { headers?: ResponseHeaders }> } | undefined)?.response;
+  const responses = (transformed.schema as { response?: Record<string, Record<string, unknown>> } | undefined)?.response;
+  if (declared && responses) {
+    for (const [status, response] of Object.entries(declared)) {
+      if (response.headers && responses[status]) responses[status].headers = response.headers;
+    }
+  }
+  return transformed;
+}
+
+type OperationObject = { responses?: Record<string, ResponseObject> };
+type ResponseObject = { headers?: Record<string, { required?: boolean; schema?: Record<string, unknown> }> };
+
+/**
+ * Every operation can answer 500: the one error handler (plugins/problems.ts) turns any unexpected
+ * error into an `internal-error` problem, so the document declares it once for all of them. And
+ * @fastify/swagger copies a response header's `required` into its schema: move it to the header.
+ */
+function withInternalErrors<T>(input: T): T {
+  const document = input as { paths?: Record<string, Record<string, OperationObject>> };
+  for (const operations of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      const responses = operation.responses;
+      if (!responses) continue;
+      for (const response of Object.values(responses)) {
+        for (const header of Object.values(response.headers ?? {})) {
+          if (typeof header.schema?.required !== 'boolean') continue;
+          header.required = header.schema.required;
+          delete header.schema.required;
+        }
+      }
+      responses['500'] ??= {
+        description: 'Internal error (`internal-error`): the cause is in the service logs, not in the answer.',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      } as ResponseObject;
+    }
+  }
+  return input;
 }
 
 /** The document as served (routes must be registered and the app ready). */
