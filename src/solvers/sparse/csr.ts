@@ -198,49 +198,86 @@ export function selectRows(a: CsrMatrix, rowList: Int32Array): CsrMatrix {
 }
 
 /**
+ * A column-indexed work array (a marker or a map) pays off while the matrix is not much wider than the
+ * entries touched; beyond that, sorting and binary search keep the cost independent of the width, so
+ * that m machines of a matrix with 10^6 columns do not cost m * 10^6.
+ */
+const WIDE = 8;
+
+/**
  * The columns in which the rows `rowList` (all rows when omitted) have a stored entry, ascending.
- * O(entries of those rows + support log support): a marker over the columns, no pass over all of them.
+ * O(entries of those rows + cols) with a marker when cols <= 8 x entries, otherwise
+ * O(entries log entries) by sorting them: never a pass over a matrix much wider than the rows' entries.
  */
 export function columnSupport(a: CsrMatrix, rowList?: Int32Array): Int32Array {
   const { rowPtr, colIdx } = a;
-  const seen = new Uint8Array(a.cols);
   const count = rowList === undefined ? a.rows : rowList.length;
-  let found = 0;
-  let support = new Int32Array(Math.min(a.cols, 16));
+  let entries = 0;
   for (let k = 0; k < count; k++) {
     const i = rowList === undefined ? k : rowList[k];
-    for (let q = rowPtr[i]; q < rowPtr[i + 1]; q++) {
-      const j = colIdx[q];
-      if (seen[j] === 0) {
-        seen[j] = 1;
-        if (found === support.length) {
-          const grown = new Int32Array(Math.min(a.cols, 2 * support.length));
-          grown.set(support);
-          support = grown;
+    entries += rowPtr[i + 1] - rowPtr[i];
+  }
+  if (a.cols <= WIDE * entries) {
+    const seen = new Uint8Array(a.cols);
+    let found = 0;
+    for (let k = 0; k < count; k++) {
+      const i = rowList === undefined ? k : rowList[k];
+      for (let q = rowPtr[i]; q < rowPtr[i + 1]; q++) {
+        if (seen[colIdx[q]] === 0) {
+          seen[colIdx[q]] = 1;
+          found++;
         }
-        support[found++] = j;
       }
     }
+    const support = new Int32Array(found);
+    for (let j = 0, t = 0; t < found; j++) if (seen[j] === 1) support[t++] = j;
+    return support;
   }
-  return support.slice(0, found).sort();
+  const all = new Int32Array(entries);
+  for (let k = 0, t = 0; k < count; k++) {
+    const i = rowList === undefined ? k : rowList[k];
+    all.set(colIdx.subarray(rowPtr[i], rowPtr[i + 1]), t);
+    t += rowPtr[i + 1] - rowPtr[i];
+  }
+  all.sort();
+  let found = 0;
+  for (let t = 0; t < entries; t++) if (t === 0 || all[t] !== all[t - 1]) all[found++] = all[t];
+  return all.slice(0, found);
 }
 
 /**
  * A restricted to the columns `support` (ascending, e.g. columnSupport(a)) and renumbered to
  * 0..support.length - 1: the machine-local form of A_i on its column support. Every stored entry of
- * A must lie in a listed column (DimensionMismatchError otherwise). Uses an Int32Array of length cols.
+ * A must lie in a listed column (DimensionMismatchError otherwise). A map over the columns when A is
+ * not much wider than its entries, binary search in `support` otherwise.
  */
 export function restrictColumns(a: CsrMatrix, support: Int32Array): CsrMatrix {
-  const local = new Int32Array(a.cols).fill(-1);
-  for (let t = 0; t < support.length; t++) local[support[t]] = t;
   const nnz = nnzOf(a);
   const localCols = new Int32Array(nnz);
-  for (let q = 0; q < nnz; q++) {
-    const t = local[a.colIdx[q]];
-    if (t < 0) {
-      throw new DimensionMismatchError(`Column ${a.colIdx[q]} holds an entry but is not in the column support.`, { column: a.colIdx[q] });
+  const missing = (column: number): never => {
+    throw new DimensionMismatchError(`Column ${column} holds an entry but is not in the column support.`, { column });
+  };
+  if (a.cols <= WIDE * (nnz + support.length)) {
+    const local = new Int32Array(a.cols).fill(-1);
+    for (let t = 0; t < support.length; t++) local[support[t]] = t;
+    for (let q = 0; q < nnz; q++) {
+      const t = local[a.colIdx[q]];
+      if (t < 0) missing(a.colIdx[q]);
+      localCols[q] = t;
     }
-    localCols[q] = t;
+  } else {
+    for (let q = 0; q < nnz; q++) {
+      const column = a.colIdx[q];
+      let lo = 0;
+      let hi = support.length - 1;
+      while (lo < hi) {
+        const mid = (lo + hi) >>> 1;
+        if (support[mid] < column) lo = mid + 1;
+        else hi = mid;
+      }
+      if (support[lo] !== column) missing(column);
+      localCols[q] = lo;
+    }
   }
   return { rows: a.rows, cols: support.length, rowPtr: a.rowPtr.slice(), colIdx: localCols, values: a.values.slice() };
 }

@@ -8,12 +8,15 @@
  * row r of G is sum over the entries a_rk of row r of a_rk * (row k of A_i^T), accumulated in one
  * dense vector of length p (Gustavson's sparse product). No p x p or p x n dense intermediate.
  * G[r][c] and G[c][r] sum the same products a_rk a_ck in the same order (k ascending), so G is
- * exactly symmetric.
+ * exactly symmetric. O(nnz(A_i) + nnz(G_i) + flops), independent of the number of columns of A
+ * (a wide A_i is first restricted to its column support).
  */
-import { transpose, type CsrMatrix } from './csr.js';
+import { columnSupport, nnzOf, restrictColumns, transpose, type CsrMatrix } from './csr.js';
 
 /** A A^T for an m x n CSR matrix A: m x m, full symmetric pattern, explicit zeros only where products cancel. */
-export function gramMatrix(a: CsrMatrix): CsrMatrix {
+export function gramMatrix(wide: CsrMatrix): CsrMatrix {
+  // A machine's rows of a matrix with many more columns than entries: work on its column support.
+  const a = wide.cols > 8 * (nnzOf(wide) + wide.rows) ? restrictColumns(wide, columnSupport(wide)) : wide;
   const m = a.rows;
   const { rowPtr, colIdx, values } = a;
   const at = transpose(a);

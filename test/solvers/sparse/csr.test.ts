@@ -143,6 +143,37 @@ describe('CSR operations against dense references', () => {
     expect(thrown(() => restrictColumns(sub, support.subarray(1)))).toBeInstanceOf(DimensionMismatchError);
   });
 
+  it('column support and restriction agree with a plain computation for narrow and very wide matrices (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 8 }),
+        fc.constantFrom(5, 50, 5000, 1_000_000),
+        fc.array(fc.tuple(fc.nat(), fc.nat(), fc.integer({ min: 1, max: 9 })), { maxLength: 40 }),
+        fc.array(fc.boolean(), { minLength: 8, maxLength: 8 }),
+        (rows, cols, raw, keep) => {
+          const a = csrFromCoo(
+            rows,
+            cols,
+            raw.map(([i]) => i % rows),
+            raw.map(([, j]) => j % cols),
+            raw.map(([, , v]) => v),
+          );
+          const rowList = Int32Array.from({ length: rows }, (_, i) => i).filter((i) => keep[i]);
+          const expected = [...new Set(raw.filter(([i]) => keep[i % rows]).map(([, j]) => j % cols))].sort((x, y) => x - y);
+          expect(Array.from(columnSupport(a, rowList))).toEqual(expected);
+          const support = columnSupport(a);
+          const local = restrictColumns(a, support);
+          checkCsr(local);
+          for (let q = 0; q < nnzOf(a); q++) expect(support[local.colIdx[q]]).toBe(a.colIdx[q]);
+          if (support.length > 0 && nnzOf(a) > 0) {
+            expect(thrown(() => restrictColumns(a, support.subarray(0, support.length - 1)))).toBeInstanceOf(DimensionMismatchError);
+          }
+        },
+      ),
+      { numRuns: 120, seed: 5 },
+    );
+  });
+
   it('refuses row lists that are not ascending or out of range', () => {
     const { csr } = randomSparse(5, 5, 0.5, 6);
     expect(thrown(() => selectRows(csr, new Int32Array([2, 1])))).toBeInstanceOf(DimensionMismatchError);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { checkCsr, csrToDense, nnzOf, selectRows } from '../../../src/solvers/sparse/csr.js';
+import { checkCsr, columnSupport, csrFromCoo, csrToDense, nnzOf, restrictColumns, selectRows } from '../../../src/solvers/sparse/csr.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { SPARSE_REFERENCE, randomSparse, referenceMatrix, rowRange } from './support.js';
 
@@ -34,6 +34,14 @@ describe('gramMatrix', () => {
       }
     });
   }
+
+  it('a few rows of a matrix with 10^6 columns: the same Gram as on their column support', () => {
+    const wide = csrFromCoo(3, 1_000_000, [0, 0, 1, 2, 2], [999_999, 7, 7, 500_000, 999_999], [1, 2, 3, 4, 5]);
+    const g = gramMatrix(wide);
+    checkCsr(g);
+    expect(Array.from(csrToDense(g).data)).toEqual([5, 6, 5, 6, 9, 0, 5, 0, 41]);
+    expect(Array.from(csrToDense(gramMatrix(restrictColumns(wide, columnSupport(wide)))).data)).toEqual(Array.from(csrToDense(g).data));
+  });
 
   it('keeps positions whose products cancel (structural pattern, as a symbolic analysis needs)', () => {
     // Rows (1, 1) and (1, -1) are orthogonal: G[0][1] = 0 is still stored.
