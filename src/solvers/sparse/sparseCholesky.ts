@@ -17,10 +17,11 @@
  * Pivots: the k-th pivot d_k (the diagonal of L, squared, before its square root) is compared with
  * the diagonal entry it started from, G_kk (rows and columns in the permuted order). For a Gram
  * matrix, d_k / G_kk = sin^2 of the angle between row k and the span of the rows eliminated before
- * it. It must exceed `relativePivotTolerance` (default c_k u, with c_k the number of terms summed
- * into d_k (the entries of row k of L, diagonal included) and u = 2^-53 the unit roundoff: the
- * rounding error of d_k is at most about c_k u G_kk, because the diagonal of |L| |L^T| is G_kk, so a
- * smaller pivot cannot be told from zero). Otherwise SingularMatrixError, details
+ * it. It must exceed `relativePivotTolerance`, by default 16 c_k u, with c_k the number of terms
+ * summed into d_k (the entries of row k of L, diagonal included) and u = 2^-53 the unit roundoff: the
+ * factorization's rounding error in d_k is at most about c_k u G_kk (the diagonal of |L| |L^T| is
+ * G_kk), and G's own entries carry rounding errors of the same order from their computation, hence
+ * the margin: a smaller pivot cannot be told from zero. Otherwise SingularMatrixError, details
  * { row, pivot, diagonal, relativePivot }, `row` in G's own (unpermuted) numbering: a caller that
  * factors a machine's Gram matrix re-throws it with { ...details, machine, row: <global row> }.
  * Rows of a machine closer than ~1e-7 rad to dependent are therefore refused here, where the dense
@@ -77,7 +78,7 @@ export interface CholeskyOptions {
 }
 
 export interface FactorOptions {
-  /** Smallest accepted d_k / G_kk; default c_k u (see the file comment). */
+  /** Smallest accepted d_k / G_kk; default 16 c_k u (see the file comment). */
   relativePivotTolerance?: number;
 }
 
@@ -229,7 +230,7 @@ export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: 
       lValues[filled + 1] = lkj;
       next[j]++;
     }
-    const limit = (tolerance ?? (n - top + 1) * UNIT_ROUNDOFF) * diagonal;
+    const limit = (tolerance ?? 16 * (n - top + 1) * UNIT_ROUNDOFF) * diagonal;
     if (!(d > limit) || !(diagonal > 0)) {
       const row = s.ordering.perm[k];
       const relativePivot = diagonal > 0 ? d / diagonal : d;
