@@ -11,8 +11,9 @@
  *   triangle in the elimination tree), as in Davis, "Direct Methods for Sparse Linear Systems"
  *   (SIAM 2006), chapter 4. `refactorCholesky` redoes it in place for new values.
  *
- * Input: G square CSR with its FULL symmetric pattern (both triangles, as gramMatrix returns); only
- * the entries that land in the lower triangle of P G P^T are read, so G's values must be symmetric.
+ * Input: G square CSR with its FULL symmetric pattern (both triangles, as gramMatrix returns; checked,
+ * DimensionMismatchError otherwise); only the entries that land in the lower triangle of P G P^T are
+ * read, so G's values must be symmetric (not checked).
  *
  * Pivots: the k-th pivot d_k (the diagonal of L, squared, before its square root) is compared with
  * the diagonal entry it started from, G_kk (rows and columns in the permuted order). For a Gram
@@ -34,7 +35,7 @@
  * is what one JavaScript thread gives).
  */
 import { DimensionMismatchError, SingularMatrixError } from '../errors.js';
-import type { CsrMatrix } from './csr.js';
+import { transpose, type CsrMatrix } from './csr.js';
 import { approximateMinimumDegree, identityOrdering, type Ordering } from './ordering.js';
 
 const UNIT_ROUNDOFF = Number.EPSILON / 2;
@@ -86,6 +87,7 @@ export interface FactorOptions {
 export function analyzeCholesky(g: CsrMatrix, options: CholeskyOptions = {}): CholeskySymbolic {
   const n = g.rows;
   if (g.cols !== n) throw new DimensionMismatchError(`Cholesky needs a square matrix; this one is ${g.rows} x ${g.cols}.`);
+  checkSymmetricPattern(g);
   const choice = options.ordering ?? 'amd';
   const ordering = choice === 'amd' ? approximateMinimumDegree(g) : choice === 'natural' ? identityOrdering(n) : choice;
   if (ordering.perm.length !== n)
@@ -242,6 +244,19 @@ export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: 
       );
     }
     lValues[colPtr[k]] = Math.sqrt(d);
+  }
+}
+
+/** The pattern must be symmetric (both triangles stored): compared with the pattern of G^T, O(nnz). */
+function checkSymmetricPattern(g: CsrMatrix): void {
+  const t = transpose(g);
+  let same = true;
+  for (let i = 0; same && i <= g.rows; i++) same = t.rowPtr[i] === g.rowPtr[i];
+  for (let q = 0; same && q < t.colIdx.length; q++) same = t.colIdx[q] === g.colIdx[q];
+  if (!same) {
+    throw new DimensionMismatchError(
+      'Cholesky needs the full symmetric pattern (both triangles stored, as gramMatrix returns); this matrix has an entry (i, j) without (j, i).',
+    );
   }
 }
 

@@ -174,6 +174,13 @@ describe('sparse Cholesky API', () => {
     expect(thrown(() => factorCholesky({ ...g, colIdx: moved }, symbolic))).toBeInstanceOf(DimensionMismatchError);
   });
 
+  it('refuses a matrix that stores one triangle only', () => {
+    const lower = csrFromCoo(2, 2, [0, 1, 1], [0, 0, 1], [4, 1, 4]);
+    const error = thrown(() => analyzeCholesky(lower));
+    expect(error).toBeInstanceOf(DimensionMismatchError);
+    expect(error.message).toMatch(/full symmetric pattern/);
+  });
+
   it('natural ordering and a given ordering give the same solution', () => {
     const b = sinVector(n);
     const amd = solveCholesky(factorCholesky(g), b, new Float64Array(n));
