@@ -3,7 +3,9 @@
  * ../input/matrixMarket.ts, which builds a dense matrix): fed text chunks of any size, split anywhere
  * (inside a line, a number or a "\r\n"), it keeps only the current partial line and the entries read
  * so far, never the whole text and never anything dense. Memory O(nnz): the file's entries as
- * flat arrays (row, column, value, line number: 20 bytes each), then the CSR built from them.
+ * flat arrays (row, column, value: 16 bytes each; line numbers are recovered from a sparse record of
+ * the blank and comment lines), plus the CSR built from them (12 bytes per stored entry) at the end:
+ * about 28 bytes per entry at the peak for general storage, 40 for symmetric storage.
  *
  *   const reader = new MatrixMarketStreamReader({ maxN, maxNnz });
  *   for await (const chunk of source) reader.push(chunk);
@@ -83,7 +85,15 @@ export class MatrixMarketStreamReader {
   private rowOf = new Int32Array(0);
   private colOf = new Int32Array(0);
   private valueOf = new Float64Array(0);
-  private lineOf = new Uint32Array(0);
+  /** Line number of the size line: entry k is on line sizeLine + 1 + k + (blank and comment lines before it). */
+  private sizeLine = 0;
+  /**
+   * Blank and comment lines among the entries, recorded sparsely: after skipMarkEntry[t] entries had
+   * been read, skipMarkTotal[t] such lines had been seen (both nondecreasing).
+   */
+  private skipMarkEntry = new Float64Array(16);
+  private skipMarkTotal = new Float64Array(16);
+  private skipMarks = 0;
 
   constructor(limits: SparseInputLimits = {}) {
     this.maxN = limits.maxN ?? Number.POSITIVE_INFINITY;
@@ -138,7 +148,6 @@ export class MatrixMarketStreamReader {
     this.rowOf = new Int32Array(0);
     this.colOf = new Int32Array(0);
     this.valueOf = new Float64Array(0);
-    this.lineOf = new Uint32Array(0);
     return matrix;
   }
 
@@ -159,9 +168,12 @@ export class MatrixMarketStreamReader {
       case 'size':
         if (!isSkippable(text)) this.parseSize(text);
         return;
-      case 'entries':
-        if (!this.parseEntryFast(text) && !isSkippable(text)) this.parseEntry(text);
+      case 'entries': {
+        const kind = this.parseEntryFast(text);
+        if (kind === FAST_SKIPPED || (kind === FAST_NOT_HANDLED && isSkippable(text))) this.recordSkippedLine();
+        else if (kind === FAST_NOT_HANDLED) this.parseEntry(text);
         return;
+      }
       case 'finished':
         return;
     }
@@ -266,7 +278,7 @@ export class MatrixMarketStreamReader {
     this.rowOf = new Int32Array(entries);
     this.colOf = new Int32Array(entries);
     if (this.field !== 'pattern') this.valueOf = new Float64Array(entries);
-    this.lineOf = new Uint32Array(entries);
+    this.sizeLine = this.lineNumber;
     this.stage = 'entries';
   }
 
@@ -276,45 +288,76 @@ export class MatrixMarketStreamReader {
    * reads with the full grammar and reports: this path accepts a subset of what parseEntry accepts,
    * with the same values.
    */
-  private parseEntryFast(line: string): boolean {
+  private parseEntryFast(line: string): FastResult {
     const length = line.length;
     let p = skipBlanks(line, 0);
-    if (p === length) return true; // blank
-    if (line.charCodeAt(p) === 37) return true; // % comment
+    if (p === length) return FAST_SKIPPED; // blank
+    if (line.charCodeAt(p) === 37) return FAST_SKIPPED; // % comment
     const i = parseSmallIndex(line, p);
-    if (i < 1) return false;
+    if (i < 1) return FAST_NOT_HANDLED;
     p = indexEnd;
     let next = skipBlanks(line, p);
-    if (next === p) return false;
+    if (next === p) return FAST_NOT_HANDLED;
     const j = parseSmallIndex(line, next);
-    if (j < 1) return false;
+    if (j < 1) return FAST_NOT_HANDLED;
     p = indexEnd;
     const pattern = this.field === 'pattern';
     let value = 1;
     if (!pattern) {
       next = skipBlanks(line, p);
-      if (next === p) return false;
+      if (next === p) return FAST_NOT_HANDLED;
       const end = this.field === 'integer' ? integerLiteralEnd(line, next) : realLiteralEnd(line, next);
-      if (end < 0) return false;
+      if (end < 0) return FAST_NOT_HANDLED;
       value = Number.isNaN(literalValue)
         ? Number(exponentIsD ? line.slice(next, end).replace(/[dD]/, 'e') : line.slice(next, end))
         : literalValue;
       p = end;
     }
-    if (skipBlanks(line, p) !== length) return false;
+    if (skipBlanks(line, p) !== length) return FAST_NOT_HANDLED;
     const n = this.n;
-    if (i > n || j > n || !Number.isFinite(value) || this.read === this.expected) return false;
-    if (this.symmetry === 'skew-symmetric' && i === j && value !== 0) return false;
+    if (i > n || j > n || !Number.isFinite(value) || this.read === this.expected) return FAST_NOT_HANDLED;
+    if (this.symmetry === 'skew-symmetric' && i === j && value !== 0) return FAST_NOT_HANDLED;
     const storedHere = this.symmetry !== 'general' && i !== j ? 2 : 1;
-    if (this.stored + storedHere > this.maxNnz) return false;
+    if (this.stored + storedHere > this.maxNnz) return FAST_NOT_HANDLED;
     const k = this.read;
     this.stored += storedHere;
     this.rowOf[k] = i - 1;
     this.colOf[k] = j - 1;
     if (!pattern) this.valueOf[k] = value;
-    this.lineOf[k] = Math.min(this.lineNumber, 0xffffffff);
     this.read++;
-    return true;
+    return FAST_ENTRY;
+  }
+
+  private recordSkippedLine(): void {
+    const t = this.skipMarks;
+    if (t > 0 && this.skipMarkEntry[t - 1] === this.read) {
+      this.skipMarkTotal[t - 1]++;
+      return;
+    }
+    if (t === this.skipMarkEntry.length) {
+      const entry = new Float64Array(2 * t);
+      const total = new Float64Array(2 * t);
+      entry.set(this.skipMarkEntry);
+      total.set(this.skipMarkTotal);
+      this.skipMarkEntry = entry;
+      this.skipMarkTotal = total;
+    }
+    this.skipMarkEntry[t] = this.read;
+    this.skipMarkTotal[t] = (t > 0 ? this.skipMarkTotal[t - 1] : 0) + 1;
+    this.skipMarks++;
+  }
+
+  /** The line of the file's k-th entry (0-based k). */
+  private lineOfEntry(k: number): number {
+    // The last mark recorded with at most k entries read: its skipped lines all precede entry k.
+    let lo = 0;
+    let hi = this.skipMarks;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.skipMarkEntry[mid] <= k) lo = mid + 1;
+      else hi = mid;
+    }
+    return this.sizeLine + 1 + k + (lo > 0 ? this.skipMarkTotal[lo - 1] : 0);
   }
 
   private parseEntry(line: string): void {
@@ -361,68 +404,116 @@ export class MatrixMarketStreamReader {
     this.stored += storedHere;
     this.rowOf[k] = i;
     this.colOf[k] = j;
-    this.lineOf[k] = Math.min(lineNumber, 0xffffffff);
     this.read++;
   }
 
   /**
-   * The entries (mirrored ones included) ordered by (row, column) with two stable counting sorts, by
-   * column then by row, so duplicates end up adjacent. Entry ids: k for the file's k-th entry, ~k for
-   * its mirror.
+   * The CSR matrix: the entries (and their mirrors) scattered to their rows in file order, then each
+   * row sorted by column (already sorted for files listed by column or by row, the usual orders), where
+   * duplicates become adjacent. Memory: the file's entries (16 bytes each) and the CSR arrays.
    */
   private buildCsr(): CsrMatrix {
-    const { n, read, rowOf, colOf, valueOf, lineOf, symmetry } = this;
+    const { n, read, rowOf, colOf, valueOf, symmetry } = this;
     const pattern = this.field === 'pattern';
     const mirrored = symmetry !== 'general';
+    const negate = symmetry === 'skew-symmetric' ? -1 : 1;
     const nnz = this.stored;
-    const colStart = new Int32Array(n + 1);
     const rowPtr = new Int32Array(n + 1);
     for (let k = 0; k < read; k++) {
-      colStart[colOf[k] + 1]++;
       rowPtr[rowOf[k] + 1]++;
-      if (mirrored && rowOf[k] !== colOf[k]) {
-        colStart[rowOf[k] + 1]++;
-        rowPtr[colOf[k] + 1]++;
-      }
+      if (mirrored && rowOf[k] !== colOf[k]) rowPtr[colOf[k] + 1]++;
     }
-    for (let t = 0; t < n; t++) {
-      colStart[t + 1] += colStart[t];
-      rowPtr[t + 1] += rowPtr[t];
-    }
-    const byColumn = new Int32Array(nnz);
-    for (let k = 0; k < read; k++) {
-      byColumn[colStart[colOf[k]]++] = k;
-      if (mirrored && rowOf[k] !== colOf[k]) byColumn[colStart[rowOf[k]]++] = ~k;
-    }
-    const nextInRow = rowPtr.slice(0, n);
-    const byRow = new Int32Array(nnz);
-    for (let t = 0; t < nnz; t++) {
-      const id = byColumn[t];
-      byRow[nextInRow[id >= 0 ? rowOf[id] : colOf[~id]]++] = id;
-    }
+    for (let i = 0; i < n; i++) rowPtr[i + 1] += rowPtr[i];
+    const next = rowPtr.slice(0, n);
     const colIdx = new Int32Array(nnz);
     const values = new Float64Array(nnz);
-    for (let i = 0; i < n; i++) {
-      for (let t = rowPtr[i]; t < rowPtr[i + 1]; t++) {
-        const id = byRow[t];
-        const k = id >= 0 ? id : ~id;
-        const j = id >= 0 ? colOf[k] : rowOf[k];
-        if (t > rowPtr[i] && colIdx[t - 1] === j) {
-          const previous = byRow[t - 1];
-          const first = lineOf[previous >= 0 ? previous : ~previous];
-          const second = lineOf[k];
-          const mirrorNote = mirrored ? ' (symmetric storage: (i, j) and (j, i) are the same entry)' : '';
-          throw new MatrixMarketSyntaxError(
-            `entry (${i + 1}, ${j + 1}) is assigned twice, on lines ${Math.min(first, second)} and ${Math.max(first, second)}${mirrorNote}.`,
-            Math.max(first, second),
-          );
-        }
-        colIdx[t] = j;
-        const value = pattern ? 1 : valueOf[k];
-        values[t] = id < 0 && symmetry === 'skew-symmetric' ? -value : value;
+    for (let k = 0; k < read; k++) {
+      const i = rowOf[k];
+      const j = colOf[k];
+      const value = pattern ? 1 : valueOf[k];
+      let q = next[i]++;
+      colIdx[q] = j;
+      values[q] = value;
+      if (mirrored && i !== j) {
+        q = next[j]++;
+        colIdx[q] = i;
+        values[q] = negate * value;
       }
     }
+    for (let i = 0; i < n; i++) {
+      const first = rowPtr[i];
+      const end = rowPtr[i + 1];
+      sortRow(colIdx, values, first, end);
+      for (let q = first + 1; q < end; q++) if (colIdx[q] === colIdx[q - 1]) this.duplicate(i, colIdx[q]);
+    }
     return { rows: n, cols: n, rowPtr, colIdx, values };
+  }
+
+  /** Throws the error for position (i, j) (0-based) assigned twice, naming the lines of the first two assignments. */
+  private duplicate(i: number, j: number): never {
+    const lines: number[] = [];
+    for (let k = 0; k < this.read && lines.length < 2; k++) {
+      const r = this.rowOf[k];
+      const c = this.colOf[k];
+      if ((r === i && c === j) || (this.symmetry !== 'general' && r === j && c === i)) lines.push(this.lineOfEntry(k));
+    }
+    const mirrorNote = this.symmetry !== 'general' ? ' (symmetric storage: (i, j) and (j, i) are the same entry)' : '';
+    throw new MatrixMarketSyntaxError(
+      `entry (${i + 1}, ${j + 1}) is assigned twice, on lines ${lines[0]} and ${lines[1]}${mirrorNote}.`,
+      lines[1],
+    );
+  }
+}
+
+/** Rows longer than this are sorted through keys, shorter ones by insertion (linear on sorted input). */
+const INSERTION_SORT_LIMIT = 64;
+
+/** Sorts colIdx[first .. end) ascending, moving values along; a stable sort (equal columns keep their order). */
+function sortRow(colIdx: Int32Array, values: Float64Array, first: number, end: number): void {
+  let sorted = true;
+  for (let q = first + 1; sorted && q < end; q++) sorted = colIdx[q - 1] <= colIdx[q];
+  if (sorted) return;
+  if (end - first <= INSERTION_SORT_LIMIT) {
+    for (let q = first + 1; q < end; q++) {
+      const column = colIdx[q];
+      const value = values[q];
+      let t = q - 1;
+      while (t >= first && colIdx[t] > column) {
+        colIdx[t + 1] = colIdx[t];
+        values[t + 1] = values[t];
+        t--;
+      }
+      colIdx[t + 1] = column;
+      values[t + 1] = value;
+    }
+    return;
+  }
+  // Key = column * 2^22 + position in the row: exact in a double (column < 2^31, rows up to 2^22
+  // entries), unique, so a numeric sort of the keys is a stable sort by column.
+  const length = end - first;
+  if (length >= 2 ** 22) {
+    sortRowByIndex(colIdx, values, first, end);
+    return;
+  }
+  const keys = new Float64Array(length);
+  for (let t = 0; t < length; t++) keys[t] = colIdx[first + t] * 4194304 + t;
+  keys.sort();
+  const oldValues = values.slice(first, end);
+  for (let t = 0; t < length; t++) {
+    const position = keys[t] % 4194304;
+    colIdx[first + t] = (keys[t] - position) / 4194304;
+    values[first + t] = oldValues[position];
+  }
+}
+
+/** Rows of 2^22 entries or more: a stable sort of positions by column. */
+function sortRowByIndex(colIdx: Int32Array, values: Float64Array, first: number, end: number): void {
+  const columns = colIdx.slice(first, end);
+  const oldValues = values.slice(first, end);
+  const order = Array.from({ length: end - first }, (_, t) => t).sort((x, y) => columns[x] - columns[y] || x - y);
+  for (let t = 0; t < order.length; t++) {
+    colIdx[first + t] = columns[order[t]];
+    values[first + t] = oldValues[order[t]];
   }
 }
 
@@ -450,6 +541,12 @@ function parseIndex(token: string, n: number, what: 'row' | 'column', lineNumber
   if (index < 1 || index > n) throw new MatrixMarketSyntaxError(`the ${what} index ${index} is outside 1..${n}.`, lineNumber);
   return index - 1;
 }
+
+/** What parseEntryFast did with a line. */
+type FastResult = 0 | 1 | 2;
+const FAST_NOT_HANDLED = 0;
+const FAST_ENTRY = 1;
+const FAST_SKIPPED = 2;
 
 // The fast path's scanners (ASCII only; anything else is left to the regular expressions).
 

@@ -154,6 +154,39 @@ describe('streaming Matrix Market reader: accepted forms', () => {
     expect(Array.from(csrToDense(integer).data)).toEqual([-3, 0, 0, 7]);
   });
 
+  it('entries in any order, long rows included, give sorted rows; a duplicate in a long row names its lines among comments', () => {
+    const rng = new SeededRandom(9);
+    const n = 300;
+    const lines: string[] = [];
+    for (let j = 0; j < n; j++) lines.push(`1 ${j + 1} ${j + 0.5}`); // a full first row (sorted by keys)
+    for (let i = 2; i <= n; i++) lines.push(`${i} ${1 + ((i * 7) % n)} ${-i}`, `${i} ${i} 4`);
+    const seen = new Set<string>();
+    const kept = lines.filter((line) => {
+      const position = line.split(' ').slice(0, 2).join(' ');
+      if (seen.has(position)) return false;
+      seen.add(position);
+      return true;
+    });
+    const permutation = rng.permutation(kept.length);
+    const shuffled = Array.from(permutation, (k) => kept[k]);
+    const withComments = shuffled.flatMap((line, k) => (k % 37 === 0 ? ['% note', '', line] : [line]));
+    const text = `${HEADER}${n} ${n} ${kept.length}\n${withComments.join('\n')}\n`;
+    const a = readInChunks(text, 1, 500);
+    checkCsr(a);
+    expect(firstDifference(csrToDense(a).data, parseMatrixMarket(text).data)).toBe(-1);
+
+    // The same file with one entry of the long row repeated further down: both lines named.
+    const repeated = shuffled.findIndex((line) => line.startsWith('1 '));
+    const twice = [...withComments, '% end', shuffled[repeated]];
+    const lineOfFirst = 3 + twice.indexOf(shuffled[repeated]);
+    const error = errorInChunks(`${HEADER}${n} ${n} ${kept.length + 1}\n${twice.join('\n')}\n`);
+    expect(error).toBeInstanceOf(MatrixMarketSyntaxError);
+    const [i, j] = shuffled[repeated].split(' ');
+    expect(error.message).toContain(
+      `line ${2 + twice.length}: entry (${i}, ${j}) is assigned twice, on lines ${lineOfFirst} and ${2 + twice.length}.`,
+    );
+  });
+
   it('accepts CRLF (split between \\r and \\n), blank and comment lines, D exponents, tabs, no final newline', () => {
     const text = '%%MatrixMarket matrix coordinate double general\r\n%c\r\n\r\n2 2 2\r\n1 1 1.5e2\r\n   % note\r\n\t2\t2\t-2.5D-1';
     for (let seed = 0; seed < 5; seed++) expect(Array.from(csrToDense(readInChunks(text, seed, 3)).data)).toEqual([150, 0, 0, -0.25]);
