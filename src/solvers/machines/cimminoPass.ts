@@ -1,25 +1,17 @@
 /**
  * Block Cimmino's pass over the whole system: at x, machine i computes r_i = b_i - A_i x (one pass
  * over A_i, and |r_i|^2) and its term A_i^+ r_i = A_i^T (A_i A_i^T)^{-1} r_i on its support (one
- * pass over Q_i, see ./machine.ts); the taskmaster adds the terms in machine order.
+ * pass over Q_i with R, ./machine.ts, or over A_i with the Cholesky factor of A_i A_i^T,
+ * ./csrMachine.ts); the taskmaster adds the terms in machine order.
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
-import { UnsupportedMatrixError } from '../errors.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { startFleet } from './fleet.js';
 import { CIMMINO_PASS } from './machineShard.js';
-import { denseStorage, type MachineStorage } from './storage.js';
+import { csrStorage, denseStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a machine: |b_i - A_i x|^2. */
 const RESIDUAL2 = 0;
-
-function projectionOnSparse(): Error {
-  return new UnsupportedMatrixError(
-    "The projection methods (apc, mlm, cimmino) need each machine's basis of R(A_i), which a sparse system does not hold; " +
-      'the gradient methods (dgd, dnag, dhbm) run on sparse systems.',
-    { storage: 'csr' },
-  );
-}
 
 export class CimminoPass {
   /** The point the pass reads (shared with the threads; written only between passes). */
@@ -30,9 +22,11 @@ export class CimminoPass {
   private readonly outputOffset: Int32Array;
 
   constructor(system: SolverSystem) {
-    if (system.storage === 'csr') throw projectionOnSparse();
-    const { n, machines } = system;
-    this.machines = machines.map((machine) => denseStorage(machine, { rows: true, basis: true }));
+    const { n } = system;
+    this.machines =
+      system.storage === 'csr'
+        ? system.machines.map(csrStorage)
+        : system.machines.map((machine) => denseStorage(machine, { rows: true, basis: true }));
     const fleet = startFleet({ n, machines: this.machines, outputLengths: this.machines.map((machine) => machine.c), scalarsPerChunk: 1 });
     this.engine = fleet.engine;
     this.outputOffset = fleet.outputOffset;

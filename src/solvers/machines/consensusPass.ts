@@ -2,23 +2,15 @@
  * The projection-consensus pass (APC, MLM) over the whole system: machine i keeps its own estimate
  * x_i (region [i n, (i + 1) n) of the engine's output, so any thread can advance any machine) and,
  * given the taskmaster's xbar, measures it (|A_i xbar - b_i|^2, |xbar - x_i|^2) and moves
- * x_i <- x_i + gamma P_i (xbar - x_i), in one pass over its basis Q_i (see ./machine.ts).
+ * x_i <- x_i + gamma P_i (xbar - x_i), in one pass over its basis Q_i (dense, ./machine.ts) or two
+ * over its CSR rows with the Cholesky factor of A_i A_i^T (sparse, ./csrMachine.ts).
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
-import { UnsupportedMatrixError } from '../errors.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { startFleet } from './fleet.js';
 import { DISTANCE2, RESIDUAL2 } from './machine.js';
 import { CONSENSUS_PASS, CONSENSUS_START } from './machineShard.js';
-import { denseStorage } from './storage.js';
-
-function projectionOnSparse(): Error {
-  return new UnsupportedMatrixError(
-    "The projection methods (apc, mlm, cimmino) need each machine's basis of R(A_i), which a sparse system does not hold; " +
-      'the gradient methods (dgd, dnag, dhbm) run on sparse systems.',
-    { storage: 'csr' },
-  );
-}
+import { csrStorage, denseStorage } from './storage.js';
 
 export class ConsensusPass {
   /** The taskmaster's xbar, which the pass reads (shared with the threads; written only between passes). */
@@ -31,9 +23,11 @@ export class ConsensusPass {
   private readonly local: Float64Array;
 
   constructor(system: SolverSystem, gamma: number) {
-    if (system.storage === 'csr') throw projectionOnSparse();
-    const { n, m, machines } = system;
-    const storages = machines.map((machine) => denseStorage(machine, { rows: false, basis: true }));
+    const { n, m } = system;
+    const storages =
+      system.storage === 'csr'
+        ? system.machines.map(csrStorage)
+        : system.machines.map((machine) => denseStorage(machine, { rows: false, basis: true }));
     const fleet = startFleet({ n, machines: storages, outputLengths: storages.map(() => n), scalarsPerChunk: 2, gamma });
     this.engine = fleet.engine;
     this.threads = this.engine.threads;

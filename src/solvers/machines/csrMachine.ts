@@ -1,31 +1,35 @@
 /**
  * A machine on CSR storage (./storage.ts): plain loops over the stored entries (no vector kernels:
- * a sparse row has too few entries for them to pay). The gradient methods' pass reads each stored
- * entry of A_i once per iteration: row k's dot product r_k = a_k . x - b_k, then, with the row
- * still in cache, r_k a_k added to the term. The projections (P_i v, the minimum-norm start, APC's
- * and Cimmino's passes) need a factorization of A_i A_i^T this storage does not hold.
+ * a sparse row has too few entries for them to pay).
+ *  - The gradient methods' pass reads each stored entry of A_i once per iteration: row k's dot
+ *    product r_k = a_k . x - b_k, then, with the row still in cache, r_k a_k added to the term.
+ *  - The projections go through the sparse Cholesky factor L_i of G_i = A_i A_i^T (factored once
+ *    per system, ../distributed/sparseSystem.ts): A_i^+ r = A_i^T G_i^{-1} r with
+ *    G_i^{-1} = P_i^T L_i^{-T} L_i^{-1} P_i, so P_i v = v - A_i^T G_i^{-1} A_i v costs two passes
+ *    over A_i and two triangular solves, O(nnz(A_i) + nnz(L_i)); nothing p x p or n x p is dense.
+ * APC's step moves x_i inside N(A_i), so A_i x_i = b_i throughout and A_i (xbar - x_i) is the
+ * residual A_i xbar - b_i: the pass computes it from b_i (as the dense pass uses qtx0), which gives
+ * |A_i xbar - b_i|^2 for free and lets rounding drift of A_i x_i decay instead of accumulating.
  */
 import { UnsupportedMatrixError } from '../errors.js';
-import type { MachineOperator, Scratch } from './machine.js';
+import { solveCholesky, type CholeskyFactor } from '../sparse/sparseCholesky.js';
+import { DISTANCE2, RESIDUAL2, type MachineOperator, type Scratch } from './machine.js';
 import type { CsrMachineStorage } from './storage.js';
-
-function noProjection(what: string): Error {
-  return new UnsupportedMatrixError(
-    `${what} on a sparse machine needs a factorization of A_i A_i^T, which sparse storage does not hold; ` +
-      'the gradient methods (dgd, dnag, dhbm) run on sparse systems.',
-    { storage: 'csr' },
-  );
-}
 
 export class CsrMachine implements MachineOperator {
   readonly p: number;
   private readonly storage: CsrMachineStorage;
+  private readonly n: number;
   private readonly scratch: Scratch;
+  /** G_i's factor with this thread's own work vector (solves are not reentrant), or null for a gradient chunk. */
+  private readonly gram: CholeskyFactor | null;
 
-  constructor(storage: CsrMachineStorage, _n: number, scratch: Scratch) {
+  constructor(storage: CsrMachineStorage, n: number, scratch: Scratch) {
     this.storage = storage;
     this.p = storage.p;
+    this.n = n;
     this.scratch = scratch;
+    this.gram = storage.gram === null ? null : { ...storage.gram, work: new Float64Array(storage.gram.symbolic.n) };
   }
 
   /** v on the support: v itself when the support is full (local = global columns), else gathered into the scratch. */
@@ -37,22 +41,68 @@ export class CsrMachine implements MachineOperator {
     return supportX;
   }
 
-  multiply(v: Float64Array, out: Float64Array, outOffset: number): void {
+  /** out[k] = a_k . v_support - bias[k] for k < p (bias null: 0); returns |out|^2. */
+  private rowProducts(v: Float64Array, bias: Float64Array | null, out: Float64Array): number {
     const { p, rowPtr, colIdx, values } = this.storage;
     const vs = this.onSupport(v);
+    let squares = 0;
     for (let k = 0; k < p; k++) {
       let s = 0;
       for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) s += values[e] * vs[colIdx[e]];
-      out[outOffset + k] = s;
+      if (bias !== null) s -= bias[k];
+      out[k] = s;
+      squares += s * s;
+    }
+    return squares;
+  }
+
+  /**
+   * y = G_i^{-1} r (r of length p, kept): the Cholesky solve, then `refinement` corrections
+   * s = r - A_i (A_i^T y), y += G_i^{-1} s. The residual goes through A_i and A_i^T, not through the
+   * formed G_i, so each correction divides the error by ~1 / (u kappa(G_i)), where forming G_i
+   * squared A_i's condition number (../distributed/sparseSystem.ts chooses the count per machine).
+   */
+  private solveGram(r: Float64Array, y: Float64Array): void {
+    const { gram } = this;
+    if (gram === null) throw new UnsupportedMatrixError('This sparse machine holds no factor of A_i A_i^T: the run did not ask for it.');
+    const { p, c, rowPtr, colIdx, values, refinement } = this.storage;
+    y.set(r.subarray(0, p));
+    solveCholesky(gram, y, y);
+    const { support: u, rowValues3: correction } = this.scratch;
+    for (let step = 0; step < refinement; step++) {
+      u.fill(0, 0, c);
+      for (let k = 0; k < p; k++) {
+        const yk = y[k];
+        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) u[colIdx[e]] += yk * values[e];
+      }
+      for (let k = 0; k < p; k++) {
+        let s = r[k];
+        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) s -= values[e] * u[colIdx[e]];
+        correction[k] = s;
+      }
+      solveCholesky(gram, correction, correction);
+      for (let k = 0; k < p; k++) y[k] += correction[k];
     }
   }
 
-  multiplyTransposeAdd(w: Float64Array, wOffset: number, scale: number, y: Float64Array, yOffset: number): void {
+  /** y[offset + cols[t]] += scale (A_i^T w)_t over the support (global: `global`), else y[offset + t] (support-local). */
+  private addTranspose(w: Float64Array, wOffset: number, scale: number, y: Float64Array, offset: number, global: boolean): void {
     const { p, cols, rowPtr, colIdx, values } = this.storage;
     for (let k = 0; k < p; k++) {
       const coef = scale * w[wOffset + k];
-      for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) y[yOffset + cols[colIdx[e]]] += coef * values[e];
+      if (global) for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) y[offset + cols[colIdx[e]]] += coef * values[e];
+      else for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) y[offset + colIdx[e]] += coef * values[e];
     }
+  }
+
+  multiply(v: Float64Array, out: Float64Array, outOffset: number): void {
+    const products = this.scratch.rowValues;
+    this.rowProducts(v, null, products);
+    out.set(products.subarray(0, this.p), outOffset);
+  }
+
+  multiplyTransposeAdd(w: Float64Array, wOffset: number, scale: number, y: Float64Array, yOffset: number): void {
+    this.addTranspose(w, wOffset, scale, y, yOffset, true);
   }
 
   gradientTerm(x: Float64Array, term: Float64Array, offset: number): number {
@@ -72,19 +122,49 @@ export class CsrMachine implements MachineOperator {
     return residual2;
   }
 
-  project(): void {
-    throw noProjection('The projection P_i v');
+  project(v: Float64Array, out: Float64Array, outOffset: number): void {
+    const { rowValues: r, rowValues2: y } = this.scratch;
+    this.rowProducts(v, null, r);
+    this.solveGram(r, y);
+    out.set(v.subarray(0, this.n), outOffset);
+    this.addTranspose(y, 0, -1, out, outOffset, true);
   }
 
-  minimumNormSolution(): void {
-    throw noProjection('The minimum-norm local solution');
+  minimumNormSolution(out: Float64Array, outOffset: number): void {
+    const y = this.scratch.rowValues2;
+    this.solveGram(this.storage.b, y);
+    out.fill(0, outOffset, outOffset + this.n);
+    this.addTranspose(y, 0, 1, out, outOffset, true);
   }
 
-  consensusStep(): void {
-    throw noProjection("APC's consensus pass");
+  /**
+   * |xbar - x_i|^2; x_i += gamma (xbar - x_i); r_i = A_i xbar - b_i (= A_i (xbar - x_i)) with
+   * |r_i|^2; x_i -= gamma A_i^T G_i^{-1} r_i, i.e. x_i + gamma P_i (xbar - x_i) overall.
+   */
+  consensusStep(gamma: number, xbar: Float64Array, local: Float64Array, base: number, scalars: Float64Array, at: number): void {
+    const { n } = this;
+    let d2 = 0;
+    for (let j = 0; j < n; j++) {
+      const d = xbar[j] - local[base + j];
+      d2 += d * d;
+      local[base + j] += gamma * d;
+    }
+    const { rowValues: r, rowValues2: y } = this.scratch;
+    const residual2 = this.rowProducts(xbar, this.storage.b, r);
+    this.solveGram(r, y);
+    this.addTranspose(y, 0, -gamma, local, base, true);
+    scalars[at + RESIDUAL2] = residual2;
+    scalars[at + DISTANCE2] = d2;
   }
 
-  cimminoTerm(): number {
-    throw noProjection("Block Cimmino's pass");
+  /** r_i = b_i - A_i x with |r_i|^2, then the term A_i^T G_i^{-1} r_i on the support. */
+  cimminoTerm(x: Float64Array, term: Float64Array, offset: number): number {
+    const { rowValues: r, rowValues2: y } = this.scratch;
+    // r = A_i x - b_i: the combination below takes its sign into the scale.
+    const residual2 = this.rowProducts(x, this.storage.b, r);
+    this.solveGram(r, y);
+    term.fill(0, offset, offset + this.storage.c);
+    this.addTranspose(y, 0, -1, term, offset, false);
+    return residual2;
   }
 }

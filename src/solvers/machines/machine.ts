@@ -45,15 +45,20 @@ export class Scratch {
   readonly supportX: Float64Array;
   /** A product accumulated on a partial support before one scatter. */
   readonly supportUpdate: Float64Array;
-  /** Two vectors of a machine's row count (residuals, triangular solves). */
+  /** A vector on any machine's support (full or not). */
+  readonly support: Float64Array;
+  /** Three vectors of a machine's row count (residuals, solves, corrections). */
   readonly rowValues: Float64Array;
   readonly rowValues2: Float64Array;
+  readonly rowValues3: Float64Array;
 
-  constructor(largestSupport: number, largestRows: number) {
-    this.supportX = new Float64Array(Math.max(1, largestSupport));
-    this.supportUpdate = new Float64Array(Math.max(1, largestSupport));
+  constructor(largestPartialSupport: number, largestSupport: number, largestRows: number) {
+    this.supportX = new Float64Array(Math.max(1, largestPartialSupport));
+    this.supportUpdate = new Float64Array(Math.max(1, largestPartialSupport));
+    this.support = new Float64Array(Math.max(1, largestSupport));
     this.rowValues = new Float64Array(Math.max(1, largestRows));
     this.rowValues2 = new Float64Array(Math.max(1, largestRows));
+    this.rowValues3 = new Float64Array(Math.max(1, largestRows));
   }
 }
 

@@ -35,13 +35,15 @@ export class MachineShard implements Shard {
 
   constructor(spec: FleetSpec, n: number, context: ThreadContext) {
     const kernels = passKernels(context);
+    let largestPartialSupport = 0;
     let largestSupport = 0;
     let largestRows = 0;
     for (const machine of spec.machines) {
-      if (!machine.full) largestSupport = Math.max(largestSupport, machine.c);
+      if (!machine.full) largestPartialSupport = Math.max(largestPartialSupport, machine.c);
+      largestSupport = Math.max(largestSupport, machine.c);
       largestRows = Math.max(largestRows, machine.p);
     }
-    const scratch = new Scratch(largestSupport, largestRows);
+    const scratch = new Scratch(largestPartialSupport, largestSupport, largestRows);
     this.machines = spec.machines.map((storage) =>
       storage.storage === 'csr' ? new CsrMachine(storage, n, scratch) : new DenseMachine(storage, n, scratch, kernels),
     );

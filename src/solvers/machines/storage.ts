@@ -15,7 +15,8 @@
  */
 import type { MachineData } from '../distributed/distributedSystem.js';
 import type { CsrMachineData } from '../distributed/sparseSystem.js';
-import { columnSupport, restrictColumns } from '../sparse/csr.js';
+import { columnSupport, restrictColumns, type CsrMatrix } from '../sparse/csr.js';
+import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
 
 /** Rows of A_i on the support (p x c, row-major) and b_i; entries of row k outside [aStart[k], aEnd[k]) are zero. */
 export interface DenseRows {
@@ -57,6 +58,10 @@ export interface CsrMachineStorage {
   readonly colIdx: Int32Array;
   readonly values: Float64Array;
   readonly b: Float64Array;
+  /** L_i of G_i = A_i A_i^T (../sparse/sparseCholesky.ts) for the projection passes; null for the gradient pass. */
+  readonly gram: { readonly symbolic: CholeskySymbolic; readonly values: Float64Array } | null;
+  /** Refinement corrections per solve with G_i (see ../distributed/sparseSystem.ts). */
+  readonly refinement: number;
 }
 
 export type MachineStorage = DenseMachineStorage | CsrMachineStorage;
@@ -95,32 +100,45 @@ export function denseRowRange(machine: MachineData, from: number, to: number): D
   };
 }
 
-/** Rows [from, to) of a sparse machine's A_i and b_i, on the support of those rows: a chunk of the gradient pass. */
-export function csrRowRange(machine: CsrMachineData, from: number, to: number): CsrMachineStorage {
-  const { a, b } = machine;
-  const first = a.rowPtr[from];
-  const rowPtr = a.rowPtr.slice(from, to + 1);
-  for (let k = 0; k < rowPtr.length; k++) rowPtr[k] -= first;
-  const rows = {
-    rows: to - from,
-    cols: a.cols,
-    rowPtr,
-    colIdx: a.colIdx.subarray(first, a.rowPtr[to]),
-    values: a.values.subarray(first, a.rowPtr[to]),
-  };
-  const cols = columnSupport(rows);
+/** CSR storage of `rows` (global columns) on their column support `cols`, with b and the Gram factor given. */
+function csrOnSupport(
+  rows: CsrMatrix,
+  cols: Int32Array,
+  b: Float64Array,
+  gram: CsrMachineStorage['gram'],
+  refinement: number,
+): CsrMachineStorage {
   const local = restrictColumns(rows, cols);
   return {
     storage: 'csr',
-    p: to - from,
+    p: rows.rows,
     c: cols.length,
-    full: cols.length === a.cols,
+    full: cols.length === rows.cols,
     cols,
     rowPtr: local.rowPtr,
     colIdx: local.colIdx,
     values: local.values,
-    b: b.slice(from, to),
+    b,
+    gram,
+    refinement,
   };
+}
+
+/** A sparse machine's whole A_i, b_i and Gram factor: a machine of the projection passes. */
+export function csrStorage(machine: CsrMachineData): CsrMachineStorage {
+  const { symbolic, values } = machine.gram;
+  return csrOnSupport(machine.a, machine.cols, machine.b, { symbolic, values }, machine.gramRefinement);
+}
+
+/** Rows [from, to) of a sparse machine's A_i and b_i, on the support of those rows: a chunk of the gradient pass. */
+export function csrRowRange(machine: CsrMachineData, from: number, to: number): CsrMachineStorage {
+  const { a, b } = machine;
+  const first = a.rowPtr[from];
+  const end = a.rowPtr[to];
+  const rowPtr = a.rowPtr.slice(from, to + 1);
+  for (let k = 0; k < rowPtr.length; k++) rowPtr[k] -= first;
+  const rows = { rows: to - from, cols: a.cols, rowPtr, colIdx: a.colIdx.subarray(first, end), values: a.values.subarray(first, end) };
+  return csrOnSupport(rows, columnSupport(rows), b.slice(from, to), null, 0);
 }
 
 /** Entries of row k of a matrix with the given extents: its work in a pass (zero for an empty extent). */
@@ -132,7 +150,12 @@ function extentSum(start: Int32Array, end: Int32Array): number {
 
 /** Matrix entries one pass over the storage reads (its parts' nonzero extents): what orders and places the chunks. */
 export function entriesRead(storage: MachineStorage): number {
-  if (storage.storage === 'csr') return storage.rowPtr[storage.p];
+  // The projection passes read A_i twice and L_i twice (a solve with L_i, one with L_i^T), and as
+  // much again per refinement correction.
+  if (storage.storage === 'csr') {
+    const nnz = storage.rowPtr[storage.p];
+    return storage.gram === null ? nnz : 2 * (1 + storage.refinement) * (nnz + storage.gram.symbolic.nnzL);
+  }
   let entries = 0;
   if (storage.rows !== null) entries += extentSum(storage.rows.aStart, storage.rows.aEnd);
   if (storage.basis !== null) entries += extentSum(storage.basis.qStart, storage.basis.qEnd);
