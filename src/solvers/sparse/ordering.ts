@@ -106,127 +106,174 @@ const DEAD = 2;
 export function approximateMinimumDegree(a: CsrMatrix | SymmetricPattern, options: { dense?: number } = {}): Ordering {
   const pattern = 'rowPtr' in a ? symmetricPattern(a) : a;
   const n = pattern.n;
-  const perm = new Int32Array(n);
-  if (n === 0) return { perm, inverse: perm.slice() };
+  if (n === 0) return { perm: new Int32Array(0), inverse: new Int32Array(0) };
   const dense = Math.max(0, Math.min(n - 2, options.dense ?? Math.max(16, Math.floor(10 * Math.sqrt(n)))));
+  const perm = new QuotientGraph(pattern, dense).order();
+  return { perm, inverse: invertPermutation(perm) };
+}
 
-  // The quotient graph lives in one pool: a variable's list is E_i (its elen[i] elements) followed by
-  // A_i (its variable neighbours); an element's list is L_e (its variables).
-  const nnz = pattern.ptr[n];
-  let pool = new Int32Array(nnz + Math.floor(nnz / 5) + 2 * n);
-  pool.set(pattern.idx);
-  let free = nnz;
-  const start = pattern.ptr.slice(0, n);
-  const len = new Int32Array(n);
-  const elen = new Int32Array(n);
-  /** Supervariable weight; 0 when not principal; negated while the variable is in the new element L_p. */
-  const nv = new Int32Array(n).fill(1);
+/**
+ * The elimination on the quotient graph. Its lists live in one pool: a variable's list is E_i (its
+ * elen[i] elements) followed by A_i (its variable neighbours); an element's list is L_e (its
+ * variables). One method per phase of a pivot step (small methods get optimized early).
+ */
+class QuotientGraph {
+  private readonly n: number;
+  private pool: Int32Array;
+  private free: number;
+  private readonly start: Int32Array;
+  private readonly len: Int32Array;
+  private readonly elen: Int32Array;
+  /** Supervariable weight; 0 when not principal (and for elements); negated while the variable is in the new element L_p. */
+  private readonly nv: Int32Array;
   /** Approximate external degree of a variable; weighted |L_e| of an element. */
-  const degree = new Int32Array(n);
-  const status = new Uint8Array(n);
+  private readonly degree: Int32Array;
+  private readonly status: Uint8Array;
   // Degree lists (doubly linked), hash buckets for supervariable detection, members of each supervariable.
-  const head = new Int32Array(n + 1).fill(-1);
-  const next = new Int32Array(n).fill(-1);
-  const prev = new Int32Array(n).fill(-1);
-  const hashHead = new Int32Array(n).fill(-1);
-  const hashNext = new Int32Array(n).fill(-1);
-  const hashOf = new Int32Array(n);
-  const memberNext = new Int32Array(n).fill(-1);
-  const memberLast = new Int32Array(n);
+  private readonly head: Int32Array;
+  private readonly next: Int32Array;
+  private readonly prev: Int32Array;
+  private readonly hashHead: Int32Array;
+  private readonly hashNext: Int32Array;
+  private readonly hashOf: Int32Array;
+  private readonly memberNext: Int32Array;
+  private readonly memberLast: Int32Array;
   /** w[e] - mark = |L_e \ L_p| for the elements met in the current step (w[e] < mark: not met yet). */
-  const w = new Int32Array(n);
-  let mark = 1;
-  let largestElement = 0;
+  private readonly w: Int32Array;
+  private mark = 1;
+  private largestElement = 0;
   /** Tags for comparing two variables' lists in supervariable detection. */
-  const tag = new Int32Array(n);
-  let tagStamp = 0;
+  private readonly tag: Int32Array;
+  private tagStamp = 0;
+  private readonly perm: Int32Array;
+  private ordered = 0;
+  /** Weight of the variables eliminated so far, and of all variables that are not dense. */
+  private eliminated = 0;
+  private live: number;
+  private minDegree = 0;
+  // The current pivot step: the new element L_p = pool[lpStart .. lpEnd), its weighted size.
+  private lpStart = 0;
+  private lpEnd = 0;
+  private pDegree = 0;
 
-  let ordered = 0;
-  const output = (i: number): void => {
-    for (let v = i; v !== -1; v = memberNext[v]) perm[ordered++] = v;
-  };
-  const insertDegree = (i: number, d: number): void => {
-    const h = head[d];
-    next[i] = h;
-    prev[i] = -1;
-    if (h !== -1) prev[h] = i;
-    head[d] = i;
-  };
-  const removeDegree = (i: number): void => {
-    if (prev[i] !== -1) next[prev[i]] = next[i];
-    else head[degree[i]] = next[i];
-    if (next[i] !== -1) prev[next[i]] = prev[i];
-  };
-
-  let denseCount = 0;
-  let live = n;
-  let eliminated = 0;
-  for (let i = 0; i < n; i++) {
-    memberLast[i] = i;
-    len[i] = pattern.ptr[i + 1] - pattern.ptr[i];
-    degree[i] = len[i];
-  }
-  for (let i = 0; i < n; i++) {
-    if (degree[i] > dense) {
-      status[i] = DEAD;
-      nv[i] = 0;
-      denseCount++;
-      live--;
-    }
-  }
-  for (let i = 0; i < n; i++) {
-    if (status[i] !== VARIABLE) continue;
-    if (degree[i] === 0) {
-      // Isolated: nothing to eliminate it with.
-      status[i] = DEAD;
-      output(i);
-      eliminated++;
-    } else {
-      insertDegree(i, degree[i]);
-    }
+  constructor(
+    private readonly pattern: SymmetricPattern,
+    private readonly dense: number,
+  ) {
+    const n = pattern.n;
+    this.n = n;
+    const nnz = pattern.ptr[n];
+    this.pool = new Int32Array(nnz + Math.floor(nnz / 5) + 2 * n);
+    this.pool.set(pattern.idx.subarray(0, nnz));
+    this.free = nnz;
+    this.start = pattern.ptr.slice(0, n);
+    this.len = new Int32Array(n);
+    this.elen = new Int32Array(n);
+    this.nv = new Int32Array(n).fill(1);
+    this.degree = new Int32Array(n);
+    this.status = new Uint8Array(n);
+    this.head = new Int32Array(n + 1).fill(-1);
+    this.next = new Int32Array(n).fill(-1);
+    this.prev = new Int32Array(n).fill(-1);
+    this.hashHead = new Int32Array(n).fill(-1);
+    this.hashNext = new Int32Array(n).fill(-1);
+    this.hashOf = new Int32Array(n);
+    this.memberNext = new Int32Array(n).fill(-1);
+    this.memberLast = new Int32Array(n);
+    this.w = new Int32Array(n);
+    this.tag = new Int32Array(n);
+    this.perm = new Int32Array(n);
+    this.live = n;
   }
 
-  /** Copies every live list into a pool with room for `needed` more entries at its end. */
-  const compact = (needed: number): void => {
-    let used = 0;
-    for (let i = 0; i < n; i++) if (status[i] !== DEAD) used += len[i];
-    const capacity = Math.max(pool.length, used + needed + Math.floor(used / 5) + n);
-    const fresh = new Int32Array(capacity);
-    let q = 0;
+  order(): Int32Array {
+    const { n, pattern, dense, len, degree, status, nv, memberLast } = this;
+    let denseCount = 0;
     for (let i = 0; i < n; i++) {
-      if (status[i] === DEAD) continue;
-      fresh.set(pool.subarray(start[i], start[i] + len[i]), q);
-      start[i] = q;
-      q += len[i];
+      memberLast[i] = i;
+      len[i] = pattern.ptr[i + 1] - pattern.ptr[i];
+      degree[i] = len[i];
+      if (degree[i] > dense) {
+        status[i] = DEAD;
+        nv[i] = 0;
+        denseCount++;
+        this.live--;
+      }
     }
-    pool = fresh;
-    free = q;
-  };
+    for (let i = 0; i < n; i++) {
+      if (status[i] !== VARIABLE) continue;
+      if (degree[i] === 0) {
+        // Isolated: nothing to eliminate it with.
+        status[i] = DEAD;
+        this.output(i);
+        this.eliminated++;
+      } else {
+        this.insertDegree(i, degree[i]);
+      }
+    }
+    while (this.eliminated < this.live) {
+      const p = this.selectPivot();
+      const pElements = this.elen[p];
+      this.buildElement(p);
+      this.setDifferences();
+      this.updateDegrees(p);
+      this.detectSupervariables();
+      this.finalizeElement(p, pElements);
+    }
+    // Dense variables last, in their original order.
+    if (denseCount > 0) for (let i = 0; i < n; i++) if (pattern.ptr[i + 1] - pattern.ptr[i] > dense) this.perm[this.ordered++] = i;
+    if (this.ordered !== n) throw new Error(`approximateMinimumDegree ordered ${this.ordered} of ${n} variables`);
+    return this.perm;
+  }
 
-  let minDegree = 0;
-  while (eliminated < live) {
-    // --- The pivot: a variable of least approximate degree.
-    while (head[minDegree] === -1) minDegree++;
-    const p = head[minDegree];
-    removeDegree(p);
-    const pWeight = nv[p];
-    eliminated += pWeight;
-    output(p);
+  /** Appends supervariable i (its members) to the ordering. */
+  private output(i: number): void {
+    for (let v = i; v !== -1; v = this.memberNext[v]) this.perm[this.ordered++] = v;
+  }
 
-    // --- The new element L_p = (A_p ∪ the L_e of E_p) \ {p}, over principal variables.
-    const pElements = elen[p];
+  private insertDegree(i: number, d: number): void {
+    const h = this.head[d];
+    this.next[i] = h;
+    this.prev[i] = -1;
+    if (h !== -1) this.prev[h] = i;
+    this.head[d] = i;
+  }
+
+  private removeDegree(i: number): void {
+    const { next, prev } = this;
+    if (prev[i] !== -1) next[prev[i]] = next[i];
+    else this.head[this.degree[i]] = next[i];
+    if (next[i] !== -1) prev[next[i]] = prev[i];
+  }
+
+  /** A variable of least approximate degree, taken off its list and ordered. */
+  private selectPivot(): number {
+    const head = this.head;
+    while (head[this.minDegree] === -1) this.minDegree++;
+    const p = head[this.minDegree];
+    this.removeDegree(p);
+    this.eliminated += this.nv[p];
+    this.output(p);
+    return p;
+  }
+
+  /** The new element L_p = (A_p ∪ the L_e of E_p) \ {p}, over principal variables; E_p's elements are absorbed. */
+  private buildElement(p: number): void {
+    const { start, len, nv, status } = this;
+    const pElements = this.elen[p];
     let needed = len[p] - pElements;
     for (let t = 0; t < pElements; t++) {
-      const e = pool[start[p] + t];
+      const e = this.pool[start[p] + t];
       if (status[e] === ELEMENT) needed += len[e];
     }
-    if (pElements > 0 && free + needed > pool.length) compact(needed);
+    if (pElements > 0 && this.free + needed > this.pool.length) this.compact(needed);
+    const pool = this.pool;
     const pStart = start[p];
     // Without elements, L_p is a subset of A_p and is written over it in place.
-    const lpStart = pElements === 0 ? pStart : free;
+    const lpStart = pElements === 0 ? pStart : this.free;
     let lpEnd = lpStart;
     let pDegree = 0;
-    nv[p] = -pWeight;
+    nv[p] = -nv[p];
     for (let t = 0; t <= pElements; t++) {
       let from: number;
       let to: number;
@@ -247,21 +294,45 @@ export function approximateMinimumDegree(a: CsrMatrix | SymmetricPattern, option
         pDegree += weight;
         nv[i] = -weight;
         pool[lpEnd++] = i;
-        removeDegree(i);
+        this.removeDegree(i);
       }
     }
-    if (pElements > 0) free = lpEnd;
+    if (pElements > 0) this.free = lpEnd;
     status[p] = ELEMENT;
     start[p] = lpStart;
     len[p] = lpEnd - lpStart;
-    elen[p] = 0;
+    this.elen[p] = 0;
+    this.lpStart = lpStart;
+    this.lpEnd = lpEnd;
+    this.pDegree = pDegree;
+  }
 
-    // --- |L_e \ L_p| for every element e adjacent to a variable of L_p.
-    if (mark + 2 * largestElement + 2 > 0x3fffffff) {
-      w.fill(0);
-      mark = 1;
+  /** Copies every live list into a pool with room for `needed` more entries at its end. */
+  private compact(needed: number): void {
+    const { n, start, len, status } = this;
+    let used = 0;
+    for (let i = 0; i < n; i++) if (status[i] !== DEAD) used += len[i];
+    const fresh = new Int32Array(Math.max(this.pool.length, used + needed + Math.floor(used / 5) + n));
+    let q = 0;
+    for (let i = 0; i < n; i++) {
+      if (status[i] === DEAD) continue;
+      fresh.set(this.pool.subarray(start[i], start[i] + len[i]), q);
+      start[i] = q;
+      q += len[i];
     }
-    for (let q = lpStart; q < lpEnd; q++) {
+    this.pool = fresh;
+    this.free = q;
+  }
+
+  /** |L_e \ L_p| for every element e adjacent to a variable of L_p. */
+  private setDifferences(): void {
+    const { pool, start, elen, nv, status, degree, w } = this;
+    if (this.mark + 2 * this.largestElement + 2 > 0x3fffffff) {
+      w.fill(0);
+      this.mark = 1;
+    }
+    const mark = this.mark;
+    for (let q = this.lpStart; q < this.lpEnd; q++) {
       const i = pool[q];
       const iWeight = -nv[i];
       for (let r = start[i]; r < start[i] + elen[i]; r++) {
@@ -271,9 +342,13 @@ export function approximateMinimumDegree(a: CsrMatrix | SymmetricPattern, option
         else w[e] = mark + degree[e] - iWeight;
       }
     }
+  }
 
-    // --- Degree update, list pruning, aggressive absorption, mass elimination.
-    for (let q = lpStart; q < lpEnd; q++) {
+  /** Degrees of L_p's variables, list pruning, aggressive absorption, mass elimination, hashing. */
+  private updateDegrees(p: number): void {
+    const { pool, start, len, elen, nv, status, degree, w, n, hashHead, hashNext, hashOf } = this;
+    const mark = this.mark;
+    for (let q = this.lpStart; q < this.lpEnd; q++) {
       const i = pool[q];
       const iStart = start[i];
       const iElements = elen[i];
@@ -297,7 +372,7 @@ export function approximateMinimumDegree(a: CsrMatrix | SymmetricPattern, option
       for (let r = iStart + iElements; r < iEnd; r++) {
         const j = pool[r];
         const weight = nv[j];
-        if (weight <= 0) continue; // merged, eliminated, p, or in L_p (covered by element p now)
+        if (weight <= 0) continue; // merged, eliminated, p, an element, or in L_p (covered by element p now)
         external += weight;
         pool[write++] = j;
         hash += j;
@@ -305,11 +380,11 @@ export function approximateMinimumDegree(a: CsrMatrix | SymmetricPattern, option
       if (external === 0) {
         // i is adjacent to p's element only: eliminate it together with p.
         const iWeight = -nv[i];
-        pDegree -= iWeight;
-        eliminated += iWeight;
+        this.pDegree -= iWeight;
+        this.eliminated += iWeight;
         nv[i] = 0;
         status[i] = DEAD;
-        output(i);
+        this.output(i);
         continue;
       }
       degree[i] = Math.min(degree[i], external);
@@ -327,12 +402,15 @@ export function approximateMinimumDegree(a: CsrMatrix | SymmetricPattern, option
       hashNext[i] = hashHead[bucket];
       hashHead[bucket] = i;
     }
-    degree[p] = pDegree;
-    largestElement = Math.max(largestElement, pDegree);
-    mark += largestElement + 1;
+    this.degree[p] = this.pDegree;
+    this.largestElement = Math.max(this.largestElement, this.pDegree);
+    this.mark = mark + this.largestElement + 1;
+  }
 
-    // --- Supervariables: variables of L_p with identical lists (elements and variables) merge.
-    for (let q = lpStart; q < lpEnd; q++) {
+  /** Variables of L_p with identical lists (elements and variables) merge into one supervariable. */
+  private detectSupervariables(): void {
+    const { pool, start, len, elen, nv, status, hashHead, hashNext, hashOf, tag, memberNext, memberLast } = this;
+    for (let q = this.lpStart; q < this.lpEnd; q++) {
       const first = pool[q];
       if (nv[first] >= 0) continue;
       const bucket = hashOf[first];
@@ -340,14 +418,14 @@ export function approximateMinimumDegree(a: CsrMatrix | SymmetricPattern, option
       hashHead[bucket] = -1;
       for (; i !== -1; i = hashNext[i]) {
         if (hashNext[i] === -1) break;
-        tagStamp++;
+        const stamp = ++this.tagStamp;
         const iStart = start[i];
         const iLen = len[i];
-        for (let r = iStart + 1; r < iStart + iLen; r++) tag[pool[r]] = tagStamp;
+        for (let r = iStart + 1; r < iStart + iLen; r++) tag[pool[r]] = stamp;
         let before = i;
         for (let j = hashNext[i]; j !== -1;) {
           let same = len[j] === iLen && elen[j] === elen[i];
-          for (let r = start[j] + 1; same && r < start[j] + iLen; r++) same = tag[pool[r]] === tagStamp;
+          for (let r = start[j] + 1; same && r < start[j] + iLen; r++) same = tag[pool[r]] === stamp;
           const after = hashNext[j];
           if (same) {
             nv[i] += nv[j]; // both negated: the sum stays negated
@@ -363,28 +441,27 @@ export function approximateMinimumDegree(a: CsrMatrix | SymmetricPattern, option
         }
       }
     }
+  }
 
-    // --- Finalize L_p (principal variables only) and the variables' degrees.
-    let write = lpStart;
-    for (let q = lpStart; q < lpEnd; q++) {
+  /** L_p keeps its principal variables; each gets its new approximate degree and goes back to a degree list. */
+  private finalizeElement(p: number, pElements: number): void {
+    const { pool, nv, degree } = this;
+    const pDegree = this.pDegree;
+    let write = this.lpStart;
+    for (let q = this.lpStart; q < this.lpEnd; q++) {
       const i = pool[q];
       const iWeight = -nv[i];
       if (iWeight <= 0) continue;
       nv[i] = iWeight;
-      const d = Math.max(0, Math.min(degree[i] + pDegree - iWeight, live - eliminated - iWeight));
+      const d = Math.max(0, Math.min(degree[i] + pDegree - iWeight, this.live - this.eliminated - iWeight));
       degree[i] = d;
-      insertDegree(i, d);
-      if (d < minDegree) minDegree = d;
+      this.insertDegree(i, d);
+      if (d < this.minDegree) this.minDegree = d;
       pool[write++] = i;
     }
     nv[p] = 0; // an element: never taken for a variable again
-    len[p] = write - lpStart;
-    if (len[p] === 0) status[p] = DEAD;
-    if (pElements > 0) free = write;
+    this.len[p] = write - this.lpStart;
+    if (this.len[p] === 0) this.status[p] = DEAD;
+    if (pElements > 0) this.free = write;
   }
-
-  // Dense variables last, in their original order.
-  if (denseCount > 0) for (let i = 0; i < n; i++) if (pattern.ptr[i + 1] - pattern.ptr[i] > dense) perm[ordered++] = i;
-  if (ordered !== n) throw new Error(`approximateMinimumDegree ordered ${ordered} of ${n} variables`);
-  return { perm, inverse: invertPermutation(perm) };
 }
