@@ -92,9 +92,26 @@ export function analyzeCholesky(g: CsrMatrix, options: CholeskyOptions = {}): Ch
   const ordering = choice === 'amd' ? approximateMinimumDegree(g) : choice === 'natural' ? identityOrdering(n) : choice;
   if (ordering.perm.length !== n)
     throw new DimensionMismatchError(`The ordering has ${ordering.perm.length} entries for a ${n} x ${n} matrix.`);
-  const { perm, inverse } = ordering;
+  const lower = lowerTriangle(g, ordering);
+  const parent = eliminationTree(n, lower.lowerPtr, lower.lowerIdx);
+  const { colPtr, rowIdx, flops } = patternOfL(n, lower.lowerPtr, lower.lowerIdx, parent);
+  return {
+    n,
+    ordering,
+    parent,
+    colPtr,
+    rowIdx,
+    nnzL: colPtr[n],
+    flops,
+    ...lower,
+    patternRowPtr: g.rowPtr.slice(),
+    patternColIdx: g.colIdx.slice(),
+  };
+}
 
-  // Lower triangle of C = P G P^T by rows, with each entry's position in G.values.
+/** Lower triangle of C = P G P^T by rows, with each entry's position in G.values. */
+function lowerTriangle(g: CsrMatrix, { perm, inverse }: Ordering): { lowerPtr: Int32Array; lowerIdx: Int32Array; lowerSource: Int32Array } {
+  const n = g.rows;
   const { rowPtr, colIdx } = g;
   const lowerPtr = new Int32Array(n + 1);
   for (let k = 0; k < n; k++) {
@@ -115,8 +132,11 @@ export function analyzeCholesky(g: CsrMatrix, options: CholeskyOptions = {}): Ch
       }
     }
   }
+  return { lowerPtr, lowerIdx, lowerSource };
+}
 
-  // Elimination tree (Liu): row k's entries j < k climb, with path compression, to their root, which becomes a child of k.
+/** Elimination tree (Liu): row k's entries j < k climb, with path compression, to their root, which becomes a child of k. */
+function eliminationTree(n: number, lowerPtr: Int32Array, lowerIdx: Int32Array): Int32Array {
   const parent = new Int32Array(n).fill(-1);
   const ancestor = new Int32Array(n).fill(-1);
   for (let k = 0; k < n; k++) {
@@ -130,8 +150,19 @@ export function analyzeCholesky(g: CsrMatrix, options: CholeskyOptions = {}): Ch
       }
     }
   }
+  return parent;
+}
 
-  // Column counts from the row patterns (row k of L = the reach of row k's entries in the tree), then the pattern itself.
+/**
+ * Column counts from the row patterns (row k of L = the reach of row k's entries in the tree), then
+ * the row indices of each column (diagonal first, ascending).
+ */
+function patternOfL(
+  n: number,
+  lowerPtr: Int32Array,
+  lowerIdx: Int32Array,
+  parent: Int32Array,
+): { colPtr: Int32Array; rowIdx: Int32Array; flops: number } {
   const mark = new Int32Array(n).fill(-1);
   const stack = new Int32Array(n);
   const colCount = new Int32Array(n).fill(1);
@@ -145,8 +176,7 @@ export function analyzeCholesky(g: CsrMatrix, options: CholeskyOptions = {}): Ch
     colPtr[j + 1] = colPtr[j] + colCount[j];
     flops += (colCount[j] - 1) * (colCount[j] - 1) + 1;
   }
-  const nnzL = colPtr[n];
-  const rowIdx = new Int32Array(nnzL);
+  const rowIdx = new Int32Array(colPtr[n]);
   const next = colPtr.slice(0, n);
   mark.fill(-1);
   for (let k = 0; k < n; k++) {
@@ -154,20 +184,7 @@ export function analyzeCholesky(g: CsrMatrix, options: CholeskyOptions = {}): Ch
     rowIdx[next[k]++] = k; // the diagonal, first in its column
     for (let t = top; t < n; t++) rowIdx[next[stack[t]]++] = k;
   }
-  return {
-    n,
-    ordering,
-    parent,
-    colPtr,
-    rowIdx,
-    nnzL,
-    flops,
-    lowerPtr,
-    lowerIdx,
-    lowerSource,
-    patternRowPtr: g.rowPtr.slice(),
-    patternColIdx: g.colIdx.slice(),
-  };
+  return { colPtr, rowIdx, flops };
 }
 
 /**
