@@ -21,6 +21,7 @@ const unavailable = (): never => {
   throw new Error('no job service while generating the OpenAPI document');
 };
 const offlineJobService: JobService = {
+  matrices: { upload: unavailable, get: unavailable, use: unavailable, remove: unavailable },
   create: unavailable,
   get: unavailable,
   list: unavailable,

@@ -28,8 +28,14 @@ const configSchema = z.object({
     .default('jobs'),
   /** Largest accepted request body, in bytes; larger bodies get 413. */
   BODY_LIMIT_BYTES: integer(32 * 1024 * 1024, 1024),
-  /** Largest accepted n (matrices are dense n x n in memory); larger problems get 413. */
+  /** Largest accepted n of a dense matrix (dense n x n in memory); larger dense problems get 413. */
   MAX_N: integer(4000, 1),
+  /** Largest n of a sparse (CSR) matrix, e.g. a POST /v1/matrices upload; 413 above (from the size line). */
+  MAX_N_SPARSE: integer(5_000_000, 1),
+  /** Most stored entries of a sparse matrix (symmetric storage mirrored); 413 above (from the size line). */
+  MAX_NNZ: integer(20_000_000, 1),
+  /** Largest Matrix Market upload (POST /v1/matrices), in bytes, as sent and (gzip) decompressed; 413 above. */
+  MAX_UPLOAD_BYTES: integer(2 ** 30, 1024),
   /** Most machines a partition may use. */
   MAX_MACHINES: integer(1024, 1),
   /** Upper limit on a job's maxIterations. */
@@ -40,6 +46,11 @@ const configSchema = z.object({
   TRACE_CAP: integer(2048, 16),
   /** How long a job and everything stored for it are kept, in seconds: from its creation, counted again from when it ends. */
   JOB_TTL_SECONDS: integer(24 * 3600, 60),
+  /**
+   * How long an uploaded matrix (POST /v1/matrices) is kept, in seconds: from its upload, renewed
+   * whenever a job names it. Default: JOB_TTL_SECONDS.
+   */
+  MATRIX_TTL_SECONDS: z.coerce.number().int().min(60).optional(),
   /** Attempts for a job failing on infrastructure errors (mathematical failures are never retried). */
   JOB_ATTEMPTS: integer(3, 1),
   /** First retry delay; later retries back off exponentially. */
@@ -64,7 +75,13 @@ const configSchema = z.object({
   NUMERIC_BACKEND: z.enum(['auto', 'typescript', 'native']).default('auto'),
 });
 
-export type Config = z.infer<typeof configSchema>;
+/** The settings with their defaults filled in (MATRIX_TTL_SECONDS defaults to another setting). */
+const resolvedConfigSchema = configSchema.transform((config) => ({
+  ...config,
+  MATRIX_TTL_SECONDS: config.MATRIX_TTL_SECONDS ?? config.JOB_TTL_SECONDS,
+}));
+
+export type Config = z.output<typeof resolvedConfigSchema>;
 
 export class ConfigError extends Error {
   constructor(message: string) {
@@ -74,7 +91,7 @@ export class ConfigError extends Error {
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+  const parsed = resolvedConfigSchema.safeParse(env);
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);

@@ -14,6 +14,7 @@ import { installErrorHandling } from './plugins/problems.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
+import { matrixRoutes } from './routes/matrices.js';
 import { problemTypeRoutes } from './routes/problemTypes.js';
 import { runRoutes } from './routes/runs.js';
 
@@ -79,6 +80,7 @@ export async function buildApp({
   await app.register(healthRoutes, { jobService });
   await app.register(problemTypeRoutes);
   await app.register(jobRoutes, { prefix: '/v1', jobService, config });
+  await app.register(matrixRoutes, { prefix: '/v1', matrices: jobService.matrices, config });
   await app.register(runRoutes, { prefix: '/v1', jobService });
   await app.register(eventRoutes, { prefix: '/v1', jobService, heartbeatMs: config.SSE_HEARTBEAT_MS });
   app.get('/openapi.json', { schema: { hide: true } }, (_request, reply) => reply.send(openApiDocument(app)));

@@ -5,7 +5,8 @@
  * (singular specs included); the worker generates the matrix.
  */
 import type { Config } from '../config.js';
-import type { JobOptions, JobSpec } from '../jobs/types.js';
+import { storageOfStoredMatrix } from '../jobs/storage.js';
+import type { JobOptions, JobSpec, MatrixService, MatrixStorage } from '../jobs/types.js';
 import { ALGORITHM_IDS, getAlgorithm, isAlgorithmId, type AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { Parameters } from '../solvers/algorithms/types.js';
 import { DimensionMismatchError, InvalidParameterError } from '../solvers/errors.js';
@@ -16,12 +17,22 @@ import { buildPartition } from '../solvers/input/partition.js';
 import type { InputLimits } from '../solvers/input/types.js';
 import type { CreateJobRequest } from './schemas/jobRequest.js';
 
-export function toJobSpec(body: CreateJobRequest, config: Config): JobSpec {
+/**
+ * A stored matrix ({ format: 'stored', id }) is looked up (MatrixNotFoundError: 404) and its TTL
+ * renewed; its size decides the storage the job runs on (../jobs/storage.ts).
+ */
+export async function toJobSpec(body: CreateJobRequest, config: Config, matrices: MatrixService): Promise<JobSpec> {
   const limits: InputLimits = { maxN: config.MAX_N, maxMachines: config.MAX_MACHINES };
 
   let n: number;
   let matrix: JobSpec['matrix'];
-  if (body.matrix.format === 'generator') {
+  let storage: MatrixStorage = 'dense';
+  if (body.matrix.format === 'stored') {
+    const stored = await matrices.use(body.matrix.id);
+    n = stored.n;
+    storage = storageOfStoredMatrix(stored.id, n, { maxN: config.MAX_N });
+    matrix = { kind: 'stored', matrixId: stored.id };
+  } else if (body.matrix.format === 'generator') {
     const { format: _format, ...spec } = body.matrix;
     validateGeneratorSpec(spec, limits);
     n = spec.n;
@@ -54,6 +65,7 @@ export function toJobSpec(body: CreateJobRequest, config: Config): JobSpec {
     assignment: partition.assignment,
     algorithms,
     options: jobOptions(body.options, config),
+    storage,
   };
 }
 

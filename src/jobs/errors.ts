@@ -8,6 +8,7 @@ export const JOB_ERROR_CODES = [
   'store-unavailable',
   'invalid-cursor',
   'job-input-missing',
+  'matrix-not-found',
 ] as const;
 export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
 
@@ -73,5 +74,16 @@ export class JobInputMissingError extends JobError {
     what: string,
   ) {
     super(`The stored ${what} of job '${jobId}' is missing (expired before a worker could run the job).`);
+  }
+}
+
+/** No stored matrix (POST /v1/matrices) with this id: never uploaded, expired or deleted (the HTTP layer answers 404). */
+export class MatrixNotFoundError extends JobError {
+  readonly code = 'matrix-not-found';
+  constructor(
+    readonly matrixId: string,
+    context = '',
+  ) {
+    super(`No stored matrix with id '${matrixId}'${context} (it may never have been uploaded, or has expired or been deleted).`);
   }
 }

@@ -42,7 +42,9 @@ const CATALOG = {
   'unsupported-media-type': {
     status: 415,
     title: 'Unsupported media type',
-    description: 'Request bodies must be `application/json`.',
+    description:
+      'Request bodies must be `application/json`; a Matrix Market upload (POST /v1/matrices) is `text/plain` or ' +
+      '`application/x-matrix-market`, optionally with `Content-Encoding: gzip`.',
   },
   // Semantically invalid problems (422): the SolverError codes of the numerical core
   'not-square': { status: 422, title: 'Matrix is not square', description: 'A x = b needs a square n x n matrix.' },
@@ -92,8 +94,16 @@ const CATALOG = {
     description: 'The problem is well-formed JSON but cannot be solved as given.',
   },
   // Size limits (413)
-  'too-large': { status: 413, title: 'Problem too large', description: 'n exceeds MAX_N (dense storage grows as n^2).' },
-  'body-too-large': { status: 413, title: 'Request body too large', description: 'The request body exceeds BODY_LIMIT_BYTES.' },
+  'too-large': {
+    status: 413,
+    title: 'Problem too large',
+    description: 'n exceeds MAX_N (dense storage grows as n^2), or a sparse matrix exceeds MAX_N_SPARSE or MAX_NNZ.',
+  },
+  'body-too-large': {
+    status: 413,
+    title: 'Request body too large',
+    description: 'The request body exceeds BODY_LIMIT_BYTES (MAX_UPLOAD_BYTES for a Matrix Market upload).',
+  },
   // Jobs
   'not-found': { status: 404, title: 'Not found', description: 'No such endpoint.' },
   'job-not-found': {
@@ -116,6 +126,11 @@ const CATALOG = {
     status: 500,
     title: 'Job input missing',
     description: 'The stored input of the job expired or was removed before a worker could run it.',
+  },
+  'matrix-not-found': {
+    status: 404,
+    title: 'Matrix not found',
+    description: 'No stored matrix with this id (it may never have been uploaded, or has expired or been deleted).',
   },
   // Infrastructure
   'store-unavailable': {

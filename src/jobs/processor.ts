@@ -88,6 +88,7 @@ export default async function processJob(
     }
 
     const ready = start.job;
+    await store.recordRun(id, { storage: ready.matrix.storage, backend: numericBackend });
     const began = performance.now();
     log.info({ type: ready.type, n: ready.n, m: ready.m, algorithms: ready.algorithms, backend: numericBackend }, 'job started');
     const outcome = await computeJob(ready, {

@@ -15,10 +15,12 @@ import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import { JobEventHub } from './service/jobEventHub.js';
 import { JobQueue } from './service/jobQueue.js';
 import { JobRepository } from './service/jobRepository.js';
+import { MatrixRepository } from './service/matrixRepository.js';
 import { ServiceHealth } from './service/serviceHealth.js';
 import { JobStore } from './store/jobStore.js';
+import { MatrixStore } from './store/matrixStore.js';
 import { createFailFastConnection, createSubscriberConnection, logConnectionErrors, waitUntilConnected } from './store/redisConnection.js';
-import type { Job, JobEvent, JobPage, JobService, JobSpec, JobStatus, TraceView } from './types.js';
+import type { Job, JobEvent, JobPage, JobService, JobSpec, JobStatus, MatrixService, TraceView } from './types.js';
 
 /** How long start() waits for Redis before starting anyway (readiness then reports it). */
 const START_WAIT_MS = 5000;
@@ -33,6 +35,7 @@ export class RedisJobService implements JobService {
     private readonly queue: JobQueue,
     /** The fail-fast connections, closed last. */
     private readonly connections: Redis[],
+    readonly matrices: MatrixService,
   ) {}
 
   /** Connect, waiting up to START_WAIT_MS for Redis but starting anyway: the API answers 503 until it is reachable. */
@@ -59,7 +62,8 @@ export class RedisJobService implements JobService {
     ]);
     if (!reachable || !queueUsable) log.warn({ redis: config.REDIS_URL }, 'Redis not reachable yet; the API answers 503 until it is');
     else if (!listening) log.warn('status channel subscription pending');
-    return new RedisJobService(jobs, events, health, queue, [queueConnection, commands]);
+    const matrices = new MatrixRepository(new MatrixStore(commands, config.KEY_PREFIX, config.QUEUE_NAME), config);
+    return new RedisJobService(jobs, events, health, queue, [queueConnection, commands], matrices);
   }
 
   create(spec: JobSpec): Promise<Job> {

@@ -8,6 +8,7 @@ import type { Analysis } from '../solvers/analysis/types.js';
 import type { WorkProgress } from '../solvers/cooperative.js';
 import type { GeneratorSpec, MatrixFormat } from '../solvers/input/types.js';
 import type { DenseMatrix } from '../solvers/matrix.js';
+import type { MatrixMarketField, MatrixMarketSymmetry } from '../solvers/sparse/matrixMarketStream.js';
 import type { RunResult } from '../solvers/runner/types.js';
 
 export const JOB_TYPES = ['analyze', 'solve'] as const;
@@ -71,7 +72,13 @@ export interface JobSpec {
   type: JobType;
   n: number;
   /** The matrix itself (dense, COO and Matrix Market inputs) or a generator run by the worker. */
-  matrix: { kind: 'dense'; A: DenseMatrix; format: Exclude<MatrixFormat, 'generator'> } | { kind: 'generator'; spec: GeneratorSpec };
+  matrix:
+    | { kind: 'dense'; A: DenseMatrix; format: Exclude<MatrixFormat, 'generator' | 'stored'> }
+    | { kind: 'generator'; spec: GeneratorSpec }
+    /** A matrix uploaded with POST /v1/matrices, read by the worker. */
+    | { kind: 'stored'; matrixId: string };
+  /** The storage the job is planned to compute on (the worker reports the one it ran on). */
+  storage: MatrixStorage;
   /** Null: b = A * ones(n), so x* = ones(n) is known. */
   rhs: Float64Array | null;
   m: number;
@@ -102,6 +109,14 @@ export interface JobResult {
   runs: Partial<Record<AlgorithmId, RunSummary>>;
 }
 
+/** How a job's matrix is held while it computes: dense n x n, or CSR rows (never densified). */
+export const MATRIX_STORAGES = ['dense', 'csr'] as const;
+export type MatrixStorage = (typeof MATRIX_STORAGES)[number];
+
+/** The numerical backends a job can run on (NUMERIC_BACKEND 'auto' resolves to one of them). */
+export const NUMERIC_BACKENDS = ['typescript', 'native'] as const;
+export type NumericBackend = (typeof NUMERIC_BACKENDS)[number];
+
 export interface Job {
   id: string;
   type: JobType;
@@ -116,6 +131,10 @@ export interface Job {
   options: JobOptions;
   /** Times a worker started this job (more than 1 after an infrastructure retry). */
   attempts: number;
+  /** The storage of the matrix: as planned while queued, as run once a worker started the job. */
+  storage: MatrixStorage;
+  /** The numerical backend the job ran on; null until a worker starts it. */
+  backend: NumericBackend | null;
   result?: JobResult;
   error?: ProblemDetails;
 }
@@ -145,7 +164,37 @@ export interface TraceView {
 
 export type JobEvent = { event: 'progress'; data: JobProgress } | { event: 'status'; data: { status: JobStatus; job: Job } };
 
+/** A matrix uploaded once (POST /v1/matrices) for any number of jobs: its document. */
+export interface StoredMatrix {
+  id: string;
+  n: number;
+  /** Stored entries (symmetric storage mirrored). */
+  nnz: number;
+  symmetry: MatrixMarketSymmetry;
+  field: MatrixMarketField;
+  createdAt: string;
+  /** Bytes of its binary CSR in the store. */
+  bytes: number;
+}
+
+export interface MatrixService {
+  /**
+   * Parse a Matrix Market text (chunks of UTF-8 as they arrive) and store it as CSR: stored only
+   * once the whole text parsed. Throws the reader's SolverErrors (limits, syntax) and whatever the
+   * source throws (an interrupted upload); nothing is stored then.
+   */
+  upload(text: AsyncIterable<Uint8Array | string>): Promise<StoredMatrix>;
+  /** Throws MatrixNotFoundError. */
+  get(id: string): Promise<StoredMatrix>;
+  /** For a job that names the matrix: its document, its TTL renewed. Throws MatrixNotFoundError. */
+  use(id: string): Promise<StoredMatrix>;
+  /** Throws MatrixNotFoundError. */
+  remove(id: string): Promise<void>;
+}
+
 export interface JobService {
+  /** Stored matrices (POST /v1/matrices), which jobs name by id. */
+  readonly matrices: MatrixService;
   /** Store the inputs, queue the job, and return it (status 'queued'). */
   create(spec: JobSpec): Promise<Job>;
   /** Throws JobNotFoundError. */

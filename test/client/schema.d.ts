@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an analysis or a solve
-         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`), stores it and queues the job. Answers 202 with the job and its URL in `Location`.
+         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. Answers 202 with the job and its URL in `Location`.
          */
         post: operations["createJob"];
         delete?: never;
@@ -147,6 +147,50 @@ export interface paths {
          */
         post: operations["cancelJob"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/matrices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Upload a Matrix Market matrix once, for many jobs
+         * @description The body is the text of a Matrix Market coordinate file (real, integer or pattern; general, symmetric or skew-symmetric), as `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip` (415 for other media types or encodings). It is parsed as it arrives and stored as compressed sparse rows, never densified. 413 when the size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (refused before anything is allocated), or the body exceeds MAX_UPLOAD_BYTES; 422 naming the line for an entry count that does not match the size line, an index out of range, a duplicate entry, a value that is not a finite number, and naming the field for a complex (or hermitian) matrix. Nothing is stored unless the whole text parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as `{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed whenever a job names it.
+         */
+        post: operations["uploadMatrix"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/matrices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A stored matrix: n, nnz, symmetry
+         * @description The document of a stored matrix. 404 when there is none (never uploaded, expired or deleted).
+         */
+        get: operations["getMatrix"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a stored matrix
+         * @description Removes the matrix at once, whoever uses it. Jobs read their stored matrix when they start: a running job is not affected, and a job still queued then fails with a `matrix-not-found` problem. Takes no body.
+         */
+        delete: operations["deleteMatrix"];
         options?: never;
         head?: never;
         patch?: never;
@@ -269,7 +313,7 @@ export interface components {
             n: number;
             eps: number;
         };
-        /** @description The matrix A: dense rows, COO triplets, Matrix Market text, or a generator. */
+        /** @description The matrix A: dense rows, COO triplets, Matrix Market text, a generator, or a matrix stored by POST /v1/matrices. */
         MatrixInput: {
             /** @constant */
             format: "dense";
@@ -294,7 +338,12 @@ export interface components {
             format: "matrix-market";
             /** @description The text of a Matrix Market file (coordinate or array; real, integer or pattern; general or symmetric). */
             data: string;
-        } | components["schemas"]["GeneratorInput"];
+        } | components["schemas"]["GeneratorInput"] | {
+            /** @constant */
+            format: "stored";
+            /** @description The id of a matrix uploaded with POST /v1/matrices. */
+            id: string;
+        };
         /** @description How the rows are spread over the machines. */
         PartitionInput: {
             /** @description m contiguous blocks whose sizes differ by at most one, larger blocks first. */
@@ -563,6 +612,13 @@ export interface components {
             options: components["schemas"]["JobOptions"];
             /** @description Times a worker started the job (more than 1 after a retry). */
             attempts: number;
+            /**
+             * @description How the matrix is held: dense n x n, or compressed sparse rows (csr). As planned while queued, as run once started.
+             * @enum {string}
+             */
+            storage: "dense" | "csr";
+            /** @description The numerical backend the job ran on (NUMERIC_BACKEND resolved); null until a worker starts it. */
+            backend: ("typescript" | "native") | null;
             /** @description Present when the job succeeded (and when it was cancelled after its analysis). */
             result?: components["schemas"]["JobResult"];
             /** @description Present when the job failed. */
@@ -599,6 +655,28 @@ export interface components {
             algorithm: components["schemas"]["AlgorithmId"];
             /** @description The solution the run returned (null entries only if it diverged to non-finite values). */
             x: (number | null)[];
+        };
+        /** @description A Matrix Market matrix uploaded once, stored as CSR, for any number of jobs. */
+        StoredMatrix: {
+            /** @description Name it in a job as { "format": "stored", "id": "..." }. */
+            id: string;
+            /** @description Rows and columns. */
+            n: number;
+            /** @description Stored entries (symmetric and skew-symmetric storage mirrored; explicit zeros kept). */
+            nnz: number;
+            /**
+             * @description As the Matrix Market header declared it.
+             * @enum {string}
+             */
+            symmetry: "general" | "symmetric" | "skew-symmetric";
+            /**
+             * @description As the header declared it (double is read as real).
+             * @enum {string}
+             */
+            field: "real" | "integer" | "pattern";
+            createdAt: string;
+            /** @description Bytes of its compressed sparse row (CSR) storage. */
+            bytes: number;
         };
     };
     responses: never;
@@ -835,6 +913,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description No such job, run or endpoint. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body or the problem is too large. */
             413: {
                 headers: {
@@ -1024,6 +1111,202 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["Job"];
                 };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job, run or endpoint. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    uploadMatrix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The Matrix Market text (UTF-8), possibly gzip-compressed (Content-Encoding: gzip). */
+        requestBody: {
+            content: {
+                "text/plain": string;
+                "application/x-matrix-market": string;
+            };
+        };
+        responses: {
+            /** @description The matrix, stored. */
+            201: {
+                headers: {
+                    /** @description The URL of the matrix, `/v1/matrices/{id}` (relative to the service). */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredMatrix"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body or the problem is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getMatrix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StoredMatrix"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job, run or endpoint. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteMatrix: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
             400: {

@@ -43,6 +43,8 @@ function jobWith(id: string, status: JobStatus): Job {
     n: 2,
     m: 2,
     algorithms: [],
+    storage: 'dense',
+    backend: null,
     options,
     attempts: 0,
   };

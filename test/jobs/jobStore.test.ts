@@ -43,6 +43,7 @@ function newDocument(fields: Partial<NewDocument>): NewDocument {
     options,
     input: { format: 'dense' },
     hasRhs: true,
+    storage: 'dense',
     createdAt: new Date().toISOString(),
     ...fields,
   };

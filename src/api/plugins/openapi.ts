@@ -42,6 +42,7 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
       tags: [
         { name: 'jobs', description: 'Analyses and solves' },
         { name: 'runs', description: "Outputs of an algorithm's run" },
+        { name: 'matrices', description: 'Matrix Market matrices uploaded once, for many jobs' },
         { name: 'operations', description: 'Health, readiness, metrics, problem types' },
       ],
     },

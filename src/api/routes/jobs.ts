@@ -31,7 +31,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         summary: 'Submit an analysis or a solve',
         description: [
           'Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large,',
-          '415 for a body that is not `application/json`), stores it and queues the job.',
+          '415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job.',
           'Answers 202 with the job and its URL in `Location`.',
         ].join(' '),
         body: CreateJobRequestSchema,
@@ -47,12 +47,12 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
             },
             content: { 'application/json': { schema: JobSchema } },
           },
-          ...problemResponses(400, 413, 415, 422, 503),
+          ...problemResponses(400, 404, 413, 415, 422, 503),
         },
       },
     },
     async (request, reply) => {
-      const spec = toJobSpec(request.body, config);
+      const spec = await toJobSpec(request.body, config, jobService.matrices);
       const job = await jobService.create(spec);
       request.log.info({ jobId: job.id, type: job.type, n: job.n, m: job.m }, 'job created');
       return reply.code(202).header('location', `/v1/jobs/${job.id}`).send(job);

@@ -6,6 +6,8 @@ import { z } from 'zod';
 import {
   JOB_STATUSES,
   JOB_TYPES,
+  MATRIX_STORAGES,
+  NUMERIC_BACKENDS,
   type Job,
   type JobOptions,
   type JobPage,
@@ -79,6 +81,13 @@ export const JobSchema = z
     algorithms: z.array(AlgorithmIdSchema),
     options: JobOptionsSchema,
     attempts: z.number().int().describe('Times a worker started the job (more than 1 after a retry).'),
+    storage: z
+      .enum(MATRIX_STORAGES)
+      .describe('How the matrix is held: dense n x n, or compressed sparse rows (csr). As planned while queued, as run once started.'),
+    backend: z
+      .enum(NUMERIC_BACKENDS)
+      .nullable()
+      .describe('The numerical backend the job ran on (NUMERIC_BACKEND resolved); null until a worker starts it.'),
     result: JobResultSchema.optional().describe('Present when the job succeeded (and when it was cancelled after its analysis).'),
     error: ProblemSchema.optional().describe('Present when the job failed.'),
   })

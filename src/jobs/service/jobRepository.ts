@@ -32,10 +32,14 @@ export class JobRepository {
       const id = newJobId(now);
       const createdAt = new Date(now).toISOString();
       const input: StoredInput =
-        spec.matrix.kind === 'generator' ? { format: 'generator', spec: spec.matrix.spec } : { format: spec.matrix.format };
-      const { type, n, m, algorithms, options } = spec;
+        spec.matrix.kind === 'generator'
+          ? { format: 'generator', spec: spec.matrix.spec }
+          : spec.matrix.kind === 'stored'
+            ? { format: 'stored', matrixId: spec.matrix.matrixId }
+            : { format: spec.matrix.format };
+      const { type, n, m, algorithms, options, storage } = spec;
       await this.store.create(
-        { id, type, n, m, algorithms, options, input, hasRhs: spec.rhs !== null, createdAt },
+        { id, type, n, m, algorithms, options, input, hasRhs: spec.rhs !== null, createdAt, storage },
         { matrix: spec.matrix.kind === 'dense' ? spec.matrix.A.data : null, rhs: spec.rhs, assignment: spec.assignment },
       );
       try {
@@ -57,6 +61,8 @@ export class JobRepository {
         algorithms,
         options,
         attempts: 0,
+        storage,
+        backend: null,
       };
     });
   }

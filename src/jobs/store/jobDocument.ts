@@ -5,10 +5,25 @@
  */
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import type { GeneratorSpec } from '../../solvers/input/types.js';
-import type { Job, JobOptions, JobProgress, JobResult, JobStatus, JobSummary, JobType, ProblemDetails } from '../types.js';
+import type {
+  Job,
+  JobOptions,
+  JobProgress,
+  JobResult,
+  JobStatus,
+  JobSummary,
+  JobType,
+  MatrixStorage,
+  NumericBackend,
+  ProblemDetails,
+} from '../types.js';
 
-/** How the matrix was given; generator specs are run by the worker. */
-export type StoredInput = { format: 'dense' | 'coo' | 'matrix-market' } | { format: 'generator'; spec: GeneratorSpec };
+/**
+ * How the matrix was given; generator specs are run by the worker, stored matrices (POST
+ * /v1/matrices) are read by the worker from the matrix store.
+ */
+export type StoredInput =
+  { format: 'dense' | 'coo' | 'matrix-market' } | { format: 'generator'; spec: GeneratorSpec } | { format: 'stored'; matrixId: string };
 
 export const SUMMARY_FIELDS = ['id', 'type', 'status', 'createdAt', 'startedAt', 'finishedAt', 'n', 'm'] as const;
 
@@ -31,6 +46,8 @@ export const PROBLEM_FIELDS = ['id', 'type', 'n', 'm', 'algorithms', 'options', 
 /** What is written when a job is created. */
 export interface NewDocument extends StoredProblem {
   createdAt: string;
+  /** The storage planned at creation; the worker records the one it runs on (and its backend). */
+  storage: MatrixStorage;
 }
 
 export function newDocumentFields(doc: NewDocument): Record<string, string> {
@@ -46,6 +63,7 @@ export function newDocumentFields(doc: NewDocument): Record<string, string> {
     hasRhs: doc.hasRhs ? '1' : '0',
     createdAt: doc.createdAt,
     attempts: '0',
+    storage: doc.storage,
   };
 }
 
@@ -83,6 +101,9 @@ export function jobFromDocument(fields: Record<string, string>): Job {
     algorithms: parse<AlgorithmId[]>(fields.algorithms) ?? [],
     options: parse<JobOptions>(fields.options) ?? { tolerance: 0, maxIterations: 0, parameters: {} },
     attempts: Number(fields.attempts ?? 0),
+    // Documents written before these fields existed were dense.
+    storage: (fields.storage as MatrixStorage | undefined) ?? 'dense',
+    backend: (fields.backend as NumericBackend | undefined) || null,
   };
   const result = parse<JobResult>(fields.result);
   if (result) job.result = result;

@@ -8,7 +8,7 @@ import type { ChainableCommander, Redis } from 'ioredis';
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import type { Trace } from '../../solvers/runner/types.js';
 import { JobInputMissingError } from '../errors.js';
-import type { JobProgress, JobResult, JobStatus, JobSummary, ProblemDetails } from '../types.js';
+import type { JobProgress, JobResult, JobStatus, JobSummary, MatrixStorage, NumericBackend, ProblemDetails } from '../types.js';
 import { bytesOf, float64From, int32From } from './binary.js';
 import {
   newDocumentFields,
@@ -19,7 +19,8 @@ import {
   type NewDocument,
 } from './jobDocument.js';
 import { JobKeys } from './keys.js';
-import { readyJobFrom, type ReadyJob } from './readyJob.js';
+import { MatrixStore } from './matrixStore.js';
+import { readyJobFrom, type ReadyJob, type StoredInputs } from './readyJob.js';
 import { defineScripts, queueScript, runScript } from './scripts.js';
 
 export interface StoredTrace {
@@ -64,6 +65,8 @@ export interface RunContext {
 
 export class JobStore {
   readonly keys: JobKeys;
+  /** Matrices uploaded with POST /v1/matrices, which jobs name by id. */
+  private readonly matrices: MatrixStore;
 
   constructor(
     private readonly redis: Redis,
@@ -72,6 +75,7 @@ export class JobStore {
     private readonly ttlSeconds: number,
   ) {
     this.keys = new JobKeys(keyPrefix, queueName);
+    this.matrices = new MatrixStore(redis, keyPrefix, queueName);
     defineScripts(redis);
   }
 
@@ -141,8 +145,20 @@ export class JobStore {
     if (answer !== 'running') return { state: answer };
     const problem = problemFromFields(fields as (string | null)[]);
     if (!problem) throw new JobInputMissingError(id, 'job document');
-    const inputs = { matrix: matrix as Buffer | null, rhs: rhs as Buffer | null, assignment: assignment as Buffer | null };
+    const inputs: StoredInputs = { matrix: matrix as Buffer | null, rhs: rhs as Buffer | null, assignment: assignment as Buffer | null };
+    if (problem.input.format === 'stored') inputs.storedMatrix = (await this.matrices.csr(problem.input.matrixId))?.csr ?? null;
     return { state: 'running', job: readyJobFrom(problem, inputs, limits) };
+  }
+
+  /** What the running attempt computes on, for the document (nothing when the job is gone). */
+  async recordRun(id: string, run: { storage: MatrixStorage; backend: NumericBackend }): Promise<void> {
+    await this.redis.eval(
+      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'storage', ARGV[1], 'backend', ARGV[2]) end",
+      1,
+      this.keys.doc(id),
+      run.storage,
+      run.backend,
+    );
   }
 
   async saveProgress(id: string, progress: JobProgress): Promise<void> {

@@ -7,7 +7,9 @@ import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import { generateMatrix } from '../../solvers/input/generators.js';
 import type { DenseMatrix } from '../../solvers/matrix.js';
 import { partitionFromAssignment, type Partition } from '../../solvers/problem.js';
-import { JobInputMissingError } from '../errors.js';
+import { csrToDense, type CsrMatrix } from '../../solvers/sparse/csr.js';
+import { JobInputMissingError, MatrixNotFoundError } from '../errors.js';
+import { storageOfStoredMatrix } from '../storage.js';
 import type { JobOptions, JobType } from '../types.js';
 import { float64From, int32From } from './binary.js';
 import type { StoredProblem } from './jobDocument.js';
@@ -38,6 +40,8 @@ export interface StoredInputs {
   matrix: Buffer | null;
   rhs: Buffer | null;
   assignment: Buffer | null;
+  /** The CSR matrix of a job on a stored matrix (null when it is gone); undefined for the others. */
+  storedMatrix?: CsrMatrix | null;
 }
 
 /**
@@ -54,12 +58,20 @@ export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limit
     if (!inputs.rhs) throw new JobInputMissingError(id, 'right-hand side');
     rhs = float64From(inputs.rhs);
   }
-  return { id, type, n, m, algorithms, options, matrix: matrixSource(problem, inputs.matrix, partition, limits), rhs, partition };
+  return { id, type, n, m, algorithms, options, matrix: matrixSource(problem, inputs, partition, limits), rhs, partition };
 }
 
-function matrixSource(problem: StoredProblem, bytes: Buffer | null, partition: Partition, limits: { maxN: number }): MatrixSource {
+function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: Partition, limits: { maxN: number }): MatrixSource {
+  const { input } = problem;
   // A block-diagonal spec without blockSize takes its blocks from the partition.
-  if (problem.input.format === 'generator') return { storage: 'dense', A: generateMatrix(problem.input.spec, limits, partition) };
+  if (input.format === 'generator') return { storage: 'dense', A: generateMatrix(input.spec, limits, partition) };
+  if (input.format === 'stored') {
+    // Deleted or expired after the job was created: the job fails naming it.
+    if (!inputs.storedMatrix) throw new MatrixNotFoundError(input.matrixId, ` (named by job '${problem.id}')`);
+    storageOfStoredMatrix(input.matrixId, inputs.storedMatrix.rows, limits);
+    return { storage: 'dense', A: csrToDense(inputs.storedMatrix) };
+  }
+  const bytes = inputs.matrix;
   if (!bytes) throw new JobInputMissingError(problem.id, 'matrix');
   return { storage: 'dense', A: { rows: problem.n, cols: problem.n, data: float64From(bytes) } };
 }

@@ -26,6 +26,8 @@ export const STATUS_FIELDS = [
   'attempts',
   'algorithms',
   'options',
+  'storage',
+  'backend',
 ] as const;
 
 const PUBLISH_STATUS = `local function publishStatus(channel)

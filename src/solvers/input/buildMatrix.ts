@@ -27,6 +27,10 @@ export function buildMatrix(input: MatrixInput, limits?: InputLimits): DenseMatr
       const { format: _format, ...spec } = input;
       return generateMatrix(spec, limits);
     }
+    case 'stored':
+      throw new InvalidParameterError(`A stored matrix ('${input.id}') is read by the service that stores it, not built from the input.`, {
+        parameter: 'format',
+      });
     default: {
       const format = (input as { format?: unknown }).format;
       throw new InvalidParameterError(

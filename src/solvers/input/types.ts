@@ -6,7 +6,7 @@
  */
 
 /** Every matrix input format, once. */
-export const MATRIX_FORMATS = ['dense', 'coo', 'matrix-market', 'generator'] as const;
+export const MATRIX_FORMATS = ['dense', 'coo', 'matrix-market', 'generator', 'stored'] as const;
 export type MatrixFormat = (typeof MATRIX_FORMATS)[number];
 
 /** Every matrix generator, once. */
@@ -56,6 +56,8 @@ interface MatrixInputFields {
   /** The text of a Matrix Market file. */
   'matrix-market': { data: string };
   generator: GeneratorSpec;
+  /** A matrix the service stores (uploaded once, used by many jobs), by its id; the service reads it, not buildMatrix. */
+  stored: { id: string };
 }
 
 /** One member per format of MATRIX_FORMATS. */

@@ -1,0 +1,188 @@
+/**
+ * /v1/matrices: a Matrix Market matrix uploaded once, stored as CSR, named by any number of jobs
+ * ({ "format": "stored", "id": "..." }). The upload is the raw text as the body (text/plain or
+ * application/x-matrix-market, optionally Content-Encoding: gzip), read as a stream: never buffered
+ * whole, parsed as it arrives (limits from the size line, before anything is allocated), stored only
+ * once all of it parsed. Content-type parsers are encapsulated: this plugin's pass-through parser
+ * reaches these routes only, and the JSON routes keep refusing text bodies.
+ */
+import { Transform, type TransformCallback } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { createGunzip } from 'node:zlib';
+import type { FastifyContentTypeParser, FastifyReply } from 'fastify';
+import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import type { Config } from '../../config.js';
+import { makeProblem } from '../../jobs/problems.js';
+import type { MatrixService, StoredMatrix } from '../../jobs/types.js';
+import { sendProblem } from '../plugins/problems.js';
+import { MATRIX_UPLOAD_MEDIA_TYPES, MatrixIdParamsSchema, StoredMatrixSchema } from '../schemas/matrix.js';
+import { problemResponses } from '../schemas/problem.js';
+
+export interface MatrixRoutesOptions {
+  matrices: MatrixService;
+  config: Pick<Config, 'MAX_UPLOAD_BYTES' | 'MAX_N_SPARSE' | 'MAX_NNZ'>;
+}
+
+/** Hands the handler nothing: it reads `request.raw` itself, as a stream. */
+const passThrough: FastifyContentTypeParser = (_request, _payload, done) => done(null, undefined);
+
+/** The upload's body is not validated by a schema (it is a stream); its schema only documents it. */
+const noBodyValidation = () => (data: unknown) => ({ value: data });
+
+/** Raised when an upload exceeds MAX_UPLOAD_BYTES (as sent, or decompressed). */
+class UploadTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`upload larger than ${limit} bytes`);
+  }
+}
+
+/** Passes bytes through, failing once more than `limit` went by. */
+function byteLimit(limit: number): Transform {
+  let total = 0;
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      total += chunk.length;
+      if (total > limit) callback(new UploadTooLargeError(limit));
+      else callback(null, chunk);
+    },
+  });
+}
+
+function mediaTypeOf(header: string | undefined): string {
+  return (header ?? '').split(';')[0].trim().toLowerCase();
+}
+
+export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app, { matrices, config }, done) => {
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', passThrough);
+
+  app.post(
+    '/matrices',
+    {
+      validatorCompiler: noBodyValidation,
+      schema: {
+        tags: ['matrices'],
+        operationId: 'uploadMatrix',
+        summary: 'Upload a Matrix Market matrix once, for many jobs',
+        description: [
+          'The body is the text of a Matrix Market coordinate file (real, integer or pattern; general, symmetric or',
+          'skew-symmetric), as `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip`',
+          '(415 for other media types or encodings). It is parsed as it arrives and stored as compressed sparse rows,',
+          'never densified. 413 when the size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (refused',
+          'before anything is allocated), or the body exceeds MAX_UPLOAD_BYTES; 422 naming the line for an entry count',
+          'that does not match the size line, an index out of range, a duplicate entry, a value that is not a finite',
+          'number, and naming the field for a complex (or hermitian) matrix. Nothing is stored unless the whole text',
+          'parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as',
+          '`{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed',
+          'whenever a job names it.',
+        ].join(' '),
+        consumes: [...MATRIX_UPLOAD_MEDIA_TYPES],
+        body: z.string().describe('The Matrix Market text (UTF-8), possibly gzip-compressed (Content-Encoding: gzip).'),
+        response: {
+          201: {
+            description: 'The matrix, stored.',
+            headers: {
+              Location: {
+                type: 'string',
+                description: 'The URL of the matrix, `/v1/matrices/{id}` (relative to the service).',
+                required: true,
+              },
+            },
+            content: { 'application/json': { schema: StoredMatrixSchema } },
+          },
+          ...problemResponses(400, 413, 415, 422, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const mediaType = mediaTypeOf(request.headers['content-type']);
+      if (!(MATRIX_UPLOAD_MEDIA_TYPES as readonly string[]).includes(mediaType)) {
+        return unsupported(
+          reply,
+          `Content-Type ${mediaType ? `'${mediaType}'` : 'missing'}; send the Matrix Market text as text/plain or application/x-matrix-market.`,
+        );
+      }
+      const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
+      if (encoding !== 'identity' && encoding !== 'gzip') {
+        return unsupported(reply, `Content-Encoding '${encoding}' is not supported; send the text as is or gzip-compressed (gzip).`);
+      }
+      let stored: StoredMatrix | undefined;
+      const limit = config.MAX_UPLOAD_BYTES;
+      const store = async (text: AsyncIterable<Buffer>): Promise<void> => {
+        stored = await matrices.upload(text);
+      };
+      try {
+        if (encoding === 'gzip') await pipeline(request.raw, byteLimit(limit), createGunzip(), byteLimit(limit), store);
+        else await pipeline(request.raw, byteLimit(limit), store);
+      } catch (error) {
+        if (error instanceof UploadTooLargeError) {
+          return sendProblem(
+            reply,
+            makeProblem('body-too-large', `The upload exceeds ${limit} bytes (MAX_UPLOAD_BYTES), as sent or decompressed.`, {
+              instance: request.url,
+            }),
+          );
+        }
+        if (isZlibError(error)) {
+          return sendProblem(
+            reply,
+            makeProblem('invalid-request', `The body is not valid gzip data (Content-Encoding: gzip): ${(error as Error).message}.`, {
+              instance: request.url,
+            }),
+          );
+        }
+        throw error;
+      }
+      const matrix = stored as StoredMatrix;
+      request.log.info({ matrixId: matrix.id, n: matrix.n, nnz: matrix.nnz }, 'matrix stored');
+      return reply.code(201).header('location', `/v1/matrices/${matrix.id}`).send(matrix);
+    },
+  );
+
+  app.get(
+    '/matrices/:id',
+    {
+      schema: {
+        tags: ['matrices'],
+        operationId: 'getMatrix',
+        summary: 'A stored matrix: n, nnz, symmetry',
+        description: 'The document of a stored matrix. 404 when there is none (never uploaded, expired or deleted).',
+        params: MatrixIdParamsSchema,
+        response: { 200: StoredMatrixSchema, ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request) => matrices.get(request.params.id),
+  );
+
+  app.delete(
+    '/matrices/:id',
+    {
+      schema: {
+        tags: ['matrices'],
+        operationId: 'deleteMatrix',
+        summary: 'Delete a stored matrix',
+        description: [
+          'Removes the matrix at once, whoever uses it. Jobs read their stored matrix when they start: a running job is not',
+          'affected, and a job still queued then fails with a `matrix-not-found` problem. Takes no body.',
+        ].join(' '),
+        params: MatrixIdParamsSchema,
+        response: { 204: z.undefined().describe('Deleted.'), ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request, reply) => {
+      await matrices.remove(request.params.id);
+      return reply.code(204).send();
+    },
+  );
+  done();
+};
+
+function unsupported(reply: FastifyReply, detail: string): FastifyReply {
+  return sendProblem(reply, makeProblem('unsupported-media-type', detail, { instance: reply.request.url }));
+}
+
+function isZlibError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && code.startsWith('Z_');
+}
