@@ -183,7 +183,8 @@ export class MatrixMarketStreamReader {
     const parts = tokens(line).map((t) => t.toLowerCase());
     if (parts[0] !== '%%matrixmarket') {
       throw new MatrixMarketSyntaxError(
-        `the first line must be the header "%%MatrixMarket matrix <format> <field> <symmetry>", found ${JSON.stringify(line.trim().slice(0, 80))}.`,
+        'the first line must be the header "%%MatrixMarket matrix <format> <field> <symmetry>", ' +
+          `found ${JSON.stringify(line.trim().slice(0, 80))}.`,
         1,
       );
     }
@@ -268,7 +269,8 @@ export class MatrixMarketStreamReader {
     const positions = this.symmetry === 'general' ? n * n : (n * (n + 1)) / 2;
     if (entries > positions) {
       throw new MatrixMarketSyntaxError(
-        `the size line announces ${entries} entries, more than the ${positions} distinct positions of a ${n} x ${n} ${this.symmetry} matrix.`,
+        `the size line announces ${entries} entries, ` +
+          `more than the ${positions} distinct positions of a ${n} x ${n} ${this.symmetry} matrix.`,
         this.lineNumber,
       );
     }
@@ -369,7 +371,8 @@ export class MatrixMarketStreamReader {
     const tokensPerEntry = pattern ? 2 : 3;
     if (parts.length !== tokensPerEntry) {
       throw new MatrixMarketSyntaxError(
-        `expected ${pattern ? '"row col"' : '"row col value"'} (${tokensPerEntry} fields), found ${parts.length} fields: ${JSON.stringify(line.trim().slice(0, 80))}.`,
+        `expected ${pattern ? '"row col"' : '"row col value"'} (${tokensPerEntry} fields), ` +
+          `found ${parts.length} fields: ${JSON.stringify(line.trim().slice(0, 80))}.`,
         lineNumber,
       );
     }

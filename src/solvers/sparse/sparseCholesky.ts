@@ -272,7 +272,8 @@ function checkSymmetricPattern(g: CsrMatrix): void {
   for (let q = 0; same && q < t.colIdx.length; q++) same = t.colIdx[q] === g.colIdx[q];
   if (!same) {
     throw new DimensionMismatchError(
-      'Cholesky needs the full symmetric pattern (both triangles stored, as gramMatrix returns); this matrix has an entry (i, j) without (j, i).',
+      'Cholesky needs the full symmetric pattern (both triangles stored, as gramMatrix returns); ' +
+        'this matrix has an entry (i, j) without (j, i).',
     );
   }
 }
