@@ -28,7 +28,7 @@ import { gramMatrix } from '../sparse/gram.js';
 import { factorCholesky, solveCholesky, type CholeskyFactor } from '../sparse/sparseCholesky.js';
 
 /** Relative accuracy a machine's solves with G_i are refined to (100 iterations then stay within 1e-10 of the dense path's). */
-export const PROJECTION_ACCURACY = 1e-12;
+const PROJECTION_ACCURACY = 1e-12;
 /** Most refinement corrections per solve (u kappa(G_i) is below ~1 whenever the factorization succeeds). */
 const MAX_REFINEMENT = 4;
 const UNIT_ROUNDOFF = Number.EPSILON / 2;

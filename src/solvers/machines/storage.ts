@@ -9,9 +9,10 @@
  *    orthonormal basis Q_i^T of R(A_i) with R (A_i^T = Q_i R) and qtx0 = R^{-T} b_i, from
  *    ../distributed/distributedSystem.ts. A pass takes only the parts it reads (`rows`, `basis`).
  *  - csr: the rows of A_i in compressed sparse rows with column indices local to the support
- *    (entry e of row k is column cols[colIdx[e]]), and b_i, from ../distributed/sparseSystem.ts.
- *    O(nnz) memory: a chunk of rows has its own (smaller) support, so the terms the taskmaster adds
- *    up per iteration are never more than the chunk's stored entries.
+ *    (entry e of row k is column cols[colIdx[e]]) and b_i, and for the projection passes the
+ *    Cholesky factor of G_i = A_i A_i^T, from ../distributed/sparseSystem.ts. O(nnz + fill)
+ *    memory: a chunk of rows has its own (smaller) support, so the terms the taskmaster adds up per
+ *    iteration are never more than the chunk's stored entries.
  */
 import type { MachineData } from '../distributed/distributedSystem.js';
 import type { CsrMachineData } from '../distributed/sparseSystem.js';
