@@ -25,12 +25,17 @@
  *   arccos(c) would lose them all below ~1e-8 rad. Pairs whose column supports are disjoint have
  *   C = 0: theta = pi/2 exactly, without any computation (overlappingMachinePairs lists the others).
  *
- * Error bounds: spectrumOfOperator.ts (Ritz residual, Kato-Temple gap refinement) for lambda_max(S)
+ * Error bounds: spectrumOfOperator.ts (the Ritz residual bound) for lambda_max(S)
  * and lambda_min(S); for theta, an absolute bound from the same residual: y is a unit vector, so
- * c_hat^2 = |C y|^2 <= cos^2 theta and cos^2 theta - c_hat^2 <= min(rho, rho^2 / gap) =: delta, hence
+ * c_hat^2 = |C y|^2 <= cos^2 theta, and cos^2 theta - c_hat^2 <= delta = min(rho, rho^2 / gap)
+ * (Kato-Temple with the gap to the second Ritz value: unlike S, C^T C is only p_b x p_b and is
+ * usually exhausted, and without the quadratic refinement a 1e-7 rad angle could not be certified:
+ * rho >= ~eps would allow an error of eps / (2 theta)); hence
  * the exact angle lies in [atan2(sqrt(s_hat^2 - delta), sqrt(c_hat^2 + delta)), theta_hat] (s_hat,
  * c_hat normalized to s_hat^2 + c_hat^2 = 1). As there, the rounding of the operators (about
- * eps kappa(L_i) kappa(L_j)) is not included.
+ * eps kappa(L_i) kappa(L_j)) is not included. Limitation: when the two smallest angles of a pair
+ * are both tiny and within ~eps / theta^2 relative of each other, C^T C cannot separate them and
+ * theta lands between the two (the dense path's bidiagonalization of Q_b - Q_a G resolves them).
  */
 import { runSync, type Work } from '../cooperative.js';
 import { DimensionMismatchError } from '../errors.js';
@@ -363,7 +368,10 @@ export interface SparsePairAngle {
   converged: boolean;
 }
 
-/** cos^2 - c_hat^2 <= delta from the top Ritz pair of C^T C: Weinberger, or Kato-Temple with a gap. */
+/**
+ * cos^2 theta - c_hat^2 <= delta from the top Ritz pair of C^T C: the residual bound, or Kato-Temple's
+ * rho^2 / gap when the gap to the next Ritz value is positive (see the module comment).
+ */
 function cosineSquaredBound(residual: number, gap: number): number {
   const temple = gap > 0 ? (residual * residual) / gap : Infinity;
   return Math.min(residual, temple);

@@ -1,0 +1,160 @@
+/**
+ * Helpers of the sparse LU and spectra tests: the SciPy reference values of
+ * test/reference/sparse/spectra.json (written by spectra.py next to it), the matrices they name, the
+ * contiguous partitions (NumPy array_split) and two implementations of the machines' Gram factor
+ * solves: the sparse Cholesky of src/solvers/sparse, and a dense Cholesky (ml-matrix) as an
+ * independent stand-in.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { CholeskyDecomposition, Matrix } from 'ml-matrix';
+import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
+import { csrFromDense, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
+import { factorCholesky, solveLower, solveUpper } from '../../../src/solvers/sparse/sparseCholesky.js';
+import type { GramFactorSolves } from '../../../src/solvers/sparse/spectrumOfS.js';
+import { MATRICES_DIR } from '../../support/sharedData.js';
+
+const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+
+export interface LuReference {
+  name: string;
+  n: number;
+  nnz: number;
+  spluFactorNonzeros: number;
+  x: number[];
+  relativeResidual: number;
+  relativeResidualTransposed: number;
+}
+
+export interface ConditioningReference {
+  name: string;
+  n: number;
+  sigmaMax: number;
+  sigmaMin: number;
+  L: number;
+  mu: number;
+  kappaAtA: number;
+  dense?: { sigmaMax: number; sigmaMin: number };
+}
+
+export interface SSpectrumReference {
+  name: string;
+  n: number;
+  m: number;
+  blockStarts: number[];
+  lambdaMaxS: number;
+  lambdaMinS: number;
+  kappaS: number;
+  pairs: { i: number; j: number; theta: number; cos: number }[];
+  dense?: { lambdaMaxS: number; lambdaMinS: number };
+}
+
+export interface SpectraReference {
+  lu: LuReference[];
+  conditioning: ConditioningReference[];
+  sSpectrum: SSpectrumReference[];
+}
+
+export function loadSpectraReference(): SpectraReference {
+  return JSON.parse(readFileSync(join(repositoryRoot, 'test', 'reference', 'sparse', 'spectra.json'), 'utf8')) as SpectraReference;
+}
+
+const cache = new Map<string, CsrMatrix>();
+
+/**
+ * A matrix named as in spectra.json: a file of test/reference/matrices ("sherman5"), or a grid
+ * generator ("poisson2d-k100", "convectionDiffusion2d-k100-peclet50"); a "-m<count>" suffix is ignored.
+ */
+export function namedMatrix(name: string): CsrMatrix {
+  const base = name.replace(/-m\d+$/, '');
+  let a = cache.get(base);
+  if (a) return a;
+  const poisson = /^poisson2d-k(\d+)$/.exec(base);
+  const convection = /^convectionDiffusion2d-k(\d+)-peclet(\d+)$/.exec(base);
+  if (poisson) a = poisson2d(Number(poisson[1]));
+  else if (convection) a = convectionDiffusion2d(Number(convection[1]), Number(convection[2]));
+  else a = csrFromDense(parseMatrixMarket(readFileSync(join(MATRICES_DIR, `${base}.mtx`), 'utf8')));
+  cache.set(base, a);
+  return a;
+}
+
+/** NumPy's array_split of 0..n-1 into m contiguous blocks, as ascending row lists. */
+export function contiguousPartition(n: number, m: number): Int32Array[] {
+  const base = Math.floor(n / m);
+  const extra = n % m;
+  const out: Int32Array[] = [];
+  let start = 0;
+  for (let i = 0; i < m; i++) {
+    const size = base + (i < extra ? 1 : 0);
+    out.push(Int32Array.from({ length: size }, (_, k) => start + k));
+    start += size;
+  }
+  return out;
+}
+
+/** Row lists from an assignment (machine of each row). */
+export function partitionFromAssignment(assignment: readonly number[], m: number): Int32Array[] {
+  const rows: number[][] = Array.from({ length: m }, () => []);
+  assignment.forEach((machine, r) => rows[machine].push(r));
+  return rows.map((r) => Int32Array.from(r));
+}
+
+/** Solves with the sparse Cholesky factors of each G_i = A_i A_i^T (B_i = P^T L, B_i B_i^T = G_i). */
+export function sparseCholeskySolves(a: CsrMatrix, rowsOfMachine: readonly Int32Array[]): GramFactorSolves {
+  const factors = rowsOfMachine.map((rows) => factorCholesky(gramMatrix(selectRows(a, rows))));
+  return {
+    solveL(i, b, y) {
+      solveLower(factors[i], b, y);
+    },
+    solveLT(i, y, x) {
+      solveUpper(factors[i], y, x);
+    },
+  };
+}
+
+/** Solves with dense Cholesky factors (ml-matrix) of each G_i, formed densely: small machines only. */
+export function denseCholeskySolves(a: CsrMatrix, rowsOfMachine: readonly Int32Array[]): GramFactorSolves {
+  const lowers = rowsOfMachine.map((rows) => {
+    const p = rows.length;
+    const g = new Matrix(p, p);
+    const block = selectRows(a, rows);
+    const dense = new Float64Array(a.cols);
+    for (let r = 0; r < p; r++) {
+      dense.fill(0);
+      for (let q = block.rowPtr[r]; q < block.rowPtr[r + 1]; q++) dense[block.colIdx[q]] = block.values[q];
+      for (let s = 0; s <= r; s++) {
+        let dot = 0;
+        for (let q = block.rowPtr[s]; q < block.rowPtr[s + 1]; q++) dot += block.values[q] * dense[block.colIdx[q]];
+        g.set(r, s, dot);
+        g.set(s, r, dot);
+      }
+    }
+    const l = new CholeskyDecomposition(g).lowerTriangularMatrix;
+    return { p, l: Float64Array.from(l.to1DArray()) };
+  });
+  return {
+    solveL(i, b, y) {
+      const { p, l } = lowers[i];
+      for (let r = 0; r < p; r++) {
+        let s = b[r];
+        for (let c = 0; c < r; c++) s -= l[r * p + c] * y[c];
+        y[r] = s / l[r * p + r];
+      }
+    },
+    solveLT(i, y, x) {
+      const { p, l } = lowers[i];
+      for (let r = p - 1; r >= 0; r--) {
+        let s = y[r];
+        for (let c = r + 1; c < p; c++) s -= l[c * p + r] * x[c];
+        x[r] = s / l[r * p + r];
+      }
+    },
+  };
+}
+
+export function relativeDifference(actual: number, expected: number): number {
+  return Math.abs(actual - expected) / Math.abs(expected);
+}

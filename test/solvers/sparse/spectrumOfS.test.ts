@@ -1,0 +1,227 @@
+/**
+ * lambda_max(S), lambda_min(S), kappa(S) and the principal angles on the sparse path, against
+ *  - every case of the heterogeneity fixtures (NumPy, dense; fixtures README tolerances): relative
+ *    max(1e-6, 4 eps kappa(S)) on kappa(S) and lambda_min(S) (the fixture's eigvalsh of the formed S
+ *    knows lambda_min only to ~eps lambda_max, see test/solvers/analysis/fixtures.test.ts), 1e-6 on
+ *    lambda_max(S), 1e-9 absolute on the angles (1e-12 in the tiny-angle case);
+ *  - the SciPy ARPACK values of test/reference/sparse/spectra.json on larger matrices (n up to 10^4):
+ *    1e-6 relative, angles 1e-9.
+ * Each estimate's reported bound (the Krylov error) must hold up to rounding: of the reference
+ * (64 eps, and 4 eps kappa(S) for lambda_min) and of our operators: lambda_min(S) comes from solves
+ * with the LU of A, which perturb it by about kappa(A) eps whatever kappa(S) is (bcsstk03-m4:
+ * kappa(A) = 6.8e6, kappa(S) = 7e3, measured 2e-8), so 64 eps kappa(A) there; angles 1e-11 rad (the
+ * rounding of the Cholesky-based bases on these cases).
+ */
+import { describe, expect, it } from 'vitest';
+import { DimensionMismatchError } from '../../../src/solvers/errors.js';
+import { matVec } from '../../../src/solvers/matrix.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
+import { csrFromDense, csrToDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { sparseMatrixConditioning, type SpectralEstimate } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
+import { sparseLu } from '../../../src/solvers/sparse/sparseLu.js';
+import {
+  machineColumnSlots,
+  overlappingMachinePairs,
+  PairAngleContext,
+  scaledGramOperator,
+  sparsePairAngle,
+  sSpectrum,
+  type GramFactorSolves,
+  type SparsePairAngle,
+} from '../../../src/solvers/sparse/spectrumOfS.js';
+import { fixtureMatrix, loadFixtures } from '../../support/fixtures.js';
+import { thrown } from '../../support/thrown.js';
+import {
+  contiguousPartition,
+  denseCholeskySolves,
+  loadSpectraReference,
+  namedMatrix,
+  partitionFromAssignment,
+  relativeDifference,
+  sparseCholeskySolves,
+} from './spectraSupport.js';
+
+const EPS = Number.EPSILON;
+const ANGLE_ROUNDING = 1e-11;
+
+function expectEstimate(e: SpectralEstimate, exact: number, tolerance: number, rounding: number): void {
+  const difference = relativeDifference(e.value, exact);
+  expect(difference).toBeLessThanOrEqual(tolerance);
+  expect(difference).toBeLessThanOrEqual(e.relativeErrorBound + rounding);
+}
+
+function expectAngle(angle: SparsePairAngle, exact: number, tolerance: number): void {
+  const difference = Math.abs(angle.theta - exact);
+  expect(difference).toBeLessThanOrEqual(tolerance);
+  expect(difference).toBeLessThanOrEqual(angle.absoluteErrorBound + ANGLE_ROUNDING);
+}
+
+/** Every pair's angle, theta_H and its pair. */
+function allAngles(a: CsrMatrix, rows: Int32Array[], solves: GramFactorSolves) {
+  const slots = machineColumnSlots(a, rows);
+  const context = new PairAngleContext(slots, solves);
+  const m = rows.length;
+  const theta: SparsePairAngle[][] = Array.from({ length: m }, () => []);
+  let thetaH = Math.PI / 2;
+  let pair: [number, number] | null = null;
+  for (let i = 0; i < m; i++)
+    for (let j = i + 1; j < m; j++) {
+      const angle = sparsePairAngle(context, i, j);
+      theta[i][j] = angle;
+      if (pair === null || angle.theta < thetaH) {
+        thetaH = angle.theta;
+        pair = [i, j];
+      }
+    }
+  return { theta, thetaH, pair };
+}
+
+describe('sparse S spectrum and angles on the heterogeneity fixtures', () => {
+  for (const f of loadFixtures()) {
+    it(f.name, () => {
+      const a = csrFromDense(fixtureMatrix(f));
+      const e = f.expected;
+      const rows = partitionFromAssignment(f.partition.assignment, e.m);
+      const solves = sparseCholeskySolves(a, rows);
+      const lu = sparseLu(a);
+      const slots = machineColumnSlots(a, rows);
+      const s = sSpectrum(slots, solves, lu);
+      const conditioning = sparseMatrixConditioning(a, { factorization: lu });
+      const kappaRounding = 4 * EPS * e.kappaS;
+      const minimumRounding = Math.max(64 * EPS, kappaRounding, 64 * EPS * Math.sqrt(e.kappaAtA));
+      expectEstimate(s.lambdaMaxS, e.lambdaMaxS, 1e-6, 64 * EPS);
+      expectEstimate(s.lambdaMinS, e.lambdaMinS, Math.max(1e-6, kappaRounding), minimumRounding);
+      expectEstimate(s.kappaS, e.kappaS, Math.max(1e-6, kappaRounding), minimumRounding);
+      const kappaAtARounding = 8 * EPS * Math.sqrt(e.kappaAtA);
+      expectEstimate(conditioning.kappaAtA, e.kappaAtA, Math.max(1e-6, kappaAtARounding), kappaAtARounding);
+
+      const angleTolerance = f.name.startsWith('tiny-angle') ? 1e-12 : 1e-9;
+      const { theta, thetaH } = allAngles(a, rows, solves);
+      for (let i = 0; i < e.m; i++) for (let j = i + 1; j < e.m; j++) expectAngle(theta[i][j], e.theta[i][j], angleTolerance);
+      expect(Math.abs(thetaH - e.thetaH)).toBeLessThanOrEqual(angleTolerance);
+    });
+  }
+
+  it('tiny-angle-1e-07 (m = 2): lambda_min(S) = 1 - cos theta_H and lambda_max(S) = 1 + cos theta_H to 1e-6', () => {
+    // With two machines the eigenvalues of S are 1 +- cos theta_k over the principal angles; the
+    // fixture's own lambda_min (eigvalsh of the formed S) is 3 % off at kappa(S) = 4e14.
+    const f = loadFixtures().find((x) => x.name.startsWith('tiny-angle'));
+    if (!f) throw new Error('no tiny-angle fixture');
+    const a = csrFromDense(fixtureMatrix(f));
+    const rows = partitionFromAssignment(f.partition.assignment, 2);
+    const solves = sparseCholeskySolves(a, rows);
+    const s = sSpectrum(machineColumnSlots(a, rows), solves, sparseLu(a));
+    const angle = sparsePairAngle(new PairAngleContext(machineColumnSlots(a, rows), solves), 0, 1);
+    expect(relativeDifference(s.lambdaMinS.value, 2 * Math.sin(angle.theta / 2) ** 2)).toBeLessThan(1e-6);
+    expect(relativeDifference(s.lambdaMaxS.value, 1 + Math.cos(angle.theta))).toBeLessThan(1e-14);
+  });
+
+  it('gives the same values with dense Cholesky factors (the factor layer is only seen through its solves)', () => {
+    for (const name of ['bcsstk03-m4', 'bfwa62-m4', 'gaussian-n60-m6-mu1', 'tiny-angle-1e-07']) {
+      const f = loadFixtures().find((x) => x.name === name);
+      if (!f) throw new Error(`no fixture ${name}`);
+      const a = csrFromDense(fixtureMatrix(f));
+      const rows = partitionFromAssignment(f.partition.assignment, f.expected.m);
+      const lu = sparseLu(a);
+      const slots = machineColumnSlots(a, rows);
+      const sparse = sSpectrum(slots, sparseCholeskySolves(a, rows), lu);
+      const dense = sSpectrum(slots, denseCholeskySolves(a, rows), lu);
+      expect(relativeDifference(dense.lambdaMaxS.value, sparse.lambdaMaxS.value)).toBeLessThan(1e-10);
+      // lambda_min(S) does not use the factors at all.
+      expect(dense.lambdaMinS).toEqual(sparse.lambdaMinS);
+      const sparseAngles = allAngles(a, rows, sparseCholeskySolves(a, rows));
+      const denseAngles = allAngles(a, rows, denseCholeskySolves(a, rows));
+      expect(Math.abs(denseAngles.thetaH - sparseAngles.thetaH)).toBeLessThan(1e-11);
+      expect(denseAngles.pair).toEqual(sparseAngles.pair);
+    }
+  });
+});
+
+describe('sparse S spectrum and angles against ARPACK (spectra.json)', () => {
+  const reference = loadSpectraReference();
+  const conditioningReference = new Map(reference.conditioning.map((c) => [c.name, c.sigmaMax / c.sigmaMin]));
+  for (const ref of reference.sSpectrum) {
+    it(`${ref.name} (n = ${ref.n}, m = ${ref.m})`, () => {
+      const a = namedMatrix(ref.name);
+      const rows = contiguousPartition(ref.n, ref.m);
+      expect(rows.map((r) => r[0])).toEqual(ref.blockStarts);
+      const solves = sparseCholeskySolves(a, rows);
+      const slots = machineColumnSlots(a, rows);
+      const s = sSpectrum(slots, solves, sparseLu(a));
+      expectEstimate(s.lambdaMaxS, ref.lambdaMaxS, 1e-6, 64 * EPS);
+      const kappaA = conditioningReference.get(ref.name.replace(/-m\d+$/, ''));
+      if (kappaA === undefined) throw new Error(`no conditioning reference for ${ref.name}`);
+      const rounding = Math.max(64 * EPS, 4 * EPS * ref.kappaS, 64 * EPS * kappaA);
+      expectEstimate(s.lambdaMinS, ref.lambdaMinS, 1e-6, rounding);
+      expectEstimate(s.kappaS, ref.kappaS, 1e-6, rounding);
+      if (ref.dense) expect(relativeDifference(ref.dense.lambdaMinS, ref.lambdaMinS)).toBeLessThan(Math.max(1e-6, rounding));
+
+      const pairs = overlappingMachinePairs(slots);
+      expect(Array.from(pairs)).toEqual(ref.pairs.flatMap((p) => [p.i, p.j]));
+      const context = new PairAngleContext(slots, solves);
+      for (const p of ref.pairs) expectAngle(sparsePairAngle(context, p.i, p.j), p.theta, 1e-9);
+    });
+  }
+});
+
+describe('structure', () => {
+  it('S = I and theta = pi/2 exactly when no column is shared (Proposition 1)', () => {
+    const f = loadFixtures().find((x) => x.name.startsWith('block-diagonal'));
+    if (!f) throw new Error('no block-diagonal fixture');
+    const a = csrFromDense(fixtureMatrix(f));
+    const rows = partitionFromAssignment(f.partition.assignment, f.expected.m);
+    const slots = machineColumnSlots(a, rows);
+    expect(slots.blockDiagonal).toBe(true);
+    expect(overlappingMachinePairs(slots).length).toBe(0);
+    const s = sSpectrum(slots, sparseCholeskySolves(a, rows), sparseLu(a));
+    expect(s.lambdaMaxS).toMatchObject({ value: 1, method: 'structural', relativeErrorBound: 0 });
+    expect(s.kappaS.value).toBe(1);
+    const angle = sparsePairAngle(new PairAngleContext(slots, sparseCholeskySolves(a, rows)), 0, 2);
+    expect(angle).toMatchObject({ theta: Math.PI / 2, cos: 0, method: 'structural', iterations: 0 });
+  });
+
+  it("applies S' = Lb^{-1} A A^T Lb^{-T} like the dense product, with columns shared by many machines", () => {
+    // 40 x 40, ~25 % dense, rows dealt to 5 machines at random: columns touched by 1 to 5 machines.
+    const n = 40;
+    const rng = new SeededRandom(7);
+    const data = new Float64Array(n * n);
+    for (let k = 0; k < data.length; k++) if (rng.nextDouble() < 0.25 || k % (n + 1) === 0) data[k] = 2 * rng.nextDouble() - 1;
+    const a = csrFromDense({ rows: n, cols: n, data });
+    const assignment = Array.from({ length: n }, () => Math.floor(rng.nextDouble() * 5));
+    for (let i = 0; i < 5; i++) assignment[i] = i; // no empty machine
+    const rows = partitionFromAssignment(assignment, 5);
+    const solves = denseCholeskySolves(a, rows);
+    const op = scaledGramOperator(machineColumnSlots(a, rows), solves);
+    const v = rng.fillSigned(new Float64Array(n));
+    const out = new Float64Array(n);
+    op.apply(v, out);
+    // Dense: u = Lb^{-T} v, w = A (A^T u), expected = Lb^{-1} w.
+    const u = new Float64Array(n);
+    rows.forEach((r, i) => {
+      const x = Float64Array.from(r, (row) => v[row]);
+      solves.solveLT(i, x, x);
+      r.forEach((row, k) => (u[row] = x[k]));
+    });
+    const dense = csrToDense(a);
+    const at = { rows: n, cols: n, data: new Float64Array(n * n) };
+    for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) at.data[j * n + i] = dense.data[i * n + j];
+    const w = matVec(dense, matVec(at, u));
+    let scale = 0;
+    rows.forEach((r, i) => {
+      const x = Float64Array.from(r, (row) => w[row]);
+      solves.solveL(i, x, x);
+      r.forEach((row, k) => {
+        scale = Math.max(scale, Math.abs(x[k]));
+        expect(Math.abs(out[row] - x[k])).toBeLessThan(1e-12 * Math.max(1, Math.abs(x[k])));
+      });
+    });
+    expect(scale).toBeGreaterThan(0.5);
+  });
+
+  it('refuses row lists that overlap, skip a row or are not ascending', () => {
+    const a = csrFromDense({ rows: 3, cols: 3, data: Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]) });
+    expect(thrown(() => machineColumnSlots(a, [Int32Array.from([0, 1]), Int32Array.from([1, 2])]))).toBeInstanceOf(DimensionMismatchError);
+    expect(thrown(() => machineColumnSlots(a, [Int32Array.from([0]), Int32Array.from([2])]))).toBeInstanceOf(DimensionMismatchError);
+    expect(thrown(() => machineColumnSlots(a, [Int32Array.from([1, 0]), Int32Array.from([2])]))).toBeInstanceOf(DimensionMismatchError);
+  });
+});
