@@ -1194,7 +1194,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not JSON. */
+            /** @description Not text/plain or application/x-matrix-market, or an encoding other than gzip. */
             415: {
                 headers: {
                     [name: string]: unknown;
@@ -1261,7 +1261,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such stored matrix (never uploaded, expired or deleted). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1317,7 +1317,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such stored matrix (never uploaded, expired or deleted). */
             404: {
                 headers: {
                     [name: string]: unknown;

@@ -53,6 +53,8 @@ function mediaTypeOf(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
+const NO_SUCH_MATRIX = { ...problemResponses(404)[404], description: 'No such stored matrix (never uploaded, expired or deleted).' };
+
 export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app, { matrices, config }, done) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', passThrough);
@@ -91,7 +93,11 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
             },
             content: { 'application/json': { schema: StoredMatrixSchema } },
           },
-          ...problemResponses(400, 413, 415, 422, 503),
+          ...problemResponses(400, 413, 422, 503),
+          415: {
+            ...problemResponses(415)[415],
+            description: 'Not text/plain or application/x-matrix-market, or an encoding other than gzip.',
+          },
         },
       },
     },
@@ -149,7 +155,7 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
         summary: 'A stored matrix: n, nnz, symmetry',
         description: 'The document of a stored matrix. 404 when there is none (never uploaded, expired or deleted).',
         params: MatrixIdParamsSchema,
-        response: { 200: StoredMatrixSchema, ...problemResponses(400, 404, 503) },
+        response: { 200: StoredMatrixSchema, ...problemResponses(400, 503), 404: NO_SUCH_MATRIX },
       },
     },
     async (request) => matrices.get(request.params.id),
@@ -167,7 +173,7 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           'affected, and a job still queued then fails with a `matrix-not-found` problem. Takes no body.',
         ].join(' '),
         params: MatrixIdParamsSchema,
-        response: { 204: z.undefined().describe('Deleted.'), ...problemResponses(400, 404, 503) },
+        response: { 204: z.undefined().describe('Deleted.'), ...problemResponses(400, 503), 404: NO_SUCH_MATRIX },
       },
     },
     async (request, reply) => {
