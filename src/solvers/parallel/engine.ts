@@ -63,7 +63,7 @@ import {
   type WorkerSetup,
 } from './protocol.js';
 import type { BackendName } from '../linalg/backend.js';
-import { WasmArena, attachArena } from '../linalg/wasmRowKernels.js';
+import { WasmArena, attachArena, type WasmRowKernels } from '../linalg/wasmRowKernels.js';
 import { isTypedArray, mapLeaves } from './mapLeaves.js';
 import { threadsForRun } from './threads.js';
 
@@ -225,7 +225,7 @@ export class ShardEngine {
     let spec: unknown = plan.spec;
     let data: ArrayBufferLike;
     let dataOffset = 0;
-    let arenaKernels = null;
+    let arenaKernels: WasmRowKernels | null = null;
     if (arena !== null) {
       spec = arena.copyInto(plan.spec);
       const all = arena.allocate(Float64Array, Float64Array.BYTES_PER_ELEMENT, length / Float64Array.BYTES_PER_ELEMENT);
