@@ -6,7 +6,7 @@ import type { JobService } from '../../jobs/types.js';
 import { sendProblem } from '../plugins/problems.js';
 import { problemResponses } from '../schemas/problem.js';
 
-export const healthRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = async (app, { jobService }) => {
+export const healthRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = (app, { jobService }) => {
   app.get(
     '/healthz',
     {
@@ -18,7 +18,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = a
         response: { 200: z.object({ status: z.literal('ok') }) },
       },
     },
-    async () => ({ status: 'ok' as const }),
+    () => Promise.resolve({ status: 'ok' as const }),
   );
 
   app.get(
@@ -37,4 +37,5 @@ export const healthRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = a
       return sendProblem(reply, makeProblem('store-unavailable', 'Redis does not answer PING.', { instance: request.url }));
     },
   );
+  return Promise.resolve();
 };

@@ -61,6 +61,7 @@ function fromSizes(sizes: unknown, n: number, limits: InputLimits | undefined): 
     throw new InvalidPartitionError(`sizes must be a non-empty array of positive integers; got ${describeValue(sizes)}.`);
   }
   const m = sizes.length;
+  const blockSizes = new Int32Array(m);
   let sum = 0;
   for (let i = 0; i < m; i++) {
     const size: unknown = sizes[i];
@@ -68,6 +69,7 @@ function fromSizes(sizes: unknown, n: number, limits: InputLimits | undefined): 
       throw new InvalidPartitionError(`sizes[${i}] is ${describeValue(size)}; block sizes must be positive integers.`, { machine: i });
     }
     if (size === 0) throw new EmptyMachineError(i);
+    blockSizes[i] = size;
     sum += size;
   }
   if (sum !== n) {
@@ -78,8 +80,8 @@ function fromSizes(sizes: unknown, n: number, limits: InputLimits | undefined): 
   const assignment = new Int32Array(n);
   let row = 0;
   for (let i = 0; i < m; i++) {
-    assignment.fill(i, row, row + sizes[i]);
-    row += sizes[i];
+    assignment.fill(i, row, row + blockSizes[i]);
+    row += blockSizes[i];
   }
   return partitionFromAssignment(assignment, m);
 }

@@ -413,7 +413,7 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
       ['identity rows 20 x 30', 20, 30, Float64Array.from({ length: 20 * 30 }, (_, k) => (Math.floor(k / 30) === k % 30 ? 2 : 0))],
     ];
     for (const [name, p, c, rows] of cases) {
-      const { ts, nat } = both(() => runSync(householderQrWork(rows, p, c)) as ThinQr);
+      const { ts, nat } = both<ThinQr>(() => runSync(householderQrWork(rows, p, c)));
       for (let k = 0; k < p; k++) {
         expect(Math.abs(Math.abs(nat.r[k * p + k]) - Math.abs(ts.r[k * p + k])), name).toBeLessThan(1e-13 * maxAbs(ts.r));
         let dot = 0;

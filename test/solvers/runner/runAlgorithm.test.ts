@@ -194,7 +194,7 @@ describe('progress', () => {
     }
     expect(seen.length).toBe(100); // max-iterations: every iteration reported
     seen.forEach((p, k) => {
-      expect(p).toEqual({ phase: 'solve', algorithm: 'cimmino', iteration: k + 1, relativeResidual: expect.any(Number) });
+      expect(p).toEqual({ phase: 'solve', algorithm: 'cimmino', iteration: k + 1, relativeResidual: expect.any(Number) as number });
     });
     expect(step.value.status).toBe('max-iterations');
   });
