@@ -149,7 +149,7 @@ describe('analyze and solve', () => {
         partition: { machines: 5 },
       },
       { matrix: { format: 'generator', generator: 'ones-minus-eps', n: 20, eps: 0.1 }, partition: { machines: 4 } },
-      // Example 1 as API.md names it, without blockSize: one block per machine, here of scattered rows.
+      // Example 1 as docs/API.md names it, without blockSize: one block per machine, here of scattered rows.
       {
         matrix: { format: 'generator', generator: 'block-diagonal', n: 24, seed: 4 },
         partition: { assignment: Array.from({ length: 24 }, (_, k) => (k * 7) % 4) },
@@ -242,7 +242,7 @@ describe('listing, deleting, unknown ids', () => {
     expect(succeeded.items[0]).toMatchObject({ id: created[4], status: 'succeeded' });
     expect(succeeded.nextCursor).not.toBeNull();
 
-    // Empty values, as API.md writes the query and forms send it, mean "not given": the first page of everything.
+    // Empty values, as docs/API.md writes the query and forms send it, mean "not given": the first page of everything.
     const empty = await service.app.inject({ url: '/v1/jobs?status=&limit=&cursor=' });
     expect(empty.statusCode).toBe(200);
     const firstPage = (await service.app.inject({ url: '/v1/jobs' })).json<JobPage>();

@@ -1,5 +1,5 @@
 /**
- * The reference cases of ../shared/fixtures/heterogeneity (NumPy/SciPy values, see its README),
+ * The reference cases of the shared fixtures (heterogeneity/: NumPy/SciPy values, vendored in test/reference/fixtures, see its README),
  * found through ./sharedData.ts: one type and one loader for every test.
  */
 import { readdirSync, readFileSync } from 'node:fs';

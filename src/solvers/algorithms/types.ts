@@ -9,7 +9,7 @@ import type { SolverSystem } from '../distributed/distributedSystem.js';
 
 export type Parameters = Record<string, number>;
 
-/** The spectral quantities that determine every optimal parameter and rate (SPEC, "The six algorithms"). */
+/** The spectral quantities that determine every optimal parameter and rate (docs/SPEC.md, "The six algorithms"). */
 export interface SpectralData {
   /** Number of machines. */
   readonly m: number;
@@ -86,7 +86,7 @@ export interface DistributedAlgorithm {
   readonly family: 'projection' | 'gradient';
   /** Names of the tunable parameters in the paper's order, e.g. ['gamma', 'eta']; [] for none. */
   readonly parameterNames: readonly string[];
-  /** Optimal parameters and the optimal rate (SPEC table). */
+  /** Optimal parameters and the optimal rate (the table of docs/SPEC.md). */
   optimal(spectral: SpectralData): OptimalTuning;
   /**
    * Asymptotic rate (spectral radius of the error iteration) for the given parameters, from the

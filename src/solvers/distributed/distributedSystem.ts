@@ -125,7 +125,7 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
   const { q, r } = yield* householderQrWork(a, p, c);
   yield undefined;
 
-  // A nonsingular A has A_i of full row rank (SPEC "Setting"); a vanishing pivot of R says otherwise.
+  // A nonsingular A has A_i of full row rank (docs/SPEC.md, "Setting"); a vanishing pivot of R says otherwise.
   let maxRowNorm = 0;
   for (let k = 0; k < p; k++) {
     let s = 0;

@@ -4,7 +4,7 @@
  * Because A_i is stored by rows, the columns of M are contiguous: every reflector and every update
  * below runs over contiguous memory. The result is returned in the same transposed layout:
  *  - `q` (p x c, row-major): row k is the k-th orthonormal basis vector of the row space R(A_i),
- *    i.e. the k-th column of Q_i in the paper's notation (SPEC "Building blocks");
+ *    i.e. the k-th column of Q_i in the paper's notation (docs/SPEC.md, "Building blocks");
  *  - `r` (p x p, row-major, upper triangular) with A_i^T = Q_i R, i.e. A_i = R^T Q_i^T.
  * Householder (not Gram-Schmidt) keeps Q_i orthonormal to machine precision, which the principal
  * angles need down to 1e-7 rad and below.

@@ -33,7 +33,7 @@ function nullSpaceBasis(Q: Matrix, n: number): Matrix {
   return cols.length === 0 ? new Matrix(n, 0) : new Matrix(cols).transpose();
 }
 
-/** The APC error iteration on (z_1..z_m, ebar), e_i = N_i z_i (SPEC; Azizan-Ruhi et al.). */
+/** The APC error iteration on (z_1..z_m, ebar), e_i = N_i z_i (docs/SPEC.md; Azizan-Ruhi et al.). */
 function apcIterationMatrix(c: RandomCase, bases: Matrix[], gamma: number, eta: number): Matrix {
   const n = c.rows.length;
   const m = c.m;

@@ -70,7 +70,7 @@ describe('validateParameters', () => {
 });
 
 describe('rates', () => {
-  it('closed forms of the SPEC table', () => {
+  it('closed forms of the table in docs/SPEC.md', () => {
     const kS = spectral.lambdaMaxS / spectral.lambdaMinS;
     const k = spectral.L / spectral.mu;
     expect(algorithms.apc.optimal(spectral).rate).toBeCloseTo((Math.sqrt(kS) - 1) / (Math.sqrt(kS) + 1), 15);

@@ -1,6 +1,6 @@
 /**
  * Every algorithm at its optimal parameters on the real-matrix fixtures (Matrix Market files,
- * partitions and NumPy reference rates from ../shared), end to end through our own analysis:
+ * partitions and NumPy reference rates from test/reference), end to end through our own analysis:
  * wherever the reference rate predicts fewer than 20 000 iterations for a 1e-8 error reduction,
  * the run reaches relative error 1e-8 and its empirical rate is within 0.1 (1 - rho) of rho.
  */
