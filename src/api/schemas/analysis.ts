@@ -6,20 +6,94 @@
 import { z } from 'zod';
 import { ALGORITHM_IDS } from '../../solvers/algorithms/registry.js';
 import type { Parameters, RateBounds } from '../../solvers/algorithms/types.js';
-import type {
-  AlgorithmTuning,
-  Analysis,
-  Bounds,
-  Conditioning,
-  Heterogeneity,
-  Recommendation,
-  SufficientCondition,
+import {
+  ESTIMATE_METHODS,
+  type AlgorithmTuning,
+  type Analysis,
+  type AngleEstimate,
+  type AngleEstimates,
+  type Bounds,
+  type Conditioning,
+  type ConditioningEstimates,
+  type Estimate,
+  type Heterogeneity,
+  type Recommendation,
+  type SufficientCondition,
 } from '../../solvers/analysis/types.js';
 import { AlgorithmIdSchema } from './jobRequest.js';
 import { assertSameShape } from './sameShape.js';
 
 const angle = z.number().describe('radians');
 const ParametersSchema = z.record(z.string(), z.number()).meta({ id: 'Parameters' });
+
+const EstimateMethodSchema = z
+  .enum(ESTIMATE_METHODS)
+  .describe(
+    'How the value was obtained: lanczos (thick-restart Lanczos on the operator), lanczos-shift-invert (Lanczos on the inverse ' +
+      'operator through a sparse LU, for a smallest eigenvalue), lanczos-exhaustive (the Krylov space became invariant: exact up to ' +
+      'rounding), ratio (a quotient of two estimates, their bounds combined), structural (exact from the sparsity pattern alone: ' +
+      'S = I, or pi/2 for machines sharing no column).',
+  )
+  .meta({ id: 'EstimateMethod' });
+
+const EstimateSchema = z
+  .object({
+    method: EstimateMethodSchema,
+    relativeErrorBound: z
+      .number()
+      .nullable()
+      .describe(
+        'A posteriori bound from the Ritz residual: |value - exact| <= relativeErrorBound * |exact| for the Krylov iteration ' +
+          '(the rounding of the factorizations it applies, about eps times their condition number, is not included); null when no ' +
+          'finite bound is known.',
+      ),
+    iterations: z.number().int().describe('Operator applications (of both runs for a ratio).'),
+    converged: z.boolean().describe('The bound met the requested tolerance (1e-10) or the Krylov space was exhausted.'),
+  })
+  .meta({ id: 'Estimate' });
+
+const AngleEstimateSchema = z
+  .object({
+    method: EstimateMethodSchema,
+    absoluteErrorBound: z
+      .number()
+      .nullable()
+      .describe('|theta - exact| <= absoluteErrorBound (radians), from the Krylov residual; null when no finite bound is known.'),
+    iterations: z.number().int().describe('Operator applications.'),
+    converged: z.boolean(),
+  })
+  .meta({ id: 'AngleEstimate' });
+
+const AngleEstimatesSchema = z
+  .object({
+    thetaH: AngleEstimateSchema.describe("theta_H's pair: structural when its machines share no column (theta = pi/2 exactly)."),
+    thetaMaxAbsoluteErrorBound: z
+      .number()
+      .nullable()
+      .describe('Largest absoluteErrorBound over every pair of theta (0 when none overlap).'),
+    overlappingPairs: z
+      .number()
+      .int()
+      .describe('Pairs i < j whose column supports overlap; the others are exactly pi/2, with no computation.'),
+    unconvergedPairs: z.number().int().describe('Pairs whose iteration did not meet its tolerance.'),
+  })
+  .describe('How the principal angles were obtained: present when the analysis ran on CSR storage (iterative), absent on dense storage.')
+  .meta({ id: 'AngleEstimates' });
+
+const ConditioningEstimatesSchema = z
+  .object({
+    kappaS: EstimateSchema,
+    lambdaMinS: EstimateSchema,
+    lambdaMaxS: EstimateSchema,
+    kappaAtA: EstimateSchema,
+    L: EstimateSchema,
+    mu: EstimateSchema,
+  })
+  .describe(
+    'How each value was obtained, with its error bound: present when the analysis ran on CSR storage (Krylov estimates on sparse ' +
+      'operators), absent on dense storage.',
+  )
+  .meta({ id: 'ConditioningEstimates' });
 
 const HeterogeneitySchema = z.object({
   thetaH: angle.describe('Cross-machine angular heterogeneity: the smallest principal angle between two machines (pi/2 when m = 1).'),
@@ -32,6 +106,7 @@ const HeterogeneitySchema = z.object({
   phi: z.array(z.number().nullable()).describe('phi[i]: smallest angle between two rows of machine i (null when it holds one row).'),
   phiMin: z.number().nullable(),
   rowNormRatio: z.number(),
+  estimates: AngleEstimatesSchema.optional(),
 });
 
 const ConditioningSchema = z.object({
@@ -41,6 +116,7 @@ const ConditioningSchema = z.object({
   kappaAtA: z.number(),
   L: z.number().describe('lambda_max(A^T A)'),
   mu: z.number().describe('lambda_min(A^T A)'),
+  estimates: ConditioningEstimatesSchema.optional(),
 });
 
 const TuningSchema = z.object({ rate: z.number(), parameters: ParametersSchema });
@@ -107,6 +183,10 @@ export const AnalysisSchema = z
 export { ParametersSchema };
 
 assertSameShape<z.output<typeof ParametersSchema>, Parameters>(true);
+assertSameShape<z.output<typeof EstimateSchema>, Estimate>(true);
+assertSameShape<z.output<typeof AngleEstimateSchema>, AngleEstimate>(true);
+assertSameShape<z.output<typeof AngleEstimatesSchema>, AngleEstimates>(true);
+assertSameShape<z.output<typeof ConditioningEstimatesSchema>, ConditioningEstimates>(true);
 assertSameShape<z.output<typeof HeterogeneitySchema>, Heterogeneity>(true);
 assertSameShape<z.output<typeof ConditioningSchema>, Conditioning>(true);
 assertSameShape<z.output<typeof TuningSchema>, AlgorithmTuning>(true);

@@ -3,7 +3,8 @@
  * metric, both condition numbers, each algorithm's optimal parameters and rate, the paper's bounds
  * and the APC / D-HBM recommendation, assembled into the public `Analysis`.
  *
- * Order of the work (each phase reports its own fraction):
+ * Order of the work on dense storage (each phase reports its own fraction; the CSR path of
+ * ./sparseAnalysis.ts reports the same phases without 'gram-blocks'):
  *  1. 'conditioning': kappa(A^T A) first, so a singular matrix fails before anything else is spent;
  *  2. 'gram-blocks' then 'principal-angles': G_ij = Q_i^T Q_j once, theta_ij from them;
  *  3. 'conditioning': kappa(S) from the same blocks (lambda_max) and the LU of Q (lambda_min);
@@ -11,14 +12,17 @@
  */
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { SpectralData } from '../algorithms/types.js';
-import { runSync, type Work, type WorkProgress } from '../cooperative.js';
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { runSync, type Work } from '../cooperative.js';
+import type { DistributedSystem, SolverSystem } from '../distributed/distributedSystem.js';
+import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
 import { matrixConditioningWork, sConditioningWork } from './conditioning.js';
 import { gramBlocksWork } from './gramBlocks.js';
 import { localAnglesWork } from './localAngles.js';
 import { principalAnglesWork } from './principalAngles.js';
 import { recommend } from './recommendation.js';
+import { inPhase, type AnalysisParts } from './parts.js';
+import { sparseAnalysisPartsWork } from './sparseAnalysis.js';
 import type { AlgorithmTuning, Analysis, Conditioning, Heterogeneity } from './types.js';
 
 export interface AnalyzeOptions {
@@ -28,27 +32,23 @@ export interface AnalyzeOptions {
 
 export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
 
-/** Re-label the progress of a sub-computation as `phase`, mapping its fraction into [from, to]. */
-function* inPhase<T>(work: Work<T>, phase: string, from: number, to: number): Work<T> {
-  let step = work.next();
-  while (!step.done) {
-    const progress: WorkProgress | undefined =
-      step.value === undefined ? undefined : { phase, fraction: from + (to - from) * Math.min(1, Math.max(0, step.value.fraction ?? 0)) };
-    try {
-      yield progress;
-    } catch (error) {
-      // Deliver cancellation inside the sub-computation so it unwinds from its own yield.
-      step = work.throw(error);
-      continue;
-    }
-    step = work.next();
-  }
-  return step.value;
+/**
+ * The analysis of a system on either storage: the choice is made here, by the system's type
+ * (dense: Gram blocks, QR bases and LU; CSR: Krylov estimates on sparse operators, ./sparseAnalysis.ts).
+ */
+export function* analyzeWork(system: SolverSystem, options: AnalyzeOptions = {}): Work<Analysis> {
+  const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
+  const parts = system.storage === 'csr' ? yield* sparseAnalysisPartsWork(system) : yield* denseAnalysisPartsWork(system);
+  yield { phase: 'analysis', fraction: 1 };
+  return assembleAnalysis(system.n, system.partition, parts, tolerance);
 }
 
-export function* analyzeWork(system: DistributedSystem, options: AnalyzeOptions = {}): Work<Analysis> {
-  const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
-  const { n, m, machines, partition } = system;
+export function analyze(system: SolverSystem, options: AnalyzeOptions = {}): Analysis {
+  return runSync(analyzeWork(system, options));
+}
+
+function* denseAnalysisPartsWork(system: DistributedSystem): Work<AnalysisParts> {
+  const { machines, partition } = system;
 
   yield { phase: 'conditioning', fraction: 0 };
   const matrix = yield* inPhase(matrixConditioningWork(system.A), 'conditioning', 0, 0.5);
@@ -81,6 +81,16 @@ export function* analyzeWork(system: DistributedSystem, options: AnalyzeOptions 
     L: matrix.L,
     mu: matrix.mu,
   };
+  return { heterogeneity, conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
+}
+
+/**
+ * The tail both storages share: each algorithm's optimal parameters and rate from the spectral
+ * data, the paper's bounds and the recommendation.
+ */
+function assembleAnalysis(n: number, partition: Partition, parts: AnalysisParts, tolerance: number): Analysis {
+  const { heterogeneity, conditioning, theorem4KappaALowerBound } = parts;
+  const m = partition.m;
   const spectral = spectralDataFrom(m, conditioning);
   const rates = {} as Record<AlgorithmId, AlgorithmTuning>;
   for (const id of ALGORITHM_IDS) {
@@ -88,14 +98,9 @@ export function* analyzeWork(system: DistributedSystem, options: AnalyzeOptions 
     rates[id] = { rate, parameters: { ...parameters } };
   }
   const blockSizes = [...partition.sizes];
-  const bounds = computeBounds({ n, m, blockSizes, heterogeneity, theorem4KappaALowerBound: local.theorem4KappaALowerBound });
+  const bounds = computeBounds({ n, m, blockSizes, heterogeneity, theorem4KappaALowerBound });
   const recommendation = recommend({ m, heterogeneity, conditioning, rates, tolerance });
-  yield { phase: 'analysis', fraction: 1 };
   return { n, m, blockSizes, heterogeneity, conditioning, rates, bounds, recommendation };
-}
-
-export function analyze(system: DistributedSystem, options: AnalyzeOptions = {}): Analysis {
-  return runSync(analyzeWork(system, options));
 }
 
 function spectralDataFrom(m: number, c: Conditioning): SpectralData {

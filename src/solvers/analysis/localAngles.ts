@@ -18,6 +18,7 @@ import { runSync, type Work } from '../cooperative.js';
 import type { DenseMatrix } from '../matrix.js';
 import { norm2 } from '../matrix.js';
 import type { Partition } from '../problem.js';
+import type { CsrMatrix } from '../sparse/csr.js';
 import { NATIVE_MADDS_PER_CALL, nativeBlasInUse } from '../linalg/backend.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
 import { NEAR_PARALLEL_COSINE } from './principalAngles.js';
@@ -256,13 +257,9 @@ export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<Loc
   const nc = a.cols;
   const m = partition.m;
   const rowNorms = new Float64Array(n);
-  let maxNorm = 0;
-  let minNorm = Infinity;
   let nnz = 0;
   for (let i = 0; i < n; i++) {
     rowNorms[i] = norm2(a.data, i * nc, nc);
-    maxNorm = Math.max(maxNorm, rowNorms[i]);
-    minNorm = Math.min(minNorm, rowNorms[i]);
     const off = i * nc;
     for (let j = 0; j < nc; j++) if (a.data[off + j] !== 0) nnz++;
     if ((i & 127) === 127) yield undefined;
@@ -284,10 +281,7 @@ export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<Loc
   let tracker: PairTracker;
   if (useSparse) {
     const rows = yield* compressedUnitRowsWork(a, rowNorms);
-    const scatterK = new Float64Array(nc);
-    const markL = new Int32Array(nc).fill(-1);
-    tracker = new PairTracker(n, m, partition.assignment, (k, l) => sparseLineAngle(rows, k, l, scatterK, markL));
-    yield* sparseScanWork(rows, n, nc, tracker, new Float64Array(nc));
+    tracker = yield* sparseScanOfUnitRowsWork(rows, n, nc, partition);
   } else {
     const units = new Float64Array(n * nc);
     for (let i = 0; i < n; i++) {
@@ -299,7 +293,50 @@ export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<Loc
     tracker = new PairTracker(n, m, partition.assignment, (k, l) => lineAngleOfUnitVectors(units, k * nc, units, l * nc, nc));
     yield* denseScanWork(units, n, nc, tracker);
   }
+  return localAnglesFrom(tracker, rowNorms, partition);
+}
 
+/** The sparse scan over unit rows (pairs of rows sharing a column), its tracker filled. */
+function* sparseScanOfUnitRowsWork(rows: CompressedRows, n: number, nc: number, partition: Partition): Work<PairTracker> {
+  const scatterK = new Float64Array(nc);
+  const markL = new Int32Array(nc).fill(-1);
+  const tracker = new PairTracker(n, partition.m, partition.assignment, (k, l) => sparseLineAngle(rows, k, l, scatterK, markL));
+  yield* sparseScanWork(rows, n, nc, tracker, new Float64Array(nc));
+  return tracker;
+}
+
+/**
+ * The same metrics for A in compressed sparse rows (the sparse path, issue 11 §4): rows with
+ * disjoint supports are orthogonal, so only pairs sharing a column are visited (the sparse scan
+ * above); O(nnz + n) memory beyond the pairs' work, nothing n x n.
+ */
+export function* localAnglesOfCsrWork(a: CsrMatrix, partition: Partition): Work<LocalAngles> {
+  const n = a.rows;
+  const { rowPtr, colIdx, values } = a;
+  const rowNorms = new Float64Array(n);
+  const units = new Float64Array(values.length);
+  for (let i = 0; i < n; i++) {
+    const start = rowPtr[i];
+    const end = rowPtr[i + 1];
+    const norm = norm2(values, start, end - start);
+    rowNorms[i] = norm;
+    for (let p = start; p < end; p++) units[p] = values[p] / norm;
+    if ((i & 4095) === 4095) yield undefined;
+  }
+  const tracker = yield* sparseScanOfUnitRowsWork({ rowPtr, colIdx, values: units }, n, a.cols, partition);
+  return localAnglesFrom(tracker, rowNorms, partition);
+}
+
+/** phi_i, theta_min^(l), the row-norm ratio and Theorem 4's bound from a finished scan. */
+function localAnglesFrom(tracker: PairTracker, rowNorms: Float64Array, partition: Partition): LocalAngles {
+  const n = rowNorms.length;
+  const m = partition.m;
+  let maxNorm = 0;
+  let minNorm = Infinity;
+  for (let l = 0; l < n; l++) {
+    maxNorm = Math.max(maxNorm, rowNorms[l]);
+    minNorm = Math.min(minNorm, rowNorms[l]);
+  }
   const thetaMin = new Float64Array(n);
   let minScaledSine = Infinity;
   for (let l = 0; l < n; l++) {

@@ -21,6 +21,50 @@ export interface Heterogeneity {
   phiMin: number | null;
   /** max_k |a_k| / min_k |a_k|. */
   rowNormRatio: number;
+  /** How the principal angles were obtained: present on the sparse path (iterative), absent on the dense one. */
+  estimates?: AngleEstimates;
+}
+
+/** How an iterative value was obtained (the sparse path, src/solvers/sparse/spectrumOfOperator.ts). */
+export const ESTIMATE_METHODS = ['lanczos', 'lanczos-shift-invert', 'lanczos-exhaustive', 'ratio', 'structural'] as const;
+export type EstimateMethod = (typeof ESTIMATE_METHODS)[number];
+
+export interface Estimate {
+  method: EstimateMethod;
+  /** |value - exact| <= relativeErrorBound |exact| from the Krylov residuals; null when no finite bound is known. */
+  relativeErrorBound: number | null;
+  /** Operator applications (both runs for a ratio). */
+  iterations: number;
+  /** The bound met the requested tolerance. */
+  converged: boolean;
+}
+
+export interface AngleEstimate {
+  method: EstimateMethod;
+  /** |theta - exact| <= absoluteErrorBound (radians), from the Krylov residual; null when no finite bound is known. */
+  absoluteErrorBound: number | null;
+  iterations: number;
+  converged: boolean;
+}
+
+export interface AngleEstimates {
+  /** theta_H (the pair thetaHPair): 'structural' when its machines share no column (theta = pi/2 exactly). */
+  thetaH: AngleEstimate;
+  /** Largest absoluteErrorBound over all pairs of the theta matrix (0 when no supports overlap). */
+  thetaMaxAbsoluteErrorBound: number | null;
+  /** Pairs i < j whose column supports overlap (the others are pi/2 exactly, with no computation). */
+  overlappingPairs: number;
+  /** Pairs whose iteration did not meet its tolerance. */
+  unconvergedPairs: number;
+}
+
+export interface ConditioningEstimates {
+  kappaS: Estimate;
+  lambdaMinS: Estimate;
+  lambdaMaxS: Estimate;
+  kappaAtA: Estimate;
+  L: Estimate;
+  mu: Estimate;
 }
 
 export interface Conditioning {
@@ -32,6 +76,8 @@ export interface Conditioning {
   L: number;
   /** sigma_min(A)^2 = lambda_min(A^T A). */
   mu: number;
+  /** How each value was obtained and its error bound: present on the sparse path (iterative), absent on the dense one. */
+  estimates?: ConditioningEstimates;
 }
 
 export interface AlgorithmTuning {

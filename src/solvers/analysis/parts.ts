@@ -1,0 +1,31 @@
+/**
+ * What each storage's analysis computes before the shared tail of ./analyze.ts (rates, bounds,
+ * recommendation), and the progress relabelling both use.
+ */
+import type { Work, WorkProgress } from '../cooperative.js';
+import type { Conditioning, Heterogeneity } from './types.js';
+
+export interface AnalysisParts {
+  heterogeneity: Heterogeneity;
+  conditioning: Conditioning;
+  /** Theorem 4: kappa(A) >= max_k |a_k| / min_l (|a_l| sin theta_min^(l)). */
+  theorem4KappaALowerBound: number;
+}
+
+/** Re-label the progress of a sub-computation as `phase`, mapping its fraction into [from, to]. */
+export function* inPhase<T>(work: Work<T>, phase: string, from: number, to: number): Work<T> {
+  let step = work.next();
+  while (!step.done) {
+    const progress: WorkProgress | undefined =
+      step.value === undefined ? undefined : { phase, fraction: from + (to - from) * Math.min(1, Math.max(0, step.value.fraction ?? 0)) };
+    try {
+      yield progress;
+    } catch (error) {
+      // Deliver cancellation inside the sub-computation so it unwinds from its own yield.
+      step = work.throw(error);
+      continue;
+    }
+    step = work.next();
+  }
+  return step.value;
+}

@@ -1,0 +1,184 @@
+/**
+ * The analysis on the sparse path (issue 11 §4): every field of the Analysis for a system whose
+ * machines hold CSR rows (../distributed/sparseSystem.ts), without forming anything dense of size n
+ * (nothing n x n, nothing n x p_i). The values are the dense path's, computed differently:
+ *  - 'conditioning': sigma_max(A), sigma_min(A) and kappa(A^T A) = L / mu by Lanczos on A^T A and on
+ *    (A^T A)^{-1} through one sparse LU of A (../sparse/singularValuesOfSparse.ts);
+ *  - 'principal-angles': theta_ij = pi/2 exactly for pairs whose column supports are disjoint, and
+ *    cos theta_ij = sigma_max(L_i^{-1} A_i A_j^T L_j^{-T}) with the sine route for tiny angles for the
+ *    others (../sparse/spectrumOfS.ts), L_i the Cholesky factor of G_i = A_i A_i^T each machine already
+ *    holds (factored once, with the system);
+ *  - 'conditioning': lambda_max(S) from the block-Jacobi-scaled Gram operator Lb^{-1} (A A^T) Lb^{-T},
+ *    lambda_min(S) by shift-invert through the same LU of A (../sparse/spectrumOfS.ts);
+ *  - 'local-angles': phi_i, theta_min^(l) and the row norms from the pairs of rows sharing a column
+ *    (rows with disjoint supports are orthogonal), ./localAngles.ts.
+ * Each iterative value carries how it was obtained and its error bound (Conditioning.estimates,
+ * Heterogeneity.estimates). The rates, bounds and recommendation follow in ./analyze.ts, as for
+ * dense storage.
+ */
+import type { Work } from '../cooperative.js';
+import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
+import { sparseMatrixConditioningWork, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
+import { solveLower, solveUpper } from '../sparse/sparseCholesky.js';
+import { sparseLuWork } from '../sparse/sparseLu.js';
+import { KrylovWorkspace, type SpectralMethod } from '../sparse/spectrumOfOperator.js';
+import {
+  machineColumnSlots,
+  overlappingMachinePairs,
+  PairAngleContext,
+  sparsePairAngleWork,
+  sSpectrumWork,
+  type GramFactorSolves,
+  type MachineColumnSlots,
+  type SparsePairAngle,
+} from '../sparse/spectrumOfS.js';
+import { localAnglesOfCsrWork } from './localAngles.js';
+import { inPhase, type AnalysisParts } from './parts.js';
+import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMethod, Heterogeneity } from './types.js';
+
+/** The public method names cover every method the sparse estimators report (compile-time check). */
+const methodName = (method: SpectralMethod): EstimateMethod => method;
+
+function estimateOf(e: SpectralEstimate): Estimate {
+  return {
+    method: methodName(e.method),
+    relativeErrorBound: Number.isFinite(e.relativeErrorBound) ? e.relativeErrorBound : null,
+    iterations: e.iterations,
+    converged: e.converged,
+  };
+}
+
+function angleEstimateOf(angle: SparsePairAngle): AngleEstimate {
+  return {
+    method: methodName(angle.method),
+    absoluteErrorBound: Number.isFinite(angle.absoluteErrorBound) ? angle.absoluteErrorBound : null,
+    iterations: angle.iterations,
+    converged: angle.converged,
+  };
+}
+
+/** Solves with the Cholesky factors the machines hold (B_i = P_i^T L, B_i B_i^T = G_i). */
+export function machineGramSolves(system: SparseDistributedSystem): GramFactorSolves {
+  const { machines } = system;
+  return {
+    solveL: (machine, b, y) => void solveLower(machines[machine].gram, b, y),
+    solveLT: (machine, y, x) => void solveUpper(machines[machine].gram, y, x),
+  };
+}
+
+interface SparsePrincipalAngles {
+  theta: number[][];
+  thetaH: number;
+  cosThetaH: number;
+  thetaHPair: [number, number] | null;
+  estimates: AngleEstimates;
+}
+
+const STRUCTURAL_RIGHT_ANGLE: SparsePairAngle = {
+  theta: Math.PI / 2,
+  cos: 0,
+  method: 'structural',
+  absoluteErrorBound: 0,
+  iterations: 0,
+  converged: true,
+};
+
+/**
+ * theta_ij for every pair: pi/2 where the supports are disjoint, Lanczos where they overlap; theta_H
+ * and its pair chosen as on the dense path (the first pair in lexicographic order attaining the minimum).
+ */
+function* sparsePrincipalAnglesWork(slots: MachineColumnSlots, factors: GramFactorSolves): Work<SparsePrincipalAngles> {
+  const m = slots.rowsOfMachine.length;
+  const theta: number[][] = [];
+  for (let i = 0; i < m; i++) theta.push(new Array<number>(m).fill(Math.PI / 2));
+  for (let i = 0; i < m; i++) theta[i][i] = 0;
+  const computed = new Map<number, SparsePairAngle>();
+  const pairs = overlappingMachinePairs(slots);
+  const context = new PairAngleContext(slots, factors);
+  let maxBound = 0;
+  let unconvergedPairs = 0;
+  const overlapping = pairs.length / 2;
+  for (let q = 0; q < overlapping; q++) {
+    const i = pairs[2 * q];
+    const j = pairs[2 * q + 1];
+    const angle = yield* sparsePairAngleWork(context, i, j);
+    theta[i][j] = theta[j][i] = angle.theta;
+    computed.set(i * m + j, angle);
+    maxBound = Math.max(maxBound, angle.absoluteErrorBound);
+    if (!angle.converged) unconvergedPairs++;
+    yield { phase: 'principal-angles', fraction: (q + 1) / overlapping };
+  }
+  let thetaH = Math.PI / 2;
+  let thetaHPair: [number, number] | null = null;
+  for (let i = 0; i < m; i++) {
+    for (let j = i + 1; j < m; j++) {
+      if (thetaHPair === null || theta[i][j] < thetaH) {
+        thetaH = theta[i][j];
+        thetaHPair = [i, j];
+      }
+    }
+  }
+  const attained =
+    thetaHPair === null ? STRUCTURAL_RIGHT_ANGLE : (computed.get(thetaHPair[0] * m + thetaHPair[1]) ?? STRUCTURAL_RIGHT_ANGLE);
+  return {
+    theta,
+    thetaH,
+    cosThetaH: attained.cos,
+    thetaHPair,
+    estimates: {
+      thetaH: angleEstimateOf(attained),
+      thetaMaxAbsoluteErrorBound: Number.isFinite(maxBound) ? maxBound : null,
+      overlappingPairs: overlapping,
+      unconvergedPairs,
+    },
+  };
+}
+
+export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<AnalysisParts> {
+  const { A, partition } = system;
+  const workspace = new KrylovWorkspace();
+
+  // One LU of A serves sigma_min(A) and lambda_min(S); a singular A fails here, before anything else.
+  yield { phase: 'conditioning', fraction: 0 };
+  const lu = yield* inPhase(sparseLuWork(A), 'conditioning', 0, 0.15);
+  const matrix = yield* inPhase(sparseMatrixConditioningWork(A, { factorization: lu, workspace }), 'conditioning', 0.15, 0.5);
+
+  yield { phase: 'principal-angles', fraction: 0 };
+  const slots = machineColumnSlots(A, partition.rowsOf);
+  const factors = machineGramSolves(system);
+  const angles = yield* inPhase(sparsePrincipalAnglesWork(slots, factors), 'principal-angles', 0, 1);
+
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const s = yield* inPhase(sSpectrumWork(slots, factors, lu, {}, workspace), 'conditioning', 0.5, 1);
+
+  yield { phase: 'local-angles', fraction: 0 };
+  const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);
+
+  const heterogeneity: Heterogeneity = {
+    thetaH: angles.thetaH,
+    cosThetaH: angles.cosThetaH,
+    thetaHPair: angles.thetaHPair,
+    theta: angles.theta,
+    phi: local.phi,
+    phiMin: local.phiMin,
+    rowNormRatio: local.rowNormRatio,
+    estimates: angles.estimates,
+  };
+  const conditioning: Conditioning = {
+    kappaS: s.kappaS.value,
+    lambdaMinS: s.lambdaMinS.value,
+    lambdaMaxS: s.lambdaMaxS.value,
+    kappaAtA: matrix.kappaAtA.value,
+    L: matrix.L.value,
+    mu: matrix.mu.value,
+    estimates: {
+      kappaS: estimateOf(s.kappaS),
+      lambdaMinS: estimateOf(s.lambdaMinS),
+      lambdaMaxS: estimateOf(s.lambdaMaxS),
+      kappaAtA: estimateOf(matrix.kappaAtA),
+      L: estimateOf(matrix.L),
+      mu: estimateOf(matrix.mu),
+    },
+  };
+  return { heterogeneity, conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
+}
