@@ -30,7 +30,7 @@ export async function toJobSpec(body: CreateJobRequest, config: Config, matrices
   if (body.matrix.format === 'stored') {
     const stored = await matrices.use(body.matrix.id);
     n = stored.n;
-    storage = storageOfStoredMatrix(stored.id, n, { maxN: config.MAX_N });
+    storage = storageOfStoredMatrix(stored.id, n, { maxNSparse: config.MAX_N_SPARSE });
     matrix = { kind: 'stored', matrixId: stored.id };
   } else if (body.matrix.format === 'generator') {
     const { format: _format, ...spec } = body.matrix;

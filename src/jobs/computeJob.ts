@@ -8,7 +8,7 @@ import { runCooperatively, type CooperativeOptions, type WorkProgress } from '..
 import { buildDistributedSystemWork } from '../solvers/distributed/distributedSystem.js';
 import { CancelledError } from '../solvers/errors.js';
 import { createProblem } from '../solvers/input/createProblem.js';
-import type { Problem } from '../solvers/problem.js';
+import type { Problem, SparseProblem } from '../solvers/problem.js';
 import { runAlgorithmWork } from '../solvers/runner/runAlgorithm.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import type { RunOutput } from './store/jobStore.js';
@@ -48,9 +48,11 @@ function summarizeRun(run: RunResult): RunSummary {
   };
 }
 
-function problemOf(input: ComputeInput): Problem {
+function problemOf(input: ComputeInput): Problem | SparseProblem {
   switch (input.matrix.storage) {
     case 'dense':
+      return createProblem({ A: input.matrix.A, rhs: input.rhs, partition: input.partition });
+    case 'csr':
       return createProblem({ A: input.matrix.A, rhs: input.rhs, partition: input.partition });
   }
 }

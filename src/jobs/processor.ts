@@ -72,7 +72,7 @@ export default async function processJob(
   const abort = signal ?? new AbortController().signal;
 
   try {
-    const start = await store.begin(id, new Date().toISOString(), { maxN: config.MAX_N });
+    const start = await store.begin(id, new Date().toISOString(), { maxN: config.MAX_N, maxNSparse: config.MAX_N_SPARSE });
     if (start.state === 'missing') {
       log.warn('job document missing (expired or deleted); nothing to do');
       return { status: 'skipped' };

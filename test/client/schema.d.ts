@@ -403,6 +403,48 @@ export interface components {
         Parameters: {
             [key: string]: number;
         };
+        /**
+         * @description How the value was obtained: lanczos (thick-restart Lanczos on the operator), lanczos-shift-invert (Lanczos on the inverse operator through a sparse LU, for a smallest eigenvalue), lanczos-exhaustive (the Krylov space became invariant: exact up to rounding), ratio (a quotient of two estimates, their bounds combined), structural (exact from the sparsity pattern alone: S = I, or pi/2 for machines sharing no column).
+         * @enum {string}
+         */
+        EstimateMethod: "lanczos" | "lanczos-shift-invert" | "lanczos-exhaustive" | "ratio" | "structural";
+        Estimate: {
+            method: components["schemas"]["EstimateMethod"];
+            /** @description A posteriori bound from the Ritz residual: |value - exact| <= relativeErrorBound * |exact| for the Krylov iteration (the rounding of the factorizations it applies, about eps times their condition number, is not included); null when no finite bound is known. */
+            relativeErrorBound: number | null;
+            /** @description Operator applications (of both runs for a ratio). */
+            iterations: number;
+            /** @description The bound met the requested tolerance (1e-10) or the Krylov space was exhausted. */
+            converged: boolean;
+        };
+        AngleEstimate: {
+            method: components["schemas"]["EstimateMethod"];
+            /** @description |theta - exact| <= absoluteErrorBound (radians), from the Krylov residual; null when no finite bound is known. */
+            absoluteErrorBound: number | null;
+            /** @description Operator applications. */
+            iterations: number;
+            converged: boolean;
+        };
+        /** @description How the principal angles were obtained: present when the analysis ran on CSR storage (iterative), absent on dense storage. */
+        AngleEstimates: {
+            /** @description theta_H's pair: structural when its machines share no column (theta = pi/2 exactly). */
+            thetaH: components["schemas"]["AngleEstimate"];
+            /** @description Largest absoluteErrorBound over every pair of theta (0 when none overlap). */
+            thetaMaxAbsoluteErrorBound: number | null;
+            /** @description Pairs i < j whose column supports overlap; the others are exactly pi/2, with no computation. */
+            overlappingPairs: number;
+            /** @description Pairs whose iteration did not meet its tolerance. */
+            unconvergedPairs: number;
+        };
+        /** @description How each value was obtained, with its error bound: present when the analysis ran on CSR storage (Krylov estimates on sparse operators), absent on dense storage. */
+        ConditioningEstimates: {
+            kappaS: components["schemas"]["Estimate"];
+            lambdaMinS: components["schemas"]["Estimate"];
+            lambdaMaxS: components["schemas"]["Estimate"];
+            kappaAtA: components["schemas"]["Estimate"];
+            L: components["schemas"]["Estimate"];
+            mu: components["schemas"]["Estimate"];
+        };
         Analysis: {
             n: number;
             m: number;
@@ -422,6 +464,7 @@ export interface components {
                 phi: (number | null)[];
                 phiMin: number | null;
                 rowNormRatio: number;
+                estimates?: components["schemas"]["AngleEstimates"];
             };
             conditioning: {
                 kappaS: number;
@@ -432,6 +475,7 @@ export interface components {
                 L: number;
                 /** @description lambda_min(A^T A) */
                 mu: number;
+                estimates?: components["schemas"]["ConditioningEstimates"];
             };
             rates: {
                 apc: {

@@ -59,7 +59,7 @@ describe('JobStore.begin', () => {
     const doc = newDocument({});
     await store.create(doc, { matrix: A, rhs, assignment });
 
-    const start = await store.begin(doc.id, now(), { maxN: 10 });
+    const start = await store.begin(doc.id, now(), { maxN: 10, maxNSparse: 100 });
     if (start.state !== 'running') throw new Error(`begin answered ${start.state}`);
     const { job } = start;
     expect(job).toMatchObject({ id: doc.id, type: 'solve', n: 3, m: 2, algorithms: ['apc', 'dgd'], options });
@@ -76,11 +76,12 @@ describe('JobStore.begin', () => {
     const split = Int32Array.from([0, 0, 1, 1, 1]);
     await store.create(doc, { matrix: null, rhs: null, assignment: split });
 
-    const start = await store.begin(doc.id, now(), { maxN: 10 });
+    const start = await store.begin(doc.id, now(), { maxN: 10, maxNSparse: 100 });
     if (start.state !== 'running') throw new Error(`begin answered ${start.state}`);
     expect(start.job.rhs).toBeNull();
     // One diagonal block per machine of this partition: rows 0-1 and 2-4.
     expect(start.job.matrix).toEqual({ storage: 'dense', A: generateMatrix(spec, {}, partitionFromAssignment(split, 2)) });
+    if (start.job.matrix.storage !== 'dense') throw new Error('a generated matrix is dense');
     const { data } = start.job.matrix.A;
     expect(data[0 * 5 + 2]).toBe(0);
     expect(data[3 * 5 + 1]).toBe(0);
@@ -89,7 +90,7 @@ describe('JobStore.begin', () => {
   it('checks MAX_N again for generated matrices, after marking the attempt running (the processor records the failure)', async () => {
     const doc = newDocument({ n: 6, input: { format: 'generator', spec: { generator: 'gaussian', n: 6, seed: 1 } }, hasRhs: false });
     await store.create(doc, { matrix: null, rhs: null, assignment: Int32Array.from([0, 0, 0, 1, 1, 1]) });
-    await expect(store.begin(doc.id, now(), { maxN: 5 })).rejects.toBeInstanceOf(ProblemTooLargeError);
+    await expect(store.begin(doc.id, now(), { maxN: 5, maxNSparse: 100 })).rejects.toBeInstanceOf(ProblemTooLargeError);
     expect(await connection.hget(store.keys.doc(doc.id), 'status')).toBe('running');
   });
 
@@ -97,7 +98,7 @@ describe('JobStore.begin', () => {
     const doc = newDocument({});
     await store.create(doc, { matrix: A, rhs, assignment });
     await connection.del(store.keys.rhs(doc.id));
-    const error = await store.begin(doc.id, now(), { maxN: 10 }).catch((e: unknown) => e);
+    const error = await store.begin(doc.id, now(), { maxN: 10, maxNSparse: 100 }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(JobInputMissingError);
     expect((error as Error).message).toMatch(/right-hand side/);
   });
@@ -106,15 +107,15 @@ describe('JobStore.begin', () => {
     const cancelled = newDocument({});
     await store.create(cancelled, { matrix: A, rhs, assignment });
     expect(await store.cancel(cancelled.id)).toBe('cancelled-now');
-    expect(await store.begin(cancelled.id, now(), { maxN: 10 })).toEqual({ state: 'cancelled' });
+    expect(await store.begin(cancelled.id, now(), { maxN: 10, maxNSparse: 100 })).toEqual({ state: 'cancelled' });
 
     const finished = newDocument({});
     await store.create(finished, { matrix: A, rhs, assignment });
-    expect((await store.begin(finished.id, now(), { maxN: 10 })).state).toBe('running');
+    expect((await store.begin(finished.id, now(), { maxN: 10, maxNSparse: 100 })).state).toBe('running');
     expect(await store.finish(finished.id, { status: 'succeeded' })).toBe(true);
-    expect(await store.begin(finished.id, now(), { maxN: 10 })).toEqual({ state: 'succeeded' });
+    expect(await store.begin(finished.id, now(), { maxN: 10, maxNSparse: 100 })).toEqual({ state: 'succeeded' });
 
-    expect(await store.begin(newJobId(), now(), { maxN: 10 })).toEqual({ state: 'missing' });
+    expect(await store.begin(newJobId(), now(), { maxN: 10, maxNSparse: 100 })).toEqual({ state: 'missing' });
   });
 });
 

@@ -20,7 +20,7 @@ import {
 } from './jobDocument.js';
 import { JobKeys } from './keys.js';
 import { MatrixStore } from './matrixStore.js';
-import { readyJobFrom, type ReadyJob, type StoredInputs } from './readyJob.js';
+import { readyJobFrom, type ReadyJob, type StoredInputs, type WorkerLimits } from './readyJob.js';
 import { defineScripts, queueScript, runScript } from './scripts.js';
 
 export interface StoredTrace {
@@ -132,7 +132,7 @@ export class JobStore {
    * the job ready to compute. Throws (the document then says 'running': the caller records the
    * failure) JobInputMissingError for an input that expired, or the SolverError of a generator spec.
    */
-  async begin(id: string, now: string, limits: { maxN: number }): Promise<AttemptStart> {
+  async begin(id: string, now: string, limits: WorkerLimits): Promise<AttemptStart> {
     const { keys } = this;
     const pipeline = this.redis.pipeline();
     queueScript(pipeline, 'lssBegin', [keys.doc(id)], [keys.statusChannel, now]);

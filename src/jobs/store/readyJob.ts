@@ -7,7 +7,7 @@ import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import { generateMatrix } from '../../solvers/input/generators.js';
 import type { DenseMatrix } from '../../solvers/matrix.js';
 import { partitionFromAssignment, type Partition } from '../../solvers/problem.js';
-import { csrToDense, type CsrMatrix } from '../../solvers/sparse/csr.js';
+import type { CsrMatrix } from '../../solvers/sparse/csr.js';
 import { JobInputMissingError, MatrixNotFoundError } from '../errors.js';
 import { storageOfStoredMatrix } from '../storage.js';
 import type { JobOptions, JobType } from '../types.js';
@@ -19,7 +19,13 @@ import type { StoredProblem } from './jobDocument.js';
  * far; a sparse storage (CSR rows) becomes another member of this union, so that the rest of the
  * ready job does not change with it.
  */
-export type MatrixSource = { storage: 'dense'; A: DenseMatrix };
+export type MatrixSource = { storage: 'dense'; A: DenseMatrix } | { storage: 'csr'; A: CsrMatrix };
+
+/** The worker's own size limits (MAX_N for dense matrices it decodes or generates, MAX_N_SPARSE for stored ones). */
+export interface WorkerLimits {
+  maxN: number;
+  maxNSparse: number;
+}
 
 export interface ReadyJob {
   id: string;
@@ -49,7 +55,7 @@ export interface StoredInputs {
  * and the SolverError of a generator spec that cannot be generated (`limits.maxN` is checked again
  * here: a generated matrix exists only in the worker).
  */
-export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limits: { maxN: number }): ReadyJob {
+export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limits: WorkerLimits): ReadyJob {
   const { id, type, n, m, algorithms, options } = problem;
   if (!inputs.assignment) throw new JobInputMissingError(id, 'partition');
   const partition = partitionFromAssignment(int32From(inputs.assignment), m);
@@ -61,7 +67,7 @@ export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limit
   return { id, type, n, m, algorithms, options, matrix: matrixSource(problem, inputs, partition, limits), rhs, partition };
 }
 
-function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: Partition, limits: { maxN: number }): MatrixSource {
+function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: Partition, limits: WorkerLimits): MatrixSource {
   const { input } = problem;
   // A block-diagonal spec without blockSize takes its blocks from the partition.
   if (input.format === 'generator') return { storage: 'dense', A: generateMatrix(input.spec, limits, partition) };
@@ -69,7 +75,7 @@ function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: P
     // Deleted or expired after the job was created: the job fails naming it.
     if (!inputs.storedMatrix) throw new MatrixNotFoundError(input.matrixId, ` (named by job '${problem.id}')`);
     storageOfStoredMatrix(input.matrixId, inputs.storedMatrix.rows, limits);
-    return { storage: 'dense', A: csrToDense(inputs.storedMatrix) };
+    return { storage: 'csr', A: inputs.storedMatrix };
   }
   const bytes = inputs.matrix;
   if (!bytes) throw new JobInputMissingError(problem.id, 'matrix');
