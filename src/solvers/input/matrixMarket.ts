@@ -13,31 +13,29 @@
  * (NotSquareError), NaN/Infinity values (NonFiniteValueError, 0-based "matrix entry (i, j)"), and
  * anything malformed (MatrixMarketSyntaxError with the 1-based line number).
  */
-import { MatrixMarketSyntaxError, NonFiniteValueError, NotSquareError, UnsupportedMatrixError } from '../errors.js';
+import { MatrixMarketSyntaxError, NonFiniteValueError, NotSquareError } from '../errors.js';
 import type { DenseMatrix } from '../matrix.js';
 import { checkAllFinite, checkDenseSize, matrixEntryName } from './entries.js';
+import {
+  INTEGER_LITERAL,
+  NON_FINITE_LITERAL,
+  parseBanner,
+  parseIndex,
+  REAL_LITERAL,
+  tokens,
+  type MatrixMarketBanner,
+  type MatrixMarketField,
+} from './matrixMarketGrammar.js';
 import type { InputLimits } from './types.js';
 
-type Field = 'real' | 'integer' | 'pattern';
-type Symmetry = 'general' | 'symmetric' | 'skew-symmetric';
-
-interface Header {
-  format: 'coordinate' | 'array';
-  field: Field;
-  symmetry: Symmetry;
-}
-
-/** A decimal real, optionally with an exponent; Fortran's D exponent is accepted too. */
-const REAL_LITERAL = /^[+-]?(\d+\.?\d*|\.\d+)([eEdD][+-]?\d+)?$/;
-const INTEGER_LITERAL = /^[+-]?\d+$/;
-const NON_FINITE_LITERAL = /^[+-]?(nan|inf|infinity)$/i;
-const WHITESPACE = /\s+/;
+type Header = MatrixMarketBanner;
+type Field = MatrixMarketField;
 
 export function parseMatrixMarket(text: string, limits?: InputLimits): DenseMatrix {
   if (typeof text !== 'string') throw new MatrixMarketSyntaxError('the data must be a string holding the file text.');
   // A leading byte-order mark would hide the %%MatrixMarket banner.
   const lines = (text.charCodeAt(0) === 0xfeff ? text.slice(1) : text).split(/\r?\n/);
-  const header = parseHeader(lines[0] ?? '');
+  const header = parseBanner(lines[0] ?? '');
 
   // Size line: the first line after the header that is neither a comment nor blank.
   let lineIndex = 1;
@@ -68,55 +66,6 @@ export function parseMatrixMarket(text: string, limits?: InputLimits): DenseMatr
     readArray(lines, lineIndex + 1, n, header, data);
   }
   return { rows: n, cols: n, data };
-}
-
-function parseHeader(line: string): Header {
-  const parts = tokens(line).map((t) => t.toLowerCase());
-  if (parts[0] !== '%%matrixmarket') {
-    throw new MatrixMarketSyntaxError(
-      `the first line must be the header "%%MatrixMarket matrix <format> <field> <symmetry>", found ${JSON.stringify(line.trim().slice(0, 80))}.`,
-      1,
-    );
-  }
-  if (parts.length !== 5) {
-    throw new MatrixMarketSyntaxError(
-      `the header needs 4 words after %%MatrixMarket (matrix <format> <field> <symmetry>), found ${parts.length - 1}.`,
-      1,
-    );
-  }
-  const [, object, format, field, symmetry] = parts;
-  if (object !== 'matrix')
-    throw new UnsupportedMatrixError(`Matrix Market object "${object}" is not supported; only "matrix" is.`, { object });
-  if (format !== 'coordinate' && format !== 'array') {
-    throw new MatrixMarketSyntaxError(`unknown format "${format}"; expected coordinate or array.`, 1);
-  }
-  if (field === 'complex') {
-    throw new UnsupportedMatrixError(
-      'The Matrix Market field is complex; only real, integer and pattern matrices are supported (the solvers work over the reals).',
-      {
-        field,
-      },
-    );
-  }
-  if (field !== 'real' && field !== 'double' && field !== 'integer' && field !== 'pattern') {
-    throw new MatrixMarketSyntaxError(`unknown field "${field}"; expected real, integer, pattern (or complex, which is not supported).`, 1);
-  }
-  if (symmetry === 'hermitian') {
-    throw new UnsupportedMatrixError(
-      'The Matrix Market symmetry is hermitian, which implies complex entries; only real, integer and pattern matrices are supported.',
-      {
-        symmetry,
-      },
-    );
-  }
-  if (symmetry !== 'general' && symmetry !== 'symmetric' && symmetry !== 'skew-symmetric') {
-    throw new MatrixMarketSyntaxError(`unknown symmetry "${symmetry}"; expected general, symmetric or skew-symmetric.`, 1);
-  }
-  if (field === 'pattern' && format === 'array')
-    throw new MatrixMarketSyntaxError('the pattern field is only valid with the coordinate format.', 1);
-  if (field === 'pattern' && symmetry === 'skew-symmetric')
-    throw new MatrixMarketSyntaxError('the pattern field cannot be skew-symmetric.', 1);
-  return { format, field: field === 'double' ? 'real' : field, symmetry };
 }
 
 function readCoordinate(lines: string[], firstLine: number, n: number, entryCount: number, header: Header, data: Float64Array): void {
@@ -193,14 +142,6 @@ function readArray(lines: string[], firstLine: number, n: number, header: Header
   }
 }
 
-function parseIndex(token: string, n: number, what: 'row' | 'column', lineNumber: number): number {
-  if (!INTEGER_LITERAL.test(token))
-    throw new MatrixMarketSyntaxError(`the ${what} index ${JSON.stringify(token)} is not an integer.`, lineNumber);
-  const index = Number(token);
-  if (index < 1 || index > n) throw new MatrixMarketSyntaxError(`the ${what} index ${index} is outside 1..${n}.`, lineNumber);
-  return index - 1;
-}
-
 /** `i`, `j` are 0-based, for the NonFiniteValueError message. */
 function parseValue(token: string, field: Field, i: number, j: number, lineNumber: number): number {
   if (NON_FINITE_LITERAL.test(token)) throw new NonFiniteValueError(matrixEntryName(i, j), token);
@@ -220,9 +161,4 @@ function parseValue(token: string, field: Field, i: number, j: number, lineNumbe
 function isSkippable(line: string): boolean {
   const trimmed = line.trimStart();
   return trimmed === '' || trimmed.startsWith('%');
-}
-
-function tokens(line: string): string[] {
-  const trimmed = line.trim();
-  return trimmed === '' ? [] : trimmed.split(WHITESPACE);
 }

@@ -32,6 +32,16 @@
  */
 import { MatrixMarketSyntaxError, NonFiniteValueError, NotSquareError, ProblemTooLargeError, UnsupportedMatrixError } from '../errors.js';
 import { matrixEntryName } from '../input/entries.js';
+import {
+  INTEGER_LITERAL,
+  NON_FINITE_LITERAL,
+  parseBanner,
+  parseIndex,
+  REAL_LITERAL,
+  tokens,
+  type MatrixMarketField,
+  type MatrixMarketSymmetry,
+} from '../input/matrixMarketGrammar.js';
 import type { CsrMatrix } from './csr.js';
 
 export interface SparseInputLimits {
@@ -41,8 +51,7 @@ export interface SparseInputLimits {
   maxNnz?: number;
 }
 
-export type MatrixMarketField = 'real' | 'integer' | 'pattern';
-export type MatrixMarketSymmetry = 'general' | 'symmetric' | 'skew-symmetric';
+export type { MatrixMarketField, MatrixMarketSymmetry };
 
 /** What the header and size line declared. */
 export interface MatrixMarketHeader {
@@ -57,12 +66,6 @@ export interface MatrixMarketHeader {
 const MAX_INT32_NNZ = 2 ** 31 - 1;
 /** A longer line is refused rather than buffered: Matrix Market coordinate lines are short. */
 const MAX_LINE_CHARS = 1 << 20;
-
-// The dense reader's grammar (../input/matrixMarket.ts).
-const REAL_LITERAL = /^[+-]?(\d+\.?\d*|\.\d+)([eEdD][+-]?\d+)?$/;
-const INTEGER_LITERAL = /^[+-]?\d+$/;
-const NON_FINITE_LITERAL = /^[+-]?(nan|inf|infinity)$/i;
-const WHITESPACE = /\s+/;
 
 type Stage = 'header' | 'size' | 'entries' | 'finished';
 
@@ -180,51 +183,7 @@ export class MatrixMarketStreamReader {
   }
 
   private parseHeader(line: string): void {
-    const parts = tokens(line).map((t) => t.toLowerCase());
-    if (parts[0] !== '%%matrixmarket') {
-      throw new MatrixMarketSyntaxError(
-        'the first line must be the header "%%MatrixMarket matrix <format> <field> <symmetry>", ' +
-          `found ${JSON.stringify(line.trim().slice(0, 80))}.`,
-        1,
-      );
-    }
-    if (parts.length !== 5) {
-      throw new MatrixMarketSyntaxError(
-        `the header needs 4 words after %%MatrixMarket (matrix <format> <field> <symmetry>), found ${parts.length - 1}.`,
-        1,
-      );
-    }
-    const [, object, format, field, symmetry] = parts;
-    if (object !== 'matrix')
-      throw new UnsupportedMatrixError(`Matrix Market object "${object}" is not supported; only "matrix" is.`, { object });
-    if (format !== 'coordinate' && format !== 'array') {
-      throw new MatrixMarketSyntaxError(`unknown format "${format}"; expected coordinate or array.`, 1);
-    }
-    if (field === 'complex') {
-      throw new UnsupportedMatrixError(
-        'The Matrix Market field is complex; only real, integer and pattern matrices are supported (the solvers work over the reals).',
-        { field, line: 1 },
-      );
-    }
-    if (field !== 'real' && field !== 'double' && field !== 'integer' && field !== 'pattern') {
-      throw new MatrixMarketSyntaxError(
-        `unknown field "${field}"; expected real, integer, pattern (or complex, which is not supported).`,
-        1,
-      );
-    }
-    if (symmetry === 'hermitian') {
-      throw new UnsupportedMatrixError(
-        'The Matrix Market symmetry is hermitian, which implies complex entries; only real, integer and pattern matrices are supported.',
-        { symmetry, line: 1 },
-      );
-    }
-    if (symmetry !== 'general' && symmetry !== 'symmetric' && symmetry !== 'skew-symmetric') {
-      throw new MatrixMarketSyntaxError(`unknown symmetry "${symmetry}"; expected general, symmetric or skew-symmetric.`, 1);
-    }
-    if (field === 'pattern' && format === 'array')
-      throw new MatrixMarketSyntaxError('the pattern field is only valid with the coordinate format.', 1);
-    if (field === 'pattern' && symmetry === 'skew-symmetric')
-      throw new MatrixMarketSyntaxError('the pattern field cannot be skew-symmetric.', 1);
+    const { format, field, symmetry } = parseBanner(line);
     if (format === 'array') {
       throw new UnsupportedMatrixError(
         'The Matrix Market array format stores every entry of a dense matrix; the sparse reader takes the coordinate format only. ' +
@@ -232,7 +191,7 @@ export class MatrixMarketStreamReader {
         { format, line: 1 },
       );
     }
-    this.field = field === 'double' ? 'real' : field;
+    this.field = field;
     this.symmetry = symmetry;
     this.stage = 'size';
   }
@@ -537,14 +496,6 @@ export async function readMatrixMarketStream(
   return { matrix, header: reader.header as MatrixMarketHeader };
 }
 
-function parseIndex(token: string, n: number, what: 'row' | 'column', lineNumber: number): number {
-  if (!INTEGER_LITERAL.test(token))
-    throw new MatrixMarketSyntaxError(`the ${what} index ${JSON.stringify(token)} is not an integer.`, lineNumber);
-  const index = Number(token);
-  if (index < 1 || index > n) throw new MatrixMarketSyntaxError(`the ${what} index ${index} is outside 1..${n}.`, lineNumber);
-  return index - 1;
-}
-
 /** What parseEntryFast did with a line. */
 type FastResult = 0 | 1 | 2;
 const FAST_NOT_HANDLED = 0;
@@ -662,9 +613,4 @@ function realLiteralEnd(line: string, p: number): number {
 function isSkippable(line: string): boolean {
   const trimmed = line.trimStart();
   return trimmed === '' || trimmed.startsWith('%');
-}
-
-function tokens(line: string): string[] {
-  const trimmed = line.trim();
-  return trimmed === '' ? [] : trimmed.split(WHITESPACE);
 }
