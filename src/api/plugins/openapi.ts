@@ -15,11 +15,16 @@ export const LICENSE = { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' 
 /** Where `npm start` serves the API with the default HOST and PORT. */
 export const DEFAULT_SERVER_URL = 'http://127.0.0.1:3000';
 
-const DESCRIPTION = `Solves A x = b the way a taskmaster and m machines would: six distributed algorithms (APC, D-HBM, DGD, D-NAG, block Cimmino, Mou-Liu-Morse) and the heterogeneity analysis that predicts which is faster.
-
-Jobs run asynchronously: POST /v1/jobs answers 202 with the job; follow it with GET /v1/jobs/{id} or the event stream GET /v1/jobs/{id}/events.
-
-Errors are RFC 9457 problem details (application/problem+json). Their \`type\` is a relative URI "/problems/<code>" (GET it for a description); \`code\` repeats <code>.`;
+const DESCRIPTION = [
+  'Solves A x = b the way a taskmaster and m machines would: six distributed algorithms (APC, D-HBM, DGD, D-NAG, block Cimmino,',
+  'Mou-Liu-Morse) and the heterogeneity analysis that predicts which is faster.',
+  '',
+  'Jobs run asynchronously: POST /v1/jobs answers 202 with the job; follow it with GET /v1/jobs/{id} or the event stream',
+  'GET /v1/jobs/{id}/events.',
+  '',
+  'Errors are RFC 9457 problem details (application/problem+json). Their `type` is a relative URI "/problems/<code>"',
+  '(GET it for a description); `code` repeats <code>.',
+].join('\n');
 
 /** Registers the document generator (before any route) and Swagger UI. */
 export async function installOpenApi(app: FastifyInstance): Promise<void> {

@@ -75,7 +75,9 @@ const BlockDiagonalGenerator = z.strictObject({
   blockSize: size
     .optional()
     .describe(
-      "Rows (and columns) of each diagonal block; the last block takes the remainder. Default: one block per machine of the job's partition (machine i's rows, in order, over the next p_i columns), so any partition is totally orthogonal: kappa(S) = 1.",
+      'Rows (and columns) of each diagonal block; the last block takes the remainder. ' +
+        "Default: one block per machine of the job's partition (machine i's rows, in order, over the next p_i columns), " +
+        'so any partition is totally orthogonal: kappa(S) = 1.',
     ),
   seed,
   permute: z.boolean().optional().describe('Shuffle the columns (the blocks stay mutually orthogonal).'),

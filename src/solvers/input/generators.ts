@@ -212,7 +212,9 @@ function checkOnesMinusEpsNonsingular(n: number, eps: number): void {
   }
   if (sigmaMin <= n * MACHINE_EPSILON * sigmaMax) {
     throw new SingularMatrixError(
-      `ones-minus-eps with n = ${n}, eps = ${eps} is numerically singular: its singular values are |n - eps| = ${onesEigenvalue} and |eps| = ${Math.abs(eps)}, condition number ${sigmaMax / sigmaMin} beyond 1 / (n * machine epsilon).`,
+      `ones-minus-eps with n = ${n}, eps = ${eps} is numerically singular: its singular values are ` +
+        `|n - eps| = ${onesEigenvalue} and |eps| = ${Math.abs(eps)}, ` +
+        `condition number ${sigmaMax / sigmaMin} beyond 1 / (n * machine epsilon).`,
       details,
     );
   }

@@ -117,7 +117,10 @@ export function* runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectra
         return `the relative error ${fmt(error)} exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial value ${fmt(initialError)}`;
       }
       if (consensus !== null && consensusScale > 0 && consensus > DIVERGENCE_FACTOR * consensusScale) {
-        return `the largest distance between a machine's estimate and the taskmaster's, ${fmt(consensus)}, exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial scale ${fmt(consensusScale)}`;
+        return (
+          `the largest distance between a machine's estimate and the taskmaster's, ${fmt(consensus)}, ` +
+          `exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial scale ${fmt(consensusScale)}`
+        );
       }
       return null;
     };
@@ -144,7 +147,9 @@ export function* runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectra
         status = 'max-iterations';
         stopReason =
           residual <= tolerance
-            ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${fmt(residual)} meets the tolerance, but the iteration is unstable for these parameters (spectral radius ${fmt(theoreticalRate)} >= 1), so this is not reported as convergence.`
+            ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${fmt(residual)} meets the tolerance, ` +
+              `but the iteration is unstable for these parameters (spectral radius ${fmt(theoreticalRate)} >= 1), ` +
+              'so this is not reported as convergence.'
             : `Stopped at maxIterations = ${maxIterations}: relative residual ${fmt(residual)} > tolerance ${fmt(tolerance)}.`;
         break;
       }
