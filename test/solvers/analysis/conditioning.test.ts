@@ -1,5 +1,3 @@
-import { join } from 'node:path';
-import { readFileSync } from 'node:fs';
 import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import { computeMatrixConditioning, computeSConditioning } from '../../../src/solvers/analysis/conditioning.js';
@@ -9,7 +7,7 @@ import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
-import { FIXTURES_DIR } from '../../support/sharedData.js';
+import { loadFixture } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
@@ -139,8 +137,8 @@ describeEachBackend('kappa(S)', () => {
   });
 
   it('is cot^2(theta_H / 2) for m = 2, down to the tiny-angle fixture (kappa(S) ~ 4e14)', () => {
-    const fixture = JSON.parse(readFileSync(join(FIXTURES_DIR, 'tiny-angle-1e-07.json'), 'utf8'));
-    const system = systemOf(fixture.A, fixture.partition.assignment, 2);
+    const fixture = loadFixture('tiny-angle-1e-07');
+    const system = systemOf(fixture.A!, fixture.partition.assignment, 2);
     const s = computeSConditioning(system, computeGramBlocks(system.machines));
     // Eigenvalues of S for two machines: 1 +- cos(principal angles) (and 1): kappa = (1 + c) / (1 - c).
     const theta = fixture.expected.thetaH; // 1e-7 to ~1e-16 absolute (an accurate angle, unlike its kappaS)

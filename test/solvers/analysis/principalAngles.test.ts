@@ -1,4 +1,3 @@
-import { readdirSync, readFileSync } from 'node:fs';
 import { Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import { computePrincipalAngles, NEAR_PARALLEL_COSINE } from '../../../src/solvers/analysis/principalAngles.js';
@@ -6,10 +5,8 @@ import { buildDistributedSystem, type DistributedSystem } from '../../../src/sol
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
-import { FIXTURES_DIR } from '../../support/sharedData.js';
+import { loadFixtures } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
-
-const FIXTURES = FIXTURES_DIR;
 
 function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
   const A = fromRows(rows);
@@ -150,14 +147,11 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
     });
   }
 
-  const generated = readdirSync(FIXTURES)
-    .filter((f) => f.endsWith('.json'))
-    .map((f) => JSON.parse(readFileSync(`${FIXTURES}/${f}`, 'utf8')))
-    .filter((c) => c.A !== undefined);
+  const generated = loadFixtures().filter((c) => c.A !== undefined);
   for (const fixture of generated) {
     it(`reproduces the theta matrix of fixture ${fixture.name}`, () => {
       const e = fixture.expected;
-      const angles = computePrincipalAngles(systemOf(fixture.A, fixture.partition.assignment, e.m));
+      const angles = computePrincipalAngles(systemOf(fixture.A!, fixture.partition.assignment, e.m));
       const tol = fixture.name.startsWith('tiny-angle') ? 1e-12 : 1e-9;
       for (let i = 0; i < e.m; i++) for (let j = 0; j < e.m; j++) expect(Math.abs(angles.theta[i][j] - e.theta[i][j])).toBeLessThan(tol);
     });
