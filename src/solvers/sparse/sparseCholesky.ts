@@ -286,35 +286,47 @@ function checkSamePattern(s: CholeskySymbolic, g: CsrMatrix): void {
   if (!same) throw new DimensionMismatchError('The matrix does not have the sparsity pattern the Cholesky analysis was done for.');
 }
 
-/** y = B^{-1} b = L^{-1} P b (B = P^T L, B B^T = G). b and y may be the same array. */
-export function solveLower(factor: CholeskyFactor, b: Float64Array, y: Float64Array): Float64Array {
-  const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+/** z <- L^{-1} z in place (column-oriented forward substitution). */
+function forwardSweep(factor: CholeskyFactor, z: Float64Array): void {
+  const { n, colPtr, rowIdx } = factor.symbolic;
   const lValues = factor.values;
-  const z = factor.work;
-  const perm = ordering.perm;
-  for (let k = 0; k < n; k++) z[k] = b[perm[k]];
   for (let j = 0; j < n; j++) {
     const start = colPtr[j];
     const zj = z[j] / lValues[start];
     z[j] = zj;
     if (zj !== 0) for (let q = start + 1; q < colPtr[j + 1]; q++) z[rowIdx[q]] -= lValues[q] * zj;
   }
-  y.set(z.subarray(0, n));
-  return y;
 }
 
-/** x = B^{-T} y = P^T L^{-T} y (B = P^T L, B B^T = G). y and x may be the same array. */
-export function solveUpper(factor: CholeskyFactor, y: Float64Array, x: Float64Array): Float64Array {
-  const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+/** z <- L^{-T} z in place (row-oriented backward substitution over L's columns). */
+function backwardSweep(factor: CholeskyFactor, z: Float64Array): void {
+  const { n, colPtr, rowIdx } = factor.symbolic;
   const lValues = factor.values;
-  const z = factor.work;
-  z.set(y.subarray(0, n));
   for (let j = n - 1; j >= 0; j--) {
     const start = colPtr[j];
     let s = z[j];
     for (let q = start + 1; q < colPtr[j + 1]; q++) s -= lValues[q] * z[rowIdx[q]];
     z[j] = s / lValues[start];
   }
+}
+
+/** y = B^{-1} b = L^{-1} P b (B = P^T L, B B^T = G). b and y may be the same array. */
+export function solveLower(factor: CholeskyFactor, b: Float64Array, y: Float64Array): Float64Array {
+  const { n, ordering } = factor.symbolic;
+  const z = factor.work;
+  const perm = ordering.perm;
+  for (let k = 0; k < n; k++) z[k] = b[perm[k]];
+  forwardSweep(factor, z);
+  y.set(z.subarray(0, n));
+  return y;
+}
+
+/** x = B^{-T} y = P^T L^{-T} y (B = P^T L, B B^T = G). y and x may be the same array. */
+export function solveUpper(factor: CholeskyFactor, y: Float64Array, x: Float64Array): Float64Array {
+  const { n, ordering } = factor.symbolic;
+  const z = factor.work;
+  z.set(y.subarray(0, n));
+  backwardSweep(factor, z);
   const perm = ordering.perm;
   for (let k = 0; k < n; k++) x[perm[k]] = z[k];
   return x;
@@ -322,23 +334,12 @@ export function solveUpper(factor: CholeskyFactor, y: Float64Array, x: Float64Ar
 
 /** x = G^{-1} b. b and x may be the same array. No allocation. */
 export function solveCholesky(factor: CholeskyFactor, b: Float64Array, x: Float64Array): Float64Array {
-  const { n, colPtr, rowIdx, ordering } = factor.symbolic;
-  const lValues = factor.values;
+  const { n, ordering } = factor.symbolic;
   const z = factor.work;
   const perm = ordering.perm;
   for (let k = 0; k < n; k++) z[k] = b[perm[k]];
-  for (let j = 0; j < n; j++) {
-    const start = colPtr[j];
-    const zj = z[j] / lValues[start];
-    z[j] = zj;
-    if (zj !== 0) for (let q = start + 1; q < colPtr[j + 1]; q++) z[rowIdx[q]] -= lValues[q] * zj;
-  }
-  for (let j = n - 1; j >= 0; j--) {
-    const start = colPtr[j];
-    let s = z[j];
-    for (let q = start + 1; q < colPtr[j + 1]; q++) s -= lValues[q] * z[rowIdx[q]];
-    z[j] = s / lValues[start];
-  }
+  forwardSweep(factor, z);
+  backwardSweep(factor, z);
   for (let k = 0; k < n; k++) x[perm[k]] = z[k];
   return x;
 }
