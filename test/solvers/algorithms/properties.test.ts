@@ -287,7 +287,9 @@ describe('iterations', () => {
 
 describe('bounds of the paper', () => {
   it('every Proposition / Theorem / Table 1 bound holds whenever its hypothesis does', () => {
-    const slack = 1e-7;
+    // Both sides are computed in floating point: a condition number kappa is known to about kappa * eps
+    // relative (the smallest eigenvalue carries an absolute error of eps * the largest), so the slack grows with it.
+    const slack = (kappa: number) => 1e-7 + 16 * Number.EPSILON * kappa;
     let theorem2Seen = 0;
     let theorem3Seen = 0;
     let proposition1Seen = 0;
@@ -315,21 +317,21 @@ describe('bounds of the paper', () => {
           expect(kS).toBeLessThan(1 + 1e-8);
           expect(algorithms.apc.optimal(ref.spectral).rate).toBeLessThan(1e-8);
         }
-        expect(kS).toBeGreaterThanOrEqual(bounds.proposition2KappaSLowerBound * (1 - slack));
+        expect(kS).toBeGreaterThanOrEqual(bounds.proposition2KappaSLowerBound * (1 - slack(kS)));
         if (bounds.theorem2KappaSUpperBound !== null) {
           theorem2Seen++;
           expect(bounds.theorem2.hypothesisHolds).toBe(true);
-          expect(kS).toBeLessThanOrEqual(bounds.theorem2KappaSUpperBound * (1 + slack));
+          expect(kS).toBeLessThanOrEqual(bounds.theorem2KappaSUpperBound * (1 + slack(kS)));
         }
         if (bounds.theorem3KappaSUpperBound !== null) {
           theorem3Seen++;
-          expect(kS).toBeLessThanOrEqual(bounds.theorem3KappaSUpperBound * (1 + slack));
+          expect(kS).toBeLessThanOrEqual(bounds.theorem3KappaSUpperBound * (1 + slack(kS)));
         }
-        expect(ref.kappaA).toBeGreaterThanOrEqual(bounds.theorem4KappaALowerBound * (1 - slack));
+        expect(ref.kappaA).toBeGreaterThanOrEqual(bounds.theorem4KappaALowerBound * (1 - slack(ref.kappaA)));
         if (bounds.theorem4KappaAtALowerBounds.phiMin !== null) {
-          expect(ref.kappaAtA).toBeGreaterThanOrEqual(bounds.theorem4KappaAtALowerBounds.phiMin * (1 - slack));
+          expect(ref.kappaAtA).toBeGreaterThanOrEqual(bounds.theorem4KappaAtALowerBounds.phiMin * (1 - slack(ref.kappaAtA)));
         }
-        expect(ref.kappaAtA).toBeGreaterThanOrEqual(bounds.theorem4KappaAtALowerBounds.rowNormRatio * (1 - slack));
+        expect(ref.kappaAtA).toBeGreaterThanOrEqual(bounds.theorem4KappaAtALowerBounds.rowNormRatio * (1 - slack(ref.kappaAtA)));
         for (const id of ALGORITHM_IDS) {
           const t1 = bounds.table1[id];
           expect(t1, id).toBeDefined();
