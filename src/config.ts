@@ -73,6 +73,11 @@ const configSchema = z.object({
    * the addon is built and loads. 'native' without the addon makes every job fail with the reason.
    */
   NUMERIC_BACKEND: z.enum(['auto', 'typescript', 'native']).default('auto'),
+  /**
+   * The operators' queue board at /admin/queues (bull-board): read-only unless set to false, so that
+   * retrying, promoting or removing BullMQ jobs behind the service's back is a deliberate choice.
+   */
+  QUEUE_BOARD_READ_ONLY: z.stringbool().default(true),
 });
 
 /** The settings with their defaults filled in (MATRIX_TTL_SECONDS defaults to another setting). */
