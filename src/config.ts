@@ -78,6 +78,27 @@ const configSchema = z.object({
    * retrying, promoting or removing BullMQ jobs behind the service's back is a deliberate choice.
    */
   QUEUE_BOARD_READ_ONLY: z.stringbool().default(true),
+  // Durability, limits and hardening (issue 14).
+  /** Directory of the embedded redis-server's append-only file (`npm start` without REDIS_URL); created when missing. */
+  DATA_DIR: z.string().min(1).default('./data'),
+  /** Longest run of one job attempt; past it the job ends `failed` with a `time-limit` problem and its worker slot is freed. */
+  JOB_TIMEOUT_MS: integer(3_600_000, 1000),
+  /** Most memory (resident set, MiB) one job's sandboxed process may use; past it the job ends `failed` (`memory-limit`). */
+  JOB_MEMORY_LIMIT_MB: integer(4096, 256),
+  /** Origins allowed by CORS (comma-separated, or `*`); empty: CORS off (no Access-Control-* headers). */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) =>
+      value
+        .split(',')
+        .map((origin) => origin.trim())
+        .filter((origin) => origin.length > 0),
+    ),
+  /** Longest line of a Matrix Market upload, in characters; a longer one is a 422 naming it. */
+  MATRIX_MARKET_MAX_LINE_CHARS: integer(4096, 80),
+  /** Longest time a Matrix Market upload (POST /v1/matrices) may take to arrive; past it: 408. */
+  UPLOAD_TIMEOUT_MS: integer(300_000, 100),
 });
 
 /** The settings with their defaults filled in (MATRIX_TTL_SECONDS defaults to another setting). */
