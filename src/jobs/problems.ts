@@ -132,6 +132,24 @@ const CATALOG = {
     title: 'Matrix not found',
     description: 'No stored matrix with this id (it may never have been uploaded, or has expired or been deleted).',
   },
+  // Limits of one job and of an upload
+  'time-limit': {
+    status: 422,
+    title: 'Time limit exceeded',
+    description: 'The job ran longer than JOB_TIMEOUT_MS and was stopped; its worker went on with other jobs.',
+  },
+  'memory-limit': {
+    status: 413,
+    title: 'Memory limit exceeded',
+    description:
+      'The job needs more memory than JOB_MEMORY_LIMIT_MB (estimated before it is queued, or measured while it runs: its process ' +
+      'was stopped; the worker went on with other jobs).',
+  },
+  'upload-timeout': {
+    status: 408,
+    title: 'Upload timed out',
+    description: 'The upload did not arrive completely within UPLOAD_TIMEOUT_MS; nothing was stored.',
+  },
   // Infrastructure
   'store-unavailable': {
     status: 503,
