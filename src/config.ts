@@ -99,13 +99,39 @@ const configSchema = z.object({
   MATRIX_MARKET_MAX_LINE_CHARS: integer(4096, 80),
   /** Longest time a Matrix Market upload (POST /v1/matrices) may take to arrive; past it: 408. */
   UPLOAD_TIMEOUT_MS: integer(300_000, 100),
+  // --- API keys, tenants and limits (README "Keys and tenants") ---
+  /**
+   * 'keys': every /v1 request needs `Authorization: Bearer <key>` (keys made by `npm run keys`);
+   * 'none': no authentication. Unset: 'none' when HOST is a loopback address, 'keys' otherwise.
+   */
+  AUTH_MODE: z.enum(['keys', 'none']).optional(),
+  /** Requests per second one key may make (shared by every API instance through Redis); per-key override. */
+  RATE_LIMIT_PER_SECOND: integer(100, 1),
+  /** Jobs one key may have queued or running at once; per-key override. */
+  MAX_ACTIVE_JOBS_PER_KEY: integer(500, 1),
+  /** Bytes one key may keep stored (matrices, job inputs, solutions, traces); per-key override. */
+  MAX_STORED_BYTES_PER_KEY: integer(2 ** 30, 1024),
+  /** Samples one study of a key may have; per-key override. */
+  MAX_STUDY_SAMPLES_PER_KEY: integer(100_000, 1),
 });
 
 /** The settings with their defaults filled in (MATRIX_TTL_SECONDS defaults to another setting). */
 const resolvedConfigSchema = configSchema.transform((config) => ({
   ...config,
   MATRIX_TTL_SECONDS: config.MATRIX_TTL_SECONDS ?? config.JOB_TTL_SECONDS,
+  AUTH_MODE: config.AUTH_MODE ?? (isLoopbackHost(config.HOST) ? 'none' : 'keys'),
+  /** Why AUTH_MODE is what it is, for the start log. */
+  AUTH_MODE_REASON:
+    config.AUTH_MODE !== undefined
+      ? `AUTH_MODE=${config.AUTH_MODE} is set`
+      : `AUTH_MODE is unset and HOST ${config.HOST} is ${isLoopbackHost(config.HOST) ? '' : 'not '}a loopback address`,
 }));
+
+/** 127.0.0.0/8, ::1 and localhost: only this machine can connect. */
+export function isLoopbackHost(host: string): boolean {
+  const bare = host.replace(/^\[|\]$/g, '').toLowerCase();
+  return bare === 'localhost' || bare === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(bare) || bare === '::ffff:127.0.0.1';
+}
 
 export type Config = z.output<typeof resolvedConfigSchema>;
 
