@@ -113,6 +113,22 @@ const configSchema = z.object({
   MAX_STORED_BYTES_PER_KEY: integer(2 ** 30, 1024),
   /** Samples one study of a key may have; per-key override. */
   MAX_STUDY_SAMPLES_PER_KEY: integer(100_000, 1),
+  // --- Studies (POST /v1/studies; README "Studies") ---
+  /** Most sample-analyses one study may ask for (grid points x samples); 413 above, before anything is queued. */
+  MAX_STUDY_SAMPLES: integer(200_000, 1),
+  /** Most samples per grid point; 413 above. */
+  MAX_STUDY_POINT_SAMPLES: integer(10_000, 1),
+  /** Most grid points of one study; 422 above. */
+  MAX_STUDY_POINTS: integer(1000, 1),
+  /** Largest n of a study's generated matrices (each sample is a dense n x n analysis); 413 above. */
+  MAX_STUDY_N: integer(1000, 2),
+  /** BullMQ queues of the studies: `<STUDY_QUEUE_NAME>` (parents, which aggregate) and `<STUDY_QUEUE_NAME>-chunks` (children). */
+  STUDY_QUEUE_NAME: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .default('studies'),
+  /** Study chunks one worker process computes at once, each in its own sandboxed child process. */
+  STUDY_WORKER_CONCURRENCY: integer(2, 1),
 });
 
 /** The settings with their defaults filled in (MATRIX_TTL_SECONDS defaults to another setting). */
