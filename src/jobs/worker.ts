@@ -16,6 +16,7 @@ import { ConfigError, type Config } from '../config.js';
 import { nativeBlas, nativeUnavailableReason } from '../solvers/linalg/backend.js';
 import { makeProblem } from './problems.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
+import { LimitedWorker, type LimitBreach } from './limitedWorker.js';
 import { JobStore } from './store/jobStore.js';
 import {
   bullmqConnectionOptions,
@@ -58,19 +59,38 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   const log = logger.child({ component: 'worker' });
   const { file, execArgv } = processorLocation();
 
-  const worker = new Worker<QueuedJobData, ProcessorReturn>(config.QUEUE_NAME, file, {
-    connection: bullmqConnectionOptions(redisUrl, 'lss-worker'),
-    prefix: config.KEY_PREFIX,
-    concurrency: config.WORKER_CONCURRENCY,
-    lockDuration: config.LOCK_DURATION_MS,
-    stalledInterval: config.STALLED_INTERVAL_MS,
-    maxStalledCount: 1,
-    useWorkerThreads: false,
-    workerForkOptions: { execArgv, env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } },
-  });
-
   const commands: Redis = createResilientConnection(redisUrl, 'lss-worker-commands');
   const store = new JobStore(commands, config.KEY_PREFIX, config.QUEUE_NAME, config.JOB_TTL_SECONDS);
+  // Time limit and memory ceiling of each attempt (./limitedWorker.ts): the job is recorded failed, then its child killed.
+  const recordLimit = async (job: Job<QueuedJobData>, breach: LimitBreach): Promise<void> => {
+    const id = job.data.id;
+    const recorded = await store.finish(id, {
+      status: 'failed',
+      error: makeProblem(breach.kind, breach.detail, { instance: `/v1/jobs/${id}` }),
+    });
+    if (recorded) log.warn({ jobId: id, limit: breach.kind }, breach.detail);
+  };
+  const limits = { timeoutMs: config.JOB_TIMEOUT_MS, memoryBytes: config.JOB_MEMORY_LIMIT_MB * 2 ** 20 };
+  // V8's own heap stops at the same ceiling (typed arrays and native memory are watched by limitedWorker).
+  const childExecArgv = [...execArgv, `--max-old-space-size=${config.JOB_MEMORY_LIMIT_MB}`];
+
+  const worker = new LimitedWorker<QueuedJobData, ProcessorReturn>(
+    config.QUEUE_NAME,
+    file,
+    {
+      connection: bullmqConnectionOptions(redisUrl, 'lss-worker'),
+      prefix: config.KEY_PREFIX,
+      concurrency: config.WORKER_CONCURRENCY,
+      lockDuration: config.LOCK_DURATION_MS,
+      stalledInterval: config.STALLED_INTERVAL_MS,
+      maxStalledCount: 1,
+      useWorkerThreads: false,
+      workerForkOptions: { execArgv: childExecArgv, env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } },
+    },
+    limits,
+    recordLimit,
+  );
+
   const subscriber = createSubscriberConnection(redisUrl, 'lss-worker-cancel');
   for (const connection of [commands, subscriber])
     connection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));

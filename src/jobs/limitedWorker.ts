@@ -1,0 +1,145 @@
+/**
+ * A BullMQ Worker whose sandboxed attempts have a time limit and a memory ceiling, enforced from the
+ * worker process: a job past JOB_TIMEOUT_MS, or whose child process holds more than
+ * JOB_MEMORY_LIMIT_MB resident, is recorded as failed (by the caller's `onLimit`), then its child is
+ * killed (SIGKILL). Killing is what frees the slot reliably: a cancel message reaches a child only
+ * between two time slices, and a CPU-bound native call (a large factorization) holds its event loop
+ * for as long as it runs. The attempt then fails with an UnrecoverableError (never retried), and
+ * BullMQ forks a fresh child for the next job.
+ *
+ * Which child runs which job is BullMQ's business (its ChildPool, retained by `sandbox` for each
+ * attempt). `createSandbox` is BullMQ's documented extension point; the pool handed to it here
+ * delegates to the Worker's own pool and notes, through an AsyncLocalStorage, the child retained in
+ * each attempt's async context.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { UnrecoverableError, Worker, type Child, type ChildPool, type Job, type Processor, type WorkerOptions } from 'bullmq';
+import { residentBytes } from './residentMemory.js';
+
+export interface AttemptLimits {
+  /** Longest attempt, from the moment the worker hands it to a child (JOB_TIMEOUT_MS). */
+  timeoutMs: number;
+  /** Most resident bytes of an attempt's child process (JOB_MEMORY_LIMIT_MB). */
+  memoryBytes: number;
+  /** How often the child's resident set is read. */
+  memoryPollMs?: number;
+}
+
+export type LimitKind = 'time-limit' | 'memory-limit';
+
+export interface LimitBreach {
+  kind: LimitKind;
+  /** A sentence for the job's problem detail. */
+  detail: string;
+}
+
+/**
+ * Records the breach (e.g. the job document set to failed); its child is killed once it resolves.
+ * Must not throw (a rejection is ignored: the child is killed all the same).
+ */
+export type LimitHandler<DataType> = (job: Job<DataType>, breach: LimitBreach) => Promise<void>;
+
+/** An attempt in progress: the child that runs it, once retained. */
+interface Attempt {
+  child: Child | null;
+}
+
+/** Each attempt's record, in the async context of its processFn call (where `sandbox` retains its child). */
+const currentAttempt = new AsyncLocalStorage<Attempt>();
+
+const DEFAULT_MEMORY_POLL_MS = 250;
+/** After a breach is recorded, how long an attempt that is just finishing may take before its child is killed. */
+const FINISHING_GRACE_MS = 1000;
+
+export class LimitedWorker<DataType, ResultType> extends Worker<DataType, ResultType> {
+  private readonly limits: AttemptLimits;
+  private readonly onLimit: LimitHandler<DataType>;
+
+  constructor(name: string, processorFile: string, opts: WorkerOptions, limits: AttemptLimits, onLimit: LimitHandler<DataType>) {
+    super(name, processorFile, opts);
+    this.limits = limits;
+    this.onLimit = onLimit;
+  }
+
+  protected override createSandbox(processor: string | URL | null | Processor<DataType, ResultType>): void {
+    // BullMQ keeps its pool private; `sandbox` only calls retain and release on it.
+    const self = this as unknown as { childPool?: ChildPool };
+    const pool = self.childPool;
+    if (!pool) {
+      super.createSandbox(processor);
+      return;
+    }
+    const tracking = {
+      async retain(file: string): Promise<Child> {
+        const child = await pool.retain(file);
+        const attempt = currentAttempt.getStore();
+        if (attempt) attempt.child = child;
+        return child;
+      },
+      release: (child: Child) => pool.release(child),
+    };
+    self.childPool = tracking as unknown as ChildPool;
+    super.createSandbox(processor);
+    self.childPool = pool;
+    const sandboxed = this.processFn;
+    this.processFn = (job, token, signal) => {
+      const attempt: Attempt = { child: null };
+      return currentAttempt.run(attempt, () => this.runLimited(attempt, pool, () => sandboxed(job, token, signal), job));
+    };
+  }
+
+  private async runLimited(attempt: Attempt, pool: ChildPool, run: () => Promise<ResultType>, job: Job<DataType>): Promise<ResultType> {
+    const { timeoutMs, memoryBytes } = this.limits;
+    let settled = false;
+    let breach: LimitBreach | null = null;
+    let settle: () => void = () => undefined;
+    const settledSignal = new Promise<void>((resolve) => (settle = resolve));
+
+    const enforce = async (found: LimitBreach): Promise<void> => {
+      if (breach || settled) return;
+      breach = found;
+      clearTimeout(timer);
+      clearInterval(poll);
+      await this.onLimit(job, found).catch(() => undefined);
+      // An attempt that finished meanwhile (its outcome recorded first) is left to end by itself.
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([settledSignal, new Promise<void>((resolve) => (grace = setTimeout(resolve, FINISHING_GRACE_MS)))]);
+      clearTimeout(grace);
+      if (!settled && attempt.child) await pool.kill(attempt.child, 'SIGKILL');
+    };
+
+    const timer = setTimeout(() => {
+      void enforce({ kind: 'time-limit', detail: `The job ran longer than ${timeoutMs} ms (JOB_TIMEOUT_MS) and was stopped.` });
+    }, timeoutMs);
+    let reading = false;
+    const poll = setInterval(() => {
+      const pid = attempt.child?.pid;
+      if (reading || pid === undefined) return;
+      reading = true;
+      void residentBytes(pid)
+        .then((bytes) => {
+          if (bytes !== null && bytes > memoryBytes) {
+            const mib = (value: number): string => `${Math.round(value / 2 ** 20)} MiB`;
+            return enforce({
+              kind: 'memory-limit',
+              detail: `The job's process held ${mib(bytes)} of memory, more than ${mib(memoryBytes)} (JOB_MEMORY_LIMIT_MB), and was stopped.`,
+            });
+          }
+        })
+        .finally(() => (reading = false));
+    }, this.limits.memoryPollMs ?? DEFAULT_MEMORY_POLL_MS);
+
+    try {
+      return await run();
+    } catch (error) {
+      const found = breach as LimitBreach | null;
+      if (found) throw new UnrecoverableError(found.detail);
+      throw error;
+    } finally {
+      settled = true;
+      settle();
+      clearTimeout(timer);
+      clearInterval(poll);
+    }
+  }
+}

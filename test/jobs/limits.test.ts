@@ -1,0 +1,89 @@
+/**
+ * Per-job limits (src/jobs/limitedWorker.ts), with a real Redis and the sandboxed worker of
+ * `npm start`: a job past JOB_TIMEOUT_MS ends `failed` with a `time-limit` problem, a job whose
+ * process grows past JOB_MEMORY_LIMIT_MB ends `failed` with a `memory-limit` problem; in both cases
+ * its child process is killed (the slot is freed even if the work would not yield) and the same
+ * worker then runs the next job.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Job } from '../../src/jobs/types.js';
+import { childPids, isAlive } from '../support/processes.js';
+import { createJob, runJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+
+let service: TestService | null = null;
+
+afterEach(async () => {
+  await service?.close();
+  service = null;
+});
+
+/** The sandboxed children of this process (BullMQ forks its main.js for each). */
+function sandboxChildren(): number[] {
+  return childPids(process.pid, 'bullmq');
+}
+
+const SMALL_ANALYSIS = {
+  type: 'analyze',
+  matrix: { format: 'generator', generator: 'gaussian', n: 20, seed: 3 },
+  partition: { machines: 2 },
+};
+
+async function expectNextJobSucceeds(app: TestService['app']): Promise<void> {
+  const next = await runJob(app, SMALL_ANALYSIS, 60_000);
+  expect(next.status, JSON.stringify(next.error)).toBe('succeeded');
+}
+
+describe('JOB_TIMEOUT_MS', () => {
+  it('fails a job that runs too long with a time-limit problem, kills its process, and the worker goes on', async () => {
+    service = await startTestService({ JOB_TIMEOUT_MS: 10_000, WORKER_CONCURRENCY: 1, JOB_ATTEMPTS: 3 });
+    const { response, job } = await createJob(service.app, {
+      type: 'solve',
+      matrix: { format: 'generator', generator: 'gaussian', n: 400, seed: 5 },
+      partition: { machines: 4 },
+      algorithms: ['dgd'],
+      // Minutes of iterations (never converging at 1e-16): the time limit ends it.
+      options: { tolerance: 1e-16, maxIterations: 1_000_000 },
+    });
+    expect(response.statusCode).toBe(202);
+    const running = await waitForJob(service.app, job.id, { until: (j: Job) => j.status === 'running' });
+    expect(running.status).toBe('running');
+    const children = sandboxChildren();
+    expect(children.length).toBe(1);
+
+    const failed = await waitForJob(service.app, job.id, { timeoutMs: 60_000 });
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.code).toBe('time-limit');
+    expect(failed.error?.type).toBe('/problems/time-limit');
+    expect(failed.error?.detail).toContain('JOB_TIMEOUT_MS');
+    expect(failed.error?.instance).toBe(`/v1/jobs/${job.id}`);
+    // Not retried: one attempt, whatever JOB_ATTEMPTS says.
+    expect(failed.attempts).toBe(1);
+    const deadline = Date.now() + 10_000;
+    while (children.some(isAlive) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(children.filter(isAlive)).toEqual([]);
+
+    await expectNextJobSucceeds(service.app);
+    const after = await waitForJob(service.app, job.id);
+    expect(after.error?.code).toBe('time-limit'); // the late outcome of the killed attempt changed nothing
+  });
+});
+
+describe('JOB_MEMORY_LIMIT_MB', () => {
+  it('fails a job whose process outgrows the ceiling with a memory-limit problem, and the worker goes on', async () => {
+    service = await startTestService({ JOB_MEMORY_LIMIT_MB: 256, WORKER_CONCURRENCY: 1 });
+    // Dense n = 3000: 72 MB per n x n matrix, several of them in the analysis.
+    const { job } = await createJob(service.app, {
+      type: 'analyze',
+      matrix: { format: 'generator', generator: 'gaussian', n: 3000, seed: 8 },
+      partition: { machines: 3 },
+    });
+    const failed = await waitForJob(service.app, job.id, { timeoutMs: 90_000 });
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.code).toBe('memory-limit');
+    expect(failed.error?.status).toBe(413);
+    expect(failed.error?.detail).toMatch(/held \d+ MiB of memory, more than 256 MiB \(JOB_MEMORY_LIMIT_MB\)/);
+    expect(failed.attempts).toBe(1);
+
+    await expectNextJobSucceeds(service.app);
+  });
+});
