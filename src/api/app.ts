@@ -8,9 +8,11 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createSerializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import type { JobService } from '../jobs/types.js';
+import { dashboard } from './plugins/dashboard.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi, openApiDocument } from './plugins/openapi.js';
 import { installErrorHandling } from './plugins/problems.js';
+import { queueBoard } from './plugins/queueBoard.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
@@ -84,6 +86,8 @@ export async function buildApp({
   await app.register(runRoutes, { prefix: '/v1', jobService });
   await app.register(eventRoutes, { prefix: '/v1', jobService, heartbeatMs: config.SSE_HEARTBEAT_MS });
   app.get('/openapi.json', { schema: { hide: true } }, (_request, reply) => reply.send(openApiDocument(app)));
+  await app.register(dashboard);
+  await app.register(queueBoard, { config });
 
   await app.ready();
   return app;
