@@ -1,12 +1,15 @@
 /**
  * `npm start`: the whole service in one process: the HTTP API and one worker (whose jobs run in
- * sandboxed child processes). Without REDIS_URL a private redis-server is started first.
+ * sandboxed child processes). Without REDIS_URL a private redis-server is started first, keeping its
+ * data in DATA_DIR (append-only file; one service per DATA_DIR, see src/jobs/dataDirLock.ts).
  * Shutdown (SIGTERM/SIGINT): stop accepting requests, let running jobs finish (up to
  * SHUTDOWN_TIMEOUT_MS), close Redis connections, stop the embedded redis-server last.
  */
 import { buildApp } from './api/app.js';
 import { loadConfig } from './config.js';
+import { DataDirInUseError, lockDataDir, type DataDirLock } from './jobs/dataDirLock.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from './jobs/embeddedRedis.js';
+import { checkAuthMode } from './jobs/keys/authStartup.js';
 import { createLogger } from './jobs/logger.js';
 import { RedisJobService } from './jobs/redisJobService.js';
 import { startWorker } from './jobs/worker.js';
@@ -16,13 +19,30 @@ const baseConfig = loadConfig();
 const logger = createLogger(baseConfig, { role: 'main' });
 
 let embedded: EmbeddedRedis | null = null;
+let dataLock: DataDirLock | null = null;
 if (!baseConfig.REDIS_URL) {
-  embedded = await startEmbeddedRedis({ bin: baseConfig.REDIS_SERVER_BIN });
-  logger.info({ redis: embedded.url, redisPid: embedded.pid }, 'started a private redis-server (set REDIS_URL to use your own)');
+  try {
+    dataLock = await lockDataDir(baseConfig.DATA_DIR);
+  } catch (error) {
+    if (!(error instanceof DataDirInUseError)) throw error;
+    logger.fatal({ dataDir: error.dataDir, ownerPid: error.ownerPid }, error.message);
+    process.exit(1);
+  }
+  embedded = await startEmbeddedRedis({ bin: baseConfig.REDIS_SERVER_BIN, dataDir: dataLock.dataDir });
+  await dataLock.recordRedis(embedded.pid, embedded.port);
+  logger.info(
+    { redis: embedded.url, redisPid: embedded.pid, dataDir: dataLock.dataDir },
+    'started a private redis-server keeping its data in DATA_DIR (append-only file, fsync every second; set REDIS_URL to use your own)',
+  );
 }
 const config = { ...baseConfig, REDIS_URL: baseConfig.REDIS_URL ?? embedded!.url };
 
 const jobService = await RedisJobService.start(config, logger);
+if (!(await checkAuthMode(config, jobService.keys, logger, { embeddedRedis: embedded !== null }))) {
+  await jobService.close();
+  await embedded?.stop();
+  process.exit(1);
+}
 const worker = await startWorker(config, logger);
 const app = await buildApp({ config, jobService, logger });
 const address = await app.listen({ host: config.HOST, port: config.PORT });
@@ -33,4 +53,5 @@ onShutdownSignal(logger, async () => {
   await worker.close(config.SHUTDOWN_TIMEOUT_MS);
   await jobService.close();
   await embedded?.stop();
+  await dataLock?.release();
 });

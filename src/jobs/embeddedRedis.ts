@@ -1,13 +1,16 @@
 /**
  * A private redis-server for `npm start` without REDIS_URL, and for the tests: loopback only, a
- * free port, a temporary directory, no persistence. Stopped by stop(), and killed when this
- * process exits.
+ * free port. With `dataDir` (npm start: DATA_DIR) it keeps its data there in an append-only file
+ * (`appendonly yes`, `appendfsync everysec`: every acknowledged write is in the file before the
+ * reply, fsynced within a second), read back by the next start; without it, a temporary directory
+ * and no persistence (the tests). Stopped by stop() (SIGTERM: the append-only file is fsynced),
+ * and killed when this process exits.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 export interface EmbeddedRedis {
   readonly url: string;
@@ -23,6 +26,11 @@ export interface EmbeddedRedisOptions {
   startTimeoutMs?: number;
   /** Listen on this port instead of a free one (e.g. to restart a stopped server). */
   port?: number;
+  /**
+   * Keep the data in this directory (created when missing) as an append-only file, and read it back
+   * at start; the directory is never removed. Unset: a temporary directory, no persistence.
+   */
+  dataDir?: string;
 }
 
 async function freePort(): Promise<number> {
@@ -55,23 +63,26 @@ export function pingRedis(port: number, timeoutMs = 500): Promise<boolean> {
 
 export async function startEmbeddedRedis(options: EmbeddedRedisOptions = {}): Promise<EmbeddedRedis> {
   const bin = options.bin ?? 'redis-server';
-  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  // Reading back a large append-only file takes a while (redis answers LOADING meanwhile).
+  const startTimeoutMs = options.startTimeoutMs ?? (options.dataDir === undefined ? 10_000 : 120_000);
+  const persistent = options.dataDir !== undefined;
   // A port found free can be taken before redis binds it: try a few.
   let lastError: unknown;
   for (let attempt = 0; attempt < (options.port === undefined ? 5 : 1); attempt++) {
     const port = options.port ?? (await freePort());
-    const dir = await mkdtemp(join(tmpdir(), 'lss-redis-'));
+    const dir = persistent ? resolve(options.dataDir!) : await mkdtemp(join(tmpdir(), 'lss-redis-'));
+    if (persistent) await mkdir(dir, { recursive: true });
     try {
-      return await launch(bin, port, dir, startTimeoutMs);
+      return await launch(bin, port, dir, startTimeoutMs, persistent);
     } catch (error) {
       lastError = error;
-      await rm(dir, { recursive: true, force: true });
+      if (!persistent) await rm(dir, { recursive: true, force: true });
     }
   }
   throw lastError;
 }
 
-async function launch(bin: string, port: number, dir: string, startTimeoutMs: number): Promise<EmbeddedRedis> {
+async function launch(bin: string, port: number, dir: string, startTimeoutMs: number, persistent: boolean): Promise<EmbeddedRedis> {
   const args = [
     '--port',
     String(port),
@@ -79,10 +90,13 @@ async function launch(bin: string, port: number, dir: string, startTimeoutMs: nu
     '127.0.0.1',
     '--dir',
     dir,
+    // No RDB snapshots; with a data directory, the append-only file (rewritten in the background as it grows).
     '--save',
     '',
     '--appendonly',
-    'no',
+    persistent ? 'yes' : 'no',
+    '--appendfsync',
+    'everysec',
     '--daemonize',
     'no',
     '--protected-mode',
@@ -138,7 +152,7 @@ async function launch(bin: string, port: number, dir: string, startTimeoutMs: nu
           clearTimeout(timer);
         }
         process.off('exit', killOnExit);
-        await rm(dir, { recursive: true, force: true });
+        if (!persistent) await rm(dir, { recursive: true, force: true });
       })();
       return stopping;
     },
