@@ -3,6 +3,12 @@
   # LAPACKE headers and libraries are present. NATIVE_BLAS_INCLUDE_DIRS and NATIVE_BLAS_LIBRARY_DIRS
   # (space-separated, set by that script) cover distributions that keep cblas.h outside the
   # default include path (e.g. /usr/include/openblas).
+  # The sparse part (src/sparse_native.c: CHOLMOD) is compiled in when that script sets
+  # NATIVE_SPARSE=1 (it found cholmod.h and libcholmod), with NATIVE_SPARSE_INCLUDE_DIRS for cholmod.h
+  # (e.g. /usr/include/suitesparse) and NATIVE_SPARSE_LIBRARY_DIRS.
+  "variables": {
+    "native_sparse%": "<!(node -p \"process.env.NATIVE_SPARSE === '1' ? 1 : 0\")"
+  },
   "targets": [
     {
       "target_name": "linalg_native",
@@ -14,6 +20,18 @@
         "<!@(node -p \"(process.env.NATIVE_BLAS_LIBRARY_DIRS || '').split(' ').filter(Boolean).map((d) => '-L' + d).join(' ')\")",
         "-lopenblas",
         "-llapacke"
+      ],
+      "conditions": [
+        ["native_sparse==1", {
+          "sources": ["src/sparse_native.c"],
+          "defines": ["LINALG_SPARSE"],
+          "include_dirs": ["<!@(node -p \"process.env.NATIVE_SPARSE_INCLUDE_DIRS || ''\")"],
+          "libraries": [
+            "<!@(node -p \"(process.env.NATIVE_SPARSE_LIBRARY_DIRS || '').split(' ').filter(Boolean).map((d) => '-L' + d).join(' ')\")",
+            "-lcholmod",
+            "-lsuitesparseconfig"
+          ]
+        }]
       ]
     }
   ]

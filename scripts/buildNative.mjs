@@ -9,6 +9,12 @@
  * always there, so the install never fails because of this step. With `--strict` (or
  * REQUIRE_NATIVE_BACKEND=1) a missing prerequisite or a failed build exits 1 instead, for images
  * and CI jobs that must have the native backend. SKIP_NATIVE_BUILD=1 skips the step.
+ *
+ * The sparse part (CHOLMOD from SuiteSparse: Debian/Ubuntu libsuitesparse-dev) is compiled in when
+ * cholmod.h, libcholmod and libsuitesparseconfig are found (NATIVE_SPARSE_INCLUDE_DIRS /
+ * NATIVE_SPARSE_LIBRARY_DIRS add places to look); without them, or when that build fails, the dense
+ * addon is built alone and the sparse work stays on TypeScript. The one-line message says which.
+ * REQUIRE_NATIVE_SPARSE=1 makes a missing sparse part fail like a missing addon under --strict.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -22,9 +28,11 @@ const addonPath = join(nativeDir, 'build', 'Release', 'linalg_native.node');
 const strict = process.argv.includes('--strict') || process.env.REQUIRE_NATIVE_BACKEND === '1';
 const PREFIX = '[native backend]';
 
-function finish(built, message) {
+const strictSparse = process.env.REQUIRE_NATIVE_SPARSE === '1';
+
+function finish(built, message, sparseBuilt = false) {
   console.log(`${PREFIX} ${message}`);
-  process.exit(!built && strict ? 1 : 0);
+  process.exit((!built && strict) || (strictSparse && !sparseBuilt) ? 1 : 0);
 }
 
 function listDir(dir) {
@@ -128,17 +136,61 @@ if (
 }
 const extraIncludes = [cblasDir, lapackeDir].filter((dir) => dir !== '/usr/include' && dir !== '/usr/local/include');
 const extraLibs = [openblasDir, lapackeLibDir].filter((dir) => dir !== '/usr/lib' && dir !== '/usr/local/lib');
-const build = spawnSync(gyp[0], args, {
-  cwd: nativeDir,
-  encoding: 'utf8',
-  env: {
-    ...process.env,
-    NATIVE_BLAS_INCLUDE_DIRS: [...new Set(extraIncludes)].join(' '),
-    NATIVE_BLAS_LIBRARY_DIRS: [...new Set(extraLibs)].join(' '),
-  },
-});
+
+// The sparse part: CHOLMOD's header (in suitesparse/ on Debian) and its libraries.
+const sparseIncludeDirs = candidateDirs('NATIVE_SPARSE_INCLUDE_DIRS', [
+  '/usr/include/suitesparse',
+  '/usr/local/include/suitesparse',
+  '/usr/include',
+  '/usr/local/include',
+  '/opt/homebrew/opt/suite-sparse/include',
+  '/opt/homebrew/opt/suite-sparse/include/suitesparse',
+]);
+const sparseLibraryDirs = candidateDirs('NATIVE_SPARSE_LIBRARY_DIRS', [...libraryDirs, '/opt/homebrew/opt/suite-sparse/lib']);
+const cholmodIncludeDir = findFile(sparseIncludeDirs, 'cholmod.h');
+const cholmodLibDir = findFile(sparseLibraryDirs, `libcholmod.${libExt}`);
+const configLibDir = findFile(sparseLibraryDirs, `libsuitesparseconfig.${libExt}`);
+const sparseMissing = [];
+if (!cholmodIncludeDir) sparseMissing.push('cholmod.h');
+if (!cholmodLibDir) sparseMissing.push(`libcholmod.${libExt}`);
+if (!configLibDir) sparseMissing.push(`libsuitesparseconfig.${libExt}`);
+
+function rebuild(sparse) {
+  return spawnSync(gyp[0], args, {
+    cwd: nativeDir,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      NATIVE_BLAS_INCLUDE_DIRS: [...new Set(extraIncludes)].join(' '),
+      NATIVE_BLAS_LIBRARY_DIRS: [...new Set(extraLibs)].join(' '),
+      NATIVE_SPARSE: sparse ? '1' : '0',
+      NATIVE_SPARSE_INCLUDE_DIRS: sparse ? cholmodIncludeDir : '',
+      NATIVE_SPARSE_LIBRARY_DIRS: sparse
+        ? [...new Set([cholmodLibDir, configLibDir])].filter((dir) => !extraLibs.includes(dir)).join(' ')
+        : '',
+    },
+  });
+}
+
+function lastLines(result) {
+  return `${result.stdout ?? ''}${result.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
+}
+
+let sparseNote = `dense only: the sparse part needs ${sparseMissing.join(', ')} (Debian/Ubuntu: apt-get install libsuitesparse-dev)`;
+let build = null;
+if (sparseMissing.length === 0) {
+  build = rebuild(true);
+  if (build.status === 0) sparseNote = 'dense + sparse (CHOLMOD)';
+  else {
+    const output = lastLines(build);
+    if (output) console.log(output);
+    sparseNote = 'dense only: the build with CHOLMOD failed (output above)';
+    build = null;
+  }
+}
+build ??= rebuild(false);
 if (build.status !== 0) {
-  const output = `${build.stdout ?? ''}${build.stderr ?? ''}`.trim().split('\n').slice(-15).join('\n');
+  const output = lastLines(build);
   if (output) console.log(output);
   finish(false, `node-gyp rebuild failed (${build.error?.message ?? `exit ${build.status}`}); the TypeScript backend will be used.`);
 }
@@ -146,7 +198,9 @@ if (build.status !== 0) {
 // The library must also load (runtime libraries present, symbols resolved).
 try {
   const addon = createRequire(import.meta.url)(addonPath);
-  finish(true, `built ${addonPath} against ${addon.config()}; 'auto' selects it.`);
+  const sparseBuilt = addon.parts().split(',').includes('sparse');
+  const sparseConfig = sparseBuilt ? `, ${addon.sparseConfig()}` : '';
+  finish(true, `built ${addonPath} (${sparseNote}) against ${addon.config()}${sparseConfig}; 'auto' selects it.`, sparseBuilt);
 } catch (error) {
   finish(
     false,

@@ -35,6 +35,9 @@
 #include <string.h>
 
 #include "row_kernels.h"
+#ifdef LINALG_SPARSE
+#include "sparse_native.h"
+#endif
 
 /* Part of LAPACK (shipped in libopenblas) but not of LAPACKE: one panel of the blocked bidiagonalization. */
 extern void dlabrd_(const lapack_int* m, const lapack_int* n, const lapack_int* nb, double* a, const lapack_int* lda,
@@ -623,6 +626,18 @@ static napi_value Config(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/* parts() -> the parts built in: "dense", plus "sparse" when CHOLMOD was found at build time (sparse_native.c). */
+static napi_value Parts(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+#ifdef LINALG_SPARSE
+  napi_create_string_utf8(env, "dense,sparse", NAPI_AUTO_LENGTH, &out);
+#else
+  napi_create_string_utf8(env, "dense", NAPI_AUTO_LENGTH, &out);
+#endif
+  return out;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor functions[] = {
       {"dgemv", NULL, Dgemv, NULL, NULL, NULL, napi_enumerable, NULL},
@@ -644,7 +659,11 @@ NAPI_MODULE_INIT() {
       {"setThreads", NULL, SetThreads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"threads", NULL, Threads, NULL, NULL, NULL, napi_enumerable, NULL},
       {"config", NULL, Config, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"parts", NULL, Parts, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions);
+#ifdef LINALG_SPARSE
+  register_sparse(env, exports);
+#endif
   return exports;
 }

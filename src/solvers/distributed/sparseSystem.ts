@@ -25,7 +25,8 @@ import { SingularMatrixError } from '../errors.js';
 import type { Partition, SparseProblem } from '../problem.js';
 import { columnSupport, selectRows, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
-import { factorCholesky, solveCholesky, type CholeskyFactor } from '../sparse/sparseCholesky.js';
+import { gramFactorizer, type GramFactorizer } from '../machines/placement.js';
+import { solveCholesky, type CholeskyFactor } from '../sparse/sparseCholesky.js';
 
 /** Relative accuracy a machine's solves with G_i are refined to (100 iterations then stay within 1e-10 of the dense path's). */
 const PROJECTION_ACCURACY = 1e-12;
@@ -70,7 +71,7 @@ export interface SparseDistributedSystem {
   readonly machines: readonly CsrMachineData[];
 }
 
-function sparseMachine(problem: SparseProblem, index: number): CsrMachineData {
+function sparseMachine(problem: SparseProblem, index: number, factorize: GramFactorizer): CsrMachineData {
   const { A, b } = problem;
   const rows = problem.partition.rowsOf[index];
   const p = rows.length;
@@ -86,7 +87,7 @@ function sparseMachine(problem: SparseProblem, index: number): CsrMachineData {
   const bi = new Float64Array(p);
   for (let k = 0; k < p; k++) bi[k] = b[rows[k]];
   const g = gramMatrix(a);
-  const gram = factorGram(g, index, rows);
+  const gram = factorGram(g, index, rows, factorize);
   const gramCondition = scaledConditionEstimate(g, gram);
   return { index, rows, p, a, b: bi, cols, c, full: c === problem.n, gram, gramCondition, gramRefinement: refinementSteps(gramCondition) };
 }
@@ -154,9 +155,9 @@ function scaledConditionEstimate(g: CsrMatrix, factor: CholeskyFactor): number {
   return norm * estimate;
 }
 
-function factorGram(g: CsrMatrix, index: number, rows: Int32Array): CholeskyFactor {
+function factorGram(g: CsrMatrix, index: number, rows: Int32Array, factorize: GramFactorizer): CholeskyFactor {
   try {
-    return factorCholesky(g);
+    return factorize(g);
   } catch (error) {
     if (!(error instanceof SingularMatrixError)) throw error;
     const local = error.details.row;
@@ -172,8 +173,10 @@ function factorGram(g: CsrMatrix, index: number, rows: Int32Array): CholeskyFact
 export function* buildSparseSystemWork(problem: SparseProblem): Work<SparseDistributedSystem> {
   const { m } = problem.partition;
   const machines: CsrMachineData[] = [];
+  // The backend's factorization (CHOLMOD on the native backend), chosen by the placement.
+  const factorize = gramFactorizer();
   for (let i = 0; i < m; i++) {
-    machines.push(sparseMachine(problem, i));
+    machines.push(sparseMachine(problem, i, factorize));
     yield { phase: 'bases', fraction: (i + 1) / m };
   }
   return { storage: 'csr', n: problem.n, m, A: problem.A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };

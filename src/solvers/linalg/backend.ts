@@ -14,6 +14,9 @@
  * a row-major p x c array is the c x p transpose: dgeqrf(c, p, rowsOfA, 0, c, ...) factors A_i^T).
  * Each call runs to completion on the calling thread: callers keep single calls short (see
  * NATIVE_MADDS_PER_CALL) and yield between them.
+ *
+ * The addon has parts (`parts()`): always 'dense' (the above), and 'sparse' when it was built with
+ * CHOLMOD (`NativeSparse`, see native/src/sparse_native.c); `nativeSparse()` is that part or null.
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -178,6 +181,45 @@ export interface NativeBlas extends RowKernels {
   threads(): number;
   /** OpenBLAS's build description and the CPU kernel it selected. */
   config(): string;
+  /** The parts built in, comma-separated: 'dense', or 'dense,sparse' (with NativeSparse's functions). */
+  parts(): string;
+}
+
+/** L of P G P^T = L L^T as plain arrays (columns of L: diagonal first, rows ascending), from CHOLMOD. */
+export interface NativeCholeskyParts {
+  /** P: row/column k of P G P^T is row/column perm[k] of G. */
+  readonly perm: Int32Array;
+  readonly colPtr: Int32Array;
+  readonly rowIdx: Int32Array;
+  readonly values: Float64Array;
+  /** n when the factorization succeeded; else the column where a pivot was not positive (L is then empty). */
+  readonly minor: number;
+}
+
+/** A factor checked once by the addon, for repeated solves (released by its finalizer when unreachable). */
+export type NativeSolverHandle = object & { readonly __nativeCholeskySolver: unique symbol };
+
+/** The addon's sparse part (CHOLMOD), present when `parts()` includes 'sparse'. */
+export interface NativeSparse {
+  /**
+   * P G P^T = L L^T for the symmetric positive definite n x n G in CSR with its full symmetric pattern (CHOLMOD's
+   * AMD ordering; supernodal where it pays, returned in simplicial form). Nothing of CHOLMOD outlives the call.
+   */
+  cholmodFactor(n: number, rowPtr: Int32Array, colIdx: Int32Array, values: Float64Array): NativeCholeskyParts;
+  /** A solve handle over a factor's arrays (checked here once: RangeError for a malformed factor). */
+  choleskySolver(n: number, colPtr: Int32Array, rowIdx: Int32Array, values: Float64Array, perm: Int32Array): NativeSolverHandle;
+  /** x[xOffset ..] = G^{-1} b[bOffset ..] (two triangular solves; b and x may be the same array). */
+  choleskySolve(handle: NativeSolverHandle, b: Float64Array, bOffset: number, x: Float64Array, xOffset: number): void;
+  /** CHOLMOD's and SuiteSparse's versions. */
+  sparseConfig(): string;
+  /** CHOLMOD objects left allocated after the factorizations so far (0 unless something leaks). */
+  sparseLiveBlocks(): number;
+}
+
+/** Which parts of the addon are loaded: none when it is not built. */
+export interface NativeParts {
+  readonly dense: boolean;
+  readonly sparse: boolean;
 }
 
 /**
@@ -210,6 +252,15 @@ const REQUIRED_FUNCTIONS: readonly (keyof NativeBlas)[] = [
   'setThreads',
   'threads',
   'config',
+  'parts',
+];
+
+const SPARSE_FUNCTIONS: readonly (keyof NativeSparse)[] = [
+  'cholmodFactor',
+  'choleskySolver',
+  'choleskySolve',
+  'sparseConfig',
+  'sparseLiveBlocks',
 ];
 
 let loaded: { blas: NativeBlas | null; reason: string } | undefined;
@@ -270,6 +321,19 @@ export function useBackend(name: BackendName | 'auto'): BackendName {
   if (name !== 'auto' && name !== 'native' && name !== 'typescript') throw new Error(`Unknown numerical backend '${String(name)}'`);
   active = name === 'auto' ? (nativeBlas() ? 'native' : 'typescript') : name;
   return active;
+}
+
+/** The addon's sparse part (CHOLMOD), or null when the addon is not loaded or was built without it (never throws). */
+export function nativeSparse(): NativeSparse | null {
+  const blas = nativeBlas();
+  if (blas === null || !blas.parts().split(',').includes('sparse')) return null;
+  const addon = blas as unknown as Partial<NativeSparse>;
+  return SPARSE_FUNCTIONS.every((name) => typeof addon[name] === 'function') ? (addon as NativeSparse) : null;
+}
+
+/** The parts of the addon this process can use. */
+export function nativeParts(): NativeParts {
+  return { dense: nativeBlas() !== null, sparse: nativeSparse() !== null };
 }
 
 /** The addon when the native backend is selected, else null: what kernels branch on. */

@@ -12,8 +12,8 @@
  * |A_i xbar - b_i|^2 for free and lets rounding drift of A_i x_i decay instead of accumulating.
  */
 import { UnsupportedMatrixError } from '../errors.js';
-import { solveCholesky, type CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { DISTANCE2, RESIDUAL2, type MachineOperator, type Scratch } from './machine.js';
+import type { GramSolver, PassKernels } from './placement.js';
 import type { CsrMachineStorage } from './storage.js';
 
 export class CsrMachine implements MachineOperator {
@@ -21,15 +21,15 @@ export class CsrMachine implements MachineOperator {
   private readonly storage: CsrMachineStorage;
   private readonly n: number;
   private readonly scratch: Scratch;
-  /** G_i's factor with this thread's own work vector (solves are not reentrant), or null for a gradient chunk. */
-  private readonly gram: CholeskyFactor | null;
+  /** This thread's solver with G_i's factor (from the run's kernels: solves are not reentrant), or null for a gradient chunk. */
+  private readonly gram: GramSolver | null;
 
-  constructor(storage: CsrMachineStorage, n: number, scratch: Scratch) {
+  constructor(storage: CsrMachineStorage, n: number, scratch: Scratch, kernels: PassKernels) {
     this.storage = storage;
     this.p = storage.p;
     this.n = n;
     this.scratch = scratch;
-    this.gram = storage.gram === null ? null : { ...storage.gram, work: new Float64Array(storage.gram.symbolic.n) };
+    this.gram = storage.gram === null ? null : kernels.gramSolver(storage.gram);
   }
 
   /** v on the support: v itself when the support is full (local = global columns), else gathered into the scratch. */
@@ -66,8 +66,7 @@ export class CsrMachine implements MachineOperator {
     const { gram } = this;
     if (gram === null) throw new UnsupportedMatrixError('This sparse machine holds no factor of A_i A_i^T: the run did not ask for it.');
     const { p, c, rowPtr, colIdx, values, refinement } = this.storage;
-    y.set(r.subarray(0, p));
-    solveCholesky(gram, y, y);
+    gram.solve(r, y);
     const { support: u, rowValues3: correction } = this.scratch;
     for (let step = 0; step < refinement; step++) {
       u.fill(0, 0, c);
@@ -80,7 +79,7 @@ export class CsrMachine implements MachineOperator {
         for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) s -= values[e] * u[colIdx[e]];
         correction[k] = s;
       }
-      solveCholesky(gram, correction, correction);
+      gram.solve(correction, correction);
       for (let k = 0; k < p; k++) y[k] += correction[k];
     }
   }

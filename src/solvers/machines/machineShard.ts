@@ -45,7 +45,7 @@ export class MachineShard implements Shard {
     }
     const scratch = new Scratch(largestPartialSupport, largestSupport, largestRows);
     this.machines = spec.machines.map((storage) =>
-      storage.storage === 'csr' ? new CsrMachine(storage, n, scratch) : new DenseMachine(storage, n, scratch, kernels),
+      storage.storage === 'csr' ? new CsrMachine(storage, n, scratch, kernels) : new DenseMachine(storage, n, scratch, kernels),
     );
     this.outputOffset = spec.outputOffset;
     this.scalarsPerChunk = spec.scalarsPerChunk;

@@ -8,10 +8,17 @@
  *  - each thread then takes its kernels from that decision (`passKernels`): the native addon's row
  *    kernels and dtrsv, or the WebAssembly kernels on the run's arena (or plain TypeScript loops)
  *    and the TypeScript triangular solve.
- * The machines' passes (./machine.ts) call these kernels and never ask which backend is active.
+ *  - sparse machines' Gram matrices G_i = A_i A_i^T are factored by `gramFactorizer()`: CHOLMOD
+ *    (./nativeGram.ts) on the native backend when the addon has its sparse part, else the
+ *    TypeScript sparse Cholesky; a thread's solves with them go through `gramSolver` of its
+ *    kernels (the addon's triangular solves, or ../sparse/sparseCholesky.ts solveCholesky).
+ * The machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
-import { activeBackend, nativeBlas, nativeUnavailableReason, type BackendName } from '../linalg/backend.js';
+import { activeBackend, nativeBlas, nativeSparse, nativeUnavailableReason, type BackendName } from '../linalg/backend.js';
 import { solveRTransposed } from '../linalg/householderQr.js';
+import type { CsrMatrix } from '../sparse/csr.js';
+import { factorCholesky, solveCholesky, type CholeskyFactor, type CholeskySymbolic } from '../sparse/sparseCholesky.js';
+import { factorGramNative, NativeGramSolver } from './nativeGram.js';
 import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
 import type { ThreadContext } from '../parallel/protocol.js';
@@ -28,12 +35,44 @@ export function choosePlacement(storage: 'dense' | 'csr'): Placement {
   return { backend, arena: storage === 'dense' && backend === 'typescript' && wasmKernelsEnabled() };
 }
 
+/** The factorization of a machine's Gram matrix (full symmetric pattern, ../sparse/gram.ts): SingularMatrixError when rank-deficient. */
+export type GramFactorizer = (g: CsrMatrix) => CholeskyFactor;
+
+/** How the current backend factors Gram matrices: CHOLMOD on the native backend with the addon's sparse part, else TypeScript. */
+export function gramFactorizer(): GramFactorizer {
+  const sparse = activeBackend() === 'native' ? nativeSparse() : null;
+  return sparse === null ? (g) => factorCholesky(g) : (g) => factorGramNative(sparse, g);
+}
+
+/** Repeated solves x = G^{-1} b with one machine's factor, on one thread. */
+export interface GramSolver {
+  solve(b: Float64Array, x: Float64Array): void;
+}
+
+/** A machine's Gram factor as its storage carries it (without a work vector). */
+export interface StoredGramFactor {
+  readonly symbolic: CholeskySymbolic;
+  readonly values: Float64Array;
+}
+
 /** The kernels one thread's passes run on. */
 export interface PassKernels {
   /** Vector kernels for dense rows (see ../linalg/rowKernels.ts), or null: the TypeScript loops do every row. */
   readonly rows: RowKernels | null;
   /** out[0..p) = R^{-T} rhs[0..p) (forward substitution; R p x p upper triangular, row-major). */
   solveRTransposed(r: Float64Array, p: number, rhs: Float64Array, out: Float64Array): void;
+  /** This thread's solver with a sparse machine's Gram factor. */
+  gramSolver(factor: StoredGramFactor): GramSolver;
+}
+
+/** TypeScript solves, with this thread's own work vector. */
+function typescriptGramSolver(stored: StoredGramFactor): GramSolver {
+  const factor: CholeskyFactor = { ...stored, work: new Float64Array(stored.symbolic.n) };
+  return {
+    solve(b, x) {
+      solveCholesky(factor, b, x);
+    },
+  };
 }
 
 const typescriptSolve = (r: Float64Array, p: number, rhs: Float64Array, out: Float64Array): void => {
@@ -45,13 +84,15 @@ export function passKernels(context: ThreadContext): PassKernels {
   if (context.backend === 'native') {
     const blas = nativeBlas();
     if (blas === null) throw new Error(`A solver run on the native backend cannot load it: ${nativeUnavailableReason()}`);
+    const sparse = nativeSparse();
     return {
       rows: blas,
       solveRTransposed(r, p, rhs, out) {
         out.set(rhs.subarray(0, p));
         blas.dtrsv(true, true, false, p, r, 0, p, out, 0);
       },
+      gramSolver: sparse === null ? typescriptGramSolver : (factor) => new NativeGramSolver(sparse, factor),
     };
   }
-  return { rows: context.arenaKernels, solveRTransposed: typescriptSolve };
+  return { rows: context.arenaKernels, solveRTransposed: typescriptSolve, gramSolver: typescriptGramSolver };
 }

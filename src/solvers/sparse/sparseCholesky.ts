@@ -28,6 +28,10 @@
  * Rows of a machine closer than ~1e-7 rad to dependent are therefore refused here, where the dense
  * path's Householder QR (which does not square the condition number) still accepts them.
  *
+ * A factor computed elsewhere (the native backend's CHOLMOD, ../machines/nativeGram.ts) is adopted by
+ * `adoptCholesky(G, parts)`: its ordering is analyzed here, its values are placed in that exact
+ * pattern, and its pivots pass the same test, so it is a CholeskyFactor like any other.
+ *
  * Solves: `solveCholesky(factor, b, x)` gives x = G^{-1} b, and the two halves are exposed for
  * operators built from the factor B = P^T L (B B^T = G): `solveLower` (y = B^{-1} b = L^{-1} P b)
  * and `solveUpper` (x = B^{-T} y = P^T L^{-T} y). All write into caller buffers; the factor holds
@@ -36,7 +40,7 @@
  */
 import { DimensionMismatchError, SingularMatrixError } from '../errors.js';
 import { transpose, type CsrMatrix } from './csr.js';
-import { approximateMinimumDegree, identityOrdering, type Ordering } from './ordering.js';
+import { approximateMinimumDegree, identityOrdering, invertPermutation, type Ordering } from './ordering.js';
 
 const UNIT_ROUNDOFF = Number.EPSILON / 2;
 
@@ -250,18 +254,75 @@ export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: 
       next[j]++;
     }
     const limit = (tolerance ?? 16 * (n - top + 1) * UNIT_ROUNDOFF) * diagonal;
-    if (!(d > limit) || !(diagonal > 0)) {
-      const row = s.ordering.perm[k];
-      const relativePivot = diagonal > 0 ? d / diagonal : d;
-      throw new SingularMatrixError(
-        `The symmetric matrix is not numerically positive definite: pivot ${d.toPrecision(3)} of row ${row} against its ` +
-          `diagonal ${diagonal.toPrecision(3)} (for a Gram matrix A A^T: row ${row} of A is numerically a linear combination ` +
-          'of the other rows).',
-        { row, pivot: d, diagonal, relativePivot },
-      );
-    }
+    if (!(d > limit) || !(diagonal > 0)) throw notPositiveDefinite(s.ordering.perm[k], d, diagonal);
     lValues[colPtr[k]] = Math.sqrt(d);
   }
+}
+
+/** The error of a pivot d of G's row `row` (its diagonal entry `diagonal`) that cannot be told from zero. */
+function notPositiveDefinite(row: number, d: number, diagonal: number): SingularMatrixError {
+  const relativePivot = diagonal > 0 ? d / diagonal : d;
+  return new SingularMatrixError(
+    `The symmetric matrix is not numerically positive definite: pivot ${d.toPrecision(3)} of row ${row} against its ` +
+      `diagonal ${diagonal.toPrecision(3)} (for a Gram matrix A A^T: row ${row} of A is numerically a linear combination ` +
+      'of the other rows).',
+    { row, pivot: d, diagonal, relativePivot },
+  );
+}
+
+/** A factor P G P^T = L L^T computed elsewhere: the ordering, and L by columns (diagonal first) in any superset of its pattern. */
+export interface ExternalCholesky {
+  readonly perm: Int32Array;
+  readonly colPtr: Int32Array;
+  readonly rowIdx: Int32Array;
+  readonly values: Float64Array;
+  /** n when the factorization succeeded; else the column whose pivot was not positive (L is then not read). */
+  readonly minor: number;
+}
+
+/**
+ * The CholeskyFactor of G from an external factorization with the ordering `external.perm`: the
+ * pattern of L analyzed here (so refactorCholesky works on it), the external values placed in it
+ * (entries outside it, such as the explicit zeros of supernodal amalgamation, must be zero), and
+ * every pivot held to the test of refactorCholesky: SingularMatrixError with the same details.
+ * A failed external factorization (minor < n) is that error at column minor, pivot 0.
+ */
+export function adoptCholesky(g: CsrMatrix, external: ExternalCholesky, options: FactorOptions = {}): CholeskyFactor {
+  const n = g.rows;
+  if (external.perm.length !== n) throw new DimensionMismatchError(`The external factor is for ${external.perm.length} rows, G has ${n}.`);
+  const diagonalOf = (row: number): number => {
+    for (let q = g.rowPtr[row]; q < g.rowPtr[row + 1]; q++) if (g.colIdx[q] === row) return g.values[q];
+    return 0;
+  };
+  if (external.minor < n) {
+    const row = external.perm[external.minor];
+    throw notPositiveDefinite(row, 0, diagonalOf(row));
+  }
+  const symbolic = analyzeCholesky(g, { ordering: { perm: external.perm, inverse: invertPermutation(external.perm) } });
+  const { colPtr, rowIdx } = symbolic;
+  const values = new Float64Array(symbolic.nnzL);
+  const rowCount = new Int32Array(n);
+  for (let j = 0; j < n; j++) {
+    let q = colPtr[j];
+    for (let e = external.colPtr[j]; e < external.colPtr[j + 1]; e++) {
+      const row = external.rowIdx[e];
+      while (q < colPtr[j + 1] && rowIdx[q] < row) q++;
+      if (q < colPtr[j + 1] && rowIdx[q] === row) values[q] = external.values[e];
+      else if (external.values[e] !== 0) {
+        throw new DimensionMismatchError(`The external factor has an entry (${row}, ${j}) outside the pattern of L.`);
+      }
+    }
+    for (let q2 = colPtr[j]; q2 < colPtr[j + 1]; q2++) rowCount[rowIdx[q2]]++;
+  }
+  const tolerance = options.relativePivotTolerance;
+  for (let k = 0; k < n; k++) {
+    const lkk = values[colPtr[k]];
+    const d = lkk * lkk;
+    const diagonal = diagonalOf(external.perm[k]);
+    const limit = (tolerance ?? 16 * rowCount[k] * UNIT_ROUNDOFF) * diagonal;
+    if (!(d > limit) || !(diagonal > 0) || !(lkk > 0)) throw notPositiveDefinite(external.perm[k], d, diagonal);
+  }
+  return { symbolic, values, work: new Float64Array(n) };
 }
 
 /** The pattern must be symmetric (both triangles stored): compared with the pattern of G^T, O(nnz). */

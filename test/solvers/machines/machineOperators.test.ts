@@ -69,7 +69,7 @@ describeEachBackend('machine operators', (backend) => {
               }))
             : buildDistributedSystem({ ...problem, A: csrFromDense(A), partition }).machines.map((machine) => ({
                 ...machine,
-                operator: new CsrMachine(csrStorage(machine), n, scratch),
+                operator: new CsrMachine(csrStorage(machine), n, scratch, passKernels({ backend, arenaKernels: null })),
               }));
         const blocks = machineRows(c);
         const r = prng(5);

@@ -1,0 +1,343 @@
+/*
+ * The addon's sparse part: sparse Cholesky through CHOLMOD (SuiteSparse) for the machines' Gram
+ * matrices G_i = A_i A_i^T, and triangular solves with the factor.
+ *
+ * cholmodFactor factors P G P^T = L L^T (CHOLMOD's AMD ordering, postordered; supernodal with BLAS
+ * when it pays) and hands back L as plain arrays (simplicial form: columns with the diagonal first,
+ * rows ascending), then frees every CHOLMOD object before it returns: nothing of CHOLMOD outlives
+ * the call, so no job can leak a factor. The arrays belong to JavaScript (and travel to the solver
+ * threads in shared memory like the rest of a machine's storage).
+ *
+ * choleskySolver wraps such arrays (checked once, O(nnz(L))) in a handle whose finalizer releases
+ * its work vector and its references to them; choleskySolve(handle, b, x) is then x = G^{-1} b.
+ */
+#include "sparse_native.h"
+
+#include <cholmod.h>
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* CHOLMOD objects still allocated when a factorization returned (should stay 0: a leak test reads it). */
+static int64_t live_blocks = 0;
+
+static napi_value throw_range(napi_env env, const char* name, const char* message) {
+  char text[256];
+  snprintf(text, sizeof text, "%s: %s", name, message);
+  napi_throw_range_error(env, NULL, text);
+  return NULL;
+}
+
+static napi_value throw_type(napi_env env, const char* name, size_t index, const char* expected) {
+  char text[160];
+  snprintf(text, sizeof text, "%s: argument %zu must be %s", name, index, expected);
+  napi_throw_type_error(env, NULL, text);
+  return NULL;
+}
+
+static bool get_args(napi_env env, napi_callback_info info, const char* name, size_t expected, napi_value* argv) {
+  size_t argc = expected;
+  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return false;
+  if (argc < expected) {
+    char text[160];
+    snprintf(text, sizeof text, "%s: expected %zu arguments, got %zu", name, expected, argc);
+    napi_throw_type_error(env, NULL, text);
+    return false;
+  }
+  return true;
+}
+
+static bool get_typed(napi_env env, napi_value value, napi_typedarray_type want, void** data, size_t* length) {
+  bool is_typed = false;
+  napi_typedarray_type type;
+  napi_value buffer;
+  size_t byte_offset;
+  return napi_is_typedarray(env, value, &is_typed) == napi_ok && is_typed &&
+         napi_get_typedarray_info(env, value, &type, length, data, &buffer, &byte_offset) == napi_ok && type == want;
+}
+
+static bool get_count(napi_env env, napi_value value, int32_t* out) {
+  double number;
+  if (napi_get_value_double(env, value, &number) != napi_ok || !(number >= 0) || number > 2147483646.0 ||
+      number != (double)(int32_t)number)
+    return false;
+  *out = (int32_t)number;
+  return true;
+}
+
+/* A new Int32Array / Float64Array of `count` elements with its data pointer. */
+static napi_value new_typed(napi_env env, napi_typedarray_type type, size_t count, void** data) {
+  size_t bytes = count * (type == napi_float64_array ? sizeof(double) : sizeof(int32_t));
+  napi_value buffer, array;
+  if (napi_create_arraybuffer(env, bytes, data, &buffer) != napi_ok) return NULL;
+  if (napi_create_typedarray(env, type, count, buffer, 0, &array) != napi_ok) return NULL;
+  return array;
+}
+
+/*
+ * Compressed rows (or columns) with n + 1 pointers from 0, nondecreasing, within the index and value arrays,
+ * and indices in [0, n).
+ */
+static const char* check_compressed(int32_t n, const int32_t* ptr, size_t ptr_len, const int32_t* idx, size_t idx_len,
+                                    size_t val_len) {
+  if (ptr_len < (size_t)n + 1) return "the pointer array is shorter than n + 1";
+  if (ptr[0] != 0) return "the pointer array must start at 0";
+  for (int32_t k = 0; k < n; k++)
+    if (ptr[k + 1] < ptr[k]) return "the pointer array decreases";
+  if ((size_t)ptr[n] > idx_len || (size_t)ptr[n] > val_len) return "the pointers run past the index or value array";
+  for (int32_t q = 0; q < ptr[n]; q++)
+    if (idx[q] < 0 || idx[q] >= n) return "an index is out of range";
+  return NULL;
+}
+
+/*
+ * cholmodFactor(n, rowPtr, colIdx, values) -> { perm, colPtr, rowIdx, values, minor }: P G P^T = L L^T for the
+ * symmetric positive definite n x n G given in CSR with its full symmetric pattern (its upper triangle is read).
+ * perm[k] = row of G at position k; L by columns, diagonal first, rows ascending. minor < n: the factorization
+ * stopped at column minor (pivot not positive), and L is incomplete.
+ */
+static napi_value CholmodFactor(napi_env env, napi_callback_info info) {
+  const char* name = "cholmodFactor";
+  napi_value argv[4];
+  if (!get_args(env, info, name, 4, argv)) return NULL;
+  int32_t n;
+  int32_t *row_ptr, *col_idx;
+  double* values;
+  size_t ptr_len, idx_len, val_len;
+  if (!get_count(env, argv[0], &n)) return throw_type(env, name, 0, "a non-negative 32-bit integer");
+  if (!get_typed(env, argv[1], napi_int32_array, (void**)&row_ptr, &ptr_len)) return throw_type(env, name, 1, "an Int32Array");
+  if (!get_typed(env, argv[2], napi_int32_array, (void**)&col_idx, &idx_len)) return throw_type(env, name, 2, "an Int32Array");
+  if (!get_typed(env, argv[3], napi_float64_array, (void**)&values, &val_len)) return throw_type(env, name, 3, "a Float64Array");
+  const char* problem = check_compressed(n, row_ptr, ptr_len, col_idx, idx_len, val_len);
+  if (problem) return throw_range(env, name, problem);
+
+  cholmod_common common;
+  cholmod_start(&common);
+  common.print = 0;
+  common.error_handler = NULL;
+  /* AMD only (deterministic, and what the TypeScript path uses), then leave L simplicial LL^T, packed, in order. */
+  common.nmethods = 1;
+  common.method[0].ordering = CHOLMOD_AMD;
+  common.postorder = 1;
+  common.final_super = 0;
+  common.final_ll = 1;
+  common.final_pack = 1;
+  common.final_monotonic = 1;
+  common.quick_return_if_not_posdef = 1;
+
+  /* G's CSR with both triangles is its CSC; stype 1: CHOLMOD reads the upper triangle. Not copied. */
+  cholmod_sparse g;
+  memset(&g, 0, sizeof g);
+  g.nrow = (size_t)n;
+  g.ncol = (size_t)n;
+  g.nzmax = (size_t)(n > 0 ? row_ptr[n] : 0);
+  g.p = row_ptr;
+  g.i = col_idx;
+  g.x = values;
+  g.stype = 1;
+  g.itype = CHOLMOD_INT;
+  g.xtype = CHOLMOD_REAL;
+  g.dtype = CHOLMOD_DOUBLE;
+  g.sorted = 0;
+  g.packed = 1;
+
+  napi_value result = NULL;
+  cholmod_factor* l = cholmod_analyze(&g, &common);
+  if (l != NULL) cholmod_factorize(&g, l, &common);
+  if (l == NULL || common.status < CHOLMOD_OK || (l->minor == l->n && (l->is_super || !l->is_ll || !l->is_monotonic))) {
+    const char* why = common.status == CHOLMOD_OUT_OF_MEMORY ? "CHOLMOD ran out of memory" : "CHOLMOD failed";
+    throw_range(env, name, why);
+  } else {
+    size_t nnz = l->minor == l->n ? (size_t)((int32_t*)l->p)[n] : 0;
+    int32_t *perm_out, *col_ptr_out, *row_idx_out;
+    double* values_out;
+    napi_value perm = new_typed(env, napi_int32_array, (size_t)n, (void**)&perm_out);
+    napi_value col_ptr = new_typed(env, napi_int32_array, (size_t)n + 1, (void**)&col_ptr_out);
+    napi_value row_idx = new_typed(env, napi_int32_array, nnz, (void**)&row_idx_out);
+    napi_value l_values = new_typed(env, napi_float64_array, nnz, (void**)&values_out);
+    napi_value minor;
+    if (perm && col_ptr && row_idx && l_values && napi_create_double(env, (double)l->minor, &minor) == napi_ok &&
+        napi_create_object(env, &result) == napi_ok) {
+      if (n > 0) memcpy(perm_out, l->Perm, sizeof(int32_t) * (size_t)n);
+      if (nnz > 0) {
+        memcpy(col_ptr_out, l->p, sizeof(int32_t) * ((size_t)n + 1));
+        memcpy(row_idx_out, l->i, sizeof(int32_t) * nnz);
+        memcpy(values_out, l->x, sizeof(double) * nnz);
+      } else {
+        memset(col_ptr_out, 0, sizeof(int32_t) * ((size_t)n + 1));
+      }
+      napi_set_named_property(env, result, "perm", perm);
+      napi_set_named_property(env, result, "colPtr", col_ptr);
+      napi_set_named_property(env, result, "rowIdx", row_idx);
+      napi_set_named_property(env, result, "values", l_values);
+      napi_set_named_property(env, result, "minor", minor);
+    } else {
+      result = NULL;
+      bool pending = false;
+      napi_is_exception_pending(env, &pending);
+      if (!pending) throw_range(env, name, "out of memory for the factor's arrays");
+    }
+  }
+  cholmod_free_factor(&l, &common);
+  cholmod_finish(&common);
+  live_blocks += (int64_t)common.malloc_count;
+  return result;
+}
+
+/* A factor's arrays (held by references) and a work vector: what choleskySolve runs on. */
+typedef struct {
+  int32_t n;
+  const int32_t* col_ptr;
+  const int32_t* row_idx;
+  const double* values;
+  const int32_t* perm;
+  double* work;
+  napi_ref refs[4];
+} Solver;
+
+static void free_solver(napi_env env, void* data, void* hint) {
+  (void)hint;
+  Solver* solver = data;
+  for (int k = 0; k < 4; k++)
+    if (solver->refs[k]) napi_delete_reference(env, solver->refs[k]);
+  free(solver->work);
+  free(solver);
+}
+
+/*
+ * choleskySolver(n, colPtr, rowIdx, values, perm) -> handle: checks the factor once (column pointers, every row
+ * index in [j, n) with the diagonal first, values long enough, perm a permutation) and keeps references to the
+ * arrays, so that each solve only checks its vectors. The arrays must not be resized or detached meanwhile
+ * (typed arrays are not resizable; the callers never transfer these).
+ */
+static napi_value CholeskySolver(napi_env env, napi_callback_info info) {
+  const char* name = "choleskySolver";
+  napi_value argv[5];
+  if (!get_args(env, info, name, 5, argv)) return NULL;
+  int32_t n;
+  int32_t *col_ptr, *row_idx, *perm;
+  double* values;
+  size_t ptr_len, idx_len, val_len, perm_len;
+  if (!get_count(env, argv[0], &n)) return throw_type(env, name, 0, "a non-negative 32-bit integer");
+  if (!get_typed(env, argv[1], napi_int32_array, (void**)&col_ptr, &ptr_len)) return throw_type(env, name, 1, "an Int32Array");
+  if (!get_typed(env, argv[2], napi_int32_array, (void**)&row_idx, &idx_len)) return throw_type(env, name, 2, "an Int32Array");
+  if (!get_typed(env, argv[3], napi_float64_array, (void**)&values, &val_len)) return throw_type(env, name, 3, "a Float64Array");
+  if (!get_typed(env, argv[4], napi_int32_array, (void**)&perm, &perm_len)) return throw_type(env, name, 4, "an Int32Array");
+  const char* problem = check_compressed(n, col_ptr, ptr_len, row_idx, idx_len, val_len);
+  if (problem) return throw_range(env, name, problem);
+  for (int32_t j = 0; j < n; j++) {
+    if (col_ptr[j + 1] == col_ptr[j] || row_idx[col_ptr[j]] != j) return throw_range(env, name, "a column does not start with its diagonal");
+    for (int32_t q = col_ptr[j] + 1; q < col_ptr[j + 1]; q++)
+      if (row_idx[q] <= j) return throw_range(env, name, "L has an entry above its diagonal");
+  }
+  if (perm_len < (size_t)n) return throw_range(env, name, "perm is shorter than n");
+  unsigned char* seen = calloc((size_t)n + 1, 1);
+  if (!seen) return throw_range(env, name, "out of memory");
+  for (int32_t k = 0; k < n; k++) {
+    if (perm[k] < 0 || perm[k] >= n || seen[perm[k]]) {
+      free(seen);
+      return throw_range(env, name, "perm is not a permutation of 0 .. n - 1");
+    }
+    seen[perm[k]] = 1;
+  }
+  free(seen);
+
+  Solver* solver = calloc(1, sizeof *solver);
+  double* work = malloc(sizeof(double) * ((size_t)n + 1));
+  if (!solver || !work) {
+    free(solver);
+    free(work);
+    return throw_range(env, name, "out of memory");
+  }
+  *solver = (Solver){n, col_ptr, row_idx, values, perm, work, {NULL, NULL, NULL, NULL}};
+  for (int k = 0; k < 4; k++) {
+    if (napi_create_reference(env, argv[k + 1], 1, &solver->refs[k]) != napi_ok) {
+      free_solver(env, solver, NULL);
+      return throw_range(env, name, "cannot reference the factor's arrays");
+    }
+  }
+  napi_value handle;
+  if (napi_create_external(env, solver, free_solver, NULL, &handle) != napi_ok) {
+    free_solver(env, solver, NULL);
+    return throw_range(env, name, "cannot create the handle");
+  }
+  return handle;
+}
+
+/* choleskySolve(handle, b, bOffset, x, xOffset): x[xOffset ..] = G^{-1} b[bOffset ..] (b and x may be the same). */
+static napi_value CholeskySolve(napi_env env, napi_callback_info info) {
+  const char* name = "choleskySolve";
+  napi_value argv[5];
+  if (!get_args(env, info, name, 5, argv)) return NULL;
+  napi_valuetype type;
+  Solver* solver = NULL;
+  if (napi_typeof(env, argv[0], &type) != napi_ok || type != napi_external ||
+      napi_get_value_external(env, argv[0], (void**)&solver) != napi_ok || solver == NULL)
+    return throw_type(env, name, 0, "a handle from choleskySolver");
+  double *b, *x;
+  size_t b_len, x_len;
+  int32_t b_off, x_off;
+  if (!get_typed(env, argv[1], napi_float64_array, (void**)&b, &b_len)) return throw_type(env, name, 1, "a Float64Array");
+  if (!get_count(env, argv[2], &b_off)) return throw_type(env, name, 2, "a non-negative 32-bit integer");
+  if (!get_typed(env, argv[3], napi_float64_array, (void**)&x, &x_len)) return throw_type(env, name, 3, "a Float64Array");
+  if (!get_count(env, argv[4], &x_off)) return throw_type(env, name, 4, "a non-negative 32-bit integer");
+  const int32_t n = solver->n;
+  if ((size_t)b_off + (size_t)n > b_len || (size_t)x_off + (size_t)n > x_len)
+    return throw_range(env, name, "b or x is shorter than offset + n");
+  const int32_t *restrict cp = solver->col_ptr, *restrict ri = solver->row_idx, *restrict perm = solver->perm;
+  const double* restrict lv = solver->values;
+  double* restrict z = solver->work;
+  const double* bb = b + b_off;
+  for (int32_t k = 0; k < n; k++) z[k] = bb[perm[k]];
+  /* z = L^{-1} z, by columns. */
+  for (int32_t j = 0; j < n; j++) {
+    const int32_t start = cp[j], end = cp[j + 1];
+    const double zj = z[j] / lv[start];
+    z[j] = zj;
+    if (zj != 0)
+      for (int32_t q = start + 1; q < end; q++) z[ri[q]] -= lv[q] * zj;
+  }
+  /* z = L^{-T} z, by the columns of L (the rows of L^T). */
+  for (int32_t j = n - 1; j >= 0; j--) {
+    const int32_t start = cp[j], end = cp[j + 1];
+    double s = z[j];
+    for (int32_t q = start + 1; q < end; q++) s -= lv[q] * z[ri[q]];
+    z[j] = s / lv[start];
+  }
+  double* xx = x + x_off;
+  for (int32_t k = 0; k < n; k++) xx[perm[k]] = z[k];
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  return undefined;
+}
+
+static napi_value SparseConfig(napi_env env, napi_callback_info info) {
+  (void)info;
+  char text[160];
+  snprintf(text, sizeof text, "CHOLMOD %d.%d.%d (SuiteSparse %d.%d.%d)", CHOLMOD_MAIN_VERSION, CHOLMOD_SUB_VERSION,
+           CHOLMOD_SUBSUB_VERSION, SUITESPARSE_MAIN_VERSION, SUITESPARSE_SUB_VERSION, SUITESPARSE_SUBSUB_VERSION);
+  napi_value out;
+  napi_create_string_utf8(env, text, NAPI_AUTO_LENGTH, &out);
+  return out;
+}
+
+static napi_value SparseLiveBlocks(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value out;
+  napi_create_double(env, (double)live_blocks, &out);
+  return out;
+}
+
+void register_sparse(napi_env env, napi_value exports) {
+  napi_property_descriptor functions[] = {
+      {"cholmodFactor", NULL, CholmodFactor, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"choleskySolver", NULL, CholeskySolver, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"choleskySolve", NULL, CholeskySolve, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"sparseConfig", NULL, SparseConfig, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"sparseLiveBlocks", NULL, SparseLiveBlocks, NULL, NULL, NULL, napi_enumerable, NULL},
+  };
+  napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions);
+}

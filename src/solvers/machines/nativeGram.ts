@@ -1,0 +1,35 @@
+/**
+ * The machines' Gram factors on the native backend's sparse part (CHOLMOD, native/src/sparse_native.c):
+ *  - `factorGramNative`: P_i G_i P_i^T = L_i L_i^T by CHOLMOD (its AMD ordering, supernodal where it
+ *    pays), adopted as an ordinary CholeskyFactor (../sparse/sparseCholesky.ts adoptCholesky: the same
+ *    layout, the same pivot test, the same SingularMatrixError), so the analysis and the storage
+ *    that carries it to the solver threads do not depend on where it was computed. CHOLMOD's own
+ *    objects are freed inside the call.
+ *  - `NativeGramSolver`: x = G_i^{-1} b by the addon's triangular solves, on a handle the addon
+ *    checked once; its finalizer releases it when the machine that owns it is collected.
+ * placement.ts decides when these are used; nothing else imports this file.
+ */
+import type { NativeSolverHandle, NativeSparse } from '../linalg/backend.js';
+import type { CsrMatrix } from '../sparse/csr.js';
+import { adoptCholesky, type CholeskyFactor, type CholeskySymbolic } from '../sparse/sparseCholesky.js';
+
+export function factorGramNative(sparse: NativeSparse, g: CsrMatrix): CholeskyFactor {
+  return adoptCholesky(g, sparse.cholmodFactor(g.rows, g.rowPtr, g.colIdx, g.values));
+}
+
+/** Solves with one machine's factor (one per thread: the handle's work vector is not shared). */
+export class NativeGramSolver {
+  private readonly sparse: NativeSparse;
+  private readonly handle: NativeSolverHandle;
+
+  constructor(sparse: NativeSparse, factor: { readonly symbolic: CholeskySymbolic; readonly values: Float64Array }) {
+    const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+    this.sparse = sparse;
+    this.handle = sparse.choleskySolver(n, colPtr, rowIdx, factor.values, ordering.perm);
+  }
+
+  /** x = G^{-1} b (b and x may be the same array). */
+  solve(b: Float64Array, x: Float64Array): void {
+    this.sparse.choleskySolve(this.handle, b, 0, x, 0);
+  }
+}

@@ -1,0 +1,243 @@
+/**
+ * The native backend's sparse part (CHOLMOD in the addon, src/solvers/machines/nativeGram.ts)
+ * against the TypeScript sparse path:
+ *  - a CHOLMOD factor of a machine's Gram matrix is a valid CholeskyFactor (its own ordering, the
+ *    pattern analyzed for it, solves to the accuracy of the TypeScript factor's);
+ *  - APC, MLM and Cimmino on CSR storage: the same iterates to 1e-10 relative over 100 iterations on
+ *    both backends, on real matrices (test/reference/matrices) and the grid generators;
+ *  - the analysis of a sparse system: the same values on both backends within the fixture tolerances;
+ *  - rank-deficient machine rows: the same SingularMatrixError naming the machine on both;
+ *  - CHOLMOD leaves nothing allocated however many factorizations run; malformed factors are refused.
+ * Skipped, with the reason printed, only when the addon lacks its sparse part and CI is unset; under
+ * CI a missing sparse part fails.
+ */
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../../src/solvers/analysis/analyze.js';
+import type { Analysis } from '../../../src/solvers/analysis/types.js';
+import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
+import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
+import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import type { SparseDistributedSystem } from '../../../src/solvers/distributed/sparseSystem.js';
+import { SingularMatrixError } from '../../../src/solvers/errors.js';
+import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
+import { nativeBlas, nativeParts, nativeSparse, nativeUnavailableReason, type BackendName } from '../../../src/solvers/linalg/backend.js';
+import { csrFromDense, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
+import { factorCholesky, solveCholesky, type CholeskyFactor } from '../../../src/solvers/sparse/sparseCholesky.js';
+import { factorGramNative } from '../../../src/solvers/machines/nativeGram.js';
+import { withBackend } from '../../support/backends.js';
+import { matrixMarket } from '../../support/fixtures.js';
+
+const sparse = nativeSparse();
+const skipReason =
+  sparse !== null
+    ? ''
+    : nativeBlas() === null
+      ? `the addon is not loaded (${nativeUnavailableReason()})`
+      : 'the addon was built without its sparse part (CHOLMOD: libsuitesparse-dev missing at install)';
+const skipped = sparse === null && !process.env.CI;
+if (skipped) console.warn(`[tests] native sparse path SKIPPED: ${skipReason}`);
+
+const PROJECTION_METHODS: readonly AlgorithmId[] = ['apc', 'mlm', 'cimmino'];
+
+function relativeDifference(x: ArrayLike<number>, y: ArrayLike<number>): number {
+  let d = 0;
+  let s = 0;
+  for (let j = 0; j < y.length; j++) {
+    d += (x[j] - y[j]) ** 2;
+    s += y[j] ** 2;
+  }
+  return Math.sqrt(d / Math.max(s, Number.MIN_VALUE));
+}
+
+/** y = G x for CSR G. */
+function multiply(g: CsrMatrix, x: Float64Array): Float64Array {
+  const y = new Float64Array(g.rows);
+  for (let i = 0; i < g.rows; i++) for (let e = g.rowPtr[i]; e < g.rowPtr[i + 1]; e++) y[i] += g.values[e] * x[g.colIdx[e]];
+  return y;
+}
+
+const csrOf = (file: string): CsrMatrix => csrFromDense(parseMatrixMarket(matrixMarket(file)));
+
+interface Case {
+  readonly label: string;
+  readonly A: CsrMatrix;
+  readonly machines: number;
+}
+
+const CASES: readonly Case[] = [
+  { label: 'sherman5 (n = 3312), 8 machines', A: csrOf('sherman5.mtx'), machines: 8 },
+  { label: 'fs1831 (n = 183, kappa 2e13), 4 machines', A: csrOf('fs1831.mtx'), machines: 4 },
+  { label: '1138_bus (n = 1138), 6 machines', A: csrOf('1138_bus.mtx'), machines: 6 },
+  { label: 'poisson2d k = 40 (n = 1600), 10 machines', A: poisson2d(40), machines: 10 },
+  { label: 'convectionDiffusion2d k = 40, Peclet 50 (nonsymmetric), 8 machines', A: convectionDiffusion2d(40, 50), machines: 8 },
+];
+
+function systemOn(backend: BackendName, A: CsrMatrix, machines: number): SparseDistributedSystem {
+  const system = withBackend(backend, () => buildDistributedSystem(createProblem({ A, partition: { machines } })));
+  if (system.storage !== 'csr') throw new Error('expected a CSR system');
+  return system;
+}
+
+describe('the addon reports its parts', () => {
+  it.skipIf(!process.env.CI)('under CI the native sparse part is present', () => {
+    expect(skipReason).toBe('');
+    expect(nativeParts()).toEqual({ dense: true, sparse: true });
+  });
+  it('nativeParts agrees with nativeSparse', () => {
+    expect(nativeParts().sparse).toBe(sparse !== null);
+    if (sparse !== null) expect(sparse.sparseConfig()).toMatch(/^CHOLMOD \d+\.\d+\.\d+/);
+  });
+});
+
+describe.skipIf(skipped)(`native sparse path (CHOLMOD)${skipped ? ` [SKIPPED: ${skipReason}]` : ''}`, () => {
+  it('factors each machine Gram matrix into a valid factor: the same solutions as the TypeScript factor', () => {
+    for (const { label, A, machines } of CASES) {
+      const system = systemOn('typescript', A, machines);
+      for (const machine of system.machines) {
+        const g = gramMatrix(selectRows(A, machine.rows));
+        const native: CholeskyFactor = factorGramNative(sparse!, g);
+        const typescript = factorCholesky(g);
+        expect(native.symbolic.n, label).toBe(g.rows);
+        const xTrue = Float64Array.from({ length: g.rows }, (_, k) => Math.sin(k + 1));
+        const rhs = multiply(g, xTrue);
+        const fromNative = solveCholesky(native, rhs, new Float64Array(g.rows));
+        const fromTypescript = solveCholesky(typescript, rhs, new Float64Array(g.rows));
+        // Both solve G x = rhs to the accuracy its conditioning allows: the native residual is no worse than 10x the TypeScript one.
+        const residual = (x: Float64Array): number => relativeDifference(multiply(g, x), rhs);
+        expect(residual(fromNative), `${label}, machine ${machine.index}`).toBeLessThanOrEqual(
+          Math.max(10 * residual(fromTypescript), 1e-14),
+        );
+        // Supernodal amalgamation's explicit zeros are gone: L has exactly the fill of its ordering.
+        expect(native.values.length).toBe(native.symbolic.nnzL);
+      }
+    }
+  });
+
+  for (const { label, A, machines } of CASES) {
+    it(`${label}: APC, MLM and Cimmino take the same iterates on both backends over 100 iterations`, () => {
+      const onTypescript = systemOn('typescript', A, machines);
+      const onNative = systemOn('native', A, machines);
+      // The native system's factors are CHOLMOD's: another ordering, or the same one with other rounding.
+      const fromCholmod = onNative.machines.some((machine, i) => {
+        const other = onTypescript.machines[i].gram;
+        return (
+          machine.gram.symbolic.ordering.perm.some((v, k) => v !== other.symbolic.ordering.perm[k]) ||
+          machine.gram.values.some((v, q) => v !== other.values[q])
+        );
+      });
+      expect(fromCholmod, label).toBe(true);
+      const spectral: SpectralData = { m: machines, lambdaMinS: machines / 1e4, lambdaMaxS: machines, mu: 1, L: 2 };
+      for (const id of PROJECTION_METHODS) {
+        expect(ALGORITHM_IDS).toContain(id);
+        const parameters = algorithms[id].optimal(spectral).parameters;
+        const reference = withBackend('typescript', () => algorithms[id].create(onTypescript, parameters));
+        const native = withBackend('native', () => algorithms[id].create(onNative, parameters));
+        try {
+          let worst = 0;
+          for (let k = 0; k <= 100; k++) {
+            if (k > 0) {
+              withBackend('typescript', () => reference.step());
+              withBackend('native', () => native.step());
+            }
+            worst = Math.max(worst, relativeDifference(native.estimate, reference.estimate));
+          }
+          expect(worst, `${label}, ${id}`).toBeLessThanOrEqual(1e-10);
+          // The iterates moved: not a comparison of two zero vectors.
+          expect(Math.max(...Array.from(reference.estimate, Math.abs)), id).toBeGreaterThan(1e-3);
+        } finally {
+          reference.dispose?.();
+          native.dispose?.();
+        }
+      }
+    });
+  }
+
+  it('the analysis of a sparse system has the same values on both backends', () => {
+    const relative = (a: number, b: number): number => Math.abs(a - b) / Math.max(Math.abs(b), Number.MIN_VALUE);
+    for (const { label, A, machines } of [CASES[0], CASES[3], CASES[4]]) {
+      const results = (['typescript', 'native'] as const).map((backend): Analysis =>
+        withBackend(backend, () => analyze(systemOn(backend, A, machines))),
+      );
+      const [reference, native] = results;
+      const c = reference.conditioning;
+      const d = native.conditioning;
+      for (const key of ['kappaS', 'lambdaMinS', 'lambdaMaxS', 'kappaAtA', 'L', 'mu'] as const) {
+        expect(relative(d[key], c[key]), `${label}: ${key}`).toBeLessThanOrEqual(1e-6);
+      }
+      expect(Math.abs(native.heterogeneity.thetaH - reference.heterogeneity.thetaH), label).toBeLessThanOrEqual(1e-9);
+      expect(native.heterogeneity.thetaHPair, label).toEqual(reference.heterogeneity.thetaHPair);
+      for (const id of ALGORITHM_IDS)
+        expect(Math.abs(native.rates[id].rate - reference.rates[id].rate), `${label}: ${id}`).toBeLessThanOrEqual(1e-6);
+      expect(native.recommendation.algorithm, label).toBe(reference.recommendation.algorithm);
+    }
+  });
+
+  it('refuses a machine whose rows are dependent with the same typed error on both backends', () => {
+    // Rows 1 and 2 are equal, on machine 1 together.
+    const A = csrFromDense({ rows: 4, cols: 4, data: Float64Array.from([4, 1, 0, 0, 1, 2, 0, 0, 1, 2, 0, 0, 0, 0, 1, 3]) });
+    for (const backend of ['typescript', 'native'] as const) {
+      let thrown: unknown = null;
+      try {
+        withBackend(backend, () => buildDistributedSystem(createProblem({ A, partition: { assignment: [0, 1, 1, 0] } })));
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown, backend).toBeInstanceOf(SingularMatrixError);
+      const details = (thrown as SingularMatrixError).details;
+      expect(details, backend).toMatchObject({ machine: 1 });
+      expect([1, 2], backend).toContain(details.row);
+      expect(Number(details.relativePivot), backend).toBeLessThan(1e-12);
+    }
+  });
+
+  it('refuses nearly dependent rows (a tiny positive pivot CHOLMOD itself accepts) like the TypeScript factorization', () => {
+    // Row 2 = row 1 + 1e-10 e_3: G is positive definite in exact arithmetic, its relative pivot ~1e-20 is rounding.
+    const A = csrFromDense({ rows: 3, cols: 3, data: Float64Array.from([1, 0, 0, 0, 1, 1, 0, 1, 1 + 1e-10]) });
+    for (const backend of ['typescript', 'native'] as const) {
+      expect(() => withBackend(backend, () => buildDistributedSystem(createProblem({ A, partition: { machines: 1 } }))), backend).toThrow(
+        SingularMatrixError,
+      );
+    }
+  });
+
+  it('leaves no CHOLMOD object allocated over thousands of factorizations', () => {
+    const before = sparse!.sparseLiveBlocks();
+    const g = gramMatrix(
+      selectRows(
+        poisson2d(12),
+        Int32Array.from({ length: 60 }, (_, k) => 2 * k),
+      ),
+    );
+    let checksum = 0;
+    for (let round = 0; round < 3000; round++) checksum += factorGramNative(sparse!, g).values[0];
+    expect(checksum).toBeGreaterThan(0);
+    expect(sparse!.sparseLiveBlocks()).toBe(before);
+    expect(before).toBe(0);
+  });
+
+  it('refuses malformed input with a RangeError instead of reading outside the arrays', () => {
+    const s = sparse!;
+    const ok = { colPtr: Int32Array.from([0, 2, 3]), rowIdx: Int32Array.from([0, 1, 1]), values: Float64Array.from([2, 1, 3]) };
+    const handle = s.choleskySolver(2, ok.colPtr, ok.rowIdx, ok.values, Int32Array.from([1, 0]));
+    const x = new Float64Array(2);
+    s.choleskySolve(handle, Float64Array.from([1, 1]), 0, x, 0);
+    // G = P^T L L^T P with L = [[2, 0], [1, 3]], P swapping the two: check G x = b.
+    const l = [
+      [2, 0],
+      [1, 3],
+    ];
+    const z = [x[1], x[0]];
+    const lt = [l[0][0] * z[0] + l[1][0] * z[1], l[1][1] * z[1]];
+    const gz = [l[0][0] * lt[0], l[1][0] * lt[0] + l[1][1] * lt[1]];
+    expect(gz[1]).toBeCloseTo(1, 14);
+    expect(gz[0]).toBeCloseTo(1, 14);
+    expect(() => s.choleskySolve(handle, new Float64Array(1), 0, x, 0)).toThrow(RangeError);
+    expect(() => s.choleskySolver(2, ok.colPtr, Int32Array.from([0, 5, 1]), ok.values, Int32Array.from([0, 1]))).toThrow(RangeError);
+    expect(() => s.choleskySolver(2, ok.colPtr, ok.rowIdx, ok.values, Int32Array.from([0, 0]))).toThrow(RangeError);
+    expect(() => s.choleskySolver(2, Int32Array.from([0, 2, 9]), ok.rowIdx, ok.values, Int32Array.from([0, 1]))).toThrow(RangeError);
+    expect(() => s.cholmodFactor(2, Int32Array.from([0, 1, 2]), Int32Array.from([0, 7]), Float64Array.from([1, 1]))).toThrow(RangeError);
+  });
+});
