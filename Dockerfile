@@ -1,12 +1,12 @@
 # syntax=docker/dockerfile:1
 # Multi-stage image: the build stage compiles TypeScript and (when OpenBLAS/LAPACKE are present,
-# which they are here) the optional native backend; the runtime stage holds production
-# dependencies only and runs as the non-root `node` user.
+# which they are here, with SuiteSparse's CHOLMOD for its sparse part) the optional native backend;
+# the runtime stage holds production dependencies only and runs as the non-root `node` user.
 ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ libopenblas-dev liblapacke-dev \
+ && apt-get install -y --no-install-recommends python3 make g++ libopenblas-dev liblapacke-dev libsuitesparse-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -14,16 +14,16 @@ COPY scripts ./scripts
 COPY native ./native
 # `npm ci` runs the package's install script, which builds the native addon; the image promises the
 # native backend, so a failed build fails the image (REQUIRE_NATIVE_BACKEND) instead of shipping without it.
-RUN REQUIRE_NATIVE_BACKEND=1 npm ci
+RUN REQUIRE_NATIVE_BACKEND=1 REQUIRE_NATIVE_SPARSE=1 npm ci
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
-# OpenBLAS/LAPACKE for the native backend; redis-server for the all-in-one default
+# OpenBLAS/LAPACKE and CHOLMOD (SuiteSparse) for the native backend; redis-server for the all-in-one default
 # (`node dist/src/main.js` without REDIS_URL). docker-compose.yml uses a separate Redis.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libopenblas0 liblapacke redis-server \
+ && apt-get install -y --no-install-recommends libopenblas0 liblapacke libcholmod3 libsuitesparseconfig5 redis-server \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
