@@ -31,5 +31,7 @@ export default tseslint.config(
     },
   },
   { files: ['**/*.js', '**/*.mjs'], extends: [tseslint.configs.disableTypeChecked] },
+  // The dashboard runs in the browser (src/dashboard/tsconfig.json gives it the DOM types).
+  { files: ['src/dashboard/**/*.ts'], languageOptions: { globals: globals.browser } },
   prettier,
 );

@@ -1,0 +1,182 @@
+/**
+ * Convergence of each run on a log scale against iteration (uPlot), each run with its theoretical
+ * rate as a dashed line rho^t started from the run's first value. Every line is labelled by name at
+ * its end, so the chart reads without colour. While a job runs, the progress events' residuals are
+ * drawn as they come (setData), and the stored traces replace them when it ends.
+ */
+import uPlot from 'uplot';
+import { ALGORITHM_NAMES, type AlgorithmId } from './apiTypes.js';
+import { h } from './dom.js';
+import { formatInteger, formatNumber } from './format.js';
+import { ALGORITHM_COLORS, THEORY_DASH } from './palette.js';
+
+export interface ConvergenceSeries {
+  algorithm: AlgorithmId;
+  iteration: number[];
+  values: (number | null)[];
+  /** The run's theoretical rate rho (its iteration's spectral radius); null: no dashed line. */
+  rate: number | null;
+}
+
+/** Theory lines stop this far below the smallest measured value, so they do not stretch the axis to 1e-300. */
+const THEORY_FLOOR_FACTOR = 1e-2;
+const HEIGHT = 340;
+
+/** Only positive finite values have a place on a log axis. */
+const positiveOrNull = (value: number | null): number | null => (value !== null && Number.isFinite(value) && value > 0 ? value : null);
+
+export class ConvergenceChart {
+  private plot: uPlot | null = null;
+  private signature = '';
+  private readonly host: HTMLElement;
+  private readonly resize: ResizeObserver;
+  /** Time from receiving the data to the chart's first draw, in ms (the browser test reports it). */
+  renderMs: number | null = null;
+
+  constructor(
+    readonly element: HTMLElement,
+    private readonly yLabel: string,
+  ) {
+    this.host = h('div', { class: 'chart-host' });
+    element.append(this.host);
+    this.resize = new ResizeObserver(() => this.plot?.setSize(this.size()));
+    this.resize.observe(element);
+  }
+
+  destroy(): void {
+    this.resize.disconnect();
+    this.plot?.destroy();
+    this.plot = null;
+  }
+
+  private size(): { width: number; height: number } {
+    return { width: Math.max(280, this.element.clientWidth), height: HEIGHT };
+  }
+
+  setData(series: ConvergenceSeries[]): void {
+    const started = performance.now();
+    const data = alignedData(series);
+    const signature = series.map((s) => `${s.algorithm}:${s.rate !== null}`).join(',');
+    this.element.dataset.series = String(data.length - 1);
+    this.element.dataset.runs = String(series.length);
+    this.element.dataset.points = String(series.reduce((sum, s) => sum + s.iteration.length, 0));
+    if (this.plot && signature === this.signature) {
+      this.plot.setData(data);
+      return;
+    }
+    this.signature = signature;
+    this.plot?.destroy();
+    let firstDraw = true;
+    const options: uPlot.Options = {
+      ...this.size(),
+      scales: { x: { time: false }, y: { distr: 3 } },
+      axes: [
+        { label: 'iteration', values: (_u, ticks) => ticks.map((tick) => formatInteger(tick)) },
+        { label: this.yLabel, size: 70, values: (_u, ticks) => ticks.map((tick) => formatNumber(tick, 2)) },
+      ],
+      legend: { live: true },
+      cursor: { drag: { x: true, y: false } },
+      series: [
+        { label: 'iteration', value: (_u, v) => formatInteger(v) },
+        ...series.flatMap((s): uPlot.Series[] => [
+          {
+            label: ALGORITHM_NAMES[s.algorithm],
+            stroke: ALGORITHM_COLORS[s.algorithm],
+            width: 2,
+            spanGaps: true,
+            points: { show: false },
+            value: (_u, v) => formatNumber(v, 3),
+          },
+          {
+            label: `${ALGORITHM_NAMES[s.algorithm]} theory ρ^t${s.rate === null ? '' : ` (ρ = ${formatNumber(s.rate, 3)})`}`,
+            stroke: ALGORITHM_COLORS[s.algorithm],
+            width: 1.5,
+            dash: THEORY_DASH,
+            spanGaps: true,
+            points: { show: false },
+            value: (_u, v) => formatNumber(v, 3),
+          },
+        ]),
+      ],
+      hooks: {
+        draw: [
+          (u) => {
+            labelLineEnds(u, series);
+            if (firstDraw) {
+              firstDraw = false;
+              this.renderMs = performance.now() - started;
+              this.element.dataset.renderMs = this.renderMs.toFixed(1);
+            }
+          },
+        ],
+      },
+    };
+    this.plot = new uPlot(options, data, this.host);
+  }
+}
+
+/** One x column (every iteration any run recorded) and, per run, its values and its theory line. */
+export function alignedData(series: ConvergenceSeries[]): uPlot.AlignedData {
+  const iterations = new Set<number>();
+  for (const s of series) for (const iteration of s.iteration) iterations.add(iteration);
+  const x = Float64Array.from(iterations).sort();
+  const index = new Map<number, number>();
+  x.forEach((iteration, i) => index.set(iteration, i));
+
+  const columns: (number | null)[][] = [];
+  for (const s of series) {
+    const measured: (number | null)[] = new Array<number | null>(x.length).fill(null);
+    let floor = Infinity;
+    for (let k = 0; k < s.iteration.length; k++) {
+      const value = positiveOrNull(s.values[k]);
+      measured[index.get(s.iteration[k])!] = value;
+      if (value !== null) floor = Math.min(floor, value);
+    }
+    const theory: (number | null)[] = new Array<number | null>(x.length).fill(null);
+    const start = s.iteration.findIndex((_, k) => positiveOrNull(s.values[k]) !== null);
+    if (s.rate !== null && s.rate >= 0 && start >= 0) {
+      const t0 = s.iteration[start];
+      const y0 = s.values[start]!;
+      const last = s.iteration[s.iteration.length - 1];
+      const lowest = floor * THEORY_FLOOR_FACTOR;
+      const logRate = Math.log(s.rate);
+      for (let i = index.get(t0)!; i < x.length && x[i] <= last; i++) {
+        const value = y0 * Math.exp(logRate * (x[i] - t0));
+        if (!(value >= lowest)) break;
+        theory[i] = value;
+      }
+    }
+    columns.push(measured, theory);
+  }
+  return [x, ...columns];
+}
+
+/** Each run's name at the end of its line (the label, not the colour, says which line is which). */
+function labelLineEnds(u: uPlot, series: ConvergenceSeries[]): void {
+  const ctx = u.ctx;
+  const ratio = devicePixelRatio || 1;
+  ctx.save();
+  ctx.font = `${12 * ratio}px system-ui, sans-serif`;
+  ctx.textBaseline = 'middle';
+  const taken: number[] = [];
+  series.forEach((s, k) => {
+    if (!u.series[1 + 2 * k].show) return;
+    const column = u.data[1 + 2 * k];
+    let i = column.length - 1;
+    while (i >= 0 && (column[i] === null || column[i] === undefined)) i--;
+    if (i < 0) return;
+    const x = u.valToPos(u.data[0][i], 'x', true);
+    let y = u.valToPos(column[i]!, 'y', true);
+    // Nudge labels apart so that runs ending at the same point stay readable.
+    while (taken.some((other) => Math.abs(other - y) < 13 * ratio)) y += 13 * ratio;
+    taken.push(y);
+    const label = ALGORITHM_NAMES[s.algorithm];
+    const width = ctx.measureText(label).width;
+    const left = Math.min(x + 4 * ratio, u.bbox.left + u.bbox.width - width - 2 * ratio);
+    ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
+    ctx.fillRect(left - 2 * ratio, y - 8 * ratio, width + 4 * ratio, 16 * ratio);
+    ctx.fillStyle = '#111';
+    ctx.fillText(label, left, y);
+  });
+  ctx.restore();
+}

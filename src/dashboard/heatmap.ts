@@ -1,0 +1,129 @@
+/**
+ * theta_ij, the smallest principal angle between machines i and j, as an m x m heatmap on a canvas:
+ * one pixel per pair in an image scaled up without smoothing, so m = 1000 costs the same as m = 10.
+ * The colour scale's lightness grows with the angle (readable in grey); the theta_H pair is marked
+ * by a ring and named in the caption. Hovering or moving with the arrow keys (the canvas takes the
+ * focus) reads out the selected pair's angle.
+ */
+import { h } from './dom.js';
+import { formatAngle } from './format.js';
+import { viridis } from './palette.js';
+
+const MAX_SIZE = 420;
+
+export function thetaHeatmap(theta: number[][], pair: [number, number] | null, thetaH: number): HTMLElement {
+  const m = theta.length;
+  const readout = h('output', { class: 'readout', 'aria-live': 'polite' }, 'Hover over a cell, or focus the map and use the arrow keys.');
+  const canvas = h('canvas', {
+    class: 'heatmap',
+    tabindex: 0,
+    role: 'img',
+    'aria-label': `Principal angles theta_ij between the ${m} machines; theta_H = ${formatAngle(thetaH)}${pair ? ` between machines ${pair[0]} and ${pair[1]}` : ''}.`,
+  });
+  const figure = h(
+    'figure',
+    { class: 'heatmap-figure', 'data-machines': m },
+    canvas,
+    legend(),
+    h(
+      'figcaption',
+      {},
+      pair
+        ? `theta_ij (dark: nearly parallel row spaces, light: orthogonal). theta_H = ${formatAngle(thetaH)} between machines ${pair[0]} and ${pair[1]} (ringed).`
+        : 'One machine: no pair of machines.',
+    ),
+    readout,
+  );
+
+  let selected: [number, number] = pair ?? [0, 0];
+  const draw = (): void => {
+    const cssSize = Math.min(MAX_SIZE, Math.max(160, (figure.clientWidth || MAX_SIZE) - 8));
+    const ratio = devicePixelRatio || 1;
+    canvas.width = Math.round(cssSize * ratio);
+    canvas.height = Math.round(cssSize * ratio);
+    canvas.style.width = `${cssSize}px`;
+    canvas.style.height = `${cssSize}px`;
+    const ctx = canvas.getContext('2d');
+    if (!ctx || m === 0) return;
+    const image = new ImageData(m, m);
+    for (let i = 0; i < m; i++)
+      for (let j = 0; j < m; j++) {
+        const [r, g, b] = i === j ? [200, 200, 200] : viridis(theta[i][j] / (Math.PI / 2));
+        const offset = 4 * (i * m + j);
+        image.data.set([r, g, b, 255], offset);
+      }
+    const bitmap = document.createElement('canvas');
+    bitmap.width = m;
+    bitmap.height = m;
+    bitmap.getContext('2d')!.putImageData(image, 0, 0);
+    ctx.imageSmoothingEnabled = false;
+    ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
+    const cell = canvas.width / m;
+    if (pair) for (const [i, j] of [pair, [pair[1], pair[0]]]) ring(ctx, j * cell, i * cell, cell, ratio);
+    if (document.activeElement === canvas) outline(ctx, selected[1] * cell, selected[0] * cell, cell, ratio);
+  };
+  const select = (i: number, j: number): void => {
+    selected = [Math.min(m - 1, Math.max(0, i)), Math.min(m - 1, Math.max(0, j))];
+    const [a, b] = selected;
+    readout.textContent =
+      a === b
+        ? `machine ${a}: diagonal`
+        : `theta(${a}, ${b}) = ${formatAngle(theta[a][b])}${isPair(pair, a, b) ? ' — the theta_H pair' : ''}`;
+    draw();
+  };
+  canvas.addEventListener('mousemove', (event) => {
+    const rect = canvas.getBoundingClientRect();
+    select(Math.floor(((event.clientY - rect.top) / rect.height) * m), Math.floor(((event.clientX - rect.left) / rect.width) * m));
+  });
+  canvas.addEventListener('keydown', (event) => {
+    const moves: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    const move = moves[event.key];
+    if (!move) return;
+    event.preventDefault();
+    select(selected[0] + move[0], selected[1] + move[1]);
+  });
+  canvas.addEventListener('focus', () => select(...selected));
+  canvas.addEventListener('blur', draw);
+  new ResizeObserver(draw).observe(figure);
+  requestAnimationFrame(draw);
+  return figure;
+}
+
+const isPair = (pair: [number, number] | null, i: number, j: number): boolean =>
+  pair !== null && ((pair[0] === i && pair[1] === j) || (pair[0] === j && pair[1] === i));
+
+/** A black-and-white ring, visible on any cell colour, at least a few pixels wide when cells are tiny. */
+function ring(ctx: CanvasRenderingContext2D, x: number, y: number, cell: number, ratio: number): void {
+  const radius = Math.max(cell * 0.6, 6 * ratio);
+  const cx = x + cell / 2;
+  const cy = y + cell / 2;
+  ctx.lineWidth = 4 * ratio;
+  ctx.strokeStyle = '#fff';
+  ctx.beginPath();
+  ctx.arc(cx, cy, radius, 0, 2 * Math.PI);
+  ctx.stroke();
+  ctx.lineWidth = 2 * ratio;
+  ctx.strokeStyle = '#000';
+  ctx.stroke();
+}
+
+function outline(ctx: CanvasRenderingContext2D, x: number, y: number, cell: number, ratio: number): void {
+  ctx.lineWidth = 2 * ratio;
+  ctx.setLineDash([3 * ratio, 2 * ratio]);
+  ctx.strokeStyle = '#000';
+  ctx.strokeRect(x, y, Math.max(cell, 3 * ratio), Math.max(cell, 3 * ratio));
+  ctx.setLineDash([]);
+}
+
+/** The colour scale from 0 to pi/2, as a gradient canvas with its end labels. */
+function legend(): HTMLElement {
+  const bar = h('canvas', { class: 'heatmap-legend', width: 200, height: 12, 'aria-hidden': 'true' });
+  const ctx = bar.getContext('2d');
+  if (ctx)
+    for (let x = 0; x < 200; x++) {
+      const [r, g, b] = viridis(x / 199);
+      ctx.fillStyle = `rgb(${r}, ${g}, ${b})`;
+      ctx.fillRect(x, 0, 1, 12);
+    }
+  return h('div', { class: 'legend-scale' }, h('span', {}, '0'), bar, h('span', {}, 'π/2 rad'));
+}

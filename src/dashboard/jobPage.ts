@@ -1,0 +1,522 @@
+/**
+ * `#/jobs/{id}`: one job. Its status and progress come live from its event stream; while it solves,
+ * the residuals of the progress events are drawn as they arrive; when it ends, the page shows the
+ * stored traces with their theoretical rates, the heterogeneity (theta_ij heatmap, phi_i), the
+ * conditioning, the six algorithms' rates against their Table 1 bounds, the recommendation, and
+ * the downloads.
+ */
+import { ProblemError, type ApiClient } from './apiClient.js';
+import {
+  ALGORITHM_NAMES,
+  ALGORITHMS,
+  isFinished,
+  type AlgorithmId,
+  type Analysis,
+  type Job,
+  type JobProgress,
+  type Problem,
+  type Run,
+  type Solution,
+  type StatusEvent,
+  type Trace,
+} from './apiTypes.js';
+import { ConvergenceChart, type ConvergenceSeries } from './convergenceChart.js';
+import { announce, clear, h, scrollingTable } from './dom.js';
+import { saveFile, solutionCsv, traceCsv, tracesCsv } from './downloads.js';
+import { formatAngle, formatDuration, formatInteger, formatNumber, formatTime, yesNo } from './format.js';
+import { thetaHeatmap } from './heatmap.js';
+import { phiChart } from './phiChart.js';
+import { progressBar, statusBadge } from './statusBadge.js';
+import type { View } from './view.js';
+
+type Quantity = 'relativeResidual' | 'relativeError';
+
+export class JobPageView implements View {
+  private readonly controller = new AbortController();
+  private job: Job | null = null;
+  private readonly header = h('section', { class: 'job-header', 'aria-labelledby': 'job-title' });
+  private readonly convergence = h('section', { class: 'card', id: 'convergence', 'aria-labelledby': 'convergence-title', hidden: true });
+  private readonly results = h('div', { class: 'results' });
+  private chart: ConvergenceChart | null = null;
+  private readonly live = new Map<AlgorithmId, { iteration: number[]; values: (number | null)[] }>();
+  private liveFrame = 0;
+  private traces: Trace[] = [];
+  private quantity: Quantity = 'relativeResidual';
+  private rendered = false;
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly container: HTMLElement,
+    private readonly id: string,
+  ) {}
+
+  async open(): Promise<void> {
+    clear(this.container);
+    this.container.append(h('p', { class: 'breadcrumb' }, h('a', { href: '#/' }, '← Jobs')), this.header, this.convergence, this.results);
+    try {
+      this.showJob(await this.api.json<Job>('GET', `/v1/jobs/${encodeURIComponent(this.id)}`));
+    } catch (error) {
+      this.header.replaceChildren(h('h1', { id: 'job-title' }, `Job ${this.id}`), problemBox(error));
+      return;
+    }
+    if (this.job && !isFinished(this.job.status)) this.follow();
+    else await this.showResults();
+  }
+
+  close(): void {
+    this.controller.abort();
+    cancelAnimationFrame(this.liveFrame);
+    this.chart?.destroy();
+  }
+
+  private follow(): void {
+    this.api.stream(
+      `/v1/jobs/${encodeURIComponent(this.id)}/events`,
+      {
+        onEvent: (event, data) => {
+          if (event === 'status') {
+            const { job } = data as StatusEvent;
+            this.showJob(job);
+            if (isFinished(job.status)) {
+              announce(`Job ${job.status}.`);
+              void this.showResults();
+            }
+          } else if (event === 'progress') this.onProgress(data as JobProgress);
+        },
+      },
+      this.controller.signal,
+    );
+  }
+
+  private showJob(job: Job): void {
+    this.job = job;
+    const finished = isFinished(job.status);
+    const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel job');
+    cancel.addEventListener('click', () => void this.cancel());
+    const remove = h('button', { type: 'button', class: 'danger' }, 'Delete job');
+    remove.addEventListener('click', () => void this.remove());
+    this.header.replaceChildren(
+      h(
+        'div',
+        { class: 'page-title' },
+        h('h1', { id: 'job-title' }, 'Job ', h('code', {}, job.id)),
+        h('div', { class: 'actions' }, finished ? remove : cancel),
+      ),
+      h('p', { class: 'job-status' }, statusBadge(job.status), ' ', progressBar(job.status, job.progress)),
+      h(
+        'dl',
+        { class: 'facts' },
+        ...fact('Type', job.type),
+        ...fact('n', formatInteger(job.n)),
+        ...fact('Machines m', formatInteger(job.m)),
+        ...fact('Algorithms', job.algorithms.map((a) => ALGORITHM_NAMES[a]).join(', ') || '—'),
+        ...fact('Storage', job.storage),
+        ...fact('Backend', job.backend ?? '—'),
+        ...fact('Attempts', String(job.attempts)),
+        ...fact('Created', formatTime(job.createdAt)),
+        ...fact('Ran for', formatDuration(job.startedAt, job.finishedAt)),
+      ),
+      job.error ? problemBox(new ProblemError(job.error)) : '',
+    );
+  }
+
+  private async cancel(): Promise<void> {
+    try {
+      this.showJob(await this.api.json<Job>('POST', `/v1/jobs/${encodeURIComponent(this.id)}/cancel`));
+    } catch (error) {
+      this.header.append(problemBox(error));
+    }
+  }
+
+  private async remove(): Promise<void> {
+    if (!confirm(`Delete job ${this.id} and everything stored for it?`)) return;
+    try {
+      await this.api.json<undefined>('DELETE', `/v1/jobs/${encodeURIComponent(this.id)}`);
+      announce(`Job ${this.id} deleted.`);
+      location.hash = '#/';
+    } catch (error) {
+      this.header.append(problemBox(error));
+    }
+  }
+
+  private ensureChart(title: string): ConvergenceChart {
+    if (this.chart) return this.chart;
+    this.convergence.hidden = false;
+    const plot = h('div', { class: 'chart', id: 'convergence-chart' });
+    this.convergence.replaceChildren(h('h2', { id: 'convergence-title' }, title), plot);
+    this.chart = new ConvergenceChart(plot, 'relative residual');
+    return this.chart;
+  }
+
+  /** A solve's progress: the current run's residual, drawn at the next frame. */
+  private onProgress(progress: JobProgress): void {
+    if (this.job) this.showJob({ ...this.job, progress });
+    const algorithm = progress.algorithm as AlgorithmId | undefined;
+    if (progress.phase !== 'solve' || !algorithm || !ALGORITHMS.includes(algorithm) || progress.iteration === undefined) return;
+    if (this.rendered) return;
+    let line = this.live.get(algorithm);
+    if (!line) this.live.set(algorithm, (line = { iteration: [], values: [] }));
+    line.iteration.push(progress.iteration);
+    line.values.push(progress.relativeResidual ?? null);
+    cancelAnimationFrame(this.liveFrame);
+    this.liveFrame = requestAnimationFrame(() => {
+      const series = [...this.live].map(([alg, points]): ConvergenceSeries => ({ algorithm: alg, ...points, rate: null }));
+      this.ensureChart('Convergence (live: residuals reported while the job runs)').setData(series);
+    });
+  }
+
+  private async showResults(): Promise<void> {
+    if (this.rendered) return;
+    this.rendered = true;
+    cancelAnimationFrame(this.liveFrame);
+    let job = this.job!;
+    // A status event carries the job; read it again if its result is not there.
+    if (!job.result && job.status !== 'failed') job = await this.api.json<Job>('GET', `/v1/jobs/${encodeURIComponent(this.id)}`);
+    this.showJob(job);
+    const result = job.result;
+    if (!result) {
+      this.convergence.hidden = true;
+      return;
+    }
+    const runs = Object.entries(result.runs) as [AlgorithmId, Run][];
+    try {
+      this.traces = await Promise.all(
+        runs.map(([algorithm]) => this.api.json<Trace>('GET', `/v1/jobs/${encodeURIComponent(this.id)}/runs/${algorithm}/trace`)),
+      );
+    } catch (error) {
+      this.results.append(problemBox(error));
+    }
+    if (this.traces.length > 0) this.showConvergence(result.runs, result.analysis);
+    else this.convergence.hidden = true;
+    this.results.replaceChildren(
+      heterogeneitySection(result.analysis),
+      conditioningSection(result.analysis),
+      ratesSection(result.analysis, result.runs),
+      recommendationSection(result.analysis),
+      this.downloadsSection(job, runs),
+    );
+  }
+
+  private showConvergence(runs: Partial<Record<string, Run>>, analysis: Analysis): void {
+    const hasError = this.traces.some((trace) => trace.relativeError !== null);
+    const chart = this.ensureChart('Convergence');
+    const title = this.convergence.querySelector('h2')!;
+    title.textContent = 'Convergence';
+    const draw = (): void => {
+      chart.setData(
+        this.traces.map((trace) => ({
+          algorithm: trace.algorithm,
+          iteration: trace.iteration,
+          values: (this.quantity === 'relativeError' ? trace.relativeError : trace.relativeResidual) ?? [],
+          rate: runs[trace.algorithm]?.theoreticalRate ?? analysis.rates[trace.algorithm].rate,
+        })),
+      );
+    };
+    const choices = h(
+      'fieldset',
+      { class: 'choices inline' },
+      h('legend', {}, 'Show'),
+      ...(
+        [
+          ['relativeResidual', 'relative residual |Ax − b| / |b|'],
+          ['relativeError', 'relative error |x − x*| / |x*|'],
+        ] as [Quantity, string][]
+      ).map(([value, label]) => {
+        const radio = h('input', {
+          type: 'radio',
+          name: 'quantity',
+          value,
+          checked: value === this.quantity,
+          disabled: value === 'relativeError' && !hasError,
+        });
+        radio.addEventListener('change', () => {
+          this.quantity = value;
+          this.chart?.destroy();
+          this.chart = null;
+          this.convergence.querySelector('.chart')?.remove();
+          const plot = h('div', { class: 'chart', id: 'convergence-chart' });
+          choices.after(plot);
+          this.chart = new ConvergenceChart(plot, value === 'relativeError' ? 'relative error' : 'relative residual');
+          draw();
+        });
+        return h('label', { class: 'radio' }, radio, ` ${label}`);
+      }),
+    );
+    title.after(
+      h(
+        'p',
+        { class: 'hint' },
+        'Solid: each run as recorded. Dashed: its theoretical rate ρ^t from the first point (ρ = the spectral radius of its iteration). ',
+        'Drag across the chart to zoom, double-click to reset.',
+      ),
+      choices,
+    );
+    draw();
+  }
+
+  private downloadsSection(job: Job, runs: [AlgorithmId, Run][]): HTMLElement {
+    const base = `job-${job.id}`;
+    const button = (label: string, action: () => Promise<void> | void): HTMLButtonElement => {
+      const element = h('button', { type: 'button', class: 'secondary download' }, label);
+      element.addEventListener('click', () => {
+        void (async () => {
+          try {
+            await action();
+          } catch (error) {
+            element.after(problemBox(error));
+          }
+        })();
+      });
+      return element;
+    };
+    const solution = (algorithm: AlgorithmId): Promise<Solution> =>
+      this.api.json<Solution>('GET', `/v1/jobs/${encodeURIComponent(job.id)}/runs/${algorithm}/solution`);
+    const traceOf = (algorithm: AlgorithmId): Trace | undefined => this.traces.find((trace) => trace.algorithm === algorithm);
+    return h(
+      'section',
+      { class: 'card', id: 'downloads', 'aria-labelledby': 'downloads-title' },
+      h('h2', { id: 'downloads-title' }, 'Downloads'),
+      h(
+        'div',
+        { class: 'download-row' },
+        button('Job and analysis (JSON)', () => saveFile(`${base}.json`, JSON.stringify(job, null, 2), 'application/json')),
+        this.traces.length > 0
+          ? button('All traces (CSV)', () => saveFile(`${base}-traces.csv`, tracesCsv(this.traces), 'text/csv'))
+          : null,
+      ),
+      runs.length > 0
+        ? scrollingTable(
+            'Per run',
+            ['Run', 'Trace', 'Solution'],
+            runs.map(([algorithm]) => {
+              const trace = traceOf(algorithm);
+              return [
+                ALGORITHM_NAMES[algorithm],
+                trace
+                  ? h(
+                      'span',
+                      { class: 'download-row' },
+                      button(`CSV`, () => saveFile(`${base}-${algorithm}-trace.csv`, traceCsv(trace), 'text/csv')),
+                      button(`JSON`, () => saveFile(`${base}-${algorithm}-trace.json`, JSON.stringify(trace), 'application/json')),
+                    )
+                  : '—',
+                h(
+                  'span',
+                  { class: 'download-row' },
+                  button(`CSV`, async () =>
+                    saveFile(`${base}-${algorithm}-solution.csv`, solutionCsv(await solution(algorithm)), 'text/csv'),
+                  ),
+                  button(`JSON`, async () =>
+                    saveFile(`${base}-${algorithm}-solution.json`, JSON.stringify(await solution(algorithm)), 'application/json'),
+                  ),
+                ),
+              ];
+            }),
+            { class: 'downloads' },
+          )
+        : null,
+    );
+  }
+}
+
+function fact(term: string, value: string): HTMLElement[] {
+  return [h('dt', {}, term), h('dd', {}, value)];
+}
+
+export function problemBox(error: unknown): HTMLElement {
+  const problem: Problem | null = error instanceof ProblemError ? error.problem : null;
+  return h(
+    'div',
+    { class: 'problem', role: 'alert' },
+    h('strong', {}, problem ? problem.title : 'Error'),
+    ' ',
+    problem ? problem.detail : String(error),
+    problem?.code ? h('span', { class: 'problem-code' }, ` (${problem.code})`) : null,
+  );
+}
+
+function heterogeneitySection(analysis: Analysis): HTMLElement {
+  const { heterogeneity } = analysis;
+  return h(
+    'section',
+    { class: 'card', id: 'heterogeneity', 'aria-labelledby': 'heterogeneity-title' },
+    h('h2', { id: 'heterogeneity-title' }, 'Heterogeneity'),
+    h(
+      'dl',
+      { class: 'facts' },
+      ...fact('theta_H (smallest angle between two machines)', formatAngle(heterogeneity.thetaH)),
+      ...fact('Pair', heterogeneity.thetaHPair ? `machines ${heterogeneity.thetaHPair[0]} and ${heterogeneity.thetaHPair[1]}` : '—'),
+      ...fact('phi_min (smallest angle between two rows of a machine)', formatAngle(heterogeneity.phiMin)),
+      ...fact('Row-norm ratio max |a_k| / min |a_k|', formatNumber(heterogeneity.rowNormRatio)),
+    ),
+    h(
+      'div',
+      { class: 'figures' },
+      h(
+        'div',
+        {},
+        h('h3', {}, 'theta_ij between machines'),
+        thetaHeatmap(heterogeneity.theta, heterogeneity.thetaHPair, heterogeneity.thetaH),
+      ),
+      h('div', {}, h('h3', {}, 'phi_i per machine'), phiChart(heterogeneity.phi)),
+    ),
+  );
+}
+
+function conditioningSection(analysis: Analysis): HTMLElement {
+  const { conditioning, bounds } = analysis;
+  const bar = (label: string, value: number, max: number): HTMLElement => {
+    const fill = h('span', { class: 'log-bar-fill' });
+    // Lengths on a log scale from 1: kappa values span many orders of magnitude.
+    fill.style.width = `${Math.max(1, (100 * Math.log10(Math.max(1, value))) / Math.max(1e-9, Math.log10(Math.max(10, max))))}%`;
+    return h(
+      'div',
+      { class: 'log-bar' },
+      h('span', { class: 'log-bar-label' }, label),
+      h('span', { class: 'log-bar-track' }, fill),
+      h('span', {}, formatNumber(value)),
+    );
+  };
+  const max = Math.max(conditioning.kappaS, conditioning.kappaAtA);
+  return h(
+    'section',
+    { class: 'card', id: 'conditioning', 'aria-labelledby': 'conditioning-title' },
+    h('h2', { id: 'conditioning-title' }, 'Conditioning: kappa(S) against kappa(AᵀA)'),
+    h(
+      'div',
+      {
+        class: 'log-bars',
+        role: 'img',
+        'aria-label': `kappa(S) = ${formatNumber(conditioning.kappaS)}, kappa(A^T A) = ${formatNumber(conditioning.kappaAtA)} (log scale)`,
+      },
+      bar('kappa(S)', conditioning.kappaS, max),
+      bar('kappa(AᵀA)', conditioning.kappaAtA, max),
+    ),
+    h(
+      'p',
+      { class: 'hint' },
+      'Bar lengths on a log scale. APC and Cimmino converge at rates set by kappa(S); D-HBM, DGD and D-NAG by kappa(AᵀA).',
+    ),
+    scrollingTable(
+      'Bounds on the condition numbers',
+      ['Bound', 'Value', 'Hypothesis holds'],
+      [
+        [
+          'Proposition 1: theta_H = π/2 gives kappa(S) = 1',
+          conditioning.kappaS === 1 ? '1' : '—',
+          yesNo(bounds.proposition1.hypothesisHolds),
+        ],
+        ['Proposition 2: kappa(S) ≥ 1 / sin²(theta_H)', formatNumber(bounds.proposition2KappaSLowerBound), 'yes'],
+        [
+          `Theorem 2: kappa(S) ≤ (p = ${bounds.theorem2.p ?? '—'})`,
+          formatNumber(bounds.theorem2KappaSUpperBound),
+          yesNo(bounds.theorem2.hypothesisHolds),
+        ],
+        [
+          `Theorem 3: kappa(S) ≤ (1 + c) / (1 − c), c = ${formatNumber(bounds.theorem3.c)}`,
+          formatNumber(bounds.theorem3KappaSUpperBound),
+          yesNo(bounds.theorem3.hypothesisHolds),
+        ],
+        ['Theorem 4: kappa(A) ≥', formatNumber(bounds.theorem4KappaALowerBound), 'yes'],
+        [
+          'Theorem 4: kappa(AᵀA) ≥ 1 / sin²(phi_min)',
+          formatNumber(bounds.theorem4KappaAtALowerBounds.phiMin),
+          yesNo(bounds.theorem4KappaAtALowerBounds.phiMin !== null),
+        ],
+        ['Theorem 4: kappa(AᵀA) ≥ (row-norm ratio)²', formatNumber(bounds.theorem4KappaAtALowerBounds.rowNormRatio), 'yes'],
+      ],
+    ),
+  );
+}
+
+function ratesSection(analysis: Analysis, runs: Partial<Record<string, Run>>): HTMLElement {
+  const recommended = analysis.recommendation.algorithm;
+  const rows = ALGORITHMS.map((algorithm) => {
+    const tuning = analysis.rates[algorithm];
+    const bounds = analysis.bounds.table1[algorithm];
+    const run = runs[algorithm];
+    const lowerNames = bounds
+      ? Object.entries(bounds.lowerBounds)
+          .map(([name, value]) => `${name} ${formatNumber(value)}`)
+          .join(', ')
+      : '';
+    return [
+      h(
+        'span',
+        {},
+        ALGORITHM_NAMES[algorithm],
+        algorithm === recommended ? h('span', { class: 'recommended-tag' }, ' ★ recommended') : null,
+      ),
+      formatNumber(tuning.rate),
+      bounds ? `${formatNumber(bounds.lower)}${lowerNames ? ` (${lowerNames})` : ''}` : '—',
+      bounds ? formatNumber(bounds.upper) : '—',
+      bounds ? yesNo(bounds.upperHypothesisHolds) : '—',
+      Object.entries(tuning.parameters)
+        .map(([name, value]) => `${name} = ${formatNumber(value)}`)
+        .join(', '),
+      formatInteger(analysis.recommendation.predictedIterations[algorithm] ?? null),
+      run ? formatInteger(run.iterations) : '—',
+      run ? `${run.status}${run.empiricalRate !== null ? `, ρ̂ = ${formatNumber(run.empiricalRate)}` : ''}` : '—',
+    ];
+  });
+  return h(
+    'section',
+    { class: 'card', id: 'rates', 'aria-labelledby': 'rates-title' },
+    h('h2', { id: 'rates-title' }, 'Rates of the six algorithms'),
+    h(
+      'p',
+      { class: 'hint' },
+      `Optimal rate ρ (smaller is faster) with the bounds of Table 1; "upper bound holds" says whether its hypothesis (m − 1) cos(theta_H) < 1 holds. `,
+      `Predicted iterations to reduce the error by ${formatNumber(analysis.recommendation.tolerance)}: ⌈ln(tol) / ln(ρ)⌉.`,
+    ),
+    scrollingTable(
+      'Rates, Table 1 bounds, predicted and actual iterations',
+      [
+        'Algorithm',
+        'Optimal rate ρ',
+        'Table 1 lower bound',
+        'Table 1 upper bound',
+        'Upper bound holds',
+        'Parameters',
+        'Predicted iterations',
+        'Actual iterations',
+        'Run',
+      ],
+      rows,
+      { class: 'rates' },
+    ),
+  );
+}
+
+function recommendationSection(analysis: Analysis): HTMLElement {
+  const { recommendation } = analysis;
+  const condition = recommendation.sufficientCondition;
+  return h(
+    'section',
+    { class: 'card', id: 'recommendation', 'aria-labelledby': 'recommendation-title' },
+    h(
+      'h2',
+      { id: 'recommendation-title' },
+      'Recommendation: ',
+      h('span', { class: 'recommended' }, ALGORITHM_NAMES[recommendation.algorithm]),
+    ),
+    h('p', { class: 'explanation' }, recommendation.explanation),
+    h(
+      'dl',
+      { class: 'facts' },
+      ...fact('Regime', recommendation.regime),
+      ...fact(
+        'Corollary 1 (sin²(phi_min) < (1 − c)/(1 + c))',
+        condition.applicable
+          ? `${formatNumber(condition.lhs)} < ${formatNumber(condition.rhs)}: ${condition.holds ? 'holds, APC is faster' : 'does not hold'}`
+          : 'not applicable',
+      ),
+      ...fact(
+        'Exact comparison',
+        `APC ρ = ${formatNumber(recommendation.exact.apcRate)}, D-HBM ρ = ${formatNumber(recommendation.exact.dhbmRate)}: ${
+          recommendation.exact.tie ? 'a tie' : `${ALGORITHM_NAMES[recommendation.exact.faster]} is faster`
+        }`,
+      ),
+    ),
+  );
+}
