@@ -45,8 +45,8 @@ interface OpenApiDocument {
   components?: { schemas?: Record<string, object> };
 }
 
-/** Routes the document leaves out on purpose: the document itself and Swagger UI. */
-const UNDOCUMENTED = [/^\/openapi\.json$/, /^\/docs(\/|$)/];
+/** Routes the document leaves out on purpose: the document itself, Swagger UI, the dashboard's files and the queue board. */
+const UNDOCUMENTED = [/^\/openapi\.json$/, /^\/docs(\/|$)/, /^\/(index\.html)?$/, /^\/assets\//, /^\/admin\/queues(\/|$)/];
 const DOCUMENT_ID = 'urn:lss:openapi';
 /** The top-level fields of an OpenAPI document, known to Ajv so that the document loads as a schema in strict mode. */
 const OPENAPI_FIELDS = [
