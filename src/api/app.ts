@@ -9,6 +9,7 @@ import { createSerializerCompiler, validatorCompiler } from 'fastify-type-provid
 import type { Config } from '../config.js';
 import type { JobService } from '../jobs/types.js';
 import { dashboard } from './plugins/dashboard.js';
+import { installHardening } from './plugins/hardening.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi, openApiDocument } from './plugins/openapi.js';
 import { installErrorHandling } from './plugins/problems.js';
@@ -75,6 +76,8 @@ export async function buildApp({
   });
 
   installErrorHandling(app, config);
+  // First: security headers, CORS and the request id for every response, including those answered by a hook.
+  await installHardening(app, config);
   await installOpenApi(app);
   await extend?.(app);
   installMetrics(app, jobService);
