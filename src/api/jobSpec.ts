@@ -5,21 +5,26 @@
  * (singular specs included); the worker generates the matrix.
  */
 import type { Config } from '../config.js';
-import { storageOfStoredMatrix } from '../jobs/storage.js';
+import { storageOfCoordinateMatrix, storageOfStoredMatrix } from '../jobs/storage.js';
 import type { JobOptions, JobSpec, MatrixService, MatrixStorage } from '../jobs/types.js';
 import { ALGORITHM_IDS, getAlgorithm, isAlgorithmId, type AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { Parameters } from '../solvers/algorithms/types.js';
-import { DimensionMismatchError, InvalidParameterError } from '../solvers/errors.js';
+import { DimensionMismatchError, InvalidParameterError, ProblemTooLargeError } from '../solvers/errors.js';
 import { buildMatrix } from '../solvers/input/buildMatrix.js';
+import { buildCsrMatrix, isCoordinateInput } from '../solvers/input/coordinateInput.js';
 import { entriesToVector } from '../solvers/input/entries.js';
 import { validateGeneratorSpec } from '../solvers/input/generators.js';
 import { buildPartition } from '../solvers/input/partition.js';
 import type { InputLimits } from '../solvers/input/types.js';
+import { csrToDense, nnzOf } from '../solvers/sparse/csr.js';
 import type { CreateJobRequest } from './schemas/jobRequest.js';
 
 /**
  * A stored matrix ({ format: 'stored', id }) is looked up (MatrixNotFoundError: 404) and its TTL
- * renewed; its size decides the storage the job runs on (../jobs/storage.ts).
+ * renewed; its size decides the storage the job runs on (../jobs/storage.ts). A coordinate input (COO,
+ * Matrix Market coordinate) is parsed to CSR within MAX_N_SPARSE and MAX_NNZ, duplicates refused, and
+ * stays CSR when it is sparse (../jobs/storage.ts's rule); dense rows and Matrix Market arrays are
+ * built dense within MAX_N.
  */
 export async function toJobSpec(body: CreateJobRequest, config: Config, matrices: MatrixService): Promise<JobSpec> {
   const limits: InputLimits = { maxN: config.MAX_N, maxMachines: config.MAX_MACHINES };
@@ -37,6 +42,12 @@ export async function toJobSpec(body: CreateJobRequest, config: Config, matrices
     validateGeneratorSpec(spec, limits);
     n = spec.n;
     matrix = { kind: 'generator', spec };
+  } else if (isCoordinateInput(body.matrix)) {
+    const input = body.matrix;
+    const A = withLimitNames(() => buildCsrMatrix(input, { maxN: config.MAX_N_SPARSE, maxNnz: config.MAX_NNZ }));
+    n = A.rows;
+    storage = storageOfCoordinateMatrix(n, nnzOf(A), { maxN: config.MAX_N });
+    matrix = storage === 'csr' ? { kind: 'csr', A, format: input.format } : { kind: 'dense', A: csrToDense(A), format: input.format };
   } else {
     const A = buildMatrix(body.matrix, limits);
     n = A.rows;
@@ -67,6 +78,17 @@ export async function toJobSpec(body: CreateJobRequest, config: Config, matrices
     options: jobOptions(body.options, config),
     storage,
   };
+}
+
+/** The sparse readers' 413 names the limit's value; this adds the setting that holds it. */
+function withLimitNames<T>(build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    if (!(error instanceof ProblemTooLargeError)) throw error;
+    const setting = 'maxNnz' in error.details ? 'MAX_NNZ' : 'MAX_N_SPARSE';
+    throw new ProblemTooLargeError(`${error.message.replace(/\.$/, '')} (${setting}).`, error.details);
+  }
 }
 
 function jobOptions(options: CreateJobRequest['options'], config: Config): JobOptions {

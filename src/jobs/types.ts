@@ -8,6 +8,7 @@ import type { Analysis } from '../solvers/analysis/types.js';
 import type { WorkProgress } from '../solvers/cooperative.js';
 import type { GeneratorSpec, MatrixFormat } from '../solvers/input/types.js';
 import type { DenseMatrix } from '../solvers/matrix.js';
+import type { CsrMatrix } from '../solvers/sparse/csr.js';
 import type { MatrixMarketField, MatrixMarketSymmetry } from '../solvers/sparse/matrixMarketStream.js';
 import type { RunResult } from '../solvers/runner/types.js';
 
@@ -74,6 +75,8 @@ export interface JobSpec {
   /** The matrix itself (dense, COO and Matrix Market inputs) or a generator run by the worker. */
   matrix:
     | { kind: 'dense'; A: DenseMatrix; format: Exclude<MatrixFormat, 'generator' | 'stored'> }
+    /** A sparse coordinate input (COO, Matrix Market coordinate) kept as CSR (./storage.ts says when). */
+    | { kind: 'csr'; A: CsrMatrix; format: 'coo' | 'matrix-market' }
     | { kind: 'generator'; spec: GeneratorSpec }
     /** A matrix uploaded with POST /v1/matrices, read by the worker. */
     | { kind: 'stored'; matrixId: string };

@@ -83,7 +83,11 @@ export const JobSchema = z
     attempts: z.number().int().describe('Times a worker started the job (more than 1 after a retry).'),
     storage: z
       .enum(MATRIX_STORAGES)
-      .describe('How the matrix is held: dense n x n, or compressed sparse rows (csr). As planned while queued, as run once started.'),
+      .describe(
+        'How the matrix is held: dense n x n, or compressed sparse rows (csr). As planned while queued, as run once started. ' +
+          'csr: a stored matrix, or a COO / Matrix Market coordinate input listing at most 5% of its n^2 entries or with n > MAX_N; ' +
+          'dense: dense rows, Matrix Market arrays, generators and denser coordinate inputs.',
+      ),
     backend: z
       .enum(NUMERIC_BACKENDS)
       .nullable()

@@ -45,14 +45,25 @@ const CooInput = z.strictObject({
   format: z.literal('coo'),
   rows: size,
   cols: size,
-  entries: z.array(z.tuple([index, index, EntrySchema])).describe('[i, j, value] triplets, 0-based; duplicates are summed.'),
+  entries: z
+    .array(z.tuple([index, index, EntrySchema]))
+    .describe(
+      '[i, j, value] triplets, 0-based, in any order; each (i, j) at most once (a duplicate is a 422 naming both entries). ' +
+        'At most MAX_NNZ entries and n <= MAX_N_SPARSE (413). Parsed to CSR: computed on CSR (storage "csr", never densified) ' +
+        'when at most 5% of the n^2 entries are listed or n > MAX_N, else on the dense path.',
+    ),
 });
 const MatrixMarketInput = z.strictObject({
   format: z.literal('matrix-market'),
   data: z
     .string()
     .min(1)
-    .describe('The text of a Matrix Market file (coordinate or array; real, integer or pattern; general or symmetric).'),
+    .describe(
+      'The text of a Matrix Market file (coordinate or array; real, integer or pattern; general, symmetric or skew-symmetric). ' +
+        'The coordinate format is read as a matrix upload is (POST /v1/matrices): n <= MAX_N_SPARSE and at most MAX_NNZ stored ' +
+        'entries (413), an entry given twice or out of range is a 422 naming its line; it then runs on CSR or dense by the rule of ' +
+        'the COO input. The array format is dense (n <= MAX_N).',
+    ),
 });
 
 const StoredMatrixInput = z.strictObject({

@@ -6,6 +6,7 @@
  */
 import type { Logger } from 'pino';
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
+import { nnzOf } from '../../solvers/sparse/csr.js';
 import { JobNotFinishedError, JobNotFoundError, RunNotFoundError, type JobError } from '../errors.js';
 import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
 import { jobFromDocument, type StoredInput } from '../store/jobDocument.js';
@@ -36,11 +37,18 @@ export class JobRepository {
           ? { format: 'generator', spec: spec.matrix.spec }
           : spec.matrix.kind === 'stored'
             ? { format: 'stored', matrixId: spec.matrix.matrixId }
-            : { format: spec.matrix.format };
+            : spec.matrix.kind === 'csr'
+              ? { format: spec.matrix.format, nnz: nnzOf(spec.matrix.A) }
+              : { format: spec.matrix.format };
       const { type, n, m, algorithms, options, storage } = spec;
       await this.store.create(
         { id, type, n, m, algorithms, options, input, hasRhs: spec.rhs !== null, createdAt, storage },
-        { matrix: spec.matrix.kind === 'dense' ? spec.matrix.A.data : null, rhs: spec.rhs, assignment: spec.assignment },
+        {
+          matrix: spec.matrix.kind === 'dense' ? spec.matrix.A.data : null,
+          csr: spec.matrix.kind === 'csr' ? spec.matrix.A : null,
+          rhs: spec.rhs,
+          assignment: spec.assignment,
+        },
       );
       try {
         await this.queue.add(id, type);

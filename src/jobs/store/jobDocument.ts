@@ -20,10 +20,14 @@ import type {
 
 /**
  * How the matrix was given; generator specs are run by the worker, stored matrices (POST
- * /v1/matrices) are read by the worker from the matrix store.
+ * /v1/matrices) are read by the worker from the matrix store, sparse coordinate inputs from the
+ * job's own CSR keys.
  */
 export type StoredInput =
-  { format: 'dense' | 'coo' | 'matrix-market' } | { format: 'generator'; spec: GeneratorSpec } | { format: 'stored'; matrixId: string };
+  /** `nnz` present: A is stored as binary CSR (JobKeys.csr) with that many entries, else dense (JobKeys.matrix). */
+  | { format: 'dense' | 'coo' | 'matrix-market'; nnz?: number }
+  | { format: 'generator'; spec: GeneratorSpec }
+  | { format: 'stored'; matrixId: string };
 
 export const SUMMARY_FIELDS = ['id', 'type', 'status', 'createdAt', 'startedAt', 'finishedAt', 'n', 'm'] as const;
 

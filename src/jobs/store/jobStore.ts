@@ -6,6 +6,7 @@
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
+import type { CsrMatrix } from '../../solvers/sparse/csr.js';
 import type { Trace } from '../../solvers/runner/types.js';
 import { JobInputMissingError } from '../errors.js';
 import type { JobProgress, JobResult, JobStatus, JobSummary, MatrixStorage, NumericBackend, ProblemDetails } from '../types.js';
@@ -19,7 +20,7 @@ import {
   type NewDocument,
 } from './jobDocument.js';
 import { JobKeys } from './keys.js';
-import { MatrixStore } from './matrixStore.js';
+import { MatrixStore, queueCsrCommit, readCsr, writePendingCsr } from './matrixStore.js';
 import { readyJobFrom, type ReadyJob, type StoredInputs, type WorkerLimits } from './readyJob.js';
 import { defineScripts, queueScript, runScript } from './scripts.js';
 
@@ -79,19 +80,33 @@ export class JobStore {
     defineScripts(redis);
   }
 
-  /** Document, inputs and index entry in one MULTI. */
-  async create(doc: NewDocument, inputs: { matrix: Float64Array | null; rhs: Float64Array | null; assignment: Int32Array }): Promise<void> {
+  /**
+   * Document, inputs and index entry in one MULTI. A CSR matrix (a sparse coordinate input; the
+   * document's input then says its nnz) is first written in pieces under temporary keys, as a stored
+   * matrix is (./matrixStore.ts), and renamed in that MULTI: a job exists with all its inputs or not at all.
+   */
+  async create(
+    doc: NewDocument,
+    inputs: { matrix: Float64Array | null; csr?: CsrMatrix | null; rhs: Float64Array | null; assignment: Int32Array },
+  ): Promise<void> {
     const { keys } = this;
     const ttl = this.ttlSeconds;
+    const pending = inputs.csr ? await writePendingCsr(this.redis, keys.pendingCsr(doc.id), inputs.csr) : null;
     const multi = this.redis.multi();
     multi.hset(keys.doc(doc.id), newDocumentFields(doc));
     multi.expire(keys.doc(doc.id), ttl);
     if (inputs.matrix) multi.set(keys.matrix(doc.id), bytesOf(inputs.matrix), 'EX', ttl);
+    if (pending) queueCsrCommit(multi, pending, keys.csr(doc.id), ttl);
     if (inputs.rhs) multi.set(keys.rhs(doc.id), bytesOf(inputs.rhs), 'EX', ttl);
     multi.set(keys.assignment(doc.id), bytesOf(inputs.assignment), 'EX', ttl);
     // Equal scores: the index is ordered by member, and ULIDs sort by creation time.
     multi.zadd(keys.index, 0, doc.id);
-    await execOrThrow(multi);
+    try {
+      await execOrThrow(multi);
+    } catch (error) {
+      if (pending) await this.redis.del(...Object.values(pending)).catch(() => undefined);
+      throw error;
+    }
   }
 
   /** Remove a job that could not be queued (best effort: its keys expire anyway). */
@@ -147,6 +162,9 @@ export class JobStore {
     if (!problem) throw new JobInputMissingError(id, 'job document');
     const inputs: StoredInputs = { matrix: matrix as Buffer | null, rhs: rhs as Buffer | null, assignment: assignment as Buffer | null };
     if (problem.input.format === 'stored') inputs.storedMatrix = (await this.matrices.csr(problem.input.matrixId))?.csr ?? null;
+    else if ('nnz' in problem.input && problem.input.nnz !== undefined) {
+      inputs.csr = await readCsr(this.redis, keys.csr(id), problem.n, problem.input.nnz);
+    }
     return { state: 'running', job: readyJobFrom(problem, inputs, limits) };
   }
 

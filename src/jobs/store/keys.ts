@@ -3,6 +3,7 @@
  * `${KEY_PREFIX}:${QUEUE_NAME}:*` keys.
  */
 import { ALGORITHM_IDS, type AlgorithmId } from '../../solvers/algorithms/registry.js';
+import { csrKeys } from './matrixStore.js';
 
 export class JobKeys {
   private readonly base: string;
@@ -30,6 +31,16 @@ export class JobKeys {
     return `${this.doc(id)}:A`;
   }
 
+  /** Prefix of A's binary CSR keys (./matrixStore.ts's csrKeys), for a sparse coordinate input. */
+  csr(id: string): string {
+    return `${this.doc(id)}:csr`;
+  }
+
+  /** Prefix of the temporary CSR keys while a job is being created. */
+  pendingCsr(id: string): string {
+    return `${this.doc(id)}:pending`;
+  }
+
   /** b: n float64 (absent when b = A * ones). */
   rhs(id: string): string {
     return `${this.doc(id)}:rhs`;
@@ -54,6 +65,7 @@ export class JobKeys {
     return [
       this.doc(id),
       this.matrix(id),
+      ...Object.values(csrKeys(this.csr(id))),
       this.rhs(id),
       this.assignment(id),
       ...ALGORITHM_IDS.flatMap((a) => [this.solution(id, a), this.trace(id, a)]),

@@ -9,19 +9,18 @@ import type { DenseMatrix } from '../../solvers/matrix.js';
 import { partitionFromAssignment, type Partition } from '../../solvers/problem.js';
 import type { CsrMatrix } from '../../solvers/sparse/csr.js';
 import { JobInputMissingError, MatrixNotFoundError } from '../errors.js';
-import { storageOfStoredMatrix } from '../storage.js';
+import { checkCsrJobSize, storageOfStoredMatrix } from '../storage.js';
 import type { JobOptions, JobType } from '../types.js';
 import { float64From, int32From } from './binary.js';
 import type { StoredProblem } from './jobDocument.js';
 
 /**
- * The matrix of a job, in the storage it is computed from. Dense (row-major) is the only one so
- * far; a sparse storage (CSR rows) becomes another member of this union, so that the rest of the
- * ready job does not change with it.
+ * The matrix of a job, in the storage it is computed from (../storage.ts decides which): dense
+ * (row-major) or CSR rows (a stored matrix, or a sparse coordinate input), never densified.
  */
 export type MatrixSource = { storage: 'dense'; A: DenseMatrix } | { storage: 'csr'; A: CsrMatrix };
 
-/** The worker's own size limits (MAX_N for dense matrices it decodes or generates, MAX_N_SPARSE for stored ones). */
+/** The worker's own size limits (MAX_N for dense matrices it decodes or generates, MAX_N_SPARSE for CSR ones). */
 export interface WorkerLimits {
   maxN: number;
   maxNSparse: number;
@@ -48,6 +47,8 @@ export interface StoredInputs {
   assignment: Buffer | null;
   /** The CSR matrix of a job on a stored matrix (null when it is gone); undefined for the others. */
   storedMatrix?: CsrMatrix | null;
+  /** The job's own CSR matrix (a sparse coordinate input; null when it expired); undefined for the others. */
+  csr?: CsrMatrix | null;
 }
 
 /**
@@ -76,6 +77,11 @@ function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: P
     if (!inputs.storedMatrix) throw new MatrixNotFoundError(input.matrixId, ` (named by job '${problem.id}')`);
     storageOfStoredMatrix(input.matrixId, inputs.storedMatrix.rows, limits);
     return { storage: 'csr', A: inputs.storedMatrix };
+  }
+  if (input.nnz !== undefined) {
+    if (!inputs.csr) throw new JobInputMissingError(problem.id, 'matrix');
+    checkCsrJobSize(problem.id, inputs.csr.rows, limits);
+    return { storage: 'csr', A: inputs.csr };
   }
   const bytes = inputs.matrix;
   if (!bytes) throw new JobInputMissingError(problem.id, 'matrix');

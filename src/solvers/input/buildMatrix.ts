@@ -4,9 +4,18 @@
  * non-finite numbers raise NonFiniteValueError naming "matrix entry (i, j)" (0-based); other strings,
  * numeric ones included, raise InvalidEntryError.
  */
-import { DimensionMismatchError, InvalidEntryError, InvalidParameterError, NotSquareError } from '../errors.js';
+import { DimensionMismatchError, InvalidParameterError, NotSquareError } from '../errors.js';
 import type { DenseMatrix } from '../matrix.js';
-import { checkAllFinite, checkDenseSize, describeValue, entryToNumber, matrixEntryName } from './entries.js';
+import {
+  checkAllFinite,
+  checkCooEntriesArray,
+  checkDenseSize,
+  cooEntry,
+  cooSize,
+  describeValue,
+  entryToNumber,
+  matrixEntryName,
+} from './entries.js';
 import { generateMatrix } from './generators.js';
 import { parseMatrixMarket } from './matrixMarket.js';
 import { MATRIX_FORMATS, type EntryValue, type InputLimits, type MatrixInput } from './types.js';
@@ -79,53 +88,15 @@ function denseFromRows(rows: EntryValue[][], limits: InputLimits | undefined): D
 
 /** COO triplets [i, j, v], 0-based; duplicated coordinates are summed. */
 function denseFromCoo(rows: number, cols: number, entries: [number, number, EntryValue][], limits: InputLimits | undefined): DenseMatrix {
-  for (const [name, value] of [
-    ['rows', rows],
-    ['cols', cols],
-  ] as const) {
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-      throw new InvalidParameterError(`coo ${name} must be an integer >= 1; got ${describeValue(value)}.`, { parameter: name });
-    }
-  }
-  if (rows !== cols) throw new NotSquareError(rows, cols, 'rectangular COO matrix');
-  const n = rows;
+  const n = cooSize(rows, cols);
   checkDenseSize(n, limits, 'COO matrix');
-  if (!Array.isArray(entries))
-    throw new InvalidParameterError(`coo entries must be an array of [i, j, value]; got ${describeValue(entries)}.`, {
-      parameter: 'entries',
-    });
+  checkCooEntriesArray(entries);
   const data = new Float64Array(n * n);
   for (let k = 0; k < entries.length; k++) {
-    const entry = entries[k];
-    if (!Array.isArray(entry) || entry.length !== 3) {
-      throw new InvalidEntryError(
-        `COO entry ${k} is ${describeValue(entry)}${Array.isArray(entry) ? ` of length ${entry.length}` : ''}; each entry must be [i, j, value].`,
-        {
-          entry: k,
-        },
-      );
-    }
-    const i = cooIndex(entry[0], n, 'row', k);
-    const j = cooIndex(entry[1], n, 'column', k);
-    data[i * n + j] += entryToNumber(entry[2], matrixEntryName(i, j));
+    const [i, j, value] = cooEntry(entries[k], n, k);
+    data[i * n + j] += value;
   }
   const matrix = { rows: n, cols: n, data };
   checkAllFinite(matrix); // summed duplicates can overflow
   return matrix;
-}
-
-function cooIndex(value: unknown, n: number, what: 'row' | 'column', entry: number): number {
-  if (typeof value !== 'number' || !Number.isInteger(value)) {
-    throw new InvalidEntryError(`COO entry ${entry} has ${what} index ${describeValue(value)}; indices must be 0-based integers.`, {
-      entry,
-    });
-  }
-  if (value < 0 || value >= n) {
-    throw new DimensionMismatchError(`COO entry ${entry} has ${what} index ${value}, outside 0..${n - 1} (indices are 0-based).`, {
-      entry,
-      [what]: value,
-      n,
-    });
-  }
-  return value;
 }

@@ -1,7 +1,14 @@
 /**
  * Checks shared by the input builders: one entry value, the size of a matrix before it is allocated.
  */
-import { InvalidEntryError, NonFiniteValueError, ProblemTooLargeError } from '../errors.js';
+import {
+  DimensionMismatchError,
+  InvalidEntryError,
+  InvalidParameterError,
+  NonFiniteValueError,
+  NotSquareError,
+  ProblemTooLargeError,
+} from '../errors.js';
 import type { DenseMatrix } from '../matrix.js';
 import type { EntryValue, InputLimits } from './types.js';
 
@@ -88,4 +95,59 @@ export function checkAllFinite(a: DenseMatrix): void {
       throw new NonFiniteValueError(matrixEntryName(i, k - i * cols), data[k]);
     }
   }
+}
+
+/** The n of a COO input's `rows` and `cols`: integers >= 1 (InvalidParameterError), equal (NotSquareError). */
+export function cooSize(rows: unknown, cols: unknown): number {
+  for (const [name, value] of [
+    ['rows', rows],
+    ['cols', cols],
+  ] as const) {
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
+      throw new InvalidParameterError(`coo ${name} must be an integer >= 1; got ${describeValue(value)}.`, { parameter: name });
+    }
+  }
+  if (rows !== cols) throw new NotSquareError(rows as number, cols as number, 'rectangular COO matrix');
+  return rows as number;
+}
+
+export function checkCooEntriesArray(entries: unknown): asserts entries is unknown[] {
+  if (!Array.isArray(entries))
+    throw new InvalidParameterError(`coo entries must be an array of [i, j, value]; got ${describeValue(entries)}.`, {
+      parameter: 'entries',
+    });
+}
+
+/**
+ * COO entry k of an n x n matrix as [i, j, value]: InvalidEntryError for a malformed triplet or a
+ * non-integer index, DimensionMismatchError for an index outside 0..n-1, entryToNumber's errors
+ * (naming "matrix entry (i, j)") for the value.
+ */
+export function cooEntry(entry: unknown, n: number, k: number): [number, number, number] {
+  if (!Array.isArray(entry) || entry.length !== 3) {
+    throw new InvalidEntryError(
+      `COO entry ${k} is ${describeValue(entry)}${Array.isArray(entry) ? ` of length ${entry.length}` : ''}; each entry must be [i, j, value].`,
+      { entry: k },
+    );
+  }
+  const [row, column, value] = entry as [unknown, unknown, unknown];
+  const i = cooIndex(row, n, 'row', k);
+  const j = cooIndex(column, n, 'column', k);
+  return [i, j, entryToNumber(value, matrixEntryName(i, j))];
+}
+
+function cooIndex(value: unknown, n: number, what: 'row' | 'column', entry: number): number {
+  if (typeof value !== 'number' || !Number.isInteger(value)) {
+    throw new InvalidEntryError(`COO entry ${entry} has ${what} index ${describeValue(value)}; indices must be 0-based integers.`, {
+      entry,
+    });
+  }
+  if (value < 0 || value >= n) {
+    throw new DimensionMismatchError(`COO entry ${entry} has ${what} index ${value}, outside 0..${n - 1} (indices are 0-based).`, {
+      entry,
+      [what]: value,
+      n,
+    });
+  }
+  return value;
 }

@@ -51,7 +51,10 @@ export type GeneratorSpec = { [G in GeneratorName]: { generator: G } & Generator
 interface MatrixInputFields {
   /** Row-major rows. */
   dense: { data: EntryValue[][] };
-  /** [i, j, value] triplets, 0-based; duplicates are summed. */
+  /**
+   * [i, j, value] triplets, 0-based. buildMatrix (dense) sums duplicates; buildCsrMatrix
+   * (./coordinateInput.ts, the service's reader) refuses them, as a Matrix Market upload does.
+   */
   coo: { rows: number; cols: number; entries: [number, number, EntryValue][] };
   /** The text of a Matrix Market file. */
   'matrix-market': { data: string };
