@@ -1,0 +1,279 @@
+/**
+ * /v1/studies: create (202 + Location), list, read, cancel, delete, Server-Sent Events, the raw
+ * samples as CSV and the figures as SVG. A study belongs to the API key that created it: another
+ * key's study answers 404, and lists show the caller's own (everything without keys).
+ */
+import type { FastifyContentTypeParser, FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod, FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { StoreUnavailableError } from '../../jobs/errors.js';
+import { StudyNotFinishedError, StudyNotFoundError } from '../../jobs/studies/errors.js';
+import { FINISHED_STUDY_STATUSES, type StudyEvent, type StudyService } from '../../jobs/studies/types.js';
+import { renderStudyFigure } from '../figures/studyFigure.js';
+import { problemResponses } from '../schemas/problem.js';
+import {
+  CreateStudyRequestSchema,
+  ListStudiesQuerySchema,
+  StudyFigureParamsSchema,
+  StudyIdParamsSchema,
+  StudyPageSchema,
+  StudySchema,
+} from '../schemas/study.js';
+
+export interface StudyRoutesOptions {
+  /** null: the routes exist (OpenAPI) but answer 503. */
+  studyService: StudyService | null;
+  /** The owner (API key id) recorded on a study the request creates; null without keys. */
+  ownerOf: (request: FastifyRequest) => string | null;
+  /** The owner the request's reads are confined to; null for an admin key or without keys (every study). */
+  requesterOf: (request: FastifyRequest) => string | null;
+  /** Throws (413) when a study of `samples` sample-analyses exceeds the request's API key limit. */
+  assertSamples: (request: FastifyRequest, samples: number) => void;
+  heartbeatMs: number;
+}
+
+const unavailable = (): never => {
+  throw new StoreUnavailableError('this process runs no study service');
+};
+const offlineStudies: StudyService = {
+  create: unavailable,
+  get: unavailable,
+  list: unavailable,
+  cancel: unavailable,
+  remove: unavailable,
+  samplesCsv: unavailable,
+  subscribe: unavailable,
+  close: () => Promise.resolve(),
+};
+
+const ignoreBody: FastifyContentTypeParser = (_request, payload, done) => {
+  payload.on('error', (error) => done(error, undefined));
+  payload.on('end', () => done(null, undefined));
+  payload.resume();
+};
+
+const EVENTS_DESCRIPTION = `text/event-stream. Events:
+- \`event: status\`, data \`{ "status": StudyStatus, "study": Study }\`: first the status at subscription time, then each change;
+- \`event: progress\`, data \`StudyProgress\` (samples done of the total, per grid point) after each chunk a worker finishes.
+The stream ends after the status event of a finished study. Lines starting with ":" are heartbeats.`;
+
+export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app, options) => {
+  const studies = options.studyService ?? offlineStudies;
+  const { ownerOf, requesterOf: readerOf, assertSamples } = options;
+
+  app.post(
+    '/studies',
+    {
+      schema: {
+        tags: ['studies'],
+        operationId: 'createStudy',
+        summary: "Submit a study: a grid of settings x seeded samples x metrics (the paper's experiments as presets)",
+        description: [
+          'Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many',
+          'grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N),',
+          'before anything is queued; then queues it as a BullMQ flow whose children (chunks of samples) any worker takes.',
+          'Answers 202 with the study and its URL in `Location`.',
+        ].join(' '),
+        body: CreateStudyRequestSchema,
+        response: {
+          202: {
+            description: 'The study, queued.',
+            headers: { Location: { type: 'string', description: 'The URL of the study, `/v1/studies/{id}`.', required: true } },
+            content: { 'application/json': { schema: StudySchema } },
+          },
+          ...problemResponses(400, 413, 415, 422, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const study = await studies.create(request.body, ownerOf(request), (samples) => assertSamples(request, samples));
+      request.log.info({ studyId: study.id, points: study.points.length, samples: study.progress.total }, 'study created');
+      return reply.code(202).header('location', `/v1/studies/${study.id}`).send(study);
+    },
+  );
+
+  app.get(
+    '/studies',
+    {
+      schema: {
+        tags: ['studies'],
+        operationId: 'listStudies',
+        summary: 'List studies, newest first',
+        description: 'Pages of study summaries; pass `nextCursor` as `cursor` for the next page. Optional status filter.',
+        querystring: ListStudiesQuerySchema,
+        response: { 200: StudyPageSchema, ...problemResponses(400, 503) },
+      },
+    },
+    async (request) => studies.list(request.query, readerOf(request)),
+  );
+
+  app.get(
+    '/studies/:id',
+    {
+      schema: {
+        tags: ['studies'],
+        operationId: 'getStudy',
+        summary: 'A study: status, progress, and once it has succeeded its results per grid point',
+        params: StudyIdParamsSchema,
+        response: { 200: StudySchema, ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request) => studies.get(request.params.id, readerOf(request)),
+  );
+
+  app.get(
+    '/studies/:id/samples.csv',
+    {
+      schema: {
+        tags: ['studies'],
+        operationId: 'getStudySamples',
+        summary: 'The raw per-sample values as CSV (point, settings, sample, seed, status, reason, one column per metric)',
+        params: StudyIdParamsSchema,
+        response: {
+          200: { description: 'CSV text (RFC 4180), the samples stored so far.', content: { 'text/csv': { schema: z.string() } } },
+          ...problemResponses(400, 404, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const csv = await studies.samplesCsv(request.params.id, readerOf(request));
+      return reply
+        .type('text/csv; charset=utf-8')
+        .header('content-disposition', `attachment; filename="study-${request.params.id}.csv"`)
+        .send(csv);
+    },
+  );
+
+  app.get(
+    '/studies/:id/figures/:name',
+    {
+      schema: {
+        tags: ['studies'],
+        operationId: 'getStudyFigure',
+        summary: "A figure of the study's results as SVG (names in the study's `figures`)",
+        description: '409 until the study has succeeded; 404 for a figure the study does not have.',
+        params: StudyFigureParamsSchema,
+        response: {
+          200: { description: 'An SVG image.', content: { 'image/svg+xml': { schema: z.string() } } },
+          ...problemResponses(400, 404, 409, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const study = await studies.get(request.params.id, readerOf(request));
+      const name = request.params.name.replace(/\.svg$/, '');
+      const figure = study.figures.find((candidate) => candidate.name === name);
+      if (!figure) throw new StudyNotFoundError(`${study.id}/figures/${name}`);
+      if (study.status !== 'succeeded' || !study.result)
+        throw new StudyNotFinishedError(study.id, study.status, 'its figures exist once it has succeeded');
+      return reply.type('image/svg+xml; charset=utf-8').send(renderStudyFigure(figure, study.result));
+    },
+  );
+
+  await app.register(bodylessStudyRoutes, { studies, readerOf, heartbeatMs: options.heartbeatMs });
+};
+
+const bodylessStudyRoutes: FastifyPluginCallbackZod<{
+  studies: StudyService;
+  readerOf: StudyRoutesOptions['requesterOf'];
+  heartbeatMs: number;
+}> = (bodyless, { studies, readerOf, heartbeatMs }, done) => {
+  bodyless.removeAllContentTypeParsers();
+  bodyless.addContentTypeParser('*', ignoreBody);
+
+  bodyless.post(
+    '/studies/:id/cancel',
+    {
+      schema: {
+        tags: ['studies'],
+        operationId: 'cancelStudy',
+        summary: 'Cancel a study and its unfinished chunks',
+        description:
+          'Queued chunks are removed; running ones stop within ~50 ms of computation and store nothing. A finished study is returned unchanged.',
+        params: StudyIdParamsSchema,
+        response: { 200: StudySchema, ...problemResponses(400, 404, 503) },
+      },
+    },
+    async (request) => studies.cancel(request.params.id, readerOf(request)),
+  );
+
+  bodyless.delete(
+    '/studies/:id',
+    {
+      schema: {
+        tags: ['studies'],
+        operationId: 'deleteStudy',
+        summary: 'Delete a finished study, its BullMQ parent and children and its stored samples',
+        description: '409 while it is queued or running (cancel it first).',
+        params: StudyIdParamsSchema,
+        response: { 204: z.undefined().describe('Deleted.'), ...problemResponses(400, 404, 409, 503) },
+      },
+    },
+    async (request, reply) => {
+      await studies.remove(request.params.id, readerOf(request));
+      return reply.code(204).send();
+    },
+  );
+
+  const openStreams = new Set<() => void>();
+  bodyless.addHook('preClose', (hookDone) => {
+    for (const end of openStreams) end();
+    hookDone();
+  });
+
+  bodyless.get(
+    '/studies/:id/events',
+    {
+      schema: {
+        tags: ['studies'],
+        operationId: 'streamStudyEvents',
+        summary: 'Progress and status changes of a study (Server-Sent Events)',
+        description: EVENTS_DESCRIPTION,
+        params: StudyIdParamsSchema,
+        response: {
+          200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
+          ...problemResponses(400, 404, 503),
+        },
+      },
+    },
+    async (request, reply) => {
+      const raw = reply.raw;
+      const early: StudyEvent[] = [];
+      let streaming = false;
+      let ended = false;
+      let heartbeat: NodeJS.Timeout | undefined = undefined;
+      let unsubscribe: (() => void) | undefined = undefined;
+      const end = (): void => {
+        if (ended) return;
+        ended = true;
+        openStreams.delete(end);
+        clearInterval(heartbeat);
+        unsubscribe?.();
+        if (!raw.writableEnded) raw.end();
+      };
+      const write = (event: StudyEvent): void => {
+        if (ended) return;
+        raw.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+        if (event.event === 'status' && FINISHED_STUDY_STATUSES.includes(event.data.status)) end();
+      };
+      // Throws StudyNotFoundError (404) before anything is sent.
+      unsubscribe = await studies.subscribe(request.params.id, readerOf(request), (event) =>
+        streaming ? write(event) : early.push(event),
+      );
+      reply.hijack();
+      raw.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+      });
+      raw.write(': stream of study events\nretry: 2000\n\n');
+      streaming = true;
+      openStreams.add(end);
+      raw.on('close', end);
+      heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
+      for (const event of early.splice(0)) write(event);
+    },
+  );
+  done();
+};

@@ -1,0 +1,223 @@
+/**
+ * StudyService over Redis and BullMQ, for the API process. A study is validated and planned
+ * (./studyQueues.ts limits: 413/422 before anything is stored or queued), stored, then queued as
+ * one BullMQ flow: a parent in the parents' queue whose children are the plan's chunks. Children
+ * run on any worker (retried with backoff when they fail or their worker dies); a child that fails
+ * for good does not block the parent (ignoreDependencyOnFailure), whose aggregation then reports
+ * its samples as failed.
+ */
+import { FlowProducer, Queue } from 'bullmq';
+import type { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { planStudy, type StudyPlan } from '../../solvers/studies/plan.js';
+import type { StudyRequest } from '../../solvers/studies/presets.js';
+import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
+import { decodeCursor, encodeCursor } from '../service/listCursor.js';
+import {
+  createFailFastConnection,
+  createSubscriberConnection,
+  logConnectionErrors,
+  storeCall,
+  waitUntilConnected,
+} from '../store/redisConnection.js';
+import { StudyNotFinishedError, StudyNotFoundError } from './errors.js';
+import { samplesCsv } from './samplesCsv.js';
+import { StudyEventHub } from './studyEventHub.js';
+import { chunkJobId, studyLimits, studyQueueNames, type StudyChunkData, type StudyParentData } from './studyQueues.js';
+import { StudyStore, type StoredStudy } from './studyStore.js';
+import { studyOf, summaryOf } from './studyView.js';
+import { FINISHED_STUDY_STATUSES, type Study, type StudyEvent, type StudyPage, type StudyService, type StudyStatus } from './types.js';
+
+const START_WAIT_MS = 5000;
+const LIST_SCAN_BUDGET = 5000;
+
+export class RedisStudyService implements StudyService {
+  private closed = false;
+
+  private constructor(
+    private readonly config: Config,
+    private readonly store: StudyStore,
+    private readonly flow: FlowProducer,
+    private readonly parents: Queue<StudyParentData>,
+    private readonly hub: StudyEventHub,
+    private readonly connections: Redis[],
+  ) {}
+
+  static async start(config: Config, logger: Logger): Promise<RedisStudyService> {
+    if (!config.REDIS_URL) throw new Error('RedisStudyService needs REDIS_URL');
+    const log = logger.child({ component: 'studies' });
+    const commands = createFailFastConnection(config.REDIS_URL, 'lss-api-studies');
+    const queueConnection = createFailFastConnection(config.REDIS_URL, 'lss-api-studies-queue');
+    const subscriber = createSubscriberConnection(config.REDIS_URL, 'lss-api-studies-events');
+    logConnectionErrors(commands, log, 'studies');
+    logConnectionErrors(queueConnection, log, 'studies queue');
+    const store = new StudyStore(commands, config.KEY_PREFIX, config.STUDY_QUEUE_NAME, config.JOB_TTL_SECONDS);
+    const names = studyQueueNames(config);
+    const flow = new FlowProducer({ connection: queueConnection, prefix: config.KEY_PREFIX });
+    const parents = new Queue<StudyParentData>(names.parents, { connection: queueConnection, prefix: config.KEY_PREFIX });
+    flow.on('error', (err: Error) => log.debug({ err: err.message }, 'flow producer error'));
+    parents.on('error', (err: Error) => log.debug({ err: err.message }, 'study queue error'));
+    let service: RedisStudyService | null = null;
+    const hub = new StudyEventHub(subscriber, store.keys.events, (id) => service!.read(id), log);
+    service = new RedisStudyService(config, store, flow, parents, hub, [queueConnection, commands]);
+    await Promise.all([waitUntilConnected(commands, START_WAIT_MS), hub.listen(START_WAIT_MS)]);
+    return service;
+  }
+
+  private plan(request: StudyRequest): StudyPlan {
+    return planStudy(request, studyLimits(this.config));
+  }
+
+  /** The study, or null when it does not exist (any owner). */
+  private async read(id: string): Promise<Study | null> {
+    const stored = JOB_ID_PATTERN.test(id) ? await this.store.get(id) : null;
+    return stored ? studyOf(this.plan(stored.record.request), stored) : null;
+  }
+
+  /** The stored study, if it exists and the requester may see it (a key sees its own; no key sees all). */
+  private async visible(id: string, requester: string | null): Promise<StoredStudy> {
+    const stored = JOB_ID_PATTERN.test(id) ? await this.store.get(id) : null;
+    if (!stored || (requester !== null && stored.record.owner !== requester)) throw new StudyNotFoundError(id);
+    return stored;
+  }
+
+  async create(request: StudyRequest, owner: string | null, checkSamples?: (samples: number) => void): Promise<Study> {
+    // Throws InvalidParameterError (422) or ProblemTooLargeError (413) before anything is stored.
+    const plan = this.plan(request);
+    checkSamples?.(plan.points.length * plan.definition.samples);
+    return storeCall(async () => {
+      const now = Date.now();
+      const id = newJobId(now);
+      const chunks = plan.chunks.map((chunk): [number, number, number] => [chunk.group, chunk.start, chunk.end]);
+      await this.store.create({ id, owner, createdAt: new Date(now).toISOString(), request, chunks });
+      const names = studyQueueNames(this.config);
+      const retention = { removeOnComplete: { age: this.config.JOB_TTL_SECONDS }, removeOnFail: { age: this.config.JOB_TTL_SECONDS } };
+      try {
+        await this.flow.add({
+          name: 'study',
+          queueName: names.parents,
+          data: { id } satisfies StudyParentData,
+          opts: {
+            jobId: id,
+            attempts: this.config.JOB_ATTEMPTS,
+            backoff: { type: 'exponential', delay: this.config.JOB_BACKOFF_MS },
+            ...retention,
+          },
+          children: plan.chunks.map((chunk) => ({
+            name: 'chunk',
+            queueName: names.chunks,
+            data: { id, chunk: chunk.index } satisfies StudyChunkData,
+            opts: {
+              jobId: chunkJobId(id, chunk.index),
+              attempts: this.config.JOB_ATTEMPTS,
+              backoff: { type: 'exponential', delay: this.config.JOB_BACKOFF_MS },
+              // A chunk failed for good is reported by the parent's aggregation, not a reason to drop the study.
+              ignoreDependencyOnFailure: true,
+              ...retention,
+            },
+          })),
+        });
+      } catch (error) {
+        await this.store.remove(id, owner).catch(() => undefined);
+        throw error;
+      }
+      const stored = await this.store.get(id);
+      return studyOf(plan, stored!);
+    });
+  }
+
+  async get(id: string, requester: string | null): Promise<Study> {
+    return storeCall(async () => {
+      const stored = await this.visible(id, requester);
+      return studyOf(this.plan(stored.record.request), stored);
+    });
+  }
+
+  async list(query: { status?: StudyStatus; limit: number; cursor?: string }, requester: string | null): Promise<StudyPage> {
+    const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    return storeCall(async () => {
+      const items: StudyPage['items'] = [];
+      let before = after;
+      let scanned = 0;
+      let exhausted = false;
+      while (items.length < query.limit && scanned < LIST_SCAN_BUDGET) {
+        const ids = await this.store.indexPage(before, Math.min(100, query.limit * 2), requester);
+        if (ids.length === 0) {
+          exhausted = true;
+          break;
+        }
+        const gone: string[] = [];
+        for (const id of ids) {
+          scanned++;
+          before = id;
+          const stored = await this.store.get(id);
+          if (!stored) {
+            gone.push(id);
+            continue;
+          }
+          if (requester !== null && stored.record.owner !== requester) continue;
+          if (query.status && stored.status !== query.status) continue;
+          items.push(summaryOf(studyOf(this.plan(stored.record.request), stored)));
+          if (items.length === query.limit) break;
+        }
+        await this.store.forget(gone, requester);
+      }
+      const more = !exhausted && before !== null && (await this.store.indexPage(before, 1, requester)).length > 0;
+      return { items, nextCursor: more && before !== null ? encodeCursor(before) : null };
+    });
+  }
+
+  async cancel(id: string, requester: string | null): Promise<Study> {
+    return storeCall(async () => {
+      await this.visible(id, requester);
+      if (await this.store.finish(id, 'cancelled')) await this.dropQueued(id);
+      return this.get(id, requester);
+    });
+  }
+
+  /** Remove the parent and the children no worker has taken (running ones stop at their next check). */
+  private async dropQueued(id: string): Promise<void> {
+    const parent = await this.parents.getJob(id);
+    if (!parent) return;
+    await parent.removeUnprocessedChildren().catch(() => undefined);
+    // Fails while a child is still locked by its worker: that child then finds the study cancelled, and the parent has nothing to do.
+    await parent.remove({ removeChildren: true }).catch(() => undefined);
+  }
+
+  async remove(id: string, requester: string | null): Promise<void> {
+    return storeCall(async () => {
+      const stored = await this.visible(id, requester);
+      if (!FINISHED_STUDY_STATUSES.includes(stored.status))
+        throw new StudyNotFinishedError(id, stored.status, 'cancel it before deleting it');
+      await this.dropQueued(id);
+      await this.store.remove(id, stored.record.owner);
+    });
+  }
+
+  async samplesCsv(id: string, requester: string | null): Promise<string> {
+    return storeCall(async () => {
+      const stored = await this.visible(id, requester);
+      return samplesCsv(this.plan(stored.record.request), await this.store.chunkOutcomes(id));
+    });
+  }
+
+  async subscribe(id: string, requester: string | null, listener: (event: StudyEvent) => void): Promise<() => void> {
+    return storeCall(async () => {
+      const stored = await this.visible(id, requester);
+      const unsubscribe = this.hub.add(id, listener);
+      const study = studyOf(this.plan(stored.record.request), stored);
+      listener({ event: 'status', data: { status: study.status, study } });
+      return unsubscribe;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.hub.close();
+    await this.flow.close().catch(() => undefined);
+    await this.parents.close().catch(() => undefined);
+    for (const connection of this.connections) await connection.quit().catch(() => connection.disconnect());
+  }
+}

@@ -1,0 +1,35 @@
+/** The raw per-sample values of a study as CSV (RFC 4180): one row per grid point and sample. */
+import { GRID_PARAMETERS } from '../../solvers/studies/definition.js';
+import type { StudyPlan } from '../../solvers/studies/plan.js';
+import { SAMPLE_STATUSES, matrixSeed } from '../../solvers/studies/sampler.js';
+import { collectSamples } from './chunkOutcome.js';
+
+function field(value: string): string {
+  return /[",\n\r]/.test(value) ? `"${value.replace(/"/g, '""')}"` : value;
+}
+
+export function samplesCsv(plan: StudyPlan, outcomes: ReadonlyMap<number, string>): string {
+  const varied = GRID_PARAMETERS.filter((name) => plan.definition.grid[name] !== undefined || plan.definition.fixed[name] !== undefined);
+  const header = ['point', ...varied, 'sample', 'seed', 'status', 'reason', ...plan.definition.metrics.map((metric) => metric.name)];
+  const lines = [header.map(field).join(',')];
+  const samples = collectSamples(plan, outcomes);
+  plan.points.forEach((point, p) => {
+    const own = samples[p];
+    for (let s = 0; s < own.status.length; s++) {
+      if (own.status[s] < 0) continue;
+      const values = own.values.map((column) => (Number.isFinite(column[s]) ? String(column[s]) : ''));
+      const seed = String(matrixSeed(plan.definition, point, s));
+      const row = [
+        String(point.index),
+        ...varied.map((name) => String(point.settings[name])),
+        String(s),
+        seed,
+        SAMPLE_STATUSES[own.status[s]],
+        own.reasons[s],
+        ...values,
+      ];
+      lines.push(row.map(field).join(','));
+    }
+  });
+  return `${lines.join('\n')}\n`;
+}

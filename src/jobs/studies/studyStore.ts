@@ -1,0 +1,190 @@
+/**
+ * Studies in Redis, next to (not inside) BullMQ's keys, all under `${KEY_PREFIX}:store:${STUDY_QUEUE_NAME}`:
+ *  - `study:{id}`: the document, a hash (`doc`: the fixed part as JSON; `status`, `startedAt`,
+ *    `finishedAt`, `result`, `error`);
+ *  - `study:{id}:chunks`: chunk index -> that chunk's per-sample outcomes (JSON, ./chunkOutcome.ts);
+ *    a retried chunk overwrites its own field, so no sample is ever counted twice;
+ *  - `study:{id}:done`: chunk index -> samples it finished (the progress);
+ *  - `index` and `owner:{key}`: ids by creation (ULIDs in lexical order, as the jobs' index);
+ *  - channel `events`: "<id> status|progress" after each change.
+ * Transitions are Lua scripts: a late chunk of a cancelled study writes nothing, and a cancel
+ * racing with the parent's final write resolves one way. Every key expires JOB_TTL_SECONDS after
+ * the last change.
+ */
+import type { Redis } from 'ioredis';
+import type { ProblemDetails } from '../types.js';
+import { FINISHED_STUDY_STATUSES, type StudyStatus } from './types.js';
+import type { StudyRequest } from '../../solvers/studies/presets.js';
+
+/** The document's fixed part, written once at creation. */
+export interface StudyRecord {
+  id: string;
+  owner: string | null;
+  createdAt: string;
+  request: StudyRequest;
+  /** [group, start, end] of each chunk. */
+  chunks: [number, number, number][];
+}
+
+export interface StoredStudy {
+  record: StudyRecord;
+  status: StudyStatus;
+  startedAt: string | null;
+  finishedAt: string | null;
+  result: string | null;
+  error: ProblemDetails | null;
+  /** chunk index -> samples done. */
+  done: Map<number, number>;
+}
+
+const ACTIVE = `local function active(s) return s == 'queued' or s == 'running' end\n`;
+
+const SCRIPTS = {
+  /** KEYS: doc. ARGV: time, channel, id. */
+  studyStart: `${ACTIVE}
+local s = redis.call('HGET', KEYS[1], 'status')
+if s ~= 'queued' then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'running', 'startedAt', ARGV[1])
+redis.call('PUBLISH', ARGV[2], ARGV[3] .. ' status')
+return 1`,
+  /** KEYS: doc, chunks, done. ARGV: chunk, outcome, count, ttl, channel, id. */
+  studyChunk: `${ACTIVE}
+if not active(redis.call('HGET', KEYS[1], 'status')) then return 0 end
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
+for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
+redis.call('PUBLISH', ARGV[5], ARGV[6] .. ' progress')
+return 1`,
+  /** KEYS: doc, ...to re-expire. ARGV: status, time, field, value, ttl, channel, id. */
+  studyFinish: `${ACTIVE}
+if not active(redis.call('HGET', KEYS[1], 'status')) then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finishedAt', ARGV[2])
+if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], ARGV[3], ARGV[4]) end
+for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[5]) end
+redis.call('PUBLISH', ARGV[6], ARGV[7] .. ' status')
+return 1`,
+} as const;
+
+type ScriptName = keyof typeof SCRIPTS;
+type Scripted = Redis & Record<ScriptName, (...args: (string | number)[]) => Promise<number>>;
+
+export class StudyKeys {
+  readonly base: string;
+  readonly index: string;
+  readonly events: string;
+
+  constructor(keyPrefix: string, studyQueueName: string) {
+    this.base = `${keyPrefix}:store:${studyQueueName}`;
+    this.index = `${this.base}:index`;
+    this.events = `${this.base}:events`;
+  }
+
+  doc(id: string): string {
+    return `${this.base}:study:${id}`;
+  }
+
+  chunks(id: string): string {
+    return `${this.doc(id)}:chunks`;
+  }
+
+  done(id: string): string {
+    return `${this.doc(id)}:done`;
+  }
+
+  ownerIndex(owner: string): string {
+    return `${this.base}:owner:${owner}`;
+  }
+}
+
+export class StudyStore {
+  readonly keys: StudyKeys;
+  private readonly redis: Scripted;
+
+  constructor(
+    redis: Redis,
+    keyPrefix: string,
+    studyQueueName: string,
+    private readonly ttlSeconds: number,
+  ) {
+    this.keys = new StudyKeys(keyPrefix, studyQueueName);
+    for (const [name, lua] of Object.entries(SCRIPTS)) if (!(name in redis)) redis.defineCommand(name, { lua });
+    this.redis = redis as Scripted;
+  }
+
+  async create(record: StudyRecord): Promise<void> {
+    const doc = this.keys.doc(record.id);
+    const multi = this.redis
+      .multi()
+      .hset(doc, { doc: JSON.stringify(record), status: 'queued' })
+      .expire(doc, this.ttlSeconds);
+    // Equal scores: the index is ordered by member, and ULIDs sort by creation time.
+    multi.zadd(this.keys.index, 0, record.id);
+    if (record.owner !== null) multi.zadd(this.keys.ownerIndex(record.owner), 0, record.id);
+    await multi.exec();
+  }
+
+  async get(id: string): Promise<StoredStudy | null> {
+    const [fields, done] = await Promise.all([this.redis.hgetall(this.keys.doc(id)), this.redis.hgetall(this.keys.done(id))]);
+    if (!fields.doc) return null;
+    return {
+      record: JSON.parse(fields.doc) as StudyRecord,
+      status: fields.status as StudyStatus,
+      startedAt: fields.startedAt ?? null,
+      finishedAt: fields.finishedAt ?? null,
+      result: fields.result ?? null,
+      error: fields.error ? (JSON.parse(fields.error) as ProblemDetails) : null,
+      done: new Map(Object.entries(done).map(([chunk, count]) => [Number(chunk), Number(count)])),
+    };
+  }
+
+  async status(id: string): Promise<StudyStatus | null> {
+    return (await this.redis.hget(this.keys.doc(id), 'status')) as StudyStatus | null;
+  }
+
+  /** queued -> running (the first chunk a worker takes). */
+  async markRunning(id: string): Promise<boolean> {
+    return (await this.redis.studyStart(1, this.keys.doc(id), new Date().toISOString(), this.keys.events, id)) === 1;
+  }
+
+  /** A chunk's outcomes; false (nothing written) when the study is no longer active. */
+  async recordChunk(id: string, chunk: number, outcome: string, samplesDone: number): Promise<boolean> {
+    const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id)];
+    return (await this.redis.studyChunk(3, ...keys, chunk, outcome, samplesDone, this.ttlSeconds, this.keys.events, id)) === 1;
+  }
+
+  /** Every chunk's stored outcome, by chunk index. */
+  async chunkOutcomes(id: string): Promise<Map<number, string>> {
+    const fields = await this.redis.hgetall(this.keys.chunks(id));
+    return new Map(Object.entries(fields).map(([chunk, text]) => [Number(chunk), text]));
+  }
+
+  /** An active study ends `status`; false when it had already ended. */
+  async finish(id: string, status: StudyStatus, field: 'result' | 'error' | null = null, value = ''): Promise<boolean> {
+    if (!FINISHED_STUDY_STATUSES.includes(status)) throw new RangeError(`finish(${status})`);
+    const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id)];
+    const time = new Date().toISOString();
+    return (
+      (await this.redis.studyFinish(keys.length, ...keys, status, time, field ?? '', value, this.ttlSeconds, this.keys.events, id)) === 1
+    );
+  }
+
+  async remove(id: string, owner: string | null): Promise<void> {
+    const multi = this.redis.multi().del(this.keys.doc(id), this.keys.chunks(id), this.keys.done(id)).zrem(this.keys.index, id);
+    if (owner !== null) multi.zrem(this.keys.ownerIndex(owner), id);
+    await multi.exec();
+    await this.redis.publish(this.keys.events, `${id} status`);
+  }
+
+  /** Ids older than `beforeId` (newest first), from the owner's index or everyone's. */
+  async indexPage(beforeId: string | null, count: number, owner: string | null): Promise<string[]> {
+    const index = owner === null ? this.keys.index : this.keys.ownerIndex(owner);
+    return this.redis.zrevrangebylex(index, beforeId === null ? '+' : `(${beforeId}`, '-', 'LIMIT', 0, count);
+  }
+
+  /** Drop index entries whose documents expired. */
+  async forget(ids: string[], owner: string | null): Promise<void> {
+    if (ids.length === 0) return;
+    await this.redis.zrem(this.keys.index, ...ids);
+    if (owner !== null) await this.redis.zrem(this.keys.ownerIndex(owner), ...ids);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * A worker process's study runners (next to the jobs' worker, ../worker.ts):
+ *  - the chunk worker: sandboxed children (./chunkProcessor.ts), STUDY_WORKER_CONCURRENCY at a time;
+ *    a chunk whose worker dies is taken over by another worker when its lock expires, and runs again
+ *    from its first sample (its outcome is stored in one write, so nothing is counted twice);
+ *  - the parent worker, in this process: once a study's children are done it reads their stored
+ *    outcomes, aggregates them (src/solvers/studies/aggregate.ts: milliseconds) and ends the study
+ *    `succeeded` with its result. A parent failing on its last attempt ends the study `failed`.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker, type Job } from 'bullmq';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { aggregateStudy } from '../../solvers/studies/aggregate.js';
+import { planStudy } from '../../solvers/studies/plan.js';
+import { makeProblem } from '../problems.js';
+import { bullmqConnectionOptions, createResilientConnection } from '../store/redisConnection.js';
+import { WORKER_CONFIG_ENV } from '../workerConfig.js';
+import { collectSamples } from './chunkOutcome.js';
+import type { ChunkReturn } from './chunkProcessor.js';
+import { studyLimits, studyQueueNames, type StudyChunkData, type StudyParentData } from './studyQueues.js';
+import { StudyStore } from './studyStore.js';
+
+export interface StudyWorker {
+  close(timeoutMs: number): Promise<void>;
+}
+
+function processorLocation(): { file: string; execArgv: string[] } {
+  const ts = fileURLToPath(new URL('./chunkProcessor.ts', import.meta.url));
+  const js = fileURLToPath(new URL('./chunkProcessor.js', import.meta.url));
+  if (import.meta.url.endsWith('.ts') && existsSync(ts)) return { file: ts, execArgv: ['--import', 'tsx'] };
+  return { file: js, execArgv: [] };
+}
+
+export async function startStudyWorker(config: Config, logger: Logger): Promise<StudyWorker> {
+  if (!config.REDIS_URL) throw new Error('startStudyWorker needs REDIS_URL');
+  const log = logger.child({ component: 'study-worker' });
+  const names = studyQueueNames(config);
+  const { file, execArgv } = processorLocation();
+  const commands = createResilientConnection(config.REDIS_URL, 'lss-study-worker');
+  commands.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
+  const store = new StudyStore(commands, config.KEY_PREFIX, config.STUDY_QUEUE_NAME, config.JOB_TTL_SECONDS);
+  const common = {
+    prefix: config.KEY_PREFIX,
+    lockDuration: config.LOCK_DURATION_MS,
+    stalledInterval: config.STALLED_INTERVAL_MS,
+    maxStalledCount: 1,
+  };
+
+  const chunks = new Worker<StudyChunkData, ChunkReturn>(names.chunks, file, {
+    ...common,
+    connection: bullmqConnectionOptions(config.REDIS_URL, 'lss-study-chunks'),
+    concurrency: config.STUDY_WORKER_CONCURRENCY,
+    useWorkerThreads: false,
+    workerForkOptions: { execArgv, env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } },
+  });
+  chunks.on('error', (err) => log.error({ err }, 'chunk worker error'));
+  chunks.on('failed', (job: Job<StudyChunkData> | undefined, error: Error) =>
+    log.warn(
+      { studyId: job?.data.id, chunk: job?.data.chunk, attempts: job?.attemptsMade, reason: error.message },
+      'study chunk attempt failed',
+    ),
+  );
+
+  const parents = new Worker<StudyParentData>(
+    names.parents,
+    async (job: Job<StudyParentData>) => {
+      const { id } = job.data;
+      const stored = await store.get(id);
+      if (!stored || (stored.status !== 'queued' && stored.status !== 'running')) return;
+      const plan = planStudy(stored.record.request, studyLimits(config));
+      const samples = collectSamples(plan, await store.chunkOutcomes(id));
+      const result = aggregateStudy(plan.definition, plan.points, samples, plan.reference);
+      if (await store.finish(id, 'succeeded', 'result', JSON.stringify(result))) log.info({ studyId: id }, 'study succeeded');
+    },
+    { ...common, connection: bullmqConnectionOptions(config.REDIS_URL, 'lss-study-parents'), concurrency: 1 },
+  );
+  parents.on('error', (err) => log.error({ err }, 'study parent worker error'));
+  parents.on('failed', (job: Job<StudyParentData> | undefined, error: Error) => {
+    if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
+    const problem = makeProblem(
+      'internal-error',
+      `The study's aggregation failed after ${job.attemptsMade} attempt(s); the worker logs have the cause.`,
+      {
+        instance: `/v1/studies/${job.data.id}`,
+      },
+    );
+    store
+      .finish(job.data.id, 'failed', 'error', JSON.stringify(problem))
+      .catch((err: unknown) => log.error({ err, studyId: job.data.id, reason: error.message }, 'could not record the study failure'));
+  });
+
+  await Promise.all([chunks.waitUntilReady(), parents.waitUntilReady()]);
+  log.info({ queues: names, concurrency: config.STUDY_WORKER_CONCURRENCY }, 'study worker ready');
+  return {
+    async close(timeoutMs: number) {
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = setTimeout(() => resolve('timeout'), timeoutMs);
+      });
+      if ((await Promise.race([Promise.all([chunks.close(), parents.close()]), timedOut])) === 'timeout')
+        log.warn({ timeoutMs }, 'running study chunks did not finish in time; leaving them to other workers');
+      clearTimeout(timer);
+      await commands.quit().catch(() => commands.disconnect());
+    },
+  };
+}

@@ -1,0 +1,221 @@
+/**
+ * A study: a grid of problem settings x seeded samples x metrics to aggregate (Monte-Carlo
+ * experiments such as the paper's Experiments 1-3, docs/SPEC.md "The paper's experiments").
+ *
+ * This file holds the normalized definition, its validation (InvalidParameterError: 422;
+ * ProblemTooLargeError: 413, both naming the offending field), the expansion of the grid into
+ * points, the grouping of points that share one matrix per sample, and the split into chunks.
+ */
+import { InvalidParameterError, ProblemTooLargeError } from '../errors.js';
+import { validateMetrics, type MetricSpec } from './metrics.js';
+
+/** The settings a grid can vary, in the order the grid's axes are expanded (the last varies fastest). */
+export const GRID_PARAMETERS = ['mean', 'std', 'sigma', 'eps', 'blockSize', 'p', 'n', 'm'] as const;
+export type GridParameter = (typeof GRID_PARAMETERS)[number];
+
+/** How the rows of each sample's matrix are spread over its m machines. */
+export const PARTITION_FAMILIES = ['contiguous', 'round-robin', 'random'] as const;
+export type PartitionFamily = (typeof PARTITION_FAMILIES)[number];
+
+/** Generators a study can draw its matrices from (src/solvers/input/generators.ts). */
+export const STUDY_GENERATORS = ['gaussian', 'structured-gaussian', 'ones-minus-eps', 'block-diagonal'] as const;
+export type StudyGenerator = (typeof STUDY_GENERATORS)[number];
+
+/**
+ * What one sample is:
+ *  - 'analysis': a seeded n x n matrix from `generator`, partitioned over m machines, analyzed;
+ *  - 'subspace-pair': two independent p x n Gaussian blocks (two machines' rows), whose smallest
+ *    principal angle theta_12 is measured (the paper's Experiment 3; no square system involved).
+ */
+export const STUDY_SAMPLERS = ['analysis', 'subspace-pair'] as const;
+export type StudySampler = (typeof STUDY_SAMPLERS)[number];
+
+export interface StudyDefinition {
+  sampler: StudySampler;
+  generator: StudyGenerator;
+  /** Values of the settings the grid does not vary. */
+  fixed: Partial<Record<GridParameter, number>>;
+  /** The grid's axes: each listed setting takes each of its values (cartesian product). */
+  grid: Partial<Record<GridParameter, number[]>>;
+  partition: { family: PartitionFamily; seed: number };
+  /** Samples drawn per grid point. */
+  samples: number;
+  /** Seed of the whole study: sample s of a setting always gets the same matrix. */
+  seed: number;
+  metrics: MetricSpec[];
+  /** Samples whose kappa(A^T A) exceeds this are dropped and counted (the paper drops kappa > 1e7); null: none. */
+  dropKappaAtAAbove: number | null;
+  /** Levels eps of the exceedance probabilities P(value > eps) reported for every metric (Experiment 3). */
+  thresholds: number[];
+  /** Bins of the per-point histogram (empirical density) of every metric; 0 for none. */
+  histogramBins: number;
+}
+
+export interface StudyLimits {
+  maxSamples: number;
+  maxPointSamples: number;
+  maxPoints: number;
+  maxN: number;
+}
+
+/** One grid point: every setting resolved. */
+export interface GridPoint {
+  index: number;
+  settings: Record<GridParameter, number>;
+}
+
+/** Points that share one matrix per sample (all settings equal but m): Experiment 1 analyzes each matrix for every m. */
+export interface PointGroup {
+  index: number;
+  points: GridPoint[];
+}
+
+/** A child's share of the work: samples [start, end) of every point of one group. */
+export interface StudyChunk {
+  index: number;
+  group: number;
+  start: number;
+  end: number;
+}
+
+const DEFAULTS: Record<GridParameter, number> = { mean: 0, std: 1, sigma: 1, eps: 0.1, blockSize: 1, p: 1, n: 120, m: 1 };
+
+/** Settings that only partition a matrix: points differing only in these share their samples' matrices. */
+const PARTITION_PARAMETERS: readonly GridParameter[] = ['m'];
+
+function integerSetting(name: GridParameter): boolean {
+  return name === 'n' || name === 'm' || name === 'p' || name === 'blockSize';
+}
+
+/** Checks every setting and limit; returns the points. Throws before anything is queued. */
+export function validateStudy(definition: StudyDefinition, limits: StudyLimits): GridPoint[] {
+  validateMetrics(definition.sampler, definition.metrics);
+  for (const [name, values] of Object.entries(definition.grid) as [GridParameter, number[]][]) {
+    if (values.length === 0)
+      throw new InvalidParameterError(`grid.${name} is empty: give at least one value.`, { parameter: `grid.${name}` });
+    if (new Set(values).size !== values.length)
+      throw new InvalidParameterError(`grid.${name} repeats a value.`, { parameter: `grid.${name}` });
+    if (definition.fixed[name] !== undefined)
+      throw new InvalidParameterError(`${name} is given both as a fixed setting and as a grid axis.`, { parameter: `grid.${name}` });
+  }
+  if (!Number.isInteger(definition.samples) || definition.samples < 1)
+    throw new InvalidParameterError(`samples must be an integer >= 1; got ${definition.samples}.`, { parameter: 'samples' });
+  if (definition.samples > limits.maxPointSamples) {
+    throw new ProblemTooLargeError(
+      `samples = ${definition.samples} per grid point is above MAX_STUDY_POINT_SAMPLES = ${limits.maxPointSamples}.`,
+      {
+        parameter: 'samples',
+        limit: limits.maxPointSamples,
+      },
+    );
+  }
+  const pointCount = Object.values(definition.grid).reduce((product, values) => product * values.length, 1);
+  if (pointCount > limits.maxPoints) {
+    throw new InvalidParameterError(`The grid has ${pointCount} points, above MAX_STUDY_POINTS = ${limits.maxPoints}.`, {
+      parameter: 'grid',
+      points: pointCount,
+    });
+  }
+  const total = pointCount * definition.samples;
+  if (total > limits.maxSamples) {
+    throw new ProblemTooLargeError(
+      `The study asks for ${total} sample-analyses (${pointCount} grid points x ${definition.samples} samples), above MAX_STUDY_SAMPLES = ${limits.maxSamples}.`,
+      { parameter: 'samples', total, limit: limits.maxSamples },
+    );
+  }
+  const points = expandGrid(definition);
+  for (const point of points) checkPoint(definition, point, limits);
+  return points;
+}
+
+function checkPoint(definition: StudyDefinition, point: GridPoint, limits: StudyLimits): void {
+  const s = point.settings;
+  const where = `grid point ${point.index} (${describeSettings(definition, point)})`;
+  for (const name of GRID_PARAMETERS) {
+    const value = s[name];
+    if (!Number.isFinite(value)) throw new InvalidParameterError(`${name} must be a finite number at ${where}.`, { parameter: name });
+    if (integerSetting(name) && (!Number.isInteger(value) || value < 1))
+      throw new InvalidParameterError(`${name} must be an integer >= 1 at ${where}; got ${value}.`, { parameter: name });
+  }
+  if (s.std < 0 || s.sigma < 0)
+    throw new InvalidParameterError(`std and sigma must be >= 0 at ${where}.`, { parameter: s.std < 0 ? 'std' : 'sigma' });
+  if (s.n > limits.maxN)
+    throw new ProblemTooLargeError(`n = ${s.n} at ${where} is above MAX_STUDY_N = ${limits.maxN}.`, { parameter: 'n', limit: limits.maxN });
+  if (definition.sampler === 'subspace-pair') {
+    if (2 * s.p > s.n)
+      throw new InvalidParameterError(`Two p-dimensional subspaces of R^n need 2 p <= n: p = ${s.p}, n = ${s.n} at ${where}.`, {
+        parameter: 'p',
+      });
+    return;
+  }
+  if (s.m > s.n) throw new InvalidParameterError(`m = ${s.m} machines cannot share n = ${s.n} rows at ${where}.`, { parameter: 'm' });
+  if (s.n < 2) throw new InvalidParameterError(`n must be >= 2 at ${where}.`, { parameter: 'n' });
+  if (definition.generator === 'gaussian' && s.std === 0)
+    throw new InvalidParameterError(`std = 0 makes every gaussian matrix singular (${where}).`, { parameter: 'std' });
+  if (definition.generator === 'structured-gaussian' && s.blockSize > s.n)
+    throw new InvalidParameterError(`blockSize = ${s.blockSize} is larger than n = ${s.n} at ${where}.`, { parameter: 'blockSize' });
+}
+
+/** The cartesian product of the grid's axes, the last parameter of GRID_PARAMETERS varying fastest. */
+export function expandGrid(definition: StudyDefinition): GridPoint[] {
+  const axes = GRID_PARAMETERS.filter((name) => definition.grid[name] !== undefined);
+  const base: Record<GridParameter, number> = { ...DEFAULTS, ...(definition.fixed as Record<GridParameter, number>) };
+  let combos: Record<GridParameter, number>[] = [base];
+  for (const name of axes) combos = combos.flatMap((combo) => definition.grid[name]!.map((value) => ({ ...combo, [name]: value })));
+  return combos.map((settings, index) => ({ index, settings }));
+}
+
+/** Groups of points that differ only in their partition settings (m), in order of their first point. */
+export function groupPoints(definition: StudyDefinition, points: readonly GridPoint[]): PointGroup[] {
+  const groups = new Map<string, GridPoint[]>();
+  for (const point of points) {
+    const key =
+      definition.sampler === 'analysis'
+        ? GRID_PARAMETERS.filter((name) => !PARTITION_PARAMETERS.includes(name))
+            .map((name) => point.settings[name])
+            .join(',')
+        : String(point.index);
+    const members = groups.get(key) ?? [];
+    members.push(point);
+    groups.set(key, members);
+  }
+  return [...groups.values()].map((members, index) => ({ index, points: members }));
+}
+
+/**
+ * Relative cost of one sample of a group, in units of one n = 120 analysis: the work is dominated
+ * by O(n^3) factorizations, one per point of the group (plus one shared for kappa(A^T A)).
+ */
+function sampleCost(definition: StudyDefinition, group: PointGroup): number {
+  const n = group.points[0].settings.n;
+  const perPoint = definition.sampler === 'analysis' ? (n / 120) ** 3 : (n / 120) ** 2 * 0.05;
+  return Math.max(1e-3, perPoint * (group.points.length + 1));
+}
+
+/**
+ * About this many n = 120 analyses per chunk (~0.5 s on one core at ~1.5-2.5 ms each): a chunk's
+ * fixed cost (BullMQ moving it to active and completed, one Redis write of its values: a few ms)
+ * stays about 1% of its run, while Experiment 1 (9,600 analyses) still makes ~24 chunks to spread
+ * over the workers.
+ */
+export const CHUNK_TARGET_COST = 400;
+
+/** Split every group's samples into chunks of about CHUNK_TARGET_COST. */
+export function chunkStudy(definition: StudyDefinition, groups: readonly PointGroup[]): StudyChunk[] {
+  const chunks: StudyChunk[] = [];
+  for (const group of groups) {
+    const perChunk = Math.max(1, Math.min(definition.samples, Math.round(CHUNK_TARGET_COST / sampleCost(definition, group))));
+    const count = Math.ceil(definition.samples / perChunk);
+    // Even chunks: the last one is not a small remainder.
+    const size = Math.ceil(definition.samples / count);
+    for (let start = 0; start < definition.samples; start += size)
+      chunks.push({ index: chunks.length, group: group.index, start, end: Math.min(definition.samples, start + size) });
+  }
+  return chunks;
+}
+
+/** "n = 120, m = 4, mean = 1": the settings the grid varies (all of them when it varies none). */
+export function describeSettings(definition: StudyDefinition, point: GridPoint): string {
+  const varied = GRID_PARAMETERS.filter((name) => definition.grid[name] !== undefined);
+  return (varied.length > 0 ? varied : (['n'] as GridParameter[])).map((name) => `${name} = ${point.settings[name]}`).join(', ');
+}

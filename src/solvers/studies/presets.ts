@@ -1,0 +1,252 @@
+/**
+ * Study requests (the general form and the paper's three experiments as presets) and their
+ * normalization into a StudyDefinition, with each preset's reference values and figures.
+ *
+ * The experiments (the paper's Section "Experiments"; docs/SPEC.md's last section has the settings
+ * and the reference table): p_i = n / m, contiguous equal blocks, Gaussian entries.
+ *  - Experiment 1: E[rho_APC](m) and E[rho_HBM] at n = 120, mean 0 and 1, m over the 16 divisors of
+ *    120, T = 300 samples, samples with kappa(A^T A) > 1e7 dropped and counted.
+ *  - Experiment 2: the same against n for m in {10, 20}, mean 1.
+ *  - Experiment 3: tan^-2(theta_12) of two machines with p rows each as n grows, p in {1, 2, 3, 4, 6}
+ *    (p = 1 has the closed form cos^2 theta ~ Beta(1/2, (n-1)/2) beside it): density and
+ *    P(tan^-2 theta_12 > eps).
+ */
+import type { GridParameter, PartitionFamily, StudyDefinition, StudyGenerator, StudySampler } from './definition.js';
+import { parseMetrics } from './metrics.js';
+
+export const STUDY_PRESETS = ['experiment-1', 'experiment-2', 'experiment-3'] as const;
+export type StudyPreset = (typeof STUDY_PRESETS)[number];
+
+export type GridAxes = Partial<Record<GridParameter, number[]>>;
+
+export interface GeneralStudyRequest {
+  sampler?: StudySampler;
+  generator?: StudyGenerator;
+  /** Settings the grid does not vary (defaults: n 120, m 1, mean 0, std 1, sigma 1, eps 0.1, blockSize 1, p 1). */
+  settings?: Partial<Record<GridParameter, number>>;
+  grid: GridAxes;
+  partition?: { family?: PartitionFamily; seed?: number };
+  samples: number;
+  seed?: number;
+  metrics: string[];
+  dropKappaAtAAbove?: number | null;
+  thresholds?: number[];
+  histogramBins?: number;
+}
+
+export interface PresetStudyRequest {
+  preset: StudyPreset;
+  /** Samples per grid point (default: the paper's). */
+  samples?: number;
+  seed?: number;
+  /** Replace some of the preset's axes (a subset of its points, say). */
+  grid?: GridAxes;
+}
+
+export type StudyRequest = GeneralStudyRequest | PresetStudyRequest;
+
+/** A published value a preset's result is checked against. */
+export interface ReferenceValue {
+  settings: Partial<Record<GridParameter, number>>;
+  metric: string;
+  value: number;
+}
+
+export const FIGURE_KINDS = ['curves', 'density', 'exceedance'] as const;
+
+/** A figure of a study's results: what to draw; src/api/figures renders it as SVG. */
+export interface FigureSpec {
+  name: string;
+  title: string;
+  /** curves: each metric's mean against `x` with its 95% band; density: each point's histogram; exceedance: P(value > eps) against `x`. */
+  kind: (typeof FIGURE_KINDS)[number];
+  x: GridParameter;
+  /** One panel per value of this setting (null: one panel). */
+  panel: GridParameter | null;
+  /** density: one curve per value of this setting. */
+  series: GridParameter | null;
+  metrics: string[];
+  logX: boolean;
+  logY: boolean;
+}
+
+export interface NormalizedStudy {
+  preset: StudyPreset | null;
+  definition: StudyDefinition;
+  reference: ReferenceValue[] | null;
+  figures: FigureSpec[];
+}
+
+const DIVISORS_OF_120 = [1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 24, 30, 40, 60, 120];
+const APC = 'rates.apc.rate';
+const HBM = 'rates.dhbm.rate';
+
+/** docs/SPEC.md: E[rho_APC](m) and E[rho_HBM] at n = 120 (NumPy, 300 samples, kappa(A^T A) <= 1e7). */
+const EXPERIMENT_1_REFERENCE: ReferenceValue[] = [
+  ...[
+    [2, 0.9883, 0.9884],
+    [4, 0.9921, 0.9932],
+    [6, 0.9929, 0.9948],
+    [10, 0.9934, 0.996],
+    [12, 0.9935, 0.9964],
+    [20, 0.9937, 0.9972],
+    [30, 0.9938, 0.9976],
+    [60, 0.9939, 0.9982],
+    [120, 0.994, 0.9985],
+  ].flatMap(([m, mean0, mean1]) => [
+    { settings: { mean: 0, m }, metric: APC, value: mean0 },
+    { settings: { mean: 1, m }, metric: APC, value: mean1 },
+  ]),
+  // E[rho_HBM] does not depend on m: checked at every m of the table (the same matrices).
+  ...[2, 4, 6, 10, 12, 20, 30, 60, 120].flatMap((m) => [
+    { settings: { mean: 0, m }, metric: HBM, value: 0.9941 },
+    { settings: { mean: 1, m }, metric: HBM, value: 0.9985 },
+  ]),
+];
+
+function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: ReferenceValue[] | null; figures: FigureSpec[] } {
+  switch (name) {
+    case 'experiment-1':
+      return {
+        request: {
+          generator: 'gaussian',
+          settings: { n: 120, std: 1 },
+          grid: { mean: [0, 1], m: DIVISORS_OF_120 },
+          samples: 300,
+          metrics: [APC, HBM],
+          dropKappaAtAAbove: 1e7,
+        },
+        reference: EXPERIMENT_1_REFERENCE,
+        figures: [
+          {
+            name: 'figure-1',
+            title: 'Experiment 1: E[rho_APC] and E[rho_HBM] against m (n = 120)',
+            kind: 'curves',
+            x: 'm',
+            panel: 'mean',
+            series: null,
+            metrics: [APC, HBM],
+            logX: true,
+            logY: false,
+          },
+        ],
+      };
+    case 'experiment-2':
+      return {
+        request: {
+          generator: 'gaussian',
+          settings: { mean: 1, std: 1 },
+          grid: { m: [10, 20], n: [40, 60, 80, 120, 160, 200] },
+          samples: 300,
+          metrics: [APC, HBM],
+          dropKappaAtAAbove: 1e7,
+        },
+        reference: null,
+        figures: [
+          {
+            name: 'figure-2',
+            title: 'Experiment 2: E[rho_APC] and E[rho_HBM] against n (mean 1)',
+            kind: 'curves',
+            x: 'n',
+            panel: 'm',
+            series: null,
+            metrics: [APC, HBM],
+            logX: false,
+            logY: false,
+          },
+        ],
+      };
+    case 'experiment-3':
+      return {
+        request: {
+          sampler: 'subspace-pair',
+          settings: { mean: 0, std: 1 },
+          grid: { p: [1, 2, 3, 4, 6], n: [16, 32, 64, 128, 256] },
+          samples: 2000,
+          metrics: ['tanInvSqTheta'],
+          thresholds: [0.01, 0.05, 0.1, 0.5],
+          histogramBins: 40,
+        },
+        reference: null,
+        figures: [
+          {
+            name: 'figure-3',
+            title: 'Experiment 3: density of tan^-2(theta_12) as n grows (two machines, p rows each)',
+            kind: 'density',
+            x: 'n',
+            panel: 'p',
+            series: 'n',
+            metrics: ['tanInvSqTheta'],
+            logX: false,
+            logY: false,
+          },
+          {
+            name: 'figure-4',
+            title: 'Experiment 3: P(tan^-2(theta_12) > eps) against n',
+            kind: 'exceedance',
+            x: 'n',
+            panel: 'p',
+            series: null,
+            metrics: ['tanInvSqTheta'],
+            logX: true,
+            logY: true,
+          },
+        ],
+      };
+  }
+}
+
+/** The definition a request stands for (metrics parsed: an unknown one throws InvalidParameterError, 422). */
+export function normalizeStudyRequest(request: StudyRequest): NormalizedStudy {
+  if ('preset' in request) {
+    const base = preset(request.preset);
+    const general: GeneralStudyRequest = {
+      ...base.request,
+      samples: request.samples ?? base.request.samples,
+      seed: request.seed,
+      grid: { ...base.request.grid, ...request.grid },
+    };
+    return { preset: request.preset, definition: definitionOf(general), reference: base.reference, figures: base.figures };
+  }
+  return { preset: null, definition: definitionOf(request), reference: null, figures: generalFigures(request) };
+}
+
+function definitionOf(request: GeneralStudyRequest): StudyDefinition {
+  const sampler = request.sampler ?? 'analysis';
+  const fixed = { ...request.settings };
+  // A setting the grid varies is not also fixed (a preset's axis replaced by a request's).
+  for (const name of Object.keys(request.grid) as GridParameter[]) delete fixed[name];
+  return {
+    sampler,
+    generator: request.generator ?? 'gaussian',
+    fixed,
+    grid: request.grid,
+    partition: { family: request.partition?.family ?? 'contiguous', seed: request.partition?.seed ?? 1 },
+    samples: request.samples,
+    seed: request.seed ?? 1,
+    metrics: parseMetrics(sampler, request.metrics),
+    dropKappaAtAAbove: request.dropKappaAtAAbove ?? null,
+    thresholds: request.thresholds ?? [],
+    histogramBins: request.histogramBins ?? 0,
+  };
+}
+
+/** A general study's figure: its value metrics against its first numeric axis with more than one value. */
+function generalFigures(request: GeneralStudyRequest): FigureSpec[] {
+  const axes = (Object.keys(request.grid) as GridParameter[]).filter((name) => (request.grid[name]?.length ?? 0) > 1);
+  if (axes.length === 0) return [];
+  const x = axes[axes.length - 1];
+  return [
+    {
+      name: 'figure-1',
+      title: `Mean of each metric against ${x}`,
+      kind: 'curves',
+      x,
+      panel: axes.length > 1 ? axes[0] : null,
+      series: null,
+      metrics: request.metrics,
+      logX: false,
+      logY: false,
+    },
+  ];
+}

@@ -1,0 +1,139 @@
+/**
+ * The cheap path of a study sample: only the quantities the rates need, not a full analysis.
+ *
+ * Experiment 1 needs kappa(S) and kappa(A^T A), not the m(m-1)/2 principal angles, phi_i or the
+ * bounds that dominate a full analysis at n = 120 (~8x the time). Both come from the extreme
+ * singular values of one n x n matrix each (docs/SPEC.md, "Building blocks"):
+ *  - kappa(A^T A) = (sigma_max(A) / sigma_min(A))^2, L = sigma_max^2, mu = sigma_min^2;
+ *  - S = sum_i Q_i Q_i^T = Q Q^T with Q = [Q_1 ... Q_m] (n x n because sum p_i = n), so the
+ *    eigenvalues of S are the squared singular values of Q: lambda_max(S) = sigma_max(Q)^2 and
+ *    lambda_min(S) = sigma_min(Q)^2, unsquared until the end (no Gram matrix is formed).
+ * Q_i is each machine's Householder basis (the full analysis' own factorization), and the extreme
+ * singular values come from one bidiagonalization and bisection (linalg/singularValues.ts), on
+ * the native backend when it is loaded. The rates and the recommendation then follow from the
+ * algorithms' own formulas, so every value here is the full analysis' value to rounding (checked
+ * against `analyze` in test/solvers/studies/sampleMetrics.test.ts).
+ */
+import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
+import type { OptimalTuning, SpectralData } from '../algorithms/types.js';
+import { KAPPA_TIE_RELATIVE } from '../analysis/recommendation.js';
+import { runSync } from '../cooperative.js';
+import { householderQrWork } from '../linalg/householderQr.js';
+import { singularValueRange } from '../linalg/singularValues.js';
+import type { DenseMatrix } from '../matrix.js';
+import type { Partition } from '../problem.js';
+
+export interface MatrixConditioningValues {
+  kappaAtA: number;
+  L: number;
+  mu: number;
+}
+
+/** The part of an analysis the cheap path computes, under the same field names (metric paths read both alike). */
+export interface ConditioningAnalysis {
+  conditioning: MatrixConditioningValues & { kappaS: number; lambdaMinS: number; lambdaMaxS: number };
+  rates: Record<AlgorithmId, OptimalTuning>;
+  recommendation: {
+    algorithm: 'apc' | 'dhbm';
+    exact: { apcRate: number; dhbmRate: number; kappaS: number; kappaAtA: number; faster: 'apc' | 'dhbm'; tie: boolean };
+  };
+}
+
+/** sigma_max(A)^2 / sigma_min(A)^2 and its two ends. */
+export function matrixConditioning(a: DenseMatrix): MatrixConditioningValues {
+  const { largest, smallest } = singularValueRange(a.data, a.rows, a.cols);
+  const L = largest * largest;
+  const mu = smallest * smallest;
+  return { kappaAtA: (largest / smallest) ** 2, L, mu };
+}
+
+/** Rows `rows` of the n-column row-major `data`, gathered contiguously. */
+function gatherRows(data: Float64Array, n: number, rows: Int32Array): Float64Array {
+  const out = new Float64Array(rows.length * n);
+  for (let k = 0; k < rows.length; k++) out.set(data.subarray(rows[k] * n, rows[k] * n + n), k * n);
+  return out;
+}
+
+/** lambda_min(S) and lambda_max(S) as the squared extreme singular values of Q = [Q_1 ... Q_m]. */
+export function sExtremes(a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
+  const n = a.cols;
+  // Row k of `basis` is a basis vector of some R(A_i): basis = Q^T, whose singular values are Q's.
+  const basis = new Float64Array(n * n);
+  let row = 0;
+  for (let i = 0; i < partition.m; i++) {
+    const p = partition.sizes[i];
+    const { q } = runSync(householderQrWork(gatherRows(a.data, n, partition.rowsOf[i]), p, n));
+    basis.set(q, row * n);
+    row += p;
+  }
+  const { largest, smallest } = singularValueRange(basis, n, n);
+  return { lambdaMinS: smallest * smallest, lambdaMaxS: largest * largest };
+}
+
+/** Rates, parameters and the exact APC / D-HBM comparison from the spectral data, as the full analysis derives them. */
+export function conditioningAnalysis(
+  m: number,
+  matrix: MatrixConditioningValues,
+  s: { lambdaMinS: number; lambdaMaxS: number },
+): ConditioningAnalysis {
+  const spectral: SpectralData = { m, lambdaMinS: s.lambdaMinS, lambdaMaxS: s.lambdaMaxS, mu: matrix.mu, L: matrix.L };
+  const rates = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, algorithms[id].optimal(spectral)])) as Record<AlgorithmId, OptimalTuning>;
+  const kappaS = s.lambdaMaxS / s.lambdaMinS;
+  const { kappaAtA } = matrix;
+  // The full analysis' rule (analysis/recommendation.ts): equal to rounding is a tie, and a tie names D-HBM.
+  const tie = Math.abs(kappaS - kappaAtA) <= KAPPA_TIE_RELATIVE * Math.max(Math.abs(kappaS), Math.abs(kappaAtA));
+  const faster: 'apc' | 'dhbm' = tie ? 'dhbm' : kappaS < kappaAtA ? 'apc' : 'dhbm';
+  return {
+    conditioning: { ...matrix, kappaS, ...s },
+    rates,
+    recommendation: {
+      algorithm: faster,
+      exact: { apcRate: rates.apc.rate, dhbmRate: rates.dhbm.rate, kappaS, kappaAtA, faster, tie },
+    },
+  };
+}
+
+let cheapPaths: Set<string> | null = null;
+
+/** Whether a metric path is one the cheap path computes. */
+export function isConditioningPath(path: string): boolean {
+  if (!cheapPaths) {
+    const sample = conditioningAnalysis(2, { kappaAtA: 4, L: 4, mu: 1 }, { lambdaMinS: 0.5, lambdaMaxS: 1.5 });
+    cheapPaths = new Set();
+    const walk = (value: unknown, path: string): void => {
+      if (value !== null && typeof value === 'object')
+        for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key);
+      else cheapPaths!.add(path);
+    };
+    walk(sample, '');
+  }
+  return cheapPaths.has(path);
+}
+
+/**
+ * The smallest principal angle between the row spaces of two p x n blocks (rows of `first` and
+ * `second`), as atan2(sin, cos) (docs/SPEC.md: accurate for tiny angles): cos = sigma_max(Q_1^T Q_2),
+ * sin = sigma_min(Q_2 - Q_1 (Q_1^T Q_2)), the sines of the principal angles being the singular
+ * values of the part of R(A_2)'s basis outside R(A_1).
+ */
+export function smallestPrincipalAngle(first: Float64Array, second: Float64Array, p: number, n: number): number {
+  const q1 = runSync(householderQrWork(first, p, n)).q;
+  const q2 = runSync(householderQrWork(second, p, n)).q;
+  // cross[k][l] = <q2_k, q1_l>
+  const cross = new Float64Array(p * p);
+  for (let k = 0; k < p; k++)
+    for (let l = 0; l < p; l++) {
+      let dot = 0;
+      for (let j = 0; j < n; j++) dot += q2[k * n + j] * q1[l * n + j];
+      cross[k * p + l] = dot;
+    }
+  const residual = q2.slice();
+  for (let k = 0; k < p; k++)
+    for (let l = 0; l < p; l++) {
+      const c = cross[k * p + l];
+      for (let j = 0; j < n; j++) residual[k * n + j] -= c * q1[l * n + j];
+    }
+  const cos = singularValueRange(cross, p, p).largest;
+  const sin = singularValueRange(residual, p, n).smallest;
+  return Math.atan2(sin, cos);
+}

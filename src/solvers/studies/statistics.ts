@@ -1,0 +1,161 @@
+/**
+ * Monte-Carlo summaries of a sample of values: mean, standard error, 95% interval, extremes,
+ * histogram (empirical density) and exceedance probabilities; and the closed forms the studies put
+ * beside them (the regularized incomplete beta function, for cos^2 theta ~ Beta(1/2, (n-1)/2)).
+ */
+
+/** Two-sided 95% normal quantile: the interval is mean +- 1.96 SE (the normal approximation, fine from ~30 samples). */
+export const Z_95 = 1.959963984540054;
+
+export interface Summary {
+  /** Values summarized (kept samples whose value is defined). */
+  count: number;
+  mean: number | null;
+  /** Sample standard deviation / sqrt(count); null below two values. */
+  standardError: number | null;
+  /** mean -+ 1.96 standard errors. */
+  interval: [number, number] | null;
+  min: number | null;
+  max: number | null;
+}
+
+/** Summary of the finite values of `values` (NaN marks a sample without a value). */
+export function summarize(values: ArrayLike<number>): Summary {
+  let count = 0;
+  let sum = 0;
+  let min = Infinity;
+  let max = -Infinity;
+  for (let k = 0; k < values.length; k++) {
+    const v = values[k];
+    if (!Number.isFinite(v)) continue;
+    count++;
+    sum += v;
+    if (v < min) min = v;
+    if (v > max) max = v;
+  }
+  if (count === 0) return { count, mean: null, standardError: null, interval: null, min: null, max: null };
+  const mean = sum / count;
+  let squares = 0;
+  for (let k = 0; k < values.length; k++) if (Number.isFinite(values[k])) squares += (values[k] - mean) ** 2;
+  const standardError = count > 1 ? Math.sqrt(squares / (count - 1) / count) : null;
+  const interval: [number, number] | null = standardError === null ? null : [mean - Z_95 * standardError, mean + Z_95 * standardError];
+  return { count, mean, standardError, interval, min, max };
+}
+
+export interface Histogram {
+  /** bins + 1 edges, from 0 (or the minimum when negative) to the 99th percentile (the heavy tail of tan^-2 would flatten the rest). */
+  edges: number[];
+  /** Empirical density of each bin (count / (total * width)); values above the last edge are counted in `above`. */
+  density: number[];
+  above: number;
+}
+
+export function histogram(values: ArrayLike<number>, bins: number): Histogram | null {
+  const finite = Array.from(values)
+    .filter(Number.isFinite)
+    .sort((a, b) => a - b);
+  if (finite.length === 0 || bins < 1) return null;
+  const low = Math.min(0, finite[0]);
+  const high = finite[Math.min(finite.length - 1, Math.floor(0.99 * finite.length))];
+  const width = high > low ? (high - low) / bins : 1;
+  const counts = new Array<number>(bins).fill(0);
+  let above = 0;
+  for (const v of finite) {
+    if (v > high) above++;
+    else counts[Math.min(bins - 1, Math.floor((v - low) / width))]++;
+  }
+  return {
+    edges: Array.from({ length: bins + 1 }, (_, k) => low + k * width),
+    density: counts.map((c) => c / (finite.length * width)),
+    above,
+  };
+}
+
+export interface Exceedance {
+  eps: number;
+  /** Share of the values above eps. */
+  probability: number;
+  /** sqrt(P (1 - P) / count). */
+  standardError: number;
+  /** The exact probability where a closed form exists (see StudyResult), else null. */
+  closedForm: number | null;
+}
+
+export function exceedance(values: ArrayLike<number>, eps: number): Omit<Exceedance, 'closedForm'> {
+  let count = 0;
+  let above = 0;
+  for (let k = 0; k < values.length; k++) {
+    if (!Number.isFinite(values[k])) continue;
+    count++;
+    if (values[k] > eps) above++;
+  }
+  const probability = count > 0 ? above / count : 0;
+  return { eps, probability, standardError: count > 0 ? Math.sqrt((probability * (1 - probability)) / count) : 0 };
+}
+
+/** ln Gamma(x), x > 0 (Lanczos, g = 7, 9 terms: ~1e-15 relative). */
+export function logGamma(x: number): number {
+  const c = [
+    0.99999999999980993, 676.5203681218851, -1259.1392167224028, 771.32342877765313, -176.61502916214059, 12.507343278686905,
+    -0.13857109526572012, 9.9843695780195716e-6, 1.5056327351493116e-7,
+  ];
+  if (x < 0.5) return Math.log(Math.PI / Math.abs(Math.sin(Math.PI * x))) - logGamma(1 - x);
+  const z = x - 1;
+  let a = c[0];
+  const t = z + 7.5;
+  for (let k = 1; k < 9; k++) a += c[k] / (z + k);
+  return 0.5 * Math.log(2 * Math.PI) + (z + 0.5) * Math.log(t) - t + Math.log(a);
+}
+
+/** Continued fraction of the incomplete beta function (modified Lentz). */
+function betaContinuedFraction(a: number, b: number, x: number): number {
+  const tiny = 1e-300;
+  let c = 1;
+  let d = 1 - ((a + b) * x) / (a + 1);
+  if (Math.abs(d) < tiny) d = tiny;
+  d = 1 / d;
+  let h = d;
+  for (let m = 1; m <= 10_000; m++) {
+    const m2 = 2 * m;
+    let aa = (m * (b - m) * x) / ((a + m2 - 1) * (a + m2));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    h *= d * c;
+    aa = (-(a + m) * (a + b + m) * x) / ((a + m2) * (a + m2 + 1));
+    d = 1 + aa * d;
+    if (Math.abs(d) < tiny) d = tiny;
+    c = 1 + aa / c;
+    if (Math.abs(c) < tiny) c = tiny;
+    d = 1 / d;
+    const step = d * c;
+    h *= step;
+    if (Math.abs(step - 1) < 1e-15) break;
+  }
+  return h;
+}
+
+/** The regularized incomplete beta function I_x(a, b) = P(X <= x) for X ~ Beta(a, b). */
+export function regularizedBeta(x: number, a: number, b: number): number {
+  if (x <= 0) return 0;
+  if (x >= 1) return 1;
+  const front = Math.exp(logGamma(a + b) - logGamma(a) - logGamma(b) + a * Math.log(x) + b * Math.log(1 - x));
+  // The continued fraction converges fast for x < (a + 1) / (a + b + 2); use the symmetry otherwise.
+  if (x < (a + 1) / (a + b + 2)) return (front * betaContinuedFraction(a, b, x)) / a;
+  return 1 - (front * betaContinuedFraction(b, a, 1 - x)) / b;
+}
+
+/**
+ * One-dimensional subspaces (p = 1) of R^n, independent and uniform: cos^2 theta ~ Beta(1/2, (n-1)/2),
+ * so P(tan^-2 theta > eps) = P(cos^2 theta > eps / (1 + eps)) = 1 - I_{eps/(1+eps)}(1/2, (n-1)/2).
+ */
+export function lineAngleExceedance(n: number, eps: number): number {
+  return 1 - regularizedBeta(eps / (1 + eps), 0.5, (n - 1) / 2);
+}
+
+/** E[tan^-2 theta] = E[c / (1 - c)] for c ~ Beta(1/2, (n-1)/2): (1/2) / ((n-1)/2 - 1) = 1 / (n - 3), finite for n > 3. */
+export function lineAngleTanInvSqMean(n: number): number | null {
+  return n > 3 ? 1 / (n - 3) : null;
+}
