@@ -78,6 +78,8 @@ const configSchema = z.object({
    * retrying, promoting or removing BullMQ jobs behind the service's back is a deliberate choice.
    */
   QUEUE_BOARD_READ_ONLY: z.stringbool().default(true),
+  /** The dashboard's built files (scripts/buildDashboard.ts), served at `/`. Default: dist/dashboard of this package. */
+  DASHBOARD_DIR: z.string().min(1).optional(),
   // Durability, limits and hardening (issue 14).
   /** Directory of the embedded redis-server's append-only file (`npm start` without REDIS_URL); created when missing. */
   DATA_DIR: z.string().min(1).default('./data'),

@@ -89,7 +89,7 @@ export async function buildApp({
   await app.register(runRoutes, { prefix: '/v1', jobService });
   await app.register(eventRoutes, { prefix: '/v1', jobService, heartbeatMs: config.SSE_HEARTBEAT_MS });
   app.get('/openapi.json', { schema: { hide: true } }, (_request, reply) => reply.send(openApiDocument(app)));
-  await app.register(dashboard);
+  await app.register(dashboard, { root: config.DASHBOARD_DIR });
   await app.register(queueBoard, { config });
 
   await app.ready();

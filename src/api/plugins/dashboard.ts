@@ -8,7 +8,7 @@
  * build time and sent compressed to clients that accept it (`preCompressed`). Asset names carry a
  * content hash, so they are cached for good; index.html is revalidated on each visit.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import fastifyStatic from '@fastify/static';
@@ -43,11 +43,25 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app: Fasti
     app.log.warn({ root }, 'dashboard bundle not found; run npm run build');
     return;
   }
+  // `/` itself is answered here from memory (index.html is small): @fastify/static's own index route
+  // does not find index.html's pre-compressed copies.
+  const index = {
+    identity: readFileSync(join(root, 'index.html')),
+    br: readOptional(join(root, 'index.html.br')),
+    gzip: readOptional(join(root, 'index.html.gz')),
+  };
+  app.get('/', { schema: { hide: true } }, (request, reply) => {
+    const accepted = String(request.headers['accept-encoding'] ?? '');
+    const encoding = index.br && /\bbr\b/.test(accepted) ? 'br' : index.gzip && /\bgzip\b/.test(accepted) ? 'gzip' : 'identity';
+    reply.type('text/html; charset=utf-8').header('cache-control', HTML_CACHE).header('vary', 'accept-encoding');
+    if (encoding !== 'identity') reply.header('content-encoding', encoding);
+    return reply.send(index[encoding]);
+  });
   await app.register(fastifyStatic, {
     root,
     prefix: '/',
     wildcard: false,
-    index: 'index.html',
+    index: false,
     preCompressed: true,
     // The compressed copies are sent in place of their file, never under their own names.
     globIgnore: ['**/*.gz', '**/*.br'],
@@ -55,7 +69,11 @@ export const dashboard: FastifyPluginAsync<DashboardOptions> = async (app: Fasti
     schemaHide: true,
     cacheControl: false,
     setHeaders: (reply, path) => {
-      reply.header('cache-control', path.endsWith('.html') ? HTML_CACHE : ASSET_CACHE);
+      reply.header('cache-control', /\.html(\.br|\.gz)?$/.test(path) ? HTML_CACHE : ASSET_CACHE);
     },
   });
 };
+
+function readOptional(path: string): Buffer | null {
+  return existsSync(path) ? readFileSync(path) : null;
+}
