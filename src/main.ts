@@ -13,6 +13,8 @@ import { checkAuthMode } from './jobs/keys/authStartup.js';
 import { createLogger } from './jobs/logger.js';
 import { RedisJobService } from './jobs/redisJobService.js';
 import { startWorker } from './jobs/worker.js';
+import { RedisStudyService } from './jobs/studies/redisStudyService.js';
+import { startStudyWorker } from './jobs/studies/studyWorker.js';
 import { onShutdownSignal } from './shutdown.js';
 
 const baseConfig = loadConfig();
@@ -44,13 +46,16 @@ if (!(await checkAuthMode(config, jobService.keys, logger, { embeddedRedis: embe
   process.exit(1);
 }
 const worker = await startWorker(config, logger);
-const app = await buildApp({ config, jobService, logger });
+const studyService = await RedisStudyService.start(config, logger);
+const studyWorker = await startStudyWorker(config, logger);
+const app = await buildApp({ config, jobService, studyService, logger });
 const address = await app.listen({ host: config.HOST, port: config.PORT });
 logger.info({ url: address, docs: `${address}/docs`, redis: config.REDIS_URL }, `service listening on ${address}`);
 
 onShutdownSignal(logger, async () => {
   await app.close();
-  await worker.close(config.SHUTDOWN_TIMEOUT_MS);
+  await Promise.all([worker.close(config.SHUTDOWN_TIMEOUT_MS), studyWorker.close(config.SHUTDOWN_TIMEOUT_MS)]);
+  await studyService.close();
   await jobService.close();
   await embedded?.stop();
   await dataLock?.release();

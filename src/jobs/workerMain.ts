@@ -5,6 +5,7 @@
 import { loadConfig } from '../config.js';
 import { onShutdownSignal } from '../shutdown.js';
 import { createLogger } from './logger.js';
+import { startStudyWorker } from './studies/studyWorker.js';
 import { startWorker } from './worker.js';
 
 const config = loadConfig();
@@ -15,4 +16,8 @@ if (!config.REDIS_URL) {
 }
 
 const worker = await startWorker(config, logger);
-onShutdownSignal(logger, () => worker.close(config.SHUTDOWN_TIMEOUT_MS));
+// Study chunks and aggregations (POST /v1/studies), next to the jobs.
+const studyWorker = await startStudyWorker(config, logger);
+onShutdownSignal(logger, async () => {
+  await Promise.all([worker.close(config.SHUTDOWN_TIMEOUT_MS), studyWorker.close(config.SHUTDOWN_TIMEOUT_MS)]);
+});
