@@ -131,6 +131,12 @@ const configSchema = z.object({
     .default('studies'),
   /** Study chunks one worker process computes at once, each in its own sandboxed child process. */
   STUDY_WORKER_CONCURRENCY: integer(2, 1),
+  // --- Split analysis (Algorithm 2 over BullMQ workers; README "Configuration") ---
+  /** An `analyze` job on a dense matrix with n at least this and at least SPLIT_ANALYSIS_MIN_MACHINES machines runs split over the workers. */
+  SPLIT_ANALYSIS_MIN_N: integer(2000, 1),
+  SPLIT_ANALYSIS_MIN_MACHINES: integer(16, 2),
+  /** Parts of each divisible kind of a split analysis (machine groups for the pairs, row ranges for the local angles). */
+  SPLIT_ANALYSIS_GROUPS: integer(4, 1),
 });
 
 /** The settings with their defaults filled in (MATRIX_TTL_SECONDS defaults to another setting). */
