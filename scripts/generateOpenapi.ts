@@ -22,6 +22,7 @@ const unavailable = (): never => {
 };
 const offlineJobService: JobService = {
   matrices: { upload: unavailable, get: unavailable, use: unavailable, remove: unavailable },
+  keys: { create: unavailable, list: unavailable, get: unavailable, revoke: unavailable, authenticate: unavailable, hasAdmin: unavailable },
   create: unavailable,
   get: unavailable,
   list: unavailable,

@@ -10,9 +10,12 @@ import type { Config } from '../config.js';
 import type { JobService } from '../jobs/types.js';
 import { dashboard } from './plugins/dashboard.js';
 import { installHardening } from './plugins/hardening.js';
+import { installAuth } from './plugins/auth.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi, openApiDocument } from './plugins/openapi.js';
 import { installErrorHandling } from './plugins/problems.js';
+import { installRateLimit } from './plugins/rateLimit.js';
+import { adminKeyRoutes } from './routes/adminKeys.js';
 import { queueBoard } from './plugins/queueBoard.js';
 import { eventRoutes } from './routes/events.js';
 import { healthRoutes } from './routes/health.js';
@@ -78,6 +81,9 @@ export async function buildApp({
   installErrorHandling(app, config);
   // First: security headers, CORS and the request id for every response, including those answered by a hook.
   await installHardening(app, config);
+  // Before every route: the API key hooks, the security declarations and the rate limit must see them all.
+  installAuth(app, { config, keys: jobService.keys });
+  await installRateLimit(app, config);
   await installOpenApi(app);
   await extend?.(app);
   installMetrics(app, jobService);
@@ -88,6 +94,7 @@ export async function buildApp({
   await app.register(matrixRoutes, { prefix: '/v1', matrices: jobService.matrices, config });
   await app.register(runRoutes, { prefix: '/v1', jobService });
   await app.register(eventRoutes, { prefix: '/v1', jobService, heartbeatMs: config.SSE_HEARTBEAT_MS });
+  await app.register(adminKeyRoutes, { prefix: '/v1', keys: jobService.keys });
   app.get('/openapi.json', { schema: { hide: true } }, (_request, reply) => reply.send(openApiDocument(app)));
   await app.register(dashboard, { root: config.DASHBOARD_DIR });
   await app.register(queueBoard, { config });

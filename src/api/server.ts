@@ -3,6 +3,7 @@
  * `npm run start:worker`, on any host sharing that Redis).
  */
 import { loadConfig } from '../config.js';
+import { checkAuthMode } from '../jobs/keys/authStartup.js';
 import { createLogger } from '../jobs/logger.js';
 import { RedisJobService } from '../jobs/redisJobService.js';
 import { onShutdownSignal } from '../shutdown.js';
@@ -16,6 +17,10 @@ if (!config.REDIS_URL) {
 }
 
 const jobService = await RedisJobService.start(config, logger);
+if (!(await checkAuthMode(config, jobService.keys, logger, { embeddedRedis: false }))) {
+  await jobService.close();
+  process.exit(1);
+}
 const app = await buildApp({ config, jobService, logger });
 const address = await app.listen({ host: config.HOST, port: config.PORT });
 logger.info({ url: address, redis: config.REDIS_URL }, `API listening on ${address}`);

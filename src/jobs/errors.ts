@@ -9,6 +9,10 @@ export const JOB_ERROR_CODES = [
   'invalid-cursor',
   'job-input-missing',
   'matrix-not-found',
+  'key-not-found',
+  'rate-limited',
+  'quota-exceeded',
+  'quota-too-large',
 ] as const;
 export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
 
@@ -86,4 +90,44 @@ export class MatrixNotFoundError extends JobError {
   ) {
     super(`No stored matrix with id '${matrixId}'${context} (it may never have been uploaded, or has expired or been deleted).`);
   }
+}
+
+/** No API key with this id (GET/DELETE /v1/admin/keys/{id}; the HTTP layer answers 404). */
+export class ApiKeyNotFoundError extends JobError {
+  readonly code = 'key-not-found';
+  constructor(readonly keyId: string) {
+    super(`No API key with id '${keyId}'.`);
+  }
+}
+
+/** A limit that frees up with time: the HTTP layer answers 429 with a Retry-After of `retryAfterSeconds`. */
+export abstract class RetryLaterError extends JobError {
+  abstract readonly retryAfterSeconds: number;
+}
+
+/** More requests per second than the key's limit. */
+export class RateLimitedError extends RetryLaterError {
+  readonly code = 'rate-limited';
+  constructor(
+    limit: number,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(`More than ${limit} requests per second with this API key; retry in ${retryAfterSeconds} s.`);
+  }
+}
+
+/** The key's jobs queued or running, or its stored bytes, are at its limit: nothing was accepted. */
+export class QuotaExceededError extends RetryLaterError {
+  readonly code = 'quota-exceeded';
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super(detail);
+  }
+}
+
+/** A single request that can never fit the key's limit, however long it waits (the HTTP layer answers 413). */
+export class QuotaTooLargeError extends JobError {
+  readonly code = 'quota-too-large';
 }

@@ -150,6 +150,31 @@ const CATALOG = {
     title: 'Upload timed out',
     description: 'The upload did not arrive completely within UPLOAD_TIMEOUT_MS; nothing was stored.',
   },
+  // API keys and limits
+  unauthorized: {
+    status: 401,
+    title: 'Unauthorized',
+    description: 'AUTH_MODE=keys: send a live API key as `Authorization: Bearer <key>` (it is missing, unknown or revoked).',
+  },
+  forbidden: { status: 403, title: 'Forbidden', description: 'This endpoint needs an admin API key.' },
+  'key-not-found': { status: 404, title: 'API key not found', description: 'No API key with this id.' },
+  'rate-limited': {
+    status: 429,
+    title: 'Too many requests',
+    description: "More requests per second than the API key's limit; retry after the `Retry-After` header's seconds.",
+  },
+  'quota-exceeded': {
+    status: 429,
+    title: 'Quota exceeded',
+    description:
+      "The API key's jobs queued or running, or its stored bytes, are at its limit; nothing was accepted. Retry after " +
+      'the `Retry-After` header (jobs finish, stored data expires or can be deleted).',
+  },
+  'quota-too-large': {
+    status: 413,
+    title: 'Larger than the quota',
+    description: "The request alone exceeds the API key's limit (stored bytes, study samples): it can never be accepted.",
+  },
   // Infrastructure
   'store-unavailable': {
     status: 503,

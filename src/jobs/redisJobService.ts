@@ -12,6 +12,9 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { AlgorithmId } from '../solvers/algorithms/registry.js';
+import type { ApiKeyService, Tenant } from './keys/apiKey.js';
+import { ApiKeyStore } from './keys/apiKeyStore.js';
+import { TenantUsage } from './keys/tenantUsage.js';
 import { JobEventHub } from './service/jobEventHub.js';
 import { JobQueue } from './service/jobQueue.js';
 import { JobRepository } from './service/jobRepository.js';
@@ -19,7 +22,13 @@ import { MatrixRepository } from './service/matrixRepository.js';
 import { ServiceHealth } from './service/serviceHealth.js';
 import { JobStore } from './store/jobStore.js';
 import { MatrixStore } from './store/matrixStore.js';
-import { createFailFastConnection, createSubscriberConnection, logConnectionErrors, waitUntilConnected } from './store/redisConnection.js';
+import {
+  createFailFastConnection,
+  createSubscriberConnection,
+  logConnectionErrors,
+  storeCall,
+  waitUntilConnected,
+} from './store/redisConnection.js';
 import type { Job, JobEvent, JobPage, JobService, JobSpec, JobStatus, MatrixService, TraceView } from './types.js';
 
 /** How long start() waits for Redis before starting anyway (readiness then reports it). */
@@ -36,6 +45,7 @@ export class RedisJobService implements JobService {
     /** The fail-fast connections, closed last. */
     private readonly connections: Redis[],
     readonly matrices: MatrixService,
+    readonly keys: ApiKeyService,
   ) {}
 
   /** Connect, waiting up to START_WAIT_MS for Redis but starting anyway: the API answers 503 until it is reachable. */
@@ -52,7 +62,8 @@ export class RedisJobService implements JobService {
 
     const store = new JobStore(commands, config.KEY_PREFIX, config.QUEUE_NAME, config.JOB_TTL_SECONDS);
     const queue = new JobQueue(config, queueConnection, log);
-    const jobs = new JobRepository(store, queue, log);
+    const usage = new TenantUsage(commands, store.keys);
+    const jobs = new JobRepository(store, queue, log, { usage, ttlSeconds: config.JOB_TTL_SECONDS, traceCap: config.TRACE_CAP });
     const events = new JobEventHub(redisConfig, subscriber, store.keys.statusChannel, (id) => jobs.get(id), log);
     const health = new ServiceHealth(commands, queue);
     const [reachable, queueUsable, listening] = await Promise.all([
@@ -62,39 +73,41 @@ export class RedisJobService implements JobService {
     ]);
     if (!reachable || !queueUsable) log.warn({ redis: config.REDIS_URL }, 'Redis not reachable yet; the API answers 503 until it is');
     else if (!listening) log.warn('status channel subscription pending');
-    const matrices = new MatrixRepository(new MatrixStore(commands, config.KEY_PREFIX, config.QUEUE_NAME), config);
-    return new RedisJobService(jobs, events, health, queue, [queueConnection, commands], matrices);
+    const matrices = new MatrixRepository(new MatrixStore(commands, config.KEY_PREFIX, config.QUEUE_NAME), config, usage);
+    const keys = new ApiKeyStore(commands, config.KEY_PREFIX);
+    return new RedisJobService(jobs, events, health, queue, [queueConnection, commands], matrices, keys);
   }
 
-  create(spec: JobSpec): Promise<Job> {
-    return this.jobs.create(spec);
+  create(spec: JobSpec, tenant?: Tenant | null): Promise<Job> {
+    return this.jobs.create(spec, tenant);
   }
 
-  get(id: string): Promise<Job> {
-    return this.jobs.get(id);
+  get(id: string, owner?: string): Promise<Job> {
+    return this.jobs.get(id, owner);
   }
 
-  list(query: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage> {
+  list(query: { status?: JobStatus; limit: number; cursor?: string; owner?: string }): Promise<JobPage> {
     return this.jobs.list(query);
   }
 
-  cancel(id: string): Promise<Job> {
-    return this.jobs.cancel(id);
+  cancel(id: string, owner?: string): Promise<Job> {
+    return this.jobs.cancel(id, owner);
   }
 
-  remove(id: string): Promise<void> {
-    return this.jobs.remove(id);
+  remove(id: string, owner?: string): Promise<void> {
+    return this.jobs.remove(id, owner);
   }
 
-  trace(id: string, algorithm: AlgorithmId): Promise<TraceView> {
-    return this.jobs.trace(id, algorithm);
+  trace(id: string, algorithm: AlgorithmId, owner?: string): Promise<TraceView> {
+    return this.jobs.trace(id, algorithm, owner);
   }
 
-  solution(id: string, algorithm: AlgorithmId): Promise<Float64Array> {
-    return this.jobs.solution(id, algorithm);
+  solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array> {
+    return this.jobs.solution(id, algorithm, owner);
   }
 
-  subscribe(id: string, listener: (event: JobEvent) => void): Promise<() => void> {
+  async subscribe(id: string, listener: (event: JobEvent) => void, owner?: string): Promise<() => void> {
+    if (owner !== undefined) await storeCall(() => this.jobs.assertVisible(id, owner));
     return this.events.subscribe(id, listener);
   }
 

@@ -11,6 +11,7 @@ import type { DenseMatrix } from '../solvers/matrix.js';
 import type { CsrMatrix } from '../solvers/sparse/csr.js';
 import type { MatrixMarketField, MatrixMarketSymmetry } from '../solvers/sparse/matrixMarketStream.js';
 import type { RunResult } from '../solvers/runner/types.js';
+import type { ApiKeyService, Tenant } from './keys/apiKey.js';
 
 export const JOB_TYPES = ['analyze', 'solve'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
@@ -180,42 +181,55 @@ export interface StoredMatrix {
   bytes: number;
 }
 
+/**
+ * Ownership: every job and matrix belongs to the API key that created it (AUTH_MODE=keys). The
+ * optional `owner` argument of the calls below confines them to that key's own: another key's job
+ * or matrix is not found (JobNotFoundError, MatrixNotFoundError), nor listed. Absent, they see
+ * everything (an admin key, or AUTH_MODE=none).
+ */
 export interface MatrixService {
   /**
    * Parse a Matrix Market text (chunks of UTF-8 as they arrive) and store it as CSR: stored only
    * once the whole text parsed. Throws the reader's SolverErrors (limits, syntax) and whatever the
-   * source throws (an interrupted upload); nothing is stored then.
+   * source throws (an interrupted upload); nothing is stored then. For a `tenant`, the matrix is
+   * its own and counted against its stored-bytes limit (QuotaExceededError, QuotaTooLargeError).
    */
-  upload(text: AsyncIterable<Uint8Array | string>): Promise<StoredMatrix>;
+  upload(text: AsyncIterable<Uint8Array | string>, tenant?: Tenant | null): Promise<StoredMatrix>;
   /** Throws MatrixNotFoundError. */
-  get(id: string): Promise<StoredMatrix>;
+  get(id: string, owner?: string): Promise<StoredMatrix>;
   /** For a job that names the matrix: its document, its TTL renewed. Throws MatrixNotFoundError. */
-  use(id: string): Promise<StoredMatrix>;
+  use(id: string, owner?: string): Promise<StoredMatrix>;
   /** Throws MatrixNotFoundError. */
-  remove(id: string): Promise<void>;
+  remove(id: string, owner?: string): Promise<void>;
 }
 
 export interface JobService {
   /** Stored matrices (POST /v1/matrices), which jobs name by id. */
   readonly matrices: MatrixService;
-  /** Store the inputs, queue the job, and return it (status 'queued'). */
-  create(spec: JobSpec): Promise<Job>;
+  /** API keys (AUTH_MODE=keys): who may call, and each key's limits. */
+  readonly keys: ApiKeyService;
+  /**
+   * Store the inputs, queue the job, and return it (status 'queued'). For a `tenant` (an API key),
+   * the job is its own, counted against its limits (QuotaExceededError, QuotaTooLargeError) and
+   * queued taking turns with other keys' jobs.
+   */
+  create(spec: JobSpec, tenant?: Tenant | null): Promise<Job>;
   /** Throws JobNotFoundError. */
-  get(id: string): Promise<Job>;
-  /** Newest first. `cursor` is the opaque `nextCursor` of the previous page. */
-  list(query: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage>;
+  get(id: string, owner?: string): Promise<Job>;
+  /** Newest first. `cursor` is the opaque `nextCursor` of the previous page; `owner`: that key's jobs only. */
+  list(query: { status?: JobStatus; limit: number; cursor?: string; owner?: string }): Promise<JobPage>;
   /** A queued job ends 'cancelled' at once; a running one as soon as its solver sees the signal. Finished jobs are returned unchanged. */
-  cancel(id: string): Promise<Job>;
+  cancel(id: string, owner?: string): Promise<Job>;
   /** Removes a finished job and everything stored for it. Throws JobNotFoundError, JobNotFinishedError. */
-  remove(id: string): Promise<void>;
+  remove(id: string, owner?: string): Promise<void>;
   /** Throws JobNotFoundError, RunNotFoundError. */
-  trace(id: string, algorithm: AlgorithmId): Promise<TraceView>;
-  solution(id: string, algorithm: AlgorithmId): Promise<Float64Array>;
+  trace(id: string, algorithm: AlgorithmId, owner?: string): Promise<TraceView>;
+  solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array>;
   /**
    * Calls `listener` with progress and status changes of job `id` until it finishes; returns the
    * unsubscribe function. The first status event reflects the job's state at subscription time.
    */
-  subscribe(id: string, listener: (event: JobEvent) => void): Promise<() => void>;
+  subscribe(id: string, listener: (event: JobEvent) => void, owner?: string): Promise<() => void>;
   /** Redis reachable and the queue usable. */
   isReady(): Promise<boolean>;
   /** Jobs in the queue by state (for /metrics): waiting, active, completed, failed, delayed... */

@@ -8,6 +8,7 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { tuplesAsBoundedArrays } from '../schemas/openApiTuples.js';
+import { BEARER_SCHEME, BEARER_SECURITY_SCHEME } from './auth.js';
 
 export const API_VERSION = '1.0.0';
 /** The license of package.json (test/api/openapi.test.ts checks that they agree). */
@@ -49,7 +50,9 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         { name: 'runs', description: "Outputs of an algorithm's run" },
         { name: 'matrices', description: 'Matrix Market matrices uploaded once, for many jobs' },
         { name: 'operations', description: 'Health, readiness, metrics, problem types' },
+        { name: 'keys', description: 'API keys and their quotas (admin)' },
       ],
+      components: { securitySchemes: { [BEARER_SCHEME]: BEARER_SECURITY_SCHEME } },
     },
     transform: withResponseHeaders,
     transformObject: (document) => withoutUnusedSchemas(withInternalErrors(tuplesAsBoundedArrays(jsonSchemaTransformObject(document)))),

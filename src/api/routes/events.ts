@@ -6,6 +6,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FINISHED_STATUSES, type JobEvent, type JobService } from '../../jobs/types.js';
+import { ownerFilterOf } from '../plugins/auth.js';
 import { JobIdParamsSchema } from '../schemas/job.js';
 import { problemResponses } from '../schemas/problem.js';
 
@@ -68,7 +69,11 @@ export const eventRoutes: FastifyPluginCallbackZod<EventRoutesOptions> = (app, {
       };
 
       // Throws JobNotFoundError (404) before anything is sent.
-      unsubscribe = await jobService.subscribe(request.params.id, (event) => (streaming ? write(event) : early.push(event)));
+      unsubscribe = await jobService.subscribe(
+        request.params.id,
+        (event) => (streaming ? write(event) : early.push(event)),
+        ownerFilterOf(request),
+      );
 
       reply.hijack();
       raw.writeHead(200, {

@@ -5,6 +5,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { JobService } from '../../jobs/types.js';
 import { toJobSpec } from '../jobSpec.js';
+import { matricesSeenBy, ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { JobIdParamsSchema, JobPageSchema, JobSchema, ListJobsQuerySchema } from '../schemas/job.js';
 import { CreateJobRequestSchema } from '../schemas/jobRequest.js';
 import { problemResponses } from '../schemas/problem.js';
@@ -52,8 +53,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       },
     },
     async (request, reply) => {
-      const spec = await toJobSpec(request.body, config, jobService.matrices);
-      const job = await jobService.create(spec);
+      const spec = await toJobSpec(request.body, config, matricesSeenBy(request, jobService.matrices));
+      const job = await jobService.create(spec, tenantOf(request));
       request.log.info({ jobId: job.id, type: job.type, n: job.n, m: job.m }, 'job created');
       return reply.code(202).header('location', `/v1/jobs/${job.id}`).send(job);
     },
@@ -74,7 +75,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         response: { 200: JobPageSchema, ...problemResponses(400, 503) },
       },
     },
-    async (request) => jobService.list(request.query),
+    async (request) => jobService.list({ ...request.query, owner: ownerFilterOf(request) }),
   );
 
   app.get(
@@ -92,7 +93,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         response: { 200: JobSchema, ...problemResponses(400, 404, 503) },
       },
     },
-    async (request) => jobService.get(request.params.id),
+    async (request) => jobService.get(request.params.id, ownerFilterOf(request)),
   );
 
   await app.register(bodylessJobRoutes, { jobService });
@@ -122,7 +123,7 @@ const bodylessJobRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = 
         response: { 200: JobSchema, ...problemResponses(400, 404, 503) },
       },
     },
-    async (request) => jobService.cancel(request.params.id),
+    async (request) => jobService.cancel(request.params.id, ownerFilterOf(request)),
   );
 
   bodyless.delete(
@@ -141,7 +142,7 @@ const bodylessJobRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = 
       },
     },
     async (request, reply) => {
-      await jobService.remove(request.params.id);
+      await jobService.remove(request.params.id, ownerFilterOf(request));
       return reply.code(204).send();
     },
   );

@@ -15,6 +15,7 @@ import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { makeProblem } from '../../jobs/problems.js';
 import type { MatrixService, StoredMatrix } from '../../jobs/types.js';
+import { ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { sendProblem } from '../plugins/problems.js';
 import { MATRIX_UPLOAD_MEDIA_TYPES, MatrixIdParamsSchema, StoredMatrixSchema } from '../schemas/matrix.js';
 import { problemResponses } from '../schemas/problem.js';
@@ -116,7 +117,7 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
       let stored: StoredMatrix | undefined;
       const limit = config.MAX_UPLOAD_BYTES;
       const store = async (text: AsyncIterable<Buffer>): Promise<void> => {
-        stored = await matrices.upload(text);
+        stored = await matrices.upload(text, tenantOf(request));
       };
       try {
         if (encoding === 'gzip') await pipeline(request.raw, byteLimit(limit), createGunzip(), byteLimit(limit), store);
@@ -158,7 +159,7 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
         response: { 200: StoredMatrixSchema, ...problemResponses(400, 503), 404: NO_SUCH_MATRIX },
       },
     },
-    async (request) => matrices.get(request.params.id),
+    async (request) => matrices.get(request.params.id, ownerFilterOf(request)),
   );
 
   app.delete(
@@ -177,7 +178,7 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
       },
     },
     async (request, reply) => {
-      await matrices.remove(request.params.id);
+      await matrices.remove(request.params.id, ownerFilterOf(request));
       return reply.code(204).send();
     },
   );

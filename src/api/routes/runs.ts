@@ -1,6 +1,7 @@
 /** The outputs of one algorithm's run: its trace and its solution. */
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../../jobs/types.js';
+import { ownerFilterOf } from '../plugins/auth.js';
 import { RunParamsSchema, SolutionSchema, TraceSchema } from '../schemas/job.js';
 import { problemResponses } from '../schemas/problem.js';
 
@@ -26,7 +27,7 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
       },
     },
     async (request) => {
-      const trace = await jobService.trace(request.params.id, request.params.algorithm);
+      const trace = await jobService.trace(request.params.id, request.params.algorithm, ownerFilterOf(request));
       return {
         ...trace,
         relativeResidual: finiteOrNull(trace.relativeResidual),
@@ -52,7 +53,7 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
       },
     },
     async (request) => {
-      const x = await jobService.solution(request.params.id, request.params.algorithm);
+      const x = await jobService.solution(request.params.id, request.params.algorithm, ownerFilterOf(request));
       return { algorithm: request.params.algorithm, x: finiteOrNull(x) };
     },
   );

@@ -65,9 +65,12 @@ export class JobQueue {
     return this.usable;
   }
 
-  /** Queue job `id` (named by its type, for people reading the queue); the job document holds everything else. */
-  async add(id: string, type: JobType): Promise<void> {
-    await this.ready().add(type, { id }, { jobId: id });
+  /**
+   * Queue job `id` (named by its type, for people reading the queue); the job document holds
+   * everything else. `priority` (1 first; see ../keys/tenantUsage.ts) takes turns between API keys.
+   */
+  async add(id: string, type: JobType, priority?: number): Promise<void> {
+    await this.ready().add(type, { id }, { jobId: id, ...(priority === undefined ? {} : { priority }) });
   }
 
   /** 1 when removed, 0 when BullMQ could not (a worker holds its lock) or has no such job. */

@@ -7,27 +7,42 @@
 import type { Logger } from 'pino';
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import { nnzOf } from '../../solvers/sparse/csr.js';
-import { JobNotFinishedError, JobNotFoundError, RunNotFoundError, type JobError } from '../errors.js';
+import { JobNotFinishedError, JobNotFoundError, QuotaTooLargeError, RunNotFoundError, type JobError } from '../errors.js';
 import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
 import { jobFromDocument, type StoredInput } from '../store/jobDocument.js';
 import type { JobStore, RunContext } from '../store/jobStore.js';
 import { storeCall } from '../store/redisConnection.js';
 import type { Job, JobPage, JobSpec, JobStatus, JobSummary, TraceView } from '../types.js';
+import type { Tenant } from '../keys/apiKey.js';
+import { storedBytesOfJob } from '../keys/jobBytes.js';
+import type { TenantUsage } from '../keys/tenantUsage.js';
 import type { JobQueue } from './jobQueue.js';
 import { decodeCursor, encodeCursor } from './listCursor.js';
 
 /** Most index entries one list request reads (status filters over long histories return short pages, with a cursor). */
 const LIST_SCAN_BUDGET = 5000;
 
+/** What tenants (API keys) hold, and what a job's stored bytes are counted with. */
+export interface Tenancy {
+  usage: TenantUsage;
+  ttlSeconds: number;
+  traceCap: number;
+}
+
 export class JobRepository {
   constructor(
     private readonly store: JobStore,
     private readonly queue: JobQueue,
     private readonly log: Logger,
+    private readonly tenancy: Tenancy | null = null,
   ) {}
 
-  /** Store the document and inputs, then queue the id; a job that cannot be queued is removed again. */
-  async create(spec: JobSpec): Promise<Job> {
+  /**
+   * Store the document and inputs, then queue the id; a job that cannot be queued is removed again.
+   * For a tenant (an API key), the job is its own and counted against its limits first
+   * (QuotaTooLargeError: 413, QuotaExceededError: 429), and queued with its fairness priority.
+   */
+  async create(spec: JobSpec, tenant: Tenant | null = null): Promise<Job> {
     return storeCall(async () => {
       const now = Date.now();
       const id = newJobId(now);
@@ -41,8 +56,13 @@ export class JobRepository {
               ? { format: spec.matrix.format, nnz: nnzOf(spec.matrix.A) }
               : { format: spec.matrix.format };
       const { type, n, m, algorithms, options, storage } = spec;
-      await this.store.create(
-        { id, type, n, m, algorithms, options, input, hasRhs: spec.rhs !== null, createdAt, storage },
+      const owner = tenant?.owner ?? null;
+      const priority = tenant ? await this.admit(tenant, id, spec) : undefined;
+      const uncount = async (): Promise<void> => {
+        if (tenant) await this.tenancy?.usage.release(tenant.owner, this.store.keys.doc(id), id).catch(() => undefined);
+      };
+      const stored = this.store.create(
+        { id, type, n, m, algorithms, options, input, hasRhs: spec.rhs !== null, createdAt, storage, owner },
         {
           matrix: spec.matrix.kind === 'dense' ? spec.matrix.A.data : null,
           csr: spec.matrix.kind === 'csr' ? spec.matrix.A : null,
@@ -50,10 +70,15 @@ export class JobRepository {
           assignment: spec.assignment,
         },
       );
+      await stored.catch(async (error: unknown) => {
+        await uncount();
+        throw error;
+      });
       try {
-        await this.queue.add(id, type);
+        await this.queue.add(id, type, priority);
       } catch (error) {
-        await this.store.discard(id).catch(() => undefined);
+        await this.store.discard(id, owner).catch(() => undefined);
+        await uncount();
         throw error;
       }
       return {
@@ -75,16 +100,43 @@ export class JobRepository {
     });
   }
 
-  async get(id: string): Promise<Job> {
+  /**
+   * Count the job against the tenant's limits; returns its BullMQ priority. A job larger than the
+   * key's whole stored-bytes limit can never be accepted: 413, not 429.
+   */
+  private async admit(tenant: Tenant, id: string, spec: JobSpec): Promise<number | undefined> {
+    if (!this.tenancy) return undefined;
+    const bytes = storedBytesOfJob(spec, this.tenancy.traceCap);
+    if (bytes > tenant.quotas.storedBytes) {
+      throw new QuotaTooLargeError(
+        `The job would store about ${bytes} bytes (inputs, solutions, traces), more than this API key's limit of ` +
+          `${tenant.quotas.storedBytes} bytes.`,
+      );
+    }
+    return this.tenancy.usage.admitJob(tenant, id, this.store.keys.doc(id), bytes, this.tenancy.ttlSeconds);
+  }
+
+  /**
+   * Throws JobNotFoundError unless job `id` exists and, when `owner` is given, belongs to it (another
+   * key's job is not found: its existence is not revealed). Returns the job's owner ('' for none).
+   */
+  async assertVisible(id: string, owner?: string): Promise<string> {
+    const stored = JOB_ID_PATTERN.test(id) ? await this.store.owner(id) : null;
+    if (stored === null || (owner !== undefined && stored !== owner)) throw new JobNotFoundError(id);
+    return stored;
+  }
+
+  async get(id: string, owner?: string): Promise<Job> {
     return storeCall(async () => {
       const fields = JOB_ID_PATTERN.test(id) ? await this.store.document(id) : null;
-      if (!fields) throw new JobNotFoundError(id);
+      if (!fields || (owner !== undefined && (fields.owner ?? '') !== owner)) throw new JobNotFoundError(id);
       return jobFromDocument(fields);
     });
   }
 
-  async list(query: { status?: JobStatus; limit: number; cursor?: string }): Promise<JobPage> {
-    const { status, limit } = query;
+  /** `owner`: only that key's jobs (from its own index); absent: every job. */
+  async list(query: { status?: JobStatus; limit: number; cursor?: string; owner?: string }): Promise<JobPage> {
+    const { status, limit, owner } = query;
     const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
     return storeCall(async () => {
       const batchSize = status ? Math.max(100, 4 * limit) : limit + 1;
@@ -94,7 +146,7 @@ export class JobRepository {
       let exhausted = false;
       let scanned = 0;
       while (matches.length <= limit && !exhausted && scanned < LIST_SCAN_BUDGET) {
-        const ids = await this.store.indexPage(lastSeen, batchSize);
+        const ids = await this.store.indexPage(lastSeen, batchSize, owner);
         exhausted = ids.length < batchSize;
         const summaries = await this.store.summaries(ids);
         for (let k = 0; k < ids.length && matches.length <= limit; k++) {
@@ -105,7 +157,7 @@ export class JobRepository {
           else if (status === undefined || summary.status === status) matches.push(summary);
         }
       }
-      await this.store.dropFromIndex(expired);
+      await this.store.dropFromIndex(expired, owner);
       if (matches.length > limit) return { items: matches.slice(0, limit), nextCursor: encodeCursor(matches[limit - 1].id) };
       if (exhausted || lastSeen === null) return { items: matches, nextCursor: null };
       // Scan budget spent: a short page, and a cursor to continue from where the scan stopped.
@@ -113,9 +165,9 @@ export class JobRepository {
     });
   }
 
-  async cancel(id: string): Promise<Job> {
+  async cancel(id: string, owner?: string): Promise<Job> {
     return storeCall(async () => {
-      if (!JOB_ID_PATTERN.test(id)) throw new JobNotFoundError(id);
+      await this.assertVisible(id, owner);
       const answer = await this.store.cancel(id);
       if (answer === 'missing') throw new JobNotFoundError(id);
       if (answer === 'cancelled-now') {
@@ -130,19 +182,23 @@ export class JobRepository {
     });
   }
 
-  async remove(id: string): Promise<void> {
+  async remove(id: string, owner?: string): Promise<void> {
     return storeCall(async () => {
-      if (!JOB_ID_PATTERN.test(id)) throw new JobNotFoundError(id);
+      const stored = await this.assertVisible(id, owner);
       const answer = await this.store.delete(id);
       if (answer === 'missing') throw new JobNotFoundError(id);
       if (answer !== 'deleted') throw new JobNotFinishedError(id, answer);
+      if (stored !== '') {
+        await this.store.dropFromIndex([id], stored);
+        await this.tenancy?.usage.release(stored, this.store.keys.doc(id), id);
+      }
       await this.queue.remove(id).catch((err: unknown) => this.log.warn({ err, jobId: id }, 'could not remove the job from BullMQ'));
     });
   }
 
-  async trace(id: string, algorithm: AlgorithmId): Promise<TraceView> {
+  async trace(id: string, algorithm: AlgorithmId, owner?: string): Promise<TraceView> {
     return storeCall(async () => {
-      if (!JOB_ID_PATTERN.test(id)) throw new JobNotFoundError(id);
+      await this.assertVisible(id, owner);
       const trace = await this.store.trace(id, algorithm);
       if (!trace) throw explainMissingRun(id, algorithm, await this.store.runContext(id));
       return {
@@ -158,9 +214,9 @@ export class JobRepository {
     });
   }
 
-  async solution(id: string, algorithm: AlgorithmId): Promise<Float64Array> {
+  async solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array> {
     return storeCall(async () => {
-      if (!JOB_ID_PATTERN.test(id)) throw new JobNotFoundError(id);
+      await this.assertVisible(id, owner);
       const x = await this.store.solution(id, algorithm);
       if (!x) throw explainMissingRun(id, algorithm, await this.store.runContext(id));
       return x;

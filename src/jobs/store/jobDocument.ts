@@ -52,6 +52,8 @@ export interface NewDocument extends StoredProblem {
   createdAt: string;
   /** The storage planned at creation; the worker records the one it runs on (and its backend). */
   storage: MatrixStorage;
+  /** The API key that created the job (its id); absent with AUTH_MODE=none. */
+  owner?: string | null;
 }
 
 export function newDocumentFields(doc: NewDocument): Record<string, string> {
@@ -68,6 +70,7 @@ export function newDocumentFields(doc: NewDocument): Record<string, string> {
     createdAt: doc.createdAt,
     attempts: '0',
     storage: doc.storage,
+    ...(doc.owner ? { owner: doc.owner } : {}),
   };
 }
 

@@ -101,6 +101,7 @@ export class JobStore {
     multi.set(keys.assignment(doc.id), bytesOf(inputs.assignment), 'EX', ttl);
     // Equal scores: the index is ordered by member, and ULIDs sort by creation time.
     multi.zadd(keys.index, 0, doc.id);
+    if (doc.owner) multi.zadd(keys.ownerIndex(doc.owner), 0, doc.id);
     try {
       await execOrThrow(multi);
     } catch (error) {
@@ -110,12 +111,19 @@ export class JobStore {
   }
 
   /** Remove a job that could not be queued (best effort: its keys expire anyway). */
-  async discard(id: string): Promise<void> {
-    await this.redis
+  async discard(id: string, owner?: string | null): Promise<void> {
+    const multi = this.redis
       .multi()
       .del(...this.keys.allOf(id))
-      .zrem(this.keys.index, id)
-      .exec();
+      .zrem(this.keys.index, id);
+    if (owner) multi.zrem(this.keys.ownerIndex(owner), id);
+    await multi.exec();
+  }
+
+  /** The API key that owns the job ('' with AUTH_MODE=none), or null when there is no such job. */
+  async owner(id: string): Promise<string | null> {
+    const [status, owner] = await this.redis.hmget(this.keys.doc(id), 'status', 'owner');
+    return status === null ? null : (owner ?? '');
   }
 
   /** The document's fields, or null when there is no such job. */
@@ -132,13 +140,15 @@ export class JobStore {
     return replies.map((values) => summaryFromFields(values as (string | null)[]));
   }
 
-  /** Up to `count` ids, newest first, strictly older than `beforeId` when given. */
-  async indexPage(beforeId: string | null, count: number): Promise<string[]> {
-    return this.redis.zrevrangebylex(this.keys.index, beforeId === null ? '+' : `(${beforeId}`, '-', 'LIMIT', 0, count);
+  /** Up to `count` ids, newest first, strictly older than `beforeId` when given; only `owner`'s jobs when given. */
+  async indexPage(beforeId: string | null, count: number, owner?: string): Promise<string[]> {
+    const index = owner === undefined ? this.keys.index : this.keys.ownerIndex(owner);
+    return this.redis.zrevrangebylex(index, beforeId === null ? '+' : `(${beforeId}`, '-', 'LIMIT', 0, count);
   }
 
-  async dropFromIndex(ids: string[]): Promise<void> {
-    if (ids.length > 0) await this.redis.zrem(this.keys.index, ...ids);
+  async dropFromIndex(ids: string[], owner?: string | null): Promise<void> {
+    if (ids.length === 0) return;
+    await this.redis.zrem(owner ? this.keys.ownerIndex(owner) : this.keys.index, ...ids);
   }
 
   /**

@@ -60,6 +60,25 @@ export class JobKeys {
     return `${this.doc(id)}:trace:${algorithm}`;
   }
 
+  /** Sorted set of one owner's (API key's) job ids, as `index` (GET /v1/jobs for a tenant). */
+  ownerIndex(owner: string): string {
+    return `${this.base}:owner:${owner}:index`;
+  }
+
+  /** Set of one owner's job ids that may still be queued or running (pruned as they finish). */
+  ownerActive(owner: string): string {
+    return `${this.base}:owner:${owner}:active`;
+  }
+
+  /**
+   * One owner's stored bytes: a hash (document key -> bytes counted), a sorted set (document key ->
+   * when to look at it again, ms) and the total (a string), see ../keys/tenantUsage.ts.
+   */
+  ownerUsage(owner: string): { bytes: string; expiry: string; total: string } {
+    const base = `${this.base}:owner:${owner}`;
+    return { bytes: `${base}:bytes`, expiry: `${base}:bytesExpiry`, total: `${base}:bytesTotal` };
+  }
+
   /** Every key that may exist for a job, document first. */
   allOf(id: string): string[] {
     return [

@@ -134,15 +134,26 @@ export class MatrixStore {
     this.keys = new MatrixKeys(keyPrefix, queueName);
   }
 
-  /** Store a parsed matrix: pieces under temporary keys, then one MULTI makes it exist. */
-  async create(matrix: Omit<StoredMatrix, 'bytes'>, csr: CsrMatrix, ttlSeconds: number): Promise<StoredMatrix> {
+  /** The API key that owns the matrix ('' with AUTH_MODE=none), or null when there is no such matrix. */
+  async owner(id: string): Promise<string | null> {
+    const [stored, owner] = await this.redis.hmget(this.keys.doc(id), 'id', 'owner');
+    return stored === null ? null : (owner ?? '');
+  }
+
+  /** Store a parsed matrix: pieces under temporary keys, then one MULTI makes it exist. `owner`: the API key's id. */
+  async create(
+    matrix: Omit<StoredMatrix, 'bytes'>,
+    csr: CsrMatrix,
+    ttlSeconds: number,
+    owner: string | null = null,
+  ): Promise<StoredMatrix> {
     const { keys } = this;
     const bytes = csr.rowPtr.byteLength + csr.colIdx.byteLength + csr.values.byteLength;
     const stored: StoredMatrix = { ...matrix, bytes };
     const pending = await writePendingCsr(this.redis, keys.pending(matrix.id), csr);
     const multi = this.redis.multi();
     queueCsrCommit(multi, pending, keys.csr(matrix.id), ttlSeconds);
-    multi.hset(keys.doc(matrix.id), documentFields(stored));
+    multi.hset(keys.doc(matrix.id), { ...documentFields(stored), ...(owner ? { owner } : {}) });
     multi.expire(keys.doc(matrix.id), ttlSeconds);
     try {
       await execOrThrow(multi);
