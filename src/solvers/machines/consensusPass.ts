@@ -1,18 +1,48 @@
 /**
- * The projection-consensus pass (APC, MLM) over the whole system: machine i keeps its own estimate
- * x_i (region [i n, (i + 1) n) of the engine's output, so any thread can advance any machine) and,
- * given the taskmaster's xbar, measures it (|A_i xbar - b_i|^2, |xbar - x_i|^2) and moves
- * x_i <- x_i + gamma P_i (xbar - x_i), in one pass over its basis Q_i (dense, ./machine.ts) or two
- * over its CSR rows with the Cholesky factor of A_i A_i^T (sparse, ./csrMachine.ts).
+ * The projection-consensus pass (APC, MLM) over the whole system: given the taskmaster's xbar, every
+ * machine measures it (|A_i xbar - b_i|^2, |xbar - x_i|^2) and moves x_i <- x_i + gamma P_i (xbar - x_i).
+ * createConsensusPass picks the form by storage:
+ * - dense (ConsensusPass below): machine i keeps its own estimate x_i (region [i n, (i + 1) n) of the
+ *   engine's output, so any thread can advance any machine), moved in one pass over its basis Q_i
+ *   (./machine.ts). m n doubles, less than the bases' own n x p_i each;
+ * - CSR (./csrConsensusPass.ts): the x_i are not kept. x_i(t) = y(t) + A_i^+ (b_i - A_i y(t)) for one
+ *   shared y(t + 1) = (1 - gamma) y(t) + gamma xbar(t), so the state is y and each machine's offset on
+ *   its column support: O(n + nnz) memory instead of m n, one Cimmino pass per iteration.
+ * (A ConsensusPass on CSR storage also works, through the CSR rows and the Cholesky factor of
+ * A_i A_i^T, ./csrMachine.ts: the tests compare the two forms.)
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import type { ShardEngine } from '../parallel/engine.js';
+import { CsrConsensusPass } from './csrConsensusPass.js';
 import { startFleet } from './fleet.js';
 import { DISTANCE2, RESIDUAL2 } from './machine.js';
 import { CONSENSUS_PASS, CONSENSUS_START } from './machineShard.js';
 import { csrStorage, denseStorage } from './storage.js';
 
-export class ConsensusPass {
+/** What APC and MLM ask of their machines (../algorithms/apc.ts). */
+export interface ConsensusMachines {
+  /** The taskmaster's xbar, which the pass reads (written only between passes). */
+  readonly xbar: Float64Array;
+  readonly threads: number;
+  /** Every machine's x_i(0): the minimum-norm solution of A_i x = b_i. */
+  start(): void;
+  /** Measures xbar on every machine, then advances every x_i. */
+  run(): void;
+  /** |A xbar - b|^2 at the xbar of the last run(), summed in machine order. */
+  residualNormSquared(): number;
+  /** max_i |xbar - x_i| before the last run()'s step; NaN when any is NaN. */
+  consensusDistance(): number;
+  /** sum = x_1 + ... + x_m. */
+  sumOfEstimates(sum: Float64Array): void;
+  dispose(): void;
+}
+
+/** The machines of APC / MLM in the form for the system's storage (see above). */
+export function createConsensusPass(system: SolverSystem, gamma: number): ConsensusMachines {
+  return system.storage === 'csr' ? new CsrConsensusPass(system, gamma) : new ConsensusPass(system, gamma);
+}
+
+export class ConsensusPass implements ConsensusMachines {
   /** The taskmaster's xbar, which the pass reads (shared with the threads; written only between passes). */
   readonly xbar: Float64Array;
   readonly threads: number;

@@ -1,0 +1,155 @@
+/**
+ * APC's and MLM's machines on CSR storage without one n-vector per machine. The machines' estimates
+ * are not independent state: with y(0) = 0 and
+ *
+ *   y(t + 1) = (1 - gamma) y(t) + gamma xbar(t),                                               (1)
+ *
+ * every machine's estimate is the projection of the one vector y(t) onto its solution set,
+ *
+ *   x_i(t) = y(t) + A_i^+ (b_i - A_i y(t)) =: y(t) + D_i(t),                                   (2)
+ *
+ * (by induction: x_i(0) = A_i^+ b_i, and APC's step x_i + gamma P_i (xbar - x_i) with P_i A_i^+ = 0
+ * gives A_i^+ b_i + P_i ((1 - gamma) y + gamma xbar), which is (2) at y(t + 1)). D_i is affine in y,
+ * so (1) carries over to it: D_i(t + 1) = (1 - gamma) D_i(t) + gamma A_i^+ (b_i - A_i xbar(t)), and
+ * A_i^+ (b_i - A_i xbar) is block Cimmino's term at xbar (./cimminoPass.ts, the same CSR pass: two
+ * passes over A_i and two triangular solves with the factor of A_i A_i^T). D_i lives on machine i's
+ * column support C_i. So the state is y, xbar and the D_i: O(n + sum_i c_i) <= O(n + nnz) memory
+ * where ./consensusPass.ts keeps m n, and an iteration costs one Cimmino pass plus O(n + sum_i c_i)
+ * for the taskmaster instead of O(m n) for the machines. The same pass measures xbar: its scalar is
+ * |A_i xbar - b_i|^2. The error of A_i x_i = b_i decays like (1 - gamma)^t under (1), as in the dense
+ * pass.
+ *
+ * The consensus distance |xbar - x_i|^2 = sum_{j not in C_i} e_j^2 + sum_{j in C_i} (e_j - D_ij)^2
+ * with e = xbar - y: the first sum is |e|^2 - sum_{j in C_i} e_j^2, both accumulated in double-double
+ * (Knuth's two-sum) over the same rounded squares, so the difference is exact to ~1e-32 |e|^2 and does
+ * not cancel when xbar = x_i while e is large (APC exact after one step on orthogonal machines).
+ */
+import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { ShardEngine } from '../parallel/engine.js';
+import type { ConsensusMachines } from './consensusPass.js';
+import { startFleet } from './fleet.js';
+import { CIMMINO_PASS } from './machineShard.js';
+import { csrStorage, type CsrMachineStorage } from './storage.js';
+
+/** Scalar of a machine in the Cimmino pass: |A_i x - b_i|^2. */
+const RESIDUAL2 = 0;
+
+export class CsrConsensusPass implements ConsensusMachines {
+  readonly xbar: Float64Array;
+  readonly threads: number;
+  private readonly engine: ShardEngine;
+  private readonly machines: readonly CsrMachineStorage[];
+  private readonly outputOffset: Int32Array;
+  private readonly gamma: number;
+  /** y of (1). */
+  private readonly y: Float64Array;
+  /** D_i of (2) on C_i, at [outputOffset[i], outputOffset[i + 1]) as the pass's terms. */
+  private readonly offsets: Float64Array;
+  private residual2 = 0;
+  private distance2 = 0;
+
+  constructor(system: SolverSystem, gamma: number) {
+    if (system.storage !== 'csr') throw new Error('CsrConsensusPass: the system is not on CSR storage');
+    const { n } = system;
+    this.machines = system.machines.map(csrStorage);
+    const fleet = startFleet({ n, machines: this.machines, outputLengths: this.machines.map((machine) => machine.c), scalarsPerChunk: 1 });
+    this.engine = fleet.engine;
+    this.outputOffset = fleet.outputOffset;
+    this.threads = this.engine.threads;
+    this.xbar = this.engine.input;
+    this.gamma = gamma;
+    this.y = new Float64Array(n);
+    this.offsets = new Float64Array(this.outputOffset[this.machines.length]);
+  }
+
+  /** x_i(0) = A_i^+ b_i: y(0) = 0 and D_i(0) the Cimmino terms at 0. */
+  start(): void {
+    this.y.fill(0);
+    this.xbar.fill(0);
+    this.engine.run(CIMMINO_PASS);
+    this.offsets.set(this.engine.output);
+  }
+
+  /** Measures xbar (residual, consensus distance to every x_i), then advances y and every D_i by (1). */
+  run(): void {
+    const { engine, gamma, y, xbar, offsets } = this;
+    engine.run(CIMMINO_PASS);
+    this.residual2 = engine.scalarSum(RESIDUAL2);
+    this.distance2 = this.largestDistance2();
+    const keep = 1 - gamma;
+    for (let j = 0; j < y.length; j++) y[j] = keep * y[j] + gamma * xbar[j];
+    const terms = engine.output;
+    for (let t = 0; t < offsets.length; t++) offsets[t] = keep * offsets[t] + gamma * terms[t];
+  }
+
+  residualNormSquared(): number {
+    return this.residual2;
+  }
+
+  /** max_i |xbar - x_i| before the last run()'s step; NaN when any is NaN. */
+  consensusDistance(): number {
+    return Math.sqrt(this.distance2);
+  }
+
+  /** sum = x_1 + ... + x_m = m y + D_1 + ... + D_m, the D_i added in machine order. */
+  sumOfEstimates(sum: Float64Array): void {
+    const { machines, outputOffset, offsets, y } = this;
+    const m = machines.length;
+    for (let j = 0; j < y.length; j++) sum[j] = m * y[j];
+    for (let i = 0; i < m; i++) {
+      const { c, cols, full } = machines[i];
+      const base = outputOffset[i];
+      if (full) for (let t = 0; t < c; t++) sum[t] += offsets[base + t];
+      else for (let t = 0; t < c; t++) sum[cols[t]] += offsets[base + t];
+    }
+  }
+
+  /** Doubles this pass holds on the calling thread: y, the offsets D_i, the engine's xbar and terms. O(n + nnz). */
+  heldDoubles(): number {
+    return this.y.length + this.offsets.length + this.engine.input.length + this.engine.output.length;
+  }
+
+  dispose(): void {
+    this.engine.dispose();
+  }
+
+  /** max_i |xbar - x_i|^2 (see the module comment); NaN when any is NaN. */
+  private largestDistance2(): number {
+    const { machines, outputOffset, offsets, y, xbar } = this;
+    // |e|^2 in double-double: (total, totalLow).
+    let total = 0;
+    let totalLow = 0;
+    for (let j = 0; j < y.length; j++) {
+      const e = xbar[j] - y[j];
+      const square = e * e;
+      const s = total + square;
+      const back = s - total;
+      totalLow += total - (s - back) + (square - back);
+      total = s;
+    }
+    let largest = 0;
+    for (let i = 0; i < machines.length; i++) {
+      const { c, cols, full } = machines[i];
+      const base = outputOffset[i];
+      let inside = 0;
+      let insideLow = 0;
+      let near = 0;
+      for (let t = 0; t < c; t++) {
+        const j = full ? t : cols[t];
+        const e = xbar[j] - y[j];
+        const square = e * e;
+        const s = inside + square;
+        const back = s - inside;
+        insideLow += inside - (s - back) + (square - back);
+        inside = s;
+        const d = e - offsets[base + t];
+        near += d * d;
+      }
+      const far = full ? 0 : Math.max(0, total - inside + (totalLow - insideLow));
+      const distance2 = far + near;
+      if (Number.isNaN(distance2)) return Number.NaN;
+      largest = Math.max(largest, distance2);
+    }
+    return largest;
+  }
+}
