@@ -15,6 +15,7 @@ import {
   type JobResult,
   type JobSummary,
   type RunSummary,
+  type SplitExecution,
   type TraceView,
 } from '../../jobs/types.js';
 import { RUN_STATUSES } from '../../solvers/runner/types.js';
@@ -60,10 +61,28 @@ export const RunSummarySchema = z
   })
   .meta({ id: 'Run' });
 
+export const SplitExecutionSchema = z
+  .object({
+    parts: z
+      .number()
+      .int()
+      .describe('Child jobs the analysis ran as: groups of machine pairs, ranges of rows, and the two condition numbers.'),
+    workers: z.number().int().describe('Distinct worker processes that computed them.'),
+  })
+  .meta({
+    id: 'SplitExecution',
+    description:
+      "An analysis split over the workers as the paper's Algorithm 2 distributes it (analyze jobs on a dense matrix with " +
+      'n >= SPLIT_ANALYSIS_MIN_N and m >= SPLIT_ANALYSIS_MIN_MACHINES); its values equal the one-worker analysis.',
+  });
+
 export const JobResultSchema = z
   .object({
     analysis: AnalysisSchema,
     runs: z.partialRecord(AlgorithmIdSchema, RunSummarySchema),
+    split: SplitExecutionSchema.optional().describe(
+      'Present when the analysis ran split over the workers; absent when one worker computed it.',
+    ),
   })
   .meta({ id: 'JobResult' });
 
@@ -155,6 +174,7 @@ type TraceBody = Omit<TraceView, 'relativeResidual' | 'relativeError' | 'consens
 assertSameShape<z.output<typeof JobProgressSchema>, JobProgress>(true);
 assertSameShape<z.output<typeof JobOptionsSchema>, JobOptions>(true);
 assertSameShape<z.output<typeof RunSummarySchema>, RunSummary>(true);
+assertSameShape<z.output<typeof SplitExecutionSchema>, SplitExecution>(true);
 assertSameShape<z.output<typeof JobResultSchema>, JobResult>(true);
 assertSameShape<z.output<typeof JobSchema>, Job>(true);
 assertSameShape<z.output<typeof JobSummarySchema>, JobSummary>(true);
