@@ -111,6 +111,16 @@ export type RunSummary = Pick<
 export interface JobResult {
   analysis: Analysis;
   runs: Partial<Record<AlgorithmId, RunSummary>>;
+  /** How a split analysis ran (src/jobs/splitAnalysis/); absent when one worker computed the whole job. */
+  split?: SplitExecution;
+}
+
+/** An analysis split over BullMQ workers as the paper's Algorithm 2 distributes it. */
+export interface SplitExecution {
+  /** Child jobs it ran as (groups of machines' pairs, ranges of rows, the two condition numbers). */
+  parts: number;
+  /** Distinct worker processes that computed them. */
+  workers: number;
 }
 
 /** How a job's matrix is held while it computes: dense n x n, or CSR rows (never densified). */
