@@ -16,10 +16,10 @@ import { runSync, type Work } from '../cooperative.js';
 import type { DistributedSystem, SolverSystem } from '../distributed/distributedSystem.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
-import { matrixConditioningWork, sConditioningWork } from './conditioning.js';
+import { matrixConditioningWork, sConditioningWork, type MatrixConditioning, type SConditioning } from './conditioning.js';
 import { gramBlocksWork } from './gramBlocks.js';
-import { localAnglesWork } from './localAngles.js';
-import { principalAnglesWork } from './principalAngles.js';
+import { localAnglesWork, type LocalAngles } from './localAngles.js';
+import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js';
 import { recommend } from './recommendation.js';
 import { inPhase, type AnalysisParts } from './parts.js';
 import { sparseAnalysisPartsWork } from './sparseAnalysis.js';
@@ -64,6 +64,16 @@ function* denseAnalysisPartsWork(system: DistributedSystem): Work<AnalysisParts>
   yield { phase: 'local-angles', fraction: 0 };
   const local = yield* inPhase(localAnglesWork(system.A, partition), 'local-angles', 0, 1);
 
+  return denseAnalysisParts(angles, local, matrix, s);
+}
+
+/** The dense analysis' parts from its four computations (also combined by ./splitAnalysis.ts). */
+export function denseAnalysisParts(
+  angles: PrincipalAngles,
+  local: LocalAngles,
+  matrix: MatrixConditioning,
+  s: SConditioning,
+): AnalysisParts {
   const heterogeneity: Heterogeneity = {
     thetaH: angles.thetaH,
     cosThetaH: angles.cosThetaH,
@@ -88,7 +98,7 @@ function* denseAnalysisPartsWork(system: DistributedSystem): Work<AnalysisParts>
  * The tail both storages share: each algorithm's optimal parameters and rate from the spectral
  * data, the paper's bounds and the recommendation.
  */
-function assembleAnalysis(n: number, partition: Partition, parts: AnalysisParts, tolerance: number): Analysis {
+export function assembleAnalysis(n: number, partition: Partition, parts: AnalysisParts, tolerance: number): Analysis {
   const { heterogeneity, conditioning, theorem4KappaALowerBound } = parts;
   const m = partition.m;
   const spectral = spectralDataFrom(m, conditioning);

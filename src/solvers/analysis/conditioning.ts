@@ -195,21 +195,48 @@ export function* assembleBasisRowsWork(system: DistributedSystem, offsets: reado
  * (Q Q^T)^{-1} through the LU of Q^T. All off-diagonal blocks zero: S = I (Proposition 1).
  */
 export function* sConditioningWork(system: DistributedSystem, gram: GramBlocks): Work<SConditioning> {
-  if (gramIsIdentity(gram)) {
-    return { lambdaMinS: 1, lambdaMaxS: 1, kappaS: 1, lanczosIterations: { largest: 0, smallest: 0 } };
-  }
-  const upper = yield* lanczosWork(gramOperator(gram), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
-  const lambdaMaxS = upper.largest;
+  if (gramIsIdentity(gram)) return S_IDENTITY;
+  const upper = yield* sLargestWork(gram);
   yield { phase: 'conditioning', fraction: 0.1 };
-  const basisRows = yield* assembleBasisRowsWork(system, gram.offsets);
+  const lower = yield* sSmallestWork(system, gram.offsets);
+  if (lower === null) throw singularBasesError(upper.largest, system.n);
+  return sConditioningFrom(upper, lower);
+}
+
+/** kappa(S) = 1: every off-diagonal Gram block is zero (Proposition 1). */
+export const S_IDENTITY: SConditioning = { lambdaMinS: 1, lambdaMaxS: 1, kappaS: 1, lanczosIterations: { largest: 0, smallest: 0 } };
+
+/** lambda_max(S) = lambda_max(G): Lanczos on the Gram blocks. */
+export function* sLargestWork(gram: GramBlocks): Work<LanczosResult> {
+  return yield* lanczosWork(gramOperator(gram), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
+}
+
+/**
+ * 1 / lambda_min(S) = lambda_max((Q Q^T)^{-1}) through the LU of Q^T (rows placed at `offsets`);
+ * null when the LU meets an exactly zero pivot (the caller throws singularBasesError, which names
+ * lambda_max(S): the split analysis computes the two ends on different workers).
+ */
+export function* sSmallestWork(system: DistributedSystem, offsets: readonly number[]): Work<LanczosResult | null> {
+  const basisRows = yield* assembleBasisRowsWork(system, offsets);
   const f = yield* luWork(basisRows, { inPlace: true });
-  if (f.zeroPivotColumn >= 0) throw singularError("matrix of all machines' bases Q", Math.sqrt(lambdaMaxS), 0, system.n);
+  if (f.zeroPivotColumn >= 0) return null;
   yield { phase: 'conditioning', fraction: 0.6 };
   // Q^T = M: eigenvalues of S = Q Q^T = M^T M, and (M^T M)^{-1} = M^{-1} M^{-T}.
-  const inverse = yield* inverseLargestWork(f);
-  const lambdaMinS = 1 / inverse.largest;
+  return yield* inverseLargestWork(f);
+}
+
+export function singularBasesError(lambdaMaxS: number, n: number): SingularMatrixError {
+  return singularError("matrix of all machines' bases Q", Math.sqrt(lambdaMaxS), 0, n);
+}
+
+/** What kappa(S) takes of a Lanczos run (the split analysis ships only these between workers). */
+export type LanczosEnd = Pick<LanczosResult, 'largest' | 'iterations'>;
+
+/** kappa(S) and its extreme eigenvalues from the two Lanczos runs. */
+export function sConditioningFrom(upper: LanczosEnd, inverse: LanczosEnd): SConditioning {
+  const lambdaMaxS = upper.largest;
   return {
-    lambdaMinS,
+    lambdaMinS: 1 / inverse.largest,
     lambdaMaxS,
     kappaS: lambdaMaxS * inverse.largest,
     lanczosIterations: { largest: upper.iterations, smallest: inverse.iterations },

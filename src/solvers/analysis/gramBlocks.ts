@@ -92,49 +92,68 @@ export function* gramBlocksWork(machines: readonly MachineData[]): Work<GramBloc
   let stored = 0;
   for (let i = 0; i < m; i++) {
     for (let j = i + 1; j < m; j++) {
-      if (!(machines[i].full && machines[j].full) && !supportsMeet(machines[i].cols, machines[j].cols)) continue;
+      if (!blockIsStored(machines[i], machines[j])) continue;
       blockStart[pairIndex(m, i, j)] = stored;
       stored += sizes[i] * sizes[j];
     }
     yield undefined;
   }
   const data = new Float64Array(stored);
-  const native = nativeBlasInUse() !== null;
   // Work between two progress reports: about one block of p^2 c multiply-adds.
-  let pending = 0;
+  const pending = { madds: 0 };
   for (let i = 0; i < m; i++) {
-    const a = machines[i];
     for (let j = i + 1; j < m; j++) {
       const pair = pairIndex(m, i, j);
       const start = blockStart[pair];
       if (start < 0) continue;
-      const b = machines[j];
-      let x: Float64Array;
-      let y: Float64Array;
-      let len: number;
-      if (a.full && b.full) {
-        x = a.q;
-        y = b.q;
-        len = a.c;
-      } else {
-        const { inA, inB } = intersectSupports(a.cols, b.cols);
-        len = inA.length;
-        x = gatherColumns(a.q, a.p, a.c, inA, new Float64Array(a.p * len));
-        y = gatherColumns(b.q, b.p, b.c, inB, new Float64Array(b.p * len));
-      }
-      const g = data.subarray(start, start + a.p * b.p);
-      const slice = native ? Math.max(1, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, b.p * len))) : ROWS_PER_SLICE;
-      for (let r = 0; r < a.p; r += slice) {
-        multiplyByTransposeRows(x, y, len, r, Math.min(a.p, r + slice), b.p, g, b.p);
-        pending += Math.min(slice, a.p - r) * b.p * len;
-        if (pending >= WORK_PER_YIELD) {
-          pending = 0;
-          yield { phase: 'gram-blocks', fraction: (pair + 1) / totalPairs };
-        }
-      }
+      const g = data.subarray(start, start + sizes[i] * sizes[j]);
+      yield* gramBlockIntoWork(machines[i], machines[j], g, pending, (pair + 1) / totalPairs);
     }
   }
   return { m, sizes, offsets, size, data, blockStart };
+}
+
+/**
+ * G_ab = Q_a^T Q_b (p_a x p_b, row-major) into `g`, over the common support, by row slices; the
+ * one computation of a Gram block, shared by gramBlocksWork and the split analysis
+ * (./splitAnalysis.ts), so both give the same bits. `pending` counts multiply-adds since the last
+ * progress report (one report per WORK_PER_YIELD, with `fraction`).
+ */
+export function* gramBlockIntoWork(
+  a: MachineData,
+  b: MachineData,
+  g: Float64Array,
+  pending: { madds: number },
+  fraction: number,
+): Work<void> {
+  let x: Float64Array;
+  let y: Float64Array;
+  let len: number;
+  if (a.full && b.full) {
+    x = a.q;
+    y = b.q;
+    len = a.c;
+  } else {
+    const { inA, inB } = intersectSupports(a.cols, b.cols);
+    len = inA.length;
+    x = gatherColumns(a.q, a.p, a.c, inA, new Float64Array(a.p * len));
+    y = gatherColumns(b.q, b.p, b.c, inB, new Float64Array(b.p * len));
+  }
+  const native = nativeBlasInUse() !== null;
+  const slice = native ? Math.max(1, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, b.p * len))) : ROWS_PER_SLICE;
+  for (let r = 0; r < a.p; r += slice) {
+    multiplyByTransposeRows(x, y, len, r, Math.min(a.p, r + slice), b.p, g, b.p);
+    pending.madds += Math.min(slice, a.p - r) * b.p * len;
+    if (pending.madds >= WORK_PER_YIELD) {
+      pending.madds = 0;
+      yield { phase: 'gram-blocks', fraction };
+    }
+  }
+}
+
+/** Whether G_ab is stored: the supports of a and b meet (else G_ab = 0 exactly). */
+export function blockIsStored(a: MachineData, b: MachineData): boolean {
+  return (a.full && b.full) || supportsMeet(a.cols, b.cols);
 }
 
 /** Whether two ascending supports share a column. */

@@ -71,8 +71,21 @@ export function lineAngle(u: ArrayLike<number>, v: ArrayLike<number>): number {
   return lineAngleOfUnitVectors(a, 0, b, 0, n);
 }
 
+/**
+ * What a scan over pairs of rows leaves: per row and per machine, the largest |cos| met and the
+ * smallest accurately recomputed angle among the near-maximal pairs. Scans over disjoint sets of
+ * pairs merge exactly (mergeLocalAnglesScans): maxima are exact, and each minimum is attained by
+ * the true minimizer, which every scan that meets it recomputes whatever came before.
+ */
+export interface LocalAnglesScan {
+  readonly maxCos: Float64Array;
+  readonly bestAngle: Float64Array;
+  readonly machineMaxCos: Float64Array;
+  readonly machineBestAngle: Float64Array;
+}
+
 /** Running minima over the pairs of the scan (see the module comment). */
-class PairTracker {
+class PairTracker implements LocalAnglesScan {
   readonly maxCos: Float64Array;
   readonly bestAngle: Float64Array;
   readonly machineMaxCos: Float64Array;
@@ -110,22 +123,59 @@ class PairTracker {
     if (angle < this.bestAngle[l]) this.bestAngle[l] = angle;
     if (same && angle < this.machineBestAngle[machine]) this.machineBestAngle[machine] = angle;
   }
-
-  rowAngle(l: number): number {
-    return this.maxCos[l] >= NEAR_PARALLEL_COSINE ? this.bestAngle[l] : Math.acos(this.maxCos[l]);
-  }
-
-  machineAngle(i: number): number {
-    return this.machineMaxCos[i] >= NEAR_PARALLEL_COSINE ? this.machineBestAngle[i] : Math.acos(this.machineMaxCos[i]);
-  }
 }
 
-function* denseScanWork(units: Float64Array, n: number, nc: number, tracker: PairTracker): Work<void> {
-  if (nativeBlasInUse()) return yield* nativeDenseScanWork(units, n, nc, tracker);
+function rowAngle(scan: LocalAnglesScan, l: number): number {
+  return scan.maxCos[l] >= NEAR_PARALLEL_COSINE ? scan.bestAngle[l] : Math.acos(scan.maxCos[l]);
+}
+
+function machineAngle(scan: LocalAnglesScan, i: number): number {
+  return scan.machineMaxCos[i] >= NEAR_PARALLEL_COSINE ? scan.machineBestAngle[i] : Math.acos(scan.machineMaxCos[i]);
+}
+
+/** The scan of all pairs from scans of disjoint sets of pairs (see LocalAnglesScan). */
+export function mergeLocalAnglesScans(scans: readonly LocalAnglesScan[]): LocalAnglesScan {
+  const [first, ...rest] = scans;
+  const maxCos = Float64Array.from(first.maxCos);
+  const bestAngle = Float64Array.from(first.bestAngle);
+  const machineMaxCos = Float64Array.from(first.machineMaxCos);
+  const machineBestAngle = Float64Array.from(first.machineBestAngle);
+  for (const scan of rest) {
+    for (let l = 0; l < maxCos.length; l++) {
+      maxCos[l] = Math.max(maxCos[l], scan.maxCos[l]);
+      bestAngle[l] = Math.min(bestAngle[l], scan.bestAngle[l]);
+    }
+    for (let i = 0; i < machineMaxCos.length; i++) {
+      machineMaxCos[i] = Math.max(machineMaxCos[i], scan.machineMaxCos[i]);
+      machineBestAngle[i] = Math.min(machineBestAngle[i], scan.machineBestAngle[i]);
+    }
+  }
+  return { maxCos, bestAngle, machineMaxCos, machineBestAngle };
+}
+
+/**
+ * Rows of the scans' part: the pairs (k, l), l > k, of the panels whose first row is in [from, to).
+ * Panels are fixed by n alone, so parts over consecutive ranges compute the same products as one
+ * scan over [0, n).
+ */
+export interface RowRange {
+  from: number;
+  to: number;
+}
+
+/** Pairs (k, l), l > k, with k in [from, to): the work of a range of the scan, for splitting it evenly. */
+export function pairsOfRows(n: number, range: RowRange): number {
+  const rowsBelow = (k: number): number => (k * (2 * n - k - 1)) / 2;
+  return rowsBelow(range.to) - rowsBelow(range.from);
+}
+
+function* denseScanWork(units: Float64Array, n: number, nc: number, tracker: PairTracker, range: RowRange): Work<void> {
+  if (nativeBlasInUse()) return yield* nativeDenseScanWork(units, n, nc, tracker, range);
   const panel = new Float64Array(PANEL_ROWS * CHUNK_ROWS);
   let done = 0;
-  const total = (n * (n + 1)) / 2;
+  const total = Math.max(1, pairsOfRows(n, range) + (range.to - range.from));
   for (let r0 = 0; r0 < n; r0 += PANEL_ROWS) {
+    if (r0 < range.from || r0 >= range.to) continue;
     const r1 = Math.min(n, r0 + PANEL_ROWS);
     for (let c0 = r0; c0 < n; c0 += CHUNK_ROWS) {
       const c1 = Math.min(n, c0 + CHUNK_ROWS);
@@ -145,12 +195,13 @@ function* denseScanWork(units: Float64Array, n: number, nc: number, tracker: Pai
  * Rows [r0, r1) of U against rows [r0, n) in one dgemm (a panel of at most NATIVE_MADDS_PER_CALL
  * multiply-adds and 256 rows), then the same visits as the TypeScript scan.
  */
-function* nativeDenseScanWork(units: Float64Array, n: number, nc: number, tracker: PairTracker): Work<void> {
+function* nativeDenseScanWork(units: Float64Array, n: number, nc: number, tracker: PairTracker, range: RowRange): Work<void> {
   const rowsPerPanel = Math.max(8, Math.min(256, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, n * nc))));
   const panel = new Float64Array(Math.min(n, rowsPerPanel) * n);
   let done = 0;
-  const total = (n * (n + 1)) / 2;
+  const total = Math.max(1, pairsOfRows(n, range) + (range.to - range.from));
   for (let r0 = 0; r0 < n; r0 += rowsPerPanel) {
+    if (r0 < range.from || r0 >= range.to) continue;
     const r1 = Math.min(n, r0 + rowsPerPanel);
     const cols = n - r0;
     multiplyByTransposeRows(units, units.subarray(r0 * nc), nc, r0, r1, cols, panel, cols, r0);
@@ -196,7 +247,14 @@ function* compressedUnitRowsWork(a: DenseMatrix, rowNorms: Float64Array): Work<C
   return { rowPtr, colIdx, values };
 }
 
-function* sparseScanWork(rows: CompressedRows, n: number, nc: number, tracker: PairTracker, scatter: Float64Array): Work<void> {
+function* sparseScanWork(
+  rows: CompressedRows,
+  n: number,
+  nc: number,
+  tracker: PairTracker,
+  scatter: Float64Array,
+  range: RowRange,
+): Work<void> {
   const { rowPtr, colIdx } = rows;
   // Column -> rows index.
   const colPtr = new Int32Array(nc + 1);
@@ -208,7 +266,7 @@ function* sparseScanWork(rows: CompressedRows, n: number, nc: number, tracker: P
 
   const stamp = new Int32Array(n).fill(-1);
   const values = rows.values;
-  for (let k = 0; k < n; k++) {
+  for (let k = range.from; k < range.to; k++) {
     for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) scatter[colIdx[p]] = values[p];
     for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
       const j = colIdx[p];
@@ -222,7 +280,7 @@ function* sparseScanWork(rows: CompressedRows, n: number, nc: number, tracker: P
       }
     }
     for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) scatter[colIdx[p]] = 0;
-    if ((k & 63) === 63) yield { phase: 'local-angles', fraction: (k + 1) / n };
+    if ((k & 63) === 63) yield { phase: 'local-angles', fraction: (k + 1 - range.from) / Math.max(1, range.to - range.from) };
   }
 }
 
@@ -253,6 +311,20 @@ function sparseLineAngle(rows: CompressedRows, k: number, l: number, scatterK: F
 }
 
 export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<LocalAngles> {
+  const { scan, rowNorms } = yield* localAnglesScanWork(a, partition, { from: 0, to: a.rows });
+  return localAnglesFrom(scan, rowNorms, partition);
+}
+
+/**
+ * The scan of the pairs of rows (k, l), l > k, k in `rows` (see RowRange), and every row's norm:
+ * a part of localAnglesWork, whose parts over consecutive ranges merge (mergeLocalAnglesScans)
+ * into the same values, bit for bit, as the whole scan.
+ */
+export function* localAnglesScanWork(
+  a: DenseMatrix,
+  partition: Partition,
+  rows: RowRange,
+): Work<{ scan: LocalAnglesScan; rowNorms: Float64Array }> {
   const n = a.rows;
   const nc = a.cols;
   const m = partition.m;
@@ -280,8 +352,8 @@ export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<Loc
 
   let tracker: PairTracker;
   if (useSparse) {
-    const rows = yield* compressedUnitRowsWork(a, rowNorms);
-    tracker = yield* sparseScanOfUnitRowsWork(rows, n, nc, partition);
+    const units = yield* compressedUnitRowsWork(a, rowNorms);
+    tracker = yield* sparseScanOfUnitRowsWork(units, n, nc, partition, rows);
   } else {
     const units = new Float64Array(n * nc);
     for (let i = 0; i < n; i++) {
@@ -291,17 +363,17 @@ export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<Loc
       if ((i & 127) === 127) yield undefined;
     }
     tracker = new PairTracker(n, m, partition.assignment, (k, l) => lineAngleOfUnitVectors(units, k * nc, units, l * nc, nc));
-    yield* denseScanWork(units, n, nc, tracker);
+    yield* denseScanWork(units, n, nc, tracker, rows);
   }
-  return localAnglesFrom(tracker, rowNorms, partition);
+  return { scan: tracker, rowNorms };
 }
 
 /** The sparse scan over unit rows (pairs of rows sharing a column), its tracker filled. */
-function* sparseScanOfUnitRowsWork(rows: CompressedRows, n: number, nc: number, partition: Partition): Work<PairTracker> {
+function* sparseScanOfUnitRowsWork(rows: CompressedRows, n: number, nc: number, partition: Partition, range: RowRange): Work<PairTracker> {
   const scatterK = new Float64Array(nc);
   const markL = new Int32Array(nc).fill(-1);
   const tracker = new PairTracker(n, partition.m, partition.assignment, (k, l) => sparseLineAngle(rows, k, l, scatterK, markL));
-  yield* sparseScanWork(rows, n, nc, tracker, new Float64Array(nc));
+  yield* sparseScanWork(rows, n, nc, tracker, new Float64Array(nc), range);
   return tracker;
 }
 
@@ -323,12 +395,12 @@ export function* localAnglesOfCsrWork(a: CsrMatrix, partition: Partition): Work<
     for (let p = start; p < end; p++) units[p] = values[p] / norm;
     if ((i & 4095) === 4095) yield undefined;
   }
-  const tracker = yield* sparseScanOfUnitRowsWork({ rowPtr, colIdx, values: units }, n, a.cols, partition);
+  const tracker = yield* sparseScanOfUnitRowsWork({ rowPtr, colIdx, values: units }, n, a.cols, partition, { from: 0, to: n });
   return localAnglesFrom(tracker, rowNorms, partition);
 }
 
-/** phi_i, theta_min^(l), the row-norm ratio and Theorem 4's bound from a finished scan. */
-function localAnglesFrom(tracker: PairTracker, rowNorms: Float64Array, partition: Partition): LocalAngles {
+/** phi_i, theta_min^(l), the row-norm ratio and Theorem 4's bound from a finished scan (of all pairs). */
+export function localAnglesFrom(scan: LocalAnglesScan, rowNorms: Float64Array, partition: Partition): LocalAngles {
   const n = rowNorms.length;
   const m = partition.m;
   let maxNorm = 0;
@@ -340,7 +412,7 @@ function localAnglesFrom(tracker: PairTracker, rowNorms: Float64Array, partition
   const thetaMin = new Float64Array(n);
   let minScaledSine = Infinity;
   for (let l = 0; l < n; l++) {
-    thetaMin[l] = n === 1 ? Math.PI / 2 : tracker.rowAngle(l);
+    thetaMin[l] = n === 1 ? Math.PI / 2 : rowAngle(scan, l);
     minScaledSine = Math.min(minScaledSine, rowNorms[l] * Math.sin(thetaMin[l]));
   }
   const phi: (number | null)[] = [];
@@ -350,7 +422,7 @@ function localAnglesFrom(tracker: PairTracker, rowNorms: Float64Array, partition
       phi.push(null);
       continue;
     }
-    const angle = tracker.machineAngle(i);
+    const angle = machineAngle(scan, i);
     phi.push(angle);
     if (phiMin === null || angle < phiMin) phiMin = angle;
   }

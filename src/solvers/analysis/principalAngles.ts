@@ -232,25 +232,43 @@ export function* pairAngleWork(mi: MachineData, mj: MachineData, g: Float64Array
 
 export function* principalAnglesWork(machines: readonly MachineData[], gram: GramBlocks): Work<PrincipalAngles> {
   const m = machines.length;
+  const totalPairs = (m * (m - 1)) / 2;
+  const pairTheta = new Float64Array(totalPairs);
+  const pairCos = new Float64Array(totalPairs);
+  let done = 0;
+  for (let i = 0; i < m; i++) {
+    for (let j = i + 1; j < m; j++) {
+      const { theta: t, cos } = yield* pairAngleWork(machines[i], machines[j], gramBlock(gram, i, j));
+      pairTheta[done] = t;
+      pairCos[done] = cos;
+      done++;
+      // A progress object every few pairs (m may be in the thousands with 1 x 1 blocks).
+      yield (done & 15) === 0 || done === totalPairs ? { phase: 'principal-angles', fraction: done / totalPairs } : undefined;
+    }
+  }
+  return principalAnglesFromPairs(m, pairTheta, pairCos);
+}
+
+/**
+ * theta, theta_H, its cosine and its pair from theta_ij and cos(theta_ij) of every pair i < j in
+ * lexicographic order (pairIndex); the pair is the first attaining theta_H.
+ */
+export function principalAnglesFromPairs(m: number, pairTheta: Float64Array, pairCos: Float64Array): PrincipalAngles {
   const theta: number[][] = [];
   for (let i = 0; i < m; i++) theta.push(new Array<number>(m).fill(0));
   let thetaH = Math.PI / 2;
   let cosThetaH = 0;
   let thetaHPair: [number, number] | null = null;
-  const totalPairs = (m * (m - 1)) / 2;
-  let done = 0;
+  let pair = 0;
   for (let i = 0; i < m; i++) {
-    for (let j = i + 1; j < m; j++) {
-      const { theta: t, cos } = yield* pairAngleWork(machines[i], machines[j], gramBlock(gram, i, j));
+    for (let j = i + 1; j < m; j++, pair++) {
+      const t = pairTheta[pair];
       theta[i][j] = theta[j][i] = t;
       if (thetaHPair === null || t < thetaH) {
         thetaH = t;
-        cosThetaH = cos;
+        cosThetaH = pairCos[pair];
         thetaHPair = [i, j];
       }
-      done++;
-      // A progress object every few pairs (m may be in the thousands with 1 x 1 blocks).
-      yield (done & 15) === 0 || done === totalPairs ? { phase: 'principal-angles', fraction: done / totalPairs } : undefined;
     }
   }
   return { theta, thetaH, cosThetaH, thetaHPair };

@@ -1,0 +1,104 @@
+/**
+ * The analysis split into parts (Algorithm 2, src/solvers/analysis/splitAnalysis.ts) equals the
+ * one-piece `analyze`: every value to 1e-14 relative (in fact bit for bit: the parts run the same
+ * code on the same inputs), theta_H and its pair identical, on every heterogeneity fixture, on a
+ * case with m = 200 and on a nearly parallel one, whatever the number of groups; parts in any order.
+ */
+import { expect, it } from 'vitest';
+import { analyze } from '../../../src/solvers/analysis/analyze.js';
+import {
+  analysisPartWork,
+  analyzeInParts,
+  combineAnalysisPartsWork,
+  planAnalysisParts,
+  partInputOf,
+  supportSizesOf,
+} from '../../../src/solvers/analysis/splitAnalysis.js';
+import type { Analysis } from '../../../src/solvers/analysis/types.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { generateMatrix } from '../../../src/solvers/input/generators.js';
+import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { describeEachBackend } from '../../support/backends.js';
+import { fixtureMatrix, loadFixtures } from '../../support/fixtures.js';
+
+const LIMITS = { maxN: 4000, maxNSparse: 4000 };
+
+/** Every number of two analyses, paired by path (arrays and nested objects walked alike). */
+function numbersOf(value: unknown, path: string, out: Map<string, number | null>): Map<string, number | null> {
+  if (typeof value === 'number') out.set(path, value);
+  else if (value === null) out.set(path, null);
+  else if (Array.isArray(value)) value.forEach((v, k) => numbersOf(v, `${path}[${k}]`, out));
+  else if (typeof value === 'object') for (const [key, v] of Object.entries(value)) numbersOf(v, `${path}.${key}`, out);
+  return out;
+}
+
+export function expectSameAnalysis(split: Analysis, whole: Analysis): void {
+  expect(split.heterogeneity.thetaH).toBe(whole.heterogeneity.thetaH);
+  expect(split.heterogeneity.thetaHPair).toEqual(whole.heterogeneity.thetaHPair);
+  expect(split.recommendation.algorithm).toBe(whole.recommendation.algorithm);
+  const a = numbersOf(split, 'analysis', new Map());
+  const b = numbersOf(whole, 'analysis', new Map());
+  expect([...a.keys()]).toEqual([...b.keys()]);
+  for (const [path, expected] of b) {
+    const actual = a.get(path)!;
+    if (expected === null || !Number.isFinite(expected)) {
+      expect(actual, path).toBe(expected);
+      continue;
+    }
+    const scale = Math.max(Math.abs(expected), Number.MIN_VALUE);
+    expect(Math.abs(actual - expected) / scale, `${path}: ${actual} vs ${expected}`).toBeLessThanOrEqual(1e-14);
+  }
+}
+
+function gaussianSystem(n: number, m: number, mean: number, seed: number): DistributedSystem {
+  const A = generateMatrix({ generator: 'gaussian', n, mean, std: 1, seed }, LIMITS);
+  return buildDistributedSystem(createProblem({ A, partition: { machines: m } }));
+}
+
+describeEachBackend('the analysis split into parts (Algorithm 2)', () => {
+  // sherman5 (n = 3312) takes a minute per analysis on the TypeScript backend; the others, milliseconds to seconds.
+  for (const f of loadFixtures().filter((x) => x.expected.n <= 2000)) {
+    it(`equals the one-piece analysis on ${f.name}`, { timeout: 120_000 }, () => {
+      const A = fixtureMatrix(f);
+      const partition = partitionFromAssignment(Int32Array.from(f.partition.assignment), f.expected.m);
+      const system = buildDistributedSystem({ n: A.rows, A, b: new Float64Array(A.rows).fill(1), xTrue: null, partition });
+      const whole = analyze(system);
+      for (const groups of [1, 3]) expectSameAnalysis(analyzeInParts(system, groups), whole);
+    });
+  }
+
+  it('equals the one-piece analysis with m = 200 machines (n = 400, mean 1: many nearly parallel pairs)', { timeout: 120_000 }, () => {
+    const system = gaussianSystem(400, 200, 1, 11);
+    expectSameAnalysis(analyzeInParts(system, 5), analyze(system));
+  });
+
+  it('combines parts given in any order, and plans every pair and row exactly once', () => {
+    const system = gaussianSystem(90, 12, 0, 3);
+    const plan = planAnalysisParts(90, system.partition.sizes, supportSizesOf(system.A, system.partition), 4);
+    const pairs = plan.flatMap(({ part }) => (part.kind === 'pairs' ? [part.machines] : [])).sort((a, b) => a.from - b.from);
+    const rows = plan.flatMap(({ part }) => (part.kind === 'local-angles' ? [part.rows] : [])).sort((a, b) => a.from - b.from);
+    expect(pairs[0].from).toBe(0);
+    expect(rows[0].from).toBe(0);
+    for (let k = 1; k < pairs.length; k++) expect(pairs[k].from).toBe(pairs[k - 1].to);
+    for (let k = 1; k < rows.length; k++) expect(rows[k].from).toBe(rows[k - 1].to);
+    expect(rows.at(-1)!.to).toBe(90);
+    expect(pairs.at(-1)!.to).toBeGreaterThanOrEqual(11);
+    expect(plan.map((p) => p.work)).toEqual([...plan.map((p) => p.work)].sort((a, b) => b - a));
+
+    const input = partInputOf(system);
+    const results = plan.map(({ part }) => runSync(analysisPartWork(input, part))).reverse();
+    expectSameAnalysis(runSync(combineAnalysisPartsWork(90, system.partition, results)), analyze(system));
+  });
+
+  it('refuses to combine an incomplete set of parts', () => {
+    const system = gaussianSystem(30, 5, 0, 4);
+    const plan = planAnalysisParts(30, system.partition.sizes, supportSizesOf(system.A, system.partition), 2);
+    const input = partInputOf(system);
+    const results = plan
+      .filter(({ part }) => part.kind !== 'pairs' || part.machines.from > 0)
+      .map(({ part }) => runSync(analysisPartWork(input, part)));
+    expect(() => runSync(combineAnalysisPartsWork(30, system.partition, results))).toThrow(/incomplete parts/);
+  });
+});
