@@ -1,0 +1,41 @@
+/** Monte-Carlo summaries and the closed forms beside them, against SciPy (test/reference/studies/beta.json). */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { exceedance, histogram, lineAngleExceedance, regularizedBeta, summarize, Z_95 } from '../../../src/solvers/studies/statistics.js';
+
+interface BetaReference {
+  betainc: { x: number; a: number; b: number; value: number }[];
+  lineExceedance: { n: number; eps: number; value: number }[];
+}
+const reference = JSON.parse(readFileSync(new URL('../../reference/studies/beta.json', import.meta.url), 'utf8')) as BetaReference;
+
+describe('statistics', () => {
+  it('summarizes finite values: mean, standard error, 95% interval, extremes; NaN marks a missing value', () => {
+    const s = summarize([1, 2, 3, 4, Number.NaN]);
+    expect(s.count).toBe(4);
+    expect(s.mean).toBe(2.5);
+    // sample variance 5/3, SE = sqrt(5/3 / 4)
+    expect(s.standardError).toBeCloseTo(Math.sqrt(5 / 12), 15);
+    expect(s.interval![0]).toBeCloseTo(2.5 - Z_95 * Math.sqrt(5 / 12), 14);
+    expect([s.min, s.max]).toEqual([1, 4]);
+    expect(summarize([Number.NaN])).toMatchObject({ count: 0, mean: null, interval: null });
+    expect(summarize([7])).toMatchObject({ count: 1, mean: 7, standardError: null });
+  });
+
+  it('histogram densities integrate to the share below the 99th percentile; exceedance counts strictly above eps', () => {
+    const values = Array.from({ length: 1000 }, (_, k) => k / 1000);
+    const h = histogram(values, 10)!;
+    const width = h.edges[1] - h.edges[0];
+    const mass = h.density.reduce((sum, d) => sum + d * width, 0);
+    expect(mass + h.above / 1000).toBeCloseTo(1, 12);
+    expect(exceedance([0.1, 0.2, 0.3, Number.NaN], 0.2)).toMatchObject({ probability: 1 / 3 });
+  });
+
+  it('regularized incomplete beta matches SciPy to 1e-12', () => {
+    for (const { x, a, b, value } of reference.betainc) expect(Math.abs(regularizedBeta(x, a, b) - value)).toBeLessThan(1e-12);
+  });
+
+  it('P(tan^-2 theta > eps) for two uniform lines matches SciPy to 1e-12', () => {
+    for (const { n, eps, value } of reference.lineExceedance) expect(Math.abs(lineAngleExceedance(n, eps) - value)).toBeLessThan(1e-12);
+  });
+});
