@@ -125,7 +125,7 @@ describe('sparse inline inputs: a 2-D Poisson matrix, n = 10,000, nnz 49,600', (
       jobs.push(job);
     }
     const done: Job[] = [];
-    for (const job of jobs) done.push(await waitForJob(service.app, job.id, { timeoutMs: 240_000 }));
+    for (const job of jobs) done.push(await waitForJob(service.app, job.id, { timeoutMs: 900_000 }));
     for (const job of done) {
       expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
       expect(job.storage).toBe('csr');
@@ -141,7 +141,7 @@ describe('sparse inline inputs: a 2-D Poisson matrix, n = 10,000, nnz 49,600', (
         expectClose(await residualTrace(job.id, algorithm), await residualTrace(reference.id, algorithm), 1e-12, `${algorithm} residuals`);
       }
     }
-  }, 300_000);
+  }, 1_200_000);
 
   it('is stored in the job as binary CSR, never as a JSON array of numbers (every Redis key of a queued job inspected)', async () => {
     const prefix = 'sparse-inspect';
@@ -193,7 +193,7 @@ describe('sparse inline inputs against the dense path', () => {
     });
     expect(response.statusCode, response.body).toBe(202);
     expect(job.storage).toBe('csr');
-    const done = await waitForJob(service.app, job.id, { timeoutMs: 240_000 });
+    const done = await waitForJob(service.app, job.id, { timeoutMs: 900_000 });
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     expect(done.storage).toBe('csr');
 
@@ -221,7 +221,7 @@ describe('sparse inline inputs against the dense path', () => {
         ),
       );
     }
-  }, 300_000);
+  }, 1_200_000);
 });
 
 describe('the storage rule, limits and 422s', () => {
