@@ -2,15 +2,20 @@
  * The computation of one job, free of Redis and BullMQ: build the distributed system, analyse
  * it, then (solve jobs) run each requested algorithm, all through runCooperatively so that the
  * process stays responsive (cancel messages, progress reports) during long factorizations and runs.
+ * Each stage runs on the job's share of the host's cores (threadBudget).
  */
+import { availableParallelism } from 'node:os';
 import { analyzeWork, spectralDataOf } from '../solvers/analysis/analyze.js';
 import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
 import { buildDistributedSystemWork } from '../solvers/distributed/distributedSystem.js';
 import { CancelledError } from '../solvers/errors.js';
 import { createProblem } from '../solvers/input/createProblem.js';
+import { activeBackend, nativeBlas } from '../solvers/linalg/backend.js';
+import { setSolverThreads } from '../solvers/parallel/threads.js';
 import type { Problem, SparseProblem } from '../solvers/problem.js';
 import { runAlgorithmWork } from '../solvers/runner/runAlgorithm.js';
 import type { RunResult } from '../solvers/runner/types.js';
+import { RunningJobs } from './runningJobs.js';
 import type { RunOutput } from './store/jobStore.js';
 import type { ReadyJob } from './store/readyJob.js';
 import type { JobResult, RunSummary } from './types.js';
@@ -24,6 +29,8 @@ export interface ComputeSettings {
   traceCap: number;
   /** Longest stretch of computation between two returns to the event loop. */
   sliceMs?: number;
+  /** Where the jobs running on this host are counted for the thread budget (default: the host's registry). */
+  runningJobs?: RunningJobs;
 }
 
 export interface ComputeOutcome {
@@ -48,6 +55,32 @@ function summarizeRun(run: RunResult): RunSummary {
   };
 }
 
+/**
+ * Threads for a job's next stage: the host's cores shared by the jobs running on it now. A lone job
+ * iterates on every core, as the library does by default, so an iteration costs what the library's
+ * does (it had cores / WORKER_CONCURRENCY before: half the cores of a 2-core host by default, and
+ * twice the library's time per iteration at n = 2000); jobs running together split the cores,
+ * because threads beyond them only wait for each other (the solver engine's barriers, OpenBLAS's
+ * spinning threads).
+ */
+export function threadBudget(runningJobs: number, cores: number = availableParallelism()): number {
+  return Math.max(1, Math.floor(cores / Math.max(1, runningJobs)));
+}
+
+let hostRunningJobs: RunningJobs | undefined;
+
+/**
+ * Sets the solver's threads (and OpenBLAS's, on the native backend) to the budget, decided again
+ * before every stage (the factorizations, the analysis, each run): a job started alone gives cores
+ * back at its next stage once others start, and a stage already running keeps its threads.
+ */
+function applyThreadBudget(runningJobs: RunningJobs): number {
+  const threads = threadBudget(runningJobs.count());
+  setSolverThreads(threads);
+  if (activeBackend() === 'native') nativeBlas()?.setThreads(threads);
+  return threads;
+}
+
 function problemOf(input: ComputeInput): Problem | SparseProblem {
   switch (input.matrix.storage) {
     case 'dense':
@@ -58,6 +91,16 @@ function problemOf(input: ComputeInput): Problem | SparseProblem {
 }
 
 export async function computeJob(input: ComputeInput, settings: ComputeSettings): Promise<ComputeOutcome> {
+  const runningJobs = settings.runningJobs ?? (hostRunningJobs ??= new RunningJobs());
+  const leave = runningJobs.enter();
+  try {
+    return await computeStages(input, settings, runningJobs);
+  } finally {
+    leave();
+  }
+}
+
+async function computeStages(input: ComputeInput, settings: ComputeSettings, runningJobs: RunningJobs): Promise<ComputeOutcome> {
   const { signal } = settings;
   const sliceMs = settings.sliceMs ?? 20;
   // Progress is throttled by the caller; hand it every snapshot the work yields, at slice pace.
@@ -67,7 +110,9 @@ export async function computeJob(input: ComputeInput, settings: ComputeSettings)
   let analysis;
   let system;
   try {
+    applyThreadBudget(runningJobs);
     system = await runCooperatively(buildDistributedSystemWork(problem), cooperative);
+    applyThreadBudget(runningJobs);
     analysis = await runCooperatively(analyzeWork(system, { tolerance: input.options.tolerance }), cooperative);
   } catch (error) {
     if (error instanceof CancelledError) return { status: 'cancelled', runs: [] };
@@ -85,6 +130,7 @@ export async function computeJob(input: ComputeInput, settings: ComputeSettings)
         break;
       }
       let run: RunResult;
+      applyThreadBudget(runningJobs);
       try {
         run = await runCooperatively(
           runAlgorithmWork(system, algorithm, spectral, {

@@ -9,18 +9,18 @@
  * then UnrecoverableError so BullMQ does not retry); anything else is rethrown as is, and BullMQ
  * retries it with backoff (the worker process records the final failure, see ./worker.ts).
  */
-import { availableParallelism } from 'node:os';
 import { UnrecoverableError, type SandboxedJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import type { WorkProgress } from '../solvers/cooperative.js';
 import { SolverError } from '../solvers/errors.js';
-import { nativeBlas, useBackend } from '../solvers/linalg/backend.js';
-import { setSolverThreads } from '../solvers/parallel/threads.js';
+import { useBackend } from '../solvers/linalg/backend.js';
 import { computeJob } from './computeJob.js';
 import { JobError } from './errors.js';
 import { createLogger } from './logger.js';
 import { problemFromTypedError } from './problems.js';
+import { isSplitJob, processSplitJob, splitAnalysisApplies, startSplitAnalysis } from './splitAnalysis/splitAnalysisFlow.js';
+import type { SplitJobData } from './splitAnalysis/splitKeys.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
 import { JobStore } from './store/jobStore.js';
 import { createResilientConnection } from './store/redisConnection.js';
@@ -41,13 +41,8 @@ const config = workerConfig();
 const logger = createLogger(config, { role: 'processor' });
 // The numerical backend, chosen once per child process (startWorker has checked that a forced native one loads).
 const numericBackend = useBackend(config.NUMERIC_BACKEND);
-// The cores are shared among the jobs this worker runs at once. Threads beyond that share only
-// wait for each other (OpenBLAS's spin: a native call ran tens of times slower oversubscribed; the
-// solver engine's barriers stall the same way), so each job gets cores / WORKER_CONCURRENCY.
-const threadsPerJob = Math.max(1, Math.floor(availableParallelism() / config.WORKER_CONCURRENCY));
-// Both backends iterate on the solver's threads; the native one also factorizes on OpenBLAS's.
-setSolverThreads(threadsPerJob);
-if (numericBackend === 'native') nativeBlas()?.setThreads(threadsPerJob);
+// Threads (the solver's, and OpenBLAS's on the native backend): computeJob gives each job its share
+// of the host's cores among the jobs running at that moment (threadBudget in ./computeJob.ts).
 let store: JobStore | undefined;
 
 /** One connection per child process, reused by every job the child runs. */
@@ -70,6 +65,9 @@ export default async function processJob(
   const log = logger.child({ jobId: id, attempt: job.attemptsMade + 1 });
   const store = jobStore();
   const abort = signal ?? new AbortController().signal;
+  // The parts of a split analysis and the parent that combines them (./splitAnalysis/splitAnalysisFlow.ts).
+  if (isSplitJob(job))
+    return processSplitJob(job as SandboxedJob<SplitJobData>, { config, store, log: log.child({ splitJob: job.id }), signal: abort });
 
   try {
     const start = await store.begin(id, new Date().toISOString(), { maxN: config.MAX_N, maxNSparse: config.MAX_N_SPARSE });
@@ -89,6 +87,7 @@ export default async function processJob(
 
     const ready = start.job;
     await store.recordRun(id, { storage: ready.matrix.storage, backend: numericBackend });
+    if (splitAnalysisApplies(config, ready)) return await startSplitAnalysis(ready, { config, store, log, signal: abort });
     const began = performance.now();
     log.info({ type: ready.type, n: ready.n, m: ready.m, algorithms: ready.algorithms, backend: numericBackend }, 'job started');
     const outcome = await computeJob(ready, {
