@@ -7,10 +7,11 @@ import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createSerializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
+import type { StudyService } from '../jobs/studies/types.js';
 import type { JobService } from '../jobs/types.js';
 import { dashboard } from './plugins/dashboard.js';
+import { assertStudySamples, installAuth, ownerFilterOf, ownerOf } from './plugins/auth.js';
 import { installHardening } from './plugins/hardening.js';
-import { installAuth } from './plugins/auth.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi, openApiDocument } from './plugins/openapi.js';
 import { installErrorHandling } from './plugins/problems.js';
@@ -23,10 +24,13 @@ import { jobRoutes } from './routes/jobs.js';
 import { matrixRoutes } from './routes/matrices.js';
 import { problemTypeRoutes } from './routes/problemTypes.js';
 import { runRoutes } from './routes/runs.js';
+import { studyRoutes } from './routes/studies.js';
 
 export interface BuildAppOptions {
   config: Config;
   jobService: JobService;
+  /** Studies (POST /v1/studies...); without one the study routes exist but answer 503. */
+  studyService?: StudyService | null;
   /** A pino logger (fastify's logger), or false for none. */
   logger?: FastifyBaseLogger | false;
   /**
@@ -44,6 +48,7 @@ export interface BuildAppOptions {
 export async function buildApp({
   config,
   jobService,
+  studyService = null,
   logger = false,
   responseValidation = 'log',
   extend,
@@ -94,6 +99,14 @@ export async function buildApp({
   await app.register(matrixRoutes, { prefix: '/v1', matrices: jobService.matrices, config });
   await app.register(runRoutes, { prefix: '/v1', jobService });
   await app.register(eventRoutes, { prefix: '/v1', jobService, heartbeatMs: config.SSE_HEARTBEAT_MS });
+  await app.register(studyRoutes, {
+    prefix: '/v1',
+    studyService,
+    ownerOf,
+    requesterOf: (request) => ownerFilterOf(request) ?? null,
+    assertSamples: assertStudySamples,
+    heartbeatMs: config.SSE_HEARTBEAT_MS,
+  });
   await app.register(adminKeyRoutes, { prefix: '/v1', keys: jobService.keys });
   app.get('/openapi.json', { schema: { hide: true } }, (_request, reply) => reply.send(openApiDocument(app)));
   await app.register(dashboard, { root: config.DASHBOARD_DIR });

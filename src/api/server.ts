@@ -6,6 +6,7 @@ import { loadConfig } from '../config.js';
 import { checkAuthMode } from '../jobs/keys/authStartup.js';
 import { createLogger } from '../jobs/logger.js';
 import { RedisJobService } from '../jobs/redisJobService.js';
+import { RedisStudyService } from '../jobs/studies/redisStudyService.js';
 import { onShutdownSignal } from '../shutdown.js';
 import { buildApp } from './app.js';
 
@@ -21,11 +22,13 @@ if (!(await checkAuthMode(config, jobService.keys, logger, { embeddedRedis: fals
   await jobService.close();
   process.exit(1);
 }
-const app = await buildApp({ config, jobService, logger });
+const studyService = await RedisStudyService.start(config, logger);
+const app = await buildApp({ config, jobService, studyService, logger });
 const address = await app.listen({ host: config.HOST, port: config.PORT });
 logger.info({ url: address, redis: config.REDIS_URL }, `API listening on ${address}`);
 
 onShutdownSignal(logger, async () => {
   await app.close();
+  await studyService.close();
   await jobService.close();
 });

@@ -9,6 +9,8 @@ export const JOB_ERROR_CODES = [
   'invalid-cursor',
   'job-input-missing',
   'matrix-not-found',
+  'study-not-found',
+  'study-not-finished',
   'key-not-found',
   'rate-limited',
   'quota-exceeded',

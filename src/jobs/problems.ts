@@ -122,6 +122,16 @@ const CATALOG = {
     description: 'Only finished jobs can be deleted; cancel the job first.',
   },
   cancelled: { status: 409, title: 'Cancelled', description: 'The computation was cancelled.' },
+  'study-not-found': {
+    status: 404,
+    title: 'Study not found',
+    description: 'No study with this id: it never existed, has expired or been deleted, or belongs to another API key.',
+  },
+  'study-not-finished': {
+    status: 409,
+    title: 'Study not finished',
+    description: 'The study is still queued or running: cancel it before deleting it; its figures exist once it has succeeded.',
+  },
   'job-input-missing': {
     status: 500,
     title: 'Job input missing',
