@@ -136,7 +136,7 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
         request: {
           generator: 'gaussian',
           settings: { mean: 1, std: 1 },
-          grid: { m: [10, 20], n: [40, 60, 80, 120, 160, 200] },
+          grid: { m: [10, 20], n: [40, 80, 120, 160, 200] },
           samples: 300,
           metrics: [APC, HBM],
           dropKappaAtAAbove: 1e7,
