@@ -2,10 +2,12 @@
  * Streaming Matrix Market reader producing CSR directly (the sparse path's counterpart of
  * ../input/matrixMarket.ts, which builds a dense matrix): fed text chunks of any size, split anywhere
  * (inside a line, a number or a "\r\n"), it keeps only the current partial line and the entries read
- * so far, never the whole text and never anything dense. Memory O(nnz): the file's entries as
+ * so far, never the whole text and never anything dense. Memory O(entries read): the file's entries as
  * flat arrays (row, column, value: 16 bytes each; line numbers are recovered from a sparse record of
- * the blank and comment lines), plus the CSR built from them (12 bytes per stored entry) at the end:
- * about 28 bytes per entry at the peak for general storage, 40 for symmetric storage.
+ * the blank and comment lines), grown by doubling as entries arrive (never allocated for the count the
+ * size line announces, which may lie), plus the CSR built from them (12 bytes per stored entry) at the
+ * end: about 28 bytes per entry at the peak for general storage, 40 for symmetric storage. A line
+ * longer than `maxLineChars` is refused as soon as that many characters arrived without a newline.
  *
  *   const reader = new MatrixMarketStreamReader({ maxN, maxNnz });
  *   for await (const chunk of source) reader.push(chunk);
@@ -49,6 +51,8 @@ export interface SparseInputLimits {
   maxN?: number;
   /** Most stored entries (after mirroring symmetric storage). */
   maxNnz?: number;
+  /** Longest line, in characters (default 65536); a longer one is refused as soon as it is seen, not buffered. */
+  maxLineChars?: number;
 }
 
 export type { MatrixMarketField, MatrixMarketSymmetry };
@@ -65,13 +69,20 @@ export interface MatrixMarketHeader {
 /** Int32 indices: at most 2^31 - 1 stored entries whatever the limits. */
 const MAX_INT32_NNZ = 2 ** 31 - 1;
 /** A longer line is refused rather than buffered: Matrix Market coordinate lines are short. */
-const MAX_LINE_CHARS = 1 << 20;
+const DEFAULT_MAX_LINE_CHARS = 1 << 16;
+/**
+ * Entries are stored in arrays grown as entries arrive (doubling, up to the announced count), never
+ * allocated up front for the count on the size line: a size line that announces millions of entries
+ * and is followed by a few costs memory for those few.
+ */
+const INITIAL_ENTRY_CAPACITY = 1 << 12;
 
 type Stage = 'header' | 'size' | 'entries' | 'finished';
 
 export class MatrixMarketStreamReader {
   private readonly maxN: number;
   private readonly maxNnz: number;
+  private readonly maxLineChars: number;
   private stage: Stage = 'header';
   private atStart = true;
   private partial = '';
@@ -101,6 +112,7 @@ export class MatrixMarketStreamReader {
   constructor(limits: SparseInputLimits = {}) {
     this.maxN = limits.maxN ?? Number.POSITIVE_INFINITY;
     this.maxNnz = Math.min(limits.maxNnz ?? MAX_INT32_NNZ, MAX_INT32_NNZ);
+    this.maxLineChars = limits.maxLineChars ?? DEFAULT_MAX_LINE_CHARS;
   }
 
   /** The header and size line, once read. */
@@ -155,15 +167,15 @@ export class MatrixMarketStreamReader {
   }
 
   private checkPartialLength(): void {
-    if (this.partial.length > MAX_LINE_CHARS) {
-      throw new MatrixMarketSyntaxError(`the line is longer than ${MAX_LINE_CHARS} characters.`, this.lineNumber + 1);
+    if (this.partial.length > this.maxLineChars) {
+      throw new MatrixMarketSyntaxError(`the line is longer than ${this.maxLineChars} characters.`, this.lineNumber + 1);
     }
   }
 
   private line(text: string): void {
     this.lineNumber++;
-    if (text.length > MAX_LINE_CHARS)
-      throw new MatrixMarketSyntaxError(`the line is longer than ${MAX_LINE_CHARS} characters.`, this.lineNumber);
+    if (text.length > this.maxLineChars)
+      throw new MatrixMarketSyntaxError(`the line is longer than ${this.maxLineChars} characters.`, this.lineNumber);
     switch (this.stage) {
       case 'header':
         this.parseHeader(text);
@@ -236,9 +248,10 @@ export class MatrixMarketStreamReader {
     this.n = n;
     this.expected = entries;
     this.declared = { field: this.field, symmetry: this.symmetry, n, entries };
-    this.rowOf = new Int32Array(entries);
-    this.colOf = new Int32Array(entries);
-    if (this.field !== 'pattern') this.valueOf = new Float64Array(entries);
+    const capacity = Math.min(entries, INITIAL_ENTRY_CAPACITY);
+    this.rowOf = new Int32Array(capacity);
+    this.colOf = new Int32Array(capacity);
+    if (this.field !== 'pattern') this.valueOf = new Float64Array(capacity);
     this.sizeLine = this.lineNumber;
     this.stage = 'entries';
   }
@@ -281,12 +294,26 @@ export class MatrixMarketStreamReader {
     const storedHere = this.symmetry !== 'general' && i !== j ? 2 : 1;
     if (this.stored + storedHere > this.maxNnz) return FAST_NOT_HANDLED;
     const k = this.read;
+    if (k === this.rowOf.length) this.growEntries();
     this.stored += storedHere;
     this.rowOf[k] = i - 1;
     this.colOf[k] = j - 1;
     if (!pattern) this.valueOf[k] = value;
     this.read++;
     return FAST_ENTRY;
+  }
+
+  /** Twice the room for entries (at most the announced count: the entry after it is an error). */
+  private growEntries(): void {
+    const capacity = Math.min(this.expected, 2 * Math.max(1, this.rowOf.length));
+    const grow = <T extends Int32Array | Float64Array>(old: T, make: (length: number) => T): T => {
+      const grown = make(capacity);
+      grown.set(old);
+      return grown;
+    };
+    this.rowOf = grow(this.rowOf, (length) => new Int32Array(length));
+    this.colOf = grow(this.colOf, (length) => new Int32Array(length));
+    if (this.field !== 'pattern') this.valueOf = grow(this.valueOf, (length) => new Float64Array(length));
   }
 
   private recordSkippedLine(): void {
@@ -338,6 +365,7 @@ export class MatrixMarketStreamReader {
     const i = parseIndex(parts[0], this.n, 'row', lineNumber);
     const j = parseIndex(parts[1], this.n, 'column', lineNumber);
     const k = this.read;
+    if (k === this.rowOf.length) this.growEntries();
     if (!pattern) {
       const token = parts[2];
       const where = (): string => `${matrixEntryName(i, j)} (Matrix Market line ${lineNumber})`;
