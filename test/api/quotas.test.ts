@@ -1,0 +1,136 @@
+/**
+ * Per-key limits (AUTH_MODE=keys) through HTTP against a real Redis, without a worker (jobs stay
+ * queued): requests per second (429 rate-limited with Retry-After, counted in Redis), jobs queued
+ * or running at once and stored bytes (429 quota-exceeded with Retry-After, nothing stored for the
+ * refused request, nothing accepted dropped), 413 quota-too-large for a request that can never fit,
+ * and the slots and bytes given back when jobs end or are deleted.
+ */
+import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { CreatedApiKey } from '../../src/jobs/keys/apiKey.js';
+import type { Job, JobPage, ProblemDetails } from '../../src/jobs/types.js';
+import { startTestService, type TestService } from '../support/service.js';
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService({ AUTH_MODE: 'keys', RATE_LIMIT_PER_SECOND: 1000 }, { worker: false });
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+function as(key: CreatedApiKey, options: InjectOptions): Promise<LightMyRequestResponse> {
+  return service.app.inject({ ...options, headers: { ...(options.headers ?? {}), authorization: `Bearer ${key.key}` } });
+}
+
+const ANALYZE = {
+  type: 'analyze',
+  matrix: { format: 'generator', generator: 'gaussian', n: 12, mean: 1, std: 1, seed: 3 },
+  partition: { machines: 3 },
+};
+
+function dense(n: number): number[][] {
+  return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? n : 1)));
+}
+
+function expectRetryLater(response: LightMyRequestResponse, code: string): ProblemDetails {
+  expect(response.statusCode, response.body).toBe(429);
+  const problem = response.json<ProblemDetails>();
+  expect(problem.code).toBe(code);
+  const retryAfter = Number(response.headers['retry-after']);
+  expect(Number.isInteger(retryAfter) && retryAfter >= 1, `Retry-After: ${response.headers['retry-after']}`).toBe(true);
+  return problem;
+}
+
+describe('requests per second', () => {
+  it("answers 429 rate-limited with Retry-After past the key's limit, counting in Redis; other keys are not affected", async () => {
+    const keys = service.jobService.keys;
+    const limited = await keys.create({ name: 'limited', quotas: { requestsPerSecond: 3 } });
+    const other = await keys.create({ name: 'other' });
+    // 20 requests at once against 3 per second: whatever the window's boundaries, some are refused.
+    const answers = await Promise.all(Array.from({ length: 20 }, () => as(limited, { url: '/v1/jobs' })));
+    const refused = answers.filter((response) => response.statusCode === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(20 - 2 * 3);
+    expect(answers.filter((response) => response.statusCode === 200).length).toBeGreaterThanOrEqual(1);
+    expectRetryLater(refused[0], 'rate-limited');
+    expect(refused[0].headers['x-ratelimit-limit']).toBe('3');
+    expect((await as(other, { url: '/v1/jobs' })).statusCode).toBe(200);
+  });
+});
+
+describe('jobs queued or running at once', () => {
+  it('refuses the job past the limit with 429 quota-exceeded and Retry-After, keeps those accepted, and takes jobs again once one ends', async () => {
+    const key = await service.jobService.keys.create({ name: 'two slots', quotas: { activeJobs: 2 } });
+    const accepted: Job[] = [];
+    for (let k = 0; k < 2; k++) {
+      const response = await as(key, { method: 'POST', url: '/v1/jobs', payload: ANALYZE });
+      expect(response.statusCode, response.body).toBe(202);
+      accepted.push(response.json<Job>());
+    }
+    const refused = await as(key, { method: 'POST', url: '/v1/jobs', payload: ANALYZE });
+    expect(expectRetryLater(refused, 'quota-exceeded').detail).toMatch(/2 jobs queued or running/);
+    // Nothing stored for the refused request; nothing accepted dropped.
+    const listed = (await as(key, { url: '/v1/jobs' })).json<JobPage>().items.map((job) => job.id);
+    expect(listed.sort()).toEqual(accepted.map((job) => job.id).sort());
+    expect((await service.jobService.queueCounts()).prioritized).toBeGreaterThanOrEqual(2);
+
+    // Another key has its own slots.
+    const other = await service.jobService.keys.create({ name: 'other slots', quotas: { activeJobs: 2 } });
+    expect((await as(other, { method: 'POST', url: '/v1/jobs', payload: ANALYZE })).statusCode).toBe(202);
+
+    // A cancelled job frees its slot.
+    expect((await as(key, { method: 'POST', url: `/v1/jobs/${accepted[0].id}/cancel` })).json<Job>().status).toBe('cancelled');
+    expect((await as(key, { method: 'POST', url: '/v1/jobs', payload: ANALYZE })).statusCode).toBe(202);
+    expectRetryLater(await as(key, { method: 'POST', url: '/v1/jobs', payload: ANALYZE }), 'quota-exceeded');
+  });
+});
+
+describe('stored bytes', () => {
+  it('answers 413 quota-too-large for a job or a matrix that alone exceeds the limit', async () => {
+    const key = await service.jobService.keys.create({ name: 'small store', quotas: { storedBytes: 20_000 } });
+    const big = await as(key, {
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { type: 'analyze', matrix: { format: 'dense', data: dense(60) }, partition: { machines: 2 } },
+    });
+    expect(big.statusCode, big.body).toBe(413);
+    expect(big.json<ProblemDetails>().code).toBe('quota-too-large');
+
+    const entries = Array.from({ length: 2000 }, (_, i) => `${i + 1} ${i + 1} 2`).join('\n');
+    const upload = await as(key, {
+      method: 'POST',
+      url: '/v1/matrices',
+      payload: `%%MatrixMarket matrix coordinate real general\n2000 2000 2000\n${entries}\n`,
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(upload.statusCode, upload.body).toBe(413);
+    expect(upload.json<ProblemDetails>().code).toBe('quota-too-large');
+    expect((await as(key, { url: '/v1/jobs' })).json<JobPage>().items).toEqual([]);
+  });
+
+  it('answers 429 quota-exceeded once the stored bytes are used up, and takes data again after a delete', async () => {
+    const key = await service.jobService.keys.create({ name: 'filled store', quotas: { storedBytes: 40_000 } });
+    const job = { type: 'analyze', matrix: { format: 'dense', data: dense(40) }, partition: { machines: 2 } };
+    // Each job stores about 12.8 kB of A plus its document: two fit, the third does not.
+    const first = await as(key, { method: 'POST', url: '/v1/jobs', payload: job });
+    expect(first.statusCode, first.body).toBe(202);
+    expect((await as(key, { method: 'POST', url: '/v1/jobs', payload: job })).statusCode).toBe(202);
+    const refused = await as(key, { method: 'POST', url: '/v1/jobs', payload: job });
+    expect(expectRetryLater(refused, 'quota-exceeded').detail).toMatch(/stored bytes/);
+    const matrix = await as(key, {
+      method: 'POST',
+      url: '/v1/matrices',
+      payload: '%%MatrixMarket matrix coordinate real general\n2 2 2\n1 1 1\n2 2 1\n',
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(matrix.statusCode, matrix.body).toBe(201);
+    expect((await as(key, { url: '/v1/jobs' })).json<JobPage>().items).toHaveLength(2);
+
+    const firstId = first.json<Job>().id;
+    await as(key, { method: 'POST', url: `/v1/jobs/${firstId}/cancel` });
+    expect((await as(key, { method: 'DELETE', url: `/v1/jobs/${firstId}` })).statusCode).toBe(204);
+    expect((await as(key, { method: 'POST', url: '/v1/jobs', payload: job })).statusCode).toBe(202);
+  });
+});
