@@ -163,7 +163,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a Matrix Market matrix once, for many jobs
-         * @description The body is the text of a Matrix Market coordinate file (real, integer or pattern; general, symmetric or skew-symmetric), as `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip` (415 for other media types or encodings). It is parsed as it arrives and stored as compressed sparse rows, never densified. 413 when the size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (refused before anything is allocated), or the body exceeds MAX_UPLOAD_BYTES; 422 naming the line for an entry count that does not match the size line, an index out of range, a duplicate entry, a value that is not a finite number, and naming the field for a complex (or hermitian) matrix. Nothing is stored unless the whole text parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as `{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed whenever a job names it.
+         * @description The body is the text of a Matrix Market coordinate file (real, integer or pattern; general, symmetric or skew-symmetric), as `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip` (415 for other media types or encodings). It is parsed as it arrives and stored as compressed sparse rows, never densified. 413 when the size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (refused before anything is allocated), or the body exceeds MAX_UPLOAD_BYTES; 422 naming the line for an entry count that does not match the size line, an index out of range, a duplicate entry, a value that is not a finite number, a line longer than MATRIX_MARKET_MAX_LINE_CHARS, and naming the field for a complex (or hermitian) matrix; 408 when the body has not arrived completely within UPLOAD_TIMEOUT_MS. Nothing is stored unless the whole text parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as `{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed whenever a job names it.
          */
         post: operations["uploadMatrix"];
         delete?: never;
@@ -259,10 +259,201 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/studies": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List studies, newest first
+         * @description Pages of study summaries; pass `nextCursor` as `cursor` for the next page. Optional status filter.
+         */
+        get: operations["listStudies"];
+        put?: never;
+        /**
+         * Submit a study: a grid of settings x seeded samples x metrics (the paper's experiments as presets)
+         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), before anything is queued; then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. Answers 202 with the study and its URL in `Location`.
+         */
+        post: operations["createStudy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A study: status, progress, and once it has succeeded its results per grid point */
+        get: operations["getStudy"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a finished study, its BullMQ parent and children and its stored samples
+         * @description 409 while it is queued or running (cancel it first).
+         */
+        delete: operations["deleteStudy"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{id}/samples.csv": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The raw per-sample values as CSV (point, settings, sample, seed, status, reason, one column per metric) */
+        get: operations["getStudySamples"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{id}/figures/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A figure of the study's results as SVG (names in the study's `figures`)
+         * @description 409 until the study has succeeded; 404 for a figure the study does not have.
+         */
+        get: operations["getStudyFigure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a study and its unfinished chunks
+         * @description Queued chunks are removed; running ones stop within ~50 ms of computation and store nothing. A finished study is returned unchanged.
+         */
+        post: operations["cancelStudy"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/studies/{id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Progress and status changes of a study (Server-Sent Events)
+         * @description text/event-stream. Events:
+         *     - `event: status`, data `{ "status": StudyStatus, "study": Study }`: first the status at subscription time, then each change;
+         *     - `event: progress`, data `StudyProgress` (samples done of the total, per grid point) after each chunk a worker finishes.
+         *     The stream ends after the status event of a finished study. Lines starting with ":" are heartbeats.
+         */
+        get: operations["streamStudyEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API keys (admin)
+         * @description Every key, revoked ones included, oldest first; never their secrets.
+         */
+        get: operations["listApiKeys"];
+        put?: never;
+        /**
+         * Create an API key (admin)
+         * @description Answers 201 with the key and its secret `key`, shown only here (the service keeps its SHA-256). Optional per-key quotas override the configured limits.
+         */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/admin/keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * An API key (admin)
+         * @description Its name, creation and last-use times, quotas and revocation time.
+         */
+        get: operations["getApiKey"];
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key (admin)
+         * @description Refused from the next request on, on every API instance. The key stays listed (with `revokedAt`); its jobs and matrices are kept until they expire. Revoking twice is harmless. Answers the key.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /** @description Per-key overrides of the configured limits; absent fields take the configuration's defaults. */
+        KeyQuotasInput: {
+            /** @description Requests per second (default RATE_LIMIT_PER_SECOND). */
+            requestsPerSecond?: number;
+            /** @description Jobs queued or running at once (default MAX_ACTIVE_JOBS_PER_KEY). */
+            activeJobs?: number;
+            /** @description Bytes kept stored: matrices, job inputs, solutions, traces (default MAX_STORED_BYTES_PER_KEY). */
+            storedBytes?: number;
+            /** @description Samples of one study (default MAX_STUDY_SAMPLES_PER_KEY). */
+            studySamples?: number;
+        };
+        NewApiKeyInput: {
+            /** @description Who or what uses the key. */
+            name: string;
+            /** @description An admin key (default false). */
+            admin?: boolean;
+            quotas?: components["schemas"]["KeyQuotasInput"];
+        };
         /** @enum {string} */
         AlgorithmIdInput: "apc" | "dhbm" | "dgd" | "dnag" | "cimmino" | "mlm";
         /** @description One row of the matrix: its n entries. */
@@ -327,7 +518,7 @@ export interface components {
             format: "coo";
             rows: number;
             cols: number;
-            /** @description [i, j, value] triplets, 0-based; duplicates are summed. */
+            /** @description [i, j, value] triplets, 0-based, in any order; each (i, j) at most once (a duplicate is a 422 naming both entries). At most MAX_NNZ entries and n <= MAX_N_SPARSE (413). Parsed to CSR: computed on CSR (storage "csr", never densified) when at most 5% of the n^2 entries are listed or n > MAX_N, else on the dense path. */
             entries: [
                 number | (number | string),
                 number | (number | string),
@@ -336,7 +527,7 @@ export interface components {
         } | {
             /** @constant */
             format: "matrix-market";
-            /** @description The text of a Matrix Market file (coordinate or array; real, integer or pattern; general or symmetric). */
+            /** @description The text of a Matrix Market file (coordinate or array; real, integer or pattern; general, symmetric or skew-symmetric). The coordinate format is read as a matrix upload is (POST /v1/matrices): n <= MAX_N_SPARSE and at most MAX_NNZ stored entries (413), an entry given twice or out of range is a 422 naming its line; it then runs on CSR or dense by the rule of the COO input. The array format is dense (n <= MAX_N). */
             data: string;
         } | components["schemas"]["GeneratorInput"] | {
             /** @constant */
@@ -398,6 +589,168 @@ export interface components {
         };
         /** @enum {string} */
         JobStatusInput: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        /** @description The axes of the grid; the points are their cartesian product (at most MAX_STUDY_POINTS). */
+        StudyGridInput: {
+            /** @description Values of the Gaussian entries' mean (each grid point takes one). */
+            mean?: number[];
+            /** @description Values of the Gaussian entries' standard deviation (each grid point takes one). */
+            std?: number[];
+            /** @description Values of sigma (structured-gaussian: off-diagonal blocks' standard deviation) (each grid point takes one). */
+            sigma?: number[];
+            /** @description Values of eps (ones-minus-eps) (each grid point takes one). */
+            eps?: number[];
+            /** @description Values of blockSize (structured-gaussian, block-diagonal) (each grid point takes one). */
+            blockSize?: number[];
+            /** @description Values of p, the rows of each of the two machines (subspace-pair) (each grid point takes one). */
+            p?: number[];
+            /** @description Values of n (each grid point takes one). */
+            n?: number[];
+            /** @description Values of m, the number of machines (each grid point takes one). */
+            m?: number[];
+        };
+        GeneralStudyRequestInput: {
+            /**
+             * @description 'analysis' (default): seeded n x n matrices analyzed; 'subspace-pair': two p x n Gaussian blocks.
+             * @enum {string}
+             */
+            sampler?: "analysis" | "subspace-pair";
+            /**
+             * @description Generator of the matrices (default gaussian).
+             * @enum {string}
+             */
+            generator?: "gaussian" | "structured-gaussian" | "ones-minus-eps" | "block-diagonal";
+            settings?: {
+                /** @description Mean of the Gaussian entries (default 0). */
+                mean?: number;
+                /** @description Standard deviation of the Gaussian entries (default 1). */
+                std?: number;
+                /** @description structured-gaussian: standard deviation of the off-diagonal blocks (default 1). */
+                sigma?: number;
+                /** @description ones-minus-eps: eps (default 0.1). */
+                eps?: number;
+                /** @description structured-gaussian / block-diagonal: block size (default 1). */
+                blockSize?: number;
+                /** @description subspace-pair: rows of each machine (default 1). */
+                p?: number;
+                /** @description Matrix size (default 120). */
+                n?: number;
+                /** @description Machines (default 1). */
+                m?: number;
+            };
+            grid: components["schemas"]["StudyGridInput"];
+            partition?: {
+                /**
+                 * @description contiguous (default, NumPy array_split), round-robin, or random (seeded, same sizes).
+                 * @enum {string}
+                 */
+                family?: "contiguous" | "round-robin" | "random";
+                seed?: number;
+            };
+            /** @description Seeded samples per grid point (at most MAX_STUDY_POINT_SAMPLES). */
+            samples: number;
+            /** @description Seed of the study (default 1): sample s of a setting is always the same matrix. */
+            seed?: number;
+            /** @description Scalar fields of the analysis by path (rates.apc.rate, conditioning.kappaS, heterogeneity.thetaH...); a string field as 'path=value' (share). */
+            metrics: string[];
+            /** @description Drop (and count) samples whose kappa(A^T A) exceeds this. */
+            dropKappaAtAAbove?: number | null;
+            /** @description Levels eps of P(value > eps). */
+            thresholds?: number[];
+            histogramBins?: number;
+        };
+        PresetStudyRequestInput: {
+            /**
+             * @description The paper's experiments: experiment-1 (rates against m), experiment-2 (against n), experiment-3 (tan^-2 theta_12).
+             * @enum {string}
+             */
+            preset: "experiment-1" | "experiment-2" | "experiment-3";
+            /** @description Samples per grid point (default: the paper's). */
+            samples?: number;
+            seed?: number;
+            /** @description Replace some of the preset's axes (e.g. a subset of m). */
+            grid?: components["schemas"]["StudyGridInput"];
+        };
+        CreateStudyRequestInput: components["schemas"]["PresetStudyRequestInput"] | components["schemas"]["GeneralStudyRequestInput"];
+        /** @enum {string} */
+        StudyStatusInput: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        /** @description RFC 9457 problem details (application/problem+json). */
+        Problem: {
+            /** @description A relative URI reference "/problems/<code>"; GET it for a description of the problem type. */
+            type: string;
+            title: string;
+            status: number;
+            /** @description What is wrong with this request, in words (names the field, entry, row or machine). */
+            detail: string;
+            instance?: string;
+            /** @description Stable machine-readable cause, e.g. "singular-matrix" or "non-finite-value". */
+            code?: string;
+            /** @description Field-level problems (schema violations). */
+            errors?: {
+                /**
+                 * @description Which part of the request.
+                 * @enum {string}
+                 */
+                in?: "body" | "query" | "path" | "headers";
+                /** @description JSON pointer to the offending field, e.g. "/matrix/data/0/1" (or "/query/limit"). */
+                path: string;
+                message: string;
+            }[];
+            /** @description Structured facts about the cause (row, machine, entry...). */
+            details?: {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
+        ProblemType: {
+            type: string;
+            code: string;
+            status: number;
+            title: string;
+            description: string;
+        };
+        /** @description Per-key overrides of the configured limits; absent fields take the configuration's defaults. */
+        KeyQuotas: {
+            /** @description Requests per second (default RATE_LIMIT_PER_SECOND). */
+            requestsPerSecond?: number;
+            /** @description Jobs queued or running at once (default MAX_ACTIVE_JOBS_PER_KEY). */
+            activeJobs?: number;
+            /** @description Bytes kept stored: matrices, job inputs, solutions, traces (default MAX_STORED_BYTES_PER_KEY). */
+            storedBytes?: number;
+            /** @description Samples of one study (default MAX_STUDY_SAMPLES_PER_KEY). */
+            studySamples?: number;
+        };
+        /** @description An API key, without its secret (only its SHA-256 is stored). */
+        ApiKey: {
+            id: string;
+            name: string;
+            /** @description Admin keys manage keys, see every tenant, and read /metrics and /admin/*. */
+            admin: boolean;
+            createdAt: string;
+            /** @description The last request made with the key (null: never used). */
+            lastUsedAt: string | null;
+            /** @description When it was revoked (refused from then on); null while live. */
+            revokedAt: string | null;
+            quotas: components["schemas"]["KeyQuotas"];
+        };
+        /** @description A new API key, with its secret (shown only in this answer). */
+        CreatedApiKey: {
+            id: string;
+            name: string;
+            /** @description Admin keys manage keys, see every tenant, and read /metrics and /admin/*. */
+            admin: boolean;
+            createdAt: string;
+            /** @description The last request made with the key (null: never used). */
+            lastUsedAt: string | null;
+            /** @description When it was revoked (refused from then on); null while live. */
+            revokedAt: string | null;
+            quotas: components["schemas"]["KeyQuotas"];
+            /** @description The secret, shown this once: send it as `Authorization: Bearer <key>`. */
+            key: string;
+        };
+        ApiKeyList: {
+            items: components["schemas"]["ApiKey"][];
+        };
         /** @enum {string} */
         AlgorithmId: "apc" | "dhbm" | "dgd" | "dnag" | "cimmino" | "mlm";
         Parameters: {
@@ -564,42 +917,6 @@ export interface components {
                 explanation: string;
             };
         };
-        /** @description RFC 9457 problem details (application/problem+json). */
-        Problem: {
-            /** @description A relative URI reference "/problems/<code>"; GET it for a description of the problem type. */
-            type: string;
-            title: string;
-            status: number;
-            /** @description What is wrong with this request, in words (names the field, entry, row or machine). */
-            detail: string;
-            instance?: string;
-            /** @description Stable machine-readable cause, e.g. "singular-matrix" or "non-finite-value". */
-            code?: string;
-            /** @description Field-level problems (schema violations). */
-            errors?: {
-                /**
-                 * @description Which part of the request.
-                 * @enum {string}
-                 */
-                in?: "body" | "query" | "path" | "headers";
-                /** @description JSON pointer to the offending field, e.g. "/matrix/data/0/1" (or "/query/limit"). */
-                path: string;
-                message: string;
-            }[];
-            /** @description Structured facts about the cause (row, machine, entry...). */
-            details?: {
-                [key: string]: unknown;
-            };
-        } & {
-            [key: string]: unknown;
-        };
-        ProblemType: {
-            type: string;
-            code: string;
-            status: number;
-            title: string;
-            description: string;
-        };
         /** @enum {string} */
         JobStatus: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /** @enum {string} */
@@ -636,11 +953,20 @@ export interface components {
             stopReason: string;
             tracePoints: number;
         };
+        /** @description An analysis split over the workers as the paper's Algorithm 2 distributes it (analyze jobs on a dense matrix with n >= SPLIT_ANALYSIS_MIN_N and m >= SPLIT_ANALYSIS_MIN_MACHINES); its values equal the one-worker analysis. */
+        SplitExecution: {
+            /** @description Child jobs the analysis ran as: groups of machine pairs, ranges of rows, and the two condition numbers. */
+            parts: number;
+            /** @description Distinct worker processes that computed them. */
+            workers: number;
+        };
         JobResult: {
             analysis: components["schemas"]["Analysis"];
             runs: {
                 [key: string]: components["schemas"]["Run"];
             };
+            /** @description Present when the analysis ran split over the workers; absent when one worker computed it. */
+            split?: components["schemas"]["SplitExecution"];
         };
         Job: {
             id: string;
@@ -657,7 +983,7 @@ export interface components {
             /** @description Times a worker started the job (more than 1 after a retry). */
             attempts: number;
             /**
-             * @description How the matrix is held: dense n x n, or compressed sparse rows (csr). As planned while queued, as run once started.
+             * @description How the matrix is held: dense n x n, or compressed sparse rows (csr). As planned while queued, as run once started. csr: a stored matrix, or a COO / Matrix Market coordinate input listing at most 5% of its n^2 entries or with n > MAX_N; dense: dense rows, Matrix Market arrays, generators and denser coordinate inputs.
              * @enum {string}
              */
             storage: "dense" | "csr";
@@ -722,6 +1048,225 @@ export interface components {
             /** @description Bytes of its compressed sparse row (CSR) storage. */
             bytes: number;
         };
+        /** @enum {string} */
+        StudyGridParameter: "mean" | "std" | "sigma" | "eps" | "blockSize" | "p" | "n" | "m";
+        /** @description The axes of the grid; the points are their cartesian product (at most MAX_STUDY_POINTS). */
+        StudyGrid: {
+            /** @description Values of the Gaussian entries' mean (each grid point takes one). */
+            mean?: number[];
+            /** @description Values of the Gaussian entries' standard deviation (each grid point takes one). */
+            std?: number[];
+            /** @description Values of sigma (structured-gaussian: off-diagonal blocks' standard deviation) (each grid point takes one). */
+            sigma?: number[];
+            /** @description Values of eps (ones-minus-eps) (each grid point takes one). */
+            eps?: number[];
+            /** @description Values of blockSize (structured-gaussian, block-diagonal) (each grid point takes one). */
+            blockSize?: number[];
+            /** @description Values of p, the rows of each of the two machines (subspace-pair) (each grid point takes one). */
+            p?: number[];
+            /** @description Values of n (each grid point takes one). */
+            n?: number[];
+            /** @description Values of m, the number of machines (each grid point takes one). */
+            m?: number[];
+        };
+        GeneralStudyRequest: {
+            /**
+             * @description 'analysis' (default): seeded n x n matrices analyzed; 'subspace-pair': two p x n Gaussian blocks.
+             * @enum {string}
+             */
+            sampler?: "analysis" | "subspace-pair";
+            /**
+             * @description Generator of the matrices (default gaussian).
+             * @enum {string}
+             */
+            generator?: "gaussian" | "structured-gaussian" | "ones-minus-eps" | "block-diagonal";
+            settings?: {
+                /** @description Mean of the Gaussian entries (default 0). */
+                mean?: number;
+                /** @description Standard deviation of the Gaussian entries (default 1). */
+                std?: number;
+                /** @description structured-gaussian: standard deviation of the off-diagonal blocks (default 1). */
+                sigma?: number;
+                /** @description ones-minus-eps: eps (default 0.1). */
+                eps?: number;
+                /** @description structured-gaussian / block-diagonal: block size (default 1). */
+                blockSize?: number;
+                /** @description subspace-pair: rows of each machine (default 1). */
+                p?: number;
+                /** @description Matrix size (default 120). */
+                n?: number;
+                /** @description Machines (default 1). */
+                m?: number;
+            };
+            grid: components["schemas"]["StudyGrid"];
+            partition?: {
+                /**
+                 * @description contiguous (default, NumPy array_split), round-robin, or random (seeded, same sizes).
+                 * @enum {string}
+                 */
+                family?: "contiguous" | "round-robin" | "random";
+                seed?: number;
+            };
+            /** @description Seeded samples per grid point (at most MAX_STUDY_POINT_SAMPLES). */
+            samples: number;
+            /** @description Seed of the study (default 1): sample s of a setting is always the same matrix. */
+            seed?: number;
+            /** @description Scalar fields of the analysis by path (rates.apc.rate, conditioning.kappaS, heterogeneity.thetaH...); a string field as 'path=value' (share). */
+            metrics: string[];
+            /** @description Drop (and count) samples whose kappa(A^T A) exceeds this. */
+            dropKappaAtAAbove?: number | null;
+            /** @description Levels eps of P(value > eps). */
+            thresholds?: number[];
+            histogramBins?: number;
+        };
+        PresetStudyRequest: {
+            /**
+             * @description The paper's experiments: experiment-1 (rates against m), experiment-2 (against n), experiment-3 (tan^-2 theta_12).
+             * @enum {string}
+             */
+            preset: "experiment-1" | "experiment-2" | "experiment-3";
+            /** @description Samples per grid point (default: the paper's). */
+            samples?: number;
+            seed?: number;
+            /** @description Replace some of the preset's axes (e.g. a subset of m). */
+            grid?: components["schemas"]["StudyGrid"];
+        };
+        CreateStudyRequest: components["schemas"]["PresetStudyRequest"] | components["schemas"]["GeneralStudyRequest"];
+        StudyMetricResult: {
+            metric: string;
+            /** @enum {string} */
+            kind: "value" | "share";
+            of: string | null;
+            count: number;
+            mean: number | null;
+            standardError: number | null;
+            /** @description 95% interval: mean -+ 1.96 standard errors. */
+            interval: [
+                number,
+                number
+            ] | null;
+            min: number | null;
+            max: number | null;
+            histogram: {
+                edges: number[];
+                density: number[];
+                above: number;
+            } | null;
+            exceedance: {
+                eps: number;
+                probability: number;
+                standardError: number;
+                closedForm: number | null;
+            }[];
+            closedFormMean: number | null;
+        };
+        StudyPointResult: {
+            index: number;
+            settings: {
+                mean: number;
+                std: number;
+                sigma: number;
+                eps: number;
+                blockSize: number;
+                p: number;
+                n: number;
+                m: number;
+            };
+            samples: number;
+            kept: number;
+            dropped: number;
+            failed: number;
+            dropReasons: {
+                reason: string;
+                count: number;
+            }[];
+            failures: {
+                reason: string;
+                count: number;
+            }[];
+            metrics: components["schemas"]["StudyMetricResult"][];
+        };
+        StudyResult: {
+            points: components["schemas"]["StudyPointResult"][];
+            reference: {
+                point: number;
+                metric: string;
+                reference: number;
+                mean: number | null;
+                standardError: number | null;
+                deviation: number | null;
+                withinThreeStandardErrors: boolean;
+            }[] | null;
+        };
+        StudyProgress: {
+            done: number;
+            total: number;
+            chunksDone: number;
+            chunks: number;
+            points: {
+                point: number;
+                done: number;
+                total: number;
+            }[];
+        };
+        /** @enum {string} */
+        StudyStatus: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+        Study: {
+            id: string;
+            owner: string | null;
+            status: components["schemas"]["StudyStatus"];
+            preset: ("experiment-1" | "experiment-2" | "experiment-3") | null;
+            request: components["schemas"]["CreateStudyRequest"];
+            points: {
+                index: number;
+                settings: {
+                    mean: number;
+                    std: number;
+                    sigma: number;
+                    eps: number;
+                    blockSize: number;
+                    p: number;
+                    n: number;
+                    m: number;
+                };
+            }[];
+            samplesPerPoint: number;
+            createdAt: string;
+            startedAt: string | null;
+            finishedAt: string | null;
+            progress: components["schemas"]["StudyProgress"];
+            result: components["schemas"]["StudyResult"] | null;
+            error: components["schemas"]["Problem"] | null;
+            /** @description GET /v1/studies/{id}/figures/{name} renders each as SVG once the study has succeeded. */
+            figures: {
+                name: string;
+                title: string;
+                /** @enum {string} */
+                kind: "curves" | "density" | "exceedance";
+                x: components["schemas"]["StudyGridParameter"];
+                panel: components["schemas"]["StudyGridParameter"] | null;
+                series: components["schemas"]["StudyGridParameter"] | null;
+                metrics: string[];
+                logX: boolean;
+                logY: boolean;
+            }[];
+        };
+        StudySummary: {
+            id: string;
+            owner: string | null;
+            status: components["schemas"]["StudyStatus"];
+            preset: ("experiment-1" | "experiment-2" | "experiment-3") | null;
+            createdAt: string;
+            finishedAt: string | null;
+            progress: {
+                done: number;
+                total: number;
+            };
+        };
+        StudyPage: {
+            items: components["schemas"]["StudySummary"][];
+            nextCursor: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -747,6 +1292,24 @@ export interface operations {
                 };
                 content: {
                     "text/plain": string;
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
@@ -904,6 +1467,26 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
             500: {
                 headers: {
@@ -957,6 +1540,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
                 headers: {
@@ -987,6 +1579,17 @@ export interface operations {
             /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1042,9 +1645,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1098,6 +1721,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
                 headers: {
@@ -1110,6 +1742,17 @@ export interface operations {
             /** @description The job is not finished. */
             409: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1165,9 +1808,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1229,6 +1892,24 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is then closed). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body or the problem is too large. */
             413: {
                 headers: {
@@ -1250,6 +1931,17 @@ export interface operations {
             /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
             422: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1305,9 +1997,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such stored matrix (never uploaded, expired or deleted). */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1361,9 +2073,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such stored matrix (never uploaded, expired or deleted). */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1420,9 +2152,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1479,9 +2231,29 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1537,9 +2309,1026 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description No such job, run or endpoint. */
             404: {
                 headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listStudies: {
+        parameters: {
+            query?: {
+                status?: components["schemas"]["StudyStatusInput"];
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["StudyPage"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createStudy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateStudyRequestInput"];
+            };
+        };
+        responses: {
+            /** @description The study, queued. */
+            202: {
+                headers: {
+                    /** @description The URL of the study, `/v1/studies/{id}`. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Study"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body or the problem is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStudy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Study"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job, run or endpoint. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteStudy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job, run or endpoint. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The job is not finished. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStudySamples: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV text (RFC 4180), the samples stored so far. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/csv": string;
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job, run or endpoint. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getStudyFigure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An SVG image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job, run or endpoint. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The job is not finished. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelStudy: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Study"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job, run or endpoint. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    streamStudyEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job, run or endpoint. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["NewApiKeyInput"];
+            };
+        };
+        responses: {
+            /** @description The key, with its secret. */
+            201: {
+                headers: {
+                    /** @description The URL of the key, `/v1/admin/keys/{id}`. */
+                    Location: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CreatedApiKey"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body or the problem is too large. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is not JSON. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKey"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No API key with this id. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
                     [name: string]: unknown;
                 };
                 content: {
