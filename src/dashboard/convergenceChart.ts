@@ -22,6 +22,9 @@ export interface ConvergenceSeries {
 const THEORY_FLOOR_FACTOR = 1e-2;
 const HEIGHT = 340;
 
+/** A log axis's tick as 1e-8; uPlot passes null for the ticks it leaves unlabelled (despite its types). */
+const logTick = (tick: number | null): string => (tick === null ? '' : tick.toExponential(0));
+
 /** Only positive finite values have a place on a log axis. */
 const positiveOrNull = (value: number | null): number | null => (value !== null && Number.isFinite(value) && value > 0 ? value : null);
 
@@ -54,6 +57,8 @@ export class ConvergenceChart {
   }
 
   setData(series: ConvergenceSeries[]): void {
+    // Reading the size first lays out whatever the page added meanwhile: that is not the chart's time.
+    const size = this.size();
     const started = performance.now();
     const data = alignedData(series);
     const signature = series.map((s) => `${s.algorithm}:${s.rate !== null}`).join(',');
@@ -68,11 +73,11 @@ export class ConvergenceChart {
     this.plot?.destroy();
     let firstDraw = true;
     const options: uPlot.Options = {
-      ...this.size(),
+      ...size,
       scales: { x: { time: false }, y: { distr: 3 } },
       axes: [
-        { label: 'iteration', values: (_u, ticks) => ticks.map((tick) => formatInteger(tick)) },
-        { label: this.yLabel, size: 70, values: (_u, ticks) => ticks.map((tick) => formatNumber(tick, 2)) },
+        { label: 'iteration', values: (_u, ticks) => ticks.map((tick) => formatInteger(tick as number | null)) },
+        { label: this.yLabel, size: 60, values: (_u, ticks) => ticks.map(logTick) },
       ],
       legend: { live: true },
       cursor: { drag: { x: true, y: false } },
@@ -117,22 +122,21 @@ export class ConvergenceChart {
 
 /** One x column (every iteration any run recorded) and, per run, its values and its theory line. */
 export function alignedData(series: ConvergenceSeries[]): uPlot.AlignedData {
-  const iterations = new Set<number>();
-  for (const s of series) for (const iteration of s.iteration) iterations.add(iteration);
-  const x = Float64Array.from(iterations).sort();
-  const index = new Map<number, number>();
-  x.forEach((iteration, i) => index.set(iteration, i));
-
+  const x = unionOfIterations(series.map((s) => s.iteration));
   const columns: (number | null)[][] = [];
   for (const s of series) {
-    const measured: (number | null)[] = new Array<number | null>(x.length).fill(null);
+    // Both ascending: walk them together to place each recorded point at its x.
+    const measured = new Array<number | null>(x.length).fill(null);
+    const position = new Int32Array(s.iteration.length);
     let floor = Infinity;
-    for (let k = 0; k < s.iteration.length; k++) {
+    for (let k = 0, i = 0; k < s.iteration.length; k++) {
+      while (x[i] < s.iteration[k]) i++;
+      position[k] = i;
       const value = positiveOrNull(s.values[k]);
-      measured[index.get(s.iteration[k])!] = value;
-      if (value !== null) floor = Math.min(floor, value);
+      measured[i] = value;
+      if (value !== null && value < floor) floor = value;
     }
-    const theory: (number | null)[] = new Array<number | null>(x.length).fill(null);
+    const theory = new Array<number | null>(x.length).fill(null);
     const start = s.iteration.findIndex((_, k) => positiveOrNull(s.values[k]) !== null);
     if (s.rate !== null && s.rate >= 0 && start >= 0) {
       const t0 = s.iteration[start];
@@ -140,7 +144,7 @@ export function alignedData(series: ConvergenceSeries[]): uPlot.AlignedData {
       const last = s.iteration[s.iteration.length - 1];
       const lowest = floor * THEORY_FLOOR_FACTOR;
       const logRate = Math.log(s.rate);
-      for (let i = index.get(t0)!; i < x.length && x[i] <= last; i++) {
+      for (let i = position[start]; i < x.length && x[i] <= last; i++) {
         const value = y0 * Math.exp(logRate * (x[i] - t0));
         if (!(value >= lowest)) break;
         theory[i] = value;
@@ -149,6 +153,17 @@ export function alignedData(series: ConvergenceSeries[]): uPlot.AlignedData {
     columns.push(measured, theory);
   }
   return [x, ...columns];
+}
+
+/** The sorted union of ascending iteration lists; the common case (every run recorded the same iterations) costs one comparison pass. */
+function unionOfIterations(lists: number[][]): Float64Array {
+  if (lists.length === 0) return new Float64Array(0);
+  const first = lists[0];
+  if (lists.every((list) => list.length === first.length && list.every((value, k) => value === first[k]))) return Float64Array.from(first);
+  const all = Float64Array.from(lists.flat()).sort();
+  let unique = 0;
+  for (let k = 0; k < all.length; k++) if (k === 0 || all[k] !== all[unique - 1]) all[unique++] = all[k];
+  return all.slice(0, unique);
 }
 
 /** Each run's name at the end of its line (the label, not the colour, says which line is which). */

@@ -186,8 +186,11 @@ export class JobPageView implements View {
     } catch (error) {
       this.results.append(problemBox(error));
     }
+    // The chart first, drawn before the sections below exist (it is what the user looks at first,
+    // and its measured render time is then its own, not the layout of the whole page).
     if (this.traces.length > 0) this.showConvergence(result.runs, result.analysis);
     else this.convergence.hidden = true;
+    await new Promise((resolve) => requestAnimationFrame(resolve));
     this.results.replaceChildren(
       heterogeneitySection(result.analysis),
       conditioningSection(result.analysis),
@@ -199,11 +202,11 @@ export class JobPageView implements View {
 
   private showConvergence(runs: Partial<Record<string, Run>>, analysis: Analysis): void {
     const hasError = this.traces.some((trace) => trace.relativeError !== null);
-    const chart = this.ensureChart('Convergence');
+    this.ensureChart('Convergence');
     const title = this.convergence.querySelector('h2')!;
     title.textContent = 'Convergence';
     const draw = (): void => {
-      chart.setData(
+      this.chart?.setData(
         this.traces.map((trace) => ({
           algorithm: trace.algorithm,
           iteration: trace.iteration,
@@ -256,8 +259,8 @@ export class JobPageView implements View {
 
   private downloadsSection(job: Job, runs: [AlgorithmId, Run][]): HTMLElement {
     const base = `job-${job.id}`;
-    const button = (label: string, action: () => Promise<void> | void): HTMLButtonElement => {
-      const element = h('button', { type: 'button', class: 'secondary download' }, label);
+    const button = (label: string, action: () => Promise<void> | void, name?: string): HTMLButtonElement => {
+      const element = h('button', { type: 'button', class: 'secondary download', 'aria-label': name }, label);
       element.addEventListener('click', () => {
         void (async () => {
           try {
@@ -296,18 +299,31 @@ export class JobPageView implements View {
                   ? h(
                       'span',
                       { class: 'download-row' },
-                      button(`CSV`, () => saveFile(`${base}-${algorithm}-trace.csv`, traceCsv(trace), 'text/csv')),
-                      button(`JSON`, () => saveFile(`${base}-${algorithm}-trace.json`, JSON.stringify(trace), 'application/json')),
+                      button(
+                        'CSV',
+                        () => saveFile(`${base}-${algorithm}-trace.csv`, traceCsv(trace), 'text/csv'),
+                        `${ALGORITHM_NAMES[algorithm]} trace as CSV`,
+                      ),
+                      button(
+                        'JSON',
+                        () => saveFile(`${base}-${algorithm}-trace.json`, JSON.stringify(trace), 'application/json'),
+                        `${ALGORITHM_NAMES[algorithm]} trace as JSON`,
+                      ),
                     )
                   : '—',
                 h(
                   'span',
                   { class: 'download-row' },
-                  button(`CSV`, async () =>
-                    saveFile(`${base}-${algorithm}-solution.csv`, solutionCsv(await solution(algorithm)), 'text/csv'),
+                  button(
+                    'CSV',
+                    async () => saveFile(`${base}-${algorithm}-solution.csv`, solutionCsv(await solution(algorithm)), 'text/csv'),
+                    `${ALGORITHM_NAMES[algorithm]} solution as CSV`,
                   ),
-                  button(`JSON`, async () =>
-                    saveFile(`${base}-${algorithm}-solution.json`, JSON.stringify(await solution(algorithm)), 'application/json'),
+                  button(
+                    'JSON',
+                    async () =>
+                      saveFile(`${base}-${algorithm}-solution.json`, JSON.stringify(await solution(algorithm)), 'application/json'),
+                    `${ALGORITHM_NAMES[algorithm]} solution as JSON`,
                   ),
                 ),
               ];

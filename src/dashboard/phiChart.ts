@@ -31,7 +31,7 @@ export function phiChart(phi: (number | null)[]): HTMLElement {
         },
         axes: [
           { label: 'machine i', values: (_u, ticks) => ticks.map((tick) => (Number.isInteger(tick) ? formatInteger(tick) : '')) },
-          { label: 'phi_i (rad)', size: 60, values: (_u, ticks) => ticks.map((tick) => formatNumber(tick, 2)) },
+          { label: 'phi_i (rad)', size: 60, values: (_u, ticks) => ticks.map((tick) => formatNumber(tick as number | null, 2)) },
         ],
         legend: { show: true },
         series: [

@@ -1,0 +1,261 @@
+/**
+ * The dashboard in a real headless browser (Debian's chromium through playwright-core) against the
+ * real service: a job submitted from the form, followed live to its end, its page with the
+ * convergence chart and the heatmap drawn, a download checked row by row against the API; a refused
+ * submission with the problem next to its field; the API key sent as a bearer token. Screenshots
+ * of the job page at desktop and phone widths go to test-output/dashboard/ (git-ignored).
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job, TraceView } from '../../src/jobs/types.js';
+import { startTestService, waitForJob, type TestService } from '../support/service.js';
+import { buildTestDashboard, DESKTOP, launchBrowser, PHONE, SCREENSHOTS, type BuiltDashboard } from './browser.js';
+
+let dashboard: BuiltDashboard;
+let service: TestService;
+let browser: Browser;
+
+beforeAll(async () => {
+  dashboard = await buildTestDashboard();
+  service = await startTestService({ DASHBOARD_DIR: dashboard.outDir }, { listen: true });
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.close();
+  dashboard?.remove();
+});
+
+/** A page that fails the test on any script error (a CSP refusal shows up here too). */
+async function openPage(path: string, viewport = DESKTOP): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport, acceptDownloads: true });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
+  });
+  await page.goto(`${service.baseUrl}${path}`);
+  return { page, errors };
+}
+
+/** Pixels of a canvas that are not blank (not transparent, not white). */
+async function inkedPixels(page: Page, selector: string): Promise<number> {
+  return page
+    .locator(selector)
+    .first()
+    .evaluate((canvas) => {
+      const element = canvas as unknown as {
+        width: number;
+        height: number;
+        getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } | null;
+      };
+      const data = element.getContext('2d')?.getImageData(0, 0, element.width, element.height).data;
+      if (!data) return 0;
+      let count = 0;
+      for (let i = 0; i < data.length; i += 4) if (data[i + 3] > 0 && (data[i] < 250 || data[i + 1] < 250 || data[i + 2] < 250)) count++;
+      return count;
+    });
+}
+
+async function apiJson<T>(url: string): Promise<T> {
+  const response = await service.app.inject({ method: 'GET', url });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<T>();
+}
+
+describe('dashboard in a browser', () => {
+  it('submits a generator job from the form, follows it live, and shows its convergence, heatmap and downloads', async () => {
+    const { page, errors } = await openPage('/#/new');
+    await page.getByLabel('n (rows and columns)').fill('48');
+    await page.getByLabel('Mean').fill('0');
+    await page.getByLabel('Seed').fill('7');
+    await page.getByLabel('Machines (m)').fill('6');
+    await page.getByLabel('Tolerance (relative residual)').fill('1e-9');
+    await page.getByRole('button', { name: 'Submit' }).click();
+
+    // The form opens the new job's page, which follows the job's event stream to its end.
+    await page.waitForURL(/#\/jobs\/[0-9A-Z]+$/);
+    const id = page.url().split('/').pop()!;
+    await page.locator('.job-status [data-status="succeeded"]').waitFor({ timeout: 90_000 });
+    const job = await apiJson<Job>(`/v1/jobs/${id}`);
+    expect(job.status).toBe('succeeded');
+    expect(job.n).toBe(48);
+    expect(job.m).toBe(6);
+    expect(job.algorithms).toHaveLength(6);
+
+    // The list shows it (from its status), and opens it.
+    await page.getByRole('link', { name: 'Jobs', exact: true }).first().click();
+    const row = page.locator(`tr[data-job-id="${id}"]`);
+    await expect.poll(() => row.locator('.status-cell').textContent()).toContain('succeeded');
+    await row.getByRole('link').click();
+    await page.waitForURL(new RegExp(`#/jobs/${id}$`));
+
+    // Convergence: one solid and one dashed (theoretical) series per run, drawn on the canvas.
+    const chart = page.locator('#convergence-chart');
+    await expect.poll(() => chart.getAttribute('data-series')).toBe('12');
+    expect(await chart.getAttribute('data-runs')).toBe('6');
+    const runs = Object.values(job.result!.runs);
+    const totalPoints = runs.reduce((sum, run) => sum + run.tracePoints, 0);
+    expect(Number(await chart.getAttribute('data-points'))).toBe(totalPoints);
+    await expect.poll(() => inkedPixels(page, '#convergence-chart canvas')).toBeGreaterThan(2000);
+    const legend = await page.locator('#convergence-chart .u-legend').textContent();
+    for (const name of ['APC', 'D-HBM', 'DGD', 'D-NAG', 'Block Cimmino', 'Mou-Liu-Morse']) {
+      expect(legend).toContain(name);
+      expect(legend).toContain(`${name} theory ρ^t`);
+    }
+
+    // Heterogeneity: the 6 x 6 theta heatmap drawn, the theta_H pair named; phi_i bars drawn.
+    const analysis = job.result!.analysis;
+    const heatmap = page.locator('.heatmap-figure');
+    expect(await heatmap.getAttribute('data-machines')).toBe('6');
+    await expect.poll(() => inkedPixels(page, 'canvas.heatmap')).toBeGreaterThan(10_000);
+    const [i, j] = analysis.heterogeneity.thetaHPair!;
+    expect(await heatmap.locator('figcaption').textContent()).toContain(`between machines ${i} and ${j}`);
+    await expect.poll(() => inkedPixels(page, '#phi-chart canvas')).toBeGreaterThan(500);
+
+    // Rates of the six algorithms with their Table 1 bounds, and the recommendation.
+    await expect.poll(() => page.locator('table.rates tbody tr').count()).toBe(6);
+    const recommended = analysis.recommendation.algorithm === 'apc' ? 'APC' : 'D-HBM';
+    expect(await page.locator('#recommendation h2').textContent()).toContain(recommended);
+    expect(await page.locator('#recommendation .explanation').textContent()).toBe(analysis.recommendation.explanation);
+
+    // Downloads: every run's trace as one CSV, row for row the API's traces.
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'All traces (CSV)' }).click()]);
+    expect(download.suggestedFilename()).toBe(`job-${id}-traces.csv`);
+    const lines = readFileSync(await download.path(), 'utf8')
+      .trimEnd()
+      .split('\n');
+    expect(lines[0]).toBe('algorithm,iteration,relativeResidual,relativeError,consensusDistance');
+    expect(lines).toHaveLength(1 + totalPoints);
+    for (const algorithm of job.algorithms) {
+      const trace = await apiJson<TraceView>(`/v1/jobs/${id}/runs/${algorithm}/trace`);
+      const rows = lines.filter((line) => line.startsWith(`${algorithm},`)).map((line) => line.split(','));
+      expect(rows).toHaveLength(trace.iteration.length);
+      rows.forEach((cells, k) => {
+        expect(Number(cells[1])).toBe(trace.iteration[k]);
+        expect(Number(cells[2])).toBe(trace.relativeResidual[k]);
+        expect(Number(cells[3])).toBe(trace.relativeError![k]);
+      });
+    }
+    const [solutionDownload] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByRole('button', { name: 'APC solution as CSV' }).click(),
+    ]);
+    const solution = readFileSync(await solutionDownload.path(), 'utf8')
+      .trimEnd()
+      .split('\n');
+    expect(solution).toHaveLength(1 + 48);
+    // b = A * ones(n): the converged solution is ones to the tolerance's order.
+    for (const line of solution.slice(1)) expect(Math.abs(Number(line.split(',')[1]) - 1)).toBeLessThan(1e-5);
+
+    await page.screenshot({ path: join(SCREENSHOTS, 'job-desktop.png'), fullPage: true });
+    await page.setViewportSize(PHONE);
+    await expect.poll(() => page.evaluate(() => (globalThis as unknown as { innerWidth: number }).innerWidth)).toBe(PHONE.width);
+    // Nothing wider than the phone's screen but the tables, which scroll inside their own box.
+    const overflow = await page.evaluate(() => {
+      const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement;
+      return root.scrollWidth;
+    });
+    expect(overflow).toBeLessThanOrEqual(PHONE.width);
+    await page.screenshot({ path: join(SCREENSHOTS, 'job-phone.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a refused submission’s problem next to the field it names', async () => {
+    const { page, errors } = await openPage('/#/new');
+    // 422 from the numerical checks (no field list): more machines than rows, shown at the machines field.
+    await page.getByLabel('n (rows and columns)').fill('20');
+    await page.getByLabel('Machines (m)').fill('100');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    const machinesProblem = page.locator('.field[data-path="/partition/machines"] .field-problem');
+    await machinesProblem.waitFor();
+    const refused = await service.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        type: 'solve',
+        matrix: { format: 'generator', generator: 'gaussian', n: 20, seed: 1, mean: 1, std: 1 },
+        partition: { machines: 100 },
+      },
+    });
+    expect(refused.statusCode).toBe(422);
+    expect(await machinesProblem.textContent()).toContain(refused.json<{ detail: string }>().detail);
+    expect(await page.getByLabel('Machines (m)').getAttribute('aria-invalid')).toBe('true');
+    expect(page.url()).toMatch(/#\/new$/);
+
+    // 400 from the schema (a field list): n = 0, shown at the n field; the earlier problem is gone.
+    await page.getByLabel('Machines (m)').fill('2');
+    await page.getByLabel('n (rows and columns)').fill('0');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    const nProblem = page.locator('.field[data-path="/matrix/n"] .field-problem');
+    await nProblem.waitFor();
+    expect(await nProblem.textContent()).toMatch(/Invalid request|>=\s*1|too small/i);
+    expect(await machinesProblem.isHidden()).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'refused-phone.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('keeps an API key for the session and sends it as a bearer token', async () => {
+    const { page } = await openPage('/#/');
+    await page.getByRole('button', { name: 'API key' }).click();
+    await page.getByRole('textbox', { name: 'Key' }).fill('lss_test_key');
+    const request = page.waitForRequest((candidate) => candidate.url().includes('/v1/jobs'));
+    await page.getByRole('button', { name: 'Save' }).click();
+    expect((await request).headers().authorization).toBe('Bearer lss_test_key');
+    expect(
+      await page.evaluate(() =>
+        (globalThis as unknown as { sessionStorage: { getItem(key: string): string | null } }).sessionStorage.getItem(
+          'lss.dashboard.apiKey',
+        ),
+      ),
+    ).toBe('lss_test_key');
+    await page.close();
+  });
+
+  it('draws 2,048-point traces of six algorithms (render time reported, not asserted)', async () => {
+    // Runs that reach their iteration limit of TRACE_CAP - 1: iterations 0 to 2047, TRACE_CAP = 2048 points each.
+    const created = await service.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        type: 'solve',
+        matrix: { format: 'generator', generator: 'gaussian', n: 40, seed: 3 },
+        partition: { machines: 4 },
+        options: { tolerance: 1e-300, maxIterations: service.config.TRACE_CAP - 1 },
+      },
+    });
+    expect(created.statusCode).toBe(202);
+    const job = await waitForJob(service.app, created.json<Job>().id, { timeoutMs: 90_000 });
+    expect(job.status).toBe('succeeded');
+    const points = Object.values(job.result!.runs).map((run) => run.tracePoints);
+    expect(points).toEqual(new Array(6).fill(service.config.TRACE_CAP));
+
+    const { page, errors } = await openPage(`/#/jobs/${job.id}`);
+    const chart = page.locator('#convergence-chart');
+    const renderMs = async (): Promise<number> => {
+      await expect.poll(() => chart.getAttribute('data-render-ms'), { timeout: 30_000 }).not.toBeNull();
+      expect(Number(await chart.getAttribute('data-points'))).toBe(6 * service.config.TRACE_CAP);
+      expect(await chart.getAttribute('data-series')).toBe('12');
+      return Number(await chart.getAttribute('data-render-ms'));
+    };
+    // The first draw, then redraws from scratch (switching between residual and error rebuilds the chart).
+    const times = [await renderMs()];
+    for (let k = 0; k < 6; k++) {
+      await page.getByRole('radio', { name: k % 2 === 0 ? /relative error/ : /relative residual/ }).check();
+      times.push(await renderMs());
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    console.log(
+      `dashboard: six ${service.config.TRACE_CAP}-point traces (12 series with the theory lines) drawn in ` +
+        `${times[0].toFixed(1)} ms on the page's first draw; rebuilt from scratch: min ${sorted[0].toFixed(1)} ms, ` +
+        `median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms (ms from the data to uPlot's first draw, in chromium)`,
+    );
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+});
