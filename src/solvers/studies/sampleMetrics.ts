@@ -18,8 +18,9 @@ import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/regis
 import type { OptimalTuning, SpectralData } from '../algorithms/types.js';
 import { KAPPA_TIE_RELATIVE } from '../analysis/recommendation.js';
 import { runSync } from '../cooperative.js';
+import { nativeBlasInUse } from '../linalg/backend.js';
 import { householderQrWork } from '../linalg/householderQr.js';
-import { singularValueRange } from '../linalg/singularValues.js';
+import { bidiagonalSingularValue, singularValueRange, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
 
@@ -39,9 +40,26 @@ export interface ConditioningAnalysis {
   };
 }
 
+/**
+ * The extreme singular values of the square row-major n x n `data` (not modified). On the native
+ * backend one LAPACK dgebrd call on a copy (row-major storage is the column-major transpose: the same
+ * singular values), then bisection for the two ends: at n = 120 this is ~2.5x faster than
+ * singularValueRange's sliced path, which is made for large matrices (it returns to the event loop).
+ */
+export function extremeSingularValues(data: Float64Array, n: number): SingularValueRange {
+  const blas = nativeBlasInUse();
+  if (!blas || n > 512) return singularValueRange(data, n, n);
+  const d = new Float64Array(n);
+  const e = new Float64Array(Math.max(1, n));
+  blas.dgebrd(n, n, data.slice(), 0, n, d, 0, e, 0);
+  const off = e.subarray(0, Math.max(0, n - 1));
+  return { largest: bidiagonalSingularValue(d, off, n - 1), smallest: bidiagonalSingularValue(d, off, 0) };
+}
+
 /** sigma_max(A)^2 / sigma_min(A)^2 and its two ends. */
 export function matrixConditioning(a: DenseMatrix): MatrixConditioningValues {
-  const { largest, smallest } = singularValueRange(a.data, a.rows, a.cols);
+  if (a.rows !== a.cols) throw new RangeError('matrixConditioning needs a square matrix');
+  const { largest, smallest } = extremeSingularValues(a.data, a.rows);
   const L = largest * largest;
   const mu = smallest * smallest;
   return { kappaAtA: (largest / smallest) ** 2, L, mu };
@@ -59,14 +77,23 @@ export function sExtremes(a: DenseMatrix, partition: Partition): { lambdaMinS: n
   const n = a.cols;
   // Row k of `basis` is a basis vector of some R(A_i): basis = Q^T, whose singular values are Q's.
   const basis = new Float64Array(n * n);
+  const blas = nativeBlasInUse();
+  const tau = new Float64Array(n);
   let row = 0;
   for (let i = 0; i < partition.m; i++) {
     const p = partition.sizes[i];
-    const { q } = runSync(householderQrWork(gatherRows(a.data, n, partition.rowsOf[i]), p, n));
-    basis.set(q, row * n);
+    const rows = gatherRows(a.data, n, partition.rowsOf[i]);
+    if (blas) {
+      // A_i stored by rows is A_i^T (n x p) stored by columns: LAPACK's QR of it, then its Q in place.
+      basis.set(rows, row * n);
+      blas.dgeqrf(n, p, basis, row * n, n, tau, 0);
+      blas.dorgqr(n, p, p, basis, row * n, n, tau, 0);
+    } else {
+      basis.set(runSync(householderQrWork(rows, p, n)).q, row * n);
+    }
     row += p;
   }
-  const { largest, smallest } = singularValueRange(basis, n, n);
+  const { largest, smallest } = extremeSingularValues(basis, n);
   return { lambdaMinS: smallest * smallest, lambdaMaxS: largest * largest };
 }
 
