@@ -66,7 +66,16 @@ async function timeStudy(workers: number): Promise<number> {
     await run({ preset: 'experiment-1', samples: 25 * workers, grid: { mean: [0] } });
     return await run({ preset: 'experiment-1', samples: SAMPLES });
   } finally {
-    for (const child of children) child.kill('SIGTERM');
+    await Promise.all(
+      children.map(
+        (child) =>
+          new Promise<void>((resolve) => {
+            if (child.exitCode !== null || child.signalCode !== null) return resolve();
+            child.once('exit', () => resolve());
+            child.kill('SIGTERM');
+          }),
+      ),
+    );
     await chunks.close();
     connection.disconnect();
     await app.close();
