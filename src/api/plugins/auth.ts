@@ -80,7 +80,8 @@ export function installAuth(app: FastifyInstance, { config, keys }: AuthOptions)
   if (config.AUTH_MODE === 'none') return;
   app.addHook('onRequest', async (request, reply) => {
     const access = accessOf(request.routeOptions.url ?? request.url.split('?')[0]);
-    if (access === 'open') return;
+    // A CORS preflight carries no credentials (Fetch standard): it is answered by the CORS plugin, never refused here.
+    if (access === 'open' || request.method === 'OPTIONS') return;
     const match = BEARER.exec(request.headers.authorization ?? '');
     if (!match) {
       return refuse(reply, 'unauthorized', 'This endpoint needs an API key: send `Authorization: Bearer <key>`.', CHALLENGE);
