@@ -5,9 +5,12 @@
   # default include path (e.g. /usr/include/openblas).
   # The sparse part (src/sparse_native.c: CHOLMOD) is compiled in when that script sets
   # NATIVE_SPARSE=1 (it found cholmod.h and libcholmod), with NATIVE_SPARSE_INCLUDE_DIRS for cholmod.h
-  # (e.g. /usr/include/suitesparse) and NATIVE_SPARSE_LIBRARY_DIRS.
+  # (e.g. /usr/include/suitesparse) and NATIVE_SPARSE_LIBRARY_DIRS. Likewise ARPACK (src/arpack_native.c)
+  # with NATIVE_ARPACK=1, NATIVE_ARPACK_INCLUDE_DIRS (the directory holding arpack/arpack.h) and
+  # NATIVE_ARPACK_LIBRARY_DIRS.
   "variables": {
-    "native_sparse%": "<!(node -p \"process.env.NATIVE_SPARSE === '1' ? 1 : 0\")"
+    "native_sparse%": "<!(node -p \"process.env.NATIVE_SPARSE === '1' ? 1 : 0\")",
+    "native_arpack%": "<!(node -p \"process.env.NATIVE_ARPACK === '1' ? 1 : 0\")"
   },
   "targets": [
     {
@@ -30,6 +33,15 @@
             "<!@(node -p \"(process.env.NATIVE_SPARSE_LIBRARY_DIRS || '').split(' ').filter(Boolean).map((d) => '-L' + d).join(' ')\")",
             "-lcholmod",
             "-lsuitesparseconfig"
+          ]
+        }],
+        ["native_arpack==1", {
+          "sources": ["src/arpack_native.c"],
+          "defines": ["LINALG_ARPACK"],
+          "include_dirs": ["<!@(node -p \"process.env.NATIVE_ARPACK_INCLUDE_DIRS || ''\")"],
+          "libraries": [
+            "<!@(node -p \"(process.env.NATIVE_ARPACK_LIBRARY_DIRS || '').split(' ').filter(Boolean).map((d) => '-L' + d).join(' ')\")",
+            "-larpack"
           ]
         }]
       ]

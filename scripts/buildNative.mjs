@@ -15,6 +15,8 @@
  * NATIVE_SPARSE_LIBRARY_DIRS add places to look); without them, or when that build fails, the dense
  * addon is built alone and the sparse work stays on TypeScript. The one-line message says which.
  * REQUIRE_NATIVE_SPARSE=1 makes a missing sparse part fail like a missing addon under --strict.
+ * ARPACK (arpack-ng's arpack/arpack.h and libarpack: libarpack2-dev) is compiled in the same way
+ * when present (NATIVE_ARPACK_INCLUDE_DIRS / NATIVE_ARPACK_LIBRARY_DIRS).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -155,7 +157,18 @@ if (!cholmodIncludeDir) sparseMissing.push('cholmod.h');
 if (!cholmodLibDir) sparseMissing.push(`libcholmod.${libExt}`);
 if (!configLibDir) sparseMissing.push(`libsuitesparseconfig.${libExt}`);
 
-function rebuild(sparse) {
+// ARPACK (arpack-ng): arpack/arpack.h and libarpack.
+const arpackIncludeDir = findFile(
+  candidateDirs('NATIVE_ARPACK_INCLUDE_DIRS', ['/usr/include', '/usr/local/include', '/opt/homebrew/opt/arpack/include']),
+  join('arpack', 'arpack.h'),
+);
+const arpackLibDir = findFile(
+  candidateDirs('NATIVE_ARPACK_LIBRARY_DIRS', [...libraryDirs, '/opt/homebrew/opt/arpack/lib']),
+  `libarpack.${libExt}`,
+);
+const arpackFound = arpackIncludeDir !== null && arpackLibDir !== null;
+
+function rebuild(sparse, arpack = false) {
   return spawnSync(gyp[0], args, {
     cwd: nativeDir,
     encoding: 'utf8',
@@ -168,6 +181,9 @@ function rebuild(sparse) {
       NATIVE_SPARSE_LIBRARY_DIRS: sparse
         ? [...new Set([cholmodLibDir, configLibDir])].filter((dir) => !extraLibs.includes(dir)).join(' ')
         : '',
+      NATIVE_ARPACK: arpack ? '1' : '0',
+      NATIVE_ARPACK_INCLUDE_DIRS: arpack ? arpackIncludeDir : '',
+      NATIVE_ARPACK_LIBRARY_DIRS: arpack ? arpackLibDir : '',
     },
   });
 }
@@ -179,12 +195,15 @@ function lastLines(result) {
 let sparseNote = `dense only: the sparse part needs ${sparseMissing.join(', ')} (Debian/Ubuntu: apt-get install libsuitesparse-dev)`;
 let build = null;
 if (sparseMissing.length === 0) {
-  build = rebuild(true);
-  if (build.status === 0) sparseNote = 'dense + sparse (CHOLMOD)';
-  else {
+  build = rebuild(true, arpackFound);
+  if (build.status === 0) {
+    sparseNote = arpackFound
+      ? 'dense + sparse (CHOLMOD) + ARPACK'
+      : `dense + sparse (CHOLMOD); no ARPACK (needs arpack/arpack.h and libarpack.${libExt}: apt-get install libarpack2-dev)`;
+  } else {
     const output = lastLines(build);
     if (output) console.log(output);
-    sparseNote = 'dense only: the build with CHOLMOD failed (output above)';
+    sparseNote = 'dense only: the build with CHOLMOD and ARPACK failed (output above)';
     build = null;
   }
 }

@@ -38,6 +38,9 @@
 #ifdef LINALG_SPARSE
 #include "sparse_native.h"
 #endif
+#ifdef LINALG_ARPACK
+#include "arpack_native.h"
+#endif
 
 /* Part of LAPACK (shipped in libopenblas) but not of LAPACKE: one panel of the blocked bidiagonalization. */
 extern void dlabrd_(const lapack_int* m, const lapack_int* n, const lapack_int* nb, double* a, const lapack_int* lda,
@@ -626,15 +629,22 @@ static napi_value Config(napi_env env, napi_callback_info info) {
   return out;
 }
 
-/* parts() -> the parts built in: "dense", plus "sparse" when CHOLMOD was found at build time (sparse_native.c). */
+/*
+ * parts() -> the parts built in, comma-separated: "dense", plus "sparse" when CHOLMOD was found at build time
+ * (sparse_native.c) and "arpack" when ARPACK was (arpack_native.c).
+ */
 static napi_value Parts(napi_env env, napi_callback_info info) {
   (void)info;
   napi_value out;
+  const char* parts = "dense"
 #ifdef LINALG_SPARSE
-  napi_create_string_utf8(env, "dense,sparse", NAPI_AUTO_LENGTH, &out);
-#else
-  napi_create_string_utf8(env, "dense", NAPI_AUTO_LENGTH, &out);
+                      ",sparse"
 #endif
+#ifdef LINALG_ARPACK
+                      ",arpack"
+#endif
+      ;
+  napi_create_string_utf8(env, parts, NAPI_AUTO_LENGTH, &out);
   return out;
 }
 
@@ -664,6 +674,9 @@ NAPI_MODULE_INIT() {
   napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions);
 #ifdef LINALG_SPARSE
   register_sparse(env, exports);
+#endif
+#ifdef LINALG_ARPACK
+  register_arpack(env, exports);
 #endif
   return exports;
 }

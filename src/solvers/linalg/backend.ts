@@ -15,8 +15,9 @@
  * Each call runs to completion on the calling thread: callers keep single calls short (see
  * NATIVE_MADDS_PER_CALL) and yield between them.
  *
- * The addon has parts (`parts()`): always 'dense' (the above), and 'sparse' when it was built with
- * CHOLMOD (`NativeSparse`, see native/src/sparse_native.c); `nativeSparse()` is that part or null.
+ * The addon has parts (`parts()`): always 'dense' (the above), 'sparse' when it was built with
+ * CHOLMOD (`NativeSparse`, see native/src/sparse_native.c; `nativeSparse()` is that part or null)
+ * and 'arpack' when it was built with ARPACK (`NativeArpack`, native/src/arpack_native.c).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -216,10 +217,34 @@ export interface NativeSparse {
   sparseLiveBlocks(): number;
 }
 
+/** A run of ARPACK (one at a time per process: ARPACK keeps its state in process-wide variables). */
+export type NativeArpackHandle = object & { readonly __nativeArpackRun: unique symbol };
+
+/** The addon's ARPACK part (implicitly restarted Lanczos, dsaupd / dseupd), present when `parts()` includes 'arpack'. */
+export interface NativeArpack {
+  /**
+   * Starts the search for the nev largest eigenvalues of a symmetric n x n operator (ncv Lanczos vectors,
+   * nev < ncv <= n; ARPACK's test |r| <= tol |theta|; at most maxRestarts restarts; start vector `start`).
+   * Null when another ARPACK run of this process is in progress.
+   */
+  arpackStart(n: number, nev: number, ncv: number, tol: number, maxRestarts: number, start: Float64Array): NativeArpackHandle | null;
+  /** True when ARPACK wrote x and asks for y = Op x (read at the next step); false when the iteration ended. */
+  arpackStep(handle: NativeArpackHandle, x: Float64Array, y: Float64Array): boolean;
+  /** The converged Ritz values (ascending) and unit vectors (vector k at k n), and the counts; ends the run. */
+  arpackFinish(
+    handle: NativeArpackHandle,
+    values: Float64Array,
+    vectors: Float64Array,
+  ): { readonly converged: number; readonly restarts: number; readonly products: number };
+  /** Ends a run without its results (also done by the handle's finalizer). */
+  arpackRelease(handle: NativeArpackHandle): void;
+}
+
 /** Which parts of the addon are loaded: none when it is not built. */
 export interface NativeParts {
   readonly dense: boolean;
   readonly sparse: boolean;
+  readonly arpack: boolean;
 }
 
 /**
@@ -331,9 +356,24 @@ export function nativeSparse(): NativeSparse | null {
   return SPARSE_FUNCTIONS.every((name) => typeof addon[name] === 'function') ? (addon as NativeSparse) : null;
 }
 
+const ARPACK_FUNCTIONS: readonly (keyof NativeArpack)[] = ['arpackStart', 'arpackStep', 'arpackFinish', 'arpackRelease'];
+
+/** The addon's ARPACK part, or null when the addon is not loaded or was built without it (never throws). */
+export function nativeArpack(): NativeArpack | null {
+  const blas = nativeBlas();
+  if (blas === null || !blas.parts().split(',').includes('arpack')) return null;
+  const addon = blas as unknown as Partial<NativeArpack>;
+  return ARPACK_FUNCTIONS.every((name) => typeof addon[name] === 'function') ? (addon as NativeArpack) : null;
+}
+
+/** The ARPACK part when the native backend is selected, else null: what the Lanczos kernel branches on. */
+export function nativeArpackInUse(): NativeArpack | null {
+  return activeBackend() === 'native' ? nativeArpack() : null;
+}
+
 /** The parts of the addon this process can use. */
 export function nativeParts(): NativeParts {
-  return { dense: nativeBlas() !== null, sparse: nativeSparse() !== null };
+  return { dense: nativeBlas() !== null, sparse: nativeSparse() !== null, arpack: nativeArpack() !== null };
 }
 
 /** The addon when the native backend is selected, else null: what kernels branch on. */

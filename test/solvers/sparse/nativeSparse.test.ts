@@ -21,7 +21,16 @@ import type { SparseDistributedSystem } from '../../../src/solvers/distributed/s
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
-import { nativeBlas, nativeParts, nativeSparse, nativeUnavailableReason, type BackendName } from '../../../src/solvers/linalg/backend.js';
+import {
+  nativeArpack,
+  nativeBlas,
+  nativeParts,
+  nativeSparse,
+  nativeUnavailableReason,
+  type BackendName,
+} from '../../../src/solvers/linalg/backend.js';
+import { normalOperatorOfSparse } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
+import { largestEigenvalue } from '../../../src/solvers/sparse/spectrumOfOperator.js';
 import { csrFromDense, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
@@ -84,7 +93,7 @@ function systemOn(backend: BackendName, A: CsrMatrix, machines: number): SparseD
 describe('the addon reports its parts', () => {
   it.skipIf(!process.env.CI)('under CI the native sparse part is present', () => {
     expect(skipReason).toBe('');
-    expect(nativeParts()).toEqual({ dense: true, sparse: true });
+    expect(nativeParts()).toEqual({ dense: true, sparse: true, arpack: true });
   });
   it('nativeParts agrees with nativeSparse', () => {
     expect(nativeParts().sparse).toBe(sparse !== null);
@@ -239,5 +248,62 @@ describe.skipIf(skipped)(`native sparse path (CHOLMOD)${skipped ? ` [SKIPPED: ${
     expect(() => s.choleskySolver(2, ok.colPtr, ok.rowIdx, ok.values, Int32Array.from([0, 0]))).toThrow(RangeError);
     expect(() => s.choleskySolver(2, Int32Array.from([0, 2, 9]), ok.rowIdx, ok.values, Int32Array.from([0, 1]))).toThrow(RangeError);
     expect(() => s.cholmodFactor(2, Int32Array.from([0, 1, 2]), Int32Array.from([0, 7]), Float64Array.from([1, 1]))).toThrow(RangeError);
+  });
+});
+
+const arpack = nativeArpack();
+const arpackSkipReason =
+  arpack !== null
+    ? ''
+    : nativeBlas() === null
+      ? `the addon is not loaded (${nativeUnavailableReason()})`
+      : 'the addon was built without ARPACK (libarpack2-dev missing at install)';
+const arpackSkipped = arpack === null && !process.env.CI;
+if (arpackSkipped) console.warn(`[tests] native ARPACK SKIPPED: ${arpackSkipReason}`);
+
+describe.skipIf(arpackSkipped)(`native spectra (ARPACK)${arpackSkipped ? ` [SKIPPED: ${arpackSkipReason}]` : ''}`, () => {
+  // A^T A of a nonsymmetric convection-diffusion matrix, n = 3600: well above the Lanczos basis, so ARPACK takes it.
+  const op = normalOperatorOfSparse(convectionDiffusion2d(60, 50));
+  const reference = withBackend('typescript', () => largestEigenvalue(op, { tolerance: 1e-13 }));
+
+  it('lambda_max on the native backend comes from ARPACK, within its reported bound of the TypeScript Lanczos value', () => {
+    expect(arpack).not.toBeNull();
+    const native = withBackend('native', () => largestEigenvalue(op, { tolerance: 1e-9 }));
+    const typescript = withBackend('typescript', () => largestEigenvalue(op, { tolerance: 1e-9 }));
+    // Another method: not the TypeScript Lanczos's result (which the native backend gives while ARPACK is busy, below).
+    expect(native).not.toEqual(typescript);
+    // ARPACK computes the top Ritz pair only: no second Ritz value, no gap (the TypeScript Lanczos reports one).
+    expect(Number.isNaN(native.gap)).toBe(true);
+    expect(Number.isFinite(typescript.gap)).toBe(true);
+    expect(native.converged).toBe(true);
+    expect(native.method).toBe('lanczos');
+    expect(native.relativeErrorBound).toBeLessThanOrEqual(1e-9);
+    // The bound holds against a value known to 1e-13, and the Rayleigh quotient is below lambda_max (to rounding).
+    expect(Math.abs(native.value - reference.value) / reference.value).toBeLessThanOrEqual(native.relativeErrorBound);
+    expect(native.value).toBeLessThanOrEqual(reference.value * (1 + 1e-14));
+  });
+
+  it('a second ARPACK run while one is in progress falls back to the TypeScript Lanczos (ARPACK state is process-wide)', () => {
+    const a = arpack!;
+    const held = a.arpackStart(op.size, 1, 20, 1e-8, 10, new Float64Array(op.size).fill(1));
+    expect(held).not.toBeNull();
+    try {
+      expect(a.arpackStart(op.size, 1, 20, 1e-8, 10, new Float64Array(op.size).fill(1))).toBeNull();
+      const meanwhile = withBackend('native', () => largestEigenvalue(op, { tolerance: 1e-9 }));
+      expect(meanwhile).toEqual(withBackend('typescript', () => largestEigenvalue(op, { tolerance: 1e-9 })));
+      expect(Math.abs(meanwhile.value - reference.value) / reference.value).toBeLessThanOrEqual(meanwhile.relativeErrorBound);
+    } finally {
+      a.arpackRelease(held!);
+    }
+    const again = a.arpackStart(op.size, 1, 20, 1e-8, 10, new Float64Array(op.size).fill(1));
+    expect(again).not.toBeNull();
+    a.arpackRelease(again!);
+  });
+
+  it('refuses arguments ARPACK cannot take with a RangeError', () => {
+    const a = arpack!;
+    expect(() => a.arpackStart(10, 5, 5, 1e-8, 10, new Float64Array(10))).toThrow(RangeError);
+    expect(() => a.arpackStart(10, 1, 11, 1e-8, 10, new Float64Array(10))).toThrow(RangeError);
+    expect(() => a.arpackStart(10, 1, 5, 1e-8, 10, new Float64Array(3))).toThrow(RangeError);
   });
 });
