@@ -290,7 +290,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A study: status, progress, and once it has succeeded its results per grid point */
+        /**
+         * A study: status, progress, and once it has succeeded its results per grid point
+         * @description The study as stored: its grid points, progress (samples done per point) while it runs, and once it has succeeded `result`: per point kept / dropped (with why) / failed counts and per metric the mean, standard error, 95% interval, min and max (histograms, exceedance probabilities and closed forms where asked for), and a preset's reference values beside its means. 400 for an id longer than 64 characters; 404 for an unknown study or another API key's.
+         */
         get: operations["getStudy"];
         put?: never;
         post?: never;
@@ -311,7 +314,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The raw per-sample values as CSV (point, settings, sample, seed, status, reason, one column per metric) */
+        /**
+         * The raw per-sample values as CSV (point, settings, sample, seed, status, reason, one column per metric)
+         * @description Every sample stored so far (chunks finish one at a time), one row per grid point and sample; an empty value where a metric has none.
+         */
         get: operations["getStudySamples"];
         put?: never;
         post?: never;
@@ -1901,7 +1907,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is then closed). */
+            /** @description The body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after). */
             408: {
                 headers: {
                     [name: string]: unknown;

@@ -114,6 +114,12 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
         tags: ['studies'],
         operationId: 'getStudy',
         summary: 'A study: status, progress, and once it has succeeded its results per grid point',
+        description: [
+          'The study as stored: its grid points, progress (samples done per point) while it runs, and once it has succeeded `result`:',
+          'per point kept / dropped (with why) / failed counts and per metric the mean, standard error, 95% interval, min and max',
+          "(histograms, exceedance probabilities and closed forms where asked for), and a preset's reference values beside its means.",
+          "400 for an id longer than 64 characters; 404 for an unknown study or another API key's.",
+        ].join(' '),
         params: StudyIdParamsSchema,
         response: { 200: StudySchema, ...problemResponses(400, 404, 503) },
       },
@@ -128,6 +134,8 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
         tags: ['studies'],
         operationId: 'getStudySamples',
         summary: 'The raw per-sample values as CSV (point, settings, sample, seed, status, reason, one column per metric)',
+        description:
+          'Every sample stored so far (chunks finish one at a time), one row per grid point and sample; an empty value where a metric has none.',
         params: StudyIdParamsSchema,
         response: {
           200: { description: 'CSV text (RFC 4180), the samples stored so far.', content: { 'text/csv': { schema: z.string() } } },
