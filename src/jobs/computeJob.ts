@@ -81,6 +81,18 @@ function applyThreadBudget(runningJobs: RunningJobs): number {
   return threads;
 }
 
+/** Runs `stage` counted among the host's running jobs, on its share of the cores (the parts of a split analysis, ./splitAnalysis/). */
+export async function withThreadBudget<T>(stage: () => Promise<T>): Promise<T> {
+  const runningJobs = (hostRunningJobs ??= new RunningJobs());
+  const leave = runningJobs.enter();
+  try {
+    applyThreadBudget(runningJobs);
+    return await stage();
+  } finally {
+    leave();
+  }
+}
+
 function problemOf(input: ComputeInput): Problem | SparseProblem {
   switch (input.matrix.storage) {
     case 'dense':

@@ -20,7 +20,6 @@ import { JobError } from './errors.js';
 import { createLogger } from './logger.js';
 import { problemFromTypedError } from './problems.js';
 import { isSplitJob, processSplitJob, splitAnalysisApplies, startSplitAnalysis } from './splitAnalysis/splitAnalysisFlow.js';
-import type { SplitJobData } from './splitAnalysis/splitKeys.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
 import { JobStore } from './store/jobStore.js';
 import { createResilientConnection } from './store/redisConnection.js';
@@ -66,8 +65,7 @@ export default async function processJob(
   const store = jobStore();
   const abort = signal ?? new AbortController().signal;
   // The parts of a split analysis and the parent that combines them (./splitAnalysis/splitAnalysisFlow.ts).
-  if (isSplitJob(job))
-    return processSplitJob(job as SandboxedJob<SplitJobData>, { config, store, log: log.child({ splitJob: job.id }), signal: abort });
+  if (isSplitJob(job)) return processSplitJob(job, { config, store, log: log.child({ splitJob: job.id }), signal: abort });
 
   try {
     const start = await store.begin(id, new Date().toISOString(), { maxN: config.MAX_N, maxNSparse: config.MAX_N_SPARSE });

@@ -9,5 +9,6 @@ export interface QueuedJobData {
 
 /** What the processor returns to BullMQ (kept small: the result lives in the job document). */
 export interface ProcessorReturn {
-  status: 'succeeded' | 'skipped';
+  /** 'split': the analysis goes on as a flow of parts (./splitAnalysis/splitAnalysisFlow.ts). */
+  status: 'succeeded' | 'skipped' | 'split';
 }

@@ -17,6 +17,7 @@ import { nativeBlas, nativeUnavailableReason } from '../solvers/linalg/backend.j
 import { makeProblem } from './problems.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
 import { LimitedWorker, type LimitBreach } from './limitedWorker.js';
+import { SplitJobTracker } from './splitAnalysis/splitJobTracker.js';
 import { JobStore } from './store/jobStore.js';
 import {
   bullmqConnectionOptions,
@@ -96,8 +97,11 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
     connection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
   worker.on('error', (err) => log.error({ err }, 'worker error'));
 
+  // Parts of a split analysis carry their job's id in their data, not as their BullMQ id.
+  const splitJobs = new SplitJobTracker(worker, store, commands, log);
   subscriber.on('message', (_channel: string, id: string) => {
     if (worker.cancelJob(id, 'cancel requested')) log.info({ jobId: id }, 'cancel delivered to the running job');
+    for (const splitJob of splitJobs.runningOf(id)) worker.cancelJob(splitJob, 'cancel requested');
   });
   if (!(await subscribeWhenReady(subscriber, store.keys.cancelChannel, 5000)))
     log.warn('cancel channel subscription pending (Redis not reachable yet)');

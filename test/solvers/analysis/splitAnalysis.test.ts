@@ -14,7 +14,6 @@ import {
   partInputOf,
   supportSizesOf,
 } from '../../../src/solvers/analysis/splitAnalysis.js';
-import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
@@ -22,35 +21,9 @@ import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { fixtureMatrix, loadFixtures } from '../../support/fixtures.js';
+import { expectSameAnalysis } from '../../support/sameAnalysis.js';
 
 const LIMITS = { maxN: 4000, maxNSparse: 4000 };
-
-/** Every number of two analyses, paired by path (arrays and nested objects walked alike). */
-function numbersOf(value: unknown, path: string, out: Map<string, number | null>): Map<string, number | null> {
-  if (typeof value === 'number') out.set(path, value);
-  else if (value === null) out.set(path, null);
-  else if (Array.isArray(value)) value.forEach((v, k) => numbersOf(v, `${path}[${k}]`, out));
-  else if (typeof value === 'object') for (const [key, v] of Object.entries(value)) numbersOf(v, `${path}.${key}`, out);
-  return out;
-}
-
-export function expectSameAnalysis(split: Analysis, whole: Analysis): void {
-  expect(split.heterogeneity.thetaH).toBe(whole.heterogeneity.thetaH);
-  expect(split.heterogeneity.thetaHPair).toEqual(whole.heterogeneity.thetaHPair);
-  expect(split.recommendation.algorithm).toBe(whole.recommendation.algorithm);
-  const a = numbersOf(split, 'analysis', new Map());
-  const b = numbersOf(whole, 'analysis', new Map());
-  expect([...a.keys()]).toEqual([...b.keys()]);
-  for (const [path, expected] of b) {
-    const actual = a.get(path)!;
-    if (expected === null || !Number.isFinite(expected)) {
-      expect(actual, path).toBe(expected);
-      continue;
-    }
-    const scale = Math.max(Math.abs(expected), Number.MIN_VALUE);
-    expect(Math.abs(actual - expected) / scale, `${path}: ${actual} vs ${expected}`).toBeLessThanOrEqual(1e-14);
-  }
-}
 
 function gaussianSystem(n: number, m: number, mean: number, seed: number): DistributedSystem {
   const A = generateMatrix({ generator: 'gaussian', n, mean, std: 1, seed }, LIMITS);
