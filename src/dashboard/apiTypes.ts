@@ -40,3 +40,14 @@ export interface StatusEvent {
   status: JobStatus;
   job: Job;
 }
+
+export type Study = Schemas['Study'];
+export type StudySummary = Schemas['StudySummary'];
+export type StudyPage = Schemas['StudyPage'];
+export type StudyProgress = Schemas['StudyProgress'];
+
+/** A study's status event (GET /v1/studies/{id}/events). */
+export interface StudyStatusEvent {
+  status: JobStatus;
+  study: Study;
+}

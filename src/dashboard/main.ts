@@ -1,12 +1,14 @@
 /**
  * The dashboard's entry point: a hash router over its pages (#/ jobs, #/new, #/jobs/{id},
- * #/studies...), so the service serves one static page and every route works on reload, and the
+ * #/studies, #/studies/{id}), so the service serves one static page and every route works on reload, and the
  * API key dialog. Everything it shows comes from the public API under /v1.
  */
 import './styles.css';
 import { ApiClient } from './apiClient.js';
 import { JobListView } from './jobList.js';
 import { JobPageView } from './jobPage.js';
+import { StudyListView } from './studyList.js';
+import { StudyPageView } from './studyPage.js';
 import { SubmitFormView } from './submitForm.js';
 import type { View } from './view.js';
 
@@ -24,7 +26,10 @@ function route(): void {
     current = new SubmitFormView(api, main);
     section = 'new';
   } else if (segments[0] === 'jobs' && segments[1]) current = new JobPageView(api, main, decodeURIComponent(segments[1]));
-  else current = new JobListView(api, main);
+  else if (segments[0] === 'studies') {
+    current = segments[1] ? new StudyPageView(api, main, decodeURIComponent(segments[1])) : new StudyListView(api, main);
+    section = 'studies';
+  } else current = new JobListView(api, main);
   for (const link of document.querySelectorAll<HTMLAnchorElement>('[data-nav]'))
     if (link.dataset.nav === section) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');

@@ -1,0 +1,215 @@
+/**
+ * `#/studies/{id}`: one study. Status and progress live from its event stream; once it succeeded,
+ * its figures (the SVG the API renders, e.g. the paper's Figures 1-3 for the presets), its table
+ * (per grid point and metric: kept, dropped, mean, standard error, 95% interval, min, max), the
+ * comparison with the reference table when the preset has one, and the raw samples as CSV.
+ */
+import { ProblemError, type ApiClient } from './apiClient.js';
+import { isFinished, type Study, type StudyProgress, type StudyStatusEvent } from './apiTypes.js';
+import { announce, clear, h, scrollingTable } from './dom.js';
+import { saveFile } from './downloads.js';
+import { formatInteger, formatNumber, formatTime, yesNo } from './format.js';
+import { problemBox } from './jobPage.js';
+import { statusBadge } from './statusBadge.js';
+import { studyProgress } from './studyList.js';
+import type { View } from './view.js';
+
+export class StudyPageView implements View {
+  private readonly controller = new AbortController();
+  private readonly header = h('section', { class: 'job-header', 'aria-labelledby': 'study-title' });
+  private readonly results = h('div', { class: 'results' });
+  private study: Study | null = null;
+  private rendered = false;
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly container: HTMLElement,
+    private readonly id: string,
+  ) {}
+
+  async open(): Promise<void> {
+    clear(this.container);
+    this.container.append(h('p', { class: 'breadcrumb' }, h('a', { href: '#/studies' }, '← Studies')), this.header, this.results);
+    try {
+      this.show(await this.api.json<Study>('GET', `/v1/studies/${encodeURIComponent(this.id)}`));
+    } catch (error) {
+      this.header.replaceChildren(h('h1', { id: 'study-title' }, `Study ${this.id}`), problemBox(error));
+      return;
+    }
+    if (this.study && !isFinished(this.study.status))
+      this.api.stream(
+        `/v1/studies/${encodeURIComponent(this.id)}/events`,
+        {
+          onEvent: (event, data) => {
+            if (event === 'status') {
+              this.show((data as StudyStatusEvent).study);
+              if (isFinished((data as StudyStatusEvent).status)) announce(`Study ${(data as StudyStatusEvent).status}.`);
+            } else if (event === 'progress' && this.study) this.show({ ...this.study, progress: data as StudyProgress });
+          },
+        },
+        this.controller.signal,
+      );
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+
+  private show(study: Study): void {
+    this.study = study;
+    const action = isFinished(study.status)
+      ? h('button', { type: 'button', class: 'danger' }, 'Delete study')
+      : h('button', { type: 'button', class: 'secondary' }, 'Cancel study');
+    action.addEventListener('click', () => void this.act(isFinished(study.status) ? 'delete' : 'cancel'));
+    this.header.replaceChildren(
+      h(
+        'div',
+        { class: 'page-title' },
+        h('h1', { id: 'study-title' }, 'Study ', h('code', {}, study.id)),
+        h('div', { class: 'actions' }, action),
+      ),
+      h('p', { class: 'job-status' }, statusBadge(study.status), ' ', studyProgress(study.progress)),
+      h(
+        'dl',
+        { class: 'facts' },
+        h('dt', {}, 'Preset'),
+        h('dd', {}, study.preset ?? 'general'),
+        h('dt', {}, 'Grid points'),
+        h('dd', {}, formatInteger(study.points.length)),
+        h('dt', {}, 'Samples per point'),
+        h('dd', {}, formatInteger(study.samplesPerPoint)),
+        h('dt', {}, 'Created'),
+        h('dd', {}, formatTime(study.createdAt)),
+      ),
+      study.error ? problemBox(new ProblemError(study.error)) : '',
+    );
+    if (study.status === 'succeeded' && study.result && !this.rendered) {
+      this.rendered = true;
+      void this.showResults(study);
+    }
+  }
+
+  private async act(action: 'cancel' | 'delete'): Promise<void> {
+    try {
+      if (action === 'cancel') this.show(await this.api.json<Study>('POST', `/v1/studies/${encodeURIComponent(this.id)}/cancel`));
+      else if (confirm(`Delete study ${this.id}, its samples and figures?`)) {
+        await this.api.json<undefined>('DELETE', `/v1/studies/${encodeURIComponent(this.id)}`);
+        location.hash = '#/studies';
+      }
+    } catch (error) {
+      this.header.append(problemBox(error));
+    }
+  }
+
+  private async showResults(study: Study): Promise<void> {
+    const figures = h('div', { class: 'figures' });
+    const download = h('button', { type: 'button', class: 'secondary download' }, 'Samples (CSV)');
+    download.addEventListener('click', () => {
+      void this.api
+        .send('GET', `/v1/studies/${encodeURIComponent(study.id)}/samples.csv`, undefined, { accept: 'text/csv' })
+        .then(async (response) => saveFile(`study-${study.id}-samples.csv`, await response.text(), 'text/csv'))
+        .catch((error: unknown) => download.after(problemBox(error)));
+    });
+    this.results.replaceChildren(
+      h(
+        'section',
+        { class: 'card', id: 'study-figures', 'aria-labelledby': 'figures-title' },
+        h('h2', { id: 'figures-title' }, 'Figures'),
+        figures,
+      ),
+      resultTable(study),
+      referenceTable(study),
+      h('section', { class: 'card', id: 'study-downloads' }, h('h2', {}, 'Downloads'), h('div', { class: 'download-row' }, download)),
+    );
+    for (const figure of study.figures) {
+      const holder = h('figure', { class: 'study-figure', 'data-figure': figure.name }, h('figcaption', {}, figure.title));
+      figures.append(holder);
+      try {
+        const response = await this.api.send(
+          'GET',
+          `/v1/studies/${encodeURIComponent(study.id)}/figures/${encodeURIComponent(figure.name)}`,
+          undefined,
+          {
+            accept: 'image/svg+xml',
+          },
+        );
+        holder.prepend(svgOf(await response.text(), figure.title));
+      } catch (error) {
+        holder.append(problemBox(error));
+      }
+    }
+  }
+}
+
+/**
+ * The API's SVG as a node of this page (an <img> could not send the API key). It is drawn with
+ * presentation attributes only, so the CSP's style rules leave it alone; anything scripted is dropped.
+ */
+function svgOf(text: string, title: string): Element {
+  const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
+  const svg = parsed.documentElement;
+  if (svg.nodeName !== 'svg') return h('p', {}, 'The figure could not be read.');
+  for (const element of svg.querySelectorAll('script, foreignObject')) element.remove();
+  for (const element of [svg, ...svg.querySelectorAll('*')])
+    for (const attribute of [...element.attributes]) if (/^on/i.test(attribute.name)) element.removeAttribute(attribute.name);
+  svg.setAttribute('role', 'img');
+  svg.setAttribute('aria-label', title);
+  svg.classList.add('study-svg');
+  return document.importNode(svg, true);
+}
+
+/** The settings that differ between grid points (the others are the same everywhere, shown once). */
+function varyingSettings(study: Study): string[] {
+  const keys = Object.keys(study.points[0]?.settings ?? {}) as (keyof Study['points'][number]['settings'])[];
+  return keys.filter((key) => new Set(study.points.map((point) => point.settings[key])).size > 1);
+}
+
+function resultTable(study: Study): HTMLElement {
+  const varying = varyingSettings(study) as (keyof Study['points'][number]['settings'])[];
+  const rows = study.result!.points.flatMap((point) =>
+    point.metrics.map((metric) => [
+      varying.map((key) => `${key} = ${formatNumber(point.settings[key])}`).join(', ') || `point ${point.index}`,
+      metric.kind === 'share' ? `${metric.metric} (share${metric.of ? ` of ${metric.of}` : ''})` : metric.metric,
+      `${formatInteger(point.kept)} / ${formatInteger(point.samples)}`,
+      point.dropped > 0 ? `${formatInteger(point.dropped)} (${point.dropReasons.map((r) => `${r.reason}: ${r.count}`).join('; ')})` : '0',
+      formatNumber(metric.mean),
+      formatNumber(metric.standardError, 2),
+      metric.interval ? `[${formatNumber(metric.interval[0])}, ${formatNumber(metric.interval[1])}]` : '—',
+      formatNumber(metric.min),
+      formatNumber(metric.max),
+    ]),
+  );
+  return h(
+    'section',
+    { class: 'card', id: 'study-table', 'aria-labelledby': 'study-table-title' },
+    h('h2', { id: 'study-table-title' }, 'Results per grid point'),
+    scrollingTable(
+      'Per grid point and metric',
+      ['Point', 'Metric', 'Kept', 'Dropped', 'Mean', 'Std. error', '95% interval', 'Min', 'Max'],
+      rows,
+      { class: 'study-results' },
+    ),
+  );
+}
+
+function referenceTable(study: Study): HTMLElement | string {
+  const reference = study.result?.reference;
+  if (!reference || reference.length === 0) return '';
+  return h(
+    'section',
+    { class: 'card', id: 'study-reference', 'aria-labelledby': 'study-reference-title' },
+    h('h2', { id: 'study-reference-title' }, 'Against the reference table'),
+    scrollingTable(
+      'Reference values and this study',
+      ['Point', 'Metric', 'Reference', 'Mean', 'Std. error', 'Within 3 std. errors'],
+      reference.map((row) => [
+        String(row.point),
+        row.metric,
+        formatNumber(row.reference),
+        formatNumber(row.mean),
+        formatNumber(row.standardError, 2),
+        yesNo(row.withinThreeStandardErrors),
+      ]),
+    ),
+  );
+}
