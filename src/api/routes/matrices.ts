@@ -6,7 +6,8 @@
  * once all of it parsed. Content-type parsers are encapsulated: this plugin's pass-through parser
  * reaches these routes only, and the JSON routes keep refusing text bodies.
  */
-import { Transform, type TransformCallback } from 'node:stream';
+import type { IncomingMessage } from 'node:http';
+import { PassThrough, Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { FastifyContentTypeParser, FastifyReply } from 'fastify';
@@ -14,6 +15,7 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { makeProblem } from '../../jobs/problems.js';
+import { MatrixMarketSyntaxError } from '../../solvers/errors.js';
 import type { MatrixService, StoredMatrix } from '../../jobs/types.js';
 import { ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { sendProblem } from '../plugins/problems.js';
@@ -22,7 +24,7 @@ import { problemResponses } from '../schemas/problem.js';
 
 export interface MatrixRoutesOptions {
   matrices: MatrixService;
-  config: Pick<Config, 'MAX_UPLOAD_BYTES' | 'MAX_N_SPARSE' | 'MAX_NNZ'>;
+  config: Pick<Config, 'MAX_UPLOAD_BYTES' | 'MAX_N_SPARSE' | 'MAX_NNZ' | 'MATRIX_MARKET_MAX_LINE_CHARS' | 'UPLOAD_TIMEOUT_MS'>;
 }
 
 /** Hands the handler nothing: it reads `request.raw` itself, as a stream. */
@@ -47,6 +49,74 @@ function byteLimit(limit: number): Transform {
       if (total > limit) callback(new UploadTooLargeError(limit));
       else callback(null, chunk);
     },
+  });
+}
+
+/** Raised when an upload has not arrived completely within UPLOAD_TIMEOUT_MS. */
+class UploadTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`upload not complete after ${timeoutMs} ms`);
+  }
+}
+
+/**
+ * The request body as a stream that fails with UploadTimeoutError once `timeoutMs` have passed (a
+ * body that trickles or never ends). The request is piped into it, not handed to the pipeline, so
+ * that whatever fails downstream leaves the request (and its connection) usable for the answer.
+ */
+function bodyWithin(body: IncomingMessage, timeoutMs: number): PassThrough {
+  const within = new PassThrough();
+  const timer = setTimeout(() => {
+    body.unpipe(within);
+    within.destroy(new UploadTimeoutError(timeoutMs));
+  }, timeoutMs);
+  within.once('close', () => clearTimeout(timer));
+  body.once('error', (error) => within.destroy(error));
+  body.pipe(within);
+  return within;
+}
+
+/**
+ * Passes bytes through, failing (MatrixMarketSyntaxError naming the line) once a line grows past
+ * `maxChars` bytes without a newline: such a line is refused as it arrives, never buffered whole.
+ * Matrix Market text is ASCII, so bytes are characters.
+ */
+function lineLengthLimit(maxChars: number): Transform {
+  let lineLength = 0;
+  let line = 1;
+  return new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      for (let start = 0; ;) {
+        const newline = chunk.indexOf(10, start);
+        lineLength += (newline === -1 ? chunk.length : newline) - start;
+        if (lineLength > maxChars) {
+          callback(new MatrixMarketSyntaxError(`the line is longer than ${maxChars} characters (MATRIX_MARKET_MAX_LINE_CHARS).`, line));
+          return;
+        }
+        if (newline === -1) break;
+        lineLength = 0;
+        line++;
+        start = newline + 1;
+      }
+      callback(null, chunk);
+    },
+  });
+}
+
+/** How long the rest of an upload refused midway is read (and dropped) after the answer, before its connection is closed. */
+const LINGER_MS = 2000;
+
+/**
+ * For an upload refused before its body ended (possibly never-ending): once the answer is sent,
+ * read and drop what still comes for LINGER_MS, then close the connection (unless the body ended by
+ * then). Closing at once, with the client's data still unread, would reset the connection, and the
+ * client could lose the answer it is still sending towards.
+ */
+function closeAfterAnswer(body: IncomingMessage, reply: FastifyReply): void {
+  reply.raw.once('finish', () => {
+    const timer = setTimeout(() => body.destroy(), LINGER_MS);
+    body.once('end', () => clearTimeout(timer));
+    body.resume();
   });
 }
 
@@ -75,7 +145,8 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           'never densified. 413 when the size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (refused',
           'before anything is allocated), or the body exceeds MAX_UPLOAD_BYTES; 422 naming the line for an entry count',
           'that does not match the size line, an index out of range, a duplicate entry, a value that is not a finite',
-          'number, and naming the field for a complex (or hermitian) matrix. Nothing is stored unless the whole text',
+          'number, a line longer than MATRIX_MARKET_MAX_LINE_CHARS, and naming the field for a complex (or hermitian)',
+          'matrix; 408 when the body has not arrived completely within UPLOAD_TIMEOUT_MS. Nothing is stored unless the whole text',
           'parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as',
           '`{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed',
           'whenever a job names it.',
@@ -95,6 +166,10 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
             content: { 'application/json': { schema: StoredMatrixSchema } },
           },
           ...problemResponses(400, 413, 422, 503),
+          408: {
+            ...problemResponses(408)[408],
+            description: 'The body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after).',
+          },
           415: {
             ...problemResponses(415)[415],
             description: 'Not text/plain or application/x-matrix-market, or an encoding other than gzip.',
@@ -119,10 +194,23 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
       const store = async (text: AsyncIterable<Buffer>): Promise<void> => {
         stored = await matrices.upload(text, tenantOf(request));
       };
+      const body = bodyWithin(request.raw, config.UPLOAD_TIMEOUT_MS);
+      const lines = lineLengthLimit(config.MATRIX_MARKET_MAX_LINE_CHARS);
       try {
-        if (encoding === 'gzip') await pipeline(request.raw, byteLimit(limit), createGunzip(), byteLimit(limit), store);
-        else await pipeline(request.raw, byteLimit(limit), store);
+        if (encoding === 'gzip') await pipeline(body, byteLimit(limit), createGunzip(), byteLimit(limit), lines, store);
+        else await pipeline(body, byteLimit(limit), lines, store);
       } catch (error) {
+        if (!request.raw.complete) closeAfterAnswer(request.raw, reply);
+        if (error instanceof UploadTimeoutError) {
+          return sendProblem(
+            reply,
+            makeProblem(
+              'upload-timeout',
+              `The upload did not arrive completely within ${error.timeoutMs} ms (UPLOAD_TIMEOUT_MS); nothing was stored.`,
+              { instance: request.url },
+            ),
+          );
+        }
         if (error instanceof UploadTooLargeError) {
           return sendProblem(
             reply,
