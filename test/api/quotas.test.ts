@@ -6,8 +6,11 @@
  * and the slots and bytes given back when jobs end or are deleted.
  */
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp } from '../../src/api/app.js';
 import type { CreatedApiKey } from '../../src/jobs/keys/apiKey.js';
+import { RedisJobService } from '../../src/jobs/redisJobService.js';
 import type { Job, JobPage, ProblemDetails } from '../../src/jobs/types.js';
 import { startTestService, type TestService } from '../support/service.js';
 
@@ -57,6 +60,26 @@ describe('requests per second', () => {
     expectRetryLater(refused[0], 'rate-limited');
     expect(refused[0].headers['x-ratelimit-limit']).toBe('3');
     expect((await as(other, { url: '/v1/jobs' })).statusCode).toBe(200);
+  });
+});
+
+describe('requests per second across API instances', () => {
+  it('counts one window per key in Redis, shared by every instance', async () => {
+    const key = await service.jobService.keys.create({ name: 'two instances', quotas: { requestsPerSecond: 4 } });
+    const otherService = await RedisJobService.start(service.config, pino({ level: 'silent' }));
+    const other = await buildApp({ config: service.config, jobService: otherService });
+    try {
+      const headers = { authorization: `Bearer ${key.key}` };
+      // 12 at once, half through each instance: each instance alone would allow 4 per second, both together 4 (8 over two windows).
+      const answers = await Promise.all(
+        Array.from({ length: 12 }, (_, k) => (k % 2 === 0 ? service.app : other).inject({ url: '/v1/jobs', headers })),
+      );
+      expect(answers.filter((response) => response.statusCode === 200).length).toBeLessThanOrEqual(2 * 4);
+      expect(answers.filter((response) => response.statusCode === 429).length).toBeGreaterThanOrEqual(12 - 2 * 4);
+    } finally {
+      await other.close();
+      await otherService.close();
+    }
   });
 });
 
