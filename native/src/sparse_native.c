@@ -122,6 +122,7 @@ static napi_value CholmodFactor(napi_env env, napi_callback_info info) {
   common.nmethods = 1;
   common.method[0].ordering = CHOLMOD_AMD;
   common.postorder = 1;
+  common.final_asis = 0; /* apply the final_* settings below (CHOLMOD's default leaves a supernodal factor as it is) */
   common.final_super = 0;
   common.final_ll = 1;
   common.final_pack = 1;
@@ -148,7 +149,11 @@ static napi_value CholmodFactor(napi_env env, napi_callback_info info) {
   cholmod_factor* l = cholmod_analyze(&g, &common);
   if (l != NULL) cholmod_factorize(&g, l, &common);
   if (l == NULL || common.status < CHOLMOD_OK || (l->minor == l->n && (l->is_super || !l->is_ll || !l->is_monotonic))) {
-    const char* why = common.status == CHOLMOD_OUT_OF_MEMORY ? "CHOLMOD ran out of memory" : "CHOLMOD failed";
+    char why[128];
+    if (common.status == CHOLMOD_OUT_OF_MEMORY) snprintf(why, sizeof why, "CHOLMOD ran out of memory");
+    else
+      snprintf(why, sizeof why, "CHOLMOD failed (status %d, minor %ld of %d, %s)", common.status,
+               l ? (long)l->minor : -1L, n, l && l->is_super ? "supernodal" : "simplicial");
     throw_range(env, name, why);
   } else {
     size_t nnz = l->minor == l->n ? (size_t)((int32_t*)l->p)[n] : 0;

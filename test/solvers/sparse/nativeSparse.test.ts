@@ -77,7 +77,7 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { label: 'sherman5 (n = 3312), 8 machines', A: csrOf('sherman5.mtx'), machines: 8 },
+  { label: 'sherman5 (n = 3312), 4 machines (supernodal factors)', A: csrOf('sherman5.mtx'), machines: 4 },
   { label: 'fs1831 (n = 183, kappa 2e13), 4 machines', A: csrOf('fs1831.mtx'), machines: 4 },
   { label: '1138_bus (n = 1138), 6 machines', A: csrOf('1138_bus.mtx'), machines: 6 },
   { label: 'poisson2d k = 40 (n = 1600), 10 machines', A: poisson2d(40), machines: 10 },
