@@ -1,7 +1,7 @@
 /**
  * What the service serves besides the API: the dashboard's files (pre-compressed, cached by
  * content hash, the initial page weight within its 250 KB budget) and the operators' queue board
- * at /admin/queues (read-only unless QUEUE_BOARD_READ_ONLY=false, enforced by the board's own API).
+ * at /admin/queues over the jobs' and the studies' queues (read-only unless QUEUE_BOARD_READ_ONLY=false, enforced by the board's own API).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -106,7 +106,12 @@ describe('queue board at /admin/queues', () => {
       const queues = await service.app.inject({ method: 'GET', url: '/admin/queues/api/queues?activeQueue=jobs&page=1&jobsPerPage=10' });
       expect(queues.statusCode).toBe(200);
       const board = queues.json<BoardQueues>();
-      expect(board.queues.map((queue) => [queue.name, queue.readOnlyMode])).toContainEqual([service.config.QUEUE_NAME, true]);
+      // The jobs' queue and the studies' two (parents, chunks), all read-only.
+      expect(board.queues.map((queue) => [queue.name, queue.readOnlyMode]).sort()).toEqual(
+        [service.config.QUEUE_NAME, service.config.STUDY_QUEUE_NAME, `${service.config.STUDY_QUEUE_NAME}-chunks`]
+          .map((name) => [name, true])
+          .sort(),
+      );
       const pause = await service.app.inject({ method: 'PUT', url: `/admin/queues/api/queues/${service.config.QUEUE_NAME}/pause` });
       expect(pause.statusCode).toBe(405);
     } finally {

@@ -1,12 +1,12 @@
 /**
- * The operators' view of the queue: bull-board (@bull-board/fastify) at /admin/queues, over the
- * service's BullMQ queue. Read-only unless QUEUE_BOARD_READ_ONLY=false: the service's own documents
+ * The operators' view of the queues: bull-board (@bull-board/fastify) at /admin/queues, over the
+ * service's BullMQ queues. Read-only unless QUEUE_BOARD_READ_ONLY=false: the service's own documents
  * (the job hashes) are the source of truth, and retrying or removing a BullMQ job behind them is an
  * operator's deliberate choice, not a default. In keys mode the /admin/* guard (src/api/plugins/auth.ts)
  * asks for an admin key before any of these routes runs.
  *
- * The board needs a BullMQ Queue object of its own (it reads job lists and counts through it); it
- * is created here on a connection of its own and closed with the app.
+ * The board needs BullMQ Queue objects of its own (it reads job lists and counts through them): the
+ * jobs' queue and the studies' two, created here and closed with the app.
  */
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -14,11 +14,12 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
+import { studyQueueNames } from '../../jobs/studies/studyQueues.js';
 import { bullmqConnectionOptions } from '../../jobs/store/redisConnection.js';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
 
-/** Longest wait for the board's queue connection to close with the app. */
+/** Longest wait for the board's queue connections to close with the app. */
 const CLOSE_TIMEOUT_MS = 2000;
 
 export interface QueueBoardOptions {
@@ -26,29 +27,37 @@ export interface QueueBoardOptions {
 }
 
 export const queueBoard: FastifyPluginAsync<QueueBoardOptions> = async (app, { config }) => {
-  if (!config.REDIS_URL) {
+  const redisUrl = config.REDIS_URL;
+  if (!redisUrl) {
     app.log.warn('no REDIS_URL: the queue board is not mounted');
     return;
   }
-  const queue = new Queue(config.QUEUE_NAME, {
-    connection: bullmqConnectionOptions(config.REDIS_URL, 'lss-queue-board'),
-    prefix: config.KEY_PREFIX,
+  // The jobs' queue and the studies' two (parents and their chunks).
+  const { parents, chunks } = studyQueueNames(config);
+  const queues = [config.QUEUE_NAME, parents, chunks].map((name) => {
+    const queue = new Queue(name, {
+      connection: bullmqConnectionOptions(redisUrl, 'lss-queue-board'),
+      prefix: config.KEY_PREFIX,
+    });
+    // Redis down: the board's pages answer with errors; the process must not treat it as unhandled.
+    queue.on('error', (err: Error) => app.log.debug({ err: err.message, queue: name }, 'queue board connection error'));
+    return queue;
   });
-  // Redis down: the board's pages answer with errors; the process must not treat it as unhandled.
-  queue.on('error', (err: Error) => app.log.debug({ err: err.message }, 'queue board connection error'));
 
   const serverAdapter = new FastifyAdapter();
   serverAdapter.setBasePath(QUEUE_BOARD_PATH);
   createBullBoard({
-    queues: [new BullMQAdapter(queue, { readOnlyMode: config.QUEUE_BOARD_READ_ONLY, allowRetries: !config.QUEUE_BOARD_READ_ONLY })],
+    queues: queues.map(
+      (queue) => new BullMQAdapter(queue, { readOnlyMode: config.QUEUE_BOARD_READ_ONLY, allowRetries: !config.QUEUE_BOARD_READ_ONLY }),
+    ),
     serverAdapter,
-    options: { uiConfig: { boardTitle: 'Linear systems: queue' } },
+    options: { uiConfig: { boardTitle: 'Linear systems: queues' } },
   });
   await app.register(serverAdapter.registerPlugin(), { prefix: QUEUE_BOARD_PATH });
 
   app.addHook('onClose', async () => {
     const timeout = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref());
-    await Promise.race([queue.close().catch(() => undefined), timeout]);
-    await queue.disconnect().catch(() => undefined);
+    await Promise.race([Promise.all(queues.map((queue) => queue.close().catch(() => undefined))), timeout]);
+    await Promise.all(queues.map((queue) => queue.disconnect().catch(() => undefined)));
   });
 };
