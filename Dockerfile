@@ -1,12 +1,12 @@
 # syntax=docker/dockerfile:1
 # Multi-stage image: the build stage compiles TypeScript and (when OpenBLAS/LAPACKE are present,
-# which they are here, with SuiteSparse's CHOLMOD for its sparse part) the optional native backend;
+# which they are here, with CHOLMOD and ARPACK for its sparse part) the optional native backend;
 # the runtime stage holds production dependencies only and runs as the non-root `node` user.
 ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ libopenblas-dev liblapacke-dev libsuitesparse-dev \
+ && apt-get install -y --no-install-recommends python3 make g++ libopenblas-dev liblapacke-dev libsuitesparse-dev libarpack2-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -20,10 +20,10 @@ COPY src ./src
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
-# OpenBLAS/LAPACKE and CHOLMOD (SuiteSparse) for the native backend; redis-server for the all-in-one default
+# OpenBLAS/LAPACKE, CHOLMOD (SuiteSparse) and ARPACK for the native backend; redis-server for the all-in-one default
 # (`node dist/src/main.js` without REDIS_URL). docker-compose.yml uses a separate Redis.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libopenblas0 liblapacke libcholmod3 libsuitesparseconfig5 redis-server \
+ && apt-get install -y --no-install-recommends libopenblas0 liblapacke libcholmod3 libsuitesparseconfig5 libarpack2 redis-server \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
