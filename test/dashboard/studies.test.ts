@@ -57,7 +57,7 @@ describe('study pages in a browser', () => {
     expect(await page.locator('table.study-results tbody tr').count()).toBe(expectedRows);
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Samples (CSV)' }).click()]);
-    const csv = readFileSync((await download.path()), 'utf8');
+    const csv = readFileSync(await download.path(), 'utf8');
     const samples = await service.app.inject({ method: 'GET', url: `/v1/studies/${study.id}/samples.csv` });
     expect(csv).toBe(samples.body);
 
