@@ -51,7 +51,7 @@ import { problemFromFields, PROBLEM_FIELDS } from '../store/jobDocument.js';
 import type { JobStore } from '../store/jobStore.js';
 import { readyJobFrom, type ReadyJob } from '../store/readyJob.js';
 import { bullmqConnectionOptions, createResilientConnection } from '../store/redisConnection.js';
-import type { JobProgress } from '../types.js';
+import { FINISHED_STATUSES, type JobProgress } from '../types.js';
 import { decodePartResult, encodePartResult } from './partCodec.js';
 import {
   combineJobId,
@@ -137,10 +137,14 @@ export async function processSplitJob(job: { name: string; data: QueuedJobData }
   return job.name === SPLIT_PART_JOB ? processPart(job.data as SplitPartData, ctx) : processCombine(job.data as SplitCombineData, ctx);
 }
 
-/** 'running' (the parts go on), 'cancelled' (a cancel was asked), or 'over' (finished or gone). */
+/**
+ * 'running' (the parts go on), 'cancelled' (a cancel was asked), or 'over' (finished or gone). A
+ * document back to 'queued' (its coordinating attempt is being retried, and adds the same flow,
+ * which BullMQ ignores) still counts as running: its parts must not be skipped.
+ */
 async function jobState(redis: Redis, store: JobStore, id: string): Promise<'running' | 'cancelled' | 'over'> {
   const [status, cancelRequested] = await redis.hmget(store.keys.doc(id), 'status', 'cancelRequested');
-  if (status !== 'running') return 'over';
+  if (status === null || (FINISHED_STATUSES as readonly (string | null)[]).includes(status)) return 'over';
   return cancelRequested === '1' ? 'cancelled' : 'running';
 }
 
