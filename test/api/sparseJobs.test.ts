@@ -297,7 +297,7 @@ describe('the storage rule, limits and 422s', () => {
     expect(dense.problem.detail).toMatch(/n = 4001.*dense/);
   });
 
-  it('answers 422 naming the entry, line or field: duplicates, indices out of range, complex fields, NaN', async () => {
+  it('answers 422 naming the entry, line or field: duplicates that overflow, indices out of range, complex fields, NaN', async () => {
     const base = { type: 'analyze', partition: { machines: 1 } };
     const cases: [object, number, RegExp][] = [
       [
@@ -307,14 +307,14 @@ describe('the storage rule, limits and 422s', () => {
           cols: 3,
           entries: [
             [0, 0, 1],
-            [1, 2, 5],
+            [1, 2, 1e308],
             [2, 2, 1],
             [1, 1, 1],
-            [1, 2, 6],
+            [1, 2, 1e308],
           ],
         },
         422,
-        /matrix entry \(1, 2\).*COO entries 1 and 4/,
+        /matrix entry \(1, 2\)/,
       ],
       [
         {

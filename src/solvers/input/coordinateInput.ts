@@ -6,18 +6,19 @@
  *   declared size (COO rows and entry count, the Matrix Market size line) before the CSR exists;
  * - a rectangular shape: NotSquareError; an index out of range: DimensionMismatchError (COO, naming
  *   the entry) or MatrixMarketSyntaxError (naming the line);
- * - the same (i, j) given twice: InvalidEntryError naming both COO entries, or MatrixMarketSyntaxError
- *   naming both lines (symmetric storage: (i, j) and (j, i) are one entry). A coordinate list assigns
- *   each entry once; adding duplicates up would hide a file assembled twice;
+ * - the same (i, j) given twice: COO triplets are summed (the COO convention, as SciPy's coo_matrix,
+ *   and what the service has always documented; a sum that overflows is a NonFiniteValueError naming
+ *   the entry); Matrix Market text is a file that assigns each entry once, so a repeated line is a
+ *   MatrixMarketSyntaxError naming both lines (symmetric storage: (i, j) and (j, i) are one entry);
  * - NaN / Infinity: NonFiniteValueError naming "matrix entry (i, j)"; a complex field or hermitian
  *   symmetry: UnsupportedMatrixError naming the field.
  * The Matrix Market array format is dense by nature: isCoordinateInput says false and ./matrixMarket.ts
  * reads it.
  */
-import { ProblemTooLargeError } from '../errors.js';
+import { NonFiniteValueError, ProblemTooLargeError } from '../errors.js';
 import { csrFromCoo, type CsrMatrix } from '../sparse/csr.js';
 import { MatrixMarketStreamReader, type SparseInputLimits } from '../sparse/matrixMarketStream.js';
-import { checkCooEntriesArray, cooEntry, cooSize } from './entries.js';
+import { checkCooEntriesArray, cooEntry, cooSize, matrixEntryName } from './entries.js';
 import { parseBanner } from './matrixMarketGrammar.js';
 import type { MatrixInput } from './types.js';
 
@@ -62,5 +63,16 @@ function csrFromCooInput(rows: number, cols: number, entries: unknown[], limits:
   const colIdx = new Int32Array(count);
   const values = new Float64Array(count);
   for (let k = 0; k < count; k++) [rowIdx[k], colIdx[k], values[k]] = cooEntry(entries[k], n, k);
-  return csrFromCoo(n, n, rowIdx, colIdx, values, { duplicates: 'reject' });
+  const A = csrFromCoo(n, n, rowIdx, colIdx, values, { duplicates: 'sum' });
+  checkCsrFinite(A);
+  return A;
+}
+
+/** Summed duplicates can overflow: name the first entry that did. */
+function checkCsrFinite(A: CsrMatrix): void {
+  for (let i = 0; i < A.rows; i++) {
+    for (let k = A.rowPtr[i]; k < A.rowPtr[i + 1]; k++) {
+      if (!Number.isFinite(A.values[k])) throw new NonFiniteValueError(matrixEntryName(i, A.colIdx[k]), A.values[k]);
+    }
+  }
 }

@@ -52,8 +52,7 @@ interface MatrixInputFields {
   /** Row-major rows. */
   dense: { data: EntryValue[][] };
   /**
-   * [i, j, value] triplets, 0-based. buildMatrix (dense) sums duplicates; buildCsrMatrix
-   * (./coordinateInput.ts, the service's reader) refuses them, as a Matrix Market upload does.
+   * [i, j, value] triplets, 0-based; duplicates are summed (buildMatrix and buildCsrMatrix alike).
    */
   coo: { rows: number; cols: number; entries: [number, number, EntryValue][] };
   /** The text of a Matrix Market file. */
