@@ -122,3 +122,20 @@ export function formatExponential(x: number | null): string {
   if (x === null || !Number.isFinite(x)) return '—';
   return x === 0 ? '0' : x.toExponential(1);
 }
+
+/** The stages of a sparse problem (bench/sparseStages.ts and reference.py's sparse branch). */
+export const SPARSE_STAGE_NAMES = ['setup', 'analysis', 'dhbmIteration', 'apcIteration'] as const;
+export type SparseStageName = (typeof SPARSE_STAGE_NAMES)[number];
+
+/** One side of a sparse problem: stages it ran (the analysis only where the problem file asks for it). */
+export interface SparseSideReport {
+  side: string;
+  environment: Record<string, string | number | null>;
+  stages: Partial<Record<SparseStageName, number>>;
+  /** The analysis values both sides compute (null without the analysis). */
+  values: { kappaS: number; lambdaMinS: number; lambdaMaxS: number; kappaAtA: number; thetaH: number } | null;
+  peakRssBytes: number;
+  baselineRssBytes: number;
+  /** reference.py: D-HBM's gradient on the whole CSR matrix and per machine on its column support (seconds); the faster is the stage. */
+  dhbmVariants?: Record<string, number>;
+}

@@ -1,16 +1,14 @@
 /**
  * The service end to end: `node --import tsx src/main.ts` (API, one worker, embedded redis-server)
- * on a free loopback port, loaded by bench/load.ts from a second process once per concurrency
+ * on a free loopback port (bench/service.ts), loaded by bench/load.ts from a second process once per concurrency
  * level, with the CPU the service's process tree and the load generator used at each level.
  */
-import { spawn } from 'node:child_process';
-import { closeSync, openSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import type { LoadReport } from './load.js';
 import { cpuSnapshot, foreignCores, TICKS_PER_SECOND, treeCpuTicks } from './machineProbe.js';
-import { BENCH, CACHE, lastJson, log, NODE_TSX, ROOT, runChild } from './processes.js';
+import { BENCH, lastJson, log, NODE_TSX, runChild } from './processes.js';
+import { startService, type RunningService } from './service.js';
 
 export interface EndToEndOptions {
   /** Per level: at most this many jobs and this many seconds of submissions. */
@@ -38,38 +36,8 @@ export interface E2eResult {
   serviceStartSeconds: number;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePromise, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePromise(port));
-    });
-  });
-}
-
-async function waitReady(url: string, timeoutMs: number, exited: () => boolean): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    if (exited()) throw new Error('the service exited before it was ready');
-    try {
-      const response = await fetch(url);
-      if (response.status === 200) return;
-    } catch {
-      // not listening yet
-    }
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  throw new Error(`${url} not ready after ${timeoutMs} ms`);
-}
-
 export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> {
-  const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port) };
-  delete env.REDIS_URL; // the service starts its private redis-server
-  const config = loadConfig(env);
+  const config = loadConfig({ ...process.env, REDIS_URL: undefined });
   const shown: Record<string, string | number> = {
     start: 'node --import tsx src/main.ts (API + one worker + embedded redis-server)',
     WORKER_CONCURRENCY: config.WORKER_CONCURRENCY,
@@ -78,26 +46,22 @@ export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> 
     LOG_LEVEL: config.LOG_LEVEL,
     REDIS: 'embedded (REDIS_URL unset)',
   };
-  const serviceLog = join(CACHE, 'service.log');
-  const logFd = openSync(serviceLog, 'w');
-  const t0 = performance.now();
   const before = cpuSnapshot();
-  const service = spawn(process.execPath, [...NODE_TSX, join(ROOT, 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
-  let exited = false;
-  const exit = new Promise<void>((r) => service.on('exit', () => ((exited = true), r())));
-  const baseUrl = `http://127.0.0.1:${port}`;
   const loads: MeasuredLoad[] = [];
   let error: string | null = null;
   let serviceStartSeconds = NaN;
+  let service: RunningService | null = null;
   try {
-    await waitReady(`${baseUrl}/readyz`, 60_000, () => exited);
-    serviceStartSeconds = (performance.now() - t0) / 1e3;
+    service = await startService({}, 'service.log');
+    serviceStartSeconds = service.startSeconds;
+    const baseUrl = service.baseUrl;
     log(
       `\nend to end: service ready on ${baseUrl} after ${serviceStartSeconds.toFixed(1)} s; ` +
         `per level at most ${options.jobs} jobs / ${options.seconds} s`,
     );
     for (const concurrency of options.concurrency) {
-      const serviceTicksBefore = service.pid ? treeCpuTicks(service.pid) : null;
+      const pid = service.process.pid;
+      const serviceTicksBefore = pid ? treeCpuTicks(pid) : null;
       const result = await runChild(
         process.execPath,
         [
@@ -123,7 +87,7 @@ export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> 
         error = parsed.error;
         break;
       }
-      const serviceTicksAfter = service.pid ? treeCpuTicks(service.pid) : null;
+      const serviceTicksAfter = pid ? treeCpuTicks(pid) : null;
       loads.push({
         ...parsed,
         serviceCores:
@@ -137,14 +101,8 @@ export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> 
   } catch (thrown) {
     error = (thrown as Error).message;
   } finally {
-    // Clean shutdown (SIGTERM: stop accepting, finish jobs, stop the embedded Redis); kill only if it hangs.
-    if (!exited) service.kill('SIGTERM');
-    const killTimer = setTimeout(() => {
-      if (!exited) service.kill('SIGKILL');
-    }, 30_000);
-    await exit;
-    clearTimeout(killTimer);
-    closeSync(logFd);
+    // Clean shutdown (SIGTERM: stop accepting, finish jobs, stop the embedded Redis); killed only if it hangs.
+    await service?.stop();
   }
   return { config: shown, loads, error, serviceStartSeconds, otherLoadCores: foreignCores(before, cpuSnapshot()) };
 }

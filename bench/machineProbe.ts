@@ -156,6 +156,37 @@ export function treeCpuTicks(rootPid: number): number | null {
   }
 }
 
+/** Resident set size now of a process and all its descendants (bytes; the service's tree: API, worker children, redis-server). */
+export function treeRssBytes(rootPid: number): number | null {
+  try {
+    const parents = new Map<number, number>();
+    for (const entry of readdirSync('/proc')) {
+      if (!/^\d+$/.test(entry)) continue;
+      try {
+        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+        parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    let bytes = 0;
+    for (const pid of parents.keys()) {
+      let p = pid;
+      for (let hops = 0; p > 1 && p !== rootPid && hops < 64; hops++) p = parents.get(p) ?? 0;
+      if (p !== rootPid) continue;
+      try {
+        const statm = readFileSync(`/proc/${pid}/statm`, 'utf8').split(' ');
+        bytes += Number(statm[1]) * 4096;
+      } catch {
+        // the process ended meanwhile
+      }
+    }
+    return bytes;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Waits (up to maxSeconds) for a 2 s window in which other processes use under QUIET_CORES;
  * returns the last measurement.

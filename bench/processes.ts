@@ -17,6 +17,8 @@ export const NODE_TSX = ['--import', 'tsx'];
 /** The stage processes collect garbage before the memory baselines they take. */
 export const NODE_STAGES = [...NODE_TSX, '--expose-gc'];
 export const CHILD_TIMEOUT_MS = 20 * 60_000;
+/** The sparse problems at n = 10^6, the job path and the HTTP solve may take longer. */
+export const SPARSE_CHILD_TIMEOUT_MS = 120 * 60_000;
 
 /** A progress line of the orchestrator on stdout. */
 export function log(line: string): void {

@@ -3,9 +3,12 @@
  * report from it), and the quantities the report and the targets derive from them.
  */
 import type { BackendName } from './backends.js';
-import type { ProblemFile, SideReport, SolveReport } from './common.js';
+import type { ProblemFile, SideReport, SolveReport, SparseSideReport } from './common.js';
 import type { E2eResult } from './endToEnd.js';
 import type { FixtureReport } from './fixtures.js';
+import type { HttpSolveReport } from './httpSolve.js';
+import type { JobPathReport } from './jobPath.js';
+import type { SparseProblemFile } from './sparseProblems.js';
 import type { Machine } from './machineProbe.js';
 import type { RepetitionPolicy } from './problems.js';
 
@@ -30,6 +33,13 @@ export interface QuietPolicy {
   retries: number;
 }
 
+/** A sparse problem's sides: 'typescript', 'native' (bench/sparseStages.ts) and 'numpy' (SciPy, bench/reference.py). */
+export interface SparseProblemResult {
+  spec: SparseProblemFile;
+  sides: Record<string, SparseSideReport | { error: string }>;
+  otherLoadCores: number | null;
+}
+
 export interface RunRecord {
   date: string;
   command: string;
@@ -42,6 +52,12 @@ export interface RunRecord {
   e2e: E2eResult | null;
   quiet: QuietPolicy;
   totalSeconds: number;
+  /** Absent in the raw results of runs before the sparse problems existed. */
+  sparse?: SparseProblemResult[];
+  /** The job path against the library, per backend (bench/jobPath.ts). */
+  jobPath?: Record<string, JobPathReport | { error: string }>;
+  /** The full APC solve through HTTP (bench/httpSolve.ts); null when not run. */
+  httpSolve?: HttpSolveReport | { error: string } | null;
 }
 
 export const isReport = (s: SideOutcome | undefined): s is SideReport => s !== undefined && !('error' in s);
@@ -62,4 +78,11 @@ export function bestStream(sides: Record<string, SideOutcome>): number {
       .filter(isReport)
       .map((s) => s.stages.streamMatrix),
   );
+}
+
+export const isSparseReport = (s: SparseSideReport | { error: string } | undefined): s is SparseSideReport =>
+  s !== undefined && !('error' in s);
+
+export function findSparseProblem(record: RunRecord, name: string): SparseProblemResult | undefined {
+  return record.sparse?.find((p) => p.spec.name === name);
 }

@@ -27,6 +27,9 @@ import sys
 import time
 
 import numpy as np
+import scipy
+import scipy.sparse as sp
+import scipy.sparse.linalg as spl
 
 
 def timed(fn, repeats=1):
@@ -237,6 +240,9 @@ def environment():
 
 def main():
     spec = json.load(open(sys.argv[1]))
+    if spec.get("storage") == "csr":
+        sparse_main(spec)
+        return
     n, m = spec["n"], spec["m"]
     baseline_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     A = np.fromfile(spec["matrixFile"], dtype="<f8").reshape(n, n)
@@ -287,6 +293,185 @@ def main():
         out["stages"][name] = t
         out[name] = {**result, "seconds": t}
 
+    out["peakRssBytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    out["baselineRssBytes"] = baseline_rss
+    json.dump(out, sys.stdout)
+    sys.stdout.write("\n")
+
+
+# ---------------------------------------------------------------------------------------------
+# Sparse problems (sparse.json from bench/sparseProblems.ts: raw CSR arrays, storage "csr")
+
+
+def sparse_setup(a, starts):
+    """Each machine's rows A_i (CSR row slices) and an LU (splu, SuperLU with a fill-reducing
+    ordering for symmetric patterns) of its Gram matrix A_i A_i^T, for the projections."""
+    blocks, grams = [], []
+    for i in range(len(starts) - 1):
+        blk = a[starts[i]:starts[i + 1], :]
+        blocks.append(blk)
+        grams.append(spl.splu((blk @ blk.T).tocsc(), permc_spec="MMD_AT_PLUS_A"))
+    return blocks, grams
+
+
+class SparseApc:
+    """APC on CSR: P_i v = v - A_i^T (A_i A_i^T)^{-1} A_i v through each machine's splu; residual |A xbar - b| each step."""
+
+    def __init__(self, a, b, blocks, grams, starts, gamma, eta):
+        self.a, self.b, self.blocks, self.grams, self.gamma, self.eta = a, b, blocks, grams, gamma, eta
+        self.nb = np.linalg.norm(b)
+        n, m = a.shape[0], len(blocks)
+        # x_i(0) = A_i^T (A_i A_i^T)^{-1} b_i, the minimum-norm solution of machine i's rows.
+        self.x = np.empty((m, n))
+        for i, (blk, lu) in enumerate(zip(blocks, grams)):
+            self.x[i] = blk.T @ lu.solve(b[starts[i]:starts[i + 1]])
+        self.xbar = self.x.mean(axis=0)
+
+    def estimate(self):
+        return self.xbar
+
+    def step(self):
+        for i, (blk, lu) in enumerate(zip(self.blocks, self.grams)):
+            v = self.xbar - self.x[i]
+            self.x[i] += self.gamma * (v - blk.T @ lu.solve(blk @ v))
+        self.xbar = self.eta * self.x.mean(axis=0) + (1 - self.eta) * self.xbar
+        return np.linalg.norm(self.a @ self.xbar - self.b) / self.nb
+
+
+class SparseDhbm:
+    """D-HBM on CSR, the gradient sum_i A_i^T (A_i x - b_i) = A^T (A x - b) formed two ways, both timed
+    (the reference keeps the faster): `global`, A.T @ (A @ x - b) on the whole CSR matrix; `machines`, per
+    machine on its column support (A_i restricted to the columns it touches), summed by the taskmaster."""
+
+    def __init__(self, a, b, blocks, starts, alpha, beta, how):
+        self.a, self.at, self.b, self.alpha, self.beta, self.how = a, a.T.tocsr(), b, alpha, beta, how
+        self.nb = np.linalg.norm(b)
+        self.x = np.zeros(a.shape[1])
+        self.z = np.zeros(a.shape[1])
+        self.local = []
+        for i, blk in enumerate(blocks):
+            support = np.unique(blk.indices)
+            local = blk[:, support].tocsr()
+            self.local.append((support, local, local.T.tocsr(), b[starts[i]:starts[i + 1]]))
+
+    def estimate(self):
+        return self.x
+
+    def step(self):
+        if self.how == "global":
+            r = self.a @ self.x - self.b
+            g = self.at @ r
+            rr = r @ r
+        else:
+            g = np.zeros_like(self.x)
+            rr = 0.0
+            for support, local, local_t, b_i in self.local:
+                r = local @ self.x[support] - b_i
+                g[support] += local_t @ r
+                rr += r @ r
+        self.z = self.beta * self.z + g
+        self.x -= self.alpha * self.z
+        return math.sqrt(rr) / self.nb
+
+
+# ARPACK's residual tolerance for the sparse analysis: the one our Lanczos stops at for S's spectrum
+# (its eigenvalue errors are below it); 1e-10 took ten minutes on the clustered top of S at n = 10^4.
+ANALYSIS_TOLERANCE = 1e-8
+
+
+def largest_eig(op, n, tol):
+    """ARPACK's largest eigenvalue of a symmetric operator (fixed start, 60 Lanczos vectors)."""
+    v0 = np.sin(np.arange(1, n + 1) * 0.7)
+    return float(spl.eigsh(op, k=1, which="LA", tol=tol, v0=v0, ncv=min(n - 1, 60), maxiter=100000, return_eigenvectors=False)[0])
+
+
+def sparse_pair_angle(a_rows, b_rows):
+    """theta between the row spaces of two sparse blocks, on the union of their column supports (QR bases)."""
+    support = np.union1d(np.unique(a_rows.indices), np.unique(b_rows.indices))
+    qa = np.linalg.qr(a_rows[:, support].toarray().T)[0]
+    qb = np.linalg.qr(b_rows[:, support].toarray().T)[0]
+    if qb.shape[1] > qa.shape[1]:
+        qa, qb = qb, qa
+    g = qa.T @ qb
+    c = float(np.linalg.svd(g, compute_uv=False)[0])
+    s = float(np.linalg.svd(qb - qa @ g, compute_uv=False)[-1])
+    return math.atan2(s, c)
+
+
+def sparse_analysis(a, blocks, grams, tol):
+    """The analysis on CSR the way a SciPy user would do it: ARPACK (eigsh) on A^T A and, shift-invert
+    through splu of A, on (A^T A)^{-1}; on S = sum_i A_i^T G_i^{-1} A_i and on S^{-1} = A^{-1} diag(G_i) A^{-T};
+    theta_ij for the pairs whose column supports overlap (QR on their union, pi/2 for the others); the row
+    products U U^T (rows sharing a column) for phi_i, theta_min^(l) and the row-norm ratio."""
+    n = a.shape[0]
+    m = len(blocks)
+    at = a.T.tocsr()
+    lu = spl.splu(a.tocsc())
+    L = largest_eig(spl.LinearOperator((n, n), matvec=lambda v: at @ (a @ v), dtype=float), n, tol)
+    mu = 1 / largest_eig(spl.LinearOperator((n, n), matvec=lambda v: lu.solve(lu.solve(v, trans="T")), dtype=float), n, tol)
+
+    def s_apply(v):
+        out = np.zeros(n)
+        for blk, f in zip(blocks, grams):
+            out += blk.T @ f.solve(blk @ v)
+        return out
+
+    gb = sp.block_diag([blk @ blk.T for blk in blocks]).tocsr()
+    lam_max = largest_eig(spl.LinearOperator((n, n), matvec=s_apply, dtype=float), n, tol)
+    lam_min = 1 / largest_eig(spl.LinearOperator((n, n), matvec=lambda v: lu.solve(gb @ lu.solve(v, trans="T")), dtype=float), n, tol)
+    supports = [np.unique(blk.indices) for blk in blocks]
+    theta_h = math.pi / 2
+    for i in range(m):
+        for j in range(i + 1, m):
+            if np.intersect1d(supports[i], supports[j], assume_unique=True).size > 0:
+                theta_h = min(theta_h, sparse_pair_angle(blocks[i], blocks[j]))
+    norms = np.sqrt(np.asarray(a.multiply(a).sum(axis=1)).ravel())
+    u = (sp.diags(1 / norms) @ a).tocsr()
+    products = (u @ u.T).tocoo()
+    keep = products.row != products.col
+    cosines = np.abs(products.data[keep])
+    row_max = np.zeros(n)
+    np.maximum.at(row_max, products.row[keep], cosines)
+    return {"kappaS": lam_max / lam_min, "lambdaMinS": lam_min, "lambdaMaxS": lam_max, "kappaAtA": L / mu, "thetaH": theta_h,
+            "L": L, "mu": mu, "rowNormRatio": float(norms.max() / norms.min()), "largestRowCosine": float(row_max.max())}
+
+
+def sparse_main(spec):
+    n, m, nnz = spec["n"], spec["m"], spec["nnz"]
+    baseline_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    row_ptr = np.fromfile(spec["rowPtrFile"], dtype="<i4")
+    col_idx = np.fromfile(spec["colIdxFile"], dtype="<i4")
+    values = np.fromfile(spec["valuesFile"], dtype="<f8")
+    a = sp.csr_matrix((values, col_idx, row_ptr), shape=(n, n))
+    assignment = np.fromfile(spec["assignmentFile"], dtype="<i4")
+    starts = [int(s) for s in np.searchsorted(assignment, np.arange(m))] + [n]
+    b = a @ np.ones(n)
+    out = {"side": "numpy", "environment": {**environment(), "scipy": scipy.__version__}, "stages": {}, "values": None}
+    repeats, expensive = spec["iterationRepeats"], spec["expensiveRepeats"]
+
+    # Warm-up (first-call costs), as bench/sparseStages.ts does: a small sparse system.
+    warm = sp.random(400, 400, density=0.02, random_state=1, format="csr") + sp.identity(400, format="csr") * 4
+    sparse_setup(warm, [0, 100, 200, 300, 400])
+
+    t, (blocks, grams) = timed(lambda: sparse_setup(a, starts), expensive)
+    out["stages"]["setup"] = t
+    gamma, eta, alpha, beta = 1.0, 1.0, 1e-2, 0.5
+    if spec["analysis"]:
+        t, values = timed(lambda: sparse_analysis(a, blocks, grams, ANALYSIS_TOLERANCE), expensive)
+        out["stages"]["analysis"] = t
+        out["values"] = {k: values[k] for k in ("kappaS", "lambdaMinS", "lambdaMaxS", "kappaAtA", "thetaH")}
+        mu_min, mu_max = values["lambdaMinS"] / m, values["lambdaMaxS"] / m
+        d = math.sqrt(mu_max) + math.sqrt(mu_min)
+        root = math.sqrt(max(0.0, (1 - mu_min) * (1 - mu_max)))
+        gamma = 2 * (1 + math.sqrt(mu_min * mu_max) - root) / d ** 2
+        eta = 2 * (1 + math.sqrt(mu_min * mu_max) + root) / d ** 2
+        sk = math.sqrt(values["kappaAtA"])
+        alpha, beta = 4 / (math.sqrt(values["L"]) + math.sqrt(values["mu"])) ** 2, ((sk - 1) / (sk + 1)) ** 2
+    warmup = spec["iterationWarmup"]
+    dhbm = {how: best_step(SparseDhbm(a, b, blocks, starts, alpha, beta, how), warmup, 0, repeats) for how in ("global", "machines")}
+    out["dhbmVariants"] = dhbm
+    out["stages"]["dhbmIteration"] = min(dhbm.values())
+    out["stages"]["apcIteration"] = best_step(SparseApc(a, b, blocks, grams, starts, gamma, eta), warmup, 0, repeats)
     out["peakRssBytes"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     out["baselineRssBytes"] = baseline_rss
     json.dump(out, sys.stdout)

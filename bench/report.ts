@@ -5,10 +5,19 @@
 import { AGREEMENT_KEYS, agreementPairs, fixtureSummary, relativeDifference } from './agreement.js';
 import type { BackendName } from './backends.js';
 import type { AnalysisPhases, SideReport, StageName } from './common.js';
-import { FLOAT64_BYTES, STAGE_NAMES, formatBytes, formatExponential, formatRatio, formatSeconds } from './common.js';
+import { FLOAT64_BYTES, SPARSE_STAGE_NAMES, STAGE_NAMES, formatBytes, formatExponential, formatRatio, formatSeconds } from './common.js';
+import type { SparseSideReport, SparseStageName } from './common.js';
 import type { E2eResult } from './endToEnd.js';
 import { NOISY_CORES } from './machineProbe.js';
-import { bestStream, isReport, secondsPerIteration, type ProblemResult, type RunRecord } from './record.js';
+import {
+  bestStream,
+  isReport,
+  isSparseReport,
+  secondsPerIteration,
+  type ProblemResult,
+  type RunRecord,
+  type SparseProblemResult,
+} from './record.js';
 import { measureRatio, ratioTargetId, targetRatio, type TargetRow } from './targets.js';
 
 const STAGE_LABELS: Record<StageName, string> = {
@@ -66,6 +75,50 @@ export function problemLines(result: ProblemResult, backends: BackendName[]): st
   const rss = [...backends, 'numpy'].map((side) => `${side} ${isReport(sides[side]) ? formatBytes(sides[side].peakRssBytes) : '—'}`);
   const otherLoad = result.otherLoadCores === null ? '?' : result.otherLoadCores.toFixed(2);
   lines.push(`  peak RSS: ${rss.join(', ')}; other processes used ${otherLoad} cores meanwhile`);
+  return lines;
+}
+
+const SPARSE_STAGE_LABELS: Record<SparseStageName, string> = {
+  setup: 'partition + Gram factorizations',
+  analysis: 'whole analysis',
+  dhbmIteration: 'one D-HBM iteration',
+  apcIteration: 'one APC iteration',
+};
+
+/** A sparse problem's console table: every stage on every side, with the ratios to SciPy. */
+export function sparseProblemLines(result: SparseProblemResult, backends: BackendName[]): string[] {
+  const { spec, sides } = result;
+  const lines = [`\n${spec.name} (${spec.label}; n = ${spec.n}, nnz = ${spec.nnz}, m = ${spec.m}; CSR)`];
+  for (const side of [...backends, 'numpy']) {
+    const s = sides[side];
+    if (!isSparseReport(s)) lines.push(`  ${side}: FAILED ${s?.error ?? ''}`);
+  }
+  lines.push(
+    `  ${['stage'.padEnd(34), ...backends.map((b) => b.padStart(11)), 'scipy'.padStart(11), ...backends.map((b) => `${b}/sp`.padStart(15))].join(' ')}`,
+  );
+  for (const stage of SPARSE_STAGE_NAMES) {
+    const time = (side: string): number | null => {
+      const s = sides[side];
+      return isSparseReport(s) ? (s.stages[stage] ?? null) : null;
+    };
+    const ratio = (side: string): number | null => {
+      const ours = time(side);
+      const scipy = time('numpy');
+      return ours === null || scipy === null ? null : ours / scipy;
+    };
+    const row = [
+      SPARSE_STAGE_LABELS[stage].padEnd(34),
+      ...backends.map((b) => formatSeconds(time(b)).padStart(11)),
+      formatSeconds(time('numpy')).padStart(11),
+      ...backends.map((b) => formatRatio(ratio(b)).padStart(15)),
+    ];
+    lines.push(`  ${row.join(' ')}`);
+  }
+  const rss = [...backends, 'numpy'].map((side) => {
+    const s = sides[side];
+    return `${side} ${isSparseReport(s) ? formatBytes(s.peakRssBytes) : '—'}`;
+  });
+  lines.push(`  peak RSS: ${rss.join(', ')}; other processes used ${result.otherLoadCores?.toFixed(2) ?? '?'} cores meanwhile`);
   return lines;
 }
 
@@ -444,6 +497,9 @@ export function renderMarkdown(record: RunRecord, rows: TargetRow[]): string {
   out.push('');
   out.push(...endToEndSection(record.e2e));
   out.push('');
+  out.push(...sparseSection(record), '');
+  out.push(...jobPathSection(record), '');
+  out.push(...httpSolveSection(record), '');
   out.push('## Notes', '');
   out.push(
     prose(
@@ -533,5 +589,183 @@ function endToEndSection(e2e: E2eResult | null): string[] {
     out.push('');
     out.push(loadTable(e2e));
   }
+  return out;
+}
+
+function sparseSection(record: RunRecord): string[] {
+  const out = ['## Sparse (CSR storage, against SciPy)', ''];
+  const problems = record.sparse ?? [];
+  if (problems.length === 0) return [...out, 'Not run.'];
+  out.push(
+    prose(
+      "Each problem in CSR, never densified: ours through the library on CSR storage (`bench/sparseStages.ts`: each machine's CSR rows",
+      'and a sparse Cholesky of A_i A_i^T), SciPy in `bench/reference.py` on the same arrays: row slices of a `csr_matrix`, `splu` of each',
+      "A_i A_i^T (MMD_AT_PLUS_A ordering) for APC's projections, D-HBM's gradient as `A.T @ (A @ x - b)` on the whole matrix and per machine",
+      'on its column support (the faster kept), the analysis with ARPACK (`eigsh`, tol 1e-8) on A^T A and S, shift-invert through `splu`.',
+      'Single iterations: best of k after warm-up steps; setup and analysis: single runs above n = 20,000.',
+      'The analysis runs only up to the `--sparse-analysis-max-n` of the run.',
+    ),
+    '',
+  );
+  const sides = [...record.backends, 'numpy'];
+  const head = [
+    'problem',
+    'n',
+    'nnz',
+    'm',
+    'stage',
+    ...sides.map((s) => (s === 'numpy' ? 'SciPy' : s)),
+    ...record.backends.map((b) => `${b} / SciPy`),
+  ];
+  const rows: string[][] = [];
+  for (const result of problems) {
+    for (const stage of SPARSE_STAGE_NAMES) {
+      const time = (side: string): number | undefined => {
+        const r = result.sides[side];
+        return isSparseReport(r) ? r.stages[stage] : undefined;
+      };
+      if (sides.every((side) => time(side) === undefined)) continue;
+      rows.push([
+        result.spec.name,
+        String(result.spec.n),
+        String(result.spec.nnz),
+        String(result.spec.m),
+        SPARSE_STAGE_LABELS[stage],
+        ...sides.map((side) => (isSparseReport(result.sides[side]) ? formatSeconds(time(side)) : 'failed')),
+        ...record.backends.map((b) => {
+          const ours = time(b);
+          const scipy = time('numpy');
+          return ours !== undefined && scipy !== undefined ? formatRatio(ours / scipy) : '—';
+        }),
+      ]);
+    }
+  }
+  out.push(md([head, ...rows]), '');
+  const memoryHead = [
+    'problem',
+    ...sides.map((s) => `peak RSS ${s === 'numpy' ? 'SciPy' : s}`),
+    'threads (APC / D-HBM)',
+    'other load (cores)',
+  ];
+  out.push(
+    md([
+      memoryHead,
+      ...problems.map((result) => {
+        const ts = result.sides[record.backends[0]];
+        return [
+          result.spec.name,
+          ...sides.map((side) => {
+            const r = result.sides[side];
+            return isSparseReport(r) ? formatBytes(r.peakRssBytes) : `failed: ${r?.error.slice(0, 80) ?? ''}`;
+          }),
+          isSparseReport(ts) ? `${String(ts.environment.apcThreads)} / ${String(ts.environment.dhbmThreads)}` : '—',
+          result.otherLoadCores === null ? '?' : result.otherLoadCores.toFixed(2),
+        ];
+      }),
+    ]),
+  );
+  const agreeing = problems.filter((p) => isSparseReport(p.sides.numpy) && p.sides.numpy.values !== null);
+  if (agreeing.length > 0) {
+    out.push(
+      '',
+      'Analysis values, largest relative difference to SciPy (kappa(S), lambda_min(S), lambda_max(S), kappa(A^T A), theta_H):',
+      '',
+    );
+    for (const result of agreeing) {
+      const scipy = result.sides.numpy as SparseSideReport;
+      for (const backend of record.backends) {
+        const ours = result.sides[backend];
+        if (!isSparseReport(ours) || ours.values === null || scipy.values === null) continue;
+        const theirs = scipy.values;
+        const mine = ours.values;
+        const diffs = (Object.keys(theirs) as (keyof typeof theirs)[]).map((k) => relativeDifference(mine[k], theirs[k]) ?? NaN);
+        out.push(`- ${result.spec.name}, ${backend}: ${formatExponential(Math.max(...diffs))}`);
+      }
+    }
+  }
+  return out;
+}
+
+function jobPathSection(record: RunRecord): string[] {
+  const out = ['## Job path (the same run through the library and through a job)', ''];
+  const reports = Object.entries(record.jobPath ?? {});
+  if (reports.length === 0) return [...out, 'Not run.'];
+  out.push(
+    prose(
+      "`bench/jobPath.ts`: the same solve run (same matrix, partition, algorithm, iteration count, trace cap) through the library's runner",
+      "in one process, then as a job of the service (HTTP, BullMQ, Redis, the worker's sandboxed child, time slices, progress events),",
+      "each timed by the runner's wallTimeMs (creation, threads' start, iterations, trace) over the iterations. Dense: a Gaussian generator",
+      'job; CSR: a 2-D Poisson matrix uploaded to POST /v1/matrices and named by the job.',
+    ),
+    '',
+  );
+  const rows: string[][] = [];
+  for (const [backend, report] of reports) {
+    if (!('cases' in report)) {
+      rows.push([backend, `failed: ${report.error}`, '', '', '', '', '', '']);
+      continue;
+    }
+    for (const c of report.cases)
+      rows.push([
+        backend,
+        c.storage,
+        c.problem,
+        c.algorithm,
+        String(c.iterations),
+        `${c.libraryMsPerIteration.toFixed(3)} ms (${c.libraryThreads} thread(s))`,
+        `${c.jobMsPerIteration.toFixed(3)} ms`,
+        formatRatio(c.ratio),
+      ]);
+    if (report.error) rows.push([backend, `error: ${report.error}`, '', '', '', '', '', '']);
+  }
+  out.push(
+    md([['backend', 'storage', 'problem', 'algorithm', 'iterations', 'library / iteration', 'job / iteration', 'job / library'], ...rows]),
+  );
+  return out;
+}
+
+function httpSolveSection(record: RunRecord): string[] {
+  const out = ['## APC solve through HTTP', ''];
+  const http = record.httpSolve;
+  if (!http) return [...out, 'Not run.'];
+  if (!('n' in http)) return [...out, `Failed: ${http.error}`];
+  out.push(
+    prose(
+      '`bench/httpSolve.ts`: the service started as `npm start` does; a 2-D Poisson matrix uploaded as Matrix Market text',
+      `(n = ${http.n}, nnz = ${http.nnz}, ${formatBytes(http.uploadBytes)}), a solve job naming it (m = ${http.m} contiguous strips, APC,`,
+      'tolerance 1e-8), followed to its end, then its trace and solution fetched.',
+    ),
+    '',
+  );
+  out.push(
+    md([
+      [
+        'status',
+        'storage / backend',
+        'iterations',
+        'relative residual',
+        'upload',
+        'job (analysis + solve)',
+        'APC run',
+        'trace',
+        'solution',
+        'wall time',
+        'peak RSS (service)',
+      ],
+      [
+        http.error ? `${http.status}: ${http.error}` : http.status,
+        `${http.storage ?? '?'} / ${http.backend ?? '?'}`,
+        String(http.iterations ?? '—'),
+        formatExponential(http.relativeResidual),
+        formatSeconds(http.seconds.upload),
+        formatSeconds(http.seconds.job),
+        formatSeconds(http.runSeconds),
+        formatSeconds(http.seconds.trace),
+        formatSeconds(http.seconds.solution),
+        formatSeconds(http.seconds.total),
+        formatBytes(http.peakServiceRssBytes),
+      ],
+    ]),
+  );
   return out;
 }

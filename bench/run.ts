@@ -34,10 +34,26 @@ import { runEndToEnd, type E2eResult, type EndToEndOptions } from './endToEnd.js
 import type { FixtureReport } from './fixtures.js';
 import { cpuSnapshot, foreignCores, NOISY_CORES, probeMachine, waitForQuiet } from './machineProbe.js';
 import { defaultProblems, problemByName, type ProblemDefinition, type RepetitionPolicy, writeProblemCache } from './problems.js';
-import { BENCH, CACHE, CHILD_TIMEOUT_MS, lastJson, log, NODE_STAGES, NODE_TSX, ROOT, runChild } from './processes.js';
+import {
+  BENCH,
+  CACHE,
+  CHILD_TIMEOUT_MS,
+  lastJson,
+  log,
+  NODE_STAGES,
+  NODE_TSX,
+  ROOT,
+  runChild,
+  SPARSE_CHILD_TIMEOUT_MS,
+} from './processes.js';
 import type { ProblemResult, QuietPolicy, RunRecord, SideOutcome } from './record.js';
-import { problemLines, renderMarkdown, targetLines } from './report.js';
+import { problemLines, renderMarkdown, sparseProblemLines, targetLines } from './report.js';
 import { evaluateTargets, type TargetRow } from './targets.js';
+import type { HttpSolveReport } from './httpSolve.js';
+import type { JobPathReport } from './jobPath.js';
+import type { SparseSideReport } from './common.js';
+import { defaultSparseProblems, sparseProblemByName, type SparseProblemDefinition, writeSparseProblemCache } from './sparseProblems.js';
+import type { SparseProblemResult } from './record.js';
 
 function sharedDir(): string {
   const candidates = [process.env.SHARED_DIR, resolve(ROOT, '..', 'shared'), join(ROOT, 'test', 'reference')];
@@ -66,6 +82,14 @@ const { values: args } = parseArgs({
     'retry-noisy': { type: 'string' },
     out: { type: 'string' },
     render: { type: 'string' },
+    'sparse-problems': { type: 'string' },
+    'sparse-analysis-max-n': { type: 'string' },
+    'no-job-path': { type: 'boolean', default: false },
+    'job-path-iterations': { type: 'string' },
+    'http-solve-n': { type: 'string' },
+    'http-solve-m': { type: 'string' },
+    'http-solve-max-iterations': { type: 'string' },
+    'no-http-solve': { type: 'boolean', default: false },
   },
 });
 
@@ -100,6 +124,23 @@ const quiet: QuietPolicy = {
   waitSeconds: Number(args['wait-quiet'] ?? (quick ? 0 : 30)),
   retries: Number(args['retry-noisy'] ?? (quick ? 0 : 1)),
 };
+const sparseProblems: SparseProblemDefinition[] =
+  args['sparse-problems'] !== undefined
+    ? args['sparse-problems']
+        .split(',')
+        .filter((name) => name.trim() !== '' && name.trim() !== 'none')
+        .map((name) => sparseProblemByName(name.trim(), MATRICES))
+    : defaultSparseProblems(MATRICES, quick);
+const sparseAnalysisMaxN = Number(args['sparse-analysis-max-n'] ?? (quick ? 10_000 : 250_000));
+/** Iterations per run of the job path (dense / CSR). */
+const jobPathIterations = Number(args['job-path-iterations'] ?? (quick ? 300 : 2000));
+const httpSolve = args['no-http-solve']
+  ? null
+  : {
+      n: Number(args['http-solve-n'] ?? (quick ? 10_000 : 1_000_000)),
+      m: Number(args['http-solve-m'] ?? (quick ? 10 : 100)),
+      maxIterations: Number(args['http-solve-max-iterations'] ?? 100_000),
+    };
 const outFile = resolve(args.out ?? (quick ? join(CACHE, 'results-quick.md') : join(BENCH, 'results.md')));
 
 // ---------------------------------------------------------------------------------------------
@@ -137,6 +178,61 @@ async function runProblem(problem: ProblemDefinition, backends: BackendName[]): 
   const reference = await runChild('python3', [join(BENCH, 'reference.py'), path], { timeoutMs: CHILD_TIMEOUT_MS });
   sides.numpy = lastJson<SideReport>(reference, 'reference.py');
   return { spec, sides, otherLoadCores: foreignCores(before, cpuSnapshot()), attempts: 1 };
+}
+
+/** A sparse problem: its cache, then bench/sparseStages.ts per backend and reference.py's sparse branch (SciPy). */
+async function runSparseProblem(problem: SparseProblemDefinition, backends: BackendName[]): Promise<SparseProblemResult> {
+  const { path, spec } = await writeSparseProblemCache(problem, CACHE, policy, sparseAnalysisMaxN);
+  const before = cpuSnapshot();
+  const sides: SparseProblemResult['sides'] = {};
+  for (const backend of backends) {
+    const result = await runChild(process.execPath, [...NODE_STAGES, join(BENCH, 'sparseStages.ts'), path, backend], {
+      timeoutMs: SPARSE_CHILD_TIMEOUT_MS,
+    });
+    sides[backend] = lastJson<SparseSideReport>(result, `sparseStages.ts ${backend}`);
+  }
+  const reference = await runChild('python3', [join(BENCH, 'reference.py'), path], { timeoutMs: SPARSE_CHILD_TIMEOUT_MS });
+  sides.numpy = lastJson<SparseSideReport>(reference, 'reference.py (sparse)');
+  return { spec, sides, otherLoadCores: foreignCores(before, cpuSnapshot()) };
+}
+
+/** The job path against the library (bench/jobPath.ts), one process per backend. */
+async function runJobPath(backends: BackendName[]): Promise<Record<string, JobPathReport | { error: string }>> {
+  const out: Record<string, JobPathReport | { error: string }> = {};
+  const sizes = quick ? ['--dense-n', '500', '--csr-k', '100', '--csr-m', '10'] : [];
+  for (const backend of backends) {
+    log(`\njob path (${backend}): the same runs through the library and through a job`);
+    const iterations = String(jobPathIterations);
+    const result = await runChild(
+      process.execPath,
+      [...NODE_TSX, join(BENCH, 'jobPath.ts'), backend, ...sizes, '--dense-iterations', iterations, '--csr-iterations', iterations],
+      { timeoutMs: SPARSE_CHILD_TIMEOUT_MS },
+    );
+    for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
+    out[backend] = lastJson<JobPathReport>(result, `jobPath.ts ${backend}`);
+  }
+  return out;
+}
+
+/** The full APC solve through HTTP (bench/httpSolve.ts). */
+async function runHttpSolve(options: { n: number; m: number; maxIterations: number }): Promise<HttpSolveReport | { error: string }> {
+  log(`\nAPC solve through HTTP: Poisson n = ${options.n}, m = ${options.m} (upload, job, trace, solution)`);
+  const result = await runChild(
+    process.execPath,
+    [
+      ...NODE_TSX,
+      join(BENCH, 'httpSolve.ts'),
+      '--n',
+      String(options.n),
+      '--m',
+      String(options.m),
+      '--max-iterations',
+      String(options.maxIterations),
+    ],
+    { timeoutMs: SPARSE_CHILD_TIMEOUT_MS },
+  );
+  for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
+  return lastJson<HttpSolveReport>(result, 'httpSolve.ts');
 }
 
 /** Each backend against the NumPy/SciPy fixtures (bench/fixtures.ts), in a process of its own. */
@@ -205,7 +301,17 @@ async function main(): Promise<void> {
     for (const line of problemLines(result, backends)) log(line);
   }
 
+  const sparse: SparseProblemResult[] = [];
+  for (const problem of sparseProblems) {
+    await waitForQuiet(quiet.waitSeconds);
+    const result = await runSparseProblem(problem, backends);
+    sparse.push(result);
+    for (const line of sparseProblemLines(result, backends)) log(line);
+  }
+
   const fixtures = args['no-fixtures'] ? {} : await runFixtures(backends);
+  const jobPath = args['no-job-path'] ? {} : await runJobPath(backends);
+  const httpSolveResult = httpSolve ? await runHttpSolve(httpSolve) : null;
 
   let e2eResult: E2eResult | null = null;
   if (e2e) {
@@ -227,6 +333,9 @@ async function main(): Promise<void> {
     e2e: e2eResult,
     quiet,
     totalSeconds: (performance.now() - started) / 1e3,
+    sparse,
+    jobPath,
+    httpSolve: httpSolveResult,
   };
   writeFileSync(join(CACHE, quick ? 'results-quick.json' : 'results.json'), `${JSON.stringify(record, null, 2)}\n`);
   const rows = writeReport(record);

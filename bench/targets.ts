@@ -7,11 +7,11 @@
  */
 import { AGREEMENT_KEYS, agreementPairs, fixtureSummary, worstAgreement, worstToleranceFraction } from './agreement.js';
 import type { BackendName } from './backends.js';
-import type { AnalysisPhases, SideReport, StageName } from './common.js';
+import type { AnalysisPhases, SideReport, SparseStageName, StageName } from './common.js';
 import { FLOAT64_BYTES, formatBytes, formatExponential, formatSeconds } from './common.js';
 import type { MeasuredLoad } from './endToEnd.js';
 import { gaussianProblemName } from './problems.js';
-import { bestStream, findProblem, isReport, type ProblemResult, type RunRecord } from './record.js';
+import { bestStream, findProblem, findSparseProblem, isReport, isSparseReport, type ProblemResult, type RunRecord } from './record.js';
 
 type IterationStage = 'apcIteration' | 'dhbmIteration';
 
@@ -73,7 +73,91 @@ export interface FixturesTarget {
   threshold: string;
 }
 
-export type Target = RatioTarget | MemoryTarget | ServiceTarget | AgreementTarget | FixturesTarget;
+/** A stage of a sparse problem (bench/sparseProblems.ts) against SciPy's: ratio = ours / SciPy, met when at most `atMost`. */
+export interface SparseRatioTarget {
+  kind: 'sparseRatio';
+  id: string;
+  description: string;
+  backend: BackendName;
+  problem: string;
+  stage: SparseStageName;
+  /** Infinity: the stage only has to complete. */
+  atMost: number;
+}
+
+/** Peak RSS of a sparse problem's process, for every backend measured, and of the service during the HTTP solve. */
+export interface SparseMemoryTarget {
+  kind: 'sparseMemory';
+  id: string;
+  description: string;
+  problem: string;
+  maxBytes: number;
+}
+
+/** Through a job, an iteration costs what the library's does (bench/jobPath.ts): job / library per iteration. */
+export interface JobPathTarget {
+  kind: 'jobPath';
+  id: string;
+  storage: 'dense' | 'csr';
+  algorithm: 'dhbm' | 'apc';
+  atMost: number;
+}
+
+/** A full APC solve through the HTTP API (bench/httpSolve.ts): upload, job, trace, solution. */
+export interface HttpSolveTarget {
+  kind: 'httpSolve';
+  id: string;
+  description: string;
+  tolerance: number;
+}
+
+export type Target =
+  | RatioTarget
+  | MemoryTarget
+  | ServiceTarget
+  | AgreementTarget
+  | FixturesTarget
+  | SparseRatioTarget
+  | SparseMemoryTarget
+  | JobPathTarget
+  | HttpSolveTarget;
+
+/** The sparse problems of issue 11 §5 (bench/sparseProblems.ts), the iteration targets' rows. */
+const POISSON_1E6 = 'poisson-n1000000-m100';
+const CONVDIFF_250K = 'convdiff-n250000-m100';
+const SPARSE_ITERATION_PROBLEMS = [POISSON_1E6, CONVDIFF_250K, 'sherman5-csr-m10', 'fs1831-csr-m10', '1138_bus-csr-m10'];
+/** Per backend: one D-HBM iteration, one APC iteration (at most this many times SciPy's). */
+const SPARSE_ITERATION_LIMITS: Record<BackendName, { dhbmIteration: number; apcIteration: number }> = {
+  native: { dhbmIteration: 1, apcIteration: 1 },
+  typescript: { dhbmIteration: 1.5, apcIteration: 2 },
+};
+
+function sparseTargets(backend: BackendName): SparseRatioTarget[] {
+  const row = (problem: string, stage: SparseStageName, atMost: number, description: string): SparseRatioTarget => ({
+    kind: 'sparseRatio',
+    id: `sparse.${stage}:${problem}:${backend}`,
+    description,
+    backend,
+    problem,
+    stage,
+    atMost,
+  });
+  return [
+    ...(['dhbmIteration', 'apcIteration'] as const).flatMap((stage) =>
+      SPARSE_ITERATION_PROBLEMS.map((problem) =>
+        row(
+          problem,
+          stage,
+          SPARSE_ITERATION_LIMITS[backend][stage],
+          `sparse: one ${stage === 'apcIteration' ? 'APC' : 'D-HBM'} iteration, ${problem}`,
+        ),
+      ),
+    ),
+    row(POISSON_1E6, 'setup', 1, 'sparse: setup (partition + factorizations of each A_i A_i^T), Poisson n = 10^6, m = 100'),
+    row(CONVDIFF_250K, 'analysis', 1, 'sparse: whole analysis, convection-diffusion n = 250,000, m = 100'),
+    row(POISSON_1E6, 'analysis', Infinity, 'sparse: whole analysis completes, Poisson n = 10^6, m = 100'),
+  ];
+}
 
 /** The two n = 2000 Gaussian problems the iteration targets are measured on. */
 const ITERATION_N = 2000;
@@ -105,6 +189,30 @@ export const TARGETS: readonly Target[] = [
     completes: { problem: 'sherman5-m10', label: 'sherman5', n: 3312 },
   },
   { kind: 'service', id: 'end-to-end', minJobsPerSecond: 200, maxP99Ms: 250 },
+  ...sparseTargets('native'),
+  ...sparseTargets('typescript'),
+  {
+    kind: 'sparseMemory',
+    id: 'sparse.memory',
+    description: 'sparse: peak memory, Poisson n = 10^6, m = 100',
+    problem: POISSON_1E6,
+    maxBytes: 4 * 2 ** 30,
+  },
+  ...(['dense', 'csr'] as const).flatMap((storage) =>
+    (['dhbm', 'apc'] as const).map((algorithm): JobPathTarget => ({
+      kind: 'jobPath',
+      id: `jobPath:${storage}:${algorithm}`,
+      storage,
+      algorithm,
+      atMost: 1.2,
+    })),
+  ),
+  {
+    kind: 'httpSolve',
+    id: 'httpSolve',
+    description: 'full APC solve through HTTP (upload, job, trace, solution), Poisson, m = 100',
+    tolerance: 1e-8,
+  },
   {
     kind: 'agreement',
     id: 'agreement',
@@ -207,6 +315,14 @@ export function evaluateTargets(record: RunRecord): TargetRow[] {
         return agreementPairs(record).map(([a, b]) => agreementRow(record, target, a, b));
       case 'fixtures':
         return record.backends.map((backend) => fixturesRow(record, target, backend));
+      case 'sparseRatio':
+        return [sparseRatioRow(record, target)];
+      case 'sparseMemory':
+        return sparseMemoryRows(record, target);
+      case 'jobPath':
+        return record.backends.map((backend) => jobPathRow(record, target, backend));
+      case 'httpSolve':
+        return [httpSolveRow(record, target)];
     }
   });
 }
@@ -373,6 +489,164 @@ function fixturesRow(record: RunRecord, target: FixturesTarget, backend: string)
     met: f && !('error' in f) ? f.cases.every((c) => c.passed) : f ? false : null,
     limits: '',
     ratio: null,
+  };
+}
+
+function sparseRatioRow(record: RunRecord, target: SparseRatioTarget): TargetRow {
+  const row = {
+    id: target.id,
+    kind: target.kind,
+    target: target.description,
+    backend: target.backend,
+    threshold: Number.isFinite(target.atMost) ? `≤ ${target.atMost} x SciPy` : 'completes',
+    limits: '',
+  };
+  const problem = findSparseProblem(record, target.problem);
+  if (!record.backends.includes(target.backend)) return { ...row, measured: 'backend not available', met: null, ratio: null };
+  if (!problem) return { ...row, measured: 'not in this run', met: null, ratio: null };
+  const ours = problem.sides[target.backend];
+  const scipy = problem.sides.numpy;
+  if (!isSparseReport(ours)) return { ...row, measured: `failed: ${ours?.error ?? 'no report'}`, met: false, ratio: null };
+  const seconds = ours.stages[target.stage];
+  if (seconds === undefined)
+    return { ...row, measured: `not run (${target.stage} skipped for n = ${problem.spec.n})`, met: null, ratio: null };
+  const scipySeconds = isSparseReport(scipy) ? scipy.stages[target.stage] : undefined;
+  if (scipySeconds === undefined) {
+    const met = !Number.isFinite(target.atMost) ? true : null;
+    return { ...row, measured: `${formatSeconds(seconds)} (SciPy: ${isSparseReport(scipy) ? 'not run' : 'failed'})`, met, ratio: null };
+  }
+  const ratio = seconds / scipySeconds;
+  const met = ratio <= target.atMost;
+  return {
+    ...row,
+    measured: `${ratio.toFixed(3)} (${formatSeconds(seconds)} vs ${formatSeconds(scipySeconds)})`,
+    met,
+    limits: met ? '' : sparseLimit(target.stage, ours, isSparseReport(scipy) ? scipy : null),
+    ratio,
+  };
+}
+
+/** What the two sides ran a missed sparse stage on. */
+function sparseLimit(
+  stage: SparseStageName,
+  ours: { environment: Record<string, string | number | null> },
+  scipy: { dhbmVariants?: Record<string, number> } | null,
+): string {
+  const env = ours.environment;
+  const on = `ours on the ${String(env.backend)} backend, ${String(env.storage)} storage`;
+  switch (stage) {
+    case 'dhbmIteration': {
+      const variants = scipy?.dhbmVariants
+        ? Object.entries(scipy.dhbmVariants)
+            .map(([k, v]) => `${k} ${formatSeconds(v)}`)
+            .join(', ')
+        : '';
+      return `${on}, ${String(env.dhbmThreads)} thread(s): one fused CSR pass per machine; SciPy's A.T @ (A @ x - b) (${variants}) is C loops over the same nonzeros`;
+    }
+    case 'apcIteration':
+      return `${on}, ${String(env.apcThreads)} thread(s): per machine A_i v, two triangular solves with the Gram factor, A_i^T w, on every machine's n-vector (m n state); SciPy: SuperLU's solve`;
+    case 'setup':
+      return `${on}: our sparse Cholesky of each A_i A_i^T (minimum degree ordering) against SuperLU (C) through splu`;
+    case 'analysis':
+      return `${on}: Lanczos on the operators and sparse factorizations in ${String(env.backend)} against ARPACK and SuperLU (compiled)`;
+  }
+}
+
+function sparseMemoryRows(record: RunRecord, target: SparseMemoryTarget): TargetRow[] {
+  const base = {
+    id: target.id,
+    kind: target.kind,
+    target: target.description,
+    threshold: `< ${formatBytes(target.maxBytes)}`,
+    limits: '',
+    ratio: null,
+  };
+  const problem = findSparseProblem(record, target.problem);
+  const rows: TargetRow[] = record.backends.map((backend) => {
+    const side = problem?.sides[backend];
+    if (!problem) return { ...base, backend, measured: 'not in this run', met: null };
+    if (!isSparseReport(side)) return { ...base, backend, measured: `failed: ${side?.error ?? 'no report'}`, met: false };
+    const analysisNote = side.stages.analysis === undefined ? 'setup and iterations, analysis not run' : 'setup, analysis and iterations';
+    return {
+      ...base,
+      backend: `${backend} (library)`,
+      measured: `peak RSS ${formatBytes(side.peakRssBytes)} (${analysisNote})`,
+      met: side.peakRssBytes < target.maxBytes,
+    };
+  });
+  const http = record.httpSolve;
+  if (http && 'n' in http && http.n === findSparseProblem(record, target.problem)?.spec.n && http.peakServiceRssBytes !== null) {
+    rows.push({
+      ...base,
+      backend: `service (${http.backend ?? '?'}), HTTP solve`,
+      measured: `peak RSS of the service's processes ${formatBytes(http.peakServiceRssBytes)} (upload, analysis, APC solve)`,
+      met: http.status === 'succeeded' ? http.peakServiceRssBytes < target.maxBytes : null,
+    });
+  }
+  return rows;
+}
+
+function jobPathRow(record: RunRecord, target: JobPathTarget, backend: string): TargetRow {
+  const algorithm = target.algorithm === 'apc' ? 'APC' : 'D-HBM';
+  const row = {
+    id: target.id,
+    kind: target.kind,
+    target: `job path: one ${algorithm} iteration through a job vs the library (${target.storage})`,
+    backend,
+    threshold: `≤ ${target.atMost} x the library`,
+    limits: '',
+  };
+  const report = record.jobPath?.[backend];
+  if (!report) return { ...row, measured: 'not run', met: null, ratio: null };
+  if (!('cases' in report)) return { ...row, measured: `failed: ${report.error}`, met: false, ratio: null };
+  const c = report.cases.find((x) => x.storage === target.storage && x.algorithm === target.algorithm);
+  if (!c)
+    return { ...row, measured: `not measured${report.error ? ` (${report.error})` : ''}`, met: report.error ? false : null, ratio: null };
+  const met = c.ratio <= target.atMost;
+  return {
+    ...row,
+    target: `${row.target}, ${c.problem}`,
+    measured: `${c.ratio.toFixed(3)} (${c.jobMsPerIteration.toFixed(3)} ms vs ${c.libraryMsPerIteration.toFixed(3)} ms per iteration, ${c.iterations} iterations)`,
+    met,
+    limits: met
+      ? ''
+      : `the library's run used ${c.libraryThreads} thread(s); the job's child shares the machine with the service, Redis and other processes`,
+    ratio: c.ratio,
+  };
+}
+
+function httpSolveRow(record: RunRecord, target: HttpSolveTarget): TargetRow {
+  const row = {
+    id: target.id,
+    kind: target.kind,
+    backend: 'service',
+    threshold: `relative residual ≤ ${target.tolerance}`,
+    limits: '',
+    ratio: null,
+  };
+  const http = record.httpSolve;
+  if (!http) return { ...row, target: target.description, measured: 'not run', met: null };
+  if (!('n' in http)) return { ...row, target: target.description, measured: `failed: ${http.error}`, met: false };
+  const described = `${target.description}, n = ${http.n}`;
+  const steps = `upload ${formatSeconds(http.seconds.upload)}, job ${formatSeconds(http.seconds.job)}, trace ${formatSeconds(http.seconds.trace)}, solution ${formatSeconds(http.seconds.solution)}`;
+  if (http.error !== null)
+    return {
+      ...row,
+      target: described,
+      backend: `service (${http.backend ?? '?'})`,
+      measured: `${http.status}: ${http.error} (${steps})`,
+      met: false,
+    };
+  const met = http.status === 'succeeded' && http.relativeResidual !== null && http.relativeResidual <= target.tolerance;
+  return {
+    ...row,
+    target: described,
+    backend: `service (${http.backend ?? '?'}, ${http.storage ?? '?'})`,
+    measured:
+      `wall time ${formatSeconds(http.seconds.total)} (${steps}); ${http.iterations} iterations in ${formatSeconds(http.runSeconds)}, ` +
+      `relative residual ${formatExponential(http.relativeResidual)}`,
+    met,
+    limits: met ? '' : `${http.iterations} iterations reached the cap before the tolerance`,
   };
 }
 

@@ -1,0 +1,78 @@
+/**
+ * The service as the benchmark runs it: `node --import tsx src/main.ts` (API, one worker, a private
+ * redis-server in a fresh DATA_DIR) on a free loopback port, with the environment the caller adds,
+ * its log in bench/.cache. Stopped by SIGTERM (clean shutdown), killed only when that hangs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CACHE, NODE_TSX, ROOT } from './processes.js';
+
+export interface RunningService {
+  baseUrl: string;
+  process: ChildProcess;
+  /** Seconds from spawn to /readyz answering 200. */
+  startSeconds: number;
+  exited: () => boolean;
+  stop: () => Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePromise(port));
+    });
+  });
+}
+
+async function waitReady(url: string, timeoutMs: number, exited: () => boolean): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (exited()) throw new Error('the service exited before it was ready');
+    try {
+      const response = await fetch(url);
+      if (response.status === 200) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
+
+/** Starts the service with `extraEnv` over the caller's environment (REDIS_URL removed: a private redis-server). */
+export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string): Promise<RunningService> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(join(tmpdir(), 'lss-bench-'));
+  const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, ...extraEnv };
+  delete env.REDIS_URL;
+  const logFd = openSync(join(CACHE, logName), 'w');
+  const t0 = performance.now();
+  const child = spawn(process.execPath, [...NODE_TSX, join(ROOT, 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
+  let exited = false;
+  const exit = new Promise<void>((r) => child.on('exit', () => ((exited = true), r())));
+  const stop = async (): Promise<void> => {
+    if (!exited) child.kill('SIGTERM');
+    const killTimer = setTimeout(() => {
+      if (!exited) child.kill('SIGKILL');
+    }, 30_000);
+    await exit;
+    clearTimeout(killTimer);
+    closeSync(logFd);
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const baseUrl = `http://127.0.0.1:${port}`;
+  try {
+    await waitReady(`${baseUrl}/readyz`, 60_000, () => exited);
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { baseUrl, process: child, startSeconds: (performance.now() - t0) / 1e3, exited: () => exited, stop };
+}

@@ -1,0 +1,139 @@
+/**
+ * The TypeScript side of one sparse benchmark problem, in its own process (so its peak RSS is this
+ * problem's): reads the CSR arrays bench/sparseProblems.ts wrote, selects a backend, times through
+ * the library API on CSR storage (never densified) and prints one SparseSideReport JSON on stdout:
+ *  - setup: the partition and each machine's sparse Cholesky of A_i A_i^T (createProblem +
+ *    buildDistributedSystem), best of `expensiveRepeats`;
+ *  - analysis: the whole analysis (when the problem file asks for it);
+ *  - one D-HBM and one APC iteration: after `iterationWarmup` untimed steps, the best of `iterationRepeats`.
+ *
+ *   node --import tsx --expose-gc bench/sparseStages.ts <sparse.json> <typescript|native>
+ */
+import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import {
+  activeBackend,
+  algorithms,
+  analyze,
+  buildDistributedSystem,
+  createProblem,
+  partitionFromAssignment,
+  spectralDataOf,
+  type CsrMatrix,
+  type SolverSystem,
+  type SpectralData,
+} from '../src/solvers/index.js';
+import { poisson2d } from '../src/solvers/sparse/generators.js';
+import { selectBackend } from './backends.js';
+import type { SparseSideReport, SparseStageName } from './common.js';
+import type { SparseProblemFile } from './sparseProblems.js';
+
+function readRaw<T extends Float64Array | Int32Array>(file: string, out: T): T {
+  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
+  const fd = openSync(file, 'r');
+  try {
+    let done = 0;
+    while (done < bytes.length) {
+      const got = readSync(fd, bytes, done, bytes.length - done, done);
+      if (got === 0) throw new Error(`${file}: ${done} of ${bytes.length} bytes`);
+      done += got;
+    }
+  } finally {
+    closeSync(fd);
+  }
+  return out;
+}
+
+function timed<T>(fn: () => T, repeats = 1): [number, T] {
+  let best = Infinity;
+  let result!: T;
+  for (let r = 0; r < repeats; r++) {
+    const t0 = performance.now();
+    result = fn();
+    best = Math.min(best, (performance.now() - t0) / 1e3);
+  }
+  return [best, result];
+}
+
+/** Best single-step time (seconds) and the threads the method iterated on. */
+function bestStep(system: SolverSystem, id: 'apc' | 'dhbm', spectral: SpectralData, spec: SparseProblemFile): [number, number] {
+  const algorithm = algorithms[id];
+  const method = algorithm.create(system, algorithm.optimal(spectral).parameters);
+  try {
+    for (let k = 0; k < spec.iterationWarmup; k++) method.step();
+    return [timed(() => method.step(), spec.iterationRepeats)[0], method.threads ?? 1];
+  } finally {
+    method.dispose?.();
+  }
+}
+
+function main(): void {
+  const [problemPath, backendArg] = process.argv.slice(2);
+  if (!problemPath || (backendArg !== 'typescript' && backendArg !== 'native')) {
+    throw new Error('usage: sparseStages.ts <sparse.json> <typescript|native>');
+  }
+  const spec = JSON.parse(readFileSync(problemPath, 'utf8')) as SparseProblemFile;
+  const selected = selectBackend(backendArg);
+  const { n, nnz, m } = spec;
+  const baselineRssBytes = process.memoryUsage.rss();
+  const A: CsrMatrix = {
+    rows: n,
+    cols: n,
+    rowPtr: readRaw(spec.rowPtrFile, new Int32Array(n + 1)),
+    colIdx: readRaw(spec.colIdxFile, new Int32Array(nnz)),
+    values: readRaw(spec.valuesFile, new Float64Array(nnz)),
+  };
+  const assignment = readRaw(spec.assignmentFile, new Int32Array(n));
+
+  // Warm-up (JIT, first-call costs): setup, analysis and a few steps of a small sparse system.
+  const warm = buildDistributedSystem(createProblem({ A: poisson2d(20), partition: { machines: 4 } }));
+  const warmSpectral = spectralDataOf(analyze(warm));
+  bestStep(warm, 'apc', warmSpectral, { ...spec, iterationRepeats: 2 });
+  bestStep(warm, 'dhbm', warmSpectral, { ...spec, iterationRepeats: 2 });
+
+  const stages: Partial<Record<SparseStageName, number>> = {};
+  const partition = partitionFromAssignment(assignment, m);
+  let system!: SolverSystem;
+  (globalThis as { gc?: () => void }).gc?.();
+  [stages.setup, system] = timed(() => buildDistributedSystem(createProblem({ A, partition })), spec.expensiveRepeats);
+
+  let values: SparseSideReport['values'] = null;
+  // Without the analysis, the iterations run on fixed parameters: their cost does not depend on them.
+  let spectral: SpectralData = { m, lambdaMinS: 0.1, lambdaMaxS: 2, mu: 1e-4, L: 8 };
+  if (spec.analysis) {
+    const [seconds, analysis] = timed(() => analyze(system), spec.expensiveRepeats);
+    stages.analysis = seconds;
+    spectral = spectralDataOf(analysis);
+    const c = analysis.conditioning;
+    values = {
+      kappaS: c.kappaS,
+      lambdaMinS: c.lambdaMinS,
+      lambdaMaxS: c.lambdaMaxS,
+      kappaAtA: c.kappaAtA,
+      thetaH: analysis.heterogeneity.thetaH,
+    };
+  }
+  const [dhbm, dhbmThreads] = bestStep(system, 'dhbm', spectral, spec);
+  const [apc, apcThreads] = bestStep(system, 'apc', spectral, spec);
+  stages.dhbmIteration = dhbm;
+  stages.apcIteration = apc;
+
+  const report: SparseSideReport = {
+    side: backendArg,
+    environment: {
+      node: process.version,
+      backend: activeBackend(),
+      storage: system.storage,
+      threads: selected.threads,
+      apcThreads,
+      dhbmThreads,
+      blas: selected.blas,
+    },
+    stages,
+    values,
+    peakRssBytes: process.resourceUsage().maxRSS * 1024,
+    baselineRssBytes,
+  };
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
+main();
