@@ -524,7 +524,7 @@ export interface components {
             format: "coo";
             rows: number;
             cols: number;
-            /** @description [i, j, value] triplets, 0-based, in any order; each (i, j) at most once (a duplicate is a 422 naming both entries). At most MAX_NNZ entries and n <= MAX_N_SPARSE (413). Parsed to CSR: computed on CSR (storage "csr", never densified) when at most 5% of the n^2 entries are listed or n > MAX_N, else on the dense path. */
+            /** @description [i, j, value] triplets, 0-based, in any order; duplicates are summed (a sum that overflows is a 422 naming the entry). At most MAX_NNZ entries and n <= MAX_N_SPARSE (413). Parsed to CSR: computed on CSR (storage "csr", never densified) when at most 5% of the n^2 entries are listed or n > MAX_N, else on the dense path. */
             entries: [
                 number | (number | string),
                 number | (number | string),
