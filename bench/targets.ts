@@ -210,7 +210,7 @@ export const TARGETS: readonly Target[] = [
   {
     kind: 'httpSolve',
     id: 'httpSolve',
-    description: 'full APC solve through HTTP (upload, job, trace, solution), Poisson, m = 100',
+    description: 'full APC solve through HTTP (upload, job, trace, solution), Poisson',
     tolerance: 1e-8,
   },
   {
@@ -627,7 +627,7 @@ function httpSolveRow(record: RunRecord, target: HttpSolveTarget): TargetRow {
   const http = record.httpSolve;
   if (!http) return { ...row, target: target.description, measured: 'not run', met: null };
   if (!('n' in http)) return { ...row, target: target.description, measured: `failed: ${http.error}`, met: false };
-  const described = `${target.description}, n = ${http.n}`;
+  const described = `${target.description}, n = ${http.n}, m = ${http.m}`;
   const steps = `upload ${formatSeconds(http.seconds.upload)}, job ${formatSeconds(http.seconds.job)}, trace ${formatSeconds(http.seconds.trace)}, solution ${formatSeconds(http.seconds.solution)}`;
   if (http.error !== null)
     return {
