@@ -56,8 +56,10 @@ export const queueBoard: FastifyPluginAsync<QueueBoardOptions> = async (app, { c
   await app.register(serverAdapter.registerPlugin(), { prefix: QUEUE_BOARD_PATH });
 
   app.addHook('onClose', async () => {
-    const timeout = new Promise<void>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref());
-    await Promise.race([Promise.all(queues.map((queue) => queue.close().catch(() => undefined))), timeout]);
-    await Promise.all(queues.map((queue) => queue.disconnect().catch(() => undefined)));
+    // A queue whose connection never became ready (Redis down when the app was built) can wait forever
+    // in close() and in disconnect(): neither may hold the server's close longer than CLOSE_TIMEOUT_MS.
+    const timeout = () => new Promise<void>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref());
+    await Promise.race([Promise.all(queues.map((queue) => queue.close().catch(() => undefined))), timeout()]);
+    await Promise.race([Promise.all(queues.map((queue) => queue.disconnect().catch(() => undefined))), timeout()]);
   });
 };
