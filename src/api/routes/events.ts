@@ -6,6 +6,7 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FINISHED_STATUSES, type JobEvent, type JobService } from '../../jobs/types.js';
+import { streamEvents, trackOpenStreams } from '../eventStream.js';
 import { ownerFilterOf } from '../plugins/auth.js';
 import { JobIdParamsSchema } from '../schemas/job.js';
 import { problemResponses } from '../schemas/problem.js';
@@ -21,12 +22,7 @@ const DESCRIPTION = `text/event-stream. Events:
 The stream ends after the status event of a finished job (succeeded, failed, cancelled). Lines starting with ":" are heartbeats.`;
 
 export const eventRoutes: FastifyPluginCallbackZod<EventRoutesOptions> = (app, { jobService, heartbeatMs }, done) => {
-  // Open streams would keep app.close() waiting forever: end them before the server closes.
-  const openStreams = new Set<() => void>();
-  app.addHook('preClose', (hookDone) => {
-    for (const end of openStreams) end();
-    hookDone();
-  });
+  const openStreams = trackOpenStreams(app);
 
   app.get(
     '/jobs/:id/events',
@@ -44,50 +40,13 @@ export const eventRoutes: FastifyPluginCallbackZod<EventRoutesOptions> = (app, {
       },
     },
     async (request, reply) => {
-      const raw = reply.raw;
-      // The one buffer of early events: the first status event comes while subscribe() runs, before
-      // the stream can open (an unknown job must still get a 404 problem). JobService delivers
-      // events as they come.
-      const early: JobEvent[] = [];
-      let streaming = false;
-      let ended = false;
-      let heartbeat: NodeJS.Timeout | undefined = undefined;
-      let unsubscribe: (() => void) | undefined = undefined;
-
-      const end = (): void => {
-        if (ended) return;
-        ended = true;
-        openStreams.delete(end);
-        clearInterval(heartbeat);
-        unsubscribe?.();
-        if (!raw.writableEnded) raw.end();
-      };
-      const write = (event: JobEvent): void => {
-        if (ended) return;
-        raw.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
-        if (event.event === 'status' && FINISHED_STATUSES.includes(event.data.status)) end();
-      };
-
       // Throws JobNotFoundError (404) before anything is sent.
-      unsubscribe = await jobService.subscribe(
-        request.params.id,
-        (event) => (streaming ? write(event) : early.push(event)),
-        ownerFilterOf(request),
-      );
-
-      reply.hijack();
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
+      await streamEvents<JobEvent>(reply, openStreams, {
+        subscribe: (deliver) => jobService.subscribe(request.params.id, deliver, ownerFilterOf(request)),
+        isLast: (event) => event.event === 'status' && FINISHED_STATUSES.includes(event.data.status),
+        banner: 'stream of job events',
+        heartbeatMs,
       });
-      raw.write(': stream of job events\nretry: 2000\n\n');
-      streaming = true;
-      openStreams.add(end);
-      raw.on('close', end);
-      heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
-      for (const event of early.splice(0)) write(event);
     },
   );
   done();

@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { StoreUnavailableError } from '../../jobs/errors.js';
 import { StudyNotFinishedError, StudyNotFoundError } from '../../jobs/studies/errors.js';
 import { FINISHED_STUDY_STATUSES, type StudyEvent, type StudyService } from '../../jobs/studies/types.js';
+import { streamEvents, trackOpenStreams } from '../eventStream.js';
 import { renderStudyFigure } from '../figures/studyFigure.js';
 import { problemResponses } from '../schemas/problem.js';
 import {
@@ -223,11 +224,7 @@ const bodylessStudyRoutes: FastifyPluginCallbackZod<{
     },
   );
 
-  const openStreams = new Set<() => void>();
-  bodyless.addHook('preClose', (hookDone) => {
-    for (const end of openStreams) end();
-    hookDone();
-  });
+  const openStreams = trackOpenStreams(bodyless);
 
   bodyless.get(
     '/studies/:id/events',
@@ -245,42 +242,13 @@ const bodylessStudyRoutes: FastifyPluginCallbackZod<{
       },
     },
     async (request, reply) => {
-      const raw = reply.raw;
-      const early: StudyEvent[] = [];
-      let streaming = false;
-      let ended = false;
-      let heartbeat: NodeJS.Timeout | undefined = undefined;
-      let unsubscribe: (() => void) | undefined = undefined;
-      const end = (): void => {
-        if (ended) return;
-        ended = true;
-        openStreams.delete(end);
-        clearInterval(heartbeat);
-        unsubscribe?.();
-        if (!raw.writableEnded) raw.end();
-      };
-      const write = (event: StudyEvent): void => {
-        if (ended) return;
-        raw.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
-        if (event.event === 'status' && FINISHED_STUDY_STATUSES.includes(event.data.status)) end();
-      };
       // Throws StudyNotFoundError (404) before anything is sent.
-      unsubscribe = await studies.subscribe(request.params.id, readerOf(request), (event) =>
-        streaming ? write(event) : early.push(event),
-      );
-      reply.hijack();
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no',
+      await streamEvents<StudyEvent>(reply, openStreams, {
+        subscribe: (deliver) => studies.subscribe(request.params.id, readerOf(request), deliver),
+        isLast: (event) => event.event === 'status' && FINISHED_STUDY_STATUSES.includes(event.data.status),
+        banner: 'stream of study events',
+        heartbeatMs,
       });
-      raw.write(': stream of study events\nretry: 2000\n\n');
-      streaming = true;
-      openStreams.add(end);
-      raw.on('close', end);
-      heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
-      for (const event of early.splice(0)) write(event);
     },
   );
   done();

@@ -1,0 +1,83 @@
+/**
+ * The Server-Sent Events response of the job and study event routes: first the events delivered
+ * while subscribing (the current status), then each event as it comes, until the last one (a
+ * finished status); heartbeat comment lines keep proxies from timing an idle stream out.
+ */
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+
+export interface StreamedEvent {
+  event: string;
+  data: unknown;
+}
+
+export interface EventStreamOptions<E extends StreamedEvent> {
+  /** Subscribe to the resource's events; throws (a 404 error) before anything is sent. Resolves to the unsubscribe function. */
+  subscribe: (deliver: (event: E) => void) => Promise<() => void>;
+  /** Whether the stream closes after this event (the status of a finished resource). */
+  isLast: (event: E) => boolean;
+  /** The comment that opens the stream, e.g. "stream of job events". */
+  banner: string;
+  heartbeatMs: number;
+}
+
+/** The part of a fastify reply a stream takes over. */
+interface HijackableReply {
+  readonly raw: ServerResponse;
+  hijack(): unknown;
+}
+
+/** The streams open on an app's routes: ended before the server closes, since they would keep app.close() waiting forever. */
+export function trackOpenStreams(app: FastifyInstance): Set<() => void> {
+  const open = new Set<() => void>();
+  app.addHook('preClose', (hookDone) => {
+    for (const end of open) end();
+    hookDone();
+  });
+  return open;
+}
+
+export async function streamEvents<E extends StreamedEvent>(
+  reply: HijackableReply,
+  openStreams: Set<() => void>,
+  { subscribe, isLast, banner, heartbeatMs }: EventStreamOptions<E>,
+): Promise<void> {
+  const raw = reply.raw;
+  // The one buffer of early events: the first status event comes while subscribe() runs, before the
+  // stream can open (an unknown id must still get a 404 problem).
+  const early: E[] = [];
+  let streaming = false;
+  let ended = false;
+  let heartbeat: NodeJS.Timeout | undefined = undefined;
+  let unsubscribe: (() => void) | undefined = undefined;
+
+  const end = (): void => {
+    if (ended) return;
+    ended = true;
+    openStreams.delete(end);
+    clearInterval(heartbeat);
+    unsubscribe?.();
+    if (!raw.writableEnded) raw.end();
+  };
+  const write = (event: E): void => {
+    if (ended) return;
+    raw.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
+    if (isLast(event)) end();
+  };
+
+  unsubscribe = await subscribe((event) => (streaming ? write(event) : early.push(event)));
+
+  reply.hijack();
+  raw.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-cache, no-transform',
+    connection: 'keep-alive',
+    'x-accel-buffering': 'no',
+  });
+  raw.write(`: ${banner}\nretry: 2000\n\n`);
+  streaming = true;
+  openStreams.add(end);
+  raw.on('close', end);
+  heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
+  for (const event of early.splice(0)) write(event);
+}
