@@ -63,6 +63,10 @@ describe('lockDataDir', () => {
     );
 
     const lock = await lockDataDir(dir);
+    // The orphan is this test's child: it stays a zombie (still signalable) until the event loop has
+    // reaped it, so give that a moment; a redis-server still running would stay alive.
+    const deadline = Date.now() + 5000;
+    while (isAlive(orphan.pid) && Date.now() < deadline) await new Promise((resolveWait) => setTimeout(resolveWait, 20));
     expect(isAlive(orphan.pid)).toBe(false);
     expect(JSON.parse(await readFile(join(dir, LOCK_FILE_NAME), 'utf8'))).toMatchObject({ pid: process.pid });
     await lock.recordRedis(4242, 6399);
