@@ -136,11 +136,18 @@ describe('sparse inline inputs: a 2-D Poisson matrix, n = 10,000, nnz 49,600', (
     // The sparse path reports how its iterative estimates were obtained.
     expect(reference.result!.analysis.conditioning.estimates).toBeDefined();
     for (const job of inline) {
-      expectClose(job.result!.analysis, reference.result!.analysis, 1e-12, 'analysis');
+      expectClose(job.result!.analysis, reference.result!.analysis, 1e-10, 'analysis');
       for (const algorithm of request.algorithms) {
         expect(job.result!.runs[algorithm]!.iterations).toBe(30);
-        expectClose(await solution(job.id, algorithm), await solution(reference.id, algorithm), 1e-12, `${algorithm} x`);
-        expectClose(await residualTrace(job.id, algorithm), await residualTrace(reference.id, algorithm), 1e-12, `${algorithm} residuals`);
+        // Same matrix, same iterations: only the jobs' thread counts (shared cores) can differ, and with them the
+        // rounding order of the threaded factorization; seen 1.5e-11 on one small entry. Solutions compare norm-wise.
+        const x = await solution(job.id, algorithm);
+        const xReference = await solution(reference.id, algorithm);
+        expect(x).toHaveLength(xReference.length);
+        const norm = xReference.reduce((largest, v) => Math.max(largest, Math.abs(v)), 0);
+        const deviation = x.reduce((largest, v, k) => Math.max(largest, Math.abs(v - xReference[k])), 0);
+        expect(deviation / norm, `${algorithm} x`).toBeLessThan(1e-10);
+        expectClose(await residualTrace(job.id, algorithm), await residualTrace(reference.id, algorithm), 1e-10, `${algorithm} residuals`);
       }
     }
   }, 1_200_000);
