@@ -9,7 +9,7 @@
  *
  *   node --import tsx --expose-gc bench/sparseStages.ts <sparse.json> <typescript|native>
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import {
   activeBackend,
   algorithms,
@@ -24,35 +24,9 @@ import {
 } from '../src/solvers/index.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { selectBackend } from './backends.js';
+import { readRaw, timed } from './stageIo.js';
 import type { SparseSideReport, SparseStageName } from './common.js';
 import type { SparseProblemFile } from './sparseProblems.js';
-
-function readRaw<T extends Float64Array | Int32Array>(file: string, out: T): T {
-  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
-  const fd = openSync(file, 'r');
-  try {
-    let done = 0;
-    while (done < bytes.length) {
-      const got = readSync(fd, bytes, done, bytes.length - done, done);
-      if (got === 0) throw new Error(`${file}: ${done} of ${bytes.length} bytes`);
-      done += got;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return out;
-}
-
-function timed<T>(fn: () => T, repeats = 1): [number, T] {
-  let best = Infinity;
-  let result!: T;
-  for (let r = 0; r < repeats; r++) {
-    const t0 = performance.now();
-    result = fn();
-    best = Math.min(best, (performance.now() - t0) / 1e3);
-  }
-  return [best, result];
-}
 
 /** Best single-step time (seconds) and the threads the method iterated on. */
 function bestStep(system: SolverSystem, id: 'apc' | 'dhbm', spectral: SpectralData, spec: SparseProblemFile): [number, number] {

@@ -10,7 +10,7 @@
  * single iterations after untimed warm-up steps (`iterationWarmup`, `iterationWarmupSeconds`) the
  * best of `iterationRepeats`, full solves capped by iterations and wall clock.
  */
-import { closeSync, openSync, readFileSync, readSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import {
   algorithms,
   analyze,
@@ -28,36 +28,8 @@ import {
 } from '../src/solvers/index.js';
 import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../src/solvers/index.js';
 import { selectBackend } from './backends.js';
+import { readRaw, timed } from './stageIo.js';
 import type { AnalysisPhases, AnalysisValues, ProblemFile, SideReport, SolveReport, SolveStop, StageName } from './common.js';
-
-/** Reads a raw little-endian file straight into a typed array (no second copy, so RSS stays honest). */
-function readRaw<T extends Float64Array | Int32Array>(file: string, out: T): T {
-  const bytes = new Uint8Array(out.buffer, out.byteOffset, out.byteLength);
-  const fd = openSync(file, 'r');
-  try {
-    let done = 0;
-    while (done < bytes.length) {
-      const got = readSync(fd, bytes, done, bytes.length - done, done);
-      if (got === 0) throw new Error(`${file}: ${done} of ${bytes.length} bytes`);
-      done += got;
-    }
-  } finally {
-    closeSync(fd);
-  }
-  return out;
-}
-
-/** Best wall time (seconds) of `repeats` calls, and the last result. */
-function timed<T>(fn: () => T, repeats = 1): [number, T] {
-  let best = Infinity;
-  let result!: T;
-  for (let r = 0; r < repeats; r++) {
-    const t0 = performance.now();
-    result = fn();
-    best = Math.min(best, (performance.now() - t0) / 1e3);
-  }
-  return [best, result];
-}
 
 /** One read of every entry: eight independent accumulators so the adds do not serialize. */
 function streamSum(data: Float64Array): number {
