@@ -47,7 +47,8 @@ export function matrixSeed(definition: StudyDefinition, point: GridPoint, sample
   return hashSeed(`${definition.seed}|${definition.sampler}|${definition.generator}|${settings.join(',')}|${sample}`);
 }
 
-function partitionSeed(definition: StudyDefinition, point: GridPoint, sample: number): number {
+/** The seed of the random partition of sample `sample` at a point (family random). */
+export function partitionSeed(definition: StudyDefinition, point: GridPoint, sample: number): number {
   return hashSeed(`${definition.partition.seed}|partition|n=${point.settings.n}|m=${point.settings.m}|${sample}`);
 }
 
