@@ -31,6 +31,7 @@ const offlineJobService: JobService = {
   trace: unavailable,
   solution: unavailable,
   subscribe: unavailable,
+  subscribeAll: unavailable,
   isReady: () => Promise.resolve(false),
   queueCounts: unavailable,
   onFinished: () => () => undefined,

@@ -29,7 +29,7 @@ import {
   storeCall,
   waitUntilConnected,
 } from './store/redisConnection.js';
-import type { Job, JobEvent, JobPage, JobService, JobSpec, JobStatus, MatrixService, TraceView } from './types.js';
+import type { AnyJobEvent, Job, JobEvent, JobPage, JobService, JobSpec, JobStatus, MatrixService, TraceView } from './types.js';
 
 /** How long start() waits for Redis before starting anyway (readiness then reports it). */
 const START_WAIT_MS = 5000;
@@ -109,6 +109,10 @@ export class RedisJobService implements JobService {
   async subscribe(id: string, listener: (event: JobEvent) => void, owner?: string): Promise<() => void> {
     if (owner !== undefined) await storeCall(() => this.jobs.assertVisible(id, owner));
     return this.events.subscribe(id, listener);
+  }
+
+  subscribeAll(listener: (event: AnyJobEvent) => void): Promise<() => void> {
+    return this.events.subscribeAll(listener);
   }
 
   onFinished(listener: (job: Job) => void): () => void {

@@ -178,6 +178,9 @@ export interface TraceView {
 
 export type JobEvent = { event: 'progress'; data: JobProgress } | { event: 'status'; data: { status: JobStatus; job: Job } };
 
+/** A change of any job, for list-wide subscribers (GET /v1/events): its summary, or a progress report. */
+export type AnyJobEvent = { event: 'status'; job: JobSummary } | { event: 'progress'; id: string; progress: JobProgress };
+
 /** A matrix uploaded once (POST /v1/matrices) for any number of jobs: its document. */
 export interface StoredMatrix {
   id: string;
@@ -240,6 +243,11 @@ export interface JobService {
    * unsubscribe function. The first status event reflects the job's state at subscription time.
    */
   subscribe(id: string, listener: (event: JobEvent) => void, owner?: string): Promise<() => void>;
+  /**
+   * Calls `listener` with every job's status changes and progress reports, whoever owns it (the
+   * caller filters), until the returned function is called.
+   */
+  subscribeAll(listener: (event: AnyJobEvent) => void): Promise<() => void>;
   /** Redis reachable and the queue usable. */
   isReady(): Promise<boolean>;
   /** Jobs in the queue by state (for /metrics): waiting, active, completed, failed, delayed... */

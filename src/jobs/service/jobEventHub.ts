@@ -9,6 +9,9 @@
  * at subscription time), progress events are dropped (the next one follows within
  * PROGRESS_INTERVAL_MS) and a status change only marks it stale, and it gets the job read again
  * right after. Status events are snapshots of the document, so reading it again loses nothing.
+ *
+ * List-wide subscribers (subscribeAll, for GET /v1/events) get every job's changes: the summary
+ * built from the status message itself (no read per change) and every progress report.
  */
 import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -18,7 +21,7 @@ import { JobNotFoundError } from '../errors.js';
 import { fieldsFromStatusMessage, jobFromDocument } from '../store/jobDocument.js';
 import { bullmqConnectionOptions, subscribeWhenReady, withTimeout } from '../store/redisConnection.js';
 import { STATUS_FIELDS } from '../store/scripts.js';
-import { FINISHED_STATUSES, type Job, type JobEvent, type JobProgress, type JobStatus } from '../types.js';
+import { FINISHED_STATUSES, type AnyJobEvent, type Job, type JobEvent, type JobProgress, type JobStatus } from '../types.js';
 
 /** Subscribers' statuses are re-read this often, in case a status message was lost (reconnects). */
 const STATUS_RESYNC_MS = 5000;
@@ -37,6 +40,7 @@ export class JobEventHub {
   private queueEvents: QueueEvents | null = null;
   private readonly subscriptions = new Map<string, Set<Subscription>>();
   private readonly finishedListeners = new Set<(job: Job) => void>();
+  private readonly allListeners = new Set<(event: AnyJobEvent) => void>();
   private readonly resyncTimer: NodeJS.Timeout;
 
   /**
@@ -92,6 +96,13 @@ export class JobEventHub {
     }
   }
 
+  /** See JobService.subscribeAll. */
+  async subscribeAll(listener: (event: AnyJobEvent) => void): Promise<() => void> {
+    this.allListeners.add(listener);
+    await this.startQueueEvents();
+    return () => this.allListeners.delete(listener);
+  }
+
   /** See JobService.onFinished. */
   onFinished(listener: (job: Job) => void): () => void {
     this.finishedListeners.add(listener);
@@ -102,6 +113,7 @@ export class JobEventHub {
     clearInterval(this.resyncTimer);
     this.subscriptions.clear();
     this.finishedListeners.clear();
+    this.allListeners.clear();
     await this.queueEvents?.close().catch(() => undefined);
     await this.statusSubscriber.quit().catch(() => this.statusSubscriber.disconnect());
   }
@@ -147,11 +159,26 @@ export class JobEventHub {
       for (const listener of this.finishedListeners) listener(job);
     }
     if (this.subscriptions.get(fields.id)?.size) this.refresh(fields.id);
+    if (this.allListeners.size > 0) {
+      const { id, type, status, createdAt, startedAt, finishedAt, n, m } = jobFromDocument(fields);
+      this.callAll({ event: 'status', job: { id, type, status, createdAt, startedAt, finishedAt, n, m } });
+    }
+  }
+
+  private callAll(event: AnyJobEvent): void {
+    for (const listener of this.allListeners) {
+      try {
+        listener(event);
+      } catch (err) {
+        this.log.warn({ err }, 'job event listener threw');
+      }
+    }
   }
 
   private onProgress(jobId: string, data: unknown): void {
     for (const subscription of this.subscriptions.get(jobId) ?? [])
       this.deliver(subscription, { event: 'progress', data: data as JobProgress });
+    if (this.allListeners.size > 0) this.callAll({ event: 'progress', id: jobId, progress: data as JobProgress });
   }
 
   private async startQueueEvents(): Promise<void> {

@@ -27,7 +27,15 @@ import { StudyEventHub } from './studyEventHub.js';
 import { chunkJobId, studyLimits, studyQueueNames, type StudyChunkData, type StudyParentData } from './studyQueues.js';
 import { StudyStore, type StoredStudy } from './studyStore.js';
 import { studyOf, summaryOf } from './studyView.js';
-import { FINISHED_STUDY_STATUSES, type Study, type StudyEvent, type StudyPage, type StudyService, type StudyStatus } from './types.js';
+import {
+  FINISHED_STUDY_STATUSES,
+  type AnyStudyEvent,
+  type Study,
+  type StudyEvent,
+  type StudyPage,
+  type StudyService,
+  type StudyStatus,
+} from './types.js';
 
 const START_WAIT_MS = 5000;
 const LIST_SCAN_BUDGET = 5000;
@@ -210,6 +218,10 @@ export class RedisStudyService implements StudyService {
       listener({ event: 'status', data: { status: study.status, study } });
       return unsubscribe;
     });
+  }
+
+  subscribeAll(listener: (event: AnyStudyEvent) => void): () => void {
+    return this.hub.addAll(listener);
   }
 
   async close(): Promise<void> {

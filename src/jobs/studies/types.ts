@@ -62,6 +62,12 @@ export interface StudyPage {
 
 export type StudyEvent = { event: 'status'; data: { status: StudyStatus; study: Study } } | { event: 'progress'; data: StudyProgress };
 
+/** A change of any study, for list-wide listeners (GET /v1/events): the study as it is now. */
+export interface AnyStudyEvent {
+  event: 'status' | 'progress';
+  study: Study;
+}
+
 /** `requester`: the caller's API key id (null without keys: every study is visible). */
 export interface StudyService {
   /** `checkSamples` sees the study's total sample-analyses before anything is stored (a per-key limit may throw). */
@@ -73,5 +79,7 @@ export interface StudyService {
   /** The raw per-sample values as CSV text. */
   samplesCsv(id: string, requester: string | null): Promise<string>;
   subscribe(id: string, requester: string | null, listener: (event: StudyEvent) => void): Promise<() => void>;
+  /** Every study's changes, whoever owns it (the caller filters), until the returned function is called; absent: no study events. */
+  subscribeAll?(listener: (event: AnyStudyEvent) => void): () => void;
   close(): Promise<void>;
 }
