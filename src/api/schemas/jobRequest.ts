@@ -66,7 +66,8 @@ const MatrixMarketInput = z.strictObject({
     ),
 });
 
-const StoredMatrixInput = z.strictObject({
+/** A matrix stored by POST /v1/matrices, by id (jobs and studies name it alike). */
+export const StoredMatrixInput = z.strictObject({
   format: z.literal('stored'),
   id: z.string().min(1).max(64).describe('The id of a matrix uploaded with POST /v1/matrices.'),
 });
