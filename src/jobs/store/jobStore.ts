@@ -22,7 +22,7 @@ import {
 import { JobKeys } from './keys.js';
 import { MatrixStore, queueCsrCommit, readCsr, writePendingCsr } from './matrixStore.js';
 import { readyJobFrom, type ReadyJob, type StoredInputs, type WorkerLimits } from './readyJob.js';
-import { defineScripts, queueScript, runScript } from './scripts.js';
+import { defineScripts, queueScript, runScript, STATUS_FIELDS } from './scripts.js';
 
 export interface StoredTrace {
   iteration: Int32Array;
@@ -93,7 +93,8 @@ export class JobStore {
     const ttl = this.ttlSeconds;
     const pending = inputs.csr ? await writePendingCsr(this.redis, keys.pendingCsr(doc.id), inputs.csr) : null;
     const multi = this.redis.multi();
-    multi.hset(keys.doc(doc.id), newDocumentFields(doc));
+    const fields = newDocumentFields(doc);
+    multi.hset(keys.doc(doc.id), fields);
     multi.expire(keys.doc(doc.id), ttl);
     if (inputs.matrix) multi.set(keys.matrix(doc.id), bytesOf(inputs.matrix), 'EX', ttl);
     if (pending) queueCsrCommit(multi, pending, keys.csr(doc.id), ttl);
@@ -102,6 +103,8 @@ export class JobStore {
     // Equal scores: the index is ordered by member, and ULIDs sort by creation time.
     multi.zadd(keys.index, 0, doc.id);
     if (doc.owner) multi.zadd(keys.ownerIndex(doc.owner), 0, doc.id);
+    // The new job's status, as the scripts publish every later one (list-wide streams show it from its creation on).
+    multi.publish(keys.statusChannel, JSON.stringify(STATUS_FIELDS.map((name) => fields[name] ?? false)));
     try {
       await execOrThrow(multi);
     } catch (error) {
