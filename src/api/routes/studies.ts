@@ -72,6 +72,8 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
         description: [
           'Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many',
           'grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N),',
+          "404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued;",
+          'a study over a stored matrix varies only m and the partition (any other grid axis or setting is a 422 naming it).',
           'before anything is queued; then queues it as a BullMQ flow whose children (chunks of samples) any worker takes.',
           'Answers 202 with the study and its URL in `Location`.',
         ].join(' '),
@@ -82,12 +84,12 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
             headers: { Location: { type: 'string', description: 'The URL of the study, `/v1/studies/{id}`.', required: true } },
             content: { 'application/json': { schema: StudySchema } },
           },
-          ...problemResponses(400, 413, 415, 422, 503),
+          ...problemResponses(400, 404, 413, 415, 422, 503),
         },
       },
     },
     async (request, reply) => {
-      const study = await studies.create(request.body, ownerOf(request), (samples) => assertSamples(request, samples));
+      const study = await studies.create(request.body, ownerOf(request), (samples) => assertSamples(request, samples), readerOf(request));
       request.log.info({ studyId: study.id, points: study.points.length, samples: study.progress.total }, 'study created');
       return reply.code(202).header('location', `/v1/studies/${study.id}`).send(study);
     },

@@ -14,6 +14,7 @@ import {
   type GeneralStudyRequest,
   type PresetStudyRequest,
 } from '../../solvers/studies/presets.js';
+import { StoredMatrixInput } from './jobRequest.js';
 import { ProblemSchema } from './problem.js';
 import { assertSameShape } from './sameShape.js';
 
@@ -56,6 +57,13 @@ export const GeneralStudyRequestSchema = z
       .optional()
       .describe("'analysis' (default): seeded n x n matrices analyzed; 'subspace-pair': two p x n Gaussian blocks."),
     generator: z.enum(STUDY_GENERATORS).optional().describe('Generator of the matrices (default gaussian).'),
+    matrix: StoredMatrixInput.optional().describe(
+      'A matrix stored by POST /v1/matrices instead of a generator (as jobs name it). Only m (settings.m, grid.m) and the ' +
+        "partition vary: each sample is the analysis of the matrix (on CSR, as an analyze job computes it) over the sample's " +
+        "partition. partition.family 'random' draws a seeded partition per sample; 'contiguous' and 'round-robin' are the " +
+        'same partition for every sample, so they take samples: 1. The study computes on its own copy of the matrix: deleting ' +
+        'the matrix does not affect it.',
+    ),
     settings: StudySettingsSchema.optional(),
     grid: StudyGridSchema,
     partition: z

@@ -13,12 +13,14 @@ import type { SandboxedJob } from 'bullmq';
 import type { Config } from '../../config.js';
 import { nativeBlas, useBackend } from '../../solvers/linalg/backend.js';
 import { setSolverThreads } from '../../solvers/parallel/threads.js';
-import { planStudy, type StudyPlan } from '../../solvers/studies/plan.js';
+import type { StudyPlan } from '../../solvers/studies/plan.js';
 import { computeGroupSample, type SampleOutcome } from '../../solvers/studies/sampler.js';
+import { computeStoredMatrixSample } from '../../solvers/studies/storedMatrixSampler.js';
 import { createResilientConnection } from '../store/redisConnection.js';
 import { WORKER_CONFIG_ENV } from '../workerConfig.js';
 import { encodeChunkOutcome } from './chunkOutcome.js';
-import { studyLimits, type StudyChunkData } from './studyQueues.js';
+import { planOfRecord } from './studyPlan.js';
+import type { StudyChunkData } from './studyQueues.js';
 import { StudyStore } from './studyStore.js';
 
 // A forked child outlives a SIGKILLed parent unless it leaves when the IPC channel closes.
@@ -52,17 +54,23 @@ export default async function processChunk(job: SandboxedJob<StudyChunkData>): P
   if (!stored || (stored.status !== 'queued' && stored.status !== 'running')) return { samples: 0, stored: false };
   let plan = plans.get(id);
   if (!plan) {
-    plan = planStudy(stored.record.request, studyLimits(config!));
+    plan = planOfRecord(stored.record, config!);
     if (plans.size > 16) plans.clear();
     plans.set(id, plan);
   }
   await store.markRunning(id);
   const chunk = plan.chunks[chunkIndex];
   const group = plan.groups[chunk.group];
+  // A study over a stored matrix reads the study's copy of it once per chunk (StudyStore.copyMatrix).
+  const matrix = plan.definition.matrix ? await store.matrix(id, plan.definition.matrix) : null;
+  if (plan.definition.matrix && !matrix) {
+    if (!['queued', 'running'].includes((await store.status(id)) ?? '')) return { samples: 0, stored: false };
+    throw new Error(`The copy of matrix '${plan.definition.matrix.id}' of study '${id}' is missing`);
+  }
   const samples: SampleOutcome[][] = [];
   let sliceStart = Date.now();
   for (let s = chunk.start; s < chunk.end; s++) {
-    samples.push(computeGroupSample(plan.definition, group, s));
+    samples.push(matrix ? computeStoredMatrixSample(plan.definition, group, s, matrix) : computeGroupSample(plan.definition, group, s));
     if (Date.now() - sliceStart > SLICE_MS) {
       await new Promise((resolve) => setImmediate(resolve));
       const status = await store.status(id);

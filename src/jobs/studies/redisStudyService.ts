@@ -5,6 +5,11 @@
  * run on any worker (retried with backoff when they fail or their worker dies); a child that fails
  * for good does not block the parent (ignoreDependencyOnFailure), whose aggregation then reports
  * its samples as failed.
+ *
+ * A study over a stored matrix (`matrix: { format: 'stored', id }`) is planned with the matrix's
+ * document (a tenant sees only its own matrices: another key's is a 404, as for jobs) and copies the
+ * matrix's CSR under its own keys when it is created (StudyStore.copyMatrix): deleting the matrix,
+ * or its expiry, never changes a study already created; the copy is deleted when the study ends.
  */
 import { FlowProducer, Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
@@ -12,8 +17,11 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { planStudy, type StudyPlan } from '../../solvers/studies/plan.js';
 import type { StudyRequest } from '../../solvers/studies/presets.js';
+import type { StudyMatrix } from '../../solvers/studies/storedMatrix.js';
+import { MatrixNotFoundError } from '../errors.js';
 import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
 import { decodeCursor, encodeCursor } from '../service/listCursor.js';
+import { MatrixStore } from '../store/matrixStore.js';
 import {
   createFailFastConnection,
   createSubscriberConnection,
@@ -24,6 +32,7 @@ import {
 import { StudyNotFinishedError, StudyNotFoundError } from './errors.js';
 import { samplesCsv } from './samplesCsv.js';
 import { StudyEventHub } from './studyEventHub.js';
+import { planOfRecord } from './studyPlan.js';
 import { chunkJobId, studyLimits, studyQueueNames, type StudyChunkData, type StudyParentData } from './studyQueues.js';
 import { StudyStore, type StoredStudy } from './studyStore.js';
 import { studyOf, summaryOf } from './studyView.js';
@@ -50,6 +59,8 @@ export class RedisStudyService implements StudyService {
     private readonly parents: Queue<StudyParentData>,
     private readonly hub: StudyEventHub,
     private readonly connections: Redis[],
+    /** The stored matrices (POST /v1/matrices) studies may name. */
+    private readonly matrices: MatrixStore,
   ) {}
 
   static async start(config: Config, logger: Logger): Promise<RedisStudyService> {
@@ -68,19 +79,32 @@ export class RedisStudyService implements StudyService {
     parents.on('error', (err: Error) => log.debug({ err: err.message }, 'study queue error'));
     let service: RedisStudyService | null = null;
     const hub = new StudyEventHub(subscriber, store.keys.events, (id) => service!.read(id), log);
-    service = new RedisStudyService(config, store, flow, parents, hub, [queueConnection, commands]);
+    const matrices = new MatrixStore(commands, config.KEY_PREFIX, config.QUEUE_NAME);
+    service = new RedisStudyService(config, store, flow, parents, hub, [queueConnection, commands], matrices);
     await Promise.all([waitUntilConnected(commands, START_WAIT_MS), hub.listen(START_WAIT_MS)]);
     return service;
   }
 
-  private plan(request: StudyRequest): StudyPlan {
-    return planStudy(request, studyLimits(this.config));
+  private plan(stored: StoredStudy): StudyPlan {
+    return planOfRecord(stored.record, this.config);
   }
 
   /** The study, or null when it does not exist (any owner). */
   private async read(id: string): Promise<Study | null> {
     const stored = JOB_ID_PATTERN.test(id) ? await this.store.get(id) : null;
-    return stored ? studyOf(this.plan(stored.record.request), stored) : null;
+    return stored ? studyOf(this.plan(stored), stored) : null;
+  }
+
+  /** The document of stored matrix `id` as `requester` may see it (null: any owner's); MatrixNotFoundError (404) otherwise. */
+  private async storedMatrix(id: string, requester: string | null): Promise<StudyMatrix> {
+    return storeCall(async () => {
+      const owner = JOB_ID_PATTERN.test(id) ? await this.matrices.owner(id) : null;
+      if (owner === null || (requester !== null && owner !== requester)) throw new MatrixNotFoundError(id, ' (named by the study)');
+      // Renewed as a job naming it renews it (the study itself computes on its own copy).
+      const matrix = await this.matrices.use(id, this.config.MATRIX_TTL_SECONDS ?? this.config.JOB_TTL_SECONDS);
+      if (!matrix) throw new MatrixNotFoundError(id, ' (named by the study)');
+      return { id: matrix.id, n: matrix.n, nnz: matrix.nnz };
+    });
   }
 
   /** The stored study, if it exists and the requester may see it (a key sees its own; no key sees all). */
@@ -90,15 +114,30 @@ export class RedisStudyService implements StudyService {
     return stored;
   }
 
-  async create(request: StudyRequest, owner: string | null, checkSamples?: (samples: number) => void): Promise<Study> {
+  async create(
+    request: StudyRequest,
+    owner: string | null,
+    checkSamples?: (samples: number) => void,
+    requester: string | null = owner,
+  ): Promise<Study> {
+    const named = 'preset' in request ? undefined : request.matrix;
+    const matrix = named ? await this.storedMatrix(named.id, requester) : null;
     // Throws InvalidParameterError (422) or ProblemTooLargeError (413) before anything is stored.
-    const plan = this.plan(request);
+    const plan = planStudy(request, studyLimits(this.config), matrix);
     checkSamples?.(plan.points.length * plan.definition.samples);
     return storeCall(async () => {
       const now = Date.now();
       const id = newJobId(now);
       const chunks = plan.chunks.map((chunk): [number, number, number] => [chunk.group, chunk.start, chunk.end]);
-      await this.store.create({ id, owner, createdAt: new Date(now).toISOString(), request, chunks });
+      // The matrix may have been deleted since it was read: then nothing is copied and nothing stored.
+      if (matrix && !(await this.store.copyMatrix(id, this.matrices.keys, matrix.id, requester)))
+        throw new MatrixNotFoundError(matrix.id, ' (named by the study)');
+      await this.store
+        .create({ id, owner, createdAt: new Date(now).toISOString(), request, chunks, ...(matrix ? { matrix } : {}) })
+        .catch(async (error: unknown) => {
+          await this.store.remove(id, owner).catch(() => undefined);
+          throw error;
+        });
       const names = studyQueueNames(this.config);
       const retention = { removeOnComplete: { age: this.config.JOB_TTL_SECONDS }, removeOnFail: { age: this.config.JOB_TTL_SECONDS } };
       try {
@@ -138,7 +177,7 @@ export class RedisStudyService implements StudyService {
   async get(id: string, requester: string | null): Promise<Study> {
     return storeCall(async () => {
       const stored = await this.visible(id, requester);
-      return studyOf(this.plan(stored.record.request), stored);
+      return studyOf(this.plan(stored), stored);
     });
   }
 
@@ -166,7 +205,7 @@ export class RedisStudyService implements StudyService {
           }
           if (requester !== null && stored.record.owner !== requester) continue;
           if (query.status && stored.status !== query.status) continue;
-          items.push(summaryOf(studyOf(this.plan(stored.record.request), stored)));
+          items.push(summaryOf(studyOf(this.plan(stored), stored)));
           if (items.length === query.limit) break;
         }
         await this.store.forget(gone, requester);
@@ -206,7 +245,7 @@ export class RedisStudyService implements StudyService {
   async samplesCsv(id: string, requester: string | null): Promise<string> {
     return storeCall(async () => {
       const stored = await this.visible(id, requester);
-      return samplesCsv(this.plan(stored.record.request), await this.store.chunkOutcomes(id));
+      return samplesCsv(this.plan(stored), await this.store.chunkOutcomes(id));
     });
   }
 
@@ -214,7 +253,7 @@ export class RedisStudyService implements StudyService {
     return storeCall(async () => {
       const stored = await this.visible(id, requester);
       const unsubscribe = this.hub.add(id, listener);
-      const study = studyOf(this.plan(stored.record.request), stored);
+      const study = studyOf(this.plan(stored), stored);
       listener({ event: 'status', data: { status: study.status, study } });
       return unsubscribe;
     });

@@ -1,7 +1,12 @@
-/** The raw per-sample values of a study as CSV (RFC 4180): one row per grid point and sample. */
+/**
+ * The raw per-sample values of a study as CSV (RFC 4180): one row per grid point and sample. `seed`
+ * is the seed of the sample's matrix; in a study over a given matrix, the seed of its random
+ * partition (empty for a deterministic partition family).
+ */
 import { GRID_PARAMETERS } from '../../solvers/studies/definition.js';
 import type { StudyPlan } from '../../solvers/studies/plan.js';
-import { SAMPLE_STATUSES, matrixSeed } from '../../solvers/studies/sampler.js';
+import { SAMPLE_STATUSES, matrixSeed, partitionSeed } from '../../solvers/studies/sampler.js';
+import { DETERMINISTIC_PARTITION_FAMILIES } from '../../solvers/studies/storedMatrix.js';
 import { collectSamples } from './chunkOutcome.js';
 
 function field(value: string): string {
@@ -9,6 +14,11 @@ function field(value: string): string {
 }
 
 export function samplesCsv(plan: StudyPlan, outcomes: ReadonlyMap<number, string>): string {
+  const { definition } = plan;
+  const seedOf = (point: StudyPlan['points'][number], sample: number): string => {
+    if (!definition.matrix) return String(matrixSeed(definition, point, sample));
+    return DETERMINISTIC_PARTITION_FAMILIES.includes(definition.partition.family) ? '' : String(partitionSeed(definition, point, sample));
+  };
   const varied = GRID_PARAMETERS.filter((name) => plan.definition.grid[name] !== undefined || plan.definition.fixed[name] !== undefined);
   const header = ['point', ...varied, 'sample', 'seed', 'status', 'reason', ...plan.definition.metrics.map((metric) => metric.name)];
   const lines = [header.map(field).join(',')];
@@ -18,7 +28,7 @@ export function samplesCsv(plan: StudyPlan, outcomes: ReadonlyMap<number, string
     for (let s = 0; s < own.status.length; s++) {
       if (own.status[s] < 0) continue;
       const values = own.values.map((column) => (Number.isFinite(column[s]) ? String(column[s]) : ''));
-      const seed = String(matrixSeed(plan.definition, point, s));
+      const seed = seedOf(point, s);
       const row = [
         String(point.index),
         ...varied.map((name) => String(point.settings[name])),

@@ -4,6 +4,7 @@
  * children (`STUDY_QUEUE_NAME-chunks`, a chunk of samples each; any worker on any host takes them).
  */
 import type { Config } from '../../config.js';
+import type { StudyLimits } from '../../solvers/studies/definition.js';
 
 export interface StudyQueueNames {
   parents: string;
@@ -30,11 +31,13 @@ export function chunkJobId(studyId: string, chunk: number): string {
   return `${studyId}-${chunk}`;
 }
 
-export function studyLimits(config: Config): { maxSamples: number; maxPointSamples: number; maxPoints: number; maxN: number } {
+export function studyLimits(config: Config): StudyLimits {
   return {
     maxSamples: config.MAX_STUDY_SAMPLES,
     maxPointSamples: config.MAX_STUDY_POINT_SAMPLES,
     maxPoints: config.MAX_STUDY_POINTS,
     maxN: config.MAX_STUDY_N,
+    // A stored matrix is analyzed on CSR, as jobs analyze it: the jobs' limit.
+    maxNSparse: config.MAX_N_SPARSE,
   };
 }

@@ -5,6 +5,9 @@
  *  - `study:{id}:chunks`: chunk index -> that chunk's per-sample outcomes (JSON, ./chunkOutcome.ts);
  *    a retried chunk overwrites its own field, so no sample is ever counted twice;
  *  - `study:{id}:done`: chunk index -> samples it finished (the progress);
+ *  - `study:{id}:matrix:{rowPtr,colIdx,values}`: for a study over a stored matrix, the study's own
+ *    copy of its CSR (Redis COPY when the study is created, checked and copied in one script), so
+ *    that deleting or expiring the matrix cannot change a running study; deleted when the study ends;
  *  - `index` and `owner:{key}`: ids by creation (ULIDs in lexical order, as the jobs' index);
  *  - channel `events`: "<id> status|progress" after each change.
  * Transitions are Lua scripts: a late chunk of a cancelled study writes nothing, and a cancel
@@ -12,9 +15,12 @@
  * the last change.
  */
 import type { Redis } from 'ioredis';
+import type { CsrMatrix } from '../../solvers/sparse/csr.js';
+import type { StudyRequest } from '../../solvers/studies/presets.js';
+import type { StudyMatrix } from '../../solvers/studies/storedMatrix.js';
+import { csrKeys, readCsr, type MatrixKeys } from '../store/matrixStore.js';
 import type { ProblemDetails } from '../types.js';
 import { FINISHED_STUDY_STATUSES, type StudyStatus } from './types.js';
-import type { StudyRequest } from '../../solvers/studies/presets.js';
 
 /** The document's fixed part, written once at creation. */
 export interface StudyRecord {
@@ -24,6 +30,8 @@ export interface StudyRecord {
   request: StudyRequest;
   /** [group, start, end] of each chunk. */
   chunks: [number, number, number][];
+  /** The stored matrix the request names, as read when the study was created (the plan needs its n). */
+  matrix?: StudyMatrix;
 }
 
 export interface StoredStudy {
@@ -63,6 +71,21 @@ if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], ARGV[3], ARGV[4]) end
 for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[5]) end
 redis.call('PUBLISH', ARGV[6], ARGV[7] .. ' status')
 return 1`,
+  /**
+   * KEYS: matrix document, its rowPtr, colIdx, values, then the study's three copies. ARGV: owner
+   * ('' for any), ttl. 0 when the matrix is gone (or not the owner's): nothing is copied.
+   */
+  studyCopyMatrix: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+if ARGV[1] ~= '' and redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
+for i = 2, 4 do
+  if redis.call('COPY', KEYS[i], KEYS[i + 3], 'REPLACE') == 0 then
+    for j = 5, 7 do redis.call('DEL', KEYS[j]) end
+    return 0
+  end
+  redis.call('EXPIRE', KEYS[i + 3], ARGV[2])
+end
+return 1`,
 } as const;
 
 type ScriptName = keyof typeof SCRIPTS;
@@ -89,6 +112,16 @@ export class StudyKeys {
 
   done(id: string): string {
     return `${this.doc(id)}:done`;
+  }
+
+  /** The study's copy of its stored matrix: csrKeys of this base. */
+  matrix(id: string): string {
+    return `${this.doc(id)}:matrix`;
+  }
+
+  /** The three keys of the matrix copy. */
+  matrixParts(id: string): string[] {
+    return Object.values(csrKeys(this.matrix(id)));
   }
 
   ownerIndex(owner: string): string {
@@ -148,8 +181,9 @@ export class StudyStore {
 
   /** A chunk's outcomes; false (nothing written) when the study is no longer active. */
   async recordChunk(id: string, chunk: number, outcome: string, samplesDone: number): Promise<boolean> {
-    const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id)];
-    return (await this.redis.studyChunk(3, ...keys, chunk, outcome, samplesDone, this.ttlSeconds, this.keys.events, id)) === 1;
+    // The matrix copy (if any) is re-expired with the rest: it lives as long as the running study.
+    const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id), ...this.keys.matrixParts(id)];
+    return (await this.redis.studyChunk(keys.length, ...keys, chunk, outcome, samplesDone, this.ttlSeconds, this.keys.events, id)) === 1;
   }
 
   /** Every chunk's stored outcome, by chunk index. */
@@ -163,13 +197,33 @@ export class StudyStore {
     if (!FINISHED_STUDY_STATUSES.includes(status)) throw new RangeError(`finish(${status})`);
     const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id)];
     const time = new Date().toISOString();
-    return (
-      (await this.redis.studyFinish(keys.length, ...keys, status, time, field ?? '', value, this.ttlSeconds, this.keys.events, id)) === 1
-    );
+    const finished =
+      (await this.redis.studyFinish(keys.length, ...keys, status, time, field ?? '', value, this.ttlSeconds, this.keys.events, id)) === 1;
+    // No chunk computes any more (a late one finds the study ended and stores nothing): the matrix copy has served.
+    if (finished) await this.redis.del(...this.keys.matrixParts(id));
+    return finished;
+  }
+
+  /**
+   * Copy stored matrix `matrixId` for study `id` (one script: the matrix exists, is `owner`'s when
+   * `owner` is given, and its three CSR parts are copied, or nothing is). False when it is not there.
+   */
+  async copyMatrix(id: string, matrixKeys: MatrixKeys, matrixId: string, owner: string | null): Promise<boolean> {
+    const source = csrKeys(matrixKeys.csr(matrixId));
+    const keys = [matrixKeys.doc(matrixId), source.rowPtr, source.colIdx, source.values, ...this.keys.matrixParts(id)];
+    return (await this.redis.studyCopyMatrix(keys.length, ...keys, owner ?? '', this.ttlSeconds)) === 1;
+  }
+
+  /** The study's copy of its matrix (read once per chunk); null when it is gone (the study ended). */
+  async matrix(id: string, matrix: StudyMatrix): Promise<CsrMatrix | null> {
+    return readCsr(this.redis, this.keys.matrix(id), matrix.n, matrix.nnz);
   }
 
   async remove(id: string, owner: string | null): Promise<void> {
-    const multi = this.redis.multi().del(this.keys.doc(id), this.keys.chunks(id), this.keys.done(id)).zrem(this.keys.index, id);
+    const multi = this.redis
+      .multi()
+      .del(this.keys.doc(id), this.keys.chunks(id), this.keys.done(id), ...this.keys.matrixParts(id))
+      .zrem(this.keys.index, id);
     if (owner !== null) multi.zrem(this.keys.ownerIndex(owner), id);
     await multi.exec();
     await this.redis.publish(this.keys.events, `${id} status`);

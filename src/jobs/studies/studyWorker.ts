@@ -13,13 +13,13 @@ import { Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { aggregateStudy } from '../../solvers/studies/aggregate.js';
-import { planStudy } from '../../solvers/studies/plan.js';
 import { makeProblem } from '../problems.js';
 import { bullmqConnectionOptions, createResilientConnection } from '../store/redisConnection.js';
 import { WORKER_CONFIG_ENV } from '../workerConfig.js';
 import { collectSamples } from './chunkOutcome.js';
 import type { ChunkReturn } from './chunkProcessor.js';
-import { studyLimits, studyQueueNames, type StudyChunkData, type StudyParentData } from './studyQueues.js';
+import { planOfRecord } from './studyPlan.js';
+import { studyQueueNames, type StudyChunkData, type StudyParentData } from './studyQueues.js';
 import { StudyStore } from './studyStore.js';
 
 export interface StudyWorker {
@@ -69,7 +69,7 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
       const { id } = job.data;
       const stored = await store.get(id);
       if (!stored || (stored.status !== 'queued' && stored.status !== 'running')) return;
-      const plan = planStudy(stored.record.request, studyLimits(config));
+      const plan = planOfRecord(stored.record, config);
       const samples = collectSamples(plan, await store.chunkOutcomes(id));
       const result = aggregateStudy(plan.definition, plan.points, samples, plan.reference);
       if (await store.finish(id, 'succeeded', 'result', JSON.stringify(result))) log.info({ studyId: id }, 'study succeeded');

@@ -70,8 +70,11 @@ export interface AnyStudyEvent {
 
 /** `requester`: the caller's API key id (null without keys: every study is visible). */
 export interface StudyService {
-  /** `checkSamples` sees the study's total sample-analyses before anything is stored (a per-key limit may throw). */
-  create(request: StudyRequest, owner: string | null, checkSamples?: (samples: number) => void): Promise<Study>;
+  /**
+   * `checkSamples` sees the study's total sample-analyses before anything is stored (a per-key limit may throw).
+   * `requester`: whose stored matrices the request may name (null: any owner's; default `owner`).
+   */
+  create(request: StudyRequest, owner: string | null, checkSamples?: (samples: number) => void, requester?: string | null): Promise<Study>;
   get(id: string, requester: string | null): Promise<Study>;
   list(query: { status?: StudyStatus; limit: number; cursor?: string }, requester: string | null): Promise<StudyPage>;
   cancel(id: string, requester: string | null): Promise<Study>;

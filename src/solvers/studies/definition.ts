@@ -8,6 +8,7 @@
  */
 import { InvalidParameterError, ProblemTooLargeError } from '../errors.js';
 import { validateMetrics, type MetricSpec } from './metrics.js';
+import { storedMatrixSampleCost, type StudyMatrix } from './storedMatrix.js';
 
 /** The settings a grid can vary, in the order the grid's axes are expanded (the last varies fastest). */
 export const GRID_PARAMETERS = ['mean', 'std', 'sigma', 'eps', 'blockSize', 'p', 'n', 'm'] as const;
@@ -49,6 +50,8 @@ export interface StudyDefinition {
   thresholds: number[];
   /** Bins of the per-point histogram (empirical density) of every metric; 0 for none. */
   histogramBins: number;
+  /** A given matrix instead of a generator (./storedMatrix.ts): settings.n is its n, only m and the partition vary. */
+  matrix?: StudyMatrix;
 }
 
 export interface StudyLimits {
@@ -56,6 +59,8 @@ export interface StudyLimits {
   maxPointSamples: number;
   maxPoints: number;
   maxN: number;
+  /** Largest n of a given matrix (it is analyzed on CSR, as jobs analyze it: MAX_N_SPARSE); absent: maxN. */
+  maxNSparse?: number;
 }
 
 /** One grid point: every setting resolved. */
@@ -139,6 +144,20 @@ function checkPoint(definition: StudyDefinition, point: GridPoint, limits: Study
   }
   if (s.std < 0 || s.sigma < 0)
     throw new InvalidParameterError(`std and sigma must be >= 0 at ${where}.`, { parameter: s.std < 0 ? 'std' : 'sigma' });
+  if (definition.matrix) {
+    const maxN = limits.maxNSparse ?? limits.maxN;
+    if (s.n > maxN) {
+      throw new ProblemTooLargeError(`Matrix '${definition.matrix.id}' has n = ${s.n}, above MAX_N_SPARSE = ${maxN}.`, {
+        parameter: 'matrix',
+        limit: maxN,
+      });
+    }
+    if (s.m > s.n)
+      throw new InvalidParameterError(`m = ${s.m} machines cannot share the n = ${s.n} rows of the matrix at ${where}.`, {
+        parameter: 'm',
+      });
+    return;
+  }
   if (s.n > limits.maxN)
     throw new ProblemTooLargeError(`n = ${s.n} at ${where} is above MAX_STUDY_N = ${limits.maxN}.`, { parameter: 'n', limit: limits.maxN });
   if (definition.sampler === 'subspace-pair') {
@@ -187,6 +206,7 @@ export function groupPoints(definition: StudyDefinition, points: readonly GridPo
  * by O(n^3) factorizations, one per point of the group (plus one shared for kappa(A^T A)).
  */
 function sampleCost(definition: StudyDefinition, group: PointGroup): number {
+  if (definition.matrix) return storedMatrixSampleCost(definition.matrix) * group.points.length;
   const n = group.points[0].settings.n;
   const perPoint = definition.sampler === 'analysis' ? (n / 120) ** 3 : (n / 120) ** 2 * 0.05;
   return Math.max(1e-3, perPoint * (group.points.length + 1));

@@ -13,6 +13,7 @@ import {
   type StudyLimits,
 } from './definition.js';
 import { normalizeStudyRequest, type NormalizedStudy, type StudyRequest } from './presets.js';
+import type { StudyMatrix } from './storedMatrix.js';
 
 export interface StudyPlan extends NormalizedStudy {
   points: GridPoint[];
@@ -20,8 +21,9 @@ export interface StudyPlan extends NormalizedStudy {
   chunks: StudyChunk[];
 }
 
-export function planStudy(request: StudyRequest, limits: StudyLimits): StudyPlan {
-  const normalized = normalizeStudyRequest(request);
+/** `matrix`: the document of the matrix a request names (./storedMatrix.ts), as the service read it at creation. */
+export function planStudy(request: StudyRequest, limits: StudyLimits, matrix: StudyMatrix | null = null): StudyPlan {
+  const normalized = normalizeStudyRequest(request, matrix);
   const points = validateStudy(normalized.definition, limits);
   const groups = groupPoints(normalized.definition, points);
   return { ...normalized, points, groups, chunks: chunkStudy(normalized.definition, groups) };

@@ -13,6 +13,7 @@
  */
 import type { GridParameter, PartitionFamily, StudyDefinition, StudyGenerator, StudySampler } from './definition.js';
 import { parseMetrics } from './metrics.js';
+import { checkStoredMatrixRequest, type StoredMatrixReference, type StudyMatrix } from './storedMatrix.js';
 
 export const STUDY_PRESETS = ['experiment-1', 'experiment-2', 'experiment-3'] as const;
 export type StudyPreset = (typeof STUDY_PRESETS)[number];
@@ -22,6 +23,8 @@ export type GridAxes = Partial<Record<GridParameter, number[]>>;
 export interface GeneralStudyRequest {
   sampler?: StudySampler;
   generator?: StudyGenerator;
+  /** A matrix stored by POST /v1/matrices instead of a generator (./storedMatrix.ts: only m and the partition vary). */
+  matrix?: StoredMatrixReference;
   /** Settings the grid does not vary (defaults: n 120, m 1, mean 0, std 1, sigma 1, eps 0.1, blockSize 1, p 1). */
   settings?: Partial<Record<GridParameter, number>>;
   grid: GridAxes;
@@ -196,8 +199,12 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
   }
 }
 
-/** The definition a request stands for (metrics parsed: an unknown one throws InvalidParameterError, 422). */
-export function normalizeStudyRequest(request: StudyRequest): NormalizedStudy {
+/**
+ * The definition a request stands for (metrics parsed: an unknown one throws InvalidParameterError, 422).
+ * `matrix`: what the service read of the matrix a general request names (its n and entries), kept
+ * with the study so that every process derives the same plan; required when the request names one.
+ */
+export function normalizeStudyRequest(request: StudyRequest, matrix: StudyMatrix | null = null): NormalizedStudy {
   if ('preset' in request) {
     const base = preset(request.preset);
     const general: GeneralStudyRequest = {
@@ -208,12 +215,17 @@ export function normalizeStudyRequest(request: StudyRequest): NormalizedStudy {
     };
     return { preset: request.preset, definition: definitionOf(general), reference: base.reference, figures: base.figures };
   }
-  return { preset: null, definition: definitionOf(request), reference: null, figures: generalFigures(request) };
+  return { preset: null, definition: definitionOf(request, matrix), reference: null, figures: generalFigures(request) };
 }
 
-function definitionOf(request: GeneralStudyRequest): StudyDefinition {
+function definitionOf(request: GeneralStudyRequest, matrix: StudyMatrix | null = null): StudyDefinition {
   const sampler = request.sampler ?? 'analysis';
   const fixed = { ...request.settings };
+  if (request.matrix) {
+    if (matrix?.id !== request.matrix.id) throw new RangeError(`normalizeStudyRequest needs the document of matrix '${request.matrix.id}'`);
+    checkStoredMatrixRequest(request, matrix);
+    fixed.n = matrix.n;
+  }
   // A setting the grid varies is not also fixed (a preset's axis replaced by a request's).
   for (const name of Object.keys(request.grid) as GridParameter[]) delete fixed[name];
   return {
@@ -228,6 +240,7 @@ function definitionOf(request: GeneralStudyRequest): StudyDefinition {
     dropKappaAtAAbove: request.dropKappaAtAAbove ?? null,
     thresholds: request.thresholds ?? [],
     histogramBins: request.histogramBins ?? 0,
+    ...(request.matrix && matrix ? { matrix } : {}),
   };
 }
 
