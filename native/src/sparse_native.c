@@ -4,7 +4,7 @@
  *
  * cholmodFactor factors P G P^T = L L^T (CHOLMOD's AMD ordering, postordered; supernodal with BLAS
  * when it pays) and hands back L as plain arrays (simplicial form: columns with the diagonal first,
- * rows ascending), then frees every CHOLMOD object before it returns: nothing of CHOLMOD outlives
+ * rows ascending, without the explicit zeros of supernodal amalgamation), then frees every CHOLMOD object before it returns: nothing of CHOLMOD outlives
  * the call, so no job can leak a factor. The arrays belong to JavaScript (and travel to the solver
  * threads in shared memory like the rest of a machine's storage).
  *
@@ -156,7 +156,15 @@ static napi_value CholmodFactor(napi_env env, napi_callback_info info) {
                l ? (long)l->minor : -1L, n, l && l->is_super ? "supernodal" : "simplicial");
     throw_range(env, name, why);
   } else {
-    size_t nnz = l->minor == l->n ? (size_t)((int32_t*)l->p)[n] : 0;
+    /* The supernodal factor converted to simplicial keeps its amalgamation's explicit zeros: left out here
+       (the solves never need them), so L holds the fill of its ordering; the diagonal is always kept. */
+    const int32_t* lp = l->p;
+    const int32_t* li = l->i;
+    const double* lx = l->x;
+    size_t nnz = 0;
+    if (l->minor == l->n)
+      for (int32_t j = 0; j < n; j++)
+        for (int32_t q = lp[j]; q < lp[j + 1]; q++) nnz += (li[q] == j || lx[q] != 0);
     int32_t *perm_out, *col_ptr_out, *row_idx_out;
     double* values_out;
     napi_value perm = new_typed(env, napi_int32_array, (size_t)n, (void**)&perm_out);
@@ -168,9 +176,17 @@ static napi_value CholmodFactor(napi_env env, napi_callback_info info) {
         napi_create_object(env, &result) == napi_ok) {
       if (n > 0) memcpy(perm_out, l->Perm, sizeof(int32_t) * (size_t)n);
       if (nnz > 0) {
-        memcpy(col_ptr_out, l->p, sizeof(int32_t) * ((size_t)n + 1));
-        memcpy(row_idx_out, l->i, sizeof(int32_t) * nnz);
-        memcpy(values_out, l->x, sizeof(double) * nnz);
+        int32_t kept = 0;
+        col_ptr_out[0] = 0;
+        for (int32_t j = 0; j < n; j++) {
+          for (int32_t q = lp[j]; q < lp[j + 1]; q++) {
+            if (li[q] == j || lx[q] != 0) {
+              row_idx_out[kept] = li[q];
+              values_out[kept++] = lx[q];
+            }
+          }
+          col_ptr_out[j + 1] = kept;
+        }
       } else {
         memset(col_ptr_out, 0, sizeof(int32_t) * ((size_t)n + 1));
       }

@@ -2,9 +2,9 @@
  * The machines' Gram factors on the native backend's sparse part (CHOLMOD, native/src/sparse_native.c):
  *  - `factorGramNative`: P_i G_i P_i^T = L_i L_i^T by CHOLMOD (its AMD ordering, supernodal where it
  *    pays), adopted as an ordinary CholeskyFactor (../sparse/sparseCholesky.ts adoptCholesky: the same
- *    layout, the same pivot test, the same SingularMatrixError), so the analysis and the storage
- *    that carries it to the solver threads do not depend on where it was computed. CHOLMOD's own
- *    objects are freed inside the call.
+ *    layout, the same pivot test, the same SingularMatrixError; CHOLMOD's analysis stands, none is
+ *    redone in TypeScript), so the analysis and the storage that carries it to the solver threads do
+ *    not depend on where it was computed. CHOLMOD's own objects are freed inside the call.
  *  - `NativeGramSolver`: x = G_i^{-1} b by the addon's triangular solves, on a handle the addon
  *    checked once; its finalizer releases it when the machine that owns it is collected.
  * placement.ts decides when these are used; nothing else imports this file.

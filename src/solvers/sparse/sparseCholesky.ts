@@ -29,8 +29,8 @@
  * path's Householder QR (which does not square the condition number) still accepts them.
  *
  * A factor computed elsewhere (the native backend's CHOLMOD, ../machines/nativeGram.ts) is adopted by
- * `adoptCholesky(G, parts)`: its ordering is analyzed here, its values are placed in that exact
- * pattern, and its pivots pass the same test, so it is a CholeskyFactor like any other.
+ * `adoptCholesky(G, parts)`: its structure is checked, its own analysis stands (nothing is analyzed
+ * again), and its pivots pass the same test, so it is a CholeskyFactor like any other.
  *
  * Solves: `solveCholesky(factor, b, x)` gives x = G^{-1} b, and the two halves are exposed for
  * operators built from the factor B = P^T L (B B^T = G): `solveLower` (y = B^{-1} b = L^{-1} P b)
@@ -40,10 +40,11 @@
  */
 import { DimensionMismatchError, SingularMatrixError } from '../errors.js';
 import { transpose, type CsrMatrix } from './csr.js';
-import { approximateMinimumDegree, identityOrdering, invertPermutation, type Ordering } from './ordering.js';
+import { approximateMinimumDegree, identityOrdering, type Ordering } from './ordering.js';
 
 const UNIT_ROUNDOFF = Number.EPSILON / 2;
 
+/** What the solves with a factor need: the ordering and the pattern of L (what a machine's storage carries to its threads). */
 export interface CholeskySymbolic {
   readonly n: number;
   /** P: row/column k of P G P^T is row/column perm[k] of G. */
@@ -57,6 +58,10 @@ export interface CholeskySymbolic {
   readonly nnzL: number;
   /** Multiply-adds of one numeric factorization (sum over columns of the squared off-diagonal counts, plus n). */
   readonly flops: number;
+}
+
+/** The symbolic analysis of G: the factor's symbolic part and what a numeric factorization reads of G. */
+export interface CholeskyAnalysis extends CholeskySymbolic {
   /**
    * Lower triangle of P G P^T by rows: row k holds the entries (k, lowerIdx[q]) with lowerIdx[q] <= k,
    * whose values are G.values[lowerSource[q]]. Row order within a row is arbitrary.
@@ -75,6 +80,12 @@ export interface CholeskyFactor {
   readonly values: Float64Array;
   /** Work vector of length n for the solves. */
   readonly work: Float64Array;
+  /**
+   * The analysis a refactorization reads (factors computed here; absent on an adopted factor). Kept
+   * apart from `symbolic` so that a machine's storage, which carries `symbolic` and `values` to the
+   * solver threads, does not copy it.
+   */
+  readonly analysis?: CholeskyAnalysis;
 }
 
 export interface CholeskyOptions {
@@ -88,7 +99,7 @@ export interface FactorOptions {
 }
 
 /** Symbolic analysis of a symmetric G (full pattern): ordering, elimination tree, pattern of L. */
-export function analyzeCholesky(g: CsrMatrix, options: CholeskyOptions = {}): CholeskySymbolic {
+export function analyzeCholesky(g: CsrMatrix, options: CholeskyOptions = {}): CholeskyAnalysis {
   const n = g.rows;
   if (g.cols !== n) throw new DimensionMismatchError(`Cholesky needs a square matrix; this one is ${g.rows} x ${g.cols}.`);
   checkSymmetricPattern(g);
@@ -215,15 +226,18 @@ function rowReach(k: number, lowerPtr: Int32Array, lowerIdx: Int32Array, parent:
 }
 
 /** Numeric factorization of G with the pattern analyzed in `symbolic` (analyzed here when not given). */
-export function factorCholesky(g: CsrMatrix, symbolic: CholeskySymbolic = analyzeCholesky(g), options: FactorOptions = {}): CholeskyFactor {
-  const factor: CholeskyFactor = { symbolic, values: new Float64Array(symbolic.nnzL), work: new Float64Array(symbolic.n) };
+export function factorCholesky(g: CsrMatrix, analysis: CholeskyAnalysis = analyzeCholesky(g), options: FactorOptions = {}): CholeskyFactor {
+  const { n, ordering, parent, colPtr, rowIdx, nnzL, flops } = analysis;
+  const symbolic: CholeskySymbolic = { n, ordering, parent, colPtr, rowIdx, nnzL, flops };
+  const factor: CholeskyFactor = { symbolic, values: new Float64Array(nnzL), work: new Float64Array(n), analysis };
   refactorCholesky(factor, g, options);
   return factor;
 }
 
 /** Recompute `factor`'s values, in place, for a matrix with the pattern it was analyzed for. */
 export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: FactorOptions = {}): void {
-  const s = factor.symbolic;
+  const s = factor.analysis;
+  if (s === undefined) throw new DimensionMismatchError('This factor was computed elsewhere and carries no analysis to refactor with.');
   const { n, colPtr, rowIdx, lowerPtr, lowerIdx, lowerSource, parent } = s;
   checkSamePattern(s, g);
   const gValues = g.values;
@@ -270,7 +284,7 @@ function notPositiveDefinite(row: number, d: number, diagonal: number): Singular
   );
 }
 
-/** A factor P G P^T = L L^T computed elsewhere: the ordering, and L by columns (diagonal first) in any superset of its pattern. */
+/** A factor P G P^T = L L^T computed elsewhere: the ordering, and L by columns (diagonal first, rows ascending). */
 export interface ExternalCholesky {
   readonly perm: Int32Array;
   readonly colPtr: Int32Array;
@@ -281,47 +295,65 @@ export interface ExternalCholesky {
 }
 
 /**
- * The CholeskyFactor of G from an external factorization with the ordering `external.perm`: the
- * pattern of L analyzed here (so refactorCholesky works on it), the external values placed in it
- * (entries outside it, such as the explicit zeros of supernodal amalgamation, must be zero), and
- * every pivot held to the test of refactorCholesky: SingularMatrixError with the same details.
+ * The CholeskyFactor of G from an external factorization with the ordering `external.perm`, taken as
+ * it is: its own symbolic analysis stands (none is redone here), its structure is checked in
+ * O(nnz(L)) (perm a permutation; each column starts with its diagonal, then rows strictly ascending
+ * below n), the elimination tree is read off L (the parent of column j is its first row below the
+ * diagonal), and every pivot is held to the test of refactorCholesky: SingularMatrixError with the
+ * same details. The external L may leave out entries that are zero (as CHOLMOD's after its
+ * supernodal amalgamation's explicit zeros are dropped): the solves never need them.
  * A failed external factorization (minor < n) is that error at column minor, pivot 0.
  */
 export function adoptCholesky(g: CsrMatrix, external: ExternalCholesky, options: FactorOptions = {}): CholeskyFactor {
   const n = g.rows;
-  if (external.perm.length !== n) throw new DimensionMismatchError(`The external factor is for ${external.perm.length} rows, G has ${n}.`);
-  const diagonalOf = (row: number): number => {
-    for (let q = g.rowPtr[row]; q < g.rowPtr[row + 1]; q++) if (g.colIdx[q] === row) return g.values[q];
-    return 0;
-  };
+  const { perm, colPtr } = external;
+  if (perm.length !== n) throw new DimensionMismatchError(`The external factor is for ${perm.length} rows, G has ${n}.`);
+  const diagonal = new Float64Array(n);
+  for (let row = 0; row < n; row++)
+    for (let q = g.rowPtr[row]; q < g.rowPtr[row + 1]; q++) if (g.colIdx[q] === row) diagonal[row] = g.values[q];
   if (external.minor < n) {
-    const row = external.perm[external.minor];
-    throw notPositiveDefinite(row, 0, diagonalOf(row));
+    const row = perm[external.minor];
+    throw notPositiveDefinite(row, 0, diagonal[row]);
   }
-  const symbolic = analyzeCholesky(g, { ordering: { perm: external.perm, inverse: invertPermutation(external.perm) } });
-  const { colPtr, rowIdx } = symbolic;
-  const values = new Float64Array(symbolic.nnzL);
+  const malformed = (why: string): DimensionMismatchError => new DimensionMismatchError(`The external factor is malformed: ${why}.`);
+  const inverse = new Int32Array(n).fill(-1);
+  for (let k = 0; k < n; k++) {
+    const old = perm[k];
+    if (!(old >= 0 && old < n) || inverse[old] !== -1) throw malformed('perm is not a permutation');
+    inverse[old] = k;
+  }
+  if (colPtr.length !== n + 1 || colPtr[0] !== 0) throw malformed('the column pointers are not n + 1 from 0');
+  const nnzL = colPtr[n];
+  if (!(external.rowIdx.length >= nnzL && external.values.length >= nnzL)) throw malformed('the column pointers run past its arrays');
+  const rowIdx = external.rowIdx.length === nnzL ? external.rowIdx : external.rowIdx.slice(0, nnzL);
+  const values = external.values.length === nnzL ? external.values : external.values.slice(0, nnzL);
+  const parent = new Int32Array(n);
   const rowCount = new Int32Array(n);
+  let flops = 0;
   for (let j = 0; j < n; j++) {
-    let q = colPtr[j];
-    for (let e = external.colPtr[j]; e < external.colPtr[j + 1]; e++) {
-      const row = external.rowIdx[e];
-      while (q < colPtr[j + 1] && rowIdx[q] < row) q++;
-      if (q < colPtr[j + 1] && rowIdx[q] === row) values[q] = external.values[e];
-      else if (external.values[e] !== 0) {
-        throw new DimensionMismatchError(`The external factor has an entry (${row}, ${j}) outside the pattern of L.`);
-      }
+    const start = colPtr[j];
+    const end = colPtr[j + 1];
+    if (!(end > start && end <= nnzL) || rowIdx[start] !== j) throw malformed(`column ${j} does not start with its diagonal`);
+    let previous = j;
+    for (let q = start; q < end; q++) {
+      const row = rowIdx[q];
+      if (q > start && !(row > previous && row < n))
+        throw malformed(`the rows of column ${j} are not ascending below the diagonal within n`);
+      previous = row;
+      rowCount[row]++;
     }
-    for (let q2 = colPtr[j]; q2 < colPtr[j + 1]; q2++) rowCount[rowIdx[q2]]++;
+    parent[j] = end - start > 1 ? rowIdx[start + 1] : -1;
+    flops += (end - start - 1) * (end - start - 1) + 1;
   }
   const tolerance = options.relativePivotTolerance;
   for (let k = 0; k < n; k++) {
     const lkk = values[colPtr[k]];
     const d = lkk * lkk;
-    const diagonal = diagonalOf(external.perm[k]);
-    const limit = (tolerance ?? 16 * rowCount[k] * UNIT_ROUNDOFF) * diagonal;
-    if (!(d > limit) || !(diagonal > 0) || !(lkk > 0)) throw notPositiveDefinite(external.perm[k], d, diagonal);
+    const gkk = diagonal[perm[k]];
+    const limit = (tolerance ?? 16 * rowCount[k] * UNIT_ROUNDOFF) * gkk;
+    if (!(d > limit) || !(gkk > 0) || !(lkk > 0)) throw notPositiveDefinite(perm[k], d, gkk);
   }
+  const symbolic: CholeskySymbolic = { n, ordering: { perm, inverse }, parent, colPtr, rowIdx, nnzL, flops };
   return { symbolic, values, work: new Float64Array(n) };
 }
 
@@ -339,7 +371,7 @@ function checkSymmetricPattern(g: CsrMatrix): void {
   }
 }
 
-function checkSamePattern(s: CholeskySymbolic, g: CsrMatrix): void {
+function checkSamePattern(s: CholeskyAnalysis, g: CsrMatrix): void {
   const { patternRowPtr, patternColIdx } = s;
   let same = g.rows === s.n && g.cols === s.n && g.rowPtr.length === patternRowPtr.length && g.colIdx.length === patternColIdx.length;
   for (let i = 0; same && i < patternRowPtr.length; i++) same = g.rowPtr[i] === patternRowPtr[i];

@@ -166,7 +166,9 @@ describe('sparse Cholesky API', () => {
     const b = sinVector(n);
     const x = solveCholesky(factor, b, new Float64Array(n));
     expect(relativeResidual(shifted, x, b)).toBeLessThanOrEqual(1e-13);
-    expect(factor.symbolic).toBe(symbolic);
+    // The analysis stays with the factor (for refactorizations); its symbolic part shares the same pattern arrays.
+    expect(factor.analysis).toBe(symbolic);
+    expect(factor.symbolic.rowIdx).toBe(symbolic.rowIdx);
     const other = poisson2d(10);
     expect(thrown(() => factorCholesky(other, symbolic))).toBeInstanceOf(DimensionMismatchError);
     const moved = g.colIdx.slice();
