@@ -19,6 +19,7 @@ import { installRateLimit } from './plugins/rateLimit.js';
 import { adminKeyRoutes } from './routes/adminKeys.js';
 import { queueBoard } from './plugins/queueBoard.js';
 import { eventRoutes } from './routes/events.js';
+import { listEventRoutes } from './routes/listEvents.js';
 import { healthRoutes } from './routes/health.js';
 import { jobRoutes } from './routes/jobs.js';
 import { matrixRoutes } from './routes/matrices.js';
@@ -99,6 +100,7 @@ export async function buildApp({
   await app.register(matrixRoutes, { prefix: '/v1', matrices: jobService.matrices, config });
   await app.register(runRoutes, { prefix: '/v1', jobService });
   await app.register(eventRoutes, { prefix: '/v1', jobService, heartbeatMs: config.SSE_HEARTBEAT_MS });
+  await app.register(listEventRoutes, { prefix: '/v1', jobService, studyService, heartbeatMs: config.SSE_HEARTBEAT_MS });
   await app.register(studyRoutes, {
     prefix: '/v1',
     studyService,

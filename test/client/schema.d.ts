@@ -259,6 +259,30 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Status changes and progress of every job and study (Server-Sent Events)
+         * @description text/event-stream, for as long as the client stays. Events (`data`: ListEventData):
+         *     - `event: snapshot` (ListSnapshot), first: the jobs and studies with the `status` asked for (without it: queued or running), up to 100 of each kind per status, newest first;
+         *     - `event: status` (ListStatusEvent): a job or study was created or changed status; `kind` says which, with its summary;
+         *     - `event: progress` (ListProgressEvent): a running job's progress (about every PROGRESS_INTERVAL_MS) or a study's samples done.
+         *     With `status`, a status event is sent when an item enters or leaves that status. Events that arrive while the snapshot is read follow it, so nothing is missed in between; a reconnecting client gets a new snapshot (an item it showed unfinished that is in neither has finished or was deleted: GET it). Lines starting with ":" are heartbeats.
+         */
+        get: operations["streamListEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/studies": {
         parameters: {
             query?: never;
@@ -274,7 +298,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a study: a grid of settings x seeded samples x metrics (the paper's experiments as presets)
-         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), before anything is queued; then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. Answers 202 with the study and its URL in `Location`.
+         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), 404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued; a study over a stored matrix varies only m and the partition (any other grid axis or setting is a 422 naming it). before anything is queued; then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. Answers 202 with the study and its URL in `Location`.
          */
         post: operations["createStudy"];
         delete?: never;
@@ -625,6 +649,13 @@ export interface components {
              * @enum {string}
              */
             generator?: "gaussian" | "structured-gaussian" | "ones-minus-eps" | "block-diagonal";
+            /** @description A matrix stored by POST /v1/matrices instead of a generator (as jobs name it). Only m (settings.m, grid.m) and the partition vary: each sample is the analysis of the matrix (on CSR, as an analyze job computes it) over the sample's partition. partition.family 'random' draws a seeded partition per sample; 'contiguous' and 'round-robin' are the same partition for every sample, so they take samples: 1. The study computes on its own copy of the matrix: deleting the matrix does not affect it. */
+            matrix?: {
+                /** @constant */
+                format: "stored";
+                /** @description The id of a matrix uploaded with POST /v1/matrices. */
+                id: string;
+            };
             settings?: {
                 /** @description Mean of the Gaussian entries (default 0). */
                 mean?: number;
@@ -1032,28 +1063,6 @@ export interface components {
             /** @description The solution the run returned (null entries only if it diverged to non-finite values). */
             x: (number | null)[];
         };
-        /** @description A Matrix Market matrix uploaded once, stored as CSR, for any number of jobs. */
-        StoredMatrix: {
-            /** @description Name it in a job as { "format": "stored", "id": "..." }. */
-            id: string;
-            /** @description Rows and columns. */
-            n: number;
-            /** @description Stored entries (symmetric and skew-symmetric storage mirrored; explicit zeros kept). */
-            nnz: number;
-            /**
-             * @description As the Matrix Market header declared it.
-             * @enum {string}
-             */
-            symmetry: "general" | "symmetric" | "skew-symmetric";
-            /**
-             * @description As the header declared it (double is read as real).
-             * @enum {string}
-             */
-            field: "real" | "integer" | "pattern";
-            createdAt: string;
-            /** @description Bytes of its compressed sparse row (CSR) storage. */
-            bytes: number;
-        };
         /** @enum {string} */
         StudyGridParameter: "mean" | "std" | "sigma" | "eps" | "blockSize" | "p" | "n" | "m";
         /** @description The axes of the grid; the points are their cartesian product (at most MAX_STUDY_POINTS). */
@@ -1086,6 +1095,13 @@ export interface components {
              * @enum {string}
              */
             generator?: "gaussian" | "structured-gaussian" | "ones-minus-eps" | "block-diagonal";
+            /** @description A matrix stored by POST /v1/matrices instead of a generator (as jobs name it). Only m (settings.m, grid.m) and the partition vary: each sample is the analysis of the matrix (on CSR, as an analyze job computes it) over the sample's partition. partition.family 'random' draws a seeded partition per sample; 'contiguous' and 'round-robin' are the same partition for every sample, so they take samples: 1. The study computes on its own copy of the matrix: deleting the matrix does not affect it. */
+            matrix?: {
+                /** @constant */
+                format: "stored";
+                /** @description The id of a matrix uploaded with POST /v1/matrices. */
+                id: string;
+            };
             settings?: {
                 /** @description Mean of the Gaussian entries (default 0). */
                 mean?: number;
@@ -1272,6 +1288,69 @@ export interface components {
         StudyPage: {
             items: components["schemas"]["StudySummary"][];
             nextCursor: string | null;
+        };
+        /** @description Sent first: the jobs and studies with the filtered status (without a filter: queued or running) when the stream opened. */
+        ListSnapshot: {
+            /** @description Newest first. */
+            jobs: components["schemas"]["JobSummary"][];
+            /** @description Newest first. */
+            studies: components["schemas"]["StudySummary"][];
+            /** @description More jobs or studies have these statuses than the snapshot lists (page through GET /v1/jobs, /v1/studies). */
+            truncated: boolean;
+        };
+        /** @description A job or study was created or changed status (also sent for one the snapshot listed, if it changed meanwhile). */
+        ListStatusEvent: {
+            /** @constant */
+            kind: "job";
+            id: string;
+            status: components["schemas"]["JobStatus"];
+            job: components["schemas"]["JobSummary"];
+        } | {
+            /** @constant */
+            kind: "study";
+            id: string;
+            status: components["schemas"]["StudyStatus"];
+            study: components["schemas"]["StudySummary"];
+        };
+        /** @description A running job or study reported progress. */
+        ListProgressEvent: {
+            /** @constant */
+            kind: "job";
+            id: string;
+            progress: components["schemas"]["JobProgress"];
+        } | {
+            /** @constant */
+            kind: "study";
+            id: string;
+            /** @description Samples done, of `total`. */
+            progress: {
+                done: number;
+                total: number;
+            };
+        };
+        /** @description The `data` of an event: `snapshot` ListSnapshot, `status` ListStatusEvent, `progress` ListProgressEvent. */
+        ListEventData: components["schemas"]["ListSnapshot"] | components["schemas"]["ListStatusEvent"] | components["schemas"]["ListProgressEvent"];
+        /** @description A Matrix Market matrix uploaded once, stored as CSR, for any number of jobs. */
+        StoredMatrix: {
+            /** @description Name it in a job as { "format": "stored", "id": "..." }. */
+            id: string;
+            /** @description Rows and columns. */
+            n: number;
+            /** @description Stored entries (symmetric and skew-symmetric storage mirrored; explicit zeros kept). */
+            nnz: number;
+            /**
+             * @description As the Matrix Market header declared it.
+             * @enum {string}
+             */
+            symmetry: "general" | "symmetric" | "skew-symmetric";
+            /**
+             * @description As the header declared it (double is read as real).
+             * @enum {string}
+             */
+            field: "real" | "integer" | "pattern";
+            createdAt: string;
+            /** @description Bytes of its compressed sparse row (CSR) storage. */
+            bytes: number;
         };
     };
     responses: never;
@@ -2364,6 +2443,76 @@ export interface operations {
             };
         };
     };
+    streamListEvents: {
+        parameters: {
+            query?: {
+                /** @description Only events of jobs and studies with this status: their status events when they enter or leave it, their progress (with `running`), and a snapshot of those that have it. Absent: every change, and a snapshot of the unfinished ones. */
+                status?: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An event stream; each event’s data is a ListEventData. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["ListEventData"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listStudies: {
         parameters: {
             query?: {
@@ -2470,6 +2619,15 @@ export interface operations {
             };
             /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job, run or endpoint. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -17,9 +17,10 @@ export interface EventStream {
   close(): void;
 }
 
-export async function openEventStream(url: string): Promise<EventStream> {
+/** `headers`: e.g. an API key's `authorization`. */
+export async function openEventStream(url: string, headers: Record<string, string> = {}): Promise<EventStream> {
   const controller = new AbortController();
-  const response = await fetch(url, { headers: { accept: 'text/event-stream' }, signal: controller.signal });
+  const response = await fetch(url, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
   const events: SseEvent[] = [];
   const comments: string[] = [];
   const waiters = new Set<() => void>();
