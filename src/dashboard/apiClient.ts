@@ -79,11 +79,12 @@ export class ApiClient {
    * connection is opened again after the `retry` the server asked for (the API repeats the current
    * status first, so nothing is missed).
    */
-  stream(path: string, handlers: StreamHandlers, signal: AbortSignal): void {
-    void this.readStream(path, handlers, signal);
+  stream(path: string, handlers: StreamHandlers, signal: AbortSignal, { reconnect = false }: { reconnect?: boolean } = {}): void {
+    void this.readStream(path, handlers, signal, reconnect);
   }
 
-  private async readStream(path: string, handlers: StreamHandlers, signal: AbortSignal): Promise<void> {
+  /** `reconnect`: a stream the server ends is opened again too (the list-wide stream never ends by itself; the server is restarting). */
+  private async readStream(path: string, handlers: StreamHandlers, signal: AbortSignal, reconnect: boolean): Promise<void> {
     let retryMs = 2000;
     for (let attempt = 0; !signal.aborted; attempt++) {
       try {
@@ -103,8 +104,10 @@ export class ApiClient {
           parser.push(value);
           retryMs = parser.retryMs ?? retryMs;
         }
-        handlers.onEnd?.();
-        return;
+        if (!reconnect) {
+          handlers.onEnd?.();
+          return;
+        }
       } catch (error) {
         if (signal.aborted) return;
         if (attempt >= 5) {

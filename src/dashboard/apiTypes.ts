@@ -19,6 +19,9 @@ export type Problem = Schemas['Problem'];
 export type StoredMatrix = Schemas['StoredMatrix'];
 export type AlgorithmId = Schemas['AlgorithmId'];
 export type CreateJobRequest = Schemas['CreateJobRequestInput'];
+export type ListSnapshot = Schemas['ListSnapshot'];
+export type ListStatusEvent = Schemas['ListStatusEvent'];
+export type ListProgressEvent = Schemas['ListProgressEvent'];
 
 export const ALGORITHMS: readonly AlgorithmId[] = ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'];
 

@@ -1,13 +1,12 @@
 /**
- * The dashboard's entry point: a hash router over its pages (#/ jobs, #/new, #/jobs/{id},
- * #/studies, #/studies/{id}), so the service serves one static page and every route works on reload, and the
+ * The dashboard's entry point: a hash router over its pages (#/ jobs and studies, #/new, #/jobs/{id},
+ * #/studies (the same list, studies only), #/studies/{id}), so the service serves one static page and every route works on reload, and the
  * API key dialog. Everything it shows comes from the public API under /v1.
  */
 import './styles.css';
 import { ApiClient } from './apiClient.js';
-import { JobListView } from './jobList.js';
+import { ActivityListView } from './activityList.js';
 import { JobPageView } from './jobPage.js';
-import { StudyListView } from './studyList.js';
 import { StudyPageView } from './studyPage.js';
 import { SubmitFormView } from './submitForm.js';
 import type { View } from './view.js';
@@ -27,9 +26,12 @@ function route(): void {
     section = 'new';
   } else if (segments[0] === 'jobs' && segments[1]) current = new JobPageView(api, main, decodeURIComponent(segments[1]));
   else if (segments[0] === 'studies') {
-    current = segments[1] ? new StudyPageView(api, main, decodeURIComponent(segments[1])) : new StudyListView(api, main);
+    current = segments[1] ? new StudyPageView(api, main, decodeURIComponent(segments[1])) : new ActivityListView(api, main, 'study');
     section = 'studies';
-  } else current = new JobListView(api, main);
+  } else {
+    current = new ActivityListView(api, main);
+    if (query.get('kind') === 'study') section = 'studies';
+  }
   for (const link of document.querySelectorAll<HTMLAnchorElement>('[data-nav]'))
     if (link.dataset.nav === section) link.setAttribute('aria-current', 'page');
     else link.removeAttribute('aria-current');

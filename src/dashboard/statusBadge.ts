@@ -1,4 +1,4 @@
-/** A job's status and progress as text first (readable without colour), styled by class. */
+/** A job's or study's status and progress as text first (readable without colour), styled by class. */
 import type { JobProgress, JobStatus } from './apiTypes.js';
 import { h } from './dom.js';
 import { formatInteger, formatNumber } from './format.js';
@@ -22,6 +22,13 @@ export function progressText(progress: JobProgress | null | undefined): string {
   if (progress.relativeResidual !== undefined) parts.push(`residual ${formatNumber(progress.relativeResidual, 3)}`);
   if (progress.fraction !== undefined) parts.push(`${Math.round(progress.fraction * 100)}%`);
   return parts.join(' · ');
+}
+
+/** A study's samples done, as a bar and as text. */
+export function studyProgress(progress: { done: number; total: number }): HTMLElement {
+  const bar = h('progress', { max: Math.max(1, progress.total), 'aria-label': `${progress.done} of ${progress.total} samples` });
+  bar.value = progress.done;
+  return h('span', { class: 'progress' }, bar, h('span', { class: 'progress-text' }, `${progress.done} / ${progress.total} samples`));
 }
 
 /** A progress bar with its text; indeterminate (no value) when the phase's fraction is unknown. */

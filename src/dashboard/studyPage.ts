@@ -10,8 +10,7 @@ import { announce, clear, h, scrollingTable } from './dom.js';
 import { saveFile } from './downloads.js';
 import { formatInteger, formatNumber, formatTime, yesNo } from './format.js';
 import { problemBox } from './jobPage.js';
-import { statusBadge } from './statusBadge.js';
-import { studyProgress } from './studyList.js';
+import { statusBadge, studyProgress } from './statusBadge.js';
 import type { View } from './view.js';
 
 export class StudyPageView implements View {

@@ -87,7 +87,7 @@ describe('dashboard in a browser', () => {
     expect(job.algorithms).toHaveLength(6);
 
     // The list shows it (from its status), and opens it.
-    await page.getByRole('link', { name: 'Jobs', exact: true }).first().click();
+    await page.getByRole('link', { name: 'Jobs and studies', exact: true }).first().click();
     const row = page.locator(`tr[data-job-id="${id}"]`);
     await expect.poll(() => row.locator('.status-cell').textContent()).toContain('succeeded');
     await row.getByRole('link').click();

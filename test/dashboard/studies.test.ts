@@ -1,8 +1,9 @@
 /**
  * The study pages in a real browser (chromium through playwright-core) against the real service,
  * with a separate worker process computing the study (test/support/studyService.ts): the list shows
- * it, its page draws the API's figures and its table, and the samples download as CSV. Screenshots
- * at desktop and phone widths go to test-output/dashboard/.
+ * it, its page draws the API's figures and its table, and the samples download as CSV; the one list
+ * of jobs and studies follows every row live through one event stream. Screenshots at desktop and
+ * phone widths go to test-output/dashboard/.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -29,6 +30,85 @@ afterAll(async () => {
 });
 
 describe('study pages in a browser', () => {
+  it('lists jobs and studies in one table, every row live from one event stream, with cancel and delete', async () => {
+    const page = await browser.newPage({ viewport: DESKTOP });
+    const errors: string[] = [];
+    page.on('pageerror', (error) => errors.push(error.message));
+    page.on('dialog', (dialog) => void dialog.accept());
+    const streamRequests: string[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/events')) streamRequests.push(new URL(request.url()).pathname);
+    });
+    await page.goto(`${service.baseUrl}/#/`);
+    await page.locator('#status-filter').waitFor();
+    // Marks this document: still there at the end, so nothing reloaded the page.
+    await page.evaluate(() => ((globalThis as unknown as { loadedOnce: boolean }).loadedOnce = true));
+
+    // Created after the page opened: the list learns of them from its stream only.
+    const jobIds: string[] = [];
+    for (let seed = 1; seed <= 5; seed++) {
+      const response = await service.app.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        payload: {
+          type: 'solve',
+          matrix: { format: 'generator', generator: 'gaussian', n: 24, seed },
+          partition: { machines: 3 },
+          algorithms: ['apc'],
+        },
+      });
+      expect(response.statusCode, response.body).toBe(202);
+      jobIds.push(response.json<{ id: string }>().id);
+    }
+    const study = await createStudy(service.app, { preset: 'experiment-1', samples: 12, grid: { mean: [0], m: [2, 3] } });
+
+    const rows = [...jobIds.map((id) => page.locator(`tr[data-job-id="${id}"]`)), page.locator(`tr[data-study-id="${study.id}"]`)];
+    for (const row of rows) await expect.poll(() => row.locator('.status-cell').textContent(), { timeout: 240_000 }).toContain('succeeded');
+    const studyRow = rows[5];
+    expect(await studyRow.locator('td').nth(0).textContent()).toBe('Study');
+    expect(await studyRow.locator('.progress-text').textContent()).toBe('24 / 24 samples');
+    expect(await rows[0].locator('td').nth(0).textContent()).toBe('Job');
+    // Six rows went live on one stream (the job and study pages have their own; the list needs one).
+    expect(streamRequests).toEqual(['/v1/events']);
+    expect(await page.evaluate(() => (globalThis as unknown as { loadedOnce?: boolean }).loadedOnce)).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, 'list-desktop.png'), fullPage: true });
+
+    // Filter by status and kind: the studies that succeeded.
+    await page.locator('#kind-filter').selectOption('study');
+    await page.waitForURL(/#\/\?kind=study$/);
+    await page.locator('#status-filter').selectOption('succeeded');
+    await expect.poll(() => page.locator(`tr[data-study-id="${study.id}"]`).count()).toBe(1);
+    expect(await page.locator('tr[data-job-id]').count()).toBe(0);
+
+    // Delete a study and a job from the list; cancel a queued job (no worker takes it fast enough to matter: either way it ends).
+    await page.getByRole('button', { name: `Delete study ${study.id}` }).click();
+    await expect.poll(() => page.locator(`tr[data-study-id="${study.id}"]`).count()).toBe(0);
+    expect((await service.app.inject({ url: `/v1/studies/${study.id}` })).statusCode).toBe(404);
+    await page.goto(`${service.baseUrl}/#/?kind=job`);
+    await page.getByRole('button', { name: `Delete job ${jobIds[0]}` }).click();
+    await expect.poll(() => page.locator(`tr[data-job-id="${jobIds[0]}"]`).count()).toBe(0);
+    expect((await service.app.inject({ url: `/v1/jobs/${jobIds[0]}` })).statusCode).toBe(404);
+    const cancelled = await service.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        type: 'solve',
+        matrix: { format: 'generator', generator: 'gaussian', n: 400, seed: 1 },
+        partition: { machines: 4 },
+        options: { tolerance: 1e-300, maxIterations: 100_000 },
+      },
+    });
+    const cancelledId = cancelled.json<{ id: string }>().id;
+    const cancelButton = page.getByRole('button', { name: `Cancel job ${cancelledId}` });
+    await cancelButton.waitFor();
+    await cancelButton.click();
+    await expect
+      .poll(() => page.locator(`tr[data-job-id="${cancelledId}"] .status-cell`).textContent(), { timeout: 60_000 })
+      .toContain('cancelled');
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 300_000);
+
   it('lists a study, draws its figures and table, and downloads its samples', async () => {
     const created = await createStudy(service.app, { preset: 'experiment-1', samples: 40, grid: { mean: [0, 1], m: [2, 4] } });
     const study = await waitForStudy(service.app, created.id, { timeoutMs: 240_000 });
