@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "row_kernels.h"
+#include "csr_kernels.h"
 #ifdef LINALG_SPARSE
 #include "sparse_native.h"
 #endif
@@ -672,6 +673,7 @@ NAPI_MODULE_INIT() {
       {"parts", NULL, Parts, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions);
+  register_csr_kernels(env, exports);
 #ifdef LINALG_SPARSE
   register_sparse(env, exports);
 #endif

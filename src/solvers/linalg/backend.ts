@@ -240,6 +240,17 @@ export interface NativeArpack {
   arpackRelease(handle: NativeArpackHandle): void;
 }
 
+/** A chunk of CSR rows checked once by the addon (see native/src/csr_kernels.c), released by its finalizer. */
+export type NativeCsrRowsHandle = object & { readonly __nativeCsrRows: unique symbol };
+
+/** The addon's CSR kernels (native/src/csr_kernels.c); an addon built before them lacks these (nativeCsr() is then null). */
+export interface NativeCsr {
+  /** A handle over a chunk's rows (rows x cols, column indices below cols) and b, checked here once: RangeError when malformed. */
+  csrRows(rows: number, cols: number, rowPtr: Int32Array, colIdx: Int32Array, values: Float64Array, b: Float64Array): NativeCsrRowsHandle;
+  /** term[termOffset .. + cols) = A^T (A x - b) with x read from xOffset; returns |A x - b|^2 (the TypeScript loop's sums, to the bit). */
+  csrFusedGradient(handle: NativeCsrRowsHandle, x: Float64Array, xOffset: number, term: Float64Array, termOffset: number): number;
+}
+
 /** Which parts of the addon are loaded: none when it is not built. */
 export interface NativeParts {
   readonly dense: boolean;
@@ -369,6 +380,14 @@ export function nativeArpack(): NativeArpack | null {
 /** The ARPACK part when the native backend is selected, else null: what the Lanczos kernel branches on. */
 export function nativeArpackInUse(): NativeArpack | null {
   return activeBackend() === 'native' ? nativeArpack() : null;
+}
+
+/** The addon's CSR kernels, or null when the addon is not loaded or predates them (never throws). */
+export function nativeCsr(): NativeCsr | null {
+  const addon = nativeBlas() as unknown as Partial<NativeCsr> | null;
+  return addon !== null && typeof addon.csrRows === 'function' && typeof addon.csrFusedGradient === 'function'
+    ? (addon as NativeCsr)
+    : null;
 }
 
 /** The parts of the addon this process can use. */

@@ -15,6 +15,7 @@
  * LINALG_WASM=off, or useWasmKernels(false), keeps the plain TypeScript loops.
  */
 import { isTypedArray, mapLeaves } from '../parallel/mapLeaves.js';
+import { checkCsrRows, type CsrGradientKernel, type CsrRows } from './csrKernels.js';
 import { ROW_KERNELS_WASM_BASE64 } from './wasm/rowKernelsModule.js';
 
 /** The three row kernels, as the native addon and this module provide them (see NativeBlas in ./backend.ts). */
@@ -75,6 +76,7 @@ interface KernelExports {
   rowsDot(rows: number, cols: number, x: number, ld: number, v: number, out: number): void;
   rowsCombine(rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number): void;
   rowsFused(rows: number, cols: number, scale: number, x: number, ld: number, v: number, bias: number, dots: number, y: number): void;
+  csrGradient(rows: number, cols: number, rowPtr: number, colIdx: number, values: number, x: number, b: number, term: number): number;
 }
 
 let compiled: { module: WebAssembly.Module | null; reason: string } | undefined;
@@ -360,6 +362,44 @@ export class WasmRowKernels implements RowKernels {
       }
     }
     this.stageOut(y, yOffset, cols);
+  }
+
+  /**
+   * The gradient methods' fused pass over a chunk of CSR rows (../linalg/csrKernels.ts), bound to the
+   * chunk: its arrays must be in the arena, and are checked here once (a column index out of range
+   * would make the kernel touch other data silently). x and term are staged through this thread's
+   * slot when they are elsewhere.
+   */
+  csrGradient(rows: CsrRows): CsrGradientKernel {
+    const { p, c, rowPtr, colIdx, values, b } = rows;
+    if (![rowPtr, colIdx, values, b].every((a) => a.buffer === this.buffer))
+      throw new RangeError('WebAssembly CSR kernel: the chunk is not in this arena.');
+    if (c > this.maxCols) throw new RangeError(`WebAssembly CSR kernel: ${c} columns exceed the ${this.maxCols} a scratch slot stages.`);
+    checkCsrRows(rows);
+    const exports = this.k;
+    const rowPtrAt = rowPtr.byteOffset;
+    const colIdxAt = colIdx.byteOffset;
+    const valuesAt = values.byteOffset;
+    const bAt = b.byteOffset;
+    return {
+      run: (x, xOffset, term, termOffset) => {
+        const xp = this.stageIn(x, xOffset, c, this.vStage);
+        checkVector(term, termOffset, c);
+        const inPlace = this.inArena(term);
+        const residual2 = exports.csrGradient(
+          p,
+          c,
+          rowPtrAt,
+          colIdxAt,
+          valuesAt,
+          xp,
+          bAt,
+          inPlace ? this.at(term, termOffset) : this.yStage.byteOffset,
+        );
+        if (!inPlace) term.set(this.yStage.subarray(0, c), termOffset);
+        return residual2;
+      },
+    };
   }
 
   private inArena(a: Float64Array): boolean {

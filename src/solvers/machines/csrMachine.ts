@@ -1,8 +1,11 @@
 /**
  * A machine on CSR storage (./storage.ts): plain loops over the stored entries (no vector kernels:
- * a sparse row has too few entries for them to pay).
+ * a sparse row has too few entries for them to pay), except the gradient pass.
  *  - The gradient methods' pass reads each stored entry of A_i once per iteration: row k's dot
- *    product r_k = a_k . x - b_k, then, with the row still in cache, r_k a_k added to the term.
+ *    product r_k = a_k . x - b_k, then, with the row still in cache, r_k a_k added to the term. It
+ *    runs on the thread's CSR kernel (../linalg/csrKernels.ts: native, WebAssembly or TypeScript,
+ *    the same sums), reading x in place when the support is a range of consecutive columns (the
+ *    strips of a banded matrix), else gathered once onto the support.
  *  - The projections go through the sparse Cholesky factor L_i of G_i = A_i A_i^T (factored once
  *    per system, ../distributed/sparseSystem.ts): A_i^+ r = A_i^T G_i^{-1} r with
  *    G_i^{-1} = P_i^T L_i^{-T} L_i^{-1} P_i, so P_i v = v - A_i^T G_i^{-1} A_i v costs two passes
@@ -13,6 +16,7 @@
  */
 import { UnsupportedMatrixError } from '../errors.js';
 import { DISTANCE2, RESIDUAL2, type MachineOperator, type Scratch } from './machine.js';
+import type { CsrGradientKernel } from '../linalg/csrKernels.js';
 import type { GramSolver, PassKernels } from './placement.js';
 import type { CsrMachineStorage } from './storage.js';
 
@@ -23,13 +27,21 @@ export class CsrMachine implements MachineOperator {
   private readonly scratch: Scratch;
   /** This thread's solver with G_i's factor (from the run's kernels: solves are not reentrant), or null for a gradient chunk. */
   private readonly gram: GramSolver | null;
+  private readonly kernels: PassKernels;
+  /** The fused gradient pass on this machine's rows, bound at its first use (projection machines never use it). */
+  private gradient: CsrGradientKernel | null = null;
+  /** cols[0] when the support is the consecutive columns cols[0] .. cols[0] + c - 1 (x is then read in place), else -1. */
+  private readonly firstColumn: number;
 
   constructor(storage: CsrMachineStorage, n: number, scratch: Scratch, kernels: PassKernels) {
     this.storage = storage;
     this.p = storage.p;
     this.n = n;
     this.scratch = scratch;
+    this.kernels = kernels;
     this.gram = storage.gram === null ? null : kernels.gramSolver(storage.gram);
+    const { c, cols } = storage;
+    this.firstColumn = c === 0 ? 0 : cols[c - 1] - cols[0] === c - 1 ? cols[0] : -1;
   }
 
   /** v on the support: v itself when the support is full (local = global columns), else gathered into the scratch. */
@@ -105,20 +117,9 @@ export class CsrMachine implements MachineOperator {
   }
 
   gradientTerm(x: Float64Array, term: Float64Array, offset: number): number {
-    const { p, c, rowPtr, colIdx, values, b } = this.storage;
-    const xs = this.onSupport(x);
-    term.fill(0, offset, offset + c);
-    let residual2 = 0;
-    for (let k = 0; k < p; k++) {
-      const from = rowPtr[k];
-      const to = rowPtr[k + 1];
-      let s = 0;
-      for (let e = from; e < to; e++) s += values[e] * xs[colIdx[e]];
-      const r = s - b[k];
-      residual2 += r * r;
-      for (let e = from; e < to; e++) term[offset + colIdx[e]] += r * values[e];
-    }
-    return residual2;
+    this.gradient ??= this.kernels.csrGradient(this.storage);
+    if (this.firstColumn >= 0) return this.gradient.run(x, this.firstColumn, term, offset);
+    return this.gradient.run(this.onSupport(x), 0, term, offset);
   }
 
   project(v: Float64Array, out: Float64Array, outOffset: number): void {

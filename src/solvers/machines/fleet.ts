@@ -1,11 +1,12 @@
 /**
  * A fleet: the machines of one run (or chunks of their rows), each with the storage its passes
  * read, started on the shard engine (../parallel/engine.ts) where ./placement.ts puts them: the
- * run's backend, its threads, and a WebAssembly arena for dense data on the TypeScript backend.
+ * run's backend, its threads, and a WebAssembly arena on the TypeScript backend for dense data and for
+ * the gradient pass's CSR chunks.
  * The system-level passes (./gradientPass.ts, ./consensusPass.ts, ./cimminoPass.ts) are built on it.
  */
 import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
-import { choosePlacement, passKernels, type PassKernels } from './placement.js';
+import { fleetPlacement, passKernels, type PassKernels } from './placement.js';
 import { createShard, type FleetSpec } from './machineShard.js';
 import { entriesRead, type MachineStorage } from './storage.js';
 
@@ -34,7 +35,7 @@ export function startFleet(plan: FleetPlan): Fleet {
   const { n, machines, outputLengths, scalarsPerChunk } = plan;
   const outputOffset = new Int32Array(machines.length + 1);
   for (let i = 0; i < machines.length; i++) outputOffset[i + 1] = outputOffset[i] + outputLengths[i];
-  const placement = choosePlacement(machines.some((machine) => machine.storage === 'dense') ? 'dense' : 'csr');
+  const placement = fleetPlacement(machines);
   const spec: FleetSpec = { machines, outputOffset, scalarsPerChunk, gamma: plan.gamma ?? 0 };
   const engine = startShardEngine<FleetSpec>({
     shardModule: SHARD_MODULE,

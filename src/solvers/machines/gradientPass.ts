@@ -8,15 +8,23 @@
  * The rows are independent, so a machine's rows are cut into several chunks for the threads
  * (../parallel/split.ts); the cut depends on the system only, and the taskmaster sums the chunks'
  * terms in chunk order, so g never depends on the thread count.
+ * A CSR system whose pass is too small for threads (nnz(A) below parallelMinWork(), the work from
+ * which a run takes threads: ../parallel/threads.ts) is one chunk instead: every machine's rows in
+ * machine order, on the global columns, so the machines' terms accumulate straight into g, which
+ * is that chunk's output: no gather, no per-machine term to clear, no scatter by the taskmaster
+ * (at 1138_bus, m = 10, these were most of the pass). Which layout a system gets depends on it and
+ * on that setting only, never on the thread count.
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
 import { accumulateRowCombination } from '../linalg/rowKernels.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';
+import { parallelMinWork } from '../parallel/threads.js';
 import { startFleet } from './fleet.js';
 import { GRADIENT_PASS } from './machineShard.js';
 import type { PassKernels } from './placement.js';
-import { csrRowRange, denseRowRange, rowEntries, type MachineStorage } from './storage.js';
+import { csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a chunk: sum of r_k^2 over its rows. */
 const RESIDUAL2 = 0;
@@ -29,6 +37,43 @@ const RESIDUAL2 = 0;
 export function gradientRowChunks(system: SolverSystem): { rowWork: Float64Array[]; ranges: RowRange[] } {
   const rowWork = system.machines.map(rowEntries);
   return { rowWork, ranges: rowChunks(rowWork, TARGET_ROW_CHUNKS) };
+}
+
+/** Whether a CSR system's gradient pass is one chunk of all its rows (see the top of this file). */
+export function singleCsrChunk(system: SparseDistributedSystem): boolean {
+  let nnz = 0;
+  for (const machine of system.machines) nnz += machine.a.rowPtr[machine.p];
+  return nnz < parallelMinWork();
+}
+
+/** Every machine's rows in machine order on the global columns (local = global: full support), with their b. */
+function wholeSystemChunk(system: SparseDistributedSystem): CsrMachineStorage {
+  const { n, machines } = system;
+  let p = 0;
+  let nnz = 0;
+  for (const machine of machines) {
+    p += machine.p;
+    nnz += machine.a.rowPtr[machine.p];
+  }
+  const rowPtr = new Int32Array(p + 1);
+  const colIdx = new Int32Array(nnz);
+  const values = new Float64Array(nnz);
+  const b = new Float64Array(p);
+  let row = 0;
+  let entry = 0;
+  for (const machine of machines) {
+    const { a } = machine;
+    const first = a.rowPtr[0];
+    const count = a.rowPtr[machine.p] - first;
+    colIdx.set(a.colIdx.subarray(first, first + count), entry);
+    values.set(a.values.subarray(first, first + count), entry);
+    b.set(machine.b, row);
+    for (let k = 1; k <= machine.p; k++) rowPtr[row + k] = entry + a.rowPtr[k] - first;
+    row += machine.p;
+    entry += count;
+  }
+  const cols = Int32Array.from({ length: n }, (_, j) => j);
+  return { storage: 'csr', p, c: n, full: true, cols, rowPtr, colIdx, values, b, gram: null, refinement: 0 };
 }
 
 /**
@@ -55,19 +100,27 @@ export class GradientPass {
   private readonly wholeStart: Int32Array;
   private readonly wholeEnd: Int32Array;
 
+  /** True when the one chunk's output is g itself (a single full-support chunk): nothing to sum. */
+  private readonly outputIsGradient: boolean;
+
   constructor(system: SolverSystem) {
     const { n } = system;
-    const { ranges } = gradientRowChunks(system);
-    this.chunks = ranges.map(({ machine, from, to }) =>
-      system.storage === 'csr' ? csrRowRange(system.machines[machine], from, to) : denseRowRange(system.machines[machine], from, to),
-    );
+    if (system.storage === 'csr' && singleCsrChunk(system)) {
+      this.chunks = [wholeSystemChunk(system)];
+    } else {
+      const { ranges } = gradientRowChunks(system);
+      this.chunks = ranges.map(({ machine, from, to }) =>
+        system.storage === 'csr' ? csrRowRange(system.machines[machine], from, to) : denseRowRange(system.machines[machine], from, to),
+      );
+    }
     const fleet = startFleet({ n, machines: this.chunks, outputLengths: this.chunks.map((chunk) => chunk.c), scalarsPerChunk: 1 });
     this.engine = fleet.engine;
     this.kernels = fleet.kernels;
     this.outputOffset = fleet.outputOffset;
     this.threads = this.engine.threads;
     this.x = this.engine.input;
-    this.gradientAtX = new Float64Array(n);
+    this.outputIsGradient = system.storage === 'csr' && this.chunks.length === 1 && this.chunks[0].full;
+    this.gradientAtX = this.outputIsGradient ? this.engine.output.subarray(0, n) : new Float64Array(n);
     const fullRuns: { chunks: number; terms: Float64Array }[] = [];
     for (let from = 0; from < this.chunks.length;) {
       if (!this.chunks[from].full) {
@@ -89,6 +142,7 @@ export class GradientPass {
   /** Evaluates at the current x; returns |A x - b|^2. */
   evaluate(): number {
     this.engine.run(GRADIENT_PASS);
+    if (this.outputIsGradient) return this.engine.scalarSum(RESIDUAL2);
     const { chunks, outputOffset, gradientAtX: g } = this;
     const terms = this.engine.output;
     const n = g.length;

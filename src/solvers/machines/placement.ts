@@ -7,14 +7,17 @@
  *    data has no vector kernels and stays in plain (shared) memory;
  *  - each thread then takes its kernels from that decision (`passKernels`): the native addon's row
  *    kernels and dtrsv, or the WebAssembly kernels on the run's arena (or plain TypeScript loops)
- *    and the TypeScript triangular solve.
+ *    and the TypeScript triangular solve; likewise the fused CSR gradient pass (the addon's, the
+ *    WebAssembly one, or the TypeScript loop: the same sums to the bit, ../linalg/csrKernels.ts),
+ *    for which the gradient pass's CSR chunks go into an arena too (`fleetPlacement`).
  *  - sparse machines' Gram matrices G_i = A_i A_i^T are factored by `gramFactorizer()`: CHOLMOD
  *    (./nativeGram.ts) on the native backend when the addon has its sparse part, else the
  *    TypeScript sparse Cholesky; a thread's solves with them go through `gramSolver` of its
  *    kernels (the addon's triangular solves, or ../sparse/sparseCholesky.ts solveCholesky).
  * The machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
-import { activeBackend, nativeBlas, nativeSparse, nativeUnavailableReason, type BackendName } from '../linalg/backend.js';
+import { activeBackend, nativeBlas, nativeCsr, nativeSparse, nativeUnavailableReason, type BackendName } from '../linalg/backend.js';
+import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
 import { solveRTransposed } from '../linalg/householderQr.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import { factorCholesky, solveCholesky, type CholeskyFactor, type CholeskySymbolic } from '../sparse/sparseCholesky.js';
@@ -22,6 +25,7 @@ import { factorGramNative, NativeGramSolver } from './nativeGram.js';
 import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
 import type { ThreadContext } from '../parallel/protocol.js';
+import type { MachineStorage } from './storage.js';
 
 export interface Placement {
   readonly backend: BackendName;
@@ -33,6 +37,19 @@ export interface Placement {
 export function choosePlacement(storage: 'dense' | 'csr'): Placement {
   const backend = activeBackend();
   return { backend, arena: storage === 'dense' && backend === 'typescript' && wasmKernelsEnabled() };
+}
+
+/**
+ * The placement of a fleet over these machines: as choosePlacement, and CSR chunks of the gradient
+ * pass (no Gram factor) go into a WebAssembly arena too on the TypeScript backend, where their
+ * fused pass runs in WebAssembly (../linalg/csrKernels.ts); CSR machines of the projection passes
+ * have no WebAssembly kernel and stay in plain memory (an arena would only copy them).
+ */
+export function fleetPlacement(machines: readonly MachineStorage[]): Placement {
+  if (machines.some((machine) => machine.storage === 'dense')) return choosePlacement('dense');
+  const placement = choosePlacement('csr');
+  const gradientChunks = machines.length > 0 && machines.every((machine) => machine.storage === 'csr' && machine.gram === null);
+  return { ...placement, arena: gradientChunks && placement.backend === 'typescript' && wasmKernelsEnabled() };
 }
 
 /** The factorization of a machine's Gram matrix (full symmetric pattern, ../sparse/gram.ts): SingularMatrixError when rank-deficient. */
@@ -63,6 +80,8 @@ export interface PassKernels {
   solveRTransposed(r: Float64Array, p: number, rhs: Float64Array, out: Float64Array): void;
   /** This thread's solver with a sparse machine's Gram factor. */
   gramSolver(factor: StoredGramFactor): GramSolver;
+  /** The gradient methods' fused pass over a chunk of CSR rows (the addon's, the arena's WebAssembly one, or the TypeScript loop). */
+  csrGradient(rows: CsrRows): CsrGradientKernel;
 }
 
 /** TypeScript solves, with this thread's own work vector. */
@@ -85,8 +104,10 @@ export function passKernels(context: ThreadContext): PassKernels {
     const blas = nativeBlas();
     if (blas === null) throw new Error(`A solver run on the native backend cannot load it: ${nativeUnavailableReason()}`);
     const sparse = nativeSparse();
+    const csr = nativeCsr();
     return {
       rows: blas,
+      csrGradient: csr === null ? typescriptCsrGradient : (rows) => nativeCsrGradient(csr, rows),
       solveRTransposed(r, p, rhs, out) {
         out.set(rhs.subarray(0, p));
         blas.dtrsv(true, true, false, p, r, 0, p, out, 0);
@@ -94,5 +115,11 @@ export function passKernels(context: ThreadContext): PassKernels {
       gramSolver: sparse === null ? typescriptGramSolver : (factor) => new NativeGramSolver(sparse, factor),
     };
   }
-  return { rows: context.arenaKernels, solveRTransposed: typescriptSolve, gramSolver: typescriptGramSolver };
+  const arena = context.arenaKernels;
+  return {
+    rows: arena,
+    solveRTransposed: typescriptSolve,
+    gramSolver: typescriptGramSolver,
+    csrGradient: arena === null ? typescriptCsrGradient : (rows) => arena.csrGradient(rows),
+  };
 }
