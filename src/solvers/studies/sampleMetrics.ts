@@ -9,8 +9,8 @@
  *    eigenvalues of S are the squared singular values of Q: lambda_max(S) = sigma_max(Q)^2 and
  *    lambda_min(S) = sigma_min(Q)^2, unsquared until the end (no Gram matrix is formed).
  * Q_i is each machine's Householder basis (the full analysis' own factorization), and the extreme
- * singular values come from one bidiagonalization and bisection (linalg/singularValues.ts), on
- * the native backend when it is loaded. The rates and the recommendation then follow from the
+ * singular values come from one bidiagonalization and Sturm counts on its bidiagonal
+ * (./bidiagonalExtremes.ts; linalg/singularValues.ts without the native backend). The rates and the recommendation then follow from the
  * algorithms' own formulas, so every value here is the full analysis' value to rounding (checked
  * against `analyze` in test/solvers/studies/sampleMetrics.test.ts).
  */
@@ -18,11 +18,12 @@ import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/regis
 import type { OptimalTuning, SpectralData } from '../algorithms/types.js';
 import { KAPPA_TIE_RELATIVE } from '../analysis/recommendation.js';
 import { runSync } from '../cooperative.js';
-import { nativeBlasInUse } from '../linalg/backend.js';
+import { nativeBlasInUse, type NativeBlas } from '../linalg/backend.js';
 import { householderQrWork } from '../linalg/householderQr.js';
-import { bidiagonalSingularValue, singularValueRange, type SingularValueRange } from '../linalg/singularValues.js';
+import { singularValueRange, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
+import { bidiagonalExtremes } from './bidiagonalExtremes.js';
 
 export interface MatrixConditioningValues {
   kappaAtA: number;
@@ -41,19 +42,56 @@ export interface ConditioningAnalysis {
 }
 
 /**
+ * Scratch arrays of one n, reused from sample to sample (a study computes thousands of samples of the
+ * same n; fresh n x n arrays per call cost a tenth of the time in garbage collection at n = 120).
+ * Every function here fills what it reads before reading it, and none calls another while it holds them.
+ */
+class Scratch {
+  readonly square: Float64Array;
+  readonly tau: Float64Array;
+  readonly d: Float64Array;
+  readonly e: Float64Array;
+
+  constructor(readonly n: number) {
+    this.square = new Float64Array(n * n);
+    this.tau = new Float64Array(n);
+    this.d = new Float64Array(n);
+    this.e = new Float64Array(Math.max(1, n));
+  }
+}
+
+let scratch: Scratch | null = null;
+
+function scratchFor(n: number): Scratch {
+  if (scratch?.n !== n) scratch = new Scratch(n);
+  return scratch;
+}
+
+/** Largest n for which the native path below bidiagonalizes in one call (larger matrices take the sliced path). */
+const NATIVE_SINGLE_CALL_MAX_N = 512;
+
+/**
+ * The extreme singular values of the square row-major n x n `matrix`, which is destroyed: one LAPACK
+ * dgebrd call (row-major storage is the column-major transpose: the same singular values), then
+ * bidiagonalExtremes on its bidiagonal.
+ */
+function nativeExtremesInPlace(blas: NativeBlas, matrix: Float64Array, n: number, work: Scratch): SingularValueRange {
+  blas.dgebrd(n, n, matrix, 0, n, work.d, 0, work.e, 0);
+  return bidiagonalExtremes(work.d, work.e, n);
+}
+
+/**
  * The extreme singular values of the square row-major n x n `data` (not modified). On the native
- * backend one LAPACK dgebrd call on a copy (row-major storage is the column-major transpose: the same
- * singular values), then bisection for the two ends: at n = 120 this is ~2.5x faster than
- * singularValueRange's sliced path, which is made for large matrices (it returns to the event loop).
+ * backend one LAPACK dgebrd call on a copy, then the bidiagonal's two ends: at n = 120 this is ~2.5x
+ * faster than singularValueRange's sliced path, which is made for large matrices (it returns to the
+ * event loop).
  */
 export function extremeSingularValues(data: Float64Array, n: number): SingularValueRange {
   const blas = nativeBlasInUse();
-  if (!blas || n > 512) return singularValueRange(data, n, n);
-  const d = new Float64Array(n);
-  const e = new Float64Array(Math.max(1, n));
-  blas.dgebrd(n, n, data.slice(), 0, n, d, 0, e, 0);
-  const off = e.subarray(0, Math.max(0, n - 1));
-  return { largest: bidiagonalSingularValue(d, off, n - 1), smallest: bidiagonalSingularValue(d, off, 0) };
+  if (!blas || n > NATIVE_SINGLE_CALL_MAX_N) return singularValueRange(data, n, n);
+  const work = scratchFor(n);
+  work.square.set(data.subarray(0, n * n));
+  return nativeExtremesInPlace(blas, work.square, n, work);
 }
 
 /** sigma_max(A)^2 / sigma_min(A)^2 and its two ends. */
@@ -65,35 +103,57 @@ export function matrixConditioning(a: DenseMatrix): MatrixConditioningValues {
   return { kappaAtA: (largest / smallest) ** 2, L, mu };
 }
 
-/** Rows `rows` of the n-column row-major `data`, gathered contiguously. */
-function gatherRows(data: Float64Array, n: number, rows: Int32Array): Float64Array {
-  const out = new Float64Array(rows.length * n);
-  for (let k = 0; k < rows.length; k++) out.set(data.subarray(rows[k] * n, rows[k] * n + n), k * n);
-  return out;
+/** Copy rows `rows` of the n-column row-major `data` to `out` from row `at` on: one block copy when they are consecutive. */
+function copyRows(data: Float64Array, n: number, rows: Int32Array, out: Float64Array, at: number): void {
+  const first = rows[0];
+  if (rows[rows.length - 1] === first + rows.length - 1) {
+    // Ascending and distinct (Partition.rowsOf), so first..last is the whole run.
+    out.set(data.subarray(first * n, (first + rows.length) * n), at * n);
+    return;
+  }
+  for (let k = 0; k < rows.length; k++) out.set(data.subarray(rows[k] * n, rows[k] * n + n), (at + k) * n);
 }
 
-/** lambda_min(S) and lambda_max(S) as the squared extreme singular values of Q = [Q_1 ... Q_m]. */
+/**
+ * lambda_min(S) and lambda_max(S) as the squared extreme singular values of Q = [Q_1 ... Q_m].
+ * One machine (m = 1) holds all n rows, so Q = Q_1 is orthogonal and S = I: both are 1 (what the
+ * factorization below returns to rounding, since a Householder Q is orthogonal whatever A's rank).
+ */
 export function sExtremes(a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
   const n = a.cols;
-  // Row k of `basis` is a basis vector of some R(A_i): basis = Q^T, whose singular values are Q's.
-  const basis = new Float64Array(n * n);
+  if (partition.m === 1 && partition.sizes[0] === n) return { lambdaMinS: 1, lambdaMaxS: 1 };
   const blas = nativeBlasInUse();
-  const tau = new Float64Array(n);
+  if (!blas) return typescriptSExtremes(a, partition);
+  const single = n <= NATIVE_SINGLE_CALL_MAX_N;
+  const work = single ? scratchFor(n) : new Scratch(n);
+  // Row k of `basis` is a basis vector of some R(A_i): basis = Q^T, whose singular values are Q's.
+  const basis = work.square;
   let row = 0;
   for (let i = 0; i < partition.m; i++) {
     const p = partition.sizes[i];
-    const rows = gatherRows(a.data, n, partition.rowsOf[i]);
-    if (blas) {
-      // A_i stored by rows is A_i^T (n x p) stored by columns: LAPACK's QR of it, then its Q in place.
-      basis.set(rows, row * n);
-      blas.dgeqrf(n, p, basis, row * n, n, tau, 0);
-      blas.dorgqr(n, p, p, basis, row * n, n, tau, 0);
-    } else {
-      basis.set(runSync(householderQrWork(rows, p, n)).q, row * n);
-    }
+    copyRows(a.data, n, partition.rowsOf[i], basis, row);
+    // A_i stored by rows is A_i^T (n x p) stored by columns: LAPACK's QR of it, then its Q in place.
+    blas.dgeqrf(n, p, basis, row * n, n, work.tau, 0);
+    blas.dorgqr(n, p, p, basis, row * n, n, work.tau, 0);
     row += p;
   }
-  const { largest, smallest } = extremeSingularValues(basis, n);
+  const { largest, smallest } = single ? nativeExtremesInPlace(blas, basis, n, work) : singularValueRange(basis, n, n);
+  return { lambdaMinS: smallest * smallest, lambdaMaxS: largest * largest };
+}
+
+/** The TypeScript path: each machine's Householder basis, then the sliced singular value range of Q^T. */
+function typescriptSExtremes(a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
+  const n = a.cols;
+  const basis = new Float64Array(n * n);
+  let row = 0;
+  for (let i = 0; i < partition.m; i++) {
+    const p = partition.sizes[i];
+    const rows = new Float64Array(p * n);
+    copyRows(a.data, n, partition.rowsOf[i], rows, 0);
+    basis.set(runSync(householderQrWork(rows, p, n)).q, row * n);
+    row += p;
+  }
+  const { largest, smallest } = singularValueRange(basis, n, n);
   return { lambdaMinS: smallest * smallest, lambdaMaxS: largest * largest };
 }
 

@@ -15,6 +15,9 @@ import { conditioningAnalysis, matrixConditioning, sExtremes, smallestPrincipalA
 import { samplePartition } from '../../../src/solvers/studies/sampler.js';
 import { expandGrid, type StudyDefinition } from '../../../src/solvers/studies/definition.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import { householderQrWork } from '../../../src/solvers/linalg/householderQr.js';
+import { singularValueRange } from '../../../src/solvers/linalg/singularValues.js';
 import { describeEachBackend } from '../../support/backends.js';
 
 function definitionFor(family: 'contiguous' | 'round-robin' | 'random'): StudyDefinition {
@@ -52,6 +55,35 @@ describeEachBackend('cheap study path', () => {
       }
     });
   }
+});
+
+describeEachBackend('cheap study path against its previous construction', () => {
+  it('lambda(S) equals the squared extreme singular values of the explicitly built Q (Householder bases), to 1e-12; m = 1 gives S = I', () => {
+    const definition = definitionFor('random');
+    for (const mean of [0, 1]) {
+      const A = generateMatrix({ generator: 'gaussian', n: 40, mean, std: 1, seed: 21 + mean });
+      for (const point of expandGrid(definition)) {
+        const partition = samplePartition(definition, point, 2);
+        const basis = new Float64Array(40 * 40);
+        let row = 0;
+        for (const rows of partition.rowsOf) {
+          const block = new Float64Array(rows.length * 40);
+          rows.forEach((r, k) => block.set(A.data.subarray(r * 40, r * 40 + 40), k * 40));
+          basis.set(runSync(householderQrWork(block, rows.length, 40)).q, row * 40);
+          row += rows.length;
+        }
+        const reference = singularValueRange(basis, 40, 40);
+        const cheap = sExtremes(A, partition);
+        const where = `mean ${mean}, m ${point.settings.m}`;
+        expect(Math.abs(cheap.lambdaMaxS - reference.largest ** 2) / reference.largest ** 2, where).toBeLessThan(1e-12);
+        expect(Math.abs(cheap.lambdaMinS - reference.smallest ** 2) / reference.smallest ** 2, where).toBeLessThan(1e-12);
+        if (point.settings.m === 1) expect(cheap).toEqual({ lambdaMinS: 1, lambdaMaxS: 1 });
+      }
+      const conditioning = matrixConditioning(A);
+      const sigma = singularValueRange(A.data, 40, 40);
+      expect(Math.abs(conditioning.kappaAtA - (sigma.largest / sigma.smallest) ** 2) / conditioning.kappaAtA).toBeLessThan(1e-12);
+    }
+  });
 });
 
 describe('partition families', () => {
