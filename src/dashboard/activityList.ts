@@ -148,22 +148,24 @@ export class ActivityListView implements View {
       if (!reset && this.cursors[kind]) query.set('cursor', this.cursors[kind]);
       return this.api.json<JobPage | StudyPage>('GET', `${path}?${query.toString()}`);
     };
-    try {
-      const [jobs, studies] = await Promise.all([page('job', '/v1/jobs'), page('study', '/v1/studies')]);
-      if (this.closed) return;
-      if (reset) {
-        clear(this.body);
-        this.rows.clear();
-      }
-      for (const summary of (jobs?.items ?? []) as JobSummary[]) this.upsert({ kind: 'job', summary, progress: null });
-      for (const summary of (studies?.items ?? []) as StudySummary[]) this.upsert({ kind: 'study', summary });
-      if (jobs) this.cursors.job = jobs.nextCursor;
-      if (studies) this.cursors.study = studies.nextCursor;
-      this.more.hidden = this.cursors.job === null && this.cursors.study === null;
-      this.showEmpty();
-    } catch (error) {
-      this.showProblem(error);
+    // Each kind on its own: a service without studies (503) still lists its jobs.
+    const [jobsRead, studiesRead] = await Promise.allSettled([page('job', '/v1/jobs'), page('study', '/v1/studies')]);
+    if (this.closed) return;
+    const jobs = jobsRead.status === 'fulfilled' ? jobsRead.value : null;
+    const studies = studiesRead.status === 'fulfilled' ? studiesRead.value : null;
+    if (reset) {
+      clear(this.body);
+      this.rows.clear();
     }
+    for (const summary of (jobs?.items ?? []) as JobSummary[]) this.upsert({ kind: 'job', summary, progress: null });
+    for (const summary of (studies?.items ?? []) as StudySummary[]) this.upsert({ kind: 'study', summary });
+    if (jobs) this.cursors.job = jobs.nextCursor;
+    if (studies) this.cursors.study = studies.nextCursor;
+    this.more.hidden = this.cursors.job === null && this.cursors.study === null;
+    this.showEmpty();
+    // The studies' refusal matters when only studies are shown (a service without studies answers 503).
+    if (jobsRead.status === 'rejected') this.showProblem(jobsRead.reason);
+    else if (studiesRead.status === 'rejected' && this.kind === 'study') this.showProblem(studiesRead.reason);
   }
 
   private showEmpty(): void {

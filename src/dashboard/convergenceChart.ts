@@ -99,7 +99,7 @@ export class ConvergenceChart {
             dash: THEORY_DASH,
             spanGaps: true,
             points: { show: false },
-            value: (_u, v) => formatNumber(v, 3),
+            value: (u, _v, _series, idx) => (idx === null ? '' : formatNumber(theoryValueAt(s, u.data[0][idx]), 3)),
           },
         ]),
       ],
@@ -120,39 +120,77 @@ export class ConvergenceChart {
   }
 }
 
-/** One x column (every iteration any run recorded) and, per run, its values and its theory line. */
+/**
+ * One x column (every iteration any run recorded) and, per run, its values and its theory line.
+ * The theory line rho^t is straight on the log axis, so it is given by its two ends only (the
+ * points between are gaps that the line spans; the legend computes its value at any iteration):
+ * uPlot then builds 2 points' path instead of one per iteration. A run recorded at every x with
+ * only positive values is passed as it is, without a copy.
+ */
 export function alignedData(series: ConvergenceSeries[]): uPlot.AlignedData {
   const x = unionOfIterations(series.map((s) => s.iteration));
   const columns: (number | null)[][] = [];
   for (const s of series) {
-    // Both ascending: walk them together to place each recorded point at its x.
-    const measured = new Array<number | null>(x.length).fill(null);
-    const position = new Int32Array(s.iteration.length);
+    const aligned = s.iteration.length === x.length;
     let floor = Infinity;
-    for (let k = 0, i = 0; k < s.iteration.length; k++) {
-      while (x[i] < s.iteration[k]) i++;
-      position[k] = i;
-      const value = positiveOrNull(s.values[k]);
-      measured[i] = value;
-      if (value !== null && value < floor) floor = value;
+    let measured: (number | null)[];
+    let position: (k: number) => number;
+    if (aligned && s.values.every((value) => value !== null && value > 0 && value < Infinity)) {
+      measured = s.values;
+      for (const value of s.values) if (value! < floor) floor = value!;
+      position = (k) => k;
+    } else {
+      // Both ascending: walk them together to place each recorded point at its x.
+      measured = new Array<number | null>(x.length).fill(null);
+      const positions = new Int32Array(s.iteration.length);
+      for (let k = 0, i = 0; k < s.iteration.length; k++) {
+        while (x[i] < s.iteration[k]) i++;
+        positions[k] = i;
+        const value = positiveOrNull(s.values[k]);
+        measured[i] = value;
+        if (value !== null && value < floor) floor = value;
+      }
+      position = (k) => positions[k];
     }
     const theory = new Array<number | null>(x.length).fill(null);
     const start = s.iteration.findIndex((_, k) => positiveOrNull(s.values[k]) !== null);
     if (s.rate !== null && s.rate >= 0 && start >= 0) {
-      const t0 = s.iteration[start];
-      const y0 = s.values[start]!;
-      const last = s.iteration[s.iteration.length - 1];
+      const { t0, y0 } = theoryStart(s, start);
+      const first = position(start);
+      theory[first] = y0;
+      // The last x of the run where the line is still above the floor.
       const lowest = floor * THEORY_FLOOR_FACTOR;
-      const logRate = Math.log(s.rate);
-      for (let i = position[start]; i < x.length && x[i] <= last; i++) {
-        const value = y0 * Math.exp(logRate * (x[i] - t0));
-        if (!(value >= lowest)) break;
-        theory[i] = value;
+      const last = s.iteration[s.iteration.length - 1];
+      let end = first;
+      for (let i = position(s.iteration.length - 1); i > first; i--) {
+        if (x[i] <= last && theoryValue(s.rate, t0, y0, x[i]) >= lowest) {
+          end = i;
+          break;
+        }
       }
+      if (end > first) theory[end] = theoryValue(s.rate, t0, y0, x[end]);
     }
     columns.push(measured, theory);
   }
   return [x, ...columns];
+}
+
+/** Where a run's theory line starts: its first positive value. */
+function theoryStart(s: ConvergenceSeries, start: number): { t0: number; y0: number } {
+  return { t0: s.iteration[start], y0: s.values[start]! };
+}
+
+/** y0 * rho^(t - t0). */
+function theoryValue(rate: number, t0: number, y0: number, t: number): number {
+  return y0 * Math.exp(Math.log(rate) * (t - t0));
+}
+
+/** The theory line's value at the x of data index `idx` (the column holds its ends only). */
+export function theoryValueAt(s: ConvergenceSeries, x: number): number | null {
+  const start = s.iteration.findIndex((_, k) => positiveOrNull(s.values[k]) !== null);
+  if (s.rate === null || s.rate < 0 || start < 0) return null;
+  const { t0, y0 } = theoryStart(s, start);
+  return x < t0 || x > s.iteration[s.iteration.length - 1] ? null : theoryValue(s.rate, t0, y0, x);
 }
 
 /** The sorted union of ascending iteration lists; the common case (every run recorded the same iterations) costs one comparison pass. */

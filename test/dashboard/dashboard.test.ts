@@ -35,7 +35,9 @@ async function openPage(path: string, viewport = DESKTOP): Promise<{ page: Page;
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
   page.on('console', (message) => {
-    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text())) errors.push(message.text());
+    // This service runs no studies: the list's request for them is answered 503, as it should be.
+    const noStudies = /status of 503/.test(message.text()) && message.location().url.includes('/v1/studies');
+    if (message.type() === 'error' && !/status of 4\d\d/.test(message.text()) && !noStudies) errors.push(message.text());
   });
   await page.goto(`${service.baseUrl}${path}`);
   return { page, errors };
@@ -243,17 +245,26 @@ describe('dashboard in a browser', () => {
       expect(await chart.getAttribute('data-series')).toBe('12');
       return Number(await chart.getAttribute('data-render-ms'));
     };
-    // The first draw, then redraws from scratch (switching between residual and error rebuilds the chart).
-    const times = [await renderMs()];
+    // The page's first draw (cold: uPlot's code not yet run), over several loads of the page; then
+    // redraws from scratch (switching between residual and error rebuilds the chart).
+    const firstDraws = [await renderMs()];
+    for (let k = 0; k < 4; k++) {
+      await page.reload();
+      firstDraws.push(await renderMs());
+    }
+    const rebuilds: number[] = [];
     for (let k = 0; k < 6; k++) {
       await page.getByRole('radio', { name: k % 2 === 0 ? /relative error/ : /relative residual/ }).check();
-      times.push(await renderMs());
+      rebuilds.push(await renderMs());
     }
-    const sorted = [...times].sort((a, b) => a - b);
+    const bestAndMedian = (times: number[]): string => {
+      const sorted = [...times].sort((a, b) => a - b);
+      return `best ${sorted[0].toFixed(1)} ms, median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms`;
+    };
     console.log(
-      `dashboard: six ${service.config.TRACE_CAP}-point traces (12 series with the theory lines) drawn in ` +
-        `${times[0].toFixed(1)} ms on the page's first draw; rebuilt from scratch: min ${sorted[0].toFixed(1)} ms, ` +
-        `median ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms (ms from the data to uPlot's first draw, in chromium)`,
+      `dashboard: six ${service.config.TRACE_CAP}-point traces (12 series with the theory lines), ms from the data to uPlot's ` +
+        `first draw in chromium: the page's first draw ${bestAndMedian(firstDraws)} (${firstDraws.length} loads); ` +
+        `rebuilt from scratch ${bestAndMedian(rebuilds)} (${rebuilds.length} rebuilds)`,
     );
     expect(errors).toEqual([]);
     await page.close();
