@@ -44,13 +44,50 @@ export function identityOrdering(n: number): Ordering {
 }
 
 /**
+ * Whether the square CSR pattern is symmetric with each row's columns strictly ascending (as a Gram
+ * matrix from gram.ts): one pass that matches each entry (i, j), rows taken in ascending order, with
+ * the next unmatched entry of row j, which must be (j, i); symmetric iff every entry is matched.
+ * O(nnz + n), no transpose built.
+ */
+export function isSortedSymmetricPattern(a: CsrMatrix): boolean {
+  const n = a.rows;
+  if (a.cols !== n) return false;
+  const { rowPtr, colIdx } = a;
+  const cursor = rowPtr.slice(0, n);
+  for (let i = 0; i < n; i++) {
+    let previous = -1;
+    for (let q = rowPtr[i]; q < rowPtr[i + 1]; q++) {
+      const j = colIdx[q];
+      if (j <= previous || j < 0 || j >= n) return false;
+      previous = j;
+      const c = cursor[j];
+      if (c >= rowPtr[j + 1] || colIdx[c] !== i) return false;
+      cursor[j] = c + 1;
+    }
+  }
+  for (let j = 0; j < n; j++) if (cursor[j] !== rowPtr[j + 1]) return false;
+  return true;
+}
+
+/**
  * The pattern of A + A^T without its diagonal (A square; values ignored), each neighbour list
- * ascending and duplicate-free. O(nnz + n).
+ * ascending and duplicate-free. O(nnz + n); a pattern that is already symmetric and sorted (a Gram
+ * matrix) only loses its diagonal.
  */
 export function symmetricPattern(a: CsrMatrix): SymmetricPattern {
   const n = a.rows;
   if (a.cols !== n) throw new DimensionMismatchError(`A symmetric pattern needs a square matrix; this one is ${a.rows} x ${a.cols}.`);
   const { rowPtr, colIdx } = a;
+  if (isSortedSymmetricPattern(a)) {
+    const ptr = new Int32Array(n + 1);
+    const idx = new Int32Array(rowPtr[n]);
+    let q = 0;
+    for (let i = 0; i < n; i++) {
+      for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) if (colIdx[p] !== i) idx[q++] = colIdx[p];
+      ptr[i + 1] = q;
+    }
+    return { n, ptr, idx: q === idx.length ? idx : idx.slice(0, q) };
+  }
   // Both (i, j) and (j, i) for every off-diagonal entry, then the duplicates (entries stored on both sides) dropped.
   const count = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) {

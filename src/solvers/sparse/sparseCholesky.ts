@@ -39,8 +39,8 @@
  * is what one JavaScript thread gives).
  */
 import { DimensionMismatchError, SingularMatrixError } from '../errors.js';
-import { transpose, type CsrMatrix } from './csr.js';
-import { approximateMinimumDegree, identityOrdering, type Ordering } from './ordering.js';
+import type { CsrMatrix } from './csr.js';
+import { approximateMinimumDegree, identityOrdering, isSortedSymmetricPattern, type Ordering } from './ordering.js';
 
 const UNIT_ROUNDOFF = Number.EPSILON / 2;
 
@@ -357,16 +357,12 @@ export function adoptCholesky(g: CsrMatrix, external: ExternalCholesky, options:
   return { symbolic, values, work: new Float64Array(n) };
 }
 
-/** The pattern must be symmetric (both triangles stored): compared with the pattern of G^T, O(nnz). */
+/** The pattern must be symmetric (both triangles stored) with sorted rows, as gramMatrix returns: O(nnz), no transpose. */
 function checkSymmetricPattern(g: CsrMatrix): void {
-  const t = transpose(g);
-  let same = true;
-  for (let i = 0; same && i <= g.rows; i++) same = t.rowPtr[i] === g.rowPtr[i];
-  for (let q = 0; same && q < t.colIdx.length; q++) same = t.colIdx[q] === g.colIdx[q];
-  if (!same) {
+  if (!isSortedSymmetricPattern(g)) {
     throw new DimensionMismatchError(
-      'Cholesky needs the full symmetric pattern (both triangles stored, as gramMatrix returns); ' +
-        'this matrix has an entry (i, j) without (j, i).',
+      'Cholesky needs the full symmetric pattern (both triangles stored, each row sorted, as gramMatrix returns); ' +
+        'this matrix has an entry (i, j) without (j, i), or a row out of order.',
     );
   }
 }
