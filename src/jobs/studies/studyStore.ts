@@ -63,12 +63,14 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
 redis.call('PUBLISH', ARGV[5], ARGV[6] .. ' progress')
 return 1`,
-  /** KEYS: doc, ...to re-expire. ARGV: status, time, field, value, ttl, channel, id. */
+  /** KEYS: doc, chunks, done (re-expired), then keys to delete (the matrix copy). ARGV: status, time, field, value, ttl, channel, id. */
   studyFinish: `${ACTIVE}
 if not active(redis.call('HGET', KEYS[1], 'status')) then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finishedAt', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], ARGV[3], ARGV[4]) end
-for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[5]) end
+for i = 1, #KEYS do
+  if i <= 3 then redis.call('EXPIRE', KEYS[i], ARGV[5]) else redis.call('DEL', KEYS[i]) end
+end
 redis.call('PUBLISH', ARGV[6], ARGV[7] .. ' status')
 return 1`,
   /**
@@ -195,13 +197,12 @@ export class StudyStore {
   /** An active study ends `status`; false when it had already ended. */
   async finish(id: string, status: StudyStatus, field: 'result' | 'error' | null = null, value = ''): Promise<boolean> {
     if (!FINISHED_STUDY_STATUSES.includes(status)) throw new RangeError(`finish(${status})`);
-    const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id)];
+    // The matrix copy goes with the same script: no chunk computes any more (a late one finds the study ended and stores nothing).
+    const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id), ...this.keys.matrixParts(id)];
     const time = new Date().toISOString();
-    const finished =
-      (await this.redis.studyFinish(keys.length, ...keys, status, time, field ?? '', value, this.ttlSeconds, this.keys.events, id)) === 1;
-    // No chunk computes any more (a late one finds the study ended and stores nothing): the matrix copy has served.
-    if (finished) await this.redis.del(...this.keys.matrixParts(id));
-    return finished;
+    return (
+      (await this.redis.studyFinish(keys.length, ...keys, status, time, field ?? '', value, this.ttlSeconds, this.keys.events, id)) === 1
+    );
   }
 
   /**
