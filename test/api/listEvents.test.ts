@@ -88,6 +88,7 @@ describe('the list-wide event stream', () => {
     const aliceStream = await open(alice);
     const bobStream = await open(bob);
     const aliceSucceeded = await open(alice, '?status=succeeded');
+    const adminRunning = await open(admin, '?status=running');
 
     // No worker yet: everything stays queued.
     const aliceJob = await create(alice, '/v1/jobs', JOB);
@@ -106,7 +107,11 @@ describe('the list-wide event stream', () => {
     expect(snapshot.jobs[0].status).toBe('queued');
     expect(snapshot.studies.map((study) => study.id)).toEqual([aliceStudy]);
     expect(snapshot.truncated).toBe(false);
-    expect(snapshotOf(await open(admin)).jobs.map((job) => job.id)).toEqual([bobJob, aliceJob]);
+    expect(
+      snapshotOf(await open(admin))
+        .jobs.map((job) => job.id)
+        .sort(),
+    ).toEqual([aliceJob, bobJob].sort());
 
     service.spawnWorker();
     for (const id of [aliceJob, bobJob, aliceStudy]) await adminStream.waitFor(finished(id), 240_000);
@@ -127,16 +132,21 @@ describe('the list-wide event stream', () => {
     expect(filtered.every((event) => event.event === 'status' && (event.data as ListStatusEvent).status === 'succeeded')).toBe(true);
     expect(filtered.map((event) => (event.data as ListStatusEvent).id).sort()).toEqual([aliceJob, aliceStudy].sort());
 
-    // Each item's statuses arrive in order, and the study's progress reaches its total.
     const statusesOf = (stream: EventStream, id: string) =>
       stream.events.filter((event) => event.event === 'status' && ofItem(id)(event)).map((event) => (event.data as ListStatusEvent).status);
+    // Filtered on `running`: an item's entry into it and its exit from it, never its creation.
+    await adminRunning.waitFor(finished(bobJob));
+    expect(statusesOf(adminRunning, aliceJob)).toEqual(['running', 'succeeded']);
+    expect(statusesOf(adminRunning, bobJob)).toEqual(['running', 'succeeded']);
+
+    // Each item's statuses arrive in order, and the study's progress reaches its total.
     expect(statusesOf(adminStream, aliceJob)).toEqual(['queued', 'running', 'succeeded']);
     expect(statusesOf(adminStream, aliceStudy)).toEqual(['running', 'succeeded']);
     const studyDone = adminStream.events.find(finished(aliceStudy))!.data as Extract<ListStatusEvent, { kind: 'study' }>;
     expect(studyDone.study.progress).toEqual({ done: 2 * STUDY.samples, total: 2 * STUDY.samples });
 
     // Every event is what the OpenAPI document declares.
-    for (const stream of [adminStream, aliceStream, bobStream, aliceSucceeded, late])
+    for (const stream of [adminStream, aliceStream, bobStream, aliceSucceeded, adminRunning, late])
       for (const event of stream.events) {
         expect(['snapshot', 'status', 'progress']).toContain(event.event);
         expect(ListEventDataSchema.safeParse(event.data).success, JSON.stringify(event)).toBe(true);
