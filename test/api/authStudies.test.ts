@@ -1,7 +1,8 @@
 /**
  * Studies under AUTH_MODE=keys, with a real Redis (no worker: the study stays queued): another key
  * gets 404 on every study endpoint and never sees it listed; its owner and an admin key see it; a
- * study over the key's study-samples limit is a 413 before anything is queued.
+ * study over the key's study-samples limit is a 413 before anything is queued; a study may name only
+ * its key's own stored matrices (another key's is a 404, as for jobs; an admin key may name any).
  */
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
@@ -68,6 +69,33 @@ describe('studies of two tenants', () => {
     // Still there, untouched by bob's attempts; its owner cancels it.
     const cancelled = await as(alice, { method: 'POST', url: `/v1/studies/${id}/cancel` });
     expect(cancelled.statusCode, cancelled.body).toBe(200);
+  });
+
+  it("names only the key's own stored matrices: another key's is a 404 and nothing is stored; an admin names any", async () => {
+    const text = '%%MatrixMarket matrix coordinate real general\n3 3 4\n1 1 2\n2 2 3\n3 3 4\n1 3 1\n';
+    const upload = await as(alice, { method: 'POST', url: '/v1/matrices', payload: text, headers: { 'content-type': 'text/plain' } });
+    expect(upload.statusCode, upload.body).toBe(201);
+    const matrix = { format: 'stored', id: upload.json<{ id: string }>().id };
+    const study = { matrix, grid: { m: [2, 3] }, samples: 1, metrics: ['rates.apc.rate'] };
+    const studyKeys = `${service.config.KEY_PREFIX}:store:${service.config.STUDY_QUEUE_NAME}:study:*`;
+    const keysBefore = (await redis.keys(studyKeys)).length;
+
+    const refused = await as(bob, { method: 'POST', url: '/v1/studies', payload: study });
+    expect(refused.statusCode, refused.body).toBe(404);
+    expect(refused.json<ProblemDetails>().code).toBe('matrix-not-found');
+    expect((await as(bob, { url: '/v1/studies' })).json<{ items: unknown[] }>().items).toEqual([]);
+    expect((await redis.keys(studyKeys)).length).toBe(keysBefore);
+
+    const own = await as(alice, { method: 'POST', url: '/v1/studies', payload: study });
+    expect(own.statusCode, own.body).toBe(202);
+    expect(own.json<{ points: { settings: { n: number } }[] }>().points[0].settings.n).toBe(3);
+    const operator = await as(admin, { method: 'POST', url: '/v1/studies', payload: study });
+    expect(operator.statusCode, operator.body).toBe(202);
+    for (const created of [own, operator]) {
+      const id = created.json<{ id: string }>().id;
+      const owner = created === own ? alice : admin;
+      expect((await as(owner, { method: 'POST', url: `/v1/studies/${id}/cancel` })).statusCode).toBe(200);
+    }
   });
 
   it("refuses a study over the key's study-samples limit with 413 before anything is queued", async () => {
