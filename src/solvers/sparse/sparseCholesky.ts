@@ -169,8 +169,9 @@ function eliminationTree(n: number, lowerPtr: Int32Array, lowerIdx: Int32Array):
 }
 
 /**
- * Column counts from the row patterns (row k of L = the reach of row k's entries in the tree), then
- * the row indices of each column (diagonal first, ascending).
+ * Column counts and row indices of L from its row patterns (row k of L = the reach of row k's
+ * entries in the tree), each reach computed once: kept in a growing buffer while the counts
+ * accumulate, then dealt out to the columns (rows ascending, since k ascends; diagonal first).
  */
 function patternOfL(
   n: number,
@@ -181,9 +182,23 @@ function patternOfL(
   const mark = new Int32Array(n).fill(-1);
   const stack = new Int32Array(n);
   const colCount = new Int32Array(n).fill(1);
+  const rowPtr = new Int32Array(n + 1);
+  let rows = new Int32Array(Math.max(16, 2 * lowerPtr[n]));
   for (let k = 0; k < n; k++) {
     const top = rowReach(k, lowerPtr, lowerIdx, parent, mark, stack);
-    for (let t = top; t < n; t++) colCount[stack[t]]++;
+    const start = rowPtr[k];
+    const length = n - top;
+    if (start + length > rows.length) {
+      const grown = new Int32Array(Math.max(2 * rows.length, start + length));
+      grown.set(rows.subarray(0, start));
+      rows = grown;
+    }
+    for (let t = top; t < n; t++) {
+      const j = stack[t];
+      rows[start + t - top] = j;
+      colCount[j]++;
+    }
+    rowPtr[k + 1] = start + length;
   }
   const colPtr = new Int32Array(n + 1);
   let flops = 0;
@@ -193,11 +208,9 @@ function patternOfL(
   }
   const rowIdx = new Int32Array(colPtr[n]);
   const next = colPtr.slice(0, n);
-  mark.fill(-1);
   for (let k = 0; k < n; k++) {
-    const top = rowReach(k, lowerPtr, lowerIdx, parent, mark, stack);
     rowIdx[next[k]++] = k; // the diagonal, first in its column
-    for (let t = top; t < n; t++) rowIdx[next[stack[t]]++] = k;
+    for (let q = rowPtr[k]; q < rowPtr[k + 1]; q++) rowIdx[next[rows[q]]++] = k;
   }
   return { colPtr, rowIdx, flops };
 }

@@ -6,13 +6,16 @@
  *  - isSortedSymmetricPattern agrees with a dense check on random patterns (symmetric, one entry
  *    missing, a row out of order, a duplicate);
  *  - symmetricPattern's fast path (a sorted symmetric pattern only loses its diagonal) equals the
- *    general path (taken on the upper triangle alone, whose A + A^T is the same pattern).
+ *    general path (taken on the upper triangle alone, whose A + A^T is the same pattern);
+ *  - the symbolic analysis (each row's reach computed once) gives exactly the pattern of L that a
+ *    dense boolean elimination of P G P^T gives, column by column.
  */
 import { describe, expect, it } from 'vitest';
 import { csrFromCoo, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { isSortedSymmetricPattern, symmetricPattern } from '../../../src/solvers/sparse/ordering.js';
+import { analyzeCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
 import { randomSparse, rowRange } from './support.js';
 
 /** A A^T by merging each pair of (sorted) rows: G[r][c] = sum over shared k ascending of a_rk a_ck; stored where they share a column. */
@@ -166,6 +169,36 @@ describe('symmetric patterns', () => {
       const general = symmetricPattern(upper);
       expect(Array.from(fast.ptr)).toEqual(Array.from(general.ptr));
       expect(Array.from(fast.idx)).toEqual(Array.from(general.idx));
+    }
+  });
+});
+
+describe('symbolic analysis', () => {
+  it('the pattern of L equals a dense boolean elimination of P G P^T', () => {
+    const cases = [
+      gramMatrix(selectRows(poisson2d(10), rowRange(10, 70))),
+      gramMatrix(randomSparse(45, 60, 0.06, 21).csr),
+      gramMatrix(randomSparse(30, 30, 0.15, 22).csr),
+    ];
+    for (const g of cases) {
+      const n = g.rows;
+      const analysis = analyzeCholesky(g);
+      const { perm, inverse } = analysis.ordering;
+      const filled = new Uint8Array(n * n);
+      for (let i = 0; i < n; i++) for (let q = g.rowPtr[i]; q < g.rowPtr[i + 1]; q++) filled[inverse[i] * n + inverse[g.colIdx[q]]] = 1;
+      // Eliminating k joins every pair of its later neighbours.
+      for (let k = 0; k < n; k++) {
+        for (let i = k + 1; i < n; i++) {
+          if (filled[i * n + k] === 0) continue;
+          for (let j = k + 1; j < n; j++) if (filled[j * n + k] === 1) filled[i * n + j] = filled[j * n + i] = 1;
+        }
+      }
+      expect(perm.length).toBe(n);
+      for (let j = 0; j < n; j++) {
+        const expected = [j];
+        for (let i = j + 1; i < n; i++) if (filled[i * n + j] === 1) expected.push(i);
+        expect(Array.from(analysis.rowIdx.subarray(analysis.colPtr[j], analysis.colPtr[j + 1])), `column ${j}`).toEqual(expected);
+      }
     }
   });
 });
