@@ -77,6 +77,50 @@ function wholeSystemChunk(system: SparseDistributedSystem): CsrMachineStorage {
 }
 
 /**
+ * When every chunk's support is a range of consecutive columns, and the ranges start in
+ * nondecreasing order (the strips of a banded matrix, row ranges of contiguous machines), a column
+ * j of chunk s was touched by an earlier chunk exactly when j < max over r < s of (first[r] + c_r):
+ * that chunk r covers j, as first[r] <= first[s] <= j. Returns each chunk's first column and that
+ * bound (clamped to the chunk), or null for any other layout.
+ */
+function stripLayout(chunks: readonly MachineStorage[]): { first: Int32Array; fresh: Int32Array } | null {
+  const first = new Int32Array(chunks.length);
+  const fresh = new Int32Array(chunks.length);
+  let covered = 0;
+  for (let s = 0; s < chunks.length; s++) {
+    const { c, cols, full } = chunks[s];
+    if (full || c === 0 || cols[c - 1] - cols[0] !== c - 1 || (s > 0 && cols[0] < first[s - 1])) return null;
+    first[s] = cols[0];
+    fresh[s] = Math.min(Math.max(covered, cols[0]), cols[0] + c);
+    covered = Math.max(covered, cols[0] + c);
+  }
+  return first.length > 0 ? { first, fresh } : null;
+}
+
+/**
+ * g = the sum of the strips' terms in chunk order, as g.fill(0) then g[cols[t]] += term[t] chunk by
+ * chunk, to the bit: a column's first term is stored as 0 + term (what the addition to the cleared g
+ * gives), the later ones added; no clearing of g (columns no chunk touches stay 0), no index array.
+ */
+function stripSum(
+  chunks: readonly MachineStorage[],
+  outputOffset: Int32Array,
+  first: Int32Array,
+  fresh: Int32Array,
+  terms: Float64Array,
+  g: Float64Array,
+): void {
+  for (let s = 0; s < chunks.length; s++) {
+    const from = first[s];
+    const end = from + chunks[s].c;
+    const shift = outputOffset[s] - from;
+    const split = fresh[s];
+    for (let j = from; j < split; j++) g[j] += terms[shift + j];
+    for (let j = split; j < end; j++) g[j] = 0 + terms[shift + j];
+  }
+}
+
+/**
  * g(x) and |A x - b|^2 at the point `x` (shared with the threads: the gradient method's estimate,
  * written only between evaluations). The chunks' terms are summed in a fixed order (the
  * full-support chunks first, then the others), so the sum never depends on the thread count.
@@ -102,6 +146,11 @@ export class GradientPass {
 
   /** True when the one chunk's output is g itself (a single full-support chunk): nothing to sum. */
   private readonly outputIsGradient: boolean;
+  /**
+   * CSR chunks that are strips (see stripSum), else null: chunk s's support is columns first[s] ..
+   * first[s] + c - 1, and columns from fresh[s] on are touched by no earlier chunk.
+   */
+  private readonly strips: { readonly first: Int32Array; readonly fresh: Int32Array } | null;
 
   constructor(system: SolverSystem) {
     const { n } = system;
@@ -133,6 +182,7 @@ export class GradientPass {
       from = to;
     }
     this.fullRuns = fullRuns;
+    this.strips = system.storage === 'csr' ? stripLayout(this.chunks) : null;
     const longest = Math.max(0, ...this.fullRuns.map((run) => run.chunks));
     this.ones = new Float64Array(longest).fill(1);
     this.wholeStart = new Int32Array(longest);
@@ -143,8 +193,12 @@ export class GradientPass {
   evaluate(): number {
     this.engine.run(GRADIENT_PASS);
     if (this.outputIsGradient) return this.engine.scalarSum(RESIDUAL2);
-    const { chunks, outputOffset, gradientAtX: g } = this;
+    const { chunks, outputOffset, gradientAtX: g, strips } = this;
     const terms = this.engine.output;
+    if (strips !== null) {
+      stripSum(chunks, outputOffset, strips.first, strips.fresh, terms, g);
+      return this.engine.scalarSum(RESIDUAL2);
+    }
     const n = g.length;
     g.fill(0);
     for (const run of this.fullRuns)

@@ -17,7 +17,7 @@ import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
 import { activeBackend, nativeCsr, useBackend } from '../../../src/solvers/linalg/backend.js';
 import { nativeCsrGradient, typescriptCsrGradient, type CsrRows } from '../../../src/solvers/linalg/csrKernels.js';
 import { attachArena, useWasmKernels, WasmArena, wasmKernelsEnabled } from '../../../src/solvers/linalg/wasmRowKernels.js';
-import { GradientPass, singleCsrChunk } from '../../../src/solvers/machines/gradientPass.js';
+import { GradientPass, gradientRowChunks, singleCsrChunk } from '../../../src/solvers/machines/gradientPass.js';
 import { fleetPlacement } from '../../../src/solvers/machines/placement.js';
 import { csrRowRange } from '../../../src/solvers/machines/storage.js';
 import { DEFAULT_PARALLEL_MIN_WORK, setParallelMinWork, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
@@ -34,7 +34,7 @@ interface Case {
 function caseOf(label: string, A: CsrMatrix, machines: number): Case {
   const n = A.rows;
   const b = Float64Array.from({ length: n }, (_, i) => Math.sin(0.7 * i) + 0.25);
-  return { label, system: buildDistributedSystem(createProblem({ A, b, partition: { machines } })) };
+  return { label, system: buildDistributedSystem(createProblem({ A, rhs: b, partition: { machines } })) };
 }
 
 const cases: Case[] = [
@@ -175,6 +175,36 @@ describe('the gradient pass on CSR storage', () => {
     useWasmKernels(false);
     expect(fleetPlacement([csrRowRange(machine, 0, machine.p)]).arena).toBe(false);
   });
+
+  for (const { label, system } of cases.slice(-2)) {
+    it(`${label}: row chunks on strips sum their terms as g.fill(0) then g[cols[t]] += term, to the bit`, () => {
+      withMinWork(0, () => {
+        const pass = new GradientPass(system);
+        try {
+          const x = Float64Array.from({ length: system.n }, (_, j) => Math.cos(0.3 * j) - 0.1);
+          pass.x.set(x);
+          pass.evaluate();
+          const expected = new Float64Array(system.n);
+          const { ranges } = gradientRowChunks(system);
+          expect(ranges.length).toBeGreaterThan(1);
+          for (const { machine, from, to } of ranges) {
+            const chunk = csrRowRange(system.machines[machine], from, to);
+            const term = new Float64Array(chunk.c);
+            typescriptCsrGradient(chunk).run(
+              Float64Array.from(chunk.cols, (j) => x[j]),
+              0,
+              term,
+              0,
+            );
+            for (let t = 0; t < chunk.c; t++) expected[chunk.cols[t]] += term[t];
+          }
+          expect(Array.from(pass.gradient())).toEqual(Array.from(expected));
+        } finally {
+          pass.dispose();
+        }
+      });
+    });
+  }
 
   for (const { label, system } of cases) {
     it(`${label}: g(x) is A^T (A x - b) in both layouts`, () => {
