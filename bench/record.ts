@@ -7,6 +7,7 @@ import type { ProblemFile, SideReport, SolveReport, SparseSideReport } from './c
 import type { E2eResult } from './endToEnd.js';
 import type { FixtureReport } from './fixtures.js';
 import type { HttpSolveReport } from './httpSolve.js';
+import type { SplitAnalysisReport, StudiesReport } from './workerStages.js';
 import type { JobPathReport } from './jobPath.js';
 import type { SparseProblemFile } from './sparseProblems.js';
 import type { Machine } from './machineProbe.js';
@@ -58,6 +59,10 @@ export interface RunRecord {
   jobPath?: Record<string, JobPathReport | { error: string }>;
   /** The full APC solve through HTTP (bench/httpSolve.ts); null when not run. */
   httpSolve?: HttpSolveReport | { error: string } | null;
+  /** Experiment 1 through HTTP, 1 and 2 workers, and NumPy (bench/studies.ts, run.ts --studies); absent when not run. */
+  studies?: StudiesReport | { error: string } | null;
+  /** The split analysis against one worker (bench/splitAnalysis.ts, run.ts --split-analysis); absent when not run. */
+  splitAnalysis?: SplitAnalysisReport | { error: string } | null;
 }
 
 export const isReport = (s: SideOutcome | undefined): s is SideReport => s !== undefined && !('error' in s);

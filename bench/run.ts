@@ -17,6 +17,10 @@
  * --wait-quiet: before each problem and the load test, wait (at most that long) for other processes
  * to leave the cores idle; --retry-noisy: repeat a problem during which they used > 0.25 core.
  * --render: only re-render the report from the raw results of an earlier run (bench/.cache/results.json).
+ * --studies [--studies-samples 300] [--studies-rounds 2]: Experiment 1 through HTTP with 1 and 2 worker
+ * processes next to NumPy (bench/studies.ts); --split-analysis [--split-n 4000] [--split-m 400]
+ * [--split-workers 2]: the split analysis against one worker (bench/splitAnalysis.ts). Both take
+ * minutes and are off by default.
  * --quick: two small problems, fewer repetitions, 1 s solves, a short load test, output to
  * bench/.cache/results-quick.md (bench/results.md stays the full run's).
  *
@@ -49,6 +53,7 @@ import {
 import type { ProblemResult, QuietPolicy, RunRecord, SideOutcome } from './record.js';
 import { problemLines, renderMarkdown, sparseProblemLines, targetLines } from './report.js';
 import { evaluateTargets, type TargetRow } from './targets.js';
+import { runSplitAnalysisStage, runStudiesStage } from './workerStages.js';
 import type { HttpSolveReport } from './httpSolve.js';
 import type { JobPathReport } from './jobPath.js';
 import type { SparseSideReport } from './common.js';
@@ -90,6 +95,13 @@ const { values: args } = parseArgs({
     'http-solve-m': { type: 'string' },
     'http-solve-max-iterations': { type: 'string' },
     'no-http-solve': { type: 'boolean', default: false },
+    studies: { type: 'boolean', default: false },
+    'studies-samples': { type: 'string' },
+    'studies-rounds': { type: 'string' },
+    'split-analysis': { type: 'boolean', default: false },
+    'split-n': { type: 'string' },
+    'split-m': { type: 'string' },
+    'split-workers': { type: 'string' },
   },
 });
 
@@ -141,6 +153,17 @@ const httpSolve = args['no-http-solve']
       m: Number(args['http-solve-m'] ?? (quick ? 10 : 100)),
       maxIterations: Number(args['http-solve-max-iterations'] ?? 100_000),
     };
+/** The worker fleet's stages (bench/workerStages.ts): minutes each, so only when asked for. */
+const studiesStage = args.studies
+  ? { samples: Number(args['studies-samples'] ?? (quick ? 50 : 300)), rounds: Number(args['studies-rounds'] ?? (quick ? 1 : 2)) }
+  : null;
+const splitStage = args['split-analysis']
+  ? {
+      n: Number(args['split-n'] ?? (quick ? 1000 : 4000)),
+      m: Number(args['split-m'] ?? (quick ? 100 : 400)),
+      workers: Number(args['split-workers'] ?? 2),
+    }
+  : null;
 const outFile = resolve(args.out ?? (quick ? join(CACHE, 'results-quick.md') : join(BENCH, 'results.md')));
 
 // ---------------------------------------------------------------------------------------------
@@ -312,6 +335,8 @@ async function main(): Promise<void> {
   const fixtures = args['no-fixtures'] ? {} : await runFixtures(backends);
   const jobPath = args['no-job-path'] ? {} : await runJobPath(backends);
   const httpSolveResult = httpSolve ? await runHttpSolve(httpSolve) : null;
+  const studiesResult = studiesStage ? await runStudiesStage(studiesStage) : null;
+  const splitResult = splitStage ? await runSplitAnalysisStage(splitStage) : null;
 
   let e2eResult: E2eResult | null = null;
   if (e2e) {
@@ -336,6 +361,8 @@ async function main(): Promise<void> {
     sparse,
     jobPath,
     httpSolve: httpSolveResult,
+    studies: studiesResult,
+    splitAnalysis: splitResult,
   };
   writeFileSync(join(CACHE, quick ? 'results-quick.json' : 'results.json'), `${JSON.stringify(record, null, 2)}\n`);
   const rows = writeReport(record);

@@ -111,7 +111,27 @@ export interface HttpSolveTarget {
   tolerance: number;
 }
 
+/** Experiment 1 through HTTP (bench/studies.ts): its wall time against NumPy's and 60 s, and 1 -> 2 worker processes. */
+export interface StudyTarget {
+  kind: 'study';
+  id: string;
+  description: string;
+  measure: 'ratioToNumpy' | 'seconds' | 'scaling';
+  /** At most this for ratioToNumpy and seconds, at least this for scaling. */
+  threshold: number;
+}
+
+/** One dense analysis split over worker processes against one worker (bench/splitAnalysis.ts): at least `atLeast` x faster. */
+export interface SplitAnalysisTarget {
+  kind: 'splitAnalysis';
+  id: string;
+  description: string;
+  atLeast: number;
+}
+
 export type Target =
+  | StudyTarget
+  | SplitAnalysisTarget
   | RatioTarget
   | MemoryTarget
   | ServiceTarget
@@ -212,6 +232,33 @@ export const TARGETS: readonly Target[] = [
     id: 'httpSolve',
     description: 'full APC solve through HTTP (upload, job, trace, solution), Poisson',
     tolerance: 1e-8,
+  },
+  {
+    kind: 'study',
+    id: 'study:ratioToNumpy',
+    description: 'Experiment 1 (9,600 analyses) through HTTP, 2 worker processes, against the NumPy script on one core',
+    measure: 'ratioToNumpy',
+    threshold: 1,
+  },
+  {
+    kind: 'study',
+    id: 'study:seconds',
+    description: 'Experiment 1 through HTTP, 2 worker processes: wall time',
+    measure: 'seconds',
+    threshold: 60,
+  },
+  {
+    kind: 'study',
+    id: 'study:scaling',
+    description: 'Experiment 1 through HTTP: 1 worker process over 2 (separate processes, one Redis)',
+    measure: 'scaling',
+    threshold: 1.6,
+  },
+  {
+    kind: 'splitAnalysis',
+    id: 'splitAnalysis',
+    description: 'dense analysis split over 2 worker processes against one worker',
+    atLeast: 1.5,
   },
   {
     kind: 'agreement',
@@ -323,6 +370,10 @@ export function evaluateTargets(record: RunRecord): TargetRow[] {
         return record.backends.map((backend) => jobPathRow(record, target, backend));
       case 'httpSolve':
         return [httpSolveRow(record, target)];
+      case 'study':
+        return [studyRow(record, target)];
+      case 'splitAnalysis':
+        return [splitAnalysisRow(record, target)];
     }
   });
 }
@@ -717,4 +768,50 @@ function serviceLimit(l: MeasuredLoad, cores: number, otherCores: number | null)
     ? `CPU: ${cpu}, so the cores are saturated; per job the cost is ${((1e3 * (l.serviceCores ?? 0)) / l.throughput).toFixed(1)} ms ` +
         "of service CPU (HTTP, validation, Redis/BullMQ round trips, the sandboxed worker's run, SSE)"
     : `not CPU (${cpu}): waiting (Redis/BullMQ hand-offs, WORKER_CONCURRENCY) bounds it; in a closed loop latency ≈ clients / throughput`;
+}
+
+const NOT_RUN = 'not run (npm run bench -- --studies --split-analysis)';
+
+function studyRow(record: RunRecord, target: StudyTarget): TargetRow {
+  const threshold =
+    target.measure === 'scaling'
+      ? `≥ ${target.threshold}`
+      : target.measure === 'seconds'
+        ? `≤ ${target.threshold} s`
+        : `≤ ${target.threshold}`;
+  const row = { id: target.id, kind: target.kind, target: target.description, backend: 'service', threshold, limits: '', ratio: null };
+  const study = record.studies;
+  if (!study) return { ...row, measured: NOT_RUN, met: null };
+  if ('error' in study) return { ...row, measured: `failed: ${study.error}`, met: false };
+  const { httpOneWorkerSeconds: one, httpTwoWorkersSeconds: two, numpySeconds: numpy } = study;
+  const load = `best of ${study.rounds}, load average ${study.loadAverage[0].toFixed(1)}`;
+  if (target.measure === 'scaling') {
+    if (study.scaling === null || one === null || two === null) return { ...row, measured: 'not measured', met: null };
+    return {
+      ...row,
+      measured: `${study.scaling.toFixed(2)}x (${formatSeconds(one)} vs ${formatSeconds(two)}; median of rounds ${study.scalingMedian?.toFixed(2) ?? '?'}x; ${load})`,
+      met: study.scaling >= target.threshold,
+    };
+  }
+  if (two === null) return { ...row, measured: 'not measured', met: null };
+  if (target.measure === 'seconds') return { ...row, measured: `${formatSeconds(two)} (${load})`, met: two <= target.threshold };
+  if (study.ratioToNumpy === null || numpy === null) return { ...row, measured: 'not measured', met: null };
+  return {
+    ...row,
+    measured: `${study.ratioToNumpy.toFixed(3)} (${formatSeconds(two)} vs ${formatSeconds(numpy)}; ${load})`,
+    met: study.ratioToNumpy <= target.threshold,
+  };
+}
+
+function splitAnalysisRow(record: RunRecord, target: SplitAnalysisTarget): TargetRow {
+  const row = { id: target.id, kind: target.kind, backend: 'service', threshold: `≥ ${target.atLeast}x`, limits: '', ratio: null };
+  const split = record.splitAnalysis;
+  if (!split) return { ...row, target: target.description, measured: NOT_RUN, met: null };
+  if ('error' in split) return { ...row, target: target.description, measured: `failed: ${split.error}`, met: false };
+  return {
+    ...row,
+    target: `${target.description}, n = ${split.n}, m = ${split.m}`,
+    measured: `${split.speedup.toFixed(2)}x (${formatSeconds(split.oneWorkerSeconds)} vs ${formatSeconds(split.splitSeconds)} on ${split.workers} workers)`,
+    met: split.speedup >= target.atLeast,
+  };
 }
