@@ -111,11 +111,18 @@ afterAll(async () => {
   await service?.close();
 });
 
+/** GETRANGE calls Redis has served: readCsr reads each of a CSR matrix's three parts with one per 4 MiB piece. */
+async function getrangeCalls(): Promise<number> {
+  const stats = await redis.info('commandstats');
+  return Number(/cmdstat_getrange:calls=(\d+)/.exec(stats)?.[1] ?? 0);
+}
+
 const studyKey = (id: string): string => `${service.config.KEY_PREFIX}:store:${service.config.STUDY_QUEUE_NAME}:study:${id}`;
 const copyKeys = (id: string): string[] => Object.values(csrKeys(`${studyKey(id)}:matrix`));
 
 describe('a study over an uploaded matrix', () => {
   it('random partitions (bfwa62): each sample is an analyze job on the same stored matrix and partition, to 1e-12', async () => {
+    const readsBefore = await getrangeCalls();
     const created = await createStudy(service.app, {
       matrix: { format: 'stored', id: bfwa62.id },
       grid: { m: [2, 6] },
@@ -130,6 +137,8 @@ describe('a study over an uploaded matrix', () => {
     const study = await waitForStudy(service.app, created.id);
     expect(study.status, JSON.stringify(study.error)).toBe('succeeded');
     for (const point of study.result!.points) expect([point.samples, point.kept]).toEqual([3, 3]);
+    // The matrix (its copy) is read once per chunk, not once per sample or point.
+    expect(await getrangeCalls()).toBe(readsBefore + 3 * study.progress.chunks);
 
     const csv = await service.app.inject({ method: 'GET', url: `/v1/studies/${study.id}/samples.csv` });
     const rows = csvRows(csv.body);
