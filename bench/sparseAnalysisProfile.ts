@@ -1,0 +1,106 @@
+/**
+ * The sparse analysis by component, on one sparse benchmark problem (bench/sparseProblems.ts) and one
+ * backend: the LU of A, L = lambda_max(A^T A), mu by shift-invert, the principal angles of the
+ * overlapping pairs, lambda_max(S), lambda_min(S), the local angles; wall time, operator applications
+ * and value of each, then the whole analysis once through analyze() (what bench/sparseStages.ts times),
+ * and the peak RSS. Prints one JSON line.
+ *
+ *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only]
+ */
+import { readFileSync } from 'node:fs';
+import { analyze, buildDistributedSystem, createProblem, partitionFromAssignment, type CsrMatrix } from '../src/solvers/index.js';
+import { runSync } from '../src/solvers/cooperative.js';
+import { machineGramSolves } from '../src/solvers/analysis/sparseAnalysis.js';
+import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
+import { sparseMatrixConditioningWork } from '../src/solvers/sparse/singularValuesOfSparse.js';
+import { sparseLuWork, factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
+import { KrylovWorkspace } from '../src/solvers/sparse/spectrumOfOperator.js';
+import {
+  lambdaMaxSWork,
+  lambdaMinSWork,
+  machineColumnSlots,
+  overlappingMachinePairs,
+  PairAngleContext,
+  sparsePairAngleWork,
+} from '../src/solvers/sparse/spectrumOfS.js';
+import { selectBackend } from './backends.js';
+import type { SparseProblemFile } from './sparseProblems.js';
+import { readRaw } from './stageIo.js';
+
+const TOLERANCE = 1e-8;
+
+function clock<T>(fn: () => T): [number, T] {
+  const t0 = performance.now();
+  const value = fn();
+  return [(performance.now() - t0) / 1e3, value];
+}
+
+function main(): void {
+  const [problemPath, backendArg, flag] = process.argv.slice(2);
+  if (!problemPath || (backendArg !== 'typescript' && backendArg !== 'native')) {
+    throw new Error('usage: sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only]');
+  }
+  const spec = JSON.parse(readFileSync(problemPath, 'utf8')) as SparseProblemFile;
+  selectBackend(backendArg);
+  const { n, nnz, m } = spec;
+  const A: CsrMatrix = {
+    rows: n,
+    cols: n,
+    rowPtr: readRaw(spec.rowPtrFile, new Int32Array(n + 1)),
+    colIdx: readRaw(spec.colIdxFile, new Int32Array(nnz)),
+    values: readRaw(spec.valuesFile, new Float64Array(nnz)),
+  };
+  const partition = partitionFromAssignment(readRaw(spec.assignmentFile, new Int32Array(n)), m);
+  const [setupSeconds, system] = clock(() => buildDistributedSystem(createProblem({ A, partition })));
+  const parts: Record<string, unknown> = { setup: setupSeconds };
+  const log = (name: string, value: unknown): void => {
+    parts[name] = value;
+    process.stderr.write(`${name}: ${JSON.stringify(value)}\n`);
+  };
+
+  if (flag !== '--whole-only') {
+    const workspace = new KrylovWorkspace();
+    const [luSeconds, lu] = clock(() => runSync(sparseLuWork(A)));
+    log('lu', { seconds: luSeconds, nnzLU: factorNonzeros(lu), ordering: lu.ordering });
+    const [condSeconds, cond] = clock(() =>
+      runSync(sparseMatrixConditioningWork(A, { factorization: lu, workspace, lanczos: { tolerance: TOLERANCE } })),
+    );
+    log('conditioning', { seconds: condSeconds, L: cond.L, mu: cond.mu, kappaAtA: cond.kappaAtA.value });
+    const slots = machineColumnSlots(A, partition.rowsOf);
+    const factors = machineGramSolves(system);
+    const pairs = overlappingMachinePairs(slots);
+    const context = new PairAngleContext(slots, factors);
+    let products = 0;
+    let thetaH = Math.PI / 2;
+    const [anglesSeconds] = clock(() => {
+      for (let q = 0; q < pairs.length / 2; q++) {
+        const angle = runSync(sparsePairAngleWork(context, pairs[2 * q], pairs[2 * q + 1]));
+        products += angle.iterations;
+        thetaH = Math.min(thetaH, angle.theta);
+      }
+    });
+    log('principalAngles', { seconds: anglesSeconds, pairs: pairs.length / 2, products, thetaH });
+    const [maxSeconds, lambdaMaxS] = clock(() => runSync(lambdaMaxSWork(slots, factors, { tolerance: TOLERANCE }, workspace)));
+    log('lambdaMaxS', { seconds: maxSeconds, ...lambdaMaxS });
+    const [minSeconds, lambdaMinS] = clock(() => runSync(lambdaMinSWork(slots, lu, { tolerance: TOLERANCE }, workspace)));
+    log('lambdaMinS', { seconds: minSeconds, ...lambdaMinS });
+    const [localSeconds] = clock(() => runSync(localAnglesOfCsrWork(A, partition)));
+    log('localAngles', { seconds: localSeconds });
+  }
+  const [wholeSeconds, analysis] = clock(() => analyze(system));
+  const c = analysis.conditioning;
+  log('whole', {
+    seconds: wholeSeconds,
+    kappaS: c.kappaS,
+    lambdaMinS: c.lambdaMinS,
+    lambdaMaxS: c.lambdaMaxS,
+    kappaAtA: c.kappaAtA,
+    L: c.L,
+    mu: c.mu,
+    thetaH: analysis.heterogeneity.thetaH,
+  });
+  parts.peakRssBytes = process.resourceUsage().maxRSS * 1024;
+  process.stdout.write(`${JSON.stringify({ problem: spec.name, backend: backendArg, parts })}\n`);
+}
+
+main();
