@@ -793,7 +793,7 @@ function studyRow(record: RunRecord, target: StudyTarget): TargetRow {
       met: study.scaling >= target.threshold,
       // Linux autogroup: the processes of one session share one CPU share, so with other sessions busy a second worker mostly splits it.
       limits:
-        study.scaling < target.threshold && study.loadAverage[0] > 2
+        study.scaling < target.threshold && study.loadAverage[0] > record.machine.cores + 1
           ? 'other sessions kept the cores busy (the benchmark session gets one share however many workers it runs)'
           : '',
     };
