@@ -213,10 +213,12 @@ function sampleCost(definition: StudyDefinition, group: PointGroup): number {
 }
 
 /**
- * About this many n = 120 analyses per chunk (~0.5 s on one core at ~1.5-2.5 ms each): a chunk's
- * fixed cost (BullMQ moving it to active and completed, one Redis write of its values: a few ms)
- * stays about 1% of its run, while Experiment 1 (9,600 analyses) still makes ~24 chunks to spread
- * over the workers.
+ * About this many n = 120 analyses per chunk (~0.25 s on one core at ~0.5-0.7 ms each). A worker loses
+ * chunks / workers x f to the chunks' fixed cost f (BullMQ moving each to active and completed, one
+ * Redis write of its values: 10-50 ms measured by bench/studies.ts on a loaded host) and about half a
+ * chunk to the tail (the last chunks running while a worker has nothing left); the sum is smallest at
+ * a chunk of sqrt(2 C f / workers), 0.2-0.3 s for Experiment 1 (C ~ 5 s of computation, 2 workers),
+ * which makes 26 chunks of it.
  */
 export const CHUNK_TARGET_COST = 400;
 
