@@ -1,15 +1,21 @@
 /**
  * The job path's cost per iteration against the library's, in one process of its own: the same
- * solve run (same matrix, partition, algorithm, iteration count, trace cap) first through the
- * library's runner in this process (runAlgorithm after analyze, as computeJob does), then as a job
- * of the service (bench/service.ts: HTTP, BullMQ, Redis, the worker's sandboxed child), each timed
- * by the runner's own wallTimeMs (method creation, its threads' start, every iteration with its
- * trace record). Dense: a Gaussian generator job; CSR: a 2-D Poisson matrix uploaded to
- * POST /v1/matrices and named by a stored-matrix job.
+ * solve run (same matrix, partition, algorithm, iteration count, trace cap) through the library's
+ * runner in this process (runAlgorithm after analyze, as computeJob does) and as a job of the
+ * service (bench/service.ts: HTTP, BullMQ, Redis, the worker's sandboxed child), each timed by the
+ * runner's own wallTimeMs (method creation, its threads' start, every iteration with its trace
+ * record). Dense: a Gaussian generator job; CSR: a 2-D Poisson matrix uploaded to POST /v1/matrices
+ * and named by a stored-matrix job.
+ *
+ * The two sides are interleaved, `--rounds` times (library run, then job, per round), and each side
+ * reports its best and median round: on a shared machine the load changes within a minute, so one
+ * library run followed by one job compares two different machines (one such run put the job at
+ * 1.7 x, the next at 0.56 x, on the same code). The library's system and analysis are built once
+ * (untimed); every job builds and analyses its own.
  *
  *   node --import tsx bench/jobPath.ts <typescript|native> [--dense-n 2000] [--dense-m 10]
  *     [--dense-iterations 3000] [--csr-k 200] [--csr-m 20] [--csr-iterations 1000]
- *     [--algorithms dhbm,apc] [--worker-concurrency N]
+ *     [--algorithms dhbm,apc] [--storages dense,csr] [--rounds 3] [--worker-concurrency N]
  * Prints one JobPathReport JSON on stdout.
  */
 import { createReadStream } from 'node:fs';
@@ -41,12 +47,18 @@ export interface JobPathCase {
   problem: string;
   algorithm: AlgorithmId;
   iterations: number;
-  /** The runner's wallTimeMs / iterations, in this process (library) and through a job. */
+  /** The runner's wallTimeMs / iterations, in this process (library) and through a job: best of the rounds. */
   libraryMsPerIteration: number;
   jobMsPerIteration: number;
-  /** job / library. */
+  /** job / library, best against best. */
   ratio: number;
   libraryThreads: number;
+  /** Interleaved rounds (library run, then job) the best and medians are taken over. */
+  rounds: number;
+  libraryMedianMsPerIteration: number;
+  jobMedianMsPerIteration: number;
+  /** job / library, median against median. */
+  medianRatio: number;
 }
 
 export interface JobPathReport {
@@ -105,21 +117,24 @@ async function upload(service: RunningService, file: string): Promise<string> {
   return ((await response.json()) as { id: string }).id;
 }
 
-/** The library's runner on the same problem: per algorithm, wallTimeMs / iterations and its threads. */
-function libraryRuns(
+/** The library's side: the system and its analysis built once; `run` times one run of an algorithm. */
+function librarySide(
   A: DenseMatrix | CsrMatrix,
   m: number,
-  algorithms: AlgorithmId[],
   iterations: number,
-): Record<string, { msPerIteration: number; threads: number }> {
+): (id: AlgorithmId) => { msPerIteration: number; threads: number } {
   const system = buildDistributedSystem(createProblem({ A, partition: { machines: m } }));
   const spectral = spectralDataOf(analyze(system));
-  const out: Record<string, { msPerIteration: number; threads: number }> = {};
-  for (const id of algorithms) {
+  return (id) => {
     const run = runAlgorithm(system, id, spectral, { tolerance: 1e-300, maxIterations: iterations, traceCap: DEFAULT_TRACE_CAP });
-    out[id] = { msPerIteration: run.wallTimeMs / run.iterations, threads: run.threads ?? 1 };
-  }
-  return out;
+    return { msPerIteration: run.wallTimeMs / run.iterations, threads: run.threads ?? 1 };
+  };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 async function main(): Promise<void> {
@@ -133,6 +148,8 @@ async function main(): Promise<void> {
       'csr-m': { type: 'string', default: '20' },
       'csr-iterations': { type: 'string', default: '1000' },
       algorithms: { type: 'string', default: 'dhbm,apc' },
+      storages: { type: 'string', default: 'dense,csr' },
+      rounds: { type: 'string', default: '3' },
       'worker-concurrency': { type: 'string' },
     },
   });
@@ -140,6 +157,8 @@ async function main(): Promise<void> {
   if (backend !== 'typescript' && backend !== 'native') throw new Error('usage: jobPath.ts <typescript|native> [options]');
   selectBackend(backend);
   const algorithms = args.algorithms.split(',') as AlgorithmId[];
+  const storages = new Set(args.storages.split(','));
+  const rounds = Math.max(1, Number(args.rounds));
   const denseN = Number(args['dense-n']);
   const denseM = Number(args['dense-m']);
   const denseIterations = Number(args['dense-iterations']);
@@ -157,50 +176,86 @@ async function main(): Promise<void> {
     error: null,
   };
 
-  // The library first, while no service runs.
-  const denseLibrary = libraryRuns(generateMatrix(denseSpec), denseM, algorithms, denseIterations);
-  const poisson = poisson2d(k);
+  // The library's systems and analyses first, while no service runs.
+  const denseLibrary = storages.has('dense') ? librarySide(generateMatrix(denseSpec), denseM, denseIterations) : null;
   const mmFile = join(CACHE, `jobpath-poisson-k${k}.mtx`);
-  writeMatrixMarket(poisson, mmFile);
-  const csrLibrary = libraryRuns(poisson, csrM, algorithms, csrIterations);
+  let csrLibrary: ReturnType<typeof librarySide> | null = null;
+  if (storages.has('csr')) {
+    const poisson = poisson2d(k);
+    writeMatrixMarket(poisson, mmFile);
+    csrLibrary = librarySide(poisson, csrM, csrIterations);
+  }
 
   const env: NodeJS.ProcessEnv = { NUMERIC_BACKEND: backend, LOG_LEVEL: 'warn', TRACE_CAP: String(DEFAULT_TRACE_CAP) };
   if (workerConcurrency !== undefined) env.WORKER_CONCURRENCY = workerConcurrency;
   const service = await startService(env, `service-jobpath-${backend}.log`);
   try {
-    const add = (
+    /** Rounds of: each algorithm through the library, then one job running them all; then one case per algorithm. */
+    const measure = async (
       storage: JobPathCase['storage'],
       problem: string,
-      runs: Awaited<ReturnType<typeof solveJob>>,
-      library: typeof denseLibrary,
-    ): void => {
+      library: ReturnType<typeof librarySide>,
+      submit: () => Promise<Awaited<ReturnType<typeof solveJob>>>,
+    ): Promise<void> => {
+      const lib = new Map<AlgorithmId, number[]>(algorithms.map((a) => [a, []]));
+      const job = new Map<AlgorithmId, number[]>(algorithms.map((a) => [a, []]));
+      const threads = new Map<AlgorithmId, number>();
+      let iterations = 0;
+      for (let round = 0; round < rounds; round++) {
+        for (const algorithm of algorithms) {
+          const run = library(algorithm);
+          lib.get(algorithm)!.push(run.msPerIteration);
+          threads.set(algorithm, run.threads);
+        }
+        const runs = await submit();
+        for (const algorithm of algorithms) {
+          iterations = runs[algorithm].iterations;
+          job.get(algorithm)!.push(runs[algorithm].wallTimeMs / iterations);
+        }
+        log(
+          `  ${backend} ${storage} ${problem} round ${round + 1}: ` +
+            algorithms
+              .map((a) => `${a} job ${job.get(a)!.at(-1)!.toFixed(3)} / library ${lib.get(a)!.at(-1)!.toFixed(3)} ms/it`)
+              .join(', '),
+        );
+      }
       for (const algorithm of algorithms) {
-        const job = runs[algorithm];
-        const jobMsPerIteration = job.wallTimeMs / job.iterations;
-        const lib = library[algorithm];
+        const libraryTimes = lib.get(algorithm)!;
+        const jobTimes = job.get(algorithm)!;
+        const libraryBest = Math.min(...libraryTimes);
+        const jobBest = Math.min(...jobTimes);
+        const libraryMedian = median(libraryTimes);
+        const jobMedian = median(jobTimes);
         cases.push({
           storage,
           problem,
           algorithm,
-          iterations: job.iterations,
-          libraryMsPerIteration: lib.msPerIteration,
-          jobMsPerIteration,
-          ratio: jobMsPerIteration / lib.msPerIteration,
-          libraryThreads: lib.threads,
+          iterations,
+          libraryMsPerIteration: libraryBest,
+          jobMsPerIteration: jobBest,
+          ratio: jobBest / libraryBest,
+          libraryThreads: threads.get(algorithm)!,
+          rounds,
+          libraryMedianMsPerIteration: libraryMedian,
+          jobMedianMsPerIteration: jobMedian,
+          medianRatio: jobMedian / libraryMedian,
         });
         log(
-          `  ${backend} ${storage} ${problem} ${algorithm}: job ${jobMsPerIteration.toFixed(3)} ms/it, library ${lib.msPerIteration.toFixed(3)} ms/it`,
+          `  ${backend} ${storage} ${problem} ${algorithm}: best job ${jobBest.toFixed(3)} / library ${libraryBest.toFixed(3)} ms/it ` +
+            `(${(jobBest / libraryBest).toFixed(2)}), median ${jobMedian.toFixed(3)} / ${libraryMedian.toFixed(3)} (${(jobMedian / libraryMedian).toFixed(2)})`,
         );
       }
     };
-    add('dense', `gaussian-n${denseN}-m${denseM}`, await solveJob(service, denseSpec, denseM, algorithms, denseIterations), denseLibrary);
-    const id = await upload(service, mmFile);
-    add(
-      'csr',
-      `poisson-n${k * k}-m${csrM}`,
-      await solveJob(service, { format: 'stored', id }, csrM, algorithms, csrIterations),
-      csrLibrary,
-    );
+    if (denseLibrary)
+      await measure('dense', `gaussian-n${denseN}-m${denseM}`, denseLibrary, () =>
+        solveJob(service, denseSpec, denseM, algorithms, denseIterations),
+      );
+    if (csrLibrary) {
+      const id = await upload(service, mmFile);
+      await measure('csr', `poisson-n${k * k}-m${csrM}`, csrLibrary, () =>
+        solveJob(service, { format: 'stored', id }, csrM, algorithms, csrIterations),
+      );
+    }
   } catch (error) {
     report.error = (error as Error).message;
   } finally {
