@@ -657,7 +657,10 @@ function jobPathRow(record: RunRecord, target: JobPathTarget, backend: string): 
   return {
     ...row,
     target: `${row.target}, ${c.problem}`,
-    measured: `${c.ratio.toFixed(3)} (${c.jobMsPerIteration.toFixed(3)} ms vs ${c.libraryMsPerIteration.toFixed(3)} ms per iteration, ${c.iterations} iterations)`,
+    measured:
+      `${c.ratio.toFixed(3)} (${c.jobMsPerIteration.toFixed(3)} ms vs ${c.libraryMsPerIteration.toFixed(3)} ms per iteration, ${c.iterations} iterations` +
+      // Records before interleaving have one round and no median.
+      (c.rounds === undefined ? ')' : `; best of ${c.rounds} interleaved rounds, median ratio ${c.medianRatio.toFixed(3)})`),
     met,
     limits: met
       ? ''
