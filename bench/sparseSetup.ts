@@ -88,7 +88,11 @@ async function main(): Promise<void> {
   const loadBefore = loadavg()[0];
   for (let round = 0; round < rounds; round++) {
     for (const backend of backends) times[backend].push(setup(backend));
-    const child = spawnSync('python3', ['-c', SCIPY_SETUP, BENCH, path], { encoding: 'utf8', maxBuffer: 1 << 20 });
+    const child = spawnSync('python3', ['-c', SCIPY_SETUP, BENCH, path], {
+      encoding: 'utf8',
+      maxBuffer: 1 << 20,
+      env: { ...process.env, PYTHONDONTWRITEBYTECODE: '1' }, // importing reference.py leaves no bench/__pycache__
+    });
     if (child.status !== 0) throw new Error(`SciPy setup failed: ${child.stderr}`);
     times.scipy.push((JSON.parse(child.stdout.trim().split('\n').pop()!) as { seconds: number }).seconds);
   }
