@@ -1,10 +1,14 @@
 /**
  * Fairness between API keys (issue 14 §2), with a real Redis and a 2-slot worker: one key holds 200
  * queued solve jobs, then a second key submits one small job; the second key's job starts among
- * the first jobs the worker takes, long before the flood drains. Asserted on the start order (the
- * BullMQ priority of a job is 1 + its key's pending jobs), not on wall-clock time.
+ * the first jobs the worker takes, long before the flood drains. Asserted on the order in which the
+ * worker took the jobs from the queue (BullMQ's processedOn, set when a job moves to active; the
+ * priority of a job is 1 + its key's pending jobs), not on wall-clock time nor on the job's startedAt
+ * (written by the slot's sandboxed child: a slow child start lets the other slot run a few more).
  */
+import { Queue } from 'bullmq';
 import type { InjectOptions } from 'fastify';
+import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreatedApiKey } from '../../src/jobs/keys/apiKey.js';
@@ -77,10 +81,20 @@ describe('fairness between keys', () => {
         `(${startedAt - started} ms after the worker was started, its sandboxed processes included)`,
     );
 
-    const startedBefore = floodJobs.filter((f) => f.startedAt !== null && Date.parse(f.startedAt) < startedAt);
-    // Priority 1 for both keys' first job (FIFO between them), so at most the flooder's first one
-    // (and the one taking the second slot at the same moment) started earlier.
-    expect(startedBefore.length).toBeLessThanOrEqual(2);
+    const connection = new Redis(service.redis.url, { maxRetriesPerRequest: null });
+    const queue = new Queue(service.config.QUEUE_NAME, { connection, prefix: service.config.KEY_PREFIX });
+    try {
+      const takenAt = async (id: string) => (await queue.getJob(id))?.processedOn ?? Infinity;
+      const newcomerTaken = await takenAt(smallId);
+      expect(newcomerTaken).toBeLessThan(Infinity);
+      const floodTaken = await Promise.all(flood.map(takenAt));
+      // Priority 1 for both keys' first job (FIFO between them), so at most the flooder's first one
+      // (and one taken in the same millisecond) left the queue earlier.
+      expect(floodTaken.filter((t) => t < newcomerTaken).length).toBeLessThanOrEqual(2);
+    } finally {
+      await queue.close();
+      connection.disconnect();
+    }
     // The flood is far from drained.
     expect(floodJobs.filter((f) => f.status === 'queued').length).toBeGreaterThan(FLOOD / 2);
   });
