@@ -23,12 +23,11 @@ import {
   partitionFromAssignment,
   useBackend,
   type BackendName,
-  type CsrMatrix,
   type IterativeMethod,
 } from '../src/solvers/index.js';
 import { BENCH, CACHE } from './processes.js';
 import { sparseProblemByName, writeSparseProblemCache } from './sparseProblems.js';
-import { readRaw } from './stageIo.js';
+import { readSparseProblemArrays } from './stageIo.js';
 
 const DEFAULT_PROBLEMS = '1138_bus-csr-m10,sherman5-csr-m10,fs1831-csr-m10,convdiff-n250000-m100,poisson-n1000000-m100';
 
@@ -93,16 +92,10 @@ async function main(): Promise<void> {
       policy,
       0,
     );
-    const { n, nnz, m } = spec;
-    const A: CsrMatrix = {
-      rows: n,
-      cols: n,
-      rowPtr: readRaw(spec.rowPtrFile, new Int32Array(n + 1)),
-      colIdx: readRaw(spec.colIdxFile, new Int32Array(nnz)),
-      values: readRaw(spec.valuesFile, new Float64Array(nnz)),
-    };
+    const { n, m } = spec;
+    const { A, assignment } = readSparseProblemArrays(spec);
     const b = Float64Array.from({ length: n }, (_, i) => Math.sin(0.7 * i) + 0.25);
-    const partition = partitionFromAssignment(readRaw(spec.assignmentFile, new Int32Array(n)), m);
+    const partition = partitionFromAssignment(assignment, m);
     // The factorizations of A_i A_i^T are not read by the gradient pass: built once, on the faster backend.
     useBackend(backends[backends.length - 1]);
     const system = buildDistributedSystem(createProblem({ A, rhs: b, partition }));

@@ -8,7 +8,7 @@
  *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only]
  */
 import { readFileSync } from 'node:fs';
-import { analyze, buildDistributedSystem, createProblem, partitionFromAssignment, type CsrMatrix } from '../src/solvers/index.js';
+import { analyze, buildDistributedSystem, createProblem, partitionFromAssignment } from '../src/solvers/index.js';
 import { runSync } from '../src/solvers/cooperative.js';
 import { machineGramSolves } from '../src/solvers/analysis/sparseAnalysis.js';
 import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
@@ -25,7 +25,7 @@ import {
 } from '../src/solvers/sparse/spectrumOfS.js';
 import { selectBackend } from './backends.js';
 import type { SparseProblemFile } from './sparseProblems.js';
-import { readRaw } from './stageIo.js';
+import { readSparseProblemArrays } from './stageIo.js';
 
 const TOLERANCE = 1e-8;
 
@@ -42,15 +42,9 @@ function main(): void {
   }
   const spec = JSON.parse(readFileSync(problemPath, 'utf8')) as SparseProblemFile;
   selectBackend(backendArg);
-  const { n, nnz, m } = spec;
-  const A: CsrMatrix = {
-    rows: n,
-    cols: n,
-    rowPtr: readRaw(spec.rowPtrFile, new Int32Array(n + 1)),
-    colIdx: readRaw(spec.colIdxFile, new Int32Array(nnz)),
-    values: readRaw(spec.valuesFile, new Float64Array(nnz)),
-  };
-  const partition = partitionFromAssignment(readRaw(spec.assignmentFile, new Int32Array(n)), m);
+  const { m } = spec;
+  const { A, assignment } = readSparseProblemArrays(spec);
+  const partition = partitionFromAssignment(assignment, m);
   const [setupSeconds, system] = clock(() => buildDistributedSystem(createProblem({ A, partition })));
   const parts: Record<string, unknown> = { setup: setupSeconds };
   const log = (name: string, value: unknown): void => {

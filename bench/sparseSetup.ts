@@ -13,19 +13,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { nativeSparse } from '../src/solvers/linalg/backend.js';
-import {
-  buildDistributedSystem,
-  createProblem,
-  partitionFromAssignment,
-  useBackend,
-  type BackendName,
-  type CsrMatrix,
-} from '../src/solvers/index.js';
+import { buildDistributedSystem, createProblem, partitionFromAssignment, useBackend, type BackendName } from '../src/solvers/index.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { MATRICES_DIR } from '../test/support/sharedData.js';
 import { BENCH, CACHE } from './processes.js';
 import { sparseProblemByName, writeSparseProblemCache, type SparseProblemFile } from './sparseProblems.js';
-import { readRaw } from './stageIo.js';
+import { readSparseProblemArrays } from './stageIo.js';
 
 const SCIPY_SETUP = `
 import json, sys, time
@@ -59,15 +52,9 @@ async function main(): Promise<void> {
     path = (await writeSparseProblemCache(sparseProblemByName(name, MATRICES_DIR), CACHE, policy, 0)).path;
   }
   const spec = JSON.parse(readFileSync(path, 'utf8')) as SparseProblemFile;
-  const { n, nnz, m } = spec;
-  const A: CsrMatrix = {
-    rows: n,
-    cols: n,
-    rowPtr: readRaw(spec.rowPtrFile, new Int32Array(n + 1)),
-    colIdx: readRaw(spec.colIdxFile, new Int32Array(nnz)),
-    values: readRaw(spec.valuesFile, new Float64Array(nnz)),
-  };
-  const partition = partitionFromAssignment(readRaw(spec.assignmentFile, new Int32Array(n)), m);
+  const { m } = spec;
+  const { A, assignment } = readSparseProblemArrays(spec);
+  const partition = partitionFromAssignment(assignment, m);
   const backends: BackendName[] = ['typescript'];
   useBackend('native');
   if (nativeSparse() !== null) backends.push('native');

@@ -18,13 +18,12 @@ import {
   createProblem,
   partitionFromAssignment,
   spectralDataOf,
-  type CsrMatrix,
   type SolverSystem,
   type SpectralData,
 } from '../src/solvers/index.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { selectBackend } from './backends.js';
-import { readRaw, timed } from './stageIo.js';
+import { readSparseProblemArrays, timed } from './stageIo.js';
 import type { SparseSideReport, SparseStageName } from './common.js';
 import type { SparseProblemFile } from './sparseProblems.js';
 
@@ -47,16 +46,9 @@ function main(): void {
   }
   const spec = JSON.parse(readFileSync(problemPath, 'utf8')) as SparseProblemFile;
   const selected = selectBackend(backendArg);
-  const { n, nnz, m } = spec;
+  const { m } = spec;
   const baselineRssBytes = process.memoryUsage.rss();
-  const A: CsrMatrix = {
-    rows: n,
-    cols: n,
-    rowPtr: readRaw(spec.rowPtrFile, new Int32Array(n + 1)),
-    colIdx: readRaw(spec.colIdxFile, new Int32Array(nnz)),
-    values: readRaw(spec.valuesFile, new Float64Array(nnz)),
-  };
-  const assignment = readRaw(spec.assignmentFile, new Int32Array(n));
+  const { A, assignment } = readSparseProblemArrays(spec);
 
   // Warm-up (JIT, first-call costs): setup, analysis and a few steps of a small sparse system.
   const warm = buildDistributedSystem(createProblem({ A: poisson2d(20), partition: { machines: 4 } }));

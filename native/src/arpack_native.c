@@ -13,6 +13,7 @@
  * or the handle's finalizer gives it back.
  */
 #include "arpack_native.h"
+#include "napi_args.h"
 
 #include <arpack/arpack.h>
 
@@ -54,31 +55,8 @@ static void free_run(napi_env env, void* data, void* hint) {
   free(run);
 }
 
-static napi_value throw_range(napi_env env, const char* name, const char* message) {
-  char text[256];
-  snprintf(text, sizeof text, "%s: %s", name, message);
-  napi_throw_range_error(env, NULL, text);
-  return NULL;
-}
-
-static bool get_args(napi_env env, napi_callback_info info, const char* name, size_t expected, napi_value* argv) {
-  size_t argc = expected;
-  if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok) return false;
-  if (argc < expected) {
-    throw_range(env, name, "too few arguments");
-    return false;
-  }
-  return true;
-}
-
 static bool get_doubles(napi_env env, napi_value value, double** data, size_t* length) {
-  bool is_typed = false;
-  napi_typedarray_type type;
-  napi_value buffer;
-  size_t byte_offset;
-  return napi_is_typedarray(env, value, &is_typed) == napi_ok && is_typed &&
-         napi_get_typedarray_info(env, value, &type, length, (void**)data, &buffer, &byte_offset) == napi_ok &&
-         type == napi_float64_array;
+  return get_typed(env, value, napi_float64_array, (void**)data, length);
 }
 
 static bool get_int(napi_env env, napi_value value, a_int* out) {
