@@ -83,7 +83,7 @@ async function solveJob(
   algorithms: AlgorithmId[],
   iterations: number,
 ): Promise<Record<string, { iterations: number; wallTimeMs: number }>> {
-  const response = await fetch(`${service.baseUrl}/v1/jobs`, {
+  const response = await request('POST /v1/jobs', `${service.baseUrl}/v1/jobs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     // A tolerance no run reaches: every run makes exactly `iterations` steps.
@@ -99,15 +99,26 @@ async function solveJob(
   const { id } = (await response.json()) as { id: string };
   for (;;) {
     await new Promise((r) => setTimeout(r, 250));
-    const job = (await (await fetch(`${service.baseUrl}/v1/jobs/${id}`)).json()) as JobDocument;
+    const job = (await (await request(`GET /v1/jobs/${id}`, `${service.baseUrl}/v1/jobs/${id}`)).json()) as JobDocument;
     if (job.status === 'succeeded' && job.result) return job.result.runs;
     if (job.status === 'failed' || job.status === 'cancelled') throw new Error(`job ${id} ${job.status}: ${job.error?.detail ?? ''}`);
   }
 }
 
+/** fetch, its failure naming the request. */
+async function request(what: string, url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    // fetch's own message ('fetch failed') says nothing: its cause does.
+    const { message, cause } = error as Error;
+    throw new Error(`${what}: ${message}${cause instanceof Error ? `: ${cause.message}` : ''}`, { cause: error });
+  }
+}
+
 /** Uploads the Matrix Market file (streamed) and returns the stored matrix's id. */
 async function upload(service: RunningService, file: string): Promise<string> {
-  const response = await fetch(`${service.baseUrl}/v1/matrices`, {
+  const response = await request('POST /v1/matrices', `${service.baseUrl}/v1/matrices`, {
     method: 'POST',
     headers: { 'content-type': 'text/plain' },
     body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>,
@@ -207,6 +218,10 @@ async function main(): Promise<void> {
           lib.get(algorithm)!.push(run.msPerIteration);
           threads.set(algorithm, run.threads);
         }
+        // The library's runs block this process's event loop for seconds: a pooled keep-alive connection
+        // the service closed meanwhile (its 72 s idle timeout) is only seen closed once the loop polls
+        // again, and a request sent on it at once fails with 'other side closed'.
+        await new Promise((resolve) => setTimeout(resolve, 100));
         const runs = await submit();
         for (const algorithm of algorithms) {
           iterations = runs[algorithm].iterations;
@@ -257,7 +272,8 @@ async function main(): Promise<void> {
       );
     }
   } catch (error) {
-    report.error = (error as Error).message;
+    const status = service.exitStatus();
+    report.error = `${(error as Error).message}${status === null ? '' : `; the service exited (${status}), see bench/.cache/service-jobpath-${backend}.log`}`;
   } finally {
     await service.stop();
   }

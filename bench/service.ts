@@ -16,6 +16,8 @@ export interface RunningService {
   /** Seconds from spawn to /readyz answering 200. */
   startSeconds: number;
   exited: () => boolean;
+  /** How the process ended ('code 1', 'signal SIGSEGV'), null while it runs. */
+  exitStatus: () => string | null;
   stop: () => Promise<void>;
 }
 
@@ -56,7 +58,14 @@ export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string)
   const t0 = performance.now();
   const child = spawn(process.execPath, [...NODE_TSX, join(ROOT, 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
   let exited = false;
-  const exit = new Promise<void>((r) => child.on('exit', () => ((exited = true), r())));
+  let exitStatus: string | null = null;
+  const exit = new Promise<void>((r) =>
+    child.on('exit', (code, signal) => {
+      exited = true;
+      exitStatus = signal === null ? `code ${code}` : `signal ${signal}`;
+      r();
+    }),
+  );
   const stop = async (): Promise<void> => {
     if (!exited) child.kill('SIGTERM');
     const killTimer = setTimeout(() => {
@@ -74,5 +83,12 @@ export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string)
     await stop();
     throw error;
   }
-  return { baseUrl, process: child, startSeconds: (performance.now() - t0) / 1e3, exited: () => exited, stop };
+  return {
+    baseUrl,
+    process: child,
+    startSeconds: (performance.now() - t0) / 1e3,
+    exited: () => exited,
+    exitStatus: () => exitStatus,
+    stop,
+  };
 }
