@@ -4,6 +4,7 @@
  * repository root, and reports one JSON object on the last line of its stdout.
  */
 import { spawn } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -11,6 +12,8 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BENCH = join(ROOT, 'bench');
 /** Problem files, raw results and the service's log; not committed. */
 export const CACHE = join(BENCH, '.cache');
+// Made here, once, for every bench script: a fresh clone has none, and the scripts run alone too.
+mkdirSync(CACHE, { recursive: true });
 
 /** Node with TypeScript through tsx (no build step). */
 export const NODE_TSX = ['--import', 'tsx'];

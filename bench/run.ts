@@ -299,7 +299,6 @@ async function main(): Promise<void> {
     return;
   }
   const started = performance.now();
-  mkdirSync(CACHE, { recursive: true });
   const support = backendSupport();
   const requested = args.backends ? (args.backends.split(',').map((b) => b.trim()) as BackendName[]) : support.available;
   const backends = requested.filter((b) => support.available.includes(b));

@@ -85,7 +85,8 @@ export interface StudyRun {
   endSeconds: number;
   /** Of which: the parent waiting for a worker after its last child, and its run (reading the outcomes, aggregating, storing the result). */
   parentWaitSeconds: number;
-  parentRunSeconds: number;
+  /** Null when the parent was not yet recorded as finished when read. */
+  parentRunSeconds: number | null;
   cpu: CpuShare;
 }
 
@@ -212,7 +213,8 @@ async function timeStudy(workers: number): Promise<StudyRun> {
       tailSeconds: (lastEnd - ends[Math.max(0, ends.length - workers)]) / 1e3,
       endSeconds: (succeededAt - lastEnd) / 1e3,
       parentWaitSeconds: ((parent?.processedOn ?? lastEnd) - lastEnd) / 1e3,
-      parentRunSeconds: ((parent?.finishedOn ?? 0) - (parent?.processedOn ?? 0)) / 1e3,
+      // The study's last status event can arrive before BullMQ has recorded the parent as finished.
+      parentRunSeconds: parent?.finishedOn && parent.processedOn ? (parent.finishedOn - parent.processedOn) / 1e3 : null,
       cpu: {
         api: (apiUsage.user + apiUsage.system) / 1e6,
         redis: redisTicks / TICKS_PER_SECOND,
@@ -258,7 +260,7 @@ function describe(run: StudyRun): string {
     `${run.workers} worker(s): ${run.seconds.toFixed(2)} s; ${run.chunks} chunks of ${run.chunkSeconds.toFixed(2)} s ` +
     `(fixed ${run.chunkFixedMs.toFixed(1)} ms), ` +
     `first after ${run.startSeconds.toFixed(2)} s, utilization ${(100 * run.utilization).toFixed(1)}%, tail ${run.tailSeconds.toFixed(2)} s, ` +
-    `end ${run.endSeconds.toFixed(2)} s (parent waited ${run.parentWaitSeconds.toFixed(2)}, ran ${run.parentRunSeconds.toFixed(2)}); CPU s: chunks ${c.chunkChildren.toFixed(2)}, worker mains ${c.workerMains.toFixed(2)}, ` +
+    `end ${run.endSeconds.toFixed(2)} s (parent waited ${run.parentWaitSeconds.toFixed(2)}, ran ${run.parentRunSeconds?.toFixed(2) ?? 'n/a'}); CPU s: chunks ${c.chunkChildren.toFixed(2)}, worker mains ${c.workerMains.toFixed(2)}, ` +
     `API ${c.api.toFixed(2)}, redis ${c.redis.toFixed(2)}, other processes ${c.others?.toFixed(2) ?? '?'}`
   );
 }
