@@ -25,6 +25,7 @@ import { csrFromDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { KERNEL_SETS, kernelSetSkipReason } from '../../support/backends.js';
 import { matrixMarket } from '../../support/fixtures.js';
+import { normProductBound } from '../../support/csrNorms.js';
 
 interface Case {
   readonly label: string;
@@ -46,19 +47,9 @@ const cases: Case[] = [
   caseOf('convection-diffusion 40 x 40, m = 8', convectionDiffusion2d(40, 50), 8),
 ];
 
-/** |A|_1 |A|_inf >= lambda_max(A^T A): step sizes from it keep every gradient method stable. */
+/** Step sizes from |A|_1 |A|_inf >= lambda_max(A^T A) keep every gradient method stable. */
 function spectralOf(a: CsrMatrix, m: number): SpectralData {
-  const columnSums = new Float64Array(a.cols);
-  let rowMax = 0;
-  for (let i = 0; i < a.rows; i++) {
-    let s = 0;
-    for (let e = a.rowPtr[i]; e < a.rowPtr[i + 1]; e++) {
-      s += Math.abs(a.values[e]);
-      columnSums[a.colIdx[e]] += Math.abs(a.values[e]);
-    }
-    rowMax = Math.max(rowMax, s);
-  }
-  const L = rowMax * Math.max(...columnSums);
+  const L = normProductBound(a);
   return { m, lambdaMinS: 1e-3, lambdaMaxS: 2, mu: L / 1e3, L };
 }
 
