@@ -9,7 +9,9 @@
  * threads in shared memory like the rest of a machine's storage).
  *
  * choleskySolver wraps such arrays (checked once, O(nnz(L))) in a handle whose finalizer releases
- * its work vector and its references to them; choleskySolve(handle, b, x) is then x = G^{-1} b.
+ * its work vector and its references to them; choleskySolve(handle, b, x) is then x = G^{-1} b, and
+ * choleskySolveLower / choleskySolveUpper its two halves L^{-1} P b and P^T L^{-T} y (the analysis's
+ * scaled Gram operators).
  */
 #include "sparse_native.h"
 #include "napi_args.h"
@@ -245,9 +247,37 @@ static napi_value CholeskySolver(napi_env env, napi_callback_info info) {
   return handle;
 }
 
-/* choleskySolve(handle, b, bOffset, x, xOffset): x[xOffset ..] = G^{-1} b[bOffset ..] (b and x may be the same). */
-static napi_value CholeskySolve(napi_env env, napi_callback_info info) {
-  const char* name = "choleskySolve";
+/* z = L^{-1} z, by columns (the TypeScript forwardSweep's operations, in its order). */
+static void forward_sweep(const Solver* solver, double* restrict z) {
+  const int32_t n = solver->n;
+  const int32_t *restrict cp = solver->col_ptr, *restrict ri = solver->row_idx;
+  const double* restrict lv = solver->values;
+  for (int32_t j = 0; j < n; j++) {
+    const int32_t start = cp[j], end = cp[j + 1];
+    const double zj = z[j] / lv[start];
+    z[j] = zj;
+    if (zj != 0)
+      for (int32_t q = start + 1; q < end; q++) z[ri[q]] -= lv[q] * zj;
+  }
+}
+
+/* z = L^{-T} z, by the columns of L (the rows of L^T; the TypeScript backwardSweep's order). */
+static void backward_sweep(const Solver* solver, double* restrict z) {
+  const int32_t *restrict cp = solver->col_ptr, *restrict ri = solver->row_idx;
+  const double* restrict lv = solver->values;
+  for (int32_t j = solver->n - 1; j >= 0; j--) {
+    const int32_t start = cp[j], end = cp[j + 1];
+    double s = z[j];
+    for (int32_t q = start + 1; q < end; q++) s -= lv[q] * z[ri[q]];
+    z[j] = s / lv[start];
+  }
+}
+
+/* What a solve applies: G^{-1} = P^T L^{-T} L^{-1} P, or one of its halves B^{-1} = L^{-1} P and B^{-T} = P^T L^{-T}. */
+typedef enum { SOLVE_FULL, SOLVE_LOWER, SOLVE_UPPER } SolveKind;
+
+/* (handle, in, inOffset, out, outOffset): out[outOffset ..] = the solve of in[inOffset ..] (in and out may be the same). */
+static napi_value solve_with(napi_env env, napi_callback_info info, const char* name, SolveKind kind) {
   napi_value argv[5];
   if (!get_args(env, info, name, 5, argv)) return NULL;
   napi_valuetype type;
@@ -264,32 +294,37 @@ static napi_value CholeskySolve(napi_env env, napi_callback_info info) {
   if (!get_count(env, argv[4], &x_off)) return throw_type(env, name, 4, "a non-negative 32-bit integer");
   const int32_t n = solver->n;
   if ((size_t)b_off + (size_t)n > b_len || (size_t)x_off + (size_t)n > x_len)
-    return throw_range(env, name, "b or x is shorter than offset + n");
-  const int32_t *restrict cp = solver->col_ptr, *restrict ri = solver->row_idx, *restrict perm = solver->perm;
-  const double* restrict lv = solver->values;
+    return throw_range(env, name, "the input or the output is shorter than offset + n");
+  const int32_t* restrict perm = solver->perm;
   double* restrict z = solver->work;
   const double* bb = b + b_off;
-  for (int32_t k = 0; k < n; k++) z[k] = bb[perm[k]];
-  /* z = L^{-1} z, by columns. */
-  for (int32_t j = 0; j < n; j++) {
-    const int32_t start = cp[j], end = cp[j + 1];
-    const double zj = z[j] / lv[start];
-    z[j] = zj;
-    if (zj != 0)
-      for (int32_t q = start + 1; q < end; q++) z[ri[q]] -= lv[q] * zj;
-  }
-  /* z = L^{-T} z, by the columns of L (the rows of L^T). */
-  for (int32_t j = n - 1; j >= 0; j--) {
-    const int32_t start = cp[j], end = cp[j + 1];
-    double s = z[j];
-    for (int32_t q = start + 1; q < end; q++) s -= lv[q] * z[ri[q]];
-    z[j] = s / lv[start];
-  }
   double* xx = x + x_off;
-  for (int32_t k = 0; k < n; k++) xx[perm[k]] = z[k];
+  if (kind == SOLVE_UPPER)
+    for (int32_t k = 0; k < n; k++) z[k] = bb[k];
+  else
+    for (int32_t k = 0; k < n; k++) z[k] = bb[perm[k]];
+  if (kind != SOLVE_UPPER) forward_sweep(solver, z);
+  if (kind != SOLVE_LOWER) backward_sweep(solver, z);
+  if (kind == SOLVE_LOWER)
+    for (int32_t k = 0; k < n; k++) xx[k] = z[k];
+  else
+    for (int32_t k = 0; k < n; k++) xx[perm[k]] = z[k];
   napi_value undefined;
   napi_get_undefined(env, &undefined);
   return undefined;
+}
+
+/* choleskySolve(handle, b, bOffset, x, xOffset): x[xOffset ..] = G^{-1} b[bOffset ..] (b and x may be the same). */
+static napi_value CholeskySolve(napi_env env, napi_callback_info info) { return solve_with(env, info, "choleskySolve", SOLVE_FULL); }
+
+/* choleskySolveLower(handle, b, bOffset, y, yOffset): y = B^{-1} b = L^{-1} P b (B = P^T L, B B^T = G). */
+static napi_value CholeskySolveLower(napi_env env, napi_callback_info info) {
+  return solve_with(env, info, "choleskySolveLower", SOLVE_LOWER);
+}
+
+/* choleskySolveUpper(handle, y, yOffset, x, xOffset): x = B^{-T} y = P^T L^{-T} y. */
+static napi_value CholeskySolveUpper(napi_env env, napi_callback_info info) {
+  return solve_with(env, info, "choleskySolveUpper", SOLVE_UPPER);
 }
 
 static napi_value SparseConfig(napi_env env, napi_callback_info info) {
@@ -314,6 +349,8 @@ void register_sparse(napi_env env, napi_value exports) {
       {"cholmodFactor", NULL, CholmodFactor, NULL, NULL, NULL, napi_enumerable, NULL},
       {"choleskySolver", NULL, CholeskySolver, NULL, NULL, NULL, napi_enumerable, NULL},
       {"choleskySolve", NULL, CholeskySolve, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"choleskySolveLower", NULL, CholeskySolveLower, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"choleskySolveUpper", NULL, CholeskySolveUpper, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sparseConfig", NULL, SparseConfig, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sparseLiveBlocks", NULL, SparseLiveBlocks, NULL, NULL, NULL, napi_enumerable, NULL},
   };

@@ -19,7 +19,7 @@
 import type { Work } from '../cooperative.js';
 import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
 import { sparseMatrixConditioningWork, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
-import { solveLower, solveUpper } from '../sparse/sparseCholesky.js';
+import { currentThreadGramSolver } from '../machines/placement.js';
 import { sparseLuWork } from '../sparse/sparseLu.js';
 import { KrylovWorkspace, type SpectralMethod } from '../sparse/spectrumOfOperator.js';
 import {
@@ -68,12 +68,12 @@ function angleEstimateOf(angle: SparsePairAngle): AngleEstimate {
   };
 }
 
-/** Solves with the Cholesky factors the machines hold (B_i = P_i^T L, B_i B_i^T = G_i). */
+/** Solves with the Cholesky factors the machines hold (B_i = P_i^T L, B_i B_i^T = G_i), on the current backend. */
 export function machineGramSolves(system: SparseDistributedSystem): GramFactorSolves {
-  const { machines } = system;
+  const solvers = system.machines.map((machine) => currentThreadGramSolver(machine.gram));
   return {
-    solveL: (machine, b, y) => void solveLower(machines[machine].gram, b, y),
-    solveLT: (machine, y, x) => void solveUpper(machines[machine].gram, y, x),
+    solveL: (machine, b, y) => solvers[machine].solveLower(b, y),
+    solveLT: (machine, y, x) => solvers[machine].solveUpper(y, x),
   };
 }
 

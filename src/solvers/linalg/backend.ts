@@ -211,6 +211,10 @@ export interface NativeSparse {
   choleskySolver(n: number, colPtr: Int32Array, rowIdx: Int32Array, values: Float64Array, perm: Int32Array): NativeSolverHandle;
   /** x[xOffset ..] = G^{-1} b[bOffset ..] (two triangular solves; b and x may be the same array). */
   choleskySolve(handle: NativeSolverHandle, b: Float64Array, bOffset: number, x: Float64Array, xOffset: number): void;
+  /** y[yOffset ..] = B^{-1} b[bOffset ..] = L^{-1} P b (B = P^T L, B B^T = G; b and y may be the same array). */
+  choleskySolveLower(handle: NativeSolverHandle, b: Float64Array, bOffset: number, y: Float64Array, yOffset: number): void;
+  /** x[xOffset ..] = B^{-T} y[yOffset ..] = P^T L^{-T} y (y and x may be the same array). */
+  choleskySolveUpper(handle: NativeSolverHandle, y: Float64Array, yOffset: number, x: Float64Array, xOffset: number): void;
   /** CHOLMOD's and SuiteSparse's versions. */
   sparseConfig(): string;
   /** CHOLMOD objects left allocated after the factorizations so far (0 unless something leaks). */
@@ -295,6 +299,8 @@ const SPARSE_FUNCTIONS: readonly (keyof NativeSparse)[] = [
   'cholmodFactor',
   'choleskySolver',
   'choleskySolve',
+  'choleskySolveLower',
+  'choleskySolveUpper',
   'sparseConfig',
   'sparseLiveBlocks',
 ];

@@ -5,7 +5,7 @@
  *    layout, the same pivot test, the same SingularMatrixError; CHOLMOD's analysis stands, none is
  *    redone in TypeScript), so the analysis and the storage that carries it to the solver threads do
  *    not depend on where it was computed. CHOLMOD's own objects are freed inside the call.
- *  - `NativeGramSolver`: x = G_i^{-1} b by the addon's triangular solves, on a handle the addon
+ *  - `NativeGramSolver`: x = G_i^{-1} b (or either half, L^{-1} P b and P^T L^{-T} y) by the addon's triangular solves, on a handle the addon
  *    checked once; its finalizer releases it when the machine that owns it is collected.
  * placement.ts decides when these are used; nothing else imports this file.
  */
@@ -31,5 +31,15 @@ export class NativeGramSolver {
   /** x = G^{-1} b (b and x may be the same array). */
   solve(b: Float64Array, x: Float64Array): void {
     this.sparse.choleskySolve(this.handle, b, 0, x, 0);
+  }
+
+  /** y = B^{-1} b = L^{-1} P b (B = P^T L, B B^T = G). */
+  solveLower(b: Float64Array, y: Float64Array): void {
+    this.sparse.choleskySolveLower(this.handle, b, 0, y, 0);
+  }
+
+  /** x = B^{-T} y = P^T L^{-T} y. */
+  solveUpper(y: Float64Array, x: Float64Array): void {
+    this.sparse.choleskySolveUpper(this.handle, y, 0, x, 0);
   }
 }

@@ -394,9 +394,10 @@ function forwardSweep(factor: CholeskyFactor, z: Float64Array): void {
   const lValues = factor.values;
   for (let j = 0; j < n; j++) {
     const start = colPtr[j];
+    const end = colPtr[j + 1];
     const zj = z[j] / lValues[start];
     z[j] = zj;
-    if (zj !== 0) for (let q = start + 1; q < colPtr[j + 1]; q++) z[rowIdx[q]] -= lValues[q] * zj;
+    if (zj !== 0) for (let q = start + 1; q < end; q++) z[rowIdx[q]] -= lValues[q] * zj;
   }
 }
 
@@ -406,8 +407,9 @@ function backwardSweep(factor: CholeskyFactor, z: Float64Array): void {
   const lValues = factor.values;
   for (let j = n - 1; j >= 0; j--) {
     const start = colPtr[j];
+    const end = colPtr[j + 1];
     let s = z[j];
-    for (let q = start + 1; q < colPtr[j + 1]; q++) s -= lValues[q] * z[rowIdx[q]];
+    for (let q = start + 1; q < end; q++) s -= lValues[q] * z[rowIdx[q]];
     z[j] = s / lValues[start];
   }
 }

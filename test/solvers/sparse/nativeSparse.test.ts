@@ -2,7 +2,8 @@
  * The native backend's sparse part (CHOLMOD in the addon, src/solvers/machines/nativeGram.ts)
  * against the TypeScript sparse path:
  *  - a CHOLMOD factor of a machine's Gram matrix is a valid CholeskyFactor (its own ordering, the
- *    pattern analyzed for it, solves to the accuracy of the TypeScript factor's);
+ *    pattern analyzed for it, solves to the accuracy of the TypeScript factor's); the addon's solves
+ *    with either half of a factor are the TypeScript sweeps' to the bit;
  *  - APC, MLM and Cimmino on CSR storage: the same iterates to 1e-10 relative over 100 iterations on
  *    both backends, on real matrices (test/reference/matrices) and the grid generators;
  *  - the analysis of a sparse system: the same values on both backends within the fixture tolerances;
@@ -34,8 +35,8 @@ import { largestEigenvalue } from '../../../src/solvers/sparse/spectrumOfOperato
 import { csrFromDense, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
-import { factorCholesky, solveCholesky, type CholeskyFactor } from '../../../src/solvers/sparse/sparseCholesky.js';
-import { factorGramNative } from '../../../src/solvers/machines/nativeGram.js';
+import { factorCholesky, solveCholesky, solveLower, solveUpper, type CholeskyFactor } from '../../../src/solvers/sparse/sparseCholesky.js';
+import { factorGramNative, NativeGramSolver } from '../../../src/solvers/machines/nativeGram.js';
 import { withBackend } from '../../support/backends.js';
 import { matrixMarket } from '../../support/fixtures.js';
 
@@ -121,6 +122,32 @@ describe.skipIf(skipped)(`native sparse path (CHOLMOD)${skipped ? ` [SKIPPED: ${
         );
         // Supernodal amalgamation's explicit zeros are gone: L has exactly the fill of its ordering.
         expect(native.values.length).toBe(native.symbolic.nnzL);
+      }
+    }
+  });
+
+  it('solves with each half of a factor, B^{-1} b = L^{-1} P b and B^{-T} y = P^T L^{-T} y, as the TypeScript sweeps do, to the bit', () => {
+    for (const { label, A, machines } of CASES) {
+      const system = systemOn('native', A, machines);
+      for (const machine of system.machines) {
+        const factor = machine.gram;
+        const p = factor.symbolic.n;
+        const native = new NativeGramSolver(sparse!, factor);
+        const b = Float64Array.from({ length: p }, (_, k) => Math.cos(3 * k + 1));
+        const y = new Float64Array(p);
+        native.solveLower(b, y);
+        expect(y, `${label}, machine ${machine.index}: B^{-1} b`).toEqual(solveLower(factor, b, new Float64Array(p)));
+        const x = new Float64Array(p);
+        native.solveUpper(y, x);
+        expect(x, `${label}, machine ${machine.index}: B^{-T} y`).toEqual(solveUpper(factor, y, new Float64Array(p)));
+        // The halves compose to the full solve (B^{-T} B^{-1} = G^{-1}), in place as well.
+        const full = new Float64Array(p);
+        native.solve(b, full);
+        expect(x).toEqual(full);
+        const inPlace = Float64Array.from(b);
+        native.solveLower(inPlace, inPlace);
+        native.solveUpper(inPlace, inPlace);
+        expect(inPlace).toEqual(full);
       }
     }
   });
@@ -244,6 +271,9 @@ describe.skipIf(skipped)(`native sparse path (CHOLMOD)${skipped ? ` [SKIPPED: ${
     expect(gz[1]).toBeCloseTo(1, 14);
     expect(gz[0]).toBeCloseTo(1, 14);
     expect(() => s.choleskySolve(handle, new Float64Array(1), 0, x, 0)).toThrow(RangeError);
+    expect(() => s.choleskySolveLower(handle, Float64Array.from([1, 1]), 1, x, 0)).toThrow(RangeError);
+    expect(() => s.choleskySolveUpper(handle, Float64Array.from([1, 1]), 0, x, 1)).toThrow(RangeError);
+    expect(() => s.choleskySolveLower({} as typeof handle, Float64Array.from([1, 1]), 0, x, 0)).toThrow(TypeError);
     expect(() => s.choleskySolver(2, ok.colPtr, Int32Array.from([0, 5, 1]), ok.values, Int32Array.from([0, 1]))).toThrow(RangeError);
     expect(() => s.choleskySolver(2, ok.colPtr, ok.rowIdx, ok.values, Int32Array.from([0, 0]))).toThrow(RangeError);
     expect(() => s.choleskySolver(2, Int32Array.from([0, 2, 9]), ok.rowIdx, ok.values, Int32Array.from([0, 1]))).toThrow(RangeError);
