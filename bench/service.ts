@@ -57,19 +57,18 @@ export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string)
   const logFd = openSync(join(CACHE, logName), 'w');
   const t0 = performance.now();
   const child = spawn(process.execPath, [...NODE_TSX, join(ROOT, 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
-  let exited = false;
   let exitStatus: string | null = null;
+  const exited = (): boolean => exitStatus !== null;
   const exit = new Promise<void>((r) =>
     child.on('exit', (code, signal) => {
-      exited = true;
       exitStatus = signal === null ? `code ${code}` : `signal ${signal}`;
       r();
     }),
   );
   const stop = async (): Promise<void> => {
-    if (!exited) child.kill('SIGTERM');
+    if (!exited()) child.kill('SIGTERM');
     const killTimer = setTimeout(() => {
-      if (!exited) child.kill('SIGKILL');
+      if (!exited()) child.kill('SIGKILL');
     }, 30_000);
     await exit;
     clearTimeout(killTimer);
@@ -78,7 +77,7 @@ export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string)
   };
   const baseUrl = `http://127.0.0.1:${port}`;
   try {
-    await waitReady(`${baseUrl}/readyz`, 60_000, () => exited);
+    await waitReady(`${baseUrl}/readyz`, 60_000, exited);
   } catch (error) {
     await stop();
     throw error;
@@ -87,7 +86,7 @@ export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string)
     baseUrl,
     process: child,
     startSeconds: (performance.now() - t0) / 1e3,
-    exited: () => exited,
+    exited,
     exitStatus: () => exitStatus,
     stop,
   };
