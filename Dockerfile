@@ -23,7 +23,7 @@ FROM node:${NODE_VERSION}-bookworm-slim AS runtime
 # OpenBLAS/LAPACKE, CHOLMOD (SuiteSparse) and ARPACK for the native backend; redis-server for the all-in-one default
 # (`node dist/src/main.js` without REDIS_URL). docker-compose.yml uses a separate Redis.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libopenblas0 liblapacke libcholmod3 libsuitesparseconfig5 libarpack2 redis-server \
+ && apt-get install -y --no-install-recommends libopenblas0 liblapacke libcholmod3 libumfpack5 libsuitesparseconfig5 libarpack2 redis-server \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app

@@ -5,7 +5,10 @@
  * and value of each, then the whole analysis once through analyze() (what bench/sparseStages.ts times),
  * and the peak RSS. Prints one JSON line.
  *
- *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only]
+ * lambda_max(S) is had by reflection (2 - lambda_min(S)) when the machines' overlap graph is bipartite, as
+ * in the analysis; --lanczos-max also times the Lanczos run it replaces.
+ *
+ *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only] [--lanczos-max]
  */
 import { readFileSync } from 'node:fs';
 import { analyze, buildDistributedSystem, createProblem, partitionFromAssignment } from '../src/solvers/index.js';
@@ -13,14 +16,17 @@ import { runSync } from '../src/solvers/cooperative.js';
 import { machineGramSolves } from '../src/solvers/analysis/sparseAnalysis.js';
 import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
 import { sparseMatrixConditioningWork } from '../src/solvers/sparse/singularValuesOfSparse.js';
-import { sparseLuWork, factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
+import { factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
+import { currentThreadSparseLuWork } from '../src/solvers/machines/placement.js';
 import { KrylovWorkspace } from '../src/solvers/sparse/spectrumOfOperator.js';
 import {
   lambdaMaxSWork,
   lambdaMinSWork,
   machineColumnSlots,
   overlappingMachinePairs,
+  overlapTwoColouring,
   PairAngleContext,
+  reflectedLambdaMax,
   sparsePairAngleWork,
 } from '../src/solvers/sparse/spectrumOfS.js';
 import { selectBackend } from './backends.js';
@@ -36,9 +42,10 @@ function clock<T>(fn: () => T): [number, T] {
 }
 
 function main(): void {
-  const [problemPath, backendArg, flag] = process.argv.slice(2);
+  const [problemPath, backendArg, ...rest] = process.argv.slice(2);
+  const flags = new Set(rest);
   if (!problemPath || (backendArg !== 'typescript' && backendArg !== 'native')) {
-    throw new Error('usage: sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only]');
+    throw new Error('usage: sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only] [--lanczos-max]');
   }
   const spec = JSON.parse(readFileSync(problemPath, 'utf8')) as SparseProblemFile;
   selectBackend(backendArg);
@@ -52,9 +59,9 @@ function main(): void {
     process.stderr.write(`${name}: ${JSON.stringify(value)}\n`);
   };
 
-  if (flag !== '--whole-only') {
+  if (!flags.has('--whole-only')) {
     const workspace = new KrylovWorkspace();
-    const [luSeconds, lu] = clock(() => runSync(sparseLuWork(A)));
+    const [luSeconds, lu] = clock(() => runSync(currentThreadSparseLuWork(A)));
     log('lu', { seconds: luSeconds, nnzLU: factorNonzeros(lu), ordering: lu.ordering });
     const [condSeconds, cond] = clock(() =>
       runSync(sparseMatrixConditioningWork(A, { factorization: lu, workspace, lanczos: { tolerance: TOLERANCE } })),
@@ -74,10 +81,14 @@ function main(): void {
       }
     });
     log('principalAngles', { seconds: anglesSeconds, pairs: pairs.length / 2, products, thetaH });
-    const [maxSeconds, lambdaMaxS] = clock(() => runSync(lambdaMaxSWork(slots, factors, { tolerance: TOLERANCE }, workspace)));
-    log('lambdaMaxS', { seconds: maxSeconds, ...lambdaMaxS });
     const [minSeconds, lambdaMinS] = clock(() => runSync(lambdaMinSWork(slots, lu, { tolerance: TOLERANCE }, workspace)));
     log('lambdaMinS', { seconds: minSeconds, ...lambdaMinS });
+    const bipartite = overlapTwoColouring(slots, pairs) !== null;
+    if (bipartite) log('lambdaMaxS', { seconds: 0, ...reflectedLambdaMax(lambdaMinS) });
+    if (!bipartite || flags.has('--lanczos-max')) {
+      const [maxSeconds, lambdaMaxS] = clock(() => runSync(lambdaMaxSWork(slots, factors, { tolerance: TOLERANCE }, workspace)));
+      log(bipartite ? 'lambdaMaxSByLanczos' : 'lambdaMaxS', { seconds: maxSeconds, ...lambdaMaxS });
+    }
     const [localSeconds] = clock(() => runSync(localAnglesOfCsrWork(A, partition)));
     log('localAngles', { seconds: localSeconds });
   }

@@ -3,8 +3,8 @@
   # LAPACKE headers and libraries are present. NATIVE_BLAS_INCLUDE_DIRS and NATIVE_BLAS_LIBRARY_DIRS
   # (space-separated, set by that script) cover distributions that keep cblas.h outside the
   # default include path (e.g. /usr/include/openblas).
-  # The sparse part (src/sparse_native.c: CHOLMOD) is compiled in when that script sets
-  # NATIVE_SPARSE=1 (it found cholmod.h and libcholmod), with NATIVE_SPARSE_INCLUDE_DIRS for cholmod.h
+  # The sparse part (src/sparse_native.c: CHOLMOD; src/lu_native.c: UMFPACK) is compiled in when that script
+  # sets NATIVE_SPARSE=1 (it found cholmod.h, umfpack.h and their libraries), with NATIVE_SPARSE_INCLUDE_DIRS for cholmod.h
   # (e.g. /usr/include/suitesparse) and NATIVE_SPARSE_LIBRARY_DIRS. Likewise ARPACK (src/arpack_native.c)
   # with NATIVE_ARPACK=1, NATIVE_ARPACK_INCLUDE_DIRS (the directory holding arpack/arpack.h) and
   # NATIVE_ARPACK_LIBRARY_DIRS.
@@ -26,12 +26,13 @@
       ],
       "conditions": [
         ["native_sparse==1", {
-          "sources": ["src/sparse_native.c"],
+          "sources": ["src/sparse_native.c", "src/lu_native.c"],
           "defines": ["LINALG_SPARSE"],
           "include_dirs": ["<!@(node -p \"process.env.NATIVE_SPARSE_INCLUDE_DIRS || ''\")"],
           "libraries": [
             "<!@(node -p \"(process.env.NATIVE_SPARSE_LIBRARY_DIRS || '').split(' ').filter(Boolean).map((d) => '-L' + d).join(' ')\")",
             "-lcholmod",
+            "-lumfpack",
             "-lsuitesparseconfig"
           ]
         }],

@@ -10,8 +10,8 @@
  * REQUIRE_NATIVE_BACKEND=1) a missing prerequisite or a failed build exits 1 instead, for images
  * and CI jobs that must have the native backend. SKIP_NATIVE_BUILD=1 skips the step.
  *
- * The sparse part (CHOLMOD from SuiteSparse: Debian/Ubuntu libsuitesparse-dev) is compiled in when
- * cholmod.h, libcholmod and libsuitesparseconfig are found (NATIVE_SPARSE_INCLUDE_DIRS /
+ * The sparse part (CHOLMOD and UMFPACK from SuiteSparse: Debian/Ubuntu libsuitesparse-dev) is compiled in
+ * when cholmod.h, umfpack.h, libcholmod, libumfpack and libsuitesparseconfig are found (NATIVE_SPARSE_INCLUDE_DIRS /
  * NATIVE_SPARSE_LIBRARY_DIRS add places to look); without them, or when that build fails, the dense
  * addon is built alone and the sparse work stays on TypeScript. The one-line message says which.
  * REQUIRE_NATIVE_SPARSE=1 makes a missing sparse part fail like a missing addon under --strict.
@@ -139,7 +139,7 @@ if (
 const extraIncludes = [cblasDir, lapackeDir].filter((dir) => dir !== '/usr/include' && dir !== '/usr/local/include');
 const extraLibs = [openblasDir, lapackeLibDir].filter((dir) => dir !== '/usr/lib' && dir !== '/usr/local/lib');
 
-// The sparse part: CHOLMOD's header (in suitesparse/ on Debian) and its libraries.
+// The sparse part: CHOLMOD's and UMFPACK's headers (in suitesparse/ on Debian) and their libraries.
 const sparseIncludeDirs = candidateDirs('NATIVE_SPARSE_INCLUDE_DIRS', [
   '/usr/include/suitesparse',
   '/usr/local/include/suitesparse',
@@ -152,10 +152,14 @@ const sparseLibraryDirs = candidateDirs('NATIVE_SPARSE_LIBRARY_DIRS', [...librar
 const cholmodIncludeDir = findFile(sparseIncludeDirs, 'cholmod.h');
 const cholmodLibDir = findFile(sparseLibraryDirs, `libcholmod.${libExt}`);
 const configLibDir = findFile(sparseLibraryDirs, `libsuitesparseconfig.${libExt}`);
+const umfpackIncludeDir = findFile(sparseIncludeDirs, 'umfpack.h');
+const umfpackLibDir = findFile(sparseLibraryDirs, `libumfpack.${libExt}`);
 const sparseMissing = [];
 if (!cholmodIncludeDir) sparseMissing.push('cholmod.h');
 if (!cholmodLibDir) sparseMissing.push(`libcholmod.${libExt}`);
 if (!configLibDir) sparseMissing.push(`libsuitesparseconfig.${libExt}`);
+if (!umfpackIncludeDir) sparseMissing.push('umfpack.h');
+if (!umfpackLibDir) sparseMissing.push(`libumfpack.${libExt}`);
 
 // ARPACK (arpack-ng): arpack/arpack.h and libarpack.
 const arpackIncludeDir = findFile(
@@ -177,9 +181,9 @@ function rebuild(sparse, arpack = false) {
       NATIVE_BLAS_INCLUDE_DIRS: [...new Set(extraIncludes)].join(' '),
       NATIVE_BLAS_LIBRARY_DIRS: [...new Set(extraLibs)].join(' '),
       NATIVE_SPARSE: sparse ? '1' : '0',
-      NATIVE_SPARSE_INCLUDE_DIRS: sparse ? cholmodIncludeDir : '',
+      NATIVE_SPARSE_INCLUDE_DIRS: sparse ? [...new Set([cholmodIncludeDir, umfpackIncludeDir])].join(' ') : '',
       NATIVE_SPARSE_LIBRARY_DIRS: sparse
-        ? [...new Set([cholmodLibDir, configLibDir])].filter((dir) => !extraLibs.includes(dir)).join(' ')
+        ? [...new Set([cholmodLibDir, umfpackLibDir, configLibDir])].filter((dir) => !extraLibs.includes(dir)).join(' ')
         : '',
       NATIVE_ARPACK: arpack ? '1' : '0',
       NATIVE_ARPACK_INCLUDE_DIRS: arpack ? arpackIncludeDir : '',
@@ -198,12 +202,12 @@ if (sparseMissing.length === 0) {
   build = rebuild(true, arpackFound);
   if (build.status === 0) {
     sparseNote = arpackFound
-      ? 'dense + sparse (CHOLMOD) + ARPACK'
-      : `dense + sparse (CHOLMOD); no ARPACK (needs arpack/arpack.h and libarpack.${libExt}: apt-get install libarpack2-dev)`;
+      ? 'dense + sparse (CHOLMOD, UMFPACK) + ARPACK'
+      : `dense + sparse (CHOLMOD, UMFPACK); no ARPACK (needs arpack/arpack.h and libarpack.${libExt}: apt-get install libarpack2-dev)`;
   } else {
     const output = lastLines(build);
     if (output) console.log(output);
-    sparseNote = 'dense only: the build with CHOLMOD and ARPACK failed (output above)';
+    sparseNote = 'dense only: the build with CHOLMOD, UMFPACK and ARPACK failed (output above)';
     build = null;
   }
 }

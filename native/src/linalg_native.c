@@ -37,6 +37,7 @@
 #include "row_kernels.h"
 #include "csr_kernels.h"
 #ifdef LINALG_SPARSE
+#include "lu_native.h"
 #include "sparse_native.h"
 #endif
 #ifdef LINALG_ARPACK
@@ -631,8 +632,8 @@ static napi_value Config(napi_env env, napi_callback_info info) {
 }
 
 /*
- * parts() -> the parts built in, comma-separated: "dense", plus "sparse" when CHOLMOD was found at build time
- * (sparse_native.c) and "arpack" when ARPACK was (arpack_native.c).
+ * parts() -> the parts built in, comma-separated: "dense", plus "sparse" when CHOLMOD and UMFPACK were found at
+ * build time (sparse_native.c, lu_native.c) and "arpack" when ARPACK was (arpack_native.c).
  */
 static napi_value Parts(napi_env env, napi_callback_info info) {
   (void)info;
@@ -676,6 +677,7 @@ NAPI_MODULE_INIT() {
   register_csr_kernels(env, exports);
 #ifdef LINALG_SPARSE
   register_sparse(env, exports);
+  register_lu(env, exports);
 #endif
 #ifdef LINALG_ARPACK
   register_arpack(env, exports);

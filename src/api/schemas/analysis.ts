@@ -32,7 +32,9 @@ const EstimateMethodSchema = z
     'How the value was obtained: lanczos (thick-restart Lanczos on the operator), lanczos-shift-invert (Lanczos on the inverse ' +
       'operator through a sparse LU, for a smallest eigenvalue), lanczos-exhaustive (the Krylov space became invariant: exact up to ' +
       'rounding), ratio (a quotient of two estimates, their bounds combined), structural (exact from the sparsity pattern alone: ' +
-      'S = I, or pi/2 for machines sharing no column).',
+      'S = I, or pi/2 for machines sharing no column), bipartite-reflection (lambda_max(S) = 2 - lambda_min(S), exact when the ' +
+      "machines' overlap graph has no odd cycle, e.g. contiguous strips of a banded matrix: S's spectrum is then symmetric about 1; " +
+      "the bound is lambda_min(S)'s, carried over).",
   )
   .meta({ id: 'EstimateMethod' });
 

@@ -8,8 +8,9 @@
  *    cos theta_ij = sigma_max(L_i^{-1} A_i A_j^T L_j^{-T}) with the sine route for tiny angles for the
  *    others (../sparse/spectrumOfS.ts), L_i the Cholesky factor of G_i = A_i A_i^T each machine already
  *    holds (factored once, with the system);
- *  - 'conditioning': lambda_max(S) from the block-Jacobi-scaled Gram operator Lb^{-1} (A A^T) Lb^{-T},
- *    lambda_min(S) by shift-invert through the same LU of A (../sparse/spectrumOfS.ts);
+ *  - 'conditioning': lambda_min(S) by shift-invert through the same LU of A; lambda_max(S) = 2 - lambda_min(S)
+ *    when the machines' overlap graph is bipartite (contiguous strips of a banded matrix), else by
+ *    Lanczos on the block-Jacobi-scaled Gram operator Lb^{-1} (A A^T) Lb^{-T} (../sparse/spectrumOfS.ts);
  *  - 'local-angles': phi_i, theta_min^(l) and the row norms from the pairs of rows sharing a column
  *    (rows with disjoint supports are orthogonal), ./localAngles.ts.
  * Each iterative value carries how it was obtained and its error bound (Conditioning.estimates,
@@ -19,8 +20,7 @@
 import type { Work } from '../cooperative.js';
 import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
 import { sparseMatrixConditioningWork, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
-import { currentThreadGramSolver } from '../machines/placement.js';
-import { sparseLuWork } from '../sparse/sparseLu.js';
+import { currentThreadGramSolver, currentThreadSparseLuWork } from '../machines/placement.js';
 import { KrylovWorkspace, type SpectralMethod } from '../sparse/spectrumOfOperator.js';
 import {
   machineColumnSlots,
@@ -47,7 +47,7 @@ import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMet
 const SPECTRUM_TOLERANCE = 1e-8;
 
 /**
- * Lanczos vectors for S's spectrum: the top of the scaled Gram operator is a tight cluster (one
+ * Lanczos vectors for S's spectrum (when lambda_max(S) is not had by reflection): the top of the scaled Gram operator is a tight cluster (one
  * eigenvalue just below 2 per boundary between strips), which a larger basis resolves in fewer
  * products (Poisson n = 40,000 in 20 strips: 2402 products with 80 vectors, 4362 with the default
  * 40; 16 s against 23 s), within a memory budget of KRYLOV_BYTES: 80 vectors up to n ~ 400,000,
@@ -163,7 +163,7 @@ export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<
 
   // One LU of A serves sigma_min(A) and lambda_min(S); a singular A fails here, before anything else.
   yield { phase: 'conditioning', fraction: 0 };
-  const lu = yield* inPhase(sparseLuWork(A), 'conditioning', 0, 0.15);
+  const lu = yield* inPhase(currentThreadSparseLuWork(A), 'conditioning', 0, 0.15);
   const matrix = yield* inPhase(
     sparseMatrixConditioningWork(A, { factorization: lu, workspace, lanczos: { tolerance: SPECTRUM_TOLERANCE } }),
     'conditioning',

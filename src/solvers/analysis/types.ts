@@ -26,7 +26,14 @@ export interface Heterogeneity {
 }
 
 /** How an iterative value was obtained (the sparse path, src/solvers/sparse/spectrumOfOperator.ts). */
-export const ESTIMATE_METHODS = ['lanczos', 'lanczos-shift-invert', 'lanczos-exhaustive', 'ratio', 'structural'] as const;
+export const ESTIMATE_METHODS = [
+  'lanczos',
+  'lanczos-shift-invert',
+  'lanczos-exhaustive',
+  'ratio',
+  'structural',
+  'bipartite-reflection',
+] as const;
 export type EstimateMethod = (typeof ESTIMATE_METHODS)[number];
 
 export interface Estimate {

@@ -197,10 +197,27 @@ export interface NativeCholeskyParts {
   readonly minor: number;
 }
 
+/** UMFPACK's P A Q = L U (native/src/lu_native.c), in ../sparse/sparseLu.ts's layout. */
+export interface NativeLuParts {
+  readonly lColPtr: Int32Array;
+  readonly lRowIdx: Int32Array;
+  readonly lValues: Float64Array;
+  readonly uColPtr: Int32Array;
+  readonly uRowIdx: Int32Array;
+  readonly uValues: Float64Array;
+  /** Old-to-new: row i of A is row rowPivot[i] of P A. */
+  readonly rowPivot: Int32Array;
+  /** New-to-old: column k of A Q is column columnOrder[k] of A. */
+  readonly columnOrder: Int32Array;
+  /** UMFPACK met a zero pivot (the arrays are then empty). */
+  readonly singular: boolean;
+  readonly strategy: 'symmetric' | 'unsymmetric';
+}
+
 /** A factor checked once by the addon, for repeated solves (released by its finalizer when unreachable). */
 export type NativeSolverHandle = object & { readonly __nativeCholeskySolver: unique symbol };
 
-/** The addon's sparse part (CHOLMOD), present when `parts()` includes 'sparse'. */
+/** The addon's sparse part (CHOLMOD, UMFPACK), present when `parts()` includes 'sparse'. */
 export interface NativeSparse {
   /**
    * P G P^T = L L^T for the symmetric positive definite n x n G in CSR with its full symmetric pattern (CHOLMOD's
@@ -215,6 +232,13 @@ export interface NativeSparse {
   choleskySolveLower(handle: NativeSolverHandle, b: Float64Array, bOffset: number, y: Float64Array, yOffset: number): void;
   /** x[xOffset ..] = B^{-T} y[yOffset ..] = P^T L^{-T} y (y and x may be the same array). */
   choleskySolveUpper(handle: NativeSolverHandle, y: Float64Array, yOffset: number, x: Float64Array, xOffset: number): void;
+  /**
+   * P A Q = L U of the square n x n A given in compressed columns (row indices ascending) by UMFPACK (no row
+   * scaling, its automatic strategy and orderings). Nothing of UMFPACK outlives the call.
+   */
+  umfpackLu(n: number, colPtr: Int32Array, rowIdx: Int32Array, values: Float64Array): NativeLuParts;
+  /** UMFPACK's version. */
+  umfpackConfig(): string;
   /** CHOLMOD's and SuiteSparse's versions. */
   sparseConfig(): string;
   /** CHOLMOD objects left allocated after the factorizations so far (0 unless something leaks). */
@@ -301,6 +325,8 @@ const SPARSE_FUNCTIONS: readonly (keyof NativeSparse)[] = [
   'choleskySolve',
   'choleskySolveLower',
   'choleskySolveUpper',
+  'umfpackLu',
+  'umfpackConfig',
   'sparseConfig',
   'sparseLiveBlocks',
 ];

@@ -14,7 +14,9 @@
  *    (./nativeGram.ts) on the native backend when the addon has its sparse part, else the
  *    TypeScript sparse Cholesky; a thread's solves with them go through `gramSolver` of its
  *    kernels (the addon's triangular solves, or ../sparse/sparseCholesky.ts solveCholesky), and the
- *    main thread's (setup, analysis) through `currentThreadGramSolver`.
+ *    main thread's (setup, analysis) through `currentThreadGramSolver`;
+ *  - the analysis' sparse LU of A (`currentThreadSparseLuWork`): UMFPACK (./nativeLu.ts) on the native
+ *    backend when the addon has its sparse part, else the TypeScript LU.
  * The machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
 import { activeBackend, nativeBlas, nativeCsr, nativeSparse, nativeUnavailableReason, type BackendName } from '../linalg/backend.js';
@@ -30,6 +32,9 @@ import {
   type CholeskySymbolic,
 } from '../sparse/sparseCholesky.js';
 import { factorGramNative, NativeGramSolver } from './nativeGram.js';
+import { factorLuNative } from './nativeLu.js';
+import { sparseLuWork, type SparseLuFactorization } from '../sparse/sparseLu.js';
+import type { Work } from '../cooperative.js';
 import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
 import type { ThreadContext } from '../parallel/protocol.js';
@@ -121,6 +126,18 @@ function typescriptGramSolver(stored: StoredGramFactor): GramSolver {
 export function currentThreadGramSolver(factor: StoredGramFactor): GramSolver {
   const sparse = activeBackend() === 'native' ? nativeSparse() : null;
   return sparse === null ? typescriptGramSolver(factor) : new NativeGramSolver(sparse, factor);
+}
+
+/**
+ * The sparse LU of a square A (the analysis' shift-invert solves) on the current backend: UMFPACK on the
+ * native backend when the addon has its sparse part (~5x faster than the TypeScript left-looking LU, with
+ * less fill), else ../sparse/sparseLu.ts. The native call does not yield (seconds at n = 250,000).
+ */
+export function* currentThreadSparseLuWork(a: CsrMatrix): Work<SparseLuFactorization> {
+  const sparse = activeBackend() === 'native' ? nativeSparse() : null;
+  if (sparse === null) return yield* sparseLuWork(a);
+  yield undefined;
+  return factorLuNative(sparse, a);
 }
 
 const typescriptSolve = (r: Float64Array, p: number, rhs: Float64Array, out: Float64Array): void => {

@@ -21,12 +21,16 @@
  * combination of the previous ones to working precision) raises SingularMatrixError. Near-singular
  * matrices can pass (LU pivots are no rank test); sigma_min from the solves then tells.
  *
+ * A factorization computed elsewhere (the native backend's UMFPACK, native/src/lu_native.c) is adopted
+ * by `adoptLu(A, parts)`: the layout is checked and its pivots pass the same numerical-singularity
+ * test, here on |U(k, k)| (UMFPACK's threshold pivoting keeps it within 10x of the largest candidate).
+ *
  * Storage: L (unit diagonal, stored first in each column) and U (diagonal stored last) in
  * compressed columns of the permuted matrix; grown by doubling. Memory O(nnz(L) + nnz(U) + n).
  * Solves with A and A^T write into caller buffers and allocate nothing.
  */
 import { runSync, type Work } from '../cooperative.js';
-import { NotSquareError, SingularMatrixError } from '../errors.js';
+import { DimensionMismatchError, NotSquareError, SingularMatrixError } from '../errors.js';
 import { transpose, type CsrMatrix } from './csr.js';
 import { approximateMinimumDegree, type SymmetricPattern } from './ordering.js';
 
@@ -346,6 +350,101 @@ export function* sparseLuWork(a: CsrMatrix, options: SparseLuOptions = {}): Work
     columnOrder: q,
     ordering,
     pivotThreshold: tau,
+  };
+}
+
+/** A factorization P A Q = L U computed elsewhere, in SparseLuFactorization's layout (native/src/lu_native.c). */
+export interface ExternalLu {
+  readonly lColPtr: Int32Array;
+  readonly lRowIdx: Int32Array;
+  readonly lValues: Float64Array;
+  readonly uColPtr: Int32Array;
+  readonly uRowIdx: Int32Array;
+  readonly uValues: Float64Array;
+  readonly rowPivot: Int32Array;
+  readonly columnOrder: Int32Array;
+  /** A zero pivot was met (the arrays are then not a factorization). */
+  readonly singular: boolean;
+  readonly strategy: 'symmetric' | 'unsymmetric';
+}
+
+/** Threshold of UMFPACK's diagonal preference and partial pivoting as lu_native.c sets them. */
+const EXTERNAL_PIVOT_THRESHOLD = 0.1;
+
+function isPermutation(p: Int32Array, n: number): boolean {
+  if (p.length !== n) return false;
+  const seen = new Uint8Array(n);
+  for (let k = 0; k < n; k++) {
+    const v = p[k];
+    if (!(v >= 0 && v < n) || seen[v] === 1) return false;
+    seen[v] = 1;
+  }
+  return true;
+}
+
+/** Column pointers n + 1 from 0, nondecreasing, within `length` entries. */
+function isColumnPointers(ptr: Int32Array, n: number, length: number): boolean {
+  if (ptr.length !== n + 1 || ptr[0] !== 0 || ptr[n] > length) return false;
+  for (let k = 0; k < n; k++) if (ptr[k + 1] < ptr[k]) return false;
+  return true;
+}
+
+/**
+ * An external P A Q = L U as a SparseLuFactorization (module comment): the permutations, L's unit
+ * diagonal first and U's diagonal last in each column are checked (DimensionMismatchError when
+ * malformed), and a pivot at most n eps times the largest entry of its column of A raises the
+ * SingularMatrixError sparseLuWork raises.
+ */
+export function adoptLu(a: CsrMatrix, external: ExternalLu): SparseLuFactorization {
+  const n = a.rows;
+  if (a.cols !== n) throw new NotSquareError(a.rows, a.cols);
+  if (external.singular) {
+    throw new SingularMatrixError('The matrix is singular: the sparse LU met a zero pivot (no nonzero pivot left in a column).', {});
+  }
+  const malformed = (why: string): DimensionMismatchError =>
+    new DimensionMismatchError(`The external LU factorization is malformed: ${why}.`);
+  const { lColPtr, lRowIdx, lValues, uColPtr, uRowIdx, uValues, rowPivot, columnOrder } = external;
+  if (!isPermutation(rowPivot, n) || !isPermutation(columnOrder, n)) throw malformed('a permutation is not one of 0 .. n - 1');
+  if (!isColumnPointers(lColPtr, n, Math.min(lRowIdx.length, lValues.length))) throw malformed("L's column pointers");
+  if (!isColumnPointers(uColPtr, n, Math.min(uRowIdx.length, uValues.length))) throw malformed("U's column pointers");
+  for (let k = 0; k < n; k++) {
+    const l0 = lColPtr[k];
+    if (l0 === lColPtr[k + 1] || lRowIdx[l0] !== k || lValues[l0] !== 1)
+      throw malformed(`column ${k} of L does not start with its unit diagonal`);
+    for (let p = l0 + 1; p < lColPtr[k + 1]; p++) if (!(lRowIdx[p] > k && lRowIdx[p] < n)) throw malformed(`column ${k} of L`);
+    const last = uColPtr[k + 1] - 1;
+    if (last < uColPtr[k] || uRowIdx[last] !== k) throw malformed(`column ${k} of U does not end with its diagonal`);
+    for (let p = uColPtr[k]; p < last; p++) if (!(uRowIdx[p] >= 0 && uRowIdx[p] < k)) throw malformed(`column ${k} of U`);
+  }
+  // The pivot test of sparseLuWork, on the pivot itself.
+  const columnMax = new Float64Array(n);
+  const { rowPtr, colIdx, values } = a;
+  for (let p = 0; p < rowPtr[n]; p++) columnMax[colIdx[p]] = Math.max(columnMax[colIdx[p]], Math.abs(values[p]));
+  for (let k = 0; k < n; k++) {
+    const col = columnOrder[k];
+    const pivot = Math.abs(uValues[uColPtr[k + 1] - 1]);
+    if (!(pivot > n * Number.EPSILON * columnMax[col])) {
+      throw new SingularMatrixError(
+        pivot === 0
+          ? `The matrix is singular: column ${col} is a linear combination of the columns eliminated before it (no nonzero pivot left).`
+          : `The matrix is numerically singular: column ${col} has no pivot above ${n} eps times its largest entry ` +
+              `(pivot ${pivot.toExponential(3)}, column scale ${columnMax[col].toExponential(3)}).`,
+        { column: col, step: k, pivot, columnScale: columnMax[col] },
+      );
+    }
+  }
+  return {
+    n,
+    lColPtr,
+    lRowIdx,
+    lValues,
+    uColPtr,
+    uRowIdx,
+    uValues,
+    rowPivot,
+    columnOrder,
+    ordering: external.strategy,
+    pivotThreshold: EXTERNAL_PIVOT_THRESHOLD,
   };
 }
 

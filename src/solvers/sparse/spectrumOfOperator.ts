@@ -60,7 +60,12 @@ export type SpectralMethod =
   /** A quotient of two estimates (kappa = lambda_max / lambda_min), their bounds combined. */
   | 'ratio'
   /** Exact from the sparsity structure alone (S = I, theta_ij = pi/2 for disjoint supports). */
-  | 'structural';
+  | 'structural'
+  /**
+   * lambda_max(S) = 2 - lambda_min(S): exact when the machines' overlap graph is bipartite (S's
+   * spectrum is then symmetric about 1, ./spectrumOfS.ts), the bound carried over from lambda_min(S).
+   */
+  | 'bipartite-reflection';
 
 export interface EigenvalueEstimate {
   value: number;

@@ -12,6 +12,13 @@
  *   OTHER machines' rows, by prefix and suffix sums over the machines sharing a column, never by
  *   subtracting the own block), which keeps the error of S' near eps kappa(L_i) instead of the
  *   eps kappa(G_i) = eps kappa(A_i)^2 that forming L_i^{-1} G_i L_i^{-T} would cost.
+ * lambda_max(S) by reflection: when the machines' overlap graph (i ~ j when they share a column) is
+ *   bipartite, as for contiguous strips of a banded matrix (each strip overlaps only its neighbours),
+ *   E has blocks only between the two sides, so with D = diag(+-I_{p_i}) by side, D E D = -E and
+ *   S' - I = Lb^{-1} E Lb^{-T} is similar to its negative: S's spectrum is symmetric about 1 and
+ *   lambda_max(S) = 2 - lambda_min(S) exactly (for m = 2 these are 1 +- cos theta_12). The Lanczos run
+ *   on S', the costliest part of the analysis on such systems (its top is a cluster of one eigenvalue
+ *   per boundary), is then not needed; the bound is lambda_min's absolute error over lambda_max.
  * lambda_min(S) = 1 / lambda_max(S^{-1}) with S^{-1} = A^{-1} Gb A^{-T} (Gb = diag(G_i) = Lb Lb^T,
  *   applied as products A_i (A_i^T x_i)): shift-invert at 0 through the sparse LU of A. This is
  *   similar to Lb^T A^{-T} A^{-1} Lb = S'^{-1} (X X^T against X^T X, X = A^{-1} Lb), so it has the
@@ -186,6 +193,54 @@ export function overlappingMachinePairs(slots: MachineColumnSlots): Int32Array {
   return out;
 }
 
+/**
+ * A 2-colouring of the machines' overlap graph (i ~ j when their column supports overlap: a superset
+ * of the pairs with A_i A_j^T != 0), side 0 or 1 per machine, or null when the graph has an odd cycle.
+ */
+export function overlapTwoColouring(slots: MachineColumnSlots, pairs: Int32Array = overlappingMachinePairs(slots)): Uint8Array | null {
+  const m = slots.rowsOfMachine.length;
+  const neighbours: number[][] = Array.from({ length: m }, () => []);
+  for (let q = 0; q < pairs.length; q += 2) {
+    neighbours[pairs[q]].push(pairs[q + 1]);
+    neighbours[pairs[q + 1]].push(pairs[q]);
+  }
+  const UNSEEN = 2;
+  const side = new Uint8Array(m).fill(UNSEEN);
+  const queue = new Int32Array(m);
+  for (let start = 0; start < m; start++) {
+    if (side[start] !== UNSEEN) continue;
+    side[start] = 0;
+    let head = 0;
+    let tail = 0;
+    queue[tail++] = start;
+    while (head < tail) {
+      const i = queue[head++];
+      for (const j of neighbours[i]) {
+        if (side[j] === UNSEEN) {
+          side[j] = 1 - side[i];
+          queue[tail++] = j;
+        } else if (side[j] === side[i]) {
+          return null;
+        }
+      }
+    }
+  }
+  return side;
+}
+
+/**
+ * lambda_max(S) = 2 - lambda_min(S) on a bipartite overlap graph (module comment). With
+ * |l_hat - l| <= r l for lambda_min: |lambda_max_hat - lambda_max| = |l_hat - l| <= r l_hat / (1 - r),
+ * over lambda_max >= lambda_max_hat minus that; plus the rounding of the subtraction.
+ */
+export function reflectedLambdaMax(lambdaMinS: SpectralEstimate): SpectralEstimate {
+  const r = lambdaMinS.relativeErrorBound;
+  const value = 2 - lambdaMinS.value;
+  const absolute = r < 1 ? (r * lambdaMinS.value) / (1 - r) : Infinity;
+  const relativeErrorBound = absolute < value ? absolute / (value - absolute) + Number.EPSILON : Infinity;
+  return { value, method: 'bipartite-reflection', relativeErrorBound, iterations: 0, converged: lambdaMinS.converged };
+}
+
 /** s[slot] = sum over entries of (column, machine) of a_rc u_r: each machine's A_i^T u_i, column by column. */
 function accumulateSlots(slots: MachineColumnSlots, u: Float64Array, s: Float64Array): void {
   const { rowPtr, values } = slots.a;
@@ -332,7 +387,10 @@ export function* lambdaMinSWork(
   return estimateOf(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu), options, workspace));
 }
 
-/** lambda_max(S), lambda_min(S) and kappa(S) = lambda_max / lambda_min, each with its bound. */
+/**
+ * lambda_max(S), lambda_min(S) and kappa(S) = lambda_max / lambda_min, each with its bound; lambda_max(S)
+ * by reflection when the overlap graph is bipartite (module comment), by Lanczos otherwise.
+ */
 export function* sSpectrumWork(
   slots: MachineColumnSlots,
   factors: GramFactorSolves,
@@ -340,9 +398,12 @@ export function* sSpectrumWork(
   options: LargestEigenvalueOptions = {},
   workspace: KrylovWorkspace = new KrylovWorkspace(),
 ): Work<SSpectrum> {
-  const lambdaMaxS = yield* lambdaMaxSWork(slots, factors, options, workspace);
-  yield { phase: 'conditioning', fraction: 0.5 };
   const lambdaMinS = yield* lambdaMinSWork(slots, lu, options, workspace);
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const lambdaMaxS =
+    slots.blockDiagonal || overlapTwoColouring(slots) === null
+      ? yield* lambdaMaxSWork(slots, factors, options, workspace)
+      : reflectedLambdaMax(lambdaMinS);
   const kappaS = ratioEstimate(lambdaMaxS, lambdaMinS);
   return { lambdaMaxS, lambdaMinS, kappaS };
 }

@@ -8,7 +8,10 @@
  *    both backends, on real matrices (test/reference/matrices) and the grid generators;
  *  - the analysis of a sparse system: the same values on both backends within the fixture tolerances;
  *  - rank-deficient machine rows: the same SingularMatrixError naming the machine on both;
- *  - CHOLMOD leaves nothing allocated however many factorizations run; malformed factors are refused.
+ *  - CHOLMOD leaves nothing allocated however many factorizations run; malformed factors are refused;
+ *  - UMFPACK's LU of A (the analysis' shift-invert solves on the native backend): solutions as SciPy's
+ *    splu's on the reference matrices, the same SingularMatrixError as the TypeScript LU, chosen by
+ *    placement on the native backend only.
  * Skipped, with the reason printed, only when the addon lacks its sparse part and CI is unset; under
  * CI a missing sparse part fails.
  */
@@ -37,7 +40,14 @@ import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/ge
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { factorCholesky, solveCholesky, solveLower, solveUpper, type CholeskyFactor } from '../../../src/solvers/sparse/sparseCholesky.js';
 import { factorGramNative, NativeGramSolver } from '../../../src/solvers/machines/nativeGram.js';
+import { factorLuNative } from '../../../src/solvers/machines/nativeLu.js';
+import { currentThreadSparseLuWork } from '../../../src/solvers/machines/placement.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import { multiply as csrMultiply, multiplyTransposed as csrMultiplyTransposed, transpose } from '../../../src/solvers/sparse/csr.js';
+import { factorNonzeros, sparseLu, sparseLuSolve, sparseLuSolveTransposed } from '../../../src/solvers/sparse/sparseLu.js';
 import { withBackend } from '../../support/backends.js';
+import { thrown } from '../../support/thrown.js';
+import { loadSpectraReference, namedMatrix } from './spectraSupport.js';
 import { matrixMarket } from '../../support/fixtures.js';
 
 const sparse = nativeSparse();
@@ -278,6 +288,88 @@ describe.skipIf(skipped)(`native sparse path (CHOLMOD)${skipped ? ` [SKIPPED: ${
     expect(() => s.choleskySolver(2, ok.colPtr, ok.rowIdx, ok.values, Int32Array.from([0, 0]))).toThrow(RangeError);
     expect(() => s.choleskySolver(2, Int32Array.from([0, 2, 9]), ok.rowIdx, ok.values, Int32Array.from([0, 1]))).toThrow(RangeError);
     expect(() => s.cholmodFactor(2, Int32Array.from([0, 1, 2]), Int32Array.from([0, 7]), Float64Array.from([1, 1]))).toThrow(RangeError);
+  });
+});
+
+describe.skipIf(skipped)(`native sparse LU (UMFPACK)${skipped ? ` [SKIPPED: ${skipReason}]` : ''}`, () => {
+  const reference = loadSpectraReference();
+  const conditionOf = new Map(reference.conditioning.map((c) => [c.name, c.sigmaMax / c.sigmaMin]));
+  const maxAbs = (x: ArrayLike<number>): number => {
+    let m = 0;
+    for (let i = 0; i < x.length; i++) m = Math.max(m, Math.abs(x[i]));
+    return m;
+  };
+  /** max |A x - b| / max |b| (A^T when transposed). */
+  const residual = (a: CsrMatrix, x: Float64Array, b: Float64Array, transposed: boolean): number => {
+    const ax = transposed ? csrMultiplyTransposed(a, x) : csrMultiply(a, x);
+    let r = 0;
+    for (let i = 0; i < b.length; i++) r = Math.max(r, Math.abs(ax[i] - b[i]));
+    return r / maxAbs(b);
+  };
+
+  for (const ref of reference.lu) {
+    it(`${ref.name} (n = ${ref.n}): solutions and residuals as SciPy's splu`, () => {
+      const a = namedMatrix(ref.name);
+      const n = a.rows;
+      const f = factorLuNative(sparse!, a);
+      const b = csrMultiply(
+        a,
+        Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1)),
+      );
+      const x = new Float64Array(n);
+      const work = new Float64Array(n);
+      sparseLuSolve(f, b, x, work);
+      const kappa = conditionOf.get(ref.name) ?? Infinity;
+      let difference = 0;
+      for (let i = 0; i < n; i++) difference = Math.max(difference, Math.abs(x[i] - ref.x[i]));
+      const EPS = Number.EPSILON;
+      expect(difference / maxAbs(ref.x)).toBeLessThanOrEqual(Math.max(64 * EPS, 64 * EPS * kappa));
+      expect(residual(a, x, b, false)).toBeLessThanOrEqual(Math.max(16 * ref.relativeResidual, n * EPS));
+      const y = new Float64Array(n);
+      sparseLuSolveTransposed(f, b, y, work);
+      expect(residual(a, y, b, true)).toBeLessThanOrEqual(Math.max(16 * ref.relativeResidualTransposed, n * EPS));
+      expect(factorNonzeros(f)).toBeLessThanOrEqual(4 * ref.spluFactorNonzeros);
+    });
+  }
+
+  it('is the analysis LU on the native backend only (placement), the TypeScript LU otherwise', () => {
+    const a = convectionDiffusion2d(30, 50);
+    expect(withBackend('native', () => runSync(currentThreadSparseLuWork(a)))).toEqual(factorLuNative(sparse!, a));
+    expect(withBackend('typescript', () => runSync(currentThreadSparseLuWork(a)))).toEqual(sparseLu(a));
+  });
+
+  it('raises the TypeScript LU SingularMatrixError for structurally and numerically singular matrices', () => {
+    const dense = (rows: number[][]): CsrMatrix =>
+      csrFromDense({ rows: rows.length, cols: rows[0].length, data: Float64Array.from(rows.flat()) });
+    const structural = dense([
+      [1, 0, 2],
+      [3, 0, 4],
+      [5, 0, 6],
+    ]);
+    // Column 2 = column 0 + column 1 up to rounding: the last pivot is noise.
+    const numerical = dense([
+      [0.1, 0.7, 0.8, 0],
+      [0.3, 0.2, 0.5, 1],
+      [0.9, 0.4, 1.3, 2],
+      [0.6, 0.3, 0.9, 5],
+    ]);
+    for (const a of [structural, numerical]) {
+      expect(thrown(() => sparseLu(a))).toBeInstanceOf(SingularMatrixError);
+      expect(thrown(() => factorLuNative(sparse!, a))).toBeInstanceOf(SingularMatrixError);
+    }
+  });
+
+  it('refuses malformed input with a RangeError instead of reading outside the arrays', () => {
+    const a = transpose(poisson2d(4));
+    const badIndex = Int32Array.from(a.colIdx);
+    badIndex[3] = 99;
+    expect(() => sparse!.umfpackLu(16, a.rowPtr, badIndex, a.values)).toThrow(RangeError);
+    expect(() => sparse!.umfpackLu(16, a.rowPtr.subarray(0, 10), a.colIdx, a.values)).toThrow(RangeError);
+    expect(() => sparse!.umfpackLu(16, a.rowPtr, a.colIdx, a.values.subarray(0, 5))).toThrow(RangeError);
+    // A column with its row indices out of order: UMFPACK's own check, reported as a RangeError.
+    const unsorted = Int32Array.from(a.colIdx);
+    [unsorted[0], unsorted[1]] = [unsorted[1], unsorted[0]];
+    expect(() => sparse!.umfpackLu(16, a.rowPtr, unsorted, a.values)).toThrow(/UMFPACK found the matrix invalid/);
   });
 });
 

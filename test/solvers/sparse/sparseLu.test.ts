@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import { NotSquareError, SingularMatrixError } from '../../../src/solvers/errors.js';
+import { DimensionMismatchError, NotSquareError, SingularMatrixError } from '../../../src/solvers/errors.js';
 import { csrFromDense, multiply, multiplyTransposed, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
-import { factorNonzeros, patternSymmetry, sparseLu, sparseLuSolve, sparseLuSolveTransposed } from '../../../src/solvers/sparse/sparseLu.js';
+import {
+  adoptLu,
+  factorNonzeros,
+  patternSymmetry,
+  sparseLu,
+  sparseLuSolve,
+  sparseLuSolveTransposed,
+  type ExternalLu,
+} from '../../../src/solvers/sparse/sparseLu.js';
 import { thrown } from '../../support/thrown.js';
 import { loadSpectraReference, namedMatrix } from './spectraSupport.js';
 
@@ -169,5 +177,43 @@ describe('sparseLu on singular matrices', () => {
 
   it('throws NotSquareError for a rectangular matrix', () => {
     expect(thrown(() => sparseLu(dense([[1, 2, 3]])))).toBeInstanceOf(NotSquareError);
+  });
+});
+
+describe('adoptLu (a factorization computed elsewhere)', () => {
+  const a = namedMatrix('sherman5');
+  const external = (): ExternalLu => ({ ...sparseLu(a), singular: false, strategy: 'unsymmetric' });
+
+  it('takes a valid factorization as it is: the same solves', () => {
+    const f = sparseLu(a);
+    const adopted = adoptLu(a, external());
+    const b = multiply(a, sinVector(a.rows));
+    const x = new Float64Array(a.rows);
+    const y = new Float64Array(a.rows);
+    sparseLuSolve(f, b, x, new Float64Array(a.rows));
+    sparseLuSolve(adopted, b, y, new Float64Array(a.rows));
+    expect(y).toEqual(x);
+  });
+
+  it('refuses a malformed layout with DimensionMismatchError', () => {
+    const swappedDiagonal = external();
+    const lRowIdx = Int32Array.from(swappedDiagonal.lRowIdx);
+    const k = Array.from({ length: a.rows }, (_, j) => j).find((j) => swappedDiagonal.lColPtr[j + 1] - swappedDiagonal.lColPtr[j] > 1) ?? 0;
+    const p = swappedDiagonal.lColPtr[k];
+    [lRowIdx[p], lRowIdx[p + 1]] = [lRowIdx[p + 1], lRowIdx[p]];
+    expect(thrown(() => adoptLu(a, { ...swappedDiagonal, lRowIdx }))).toBeInstanceOf(DimensionMismatchError);
+    const notPermutation = Int32Array.from(external().rowPivot);
+    notPermutation[0] = notPermutation[1];
+    expect(thrown(() => adoptLu(a, { ...external(), rowPivot: notPermutation }))).toBeInstanceOf(DimensionMismatchError);
+  });
+
+  it('raises SingularMatrixError for a reported zero pivot and for a pivot at rounding level', () => {
+    expect(thrown(() => adoptLu(a, { ...external(), singular: true }))).toBeInstanceOf(SingularMatrixError);
+    const tiny = external();
+    const uValues = Float64Array.from(tiny.uValues);
+    uValues[tiny.uColPtr[a.rows] - 1] = 1e-30;
+    const error = thrown(() => adoptLu(a, { ...tiny, uValues }));
+    expect(error).toBeInstanceOf(SingularMatrixError);
+    expect((error as SingularMatrixError).details).toMatchObject({ step: a.rows - 1, pivot: 1e-30 });
   });
 });

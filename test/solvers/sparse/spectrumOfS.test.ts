@@ -13,15 +13,19 @@
  * rounding of the Cholesky-based bases on these cases).
  */
 import { describe, expect, it } from 'vitest';
+import { runSync } from '../../../src/solvers/cooperative.js';
 import { DimensionMismatchError } from '../../../src/solvers/errors.js';
-import { matVec } from '../../../src/solvers/matrix.js';
+import { fromRows, matVec } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { csrFromDense, csrToDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { sparseMatrixConditioning, type SpectralEstimate } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
 import { sparseLu } from '../../../src/solvers/sparse/sparseLu.js';
+import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import {
+  lambdaMaxSWork,
   machineColumnSlots,
   overlappingMachinePairs,
+  overlapTwoColouring,
   PairAngleContext,
   scaledGramOperator,
   sparsePairAngle,
@@ -162,6 +166,89 @@ describe('sparse S spectrum and angles against ARPACK (spectra.json)', () => {
       for (const p of ref.pairs) expectAngle(sparsePairAngle(context, p.i, p.j), p.theta, 1e-9);
     });
   }
+});
+
+describe('lambda_max(S) by reflection on a bipartite overlap graph', () => {
+  // Contiguous strips of 2-D grids overlap only their neighbours (a path); the Lanczos run on the
+  // scaled Gram operator is the independent reference for 2 - lambda_min(S).
+  const cases: { name: string; a: CsrMatrix; m: number }[] = [
+    { name: 'Poisson 30 x 30 in 6 strips', a: poisson2d(30), m: 6 },
+    { name: 'convection-diffusion 24 x 24 in 5 strips', a: convectionDiffusion2d(24, 10), m: 5 },
+    { name: 'Poisson 20 x 20 in 2 strips', a: poisson2d(20), m: 2 },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: 2 - lambda_min(S) equals Lanczos' lambda_max(S) within both bounds`, () => {
+      const rows = contiguousPartition(c.a.rows, c.m);
+      const slots = machineColumnSlots(c.a, rows);
+      const colouring = overlapTwoColouring(slots);
+      expect(colouring).not.toBeNull();
+      expect(Array.from(colouring ?? [])).toEqual(Array.from({ length: c.m }, (_, i) => i % 2));
+      const solves = sparseCholeskySolves(c.a, rows);
+      const s = sSpectrum(slots, solves, sparseLu(c.a), { tolerance: 1e-10 });
+      expect(s.lambdaMaxS.method).toBe('bipartite-reflection');
+      expect(s.lambdaMaxS.iterations).toBe(0);
+      expect(s.lambdaMaxS.value).toBe(2 - s.lambdaMinS.value);
+      expect(s.lambdaMaxS.relativeErrorBound).toBeLessThan(1e-9);
+      const lanczos = runSync(lambdaMaxSWork(slots, solves, { tolerance: 1e-12 }));
+      expect(lanczos.method).not.toBe('bipartite-reflection');
+      const difference = relativeDifference(s.lambdaMaxS.value, lanczos.value);
+      expect(difference).toBeLessThan(1e-9);
+      expect(difference).toBeLessThanOrEqual(s.lambdaMaxS.relativeErrorBound + lanczos.relativeErrorBound + 64 * EPS);
+      expect(s.kappaS.value).toBeCloseTo(s.lambdaMaxS.value / s.lambdaMinS.value, 12);
+    });
+  }
+
+  it('keeps Lanczos when the overlap graph has an odd cycle (three machines sharing columns)', () => {
+    // Poisson 12 x 12 with its rows dealt round-robin to 3 machines: every machine meets both others.
+    const a = poisson2d(12);
+    const rows = partitionFromAssignment(
+      Array.from({ length: a.rows }, (_, r) => r % 3),
+      3,
+    );
+    const slots = machineColumnSlots(a, rows);
+    expect(overlapTwoColouring(slots)).toBeNull();
+    const s = sSpectrum(slots, sparseCholeskySolves(a, rows), sparseLu(a));
+    expect(['lanczos', 'lanczos-exhaustive']).toContain(s.lambdaMaxS.method);
+    expect(s.lambdaMaxS.value).toBeGreaterThan(2 - s.lambdaMinS.value + 1e-3);
+  });
+
+  it('colours a graph with even cycles and refuses one with a triangle', () => {
+    // Machines 0..3 on a 4-cycle of shared columns (bipartite), then a triangle 0-1-2.
+    const pattern = (pairs: [number, number][], m: number): CsrMatrix => {
+      const dense: number[][] = Array.from({ length: m }, (_, i) => Array.from({ length: m + pairs.length }, (_, c) => (c === i ? 4 : 0)));
+      pairs.forEach(([i, j], q) => {
+        dense[i][m + q] = 1;
+        dense[j][m + q] = 1;
+      });
+      return csrFromDense(fromRows(dense));
+    };
+    const single = (m: number): Int32Array[] => Array.from({ length: m }, (_, i) => Int32Array.of(i));
+    const square = machineColumnSlots(
+      pattern(
+        [
+          [0, 1],
+          [1, 2],
+          [2, 3],
+          [3, 0],
+        ],
+        4,
+      ),
+      single(4),
+    );
+    expect(Array.from(overlapTwoColouring(square) ?? [])).toEqual([0, 1, 0, 1]);
+    const triangle = machineColumnSlots(
+      pattern(
+        [
+          [0, 1],
+          [1, 2],
+          [2, 0],
+        ],
+        3,
+      ),
+      single(3),
+    );
+    expect(overlapTwoColouring(triangle)).toBeNull();
+  });
 });
 
 describe('structure', () => {
