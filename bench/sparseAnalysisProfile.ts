@@ -8,7 +8,7 @@
  * lambda_max(S) is had by reflection (2 - lambda_min(S)) when the machines' overlap graph is bipartite, as
  * in the analysis; --lanczos-max also times the Lanczos run it replaces.
  *
- *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only] [--lanczos-max]
+ *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only | --parts-only] [--lanczos-max]
  */
 import { readFileSync } from 'node:fs';
 import { analyze, buildDistributedSystem, createProblem, partitionFromAssignment } from '../src/solvers/index.js';
@@ -45,7 +45,7 @@ function main(): void {
   const [problemPath, backendArg, ...rest] = process.argv.slice(2);
   const flags = new Set(rest);
   if (!problemPath || (backendArg !== 'typescript' && backendArg !== 'native')) {
-    throw new Error('usage: sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only] [--lanczos-max]');
+    throw new Error('usage: sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only | --parts-only] [--lanczos-max]');
   }
   const spec = JSON.parse(readFileSync(problemPath, 'utf8')) as SparseProblemFile;
   selectBackend(backendArg);
@@ -92,18 +92,20 @@ function main(): void {
     const [localSeconds] = clock(() => runSync(localAnglesOfCsrWork(A, partition)));
     log('localAngles', { seconds: localSeconds });
   }
-  const [wholeSeconds, analysis] = clock(() => analyze(system));
-  const c = analysis.conditioning;
-  log('whole', {
-    seconds: wholeSeconds,
-    kappaS: c.kappaS,
-    lambdaMinS: c.lambdaMinS,
-    lambdaMaxS: c.lambdaMaxS,
-    kappaAtA: c.kappaAtA,
-    L: c.L,
-    mu: c.mu,
-    thetaH: analysis.heterogeneity.thetaH,
-  });
+  if (!flags.has('--parts-only')) {
+    const [wholeSeconds, analysis] = clock(() => analyze(system));
+    const c = analysis.conditioning;
+    log('whole', {
+      seconds: wholeSeconds,
+      kappaS: c.kappaS,
+      lambdaMinS: c.lambdaMinS,
+      lambdaMaxS: c.lambdaMaxS,
+      kappaAtA: c.kappaAtA,
+      L: c.L,
+      mu: c.mu,
+      thetaH: analysis.heterogeneity.thetaH,
+    });
+  }
   parts.peakRssBytes = process.resourceUsage().maxRSS * 1024;
   process.stdout.write(`${JSON.stringify({ problem: spec.name, backend: backendArg, parts })}\n`);
 }

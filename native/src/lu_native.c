@@ -128,8 +128,13 @@ static napi_value UmfpackLu(napi_env env, napi_callback_info info) {
               lj_rows && lx_rows && p_new_to_old;
   if (made && !singular) {
     int do_recip = 0;
-    status = umfpack_di_get_numeric(lp_rows, lj_rows, lx_rows, u_col_ptr, u_row_idx, u_values, p_new_to_old, column_order,
-                                    NULL, &do_recip, NULL, numeric);
+    /* U, P and Q straight into their arrays, then L's rows, then UMFPACK's object is freed before L is
+       transposed: at most the object, U and L's rows, or U and L twice, are held at once. */
+    status = umfpack_di_get_numeric(NULL, NULL, NULL, u_col_ptr, u_row_idx, u_values, p_new_to_old, column_order, NULL,
+                                    &do_recip, NULL, numeric);
+    if (status == UMFPACK_OK)
+      status = umfpack_di_get_numeric(lp_rows, lj_rows, lx_rows, NULL, NULL, NULL, NULL, NULL, NULL, &do_recip, NULL, numeric);
+    umfpack_di_free_numeric(&numeric);
     made = status == UMFPACK_OK;
     if (made) {
       memset(l_col_ptr, 0, sizeof(int32_t) * (nn + 1));
