@@ -20,7 +20,7 @@
 import type { Work } from '../cooperative.js';
 import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
 import { sparseMatrixConditioningWork, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
-import { currentThreadGramSolver, currentThreadSparseLuWork } from '../machines/placement.js';
+import { currentThreadGramSolver, currentThreadSparseLuWork, type GramSolver } from '../machines/placement.js';
 import { KrylovWorkspace, type SpectralMethod } from '../sparse/spectrumOfOperator.js';
 import {
   machineColumnSlots,
@@ -80,12 +80,17 @@ function angleEstimateOf(angle: SparsePairAngle): AngleEstimate {
   };
 }
 
-/** Solves with the Cholesky factors the machines hold (B_i = P_i^T L, B_i B_i^T = G_i), on the current backend. */
+/**
+ * Solves with the Cholesky factors the machines hold (B_i = P_i^T L, B_i B_i^T = G_i), on the current
+ * backend; a machine's solver is made at its first solve (on the native backend the addon checks the
+ * factor then), so machines that overlap no other, and block-diagonal systems, cost nothing.
+ */
 export function machineGramSolves(system: SparseDistributedSystem): GramFactorSolves {
-  const solvers = system.machines.map((machine) => currentThreadGramSolver(machine.gram));
+  const solvers: (GramSolver | undefined)[] = new Array<GramSolver | undefined>(system.machines.length);
+  const solverOf = (machine: number): GramSolver => (solvers[machine] ??= currentThreadGramSolver(system.machines[machine].gram));
   return {
-    solveL: (machine, b, y) => solvers[machine].solveLower(b, y),
-    solveLT: (machine, y, x) => solvers[machine].solveUpper(y, x),
+    solveL: (machine, b, y) => solverOf(machine).solveLower(b, y),
+    solveLT: (machine, y, x) => solverOf(machine).solveUpper(y, x),
   };
 }
 
