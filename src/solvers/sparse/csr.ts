@@ -198,39 +198,50 @@ export function selectRows(a: CsrMatrix, rowList: Int32Array): CsrMatrix {
 }
 
 /**
- * A column-indexed work array (a marker or a map) pays off while the matrix is not much wider than the
- * entries touched; beyond that, sorting and binary search keep the cost independent of the width, so
- * that m machines of a matrix with 10^6 columns do not cost m * 10^6.
+ * A work array indexed by column (a marker or a map) over the span of the columns touched pays off
+ * while that span is not much wider than the entries touched; beyond that, sorting and binary search
+ * keep the cost independent of the width. Either way m machines of a matrix with 10^6 columns do not
+ * cost m * 10^6 (a strip of a banded matrix spans a few of its own widths).
  */
 const WIDE = 8;
 
 /**
  * The columns in which the rows `rowList` (all rows when omitted) have a stored entry, ascending.
- * O(entries of those rows + cols) with a marker when cols <= 8 x entries, otherwise
- * O(entries log entries) by sorting them: never a pass over a matrix much wider than the rows' entries.
+ * O(entries of those rows + span) with a marker over the span of their columns when that span is at
+ * most 8 x entries, otherwise O(entries log entries) by sorting them.
  */
 export function columnSupport(a: CsrMatrix, rowList?: Int32Array): Int32Array {
   const { rowPtr, colIdx } = a;
   const count = rowList === undefined ? a.rows : rowList.length;
   let entries = 0;
+  let first = a.cols;
+  let last = -1;
   for (let k = 0; k < count; k++) {
     const i = rowList === undefined ? k : rowList[k];
+    for (let q = rowPtr[i]; q < rowPtr[i + 1]; q++) {
+      const c = colIdx[q];
+      if (c < first) first = c;
+      if (c > last) last = c;
+    }
     entries += rowPtr[i + 1] - rowPtr[i];
   }
-  if (a.cols <= WIDE * entries) {
-    const seen = new Uint8Array(a.cols);
+  if (entries === 0) return new Int32Array(0);
+  const span = last - first + 1;
+  if (span <= WIDE * entries) {
+    const seen = new Uint8Array(span);
     let found = 0;
     for (let k = 0; k < count; k++) {
       const i = rowList === undefined ? k : rowList[k];
       for (let q = rowPtr[i]; q < rowPtr[i + 1]; q++) {
-        if (seen[colIdx[q]] === 0) {
-          seen[colIdx[q]] = 1;
+        const t = colIdx[q] - first;
+        if (seen[t] === 0) {
+          seen[t] = 1;
           found++;
         }
       }
     }
     const support = new Int32Array(found);
-    for (let j = 0, t = 0; t < found; j++) if (seen[j] === 1) support[t++] = j;
+    for (let j = 0, t = 0; t < found; j++) if (seen[j] === 1) support[t++] = first + j;
     return support;
   }
   const all = new Int32Array(entries);
@@ -248,8 +259,8 @@ export function columnSupport(a: CsrMatrix, rowList?: Int32Array): Int32Array {
 /**
  * A restricted to the columns `support` (ascending, e.g. columnSupport(a)) and renumbered to
  * 0..support.length - 1: the machine-local form of A_i on its column support. Every stored entry of
- * A must lie in a listed column (DimensionMismatchError otherwise). A map over the columns when A is
- * not much wider than its entries, binary search in `support` otherwise.
+ * A must lie in a listed column (DimensionMismatchError otherwise). A map over the span of `support`
+ * when that span is not much wider than the entries, binary search in `support` otherwise.
  */
 export function restrictColumns(a: CsrMatrix, support: Int32Array): CsrMatrix {
   const nnz = nnzOf(a);
@@ -257,11 +268,14 @@ export function restrictColumns(a: CsrMatrix, support: Int32Array): CsrMatrix {
   const missing = (column: number): never => {
     throw new DimensionMismatchError(`Column ${column} holds an entry but is not in the column support.`, { column });
   };
-  if (a.cols <= WIDE * (nnz + support.length)) {
-    const local = new Int32Array(a.cols).fill(-1);
-    for (let t = 0; t < support.length; t++) local[support[t]] = t;
+  const first = support.length > 0 ? support[0] : 0;
+  const span = support.length > 0 ? support[support.length - 1] - first + 1 : 0;
+  if (span <= WIDE * (nnz + support.length)) {
+    const local = new Int32Array(span).fill(-1);
+    for (let t = 0; t < support.length; t++) local[support[t] - first] = t;
     for (let q = 0; q < nnz; q++) {
-      const t = local[a.colIdx[q]];
+      const offset = a.colIdx[q] - first;
+      const t = offset >= 0 && offset < span ? local[offset] : -1;
       if (t < 0) missing(a.colIdx[q]);
       localCols[q] = t;
     }
