@@ -135,6 +135,11 @@ describe('sparse inline inputs: a 2-D Poisson matrix, n = 10,000, nnz 49,600', (
     const [reference, ...inline] = done;
     // The sparse path reports how its iterative estimates were obtained.
     expect(reference.result!.analysis.conditioning.estimates).toBeDefined();
+    // Ten contiguous strips of a banded matrix overlap their neighbours only (a bipartite overlap graph):
+    // lambda_max(S) = 2 - lambda_min(S), reported as such.
+    const { conditioning } = reference.result!.analysis;
+    expect(conditioning.estimates?.lambdaMaxS.method).toBe('bipartite-reflection');
+    expect(conditioning.lambdaMaxS).toBe(2 - conditioning.lambdaMinS);
     for (const job of inline) {
       expectClose(job.result!.analysis, reference.result!.analysis, 1e-10, 'analysis');
       for (const algorithm of request.algorithms) {
