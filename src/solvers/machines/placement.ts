@@ -130,8 +130,9 @@ export function currentThreadGramSolver(factor: StoredGramFactor): GramSolver {
 
 /**
  * The sparse LU of a square A (the analysis' shift-invert solves) on the current backend: UMFPACK on the
- * native backend when the addon has its sparse part (~5x faster than the TypeScript left-looking LU, with
- * less fill), else ../sparse/sparseLu.ts. The native call does not yield (seconds at n = 250,000).
+ * native backend when the addon has its sparse part (7-10x faster than the TypeScript left-looking LU on
+ * 2-D grids, the same fill), else ../sparse/sparseLu.ts. The native call does not yield (about a second
+ * per 100,000 rows of such a grid).
  */
 export function* currentThreadSparseLuWork(a: CsrMatrix): Work<SparseLuFactorization> {
   const sparse = activeBackend() === 'native' ? nativeSparse() : null;
