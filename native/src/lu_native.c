@@ -23,27 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A new Int32Array / Float64Array of `count` elements with its data pointer (NULL when it cannot be made). */
-static napi_value new_typed_array(napi_env env, napi_typedarray_type type, size_t count, void** data) {
-  size_t bytes = count * (type == napi_float64_array ? sizeof(double) : sizeof(int32_t));
-  napi_value buffer, array;
-  if (napi_create_arraybuffer(env, bytes, data, &buffer) != napi_ok) return NULL;
-  if (napi_create_typedarray(env, type, count, buffer, 0, &array) != napi_ok) return NULL;
-  return array;
-}
-
-/* Column pointers from 0, nondecreasing, within the arrays, row indices in [0, n). */
-static const char* check_columns(int32_t n, const int32_t* ptr, size_t ptr_len, const int32_t* idx, size_t idx_len, size_t val_len) {
-  if (ptr_len < (size_t)n + 1) return "the column pointers are shorter than n + 1";
-  if (ptr[0] != 0) return "the column pointers must start at 0";
-  for (int32_t k = 0; k < n; k++)
-    if (ptr[k + 1] < ptr[k]) return "the column pointers decrease";
-  if ((size_t)ptr[n] > idx_len || (size_t)ptr[n] > val_len) return "the column pointers run past the index or value array";
-  for (int32_t q = 0; q < ptr[n]; q++)
-    if (idx[q] < 0 || idx[q] >= n) return "a row index is out of range";
-  return NULL;
-}
-
 static const char* status_text(int status) {
   switch (status) {
     case UMFPACK_ERROR_out_of_memory:
@@ -75,7 +54,7 @@ static napi_value UmfpackLu(napi_env env, napi_callback_info info) {
   if (!get_typed(env, argv[1], napi_int32_array, (void**)&col_ptr, &ptr_len)) return throw_type(env, name, 1, "an Int32Array");
   if (!get_typed(env, argv[2], napi_int32_array, (void**)&row_idx, &idx_len)) return throw_type(env, name, 2, "an Int32Array");
   if (!get_typed(env, argv[3], napi_float64_array, (void**)&values, &val_len)) return throw_type(env, name, 3, "a Float64Array");
-  const char* problem = check_columns(n, col_ptr, ptr_len, row_idx, idx_len, val_len);
+  const char* problem = check_compressed(n, col_ptr, ptr_len, row_idx, idx_len, val_len);
   if (problem) return throw_range(env, name, problem);
 
   double control[UMFPACK_CONTROL], umf_info[UMFPACK_INFO];
@@ -110,14 +89,14 @@ static napi_value UmfpackLu(napi_env env, napi_callback_info info) {
   const size_t nn = (size_t)n;
   int32_t *l_col_ptr, *l_row_idx, *u_col_ptr, *u_row_idx, *row_pivot, *column_order;
   double *l_values, *u_values;
-  napi_value out_l_ptr = new_typed_array(env, napi_int32_array, nn + 1, (void**)&l_col_ptr);
-  napi_value out_l_idx = new_typed_array(env, napi_int32_array, (size_t)lnz, (void**)&l_row_idx);
-  napi_value out_l_val = new_typed_array(env, napi_float64_array, (size_t)lnz, (void**)&l_values);
-  napi_value out_u_ptr = new_typed_array(env, napi_int32_array, nn + 1, (void**)&u_col_ptr);
-  napi_value out_u_idx = new_typed_array(env, napi_int32_array, (size_t)unz, (void**)&u_row_idx);
-  napi_value out_u_val = new_typed_array(env, napi_float64_array, (size_t)unz, (void**)&u_values);
-  napi_value out_p = new_typed_array(env, napi_int32_array, nn, (void**)&row_pivot);
-  napi_value out_q = new_typed_array(env, napi_int32_array, nn, (void**)&column_order);
+  napi_value out_l_ptr = new_typed(env, napi_int32_array, nn + 1, (void**)&l_col_ptr);
+  napi_value out_l_idx = new_typed(env, napi_int32_array, (size_t)lnz, (void**)&l_row_idx);
+  napi_value out_l_val = new_typed(env, napi_float64_array, (size_t)lnz, (void**)&l_values);
+  napi_value out_u_ptr = new_typed(env, napi_int32_array, nn + 1, (void**)&u_col_ptr);
+  napi_value out_u_idx = new_typed(env, napi_int32_array, (size_t)unz, (void**)&u_row_idx);
+  napi_value out_u_val = new_typed(env, napi_float64_array, (size_t)unz, (void**)&u_values);
+  napi_value out_p = new_typed(env, napi_int32_array, nn, (void**)&row_pivot);
+  napi_value out_q = new_typed(env, napi_int32_array, nn, (void**)&column_order);
   /* L comes in compressed rows (diagonal last in each row): read into scratch, then transposed into columns. */
   int32_t* lp_rows = malloc(sizeof(int32_t) * (nn + 1));
   int32_t* lj_rows = malloc(sizeof(int32_t) * ((size_t)lnz + 1));
