@@ -24,6 +24,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { RowKernels } from './wasmRowKernels.js';
+import type { ExternalLu } from '../sparse/sparseLu.js';
 
 export type BackendName = 'typescript' | 'native';
 
@@ -197,23 +198,6 @@ export interface NativeCholeskyParts {
   readonly minor: number;
 }
 
-/** UMFPACK's P A Q = L U (native/src/lu_native.c), in ../sparse/sparseLu.ts's layout. */
-export interface NativeLuParts {
-  readonly lColPtr: Int32Array;
-  readonly lRowIdx: Int32Array;
-  readonly lValues: Float64Array;
-  readonly uColPtr: Int32Array;
-  readonly uRowIdx: Int32Array;
-  readonly uValues: Float64Array;
-  /** Old-to-new: row i of A is row rowPivot[i] of P A. */
-  readonly rowPivot: Int32Array;
-  /** New-to-old: column k of A Q is column columnOrder[k] of A. */
-  readonly columnOrder: Int32Array;
-  /** UMFPACK met a zero pivot (the arrays are then empty). */
-  readonly singular: boolean;
-  readonly strategy: 'symmetric' | 'unsymmetric';
-}
-
 /** A factor checked once by the addon, for repeated solves (released by its finalizer when unreachable). */
 export type NativeSolverHandle = object & { readonly __nativeCholeskySolver: unique symbol };
 
@@ -236,7 +220,7 @@ export interface NativeSparse {
    * P A Q = L U of the square n x n A given in compressed columns (row indices ascending) by UMFPACK (no row
    * scaling, its automatic strategy and orderings). Nothing of UMFPACK outlives the call.
    */
-  umfpackLu(n: number, colPtr: Int32Array, rowIdx: Int32Array, values: Float64Array): NativeLuParts;
+  umfpackLu(n: number, colPtr: Int32Array, rowIdx: Int32Array, values: Float64Array): ExternalLu;
   /** UMFPACK's version. */
   umfpackConfig(): string;
   /** CHOLMOD's and SuiteSparse's versions. */

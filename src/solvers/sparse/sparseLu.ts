@@ -48,8 +48,8 @@ export interface SparseLuOptions {
   pivotThreshold?: number;
 }
 
-export interface SparseLuFactorization {
-  readonly n: number;
+/** The arrays of P A Q = L U, wherever it was computed. */
+export interface LuFactorArrays {
   /** Unit lower triangular L by columns, row indices in pivot order; L(k, k) = 1 stored first. */
   readonly lColPtr: Int32Array;
   readonly lRowIdx: Int32Array;
@@ -62,6 +62,10 @@ export interface SparseLuFactorization {
   readonly rowPivot: Int32Array;
   /** Column permutation, new-to-old: column k of A Q is column columnOrder[k] of A. */
   readonly columnOrder: Int32Array;
+}
+
+export interface SparseLuFactorization extends LuFactorArrays {
+  readonly n: number;
   /** The ordering strategy used ('given' for a caller's permutation). */
   readonly ordering: ColumnOrderingStrategy | 'given';
   readonly pivotThreshold: number;
@@ -353,16 +357,8 @@ export function* sparseLuWork(a: CsrMatrix, options: SparseLuOptions = {}): Work
   };
 }
 
-/** A factorization P A Q = L U computed elsewhere, in SparseLuFactorization's layout (native/src/lu_native.c). */
-export interface ExternalLu {
-  readonly lColPtr: Int32Array;
-  readonly lRowIdx: Int32Array;
-  readonly lValues: Float64Array;
-  readonly uColPtr: Int32Array;
-  readonly uRowIdx: Int32Array;
-  readonly uValues: Float64Array;
-  readonly rowPivot: Int32Array;
-  readonly columnOrder: Int32Array;
+/** A factorization P A Q = L U computed elsewhere (UMFPACK, native/src/lu_native.c), in the same layout. */
+export interface ExternalLu extends LuFactorArrays {
   /** A zero pivot was met (the arrays are then not a factorization). */
   readonly singular: boolean;
   readonly strategy: 'symmetric' | 'unsymmetric';

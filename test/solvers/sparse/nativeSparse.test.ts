@@ -43,11 +43,11 @@ import { factorGramNative, NativeGramSolver } from '../../../src/solvers/machine
 import { factorLuNative } from '../../../src/solvers/machines/nativeLu.js';
 import { currentThreadSparseLuWork } from '../../../src/solvers/machines/placement.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
-import { multiply as csrMultiply, multiplyTransposed as csrMultiplyTransposed, transpose } from '../../../src/solvers/sparse/csr.js';
-import { factorNonzeros, sparseLu, sparseLuSolve, sparseLuSolveTransposed } from '../../../src/solvers/sparse/sparseLu.js';
+import { transpose } from '../../../src/solvers/sparse/csr.js';
+import { sparseLu } from '../../../src/solvers/sparse/sparseLu.js';
 import { withBackend } from '../../support/backends.js';
 import { thrown } from '../../support/thrown.js';
-import { loadSpectraReference, namedMatrix } from './spectraSupport.js';
+import { expectLuAsSplu, loadSpectraReference } from './spectraSupport.js';
 import { matrixMarket } from '../../support/fixtures.js';
 
 const sparse = nativeSparse();
@@ -293,42 +293,9 @@ describe.skipIf(skipped)(`native sparse path (CHOLMOD)${skipped ? ` [SKIPPED: ${
 
 describe.skipIf(skipped)(`native sparse LU (UMFPACK)${skipped ? ` [SKIPPED: ${skipReason}]` : ''}`, () => {
   const reference = loadSpectraReference();
-  const conditionOf = new Map(reference.conditioning.map((c) => [c.name, c.sigmaMax / c.sigmaMin]));
-  const maxAbs = (x: ArrayLike<number>): number => {
-    let m = 0;
-    for (let i = 0; i < x.length; i++) m = Math.max(m, Math.abs(x[i]));
-    return m;
-  };
-  /** max |A x - b| / max |b| (A^T when transposed). */
-  const residual = (a: CsrMatrix, x: Float64Array, b: Float64Array, transposed: boolean): number => {
-    const ax = transposed ? csrMultiplyTransposed(a, x) : csrMultiply(a, x);
-    let r = 0;
-    for (let i = 0; i < b.length; i++) r = Math.max(r, Math.abs(ax[i] - b[i]));
-    return r / maxAbs(b);
-  };
-
   for (const ref of reference.lu) {
     it(`${ref.name} (n = ${ref.n}): solutions and residuals as SciPy's splu`, () => {
-      const a = namedMatrix(ref.name);
-      const n = a.rows;
-      const f = factorLuNative(sparse!, a);
-      const b = csrMultiply(
-        a,
-        Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1)),
-      );
-      const x = new Float64Array(n);
-      const work = new Float64Array(n);
-      sparseLuSolve(f, b, x, work);
-      const kappa = conditionOf.get(ref.name) ?? Infinity;
-      let difference = 0;
-      for (let i = 0; i < n; i++) difference = Math.max(difference, Math.abs(x[i] - ref.x[i]));
-      const EPS = Number.EPSILON;
-      expect(difference / maxAbs(ref.x)).toBeLessThanOrEqual(Math.max(64 * EPS, 64 * EPS * kappa));
-      expect(residual(a, x, b, false)).toBeLessThanOrEqual(Math.max(16 * ref.relativeResidual, n * EPS));
-      const y = new Float64Array(n);
-      sparseLuSolveTransposed(f, b, y, work);
-      expect(residual(a, y, b, true)).toBeLessThanOrEqual(Math.max(16 * ref.relativeResidualTransposed, n * EPS));
-      expect(factorNonzeros(f)).toBeLessThanOrEqual(4 * ref.spluFactorNonzeros);
+      expectLuAsSplu(reference, ref, (a) => factorLuNative(sparse!, a));
     });
   }
 

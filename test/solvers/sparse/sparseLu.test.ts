@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { DimensionMismatchError, NotSquareError, SingularMatrixError } from '../../../src/solvers/errors.js';
-import { csrFromDense, multiply, multiplyTransposed, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { csrFromDense, multiply, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import {
   adoptLu,
-  factorNonzeros,
   patternSymmetry,
   sparseLu,
   sparseLuSolve,
@@ -11,52 +10,15 @@ import {
   type ExternalLu,
 } from '../../../src/solvers/sparse/sparseLu.js';
 import { thrown } from '../../support/thrown.js';
-import { loadSpectraReference, namedMatrix } from './spectraSupport.js';
+import { expectLuAsSplu, loadSpectraReference, maxAbs, namedMatrix, relativeResidual, sinVector } from './spectraSupport.js';
 
 const EPS = Number.EPSILON;
 const reference = loadSpectraReference();
-const conditionOf = new Map(reference.conditioning.map((c) => [c.name, c.sigmaMax / c.sigmaMin]));
-
-function maxAbs(x: ArrayLike<number>): number {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s = Math.max(s, Math.abs(x[i]));
-  return s;
-}
-
-/** max |A x - b| / max |b| (A^T when transposed). */
-function relativeResidual(a: CsrMatrix, x: Float64Array, b: Float64Array, transposed = false): number {
-  const ax = transposed ? multiplyTransposed(a, x) : multiply(a, x);
-  let r = 0;
-  for (let i = 0; i < b.length; i++) r = Math.max(r, Math.abs(ax[i] - b[i]));
-  return r / maxAbs(b);
-}
-
-function sinVector(n: number): Float64Array {
-  return Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1));
-}
 
 describe('sparseLu against SciPy splu', () => {
   for (const ref of reference.lu) {
     it(`${ref.name} (n = ${ref.n}): solution and residuals as SuperLU's`, () => {
-      const a = namedMatrix(ref.name);
-      const n = a.rows;
-      const f = sparseLu(a);
-      const b = multiply(a, sinVector(n));
-      const x = new Float64Array(n);
-      const work = new Float64Array(n);
-      sparseLuSolve(f, b, x, work);
-      // Both solutions are backward stable: each within ~kappa(A) eps of the exact one, so of each other.
-      const kappa = conditionOf.get(ref.name) ?? Infinity;
-      let difference = 0;
-      for (let i = 0; i < n; i++) difference = Math.max(difference, Math.abs(x[i] - ref.x[i]));
-      expect(difference / maxAbs(ref.x)).toBeLessThanOrEqual(Math.max(64 * EPS, 64 * EPS * kappa));
-      // Residuals at SuperLU's level (threshold pivoting may cost a small factor; n eps at worst).
-      expect(relativeResidual(a, x, b)).toBeLessThanOrEqual(Math.max(16 * ref.relativeResidual, n * EPS));
-      const y = new Float64Array(n);
-      sparseLuSolveTransposed(f, b, y, work);
-      expect(relativeResidual(a, y, b, true)).toBeLessThanOrEqual(Math.max(16 * ref.relativeResidualTransposed, n * EPS));
-      // Fill within a small factor of SuperLU with COLAMD (printed by the script, not a target).
-      expect(factorNonzeros(f)).toBeLessThanOrEqual(4 * ref.spluFactorNonzeros);
+      expectLuAsSplu(reference, ref, (a) => sparseLu(a));
     });
   }
 });

@@ -3,17 +3,24 @@
  * test/reference/sparse/spectra.json (written by spectra.py next to it), the matrices they name, the
  * contiguous partitions (NumPy array_split) and two implementations of the machines' Gram factor
  * solves: the sparse Cholesky of src/solvers/sparse, and a dense Cholesky (ml-matrix) as an
- * independent stand-in.
+ * independent stand-in; the check of a sparse LU (TypeScript or UMFPACK) against SciPy's splu.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CholeskyDecomposition, Matrix } from 'ml-matrix';
+import { expect } from 'vitest';
 import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
-import { csrFromDense, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { csrFromDense, multiply, multiplyTransposed, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { factorCholesky, solveLower, solveUpper } from '../../../src/solvers/sparse/sparseCholesky.js';
+import {
+  factorNonzeros,
+  sparseLuSolve,
+  sparseLuSolveTransposed,
+  type SparseLuFactorization,
+} from '../../../src/solvers/sparse/sparseLu.js';
 import type { GramFactorSolves } from '../../../src/solvers/sparse/spectrumOfS.js';
 import { MATRICES_DIR } from '../../support/sharedData.js';
 
@@ -157,4 +164,48 @@ export function denseCholeskySolves(a: CsrMatrix, rowsOfMachine: readonly Int32A
 
 export function relativeDifference(actual: number, expected: number): number {
   return Math.abs(actual - expected) / Math.abs(expected);
+}
+
+export function maxAbs(x: ArrayLike<number>): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s = Math.max(s, Math.abs(x[i]));
+  return s;
+}
+
+/** max |A x - b| / max |b| (A^T when transposed). */
+export function relativeResidual(a: CsrMatrix, x: Float64Array, b: Float64Array, transposed = false): number {
+  const ax = transposed ? multiplyTransposed(a, x) : multiply(a, x);
+  let r = 0;
+  for (let i = 0; i < b.length; i++) r = Math.max(r, Math.abs(ax[i] - b[i]));
+  return r / maxAbs(b);
+}
+
+export function sinVector(n: number): Float64Array {
+  return Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1));
+}
+
+/**
+ * A sparse LU of the reference matrix `ref.name` against SciPy's splu: the solution of A x = A sin
+ * within 64 eps kappa(A) of splu's (both backward stable), residuals of both solves at splu's level
+ * (threshold pivoting may cost a small factor; n eps at worst), fill within 4x of splu's with COLAMD.
+ */
+export function expectLuAsSplu(reference: SpectraReference, ref: LuReference, factor: (a: CsrMatrix) => SparseLuFactorization): void {
+  const EPS = Number.EPSILON;
+  const conditioning = reference.conditioning.find((c) => c.name === ref.name);
+  const kappa = conditioning === undefined ? Infinity : conditioning.sigmaMax / conditioning.sigmaMin;
+  const a = namedMatrix(ref.name);
+  const n = a.rows;
+  const f = factor(a);
+  const b = multiply(a, sinVector(n));
+  const x = new Float64Array(n);
+  const work = new Float64Array(n);
+  sparseLuSolve(f, b, x, work);
+  let difference = 0;
+  for (let i = 0; i < n; i++) difference = Math.max(difference, Math.abs(x[i] - ref.x[i]));
+  expect(difference / maxAbs(ref.x)).toBeLessThanOrEqual(Math.max(64 * EPS, 64 * EPS * kappa));
+  expect(relativeResidual(a, x, b)).toBeLessThanOrEqual(Math.max(16 * ref.relativeResidual, n * EPS));
+  const y = new Float64Array(n);
+  sparseLuSolveTransposed(f, b, y, work);
+  expect(relativeResidual(a, y, b, true)).toBeLessThanOrEqual(Math.max(16 * ref.relativeResidualTransposed, n * EPS));
+  expect(factorNonzeros(f)).toBeLessThanOrEqual(4 * ref.spluFactorNonzeros);
 }
