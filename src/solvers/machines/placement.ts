@@ -19,7 +19,15 @@
  *    backend when the addon has its sparse part, else the TypeScript LU.
  * The machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
-import { activeBackend, nativeBlas, nativeCsr, nativeSparse, nativeUnavailableReason, type BackendName } from '../linalg/backend.js';
+import {
+  activeBackend,
+  nativeBlas,
+  nativeCsr,
+  nativeSparse,
+  nativeUnavailableReason,
+  type BackendName,
+  type NativeSparse,
+} from '../linalg/backend.js';
 import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
 import { solveRTransposed } from '../linalg/householderQr.js';
 import type { CsrMatrix } from '../sparse/csr.js';
@@ -68,9 +76,14 @@ export function fleetPlacement(machines: readonly MachineStorage[]): Placement {
 /** The factorization of a machine's Gram matrix (full symmetric pattern, ../sparse/gram.ts): SingularMatrixError when rank-deficient. */
 export type GramFactorizer = (g: CsrMatrix) => CholeskyFactor;
 
+/** The addon's sparse part (CHOLMOD, UMFPACK) when the current backend is the native one and has it, else null. */
+function currentNativeSparse(): NativeSparse | null {
+  return activeBackend() === 'native' ? nativeSparse() : null;
+}
+
 /** How the current backend factors Gram matrices: CHOLMOD on the native backend with the addon's sparse part, else TypeScript. */
 export function gramFactorizer(): GramFactorizer {
-  const sparse = activeBackend() === 'native' ? nativeSparse() : null;
+  const sparse = currentNativeSparse();
   return sparse === null ? (g) => factorCholesky(g) : (g) => factorGramNative(sparse, g);
 }
 
@@ -124,8 +137,12 @@ function typescriptGramSolver(stored: StoredGramFactor): GramSolver {
  * estimate and the analysis' scaled Gram operators solve with, outside the solver threads.
  */
 export function currentThreadGramSolver(factor: StoredGramFactor): GramSolver {
-  const sparse = activeBackend() === 'native' ? nativeSparse() : null;
-  return sparse === null ? typescriptGramSolver(factor) : new NativeGramSolver(sparse, factor);
+  return gramSolverWith(currentNativeSparse())(factor);
+}
+
+/** Gram solvers on the addon's triangular solves when its sparse part is given, else on the TypeScript ones. */
+function gramSolverWith(sparse: NativeSparse | null): (factor: StoredGramFactor) => GramSolver {
+  return sparse === null ? typescriptGramSolver : (factor) => new NativeGramSolver(sparse, factor);
 }
 
 /**
@@ -135,7 +152,7 @@ export function currentThreadGramSolver(factor: StoredGramFactor): GramSolver {
  * per 100,000 rows of such a grid).
  */
 export function* currentThreadSparseLuWork(a: CsrMatrix): Work<SparseLuFactorization> {
-  const sparse = activeBackend() === 'native' ? nativeSparse() : null;
+  const sparse = currentNativeSparse();
   if (sparse === null) return yield* sparseLuWork(a);
   yield undefined;
   return factorLuNative(sparse, a);
@@ -150,7 +167,6 @@ export function passKernels(context: ThreadContext): PassKernels {
   if (context.backend === 'native') {
     const blas = nativeBlas();
     if (blas === null) throw new Error(`A solver run on the native backend cannot load it: ${nativeUnavailableReason()}`);
-    const sparse = nativeSparse();
     const csr = nativeCsr();
     return {
       rows: blas,
@@ -159,7 +175,7 @@ export function passKernels(context: ThreadContext): PassKernels {
         out.set(rhs.subarray(0, p));
         blas.dtrsv(true, true, false, p, r, 0, p, out, 0);
       },
-      gramSolver: sparse === null ? typescriptGramSolver : (factor) => new NativeGramSolver(sparse, factor),
+      gramSolver: gramSolverWith(nativeSparse()),
     };
   }
   const arena = context.arenaKernels;
