@@ -47,11 +47,12 @@ import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMet
 const SPECTRUM_TOLERANCE = 1e-8;
 
 /**
- * Lanczos vectors for S's spectrum (when lambda_max(S) is not had by reflection): the top of the scaled Gram operator is a tight cluster (one
- * eigenvalue just below 2 per boundary between strips), which a larger basis resolves in fewer
- * products (Poisson n = 40,000 in 20 strips: 2402 products with 80 vectors, 4362 with the default
- * 40; 16 s against 23 s), within a memory budget of KRYLOV_BYTES: 80 vectors up to n ~ 400,000,
- * the default 40 from n ~ 800,000 (n = 10^6 keeps its memory).
+ * Lanczos vectors for S's spectrum (when lambda_max(S) is not had by reflection): the top of the
+ * scaled Gram operator is a tight cluster (one eigenvalue just below 2 per boundary between strips),
+ * which a larger basis resolves in fewer products (Poisson n = 40,000 in 20 strips: 2402 products
+ * with 80 vectors, 4362 with the default 40; 16 s against 23 s), within a memory budget of
+ * KRYLOV_BYTES: 80 vectors up to n ~ 400,000, the default 40 from n ~ 800,000 (n = 10^6 keeps its
+ * memory).
  */
 const S_BASIS_MIN = 40;
 const S_BASIS_MAX = 80;
