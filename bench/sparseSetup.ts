@@ -4,16 +4,26 @@
  * each round builds the system on the TypeScript backend, on the native one (when the addon has its
  * sparse part), and runs bench/reference.py's sparse_setup (splu of each A_i A_i^T) in a Python child
  * on the same cached arrays (bench/sparseProblems.ts). Prints each side's times, best and median,
- * and the ratios to SciPy's, as one JSON line, with the load average before and after.
+ * and the ratios to SciPy's, as one JSON line, with the load average before and after. Our setup
+ * factors the machines on `threads` threads (default: the solver setting, os.availableParallelism();
+ * src/solvers/parallel/taskPool.ts), SciPy's reference loops over them on one core: pass 1 for the
+ * one-thread figure.
  *
- *   node --import tsx --expose-gc bench/sparseSetup.ts [poisson-n1000000-m100] [rounds = 3]
+ *   node --import tsx --expose-gc bench/sparseSetup.ts [poisson-n1000000-m100] [rounds = 3] [threads = auto]
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { nativeSparse } from '../src/solvers/linalg/backend.js';
-import { buildDistributedSystem, createProblem, partitionFromAssignment, useBackend, type BackendName } from '../src/solvers/index.js';
+import {
+  buildDistributedSystem,
+  createProblem,
+  partitionFromAssignment,
+  setSolverThreads,
+  useBackend,
+  type BackendName,
+} from '../src/solvers/index.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { MATRICES_DIR } from '../test/support/sharedData.js';
 import { BENCH, CACHE } from './processes.js';
@@ -46,6 +56,7 @@ const median = (xs: number[]): number => {
 async function main(): Promise<void> {
   const name = process.argv[2] ?? 'poisson-n1000000-m100';
   const rounds = Number(process.argv[3] ?? 3);
+  const threads = setSolverThreads(process.argv[4] === undefined || process.argv[4] === 'auto' ? 'auto' : Number(process.argv[4]));
   let path = join(CACHE, `${name}.sparse.json`);
   if (!existsSync(path)) {
     const policy = { tolerance: 1e-8, maxSolveIterations: 1, solveBudgetSeconds: 1, repeatScale: 1 };
@@ -100,7 +111,7 @@ async function main(): Promise<void> {
     };
   }
   const load = { before: Number(loadBefore.toFixed(2)), after: Number(loadavg()[0].toFixed(2)) };
-  process.stdout.write(`${JSON.stringify({ problem: name, rounds, times: summary, ratiosToScipy: ratios, loadAverage: load })}\n`);
+  process.stdout.write(`${JSON.stringify({ problem: name, rounds, threads, times: summary, ratiosToScipy: ratios, loadAverage: load })}\n`);
 }
 
 await main();

@@ -16,6 +16,9 @@
  * 1-norm estimator, a few solves with the factor), enough for PROJECTION_ACCURACY:
  * well-conditioned machines get none and pay nothing.
  *
+ * The machines are independent: a large setup builds them on threads (../parallel/taskPool.ts, the
+ * same data as on one thread; threadsForSetup decides when), each thread on the run's backend.
+ *
  * A machine whose rows are numerically dependent (a Cholesky pivot that is not positive relative to
  * its diagonal, i.e. a row within ~1e-7 rad of the span of the others) makes the system singular, as
  * a vanishing QR pivot does on the dense path: SingularMatrixError naming the machine and the row.
@@ -23,9 +26,11 @@
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import type { Partition, SparseProblem } from '../problem.js';
-import { columnSupport, selectRows, type CsrMatrix } from '../sparse/csr.js';
+import { columnSupport, nnzOf, selectRows, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
-import { currentThreadGramSolver, gramFactorizer, type GramFactorizer } from '../machines/placement.js';
+import { choosePlacement, currentThreadGramSolver, gramFactorizer, type GramFactorizer } from '../machines/placement.js';
+import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
+import { threadsForSetup } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 
 /** Relative accuracy a machine's solves with G_i are refined to (100 iterations then stay within 1e-10 of the dense path's). */
@@ -71,9 +76,17 @@ export interface SparseDistributedSystem {
   readonly machines: readonly CsrMachineData[];
 }
 
-function sparseMachine(problem: SparseProblem, index: number, factorize: GramFactorizer): CsrMachineData {
-  const { A, b } = problem;
-  const rows = problem.partition.rowsOf[index];
+/** What building a machine reads (a worker thread gets one shared copy of it). */
+interface SparseSetupSpec {
+  readonly n: number;
+  readonly A: CsrMatrix;
+  readonly b: Float64Array;
+  readonly rowsOf: readonly Int32Array[];
+}
+
+function sparseMachine(spec: SparseSetupSpec, index: number): CsrMachineData {
+  const { A, b } = spec;
+  const rows = spec.rowsOf[index];
   const p = rows.length;
   const a = selectRows(A, rows);
   const cols = columnSupport(a);
@@ -87,10 +100,16 @@ function sparseMachine(problem: SparseProblem, index: number, factorize: GramFac
   const bi = new Float64Array(p);
   for (let k = 0; k < p; k++) bi[k] = b[rows[k]];
   const g = gramMatrix(a);
-  const gram = factorGram(g, index, rows, factorize);
+  // The backend's factorization (CHOLMOD on the native backend), chosen by the placement.
+  const { symbolic, values, work } = factorGram(g, index, rows, gramFactorizer());
+  // Without the analysis a refactorization would read: machines never refactor, and threads would copy it.
+  const gram: CholeskyFactor = { symbolic, values, work };
   const gramCondition = scaledConditionEstimate(g, gram);
-  return { index, rows, p, a, b: bi, cols, c, full: c === problem.n, gram, gramCondition, gramRefinement: refinementSteps(gramCondition) };
+  return { index, rows, p, a, b: bi, cols, c, full: c === spec.n, gram, gramCondition, gramRefinement: refinementSteps(gramCondition) };
 }
+
+/** Machine `index` of a setup on a worker thread (../parallel/taskWorker.ts): what sparseMachine builds on the calling thread. */
+export const runTask: TaskRunner = (spec, index) => sparseMachine(spec as SparseSetupSpec, index);
 
 /** Corrections until (u kappa)^(steps + 1) <= PROJECTION_ACCURACY. */
 function refinementSteps(condition: number): number {
@@ -174,13 +193,15 @@ function factorGram(g: CsrMatrix, index: number, rows: Int32Array, factorize: Gr
 
 export function* buildSparseSystemWork(problem: SparseProblem): Work<SparseDistributedSystem> {
   const { m } = problem.partition;
-  const machines: CsrMachineData[] = [];
-  // The backend's factorization (CHOLMOD on the native backend), chosen by the placement.
-  const factorize = gramFactorizer();
-  for (let i = 0; i < m; i++) {
-    machines.push(sparseMachine(problem, i, factorize));
-    yield { phase: 'bases', fraction: (i + 1) / m };
-  }
+  const machines = yield* runTasksWork({
+    taskModule: import.meta.url,
+    backend: choosePlacement('csr').backend,
+    tasks: m,
+    threads: threadsForSetup(nnzOf(problem.A), m),
+    spec: { n: problem.n, A: problem.A, b: problem.b, rowsOf: problem.partition.rowsOf },
+    runTask: sparseMachine,
+    progress: (done) => ({ phase: 'bases', fraction: done / m }),
+  });
   return { storage: 'csr', n: problem.n, m, A: problem.A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };
 }
 

@@ -29,15 +29,9 @@
  * worker's shard (../machines/machineShard.ts for the solvers' passes), and the caller chooses the
  * backend and the arena (../machines/placement.ts).
  *
- * Worker code: the bootstrap below imports ./worker.ts or ./worker.js, whichever extension this
- * module has. Under tsx or vitest (.ts sources) the bootstrap first registers tsx's ESM hooks in
- * the worker through tsx/esm/api: on Node 20, `--import tsx` in a worker's execArgv does not give
- * the worker's imports the hooks (importing a .ts file fails with ERR_UNKNOWN_FILE_EXTENSION).
+ * Worker threads are started and counted by ./workerThreads.ts (shared with ./taskPool.ts).
  */
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import {
   CONTROL_WORDS,
   DONE,
@@ -49,7 +43,6 @@ import {
   GENERATION,
   GONE,
   MESSAGE_BYTES,
-  MESSAGE_LENGTH,
   PHASE,
   READY,
   SPIN_LIMIT,
@@ -57,17 +50,17 @@ import {
   dataLength,
   dataViews,
   failureMessage,
-  recordFailure,
   type Shard,
   type ThreadContext,
   type WorkerSetup,
 } from './protocol.js';
 import type { BackendName } from '../linalg/backend.js';
 import { WasmArena, attachArena, type WasmRowKernels } from '../linalg/wasmRowKernels.js';
-import { isTypedArray, mapLeaves } from './mapLeaves.js';
 import { threadsForRun } from './threads.js';
+import { endWorkerThread, sharedCopy, startWorkerThread } from './workerThreads.js';
 
 export type { Shard, ShardFactory, ThreadContext } from './protocol.js';
+export { activeSolverWorkers, runningSolverWorkers } from './workerThreads.js';
 
 /** Longest wait for the workers to load and build their shards before the run falls back to one thread. */
 export const WORKER_STARTUP_TIMEOUT_MS = 30_000;
@@ -97,19 +90,7 @@ export interface ShardPlan<Spec> {
   createShard(spec: Spec, n: number, context: ThreadContext): Shard;
 }
 
-let activeWorkers = 0;
-let runningWorkers = 0;
 let lastStartFailure = '';
-
-/** Worker threads started by solver runs and not yet released (dispose, or the end of their run). */
-export function activeSolverWorkers(): number {
-  return activeWorkers;
-}
-
-/** Worker threads whose exit has not been observed yet (exits are observed on the event loop). */
-export function runningSolverWorkers(): number {
-  return runningWorkers;
-}
 
 /** Why the last attempt to start worker threads failed ('' if none failed); such runs use one thread. */
 export function lastThreadStartFailure(): string {
@@ -118,59 +99,6 @@ export function lastThreadStartFailure(): string {
 
 /** Ends the workers of an engine that was garbage-collected without dispose(). */
 const abandoned = new FinalizationRegistry<() => void>((release) => release());
-
-/** CommonJS script of every worker: registers tsx when the entry is TypeScript, then imports the entry. */
-const BOOTSTRAP = `
-const { workerData } = require('node:worker_threads');
-(async () => {
-  if (workerData.tsxApiUrl !== null) (await import(workerData.tsxApiUrl)).register();
-  await import(workerData.entryUrl);
-})().catch((error) => {
-  const control = new Int32Array(workerData.control);
-  if (Atomics.compareExchange(control, ${FAILED}, 0, 1) === 0) {
-    const bytes = new TextEncoder().encode(String((error && error.stack) || error)).subarray(0, ${MESSAGE_BYTES});
-    new Uint8Array(workerData.message).set(bytes);
-    Atomics.store(control, ${MESSAGE_LENGTH}, bytes.length);
-  }
-  Atomics.add(control, ${GONE}, 1);
-  Atomics.notify(control, ${READY});
-  Atomics.notify(control, ${DONE});
-});
-`;
-
-let entryCache: { entryUrl: string; tsxApiUrl: string | null } | undefined;
-
-/** ./worker.ts or ./worker.js next to this module, and tsx's ESM API when it is .ts. */
-function workerEntry(): { entryUrl: string; tsxApiUrl: string | null } {
-  if (entryCache) return entryCache;
-  const typescript = import.meta.url.endsWith('.ts');
-  const entryUrl = new URL(typescript ? './worker.ts' : './worker.js', import.meta.url).href;
-  let tsxApiUrl: string | null = null;
-  if (typescript) {
-    const manifest = createRequire(import.meta.url).resolve('tsx/package.json');
-    const api = (JSON.parse(readFileSync(manifest, 'utf8')) as { exports: Record<string, unknown> }).exports['./esm/api'];
-    const target = typeof api === 'string' ? api : (api as { import: { default: string } }).import.default;
-    tsxApiUrl = new URL(target, pathToFileURL(manifest)).href;
-  }
-  entryCache = { entryUrl, tsxApiUrl };
-  return entryCache;
-}
-
-/**
- * A deep copy of a shard spec whose typed arrays are copies in shared memory: posting it to a worker
- * then copies nothing more and detaches nothing. (Transferring ArrayBuffers would detach them here,
- * and the first detached ArrayBuffer of a process makes V8 check every later typed-array access for
- * detachment: the row kernels get ~20% slower for the rest of the process.)
- */
-function sharedCopy(value: unknown): unknown {
-  return mapLeaves(value, isTypedArray, (view) => {
-    const source = view as Float64Array;
-    const Construct = source.constructor as new (buffer: SharedArrayBuffer) => Float64Array;
-    const copy = new Construct(new SharedArrayBuffer(source.byteLength));
-    copy.set(source);
-    return copy;
-  });
-}
 
 /**
  * The engine for a method's run: threadsForRun(total work, chunks) threads, or one when worker
@@ -251,11 +179,9 @@ export class ShardEngine {
     this.control = new Int32Array(control);
     this.message = new Uint8Array(message);
 
-    const { entryUrl, tsxApiUrl } = workerEntry();
     // Closures below must not capture `this`: the finalization registry holds them strongly.
     const workers = this.workers;
     const controlWords = this.control;
-    const messageBytes = this.message;
     try {
       // One copy of the chunks' data in shared memory, read by every worker: the arena's, or a copy.
       const setup: Omit<WorkerSetup, 'slot'> = {
@@ -272,21 +198,8 @@ export class ShardEngine {
         data: data as SharedArrayBuffer,
         dataOffset,
         message,
-        entryUrl,
-        tsxApiUrl,
       };
-      for (let t = 1; t < this.threads; t++) {
-        const workerData: WorkerSetup = { ...setup, slot: t };
-        const worker = new Worker(BOOTSTRAP, { eval: true, workerData });
-        activeWorkers++;
-        runningWorkers++;
-        worker.on('exit', () => runningWorkers--);
-        // An 'error' event without a listener would throw on the event loop; the failure is
-        // already recorded in the shared control words by the worker or its bootstrap.
-        worker.on('error', (error) => recordFailure(controlWords, messageBytes, error));
-        worker.unref();
-        workers.push(worker);
-      }
+      for (let t = 1; t < this.threads; t++) workers.push(startWorkerThread('worker', { ...setup, slot: t }));
       this.awaitStartup();
     } catch (error) {
       this.release();
@@ -398,8 +311,5 @@ function releaseWorkers(workers: Worker[], control: Int32Array): void {
   Atomics.store(control, PHASE, EXIT_PHASE);
   Atomics.add(control, GENERATION, 1);
   Atomics.notify(control, GENERATION);
-  for (const worker of workers.splice(0)) {
-    activeWorkers--;
-    worker.terminate().catch(() => undefined);
-  }
+  for (const worker of workers.splice(0)) endWorkerThread(worker);
 }

@@ -86,10 +86,6 @@ export interface WorkerSetup {
   readonly data: SharedArrayBuffer;
   readonly dataOffset: number;
   readonly message: SharedArrayBuffer;
-  /** The worker module to import (./worker.ts under tsx, ./worker.js compiled). */
-  readonly entryUrl: string;
-  /** tsx's ESM API to register before importing a .ts entry; null for compiled code. */
-  readonly tsxApiUrl: string | null;
 }
 
 export interface DataViews {

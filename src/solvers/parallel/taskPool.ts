@@ -1,0 +1,156 @@
+/**
+ * Runs independent tasks (a sparse setup's machines: each one's rows, Gram matrix and factorization)
+ * on several threads, as cooperative work. The calling thread and `threads - 1` workers take task
+ * indices from a shared counter in increasing order; a worker posts each result (its typed arrays
+ * copied into shared memory, so that receiving it copies nothing) on its own MessagePort, which the
+ * calling thread reads synchronously (receiveMessageOnPort) between its own tasks and while it
+ * waits, yielding progress as results arrive. Hence:
+ *  - the results are those of one thread, task by task (each task is deterministic on its own);
+ *  - a failure is the one a single thread would meet first: hand-out stops at the first failure,
+ *    the tasks already handed out finish, and the lowest failed index is run again on the calling
+ *    thread, which throws its error as the task throws it (typed errors and their details intact,
+ *    which a message from a worker would not carry);
+ *  - a worker that cannot start or dies costs time, not results: whatever task has no result at
+ *    the end is run on the calling thread.
+ * Cancellation (an error thrown in at a yield) stops the hand-out and terminates the workers.
+ * With one thread no worker is started and the tasks run inline.
+ *
+ * This module knows tasks, not what they compute: the plan names the module whose `runTask` export
+ * a worker runs (it must compute what the plan's own runTask computes on the calling thread).
+ */
+import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
+import type { Work, WorkProgress } from '../cooperative.js';
+import type { BackendName } from '../linalg/backend.js';
+import { CONTROL_WORDS, DONE, GONE, MESSAGE_BYTES, NEXT } from './protocol.js';
+import { endWorkerThread, sharedCopy, startWorkerThread } from './workerThreads.js';
+
+/** Runs task `index` of a plan on (a worker's copy of) its spec. */
+export type TaskRunner = (spec: unknown, index: number) => unknown;
+
+export interface TaskPlan<Spec, Result> {
+  /** URL of the module whose `runTask` export (a TaskRunner) a worker runs. */
+  readonly taskModule: string;
+  /** The backend every thread takes (per-thread state: ../linalg/backend.ts). */
+  readonly backend: BackendName;
+  readonly tasks: number;
+  /** Threads, the calling one included (1: no worker). */
+  readonly threads: number;
+  /** Everything the tasks read: workers get one copy in shared memory. */
+  readonly spec: Spec;
+  /** The calling thread's runner. */
+  runTask(spec: Spec, index: number): Result;
+  /** What to report as the fraction `done / tasks` of the work is done. */
+  progress(done: number): WorkProgress;
+}
+
+/** What a task worker receives (structured clone; the spec's typed arrays live in shared memory). */
+export interface TaskWorkerSetup {
+  readonly taskModule: string;
+  readonly backend: BackendName;
+  readonly tasks: number;
+  readonly spec: unknown;
+  /** Where the worker posts a TaskReply per task. */
+  readonly port: MessagePort;
+  readonly control: SharedArrayBuffer;
+  readonly message: SharedArrayBuffer;
+}
+
+/** A worker's report on one task: its result, or that it failed (the calling thread runs it again). */
+export type TaskReply = { readonly index: number; readonly result: unknown } | { readonly index: number; readonly failure: string };
+
+/** Longest wait between two looks at the workers' ports (ms): results are picked up and progress yielded at least this often. */
+const POLL_MS = 20;
+
+export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<Result[]> {
+  const { tasks, spec } = plan;
+  const results = new Array<Result | undefined>(tasks);
+  const has = new Uint8Array(tasks);
+  let done = 0;
+  const workers = Math.max(0, Math.min(plan.threads, tasks) - 1);
+  if (workers === 0) {
+    for (let i = 0; i < tasks; i++) {
+      results[i] = plan.runTask(spec, i);
+      yield plan.progress(i + 1);
+    }
+    return results as Result[];
+  }
+  const control = new Int32Array(new SharedArrayBuffer(CONTROL_WORDS * Int32Array.BYTES_PER_ELEMENT));
+  const message = new SharedArrayBuffer(MESSAGE_BYTES);
+  const ports: MessagePort[] = [];
+  const started: Worker[] = [];
+  const receive = (): void => {
+    for (const port of ports) {
+      for (let received = receiveMessageOnPort(port); received !== undefined; received = receiveMessageOnPort(port)) {
+        const reply = received.message as TaskReply;
+        if (!('result' in reply)) {
+          // Hand out nothing more: the calling thread runs the failed task again below.
+          Atomics.store(control, NEXT, tasks);
+          continue;
+        }
+        results[reply.index] = reply.result as Result;
+        has[reply.index] = 1;
+        done++;
+      }
+    }
+  };
+  try {
+    const shared = sharedCopy(spec);
+    for (let w = 0; w < workers; w++) {
+      const { port1, port2 } = new MessageChannel();
+      ports.push(port1);
+      const setup: TaskWorkerSetup = {
+        taskModule: plan.taskModule,
+        backend: plan.backend,
+        tasks,
+        spec: shared,
+        port: port2,
+        control: control.buffer,
+        message,
+      };
+      started.push(startWorkerThread('taskWorker', setup, [port2]));
+    }
+    let localFailure: { index: number; error: unknown } | null = null;
+    for (;;) {
+      const i = Atomics.add(control, NEXT, 1);
+      if (i >= tasks) break;
+      try {
+        results[i] = plan.runTask(spec, i);
+      } catch (error) {
+        localFailure = { index: i, error };
+        Atomics.store(control, NEXT, tasks);
+        break;
+      }
+      has[i] = 1;
+      done++;
+      receive();
+      yield plan.progress(done);
+    }
+    // The workers finish the tasks they hold (or are gone).
+    for (;;) {
+      receive();
+      const finished = Atomics.load(control, DONE);
+      if (finished + Atomics.load(control, GONE) >= workers) break;
+      yield plan.progress(done);
+      Atomics.wait(control, DONE, finished, POLL_MS);
+    }
+    receive();
+    // In index order: the first task without a result is the failure a single thread would meet first.
+    for (let i = 0; i < tasks; i++) {
+      if (has[i] === 1) continue;
+      if (localFailure !== null && localFailure.index === i) {
+        // The calling thread's own failure, rethrown as it was thrown.
+
+        throw localFailure.error;
+      }
+      results[i] = plan.runTask(spec, i);
+      has[i] = 1;
+      done++;
+      yield plan.progress(done);
+    }
+    return results as Result[];
+  } finally {
+    Atomics.store(control, NEXT, tasks);
+    for (const worker of started) endWorkerThread(worker);
+    for (const port of ports) port.close();
+  }
+}

@@ -1,0 +1,135 @@
+/**
+ * A sparse setup on threads (src/solvers/distributed/sparseSystem.ts through ../parallel/taskPool.ts)
+ * builds exactly the machines of one thread, on each backend: the same rows, supports, right-hand
+ * sides, Gram factors (bit for bit) and condition estimates, and the same refusal naming the same
+ * machine and row; when threads apply (threadsForSetup).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import type { CsrMachineData, SparseDistributedSystem } from '../../../src/solvers/distributed/sparseSystem.js';
+import { InvalidParameterError, SingularMatrixError } from '../../../src/solvers/errors.js';
+import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import type { PartitionInput } from '../../../src/solvers/input/types.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import { activeBackend } from '../../../src/solvers/linalg/backend.js';
+import { runTasksWork } from '../../../src/solvers/parallel/taskPool.js';
+import {
+  DEFAULT_PARALLEL_SETUP_MIN_NNZ,
+  setParallelSetupMinNnz,
+  setSolverThreads,
+  threadsForSetup,
+} from '../../../src/solvers/parallel/threads.js';
+import { activeSolverWorkers } from '../../../src/solvers/parallel/workerThreads.js';
+import type { CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { describeEachBackend } from '../../support/backends.js';
+import { thrown } from '../../support/thrown.js';
+import { runTask, type HeldSetupSpec } from './setupTasks.js';
+
+function build(A: CsrMatrix, partition: PartitionInput, threads: number): SparseDistributedSystem {
+  setSolverThreads(threads);
+  const previous = setParallelSetupMinNnz(threads > 1 ? 0 : Infinity);
+  try {
+    const system = buildDistributedSystem(createProblem({ A, partition }));
+    if (system.storage !== 'csr') throw new Error('expected a CSR system');
+    return system;
+  } finally {
+    setParallelSetupMinNnz(previous);
+    setSolverThreads('auto');
+  }
+}
+
+describe('threads for a sparse setup', () => {
+  it('apply from DEFAULT_PARALLEL_SETUP_MIN_NNZ nonzeros, at most one per machine, as the thread setting allows', () => {
+    setSolverThreads(4);
+    try {
+      expect(threadsForSetup(DEFAULT_PARALLEL_SETUP_MIN_NNZ - 1, 100)).toBe(1);
+      expect(threadsForSetup(DEFAULT_PARALLEL_SETUP_MIN_NNZ, 100)).toBe(4);
+      expect(threadsForSetup(DEFAULT_PARALLEL_SETUP_MIN_NNZ, 3)).toBe(3);
+      for (const bad of [-1, Number.NaN]) expect(() => setParallelSetupMinNnz(bad)).toThrow(InvalidParameterError);
+    } finally {
+      setSolverThreads('auto');
+    }
+  });
+});
+
+describeEachBackend('a sparse setup on two threads', () => {
+  beforeAll(() => expect(activeSolverWorkers()).toBe(0));
+  afterAll(() => expect(activeSolverWorkers()).toBe(0));
+
+  /** Machine `machine` as `reference` holds it, bit for bit. */
+  const expectSameMachine = (machine: CsrMachineData, reference: CsrMachineData): void => {
+    expect(machine.index).toBe(reference.index);
+    for (const key of ['rows', 'b', 'cols'] as const) expect(Array.from(machine[key]), key).toEqual(Array.from(reference[key]));
+    for (const key of ['rowPtr', 'colIdx', 'values'] as const)
+      expect(Array.from(machine.a[key]), key).toEqual(Array.from(reference.a[key]));
+    const { symbolic } = machine.gram;
+    expect(Array.from(symbolic.ordering.perm)).toEqual(Array.from(reference.gram.symbolic.ordering.perm));
+    expect(Array.from(symbolic.colPtr)).toEqual(Array.from(reference.gram.symbolic.colPtr));
+    expect(Array.from(symbolic.rowIdx)).toEqual(Array.from(reference.gram.symbolic.rowIdx));
+    expect(Array.from(machine.gram.values)).toEqual(Array.from(reference.gram.values));
+    expect(machine.gramCondition).toBe(reference.gramCondition);
+    expect(machine.gramRefinement).toBe(reference.gramRefinement);
+  };
+
+  it('builds exactly the machines of one thread', () => {
+    const A = poisson2d(40);
+    const partition = { machines: 9 };
+    const single = build(A, partition, 1);
+    const threaded = build(A, partition, 2);
+    expect(threaded.machines).toHaveLength(9);
+    threaded.machines.forEach((machine, i) => expectSameMachine(machine, single.machines[i]));
+  });
+
+  it('builds on a worker thread exactly the machines the calling thread builds', () => {
+    const A = poisson2d(40);
+    const single = build(A, { machines: 9 }, 1);
+    const { n, b, partition } = single;
+    const spec: HeldSetupSpec = { setup: { n, A, b, rowsOf: partition.rowsOf }, workerStarted: new Int32Array(new SharedArrayBuffer(4)) };
+    const machines = runSync(
+      runTasksWork({
+        taskModule: new URL('./setupTasks.ts', import.meta.url).href,
+        backend: activeBackend(),
+        tasks: 9,
+        threads: 2,
+        spec,
+        runTask: (s, i) => runTask(s, i) as CsrMachineData,
+        progress: () => ({ phase: 'bases' }),
+      }),
+    );
+    // Results from a worker arrive in shared memory: task 0 held the calling thread until the worker ran one.
+    expect(machines.filter((machine) => machine.gram.values.buffer instanceof SharedArrayBuffer).length).toBeGreaterThan(0);
+    machines.forEach((machine, i) => expectSameMachine(machine, single.machines[i]));
+  });
+
+  it('refuses a machine whose rows are dependent as one thread does, naming the same machine and row', () => {
+    // Poisson's rows with row 130 repeated as row 131, on machine 2 of 8 contiguous strips (rows 100-149).
+    const base = poisson2d(20);
+    const rows: number[][] = [];
+    const colsOf: number[][] = [];
+    for (let k = 0; k < base.rows; k++) {
+      const source = k === 131 ? 130 : k;
+      const entries = [];
+      for (let e = base.rowPtr[source]; e < base.rowPtr[source + 1]; e++) entries.push(e);
+      rows.push(entries.map((e) => base.values[e]));
+      colsOf.push(entries.map((e) => base.colIdx[e]));
+    }
+    const rowPtr = new Int32Array(base.rows + 1);
+    rows.forEach((values, k) => (rowPtr[k + 1] = rowPtr[k] + values.length));
+    const A: CsrMatrix = {
+      rows: base.rows,
+      cols: base.cols,
+      rowPtr,
+      colIdx: Int32Array.from(colsOf.flat()),
+      values: Float64Array.from(rows.flat()),
+    };
+    const partition = { sizes: [50, 50, 50, 50, 50, 50, 50, 50] };
+    const single = thrown(() => build(A, partition, 1));
+    const threaded = thrown(() => build(A, partition, 2));
+    expect(single).toBeInstanceOf(SingularMatrixError);
+    expect(threaded).toBeInstanceOf(SingularMatrixError);
+    expect(threaded.message).toBe(single.message);
+    expect((threaded as SingularMatrixError).details).toEqual((single as SingularMatrixError).details);
+    expect((threaded as SingularMatrixError).details).toMatchObject({ machine: 2 });
+  });
+});

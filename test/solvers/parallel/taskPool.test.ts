@@ -1,0 +1,98 @@
+/**
+ * The task pool's contracts (src/solvers/parallel/taskPool.ts): every task's result once, in index
+ * order, whichever thread ran it; the error a single thread meets first, as that thread throws it,
+ * also when a worker met it; every task run on the calling thread when the workers cannot load;
+ * cancellation stops the work and releases the threads.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { threadId } from 'node:worker_threads';
+import { runCooperatively, runSync } from '../../../src/solvers/cooperative.js';
+import { CancelledError, SingularMatrixError } from '../../../src/solvers/errors.js';
+import { runTasksWork, type TaskPlan } from '../../../src/solvers/parallel/taskPool.js';
+import { activeSolverWorkers, runningSolverWorkers } from '../../../src/solvers/parallel/workerThreads.js';
+import { thrown } from '../../support/thrown.js';
+import { poolTask, type PoolTaskResult, type PoolTaskSpec } from './poolTasks.js';
+import { allWorkersExited } from './support.js';
+
+const TASK_MODULE = new URL('./poolTasks.ts', import.meta.url).href;
+
+function spec(failAt: number[] = [], waitForWorker = true): PoolTaskSpec {
+  return {
+    values: Float64Array.from({ length: 64 }, (_, k) => Math.sin(k + 1)),
+    failAt: Int32Array.from(failAt),
+    workerStarted: new Int32Array(new SharedArrayBuffer(4)),
+    waitForWorker,
+  };
+}
+
+function plan(tasks: number, threads: number, taskSpec: PoolTaskSpec, taskModule = TASK_MODULE): TaskPlan<PoolTaskSpec, PoolTaskResult> {
+  return {
+    taskModule,
+    backend: 'typescript',
+    tasks,
+    threads,
+    spec: taskSpec,
+    runTask: poolTask,
+    progress: (done) => ({ phase: 'tasks', fraction: done / tasks }),
+  };
+}
+
+function expectResults(results: PoolTaskResult[], taskSpec: PoolTaskSpec): void {
+  results.forEach((result, i) => {
+    expect(result.index).toBe(i);
+    expect(Array.from(result.squares)).toEqual(Array.from(poolTask({ ...taskSpec, waitForWorker: false }, i).squares));
+  });
+}
+
+afterEach(async () => {
+  expect(activeSolverWorkers()).toBe(0);
+  await allWorkersExited(runningSolverWorkers);
+});
+
+describe('the task pool', () => {
+  it('returns every task once, in index order, computed on the calling thread and on the workers', () => {
+    const taskSpec = spec();
+    const results = runSync(runTasksWork(plan(24, 2, taskSpec)));
+    expect(results).toHaveLength(24);
+    expectResults(results, taskSpec);
+    // Task 0 waited for the worker: both threads ran tasks.
+    expect(results[0].thread).toBe(threadId);
+    expect(results.some((result) => result.thread !== threadId)).toBe(true);
+  });
+
+  it('runs the tasks inline with one thread', () => {
+    const taskSpec = spec([], false);
+    const results = runSync(runTasksWork(plan(5, 1, taskSpec)));
+    expectResults(results, taskSpec);
+    expect(results.every((result) => result.thread === threadId)).toBe(true);
+  });
+
+  it('throws the first failing task’s own error, as one thread does, when a worker met it', () => {
+    // Task 0 holds the calling thread until the worker has started: the worker takes 1, 2, 3 and fails at 3.
+    for (const threads of [1, 2]) {
+      const error = thrown(() => runSync(runTasksWork(plan(12, threads, spec([3, 7], threads > 1)))));
+      expect(error).toBeInstanceOf(SingularMatrixError);
+      expect((error as SingularMatrixError).details).toEqual({ machine: 3 });
+    }
+  });
+
+  it('runs every task on the calling thread when the workers cannot load the task module', () => {
+    const taskSpec = spec([], false);
+    const missing = new URL('./noSuchTaskModule.ts', import.meta.url).href;
+    const results = runSync(runTasksWork(plan(6, 2, taskSpec, missing)));
+    expectResults(results, taskSpec);
+    expect(results.every((result) => result.thread === threadId)).toBe(true);
+  });
+
+  it('stops at a cancellation and releases its workers', async () => {
+    const controller = new AbortController();
+    const work = runTasksWork(plan(400, 2, spec()));
+    const error = await runCooperatively(work, {
+      signal: controller.signal,
+      sliceMs: 1,
+      progressIntervalMs: 0,
+      onProgress: () => controller.abort(),
+    }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(CancelledError);
+  });
+});
