@@ -68,7 +68,7 @@ function main(): void {
     );
     log('conditioning', { seconds: condSeconds, L: cond.L, mu: cond.mu, kappaAtA: cond.kappaAtA.value });
     const slots = machineColumnSlots(A, partition.rowsOf);
-    const factors = machineGramSolves(system);
+    const factors = machineGramSolves(system.machines.map((machine) => machine.gram));
     const pairs = overlappingMachinePairs(slots);
     const context = new PairAngleContext(slots, factors);
     let products = 0;

@@ -7,7 +7,9 @@
  *  - 'principal-angles': theta_ij = pi/2 exactly for pairs whose column supports are disjoint, and
  *    cos theta_ij = sigma_max(L_i^{-1} A_i A_j^T L_j^{-T}) with the sine route for tiny angles for the
  *    others (../sparse/spectrumOfS.ts), L_i the Cholesky factor of G_i = A_i A_i^T each machine already
- *    holds (factored once, with the system);
+ *    holds (factored once, with the system); the pairs are independent and, on a large matrix, run on
+ *    the solver threads (../parallel/taskPool.ts: each thread its own solves and workspace, the same
+ *    angles as on one thread);
  *  - 'conditioning': lambda_min(S) by shift-invert through the same LU of A; lambda_max(S) = 2 - lambda_min(S)
  *    when the machines' overlap graph is bipartite (contiguous strips of a banded matrix), else by
  *    Lanczos on the block-Jacobi-scaled Gram operator Lb^{-1} (A A^T) Lb^{-T} (../sparse/spectrumOfS.ts);
@@ -17,10 +19,19 @@
  * Heterogeneity.estimates). The rates, bounds and recommendation follow in ./analyze.ts, as for
  * dense storage.
  */
-import type { Work } from '../cooperative.js';
+import { runSync, type Work } from '../cooperative.js';
 import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
+import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
+import { threadsForTasks } from '../parallel/threads.js';
+import { nnzOf } from '../sparse/csr.js';
 import { sparseMatrixConditioningWork, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
-import { currentThreadGramSolver, currentThreadSparseLuWork, type GramSolver } from '../machines/placement.js';
+import {
+  choosePlacement,
+  currentThreadGramSolver,
+  currentThreadSparseLuWork,
+  type GramSolver,
+  type StoredGramFactor,
+} from '../machines/placement.js';
 import { KrylovWorkspace, type SpectralMethod } from '../sparse/spectrumOfOperator.js';
 import {
   machineColumnSlots,
@@ -86,14 +97,40 @@ function angleEstimateOf(angle: SparsePairAngle): AngleEstimate {
  * backend; a machine's solver is made at its first solve (on the native backend the addon checks the
  * factor then), so machines that overlap no other, and block-diagonal systems, cost nothing.
  */
-export function machineGramSolves(system: SparseDistributedSystem): GramFactorSolves {
-  const solvers: (GramSolver | undefined)[] = new Array<GramSolver | undefined>(system.machines.length);
-  const solverOf = (machine: number): GramSolver => (solvers[machine] ??= currentThreadGramSolver(system.machines[machine].gram));
+export function machineGramSolves(factors: readonly StoredGramFactor[]): GramFactorSolves {
+  const solvers: (GramSolver | undefined)[] = new Array<GramSolver | undefined>(factors.length);
+  const solverOf = (machine: number): GramSolver => (solvers[machine] ??= currentThreadGramSolver(factors[machine]));
   return {
     solveL: (machine, b, y) => solverOf(machine).solveLower(b, y),
     solveLT: (machine, y, x) => solverOf(machine).solveUpper(y, x),
   };
 }
+
+/** What the pairs' angles read (a worker thread gets one shared copy of it). */
+export interface PairAnglesSpec {
+  readonly slots: MachineColumnSlots;
+  /** Machine i's Gram factor. */
+  readonly factors: readonly StoredGramFactor[];
+  /** The overlapping pairs (i, j), i < j, one after the other. */
+  readonly pairs: Int32Array;
+}
+
+/** The pairs' angles of a system whose column slots are `slots`: the overlapping pairs and the machines' factors. */
+export function pairAnglesSpec(system: SparseDistributedSystem, slots: MachineColumnSlots): PairAnglesSpec {
+  const factors = system.machines.map(({ gram: { symbolic, values } }): StoredGramFactor => ({ symbolic, values }));
+  return { slots, factors, pairs: overlappingMachinePairs(slots) };
+}
+
+/** A worker thread's context for its pairs, made at its first (a worker serves one analysis, then ends). */
+let workerContext: { readonly spec: PairAnglesSpec; readonly context: PairAngleContext } | null = null;
+
+/** Pair `q`'s angle on a worker thread (../parallel/taskWorker.ts): what the calling thread computes for it. */
+export const runTask: TaskRunner = (spec, q) => {
+  const pairs = spec as PairAnglesSpec;
+  if (workerContext?.spec !== pairs)
+    workerContext = { spec: pairs, context: new PairAngleContext(pairs.slots, machineGramSolves(pairs.factors)) };
+  return runSync(sparsePairAngleWork(workerContext.context, pairs.pairs[2 * q], pairs.pairs[2 * q + 1]));
+};
 
 interface SparsePrincipalAngles {
   theta: number[][];
@@ -116,26 +153,34 @@ const STRUCTURAL_RIGHT_ANGLE: SparsePairAngle = {
  * theta_ij for every pair: pi/2 where the supports are disjoint, Lanczos where they overlap; theta_H
  * and its pair chosen as on the dense path (the first pair in lexicographic order attaining the minimum).
  */
-function* sparsePrincipalAnglesWork(slots: MachineColumnSlots, factors: GramFactorSolves): Work<SparsePrincipalAngles> {
+function* sparsePrincipalAnglesWork(spec: PairAnglesSpec, factors: GramFactorSolves): Work<SparsePrincipalAngles> {
+  const { slots, pairs } = spec;
   const m = slots.rowsOfMachine.length;
   const theta: number[][] = [];
   for (let i = 0; i < m; i++) theta.push(new Array<number>(m).fill(Math.PI / 2));
   for (let i = 0; i < m; i++) theta[i][i] = 0;
   const computed = new Map<number, SparsePairAngle>();
-  const pairs = overlappingMachinePairs(slots);
   const context = new PairAngleContext(slots, factors);
+  const overlapping = pairs.length / 2;
+  const angles = yield* runTasksWork({
+    taskModule: import.meta.url,
+    backend: choosePlacement('csr').backend,
+    tasks: overlapping,
+    threads: threadsForTasks(nnzOf(slots.a), overlapping),
+    spec,
+    runTask: (_, q) => sparsePairAngleWork(context, pairs[2 * q], pairs[2 * q + 1]),
+    progress: (done) => ({ phase: 'principal-angles', fraction: done / overlapping }),
+  });
   let maxBound = 0;
   let unconvergedPairs = 0;
-  const overlapping = pairs.length / 2;
   for (let q = 0; q < overlapping; q++) {
     const i = pairs[2 * q];
     const j = pairs[2 * q + 1];
-    const angle = yield* sparsePairAngleWork(context, i, j);
+    const angle = angles[q];
     theta[i][j] = theta[j][i] = angle.theta;
     computed.set(i * m + j, angle);
     maxBound = Math.max(maxBound, angle.absoluteErrorBound);
     if (!angle.converged) unconvergedPairs++;
-    yield { phase: 'principal-angles', fraction: (q + 1) / overlapping };
   }
   let thetaH = Math.PI / 2;
   let thetaHPair: [number, number] | null = null;
@@ -179,8 +224,9 @@ export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<
 
   yield { phase: 'principal-angles', fraction: 0 };
   const slots = machineColumnSlots(A, partition.rowsOf);
-  const factors = machineGramSolves(system);
-  const angles = yield* inPhase(sparsePrincipalAnglesWork(slots, factors), 'principal-angles', 0, 1);
+  const pairs = pairAnglesSpec(system, slots);
+  const factors = machineGramSolves(pairs.factors);
+  const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
 
   yield { phase: 'conditioning', fraction: 0.5 };
   const s = yield* inPhase(

@@ -17,7 +17,7 @@
  * well-conditioned machines get none and pay nothing.
  *
  * The machines are independent: a large setup builds them on threads (../parallel/taskPool.ts, the
- * same data as on one thread; threadsForSetup decides when), each thread on the run's backend.
+ * same data as on one thread; threadsForTasks decides when), each thread on the run's backend.
  *
  * A machine whose rows are numerically dependent (a Cholesky pivot that is not positive relative to
  * its diagonal, i.e. a row within ~1e-7 rad of the span of the others) makes the system singular, as
@@ -30,7 +30,7 @@ import { columnSupport, nnzOf, selectRows, type CsrMatrix } from '../sparse/csr.
 import { gramMatrix } from '../sparse/gram.js';
 import { choosePlacement, currentThreadGramSolver, gramFactorizer, type GramFactorizer } from '../machines/placement.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
-import { threadsForSetup } from '../parallel/threads.js';
+import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 
 /** Relative accuracy a machine's solves with G_i are refined to (100 iterations then stay within 1e-10 of the dense path's). */
@@ -197,9 +197,13 @@ export function* buildSparseSystemWork(problem: SparseProblem): Work<SparseDistr
     taskModule: import.meta.url,
     backend: choosePlacement('csr').backend,
     tasks: m,
-    threads: threadsForSetup(nnzOf(problem.A), m),
+    threads: threadsForTasks(nnzOf(problem.A), m),
     spec: { n: problem.n, A: problem.A, b: problem.b, rowsOf: problem.partition.rowsOf },
-    runTask: sparseMachine,
+    *runTask(spec, index) {
+      // A time-slice point before each machine (one machine's work does not yield).
+      yield undefined;
+      return sparseMachine(spec, index);
+    },
     progress: (done) => ({ phase: 'bases', fraction: done / m }),
   });
   return { storage: 'csr', n: problem.n, m, A: problem.A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };

@@ -20,6 +20,7 @@
  */
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
 import type { Work, WorkProgress } from '../cooperative.js';
+import { CancelledError } from '../errors.js';
 import type { BackendName } from '../linalg/backend.js';
 import { CONTROL_WORDS, DONE, GONE, MESSAGE_BYTES, NEXT } from './protocol.js';
 import { endWorkerThread, sharedCopy, startWorkerThread } from './workerThreads.js';
@@ -37,8 +38,8 @@ export interface TaskPlan<Spec, Result> {
   readonly threads: number;
   /** Everything the tasks read: workers get one copy in shared memory. */
   readonly spec: Spec;
-  /** The calling thread's runner. */
-  runTask(spec: Spec, index: number): Result;
+  /** The calling thread's runner, as cooperative work (its yields are time-slice points within a long task). */
+  runTask(spec: Spec, index: number): Work<Result>;
   /** What to report as the fraction `done / tasks` of the work is done. */
   progress(done: number): WorkProgress;
 }
@@ -69,7 +70,7 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
   const workers = Math.max(0, Math.min(plan.threads, tasks) - 1);
   if (workers === 0) {
     for (let i = 0; i < tasks; i++) {
-      results[i] = plan.runTask(spec, i);
+      results[i] = yield* plan.runTask(spec, i);
       yield plan.progress(i + 1);
     }
     return results as Result[];
@@ -114,8 +115,9 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
       const i = Atomics.add(control, NEXT, 1);
       if (i >= tasks) break;
       try {
-        results[i] = plan.runTask(spec, i);
+        results[i] = yield* plan.runTask(spec, i);
       } catch (error) {
+        if (error instanceof CancelledError) throw error;
         localFailure = { index: i, error };
         Atomics.store(control, NEXT, tasks);
         break;
@@ -142,7 +144,7 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
 
         throw localFailure.error;
       }
-      results[i] = plan.runTask(spec, i);
+      results[i] = yield* plan.runTask(spec, i);
       has[i] = 1;
       done++;
       yield plan.progress(done);

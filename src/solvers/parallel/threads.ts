@@ -21,11 +21,13 @@ import { availableParallelism } from 'node:os';
 import { InvalidParameterError } from '../errors.js';
 
 /**
- * Default least nonzeros of A for which a sparse setup factors its machines on threads
- * (../distributed/sparseSystem.ts): such a setup takes ~0.5 s in TypeScript, where two threads save
- * ~0.25 s against ~0.05 s compiled (~0.2 s under tsx) to start a worker and copy A into shared memory.
+ * Default least nonzeros of A for which the independent tasks of a sparse system run on threads
+ * (../parallel/taskPool.ts): its setup's machines (../distributed/sparseSystem.ts) and its analysis'
+ * pairs of machines (../analysis/sparseAnalysis.ts). Such a setup takes ~0.5 s in TypeScript, where two
+ * threads save ~0.25 s against ~0.05 s compiled (~0.2 s under tsx) to start a worker and copy A into
+ * shared memory.
  */
-export const DEFAULT_PARALLEL_SETUP_MIN_NNZ = 500_000;
+export const DEFAULT_PARALLEL_TASKS_MIN_NNZ = 500_000;
 /** Default least work per iteration, in matrix entries read, for which a run uses threads. */
 export const DEFAULT_PARALLEL_MIN_WORK = 250_000;
 /** Largest thread count accepted. */
@@ -33,7 +35,7 @@ export const MAX_SOLVER_THREADS = 64;
 
 let threadSetting: number | 'auto' = 'auto';
 let minWork = DEFAULT_PARALLEL_MIN_WORK;
-let setupMinNnz = DEFAULT_PARALLEL_SETUP_MIN_NNZ;
+let tasksMinNnz = DEFAULT_PARALLEL_TASKS_MIN_NNZ;
 
 /** Sets the threads a solver run may use ('auto' = os.availableParallelism()); returns the count now in effect. */
 export function setSolverThreads(count: number | 'auto'): number {
@@ -79,20 +81,20 @@ export function threadsForRun(work: number, parts: number): number {
   return Math.max(1, Math.min(solverThreads(), parts));
 }
 
-/** Sets the least nonzeros of A for which a sparse setup uses threads (Infinity: never); returns the previous value. */
-export function setParallelSetupMinNnz(nnz: number): number {
+/** Sets the least nonzeros of A for which a sparse system's tasks run on threads (Infinity: never); returns the previous value. */
+export function setParallelTasksMinNnz(nnz: number): number {
   if (!(nnz >= 0)) {
-    throw new InvalidParameterError(`Parallel setup minimum nonzeros is ${String(nnz)}; it must be a number >= 0.`, {
+    throw new InvalidParameterError(`Parallel tasks minimum nonzeros is ${String(nnz)}; it must be a number >= 0.`, {
       nnz: String(nnz),
     });
   }
-  const previous = setupMinNnz;
-  setupMinNnz = nnz;
+  const previous = tasksMinNnz;
+  tasksMinNnz = nnz;
   return previous;
 }
 
-/** Threads for a sparse setup of `machines` machines over a matrix of `nnz` stored entries (the setting, as for runs). */
-export function threadsForSetup(nnz: number, machines: number): number {
-  if (nnz < setupMinNnz) return 1;
-  return Math.max(1, Math.min(solverThreads(), machines));
+/** Threads for `tasks` independent tasks on a sparse matrix of `nnz` stored entries (the setting, as for runs, at most one per task). */
+export function threadsForTasks(nnz: number, tasks: number): number {
+  if (nnz < tasksMinNnz) return 1;
+  return Math.max(1, Math.min(solverThreads(), tasks));
 }

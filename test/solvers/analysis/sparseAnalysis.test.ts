@@ -8,7 +8,8 @@
  *  - SciPy analyses of grid matrices too large for the dense path (test/reference/sparse/analysis.json,
  *    written by analysis.py next to it, n = 40 000): within 1e-6 relative, angles 1e-9, and each
  *    estimate's reported error bound holds (up to the rounding of the reference, 64 eps, and of the
- *    solves the operators apply, kappa(A) eps for the LU of A).
+ *    solves the operators apply, kappa(A) eps for the LU of A);
+ *  - the pairs' angles on threads (src/solvers/parallel/taskPool.ts) are those of one thread, bit for bit.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -16,15 +17,20 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, analyzeWork, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
+import { pairAnglesSpec } from '../../../src/solvers/analysis/sparseAnalysis.js';
 import type { Analysis, Estimate } from '../../../src/solvers/analysis/types.js';
 import { runSync, type WorkProgress } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import type { SparseDistributedSystem } from '../../../src/solvers/distributed/sparseSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import type { CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { machineColumnSlots, type SparsePairAngle } from '../../../src/solvers/sparse/spectrumOfS.js';
+import { describeEachBackend } from '../../support/backends.js';
+import { heldTasksWork } from '../parallel/heldTasks.js';
 import { loadFixtures, type Fixture } from '../../support/fixtures.js';
 import { analyzeFixture, checkFixture, EPS, expectAbsolute, expectRelative, kappaAtATolerance, kappaSTolerance } from './fixtureChecks.js';
 import { permutedBlockDiagonal } from './sparseExamples.js';
@@ -286,4 +292,30 @@ describe('sparse analysis of grid matrices too large for the dense path (SciPy, 
       for (const id of ALGORITHM_IDS) expectAbsolute(a.rates[id].rate, ref.rates[id], 1e-6 * (1 - ref.rates[id]) + 1e-12, `rates.${id}`);
     });
   }
+});
+
+describeEachBackend('sparse analysis with its pairs of machines on threads', (backend) => {
+  it('gives the angles and estimates of one thread, bit for bit, also for the pairs a worker computes', () => {
+    // Rows dealt round robin: every pair of the 5 machines overlaps (10 pairs).
+    const A = convectionDiffusion2d(24, 50);
+    const assignment = Int32Array.from({ length: A.rows }, (_, k) => k % 5);
+    const system = buildDistributedSystem(createProblem({ A, partition: { assignment: Array.from(assignment) } }));
+    const analyzeOn = (threads: number): Analysis => {
+      setSolverThreads(threads);
+      const previous = setParallelTasksMinNnz(threads > 1 ? 0 : Infinity);
+      try {
+        return analyze(system);
+      } finally {
+        setParallelTasksMinNnz(previous);
+        setSolverThreads('auto');
+      }
+    };
+    const single = analyzeOn(1);
+    expect(single.heterogeneity.estimates?.overlappingPairs).toBe(10);
+    expect(analyzeOn(2).heterogeneity).toEqual(single.heterogeneity);
+    const spec = pairAnglesSpec(system, machineColumnSlots(A, system.partition.rowsOf));
+    const angles = runSync(heldTasksWork<SparsePairAngle>('pairs', spec, spec.pairs.length / 2, backend));
+    expect(angles).toHaveLength(10);
+    angles.forEach((angle, q) => expect(angle.theta).toBe(single.heterogeneity.theta[spec.pairs[2 * q]][spec.pairs[2 * q + 1]]));
+  });
 });

@@ -2,7 +2,7 @@
  * A sparse setup on threads (src/solvers/distributed/sparseSystem.ts through ../parallel/taskPool.ts)
  * builds exactly the machines of one thread, on each backend: the same rows, supports, right-hand
  * sides, Gram factors (bit for bit) and condition estimates, and the same refusal naming the same
- * machine and row; when threads apply (threadsForSetup).
+ * machine and row; when threads apply (threadsForTasks).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
@@ -12,41 +12,40 @@ import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import type { PartitionInput } from '../../../src/solvers/input/types.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { activeBackend } from '../../../src/solvers/linalg/backend.js';
-import { runTasksWork } from '../../../src/solvers/parallel/taskPool.js';
 import {
-  DEFAULT_PARALLEL_SETUP_MIN_NNZ,
-  setParallelSetupMinNnz,
+  DEFAULT_PARALLEL_TASKS_MIN_NNZ,
+  setParallelTasksMinNnz,
   setSolverThreads,
-  threadsForSetup,
+  threadsForTasks,
 } from '../../../src/solvers/parallel/threads.js';
 import { activeSolverWorkers } from '../../../src/solvers/parallel/workerThreads.js';
 import type { CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { thrown } from '../../support/thrown.js';
-import { runTask, type HeldSetupSpec } from './setupTasks.js';
+import { heldTasksWork } from '../parallel/heldTasks.js';
 
 function build(A: CsrMatrix, partition: PartitionInput, threads: number): SparseDistributedSystem {
   setSolverThreads(threads);
-  const previous = setParallelSetupMinNnz(threads > 1 ? 0 : Infinity);
+  const previous = setParallelTasksMinNnz(threads > 1 ? 0 : Infinity);
   try {
     const system = buildDistributedSystem(createProblem({ A, partition }));
     if (system.storage !== 'csr') throw new Error('expected a CSR system');
     return system;
   } finally {
-    setParallelSetupMinNnz(previous);
+    setParallelTasksMinNnz(previous);
     setSolverThreads('auto');
   }
 }
 
 describe('threads for a sparse setup', () => {
-  it('apply from DEFAULT_PARALLEL_SETUP_MIN_NNZ nonzeros, at most one per machine, as the thread setting allows', () => {
+  it('apply from DEFAULT_PARALLEL_TASKS_MIN_NNZ nonzeros, at most one per machine, as the thread setting allows', () => {
     setSolverThreads(4);
     try {
-      expect(threadsForSetup(DEFAULT_PARALLEL_SETUP_MIN_NNZ - 1, 100)).toBe(1);
-      expect(threadsForSetup(DEFAULT_PARALLEL_SETUP_MIN_NNZ, 100)).toBe(4);
-      expect(threadsForSetup(DEFAULT_PARALLEL_SETUP_MIN_NNZ, 3)).toBe(3);
-      for (const bad of [-1, Number.NaN]) expect(() => setParallelSetupMinNnz(bad)).toThrow(InvalidParameterError);
+      expect(threadsForTasks(DEFAULT_PARALLEL_TASKS_MIN_NNZ - 1, 100)).toBe(1);
+      expect(threadsForTasks(DEFAULT_PARALLEL_TASKS_MIN_NNZ, 100)).toBe(4);
+      expect(threadsForTasks(DEFAULT_PARALLEL_TASKS_MIN_NNZ, 3)).toBe(3);
+      for (const bad of [-1, Number.NaN]) expect(() => setParallelTasksMinNnz(bad)).toThrow(InvalidParameterError);
     } finally {
       setSolverThreads('auto');
     }
@@ -85,18 +84,7 @@ describeEachBackend('a sparse setup on two threads', () => {
     const A = poisson2d(40);
     const single = build(A, { machines: 9 }, 1);
     const { n, b, partition } = single;
-    const spec: HeldSetupSpec = { setup: { n, A, b, rowsOf: partition.rowsOf }, workerStarted: new Int32Array(new SharedArrayBuffer(4)) };
-    const machines = runSync(
-      runTasksWork({
-        taskModule: new URL('./setupTasks.ts', import.meta.url).href,
-        backend: activeBackend(),
-        tasks: 9,
-        threads: 2,
-        spec,
-        runTask: (s, i) => runTask(s, i) as CsrMachineData,
-        progress: () => ({ phase: 'bases' }),
-      }),
-    );
+    const machines = runSync(heldTasksWork<CsrMachineData>('setup', { n, A, b, rowsOf: partition.rowsOf }, 9, activeBackend()));
     // Results from a worker arrive in shared memory: task 0 held the calling thread until the worker ran one.
     expect(machines.filter((machine) => machine.gram.values.buffer instanceof SharedArrayBuffer).length).toBeGreaterThan(0);
     machines.forEach((machine, i) => expectSameMachine(machine, single.machines[i]));

@@ -32,7 +32,10 @@ function plan(tasks: number, threads: number, taskSpec: PoolTaskSpec, taskModule
     tasks,
     threads,
     spec: taskSpec,
-    runTask: poolTask,
+    // eslint-disable-next-line require-yield
+    *runTask(s, i) {
+      return poolTask(s, i);
+    },
     progress: (done) => ({ phase: 'tasks', fraction: done / tasks }),
   };
 }
