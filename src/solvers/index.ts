@@ -31,7 +31,15 @@ export type * from './analysis/types.js';
 export { ALGORITHM_IDS, algorithms, getAlgorithm, isAlgorithmId, type AlgorithmId } from './algorithms/registry.js';
 export type * from './algorithms/types.js';
 export { runAlgorithm, runAlgorithmWork, DEFAULT_TRACE_CAP, DIVERGENCE_FACTOR } from './runner/runAlgorithm.js';
-export { setSolverThreads, solverThreads, setParallelMinWork, parallelMinWork, DEFAULT_PARALLEL_MIN_WORK } from './parallel/threads.js';
+export {
+  setSolverThreads,
+  solverThreads,
+  setParallelMinWork,
+  parallelMinWork,
+  DEFAULT_PARALLEL_MIN_WORK,
+  setParallelTasksMinNnz,
+  DEFAULT_PARALLEL_TASKS_MIN_NNZ,
+} from './parallel/threads.js';
 export { activeSolverWorkers, lastThreadStartFailure } from './parallel/engine.js';
 export type * from './runner/types.js';
 export { useBackend, activeBackend, nativeBlas, nativeUnavailableReason, type BackendName } from './linalg/backend.js';

@@ -56,8 +56,8 @@ export interface TaskWorkerSetup {
   readonly message: SharedArrayBuffer;
 }
 
-/** A worker's report on one task: its result, or that it failed (the calling thread runs it again). */
-export type TaskReply = { readonly index: number; readonly result: unknown } | { readonly index: number; readonly failure: string };
+/** A worker's report on one task: its result, or that it failed (the calling thread runs it again, to throw its error). */
+export type TaskReply = { readonly index: number; readonly result: unknown } | { readonly index: number; readonly failed: true };
 
 /** Longest wait between two looks at the workers' ports (ms): results are picked up and progress yielded at least this often. */
 const POLL_MS = 20;
@@ -141,7 +141,6 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
       if (has[i] === 1) continue;
       if (localFailure !== null && localFailure.index === i) {
         // The calling thread's own failure, rethrown as it was thrown.
-
         throw localFailure.error;
       }
       results[i] = yield* plan.runTask(spec, i);

@@ -29,8 +29,8 @@ for (;;) {
   let reply: TaskReply;
   try {
     reply = { index, result: sharedCopy(runTask(setup.spec, index)) };
-  } catch (error) {
-    reply = { index, failure: error instanceof Error ? (error.stack ?? error.message) : String(error) };
+  } catch {
+    reply = { index, failed: true };
     Atomics.store(control, NEXT, setup.tasks);
   }
   setup.port.postMessage(reply);
