@@ -128,6 +128,27 @@ export function runChunks(control: Int32Array, order: Int32Array, shard: Shard, 
   }
 }
 
+/** Counts a worker GONE and wakes the calling thread wherever it waits for workers (READY, DONE). */
+export function recordGone(control: Int32Array): void {
+  Atomics.add(control, GONE, 1);
+  Atomics.notify(control, DONE);
+  Atomics.notify(control, READY);
+}
+
+/**
+ * In a worker: counts it GONE if its thread exits before the returned `leave()` is called (a fatal
+ * error), so that the calling thread never waits for it; after `leave()` an exit is an asked-for one.
+ */
+export function goneOnUnaskedExit(control: Int32Array): () => void {
+  let leaving = false;
+  process.on('exit', () => {
+    if (!leaving) recordGone(control);
+  });
+  return () => {
+    leaving = true;
+  };
+}
+
 /** Records the first failure of a worker (message and FAILED flag). */
 export function recordFailure(control: Int32Array, message: Uint8Array, error: unknown): void {
   const text = error instanceof Error ? (error.stack ?? error.message) : String(error);

@@ -1,6 +1,7 @@
 /**
- * Runs independent tasks (a sparse setup's machines: each one's rows, Gram matrix and factorization)
- * on several threads, as cooperative work. The calling thread and `threads - 1` workers take task
+ * Runs independent tasks (a sparse setup's machines: each one's rows, Gram matrix and factorization;
+ * its analysis' overlapping pairs of machines: each pair's principal angle) on several threads, as
+ * cooperative work. The calling thread and `threads - 1` workers take task
  * indices from a shared counter in increasing order; a worker posts each result (its typed arrays
  * copied into shared memory, so that receiving it copies nothing) on its own MessagePort, which the
  * calling thread reads synchronously (receiveMessageOnPort) between its own tasks and while it

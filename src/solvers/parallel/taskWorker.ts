@@ -7,19 +7,13 @@
  */
 import { workerData } from 'node:worker_threads';
 import { useBackend } from '../linalg/backend.js';
-import { DONE, GONE, NEXT } from './protocol.js';
+import { DONE, NEXT, goneOnUnaskedExit, recordGone } from './protocol.js';
 import type { TaskReply, TaskRunner, TaskWorkerSetup } from './taskPool.js';
 import { sharedCopy } from './workerThreads.js';
 
 const setup = workerData as TaskWorkerSetup;
 const control = new Int32Array(setup.control);
-let leaving = false;
-
-process.on('exit', () => {
-  if (leaving) return;
-  Atomics.add(control, GONE, 1);
-  Atomics.notify(control, DONE);
-});
+const leave = goneOnUnaskedExit(control);
 
 /** The task module's runner on the calling thread's backend, or null (counted GONE once) when either cannot load. */
 async function taskRunner(): Promise<TaskRunner | null> {
@@ -29,9 +23,8 @@ async function taskRunner(): Promise<TaskRunner | null> {
     return ((await import(setup.taskModule)) as { runTask: TaskRunner }).runTask;
   } catch {
     // The calling thread runs this worker's share; it only needs to stop waiting for it.
-    leaving = true;
-    Atomics.add(control, GONE, 1);
-    Atomics.notify(control, DONE);
+    leave();
+    recordGone(control);
     return null;
   }
 }
@@ -55,7 +48,7 @@ function serve(runTask: TaskRunner): void {
 const runTask = await taskRunner();
 if (runTask !== null) {
   serve(runTask);
-  leaving = true;
+  leave();
   Atomics.add(control, DONE, 1);
   Atomics.notify(control, DONE);
 }

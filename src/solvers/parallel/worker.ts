@@ -11,7 +11,7 @@ import {
   DONE,
   EXIT_PHASE,
   GENERATION,
-  GONE,
+  goneOnUnaskedExit,
   PHASE,
   READY,
   dataViews,
@@ -26,15 +26,8 @@ import {
 const setup = workerData as WorkerSetup;
 const control = new Int32Array(setup.control);
 const message = new Uint8Array(setup.message);
-let leaving = false;
-
 // An exit the calling thread did not ask for (e.g. a fatal error) must not leave it waiting.
-process.on('exit', () => {
-  if (leaving) return;
-  Atomics.add(control, GONE, 1);
-  Atomics.notify(control, DONE);
-  Atomics.notify(control, READY);
-});
+const leave = goneOnUnaskedExit(control);
 
 async function buildShard(): Promise<Shard | null> {
   try {
@@ -78,4 +71,4 @@ function serve(shard: Shard): void {
 
 const shard = await buildShard();
 if (shard !== null) serve(shard);
-leaving = true;
+leave();

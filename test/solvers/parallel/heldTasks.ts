@@ -1,16 +1,15 @@
 /**
  * The tasks a sparse system runs on a task pool, a sparse setup's machines
  * (src/solvers/distributed/sparseSystem.ts) and its analysis' pairs of machines
- * (src/solvers/analysis/sparseAnalysis.ts), as the tests run them: a worker marks that it ran a task,
- * and task 0 on the calling thread waits (up to 30 s) for that mark, so that the workers take tasks
- * however slowly they start.
+ * (src/solvers/analysis/sparseAnalysis.ts), as the tests run them: held by holdUntilAWorkerRuns
+ * (./poolTasks.ts), so that the workers take tasks however slowly they start.
  */
-import { isMainThread } from 'node:worker_threads';
 import { runTask as pairTask } from '../../../src/solvers/analysis/sparseAnalysis.js';
 import { runTask as setupTask } from '../../../src/solvers/distributed/sparseSystem.js';
 import type { Work } from '../../../src/solvers/cooperative.js';
 import type { BackendName } from '../../../src/solvers/linalg/backend.js';
 import { runTasksWork, type TaskRunner } from '../../../src/solvers/parallel/taskPool.js';
+import { holdUntilAWorkerRuns } from './poolTasks.js';
 
 export interface HeldSpec {
   readonly kind: 'setup' | 'pairs';
@@ -22,12 +21,7 @@ export interface HeldSpec {
 
 export const runTask: TaskRunner = (spec, index) => {
   const { kind, inner, workerStarted } = spec as HeldSpec;
-  if (!isMainThread) {
-    Atomics.store(workerStarted, 0, 1);
-    Atomics.notify(workerStarted, 0);
-  } else if (index === 0) {
-    Atomics.wait(workerStarted, 0, 0, 30_000);
-  }
+  holdUntilAWorkerRuns(workerStarted, index);
   return (kind === 'setup' ? setupTask : pairTask)(inner, index);
 };
 

@@ -24,13 +24,21 @@ export interface PoolTaskResult {
   readonly squares: Float64Array;
 }
 
-export function poolTask(spec: PoolTaskSpec, index: number): PoolTaskResult {
+/**
+ * On a worker: marks in workerStarted[0] (shared memory) that a worker ran a task. On the calling
+ * thread: task 0 waits for that mark (up to 30 s), so that the workers take tasks however slowly they start.
+ */
+export function holdUntilAWorkerRuns(workerStarted: Int32Array, index: number): void {
   if (!isMainThread) {
-    Atomics.store(spec.workerStarted, 0, 1);
-    Atomics.notify(spec.workerStarted, 0);
-  } else if (index === 0 && spec.waitForWorker) {
-    Atomics.wait(spec.workerStarted, 0, 0, 30_000);
+    Atomics.store(workerStarted, 0, 1);
+    Atomics.notify(workerStarted, 0);
+  } else if (index === 0) {
+    Atomics.wait(workerStarted, 0, 0, 30_000);
   }
+}
+
+export function poolTask(spec: PoolTaskSpec, index: number): PoolTaskResult {
+  if (!isMainThread || spec.waitForWorker) holdUntilAWorkerRuns(spec.workerStarted, index);
   if (spec.failAt.includes(index)) throw new SingularMatrixError(`Machine ${index} is singular.`, { machine: index });
   return { index, thread: threadId, squares: spec.values.map((v) => (v * (index + 1)) ** 2) };
 }
