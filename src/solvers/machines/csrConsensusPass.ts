@@ -45,6 +45,10 @@ export class CsrConsensusPass implements ConsensusMachines {
   private readonly y: Float64Array;
   /** D_i of (2) on C_i, at [outputOffset[i], outputOffset[i + 1]) as the pass's terms. */
   private readonly offsets: Float64Array;
+  /** Per machine, the consensus distance's sums over C_i (measureAndAdvance). */
+  private readonly inside: Float64Array;
+  private readonly insideLow: Float64Array;
+  private readonly near: Float64Array;
   private residual2 = 0;
   private distance2 = 0;
 
@@ -60,6 +64,10 @@ export class CsrConsensusPass implements ConsensusMachines {
     this.gamma = gamma;
     this.y = new Float64Array(n);
     this.offsets = new Float64Array(this.outputOffset[this.machines.length]);
+    const m = this.machines.length;
+    this.inside = new Float64Array(m);
+    this.insideLow = new Float64Array(m);
+    this.near = new Float64Array(m);
   }
 
   /** x_i(0) = A_i^+ b_i: y(0) = 0 and D_i(0) the Cimmino terms at 0. */
@@ -72,14 +80,10 @@ export class CsrConsensusPass implements ConsensusMachines {
 
   /** Measures xbar (residual, consensus distance to every x_i), then advances y and every D_i by (1). */
   run(): void {
-    const { engine, gamma, y, xbar, offsets } = this;
+    const { engine } = this;
     engine.run(CIMMINO_PASS);
     this.residual2 = engine.scalarSum(RESIDUAL2);
-    this.distance2 = this.largestDistance2();
-    const keep = 1 - gamma;
-    for (let j = 0; j < y.length; j++) y[j] = keep * y[j] + gamma * xbar[j];
-    const terms = engine.output;
-    for (let t = 0; t < offsets.length; t++) offsets[t] = keep * offsets[t] + gamma * terms[t];
+    this.distance2 = this.measureAndAdvance(engine.output);
   }
 
   residualNormSquared(): number {
@@ -104,18 +108,47 @@ export class CsrConsensusPass implements ConsensusMachines {
     }
   }
 
-  /** Doubles this pass holds on the calling thread: y, the offsets D_i, the engine's xbar and terms. O(n + nnz). */
+  /** Doubles this pass holds on the calling thread: y, the offsets D_i, the engine's xbar and terms, 3 per machine. O(n + nnz). */
   heldDoubles(): number {
-    return this.y.length + this.offsets.length + this.engine.input.length + this.engine.output.length;
+    return this.y.length + this.offsets.length + this.engine.input.length + this.engine.output.length + 3 * this.inside.length;
   }
 
   dispose(): void {
     this.engine.dispose();
   }
 
-  /** max_i |xbar - x_i|^2 (see the module comment); NaN when any is NaN. */
-  private largestDistance2(): number {
-    const { machines, outputOffset, offsets, y, xbar } = this;
+  /**
+   * max_i |xbar - x_i|^2 (see the module comment; NaN when any is NaN), then the step (1) on y and
+   * every D_i (D_i += gamma (term_i - D_i) as (1 - gamma) D_i + gamma term_i). Each machine's support
+   * is read once for its sums and its offsets' step, then n once for |e|^2 and y's step: the
+   * taskmaster's share of an iteration at large n is these passes over memory.
+   */
+  private measureAndAdvance(terms: Float64Array): number {
+    const { machines, outputOffset, offsets, y, xbar, gamma, inside, insideLow, near } = this;
+    const keep = 1 - gamma;
+    for (let i = 0; i < machines.length; i++) {
+      const { c, cols, full } = machines[i];
+      const base = outputOffset[i];
+      // sum_{j in C_i} e_j^2 in double-double, and sum_{j in C_i} (e_j - D_ij)^2, with e = xbar - y before the step.
+      let sum = 0;
+      let low = 0;
+      let close = 0;
+      for (let t = 0; t < c; t++) {
+        const j = full ? t : cols[t];
+        const e = xbar[j] - y[j];
+        const square = e * e;
+        const s = sum + square;
+        const back = s - sum;
+        low += sum - (s - back) + (square - back);
+        sum = s;
+        const d = e - offsets[base + t];
+        close += d * d;
+        offsets[base + t] = keep * offsets[base + t] + gamma * terms[base + t];
+      }
+      inside[i] = sum;
+      insideLow[i] = low;
+      near[i] = close;
+    }
     // |e|^2 in double-double: (total, totalLow).
     let total = 0;
     let totalLow = 0;
@@ -126,27 +159,12 @@ export class CsrConsensusPass implements ConsensusMachines {
       const back = s - total;
       totalLow += total - (s - back) + (square - back);
       total = s;
+      y[j] = keep * y[j] + gamma * xbar[j];
     }
     let largest = 0;
     for (let i = 0; i < machines.length; i++) {
-      const { c, cols, full } = machines[i];
-      const base = outputOffset[i];
-      let inside = 0;
-      let insideLow = 0;
-      let near = 0;
-      for (let t = 0; t < c; t++) {
-        const j = full ? t : cols[t];
-        const e = xbar[j] - y[j];
-        const square = e * e;
-        const s = inside + square;
-        const back = s - inside;
-        insideLow += inside - (s - back) + (square - back);
-        inside = s;
-        const d = e - offsets[base + t];
-        near += d * d;
-      }
-      const far = full ? 0 : Math.max(0, total - inside + (totalLow - insideLow));
-      const distance2 = far + near;
+      const far = machines[i].full ? 0 : Math.max(0, total - inside[i] + (totalLow - insideLow[i]));
+      const distance2 = far + near[i];
       if (Number.isNaN(distance2)) return Number.NaN;
       largest = Math.max(largest, distance2);
     }
