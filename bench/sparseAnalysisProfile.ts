@@ -17,7 +17,7 @@ import { machineGramSolves } from '../src/solvers/analysis/sparseAnalysis.js';
 import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
 import { sparseMatrixConditioningWork } from '../src/solvers/sparse/singularValuesOfSparse.js';
 import { factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
-import { currentThreadSparseLuWork } from '../src/solvers/machines/placement.js';
+import { currentThreadNormalOperator, currentThreadSparseLuWork } from '../src/solvers/machines/placement.js';
 import { KrylovWorkspace } from '../src/solvers/sparse/spectrumOfOperator.js';
 import {
   lambdaMaxSWork,
@@ -64,7 +64,14 @@ function main(): void {
     const [luSeconds, lu] = clock(() => runSync(currentThreadSparseLuWork(A)));
     log('lu', { seconds: luSeconds, nnzLU: factorNonzeros(lu), ordering: lu.ordering });
     const [condSeconds, cond] = clock(() =>
-      runSync(sparseMatrixConditioningWork(A, { factorization: lu, workspace, lanczos: { tolerance: TOLERANCE } })),
+      runSync(
+        sparseMatrixConditioningWork(A, {
+          factorization: lu,
+          normalOperator: currentThreadNormalOperator(A),
+          workspace,
+          lanczos: { tolerance: TOLERANCE },
+        }),
+      ),
     );
     log('conditioning', { seconds: condSeconds, L: cond.L, mu: cond.mu, kappaAtA: cond.kappaAtA.value });
     const slots = machineColumnSlots(A, partition.rowsOf);

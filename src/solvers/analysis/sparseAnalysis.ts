@@ -28,6 +28,7 @@ import { sparseMatrixConditioningWork, type SpectralEstimate } from '../sparse/s
 import {
   choosePlacement,
   currentThreadGramSolver,
+  currentThreadNormalOperator,
   currentThreadSparseLuWork,
   type GramSolver,
   type StoredGramFactor,
@@ -216,7 +217,12 @@ export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<
   yield { phase: 'conditioning', fraction: 0 };
   const lu = yield* inPhase(currentThreadSparseLuWork(A), 'conditioning', 0, 0.15);
   const matrix = yield* inPhase(
-    sparseMatrixConditioningWork(A, { factorization: lu, workspace, lanczos: { tolerance: SPECTRUM_TOLERANCE } }),
+    sparseMatrixConditioningWork(A, {
+      factorization: lu,
+      normalOperator: currentThreadNormalOperator(A),
+      workspace,
+      lanczos: { tolerance: SPECTRUM_TOLERANCE },
+    }),
     'conditioning',
     0.15,
     0.5,

@@ -53,6 +53,8 @@ export interface SparseConditioningOptions {
   lu?: SparseLuOptions;
   /** A factorization of A to reuse (the S operator's inverse needs the same one). */
   factorization?: SparseLuFactorization;
+  /** A^T A as the caller applies it (e.g. on a compiled kernel with the same sums); default normalOperatorOfSparse(A). */
+  normalOperator?: SymmetricOperator;
   workspace?: KrylovWorkspace;
 }
 
@@ -137,7 +139,7 @@ function singularError(sigmaMax: number, sigmaMin: number, n: number): SingularM
 export function* sparseMatrixConditioningWork(a: CsrMatrix, options: SparseConditioningOptions = {}): Work<SparseMatrixConditioning> {
   const n = a.rows;
   const workspace = options.workspace ?? new KrylovWorkspace();
-  const top = yield* largestEigenvalueWork(normalOperatorOfSparse(a), options.lanczos, workspace);
+  const top = yield* largestEigenvalueWork(options.normalOperator ?? normalOperatorOfSparse(a), options.lanczos, workspace);
   const L = fromEigenvalue(top);
   yield { phase: 'conditioning', fraction: 0.3 };
   const f = options.factorization ?? (yield* sparseLuWork(a, options.lu));

@@ -4,8 +4,9 @@
  * shared matrices; DGD, D-NAG and D-HBM give the same iterates to the bit over 100 iterations on
  * every kernel set, in both layouts of the pass (one chunk below parallelMinWork(), row chunks on
  * two threads above it), and the two layouts agree to 1e-12; the gradient equals A^T (A x - b)
- * computed here independently (supports gathered, read in place, or whole). The addon refuses a
- * malformed chunk or vector.
+ * computed here independently (supports gathered, read in place, or whole). The analysis' products
+ * with A^T A on the calling thread (the same pass with b = 0) are normalOperatorOfSparse's to the bit on
+ * both backends. The addon refuses a malformed chunk or vector.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { algorithms } from '../../../src/solvers/algorithms/registry.js';
@@ -18,11 +19,12 @@ import { activeBackend, nativeCsr, useBackend } from '../../../src/solvers/linal
 import { nativeCsrGradient, typescriptCsrGradient, type CsrRows } from '../../../src/solvers/linalg/csrKernels.js';
 import { attachArena, useWasmKernels, WasmArena, wasmKernelsEnabled } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { GradientPass, gradientRowChunks, singleCsrChunk } from '../../../src/solvers/machines/gradientPass.js';
-import { fleetPlacement } from '../../../src/solvers/machines/placement.js';
+import { currentThreadNormalOperator, fleetPlacement } from '../../../src/solvers/machines/placement.js';
 import { csrRowRange } from '../../../src/solvers/machines/storage.js';
 import { DEFAULT_PARALLEL_MIN_WORK, setParallelMinWork, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { csrFromDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { normalOperatorOfSparse } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
 import { KERNEL_SETS, kernelSetSkipReason } from '../../support/backends.js';
 import { matrixMarket } from '../../support/fixtures.js';
 import { normProductBound } from '../../support/csrNorms.js';
@@ -120,6 +122,36 @@ describe('fused CSR gradient kernels on one chunk', () => {
       }
     });
   }
+
+  it("the analysis' products with A^T A (currentThreadNormalOperator) are normalOperatorOfSparse's to the bit on each backend, and overwrite their output", () => {
+    for (const A of [convectionDiffusion2d(30, 50), csrFromDense(parseMatrixMarket(matrixMarket('sherman5.mtx')))]) {
+      const x = Float64Array.from({ length: A.cols }, (_, j) => Math.cos(0.3 * j) - 0.1);
+      const expected = new Float64Array(A.cols);
+      normalOperatorOfSparse(A).apply(x, expected);
+      // Independent of the kernels: the same vector within rounding of A^T (A x).
+      const { g, scale } = referenceGradient(A, new Float64Array(A.rows), x);
+      for (let j = 0; j < A.cols; j++) expect(Math.abs(expected[j] - g[j])).toBeLessThanOrEqual(1e-14 * scale[j]);
+      for (const set of KERNEL_SETS) {
+        if (kernelSetSkipReason(set) !== '') continue;
+        const previous = activeBackend();
+        const previousWasm = wasmKernelsEnabled();
+        useBackend(set.backend);
+        useWasmKernels(set.wasm);
+        try {
+          const op = currentThreadNormalOperator(A);
+          expect(op.size).toBe(A.cols);
+          const y = new Float64Array(A.cols).fill(Number.NaN);
+          op.apply(x, y);
+          expect(Array.from(y), set.label).toEqual(Array.from(expected));
+          op.apply(x, y);
+          expect(Array.from(y), `${set.label}, applied again`).toEqual(Array.from(expected));
+        } finally {
+          useBackend(previous);
+          useWasmKernels(previousWasm);
+        }
+      }
+    }
+  });
 
   it.skipIf(nativeCsr() === null)('the addon refuses a malformed chunk and vectors too short for it', () => {
     const csr = nativeCsr()!;
