@@ -17,7 +17,7 @@ import { machineGramSolves } from '../src/solvers/analysis/sparseAnalysis.js';
 import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
 import { sparseMatrixConditioningWork } from '../src/solvers/sparse/singularValuesOfSparse.js';
 import { factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
-import { currentThreadNormalOperator, currentThreadSparseLuWork } from '../src/solvers/machines/placement.js';
+import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../src/solvers/machines/placement.js';
 import { KrylovWorkspace } from '../src/solvers/sparse/spectrumOfOperator.js';
 import {
   lambdaMaxSWork,
@@ -63,10 +63,12 @@ function main(): void {
     const workspace = new KrylovWorkspace();
     const [luSeconds, lu] = clock(() => runSync(currentThreadSparseLuWork(A)));
     log('lu', { seconds: luSeconds, nnzLU: factorNonzeros(lu), ordering: lu.ordering });
+    const luSolves = currentThreadLuSolves(lu);
     const [condSeconds, cond] = clock(() =>
       runSync(
         sparseMatrixConditioningWork(A, {
           factorization: lu,
+          luSolves,
           normalOperator: currentThreadNormalOperator(A),
           workspace,
           lanczos: { tolerance: TOLERANCE },
@@ -88,7 +90,7 @@ function main(): void {
       }
     });
     log('principalAngles', { seconds: anglesSeconds, pairs: pairs.length / 2, products, thetaH });
-    const [minSeconds, lambdaMinS] = clock(() => runSync(lambdaMinSWork(slots, lu, { tolerance: TOLERANCE }, workspace)));
+    const [minSeconds, lambdaMinS] = clock(() => runSync(lambdaMinSWork(slots, lu, { tolerance: TOLERANCE }, workspace, luSolves)));
     log('lambdaMinS', { seconds: minSeconds, ...lambdaMinS });
     const bipartite = overlapTwoColouring(slots, pairs) !== null;
     if (bipartite) log('lambdaMaxS', { seconds: 0, ...reflectedLambdaMax(lambdaMinS) });

@@ -23,6 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#if defined(__clang__)
+#pragma clang fp contract(off)
+#define NO_CONTRACTION
+#elif defined(__GNUC__)
+#define NO_CONTRACTION __attribute__((optimize("fp-contract=off")))
+#else
+#define NO_CONTRACTION
+#endif
+
 static const char* status_text(int status) {
   switch (status) {
     case UMFPACK_ERROR_out_of_memory:
@@ -167,6 +176,162 @@ static napi_value UmfpackLu(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
+/* An LU factor held for repeated solves: the arrays of src/solvers/sparse/sparseLu.ts, referenced, not copied. */
+typedef struct {
+  int32_t n;
+  const int32_t *l_ptr, *l_idx, *u_ptr, *u_idx, *row_pivot, *column_order;
+  const double *l_val, *u_val;
+  double* work;
+  napi_ref refs[8];
+} LuSolver;
+
+static void free_lu_solver(napi_env env, void* data, void* hint) {
+  (void)hint;
+  LuSolver* solver = data;
+  for (int k = 0; k < 8; k++)
+    if (solver->refs[k]) napi_delete_reference(env, solver->refs[k]);
+  free(solver->work);
+  free(solver);
+}
+
+static bool is_permutation(const int32_t* p, size_t len, int32_t n, unsigned char* seen) {
+  if (len < (size_t)n) return false;
+  memset(seen, 0, (size_t)n + 1);
+  for (int32_t k = 0; k < n; k++) {
+    if (p[k] < 0 || p[k] >= n || seen[p[k]]) return false;
+    seen[p[k]] = 1;
+  }
+  return true;
+}
+
+/*
+ * luSolver(n, lColPtr, lRowIdx, lValues, uColPtr, uRowIdx, uValues, rowPivot, columnOrder) -> handle, for the
+ * layout umfpackLu returns (and the TypeScript LU makes): checked once here (pointers, L's unit diagonal first
+ * and its rows below it, U's diagonal last and its rows above it, two permutations), so that a solve checks
+ * only its vectors. The arrays are referenced and must not be resized or detached meanwhile.
+ */
+static napi_value LuSolverNew(napi_env env, napi_callback_info info) {
+  const char* name = "luSolver";
+  napi_value argv[9];
+  if (!get_args(env, info, name, 9, argv)) return NULL;
+  int32_t n;
+  int32_t *l_ptr, *l_idx, *u_ptr, *u_idx, *row_pivot, *column_order;
+  double *l_val, *u_val;
+  size_t l_ptr_len, l_idx_len, l_val_len, u_ptr_len, u_idx_len, u_val_len, p_len, q_len;
+  if (!get_count(env, argv[0], &n)) return throw_type(env, name, 0, "a non-negative 32-bit integer");
+  if (!get_typed(env, argv[1], napi_int32_array, (void**)&l_ptr, &l_ptr_len)) return throw_type(env, name, 1, "an Int32Array");
+  if (!get_typed(env, argv[2], napi_int32_array, (void**)&l_idx, &l_idx_len)) return throw_type(env, name, 2, "an Int32Array");
+  if (!get_typed(env, argv[3], napi_float64_array, (void**)&l_val, &l_val_len)) return throw_type(env, name, 3, "a Float64Array");
+  if (!get_typed(env, argv[4], napi_int32_array, (void**)&u_ptr, &u_ptr_len)) return throw_type(env, name, 4, "an Int32Array");
+  if (!get_typed(env, argv[5], napi_int32_array, (void**)&u_idx, &u_idx_len)) return throw_type(env, name, 5, "an Int32Array");
+  if (!get_typed(env, argv[6], napi_float64_array, (void**)&u_val, &u_val_len)) return throw_type(env, name, 6, "a Float64Array");
+  if (!get_typed(env, argv[7], napi_int32_array, (void**)&row_pivot, &p_len)) return throw_type(env, name, 7, "an Int32Array");
+  if (!get_typed(env, argv[8], napi_int32_array, (void**)&column_order, &q_len)) return throw_type(env, name, 8, "an Int32Array");
+  const char* problem = check_compressed(n, l_ptr, l_ptr_len, l_idx, l_idx_len, l_val_len);
+  if (problem) return throw_range(env, name, problem);
+  problem = check_compressed(n, u_ptr, u_ptr_len, u_idx, u_idx_len, u_val_len);
+  if (problem) return throw_range(env, name, problem);
+  for (int32_t j = 0; j < n; j++) {
+    if (l_ptr[j] == l_ptr[j + 1] || l_idx[l_ptr[j]] != j) return throw_range(env, name, "a column of L does not start with its diagonal");
+    for (int32_t q = l_ptr[j] + 1; q < l_ptr[j + 1]; q++)
+      if (l_idx[q] <= j) return throw_range(env, name, "L has an entry on or above its diagonal after the first");
+    if (u_ptr[j] == u_ptr[j + 1] || u_idx[u_ptr[j + 1] - 1] != j) return throw_range(env, name, "a column of U does not end with its diagonal");
+    for (int32_t q = u_ptr[j]; q < u_ptr[j + 1] - 1; q++)
+      if (u_idx[q] >= j) return throw_range(env, name, "U has an entry on or below its diagonal before the last");
+  }
+  unsigned char* seen = malloc((size_t)n + 1);
+  if (!seen) return throw_range(env, name, "out of memory");
+  bool permutations = is_permutation(row_pivot, p_len, n, seen) && is_permutation(column_order, q_len, n, seen);
+  free(seen);
+  if (!permutations) return throw_range(env, name, "rowPivot or columnOrder is not a permutation of 0 .. n - 1");
+
+  LuSolver* solver = calloc(1, sizeof *solver);
+  double* work = malloc(sizeof(double) * ((size_t)n + 1));
+  if (!solver || !work) {
+    free(solver);
+    free(work);
+    return throw_range(env, name, "out of memory");
+  }
+  *solver = (LuSolver){n, l_ptr, l_idx, u_ptr, u_idx, row_pivot, column_order, l_val, u_val, work, {NULL}};
+  for (int k = 0; k < 8; k++) {
+    if (napi_create_reference(env, argv[k + 1], 1, &solver->refs[k]) != napi_ok) {
+      free_lu_solver(env, solver, NULL);
+      return throw_range(env, name, "cannot reference the factor's arrays");
+    }
+  }
+  napi_value handle;
+  if (napi_create_external(env, solver, free_lu_solver, NULL, &handle) != napi_ok) {
+    free_lu_solver(env, solver, NULL);
+    return throw_range(env, name, "cannot create the handle");
+  }
+  return handle;
+}
+
+/* The solves' arithmetic, without contraction (no fused multiply-add whatever the target's flags), as in csr_kernels.c. */
+NO_CONTRACTION static void lu_solve_into(const LuSolver* f, const double* b, double* x, bool transposed) {
+  const int32_t n = f->n;
+  const int32_t *restrict lp = f->l_ptr, *restrict li = f->l_idx, *restrict up = f->u_ptr, *restrict ui = f->u_idx;
+  const double *restrict lv = f->l_val, *restrict uv = f->u_val;
+  double* restrict z = f->work;
+  if (!transposed) {
+    for (int32_t i = 0; i < n; i++) z[f->row_pivot[i]] = b[i];
+    for (int32_t j = 0; j < n; j++) {
+      const double zj = z[j];
+      if (zj == 0) continue;
+      for (int32_t q = lp[j] + 1; q < lp[j + 1]; q++) z[li[q]] -= lv[q] * zj;
+    }
+    for (int32_t j = n - 1; j >= 0; j--) {
+      const int32_t last = up[j + 1] - 1;
+      const double zj = (z[j] /= uv[last]);
+      if (zj == 0) continue;
+      for (int32_t q = up[j]; q < last; q++) z[ui[q]] -= uv[q] * zj;
+    }
+    for (int32_t k = 0; k < n; k++) x[f->column_order[k]] = z[k];
+  } else {
+    for (int32_t k = 0; k < n; k++) z[k] = b[f->column_order[k]];
+    for (int32_t j = 0; j < n; j++) {
+      const int32_t last = up[j + 1] - 1;
+      double s = z[j];
+      for (int32_t q = up[j]; q < last; q++) s -= uv[q] * z[ui[q]];
+      z[j] = s / uv[last];
+    }
+    for (int32_t j = n - 1; j >= 0; j--) {
+      double s = z[j];
+      for (int32_t q = lp[j] + 1; q < lp[j + 1]; q++) s -= lv[q] * z[li[q]];
+      z[j] = s;
+    }
+    for (int32_t i = 0; i < n; i++) x[i] = z[f->row_pivot[i]];
+  }
+}
+
+/*
+ * luSolve(handle, b, x, transposed): x = A^{-1} b, or A^{-T} b when transposed, with P A Q = L U: the
+ * operations of sparseLuSolve / sparseLuSolveTransposed (src/solvers/sparse/sparseLu.ts) in their order,
+ * so the results are theirs to the bit (b and x may be the same array).
+ */
+static napi_value LuSolve(napi_env env, napi_callback_info info) {
+  const char* name = "luSolve";
+  napi_value argv[4];
+  if (!get_args(env, info, name, 4, argv)) return NULL;
+  napi_valuetype type;
+  LuSolver* f = NULL;
+  if (napi_typeof(env, argv[0], &type) != napi_ok || type != napi_external ||
+      napi_get_value_external(env, argv[0], (void**)&f) != napi_ok || f == NULL)
+    return throw_type(env, name, 0, "a handle from luSolver");
+  double *b, *x;
+  size_t b_len, x_len;
+  bool transposed;
+  if (!get_typed(env, argv[1], napi_float64_array, (void**)&b, &b_len)) return throw_type(env, name, 1, "a Float64Array");
+  if (!get_typed(env, argv[2], napi_float64_array, (void**)&x, &x_len)) return throw_type(env, name, 2, "a Float64Array");
+  if (napi_get_value_bool(env, argv[3], &transposed) != napi_ok) return throw_type(env, name, 3, "a boolean");
+  const int32_t n = f->n;
+  if (b_len < (size_t)n || x_len < (size_t)n) return throw_range(env, name, "b or x is shorter than n");
+  lu_solve_into(f, b, x, transposed);
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  return undefined;
+}
+
 static napi_value UmfpackConfig(napi_env env, napi_callback_info info) {
   (void)info;
   char text[64];
@@ -180,6 +345,8 @@ void register_lu(napi_env env, napi_value exports) {
   napi_property_descriptor functions[] = {
       {"umfpackLu", NULL, UmfpackLu, NULL, NULL, NULL, napi_enumerable, NULL},
       {"umfpackConfig", NULL, UmfpackConfig, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"luSolver", NULL, LuSolverNew, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"luSolve", NULL, LuSolve, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions);
 }

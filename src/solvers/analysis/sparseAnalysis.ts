@@ -28,6 +28,7 @@ import { sparseMatrixConditioningWork, type SpectralEstimate } from '../sparse/s
 import {
   choosePlacement,
   currentThreadGramSolver,
+  currentThreadLuSolves,
   currentThreadNormalOperator,
   currentThreadSparseLuWork,
   type GramSolver,
@@ -216,9 +217,11 @@ export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<
   // One LU of A serves sigma_min(A) and lambda_min(S); a singular A fails here, before anything else.
   yield { phase: 'conditioning', fraction: 0 };
   const lu = yield* inPhase(currentThreadSparseLuWork(A), 'conditioning', 0, 0.15);
+  const luSolves = currentThreadLuSolves(lu);
   const matrix = yield* inPhase(
     sparseMatrixConditioningWork(A, {
       factorization: lu,
+      luSolves,
       normalOperator: currentThreadNormalOperator(A),
       workspace,
       lanczos: { tolerance: SPECTRUM_TOLERANCE },
@@ -236,7 +239,7 @@ export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<
 
   yield { phase: 'conditioning', fraction: 0.5 };
   const s = yield* inPhase(
-    sSpectrumWork(slots, factors, lu, { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows) }, workspace),
+    sSpectrumWork(slots, factors, lu, { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows) }, workspace, luSolves),
     'conditioning',
     0.5,
     1,

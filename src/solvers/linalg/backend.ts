@@ -201,6 +201,9 @@ export interface NativeCholeskyParts {
 /** A factor checked once by the addon, for repeated solves (released by its finalizer when unreachable). */
 export type NativeSolverHandle = object & { readonly __nativeCholeskySolver: unique symbol };
 
+/** An LU factor checked once by the addon, for repeated solves (released by its finalizer when unreachable). */
+export type NativeLuSolverHandle = object & { readonly __nativeLuSolver: unique symbol };
+
 /** The addon's sparse part (CHOLMOD, UMFPACK), present when `parts()` includes 'sparse'. */
 export interface NativeSparse {
   /**
@@ -221,6 +224,20 @@ export interface NativeSparse {
    * scaling, its automatic strategy and orderings). Nothing of UMFPACK outlives the call.
    */
   umfpackLu(n: number, colPtr: Int32Array, rowIdx: Int32Array, values: Float64Array): ExternalLu;
+  /** A solve handle over the arrays of an LU in ExternalLu's layout (checked here once: RangeError for a malformed one). */
+  luSolver(
+    n: number,
+    lColPtr: Int32Array,
+    lRowIdx: Int32Array,
+    lValues: Float64Array,
+    uColPtr: Int32Array,
+    uRowIdx: Int32Array,
+    uValues: Float64Array,
+    rowPivot: Int32Array,
+    columnOrder: Int32Array,
+  ): NativeLuSolverHandle;
+  /** x = A^{-1} b, or A^{-T} b when transposed: ../sparse/sparseLu.ts sparseLuSolve's operations (b and x may be the same array). */
+  luSolve(handle: NativeLuSolverHandle, b: Float64Array, x: Float64Array, transposed: boolean): void;
   /** UMFPACK's version. */
   umfpackConfig(): string;
   /** CHOLMOD's and SuiteSparse's versions. */
@@ -310,6 +327,8 @@ const SPARSE_FUNCTIONS: readonly (keyof NativeSparse)[] = [
   'choleskySolveLower',
   'choleskySolveUpper',
   'umfpackLu',
+  'luSolver',
+  'luSolve',
   'umfpackConfig',
   'sparseConfig',
   'sparseLiveBlocks',

@@ -16,7 +16,7 @@
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import type { CsrMatrix } from './csr.js';
-import { sparseLuSolve, sparseLuSolveTransposed, sparseLuWork, type SparseLuFactorization, type SparseLuOptions } from './sparseLu.js';
+import { sparseLuWork, typescriptLuSolves, type LuSolves, type SparseLuFactorization, type SparseLuOptions } from './sparseLu.js';
 import {
   KrylovWorkspace,
   largestEigenvalueWork,
@@ -53,6 +53,8 @@ export interface SparseConditioningOptions {
   lu?: SparseLuOptions;
   /** A factorization of A to reuse (the S operator's inverse needs the same one). */
   factorization?: SparseLuFactorization;
+  /** Solves with `factorization` (e.g. the addon's, the same operations); default the TypeScript ones. */
+  luSolves?: LuSolves;
   /** A^T A as the caller applies it (e.g. on a compiled kernel with the same sums); default normalOperatorOfSparse(A). */
   normalOperator?: SymmetricOperator;
   workspace?: KrylovWorkspace;
@@ -76,15 +78,14 @@ export function normalOperatorOfSparse(a: CsrMatrix): SymmetricOperator {
   };
 }
 
-/** v -> (A^T A)^{-1} v = A^{-1} (A^{-T} v) through a sparse LU of A. */
-export function inverseNormalOperatorOfSparse(f: SparseLuFactorization): SymmetricOperator {
+/** v -> (A^T A)^{-1} v = A^{-1} (A^{-T} v) through a sparse LU of A (its solves: the TypeScript ones unless given). */
+export function inverseNormalOperatorOfSparse(f: SparseLuFactorization, solves: LuSolves = typescriptLuSolves(f)): SymmetricOperator {
   const t = new Float64Array(f.n);
-  const work = new Float64Array(f.n);
   return {
     size: f.n,
     apply(x, y) {
-      sparseLuSolveTransposed(f, x, t, work);
-      sparseLuSolve(f, t, y, work);
+      solves.solveTransposed(x, t);
+      solves.solve(t, y);
     },
   };
 }
@@ -144,7 +145,8 @@ export function* sparseMatrixConditioningWork(a: CsrMatrix, options: SparseCondi
   yield { phase: 'conditioning', fraction: 0.3 };
   const f = options.factorization ?? (yield* sparseLuWork(a, options.lu));
   yield { phase: 'conditioning', fraction: 0.5 };
-  const bottom = yield* smallestEigenvalueByInverseWork(inverseNormalOperatorOfSparse(f), options.lanczos, workspace);
+  const solves = options.factorization !== undefined ? options.luSolves : undefined;
+  const bottom = yield* smallestEigenvalueByInverseWork(inverseNormalOperatorOfSparse(f, solves), options.lanczos, workspace);
   const mu = fromEigenvalue(bottom);
   const sigmaMax = squareRootEstimate(L);
   const sigmaMin = squareRootEstimate(mu);

@@ -453,6 +453,23 @@ export function factorNonzeros(f: SparseLuFactorization): number {
   return f.lColPtr[f.n] + f.uColPtr[f.n];
 }
 
+/** Repeated solves with one LU factorization on one thread (b and x may be the same array). */
+export interface LuSolves {
+  /** x = A^{-1} b. */
+  solve(b: Float64Array, x: Float64Array): void;
+  /** x = A^{-T} b. */
+  solveTransposed(b: Float64Array, x: Float64Array): void;
+}
+
+/** The solves below, with a work vector of their own. */
+export function typescriptLuSolves(f: SparseLuFactorization): LuSolves {
+  const work = new Float64Array(f.n);
+  return {
+    solve: (b, x) => sparseLuSolve(f, b, x, work),
+    solveTransposed: (b, x) => sparseLuSolveTransposed(f, b, x, work),
+  };
+}
+
 /**
  * x = A^{-1} b. `work` (length n) is scratch; x may be b (b is read before x is written), never work.
  * A = P^T L U Q^T: y = P b, L z = y, U w = z, x = Q w.

@@ -48,7 +48,7 @@ import { runSync, type Work } from '../cooperative.js';
 import { DimensionMismatchError } from '../errors.js';
 import type { CsrMatrix } from './csr.js';
 import { ratioEstimate, type SpectralEstimate } from './singularValuesOfSparse.js';
-import { sparseLuSolve, sparseLuSolveTransposed, type SparseLuFactorization } from './sparseLu.js';
+import { typescriptLuSolves, type LuSolves, type SparseLuFactorization } from './sparseLu.js';
 import {
   DEFAULT_SPECTRUM_TOLERANCE,
   KrylovWorkspace,
@@ -334,22 +334,25 @@ export function scaledGramOperator(slots: MachineColumnSlots, factors: GramFacto
   };
 }
 
-/** S^{-1} = A^{-1} Gb A^{-T} (module comment) over the columns, through the sparse LU of A. */
-export function inverseSOperator(slots: MachineColumnSlots, lu: SparseLuFactorization): SymmetricOperator {
+/** S^{-1} = A^{-1} Gb A^{-T} (module comment) over the columns, through the sparse LU of A (its solves: the TypeScript ones unless given). */
+export function inverseSOperator(
+  slots: MachineColumnSlots,
+  lu: SparseLuFactorization,
+  solves: LuSolves = typescriptLuSolves(lu),
+): SymmetricOperator {
   const n = slots.a.rows;
   if (lu.n !== n) throw new DimensionMismatchError(`The LU factorization is of order ${lu.n}, the matrix has ${n} rows.`);
   const nSlots = slots.slotMachine.length;
   const s = new Float64Array(nSlots);
   const t = new Float64Array(n);
   const g = new Float64Array(n);
-  const work = new Float64Array(n);
   return {
     size: n,
     apply(v, out) {
-      sparseLuSolveTransposed(lu, v, t, work);
+      solves.solveTransposed(v, t);
       accumulateSlots(slots, t, s);
       rowsTimesSlots(slots, s, g);
-      sparseLuSolve(lu, g, out, work);
+      solves.solve(g, out);
     },
   };
 }
@@ -382,9 +385,10 @@ export function* lambdaMinSWork(
   lu: SparseLuFactorization,
   options: LargestEigenvalueOptions = {},
   workspace?: KrylovWorkspace,
+  luSolves?: LuSolves,
 ): Work<SpectralEstimate> {
   if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
-  return estimateOf(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu), options, workspace));
+  return estimateOf(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu, luSolves), options, workspace));
 }
 
 /**
@@ -397,8 +401,9 @@ export function* sSpectrumWork(
   lu: SparseLuFactorization,
   options: LargestEigenvalueOptions = {},
   workspace: KrylovWorkspace = new KrylovWorkspace(),
+  luSolves?: LuSolves,
 ): Work<SSpectrum> {
-  const lambdaMinS = yield* lambdaMinSWork(slots, lu, options, workspace);
+  const lambdaMinS = yield* lambdaMinSWork(slots, lu, options, workspace, luSolves);
   yield { phase: 'conditioning', fraction: 0.5 };
   const lambdaMaxS =
     slots.blockDiagonal || overlapTwoColouring(slots) === null

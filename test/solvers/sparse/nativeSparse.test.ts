@@ -11,7 +11,8 @@
  *  - CHOLMOD leaves nothing allocated however many factorizations run; malformed factors are refused;
  *  - UMFPACK's LU of A (the analysis' shift-invert solves on the native backend): solutions as SciPy's
  *    splu's on the reference matrices, the same SingularMatrixError as the TypeScript LU, chosen by
- *    placement on the native backend only.
+ *    placement on the native backend only; the addon's solves with an LU are the TypeScript ones to
+ *    the bit, and refuse a malformed factor.
  * Skipped, with the reason printed, only when the addon lacks its sparse part and CI is unset; under
  * CI a missing sparse part fails.
  */
@@ -41,10 +42,10 @@ import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { factorCholesky, solveCholesky, solveLower, solveUpper, type CholeskyFactor } from '../../../src/solvers/sparse/sparseCholesky.js';
 import { factorGramNative, NativeGramSolver } from '../../../src/solvers/machines/nativeGram.js';
 import { factorLuNative } from '../../../src/solvers/machines/nativeLu.js';
-import { currentThreadSparseLuWork } from '../../../src/solvers/machines/placement.js';
+import { currentThreadLuSolves, currentThreadSparseLuWork } from '../../../src/solvers/machines/placement.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { transpose } from '../../../src/solvers/sparse/csr.js';
-import { sparseLu } from '../../../src/solvers/sparse/sparseLu.js';
+import { sparseLu, sparseLuSolve, sparseLuSolveTransposed } from '../../../src/solvers/sparse/sparseLu.js';
 import { withBackend } from '../../support/backends.js';
 import { thrown } from '../../support/thrown.js';
 import { expectLuAsSplu, loadSpectraReference } from './spectraSupport.js';
@@ -303,6 +304,65 @@ describe.skipIf(skipped)(`native sparse LU (UMFPACK)${skipped ? ` [SKIPPED: ${sk
     const a = convectionDiffusion2d(30, 50);
     expect(withBackend('native', () => runSync(currentThreadSparseLuWork(a)))).toEqual(factorLuNative(sparse!, a));
     expect(withBackend('typescript', () => runSync(currentThreadSparseLuWork(a)))).toEqual(sparseLu(a));
+  });
+
+  it("solves with an LU (UMFPACK's or the TypeScript one) as sparseLuSolve and sparseLuSolveTransposed do, to the bit, on either backend", () => {
+    for (const a of [convectionDiffusion2d(30, 50), csrFromDense(parseMatrixMarket(matrixMarket('sherman5.mtx')))]) {
+      const b = Float64Array.from({ length: a.rows }, (_, i) => Math.sin(0.37 * i) + 0.1);
+      for (const f of [factorLuNative(sparse!, a), sparseLu(a)]) {
+        const work = new Float64Array(a.rows);
+        const expected = new Float64Array(a.rows);
+        const expectedT = new Float64Array(a.rows);
+        sparseLuSolve(f, b, expected, work);
+        sparseLuSolveTransposed(f, b, expectedT, work);
+        // Independent of the solves: A x = b and A^T x = b to rounding.
+        const residual = (x: Float64Array, transposed: boolean): number => {
+          const r = Float64Array.from(b, (v) => -v);
+          for (let i = 0; i < a.rows; i++)
+            for (let e = a.rowPtr[i]; e < a.rowPtr[i + 1]; e++) {
+              if (transposed) r[a.colIdx[e]] += a.values[e] * x[i];
+              else r[i] += a.values[e] * x[a.colIdx[e]];
+            }
+          return Math.sqrt(r.reduce((s, v) => s + v * v, 0) / b.reduce((s, v) => s + v * v, 0));
+        };
+        expect(residual(expected, false)).toBeLessThan(1e-9);
+        expect(residual(expectedT, true)).toBeLessThan(1e-9);
+        const native = withBackend('native', () => currentThreadLuSolves(f));
+        const x = new Float64Array(a.rows).fill(Number.NaN);
+        native.solve(b, x);
+        expect(Array.from(x)).toEqual(Array.from(expected));
+        native.solveTransposed(b, x);
+        expect(Array.from(x)).toEqual(Array.from(expectedT));
+        // In place (b and x the same array).
+        const inPlace = Float64Array.from(b);
+        native.solve(inPlace, inPlace);
+        expect(Array.from(inPlace)).toEqual(Array.from(expected));
+        const typescript = withBackend('typescript', () => currentThreadLuSolves(f));
+        typescript.solveTransposed(b, x);
+        expect(Array.from(x)).toEqual(Array.from(expectedT));
+      }
+    }
+  });
+
+  it("refuses a malformed LU factor for the addon's solves, and vectors shorter than n", () => {
+    const f = factorLuNative(sparse!, poisson2d(4));
+    const args = (change: Partial<typeof f>) => {
+      const g = { ...f, ...change };
+      return () => sparse!.luSolver(g.n, g.lColPtr, g.lRowIdx, g.lValues, g.uColPtr, g.uRowIdx, g.uValues, g.rowPivot, g.columnOrder);
+    };
+    expect(args({})).not.toThrow();
+    const notPermutation = Int32Array.from(f.rowPivot);
+    notPermutation[0] = notPermutation[1];
+    expect(args({ rowPivot: notPermutation })).toThrow(/not a permutation/);
+    const badL = Int32Array.from(f.lRowIdx);
+    badL[f.lColPtr[3]] = 5;
+    expect(args({ lRowIdx: badL })).toThrow(/L does not start with its diagonal/);
+    const badU = Int32Array.from(f.uRowIdx);
+    badU[f.uColPtr[6] - 1] = 2;
+    expect(args({ uRowIdx: badU })).toThrow(/U does not end with its diagonal/);
+    expect(args({ lValues: f.lValues.subarray(0, 3) })).toThrow(/run past/);
+    const handle = args({})();
+    expect(() => sparse!.luSolve(handle, new Float64Array(15), new Float64Array(16), false)).toThrow(/shorter than n/);
   });
 
   it('raises the TypeScript LU SingularMatrixError for structurally and numerically singular matrices', () => {
