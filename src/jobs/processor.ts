@@ -88,9 +88,15 @@ export default async function processJob(
     if (splitAnalysisApplies(config, ready)) return await startSplitAnalysis(ready, { config, store, log, signal: abort });
     const began = performance.now();
     log.info({ type: ready.type, n: ready.n, m: ready.m, algorithms: ready.algorithms, backend: numericBackend }, 'job started');
+    // Stopped by the worker's cancel message, or by the job's own look at its document when it reports
+    // progress: Redis pub/sub delivers at most once, and a message published while the worker's
+    // subscription reconnects is lost.
+    const stop = new AbortController();
+    if (abort.aborted) stop.abort(abort.reason);
+    else abort.addEventListener('abort', () => stop.abort(abort.reason), { once: true });
     const outcome = await computeJob(ready, {
-      signal: abort,
-      onProgress: progressReporter(job, store, id, config.PROGRESS_INTERVAL_MS, log),
+      signal: stop.signal,
+      onProgress: progressReporter(job, store, id, config.PROGRESS_INTERVAL_MS, log, () => stop.abort('cancel requested')),
       traceCap: config.TRACE_CAP,
     });
     const elapsedMs = Math.round(performance.now() - began);
@@ -121,12 +127,14 @@ export default async function processJob(
  * At most one report per interval, the first one an interval after the start: short jobs send
  * none, long ones one every PROGRESS_INTERVAL_MS (plus at most one time slice).
  */
+/** Reports progress at most every intervalMs; calls `cancelRequested` when the stored document says a cancel was asked for. */
 function progressReporter(
   job: SandboxedJob<QueuedJobData>,
   store: JobStore,
   id: string,
   intervalMs: number,
   log: Logger,
+  cancelRequested: () => void,
 ): (progress: WorkProgress) => void {
   let last = performance.now();
   return (progress) => {
@@ -135,6 +143,11 @@ function progressReporter(
     last = now;
     const report: JobProgress = { ...progress, updatedAt: new Date().toISOString() };
     job.updateProgress(report).catch((err: unknown) => log.warn({ err }, 'progress event not sent'));
-    store.saveProgress(id, report).catch((err: unknown) => log.warn({ err }, 'progress not stored'));
+    store
+      .saveProgress(id, report)
+      .then((cancel) => {
+        if (cancel) cancelRequested();
+      })
+      .catch((err: unknown) => log.warn({ err }, 'progress not stored'));
   };
 }

@@ -3,6 +3,8 @@
  * a job that succeeds after a cancel proves the cancelled job freed the worker.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { JobKeys } from '../../src/jobs/store/keys.js';
 import type { Job, JobProgress } from '../../src/jobs/types.js';
 import { openEventStream, type SseEvent } from '../support/sse.js';
 import { createJob, getJob, runJob, startTestService, waitForJob, type TestService } from '../support/service.js';
@@ -137,6 +139,24 @@ describe('cancellation', () => {
     expect(next.status).toBe('succeeded');
 
     expect((await service.app.inject({ method: 'DELETE', url: `/v1/jobs/${job.id}` })).statusCode).toBe(204);
+  });
+
+  it('stops a running job whose cancel message never reached the worker, at its next progress report', async () => {
+    const { job } = await createJob(service.app, longSolve);
+    await waitForJob(service.app, job.id, { until: (current) => current.status === 'running' });
+    // What POST /v1/jobs/:id/cancel stores for a running job, without the message on the cancel channel
+    // (Redis pub/sub delivers at most once: a worker whose subscription is reconnecting misses it).
+    const keys = new JobKeys(service.config.KEY_PREFIX, service.config.QUEUE_NAME);
+    const redis = new Redis(service.redis.url);
+    try {
+      expect(await redis.hget(keys.doc(job.id), 'status')).toBe('running');
+      await redis.hset(keys.doc(job.id), 'cancelRequested', '1');
+    } finally {
+      redis.disconnect();
+    }
+    const ended = await waitForJob(service.app, job.id, { timeoutMs: 30_000 });
+    expect(ended.status).toBe('cancelled');
+    expect((await runJob(service.app, smallJob, 30_000)).status).toBe('succeeded');
   });
 
   it('cancels a queued job at once', async () => {

@@ -192,8 +192,9 @@ export class JobStore {
     );
   }
 
-  async saveProgress(id: string, progress: JobProgress): Promise<void> {
-    await runScript(this.redis, 'lssProgress', [this.keys.doc(id)], [JSON.stringify(progress)]);
+  /** Stores a running job's progress; true when a cancel has been requested for it (Redis pub/sub may have lost the message). */
+  async saveProgress(id: string, progress: JobProgress): Promise<boolean> {
+    return (await runScript(this.redis, 'lssProgress', [this.keys.doc(id)], [JSON.stringify(progress)])) === 2;
   }
 
   /**

@@ -55,10 +55,17 @@ redis.call('HDEL', KEYS[1], 'progress')
 publishStatus(ARGV[1])
 return ${luaStatus('running')}`,
   },
-  /** KEYS: doc. ARGV: progress JSON. Only while running. */
+  /**
+   * KEYS: doc. ARGV: progress JSON. Only while running: 1 when saved, 2 when saved and a cancel was
+   * requested (the running job's own check, should the cancel message not reach it), 0 otherwise.
+   */
   lssProgress: {
     numberOfKeys: 1,
-    lua: `if redis.call('HGET', KEYS[1], 'status') == ${luaStatus('running')} then redis.call('HSET', KEYS[1], 'progress', ARGV[1]) return 1 end
+    lua: `if redis.call('HGET', KEYS[1], 'status') == ${luaStatus('running')} then
+  redis.call('HSET', KEYS[1], 'progress', ARGV[1])
+  if redis.call('HGET', KEYS[1], 'cancelRequested') == '1' then return 2 end
+  return 1
+end
 return 0`,
   },
   /**
