@@ -68,14 +68,7 @@ static bool get_int(napi_env env, napi_value value, a_int* out) {
   return true;
 }
 
-static Run* get_run(napi_env env, napi_value value) {
-  napi_valuetype type;
-  Run* run = NULL;
-  if (napi_typeof(env, value, &type) != napi_ok || type != napi_external ||
-      napi_get_value_external(env, value, (void**)&run) != napi_ok)
-    return NULL;
-  return run;
-}
+static Run* get_run(napi_env env, napi_value value) { return external_data(env, value); }
 
 static napi_value make_bool(napi_env env, bool value) {
   napi_value out;

@@ -89,18 +89,7 @@ static napi_value CsrRowsHandle(napi_env env, napi_callback_info info) {
   CsrRows* handle_data = calloc(1, sizeof *handle_data);
   if (!handle_data) return throw_range(env, name, "out of memory");
   *handle_data = (CsrRows){(size_t)rows, (size_t)cols, row_ptr, col_idx, values, b, {NULL, NULL, NULL, NULL}};
-  for (int k = 0; k < 4; k++) {
-    if (napi_create_reference(env, argv[k + 2], 1, &handle_data->refs[k]) != napi_ok) {
-      free_rows(env, handle_data, NULL);
-      return throw_range(env, name, "cannot reference the chunk's arrays");
-    }
-  }
-  napi_value handle;
-  if (napi_create_external(env, handle_data, free_rows, NULL, &handle) != napi_ok) {
-    free_rows(env, handle_data, NULL);
-    return throw_range(env, name, "cannot create the handle");
-  }
-  return handle;
+  return wrap_handle(env, name, handle_data, free_rows, argv + 2, 4, handle_data->refs, "cannot reference the chunk's arrays");
 }
 
 /* csrFusedGradient(handle, x, xOffset, term, termOffset) -> |A x - b|^2, term[termOffset ..) = A^T (A x - b) (x read from xOffset). */
@@ -108,11 +97,8 @@ static napi_value CsrFusedGradient(napi_env env, napi_callback_info info) {
   const char* name = "csrFusedGradient";
   napi_value argv[5];
   if (!get_args(env, info, name, 5, argv)) return NULL;
-  napi_valuetype type;
-  CsrRows* rows = NULL;
-  if (napi_typeof(env, argv[0], &type) != napi_ok || type != napi_external ||
-      napi_get_value_external(env, argv[0], (void**)&rows) != napi_ok || rows == NULL)
-    return throw_type(env, name, 0, "a handle from csrRows");
+  const CsrRows* rows = external_data(env, argv[0]);
+  if (rows == NULL) return throw_type(env, name, 0, "a handle from csrRows");
   double *x, *term;
   size_t x_len, term_len;
   int32_t x_off, term_off;

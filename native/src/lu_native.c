@@ -194,16 +194,6 @@ static void free_lu_solver(napi_env env, void* data, void* hint) {
   free(solver);
 }
 
-static bool is_permutation(const int32_t* p, size_t len, int32_t n, unsigned char* seen) {
-  if (len < (size_t)n) return false;
-  memset(seen, 0, (size_t)n + 1);
-  for (int32_t k = 0; k < n; k++) {
-    if (p[k] < 0 || p[k] >= n || seen[p[k]]) return false;
-    seen[p[k]] = 1;
-  }
-  return true;
-}
-
 /*
  * luSolver(n, lColPtr, lRowIdx, lValues, uColPtr, uRowIdx, uValues, rowPivot, columnOrder) -> handle, for the
  * layout umfpackLu returns (and the TypeScript LU makes): checked once here (pointers, L's unit diagonal first
@@ -239,11 +229,11 @@ static napi_value LuSolverNew(napi_env env, napi_callback_info info) {
     for (int32_t q = u_ptr[j]; q < u_ptr[j + 1] - 1; q++)
       if (u_idx[q] >= j) return throw_range(env, name, "U has an entry on or below its diagonal before the last");
   }
-  unsigned char* seen = malloc((size_t)n + 1);
-  if (!seen) return throw_range(env, name, "out of memory");
-  bool permutations = is_permutation(row_pivot, p_len, n, seen) && is_permutation(column_order, q_len, n, seen);
-  free(seen);
-  if (!permutations) return throw_range(env, name, "rowPivot or columnOrder is not a permutation of 0 .. n - 1");
+  for (int k = 0; k < 2; k++) {
+    PermutationCheck found = k == 0 ? check_permutation(row_pivot, p_len, n) : check_permutation(column_order, q_len, n);
+    if (found == PERMUTATION_NO_MEMORY) return throw_range(env, name, "out of memory");
+    if (found != PERMUTATION_OK) return throw_range(env, name, "rowPivot or columnOrder is not a permutation of 0 .. n - 1");
+  }
 
   LuSolver* solver = calloc(1, sizeof *solver);
   double* work = malloc(sizeof(double) * ((size_t)n + 1));
@@ -253,18 +243,7 @@ static napi_value LuSolverNew(napi_env env, napi_callback_info info) {
     return throw_range(env, name, "out of memory");
   }
   *solver = (LuSolver){n, l_ptr, l_idx, u_ptr, u_idx, row_pivot, column_order, l_val, u_val, work, {NULL}};
-  for (int k = 0; k < 8; k++) {
-    if (napi_create_reference(env, argv[k + 1], 1, &solver->refs[k]) != napi_ok) {
-      free_lu_solver(env, solver, NULL);
-      return throw_range(env, name, "cannot reference the factor's arrays");
-    }
-  }
-  napi_value handle;
-  if (napi_create_external(env, solver, free_lu_solver, NULL, &handle) != napi_ok) {
-    free_lu_solver(env, solver, NULL);
-    return throw_range(env, name, "cannot create the handle");
-  }
-  return handle;
+  return wrap_handle(env, name, solver, free_lu_solver, argv + 1, 8, solver->refs, "cannot reference the factor's arrays");
 }
 
 /* The solves' arithmetic, without contraction (no fused multiply-add whatever the target's flags), as in csr_kernels.c. */
@@ -313,11 +292,8 @@ static napi_value LuSolve(napi_env env, napi_callback_info info) {
   const char* name = "luSolve";
   napi_value argv[4];
   if (!get_args(env, info, name, 4, argv)) return NULL;
-  napi_valuetype type;
-  LuSolver* f = NULL;
-  if (napi_typeof(env, argv[0], &type) != napi_ok || type != napi_external ||
-      napi_get_value_external(env, argv[0], (void**)&f) != napi_ok || f == NULL)
-    return throw_type(env, name, 0, "a handle from luSolver");
+  const LuSolver* f = external_data(env, argv[0]);
+  if (f == NULL) return throw_type(env, name, 0, "a handle from luSolver");
   double *b, *x;
   size_t b_len, x_len;
   bool transposed;

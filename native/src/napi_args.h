@@ -1,7 +1,9 @@
 /*
  * The N-API argument checks the addon's sparse parts share (./csr_kernels.c, ./sparse_native.c,
  * ./lu_native.c, ./arpack_native.c): each throws a RangeError/TypeError naming the function and returns
- * NULL/false; and the compressed-array check and typed-array allocation of the sparse factorizations.
+ * NULL/false; the compressed-array and permutation checks and typed-array allocation of the sparse
+ * factorizations; and the handles (external_data, wrap_handle) through which a checked factor or chunk is
+ * kept for repeated calls.
  */
 #ifndef NAPI_ARGS_H
 #define NAPI_ARGS_H
@@ -11,6 +13,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 static inline napi_value throw_range(napi_env env, const char* name, const char* message) {
   char text[256];
@@ -79,6 +82,54 @@ static inline const char* check_compressed(int32_t n, const int32_t* ptr, size_t
   for (int32_t q = 0; q < ptr[n]; q++)
     if (idx[q] < 0 || idx[q] >= n) return "an index is out of range";
   return NULL;
+}
+
+/* The data behind an external handle made by wrap_handle or napi_create_external; NULL when `value` is not one. */
+static inline void* external_data(napi_env env, napi_value value) {
+  napi_valuetype type;
+  void* data = NULL;
+  if (napi_typeof(env, value, &type) != napi_ok || type != napi_external || napi_get_value_external(env, value, &data) != napi_ok)
+    return NULL;
+  return data;
+}
+
+/*
+ * `data` as an external handle released by `finalize`, holding a reference to each of the `count` typed arrays
+ * it points into (kept in refs[0 .. count), which `finalize` deletes) so that they live as long as the handle.
+ * On failure `finalize` runs at once and a RangeError is thrown (`reference_error` when an array could not be
+ * referenced); NULL is returned.
+ */
+static inline napi_value wrap_handle(napi_env env, const char* name, void* data, napi_finalize finalize, const napi_value* arrays,
+                                     size_t count, napi_ref* refs, const char* reference_error) {
+  for (size_t k = 0; k < count; k++) {
+    if (napi_create_reference(env, arrays[k], 1, &refs[k]) != napi_ok) {
+      finalize(env, data, NULL);
+      return throw_range(env, name, reference_error);
+    }
+  }
+  napi_value handle;
+  if (napi_create_external(env, data, finalize, NULL, &handle) != napi_ok) {
+    finalize(env, data, NULL);
+    return throw_range(env, name, "cannot create the handle");
+  }
+  return handle;
+}
+
+/* What check_permutation finds of p[0 .. n). */
+typedef enum { PERMUTATION_OK, PERMUTATION_SHORT, PERMUTATION_INVALID, PERMUTATION_NO_MEMORY } PermutationCheck;
+
+/* Whether p (len entries) starts with a permutation of 0 .. n - 1. */
+static inline PermutationCheck check_permutation(const int32_t* p, size_t len, int32_t n) {
+  if (len < (size_t)n) return PERMUTATION_SHORT;
+  unsigned char* seen = calloc((size_t)n + 1, 1);
+  if (!seen) return PERMUTATION_NO_MEMORY;
+  PermutationCheck found = PERMUTATION_OK;
+  for (int32_t k = 0; k < n && found == PERMUTATION_OK; k++) {
+    if (p[k] < 0 || p[k] >= n || seen[p[k]]) found = PERMUTATION_INVALID;
+    else seen[p[k]] = 1;
+  }
+  free(seen);
+  return found;
 }
 
 #endif

@@ -188,17 +188,16 @@ static napi_value CholeskySolver(napi_env env, napi_callback_info info) {
     for (int32_t q = col_ptr[j] + 1; q < col_ptr[j + 1]; q++)
       if (row_idx[q] <= j) return throw_range(env, name, "L has an entry above its diagonal");
   }
-  if (perm_len < (size_t)n) return throw_range(env, name, "perm is shorter than n");
-  unsigned char* seen = calloc((size_t)n + 1, 1);
-  if (!seen) return throw_range(env, name, "out of memory");
-  for (int32_t k = 0; k < n; k++) {
-    if (perm[k] < 0 || perm[k] >= n || seen[perm[k]]) {
-      free(seen);
+  switch (check_permutation(perm, perm_len, n)) {
+    case PERMUTATION_OK:
+      break;
+    case PERMUTATION_SHORT:
+      return throw_range(env, name, "perm is shorter than n");
+    case PERMUTATION_NO_MEMORY:
+      return throw_range(env, name, "out of memory");
+    default:
       return throw_range(env, name, "perm is not a permutation of 0 .. n - 1");
-    }
-    seen[perm[k]] = 1;
   }
-  free(seen);
 
   Solver* solver = calloc(1, sizeof *solver);
   double* work = malloc(sizeof(double) * ((size_t)n + 1));
@@ -208,18 +207,7 @@ static napi_value CholeskySolver(napi_env env, napi_callback_info info) {
     return throw_range(env, name, "out of memory");
   }
   *solver = (Solver){n, col_ptr, row_idx, values, perm, work, {NULL, NULL, NULL, NULL}};
-  for (int k = 0; k < 4; k++) {
-    if (napi_create_reference(env, argv[k + 1], 1, &solver->refs[k]) != napi_ok) {
-      free_solver(env, solver, NULL);
-      return throw_range(env, name, "cannot reference the factor's arrays");
-    }
-  }
-  napi_value handle;
-  if (napi_create_external(env, solver, free_solver, NULL, &handle) != napi_ok) {
-    free_solver(env, solver, NULL);
-    return throw_range(env, name, "cannot create the handle");
-  }
-  return handle;
+  return wrap_handle(env, name, solver, free_solver, argv + 1, 4, solver->refs, "cannot reference the factor's arrays");
 }
 
 /* z = L^{-1} z, by columns (the TypeScript forwardSweep's operations, in its order). */
@@ -255,11 +243,8 @@ typedef enum { SOLVE_FULL, SOLVE_LOWER, SOLVE_UPPER } SolveKind;
 static napi_value solve_with(napi_env env, napi_callback_info info, const char* name, SolveKind kind) {
   napi_value argv[5];
   if (!get_args(env, info, name, 5, argv)) return NULL;
-  napi_valuetype type;
-  Solver* solver = NULL;
-  if (napi_typeof(env, argv[0], &type) != napi_ok || type != napi_external ||
-      napi_get_value_external(env, argv[0], (void**)&solver) != napi_ok || solver == NULL)
-    return throw_type(env, name, 0, "a handle from choleskySolver");
+  const Solver* solver = external_data(env, argv[0]);
+  if (solver == NULL) return throw_type(env, name, 0, "a handle from choleskySolver");
   double *b, *x;
   size_t b_len, x_len;
   int32_t b_off, x_off;
