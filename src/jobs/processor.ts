@@ -125,9 +125,9 @@ export default async function processJob(
 
 /**
  * At most one report per interval, the first one an interval after the start: short jobs send
- * none, long ones one every PROGRESS_INTERVAL_MS (plus at most one time slice).
+ * none, long ones one every PROGRESS_INTERVAL_MS (plus at most one time slice). Each stored report
+ * also reads the job's cancel request: `cancelRequested` is called when there is one.
  */
-/** Reports progress at most every intervalMs; calls `cancelRequested` when the stored document says a cancel was asked for. */
 function progressReporter(
   job: SandboxedJob<QueuedJobData>,
   store: JobStore,
