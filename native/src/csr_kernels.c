@@ -13,20 +13,12 @@
  */
 #include "csr_kernels.h"
 #include "napi_args.h"
+#include "no_contraction.h"
 
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#define NO_CONTRACTION
-#elif defined(__GNUC__)
-#define NO_CONTRACTION __attribute__((optimize("fp-contract=off")))
-#else
-#define NO_CONTRACTION
-#endif
 
 NO_CONTRACTION double csr_fused_gradient(size_t rows, size_t cols, const int32_t* restrict row_ptr,
                                          const int32_t* restrict col_idx, const double* restrict values,

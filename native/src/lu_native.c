@@ -13,6 +13,7 @@
  */
 #include "lu_native.h"
 #include "napi_args.h"
+#include "no_contraction.h"
 
 #include <cblas.h>
 #include <umfpack.h>
@@ -22,15 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#if defined(__clang__)
-#pragma clang fp contract(off)
-#define NO_CONTRACTION
-#elif defined(__GNUC__)
-#define NO_CONTRACTION __attribute__((optimize("fp-contract=off")))
-#else
-#define NO_CONTRACTION
-#endif
 
 static const char* status_text(int status) {
   switch (status) {
