@@ -191,15 +191,35 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
       }
       let stored: StoredMatrix | undefined;
       const limit = config.MAX_UPLOAD_BYTES;
+      // The reader's own error (syntax, limits, quota), kept: when it throws, leaving its `for await`
+      // destroys the stream it reads with an AbortError, which the pipeline would report first
+      // whenever the body had not ended yet (any upload over a socket still sending).
+      let readerError: unknown;
       const store = async (text: AsyncIterable<Buffer>): Promise<void> => {
-        stored = await matrices.upload(text, tenantOf(request));
+        try {
+          stored = await matrices.upload(text, tenantOf(request));
+        } catch (error) {
+          readerError = error;
+          throw error;
+        }
       };
       const body = bodyWithin(request.raw, config.UPLOAD_TIMEOUT_MS);
       const lines = lineLengthLimit(config.MATRIX_MARKET_MAX_LINE_CHARS);
       try {
         if (encoding === 'gzip') await pipeline(body, byteLimit(limit), createGunzip(), byteLimit(limit), lines, store);
         else await pipeline(body, byteLimit(limit), lines, store);
-      } catch (error) {
+      } catch (pipelineError) {
+        const error = isAbort(pipelineError) && readerError !== undefined ? readerError : pipelineError;
+        if (clientGone(request.raw)) {
+          // Nobody is left to answer: not a failure of the service.
+          request.log.info({ err: error }, 'upload abandoned by the client; nothing stored');
+          return sendProblem(
+            reply,
+            makeProblem('invalid-request', 'The connection closed before the upload was complete; nothing was stored.', {
+              instance: request.url,
+            }),
+          );
+        }
         if (!request.raw.complete) closeAfterAnswer(request.raw, reply);
         if (error instanceof UploadTimeoutError) {
           return sendProblem(
@@ -275,6 +295,15 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
 
 function unsupported(reply: FastifyReply, detail: string): FastifyReply {
   return sendProblem(reply, makeProblem('unsupported-media-type', detail, { instance: reply.request.url }));
+}
+
+function isAbort(error: unknown): boolean {
+  return (error as { name?: unknown } | null)?.name === 'AbortError';
+}
+
+/** The client closed its connection before its upload ended (its answer cannot be delivered). */
+function clientGone(body: IncomingMessage): boolean {
+  return !body.complete && body.socket?.destroyed === true;
 }
 
 function isZlibError(error: unknown): boolean {
