@@ -21,7 +21,7 @@ const unavailable = (): never => {
   throw new Error('no job service while generating the OpenAPI document');
 };
 const offlineJobService: JobService = {
-  matrices: { upload: unavailable, get: unavailable, use: unavailable, remove: unavailable },
+  matrices: { upload: unavailable, get: unavailable, use: unavailable, remove: unavailable, list: unavailable },
   keys: { create: unavailable, list: unavailable, get: unavailable, revoke: unavailable, authenticate: unavailable, hasAdmin: unavailable },
   create: unavailable,
   get: unavailable,

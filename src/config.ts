@@ -99,7 +99,7 @@ const configSchema = z.object({
     ),
   /** Longest line of a Matrix Market upload, in characters; a longer one is a 422 naming it. */
   MATRIX_MARKET_MAX_LINE_CHARS: integer(4096, 80),
-  /** Longest time a Matrix Market upload (POST /v1/matrices) may take to arrive; past it: 408. */
+  /** Longest time a request body (JSON, or a Matrix Market upload to POST /v1/matrices) may take to arrive; past it: 408. */
   UPLOAD_TIMEOUT_MS: integer(300_000, 100),
   // --- API keys, tenants and limits (README "Keys and tenants") ---
   /**

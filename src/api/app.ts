@@ -26,6 +26,7 @@ import { matrixRoutes } from './routes/matrices.js';
 import { problemTypeRoutes } from './routes/problemTypes.js';
 import { runRoutes } from './routes/runs.js';
 import { studyRoutes } from './routes/studies.js';
+import { limitBodyTime } from './requestBody.js';
 
 export interface BuildAppOptions {
   config: Config;
@@ -68,6 +69,7 @@ export async function buildApp({
   // Content-type parsers are encapsulated: a route taking another media type (a Matrix Market
   // upload) adds its parser in its own plugin, and the JSON routes keep refusing that type.
   app.removeContentTypeParser('text/plain');
+  limitBodyTime(app, config.UPLOAD_TIMEOUT_MS);
 
   app.setValidatorCompiler(validatorCompiler);
   const strictSerializer = createSerializerCompiler();

@@ -11,12 +11,14 @@ import { ALGORITHM_IDS, getAlgorithm, isAlgorithmId, type AlgorithmId } from '..
 import type { Parameters } from '../solvers/algorithms/types.js';
 import { DimensionMismatchError, InvalidParameterError, ProblemTooLargeError } from '../solvers/errors.js';
 import { buildMatrix } from '../solvers/input/buildMatrix.js';
-import { buildCsrMatrix, isCoordinateInput } from '../solvers/input/coordinateInput.js';
+import { buildCsrMatrix, isCoordinateInput, type CoordinateInput } from '../solvers/input/coordinateInput.js';
+import type { MatrixInput } from '../solvers/input/types.js';
 import { entriesToVector } from '../solvers/input/entries.js';
 import { validateGeneratorSpec } from '../solvers/input/generators.js';
 import { buildPartition } from '../solvers/input/partition.js';
 import type { InputLimits } from '../solvers/input/types.js';
 import { csrToDense, nnzOf } from '../solvers/sparse/csr.js';
+import { atField, matrixPointer, optionsPointer, partitionPointer, vectorPointer } from './requestFields.js';
 import type { CreateJobRequest } from './schemas/jobRequest.js';
 
 /**
@@ -39,31 +41,34 @@ export async function toJobSpec(body: CreateJobRequest, config: Config, matrices
     matrix = { kind: 'stored', matrixId: stored.id };
   } else if (body.matrix.format === 'generator') {
     const { format: _format, ...spec } = body.matrix;
-    validateGeneratorSpec(spec, limits);
+    atField(matrixPointer('generator'), () => validateGeneratorSpec(spec, limits));
     n = spec.n;
     matrix = { kind: 'generator', spec };
-  } else if (isCoordinateInput(body.matrix)) {
+  } else if (coordinateInput(body.matrix)) {
     const input = body.matrix;
-    const A = withLimitNames(() => buildCsrMatrix(input, { maxN: config.MAX_N_SPARSE, maxNnz: config.MAX_NNZ }));
+    const A = atField(matrixPointer(input.format), () =>
+      withLimitNames(() => buildCsrMatrix(input, { maxN: config.MAX_N_SPARSE, maxNnz: config.MAX_NNZ })),
+    );
     n = A.rows;
     storage = storageOfCoordinateMatrix(n, nnzOf(A), { maxN: config.MAX_N });
     matrix = storage === 'csr' ? { kind: 'csr', A, format: input.format } : { kind: 'dense', A: csrToDense(A), format: input.format };
   } else {
-    const A = buildMatrix(body.matrix, limits);
+    const input = body.matrix;
+    const A = atField(matrixPointer(input.format), () => buildMatrix(input, limits));
     n = A.rows;
     matrix = { kind: 'dense', A, format: body.matrix.format };
   }
 
-  const partition = buildPartition(body.partition, n, limits);
+  const partition = atField(partitionPointer(body.partition), () => buildPartition(body.partition, n, limits));
 
   let rhs: Float64Array | null = null;
-  if (body.rhs !== undefined && body.rhs !== null) {
-    if (body.rhs.length !== n)
-      throw new DimensionMismatchError(`rhs has ${body.rhs.length} entries but the matrix has n = ${n} rows.`, {
-        length: body.rhs.length,
-        n,
-      });
-    rhs = entriesToVector(body.rhs, 'rhs');
+  const given = body.rhs;
+  if (given !== undefined && given !== null) {
+    rhs = atField(vectorPointer('rhs'), () => {
+      if (given.length !== n)
+        throw new DimensionMismatchError(`rhs has ${given.length} entries but the matrix has n = ${n} rows.`, { length: given.length, n });
+      return entriesToVector(given, 'rhs');
+    });
   }
 
   const algorithms: AlgorithmId[] = body.type === 'analyze' ? [] : [...new Set(body.algorithms ?? ALGORITHM_IDS)];
@@ -75,9 +80,14 @@ export async function toJobSpec(body: CreateJobRequest, config: Config, matrices
     m: partition.m,
     assignment: partition.assignment,
     algorithms,
-    options: jobOptions(body.options, config),
+    options: atField(optionsPointer, () => jobOptions(body.options, config)),
     storage,
   };
+}
+
+/** isCoordinateInput, whose reading of a Matrix Market banner refuses a complex or hermitian one at /matrix/data. */
+function coordinateInput(input: MatrixInput): input is CoordinateInput {
+  return atField(matrixPointer(input.format), () => isCoordinateInput(input));
 }
 
 /** The sparse readers' 413 names the limit's value; this adds the setting that holds it. */

@@ -9,7 +9,7 @@
 import type { SolverErrorCode } from '../solvers/errors.js';
 import { SolverError } from '../solvers/errors.js';
 import { JobError, type JobErrorCode } from './errors.js';
-import type { ProblemDetails } from './types.js';
+import type { FieldProblem, ProblemDetails } from './types.js';
 
 /** What GET /problems/{code} says about a problem type. */
 export interface ProblemType {
@@ -158,7 +158,8 @@ const CATALOG = {
   'upload-timeout': {
     status: 408,
     title: 'Upload timed out',
-    description: 'The upload did not arrive completely within UPLOAD_TIMEOUT_MS; nothing was stored.',
+    description:
+      'The request body (a JSON body or a Matrix Market upload) did not arrive completely within UPLOAD_TIMEOUT_MS; nothing was stored.',
   },
   // API keys and limits
   unauthorized: {
@@ -234,4 +235,9 @@ export function problemFromTypedError(error: unknown): ProblemDetails | null {
   }
   if (error instanceof JobError) return makeProblem(error.code, error.message);
   return null;
+}
+
+/** A field-level problem: `pointer` into the request's `part`, and what is wrong there. */
+export function fieldProblem(part: FieldProblem['in'], pointer: string, detail: string): FieldProblem {
+  return { in: part, pointer, detail, path: pointer, message: detail };
 }

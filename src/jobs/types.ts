@@ -28,10 +28,16 @@ const FINISHED = ['succeeded', 'failed', 'cancelled'] as const satisfies readonl
 export type FinishedStatus = (typeof FINISHED)[number];
 export const FINISHED_STATUSES: readonly JobStatus[] = FINISHED;
 
-/** One field-level problem of a request (a schema violation), as a JSON pointer into that part. */
+/**
+ * One field-level problem of a request (a schema violation, or the field a semantic refusal
+ * concerns), as a JSON pointer into that part. `pointer` and `detail` are the names of RFC 9457's
+ * example (section 3); `path` and `message` carry the same pointer and text under their first names.
+ */
 export interface FieldProblem {
   /** Which part of the request. */
   in?: 'body' | 'query' | 'path' | 'headers';
+  pointer: string;
+  detail: string;
   path: string;
   message: string;
 }
@@ -45,7 +51,7 @@ export interface ProblemDetails {
   instance?: string;
   /** Stable machine-readable cause, e.g. 'singular-matrix' (a ProblemCode of ./problems.ts). */
   code?: string;
-  /** Field-level problems (schema violations). */
+  /** Field-level problems (schema violations; the field a 422 or 413 concerns). */
   errors?: FieldProblem[];
   /** Structured facts about the cause (a SolverError's details: row, machine, entry...). */
   details?: Record<string, unknown>;
@@ -214,6 +220,24 @@ export interface MatrixService {
   use(id: string, owner?: string): Promise<StoredMatrix>;
   /** Throws MatrixNotFoundError. */
   remove(id: string, owner?: string): Promise<void>;
+  /** Newest first. `cursor` is the opaque `nextCursor` of the previous page; `owner`: that key's matrices only. */
+  list(query: MatrixListQuery & { owner?: string }): Promise<MatrixPage>;
+}
+
+/** GET /v1/matrices: a page size, the cursor of the previous page, and optional filters. */
+export interface MatrixListQuery {
+  limit: number;
+  cursor?: string;
+  symmetry?: MatrixMarketSymmetry;
+  field?: MatrixMarketField;
+  /** Only matrices with n >= minN (and <= maxN). */
+  minN?: number;
+  maxN?: number;
+}
+
+export interface MatrixPage {
+  items: StoredMatrix[];
+  nextCursor: string | null;
 }
 
 export interface JobService {

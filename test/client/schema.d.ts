@@ -159,7 +159,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        get?: never;
+        /**
+         * List stored matrices, newest first
+         * @description The caller's stored matrices (with AUTH_MODE=keys, the key's own; otherwise all), as pages: pass `nextCursor` as `cursor` for the next page. Optional filters: `symmetry`, `field`, `minN`, `maxN`. A matrix appears once its whole upload parsed and was stored (a refused or interrupted upload never does) and until it expires or is deleted. 400 for a bad filter, `limit` or `cursor`.
+         */
+        get: operations["listMatrices"];
         put?: never;
         /**
          * Upload a Matrix Market matrix once, for many jobs
@@ -721,15 +725,20 @@ export interface components {
             instance?: string;
             /** @description Stable machine-readable cause, e.g. "singular-matrix" or "non-finite-value". */
             code?: string;
-            /** @description Field-level problems (schema violations). */
+            /** @description Field-level problems: each schema violation, or the field a semantic refusal (422, 413) concerns. */
             errors?: {
                 /**
                  * @description Which part of the request.
                  * @enum {string}
                  */
                 in?: "body" | "query" | "path" | "headers";
-                /** @description JSON pointer to the offending field, e.g. "/matrix/data/0/1" (or "/query/limit"). */
+                /** @description JSON pointer (RFC 6901) to the offending field within that part, e.g. "/matrix/data/0/1" or "/partition/machines". */
+                pointer: string;
+                /** @description What is wrong with that field. */
+                detail: string;
+                /** @description The same pointer as `pointer` (its earlier name). */
                 path: string;
+                /** @description The same text as `detail` (its earlier name). */
                 message: string;
             }[];
             /** @description Structured facts about the cause (row, machine, entry...). */
@@ -1352,6 +1361,11 @@ export interface components {
             /** @description Bytes of its compressed sparse row (CSR) storage. */
             bytes: number;
         };
+        MatrixPage: {
+            items: components["schemas"]["StoredMatrix"][];
+            /** @description Pass as `cursor` for the next page; null on the last page. */
+            nextCursor: string | null;
+        };
     };
     responses: never;
     parameters: never;
@@ -1643,6 +1657,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body or the problem is too large. */
             413: {
                 headers: {
@@ -1904,6 +1927,82 @@ export interface operations {
             };
             /** @description No such job, run or endpoint. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listMatrices: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+                symmetry?: "general" | "symmetric" | "skew-symmetric";
+                field?: "real" | "integer" | "pattern";
+                /** @description Only matrices with at least this many rows. */
+                minN?: number;
+                /** @description Only matrices with at most this many rows. */
+                maxN?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["MatrixPage"];
+                };
+            };
+            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            401: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2635,6 +2734,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description The request body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after). */
+            408: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body or the problem is too large. */
             413: {
                 headers: {
@@ -3289,6 +3397,15 @@ export interface operations {
             };
             /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The request body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after). */
+            408: {
                 headers: {
                     [name: string]: unknown;
                 };

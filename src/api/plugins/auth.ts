@@ -143,6 +143,7 @@ export function matricesSeenBy(request: FastifyRequest, matrices: MatrixService)
     get: (id) => matrices.get(id, owner),
     use: (id) => matrices.use(id, owner),
     remove: (id) => matrices.remove(id, owner),
+    list: (query) => matrices.list({ ...query, owner }),
   };
 }
 

@@ -7,7 +7,9 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
-import { makeProblem, problemFromTypedError } from '../../jobs/problems.js';
+import { fieldProblem, makeProblem, problemFromTypedError } from '../../jobs/problems.js';
+import { BodyTimeoutError } from '../requestBody.js';
+import { RequestFieldError } from '../requestFields.js';
 import type { FieldProblem, ProblemDetails } from '../../jobs/types.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
@@ -50,6 +52,10 @@ export function installErrorHandling(app: FastifyInstance, config: Config): void
 }
 
 function problemFor(error: FastifyError, config: Config): ProblemDetails {
+  if (error instanceof RequestFieldError) {
+    const problem = problemFromTypedError(error.typed);
+    if (problem) return { ...problem, errors: [fieldProblem('body', error.pointer, error.typed.message)] };
+  }
   const typed = problemFromTypedError(error);
   if (typed) return typed;
 
@@ -57,6 +63,9 @@ function problemFor(error: FastifyError, config: Config): ProblemDetails {
     const part = PARTS[(error as { validationContext?: string }).validationContext ?? 'body'] ?? 'body';
     const errors = (error.validation as ValidationIssue[]).flatMap((issue) => flattenIssue(issue, part));
     return makeProblem('invalid-request', describeFieldProblems(errors), { errors });
+  }
+  if (error instanceof BodyTimeoutError) {
+    return makeProblem('upload-timeout', `The request body did not arrive completely within ${error.timeoutMs} ms (UPLOAD_TIMEOUT_MS).`);
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -85,9 +94,9 @@ function flattenIssue(issue: ValidationIssue, part: FieldProblem['in']): FieldPr
   if (branches && branches.length > 0) {
     const best = closestBranch(branches);
     if (best) return best.flatMap((child) => flattenZodIssue(child, issue.instancePath, part));
-    return [{ in: part, path: pointer(issue.instancePath) || '/', message: noFormMatches(branches) }];
+    return [fieldProblem(part, pointer(issue.instancePath) || '/', noFormMatches(branches))];
   }
-  return [{ in: part, path: pointer(issue.instancePath) || '/', message: issue.message ?? 'Invalid value' }];
+  return [fieldProblem(part, pointer(issue.instancePath) || '/', issue.message ?? 'Invalid value')];
 }
 
 function flattenZodIssue(issue: ZodIssueLike, basePath: string, part: FieldProblem['in']): FieldProblem[] {
@@ -96,7 +105,7 @@ function flattenZodIssue(issue: ZodIssueLike, basePath: string, part: FieldProbl
     const best = closestBranch(issue.errors);
     if (best) return best.flatMap((child) => flattenZodIssue(child, path, part));
   }
-  return [{ in: part, path: path === '' ? '/' : path, message: issue.message }];
+  return [fieldProblem(part, path === '' ? '/' : path, issue.message)];
 }
 
 function closestBranch(branches: ZodIssueLike[][]): ZodIssueLike[] | null {

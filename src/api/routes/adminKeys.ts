@@ -30,7 +30,7 @@ export const adminKeyRoutes: FastifyPluginCallbackZod<{ keys: ApiKeyService }> =
             },
             content: { 'application/json': { schema: CreatedApiKeySchema } },
           },
-          ...problemResponses(400, 413, 415, 503),
+          ...problemResponses(400, 408, 413, 415, 503),
         },
       },
     },

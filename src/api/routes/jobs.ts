@@ -48,7 +48,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
             },
             content: { 'application/json': { schema: JobSchema } },
           },
-          ...problemResponses(400, 404, 413, 415, 422, 503),
+          ...problemResponses(400, 404, 408, 413, 415, 422, 503),
         },
       },
     },

@@ -6,8 +6,7 @@
  * once all of it parsed. Content-type parsers are encapsulated: this plugin's pass-through parser
  * reaches these routes only, and the JSON routes keep refusing text bodies.
  */
-import type { IncomingMessage } from 'node:http';
-import { PassThrough, Transform, type TransformCallback } from 'node:stream';
+import { Transform, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { FastifyContentTypeParser, FastifyReply } from 'fastify';
@@ -19,7 +18,14 @@ import { MatrixMarketSyntaxError } from '../../solvers/errors.js';
 import type { MatrixService, StoredMatrix } from '../../jobs/types.js';
 import { ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { sendProblem } from '../plugins/problems.js';
-import { MATRIX_UPLOAD_MEDIA_TYPES, MatrixIdParamsSchema, StoredMatrixSchema } from '../schemas/matrix.js';
+import { BodyTimeoutError, bodyWithin, clientGone, closeAfterAnswer } from '../requestBody.js';
+import {
+  ListMatricesQuerySchema,
+  MATRIX_UPLOAD_MEDIA_TYPES,
+  MatrixIdParamsSchema,
+  MatrixPageSchema,
+  StoredMatrixSchema,
+} from '../schemas/matrix.js';
 import { problemResponses } from '../schemas/problem.js';
 
 export interface MatrixRoutesOptions {
@@ -52,30 +58,6 @@ function byteLimit(limit: number): Transform {
   });
 }
 
-/** Raised when an upload has not arrived completely within UPLOAD_TIMEOUT_MS. */
-class UploadTimeoutError extends Error {
-  constructor(readonly timeoutMs: number) {
-    super(`upload not complete after ${timeoutMs} ms`);
-  }
-}
-
-/**
- * The request body as a stream that fails with UploadTimeoutError once `timeoutMs` have passed (a
- * body that trickles or never ends). The request is piped into it, not handed to the pipeline, so
- * that whatever fails downstream leaves the request (and its connection) usable for the answer.
- */
-function bodyWithin(body: IncomingMessage, timeoutMs: number): PassThrough {
-  const within = new PassThrough();
-  const timer = setTimeout(() => {
-    body.unpipe(within);
-    within.destroy(new UploadTimeoutError(timeoutMs));
-  }, timeoutMs);
-  within.once('close', () => clearTimeout(timer));
-  body.once('error', (error) => within.destroy(error));
-  body.pipe(within);
-  return within;
-}
-
 /**
  * Passes bytes through, failing (MatrixMarketSyntaxError naming the line) once a line grows past
  * `maxChars` bytes without a newline: such a line is refused as it arrives, never buffered whole.
@@ -103,23 +85,6 @@ function lineLengthLimit(maxChars: number): Transform {
   });
 }
 
-/** How long the rest of an upload refused midway is read (and dropped) after the answer, before its connection is closed. */
-const LINGER_MS = 2000;
-
-/**
- * For an upload refused before its body ended (possibly never-ending): once the answer is sent,
- * read and drop what still comes for LINGER_MS, then close the connection (unless the body ended by
- * then). Closing at once, with the client's data still unread, would reset the connection, and the
- * client could lose the answer it is still sending towards.
- */
-function closeAfterAnswer(body: IncomingMessage, reply: FastifyReply): void {
-  reply.raw.once('finish', () => {
-    const timer = setTimeout(() => body.destroy(), LINGER_MS);
-    body.once('end', () => clearTimeout(timer));
-    body.resume();
-  });
-}
-
 function mediaTypeOf(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
@@ -133,6 +98,7 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
   app.post(
     '/matrices',
     {
+      config: { readsOwnBody: true },
       validatorCompiler: noBodyValidation,
       schema: {
         tags: ['matrices'],
@@ -220,8 +186,8 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
             }),
           );
         }
-        if (!request.raw.complete) closeAfterAnswer(request.raw, reply);
-        if (error instanceof UploadTimeoutError) {
+        closeAfterAnswer(request.raw, reply);
+        if (error instanceof BodyTimeoutError) {
           return sendProblem(
             reply,
             makeProblem(
@@ -253,6 +219,26 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
       request.log.info({ matrixId: matrix.id, n: matrix.n, nnz: matrix.nnz }, 'matrix stored');
       return reply.code(201).header('location', `/v1/matrices/${matrix.id}`).send(matrix);
     },
+  );
+
+  app.get(
+    '/matrices',
+    {
+      schema: {
+        tags: ['matrices'],
+        operationId: 'listMatrices',
+        summary: 'List stored matrices, newest first',
+        description: [
+          "The caller's stored matrices (with AUTH_MODE=keys, the key's own; otherwise all), as pages: pass `nextCursor` as",
+          '`cursor` for the next page. Optional filters: `symmetry`, `field`, `minN`, `maxN`. A matrix appears once its whole',
+          'upload parsed and was stored (a refused or interrupted upload never does) and until it expires or is deleted.',
+          '400 for a bad filter, `limit` or `cursor`.',
+        ].join(' '),
+        querystring: ListMatricesQuerySchema,
+        response: { 200: MatrixPageSchema, ...problemResponses(400, 503) },
+      },
+    },
+    async (request) => matrices.list({ ...request.query, owner: ownerFilterOf(request) }),
   );
 
   app.get(
@@ -299,11 +285,6 @@ function unsupported(reply: FastifyReply, detail: string): FastifyReply {
 
 function isAbort(error: unknown): boolean {
   return (error as { name?: unknown } | null)?.name === 'AbortError';
-}
-
-/** The client closed its connection before its upload ended (its answer cannot be delivered). */
-function clientGone(body: IncomingMessage): boolean {
-  return !body.complete && body.socket?.destroyed === true;
 }
 
 function isZlibError(error: unknown): boolean {

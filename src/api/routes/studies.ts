@@ -11,6 +11,7 @@ import { StudyNotFinishedError, StudyNotFoundError } from '../../jobs/studies/er
 import { FINISHED_STUDY_STATUSES, type StudyEvent, type StudyService } from '../../jobs/studies/types.js';
 import { streamEvents, trackOpenStreams } from '../eventStream.js';
 import { renderStudyFigure } from '../figures/studyFigure.js';
+import { atFieldAsync, studyPointer } from '../requestFields.js';
 import { problemResponses } from '../schemas/problem.js';
 import {
   CreateStudyRequestSchema,
@@ -84,12 +85,14 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
             headers: { Location: { type: 'string', description: 'The URL of the study, `/v1/studies/{id}`.', required: true } },
             content: { 'application/json': { schema: StudySchema } },
           },
-          ...problemResponses(400, 404, 413, 415, 422, 503),
+          ...problemResponses(400, 404, 408, 413, 415, 422, 503),
         },
       },
     },
     async (request, reply) => {
-      const study = await studies.create(request.body, ownerOf(request), (samples) => assertSamples(request, samples), readerOf(request));
+      const study = await atFieldAsync(studyPointer(request.body), () =>
+        studies.create(request.body, ownerOf(request), (samples) => assertSamples(request, samples), readerOf(request)),
+      );
       request.log.info({ studyId: study.id, points: study.points.length, samples: study.progress.total }, 'study created');
       return reply.code(202).header('location', `/v1/studies/${study.id}`).send(study);
     },

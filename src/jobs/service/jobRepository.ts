@@ -17,10 +17,7 @@ import type { Tenant } from '../keys/apiKey.js';
 import { storedBytesOfJob } from '../keys/jobBytes.js';
 import type { TenantUsage } from '../keys/tenantUsage.js';
 import type { JobQueue } from './jobQueue.js';
-import { decodeCursor, encodeCursor } from './listCursor.js';
-
-/** Most index entries one list request reads (status filters over long histories return short pages, with a cursor). */
-const LIST_SCAN_BUDGET = 5000;
+import { pageOfIndex } from './listCursor.js';
 
 /** What tenants (API keys) hold, and what a job's stored bytes are counted with. */
 export interface Tenancy {
@@ -136,33 +133,18 @@ export class JobRepository {
 
   /** `owner`: only that key's jobs (from its own index); absent: every job. */
   async list(query: { status?: JobStatus; limit: number; cursor?: string; owner?: string }): Promise<JobPage> {
-    const { status, limit, owner } = query;
-    const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
-    return storeCall(async () => {
-      const batchSize = status ? Math.max(100, 4 * limit) : limit + 1;
-      const matches: JobSummary[] = [];
-      const expired: string[] = [];
-      let lastSeen = before;
-      let exhausted = false;
-      let scanned = 0;
-      while (matches.length <= limit && !exhausted && scanned < LIST_SCAN_BUDGET) {
-        const ids = await this.store.indexPage(lastSeen, batchSize, owner);
-        exhausted = ids.length < batchSize;
-        const summaries = await this.store.summaries(ids);
-        for (let k = 0; k < ids.length && matches.length <= limit; k++) {
-          lastSeen = ids[k];
-          scanned++;
-          const summary = summaries[k];
-          if (summary === null) expired.push(ids[k]);
-          else if (status === undefined || summary.status === status) matches.push(summary);
-        }
-      }
-      await this.store.dropFromIndex(expired, owner);
-      if (matches.length > limit) return { items: matches.slice(0, limit), nextCursor: encodeCursor(matches[limit - 1].id) };
-      if (exhausted || lastSeen === null) return { items: matches, nextCursor: null };
-      // Scan budget spent: a short page, and a cursor to continue from where the scan stopped.
-      return { items: matches, nextCursor: encodeCursor(lastSeen) };
-    });
+    const { status, owner } = query;
+    return storeCall(() =>
+      pageOfIndex<JobSummary>(
+        {
+          indexPage: (before, count) => this.store.indexPage(before, count, owner),
+          items: (ids) => this.store.summaries(ids),
+          drop: (ids) => this.store.dropFromIndex(ids, owner),
+        },
+        { limit: query.limit, cursor: query.cursor, filtered: status !== undefined },
+        (summary) => status === undefined || summary.status === status,
+      ),
+    );
   }
 
   async cancel(id: string, owner?: string): Promise<Job> {

@@ -13,7 +13,8 @@ import type { Tenant } from '../keys/apiKey.js';
 import type { TenantUsage } from '../keys/tenantUsage.js';
 import type { MatrixStore } from '../store/matrixStore.js';
 import { storeCall } from '../store/redisConnection.js';
-import type { MatrixService, StoredMatrix } from '../types.js';
+import type { MatrixListQuery, MatrixPage, MatrixService, StoredMatrix } from '../types.js';
+import { pageOfIndex } from './listCursor.js';
 
 export class MatrixRepository implements MatrixService {
   constructor(
@@ -87,10 +88,30 @@ export class MatrixRepository implements MatrixService {
     });
   }
 
+  /** Newest first; `owner`: that key's matrices only (from its own index), absent: every matrix. */
+  async list(query: MatrixListQuery & { owner?: string }): Promise<MatrixPage> {
+    const { owner, symmetry, field, minN, maxN } = query;
+    return storeCall(() =>
+      pageOfIndex<StoredMatrix>(
+        {
+          indexPage: (before, count) => this.store.indexPage(before, count, owner),
+          items: (ids) => this.store.documents(ids),
+          drop: (ids) => this.store.dropFromIndex(ids, owner),
+        },
+        { limit: query.limit, cursor: query.cursor, filtered: [symmetry, field, minN, maxN].some((f) => f !== undefined) },
+        (matrix) =>
+          (symmetry === undefined || matrix.symmetry === symmetry) &&
+          (field === undefined || matrix.field === field) &&
+          (minN === undefined || matrix.n >= minN) &&
+          (maxN === undefined || matrix.n <= maxN),
+      ),
+    );
+  }
+
   async remove(id: string, owner?: string): Promise<void> {
     return storeCall(async () => {
       const stored = await this.assertVisible(id, owner);
-      if (!(await this.store.delete(id))) throw new MatrixNotFoundError(id);
+      if (!(await this.store.delete(id, stored === '' ? null : stored))) throw new MatrixNotFoundError(id);
       if (stored !== '') await this.usage?.release(stored, this.store.keys.doc(id));
     });
   }

@@ -97,9 +97,17 @@ export async function readCsr(redis: Redis, base: string, n: number, nnz: number
 /** The matrix resource's keys, next to the job store's under `${KEY_PREFIX}:store:${QUEUE_NAME}`. */
 export class MatrixKeys {
   private readonly base: string;
+  /** Sorted set of every stored matrix's id (score 0: ordered by id, and ULIDs sort by creation time). */
+  readonly index: string;
 
   constructor(keyPrefix: string, queueName: string) {
     this.base = `${keyPrefix}:store:${queueName}`;
+    this.index = `${this.base}:matrices`;
+  }
+
+  /** The ids of one owner's (API key's) matrices, as `index` (GET /v1/matrices for a tenant). */
+  ownerIndex(owner: string): string {
+    return `${this.base}:owner:${owner}:matrices`;
   }
 
   /** The document (a hash). */
@@ -155,6 +163,9 @@ export class MatrixStore {
     queueCsrCommit(multi, pending, keys.csr(matrix.id), ttlSeconds);
     multi.hset(keys.doc(matrix.id), { ...documentFields(stored), ...(owner ? { owner } : {}) });
     multi.expire(keys.doc(matrix.id), ttlSeconds);
+    // Indexes outlive their entries (an expired matrix is dropped when a listing meets it).
+    multi.zadd(keys.index, 0, matrix.id);
+    if (owner) multi.zadd(keys.ownerIndex(owner), 0, matrix.id);
     try {
       await execOrThrow(multi);
     } catch (error) {
@@ -191,9 +202,38 @@ export class MatrixStore {
     return csr ? { matrix, csr } : null;
   }
 
-  /** True when a matrix was deleted, false when there was none. */
-  async delete(id: string): Promise<boolean> {
-    return (await this.redis.del(...this.keys.allOf(id))) > 0;
+  /** True when a matrix was deleted, false when there was none. `owner`: its key's index entry goes too. */
+  async delete(id: string, owner: string | null = null): Promise<boolean> {
+    const multi = this.redis.multi();
+    multi.del(...this.keys.allOf(id));
+    multi.zrem(this.keys.index, id);
+    if (owner) multi.zrem(this.keys.ownerIndex(owner), id);
+    const [deleted] = await execOrThrow(multi);
+    return Number(deleted) > 0;
+  }
+
+  /** Up to `count` ids, newest first, strictly older than `beforeId` when given; only `owner`'s when given. */
+  async indexPage(beforeId: string | null, count: number, owner?: string): Promise<string[]> {
+    const index = owner === undefined ? this.keys.index : this.keys.ownerIndex(owner);
+    return this.redis.zrevrangebylex(index, beforeId === null ? '+' : `(${beforeId}`, '-', 'LIMIT', 0, count);
+  }
+
+  /** The documents of `ids`, null for those gone. */
+  async documents(ids: string[]): Promise<(StoredMatrix | null)[]> {
+    if (ids.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.keys.doc(id));
+    const replies = await execOrThrow(pipeline);
+    return replies.map((fields) => {
+      const document = fields as Record<string, string>;
+      return document.id === undefined ? null : matrixFromFields(document);
+    });
+  }
+
+  /** Forget index entries whose matrices are gone (expired). */
+  async dropFromIndex(ids: string[], owner?: string): Promise<void> {
+    if (ids.length === 0) return;
+    await this.redis.zrem(owner === undefined ? this.keys.index : this.keys.ownerIndex(owner), ...ids);
   }
 }
 

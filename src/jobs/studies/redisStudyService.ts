@@ -20,7 +20,7 @@ import type { StudyRequest } from '../../solvers/studies/presets.js';
 import type { StudyMatrix } from '../../solvers/studies/storedMatrix.js';
 import { MatrixNotFoundError } from '../errors.js';
 import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
-import { decodeCursor, encodeCursor } from '../service/listCursor.js';
+import { pageOfIndex } from '../service/listCursor.js';
 import { MatrixStore } from '../store/matrixStore.js';
 import {
   createFailFastConnection,
@@ -47,7 +47,6 @@ import {
 } from './types.js';
 
 const START_WAIT_MS = 5000;
-const LIST_SCAN_BUDGET = 5000;
 /**
  * Plans kept by study id. A study's record never changes, so neither does its plan; planning
  * Experiment 1 takes ~2 ms, which every GET, list row and progress event would otherwise repeat
@@ -197,36 +196,17 @@ export class RedisStudyService implements StudyService {
   }
 
   async list(query: { status?: StudyStatus; limit: number; cursor?: string }, requester: string | null): Promise<StudyPage> {
-    const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
     return storeCall(async () => {
-      const items: StudyPage['items'] = [];
-      let before = after;
-      let scanned = 0;
-      let exhausted = false;
-      while (items.length < query.limit && scanned < LIST_SCAN_BUDGET) {
-        const ids = await this.store.indexPage(before, Math.min(100, query.limit * 2), requester);
-        if (ids.length === 0) {
-          exhausted = true;
-          break;
-        }
-        const gone: string[] = [];
-        for (const id of ids) {
-          scanned++;
-          before = id;
-          const stored = await this.store.get(id);
-          if (!stored) {
-            gone.push(id);
-            continue;
-          }
-          if (requester !== null && stored.record.owner !== requester) continue;
-          if (query.status && stored.status !== query.status) continue;
-          items.push(summaryOf(studyOf(this.plan(stored), stored)));
-          if (items.length === query.limit) break;
-        }
-        await this.store.forget(gone, requester);
-      }
-      const more = !exhausted && before !== null && (await this.store.indexPage(before, 1, requester)).length > 0;
-      return { items, nextCursor: more && before !== null ? encodeCursor(before) : null };
+      const page = await pageOfIndex<StoredStudy>(
+        {
+          indexPage: (before, count) => this.store.indexPage(before, count, requester),
+          items: (ids) => Promise.all(ids.map((id) => this.store.get(id))),
+          drop: (ids) => this.store.forget(ids, requester),
+        },
+        { limit: query.limit, cursor: query.cursor, filtered: query.status !== undefined },
+        (stored) => (requester === null || stored.record.owner === requester) && (!query.status || stored.status === query.status),
+      );
+      return { items: page.items.map((stored) => summaryOf(studyOf(this.plan(stored), stored))), nextCursor: page.nextCursor };
     });
   }
 

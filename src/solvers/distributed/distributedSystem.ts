@@ -136,8 +136,8 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
   for (let k = 0; k < p; k++) {
     if (!(Math.abs(r[k * p + k]) > DEPENDENT_ROWS_TOLERANCE * maxRowNorm)) {
       throw new SingularMatrixError(
-        `The matrix is singular: row ${rows[k]} of machine ${index} is a linear combination of the machine's other rows.`,
-        { machine: index, row: rows[k] },
+        `The matrix is singular: row ${rows[k]} of A (row ${k} of machine ${index}'s ${p}) is a linear combination of the machine's other rows.`,
+        { machine: index, row: rows[k], machineRow: k },
       );
     }
   }

@@ -184,9 +184,10 @@ function factorGram(g: CsrMatrix, index: number, rows: Int32Array, factorize: Gr
     const local = error.details.row;
     const row = typeof local === 'number' ? rows[local] : undefined;
     throw new SingularMatrixError(
-      `The matrix is singular: row ${row} of machine ${index} is numerically a linear combination of the machine's other rows ` +
+      `The matrix is singular: row ${row} of A (row ${String(local)} of machine ${index}'s ${rows.length}) is numerically a linear ` +
+        "combination of the machine's other rows " +
         `(the Cholesky factorization of A_i A_i^T met a relative pivot of ${Number(error.details.relativePivot).toPrecision(3)}).`,
-      { ...error.details, machine: index, row },
+      { ...error.details, machine: index, row, machineRow: local },
     );
   }
 }
