@@ -14,6 +14,7 @@ import { assertStudySamples, installAuth, ownerFilterOf, ownerOf } from './plugi
 import { installHardening } from './plugins/hardening.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi, openApiDocument } from './plugins/openapi.js';
+import { installJsonBodies } from './plugins/jsonBody.js';
 import { installErrorHandling } from './plugins/problems.js';
 import { installRateLimit } from './plugins/rateLimit.js';
 import { adminKeyRoutes } from './routes/adminKeys.js';
@@ -68,6 +69,8 @@ export async function buildApp({
   // Content-type parsers are encapsulated: a route taking another media type (a Matrix Market
   // upload) adds its parser in its own plugin, and the JSON routes keep refusing that type.
   app.removeContentTypeParser('text/plain');
+  // JSON bodies as sent or gzip-compressed, within BODY_LIMIT_BYTES either way; other codings: 415.
+  installJsonBodies(app, config);
 
   app.setValidatorCompiler(validatorCompiler);
   const strictSerializer = createSerializerCompiler();

@@ -20,6 +20,7 @@ import type { MatrixService, StoredMatrix } from '../../jobs/types.js';
 import { ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { sendProblem } from '../plugins/problems.js';
 import { MATRIX_UPLOAD_MEDIA_TYPES, MatrixIdParamsSchema, StoredMatrixSchema } from '../schemas/matrix.js';
+import { contentCodingOf, UnsupportedContentEncodingError } from '../plugins/jsonBody.js';
 import { problemResponses } from '../schemas/problem.js';
 
 export interface MatrixRoutesOptions {
@@ -185,10 +186,9 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           `Content-Type ${mediaType ? `'${mediaType}'` : 'missing'}; send the Matrix Market text as text/plain or application/x-matrix-market.`,
         );
       }
-      const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-      if (encoding !== 'identity' && encoding !== 'gzip') {
-        return unsupported(reply, `Content-Encoding '${encoding}' is not supported; send the text as is or gzip-compressed (gzip).`);
-      }
+      const encoding = contentCodingOf(request.headers['content-encoding']);
+      // The error handler answers 415 with Accept-Encoding.
+      if (encoding !== 'identity' && encoding !== 'gzip') throw new UnsupportedContentEncodingError(encoding, 'the Matrix Market text');
       let stored: StoredMatrix | undefined;
       const limit = config.MAX_UPLOAD_BYTES;
       // The reader's own error (syntax, limits, quota), kept: when it throws, leaving its `for await`
