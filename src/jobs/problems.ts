@@ -135,6 +135,11 @@ const CATALOG = {
     title: 'Study not finished',
     description: 'The study is still queued or running: cancel it before deleting it; its figures exist once it has succeeded.',
   },
+  'figure-not-found': {
+    status: 404,
+    title: 'Figure not found',
+    description: "The study has no figure of this name (its `figures` list the names it has, e.g. 'figure-1').",
+  },
   'job-input-missing': {
     status: 500,
     title: 'Job input missing',

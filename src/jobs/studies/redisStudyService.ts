@@ -197,7 +197,7 @@ export class RedisStudyService implements StudyService {
   }
 
   async list(query: { status?: StudyStatus; limit: number; cursor?: string }, requester: string | null): Promise<StudyPage> {
-    const after = query.cursor === undefined ? null : decodeCursor(query.cursor);
+    const after = query.cursor === undefined ? null : decodeCursor(query.cursor, 'GET /v1/studies');
     return storeCall(async () => {
       const items: StudyPage['items'] = [];
       let before = after;
