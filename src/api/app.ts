@@ -93,7 +93,7 @@ export async function buildApp({
   // Before every route: the API key hooks, the security declarations and the rate limit must see them all.
   installAuth(app, { config, keys: jobService.keys });
   await installRateLimit(app, config);
-  await installOpenApi(app);
+  await installOpenApi(app, config);
   await extend?.(app);
   installMetrics(app, jobService);
 

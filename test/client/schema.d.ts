@@ -72,7 +72,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Description of a problem type (the `type` of a problem is "/problems/<code>")
+         * Description of a problem type (the `type` of a problem is `/problems/{code}`)
          * @description What a problem `type` URI stands for: its code, HTTP status, title and a description. 404 for an unknown code.
          */
         get: operations["getProblemType"];
@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an analysis or a solve
-         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. Answers 202 with the job and its URL in `Location`.
+         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the job and its URL in `Location`.
          */
         post: operations["createJob"];
         delete?: never;
@@ -298,7 +298,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a study: a grid of settings x seeded samples x metrics (the paper's experiments as presets)
-         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), 404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued; a study over a stored matrix varies only m and the partition (any other grid axis or setting is a 422 naming it). before anything is queued; then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. Answers 202 with the study and its URL in `Location`.
+         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), 404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued (a study over a stored matrix varies only m and the partition: any other grid axis or setting is a 422 naming it); then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the study and its URL in `Location`.
          */
         post: operations["createStudy"];
         delete?: never;
@@ -360,7 +360,7 @@ export interface paths {
         };
         /**
          * A figure of the study's results as SVG (names in the study's `figures`)
-         * @description 409 until the study has succeeded; 404 for a figure the study does not have.
+         * @description 409 until the study has succeeded; 404 for a figure the study does not have (the study's `figures` list its names; a `.svg` suffix is optional).
          */
         get: operations["getStudyFigure"];
         put?: never;
@@ -486,7 +486,7 @@ export interface components {
         };
         /** @enum {string} */
         AlgorithmIdInput: "apc" | "dhbm" | "dgd" | "dnag" | "cimmino" | "mlm";
-        /** @description One row of the matrix: its n entries. */
+        /** @description One row of the matrix: its n entries (n <= MAX_N). */
         DenseRowInput: (number | string)[];
         /** @description The rows (0-based) one machine holds. */
         MachineRowsInput: number[];
@@ -538,11 +538,8 @@ export interface components {
         MatrixInput: {
             /** @constant */
             format: "dense";
-            /** @description Row-major rows of the n x n matrix. */
-            data: [
-                components["schemas"]["DenseRowInput"],
-                ...components["schemas"]["DenseRowInput"][]
-            ];
+            /** @description Row-major rows of the n x n matrix; n <= MAX_N (413 above). */
+            data: components["schemas"]["DenseRowInput"][];
         } | {
             /** @constant */
             format: "coo";
@@ -557,7 +554,7 @@ export interface components {
         } | {
             /** @constant */
             format: "matrix-market";
-            /** @description The text of a Matrix Market file (coordinate or array; real, integer or pattern; general, symmetric or skew-symmetric). The coordinate format is read as a matrix upload is (POST /v1/matrices): n <= MAX_N_SPARSE and at most MAX_NNZ stored entries (413), an entry given twice or out of range is a 422 naming its line; it then runs on CSR or dense by the rule of the COO input. The array format is dense (n <= MAX_N). */
+            /** @description The text of a Matrix Market file (coordinate or array; real, integer or pattern; general, symmetric or skew-symmetric). The coordinate format is read as a matrix upload is (POST /v1/matrices): n <= MAX_N_SPARSE and at most MAX_NNZ stored entries (413), an entry given twice or out of range is a 422 naming its line; it then runs on CSR or dense by the rule of the COO input. The array format is dense (n <= MAX_N). The text is bounded by the body, BODY_LIMIT_BYTES. */
             data: string;
         } | components["schemas"]["GeneratorInput"] | {
             /** @constant */
@@ -567,7 +564,7 @@ export interface components {
         };
         /** @description How the rows are spread over the machines. */
         PartitionInput: {
-            /** @description m contiguous blocks whose sizes differ by at most one, larger blocks first. */
+            /** @description m contiguous blocks whose sizes differ by at most one, larger blocks first (m <= MAX_MACHINES). */
             machines: number;
         } | {
             /** @description Contiguous blocks of these sizes (summing to n). */
@@ -712,7 +709,7 @@ export interface components {
         StudyStatusInput: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /** @description RFC 9457 problem details (application/problem+json). */
         Problem: {
-            /** @description A relative URI reference "/problems/<code>"; GET it for a description of the problem type. */
+            /** @description A relative URI reference `/problems/{code}`; GET it for a description of the problem type. */
             type: string;
             title: string;
             status: number;
@@ -1379,7 +1376,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1388,7 +1385,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1417,7 +1414,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The process serves requests. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1449,7 +1446,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Redis answers: the service can take requests. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1470,7 +1467,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis does not answer PING (`store-unavailable`): route traffic elsewhere meanwhile. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1492,7 +1489,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The problem type: its code, HTTP status, title and description. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1501,7 +1498,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProblemType"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No problem type with this code (`not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1534,7 +1531,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of job summaries, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1543,7 +1540,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobPage"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description A bad `status` or `limit` (`invalid-request`), or a `cursor` this service did not issue (`invalid-cursor`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1552,7 +1549,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1561,11 +1558,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1581,7 +1584,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1616,7 +1619,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1625,7 +1628,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1634,7 +1637,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1643,7 +1646,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body or the problem is too large. */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1652,16 +1655,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not JSON. */
+            /** @description The body is not `application/json` (`unsupported-media-type`), or its `Content-Encoding` is neither gzip nor identity (then with `Accept-Encoding: gzip`). */
             415: {
                 headers: {
+                    /** @description The content codings a request body may have (`gzip`), when the body was refused for its coding. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
+            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1670,11 +1675,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1690,7 +1701,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1712,7 +1723,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The job. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1721,7 +1732,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1730,7 +1741,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1739,7 +1750,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1748,11 +1759,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1768,7 +1785,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1797,7 +1814,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1806,7 +1823,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1815,7 +1832,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1824,7 +1841,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The job is not finished. */
+            /** @description The job is queued or running (`job-not-finished`): cancel it first. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1833,11 +1850,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1853,7 +1876,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1875,7 +1898,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The job, cancelled (or unchanged when it had already finished). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1884,7 +1907,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1893,7 +1916,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1902,7 +1925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1911,11 +1934,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1931,7 +1960,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1968,7 +1997,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoredMatrix"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description With `Content-Encoding: gzip`, a body that is not valid gzip data; or the connection closed before the upload was complete (`invalid-request`; nothing stored). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1977,7 +2006,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1986,7 +2015,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after). */
+            /** @description The body did not arrive completely within UPLOAD_TIMEOUT_MS (`upload-timeout`; the connection is closed shortly after). */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1995,7 +2024,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body or the problem is too large. */
+            /** @description The upload exceeds MAX_UPLOAD_BYTES, as sent or decompressed (`body-too-large`); its size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (`too-large`); or it exceeds the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2004,16 +2033,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not text/plain or application/x-matrix-market, or an encoding other than gzip. */
+            /** @description Not `text/plain` or `application/x-matrix-market`, or a `Content-Encoding` other than gzip (`unsupported-media-type`; then with `Accept-Encoding: gzip`). */
             415: {
                 headers: {
+                    /** @description The content codings an upload may have (`gzip`), when it was refused for its coding. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
+            /** @description The text is not valid Matrix Market data, naming the line (`matrix-market-syntax`: entry count, index out of range, duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2022,11 +2053,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2042,7 +2079,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2064,7 +2101,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The stored matrix. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2073,7 +2110,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoredMatrix"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2082,7 +2119,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2091,7 +2128,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such stored matrix (never uploaded, expired or deleted). */
+            /** @description No such stored matrix (`matrix-not-found`): never uploaded, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2100,11 +2137,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2120,7 +2163,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2149,7 +2192,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2158,7 +2201,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2167,7 +2210,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such stored matrix (never uploaded, expired or deleted). */
+            /** @description No such stored matrix (`matrix-not-found`): never uploaded, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2176,11 +2219,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2196,7 +2245,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2219,7 +2268,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The run's trace, as recorded so far. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2228,7 +2277,7 @@ export interface operations {
                     "application/json": components["schemas"]["Trace"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2237,7 +2286,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2246,7 +2295,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this algorithm (`run-not-found`: not requested, not reached yet, or the job is an analysis). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2255,11 +2304,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2275,7 +2330,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2298,7 +2353,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The run's solution x (null where an entry is not finite). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2307,7 +2362,7 @@ export interface operations {
                     "application/json": components["schemas"]["Solution"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2316,7 +2371,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2325,7 +2380,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this algorithm (`run-not-found`: not requested, not reached yet, or the job is an analysis). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2334,11 +2389,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2354,7 +2415,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2385,7 +2446,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2394,7 +2455,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2403,7 +2464,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2412,11 +2473,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2432,7 +2499,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2464,7 +2531,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ListEventData"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description A bad `status` (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2473,7 +2540,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2482,11 +2549,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2502,7 +2575,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2526,7 +2599,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of study summaries, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2535,7 +2608,7 @@ export interface operations {
                     "application/json": components["schemas"]["StudyPage"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description A bad `status` or `limit` (`invalid-request`), or a `cursor` that GET /v1/studies did not issue (`invalid-cursor`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2544,7 +2617,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2553,11 +2626,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2573,7 +2652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2608,7 +2687,7 @@ export interface operations {
                     "application/json": components["schemas"]["Study"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field), e.g. an empty grid axis. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2617,7 +2696,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2626,7 +2705,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2635,7 +2714,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body or the problem is too large. */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (`too-large`), or than the API key's study samples (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2644,16 +2723,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not JSON. */
+            /** @description The body is not `application/json` (`unsupported-media-type`), or its `Content-Encoding` is neither gzip nor identity (then with `Accept-Encoding: gzip`). */
             415: {
                 headers: {
+                    /** @description The content codings a request body may have (`gzip`), when the body was refused for its coding. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
+            /** @description The study cannot be run as given: an unknown metric, too many grid points, settings that cannot be sampled, or a grid axis a study over a stored matrix cannot vary (`code` says which, `detail` names the setting). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2662,11 +2743,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2682,7 +2769,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2704,7 +2791,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The study. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2713,7 +2800,7 @@ export interface operations {
                     "application/json": components["schemas"]["Study"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2722,7 +2809,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2731,7 +2818,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2740,11 +2827,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2760,7 +2853,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2789,7 +2882,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2798,7 +2891,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2807,7 +2900,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2816,7 +2909,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The job is not finished. */
+            /** @description The study is queued or running (`study-not-finished`): cancel it first. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2825,11 +2918,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2845,7 +2944,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2876,7 +2975,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2885,7 +2984,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2894,7 +2993,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2903,11 +3002,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2923,7 +3028,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2955,7 +3060,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id or the figure name is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2964,7 +3069,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2973,7 +3078,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's; or the study has no figure of this name (`figure-not-found`, naming those it has). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2982,7 +3087,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The job is not finished. */
+            /** @description The study is queued, running, failed or cancelled (`study-not-finished`): figures exist once it has succeeded. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2991,11 +3096,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3011,7 +3122,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3033,7 +3144,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The study, cancelled (or unchanged when it had already finished). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3042,7 +3153,7 @@ export interface operations {
                     "application/json": components["schemas"]["Study"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3051,7 +3162,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3060,7 +3171,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3069,11 +3180,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3089,7 +3206,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3120,7 +3237,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3129,7 +3246,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3138,7 +3255,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3147,11 +3264,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3167,7 +3290,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3187,7 +3310,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every API key, oldest first, without secrets. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3196,7 +3319,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3205,7 +3328,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3214,11 +3337,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3234,7 +3363,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3269,7 +3398,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3278,7 +3407,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3287,7 +3416,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3296,7 +3425,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body or the problem is too large. */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3305,20 +3434,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not JSON. */
+            /** @description The body is not `application/json` (`unsupported-media-type`), or its `Content-Encoding` is neither gzip nor identity (then with `Accept-Encoding: gzip`). */
             415: {
                 headers: {
+                    /** @description The content codings a request body may have (`gzip`), when the body was refused for its coding. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3334,7 +3471,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3356,7 +3493,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The API key, without its secret. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3365,7 +3502,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3374,7 +3511,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3383,7 +3520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3392,7 +3529,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No API key with this id. */
+            /** @description No API key with this id (`key-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3401,11 +3538,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3421,7 +3564,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3443,7 +3586,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The API key, revoked (with `revokedAt`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3452,7 +3595,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3461,7 +3604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3470,7 +3613,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3479,7 +3622,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No API key with this id. */
+            /** @description No API key with this id (`key-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3488,11 +3631,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3508,7 +3657,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;

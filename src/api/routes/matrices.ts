@@ -21,7 +21,8 @@ import { ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { sendProblem } from '../plugins/problems.js';
 import { MATRIX_UPLOAD_MEDIA_TYPES, MatrixIdParamsSchema, StoredMatrixSchema } from '../schemas/matrix.js';
 import { contentCodingOf, UnsupportedContentEncodingError } from '../plugins/jsonBody.js';
-import { problemResponses } from '../schemas/problem.js';
+import { problemResponse, problemResponses } from '../schemas/problem.js';
+import { jsonResponse } from '../schemas/responses.js';
 
 export interface MatrixRoutesOptions {
   matrices: MatrixService;
@@ -125,7 +126,11 @@ function mediaTypeOf(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
-const NO_SUCH_MATRIX = { ...problemResponses(404)[404], description: 'No such stored matrix (never uploaded, expired or deleted).' };
+const BAD_ID = problemResponse(400, 'The id is longer than 64 characters (`invalid-request`).');
+const NO_SUCH_MATRIX = problemResponse(
+  404,
+  "No such stored matrix (`matrix-not-found`): never uploaded, expired, deleted, or another API key's.",
+);
 
 export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app, { matrices, config }, done) => {
   app.removeAllContentTypeParsers();
@@ -166,15 +171,38 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
             },
             content: { 'application/json': { schema: StoredMatrixSchema } },
           },
-          ...problemResponses(400, 413, 422, 503),
-          408: {
-            ...problemResponses(408)[408],
-            description: 'The body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after).',
-          },
-          415: {
-            ...problemResponses(415)[415],
-            description: 'Not text/plain or application/x-matrix-market, or an encoding other than gzip.',
-          },
+          ...problemResponse(
+            400,
+            'With `Content-Encoding: gzip`, a body that is not valid gzip data; or the connection closed before the upload was ' +
+              'complete (`invalid-request`; nothing stored).',
+          ),
+          ...problemResponse(
+            408,
+            'The body did not arrive completely within UPLOAD_TIMEOUT_MS (`upload-timeout`; the connection is closed shortly after).',
+          ),
+          ...problemResponse(
+            413,
+            'The upload exceeds MAX_UPLOAD_BYTES, as sent or decompressed (`body-too-large`); its size line declares n > ' +
+              "MAX_N_SPARSE or more than MAX_NNZ entries (`too-large`); or it exceeds the API key's stored bytes (`quota-too-large`).",
+          ),
+          ...problemResponse(
+            415,
+            'Not `text/plain` or `application/x-matrix-market`, or a `Content-Encoding` other than gzip (`unsupported-media-type`; ' +
+              'then with `Accept-Encoding: gzip`).',
+            {
+              'Accept-Encoding': {
+                type: 'string',
+                description: 'The content codings an upload may have (`gzip`), when it was refused for its coding.',
+                required: false,
+              },
+            },
+          ),
+          ...problemResponse(
+            422,
+            'The text is not valid Matrix Market data, naming the line (`matrix-market-syntax`: entry count, index out of range, ' +
+              'duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian).',
+          ),
+          ...problemResponses(503),
         },
       },
     },
@@ -264,7 +292,12 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
         summary: 'A stored matrix: n, nnz, symmetry',
         description: 'The document of a stored matrix. 404 when there is none (never uploaded, expired or deleted).',
         params: MatrixIdParamsSchema,
-        response: { 200: StoredMatrixSchema, ...problemResponses(400, 503), 404: NO_SUCH_MATRIX },
+        response: {
+          200: jsonResponse('The stored matrix.', StoredMatrixSchema),
+          ...BAD_ID,
+          ...NO_SUCH_MATRIX,
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => matrices.get(request.params.id, ownerFilterOf(request)),
@@ -282,7 +315,7 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           'affected, and a job still queued then fails with a `matrix-not-found` problem. Takes no body.',
         ].join(' '),
         params: MatrixIdParamsSchema,
-        response: { 204: z.undefined().describe('Deleted.'), ...problemResponses(400, 503), 404: NO_SUCH_MATRIX },
+        response: { 204: z.undefined().describe('Deleted.'), ...BAD_ID, ...NO_SUCH_MATRIX, ...problemResponses(503) },
       },
     },
     async (request, reply) => {
