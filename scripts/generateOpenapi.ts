@@ -38,10 +38,19 @@ const offlineJobService: JobService = {
   close: () => Promise.resolve(),
 };
 
+/** The document as committed: with the default configuration. */
 export async function generateOpenApi(): Promise<string> {
-  const app = await buildApp({ config: loadConfig({}), jobService: offlineJobService });
+  return formatOpenApi(await openApiDocumentWith({}));
+}
+
+/**
+ * The document a service configured by `env` serves (its input limits and, with AUTH_MODE=none,
+ * the anonymous alternative of its security requirements depend on it).
+ */
+export async function openApiDocumentWith(env: NodeJS.ProcessEnv): Promise<unknown> {
+  const app = await buildApp({ config: loadConfig(env), jobService: offlineJobService });
   try {
-    return formatOpenApi(app.swagger());
+    return app.swagger();
   } finally {
     await app.close();
   }

@@ -14,6 +14,7 @@ import { assertStudySamples, installAuth, ownerFilterOf, ownerOf } from './plugi
 import { installHardening } from './plugins/hardening.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi, openApiDocument } from './plugins/openapi.js';
+import { installJsonBodies } from './plugins/jsonBody.js';
 import { installErrorHandling } from './plugins/problems.js';
 import { installRateLimit } from './plugins/rateLimit.js';
 import { adminKeyRoutes } from './routes/adminKeys.js';
@@ -70,6 +71,8 @@ export async function buildApp({
   // upload) adds its parser in its own plugin, and the JSON routes keep refusing that type.
   app.removeContentTypeParser('text/plain');
   limitBodyTime(app, config.UPLOAD_TIMEOUT_MS);
+  // JSON bodies as sent or gzip-compressed, within BODY_LIMIT_BYTES either way; other codings: 415.
+  installJsonBodies(app, config);
 
   app.setValidatorCompiler(validatorCompiler);
   const strictSerializer = createSerializerCompiler();
@@ -92,7 +95,7 @@ export async function buildApp({
   // Before every route: the API key hooks, the security declarations and the rate limit must see them all.
   installAuth(app, { config, keys: jobService.keys });
   await installRateLimit(app, config);
-  await installOpenApi(app);
+  await installOpenApi(app, config);
   await extend?.(app);
   installMetrics(app, jobService);
 

@@ -59,7 +59,7 @@ const ENTRY = /^matrix entry \((\d+), (\d+)\)$/;
 const VECTOR_ENTRY = /^(\w+)\[(\d+)\]$/;
 
 const numberAt = (details: Record<string, unknown>, key: string): number | undefined =>
-  typeof details[key] === 'number' ? (details[key]) : undefined;
+  typeof details[key] === 'number' ? details[key] : undefined;
 
 /** The matrix input's field an error of reading it concerns. */
 export function matrixPointer(format: string): Pointer {

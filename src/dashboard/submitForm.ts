@@ -335,7 +335,7 @@ export class SubmitFormView implements View {
       if (error instanceof ProblemError && !error.problem.errors?.length)
         throw new ProblemError({
           ...error.problem,
-          errors: [{ path: this.value('source') === 'file' ? '/matrix/file' : '/matrix/data', message: error.problem.detail }],
+          errors: [fieldError(this.value('source') === 'file' ? '/matrix/file' : '/matrix/data', error.problem.detail)],
         });
       throw error;
     }
@@ -406,7 +406,7 @@ export class SubmitFormView implements View {
     const area = FIELD_OF_CODE[problem.code ?? ''];
     const errors = problem.errors?.length
       ? problem.errors
-      : [{ path: area ? this.visibleFieldOf(area.slice(1), problem.code) : '', message: problem.detail }];
+      : [fieldError(area ? this.visibleFieldOf(area.slice(1), problem.code) : '', problem.detail)];
     let first: Field | undefined;
     for (const error of errors) {
       const field = this.fieldFor(error.path);
@@ -461,7 +461,12 @@ function radios(name: string, choices: Record<string, string>, checked: string):
   );
 }
 
+/** A field-level error as the API words one (its pointer and text under both their names). */
+function fieldError(pointer: string, detail: string): NonNullable<Problem['errors']>[number] {
+  return { pointer, detail, path: pointer, message: detail };
+}
+
 /** A problem found before sending (a missing file), shown like the API's. */
 function localProblem(path: string, message: string): Problem {
-  return { type: 'about:blank', title: 'Missing input', status: 400, detail: message, errors: [{ path, message }] };
+  return { type: 'about:blank', title: 'Missing input', status: 400, detail: message, errors: [fieldError(path, message)] };
 }

@@ -11,6 +11,7 @@ export const JOB_ERROR_CODES = [
   'matrix-not-found',
   'study-not-found',
   'study-not-finished',
+  'figure-not-found',
   'key-not-found',
   'rate-limited',
   'quota-exceeded',
@@ -58,16 +59,16 @@ export class JobNotFinishedError extends JobError {
 export class StoreUnavailableError extends JobError {
   readonly code = 'store-unavailable';
   constructor(reason: string) {
-    super(`The job store is unavailable: ${reason}`);
+    super(`The store (Redis) is unavailable: ${reason}`);
   }
 }
 
 /** A `cursor` that this service did not issue (the HTTP layer answers 400). */
 export class InvalidCursorError extends JobError {
   readonly code = 'invalid-cursor';
-  constructor(cursor: string) {
+  constructor(cursor: string, list = 'GET /v1/jobs') {
     super(
-      `'${cursor.length > 40 ? `${cursor.slice(0, 40)}...` : cursor}' is not a cursor returned by GET /v1/jobs; pass the nextCursor of the previous page.`,
+      `'${cursor.length > 40 ? `${cursor.slice(0, 40)}...` : cursor}' is not a cursor returned by ${list}; pass the nextCursor of the previous page.`,
     );
   }
 }

@@ -43,8 +43,9 @@ const CATALOG = {
     status: 415,
     title: 'Unsupported media type',
     description:
-      'Request bodies must be `application/json`; a Matrix Market upload (POST /v1/matrices) is `text/plain` or ' +
-      '`application/x-matrix-market`, optionally with `Content-Encoding: gzip`.',
+      'Request bodies must be `application/json`, as sent or with `Content-Encoding: gzip`; a Matrix Market upload ' +
+      '(POST /v1/matrices) is `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip`. ' +
+      'Any other content coding (br, deflate...) is refused too, with `Accept-Encoding: gzip`.',
   },
   // Semantically invalid problems (422): the SolverError codes of the numerical core
   'not-square': { status: 422, title: 'Matrix is not square', description: 'A x = b needs a square n x n matrix.' },
@@ -102,7 +103,9 @@ const CATALOG = {
   'body-too-large': {
     status: 413,
     title: 'Request body too large',
-    description: 'The request body exceeds BODY_LIMIT_BYTES (MAX_UPLOAD_BYTES for a Matrix Market upload).',
+    description:
+      'The request body exceeds BODY_LIMIT_BYTES (MAX_UPLOAD_BYTES for a Matrix Market upload), as sent or, with ' +
+      '`Content-Encoding: gzip`, once decompressed.',
   },
   // Jobs
   'not-found': { status: 404, title: 'Not found', description: 'No such endpoint.' },
@@ -131,6 +134,11 @@ const CATALOG = {
     status: 409,
     title: 'Study not finished',
     description: 'The study is still queued or running: cancel it before deleting it; its figures exist once it has succeeded.',
+  },
+  'figure-not-found': {
+    status: 404,
+    title: 'Figure not found',
+    description: "The study has no figure of this name (its `figures` list the names it has, e.g. 'figure-1').",
   },
   'job-input-missing': {
     status: 500,

@@ -79,6 +79,10 @@ describe('security headers', () => {
       // The operations of the document, rendered by the bundle's scripts.
       await page.waitForSelector('.opblock-summary', { timeout: 30_000 });
       expect(await page.locator('.opblock-summary').count()).toBeGreaterThan(5);
+      // The description is Markdown: its placeholders show as written, none is taken for an HTML tag.
+      const info = await page.locator('.info').innerText();
+      expect(info).toContain('Their type is a relative URI /problems/{code}');
+      expect(info).toContain('code repeats its last segment');
       expect(violations).toEqual([]);
     } finally {
       await browser.close();

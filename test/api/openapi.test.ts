@@ -5,22 +5,47 @@
  */
 import { readFile } from 'node:fs/promises';
 import { pathToFileURL } from 'node:url';
+import { createConfig, lint } from '@redocly/openapi-core';
 import createClient from 'openapi-fetch';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { formatOpenApi, generateOpenApi, OPENAPI_PATH } from '../../scripts/generateOpenapi.js';
+import { formatOpenApi, generateOpenApi, OPENAPI_PATH, openApiDocumentWith } from '../../scripts/generateOpenapi.js';
+import { loadConfig } from '../../src/config.js';
 import type { paths } from '../client/schema.js';
 import { startTestService, type TestService } from '../support/service.js';
 
 const CLIENT_TYPES_PATH = new URL('../client/schema.d.ts', import.meta.url);
 
+interface OperationObject {
+  description?: string;
+  tags?: string[];
+  security?: Record<string, string[]>[];
+  requestBody?: unknown;
+  responses: Record<string, { description?: string; headers?: Record<string, { required?: boolean }> }>;
+}
 interface OpenApiDocument {
-  info: { license?: { name: string }; contact?: { name?: string } };
+  info: { description?: string; license?: { name: string }; contact?: { name?: string } };
   servers?: { url: string; description?: string }[];
-  paths: Record<
-    string,
-    Record<string, { description?: string; requestBody?: unknown; responses: Record<string, { headers?: Record<string, unknown> }> }>
-  >;
+  tags?: { name: string; description?: string }[];
+  paths: Record<string, Record<string, OperationObject>>;
+  components: { schemas: Record<string, Record<string, unknown>> };
+}
+
+const readDocument = async (): Promise<OpenApiDocument> => JSON.parse(await readFile(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
+
+function operationsOf(document: OpenApiDocument): { name: string; path: string; operation: OperationObject }[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, operation]) => ({ name: `${method.toUpperCase()} ${path}`, path, operation })),
+  );
+}
+
+/** Every string under `key` (description, summary...) in the document, with where it is. */
+function textsOf(node: unknown, keys: string[], at = ''): { at: string; text: string }[] {
+  if (Array.isArray(node)) return node.flatMap((item, k) => textsOf(item, keys, `${at}/${k}`));
+  if (node === null || typeof node !== 'object') return [];
+  return Object.entries(node).flatMap(([key, value]) =>
+    keys.includes(key) && typeof value === 'string' ? [{ at: `${at}/${key}`, text: value }] : textsOf(value, keys, `${at}/${key}`),
+  );
 }
 
 let service: TestService;
@@ -63,14 +88,133 @@ describe('the OpenAPI document', () => {
     }
   });
 
-  it('names its servers, contact and license (the license of package.json)', async () => {
-    const document = JSON.parse(await readFile(OPENAPI_PATH, 'utf8')) as OpenApiDocument;
+  it('names its contact and license (the license of package.json), and no host: its one server is relative', async () => {
+    const document = await readDocument();
     const packageJson = JSON.parse(await readFile(new URL('../../package.json', import.meta.url), 'utf8')) as { license: string };
     expect(document.info.license?.name).toBe(packageJson.license);
     expect(document.info.contact?.name).toEqual(expect.stringMatching(/\S/));
-    expect(document.servers).toHaveLength(1);
-    expect(document.servers?.[0].url).toBe('http://127.0.0.1:3000');
-    expect(document.servers?.[0].description).toMatch(/npm start/);
+    // Generated clients take their base URL from here: the origin the document was fetched from, whatever it is.
+    expect(document.servers?.map((server) => server.url)).toEqual(['/']);
+    expect(document.servers?.[0].description).toMatch(/origin the document was fetched from/);
+    const served: unknown = await (await fetch(`${service.baseUrl}/openapi.json`)).json();
+    expect(served).toEqual(document);
+  });
+
+  it('describes every response (none is a "Default Response") and declares, with a description, every tag it uses', async () => {
+    const document = await readDocument();
+    const declared = new Map((document.tags ?? []).map((tag) => [tag.name, tag.description]));
+    for (const { name, operation } of operationsOf(document)) {
+      expect(operation.tags, name).toHaveLength(1);
+      for (const tag of operation.tags ?? []) expect(declared.get(tag), `${name}: tag ${tag}`).toEqual(expect.stringMatching(/\S/));
+      for (const [status, response] of Object.entries(operation.responses)) {
+        expect(response.description, `${name} ${status}`).toEqual(expect.stringMatching(/\S/));
+        expect(response.description, `${name} ${status}`).not.toMatch(/^(Default Response|Problem)$/);
+      }
+    }
+    // Study answers speak of studies, not of jobs (but for those of every /v1 operation: 401, 429 and 500).
+    const studies = operationsOf(document).filter(({ path }) => path.startsWith('/v1/studies'));
+    for (const { name, operation } of studies) {
+      for (const [status, response] of Object.entries(operation.responses)) {
+        if (['401', '429', '500'].includes(status)) continue;
+        expect(response.description, `${name} ${status}`).not.toMatch(/\bjobs?\b/i);
+      }
+    }
+    const figure = document.paths['/v1/studies/{id}/figures/{name}'].get.responses['404'].description;
+    expect(figure).toMatch(/`figure-not-found`/);
+  });
+
+  it('lets anonymous calls through with AUTH_MODE=none (the empty requirement beside the bearer scheme), not with AUTH_MODE=keys', async () => {
+    const anonymous = await readDocument(); // generated with the default configuration: AUTH_MODE=none on a loopback HOST
+    expect(loadConfig({}).AUTH_MODE).toBe('none');
+    const keys = (await openApiDocumentWith({ AUTH_MODE: 'keys' })) as OpenApiDocument;
+    for (const [document, withKey] of [
+      [anonymous, [{ bearerAuth: [] }, {}]],
+      [keys, [{ bearerAuth: [] }]],
+    ] as const) {
+      for (const { name, path, operation } of operationsOf(document)) {
+        const open = !(path.startsWith('/v1/') || path === '/metrics');
+        expect(operation.security, name).toEqual(open ? [] : withKey);
+      }
+    }
+  });
+
+  it('declares the Retry-After and RateLimit-* headers of every 429', async () => {
+    const document = await readDocument();
+    const tooMany = operationsOf(document).filter(({ operation }) => operation.responses['429']);
+    expect(tooMany.length).toBeGreaterThan(20);
+    for (const { name, operation } of tooMany) {
+      const headers = operation.responses['429'].headers ?? {};
+      expect(Object.keys(headers).sort(), name).toEqual(['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Retry-After']);
+      expect(headers['Retry-After'].required, name).toBe(true);
+    }
+  });
+
+  it('states the input limits of the configuration it is generated with', async () => {
+    const limits = (document: OpenApiDocument) => {
+      const schemas = document.components.schemas;
+      const forms = (schemas.MatrixInput.oneOf as { properties: Record<string, Record<string, unknown>> }[]).map((form) => form.properties);
+      const [dense, coo, matrixMarket] = forms;
+      const rhs = (schemas.CreateJobRequestInput.properties as Record<string, { anyOf: Record<string, unknown>[] }>).rhs.anyOf[0];
+      return {
+        denseRows: dense.data.maxItems,
+        denseRow: schemas.DenseRowInput.maxItems,
+        cooN: coo.rows.maximum,
+        cooEntries: coo.entries.maxItems,
+        matrixMarketText: matrixMarket.data.maxLength,
+        rhs: rhs.maxItems,
+      };
+    };
+    const defaults = loadConfig({});
+    expect(limits(await readDocument())).toEqual({
+      denseRows: defaults.MAX_N,
+      denseRow: defaults.MAX_N,
+      cooN: defaults.MAX_N_SPARSE,
+      cooEntries: defaults.MAX_NNZ,
+      matrixMarketText: defaults.BODY_LIMIT_BYTES,
+      rhs: Math.max(defaults.MAX_N, defaults.MAX_N_SPARSE),
+    });
+    const small = (await openApiDocumentWith({
+      MAX_N: '50',
+      MAX_N_SPARSE: '70',
+      MAX_NNZ: '900',
+      BODY_LIMIT_BYTES: '4096',
+    })) as OpenApiDocument;
+    expect(limits(small)).toEqual({ denseRows: 50, denseRow: 50, cooN: 70, cooEntries: 900, matrixMarketText: 4096, rhs: 70 });
+    expect(JSON.stringify(small)).not.toContain('x-limit');
+  });
+
+  it('writes no raw HTML in its descriptions (Swagger UI renders them as Markdown: a "<code>" would vanish)', async () => {
+    const document = await readDocument();
+    const texts = textsOf(document, ['description', 'summary', 'title']);
+    expect(texts.length).toBeGreaterThan(100);
+    for (const { at, text } of texts) {
+      const outsideCode = text.replace(/`[^`]*`/g, '');
+      expect(outsideCode, at).not.toMatch(/<[A-Za-z/!?]/);
+    }
+    expect(document.info.description).toContain('`/problems/{code}`');
+  });
+
+  it("passes Redocly's recommended-strict rules, but for a 4xx of /healthz and /readyz (they answer none)", async () => {
+    const config = await createConfig({
+      extends: ['recommended-strict'],
+      rules: {
+        'operation-tag-defined': 'error',
+        'tag-description': 'error',
+        'operation-description': 'error',
+        'operation-summary': 'error',
+        'operation-singular-tag': 'error',
+        'info-contact': 'error',
+        'no-empty-servers': 'error',
+        'no-ambiguous-paths': 'error',
+        'no-unused-components': 'error',
+      },
+    });
+    const problems = await lint({ ref: OPENAPI_PATH, config });
+    const found = problems.map((problem) => `${problem.ruleId} ${problem.location[0]?.pointer ?? ''}: ${problem.message}`);
+    expect(found).toEqual([
+      'operation-4xx-response #/paths/~1healthz/get/responses: Operation must have at least one `4XX` response.',
+      'operation-4xx-response #/paths/~1readyz/get/responses: Operation must have at least one `4XX` response.',
+    ]);
   });
 
   it('has committed client types generated from it (npm run generate:client)', async () => {

@@ -17,7 +17,7 @@ import { startTestService, type TestService } from '../support/service.js';
 let service: TestService;
 
 beforeAll(async () => {
-  service = await startTestService({ AUTH_MODE: 'keys', RATE_LIMIT_PER_SECOND: 1000 }, { worker: false });
+  service = await startTestService({ AUTH_MODE: 'keys', RATE_LIMIT_PER_SECOND: 1000 }, { worker: false, listen: true });
 });
 
 afterAll(async () => {
@@ -58,8 +58,50 @@ describe('requests per second', () => {
     expect(refused.length).toBeGreaterThanOrEqual(20 - 2 * 3);
     expect(answers.filter((response) => response.statusCode === 200).length).toBeGreaterThanOrEqual(1);
     expectRetryLater(refused[0], 'rate-limited');
-    expect(refused[0].headers['x-ratelimit-limit']).toBe('3');
+    expect(refused[0].headers['ratelimit-limit']).toBe('3');
     expect((await as(other, { url: '/v1/jobs' })).statusCode).toBe(200);
+  });
+});
+
+describe('the request-rate headers (IETF draft RateLimit-*), over a socket', () => {
+  it('are on every answer counted against a key, and a 429 has them with Retry-After, as the document declares', async () => {
+    const key = await service.jobService.keys.create({ name: 'headers', quotas: { requestsPerSecond: 2 } });
+    const get = () => fetch(`${service.baseUrl}/v1/jobs`, { headers: { authorization: `Bearer ${key.key}` } });
+    const answers = await Promise.all(Array.from({ length: 8 }, get));
+    const accepted = answers.filter((response) => response.status === 200);
+    const refused = answers.filter((response) => response.status === 429);
+    expect(accepted.length).toBeGreaterThanOrEqual(1);
+    expect(refused.length).toBeGreaterThanOrEqual(8 - 2 * 2);
+    for (const response of [...accepted, ...refused]) {
+      expect(response.headers.get('ratelimit-limit')).toBe('2');
+      expect(Number(response.headers.get('ratelimit-remaining'))).toBeGreaterThanOrEqual(0);
+      expect(Number(response.headers.get('ratelimit-reset'))).toBeGreaterThanOrEqual(0);
+      expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+    }
+    for (const response of refused) {
+      expect(response.headers.get('ratelimit-remaining')).toBe('0');
+      expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+      expect(((await response.json()) as ProblemDetails).code).toBe('rate-limited');
+    }
+    // Open paths are not counted: no headers.
+    const health = await fetch(`${service.baseUrl}/healthz`);
+    expect(health.headers.get('ratelimit-limit')).toBeNull();
+
+    // The document declares them on every 429 (the contract check of test/support/contract.ts reads them from there).
+    const document = (await (await fetch(`${service.baseUrl}/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, { headers?: Record<string, { required?: boolean }> }> }>>;
+    };
+    const tooMany = Object.values(document.paths).flatMap((item) => Object.values(item).map((operation) => operation.responses['429']));
+    expect(tooMany.filter(Boolean).length).toBeGreaterThan(10);
+    for (const response of tooMany.filter(Boolean)) {
+      expect(Object.keys(response.headers ?? {}).sort()).toEqual([
+        'RateLimit-Limit',
+        'RateLimit-Remaining',
+        'RateLimit-Reset',
+        'Retry-After',
+      ]);
+      expect(response.headers?.['Retry-After'].required).toBe(true);
+    }
   });
 });
 

@@ -8,6 +8,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Study } from '../../src/jobs/studies/types.js';
+import type { ProblemDetails } from '../../src/jobs/types.js';
 import { planStudy } from '../../src/solvers/studies/plan.js';
 import { computeGroupSample } from '../../src/solvers/studies/sampler.js';
 import { openEventStream } from '../support/sse.js';
@@ -249,7 +250,7 @@ describe('bad grids and limits: refused before anything is queued', () => {
     }
   });
 
-  it('lists studies newest first with a cursor; unknown ids are 404', async () => {
+  it('lists studies newest first with a cursor; unknown ids, and figures a study does not have, are 404 in words of studies', async () => {
     const page = await service.app.inject({ method: 'GET', url: '/v1/studies?limit=2' });
     expect(page.statusCode).toBe(200);
     const body = page.json<{ items: { id: string }[]; nextCursor: string | null }>();
@@ -257,7 +258,26 @@ describe('bad grids and limits: refused before anything is queued', () => {
     expect(body.nextCursor).not.toBeNull();
     const next = await service.app.inject({ method: 'GET', url: `/v1/studies?limit=2&cursor=${body.nextCursor}` });
     expect(next.json<{ items: { id: string }[] }>().items[0].id < body.items[1].id).toBe(true);
-    expect((await service.app.inject({ method: 'GET', url: '/v1/studies/01NOSUCHSTUDY' })).statusCode).toBe(404);
-    expect((await service.app.inject({ method: 'GET', url: '/v1/studies?cursor=nonsense' })).statusCode).toBe(400);
+    const unknown = await service.app.inject({ method: 'GET', url: '/v1/studies/01NOSUCHSTUDY' });
+    expect(unknown.statusCode).toBe(404);
+    expect(unknown.json<ProblemDetails>().code).toBe('study-not-found');
+    expect(unknown.json<ProblemDetails>().detail).toMatch(/^No study with id '01NOSUCHSTUDY'/);
+    const cursor = await service.app.inject({ method: 'GET', url: '/v1/studies?cursor=nonsense' });
+    expect(cursor.statusCode).toBe(400);
+    expect(cursor.json<ProblemDetails>().code).toBe('invalid-cursor');
+    expect(cursor.json<ProblemDetails>().detail).toContain('not a cursor returned by GET /v1/studies;');
+
+    // A figure the study does not have: its own problem, naming the figures it has.
+    const study = await getStudy(service.app, body.items[0].id);
+    const figure = await service.app.inject({ method: 'GET', url: `/v1/studies/${study.id}/figures/no-such-figure.svg` });
+    expect(figure.statusCode).toBe(404);
+    const names = study.figures.map((candidate) => `'${candidate.name}'`).join(', ');
+    expect(figure.json()).toMatchObject({
+      type: '/problems/figure-not-found',
+      code: 'figure-not-found',
+      detail: `Study '${study.id}' has no figure 'no-such-figure'; ${names ? `its figures are ${names}.` : 'it has no figures.'}`,
+    });
+    const described = await service.app.inject({ method: 'GET', url: '/problems/figure-not-found' });
+    expect(described.json()).toMatchObject({ status: 404, title: 'Figure not found' });
   });
 });

@@ -72,7 +72,7 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Description of a problem type (the `type` of a problem is "/problems/<code>")
+         * Description of a problem type (the `type` of a problem is `/problems/{code}`)
          * @description What a problem `type` URI stands for: its code, HTTP status, title and a description. 404 for an unknown code.
          */
         get: operations["getProblemType"];
@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an analysis or a solve
-         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. Answers 202 with the job and its URL in `Location`.
+         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the job and its URL in `Location`.
          */
         post: operations["createJob"];
         delete?: never;
@@ -302,7 +302,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a study: a grid of settings x seeded samples x metrics (the paper's experiments as presets)
-         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), 404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued; a study over a stored matrix varies only m and the partition (any other grid axis or setting is a 422 naming it). before anything is queued; then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. Answers 202 with the study and its URL in `Location`.
+         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), 404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued (a study over a stored matrix varies only m and the partition: any other grid axis or setting is a 422 naming it); then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the study and its URL in `Location`.
          */
         post: operations["createStudy"];
         delete?: never;
@@ -364,7 +364,7 @@ export interface paths {
         };
         /**
          * A figure of the study's results as SVG (names in the study's `figures`)
-         * @description 409 until the study has succeeded; 404 for a figure the study does not have.
+         * @description 409 until the study has succeeded; 404 for a figure the study does not have (the study's `figures` list its names; a `.svg` suffix is optional).
          */
         get: operations["getStudyFigure"];
         put?: never;
@@ -490,7 +490,7 @@ export interface components {
         };
         /** @enum {string} */
         AlgorithmIdInput: "apc" | "dhbm" | "dgd" | "dnag" | "cimmino" | "mlm";
-        /** @description One row of the matrix: its n entries. */
+        /** @description One row of the matrix: its n entries (n <= MAX_N). */
         DenseRowInput: (number | string)[];
         /** @description The rows (0-based) one machine holds. */
         MachineRowsInput: number[];
@@ -542,11 +542,8 @@ export interface components {
         MatrixInput: {
             /** @constant */
             format: "dense";
-            /** @description Row-major rows of the n x n matrix. */
-            data: [
-                components["schemas"]["DenseRowInput"],
-                ...components["schemas"]["DenseRowInput"][]
-            ];
+            /** @description Row-major rows of the n x n matrix; n <= MAX_N (413 above). */
+            data: components["schemas"]["DenseRowInput"][];
         } | {
             /** @constant */
             format: "coo";
@@ -561,7 +558,7 @@ export interface components {
         } | {
             /** @constant */
             format: "matrix-market";
-            /** @description The text of a Matrix Market file (coordinate or array; real, integer or pattern; general, symmetric or skew-symmetric). The coordinate format is read as a matrix upload is (POST /v1/matrices): n <= MAX_N_SPARSE and at most MAX_NNZ stored entries (413), an entry given twice or out of range is a 422 naming its line; it then runs on CSR or dense by the rule of the COO input. The array format is dense (n <= MAX_N). */
+            /** @description The text of a Matrix Market file (coordinate or array; real, integer or pattern; general, symmetric or skew-symmetric). The coordinate format is read as a matrix upload is (POST /v1/matrices): n <= MAX_N_SPARSE and at most MAX_NNZ stored entries (413), an entry given twice or out of range is a 422 naming its line; it then runs on CSR or dense by the rule of the COO input. The array format is dense (n <= MAX_N). The text is bounded by the body, BODY_LIMIT_BYTES. */
             data: string;
         } | components["schemas"]["GeneratorInput"] | {
             /** @constant */
@@ -571,7 +568,7 @@ export interface components {
         };
         /** @description How the rows are spread over the machines. */
         PartitionInput: {
-            /** @description m contiguous blocks whose sizes differ by at most one, larger blocks first. */
+            /** @description m contiguous blocks whose sizes differ by at most one, larger blocks first (m <= MAX_MACHINES). */
             machines: number;
         } | {
             /** @description Contiguous blocks of these sizes (summing to n). */
@@ -716,7 +713,7 @@ export interface components {
         StudyStatusInput: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /** @description RFC 9457 problem details (application/problem+json). */
         Problem: {
-            /** @description A relative URI reference "/problems/<code>"; GET it for a description of the problem type. */
+            /** @description A relative URI reference `/problems/{code}`; GET it for a description of the problem type. */
             type: string;
             title: string;
             status: number;
@@ -1393,7 +1390,7 @@ export interface operations {
                     "text/plain": string;
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1402,7 +1399,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -1431,7 +1428,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The process serves requests. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1463,7 +1460,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Redis answers: the service can take requests. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1484,7 +1481,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis does not answer PING (`store-unavailable`): route traffic elsewhere meanwhile. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1506,7 +1503,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The problem type: its code, HTTP status, title and description. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1515,7 +1512,7 @@ export interface operations {
                     "application/json": components["schemas"]["ProblemType"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No problem type with this code (`not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1548,7 +1545,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of job summaries, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1557,7 +1554,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobPage"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description A bad `status` or `limit` (`invalid-request`), or a `cursor` this service did not issue (`invalid-cursor`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1566,7 +1563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1575,11 +1572,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1595,7 +1598,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1630,7 +1633,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1639,7 +1642,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1648,7 +1651,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1657,7 +1660,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after). */
+            /** @description The request body did not arrive completely within UPLOAD_TIMEOUT_MS (`upload-timeout`); the connection is closed shortly after. */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -1666,7 +1669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body or the problem is too large. */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1675,16 +1678,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not JSON. */
+            /** @description The body is not `application/json` (`unsupported-media-type`), or its `Content-Encoding` is neither gzip nor identity (then with `Accept-Encoding: gzip`). */
             415: {
                 headers: {
+                    /** @description The content codings a request body may have (`gzip`), when the body was refused for its coding. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
+            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -1693,11 +1698,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1713,7 +1724,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1735,7 +1746,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The job. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1744,7 +1755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1753,7 +1764,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1762,7 +1773,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1771,11 +1782,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1791,7 +1808,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1820,7 +1837,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1829,7 +1846,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1838,7 +1855,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1847,7 +1864,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The job is not finished. */
+            /** @description The job is queued or running (`job-not-finished`): cancel it first. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1856,11 +1873,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1876,7 +1899,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1898,7 +1921,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The job, cancelled (or unchanged when it had already finished). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1907,7 +1930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1916,7 +1939,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -1925,7 +1948,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1934,11 +1957,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1954,7 +1983,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -1983,7 +2012,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of stored matrices, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1992,7 +2021,7 @@ export interface operations {
                     "application/json": components["schemas"]["MatrixPage"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description A bad `symmetry`, `field`, `minN`, `maxN` or `limit` (`invalid-request`), or a `cursor` this service did not issue (`invalid-cursor`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2001,7 +2030,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2010,11 +2039,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2030,7 +2065,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2067,7 +2102,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoredMatrix"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description With `Content-Encoding: gzip`, a body that is not valid gzip data; or the connection closed before the upload was complete (`invalid-request`; nothing stored). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2076,7 +2111,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2085,7 +2120,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after). */
+            /** @description The body did not arrive completely within UPLOAD_TIMEOUT_MS (`upload-timeout`; the connection is closed shortly after). */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -2094,7 +2129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body or the problem is too large. */
+            /** @description The upload exceeds MAX_UPLOAD_BYTES, as sent or decompressed (`body-too-large`); its size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (`too-large`); or it exceeds the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2103,16 +2138,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Not text/plain or application/x-matrix-market, or an encoding other than gzip. */
+            /** @description Not `text/plain` or `application/x-matrix-market`, or a `Content-Encoding` other than gzip (`unsupported-media-type`; then with `Accept-Encoding: gzip`). */
             415: {
                 headers: {
+                    /** @description The content codings an upload may have (`gzip`), when it was refused for its coding. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
+            /** @description The text is not valid Matrix Market data, naming the line (`matrix-market-syntax`: entry count, index out of range, duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2121,11 +2158,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2141,7 +2184,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2163,7 +2206,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The stored matrix. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2172,7 +2215,7 @@ export interface operations {
                     "application/json": components["schemas"]["StoredMatrix"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2181,7 +2224,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2190,7 +2233,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such stored matrix (never uploaded, expired or deleted). */
+            /** @description No such stored matrix (`matrix-not-found`): never uploaded, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2199,11 +2242,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2219,7 +2268,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2248,7 +2297,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2257,7 +2306,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2266,7 +2315,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such stored matrix (never uploaded, expired or deleted). */
+            /** @description No such stored matrix (`matrix-not-found`): never uploaded, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2275,11 +2324,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2295,7 +2350,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2318,7 +2373,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The run's trace, as recorded so far. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2327,7 +2382,7 @@ export interface operations {
                     "application/json": components["schemas"]["Trace"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2336,7 +2391,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2345,7 +2400,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this algorithm (`run-not-found`: not requested, not reached yet, or the job is an analysis). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2354,11 +2409,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2374,7 +2435,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2397,7 +2458,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The run's solution x (null where an entry is not finite). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2406,7 +2467,7 @@ export interface operations {
                     "application/json": components["schemas"]["Solution"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2415,7 +2476,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2424,7 +2485,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this algorithm (`run-not-found`: not requested, not reached yet, or the job is an analysis). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2433,11 +2494,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2453,7 +2520,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2484,7 +2551,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2493,7 +2560,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2502,7 +2569,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2511,11 +2578,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2531,7 +2604,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2563,7 +2636,7 @@ export interface operations {
                     "text/event-stream": components["schemas"]["ListEventData"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description A bad `status` (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2572,7 +2645,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2581,11 +2654,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2601,7 +2680,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2625,7 +2704,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description A page of study summaries, newest first. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2634,7 +2713,7 @@ export interface operations {
                     "application/json": components["schemas"]["StudyPage"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description A bad `status` or `limit` (`invalid-request`), or a `cursor` that GET /v1/studies did not issue (`invalid-cursor`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2643,7 +2722,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2652,11 +2731,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2672,7 +2757,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2707,7 +2792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Study"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field), e.g. an empty grid axis. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2716,7 +2801,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2725,7 +2810,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2734,7 +2819,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after). */
+            /** @description The request body did not arrive completely within UPLOAD_TIMEOUT_MS (`upload-timeout`); the connection is closed shortly after. */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -2743,7 +2828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body or the problem is too large. */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (`too-large`), or than the API key's study samples (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2752,16 +2837,18 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not JSON. */
+            /** @description The body is not `application/json` (`unsupported-media-type`), or its `Content-Encoding` is neither gzip nor identity (then with `Accept-Encoding: gzip`). */
             415: {
                 headers: {
+                    /** @description The content codings a request body may have (`gzip`), when the body was refused for its coding. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...). */
+            /** @description The study cannot be run as given: an unknown metric, too many grid points, settings that cannot be sampled, or a grid axis a study over a stored matrix cannot vary (`code` says which, `detail` names the setting). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2770,11 +2857,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2790,7 +2883,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2812,7 +2905,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The study. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2821,7 +2914,7 @@ export interface operations {
                     "application/json": components["schemas"]["Study"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2830,7 +2923,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2839,7 +2932,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2848,11 +2941,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2868,7 +2967,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2897,7 +2996,7 @@ export interface operations {
                 };
                 content?: never;
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2906,7 +3005,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -2915,7 +3014,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2924,7 +3023,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The job is not finished. */
+            /** @description The study is queued or running (`study-not-finished`): cancel it first. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2933,11 +3032,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2953,7 +3058,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2984,7 +3089,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -2993,7 +3098,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3002,7 +3107,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3011,11 +3116,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3031,7 +3142,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3063,7 +3174,7 @@ export interface operations {
                     "image/svg+xml": string;
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id or the figure name is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3072,7 +3183,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3081,7 +3192,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's; or the study has no figure of this name (`figure-not-found`, naming those it has). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3090,7 +3201,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The job is not finished. */
+            /** @description The study is queued, running, failed or cancelled (`study-not-finished`): figures exist once it has succeeded. */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3099,11 +3210,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3119,7 +3236,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3141,7 +3258,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The study, cancelled (or unchanged when it had already finished). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3150,7 +3267,7 @@ export interface operations {
                     "application/json": components["schemas"]["Study"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3159,7 +3276,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3168,7 +3285,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3177,11 +3294,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3197,7 +3320,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3228,7 +3351,7 @@ export interface operations {
                     "text/event-stream": string;
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The study id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3237,7 +3360,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3246,7 +3369,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No such job, run or endpoint. */
+            /** @description No such study (`study-not-found`): never created, expired, deleted, or another API key's. */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3255,11 +3378,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3275,7 +3404,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3295,7 +3424,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description Every API key, oldest first, without secrets. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3304,7 +3433,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3313,7 +3442,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3322,11 +3451,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3342,7 +3477,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3377,7 +3512,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3386,7 +3521,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3395,7 +3530,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3404,7 +3539,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The request body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after). */
+            /** @description The request body did not arrive completely within UPLOAD_TIMEOUT_MS (`upload-timeout`); the connection is closed shortly after. */
             408: {
                 headers: {
                     [name: string]: unknown;
@@ -3413,7 +3548,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body or the problem is too large. */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3422,20 +3557,28 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body is not JSON. */
+            /** @description The body is not `application/json` (`unsupported-media-type`), or its `Content-Encoding` is neither gzip nor identity (then with `Accept-Encoding: gzip`). */
             415: {
                 headers: {
+                    /** @description The content codings a request body may have (`gzip`), when the body was refused for its coding. */
+                    "Accept-Encoding"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3451,7 +3594,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3473,7 +3616,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The API key, without its secret. */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3482,7 +3625,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3491,7 +3634,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3500,7 +3643,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3509,7 +3652,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No API key with this id. */
+            /** @description No API key with this id (`key-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3518,11 +3661,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3538,7 +3687,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -3560,7 +3709,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description The API key, revoked (with `revokedAt`). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -3569,7 +3718,7 @@ export interface operations {
                     "application/json": components["schemas"]["ApiKey"];
                 };
             };
-            /** @description Malformed JSON, or the request does not match the schema (`errors` names each field). */
+            /** @description The id is longer than 64 characters (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3578,7 +3727,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked. */
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
             401: {
                 headers: {
                     [name: string]: unknown;
@@ -3587,7 +3736,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description AUTH_MODE=keys: this endpoint needs an admin API key. */
+            /** @description AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`). */
             403: {
                 headers: {
                     [name: string]: unknown;
@@ -3596,7 +3745,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description No API key with this id. */
+            /** @description No API key with this id (`key-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3605,11 +3754,17 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`. */
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
             429: {
                 headers: {
                     /** @description Seconds to wait before retrying. */
                     "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3625,7 +3780,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Redis is unreachable. */
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
             503: {
                 headers: {
                     [name: string]: unknown;

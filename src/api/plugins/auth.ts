@@ -11,7 +11,9 @@
  * admin key (and AUTH_MODE=none) sees everything. `ownerOf` is the owner to record on a new resource.
  *
  * The OpenAPI document declares the bearer scheme on every operation that needs it (whatever
- * AUTH_MODE the document is generated with), so generated clients send the key.
+ * AUTH_MODE the document is generated with), so generated clients send the key; with AUTH_MODE=none
+ * the empty requirement `{}` is its alternative (anonymous calls work). Open operations declare
+ * `security: []`.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Config } from '../../config.js';
@@ -19,7 +21,7 @@ import { QuotaTooLargeError, RetryLaterError } from '../../jobs/errors.js';
 import { resolveQuotas, type ApiKey, type ApiKeyService, type Tenant } from '../../jobs/keys/apiKey.js';
 import { makeProblem } from '../../jobs/problems.js';
 import type { MatrixService } from '../../jobs/types.js';
-import { problemResponses } from '../schemas/problem.js';
+import { problemResponse } from '../schemas/problem.js';
 import { sendProblem } from './problems.js';
 
 declare module 'fastify' {
@@ -69,7 +71,7 @@ export interface AuthOptions {
 export function installAuth(app: FastifyInstance, { config, keys }: AuthOptions): void {
   app.decorateRequest('apiKey', null);
   app.decorateRequest('tenant', null);
-  app.addHook('onRoute', documentSecurity);
+  app.addHook('onRoute', (route) => documentSecurity(route, config.AUTH_MODE === 'none'));
 
   // A limit that frees up with time says when to retry (RFC 9110 10.2.3), whichever route raised it.
   app.addHook('onError', (_request, reply, error, done) => {
@@ -147,23 +149,44 @@ export function matricesSeenBy(request: FastifyRequest, matrices: MatrixService)
   };
 }
 
-const UNAUTHORIZED = { ...problemResponses(401)[401], description: 'AUTH_MODE=keys: the API key is missing, unknown or revoked.' };
-const FORBIDDEN = { ...problemResponses(403)[403], description: 'AUTH_MODE=keys: this endpoint needs an admin API key.' };
-const TOO_MANY = {
-  ...problemResponses(429)[429],
-  description: "Over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); see `Retry-After`.",
-  headers: { 'Retry-After': { type: 'string', description: 'Seconds to wait before retrying.', required: true } },
-};
+const UNAUTHORIZED = problemResponse(401, 'AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`).');
+const FORBIDDEN = problemResponse(403, 'AUTH_MODE=keys: this endpoint needs an admin API key (`forbidden`).');
 
-/** onRoute: the bearer scheme and the 401/403/429 answers of every operation that needs a key. */
-function documentSecurity(route: RouteOptions): void {
+/** A header holding a number of seconds or requests. */
+const count = (description: string, required: boolean) => ({ type: 'string' as const, pattern: '^[0-9]+$', description, required });
+/**
+ * The answer over a key's limits: Retry-After, and the request-rate headers of the IETF draft
+ * (draft-ietf-httpapi-ratelimit-headers, as @fastify/rate-limit sends them: plugins/rateLimit.ts),
+ * which every request counted against a key carries, 429s included.
+ */
+const TOO_MANY = problemResponse(
+  429,
+  "AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); " +
+    'retry after `Retry-After` seconds.',
+  {
+    'Retry-After': count('Seconds to wait before retrying.', true),
+    'RateLimit-Limit': count('Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND).', false),
+    'RateLimit-Remaining': count('Requests left in the current one-second window (0 when `rate-limited`).', false),
+    'RateLimit-Reset': count('Seconds until the current window ends and the count starts again.', false),
+  },
+);
+
+/**
+ * onRoute: the security requirement of every documented operation, and the 401/403/429 answers of
+ * those that need a key. `anonymous` (AUTH_MODE=none): a key is accepted but not needed.
+ */
+function documentSecurity(route: RouteOptions, anonymous: boolean): void {
   const paths = Array.isArray(route.url) ? route.url : [route.url];
   const access = paths.map(accessOf).find((a) => a !== 'open');
   const schema = route.schema as (Record<string, unknown> & { hide?: boolean; response?: Record<string, unknown> }) | undefined;
-  if (!access || !schema || schema.hide) return;
-  schema.security = [{ [BEARER_SCHEME]: [] }];
+  if (!schema || schema.hide) return;
+  if (!access) {
+    schema.security = [];
+    return;
+  }
+  schema.security = anonymous ? [{ [BEARER_SCHEME]: [] }, {}] : [{ [BEARER_SCHEME]: [] }];
   const response = (schema.response ??= {});
-  response[401] ??= UNAUTHORIZED;
-  if (access === 'admin') response[403] ??= FORBIDDEN;
-  if (route.url.startsWith('/v1/')) response[429] ??= TOO_MANY;
+  response[401] ??= UNAUTHORIZED[401];
+  if (access === 'admin') response[403] ??= FORBIDDEN[403];
+  if (route.url.startsWith('/v1/')) response[429] ??= TOO_MANY[429];
 }

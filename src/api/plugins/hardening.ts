@@ -50,8 +50,19 @@ export const CONTENT_SECURITY_POLICY = {
   },
 };
 
-/** Headers a cross-origin client may read (CORS): the request id, where a created resource is, when to retry. */
-const EXPOSED_HEADERS = [REQUEST_ID_HEADER, 'location', 'retry-after'];
+/**
+ * Headers a cross-origin client may read (CORS): the request id, where a created resource is, when to
+ * retry, the request rate (RateLimit-*), the content codings a request body may have.
+ */
+const EXPOSED_HEADERS = [
+  REQUEST_ID_HEADER,
+  'location',
+  'retry-after',
+  'ratelimit-limit',
+  'ratelimit-remaining',
+  'ratelimit-reset',
+  'accept-encoding',
+];
 /** CORS response headers copied onto the raw response for hijacked replies (event streams). */
 const CORS_RESPONSE_HEADERS = ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-expose-headers', 'vary'];
 

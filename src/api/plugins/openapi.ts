@@ -1,20 +1,29 @@
 /**
  * The OpenAPI 3.1 document, generated from the routes' zod schemas (@fastify/swagger with
  * fastify-type-provider-zod's transforms), served at /openapi.json, and Swagger UI at /docs.
- * openapi/openapi.json is the same document, committed (npm run openapi regenerates it).
+ * openapi/openapi.json is the same document, committed (npm run openapi regenerates it, with the
+ * default configuration). It names no host: its one server is relative (`/`), so a client resolves
+ * it against wherever it fetched the document, and generated clients take their base URL.
+ * Descriptions are CommonMark (Swagger UI renders them): placeholders are written `{code}` or in
+ * code spans, never `<code>`, which would be read as an HTML tag.
  */
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.js';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
+import { withConfiguredLimits } from '../schemas/limits.js';
 import { tuplesAsBoundedArrays } from '../schemas/openApiTuples.js';
 import { BEARER_SCHEME, BEARER_SECURITY_SCHEME } from './auth.js';
 
 export const API_VERSION = '1.0.0';
 /** The license of package.json (test/api/openapi.test.ts checks that they agree). */
 export const LICENSE = { name: 'MIT', url: 'https://spdx.org/licenses/MIT.html' };
-/** Where `npm start` serves the API with the default HOST and PORT. */
-export const DEFAULT_SERVER_URL = 'http://127.0.0.1:3000';
+/** The service itself, relative to the document's own URL (OpenAPI 3.1 4.8.5.1): no host is written in. */
+export const SERVER = {
+  url: '/',
+  description: 'This service: the origin the document was fetched from (`npm start` serves it at http://127.0.0.1:3000 by default).',
+};
 
 const DESCRIPTION = [
   'Solves A x = b the way a taskmaster and m machines would: six distributed algorithms (APC, D-HBM, DGD, D-NAG, block Cimmino,',
@@ -23,12 +32,30 @@ const DESCRIPTION = [
   'Jobs run asynchronously: POST /v1/jobs answers 202 with the job; follow it with GET /v1/jobs/{id} or the event stream',
   'GET /v1/jobs/{id}/events.',
   '',
-  'Errors are RFC 9457 problem details (application/problem+json). Their `type` is a relative URI "/problems/<code>"',
-  '(GET it for a description); `code` repeats <code>.',
+  'JSON request bodies may be sent as is or gzip-compressed (`Content-Encoding: gzip`); BODY_LIMIT_BYTES bounds them either way.',
+  '',
+  'Errors are RFC 9457 problem details (`application/problem+json`). Their `type` is a relative URI `/problems/{code}`',
+  '(GET it for a description); `code` repeats its last segment.',
+  '',
+  'With AUTH_MODE=keys, `/v1` calls need an API key (`Authorization: Bearer ...`) and are limited per key: every answer',
+  'counted against it carries `RateLimit-Limit`, `RateLimit-Remaining` and `RateLimit-Reset`, and a 429 also `Retry-After`.',
 ].join('\n');
 
-/** Registers the document generator (before any route) and Swagger UI. */
-export async function installOpenApi(app: FastifyInstance): Promise<void> {
+/** The tags of the operations, each described (test/api/openapi.test.ts checks that every tag used is here). */
+export const TAGS = [
+  { name: 'jobs', description: 'Analyses and solves: submit, follow (polling or Server-Sent Events), cancel, delete' },
+  { name: 'runs', description: "Outputs of an algorithm's run: its trace and its solution" },
+  { name: 'matrices', description: 'Matrix Market matrices uploaded once, for many jobs and studies' },
+  { name: 'studies', description: "Grids of settings x seeded samples x metrics (the paper's experiments), their samples and figures" },
+  { name: 'operations', description: 'Health, readiness, metrics, problem types' },
+  { name: 'keys', description: 'API keys and their quotas (admin)' },
+];
+
+/**
+ * Registers the document generator (before any route) and Swagger UI. The document states the
+ * input limits of `config` (schemas/limits.ts) and, with AUTH_MODE=none, that a key is optional (plugins/auth.ts).
+ */
+export async function installOpenApi(app: FastifyInstance, config: Config): Promise<void> {
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -39,23 +66,13 @@ export async function installOpenApi(app: FastifyInstance): Promise<void> {
         contact: { name: 'The maintainers of linear-systems-service (see README.md)' },
         license: LICENSE,
       },
-      servers: [
-        {
-          url: DEFAULT_SERVER_URL,
-          description: '`npm start` with the default HOST and PORT; elsewhere, the origin this document was fetched from.',
-        },
-      ],
-      tags: [
-        { name: 'jobs', description: 'Analyses and solves' },
-        { name: 'runs', description: "Outputs of an algorithm's run" },
-        { name: 'matrices', description: 'Matrix Market matrices uploaded once, for many jobs' },
-        { name: 'operations', description: 'Health, readiness, metrics, problem types' },
-        { name: 'keys', description: 'API keys and their quotas (admin)' },
-      ],
+      servers: [SERVER],
+      tags: TAGS,
       components: { securitySchemes: { [BEARER_SCHEME]: BEARER_SECURITY_SCHEME } },
     },
     transform: withResponseHeaders,
-    transformObject: (document) => withoutUnusedSchemas(withInternalErrors(tuplesAsBoundedArrays(jsonSchemaTransformObject(document)))),
+    transformObject: (document) =>
+      withoutUnusedSchemas(withInternalErrors(withConfiguredLimits(tuplesAsBoundedArrays(jsonSchemaTransformObject(document)), config))),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 }

@@ -1,7 +1,8 @@
 /**
  * The one error handler: every error becomes an RFC 9457 problem (application/problem+json).
  * Typed errors of the numerical core and the job layer carry their problem type (src/jobs/problems.ts);
- * fastify's own errors (bad JSON, body too large, schema violations) are mapped here; anything
+ * fastify's own errors (bad JSON, body too large, schema violations) and those of the JSON body
+ * parser (plugins/jsonBody.ts: content codings) are mapped here; anything
  * else is a 500 whose detail reveals nothing of the cause (it is logged).
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -11,6 +12,12 @@ import { fieldProblem, makeProblem, problemFromTypedError } from '../../jobs/pro
 import { BodyTimeoutError } from '../requestBody.js';
 import { RequestFieldError } from '../requestFields.js';
 import type { FieldProblem, ProblemDetails } from '../../jobs/types.js';
+import {
+  ACCEPTED_CONTENT_CODINGS,
+  DecompressedBodyTooLargeError,
+  InvalidGzipBodyError,
+  UnsupportedContentEncodingError,
+} from './jsonBody.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
@@ -37,6 +44,8 @@ export function sendProblem(reply: FastifyReply, problem: ProblemDetails): Fasti
 export function installErrorHandling(app: FastifyInstance, config: Config): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const problem = problemFor(error, config);
+    // RFC 9110 15.5.16: a 415 for the body's coding names the codings that are accepted.
+    if (error instanceof UnsupportedContentEncodingError) reply.header('accept-encoding', ACCEPTED_CONTENT_CODINGS.join(', '));
     problem.instance ??= request.url.split('?')[0];
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: problem.code, detail: problem.detail }, 'request rejected');
@@ -58,6 +67,9 @@ function problemFor(error: FastifyError, config: Config): ProblemDetails {
   }
   const typed = problemFromTypedError(error);
   if (typed) return typed;
+  if (error instanceof UnsupportedContentEncodingError) return makeProblem('unsupported-media-type', error.message);
+  if (error instanceof InvalidGzipBodyError) return makeProblem('invalid-request', error.message);
+  if (error instanceof DecompressedBodyTooLargeError) return makeProblem('body-too-large', error.message);
 
   if (hasZodFastifySchemaValidationErrors(error)) {
     const part = PARTS[(error as { validationContext?: string }).validationContext ?? 'body'] ?? 'body';

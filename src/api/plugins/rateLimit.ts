@@ -2,7 +2,9 @@
  * Requests per second per API key (AUTH_MODE=keys): @fastify/rate-limit with its Redis store, so
  * that every API instance counts against the same window (one INCR per request, on a connection of
  * its own). The limit is the key's `requestsPerSecond`, else RATE_LIMIT_PER_SECOND. Requests without
- * a key (open paths) are not counted. Over the limit: a `rate-limited` problem (429) with
+ * a key (open paths) are not counted. Every counted response carries the request-rate headers of
+ * the IETF draft (draft-ietf-httpapi-ratelimit-headers): RateLimit-Limit, RateLimit-Remaining and
+ * RateLimit-Reset (seconds). Over the limit: a `rate-limited` problem (429) with those and
  * Retry-After. With Redis unreachable the request is let through: the job layer then answers 503.
  */
 import fastifyRateLimit from '@fastify/rate-limit';
@@ -28,6 +30,8 @@ export async function installRateLimit(
     global: true,
     // Route-level onRequest hooks run after the root's, so after the key is known.
     hook: 'onRequest',
+    // RateLimit-Limit / -Remaining / -Reset rather than the older X-RateLimit-* names.
+    enableDraftSpec: true,
     timeWindow: WINDOW_MS,
     max: (request) => request.tenant?.quotas.requestsPerSecond ?? 1,
     allowList: (request) => request.tenant === null,

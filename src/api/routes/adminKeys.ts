@@ -6,9 +6,11 @@
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import type { ApiKeyService } from '../../jobs/keys/apiKey.js';
 import { ApiKeyIdParamsSchema, ApiKeyListSchema, ApiKeySchema, CreatedApiKeySchema, NewApiKeySchema } from '../schemas/apiKey.js';
-import { problemResponses } from '../schemas/problem.js';
+import { JSON_BODY_400, JSON_BODY_413, problemResponse, problemResponses } from '../schemas/problem.js';
+import { jsonResponse } from '../schemas/responses.js';
 
-const NO_SUCH_KEY = { ...problemResponses(404)[404], description: 'No API key with this id.' };
+const BAD_ID = problemResponse(400, 'The id is longer than 64 characters (`invalid-request`).');
+const NO_SUCH_KEY = problemResponse(404, 'No API key with this id (`key-not-found`).');
 
 export const adminKeyRoutes: FastifyPluginCallbackZod<{ keys: ApiKeyService }> = (app, { keys }, done) => {
   app.post(
@@ -30,7 +32,9 @@ export const adminKeyRoutes: FastifyPluginCallbackZod<{ keys: ApiKeyService }> =
             },
             content: { 'application/json': { schema: CreatedApiKeySchema } },
           },
-          ...problemResponses(400, 408, 413, 415, 503),
+          ...problemResponse(400, `${JSON_BODY_400}.`),
+          ...problemResponse(413, `${JSON_BODY_413}.`),
+          ...problemResponses(408, 415, 503),
         },
       },
     },
@@ -49,7 +53,7 @@ export const adminKeyRoutes: FastifyPluginCallbackZod<{ keys: ApiKeyService }> =
         operationId: 'listApiKeys',
         summary: 'List API keys (admin)',
         description: 'Every key, revoked ones included, oldest first; never their secrets.',
-        response: { 200: ApiKeyListSchema, ...problemResponses(503) },
+        response: { 200: jsonResponse('Every API key, oldest first, without secrets.', ApiKeyListSchema), ...problemResponses(503) },
       },
     },
     async () => ({ items: await keys.list() }),
@@ -64,7 +68,12 @@ export const adminKeyRoutes: FastifyPluginCallbackZod<{ keys: ApiKeyService }> =
         summary: 'An API key (admin)',
         description: 'Its name, creation and last-use times, quotas and revocation time.',
         params: ApiKeyIdParamsSchema,
-        response: { 200: ApiKeySchema, ...problemResponses(400, 503), 404: NO_SUCH_KEY },
+        response: {
+          200: jsonResponse('The API key, without its secret.', ApiKeySchema),
+          ...BAD_ID,
+          ...NO_SUCH_KEY,
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => keys.get(request.params.id),
@@ -81,7 +90,12 @@ export const adminKeyRoutes: FastifyPluginCallbackZod<{ keys: ApiKeyService }> =
           'Refused from the next request on, on every API instance. The key stays listed (with `revokedAt`); its jobs and ' +
           'matrices are kept until they expire. Revoking twice is harmless. Answers the key.',
         params: ApiKeyIdParamsSchema,
-        response: { 200: ApiKeySchema, ...problemResponses(400, 503), 404: NO_SUCH_KEY },
+        response: {
+          200: jsonResponse('The API key, revoked (with `revokedAt`).', ApiKeySchema),
+          ...BAD_ID,
+          ...NO_SUCH_KEY,
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => {

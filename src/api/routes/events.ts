@@ -10,6 +10,7 @@ import { streamEvents, trackOpenStreams } from '../eventStream.js';
 import { ownerFilterOf } from '../plugins/auth.js';
 import { JobIdParamsSchema } from '../schemas/job.js';
 import { problemResponses } from '../schemas/problem.js';
+import { BAD_ID, NO_SUCH_JOB } from './jobs.js';
 
 export interface EventRoutesOptions {
   jobService: JobService;
@@ -35,7 +36,9 @@ export const eventRoutes: FastifyPluginCallbackZod<EventRoutesOptions> = (app, {
         params: JobIdParamsSchema,
         response: {
           200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
-          ...problemResponses(400, 404, 503),
+          ...BAD_ID,
+          ...NO_SUCH_JOB,
+          ...problemResponses(503),
         },
       },
     },

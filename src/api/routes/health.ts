@@ -4,7 +4,8 @@ import { z } from 'zod';
 import { makeProblem } from '../../jobs/problems.js';
 import type { JobService } from '../../jobs/types.js';
 import { sendProblem } from '../plugins/problems.js';
-import { problemResponses } from '../schemas/problem.js';
+import { problemResponse } from '../schemas/problem.js';
+import { jsonResponse } from '../schemas/responses.js';
 
 export const healthRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = (app, { jobService }) => {
   app.get(
@@ -15,7 +16,7 @@ export const healthRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = (
         operationId: 'health',
         summary: 'Liveness: the process serves requests',
         description: 'Answers 200 whenever the process serves HTTP, whether or not Redis is reachable (see /readyz).',
-        response: { 200: z.object({ status: z.literal('ok') }) },
+        response: { 200: jsonResponse('The process serves requests.', z.object({ status: z.literal('ok') })) },
       },
     },
     () => Promise.resolve({ status: 'ok' as const }),
@@ -29,7 +30,10 @@ export const healthRoutes: FastifyPluginAsyncZod<{ jobService: JobService }> = (
         operationId: 'ready',
         summary: 'Readiness: Redis answers',
         description: '200 when Redis answers PING, 503 (`store-unavailable`) when it does not: route traffic elsewhere meanwhile.',
-        response: { 200: z.object({ status: z.literal('ready') }), ...problemResponses(503) },
+        response: {
+          200: jsonResponse('Redis answers: the service can take requests.', z.object({ status: z.literal('ready') })),
+          ...problemResponse(503, 'Redis does not answer PING (`store-unavailable`): route traffic elsewhere meanwhile.'),
+        },
       },
     },
     async (request, reply) => {

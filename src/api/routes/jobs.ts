@@ -8,7 +8,8 @@ import { toJobSpec } from '../jobSpec.js';
 import { matricesSeenBy, ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { JobIdParamsSchema, JobPageSchema, JobSchema, ListJobsQuerySchema } from '../schemas/job.js';
 import { CreateJobRequestSchema } from '../schemas/jobRequest.js';
-import { problemResponses } from '../schemas/problem.js';
+import { JSON_BODY_400, JSON_BODY_413, problemResponse, problemResponses } from '../schemas/problem.js';
+import { jsonResponse } from '../schemas/responses.js';
 
 export interface JobRoutesOptions {
   jobService: JobService;
@@ -16,6 +17,10 @@ export interface JobRoutesOptions {
 }
 
 /** A body sent with an operation that takes none is read to its end and ignored. */
+/** The 400 and 404 of an operation on one job (here, its runs and its event stream). */
+export const BAD_ID = problemResponse(400, 'The id is longer than 64 characters (`invalid-request`).');
+export const NO_SUCH_JOB = problemResponse(404, "No such job (`job-not-found`): never created, expired, deleted, or another API key's.");
+
 const ignoreBody: FastifyContentTypeParser = (_request, payload, done) => {
   payload.on('error', (error) => done(error, undefined));
   payload.on('end', () => done(null, undefined));
@@ -33,6 +38,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         description: [
           'Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large,',
           '415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job.',
+          'The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too).',
           'Answers 202 with the job and its URL in `Location`.',
         ].join(' '),
         body: CreateJobRequestSchema,
@@ -48,7 +54,19 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
             },
             content: { 'application/json': { schema: JobSchema } },
           },
-          ...problemResponses(400, 404, 408, 413, 415, 422, 503),
+          ...problemResponse(400, `${JSON_BODY_400}.`),
+          ...problemResponse(404, "The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`)."),
+          ...problemResponse(
+            413,
+            `${JSON_BODY_413}; n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than ` +
+              "JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`).",
+          ),
+          ...problemResponse(
+            422,
+            'The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the ' +
+              'wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which).',
+          ),
+          ...problemResponses(408, 415, 503),
         },
       },
     },
@@ -72,7 +90,14 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           '400 for a bad `status`, `limit` or `cursor`.',
         ].join(' '),
         querystring: ListJobsQuerySchema,
-        response: { 200: JobPageSchema, ...problemResponses(400, 503) },
+        response: {
+          200: jsonResponse('A page of job summaries, newest first.', JobPageSchema),
+          ...problemResponse(
+            400,
+            'A bad `status` or `limit` (`invalid-request`), or a `cursor` this service did not issue (`invalid-cursor`).',
+          ),
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => jobService.list({ ...request.query, owner: ownerFilterOf(request) }),
@@ -90,7 +115,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           "algorithm's run) or `error` (the problem that made it fail). 400 for an id longer than 64 characters.",
         ].join(' '),
         params: JobIdParamsSchema,
-        response: { 200: JobSchema, ...problemResponses(400, 404, 503) },
+        response: { 200: jsonResponse('The job.', JobSchema), ...BAD_ID, ...NO_SUCH_JOB, ...problemResponses(503) },
       },
     },
     async (request) => jobService.get(request.params.id, ownerFilterOf(request)),
@@ -120,7 +145,12 @@ const bodylessJobRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = 
           'are kept). A finished job is returned unchanged. Takes no body. 400 for an id longer than 64 characters.',
         ].join(' '),
         params: JobIdParamsSchema,
-        response: { 200: JobSchema, ...problemResponses(400, 404, 503) },
+        response: {
+          200: jsonResponse('The job, cancelled (or unchanged when it had already finished).', JobSchema),
+          ...BAD_ID,
+          ...NO_SUCH_JOB,
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => jobService.cancel(request.params.id, ownerFilterOf(request)),
@@ -138,7 +168,13 @@ const bodylessJobRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = 
           'or running (cancel it first). Takes no body. 400 for an id longer than 64 characters.',
         ].join(' '),
         params: JobIdParamsSchema,
-        response: { 204: z.undefined().describe('Deleted.'), ...problemResponses(400, 404, 409, 503) },
+        response: {
+          204: z.undefined().describe('Deleted.'),
+          ...BAD_ID,
+          ...NO_SUCH_JOB,
+          ...problemResponse(409, 'The job is queued or running (`job-not-finished`): cancel it first.'),
+          ...problemResponses(503),
+        },
       },
     },
     async (request, reply) => {

@@ -13,7 +13,7 @@ import { streamEvents, trackOpenStreams } from '../eventStream.js';
 import { ListEventFeed, SNAPSHOT_LIMIT } from '../listEventFeed.js';
 import { ownerFilterOf } from '../plugins/auth.js';
 import { ListEventDataSchema, ListEventsQuerySchema, type ListEvent } from '../schemas/listEvent.js';
-import { problemResponses } from '../schemas/problem.js';
+import { problemResponse, problemResponses } from '../schemas/problem.js';
 
 export interface ListEventRoutesOptions {
   jobService: JobService;
@@ -45,7 +45,8 @@ export const listEventRoutes: FastifyPluginCallbackZod<ListEventRoutesOptions> =
             description: 'An event stream; each event’s data is a ListEventData.',
             content: { 'text/event-stream': { schema: ListEventDataSchema } },
           },
-          ...problemResponses(400, 503),
+          ...problemResponse(400, 'A bad `status` (`invalid-request`).'),
+          ...problemResponses(503),
         },
       },
     },

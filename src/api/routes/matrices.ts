@@ -18,6 +18,7 @@ import { MatrixMarketSyntaxError } from '../../solvers/errors.js';
 import type { MatrixService, StoredMatrix } from '../../jobs/types.js';
 import { ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { sendProblem } from '../plugins/problems.js';
+import { contentCodingOf, UnsupportedContentEncodingError } from '../plugins/jsonBody.js';
 import { BodyTimeoutError, bodyWithin, clientGone, closeAfterAnswer } from '../requestBody.js';
 import {
   ListMatricesQuerySchema,
@@ -26,7 +27,8 @@ import {
   MatrixPageSchema,
   StoredMatrixSchema,
 } from '../schemas/matrix.js';
-import { problemResponses } from '../schemas/problem.js';
+import { problemResponse, problemResponses } from '../schemas/problem.js';
+import { jsonResponse } from '../schemas/responses.js';
 
 export interface MatrixRoutesOptions {
   matrices: MatrixService;
@@ -89,7 +91,11 @@ function mediaTypeOf(header: string | undefined): string {
   return (header ?? '').split(';')[0].trim().toLowerCase();
 }
 
-const NO_SUCH_MATRIX = { ...problemResponses(404)[404], description: 'No such stored matrix (never uploaded, expired or deleted).' };
+const BAD_ID = problemResponse(400, 'The id is longer than 64 characters (`invalid-request`).');
+const NO_SUCH_MATRIX = problemResponse(
+  404,
+  "No such stored matrix (`matrix-not-found`): never uploaded, expired, deleted, or another API key's.",
+);
 
 export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app, { matrices, config }, done) => {
   app.removeAllContentTypeParsers();
@@ -131,15 +137,38 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
             },
             content: { 'application/json': { schema: StoredMatrixSchema } },
           },
-          ...problemResponses(400, 413, 422, 503),
-          408: {
-            ...problemResponses(408)[408],
-            description: 'The body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after).',
-          },
-          415: {
-            ...problemResponses(415)[415],
-            description: 'Not text/plain or application/x-matrix-market, or an encoding other than gzip.',
-          },
+          ...problemResponse(
+            400,
+            'With `Content-Encoding: gzip`, a body that is not valid gzip data; or the connection closed before the upload was ' +
+              'complete (`invalid-request`; nothing stored).',
+          ),
+          ...problemResponse(
+            408,
+            'The body did not arrive completely within UPLOAD_TIMEOUT_MS (`upload-timeout`; the connection is closed shortly after).',
+          ),
+          ...problemResponse(
+            413,
+            'The upload exceeds MAX_UPLOAD_BYTES, as sent or decompressed (`body-too-large`); its size line declares n > ' +
+              "MAX_N_SPARSE or more than MAX_NNZ entries (`too-large`); or it exceeds the API key's stored bytes (`quota-too-large`).",
+          ),
+          ...problemResponse(
+            415,
+            'Not `text/plain` or `application/x-matrix-market`, or a `Content-Encoding` other than gzip (`unsupported-media-type`; ' +
+              'then with `Accept-Encoding: gzip`).',
+            {
+              'Accept-Encoding': {
+                type: 'string',
+                description: 'The content codings an upload may have (`gzip`), when it was refused for its coding.',
+                required: false,
+              },
+            },
+          ),
+          ...problemResponse(
+            422,
+            'The text is not valid Matrix Market data, naming the line (`matrix-market-syntax`: entry count, index out of range, ' +
+              'duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian).',
+          ),
+          ...problemResponses(503),
         },
       },
     },
@@ -151,10 +180,9 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           `Content-Type ${mediaType ? `'${mediaType}'` : 'missing'}; send the Matrix Market text as text/plain or application/x-matrix-market.`,
         );
       }
-      const encoding = (request.headers['content-encoding'] ?? 'identity').trim().toLowerCase();
-      if (encoding !== 'identity' && encoding !== 'gzip') {
-        return unsupported(reply, `Content-Encoding '${encoding}' is not supported; send the text as is or gzip-compressed (gzip).`);
-      }
+      const encoding = contentCodingOf(request.headers['content-encoding']);
+      // The error handler answers 415 with Accept-Encoding.
+      if (encoding !== 'identity' && encoding !== 'gzip') throw new UnsupportedContentEncodingError(encoding, 'the Matrix Market text');
       let stored: StoredMatrix | undefined;
       const limit = config.MAX_UPLOAD_BYTES;
       // The reader's own error (syntax, limits, quota), kept: when it throws, leaving its `for await`
@@ -235,7 +263,14 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           '400 for a bad filter, `limit` or `cursor`.',
         ].join(' '),
         querystring: ListMatricesQuerySchema,
-        response: { 200: MatrixPageSchema, ...problemResponses(400, 503) },
+        response: {
+          200: jsonResponse('A page of stored matrices, newest first.', MatrixPageSchema),
+          ...problemResponse(
+            400,
+            'A bad `symmetry`, `field`, `minN`, `maxN` or `limit` (`invalid-request`), or a `cursor` this service did not issue (`invalid-cursor`).',
+          ),
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => matrices.list({ ...request.query, owner: ownerFilterOf(request) }),
@@ -250,7 +285,12 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
         summary: 'A stored matrix: n, nnz, symmetry',
         description: 'The document of a stored matrix. 404 when there is none (never uploaded, expired or deleted).',
         params: MatrixIdParamsSchema,
-        response: { 200: StoredMatrixSchema, ...problemResponses(400, 503), 404: NO_SUCH_MATRIX },
+        response: {
+          200: jsonResponse('The stored matrix.', StoredMatrixSchema),
+          ...BAD_ID,
+          ...NO_SUCH_MATRIX,
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => matrices.get(request.params.id, ownerFilterOf(request)),
@@ -268,7 +308,7 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           'affected, and a job still queued then fails with a `matrix-not-found` problem. Takes no body.',
         ].join(' '),
         params: MatrixIdParamsSchema,
-        response: { 204: z.undefined().describe('Deleted.'), ...problemResponses(400, 503), 404: NO_SUCH_MATRIX },
+        response: { 204: z.undefined().describe('Deleted.'), ...BAD_ID, ...NO_SUCH_MATRIX, ...problemResponses(503) },
       },
     },
     async (request, reply) => {

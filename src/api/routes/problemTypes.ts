@@ -3,7 +3,8 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { makeProblem, PROBLEM_TYPES, problemTypeUri } from '../../jobs/problems.js';
 import { sendProblem } from '../plugins/problems.js';
-import { problemResponses, ProblemTypeSchema } from '../schemas/problem.js';
+import { problemResponse, ProblemTypeSchema } from '../schemas/problem.js';
+import { jsonResponse } from '../schemas/responses.js';
 
 export const problemTypeRoutes: FastifyPluginCallbackZod = (app, _options, done) => {
   app.get(
@@ -12,10 +13,13 @@ export const problemTypeRoutes: FastifyPluginCallbackZod = (app, _options, done)
       schema: {
         tags: ['operations'],
         operationId: 'getProblemType',
-        summary: 'Description of a problem type (the `type` of a problem is "/problems/<code>")',
+        summary: 'Description of a problem type (the `type` of a problem is `/problems/{code}`)',
         description: 'What a problem `type` URI stands for: its code, HTTP status, title and a description. 404 for an unknown code.',
         params: z.object({ code: z.string() }),
-        response: { 200: ProblemTypeSchema, ...problemResponses(404) },
+        response: {
+          200: jsonResponse('The problem type: its code, HTTP status, title and description.', ProblemTypeSchema),
+          ...problemResponse(404, 'No problem type with this code (`not-found`).'),
+        },
       },
     },
     async (request, reply) => {

@@ -3,7 +3,15 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import type { JobService } from '../../jobs/types.js';
 import { ownerFilterOf } from '../plugins/auth.js';
 import { RunParamsSchema, SolutionSchema, TraceSchema } from '../schemas/job.js';
-import { problemResponses } from '../schemas/problem.js';
+import { problemResponse, problemResponses } from '../schemas/problem.js';
+import { jsonResponse } from '../schemas/responses.js';
+
+const BAD_RUN = problemResponse(400, 'The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`).');
+const NO_SUCH_RUN = problemResponse(
+  404,
+  "No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this " +
+    'algorithm (`run-not-found`: not requested, not reached yet, or the job is an analysis).',
+);
 
 /** JSON has no NaN or Infinity (a diverged run can produce them). */
 function finiteOrNull(values: ArrayLike<number>): (number | null)[] {
@@ -23,7 +31,12 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
           'TRACE_CAP points. 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.',
         ].join(' '),
         params: RunParamsSchema,
-        response: { 200: TraceSchema, ...problemResponses(400, 404, 503) },
+        response: {
+          200: jsonResponse("The run's trace, as recorded so far.", TraceSchema),
+          ...BAD_RUN,
+          ...NO_SUCH_RUN,
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => {
@@ -49,7 +62,12 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
           '400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.',
         ].join(' '),
         params: RunParamsSchema,
-        response: { 200: SolutionSchema, ...problemResponses(400, 404, 503) },
+        response: {
+          200: jsonResponse("The run's solution x (null where an entry is not finite).", SolutionSchema),
+          ...BAD_RUN,
+          ...NO_SUCH_RUN,
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => {

@@ -7,12 +7,13 @@ import type { FastifyContentTypeParser, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod, FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { StoreUnavailableError } from '../../jobs/errors.js';
-import { StudyNotFinishedError, StudyNotFoundError } from '../../jobs/studies/errors.js';
+import { StudyFigureNotFoundError, StudyNotFinishedError } from '../../jobs/studies/errors.js';
 import { FINISHED_STUDY_STATUSES, type StudyEvent, type StudyService } from '../../jobs/studies/types.js';
 import { streamEvents, trackOpenStreams } from '../eventStream.js';
 import { renderStudyFigure } from '../figures/studyFigure.js';
 import { atFieldAsync, studyPointer } from '../requestFields.js';
-import { problemResponses } from '../schemas/problem.js';
+import { JSON_BODY_400, JSON_BODY_413, problemResponse, problemResponses } from '../schemas/problem.js';
+import { jsonResponse } from '../schemas/responses.js';
 import {
   CreateStudyRequestSchema,
   ListStudiesQuerySchema,
@@ -48,6 +49,10 @@ const offlineStudies: StudyService = {
   close: () => Promise.resolve(),
 };
 
+const BAD_ID = problemResponse(400, 'The study id is longer than 64 characters (`invalid-request`).');
+const NO_SUCH_STUDY_WORDS = "No such study (`study-not-found`): never created, expired, deleted, or another API key's";
+const NO_SUCH_STUDY = problemResponse(404, `${NO_SUCH_STUDY_WORDS}.`);
+
 const ignoreBody: FastifyContentTypeParser = (_request, payload, done) => {
   payload.on('error', (error) => done(error, undefined));
   payload.on('end', () => done(null, undefined));
@@ -73,9 +78,10 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
         description: [
           'Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many',
           'grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N),',
-          "404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued;",
-          'a study over a stored matrix varies only m and the partition (any other grid axis or setting is a 422 naming it).',
-          'before anything is queued; then queues it as a BullMQ flow whose children (chunks of samples) any worker takes.',
+          "404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued",
+          '(a study over a stored matrix varies only m and the partition: any other grid axis or setting is a 422 naming it);',
+          'then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. The body may be sent',
+          'gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too).',
           'Answers 202 with the study and its URL in `Location`.',
         ].join(' '),
         body: CreateStudyRequestSchema,
@@ -85,7 +91,19 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
             headers: { Location: { type: 'string', description: 'The URL of the study, `/v1/studies/{id}`.', required: true } },
             content: { 'application/json': { schema: StudySchema } },
           },
-          ...problemResponses(400, 404, 408, 413, 415, 422, 503),
+          ...problemResponse(400, `${JSON_BODY_400}, e.g. an empty grid axis.`),
+          ...problemResponse(404, "The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`)."),
+          ...problemResponse(
+            413,
+            `${JSON_BODY_413}; more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (\`too-large\`), ` +
+              "or than the API key's study samples (`quota-too-large`).",
+          ),
+          ...problemResponse(
+            422,
+            'The study cannot be run as given: an unknown metric, too many grid points, settings that cannot be sampled, or a ' +
+              'grid axis a study over a stored matrix cannot vary (`code` says which, `detail` names the setting).',
+          ),
+          ...problemResponses(408, 415, 503),
         },
       },
     },
@@ -107,7 +125,14 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
         summary: 'List studies, newest first',
         description: 'Pages of study summaries; pass `nextCursor` as `cursor` for the next page. Optional status filter.',
         querystring: ListStudiesQuerySchema,
-        response: { 200: StudyPageSchema, ...problemResponses(400, 503) },
+        response: {
+          200: jsonResponse('A page of study summaries, newest first.', StudyPageSchema),
+          ...problemResponse(
+            400,
+            'A bad `status` or `limit` (`invalid-request`), or a `cursor` that GET /v1/studies did not issue (`invalid-cursor`).',
+          ),
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => studies.list(request.query, readerOf(request)),
@@ -127,7 +152,7 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
           "400 for an id longer than 64 characters; 404 for an unknown study or another API key's.",
         ].join(' '),
         params: StudyIdParamsSchema,
-        response: { 200: StudySchema, ...problemResponses(400, 404, 503) },
+        response: { 200: jsonResponse('The study.', StudySchema), ...BAD_ID, ...NO_SUCH_STUDY, ...problemResponses(503) },
       },
     },
     async (request) => studies.get(request.params.id, readerOf(request)),
@@ -145,7 +170,9 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
         params: StudyIdParamsSchema,
         response: {
           200: { description: 'CSV text (RFC 4180), the samples stored so far.', content: { 'text/csv': { schema: z.string() } } },
-          ...problemResponses(400, 404, 503),
+          ...BAD_ID,
+          ...NO_SUCH_STUDY,
+          ...problemResponses(503),
         },
       },
     },
@@ -165,11 +192,22 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
         tags: ['studies'],
         operationId: 'getStudyFigure',
         summary: "A figure of the study's results as SVG (names in the study's `figures`)",
-        description: '409 until the study has succeeded; 404 for a figure the study does not have.',
+        description:
+          "409 until the study has succeeded; 404 for a figure the study does not have (the study's `figures` list its names; " +
+          'a `.svg` suffix is optional).',
         params: StudyFigureParamsSchema,
         response: {
           200: { description: 'An SVG image.', content: { 'image/svg+xml': { schema: z.string() } } },
-          ...problemResponses(400, 404, 409, 503),
+          ...problemResponse(400, 'The study id or the figure name is longer than 64 characters (`invalid-request`).'),
+          ...problemResponse(
+            404,
+            `${NO_SUCH_STUDY_WORDS}; or the study has no figure of this name (\`figure-not-found\`, naming those it has).`,
+          ),
+          ...problemResponse(
+            409,
+            'The study is queued, running, failed or cancelled (`study-not-finished`): figures exist once it has succeeded.',
+          ),
+          ...problemResponses(503),
         },
       },
     },
@@ -177,7 +215,12 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
       const study = await studies.get(request.params.id, readerOf(request));
       const name = request.params.name.replace(/\.svg$/, '');
       const figure = study.figures.find((candidate) => candidate.name === name);
-      if (!figure) throw new StudyNotFoundError(`${study.id}/figures/${name}`);
+      if (!figure)
+        throw new StudyFigureNotFoundError(
+          study.id,
+          name,
+          study.figures.map((candidate) => candidate.name),
+        );
       if (study.status !== 'succeeded' || !study.result)
         throw new StudyNotFinishedError(study.id, study.status, 'its figures exist once it has succeeded');
       return reply.type('image/svg+xml; charset=utf-8').send(renderStudyFigure(figure, study.result));
@@ -205,7 +248,12 @@ const bodylessStudyRoutes: FastifyPluginCallbackZod<{
         description:
           'Queued chunks are removed; running ones stop within ~50 ms of computation and store nothing. A finished study is returned unchanged.',
         params: StudyIdParamsSchema,
-        response: { 200: StudySchema, ...problemResponses(400, 404, 503) },
+        response: {
+          200: jsonResponse('The study, cancelled (or unchanged when it had already finished).', StudySchema),
+          ...BAD_ID,
+          ...NO_SUCH_STUDY,
+          ...problemResponses(503),
+        },
       },
     },
     async (request) => studies.cancel(request.params.id, readerOf(request)),
@@ -220,7 +268,13 @@ const bodylessStudyRoutes: FastifyPluginCallbackZod<{
         summary: 'Delete a finished study, its BullMQ parent and children and its stored samples',
         description: '409 while it is queued or running (cancel it first).',
         params: StudyIdParamsSchema,
-        response: { 204: z.undefined().describe('Deleted.'), ...problemResponses(400, 404, 409, 503) },
+        response: {
+          204: z.undefined().describe('Deleted.'),
+          ...BAD_ID,
+          ...NO_SUCH_STUDY,
+          ...problemResponse(409, 'The study is queued or running (`study-not-finished`): cancel it first.'),
+          ...problemResponses(503),
+        },
       },
     },
     async (request, reply) => {
@@ -242,7 +296,9 @@ const bodylessStudyRoutes: FastifyPluginCallbackZod<{
         params: StudyIdParamsSchema,
         response: {
           200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
-          ...problemResponses(400, 404, 503),
+          ...BAD_ID,
+          ...NO_SUCH_STUDY,
+          ...problemResponses(503),
         },
       },
     },

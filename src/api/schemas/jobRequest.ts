@@ -1,7 +1,8 @@
 /**
  * The body of POST /v1/jobs. The zod schema checks shapes and types (400 naming the field);
  * semantic checks (square, finite, partition against n, limits) follow in ../jobSpec.ts (422/413).
- * These schemas do not depend on the configuration, so the OpenAPI document does not either.
+ * These schemas do not depend on the configuration: the size limits it sets are named in their
+ * metadata (./limits.ts), and the OpenAPI document states the values the service runs with.
  * The matrix and partition forms are defined by src/solvers/input/types.ts (the builders take
  * them); their schemas are checked against those types at compile time. The rest of the body is an
  * API shape only: its type is the schema's output (CreateJobRequest).
@@ -10,6 +11,7 @@ import { z } from 'zod';
 import { JOB_TYPES } from '../../jobs/types.js';
 import { ALGORITHM_IDS } from '../../solvers/algorithms/registry.js';
 import type { GeneratorSpec, MatrixInput, PartitionInput } from '../../solvers/input/types.js';
+import { limitedBy } from './limits.js';
 import { assertSameShape } from './sameShape.js';
 
 export const AlgorithmIdSchema = z.enum(ALGORITHM_IDS).meta({ id: 'AlgorithmId' });
@@ -28,25 +30,34 @@ export const EntrySchema = z
 
 const size = z.number().int().min(1);
 const index = z.number().int().min(0);
+/** n of a generated matrix: generators make dense matrices. */
+const generatedN = size.meta(limitedBy('maximum', 'MAX_N'));
 const seed = z.number().int().describe('Seed of the generator (same spec and seed: same matrix).').optional();
 
 /**
  * The inner arrays of the two lists of arrays with a minimum length are named components: an inline
  * array there makes openapi-typescript's --array-length (7.13) nest the item type once too often.
  */
-const DenseRow = z.array(EntrySchema).meta({ id: 'DenseRow', description: 'One row of the matrix: its n entries.' });
+const DenseRow = z
+  .array(EntrySchema)
+  .meta({ id: 'DenseRow', description: 'One row of the matrix: its n entries (n <= MAX_N).', ...limitedBy('maxItems', 'MAX_N') });
 const MachineRows = z.array(index).meta({ id: 'MachineRows', description: 'The rows (0-based) one machine holds.' });
 
 const DenseInput = z.strictObject({
   format: z.literal('dense'),
-  data: z.array(DenseRow).min(1).describe('Row-major rows of the n x n matrix.'),
+  data: z
+    .array(DenseRow)
+    .min(1)
+    .meta(limitedBy('maxItems', 'MAX_N'))
+    .describe('Row-major rows of the n x n matrix; n <= MAX_N (413 above).'),
 });
 const CooInput = z.strictObject({
   format: z.literal('coo'),
-  rows: size,
-  cols: size,
+  rows: size.meta(limitedBy('maximum', 'MAX_N_SPARSE')),
+  cols: size.meta(limitedBy('maximum', 'MAX_N_SPARSE')),
   entries: z
     .array(z.tuple([index, index, EntrySchema]))
+    .meta(limitedBy('maxItems', 'MAX_NNZ'))
     .describe(
       '[i, j, value] triplets, 0-based, in any order; duplicates are summed (a sum that overflows is a 422 naming the entry). ' +
         'At most MAX_NNZ entries and n <= MAX_N_SPARSE (413). Parsed to CSR: computed on CSR (storage "csr", never densified) ' +
@@ -58,11 +69,12 @@ const MatrixMarketInput = z.strictObject({
   data: z
     .string()
     .min(1)
+    .meta(limitedBy('maxLength', 'BODY_LIMIT_BYTES'))
     .describe(
       'The text of a Matrix Market file (coordinate or array; real, integer or pattern; general, symmetric or skew-symmetric). ' +
         'The coordinate format is read as a matrix upload is (POST /v1/matrices): n <= MAX_N_SPARSE and at most MAX_NNZ stored ' +
         'entries (413), an entry given twice or out of range is a 422 naming its line; it then runs on CSR or dense by the rule of ' +
-        'the COO input. The array format is dense (n <= MAX_N).',
+        'the COO input. The array format is dense (n <= MAX_N). The text is bounded by the body, BODY_LIMIT_BYTES.',
     ),
 });
 
@@ -75,7 +87,7 @@ export const StoredMatrixInput = z.strictObject({
 const GaussianGenerator = z.strictObject({
   format: z.literal('generator'),
   generator: z.literal('gaussian'),
-  n: size,
+  n: generatedN,
   mean: z.number().optional().describe('Default 0.'),
   std: z.number().min(0).optional().describe('Default 1.'),
   seed,
@@ -83,7 +95,7 @@ const GaussianGenerator = z.strictObject({
 const BlockDiagonalGenerator = z.strictObject({
   format: z.literal('generator'),
   generator: z.literal('block-diagonal'),
-  n: size,
+  n: generatedN,
   blockSize: size
     .optional()
     .describe(
@@ -97,7 +109,7 @@ const BlockDiagonalGenerator = z.strictObject({
 const StructuredGaussianGenerator = z.strictObject({
   format: z.literal('generator'),
   generator: z.literal('structured-gaussian'),
-  n: size,
+  n: generatedN,
   blockSize: size,
   sigma: z.number().min(0).describe('Standard deviation of the off-diagonal blocks.'),
   seed,
@@ -105,7 +117,7 @@ const StructuredGaussianGenerator = z.strictObject({
 const OnesMinusEpsGenerator = z.strictObject({
   format: z.literal('generator'),
   generator: z.literal('ones-minus-eps'),
-  n: size,
+  n: generatedN,
   eps: z.number(),
 });
 
@@ -122,7 +134,11 @@ export const MatrixInputSchema = z
 
 export const PartitionInputSchema = z
   .union([
-    z.strictObject({ machines: size.describe('m contiguous blocks whose sizes differ by at most one, larger blocks first.') }),
+    z.strictObject({
+      machines: size
+        .meta(limitedBy('maximum', 'MAX_MACHINES'))
+        .describe('m contiguous blocks whose sizes differ by at most one, larger blocks first (m <= MAX_MACHINES).'),
+    }),
     z.strictObject({ sizes: z.array(index).min(1).describe('Contiguous blocks of these sizes (summing to n).') }),
     z.strictObject({ assignment: z.array(index).min(1).describe('assignment[k] = the machine of row k; machines 0..m-1 each own a row.') }),
     z.strictObject({ groups: z.array(MachineRows).min(1).describe('groups[i] = the rows of machine i; every row exactly once.') }),
@@ -153,7 +169,12 @@ export const CreateJobRequestSchema = z
         'analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm.',
       ),
     matrix: MatrixInputSchema,
-    rhs: z.array(EntrySchema).nullable().optional().describe('b (length n). Absent: b = A * ones(n), so the true solution is known.'),
+    rhs: z
+      .array(EntrySchema)
+      .meta(limitedBy('maxItems', 'LARGEST_N'))
+      .nullable()
+      .optional()
+      .describe('b (length n). Absent: b = A * ones(n), so the true solution is known.'),
     partition: PartitionInputSchema,
     algorithms: z
       .array(AlgorithmIdSchema)

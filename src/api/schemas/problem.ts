@@ -19,7 +19,7 @@ export const FieldProblemSchema = z.object({
 
 export const ProblemSchema = z
   .looseObject({
-    type: z.string().describe('A relative URI reference "/problems/<code>"; GET it for a description of the problem type.'),
+    type: z.string().describe('A relative URI reference `/problems/{code}`; GET it for a description of the problem type.'),
     title: z.string(),
     status: z.number().int(),
     detail: z.string().describe('What is wrong with this request, in words (names the field, entry, row or machine).'),
@@ -46,25 +46,59 @@ export const ProblemTypeSchema = z
 assertSameShape<z.output<typeof FieldProblemSchema>, FieldProblem>(true);
 assertSameShape<z.output<typeof ProblemSchema>, ProblemDetails>(true);
 
-const descriptions: Record<number, string> = {
-  400: 'Malformed JSON, or the request does not match the schema (`errors` names each field).',
-  404: 'No such job, run or endpoint.',
-  408: 'The request body did not arrive completely within UPLOAD_TIMEOUT_MS (the connection is closed shortly after).',
-  409: 'The job is not finished.',
-  413: 'The body or the problem is too large.',
-  415: 'The body is not JSON.',
-  422: 'The problem is invalid (not square, NaN/Infinity, bad partition, unsupported matrix...).',
-  503: 'Redis is unreachable.',
+type ProblemContent = { 'application/problem+json': { schema: typeof ProblemSchema } };
+type ResponseHeader = { type: 'string'; description: string; required: boolean; pattern?: string };
+/** A problem answer as a route's schema declares it (its `headers` go into the OpenAPI document, plugins/openapi.ts). */
+export interface ProblemResponse {
+  description: string;
+  content: ProblemContent;
+  headers?: Record<string, ResponseHeader>;
+}
+
+/**
+ * One problem answer of an operation, described for it (what the status means there, with the
+ * problem codes it can carry): `...problemResponse(404, 'No such study...')`.
+ */
+export function problemResponse<S extends number>(
+  status: S,
+  description: string,
+  headers?: Record<string, ResponseHeader>,
+): Record<S, ProblemResponse> {
+  const response: ProblemResponse = { description, content: { 'application/problem+json': { schema: ProblemSchema } } };
+  if (headers) response.headers = headers;
+  return { [status]: response };
+}
+
+/** Answers worded the same on every operation that can give them. */
+const COMMON = {
+  ...problemResponse(
+    415,
+    'The body is not `application/json` (`unsupported-media-type`), or its `Content-Encoding` is neither gzip nor identity ' +
+      '(then with `Accept-Encoding: gzip`).',
+    {
+      'Accept-Encoding': {
+        type: 'string',
+        description: 'The content codings a request body may have (`gzip`), when the body was refused for its coding.',
+        required: false,
+      },
+    },
+  ),
+  ...problemResponse(
+    408,
+    'The request body did not arrive completely within UPLOAD_TIMEOUT_MS (`upload-timeout`); the connection is closed shortly after.',
+  ),
+  ...problemResponse(503, 'Redis is unreachable (`store-unavailable`); retry later.'),
 };
 
-/** Response entries documenting problem answers for some status codes. */
-export function problemResponses(
-  ...statuses: number[]
-): Record<number, { description: string; content: { 'application/problem+json': { schema: typeof ProblemSchema } } }> {
-  return Object.fromEntries(
-    statuses.map((status) => [
-      status,
-      { description: descriptions[status] ?? 'Problem', content: { 'application/problem+json': { schema: ProblemSchema } } },
-    ]),
-  );
+/** Response entries of the answers worded alike everywhere: 408 and 415 for a body, 503. */
+export function problemResponses<S extends keyof typeof COMMON>(...statuses: S[]): Record<S, ProblemResponse> {
+  return Object.fromEntries(statuses.map((status) => [status, COMMON[status]])) as Record<S, ProblemResponse>;
 }
+
+/** Why a JSON body (plugins/jsonBody.ts) can be refused with a 400, before its schema is checked. */
+export const JSON_BODY_400 =
+  'Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body ' +
+  'that does not match the schema (`invalid-request`, `errors` names each field)';
+
+/** Why a JSON body can be refused with a 413, whatever the operation. */
+export const JSON_BODY_413 = 'The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`)';

@@ -141,7 +141,7 @@ export class JobRepository {
           items: (ids) => this.store.summaries(ids),
           drop: (ids) => this.store.dropFromIndex(ids, owner),
         },
-        { limit: query.limit, cursor: query.cursor, filtered: status !== undefined },
+        { limit: query.limit, cursor: query.cursor, filtered: status !== undefined, list: 'GET /v1/jobs' },
         (summary) => status === undefined || summary.status === status,
       ),
     );

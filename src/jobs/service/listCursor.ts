@@ -1,7 +1,7 @@
 /**
- * Pages of an id index, newest first, with an opaque `cursor` (GET /v1/jobs, GET /v1/matrices): the
- * cursor is the id of the last entry a page covered (indexes are ordered by id, and ULIDs sort by
- * creation time), versioned and base64url-encoded.
+ * Pages of an id index, newest first, with an opaque `cursor` (GET /v1/jobs, /v1/studies,
+ * /v1/matrices): the cursor is the id of the last entry a page covered (indexes are ordered by id,
+ * and ULIDs sort by creation time), versioned and base64url-encoded.
  */
 import { InvalidCursorError } from '../errors.js';
 import { JOB_ID_PATTERN } from '../jobId.js';
@@ -15,11 +15,14 @@ export function encodeCursor(id: string): string {
   return Buffer.from(CURSOR_PREFIX + id, 'utf8').toString('base64url');
 }
 
-/** The id a cursor continues after; throws InvalidCursorError for anything this service did not issue. */
-export function decodeCursor(cursor: string): string {
+/**
+ * The id a cursor continues after; throws InvalidCursorError for anything this service did not
+ * issue, naming `list`, the operation whose `nextCursor` to pass.
+ */
+export function decodeCursor(cursor: string, list: string): string {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   const id = text.slice(CURSOR_PREFIX.length);
-  if (!text.startsWith(CURSOR_PREFIX) || !JOB_ID_PATTERN.test(id)) throw new InvalidCursorError(cursor);
+  if (!text.startsWith(CURSOR_PREFIX) || !JOB_ID_PATTERN.test(id)) throw new InvalidCursorError(cursor, list);
   return id;
 }
 
@@ -39,17 +42,18 @@ export interface Page<Item> {
 }
 
 /**
- * One page of at most `limit` items that pass `keep`, newest first, after `cursor`. With a filter,
+ * One page of at most `limit` items that pass `keep`, newest first, after `cursor` (`list`: the
+ * operation, named by an invalid cursor's problem). With a filter,
  * the index is read in batches and at most LIST_SCAN_BUDGET entries per request: a page may then be
  * short, with a cursor to continue from where the scan stopped.
  */
 export async function pageOfIndex<Item>(
   source: IndexSource<Item>,
-  query: { limit: number; cursor?: string; filtered: boolean },
+  query: { limit: number; cursor?: string; filtered: boolean; list: string },
   keep: (item: Item) => boolean,
 ): Promise<Page<Item>> {
   const { limit } = query;
-  const before = query.cursor === undefined ? null : decodeCursor(query.cursor);
+  const before = query.cursor === undefined ? null : decodeCursor(query.cursor, query.list);
   const batchSize = query.filtered ? Math.max(100, 4 * limit) : limit + 1;
   const matches: Item[] = [];
   const matchIds: string[] = [];

@@ -98,7 +98,12 @@ export class MatrixRepository implements MatrixService {
           items: (ids) => this.store.documents(ids),
           drop: (ids) => this.store.dropFromIndex(ids, owner),
         },
-        { limit: query.limit, cursor: query.cursor, filtered: [symmetry, field, minN, maxN].some((f) => f !== undefined) },
+        {
+          limit: query.limit,
+          cursor: query.cursor,
+          filtered: [symmetry, field, minN, maxN].some((f) => f !== undefined),
+          list: 'GET /v1/matrices',
+        },
         (matrix) =>
           (symmetry === undefined || matrix.symmetry === symmetry) &&
           (field === undefined || matrix.field === field) &&

@@ -18,3 +18,18 @@ export class StudyNotFinishedError extends JobError {
     super(`Study '${studyId}' is ${status}; ${action}.`);
   }
 }
+
+/** A figure name that the study does not have (GET /v1/studies/{id}/figures/{name}); names those it has. */
+export class StudyFigureNotFoundError extends JobError {
+  readonly code = 'figure-not-found';
+  constructor(
+    readonly studyId: string,
+    readonly figure: string,
+    figures: readonly string[],
+  ) {
+    super(
+      `Study '${studyId}' has no figure '${figure}'; ` +
+        (figures.length > 0 ? `its figures are ${figures.map((figure) => `'${figure}'`).join(', ')}.` : 'it has no figures.'),
+    );
+  }
+}

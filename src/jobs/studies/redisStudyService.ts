@@ -203,7 +203,7 @@ export class RedisStudyService implements StudyService {
           items: (ids) => Promise.all(ids.map((id) => this.store.get(id))),
           drop: (ids) => this.store.forget(ids, requester),
         },
-        { limit: query.limit, cursor: query.cursor, filtered: query.status !== undefined },
+        { limit: query.limit, cursor: query.cursor, filtered: query.status !== undefined, list: 'GET /v1/studies' },
         (stored) => (requester === null || stored.record.owner === requester) && (!query.status || stored.status === query.status),
       );
       return { items: page.items.map((stored) => summaryOf(studyOf(this.plan(stored), stored))), nextCursor: page.nextCursor };

@@ -1,0 +1,75 @@
+/**
+ * JSON request bodies (POST /v1/jobs, /v1/studies, /v1/admin/keys), as sent or gzip-compressed
+ * (`Content-Encoding: gzip`, as a Matrix Market upload may be). The compressed body is bounded by
+ * fastify's bodyLimit as it arrives, and its decompressed size by the same BODY_LIMIT_BYTES
+ * (zlib stops inflating there, so a small "gzip bomb" costs nothing): 413 above. A body that is not
+ * gzip data is a 400 naming gzip; any other coding (br, deflate, compress...) a 415 with
+ * `Accept-Encoding: gzip` (RFC 9110 15.5.16). Then fastify's own JSON parser (with its
+ * prototype-poisoning checks) reads the text.
+ *
+ * This replaces the root's application/json parser, so every plugin that keeps it inherits it; the
+ * upload (routes/matrices.ts) and the bodyless routes install parsers of their own.
+ */
+import { gunzip } from 'node:zlib';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../../config.js';
+
+/** The content codings a request body may have (RFC 9110 8.4.1): as sent, or gzip. */
+export const ACCEPTED_CONTENT_CODINGS = ['gzip'] as const;
+
+/**
+ * A request's content coding, normalized: 'identity' when there is none, 'gzip' for gzip (and its
+ * old alias x-gzip), otherwise the header as sent, lower-cased (a list of codings stays a list).
+ */
+export function contentCodingOf(header: string | string[] | undefined): string {
+  const value = (Array.isArray(header) ? header.join(',') : (header ?? '')).trim().toLowerCase();
+  if (value === '' || value === 'identity') return 'identity';
+  if (value === 'gzip' || value === 'x-gzip') return 'gzip';
+  return value;
+}
+
+/** A request body in a content coding the service does not decode (answered 415 with Accept-Encoding). */
+export class UnsupportedContentEncodingError extends Error {
+  constructor(
+    readonly coding: string,
+    what = 'the JSON body',
+  ) {
+    super(`Content-Encoding '${coding}' is not supported; send ${what} as is or gzip-compressed (Content-Encoding: gzip).`);
+    this.name = 'UnsupportedContentEncodingError';
+  }
+}
+
+/** A body labelled gzip that does not decompress (answered 400). */
+export class InvalidGzipBodyError extends Error {
+  constructor(reason: string) {
+    super(`The body is not valid gzip data (Content-Encoding: gzip): ${reason}.`);
+    this.name = 'InvalidGzipBodyError';
+  }
+}
+
+/** A gzip body that decompresses to more than BODY_LIMIT_BYTES (answered 413). */
+export class DecompressedBodyTooLargeError extends Error {
+  constructor(readonly limit: number) {
+    super(`The request body exceeds ${limit} bytes (BODY_LIMIT_BYTES) once decompressed (Content-Encoding: gzip).`);
+    this.name = 'DecompressedBodyTooLargeError';
+  }
+}
+
+/** Register on the root before any route. */
+export function installJsonBodies(app: FastifyInstance, config: Pick<Config, 'BODY_LIMIT_BYTES'>): void {
+  const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig;
+  const parseJson = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
+  const limit = config.BODY_LIMIT_BYTES;
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
+    const coding = contentCodingOf(request.headers['content-encoding']);
+    // An empty body is empty in any coding: fastify's parser says a JSON document was expected.
+    if (coding === 'identity' || body.length === 0) return parseJson(request, body.toString('utf8'), done);
+    if (coding !== 'gzip') return done(new UnsupportedContentEncodingError(coding), undefined);
+    gunzip(body, { maxOutputLength: limit }, (error, text) => {
+      if (!error) void parseJson(request, text.toString('utf8'), done);
+      else if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') done(new DecompressedBodyTooLargeError(limit), undefined);
+      else done(new InvalidGzipBodyError(error.message), undefined);
+    });
+  });
+}
