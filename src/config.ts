@@ -121,6 +121,8 @@ const configSchema = z.object({
    * is at most this: the key's first pending job, when small, runs in a worker's small-job slot. 0: no job is.
    */
   SMALL_JOB_MAX_FLOPS: integer(1_000_000_000, 0),
+  /** Slots each worker process keeps for small jobs, beside its WORKER_CONCURRENCY slots. */
+  SMALL_JOB_SLOTS: integer(1, 1),
   // --- Studies (POST /v1/studies; README "Studies") ---
   /** Most sample-analyses one study may ask for (grid points x samples); 413 above, before anything is queued. */
   MAX_STUDY_SAMPLES: integer(200_000, 1),
