@@ -59,6 +59,7 @@ export class LimitedWorker<DataType, ResultType> extends Worker<DataType, Result
   private readonly limits: AttemptLimits;
   private readonly onLimit: LimitHandler<DataType>;
   private readonly gate: SlotGate<DataType> | null;
+  private readonly processorFile: string;
 
   /** `gate`: decides, before a child runs it, whether a job the worker took keeps its slot (./keys/fairShare.ts). */
   constructor(
@@ -70,9 +71,22 @@ export class LimitedWorker<DataType, ResultType> extends Worker<DataType, Result
     gate: SlotGate<DataType> | null = null,
   ) {
     super(name, processorFile, opts);
+    this.processorFile = processorFile;
     this.limits = limits;
     this.onLimit = onLimit;
     this.gate = gate;
+  }
+
+  /**
+   * Start `count` child processes now, before any job, and leave them in BullMQ's pool for the first
+   * jobs: those then wait for no process to start and load the processor (about a second).
+   */
+  async prestart(count: number): Promise<void> {
+    const pool = (this as unknown as { childPool?: ChildPool }).childPool;
+    if (!pool) return;
+    // The sandbox retains children under the processor file the worker was given.
+    const children = await Promise.all(Array.from({ length: count }, () => pool.retain(this.processorFile)));
+    for (const child of children) pool.release(child);
   }
 
   protected override createSandbox(processor: string | URL | null | Processor<DataType, ResultType>): void {

@@ -159,6 +159,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   }
 
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  // Jobs reach the small-job slots only with API keys; there, their child processes are started
+  // ahead, so that a small job starts at once rather than after a process start.
+  if (config.AUTH_MODE === 'keys') await smallJobs.prestart(config.SMALL_JOB_SLOTS);
   log.info(
     { queue: names.main, concurrency: config.WORKER_CONCURRENCY, smallJobSlots: config.SMALL_JOB_SLOTS, processor: file },
     'worker ready',
