@@ -51,6 +51,8 @@ export interface FairnessReport {
   p99Ms: number;
   maxMs: number;
   meanMs: number;
+  /** The five longest latencies, with the order in which their jobs were submitted (0 first). */
+  slowest: { ms: number; submitted: number }[];
   /** Flood jobs running when the last small job ended: 2 means the flood held both regular slots throughout. */
   floodRunningAtEnd: number;
   floodFinished: number;
@@ -138,11 +140,12 @@ async function main(): Promise<FairnessReport> {
 
     const t0 = performance.now();
     const latencies: number[] = [];
+    const order: number[] = [];
     let submitted = 0;
     const loop = async (key: string, k: number): Promise<void> => {
       while (submitted < smallJobs) {
-        submitted++;
-        const created = await call<Job>(key, '/v1/jobs', { ...TINY_ANALYZE, matrix: gaussian(12, 1000 * k + submitted) });
+        const index = submitted++;
+        const created = await call<Job>(key, '/v1/jobs', { ...TINY_ANALYZE, matrix: gaussian(12, 1000 * k + index) });
         let job = created;
         while (job.status === 'queued' || job.status === 'running') {
           await sleep(20);
@@ -151,6 +154,7 @@ async function main(): Promise<FairnessReport> {
         if (job.status !== 'succeeded' || !job.startedAt)
           throw new Error(`small job ${job.id} ${job.status}: ${JSON.stringify(job.error)}`);
         latencies.push(Date.parse(job.startedAt) - Date.parse(job.createdAt));
+        order.push(index);
         await sleep(Math.random() * 500);
       }
     };
@@ -167,6 +171,10 @@ async function main(): Promise<FairnessReport> {
       p99Ms: percentile(sorted, 99),
       maxMs: sorted[sorted.length - 1],
       meanMs: Math.round(sorted.reduce((sum, x) => sum + x, 0) / sorted.length),
+      slowest: latencies
+        .map((ms, k) => ({ ms, submitted: order[k] }))
+        .sort((a, b) => b.ms - a.ms)
+        .slice(0, 5),
       floodRunningAtEnd: running,
       floodFinished: finished,
       seconds: Number(seconds.toFixed(1)),
