@@ -61,7 +61,7 @@ export class FairShare implements SlotGate<QueuedJobData> {
   }
 
   /** Jobs of `owner` this process runs in its regular slots. */
-  holding(owner: string): number {
+  private holding(owner: string): number {
     return this.held.get(owner) ?? 0;
   }
 
