@@ -5,6 +5,7 @@
 import type { BackendName } from './backends.js';
 import type { ProblemFile, SideReport, SolveReport, SparseSideReport } from './common.js';
 import type { E2eResult } from './endToEnd.js';
+import type { FairnessReport } from './fairness.js';
 import type { FixtureReport } from './fixtures.js';
 import type { HttpSolveReport } from './httpSolve.js';
 import type { SplitAnalysisReport, StudiesReport } from './workerStages.js';
@@ -63,6 +64,8 @@ export interface RunRecord {
   studies?: StudiesReport | { error: string } | null;
   /** The split analysis against one worker (bench/splitAnalysis.ts, run.ts --split-analysis); absent when not run. */
   splitAnalysis?: SplitAnalysisReport | { error: string } | null;
+  /** Small jobs' start latency under another key's flood (bench/fairness.ts, run.ts --fairness); absent when not run. */
+  fairness?: FairnessReport | { error: string } | null;
 }
 
 export const isReport = (s: SideOutcome | undefined): s is SideReport => s !== undefined && !('error' in s);

@@ -19,8 +19,10 @@
  * --render: only re-render the report from the raw results of an earlier run (bench/.cache/results.json).
  * --studies [--studies-samples 300] [--studies-rounds 2]: Experiment 1 through HTTP with 1 and 2 worker
  * processes next to NumPy (bench/studies.ts); --split-analysis [--split-n 4000] [--split-m 400]
- * [--split-workers 2]: the split analysis against one worker (bench/splitAnalysis.ts). Both take
- * minutes and are off by default.
+ * [--split-workers 2]: the split analysis against one worker (bench/splitAnalysis.ts); --fairness
+ * [--fairness-flood 60] [--fairness-small 200] [--fairness-keys 4]: small jobs' start latency (p50,
+ * p99) while another key's flood of long solves holds the regular worker slots (bench/fairness.ts).
+ * They take minutes and are off by default.
  * --quick: two small problems, fewer repetitions, 1 s solves, a short load test, output to
  * bench/.cache/results-quick.md (bench/results.md stays the full run's).
  *
@@ -53,7 +55,7 @@ import {
 import type { ProblemResult, QuietPolicy, RunRecord, SideOutcome } from './record.js';
 import { problemLines, renderMarkdown, sparseProblemLines, targetLines } from './report.js';
 import { evaluateTargets, type TargetRow } from './targets.js';
-import { runSplitAnalysisStage, runStudiesStage } from './workerStages.js';
+import { runFairnessStage, runSplitAnalysisStage, runStudiesStage } from './workerStages.js';
 import type { HttpSolveReport } from './httpSolve.js';
 import type { JobPathReport } from './jobPath.js';
 import type { SparseSideReport } from './common.js';
@@ -102,6 +104,10 @@ const { values: args } = parseArgs({
     'split-n': { type: 'string' },
     'split-m': { type: 'string' },
     'split-workers': { type: 'string' },
+    fairness: { type: 'boolean', default: false },
+    'fairness-flood': { type: 'string' },
+    'fairness-small': { type: 'string' },
+    'fairness-keys': { type: 'string' },
   },
 });
 
@@ -162,6 +168,13 @@ const splitStage = args['split-analysis']
       n: Number(args['split-n'] ?? (quick ? 1000 : 4000)),
       m: Number(args['split-m'] ?? (quick ? 100 : 400)),
       workers: Number(args['split-workers'] ?? 2),
+    }
+  : null;
+const fairnessStage = args.fairness
+  ? {
+      flood: Number(args['fairness-flood'] ?? 60),
+      small: Number(args['fairness-small'] ?? (quick ? 50 : 200)),
+      keys: Number(args['fairness-keys'] ?? 4),
     }
   : null;
 const outFile = resolve(args.out ?? (quick ? join(CACHE, 'results-quick.md') : join(BENCH, 'results.md')));
@@ -336,6 +349,7 @@ async function main(): Promise<void> {
   const httpSolveResult = httpSolve ? await runHttpSolve(httpSolve) : null;
   const studiesResult = studiesStage ? await runStudiesStage(studiesStage) : null;
   const splitResult = splitStage ? await runSplitAnalysisStage(splitStage) : null;
+  const fairnessResult = fairnessStage ? await runFairnessStage(fairnessStage) : null;
 
   let e2eResult: E2eResult | null = null;
   if (e2e) {
@@ -362,6 +376,7 @@ async function main(): Promise<void> {
     httpSolve: httpSolveResult,
     studies: studiesResult,
     splitAnalysis: splitResult,
+    fairness: fairnessResult,
   };
   writeFileSync(join(CACHE, quick ? 'results-quick.json' : 'results.json'), `${JSON.stringify(record, null, 2)}\n`);
   const rows = writeReport(record);

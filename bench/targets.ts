@@ -129,9 +129,18 @@ export interface SplitAnalysisTarget {
   atLeast: number;
 }
 
+/** Small jobs' start latency while another key's flood holds the regular worker slots (bench/fairness.ts): p99 at most `atMostMs`. */
+export interface FairnessTarget {
+  kind: 'fairness';
+  id: string;
+  description: string;
+  atMostMs: number;
+}
+
 export type Target =
   | StudyTarget
   | SplitAnalysisTarget
+  | FairnessTarget
   | RatioTarget
   | MemoryTarget
   | ServiceTarget
@@ -261,6 +270,12 @@ export const TARGETS: readonly Target[] = [
     atLeast: 1.5,
   },
   {
+    kind: 'fairness',
+    id: 'fairness',
+    description: "small jobs' start latency (p99) while another key's flood of long solves holds both regular worker slots",
+    atMostMs: 5000,
+  },
+  {
     kind: 'agreement',
     id: 'agreement',
     description: `agreement: analysis values (${AGREEMENT_KEYS.map(([k]) => k).join(', ')}) on every problem`,
@@ -374,6 +389,8 @@ export function evaluateTargets(record: RunRecord): TargetRow[] {
         return [studyRow(record, target)];
       case 'splitAnalysis':
         return [splitAnalysisRow(record, target)];
+      case 'fairness':
+        return [fairnessRow(record, target)];
     }
   });
 }
@@ -821,5 +838,27 @@ function splitAnalysisRow(record: RunRecord, target: SplitAnalysisTarget): Targe
     target: `${target.description}, n = ${split.n}, m = ${split.m}`,
     measured: `${split.speedup.toFixed(2)}x (${formatSeconds(split.oneWorkerSeconds)} vs ${formatSeconds(split.splitSeconds)} on ${split.workers} workers)`,
     met: split.speedup >= target.atLeast,
+  };
+}
+
+function fairnessRow(record: RunRecord, target: FairnessTarget): TargetRow {
+  const row = {
+    id: target.id,
+    kind: target.kind,
+    target: target.description,
+    backend: 'service',
+    threshold: `≤ ${target.atMostMs} ms`,
+    ratio: null,
+  };
+  const fairness = record.fairness;
+  if (!fairness) return { ...row, measured: 'not run (npm run bench -- --fairness)', met: null, limits: '' };
+  if ('error' in fairness) return { ...row, measured: `failed: ${fairness.error}`, met: false, limits: '' };
+  return {
+    ...row,
+    measured:
+      `p50 ${fairness.p50Ms} ms, p99 ${fairness.p99Ms} ms, max ${fairness.maxMs} ms (${fairness.smallJobs} small jobs of ${fairness.keys} keys ` +
+      `under ${fairness.flood} long solves of one key; load average ${fairness.loadAverage[0].toFixed(1)})`,
+    met: fairness.p99Ms <= target.atMostMs && fairness.floodRunningAtEnd >= 2,
+    limits: fairness.floodRunningAtEnd < 2 ? 'the flood no longer held both regular slots at the end' : '',
   };
 }

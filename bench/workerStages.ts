@@ -1,12 +1,14 @@
 /**
- * The worker fleet's stages of `npm run bench` (issue 12 §3), each a script of its own run as a child
- * process: bench/studies.ts (Experiment 1 through HTTP with 1 and 2 worker processes, next to
- * bench/studiesReference.py) and bench/splitAnalysis.ts (one dense analysis split over worker
- * processes against one worker). They take minutes, so the default run skips them:
- * `npm run bench -- --studies --split-analysis` adds them (bench/run.ts).
+ * The worker fleet's stages of `npm run bench` (issue 12 §3, issue 23 §2), each a script of its own
+ * run as a child process: bench/studies.ts (Experiment 1 through HTTP with 1 and 2 worker processes,
+ * next to bench/studiesReference.py), bench/splitAnalysis.ts (one dense analysis split over worker
+ * processes against one worker) and bench/fairness.ts (small jobs' start latency under another key's
+ * flood). They take minutes, so the default run skips them: `npm run bench -- --studies
+ * --split-analysis --fairness` adds them (bench/run.ts).
  */
 import { join } from 'node:path';
-import { BENCH, lastJson, log, NODE_TSX, runChild, SPARSE_CHILD_TIMEOUT_MS } from './processes.js';
+import type { FairnessReport } from './fairness.js';
+import { BENCH, CHILD_TIMEOUT_MS, lastJson, log, NODE_TSX, runChild, SPARSE_CHILD_TIMEOUT_MS } from './processes.js';
 
 /** bench/studies.ts's last line (best of its rounds). */
 export interface StudiesReport {
@@ -81,4 +83,32 @@ export async function runSplitAnalysisStage(options: SplitAnalysisOptions): Prom
   if (!('error' in report))
     log(`  one worker ${report.oneWorkerSeconds} s, split over ${report.workers}: ${report.splitSeconds} s (${report.speedup}x)`);
   return report;
+}
+
+export interface FairnessOptions {
+  flood: number;
+  small: number;
+  keys: number;
+}
+
+export async function runFairnessStage(options: FairnessOptions): Promise<FairnessReport | { error: string }> {
+  log(
+    `\nsmall jobs' start latency under a flood: ${options.flood} long solves of one key, ${options.small} small jobs of ${options.keys} others`,
+  );
+  const result = await runChild(
+    process.execPath,
+    [
+      ...NODE_TSX,
+      join(BENCH, 'fairness.ts'),
+      '--flood',
+      String(options.flood),
+      '--small',
+      String(options.small),
+      '--keys',
+      String(options.keys),
+    ],
+    { timeoutMs: CHILD_TIMEOUT_MS },
+  );
+  echo(result.stdout);
+  return lastJson<FairnessReport>(result, 'fairness.ts');
 }

@@ -115,6 +115,14 @@ const configSchema = z.object({
   MAX_STORED_BYTES_PER_KEY: integer(2 ** 30, 1024),
   /** Samples one study of a key may have; per-key override. */
   MAX_STUDY_SAMPLES_PER_KEY: integer(100_000, 1),
+  // --- Fairness between keys (README "Keys and tenants", src/jobs/keys/fairShare.ts) ---
+  /**
+   * A key's job is predicted small when its estimated floating-point work (src/jobs/keys/smallJobs.ts)
+   * is at most this: the key's first pending job, when small, runs in a worker's small-job slot. 0: no job is.
+   */
+  SMALL_JOB_MAX_FLOPS: integer(1_000_000_000, 0),
+  /** Slots each worker process keeps for small jobs, beside its WORKER_CONCURRENCY slots. */
+  SMALL_JOB_SLOTS: integer(1, 1),
   // --- Studies (POST /v1/studies; README "Studies") ---
   /** Most sample-analyses one study may ask for (grid points x samples); 413 above, before anything is queued. */
   MAX_STUDY_SAMPLES: integer(200_000, 1),

@@ -11,9 +11,13 @@
  * attempt). `createSandbox` is BullMQ's documented extension point; the pool handed to it here
  * delegates to the Worker's own pool and notes, through an AsyncLocalStorage, the child retained in
  * each attempt's async context.
+ *
+ * An optional gate (./keys/fairShare.ts) sees each job the worker takes before a child runs it, and
+ * may put it back in the queue: the attempt then ends with BullMQ's WaitingError (nothing counted).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { UnrecoverableError, Worker, type Child, type ChildPool, type Job, type Processor, type WorkerOptions } from 'bullmq';
+import { UnrecoverableError, WaitingError, Worker, type Child, type ChildPool, type Job, type Processor, type WorkerOptions } from 'bullmq';
+import type { SlotGate } from './keys/fairShare.js';
 import { residentBytes } from './residentMemory.js';
 
 export interface AttemptLimits {
@@ -54,11 +58,35 @@ const FINISHING_GRACE_MS = 1000;
 export class LimitedWorker<DataType, ResultType> extends Worker<DataType, ResultType> {
   private readonly limits: AttemptLimits;
   private readonly onLimit: LimitHandler<DataType>;
+  private readonly gate: SlotGate<DataType> | null;
+  private readonly processorFile: string;
 
-  constructor(name: string, processorFile: string, opts: WorkerOptions, limits: AttemptLimits, onLimit: LimitHandler<DataType>) {
+  /** `gate`: decides, before a child runs it, whether a job the worker took keeps its slot (./keys/fairShare.ts). */
+  constructor(
+    name: string,
+    processorFile: string,
+    opts: WorkerOptions,
+    limits: AttemptLimits,
+    onLimit: LimitHandler<DataType>,
+    gate: SlotGate<DataType> | null = null,
+  ) {
     super(name, processorFile, opts);
+    this.processorFile = processorFile;
     this.limits = limits;
     this.onLimit = onLimit;
+    this.gate = gate;
+  }
+
+  /**
+   * Start `count` child processes now, before any job, and leave them in BullMQ's pool for the first
+   * jobs: those then wait for no process to start and load the processor (about a second).
+   */
+  async prestart(count: number): Promise<void> {
+    const pool = (this as unknown as { childPool?: ChildPool }).childPool;
+    if (!pool) return;
+    // The sandbox retains children under the processor file the worker was given.
+    const children = await Promise.all(Array.from({ length: count }, () => pool.retain(this.processorFile)));
+    for (const child of children) pool.release(child);
   }
 
   protected override createSandbox(processor: string | URL | null | Processor<DataType, ResultType>): void {
@@ -82,9 +110,22 @@ export class LimitedWorker<DataType, ResultType> extends Worker<DataType, Result
     super.createSandbox(processor);
     self.childPool = pool;
     const sandboxed = this.processFn;
-    this.processFn = (job, token, signal) => {
+    const limited: Processor<DataType, ResultType> = (job, token, signal) => {
       const attempt: Attempt = { child: null };
       return currentAttempt.run(attempt, () => this.runLimited(attempt, pool, () => sandboxed(job, token, signal), job));
+    };
+    this.processFn = async (job, token, signal) => {
+      // Set after super() returns, as createSandbox runs inside it.
+      const gate = this.gate;
+      if (!gate || token === undefined) return limited(job, token, signal);
+      const leave = await gate.enter(job, token);
+      // The gate put the job back in the queue: BullMQ neither completes nor fails it, and takes the next.
+      if (!leave) throw new WaitingError();
+      try {
+        return await limited(job, token, signal);
+      } finally {
+        leave();
+      }
     };
   }
 

@@ -63,7 +63,12 @@ export class RedisJobService implements JobService {
     const store = new JobStore(commands, config.KEY_PREFIX, config.QUEUE_NAME, config.JOB_TTL_SECONDS);
     const queue = new JobQueue(config, queueConnection, log);
     const usage = new TenantUsage(commands, store.keys);
-    const jobs = new JobRepository(store, queue, log, { usage, ttlSeconds: config.JOB_TTL_SECONDS, traceCap: config.TRACE_CAP });
+    const jobs = new JobRepository(store, queue, log, {
+      usage,
+      ttlSeconds: config.JOB_TTL_SECONDS,
+      traceCap: config.TRACE_CAP,
+      smallJobMaxFlops: config.SMALL_JOB_MAX_FLOPS,
+    });
     const events = new JobEventHub(redisConfig, subscriber, store.keys.statusChannel, (id) => jobs.get(id), log);
     const health = new ServiceHealth(commands, queue);
     const [reachable, queueUsable, listening] = await Promise.all([

@@ -1,6 +1,7 @@
 /**
  * A worker process's job runner: a BullMQ Worker whose processor (./processor.ts) runs sandboxed
- * in reused child processes, WORKER_CONCURRENCY at a time. Around it:
+ * in reused child processes, WORKER_CONCURRENCY at a time, and a second one on the small-job queue,
+ * SMALL_JOB_SLOTS at a time (./keys/fairShare.ts, with the cap the first applies per key). Around them:
  *  - a subscription to the cancel channel: a cancel request for a job this process runs aborts
  *    the job's signal in its child (worker.cancelJob);
  *  - the bookkeeping of failures the processor cannot record itself: an attempt that crashed or
@@ -9,13 +10,14 @@
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { nativeBlas, nativeUnavailableReason } from '../solvers/linalg/backend.js';
 import { makeProblem } from './problems.js';
-import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
+import { FairShare } from './keys/fairShare.js';
+import { jobQueueNames, type ProcessorReturn, type QueuedJobData } from './queuedJob.js';
 import { LimitedWorker, type LimitBreach } from './limitedWorker.js';
 import { SplitJobTracker } from './splitAnalysis/splitJobTracker.js';
 import { JobStore } from './store/jobStore.js';
@@ -28,7 +30,10 @@ import {
 import { WORKER_CONFIG_ENV } from './workerConfig.js';
 
 export interface JobWorker {
+  /** The regular slots (WORKER_CONCURRENCY). */
   readonly worker: Worker<QueuedJobData, ProcessorReturn>;
+  /** The small-job slots (SMALL_JOB_SLOTS). */
+  readonly smallJobs: Worker<QueuedJobData, ProcessorReturn>;
   /**
    * Stop taking jobs and wait up to `timeoutMs` for running ones; after that they are left to other
    * workers (their locks expire once this process exits).
@@ -75,40 +80,60 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   // V8's own heap stops at the same ceiling (typed arrays and native memory are watched by limitedWorker).
   const childExecArgv = [...execArgv, `--max-old-space-size=${config.JOB_MEMORY_LIMIT_MB}`];
 
+  const names = jobQueueNames(config);
+  const workerOptions = {
+    connection: bullmqConnectionOptions(redisUrl, 'lss-worker'),
+    prefix: config.KEY_PREFIX,
+    lockDuration: config.LOCK_DURATION_MS,
+    stalledInterval: config.STALLED_INTERVAL_MS,
+    maxStalledCount: 1,
+    useWorkerThreads: false,
+    workerForkOptions: { execArgv: childExecArgv, env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } },
+  };
+  // The fair share reads and reorders the waiting jobs through a queue of its own connection.
+  const mainQueue = new Queue<QueuedJobData>(names.main, {
+    connection: bullmqConnectionOptions(redisUrl, 'lss-worker-fair-share'),
+    prefix: config.KEY_PREFIX,
+  });
+  mainQueue.on('error', (err: Error) => log.debug({ err: err.message }, 'fair share queue error'));
+  const fairShare = new FairShare(mainQueue, config.WORKER_CONCURRENCY, log);
   const worker = new LimitedWorker<QueuedJobData, ProcessorReturn>(
-    config.QUEUE_NAME,
+    names.main,
     file,
-    {
-      connection: bullmqConnectionOptions(redisUrl, 'lss-worker'),
-      prefix: config.KEY_PREFIX,
-      concurrency: config.WORKER_CONCURRENCY,
-      lockDuration: config.LOCK_DURATION_MS,
-      stalledInterval: config.STALLED_INTERVAL_MS,
-      maxStalledCount: 1,
-      useWorkerThreads: false,
-      workerForkOptions: { execArgv: childExecArgv, env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } },
-    },
+    { ...workerOptions, concurrency: config.WORKER_CONCURRENCY },
+    limits,
+    recordLimit,
+    fairShare,
+  );
+  const smallJobs = new LimitedWorker<QueuedJobData, ProcessorReturn>(
+    names.small,
+    file,
+    { ...workerOptions, concurrency: config.SMALL_JOB_SLOTS },
     limits,
     recordLimit,
   );
+  const workers = [worker, smallJobs];
 
   const subscriber = createSubscriberConnection(redisUrl, 'lss-worker-cancel');
   for (const connection of [commands, subscriber])
     connection.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
-  worker.on('error', (err) => log.error({ err }, 'worker error'));
 
-  // Parts of a split analysis carry their job's id in their data, not as their BullMQ id.
+  // Parts of a split analysis carry their job's id in their data, not as their BullMQ id (only the main queue has them).
   const splitJobs = new SplitJobTracker(worker, store, commands, log);
   subscriber.on('message', (_channel: string, id: string) => {
-    if (worker.cancelJob(id, 'cancel requested')) log.info({ jobId: id }, 'cancel delivered to the running job');
+    if (workers.some((w) => w.cancelJob(id, 'cancel requested'))) log.info({ jobId: id }, 'cancel delivered to the running job');
     for (const splitJob of splitJobs.runningOf(id)) worker.cancelJob(splitJob, 'cancel requested');
   });
   if (!(await subscribeWhenReady(subscriber, store.keys.cancelChannel, 5000)))
     log.warn('cancel channel subscription pending (Redis not reachable yet)');
 
-  worker.on('active', (job: Job<QueuedJobData>) => log.debug({ jobId: job.id, attempt: job.attemptsMade + 1 }, 'job taken'));
-  worker.on('stalled', (jobId: string) => log.warn({ jobId }, 'job stalled (its worker died or hung); requeued'));
-  worker.on('failed', (job: Job<QueuedJobData> | undefined, error: Error) => {
+  for (const w of workers) {
+    w.on('error', (err) => log.error({ err, queue: w.name }, 'worker error'));
+    w.on('active', (job: Job<QueuedJobData>) => log.debug({ jobId: job.id, attempt: job.attemptsMade + 1, queue: w.name }, 'job taken'));
+    w.on('stalled', (jobId: string) => log.warn({ jobId }, 'job stalled (its worker died or hung); requeued'));
+    w.on('failed', (job: Job<QueuedJobData> | undefined, error: Error) => recordFailure(job, error));
+  }
+  function recordFailure(job: Job<QueuedJobData> | undefined, error: Error): void {
     if (!job?.id) return;
     const id = job.id;
     const jobLog = log.child({ jobId: id });
@@ -131,24 +156,32 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
         else if (!final) jobLog.warn({ reason: error.message, attempts: job.attemptsMade }, 'job attempt failed; BullMQ retries it');
       })
       .catch((err: unknown) => jobLog.error({ err }, 'could not record the job failure'));
-  });
+  }
 
-  await worker.waitUntilReady();
-  log.info({ queue: config.QUEUE_NAME, concurrency: config.WORKER_CONCURRENCY, processor: file }, 'worker ready');
+  await Promise.all(workers.map((w) => w.waitUntilReady()));
+  // Jobs reach the small-job slots only with API keys; there, their child processes are started
+  // ahead, so that a small job starts at once rather than after a process start.
+  if (config.AUTH_MODE === 'keys') await smallJobs.prestart(config.SMALL_JOB_SLOTS);
+  log.info(
+    { queue: names.main, concurrency: config.WORKER_CONCURRENCY, smallJobSlots: config.SMALL_JOB_SLOTS, processor: file },
+    'worker ready',
+  );
 
   return {
     worker,
+    smallJobs,
     async close(timeoutMs: number) {
       await subscriber.quit().catch(() => subscriber.disconnect());
       let timer: NodeJS.Timeout | undefined;
       const timedOut = new Promise<'timeout'>((resolve) => {
         timer = setTimeout(() => resolve('timeout'), timeoutMs);
       });
-      if ((await Promise.race([worker.close(), timedOut])) === 'timeout') {
+      if ((await Promise.race([Promise.all(workers.map((w) => w.close())), timedOut])) === 'timeout') {
         // Their locks expire and another worker runs them again; the process is about to exit.
         log.warn({ timeoutMs }, 'running jobs did not finish in time; leaving them to other workers');
       }
       clearTimeout(timer);
+      await mainQueue.close().catch(() => undefined);
       await commands.quit().catch(() => commands.disconnect());
       log.info('worker closed');
     },

@@ -106,9 +106,14 @@ describe('queue board at /admin/queues', () => {
       const queues = await service.app.inject({ method: 'GET', url: '/admin/queues/api/queues?activeQueue=jobs&page=1&jobsPerPage=10' });
       expect(queues.statusCode).toBe(200);
       const board = queues.json<BoardQueues>();
-      // The jobs' queue and the studies' two (parents, chunks), all read-only.
+      // The jobs' two queues (every job, the small-job slots') and the studies' two (parents, chunks), all read-only.
       expect(board.queues.map((queue) => [queue.name, queue.readOnlyMode]).sort()).toEqual(
-        [service.config.QUEUE_NAME, service.config.STUDY_QUEUE_NAME, `${service.config.STUDY_QUEUE_NAME}-chunks`]
+        [
+          service.config.QUEUE_NAME,
+          `${service.config.QUEUE_NAME}-small`,
+          service.config.STUDY_QUEUE_NAME,
+          `${service.config.STUDY_QUEUE_NAME}-chunks`,
+        ]
           .map((name) => [name, true])
           .sort(),
       );

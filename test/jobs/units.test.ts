@@ -1,9 +1,10 @@
-/** Small pieces of the job layer: ids, binary values, the problem catalog, subscriptions, the embedded Redis. */
+/** Small pieces of the job layer: ids, binary values, the problem catalog, small-job predictions, subscriptions, the embedded Redis. */
 import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { pingRedis, startEmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
 import { JobNotFinishedError, JobNotFoundError, StoreUnavailableError } from '../../src/jobs/errors.js';
 import { newJobId } from '../../src/jobs/jobId.js';
+import { isSmallJob, predictedFlops } from '../../src/jobs/keys/smallJobs.js';
 import { PROBLEM_TYPES, problemFromTypedError } from '../../src/jobs/problems.js';
 import { bytesOf, float64From, int32From } from '../../src/jobs/store/binary.js';
 import { createSubscriberConnection, subscribeWhenReady } from '../../src/jobs/store/redisConnection.js';
@@ -57,6 +58,39 @@ describe('problem catalog', () => {
       expect(PROBLEM_TYPES.get(code)?.status).toBe(status);
     }
     expect(problemFromTypedError(new Error('boom'))).toBeNull();
+  });
+});
+
+describe('small-job predictions', () => {
+  const options = { tolerance: 1e-8, maxIterations: 20_000, parameters: {} };
+  const generated = { kind: 'generator', spec: { generator: 'gaussian', n: 1, mean: 1, std: 1, seed: 1 } } as const;
+  const MAX = 1e9;
+
+  it('counts the analysis (10 n^3) and every iteration of every algorithm (4 flops per entry of A)', () => {
+    expect(predictedFlops({ n: 12, matrix: generated, algorithms: [], options })).toBe(10 * 12 ** 3);
+    expect(predictedFlops({ n: 100, matrix: generated, algorithms: ['apc', 'dhbm'], options })).toBe(
+      10 * 100 ** 3 + 2 * 20_000 * 4 * 100 ** 2,
+    );
+    const csr = {
+      rows: 4,
+      cols: 4,
+      rowPtr: Int32Array.from([0, 1, 2, 3, 4]),
+      colIdx: Int32Array.from([0, 1, 2, 3]),
+      values: new Float64Array(4),
+    };
+    const sparse = { kind: 'csr', A: csr, format: 'coo' } as const;
+    expect(predictedFlops({ n: 4, matrix: sparse, algorithms: ['apc'], options })).toBe(10 * 64 + 20_000 * 4 * 4);
+    // A stored matrix's size is not in the request.
+    expect(predictedFlops({ n: 4, matrix: { kind: 'stored', matrixId: 'x' }, algorithms: [], options })).toBe(Infinity);
+  });
+
+  it("finds issue 23's tiny analyze job small and its long solves not, nor anything when the limit is 0", () => {
+    expect(isSmallJob({ n: 12, matrix: generated, algorithms: [], options }, MAX)).toBe(true);
+    const all = ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const;
+    expect(isSmallJob({ n: 300, matrix: generated, algorithms: [...all], options: { ...options, maxIterations: 200_000 } }, MAX)).toBe(
+      false,
+    );
+    expect(isSmallJob({ n: 12, matrix: generated, algorithms: [], options }, 0)).toBe(false);
   });
 });
 

@@ -6,7 +6,7 @@
  * asks for an admin key before any of these routes runs.
  *
  * The board needs BullMQ Queue objects of its own (it reads job lists and counts through them): the
- * jobs' queue and the studies' two, created here and closed with the app.
+ * jobs' two queues (../../jobs/queuedJob.ts) and the studies' two, created here and closed with the app.
  */
 import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
@@ -14,6 +14,7 @@ import { FastifyAdapter } from '@bull-board/fastify';
 import { Queue } from 'bullmq';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
+import { jobQueueNames } from '../../jobs/queuedJob.js';
 import { studyQueueNames } from '../../jobs/studies/studyQueues.js';
 import { bullmqConnectionOptions } from '../../jobs/store/redisConnection.js';
 
@@ -32,9 +33,10 @@ export const queueBoard: FastifyPluginAsync<QueueBoardOptions> = async (app, { c
     app.log.warn('no REDIS_URL: the queue board is not mounted');
     return;
   }
-  // The jobs' queue and the studies' two (parents and their chunks).
+  // The jobs' two queues (every job, the small-job slots') and the studies' two (parents and their chunks).
   const { parents, chunks } = studyQueueNames(config);
-  const queues = [config.QUEUE_NAME, parents, chunks].map((name) => {
+  const { main, small } = jobQueueNames(config);
+  const queues = [main, small, parents, chunks].map((name) => {
     const queue = new Queue(name, {
       connection: bullmqConnectionOptions(redisUrl, 'lss-queue-board'),
       prefix: config.KEY_PREFIX,

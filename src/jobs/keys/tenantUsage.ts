@@ -14,7 +14,9 @@
  *
  * Fairness: the BullMQ priority of a new job is 1 + the number of its key's jobs still queued or
  * running (lower runs first), so the k-th pending job of every key runs before the (k+1)-th of any:
- * keys take turns, and a key flooding the queue delays others by at most one job per turn.
+ * keys take turns in what waits. Priority 1 also marks the key's only pending job, which goes to the
+ * workers' small-job slots when predicted small; ./fairShare.ts keeps one key from holding every
+ * worker slot while others wait.
  */
 import type { Redis } from 'ioredis';
 import { QuotaExceededError } from '../errors.js';

@@ -3,7 +3,8 @@
  * - status: every document writer publishes on the status channel right after writing (see
  *   ../store/scripts.ts), so reading the document then shows at least the new state; subscribers'
  *   statuses are also re-read every few seconds, in case a message was lost across a reconnect;
- * - progress: BullMQ's QueueEvents 'progress', from the first subscription on.
+ * - progress: BullMQ's QueueEvents 'progress' of both job queues (../queuedJob.ts), from the first
+ *   subscription on.
  *
  * Events are not buffered here: until a subscriber has had its first status event (the state read
  * at subscription time), progress events are dropped (the next one follows within
@@ -18,6 +19,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { JobNotFoundError } from '../errors.js';
+import { jobQueueNames } from '../queuedJob.js';
 import { fieldsFromStatusMessage, jobFromDocument } from '../store/jobDocument.js';
 import { bullmqConnectionOptions, subscribeWhenReady, withTimeout } from '../store/redisConnection.js';
 import { STATUS_FIELDS } from '../store/scripts.js';
@@ -37,7 +39,8 @@ interface Subscription {
 }
 
 export class JobEventHub {
-  private queueEvents: QueueEvents | null = null;
+  /** One per job queue; empty until the first subscription. */
+  private queueEvents: QueueEvents[] = [];
   private readonly subscriptions = new Map<string, Set<Subscription>>();
   private readonly finishedListeners = new Set<(job: Job) => void>();
   private readonly allListeners = new Set<(event: AnyJobEvent) => void>();
@@ -114,7 +117,7 @@ export class JobEventHub {
     this.subscriptions.clear();
     this.finishedListeners.clear();
     this.allListeners.clear();
-    await this.queueEvents?.close().catch(() => undefined);
+    await Promise.all(this.queueEvents.map((events) => events.close().catch(() => undefined)));
     await this.statusSubscriber.quit().catch(() => this.statusSubscriber.disconnect());
   }
 
@@ -182,15 +185,19 @@ export class JobEventHub {
   }
 
   private async startQueueEvents(): Promise<void> {
-    if (!this.queueEvents) {
-      const events = new QueueEvents(this.config.QUEUE_NAME, {
-        connection: bullmqConnectionOptions(this.config.REDIS_URL, 'lss-api-events'),
-        prefix: this.config.KEY_PREFIX,
+    if (this.queueEvents.length === 0) {
+      const { main, small } = jobQueueNames(this.config);
+      this.queueEvents = [main, small].map((name) => {
+        const events = new QueueEvents(name, {
+          connection: bullmqConnectionOptions(this.config.REDIS_URL, 'lss-api-events'),
+          prefix: this.config.KEY_PREFIX,
+        });
+        events.on('progress', ({ jobId, data }) => this.onProgress(jobId, data));
+        events.on('error', (err: Error) => this.log.debug({ err: err.message, queue: name }, 'queue events error'));
+        return events;
       });
-      events.on('progress', ({ jobId, data }) => this.onProgress(jobId, data));
-      events.on('error', (err: Error) => this.log.debug({ err: err.message }, 'queue events error'));
-      this.queueEvents = events;
     }
-    await withTimeout(this.queueEvents.waitUntilReady(), QUEUE_EVENTS_READY_MS).catch(() => undefined);
+    const ready = Promise.all(this.queueEvents.map((events) => events.waitUntilReady()));
+    await withTimeout(ready, QUEUE_EVENTS_READY_MS).catch(() => undefined);
   }
 }

@@ -15,8 +15,9 @@ import { storeCall } from '../store/redisConnection.js';
 import type { Job, JobPage, JobSpec, JobStatus, JobSummary, TraceView } from '../types.js';
 import type { Tenant } from '../keys/apiKey.js';
 import { storedBytesOfJob } from '../keys/jobBytes.js';
+import { isSmallJob } from '../keys/smallJobs.js';
 import type { TenantUsage } from '../keys/tenantUsage.js';
-import type { JobQueue } from './jobQueue.js';
+import type { JobQueue, Placement } from './jobQueue.js';
 import { pageOfIndex } from './listCursor.js';
 
 /** What tenants (API keys) hold, and what a job's stored bytes are counted with. */
@@ -24,6 +25,8 @@ export interface Tenancy {
   usage: TenantUsage;
   ttlSeconds: number;
   traceCap: number;
+  /** SMALL_JOB_MAX_FLOPS: which jobs are predicted small (../keys/smallJobs.ts). */
+  smallJobMaxFlops: number;
 }
 
 export class JobRepository {
@@ -37,7 +40,9 @@ export class JobRepository {
   /**
    * Store the document and inputs, then queue the id; a job that cannot be queued is removed again.
    * For a tenant (an API key), the job is its own and counted against its limits first
-   * (QuotaTooLargeError: 413, QuotaExceededError: 429), and queued with its fairness priority.
+   * (QuotaTooLargeError: 413, QuotaExceededError: 429), and queued with its fairness priority, or
+   * for the workers' small-job slots when it is the key's only pending job and predicted small
+   * (../keys/fairShare.ts).
    */
   async create(spec: JobSpec, tenant: Tenant | null = null): Promise<Job> {
     return storeCall(async () => {
@@ -54,7 +59,7 @@ export class JobRepository {
               : { format: spec.matrix.format };
       const { type, n, m, algorithms, options, storage } = spec;
       const owner = tenant?.owner ?? null;
-      const priority = tenant ? await this.admit(tenant, id, spec) : undefined;
+      const placement = tenant ? await this.admit(tenant, id, spec) : {};
       const uncount = async (): Promise<void> => {
         if (tenant) await this.tenancy?.usage.release(tenant.owner, this.store.keys.doc(id), id).catch(() => undefined);
       };
@@ -72,7 +77,7 @@ export class JobRepository {
         throw error;
       });
       try {
-        await this.queue.add(id, type, priority);
+        await this.queue.add(id, type, placement);
       } catch (error) {
         await this.store.discard(id, owner).catch(() => undefined);
         await uncount();
@@ -98,11 +103,11 @@ export class JobRepository {
   }
 
   /**
-   * Count the job against the tenant's limits; returns its BullMQ priority. A job larger than the
+   * Count the job against the tenant's limits; returns where it is queued. A job larger than the
    * key's whole stored-bytes limit can never be accepted: 413, not 429.
    */
-  private async admit(tenant: Tenant, id: string, spec: JobSpec): Promise<number | undefined> {
-    if (!this.tenancy) return undefined;
+  private async admit(tenant: Tenant, id: string, spec: JobSpec): Promise<Placement> {
+    if (!this.tenancy) return {};
     const bytes = storedBytesOfJob(spec, this.tenancy.traceCap);
     if (bytes > tenant.quotas.storedBytes) {
       throw new QuotaTooLargeError(
@@ -110,7 +115,10 @@ export class JobRepository {
           `${tenant.quotas.storedBytes} bytes.`,
       );
     }
-    return this.tenancy.usage.admitJob(tenant, id, this.store.keys.doc(id), bytes, this.tenancy.ttlSeconds);
+    const priority = await this.tenancy.usage.admitJob(tenant, id, this.store.keys.doc(id), bytes, this.tenancy.ttlSeconds);
+    // Priority 1: nothing else of this key is queued or running.
+    const small = priority === 1 && isSmallJob(spec, this.tenancy.smallJobMaxFlops);
+    return { priority, owner: tenant.owner, small };
   }
 
   /**
