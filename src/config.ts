@@ -28,6 +28,12 @@ const configSchema = z.object({
     .default('jobs'),
   /** Largest accepted request body, in bytes; larger bodies get 413. */
   BODY_LIMIT_BYTES: integer(32 * 1024 * 1024, 1024),
+  /**
+   * Most values in a JSON body (its commas are counted before it is parsed): parsed values cost ~25
+   * bytes each, so this bounds a request's memory (~100 MiB) where BODY_LIMIT_BYTES alone lets 16
+   * million one-character values through. A full-precision 1400 x 1400 dense matrix holds 2 million.
+   */
+  MAX_BODY_VALUES: integer(4 * 1024 * 1024, 1024),
   /** Largest accepted n of a dense matrix (dense n x n in memory); larger dense problems get 413. */
   MAX_N: integer(4000, 1),
   /** Largest n of a sparse (CSR) matrix, e.g. a POST /v1/matrices upload; 413 above (from the size line). */

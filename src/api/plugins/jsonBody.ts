@@ -55,19 +55,47 @@ export class DecompressedBodyTooLargeError extends Error {
   }
 }
 
+/** A JSON body with more values than MAX_BODY_VALUES (answered 413). */
+export class TooManyBodyValuesError extends Error {
+  constructor(readonly limit: number) {
+    super(
+      `The JSON body holds more than ${limit} values (MAX_BODY_VALUES); send a large matrix as a Matrix Market upload ` +
+        '(POST /v1/matrices, then { "format": "stored", "id": ... }).',
+    );
+    this.name = 'TooManyBodyValuesError';
+  }
+}
+
+/**
+ * Whether `body` (JSON text) may hold more than `limit` values: its commas bound them (one fewer
+ * than the values of each array or object). Counted before parsing, because a parsed array costs
+ * ~25 bytes per value (JSON.parse's array, then the schema's copy): a 32 MiB body of "0," holds
+ * 16 million values, ~400 MiB parsed, where a body of full-precision numbers holds ~1.7 million.
+ */
+function holdsMoreValues(body: Uint8Array, limit: number): boolean {
+  if (body.length <= 2 * limit) return false;
+  let commas = 0;
+  for (let k = 0; k < body.length; k++) if (body[k] === 0x2c && ++commas >= limit) return true;
+  return false;
+}
+
 /** Register on the root before any route. */
-export function installJsonBodies(app: FastifyInstance, config: Pick<Config, 'BODY_LIMIT_BYTES'>): void {
+export function installJsonBodies(app: FastifyInstance, config: Pick<Config, 'BODY_LIMIT_BYTES' | 'MAX_BODY_VALUES'>): void {
   const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig;
   const parseJson = app.getDefaultJsonParser(onProtoPoisoning ?? 'error', onConstructorPoisoning ?? 'error');
   const limit = config.BODY_LIMIT_BYTES;
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body: Buffer, done) => {
     const coding = contentCodingOf(request.headers['content-encoding']);
+    const parse = (text: Buffer): void => {
+      if (holdsMoreValues(text, config.MAX_BODY_VALUES)) done(new TooManyBodyValuesError(config.MAX_BODY_VALUES), undefined);
+      else void parseJson(request, text.toString('utf8'), done);
+    };
     // An empty body is empty in any coding: fastify's parser says a JSON document was expected.
-    if (coding === 'identity' || body.length === 0) return parseJson(request, body.toString('utf8'), done);
+    if (coding === 'identity' || body.length === 0) return parse(body);
     if (coding !== 'gzip') return done(new UnsupportedContentEncodingError(coding), undefined);
     gunzip(body, { maxOutputLength: limit }, (error, text) => {
-      if (!error) void parseJson(request, text.toString('utf8'), done);
+      if (!error) parse(text);
       else if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') done(new DecompressedBodyTooLargeError(limit), undefined);
       else done(new InvalidGzipBodyError(error.message), undefined);
     });

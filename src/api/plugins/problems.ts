@@ -16,6 +16,7 @@ import {
   ACCEPTED_CONTENT_CODINGS,
   DecompressedBodyTooLargeError,
   InvalidGzipBodyError,
+  TooManyBodyValuesError,
   UnsupportedContentEncodingError,
 } from './jsonBody.js';
 
@@ -70,6 +71,7 @@ function problemFor(error: FastifyError, config: Config): ProblemDetails {
   if (error instanceof UnsupportedContentEncodingError) return makeProblem('unsupported-media-type', error.message);
   if (error instanceof InvalidGzipBodyError) return makeProblem('invalid-request', error.message);
   if (error instanceof DecompressedBodyTooLargeError) return makeProblem('body-too-large', error.message);
+  if (error instanceof TooManyBodyValuesError) return makeProblem('body-too-large', error.message);
 
   if (hasZodFastifySchemaValidationErrors(error)) {
     const part = PARTS[(error as { validationContext?: string }).validationContext ?? 'body'] ?? 'body';

@@ -60,6 +60,9 @@ function byteLimit(limit: number): Transform {
   });
 }
 
+/** A block of empty lines, compared at once when skipping a run of them. */
+const NEWLINES = Buffer.alloc(256, 10);
+
 /**
  * Passes bytes through, failing (MatrixMarketSyntaxError naming the line) once a line grows past
  * `maxChars` bytes without a newline: such a line is refused as it arrives, never buffered whole.
@@ -71,6 +74,15 @@ function lineLengthLimit(maxChars: number): Transform {
   return new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
       for (let start = 0; ;) {
+        // A run of empty lines in one pass (a bomb of newlines costs little per byte, not a call per line).
+        const runStart = start;
+        while (start + NEWLINES.length <= chunk.length && NEWLINES.equals(chunk.subarray(start, start + NEWLINES.length)))
+          start += NEWLINES.length;
+        while (chunk[start] === 10) start++;
+        if (start > runStart) {
+          line += start - runStart;
+          lineLength = 0;
+        }
         const newline = chunk.indexOf(10, start);
         lineLength += (newline === -1 ? chunk.length : newline) - start;
         if (lineLength > maxChars) {

@@ -101,4 +101,5 @@ export const JSON_BODY_400 =
   'that does not match the schema (`invalid-request`, `errors` names each field)';
 
 /** Why a JSON body can be refused with a 413, whatever the operation. */
-export const JSON_BODY_413 = 'The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`)';
+export const JSON_BODY_413 =
+  'The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`)';

@@ -66,6 +66,8 @@ export interface MatrixMarketHeader {
   readonly entries: number;
 }
 
+/** A block of empty lines, compared at once when skipping a run of them. */
+const NEWLINES = '\n'.repeat(256);
 /** Int32 indices: at most 2^31 - 1 stored entries whatever the limits. */
 const MAX_INT32_NNZ = 2 ** 31 - 1;
 /** A longer line is refused rather than buffered: Matrix Market coordinate lines are short. */
@@ -139,7 +141,9 @@ export class MatrixMarketStreamReader {
     this.line(this.partial + chunk.slice(start, newline));
     this.partial = '';
     start = newline + 1;
-    while ((newline = chunk.indexOf('\n', start)) !== -1) {
+    for (;;) {
+      start = this.skipEmptyLines(chunk, start);
+      if ((newline = chunk.indexOf('\n', start)) === -1) break;
       this.line(chunk.slice(start, newline));
       start = newline + 1;
     }
@@ -170,6 +174,23 @@ export class MatrixMarketStreamReader {
     if (this.partial.length > this.maxLineChars) {
       throw new MatrixMarketSyntaxError(`the line is longer than ${this.maxLineChars} characters.`, this.lineNumber + 1);
     }
+  }
+
+  /**
+   * Past the run of empty lines at `start` (after the size line's stage began), counted in one pass:
+   * a text padded with millions of newlines (a decompression bomb of them) costs a byte each, not a
+   * line each. Returns where the run ends.
+   */
+  private skipEmptyLines(chunk: string, start: number): number {
+    if (this.stage !== 'size' && this.stage !== 'entries') return start;
+    let end = start;
+    while (chunk.startsWith(NEWLINES, end)) end += NEWLINES.length;
+    while (chunk.charCodeAt(end) === 10) end++;
+    const count = end - start;
+    if (count === 0) return start;
+    this.lineNumber += count;
+    if (this.stage === 'entries') this.recordSkippedLine(count);
+    return end;
   }
 
   private line(text: string): void {
@@ -316,10 +337,10 @@ export class MatrixMarketStreamReader {
     if (this.field !== 'pattern') this.valueOf = grow(this.valueOf, (length) => new Float64Array(length));
   }
 
-  private recordSkippedLine(): void {
+  private recordSkippedLine(count = 1): void {
     const t = this.skipMarks;
     if (t > 0 && this.skipMarkEntry[t - 1] === this.read) {
-      this.skipMarkTotal[t - 1]++;
+      this.skipMarkTotal[t - 1] += count;
       return;
     }
     if (t === this.skipMarkEntry.length) {
@@ -331,7 +352,7 @@ export class MatrixMarketStreamReader {
       this.skipMarkTotal = total;
     }
     this.skipMarkEntry[t] = this.read;
-    this.skipMarkTotal[t] = (t > 0 ? this.skipMarkTotal[t - 1] : 0) + 1;
+    this.skipMarkTotal[t] = (t > 0 ? this.skipMarkTotal[t - 1] : 0) + count;
     this.skipMarks++;
   }
 

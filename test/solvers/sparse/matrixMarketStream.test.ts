@@ -284,6 +284,20 @@ describe('streaming Matrix Market reader: errors name the line, whatever the chu
     expect(diagonal.message).toMatch(/line 4: entry \(2, 2\) is assigned twice/);
   });
 
+  it('runs of empty lines (skipped in blocks) keep every line number: a duplicate after 1,000 of them names both lines', () => {
+    const blank = (count: number): string => '\n'.repeat(count);
+    // Runs of 1,000 and 777 empty lines around entries: block skips of 256 and single ones, whatever the chunking.
+    const text = `${HEADER}${blank(3)}3 3 3\n2 1 1\n${blank(1000)}1 1 1\n${blank(777)}2 1 2\n`;
+    const error = errorInChunks(text);
+    expect(error).toBeInstanceOf(MatrixMarketSyntaxError);
+    // The header, 3 empty lines, the size line, then the first entry.
+    const first = 1 + 3 + 1 + 1;
+    const repeated = first + 1000 + 1 + 777 + 1;
+    expect(error.message).toMatch(new RegExp(`line ${repeated}: entry \\(2, 1\\) is assigned twice, on lines ${first} and ${repeated}`));
+    const tooFew = errorInChunks(`${HEADER}2 2 2\n1 1 1\n${blank(5000)}`);
+    expect(tooFew.message).toMatch(new RegExp(`line ${3 + 5000 + 1}: the size line announces 2 entries but only 1`));
+  });
+
   it('non-finite values name the 0-based entry and the line', () => {
     for (const token of ['nan', 'inf', '-Infinity', '1e400']) {
       const error = errorInChunks(`${HEADER}2 2 2\n1 1 1\n2 1 ${token}\n`);
