@@ -32,7 +32,12 @@ let dataDir = '';
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), 'lss-hostile-'));
-  service = spawnService({ DATA_DIR: dataDir, PORT: String(await freePort()), UPLOAD_TIMEOUT_MS: String(UPLOAD_TIMEOUT_MS), LOG_LEVEL: 'warn' });
+  service = spawnService({
+    DATA_DIR: dataDir,
+    PORT: String(await freePort()),
+    UPLOAD_TIMEOUT_MS: String(UPLOAD_TIMEOUT_MS),
+    LOG_LEVEL: 'warn',
+  });
   await waitUntilReady(service);
 }, 90_000);
 
@@ -200,7 +205,13 @@ describe('hostile uploads, refused within bounds, nothing stored', () => {
         const uploads = Array.from({ length: 20 }, () =>
           rawRequest(
             service.baseUrl,
-            { method: 'POST', url: '/v1/matrices', headers: { 'content-type': 'text/plain' }, body: tridiagonal(1000), declaredLength: 10 ** 9 },
+            {
+              method: 'POST',
+              url: '/v1/matrices',
+              headers: { 'content-type': 'text/plain' },
+              body: tridiagonal(1000),
+              declaredLength: 10 ** 9,
+            },
             { pieces: 100, delayMs: 20 },
           ),
         );
@@ -215,17 +226,21 @@ describe('hostile uploads, refused within bounds, nothing stored', () => {
     },
   ];
 
-  it.each(cases)('$name', async ({ request, send: sendCase, status, code, maxMs }) => {
-    const built = request?.();
-    const { result, ms, growthBytes } = await measured(() => (built ? send(built) : sendCase!()));
-    console.info(`hostile upload: ${ms.toFixed(0)} ms, the service tree grew by ${mib(growthBytes)}`);
-    expect(result, 'an answer').not.toBeNull();
-    expect(result!.status, result!.text.slice(0, 300)).toBe(status);
-    expect(result!.json<{ code: string }>().code).toBe(code);
-    expect(ms).toBeLessThan(maxMs ?? MAX_REFUSAL_MS);
-    expect(growthBytes, mib(growthBytes)).toBeLessThan(MAX_GROWTH_BYTES);
-    await nothingStored();
-  }, 60_000);
+  it.each(cases)(
+    '$name',
+    async ({ request, send: sendCase, status, code, maxMs }) => {
+      const built = request?.();
+      const { result, ms, growthBytes } = await measured(() => (built ? send(built) : sendCase!()));
+      console.info(`hostile upload: ${ms.toFixed(0)} ms, the service tree grew by ${mib(growthBytes)}`);
+      expect(result, 'an answer').not.toBeNull();
+      expect(result!.status, result!.text.slice(0, 300)).toBe(status);
+      expect(result!.json<{ code: string }>().code).toBe(code);
+      expect(ms).toBeLessThan(maxMs ?? MAX_REFUSAL_MS);
+      expect(growthBytes, mib(growthBytes)).toBeLessThan(MAX_GROWTH_BYTES);
+      await nothingStored();
+    },
+    60_000,
+  );
 
   it('/healthz answers within 1 s while a 250,000-row file is parsed (then stored)', async () => {
     const text = tridiagonal(250_000);
