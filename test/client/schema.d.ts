@@ -1669,7 +1669,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`). */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`); n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2828,7 +2828,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (`too-large`), or than the API key's study samples (`quota-too-large`). */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`); more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (`too-large`), or than the API key's study samples (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,7 +3548,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`). */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
