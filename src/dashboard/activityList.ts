@@ -182,6 +182,9 @@ export class ActivityListView implements View {
     const key = `${item.kind}:${item.summary.id}`;
     const row = this.rows.get(key);
     if (row) {
+      // A finished job or study stays finished: an answer read before it ended (a cancel's response,
+      // delivered after the stream's `cancelled` event on a loaded machine) must not bring it back.
+      if (isFinished(row.item.summary.status) && !isFinished(item.summary.status)) return;
       if (item.kind === 'job' && row.item.kind === 'job' && item.progress === null)
         item.progress = isFinished(item.summary.status) ? null : row.item.progress;
       row.item = item;
@@ -232,7 +235,7 @@ export class ActivityListView implements View {
       if (action === 'cancel') {
         const updated = await this.api.json<Job | Study>('POST', `${path}/cancel`);
         this.upsert(this.itemOf(kind, updated));
-        announce(`${KIND_NAMES[kind]} ${id} ${updated.status}.`);
+        announce(`${KIND_NAMES[kind]} ${id} ${this.rows.get(`${kind}:${id}`)?.item.summary.status ?? updated.status}.`);
       } else {
         await this.api.json<undefined>('DELETE', path);
         this.remove(`${kind}:${id}`);

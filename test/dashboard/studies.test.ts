@@ -105,6 +105,31 @@ describe('study pages in a browser', () => {
     await expect
       .poll(() => page.locator(`tr[data-job-id="${cancelledId}"] .status-cell`).textContent(), { timeout: 60_000 })
       .toContain('cancelled');
+
+    // A cancel's answer read before the job ended, delivered after the stream's `cancelled` event (as
+    // on a loaded machine): the row stays cancelled.
+    const raced = await service.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: { type: 'solve', matrix: { format: 'generator', generator: 'gaussian', n: 400, seed: 2 }, partition: { machines: 4 } },
+    });
+    const racedId = raced.json<{ id: string }>().id;
+    const racedRow = page.locator(`tr[data-job-id="${racedId}"] .status-cell`);
+    let answered: () => void = () => undefined;
+    const answerSent = new Promise<void>((resolve) => (answered = resolve));
+    await page.route(`**/v1/jobs/${racedId}/cancel`, async (route) => {
+      const response = await route.fetch();
+      const stale = { ...(await response.json()), status: 'running' };
+      await expect.poll(() => racedRow.textContent(), { timeout: 60_000 }).toContain('cancelled');
+      // Cleared, so that the announcement the answer's handling makes says when it has run.
+      await page.locator('#announcer').evaluate((announcer) => (announcer.textContent = ''));
+      await route.fulfill({ response, json: stale });
+      answered();
+    });
+    await page.getByRole('button', { name: `Cancel job ${racedId}` }).click();
+    await answerSent;
+    await expect.poll(() => page.locator('#announcer').textContent()).toBe(`Job ${racedId} cancelled.`);
+    expect(await racedRow.textContent()).toContain('cancelled');
     expect(errors).toEqual([]);
     await page.close();
   }, 300_000);
