@@ -119,10 +119,10 @@ describe('study pages in a browser', () => {
     const answerSent = new Promise<void>((resolve) => (answered = resolve));
     await page.route(`**/v1/jobs/${racedId}/cancel`, async (route) => {
       const response = await route.fetch();
-      const stale = { ...(await response.json()), status: 'running' };
+      const stale = { ...((await response.json()) as Record<string, unknown>), status: 'running' };
       await expect.poll(() => racedRow.textContent(), { timeout: 60_000 }).toContain('cancelled');
       // Cleared, so that the announcement the answer's handling makes says when it has run.
-      await page.locator('#announcer').evaluate((announcer) => (announcer.textContent = ''));
+      await page.locator('#announcer').evaluate((announcer: { textContent: string | null }) => (announcer.textContent = ''));
       await route.fulfill({ response, json: stale });
       answered();
     });
