@@ -129,6 +129,9 @@ const configSchema = z.object({
   SMALL_JOB_MAX_FLOPS: integer(1_000_000_000, 0),
   /** Slots each worker process keeps for small jobs, beside its WORKER_CONCURRENCY slots. */
   SMALL_JOB_SLOTS: integer(1, 1),
+  // --- Idempotent submits and callbacks (README "Idempotent submits", "Callbacks") ---
+  /** How long an Idempotency-Key of POST /v1/jobs, /v1/studies or /v1/matrices answers its first request's resource again. */
+  IDEMPOTENCY_TTL_SECONDS: integer(86_400, 1),
   // --- Studies (POST /v1/studies; README "Studies") ---
   /** Most sample-analyses one study may ask for (grid points x samples); 413 above, before anything is queued. */
   MAX_STUDY_SAMPLES: integer(200_000, 1),

@@ -12,6 +12,7 @@ import type { CsrMatrix } from '../solvers/sparse/csr.js';
 import type { MatrixMarketField, MatrixMarketSymmetry } from '../solvers/sparse/matrixMarketStream.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import type { ApiKeyService, Tenant } from './keys/apiKey.js';
+import type { IdempotencyService } from './service/idempotencyStore.js';
 
 export const JOB_TYPES = ['analyze', 'solve'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
@@ -245,6 +246,8 @@ export interface JobService {
   readonly matrices: MatrixService;
   /** API keys (AUTH_MODE=keys): who may call, and each key's limits. */
   readonly keys: ApiKeyService;
+  /** Idempotency-Key records of the create requests (./service/idempotencyStore.ts). */
+  readonly idempotency: IdempotencyService;
   /**
    * Store the inputs, queue the job, and return it (status 'queued'). For a `tenant` (an API key),
    * the job is its own, counted against its limits (QuotaExceededError, QuotaTooLargeError) and

@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an analysis or a solve
-         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the job and its URL in `Location`.
+         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the job and its URL in `Location`. With an `Idempotency-Key`, a repeat of the request answers the same job again (422 when the key was used with another body, 409 while its first request is still stuck in progress).
          */
         post: operations["createJob"];
         delete?: never;
@@ -167,7 +167,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a Matrix Market matrix once, for many jobs
-         * @description The body is the text of a Matrix Market coordinate file (real, integer or pattern; general, symmetric or skew-symmetric), as `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip` (415 for other media types or encodings). It is parsed as it arrives and stored as compressed sparse rows, never densified. 413 when the size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (refused before anything is allocated), or the body exceeds MAX_UPLOAD_BYTES; 422 naming the line for an entry count that does not match the size line, an index out of range, a duplicate entry, a value that is not a finite number, a line longer than MATRIX_MARKET_MAX_LINE_CHARS, and naming the field for a complex (or hermitian) matrix; 408 when the body has not arrived completely within UPLOAD_TIMEOUT_MS. Nothing is stored unless the whole text parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as `{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed whenever a job names it.
+         * @description The body is the text of a Matrix Market coordinate file (real, integer or pattern; general, symmetric or skew-symmetric), as `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip` (415 for other media types or encodings). It is parsed as it arrives and stored as compressed sparse rows, never densified. 413 when the size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (refused before anything is allocated), or the body exceeds MAX_UPLOAD_BYTES; 422 naming the line for an entry count that does not match the size line, an index out of range, a duplicate entry, a value that is not a finite number, a line longer than MATRIX_MARKET_MAX_LINE_CHARS, and naming the field for a complex (or hermitian) matrix; 408 when the body has not arrived completely within UPLOAD_TIMEOUT_MS. Nothing is stored unless the whole text parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as `{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed whenever a job names it. With an `Idempotency-Key`, a repeat of the upload (the same text, compared once it has arrived) answers the same matrix again; another text with the key is a 422.
          */
         post: operations["uploadMatrix"];
         delete?: never;
@@ -302,7 +302,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a study: a grid of settings x seeded samples x metrics (the paper's experiments as presets)
-         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), 404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued (a study over a stored matrix varies only m and the partition: any other grid axis or setting is a 422 naming it); then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the study and its URL in `Location`.
+         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), 404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued (a study over a stored matrix varies only m and the partition: any other grid axis or setting is a 422 naming it); then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the study and its URL in `Location`. With an `Idempotency-Key`, a repeat of the request answers the same study again (422 when the key was used with another body).
          */
         post: operations["createStudy"];
         delete?: never;
@@ -1612,7 +1612,10 @@ export interface operations {
     createJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request idempotent (1 to 255 printable ASCII characters, e.g. a UUID): the same key with the same body within IDEMPOTENCY_TTL_SECONDS answers the resource the first request created (same id and status code, with `Idempotent-Replayed: true`); the same key with another body or endpoint is a 422. Scoped per API key. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1627,6 +1630,8 @@ export interface operations {
                 headers: {
                     /** @description The URL of the job, `/v1/jobs/{id}` (relative to the service). */
                     Location: string;
+                    /** @description `true` when the answer is that of an earlier request with the same Idempotency-Key (nothing new was created). */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1669,7 +1674,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`). */
+            /** @description Another request with the same `Idempotency-Key` is still in progress after 30 s (for an upload, also: it ended without creating anything while this one's body was read) (`idempotency-key-in-use`); retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`); n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1689,7 +1703,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which). */
+            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); an `Idempotency-Key` already used with another request (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2079,7 +2093,10 @@ export interface operations {
     uploadMatrix: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request idempotent (1 to 255 printable ASCII characters, e.g. a UUID): the same key with the same body within IDEMPOTENCY_TTL_SECONDS answers the resource the first request created (same id and status code, with `Idempotent-Replayed: true`); the same key with another body or endpoint is a 422. Scoped per API key. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2096,6 +2113,8 @@ export interface operations {
                 headers: {
                     /** @description The URL of the matrix, `/v1/matrices/{id}` (relative to the service). */
                     Location: string;
+                    /** @description `true` when the answer is that of an earlier request with the same Idempotency-Key (nothing new was created). */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2129,6 +2148,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Another request with the same `Idempotency-Key` is still in progress after 30 s (for an upload, also: it ended without creating anything while this one's body was read) (`idempotency-key-in-use`); retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The upload exceeds MAX_UPLOAD_BYTES, as sent or decompressed (`body-too-large`); its size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (`too-large`); or it exceeds the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
@@ -2149,7 +2177,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The text is not valid Matrix Market data, naming the line (`matrix-market-syntax`: entry count, index out of range, duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian). */
+            /** @description The text is not valid Matrix Market data, naming the line (`matrix-market-syntax`: entry count, index out of range, duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian); an `Idempotency-Key` already used with another upload (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2771,7 +2799,10 @@ export interface operations {
     createStudy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request idempotent (1 to 255 printable ASCII characters, e.g. a UUID): the same key with the same body within IDEMPOTENCY_TTL_SECONDS answers the resource the first request created (same id and status code, with `Idempotent-Replayed: true`); the same key with another body or endpoint is a 422. Scoped per API key. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2786,6 +2817,8 @@ export interface operations {
                 headers: {
                     /** @description The URL of the study, `/v1/studies/{id}`. */
                     Location: string;
+                    /** @description `true` when the answer is that of an earlier request with the same Idempotency-Key (nothing new was created). */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,7 +2861,16 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (`too-large`), or than the API key's study samples (`quota-too-large`). */
+            /** @description Another request with the same `Idempotency-Key` is still in progress after 30 s (for an upload, also: it ended without creating anything while this one's body was read) (`idempotency-key-in-use`); retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`); more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (`too-large`), or than the API key's study samples (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2848,7 +2890,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The study cannot be run as given: an unknown metric, too many grid points, settings that cannot be sampled, or a grid axis a study over a stored matrix cannot vary (`code` says which, `detail` names the setting). */
+            /** @description The study cannot be run as given: an unknown metric, too many grid points, settings that cannot be sampled, or a grid axis a study over a stored matrix cannot vary (`code` says which, `detail` names the setting); an `Idempotency-Key` already used with another request (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,7 +3590,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`). */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
