@@ -601,6 +601,16 @@ export interface components {
                 };
             };
         };
+        /** @description One POST to `url` when the job or study ends (succeeded, failed or cancelled), its body the summary, retried with backoff for up to WEBHOOK_RETRY_SECONDS while the answer is not 2xx; the attempts are listed in `deliveries`. */
+        NotifyRequestInput: {
+            /**
+             * Format: uri
+             * @description Where to POST the summary when the job or study ends (http or https). Its host must be allowed by WEBHOOK_ALLOWED_HOSTS, checked at delivery time: private, link-local and metadata addresses are refused, redirects are not followed.
+             */
+            url: string;
+            /** @description Signs each delivery (Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the secret's UTF-8 bytes). Never returned. */
+            secret: string;
+        };
         CreateJobRequestInput: {
             /**
              * @description analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm.
@@ -617,6 +627,7 @@ export interface components {
                 ...components["schemas"]["AlgorithmIdInput"][]
             ];
             options?: components["schemas"]["JobRequestOptionsInput"];
+            notify?: components["schemas"]["NotifyRequestInput"];
         };
         /** @enum {string} */
         JobStatusInput: "queued" | "running" | "succeeded" | "failed" | "cancelled";
@@ -639,7 +650,20 @@ export interface components {
             /** @description Values of m, the number of machines (each grid point takes one). */
             m?: number[];
         };
-        GeneralStudyRequestInput: {
+        PresetStudyBodyInput: {
+            /**
+             * @description The paper's experiments: experiment-1 (rates against m), experiment-2 (against n), experiment-3 (tan^-2 theta_12).
+             * @enum {string}
+             */
+            preset: "experiment-1" | "experiment-2" | "experiment-3";
+            /** @description Samples per grid point (default: the paper's). */
+            samples?: number;
+            seed?: number;
+            /** @description Replace some of the preset's axes (e.g. a subset of m). */
+            grid?: components["schemas"]["StudyGridInput"];
+            notify?: components["schemas"]["NotifyRequestInput"];
+        };
+        GeneralStudyBodyInput: {
             /**
              * @description 'analysis' (default): seeded n x n matrices analyzed; 'subspace-pair': two p x n Gaussian blocks.
              * @enum {string}
@@ -695,20 +719,9 @@ export interface components {
             /** @description Levels eps of P(value > eps). */
             thresholds?: number[];
             histogramBins?: number;
+            notify?: components["schemas"]["NotifyRequestInput"];
         };
-        PresetStudyRequestInput: {
-            /**
-             * @description The paper's experiments: experiment-1 (rates against m), experiment-2 (against n), experiment-3 (tan^-2 theta_12).
-             * @enum {string}
-             */
-            preset: "experiment-1" | "experiment-2" | "experiment-3";
-            /** @description Samples per grid point (default: the paper's). */
-            samples?: number;
-            seed?: number;
-            /** @description Replace some of the preset's axes (e.g. a subset of m). */
-            grid?: components["schemas"]["StudyGridInput"];
-        };
-        CreateStudyRequestInput: components["schemas"]["PresetStudyRequestInput"] | components["schemas"]["GeneralStudyRequestInput"];
+        CreateStudyBodyInput: components["schemas"]["PresetStudyBodyInput"] | components["schemas"]["GeneralStudyBodyInput"];
         /** @enum {string} */
         StudyStatusInput: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /** @description RFC 9457 problem details (application/problem+json). */
@@ -1011,6 +1024,20 @@ export interface components {
             /** @description Present when the analysis ran split over the workers; absent when one worker computed it. */
             split?: components["schemas"]["SplitExecution"];
         };
+        Notify: {
+            url: string;
+        };
+        WebhookDelivery: {
+            attempt: number;
+            /** @description When the attempt was made. */
+            at: string;
+            /** @description The receiver's HTTP status; null when no answer came. */
+            statusCode: number | null;
+            /** @description Why the attempt failed (a non-2xx answer, a 3xx not followed, a refused address, a timeout...); null when delivered. */
+            error: string | null;
+            /** @description When the next attempt is due; null when delivered or given up. */
+            nextRetryAt: string | null;
+        };
         Job: {
             id: string;
             type: components["schemas"]["JobType"];
@@ -1036,6 +1063,10 @@ export interface components {
             result?: components["schemas"]["JobResult"];
             /** @description Present when the job failed. */
             error?: components["schemas"]["Problem"];
+            /** @description Present when the job was submitted with `notify` (the secret is never shown). */
+            notify?: components["schemas"]["Notify"];
+            /** @description The attempts to deliver the end of the job to `notify.url`, oldest first (present with `notify`). */
+            deliveries?: components["schemas"]["WebhookDelivery"][];
         };
         JobSummary: {
             id: string;
@@ -1278,6 +1309,10 @@ export interface components {
                 logX: boolean;
                 logY: boolean;
             }[];
+            /** @description Present when the study was submitted with `notify` (the secret is never shown). */
+            notify?: components["schemas"]["Notify"];
+            /** @description The attempts to deliver the end of the study to `notify.url`, oldest first (present with `notify`). */
+            deliveries?: components["schemas"]["WebhookDelivery"][];
         };
         StudySummary: {
             id: string;
@@ -2808,7 +2843,7 @@ export interface operations {
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateStudyRequestInput"];
+                "application/json": components["schemas"]["CreateStudyBodyInput"];
             };
         };
         responses: {

@@ -17,7 +17,7 @@ import { atFieldAsync, studyPointer } from '../requestFields.js';
 import { JSON_BODY_400, JSON_BODY_413, problemResponse, problemResponses } from '../schemas/problem.js';
 import { jsonResponse } from '../schemas/responses.js';
 import {
-  CreateStudyRequestSchema,
+  CreateStudyBodySchema,
   ListStudiesQuerySchema,
   StudyFigureParamsSchema,
   StudyIdParamsSchema,
@@ -90,7 +90,7 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
           'the same study again (422 when the key was used with another body).',
         ].join(' '),
         headers: IdempotentHeadersSchema,
-        body: CreateStudyRequestSchema,
+        body: CreateStudyBodySchema,
         response: {
           202: {
             description: 'The study, queued.',
@@ -120,8 +120,10 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
     },
     async (request, reply) =>
       createIdempotently(request, reply, options.idempotency, jsonFingerprint('POST /v1/studies', request.body), async () => {
-        const study = await atFieldAsync(studyPointer(request.body), () =>
-          studies.create(request.body, ownerOf(request), (samples) => assertSamples(request, samples), readerOf(request)),
+        // The callback is kept apart from the request, which the study shows.
+        const { notify, ...studyRequest } = request.body;
+        const study = await atFieldAsync(studyPointer(studyRequest), () =>
+          studies.create(studyRequest, ownerOf(request), (samples) => assertSamples(request, samples), readerOf(request), notify ?? null),
         );
         request.log.info({ studyId: study.id, points: study.points.length, samples: study.progress.total }, 'study created');
         return { statusCode: 202, location: `/v1/studies/${study.id}`, body: JSON.stringify(study) };
