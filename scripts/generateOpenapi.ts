@@ -23,6 +23,7 @@ const unavailable = (): never => {
 const offlineJobService: JobService = {
   matrices: { upload: unavailable, get: unavailable, use: unavailable, remove: unavailable, list: unavailable },
   keys: { create: unavailable, list: unavailable, get: unavailable, revoke: unavailable, authenticate: unavailable, hasAdmin: unavailable },
+  idempotency: { claim: unavailable, complete: unavailable, release: unavailable },
   create: unavailable,
   get: unavailable,
   list: unavailable,

@@ -129,6 +129,23 @@ const configSchema = z.object({
   SMALL_JOB_MAX_FLOPS: integer(1_000_000_000, 0),
   /** Slots each worker process keeps for small jobs, beside its WORKER_CONCURRENCY slots. */
   SMALL_JOB_SLOTS: integer(1, 1),
+  // --- Idempotent submits and callbacks (README "Idempotent submits", "Callbacks") ---
+  /** How long an Idempotency-Key of POST /v1/jobs, /v1/studies or /v1/matrices answers its first request's resource again. */
+  IDEMPOTENCY_TTL_SECONDS: integer(86_400, 1),
+  /**
+   * Where `notify` callbacks may go, comma-separated: host names (`hooks.example.com`, `*.example.com`),
+   * `*` (any host), `loopback` (hosts whose addresses are loopback ones). Named hosts and `*` must
+   * resolve to public addresses; private, link-local, metadata and reserved addresses are always
+   * refused. Unset: `loopback` while HOST is a loopback address, else `*`.
+   */
+  WEBHOOK_ALLOWED_HOSTS: z.string().optional(),
+  /** Longest wait for a callback receiver's answer (connection and response). */
+  WEBHOOK_TIMEOUT_MS: integer(10_000, 100),
+  /** Delay before a failed callback's first retry; each further one doubles, up to WEBHOOK_MAX_BACKOFF_MS. */
+  WEBHOOK_BACKOFF_MS: integer(10_000, 10),
+  WEBHOOK_MAX_BACKOFF_MS: integer(3_600_000, 10),
+  /** How long a callback is retried, counted from when the job or study ended; then it is given up. */
+  WEBHOOK_RETRY_SECONDS: integer(86_400, 1),
   // --- Studies (POST /v1/studies; README "Studies") ---
   /** Most sample-analyses one study may ask for (grid points x samples); 413 above, before anything is queued. */
   MAX_STUDY_SAMPLES: integer(200_000, 1),
@@ -158,6 +175,10 @@ const resolvedConfigSchema = configSchema.transform((config) => ({
   ...config,
   MATRIX_TTL_SECONDS: config.MATRIX_TTL_SECONDS ?? config.JOB_TTL_SECONDS,
   AUTH_MODE: config.AUTH_MODE ?? (isLoopbackHost(config.HOST) ? 'none' : 'keys'),
+  WEBHOOK_ALLOWED_HOSTS: (config.WEBHOOK_ALLOWED_HOSTS ?? (isLoopbackHost(config.HOST) ? 'loopback' : '*'))
+    .split(',')
+    .map((entry) => entry.trim().toLowerCase())
+    .filter((entry) => entry.length > 0),
   /** Why AUTH_MODE is what it is, for the start log. */
   AUTH_MODE_REASON:
     config.AUTH_MODE !== undefined

@@ -102,7 +102,7 @@ export async function buildApp({
   await app.register(healthRoutes, { jobService });
   await app.register(problemTypeRoutes);
   await app.register(jobRoutes, { prefix: '/v1', jobService, config });
-  await app.register(matrixRoutes, { prefix: '/v1', matrices: jobService.matrices, config });
+  await app.register(matrixRoutes, { prefix: '/v1', matrices: jobService.matrices, idempotency: jobService.idempotency, config });
   await app.register(runRoutes, { prefix: '/v1', jobService });
   await app.register(eventRoutes, { prefix: '/v1', jobService, heartbeatMs: config.SSE_HEARTBEAT_MS });
   await app.register(listEventRoutes, { prefix: '/v1', jobService, studyService, heartbeatMs: config.SSE_HEARTBEAT_MS });
@@ -113,6 +113,7 @@ export async function buildApp({
     requesterOf: (request) => ownerFilterOf(request) ?? null,
     assertSamples: assertStudySamples,
     heartbeatMs: config.SSE_HEARTBEAT_MS,
+    idempotency: jobService.idempotency,
   });
   await app.register(adminKeyRoutes, { prefix: '/v1', keys: jobService.keys });
   app.get('/openapi.json', { schema: { hide: true } }, (_request, reply) => reply.send(openApiDocument(app)));

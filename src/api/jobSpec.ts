@@ -82,6 +82,7 @@ export async function toJobSpec(body: CreateJobRequest, config: Config, matrices
     algorithms,
     options: atField(optionsPointer, () => jobOptions(body.options, config)),
     storage,
+    notify: body.notify ?? null,
   };
 }
 

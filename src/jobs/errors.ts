@@ -16,6 +16,8 @@ export const JOB_ERROR_CODES = [
   'rate-limited',
   'quota-exceeded',
   'quota-too-large',
+  'idempotency-key-reused',
+  'idempotency-key-in-use',
 ] as const;
 export type JobErrorCode = (typeof JOB_ERROR_CODES)[number];
 
@@ -133,4 +135,23 @@ export class QuotaExceededError extends RetryLaterError {
 /** A single request that can never fit the key's limit, however long it waits (the HTTP layer answers 413). */
 export class QuotaTooLargeError extends JobError {
   readonly code = 'quota-too-large';
+}
+
+/** An Idempotency-Key already used with another request (another body or endpoint): the HTTP layer answers 422. */
+export class IdempotencyKeyReusedError extends JobError {
+  readonly code = 'idempotency-key-reused';
+  constructor() {
+    super(
+      'This Idempotency-Key was already used with a different request (another body or endpoint); ' +
+        'send a new key for a new request, or the same request again to get its answer.',
+    );
+  }
+}
+
+/** Another request with this Idempotency-Key is still being answered (the HTTP layer answers 409). */
+export class IdempotencyKeyInUseError extends JobError {
+  readonly code = 'idempotency-key-in-use';
+  constructor(reason = 'another request with this Idempotency-Key is still in progress') {
+    super(`${reason[0].toUpperCase()}${reason.slice(1)}; retry the request shortly to get its answer.`);
+  }
 }

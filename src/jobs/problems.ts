@@ -194,6 +194,21 @@ const CATALOG = {
     title: 'Larger than the quota',
     description: "The request alone exceeds the API key's limit (stored bytes, study samples): it can never be accepted.",
   },
+  // Idempotent submits (Idempotency-Key)
+  'idempotency-key-reused': {
+    status: 422,
+    title: 'Idempotency key reused',
+    description:
+      'The Idempotency-Key was already used, within IDEMPOTENCY_TTL_SECONDS, with a different request (another body or ' +
+      'endpoint). Nothing was created.',
+  },
+  'idempotency-key-in-use': {
+    status: 409,
+    title: 'Idempotency key in use',
+    description:
+      'Another request with this Idempotency-Key is still being answered (or ended without creating anything while this one ' +
+      'waited); retry shortly to get its answer. Nothing was created.',
+  },
   // Infrastructure
   'store-unavailable': {
     status: 503,

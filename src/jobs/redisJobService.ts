@@ -15,6 +15,7 @@ import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { ApiKeyService, Tenant } from './keys/apiKey.js';
 import { ApiKeyStore } from './keys/apiKeyStore.js';
 import { TenantUsage } from './keys/tenantUsage.js';
+import { IdempotencyStore, type IdempotencyService } from './service/idempotencyStore.js';
 import { JobEventHub } from './service/jobEventHub.js';
 import { JobQueue } from './service/jobQueue.js';
 import { JobRepository } from './service/jobRepository.js';
@@ -46,6 +47,7 @@ export class RedisJobService implements JobService {
     private readonly connections: Redis[],
     readonly matrices: MatrixService,
     readonly keys: ApiKeyService,
+    readonly idempotency: IdempotencyService,
   ) {}
 
   /** Connect, waiting up to START_WAIT_MS for Redis but starting anyway: the API answers 503 until it is reachable. */
@@ -80,7 +82,14 @@ export class RedisJobService implements JobService {
     else if (!listening) log.warn('status channel subscription pending');
     const matrices = new MatrixRepository(new MatrixStore(commands, config.KEY_PREFIX, config.QUEUE_NAME), config, usage);
     const keys = new ApiKeyStore(commands, config.KEY_PREFIX);
-    return new RedisJobService(jobs, events, health, queue, [queueConnection, commands], matrices, keys);
+    // A claim outlives the longest upload (a request that died midway frees its key after this).
+    const idempotency = new IdempotencyStore(
+      commands,
+      config.KEY_PREFIX,
+      config.IDEMPOTENCY_TTL_SECONDS,
+      config.UPLOAD_TIMEOUT_MS + 60_000,
+    );
+    return new RedisJobService(jobs, events, health, queue, [queueConnection, commands], matrices, keys, idempotency);
   }
 
   create(spec: JobSpec, tenant?: Tenant | null): Promise<Job> {

@@ -12,6 +12,7 @@ import type { CsrMatrix } from '../solvers/sparse/csr.js';
 import type { MatrixMarketField, MatrixMarketSymmetry } from '../solvers/sparse/matrixMarketStream.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import type { ApiKeyService, Tenant } from './keys/apiKey.js';
+import type { IdempotencyService } from './service/idempotencyStore.js';
 
 export const JOB_TYPES = ['analyze', 'solve'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
@@ -75,6 +76,34 @@ export interface JobOptions {
   parameters: Partial<Record<AlgorithmId, Parameters>>;
 }
 
+/**
+ * Where to POST a job's or study's summary when it ends (issue 24 §4). The secret signs the
+ * deliveries (HMAC-SHA256, Standard Webhooks); it is stored apart from the document, read only by the
+ * delivery worker, and never returned.
+ */
+export interface WebhookTarget {
+  url: string;
+  secret: string;
+}
+
+/** One attempt to deliver the end of a job or study to its `notify.url`. */
+export interface WebhookDelivery {
+  attempt: number;
+  /** When the attempt was made (ISO). */
+  at: string;
+  /** The receiver's HTTP status, or null when no answer came (refused address, connection error, timeout). */
+  statusCode: number | null;
+  /** Why the attempt failed (a non-2xx answer, a refused address, a timeout...); null when delivered. */
+  error: string | null;
+  /** When the next attempt is due (ISO); null when delivered or given up. */
+  nextRetryAt: string | null;
+}
+
+/** The `notify` of a job or study as it is shown: its URL only. */
+export interface NotifyView {
+  url: string;
+}
+
 /** A validated request, ready to be stored and queued. */
 export interface JobSpec {
   type: JobType;
@@ -97,6 +126,8 @@ export interface JobSpec {
   /** Algorithms to run (solve jobs); empty for analyze jobs. */
   algorithms: AlgorithmId[];
   options: JobOptions;
+  /** Where to POST the job's summary when it ends; null for no callback. */
+  notify: WebhookTarget | null;
 }
 
 /**
@@ -157,6 +188,10 @@ export interface Job {
   backend: NumericBackend | null;
   result?: JobResult;
   error?: ProblemDetails;
+  /** Present when the job was submitted with `notify` (its URL; the secret is never shown). */
+  notify?: NotifyView;
+  /** The attempts to deliver the job's end to `notify.url`, oldest first (present with `notify`). */
+  deliveries?: WebhookDelivery[];
 }
 
 /** A job as GET /v1/jobs lists it. */
@@ -245,6 +280,8 @@ export interface JobService {
   readonly matrices: MatrixService;
   /** API keys (AUTH_MODE=keys): who may call, and each key's limits. */
   readonly keys: ApiKeyService;
+  /** Idempotency-Key records of the create requests (./service/idempotencyStore.ts). */
+  readonly idempotency: IdempotencyService;
   /**
    * Store the inputs, queue the job, and return it (status 'queued'). For a `tenant` (an API key),
    * the job is its own, counted against its limits (QuotaExceededError, QuotaTooLargeError) and

@@ -6,7 +6,9 @@
  *    the job's signal in its child (worker.cancelJob);
  *  - the bookkeeping of failures the processor cannot record itself: an attempt that crashed or
  *    hit an infrastructure error sets the document back to 'queued' while BullMQ retries it, and
- *    to 'failed' (a 500 problem) after the last attempt.
+ *    to 'failed' (a 500 problem) after the last attempt;
+ *  - the delivery of the callbacks of jobs and studies (./notify/notifyWorker.ts), so that it runs
+ *    wherever jobs run.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -19,6 +21,9 @@ import { makeProblem } from './problems.js';
 import { FairShare } from './keys/fairShare.js';
 import { jobQueueNames, type ProcessorReturn, type QueuedJobData } from './queuedJob.js';
 import { LimitedWorker, type LimitBreach } from './limitedWorker.js';
+import { notifiedResources } from './notify/notifiedResources.js';
+import { startNotifyWorker } from './notify/notifyWorker.js';
+import { StudyStore } from './studies/studyStore.js';
 import { SplitJobTracker } from './splitAnalysis/splitJobTracker.js';
 import { JobStore } from './store/jobStore.js';
 import {
@@ -159,6 +164,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   }
 
   await Promise.all(workers.map((w) => w.waitUntilReady()));
+  const studies = new StudyStore(commands, config.KEY_PREFIX, config.STUDY_QUEUE_NAME, config.JOB_TTL_SECONDS);
+  const notify = await startNotifyWorker({ ...config, REDIS_URL: redisUrl }, notifiedResources(store, studies, config), log);
   // Jobs reach the small-job slots only with API keys; there, their child processes are started
   // ahead, so that a small job starts at once rather than after a process start.
   if (config.AUTH_MODE === 'keys') await smallJobs.prestart(config.SMALL_JOB_SLOTS);
@@ -181,6 +188,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
         log.warn({ timeoutMs }, 'running jobs did not finish in time; leaving them to other workers');
       }
       clearTimeout(timer);
+      await notify.close().catch((err: unknown) => log.warn({ err }, 'could not close the callback delivery'));
       await mainQueue.close().catch(() => undefined);
       await commands.quit().catch(() => commands.disconnect());
       log.info('worker closed');

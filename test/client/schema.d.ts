@@ -99,7 +99,7 @@ export interface paths {
         put?: never;
         /**
          * Submit an analysis or a solve
-         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the job and its URL in `Location`.
+         * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the job and its URL in `Location`. With an `Idempotency-Key`, a repeat of the request answers the same job again (422 when the key was used with another body, 409 while its first request is still stuck in progress).
          */
         post: operations["createJob"];
         delete?: never;
@@ -167,7 +167,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a Matrix Market matrix once, for many jobs
-         * @description The body is the text of a Matrix Market coordinate file (real, integer or pattern; general, symmetric or skew-symmetric), as `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip` (415 for other media types or encodings). It is parsed as it arrives and stored as compressed sparse rows, never densified. 413 when the size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (refused before anything is allocated), or the body exceeds MAX_UPLOAD_BYTES; 422 naming the line for an entry count that does not match the size line, an index out of range, a duplicate entry, a value that is not a finite number, a line longer than MATRIX_MARKET_MAX_LINE_CHARS, and naming the field for a complex (or hermitian) matrix; 408 when the body has not arrived completely within UPLOAD_TIMEOUT_MS. Nothing is stored unless the whole text parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as `{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed whenever a job names it.
+         * @description The body is the text of a Matrix Market coordinate file (real, integer or pattern; general, symmetric or skew-symmetric), as `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip` (415 for other media types or encodings). It is parsed as it arrives and stored as compressed sparse rows, never densified. 413 when the size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (refused before anything is allocated), or the body exceeds MAX_UPLOAD_BYTES; 422 naming the line for an entry count that does not match the size line, an index out of range, a duplicate entry, a value that is not a finite number, a line longer than MATRIX_MARKET_MAX_LINE_CHARS, and naming the field for a complex (or hermitian) matrix; 408 when the body has not arrived completely within UPLOAD_TIMEOUT_MS. Nothing is stored unless the whole text parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as `{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed whenever a job names it. With an `Idempotency-Key`, a repeat of the upload (the same text, compared once it has arrived) answers the same matrix again; another text with the key is a 422.
          */
         post: operations["uploadMatrix"];
         delete?: never;
@@ -302,7 +302,7 @@ export interface paths {
         put?: never;
         /**
          * Submit a study: a grid of settings x seeded samples x metrics (the paper's experiments as presets)
-         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), 404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued (a study over a stored matrix varies only m and the partition: any other grid axis or setting is a 422 naming it); then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the study and its URL in `Location`.
+         * @description Validates the grid and the metrics (400 for schema violations such as an empty axis; 422 for an unknown metric, too many grid points or settings that cannot be sampled; 413 above MAX_STUDY_SAMPLES, MAX_STUDY_POINT_SAMPLES or MAX_STUDY_N), 404 when `matrix` names a stored matrix that does not exist or is another API key's, before anything is queued (a study over a stored matrix varies only m and the partition: any other grid axis or setting is a 422 naming it); then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the study and its URL in `Location`. With an `Idempotency-Key`, a repeat of the request answers the same study again (422 when the key was used with another body).
          */
         post: operations["createStudy"];
         delete?: never;
@@ -601,6 +601,16 @@ export interface components {
                 };
             };
         };
+        /** @description One POST to `url` when the job or study ends (succeeded, failed or cancelled), its body the summary, retried with backoff for up to WEBHOOK_RETRY_SECONDS while the answer is not 2xx; the attempts are listed in `deliveries`. */
+        NotifyRequestInput: {
+            /**
+             * Format: uri
+             * @description Where to POST the summary when the job or study ends (http or https). Its host must be allowed by WEBHOOK_ALLOWED_HOSTS, checked at delivery time: private, link-local and metadata addresses are refused, redirects are not followed.
+             */
+            url: string;
+            /** @description Signs each delivery (Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the secret's UTF-8 bytes). Never returned. */
+            secret: string;
+        };
         CreateJobRequestInput: {
             /**
              * @description analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm.
@@ -617,6 +627,7 @@ export interface components {
                 ...components["schemas"]["AlgorithmIdInput"][]
             ];
             options?: components["schemas"]["JobRequestOptionsInput"];
+            notify?: components["schemas"]["NotifyRequestInput"];
         };
         /** @enum {string} */
         JobStatusInput: "queued" | "running" | "succeeded" | "failed" | "cancelled";
@@ -639,7 +650,20 @@ export interface components {
             /** @description Values of m, the number of machines (each grid point takes one). */
             m?: number[];
         };
-        GeneralStudyRequestInput: {
+        PresetStudyBodyInput: {
+            /**
+             * @description The paper's experiments: experiment-1 (rates against m), experiment-2 (against n), experiment-3 (tan^-2 theta_12).
+             * @enum {string}
+             */
+            preset: "experiment-1" | "experiment-2" | "experiment-3";
+            /** @description Samples per grid point (default: the paper's). */
+            samples?: number;
+            seed?: number;
+            /** @description Replace some of the preset's axes (e.g. a subset of m). */
+            grid?: components["schemas"]["StudyGridInput"];
+            notify?: components["schemas"]["NotifyRequestInput"];
+        };
+        GeneralStudyBodyInput: {
             /**
              * @description 'analysis' (default): seeded n x n matrices analyzed; 'subspace-pair': two p x n Gaussian blocks.
              * @enum {string}
@@ -695,20 +719,9 @@ export interface components {
             /** @description Levels eps of P(value > eps). */
             thresholds?: number[];
             histogramBins?: number;
+            notify?: components["schemas"]["NotifyRequestInput"];
         };
-        PresetStudyRequestInput: {
-            /**
-             * @description The paper's experiments: experiment-1 (rates against m), experiment-2 (against n), experiment-3 (tan^-2 theta_12).
-             * @enum {string}
-             */
-            preset: "experiment-1" | "experiment-2" | "experiment-3";
-            /** @description Samples per grid point (default: the paper's). */
-            samples?: number;
-            seed?: number;
-            /** @description Replace some of the preset's axes (e.g. a subset of m). */
-            grid?: components["schemas"]["StudyGridInput"];
-        };
-        CreateStudyRequestInput: components["schemas"]["PresetStudyRequestInput"] | components["schemas"]["GeneralStudyRequestInput"];
+        CreateStudyBodyInput: components["schemas"]["PresetStudyBodyInput"] | components["schemas"]["GeneralStudyBodyInput"];
         /** @enum {string} */
         StudyStatusInput: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /** @description RFC 9457 problem details (application/problem+json). */
@@ -1011,6 +1024,20 @@ export interface components {
             /** @description Present when the analysis ran split over the workers; absent when one worker computed it. */
             split?: components["schemas"]["SplitExecution"];
         };
+        Notify: {
+            url: string;
+        };
+        WebhookDelivery: {
+            attempt: number;
+            /** @description When the attempt was made. */
+            at: string;
+            /** @description The receiver's HTTP status; null when no answer came. */
+            statusCode: number | null;
+            /** @description Why the attempt failed (a non-2xx answer, a 3xx not followed, a refused address, a timeout...); null when delivered. */
+            error: string | null;
+            /** @description When the next attempt is due; null when delivered or given up. */
+            nextRetryAt: string | null;
+        };
         Job: {
             id: string;
             type: components["schemas"]["JobType"];
@@ -1036,6 +1063,10 @@ export interface components {
             result?: components["schemas"]["JobResult"];
             /** @description Present when the job failed. */
             error?: components["schemas"]["Problem"];
+            /** @description Present when the job was submitted with `notify` (the secret is never shown). */
+            notify?: components["schemas"]["Notify"];
+            /** @description The attempts to deliver the end of the job to `notify.url`, oldest first (present with `notify`). */
+            deliveries?: components["schemas"]["WebhookDelivery"][];
         };
         JobSummary: {
             id: string;
@@ -1278,6 +1309,10 @@ export interface components {
                 logX: boolean;
                 logY: boolean;
             }[];
+            /** @description Present when the study was submitted with `notify` (the secret is never shown). */
+            notify?: components["schemas"]["Notify"];
+            /** @description The attempts to deliver the end of the study to `notify.url`, oldest first (present with `notify`). */
+            deliveries?: components["schemas"]["WebhookDelivery"][];
         };
         StudySummary: {
             id: string;
@@ -1612,7 +1647,10 @@ export interface operations {
     createJob: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request idempotent (1 to 255 printable ASCII characters, e.g. a UUID): the same key with the same body within IDEMPOTENCY_TTL_SECONDS answers the resource the first request created (same id and status code, with `Idempotent-Replayed: true`); the same key with another body or endpoint is a 422. Scoped per API key. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1627,6 +1665,8 @@ export interface operations {
                 headers: {
                     /** @description The URL of the job, `/v1/jobs/{id}` (relative to the service). */
                     Location: string;
+                    /** @description `true` when the answer is that of an earlier request with the same Idempotency-Key (nothing new was created). */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1669,6 +1709,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Another request with the same `Idempotency-Key` is still in progress after 30 s (for an upload, also: it ended without creating anything while this one's body was read) (`idempotency-key-in-use`); retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`); n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
@@ -1689,7 +1738,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which). */
+            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); an `Idempotency-Key` already used with another request (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2079,7 +2128,10 @@ export interface operations {
     uploadMatrix: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request idempotent (1 to 255 printable ASCII characters, e.g. a UUID): the same key with the same body within IDEMPOTENCY_TTL_SECONDS answers the resource the first request created (same id and status code, with `Idempotent-Replayed: true`); the same key with another body or endpoint is a 422. Scoped per API key. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -2096,6 +2148,8 @@ export interface operations {
                 headers: {
                     /** @description The URL of the matrix, `/v1/matrices/{id}` (relative to the service). */
                     Location: string;
+                    /** @description `true` when the answer is that of an earlier request with the same Idempotency-Key (nothing new was created). */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2129,6 +2183,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Another request with the same `Idempotency-Key` is still in progress after 30 s (for an upload, also: it ended without creating anything while this one's body was read) (`idempotency-key-in-use`); retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The upload exceeds MAX_UPLOAD_BYTES, as sent or decompressed (`body-too-large`); its size line declares n > MAX_N_SPARSE or more than MAX_NNZ entries (`too-large`); or it exceeds the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
@@ -2149,7 +2212,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The text is not valid Matrix Market data, naming the line (`matrix-market-syntax`: entry count, index out of range, duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian). */
+            /** @description The text is not valid Matrix Market data, naming the line (`matrix-market-syntax`: entry count, index out of range, duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian); an `Idempotency-Key` already used with another upload (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2771,13 +2834,16 @@ export interface operations {
     createStudy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes the request idempotent (1 to 255 printable ASCII characters, e.g. a UUID): the same key with the same body within IDEMPOTENCY_TTL_SECONDS answers the resource the first request created (same id and status code, with `Idempotent-Replayed: true`); the same key with another body or endpoint is a 422. Scoped per API key. */
+                "idempotency-key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": components["schemas"]["CreateStudyRequestInput"];
+                "application/json": components["schemas"]["CreateStudyBodyInput"];
             };
         };
         responses: {
@@ -2786,6 +2852,8 @@ export interface operations {
                 headers: {
                     /** @description The URL of the study, `/v1/studies/{id}`. */
                     Location: string;
+                    /** @description `true` when the answer is that of an earlier request with the same Idempotency-Key (nothing new was created). */
+                    "Idempotent-Replayed"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2828,6 +2896,15 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
+            /** @description Another request with the same `Idempotency-Key` is still in progress after 30 s (for an upload, also: it ended without creating anything while this one's body was read) (`idempotency-key-in-use`); retry. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
             /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`); more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (`too-large`), or than the API key's study samples (`quota-too-large`). */
             413: {
                 headers: {
@@ -2848,7 +2925,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The study cannot be run as given: an unknown metric, too many grid points, settings that cannot be sampled, or a grid axis a study over a stored matrix cannot vary (`code` says which, `detail` names the setting). */
+            /** @description The study cannot be run as given: an unknown metric, too many grid points, settings that cannot be sampled, or a grid axis a study over a stored matrix cannot vary (`code` says which, `detail` names the setting); an `Idempotency-Key` already used with another request (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;

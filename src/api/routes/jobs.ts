@@ -4,6 +4,7 @@ import type { FastifyPluginAsyncZod, FastifyPluginCallbackZod } from 'fastify-ty
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import type { JobService } from '../../jobs/types.js';
+import { createIdempotently, IDEMPOTENCY_409, IdempotentHeadersSchema, jsonFingerprint, REPLAYED_HEADER } from '../idempotency.js';
 import { toJobSpec } from '../jobSpec.js';
 import { matricesSeenBy, ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { JobIdParamsSchema, JobPageSchema, JobSchema, ListJobsQuerySchema } from '../schemas/job.js';
@@ -39,8 +40,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           'Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large,',
           '415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job.',
           'The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too).',
-          'Answers 202 with the job and its URL in `Location`.',
+          'Answers 202 with the job and its URL in `Location`. With an `Idempotency-Key`, a repeat of the request answers the',
+          'same job again (422 when the key was used with another body, 409 while its first request is still stuck in progress).',
         ].join(' '),
+        headers: IdempotentHeadersSchema,
         body: CreateJobRequestSchema,
         response: {
           202: {
@@ -51,6 +54,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
                 description: 'The URL of the job, `/v1/jobs/{id}` (relative to the service).',
                 required: true,
               },
+              ...REPLAYED_HEADER,
             },
             content: { 'application/json': { schema: JobSchema } },
           },
@@ -64,18 +68,21 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           ...problemResponse(
             422,
             'The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the ' +
-              'wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which).',
+              'wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); ' +
+              'an `Idempotency-Key` already used with another request (`idempotency-key-reused`).',
           ),
+          ...IDEMPOTENCY_409,
           ...problemResponses(408, 415, 503),
         },
       },
     },
-    async (request, reply) => {
-      const spec = await toJobSpec(request.body, config, matricesSeenBy(request, jobService.matrices));
-      const job = await jobService.create(spec, tenantOf(request));
-      request.log.info({ jobId: job.id, type: job.type, n: job.n, m: job.m }, 'job created');
-      return reply.code(202).header('location', `/v1/jobs/${job.id}`).send(job);
-    },
+    async (request, reply) =>
+      createIdempotently(request, reply, jobService.idempotency, jsonFingerprint('POST /v1/jobs', request.body), async () => {
+        const spec = await toJobSpec(request.body, config, matricesSeenBy(request, jobService.matrices));
+        const job = await jobService.create(spec, tenantOf(request));
+        request.log.info({ jobId: job.id, type: job.type, n: job.n, m: job.m }, 'job created');
+        return { statusCode: 202, location: `/v1/jobs/${job.id}`, body: JSON.stringify(job) };
+      }),
   );
 
   app.get(

@@ -6,16 +6,31 @@
  * once all of it parsed. Content-type parsers are encapsulated: this plugin's pass-through parser
  * reaches these routes only, and the JSON routes keep refusing text bodies.
  */
-import { Transform, type TransformCallback } from 'node:stream';
+import { createHash, type Hash } from 'node:crypto';
+import { Transform, Writable, type TransformCallback } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { FastifyContentTypeParser, FastifyReply } from 'fastify';
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
-import { makeProblem } from '../../jobs/problems.js';
+import { IdempotencyKeyInUseError } from '../../jobs/errors.js';
+import { fieldProblem, makeProblem } from '../../jobs/problems.js';
 import { MatrixMarketSyntaxError } from '../../solvers/errors.js';
+import type { IdempotencyClaim, IdempotencyService } from '../../jobs/service/idempotencyStore.js';
 import type { MatrixService, StoredMatrix } from '../../jobs/types.js';
+import {
+  claimWhenFree,
+  IDEMPOTENCY_409,
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyScopeOf,
+  IdempotentHeadersSchema,
+  IdempotencyKeySchema,
+  REPLAYED_HEADER,
+  replayOf,
+  requestFingerprint,
+  sendAnswer,
+} from '../idempotency.js';
 import { ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { sendProblem } from '../plugins/problems.js';
 import { contentCodingOf, UnsupportedContentEncodingError } from '../plugins/jsonBody.js';
@@ -32,6 +47,7 @@ import { jsonResponse } from '../schemas/responses.js';
 
 export interface MatrixRoutesOptions {
   matrices: MatrixService;
+  idempotency: IdempotencyService;
   config: Pick<Config, 'MAX_UPLOAD_BYTES' | 'MAX_N_SPARSE' | 'MAX_NNZ' | 'MATRIX_MARKET_MAX_LINE_CHARS' | 'UPLOAD_TIMEOUT_MS'>;
 }
 
@@ -48,16 +64,22 @@ class UploadTooLargeError extends Error {
   }
 }
 
-/** Passes bytes through, failing once more than `limit` went by. */
-function byteLimit(limit: number): Transform {
+/** Passes bytes through, failing once more than `limit` went by; feeds them to `hash` if given (the upload's digest, for its Idempotency-Key). */
+function byteLimit(limit: number, hash?: Hash): Transform {
   let total = 0;
   return new Transform({
     transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
       total += chunk.length;
+      hash?.update(chunk);
       if (total > limit) callback(new UploadTooLargeError(limit));
       else callback(null, chunk);
     },
   });
+}
+
+/** Reads and drops: the body of a repeated upload is only hashed. */
+function drain(): Writable {
+  return new Writable({ write: (_chunk, _encoding, callback) => callback() });
 }
 
 /** A block of empty lines, compared at once when skipping a run of them. */
@@ -109,7 +131,7 @@ const NO_SUCH_MATRIX = problemResponse(
   "No such stored matrix (`matrix-not-found`): never uploaded, expired, deleted, or another API key's.",
 );
 
-export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app, { matrices, config }, done) => {
+export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app, { matrices, idempotency, config }, done) => {
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', passThrough);
 
@@ -133,9 +155,11 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           'matrix; 408 when the body has not arrived completely within UPLOAD_TIMEOUT_MS. Nothing is stored unless the whole text',
           'parsed. Answers 201 with the matrix and its URL in `Location`; a job names it as',
           '`{ "format": "stored", "id": "..." }`. The matrix expires MATRIX_TTL_SECONDS after its upload, renewed',
-          'whenever a job names it.',
+          'whenever a job names it. With an `Idempotency-Key`, a repeat of the upload (the same text, compared once it has',
+          'arrived) answers the same matrix again; another text with the key is a 422.',
         ].join(' '),
         consumes: [...MATRIX_UPLOAD_MEDIA_TYPES],
+        headers: IdempotentHeadersSchema,
         body: z.string().describe('The Matrix Market text (UTF-8), possibly gzip-compressed (Content-Encoding: gzip).'),
         response: {
           201: {
@@ -146,6 +170,7 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
                 description: 'The URL of the matrix, `/v1/matrices/{id}` (relative to the service).',
                 required: true,
               },
+              ...REPLAYED_HEADER,
             },
             content: { 'application/json': { schema: StoredMatrixSchema } },
           },
@@ -178,8 +203,10 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           ...problemResponse(
             422,
             'The text is not valid Matrix Market data, naming the line (`matrix-market-syntax`: entry count, index out of range, ' +
-              'duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian).',
+              'duplicate entry, value not finite, line too long), or a field or symmetry not supported (`unsupported-matrix`: complex, hermitian); ' +
+              'an `Idempotency-Key` already used with another upload (`idempotency-key-reused`).',
           ),
+          ...IDEMPOTENCY_409,
           ...problemResponses(503),
         },
       },
@@ -195,6 +222,32 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
       const encoding = contentCodingOf(request.headers['content-encoding']);
       // The error handler answers 415 with Accept-Encoding.
       if (encoding !== 'identity' && encoding !== 'gzip') throw new UnsupportedContentEncodingError(encoding, 'the Matrix Market text');
+      // The body is not validated by a schema here: the Idempotency-Key is checked by hand.
+      const key = request.headers[IDEMPOTENCY_KEY_HEADER];
+      if (key !== undefined) {
+        const checked = IdempotencyKeySchema.safeParse(key);
+        if (!checked.success) {
+          closeAfterAnswer(request.raw, reply);
+          const detail = checked.error.issues[0]?.message ?? 'invalid Idempotency-Key';
+          return sendProblem(
+            reply,
+            makeProblem(
+              'invalid-request',
+              `The request does not match the schema: headers parameter /${IDEMPOTENCY_KEY_HEADER}: ${detail}.`,
+              {
+                instance: request.url,
+                errors: [fieldProblem('headers', `/${IDEMPOTENCY_KEY_HEADER}`, detail)],
+              },
+            ),
+          );
+        }
+      }
+      const scope = idempotencyScopeOf(request);
+      // A key already answered, or being answered: the upload is only hashed, to tell a repeat from another upload.
+      let claim: IdempotencyClaim | null = typeof key === 'string' ? await idempotency.claim(scope, key) : null;
+      const token = claim?.state === 'claimed' ? claim.token : null;
+      const creating = claim === null || token !== null;
+      const digest = createHash('sha256');
       let stored: StoredMatrix | undefined;
       const limit = config.MAX_UPLOAD_BYTES;
       // The reader's own error (syntax, limits, quota), kept: when it throws, leaving its `for await`
@@ -211,10 +264,14 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
       };
       const body = bodyWithin(request.raw, config.UPLOAD_TIMEOUT_MS);
       const lines = lineLengthLimit(config.MATRIX_MARKET_MAX_LINE_CHARS);
+      // The text is hashed as decompressed: the same matrix sent plain or gzip-compressed is the same upload. A repeat is only hashed.
       try {
-        if (encoding === 'gzip') await pipeline(body, byteLimit(limit), createGunzip(), byteLimit(limit), lines, store);
-        else await pipeline(body, byteLimit(limit), lines, store);
+        if (encoding === 'gzip' && creating) await pipeline(body, byteLimit(limit), createGunzip(), byteLimit(limit, digest), lines, store);
+        else if (encoding === 'gzip') await pipeline(body, byteLimit(limit), createGunzip(), byteLimit(limit, digest), drain());
+        else if (creating) await pipeline(body, byteLimit(limit, digest), lines, store);
+        else await pipeline(body, byteLimit(limit, digest), drain());
       } catch (pipelineError) {
+        if (token !== null) await idempotency.release(scope, key as string, token).catch(() => undefined);
         const error = isAbort(pipelineError) && readerError !== undefined ? readerError : pipelineError;
         if (clientGone(request.raw)) {
           // Nobody is left to answer: not a failure of the service.
@@ -255,9 +312,25 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
         }
         throw error;
       }
+      const fingerprint = requestFingerprint('POST /v1/matrices', digest.digest('hex'));
+      if (!creating) {
+        if (claim?.state === 'pending') claim = await claimWhenFree(idempotency, scope, key as string);
+        if (claim?.state === 'claimed') {
+          // The request that held the key failed, and this one's body is read: nothing to create it from.
+          await idempotency.release(scope, key as string, claim.token).catch(() => undefined);
+          throw new IdempotencyKeyInUseError('the first request with this Idempotency-Key ended without creating a matrix');
+        }
+        if (claim?.state === 'done') return sendAnswer(reply, replayOf(claim, fingerprint), true);
+      }
       const matrix = stored as StoredMatrix;
       request.log.info({ matrixId: matrix.id, n: matrix.n, nnz: matrix.nnz }, 'matrix stored');
-      return reply.code(201).header('location', `/v1/matrices/${matrix.id}`).send(matrix);
+      const answer = { statusCode: 201, location: `/v1/matrices/${matrix.id}`, body: JSON.stringify(matrix) };
+      if (token !== null) {
+        await idempotency
+          .complete(scope, key as string, token, fingerprint, answer)
+          .catch((err: unknown) => request.log.error({ err }, 'could not record the answer of an Idempotency-Key'));
+      }
+      return sendAnswer(reply, answer, false);
     },
   );
 

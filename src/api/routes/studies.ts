@@ -11,11 +11,13 @@ import { StudyFigureNotFoundError, StudyNotFinishedError } from '../../jobs/stud
 import { FINISHED_STUDY_STATUSES, type StudyEvent, type StudyService } from '../../jobs/studies/types.js';
 import { streamEvents, trackOpenStreams } from '../eventStream.js';
 import { renderStudyFigure } from '../figures/studyFigure.js';
+import { createIdempotently, IDEMPOTENCY_409, IdempotentHeadersSchema, jsonFingerprint, REPLAYED_HEADER } from '../idempotency.js';
+import type { IdempotencyService } from '../../jobs/service/idempotencyStore.js';
 import { atFieldAsync, studyPointer } from '../requestFields.js';
 import { JSON_BODY_400, JSON_BODY_413, problemResponse, problemResponses } from '../schemas/problem.js';
 import { jsonResponse } from '../schemas/responses.js';
 import {
-  CreateStudyRequestSchema,
+  CreateStudyBodySchema,
   ListStudiesQuerySchema,
   StudyFigureParamsSchema,
   StudyIdParamsSchema,
@@ -33,6 +35,8 @@ export interface StudyRoutesOptions {
   /** Throws (413) when a study of `samples` sample-analyses exceeds the request's API key limit. */
   assertSamples: (request: FastifyRequest, samples: number) => void;
   heartbeatMs: number;
+  /** The Idempotency-Key records (shared with the job routes). */
+  idempotency: IdempotencyService;
 }
 
 const unavailable = (): never => {
@@ -82,13 +86,18 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
           '(a study over a stored matrix varies only m and the partition: any other grid axis or setting is a 422 naming it);',
           'then queues it as a BullMQ flow whose children (chunks of samples) any worker takes. The body may be sent',
           'gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too).',
-          'Answers 202 with the study and its URL in `Location`.',
+          'Answers 202 with the study and its URL in `Location`. With an `Idempotency-Key`, a repeat of the request answers',
+          'the same study again (422 when the key was used with another body).',
         ].join(' '),
-        body: CreateStudyRequestSchema,
+        headers: IdempotentHeadersSchema,
+        body: CreateStudyBodySchema,
         response: {
           202: {
             description: 'The study, queued.',
-            headers: { Location: { type: 'string', description: 'The URL of the study, `/v1/studies/{id}`.', required: true } },
+            headers: {
+              Location: { type: 'string', description: 'The URL of the study, `/v1/studies/{id}`.', required: true },
+              ...REPLAYED_HEADER,
+            },
             content: { 'application/json': { schema: StudySchema } },
           },
           ...problemResponse(400, `${JSON_BODY_400}, e.g. an empty grid axis.`),
@@ -101,19 +110,24 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
           ...problemResponse(
             422,
             'The study cannot be run as given: an unknown metric, too many grid points, settings that cannot be sampled, or a ' +
-              'grid axis a study over a stored matrix cannot vary (`code` says which, `detail` names the setting).',
+              'grid axis a study over a stored matrix cannot vary (`code` says which, `detail` names the setting); an ' +
+              '`Idempotency-Key` already used with another request (`idempotency-key-reused`).',
           ),
+          ...IDEMPOTENCY_409,
           ...problemResponses(408, 415, 503),
         },
       },
     },
-    async (request, reply) => {
-      const study = await atFieldAsync(studyPointer(request.body), () =>
-        studies.create(request.body, ownerOf(request), (samples) => assertSamples(request, samples), readerOf(request)),
-      );
-      request.log.info({ studyId: study.id, points: study.points.length, samples: study.progress.total }, 'study created');
-      return reply.code(202).header('location', `/v1/studies/${study.id}`).send(study);
-    },
+    async (request, reply) =>
+      createIdempotently(request, reply, options.idempotency, jsonFingerprint('POST /v1/studies', request.body), async () => {
+        // The callback is kept apart from the request, which the study shows.
+        const { notify, ...studyRequest } = request.body;
+        const study = await atFieldAsync(studyPointer(studyRequest), () =>
+          studies.create(studyRequest, ownerOf(request), (samples) => assertSamples(request, samples), readerOf(request), notify ?? null),
+        );
+        request.log.info({ studyId: study.id, points: study.points.length, samples: study.progress.total }, 'study created');
+        return { statusCode: 202, location: `/v1/studies/${study.id}`, body: JSON.stringify(study) };
+      }),
   );
 
   app.get(

@@ -17,6 +17,8 @@ import {
   type RunSummary,
   type SplitExecution,
   type TraceView,
+  type NotifyView,
+  type WebhookDelivery,
 } from '../../jobs/types.js';
 import { RUN_STATUSES } from '../../solvers/runner/types.js';
 import { AnalysisSchema, ParametersSchema } from './analysis.js';
@@ -86,6 +88,21 @@ export const JobResultSchema = z
   })
   .meta({ id: 'JobResult' });
 
+export const NotifyViewSchema = z.object({ url: z.string() }).meta({ id: 'Notify' });
+
+export const WebhookDeliverySchema = z
+  .object({
+    attempt: z.number().int(),
+    at: z.string().describe('When the attempt was made.'),
+    statusCode: z.number().int().nullable().describe("The receiver's HTTP status; null when no answer came."),
+    error: z
+      .string()
+      .nullable()
+      .describe('Why the attempt failed (a non-2xx answer, a 3xx not followed, a refused address, a timeout...); null when delivered.'),
+    nextRetryAt: z.string().nullable().describe('When the next attempt is due; null when delivered or given up.'),
+  })
+  .meta({ id: 'WebhookDelivery' });
+
 export const JobSchema = z
   .object({
     id: z.string(),
@@ -113,6 +130,11 @@ export const JobSchema = z
       .describe('The numerical backend the job ran on (NUMERIC_BACKEND resolved); null until a worker starts it.'),
     result: JobResultSchema.optional().describe('Present when the job succeeded (and when it was cancelled after its analysis).'),
     error: ProblemSchema.optional().describe('Present when the job failed.'),
+    notify: NotifyViewSchema.optional().describe('Present when the job was submitted with `notify` (the secret is never shown).'),
+    deliveries: z
+      .array(WebhookDeliverySchema)
+      .optional()
+      .describe('The attempts to deliver the end of the job to `notify.url`, oldest first (present with `notify`).'),
   })
   .meta({ id: 'Job' });
 
@@ -176,6 +198,8 @@ assertSameShape<z.output<typeof JobOptionsSchema>, JobOptions>(true);
 assertSameShape<z.output<typeof RunSummarySchema>, RunSummary>(true);
 assertSameShape<z.output<typeof SplitExecutionSchema>, SplitExecution>(true);
 assertSameShape<z.output<typeof JobResultSchema>, JobResult>(true);
+assertSameShape<z.output<typeof NotifyViewSchema>, NotifyView>(true);
+assertSameShape<z.output<typeof WebhookDeliverySchema>, WebhookDelivery>(true);
 assertSameShape<z.output<typeof JobSchema>, Job>(true);
 assertSameShape<z.output<typeof JobSummarySchema>, JobSummary>(true);
 assertSameShape<z.output<typeof JobPageSchema>, JobPage>(true);

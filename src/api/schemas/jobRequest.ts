@@ -161,6 +161,32 @@ export const JobOptionsInputSchema = z
   })
   .meta({ id: 'JobRequestOptions' });
 
+/** `notify` of a job or study request. */
+export const NotifyRequestSchema = z
+  .strictObject({
+    url: z
+      .url({ protocol: /^https?$/ })
+      .max(2048)
+      .describe(
+        'Where to POST the summary when the job or study ends (http or https). Its host must be allowed by WEBHOOK_ALLOWED_HOSTS, ' +
+          'checked at delivery time: private, link-local and metadata addresses are refused, redirects are not followed.',
+      ),
+    secret: z
+      .string()
+      .min(16)
+      .max(1024)
+      .describe(
+        'Signs each delivery (Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, ' +
+          "keyed with the secret's UTF-8 bytes). Never returned.",
+      ),
+  })
+  .meta({
+    id: 'NotifyRequest',
+    description:
+      'One POST to `url` when the job or study ends (succeeded, failed or cancelled), its body the summary, retried with ' +
+      'backoff for up to WEBHOOK_RETRY_SECONDS while the answer is not 2xx; the attempts are listed in `deliveries`.',
+  });
+
 export const CreateJobRequestSchema = z
   .strictObject({
     type: z
@@ -182,6 +208,7 @@ export const CreateJobRequestSchema = z
       .optional()
       .describe('Algorithms to run (solve jobs; default all six). Ignored for analyze.'),
     options: JobOptionsInputSchema.optional(),
+    notify: NotifyRequestSchema.optional(),
   })
   .meta({ id: 'CreateJobRequest' });
 

@@ -14,7 +14,8 @@ import {
   type GeneralStudyRequest,
   type PresetStudyRequest,
 } from '../../solvers/studies/presets.js';
-import { StoredMatrixInput } from './jobRequest.js';
+import { NotifyViewSchema, WebhookDeliverySchema } from './job.js';
+import { NotifyRequestSchema, StoredMatrixInput } from './jobRequest.js';
 import { ProblemSchema } from './problem.js';
 import { assertSameShape } from './sameShape.js';
 
@@ -105,6 +106,15 @@ export const PresetStudyRequestSchema = z
   .meta({ id: 'PresetStudyRequest' });
 
 export const CreateStudyRequestSchema = z.union([PresetStudyRequestSchema, GeneralStudyRequestSchema]).meta({ id: 'CreateStudyRequest' });
+
+/** The body of POST /v1/studies: a study request and, apart from it (a study's `request` never shows it), its callback. */
+const withNotify = { notify: NotifyRequestSchema.optional() };
+export const CreateStudyBodySchema = z
+  .union([
+    PresetStudyRequestSchema.extend(withNotify).meta({ id: 'PresetStudyBody' }),
+    GeneralStudyRequestSchema.extend(withNotify).meta({ id: 'GeneralStudyBody' }),
+  ])
+  .meta({ id: 'CreateStudyBody' });
 
 const SettingsSchema = z.object({
   mean: z.number(),
@@ -206,6 +216,11 @@ export const StudySchema = z
     result: StudyResultSchema.nullable(),
     error: ProblemSchema.nullable(),
     figures: z.array(FigureSpecSchema).describe('GET /v1/studies/{id}/figures/{name} renders each as SVG once the study has succeeded.'),
+    notify: NotifyViewSchema.optional().describe('Present when the study was submitted with `notify` (the secret is never shown).'),
+    deliveries: z
+      .array(WebhookDeliverySchema)
+      .optional()
+      .describe('The attempts to deliver the end of the study to `notify.url`, oldest first (present with `notify`).'),
   })
   .meta({ id: 'Study' });
 

@@ -64,13 +64,14 @@ export class JobRepository {
         if (tenant) await this.tenancy?.usage.release(tenant.owner, this.store.keys.doc(id), id).catch(() => undefined);
       };
       const stored = this.store.create(
-        { id, type, n, m, algorithms, options, input, hasRhs: spec.rhs !== null, createdAt, storage, owner },
+        { id, type, n, m, algorithms, options, input, hasRhs: spec.rhs !== null, createdAt, storage, owner, notifyUrl: spec.notify?.url },
         {
           matrix: spec.matrix.kind === 'dense' ? spec.matrix.A.data : null,
           csr: spec.matrix.kind === 'csr' ? spec.matrix.A : null,
           rhs: spec.rhs,
           assignment: spec.assignment,
         },
+        spec.notify,
       );
       await stored.catch(async (error: unknown) => {
         await uncount();
@@ -98,6 +99,7 @@ export class JobRepository {
         attempts: 0,
         storage,
         backend: null,
+        ...(spec.notify ? { notify: { url: spec.notify.url }, deliveries: [] } : {}),
       };
     });
   }

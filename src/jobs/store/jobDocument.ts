@@ -16,6 +16,7 @@ import type {
   MatrixStorage,
   NumericBackend,
   ProblemDetails,
+  WebhookDelivery,
 } from '../types.js';
 
 /**
@@ -54,6 +55,8 @@ export interface NewDocument extends StoredProblem {
   storage: MatrixStorage;
   /** The API key that created the job (its id); absent with AUTH_MODE=none. */
   owner?: string | null;
+  /** The callback's URL (its secret is kept apart: JobKeys.notify). */
+  notifyUrl?: string | null;
 }
 
 export function newDocumentFields(doc: NewDocument): Record<string, string> {
@@ -71,6 +74,7 @@ export function newDocumentFields(doc: NewDocument): Record<string, string> {
     attempts: '0',
     storage: doc.storage,
     ...(doc.owner ? { owner: doc.owner } : {}),
+    ...(doc.notifyUrl ? { notifyUrl: doc.notifyUrl, deliveries: '[]' } : {}),
   };
 }
 
@@ -116,6 +120,10 @@ export function jobFromDocument(fields: Record<string, string>): Job {
   if (result) job.result = result;
   const error = parse<ProblemDetails>(fields.error);
   if (error) job.error = error;
+  if (fields.notifyUrl) {
+    job.notify = { url: fields.notifyUrl };
+    job.deliveries = parse<WebhookDelivery[]>(fields.deliveries) ?? [];
+  }
   return job;
 }
 

@@ -9,7 +9,18 @@ import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import type { CsrMatrix } from '../../solvers/sparse/csr.js';
 import type { Trace } from '../../solvers/runner/types.js';
 import { JobInputMissingError } from '../errors.js';
-import type { JobProgress, JobResult, JobStatus, JobSummary, MatrixStorage, NumericBackend, ProblemDetails } from '../types.js';
+import { notifyOutboxKey, outboxMember } from '../notify/notifyKeys.js';
+import type {
+  JobProgress,
+  JobResult,
+  JobStatus,
+  JobSummary,
+  MatrixStorage,
+  NumericBackend,
+  ProblemDetails,
+  WebhookDelivery,
+  WebhookTarget,
+} from '../types.js';
 import { bytesOf, float64From, int32From } from './binary.js';
 import {
   newDocumentFields,
@@ -68,6 +79,8 @@ export class JobStore {
   readonly keys: JobKeys;
   /** Matrices uploaded with POST /v1/matrices, which jobs name by id. */
   private readonly matrices: MatrixStore;
+  /** Where a job with a callback is put when it ends (../notify/notifyKeys.ts). */
+  private readonly outbox: string;
 
   constructor(
     private readonly redis: Redis,
@@ -76,6 +89,7 @@ export class JobStore {
     private readonly ttlSeconds: number,
   ) {
     this.keys = new JobKeys(keyPrefix, queueName);
+    this.outbox = notifyOutboxKey(keyPrefix);
     this.matrices = new MatrixStore(redis, keyPrefix, queueName);
     defineScripts(redis);
   }
@@ -88,6 +102,7 @@ export class JobStore {
   async create(
     doc: NewDocument,
     inputs: { matrix: Float64Array | null; csr?: CsrMatrix | null; rhs: Float64Array | null; assignment: Int32Array },
+    notify: WebhookTarget | null = null,
   ): Promise<void> {
     const { keys } = this;
     const ttl = this.ttlSeconds;
@@ -100,6 +115,7 @@ export class JobStore {
     if (pending) queueCsrCommit(multi, pending, keys.csr(doc.id), ttl);
     if (inputs.rhs) multi.set(keys.rhs(doc.id), bytesOf(inputs.rhs), 'EX', ttl);
     multi.set(keys.assignment(doc.id), bytesOf(inputs.assignment), 'EX', ttl);
+    if (notify) multi.hset(keys.notify(doc.id), { url: notify.url, secret: notify.secret }).expire(keys.notify(doc.id), ttl);
     // Equal scores: the index is ordered by member, and ULIDs sort by creation time.
     multi.zadd(keys.index, 0, doc.id);
     if (doc.owner) multi.zadd(keys.ownerIndex(doc.owner), 0, doc.id);
@@ -217,6 +233,8 @@ export class JobStore {
       outcome.result ? JSON.stringify(outcome.result) : '',
       outcome.error ? JSON.stringify(outcome.error) : '',
       outcome.progress ? JSON.stringify(outcome.progress) : '',
+      this.outbox,
+      outboxMember('job', id),
     ]);
     const replies = await execOrThrow(multi);
     return replies[replies.length - 1] === 1;
@@ -234,6 +252,8 @@ export class JobStore {
       keys.statusChannel,
       new Date().toISOString(),
       this.ttlSeconds,
+      this.outbox,
+      outboxMember('job', id),
     ]);
     return String(answer);
   }
@@ -247,6 +267,25 @@ export class JobStore {
     const { keys } = this;
     const [doc, ...others] = keys.allOf(id);
     return String(await runScript(this.redis, 'lssDelete', [doc, keys.index, ...others], [id]));
+  }
+
+  /** The callback of a job and its summary (the body to deliver); null when the job is gone or asked for none. */
+  async webhookOf(id: string): Promise<{ target: WebhookTarget; summary: JobSummary } | null> {
+    const [[url, secret], [summary]] = await Promise.all([this.redis.hmget(this.keys.notify(id), 'url', 'secret'), this.summaries([id])]);
+    return url && secret && summary ? { target: { url, secret }, summary } : null;
+  }
+
+  /** Records a delivery attempt on the job's document (one delivery job per job at a time writes it). */
+  async recordDelivery(id: string, delivery: WebhookDelivery, keep: number): Promise<void> {
+    const doc = this.keys.doc(id);
+    const listed = JSON.parse((await this.redis.hget(doc, 'deliveries')) ?? '[]') as WebhookDelivery[];
+    const deliveries = JSON.stringify([...listed, delivery].slice(-keep));
+    await this.redis.eval(
+      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'deliveries', ARGV[1]) end",
+      1,
+      doc,
+      deliveries,
+    );
   }
 
   async runContext(id: string): Promise<RunContext> {

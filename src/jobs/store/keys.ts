@@ -26,6 +26,11 @@ export class JobKeys {
     return `${this.base}:job:${id}`;
   }
 
+  /** A hash: the `notify` url and secret (read only by the delivery worker: ../notify/notifyWorker.ts). */
+  notify(id: string): string {
+    return `${this.doc(id)}:notify`;
+  }
+
   /** A: n*n float64, row-major. */
   matrix(id: string): string {
     return `${this.doc(id)}:A`;
@@ -87,6 +92,7 @@ export class JobKeys {
       ...Object.values(csrKeys(this.csr(id))),
       this.rhs(id),
       this.assignment(id),
+      this.notify(id),
       ...ALGORITHM_IDS.flatMap((a) => [this.solution(id, a), this.trace(id, a)]),
     ];
   }

@@ -34,6 +34,15 @@ const PUBLISH_STATUS = `local function publishStatus(channel)
   redis.call('PUBLISH', channel, cjson.encode(redis.call('HMGET', KEYS[1], ${STATUS_FIELDS.map((f) => `'${f}'`).join(', ')})))
 end\n`;
 
+/**
+ * A job that asked for a callback (a `notifyUrl` in its document) is put in the delivery outbox as it
+ * ends, in the same script: its callback cannot be lost between the two (../notify/notifyWorker.ts
+ * drains the outbox into the delivery queue). The outbox is named in ARGV: this service runs on one Redis.
+ */
+const NOTIFY_END = `local function notifyEnd(outbox, member)
+  if redis.call('HEXISTS', KEYS[1], 'notifyUrl') == 1 then redis.call('RPUSH', outbox, member) end
+end\n`;
+
 /** KEYS: doc, ...keys to re-expire. ARGV: ttl. */
 const EXPIRE_ALL = `local function expireAll(ttl) for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ttl) end end\n`;
 
@@ -70,12 +79,12 @@ return 0`,
   },
   /**
    * A job ends. KEYS: doc, ...its other keys. ARGV: channel, status, finishedAt, ttl,
-   * result JSON or '', error JSON or '', progress JSON or ''. No-op (0) when the document is gone
-   * or already finished.
+   * result JSON or '', error JSON or '', progress JSON or '', notify outbox, outbox member. No-op (0)
+   * when the document is gone or already finished.
    */
   lssFinish: {
     numberOfKeys: null,
-    lua: `${FINISHED}${EXPIRE_ALL}${PUBLISH_STATUS}
+    lua: `${FINISHED}${EXPIRE_ALL}${PUBLISH_STATUS}${NOTIFY_END}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 if finished(redis.call('HGET', KEYS[1], 'status')) then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'finishedAt', ARGV[3])
@@ -84,16 +93,17 @@ if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'progress', ARGV[7]) end
 expireAll(tonumber(ARGV[4]))
 publishStatus(ARGV[1])
+notifyEnd(ARGV[8], ARGV[9])
 return 1`,
   },
   /**
-   * Cancel. KEYS: doc, ...its other keys. ARGV: channel, now, ttl.
+   * Cancel. KEYS: doc, ...its other keys. ARGV: channel, now, ttl, notify outbox, outbox member.
    * Returns 'missing', a finished status (unchanged), 'cancelled-now' (was queued), or 'running'
    * (cancelRequested set; the worker stops it).
    */
   lssCancel: {
     numberOfKeys: null,
-    lua: `${FINISHED}${EXPIRE_ALL}${PUBLISH_STATUS}
+    lua: `${FINISHED}${EXPIRE_ALL}${PUBLISH_STATUS}${NOTIFY_END}
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
 local status = redis.call('HGET', KEYS[1], 'status')
 if finished(status) then return status end
@@ -102,6 +112,7 @@ if status == ${luaStatus('queued')} then
   redis.call('HSET', KEYS[1], 'status', ${luaStatus('cancelled')}, 'finishedAt', ARGV[2])
   expireAll(tonumber(ARGV[3]))
   publishStatus(ARGV[1])
+  notifyEnd(ARGV[4], ARGV[5])
   return 'cancelled-now'
 end
 return status`,

@@ -21,6 +21,7 @@ import type { StudyMatrix } from '../../solvers/studies/storedMatrix.js';
 import { MatrixNotFoundError } from '../errors.js';
 import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
 import { pageOfIndex } from '../service/listCursor.js';
+import type { WebhookTarget } from '../types.js';
 import { MatrixStore } from '../store/matrixStore.js';
 import {
   createFailFastConnection,
@@ -133,6 +134,7 @@ export class RedisStudyService implements StudyService {
     owner: string | null,
     checkSamples?: (samples: number) => void,
     requester: string | null = owner,
+    notify: WebhookTarget | null = null,
   ): Promise<Study> {
     const named = 'preset' in request ? undefined : request.matrix;
     const matrix = named ? await this.storedMatrix(named.id, requester) : null;
@@ -147,7 +149,7 @@ export class RedisStudyService implements StudyService {
       if (matrix && !(await this.store.copyMatrix(id, this.matrices.keys, matrix.id, requester)))
         throw new MatrixNotFoundError(matrix.id, ' (named by the study)');
       await this.store
-        .create({ id, owner, createdAt: new Date(now).toISOString(), request, chunks, ...(matrix ? { matrix } : {}) })
+        .create({ id, owner, createdAt: new Date(now).toISOString(), request, chunks, ...(matrix ? { matrix } : {}) }, notify)
         .catch(async (error: unknown) => {
           await this.store.remove(id, owner).catch(() => undefined);
           throw error;

@@ -19,7 +19,8 @@ import type { CsrMatrix } from '../../solvers/sparse/csr.js';
 import type { StudyRequest } from '../../solvers/studies/presets.js';
 import type { StudyMatrix } from '../../solvers/studies/storedMatrix.js';
 import { csrKeys, readCsr, type MatrixKeys } from '../store/matrixStore.js';
-import type { ProblemDetails } from '../types.js';
+import { notifyOutboxKey, outboxMember } from '../notify/notifyKeys.js';
+import type { ProblemDetails, WebhookDelivery, WebhookTarget } from '../types.js';
 import { FINISHED_STUDY_STATUSES, type StudyStatus } from './types.js';
 
 /** The document's fixed part, written once at creation. */
@@ -43,6 +44,9 @@ export interface StoredStudy {
   error: ProblemDetails | null;
   /** chunk index -> samples done. */
   done: Map<number, number>;
+  /** The callback's URL (its secret is kept apart: StudyKeys.notify), and its delivery attempts. */
+  notifyUrl: string | null;
+  deliveries: WebhookDelivery[];
 }
 
 const ACTIVE = `local function active(s) return s == 'queued' or s == 'running' end\n`;
@@ -63,9 +67,17 @@ redis.call('HSET', KEYS[3], ARGV[1], ARGV[3])
 for i = 1, #KEYS do redis.call('EXPIRE', KEYS[i], ARGV[4]) end
 redis.call('PUBLISH', ARGV[5], ARGV[6] .. ' progress')
 return 1`,
-  /** KEYS: doc, chunks, done (re-expired), then keys to delete (the matrix copy). ARGV: status, time, field, value, ttl, channel, id. */
+  /**
+   * KEYS: doc, chunks, done (re-expired), then keys to delete (the matrix copy). ARGV: status, time,
+   * field, value, ttl, channel, id, notify outbox, its member, the notify key (re-expired). A study
+   * with a callback is put in the outbox in the same script (../notify/notifyWorker.ts).
+   */
   studyFinish: `${ACTIVE}
 if not active(redis.call('HGET', KEYS[1], 'status')) then return 0 end
+if redis.call('HEXISTS', KEYS[1], 'notifyUrl') == 1 then
+  redis.call('RPUSH', ARGV[8], ARGV[9])
+  redis.call('EXPIRE', ARGV[10], ARGV[5])
+end
 redis.call('HSET', KEYS[1], 'status', ARGV[1], 'finishedAt', ARGV[2])
 if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], ARGV[3], ARGV[4]) end
 for i = 1, #KEYS do
@@ -116,6 +128,11 @@ export class StudyKeys {
     return `${this.doc(id)}:done`;
   }
 
+  /** A hash: the `notify` url and secret (read only by the delivery worker). */
+  notify(id: string): string {
+    return `${this.doc(id)}:notify`;
+  }
+
   /** The study's copy of its stored matrix: csrKeys of this base. */
   matrix(id: string): string {
     return `${this.doc(id)}:matrix`;
@@ -134,6 +151,7 @@ export class StudyKeys {
 export class StudyStore {
   readonly keys: StudyKeys;
   private readonly redis: Scripted;
+  private readonly outbox: string;
 
   constructor(
     redis: Redis,
@@ -142,16 +160,21 @@ export class StudyStore {
     private readonly ttlSeconds: number,
   ) {
     this.keys = new StudyKeys(keyPrefix, studyQueueName);
+    this.outbox = notifyOutboxKey(keyPrefix);
     for (const [name, lua] of Object.entries(SCRIPTS)) if (!(name in redis)) redis.defineCommand(name, { lua });
     this.redis = redis as Scripted;
   }
 
-  async create(record: StudyRecord): Promise<void> {
+  async create(record: StudyRecord, notify: WebhookTarget | null = null): Promise<void> {
     const doc = this.keys.doc(record.id);
     const multi = this.redis
       .multi()
-      .hset(doc, { doc: JSON.stringify(record), status: 'queued' })
+      .hset(doc, { doc: JSON.stringify(record), status: 'queued', ...(notify ? { notifyUrl: notify.url, deliveries: '[]' } : {}) })
       .expire(doc, this.ttlSeconds);
+    if (notify)
+      multi
+        .hset(this.keys.notify(record.id), { url: notify.url, secret: notify.secret })
+        .expire(this.keys.notify(record.id), this.ttlSeconds);
     // Equal scores: the index is ordered by member, and ULIDs sort by creation time.
     multi.zadd(this.keys.index, 0, record.id);
     if (record.owner !== null) multi.zadd(this.keys.ownerIndex(record.owner), 0, record.id);
@@ -169,7 +192,28 @@ export class StudyStore {
       result: fields.result ?? null,
       error: fields.error ? (JSON.parse(fields.error) as ProblemDetails) : null,
       done: new Map(Object.entries(done).map(([chunk, count]) => [Number(chunk), Number(count)])),
+      notifyUrl: fields.notifyUrl ?? null,
+      deliveries: fields.deliveries ? (JSON.parse(fields.deliveries) as WebhookDelivery[]) : [],
     };
+  }
+
+  /** The study's callback; null when it asked for none or is gone. */
+  async webhookTarget(id: string): Promise<WebhookTarget | null> {
+    const [url, secret] = await this.redis.hmget(this.keys.notify(id), 'url', 'secret');
+    return url && secret ? { url, secret } : null;
+  }
+
+  /** Records a delivery attempt on the study's document (one delivery job per study at a time writes it). */
+  async recordDelivery(id: string, delivery: WebhookDelivery, keep: number): Promise<void> {
+    const doc = this.keys.doc(id);
+    const listed = JSON.parse((await this.redis.hget(doc, 'deliveries')) ?? '[]') as WebhookDelivery[];
+    const deliveries = JSON.stringify([...listed, delivery].slice(-keep));
+    await this.redis.eval(
+      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'deliveries', ARGV[1]) end",
+      1,
+      doc,
+      deliveries,
+    );
   }
 
   async status(id: string): Promise<StudyStatus | null> {
@@ -183,8 +227,8 @@ export class StudyStore {
 
   /** A chunk's outcomes; false (nothing written) when the study is no longer active. */
   async recordChunk(id: string, chunk: number, outcome: string, samplesDone: number): Promise<boolean> {
-    // The matrix copy (if any) is re-expired with the rest: it lives as long as the running study.
-    const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id), ...this.keys.matrixParts(id)];
+    // The matrix copy and the callback (if any) are re-expired with the rest: they live as long as the running study.
+    const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id), this.keys.notify(id), ...this.keys.matrixParts(id)];
     return (await this.redis.studyChunk(keys.length, ...keys, chunk, outcome, samplesDone, this.ttlSeconds, this.keys.events, id)) === 1;
   }
 
@@ -201,7 +245,20 @@ export class StudyStore {
     const keys = [this.keys.doc(id), this.keys.chunks(id), this.keys.done(id), ...this.keys.matrixParts(id)];
     const time = new Date().toISOString();
     return (
-      (await this.redis.studyFinish(keys.length, ...keys, status, time, field ?? '', value, this.ttlSeconds, this.keys.events, id)) === 1
+      (await this.redis.studyFinish(
+        keys.length,
+        ...keys,
+        status,
+        time,
+        field ?? '',
+        value,
+        this.ttlSeconds,
+        this.keys.events,
+        id,
+        this.outbox,
+        outboxMember('study', id),
+        this.keys.notify(id),
+      )) === 1
     );
   }
 
@@ -223,7 +280,7 @@ export class StudyStore {
   async remove(id: string, owner: string | null): Promise<void> {
     const multi = this.redis
       .multi()
-      .del(this.keys.doc(id), this.keys.chunks(id), this.keys.done(id), ...this.keys.matrixParts(id))
+      .del(this.keys.doc(id), this.keys.chunks(id), this.keys.done(id), this.keys.notify(id), ...this.keys.matrixParts(id))
       .zrem(this.keys.index, id);
     if (owner !== null) multi.zrem(this.keys.ownerIndex(owner), id);
     await multi.exec();

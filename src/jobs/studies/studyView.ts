@@ -46,6 +46,7 @@ export function studyOf(plan: StudyPlan, stored: StoredStudy): Study {
     result: stored.result ? (JSON.parse(stored.result) as StudyResult) : null,
     error: stored.error,
     figures: plan.figures,
+    ...(stored.notifyUrl ? { notify: { url: stored.notifyUrl }, deliveries: stored.deliveries } : {}),
   };
 }
 

@@ -5,7 +5,7 @@
 import type { StudyResult } from '../../solvers/studies/aggregate.js';
 import type { GridParameter } from '../../solvers/studies/definition.js';
 import type { FigureSpec, StudyPreset, StudyRequest } from '../../solvers/studies/presets.js';
-import type { ProblemDetails } from '../types.js';
+import type { NotifyView, ProblemDetails, WebhookDelivery, WebhookTarget } from '../types.js';
 
 export const STUDY_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type StudyStatus = (typeof STUDY_STATUSES)[number];
@@ -43,6 +43,10 @@ export interface Study {
   result: StudyResult | null;
   error: ProblemDetails | null;
   figures: FigureSpec[];
+  /** Present when the study was submitted with `notify` (its URL; the secret is never shown). */
+  notify?: NotifyView;
+  /** The attempts to deliver the study's end to `notify.url` (present with `notify`). */
+  deliveries?: WebhookDelivery[];
 }
 
 export interface StudySummary {
@@ -74,7 +78,13 @@ export interface StudyService {
    * `checkSamples` sees the study's total sample-analyses before anything is stored (a per-key limit may throw).
    * `requester`: whose stored matrices the request may name (null: any owner's; default `owner`).
    */
-  create(request: StudyRequest, owner: string | null, checkSamples?: (samples: number) => void, requester?: string | null): Promise<Study>;
+  create(
+    request: StudyRequest,
+    owner: string | null,
+    checkSamples?: (samples: number) => void,
+    requester?: string | null,
+    notify?: WebhookTarget | null,
+  ): Promise<Study>;
   get(id: string, requester: string | null): Promise<Study>;
   list(query: { status?: StudyStatus; limit: number; cursor?: string }, requester: string | null): Promise<StudyPage>;
   cancel(id: string, requester: string | null): Promise<Study>;
