@@ -21,6 +21,8 @@ import { SplitJobTracker } from './splitAnalysis/splitJobTracker.js';
 import { JobStore } from './store/jobStore.js';
 import {
   bullmqConnectionOptions,
+  closeBullmq,
+  closeConnection,
   createResilientConnection,
   createSubscriberConnection,
   subscribeWhenReady,
@@ -31,7 +33,8 @@ export interface JobWorker {
   readonly worker: Worker<QueuedJobData, ProcessorReturn>;
   /**
    * Stop taking jobs and wait up to `timeoutMs` for running ones; after that they are left to other
-   * workers (their locks expire once this process exits).
+   * workers (their locks expire once this process exits; they resume from their checkpoints). Ends
+   * within `timeoutMs` and a second whatever Redis does, its connections no longer reconnecting.
    */
   close(timeoutMs: number): Promise<void>;
 }
@@ -139,17 +142,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   return {
     worker,
     async close(timeoutMs: number) {
-      await subscriber.quit().catch(() => subscriber.disconnect());
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      });
-      if ((await Promise.race([worker.close(), timedOut])) === 'timeout') {
+      await closeConnection(subscriber);
+      if (!(await closeBullmq(worker, timeoutMs))) {
         // Their locks expire and another worker runs them again; the process is about to exit.
-        log.warn({ timeoutMs }, 'running jobs did not finish in time; leaving them to other workers');
+        log.warn({ timeoutMs }, 'running jobs did not finish in time (or Redis is gone); leaving them to other workers');
       }
-      clearTimeout(timer);
-      await commands.quit().catch(() => commands.disconnect());
+      await closeConnection(commands);
       log.info('worker closed');
     },
   };

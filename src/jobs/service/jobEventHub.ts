@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { JobNotFoundError } from '../errors.js';
 import { fieldsFromStatusMessage, jobFromDocument } from '../store/jobDocument.js';
-import { bullmqConnectionOptions, subscribeWhenReady, withTimeout } from '../store/redisConnection.js';
+import { bullmqConnectionOptions, closeBullmq, closeConnection, subscribeWhenReady, withTimeout } from '../store/redisConnection.js';
 import { STATUS_FIELDS } from '../store/scripts.js';
 import { FINISHED_STATUSES, type AnyJobEvent, type Job, type JobEvent, type JobProgress, type JobStatus } from '../types.js';
 
@@ -114,8 +114,8 @@ export class JobEventHub {
     this.subscriptions.clear();
     this.finishedListeners.clear();
     this.allListeners.clear();
-    await this.queueEvents?.close().catch(() => undefined);
-    await this.statusSubscriber.quit().catch(() => this.statusSubscriber.disconnect());
+    if (this.queueEvents) await closeBullmq(this.queueEvents);
+    await closeConnection(this.statusSubscriber);
   }
 
   private deliver(subscription: Subscription, event: JobEvent): void {

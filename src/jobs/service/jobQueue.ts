@@ -15,7 +15,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { StoreUnavailableError } from '../errors.js';
-import { withTimeout } from '../store/redisConnection.js';
+import { closeBullmq, withTimeout } from '../store/redisConnection.js';
 import type { QueuedJobData } from '../queuedJob.js';
 import type { JobType } from '../types.js';
 
@@ -84,7 +84,7 @@ export class JobQueue {
   }
 
   async close(): Promise<void> {
-    await this.queue.close().catch(() => undefined);
+    await closeBullmq(this.queue);
   }
 
   private ready(): Queue<QueuedJobData> {

@@ -23,6 +23,8 @@ import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
 import { decodeCursor, encodeCursor } from '../service/listCursor.js';
 import { MatrixStore } from '../store/matrixStore.js';
 import {
+  closeBullmq,
+  closeConnection,
   createFailFastConnection,
   createSubscriberConnection,
   logConnectionErrors,
@@ -283,8 +285,7 @@ export class RedisStudyService implements StudyService {
     if (this.closed) return;
     this.closed = true;
     await this.hub.close();
-    await this.flow.close().catch(() => undefined);
-    await this.parents.close().catch(() => undefined);
-    for (const connection of this.connections) await connection.quit().catch(() => connection.disconnect());
+    await Promise.all([closeBullmq(this.flow), closeBullmq(this.parents)]);
+    await Promise.all(this.connections.map((connection) => closeConnection(connection)));
   }
 }
