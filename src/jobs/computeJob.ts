@@ -8,6 +8,7 @@
  * resumes the run under way from its snapshot: the outcome is the uninterrupted attempt's.
  */
 import { availableParallelism } from 'node:os';
+import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import { analyzeWork, spectralDataOf } from '../solvers/analysis/analyze.js';
 import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
 import { buildDistributedSystemWork } from '../solvers/distributed/distributedSystem.js';
@@ -16,7 +17,7 @@ import { createProblem } from '../solvers/input/createProblem.js';
 import { activeBackend, nativeBlas } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
 import type { Problem, SparseProblem } from '../solvers/problem.js';
-import { startRun, type ResumableRun, type ResumableRunOptions } from '../solvers/runner/runAlgorithm.js';
+import { startRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
 import { SnapshotMismatchError, type RunSnapshot } from '../solvers/runner/snapshot.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import type { JobCheckpointing } from './checkpoints.js';
@@ -183,44 +184,43 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   if (input.type === 'solve') {
     schedule.saveIfDue(null);
     const spectral = spectralDataOf(analysis);
+    const runOnce = async (algorithm: AlgorithmId, resumeFrom: RunSnapshot | undefined): Promise<RunResult> => {
+      applyThreadBudget(runningJobs);
+      running = startRun(system, algorithm, spectral, {
+        tolerance: input.options.tolerance,
+        maxIterations: input.options.maxIterations,
+        parameters: input.options.parameters[algorithm],
+        traceCap: settings.traceCap,
+        signal,
+        resumeFrom,
+      });
+      try {
+        return await runCooperatively(running.work, cooperative);
+      } finally {
+        running = null;
+      }
+    };
     for (const [k, algorithm] of input.algorithms.entries()) {
       if (signal.aborted) {
         cancelled = true;
         break;
       }
-      const finished = resume?.runs[k];
       let summary: RunSummary;
       let output: RunOutput;
+      const finished = resume?.runs[k];
       if (finished?.algorithm === algorithm) {
         ({ summary } = finished);
         output = { algorithm, solution: finished.solution, trace: finished.trace };
       } else {
+        // The run the checkpoint caught under way is the one after its finished runs.
+        const snapshot = k === resume?.runs.length && resume.current?.algorithm === algorithm ? resume.current : undefined;
         let run: RunResult;
-        applyThreadBudget(runningJobs);
-        const options: ResumableRunOptions = {
-          tolerance: input.options.tolerance,
-          maxIterations: input.options.maxIterations,
-          parameters: input.options.parameters[algorithm],
-          traceCap: settings.traceCap,
-          signal,
-        };
-        const snapshot = k === (resume?.runs.length ?? 0) && resume?.current?.algorithm === algorithm ? resume.current : undefined;
-        const runFrom = async (resumeFrom: RunSnapshot | undefined): Promise<RunResult> => {
-          running = startRun(system, algorithm, spectral, { ...options, resumeFrom });
-          try {
-            return await runCooperatively(running.work, cooperative);
-          } finally {
-            running = null;
-          }
-        };
         try {
-          try {
-            run = await runFrom(snapshot);
-          } catch (error) {
+          run = await runOnce(algorithm, snapshot).catch((error: unknown) => {
             if (!(error instanceof SnapshotMismatchError) || snapshot === undefined) throw error;
             settings.checkpoints?.discarded(error.message);
-            run = await runFrom(undefined);
-          }
+            return runOnce(algorithm, undefined);
+          });
         } catch (error) {
           // Runs report cancellation as a status; a CancelledError here means the run had not started.
           if (error instanceof CancelledError) {
