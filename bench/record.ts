@@ -9,6 +9,7 @@ import type { FairnessReport } from './fairness.js';
 import type { FixtureReport } from './fixtures.js';
 import type { HttpSolveReport } from './httpSolve.js';
 import type { SplitAnalysisReport, StudiesReport } from './workerStages.js';
+import type { CheckpointCostReport } from './checkpointCost.js';
 import type { JobPathReport } from './jobPath.js';
 import type { SparseProblemFile } from './sparseProblems.js';
 import type { Machine } from './machineProbe.js';
@@ -58,6 +59,8 @@ export interface RunRecord {
   sparse?: SparseProblemResult[];
   /** The job path against the library, per backend (bench/jobPath.ts). */
   jobPath?: Record<string, JobPathReport | { error: string }>;
+  /** What checkpoints cost a run, per backend (bench/checkpointCost.ts); absent before checkpoints existed. */
+  checkpointCost?: Record<string, CheckpointCostReport | { error: string }>;
   /** The full APC solve through HTTP (bench/httpSolve.ts); null when not run. */
   httpSolve?: HttpSolveReport | { error: string } | null;
   /** Experiment 1 through HTTP, 1 and 2 workers, and NumPy (bench/studies.ts, run.ts --studies); absent when not run. */

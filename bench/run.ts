@@ -57,6 +57,7 @@ import { problemLines, renderMarkdown, sparseProblemLines, targetLines } from '.
 import { evaluateTargets, type TargetRow } from './targets.js';
 import { runFairnessStage, runSplitAnalysisStage, runStudiesStage } from './workerStages.js';
 import type { HttpSolveReport } from './httpSolve.js';
+import type { CheckpointCostReport } from './checkpointCost.js';
 import type { JobPathReport } from './jobPath.js';
 import type { SparseSideReport } from './common.js';
 import { defaultSparseProblems, sparseProblemByName, type SparseProblemDefinition, writeSparseProblemCache } from './sparseProblems.js';
@@ -93,6 +94,7 @@ const { values: args } = parseArgs({
     'sparse-analysis-max-n': { type: 'string' },
     'no-job-path': { type: 'boolean', default: false },
     'job-path-iterations': { type: 'string' },
+    'no-checkpoint-cost': { type: 'boolean', default: false },
     'http-solve-n': { type: 'string' },
     'http-solve-m': { type: 'string' },
     'http-solve-max-iterations': { type: 'string' },
@@ -250,6 +252,24 @@ async function runJobPath(backends: BackendName[]): Promise<Record<string, JobPa
   return out;
 }
 
+/**
+ * What checkpoints cost a run (bench/checkpointCost.ts), one process per backend: 65 s runs at the
+ * default interval (quick: 6 s runs every 2 s, a smoke test of the path).
+ */
+async function runCheckpointCost(backends: BackendName[]): Promise<Record<string, CheckpointCostReport | { error: string }>> {
+  const out: Record<string, CheckpointCostReport | { error: string }> = {};
+  const options = quick ? ['--n', '500', '--seconds', '6', '--interval-ms', '2000'] : [];
+  for (const backend of backends) {
+    log(`\ncheckpoints (${backend}): the same runs with checkpoints and without`);
+    const result = await runChild(process.execPath, [...NODE_TSX, join(BENCH, 'checkpointCost.ts'), backend, ...options], {
+      timeoutMs: CHILD_TIMEOUT_MS,
+    });
+    for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
+    out[backend] = lastJson<CheckpointCostReport>(result, `checkpointCost.ts ${backend}`);
+  }
+  return out;
+}
+
 /** The full APC solve through HTTP (bench/httpSolve.ts). */
 async function runHttpSolve(options: { n: number; m: number; maxIterations: number }): Promise<HttpSolveReport | { error: string }> {
   log(`\nAPC solve through HTTP: Poisson n = ${options.n}, m = ${options.m} (upload, job, trace, solution)`);
@@ -346,6 +366,7 @@ async function main(): Promise<void> {
 
   const fixtures = args['no-fixtures'] ? {} : await runFixtures(backends);
   const jobPath = args['no-job-path'] ? {} : await runJobPath(backends);
+  const checkpointCost = args['no-checkpoint-cost'] ? {} : await runCheckpointCost(backends);
   const httpSolveResult = httpSolve ? await runHttpSolve(httpSolve) : null;
   const studiesResult = studiesStage ? await runStudiesStage(studiesStage) : null;
   const splitResult = splitStage ? await runSplitAnalysisStage(splitStage) : null;
@@ -373,6 +394,7 @@ async function main(): Promise<void> {
     totalSeconds: (performance.now() - started) / 1e3,
     sparse,
     jobPath,
+    checkpointCost,
     httpSolve: httpSolveResult,
     studies: studiesResult,
     splitAnalysis: splitResult,

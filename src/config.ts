@@ -68,6 +68,11 @@ const configSchema = z.object({
   STALLED_INTERVAL_MS: integer(30_000, 1000),
   /** Interval between progress reports of a running job (at most 250 ms). */
   PROGRESS_INTERVAL_MS: integer(200, 10).pipe(z.number().max(250)),
+  /**
+   * Interval between two checkpoints of a running job (its analysis once done, the runs it finished,
+   * the state of the run under way), from which a retried attempt resumes; 0: no checkpoints.
+   */
+  CHECKPOINT_INTERVAL_MS: integer(30_000, 0),
   /** Interval of the comment lines that keep an idle event stream (GET /v1/jobs/{id}/events) open. */
   SSE_HEARTBEAT_MS: integer(15_000, 100),
   /** Grace period for running jobs on SIGTERM/SIGINT before the process exits. */

@@ -3,7 +3,8 @@
  * sandboxed child processes). Without REDIS_URL a private redis-server is started first, keeping its
  * data in DATA_DIR (append-only file; one service per DATA_DIR, see src/jobs/dataDirLock.ts).
  * Shutdown (SIGTERM/SIGINT): stop accepting requests, let running jobs finish (up to
- * SHUTDOWN_TIMEOUT_MS), close Redis connections, stop the embedded redis-server last.
+ * SHUTDOWN_TIMEOUT_MS), close Redis connections, stop the embedded redis-server last; the process
+ * ends within SHUTDOWN_TIMEOUT_MS and a second whatever Redis does (./shutdown.ts).
  */
 import { buildApp } from './api/app.js';
 import { loadConfig } from './config.js';
@@ -14,6 +15,7 @@ import { createLogger } from './jobs/logger.js';
 import { RedisJobService } from './jobs/redisJobService.js';
 import { startWorker } from './jobs/worker.js';
 import { RedisStudyService } from './jobs/studies/redisStudyService.js';
+import { settlesWithin } from './jobs/store/redisConnection.js';
 import { startStudyWorker } from './jobs/studies/studyWorker.js';
 import { onShutdownSignal } from './shutdown.js';
 
@@ -52,11 +54,11 @@ const app = await buildApp({ config, jobService, studyService, logger });
 const address = await app.listen({ host: config.HOST, port: config.PORT });
 logger.info({ url: address, docs: `${address}/docs`, redis: config.REDIS_URL }, `service listening on ${address}`);
 
-onShutdownSignal(logger, async () => {
-  await app.close();
-  await Promise.all([worker.close(config.SHUTDOWN_TIMEOUT_MS), studyWorker.close(config.SHUTDOWN_TIMEOUT_MS)]);
-  await studyService.close();
-  await jobService.close();
+onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async (budget) => {
+  // Ends the event streams; a request still under way (an upload) does not hold up the workers' grace.
+  if (!(await settlesWithin(app.close(), budget.left()))) logger.warn('requests still under way; closing anyway');
+  await Promise.all([worker.close(budget.left()), studyWorker.close(budget.left())]);
+  await Promise.all([studyService.close(), jobService.close()]);
   await embedded?.stop();
   await dataLock?.release();
 });

@@ -38,7 +38,7 @@ export async function toJobSpec(body: CreateJobRequest, config: Config, matrices
     const stored = await matrices.use(body.matrix.id);
     n = stored.n;
     storage = storageOfStoredMatrix(stored.id, n, { maxNSparse: config.MAX_N_SPARSE });
-    matrix = { kind: 'stored', matrixId: stored.id };
+    matrix = { kind: 'stored', matrixId: stored.id, nnz: stored.nnz };
   } else if (body.matrix.format === 'generator') {
     const { format: _format, ...spec } = body.matrix;
     atField(matrixPointer('generator'), () => validateGeneratorSpec(spec, limits));

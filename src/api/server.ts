@@ -7,6 +7,7 @@ import { checkAuthMode } from '../jobs/keys/authStartup.js';
 import { createLogger } from '../jobs/logger.js';
 import { RedisJobService } from '../jobs/redisJobService.js';
 import { RedisStudyService } from '../jobs/studies/redisStudyService.js';
+import { settlesWithin } from '../jobs/store/redisConnection.js';
 import { onShutdownSignal } from '../shutdown.js';
 import { buildApp } from './app.js';
 
@@ -27,8 +28,7 @@ const app = await buildApp({ config, jobService, studyService, logger });
 const address = await app.listen({ host: config.HOST, port: config.PORT });
 logger.info({ url: address, redis: config.REDIS_URL }, `API listening on ${address}`);
 
-onShutdownSignal(logger, async () => {
-  await app.close();
-  await studyService.close();
-  await jobService.close();
+onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async (budget) => {
+  if (!(await settlesWithin(app.close(), budget.left()))) logger.warn('requests still under way; closing anyway');
+  await Promise.all([studyService.close(), jobService.close()]);
 });

@@ -3,8 +3,12 @@
  * it, then (solve jobs) run each requested algorithm, all through runCooperatively so that the
  * process stays responsive (cancel messages, progress reports) during long factorizations and runs.
  * Each stage runs on the job's share of the host's cores (threadBudget).
+ * With checkpoints (./checkpoints.ts) an attempt saves what it has done every interval, and an
+ * attempt given an earlier one's checkpoint takes its analysis and finished runs as they are and
+ * resumes the run under way from its snapshot: the outcome is the uninterrupted attempt's.
  */
 import { availableParallelism } from 'node:os';
+import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import { analyzeWork, spectralDataOf } from '../solvers/analysis/analyze.js';
 import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
 import { buildDistributedSystemWork } from '../solvers/distributed/distributedSystem.js';
@@ -13,9 +17,12 @@ import { createProblem } from '../solvers/input/createProblem.js';
 import { activeBackend, nativeBlas } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
 import type { Problem, SparseProblem } from '../solvers/problem.js';
-import { runAlgorithmWork } from '../solvers/runner/runAlgorithm.js';
+import { startRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
+import { SnapshotMismatchError, type RunSnapshot } from '../solvers/runner/snapshot.js';
 import type { RunResult } from '../solvers/runner/types.js';
+import type { JobCheckpointing } from './checkpoints.js';
 import { RunningJobs } from './runningJobs.js';
+import type { JobCheckpoint } from './store/checkpointCodec.js';
 import type { RunOutput } from './store/jobStore.js';
 import type { ReadyJob } from './store/readyJob.js';
 import type { JobResult, RunSummary } from './types.js';
@@ -31,6 +38,8 @@ export interface ComputeSettings {
   sliceMs?: number;
   /** Where the jobs running on this host are counted for the thread budget (default: the host's registry). */
   runningJobs?: RunningJobs;
+  /** Checkpoints of this attempt; absent: nothing saved, nothing resumed. */
+  checkpoints?: JobCheckpointing;
 }
 
 export interface ComputeOutcome {
@@ -112,11 +121,45 @@ export async function computeJob(input: ComputeInput, settings: ComputeSettings)
   }
 }
 
+/**
+ * When an attempt saves its checkpoint: at most once per interval, looked at while a run waits
+ * between two iterations (from the progress path: every time slice) and when a stage ends.
+ */
+class CheckpointSchedule {
+  private lastSave = performance.now();
+  /** The analysis and the runs that ended, as saved with every checkpoint. */
+  readonly done: JobCheckpoint = { analysis: null, runs: [], current: null };
+
+  constructor(private readonly checkpoints: JobCheckpointing | undefined) {}
+
+  /**
+   * Saves the work done when the interval has passed, with the snapshot of the run under way
+   * (`running`; null between runs). A run that cannot be snapshotted now is looked at again later:
+   * saving without it would replace a checkpoint that has it.
+   */
+  saveIfDue(running: ResumableRun | null): void {
+    const { checkpoints } = this;
+    if (checkpoints === undefined || checkpoints.intervalMs === 0 || performance.now() - this.lastSave < checkpoints.intervalMs) return;
+    const current = running === null ? null : running.snapshot();
+    if (running !== null && current === null) return;
+    checkpoints.save({ ...this.done, current });
+    this.lastSave = performance.now();
+  }
+}
+
 async function computeStages(input: ComputeInput, settings: ComputeSettings, runningJobs: RunningJobs): Promise<ComputeOutcome> {
   const { signal } = settings;
   const sliceMs = settings.sliceMs ?? 20;
+  const resume = settings.checkpoints?.resumeFrom ?? null;
+  const schedule = new CheckpointSchedule(settings.checkpoints);
+  let running: ResumableRun | null = null;
   // Progress is throttled by the caller; hand it every snapshot the work yields, at slice pace.
-  const cooperative: CooperativeOptions = { signal, onProgress: settings.onProgress, progressIntervalMs: sliceMs, sliceMs };
+  const onProgress = (progress: WorkProgress): void => {
+    settings.onProgress(progress);
+    // runCooperatively reports while the work waits at a yield: a run can be snapshotted now.
+    if (running !== null) schedule.saveIfDue(running);
+  };
+  const cooperative: CooperativeOptions = { signal, onProgress, progressIntervalMs: sliceMs, sliceMs };
   const problem = problemOf(input);
 
   let analysis;
@@ -124,50 +167,79 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   try {
     applyThreadBudget(runningJobs);
     system = await runCooperatively(buildDistributedSystemWork(problem), cooperative);
-    applyThreadBudget(runningJobs);
-    analysis = await runCooperatively(analyzeWork(system, { tolerance: input.options.tolerance }), cooperative);
+    if (resume?.analysis) analysis = resume.analysis;
+    else {
+      applyThreadBudget(runningJobs);
+      analysis = await runCooperatively(analyzeWork(system, { tolerance: input.options.tolerance }), cooperative);
+    }
   } catch (error) {
     if (error instanceof CancelledError) return { status: 'cancelled', runs: [] };
     throw error;
   }
+  schedule.done.analysis = analysis;
 
   const result: JobResult = { analysis, runs: {} };
   const runs: RunOutput[] = [];
   let cancelled = false;
   if (input.type === 'solve') {
+    schedule.saveIfDue(null);
     const spectral = spectralDataOf(analysis);
-    for (const algorithm of input.algorithms) {
+    const runOnce = async (algorithm: AlgorithmId, resumeFrom: RunSnapshot | undefined): Promise<RunResult> => {
+      applyThreadBudget(runningJobs);
+      running = startRun(system, algorithm, spectral, {
+        tolerance: input.options.tolerance,
+        maxIterations: input.options.maxIterations,
+        parameters: input.options.parameters[algorithm],
+        traceCap: settings.traceCap,
+        signal,
+        resumeFrom,
+      });
+      try {
+        return await runCooperatively(running.work, cooperative);
+      } finally {
+        running = null;
+      }
+    };
+    for (const [k, algorithm] of input.algorithms.entries()) {
       if (signal.aborted) {
         cancelled = true;
         break;
       }
-      let run: RunResult;
-      applyThreadBudget(runningJobs);
-      try {
-        run = await runCooperatively(
-          runAlgorithmWork(system, algorithm, spectral, {
-            tolerance: input.options.tolerance,
-            maxIterations: input.options.maxIterations,
-            parameters: input.options.parameters[algorithm],
-            traceCap: settings.traceCap,
-            signal,
-          }),
-          cooperative,
-        );
-      } catch (error) {
-        // Runs report cancellation as a status; a CancelledError here means the run had not started.
-        if (error instanceof CancelledError) {
-          cancelled = true;
-          break;
+      let summary: RunSummary;
+      let output: RunOutput;
+      const finished = resume?.runs[k];
+      if (finished?.algorithm === algorithm) {
+        ({ summary } = finished);
+        output = { algorithm, solution: finished.solution, trace: finished.trace };
+      } else {
+        // The run the checkpoint caught under way is the one after its finished runs.
+        const snapshot = k === resume?.runs.length && resume.current?.algorithm === algorithm ? resume.current : undefined;
+        let run: RunResult;
+        try {
+          run = await runOnce(algorithm, snapshot).catch((error: unknown) => {
+            if (!(error instanceof SnapshotMismatchError) || snapshot === undefined) throw error;
+            settings.checkpoints?.discarded(error.message);
+            return runOnce(algorithm, undefined);
+          });
+        } catch (error) {
+          // Runs report cancellation as a status; a CancelledError here means the run had not started.
+          if (error instanceof CancelledError) {
+            cancelled = true;
+            break;
+          }
+          throw error;
         }
-        throw error;
+        summary = summarizeRun(run);
+        output = { algorithm, solution: run.solution, trace: run.trace };
       }
-      result.runs[algorithm] = summarizeRun(run);
-      runs.push({ algorithm, solution: run.solution, trace: run.trace });
-      if (run.status === 'cancelled') {
+      result.runs[algorithm] = summary;
+      runs.push(output);
+      if (summary.status === 'cancelled') {
         cancelled = true;
         break;
       }
+      schedule.done.runs.push({ ...output, summary });
+      schedule.saveIfDue(null);
     }
   }
   return { status: cancelled ? 'cancelled' : 'succeeded', result, runs };

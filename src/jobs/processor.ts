@@ -3,7 +3,9 @@
  * from job to job) and calls the default export for each job, whose BullMQ data is only the job
  * id. It orchestrates: JobStore.begin (marks the attempt started and returns the job ready to
  * compute, from the job document and its stored inputs), computeJob (through runCooperatively: the
- * child's event loop stays free to receive Cancel and send progress), JobStore.finish.
+ * child's event loop stays free to receive Cancel and send progress), JobStore.finish. Every
+ * CHECKPOINT_INTERVAL_MS the attempt stores a checkpoint, which a retried attempt resumes from
+ * (./checkpoints.ts).
  *
  * Outcomes: succeeded (returns); cancelled, or failed on a mathematical problem (document written,
  * then UnrecoverableError so BullMQ does not retry); anything else is rethrown as is, and BullMQ
@@ -15,12 +17,14 @@ import type { Config } from '../config.js';
 import type { WorkProgress } from '../solvers/cooperative.js';
 import { SolverError } from '../solvers/errors.js';
 import { useBackend } from '../solvers/linalg/backend.js';
+import { CheckpointWriter } from './checkpoints.js';
 import { computeJob } from './computeJob.js';
 import { JobError } from './errors.js';
 import { createLogger } from './logger.js';
 import { problemFromTypedError } from './problems.js';
 import { isSplitJob, processSplitJob, splitAnalysisApplies, startSplitAnalysis } from './splitAnalysis/splitAnalysisFlow.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
+import { CheckpointUnreadableError, decodeCheckpoint, type JobCheckpoint } from './store/checkpointCodec.js';
 import { JobStore } from './store/jobStore.js';
 import { createResilientConnection } from './store/redisConnection.js';
 import type { JobProgress } from './types.js';
@@ -94,11 +98,20 @@ export default async function processJob(
     const stop = new AbortController();
     if (abort.aborted) stop.abort(abort.reason);
     else abort.addEventListener('abort', () => stop.abort(abort.reason), { once: true });
+    const checkpoints = new CheckpointWriter((bytes) => store.saveCheckpoint(id, bytes), log);
     const outcome = await computeJob(ready, {
       signal: stop.signal,
       onProgress: progressReporter(job, store, id, config.PROGRESS_INTERVAL_MS, log, () => stop.abort('cancel requested')),
       traceCap: config.TRACE_CAP,
+      checkpoints: {
+        resumeFrom: await earlierCheckpoint(store, id, log),
+        intervalMs: config.CHECKPOINT_INTERVAL_MS,
+        save: (checkpoint) => checkpoints.save(checkpoint),
+        discarded: (reason) => log.warn({ reason }, 'the checkpoint does not fit this run; it starts over'),
+      },
     });
+    // A checkpoint written after finish() would be refused (the job no longer runs); this only keeps the order plain.
+    await checkpoints.flush();
     const elapsedMs = Math.round(performance.now() - began);
     if (outcome.status === 'cancelled') {
       await store.finish(id, { status: 'cancelled', result: outcome.result, runs: outcome.runs });
@@ -120,6 +133,31 @@ export default async function processJob(
     }
     if (!(error instanceof UnrecoverableError)) log.error({ err: error }, 'job attempt failed');
     throw error;
+  }
+}
+
+/** What an earlier attempt of the job saved (../checkpoints.ts), or null: none, or one this version cannot read (logged). */
+async function earlierCheckpoint(store: JobStore, id: string, log: Logger): Promise<JobCheckpoint | null> {
+  const bytes = await store.checkpoint(id);
+  if (bytes === null) return null;
+  try {
+    const checkpoint = decodeCheckpoint(bytes);
+    const { current } = checkpoint;
+    log.info(
+      {
+        bytes: bytes.length,
+        analysis: checkpoint.analysis !== null,
+        runsDone: checkpoint.runs.length,
+        run: current?.algorithm,
+        iteration: current?.iteration,
+      },
+      'resuming from the checkpoint of an earlier attempt',
+    );
+    return checkpoint;
+  } catch (error) {
+    if (!(error instanceof CheckpointUnreadableError)) throw error;
+    log.warn({ reason: error.message, bytes: bytes.length }, 'the stored checkpoint is unreadable; the job starts over');
+    return null;
   }
 }
 

@@ -24,6 +24,7 @@ import { ServiceHealth } from './service/serviceHealth.js';
 import { JobStore } from './store/jobStore.js';
 import { MatrixStore } from './store/matrixStore.js';
 import {
+  closeConnection,
   createFailFastConnection,
   createSubscriberConnection,
   logConnectionErrors,
@@ -146,6 +147,6 @@ export class RedisJobService implements JobService {
     this.closed = true;
     await this.events.close();
     await this.queue.close();
-    for (const connection of this.connections) await connection.quit().catch(() => connection.disconnect());
+    await Promise.all(this.connections.map((connection) => closeConnection(connection)));
   }
 }

@@ -115,7 +115,7 @@ export interface JobSpec {
     | { kind: 'csr'; A: CsrMatrix; format: 'coo' | 'matrix-market' }
     | { kind: 'generator'; spec: GeneratorSpec }
     /** A matrix uploaded with POST /v1/matrices, read by the worker. */
-    | { kind: 'stored'; matrixId: string };
+    | { kind: 'stored'; matrixId: string; nnz: number };
   /** The storage the job is planned to compute on (the worker reports the one it ran on). */
   storage: MatrixStorage;
   /** Null: b = A * ones(n), so x* = ones(n) is known. */

@@ -28,6 +28,8 @@ import { SplitJobTracker } from './splitAnalysis/splitJobTracker.js';
 import { JobStore } from './store/jobStore.js';
 import {
   bullmqConnectionOptions,
+  closeBullmq,
+  closeConnection,
   createResilientConnection,
   createSubscriberConnection,
   subscribeWhenReady,
@@ -41,7 +43,8 @@ export interface JobWorker {
   readonly smallJobs: Worker<QueuedJobData, ProcessorReturn>;
   /**
    * Stop taking jobs and wait up to `timeoutMs` for running ones; after that they are left to other
-   * workers (their locks expire once this process exits).
+   * workers (their locks expire once this process exits; they resume from their checkpoints). Ends
+   * within `timeoutMs` and a second whatever Redis does, its connections no longer reconnecting.
    */
   close(timeoutMs: number): Promise<void>;
 }
@@ -178,19 +181,15 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
     worker,
     smallJobs,
     async close(timeoutMs: number) {
-      await subscriber.quit().catch(() => subscriber.disconnect());
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      });
-      if ((await Promise.race([Promise.all(workers.map((w) => w.close())), timedOut])) === 'timeout') {
+      await closeConnection(subscriber);
+      const closed = await Promise.all(workers.map((w) => closeBullmq(w, timeoutMs)));
+      if (!closed.every(Boolean)) {
         // Their locks expire and another worker runs them again; the process is about to exit.
-        log.warn({ timeoutMs }, 'running jobs did not finish in time; leaving them to other workers');
+        log.warn({ timeoutMs }, 'running jobs did not finish in time (or Redis is gone); leaving them to other workers');
       }
-      clearTimeout(timer);
       await notify.close().catch((err: unknown) => log.warn({ err }, 'could not close the callback delivery'));
-      await mainQueue.close().catch(() => undefined);
-      await commands.quit().catch(() => commands.disconnect());
+      await closeBullmq(mainQueue);
+      await closeConnection(commands);
       log.info('worker closed');
     },
   };

@@ -18,6 +18,6 @@ if (!config.REDIS_URL) {
 const worker = await startWorker(config, logger);
 // Study chunks and aggregations (POST /v1/studies), next to the jobs.
 const studyWorker = await startStudyWorker(config, logger);
-onShutdownSignal(logger, async () => {
-  await Promise.all([worker.close(config.SHUTDOWN_TIMEOUT_MS), studyWorker.close(config.SHUTDOWN_TIMEOUT_MS)]);
+onShutdownSignal(logger, config.SHUTDOWN_TIMEOUT_MS, async (budget) => {
+  await Promise.all([worker.close(budget.left()), studyWorker.close(budget.left())]);
 });

@@ -31,14 +31,19 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Starts `node --import tsx src/main.ts` (no REDIS_URL: the embedded, durable redis-server). */
-export function spawnService(env: Record<string, string>): ServiceProcess {
+/**
+ * Starts `node --import tsx src/main.ts` (no REDIS_URL: the embedded, durable redis-server).
+ * `processGroup`: as the leader of a process group of its own (its redis-server and sandboxed
+ * children in it), which a signal can reach as a whole, as Ctrl-C in a terminal does.
+ */
+export function spawnService(env: Record<string, string>, options: { processGroup?: boolean } = {}): ServiceProcess {
   const childEnv: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', LOG_LEVEL: 'info', ...env };
   delete childEnv.REDIS_URL;
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     env: childEnv,
     stdio: ['ignore', 'pipe', 'pipe'],
+    detached: options.processGroup ?? false,
   });
   let output = '';
   const collect = (chunk: Buffer): void => {

@@ -81,7 +81,7 @@ describe('small-job predictions', () => {
     const sparse = { kind: 'csr', A: csr, format: 'coo' } as const;
     expect(predictedFlops({ n: 4, matrix: sparse, algorithms: ['apc'], options })).toBe(10 * 64 + 20_000 * 4 * 4);
     // A stored matrix's size is not in the request.
-    expect(predictedFlops({ n: 4, matrix: { kind: 'stored', matrixId: 'x' }, algorithms: [], options })).toBe(Infinity);
+    expect(predictedFlops({ n: 4, matrix: { kind: 'stored', matrixId: 'x', nnz: 10 }, algorithms: [], options })).toBe(Infinity);
   });
 
   it("finds issue 23's tiny analyze job small and its long solves not, nor anything when the limit is 0", () => {

@@ -16,12 +16,9 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Config } from '../../config.js';
 import { jobQueueNames } from '../../jobs/queuedJob.js';
 import { studyQueueNames } from '../../jobs/studies/studyQueues.js';
-import { bullmqConnectionOptions } from '../../jobs/store/redisConnection.js';
+import { bullmqConnectionOptions, closeBullmq } from '../../jobs/store/redisConnection.js';
 
 export const QUEUE_BOARD_PATH = '/admin/queues';
-
-/** Longest wait for the board's queue connections to close with the app. */
-const CLOSE_TIMEOUT_MS = 2000;
 
 export interface QueueBoardOptions {
   config: Config;
@@ -59,9 +56,7 @@ export const queueBoard: FastifyPluginAsync<QueueBoardOptions> = async (app, { c
 
   app.addHook('onClose', async () => {
     // A queue whose connection never became ready (Redis down when the app was built) can wait forever
-    // in close() and in disconnect(): neither may hold the server's close longer than CLOSE_TIMEOUT_MS.
-    const timeout = () => new Promise<void>((resolve) => setTimeout(resolve, CLOSE_TIMEOUT_MS).unref());
-    await Promise.race([Promise.all(queues.map((queue) => queue.close().catch(() => undefined))), timeout()]);
-    await Promise.race([Promise.all(queues.map((queue) => queue.disconnect().catch(() => undefined))), timeout()]);
+    // in close() and in disconnect(): neither may hold the server's close (closeBullmq bounds it).
+    await Promise.all(queues.map((queue) => closeBullmq(queue)));
   });
 };

@@ -11,7 +11,7 @@ import fastifyRateLimit from '@fastify/rate-limit';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { RateLimitedError } from '../../jobs/errors.js';
-import { createFailFastConnection } from '../../jobs/store/redisConnection.js';
+import { closeConnection, createFailFastConnection } from '../../jobs/store/redisConnection.js';
 
 const WINDOW_MS = 1000;
 
@@ -24,7 +24,7 @@ export async function installRateLimit(
   const redis = createFailFastConnection(config.REDIS_URL, 'lss-api-rate-limit');
   redis.on('error', () => undefined); // the job layer's connections log Redis' state
   app.addHook('onClose', async () => {
-    await redis.quit().catch(() => redis.disconnect());
+    await closeConnection(redis);
   });
   await app.register(fastifyRateLimit, {
     global: true,

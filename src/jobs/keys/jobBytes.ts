@@ -2,8 +2,11 @@
  * The bytes a job will keep stored, counted against its key's MAX_STORED_BYTES_PER_KEY when it is
  * created (an upper estimate: the outputs are not known yet): its binary inputs, and for each
  * algorithm a solution (n float64) and a trace of at most TRACE_CAP points (an int32 iteration and
- * three float64 series), plus the document, whose result holds the m x m principal angles.
+ * three float64 series), plus the document, whose result holds the m x m principal angles, plus the
+ * checkpoint a running solve keeps (../checkpoints.ts; deleted when it ends).
  */
+import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
+import { nnzOf } from '../../solvers/sparse/csr.js';
 import type { JobSpec } from '../types.js';
 
 const DOCUMENT_BYTES = 4096;
@@ -16,7 +19,41 @@ export function storedBytesOfJob(spec: JobSpec, traceCap: number): number {
   const matrix = 'A' in spec.matrix ? typedArrayBytes(spec.matrix.A) : 0;
   const inputs = matrix + (spec.rhs?.byteLength ?? 0) + spec.assignment.byteLength;
   const outputs = spec.algorithms.length * (spec.n * 8 + traceCap * TRACE_POINT_BYTES);
-  return inputs + outputs + DOCUMENT_BYTES + spec.m * spec.m * JSON_NUMBER_BYTES;
+  const angles = spec.m * spec.m * JSON_NUMBER_BYTES;
+  return inputs + outputs + DOCUMENT_BYTES + angles + checkpointBytesOfJob(spec, traceCap);
+}
+
+/**
+ * The largest checkpoint of a solve job (0 for an analysis: it saves none): the analysis, the runs
+ * that ended (their outputs again) and the state of the run under way with its trace, the largest
+ * state of the job's algorithms (../../solvers/algorithms: IterativeMethod.state).
+ */
+export function checkpointBytesOfJob(spec: JobSpec, traceCap: number): number {
+  if (spec.type !== 'solve' || spec.algorithms.length === 0) return 0;
+  const outputs = spec.algorithms.length * (spec.n * 8 + traceCap * TRACE_POINT_BYTES);
+  const state = Math.max(...spec.algorithms.map((algorithm) => stateDoubles(algorithm, spec)));
+  return DOCUMENT_BYTES + spec.m * spec.m * JSON_NUMBER_BYTES + outputs + state * 8 + traceCap * TRACE_POINT_BYTES;
+}
+
+/** Doubles of a run's state: the estimate, and what the method carries beside it. */
+function stateDoubles(algorithm: AlgorithmId, spec: JobSpec): number {
+  const { n, m } = spec;
+  switch (algorithm) {
+    case 'dgd':
+    case 'cimmino':
+      return n;
+    case 'dhbm':
+    case 'dnag':
+      return 2 * n;
+    case 'apc':
+    case 'mlm': {
+      // xbar and the machines' estimates: m of them on dense storage; on CSR y and each machine's
+      // offsets on its column support (at most one column per stored entry), plus two measures.
+      if (spec.storage === 'dense') return n + m * n + 2;
+      const nnz = spec.matrix.kind === 'csr' ? nnzOf(spec.matrix.A) : spec.matrix.kind === 'stored' ? spec.matrix.nnz : m * n;
+      return 2 * n + Math.min(nnz, m * n) + 2;
+    }
+  }
 }
 
 /** The bytes of a matrix's arrays, whatever its storage (dense data, or CSR rowPtr, colIdx, values). */

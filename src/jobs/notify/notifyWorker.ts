@@ -14,7 +14,7 @@ import { Queue, UnrecoverableError, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
-import { bullmqConnectionOptions, createResilientConnection } from '../store/redisConnection.js';
+import { bullmqConnectionOptions, closeBullmq, createResilientConnection } from '../store/redisConnection.js';
 import type { WebhookDelivery, WebhookTarget } from '../types.js';
 import { deliver } from './deliver.js';
 import { notifyInflightKey, notifyOutboxKey, notifyQueueName, type NotifiedKind } from './notifyKeys.js';
@@ -155,11 +155,12 @@ export async function startNotifyWorker(
   log.info({ queue: name, allowedHosts: config.WEBHOOK_ALLOWED_HOSTS }, 'callback delivery ready');
   return {
     async close() {
+      // Each step bounded, whatever Redis does (the shutdown's budget, ../store/redisConnection.ts).
       closed = true;
-      await worker.close();
+      await closeBullmq(worker);
       blocking.disconnect();
       await drained;
-      await queue.close().catch(() => undefined);
+      await closeBullmq(queue);
     },
   };
 }

@@ -21,7 +21,7 @@ import type { Config } from '../../config.js';
 import { JobNotFoundError } from '../errors.js';
 import { jobQueueNames } from '../queuedJob.js';
 import { fieldsFromStatusMessage, jobFromDocument } from '../store/jobDocument.js';
-import { bullmqConnectionOptions, subscribeWhenReady, withTimeout } from '../store/redisConnection.js';
+import { bullmqConnectionOptions, closeBullmq, closeConnection, subscribeWhenReady, withTimeout } from '../store/redisConnection.js';
 import { STATUS_FIELDS } from '../store/scripts.js';
 import { FINISHED_STATUSES, type AnyJobEvent, type Job, type JobEvent, type JobProgress, type JobStatus } from '../types.js';
 
@@ -117,8 +117,8 @@ export class JobEventHub {
     this.subscriptions.clear();
     this.finishedListeners.clear();
     this.allListeners.clear();
-    await Promise.all(this.queueEvents.map((events) => events.close().catch(() => undefined)));
-    await this.statusSubscriber.quit().catch(() => this.statusSubscriber.disconnect());
+    await Promise.all(this.queueEvents.map((events) => closeBullmq(events)));
+    await closeConnection(this.statusSubscriber);
   }
 
   private deliver(subscription: Subscription, event: JobEvent): void {

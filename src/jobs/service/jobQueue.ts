@@ -16,7 +16,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { StoreUnavailableError } from '../errors.js';
-import { withTimeout } from '../store/redisConnection.js';
+import { closeBullmq, withTimeout } from '../store/redisConnection.js';
 import { jobQueueNames, type QueuedJobData } from '../queuedJob.js';
 import type { JobType } from '../types.js';
 
@@ -102,7 +102,7 @@ export class JobQueue {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.queue, this.smallJobs].map((queue) => queue.close().catch(() => undefined)));
+    await Promise.all([this.queue, this.smallJobs].map((queue) => closeBullmq(queue)));
   }
 
   private async bothReady(): Promise<void> {

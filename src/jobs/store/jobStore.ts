@@ -214,7 +214,21 @@ export class JobStore {
   }
 
   /**
-   * Store the runs' solutions and traces and finish the document, in one MULTI. Returns false when
+   * Stores a running job's checkpoint (./checkpointCodec.ts), replacing the previous one; false when
+   * the job is no longer running (nothing written).
+   */
+  async saveCheckpoint(id: string, bytes: Buffer): Promise<boolean> {
+    return (await runScript(this.redis, 'lssCheckpoint', [this.keys.doc(id), this.keys.checkpoint(id)], [bytes])) === 1;
+  }
+
+  /** The job's latest checkpoint, as stored; null when none was saved (or the job finished). */
+  async checkpoint(id: string): Promise<Buffer | null> {
+    return this.redis.getBuffer(this.keys.checkpoint(id));
+  }
+
+  /**
+   * Store the runs' solutions and traces and finish the document, in one MULTI; the checkpoint, of
+   * no use once the job has ended, is deleted. Returns false when
    * the document was already finished or gone (then nothing about it changed).
    */
   async finish(id: string, outcome: Outcome): Promise<boolean> {
@@ -225,6 +239,7 @@ export class JobStore {
       multi.set(keys.solution(id, run.algorithm), bytesOf(run.solution), 'EX', ttl);
       writeTrace(multi, keys.trace(id, run.algorithm), run.trace, ttl);
     }
+    multi.del(keys.checkpoint(id));
     queueScript(multi, 'lssFinish', keys.allOf(id), [
       keys.statusChannel,
       outcome.status,

@@ -65,6 +65,14 @@ export class JobKeys {
     return `${this.doc(id)}:trace:${algorithm}`;
   }
 
+  /**
+   * A running job's latest checkpoint (./checkpointCodec.ts: one binary string, replaced at every
+   * save), deleted when the job finishes and expiring with the document.
+   */
+  checkpoint(id: string): string {
+    return `${this.doc(id)}:checkpoint`;
+  }
+
   /** Sorted set of one owner's (API key's) job ids, as `index` (GET /v1/jobs for a tenant). */
   ownerIndex(owner: string): string {
     return `${this.base}:owner:${owner}:index`;
@@ -94,6 +102,7 @@ export class JobKeys {
       this.assignment(id),
       this.notify(id),
       ...ALGORITHM_IDS.flatMap((a) => [this.solution(id, a), this.trace(id, a)]),
+      this.checkpoint(id),
     ];
   }
 }

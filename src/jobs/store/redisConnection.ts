@@ -130,3 +130,53 @@ export function logConnectionErrors(redis: Redis, log: Logger, name: string): vo
     lastLogged = 0;
   });
 }
+
+/** How long closing one connection or one BullMQ object may wait on Redis before it is dropped. */
+export const CLOSE_TIMEOUT_MS = 500;
+
+/** Whether `promise` settles (resolves or rejects: the rejection is swallowed) within `ms`. */
+export async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), Math.max(0, ms));
+  });
+  try {
+    return await Promise.race([
+      promise.then(
+        () => true,
+        () => true,
+      ),
+      timeout,
+    ]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Closes an ioredis connection within `timeoutMs` whatever Redis does: QUIT while it is connected
+ * (the replies it waits for arrive first), then a disconnect, which also ends its reconnection
+ * attempts. A QUIT to a Redis that is gone would wait behind the queued commands for as long as
+ * they are retried (forever on a subscriber or BullMQ connection).
+ */
+export async function closeConnection(redis: Redis, timeoutMs = CLOSE_TIMEOUT_MS): Promise<void> {
+  if (redis.status === 'ready') await settlesWithin(redis.quit(), timeoutMs);
+  if (redis.status !== 'end') redis.disconnect();
+}
+
+/** What closeBullmq needs of a BullMQ Worker, Queue, QueueEvents or FlowProducer. */
+export interface ClosableBullmq {
+  close(): Promise<void>;
+  disconnect(): Promise<void>;
+}
+
+/**
+ * Closes a BullMQ object within `timeoutMs` (for a Worker: the grace of its running jobs); past it,
+ * drops its connections so that they stop reconnecting, without waiting (ioredis never reports the
+ * end of a connection dropped while it was reconnecting). True when it closed in time.
+ */
+export async function closeBullmq(target: ClosableBullmq, timeoutMs = CLOSE_TIMEOUT_MS): Promise<boolean> {
+  if (await settlesWithin(target.close(), timeoutMs)) return true;
+  target.disconnect().catch(() => undefined);
+  return false;
+}

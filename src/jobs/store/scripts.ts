@@ -117,6 +117,18 @@ if status == ${luaStatus('queued')} then
 end
 return status`,
   },
+  /**
+   * A running job's checkpoint replaces the previous one. KEYS: doc, checkpoint. ARGV: bytes.
+   * Only while the job runs (a late write of an attempt that lost its job writes nothing: 0); the
+   * checkpoint expires when the document does.
+   */
+  lssCheckpoint: {
+    numberOfKeys: 2,
+    lua: `if redis.call('HGET', KEYS[1], 'status') ~= ${luaStatus('running')} then return 0 end
+local pttl = redis.call('PTTL', KEYS[1])
+if pttl > 0 then redis.call('SET', KEYS[2], ARGV[1], 'PX', pttl) else redis.call('SET', KEYS[2], ARGV[1]) end
+return 1`,
+  },
   /** An attempt failed and BullMQ will retry: back to 'queued'. KEYS: doc. ARGV: channel. */
   lssRetry: {
     numberOfKeys: 1,
@@ -157,7 +169,7 @@ export function defineScripts(redis: Redis): void {
 type ScriptCaller = (...args: (string | number | Buffer)[]) => Promise<unknown>;
 
 /** Run a script defined by defineScripts (for scripts with a variable key count, `keys.length` goes first). */
-export function runScript(target: Redis, name: ScriptName, keys: string[], args: (string | number)[]): Promise<unknown> {
+export function runScript(target: Redis, name: ScriptName, keys: string[], args: (string | number | Buffer)[]): Promise<unknown> {
   const fn = (target as unknown as Record<ScriptName, ScriptCaller>)[name];
   const head = scripts[name].numberOfKeys === null ? [keys.length] : [];
   return fn.call(target, ...head, ...keys, ...args);

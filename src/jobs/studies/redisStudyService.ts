@@ -24,6 +24,8 @@ import { pageOfIndex } from '../service/listCursor.js';
 import type { WebhookTarget } from '../types.js';
 import { MatrixStore } from '../store/matrixStore.js';
 import {
+  closeBullmq,
+  closeConnection,
   createFailFastConnection,
   createSubscriberConnection,
   logConnectionErrors,
@@ -265,8 +267,7 @@ export class RedisStudyService implements StudyService {
     if (this.closed) return;
     this.closed = true;
     await this.hub.close();
-    await this.flow.close().catch(() => undefined);
-    await this.parents.close().catch(() => undefined);
-    for (const connection of this.connections) await connection.quit().catch(() => connection.disconnect());
+    await Promise.all([closeBullmq(this.flow), closeBullmq(this.parents)]);
+    await Promise.all(this.connections.map((connection) => closeConnection(connection)));
   }
 }

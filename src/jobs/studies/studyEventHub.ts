@@ -6,7 +6,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import { subscribeWhenReady } from '../store/redisConnection.js';
+import { closeConnection, subscribeWhenReady } from '../store/redisConnection.js';
 import type { AnyStudyEvent, Study, StudyEvent } from './types.js';
 
 export class StudyEventHub {
@@ -64,6 +64,6 @@ export class StudyEventHub {
   async close(): Promise<void> {
     this.listeners.clear();
     this.allListeners.clear();
-    await this.subscriber.quit().catch(() => this.subscriber.disconnect());
+    await closeConnection(this.subscriber);
   }
 }

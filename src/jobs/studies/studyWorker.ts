@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { aggregateStudy } from '../../solvers/studies/aggregate.js';
 import { makeProblem } from '../problems.js';
-import { bullmqConnectionOptions, createResilientConnection } from '../store/redisConnection.js';
+import { bullmqConnectionOptions, closeBullmq, closeConnection, createResilientConnection } from '../store/redisConnection.js';
 import { WORKER_CONFIG_ENV } from '../workerConfig.js';
 import { collectSamples } from './chunkOutcome.js';
 import type { ChunkReturn } from './chunkProcessor.js';
@@ -23,6 +23,10 @@ import { studyQueueNames, type StudyChunkData, type StudyParentData } from './st
 import { StudyStore } from './studyStore.js';
 
 export interface StudyWorker {
+  /**
+   * Stop taking chunks and wait up to `timeoutMs` for running ones (left to other workers after
+   * that); ends within `timeoutMs` and a second whatever Redis does, no connection reconnecting.
+   */
   close(timeoutMs: number): Promise<void>;
 }
 
@@ -95,14 +99,11 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
   log.info({ queues: names, concurrency: config.STUDY_WORKER_CONCURRENCY }, 'study worker ready');
   return {
     async close(timeoutMs: number) {
-      let timer: NodeJS.Timeout | undefined;
-      const timedOut = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), timeoutMs);
-      });
-      if ((await Promise.race([Promise.all([chunks.close(), parents.close()]), timedOut])) === 'timeout')
-        log.warn({ timeoutMs }, 'running study chunks did not finish in time; leaving them to other workers');
-      clearTimeout(timer);
-      await commands.quit().catch(() => commands.disconnect());
+      const closed = await Promise.all([closeBullmq(chunks, timeoutMs), closeBullmq(parents, timeoutMs)]);
+      if (!closed.every(Boolean))
+        log.warn({ timeoutMs }, 'running study chunks did not finish in time (or Redis is gone); leaving them to other workers');
+      await closeConnection(commands);
+      log.info('study worker closed');
     },
   };
 }

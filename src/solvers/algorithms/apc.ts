@@ -35,6 +35,7 @@
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { createConsensusPass, type ConsensusMachines } from '../machines/consensusPass.js';
+import { checkStateLengths, SnapshotMismatchError } from '../runner/snapshot.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
 import type {
@@ -138,6 +139,24 @@ export class ApcMethod implements IterativeMethod {
     const scale = eta / m;
     for (let j = 0; j < xbar.length; j++) xbar[j] = scale * sum[j] + (1 - eta) * xbar[j];
     this.pass();
+  }
+
+  /**
+   * [xbar, ...the machines' state, (residual^2, consensus distance)]: the machines run one step
+   * ahead of xbar, so the measures of xbar cannot be taken again without moving them; they are kept.
+   */
+  state(): Float64Array[] {
+    return [this.estimate.slice(), ...this.machines.state(), Float64Array.of(this.residual2, this.consensus)];
+  }
+
+  restore(state: readonly Float64Array[]): void {
+    if (state.length < 2) throw new SnapshotMismatchError(`APC's state has ${state.length} arrays, at least 2 expected`);
+    const measures = state[state.length - 1];
+    checkStateLengths('APC', [state[0], measures], [this.estimate.length, 2]);
+    this.machines.restore(state.slice(1, -1));
+    this.estimate.set(state[0]);
+    this.residual2 = measures[0];
+    this.consensus = measures[1];
   }
 
   dispose(): void {

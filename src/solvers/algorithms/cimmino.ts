@@ -8,6 +8,7 @@
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { CimminoPass } from '../machines/cimminoPass.js';
+import { checkStateLengths } from '../runner/snapshot.js';
 import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import type {
   DistributedAlgorithm,
@@ -63,6 +64,17 @@ class CimminoMethod implements IterativeMethod {
     const x = this.estimate;
     this.machines.direction(direction);
     for (let j = 0; j < x.length; j++) x[j] += nu * direction[j];
+    this.residual2 = this.machines.evaluate();
+  }
+
+  /** [x]: the machines' terms and the residual are computed again at x on restore. */
+  state(): Float64Array[] {
+    return [this.estimate.slice()];
+  }
+
+  restore(state: readonly Float64Array[]): void {
+    checkStateLengths('Block Cimmino', state, [this.estimate.length]);
+    this.estimate.set(state[0]);
     this.residual2 = this.machines.evaluate();
   }
 

@@ -35,6 +35,10 @@ class HeavyBallMethod extends GradientMethod {
     this.z = new Float64Array(system.n);
   }
 
+  protected override carried(): Float64Array[] {
+    return [this.z];
+  }
+
   /** z <- beta z + g(x); x <- x - alpha z */
   protected update(x: Float64Array, g: Float64Array): void {
     const { z, alpha, beta } = this;

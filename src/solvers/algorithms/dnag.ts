@@ -38,6 +38,10 @@ class NesterovMethod extends GradientMethod {
     this.y = new Float64Array(system.n);
   }
 
+  protected override carried(): Float64Array[] {
+    return [this.y];
+  }
+
   /** y' = x - alpha g(x); x <- y' + beta (y' - y); y <- y' */
   protected update(x: Float64Array, g: Float64Array): void {
     const { y, alpha, beta } = this;

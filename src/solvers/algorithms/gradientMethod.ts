@@ -5,6 +5,7 @@
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { GradientPass } from '../machines/gradientPass.js';
+import { checkStateLengths } from '../runner/snapshot.js';
 import type { IterativeMethod } from './types.js';
 
 export abstract class GradientMethod implements IterativeMethod {
@@ -28,6 +29,11 @@ export abstract class GradientMethod implements IterativeMethod {
   /** Move the estimate x (in place), given the gradient g(x) at it. */
   protected abstract update(x: Float64Array, g: Float64Array): void;
 
+  /** The vectors update() carries from step to step besides x (D-HBM's z, D-NAG's y), the subclass's own arrays. */
+  protected carried(): Float64Array[] {
+    return [];
+  }
+
   residualNormSquared(): number {
     return this.residual2;
   }
@@ -38,6 +44,23 @@ export abstract class GradientMethod implements IterativeMethod {
 
   step(): void {
     this.update(this.estimate, this.pass.gradient());
+    this.residual2 = this.pass.evaluate();
+  }
+
+  /** [x, ...carried()]: g(x) and the residual are measured again from x on restore. */
+  state(): Float64Array[] {
+    return [this.estimate, ...this.carried()].map((vector) => vector.slice());
+  }
+
+  restore(state: readonly Float64Array[]): void {
+    const vectors = [this.estimate, ...this.carried()];
+    checkStateLengths(
+      this.constructor.name,
+      state,
+      vectors.map((vector) => vector.length),
+    );
+    vectors.forEach((vector, k) => vector.set(state[k]));
+    // The same pass at the same x: the g and |A x - b|^2 the interrupted run had, to the bit.
     this.residual2 = this.pass.evaluate();
   }
 

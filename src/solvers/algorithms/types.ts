@@ -67,6 +67,17 @@ export interface IterativeMethod {
   consensusDistance(): number | null;
   /** Advance one iteration. */
   step(): void;
+  /**
+   * The state after the last step, as copies: the estimate and whatever else the iteration carries
+   * (D-HBM's momentum, APC's machine estimates, the measures of the last step), all that restore()
+   * needs for the next step to be the one this method would take (../runner/snapshot.ts).
+   */
+  state(): Float64Array[];
+  /**
+   * Puts back a state() taken from a method created with the same system and parameters (on any
+   * thread count). Throws SnapshotMismatchError when the arrays do not have this method's lengths.
+   */
+  restore(state: readonly Float64Array[]): void;
   /** Threads one iteration runs on (1: the calling thread only); see ../parallel/engine.ts. */
   readonly threads?: number;
   /**

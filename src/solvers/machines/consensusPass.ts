@@ -13,6 +13,7 @@
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import type { ShardEngine } from '../parallel/engine.js';
+import { checkStateLengths } from '../runner/snapshot.js';
 import { CsrConsensusPass } from './csrConsensusPass.js';
 import { startFleet } from './fleet.js';
 import { DISTANCE2, RESIDUAL2 } from './machine.js';
@@ -34,6 +35,10 @@ export interface ConsensusMachines {
   consensusDistance(): number;
   /** sum = x_1 + ... + x_m. */
   sumOfEstimates(sum: Float64Array): void;
+  /** What the machines carry from one run() to the next (copies), for a snapshot of the method. */
+  state(): Float64Array[];
+  /** Puts back a state() of machines built on the same system; throws SnapshotMismatchError on other lengths. */
+  restore(state: readonly Float64Array[]): void;
   dispose(): void;
 }
 
@@ -95,6 +100,16 @@ export class ConsensusPass implements ConsensusMachines {
       const base = i * n;
       for (let j = 0; j < n; j++) sum[j] += local[base + j];
     }
+  }
+
+  /** [the m estimates x_i, machine after machine]. */
+  state(): Float64Array[] {
+    return [this.local.slice()];
+  }
+
+  restore(state: readonly Float64Array[]): void {
+    checkStateLengths("APC's machines", state, [this.local.length]);
+    this.local.set(state[0]);
   }
 
   dispose(): void {

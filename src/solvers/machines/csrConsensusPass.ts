@@ -26,6 +26,7 @@
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import type { ShardEngine } from '../parallel/engine.js';
+import { checkStateLengths } from '../runner/snapshot.js';
 import type { ConsensusMachines } from './consensusPass.js';
 import { startFleet } from './fleet.js';
 import { CIMMINO_PASS } from './machineShard.js';
@@ -106,6 +107,17 @@ export class CsrConsensusPass implements ConsensusMachines {
       if (full) for (let t = 0; t < c; t++) sum[t] += offsets[base + t];
       else for (let t = 0; t < c; t++) sum[cols[t]] += offsets[base + t];
     }
+  }
+
+  /** [y, the offsets D_i]: with xbar (the method's), every x_i of (2). */
+  state(): Float64Array[] {
+    return [this.y.slice(), this.offsets.slice()];
+  }
+
+  restore(state: readonly Float64Array[]): void {
+    checkStateLengths("APC's machines", state, [this.y.length, this.offsets.length]);
+    this.y.set(state[0]);
+    this.offsets.set(state[1]);
   }
 
   /** Doubles this pass holds on the calling thread: y, the offsets D_i, the engine's xbar and terms, 3 per machine. O(n + nnz). */

@@ -15,6 +15,8 @@
  *  - cancelled:      options.signal aborted (checked before every iteration), or a CancelledError
  *                    thrown into the generator at a yield by runCooperatively.
  * The generator yields { phase: 'solve', algorithm, iteration, relativeResidual } after every iteration.
+ * startRun's handle also snapshots the run whenever it waits at such a yield, and a run given a
+ * snapshot (`resumeFrom`) goes on from it to the end the uninterrupted run reaches (./snapshot.ts).
  */
 import { getAlgorithm, type AlgorithmId } from '../algorithms/registry.js';
 import type { Parameters, SpectralData } from '../algorithms/types.js';
@@ -23,6 +25,7 @@ import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { CancelledError, InvalidParameterError } from '../errors.js';
 import { norm2, relativeResidual } from '../matrix.js';
 import { empiricalRateOfTrace } from './empiricalRate.js';
+import { sameParameters, SnapshotMismatchError, type RunSnapshot } from './snapshot.js';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from './traceRecorder.js';
 import type { RunOptions, RunResult, RunStatus } from './types.js';
 
@@ -66,16 +69,55 @@ function relativeDistance(x: Float64Array, y: Float64Array, normY: number): numb
 
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : String(x));
 
-export function* runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectral: SpectralData, options: RunOptions): Work<RunResult> {
+export interface ResumableRunOptions extends RunOptions {
+  /**
+   * A snapshot of this same run (same system, algorithm, parameters and trace cap) taken by an
+   * earlier startRun: the run continues from it. One that does not fit throws SnapshotMismatchError
+   * from the first next().
+   */
+  resumeFrom?: RunSnapshot;
+}
+
+/** A run and a way to look at it between iterations. */
+export interface ResumableRun {
+  readonly work: Work<RunResult>;
+  /**
+   * The run's state (copies) while its generator waits at a yield, between two iterations; null
+   * before the first iteration is done and once the run has ended.
+   */
+  snapshot(): RunSnapshot | null;
+}
+
+export function runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectral: SpectralData, options: RunOptions): Work<RunResult> {
+  return startRun(system, id, spectral, options).work;
+}
+
+export function startRun(system: SolverSystem, id: AlgorithmId, spectral: SpectralData, options: ResumableRunOptions): ResumableRun {
+  // Set by the generator while it waits at a yield (the only time its state is consistent).
+  let takeSnapshot: (() => RunSnapshot) | null = null;
+  const work = runWork(system, id, spectral, options, (take) => {
+    takeSnapshot = take;
+  });
+  return { work, snapshot: () => (takeSnapshot === null ? null : takeSnapshot()) };
+}
+
+function* runWork(
+  system: SolverSystem,
+  id: AlgorithmId,
+  spectral: SpectralData,
+  options: ResumableRunOptions,
+  snapshotsAt: (take: (() => RunSnapshot) | null) => void,
+): Work<RunResult> {
   const algorithm = getAlgorithm(id);
   checkOptions(options);
-  const { tolerance, maxIterations, signal } = options;
+  const { tolerance, maxIterations, signal, resumeFrom } = options;
   const parameters: Parameters = { ...algorithm.optimal(spectral).parameters, ...(options.parameters ?? {}) };
   algorithm.validateParameters(parameters);
   const theoreticalRate = algorithm.rate(spectral, parameters);
   const stable = theoreticalRate < 1;
+  if (resumeFrom) checkSnapshotFits(resumeFrom, id, parameters, maxIterations);
 
-  const started = performance.now();
+  const started = performance.now() - (resumeFrom?.elapsedMs ?? 0);
   const method = algorithm.create(system, parameters);
   // The method may hold worker threads: release them however the run ends (stop, cancellation
   // thrown into the generator, an error, or the consumer abandoning the generator via return()).
@@ -98,11 +140,33 @@ export function* runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectra
       recorder.record(iteration, residual, error, consensus);
     };
 
-    measure();
-    const initialResidual = residual;
-    const initialError = error;
-    // The consensus distance is measured against the size of the machines' estimates at the start.
-    const consensusScale = consensus === null ? 0 : Math.max(consensus, norm2(method.estimate));
+    let initialResidual: number;
+    let initialError: number | null;
+    let consensusScale: number;
+    if (resumeFrom) {
+      method.restore(resumeFrom.method);
+      recorder.restore(resumeFrom.trace);
+      iteration = resumeFrom.iteration;
+      ({ residual, error, consensus, initialResidual, initialError, consensusScale } = resumeFrom.measures);
+      if ((error === null) !== (xTrue === null) || (consensus === null) !== !isConsensus) {
+        throw new SnapshotMismatchError('its measures are not those of this system and method');
+      }
+    } else {
+      measure();
+      initialResidual = residual;
+      initialError = error;
+      // The consensus distance is measured against the size of the machines' estimates at the start.
+      consensusScale = consensus === null ? 0 : Math.max(consensus, norm2(method.estimate));
+    }
+    const snapshot = (): RunSnapshot => ({
+      algorithm: id,
+      parameters: { ...parameters },
+      iteration,
+      elapsedMs: performance.now() - started,
+      measures: { residual, error, consensus, initialResidual, initialError, consensusScale },
+      trace: recorder.state(),
+      method: method.state(),
+    });
 
     let status: RunStatus | null = null;
     let stopReason = '';
@@ -136,7 +200,8 @@ export function* runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectra
       }
     };
 
-    testStop();
+    // A snapshot is taken when the run was not stopping: a resumed run goes straight to its next iteration.
+    if (!resumeFrom) testStop();
     while (status === null) {
       if (signal?.aborted) {
         status = 'cancelled';
@@ -158,12 +223,15 @@ export function* runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectra
       measure();
       testStop();
       if (status !== null) break;
+      snapshotsAt(snapshot);
       try {
         yield { phase: 'solve', algorithm: id, iteration, relativeResidual: residual } satisfies WorkProgress;
       } catch (thrown) {
         if (!(thrown instanceof CancelledError)) throw thrown;
         status = 'cancelled';
         stopReason = `Cancelled after ${iteration} iterations; relative residual ${fmt(residual)}.`;
+      } finally {
+        snapshotsAt(null);
       }
     }
 
@@ -186,6 +254,21 @@ export function* runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectra
     };
   } finally {
     method.dispose?.();
+  }
+}
+
+/** Throws SnapshotMismatchError unless `snapshot` is of a run of `id` with these very parameters that could go on. */
+function checkSnapshotFits(snapshot: RunSnapshot, id: AlgorithmId, parameters: Parameters, maxIterations: number): void {
+  if (snapshot.algorithm !== id) throw new SnapshotMismatchError(`it is of a ${snapshot.algorithm} run, this run is ${id}`);
+  if (!sameParameters(snapshot.parameters, parameters)) {
+    throw new SnapshotMismatchError(
+      `its parameters ${JSON.stringify(snapshot.parameters)} are not this run's ${JSON.stringify(parameters)}`,
+    );
+  }
+  if (!Number.isSafeInteger(snapshot.iteration) || snapshot.iteration < 1 || snapshot.iteration > maxIterations) {
+    throw new SnapshotMismatchError(
+      `its iteration ${snapshot.iteration} is not one this run (maxIterations ${maxIterations}) could go on from`,
+    );
   }
 }
 

@@ -7,6 +7,7 @@
  * of the run is always present. A run of at most cap points is kept whole.
  */
 import { InvalidParameterError } from '../errors.js';
+import { SnapshotMismatchError, type TraceRecorderState } from './snapshot.js';
 import type { Trace } from './types.js';
 
 /** Most points a trace keeps by default: 2048 points x 4 series x 8 bytes = 64 KiB per run. */
@@ -68,6 +69,51 @@ export class TraceRecorder {
       kept++;
     }
     this.committed = kept;
+  }
+
+  /** Everything the recorder holds (copies of the slots in use), for a snapshot of the run (./snapshot.ts). */
+  state(): TraceRecorderState {
+    const used = this.committed + (this.pendingIteration >= 0 ? 1 : 0);
+    return {
+      cap: this.cap,
+      iteration: this.iteration.slice(0, used),
+      relativeResidual: this.relativeResidual.slice(0, used),
+      relativeError: this.relativeError ? this.relativeError.slice(0, used) : null,
+      consensusDistance: this.consensusDistance ? this.consensusDistance.slice(0, used) : null,
+      committed: this.committed,
+      stride: this.stride,
+      pendingIteration: this.pendingIteration,
+      lastIteration: this.lastIteration,
+    };
+  }
+
+  /** Puts back a state() of a recorder with the same cap and series; later record() calls continue as they would have. */
+  restore(state: TraceRecorderState): void {
+    const used = state.committed + (state.pendingIteration >= 0 ? 1 : 0);
+    const fits =
+      state.cap === this.cap &&
+      state.committed >= 0 &&
+      used <= this.cap &&
+      Number.isSafeInteger(state.stride) &&
+      state.stride >= 1 &&
+      state.iteration.length === used &&
+      state.relativeResidual.length === used &&
+      (state.relativeError === null) === (this.relativeError === null) &&
+      (state.consensusDistance === null) === (this.consensusDistance === null) &&
+      (state.relativeError?.length ?? used) === used &&
+      (state.consensusDistance?.length ?? used) === used;
+    if (!fits)
+      throw new SnapshotMismatchError(
+        `the trace snapshot (cap ${state.cap}, ${used} points) does not fit this run's trace (cap ${this.cap})`,
+      );
+    this.iteration.set(state.iteration);
+    this.relativeResidual.set(state.relativeResidual);
+    if (this.relativeError && state.relativeError) this.relativeError.set(state.relativeError);
+    if (this.consensusDistance && state.consensusDistance) this.consensusDistance.set(state.consensusDistance);
+    this.committed = state.committed;
+    this.stride = state.stride;
+    this.pendingIteration = state.pendingIteration;
+    this.lastIteration = state.lastIteration;
   }
 
   /** The trace so far (copies), including the latest iteration. */

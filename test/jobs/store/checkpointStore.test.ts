@@ -1,0 +1,97 @@
+/**
+ * A job's checkpoint key on a real Redis (JobStore.saveCheckpoint / checkpoint, scripts.lssCheckpoint):
+ * written only while the job runs, each save replacing the last, expiring with the document;
+ * deleted when the job finishes, and with the job's other keys.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EmbeddedRedis } from '../../../src/jobs/embeddedRedis.js';
+import { newJobId } from '../../../src/jobs/jobId.js';
+import type { NewDocument } from '../../../src/jobs/store/jobDocument.js';
+import { JobStore } from '../../../src/jobs/store/jobStore.js';
+import { startTestRedis } from '../../support/service.js';
+
+let redis: EmbeddedRedis;
+let connection: Redis;
+let store: JobStore;
+
+beforeAll(async () => {
+  redis = await startTestRedis();
+  connection = new Redis(redis.url);
+  store = new JobStore(connection, 'test', 'jobs', 3600);
+});
+
+afterAll(async () => {
+  connection?.disconnect();
+  await redis?.stop();
+});
+
+async function newJob(): Promise<string> {
+  const doc: NewDocument = {
+    id: newJobId(),
+    type: 'solve',
+    n: 2,
+    m: 1,
+    algorithms: ['dgd'],
+    options: { tolerance: 1e-9, maxIterations: 50, parameters: {} },
+    input: { format: 'dense' },
+    hasRhs: false,
+    storage: 'dense',
+    createdAt: new Date().toISOString(),
+  };
+  await store.create(doc, { matrix: Float64Array.of(1, 0, 0, 1), rhs: null, assignment: Int32Array.of(0, 0) });
+  return doc.id;
+}
+
+const begin = (id: string) => store.begin(id, new Date().toISOString(), { maxN: 10, maxNSparse: 10 });
+
+describe('the checkpoint key', () => {
+  it('is written only while the job runs, replaced by each save, and expires with the document', async () => {
+    const id = await newJob();
+    expect(await store.saveCheckpoint(id, Buffer.from('early'))).toBe(false); // queued
+    expect(await store.checkpoint(id)).toBeNull();
+
+    expect((await begin(id)).state).toBe('running');
+    expect(await store.saveCheckpoint(id, Buffer.from('first'))).toBe(true);
+    expect(await store.saveCheckpoint(id, Buffer.from([0, 1, 2, 255]))).toBe(true);
+    expect(await store.checkpoint(id)).toEqual(Buffer.from([0, 1, 2, 255]));
+    const [docTtl, checkpointTtl] = await Promise.all([connection.pttl(store.keys.doc(id)), connection.pttl(store.keys.checkpoint(id))]);
+    expect(checkpointTtl).toBeGreaterThan(0);
+    expect(checkpointTtl).toBeLessThanOrEqual(docTtl);
+    expect(docTtl - checkpointTtl).toBeLessThan(1000);
+
+    // An attempt that failed and waits for its retry keeps it; a late write of that attempt is refused.
+    await store.markRetrying(id);
+    expect(await store.saveCheckpoint(id, Buffer.from('late'))).toBe(false);
+    expect(await store.checkpoint(id)).toEqual(Buffer.from([0, 1, 2, 255]));
+
+    // The retry reads it; once the job has finished it is gone, and cannot come back.
+    expect((await begin(id)).state).toBe('running');
+    expect(await store.checkpoint(id)).toEqual(Buffer.from([0, 1, 2, 255]));
+    expect(await store.finish(id, { status: 'succeeded' })).toBe(true);
+    expect(await store.checkpoint(id)).toBeNull();
+    expect(await store.saveCheckpoint(id, Buffer.from('after'))).toBe(false);
+    expect(await connection.exists(store.keys.checkpoint(id))).toBe(0);
+  });
+
+  it('is deleted with the job, and counted among its keys', async () => {
+    const id = await newJob();
+    expect(store.keys.allOf(id)).toContain(store.keys.checkpoint(id));
+    expect((await begin(id)).state).toBe('running');
+    expect(await store.saveCheckpoint(id, Buffer.from('state'))).toBe(true);
+    // A finished document whose checkpoint is still there (written by nothing in this service, but a
+    // delete must not leave one behind whatever happened).
+    await connection.hset(store.keys.doc(id), 'status', 'failed');
+    expect(await store.delete(id)).toBe('deleted');
+    expect(await connection.exists(store.keys.checkpoint(id), store.keys.doc(id))).toBe(0);
+  });
+
+  it('is deleted when a cancelled job finishes', async () => {
+    const id = await newJob();
+    expect((await begin(id)).state).toBe('running');
+    expect(await store.saveCheckpoint(id, Buffer.from('state'))).toBe(true);
+    expect(await store.cancel(id)).toBe('running'); // the worker stops it and finishes it
+    expect(await store.finish(id, { status: 'cancelled' })).toBe(true);
+    expect(await store.checkpoint(id)).toBeNull();
+  });
+});
