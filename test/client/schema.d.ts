@@ -566,7 +566,7 @@ export interface components {
             /** @description The id of a matrix uploaded with POST /v1/matrices. */
             id: string;
         };
-        /** @description How the rows are spread over the machines. */
+        /** @description How the rows are spread over the machines. `{ "family": "random", "seed": s, "machines": m }`: the block sizes of `{ "machines": m }`, rows dealt in the order of a permutation seeded by s: the random partition of a study (partition.family random), replayed exactly. */
         PartitionInput: {
             /** @description m contiguous blocks whose sizes differ by at most one, larger blocks first (m <= MAX_MACHINES). */
             machines: number;
@@ -588,6 +588,13 @@ export interface components {
                 components["schemas"]["MachineRowsInput"],
                 ...components["schemas"]["MachineRowsInput"][]
             ];
+        } | {
+            /** @constant */
+            family: "random";
+            /** @description Seed of the permutation; a study's samples CSV lists the seed of each sample's random partition. */
+            seed: number;
+            /** @description m (m <= n and m <= MAX_MACHINES). */
+            machines: number;
         };
         JobRequestOptionsInput: {
             /** @description Stop when |A x - b| / |b| <= tolerance (default DEFAULT_TOLERANCE). */
@@ -1669,7 +1676,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`). */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`); n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than JOB_MEMORY_LIMIT_MB (`too-large`, `memory-limit`); more than the API key's stored bytes (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2828,7 +2835,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`); more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (`too-large`), or than the API key's study samples (`quota-too-large`). */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`); more samples than MAX_STUDY_SAMPLES or MAX_STUDY_POINT_SAMPLES, n above MAX_STUDY_N (`too-large`), or than the API key's study samples (`quota-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3548,7 +3555,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed (`body-too-large`). */
+            /** @description The body exceeds BODY_LIMIT_BYTES, as sent or once gzip-decompressed, or holds more than MAX_BODY_VALUES values (`body-too-large`). */
             413: {
                 headers: {
                     [name: string]: unknown;

@@ -142,8 +142,24 @@ export const PartitionInputSchema = z
     z.strictObject({ sizes: z.array(index).min(1).describe('Contiguous blocks of these sizes (summing to n).') }),
     z.strictObject({ assignment: z.array(index).min(1).describe('assignment[k] = the machine of row k; machines 0..m-1 each own a row.') }),
     z.strictObject({ groups: z.array(MachineRows).min(1).describe('groups[i] = the rows of machine i; every row exactly once.') }),
+    z.strictObject({
+      family: z.literal('random'),
+      seed: z
+        .number()
+        .int()
+        .min(-Number.MAX_SAFE_INTEGER)
+        .max(Number.MAX_SAFE_INTEGER)
+        .describe("Seed of the permutation; a study's samples CSV lists the seed of each sample's random partition."),
+      machines: size.meta(limitedBy('maximum', 'MAX_MACHINES')).describe('m (m <= n and m <= MAX_MACHINES).'),
+    }),
   ])
-  .meta({ id: 'Partition', description: 'How the rows are spread over the machines.' });
+  .meta({
+    id: 'Partition',
+    description:
+      'How the rows are spread over the machines. `{ "family": "random", "seed": s, "machines": m }`: the block sizes of ' +
+      '`{ "machines": m }`, rows dealt in the order of a permutation seeded by s: the random partition of a study ' +
+      '(partition.family random), replayed exactly.',
+  });
 
 export const JobOptionsInputSchema = z
   .strictObject({
