@@ -15,6 +15,7 @@ import {
   type PresetStudyRequest,
 } from '../../solvers/studies/presets.js';
 import { StoredMatrixInput } from './jobRequest.js';
+import { LabelQuerySchema, LabelsSchema } from './labels.js';
 import { ProblemSchema } from './problem.js';
 import { assertSameShape } from './sameShape.js';
 
@@ -88,6 +89,7 @@ export const GeneralStudyRequestSchema = z
     dropKappaAtAAbove: z.number().positive().nullable().optional().describe('Drop (and count) samples whose kappa(A^T A) exceeds this.'),
     thresholds: z.array(z.number()).max(32).optional().describe('Levels eps of P(value > eps).'),
     histogramBins: z.number().int().min(0).max(200).optional(),
+    labels: LabelsSchema.optional(),
   })
   .strict()
   .meta({ id: 'GeneralStudyRequest' });
@@ -100,6 +102,7 @@ export const PresetStudyRequestSchema = z
     samples: z.number().int().min(1).optional().describe("Samples per grid point (default: the paper's)."),
     seed: z.number().int().optional(),
     grid: StudyGridSchema.optional().describe("Replace some of the preset's axes (e.g. a subset of m)."),
+    labels: LabelsSchema.optional(),
   })
   .strict()
   .meta({ id: 'PresetStudyRequest' });
@@ -206,6 +209,7 @@ export const StudySchema = z
     result: StudyResultSchema.nullable(),
     error: ProblemSchema.nullable(),
     figures: z.array(FigureSpecSchema).describe('GET /v1/studies/{id}/figures/{name} renders each as SVG once the study has succeeded.'),
+    labels: LabelsSchema.describe("The request's labels ({} for none)."),
   })
   .meta({ id: 'Study' });
 
@@ -218,6 +222,7 @@ export const StudySummarySchema = z
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
     progress: z.object({ done: z.number(), total: z.number().int() }),
+    labels: LabelsSchema,
   })
   .meta({ id: 'StudySummary' });
 
@@ -230,6 +235,7 @@ export const StudyFigureParamsSchema = z.object({ id: z.string().min(1).max(64),
 
 export const ListStudiesQuerySchema = z.object({
   status: StudyStatusSchema.optional(),
+  label: LabelQuerySchema,
   limit: z.coerce.number().int().min(1).max(200).default(20),
   cursor: z.string().min(1).max(200).optional(),
 });

@@ -46,10 +46,11 @@ export function studyOf(plan: StudyPlan, stored: StoredStudy): Study {
     result: stored.result ? (JSON.parse(stored.result) as StudyResult) : null,
     error: stored.error,
     figures: plan.figures,
+    labels: record.request.labels ?? {},
   };
 }
 
 export function summaryOf(study: Study): StudySummary {
-  const { id, owner, status, preset, createdAt, finishedAt, progress } = study;
-  return { id, owner, status, preset, createdAt, finishedAt, progress: { done: progress.done, total: progress.total } };
+  const { id, owner, status, preset, createdAt, finishedAt, progress, labels } = study;
+  return { id, owner, status, preset, createdAt, finishedAt, progress: { done: progress.done, total: progress.total }, labels };
 }

@@ -5,7 +5,7 @@
 import type { StudyResult } from '../../solvers/studies/aggregate.js';
 import type { GridParameter } from '../../solvers/studies/definition.js';
 import type { FigureSpec, StudyPreset, StudyRequest } from '../../solvers/studies/presets.js';
-import type { ProblemDetails } from '../types.js';
+import type { Labels, ProblemDetails } from '../types.js';
 
 export const STUDY_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type StudyStatus = (typeof STUDY_STATUSES)[number];
@@ -43,6 +43,7 @@ export interface Study {
   result: StudyResult | null;
   error: ProblemDetails | null;
   figures: FigureSpec[];
+  labels: Labels;
 }
 
 export interface StudySummary {
@@ -53,6 +54,7 @@ export interface StudySummary {
   createdAt: string;
   finishedAt: string | null;
   progress: { done: number; total: number };
+  labels: Labels;
 }
 
 export interface StudyPage {
@@ -76,7 +78,11 @@ export interface StudyService {
    */
   create(request: StudyRequest, owner: string | null, checkSamples?: (samples: number) => void, requester?: string | null): Promise<Study>;
   get(id: string, requester: string | null): Promise<Study>;
-  list(query: { status?: StudyStatus; limit: number; cursor?: string }, requester: string | null): Promise<StudyPage>;
+  /** `labels`: only studies carrying every one of these [key, value] pairs. */
+  list(
+    query: { status?: StudyStatus; labels?: [string, string][]; limit: number; cursor?: string },
+    requester: string | null,
+  ): Promise<StudyPage>;
   cancel(id: string, requester: string | null): Promise<Study>;
   remove(id: string, requester: string | null): Promise<void>;
   /** The raw per-sample values as CSV text. */
