@@ -229,7 +229,7 @@ export interface paths {
         };
         /**
          * Per-iteration trace of one algorithm's run
-         * @description Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most TRACE_CAP points. 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.
+         * @description Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most TRACE_CAP points. By `Accept`: `application/json` (the default), or `text/csv` (header `iteration,relativeResidual,relativeError,consensusDistance`, one row per point, an empty cell where the JSON has null). 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run; 406 for an `Accept` that admits neither.
          */
         get: operations["getRunTrace"];
         put?: never;
@@ -249,7 +249,7 @@ export interface paths {
         };
         /**
          * The solution of one algorithm's run
-         * @description The taskmaster's estimate x that the run returned, whatever its status (converged or not). 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.
+         * @description The taskmaster's estimate x that the run returned, whatever its status (converged or not). By `Accept`: `application/json` (the default; null where an entry is not finite); `text/csv` (header `index,x`, one row per entry, an empty cell where the JSON has null); `application/x-matrix-market` (an n x 1 `array real general` file, 17 significant digits, nan / inf / -inf where not finite); `application/octet-stream` (n little-endian float64, 8 n bytes, with Content-Length). 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run; 406 for an `Accept` that admits none of these.
          */
         get: operations["getRunSolution"];
         put?: never;
@@ -2593,6 +2593,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Trace"];
+                    "text/csv": string;
                 };
             };
             /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
@@ -2615,6 +2616,15 @@ export interface operations {
             };
             /** @description No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this algorithm (`run-not-found`: not requested, not reached yet, or the job is an analysis). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `Accept` admits none of application/json, text/csv (`not-acceptable`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2671,13 +2681,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The run's solution x (null where an entry is not finite). */
+            /** @description The run's solution x. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Solution"];
+                    "text/csv": string;
+                    "application/x-matrix-market": string;
+                    "application/octet-stream": string;
                 };
             };
             /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
@@ -2700,6 +2713,15 @@ export interface operations {
             };
             /** @description No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this algorithm (`run-not-found`: not requested, not reached yet, or the job is an analysis). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `Accept` admits none of application/json, text/csv, application/x-matrix-market, application/octet-stream (`not-acceptable`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
