@@ -128,6 +128,9 @@ async function main(): Promise<void> {
         hasRhs: false,
         storage: 'dense',
         createdAt: new Date().toISOString(),
+        partition: { kind: 'machines', m, sizes: Array.from({ length: m }, (_, machine) => Math.floor((n + m - 1 - machine) / m)) },
+        labels: {},
+        digest: null,
       },
       { matrix: null, rhs: null, assignment: system.partition.assignment },
     );

@@ -31,6 +31,7 @@ const offlineJobService: JobService = {
   remove: unavailable,
   trace: unavailable,
   solution: unavailable,
+  partition: unavailable,
   subscribe: unavailable,
   subscribeAll: unavailable,
   isReady: () => Promise.resolve(false),

@@ -6,7 +6,7 @@
  */
 import type { Config } from '../config.js';
 import { storageOfCoordinateMatrix, storageOfStoredMatrix } from '../jobs/storage.js';
-import type { JobOptions, JobSpec, MatrixService, MatrixStorage } from '../jobs/types.js';
+import type { JobOptions, JobPartition, JobSpec, MatrixService, MatrixStorage, PartitionEcho, PartitionKind } from '../jobs/types.js';
 import { ALGORITHM_IDS, getAlgorithm, isAlgorithmId, type AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { Parameters } from '../solvers/algorithms/types.js';
 import { DimensionMismatchError, InvalidParameterError, ProblemTooLargeError } from '../solvers/errors.js';
@@ -15,10 +15,11 @@ import { buildCsrMatrix, isCoordinateInput, type CoordinateInput } from '../solv
 import type { MatrixInput } from '../solvers/input/types.js';
 import { entriesToVector } from '../solvers/input/entries.js';
 import { validateGeneratorSpec } from '../solvers/input/generators.js';
-import { buildPartition } from '../solvers/input/partition.js';
+import { buildPartition, checkPartition } from '../solvers/input/partition.js';
+import { partitionFromAssignment, type Partition } from '../solvers/problem.js';
 import type { InputLimits } from '../solvers/input/types.js';
 import { csrToDense, nnzOf } from '../solvers/sparse/csr.js';
-import { atField, matrixPointer, optionsPointer, partitionPointer, vectorPointer } from './requestFields.js';
+import { atField, atFieldAsync, matrixPointer, optionsPointer, partitionPointer, vectorPointer } from './requestFields.js';
 import type { CreateJobRequest } from './schemas/jobRequest.js';
 
 /**
@@ -28,7 +29,15 @@ import type { CreateJobRequest } from './schemas/jobRequest.js';
  * stays CSR when it is sparse (../jobs/storage.ts's rule); dense rows and Matrix Market arrays are
  * built dense within MAX_N.
  */
-export async function toJobSpec(body: CreateJobRequest, config: Config, matrices: MatrixService): Promise<JobSpec> {
+/** A job's partition, as the caller may see it (JobNotFoundError otherwise). */
+export type PartitionSource = (jobId: string) => Promise<JobPartition>;
+
+export async function toJobSpec(
+  body: CreateJobRequest,
+  config: Config,
+  matrices: MatrixService,
+  partitions: PartitionSource,
+): Promise<JobSpec> {
   const limits: InputLimits = { maxN: config.MAX_N, maxMachines: config.MAX_MACHINES };
 
   let n: number;
@@ -59,7 +68,7 @@ export async function toJobSpec(body: CreateJobRequest, config: Config, matrices
     matrix = { kind: 'dense', A, format: body.matrix.format };
   }
 
-  const partition = atField(partitionPointer(body.partition), () => buildPartition(body.partition, n, limits));
+  const { partition, echo } = await jobPartition(body.partition, n, limits, partitions);
 
   let rhs: Float64Array | null = null;
   const given = body.rhs;
@@ -79,11 +88,45 @@ export async function toJobSpec(body: CreateJobRequest, config: Config, matrices
     rhs,
     m: partition.m,
     assignment: partition.assignment,
+    partition: echo,
     algorithms,
     options: atField(optionsPointer, () => jobOptions(body.options, config)),
     storage,
     notify: body.notify ?? null,
+    labels: body.labels ?? {},
   };
+}
+
+/**
+ * The partition of the request over n rows, and how the job's document echoes it. `fromJob` reads
+ * that job's assignment (404 for a job the caller cannot see) and must be for n rows (422 at
+ * /partition/fromJob); the other forms are the core's (buildPartition).
+ */
+async function jobPartition(
+  given: CreateJobRequest['partition'],
+  n: number,
+  limits: InputLimits,
+  partitions: PartitionSource,
+): Promise<{ partition: Partition; echo: PartitionEcho }> {
+  const pointer = partitionPointer(given);
+  if ('fromJob' in given) {
+    const source = await atFieldAsync(pointer, () => partitions(given.fromJob));
+    const partition = atField(pointer, () => {
+      if (source.n !== n) {
+        throw new DimensionMismatchError(
+          `Job '${source.id}' partitions n = ${source.n} rows but this matrix has n = ${n}; fromJob needs a job on a matrix of the same size.`,
+          { n, fromJobN: source.n },
+        );
+      }
+      return checkPartition(partitionFromAssignment(source.assignment, source.m), n, limits);
+    });
+    return { partition, echo: { kind: 'fromJob', m: partition.m, sizes: Array.from(partition.sizes), fromJob: source.id } };
+  }
+  const partition = atField(pointer, () => buildPartition(given, n, limits));
+  const kind: PartitionKind = 'family' in given ? 'random' : (Object.keys(given)[0] as PartitionKind);
+  const echo: PartitionEcho = { kind, m: partition.m, sizes: Array.from(partition.sizes) };
+  if ('family' in given) echo.seed = given.seed;
+  return { partition, echo };
 }
 
 /** isCoordinateInput, whose reading of a Matrix Market banner refuses a complex or hermitian one at /matrix/data. */

@@ -89,9 +89,19 @@ export function matrixPointer(format: string): Pointer {
   };
 }
 
-/** The partition's field: the form given (machines, sizes, assignment, groups), and the machine or row when known. */
+/**
+ * The partition's field: the form given (machines, sizes, assignment, groups, fromJob), and the
+ * machine or row when known; a random one's seed or machines.
+ */
 export function partitionPointer(partition: object): Pointer {
-  const form = ['machines', 'sizes', 'assignment', 'groups'].find((key) => key in partition) ?? '';
+  if ('family' in partition) {
+    return (error) => {
+      const details = error instanceof SolverError ? error.details : {};
+      if (details.parameter === 'seed' || details.parameter === 'family') return `/partition/${details.parameter}`;
+      return error.code === 'too-many-machines' || 'machines' in details ? '/partition/machines' : '/partition';
+    };
+  }
+  const form = ['machines', 'sizes', 'assignment', 'groups', 'fromJob'].find((key) => key in partition) ?? '';
   const base = form ? `/partition/${form}` : '/partition';
   return (error) => {
     const details = error instanceof SolverError ? error.details : {};

@@ -254,13 +254,13 @@ export class ActivityListView implements View {
 
   private itemOf(kind: ItemKind, resource: Job | Study): Item {
     if (kind === 'job') {
-      const { id, type, status, createdAt, startedAt, finishedAt, n, m, progress } = resource as Job;
-      return { kind, summary: { id, type, status, createdAt, startedAt, finishedAt, n, m }, progress: progress ?? null };
+      const { id, type, status, createdAt, startedAt, finishedAt, n, m, labels, progress } = resource as Job;
+      return { kind, summary: { id, type, status, createdAt, startedAt, finishedAt, n, m, labels }, progress: progress ?? null };
     }
-    const { id, owner, status, preset, createdAt, finishedAt, progress } = resource as Study;
+    const { id, owner, status, preset, createdAt, finishedAt, progress, labels } = resource as Study;
     return {
       kind,
-      summary: { id, owner, status, preset, createdAt, finishedAt, progress: { done: progress.done, total: progress.total } },
+      summary: { id, owner, status, preset, createdAt, finishedAt, progress: { done: progress.done, total: progress.total }, labels },
     };
   }
 

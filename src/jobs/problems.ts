@@ -47,6 +47,13 @@ const CATALOG = {
       '(POST /v1/matrices) is `text/plain` or `application/x-matrix-market`, optionally with `Content-Encoding: gzip`. ' +
       'Any other content coding (br, deflate...) is refused too, with `Accept-Encoding: gzip`.',
   },
+  'not-acceptable': {
+    status: 406,
+    title: 'Not acceptable',
+    description:
+      'The `Accept` header admits none of the media types this resource comes in (a trace: application/json, text/csv; a ' +
+      'solution: also application/x-matrix-market and application/octet-stream).',
+  },
   // Semantically invalid problems (422): the SolverError codes of the numerical core
   'not-square': { status: 422, title: 'Matrix is not square', description: 'A x = b needs a square n x n matrix.' },
   'matrix-market-syntax': {

@@ -23,6 +23,7 @@ import { JobError } from './errors.js';
 import { createLogger } from './logger.js';
 import { problemFromTypedError } from './problems.js';
 import { isSplitJob, processSplitJob, splitAnalysisApplies, startSplitAnalysis } from './splitAnalysis/splitAnalysisFlow.js';
+import { matrixDigest } from './matrixDigest.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
 import { CheckpointUnreadableError, decodeCheckpoint, type JobCheckpoint } from './store/checkpointCodec.js';
 import { JobStore } from './store/jobStore.js';
@@ -88,7 +89,8 @@ export default async function processJob(
     }
 
     const ready = start.job;
-    await store.recordRun(id, { storage: ready.matrix.storage, backend: numericBackend });
+    const digest = ready.digestPending ? matrixDigest(ready.matrix.A) : undefined;
+    await store.recordRun(id, { storage: ready.matrix.storage, backend: numericBackend, digest });
     if (splitAnalysisApplies(config, ready)) return await startSplitAnalysis(ready, { config, store, log, signal: abort });
     const began = performance.now();
     log.info({ type: ready.type, n: ready.n, m: ready.m, algorithms: ready.algorithms, backend: numericBackend }, 'job started');

@@ -31,7 +31,18 @@ import {
   storeCall,
   waitUntilConnected,
 } from './store/redisConnection.js';
-import type { AnyJobEvent, Job, JobEvent, JobPage, JobService, JobSpec, JobStatus, MatrixService, TraceView } from './types.js';
+import type {
+  AnyJobEvent,
+  Job,
+  JobEvent,
+  JobListQuery,
+  JobPage,
+  JobPartition,
+  JobService,
+  JobSpec,
+  MatrixService,
+  TraceView,
+} from './types.js';
 
 /** How long start() waits for Redis before starting anyway (readiness then reports it). */
 const START_WAIT_MS = 5000;
@@ -101,7 +112,7 @@ export class RedisJobService implements JobService {
     return this.jobs.get(id, owner);
   }
 
-  list(query: { status?: JobStatus; limit: number; cursor?: string; owner?: string }): Promise<JobPage> {
+  list(query: JobListQuery): Promise<JobPage> {
     return this.jobs.list(query);
   }
 
@@ -115,6 +126,10 @@ export class RedisJobService implements JobService {
 
   trace(id: string, algorithm: AlgorithmId, owner?: string): Promise<TraceView> {
     return this.jobs.trace(id, algorithm, owner);
+  }
+
+  partition(id: string, owner?: string): Promise<JobPartition> {
+    return this.jobs.partition(id, owner);
   }
 
   solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array> {

@@ -104,6 +104,64 @@ export interface NotifyView {
   url: string;
 }
 
+/**
+ * Up to MAX_LABELS string pairs a client attaches to a job or a study: stored with it, echoed in its
+ * document and list summaries, and filtered on (GET /v1/jobs?label=key:value, all must match).
+ */
+export type Labels = Record<string, string>;
+export const MAX_LABELS = 16;
+export const LABEL_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+export const MAX_LABEL_VALUE_LENGTH = 256;
+
+/** Every way a job's partition can be given (the request's forms, `fromJob` and the random family). */
+export const PARTITION_KINDS = ['machines', 'sizes', 'assignment', 'groups', 'fromJob', 'random'] as const;
+export type PartitionKind = (typeof PARTITION_KINDS)[number];
+
+/** The partition a job ran on, as its document echoes it (the assignment itself: GET /v1/jobs/{id}/partition). */
+export interface PartitionEcho {
+  kind: PartitionKind;
+  m: number;
+  /** Rows of each machine. */
+  sizes: number[];
+  /** kind random: the seed (with m, the partition replays as { family: 'random', seed, machines: m }). */
+  seed?: number;
+  /** kind fromJob: the job whose assignment was copied. */
+  fromJob?: string;
+}
+
+/**
+ * The content hash of a matrix (../jobs/matrixDigest.ts): SHA-256 of its canonical CSR, whatever
+ * the storage it was given or computed in, and its count of nonzero entries.
+ */
+export interface MatrixDigest {
+  nnz: number;
+  sha256: string;
+}
+
+/** The matrix a job ran on, as its document echoes it. */
+export interface MatrixEcho {
+  format: MatrixFormat;
+  n: number;
+  /** format generator: its settings (seed included), which regenerate the matrix. */
+  generator?: GeneratorSpec;
+  /** format stored: the id of the matrix uploaded with POST /v1/matrices. */
+  id?: string;
+  /** Nonzero entries; null until known (a generated or stored matrix: once a worker has started the job). */
+  nnz: number | null;
+  /** Hex SHA-256 of the canonical CSR (MatrixDigest); null until known, as nnz. */
+  sha256: string | null;
+}
+
+/** A job's partition in full: GET /v1/jobs/{id}/partition. */
+export interface JobPartition {
+  id: string;
+  n: number;
+  m: number;
+  sizes: number[];
+  /** assignment[k] = the machine of row k. */
+  assignment: Int32Array;
+}
+
 /** A validated request, ready to be stored and queued. */
 export interface JobSpec {
   type: JobType;
@@ -123,11 +181,14 @@ export interface JobSpec {
   m: number;
   /** assignment[k] = machine of row k. */
   assignment: Int32Array;
+  /** How the partition was given, and its sizes. */
+  partition: PartitionEcho;
   /** Algorithms to run (solve jobs); empty for analyze jobs. */
   algorithms: AlgorithmId[];
   options: JobOptions;
   /** Where to POST the job's summary when it ends; null for no callback. */
   notify: WebhookTarget | null;
+  labels: Labels;
 }
 
 /**
@@ -186,6 +247,11 @@ export interface Job {
   storage: MatrixStorage;
   /** The numerical backend the job ran on; null until a worker starts it. */
   backend: NumericBackend | null;
+  /** The matrix it runs on: how it was given, n, nnz and its content hash. */
+  matrix: MatrixEcho;
+  /** The partition: how it was given, m and the machines' sizes; null for jobs stored before it was recorded. */
+  partition: PartitionEcho | null;
+  labels: Labels;
   result?: JobResult;
   error?: ProblemDetails;
   /** Present when the job was submitted with `notify` (its URL; the secret is never shown). */
@@ -195,7 +261,17 @@ export interface Job {
 }
 
 /** A job as GET /v1/jobs lists it. */
-export type JobSummary = Pick<Job, 'id' | 'type' | 'status' | 'createdAt' | 'startedAt' | 'finishedAt' | 'n' | 'm'>;
+export type JobSummary = Pick<Job, 'id' | 'type' | 'status' | 'createdAt' | 'startedAt' | 'finishedAt' | 'n' | 'm' | 'labels'>;
+
+/** The filters of GET /v1/jobs. */
+export interface JobListQuery {
+  status?: JobStatus;
+  /** Only jobs carrying every one of these labels, as [key, value] pairs. */
+  labels?: [string, string][];
+  limit: number;
+  cursor?: string;
+  owner?: string;
+}
 
 export interface JobPage {
   items: JobSummary[];
@@ -291,7 +367,7 @@ export interface JobService {
   /** Throws JobNotFoundError. */
   get(id: string, owner?: string): Promise<Job>;
   /** Newest first. `cursor` is the opaque `nextCursor` of the previous page; `owner`: that key's jobs only. */
-  list(query: { status?: JobStatus; limit: number; cursor?: string; owner?: string }): Promise<JobPage>;
+  list(query: JobListQuery): Promise<JobPage>;
   /** A queued job ends 'cancelled' at once; a running one as soon as its solver sees the signal. Finished jobs are returned unchanged. */
   cancel(id: string, owner?: string): Promise<Job>;
   /** Removes a finished job and everything stored for it. Throws JobNotFoundError, JobNotFinishedError. */
@@ -299,6 +375,8 @@ export interface JobService {
   /** Throws JobNotFoundError, RunNotFoundError. */
   trace(id: string, algorithm: AlgorithmId, owner?: string): Promise<TraceView>;
   solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array>;
+  /** The job's partition in full. Throws JobNotFoundError. */
+  partition(id: string, owner?: string): Promise<JobPartition>;
   /**
    * Calls `listener` with progress and status changes of job `id` until it finishes; returns the
    * unsubscribe function. The first status event reflects the job's state at subscription time.

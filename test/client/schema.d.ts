@@ -93,7 +93,7 @@ export interface paths {
         };
         /**
          * List jobs, newest first
-         * @description Pages of job summaries; pass `nextCursor` as `cursor` for the next page. Optional status filter. 400 for a bad `status`, `limit` or `cursor`.
+         * @description Pages of job summaries; pass `nextCursor` as `cursor` for the next page. Optional filters: `status`, and `label=key:value` (repeatable: jobs carrying every label given). 400 for a bad `status`, `label`, `limit` or `cursor`.
          */
         get: operations["listJobs"];
         put?: never;
@@ -102,6 +102,26 @@ export interface paths {
          * @description Validates the problem (400 for malformed JSON or schema violations, 422 for invalid problems, 413 when too large, 415 for a body that is not `application/json`, 404 for a stored matrix that does not exist), stores it and queues the job. The body may be sent gzip-compressed (`Content-Encoding: gzip`; BODY_LIMIT_BYTES bounds it decompressed too). Answers 202 with the job and its URL in `Location`. With an `Idempotency-Key`, a repeat of the request answers the same job again (422 when the key was used with another body, 409 while its first request is still stuck in progress).
          */
         post: operations["createJob"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{id}/partition": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The job's partition: which machine holds each row
+         * @description The assignment of rows to machines the job runs on, whatever form the request gave it in (machines, sizes, groups, random, fromJob). Send it back as `{ "assignment": [...] }`, or name the job: `{ "fromJob": id }`. 400 for an id longer than 64 characters.
+         */
+        get: operations["getJobPartition"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -209,7 +229,7 @@ export interface paths {
         };
         /**
          * Per-iteration trace of one algorithm's run
-         * @description Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most TRACE_CAP points. 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.
+         * @description Relative residual (and error, when the true solution is known) per recorded iteration, down-sampled to at most TRACE_CAP points. By `Accept`: `application/json` (the default), or `text/csv` (header `iteration,relativeResidual,relativeError,consensusDistance`, one row per point, an empty cell where the JSON has null). 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run; 406 for an `Accept` that admits neither.
          */
         get: operations["getRunTrace"];
         put?: never;
@@ -229,7 +249,7 @@ export interface paths {
         };
         /**
          * The solution of one algorithm's run
-         * @description The taskmaster's estimate x that the run returned, whatever its status (converged or not). 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run.
+         * @description The taskmaster's estimate x that the run returned, whatever its status (converged or not). By `Accept`: `application/json` (the default; null where an entry is not finite); `text/csv` (header `index,x`, one row per entry, an empty cell where the JSON has null); `application/x-matrix-market` (an n x 1 `array real general` file, 17 significant digits, nan / inf / -inf where not finite); `application/octet-stream` (n little-endian float64, 8 n bytes, with Content-Length). 400 for an id longer than 64 characters or an unknown algorithm; 404 when the job has no such run; 406 for an `Accept` that admits none of these.
          */
         get: operations["getRunSolution"];
         put?: never;
@@ -296,7 +316,7 @@ export interface paths {
         };
         /**
          * List studies, newest first
-         * @description Pages of study summaries; pass `nextCursor` as `cursor` for the next page. Optional status filter.
+         * @description Pages of study summaries; pass `nextCursor` as `cursor` for the next page. Optional filters: `status`, and `label=key:value` (repeatable: studies carrying every label given).
          */
         get: operations["listStudies"];
         put?: never;
@@ -488,6 +508,10 @@ export interface components {
             admin?: boolean;
             quotas?: components["schemas"]["KeyQuotasInput"];
         };
+        /** @description Up to 16 string pairs (keys ^[A-Za-z0-9_.-]{1,64}$, values up to 256 characters), stored and echoed as given; lists filter on them with `label=key:value`. */
+        LabelsInput: {
+            [key: string]: string;
+        };
         /** @enum {string} */
         AlgorithmIdInput: "apc" | "dhbm" | "dgd" | "dnag" | "cimmino" | "mlm";
         /** @description One row of the matrix: its n entries (n <= MAX_N). */
@@ -566,7 +590,7 @@ export interface components {
             /** @description The id of a matrix uploaded with POST /v1/matrices. */
             id: string;
         };
-        /** @description How the rows are spread over the machines. */
+        /** @description How the rows are spread over the machines. `{ "family": "random", "seed": s, "machines": m }`: the block sizes of `{ "machines": m }`, rows dealt in the order of a permutation seeded by s: the random partition of a study (partition.family random), replayed exactly. `{ "fromJob": id }`: the assignment of job id. */
         PartitionInput: {
             /** @description m contiguous blocks whose sizes differ by at most one, larger blocks first (m <= MAX_MACHINES). */
             machines: number;
@@ -588,6 +612,16 @@ export interface components {
                 components["schemas"]["MachineRowsInput"],
                 ...components["schemas"]["MachineRowsInput"][]
             ];
+        } | {
+            /** @constant */
+            family: "random";
+            /** @description Seed of the permutation; a study's samples CSV lists the seed of each sample's random partition. */
+            seed: number;
+            /** @description m (m <= n and m <= MAX_MACHINES). */
+            machines: number;
+        } | {
+            /** @description The id of a job (yours): its assignment (GET /v1/jobs/{id}/partition), for a matrix with the same n (else 422). */
+            fromJob: string;
         };
         JobRequestOptionsInput: {
             /** @description Stop when |A x - b| / |b| <= tolerance (default DEFAULT_TOLERANCE). */
@@ -628,6 +662,7 @@ export interface components {
             ];
             options?: components["schemas"]["JobRequestOptionsInput"];
             notify?: components["schemas"]["NotifyRequestInput"];
+            labels?: components["schemas"]["LabelsInput"];
         };
         /** @enum {string} */
         JobStatusInput: "queued" | "running" | "succeeded" | "failed" | "cancelled";
@@ -661,6 +696,7 @@ export interface components {
             seed?: number;
             /** @description Replace some of the preset's axes (e.g. a subset of m). */
             grid?: components["schemas"]["StudyGridInput"];
+            labels?: components["schemas"]["LabelsInput"];
             notify?: components["schemas"]["NotifyRequestInput"];
         };
         GeneralStudyBodyInput: {
@@ -719,6 +755,7 @@ export interface components {
             /** @description Levels eps of P(value > eps). */
             thresholds?: number[];
             histogramBins?: number;
+            labels?: components["schemas"]["LabelsInput"];
             notify?: components["schemas"]["NotifyRequestInput"];
         };
         CreateStudyBodyInput: components["schemas"]["PresetStudyBodyInput"] | components["schemas"]["GeneralStudyBodyInput"];
@@ -807,8 +844,47 @@ export interface components {
         ApiKeyList: {
             items: components["schemas"]["ApiKey"][];
         };
+        /** @description Up to 16 string pairs (keys ^[A-Za-z0-9_.-]{1,64}$, values up to 256 characters), stored and echoed as given; lists filter on them with `label=key:value`. */
+        Labels: {
+            [key: string]: string;
+        };
         /** @enum {string} */
         AlgorithmId: "apc" | "dhbm" | "dgd" | "dnag" | "cimmino" | "mlm";
+        GeneratorSettings: {
+            /** @constant */
+            generator: "gaussian";
+            n: number;
+            /** @description Default 0. */
+            mean?: number;
+            /** @description Default 1. */
+            std?: number;
+            /** @description Seed of the generator (same spec and seed: same matrix). */
+            seed?: number;
+        } | {
+            /** @constant */
+            generator: "block-diagonal";
+            n: number;
+            /** @description Rows (and columns) of each diagonal block; the last block takes the remainder. Default: one block per machine of the job's partition (machine i's rows, in order, over the next p_i columns), so any partition is totally orthogonal: kappa(S) = 1. */
+            blockSize?: number;
+            /** @description Seed of the generator (same spec and seed: same matrix). */
+            seed?: number;
+            /** @description Shuffle the columns (the blocks stay mutually orthogonal). */
+            permute?: boolean;
+        } | {
+            /** @constant */
+            generator: "structured-gaussian";
+            n: number;
+            blockSize: number;
+            /** @description Standard deviation of the off-diagonal blocks. */
+            sigma: number;
+            /** @description Seed of the generator (same spec and seed: same matrix). */
+            seed?: number;
+        } | {
+            /** @constant */
+            generator: "ones-minus-eps";
+            n: number;
+            eps: number;
+        };
         Parameters: {
             [key: string]: number;
         };
@@ -1038,6 +1114,38 @@ export interface components {
             /** @description When the next attempt is due; null when delivered or given up. */
             nextRetryAt: string | null;
         };
+        /** @description The matrix the job runs on. */
+        MatrixEcho: {
+            /**
+             * @description How the request gave the matrix.
+             * @enum {string}
+             */
+            format: "dense" | "coo" | "matrix-market" | "generator" | "stored";
+            n: number;
+            /** @description format generator: its settings, which regenerate the matrix. */
+            generator?: components["schemas"]["GeneratorSettings"];
+            /** @description format stored: the id of the matrix (POST /v1/matrices). */
+            id?: string;
+            /** @description Nonzero entries. null until known: a generated or stored matrix is read by the worker, which records it when it starts. */
+            nnz: number | null;
+            /** @description Content hash: hex SHA-256 of the canonical CSR of A (nonzeros only, columns ascending): rowPtr (n + 1 int32), colIdx (nnz int32) and values (nnz float64), little-endian, concatenated. The same matrix has the same hash however it was given (dense, COO, Matrix Market, stored) and whichever storage the job computes on. null until known, as nnz. */
+            sha256: string | null;
+        };
+        /** @description The partition the job runs on (the assignment itself: GET /v1/jobs/{id}/partition; reuse it as { "fromJob": id }). */
+        PartitionEcho: {
+            /**
+             * @description The form the request gave: machines, sizes, assignment, groups, fromJob (another job's), random (family random).
+             * @enum {string}
+             */
+            kind: "machines" | "sizes" | "assignment" | "groups" | "fromJob" | "random";
+            m: number;
+            /** @description Rows of each machine. */
+            sizes: number[];
+            /** @description kind random: its seed; { "family": "random", "seed": seed, "machines": m } replays it. */
+            seed?: number;
+            /** @description kind fromJob: the job whose assignment was copied. */
+            fromJob?: string;
+        };
         Job: {
             id: string;
             type: components["schemas"]["JobType"];
@@ -1059,6 +1167,10 @@ export interface components {
             storage: "dense" | "csr";
             /** @description The numerical backend the job ran on (NUMERIC_BACKEND resolved); null until a worker starts it. */
             backend: ("typescript" | "native") | null;
+            matrix: components["schemas"]["MatrixEcho"];
+            /** @description null only for jobs stored before the service recorded partitions. */
+            partition: components["schemas"]["PartitionEcho"] | null;
+            labels: components["schemas"]["Labels"];
             /** @description Present when the job succeeded (and when it was cancelled after its analysis). */
             result?: components["schemas"]["JobResult"];
             /** @description Present when the job failed. */
@@ -1077,6 +1189,7 @@ export interface components {
             finishedAt: string | null;
             n: number;
             m: number;
+            labels: components["schemas"]["Labels"];
         };
         JobPage: {
             items: components["schemas"]["JobSummary"][];
@@ -1099,6 +1212,15 @@ export interface components {
             algorithm: components["schemas"]["AlgorithmId"];
             /** @description The solution the run returned (null entries only if it diverged to non-finite values). */
             x: (number | null)[];
+        };
+        JobPartition: {
+            id: string;
+            n: number;
+            m: number;
+            /** @description Rows of each machine. */
+            sizes: number[];
+            /** @description assignment[k] = the machine of row k (0-based), as { "assignment": [...] } takes it. */
+            assignment: number[];
         };
         /** @enum {string} */
         StudyGridParameter: "mean" | "std" | "sigma" | "eps" | "blockSize" | "p" | "n" | "m";
@@ -1177,6 +1299,7 @@ export interface components {
             /** @description Levels eps of P(value > eps). */
             thresholds?: number[];
             histogramBins?: number;
+            labels?: components["schemas"]["Labels"];
         };
         PresetStudyRequest: {
             /**
@@ -1189,6 +1312,7 @@ export interface components {
             seed?: number;
             /** @description Replace some of the preset's axes (e.g. a subset of m). */
             grid?: components["schemas"]["StudyGrid"];
+            labels?: components["schemas"]["Labels"];
         };
         CreateStudyRequest: components["schemas"]["PresetStudyRequest"] | components["schemas"]["GeneralStudyRequest"];
         StudyMetricResult: {
@@ -1313,6 +1437,8 @@ export interface components {
             notify?: components["schemas"]["Notify"];
             /** @description The attempts to deliver the end of the study to `notify.url`, oldest first (present with `notify`). */
             deliveries?: components["schemas"]["WebhookDelivery"][];
+            /** @description The request's labels ({} for none). */
+            labels: components["schemas"]["Labels"];
         };
         StudySummary: {
             id: string;
@@ -1325,6 +1451,7 @@ export interface components {
                 done: number;
                 total: number;
             };
+            labels: components["schemas"]["Labels"];
         };
         StudyPage: {
             items: components["schemas"]["StudySummary"][];
@@ -1571,6 +1698,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: components["schemas"]["JobStatusInput"];
+                /** @description Only items carrying this label, written `key:value`; repeat the parameter to require several (all must match). */
+                label?: string[];
                 limit?: number;
                 cursor?: string;
             };
@@ -1589,7 +1718,7 @@ export interface operations {
                     "application/json": components["schemas"]["JobPage"];
                 };
             };
-            /** @description A bad `status` or `limit` (`invalid-request`), or a `cursor` this service did not issue (`invalid-cursor`). */
+            /** @description A bad `status`, `label` or `limit` (`invalid-request`), or a `cursor` this service did not issue (`invalid-cursor`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -1691,7 +1820,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`). */
+            /** @description The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`); the job that `partition.fromJob` names does not exist or is not yours (`job-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1738,8 +1867,92 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); an `Idempotency-Key` already used with another request (`idempotency-key-reused`). */
+            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition (or a `fromJob` whose job has another n: `dimension-mismatch` at /partition/fromJob), rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); an `Idempotency-Key` already used with another request (`idempotency-key-reused`). */
             422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getJobPartition: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The job's assignment and the machines' sizes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobPartition"];
+                };
+            };
+            /** @description The id is longer than 64 characters (`invalid-request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's. */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2443,6 +2656,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Trace"];
+                    "text/csv": string;
                 };
             };
             /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
@@ -2465,6 +2679,15 @@ export interface operations {
             };
             /** @description No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this algorithm (`run-not-found`: not requested, not reached yet, or the job is an analysis). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `Accept` admits none of application/json, text/csv (`not-acceptable`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2521,13 +2744,16 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The run's solution x (null where an entry is not finite). */
+            /** @description The run's solution x. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["Solution"];
+                    "text/csv": string;
+                    "application/x-matrix-market": string;
+                    "application/octet-stream": string;
                 };
             };
             /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
@@ -2550,6 +2776,15 @@ export interface operations {
             };
             /** @description No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this algorithm (`run-not-found`: not requested, not reached yet, or the job is an analysis). */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `Accept` admits none of application/json, text/csv, application/x-matrix-market, application/octet-stream (`not-acceptable`). */
+            406: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2758,6 +2993,8 @@ export interface operations {
         parameters: {
             query?: {
                 status?: components["schemas"]["StudyStatusInput"];
+                /** @description Only items carrying this label, written `key:value`; repeat the parameter to require several (all must match). */
+                label?: string[];
                 limit?: number;
                 cursor?: string;
             };
@@ -2776,7 +3013,7 @@ export interface operations {
                     "application/json": components["schemas"]["StudyPage"];
                 };
             };
-            /** @description A bad `status` or `limit` (`invalid-request`), or a `cursor` that GET /v1/studies did not issue (`invalid-cursor`). */
+            /** @description A bad `status`, `label` or `limit` (`invalid-request`), or a `cursor` that GET /v1/studies did not issue (`invalid-cursor`). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -95,6 +95,8 @@ function jobSpecOf(input: ComputeInput): JobSpec {
     algorithms: input.algorithms,
     options: input.options,
     notify: null,
+    partition: { kind: 'assignment', m, sizes: Array.from({ length: m }, (_, machine) => assignment.filter((k) => k === machine).length) },
+    labels: {},
   };
 }
 

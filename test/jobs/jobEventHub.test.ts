@@ -47,6 +47,9 @@ function jobWith(id: string, status: JobStatus): Job {
     backend: null,
     options,
     attempts: 0,
+    matrix: { format: 'dense', n: 2, nnz: null, sha256: null },
+    partition: null,
+    labels: {},
   };
 }
 

@@ -45,6 +45,9 @@ function newDocument(fields: Partial<NewDocument>): NewDocument {
     hasRhs: true,
     storage: 'dense',
     createdAt: new Date().toISOString(),
+    partition: { kind: 'assignment', m: 2, sizes: [2, 1] },
+    labels: {},
+    digest: null,
     ...fields,
   };
 }

@@ -9,6 +9,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
 import { fieldProblem, makeProblem, problemFromTypedError } from '../../jobs/problems.js';
+import { NotAcceptableError } from '../contentNegotiation.js';
 import { BodyTimeoutError } from '../requestBody.js';
 import { RequestFieldError } from '../requestFields.js';
 import type { FieldProblem, ProblemDetails } from '../../jobs/types.js';
@@ -69,6 +70,7 @@ function problemFor(error: FastifyError, config: Config): ProblemDetails {
   const typed = problemFromTypedError(error);
   if (typed) return typed;
   if (error instanceof UnsupportedContentEncodingError) return makeProblem('unsupported-media-type', error.message);
+  if (error instanceof NotAcceptableError) return makeProblem('not-acceptable', error.message);
   if (error instanceof InvalidGzipBodyError) return makeProblem('invalid-request', error.message);
   if (error instanceof DecompressedBodyTooLargeError) return makeProblem('body-too-large', error.message);
   if (error instanceof TooManyBodyValuesError) return makeProblem('body-too-large', error.message);

@@ -7,7 +7,8 @@ import type { JobService } from '../../jobs/types.js';
 import { createIdempotently, IDEMPOTENCY_409, IdempotentHeadersSchema, jsonFingerprint, REPLAYED_HEADER } from '../idempotency.js';
 import { toJobSpec } from '../jobSpec.js';
 import { matricesSeenBy, ownerFilterOf, tenantOf } from '../plugins/auth.js';
-import { JobIdParamsSchema, JobPageSchema, JobSchema, ListJobsQuerySchema } from '../schemas/job.js';
+import { JobIdParamsSchema, JobPageSchema, JobPartitionSchema, JobSchema, ListJobsQuerySchema } from '../schemas/job.js';
+import { labelPairs } from '../schemas/labels.js';
 import { CreateJobRequestSchema } from '../schemas/jobRequest.js';
 import { JSON_BODY_400, JSON_BODY_413, problemResponse, problemResponses } from '../schemas/problem.js';
 import { jsonResponse } from '../schemas/responses.js';
@@ -59,7 +60,11 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
             content: { 'application/json': { schema: JobSchema } },
           },
           ...problemResponse(400, `${JSON_BODY_400}.`),
-          ...problemResponse(404, "The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`)."),
+          ...problemResponse(
+            404,
+            "The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`); the job that " +
+              '`partition.fromJob` names does not exist or is not yours (`job-not-found`).',
+          ),
           ...problemResponse(
             413,
             `${JSON_BODY_413}; n above MAX_N (dense) or MAX_N_SPARSE, more than MAX_NNZ entries, or more memory than ` +
@@ -67,8 +72,9 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           ),
           ...problemResponse(
             422,
-            'The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition, rhs of the ' +
-              'wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); ' +
+            'The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition (or a ' +
+              '`fromJob` whose job has another n: `dimension-mismatch` at /partition/fromJob), rhs of the wrong length, ' +
+              'unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); ' +
               'an `Idempotency-Key` already used with another request (`idempotency-key-reused`).',
           ),
           ...IDEMPOTENCY_409,
@@ -78,7 +84,10 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
     },
     async (request, reply) =>
       createIdempotently(request, reply, jobService.idempotency, jsonFingerprint('POST /v1/jobs', request.body), async () => {
-        const spec = await toJobSpec(request.body, config, matricesSeenBy(request, jobService.matrices));
+        const owner = ownerFilterOf(request);
+        const spec = await toJobSpec(request.body, config, matricesSeenBy(request, jobService.matrices), (id) =>
+          jobService.partition(id, owner),
+        );
         const job = await jobService.create(spec, tenantOf(request));
         request.log.info({ jobId: job.id, type: job.type, n: job.n, m: job.m }, 'job created');
         return { statusCode: 202, location: `/v1/jobs/${job.id}`, body: JSON.stringify(job) };
@@ -93,21 +102,51 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         operationId: 'listJobs',
         summary: 'List jobs, newest first',
         description: [
-          'Pages of job summaries; pass `nextCursor` as `cursor` for the next page. Optional status filter.',
-          '400 for a bad `status`, `limit` or `cursor`.',
+          'Pages of job summaries; pass `nextCursor` as `cursor` for the next page. Optional filters: `status`, and `label=key:value`',
+          '(repeatable: jobs carrying every label given). 400 for a bad `status`, `label`, `limit` or `cursor`.',
         ].join(' '),
         querystring: ListJobsQuerySchema,
         response: {
           200: jsonResponse('A page of job summaries, newest first.', JobPageSchema),
           ...problemResponse(
             400,
-            'A bad `status` or `limit` (`invalid-request`), or a `cursor` this service did not issue (`invalid-cursor`).',
+            'A bad `status`, `label` or `limit` (`invalid-request`), or a `cursor` this service did not issue (`invalid-cursor`).',
           ),
           ...problemResponses(503),
         },
       },
     },
-    async (request) => jobService.list({ ...request.query, owner: ownerFilterOf(request) }),
+    async (request) => {
+      const { label, ...query } = request.query;
+      return jobService.list({ ...query, labels: labelPairs(label), owner: ownerFilterOf(request) });
+    },
+  );
+
+  app.get(
+    '/jobs/:id/partition',
+    {
+      schema: {
+        tags: ['jobs'],
+        operationId: 'getJobPartition',
+        summary: "The job's partition: which machine holds each row",
+        description: [
+          'The assignment of rows to machines the job runs on, whatever form the request gave it in (machines, sizes, groups,',
+          'random, fromJob). Send it back as `{ "assignment": [...] }`, or name the job: `{ "fromJob": id }`.',
+          '400 for an id longer than 64 characters.',
+        ].join(' '),
+        params: JobIdParamsSchema,
+        response: {
+          200: jsonResponse("The job's assignment and the machines' sizes.", JobPartitionSchema),
+          ...BAD_ID,
+          ...NO_SUCH_JOB,
+          ...problemResponses(503),
+        },
+      },
+    },
+    async (request) => {
+      const partition = await jobService.partition(request.params.id, ownerFilterOf(request));
+      return { ...partition, assignment: Array.from(partition.assignment) };
+    },
   );
 
   app.get(

@@ -15,6 +15,7 @@ import { createIdempotently, IDEMPOTENCY_409, IdempotentHeadersSchema, jsonFinge
 import type { IdempotencyService } from '../../jobs/service/idempotencyStore.js';
 import { atFieldAsync, studyPointer } from '../requestFields.js';
 import { JSON_BODY_400, JSON_BODY_413, problemResponse, problemResponses } from '../schemas/problem.js';
+import { labelPairs } from '../schemas/labels.js';
 import { jsonResponse } from '../schemas/responses.js';
 import {
   CreateStudyBodySchema,
@@ -137,19 +138,24 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
         tags: ['studies'],
         operationId: 'listStudies',
         summary: 'List studies, newest first',
-        description: 'Pages of study summaries; pass `nextCursor` as `cursor` for the next page. Optional status filter.',
+        description:
+          'Pages of study summaries; pass `nextCursor` as `cursor` for the next page. Optional filters: `status`, and ' +
+          '`label=key:value` (repeatable: studies carrying every label given).',
         querystring: ListStudiesQuerySchema,
         response: {
           200: jsonResponse('A page of study summaries, newest first.', StudyPageSchema),
           ...problemResponse(
             400,
-            'A bad `status` or `limit` (`invalid-request`), or a `cursor` that GET /v1/studies did not issue (`invalid-cursor`).',
+            'A bad `status`, `label` or `limit` (`invalid-request`), or a `cursor` that GET /v1/studies did not issue (`invalid-cursor`).',
           ),
           ...problemResponses(503),
         },
       },
     },
-    async (request) => studies.list(request.query, readerOf(request)),
+    async (request) => {
+      const { label, ...query } = request.query;
+      return studies.list({ ...query, labels: labelPairs(label) }, readerOf(request));
+    },
   );
 
   app.get(

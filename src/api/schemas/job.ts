@@ -3,12 +3,16 @@
  * TraceView...) are the definition; each schema here is checked against its type at compile time.
  */
 import { z } from 'zod';
+import { MATRIX_FORMATS } from '../../solvers/input/types.js';
 import {
   JOB_STATUSES,
   JOB_TYPES,
   MATRIX_STORAGES,
   NUMERIC_BACKENDS,
+  PARTITION_KINDS,
   type Job,
+  type MatrixEcho,
+  type PartitionEcho,
   type JobOptions,
   type JobPage,
   type JobProgress,
@@ -22,7 +26,8 @@ import {
 } from '../../jobs/types.js';
 import { RUN_STATUSES } from '../../solvers/runner/types.js';
 import { AnalysisSchema, ParametersSchema } from './analysis.js';
-import { AlgorithmIdSchema } from './jobRequest.js';
+import { AlgorithmIdSchema, GeneratorSettingsSchema } from './jobRequest.js';
+import { LabelQuerySchema, LabelsSchema } from './labels.js';
 import { ProblemSchema } from './problem.js';
 import { assertSameShape } from './sameShape.js';
 
@@ -102,6 +107,42 @@ export const WebhookDeliverySchema = z
     nextRetryAt: z.string().nullable().describe('When the next attempt is due; null when delivered or given up.'),
   })
   .meta({ id: 'WebhookDelivery' });
+export const MatrixEchoSchema = z
+  .object({
+    format: z.enum(MATRIX_FORMATS).describe('How the request gave the matrix.'),
+    n: z.number().int(),
+    generator: GeneratorSettingsSchema.optional().describe('format generator: its settings, which regenerate the matrix.'),
+    id: z.string().optional().describe('format stored: the id of the matrix (POST /v1/matrices).'),
+    nnz: z
+      .number()
+      .int()
+      .nullable()
+      .describe('Nonzero entries. null until known: a generated or stored matrix is read by the worker, which records it when it starts.'),
+    sha256: z
+      .string()
+      .nullable()
+      .describe(
+        'Content hash: hex SHA-256 of the canonical CSR of A (nonzeros only, columns ascending): rowPtr (n + 1 int32), colIdx ' +
+          '(nnz int32) and values (nnz float64), little-endian, concatenated. The same matrix has the same hash however it was ' +
+          'given (dense, COO, Matrix Market, stored) and whichever storage the job computes on. null until known, as nnz.',
+      ),
+  })
+  .meta({ id: 'MatrixEcho', description: 'The matrix the job runs on.' });
+
+export const PartitionEchoSchema = z
+  .object({
+    kind: z
+      .enum(PARTITION_KINDS)
+      .describe("The form the request gave: machines, sizes, assignment, groups, fromJob (another job's), random (family random)."),
+    m: z.number().int(),
+    sizes: z.array(z.number().int()).describe('Rows of each machine.'),
+    seed: z.number().int().optional().describe('kind random: its seed; { "family": "random", "seed": seed, "machines": m } replays it.'),
+    fromJob: z.string().optional().describe('kind fromJob: the job whose assignment was copied.'),
+  })
+  .meta({
+    id: 'PartitionEcho',
+    description: 'The partition the job runs on (the assignment itself: GET /v1/jobs/{id}/partition; reuse it as { "fromJob": id }).',
+  });
 
 export const JobSchema = z
   .object({
@@ -128,6 +169,9 @@ export const JobSchema = z
       .enum(NUMERIC_BACKENDS)
       .nullable()
       .describe('The numerical backend the job ran on (NUMERIC_BACKEND resolved); null until a worker starts it.'),
+    matrix: MatrixEchoSchema,
+    partition: PartitionEchoSchema.nullable().describe('null only for jobs stored before the service recorded partitions.'),
+    labels: LabelsSchema,
     result: JobResultSchema.optional().describe('Present when the job succeeded (and when it was cancelled after its analysis).'),
     error: ProblemSchema.optional().describe('Present when the job failed.'),
     notify: NotifyViewSchema.optional().describe('Present when the job was submitted with `notify` (the secret is never shown).'),
@@ -148,6 +192,7 @@ export const JobSummarySchema = z
     finishedAt: z.string().nullable(),
     n: z.number().int(),
     m: z.number().int(),
+    labels: LabelsSchema,
   })
   .meta({ id: 'JobSummary' });
 
@@ -200,6 +245,8 @@ assertSameShape<z.output<typeof SplitExecutionSchema>, SplitExecution>(true);
 assertSameShape<z.output<typeof JobResultSchema>, JobResult>(true);
 assertSameShape<z.output<typeof NotifyViewSchema>, NotifyView>(true);
 assertSameShape<z.output<typeof WebhookDeliverySchema>, WebhookDelivery>(true);
+assertSameShape<z.output<typeof MatrixEchoSchema>, MatrixEcho>(true);
+assertSameShape<z.output<typeof PartitionEchoSchema>, PartitionEcho>(true);
 assertSameShape<z.output<typeof JobSchema>, Job>(true);
 assertSameShape<z.output<typeof JobSummarySchema>, JobSummary>(true);
 assertSameShape<z.output<typeof JobPageSchema>, JobPage>(true);
@@ -208,8 +255,22 @@ assertSameShape<z.output<typeof TraceSchema>, TraceBody>(true);
 export const JobIdParamsSchema = z.object({ id: z.string().min(1).max(64) });
 export const RunParamsSchema = z.object({ id: z.string().min(1).max(64), algorithm: AlgorithmIdSchema });
 
+export const JobPartitionSchema = z
+  .object({
+    id: z.string(),
+    n: z.number().int(),
+    m: z.number().int(),
+    sizes: z.array(z.number().int()).describe('Rows of each machine.'),
+    assignment: z.array(z.number().int()).describe('assignment[k] = the machine of row k (0-based), as { "assignment": [...] } takes it.'),
+  })
+  .meta({ id: 'JobPartition' });
+
+/** A JobPartition as the API sends it (the job layer hands out the Int32Array). */
+export type JobPartitionBody = z.output<typeof JobPartitionSchema>;
+
 export const ListJobsQuerySchema = z.object({
   status: JobStatusSchema.optional(),
+  label: LabelQuerySchema,
   limit: z.coerce.number().int().min(1).max(200).default(20),
   cursor: z.string().min(1).max(200).optional(),
 });

@@ -16,6 +16,7 @@ import {
 } from '../../solvers/studies/presets.js';
 import { NotifyViewSchema, WebhookDeliverySchema } from './job.js';
 import { NotifyRequestSchema, StoredMatrixInput } from './jobRequest.js';
+import { LabelQuerySchema, LabelsSchema } from './labels.js';
 import { ProblemSchema } from './problem.js';
 import { assertSameShape } from './sameShape.js';
 
@@ -89,6 +90,7 @@ export const GeneralStudyRequestSchema = z
     dropKappaAtAAbove: z.number().positive().nullable().optional().describe('Drop (and count) samples whose kappa(A^T A) exceeds this.'),
     thresholds: z.array(z.number()).max(32).optional().describe('Levels eps of P(value > eps).'),
     histogramBins: z.number().int().min(0).max(200).optional(),
+    labels: LabelsSchema.optional(),
   })
   .strict()
   .meta({ id: 'GeneralStudyRequest' });
@@ -101,6 +103,7 @@ export const PresetStudyRequestSchema = z
     samples: z.number().int().min(1).optional().describe("Samples per grid point (default: the paper's)."),
     seed: z.number().int().optional(),
     grid: StudyGridSchema.optional().describe("Replace some of the preset's axes (e.g. a subset of m)."),
+    labels: LabelsSchema.optional(),
   })
   .strict()
   .meta({ id: 'PresetStudyRequest' });
@@ -221,6 +224,7 @@ export const StudySchema = z
       .array(WebhookDeliverySchema)
       .optional()
       .describe('The attempts to deliver the end of the study to `notify.url`, oldest first (present with `notify`).'),
+    labels: LabelsSchema.describe("The request's labels ({} for none)."),
   })
   .meta({ id: 'Study' });
 
@@ -233,6 +237,7 @@ export const StudySummarySchema = z
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
     progress: z.object({ done: z.number(), total: z.number().int() }),
+    labels: LabelsSchema,
   })
   .meta({ id: 'StudySummary' });
 
@@ -245,6 +250,7 @@ export const StudyFigureParamsSchema = z.object({ id: z.string().min(1).max(64),
 
 export const ListStudiesQuerySchema = z.object({
   status: StudyStatusSchema.optional(),
+  label: LabelQuerySchema,
   limit: z.coerce.number().int().min(1).max(200).default(20),
   cursor: z.string().min(1).max(200).optional(),
 });

@@ -163,8 +163,8 @@ export class JobEventHub {
     }
     if (this.subscriptions.get(fields.id)?.size) this.refresh(fields.id);
     if (this.allListeners.size > 0) {
-      const { id, type, status, createdAt, startedAt, finishedAt, n, m } = jobFromDocument(fields);
-      this.callAll({ event: 'status', job: { id, type, status, createdAt, startedAt, finishedAt, n, m } });
+      const { id, type, status, createdAt, startedAt, finishedAt, n, m, labels } = jobFromDocument(fields);
+      this.callAll({ event: 'status', job: { id, type, status, createdAt, startedAt, finishedAt, n, m, labels } });
     }
   }
 

@@ -12,13 +12,14 @@ import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
 import { jobFromDocument, type StoredInput } from '../store/jobDocument.js';
 import type { JobStore, RunContext } from '../store/jobStore.js';
 import { storeCall } from '../store/redisConnection.js';
-import type { Job, JobPage, JobSpec, JobStatus, JobSummary, TraceView } from '../types.js';
+import { matrixDigest } from '../matrixDigest.js';
+import type { Job, JobListQuery, JobPage, JobPartition, JobSpec, JobSummary, TraceView } from '../types.js';
 import type { Tenant } from '../keys/apiKey.js';
 import { storedBytesOfJob } from '../keys/jobBytes.js';
 import { isSmallJob } from '../keys/smallJobs.js';
 import type { TenantUsage } from '../keys/tenantUsage.js';
 import type { JobQueue, Placement } from './jobQueue.js';
-import { pageOfIndex } from './listCursor.js';
+import { hasLabels, pageOfIndex } from './listCursor.js';
 
 /** What tenants (API keys) hold, and what a job's stored bytes are counted with. */
 export interface Tenancy {
@@ -57,14 +58,32 @@ export class JobRepository {
             : spec.matrix.kind === 'csr'
               ? { format: spec.matrix.format, nnz: nnzOf(spec.matrix.A) }
               : { format: spec.matrix.format };
-      const { type, n, m, algorithms, options, storage } = spec;
+      const { type, n, m, algorithms, options, storage, partition, labels } = spec;
+      // A matrix the request carried is hashed here; a generated or stored one by the worker that reads it.
+      const digest = spec.matrix.kind === 'dense' || spec.matrix.kind === 'csr' ? matrixDigest(spec.matrix.A) : null;
       const owner = tenant?.owner ?? null;
       const placement = tenant ? await this.admit(tenant, id, spec) : {};
       const uncount = async (): Promise<void> => {
         if (tenant) await this.tenancy?.usage.release(tenant.owner, this.store.keys.doc(id), id).catch(() => undefined);
       };
       const stored = this.store.create(
-        { id, type, n, m, algorithms, options, input, hasRhs: spec.rhs !== null, createdAt, storage, owner, notifyUrl: spec.notify?.url },
+        {
+          id,
+          type,
+          n,
+          m,
+          algorithms,
+          options,
+          input,
+          hasRhs: spec.rhs !== null,
+          createdAt,
+          storage,
+          owner,
+          notifyUrl: spec.notify?.url,
+          partition,
+          labels,
+          digest,
+        },
         {
           matrix: spec.matrix.kind === 'dense' ? spec.matrix.A.data : null,
           csr: spec.matrix.kind === 'csr' ? spec.matrix.A : null,
@@ -100,6 +119,16 @@ export class JobRepository {
         storage,
         backend: null,
         ...(spec.notify ? { notify: { url: spec.notify.url }, deliveries: [] } : {}),
+        matrix: {
+          format: input.format,
+          n,
+          ...(input.format === 'generator' ? { generator: input.spec } : {}),
+          ...(input.format === 'stored' ? { id: input.matrixId } : {}),
+          nnz: digest?.nnz ?? null,
+          sha256: digest?.sha256 ?? null,
+        },
+        partition,
+        labels,
       };
     });
   }
@@ -142,8 +171,9 @@ export class JobRepository {
   }
 
   /** `owner`: only that key's jobs (from its own index); absent: every job. */
-  async list(query: { status?: JobStatus; limit: number; cursor?: string; owner?: string }): Promise<JobPage> {
+  async list(query: JobListQuery): Promise<JobPage> {
     const { status, owner } = query;
+    const labels = query.labels ?? [];
     return storeCall(() =>
       pageOfIndex<JobSummary>(
         {
@@ -151,8 +181,8 @@ export class JobRepository {
           items: (ids) => this.store.summaries(ids),
           drop: (ids) => this.store.dropFromIndex(ids, owner),
         },
-        { limit: query.limit, cursor: query.cursor, filtered: status !== undefined, list: 'GET /v1/jobs' },
-        (summary) => status === undefined || summary.status === status,
+        { limit: query.limit, cursor: query.cursor, filtered: status !== undefined || labels.length > 0, list: 'GET /v1/jobs' },
+        (summary) => (status === undefined || summary.status === status) && hasLabels(summary.labels, labels),
       ),
     );
   }
@@ -203,6 +233,19 @@ export class JobRepository {
         cap: trace.cap,
         downsampled: trace.downsampled,
       };
+    });
+  }
+
+  async partition(id: string, owner?: string): Promise<JobPartition> {
+    return storeCall(async () => {
+      await this.assertVisible(id, owner);
+      const [fields, assignment] = await Promise.all([this.store.document(id), this.store.assignment(id)]);
+      // Expired between the two reads.
+      if (!fields || !assignment) throw new JobNotFoundError(id);
+      const m = Number(fields.m);
+      const sizes = new Array<number>(m).fill(0);
+      for (const machine of assignment) sizes[machine]++;
+      return { id, n: assignment.length, m, sizes, assignment };
     });
   }
 

@@ -5,6 +5,7 @@
  */
 import { InvalidCursorError } from '../errors.js';
 import { JOB_ID_PATTERN } from '../jobId.js';
+import type { Labels } from '../types.js';
 
 const CURSOR_PREFIX = 'j1:';
 
@@ -80,4 +81,9 @@ export async function pageOfIndex<Item>(
   if (matches.length > limit) return { items: matches.slice(0, limit), nextCursor: encodeCursor(matchIds[limit - 1]) };
   if (exhausted || lastSeen === null) return { items: matches, nextCursor: null };
   return { items: matches, nextCursor: encodeCursor(lastSeen) };
+}
+
+/** A `keep` filter of labels: every one of `wanted` ([key, value]) is among `labels`. */
+export function hasLabels(labels: Labels, wanted: readonly [string, string][]): boolean {
+  return wanted.every(([key, value]) => Object.hasOwn(labels, key) && labels[key] === value);
 }

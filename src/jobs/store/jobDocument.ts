@@ -7,6 +7,10 @@ import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import type { GeneratorSpec } from '../../solvers/input/types.js';
 import type {
   Job,
+  Labels,
+  MatrixDigest,
+  MatrixEcho,
+  PartitionEcho,
   JobOptions,
   JobProgress,
   JobResult,
@@ -30,7 +34,7 @@ export type StoredInput =
   | { format: 'generator'; spec: GeneratorSpec }
   | { format: 'stored'; matrixId: string };
 
-export const SUMMARY_FIELDS = ['id', 'type', 'status', 'createdAt', 'startedAt', 'finishedAt', 'n', 'm'] as const;
+export const SUMMARY_FIELDS = ['id', 'type', 'status', 'createdAt', 'startedAt', 'finishedAt', 'n', 'm', 'labels'] as const;
 
 /** What a worker needs from the document to compute the job (written at creation, never changed). */
 export interface StoredProblem {
@@ -57,6 +61,10 @@ export interface NewDocument extends StoredProblem {
   owner?: string | null;
   /** The callback's URL (its secret is kept apart: JobKeys.notify). */
   notifyUrl?: string | null;
+  partition: PartitionEcho;
+  labels: Labels;
+  /** The matrix's content hash when the request carried the matrix; a worker records it for the others (`digest`). */
+  digest: MatrixDigest | null;
 }
 
 export function newDocumentFields(doc: NewDocument): Record<string, string> {
@@ -73,6 +81,9 @@ export function newDocumentFields(doc: NewDocument): Record<string, string> {
     createdAt: doc.createdAt,
     attempts: '0',
     storage: doc.storage,
+    partition: JSON.stringify(doc.partition),
+    labels: JSON.stringify(doc.labels),
+    ...(doc.digest ? { digest: JSON.stringify(doc.digest) } : {}),
     ...(doc.owner ? { owner: doc.owner } : {}),
     ...(doc.notifyUrl ? { notifyUrl: doc.notifyUrl, deliveries: '[]' } : {}),
   };
@@ -115,6 +126,9 @@ export function jobFromDocument(fields: Record<string, string>): Job {
     // Documents written before these fields existed were dense.
     storage: (fields.storage as MatrixStorage | undefined) ?? 'dense',
     backend: (fields.backend as NumericBackend | undefined) || null,
+    matrix: matrixEchoOf(fields),
+    partition: parse<PartitionEcho>(fields.partition) ?? null,
+    labels: parse<Labels>(fields.labels) ?? {},
   };
   const result = parse<JobResult>(fields.result);
   if (result) job.result = result;
@@ -125,6 +139,21 @@ export function jobFromDocument(fields: Record<string, string>): Job {
     job.deliveries = parse<WebhookDelivery[]>(fields.deliveries) ?? [];
   }
   return job;
+}
+
+/** The matrix echo: how it was given (`input`), n, and its digest once known. */
+function matrixEchoOf(fields: Record<string, string>): MatrixEcho {
+  const input = parse<StoredInput>(fields.input);
+  const digest = parse<MatrixDigest>(fields.digest);
+  const echo: MatrixEcho = {
+    format: input?.format ?? 'dense',
+    n: Number(fields.n),
+    nnz: digest?.nnz ?? null,
+    sha256: digest?.sha256 ?? null,
+  };
+  if (input?.format === 'generator') echo.generator = input.spec;
+  if (input?.format === 'stored') echo.id = input.matrixId;
+  return echo;
 }
 
 /**
@@ -148,7 +177,7 @@ export function fieldsFromStatusMessage(message: string, names: readonly string[
 
 /** From HMGET of SUMMARY_FIELDS; null when the document no longer exists. */
 export function summaryFromFields(values: (string | null)[]): JobSummary | null {
-  const [id, type, status, createdAt, startedAt, finishedAt, n, m] = values;
+  const [id, type, status, createdAt, startedAt, finishedAt, n, m, labels] = values;
   if (id === null || status === null) return null;
   return {
     id,
@@ -159,5 +188,6 @@ export function summaryFromFields(values: (string | null)[]): JobSummary | null 
     finishedAt: finishedAt || null,
     n: Number(n),
     m: Number(m),
+    labels: parse<Labels>(labels) ?? {},
   };
 }

@@ -15,6 +15,7 @@ import type {
   JobResult,
   JobStatus,
   JobSummary,
+  MatrixDigest,
   MatrixStorage,
   NumericBackend,
   ProblemDetails,
@@ -197,15 +198,26 @@ export class JobStore {
     return { state: 'running', job: readyJobFrom(problem, inputs, limits) };
   }
 
-  /** What the running attempt computes on, for the document (nothing when the job is gone). */
-  async recordRun(id: string, run: { storage: MatrixStorage; backend: NumericBackend }): Promise<void> {
+  /**
+   * What the running attempt computes on, for the document (nothing when the job is gone), with the
+   * matrix's digest when the worker computed it (a generated or stored matrix).
+   */
+  async recordRun(id: string, run: { storage: MatrixStorage; backend: NumericBackend; digest?: MatrixDigest }): Promise<void> {
     await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'storage', ARGV[1], 'backend', ARGV[2]) end",
+      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'storage', ARGV[1], 'backend', ARGV[2]) " +
+        "if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'digest', ARGV[3]) end end",
       1,
       this.keys.doc(id),
       run.storage,
       run.backend,
+      run.digest ? JSON.stringify(run.digest) : '',
     );
+  }
+
+  /** The job's row -> machine assignment, or null when it is gone. */
+  async assignment(id: string): Promise<Int32Array | null> {
+    const bytes = await this.redis.getBuffer(this.keys.assignment(id));
+    return bytes ? int32From(bytes) : null;
   }
 
   /** Stores a running job's progress; true when a cancel has been requested for it (Redis pub/sub may have lost the message). */

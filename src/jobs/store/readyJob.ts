@@ -38,6 +38,8 @@ export interface ReadyJob {
   /** Null: b = A * ones(n), so x* = ones(n) is known. */
   rhs: Float64Array | null;
   partition: Partition;
+  /** The matrix came from a generator or the matrix store: its digest is the worker's to record (../matrixDigest.ts). */
+  digestPending: boolean;
 }
 
 /** The binary values stored next to the document (./keys.ts), as read from Redis. */
@@ -65,7 +67,8 @@ export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limit
     if (!inputs.rhs) throw new JobInputMissingError(id, 'right-hand side');
     rhs = float64From(inputs.rhs);
   }
-  return { id, type, n, m, algorithms, options, matrix: matrixSource(problem, inputs, partition, limits), rhs, partition };
+  const digestPending = problem.input.format === 'generator' || problem.input.format === 'stored';
+  return { id, type, n, m, algorithms, options, matrix: matrixSource(problem, inputs, partition, limits), rhs, partition, digestPending };
 }
 
 function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: Partition, limits: WorkerLimits): MatrixSource {

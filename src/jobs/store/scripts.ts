@@ -28,6 +28,10 @@ export const STATUS_FIELDS = [
   'options',
   'storage',
   'backend',
+  'input',
+  'digest',
+  'partition',
+  'labels',
 ] as const;
 
 const PUBLISH_STATUS = `local function publishStatus(channel)

@@ -20,7 +20,7 @@ import type { StudyRequest } from '../../solvers/studies/presets.js';
 import type { StudyMatrix } from '../../solvers/studies/storedMatrix.js';
 import { MatrixNotFoundError } from '../errors.js';
 import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
-import { pageOfIndex } from '../service/listCursor.js';
+import { hasLabels, pageOfIndex } from '../service/listCursor.js';
 import type { WebhookTarget } from '../types.js';
 import { MatrixStore } from '../store/matrixStore.js';
 import {
@@ -199,7 +199,11 @@ export class RedisStudyService implements StudyService {
     });
   }
 
-  async list(query: { status?: StudyStatus; limit: number; cursor?: string }, requester: string | null): Promise<StudyPage> {
+  async list(
+    query: { status?: StudyStatus; labels?: [string, string][]; limit: number; cursor?: string },
+    requester: string | null,
+  ): Promise<StudyPage> {
+    const labels = query.labels ?? [];
     return storeCall(async () => {
       const page = await pageOfIndex<StoredStudy>(
         {
@@ -207,8 +211,11 @@ export class RedisStudyService implements StudyService {
           items: (ids) => Promise.all(ids.map((id) => this.store.get(id))),
           drop: (ids) => this.store.forget(ids, requester),
         },
-        { limit: query.limit, cursor: query.cursor, filtered: query.status !== undefined, list: 'GET /v1/studies' },
-        (stored) => (requester === null || stored.record.owner === requester) && (!query.status || stored.status === query.status),
+        { limit: query.limit, cursor: query.cursor, filtered: query.status !== undefined || labels.length > 0, list: 'GET /v1/studies' },
+        (stored) =>
+          (requester === null || stored.record.owner === requester) &&
+          (!query.status || stored.status === query.status) &&
+          hasLabels(stored.record.request.labels ?? {}, labels),
       );
       return { items: page.items.map((stored) => summaryOf(studyOf(this.plan(stored), stored))), nextCursor: page.nextCursor };
     });

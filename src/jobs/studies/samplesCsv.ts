@@ -1,7 +1,10 @@
 /**
  * The raw per-sample values of a study as CSV (RFC 4180): one row per grid point and sample. `seed`
  * is the seed of the sample's matrix; in a study over a given matrix, the seed of its random
- * partition (empty for a deterministic partition family).
+ * partition (empty for a deterministic partition family). A generated study with the random
+ * partition family has a `partitionSeed` column after `seed`. Either seed replays the sample as a
+ * job: the matrix as `{ format: 'generator', ..., seed }`, the partition as
+ * `{ family: 'random', seed, machines: m }` (src/solvers/input/partition.ts randomPartition).
  */
 import { GRID_PARAMETERS } from '../../solvers/studies/definition.js';
 import type { StudyPlan } from '../../solvers/studies/plan.js';
@@ -19,8 +22,18 @@ export function samplesCsv(plan: StudyPlan, outcomes: ReadonlyMap<number, string
     if (!definition.matrix) return String(matrixSeed(definition, point, sample));
     return DETERMINISTIC_PARTITION_FAMILIES.includes(definition.partition.family) ? '' : String(partitionSeed(definition, point, sample));
   };
+  const randomGenerated = !definition.matrix && definition.partition.family === 'random';
   const varied = GRID_PARAMETERS.filter((name) => plan.definition.grid[name] !== undefined || plan.definition.fixed[name] !== undefined);
-  const header = ['point', ...varied, 'sample', 'seed', 'status', 'reason', ...plan.definition.metrics.map((metric) => metric.name)];
+  const header = [
+    'point',
+    ...varied,
+    'sample',
+    'seed',
+    ...(randomGenerated ? ['partitionSeed'] : []),
+    'status',
+    'reason',
+    ...plan.definition.metrics.map((metric) => metric.name),
+  ];
   const lines = [header.map(field).join(',')];
   const samples = collectSamples(plan, outcomes);
   plan.points.forEach((point, p) => {
@@ -34,6 +47,7 @@ export function samplesCsv(plan: StudyPlan, outcomes: ReadonlyMap<number, string
         ...varied.map((name) => String(point.settings[name])),
         String(s),
         seed,
+        ...(randomGenerated ? [String(partitionSeed(definition, point, s))] : []),
         SAMPLE_STATUSES[own.status[s]],
         own.reasons[s],
         ...values,

@@ -47,10 +47,11 @@ export function studyOf(plan: StudyPlan, stored: StoredStudy): Study {
     error: stored.error,
     figures: plan.figures,
     ...(stored.notifyUrl ? { notify: { url: stored.notifyUrl }, deliveries: stored.deliveries } : {}),
+    labels: record.request.labels ?? {},
   };
 }
 
 export function summaryOf(study: Study): StudySummary {
-  const { id, owner, status, preset, createdAt, finishedAt, progress } = study;
-  return { id, owner, status, preset, createdAt, finishedAt, progress: { done: progress.done, total: progress.total } };
+  const { id, owner, status, preset, createdAt, finishedAt, progress, labels } = study;
+  return { id, owner, status, preset, createdAt, finishedAt, progress: { done: progress.done, total: progress.total }, labels };
 }

@@ -5,7 +5,7 @@
 import type { StudyResult } from '../../solvers/studies/aggregate.js';
 import type { GridParameter } from '../../solvers/studies/definition.js';
 import type { FigureSpec, StudyPreset, StudyRequest } from '../../solvers/studies/presets.js';
-import type { NotifyView, ProblemDetails, WebhookDelivery, WebhookTarget } from '../types.js';
+import type { Labels, NotifyView, ProblemDetails, WebhookDelivery, WebhookTarget } from '../types.js';
 
 export const STUDY_STATUSES = ['queued', 'running', 'succeeded', 'failed', 'cancelled'] as const;
 export type StudyStatus = (typeof STUDY_STATUSES)[number];
@@ -47,6 +47,7 @@ export interface Study {
   notify?: NotifyView;
   /** The attempts to deliver the study's end to `notify.url` (present with `notify`). */
   deliveries?: WebhookDelivery[];
+  labels: Labels;
 }
 
 export interface StudySummary {
@@ -57,6 +58,7 @@ export interface StudySummary {
   createdAt: string;
   finishedAt: string | null;
   progress: { done: number; total: number };
+  labels: Labels;
 }
 
 export interface StudyPage {
@@ -86,7 +88,11 @@ export interface StudyService {
     notify?: WebhookTarget | null,
   ): Promise<Study>;
   get(id: string, requester: string | null): Promise<Study>;
-  list(query: { status?: StudyStatus; limit: number; cursor?: string }, requester: string | null): Promise<StudyPage>;
+  /** `labels`: only studies carrying every one of these [key, value] pairs. */
+  list(
+    query: { status?: StudyStatus; labels?: [string, string][]; limit: number; cursor?: string },
+    requester: string | null,
+  ): Promise<StudyPage>;
   cancel(id: string, requester: string | null): Promise<Study>;
   remove(id: string, requester: string | null): Promise<void>;
   /** The raw per-sample values as CSV text. */

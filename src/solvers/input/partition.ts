@@ -3,28 +3,35 @@
  * array (row -> machine) checked to cover 0..m-1, then partitionFromAssignment builds the view.
  * Check order: the form, then m against n and limits.maxMachines (before anything of size m is
  * allocated), then coverage (empty machines, rows assigned twice or never).
+ *
+ * The random form { family: 'random', seed, machines } is randomPartition below: the one routine
+ * that studies (src/solvers/studies/sampler.ts) draw their random partitions with, so a sample's
+ * partition is replayed exactly by a job given its seed.
  */
 import { EmptyMachineError, InvalidPartitionError, RowAssignedTwiceError, RowUnassignedError, TooManyMachinesError } from '../errors.js';
 import { partitionFromAssignment, type Partition } from '../problem.js';
+import { SeededRandom } from '../random.js';
 import { describeValue } from './entries.js';
 import type { InputLimits, PartitionInput } from './types.js';
 
 const FORMS = ['machines', 'sizes', 'assignment', 'groups'] as const;
+const FORM_LIST = 'machines, sizes, assignment, groups or family (random)';
 
 export function buildPartition(input: PartitionInput, n: number, limits?: InputLimits): Partition {
   if (!Number.isInteger(n) || n < 1)
     throw new InvalidPartitionError(`Cannot partition ${describeValue(n)} rows; n must be an integer >= 1.`, { n });
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     throw new InvalidPartitionError(
-      `A partition must be one of { machines }, { sizes }, { assignment }, { groups }; got ${describeValue(input)}.`,
+      `A partition must be one of { machines }, { sizes }, { assignment }, { groups }, { family: 'random', seed, machines }; got ${describeValue(input)}.`,
     );
   }
+  if ('family' in input) return fromFamily(input, n, limits);
   const present = FORMS.filter((form) => (input as Record<string, unknown>)[form] !== undefined);
   if (present.length !== 1) {
     throw new InvalidPartitionError(
       present.length === 0
-        ? 'A partition must give exactly one of machines, sizes, assignment or groups; none was given.'
-        : `A partition must give exactly one of machines, sizes, assignment or groups; got ${present.join(' and ')}.`,
+        ? `A partition must give exactly one of ${FORM_LIST}; none was given.`
+        : `A partition must give exactly one of ${FORM_LIST}; got ${present.join(' and ')}.`,
       { forms: present },
     );
   }
@@ -34,15 +41,55 @@ export function buildPartition(input: PartitionInput, n: number, limits?: InputL
   return fromGroups((input as { groups: number[][] }).groups, n, limits);
 }
 
+/** { family: 'random', seed, machines }: nothing else beside them. */
+function fromFamily(input: Record<string, unknown>, n: number, limits: InputLimits | undefined): Partition {
+  const { family, seed, machines, ...others } = input;
+  if (family !== 'random')
+    throw new InvalidPartitionError(`family must be 'random'; got ${describeValue(family)}.`, { parameter: 'family' });
+  const extra = Object.keys(others);
+  if (extra.length > 0)
+    throw new InvalidPartitionError(`A random partition takes family, seed and machines only; got ${extra.join(', ')} too.`, {
+      forms: extra,
+    });
+  if (typeof seed !== 'number' || !Number.isSafeInteger(seed)) {
+    throw new InvalidPartitionError(`seed must be an integer (at most 2^53 - 1 in magnitude); got ${describeValue(seed)}.`, {
+      parameter: 'seed',
+    });
+  }
+  return randomPartition(n, machineCount(machines, n, limits), seed);
+}
+
+/**
+ * A seeded random partition of n rows over m machines: the block sizes of { machines: m } (NumPy's
+ * array_split, so each machine owns at least one row when m <= n), the rows dealt to them in the
+ * order of a Fisher-Yates permutation drawn from SeededRandom(seed): machine of row order[k] = the
+ * contiguous block of position k. Same (n, m, seed), same partition, on every platform.
+ */
+export function randomPartition(n: number, m: number, seed: number): Partition {
+  const contiguous = contiguousAssignment(n, m);
+  const order = new SeededRandom(seed).permutation(n);
+  const assignment = new Int32Array(n);
+  for (let k = 0; k < n; k++) assignment[order[k]] = contiguous[k];
+  return partitionFromAssignment(assignment, m);
+}
+
 /** NumPy's array_split: n = q m + r, the first r blocks get q + 1 rows, the others q. */
 function fromMachines(machines: unknown, n: number, limits: InputLimits | undefined): Partition {
+  const m = machineCount(machines, n, limits);
+  return partitionFromAssignment(contiguousAssignment(n, m), m);
+}
+
+function machineCount(machines: unknown, n: number, limits: InputLimits | undefined): number {
   if (typeof machines !== 'number' || !Number.isInteger(machines) || machines < 1) {
     throw new InvalidPartitionError(`machines must be an integer >= 1; got ${describeValue(machines)}.`, {
       machines: describeValue(machines),
     });
   }
-  const m = machines;
-  checkMachineCount(m, n, limits);
+  checkMachineCount(machines, n, limits);
+  return machines;
+}
+
+function contiguousAssignment(n: number, m: number): Int32Array {
   const q = Math.floor(n / m);
   const r = n - q * m;
   const assignment = new Int32Array(n);
@@ -52,7 +99,7 @@ function fromMachines(machines: unknown, n: number, limits: InputLimits | undefi
     assignment.fill(i, row, row + size);
     row += size;
   }
-  return partitionFromAssignment(assignment, m);
+  return assignment;
 }
 
 /** Contiguous blocks of the given sizes, in order. */

@@ -73,7 +73,12 @@ export type PartitionInput =
   /** assignment[k] = machine of row k; machines 0..m-1 must each own a row. */
   | { assignment: number[] }
   /** groups[i] = the rows machine i holds; every row must appear exactly once. */
-  | { groups: number[][] };
+  | { groups: number[][] }
+  /**
+   * A seeded random partition (./partition.ts randomPartition): the block sizes of { machines },
+   * rows shuffled by the seed. A study's random partition family draws its samples' partitions so.
+   */
+  | { family: 'random'; seed: number; machines: number };
 
 export interface InputLimits {
   /** Largest accepted n (ProblemTooLargeError above). */

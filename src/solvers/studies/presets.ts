@@ -35,6 +35,8 @@ export interface GeneralStudyRequest {
   dropKappaAtAAbove?: number | null;
   thresholds?: number[];
   histogramBins?: number;
+  /** The client's own string pairs, kept with the study (they change nothing in it). */
+  labels?: Record<string, string>;
 }
 
 export interface PresetStudyRequest {
@@ -44,6 +46,7 @@ export interface PresetStudyRequest {
   seed?: number;
   /** Replace some of the preset's axes (a subset of its points, say). */
   grid?: GridAxes;
+  labels?: Record<string, string>;
 }
 
 export type StudyRequest = GeneralStudyRequest | PresetStudyRequest;

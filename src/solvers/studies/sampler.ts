@@ -10,7 +10,7 @@ import { analyze } from '../analysis/analyze.js';
 import { buildDistributedSystem } from '../distributed/distributedSystem.js';
 import { createProblem } from '../input/createProblem.js';
 import { generateMatrix } from '../input/generators.js';
-import { buildPartition } from '../input/partition.js';
+import { buildPartition, randomPartition } from '../input/partition.js';
 import type { DenseMatrix } from '../matrix.js';
 import { partitionFromAssignment, type Partition } from '../problem.js';
 import { SeededRandom } from '../random.js';
@@ -52,18 +52,17 @@ export function partitionSeed(definition: StudyDefinition, point: GridPoint, sam
   return hashSeed(`${definition.partition.seed}|partition|n=${point.settings.n}|m=${point.settings.m}|${sample}`);
 }
 
-/** The partition of a sample: contiguous (NumPy array_split), round-robin (row k on machine k mod m) or random (seeded, same sizes as contiguous). */
+/**
+ * The partition of a sample: contiguous (NumPy array_split), round-robin (row k on machine k mod m)
+ * or random: randomPartition with the sample's partitionSeed, which a job replays as
+ * `{ family: 'random', seed, machines: m }` (the samples CSV lists the seed).
+ */
 export function samplePartition(definition: StudyDefinition, point: GridPoint, sample: number): Partition {
   const { n, m } = point.settings;
-  const contiguous = buildPartition({ machines: m }, n);
-  if (definition.partition.family === 'contiguous') return contiguous;
+  if (definition.partition.family === 'contiguous') return buildPartition({ machines: m }, n);
+  if (definition.partition.family === 'random') return randomPartition(n, m, partitionSeed(definition, point, sample));
   const assignment = new Int32Array(n);
-  if (definition.partition.family === 'round-robin') {
-    for (let k = 0; k < n; k++) assignment[k] = k % m;
-  } else {
-    const order = new SeededRandom(partitionSeed(definition, point, sample)).permutation(n);
-    for (let k = 0; k < n; k++) assignment[order[k]] = contiguous.assignment[k];
-  }
+  for (let k = 0; k < n; k++) assignment[k] = k % m;
   return partitionFromAssignment(assignment, m);
 }
 

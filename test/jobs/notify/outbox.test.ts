@@ -45,6 +45,9 @@ function newDocument(notifyUrl: string | null): NewDocument {
     storage: 'dense',
     createdAt,
     notifyUrl,
+    partition: { kind: 'machines', m: 1, sizes: [2] },
+    labels: {},
+    digest: null,
   };
 }
 

@@ -38,6 +38,9 @@ async function newJob(): Promise<string> {
     hasRhs: false,
     storage: 'dense',
     createdAt: new Date().toISOString(),
+    partition: { kind: 'machines', m: 1, sizes: [2] },
+    labels: {},
+    digest: null,
   };
   await store.create(doc, { matrix: Float64Array.of(1, 0, 0, 1), rhs: null, assignment: Int32Array.of(0, 0) });
   return doc.id;

@@ -50,6 +50,9 @@ function newDocument(): NewDocument {
     hasRhs: false,
     storage: 'csr',
     createdAt: now(),
+    partition: { kind: 'assignment', m: 2, sizes: [n - n / 2, n / 2] },
+    labels: {},
+    digest: null,
   };
 }
 

@@ -8,9 +8,11 @@ import {
   RowUnassignedError,
   TooManyMachinesError,
 } from '../../../src/solvers/errors.js';
-import { buildPartition } from '../../../src/solvers/input/partition.js';
+import { buildPartition, randomPartition } from '../../../src/solvers/input/partition.js';
 import type { PartitionInput } from '../../../src/solvers/input/types.js';
 import type { Partition } from '../../../src/solvers/problem.js';
+import { planStudy } from '../../../src/solvers/studies/plan.js';
+import { partitionSeed, samplePartition } from '../../../src/solvers/studies/sampler.js';
 import { FIXTURES_DIR } from '../../support/sharedData.js';
 import { thrown } from '../../support/thrown.js';
 
@@ -28,6 +30,9 @@ function expectConsistent(p: Partition, n: number): void {
     for (const row of p.rowsOf[i]) expect(p.assignment[row]).toBe(i);
   }
 }
+
+/** randomPartition(8, 3, 1), as the studies drew it before the routine moved here. */
+const PINNED_8_3_1 = [0, 1, 1, 0, 2, 2, 0, 1];
 
 describe('buildPartition: { machines }', () => {
   it('n = 62, m = 2 reproduces the assignment of fixture bfwa62-m2', () => {
@@ -185,5 +190,53 @@ describe('buildPartition: the form itself', () => {
     expect(() => buildPartition({ machines: 2, sizes: [2, 3] }, 5)).toThrow(/got machines and sizes/);
     expect(() => buildPartition(null as unknown as PartitionInput, 5)).toThrow(InvalidPartitionError);
     expect(() => buildPartition({ machines: 1 }, 0)).toThrow(InvalidPartitionError);
+  });
+});
+
+describe("buildPartition: { family: 'random', seed, machines }", () => {
+  it('the block sizes of { machines }, rows dealt by the seed; same seed, same partition', () => {
+    const p = buildPartition({ family: 'random', seed: 42, machines: 4 }, 62);
+    expectConsistent(p, 62);
+    expect(Array.from(p.sizes)).toEqual(Array.from(buildPartition({ machines: 4 }, 62).sizes));
+    expect(Array.from(buildPartition({ family: 'random', seed: 42, machines: 4 }, 62).assignment)).toEqual(Array.from(p.assignment));
+    expect(Array.from(randomPartition(62, 4, 42).assignment)).toEqual(Array.from(p.assignment));
+    expect(Array.from(randomPartition(62, 4, 43).assignment)).not.toEqual(Array.from(p.assignment));
+    // Not the contiguous blocks.
+    expect(Array.from(p.assignment)).not.toEqual(Array.from(buildPartition({ machines: 4 }, 62).assignment));
+  });
+
+  it('pinned: a change of the routine would break the replay of stored studies', () => {
+    expect(Array.from(randomPartition(8, 3, 1).assignment)).toEqual(PINNED_8_3_1);
+  });
+
+  it('each machine owns a row even at m = n; a seed of 2^53 - 1 works', () => {
+    const p = randomPartition(7, 7, Number.MAX_SAFE_INTEGER);
+    expectConsistent(p, 7);
+    expect([...p.sizes]).toEqual([1, 1, 1, 1, 1, 1, 1]);
+  });
+
+  it('refuses a bad seed, too many machines, other keys', () => {
+    expect(() => buildPartition({ family: 'random', seed: 1.5, machines: 2 }, 5)).toThrow(/seed must be an integer/);
+    expect(() => buildPartition({ family: 'random', seed: 1, machines: 6 }, 5)).toThrow(TooManyMachinesError);
+    expect(() => buildPartition({ family: 'random', seed: 1, machines: 2 }, 5, { maxMachines: 1 })).toThrow(TooManyMachinesError);
+    const extra = { family: 'random', seed: 1, machines: 2, sizes: [2, 3] } as unknown as PartitionInput;
+    expect(() => buildPartition(extra, 5)).toThrow(/family, seed and machines only; got sizes/);
+    expect(() => buildPartition({ family: 'other', seed: 1, machines: 2 } as unknown as PartitionInput, 5)).toThrow(
+      /family must be 'random'/,
+    );
+  });
+
+  it("is the study sampler's random partition: a sample's partition replays from its seed", () => {
+    const { definition, points } = planStudy(
+      { grid: { m: [3, 5] }, settings: { n: 40 }, partition: { family: 'random', seed: 7 }, samples: 4, metrics: ['conditioning.kappaS'] },
+      { maxSamples: 1000, maxPointSamples: 100, maxPoints: 10, maxN: 100 },
+    );
+    for (const point of points) {
+      for (let sample = 0; sample < 4; sample++) {
+        const seed = partitionSeed(definition, point, sample);
+        const replayed = buildPartition({ family: 'random', seed, machines: point.settings.m }, 40);
+        expect(Array.from(replayed.assignment)).toEqual(Array.from(samplePartition(definition, point, sample).assignment));
+      }
+    }
   });
 });
