@@ -12,21 +12,24 @@ import { runJob, startTestService, type TestService } from '../../support/servic
 
 type Schema = Record<string, unknown>;
 
-/** The value at a JSON pointer (no escapes needed here). */
+/** The value at a JSON pointer (RFC 6901: '~1' is '/', '~0' is '~', as in the paths' names). */
 const at = (node: unknown, pointer: string): unknown =>
   pointer === ''
     ? node
     : pointer
         .split('/')
         .slice(1)
+        .map((key) => key.replace(/~1/g, '/').replace(/~0/g, '~'))
         .reduce<unknown>((parent, key) => (parent as Schema)[key], node);
+
+const escaped = (key: string): string => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
 /** Every schema object of `node` with `keyword`, by JSON pointer. */
 function withKeyword(node: unknown, keyword: string, path = ''): string[] {
   if (Array.isArray(node)) return node.flatMap((child, i) => withKeyword(child, keyword, `${path}/${i}`));
   if (node === null || typeof node !== 'object') return [];
   const own = keyword in node ? [path] : [];
-  return [...own, ...Object.entries(node).flatMap(([key, child]) => withKeyword(child, keyword, `${path}/${key}`))];
+  return [...own, ...Object.entries(node).flatMap(([key, child]) => withKeyword(child, keyword, `${path}/${escaped(key)}`))];
 }
 
 describe('tuplesAsBoundedArrays', () => {
