@@ -33,7 +33,7 @@ export default tseslint.config(
       'node_modules/',
       'native/build/',
       'coverage/',
-      'test/client/schema.d.ts',
+      'src/dashboard/apiSchema.d.ts',
       'src/solvers/linalg/wasm/rowKernelsModule.ts',
     ],
   },
