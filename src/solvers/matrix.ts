@@ -1,6 +1,7 @@
 /**
  * A dense real matrix stored row-major in one flat Float64Array: entry (i, j) is `data[i * cols + j]`.
- * Hot loops index `data` directly; ml-matrix is used only where a factorization reads more clearly.
+ * Hot loops index `data` directly; the factorizations are this library's own (./linalg, ./sparse) or
+ * the native backend's: src/ uses no matrix package (ml-matrix is a dev dependency, tests' reference).
  */
 export interface DenseMatrix {
   readonly rows: number;
