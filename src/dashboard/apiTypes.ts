@@ -1,9 +1,9 @@
 /**
  * The API's shapes as the dashboard sees them: the types generated from the OpenAPI document
- * (`npm run generate:client` writes test/client/schema.d.ts), so the dashboard is checked against
+ * (`npm run generate:client` writes apiSchema.d.ts beside this file), so the dashboard is checked against
  * the public contract, not the server's internals.
  */
-import type { components } from '../../test/client/schema.js';
+import type { components } from './apiSchema.js';
 
 type Schemas = components['schemas'];
 export type Job = Schemas['Job'];

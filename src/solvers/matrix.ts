@@ -1,13 +1,29 @@
-import type { CsrMatrix } from './sparse/csr.js';
-
 /**
  * A dense real matrix stored row-major in one flat Float64Array: entry (i, j) is `data[i * cols + j]`.
- * Hot loops index `data` directly; ml-matrix is used only where a factorization reads more clearly.
+ * Hot loops index `data` directly; the factorizations are this library's own (./linalg, ./sparse) or
+ * the native backend's: src/ uses no matrix package (ml-matrix is a dev dependency, tests' reference).
  */
 export interface DenseMatrix {
   readonly rows: number;
   readonly cols: number;
   readonly data: Float64Array;
+}
+
+/** A sparse matrix in compressed sparse rows (its functions: ./sparse/csr.ts). */
+export interface CsrMatrix {
+  readonly rows: number;
+  readonly cols: number;
+  /** Length rows + 1; rowPtr[0] = 0, rowPtr[rows] = nnz. */
+  readonly rowPtr: Int32Array;
+  /** Length nnz. */
+  readonly colIdx: Int32Array;
+  /** Length nnz. */
+  readonly values: Float64Array;
+}
+
+/** Name of a matrix entry in messages, 0-based like the API: "matrix entry (i, j)". */
+export function matrixEntryName(i: number, j: number): string {
+  return `matrix entry (${i}, ${j})`;
 }
 
 export function zeros(rows: number, cols: number): DenseMatrix {

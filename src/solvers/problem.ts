@@ -3,8 +3,7 @@
  * the rows over `m` machines. Builders in `input/` produce it (Problem for a dense A,
  * SparseProblem for a CSR one) and raise typed errors otherwise.
  */
-import type { DenseMatrix } from './matrix.js';
-import type { CsrMatrix } from './sparse/csr.js';
+import type { CsrMatrix, DenseMatrix } from './matrix.js';
 
 export interface Partition {
   /** Number of machines. */

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../scripts/generateOpenapi.js';
 import type { Job, ProblemDetails } from '../../src/jobs/types.js';
-import type { paths } from '../client/schema.js';
+import type { paths } from '../../src/dashboard/apiSchema.js';
 import { startTestService, waitForJob, type TestService } from '../support/service.js';
 
 type Trace = paths['/v1/jobs/{id}/runs/{algorithm}/trace']['get']['responses'][200]['content']['application/json'];
@@ -244,7 +244,7 @@ describe('the OpenAPI document and the generated client', () => {
     expect(Object.keys(solution['200'].content!)).toEqual(Object.keys(SOLUTION_TYPES));
     expect(Object.keys(trace['406'].content!)).toEqual(['application/problem+json']);
     expect(Object.keys(solution['406'].content!)).toEqual(['application/problem+json']);
-    const client = readFileSync(new URL('../client/schema.d.ts', import.meta.url), 'utf8');
+    const client = readFileSync(new URL('../../src/dashboard/apiSchema.d.ts', import.meta.url), 'utf8');
     for (const mediaType of Object.keys(SOLUTION_TYPES)) expect(client).toContain(`"${mediaType}": `);
   });
 });

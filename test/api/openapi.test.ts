@@ -11,10 +11,10 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { formatOpenApi, generateOpenApi, OPENAPI_PATH, openApiDocumentWith } from '../../scripts/generateOpenapi.js';
 import { loadConfig } from '../../src/config.js';
-import type { paths } from '../client/schema.js';
+import type { paths } from '../../src/dashboard/apiSchema.js';
 import { startTestService, type TestService } from '../support/service.js';
 
-const CLIENT_TYPES_PATH = new URL('../client/schema.d.ts', import.meta.url);
+const CLIENT_TYPES_PATH = new URL('../../src/dashboard/apiSchema.d.ts', import.meta.url);
 
 interface OperationObject {
   description?: string;
@@ -220,7 +220,7 @@ describe('the OpenAPI document', () => {
   it('has committed client types generated from it (npm run generate:client)', async () => {
     const generated = astToString(await openapiTS(pathToFileURL(OPENAPI_PATH), { arrayLength: true }));
     const committed = await readFile(CLIENT_TYPES_PATH, 'utf8');
-    expect(committed.endsWith(generated), 'test/client/schema.d.ts is stale: run `npm run generate:client`').toBe(true);
+    expect(committed.endsWith(generated), 'src/dashboard/apiSchema.d.ts is stale: run `npm run generate:client`').toBe(true);
   });
 
   it('drives the service through a generated client (openapi-fetch)', async () => {

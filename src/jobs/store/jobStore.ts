@@ -34,6 +34,7 @@ import {
 import { JobKeys } from './keys.js';
 import { MatrixStore, queueCsrCommit, readCsr, writePendingCsr } from './matrixStore.js';
 import { readyJobFrom, type ReadyJob, type StoredInputs, type WorkerLimits } from './readyJob.js';
+import { execOrThrow } from './redisBatch.js';
 import { defineScripts, queueScript, runScript, STATUS_FIELDS } from './scripts.js';
 
 export interface StoredTrace {
@@ -350,14 +351,4 @@ function writeTrace(multi: ChainableCommander, key: string, trace: Trace, ttl: n
   multi.del(key);
   multi.hset(key, fields);
   multi.expire(key, ttl);
-}
-
-/** exec() of a pipeline/MULTI, throwing the first command error instead of returning it. */
-async function execOrThrow(batch: ChainableCommander): Promise<unknown[]> {
-  const replies = await batch.exec();
-  if (replies === null) throw new Error('Redis transaction aborted');
-  return replies.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
 }

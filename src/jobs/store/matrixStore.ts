@@ -15,6 +15,7 @@ import type { MatrixMarketField, MatrixMarketSymmetry } from '../../solvers/spar
 import type { CsrMatrix } from '../../solvers/sparse/csr.js';
 import type { StoredMatrix } from '../types.js';
 import { bytesOf } from './binary.js';
+import { execOrThrow } from './redisBatch.js';
 
 /** Largest piece of a binary value in one Redis command. */
 export const PIECE_BYTES = 4 * 1024 * 1024;
@@ -259,14 +260,4 @@ function matrixFromFields(fields: Record<string, string>): StoredMatrix {
     createdAt: fields.createdAt,
     bytes: Number(fields.bytes),
   };
-}
-
-/** exec() of a MULTI, throwing the first command error instead of returning it. */
-async function execOrThrow(batch: ChainableCommander): Promise<unknown[]> {
-  const replies = await batch.exec();
-  if (replies === null) throw new Error('Redis transaction aborted');
-  return replies.map(([error, value]) => {
-    if (error) throw error;
-    return value;
-  });
 }

@@ -33,6 +33,16 @@ export const REGIME_THRESHOLDS = { thetaH: Math.PI / 4, phiMin: Math.PI / 4 } as
 export const KAPPA_TIE_RELATIVE = 1e-9;
 
 /**
+ * The exact comparison: rho_APC <= rho_D-HBM iff kappa(S) <= kappa(A^T A). Equal to rounding
+ * (KAPPA_TIE_RELATIVE) is a tie, and a tie names D-HBM (its iteration is the cheaper one). The
+ * full analysis' recommendation and a study sample's cheap path (../studies/sampleMetrics.ts) both decide by it.
+ */
+export function fasterOfApcAndDhbm(kappaS: number, kappaAtA: number): { faster: 'apc' | 'dhbm'; tie: boolean } {
+  const tie = Math.abs(kappaS - kappaAtA) <= KAPPA_TIE_RELATIVE * Math.max(Math.abs(kappaS), Math.abs(kappaAtA));
+  return { faster: tie ? 'dhbm' : kappaS < kappaAtA ? 'apc' : 'dhbm', tie };
+}
+
+/**
  * Iterations for the error to shrink by the factor `tolerance` at rate rho: ceil(ln tol / ln rho),
  * at least 1 when rho < 1 (rho = 0, or rho <= tol: one step suffices); 0 when tol >= 1; null when rho >= 1.
  */
@@ -141,8 +151,7 @@ export function recommend(input: RecommendationInput): Recommendation {
   const apcRate = rates.apc.rate;
   const dhbmRate = rates.dhbm.rate;
 
-  const tie = Math.abs(kappaS - kappaAtA) <= KAPPA_TIE_RELATIVE * Math.max(Math.abs(kappaS), Math.abs(kappaAtA));
-  const faster: 'apc' | 'dhbm' = tie ? 'dhbm' : kappaS < kappaAtA ? 'apc' : 'dhbm';
+  const { faster, tie } = fasterOfApcAndDhbm(kappaS, kappaAtA);
 
   const predictedIterations: Partial<Record<AlgorithmId, number | null>> = {};
   for (const id of ALGORITHM_IDS) if (rates[id] !== undefined) predictedIterations[id] = predictIterations(rates[id].rate, tolerance);

@@ -13,55 +13,12 @@ import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js';
 import type { DenseMatrix } from '../matrix.js';
-import type { Partition, Problem, SparseProblem } from '../problem.js';
-import { buildSparseSystemWork, type SparseDistributedSystem } from './sparseSystem.js';
+import type { Problem, SparseProblem } from '../problem.js';
+import type { DistributedSystem, MachineData, SolverSystem, SparseDistributedSystem } from '../machines/machineData.js';
+import { buildSparseSystemWork } from './sparseSystem.js';
 
-export interface MachineData {
-  readonly index: number;
-  /** Global row indices held by this machine, ascending (length p). */
-  readonly rows: Int32Array;
-  readonly p: number;
-  /** Column support C_i, ascending (length c). */
-  readonly cols: Int32Array;
-  readonly c: number;
-  /** True when C_i is every column (then cols[k] = k and gathers can be skipped). */
-  readonly full: boolean;
-  /** A_i restricted to C_i: p x c, row-major. */
-  readonly a: Float64Array;
-  /** b_i (length p). */
-  readonly b: Float64Array;
-  /** Q_i^T restricted to C_i: p x c, row-major; row k is the k-th orthonormal basis vector of R(A_i). */
-  readonly q: Float64Array;
-  /** R (p x p, row-major, upper triangular) with A_i^T = Q_i R. */
-  readonly r: Float64Array;
-  /**
-   * Nonzero extent of each row of `a` and of `q` within the support: entries of row k outside
-   * [start[k], end[k]) are exactly zero. Basis vector k is a combination of rows 0..k of A_i only,
-   * so on banded or sparse data these extents are short (sherman5: ~70% of Q_i is exact zeros, and
-   * a row of A_i has ~6 nonzeros); skipping exact zeros changes no result. Dense: [0, c).
-   */
-  readonly aStart: Int32Array;
-  readonly aEnd: Int32Array;
-  readonly qStart: Int32Array;
-  readonly qEnd: Int32Array;
-  /**
-   * Q_i^T x_i for any x_i solving A_i x = b_i, i.e. R^{-T} b_i. APC's consensus step never changes
-   * Q_i^T x_i (it only moves x_i inside the null space of A_i), so this is a constant of the run.
-   */
-  readonly qtx0: Float64Array;
-}
-
-/** A system on dense storage: every machine's rows, basis and factor as above. */
-export interface DistributedSystem {
-  readonly storage: 'dense';
-  readonly n: number;
-  readonly m: number;
-  readonly A: DenseMatrix;
-  readonly b: Float64Array;
-  readonly xTrue: Float64Array | null;
-  readonly partition: Partition;
-  readonly machines: readonly MachineData[];
-}
+/** The types of what is built here are the machines' (../machines/machineData.ts, below this folder). */
+export type { DistributedSystem, MachineData, SolverSystem } from '../machines/machineData.js';
 
 /** Relative size of a QR pivot below which a machine's rows are treated as linearly dependent. */
 const DEPENDENT_ROWS_TOLERANCE = 64 * Number.EPSILON;
@@ -146,9 +103,6 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
   const [qStart, qEnd] = rowExtents(q, p, c);
   return { index, rows, p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0 };
 }
-
-/** What the iterations run on: a system on dense storage, or its CSR sibling (./sparseSystem.ts). */
-export type SolverSystem = DistributedSystem | SparseDistributedSystem;
 
 function* buildDenseSystemWork(problem: Problem): Work<DistributedSystem> {
   const { m } = problem.partition;

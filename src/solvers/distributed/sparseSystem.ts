@@ -25,56 +25,23 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
-import type { Partition, SparseProblem } from '../problem.js';
+import type { SparseProblem } from '../problem.js';
 import { columnSupport, nnzOf, selectRows, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
 import { choosePlacement, currentThreadGramSolver, gramFactorizer, type GramFactorizer } from '../machines/placement.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
+import type { CsrMachineData, SparseDistributedSystem } from '../machines/machineData.js';
+
+/** The types of what is built here are the machines' (../machines/machineData.ts, below this folder). */
+export type { CsrMachineData, SparseDistributedSystem } from '../machines/machineData.js';
 
 /** Relative accuracy a machine's solves with G_i are refined to (100 iterations then stay within 1e-10 of the dense path's). */
 const PROJECTION_ACCURACY = 1e-12;
 /** Most refinement corrections per solve (u kappa(G_i) is below ~1 whenever the factorization succeeds). */
 const MAX_REFINEMENT = 4;
 const UNIT_ROUNDOFF = Number.EPSILON / 2;
-
-export interface CsrMachineData {
-  readonly index: number;
-  /** Global row indices held by this machine, ascending (length p). */
-  readonly rows: Int32Array;
-  readonly p: number;
-  /** A_i: p x n, global column indices. */
-  readonly a: CsrMatrix;
-  /** b_i (length p). */
-  readonly b: Float64Array;
-  /** Column support C_i (columns where some row of A_i has a stored entry), ascending (length c). */
-  readonly cols: Int32Array;
-  readonly c: number;
-  /** True when C_i is every column. */
-  readonly full: boolean;
-  /** Cholesky factor of G_i = A_i A_i^T (its work vector is for the calling thread's solves only). */
-  readonly gram: CholeskyFactor;
-  /**
-   * Estimate of kappa_1(D G_i D), D = diag(G_i)^{-1/2} (the diagonally scaled Gram matrix, whose
-   * conditioning sets the accuracy of solves with the factor): a lower bound, usually within a
-   * factor of 3.
-   */
-  readonly gramCondition: number;
-  /** Refinement corrections per solve with G_i (0 for a well-conditioned machine). */
-  readonly gramRefinement: number;
-}
-
-export interface SparseDistributedSystem {
-  readonly storage: 'csr';
-  readonly n: number;
-  readonly m: number;
-  readonly A: CsrMatrix;
-  readonly b: Float64Array;
-  readonly xTrue: Float64Array | null;
-  readonly partition: Partition;
-  readonly machines: readonly CsrMachineData[];
-}
 
 /** What building a machine reads (a worker thread gets one shared copy of it). */
 interface SparseSetupSpec {

@@ -19,7 +19,7 @@ import { NonFiniteValueError, ProblemTooLargeError } from '../errors.js';
 import { csrFromCoo, type CsrMatrix } from '../sparse/csr.js';
 import { MatrixMarketStreamReader, type SparseInputLimits } from '../sparse/matrixMarketStream.js';
 import { checkCooEntriesArray, cooEntry, cooSize, matrixEntryName } from './entries.js';
-import { parseBanner } from './matrixMarketGrammar.js';
+import { parseBanner } from '../sparse/matrixMarketGrammar.js';
 import type { MatrixInput } from './types.js';
 
 export type CoordinateInput = Extract<MatrixInput, { format: 'coo' | 'matrix-market' }>;

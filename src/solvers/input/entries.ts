@@ -9,8 +9,10 @@ import {
   NotSquareError,
   ProblemTooLargeError,
 } from '../errors.js';
-import type { DenseMatrix } from '../matrix.js';
+import { matrixEntryName, type DenseMatrix } from '../matrix.js';
 import type { EntryValue, InputLimits } from './types.js';
+
+export { matrixEntryName } from '../matrix.js';
 
 /**
  * Without a configured maxN, still refuse dense matrices whose storage alone would exceed 8 GiB
@@ -20,11 +22,6 @@ const MAX_DENSE_ENTRIES = 2 ** 30;
 
 /** "NaN", "Infinity", "-Infinity", "inf", "+inf", "nan"... in any case, surrounding spaces ignored. */
 const NON_FINITE_STRING = /^\s*[+-]?(nan|inf|infinity)\s*$/i;
-
-/** Name of a matrix entry in messages, 0-based like the API: "matrix entry (i, j)". */
-export function matrixEntryName(i: number, j: number): string {
-  return `matrix entry (${i}, ${j})`;
-}
 
 /**
  * The number an entry stands for. Finite numbers pass. Non-finite numbers and the strings

@@ -25,7 +25,7 @@ import {
   tokens,
   type MatrixMarketBanner,
   type MatrixMarketField,
-} from './matrixMarketGrammar.js';
+} from '../sparse/matrixMarketGrammar.js';
 import type { InputLimits } from './types.js';
 
 type Header = MatrixMarketBanner;

@@ -23,10 +23,77 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { RowKernels } from './wasmRowKernels.js';
-import type { ExternalLu } from '../sparse/sparseLu.js';
 
 export type BackendName = 'typescript' | 'native';
+
+/** The three row kernels, as the native addon (NativeBlas below) and the WebAssembly module (./wasmRowKernels.ts) provide them. */
+export interface RowKernels {
+  /** out[k] = X[k] . v, k < rows; X row-major with leading dimension ld from element xOffset. */
+  rowsDot(
+    rows: number,
+    cols: number,
+    x: Float64Array,
+    xOffset: number,
+    ld: number,
+    v: Float64Array,
+    vOffset: number,
+    out: Float64Array,
+    outOffset: number,
+  ): void;
+  /** y += scale sum_k w[k] X[k]. */
+  rowsCombine(
+    rows: number,
+    cols: number,
+    scale: number,
+    x: Float64Array,
+    xOffset: number,
+    ld: number,
+    w: Float64Array,
+    wOffset: number,
+    y: Float64Array,
+    yOffset: number,
+  ): void;
+  /** Each row read once: dots[k] = X[k] . v - bias[k], then y += scale dots[k] X[k]. */
+  rowsFused(
+    rows: number,
+    cols: number,
+    scale: number,
+    x: Float64Array,
+    xOffset: number,
+    ld: number,
+    v: Float64Array,
+    vOffset: number,
+    bias: Float64Array,
+    biasOffset: number,
+    dots: Float64Array,
+    dotsOffset: number,
+    y: Float64Array,
+    yOffset: number,
+  ): void;
+}
+
+/** The arrays of P A Q = L U, wherever it was computed (../sparse/sparseLu.ts, or the addon's UMFPACK). */
+export interface LuFactorArrays {
+  /** Unit lower triangular L by columns, row indices in pivot order; L(k, k) = 1 stored first. */
+  readonly lColPtr: Int32Array;
+  readonly lRowIdx: Int32Array;
+  readonly lValues: Float64Array;
+  /** Upper triangular U by columns, row indices in pivot order; U(k, k) stored last. */
+  readonly uColPtr: Int32Array;
+  readonly uRowIdx: Int32Array;
+  readonly uValues: Float64Array;
+  /** Row permutation, old-to-new: row i of A is row rowPivot[i] of P A. */
+  readonly rowPivot: Int32Array;
+  /** Column permutation, new-to-old: column k of A Q is column columnOrder[k] of A. */
+  readonly columnOrder: Int32Array;
+}
+
+/** A factorization P A Q = L U computed elsewhere (UMFPACK, native/src/lu_native.c), in the same layout. */
+export interface ExternalLu extends LuFactorArrays {
+  /** A zero pivot was met (the arrays are then not a factorization). */
+  readonly singular: boolean;
+  readonly strategy: 'symmetric' | 'unsymmetric';
+}
 
 export interface NativeBlas extends RowKernels {
   /** Row-major y = alpha op(A) x + beta y, A is m x n with leading dimension lda starting at element aOffset. */

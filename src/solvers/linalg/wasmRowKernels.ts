@@ -14,55 +14,12 @@
  * Switch: on by default wherever WebAssembly SIMD and shared memory run (Node >= 16.4);
  * LINALG_WASM=off, or useWasmKernels(false), keeps the plain TypeScript loops.
  */
-import { isTypedArray, mapLeaves } from '../parallel/mapLeaves.js';
+import { isTypedArray, mapLeaves } from '../mapLeaves.js';
+import type { RowKernels } from './backend.js';
 import { checkCsrRows, type CsrGradientKernel, type CsrRows } from './csrKernels.js';
 import { ROW_KERNELS_WASM_BASE64 } from './wasm/rowKernelsModule.js';
 
-/** The three row kernels, as the native addon and this module provide them (see NativeBlas in ./backend.ts). */
-export interface RowKernels {
-  /** out[k] = X[k] . v, k < rows; X row-major with leading dimension ld from element xOffset. */
-  rowsDot(
-    rows: number,
-    cols: number,
-    x: Float64Array,
-    xOffset: number,
-    ld: number,
-    v: Float64Array,
-    vOffset: number,
-    out: Float64Array,
-    outOffset: number,
-  ): void;
-  /** y += scale sum_k w[k] X[k]. */
-  rowsCombine(
-    rows: number,
-    cols: number,
-    scale: number,
-    x: Float64Array,
-    xOffset: number,
-    ld: number,
-    w: Float64Array,
-    wOffset: number,
-    y: Float64Array,
-    yOffset: number,
-  ): void;
-  /** Each row read once: dots[k] = X[k] . v - bias[k], then y += scale dots[k] X[k]. */
-  rowsFused(
-    rows: number,
-    cols: number,
-    scale: number,
-    x: Float64Array,
-    xOffset: number,
-    ld: number,
-    v: Float64Array,
-    vOffset: number,
-    bias: Float64Array,
-    biasOffset: number,
-    dots: Float64Array,
-    dotsOffset: number,
-    y: Float64Array,
-    yOffset: number,
-  ): void;
-}
+export type { RowKernels } from './backend.js';
 
 /** Set to 'off' to keep the TypeScript backend on its plain loops. */
 export const WASM_KERNELS_ENV = 'LINALG_WASM';

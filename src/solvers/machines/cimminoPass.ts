@@ -4,7 +4,7 @@
  * pass over Q_i with R, ./machine.ts, or over A_i with the Cholesky factor of A_i A_i^T,
  * ./csrMachine.ts); the taskmaster adds the terms in machine order.
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from './machineData.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { startFleet } from './fleet.js';
 import { CIMMINO_PASS } from './machineShard.js';

@@ -11,7 +11,7 @@
  * (A ConsensusPass on CSR storage also works, through the CSR rows and the Cholesky factor of
  * A_i A_i^T, ./csrMachine.ts: the tests compare the two forms.)
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from './machineData.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { checkStateLengths } from '../runner/snapshot.js';
 import { CsrConsensusPass } from './csrConsensusPass.js';

@@ -24,7 +24,7 @@
  * (Knuth's two-sum) over the same rounded squares, so the difference is exact to ~1e-32 |e|^2 and does
  * not cancel when xbar = x_i while e is large (APC exact after one step on orthogonal machines).
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { SolverSystem } from './machineData.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { checkStateLengths } from '../runner/snapshot.js';
 import type { ConsensusMachines } from './consensusPass.js';

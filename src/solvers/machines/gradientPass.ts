@@ -15,8 +15,7 @@
  * (at 1138_bus, m = 10, these were most of the pass). Which layout a system gets depends on it and
  * on that setting only, never on the thread count.
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
-import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
+import type { SolverSystem, SparseDistributedSystem } from './machineData.js';
 import { accumulateRowCombination } from '../linalg/rowKernels.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';

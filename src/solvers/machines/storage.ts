@@ -14,8 +14,7 @@
  *    memory: a chunk of rows has its own (smaller) support, so the terms the taskmaster adds up per
  *    iteration are never more than the chunk's stored entries.
  */
-import type { MachineData } from '../distributed/distributedSystem.js';
-import type { CsrMachineData } from '../distributed/sparseSystem.js';
+import type { CsrMachineData, MachineData } from './machineData.js';
 import { columnSupport, restrictColumns, type CsrMatrix } from '../sparse/csr.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
 

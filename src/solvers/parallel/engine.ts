@@ -232,7 +232,7 @@ export class ShardEngine {
     }
     this.awaitWorkers();
     // The calling thread's own chunk failed: rethrow what it threw, as it threw it.
-    // eslint-disable-next-line @typescript-eslint/only-throw-error
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- whatever runChunks threw (unknown, an Error or not) is rethrown unchanged
     if (localError !== null) throw localError;
     if (Atomics.load(control, FAILED) !== 0) throw new Error(`A solver worker thread failed: ${failureMessage(control, this.message)}`);
   }

@@ -14,7 +14,7 @@ import { createRequire } from 'node:module';
 import { pathToFileURL } from 'node:url';
 import { Worker, type TransferListItem } from 'node:worker_threads';
 import { DONE, FAILED, GONE, MESSAGE_BYTES, MESSAGE_LENGTH, READY, recordFailure } from './protocol.js';
-import { isTypedArray, mapLeaves } from './mapLeaves.js';
+import { isTypedArray, mapLeaves } from '../mapLeaves.js';
 
 /** The worker entries of this directory. */
 export type WorkerEntryName = 'worker' | 'taskWorker';

@@ -21,7 +21,7 @@ import type { Work } from '../cooperative.js';
 import type { NativeArpack } from '../linalg/backend.js';
 import type { SymmetricOperator } from '../linalg/lanczos.js';
 import { SeededRandom } from '../random.js';
-import type { EigenvalueEstimate } from './spectrumOfOperator.js';
+import type { EigenvalueEstimate } from './eigenvalueEstimate.js';
 
 export interface ArpackRequest {
   readonly tolerance: number;

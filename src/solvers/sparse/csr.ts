@@ -10,19 +10,10 @@
  * quadratic in the dimensions except the dense conversions, meant for tests and small inputs.
  */
 import { DimensionMismatchError, InvalidEntryError, NonFiniteValueError } from '../errors.js';
-import { matrixEntryName } from '../input/entries.js';
-import { norm2, type DenseMatrix } from '../matrix.js';
+import { matrixEntryName, norm2, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 
-export interface CsrMatrix {
-  readonly rows: number;
-  readonly cols: number;
-  /** Length rows + 1; rowPtr[0] = 0, rowPtr[rows] = nnz. */
-  readonly rowPtr: Int32Array;
-  /** Length nnz. */
-  readonly colIdx: Int32Array;
-  /** Length nnz. */
-  readonly values: Float64Array;
-}
+/** The type lives with DenseMatrix (../matrix.ts), below every folder; the functions on it are here. */
+export type { CsrMatrix } from '../matrix.js';
 
 export function nnzOf(a: CsrMatrix): number {
   return a.rowPtr[a.rows];

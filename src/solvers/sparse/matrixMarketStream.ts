@@ -33,7 +33,7 @@
  * - NaN, Infinity or a literal that overflows: NonFiniteValueError naming the 0-based entry and the line.
  */
 import { MatrixMarketSyntaxError, NonFiniteValueError, NotSquareError, ProblemTooLargeError, UnsupportedMatrixError } from '../errors.js';
-import { matrixEntryName } from '../input/entries.js';
+import { matrixEntryName } from '../matrix.js';
 import {
   INTEGER_LITERAL,
   NON_FINITE_LITERAL,
@@ -43,7 +43,7 @@ import {
   tokens,
   type MatrixMarketField,
   type MatrixMarketSymmetry,
-} from '../input/matrixMarketGrammar.js';
+} from './matrixMarketGrammar.js';
 import type { CsrMatrix } from './csr.js';
 
 export interface SparseInputLimits {

@@ -31,8 +31,12 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import { DimensionMismatchError, NotSquareError, SingularMatrixError } from '../errors.js';
+import type { ExternalLu, LuFactorArrays } from '../linalg/backend.js';
 import { transpose, type CsrMatrix } from './csr.js';
 import { approximateMinimumDegree, type SymmetricPattern } from './ordering.js';
+
+/** The factor arrays' layout is the native backend's (../linalg/backend.ts, below this folder). */
+export type { ExternalLu, LuFactorArrays } from '../linalg/backend.js';
 
 export type ColumnOrderingStrategy = 'auto' | 'symmetric' | 'unsymmetric' | 'natural';
 
@@ -46,22 +50,6 @@ export interface SparseLuOptions {
    * symmetric strategy, 1 otherwise.
    */
   pivotThreshold?: number;
-}
-
-/** The arrays of P A Q = L U, wherever it was computed. */
-export interface LuFactorArrays {
-  /** Unit lower triangular L by columns, row indices in pivot order; L(k, k) = 1 stored first. */
-  readonly lColPtr: Int32Array;
-  readonly lRowIdx: Int32Array;
-  readonly lValues: Float64Array;
-  /** Upper triangular U by columns, row indices in pivot order; U(k, k) stored last. */
-  readonly uColPtr: Int32Array;
-  readonly uRowIdx: Int32Array;
-  readonly uValues: Float64Array;
-  /** Row permutation, old-to-new: row i of A is row rowPivot[i] of P A. */
-  readonly rowPivot: Int32Array;
-  /** Column permutation, new-to-old: column k of A Q is column columnOrder[k] of A. */
-  readonly columnOrder: Int32Array;
 }
 
 export interface SparseLuFactorization extends LuFactorArrays {
@@ -355,13 +343,6 @@ export function* sparseLuWork(a: CsrMatrix, options: SparseLuOptions = {}): Work
     ordering,
     pivotThreshold: tau,
   };
-}
-
-/** A factorization P A Q = L U computed elsewhere (UMFPACK, native/src/lu_native.c), in the same layout. */
-export interface ExternalLu extends LuFactorArrays {
-  /** A zero pivot was met (the arrays are then not a factorization). */
-  readonly singular: boolean;
-  readonly strategy: 'symmetric' | 'unsymmetric';
 }
 
 /** Threshold of UMFPACK's diagonal preference and partial pivoting as lu_native.c sets them. */

@@ -9,27 +9,18 @@
 import { InvalidParameterError, ProblemTooLargeError } from '../errors.js';
 import { validateMetrics, type MetricSpec } from './metrics.js';
 import { storedMatrixSampleCost, type StudyMatrix } from './storedMatrix.js';
+import { GRID_PARAMETERS, type GridParameter, type PartitionFamily, type StudyGenerator, type StudySampler } from './vocabulary.js';
 
-/** The settings a grid can vary, in the order the grid's axes are expanded (the last varies fastest). */
-export const GRID_PARAMETERS = ['mean', 'std', 'sigma', 'eps', 'blockSize', 'p', 'n', 'm'] as const;
-export type GridParameter = (typeof GRID_PARAMETERS)[number];
-
-/** How the rows of each sample's matrix are spread over its m machines. */
-export const PARTITION_FAMILIES = ['contiguous', 'round-robin', 'random'] as const;
-export type PartitionFamily = (typeof PARTITION_FAMILIES)[number];
-
-/** Generators a study can draw its matrices from (src/solvers/input/generators.ts). */
-export const STUDY_GENERATORS = ['gaussian', 'structured-gaussian', 'ones-minus-eps', 'block-diagonal'] as const;
-export type StudyGenerator = (typeof STUDY_GENERATORS)[number];
-
-/**
- * What one sample is:
- *  - 'analysis': a seeded n x n matrix from `generator`, partitioned over m machines, analyzed;
- *  - 'subspace-pair': two independent p x n Gaussian blocks (two machines' rows), whose smallest
- *    principal angle theta_12 is measured (the paper's Experiment 3; no square system involved).
- */
-export const STUDY_SAMPLERS = ['analysis', 'subspace-pair'] as const;
-export type StudySampler = (typeof STUDY_SAMPLERS)[number];
+export {
+  GRID_PARAMETERS,
+  PARTITION_FAMILIES,
+  STUDY_GENERATORS,
+  STUDY_SAMPLERS,
+  type GridParameter,
+  type PartitionFamily,
+  type StudyGenerator,
+  type StudySampler,
+} from './vocabulary.js';
 
 export interface StudyDefinition {
   sampler: StudySampler;

@@ -13,7 +13,7 @@ import { InvalidParameterError } from '../errors.js';
 import { buildDistributedSystem } from '../distributed/distributedSystem.js';
 import { createProblem } from '../input/createProblem.js';
 import { generateMatrix } from '../input/generators.js';
-import type { StudySampler } from './definition.js';
+import type { StudySampler } from './vocabulary.js';
 
 export interface MetricSpec {
   /** As requested: the path, with `=value` for a share of a string value. */

@@ -16,7 +16,7 @@
  */
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { OptimalTuning, SpectralData } from '../algorithms/types.js';
-import { KAPPA_TIE_RELATIVE } from '../analysis/recommendation.js';
+import { fasterOfApcAndDhbm } from '../analysis/recommendation.js';
 import { runSync } from '../cooperative.js';
 import { nativeBlasInUse, type NativeBlas } from '../linalg/backend.js';
 import { householderQrWork } from '../linalg/householderQr.js';
@@ -167,9 +167,8 @@ export function conditioningAnalysis(
   const rates = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, algorithms[id].optimal(spectral)])) as Record<AlgorithmId, OptimalTuning>;
   const kappaS = s.lambdaMaxS / s.lambdaMinS;
   const { kappaAtA } = matrix;
-  // The full analysis' rule (analysis/recommendation.ts): equal to rounding is a tie, and a tie names D-HBM.
-  const tie = Math.abs(kappaS - kappaAtA) <= KAPPA_TIE_RELATIVE * Math.max(Math.abs(kappaS), Math.abs(kappaAtA));
-  const faster: 'apc' | 'dhbm' = tie ? 'dhbm' : kappaS < kappaAtA ? 'apc' : 'dhbm';
+  // The full analysis' rule: equal to rounding is a tie, and a tie names D-HBM.
+  const { faster, tie } = fasterOfApcAndDhbm(kappaS, kappaAtA);
   return {
     conditioning: { ...matrix, kappaS, ...s },
     rates,

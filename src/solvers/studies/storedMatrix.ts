@@ -16,7 +16,7 @@
  */
 import { InvalidParameterError } from '../errors.js';
 import type { MatrixInput } from '../input/types.js';
-import type { GridParameter, PartitionFamily } from './definition.js';
+import type { GridParameter, PartitionFamily } from './vocabulary.js';
 
 /** How a study request names the matrix: the jobs' shape. */
 export type StoredMatrixReference = Extract<MatrixInput, { format: 'stored' }>;

@@ -1,7 +1,7 @@
 /**
  * The Matrix Market grammar both readers share (NIST format, https://math.nist.gov/MatrixMarket/formats.html):
  * the banner line, the literals of an index and of a value, and how a line splits into tokens.
- * The dense reader (./matrixMarket.ts) and the streaming CSR reader (../sparse/matrixMarketStream.ts)
+ * The dense reader (../input/matrixMarket.ts) and the streaming CSR reader (./matrixMarketStream.ts)
  * accept the same text, so they read it through these.
  */
 import { MatrixMarketSyntaxError, UnsupportedMatrixError } from '../errors.js';

@@ -1,8 +1,8 @@
 /**
  * Deep copies of the plain data a solver run hands its threads (a shard spec: arrays and plain
  * objects holding numbers, strings and typed arrays), with chosen leaves replaced: the shared copy
- * for workers (./engine.ts), the copy into a WebAssembly arena and the places of its arrays
- * (../linalg/wasmRowKernels.ts).
+ * for workers (./parallel/engine.ts), the copy into a WebAssembly arena and the places of its arrays
+ * (./linalg/wasmRowKernels.ts). Below both folders (./parallel uses ./linalg).
  */
 
 /** A deep copy of `value` in which every leaf for which `isLeaf` holds is replaced by `replace(leaf)`. */

@@ -1,0 +1,98 @@
+/**
+ * What the machines hold and the systems made of them: on dense storage (MachineData: A_i, b_i on
+ * the column support C_i, the orthonormal basis Q_i and the factor R with A_i^T = Q_i R, built by
+ * ../distributed/distributedSystem.ts) and on CSR storage (CsrMachineData: A_i's rows and the
+ * Cholesky factor of G_i = A_i A_i^T, built by ../distributed/sparseSystem.ts). Types only, here
+ * below ../distributed (whose sparse build factors through ./placement.ts) so that the passes of
+ * this folder, the algorithms and the analysis read them without importing the builders.
+ */
+import type { CsrMatrix, DenseMatrix } from '../matrix.js';
+import type { Partition } from '../problem.js';
+import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
+
+export interface MachineData {
+  readonly index: number;
+  /** Global row indices held by this machine, ascending (length p). */
+  readonly rows: Int32Array;
+  readonly p: number;
+  /** Column support C_i, ascending (length c). */
+  readonly cols: Int32Array;
+  readonly c: number;
+  /** True when C_i is every column (then cols[k] = k and gathers can be skipped). */
+  readonly full: boolean;
+  /** A_i restricted to C_i: p x c, row-major. */
+  readonly a: Float64Array;
+  /** b_i (length p). */
+  readonly b: Float64Array;
+  /** Q_i^T restricted to C_i: p x c, row-major; row k is the k-th orthonormal basis vector of R(A_i). */
+  readonly q: Float64Array;
+  /** R (p x p, row-major, upper triangular) with A_i^T = Q_i R. */
+  readonly r: Float64Array;
+  /**
+   * Nonzero extent of each row of `a` and of `q` within the support: entries of row k outside
+   * [start[k], end[k]) are exactly zero. Basis vector k is a combination of rows 0..k of A_i only,
+   * so on banded or sparse data these extents are short (sherman5: ~70% of Q_i is exact zeros, and
+   * a row of A_i has ~6 nonzeros); skipping exact zeros changes no result. Dense: [0, c).
+   */
+  readonly aStart: Int32Array;
+  readonly aEnd: Int32Array;
+  readonly qStart: Int32Array;
+  readonly qEnd: Int32Array;
+  /**
+   * Q_i^T x_i for any x_i solving A_i x = b_i, i.e. R^{-T} b_i. APC's consensus step never changes
+   * Q_i^T x_i (it only moves x_i inside the null space of A_i), so this is a constant of the run.
+   */
+  readonly qtx0: Float64Array;
+}
+
+/** A system on dense storage: every machine's rows, basis and factor as above. */
+export interface DistributedSystem {
+  readonly storage: 'dense';
+  readonly n: number;
+  readonly m: number;
+  readonly A: DenseMatrix;
+  readonly b: Float64Array;
+  readonly xTrue: Float64Array | null;
+  readonly partition: Partition;
+  readonly machines: readonly MachineData[];
+}
+
+export interface CsrMachineData {
+  readonly index: number;
+  /** Global row indices held by this machine, ascending (length p). */
+  readonly rows: Int32Array;
+  readonly p: number;
+  /** A_i: p x n, global column indices. */
+  readonly a: CsrMatrix;
+  /** b_i (length p). */
+  readonly b: Float64Array;
+  /** Column support C_i (columns where some row of A_i has a stored entry), ascending (length c). */
+  readonly cols: Int32Array;
+  readonly c: number;
+  /** True when C_i is every column. */
+  readonly full: boolean;
+  /** Cholesky factor of G_i = A_i A_i^T (its work vector is for the calling thread's solves only). */
+  readonly gram: CholeskyFactor;
+  /**
+   * Estimate of kappa_1(D G_i D), D = diag(G_i)^{-1/2} (the diagonally scaled Gram matrix, whose
+   * conditioning sets the accuracy of solves with the factor): a lower bound, usually within a
+   * factor of 3.
+   */
+  readonly gramCondition: number;
+  /** Refinement corrections per solve with G_i (0 for a well-conditioned machine). */
+  readonly gramRefinement: number;
+}
+
+export interface SparseDistributedSystem {
+  readonly storage: 'csr';
+  readonly n: number;
+  readonly m: number;
+  readonly A: CsrMatrix;
+  readonly b: Float64Array;
+  readonly xTrue: Float64Array | null;
+  readonly partition: Partition;
+  readonly machines: readonly CsrMachineData[];
+}
+
+/** What the iterations run on: a system on dense storage, or its CSR sibling (../distributed/sparseSystem.ts). */
+export type SolverSystem = DistributedSystem | SparseDistributedSystem;

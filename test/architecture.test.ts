@@ -1,0 +1,50 @@
+/**
+ * src/solvers' import graph (scripts/importCycles.ts, every static import and re-export, type-only
+ * ones included): no cycle between its files, and its folders depend in the one order the script
+ * documents (SOLVERS_FOLDER_ORDER), but for the imports it lists with their reason.
+ */
+import { describe, expect, it } from 'vitest';
+import {
+  cycles,
+  folderGraph,
+  importGraph,
+  orderViolations,
+  SOLVERS_FOLDER_ORDER,
+  SOLVERS_KNOWN_EXCEPTIONS,
+  SOLVERS_ROOT,
+  withoutImports,
+} from '../scripts/importCycles.js';
+
+const graph = importGraph(SOLVERS_ROOT);
+
+describe('src/solvers import graph', () => {
+  it('reads type-only imports and re-exports too', () => {
+    expect(graph.get('machines/storage.ts')).toContain('machines/machineData.ts');
+    expect(graph.get('sparse/csr.ts')).toContain('matrix.ts');
+    expect(graph.get('index.ts')?.size).toBeGreaterThan(5);
+  });
+
+  it('finds a cycle, type-only or not, when there is one', () => {
+    const cyclic = new Map([
+      ['a.ts', new Set(['b/c.ts'])],
+      ['b/c.ts', new Set(['b/d.ts'])],
+      ['b/d.ts', new Set(['a.ts'])],
+      ['e.ts', new Set(['e.ts'])],
+    ]);
+    expect(cycles(cyclic)).toEqual([['a.ts', 'b/c.ts', 'b/d.ts'], ['e.ts']]);
+    expect(cycles(folderGraph(cyclic))).toEqual([['.', 'b']]);
+    expect(orderViolations(cyclic, ['.', 'b'])).toEqual(['a.ts -> b/c.ts']);
+  });
+
+  it('has no import cycle between files or folders, but through the known exceptions', () => {
+    const ordered = withoutImports(graph, SOLVERS_KNOWN_EXCEPTIONS);
+    expect(cycles(ordered)).toEqual([]);
+    expect(cycles(folderGraph(ordered))).toEqual([]);
+  });
+
+  it("has its folders depend in SOLVERS_FOLDER_ORDER's order", () => {
+    expect([...folderGraph(graph).keys()].sort()).toEqual([...SOLVERS_FOLDER_ORDER].sort());
+    const violations = orderViolations(graph, SOLVERS_FOLDER_ORDER);
+    expect(violations.filter((violation) => !SOLVERS_KNOWN_EXCEPTIONS.includes(violation))).toEqual([]);
+  });
+});
