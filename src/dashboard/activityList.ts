@@ -254,8 +254,12 @@ export class ActivityListView implements View {
 
   private itemOf(kind: ItemKind, resource: Job | Study): Item {
     if (kind === 'job') {
-      const { id, type, status, createdAt, startedAt, finishedAt, n, m, labels, progress } = resource as Job;
-      return { kind, summary: { id, type, status, createdAt, startedAt, finishedAt, n, m, labels }, progress: progress ?? null };
+      const { id, type, status, createdAt, startedAt, finishedAt, n, m, algorithms, matrix, labels, error, progress } = resource as Job;
+      return {
+        kind,
+        summary: { id, type, status, createdAt, startedAt, finishedAt, n, m, algorithms, matrix, labels, ...(error ? { error } : {}) },
+        progress: progress ?? null,
+      };
     }
     const { id, owner, status, preset, createdAt, finishedAt, progress, labels } = resource as Study;
     return {
