@@ -8,6 +8,7 @@
  */
 import { ProblemError, type ApiClient } from './apiClient.js';
 import {
+  ALGORITHM_NAMES,
   isFinished,
   type Job,
   type JobPage,
@@ -22,7 +23,7 @@ import {
   type StudySummary,
 } from './apiTypes.js';
 import { announce, clear, h } from './dom.js';
-import { formatTime } from './format.js';
+import { formatLabels, formatMatrix, formatTime } from './format.js';
 import { progressBar, statusBadge, studyProgress } from './statusBadge.js';
 import type { View } from './view.js';
 
@@ -38,6 +39,20 @@ interface Row {
 }
 
 const KIND_NAMES: Record<ItemKind, string> = { job: 'Job', study: 'Study' };
+
+/** Under the id: what the job ran (matrix, algorithms) and its labels, to tell rows apart. */
+function whatLine(item: Item): HTMLElement | null {
+  const parts =
+    item.kind === 'job'
+      ? [
+          item.summary.matrix ? formatMatrix(item.summary.matrix) : '',
+          item.summary.algorithms?.map((algorithm) => ALGORITHM_NAMES[algorithm]).join(', ') ?? '',
+          formatLabels(item.summary.labels),
+        ]
+      : [formatLabels(item.summary.labels)];
+  const text = parts.filter(Boolean).join(' · ');
+  return text ? h('span', { class: 'job-summary-line' }, text) : null;
+}
 
 export class ActivityListView implements View {
   /** By `${kind}:${id}`. */
@@ -213,10 +228,17 @@ export class ActivityListView implements View {
     action.addEventListener('click', () => void this.act(row, finished ? 'delete' : 'cancel'));
     const href = item.kind === 'job' ? `#/jobs/${id}` : `#/studies/${id}`;
     row.element.replaceChildren(
-      h('th', { scope: 'row' }, h('a', { href, class: 'job-link' }, h('code', {}, id))),
+      h('th', { scope: 'row' }, h('a', { href, class: 'job-link' }, h('code', {}, id)), whatLine(item)),
       h('td', {}, KIND_NAMES[item.kind]),
       h('td', {}, item.kind === 'job' ? item.summary.type : (item.summary.preset ?? 'general')),
-      h('td', { class: 'status-cell' }, statusBadge(status)),
+      h(
+        'td',
+        { class: 'status-cell' },
+        statusBadge(status),
+        item.kind === 'job' && item.summary.error
+          ? h('span', { class: 'job-summary-line failure-reason' }, item.summary.error.detail)
+          : null,
+      ),
       h('td', {}, item.kind === 'job' ? progressBar(status, item.progress) : studyProgress(item.summary.progress)),
       h('td', { class: 'number' }, item.kind === 'job' ? item.summary.n : ''),
       h('td', { class: 'number' }, item.kind === 'job' ? item.summary.m : ''),
@@ -254,8 +276,12 @@ export class ActivityListView implements View {
 
   private itemOf(kind: ItemKind, resource: Job | Study): Item {
     if (kind === 'job') {
-      const { id, type, status, createdAt, startedAt, finishedAt, n, m, labels, progress } = resource as Job;
-      return { kind, summary: { id, type, status, createdAt, startedAt, finishedAt, n, m, labels }, progress: progress ?? null };
+      const { id, type, status, createdAt, startedAt, finishedAt, n, m, algorithms, matrix, labels, error, progress } = resource as Job;
+      return {
+        kind,
+        summary: { id, type, status, createdAt, startedAt, finishedAt, n, m, algorithms, matrix, labels, ...(error ? { error } : {}) },
+        progress: progress ?? null,
+      };
     }
     const { id, owner, status, preset, createdAt, finishedAt, progress, labels } = resource as Study;
     return {

@@ -1189,7 +1189,11 @@ export interface components {
             finishedAt: string | null;
             n: number;
             m: number;
+            algorithms: components["schemas"]["AlgorithmId"][];
+            matrix: components["schemas"]["MatrixEcho"];
             labels: components["schemas"]["Labels"];
+            /** @description Present when the job failed: why. */
+            error?: components["schemas"]["Problem"];
         };
         JobPage: {
             items: components["schemas"]["JobSummary"][];

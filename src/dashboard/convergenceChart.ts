@@ -1,13 +1,15 @@
 /**
  * Convergence of each run on a log scale against iteration (uPlot), each run with its theoretical
- * rate as a dashed line rho^t started from the run's first value. Every line is labelled by name at
- * its end, so the chart reads without colour. While a job runs, the progress events' residuals are
- * drawn as they come (setData), and the stored traces replace them when it ends.
+ * rate as a dashed line rho^t started from the run's first value. Every run is labelled by name on
+ * its own line, at a place where the label covers no other label and as few other lines as can be,
+ * so the chart reads without colour; a legend below (no hover needed) shows each run's line style
+ * and its rate. While a job runs, the progress events' residuals are drawn as they come (setData),
+ * and the stored traces replace them when it ends.
  */
 import uPlot from 'uplot';
 import { ALGORITHM_NAMES, type AlgorithmId } from './apiTypes.js';
 import { h } from './dom.js';
-import { formatInteger, formatNumber } from './format.js';
+import { formatInteger, formatNumber, formatRate } from './format.js';
 import { ALGORITHM_COLORS, THEORY_DASH } from './palette.js';
 
 export interface ConvergenceSeries {
@@ -32,6 +34,7 @@ export class ConvergenceChart {
   private plot: uPlot | null = null;
   private signature = '';
   private readonly host: HTMLElement;
+  private readonly legend: HTMLElement;
   private readonly resize: ResizeObserver;
   /** Time from receiving the data to the chart's first draw, in ms (the browser test reports it). */
   renderMs: number | null = null;
@@ -41,7 +44,8 @@ export class ConvergenceChart {
     private readonly yLabel: string,
   ) {
     this.host = h('div', { class: 'chart-host' });
-    element.append(this.host);
+    this.legend = h('ul', { class: 'chart-legend', 'aria-label': 'Legend' });
+    element.append(this.host, this.legend);
     this.resize = new ResizeObserver(() => this.plot?.setSize(this.size()));
     this.resize.observe(element);
   }
@@ -79,7 +83,8 @@ export class ConvergenceChart {
         { label: 'iteration', values: (_u, ticks) => ticks.map((tick) => formatInteger(tick as number | null)) },
         { label: this.yLabel, size: 60, values: (_u, ticks) => ticks.map(logTick) },
       ],
-      legend: { live: true },
+      // The legend below is the page's own: readable without hover, with each line's style.
+      legend: { show: false },
       cursor: { drag: { x: true, y: false } },
       series: [
         { label: 'iteration', value: (_u, v) => formatInteger(v) },
@@ -93,7 +98,7 @@ export class ConvergenceChart {
             value: (_u, v) => formatNumber(v, 3),
           },
           {
-            label: `${ALGORITHM_NAMES[s.algorithm]} theory ρ^t${s.rate === null ? '' : ` (ρ = ${formatNumber(s.rate, 3)})`}`,
+            label: `${ALGORITHM_NAMES[s.algorithm]} theory ρ^t${s.rate === null ? '' : ` (ρ = ${formatRate(s.rate)})`}`,
             stroke: ALGORITHM_COLORS[s.algorithm],
             width: 1.5,
             dash: THEORY_DASH,
@@ -106,7 +111,9 @@ export class ConvergenceChart {
       hooks: {
         draw: [
           (u) => {
-            labelLineEnds(u, series);
+            const placed = labelLines(u, series);
+            this.element.dataset.labels = JSON.stringify(placed);
+            this.element.dataset.plot = JSON.stringify(plotGeometry(u));
             if (firstDraw) {
               firstDraw = false;
               this.renderMs = performance.now() - started;
@@ -117,6 +124,31 @@ export class ConvergenceChart {
       },
     };
     this.plot = new uPlot(options, data, this.host);
+    this.showLegend(series);
+  }
+
+  /** One entry per run: its solid line and name, its dashed theory line and rate; a click hides or shows both. */
+  private showLegend(series: ConvergenceSeries[]): void {
+    this.legend.replaceChildren(
+      ...series.map((s, k) => {
+        const name = ALGORITHM_NAMES[s.algorithm];
+        const toggle = h(
+          'button',
+          { type: 'button', class: 'legend-entry', 'aria-pressed': 'true', 'data-algorithm': s.algorithm },
+          swatch(ALGORITHM_COLORS[s.algorithm], false),
+          h('span', { class: 'legend-name' }, name),
+          s.rate === null ? null : swatch(ALGORITHM_COLORS[s.algorithm], true),
+          s.rate === null ? null : h('span', { class: 'legend-rate' }, `theory ρ^t, ρ = ${formatRate(s.rate)}`),
+        );
+        toggle.addEventListener('click', () => {
+          const show = toggle.getAttribute('aria-pressed') !== 'true';
+          toggle.setAttribute('aria-pressed', String(show));
+          this.plot?.setSeries(1 + 2 * k, { show });
+          this.plot?.setSeries(2 + 2 * k, { show });
+        });
+        return h('li', {}, toggle);
+      }),
+    );
   }
 }
 
@@ -204,32 +236,163 @@ function unionOfIterations(lists: number[][]): Float64Array {
   return all.slice(0, unique);
 }
 
-/** Each run's name at the end of its line (the label, not the colour, says which line is which). */
-function labelLineEnds(u: uPlot, series: ConvergenceSeries[]): void {
+/** A legend's sample of a line: solid (the run) or dashed (its theory), in the run's colour. */
+function swatch(color: string, dashed: boolean): SVGSVGElement {
+  const ns = 'http://www.w3.org/2000/svg';
+  const svg = document.createElementNS(ns, 'svg');
+  svg.setAttribute('width', '28');
+  svg.setAttribute('height', '10');
+  svg.setAttribute('aria-hidden', 'true');
+  svg.classList.add('legend-swatch');
+  const line = document.createElementNS(ns, 'line');
+  for (const [name, value] of Object.entries({
+    x1: '1',
+    y1: '5',
+    x2: '27',
+    y2: '5',
+    stroke: color,
+    'stroke-width': dashed ? '1.5' : '2.5',
+  }))
+    line.setAttribute(name, value);
+  if (dashed) line.setAttribute('stroke-dasharray', THEORY_DASH.map((d) => d * 0.6).join(' '));
+  svg.append(line);
+  return svg;
+}
+
+/** A placed label in CSS pixels, relative to the chart's canvas (the browser test measures these). */
+export interface PlacedLabel {
+  algorithm: AlgorithmId;
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** The plotting area and the scales' ranges, in CSS pixels relative to the canvas (for the browser test). */
+function plotGeometry(u: uPlot): { left: number; top: number; width: number; height: number; x: number[]; y: number[] } {
+  const ratio = uPlot.pxRatio || 1;
+  return {
+    left: u.bbox.left / ratio,
+    top: u.bbox.top / ratio,
+    width: u.bbox.width / ratio,
+    height: u.bbox.height / ratio,
+    x: [u.scales.x.min!, u.scales.x.max!],
+    y: [u.scales.y.min!, u.scales.y.max!],
+  };
+}
+
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+const overlaps = (a: Box, b: Box, gap = 0): boolean =>
+  a.x < b.x + b.width + gap && b.x < a.x + a.width + gap && a.y < b.y + b.height + gap && b.y < a.y + a.height + gap;
+
+/** Points of a segment inside a box (sampled), so that a label over a long straight segment counts it. */
+function segmentHits(box: Box, x0: number, y0: number, x1: number, y1: number): number {
+  const steps = Math.max(1, Math.ceil(Math.hypot(x1 - x0, y1 - y0) / 4));
+  let hits = 0;
+  for (let k = 0; k <= steps; k++) {
+    const x = x0 + ((x1 - x0) * k) / steps;
+    const y = y0 + ((y1 - y0) * k) / steps;
+    if (x >= box.x && x <= box.x + box.width && y >= box.y && y <= box.y + box.height) hits++;
+  }
+  return hits;
+}
+
+/**
+ * Each run's name next to a point of its own line (canvas pixels): the candidates are points along
+ * the line from its end back to its start, each with the label to the right, left, above or below;
+ * a candidate is refused if it leaves the plot or touches a label already placed, and the one that
+ * covers the fewest points of the other lines wins (ties: the nearest to the line's end). Drawn
+ * with a white halo, not a box, so that it hides no more of the lines than its letters.
+ */
+function labelLines(u: uPlot, series: ConvergenceSeries[]): PlacedLabel[] {
   const ctx = u.ctx;
-  const ratio = devicePixelRatio || 1;
+  const ratio = uPlot.pxRatio || 1;
+  const { left, top, width, height } = u.bbox;
+  const xs = u.data[0];
+  // Every drawn line as pixel polylines (the measured ones and the theory ones).
+  const lines = u.data.slice(1).map((column, c): [number, number][] => {
+    if (!u.series[1 + c].show) return [];
+    const points: [number, number][] = [];
+    for (let i = 0; i < column.length; i++) {
+      const value = column[i];
+      if (value === null || value === undefined || !(value > 0)) continue;
+      points.push([u.valToPos(xs[i], 'x', true), u.valToPos(value, 'y', true)]);
+    }
+    return points;
+  });
+  const coveredBy = (box: Box, own: number): number => {
+    let hits = 0;
+    lines.forEach((points, c) => {
+      if (c === own) return;
+      for (let k = 1; k < points.length; k++) {
+        const [x0, y0] = points[k - 1];
+        const [x1, y1] = points[k];
+        if (Math.max(x0, x1) < box.x || Math.min(x0, x1) > box.x + box.width) continue;
+        hits += segmentHits(box, x0, y0, x1, y1);
+      }
+    });
+    return hits;
+  };
   ctx.save();
   ctx.font = `${12 * ratio}px system-ui, sans-serif`;
   ctx.textBaseline = 'middle';
-  const taken: number[] = [];
+  const placed: (Box & { algorithm: AlgorithmId })[] = [];
+  const gap = 3 * ratio;
+  const boxHeight = 14 * ratio;
   series.forEach((s, k) => {
-    if (!u.series[1 + 2 * k].show) return;
-    const column = u.data[1 + 2 * k];
-    let i = column.length - 1;
-    while (i >= 0 && (column[i] === null || column[i] === undefined)) i--;
-    if (i < 0) return;
-    const x = u.valToPos(u.data[0][i], 'x', true);
-    let y = u.valToPos(column[i]!, 'y', true);
-    // Nudge labels apart so that runs ending at the same point stay readable.
-    while (taken.some((other) => Math.abs(other - y) < 13 * ratio)) y += 13 * ratio;
-    taken.push(y);
+    const own = 2 * k;
+    const points = lines[own];
+    if (points.length === 0) return;
     const label = ALGORITHM_NAMES[s.algorithm];
-    const width = ctx.measureText(label).width;
-    const left = Math.min(x + 4 * ratio, u.bbox.left + u.bbox.width - width - 2 * ratio);
-    ctx.fillStyle = 'rgba(255, 255, 255, 0.85)';
-    ctx.fillRect(left - 2 * ratio, y - 8 * ratio, width + 4 * ratio, 16 * ratio);
+    const boxWidth = ctx.measureText(label).width + 2 * ratio;
+    let best: { box: Box; score: number } | null = null;
+    const candidates = Math.min(points.length, 60);
+    for (let c = 0; c < candidates; c++) {
+      const index = points.length - 1 - Math.round((c * (points.length - 1)) / Math.max(1, candidates - 1));
+      const [px, py] = points[index];
+      if (px < left || px > left + width || py < top || py > top + height) continue;
+      const boxes: Box[] = [
+        { x: px + gap, y: py - boxHeight / 2, width: boxWidth, height: boxHeight },
+        { x: px - gap - boxWidth, y: py - boxHeight / 2, width: boxWidth, height: boxHeight },
+        { x: px - boxWidth / 2, y: py - gap - boxHeight, width: boxWidth, height: boxHeight },
+        { x: px - boxWidth / 2, y: py + gap, width: boxWidth, height: boxHeight },
+        { x: px + gap, y: py - gap - boxHeight, width: boxWidth, height: boxHeight },
+        { x: px + gap, y: py + gap, width: boxWidth, height: boxHeight },
+        { x: px - gap - boxWidth, y: py - gap - boxHeight, width: boxWidth, height: boxHeight },
+        { x: px - gap - boxWidth, y: py + gap, width: boxWidth, height: boxHeight },
+      ];
+      for (const box of boxes) {
+        if (box.x < left || box.y < top || box.x + box.width > left + width || box.y + box.height > top + height) continue;
+        if (placed.some((other) => overlaps(box, other, 2 * ratio))) continue;
+        // Covering other lines costs most; being far from the line's end a little.
+        const score = coveredBy(box, own) * 10 + c;
+        if (!best || score < best.score) best = { box, score };
+      }
+      // Later candidates score at least their distance c: none can beat this one.
+      if (best && best.score <= c) break;
+    }
+    if (!best) return;
+    placed.push({ ...best.box, algorithm: s.algorithm });
+    const textY = best.box.y + best.box.height / 2;
+    ctx.lineWidth = 3 * ratio;
+    ctx.lineJoin = 'round';
+    ctx.strokeStyle = 'rgba(255, 255, 255, 0.9)';
+    ctx.strokeText(label, best.box.x + ratio, textY);
     ctx.fillStyle = '#111';
-    ctx.fillText(label, left, y);
+    ctx.fillText(label, best.box.x + ratio, textY);
   });
   ctx.restore();
+  return placed.map(({ algorithm, x, y, width: w, height: hh }) => ({
+    algorithm,
+    x: x / ratio,
+    y: y / ratio,
+    width: w / ratio,
+    height: hh / ratio,
+  }));
 }

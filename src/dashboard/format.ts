@@ -1,13 +1,33 @@
 /** Numbers and times as the dashboard shows them. */
 
-/** 4 significant digits; exponent notation outside [1e-3, 1e5). */
+/**
+ * 4 significant digits; exponent notation outside [1e-3, 1e5). A value that would round to ±1 but
+ * is not (a rate of 1 - 1.06e-5) is written 1 - x with x in exponent notation: rounded to "1" it
+ * would read as no convergence, and its distance to 1 is what sets the iteration count.
+ */
 export function formatNumber(value: number | null | undefined, digits = 4): string {
   if (value === null || value === undefined) return '—';
   if (!Number.isFinite(value)) return String(value);
   if (value === 0) return '0';
+  const near = nearOne(value, digits);
+  if (near !== null) return near;
   const magnitude = Math.abs(value);
   if (magnitude >= 1e5 || magnitude < 1e-3) return value.toExponential(digits - 1);
   return Number(value.toPrecision(digits)).toString();
+}
+
+/** A rate or other number near 1 (the one formatter of rates: tables, legends, the comparison line). */
+export const formatRate = (value: number | null | undefined): string => formatNumber(value);
+
+/** 1 - x or 1 + x (-1 ± x) when `digits` significant digits would show ±1 for a value that is not. */
+function nearOne(value: number, digits: number): string | null {
+  const magnitude = Math.abs(value);
+  // Within 1e-3 of 1, as the server's explanation does, or wherever `digits` would round to 1.
+  if (magnitude === 1 || (Math.abs(magnitude - 1) >= 1e-3 && Number(magnitude.toPrecision(digits)) !== 1)) return null;
+  // Written as the server's explanation writes rates (src/solvers/analysis/recommendation.ts), ASCII minus.
+  const gap = magnitude - 1;
+  const away = value < 0 ? gap > 0 : gap < 0;
+  return `${value < 0 ? '-1' : '1'} ${away ? '-' : '+'} ${Math.abs(gap).toExponential(Math.min(2, digits - 1))}`;
 }
 
 export function formatInteger(value: number | null | undefined): string {
@@ -33,3 +53,31 @@ export function formatDuration(startIso: string | null, endIso: string | null): 
 }
 
 export const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
+
+/** What a job ran on, in a line: "gaussian n = 48 (seed 7, mean 0)", "matrix-market n = 3312, nnz 20,793", "stored M01…". */
+export function formatMatrix(matrix: {
+  format: string;
+  n: number;
+  nnz: number | null;
+  id?: string;
+  generator?: { generator: string } & Record<string, unknown>;
+}): string {
+  const nnz = matrix.nnz === null ? '' : `, nnz ${formatInteger(matrix.nnz)}`;
+  if (matrix.generator) {
+    const { generator, n: _n, ...settings } = matrix.generator;
+    const details = Object.entries(settings)
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value]) => `${name} ${typeof value === 'number' ? formatNumber(value) : String(value)}`)
+      .join(', ');
+    return `${generator} n = ${formatInteger(matrix.n)}${details ? ` (${details})` : ''}`;
+  }
+  if (matrix.id) return `stored ${matrix.id}, n = ${formatInteger(matrix.n)}${nnz}`;
+  return `${matrix.format} n = ${formatInteger(matrix.n)}${nnz}`;
+}
+
+/** Labels as key=value, comma-separated ('' when none). */
+export function formatLabels(labels: Record<string, string> | undefined): string {
+  return Object.entries(labels ?? {})
+    .map(([key, value]) => `${key}=${value}`)
+    .join(', ');
+}

@@ -23,10 +23,20 @@ import {
 import { ConvergenceChart, type ConvergenceSeries } from './convergenceChart.js';
 import { announce, clear, h, scrollingTable } from './dom.js';
 import { saveFile, solutionCsv, traceCsv, tracesCsv } from './downloads.js';
-import { formatAngle, formatDuration, formatInteger, formatNumber, formatTime, yesNo } from './format.js';
+import {
+  formatAngle,
+  formatDuration,
+  formatInteger,
+  formatLabels,
+  formatMatrix,
+  formatNumber,
+  formatRate,
+  formatTime,
+  yesNo,
+} from './format.js';
 import { thetaHeatmap } from './heatmap.js';
 import { phiChart } from './phiChart.js';
-import { progressBar, statusBadge } from './statusBadge.js';
+import { progressBar, runConverged, statusBadge } from './statusBadge.js';
 import type { View } from './view.js';
 
 type Quantity = 'relativeResidual' | 'relativeError';
@@ -35,6 +45,10 @@ export class JobPageView implements View {
   private readonly controller = new AbortController();
   private job: Job | null = null;
   private readonly header = h('section', { class: 'job-header', 'aria-labelledby': 'job-title' });
+  /** Runs that did not converge, with their diagnosis: above the chart, where they are seen first. */
+  private readonly flags = h('div', { class: 'run-flags' });
+  /** What the job is (matrix, partition, algorithms, timing): below the chart. */
+  private readonly details = h('section', { class: 'card', id: 'job-details', 'aria-label': 'Job details', hidden: true });
   private readonly convergence = h('section', { class: 'card', id: 'convergence', 'aria-labelledby': 'convergence-title', hidden: true });
   private readonly results = h('div', { class: 'results' });
   private chart: ConvergenceChart | null = null;
@@ -52,7 +66,14 @@ export class JobPageView implements View {
 
   async open(): Promise<void> {
     clear(this.container);
-    this.container.append(h('p', { class: 'breadcrumb' }, h('a', { href: '#/' }, '← Jobs')), this.header, this.convergence, this.results);
+    this.container.append(
+      h('p', { class: 'breadcrumb' }, h('a', { href: '#/' }, '← Jobs')),
+      this.header,
+      this.flags,
+      this.convergence,
+      this.details,
+      this.results,
+    );
     try {
       this.showJob(await this.api.json<Job>('GET', `/v1/jobs/${encodeURIComponent(this.id)}`));
     } catch (error) {
@@ -90,6 +111,8 @@ export class JobPageView implements View {
 
   private showJob(job: Job): void {
     this.job = job;
+    const runs = Object.entries(job.result?.runs ?? {}) as [AlgorithmId, Run][];
+    const unconverged = runs.filter(([, run]) => !runConverged(run.status));
     const finished = isFinished(job.status);
     const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel job');
     cancel.addEventListener('click', () => void this.cancel());
@@ -102,21 +125,40 @@ export class JobPageView implements View {
         h('h1', { id: 'job-title' }, 'Job ', h('code', {}, job.id)),
         h('div', { class: 'actions' }, finished ? remove : cancel),
       ),
-      h('p', { class: 'job-status' }, statusBadge(job.status), ' ', progressBar(job.status, job.progress)),
+      h(
+        'p',
+        { class: 'job-status' },
+        statusBadge(job.status),
+        ' ',
+        progressBar(job.status, job.progress),
+        unconverged.length > 0
+          ? h(
+              'span',
+              { class: 'run-count' },
+              ` ${unconverged.length} of ${runs.length} ${runs.length === 1 ? 'run' : 'runs'} did not converge`,
+            )
+          : null,
+      ),
+      job.error ? problemBox(new ProblemError(job.error)) : '',
+    );
+    this.flags.replaceChildren(...(unconverged.length > 0 ? [runFlags(unconverged)] : []));
+    this.details.hidden = false;
+    this.details.replaceChildren(
       h(
         'dl',
         { class: 'facts' },
         ...fact('Type', job.type),
-        ...fact('n', formatInteger(job.n)),
+        ...fact('Matrix', formatMatrix(job.matrix)),
+        ...(job.matrix.sha256 ? fact('SHA-256', job.matrix.sha256) : []),
         ...fact('Machines m', formatInteger(job.m)),
         ...fact('Algorithms', job.algorithms.map((a) => ALGORITHM_NAMES[a]).join(', ') || '—'),
+        ...fact('Labels', formatLabels(job.labels) || '—'),
         ...fact('Storage', job.storage),
         ...fact('Backend', job.backend ?? '—'),
         ...fact('Attempts', String(job.attempts)),
         ...fact('Created', formatTime(job.createdAt)),
         ...fact('Ran for', formatDuration(job.startedAt, job.finishedAt)),
       ),
-      job.error ? problemBox(new ProblemError(job.error)) : '',
     );
   }
 
@@ -245,14 +287,15 @@ export class JobPageView implements View {
         return h('label', { class: 'radio' }, radio, ` ${label}`);
       }),
     );
-    title.after(
+    // The choice next to the title and the explanation under the legend: the chart comes first.
+    title.after(choices);
+    this.convergence.append(
       h(
         'p',
         { class: 'hint' },
         'Solid: each run as recorded. Dashed: its theoretical rate ρ^t from the first point (ρ = the spectral radius of its iteration). ',
-        'Drag across the chart to zoom, double-click to reset.',
+        'Drag across the chart to zoom, double-click to reset; click a legend entry to hide or show its run.',
       ),
-      choices,
     );
     draw();
   }
@@ -333,6 +376,47 @@ export class JobPageView implements View {
         : null,
     );
   }
+}
+
+/**
+ * The runs that stopped short of the tolerance: a line naming them by status, then each with the
+ * solver's own diagnosis. Open on wide screens; on a phone the diagnoses fold away (a tap opens
+ * them) so that the chart stays on the first screen.
+ */
+function runFlags(runs: [AlgorithmId, Run][]): HTMLElement {
+  const byStatus = new Map<string, string[]>();
+  for (const [algorithm, run] of runs) byStatus.set(run.status, [...(byStatus.get(run.status) ?? []), ALGORITHM_NAMES[algorithm]]);
+  const named = [...byStatus].map(([status, names]) => `${status}: ${names.join(', ')}`).join('; ');
+  return h(
+    'details',
+    {
+      class: 'problem run-problems',
+      role: 'note',
+      'aria-label': 'Runs that did not converge',
+      open: matchMedia('(min-width: 641px)').matches,
+    },
+    h(
+      'summary',
+      {},
+      h('strong', {}, runs.length === 1 ? 'One run did not converge' : `${runs.length} runs did not converge`),
+      ` (${named})`,
+    ),
+    h(
+      'ul',
+      {},
+      ...runs.map(([algorithm, run]) =>
+        h(
+          'li',
+          { 'data-run': algorithm },
+          statusBadge(run.status),
+          ' ',
+          h('strong', {}, ALGORITHM_NAMES[algorithm]),
+          // The solver's stop reason says the iterations and the residual it stopped at.
+          `: ${run.stopReason}`,
+        ),
+      ),
+    ),
+  );
 }
 
 function fact(term: string, value: string): HTMLElement[] {
@@ -424,7 +508,9 @@ function conditioningSection(analysis: Analysis): HTMLElement {
         ],
         ['Proposition 2: kappa(S) ≥ 1 / sin²(theta_H)', formatNumber(bounds.proposition2KappaSLowerBound), 'yes'],
         [
-          `Theorem 2: kappa(S) ≤ (p = ${bounds.theorem2.p ?? '—'})`,
+          `Theorem 2: kappa(S) ≤ (1 + s + u) / (1 − s − u), s = √(p (n − p) cos theta_H), u = (n − p) cos theta_H, ${
+            bounds.theorem2.p === null ? 'no block size p gives 1 − s − u > 0' : `best at p = ${bounds.theorem2.p}`
+          }`,
           formatNumber(bounds.theorem2KappaSUpperBound),
           yesNo(bounds.theorem2.hypothesisHolds),
         ],
@@ -433,7 +519,7 @@ function conditioningSection(analysis: Analysis): HTMLElement {
           formatNumber(bounds.theorem3KappaSUpperBound),
           yesNo(bounds.theorem3.hypothesisHolds),
         ],
-        ['Theorem 4: kappa(A) ≥', formatNumber(bounds.theorem4KappaALowerBound), 'yes'],
+        ['Theorem 4: kappa(A) ≥ max_k |a_k| / min_l (|a_l| sin theta_min^(l))', formatNumber(bounds.theorem4KappaALowerBound), 'yes'],
         [
           'Theorem 4: kappa(AᵀA) ≥ 1 / sin²(phi_min)',
           formatNumber(bounds.theorem4KappaAtALowerBounds.phiMin),
@@ -453,7 +539,7 @@ function ratesSection(analysis: Analysis, runs: Partial<Record<string, Run>>): H
     const run = runs[algorithm];
     const lowerNames = bounds
       ? Object.entries(bounds.lowerBounds)
-          .map(([name, value]) => `${name} ${formatNumber(value)}`)
+          .map(([name, value]) => `${name} ${formatRate(value)}`)
           .join(', ')
       : '';
     return [
@@ -463,16 +549,29 @@ function ratesSection(analysis: Analysis, runs: Partial<Record<string, Run>>): H
         ALGORITHM_NAMES[algorithm],
         algorithm === recommended ? h('span', { class: 'recommended-tag' }, ' ★ recommended') : null,
       ),
-      formatNumber(tuning.rate),
-      bounds ? `${formatNumber(bounds.lower)}${lowerNames ? ` (${lowerNames})` : ''}` : '—',
-      bounds ? formatNumber(bounds.upper) : '—',
-      bounds ? yesNo(bounds.upperHypothesisHolds) : '—',
+      h('span', { class: 'rate' }, formatRate(tuning.rate)),
+      bounds
+        ? h(
+            'span',
+            {},
+            `${formatRate(bounds.lower)} to ${formatRate(bounds.upper)}`,
+            bounds.upperHypothesisHolds ? '' : ' (upper bound: hypothesis fails)',
+            lowerNames ? h('span', { class: 'cell-note' }, `lower: ${lowerNames}`) : null,
+          )
+        : '—',
       Object.entries(tuning.parameters)
-        .map(([name, value]) => `${name} = ${formatNumber(value)}`)
+        .map(([name, value]) => `${name} = ${formatRate(value)}`)
         .join(', '),
       formatInteger(analysis.recommendation.predictedIterations[algorithm] ?? null),
       run ? formatInteger(run.iterations) : '—',
-      run ? `${run.status}${run.empiricalRate !== null ? `, ρ̂ = ${formatNumber(run.empiricalRate)}` : ''}` : '—',
+      run
+        ? h(
+            'span',
+            {},
+            statusBadge(run.status),
+            run.empiricalRate !== null ? h('span', { class: 'cell-note' }, `ρ̂ = ${formatRate(run.empiricalRate)}`) : null,
+          )
+        : '—',
     ];
   });
   return h(
@@ -482,22 +581,13 @@ function ratesSection(analysis: Analysis, runs: Partial<Record<string, Run>>): H
     h(
       'p',
       { class: 'hint' },
-      `Optimal rate ρ (smaller is faster) with the bounds of Table 1; "upper bound holds" says whether its hypothesis (m − 1) cos(theta_H) < 1 holds. `,
-      `Predicted iterations to reduce the error by ${formatNumber(analysis.recommendation.tolerance)}: ⌈ln(tol) / ln(ρ)⌉.`,
+      `Optimal rate ρ (smaller is faster) with the bounds of Table 1; the upper bound's hypothesis is (m − 1) cos(theta_H) < 1. `,
+      `Predicted iterations to reduce the error by ${formatNumber(analysis.recommendation.tolerance)}: ⌈ln(tol) / ln(ρ)⌉. `,
+      'ρ̂: the rate the run showed.',
     ),
     scrollingTable(
       'Rates, Table 1 bounds, predicted and actual iterations',
-      [
-        'Algorithm',
-        'Optimal rate ρ',
-        'Table 1 lower bound',
-        'Table 1 upper bound',
-        'Upper bound holds',
-        'Parameters',
-        'Predicted iterations',
-        'Actual iterations',
-        'Run',
-      ],
+      ['Algorithm', 'Optimal rate ρ', 'Table 1 bounds on ρ', 'Parameters', 'Predicted iterations', 'Actual iterations', 'Run'],
       rows,
       { class: 'rates' },
     ),
@@ -529,7 +619,7 @@ function recommendationSection(analysis: Analysis): HTMLElement {
       ),
       ...fact(
         'Exact comparison',
-        `APC ρ = ${formatNumber(recommendation.exact.apcRate)}, D-HBM ρ = ${formatNumber(recommendation.exact.dhbmRate)}: ${
+        `APC ρ = ${formatRate(recommendation.exact.apcRate)}, D-HBM ρ = ${formatRate(recommendation.exact.dhbmRate)}: ${
           recommendation.exact.tie ? 'a tie' : `${ALGORITHM_NAMES[recommendation.exact.faster]} is faster`
         }`,
       ),

@@ -3,15 +3,39 @@ import type { JobProgress, JobStatus } from './apiTypes.js';
 import { h } from './dom.js';
 import { formatInteger, formatNumber } from './format.js';
 
-const SYMBOLS: Record<JobStatus, string> = { queued: '…', running: '▶', succeeded: '✓', failed: '✗', cancelled: '⊘' };
+type Tone = 'ok' | 'warn' | 'danger' | 'muted' | 'neutral';
 
-export function statusBadge(status: JobStatus): HTMLElement {
-  return h(
-    'span',
-    { class: `status status-${status}`, 'data-status': status },
-    h('span', { 'aria-hidden': 'true' }, SYMBOLS[status]),
-    ` ${status}`,
-  );
+/**
+ * Job and study statuses, and a run's (converged, max-iterations, ...): a symbol and a tone each.
+ * A status not listed here (one added later) gets the neutral style and its own word: the badge
+ * still says what it is.
+ */
+const STYLES: Record<string, { symbol: string; tone: Tone }> = {
+  queued: { symbol: '…', tone: 'muted' },
+  running: { symbol: '▶', tone: 'neutral' },
+  succeeded: { symbol: '✓', tone: 'ok' },
+  failed: { symbol: '✗', tone: 'danger' },
+  cancelled: { symbol: '⊘', tone: 'muted' },
+  converged: { symbol: '✓', tone: 'ok' },
+  'max-iterations': { symbol: '⚠', tone: 'warn' },
+  'max-wall-time': { symbol: '⚠', tone: 'warn' },
+  stagnated: { symbol: '⚠', tone: 'warn' },
+  diverged: { symbol: '✗', tone: 'danger' },
+  'non-finite': { symbol: '✗', tone: 'danger' },
+};
+
+const DEFAULT_STYLE = { symbol: '•', tone: 'neutral' as Tone };
+
+/** A run's status that means it reached its tolerance (the others are flagged on the job page). */
+export const runConverged = (status: string): boolean => status === 'converged';
+
+/** Whether a run's status is a failure of the iteration (red) rather than a limit reached (amber). */
+export const runTone = (status: string): Tone => (STYLES[status] ?? DEFAULT_STYLE).tone;
+
+/** Any status string: a job's or study's (JobStatus) or a run's. */
+export function statusBadge(status: string): HTMLElement {
+  const { symbol, tone } = STYLES[status] ?? DEFAULT_STYLE;
+  return h('span', { class: `status status-${tone}`, 'data-status': status }, h('span', { 'aria-hidden': 'true' }, symbol), ` ${status}`);
 }
 
 export function progressText(progress: JobProgress | null | undefined): string {

@@ -163,12 +163,32 @@ function varyingSettings(study: Study): string[] {
   return keys.filter((key) => new Set(study.points.map((point) => point.settings[key])).size > 1);
 }
 
+/** The paper's symbols for the metrics of its experiments (as the API's figures name them). */
+const SYMBOLS: Record<string, string> = { 'rates.apc.rate': 'ρ_APC', 'rates.dhbm.rate': 'ρ_HBM', tanInvSqTheta: 'tan⁻²θ₁₂' };
+
+/** A metric by its symbol, with its path when they differ (the path is what the samples CSV names). */
+function metricName(name: string): HTMLElement | string {
+  const symbol = SYMBOLS[name];
+  return symbol ? h('span', { title: name }, symbol, h('span', { class: 'cell-note' }, name)) : name;
+}
+
+type SettingKey = keyof Study['points'][number]['settings'];
+
+/** A grid point by the settings that tell it apart (all of m, mean, n, p it has when none varies). */
+function pointLabel(study: Study, settings: Study['points'][number]['settings'] | undefined, index: number): string {
+  if (!settings) return `point ${index}`;
+  const varying = varyingSettings(study) as SettingKey[];
+  const keys = varying.length > 0 ? varying : (['m', 'mean', 'n', 'p'] as SettingKey[]).filter((key) => key in settings);
+  return keys.map((key) => `${key} = ${formatNumber(settings[key])}`).join(', ') || `point ${index}`;
+}
+
 function resultTable(study: Study): HTMLElement {
-  const varying = varyingSettings(study) as (keyof Study['points'][number]['settings'])[];
   const rows = study.result!.points.flatMap((point) =>
     point.metrics.map((metric) => [
-      varying.map((key) => `${key} = ${formatNumber(point.settings[key])}`).join(', ') || `point ${point.index}`,
-      metric.kind === 'share' ? `${metric.metric} (share${metric.of ? ` of ${metric.of}` : ''})` : metric.metric,
+      pointLabel(study, point.settings, point.index),
+      metric.kind === 'share'
+        ? h('span', {}, metricName(metric.metric), ` (share${metric.of ? ` of ${metric.of}` : ''})`)
+        : metricName(metric.metric),
       `${formatInteger(point.kept)} / ${formatInteger(point.samples)}`,
       point.dropped > 0 ? `${formatInteger(point.dropped)} (${point.dropReasons.map((r) => `${r.reason}: ${r.count}`).join('; ')})` : '0',
       formatNumber(metric.mean),
@@ -202,8 +222,8 @@ function referenceTable(study: Study): HTMLElement | string {
       'Reference values and this study',
       ['Point', 'Metric', 'Reference', 'Mean', 'Std. error', 'Within 3 std. errors'],
       reference.map((row) => [
-        String(row.point),
-        row.metric,
+        pointLabel(study, study.result!.points.find((point) => point.index === row.point)?.settings, row.point),
+        metricName(row.metric),
         formatNumber(row.reference),
         formatNumber(row.mean),
         formatNumber(row.standardError, 2),

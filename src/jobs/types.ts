@@ -260,8 +260,11 @@ export interface Job {
   deliveries?: WebhookDelivery[];
 }
 
-/** A job as GET /v1/jobs lists it. */
-export type JobSummary = Pick<Job, 'id' | 'type' | 'status' | 'createdAt' | 'startedAt' | 'finishedAt' | 'n' | 'm' | 'labels'>;
+/** A job as GET /v1/jobs lists it: enough to tell jobs apart (matrix, algorithms, labels) and why one failed (error). */
+export type JobSummary = Pick<
+  Job,
+  'id' | 'type' | 'status' | 'createdAt' | 'startedAt' | 'finishedAt' | 'n' | 'm' | 'algorithms' | 'matrix' | 'labels' | 'error'
+>;
 
 /** The filters of GET /v1/jobs. */
 export interface JobListQuery {

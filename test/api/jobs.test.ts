@@ -237,9 +237,15 @@ describe('listing, deleting, unknown ids', () => {
     const failed = (await service.app.inject({ url: '/v1/jobs?status=failed&limit=50' })).json<JobPage>();
     expect(failed.items.map((item) => item.id)).toContain(failing.id);
     for (const item of failed.items) expect(item.status).toBe('failed');
+    // A summary says what the job ran on and, once failed, why (the dashboard's list shows both).
+    const failedSummary = failed.items.find((item) => item.id === failing.id)!;
+    expect(failedSummary).toMatchObject({ algorithms: failing.algorithms, matrix: failing.matrix, labels: {} });
+    expect(failedSummary.error).toEqual(failing.error);
+    expect(failedSummary.error?.detail).toBeTruthy();
     const succeeded = (await service.app.inject({ url: '/v1/jobs?status=succeeded&limit=1' })).json<JobPage>();
     expect(succeeded.items).toHaveLength(1);
-    expect(succeeded.items[0]).toMatchObject({ id: created[4], status: 'succeeded' });
+    expect(succeeded.items[0]).toMatchObject({ id: created[4], status: 'succeeded', matrix: { format: 'dense', n: 2 } });
+    expect(succeeded.items[0].error).toBeUndefined();
     expect(succeeded.nextCursor).not.toBeNull();
 
     // Empty values, as docs/API.md writes the query and forms send it, mean "not given": the first page of everything.

@@ -6,7 +6,34 @@
  */
 import type { FigureSpec } from '../../solvers/studies/presets.js';
 import type { MetricResult, PointResult, StudyResult } from '../../solvers/studies/aggregate.js';
-import { renderPanels, type PlotPanel, type PlotSeries } from './svgPlot.js';
+import { formatValue, renderPanels, type PlotPanel, type PlotSeries } from './svgPlot.js';
+
+/** The paper's symbols for the metrics its figures draw; any other metric keeps its path. */
+const SYMBOLS: Record<string, string> = {
+  'rates.apc.rate': 'ρ_APC',
+  'rates.dhbm.rate': 'ρ_HBM',
+  tanInvSqTheta: 'tan⁻²θ₁₂',
+};
+
+export const metricSymbol = (name: string): string => SYMBOLS[name] ?? name;
+
+/**
+ * A mean shown apart from the axes rather than on them: APC's rate at m = 1 is 0 (one machine
+ * projects straight onto the solution), and on the axis it would flatten every other point.
+ */
+function isApart(figure: FigureSpec, point: PointResult, name: string): boolean {
+  return figure.x === 'm' && point.settings.m === 1 && name === 'rates.apc.rate';
+}
+
+function apartNotes(figure: FigureSpec, points: PointResult[]): string[] {
+  return points.flatMap((point) =>
+    figure.metrics.flatMap((name) => {
+      const mean = metricOf(point, name)?.mean;
+      if (!isApart(figure, point, name) || mean === null || mean === undefined) return [];
+      return [`Not drawn: at m = 1, E[${metricSymbol(name)}] = ${formatValue(mean)} (one machine: APC is exact).`];
+    }),
+  );
+}
 
 function panelsOf(points: readonly PointResult[], panel: FigureSpec['panel']): { label: string; points: PointResult[] }[] {
   if (panel === null) return [{ label: '', points: [...points] }];
@@ -20,10 +47,10 @@ function metricOf(point: PointResult, name: string): MetricResult | undefined {
 
 function curves(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
   return figure.metrics.map((name) => ({
-    label: `E[${name}]`,
+    label: `E[${metricSymbol(name)}]`,
     points: points.flatMap((point) => {
       const metric = metricOf(point, name);
-      if (!metric || metric.mean === null) return [];
+      if (!metric || metric.mean === null || isApart(figure, point, name)) return [];
       return [{ x: point.settings[figure.x], y: metric.mean, low: metric.interval?.[0], high: metric.interval?.[1] }];
     }),
   }));
@@ -35,7 +62,7 @@ function densities(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
     const histogram = metricOf(point, name)?.histogram;
     if (!histogram) return [];
     const centers = histogram.density.map((density, k) => ({ x: (histogram.edges[k] + histogram.edges[k + 1]) / 2, y: density }));
-    return [{ label: `${figure.series ?? figure.x} = ${point.settings[figure.series ?? figure.x]}`, points: centers }];
+    return [{ label: `${figure.series ?? figure.x} = ${formatValue(point.settings[figure.series ?? figure.x])}`, points: centers }];
   });
 }
 
@@ -44,7 +71,7 @@ function exceedances(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
   const levels = metricOf(points[0], name)?.exceedance.map((e) => e.eps) ?? [];
   return levels.flatMap((eps, k) => {
     const empirical: PlotSeries = {
-      label: `P(> ${eps})`,
+      label: `P(${metricSymbol(name)} > ${eps})`,
       points: points.flatMap((point) => {
         const e = metricOf(point, name)?.exceedance[k];
         return e
@@ -63,7 +90,7 @@ function exceedances(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
       const closed = metricOf(point, name)?.exceedance[k]?.closedForm;
       return closed === null || closed === undefined ? [] : [{ x: point.settings[figure.x], y: closed }];
     });
-    return exact.length > 0 ? [empirical, { label: `P(> ${eps}) exact`, points: exact, dashed: true }] : [empirical];
+    return exact.length > 0 ? [empirical, { label: `P(> ${eps}), closed form`, points: exact, dashed: true }] : [empirical];
   });
 }
 
@@ -75,15 +102,16 @@ export function renderStudyFigure(figure: FigureSpec, result: StudyResult): stri
         return {
           title: label,
           xLabel: figure.x,
-          yLabel: 'mean (95% band)',
+          yLabel: 'mean, 95% band',
           logX: figure.logX,
           logY: figure.logY,
           series: curves(figure, sorted),
+          apart: apartNotes(figure, sorted),
         };
       case 'density':
         return {
           title: label,
-          xLabel: figure.metrics[0],
+          xLabel: metricSymbol(figure.metrics[0]),
           yLabel: 'empirical density',
           logX: false,
           logY: figure.logY,

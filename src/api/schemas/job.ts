@@ -192,7 +192,10 @@ export const JobSummarySchema = z
     finishedAt: z.string().nullable(),
     n: z.number().int(),
     m: z.number().int(),
+    algorithms: z.array(AlgorithmIdSchema),
+    matrix: MatrixEchoSchema,
     labels: LabelsSchema,
+    error: ProblemSchema.optional().describe('Present when the job failed: why.'),
   })
   .meta({ id: 'JobSummary' });
 

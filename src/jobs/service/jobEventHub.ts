@@ -20,7 +20,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { JobNotFoundError } from '../errors.js';
 import { jobQueueNames } from '../queuedJob.js';
-import { fieldsFromStatusMessage, jobFromDocument } from '../store/jobDocument.js';
+import { fieldsFromStatusMessage, jobFromDocument, summaryOf } from '../store/jobDocument.js';
 import { bullmqConnectionOptions, closeBullmq, closeConnection, subscribeWhenReady, withTimeout } from '../store/redisConnection.js';
 import { STATUS_FIELDS } from '../store/scripts.js';
 import { FINISHED_STATUSES, type AnyJobEvent, type Job, type JobEvent, type JobProgress, type JobStatus } from '../types.js';
@@ -156,15 +156,14 @@ export class JobEventHub {
   private onStatusMessage(message: string): void {
     const fields = fieldsFromStatusMessage(message, STATUS_FIELDS);
     if (!fields) return;
-    // For metrics: the message has every field but the result and error, so no read is needed.
+    // For metrics: the message has every field but the result, so no read is needed.
     if (FINISHED_STATUSES.includes(fields.status as JobStatus) && this.finishedListeners.size > 0) {
       const job = jobFromDocument(fields);
       for (const listener of this.finishedListeners) listener(job);
     }
     if (this.subscriptions.get(fields.id)?.size) this.refresh(fields.id);
     if (this.allListeners.size > 0) {
-      const { id, type, status, createdAt, startedAt, finishedAt, n, m, labels } = jobFromDocument(fields);
-      this.callAll({ event: 'status', job: { id, type, status, createdAt, startedAt, finishedAt, n, m, labels } });
+      this.callAll({ event: 'status', job: summaryOf(fields) });
     }
   }
 

@@ -34,7 +34,21 @@ export type StoredInput =
   | { format: 'generator'; spec: GeneratorSpec }
   | { format: 'stored'; matrixId: string };
 
-export const SUMMARY_FIELDS = ['id', 'type', 'status', 'createdAt', 'startedAt', 'finishedAt', 'n', 'm', 'labels'] as const;
+export const SUMMARY_FIELDS = [
+  'id',
+  'type',
+  'status',
+  'createdAt',
+  'startedAt',
+  'finishedAt',
+  'n',
+  'm',
+  'algorithms',
+  'input',
+  'digest',
+  'labels',
+  'error',
+] as const;
 
 /** What a worker needs from the document to compute the job (written at creation, never changed). */
 export interface StoredProblem {
@@ -177,17 +191,30 @@ export function fieldsFromStatusMessage(message: string, names: readonly string[
 
 /** From HMGET of SUMMARY_FIELDS; null when the document no longer exists. */
 export function summaryFromFields(values: (string | null)[]): JobSummary | null {
-  const [id, type, status, createdAt, startedAt, finishedAt, n, m, labels] = values;
-  if (id === null || status === null) return null;
-  return {
-    id,
-    type: type as JobType,
-    status: status as JobStatus,
-    createdAt: createdAt ?? '',
-    startedAt: startedAt || null,
-    finishedAt: finishedAt || null,
-    n: Number(n),
-    m: Number(m),
-    labels: parse<Labels>(labels) ?? {},
+  const fields: Record<string, string> = {};
+  SUMMARY_FIELDS.forEach((name, k) => {
+    if (values[k] !== null && values[k] !== undefined) fields[name] = values[k];
+  });
+  if (!fields.id || !fields.status) return null;
+  return summaryOf(fields);
+}
+
+/** A job's summary from its document's fields (SUMMARY_FIELDS, or more). */
+export function summaryOf(fields: Record<string, string>): JobSummary {
+  const summary: JobSummary = {
+    id: fields.id,
+    type: fields.type as JobType,
+    status: fields.status as JobStatus,
+    createdAt: fields.createdAt ?? '',
+    startedAt: fields.startedAt || null,
+    finishedAt: fields.finishedAt || null,
+    n: Number(fields.n),
+    m: Number(fields.m),
+    algorithms: parse<AlgorithmId[]>(fields.algorithms) ?? [],
+    matrix: matrixEchoOf(fields),
+    labels: parse<Labels>(fields.labels) ?? {},
   };
+  const error = parse<ProblemDetails>(fields.error);
+  if (error) summary.error = error;
+  return summary;
 }

@@ -32,6 +32,7 @@ export const STATUS_FIELDS = [
   'digest',
   'partition',
   'labels',
+  'error',
 ] as const;
 
 const PUBLISH_STATUS = `local function publishStatus(channel)

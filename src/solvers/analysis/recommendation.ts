@@ -104,7 +104,8 @@ function regimeOf(h: Heterogeneity): { label: string; description: string; paper
   if (!largeTheta && !largePhi) {
     return {
       label: 'small phi_min, small theta_H (Section V, case 3)',
-      description: 'low heterogeneity both across and within machines, where both methods are slow and the paper cannot say which wins',
+      description:
+        "low heterogeneity both across and within machines, where the paper's bounds (Proposition 2, Theorem 4) allow both methods to be slow and do not by themselves say which is faster",
       paperCase: 3,
     };
   }
@@ -130,6 +131,26 @@ function rate(x: number): string {
   if (x > 0.999 && x < 1) return `1 - ${(1 - x).toExponential(2)}`;
   if (x >= 0 && x < 1e-3) return x.toExponential(2);
   return x.toPrecision(4);
+}
+
+/**
+ * What the exact comparison predicts, said after the regime: the regime names the paper's tendency,
+ * this the outcome on these data (so the regime never reads as undecided when the rates decide).
+ */
+function outcome(apc: number | null, dhbm: number | null, faster: 'apc' | 'dhbm', tie: boolean): string {
+  if (tie) return 'here APC and D-HBM have the same optimal rate';
+  if (apc === null && dhbm === null) return 'here neither APC nor D-HBM is predicted to converge';
+  if (apc === null || dhbm === null) return `here only ${apc === null ? 'D-HBM' : 'APC'} is predicted to converge`;
+  const [winner, loser, few, many] = faster === 'apc' ? ['APC', 'D-HBM', apc, dhbm] : ['D-HBM', 'APC', dhbm, apc];
+  // Two significant digits: the counts themselves are in the explanation (and the ratio's last digits
+  // would differ between the dense and sparse paths, whose rates agree to their error bounds only).
+  const ratio = many / Math.max(1, few);
+  if (ratio < 1.5) return `here ${winner} is faster than ${loser}, by less than a factor 1.5 in iterations`;
+  return `here ${winner} is predicted to need about ${ratioText(ratio)} times fewer iterations than ${loser}`;
+}
+
+function ratioText(ratio: number): string {
+  return ratio < 1e6 ? Number(ratio.toPrecision(2)).toLocaleString('en-US') : ratio.toExponential(1);
 }
 
 function iterations(k: number | null): string {
@@ -188,7 +209,7 @@ export function recommend(input: RecommendationInput): Recommendation {
     exact: { apcRate, dhbmRate, kappaS, kappaAtA, faster, tie },
     predictedIterations,
     tolerance,
-    regime: `${regime.label}: ${regime.description}`,
+    regime: `${regime.label}: ${regime.description}; ${outcome(predictedIterations.apc ?? null, predictedIterations.dhbm ?? null, faster, tie)}`,
     regimeThresholds: { thetaH: REGIME_THRESHOLDS.thetaH, phiMin: REGIME_THRESHOLDS.phiMin },
     explanation: [verdict, cost, certificate, regimeSentence].join(' '),
   };

@@ -126,7 +126,7 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
         figures: [
           {
             name: 'figure-1',
-            title: 'Experiment 1: E[rho_APC] and E[rho_HBM] against m (n = 120)',
+            title: 'Experiment 1: E[ρ_APC] and E[ρ_HBM] against m (n = 120)',
             kind: 'curves',
             x: 'm',
             panel: 'mean',
@@ -151,7 +151,7 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
         figures: [
           {
             name: 'figure-2',
-            title: 'Experiment 2: E[rho_APC] and E[rho_HBM] against n (mean 1)',
+            title: 'Experiment 2: E[ρ_APC] and E[ρ_HBM] against n (mean 1)',
             kind: 'curves',
             x: 'n',
             panel: 'm',
@@ -177,7 +177,7 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
         figures: [
           {
             name: 'figure-3',
-            title: 'Experiment 3: density of tan^-2(theta_12) as n grows (two machines, p rows each)',
+            title: 'Experiment 3: density of tan⁻²θ₁₂ as n grows (two machines, p rows each)',
             kind: 'density',
             x: 'n',
             panel: 'p',
@@ -188,7 +188,7 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
           },
           {
             name: 'figure-4',
-            title: 'Experiment 3: P(tan^-2(theta_12) > eps) against n',
+            title: 'Experiment 3: P(tan⁻²θ₁₂ > ε) against n',
             kind: 'exceedance',
             x: 'n',
             panel: 'p',

@@ -111,6 +111,35 @@ describe('recommend on the fixtures', () => {
   });
 });
 
+describe('the regime agrees with the predicted iterations', () => {
+  it('case 3 with APC far faster: the regime says so instead of leaving the winner open', () => {
+    const f = fixtures.find((x) => x.name.startsWith('ones-minus-eps')) as Fixture;
+    const input = inputOf(f);
+    input.conditioning = { ...input.conditioning, kappaS: 3, kappaAtA: 1e6 };
+    input.rates.apc = { rate: 0.9, parameters: {} };
+    input.rates.dhbm = { rate: 1 - 1e-4, parameters: {} };
+    const r = recommend(input);
+    expect(r.regime).toMatch(/case 3/);
+    expect(r.regime).not.toMatch(/cannot say/);
+    const ratio = r.predictedIterations.dhbm! / r.predictedIterations.apc!;
+    expect(ratio).toBeGreaterThan(50);
+    expect(r.regime).toContain(
+      `APC is predicted to need about ${Number(ratio.toPrecision(2)).toLocaleString('en-US')} times fewer iterations than D-HBM`,
+    );
+    // A rate near 1 keeps its distance to 1 in the text.
+    expect(r.explanation).toContain('rho_D-HBM = 1 - 1.00e-4');
+  });
+
+  it('a tie and a method that does not converge are said as such', () => {
+    const tie = recommend(inputOf(fixtures.find((f) => f.name.startsWith('ones-minus-eps')) as Fixture));
+    expect(tie.regime).toMatch(/here APC and D-HBM have the same optimal rate$/);
+    const f = fixtures.find((x) => x.name.startsWith('example2')) as Fixture;
+    const input = inputOf(f);
+    input.rates.dhbm = { rate: 1, parameters: {} };
+    expect(recommend(input).regime).toMatch(/here only APC is predicted to converge$/);
+  });
+});
+
 describe('predictIterations', () => {
   it('is ceil(ln tol / ln rho), 1 for rho = 0 or rho <= tol, null for rho >= 1', () => {
     expect(predictIterations(0.5, 1e-3)).toBe(10);

@@ -1,0 +1,348 @@
+/**
+ * The dashboard read as a researcher reads it (issue 27), measured in a real browser against the real
+ * service: a Matrix Market solve whose rates are all within 1e-3 of 1 and whose runs stop at their
+ * cap, a failed job, and Experiment 1 with m = 1. At 1400 px nothing lies off the page and nothing
+ * scrolls sideways; at 400 px no page is wider than the screen; each chart label sits within 12 px
+ * of its own line and overlaps no other label; rates near 1 keep their digits; each figure's y axis
+ * spans its data (within 10% of the data's range, points shown apart excluded). Screenshots of every
+ * page at both widths go to test-output/dashboard/.
+ */
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job, JobPage, TraceView } from '../../src/jobs/types.js';
+import type { Study } from '../../src/jobs/studies/types.js';
+import { matrixMarket } from '../support/fixtures.js';
+import { waitForJob } from '../support/service.js';
+import { createStudy, startStudyTestService, waitForStudy, type StudyTestService } from '../support/studyService.js';
+import { buildTestDashboard, launchBrowser, SCREENSHOTS, type BuiltDashboard } from './browser.js';
+
+const WIDE = { width: 1400, height: 900 };
+const NARROW = { width: 400, height: 844 };
+
+let dashboard: BuiltDashboard;
+let service: StudyTestService;
+let browser: Browser;
+
+beforeAll(async () => {
+  dashboard = await buildTestDashboard();
+  service = await startStudyTestService({ DASHBOARD_DIR: dashboard.outDir }, { STUDY_WORKER_CONCURRENCY: '1' });
+  service.spawnWorker();
+  browser = await launchBrowser();
+}, 90_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await service?.close();
+  dashboard?.remove();
+});
+
+async function openPage(path: string, viewport: { width: number; height: number }): Promise<{ page: Page; errors: string[] }> {
+  const page = await browser.newPage({ viewport });
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${service.baseUrl}${path}`);
+  return { page, errors };
+}
+
+/** The little of the DOM these measurements use (the tests compile without the DOM library). */
+interface El {
+  tagName: string;
+  id: string;
+  classList: Iterable<string>;
+  textContent: string | null;
+  children: Iterable<El>;
+  scrollWidth: number;
+  clientWidth: number;
+  getBoundingClientRect(): { width: number; right: number };
+  closest(selector: string): El | null;
+  getAttribute(name: string): string | null;
+  querySelector(selector: string): El | null;
+  querySelectorAll(selector: string): Iterable<El>;
+}
+
+type Geometry = { scrollWidth: number; offPage: string[]; scrollingTables: string[] };
+
+/** The page's width, the elements whose box ends past the viewport's right edge, and the tables that scroll sideways. */
+function geometry(page: Page): Promise<Geometry> {
+  return page.evaluate(() => {
+    const doc = (globalThis as unknown as { document: { querySelectorAll(selector: string): Iterable<El>; documentElement: El } }).document;
+    const width = (globalThis as unknown as { innerWidth: number }).innerWidth;
+    const describe = (element: El): string =>
+      `${element.tagName.toLowerCase()}${element.id ? `#${element.id}` : ''}.${[...element.classList].join('.')}`;
+    const offPage = [...doc.querySelectorAll('main *')]
+      .filter((element) => {
+        const box = element.getBoundingClientRect();
+        // Inside a table that scrolls, or hidden: not on the page's own width.
+        return box.width > 0 && box.right > width + 0.5 && !element.closest('.table-scroll');
+      })
+      .map(describe);
+    const scrollingTables = [...doc.querySelectorAll('.table-scroll')]
+      .filter((element) => element.scrollWidth > element.clientWidth + 1)
+      .map((element) => element.getAttribute('aria-label') ?? describe(element));
+    return { scrollWidth: doc.documentElement.scrollWidth, offPage, scrollingTables };
+  });
+}
+
+async function expectFitsWide(page: Page): Promise<void> {
+  const measured = await geometry(page);
+  expect(measured.scrollWidth).toBeLessThanOrEqual(WIDE.width);
+  expect(measured.offPage).toEqual([]);
+  expect(measured.scrollingTables).toEqual([]);
+}
+
+async function expectFitsNarrow(page: Page): Promise<void> {
+  await expect.poll(async () => (await geometry(page)).scrollWidth, { timeout: 15_000 }).toBeLessThanOrEqual(NARROW.width);
+}
+
+/** The number a rate cell shows: "0.9974", "1 - 1.06e-5". */
+function parseShown(text: string): number {
+  const near = /^(-?1) ([-+]) (\d\.\d+e-\d+)$/.exec(text.trim());
+  if (near) return Number(near[1]) + (near[2] === '-' ? -1 : 1) * Number(near[3]);
+  return Number(text.trim());
+}
+
+/** A rate as shown keeps its distance to 1 to 3 significant digits (or 4 digits of the rate itself). */
+function expectShownRate(text: string, rate: number): void {
+  expect(text.trim()).not.toBe('1');
+  const shown = parseShown(text);
+  expect(Number.isFinite(shown), text).toBe(true);
+  if (rate !== 1 && Math.abs(1 - rate) < 1e-3) expect(Math.abs(shown - rate), text).toBeLessThanOrEqual(0.01 * Math.abs(1 - rate));
+  else expect(Math.abs(shown - rate), text).toBeLessThanOrEqual(5e-4 * Math.abs(rate));
+}
+
+type Box = { x: number; y: number; width: number; height: number };
+type Plot = { left: number; top: number; width: number; height: number; x: [number, number]; y: [number, number] };
+
+/** The smallest distance from a label's box to a polyline (sampled every pixel). */
+function distanceToLine(box: Box, points: [number, number][]): number {
+  let best = Infinity;
+  const toBox = (x: number, y: number): number =>
+    Math.hypot(Math.max(box.x - x, 0, x - (box.x + box.width)), Math.max(box.y - y, 0, y - (box.y + box.height)));
+  for (let k = 0; k < points.length; k++) {
+    const [x1, y1] = points[k];
+    const [x0, y0] = k === 0 ? points[k] : points[k - 1];
+    const steps = Math.max(1, Math.ceil(Math.hypot(x1 - x0, y1 - y0)));
+    for (let s = 0; s <= steps; s++) best = Math.min(best, toBox(x0 + ((x1 - x0) * s) / steps, y0 + ((y1 - y0) * s) / steps));
+  }
+  return best;
+}
+
+/** Each label near its own run's line (mapped from the API's trace on the chart's scales), no two labels overlapping. */
+async function expectLabelsOnTheirLines(page: Page, traces: TraceView[]): Promise<void> {
+  const chart = page.locator('#convergence-chart');
+  await expect.poll(() => chart.getAttribute('data-labels'), { timeout: 30_000 }).not.toBeNull();
+  const labels = JSON.parse((await chart.getAttribute('data-labels'))!) as (Box & { algorithm: string })[];
+  const plot = JSON.parse((await chart.getAttribute('data-plot'))!) as Plot;
+  expect(labels.map((label) => label.algorithm).sort()).toEqual(traces.map((trace) => trace.algorithm).sort());
+  const [logLow, logHigh] = plot.y.map(Math.log10);
+  for (const label of labels) {
+    const trace = traces.find((candidate) => candidate.algorithm === label.algorithm)!;
+    const points = trace.iteration.flatMap((iteration, k): [number, number][] => {
+      const value = trace.relativeResidual[k];
+      if (!(value > 0)) return [];
+      return [
+        [
+          plot.left + ((iteration - plot.x[0]) / (plot.x[1] - plot.x[0])) * plot.width,
+          plot.top + (1 - (Math.log10(value) - logLow) / (logHigh - logLow)) * plot.height,
+        ],
+      ];
+    });
+    expect(distanceToLine(label, points), label.algorithm).toBeLessThanOrEqual(12);
+  }
+  for (const [i, a] of labels.entries())
+    for (const b of labels.slice(i + 1)) {
+      const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
+      expect(apart, `${a.algorithm} and ${b.algorithm}`).toBe(true);
+    }
+}
+
+describe('the dashboard says what the numbers mean', () => {
+  it('a job whose rates are all near 1 and whose runs stop at their cap, and the list with a failed job', async () => {
+    const created = await service.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        type: 'solve',
+        matrix: { format: 'matrix-market', data: matrixMarket('bcsstk03.mtx') },
+        partition: { machines: 4 },
+        options: { tolerance: 1e-12, maxIterations: 1500 },
+        labels: { study: 'issue-27', arm: 'bcsstk03' },
+      },
+    });
+    expect(created.statusCode, created.body).toBe(202);
+    const job = await waitForJob(service.app, created.json<Job>().id, { timeoutMs: 180_000 });
+    expect(job.status).toBe('succeeded');
+    const analysis = job.result!.analysis;
+    const failing = await service.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        type: 'analyze',
+        matrix: {
+          format: 'dense',
+          data: [
+            [1, 2],
+            [2, 4],
+          ],
+        },
+        partition: { machines: 1 },
+      },
+    });
+    const failed = await waitForJob(service.app, failing.json<Job>().id);
+    expect(failed.status).toBe('failed');
+    const traces: TraceView[] = await Promise.all(
+      job.algorithms.map(async (algorithm) =>
+        (await service.app.inject({ url: `/v1/jobs/${job.id}/runs/${algorithm}/trace` })).json<TraceView>(),
+      ),
+    );
+
+    const { page, errors } = await openPage(`/#/jobs/${job.id}`, WIDE);
+    await page.locator('table.rates tbody tr').first().waitFor({ timeout: 30_000 });
+
+    // Rates near 1 with their digits: the table, the parameters, the legend, the comparison line.
+    for (const [k, algorithm] of (['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const).entries()) {
+      const row = page.locator('table.rates tbody tr').nth(k);
+      expectShownRate(await row.locator('.rate').textContent().then(String), analysis.rates[algorithm].rate);
+      const parameters = await row.locator('td').nth(2).textContent();
+      for (const [name, value] of Object.entries(analysis.rates[algorithm].parameters))
+        if (Math.abs(1 - value) < 1e-3 && value !== 1) expect(parameters).not.toMatch(new RegExp(`${name} = 1(,|$)`));
+      const legend = page.locator(`.chart-legend [data-algorithm="${algorithm}"]`);
+      expectShownRate(
+        (await legend.locator('.legend-rate').textContent())!.replace('theory ρ^t, ρ = ', ''),
+        job.result!.runs[algorithm]!.theoreticalRate ?? analysis.rates[algorithm].rate,
+      );
+      // The legend draws the run solid and its theory dashed, without hover.
+      expect(await legend.locator('svg line:not([stroke-dasharray])').count()).toBe(1);
+      expect(await legend.locator('svg line[stroke-dasharray]').count()).toBe(1);
+    }
+    const comparison = await page.locator('#recommendation dd').nth(2).textContent();
+    const [apcShown, dhbmShown] = /APC ρ = (.+), D-HBM ρ = (.+):/.exec(comparison!)!.slice(1);
+    expectShownRate(apcShown, analysis.recommendation.exact.apcRate);
+    expectShownRate(dhbmShown, analysis.recommendation.exact.dhbmRate);
+    // The bounds rows say what they bound.
+    for (const cell of await page.locator('#conditioning table tbody th').allTextContents()) expect(cell).not.toMatch(/[≤≥]\s*$|p = —/);
+    // The regime agrees with the predicted iterations.
+    const regime = await page.locator('#recommendation dd').first().textContent();
+    expect(regime).not.toMatch(/cannot say/);
+    expect(regime).toMatch(/here (APC|D-HBM)/);
+
+    // Runs that stopped short are flagged above the chart with the solver's diagnosis, and badged.
+    const short = Object.entries(job.result!.runs).filter(([, run]) => run.status !== 'converged');
+    expect(short.length).toBeGreaterThan(0);
+    for (const [algorithm, run] of short) {
+      const flag = page.locator(`.run-problems li[data-run="${algorithm}"]`);
+      expect(await flag.textContent()).toContain(run.stopReason);
+      expect(await flag.locator('.status').getAttribute('data-status')).toBe(run.status);
+    }
+    expect(await page.locator('table.rates .status').count()).toBe(6);
+
+    // The chart: labels at their own lines; near the top of the page; everything on the page's width.
+    await expectLabelsOnTheirLines(page, traces);
+    await page.screenshot({ path: join(SCREENSHOTS, 'readable-job-1400.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'readable-job-1400-first-screen.png') });
+    expect((await page.locator('#convergence-chart').boundingBox())!.y).toBeLessThan(WIDE.height * 0.6);
+    await expectFitsWide(page);
+    // As a phone opens it: at its width from the start.
+    await page.setViewportSize(NARROW);
+    await page.reload();
+    await page.locator('table.rates tbody tr').first().waitFor({ timeout: 30_000 });
+    await expectFitsNarrow(page);
+    await expect
+      .poll(() =>
+        page
+          .locator('#convergence-chart')
+          .getAttribute('data-plot')
+          .then((plot) => (JSON.parse(plot!) as Plot).width),
+      )
+      .toBeLessThan(400);
+    await expectLabelsOnTheirLines(page, traces);
+    await page.screenshot({ path: join(SCREENSHOTS, 'readable-job-400.png'), fullPage: true });
+    await page.screenshot({ path: join(SCREENSHOTS, 'readable-job-400-first-screen.png') });
+    expect((await page.locator('#convergence-chart').boundingBox())!.y).toBeLessThan(NARROW.height);
+
+    // The list: what each job ran on, its algorithms and labels; why a job failed.
+    await page.setViewportSize(WIDE);
+    await page.goto(`${service.baseUrl}/#/?kind=job`);
+    const row = page.locator(`tr[data-job-id="${job.id}"]`);
+    await row.waitFor();
+    const what = await row.locator('.job-summary-line').textContent();
+    expect(what).toContain('matrix-market n = 112');
+    expect(what).toContain('APC, D-HBM, DGD, D-NAG, Block Cimmino, Mou-Liu-Morse');
+    expect(what).toContain('study=issue-27');
+    const summary = (await service.app.inject({ url: '/v1/jobs?status=failed&limit=50' }))
+      .json<JobPage>()
+      .items.find((item) => item.id === failed.id)!;
+    expect(await page.locator(`tr[data-job-id="${failed.id}"] .failure-reason`).textContent()).toBe(summary.error!.detail);
+    await expectFitsWide(page);
+    await page.screenshot({ path: join(SCREENSHOTS, 'readable-list-1400.png'), fullPage: true });
+    await page.setViewportSize(NARROW);
+    await expectFitsNarrow(page);
+    await page.screenshot({ path: join(SCREENSHOTS, 'readable-list-400.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 300_000);
+
+  it('Experiment 1 with m = 1: the figure at the scale of its data, the reference rows by their settings', async () => {
+    const created = await createStudy(service.app, { preset: 'experiment-1', samples: 16, grid: { mean: [0, 1], m: [1, 2, 4, 6] } });
+    const study: Study = await waitForStudy(service.app, created.id, { timeoutMs: 240_000 });
+    expect(study.status).toBe('succeeded');
+
+    const { page, errors } = await openPage(`/#/studies/${study.id}`, WIDE);
+    await expect.poll(() => page.locator('.study-figure svg').count(), { timeout: 30_000 }).toBe(study.figures.length);
+
+    // Each panel's y axis against the data drawn (means and 95% intervals; APC's m = 1 is shown apart).
+    const panels = await page.locator('.study-figure[data-figure="figure-1"] g.panel').evaluateAll((nodes) =>
+      (nodes as unknown as El[]).map((group) => {
+        const area = group.querySelector('.plot-area')!;
+        const top = Number(area.getAttribute('y'));
+        const bottom = top + Number(area.getAttribute('height'));
+        const ticks = [...group.querySelectorAll('.y-tick')].map((tick) => ({
+          value: Number(tick.getAttribute('data-value')),
+          y: Number(tick.getAttribute('data-y')),
+          text: tick.textContent ?? '',
+        }));
+        const legend = [...group.querySelectorAll('.legend')].map((text) => text.textContent ?? '');
+        return { top, bottom, ticks, legend, notes: [...group.querySelectorAll('.apart')].map((text) => text.textContent ?? '') };
+      }),
+    );
+    expect(panels).toHaveLength(2);
+    panels.forEach((panel, p) => {
+      const values = study
+        .result!.points.filter((point) => point.settings.mean === p)
+        .flatMap((point) =>
+          point.metrics
+            .filter((metric) => !(point.settings.m === 1 && metric.metric === 'rates.apc.rate'))
+            .flatMap((metric) => [metric.mean!, ...(metric.interval ?? [])]),
+        );
+      const [low, high] = [Math.min(...values), Math.max(...values)];
+      const [a, b] = [panel.ticks[0], panel.ticks[panel.ticks.length - 1]];
+      const perPixel = (b.value - a.value) / (b.y - a.y);
+      const [axisLow, axisHigh] = [a.value + (panel.bottom - a.y) * perPixel, a.value + (panel.top - a.y) * perPixel];
+      expect(axisLow).toBeLessThanOrEqual(low + 1e-12);
+      expect(axisHigh).toBeGreaterThanOrEqual(high - 1e-12);
+      expect(axisHigh - axisLow - (high - low)).toBeLessThanOrEqual(0.1 * (high - low));
+      for (const tick of panel.ticks) expect(tick.text.length).toBeLessThanOrEqual(6);
+      expect(panel.legend).toEqual(['E[ρ_APC]', 'E[ρ_HBM]']);
+      expect(panel.notes.join(' ')).toMatch(/at m = 1, E\[ρ_APC\] = 0/);
+    });
+
+    // Reference rows by their settings, the metrics by their symbols.
+    const reference = await page
+      .locator('#study-reference tbody tr')
+      .evaluateAll((nodes) => (nodes as unknown as El[]).map((row) => [...row.children].map((cell) => cell.textContent ?? '')));
+    expect(reference.length).toBe(study.result!.reference!.length);
+    for (const [point, metric] of reference) {
+      expect(point).toMatch(/^mean = [01], m = \d+$/);
+      expect(metric).toMatch(/^ρ_(APC|HBM)/);
+    }
+
+    await expectFitsWide(page);
+    await page.screenshot({ path: join(SCREENSHOTS, 'readable-study-1400.png'), fullPage: true });
+    await page.setViewportSize(NARROW);
+    await expectFitsNarrow(page);
+    await page.screenshot({ path: join(SCREENSHOTS, 'readable-study-400.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 300_000);
+});
