@@ -119,8 +119,11 @@ function bestStep(system: DistributedSystem, id: 'apc' | 'dhbm', spectral: Spect
 const STOP_OF_STATUS: Record<RunResult['status'], SolveStop> = {
   converged: 'converged',
   'max-iterations': 'max-iterations',
+  'max-wall-time': 'budget',
   cancelled: 'budget',
   diverged: 'diverged',
+  'non-finite': 'diverged',
+  stagnated: 'max-iterations',
 };
 
 /**

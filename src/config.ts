@@ -48,6 +48,8 @@ const configSchema = z.object({
   MAX_ITERATIONS_LIMIT: integer(1_000_000, 1),
   DEFAULT_TOLERANCE: positive(1e-8),
   DEFAULT_MAX_ITERATIONS: integer(20_000, 1),
+  /** A job's divergenceTolerance when it gives none (PETSc's dtol default): the relative residual's growth that ends a run 'diverged'. */
+  DEFAULT_DIVERGENCE_TOLERANCE: z.coerce.number().min(1).default(1e5),
   /** Most points kept in a run's trace (first and last iterations always kept). */
   TRACE_CAP: integer(2048, 16),
   /** How long a job and everything stored for it are kept, in seconds: from its creation, counted again from when it ends. */

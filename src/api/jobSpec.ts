@@ -6,10 +6,20 @@
  */
 import type { Config } from '../config.js';
 import { storageOfCoordinateMatrix, storageOfStoredMatrix } from '../jobs/storage.js';
-import type { JobOptions, JobPartition, JobSpec, MatrixService, MatrixStorage, PartitionEcho, PartitionKind } from '../jobs/types.js';
+import { JobNotFoundError, RunNotFoundError } from '../jobs/errors.js';
+import type {
+  InitialGuessEcho,
+  JobOptions,
+  JobPartition,
+  JobSpec,
+  MatrixService,
+  MatrixStorage,
+  PartitionEcho,
+  PartitionKind,
+} from '../jobs/types.js';
 import { ALGORITHM_IDS, getAlgorithm, isAlgorithmId, type AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { Parameters } from '../solvers/algorithms/types.js';
-import { DimensionMismatchError, InvalidParameterError, ProblemTooLargeError } from '../solvers/errors.js';
+import { DimensionMismatchError, InvalidParameterError, ProblemTooLargeError, SolverError } from '../solvers/errors.js';
 import { buildMatrix } from '../solvers/input/buildMatrix.js';
 import { buildCsrMatrix, isCoordinateInput, type CoordinateInput } from '../solvers/input/coordinateInput.js';
 import type { MatrixInput } from '../solvers/input/types.js';
@@ -32,11 +42,15 @@ import type { CreateJobRequest } from './schemas/jobRequest.js';
 /** A job's partition, as the caller may see it (JobNotFoundError otherwise). */
 export type PartitionSource = (jobId: string) => Promise<JobPartition>;
 
+/** The solution of a job's run, as the caller may see it (JobNotFoundError, RunNotFoundError otherwise). */
+export type SolutionSource = (jobId: string, algorithm: AlgorithmId) => Promise<Float64Array>;
+
 export async function toJobSpec(
   body: CreateJobRequest,
   config: Config,
   matrices: MatrixService,
   partitions: PartitionSource,
+  solutions: SolutionSource,
 ): Promise<JobSpec> {
   const limits: InputLimits = { maxN: config.MAX_N, maxMachines: config.MAX_MACHINES };
 
@@ -81,6 +95,17 @@ export async function toJobSpec(
   }
 
   const algorithms: AlgorithmId[] = body.type === 'analyze' ? [] : [...new Set(body.algorithms ?? ALGORITHM_IDS)];
+  const options = atField(optionsPointer, () => jobOptions(body.options, config));
+  if (options.errorTolerance !== undefined && rhs !== null) {
+    atField('/options/errorTolerance', () => {
+      throw new InvalidParameterError(
+        'options.errorTolerance needs the true solution, which is known only when b = A * ones (rhs omitted).',
+        { parameter: 'options.errorTolerance' },
+      );
+    });
+  }
+  const initialGuess = await initialGuessOf(body.options?.initialGuess, n, solutions);
+  if (initialGuess !== null) options.initialGuess = initialGuess.echo;
   return {
     type: body.type,
     n,
@@ -90,7 +115,8 @@ export async function toJobSpec(
     assignment: partition.assignment,
     partition: echo,
     algorithms,
-    options: atField(optionsPointer, () => jobOptions(body.options, config)),
+    options,
+    initialGuess: initialGuess?.vector ?? null,
     storage,
     notify: body.notify ?? null,
     labels: body.labels ?? {},
@@ -127,6 +153,53 @@ async function jobPartition(
   const echo: PartitionEcho = { kind, m: partition.m, sizes: Array.from(partition.sizes) };
   if ('family' in given) echo.seed = given.seed;
   return { partition, echo };
+}
+
+const INITIAL_GUESS = '/options/initialGuess';
+
+/**
+ * options.initialGuess: n finite numbers, or the solution of a finished run of a job the caller can
+ * see, on a matrix of the same n. Any refusal is a 422 at /options/initialGuess (an entry: /options/initialGuess/k).
+ */
+async function initialGuessOf(
+  given: NonNullable<CreateJobRequest['options']>['initialGuess'],
+  n: number,
+  solutions: SolutionSource,
+): Promise<{ vector: Float64Array; echo: InitialGuessEcho } | null> {
+  if (given === undefined) return null;
+  const sameLength = (length: number, what: string): void => {
+    if (length !== n) {
+      throw new DimensionMismatchError(`${what} has ${length} entries but the matrix has n = ${n} rows.`, { length, n });
+    }
+  };
+  if (Array.isArray(given)) {
+    const vector = atField(
+      (error) => {
+        const where =
+          error instanceof SolverError && typeof error.details.where === 'string' ? /\[(\d+)\]$/.exec(error.details.where) : null;
+        return where ? `${INITIAL_GUESS}/${where[1]}` : INITIAL_GUESS;
+      },
+      () => {
+        sameLength(given.length, 'options.initialGuess');
+        return entriesToVector(given, 'initialGuess');
+      },
+    );
+    return { vector, echo: { kind: 'vector' } };
+  }
+  const { job, algorithm } = given;
+  const vector = await atFieldAsync(INITIAL_GUESS, async () => {
+    let solution: Float64Array;
+    try {
+      solution = await solutions(job, algorithm);
+    } catch (error) {
+      // The guess names a run that cannot be used: the request is what is wrong (422), not a missing resource.
+      if (!(error instanceof JobNotFoundError || error instanceof RunNotFoundError)) throw error;
+      throw new InvalidParameterError(`options.initialGuess: ${error.message}`, { parameter: 'options.initialGuess', job, algorithm });
+    }
+    sameLength(solution.length, `The solution of job '${job}' (${algorithm})`);
+    return solution;
+  });
+  return { vector, echo: { kind: 'job', job, algorithm } };
 }
 
 /** isCoordinateInput, whose reading of a Matrix Market banner refuses a complex or hermitian one at /matrix/data. */
@@ -171,5 +244,11 @@ function jobOptions(options: CreateJobRequest['options'], config: Config): JobOp
     }
     parameters[id] = { ...given };
   }
-  return { tolerance, maxIterations, parameters };
+  const result: JobOptions = { tolerance, maxIterations, parameters };
+  // Given ones only: an absent rule is absent from the job's document too.
+  if (options?.absoluteTolerance !== undefined) result.absoluteTolerance = options.absoluteTolerance;
+  if (options?.errorTolerance !== undefined) result.errorTolerance = options.errorTolerance;
+  if (options?.maxWallTimeMs !== undefined) result.maxWallTimeMs = options.maxWallTimeMs;
+  result.divergenceTolerance = options?.divergenceTolerance ?? config.DEFAULT_DIVERGENCE_TOLERANCE;
+  return result;
 }

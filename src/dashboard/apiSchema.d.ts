@@ -623,10 +623,25 @@ export interface components {
             /** @description The id of a job (yours): its assignment (GET /v1/jobs/{id}/partition), for a matrix with the same n (else 422). */
             fromJob: string;
         };
+        /** @description Where every run starts (PETSc KSPSetInitialGuessNonzero, SciPy x0): n numbers, or `{ "job": id, "algorithm": "apc" }` for the solution of that job's finished run (copied at submission). DGD, D-HBM, D-NAG and block Cimmino start at x(0) = guess; APC and MLM start machine i at the projection of the guess onto its solution set, x0 + A_i^T (A_i A_i^T)^{-1} (b_i - A_i x0). Absent: x(0) = 0. */
+        InitialGuessInput: (number | string)[] | {
+            /** @description The id of a finished job (yours) that ran `algorithm`, on a matrix with the same n (else 422). */
+            job: string;
+            algorithm: components["schemas"]["AlgorithmIdInput"];
+        };
         JobRequestOptionsInput: {
-            /** @description Stop when |A x - b| / |b| <= tolerance (default DEFAULT_TOLERANCE). */
+            /** @description Converged when |A x - b| <= max(tolerance |b|, absoluteTolerance) (default DEFAULT_TOLERANCE). */
             tolerance?: number;
-            /** @description Iteration limit of each run (default DEFAULT_MAX_ITERATIONS, at most MAX_ITERATIONS_LIMIT). */
+            /** @description The absolute residual |A x - b| that also passes (SciPy atol; default 0). */
+            absoluteTolerance?: number;
+            /** @description Converging also needs |x - x*| / |x*| <= errorTolerance (x* known: rhs omitted, else 422). Every test given must pass. */
+            errorTolerance?: number;
+            /** @description Wall-time limit of each run, in ms: a run that reaches it ends 'max-wall-time'. Default: none. */
+            maxWallTimeMs?: number;
+            /** @description A run whose relative residual exceeds divergenceTolerance times its initial value ends 'diverged' (PETSc's dtol; default DEFAULT_DIVERGENCE_TOLERANCE, 1e5). D-HBM's transient growth stays well below it at the optimal parameters. */
+            divergenceTolerance?: number;
+            initialGuess?: components["schemas"]["InitialGuessInput"];
+            /** @description Iteration limit of each run: reached, it ends 'max-iterations' (default DEFAULT_MAX_ITERATIONS, at most MAX_ITERATIONS_LIMIT). */
             maxIterations?: number;
             /** @description Overrides of the optimal parameters, per algorithm, e.g. { "apc": { "gamma": 1.2, "eta": 1.5 } }. */
             parameters?: {
@@ -1063,16 +1078,55 @@ export interface components {
             fraction?: number;
             updatedAt: string;
         };
+        /** @description Where the runs started (the vector itself is not echoed). */
+        InitialGuessEcho: {
+            /**
+             * @description vector: n numbers given with the request; job: the solution of a finished run.
+             * @enum {string}
+             */
+            kind: "vector" | "job";
+            /** @description kind job: the job whose run the solution was copied from (at submission). */
+            job?: string;
+            /** @description kind job: that run. */
+            algorithm?: components["schemas"]["AlgorithmId"];
+        };
         JobOptions: {
             tolerance: number;
+            absoluteTolerance?: number;
+            errorTolerance?: number;
             maxIterations: number;
+            maxWallTimeMs?: number;
+            /** @description Absent in jobs stored before it existed (they ran with a factor of 1e8). */
+            divergenceTolerance?: number;
             parameters: {
                 [key: string]: components["schemas"]["Parameters"];
             };
+            /** @description Absent: every run started at x(0) = 0. */
+            initialGuess?: components["schemas"]["InitialGuessEcho"];
+        };
+        /**
+         * @description How a run ended (PETSc's KSPConvergedReason): converged (every test asked for passed: the residual test |A x - b| <= max(tolerance |b|, absoluteTolerance), and errorTolerance when given); max-iterations; max-wall-time (maxWallTimeMs); diverged (the relative residual exceeded divergenceTolerance times its initial value, or the error or the machines' consensus distance 1e8 times theirs); stagnated (near the attainable accuracy eps kappa(A), the smallest residual did not halve over 10 decades at the theoretical rate, at least 200 iterations); non-finite (NaN or Infinity); cancelled. stopReason says it in words.
+         * @enum {string}
+         */
+        RunStatus: "converged" | "max-iterations" | "max-wall-time" | "diverged" | "stagnated" | "non-finite" | "cancelled";
+        /** @description The relative residual rose above its initial value: how much, and why. */
+        ResidualGrowth: {
+            peakRelativeResidual: number;
+            peakIteration: number;
+            /** @description peakRelativeResidual over the initial relative residual. */
+            factor: number;
+            /**
+             * @description transient: D-HBM's or D-NAG's growth before decay (spectral radius < 1; at the optimal parameters the iteration matrix has repeated eigenvalues, so an error mode behaves like (1 + c t) rho^t); divergence: spectral radius >= 1 for the parameters used; unexplained: neither.
+             * @enum {string}
+             */
+            cause: "transient" | "divergence" | "unexplained";
+            /** @description cause transient: the largest growth of the error modes the theory predicts (an estimate, sampling [mu, L]). */
+            predictedFactor: number | null;
+            /** @description cause transient: the iteration of that predicted peak. */
+            predictedIteration: number | null;
         };
         Run: {
-            /** @enum {string} */
-            status: "converged" | "max-iterations" | "diverged" | "cancelled";
+            status: components["schemas"]["RunStatus"];
             iterations: number;
             /** @description |A x - b| / |b| of the returned solution (null when not finite). */
             relativeResidual: number | null;
@@ -1082,8 +1136,22 @@ export interface components {
             theoreticalRate: number | null;
             parameters: components["schemas"]["Parameters"];
             wallTimeMs: number;
+            /** @description Why the run stopped, with the diagnosis of a residual that grew. */
             stopReason: string;
+            /** @description eps kappa(A): the relative residual double precision allows (stagnation is judged near it). */
+            attainableAccuracy?: number | null;
+            /** @description null: the relative residual never rose above its initial value. */
+            growth?: components["schemas"]["ResidualGrowth"] | null;
             tracePoints: number;
+        };
+        /** @description Which runs converged and how the others ended; the job itself succeeded either way (it ran). */
+        RunsOutcome: {
+            converged: components["schemas"]["AlgorithmId"][];
+            notConverged: {
+                algorithm: components["schemas"]["AlgorithmId"];
+                status: components["schemas"]["RunStatus"];
+                stopReason: string;
+            }[];
         };
         /** @description An analysis split over the workers as the paper's Algorithm 2 distributes it (analyze jobs on a dense matrix with n >= SPLIT_ANALYSIS_MIN_N and m >= SPLIT_ANALYSIS_MIN_MACHINES); its values equal the one-worker analysis. */
         SplitExecution: {
@@ -1173,6 +1241,8 @@ export interface components {
             labels: components["schemas"]["Labels"];
             /** @description Present when the job succeeded (and when it was cancelled after its analysis). */
             result?: components["schemas"]["JobResult"];
+            /** @description A solve job with a result: its runs that converged and those that did not. */
+            summary?: components["schemas"]["RunsOutcome"];
             /** @description Present when the job failed. */
             error?: components["schemas"]["Problem"];
             /** @description Present when the job was submitted with `notify` (the secret is never shown). */

@@ -28,7 +28,8 @@ import type { ReadyJob } from './store/readyJob.js';
 import type { JobResult, RunSummary } from './types.js';
 
 /** What the computation reads of a ready job. */
-export type ComputeInput = Pick<ReadyJob, 'type' | 'matrix' | 'rhs' | 'partition' | 'algorithms' | 'options'>;
+export type ComputeInput = Pick<ReadyJob, 'type' | 'matrix' | 'rhs' | 'partition' | 'algorithms' | 'options'> &
+  Partial<Pick<ReadyJob, 'initialGuess'>>;
 
 export interface ComputeSettings {
   signal: AbortSignal;
@@ -60,6 +61,8 @@ function summarizeRun(run: RunResult): RunSummary {
     parameters: run.parameters,
     wallTimeMs: run.wallTimeMs,
     stopReason: run.stopReason,
+    attainableAccuracy: Number.isFinite(run.attainableAccuracy) ? run.attainableAccuracy : null,
+    growth: run.growth,
     tracePoints: run.trace.iteration.length,
   };
 }
@@ -186,10 +189,16 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
     const spectral = spectralDataOf(analysis);
     const runOnce = async (algorithm: AlgorithmId, resumeFrom: RunSnapshot | undefined): Promise<RunResult> => {
       applyThreadBudget(runningJobs);
+      const { options } = input;
       running = startRun(system, algorithm, spectral, {
-        tolerance: input.options.tolerance,
-        maxIterations: input.options.maxIterations,
-        parameters: input.options.parameters[algorithm],
+        tolerance: options.tolerance,
+        absoluteTolerance: options.absoluteTolerance,
+        errorTolerance: options.errorTolerance,
+        maxIterations: options.maxIterations,
+        maxWallTimeMs: options.maxWallTimeMs,
+        divergenceTolerance: options.divergenceTolerance,
+        initialGuess: input.initialGuess ?? undefined,
+        parameters: options.parameters[algorithm],
         traceCap: settings.traceCap,
         signal,
         resumeFrom,

@@ -69,11 +69,35 @@ export interface JobProgress extends Omit<WorkProgress, 'relativeResidual'> {
   updatedAt: string;
 }
 
+/** Where a job's runs start (issue 24 §1): the vector itself is stored beside the job (JobKeys.initialGuess). */
+export const INITIAL_GUESS_KINDS = ['vector', 'job'] as const;
+export interface InitialGuessEcho {
+  /** vector: n numbers given with the request; job: the solution of a finished run, copied at submission. */
+  kind: (typeof INITIAL_GUESS_KINDS)[number];
+  /** kind job: the job and the run whose solution the runs start from. */
+  job?: string;
+  algorithm?: AlgorithmId;
+}
+
+/**
+ * The stopping rules and start of a job's runs (the runner's RunOptions, src/solvers/runner/types.ts).
+ * The optional ones are absent when not given (and in documents stored before they existed).
+ */
 export interface JobOptions {
   tolerance: number;
+  /** |A x - b| at most this also converges (absent: the relative test alone). */
+  absoluteTolerance?: number;
+  /** When set, converging also needs |x - x*| / |x*| at most this (x* known: rhs omitted). */
+  errorTolerance?: number;
   maxIterations: number;
+  /** Wall-time limit of each run (ms); absent for none. */
+  maxWallTimeMs?: number;
+  /** PETSc's dtol: a run whose relative residual exceeds this times its initial value ends 'diverged' (absent: the default, 1e5). */
+  divergenceTolerance?: number;
   /** Per-algorithm overrides of the optimal parameters. */
   parameters: Partial<Record<AlgorithmId, Parameters>>;
+  /** Where the runs start; absent: x(0) = 0. */
+  initialGuess?: InitialGuessEcho;
 }
 
 /**
@@ -186,6 +210,8 @@ export interface JobSpec {
   /** Algorithms to run (solve jobs); empty for analyze jobs. */
   algorithms: AlgorithmId[];
   options: JobOptions;
+  /** x(0) of every run (options.initialGuess resolved to its vector); absent or null: 0. */
+  initialGuess?: Float64Array | null;
   /** Where to POST the job's summary when it ends; null for no callback. */
   notify: WebhookTarget | null;
   labels: Labels;
@@ -202,9 +228,19 @@ export type RunSummary = Pick<
 > & {
   relativeResidual: number | null;
   theoreticalRate: number | null;
+  /** eps kappa(A), null when not finite (absent in runs stored before it was recorded). */
+  attainableAccuracy?: number | null;
+  /** The relative residual's rise above its initial value and its diagnosis; null when it never rose (absent: stored before). */
+  growth?: RunResult['growth'];
   /** Points of the stored trace. */
   tracePoints: number;
 };
+
+/** Which runs of a finished solve job converged, and how the others ended (derived from result.runs). */
+export interface RunsOutcome {
+  converged: AlgorithmId[];
+  notConverged: { algorithm: AlgorithmId; status: RunResult['status']; stopReason: string }[];
+}
 
 export interface JobResult {
   analysis: Analysis;
@@ -253,6 +289,8 @@ export interface Job {
   partition: PartitionEcho | null;
   labels: Labels;
   result?: JobResult;
+  /** A solve job with a result: its runs that converged and those that did not (the job succeeded either way: it ran). */
+  summary?: RunsOutcome;
   error?: ProblemDetails;
   /** Present when the job was submitted with `notify` (its URL; the secret is never shown). */
   notify?: NotifyView;

@@ -30,7 +30,13 @@ export { analyze, analyzeWork, spectralDataOf, DEFAULT_ANALYSIS_TOLERANCE, type 
 export type * from './analysis/types.js';
 export { ALGORITHM_IDS, algorithms, getAlgorithm, isAlgorithmId, type AlgorithmId } from './algorithms/registry.js';
 export type * from './algorithms/types.js';
-export { runAlgorithm, runAlgorithmWork, DEFAULT_TRACE_CAP, DIVERGENCE_FACTOR } from './runner/runAlgorithm.js';
+export {
+  runAlgorithm,
+  runAlgorithmWork,
+  DEFAULT_TRACE_CAP,
+  DEFAULT_DIVERGENCE_TOLERANCE,
+  DIVERGENCE_FACTOR,
+} from './runner/runAlgorithm.js';
 export {
   setSolverThreads,
   solverThreads,

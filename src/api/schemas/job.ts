@@ -10,6 +10,7 @@ import {
   MATRIX_STORAGES,
   NUMERIC_BACKENDS,
   PARTITION_KINDS,
+  INITIAL_GUESS_KINDS,
   type Job,
   type MatrixEcho,
   type PartitionEcho,
@@ -19,6 +20,7 @@ import {
   type JobResult,
   type JobSummary,
   type RunSummary,
+  type RunsOutcome,
   type SplitExecution,
   type TraceView,
   type NotifyView,
@@ -45,17 +47,61 @@ export const JobProgressSchema = z
   })
   .meta({ id: 'JobProgress' });
 
+export const InitialGuessEchoSchema = z
+  .object({
+    kind: z.enum(INITIAL_GUESS_KINDS).describe('vector: n numbers given with the request; job: the solution of a finished run.'),
+    job: z.string().optional().describe('kind job: the job whose run the solution was copied from (at submission).'),
+    algorithm: AlgorithmIdSchema.optional().describe('kind job: that run.'),
+  })
+  .meta({ id: 'InitialGuessEcho', description: 'Where the runs started (the vector itself is not echoed).' });
+
 export const JobOptionsSchema = z
   .object({
     tolerance: z.number(),
+    absoluteTolerance: z.number().optional(),
+    errorTolerance: z.number().optional(),
     maxIterations: z.number().int(),
+    maxWallTimeMs: z.number().optional(),
+    divergenceTolerance: z.number().optional().describe('Absent in jobs stored before it existed (they ran with a factor of 1e8).'),
     parameters: z.partialRecord(AlgorithmIdSchema, ParametersSchema),
+    initialGuess: InitialGuessEchoSchema.optional().describe('Absent: every run started at x(0) = 0.'),
   })
   .meta({ id: 'JobOptions' });
 
+export const RunStatusSchema = z.enum(RUN_STATUSES).meta({
+  id: 'RunStatus',
+  description:
+    "How a run ended (PETSc's KSPConvergedReason): converged (every test asked for passed: the residual test " +
+    '|A x - b| <= max(tolerance |b|, absoluteTolerance), and errorTolerance when given); max-iterations; max-wall-time ' +
+    '(maxWallTimeMs); diverged (the relative residual exceeded divergenceTolerance times its initial value, or the error or ' +
+    "the machines' consensus distance 1e8 times theirs); stagnated (near the attainable accuracy eps kappa(A), the smallest " +
+    'residual did not halve over 10 decades at the theoretical rate, at least 200 iterations); non-finite (NaN or Infinity); ' +
+    'cancelled. stopReason says it in words.',
+});
+
+export const ResidualGrowthSchema = z
+  .object({
+    peakRelativeResidual: z.number(),
+    peakIteration: z.number().int(),
+    factor: z.number().describe('peakRelativeResidual over the initial relative residual.'),
+    cause: z
+      .enum(['transient', 'divergence', 'unexplained'])
+      .describe(
+        "transient: D-HBM's or D-NAG's growth before decay (spectral radius < 1; at the optimal parameters the iteration matrix " +
+          'has repeated eigenvalues, so an error mode behaves like (1 + c t) rho^t); divergence: spectral radius >= 1 for the ' +
+          'parameters used; unexplained: neither.',
+      ),
+    predictedFactor: z
+      .number()
+      .nullable()
+      .describe('cause transient: the largest growth of the error modes the theory predicts (an estimate, sampling [mu, L]).'),
+    predictedIteration: z.number().int().nullable().describe('cause transient: the iteration of that predicted peak.'),
+  })
+  .meta({ id: 'ResidualGrowth', description: 'The relative residual rose above its initial value: how much, and why.' });
+
 export const RunSummarySchema = z
   .object({
-    status: z.enum(RUN_STATUSES),
+    status: RunStatusSchema,
     iterations: z.number().int(),
     relativeResidual: z.number().nullable().describe('|A x - b| / |b| of the returned solution (null when not finite).'),
     relativeError: z.number().nullable().describe('|x - x*| / |x*| when the true solution is known (rhs omitted).'),
@@ -63,10 +109,26 @@ export const RunSummarySchema = z
     theoreticalRate: z.number().nullable(),
     parameters: ParametersSchema,
     wallTimeMs: z.number(),
-    stopReason: z.string(),
+    stopReason: z.string().describe('Why the run stopped, with the diagnosis of a residual that grew.'),
+    attainableAccuracy: z
+      .number()
+      .nullable()
+      .optional()
+      .describe('eps kappa(A): the relative residual double precision allows (stagnation is judged near it).'),
+    growth: ResidualGrowthSchema.nullable().optional().describe('null: the relative residual never rose above its initial value.'),
     tracePoints: z.number().int(),
   })
   .meta({ id: 'Run' });
+
+export const RunsOutcomeSchema = z
+  .object({
+    converged: z.array(AlgorithmIdSchema),
+    notConverged: z.array(z.object({ algorithm: AlgorithmIdSchema, status: RunStatusSchema, stopReason: z.string() })),
+  })
+  .meta({
+    id: 'RunsOutcome',
+    description: 'Which runs converged and how the others ended; the job itself succeeded either way (it ran).',
+  });
 
 export const SplitExecutionSchema = z
   .object({
@@ -173,6 +235,7 @@ export const JobSchema = z
     partition: PartitionEchoSchema.nullable().describe('null only for jobs stored before the service recorded partitions.'),
     labels: LabelsSchema,
     result: JobResultSchema.optional().describe('Present when the job succeeded (and when it was cancelled after its analysis).'),
+    summary: RunsOutcomeSchema.optional().describe('A solve job with a result: its runs that converged and those that did not.'),
     error: ProblemSchema.optional().describe('Present when the job failed.'),
     notify: NotifyViewSchema.optional().describe('Present when the job was submitted with `notify` (the secret is never shown).'),
     deliveries: z
@@ -244,6 +307,7 @@ type TraceBody = Omit<TraceView, 'relativeResidual' | 'relativeError' | 'consens
 assertSameShape<z.output<typeof JobProgressSchema>, JobProgress>(true);
 assertSameShape<z.output<typeof JobOptionsSchema>, JobOptions>(true);
 assertSameShape<z.output<typeof RunSummarySchema>, RunSummary>(true);
+assertSameShape<z.output<typeof RunsOutcomeSchema>, RunsOutcome>(true);
 assertSameShape<z.output<typeof SplitExecutionSchema>, SplitExecution>(true);
 assertSameShape<z.output<typeof JobResultSchema>, JobResult>(true);
 assertSameShape<z.output<typeof NotifyViewSchema>, NotifyView>(true);

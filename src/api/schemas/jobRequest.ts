@@ -182,14 +182,63 @@ export const PartitionInputSchema = z.union([...SOLVER_PARTITION_FORMS, FromJobP
     '(partition.family random), replayed exactly. `{ "fromJob": id }`: the assignment of job id.',
 });
 
+/** `{ job, algorithm }`: the solution of a finished run, resolved by the API (../jobSpec.ts) into its vector. */
+const InitialGuessFromJob = z.strictObject({
+  job: z.string().min(1).max(64).describe('The id of a finished job (yours) that ran `algorithm`, on a matrix with the same n (else 422).'),
+  algorithm: AlgorithmIdSchema,
+});
+
+export const InitialGuessInputSchema = z
+  .union([
+    z
+      .array(EntrySchema)
+      .meta(limitedBy('maxItems', 'LARGEST_N'))
+      .describe('x(0) itself: n finite numbers (another length: 422 at /options/initialGuess).'),
+    InitialGuessFromJob,
+  ])
+  .meta({
+    id: 'InitialGuess',
+    description:
+      'Where every run starts (PETSc KSPSetInitialGuessNonzero, SciPy x0): n numbers, or `{ "job": id, "algorithm": "apc" }` for ' +
+      "the solution of that job's finished run (copied at submission). DGD, D-HBM, D-NAG and block Cimmino start at x(0) = guess; " +
+      'APC and MLM start machine i at the projection of the guess onto its solution set, x0 + A_i^T (A_i A_i^T)^{-1} (b_i - A_i x0). ' +
+      'Absent: x(0) = 0.',
+  });
+
 export const JobOptionsInputSchema = z
   .strictObject({
-    tolerance: z.number().positive().describe('Stop when |A x - b| / |b| <= tolerance (default DEFAULT_TOLERANCE).').optional(),
+    tolerance: z
+      .number()
+      .positive()
+      .describe('Converged when |A x - b| <= max(tolerance |b|, absoluteTolerance) (default DEFAULT_TOLERANCE).')
+      .optional(),
+    absoluteTolerance: z.number().min(0).describe('The absolute residual |A x - b| that also passes (SciPy atol; default 0).').optional(),
+    errorTolerance: z
+      .number()
+      .positive()
+      .describe('Converging also needs |x - x*| / |x*| <= errorTolerance (x* known: rhs omitted, else 422). Every test given must pass.')
+      .optional(),
+    maxWallTimeMs: z
+      .number()
+      .positive()
+      .describe("Wall-time limit of each run, in ms: a run that reaches it ends 'max-wall-time'. Default: none.")
+      .optional(),
+    divergenceTolerance: z
+      .number()
+      .min(1)
+      .describe(
+        "A run whose relative residual exceeds divergenceTolerance times its initial value ends 'diverged' (PETSc's dtol; " +
+          "default DEFAULT_DIVERGENCE_TOLERANCE, 1e5). D-HBM's transient growth stays well below it at the optimal parameters.",
+      )
+      .optional(),
+    initialGuess: InitialGuessInputSchema.optional(),
     maxIterations: z
       .number()
       .int()
       .min(1)
-      .describe('Iteration limit of each run (default DEFAULT_MAX_ITERATIONS, at most MAX_ITERATIONS_LIMIT).')
+      .describe(
+        "Iteration limit of each run: reached, it ends 'max-iterations' (default DEFAULT_MAX_ITERATIONS, at most MAX_ITERATIONS_LIMIT).",
+      )
       .optional(),
     parameters: z
       .partialRecord(AlgorithmIdSchema, z.record(z.string(), z.number()))

@@ -17,7 +17,7 @@ const JSON_NUMBER_BYTES = 24;
 
 export function storedBytesOfJob(spec: JobSpec, traceCap: number): number {
   const matrix = 'A' in spec.matrix ? typedArrayBytes(spec.matrix.A) : 0;
-  const inputs = matrix + (spec.rhs?.byteLength ?? 0) + spec.assignment.byteLength;
+  const inputs = matrix + (spec.rhs?.byteLength ?? 0) + (spec.initialGuess?.byteLength ?? 0) + spec.assignment.byteLength;
   const outputs = spec.algorithms.length * (spec.n * 8 + traceCap * TRACE_POINT_BYTES);
   const angles = spec.m * spec.m * JSON_NUMBER_BYTES;
   return inputs + outputs + DOCUMENT_BYTES + angles + checkpointBytesOfJob(spec, traceCap);

@@ -88,6 +88,7 @@ export class JobRepository {
           matrix: spec.matrix.kind === 'dense' ? spec.matrix.A.data : null,
           csr: spec.matrix.kind === 'csr' ? spec.matrix.A : null,
           rhs: spec.rhs,
+          initialGuess: spec.initialGuess ?? null,
           assignment: spec.assignment,
         },
         spec.notify,

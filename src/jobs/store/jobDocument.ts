@@ -20,6 +20,7 @@ import type {
   MatrixStorage,
   NumericBackend,
   ProblemDetails,
+  RunsOutcome,
   WebhookDelivery,
 } from '../types.js';
 
@@ -113,10 +114,26 @@ export function problemFromFields(values: (string | null)[]): StoredProblem | nu
     n: Number(n),
     m: Number(m),
     algorithms: parse<AlgorithmId[]>(algorithms) ?? [],
-    options: JSON.parse(options) as JobOptions,
+    options: jobOptionsOf(options),
     input: JSON.parse(input) as StoredInput,
     hasRhs: hasRhs === '1',
   };
+}
+
+function jobOptionsOf(text: string | undefined | null): JobOptions {
+  return parse<JobOptions>(text) ?? { tolerance: 0, maxIterations: 0, parameters: {} };
+}
+
+/** The runs that converged, in the job's order, and the others with how they ended. */
+export function runsOutcome(algorithms: readonly AlgorithmId[], result: JobResult): RunsOutcome {
+  const outcome: RunsOutcome = { converged: [], notConverged: [] };
+  for (const algorithm of algorithms) {
+    const run = result.runs[algorithm];
+    if (run === undefined) continue;
+    if (run.status === 'converged') outcome.converged.push(algorithm);
+    else outcome.notConverged.push({ algorithm, status: run.status, stopReason: run.stopReason });
+  }
+  return outcome;
 }
 
 function parse<T>(text: string | undefined | null): T | undefined {
@@ -135,7 +152,7 @@ export function jobFromDocument(fields: Record<string, string>): Job {
     n: Number(fields.n),
     m: Number(fields.m),
     algorithms: parse<AlgorithmId[]>(fields.algorithms) ?? [],
-    options: parse<JobOptions>(fields.options) ?? { tolerance: 0, maxIterations: 0, parameters: {} },
+    options: jobOptionsOf(fields.options),
     attempts: Number(fields.attempts ?? 0),
     // Documents written before these fields existed were dense.
     storage: (fields.storage as MatrixStorage | undefined) ?? 'dense',
@@ -145,7 +162,10 @@ export function jobFromDocument(fields: Record<string, string>): Job {
     labels: parse<Labels>(fields.labels) ?? {},
   };
   const result = parse<JobResult>(fields.result);
-  if (result) job.result = result;
+  if (result) {
+    job.result = result;
+    if (job.type === 'solve') job.summary = runsOutcome(job.algorithms, result);
+  }
   const error = parse<ProblemDetails>(fields.error);
   if (error) job.error = error;
   if (fields.notifyUrl) {

@@ -103,7 +103,13 @@ export class JobStore {
    */
   async create(
     doc: NewDocument,
-    inputs: { matrix: Float64Array | null; csr?: CsrMatrix | null; rhs: Float64Array | null; assignment: Int32Array },
+    inputs: {
+      matrix: Float64Array | null;
+      csr?: CsrMatrix | null;
+      rhs: Float64Array | null;
+      initialGuess?: Float64Array | null;
+      assignment: Int32Array;
+    },
     notify: WebhookTarget | null = null,
   ): Promise<void> {
     const { keys } = this;
@@ -116,6 +122,7 @@ export class JobStore {
     if (inputs.matrix) multi.set(keys.matrix(doc.id), bytesOf(inputs.matrix), 'EX', ttl);
     if (pending) queueCsrCommit(multi, pending, keys.csr(doc.id), ttl);
     if (inputs.rhs) multi.set(keys.rhs(doc.id), bytesOf(inputs.rhs), 'EX', ttl);
+    if (inputs.initialGuess) multi.set(keys.initialGuess(doc.id), bytesOf(inputs.initialGuess), 'EX', ttl);
     multi.set(keys.assignment(doc.id), bytesOf(inputs.assignment), 'EX', ttl);
     if (notify) multi.hset(keys.notify(doc.id), { url: notify.url, secret: notify.secret }).expire(keys.notify(doc.id), ttl);
     // Equal scores: the index is ordered by member, and ULIDs sort by creation time.
@@ -186,12 +193,18 @@ export class JobStore {
     pipeline.getBuffer(keys.matrix(id));
     pipeline.getBuffer(keys.rhs(id));
     pipeline.getBuffer(keys.assignment(id));
-    const [state, fields, matrix, rhs, assignment] = await execOrThrow(pipeline);
+    pipeline.getBuffer(keys.initialGuess(id));
+    const [state, fields, matrix, rhs, assignment, initialGuess] = await execOrThrow(pipeline);
     const answer = String(state) as AttemptStart['state'];
     if (answer !== 'running') return { state: answer };
     const problem = problemFromFields(fields as (string | null)[]);
     if (!problem) throw new JobInputMissingError(id, 'job document');
-    const inputs: StoredInputs = { matrix: matrix as Buffer | null, rhs: rhs as Buffer | null, assignment: assignment as Buffer | null };
+    const inputs: StoredInputs = {
+      matrix: matrix as Buffer | null,
+      rhs: rhs as Buffer | null,
+      assignment: assignment as Buffer | null,
+      initialGuess: initialGuess as Buffer | null,
+    };
     if (problem.input.format === 'stored') inputs.storedMatrix = (await this.matrices.csr(problem.input.matrixId))?.csr ?? null;
     else if ('nnz' in problem.input && problem.input.nnz !== undefined) {
       inputs.csr = await readCsr(this.redis, keys.csr(id), problem.n, problem.input.nnz);

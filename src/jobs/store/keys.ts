@@ -51,6 +51,11 @@ export class JobKeys {
     return `${this.doc(id)}:rhs`;
   }
 
+  /** x(0) of the runs: n float64 (options.initialGuess; absent when the runs start at 0). */
+  initialGuess(id: string): string {
+    return `${this.doc(id)}:x0`;
+  }
+
   /** assignment: n int32. */
   assignment(id: string): string {
     return `${this.doc(id)}:assignment`;
@@ -99,6 +104,7 @@ export class JobKeys {
       this.matrix(id),
       ...Object.values(csrKeys(this.csr(id))),
       this.rhs(id),
+      this.initialGuess(id),
       this.assignment(id),
       this.notify(id),
       ...ALGORITHM_IDS.flatMap((a) => [this.solution(id, a), this.trace(id, a)]),

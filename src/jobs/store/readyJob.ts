@@ -37,6 +37,8 @@ export interface ReadyJob {
   matrix: MatrixSource;
   /** Null: b = A * ones(n), so x* = ones(n) is known. */
   rhs: Float64Array | null;
+  /** x(0) of the runs (options.initialGuess); null: 0. */
+  initialGuess: Float64Array | null;
   partition: Partition;
   /** The matrix came from a generator or the matrix store: its digest is the worker's to record (../matrixDigest.ts). */
   digestPending: boolean;
@@ -47,6 +49,8 @@ export interface StoredInputs {
   matrix: Buffer | null;
   rhs: Buffer | null;
   assignment: Buffer | null;
+  /** x(0) when options.initialGuess is set (solve jobs read it; an analysis needs none). */
+  initialGuess?: Buffer | null;
   /** The CSR matrix of a job on a stored matrix (null when it is gone); undefined for the others. */
   storedMatrix?: CsrMatrix | null;
   /** The job's own CSR matrix (a sparse coordinate input; null when it expired); undefined for the others. */
@@ -67,8 +71,14 @@ export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limit
     if (!inputs.rhs) throw new JobInputMissingError(id, 'right-hand side');
     rhs = float64From(inputs.rhs);
   }
+  let initialGuess: Float64Array | null = null;
+  if (options.initialGuess && type === 'solve') {
+    if (!inputs.initialGuess) throw new JobInputMissingError(id, 'initial guess');
+    initialGuess = float64From(inputs.initialGuess);
+  }
   const digestPending = problem.input.format === 'generator' || problem.input.format === 'stored';
-  return { id, type, n, m, algorithms, options, matrix: matrixSource(problem, inputs, partition, limits), rhs, partition, digestPending };
+  const matrix = matrixSource(problem, inputs, partition, limits);
+  return { id, type, n, m, algorithms, options, matrix, rhs, initialGuess, partition, digestPending };
 }
 
 function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: Partition, limits: WorkerLimits): MatrixSource {

@@ -4,7 +4,8 @@
  *   machine i:   x_i <- x_i + gamma P_i (xbar - x_i),      P_i = I - Q_i Q_i^T (null space of A_i)
  *   taskmaster:  xbar <- (eta/m) sum_i x_i + (1 - eta) xbar
  *
- * x_i(0) is the minimum-norm solution of A_i x = b_i, xbar(0) their mean. The step moves x_i only
+ * x_i(0) is the minimum-norm solution of A_i x = b_i (from a guess x0: its projection
+ * x0 + A_i^+ (b_i - A_i x0) onto {x : A_i x = b_i}), xbar(0) their mean. The step moves x_i only
  * inside N(A_i), so A_i x_i = b_i, i.e. Q_i^T x_i = R^{-T} b_i (`qtx0`), holds throughout. Hence
  *   w_i := Q_i^T (xbar - x_i) = Q_i^T xbar - qtx0,   A_i xbar - b_i = R^T w_i,
  * and one iteration needs Q_i^T xbar (for w_i, which also yields the residual
@@ -36,7 +37,7 @@
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { createConsensusPass, type ConsensusMachines } from '../machines/consensusPass.js';
 import { checkStateLengths, SnapshotMismatchError } from '../runner/snapshot.js';
-import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
+import { checkInitialGuess, crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
 import type {
   DistributedAlgorithm,
@@ -103,7 +104,8 @@ export class ApcMethod implements IterativeMethod {
   private residual2 = 0;
   private consensus = 0;
 
-  constructor(system: SolverSystem, gamma: number, eta: number) {
+  constructor(system: SolverSystem, gamma: number, eta: number, initialGuess?: Float64Array) {
+    const guess = checkInitialGuess(system, initialGuess);
     const { n, m } = system;
     this.m = m;
     this.eta = eta;
@@ -112,8 +114,8 @@ export class ApcMethod implements IterativeMethod {
     this.estimate = this.machines.xbar;
     this.sum = new Float64Array(n);
     try {
-      // x_i(0): each machine's minimum-norm solution; xbar(0) their mean.
-      this.machines.start();
+      // x_i(0): each machine's minimum-norm solution, or the projection of the guess onto its solution set; xbar(0) their mean.
+      this.machines.start(guess);
       this.machines.sumOfEstimates(this.sum);
       for (let j = 0; j < n; j++) this.estimate[j] = this.sum[j] / m;
       this.pass();
@@ -195,8 +197,8 @@ export const apc: DistributedAlgorithm = {
       lowerBounds,
     };
   },
-  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [gamma, eta] = requireParameters('apc', parameters, DOMAINS);
-    return new ApcMethod(system, gamma, eta);
+    return new ApcMethod(system, gamma, eta, initialGuess);
   },
 };

@@ -1,5 +1,5 @@
 /**
- * Block Cimmino: x <- x + nu sum_i A_i^+ (b_i - A_i x), A_i^+ = A_i^T (A_i A_i^T)^{-1}, x(0) = 0.
+ * Block Cimmino: x <- x + nu sum_i A_i^+ (b_i - A_i x), A_i^+ = A_i^T (A_i A_i^T)^{-1}, x(0) = 0 or the guess.
  * With A_i = R^T Q_i^T, A_i^+ r = Q_i R^{-T} r: machine i solves one triangular system and applies
  * Q_i. Error recurrence e <- (I - nu S) e: rho = max(|1 - nu lambda_min(S)|, |1 - nu lambda_max(S)|);
  * optimal nu = 2/(lambda_min(S) + lambda_max(S)), rho = (kappa(S) - 1)/(kappa(S) + 1).
@@ -9,7 +9,7 @@
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { CimminoPass } from '../machines/cimminoPass.js';
 import { checkStateLengths } from '../runner/snapshot.js';
-import { crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
+import { checkInitialGuess, crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
 import type {
   DistributedAlgorithm,
   HeterogeneityForBounds,
@@ -38,10 +38,13 @@ class CimminoMethod implements IterativeMethod {
   constructor(
     system: SolverSystem,
     private readonly nu: number,
+    initialGuess?: Float64Array,
   ) {
+    const guess = checkInitialGuess(system, initialGuess);
     this.machines = new CimminoPass(system);
     this.threads = this.machines.threads;
     this.estimate = this.machines.x;
+    if (guess) this.estimate.set(guess);
     this.direction = new Float64Array(system.n);
     try {
       this.residual2 = this.machines.evaluate();
@@ -108,8 +111,8 @@ export const cimmino: DistributedAlgorithm = {
     const upperHypothesisHolds = c < 1;
     return { lower: largest(lowerBounds), upper: upperHypothesisHolds ? c : null, upperHypothesisHolds, lowerBounds };
   },
-  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [nu] = requireParameters('cimmino', parameters, DOMAINS);
-    return new CimminoMethod(system, nu);
+    return new CimminoMethod(system, nu, initialGuess);
   },
 };

@@ -2,7 +2,8 @@
  * Helpers shared by the algorithm definitions: parameter validation, checks on the spectral data,
  * and the quantity c = (m - 1) cos(theta_H) that Table 1's upper bounds are written in.
  */
-import { InvalidParameterError, SingularMatrixError } from '../errors.js';
+import type { SolverSystem } from '../distributed/distributedSystem.js';
+import { DimensionMismatchError, InvalidParameterError, SingularMatrixError } from '../errors.js';
 import type { HeterogeneityForBounds, Parameters, SpectralData } from './types.js';
 
 export interface ParameterDomain {
@@ -118,4 +119,18 @@ export function largest(bounds: Readonly<Record<string, number | null>>): number
   let best: number | null = null;
   for (const v of Object.values(bounds)) if (v !== null && Number.isFinite(v) && (best === null || v > best)) best = v;
   return best;
+}
+
+/** The initial guess when one is given: n finite numbers (DimensionMismatchError, InvalidParameterError otherwise). */
+export function checkInitialGuess(system: SolverSystem, guess: Float64Array | undefined): Float64Array | undefined {
+  if (guess === undefined) return undefined;
+  if (guess.length !== system.n) {
+    throw new DimensionMismatchError(`The initial guess has ${guess.length} entries but the system has n = ${system.n} unknowns.`, {
+      length: guess.length,
+      n: system.n,
+    });
+  }
+  const bad = guess.findIndex((v) => !Number.isFinite(v));
+  if (bad >= 0) throw new InvalidParameterError(`Entry ${bad} of the initial guess is ${guess[bad]}; it must be finite.`, { entry: bad });
+  return guess;
 }

@@ -1,5 +1,5 @@
 /**
- * Distributed gradient descent: x <- x - alpha g(x), g(x) = sum_i A_i^T (A_i x - b_i), x(0) = 0.
+ * Distributed gradient descent: x <- x - alpha g(x), g(x) = sum_i A_i^T (A_i x - b_i), x(0) = 0 or the guess.
  * Error recurrence e <- (I - alpha A^T A) e: rho = max(|1 - alpha mu|, |1 - alpha L|);
  * optimal alpha = 2/(L + mu), rho = (kappa - 1)/(kappa + 1), kappa = kappa(A^T A) = L/mu.
  * One fused pass over A per iteration (the gradient and residual at the new x end the step).
@@ -23,8 +23,9 @@ class DgdMethod extends GradientMethod {
   constructor(
     system: SolverSystem,
     private readonly alpha: number,
+    initialGuess?: Float64Array,
   ) {
-    super(system);
+    super(system, initialGuess);
   }
 
   /** x <- x - alpha g(x) */
@@ -64,8 +65,8 @@ export const dgd: DistributedAlgorithm = {
     };
     return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
   },
-  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [alpha] = requireParameters('dgd', parameters, DOMAINS);
-    return new DgdMethod(system, alpha);
+    return new DgdMethod(system, alpha, initialGuess);
   },
 };

@@ -1,16 +1,17 @@
 /**
- * Distributed heavy-ball method (Polyak): z <- beta z + g(x); x <- x - alpha z, x(0) = z(0) = 0,
+ * Distributed heavy-ball method (Polyak): z <- beta z + g(x); x <- x - alpha z, x(0) = 0 or the guess, z(0) = 0,
  * i.e. x_{k+1} = x_k - alpha g(x_k) + beta (x_k - x_{k-1}).
  * Per eigenvalue lambda of A^T A the error obeys r^2 - (1 + beta - alpha lambda) r + beta = 0, whose
  * larger root modulus is worst at lambda in {mu, L} (see spectralRadius.ts).
  * Optimal: alpha = 4/(sqrt L + sqrt mu)^2, beta = ((sqrt k - 1)/(sqrt k + 1))^2,
  * rho = (sqrt k - 1)/(sqrt k + 1), k = kappa(A^T A); both ends are double roots, so the error
- * decays like t rho^t. One fused pass over A per iteration.
+ * decays like t rho^t, after a transient growth near lambda = L (./transient.ts). One fused pass over A per iteration.
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientMethod.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
+import { heavyBallMode, predictTransient, type TransientPrediction } from './transient.js';
 import type {
   DistributedAlgorithm,
   HeterogeneityForBounds,
@@ -30,8 +31,10 @@ class HeavyBallMethod extends GradientMethod {
     system: SolverSystem,
     private readonly alpha: number,
     private readonly beta: number,
+    initialGuess?: Float64Array,
   ) {
-    super(system);
+    super(system, initialGuess);
+    // z(0) = 0 (x(-1) = x(0)) from any start.
     this.z = new Float64Array(system.n);
   }
 
@@ -78,8 +81,12 @@ export const dhbm: DistributedAlgorithm = {
     };
     return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
   },
-  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [alpha, beta] = requireParameters('dhbm', parameters, DOMAINS);
-    return new HeavyBallMethod(system, alpha, beta);
+    return new HeavyBallMethod(system, alpha, beta, initialGuess);
+  },
+  transientGrowth(spectral: SpectralData, parameters: Parameters): TransientPrediction | null {
+    const [alpha, beta] = requireParameters('dhbm', parameters, DOMAINS);
+    return predictTransient(gradientSpectrum(spectral), dhbm.rate(spectral, parameters), heavyBallMode(alpha, beta));
   },
 };

@@ -1,6 +1,6 @@
 /**
  * Distributed Nesterov accelerated gradient:
- *   y' = x - alpha g(x);   x <- y' + beta (y' - y);   y <- y',   x(0) = y(0) = 0.
+ *   y' = x - alpha g(x);   x <- y' + beta (y' - y);   y <- y',   x(0) = y(0) = 0 or the guess.
  * The estimate is x, the extrapolated point at which the machines evaluate the gradient: the fused
  * pass that computes g(x) also gives |A x - b|^2 exactly, so the residual the runner tests is that of
  * the returned vector with one pass over A per iteration. (y converges at the same rate.)
@@ -13,6 +13,7 @@ import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientMethod.js';
 import { nesterovRootModulus } from './spectralRadius.js';
+import { nesterovMode, predictTransient, type TransientPrediction } from './transient.js';
 import type {
   DistributedAlgorithm,
   HeterogeneityForBounds,
@@ -33,9 +34,11 @@ class NesterovMethod extends GradientMethod {
     system: SolverSystem,
     private readonly alpha: number,
     private readonly beta: number,
+    initialGuess?: Float64Array,
   ) {
-    super(system);
-    this.y = new Float64Array(system.n);
+    super(system, initialGuess);
+    // y(0) = x(0): the first step is a plain gradient step from any start.
+    this.y = Float64Array.from(this.estimate);
   }
 
   protected override carried(): Float64Array[] {
@@ -85,8 +88,12 @@ export const dnag: DistributedAlgorithm = {
     };
     return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
   },
-  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [alpha, beta] = requireParameters('dnag', parameters, DOMAINS);
-    return new NesterovMethod(system, alpha, beta);
+    return new NesterovMethod(system, alpha, beta, initialGuess);
+  },
+  transientGrowth(spectral: SpectralData, parameters: Parameters): TransientPrediction | null {
+    const [alpha, beta] = requireParameters('dnag', parameters, DOMAINS);
+    return predictTransient(gradientSpectrum(spectral), dnag.rate(spectral, parameters), nesterovMode(alpha, beta));
   },
 };

@@ -6,6 +6,7 @@
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { GradientPass } from '../machines/gradientPass.js';
 import { checkStateLengths } from '../runner/snapshot.js';
+import { checkInitialGuess } from './common.js';
 import type { IterativeMethod } from './types.js';
 
 export abstract class GradientMethod implements IterativeMethod {
@@ -14,10 +15,13 @@ export abstract class GradientMethod implements IterativeMethod {
   private readonly pass: GradientPass;
   private residual2: number;
 
-  constructor(system: SolverSystem) {
+  /** x(0) = initialGuess (checked by checkInitialGuess), else 0. */
+  constructor(system: SolverSystem, initialGuess?: Float64Array) {
+    const guess = checkInitialGuess(system, initialGuess);
     this.pass = new GradientPass(system);
     this.threads = this.pass.threads;
     this.estimate = this.pass.x;
+    if (guess) this.estimate.set(guess);
     try {
       this.residual2 = this.pass.evaluate();
     } catch (error) {

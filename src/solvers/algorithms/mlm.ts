@@ -46,8 +46,8 @@ export const mlm: DistributedAlgorithm = {
       lowerBounds,
     };
   },
-  create(system: SolverSystem, parameters: Parameters): IterativeMethod {
+  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     validateAgainst('mlm', parameters, []);
-    return new ApcMethod(system, 1, 1);
+    return new ApcMethod(system, 1, 1, initialGuess);
   },
 };

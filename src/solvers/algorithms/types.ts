@@ -6,6 +6,7 @@
  * The registry (`./registry.ts`) maps the public ids to these definitions.
  */
 import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { TransientPrediction } from './transient.js';
 
 export type Parameters = Record<string, number>;
 
@@ -109,6 +110,15 @@ export interface DistributedAlgorithm {
   validateParameters(parameters: Parameters): void;
   /** The paper's Table 1 bounds on this algorithm's optimal rate. */
   rateBounds(h: HeterogeneityForBounds): RateBounds;
-  /** Set up the iteration (machines' initial estimates and factors) on a system. */
-  create(system: SolverSystem, parameters: Parameters): IterativeMethod;
+  /**
+   * Set up the iteration (machines' initial estimates and factors) on a system, from x(0) =
+   * initialGuess (length n; default 0). Projection-consensus methods (APC, MLM) start machine i at the
+   * projection of the guess onto its solution set, x_i(0) = x0 + A_i^+ (b_i - A_i x0).
+   */
+  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod;
+  /**
+   * The predicted transient growth of the error's modes for these parameters (./transient.ts), for
+   * the methods that have one (D-HBM, D-NAG); absent for the others, null when rho >= 1.
+   */
+  transientGrowth?(spectral: SpectralData, parameters: Parameters): TransientPrediction | null;
 }

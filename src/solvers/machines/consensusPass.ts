@@ -17,7 +17,7 @@ import { checkStateLengths } from '../runner/snapshot.js';
 import { CsrConsensusPass } from './csrConsensusPass.js';
 import { startFleet } from './fleet.js';
 import { DISTANCE2, RESIDUAL2 } from './machine.js';
-import { CONSENSUS_PASS, CONSENSUS_START } from './machineShard.js';
+import { CONSENSUS_PASS, CONSENSUS_START, CONSENSUS_START_AT } from './machineShard.js';
 import { csrStorage, denseStorage } from './storage.js';
 
 /** What APC and MLM ask of their machines (../algorithms/apc.ts). */
@@ -25,8 +25,11 @@ export interface ConsensusMachines {
   /** The taskmaster's xbar, which the pass reads (written only between passes). */
   readonly xbar: Float64Array;
   readonly threads: number;
-  /** Every machine's x_i(0): the minimum-norm solution of A_i x = b_i. */
-  start(): void;
+  /**
+   * Every machine's x_i(0): the minimum-norm solution of A_i x = b_i, or, given a guess x0, its
+   * projection x0 + A_i^+ (b_i - A_i x0) onto {x : A_i x = b_i}. Leaves xbar unspecified.
+   */
+  start(initialGuess?: Float64Array): void;
   /** Measures xbar on every machine, then advances every x_i. */
   run(): void;
   /** |A xbar - b|^2 at the xbar of the last run(), summed in machine order. */
@@ -72,9 +75,15 @@ export class ConsensusPass implements ConsensusMachines {
     this.m = m;
   }
 
-  /** Every machine's x_i(0): the minimum-norm solution of A_i x = b_i. */
-  start(): void {
-    this.engine.run(CONSENSUS_START);
+  /** Every machine's x_i(0): the minimum-norm solution of A_i x = b_i, or the projection of the guess onto its solutions. */
+  start(initialGuess?: Float64Array): void {
+    if (initialGuess === undefined) {
+      this.engine.run(CONSENSUS_START);
+      return;
+    }
+    // The pass reads x0 where it reads xbar.
+    this.xbar.set(initialGuess);
+    this.engine.run(CONSENSUS_START_AT);
   }
 
   /** Measures xbar on every machine, then advances every x_i (one pass over each Q_i). */

@@ -1,6 +1,6 @@
 /**
  * APC's and MLM's machines on CSR storage without one n-vector per machine. The machines' estimates
- * are not independent state: with y(0) = 0 and
+ * are not independent state: with y(0) = 0 (a warm start: y(0) = x0, see start()) and
  *
  *   y(t + 1) = (1 - gamma) y(t) + gamma xbar(t),                                               (1)
  *
@@ -71,10 +71,14 @@ export class CsrConsensusPass implements ConsensusMachines {
     this.near = new Float64Array(m);
   }
 
-  /** x_i(0) = A_i^+ b_i: y(0) = 0 and D_i(0) the Cimmino terms at 0. */
-  start(): void {
-    this.y.fill(0);
-    this.xbar.fill(0);
+  /**
+   * x_i(0) = A_i^+ b_i: y(0) = 0 and D_i(0) the Cimmino terms at 0; from a guess x0, (2) holds with
+   * y(0) = x0: x_i(0) = x0 + A_i^+ (b_i - A_i x0), the projection of x0 (and the induction goes on as from 0).
+   */
+  start(initialGuess?: Float64Array): void {
+    if (initialGuess === undefined) this.y.fill(0);
+    else this.y.set(initialGuess);
+    this.xbar.set(this.y);
     this.engine.run(CIMMINO_PASS);
     this.offsets.set(this.engine.output);
   }

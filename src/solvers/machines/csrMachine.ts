@@ -137,6 +137,15 @@ export class CsrMachine implements MachineOperator {
     this.addTranspose(y, 0, 1, out, outOffset, true);
   }
 
+  /** x0 - A_i^T G_i^{-1} (A_i x0 - b_i). */
+  projectOntoSolutions(x0: Float64Array, out: Float64Array, outOffset: number): void {
+    const { rowValues: r, rowValues2: y } = this.scratch;
+    this.rowProducts(x0, this.storage.b, r);
+    this.solveGram(r, y);
+    out.set(x0.subarray(0, this.n), outOffset);
+    this.addTranspose(y, 0, -1, out, outOffset, true);
+  }
+
   /**
    * |xbar - x_i|^2; x_i += gamma (xbar - x_i); r_i = A_i xbar - b_i (= A_i (xbar - x_i)) with
    * |r_i|^2; x_i -= gamma A_i^T G_i^{-1} r_i, i.e. x_i + gamma P_i (xbar - x_i) overall.

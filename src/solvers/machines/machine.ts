@@ -20,6 +20,8 @@ export interface MachineOperator {
   project(v: Float64Array, out: Float64Array, outOffset: number): void;
   /** out[outOffset + j] = x_i(0)_j, the minimum-norm solution A_i^T (A_i A_i^T)^{-1} b_i of A_i x = b_i. */
   minimumNormSolution(out: Float64Array, outOffset: number): void;
+  /** out[outOffset + j] = (x0 + A_i^+ (b_i - A_i x0))_j, the projection of x0 onto {x : A_i x = b_i} (a warm start's x_i(0)). */
+  projectOntoSolutions(x0: Float64Array, out: Float64Array, outOffset: number): void;
   /**
    * The gradient methods' pass at x: term[offset .. offset + c) = A_i^T (A_i x - b_i) on the
    * support, in one sweep over A_i; returns |A_i x - b_i|^2.
@@ -163,6 +165,17 @@ export class DenseMachine implements MachineOperator {
       const qk = k * c;
       for (let t = 0; t < c; t++) out[outOffset + cols[t]] += coef * q[qk + t];
     }
+  }
+
+  /** x0 - Q_i (Q_i^T x0 - qtx0), as project() with Q_i^T x0 shifted by qtx0 = R^{-T} b_i. */
+  projectOntoSolutions(x0: Float64Array, out: Float64Array, outOffset: number): void {
+    const { q, qStart, qEnd, qtx0 } = this.basis();
+    const { p } = this;
+    const w = this.scratch.rowValues;
+    multiplyRows(this.kernels.rows, q, p, this.storage.c, qStart, qEnd, this.onSupport(x0), w, 0);
+    for (let k = 0; k < p; k++) w[k] -= qtx0[k];
+    out.set(x0.subarray(0, this.n), outOffset);
+    this.combineRows(q, qStart, qEnd, w, 0, -1, out, outOffset);
   }
 
   gradientTerm(x: Float64Array, term: Float64Array, offset: number): number {

@@ -16,6 +16,8 @@ export const GRADIENT_PASS = 0;
 export const CONSENSUS_START = 1;
 export const CONSENSUS_PASS = 2;
 export const CIMMINO_PASS = 3;
+/** x_i(0) from a warm start: the projection of the input onto machine i's solution set. */
+export const CONSENSUS_START_AT = 4;
 
 /** What every thread of a fleet's run reads. */
 export interface FleetSpec {
@@ -68,6 +70,9 @@ export class MachineShard implements Shard {
         return;
       case CIMMINO_PASS:
         scalars[at] = machine.cimminoTerm(input, output, offset);
+        return;
+      case CONSENSUS_START_AT:
+        machine.projectOntoSolutions(input, output, offset);
         return;
       default:
         throw new Error(`Unknown machine pass ${phase}`);

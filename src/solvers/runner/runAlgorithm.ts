@@ -1,41 +1,72 @@
 /**
  * The shared driver of every algorithm (in the spirit of PETSc's KSPSolve): merge the user's
- * parameters over the optimal ones, validate them, iterate the method, record the trace, and stop on
- *  - converged:      |A x - b| / |b| <= tolerance (the residual the machines report each step), for
+ * parameters over the optimal ones, validate them, iterate the method from x(0) (0 or the initial
+ * guess), record the trace, and stop on (PETSc's KSPConvergedReason, SciPy's rtol/atol):
+ *  - converged:      |A x - b| <= max(tolerance |b|, absoluteTolerance) (the residual the machines
+ *                    report each step) and, when errorTolerance is given, |x - x*| / |x*| <= it, for
  *                    parameters under which the iteration is stable (theoretical rate < 1). With a
  *                    spectral radius >= 1 some error modes grow; from the standard start they may be
  *                    excited only by rounding (APC with gamma and eta swapped: the machines' null-space
  *                    modes, eigenvalue 1 - gamma, are absent from x_i(0) - x* = -P_i x*), so the estimate
  *                    can meet the tolerance before they surface. Such a run is not reported converged:
- *                    it goes on until the growth is observed (diverged) or maxIterations;
+ *                    it goes on until the growth is observed (diverged) or a limit;
  *  - max-iterations: maxIterations steps done;
- *  - diverged:       a non-finite residual, error or consensus distance, or the relative residual,
- *                    relative error or consensus distance grown past DIVERGENCE_FACTOR (1e8) times
- *                    its initial value (APC's machines can run away while xbar still looks fine);
+ *  - max-wall-time:  the run has taken maxWallTimeMs (looked at between iterations);
+ *  - non-finite:     the residual, error or consensus distance became NaN or infinite;
+ *  - diverged:       the relative residual exceeds divergenceTolerance (PETSc's dtol, default 1e5)
+ *                    times its initial value, or the relative error or the consensus distance
+ *                    DIVERGENCE_FACTOR (1e8) times theirs (APC's machines can run away while xbar
+ *                    still looks fine);
+ *  - stagnated:      near the attainable accuracy eps kappa(A) (within STAGNATION_NEAR of it), the
+ *                    smallest residual seen has not halved over a window of STAGNATION_DECADES decades
+ *                    at the theoretical rate (at least STAGNATION_MIN_WINDOW iterations): rounding, not
+ *                    the iteration, sets the residual there, so the tolerance is out of reach;
  *  - cancelled:      options.signal aborted (checked before every iteration), or a CancelledError
  *                    thrown into the generator at a yield by runCooperatively.
+ * A run that ends unconverged after its residual grew says why when the theory knows: a spectral
+ * radius >= 1 (true divergence), or the transient growth of D-HBM and D-NAG, with its predicted size
+ * (../algorithms/transient.ts).
  * The generator yields { phase: 'solve', algorithm, iteration, relativeResidual } after every iteration.
  * startRun's handle also snapshots the run whenever it waits at such a yield, and a run given a
  * snapshot (`resumeFrom`) goes on from it to the end the uninterrupted run reaches (./snapshot.ts).
  */
 import { getAlgorithm, type AlgorithmId } from '../algorithms/registry.js';
-import type { Parameters, SpectralData } from '../algorithms/types.js';
+import type { DistributedAlgorithm, Parameters, SpectralData } from '../algorithms/types.js';
 import type { Work, WorkProgress } from '../cooperative.js';
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { CancelledError, InvalidParameterError } from '../errors.js';
 import { norm2, relativeResidual } from '../matrix.js';
 import { empiricalRateOfTrace } from './empiricalRate.js';
-import { sameParameters, SnapshotMismatchError, type RunSnapshot } from './snapshot.js';
+import { sameParameters, SnapshotMismatchError, type RunMeasures, type RunSnapshot } from './snapshot.js';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from './traceRecorder.js';
-import type { RunOptions, RunResult, RunStatus } from './types.js';
+import type { ResidualGrowth, RunOptions, RunResult, RunStatus } from './types.js';
 
 export { DEFAULT_TRACE_CAP } from './traceRecorder.js';
 
-/** Growth over the initial value (residual, error or consensus distance) that counts as divergence. */
+/** Growth of the relative error or the consensus distance over its initial value that counts as divergence. */
 export const DIVERGENCE_FACTOR = 1e8;
+
+/** Default divergenceTolerance: growth of the relative residual over its initial value that counts as divergence (PETSc's dtol). */
+export const DEFAULT_DIVERGENCE_TOLERANCE = 1e5;
+
+/** Stagnation is looked for only when the smallest residual is within this factor of eps kappa(A). */
+export const STAGNATION_NEAR = 100;
+/** The stagnation window: the iterations the theoretical rate needs for this many decades... */
+export const STAGNATION_DECADES = 10;
+/** ...and at least this many. */
+export const STAGNATION_MIN_WINDOW = 200;
 
 /** Default least interval between two onProgress calls of runAlgorithm. */
 export const PROGRESS_INTERVAL_MS = 100;
+
+function positiveNumber(name: string, value: number | undefined, least = 0, orEqual = false): void {
+  if (value === undefined) return;
+  if (typeof value !== 'number' || !Number.isFinite(value) || (orEqual ? value < least : value <= least)) {
+    throw new InvalidParameterError(`${name} is ${String(value)}; it must be a finite number ${orEqual ? '>=' : '>'} ${least}.`, {
+      [name]: String(value),
+    });
+  }
+}
 
 function checkOptions(options: RunOptions): void {
   const { tolerance, maxIterations } = options;
@@ -47,6 +78,10 @@ function checkOptions(options: RunOptions): void {
       maxIterations: String(maxIterations),
     });
   }
+  positiveNumber('absoluteTolerance', options.absoluteTolerance, 0, true);
+  positiveNumber('errorTolerance', options.errorTolerance);
+  positiveNumber('maxWallTimeMs', options.maxWallTimeMs);
+  positiveNumber('divergenceTolerance', options.divergenceTolerance, 1, true);
   const { traceCap } = options;
   if (traceCap !== undefined && (!Number.isSafeInteger(traceCap) || traceCap < 2)) {
     throw new InvalidParameterError(
@@ -68,6 +103,19 @@ function relativeDistance(x: Float64Array, y: Float64Array, normY: number): numb
 }
 
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : String(x));
+
+/** eps kappa(A), kappa(A) = sqrt(L / mu): the relative accuracy double precision allows (Infinity when unknown). */
+export function attainableAccuracy(spectral: SpectralData): number {
+  const kappa = Math.sqrt(spectral.L / spectral.mu);
+  return Number.isFinite(kappa) && kappa >= 1 ? Number.EPSILON * kappa : Number.POSITIVE_INFINITY;
+}
+
+/** The stagnation window for rate rho: STAGNATION_DECADES decades' worth of iterations, at least STAGNATION_MIN_WINDOW; null when rho >= 1. */
+export function stagnationWindow(rho: number): number | null {
+  if (!(rho < 1)) return null;
+  if (!(rho > 0)) return STAGNATION_MIN_WINDOW;
+  return Math.max(STAGNATION_MIN_WINDOW, Math.ceil((STAGNATION_DECADES * Math.log(10)) / -Math.log(rho)));
+}
 
 export interface ResumableRunOptions extends RunOptions {
   /**
@@ -101,6 +149,58 @@ export function startRun(system: SolverSystem, id: AlgorithmId, spectral: Spectr
   return { work, snapshot: () => (takeSnapshot === null ? null : takeSnapshot()) };
 }
 
+const DISPLAY_NAMES: Partial<Record<AlgorithmId, string>> = { dhbm: 'D-HBM', dnag: 'D-NAG' };
+
+/** What the theory says of a residual that rose above its initial value (null when it never did). */
+function residualGrowth(
+  algorithm: DistributedAlgorithm,
+  spectral: SpectralData,
+  parameters: Parameters,
+  theoreticalRate: number,
+  measures: Pick<RunMeasures, 'initialResidual' | 'peakResidual' | 'peakIteration'>,
+): ResidualGrowth | null {
+  const { initialResidual, peakResidual, peakIteration } = measures;
+  if (!(peakResidual > initialResidual) || !(initialResidual > 0)) return null;
+  const growth = { peakRelativeResidual: peakResidual, peakIteration, factor: peakResidual / initialResidual };
+  if (!(theoreticalRate < 1)) return { ...growth, cause: 'divergence', predictedFactor: null, predictedIteration: null };
+  const predicted = algorithm.transientGrowth?.(spectral, parameters) ?? null;
+  if (predicted === null || predicted === undefined)
+    return { ...growth, cause: 'unexplained', predictedFactor: null, predictedIteration: null };
+  return { ...growth, cause: 'transient', predictedFactor: predicted.factor, predictedIteration: predicted.iteration };
+}
+
+/** The sentence the stop reason gains for a run that ended unconverged after its residual grew. */
+function growthSentence(
+  id: AlgorithmId,
+  growth: ResidualGrowth,
+  status: RunStatus,
+  residual: number,
+  tolerance: number,
+  rate: number,
+  divergenceTolerance: number,
+): string {
+  const rose =
+    ` The relative residual rose to ${fmt(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
+    `${fmt(growth.factor)} times its initial value`;
+  if (growth.cause === 'divergence') {
+    return `${rose}: true divergence, the spectral radius of the iteration for these parameters is ${fmt(rate)} >= 1.`;
+  }
+  if (growth.cause === 'unexplained') return `${rose}; the spectral radius for these parameters is ${fmt(rate)} < 1.`;
+  const name = DISPLAY_NAMES[id] ?? id;
+  let text =
+    `${rose}: the transient growth of ${name}, not divergence. Its spectral radius for these parameters is ${fmt(rate)} < 1, ` +
+    'but its iteration matrix is not normal (at the optimal parameters it has repeated eigenvalues, so an error mode ' +
+    `behaves like (1 + c t) rho^t and grows before it falls); predicted growth of the modes up to about ${fmt(growth.predictedFactor ?? 1)} ` +
+    `times their start, near iteration ${growth.predictedIteration ?? 0}.`;
+  if (status === 'diverged' && (growth.predictedFactor ?? 0) > divergenceTolerance / 10) {
+    text += ` The divergence test (divergenceTolerance ${fmt(divergenceTolerance)}) fired within that transient: a larger divergenceTolerance lets it run on.`;
+  } else if (status !== 'diverged' && residual > tolerance && rate > 0) {
+    const more = Math.ceil(Math.log(tolerance / residual) / Math.log(rate));
+    text += ` At that rate the tolerance is about ${more} more iterations away.`;
+  }
+  return text;
+}
+
 function* runWork(
   system: SolverSystem,
   id: AlgorithmId,
@@ -111,14 +211,25 @@ function* runWork(
   const algorithm = getAlgorithm(id);
   checkOptions(options);
   const { tolerance, maxIterations, signal, resumeFrom } = options;
+  const absoluteTolerance = options.absoluteTolerance ?? 0;
+  const errorTolerance = options.errorTolerance ?? null;
+  const maxWallTimeMs = options.maxWallTimeMs ?? null;
+  const divergenceTolerance = options.divergenceTolerance ?? DEFAULT_DIVERGENCE_TOLERANCE;
+  if (errorTolerance !== null && system.xTrue === null) {
+    throw new InvalidParameterError('errorTolerance needs the true solution, which is known only when b = A * ones (rhs omitted).', {
+      errorTolerance,
+    });
+  }
   const parameters: Parameters = { ...algorithm.optimal(spectral).parameters, ...(options.parameters ?? {}) };
   algorithm.validateParameters(parameters);
   const theoreticalRate = algorithm.rate(spectral, parameters);
   const stable = theoreticalRate < 1;
+  const attainable = attainableAccuracy(spectral);
+  const window = stagnationWindow(theoreticalRate);
   if (resumeFrom) checkSnapshotFits(resumeFrom, id, parameters, maxIterations);
 
   const started = performance.now() - (resumeFrom?.elapsedMs ?? 0);
-  const method = algorithm.create(system, parameters);
+  const method = algorithm.create(system, parameters, options.initialGuess);
   // The method may hold worker threads: release them however the run ends (stop, cancellation
   // thrown into the generator, an error, or the consumer abandoning the generator via return()).
   try {
@@ -143,11 +254,30 @@ function* runWork(
     let initialResidual: number;
     let initialError: number | null;
     let consensusScale: number;
+    // The stagnation test's state: the smallest residual, the reference it must halve, and since when.
+    let bestResidual: number;
+    let referenceResidual: number;
+    let referenceIteration: number;
+    // The largest residual after the start (the growth a diagnosis speaks of).
+    let peakResidual: number;
+    let peakIteration: number;
     if (resumeFrom) {
       method.restore(resumeFrom.method);
       recorder.restore(resumeFrom.trace);
       iteration = resumeFrom.iteration;
-      ({ residual, error, consensus, initialResidual, initialError, consensusScale } = resumeFrom.measures);
+      ({
+        residual,
+        error,
+        consensus,
+        initialResidual,
+        initialError,
+        consensusScale,
+        bestResidual,
+        referenceResidual,
+        referenceIteration,
+        peakResidual,
+        peakIteration,
+      } = resumeFrom.measures);
       if ((error === null) !== (xTrue === null) || (consensus === null) !== !isConsensus) {
         throw new SnapshotMismatchError('its measures are not those of this system and method');
       }
@@ -157,25 +287,46 @@ function* runWork(
       initialError = error;
       // The consensus distance is measured against the size of the machines' estimates at the start.
       consensusScale = consensus === null ? 0 : Math.max(consensus, norm2(method.estimate));
+      bestResidual = referenceResidual = residual;
+      referenceIteration = 0;
+      peakResidual = residual;
+      peakIteration = 0;
     }
+    const measures = (): RunMeasures => ({
+      residual,
+      error,
+      consensus,
+      initialResidual,
+      initialError,
+      consensusScale,
+      bestResidual,
+      referenceResidual,
+      referenceIteration,
+      peakResidual,
+      peakIteration,
+    });
     const snapshot = (): RunSnapshot => ({
       algorithm: id,
       parameters: { ...parameters },
       iteration,
       elapsedMs: performance.now() - started,
-      measures: { residual, error, consensus, initialResidual, initialError, consensusScale },
+      measures: measures(),
       trace: recorder.state(),
       method: method.state(),
     });
 
     let status: RunStatus | null = null;
     let stopReason = '';
-    const divergence = (): string | null => {
+    const nonFinite = (): string | null => {
       if (!Number.isFinite(residual)) return `the relative residual became ${residual}`;
       if (error !== null && !Number.isFinite(error)) return `the relative error became ${error}`;
       if (consensus !== null && !Number.isFinite(consensus)) return `the machines' estimates became non-finite`;
-      if (residual > DIVERGENCE_FACTOR * initialResidual) {
-        return `the relative residual ${fmt(residual)} exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial value ${fmt(initialResidual)}`;
+      return null;
+    };
+    const divergence = (): string | null => {
+      // Below eps a relative residual is rounding: growth is judged from there at least.
+      if (residual > divergenceTolerance * Math.max(initialResidual, Number.EPSILON)) {
+        return `the relative residual ${fmt(residual)} exceeds divergenceTolerance ${fmt(divergenceTolerance)} times its initial value ${fmt(initialResidual)}`;
       }
       if (error !== null && initialError !== null && error > DIVERGENCE_FACTOR * Math.max(initialError, Number.MIN_VALUE)) {
         return `the relative error ${fmt(error)} exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial value ${fmt(initialError)}`;
@@ -188,15 +339,53 @@ function* runWork(
       }
       return null;
     };
+    const residualMet = (): boolean => residual <= tolerance || residual * residualScale <= absoluteTolerance;
+    const errorMet = (): boolean => errorTolerance === null || (error !== null && error <= errorTolerance);
+    const convergedReason = (): string => {
+      const tests = [
+        residual <= tolerance
+          ? `relative residual ${fmt(residual)} <= tolerance ${fmt(tolerance)}`
+          : `residual |A x - b| = ${fmt(residual * residualScale)} <= absoluteTolerance ${fmt(absoluteTolerance)}`,
+      ];
+      if (errorTolerance !== null) tests.push(`relative error ${fmt(error ?? Number.NaN)} <= errorTolerance ${fmt(errorTolerance)}`);
+      return `Converged after ${iteration} iterations: ${tests.join(', ')}.`;
+    };
     const testStop = (): void => {
+      // A non-finite residual is its own status, not a peak.
+      if (iteration > 0 && residual > peakResidual && Number.isFinite(residual)) {
+        peakResidual = residual;
+        peakIteration = iteration;
+      }
+      const bad = nonFinite();
+      if (bad !== null) {
+        status = 'non-finite';
+        stopReason = `Non-finite values at iteration ${iteration}: ${bad}.`;
+        if (!stable) stopReason += ` The spectral radius of the iteration for these parameters is ${fmt(theoreticalRate)} >= 1.`;
+        return;
+      }
       const diverged = divergence();
       if (diverged !== null) {
         status = 'diverged';
         stopReason = `Diverged at iteration ${iteration}: ${diverged}.`;
-        if (!stable) stopReason += ` The spectral radius of the iteration for these parameters is ${fmt(theoreticalRate)} >= 1.`;
-      } else if (residual <= tolerance && stable) {
+        return;
+      }
+      if (residualMet() && errorMet() && stable) {
         status = 'converged';
-        stopReason = `Converged after ${iteration} iterations: relative residual ${fmt(residual)} <= tolerance ${fmt(tolerance)}.`;
+        stopReason = convergedReason();
+        return;
+      }
+      if (residual < bestResidual) bestResidual = residual;
+      if (bestResidual < referenceResidual / 2) {
+        referenceResidual = bestResidual;
+        referenceIteration = iteration;
+      }
+      if (window !== null && iteration - referenceIteration >= window && bestResidual <= STAGNATION_NEAR * attainable) {
+        status = 'stagnated';
+        stopReason =
+          `Stagnated at iteration ${iteration}: the smallest relative residual, ${fmt(bestResidual)}, has not halved over the last ` +
+          `${iteration - referenceIteration} iterations (the window: ${STAGNATION_DECADES} decades at the rate ${fmt(theoreticalRate)}, ` +
+          `${window} iterations), near the attainable accuracy eps kappa(A) = ${fmt(attainable)}: rounding sets the residual there, ` +
+          'so the tolerance is out of reach in double precision.';
       }
     };
 
@@ -211,11 +400,19 @@ function* runWork(
       if (iteration >= maxIterations) {
         status = 'max-iterations';
         stopReason =
-          residual <= tolerance
+          residualMet() && errorMet()
             ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${fmt(residual)} meets the tolerance, ` +
               `but the iteration is unstable for these parameters (spectral radius ${fmt(theoreticalRate)} >= 1), ` +
               'so this is not reported as convergence.'
-            : `Stopped at maxIterations = ${maxIterations}: relative residual ${fmt(residual)} > tolerance ${fmt(tolerance)}.`;
+            : `Stopped at maxIterations = ${maxIterations}: relative residual ${fmt(residual)}` +
+              (residualMet()
+                ? `, relative error ${fmt(error ?? Number.NaN)} > errorTolerance ${fmt(errorTolerance ?? 0)}.`
+                : ` > tolerance ${fmt(tolerance)}.`);
+        break;
+      }
+      if (maxWallTimeMs !== null && performance.now() - started >= maxWallTimeMs) {
+        status = 'max-wall-time';
+        stopReason = `Stopped at maxWallTimeMs = ${maxWallTimeMs} after ${iteration} iterations: relative residual ${fmt(residual)}.`;
         break;
       }
       method.step();
@@ -235,11 +432,17 @@ function* runWork(
       }
     }
 
+    // testStop sets it from a closure, which the control-flow analysis does not follow.
+    const finalStatus = status as RunStatus;
+    const growth = residualGrowth(algorithm, spectral, parameters, theoreticalRate, measures());
+    if (growth !== null && finalStatus !== 'converged' && finalStatus !== 'cancelled') {
+      stopReason += growthSentence(id, growth, finalStatus, residual, tolerance, theoreticalRate, divergenceTolerance);
+    }
     const solution = Float64Array.from(method.estimate);
     const trace = recorder.finish();
     return {
       algorithm: id,
-      status,
+      status: finalStatus,
       iterations: iteration,
       relativeResidual: relativeResidual(A, solution, b),
       relativeError: xTrue === null ? null : relativeDistance(solution, xTrue, normXTrue),
@@ -249,6 +452,8 @@ function* runWork(
       wallTimeMs: performance.now() - started,
       threads: method.threads ?? 1,
       stopReason,
+      attainableAccuracy: attainable,
+      growth,
       solution,
       trace,
     };

@@ -24,7 +24,10 @@ export interface TraceRecorderState {
   readonly lastIteration: number;
 }
 
-/** What the runner's loop measured: at the snapshot's iteration, and at the start (divergence is judged against it). */
+/**
+ * What the runner's loop measured: at the snapshot's iteration, at the start (divergence is judged
+ * against it), the stagnation test's window and the largest residual so far.
+ */
 export interface RunMeasures {
   readonly residual: number;
   readonly error: number | null;
@@ -32,6 +35,14 @@ export interface RunMeasures {
   readonly initialResidual: number;
   readonly initialError: number | null;
   readonly consensusScale: number;
+  /** The smallest relative residual so far. */
+  readonly bestResidual: number;
+  /** The residual the stagnation window asks to halve, and the iteration the window opened at. */
+  readonly referenceResidual: number;
+  readonly referenceIteration: number;
+  /** The largest relative residual after the start, and its iteration. */
+  readonly peakResidual: number;
+  readonly peakIteration: number;
 }
 
 export interface RunSnapshot {

@@ -1,5 +1,6 @@
 /**
- * The shared runner: stop reasons (converged, max-iterations, diverged, cancelled in both ways),
+ * The shared runner: stop reasons (converged, max-iterations, diverged, cancelled in both ways; the
+ * other statuses: ./stoppingRules.test.ts),
  * parameter overrides, progress, the bounded trace, and the result's fields.
  */
 import { describe, expect, it } from 'vitest';
@@ -11,7 +12,12 @@ import { buildDistributedSystem } from '../../../src/solvers/distributed/distrib
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
-import { DEFAULT_TRACE_CAP, DIVERGENCE_FACTOR, runAlgorithm, runAlgorithmWork } from '../../../src/solvers/runner/runAlgorithm.js';
+import {
+  DEFAULT_DIVERGENCE_TOLERANCE,
+  DEFAULT_TRACE_CAP,
+  runAlgorithm,
+  runAlgorithmWork,
+} from '../../../src/solvers/runner/runAlgorithm.js';
 import { loadFixtures, type Fixture } from '../../support/fixtures.js';
 import { systemFromRows } from '../algorithms/support.js';
 
@@ -86,7 +92,7 @@ describe('stop reasons', () => {
     expect(r.status).toBe('diverged');
     expect(r.stopReason).toMatch(/relative (residual|error)/);
     const last = r.trace.relativeResidual[r.trace.relativeResidual.length - 1];
-    expect(last).toBeGreaterThan(DIVERGENCE_FACTOR * r.trace.relativeResidual[0] * 0.99);
+    expect(last).toBeGreaterThan(DEFAULT_DIVERGENCE_TOLERANCE * r.trace.relativeResidual[0] * 0.99);
   });
 
   it('cancelled: a signal aborted before the start gives a cancelled result with the initial point', () => {

@@ -1,0 +1,169 @@
+/**
+ * The stopping rules of issue 24 §3, one case producing each status the runner can end with
+ * (converged by each test, max-iterations, max-wall-time, diverged, stagnated, non-finite), and the
+ * diagnosis of a residual that grew: D-HBM's transient at its optimal parameters (predicted, and not
+ * taken for divergence at the default divergenceTolerance) apart from a spectral radius above 1.
+ */
+import { describe, expect, it } from 'vitest';
+import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
+import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
+import { buildDistributedSystem, type SolverSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { InvalidParameterError } from '../../../src/solvers/errors.js';
+import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { fromRows } from '../../../src/solvers/matrix.js';
+import { DEFAULT_DIVERGENCE_TOLERANCE, runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
+import { RUN_STATUSES, type RunStatus } from '../../../src/solvers/runner/types.js';
+import { wellConditionedSystem } from '../parallel/support.js';
+
+const well = wellConditionedSystem(24, 3, 7); // kappa ~ 2, b = A 1
+
+/**
+ * diag(sigma), sigma_j spread geometrically over [1, 1e3], b = A 1: the residual sits mostly in the
+ * top singular direction, where heavy ball's double root -rho makes the error grow ~ kappa(A) / e
+ * before it falls. kappa(A^T A) = 1e6, rho ~ 1 - 2e-3.
+ */
+function stiffDiagonal(): { system: SolverSystem; spectral: SpectralData } {
+  const n = 16;
+  const rows = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? Math.pow(1e3, i / (n - 1)) : 0)));
+  const system = buildDistributedSystem(createProblem({ A: fromRows(rows), partition: { machines: 4 } }));
+  return { system, spectral: spectralDataOf(analyze(system)) };
+}
+
+const reached = new Set<RunStatus>();
+
+describe('stopping rules: each status', () => {
+  it('converged by the relative residual, by absoluteTolerance, and only once errorTolerance holds too', () => {
+    const { system, spectral } = well;
+    const relative = runAlgorithm(system, 'cimmino', spectral, { tolerance: 1e-8, maxIterations: 10_000 });
+    expect(relative.status).toBe('converged');
+    reached.add(relative.status);
+    // |b| = |A 1| > 1: an absolute tolerance of 1e-4 is met before the relative 1e-300.
+    const absolute = runAlgorithm(system, 'cimmino', spectral, { tolerance: 1e-300, absoluteTolerance: 1e-4, maxIterations: 10_000 });
+    expect(absolute.status).toBe('converged');
+    expect(absolute.stopReason).toMatch(/absoluteTolerance/);
+    expect(absolute.iterations).toBeLessThan(relative.iterations);
+    const withError = runAlgorithm(system, 'cimmino', spectral, { tolerance: 1e-2, errorTolerance: 1e-10, maxIterations: 10_000 });
+    expect(withError.status).toBe('converged');
+    expect(withError.relativeError as number).toBeLessThanOrEqual(1e-10);
+    expect(withError.stopReason).toMatch(/errorTolerance/);
+  });
+
+  it('errorTolerance without a known solution is refused', () => {
+    const { A } = well.system;
+    const rhs = Float64Array.from({ length: A.rows }, (_, i) => Math.cos(i));
+    const system = buildDistributedSystem(createProblem({ A, rhs, partition: { machines: 3 } }));
+    expect(() => runAlgorithm(system, 'dgd', well.spectral, { tolerance: 1e-8, errorTolerance: 1e-8, maxIterations: 10 })).toThrow(
+      InvalidParameterError,
+    );
+  });
+
+  it('max-iterations', () => {
+    const r = runAlgorithm(well.system, 'dgd', well.spectral, { tolerance: 1e-14, maxIterations: 3 });
+    expect(r.status).toBe('max-iterations');
+    reached.add(r.status);
+  });
+
+  it('max-wall-time: a tiny limit is reached before the tolerance', () => {
+    const r = runAlgorithm(well.system, 'apc', well.spectral, { tolerance: 1e-300, maxIterations: 1_000_000, maxWallTimeMs: 1e-6 });
+    expect(r.status).toBe('max-wall-time');
+    expect(r.stopReason).toMatch(/maxWallTimeMs/);
+    reached.add(r.status);
+  });
+
+  it('diverged: the residual past divergenceTolerance times its initial value', () => {
+    const { system, spectral } = well;
+    const r = runAlgorithm(system, 'dgd', spectral, { tolerance: 1e-8, maxIterations: 100_000, parameters: { alpha: 2.5 / spectral.L } });
+    expect(r.status).toBe('diverged');
+    const last = r.trace.relativeResidual[r.trace.relativeResidual.length - 1];
+    expect(last).toBeGreaterThan(DEFAULT_DIVERGENCE_TOLERANCE * r.trace.relativeResidual[0]);
+    // The spectral radius is > 1 for these parameters: true divergence, said so.
+    expect(r.growth?.cause).toBe('divergence');
+    expect(r.stopReason).toMatch(/true divergence/);
+    const early = runAlgorithm(system, 'dgd', spectral, {
+      tolerance: 1e-8,
+      maxIterations: 100_000,
+      parameters: { alpha: 2.5 / spectral.L },
+      divergenceTolerance: 10,
+    });
+    expect(early.status).toBe('diverged');
+    expect(early.iterations).toBeLessThan(r.iterations);
+    reached.add(r.status);
+  });
+
+  it('non-finite: a step so large that the residual overflows', () => {
+    const r = runAlgorithm(well.system, 'dgd', well.spectral, { tolerance: 1e-8, maxIterations: 100, parameters: { alpha: 1e300 } });
+    expect(r.status).toBe('non-finite');
+    expect(r.stopReason).toMatch(/Non-finite/);
+    reached.add(r.status);
+  });
+
+  it('stagnated: a tolerance below eps kappa(A) ends near the attainable accuracy, which the run reports', () => {
+    const r = runAlgorithm(well.system, 'cimmino', well.spectral, { tolerance: 1e-30, maxIterations: 1_000_000 });
+    expect(r.status, r.stopReason).toBe('stagnated');
+    expect(r.attainableAccuracy).toBeGreaterThan(Number.EPSILON);
+    expect(r.attainableAccuracy).toBeLessThan(1e-13);
+    expect(r.relativeResidual).toBeLessThan(100 * r.attainableAccuracy);
+    expect(r.stopReason).toMatch(/eps kappa\(A\)/);
+    expect(r.iterations).toBeLessThan(10_000);
+    reached.add(r.status);
+  });
+
+  it('cancelled', () => {
+    const controller = new AbortController();
+    controller.abort();
+    const r = runAlgorithm(well.system, 'dgd', well.spectral, { tolerance: 1e-8, maxIterations: 100, signal: controller.signal });
+    expect(r.status).toBe('cancelled');
+    reached.add(r.status);
+  });
+
+  it('every status was reached', () => {
+    expect([...reached].sort()).toEqual([...RUN_STATUSES].sort());
+  });
+});
+
+describe("D-HBM's transient growth", () => {
+  const stiff = stiffDiagonal();
+
+  it('grows ~ kappa(A) / e at the optimal parameters, within the prediction, and still converges at the default divergenceTolerance', () => {
+    const r = runAlgorithm(stiff.system, 'dhbm', stiff.spectral, { tolerance: 1e-8, maxIterations: 100_000 });
+    expect(r.status, r.stopReason).toBe('converged');
+    const growth = r.growth;
+    expect(growth?.cause).toBe('transient');
+    expect(growth?.factor).toBeGreaterThan(50);
+    expect(growth?.factor).toBeLessThan(DEFAULT_DIVERGENCE_TOLERANCE);
+    // The prediction bounds each mode's growth, hence the residual's (sampled spectrum: an estimate).
+    expect(growth?.factor).toBeLessThanOrEqual((growth?.predictedFactor as number) * 1.01);
+    // Closed form at lambda = L: (1 + (1 + rho) t) rho^t peaks near 2 / (e (1 - rho)).
+    const rho = r.theoreticalRate;
+    expect(growth?.predictedFactor).toBeGreaterThan(1 / (Math.E * (1 - rho)));
+    expect(growth?.predictedFactor).toBeLessThan(3 / (Math.E * (1 - rho)));
+  });
+
+  it('stopped during the transient, the run says it is the transient, with the predicted peak', () => {
+    const r = runAlgorithm(stiff.system, 'dhbm', stiff.spectral, { tolerance: 1e-8, maxIterations: 600 });
+    expect(r.status).toBe('max-iterations');
+    expect(r.growth?.cause).toBe('transient');
+    expect(r.stopReason).toMatch(/transient growth of D-HBM, not divergence/);
+    expect(r.stopReason).toMatch(/predicted growth of the modes up to about/);
+    expect(r.stopReason).toMatch(/more iterations away/);
+  });
+
+  it('a divergenceTolerance below the transient stops it, and the stop reason says what it fired on', () => {
+    const r = runAlgorithm(stiff.system, 'dhbm', stiff.spectral, { tolerance: 1e-8, maxIterations: 100_000, divergenceTolerance: 10 });
+    expect(r.status).toBe('diverged');
+    expect(r.growth?.cause).toBe('transient');
+    expect(r.stopReason).toMatch(/fired within that transient/);
+  });
+
+  it('a momentum beyond the stable region is true divergence', () => {
+    const { alpha } = { alpha: 4.5 / stiff.spectral.L };
+    const r = runAlgorithm(stiff.system, 'dhbm', stiff.spectral, {
+      tolerance: 1e-8,
+      maxIterations: 100_000,
+      parameters: { alpha, beta: 0.1 },
+    });
+    expect(r.theoreticalRate).toBeGreaterThan(1);
+    expect(r.status).toBe('diverged');
+    expect(r.growth?.cause).toBe('divergence');
+  });
+});
