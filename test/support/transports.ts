@@ -5,6 +5,7 @@
  * Also raw-socket senders for what fetch cannot do: a body cut off midway, a body sent slowly, a
  * client that leaves while its upload is parsed.
  */
+import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 
@@ -95,6 +96,28 @@ export interface RawUpload {
   /** The answer, or null when the server closed the connection without one. */
   answer: Promise<Answer | null>;
   socket: Socket;
+  /**
+   * Resolves once the server's end of this connection has closed (given `server`): the server has
+   * seen the client go. Other connections (a fetch's idle keep-alive ones) do not count.
+   */
+  serverClosed: Promise<void>;
+}
+
+/** The server's end of the connection whose client end is `client` (matched by port, once connected). */
+function serverEndClosed(server: Server, client: Socket): Promise<void> {
+  return new Promise((resolve) => {
+    const onConnection = (end: Socket): void => {
+      const match = (): void => {
+        if (end.remotePort !== client.localPort) return;
+        server.removeListener('connection', onConnection);
+        if (end.destroyed) resolve();
+        else end.once('close', () => resolve());
+      };
+      if (client.localPort === undefined) client.once('connect', match);
+      else match();
+    };
+    server.on('connection', onConnection);
+  });
 }
 
 /**
@@ -105,10 +128,11 @@ export interface RawUpload {
 export function rawRequest(
   baseUrl: string,
   request: Required<Pick<Request, 'method' | 'url'>> & { headers: Record<string, string>; body: Buffer; declaredLength?: number },
-  options: { pieces?: number; delayMs?: number; end?: 'wait' | 'destroy'; destroyAfterMs?: number } = {},
+  options: { pieces?: number; delayMs?: number; end?: 'wait' | 'destroy'; destroyAfterMs?: number; server?: Server } = {},
 ): RawUpload {
   const { hostname, port } = new URL(baseUrl);
   const socket = connect(Number(port), hostname);
+  const serverClosed = options.server ? serverEndClosed(options.server, socket) : Promise.resolve();
   socket.on('error', () => undefined);
   const answerPromise = readAnswer(socket);
   const length = request.declaredLength ?? request.body.length;
@@ -134,5 +158,5 @@ export function rawRequest(
       socket.destroy();
     }
   })();
-  return { answer: answerPromise, socket };
+  return { answer: answerPromise, socket, serverClosed };
 }
