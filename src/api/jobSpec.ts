@@ -249,6 +249,7 @@ function jobOptions(options: CreateJobRequest['options'], config: Config): JobOp
   if (options?.absoluteTolerance !== undefined) result.absoluteTolerance = options.absoluteTolerance;
   if (options?.errorTolerance !== undefined) result.errorTolerance = options.errorTolerance;
   if (options?.maxWallTimeMs !== undefined) result.maxWallTimeMs = options.maxWallTimeMs;
+  if (options?.stopOnStagnation !== undefined) result.stopOnStagnation = options.stopOnStagnation;
   result.divergenceTolerance = options?.divergenceTolerance ?? config.DEFAULT_DIVERGENCE_TOLERANCE;
   return result;
 }

@@ -640,6 +640,8 @@ export interface components {
             maxWallTimeMs?: number;
             /** @description A run whose relative residual exceeds divergenceTolerance times its initial value ends 'diverged' (PETSc's dtol; default DEFAULT_DIVERGENCE_TOLERANCE, 1e5). D-HBM's transient growth stays well below it at the optimal parameters. */
             divergenceTolerance?: number;
+            /** @description Stop a run whose residual stalls near the attainable accuracy eps kappa(A) as 'stagnated' (default true); false runs it on to the other rules, e.g. to maxIterations for a benchmark. */
+            stopOnStagnation?: boolean;
             initialGuess?: components["schemas"]["InitialGuessInput"];
             /** @description Iteration limit of each run: reached, it ends 'max-iterations' (default DEFAULT_MAX_ITERATIONS, at most MAX_ITERATIONS_LIMIT). */
             maxIterations?: number;
@@ -1098,6 +1100,8 @@ export interface components {
             maxWallTimeMs?: number;
             /** @description Absent in jobs stored before it existed (they ran with a factor of 1e8). */
             divergenceTolerance?: number;
+            /** @description false: runs were not stopped as 'stagnated' (absent: they may be). */
+            stopOnStagnation?: boolean;
             parameters: {
                 [key: string]: components["schemas"]["Parameters"];
             };

@@ -197,6 +197,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
         maxIterations: options.maxIterations,
         maxWallTimeMs: options.maxWallTimeMs,
         divergenceTolerance: options.divergenceTolerance,
+        stopOnStagnation: options.stopOnStagnation,
         initialGuess: input.initialGuess ?? undefined,
         parameters: options.parameters[algorithm],
         traceCap: settings.traceCap,

@@ -177,17 +177,32 @@ function progressReporter(
   cancelRequested: () => void,
 ): (progress: WorkProgress) => void {
   let last = performance.now();
+  // One save at a time, the newest report next: concurrent writes could land out of order (on a
+  // loaded machine) and leave an older report stored after a newer one.
+  let saving = false;
+  let next: JobProgress | null = null;
+  const save = (report: JobProgress): void => {
+    saving = true;
+    store
+      .saveProgress(id, report)
+      .then((cancel) => {
+        if (cancel) cancelRequested();
+      })
+      .catch((err: unknown) => log.warn({ err }, 'progress not stored'))
+      .finally(() => {
+        saving = false;
+        const pending = next;
+        next = null;
+        if (pending) save(pending);
+      });
+  };
   return (progress) => {
     const now = performance.now();
     if (now - last < intervalMs) return;
     last = now;
     const report: JobProgress = { ...progress, updatedAt: new Date().toISOString() };
     job.updateProgress(report).catch((err: unknown) => log.warn({ err }, 'progress event not sent'));
-    store
-      .saveProgress(id, report)
-      .then((cancel) => {
-        if (cancel) cancelRequested();
-      })
-      .catch((err: unknown) => log.warn({ err }, 'progress not stored'));
+    if (saving) next = report;
+    else save(report);
   };
 }

@@ -94,6 +94,8 @@ export interface JobOptions {
   maxWallTimeMs?: number;
   /** PETSc's dtol: a run whose relative residual exceeds this times its initial value ends 'diverged' (absent: the default, 1e5). */
   divergenceTolerance?: number;
+  /** false: a run near the attainable accuracy is not stopped as 'stagnated' (absent: it is). */
+  stopOnStagnation?: boolean;
   /** Per-algorithm overrides of the optimal parameters. */
   parameters: Partial<Record<AlgorithmId, Parameters>>;
   /** Where the runs start; absent: x(0) = 0. */

@@ -25,7 +25,7 @@ const longSolve = {
   matrix: { format: 'generator', generator: 'gaussian', n: 100, seed: 11 },
   partition: { machines: 5 },
   algorithms: ['apc', 'dgd'],
-  options: { tolerance: 1e-14, maxIterations: 1_000_000 },
+  options: { tolerance: 1e-14, maxIterations: 1_000_000, stopOnStagnation: false },
 };
 
 const smallJob = {
@@ -54,7 +54,7 @@ describe('GET /v1/jobs/{id}/events', () => {
       ...longSolve,
       algorithms: ['dgd'],
       // Long enough (>= 0.3 s on the native row kernels) for several 100 ms progress ticks.
-      options: { tolerance: 1e-14, maxIterations: 60_000 },
+      options: { tolerance: 1e-14, maxIterations: 60_000, stopOnStagnation: false },
     });
     const stream = await openEventStream(`${service.baseUrl}/v1/jobs/${job.id}/events`);
     expect(stream.status).toBe(200);

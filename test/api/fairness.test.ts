@@ -78,7 +78,7 @@ const LONG_SOLVE = {
   matrix: { format: 'generator', generator: 'gaussian', n: 300, mean: 1, std: 1, seed: 1 },
   partition: { machines: 10 },
   algorithms: ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'],
-  options: { maxIterations: 200_000, tolerance: 1e-300 },
+  options: { maxIterations: 200_000, tolerance: 1e-300, stopOnStagnation: false },
 };
 
 const longSolve = (seed: number) => ({ ...LONG_SOLVE, matrix: { ...LONG_SOLVE.matrix, seed } });
@@ -199,7 +199,10 @@ describe('the cap while another key waits', () => {
     const early = await service.jobService.keys.create({ name: 'early' });
     const late = await service.jobService.keys.create({ name: 'late' });
     // About 2 s each, predicted long (not for the small-job slots).
-    const solve = (seed: number) => ({ ...longSolve(seed), options: { maxIterations: 10_000, tolerance: 1e-300 } });
+    const solve = (seed: number) => ({
+      ...longSolve(seed),
+      options: { maxIterations: 10_000, tolerance: 1e-300, stopOnStagnation: false },
+    });
     // The early key's jobs get priorities 1..6; its first four end (cancelled) before any worker
     // runs, leaving two queued with priorities 5 and 6...
     const earlyIds: string[] = [];

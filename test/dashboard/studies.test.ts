@@ -95,7 +95,7 @@ describe('study pages in a browser', () => {
         type: 'solve',
         matrix: { format: 'generator', generator: 'gaussian', n: 400, seed: 1 },
         partition: { machines: 4 },
-        options: { tolerance: 1e-300, maxIterations: 100_000 },
+        options: { tolerance: 1e-300, maxIterations: 100_000, stopOnStagnation: false },
       },
     });
     const cancelledId = cancelled.json<{ id: string }>().id;

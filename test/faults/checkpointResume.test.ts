@@ -49,7 +49,7 @@ const longSolve = (algorithm: 'dhbm' | 'apc', maxIterations: number) => ({
   matrix: { format: 'generator', generator: 'gaussian', n: 100, seed: 29 },
   partition: { machines: 4 },
   algorithms: [algorithm],
-  options: { tolerance: 1e-300, maxIterations },
+  options: { tolerance: 1e-300, maxIterations, stopOnStagnation: false },
 });
 
 async function submit(service: ServiceProcess, body: unknown): Promise<string> {

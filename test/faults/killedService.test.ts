@@ -43,7 +43,7 @@ const LONG_SOLVE = {
   partition: { machines: 4 },
   algorithms: ['dgd'],
   // Seconds of iterations: long enough to be killed mid-solve.
-  options: { tolerance: 1e-15, maxIterations: 400_000 },
+  options: { tolerance: 1e-15, maxIterations: 400_000, stopOnStagnation: false },
 };
 
 async function submit(service: ServiceProcess, body: unknown): Promise<string> {

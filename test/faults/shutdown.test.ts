@@ -33,7 +33,7 @@ const LONG_SOLVE = {
   matrix: { format: 'generator', generator: 'gaussian', n: 100, seed: 3 },
   partition: { machines: 4 },
   algorithms: ['dgd'],
-  options: { tolerance: 1e-300, maxIterations: 1_000_000 },
+  options: { tolerance: 1e-300, maxIterations: 1_000_000, stopOnStagnation: false },
 };
 
 /** A busy service in a process group of its own: a job solving, a study under way, an event stream open. */

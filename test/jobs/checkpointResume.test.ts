@@ -83,7 +83,7 @@ const JOB = {
   partition: { machines: 4 },
   algorithms: ['dhbm', 'apc'],
   // Seconds of iterations each, to the iteration cap (the tolerance is below the rounding floor).
-  options: { tolerance: 1e-300, maxIterations: 150_000 },
+  options: { tolerance: 1e-300, maxIterations: 150_000, stopOnStagnation: false },
 };
 
 async function checkpointOf(id: string): Promise<JobCheckpoint | null> {
@@ -118,14 +118,24 @@ describe('a worker killed in the middle of a job', () => {
       120_000,
       'a checkpoint during the APC run',
     );
-    // Where the run is, and how fast it goes (iterations per ms, from two progress reports).
-    const earlier = await getJob(service.app, job.id);
-    await new Promise((resolve) => setTimeout(resolve, 500));
-    const before = await getJob(service.app, job.id);
-    expect(before.status).toBe('running');
+    // Where the run is, and how fast it goes (iterations per ms): APC's progress reports over a
+    // second, each report's iteration and time taken together, in the order they were made.
+    const reports = new Map<number, number>();
+    let before = await getJob(service.app, job.id);
+    for (const end = Date.now() + 1000; Date.now() < end || reports.size < 2;) {
+      const current = await getJob(service.app, job.id);
+      expect(current.status).toBe('running');
+      const progress = current.progress;
+      if (progress?.algorithm === 'apc' && progress.iteration !== undefined) {
+        reports.set(Date.parse(progress.updatedAt), progress.iteration);
+        if (Date.parse(progress.updatedAt) >= Date.parse(before.progress?.updatedAt ?? '')) before = current;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     expect(before.progress).toMatchObject({ phase: 'solve', algorithm: 'apc' });
-    const elapsedMs = Date.parse(before.progress!.updatedAt) - Date.parse(earlier.progress!.updatedAt);
-    const perMs = (before.progress!.iteration! - earlier.progress!.iteration!) / elapsedMs;
+    const times = [...reports.keys()].sort((a, b) => a - b);
+    const [first, last] = [times[0], times[times.length - 1]];
+    const perMs = (reports.get(last)! - reports.get(first)!) / (last - first);
     expect(perMs).toBeGreaterThan(0);
 
     const sandboxChildren = childPids(workerProcess.pid!);

@@ -29,7 +29,7 @@ const denseInput: ComputeInput = {
   rhs: null,
   partition: partitionFromAssignment(assignment, m),
   algorithms: ['dgd', 'dhbm', 'apc'],
-  options: { tolerance: 1e-300, maxIterations: 6000, parameters: { dgd: { alpha: 1e-5 } } },
+  options: { tolerance: 1e-300, maxIterations: 6000, parameters: { dgd: { alpha: 1e-5 } }, stopOnStagnation: false },
 };
 const csrInput: ComputeInput = { ...denseInput, matrix: { storage: 'csr', A: csrFromDense(A) }, algorithms: ['mlm', 'dnag', 'cimmino'] };
 const TRACE_CAP = 64;

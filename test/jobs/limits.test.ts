@@ -42,7 +42,7 @@ describe('JOB_TIMEOUT_MS', () => {
       partition: { machines: 4 },
       algorithms: ['dgd'],
       // Minutes of iterations (never converging at 1e-16): the time limit ends it.
-      options: { tolerance: 1e-16, maxIterations: 1_000_000 },
+      options: { tolerance: 1e-16, maxIterations: 1_000_000, stopOnStagnation: false },
     });
     expect(response.statusCode).toBe(202);
     const running = await waitForJob(service.app, job.id, { until: (j: Job) => j.status === 'running' });

@@ -32,7 +32,7 @@ describe('a job whose worker child dies', () => {
       matrix: { format: 'generator', generator: 'gaussian', n: 100, seed: 5 },
       partition: { machines: 4 },
       algorithms: ['dgd'],
-      options: { tolerance: 1e-15, maxIterations: 1_000_000 },
+      options: { tolerance: 1e-15, maxIterations: 1_000_000, stopOnStagnation: false },
     });
 
     await waitForJob(service.app, job.id, { until: solving(1) });

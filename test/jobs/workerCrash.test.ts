@@ -55,7 +55,7 @@ describe('a worker killed mid-solve', () => {
       partition: { machines: 4 },
       algorithms: ['dgd'],
       // Long enough (~2 s on the native row kernels) to be killed mid-solve.
-      options: { tolerance: 1e-15, maxIterations: 400_000 },
+      options: { tolerance: 1e-15, maxIterations: 400_000, stopOnStagnation: false },
     });
     const running = await waitForJob(service.app, job.id, {
       timeoutMs: 60_000,

@@ -63,6 +63,7 @@ export const JobOptionsSchema = z
     maxIterations: z.number().int(),
     maxWallTimeMs: z.number().optional(),
     divergenceTolerance: z.number().optional().describe('Absent in jobs stored before it existed (they ran with a factor of 1e8).'),
+    stopOnStagnation: z.boolean().optional().describe("false: runs were not stopped as 'stagnated' (absent: they may be)."),
     parameters: z.partialRecord(AlgorithmIdSchema, ParametersSchema),
     initialGuess: InitialGuessEchoSchema.optional().describe('Absent: every run started at x(0) = 0.'),
   })

@@ -231,6 +231,13 @@ export const JobOptionsInputSchema = z
           "default DEFAULT_DIVERGENCE_TOLERANCE, 1e5). D-HBM's transient growth stays well below it at the optimal parameters.",
       )
       .optional(),
+    stopOnStagnation: z
+      .boolean()
+      .describe(
+        "Stop a run whose residual stalls near the attainable accuracy eps kappa(A) as 'stagnated' (default true); false runs " +
+          'it on to the other rules, e.g. to maxIterations for a benchmark.',
+      )
+      .optional(),
     initialGuess: InitialGuessInputSchema.optional(),
     maxIterations: z
       .number()

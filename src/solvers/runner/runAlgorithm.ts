@@ -225,7 +225,7 @@ function* runWork(
   const theoreticalRate = algorithm.rate(spectral, parameters);
   const stable = theoreticalRate < 1;
   const attainable = attainableAccuracy(spectral);
-  const window = stagnationWindow(theoreticalRate);
+  const window = options.stopOnStagnation === false ? null : stagnationWindow(theoreticalRate);
   if (resumeFrom) checkSnapshotFits(resumeFrom, id, parameters, maxIterations);
 
   const started = performance.now() - (resumeFrom?.elapsedMs ?? 0);

@@ -55,6 +55,11 @@ export interface RunOptions {
    * (PETSc's dtol; default DEFAULT_DIVERGENCE_TOLERANCE = 1e5). At least 1.
    */
   divergenceTolerance?: number;
+  /**
+   * Stop with status 'stagnated' once the residual stalls near the attainable accuracy (default true).
+   * false runs to the other rules (a benchmark to the iteration cap, for instance).
+   */
+  stopOnStagnation?: boolean;
   /** x(0) (length n): where the run starts (APC and MLM start each machine at its projection); default 0. */
   initialGuess?: Float64Array;
   /** User overrides, merged over the optimal parameters. */

@@ -106,6 +106,14 @@ describe('stopping rules: each status', () => {
     expect(r.stopReason).toMatch(/eps kappa\(A\)/);
     expect(r.iterations).toBeLessThan(10_000);
     reached.add(r.status);
+    // stopOnStagnation: false runs the same iteration on, to its cap.
+    const capped = runAlgorithm(well.system, 'cimmino', well.spectral, {
+      tolerance: 1e-30,
+      maxIterations: 12_000,
+      stopOnStagnation: false,
+    });
+    expect(capped.status).toBe('max-iterations');
+    expect(capped.iterations).toBe(12_000);
   });
 
   it('cancelled', () => {
