@@ -4,6 +4,7 @@
  * error handler answers with 422 or 413. Generator specs get every check generateMatrix makes
  * (singular specs included); the worker generates the matrix.
  */
+import { DEFAULT_DEPLOYMENT } from '../solvers/analysis/timeToSolution.js';
 import type { Config } from '../config.js';
 import { storageOfCoordinateMatrix, storageOfStoredMatrix } from '../jobs/storage.js';
 import type { JobOptions, JobPartition, JobSpec, MatrixService, MatrixStorage, PartitionEcho, PartitionKind } from '../jobs/types.js';
@@ -171,5 +172,6 @@ function jobOptions(options: CreateJobRequest['options'], config: Config): JobOp
     }
     parameters[id] = { ...given };
   }
-  return { tolerance, maxIterations, parameters };
+  const deployment = options?.deployment === undefined ? undefined : { ...DEFAULT_DEPLOYMENT, ...options.deployment };
+  return deployment === undefined ? { tolerance, maxIterations, parameters } : { tolerance, maxIterations, parameters, deployment };
 }

@@ -4,7 +4,7 @@
  */
 import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { Parameters } from '../solvers/algorithms/types.js';
-import type { Analysis } from '../solvers/analysis/types.js';
+import type { Analysis, Deployment } from '../solvers/analysis/types.js';
 import type { WorkProgress } from '../solvers/cooperative.js';
 import type { GeneratorSpec, MatrixFormat } from '../solvers/input/types.js';
 import type { DenseMatrix } from '../solvers/matrix.js';
@@ -74,6 +74,8 @@ export interface JobOptions {
   maxIterations: number;
   /** Per-algorithm overrides of the optimal parameters. */
   parameters: Partial<Record<AlgorithmId, Parameters>>;
+  /** A described deployment to predict the time to solution on (defaults filled in); absent when not asked. */
+  deployment?: Deployment;
 }
 
 /**

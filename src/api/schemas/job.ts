@@ -26,7 +26,7 @@ import {
 } from '../../jobs/types.js';
 import { RUN_STATUSES } from '../../solvers/runner/types.js';
 import { AnalysisSchema, ParametersSchema } from './analysis.js';
-import { AlgorithmIdSchema, GeneratorSettingsSchema } from './jobRequest.js';
+import { AlgorithmIdSchema, DeploymentSchema, GeneratorSettingsSchema } from './jobRequest.js';
 import { LabelQuerySchema, LabelsSchema } from './labels.js';
 import { ProblemSchema } from './problem.js';
 import { assertSameShape } from './sameShape.js';
@@ -50,6 +50,7 @@ export const JobOptionsSchema = z
     tolerance: z.number(),
     maxIterations: z.number().int(),
     parameters: z.partialRecord(AlgorithmIdSchema, ParametersSchema),
+    deployment: DeploymentSchema.optional().describe('The deployment the time to solution is predicted on (defaults filled in).'),
   })
   .meta({ id: 'JobOptions' });
 

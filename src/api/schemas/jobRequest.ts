@@ -182,6 +182,15 @@ export const PartitionInputSchema = z.union([...SOLVER_PARTITION_FORMS, FromJobP
     '(partition.family random), replayed exactly. `{ "fromJob": id }`: the assignment of job id.',
 });
 
+export const DeploymentSchema = z
+  .object({
+    machineGflops: z.number().positive().describe("Each machine's dense floating-point throughput, GFLOP/s (default 50)."),
+    memoryBandwidthGBs: z.number().positive().describe("Each machine's memory bandwidth, GB/s (default 20)."),
+    latencyMicroseconds: z.number().nonnegative().describe("One message's latency, microseconds (default 50)."),
+    bandwidthGBs: z.number().positive().describe("The taskmaster's link, GB/s (default 1.25 = 10 GbE)."),
+  })
+  .meta({ id: 'Deployment' });
+
 export const JobOptionsInputSchema = z
   .strictObject({
     tolerance: z.number().positive().describe('Stop when |A x - b| / |b| <= tolerance (default DEFAULT_TOLERANCE).').optional(),
@@ -194,6 +203,11 @@ export const JobOptionsInputSchema = z
     parameters: z
       .partialRecord(AlgorithmIdSchema, z.record(z.string(), z.number()))
       .describe('Overrides of the optimal parameters, per algorithm, e.g. { "apc": { "gamma": 1.2, "eta": 1.5 } }.')
+      .optional(),
+    deployment: DeploymentSchema.partial()
+      .describe(
+        'A deployment to predict the time to solution on (analysis.timeToSolution.deployment); omitted fields take the defaults of a commodity cluster (50 GFLOP/s and 20 GB/s per machine, 50 us latency, 10 GbE).',
+      )
       .optional(),
   })
   .meta({ id: 'JobRequestOptions' });
