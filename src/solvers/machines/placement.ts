@@ -266,15 +266,16 @@ function medianSeconds(clock: CalibrationClock, repeats: number, body: () => voi
 /**
  * The time-to-solution model's throughputs (../analysis/timeToSolution.ts), measured on the kernels
  * the iterations use on the current backend, each the median of `repeats` timings after a warm-up:
- * the dense fused row pass (256 x 1024, 2 MB; the addon's, WebAssembly or TypeScript), the CSR
- * gradient pass (100,000 rows, 5 entries a row, 6 MB), a plain loop over 250,000-long vectors (APC's
- * x_i update), and a fused pass over one row of 8 (a call's fixed cost). About 50 ms in all.
+ * the dense fused row pass (1024 x 4096, 32 MB; the addon's, WebAssembly or TypeScript), the CSR
+ * gradient pass (400,000 rows, 5 entries a row, 24 MB), a plain loop over 250,000-long vectors (APC's
+ * x_i update), and a fused pass over one row of 8 (a call's fixed cost). About 0.3 s in all, once per process.
  */
 export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
   const backend = activeBackend();
   // Dense: the fused pass, on an arena's kernels when the TypeScript backend has them.
-  const p = 256;
-  const c = 1024;
+  // Larger than the last-level cache (32 MB), as a machine's A_i or Q_i of the bench's problems is: a cached block runs ~5x faster.
+  const p = 1024;
+  const c = 4096;
   const dense = {
     a: new Float64Array(p * c).map((_, k) => ((k * 7919) % 1000) / 1000 - 0.5),
     start: new Int32Array(p),
@@ -298,7 +299,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   const tiny = medianSeconds(clock, repeats, () => fusedRowPass(rows, d.a, 1, 8, d.start, d.end, d.v, d.bias, d.dots, 0, 1, d.y));
 
   // CSR: the gradient pass of the current backend on a banded matrix (5 entries a row).
-  const rowsCsr = 100_000;
+  const rowsCsr = 400_000;
   const perRow = 5;
   const rowPtr = new Int32Array(rowsCsr + 1).map((_, k) => k * perRow);
   const colIdx = new Int32Array(rowsCsr * perRow).map((_, e) =>

@@ -149,8 +149,8 @@ describe('measureCalibration', () => {
     const clock = { now: () => (t += 1), iso: () => 'then' };
     const c = measureCalibration(clock, 3);
     // Every timing is 1 ms with this clock: the rates are the work per millisecond.
-    expect(c.flopsPerSecond).toBeCloseTo(4 * 256 * 1024 * 1000, 3);
-    expect(c.bytesPerSecond).toBeCloseTo(12 * 500_000 * 1000, 3);
+    expect(c.flopsPerSecond).toBeCloseTo(4 * 1024 * 4096 * 1000, 3);
+    expect(c.bytesPerSecond).toBeCloseTo(12 * 2_000_000 * 1000, 3);
     expect(c.perMachineOverheadSeconds).toBeCloseTo(0.001, 9);
     expect(c.measuredAt).toBe('then');
   });
