@@ -4,6 +4,7 @@
  * error handler answers with 422 or 413. Generator specs get every check generateMatrix makes
  * (singular specs included); the worker generates the matrix.
  */
+import { DEFAULT_DEPLOYMENT } from '../solvers/analysis/timeToSolution.js';
 import type { Config } from '../config.js';
 import { storageOfCoordinateMatrix, storageOfStoredMatrix } from '../jobs/storage.js';
 import { JobNotFoundError, RunNotFoundError } from '../jobs/errors.js';
@@ -251,5 +252,6 @@ function jobOptions(options: CreateJobRequest['options'], config: Config): JobOp
   if (options?.maxWallTimeMs !== undefined) result.maxWallTimeMs = options.maxWallTimeMs;
   if (options?.stopOnStagnation !== undefined) result.stopOnStagnation = options.stopOnStagnation;
   result.divergenceTolerance = options?.divergenceTolerance ?? config.DEFAULT_DIVERGENCE_TOLERANCE;
+  if (options?.deployment !== undefined) result.deployment = { ...DEFAULT_DEPLOYMENT, ...options.deployment };
   return result;
 }

@@ -651,6 +651,17 @@ export interface components {
                     [key: string]: number;
                 };
             };
+            /** @description A deployment to predict the time to solution on (analysis.timeToSolution.deployment); omitted fields take the defaults of a commodity cluster (50 GFLOP/s and 20 GB/s per machine, 50 us latency, 10 GbE). */
+            deployment?: {
+                /** @description Each machine's dense floating-point throughput, GFLOP/s (default 50). */
+                machineGflops?: number;
+                /** @description Each machine's memory bandwidth, GB/s (default 20). */
+                memoryBandwidthGBs?: number;
+                /** @description One message's latency, microseconds (default 50). */
+                latencyMicroseconds?: number;
+                /** @description The taskmaster's link, GB/s (default 1.25 = 10 GbE). */
+                bandwidthGBs?: number;
+            };
         };
         /** @description One POST to `url` when the job or study ends (succeeded, failed or cancelled), its body the summary, retried with backoff for up to WEBHOOK_RETRY_SECONDS while the answer is not 2xx; the attempts are listed in `deliveries`. */
         NotifyRequestInput: {
@@ -902,6 +913,16 @@ export interface components {
             n: number;
             eps: number;
         };
+        Deployment: {
+            /** @description Each machine's dense floating-point throughput, GFLOP/s (default 50). */
+            machineGflops: number;
+            /** @description Each machine's memory bandwidth, GB/s (default 20). */
+            memoryBandwidthGBs: number;
+            /** @description One message's latency, microseconds (default 50). */
+            latencyMicroseconds: number;
+            /** @description The taskmaster's link, GB/s (default 1.25 = 10 GbE). */
+            bandwidthGBs: number;
+        };
         Parameters: {
             [key: string]: number;
         };
@@ -946,6 +967,117 @@ export interface components {
             kappaAtA: components["schemas"]["Estimate"];
             L: components["schemas"]["Estimate"];
             mu: components["schemas"]["Estimate"];
+        };
+        TimeToSolution: {
+            apc: {
+                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                iterations: number | null;
+                secondsPerIteration: number;
+                seconds: number | null;
+                bytesPerIteration: number;
+                messagesPerIteration: number;
+            };
+            dhbm: {
+                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                iterations: number | null;
+                secondsPerIteration: number;
+                seconds: number | null;
+                bytesPerIteration: number;
+                messagesPerIteration: number;
+            };
+            dgd: {
+                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                iterations: number | null;
+                secondsPerIteration: number;
+                seconds: number | null;
+                bytesPerIteration: number;
+                messagesPerIteration: number;
+            };
+            dnag: {
+                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                iterations: number | null;
+                secondsPerIteration: number;
+                seconds: number | null;
+                bytesPerIteration: number;
+                messagesPerIteration: number;
+            };
+            cimmino: {
+                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                iterations: number | null;
+                secondsPerIteration: number;
+                seconds: number | null;
+                bytesPerIteration: number;
+                messagesPerIteration: number;
+            };
+            mlm: {
+                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                iterations: number | null;
+                secondsPerIteration: number;
+                seconds: number | null;
+                bytesPerIteration: number;
+                messagesPerIteration: number;
+            };
+            calibration: {
+                /** @enum {string} */
+                backend: "typescript" | "native";
+                flopsPerSecond: number;
+                bytesPerSecond: number;
+                vectorBytesPerSecond: number;
+                perMachineOverheadSeconds: number;
+                measuredAt: string;
+                refreshAfterSeconds: number;
+            };
+            deployment?: {
+                apc: {
+                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    iterations: number | null;
+                    secondsPerIteration: number;
+                    seconds: number | null;
+                    bytesPerIteration: number;
+                    messagesPerIteration: number;
+                };
+                dhbm: {
+                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    iterations: number | null;
+                    secondsPerIteration: number;
+                    seconds: number | null;
+                    bytesPerIteration: number;
+                    messagesPerIteration: number;
+                };
+                dgd: {
+                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    iterations: number | null;
+                    secondsPerIteration: number;
+                    seconds: number | null;
+                    bytesPerIteration: number;
+                    messagesPerIteration: number;
+                };
+                dnag: {
+                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    iterations: number | null;
+                    secondsPerIteration: number;
+                    seconds: number | null;
+                    bytesPerIteration: number;
+                    messagesPerIteration: number;
+                };
+                cimmino: {
+                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    iterations: number | null;
+                    secondsPerIteration: number;
+                    seconds: number | null;
+                    bytesPerIteration: number;
+                    messagesPerIteration: number;
+                };
+                mlm: {
+                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    iterations: number | null;
+                    secondsPerIteration: number;
+                    seconds: number | null;
+                    bytesPerIteration: number;
+                    messagesPerIteration: number;
+                };
+                assumptions: components["schemas"]["Deployment"];
+            };
         };
         Analysis: {
             n: number;
@@ -1064,7 +1196,15 @@ export interface components {
                     phiMin: number;
                 };
                 explanation: string;
+                /** @description Which of APC and D-HBM finishes first by predicted seconds, here and on the described deployment, and why it can differ from the per-iteration answer. */
+                finishesFirst?: {
+                    /** @enum {string} */
+                    here: "apc" | "dhbm";
+                    deployment: ("apc" | "dhbm") | null;
+                    explanation: string;
+                };
             };
+            timeToSolution?: components["schemas"]["TimeToSolution"];
         };
         /** @enum {string} */
         JobStatus: "queued" | "running" | "succeeded" | "failed" | "cancelled";
@@ -1107,6 +1247,8 @@ export interface components {
             };
             /** @description Absent: every run started at x(0) = 0. */
             initialGuess?: components["schemas"]["InitialGuessEcho"];
+            /** @description The deployment the time to solution is predicted on (defaults filled in). */
+            deployment?: components["schemas"]["Deployment"];
         };
         /**
          * @description How a run ended (PETSc's KSPConvergedReason): converged (every test asked for passed: the residual test |A x - b| <= max(tolerance |b|, absoluteTolerance), and errorTolerance when given); max-iterations; max-wall-time (maxWallTimeMs); diverged (the relative residual exceeded divergenceTolerance times its initial value, or the error or the machines' consensus distance 1e8 times theirs); stagnated (near the attainable accuracy eps kappa(A), the smallest residual did not halve over 10 decades at the theoretical rate, at least 200 iterations); non-finite (NaN or Infinity); cancelled. stopReason says it in words.

@@ -10,6 +10,8 @@
 import { availableParallelism } from 'node:os';
 import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import { analyzeWork, spectralDataOf } from '../solvers/analysis/analyze.js';
+import { systemCost, timeToSolution, withTimeToSolution } from '../solvers/analysis/timeToSolution.js';
+import { currentCalibration } from '../solvers/machines/placement.js';
 import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
 import { buildDistributedSystemWork } from '../solvers/distributed/distributedSystem.js';
 import { CancelledError } from '../solvers/errors.js';
@@ -178,6 +180,17 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   } catch (error) {
     if (error instanceof CancelledError) return { status: 'cancelled', runs: [] };
     throw error;
+  }
+  if (analysis.timeToSolution === undefined) {
+    // Priced on the kernels this worker runs (calibrated once per process), for the job's deployment if it named one.
+    const t = timeToSolution({
+      system: systemCost(system),
+      rates: analysis.rates,
+      tolerance: analysis.recommendation.tolerance,
+      calibration: currentCalibration(),
+      deployment: input.options.deployment,
+    });
+    analysis = withTimeToSolution(analysis, t);
   }
   schedule.done.analysis = analysis;
 

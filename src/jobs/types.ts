@@ -4,7 +4,7 @@
  */
 import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { Parameters } from '../solvers/algorithms/types.js';
-import type { Analysis } from '../solvers/analysis/types.js';
+import type { Analysis, Deployment } from '../solvers/analysis/types.js';
 import type { WorkProgress } from '../solvers/cooperative.js';
 import type { GeneratorSpec, MatrixFormat } from '../solvers/input/types.js';
 import type { DenseMatrix } from '../solvers/matrix.js';
@@ -100,6 +100,8 @@ export interface JobOptions {
   parameters: Partial<Record<AlgorithmId, Parameters>>;
   /** Where the runs start; absent: x(0) = 0. */
   initialGuess?: InitialGuessEcho;
+  /** A described deployment to predict the time to solution on (defaults filled in); absent when not asked. */
+  deployment?: Deployment;
 }
 
 /**

@@ -137,6 +137,39 @@ describe('analyze and solve', () => {
     expect(x.map((v) => Math.round(v * 1e6) / 1e6)).toEqual([1, 1, 1]);
   });
 
+  it('predicts the time to solution of all six algorithms, here and on the described deployment', async () => {
+    const job = await runJob(service.app, {
+      type: 'analyze',
+      matrix: {
+        format: 'coo',
+        rows: 3,
+        cols: 3,
+        entries: [
+          [0, 0, 4],
+          [1, 1, 3],
+          [2, 2, 2],
+          [0, 1, 1],
+          [1, 0, 1],
+        ],
+      },
+      partition: { sizes: [2, 1] },
+      options: { deployment: { machineGflops: 10 } },
+    });
+    expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
+    const t = job.result!.analysis.timeToSolution!;
+    expect(job.options.deployment).toEqual({ machineGflops: 10, memoryBandwidthGBs: 20, latencyMicroseconds: 50, bandwidthGBs: 1.25 });
+    for (const id of ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const) {
+      expect(t[id].secondsPerIteration).toBeGreaterThan(0);
+      expect(t[id].messagesPerIteration).toBe(4);
+      expect(t.deployment![id].secondsPerIteration).toBeGreaterThan(0);
+    }
+    expect(t.deployment!.assumptions.machineGflops).toBe(10);
+    expect(t.calibration.flopsPerSecond).toBeGreaterThan(0);
+    const f = job.result!.analysis.recommendation.finishesFirst!;
+    expect(['apc', 'dhbm']).toContain(f.here);
+    expect(['apc', 'dhbm']).toContain(f.deployment);
+  });
+
   it('runs every generator (worker-side generation)', async () => {
     const bodies = [
       { matrix: { format: 'generator', generator: 'gaussian', n: 24, mean: 1, std: 1, seed: 7 }, partition: { machines: 4 } },

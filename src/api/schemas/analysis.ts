@@ -7,6 +7,8 @@ import { z } from 'zod';
 import { ALGORITHM_IDS } from '../../solvers/algorithms/registry.js';
 import type { Parameters, RateBounds } from '../../solvers/algorithms/types.js';
 import {
+  type Deployment,
+  type TimeToSolution,
   ESTIMATE_METHODS,
   type AlgorithmTuning,
   type Analysis,
@@ -20,7 +22,7 @@ import {
   type Recommendation,
   type SufficientCondition,
 } from '../../solvers/analysis/types.js';
-import { AlgorithmIdSchema } from './jobRequest.js';
+import { AlgorithmIdSchema, DeploymentSchema } from './jobRequest.js';
 import { assertSameShape } from './sameShape.js';
 
 const angle = z.number().describe('radians');
@@ -165,7 +167,44 @@ const RecommendationSchema = z.object({
   regime: z.string(),
   regimeThresholds: z.object({ thetaH: z.number(), phiMin: z.number() }),
   explanation: z.string(),
+  finishesFirst: z
+    .object({ here: z.enum(['apc', 'dhbm']), deployment: z.enum(['apc', 'dhbm']).nullable(), explanation: z.string() })
+    .optional()
+    .describe(
+      'Which of APC and D-HBM finishes first by predicted seconds, here and on the described deployment, and why it can differ from the per-iteration answer.',
+    ),
 });
+
+const AlgorithmTimeSchema = z.object({
+  iterations: z.number().int().nullable().describe('ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1.'),
+  secondsPerIteration: z.number(),
+  seconds: z.number().nullable(),
+  bytesPerIteration: z.number(),
+  messagesPerIteration: z.number().int(),
+});
+
+const algorithmTimes = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, AlgorithmTimeSchema])) as Record<
+  (typeof ALGORITHM_IDS)[number],
+  typeof AlgorithmTimeSchema
+>;
+
+const CalibrationSchema = z.object({
+  backend: z.enum(['typescript', 'native']),
+  flopsPerSecond: z.number(),
+  bytesPerSecond: z.number(),
+  vectorBytesPerSecond: z.number(),
+  perMachineOverheadSeconds: z.number(),
+  measuredAt: z.string(),
+  refreshAfterSeconds: z.number(),
+});
+
+const TimeToSolutionSchema = z
+  .object({
+    ...algorithmTimes,
+    calibration: CalibrationSchema,
+    deployment: z.object({ ...algorithmTimes, assumptions: DeploymentSchema }).optional(),
+  })
+  .meta({ id: 'TimeToSolution' });
 
 export const AnalysisSchema = z
   .object({
@@ -179,6 +218,7 @@ export const AnalysisSchema = z
     ),
     bounds: BoundsSchema,
     recommendation: RecommendationSchema,
+    timeToSolution: TimeToSolutionSchema.optional(),
   })
   .meta({ id: 'Analysis' });
 
@@ -197,3 +237,5 @@ assertSameShape<z.output<typeof BoundsSchema>, Bounds>(true);
 assertSameShape<z.output<typeof SufficientConditionSchema>, SufficientCondition>(true);
 assertSameShape<z.output<typeof RecommendationSchema>, Recommendation>(true);
 assertSameShape<z.output<typeof AnalysisSchema>, Analysis>(true);
+assertSameShape<z.output<typeof DeploymentSchema>, Deployment>(true);
+assertSameShape<z.output<typeof TimeToSolutionSchema>, TimeToSolution>(true);

@@ -28,7 +28,7 @@ import {
 } from '../../jobs/types.js';
 import { RUN_STATUSES } from '../../solvers/runner/types.js';
 import { AnalysisSchema, ParametersSchema } from './analysis.js';
-import { AlgorithmIdSchema, GeneratorSettingsSchema } from './jobRequest.js';
+import { AlgorithmIdSchema, DeploymentSchema, GeneratorSettingsSchema } from './jobRequest.js';
 import { LabelQuerySchema, LabelsSchema } from './labels.js';
 import { ProblemSchema } from './problem.js';
 import { assertSameShape } from './sameShape.js';
@@ -66,6 +66,7 @@ export const JobOptionsSchema = z
     stopOnStagnation: z.boolean().optional().describe("false: runs were not stopped as 'stagnated' (absent: they may be)."),
     parameters: z.partialRecord(AlgorithmIdSchema, ParametersSchema),
     initialGuess: InitialGuessEchoSchema.optional().describe('Absent: every run started at x(0) = 0.'),
+    deployment: DeploymentSchema.optional().describe('The deployment the time to solution is predicted on (defaults filled in).'),
   })
   .meta({ id: 'JobOptions' });
 

@@ -204,6 +204,14 @@ export const InitialGuessInputSchema = z
       'APC and MLM start machine i at the projection of the guess onto its solution set, x0 + A_i^T (A_i A_i^T)^{-1} (b_i - A_i x0). ' +
       'Absent: x(0) = 0.',
   });
+export const DeploymentSchema = z
+  .object({
+    machineGflops: z.number().positive().describe("Each machine's dense floating-point throughput, GFLOP/s (default 50)."),
+    memoryBandwidthGBs: z.number().positive().describe("Each machine's memory bandwidth, GB/s (default 20)."),
+    latencyMicroseconds: z.number().nonnegative().describe("One message's latency, microseconds (default 50)."),
+    bandwidthGBs: z.number().positive().describe("The taskmaster's link, GB/s (default 1.25 = 10 GbE)."),
+  })
+  .meta({ id: 'Deployment' });
 
 export const JobOptionsInputSchema = z
   .strictObject({
@@ -250,6 +258,11 @@ export const JobOptionsInputSchema = z
     parameters: z
       .partialRecord(AlgorithmIdSchema, z.record(z.string(), z.number()))
       .describe('Overrides of the optimal parameters, per algorithm, e.g. { "apc": { "gamma": 1.2, "eta": 1.5 } }.')
+      .optional(),
+    deployment: DeploymentSchema.partial()
+      .describe(
+        'A deployment to predict the time to solution on (analysis.timeToSolution.deployment); omitted fields take the defaults of a commodity cluster (50 GFLOP/s and 20 GB/s per machine, 50 us latency, 10 GbE).',
+      )
       .optional(),
   })
   .meta({ id: 'JobRequestOptions' });

@@ -122,6 +122,61 @@ export interface SufficientCondition {
   rhs: number | null;
 }
 
+/** Time to solution (./timeToSolution.ts). */
+/** Kernel throughputs measured on the backend a job runs on (../machines/placement.ts measureCalibration). */
+export interface Calibration {
+  backend: 'typescript' | 'native';
+  /** The dense row kernels' fused pass (dot + axpy per entry), flops per second. */
+  flopsPerSecond: number;
+  /** The CSR gradient pass, bytes of the matrix (12 per stored entry) per second: also used for factor solves. */
+  bytesPerSecond: number;
+  /** A plain loop over n-long vectors (APC's x_i update, the taskmaster's sums), bytes per second. */
+  vectorBytesPerSecond: number;
+  /** Fixed cost of one machine's pass in one iteration (a call on a tiny block), seconds. */
+  perMachineOverheadSeconds: number;
+  /** When measured (ISO 8601); measured once per worker process and refreshed after refreshAfterSeconds or on a backend change. */
+  measuredAt: string;
+  refreshAfterSeconds: number;
+}
+
+/** A deployment described by the user: machines and their links. */
+export interface Deployment {
+  machineGflops: number;
+  memoryBandwidthGBs: number;
+  latencyMicroseconds: number;
+  bandwidthGBs: number;
+}
+
+export interface AlgorithmTime {
+  /** ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+  iterations: number | null;
+  secondsPerIteration: number;
+  /** iterations x secondsPerIteration; null when iterations is. */
+  seconds: number | null;
+  bytesPerIteration: number;
+  messagesPerIteration: number;
+}
+
+export type AlgorithmTimes = Record<AlgorithmId, AlgorithmTime>;
+
+export interface DeploymentTimes extends AlgorithmTimes {
+  assumptions: Deployment;
+}
+
+export interface TimeToSolution extends AlgorithmTimes {
+  calibration: Calibration;
+  /** Present when the job described a deployment (options.deployment). */
+  deployment?: DeploymentTimes;
+}
+
+/** APC or D-HBM by predicted seconds, here and on the deployment, and why that can differ from the rates. */
+export interface FinishesFirst {
+  here: 'apc' | 'dhbm';
+  /** null when no deployment was described. */
+  deployment: 'apc' | 'dhbm' | null;
+  explanation: string;
+}
+
 export interface Recommendation {
   algorithm: 'apc' | 'dhbm';
   sufficientCondition: SufficientCondition;
@@ -140,6 +195,8 @@ export interface Recommendation {
   regime: string;
   regimeThresholds: { thetaH: number; phiMin: number };
   explanation: string;
+  /** Which finishes first (present with timeToSolution). */
+  finishesFirst?: FinishesFirst;
 }
 
 export interface Analysis {
@@ -151,4 +208,6 @@ export interface Analysis {
   rates: Record<AlgorithmId, AlgorithmTuning>;
   bounds: Bounds;
   recommendation: Recommendation;
+  /** Predicted seconds per algorithm here and on a described deployment (computed with the job's runs in mind). */
+  timeToSolution?: TimeToSolution;
 }

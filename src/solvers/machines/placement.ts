@@ -50,6 +50,8 @@ import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { attachArena, WasmArena, wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
 import type { ThreadContext } from '../parallel/protocol.js';
 import type { MachineStorage } from './storage.js';
+import type { Calibration } from '../analysis/types.js';
+import { fusedRowPass } from '../linalg/rowKernels.js';
 
 export interface Placement {
   readonly backend: BackendName;
@@ -235,4 +237,123 @@ export function passKernels(context: ThreadContext): PassKernels {
     gramSolver: typescriptGramSolver,
     csrGradient: arena === null ? typescriptCsrGradient : (rows) => arena.csrGradient(rows),
   };
+}
+
+/** How long a calibration stands before it is measured again (the host's load can change). */
+export const CALIBRATION_REFRESH_SECONDS = 600;
+
+export interface CalibrationClock {
+  /** Milliseconds, monotonic (performance.now). */
+  now(): number;
+  /** Wall-clock ISO time, for `measuredAt`. */
+  iso(): string;
+}
+
+const systemClock: CalibrationClock = { now: () => performance.now(), iso: () => new Date().toISOString() };
+
+function medianSeconds(clock: CalibrationClock, repeats: number, body: () => void): number {
+  body(); // warm-up: compilation, page faults
+  const samples: number[] = [];
+  for (let r = 0; r < repeats; r++) {
+    const t0 = clock.now();
+    body();
+    samples.push((clock.now() - t0) / 1000);
+  }
+  samples.sort((a, b) => a - b);
+  return Math.max(samples[samples.length >> 1], 1e-9);
+}
+
+/**
+ * The time-to-solution model's throughputs (../analysis/timeToSolution.ts), measured on the kernels
+ * the iterations use on the current backend, each the median of `repeats` timings after a warm-up:
+ * the dense fused row pass (1024 x 4096, 32 MB; the addon's, WebAssembly or TypeScript), the CSR
+ * gradient pass (400,000 rows, 5 entries a row, 24 MB), a plain loop over 250,000-long vectors (APC's
+ * x_i update), and a fused pass over one row of 8 (a call's fixed cost). About 0.3 s in all, once per process.
+ */
+export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
+  const backend = activeBackend();
+  // Dense: the fused pass, on an arena's kernels when the TypeScript backend has them.
+  // Larger than the last-level cache (32 MB), as a machine's A_i or Q_i of the bench's problems is: a cached block runs ~5x faster.
+  const p = 1024;
+  const c = 4096;
+  const dense = {
+    a: new Float64Array(p * c).map((_, k) => ((k * 7919) % 1000) / 1000 - 0.5),
+    start: new Int32Array(p),
+    end: new Int32Array(p).fill(c),
+    v: new Float64Array(c).fill(0.5),
+    bias: new Float64Array(p),
+    dots: new Float64Array(p),
+    y: new Float64Array(c),
+  };
+  let rows: RowKernels | null = null;
+  let d = dense;
+  if (backend === 'native') rows = nativeBlas();
+  else {
+    const arena = WasmArena.forSpec(dense, 0, 1, c);
+    if (arena !== null) {
+      rows = attachArena(arena.layout, 0);
+      d = arena.copyInto(dense) as typeof dense;
+    }
+  }
+  const denseSeconds = medianSeconds(clock, repeats, () => fusedRowPass(rows, d.a, p, c, d.start, d.end, d.v, d.bias, d.dots, 0, 1, d.y));
+  const tiny = medianSeconds(clock, repeats, () => fusedRowPass(rows, d.a, 1, 8, d.start, d.end, d.v, d.bias, d.dots, 0, 1, d.y));
+
+  // CSR: the gradient pass of the current backend on a banded matrix (5 entries a row).
+  const rowsCsr = 400_000;
+  const perRow = 5;
+  const rowPtr = new Int32Array(rowsCsr + 1).map((_, k) => k * perRow);
+  const colIdx = new Int32Array(rowsCsr * perRow).map((_, e) =>
+    Math.min(rowsCsr - 1, Math.max(0, Math.floor(e / perRow) + (e % perRow) - 2)),
+  );
+  const csr: CsrRows = {
+    p: rowsCsr,
+    c: rowsCsr,
+    rowPtr,
+    colIdx,
+    values: new Float64Array(rowsCsr * perRow).fill(0.25),
+    b: new Float64Array(rowsCsr),
+  };
+  const kernel = currentThreadCsrGradient(csr);
+  const x = new Float64Array(rowsCsr).fill(1);
+  const term = new Float64Array(rowsCsr);
+  const csrSeconds = medianSeconds(clock, repeats, () => kernel.run(x, 0, term, 0));
+
+  // Vectors: APC's update of x_i, 3 vectors of 8 bytes an entry.
+  const n = 250_000;
+  const xbar = new Float64Array(n).fill(1);
+  const local = new Float64Array(n);
+  let sink = 0;
+  const vectorSeconds = medianSeconds(clock, repeats, () => {
+    let d2 = 0;
+    for (let j = 0; j < n; j++) {
+      const diff = xbar[j] - local[j];
+      d2 += diff * diff;
+      local[j] += 0.5 * diff;
+    }
+    sink += d2;
+  });
+  if (Number.isNaN(sink)) throw new Error('calibration: not a number');
+
+  return {
+    backend,
+    flopsPerSecond: (4 * p * c) / denseSeconds,
+    bytesPerSecond: (12 * rowsCsr * perRow) / csrSeconds,
+    vectorBytesPerSecond: (24 * n) / vectorSeconds,
+    perMachineOverheadSeconds: tiny,
+    measuredAt: clock.iso(),
+    refreshAfterSeconds: CALIBRATION_REFRESH_SECONDS,
+  };
+}
+
+let cachedCalibration: { calibration: Calibration; at: number } | null = null;
+
+/** The calibration of this process' current backend: measured on first use, again after CALIBRATION_REFRESH_SECONDS or a backend change. */
+export function currentCalibration(clock: CalibrationClock = systemClock): Calibration {
+  const cached = cachedCalibration;
+  if (cached !== null && cached.calibration.backend === activeBackend() && clock.now() - cached.at < CALIBRATION_REFRESH_SECONDS * 1000) {
+    return cached.calibration;
+  }
+  const calibration = measureCalibration(clock);
+  cachedCalibration = { calibration, at: clock.now() };
+  return calibration;
 }

@@ -1,0 +1,157 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_DEPLOYMENT,
+  finishesFirst,
+  iterationCost,
+  secondsOnDeployment,
+  timeToSolution,
+  type SystemCost,
+} from '../../../src/solvers/analysis/timeToSolution.js';
+import type { Calibration } from '../../../src/solvers/analysis/types.js';
+import { measureCalibration } from '../../../src/solvers/machines/placement.js';
+
+// Dense: n = 10, m = 2, machine 0 holds 3 full rows, machine 1 holds 2 rows on a support of 4 columns.
+const dense: SystemCost = {
+  storage: 'dense',
+  n: 10,
+  machines: [
+    { p: 3, c: 10, entriesA: 30, entriesQ: 30, factorNnz: 0, refinement: 0 },
+    { p: 2, c: 4, entriesA: 8, entriesQ: 8, factorNnz: 0, refinement: 0 },
+  ],
+};
+// CSR: n = 6, m = 2, supports 4 and 3, nnz 7 and 5, factor nonzeros 3 and 3, one refinement on machine 1.
+const csr: SystemCost = {
+  storage: 'csr',
+  n: 6,
+  machines: [
+    { p: 2, c: 4, entriesA: 7, entriesQ: 0, factorNnz: 3, refinement: 0 },
+    { p: 2, c: 3, entriesA: 5, entriesQ: 0, factorNnz: 3, refinement: 1 },
+  ],
+};
+const calibration: Calibration = {
+  backend: 'typescript',
+  flopsPerSecond: 1e9,
+  bytesPerSecond: 1e9,
+  vectorBytesPerSecond: 1e9,
+  perMachineOverheadSeconds: 0,
+  measuredAt: '2025-01-01T00:00:00.000Z',
+  refreshAfterSeconds: 600,
+};
+
+describe('iterationCost', () => {
+  it('counts messages and bytes on a dense system', () => {
+    // APC / MLM: xbar out and x_i back, vectors of n: 2 m n x 8 bytes.
+    for (const id of ['apc', 'mlm'] as const) {
+      const c = iterationCost(id, dense);
+      expect(c.messagesPerIteration).toBe(4);
+      expect(c.bytesPerIteration).toBe(2 * 8 * 10 * 2);
+    }
+    // Gradient methods and Cimmino: vectors of the supports, 2 x 8 x (10 + 4).
+    for (const id of ['dhbm', 'dgd', 'dnag', 'cimmino'] as const) {
+      const c = iterationCost(id, dense);
+      expect(c.messagesPerIteration).toBe(4);
+      expect(c.bytesPerIteration).toBe(2 * 8 * 14);
+    }
+  });
+
+  it('counts each machine work on a dense system', () => {
+    expect(iterationCost('dhbm', dense).machines.map((w) => w.flops)).toEqual([120, 32]);
+    expect(iterationCost('apc', dense).machines.map((w) => w.flops)).toEqual([4 * 30 + 9, 4 * 8 + 4]);
+    expect(iterationCost('cimmino', dense).machines.map((w) => w.flops)).toEqual([2 * 30 + 2 * 30 + 9, 16 + 16 + 4]);
+    // APC updates x_i (3 vectors of n) and gathers on a partial support (2 vectors of c).
+    expect(iterationCost('apc', dense).machines.map((w) => w.vectorBytes)).toEqual([240, 240 + 64]);
+    // Taskmaster: APC averages m copies of n; D-HBM adds the supports' terms.
+    expect(iterationCost('apc', dense).taskmaster.vectorBytes).toBe(8 * 2 * 10 + 40 * 10);
+    expect(iterationCost('dhbm', dense).taskmaster.vectorBytes).toBe(16 * 14 + 40 * 10);
+  });
+
+  it('counts CSR passes and factor solves', () => {
+    expect(iterationCost('dhbm', csr).machines.map((w) => w.matrixBytes)).toEqual([12 * 7, 12 * 5]);
+    // A v, two solves with L, A^T y; machine 1 repeats them once for its refinement.
+    const solve0 = 24 * 3 + 24 * 7;
+    const solve1 = 24 * 3 + 24 * 5;
+    expect(iterationCost('apc', csr).machines.map((w) => w.matrixBytes)).toEqual([solve0, solve1 + solve1 + 24 * 5]);
+    expect(iterationCost('cimmino', csr).bytesPerIteration).toBe(2 * 8 * 7);
+    expect(iterationCost('mlm', csr).bytesPerIteration).toBe(2 * 8 * 6 * 2);
+    expect(iterationCost('dnag', csr).messagesPerIteration).toBe(4);
+  });
+});
+
+describe('deployment', () => {
+  it('is the slowest machine, the taskmaster and one round of messages', () => {
+    const cost = iterationCost('dhbm', dense);
+    const d = { machineGflops: 1, memoryBandwidthGBs: 1, latencyMicroseconds: 10, bandwidthGBs: 1 };
+    // Machine 0: max(120 / 1e9, (240 + 0) / 1e9) = 240 ns; taskmaster 624 bytes = 624 ns; 2 x 10 us + 224 bytes at 1 GB/s.
+    expect(secondsOnDeployment(cost, d)).toBeCloseTo(240e-9 + 624e-9 + 20e-6 + 224e-9, 15);
+  });
+
+  it('gives all six algorithms here and on the deployment', () => {
+    const rates = {
+      apc: { rate: 0.5 },
+      dhbm: { rate: 0.9 },
+      dgd: { rate: 0.99 },
+      dnag: { rate: 0.95 },
+      cimmino: { rate: 0.99 },
+      mlm: { rate: 1 },
+    };
+    const t = timeToSolution({ system: dense, rates, tolerance: 1e-8, calibration, deployment: DEFAULT_DEPLOYMENT });
+    for (const id of ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const) {
+      expect(t[id].secondsPerIteration).toBeGreaterThan(0);
+      expect(t.deployment?.[id].bytesPerIteration).toBe(t[id].bytesPerIteration);
+    }
+    expect(t.apc.iterations).toBe(27);
+    expect(t.apc.seconds).toBeCloseTo(27 * t.apc.secondsPerIteration, 15);
+    expect(t.mlm.iterations).toBeNull();
+    expect(t.mlm.seconds).toBeNull();
+    expect(t.deployment?.assumptions).toEqual(DEFAULT_DEPLOYMENT);
+  });
+});
+
+describe('finishesFirst', () => {
+  const base = { iterations: 0, secondsPerIteration: 0, seconds: 0, bytesPerIteration: 0, messagesPerIteration: 0 };
+  const times = (apc: [number, number], dhbm: [number, number]) => {
+    const all = { apc: base, dhbm: base, dgd: base, dnag: base, cimmino: base, mlm: base };
+    return {
+      ...all,
+      apc: { ...base, iterations: apc[0], secondsPerIteration: apc[1], seconds: apc[0] * apc[1] },
+      dhbm: { ...base, iterations: dhbm[0], secondsPerIteration: dhbm[1], seconds: dhbm[0] * dhbm[1] },
+    };
+  };
+
+  it('names D-HBM when APC needs fewer iterations but each costs far more', () => {
+    const here = times([100, 0.1], [300, 0.015]);
+    const f = finishesFirst('apc', { ...here, calibration });
+    expect(f.here).toBe('dhbm');
+    expect(f.deployment).toBeNull();
+    expect(f.explanation).toContain('differs from the per-iteration answer');
+  });
+
+  it('can differ between here and the deployment', () => {
+    const f = finishesFirst('apc', {
+      ...times([100, 0.1], [300, 0.015]),
+      calibration,
+      deployment: { ...times([100, 0.001], [300, 0.001]), assumptions: DEFAULT_DEPLOYMENT },
+    });
+    expect(f.here).toBe('dhbm');
+    expect(f.deployment).toBe('apc');
+  });
+
+  it('agrees when iterations dominate', () => {
+    const f = finishesFirst('apc', { ...times([10, 0.1], [3000, 0.015]), calibration });
+    expect(f.here).toBe('apc');
+    expect(f.explanation).toContain('agrees');
+  });
+});
+
+describe('measureCalibration', () => {
+  it('measures positive throughputs with an injected clock', () => {
+    let t = 0;
+    const clock = { now: () => (t += 1), iso: () => 'then' };
+    const c = measureCalibration(clock, 3);
+    // Every timing is 1 ms with this clock: the rates are the work per millisecond.
+    expect(c.flopsPerSecond).toBeCloseTo(4 * 1024 * 4096 * 1000, 3);
+    expect(c.bytesPerSecond).toBeCloseTo(12 * 2_000_000 * 1000, 3);
+    expect(c.perMachineOverheadSeconds).toBeCloseTo(0.001, 9);
+    expect(c.measuredAt).toBe('then');
+  });
+});
