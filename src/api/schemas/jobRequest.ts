@@ -174,12 +174,22 @@ const FromJobPartition = z.strictObject({
     .describe('The id of a job (yours): its assignment (GET /v1/jobs/{id}/partition), for a matrix with the same n (else 422).'),
 });
 
-export const PartitionInputSchema = z.union([...SOLVER_PARTITION_FORMS, FromJobPartition]).meta({
+/** The best candidate of an advise job: a job-level form, resolved by the API (../jobSpec.ts) into an assignment. */
+const FromAdvicePartition = z.strictObject({
+  fromAdvice: z
+    .string()
+    .min(1)
+    .max(64)
+    .describe('The id of a succeeded advise job (yours): the assignment of its best candidate, for a matrix with the same n (else 422).'),
+});
+
+export const PartitionInputSchema = z.union([...SOLVER_PARTITION_FORMS, FromJobPartition, FromAdvicePartition]).meta({
   id: 'Partition',
   description:
     'How the rows are spread over the machines. `{ "family": "random", "seed": s, "machines": m }`: the block sizes of ' +
     '`{ "machines": m }`, rows dealt in the order of a permutation seeded by s: the random partition of a study ' +
-    '(partition.family random), replayed exactly. `{ "fromJob": id }`: the assignment of job id.',
+    '(partition.family random), replayed exactly. `{ "fromJob": id }`: the assignment of job id. `{ "fromAdvice": id }`: the ' +
+    'best candidate of advise job id.',
 });
 
 export const JobOptionsInputSchema = z
@@ -194,6 +204,15 @@ export const JobOptionsInputSchema = z
     parameters: z
       .partialRecord(AlgorithmIdSchema, z.record(z.string(), z.number()))
       .describe('Overrides of the optimal parameters, per algorithm, e.g. { "apc": { "gamma": 1.2, "eta": 1.5 } }.')
+      .optional(),
+    imbalance: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe(
+        'Advise jobs: each machine of a constructed candidate holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows ' +
+          '(floor and ceil of n/m always allowed; default 0.1). Ignored by the other types.',
+      )
       .optional(),
   })
   .meta({ id: 'JobRequestOptions' });
@@ -229,7 +248,9 @@ export const CreateJobRequestSchema = z
     type: z
       .enum(JOB_TYPES)
       .describe(
-        'analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm.',
+        'analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm. ' +
+          'advise: the analysis plus candidate partitions of the rows (result.advice), each with its kappa(S) and theta_H, and the best; ' +
+          'a later job takes it as partition { "fromAdvice": id }.',
       ),
     matrix: MatrixInputSchema,
     rhs: z
@@ -243,7 +264,7 @@ export const CreateJobRequestSchema = z
       .array(AlgorithmIdSchema)
       .min(1)
       .optional()
-      .describe('Algorithms to run (solve jobs; default all six). Ignored for analyze.'),
+      .describe('Algorithms to run (solve jobs; default all six). Ignored for analyze and advise.'),
     options: JobOptionsInputSchema.optional(),
     notify: NotifyRequestSchema.optional(),
     labels: LabelsSchema.optional(),
