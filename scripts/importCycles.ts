@@ -122,6 +122,7 @@ export const SOLVERS_FOLDER_ORDER: readonly string[] = [
   'algorithms',
   'runner',
   'analysis',
+  'partitioning',
   'studies',
   'index',
 ];

@@ -10,6 +10,7 @@ import { storageOfCoordinateMatrix, storageOfStoredMatrix } from '../jobs/storag
 import { JobNotFoundError, RunNotFoundError } from '../jobs/errors.js';
 import type {
   InitialGuessEcho,
+  Job,
   JobOptions,
   JobPartition,
   JobSpec,
@@ -20,13 +21,20 @@ import type {
 } from '../jobs/types.js';
 import { ALGORITHM_IDS, getAlgorithm, isAlgorithmId, type AlgorithmId } from '../solvers/algorithms/registry.js';
 import type { Parameters } from '../solvers/algorithms/types.js';
-import { DimensionMismatchError, InvalidParameterError, ProblemTooLargeError, SolverError } from '../solvers/errors.js';
+import {
+  DimensionMismatchError,
+  InvalidParameterError,
+  InvalidPartitionError,
+  ProblemTooLargeError,
+  SolverError,
+} from '../solvers/errors.js';
 import { buildMatrix } from '../solvers/input/buildMatrix.js';
 import { buildCsrMatrix, isCoordinateInput, type CoordinateInput } from '../solvers/input/coordinateInput.js';
 import type { MatrixInput } from '../solvers/input/types.js';
 import { entriesToVector } from '../solvers/input/entries.js';
 import { validateGeneratorSpec } from '../solvers/input/generators.js';
 import { buildPartition, checkPartition } from '../solvers/input/partition.js';
+import { DEFAULT_IMBALANCE } from '../solvers/partitioning/multilevel.js';
 import { partitionFromAssignment, type Partition } from '../solvers/problem.js';
 import type { InputLimits } from '../solvers/input/types.js';
 import { csrToDense, nnzOf } from '../solvers/sparse/csr.js';
@@ -42,6 +50,8 @@ import type { CreateJobRequest } from './schemas/jobRequest.js';
  */
 /** A job's partition, as the caller may see it (JobNotFoundError otherwise). */
 export type PartitionSource = (jobId: string) => Promise<JobPartition>;
+/** A job's document, as the caller may see it (JobNotFoundError otherwise): an advise job's advice. */
+export type JobSource = (jobId: string) => Promise<Job>;
 
 /** The solution of a job's run, as the caller may see it (JobNotFoundError, RunNotFoundError otherwise). */
 export type SolutionSource = (jobId: string, algorithm: AlgorithmId) => Promise<Float64Array>;
@@ -52,6 +62,7 @@ export async function toJobSpec(
   matrices: MatrixService,
   partitions: PartitionSource,
   solutions: SolutionSource,
+  jobs: JobSource,
 ): Promise<JobSpec> {
   const limits: InputLimits = { maxN: config.MAX_N, maxMachines: config.MAX_MACHINES };
 
@@ -83,7 +94,7 @@ export async function toJobSpec(
     matrix = { kind: 'dense', A, format: body.matrix.format };
   }
 
-  const { partition, echo } = await jobPartition(body.partition, n, limits, partitions);
+  const { partition, echo } = await jobPartition(body.partition, n, limits, partitions, jobs);
 
   let rhs: Float64Array | null = null;
   const given = body.rhs;
@@ -95,8 +106,8 @@ export async function toJobSpec(
     });
   }
 
-  const algorithms: AlgorithmId[] = body.type === 'analyze' ? [] : [...new Set(body.algorithms ?? ALGORITHM_IDS)];
-  const options = atField(optionsPointer, () => jobOptions(body.options, config));
+  const algorithms: AlgorithmId[] = body.type === 'solve' ? [...new Set(body.algorithms ?? ALGORITHM_IDS)] : [];
+  const options = atField(optionsPointer, () => jobOptions(body.options, config, body.type));
   if (options.errorTolerance !== undefined && rhs !== null) {
     atField('/options/errorTolerance', () => {
       throw new InvalidParameterError(
@@ -127,15 +138,41 @@ export async function toJobSpec(
 /**
  * The partition of the request over n rows, and how the job's document echoes it. `fromJob` reads
  * that job's assignment (404 for a job the caller cannot see) and must be for n rows (422 at
- * /partition/fromJob); the other forms are the core's (buildPartition).
+ * /partition/fromJob); `fromAdvice` the best candidate of a succeeded advise job (404 as fromJob; a job
+ * that is not an advise job, has not succeeded, or has another n: 422 at /partition/fromAdvice); the
+ * other forms are the core's (buildPartition).
  */
 async function jobPartition(
   given: CreateJobRequest['partition'],
   n: number,
   limits: InputLimits,
   partitions: PartitionSource,
+  jobs: JobSource,
 ): Promise<{ partition: Partition; echo: PartitionEcho }> {
   const pointer = partitionPointer(given);
+  if ('fromAdvice' in given) {
+    const source = await atFieldAsync(pointer, () => jobs(given.fromAdvice));
+    const partition = atField(pointer, () => {
+      const advice = source.result?.advice;
+      if (source.type !== 'advise' || source.status !== 'succeeded' || advice === undefined) {
+        throw new InvalidPartitionError(
+          source.type !== 'advise'
+            ? `Job '${source.id}' is an ${source.type} job; fromAdvice needs an advise job.`
+            : `Advise job '${source.id}' is ${source.status}; fromAdvice needs one that succeeded.`,
+          { fromAdvice: source.id, type: source.type, status: source.status },
+        );
+      }
+      if (source.n !== n) {
+        throw new DimensionMismatchError(
+          `Advise job '${source.id}' partitions n = ${source.n} rows but this matrix has n = ${n}; fromAdvice needs a job on a matrix of the same size.`,
+          { n, fromAdviceN: source.n },
+        );
+      }
+      const best = advice.candidates.find((candidate) => candidate.strategy === advice.best)!;
+      return checkPartition(partitionFromAssignment(Int32Array.from(best.assignment), source.m), n, limits);
+    });
+    return { partition, echo: { kind: 'fromAdvice', m: partition.m, sizes: Array.from(partition.sizes), fromAdvice: source.id } };
+  }
   if ('fromJob' in given) {
     const source = await atFieldAsync(pointer, () => partitions(given.fromJob));
     const partition = atField(pointer, () => {
@@ -219,7 +256,7 @@ function withLimitNames<T>(build: () => T): T {
   }
 }
 
-function jobOptions(options: CreateJobRequest['options'], config: Config): JobOptions {
+function jobOptions(options: CreateJobRequest['options'], config: Config, type: CreateJobRequest['type']): JobOptions {
   const tolerance = options?.tolerance ?? config.DEFAULT_TOLERANCE;
   const maxIterations = options?.maxIterations ?? config.DEFAULT_MAX_ITERATIONS;
   if (maxIterations > config.MAX_ITERATIONS_LIMIT) {
@@ -253,5 +290,7 @@ function jobOptions(options: CreateJobRequest['options'], config: Config): JobOp
   if (options?.stopOnStagnation !== undefined) result.stopOnStagnation = options.stopOnStagnation;
   result.divergenceTolerance = options?.divergenceTolerance ?? config.DEFAULT_DIVERGENCE_TOLERANCE;
   if (options?.deployment !== undefined) result.deployment = { ...DEFAULT_DEPLOYMENT, ...options.deployment };
+  // Only advise jobs build candidates: the others do not echo a balance they do not use.
+  if (type === 'advise') result.imbalance = options?.imbalance ?? DEFAULT_IMBALANCE;
   return result;
 }

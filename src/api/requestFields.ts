@@ -90,7 +90,7 @@ export function matrixPointer(format: string): Pointer {
 }
 
 /**
- * The partition's field: the form given (machines, sizes, assignment, groups, fromJob), and the
+ * The partition's field: the form given (machines, sizes, assignment, groups, fromJob, fromAdvice), and the
  * machine or row when known; a random one's seed or machines.
  */
 export function partitionPointer(partition: object): Pointer {
@@ -101,7 +101,7 @@ export function partitionPointer(partition: object): Pointer {
       return error.code === 'too-many-machines' || 'machines' in details ? '/partition/machines' : '/partition';
     };
   }
-  const form = ['machines', 'sizes', 'assignment', 'groups', 'fromJob'].find((key) => key in partition) ?? '';
+  const form = ['machines', 'sizes', 'assignment', 'groups', 'fromJob', 'fromAdvice'].find((key) => key in partition) ?? '';
   const base = form ? `/partition/${form}` : '/partition';
   return (error) => {
     const details = error instanceof SolverError ? error.details : {};

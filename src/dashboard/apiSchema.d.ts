@@ -590,7 +590,7 @@ export interface components {
             /** @description The id of a matrix uploaded with POST /v1/matrices. */
             id: string;
         };
-        /** @description How the rows are spread over the machines. `{ "family": "random", "seed": s, "machines": m }`: the block sizes of `{ "machines": m }`, rows dealt in the order of a permutation seeded by s: the random partition of a study (partition.family random), replayed exactly. `{ "fromJob": id }`: the assignment of job id. */
+        /** @description How the rows are spread over the machines. `{ "family": "random", "seed": s, "machines": m }`: the block sizes of `{ "machines": m }`, rows dealt in the order of a permutation seeded by s: the random partition of a study (partition.family random), replayed exactly. `{ "fromJob": id }`: the assignment of job id. `{ "fromAdvice": id }`: the best candidate of advise job id. */
         PartitionInput: {
             /** @description m contiguous blocks whose sizes differ by at most one, larger blocks first (m <= MAX_MACHINES). */
             machines: number;
@@ -622,6 +622,9 @@ export interface components {
         } | {
             /** @description The id of a job (yours): its assignment (GET /v1/jobs/{id}/partition), for a matrix with the same n (else 422). */
             fromJob: string;
+        } | {
+            /** @description The id of a succeeded advise job (yours): the assignment of its best candidate, for a matrix with the same n (else 422). */
+            fromAdvice: string;
         };
         /** @description Where every run starts (PETSc KSPSetInitialGuessNonzero, SciPy x0): n numbers, or `{ "job": id, "algorithm": "apc" }` for the solution of that job's finished run (copied at submission). DGD, D-HBM, D-NAG and block Cimmino start at x(0) = guess; APC and MLM start machine i at the projection of the guess onto its solution set, x0 + A_i^T (A_i A_i^T)^{-1} (b_i - A_i x0). Absent: x(0) = 0. */
         InitialGuessInput: (number | string)[] | {
@@ -662,6 +665,8 @@ export interface components {
                 /** @description The taskmaster's link, GB/s (default 1.25 = 10 GbE). */
                 bandwidthGBs?: number;
             };
+            /** @description Advise jobs: each machine of a constructed candidate holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows (floor and ceil of n/m always allowed; default 0.1). Ignored by the other types. */
+            imbalance?: number;
         };
         /** @description One POST to `url` when the job or study ends (succeeded, failed or cancelled), its body the summary, retried with backoff for up to WEBHOOK_RETRY_SECONDS while the answer is not 2xx; the attempts are listed in `deliveries`. */
         NotifyRequestInput: {
@@ -675,15 +680,15 @@ export interface components {
         };
         CreateJobRequestInput: {
             /**
-             * @description analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm.
+             * @description analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm. advise: the analysis plus candidate partitions of the rows (result.advice), each with its kappa(S) and theta_H, and the best; a later job takes it as partition { "fromAdvice": id }.
              * @enum {string}
              */
-            type: "analyze" | "solve";
+            type: "analyze" | "solve" | "advise";
             matrix: components["schemas"]["MatrixInput"];
             /** @description b (length n). Absent: b = A * ones(n), so the true solution is known. */
             rhs?: (number | string)[] | null;
             partition: components["schemas"]["PartitionInput"];
-            /** @description Algorithms to run (solve jobs; default all six). Ignored for analyze. */
+            /** @description Algorithms to run (solve jobs; default all six). Ignored for analyze and advise. */
             algorithms?: [
                 components["schemas"]["AlgorithmIdInput"],
                 ...components["schemas"]["AlgorithmIdInput"][]
@@ -1206,10 +1211,41 @@ export interface components {
             };
             timeToSolution?: components["schemas"]["TimeToSolution"];
         };
+        /**
+         * @description given: the partition of the request; contiguous: m blocks as { machines: m }; round-robin: row k on machine k mod m; rcm-contiguous: contiguous blocks after reverse Cuthill-McKee on the row graph (rows joined when they share a column); multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|) (heavy-edge coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance).
+         * @enum {string}
+         */
+        PartitionStrategy: "given" | "contiguous" | "round-robin" | "rcm-contiguous" | "multilevel";
+        PartitionCandidate: {
+            strategy: components["schemas"]["PartitionStrategy"];
+            /** @description assignment[k] = the 0-based machine of row k. */
+            assignment: number[];
+            /** @description Rows of each machine. */
+            sizes: number[];
+            /** @description kappa(S) of this assignment, the value an analyze job on it reports. */
+            kappaS: number;
+            /** @description theta_H of this assignment, the value an analyze job on it reports (radians). */
+            thetaH: number;
+            /** @description Predicted time to solution; null (not predicted yet). */
+            timeToSolution: number | null;
+            /** @description Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows. */
+            withinImbalance: boolean;
+        };
+        Advice: {
+            /** @description The balance the constructed candidates keep. */
+            imbalance: number;
+            candidates: components["schemas"]["PartitionCandidate"][];
+            /** @description The candidate of least kappa(S), which decides APC's rate (the given partition on a tie); take it as partition { "fromAdvice": id }. */
+            best: components["schemas"]["PartitionStrategy"];
+            /** @description kappa(S) of the given partition over the best's (1: nothing found does better). */
+            givenRatio: number;
+            /** @description The advice in one sentence. */
+            summary: string;
+        };
         /** @enum {string} */
         JobStatus: "queued" | "running" | "succeeded" | "failed" | "cancelled";
         /** @enum {string} */
-        JobType: "analyze" | "solve";
+        JobType: "analyze" | "solve" | "advise";
         JobProgress: {
             /** @description What is being computed: 'bases', 'principal-angles', 'conditioning', 'solve', 'done'... */
             phase: string;
@@ -1249,6 +1285,8 @@ export interface components {
             initialGuess?: components["schemas"]["InitialGuessEcho"];
             /** @description The deployment the time to solution is predicted on (defaults filled in). */
             deployment?: components["schemas"]["Deployment"];
+            /** @description Advise jobs: the balance of the constructed candidates. */
+            imbalance?: number;
         };
         /**
          * @description How a run ended (PETSc's KSPConvergedReason): converged (every test asked for passed: the residual test |A x - b| <= max(tolerance |b|, absoluteTolerance), and errorTolerance when given); max-iterations; max-wall-time (maxWallTimeMs); diverged (the relative residual exceeded divergenceTolerance times its initial value, or the error or the machines' consensus distance 1e8 times theirs); stagnated (near the attainable accuracy eps kappa(A), the smallest residual did not halve over 10 decades at the theoretical rate, at least 200 iterations); non-finite (NaN or Infinity); cancelled. stopReason says it in words.
@@ -1311,6 +1349,8 @@ export interface components {
             runs: {
                 [key: string]: components["schemas"]["Run"];
             };
+            /** @description Advise jobs: the candidate partitions, each with its kappa(S) and theta_H, and the best. */
+            advice?: components["schemas"]["Advice"];
             /** @description Present when the analysis ran split over the workers; absent when one worker computed it. */
             split?: components["schemas"]["SplitExecution"];
         };
@@ -1348,10 +1388,10 @@ export interface components {
         /** @description The partition the job runs on (the assignment itself: GET /v1/jobs/{id}/partition; reuse it as { "fromJob": id }). */
         PartitionEcho: {
             /**
-             * @description The form the request gave: machines, sizes, assignment, groups, fromJob (another job's), random (family random).
+             * @description The form the request gave: machines, sizes, assignment, groups, fromJob (another job's), fromAdvice (an advise job's best), random (family random).
              * @enum {string}
              */
-            kind: "machines" | "sizes" | "assignment" | "groups" | "fromJob" | "random";
+            kind: "machines" | "sizes" | "assignment" | "groups" | "fromJob" | "fromAdvice" | "random";
             m: number;
             /** @description Rows of each machine. */
             sizes: number[];
@@ -1359,6 +1399,8 @@ export interface components {
             seed?: number;
             /** @description kind fromJob: the job whose assignment was copied. */
             fromJob?: string;
+            /** @description kind fromAdvice: the advise job whose best candidate was taken. */
+            fromAdvice?: string;
         };
         Job: {
             id: string;
@@ -2040,7 +2082,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`); the job that `partition.fromJob` names does not exist or is not yours (`job-not-found`). */
+            /** @description The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`); the job that `partition.fromJob` or `partition.fromAdvice` names does not exist or is not yours (`job-not-found`). */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -2087,7 +2129,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition (or a `fromJob` whose job has another n: `dimension-mismatch` at /partition/fromJob), rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); an `Idempotency-Key` already used with another request (`idempotency-key-reused`). */
+            /** @description The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition (or a `fromJob` whose job has another n: `dimension-mismatch` at /partition/fromJob; a `fromAdvice` naming a job that is not a succeeded advise job, `invalid-partition`, or one with another n, at /partition/fromAdvice), rhs of the wrong length, unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); an `Idempotency-Key` already used with another request (`idempotency-key-reused`). */
             422: {
                 headers: {
                     [name: string]: unknown;

@@ -1,6 +1,6 @@
 /**
  * The computation of one job, free of Redis and BullMQ: build the distributed system, analyse
- * it, then (solve jobs) run each requested algorithm, all through runCooperatively so that the
+ * it, then (solve jobs) run each requested algorithm or (advise jobs) compare candidate partitions, all through runCooperatively so that the
  * process stays responsive (cancel messages, progress reports) during long factorizations and runs.
  * Each stage runs on the job's share of the host's cores (threadBudget).
  * With checkpoints (./checkpoints.ts) an attempt saves what it has done every interval, and an
@@ -18,6 +18,7 @@ import { CancelledError } from '../solvers/errors.js';
 import { createProblem } from '../solvers/input/createProblem.js';
 import { activeBackend, nativeBlas } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
+import { adviseWork } from '../solvers/partitioning/advisor.js';
 import type { Problem, SparseProblem } from '../solvers/problem.js';
 import { startRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
 import { SnapshotMismatchError, type RunSnapshot } from '../solvers/runner/snapshot.js';
@@ -197,6 +198,16 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   const result: JobResult = { analysis, runs: {} };
   const runs: RunOutput[] = [];
   let cancelled = false;
+  if (input.type === 'advise') {
+    try {
+      applyThreadBudget(runningJobs);
+      result.advice = await runCooperatively(adviseWork(problem, { imbalance: input.options.imbalance }), cooperative);
+    } catch (error) {
+      // The analysis of the given partition is done: a cancelled advice keeps it.
+      if (error instanceof CancelledError) return { status: 'cancelled', result, runs };
+      throw error;
+    }
+  }
   if (input.type === 'solve') {
     schedule.saveIfDue(null);
     const spectral = spectralDataOf(analysis);

@@ -10,11 +10,12 @@ import type { GeneratorSpec, MatrixFormat } from '../solvers/input/types.js';
 import type { DenseMatrix } from '../solvers/matrix.js';
 import type { CsrMatrix } from '../solvers/sparse/csr.js';
 import type { MatrixMarketField, MatrixMarketSymmetry } from '../solvers/sparse/matrixMarketStream.js';
+import type { Advice } from '../solvers/partitioning/advisor.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import type { ApiKeyService, Tenant } from './keys/apiKey.js';
 import type { IdempotencyService } from './service/idempotencyStore.js';
 
-export const JOB_TYPES = ['analyze', 'solve'] as const;
+export const JOB_TYPES = ['analyze', 'solve', 'advise'] as const;
 export type JobType = (typeof JOB_TYPES)[number];
 
 /**
@@ -102,6 +103,8 @@ export interface JobOptions {
   initialGuess?: InitialGuessEcho;
   /** A described deployment to predict the time to solution on (defaults filled in); absent when not asked. */
   deployment?: Deployment;
+  /** Advise jobs: each machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows in the constructed candidates. */
+  imbalance?: number;
 }
 
 /**
@@ -141,8 +144,8 @@ export const MAX_LABELS = 16;
 export const LABEL_KEY_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 export const MAX_LABEL_VALUE_LENGTH = 256;
 
-/** Every way a job's partition can be given (the request's forms, `fromJob` and the random family). */
-export const PARTITION_KINDS = ['machines', 'sizes', 'assignment', 'groups', 'fromJob', 'random'] as const;
+/** Every way a job's partition can be given (the request's forms, `fromJob`, `fromAdvice` and the random family). */
+export const PARTITION_KINDS = ['machines', 'sizes', 'assignment', 'groups', 'fromJob', 'fromAdvice', 'random'] as const;
 export type PartitionKind = (typeof PARTITION_KINDS)[number];
 
 /** The partition a job ran on, as its document echoes it (the assignment itself: GET /v1/jobs/{id}/partition). */
@@ -155,6 +158,8 @@ export interface PartitionEcho {
   seed?: number;
   /** kind fromJob: the job whose assignment was copied. */
   fromJob?: string;
+  /** kind fromAdvice: the advise job whose best candidate was taken. */
+  fromAdvice?: string;
 }
 
 /**
@@ -249,6 +254,8 @@ export interface RunsOutcome {
 export interface JobResult {
   analysis: Analysis;
   runs: Partial<Record<AlgorithmId, RunSummary>>;
+  /** Advise jobs: the candidate partitions and the best (the analysis is the given partition's). */
+  advice?: Advice;
   /** How a split analysis ran (src/jobs/splitAnalysis/); absent when one worker computed the whole job. */
   split?: SplitExecution;
 }

@@ -63,7 +63,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           ...problemResponse(
             404,
             "The stored matrix that `matrix` names does not exist, or is another API key's (`matrix-not-found`); the job that " +
-              '`partition.fromJob` names does not exist or is not yours (`job-not-found`).',
+              '`partition.fromJob` or `partition.fromAdvice` names does not exist or is not yours (`job-not-found`).',
           ),
           ...problemResponse(
             413,
@@ -73,7 +73,8 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           ...problemResponse(
             422,
             'The problem is well formed but cannot be solved as given: not square, NaN or Infinity, a bad partition (or a ' +
-              '`fromJob` whose job has another n: `dimension-mismatch` at /partition/fromJob), rhs of the wrong length, ' +
+              '`fromJob` whose job has another n: `dimension-mismatch` at /partition/fromJob; a `fromAdvice` naming a job that is ' +
+              'not a succeeded advise job, `invalid-partition`, or one with another n, at /partition/fromAdvice), rhs of the wrong length, ' +
               'unsupported Matrix Market data, a generator parameter out of its domain... (`code` says which); ' +
               'an `Idempotency-Key` already used with another request (`idempotency-key-reused`).',
           ),
@@ -91,6 +92,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
           matricesSeenBy(request, jobService.matrices),
           (id) => jobService.partition(id, owner),
           (id, algorithm) => jobService.solution(id, algorithm, owner),
+          (id) => jobService.get(id, owner),
         );
         const job = await jobService.create(spec, tenantOf(request));
         request.log.info({ jobId: job.id, type: job.type, n: job.n, m: job.m }, 'job created');

@@ -22,6 +22,7 @@ import {
   type Recommendation,
   type SufficientCondition,
 } from '../../solvers/analysis/types.js';
+import { PARTITION_STRATEGIES, type Advice, type PartitionCandidate } from '../../solvers/partitioning/advisor.js';
 import { AlgorithmIdSchema, DeploymentSchema } from './jobRequest.js';
 import { assertSameShape } from './sameShape.js';
 
@@ -239,3 +240,40 @@ assertSameShape<z.output<typeof RecommendationSchema>, Recommendation>(true);
 assertSameShape<z.output<typeof AnalysisSchema>, Analysis>(true);
 assertSameShape<z.output<typeof DeploymentSchema>, Deployment>(true);
 assertSameShape<z.output<typeof TimeToSolutionSchema>, TimeToSolution>(true);
+
+const PartitionStrategySchema = z
+  .enum(PARTITION_STRATEGIES)
+  .describe(
+    'given: the partition of the request; contiguous: m blocks as { machines: m }; round-robin: row k on machine k mod m; ' +
+      'rcm-contiguous: contiguous blocks after reverse Cuthill-McKee on the row graph (rows joined when they share a column); ' +
+      "multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|) (heavy-edge " +
+      'coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance).',
+  )
+  .meta({ id: 'PartitionStrategy' });
+
+export const PartitionCandidateSchema = z
+  .object({
+    strategy: PartitionStrategySchema,
+    assignment: z.array(z.number().int()).describe('assignment[k] = the 0-based machine of row k.'),
+    sizes: z.array(z.number().int()).describe('Rows of each machine.'),
+    kappaS: z.number().describe('kappa(S) of this assignment, the value an analyze job on it reports.'),
+    thetaH: angle.describe('theta_H of this assignment, the value an analyze job on it reports (radians).'),
+    timeToSolution: z.number().nullable().describe('Predicted time to solution; null (not predicted yet).'),
+    withinImbalance: z.boolean().describe('Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows.'),
+  })
+  .meta({ id: 'PartitionCandidate' });
+
+export const AdviceSchema = z
+  .object({
+    imbalance: z.number().describe('The balance the constructed candidates keep.'),
+    candidates: z.array(PartitionCandidateSchema),
+    best: PartitionStrategySchema.describe(
+      'The candidate of least kappa(S), which decides APC\'s rate (the given partition on a tie); take it as partition { "fromAdvice": id }.',
+    ),
+    givenRatio: z.number().describe("kappa(S) of the given partition over the best's (1: nothing found does better)."),
+    summary: z.string().describe('The advice in one sentence.'),
+  })
+  .meta({ id: 'Advice' });
+
+assertSameShape<z.output<typeof PartitionCandidateSchema>, PartitionCandidate>(true);
+assertSameShape<z.output<typeof AdviceSchema>, Advice>(true);

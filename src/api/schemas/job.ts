@@ -27,7 +27,7 @@ import {
   type WebhookDelivery,
 } from '../../jobs/types.js';
 import { RUN_STATUSES } from '../../solvers/runner/types.js';
-import { AnalysisSchema, ParametersSchema } from './analysis.js';
+import { AdviceSchema, AnalysisSchema, ParametersSchema } from './analysis.js';
 import { AlgorithmIdSchema, DeploymentSchema, GeneratorSettingsSchema } from './jobRequest.js';
 import { LabelQuerySchema, LabelsSchema } from './labels.js';
 import { ProblemSchema } from './problem.js';
@@ -67,6 +67,7 @@ export const JobOptionsSchema = z
     parameters: z.partialRecord(AlgorithmIdSchema, ParametersSchema),
     initialGuess: InitialGuessEchoSchema.optional().describe('Absent: every run started at x(0) = 0.'),
     deployment: DeploymentSchema.optional().describe('The deployment the time to solution is predicted on (defaults filled in).'),
+    imbalance: z.number().optional().describe('Advise jobs: the balance of the constructed candidates.'),
   })
   .meta({ id: 'JobOptions' });
 
@@ -151,6 +152,7 @@ export const JobResultSchema = z
   .object({
     analysis: AnalysisSchema,
     runs: z.partialRecord(AlgorithmIdSchema, RunSummarySchema),
+    advice: AdviceSchema.optional().describe('Advise jobs: the candidate partitions, each with its kappa(S) and theta_H, and the best.'),
     split: SplitExecutionSchema.optional().describe(
       'Present when the analysis ran split over the workers; absent when one worker computed it.',
     ),
@@ -197,11 +199,14 @@ export const PartitionEchoSchema = z
   .object({
     kind: z
       .enum(PARTITION_KINDS)
-      .describe("The form the request gave: machines, sizes, assignment, groups, fromJob (another job's), random (family random)."),
+      .describe(
+        "The form the request gave: machines, sizes, assignment, groups, fromJob (another job's), fromAdvice (an advise job's best), random (family random).",
+      ),
     m: z.number().int(),
     sizes: z.array(z.number().int()).describe('Rows of each machine.'),
     seed: z.number().int().optional().describe('kind random: its seed; { "family": "random", "seed": seed, "machines": m } replays it.'),
     fromJob: z.string().optional().describe('kind fromJob: the job whose assignment was copied.'),
+    fromAdvice: z.string().optional().describe('kind fromAdvice: the advise job whose best candidate was taken.'),
   })
   .meta({
     id: 'PartitionEcho',

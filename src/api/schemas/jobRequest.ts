@@ -174,12 +174,22 @@ const FromJobPartition = z.strictObject({
     .describe('The id of a job (yours): its assignment (GET /v1/jobs/{id}/partition), for a matrix with the same n (else 422).'),
 });
 
-export const PartitionInputSchema = z.union([...SOLVER_PARTITION_FORMS, FromJobPartition]).meta({
+/** The best candidate of an advise job: a job-level form, resolved by the API (../jobSpec.ts) into an assignment. */
+const FromAdvicePartition = z.strictObject({
+  fromAdvice: z
+    .string()
+    .min(1)
+    .max(64)
+    .describe('The id of a succeeded advise job (yours): the assignment of its best candidate, for a matrix with the same n (else 422).'),
+});
+
+export const PartitionInputSchema = z.union([...SOLVER_PARTITION_FORMS, FromJobPartition, FromAdvicePartition]).meta({
   id: 'Partition',
   description:
     'How the rows are spread over the machines. `{ "family": "random", "seed": s, "machines": m }`: the block sizes of ' +
     '`{ "machines": m }`, rows dealt in the order of a permutation seeded by s: the random partition of a study ' +
-    '(partition.family random), replayed exactly. `{ "fromJob": id }`: the assignment of job id.',
+    '(partition.family random), replayed exactly. `{ "fromJob": id }`: the assignment of job id. `{ "fromAdvice": id }`: the ' +
+    'best candidate of advise job id.',
 });
 
 /** `{ job, algorithm }`: the solution of a finished run, resolved by the API (../jobSpec.ts) into its vector. */
@@ -264,6 +274,15 @@ export const JobOptionsInputSchema = z
         'A deployment to predict the time to solution on (analysis.timeToSolution.deployment); omitted fields take the defaults of a commodity cluster (50 GFLOP/s and 20 GB/s per machine, 50 us latency, 10 GbE).',
       )
       .optional(),
+    imbalance: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe(
+        'Advise jobs: each machine of a constructed candidate holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows ' +
+          '(floor and ceil of n/m always allowed; default 0.1). Ignored by the other types.',
+      )
+      .optional(),
   })
   .meta({ id: 'JobRequestOptions' });
 
@@ -298,7 +317,9 @@ export const CreateJobRequestSchema = z
     type: z
       .enum(JOB_TYPES)
       .describe(
-        'analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm.',
+        'analyze: heterogeneity, conditioning, optimal rates, bounds, recommendation. solve: the same plus a run of each algorithm. ' +
+          'advise: the analysis plus candidate partitions of the rows (result.advice), each with its kappa(S) and theta_H, and the best; ' +
+          'a later job takes it as partition { "fromAdvice": id }.',
       ),
     matrix: MatrixInputSchema,
     rhs: z
@@ -312,7 +333,7 @@ export const CreateJobRequestSchema = z
       .array(AlgorithmIdSchema)
       .min(1)
       .optional()
-      .describe('Algorithms to run (solve jobs; default all six). Ignored for analyze.'),
+      .describe('Algorithms to run (solve jobs; default all six). Ignored for analyze and advise.'),
     options: JobOptionsInputSchema.optional(),
     notify: NotifyRequestSchema.optional(),
     labels: LabelsSchema.optional(),

@@ -262,7 +262,7 @@ export class JobRepository {
 
 function explainMissingRun(id: string, algorithm: AlgorithmId, context: RunContext): JobError {
   if (!context.exists) return new JobNotFoundError(id);
-  if (context.type === 'analyze') return new RunNotFoundError(id, algorithm, 'analyze jobs run no algorithms (submit a solve job)');
+  if (context.type !== 'solve') return new RunNotFoundError(id, algorithm, `${context.type} jobs run no algorithms (submit a solve job)`);
   if (!context.algorithms.includes(algorithm)) {
     return new RunNotFoundError(id, algorithm, `it was not requested (the job runs ${context.algorithms.join(', ') || 'no algorithms'})`);
   }

@@ -22,7 +22,7 @@ import { localAnglesWork, type LocalAngles } from './localAngles.js';
 import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js';
 import { recommend } from './recommendation.js';
 import { inPhase, type AnalysisParts } from './parts.js';
-import { sparseAnalysisPartsWork } from './sparseAnalysis.js';
+import { sparseAnalysisPartsWork, sparseAnglesAndSWork, sparseLuContextWork, type SparseLuContext } from './sparseAnalysis.js';
 import type { AlgorithmTuning, Analysis, Conditioning, Heterogeneity } from './types.js';
 
 export interface AnalyzeOptions {
@@ -48,11 +48,22 @@ export function analyze(system: SolverSystem, options: AnalyzeOptions = {}): Ana
 }
 
 function* denseAnalysisPartsWork(system: DistributedSystem): Work<AnalysisParts> {
-  const { machines, partition } = system;
+  const { partition } = system;
 
   yield { phase: 'conditioning', fraction: 0 };
   const matrix = yield* inPhase(matrixConditioningWork(system.A), 'conditioning', 0, 0.5);
 
+  const { angles, s } = yield* denseAnglesAndSWork(system);
+
+  yield { phase: 'local-angles', fraction: 0 };
+  const local = yield* inPhase(localAnglesWork(system.A, partition), 'local-angles', 0, 1);
+
+  return denseAnalysisParts(angles, local, matrix, s);
+}
+
+/** theta_ij, theta_H and kappa(S) of a dense system's partition: G_ij = Q_i^T Q_j once, the angles and S's spectrum from them. */
+function* denseAnglesAndSWork(system: DistributedSystem): Work<{ angles: PrincipalAngles; s: SConditioning }> {
+  const { machines } = system;
   yield { phase: 'gram-blocks', fraction: 0 };
   const gram = yield* inPhase(gramBlocksWork(machines), 'gram-blocks', 0, 1);
   yield { phase: 'principal-angles', fraction: 0 };
@@ -60,11 +71,29 @@ function* denseAnalysisPartsWork(system: DistributedSystem): Work<AnalysisParts>
 
   yield { phase: 'conditioning', fraction: 0.5 };
   const s = yield* inPhase(sConditioningWork(system, gram), 'conditioning', 0.5, 1);
+  return { angles, s };
+}
 
-  yield { phase: 'local-angles', fraction: 0 };
-  const local = yield* inPhase(localAnglesWork(system.A, partition), 'local-angles', 0, 1);
+/** kappa(S) and theta_H of a partition, the values the analysis of that partition reports. */
+export interface PartitionSpectrum {
+  kappaS: number;
+  thetaH: number;
+}
 
-  return denseAnalysisParts(angles, local, matrix, s);
+/**
+ * kappa(S) and theta_H of the system's partition, computed as analyzeWork computes them (the same
+ * functions in the same order, so the same values), without the rest of the analysis: for the
+ * partition advisor (../partitioning/advisor.ts). On CSR storage `lu` is the LU of A, shared by the
+ * candidates (A does not change with the partition).
+ */
+export function* partitionSpectrumWork(system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
+  if (system.storage === 'csr') {
+    const context = lu ?? (yield* sparseLuContextWork(system.A));
+    const { angles, s } = yield* sparseAnglesAndSWork(system, context);
+    return { kappaS: s.kappaS.value, thetaH: angles.thetaH };
+  }
+  const { angles, s } = yield* denseAnglesAndSWork(system);
+  return { kappaS: s.kappaS, thetaH: angles.thetaH };
 }
 
 /** The dense analysis' parts from its four computations (also combined by ./splitAnalysis.ts). */

@@ -23,7 +23,7 @@ import { runSync, type Work } from '../cooperative.js';
 import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
-import { nnzOf } from '../sparse/csr.js';
+import { nnzOf, type CsrMatrix } from '../sparse/csr.js';
 import { sparseMatrixConditioningWork, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
 import {
   choosePlacement,
@@ -44,7 +44,9 @@ import {
   type GramFactorSolves,
   type MachineColumnSlots,
   type SparsePairAngle,
+  type SSpectrum,
 } from '../sparse/spectrumOfS.js';
+import type { LuSolves, SparseLuFactorization } from '../sparse/sparseLu.js';
 import { localAnglesOfCsrWork } from './localAngles.js';
 import { inPhase, type AnalysisParts } from './parts.js';
 import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMethod, Heterogeneity } from './types.js';
@@ -134,7 +136,7 @@ export const runTask: TaskRunner = (spec, q) => {
   return runSync(sparsePairAngleWork(workerContext.context, pairs.pairs[2 * q], pairs.pairs[2 * q + 1]));
 };
 
-interface SparsePrincipalAngles {
+export interface SparsePrincipalAngles {
   theta: number[][];
   thetaH: number;
   cosThetaH: number;
@@ -210,6 +212,45 @@ function* sparsePrincipalAnglesWork(spec: PairAnglesSpec, factors: GramFactorSol
   };
 }
 
+/** What the S part of the sparse analysis reuses of the matrix' conditioning: the LU of A, its solves, the Krylov workspace. */
+export interface SparseLuContext {
+  readonly lu: SparseLuFactorization;
+  readonly luSolves: LuSolves;
+  readonly workspace: KrylovWorkspace;
+}
+
+/**
+ * theta_ij, theta_H and S's spectrum of the system's partition, as the analysis computes them (the
+ * partition advisor, ../partitioning/advisor.ts, calls this for each candidate partition with one LU of A).
+ */
+export function* sparseAnglesAndSWork(
+  system: SparseDistributedSystem,
+  { lu, luSolves, workspace }: SparseLuContext,
+): Work<{ angles: SparsePrincipalAngles; s: SSpectrum }> {
+  const { A, partition } = system;
+  yield { phase: 'principal-angles', fraction: 0 };
+  const slots = machineColumnSlots(A, partition.rowsOf);
+  const pairs = pairAnglesSpec(system, slots);
+  const factors = machineGramSolves(pairs.factors);
+  const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
+
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const s = yield* inPhase(
+    sSpectrumWork(slots, factors, lu, { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows) }, workspace, luSolves),
+    'conditioning',
+    0.5,
+    1,
+  );
+
+  return { angles, s };
+}
+
+/** The LU of A and what the S part needs of it, on the current thread. */
+export function* sparseLuContextWork(A: CsrMatrix): Work<SparseLuContext> {
+  const lu = yield* currentThreadSparseLuWork(A);
+  return { lu, luSolves: currentThreadLuSolves(lu), workspace: new KrylovWorkspace() };
+}
+
 export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<AnalysisParts> {
   const { A, partition } = system;
   const workspace = new KrylovWorkspace();
@@ -231,19 +272,7 @@ export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<
     0.5,
   );
 
-  yield { phase: 'principal-angles', fraction: 0 };
-  const slots = machineColumnSlots(A, partition.rowsOf);
-  const pairs = pairAnglesSpec(system, slots);
-  const factors = machineGramSolves(pairs.factors);
-  const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
-
-  yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(
-    sSpectrumWork(slots, factors, lu, { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows) }, workspace, luSolves),
-    'conditioning',
-    0.5,
-    1,
-  );
+  const { angles, s } = yield* sparseAnglesAndSWork(system, { lu, luSolves, workspace });
 
   yield { phase: 'local-angles', fraction: 0 };
   const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);

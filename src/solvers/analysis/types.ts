@@ -122,22 +122,9 @@ export interface SufficientCondition {
   rhs: number | null;
 }
 
-/** Time to solution (./timeToSolution.ts). */
-/** Kernel throughputs measured on the backend a job runs on (../machines/placement.ts measureCalibration). */
-export interface Calibration {
-  backend: 'typescript' | 'native';
-  /** The dense row kernels' fused pass (dot + axpy per entry), flops per second. */
-  flopsPerSecond: number;
-  /** The CSR gradient pass, bytes of the matrix (12 per stored entry) per second: also used for factor solves. */
-  bytesPerSecond: number;
-  /** A plain loop over n-long vectors (APC's x_i update, the taskmaster's sums), bytes per second. */
-  vectorBytesPerSecond: number;
-  /** Fixed cost of one machine's pass in one iteration (a call on a tiny block), seconds. */
-  perMachineOverheadSeconds: number;
-  /** When measured (ISO 8601); measured once per worker process and refreshed after refreshAfterSeconds or on a backend change. */
-  measuredAt: string;
-  refreshAfterSeconds: number;
-}
+/** Time to solution (./timeToSolution.ts); its calibration is measured where the kernels are chosen. */
+export type { Calibration } from '../machines/placement.js';
+import type { Calibration } from '../machines/placement.js';
 
 /** A deployment described by the user: machines and their links. */
 export interface Deployment {

@@ -50,7 +50,6 @@ import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { attachArena, WasmArena, wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
 import type { ThreadContext } from '../parallel/protocol.js';
 import type { MachineStorage } from './storage.js';
-import type { Calibration } from '../analysis/types.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 
 export interface Placement {
@@ -261,6 +260,22 @@ function medianSeconds(clock: CalibrationClock, repeats: number, body: () => voi
   }
   samples.sort((a, b) => a - b);
   return Math.max(samples[samples.length >> 1], 1e-9);
+}
+
+/** Kernel throughputs measured on the backend a job runs on (measureCalibration). */
+export interface Calibration {
+  backend: 'typescript' | 'native';
+  /** The dense row kernels' fused pass (dot + axpy per entry), flops per second. */
+  flopsPerSecond: number;
+  /** The CSR gradient pass, bytes of the matrix (12 per stored entry) per second: also used for factor solves. */
+  bytesPerSecond: number;
+  /** A plain loop over n-long vectors (APC's x_i update, the taskmaster's sums), bytes per second. */
+  vectorBytesPerSecond: number;
+  /** Fixed cost of one machine's pass in one iteration (a call on a tiny block), seconds. */
+  perMachineOverheadSeconds: number;
+  /** When measured (ISO 8601); measured once per worker process and refreshed after refreshAfterSeconds or on a backend change. */
+  measuredAt: string;
+  refreshAfterSeconds: number;
 }
 
 /**

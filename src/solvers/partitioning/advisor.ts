@@ -1,0 +1,123 @@
+/**
+ * The partition advisor (issue 25 §2): candidate assignments of A's rows to the m machines, each with
+ * the kappa(S) and theta_H the analysis would report for it, and the best one. kappa(S), S = sum_i
+ * Q_i Q_i^T, decides APC's rate (the paper's Theorem on the optimal rate is a function of kappa(S)
+ * alone), so the candidate of least kappa(S) is the one APC solves fastest on.
+ *
+ * Candidates: the given partition; contiguous; round-robin; contiguous after reverse Cuthill-McKee
+ * on the row graph; the multilevel partition of the row graph (./multilevel.ts). The last two keep
+ * rows with heavy couplings |a_i . a_j| on one machine, which makes the machines' row spaces closer
+ * to orthogonal (S closer to I).
+ */
+import { partitionSpectrumWork } from '../analysis/analyze.js';
+import { sparseLuContextWork, type SparseLuContext } from '../analysis/sparseAnalysis.js';
+import type { Work } from '../cooperative.js';
+import { buildDistributedSystemWork } from '../distributed/distributedSystem.js';
+import { partitionFromAssignment, type Partition, type Problem, type SparseProblem } from '../problem.js';
+import { DEFAULT_IMBALANCE, machineSizeBounds, multilevelPartition } from './multilevel.js';
+import { contiguousAssignment, contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
+import { rowGraph } from './rowGraph.js';
+
+export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel'] as const;
+export type PartitionStrategy = (typeof PARTITION_STRATEGIES)[number];
+
+export interface PartitionCandidate {
+  strategy: PartitionStrategy;
+  /** assignment[k] = the 0-based machine of row k. */
+  assignment: number[];
+  /** Rows of each machine. */
+  sizes: number[];
+  /** kappa(S) of this assignment, as an analysis of it reports it. */
+  kappaS: number;
+  /** theta_H of this assignment, as an analysis of it reports it. */
+  thetaH: number;
+  /** Predicted time to solution (issue 25 §1); null until that prediction exists. */
+  timeToSolution: number | null;
+  /** Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows (floor/ceil of n/m always allowed). */
+  withinImbalance: boolean;
+}
+
+export interface Advice {
+  /** The balance the constructed candidates keep. */
+  imbalance: number;
+  candidates: PartitionCandidate[];
+  /** The strategy of the candidate of least kappa(S) (the given partition on a tie). */
+  best: PartitionStrategy;
+  /** kappa(S) of the given partition over the best's (1: nothing found does better). */
+  givenRatio: number;
+  /** The advice in one sentence. */
+  summary: string;
+}
+
+export interface AdviseOptions {
+  imbalance?: number;
+  seed?: number;
+}
+
+/** Relative margin under which two kappa(S) count as equal (the estimates' own accuracy is 1e-8 on CSR). */
+const TIE = 1e-8;
+
+/** The candidate assignments, in the order they are listed. */
+export function candidateAssignments(
+  problem: Problem | SparseProblem,
+  options: AdviseOptions = {},
+): { strategy: PartitionStrategy; assignment: Int32Array }[] {
+  const { n, partition } = problem;
+  const m = partition.m;
+  const graph = rowGraph(problem.A);
+  return [
+    { strategy: 'given', assignment: partition.assignment },
+    { strategy: 'contiguous', assignment: contiguousAssignment(n, m) },
+    { strategy: 'round-robin', assignment: roundRobinAssignment(n, m) },
+    { strategy: 'rcm-contiguous', assignment: contiguousInOrder(reverseCuthillMcKee(graph), m) },
+    {
+      strategy: 'multilevel',
+      assignment: multilevelPartition(graph, m, { imbalance: options.imbalance ?? DEFAULT_IMBALANCE, seed: options.seed }),
+    },
+  ];
+}
+
+function withPartition<P extends Problem | SparseProblem>(problem: P, partition: Partition): P {
+  return { ...problem, partition };
+}
+
+export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOptions = {}): Work<Advice> {
+  const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
+  const m = problem.partition.m;
+  const { lo, hi } = machineSizeBounds(problem.n, m, imbalance);
+  yield { phase: 'advise', fraction: 0 };
+  const assignments = candidateAssignments(problem, { ...options, imbalance });
+  // On CSR one LU of A serves every candidate's lambda_min(S) (A does not depend on the partition).
+  let lu: SparseLuContext | undefined;
+  if ('rowPtr' in problem.A) lu = yield* sparseLuContextWork(problem.A);
+  const candidates: PartitionCandidate[] = [];
+  for (const [k, { strategy, assignment }] of assignments.entries()) {
+    const partition = partitionFromAssignment(assignment, m);
+    const system = yield* buildDistributedSystemWork(withPartition(problem, partition));
+    const { kappaS, thetaH } = yield* partitionSpectrumWork(system, lu);
+    const sizes = [...partition.sizes];
+    candidates.push({
+      strategy,
+      assignment: Array.from(assignment),
+      sizes,
+      kappaS,
+      thetaH,
+      timeToSolution: null,
+      withinImbalance: sizes.every((size) => size >= lo && size <= hi),
+    });
+    yield { phase: 'advise', fraction: (k + 1) / assignments.length };
+  }
+  let best = candidates[0];
+  for (const candidate of candidates) if (candidate.kappaS < best.kappaS * (1 - TIE)) best = candidate;
+  const given = candidates[0];
+  const givenRatio = given.kappaS / best.kappaS;
+  const summary =
+    best === given
+      ? `The given partition is the best found: kappa(S) = ${format(given.kappaS)}; no candidate lowers it.`
+      : givenRatio < 2
+        ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found (${best.strategy}: kappa(S) = ${format(best.kappaS)} against ${format(given.kappaS)}).`
+        : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS)} (the given partition) to ${format(best.kappaS)}.`;
+  return { imbalance, candidates, best: best.strategy, givenRatio, summary };
+}
+
+const format = (x: number): string => (Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(3) : x.toPrecision(4));

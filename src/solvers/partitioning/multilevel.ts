@@ -1,0 +1,395 @@
+/**
+ * A multilevel graph partitioner (the TypeScript backend's; the issue's METIS in the native addon is
+ * not here): m parts by recursive bisection, each bisection multilevel as in Karypis and Kumar's
+ * scheme. Coarsen by heavy-edge matching (each vertex paired with the unmatched neighbour it shares
+ * the heaviest edge with, so heavy couplings end up inside one coarse vertex, never cut); bisect the
+ * coarsest graph by greedy growing from several seeds, keeping the grown prefix of least cut whose
+ * weight fits the balance; then on the way back to the row graph, Fiduccia-Mattheyses passes move
+ * single vertices across the cut (best gain first, rolled back to the pass' best state) within the
+ * balance.
+ *
+ * Balance (options.imbalance = eps): every part holds between (1 - eps) n/m and (1 + eps) n/m rows,
+ * widened to floor(n/m) and ceil(n/m) so contiguous sizes always fit. A bisection into k1 + k2
+ * parts gives each side the sum of its parts' bounds, so every leaf of the recursion fits its own.
+ */
+import { SeededRandom } from '../random.js';
+import type { WeightedGraph } from './rowGraph.js';
+
+export interface PartitionOptions {
+  /** eps: each machine holds between (1 - eps) n/m and (1 + eps) n/m rows (default 0.1). */
+  imbalance?: number;
+  /** Seed of the matchings' visiting order and the growing's seeds (default 1). */
+  seed?: number;
+}
+
+export const DEFAULT_IMBALANCE = 0.1;
+
+/** Stop coarsening at this many vertices, or when a level shrinks the graph by less than COARSEN_MIN_SHRINK. */
+const COARSEST_VERTICES = 60;
+const COARSEN_MIN_SHRINK = 0.9;
+/** Seeds tried by the greedy growing on the coarsest graph. */
+const GROWING_TRIES = 8;
+/** FM passes per level, and the moves without improvement after which a pass stops. */
+const FM_PASSES = 8;
+const FM_PATIENCE = 64;
+
+/** The rows a machine may hold: [lo, hi] (issue 25: (1 -/+ eps) n/m, widened to floor/ceil(n/m)). */
+export function machineSizeBounds(n: number, m: number, imbalance: number): { lo: number; hi: number } {
+  const average = n / m;
+  return {
+    lo: Math.max(1, Math.min(Math.floor(average), Math.ceil((1 - imbalance) * average - 1e-9))),
+    hi: Math.max(Math.ceil(average), Math.floor((1 + imbalance) * average + 1e-9)),
+  };
+}
+
+/** Independent multilevel runs (their own matchings and seeds); the one of least edge cut is kept. */
+const RUNS = 4;
+
+/** The weight of the edges between parts. */
+export function edgeCut(g: WeightedGraph, assignment: Int32Array): number {
+  let cut = 0;
+  for (let v = 0; v < g.n; v++)
+    for (let p = g.ptr[v]; p < g.ptr[v + 1]; p++) if (assignment[v] !== assignment[g.idx[p]]) cut += g.weight[p];
+  return cut / 2;
+}
+
+/** assignment[v] = the part (0..m-1) of vertex v of `g`, every part within the balance: the least cut of RUNS runs. */
+export function multilevelPartition(g: WeightedGraph, m: number, options: PartitionOptions = {}): Int32Array {
+  const random = new SeededRandom(options.seed ?? 1);
+  let best: Int32Array | null = null;
+  let bestCut = Infinity;
+  for (let run = 0; run < RUNS; run++) {
+    const assignment = multilevelRun(g, m, options.imbalance ?? DEFAULT_IMBALANCE, random);
+    const cut = edgeCut(g, assignment);
+    if (cut < bestCut) {
+      best = assignment;
+      bestCut = cut;
+    }
+  }
+  return best!;
+}
+
+function multilevelRun(g: WeightedGraph, m: number, imbalance: number, random: SeededRandom): Int32Array {
+  const { lo, hi } = machineSizeBounds(g.n, m, imbalance);
+  const assignment = new Int32Array(g.n);
+  const all = new Int32Array(g.n);
+  for (let v = 0; v < g.n; v++) all[v] = v;
+  const split = (vertices: Int32Array, parts: number, first: number): void => {
+    if (parts === 1) {
+      for (const v of vertices) assignment[v] = first;
+      return;
+    }
+    const k1 = Math.floor(parts / 2);
+    const k2 = parts - k1;
+    const s = vertices.length;
+    const low = Math.max(k1 * lo, s - k2 * hi);
+    const high = Math.min(k1 * hi, s - k2 * lo);
+    const sub = inducedSubgraph(g, vertices);
+    const side = multilevelBisection(sub, low, high, Math.round((s * k1) / parts), random);
+    const left: number[] = [];
+    const right: number[] = [];
+    for (let k = 0; k < s; k++) (side[k] === 0 ? left : right).push(vertices[k]);
+    split(Int32Array.from(left), k1, first);
+    split(Int32Array.from(right), k2, first + k1);
+  };
+  split(all, m, 0);
+  return assignment;
+}
+
+/** The subgraph induced by `vertices` (its vertex k is vertices[k]). */
+export function inducedSubgraph(g: WeightedGraph, vertices: Int32Array): WeightedGraph {
+  const local = new Int32Array(g.n).fill(-1);
+  for (let k = 0; k < vertices.length; k++) local[vertices[k]] = k;
+  const ptr = new Int32Array(vertices.length + 1);
+  for (let k = 0; k < vertices.length; k++) {
+    const v = vertices[k];
+    let count = 0;
+    for (let p = g.ptr[v]; p < g.ptr[v + 1]; p++) if (local[g.idx[p]] >= 0) count++;
+    ptr[k + 1] = ptr[k] + count;
+  }
+  const idx = new Int32Array(ptr[vertices.length]);
+  const weight = new Float64Array(ptr[vertices.length]);
+  const vertexWeight = new Int32Array(vertices.length);
+  for (let k = 0; k < vertices.length; k++) {
+    const v = vertices[k];
+    vertexWeight[k] = g.vertexWeight[v];
+    let q = ptr[k];
+    for (let p = g.ptr[v]; p < g.ptr[v + 1]; p++) {
+      const w = local[g.idx[p]];
+      if (w < 0) continue;
+      idx[q] = w;
+      weight[q++] = g.weight[p];
+    }
+  }
+  return { n: vertices.length, ptr, idx, weight, vertexWeight };
+}
+
+/** One level of heavy-edge matching: the coarse graph and map[v] = the coarse vertex of v. */
+export function coarsen(g: WeightedGraph, maxVertexWeight: number, random: SeededRandom): { coarse: WeightedGraph; map: Int32Array } {
+  const n = g.n;
+  const map = new Int32Array(n).fill(-1);
+  let coarseN = 0;
+  for (const v of random.permutation(n)) {
+    if (map[v] >= 0) continue;
+    let mate = -1;
+    let heaviest = -1;
+    for (let p = g.ptr[v]; p < g.ptr[v + 1]; p++) {
+      const w = g.idx[p];
+      if (map[w] >= 0 || g.vertexWeight[v] + g.vertexWeight[w] > maxVertexWeight) continue;
+      if (g.weight[p] > heaviest) {
+        heaviest = g.weight[p];
+        mate = w;
+      }
+    }
+    map[v] = coarseN;
+    if (mate >= 0) map[mate] = coarseN;
+    coarseN++;
+  }
+  const members: number[][] = Array.from({ length: coarseN }, () => []);
+  for (let v = 0; v < n; v++) members[map[v]].push(v);
+  const vertexWeight = new Int32Array(coarseN);
+  const ptr = new Int32Array(coarseN + 1);
+  const idx: number[] = [];
+  const weight: number[] = [];
+  const slot = new Int32Array(coarseN).fill(-1);
+  for (let c = 0; c < coarseN; c++) {
+    const start = idx.length;
+    for (const v of members[c]) {
+      vertexWeight[c] += g.vertexWeight[v];
+      for (let p = g.ptr[v]; p < g.ptr[v + 1]; p++) {
+        const d = map[g.idx[p]];
+        if (d === c) continue;
+        if (slot[d] < start) {
+          slot[d] = idx.length;
+          idx.push(d);
+          weight.push(g.weight[p]);
+        } else weight[slot[d]] += g.weight[p];
+      }
+    }
+    ptr[c + 1] = idx.length;
+  }
+  return { coarse: { n: coarseN, ptr, idx: Int32Array.from(idx), weight: Float64Array.from(weight), vertexWeight }, map };
+}
+
+const totalWeight = (g: WeightedGraph): number => g.vertexWeight.reduce((s, w) => s + w, 0);
+
+/**
+ * side[v] (0 or 1) for a bisection of `g` whose side 0 weighs in [low, high] (target: where the
+ * growing aims when no cut-free prefix fits), least cut found.
+ */
+export function multilevelBisection(g: WeightedGraph, low: number, high: number, target: number, random: SeededRandom): Uint8Array {
+  const levels: WeightedGraph[] = [g];
+  const maps: Int32Array[] = [];
+  // A coarse vertex heavier than the balance's slack could not be moved to fix it.
+  const maxVertexWeight = Math.max(1, Math.floor((high - low) / 2), Math.ceil(totalWeight(g) / COARSEST_VERTICES));
+  while (levels[levels.length - 1].n > COARSEST_VERTICES) {
+    const fine = levels[levels.length - 1];
+    const { coarse, map } = coarsen(fine, maxVertexWeight, random);
+    if (coarse.n > COARSEN_MIN_SHRINK * fine.n) break;
+    levels.push(coarse);
+    maps.push(map);
+  }
+  let side = growBisection(levels[levels.length - 1], low, high, target, random);
+  refineBisection(levels[levels.length - 1], side, low, high);
+  for (let level = levels.length - 2; level >= 0; level--) {
+    const map = maps[level];
+    const fine = new Uint8Array(levels[level].n);
+    for (let v = 0; v < fine.length; v++) fine[v] = side[map[v]];
+    side = fine;
+    refineBisection(levels[level], side, low, high);
+  }
+  return side;
+}
+
+/** How far side 0's weight is outside [low, high] (0 inside). */
+const violation = (w: number, low: number, high: number): number => Math.max(0, low - w, w - high);
+
+/**
+ * Greedy graph growing: from a seed, add the frontier vertex that lowers the cut most (a new seed
+ * when the frontier is empty: the component is done); of every prefix, keep the one of least cut
+ * among those in [low, high] (ties: nearest the target). Best over GROWING_TRIES seeds.
+ */
+function growBisection(g: WeightedGraph, low: number, high: number, target: number, random: SeededRandom): Uint8Array {
+  const n = g.n;
+  let best: { side: Uint8Array; key: [number, number, number] } | null = null;
+  for (let attempt = 0; attempt < Math.min(GROWING_TRIES, n); attempt++) {
+    const inside = new Uint8Array(n);
+    // toInside[v]: weight of v's edges into the grown set; degreeWeight[v]: all its edges.
+    const toInside = new Float64Array(n);
+    const degreeWeight = new Float64Array(n);
+    for (let v = 0; v < n; v++) for (let p = g.ptr[v]; p < g.ptr[v + 1]; p++) degreeWeight[v] += g.weight[p];
+    const order: number[] = [];
+    let cut = 0;
+    let weight = 0;
+    let bestPrefix = 0;
+    let bestKey: [number, number, number] = [violation(0, low, high), Infinity, Math.abs(target)];
+    const frontier = new Set<number>();
+    const seeds = random.permutation(n);
+    let nextSeed = 0;
+    while (order.length < n) {
+      let pick = -1;
+      let pickGain = -Infinity;
+      for (const v of frontier) {
+        const gain = 2 * toInside[v] - degreeWeight[v];
+        if (gain > pickGain) {
+          pickGain = gain;
+          pick = v;
+        }
+      }
+      if (pick < 0) {
+        while (inside[seeds[nextSeed]]) nextSeed++;
+        pick = seeds[nextSeed];
+        pickGain = 2 * toInside[pick] - degreeWeight[pick];
+      }
+      frontier.delete(pick);
+      inside[pick] = 1;
+      order.push(pick);
+      cut -= pickGain;
+      weight += g.vertexWeight[pick];
+      for (let p = g.ptr[pick]; p < g.ptr[pick + 1]; p++) {
+        const w = g.idx[p];
+        toInside[w] += g.weight[p];
+        if (!inside[w]) frontier.add(w);
+      }
+      const key: [number, number, number] = [violation(weight, low, high), cut, Math.abs(weight - target)];
+      if (lexLess(key, bestKey)) {
+        bestKey = key;
+        bestPrefix = order.length;
+      }
+      if (weight >= high && key[0] > 0) break;
+    }
+    const side = new Uint8Array(n).fill(1);
+    for (let k = 0; k < bestPrefix; k++) side[order[k]] = 0;
+    if (best === null || lexLess(bestKey, best.key)) best = { side, key: bestKey };
+  }
+  return best!.side;
+}
+
+function lexLess(a: readonly number[], b: readonly number[]): boolean {
+  for (let k = 0; k < a.length; k++) {
+    // Cut weights are sums of floats: equal within rounding counts as equal.
+    if (Math.abs(a[k] - b[k]) > 1e-12 * Math.max(1, Math.abs(a[k]), Math.abs(b[k]))) return a[k] < b[k];
+  }
+  return false;
+}
+
+/** A max-heap of (gain, vertex) with stale entries skipped on pop (their gain no longer current). */
+class GainHeap {
+  private gains: number[] = [];
+  private vertices: number[] = [];
+
+  push(gain: number, vertex: number): void {
+    this.gains.push(gain);
+    this.vertices.push(vertex);
+    let k = this.gains.length - 1;
+    while (k > 0) {
+      const parent = (k - 1) >> 1;
+      if (this.gains[parent] >= this.gains[k]) break;
+      this.swap(k, parent);
+      k = parent;
+    }
+  }
+
+  pop(): { gain: number; vertex: number } | null {
+    if (this.gains.length === 0) return null;
+    const top = { gain: this.gains[0], vertex: this.vertices[0] };
+    const lastGain = this.gains.pop()!;
+    const lastVertex = this.vertices.pop()!;
+    if (this.gains.length > 0) {
+      this.gains[0] = lastGain;
+      this.vertices[0] = lastVertex;
+      let k = 0;
+      for (;;) {
+        const l = 2 * k + 1;
+        const r = l + 1;
+        let largest = k;
+        if (l < this.gains.length && this.gains[l] > this.gains[largest]) largest = l;
+        if (r < this.gains.length && this.gains[r] > this.gains[largest]) largest = r;
+        if (largest === k) break;
+        this.swap(k, largest);
+        k = largest;
+      }
+    }
+    return top;
+  }
+
+  private swap(a: number, b: number): void {
+    [this.gains[a], this.gains[b]] = [this.gains[b], this.gains[a]];
+    [this.vertices[a], this.vertices[b]] = [this.vertices[b], this.vertices[a]];
+  }
+}
+
+/**
+ * Fiduccia-Mattheyses passes on `side` in place: move the unlocked vertex of largest gain (cut
+ * decrease) whose move keeps side 0's weight in [low, high] (or brings it closer when it is out),
+ * lock it, and at the pass' end keep its best state (least violation, then least cut).
+ */
+export function refineBisection(g: WeightedGraph, side: Uint8Array, low: number, high: number): void {
+  const n = g.n;
+  const external = new Float64Array(n);
+  const internal = new Float64Array(n);
+  for (let pass = 0; pass < FM_PASSES; pass++) {
+    external.fill(0);
+    internal.fill(0);
+    let weight0 = 0;
+    let cut = 0;
+    for (let v = 0; v < n; v++) {
+      if (side[v] === 0) weight0 += g.vertexWeight[v];
+      for (let p = g.ptr[v]; p < g.ptr[v + 1]; p++) {
+        if (side[g.idx[p]] === side[v]) internal[v] += g.weight[p];
+        else external[v] += g.weight[p];
+      }
+      cut += external[v];
+    }
+    cut /= 2;
+    const heap = new GainHeap();
+    for (let v = 0; v < n; v++) heap.push(external[v] - internal[v], v);
+    const locked = new Uint8Array(n);
+    const moves: number[] = [];
+    let bestKey: [number, number] = [violation(weight0, low, high), cut];
+    let bestMoves = 0;
+    let sinceBest = 0;
+    const deferred: { gain: number; vertex: number }[] = [];
+    while (sinceBest < FM_PATIENCE) {
+      const entry = heap.pop();
+      if (entry === null) break;
+      const v = entry.vertex;
+      if (locked[v] || entry.gain !== external[v] - internal[v]) continue;
+      const moved = side[v] === 0 ? weight0 - g.vertexWeight[v] : weight0 + g.vertexWeight[v];
+      const now = violation(weight0, low, high);
+      if (violation(moved, low, high) > now || (now === 0 && violation(moved, low, high) > 0)) {
+        // Not movable at this balance; looked at again after the next move.
+        deferred.push(entry);
+        if (deferred.length > n) break;
+        continue;
+      }
+      for (const d of deferred) heap.push(d.gain, d.vertex);
+      deferred.length = 0;
+      locked[v] = 1;
+      cut -= external[v] - internal[v];
+      weight0 = moved;
+      side[v] = 1 - side[v];
+      [external[v], internal[v]] = [internal[v], external[v]];
+      for (let p = g.ptr[v]; p < g.ptr[v + 1]; p++) {
+        const w = g.idx[p];
+        if (side[w] === side[v]) {
+          internal[w] += g.weight[p];
+          external[w] -= g.weight[p];
+        } else {
+          internal[w] -= g.weight[p];
+          external[w] += g.weight[p];
+        }
+        if (!locked[w]) heap.push(external[w] - internal[w], w);
+      }
+      moves.push(v);
+      const key: [number, number] = [violation(weight0, low, high), cut];
+      if (lexLess(key, bestKey)) {
+        bestKey = key;
+        bestMoves = moves.length;
+        sinceBest = 0;
+      } else sinceBest++;
+    }
+    for (let k = moves.length - 1; k >= bestMoves; k--) side[moves[k]] = 1 - side[moves[k]];
+    if (bestMoves === 0) break;
+  }
+}

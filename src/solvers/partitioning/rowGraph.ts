@@ -1,0 +1,125 @@
+/**
+ * The row graph of A (issue 25 §2): rows i and j are joined when they share a column, the edge
+ * weighted by |a_i . a_j| / (|a_i| |a_j|), the cosine of the rows as in ABCD's GRIP. Rows are
+ * normalized first because kappa(S) does not see a row's scale (Q_i spans the same space), and an
+ * unnormalized weight would let a long row outweigh the geometry. Heavy edges are the couplings
+ * between machines that push S away from I: a partition that cuts light edges keeps the machines'
+ * row spaces near orthogonal.
+ */
+import { multiplyByTransposeRows } from '../linalg/products.js';
+import type { CsrMatrix, DenseMatrix } from '../matrix.js';
+import { transpose } from '../sparse/csr.js';
+
+/** An undirected graph without self-loops: neighbours of v are idx[ptr[v] .. ptr[v + 1]), each edge stored both ways. */
+export interface WeightedGraph {
+  readonly n: number;
+  readonly ptr: Int32Array;
+  readonly idx: Int32Array;
+  /** Edge weights, aligned with idx. */
+  readonly weight: Float64Array;
+  /** Vertex weights (rows a coarse vertex stands for; 1 on the row graph). */
+  readonly vertexWeight: Int32Array;
+}
+
+/** Rows of the dense Gram product computed at a time (bounds the scratch to ROW_BLOCK x n). */
+const ROW_BLOCK = 64;
+
+function isCsr(a: DenseMatrix | CsrMatrix): a is CsrMatrix {
+  return 'rowPtr' in a;
+}
+
+/** The row graph of a dense or CSR matrix. */
+export function rowGraph(a: DenseMatrix | CsrMatrix): WeightedGraph {
+  return isCsr(a) ? rowGraphOfCsr(a) : rowGraphOfDense(a);
+}
+
+function graphFromLists(n: number, neighbours: Int32Array[], weights: Float64Array[]): WeightedGraph {
+  const ptr = new Int32Array(n + 1);
+  for (let v = 0; v < n; v++) ptr[v + 1] = ptr[v] + neighbours[v].length;
+  const idx = new Int32Array(ptr[n]);
+  const weight = new Float64Array(ptr[n]);
+  for (let v = 0; v < n; v++) {
+    idx.set(neighbours[v], ptr[v]);
+    weight.set(weights[v], ptr[v]);
+  }
+  return { n, ptr, idx, weight, vertexWeight: new Int32Array(n).fill(1) };
+}
+
+/** Dense A: the normalized Gram matrix A A^T by blocks of rows (one dgemm each on the native backend), its nonzeros kept. */
+function rowGraphOfDense(a: DenseMatrix): WeightedGraph {
+  const { rows: n, cols } = a;
+  const normalized = new Float64Array(a.data);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let j = 0; j < cols; j++) s += normalized[i * cols + j] ** 2;
+    const scale = s > 0 ? 1 / Math.sqrt(s) : 0;
+    for (let j = 0; j < cols; j++) normalized[i * cols + j] *= scale;
+  }
+  const neighbours: Int32Array[] = [];
+  const weights: Float64Array[] = [];
+  const block = new Float64Array(ROW_BLOCK * n);
+  const list = new Int32Array(n);
+  const values = new Float64Array(n);
+  for (let r0 = 0; r0 < n; r0 += ROW_BLOCK) {
+    const r1 = Math.min(n, r0 + ROW_BLOCK);
+    multiplyByTransposeRows(normalized, normalized, cols, r0, r1, n, block, n, r0);
+    for (let i = r0; i < r1; i++) {
+      let count = 0;
+      for (let j = 0; j < n; j++) {
+        const w = Math.abs(block[(i - r0) * n + j]);
+        if (j !== i && w > 0) {
+          list[count] = j;
+          values[count++] = w;
+        }
+      }
+      neighbours.push(list.slice(0, count));
+      weights.push(values.slice(0, count));
+    }
+  }
+  return graphFromLists(n, neighbours, weights);
+}
+
+/** CSR A: for each row i, its products with the rows met through its columns (A^T's rows), accumulated in a dense scratch. */
+function rowGraphOfCsr(a: CsrMatrix): WeightedGraph {
+  const n = a.rows;
+  const { rowPtr, colIdx, values } = a;
+  const norms = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    let s = 0;
+    for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) s += values[p] ** 2;
+    norms[i] = s > 0 ? Math.sqrt(s) : 1;
+  }
+  const at = transpose(a);
+  const accumulator = new Float64Array(n);
+  const seen = new Int32Array(n).fill(-1);
+  const touched = new Int32Array(n);
+  const neighbours: Int32Array[] = [];
+  const weights: Float64Array[] = [];
+  for (let i = 0; i < n; i++) {
+    let count = 0;
+    for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
+      const c = colIdx[p];
+      const aic = values[p];
+      for (let q = at.rowPtr[c]; q < at.rowPtr[c + 1]; q++) {
+        const j = at.colIdx[q];
+        if (j === i) continue;
+        if (seen[j] !== i) {
+          seen[j] = i;
+          accumulator[j] = 0;
+          touched[count++] = j;
+        }
+        accumulator[j] += aic * at.values[q];
+      }
+    }
+    const rowNeighbours = touched.slice(0, count).sort();
+    const rowWeights = new Float64Array(count);
+    for (let k = 0; k < count; k++) {
+      const j = rowNeighbours[k];
+      rowWeights[k] = Math.abs(accumulator[j]) / (norms[i] * norms[j]);
+    }
+    // Rows sharing a column whose products cancel exactly are still joined (the pattern decides), with weight 0.
+    neighbours.push(rowNeighbours);
+    weights.push(rowWeights);
+  }
+  return graphFromLists(n, neighbours, weights);
+}

@@ -1,0 +1,120 @@
+/**
+ * Advise jobs end to end (issue 25 §2): `type: 'advise'` lists candidate partitions with kappa(S)
+ * and theta_H, each equal to an analyze job's on the same assignment (dense and CSR storage), and a
+ * later job takes the best as `partition: { fromAdvice: id }` (404 for an unknown job, 422 for a job
+ * that is not a succeeded advise job or has another n, at /partition/fromAdvice).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job, ProblemDetails } from '../../src/jobs/types.js';
+import { toRows } from '../../src/solvers/matrix.js';
+import { createJob, runJob, startTestService, type TestService } from '../support/service.js';
+import { shuffledBlockDiagonal, shuffledPoisson } from '../solvers/partitioning/cases.js';
+
+let service: TestService;
+beforeAll(async () => {
+  service = await startTestService();
+}, 60_000);
+afterAll(async () => {
+  await service?.close();
+});
+
+const blocks = shuffledBlockDiagonal(4, 15, 7).A;
+const dense = { format: 'dense', data: toRows(blocks) };
+const poisson = shuffledPoisson(12, 8).A;
+const coo = {
+  format: 'coo',
+  rows: poisson.rows,
+  cols: poisson.cols,
+  entries: Array.from({ length: poisson.rows }, (_, i) =>
+    Array.from(poisson.colIdx.subarray(poisson.rowPtr[i], poisson.rowPtr[i + 1]), (j, q) => [i, j, poisson.values[poisson.rowPtr[i] + q]]),
+  ).flat(),
+};
+
+const relative = (x: number, y: number) => Math.abs(x - y) / Math.abs(y);
+
+async function expectCandidatesMatchAnalyses(advise: Job, matrix: object): Promise<void> {
+  const advice = advise.result!.advice!;
+  expect(advice.candidates.map((c) => c.strategy)).toEqual(['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel']);
+  for (const candidate of advice.candidates) {
+    expect(candidate.timeToSolution).toBeNull();
+    const analysis = await runJob(service.app, { type: 'analyze', matrix, partition: { assignment: candidate.assignment } });
+    expect(analysis.status).toBe('succeeded');
+    expect(relative(candidate.kappaS, analysis.result!.analysis.conditioning.kappaS)).toBeLessThan(1e-9);
+    expect(Math.abs(candidate.thetaH - analysis.result!.analysis.heterogeneity.thetaH)).toBeLessThan(1e-9);
+  }
+}
+
+describe('advise jobs', () => {
+  it("on a shuffled block-diagonal matrix: the blocks (kappa(S) = 1, theta_H = pi/2), each kappa(S) an analyze job's; fromAdvice solves in one APC iteration", async () => {
+    const advise = await runJob(service.app, { type: 'advise', matrix: dense, partition: { machines: 4 }, options: { imbalance: 0.05 } });
+    expect(advise.status, JSON.stringify(advise.error)).toBe('succeeded');
+    expect(advise.type).toBe('advise');
+    expect(advise.options.imbalance).toBe(0.05);
+    expect(advise.algorithms).toEqual([]);
+    const advice = advise.result!.advice!;
+    expect(advice.imbalance).toBe(0.05);
+    const best = advice.candidates.find((c) => c.strategy === advice.best)!;
+    expect(Math.abs(best.kappaS - 1)).toBeLessThan(1e-9);
+    expect(best.thetaH).toBeCloseTo(Math.PI / 2, 12);
+    expect(advice.givenRatio).toBeGreaterThan(2);
+    // The analysis is the given partition's.
+    expect(advise.result!.analysis.conditioning.kappaS).toBe(advice.candidates[0].kappaS);
+    await expectCandidatesMatchAnalyses(advise, dense);
+
+    const solve = await runJob(service.app, { type: 'solve', algorithms: ['apc'], matrix: dense, partition: { fromAdvice: advise.id } });
+    expect(solve.status).toBe('succeeded');
+    expect(solve.partition).toEqual({ kind: 'fromAdvice', m: 4, sizes: best.sizes, fromAdvice: advise.id });
+    expect(solve.result!.runs.apc).toMatchObject({ status: 'converged', iterations: 1 });
+    const served = await service.app.inject({ method: 'GET', url: `/v1/jobs/${solve.id}/partition` });
+    expect(served.json<{ assignment: number[] }>().assignment).toEqual(best.assignment);
+  }, 120_000);
+
+  it("on a shuffled Poisson matrix on CSR: each candidate kappa(S) an analyze job's, the best far below the given", async () => {
+    const advise = await runJob(service.app, { type: 'advise', matrix: coo, partition: { machines: 4 } });
+    expect(advise.status, JSON.stringify(advise.error)).toBe('succeeded');
+    expect(advise.storage).toBe('csr');
+    const advice = advise.result!.advice!;
+    expect(advice.imbalance).toBe(0.1);
+    expect(advice.givenRatio).toBeGreaterThan(3);
+    expect(advice.candidates.find((c) => c.strategy === advice.best)!.withinImbalance).toBe(true);
+    await expectCandidatesMatchAnalyses(advise, coo);
+  }, 120_000);
+
+  it('fromAdvice: an unknown job is a 404, an analyze job or another n a 422, at /partition/fromAdvice', async () => {
+    const unknown = await createJob(service.app, {
+      type: 'analyze',
+      matrix: dense,
+      partition: { fromAdvice: '01ARZ3NDEKTSV4RRFFQ69G5FAV' },
+    });
+    expect(unknown.response.statusCode).toBe(404);
+    expect(unknown.response.json<ProblemDetails>()).toMatchObject({
+      code: 'job-not-found',
+      errors: [{ pointer: '/partition/fromAdvice' }],
+    });
+
+    const analysis = await runJob(service.app, { type: 'analyze', matrix: dense, partition: { machines: 4 } });
+    const notAdvise = await createJob(service.app, { type: 'analyze', matrix: dense, partition: { fromAdvice: analysis.id } });
+    expect(notAdvise.response.statusCode).toBe(422);
+    expect(notAdvise.response.json<ProblemDetails>()).toMatchObject({ errors: [{ pointer: '/partition/fromAdvice' }] });
+    expect(notAdvise.response.json<ProblemDetails>().detail).toMatch(/needs an advise job/);
+
+    const small = await runJob(service.app, {
+      type: 'advise',
+      matrix: {
+        format: 'dense',
+        data: [
+          [2, 1],
+          [1, 3],
+        ],
+      },
+      partition: { machines: 2 },
+    });
+    expect(small.status).toBe('succeeded');
+    const wrongN = await createJob(service.app, { type: 'analyze', matrix: dense, partition: { fromAdvice: small.id } });
+    expect(wrongN.response.statusCode).toBe(422);
+    expect(wrongN.response.json<ProblemDetails>()).toMatchObject({
+      code: 'dimension-mismatch',
+      errors: [{ pointer: '/partition/fromAdvice' }],
+    });
+  }, 60_000);
+});

@@ -1,0 +1,97 @@
+/**
+ * The row graph, reverse Cuthill-McKee and the multilevel partitioner (src/solvers/partitioning):
+ * balance within the imbalance, and disconnected components recovered whole.
+ */
+import { describe, expect, it } from 'vitest';
+import { fromRows } from '../../../src/solvers/matrix.js';
+import { machineSizeBounds, multilevelPartition } from '../../../src/solvers/partitioning/multilevel.js';
+import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
+import { rowGraph } from '../../../src/solvers/partitioning/rowGraph.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
+import { poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { shuffleCsr, shuffledBlockDiagonal } from './cases.js';
+
+const sizesOf = (assignment: Int32Array, m: number): number[] => {
+  const sizes = new Array<number>(m).fill(0);
+  for (const machine of assignment) sizes[machine]++;
+  return sizes;
+};
+
+describe('row graph', () => {
+  it('joins rows sharing a column with |a_i . a_j| / (|a_i| |a_j|), dense and CSR alike', () => {
+    const a = fromRows([
+      [3, 4, 0],
+      [0, 1, 0],
+      [0, 0, 2],
+    ]);
+    const g = rowGraph(a);
+    expect(Array.from(g.idx.subarray(g.ptr[0], g.ptr[1]))).toEqual([1]);
+    expect(g.weight[g.ptr[0]]).toBeCloseTo(4 / 5, 15);
+    expect(g.ptr[3] - g.ptr[2]).toBe(0);
+    const sparse = rowGraph(poisson2d(5));
+    const dense = rowGraph({
+      rows: 25,
+      cols: 25,
+      data: (() => {
+        const p = poisson2d(5);
+        const data = new Float64Array(625);
+        for (let i = 0; i < 25; i++) for (let q = p.rowPtr[i]; q < p.rowPtr[i + 1]; q++) data[i * 25 + p.colIdx[q]] = p.values[q];
+        return data;
+      })(),
+    });
+    expect(Array.from(dense.ptr)).toEqual(Array.from(sparse.ptr));
+    expect(Array.from(dense.idx)).toEqual(Array.from(sparse.idx));
+    for (let q = 0; q < sparse.weight.length; q++) expect(dense.weight[q]).toBeCloseTo(sparse.weight[q], 14);
+  });
+});
+
+describe('reverse Cuthill-McKee', () => {
+  it('gives a shuffled Poisson matrix back a bandwidth of the order of k', () => {
+    const k = 20;
+    const random = new SeededRandom(3);
+    const shuffled = shuffleCsr(poisson2d(k), random.permutation(k * k), random.permutation(k * k));
+    const g = rowGraph(shuffled);
+    const order = reverseCuthillMcKee(g);
+    expect(Array.from(order).sort((x, y) => x - y)).toEqual(Array.from({ length: k * k }, (_, i) => i));
+    const position = new Int32Array(k * k);
+    order.forEach((row, p) => (position[row] = p));
+    let bandwidth = 0;
+    for (let v = 0; v < g.n; v++)
+      for (let q = g.ptr[v]; q < g.ptr[v + 1]; q++) bandwidth = Math.max(bandwidth, Math.abs(position[v] - position[g.idx[q]]));
+    // Rows of the row graph (A A^T: neighbours up to distance 2 on the grid) span about 2k levels.
+    expect(bandwidth).toBeLessThanOrEqual(4 * k);
+    expect(sizesOf(contiguousInOrder(order, 7), 7)).toEqual([58, 57, 57, 57, 57, 57, 57]);
+  });
+});
+
+describe('multilevel partitioner', () => {
+  it('keeps every part within (1 +/- imbalance) n/m', () => {
+    const g = rowGraph(poisson2d(30));
+    for (const [m, imbalance] of [
+      [8, 0.1],
+      [5, 0.02],
+      [13, 0.3],
+      [3, 0],
+    ] as const) {
+      const { lo, hi } = machineSizeBounds(g.n, m, imbalance);
+      const sizes = sizesOf(multilevelPartition(g, m, { imbalance }), m);
+      expect(sizes.reduce((s, x) => s + x, 0)).toBe(900);
+      for (const size of sizes) {
+        expect(size).toBeGreaterThanOrEqual(lo);
+        expect(size).toBeLessThanOrEqual(hi);
+      }
+    }
+    expect(machineSizeBounds(900, 8, 0.1)).toEqual({ lo: 102, hi: 123 });
+    expect(machineSizeBounds(10, 3, 0)).toEqual({ lo: 3, hi: 4 });
+  });
+
+  it('recovers disconnected components whole (a shuffled block-diagonal matrix: no edge cut)', () => {
+    const { A } = shuffledBlockDiagonal(12, 100);
+    const g = rowGraph(A);
+    const assignment = multilevelPartition(g, 12);
+    let cut = 0;
+    for (let v = 0; v < g.n; v++) for (let q = g.ptr[v]; q < g.ptr[v + 1]; q++) if (assignment[v] !== assignment[g.idx[q]]) cut++;
+    expect(cut).toBe(0);
+    expect(sizesOf(assignment, 12)).toEqual(new Array(12).fill(100));
+  });
+});
