@@ -9,6 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { withoutMeasurements } from '../support/sameAnalysis.js';
 import type { Job } from '../../src/jobs/types.js';
 import { api, freePort, killTree, spawnService, waitForJob, waitUntilReady, type ServiceProcess } from './serviceProcess.js';
 
@@ -67,7 +68,7 @@ async function outputsOf(service: ServiceProcess, job: Job): Promise<unknown> {
   const [algorithm] = job.algorithms;
   const solution = await api(service, 'GET', `/v1/jobs/${job.id}/runs/${algorithm}/solution`);
   const trace = await api(service, 'GET', `/v1/jobs/${job.id}/runs/${algorithm}/trace`);
-  return { analysis: job.result!.analysis, runs, solution: solution.body, trace: trace.body };
+  return { analysis: withoutMeasurements(job.result!.analysis), runs, solution: solution.body, trace: trace.body };
 }
 
 /**

@@ -31,3 +31,14 @@ export function expectSameAnalysis(split: Analysis, whole: Analysis): void {
     expect(Math.abs(actual - expected) / scale, `${path}: ${actual} vs ${expected}`).toBeLessThanOrEqual(1e-14);
   }
 }
+
+/**
+ * The analysis without what was measured on the machine that ran it: the time to solution (its
+ * calibration of the kernels' throughput) and the recommendation's finishesFirst, which follows from
+ * it. Two analyses of the same data agree on the rest, whichever process computed them.
+ */
+export function withoutMeasurements(analysis: Analysis): Omit<Analysis, 'timeToSolution'> {
+  const { timeToSolution: _measured, recommendation, ...rest } = analysis;
+  const { finishesFirst: _followsFromIt, ...decided } = recommendation;
+  return { ...rest, recommendation: decided };
+}
