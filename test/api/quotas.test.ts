@@ -178,9 +178,9 @@ describe('stored bytes', () => {
   });
 
   it('answers 429 quota-exceeded once the stored bytes are used up, and takes data again after a delete', async () => {
-    const key = await service.jobService.keys.create({ name: 'filled store', quotas: { storedBytes: 40_000 } });
+    const key = await service.jobService.keys.create({ name: 'filled store', quotas: { storedBytes: 48_000 } });
     const job = { type: 'analyze', matrix: { format: 'dense', data: dense(40) }, partition: { machines: 2 } };
-    // Each job stores about 12.8 kB of A plus its document: two fit, the third does not.
+    // Each job counts about 12.8 kB of A plus its document (8 KB and the angles): two fit, the third does not.
     const first = await as(key, { method: 'POST', url: '/v1/jobs', payload: job });
     expect(first.statusCode, first.body).toBe(202);
     expect((await as(key, { method: 'POST', url: '/v1/jobs', payload: job })).statusCode).toBe(202);
