@@ -89,7 +89,8 @@ function machineCount(machines: unknown, n: number, limits: InputLimits | undefi
   return machines;
 }
 
-function contiguousAssignment(n: number, m: number): Int32Array {
+/** assignment[k] = machine of row k for m contiguous blocks (NumPy's array_split), the first n mod m one row larger. */
+export function contiguousAssignment(n: number, m: number): Int32Array {
   const q = Math.floor(n / m);
   const r = n - q * m;
   const assignment = new Int32Array(n);

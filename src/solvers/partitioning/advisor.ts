@@ -13,9 +13,10 @@ import { partitionSpectrumWork } from '../analysis/analyze.js';
 import { sparseLuContextWork, type SparseLuContext } from '../analysis/sparseAnalysis.js';
 import type { Work } from '../cooperative.js';
 import { buildDistributedSystemWork } from '../distributed/distributedSystem.js';
+import { contiguousAssignment } from '../input/partition.js';
 import { partitionFromAssignment, type Partition, type Problem, type SparseProblem } from '../problem.js';
 import { DEFAULT_IMBALANCE, machineSizeBounds, multilevelPartition } from './multilevel.js';
-import { contiguousAssignment, contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
+import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
 import { rowGraph } from './rowGraph.js';
 
 export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel'] as const;

@@ -1,24 +1,11 @@
 /**
- * The simple candidates of the partition advisor: contiguous blocks (NumPy's array_split, as
- * `{ machines: m }`), round-robin (row k on machine k mod m), and contiguous blocks after the
+ * The simple candidates of the partition advisor beside contiguous blocks (../input/partition.ts's
+ * contiguousAssignment, as `{ machines: m }`): round-robin (row k on machine k mod m), and contiguous blocks after the
  * reverse Cuthill-McKee order of the row graph, which numbers rows that share columns close to
  * each other: on a banded or mesh-like matrix whose rows were shuffled it recovers strips.
  */
+import { contiguousAssignment } from '../input/partition.js';
 import type { WeightedGraph } from './rowGraph.js';
-
-/** assignment[k] = machine of row k for m contiguous blocks, the first n mod m one row larger. */
-export function contiguousAssignment(n: number, m: number): Int32Array {
-  const q = Math.floor(n / m);
-  const r = n - q * m;
-  const assignment = new Int32Array(n);
-  let row = 0;
-  for (let i = 0; i < m; i++) {
-    const size = i < r ? q + 1 : q;
-    assignment.fill(i, row, row + size);
-    row += size;
-  }
-  return assignment;
-}
 
 export function roundRobinAssignment(n: number, m: number): Int32Array {
   const assignment = new Int32Array(n);
