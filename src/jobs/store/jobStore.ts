@@ -10,6 +10,7 @@ import type { CsrMatrix } from '../../solvers/sparse/csr.js';
 import type { Trace } from '../../solvers/runner/types.js';
 import { JobInputMissingError } from '../errors.js';
 import { notifyOutboxKey, outboxMember } from '../notify/notifyKeys.js';
+import { appendDelivery, readWebhookTarget } from '../notify/webhookRecords.js';
 import type {
   JobProgress,
   JobResult,
@@ -312,21 +313,13 @@ export class JobStore {
 
   /** The callback of a job and its summary (the body to deliver); null when the job is gone or asked for none. */
   async webhookOf(id: string): Promise<{ target: WebhookTarget; summary: JobSummary } | null> {
-    const [[url, secret], [summary]] = await Promise.all([this.redis.hmget(this.keys.notify(id), 'url', 'secret'), this.summaries([id])]);
-    return url && secret && summary ? { target: { url, secret }, summary } : null;
+    const [target, [summary]] = await Promise.all([readWebhookTarget(this.redis, this.keys.notify(id)), this.summaries([id])]);
+    return target && summary ? { target, summary } : null;
   }
 
   /** Records a delivery attempt on the job's document (one delivery job per job at a time writes it). */
   async recordDelivery(id: string, delivery: WebhookDelivery, keep: number): Promise<void> {
-    const doc = this.keys.doc(id);
-    const listed = JSON.parse((await this.redis.hget(doc, 'deliveries')) ?? '[]') as WebhookDelivery[];
-    const deliveries = JSON.stringify([...listed, delivery].slice(-keep));
-    await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'deliveries', ARGV[1]) end",
-      1,
-      doc,
-      deliveries,
-    );
+    await appendDelivery(this.redis, this.keys.doc(id), delivery, keep);
   }
 
   async runContext(id: string): Promise<RunContext> {

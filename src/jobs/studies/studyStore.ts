@@ -20,6 +20,7 @@ import type { StudyRequest } from '../../solvers/studies/presets.js';
 import type { StudyMatrix } from '../../solvers/studies/storedMatrix.js';
 import { csrKeys, readCsr, type MatrixKeys } from '../store/matrixStore.js';
 import { notifyOutboxKey, outboxMember } from '../notify/notifyKeys.js';
+import { appendDelivery, readWebhookTarget } from '../notify/webhookRecords.js';
 import type { ProblemDetails, WebhookDelivery, WebhookTarget } from '../types.js';
 import { FINISHED_STUDY_STATUSES, type StudyStatus } from './types.js';
 
@@ -199,21 +200,12 @@ export class StudyStore {
 
   /** The study's callback; null when it asked for none or is gone. */
   async webhookTarget(id: string): Promise<WebhookTarget | null> {
-    const [url, secret] = await this.redis.hmget(this.keys.notify(id), 'url', 'secret');
-    return url && secret ? { url, secret } : null;
+    return readWebhookTarget(this.redis, this.keys.notify(id));
   }
 
   /** Records a delivery attempt on the study's document (one delivery job per study at a time writes it). */
   async recordDelivery(id: string, delivery: WebhookDelivery, keep: number): Promise<void> {
-    const doc = this.keys.doc(id);
-    const listed = JSON.parse((await this.redis.hget(doc, 'deliveries')) ?? '[]') as WebhookDelivery[];
-    const deliveries = JSON.stringify([...listed, delivery].slice(-keep));
-    await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'deliveries', ARGV[1]) end",
-      1,
-      doc,
-      deliveries,
-    );
+    await appendDelivery(this.redis, this.keys.doc(id), delivery, keep);
   }
 
   async status(id: string): Promise<StudyStatus | null> {
