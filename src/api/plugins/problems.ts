@@ -81,7 +81,10 @@ function problemFor(error: FastifyError, config: Config): ProblemDetails {
     return makeProblem('invalid-request', describeFieldProblems(errors), { errors });
   }
   if (error instanceof BodyTimeoutError) {
-    return makeProblem('upload-timeout', `The request body did not arrive completely within ${error.timeoutMs} ms (UPLOAD_TIMEOUT_MS).`);
+    return makeProblem(
+      'upload-timeout',
+      `The request body did not arrive completely within ${error.timeoutMs} ms (UPLOAD_TIMEOUT_MS); nothing was stored.`,
+    );
   }
   switch (error.code) {
     case 'FST_ERR_CTP_INVALID_JSON_BODY':

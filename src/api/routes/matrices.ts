@@ -33,8 +33,8 @@ import {
 } from '../idempotency.js';
 import { ownerFilterOf, tenantOf } from '../plugins/auth.js';
 import { sendProblem } from '../plugins/problems.js';
-import { contentCodingOf, UnsupportedContentEncodingError } from '../plugins/jsonBody.js';
-import { BodyTimeoutError, bodyWithin, clientGone, closeAfterAnswer } from '../requestBody.js';
+import { contentCodingOf, InvalidGzipBodyError, UnsupportedContentEncodingError } from '../plugins/jsonBody.js';
+import { bodyWithin, clientGone, closeAfterAnswer } from '../requestBody.js';
 import {
   ListMatricesQuerySchema,
   MATRIX_UPLOAD_MEDIA_TYPES,
@@ -284,16 +284,6 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
           );
         }
         closeAfterAnswer(request.raw, reply);
-        if (error instanceof BodyTimeoutError) {
-          return sendProblem(
-            reply,
-            makeProblem(
-              'upload-timeout',
-              `The upload did not arrive completely within ${error.timeoutMs} ms (UPLOAD_TIMEOUT_MS); nothing was stored.`,
-              { instance: request.url },
-            ),
-          );
-        }
         if (error instanceof UploadTooLargeError) {
           return sendProblem(
             reply,
@@ -302,14 +292,8 @@ export const matrixRoutes: FastifyPluginCallbackZod<MatrixRoutesOptions> = (app,
             }),
           );
         }
-        if (isZlibError(error)) {
-          return sendProblem(
-            reply,
-            makeProblem('invalid-request', `The body is not valid gzip data (Content-Encoding: gzip): ${(error as Error).message}.`, {
-              instance: request.url,
-            }),
-          );
-        }
+        // The error handler answers the stream's own errors: a timeout (408), gzip that is not (400), the reader's.
+        if (isZlibError(error)) throw new InvalidGzipBodyError((error as Error).message);
         throw error;
       }
       const fingerprint = requestFingerprint('POST /v1/matrices', digest.digest('hex'));
