@@ -7,6 +7,7 @@
  * would have had. computeJob decides what goes in and when; this module only writes.
  */
 import type { Logger } from 'pino';
+import { LatestWriter } from './latestWriter.js';
 import { encodeCheckpoint, type JobCheckpoint } from './store/checkpointCodec.js';
 
 /** What computeJob needs to checkpoint an attempt and to resume one. */
@@ -22,44 +23,27 @@ export interface JobCheckpointing {
 }
 
 /**
- * Writes a job's checkpoints one at a time: one saved while the previous is still being written
- * waits, and only the latest waiting one is written (each replaces the last anyway). Encoding
- * happens in save(), so the caller's arrays may change right after.
+ * Writes a job's checkpoints one at a time, the latest waiting one next (./latestWriter.ts: each
+ * replaces the last anyway). Encoding happens in save(), so the caller's arrays may change right after.
  */
 export class CheckpointWriter {
-  private writing: Promise<void> | null = null;
-  private waiting: Buffer | null = null;
+  private readonly writer: LatestWriter<Buffer>;
   /** Bytes of the last checkpoint encoded. */
   lastBytes = 0;
 
-  constructor(
-    private readonly write: (bytes: Buffer) => Promise<unknown>,
-    private readonly log: Logger,
-  ) {}
+  constructor(write: (bytes: Buffer) => Promise<unknown>, log: Logger) {
+    // A failed write: the next save tries again; a retry then resumes from an older checkpoint, or from the start.
+    this.writer = new LatestWriter(write, (err, bytes) => log.warn({ err, bytes: bytes.length }, 'checkpoint not stored'));
+  }
 
   save(checkpoint: JobCheckpoint): void {
     const bytes = encodeCheckpoint(checkpoint);
     this.lastBytes = bytes.length;
-    this.waiting = bytes;
-    this.writing ??= this.drain();
+    this.writer.save(bytes);
   }
 
   /** Resolves once every checkpoint saved so far is written (or failed to be). */
-  async flush(): Promise<void> {
-    await this.writing;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.waiting !== null) {
-      const bytes = this.waiting;
-      this.waiting = null;
-      try {
-        await this.write(bytes);
-      } catch (err) {
-        // The next save tries again; a retry then resumes from an older checkpoint, or from the start.
-        this.log.warn({ err, bytes: bytes.length }, 'checkpoint not stored');
-      }
-    }
-    this.writing = null;
+  flush(): Promise<void> {
+    return this.writer.flush();
   }
 }

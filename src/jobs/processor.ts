@@ -18,6 +18,7 @@ import type { WorkProgress } from '../solvers/cooperative.js';
 import { SolverError } from '../solvers/errors.js';
 import { useBackend } from '../solvers/linalg/backend.js';
 import { CheckpointWriter } from './checkpoints.js';
+import { LatestWriter } from './latestWriter.js';
 import { computeJob } from './computeJob.js';
 import { JobError } from './errors.js';
 import { createLogger } from './logger.js';
@@ -177,32 +178,19 @@ function progressReporter(
   cancelRequested: () => void,
 ): (progress: WorkProgress) => void {
   let last = performance.now();
-  // One save at a time, the newest report next: concurrent writes could land out of order (on a
-  // loaded machine) and leave an older report stored after a newer one.
-  let saving = false;
-  let next: JobProgress | null = null;
-  const save = (report: JobProgress): void => {
-    saving = true;
-    store
-      .saveProgress(id, report)
-      .then((cancel) => {
-        if (cancel) cancelRequested();
-      })
-      .catch((err: unknown) => log.warn({ err }, 'progress not stored'))
-      .finally(() => {
-        saving = false;
-        const pending = next;
-        next = null;
-        if (pending) save(pending);
-      });
-  };
+  // One save at a time, the newest report next (concurrent writes could land out of order).
+  const saves = new LatestWriter<JobProgress>(
+    async (report) => {
+      if (await store.saveProgress(id, report)) cancelRequested();
+    },
+    (err) => log.warn({ err }, 'progress not stored'),
+  );
   return (progress) => {
     const now = performance.now();
     if (now - last < intervalMs) return;
     last = now;
     const report: JobProgress = { ...progress, updatedAt: new Date().toISOString() };
     job.updateProgress(report).catch((err: unknown) => log.warn({ err }, 'progress event not sent'));
-    if (saving) next = report;
-    else save(report);
+    saves.save(report);
   };
 }
