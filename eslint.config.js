@@ -6,7 +6,7 @@ import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 /**
- * The layers (README, Architecture): src/solvers (numerics, a library) < src/jobs (BullMQ, Redis)
+ * The layers (docs/architecture.md): src/solvers (numerics, a library) < src/jobs (BullMQ, Redis)
  * < src/api (HTTP), the service's wiring (src/main.ts, config.ts, shutdown.ts) over them, and the
  * dashboard (browser code, a client of the public API) beside them; production code never imports
  * test/. `no-restricted-imports` matches the import's text, so a pattern is a relative path that

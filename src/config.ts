@@ -1,6 +1,6 @@
 /**
  * Service configuration: every setting is an environment variable, validated here once (zod) when a
- * process starts and passed down from its entry point. The README's "Configuration" table lists
+ * process starts and passed down from its entry point. docs/operations.md's "Configuration" table lists
  * the same variables. Only the numerical library's own switches (LINALG_NATIVE_ADDON, LINALG_WASM)
  * are read elsewhere, by src/solvers, which must work without this config.
  */
@@ -114,7 +114,7 @@ const configSchema = z.object({
   MATRIX_MARKET_MAX_LINE_CHARS: integer(4096, 80),
   /** Longest time a request body (JSON, or a Matrix Market upload to POST /v1/matrices) may take to arrive; past it: 408. */
   UPLOAD_TIMEOUT_MS: integer(300_000, 100),
-  // --- API keys, tenants and limits (README "Keys and tenants") ---
+  // --- API keys, tenants and limits (docs/operations.md "Keys and tenants") ---
   /**
    * 'keys': every /v1 request needs `Authorization: Bearer <key>` (keys made by `npm run keys`);
    * 'none': no authentication. Unset: 'none' when HOST is a loopback address, 'keys' otherwise.
@@ -128,7 +128,7 @@ const configSchema = z.object({
   MAX_STORED_BYTES_PER_KEY: integer(2 ** 30, 1024),
   /** Samples one study of a key may have; per-key override. */
   MAX_STUDY_SAMPLES_PER_KEY: integer(100_000, 1),
-  // --- Fairness between keys (README "Keys and tenants", src/jobs/keys/fairShare.ts) ---
+  // --- Fairness between keys (docs/operations.md "Keys and tenants", src/jobs/keys/fairShare.ts) ---
   /**
    * A key's job is predicted small when its estimated floating-point work (src/jobs/keys/smallJobs.ts)
    * is at most this: the key's first pending job, when small, runs in a worker's small-job slot. 0: no job is.
@@ -136,7 +136,7 @@ const configSchema = z.object({
   SMALL_JOB_MAX_FLOPS: integer(1_000_000_000, 0),
   /** Slots each worker process keeps for small jobs, beside its WORKER_CONCURRENCY slots. */
   SMALL_JOB_SLOTS: integer(1, 1),
-  // --- Idempotent submits and callbacks (README "Idempotent submits", "Callbacks") ---
+  // --- Idempotent submits and callbacks (docs/api-guide.md "Idempotent submits", docs/operations.md "Callbacks") ---
   /** How long an Idempotency-Key of POST /v1/jobs, /v1/studies or /v1/matrices answers its first request's resource again. */
   IDEMPOTENCY_TTL_SECONDS: integer(86_400, 1),
   /**
@@ -153,7 +153,7 @@ const configSchema = z.object({
   WEBHOOK_MAX_BACKOFF_MS: integer(3_600_000, 10),
   /** How long a callback is retried, counted from when the job or study ended; then it is given up. */
   WEBHOOK_RETRY_SECONDS: integer(86_400, 1),
-  // --- Studies (POST /v1/studies; README "Studies") ---
+  // --- Studies (POST /v1/studies; docs/studies.md) ---
   /** Most sample-analyses one study may ask for (grid points x samples); 413 above, before anything is queued. */
   MAX_STUDY_SAMPLES: integer(200_000, 1),
   /** Most samples per grid point; 413 above. */
@@ -169,7 +169,7 @@ const configSchema = z.object({
     .default('studies'),
   /** Study chunks one worker process computes at once, each in its own sandboxed child process. */
   STUDY_WORKER_CONCURRENCY: integer(2, 1),
-  // --- Split analysis (Algorithm 2 over BullMQ workers; README "Configuration") ---
+  // --- Split analysis (Algorithm 2 over BullMQ workers; docs/operations.md "Configuration") ---
   /** An `analyze` job on a dense matrix with n at least this and at least SPLIT_ANALYSIS_MIN_MACHINES machines runs split over the workers. */
   SPLIT_ANALYSIS_MIN_N: integer(2000, 1),
   SPLIT_ANALYSIS_MIN_MACHINES: integer(16, 2),
