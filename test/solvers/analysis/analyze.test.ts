@@ -2,35 +2,9 @@ import { expect, it } from 'vitest';
 import { algorithms, ALGORITHM_IDS } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, analyzeWork, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import { runCooperatively, type WorkProgress } from '../../../src/solvers/cooperative.js';
-import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { CancelledError, SingularMatrixError } from '../../../src/solvers/errors.js';
-import { SeededRandom } from '../../../src/solvers/random.js';
-import { fromRows } from '../../../src/solvers/matrix.js';
-import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { describeEachBackend } from '../../support/backends.js';
-
-function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
-  const A = fromRows(rows);
-  return buildDistributedSystem({
-    n: A.rows,
-    A,
-    b: new Float64Array(A.rows).fill(1),
-    xTrue: null,
-    partition: partitionFromAssignment(Int32Array.from(assignment), m),
-  });
-}
-
-function gaussianSystem(n: number, m: number, seed: number, mean = 1): DistributedSystem {
-  const rng = new SeededRandom(seed);
-  const rows = Array.from({ length: n }, () =>
-    Array.from({ length: n }, () => mean + Math.sqrt(-2 * Math.log(rng.nextDouble() || 1e-300)) * Math.cos(2 * Math.PI * rng.nextDouble())),
-  );
-  return systemOf(
-    rows,
-    Array.from({ length: n }, (_, k) => Math.floor((k * m) / n)),
-    m,
-  );
-}
+import { gaussianSystem, systemOf } from '../../support/systems.js';
 
 describeEachBackend('analyze', () => {
   it('assembles every part of the Analysis consistently', () => {

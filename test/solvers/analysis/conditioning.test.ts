@@ -2,24 +2,12 @@ import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecompos
 import { expect, it } from 'vitest';
 import { computeMatrixConditioning, computeSConditioning } from '../../../src/solvers/analysis/conditioning.js';
 import { computeGramBlocks } from '../../../src/solvers/analysis/gramBlocks.js';
-import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
-import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
-
-function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
-  const A = fromRows(rows);
-  return buildDistributedSystem({
-    n: A.rows,
-    A,
-    b: new Float64Array(A.rows),
-    xTrue: null,
-    partition: partitionFromAssignment(Int32Array.from(assignment), m),
-  });
-}
+import { systemOf } from '../../support/systems.js';
 
 const randomRows = (n: number, seed: number, mean = 0) => {
   const rng = new SeededRandom(seed);

@@ -1,22 +1,9 @@
 import { Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import { computeGramBlocks, gramBlock, gramIsIdentity, gramOperator, intersectSupports } from '../../../src/solvers/analysis/gramBlocks.js';
-import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
-import { fromRows } from '../../../src/solvers/matrix.js';
-import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { describeEachBackend } from '../../support/backends.js';
-
-function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
-  const A = fromRows(rows);
-  return buildDistributedSystem({
-    n: A.rows,
-    A,
-    b: new Float64Array(A.rows),
-    xTrue: null,
-    partition: partitionFromAssignment(Int32Array.from(assignment), m),
-  });
-}
+import { systemOf } from '../../support/systems.js';
 
 function randomRows(n: number, seed: number, density = 1): number[][] {
   const rng = new SeededRandom(seed);

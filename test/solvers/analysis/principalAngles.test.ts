@@ -1,23 +1,10 @@
 import { Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import { computePrincipalAngles, NEAR_PARALLEL_COSINE } from '../../../src/solvers/analysis/principalAngles.js';
-import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
-import { fromRows } from '../../../src/solvers/matrix.js';
-import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { loadFixtures } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
-
-function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
-  const A = fromRows(rows);
-  return buildDistributedSystem({
-    n: A.rows,
-    A,
-    b: new Float64Array(A.rows),
-    xTrue: null,
-    partition: partitionFromAssignment(Int32Array.from(assignment), m),
-  });
-}
+import { systemOf } from '../../support/systems.js';
 
 // Hadamard / 2: orthogonal with entries exactly representable, so rotating by it is exact up to the
 // rounding of the products (relative eps per entry).

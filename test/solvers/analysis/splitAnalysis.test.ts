@@ -15,20 +15,12 @@ import {
   supportSizesOf,
 } from '../../../src/solvers/analysis/splitAnalysis.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
-import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import { createProblem } from '../../../src/solvers/input/createProblem.js';
-import { generateMatrix } from '../../../src/solvers/input/generators.js';
+import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { describeEachBackend } from '../../support/backends.js';
+import { gaussianSystem } from '../../support/systems.js';
 import { fixtureMatrix, loadFixtures } from '../../support/fixtures.js';
 import { expectSameAnalysis } from '../../support/sameAnalysis.js';
-
-const LIMITS = { maxN: 4000, maxNSparse: 4000 };
-
-function gaussianSystem(n: number, m: number, mean: number, seed: number): DistributedSystem {
-  const A = generateMatrix({ generator: 'gaussian', n, mean, std: 1, seed }, LIMITS);
-  return buildDistributedSystem(createProblem({ A, partition: { machines: m } }));
-}
 
 describeEachBackend('the analysis split into parts (Algorithm 2)', () => {
   // sherman5 (n = 3312) takes a minute per analysis on the TypeScript backend; the others, milliseconds to seconds.
@@ -43,12 +35,12 @@ describeEachBackend('the analysis split into parts (Algorithm 2)', () => {
   }
 
   it('equals the one-piece analysis with m = 200 machines (n = 400, mean 1: many nearly parallel pairs)', { timeout: 120_000 }, () => {
-    const system = gaussianSystem(400, 200, 1, 11);
+    const system = gaussianSystem(400, 200, 11, { mean: 1 });
     expectSameAnalysis(analyzeInParts(system, 5), analyze(system));
   });
 
   it('combines parts given in any order, and plans every pair and row exactly once', () => {
-    const system = gaussianSystem(90, 12, 0, 3);
+    const system = gaussianSystem(90, 12, 3, { mean: 0 });
     const plan = planAnalysisParts(90, system.partition.sizes, supportSizesOf(system.A, system.partition), 4);
     const pairs = plan.flatMap(({ part }) => (part.kind === 'pairs' ? [part.machines] : [])).sort((a, b) => a.from - b.from);
     const rows = plan.flatMap(({ part }) => (part.kind === 'local-angles' ? [part.rows] : [])).sort((a, b) => a.from - b.from);
@@ -66,7 +58,7 @@ describeEachBackend('the analysis split into parts (Algorithm 2)', () => {
   });
 
   it('refuses to combine an incomplete set of parts', () => {
-    const system = gaussianSystem(30, 5, 0, 4);
+    const system = gaussianSystem(30, 5, 4, { mean: 0 });
     const plan = planAnalysisParts(30, system.partition.sizes, supportSizesOf(system.A, system.partition), 2);
     const input = partInputOf(system);
     const results = plan

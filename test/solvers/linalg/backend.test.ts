@@ -14,7 +14,7 @@ import { analyze, analyzeWork } from '../../../src/solvers/analysis/analyze.js';
 import { computeGramBlocks, gramBlock, gramOperator } from '../../../src/solvers/analysis/gramBlocks.js';
 import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { runCooperatively, runSync, type WorkProgress } from '../../../src/solvers/cooperative.js';
-import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { activeBackend, nativeBlas, NATIVE_ADDON_ENV, useBackend } from '../../../src/solvers/linalg/backend.js';
 import { householderQrWork, type ThinQr } from '../../../src/solvers/linalg/householderQr.js';
 import { lanczos } from '../../../src/solvers/linalg/lanczos.js';
@@ -23,21 +23,14 @@ import { panelBidiagonalWork, panelLuWork, panelQrWork } from '../../../src/solv
 import { multiplyByTransposeRows } from '../../../src/solvers/linalg/products.js';
 import { bidiagonalSingularValue, singularValues } from '../../../src/solvers/linalg/singularValues.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
-import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { nativeSkipReason, withBackend } from '../../support/backends.js';
+import { gaussianSystem, randomMatrix } from '../../support/systems.js';
 
 const EPS = Number.EPSILON;
 const native = nativeBlas();
 const skipNative = native === null;
 const nativeTitle = (title: string) => (skipNative ? `${title} [${nativeSkipReason()}]` : title);
-
-function randomMatrix(rows: number, cols: number, seed: number, density = 1): DenseMatrix {
-  const rng = new SeededRandom(seed);
-  const data = new Float64Array(rows * cols);
-  for (let k = 0; k < data.length; k++) data[k] = rng.nextDouble() < density ? 2 * rng.nextDouble() - 1 : 0;
-  return { rows, cols, data };
-}
 
 function maxAbs(x: ArrayLike<number>): number {
   let m = 0;
@@ -383,20 +376,8 @@ function both<T>(fn: () => T): { ts: T; nat: T } {
   return { ts: withBackend('typescript', fn), nat: withBackend('native', fn) };
 }
 
-function gaussianSystem(n: number, m: number, seed: number, mean: number, density = 1): DistributedSystem {
-  const rng = new SeededRandom(seed);
-  const data = new Float64Array(n * n);
-  for (let i = 0; i < n; i++)
-    for (let j = 0; j < n; j++) if (i === j || rng.nextDouble() < density) data[i * n + j] = mean + rng.nextNormal();
-  const assignment = Int32Array.from({ length: n }, (_, k) => (k * 7) % m);
-  return buildDistributedSystem({
-    n,
-    A: { rows: n, cols: n, data },
-    b: new Float64Array(n).fill(1),
-    xTrue: null,
-    partition: partitionFromAssignment(assignment, m),
-  });
-}
+/** Rows dealt to the machines seven apart, so that every machine's rows are spread over A. */
+const interleaved = (row: number, _n: number, m: number): number => (row * 7) % m;
 
 describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), () => {
   it('thin QR of A_i^T: the same projector Q Q^T, |R| and rows of Q up to sign (random and structured)', () => {
@@ -503,7 +484,7 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
       [240, 6, 1],
       [200, 5, 0.03],
     ] as const) {
-      const system = gaussianSystem(n, m, 18 + n, 1, density);
+      const system = gaussianSystem(n, m, 18 + n, { density, machineOfRow: interleaved });
       // Machines built under each backend (QR signs may differ): compare basis-independent values.
       const { ts, nat } = both(() => {
         const s = buildDistributedSystem({ n, A: system.A, b: system.b, xTrue: null, partition: system.partition });
@@ -540,7 +521,7 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
   });
 
   it('keeps reporting progress through the cooperative loop', async () => {
-    const system = gaussianSystem(300, 6, 19, 1);
+    const system = gaussianSystem(300, 6, 19, { machineOfRow: interleaved });
     const phases = new Set<string>();
     useBackend('native');
     try {

@@ -4,14 +4,14 @@ import { luFactor, luSolve, luSolveTransposed } from '../../../src/solvers/linal
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { norm2, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { describeEachBackend } from '../../support/backends.js';
+import { randomMatrix } from '../../support/systems.js';
 
-function randomMatrix(n: number, seed: number, density = 1): DenseMatrix {
+function randomSquare(n: number, seed: number, density = 1): DenseMatrix {
   const rng = new SeededRandom(seed);
-  const data = new Float64Array(n * n);
-  for (let i = 0; i < n * n; i++) data[i] = rng.nextDouble() < density ? 2 * rng.nextDouble() - 1 : 0;
+  const a = randomMatrix(n, n, rng, density);
   // Keep sparse test matrices nonsingular with a diagonal that is not dominant enough to avoid pivoting.
-  if (density < 1) for (let i = 0; i < n; i++) data[i * n + i] += 0.5 * (2 * rng.nextDouble() - 1);
-  return { rows: n, cols: n, data };
+  if (density < 1) for (let i = 0; i < n; i++) a.data[i * n + i] += 0.5 * (2 * rng.nextDouble() - 1);
+  return a;
 }
 
 /** |A x - b| / (|A|_F |x|): the normwise backward error, O(eps) for a stable solver. */
@@ -35,7 +35,7 @@ describeEachBackend('LU with partial pivoting', () => {
     [200, 0.03],
   ] as const) {
     it(`solves A x = b and A^T x = b with backward error O(eps) (n = ${n}, density ${density})`, () => {
-      const a = randomMatrix(n, 11 + n, density);
+      const a = randomSquare(n, 11 + n, density);
       const f = luFactor(a);
       expect(f.zeroPivotColumn).toBe(-1);
       const b = new SeededRandom(3).fillSigned(new Float64Array(n));
@@ -73,7 +73,7 @@ describeEachBackend('LU with partial pivoting', () => {
   });
 
   it('does not modify its input unless asked to factor in place', () => {
-    const a = randomMatrix(9, 5);
+    const a = randomSquare(9, 5);
     const copy = Float64Array.from(a.data);
     luFactor(a);
     expect(a.data).toEqual(copy);

@@ -1,13 +1,9 @@
 import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
-import { SeededRandom } from '../../../src/solvers/random.js';
 import { singularValueRange, singularValues } from '../../../src/solvers/linalg/singularValues.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
 import { describeEachBackend } from '../../support/backends.js';
-
-function randomMatrix(rows: number, cols: number, seed: number): DenseMatrix {
-  return { rows, cols, data: new SeededRandom(seed).fillSigned(new Float64Array(rows * cols)) };
-}
+import { randomMatrix } from '../../support/systems.js';
 
 const toMl = (a: DenseMatrix) =>
   new Matrix(Array.from({ length: a.rows }, (_, i) => Array.from(a.data.subarray(i * a.cols, (i + 1) * a.cols))));
