@@ -14,6 +14,7 @@ import { RedisJobService } from '../../src/jobs/redisJobService.js';
 import type { Job, JobPage, ProblemDetails, StoredMatrix } from '../../src/jobs/types.js';
 import { checkContract } from '../support/contract.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { SMALL_ANALYZE, SMALL_MATRIX_MARKET } from '../support/requests.js';
 
 let service: TestService;
 let admin: CreatedApiKey;
@@ -43,13 +44,7 @@ function call(app: FastifyInstance, key: CreatedApiKey | string | null, options:
 
 const as = (key: CreatedApiKey | string | null, options: InjectOptions) => call(service.app, key, options);
 
-const ANALYZE = {
-  type: 'analyze',
-  matrix: { format: 'generator', generator: 'gaussian', n: 12, mean: 1, std: 1, seed: 3 },
-  partition: { machines: 3 },
-};
-const SOLVE = { ...ANALYZE, type: 'solve', algorithms: ['apc'] };
-const MATRIX = '%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 2\n2 2 3\n3 3 4\n';
+const SOLVE = { ...SMALL_ANALYZE, type: 'solve', algorithms: ['apc'] };
 
 async function finished(key: CreatedApiKey, id: string): Promise<Job> {
   const deadline = Date.now() + 60_000;
@@ -124,10 +119,15 @@ describe('two tenants', () => {
     expect(created.statusCode, created.body).toBe(202);
     aliceJob = await finished(alice, created.json<Job>().id);
     expect(aliceJob.status).toBe('succeeded');
-    const other = await as(bob, { method: 'POST', url: '/v1/jobs', payload: ANALYZE });
+    const other = await as(bob, { method: 'POST', url: '/v1/jobs', payload: SMALL_ANALYZE });
     expect(other.statusCode, other.body).toBe(202);
     bobJob = await finished(bob, other.json<Job>().id);
-    const upload = await as(alice, { method: 'POST', url: '/v1/matrices', payload: MATRIX, headers: { 'content-type': 'text/plain' } });
+    const upload = await as(alice, {
+      method: 'POST',
+      url: '/v1/matrices',
+      payload: SMALL_MATRIX_MARKET,
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(upload.statusCode, upload.body).toBe(201);
     aliceMatrix = upload.json<StoredMatrix>();
   });
@@ -194,7 +194,7 @@ describe('two tenants', () => {
   });
 
   it('lets the owner delete its own job and matrix', async () => {
-    const job = (await as(alice, { method: 'POST', url: '/v1/jobs', payload: ANALYZE })).json<Job>();
+    const job = (await as(alice, { method: 'POST', url: '/v1/jobs', payload: SMALL_ANALYZE })).json<Job>();
     await finished(alice, job.id);
     expect((await as(alice, { method: 'DELETE', url: `/v1/jobs/${job.id}` })).statusCode).toBe(204);
     expect((await as(alice, { url: '/v1/jobs?limit=200' })).json<JobPage>().items.map((j) => j.id)).not.toContain(job.id);

@@ -9,6 +9,7 @@ import type { ProblemDetails } from '../../src/jobs/types.js';
 import { checkContract } from '../support/contract.js';
 import { matrixMarket } from '../support/fixtures.js';
 import { runJob, startTestService, type TestService } from '../support/service.js';
+import { GOOD_JOB as good } from '../support/requests.js';
 
 let service: TestService;
 
@@ -19,19 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await service?.close();
 });
-
-const good = {
-  type: 'analyze',
-  matrix: {
-    format: 'dense',
-    data: [
-      [4, 1, 0],
-      [1, 3, 1],
-      [0, 1, 2],
-    ],
-  },
-  partition: { machines: 3 },
-};
 
 async function post(payload: unknown, headers: Record<string, string> = {}) {
   const response = await service.app.inject({

@@ -17,6 +17,7 @@ import type { CsrMatrix } from '../../src/solvers/sparse/csr.js';
 import { matrixMarket } from '../support/fixtures.js';
 import { startStudyTestService, type StudyTestService } from '../support/studyService.js';
 import { bothTransports, rawRequest, socketTransport, type Answer, type Request, type Transport } from '../support/transports.js';
+import { GOOD_JOB as good, matrixUpload } from '../support/requests.js';
 
 const UPLOAD_TIMEOUT_MS = 1500;
 
@@ -60,25 +61,7 @@ function expectProblem(response: Answer, status: number, code: string): ProblemD
 const json = (_body: unknown): Record<string, string> => ({ 'content-type': 'application/json' });
 const postJob = (body: unknown): Request => ({ method: 'POST', url: '/v1/jobs', headers: json(body), body: JSON.stringify(body) });
 const postStudy = (body: unknown): Request => ({ method: 'POST', url: '/v1/studies', headers: json(body), body: JSON.stringify(body) });
-const upload = (text: string | Buffer, headers: Record<string, string> = {}): Request => ({
-  method: 'POST',
-  url: '/v1/matrices',
-  headers: { 'content-type': 'text/plain', ...headers },
-  body: text,
-});
 
-const good = {
-  type: 'analyze',
-  matrix: {
-    format: 'dense',
-    data: [
-      [4, 1, 0],
-      [1, 3, 1],
-      [0, 1, 2],
-    ],
-  },
-  partition: { machines: 3 },
-};
 const HEADER = '%%MatrixMarket matrix coordinate real general';
 const study = { grid: { m: [2] }, samples: 10, metrics: ['rates.apc.rate'] };
 
@@ -336,58 +319,64 @@ const CASES: Case[] = [
   // /v1/matrices: each refusal names its line or field
   {
     name: 'upload: complex field',
-    request: upload('%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 0\n'),
+    request: matrixUpload('%%MatrixMarket matrix coordinate complex general\n2 2 1\n1 1 1 0\n'),
     status: 422,
     code: 'unsupported-matrix',
     detail: /complex/,
   },
   {
     name: 'upload: complex qc324.mtx',
-    request: upload(matrixMarket('qc324.mtx')),
+    request: matrixUpload(matrixMarket('qc324.mtx')),
     status: 422,
     code: 'unsupported-matrix',
     detail: /complex/,
   },
   {
     name: 'upload: rectangular 3 x 2',
-    request: upload(`${HEADER}\n3 2 2\n1 1 1\n3 2 1\n`),
+    request: matrixUpload(`${HEADER}\n3 2 2\n1 1 1\n3 2 1\n`),
     status: 422,
     code: 'not-square',
     detail: /3 x 2/,
   },
   {
     name: 'upload: rectangular ash608.mtx',
-    request: upload(matrixMarket('ash608.mtx')),
+    request: matrixUpload(matrixMarket('ash608.mtx')),
     status: 422,
     code: 'not-square',
     detail: /608 x 188/,
   },
   {
     name: 'upload: row index out of range',
-    request: upload(`${HEADER}\n2 2 2\n1 1 1\n3 2 1\n`),
+    request: matrixUpload(`${HEADER}\n2 2 2\n1 1 1\n3 2 1\n`),
     status: 422,
     code: 'matrix-market-syntax',
     detail: /outside 1\.\.2/,
     line: 4,
   },
-  { name: 'upload: NaN', request: upload(`${HEADER}\n2 2 2\n1 1 NaN\n2 2 1\n`), status: 422, code: 'non-finite-value', detail: /line 3/ },
+  {
+    name: 'upload: NaN',
+    request: matrixUpload(`${HEADER}\n2 2 2\n1 1 NaN\n2 2 1\n`),
+    status: 422,
+    code: 'non-finite-value',
+    detail: /line 3/,
+  },
   {
     name: 'upload: too few entries',
-    request: upload(`${HEADER}\n3 3 3\n1 1 1\n2 2 1\n`),
+    request: matrixUpload(`${HEADER}\n3 3 3\n1 1 1\n2 2 1\n`),
     status: 422,
     code: 'matrix-market-syntax',
     detail: /announces 3 entries but only 2/,
   },
   {
     name: 'upload: duplicate entry',
-    request: upload(`${HEADER}\n3 3 3\n1 1 1\n2 2 1\n1 1 5\n`),
+    request: matrixUpload(`${HEADER}\n3 3 3\n1 1 1\n2 2 1\n1 1 5\n`),
     status: 422,
     code: 'matrix-market-syntax',
     line: 5,
   },
   {
     name: 'upload: a line longer than MATRIX_MARKET_MAX_LINE_CHARS',
-    request: upload(`${HEADER}\n2 2 2\n1 1 ${'1'.repeat(5000)}\n2 2 1\n`),
+    request: matrixUpload(`${HEADER}\n2 2 2\n1 1 ${'1'.repeat(5000)}\n2 2 1\n`),
     status: 422,
     code: 'matrix-market-syntax',
     detail: /longer than 4096/,
@@ -395,45 +384,45 @@ const CASES: Case[] = [
   },
   {
     name: 'upload: n = 10^12 announced',
-    request: upload(`${HEADER}\n1000000000000 1000000000000 2\n1 1 1\n`),
+    request: matrixUpload(`${HEADER}\n1000000000000 1000000000000 2\n1 1 1\n`),
     status: 413,
     code: 'too-large',
     detail: /1000000000000/,
   },
   {
     name: 'upload: more entries than MAX_NNZ announced',
-    request: upload(`${HEADER}\n5 5 30000000\n1 1 1.0\n`),
+    request: matrixUpload(`${HEADER}\n5 5 30000000\n1 1 1.0\n`),
     status: 413,
     code: 'too-large',
     detail: /30000000/,
   },
   {
     name: 'upload: gzip, index out of range',
-    request: upload(gzipSync(`${HEADER}\n2 2 2\n1 1 1\n3 2 1\n`), { 'content-encoding': 'gzip' }),
+    request: matrixUpload(gzipSync(`${HEADER}\n2 2 2\n1 1 1\n3 2 1\n`), { 'content-encoding': 'gzip' }),
     status: 422,
     code: 'matrix-market-syntax',
     line: 4,
   },
   {
     name: 'upload: gzip, complex',
-    request: upload(gzipSync(matrixMarket('qc324.mtx')), { 'content-encoding': 'gzip' }),
+    request: matrixUpload(gzipSync(matrixMarket('qc324.mtx')), { 'content-encoding': 'gzip' }),
     status: 422,
     code: 'unsupported-matrix',
   },
   {
     name: 'upload: not gzip data',
-    request: upload('plain text', { 'content-encoding': 'gzip' }),
+    request: matrixUpload('plain text', { 'content-encoding': 'gzip' }),
     status: 400,
     code: 'invalid-request',
     detail: /gzip/,
   },
   {
     name: 'upload: JSON media type',
-    request: upload('{}', { 'content-type': 'application/json' }),
+    request: matrixUpload('{}', { 'content-type': 'application/json' }),
     status: 415,
     code: 'unsupported-media-type',
   },
-  { name: 'upload: br encoding', request: upload('x', { 'content-encoding': 'br' }), status: 415, code: 'unsupported-media-type' },
+  { name: 'upload: br encoding', request: matrixUpload('x', { 'content-encoding': 'br' }), status: 415, code: 'unsupported-media-type' },
   {
     name: 'matrices: unknown id',
     request: { method: 'GET', url: '/v1/matrices/01ARZ3NDEKTSV4RRFFQ69G5FAV' },
@@ -538,7 +527,7 @@ describe('a large upload refused wherever its error lies, plain and gzip, throug
         const headers: Record<string, string> = encoding === 'gzip' ? { 'content-encoding': 'gzip' } : {};
         for (const transport of transports) {
           const before = await storedMatrices();
-          const problem = expectProblem(await transport.send(upload(body, headers)), 422, 'non-finite-value');
+          const problem = expectProblem(await transport.send(matrixUpload(body, headers)), 422, 'non-finite-value');
           expect(problem.detail, transport.name).toContain(`Matrix Market line ${index + 1}`);
           expect(await storedMatrices()).toEqual(before);
         }
@@ -548,7 +537,7 @@ describe('a large upload refused wherever its error lies, plain and gzip, throug
 
   it('the same text without the error is stored, through both transports', async () => {
     for (const transport of transports) {
-      const response = await transport.send(upload(`${lines.join('\n')}\n`));
+      const response = await transport.send(matrixUpload(`${lines.join('\n')}\n`));
       expect(response.status, response.text).toBe(201);
       expect(response.json<StoredMatrix>()).toMatchObject({ n: 40_000, nnz: entries });
     }
@@ -648,7 +637,7 @@ describe('over a socket only: bodies cut off, sent slowly, abandoned', () => {
     expect(await answer).toBeNull();
     await serverClosed;
     expect(await storedMatrices()).toEqual(before);
-    const again = await socketTransport(service.baseUrl).send(upload(matrixMarket('bfwa62.mtx')));
+    const again = await socketTransport(service.baseUrl).send(matrixUpload(matrixMarket('bfwa62.mtx')));
     expect(again.status, again.text).toBe(201);
   });
 });
@@ -656,8 +645,8 @@ describe('over a socket only: bodies cut off, sent slowly, abandoned', () => {
 describe('GET /v1/matrices', () => {
   it('lists stored matrices newest first, pages with a cursor and filters; a deleted one is gone from the list', async () => {
     const send = (request: Request) => socketTransport(service.baseUrl).send(request);
-    const general = (await send(upload(matrixMarket('bfwa62.mtx')))).json<StoredMatrix>();
-    const symmetric = (await send(upload(matrixMarket('bcsstk03.mtx')))).json<StoredMatrix>();
+    const general = (await send(matrixUpload(matrixMarket('bfwa62.mtx')))).json<StoredMatrix>();
+    const symmetric = (await send(matrixUpload(matrixMarket('bcsstk03.mtx')))).json<StoredMatrix>();
     const all = (await send({ method: 'GET', url: '/v1/matrices?limit=200' })).json<MatrixPage>();
     expect(all.items[0].id).toBe(symmetric.id);
     expect(all.items[1].id).toBe(general.id);
@@ -684,7 +673,7 @@ describe('GET /v1/matrices', () => {
 
   it('drops an expired matrix from the list', async () => {
     const send = (request: Request) => socketTransport(service.baseUrl).send(request);
-    const matrix = (await send(upload(matrixMarket('bfwa62.mtx')))).json<StoredMatrix>();
+    const matrix = (await send(matrixUpload(matrixMarket('bfwa62.mtx')))).json<StoredMatrix>();
     await redis.del(`${service.config.KEY_PREFIX}:store:${service.config.QUEUE_NAME}:matrix:${matrix.id}`);
     const page = (await send({ method: 'GET', url: '/v1/matrices?limit=200' })).json<MatrixPage>();
     expect(page.items.map((m) => m.id)).not.toContain(matrix.id);
@@ -696,6 +685,6 @@ describe('after all that', () => {
     const transport = socketTransport(service.baseUrl);
     expect((await transport.send({ method: 'GET', url: '/healthz' })).status).toBe(200);
     expect((await transport.send(postJob(good))).status).toBe(202);
-    expect((await transport.send(upload(matrixMarket('bfwa62.mtx')))).status).toBe(201);
+    expect((await transport.send(matrixUpload(matrixMarket('bfwa62.mtx')))).status).toBe(201);
   });
 });

@@ -12,13 +12,8 @@ import type { Study } from '../../src/jobs/studies/types.js';
 import type { Job, JobPage, MatrixPage, ProblemDetails, StoredMatrix } from '../../src/jobs/types.js';
 import { startTestService, type TestService } from '../support/service.js';
 import { startStudyTestService, type StudyTestService } from '../support/studyService.js';
+import { SMALL_ANALYZE, SMALL_MATRIX_MARKET } from '../support/requests.js';
 
-const ANALYZE = {
-  type: 'analyze',
-  matrix: { format: 'generator', generator: 'gaussian', n: 12, mean: 1, std: 1, seed: 3 },
-  partition: { machines: 3 },
-};
-const MATRIX = '%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 2\n2 2 3\n3 3 4\n';
 const OTHER_MATRIX = '%%MatrixMarket matrix coordinate real general\n3 3 3\n1 1 5\n2 2 3\n3 3 4\n';
 
 interface Answer {
@@ -52,7 +47,7 @@ describe('jobs and matrices', () => {
 
   it('10 parallel POSTs over real sockets with one key create exactly one job, each answered with it', async () => {
     const before = (await service.app.inject({ url: '/v1/jobs?limit=200' })).json<JobPage>().items.length;
-    const answers = await Promise.all(Array.from({ length: 10 }, () => postJob(service.baseUrl, ANALYZE, 'parallel-key-1')));
+    const answers = await Promise.all(Array.from({ length: 10 }, () => postJob(service.baseUrl, SMALL_ANALYZE, 'parallel-key-1')));
     expect(answers.map((a) => a.status)).toEqual(Array(10).fill(202));
     const ids = new Set(answers.map((a) => (a.body as Job).id));
     expect(ids.size).toBe(1);
@@ -65,37 +60,37 @@ describe('jobs and matrices', () => {
   });
 
   it('answers the same job to the same body (members in any order) and 422 to another body with the key', async () => {
-    const first = await postJob(service.baseUrl, ANALYZE, 'key-2');
+    const first = await postJob(service.baseUrl, SMALL_ANALYZE, 'key-2');
     expect(first.status).toBe(202);
-    const reordered = { partition: ANALYZE.partition, matrix: ANALYZE.matrix, type: ANALYZE.type };
+    const reordered = { partition: SMALL_ANALYZE.partition, matrix: SMALL_ANALYZE.matrix, type: SMALL_ANALYZE.type };
     const again = await postJob(service.baseUrl, reordered, 'key-2');
     expect(again.status).toBe(202);
     expect((again.body as Job).id).toBe((first.body as Job).id);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
 
-    const other = await postJob(service.baseUrl, { ...ANALYZE, partition: { machines: 4 } }, 'key-2');
+    const other = await postJob(service.baseUrl, { ...SMALL_ANALYZE, partition: { machines: 4 } }, 'key-2');
     expect(other.status).toBe(422);
     expect((other.body as ProblemDetails).code).toBe('idempotency-key-reused');
 
     // Without a key, every request creates a job.
-    const [a, b] = await Promise.all([postJob(service.baseUrl, ANALYZE), postJob(service.baseUrl, ANALYZE)]);
+    const [a, b] = await Promise.all([postJob(service.baseUrl, SMALL_ANALYZE), postJob(service.baseUrl, SMALL_ANALYZE)]);
     expect((a.body as Job).id).not.toBe((b.body as Job).id);
   });
 
   it('a request that fails creates nothing and frees its key', async () => {
-    const bad = await postJob(service.baseUrl, { ...ANALYZE, partition: { machines: 40 } }, 'key-3');
+    const bad = await postJob(service.baseUrl, { ...SMALL_ANALYZE, partition: { machines: 40 } }, 'key-3');
     expect(bad.status).toBe(422);
     expect((bad.body as ProblemDetails).code).toBe('too-many-machines');
-    const good = await postJob(service.baseUrl, ANALYZE, 'key-3');
+    const good = await postJob(service.baseUrl, SMALL_ANALYZE, 'key-3');
     expect(good.status).toBe(202);
     expect(good.headers.get('idempotent-replayed')).toBeNull();
   });
 
   it('refuses a key that is not 1 to 255 printable characters (400)', async () => {
-    const tooLong = await postJob(service.baseUrl, ANALYZE, 'k'.repeat(256));
+    const tooLong = await postJob(service.baseUrl, SMALL_ANALYZE, 'k'.repeat(256));
     expect(tooLong.status).toBe(400);
     expect(JSON.stringify(tooLong.body)).toContain('idempotency-key');
-    const upload = await post(service.baseUrl, '/v1/matrices', MATRIX, {
+    const upload = await post(service.baseUrl, '/v1/matrices', SMALL_MATRIX_MARKET, {
       'content-type': 'text/plain',
       'idempotency-key': 'k'.repeat(256),
     });
@@ -104,10 +99,10 @@ describe('jobs and matrices', () => {
 
   it('an upload: the same text again (plain or gzip) answers the same matrix; another text 422; parallel uploads store one', async () => {
     const headers = { 'content-type': 'text/plain', 'idempotency-key': 'upload-1' };
-    const first = await post(service.baseUrl, '/v1/matrices', MATRIX, headers);
+    const first = await post(service.baseUrl, '/v1/matrices', SMALL_MATRIX_MARKET, headers);
     expect(first.status).toBe(201);
     const id = (first.body as StoredMatrix).id;
-    const again = await post(service.baseUrl, '/v1/matrices', gzipSync(MATRIX), { ...headers, 'content-encoding': 'gzip' });
+    const again = await post(service.baseUrl, '/v1/matrices', gzipSync(SMALL_MATRIX_MARKET), { ...headers, 'content-encoding': 'gzip' });
     expect(again.status).toBe(201);
     expect((again.body as StoredMatrix).id).toBe(id);
     expect(again.headers.get('location')).toBe(`/v1/matrices/${id}`);
@@ -118,7 +113,9 @@ describe('jobs and matrices', () => {
 
     const before = (await service.app.inject({ url: '/v1/matrices?limit=200' })).json<MatrixPage>().items.length;
     const parallel = await Promise.all(
-      Array.from({ length: 6 }, () => post(service.baseUrl, '/v1/matrices', MATRIX, { ...headers, 'idempotency-key': 'upload-2' })),
+      Array.from({ length: 6 }, () =>
+        post(service.baseUrl, '/v1/matrices', SMALL_MATRIX_MARKET, { ...headers, 'idempotency-key': 'upload-2' }),
+      ),
     );
     expect(parallel.map((a) => a.status)).toEqual(Array(6).fill(201));
     expect(new Set(parallel.map((a) => (a.body as StoredMatrix).id)).size).toBe(1);
@@ -127,9 +124,12 @@ describe('jobs and matrices', () => {
   });
 
   it('the key belongs to its endpoint: the same key on another endpoint is a 422', async () => {
-    const upload = await post(service.baseUrl, '/v1/matrices', MATRIX, { 'content-type': 'text/plain', 'idempotency-key': 'key-5' });
+    const upload = await post(service.baseUrl, '/v1/matrices', SMALL_MATRIX_MARKET, {
+      'content-type': 'text/plain',
+      'idempotency-key': 'key-5',
+    });
     expect(upload.status).toBe(201);
-    const job = await postJob(service.baseUrl, ANALYZE, 'key-5');
+    const job = await postJob(service.baseUrl, SMALL_ANALYZE, 'key-5');
     expect(job.status).toBe(422);
   });
 });
@@ -149,9 +149,9 @@ describe('scoped per API key (AUTH_MODE=keys)', () => {
   });
 
   it("one key's Idempotency-Key is not another's", async () => {
-    const byAlice = await postJob(service.baseUrl, ANALYZE, 'shared', { authorization: `Bearer ${alice.key}` });
-    const byBob = await postJob(service.baseUrl, ANALYZE, 'shared', { authorization: `Bearer ${bob.key}` });
-    const aliceAgain = await postJob(service.baseUrl, ANALYZE, 'shared', { authorization: `Bearer ${alice.key}` });
+    const byAlice = await postJob(service.baseUrl, SMALL_ANALYZE, 'shared', { authorization: `Bearer ${alice.key}` });
+    const byBob = await postJob(service.baseUrl, SMALL_ANALYZE, 'shared', { authorization: `Bearer ${bob.key}` });
+    const aliceAgain = await postJob(service.baseUrl, SMALL_ANALYZE, 'shared', { authorization: `Bearer ${alice.key}` });
     expect([byAlice.status, byBob.status, aliceAgain.status]).toEqual([202, 202, 202]);
     expect((byBob.body as Job).id).not.toBe((byAlice.body as Job).id);
     expect((aliceAgain.body as Job).id).toBe((byAlice.body as Job).id);

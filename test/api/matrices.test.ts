@@ -15,6 +15,7 @@ import { poisson2d } from '../../src/solvers/sparse/generators.js';
 import { MatrixStore } from '../../src/jobs/store/matrixStore.js';
 import { loadFixture, matrixMarket, relativeDifference } from '../support/fixtures.js';
 import { createJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+import { injectUpload, uploadedMatrix } from '../support/requests.js';
 
 let service: TestService;
 let redis: Redis;
@@ -33,15 +34,8 @@ afterAll(async () => {
 
 const MATRIX_MARKET = 'application/x-matrix-market';
 
-async function upload(body: string | Buffer, headers: Record<string, string> = { 'content-type': 'text/plain' }) {
-  return service.app.inject({ method: 'POST', url: '/v1/matrices', payload: body, headers });
-}
-
-async function uploaded(body: string | Buffer, headers?: Record<string, string>): Promise<StoredMatrix> {
-  const response = await upload(body, headers);
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json<StoredMatrix>();
-}
+const upload = (body: string | Buffer, headers?: Record<string, string>) => injectUpload(service.app, body, headers);
+const uploaded = (body: string | Buffer, headers?: Record<string, string>) => uploadedMatrix(service.app, body, headers);
 
 /** Every key the service holds for matrices (stored or being written). */
 async function matrixKeys(): Promise<string[]> {

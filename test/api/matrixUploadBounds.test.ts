@@ -4,11 +4,12 @@
  * that never ends is a 408 after UPLOAD_TIMEOUT_MS (a trickle) or a 413 at MAX_UPLOAD_BYTES (a flood),
  * and then the connection is closed; the service keeps answering.
  */
-import { connect, type Socket } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ProblemDetails } from '../../src/jobs/types.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { injectUpload } from '../support/requests.js';
+import { chunkedUpload, httpChunk } from '../support/transports.js';
 
 let service: TestService;
 
@@ -25,9 +26,7 @@ afterAll(async () => {
 
 const HEADER = '%%MatrixMarket matrix coordinate real general\n';
 
-async function upload(body: string | Buffer, headers: Record<string, string> = {}) {
-  return service.app.inject({ method: 'POST', url: '/v1/matrices', headers: { 'content-type': 'text/plain', ...headers }, payload: body });
-}
+const upload = (body: string | Buffer, headers?: Record<string, string>) => injectUpload(service.app, body, headers);
 
 describe('a line of a million characters', () => {
   it('is a 422 naming the line and MATRIX_MARKET_MAX_LINE_CHARS', async () => {
@@ -55,32 +54,6 @@ describe('a size line that lies', () => {
   });
 });
 
-/** A raw HTTP/1.1 upload over a socket, its body sent by `feed`; resolves with everything the server sent once it closed the connection. */
-function rawUpload(feed: (socket: Socket) => void): Promise<string> {
-  const url = new URL(service.baseUrl);
-  return new Promise((resolve, reject) => {
-    const socket = connect(Number(url.port), url.hostname);
-    let received = '';
-    socket.on('data', (data: Buffer) => (received += data.toString()));
-    socket.on('error', (error: NodeJS.ErrnoException) => {
-      // Writing on after the server closed: what it sent before is what counts.
-      if (error.code === 'EPIPE' || error.code === 'ECONNRESET') resolve(received);
-      else reject(error);
-    });
-    socket.on('close', () => resolve(received));
-    socket.on('connect', () => {
-      socket.write(
-        'POST /v1/matrices HTTP/1.1\r\nHost: test\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n',
-      );
-      feed(socket);
-    });
-  });
-}
-
-function chunk(text: string): string {
-  return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
-}
-
 function problemOf(raw: string): ProblemDetails {
   return JSON.parse(raw.slice(raw.indexOf('\r\n\r\n') + 4).replace(/^[0-9a-f]+\r\n/, '')) as ProblemDetails;
 }
@@ -88,11 +61,11 @@ function problemOf(raw: string): ProblemDetails {
 describe('a body that never ends', () => {
   it('trickling: 408 after UPLOAD_TIMEOUT_MS, then the connection closed', async () => {
     let timer: NodeJS.Timeout | undefined;
-    const raw = await rawUpload((socket) => {
-      socket.write(chunk(`${HEADER}3 3 3\n1 1 1.0\n`));
+    const raw = await chunkedUpload(service.baseUrl, (socket) => {
+      socket.write(httpChunk(`${HEADER}3 3 3\n1 1 1.0\n`));
       // One comment line every 100 ms, for ever.
       timer = setInterval(() => {
-        if (!socket.destroyed) socket.write(chunk('% still coming\n'));
+        if (!socket.destroyed) socket.write(httpChunk('% still coming\n'));
       }, 100);
     });
     clearInterval(timer);
@@ -106,9 +79,9 @@ describe('a body that never ends', () => {
 
   it('flooding: 413 at MAX_UPLOAD_BYTES, and the connection closed (not read for ever)', async () => {
     let timer: NodeJS.Timeout | undefined;
-    const raw = await rawUpload((socket) => {
-      socket.write(chunk(`${HEADER}3 3 3\n1 1 1.0\n`));
-      const comments = chunk('% more\n'.repeat(64_000));
+    const raw = await chunkedUpload(service.baseUrl, (socket) => {
+      socket.write(httpChunk(`${HEADER}3 3 3\n1 1 1.0\n`));
+      const comments = httpChunk('% more\n'.repeat(64_000));
       timer = setInterval(() => {
         if (!socket.destroyed) socket.write(comments);
       }, 5);

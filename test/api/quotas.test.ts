@@ -13,6 +13,7 @@ import type { CreatedApiKey } from '../../src/jobs/keys/apiKey.js';
 import { RedisJobService } from '../../src/jobs/redisJobService.js';
 import type { Job, JobPage, ProblemDetails } from '../../src/jobs/types.js';
 import { startTestService, type TestService } from '../support/service.js';
+import { SMALL_ANALYZE } from '../support/requests.js';
 
 let service: TestService;
 
@@ -27,12 +28,6 @@ afterAll(async () => {
 function as(key: CreatedApiKey, options: InjectOptions): Promise<LightMyRequestResponse> {
   return service.app.inject({ ...options, headers: { ...(options.headers ?? {}), authorization: `Bearer ${key.key}` } });
 }
-
-const ANALYZE = {
-  type: 'analyze',
-  matrix: { format: 'generator', generator: 'gaussian', n: 12, mean: 1, std: 1, seed: 3 },
-  partition: { machines: 3 },
-};
 
 function dense(n: number): number[][] {
   return Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? n : 1)));
@@ -130,11 +125,11 @@ describe('jobs queued or running at once', () => {
     const key = await service.jobService.keys.create({ name: 'two slots', quotas: { activeJobs: 2 } });
     const accepted: Job[] = [];
     for (let k = 0; k < 2; k++) {
-      const response = await as(key, { method: 'POST', url: '/v1/jobs', payload: ANALYZE });
+      const response = await as(key, { method: 'POST', url: '/v1/jobs', payload: SMALL_ANALYZE });
       expect(response.statusCode, response.body).toBe(202);
       accepted.push(response.json<Job>());
     }
-    const refused = await as(key, { method: 'POST', url: '/v1/jobs', payload: ANALYZE });
+    const refused = await as(key, { method: 'POST', url: '/v1/jobs', payload: SMALL_ANALYZE });
     expect(expectRetryLater(refused, 'quota-exceeded').detail).toMatch(/2 jobs queued or running/);
     // Nothing stored for the refused request; nothing accepted dropped.
     const listed = (await as(key, { url: '/v1/jobs' })).json<JobPage>().items.map((job) => job.id);
@@ -145,12 +140,12 @@ describe('jobs queued or running at once', () => {
 
     // Another key has its own slots.
     const other = await service.jobService.keys.create({ name: 'other slots', quotas: { activeJobs: 2 } });
-    expect((await as(other, { method: 'POST', url: '/v1/jobs', payload: ANALYZE })).statusCode).toBe(202);
+    expect((await as(other, { method: 'POST', url: '/v1/jobs', payload: SMALL_ANALYZE })).statusCode).toBe(202);
 
     // A cancelled job frees its slot.
     expect((await as(key, { method: 'POST', url: `/v1/jobs/${accepted[0].id}/cancel` })).json<Job>().status).toBe('cancelled');
-    expect((await as(key, { method: 'POST', url: '/v1/jobs', payload: ANALYZE })).statusCode).toBe(202);
-    expectRetryLater(await as(key, { method: 'POST', url: '/v1/jobs', payload: ANALYZE }), 'quota-exceeded');
+    expect((await as(key, { method: 'POST', url: '/v1/jobs', payload: SMALL_ANALYZE })).statusCode).toBe(202);
+    expectRetryLater(await as(key, { method: 'POST', url: '/v1/jobs', payload: SMALL_ANALYZE }), 'quota-exceeded');
   });
 });
 

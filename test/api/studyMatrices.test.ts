@@ -19,6 +19,7 @@ import { planStudy } from '../../src/solvers/studies/plan.js';
 import { samplePartition } from '../../src/solvers/studies/sampler.js';
 import { createJob, waitForJob } from '../support/service.js';
 import { createStudy, startStudyTestService, waitForStudy, type StudyTestService } from '../support/studyService.js';
+import { uploadedMatrix } from '../support/requests.js';
 
 const WORKER_ENV = { STUDY_WORKER_CONCURRENCY: '1', WORKER_CONCURRENCY: '1' };
 const LIMITS = { maxSamples: 1e6, maxPointSamples: 1e4, maxPoints: 1000, maxN: 1000, maxNSparse: 1e6 };
@@ -35,17 +36,6 @@ let service: StudyTestService;
 let redis: Redis;
 let bfwa62: StoredMatrix;
 let dense: StoredMatrix;
-
-async function upload(text: string): Promise<StoredMatrix> {
-  const response = await service.app.inject({
-    method: 'POST',
-    url: '/v1/matrices',
-    payload: text,
-    headers: { 'content-type': 'text/plain' },
-  });
-  expect(response.statusCode, response.body).toBe(201);
-  return response.json<StoredMatrix>();
-}
 
 /** Every entry of a dense matrix, as Matrix Market coordinates. */
 function denseAsMatrixMarket(n: number, seed: number): string {
@@ -102,8 +92,11 @@ beforeAll(async () => {
   service = await startStudyTestService({}, WORKER_ENV);
   service.spawnWorker();
   redis = new Redis(service.redis.url);
-  bfwa62 = await upload(readFileSync(fileURLToPath(new URL('../reference/matrices/bfwa62.mtx', import.meta.url)), 'utf8'));
-  dense = await upload(denseAsMatrixMarket(30, 11));
+  bfwa62 = await uploadedMatrix(
+    service.app,
+    readFileSync(fileURLToPath(new URL('../reference/matrices/bfwa62.mtx', import.meta.url)), 'utf8'),
+  );
+  dense = await uploadedMatrix(service.app, denseAsMatrixMarket(30, 11));
 }, 60_000);
 
 afterAll(async () => {
@@ -187,7 +180,10 @@ describe('a study over an uploaded matrix', () => {
 
 describe("the study's copy of the matrix", () => {
   it('deleting the matrix while the study runs changes nothing; the copy is gone when the study ends; the matrix is then unknown', async () => {
-    const own = await upload(readFileSync(fileURLToPath(new URL('../reference/matrices/bfwa62.mtx', import.meta.url)), 'utf8'));
+    const own = await uploadedMatrix(
+      service.app,
+      readFileSync(fileURLToPath(new URL('../reference/matrices/bfwa62.mtx', import.meta.url)), 'utf8'),
+    );
     const request = {
       matrix: { format: 'stored', id: own.id },
       grid: { m: [2, 4, 6] },

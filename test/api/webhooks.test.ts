@@ -14,6 +14,7 @@ import type { Study, StudySummary } from '../../src/jobs/studies/types.js';
 import type { Job, JobSummary } from '../../src/jobs/types.js';
 import { startTestService, waitForJob, type TestService } from '../support/service.js';
 import { startStudyTestService, waitForStudy, type StudyTestService } from '../support/studyService.js';
+import { SMALL_ANALYZE } from '../support/requests.js';
 
 interface Received {
   path: string;
@@ -84,17 +85,12 @@ function verified(secret: string, delivery: Received): boolean {
 }
 
 const SECRET = 'whsec-test-secret-0123456789';
-const ANALYZE = {
-  type: 'analyze',
-  matrix: { format: 'generator', generator: 'gaussian', n: 12, mean: 1, std: 1, seed: 3 },
-  partition: { machines: 3 },
-};
 
 async function submit(service: TestService, url: string): Promise<Job> {
   const response = await fetch(`${service.baseUrl}/v1/jobs`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ ...ANALYZE, notify: { url, secret: SECRET } }),
+    body: JSON.stringify({ ...SMALL_ANALYZE, notify: { url, secret: SECRET } }),
   });
   const text = await response.text();
   expect(response.status, text).toBe(202);
@@ -182,7 +178,7 @@ describe('callbacks of jobs', () => {
       { url: 'ftp://127.0.0.1/x', secret: SECRET },
       { url: `${receiver.url}/ok`, secret: 'short' },
     ]) {
-      const response = await service.app.inject({ method: 'POST', url: '/v1/jobs', payload: { ...ANALYZE, notify } });
+      const response = await service.app.inject({ method: 'POST', url: '/v1/jobs', payload: { ...SMALL_ANALYZE, notify } });
       expect(response.statusCode).toBe(400);
       expect(response.body).toContain('/notify/');
     }

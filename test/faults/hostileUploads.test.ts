@@ -17,6 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobPage, MatrixPage } from '../../src/jobs/types.js';
 import { rawRequest, socketTransport, type Answer, type Request } from '../support/transports.js';
 import { descendants, freePort, killTree, spawnService, waitUntilReady, type ServiceProcess } from './serviceProcess.js';
+import { matrixUpload } from '../support/requests.js';
 
 const MAX_GROWTH_BYTES = 256 * 2 ** 20;
 const MAX_REFUSAL_MS = 10_000;
@@ -120,13 +121,6 @@ function tridiagonal(n: number, lastValue = '1'): Buffer {
   return Buffer.from(`${lines.join('\n')}\n`);
 }
 
-const upload = (body: Buffer | string, headers: Record<string, string> = {}): Request => ({
-  method: 'POST',
-  url: '/v1/matrices',
-  headers: { 'content-type': 'text/plain', ...headers },
-  body,
-});
-
 interface HostileCase {
   name: string;
   /** Builds the request (outside the measurement: compressing a bomb takes the test seconds). */
@@ -144,47 +138,52 @@ describe('hostile uploads, refused within bounds, nothing stored', () => {
   const cases: HostileCase[] = [
     {
       name: 'a 250,000-row file whose last entry is NaN',
-      request: () => upload(tridiagonal(250_000, 'NaN')),
+      request: () => matrixUpload(tridiagonal(250_000, 'NaN')),
       status: 422,
       code: 'non-finite-value',
     },
     {
       name: 'the same, gzip-compressed',
-      request: () => upload(gzipSync(tridiagonal(250_000, 'NaN')), { 'content-encoding': 'gzip' }),
+      request: () => matrixUpload(gzipSync(tridiagonal(250_000, 'NaN')), { 'content-encoding': 'gzip' }),
       status: 422,
       code: 'non-finite-value',
     },
     {
       name: 'a gzip bomb: 1 GiB of one line from 1 MiB compressed',
-      request: () => upload(gzipSync(Buffer.alloc(2 ** 30, 0x31), { level: 9 }), { 'content-encoding': 'gzip' }),
+      request: () => matrixUpload(gzipSync(Buffer.alloc(2 ** 30, 0x31), { level: 9 }), { 'content-encoding': 'gzip' }),
       status: 422,
       code: 'matrix-market-syntax',
     },
     {
       name: 'a gzip bomb past MAX_UPLOAD_BYTES in blank lines after a valid size line',
       request: () =>
-        upload(gzipSync(Buffer.concat([Buffer.from(`${HEADER}\n2 2 2\n`), Buffer.alloc(2 ** 30 + 1024, 0x0a)]), { level: 9 }), {
+        matrixUpload(gzipSync(Buffer.concat([Buffer.from(`${HEADER}\n2 2 2\n`), Buffer.alloc(2 ** 30 + 1024, 0x0a)]), { level: 9 }), {
           'content-encoding': 'gzip',
         }),
       status: 413,
       code: 'body-too-large',
     },
-    { name: 'a single line of 64 MiB', request: () => upload(Buffer.alloc(64 * 2 ** 20, 0x31)), status: 422, code: 'matrix-market-syntax' },
+    {
+      name: 'a single line of 64 MiB',
+      request: () => matrixUpload(Buffer.alloc(64 * 2 ** 20, 0x31)),
+      status: 422,
+      code: 'matrix-market-syntax',
+    },
     {
       name: 'a size line announcing n = 10^12 and 10^15 entries',
-      request: () => upload(`${HEADER}\n1000000000000 1000000000000 1000000000000000\n1 1 1\n`),
+      request: () => matrixUpload(`${HEADER}\n1000000000000 1000000000000 1000000000000000\n1 1 1\n`),
       status: 413,
       code: 'too-large',
     },
     {
       name: 'the largest size line allowed (n = MAX_N_SPARSE, MAX_NNZ entries), then a bad entry',
-      request: () => upload(`${HEADER}\n5000000 5000000 20000000\n1 1 1\n2 x 1\n`),
+      request: () => matrixUpload(`${HEADER}\n5000000 5000000 20000000\n1 1 1\n2 x 1\n`),
       status: 422,
       code: 'matrix-market-syntax',
     },
     {
       name: '2,000,000 comment lines before the size line',
-      request: () => upload(`${HEADER}\n${'% comment\n'.repeat(2_000_000)}2 2 3\n1 1 1\n2 2 1\n`),
+      request: () => matrixUpload(`${HEADER}\n${'% comment\n'.repeat(2_000_000)}2 2 3\n1 1 1\n2 2 1\n`),
       status: 422,
       code: 'matrix-market-syntax',
     },
@@ -244,7 +243,7 @@ describe('hostile uploads, refused within bounds, nothing stored', () => {
 
   it('/healthz answers within 1 s while a 250,000-row file is parsed (then stored)', async () => {
     const text = tridiagonal(250_000);
-    const { result, ms, growthBytes, slowestHealthMs } = await measured(() => send(upload(text)), { pollHealth: true });
+    const { result, ms, growthBytes, slowestHealthMs } = await measured(() => send(matrixUpload(text)), { pollHealth: true });
     console.info(`250,000 rows: ${ms.toFixed(0)} ms, grew ${mib(growthBytes)}, slowest /healthz ${slowestHealthMs.toFixed(0)} ms`);
     expect(result.status, result.text).toBe(201);
     expect(slowestHealthMs).toBeGreaterThan(0);

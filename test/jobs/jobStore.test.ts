@@ -15,6 +15,7 @@ import { ProblemTooLargeError } from '../../src/solvers/errors.js';
 import { generateMatrix } from '../../src/solvers/input/generators.js';
 import { partitionFromAssignment } from '../../src/solvers/problem.js';
 import { createJob, startTestRedis, startTestService } from '../support/service.js';
+import { newJobDocument } from '../support/jobDocuments.js';
 
 let redis: EmbeddedRedis;
 let connection: Redis;
@@ -33,23 +34,18 @@ afterAll(async () => {
 
 const options = { tolerance: 1e-9, maxIterations: 50, parameters: { apc: { gamma: 1.1, eta: 1.2 } } };
 
+/** A solve job on the 3 x 3 matrix below, rows on two machines, with its right-hand side. */
 function newDocument(fields: Partial<NewDocument>): NewDocument {
-  return {
-    id: newJobId(),
+  return newJobDocument({
     type: 'solve',
     n: 3,
     m: 2,
     algorithms: ['apc', 'dgd'],
     options,
-    input: { format: 'dense' },
     hasRhs: true,
-    storage: 'dense',
-    createdAt: new Date().toISOString(),
     partition: { kind: 'assignment', m: 2, sizes: [2, 1] },
-    labels: {},
-    digest: null,
     ...fields,
-  };
+  });
 }
 
 const A = Float64Array.from([4, 1, 0, 1, 3, 1, 0, 1, 2]);

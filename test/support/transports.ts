@@ -3,7 +3,7 @@
  * (`fetch` to the listening server), so that a list of cases runs through both. Streams, aborts and
  * timing differ over a socket: an upload's refusal raced its stream's abort there, never through inject.
  * Also raw-socket senders for what fetch cannot do: a body cut off midway, a body sent slowly, a
- * client that leaves while its upload is parsed.
+ * chunked body that never ends, a client that leaves while its upload is parsed.
  */
 import type { Server } from 'node:http';
 import { connect, type Socket } from 'node:net';
@@ -159,4 +159,34 @@ export function rawRequest(
     }
   })();
   return { answer: answerPromise, socket, serverClosed };
+}
+
+/**
+ * A POST /v1/matrices over a raw socket with a chunked body that `feed` writes (see `httpChunk`), for
+ * bodies that never end; resolves with everything the server sent once it closed the connection.
+ */
+export function chunkedUpload(baseUrl: string, feed: (socket: Socket) => void): Promise<string> {
+  const url = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let received = '';
+    socket.on('data', (data: Buffer) => (received += data.toString()));
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      // Writing on after the server closed: what it sent before is what counts.
+      if (error.code === 'EPIPE' || error.code === 'ECONNRESET') resolve(received);
+      else reject(error);
+    });
+    socket.on('close', () => resolve(received));
+    socket.on('connect', () => {
+      socket.write(
+        'POST /v1/matrices HTTP/1.1\r\nHost: test\r\nContent-Type: text/plain\r\nTransfer-Encoding: chunked\r\nConnection: keep-alive\r\n\r\n',
+      );
+      feed(socket);
+    });
+  });
+}
+
+/** `text` as one chunk of a chunked HTTP/1.1 body. */
+export function httpChunk(text: string): string {
+  return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
 }

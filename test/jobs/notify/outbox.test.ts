@@ -6,11 +6,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedRedis } from '../../../src/jobs/embeddedRedis.js';
-import { newJobId } from '../../../src/jobs/jobId.js';
 import { notifyOutboxKey } from '../../../src/jobs/notify/notifyKeys.js';
-import type { NewDocument } from '../../../src/jobs/store/jobDocument.js';
 import { JobStore } from '../../../src/jobs/store/jobStore.js';
 import { startTestRedis } from '../../support/service.js';
+import { newJobDocument } from '../../support/jobDocuments.js';
 
 let redis: EmbeddedRedis;
 let connection: Redis;
@@ -30,29 +29,8 @@ afterAll(async () => {
 
 const target = { url: 'http://127.0.0.1:9/hook', secret: 'a-secret-of-sixteen+' };
 
-function newDocument(notifyUrl: string | null): NewDocument {
-  const options = { tolerance: 1e-9, maxIterations: 50, parameters: {} };
-  const createdAt = new Date().toISOString();
-  return {
-    id: newJobId(),
-    type: 'analyze',
-    n: 2,
-    m: 1,
-    algorithms: [],
-    options,
-    input: { format: 'dense' },
-    hasRhs: false,
-    storage: 'dense',
-    createdAt,
-    notifyUrl,
-    partition: { kind: 'machines', m: 1, sizes: [2] },
-    labels: {},
-    digest: null,
-  };
-}
-
 async function created(notify: boolean): Promise<string> {
-  const doc = newDocument(notify ? target.url : null);
+  const doc = newJobDocument({ notifyUrl: notify ? target.url : null });
   await store.create(
     doc,
     { matrix: Float64Array.from([1, 0, 0, 1]), rhs: null, assignment: Int32Array.from([0, 0]) },

@@ -6,10 +6,9 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedRedis } from '../../../src/jobs/embeddedRedis.js';
-import { newJobId } from '../../../src/jobs/jobId.js';
-import type { NewDocument } from '../../../src/jobs/store/jobDocument.js';
 import { JobStore } from '../../../src/jobs/store/jobStore.js';
 import { startTestRedis } from '../../support/service.js';
+import { newJobDocument } from '../../support/jobDocuments.js';
 
 let redis: EmbeddedRedis;
 let connection: Redis;
@@ -27,21 +26,7 @@ afterAll(async () => {
 });
 
 async function newJob(): Promise<string> {
-  const doc: NewDocument = {
-    id: newJobId(),
-    type: 'solve',
-    n: 2,
-    m: 1,
-    algorithms: ['dgd'],
-    options: { tolerance: 1e-9, maxIterations: 50, parameters: {} },
-    input: { format: 'dense' },
-    hasRhs: false,
-    storage: 'dense',
-    createdAt: new Date().toISOString(),
-    partition: { kind: 'machines', m: 1, sizes: [2] },
-    labels: {},
-    digest: null,
-  };
+  const doc = newJobDocument({ type: 'solve', algorithms: ['dgd'] });
   await store.create(doc, { matrix: Float64Array.of(1, 0, 0, 1), rhs: null, assignment: Int32Array.of(0, 0) });
   return doc.id;
 }

@@ -8,7 +8,6 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedRedis } from '../../../src/jobs/embeddedRedis.js';
 import { JobInputMissingError } from '../../../src/jobs/errors.js';
-import { newJobId } from '../../../src/jobs/jobId.js';
 import type { NewDocument } from '../../../src/jobs/store/jobDocument.js';
 import { JobStore } from '../../../src/jobs/store/jobStore.js';
 import { csrKeys } from '../../../src/jobs/store/matrixStore.js';
@@ -16,6 +15,7 @@ import { ProblemTooLargeError } from '../../../src/solvers/errors.js';
 import { nnzOf } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { startTestRedis } from '../../support/service.js';
+import { newJobDocument } from '../../support/jobDocuments.js';
 
 let redis: EmbeddedRedis;
 let connection: Redis;
@@ -39,21 +39,16 @@ const limits = { maxN: 10, maxNSparse: 1000 };
 const now = (): string => new Date().toISOString();
 
 function newDocument(): NewDocument {
-  return {
-    id: newJobId(),
+  return newJobDocument({
     type: 'solve',
     n,
     m: 2,
     algorithms: ['apc'],
     options: { tolerance: 1e-8, maxIterations: 10, parameters: {} },
     input: { format: 'coo', nnz: nnzOf(A) },
-    hasRhs: false,
     storage: 'csr',
-    createdAt: now(),
     partition: { kind: 'assignment', m: 2, sizes: [n - n / 2, n / 2] },
-    labels: {},
-    digest: null,
-  };
+  });
 }
 
 describe('a job whose matrix is CSR', () => {
