@@ -4,14 +4,14 @@
  * Cholesky or CHOLMOD) and one APC iteration (median of `iterations` steps after one warm-up), on
  * one thread and on the default thread count.
  *
- *   npx tsx test/solvers/sparse/measureNativeSparse.ts [k = 500 (n = k^2 = 250,000)] [m = 100] [iterations = 20]
+ *   npx tsx bench/nativeSparse.ts [k = 500 (n = k^2 = 250,000)] [m = 100] [iterations = 20]
  */
-import { algorithms } from '../../../src/solvers/algorithms/registry.js';
-import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import { createProblem } from '../../../src/solvers/input/createProblem.js';
-import { nativeSparse, useBackend, type BackendName } from '../../../src/solvers/linalg/backend.js';
-import { setSolverThreads } from '../../../src/solvers/parallel/threads.js';
-import { poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { algorithms } from '../src/solvers/algorithms/registry.js';
+import { buildDistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../src/solvers/input/createProblem.js';
+import { nativeSparse, useBackend, type BackendName } from '../src/solvers/linalg/backend.js';
+import { setSolverThreads } from '../src/solvers/parallel/threads.js';
+import { poisson2d } from '../src/solvers/sparse/generators.js';
 
 const [k = 500, m = 100, iterations = 20] = process.argv.slice(2).map(Number);
 const A = poisson2d(k);

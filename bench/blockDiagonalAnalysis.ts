@@ -1,14 +1,14 @@
 /**
- * Measurement (not a test): the sparse analysis of the paper's Example 1 (./sparseExamples.ts) at a
+ * Measurement (not a test): the sparse analysis of the paper's Example 1 (test/solvers/analysis/sparseExamples.ts) at a
  * given n, with its time and the process's peak memory, and APC's one iteration.
  *
- *   npx tsx test/solvers/analysis/measureBlockDiagonal.ts [n = 1000000] [blockSize = 5] [m = 40]
+ *   npx tsx bench/blockDiagonalAnalysis.ts [n = 1000000] [blockSize = 5] [m = 40]
  */
-import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
-import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import { createProblem } from '../../../src/solvers/input/createProblem.js';
-import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
-import { permutedBlockDiagonal } from './sparseExamples.js';
+import { analyze, spectralDataOf } from '../src/solvers/analysis/analyze.js';
+import { buildDistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../src/solvers/input/createProblem.js';
+import { runAlgorithm } from '../src/solvers/runner/runAlgorithm.js';
+import { permutedBlockDiagonal } from '../test/solvers/analysis/sparseExamples.js';
 
 const [n = 1_000_000, blockSize = 5, m = 40] = process.argv.slice(2).map(Number);
 let peak = 0;

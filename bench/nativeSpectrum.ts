@@ -4,12 +4,12 @@
  * by ARPACK (src/solvers/sparse/arpackLanczos.ts): CPU time (all threads) and wall time, products,
  * bound; `rounds` alternations.
  *
- *   npx tsx test/solvers/sparse/measureNativeSpectrum.ts [k = 200] [rounds = 2]
+ *   npx tsx bench/nativeSpectrum.ts [k = 200] [rounds = 2]
  */
-import { useBackend } from '../../../src/solvers/linalg/backend.js';
-import { convectionDiffusion2d } from '../../../src/solvers/sparse/generators.js';
-import { normalOperatorOfSparse } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
-import { largestEigenvalue } from '../../../src/solvers/sparse/spectrumOfOperator.js';
+import { useBackend } from '../src/solvers/linalg/backend.js';
+import { convectionDiffusion2d } from '../src/solvers/sparse/generators.js';
+import { normalOperatorOfSparse } from '../src/solvers/sparse/singularValuesOfSparse.js';
+import { largestEigenvalue } from '../src/solvers/sparse/spectrumOfOperator.js';
 
 const [k = 200, rounds = 2] = process.argv.slice(2).map(Number);
 const op = normalOperatorOfSparse(convectionDiffusion2d(k, 50));

@@ -3,22 +3,22 @@
  * (k x k grid, n = k^2) in m contiguous strips, stage by stage: the matrix, the distributed system
  * (each machine's CSR rows and the Cholesky factor of A_i A_i^T), the method's state, the
  * iterations. Peak resident memory is the kernel's (getrusage maxRSS), so it includes every thread.
- * The analysis is not run (its memory is measured by ../analysis/measureBlockDiagonal.ts); APC runs
+ * The analysis is not run (its memory is measured by bench/blockDiagonalAnalysis.ts); APC runs
  * with given parameters.
  *
- *   npx tsx test/solvers/algorithms/measureApcMemory.ts [k = 1000] [m = 100] [iterations = 20] [threads]
+ *   npx tsx bench/apcMemory.ts [k = 1000] [m = 100] [iterations = 20] [threads]
  *
  * With more than one solver thread the engine shares one copy of the machines' data (CSR rows and
- * Gram factors) with its workers (../../../src/solvers/parallel/engine.ts): `threads = 1` shows the
+ * Gram factors) with its workers (src/solvers/parallel/engine.ts): `threads = 1` shows the
  * memory without it.
  */
-import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
-import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import { createProblem } from '../../../src/solvers/input/createProblem.js';
-import { setSolverThreads, solverThreads } from '../../../src/solvers/parallel/threads.js';
-import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
-import { nnzOf } from '../../../src/solvers/sparse/csr.js';
-import { poisson2d } from '../../../src/solvers/sparse/generators.js';
+import type { SpectralData } from '../src/solvers/algorithms/types.js';
+import { buildDistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../src/solvers/input/createProblem.js';
+import { setSolverThreads, solverThreads } from '../src/solvers/parallel/threads.js';
+import { runAlgorithm } from '../src/solvers/runner/runAlgorithm.js';
+import { nnzOf } from '../src/solvers/sparse/csr.js';
+import { poisson2d } from '../src/solvers/sparse/generators.js';
 
 const [k = 1000, m = 100, iterations = 20, threads] = process.argv.slice(2).map(Number);
 if (threads !== undefined) setSolverThreads(threads);
