@@ -93,7 +93,7 @@ const configSchema = z.object({
   QUEUE_BOARD_READ_ONLY: z.stringbool().default(true),
   /** The dashboard's built files (scripts/buildDashboard.ts), served at `/`. Default: dist/dashboard of this package. */
   DASHBOARD_DIR: z.string().min(1).optional(),
-  // Durability, limits and hardening (issue 14).
+  // Durability, limits and hardening (docs/operations.md).
   /** Directory of the embedded redis-server's append-only file (`npm start` without REDIS_URL); created when missing. */
   DATA_DIR: z.string().min(1).default('./data'),
   /** Longest run of one job attempt; past it the job ends `failed` with a `time-limit` problem and its worker slot is freed. */

@@ -1,6 +1,6 @@
 /**
- * Checkpoints of a running job (issue 23 §3): every CHECKPOINT_INTERVAL_MS the attempt saves what
- * it has done (the analysis once done, the runs it finished, the snapshot of the run under way:
+ * Checkpoints of a running job, from which a retried attempt resumes: every CHECKPOINT_INTERVAL_MS
+ * the attempt saves what it has done (the analysis once done, the runs it finished, the snapshot of the run under way:
  * src/solvers/runner/snapshot.ts) under the job's checkpoint key, replacing the previous one; an
  * attempt that BullMQ retries after a crash (a killed worker, a stalled job, a restarted service)
  * reads it and goes on from there (./computeJob.ts), to the very result the uninterrupted attempt

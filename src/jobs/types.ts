@@ -70,7 +70,7 @@ export interface JobProgress extends Omit<WorkProgress, 'relativeResidual'> {
   updatedAt: string;
 }
 
-/** Where a job's runs start (issue 24 §1): the vector itself is stored beside the job (JobKeys.initialGuess). */
+/** Where a job's runs start: the vector itself is stored beside the job (JobKeys.initialGuess). */
 export const INITIAL_GUESS_KINDS = ['vector', 'job'] as const;
 export interface InitialGuessEcho {
   /** vector: n numbers given with the request; job: the solution of a finished run, copied at submission. */
@@ -108,7 +108,7 @@ export interface JobOptions {
 }
 
 /**
- * Where to POST a job's or study's summary when it ends (issue 24 §4). The secret signs the
+ * Where to POST a job's or study's summary when it ends. The secret signs the
  * deliveries (HMAC-SHA256, Standard Webhooks); it is stored apart from the document, read only by the
  * delivery worker, and never returned.
  */

@@ -1,5 +1,5 @@
 /**
- * Advise jobs end to end (issue 25 §2): `type: 'advise'` lists candidate partitions with kappa(S)
+ * Advise jobs end to end: `type: 'advise'` lists candidate partitions with kappa(S)
  * and theta_H, each equal to an analyze job's on the same assignment (dense and CSR storage), and a
  * later job takes the best as `partition: { fromAdvice: id }` (404 for an unknown job, 422 for a job
  * that is not a succeeded advise job or has another n, at /partition/fromAdvice).

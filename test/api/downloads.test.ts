@@ -1,5 +1,5 @@
 /**
- * Downloads in the formats people load (issue 24 §7), through HTTP over a socket with a real Redis
+ * Downloads in the formats people load, through HTTP over a socket with a real Redis
  * and worker, on the dense path and on CSR: a run's trace as JSON or CSV, its solution as JSON, CSV,
  * Matrix Market (array) or little-endian float64, chosen by `Accept`; each non-JSON form parsed back
  * and compared with the JSON values bit for bit; 406 for an Accept that admits none; every media type

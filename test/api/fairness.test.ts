@@ -1,7 +1,7 @@
 /**
- * Fairness between API keys (issue 14 §2, issue 23 §2; src/jobs/keys/fairShare.ts), with a real
+ * Fairness between API keys (src/jobs/keys/fairShare.ts), with a real
  * Redis and the default worker (2 regular slots, 1 small-job slot):
- *  - one key floods the worker with the long solves of issue 23 (n = 300, six algorithms, 200,000
+ *  - one key floods the worker with long solves (n = 300, six algorithms, 200,000
  *    iterations) and holds both regular slots; another key's small analyze job starts within 5 s;
  *  - one key alone gets both regular slots;
  *  - while another key's job waits, a key holds at most one of the two regular slots (its job
@@ -72,7 +72,10 @@ async function cancelAll(service: TestService, ids: string[]): Promise<void> {
   );
 }
 
-/** The long solves of issue 23: n = 300, six algorithms, 200,000 iterations (about a minute each on two cores). */
+/**
+ * Long solves that once kept another key's tiny job waiting 62 s: n = 300, six algorithms, 200,000
+ * iterations (about a minute each on two cores).
+ */
 const LONG_SOLVE = {
   type: 'solve',
   matrix: { format: 'generator', generator: 'gaussian', n: 300, mean: 1, std: 1, seed: 1 },

@@ -1,5 +1,5 @@
 /**
- * Idempotent submits (issue 24 §5) through HTTP against a real Redis: an Idempotency-Key on
+ * Idempotent submits through HTTP against a real Redis: an Idempotency-Key on
  * POST /v1/jobs, /v1/matrices and /v1/studies answers the first request's resource again (same id,
  * same status code, `Idempotent-Replayed: true`), another body with the key is a 422, concurrent
  * requests over real sockets with one key create one resource, a failed request frees its key, and

@@ -1,5 +1,5 @@
 /**
- * Documents that say what they ran on (issue 24 §6), through HTTP over a socket with a real Redis
+ * Documents that say what they ran on, through HTTP over a socket with a real Redis
  * and a separate worker process: a job echoes its matrix (format, generator settings or stored id,
  * n, nnz, content hash: one hash for one matrix given dense, as COO on CSR or stored) and its
  * partition (kind, m, sizes; the assignment at GET /v1/jobs/{id}/partition, reused as `fromJob`);

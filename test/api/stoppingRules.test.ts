@@ -1,5 +1,5 @@
 /**
- * Issue 24 §1 and §3 through HTTP, with a real Redis and worker: warm starts (n numbers, or a
+ * Warm starts and stopping rules through HTTP, with a real Redis and worker: warm starts (n numbers, or a
  * finished job's run: its solution given back converges within 3 iterations, dense and CSR; the
  * refusals at /options/initialGuess), each stopping rule and status, D-HBM's transient told apart
  * from divergence, and the job's `summary` of converged and unconverged runs.

@@ -1,5 +1,5 @@
 /**
- * Callbacks (issue 24 §4) through HTTP with a real Redis and workers: a receiver on loopback (a
+ * Callbacks through HTTP with a real Redis and workers: a receiver on loopback (a
  * real node http server) gets one POST when a job or study ends, signed as Standard Webhooks specify
  * (the HMAC is computed here independently with node:crypto), its body the summary; a non-2xx answer
  * and a redirect (not followed) are retried with backoff; a private or metadata address is refused

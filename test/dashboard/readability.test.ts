@@ -1,5 +1,5 @@
 /**
- * The dashboard read as a researcher reads it (issue 27), measured in a real browser against the real
+ * The dashboard read as a researcher reads it, measured in a real browser against the real
  * service: a Matrix Market solve whose rates are all within 1e-3 of 1 and whose runs stop at their
  * cap, a failed job, and Experiment 1 with m = 1. At 1400 px nothing lies off the page and nothing
  * scrolls sideways; at 400 px no page is wider than the screen; each chart label sits within 12 px

@@ -12,7 +12,7 @@ import { startTestRedis, startTestService, type TestService } from '../support/s
 import type { EmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
 import { buildTestDashboard, type BuiltDashboard } from './browser.js';
 
-/** The issue's budget for what a first visit loads, compressed. */
+/** The budget for what a first visit loads, compressed (docs/dashboard.md). */
 const INITIAL_PAGE_BUDGET_BYTES = 250 * 1024;
 
 let dashboard: BuiltDashboard;

@@ -1,5 +1,5 @@
 /**
- * Fault (issue 23 §3): the whole `npm start` process tree (service, its redis-server, the sandboxed
+ * Fault: the whole `npm start` process tree (service, its redis-server, the sandboxed
  * child) killed with SIGKILL in the middle of a long D-HBM run, then of a long APC run, each time
  * started again on the same DATA_DIR. The run resumes from its checkpoint: the first progress
  * report after the restart is within one CHECKPOINT_INTERVAL_MS of where the run was (not at 0), and

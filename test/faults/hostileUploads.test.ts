@@ -5,7 +5,7 @@
  * 256 MiB, nor take more than 10 s to refuse; nothing refused is stored (GET /v1/matrices, GET
  * /v1/jobs), and /healthz keeps answering within 1 s while a 250,000-row file is parsed.
  *
- * The bounds are the issue's (23 §1) and generous on purpose: they catch an unbounded buffer or a
+ * The bounds are generous on purpose: they catch an unbounded buffer or a
  * blocked event loop (seconds, hundreds of MiB), not a slow machine.
  */
 import { readFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * Fault (issue 23 §3): shutdown ends within SHUTDOWN_TIMEOUT_MS (plus a second) whatever Redis does.
+ * Fault: shutdown ends within SHUTDOWN_TIMEOUT_MS (plus a second) whatever Redis does.
  * The service is busy (a long job running, a study's chunks running, an event stream open) when
  *  - its whole process group gets SIGTERM, as a terminal's Ctrl-C gives SIGINT, so its embedded
  *    redis-server exits first: every worker and connection must stop retrying Redis;

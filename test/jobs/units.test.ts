@@ -84,7 +84,7 @@ describe('small-job predictions', () => {
     expect(predictedFlops({ n: 4, matrix: { kind: 'stored', matrixId: 'x', nnz: 10 }, algorithms: [], options })).toBe(Infinity);
   });
 
-  it("finds issue 23's tiny analyze job small and its long solves not, nor anything when the limit is 0", () => {
+  it("finds a tiny analyze job small and its long solves not, nor anything when the limit is 0", () => {
     expect(isSmallJob({ n: 12, matrix: generated, algorithms: [], options }, MAX)).toBe(true);
     const all = ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const;
     expect(isSmallJob({ n: 300, matrix: generated, algorithms: [...all], options: { ...options, maxIterations: 200_000 } }, MAX)).toBe(

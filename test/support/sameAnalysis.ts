@@ -1,5 +1,5 @@
 /**
- * Two analyses of the same system compared as the split analysis promises (issue 12 §2): every
+ * Two analyses of the same system compared as the split analysis promises: every
  * number to 1e-14 relative, theta_H and its pair identical, the same recommendation.
  */
 import { expect } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * A fair share of the workers between API keys (issue 23 §2). A running job is not preempted (its
+ * A fair share of the workers between API keys. A running job is not preempted (its
  * checkpoints serve a retry after a crash, not time slicing), so a key that was alone and took every slot with long jobs would hold them until
  * they end, whatever the order of what waits. Two rules, both with BullMQ's open-source features:
  *

@@ -1,5 +1,5 @@
 /**
- * One large analysis over many workers (the paper's Algorithm 2, issue 12 §2), as a BullMQ flow on
+ * One large analysis over many workers (the paper's Algorithm 2), as a BullMQ flow on
  * the service's own queue, run by the sandboxed processor (../processor.ts) like any job:
  *  1. the job's attempt (the coordinator) plans the parts (src/solvers/analysis/splitAnalysis.ts)
  *     and adds a FlowProducer parent (SPLIT_COMBINE_JOB) with one child per part (SPLIT_PART_JOB),

@@ -1,5 +1,5 @@
 /**
- * The analysis of a partitioned system (issue items "Analysis" and "Cost"): every heterogeneity
+ * The analysis of a partitioned system: every heterogeneity
  * metric, both condition numbers, each algorithm's optimal parameters and rate, the paper's bounds
  * and the APC / D-HBM recommendation, assembled into the public `Analysis`.
  *

@@ -378,7 +378,7 @@ function* sparseScanOfUnitRowsWork(rows: CompressedRows, n: number, nc: number, 
 }
 
 /**
- * The same metrics for A in compressed sparse rows (the sparse path, issue 11 §4): rows with
+ * The same metrics for A in compressed sparse rows (the sparse path): rows with
  * disjoint supports are orthogonal, so only pairs sharing a column are visited (the sparse scan
  * above); O(nnz + n) memory beyond the pairs' work, nothing n x n.
  */

@@ -1,5 +1,5 @@
 /**
- * The analysis on the sparse path (issue 11 §4): every field of the Analysis for a system whose
+ * The analysis on the sparse path: every field of the Analysis for a system whose
  * machines hold CSR rows (../distributed/sparseSystem.ts), without forming anything dense of size n
  * (nothing n x n, nothing n x p_i). The values are the dense path's, computed differently:
  *  - 'conditioning': sigma_max(A), sigma_min(A) and kappa(A^T A) = L / mu by Lanczos on A^T A and on

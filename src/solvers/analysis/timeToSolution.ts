@@ -1,5 +1,5 @@
 /**
- * Time to solution (issue 25 §1): the recommendation compares rates per iteration, as the paper
+ * Time to solution: the recommendation compares rates per iteration, as the paper
  * does; this model prices one iteration of each algorithm so that "fewer iterations" and "finishes
  * first" can both be answered.
  *

@@ -1,3 +1,4 @@
+// Past 500 lines: most of it is the addon's binding types, one documented declaration per native function.
 /**
  * The two numerical backends and the switch between them:
  *  - 'typescript': the kernels written in this directory, always present;

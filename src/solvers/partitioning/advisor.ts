@@ -1,5 +1,5 @@
 /**
- * The partition advisor (issue 25 §2): candidate assignments of A's rows to the m machines, each with
+ * The partition advisor (`type: 'advise'` jobs): candidate assignments of A's rows to the m machines, each with
  * the kappa(S) and theta_H the analysis would report for it, and the best one. kappa(S), S = sum_i
  * Q_i Q_i^T, decides APC's rate (the paper's Theorem on the optimal rate is a function of kappa(S)
  * alone), so the candidate of least kappa(S) is the one APC solves fastest on.
@@ -32,7 +32,7 @@ export interface PartitionCandidate {
   kappaS: number;
   /** theta_H of this assignment, as an analysis of it reports it. */
   thetaH: number;
-  /** Predicted time to solution (issue 25 §1); null until that prediction exists. */
+  /** Predicted time to solution (analysis/timeToSolution.ts); null until that prediction exists. */
   timeToSolution: number | null;
   /** Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows (floor/ceil of n/m always allowed). */
   withinImbalance: boolean;

@@ -1,6 +1,6 @@
 /**
- * A multilevel graph partitioner (the TypeScript backend's; the issue's METIS in the native addon is
- * not here): m parts by recursive bisection, each bisection multilevel as in Karypis and Kumar's
+ * A multilevel graph partitioner (the TypeScript backend's; the native addon has no METIS
+ * partitioner): m parts by recursive bisection, each bisection multilevel as in Karypis and Kumar's
  * scheme. Coarsen by heavy-edge matching (each vertex paired with the unmatched neighbour it shares
  * the heaviest edge with, so heavy couplings end up inside one coarse vertex, never cut); bisect the
  * coarsest graph by greedy growing from several seeds, keeping the grown prefix of least cut whose
@@ -33,7 +33,7 @@ const GROWING_TRIES = 8;
 const FM_PASSES = 8;
 const FM_PATIENCE = 64;
 
-/** The rows a machine may hold: [lo, hi] (issue 25: (1 -/+ eps) n/m, widened to floor/ceil(n/m)). */
+/** The rows a machine may hold: [lo, hi] ((1 -/+ eps) n/m for the imbalance eps, widened to floor/ceil(n/m)). */
 export function machineSizeBounds(n: number, m: number, imbalance: number): { lo: number; hi: number } {
   const average = n / m;
   return {

@@ -1,5 +1,5 @@
 /**
- * The row graph of A (issue 25 §2): rows i and j are joined when they share a column, the edge
+ * The row graph of A, which the partition advisor cuts: rows i and j are joined when they share a column, the edge
  * weighted by |a_i . a_j| / (|a_i| |a_j|), the cosine of the rows as in ABCD's GRIP. Rows are
  * normalized first because kappa(S) does not see a row's scale (Q_i spans the same space), and an
  * unnormalized weight would let a long row outweigh the geometry. Heavy edges are the couplings

@@ -1,3 +1,4 @@
+// Past 500 lines: one driver, whose stopping tests, growth diagnosis and snapshots all read the same run's state.
 /**
  * The shared driver of every algorithm (in the spirit of PETSc's KSPSolve): merge the user's
  * parameters over the optimal ones, validate them, iterate the method from x(0) (0 or the initial

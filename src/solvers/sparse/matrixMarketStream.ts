@@ -1,3 +1,4 @@
+// Past 500 lines: one streaming parser, whose reader state and number scanners are one unit.
 /**
  * Streaming Matrix Market reader producing CSR directly (the sparse path's counterpart of
  * ../input/matrixMarket.ts, which builds a dense matrix): fed text chunks of any size, split anywhere

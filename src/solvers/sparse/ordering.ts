@@ -1,3 +1,4 @@
+// Past 500 lines: approximate minimum degree is one algorithm whose steps share the quotient graph's state.
 /**
  * Fill-reducing orderings of a symmetric sparsity pattern, for the sparse Cholesky of the machines'
  * Gram matrices (sparseCholesky.ts) and the sparse LU (on the pattern of A + A^T or A^T A).

@@ -1,6 +1,6 @@
 /**
  * Extreme singular values of a square sparse A and the quantities of docs/SPEC.md "Building blocks"
- * that come from them, without forming anything dense (issue 11 §4):
+ * that come from them, without forming anything dense (n may be 10^6):
  *   kappa(A^T A) = (sigma_max / sigma_min)^2, L = lambda_max(A^T A) = sigma_max^2, mu = sigma_min^2.
  * - L: thick-restart Lanczos (spectrumOfOperator.ts) on A^T A applied as A^T (A v), one pass over
  *   the rows per product (y = sum_k a_k (a_k . v)); A^T A is never formed.

@@ -1,6 +1,7 @@
+// Past 500 lines: thick-restart Lanczos with the small tridiagonal eigensolver its restarts need.
 /**
  * The largest eigenvalue of a symmetric positive (semi)definite operator known only through
- * `apply(x, y)`, with an a-posteriori relative error bound, for the sparse path (issue 11 §4): every
+ * `apply(x, y)`, with an a-posteriori relative error bound, for the sparse path (nothing dense): every
  * extreme eigenvalue it needs is the largest one of some operator (A^T A, (A^T A)^{-1} through a
  * sparse LU, the block-Jacobi-scaled Gram matrix of S, the cross-Gram blocks of the principal
  * angles). The smallest eigenvalue comes from the largest one of the inverse (shift-invert at 0)

@@ -1,6 +1,7 @@
+// Past 500 lines: S's operators and the pair angles share the machines' column slots built here.
 /**
  * The spectrum of S = sum_i A_i^T (A_i A_i^T)^{-1} A_i and the principal angles theta_ij on the
- * sparse path (docs/SPEC.md "Building blocks" and "Heterogeneity metrics"; issue 11 §4), from A's
+ * sparse path (docs/SPEC.md "Building blocks" and "Heterogeneity metrics"), from A's
  * CSR rows, the partition and callbacks that solve with each machine's Gram factor L_i
  * (L_i L_i^T = G_i = A_i A_i^T, e.g. a sparse Cholesky with its permutation folded in:
  * L_i = P_i^T L), so nothing here depends on how the machines store their factors.

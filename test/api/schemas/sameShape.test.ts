@@ -89,7 +89,7 @@ assertSameShape<z.output<typeof AnalysisSchema>, Analysis>(true);
 
   it('fails to compile on a drifted field, naming its path', () => {
     const messages = compile(`${HEADER}
-// The drift of issue 15: relativeResidual and theoreticalRate non-nullable in the type only.
+// A drift once shipped: relativeResidual and theoreticalRate non-nullable in the type only.
 type DriftedRun = Omit<RunSummary, 'relativeResidual' | 'theoreticalRate'> & { relativeResidual: number; theoreticalRate: number };
 assertSameShape<z.output<typeof RunSummarySchema>, DriftedRun>(true);
 // A nested field: thetaHPair made a plain array.

@@ -1,5 +1,5 @@
 /**
- * Warm starts (issue 24 §1): a run from an initial guess. DGD, D-HBM, D-NAG and block Cimmino start
+ * Warm starts (options.initialGuess): a run from an initial guess. DGD, D-HBM, D-NAG and block Cimmino start
  * at x(0) = guess; APC and MLM start machine i at the projection of the guess onto its solution set,
  * x_i(0) = x0 + A_i^+ (b_i - A_i x0), checked against the formula with ml-matrix's pseudo-inverse, on
  * dense storage and on CSR (whose machines keep y(0) = x0 and offsets, ../../../src/solvers/machines/csrConsensusPass.ts).

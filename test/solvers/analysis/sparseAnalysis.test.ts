@@ -1,5 +1,5 @@
 /**
- * The analysis on the sparse path (issue 11 §4), against independent references:
+ * The analysis on the sparse path, against independent references:
  *  - every case of the heterogeneity fixtures (NumPy, dense), the real matrices among them, with the
  *    matrix in CSR: every field against the fixture with the tolerances of ./fixtureChecks.ts, and
  *    against the dense path's analysis of the same system with the same tolerances;

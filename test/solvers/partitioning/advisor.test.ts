@@ -1,5 +1,5 @@
 /**
- * The partition advisor (issue 25 §2) on its check cases, on both backends: a shuffled
+ * The partition advisor on its check cases, on both backends: a shuffled
  * block-diagonal matrix (kappa(S) = 1, theta_H = pi/2, APC done in one iteration on the advised
  * partition), a shuffled 2-D Poisson matrix and a shuffled gr_30_30 (../shared/matrices), against
  * the NumPy values of scripts/partitionReference.py (./shuffledCases.json): the advised kappa(S)

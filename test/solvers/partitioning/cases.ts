@@ -1,5 +1,5 @@
 /**
- * The advisor's check cases (issue 25 §2): a block-diagonal matrix (12 blocks of 100) and a 2-D
+ * The advisor's check cases: a block-diagonal matrix (12 blocks of 100) and a 2-D
  * Poisson matrix, rows and columns shuffled by seeded permutations. test/reference/partitioning.py
  * builds the same matrices (the permutations are written into its JSON) and computes kappa(S).
  */

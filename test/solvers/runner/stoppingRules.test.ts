@@ -1,5 +1,5 @@
 /**
- * The stopping rules of issue 24 §3, one case producing each status the runner can end with
+ * The stopping rules of a run (tolerances, caps, divergence), one case producing each status the runner can end with
  * (converged by each test, max-iterations, max-wall-time, diverged, stagnated, non-finite), and the
  * diagnosis of a residual that grew: D-HBM's transient at its optimal parameters (predicted, and not
  * taken for divergence at the default divergenceTolerance) apart from a spectral radius above 1.

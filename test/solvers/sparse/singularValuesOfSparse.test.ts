@@ -2,7 +2,8 @@
  * sigma_max, sigma_min, L, mu and kappa(A^T A) of sparse matrices against SciPy's ARPACK (eigsh on
  * A^T A and, shift-invert at 0, on A^{-1} A^{-T} through splu; test/reference/sparse/spectra.py).
  *
- * Tolerance: 1e-6 relative, as issue 11 asks, where the reference itself is good to that. Both
+ * Tolerance: 1e-6 relative (the fixtures' on condition numbers), where the reference itself is good
+ * to that. Both
  * sides apply A^{-1} through a backward-stable LU, so each sigma_min carries a rounding error of about
  * kappa(A) eps (a few units of it: the growth factor): beyond kappa(A) ~ 1e9 neither is known to 1e-6
  * (fs1831: kappa(A) = 2e13), and there we allow 64 eps kappa(A) (kappa(A^T A): twice that).
