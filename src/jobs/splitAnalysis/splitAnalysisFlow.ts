@@ -47,7 +47,7 @@ import { JobError, JobInputMissingError } from '../errors.js';
 import { problemFromTypedError } from '../problems.js';
 import type { ProcessorReturn, QueuedJobData } from '../queuedJob.js';
 import { int32From } from '../store/binary.js';
-import { problemFromFields, PROBLEM_FIELDS } from '../store/jobDocument.js';
+import { jobSpecFromFields, JOB_SPEC_FIELDS } from '../store/jobDocument.js';
 import type { JobStore } from '../store/jobStore.js';
 import { readyJobFrom, type ReadyJob } from '../store/readyJob.js';
 import { bullmqConnectionOptions, createResilientConnection } from '../store/redisConnection.js';
@@ -161,14 +161,14 @@ async function partInput(redis: Redis, store: JobStore, config: Config, id: stri
   cached = undefined;
   const { keys } = store;
   const [fields, matrix, rhs, assignment] = await Promise.all([
-    redis.hmget(keys.doc(id), ...PROBLEM_FIELDS),
+    redis.hmget(keys.doc(id), ...JOB_SPEC_FIELDS),
     redis.getBuffer(keys.matrix(id)),
     redis.getBuffer(keys.rhs(id)),
     redis.getBuffer(keys.assignment(id)),
   ]);
-  const problem = problemFromFields(fields);
-  if (!problem) throw new JobInputMissingError(id, 'job document');
-  const ready = readyJobFrom(problem, { matrix, rhs, assignment }, { maxN: config.MAX_N, maxNSparse: config.MAX_N_SPARSE });
+  const spec = jobSpecFromFields(fields);
+  if (!spec) throw new JobInputMissingError(id, 'job document');
+  const ready = readyJobFrom(spec, { matrix, rhs, assignment }, { maxN: config.MAX_N, maxNSparse: config.MAX_N_SPARSE });
   if (ready.matrix.storage !== 'dense') throw new Error('a split analysis needs a dense matrix');
   // The same problem as computeJob's, so the same bases.
   const dense: Problem = createProblem({ A: ready.matrix.A, rhs: ready.rhs, partition: ready.partition });
@@ -280,7 +280,7 @@ async function processCombine(data: SplitCombineData, ctx: SplitContext): Promis
   }
 
   const pipeline = redis.pipeline();
-  pipeline.hmget(store.keys.doc(id), ...PROBLEM_FIELDS);
+  pipeline.hmget(store.keys.doc(id), ...JOB_SPEC_FIELDS);
   pipeline.getBuffer(store.keys.assignment(id));
   for (let k = 0; k < parts; k++) pipeline.hgetallBuffer(keys.part(id, k));
   pipeline.scard(keys.workers(id));
@@ -290,17 +290,17 @@ async function processCombine(data: SplitCombineData, ctx: SplitContext): Promis
     return value;
   });
   const workers = Number(rest.pop());
-  const problem = problemFromFields(fieldsReply as (string | null)[]);
+  const spec = jobSpecFromFields(fieldsReply as (string | null)[]);
   const assignment = assignmentReply as Buffer | null;
-  if (!problem || !assignment) throw new JobInputMissingError(id, problem ? 'partition' : 'job document');
+  if (!spec || !assignment) throw new JobInputMissingError(id, spec ? 'partition' : 'job document');
   const results = (rest as Record<string, Buffer>[]).map(decodePartResult);
   const missing = results.flatMap((r, k) => (r === null ? [k] : []));
   if (missing.length > 0) throw new Error(`split analysis of job ${id}: parts ${missing.join(', ')} left no result`);
 
   try {
-    const partition = partitionFromAssignment(int32From(assignment), problem.m);
+    const partition = partitionFromAssignment(int32From(assignment), spec.m);
     const analysis = await withThreadBudget(() =>
-      runCooperatively(combineAnalysisPartsWork(problem.n, partition, results as AnalysisPartResult[], problem.options.tolerance), {
+      runCooperatively(combineAnalysisPartsWork(spec.n, partition, results as AnalysisPartResult[], spec.options.tolerance), {
         signal,
         sliceMs: 20,
       }),

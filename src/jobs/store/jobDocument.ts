@@ -52,7 +52,7 @@ export const SUMMARY_FIELDS = [
 ] as const;
 
 /** What a worker needs from the document to compute the job (written at creation, never changed). */
-export interface StoredProblem {
+export interface StoredJobSpec {
   id: string;
   type: JobType;
   n: number;
@@ -64,11 +64,11 @@ export interface StoredProblem {
   hasRhs: boolean;
 }
 
-/** The fields of a StoredProblem, in the order problemFromFields reads them (HMGET). */
-export const PROBLEM_FIELDS = ['id', 'type', 'n', 'm', 'algorithms', 'options', 'input', 'hasRhs'] as const;
+/** The fields of a StoredJobSpec, in the order jobSpecFromFields reads them (HMGET). */
+export const JOB_SPEC_FIELDS = ['id', 'type', 'n', 'm', 'algorithms', 'options', 'input', 'hasRhs'] as const;
 
 /** What is written when a job is created. */
-export interface NewDocument extends StoredProblem {
+export interface NewDocument extends StoredJobSpec {
   createdAt: string;
   /** The storage planned at creation; the worker records the one it runs on (and its backend). */
   storage: MatrixStorage;
@@ -104,8 +104,8 @@ export function newDocumentFields(doc: NewDocument): Record<string, string> {
   };
 }
 
-/** From HMGET of PROBLEM_FIELDS; null when the document no longer exists. */
-export function problemFromFields(values: (string | null)[]): StoredProblem | null {
+/** From HMGET of JOB_SPEC_FIELDS; null when the document no longer exists. */
+export function jobSpecFromFields(values: (string | null)[]): StoredJobSpec | null {
   const [id, type, n, m, algorithms, options, input, hasRhs] = values;
   if (id === null || type === null || input === null || options === null) return null;
   return {

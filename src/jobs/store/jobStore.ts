@@ -26,8 +26,8 @@ import type {
 import { bytesOf, float64From, int32From } from './binary.js';
 import {
   newDocumentFields,
-  problemFromFields,
-  PROBLEM_FIELDS,
+  jobSpecFromFields,
+  JOB_SPEC_FIELDS,
   summaryFromFields,
   SUMMARY_FIELDS,
   type NewDocument,
@@ -182,7 +182,7 @@ export class JobStore {
 
   /**
    * Mark the attempt started (atomically with the cancel check: scripts.lssBegin) and read the
-   * document's problem and the binary inputs in the same round trip; when the attempt runs, return
+   * document's job spec and the binary inputs in the same round trip; when the attempt runs, return
    * the job ready to compute. Throws (the document then says 'running': the caller records the
    * failure) JobInputMissingError for an input that expired, or the SolverError of a generator spec.
    */
@@ -190,7 +190,7 @@ export class JobStore {
     const { keys } = this;
     const pipeline = this.redis.pipeline();
     queueScript(pipeline, 'lssBegin', [keys.doc(id)], [keys.statusChannel, now]);
-    pipeline.hmget(keys.doc(id), ...PROBLEM_FIELDS);
+    pipeline.hmget(keys.doc(id), ...JOB_SPEC_FIELDS);
     pipeline.getBuffer(keys.matrix(id));
     pipeline.getBuffer(keys.rhs(id));
     pipeline.getBuffer(keys.assignment(id));
@@ -198,19 +198,19 @@ export class JobStore {
     const [state, fields, matrix, rhs, assignment, initialGuess] = await execOrThrow(pipeline);
     const answer = String(state) as AttemptStart['state'];
     if (answer !== 'running') return { state: answer };
-    const problem = problemFromFields(fields as (string | null)[]);
-    if (!problem) throw new JobInputMissingError(id, 'job document');
+    const spec = jobSpecFromFields(fields as (string | null)[]);
+    if (!spec) throw new JobInputMissingError(id, 'job document');
     const inputs: StoredInputs = {
       matrix: matrix as Buffer | null,
       rhs: rhs as Buffer | null,
       assignment: assignment as Buffer | null,
       initialGuess: initialGuess as Buffer | null,
     };
-    if (problem.input.format === 'stored') inputs.storedMatrix = (await this.matrices.csr(problem.input.matrixId))?.csr ?? null;
-    else if ('nnz' in problem.input && problem.input.nnz !== undefined) {
-      inputs.csr = await readCsr(this.redis, keys.csr(id), problem.n, problem.input.nnz);
+    if (spec.input.format === 'stored') inputs.storedMatrix = (await this.matrices.csr(spec.input.matrixId))?.csr ?? null;
+    else if ('nnz' in spec.input && spec.input.nnz !== undefined) {
+      inputs.csr = await readCsr(this.redis, keys.csr(id), spec.n, spec.input.nnz);
     }
-    return { state: 'running', job: readyJobFrom(problem, inputs, limits) };
+    return { state: 'running', job: readyJobFrom(spec, inputs, limits) };
   }
 
   /**

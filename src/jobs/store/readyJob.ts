@@ -12,7 +12,7 @@ import { JobInputMissingError, MatrixNotFoundError } from '../errors.js';
 import { checkCsrJobSize, storageOfStoredMatrix } from '../storage.js';
 import type { JobOptions, JobType } from '../types.js';
 import { float64From, int32From } from './binary.js';
-import type { StoredProblem } from './jobDocument.js';
+import type { StoredJobSpec } from './jobDocument.js';
 
 /**
  * The matrix of a job, in the storage it is computed from (../storage.ts decides which): dense
@@ -62,12 +62,12 @@ export interface StoredInputs {
  * and the SolverError of a generator spec that cannot be generated (`limits.maxN` is checked again
  * here: a generated matrix exists only in the worker).
  */
-export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limits: WorkerLimits): ReadyJob {
-  const { id, type, n, m, algorithms, options } = problem;
+export function readyJobFrom(spec: StoredJobSpec, inputs: StoredInputs, limits: WorkerLimits): ReadyJob {
+  const { id, type, n, m, algorithms, options } = spec;
   if (!inputs.assignment) throw new JobInputMissingError(id, 'partition');
   const partition = partitionFromAssignment(int32From(inputs.assignment), m);
   let rhs: Float64Array | null = null;
-  if (problem.hasRhs) {
+  if (spec.hasRhs) {
     if (!inputs.rhs) throw new JobInputMissingError(id, 'right-hand side');
     rhs = float64From(inputs.rhs);
   }
@@ -76,27 +76,27 @@ export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limit
     if (!inputs.initialGuess) throw new JobInputMissingError(id, 'initial guess');
     initialGuess = float64From(inputs.initialGuess);
   }
-  const digestPending = problem.input.format === 'generator' || problem.input.format === 'stored';
-  const matrix = matrixSource(problem, inputs, partition, limits);
+  const digestPending = spec.input.format === 'generator' || spec.input.format === 'stored';
+  const matrix = matrixSource(spec, inputs, partition, limits);
   return { id, type, n, m, algorithms, options, matrix, rhs, initialGuess, partition, digestPending };
 }
 
-function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: Partition, limits: WorkerLimits): MatrixSource {
-  const { input } = problem;
+function matrixSource(spec: StoredJobSpec, inputs: StoredInputs, partition: Partition, limits: WorkerLimits): MatrixSource {
+  const { input } = spec;
   // A block-diagonal spec without blockSize takes its blocks from the partition.
   if (input.format === 'generator') return { storage: 'dense', A: generateMatrix(input.spec, limits, partition) };
   if (input.format === 'stored') {
     // Deleted or expired after the job was created: the job fails naming it.
-    if (!inputs.storedMatrix) throw new MatrixNotFoundError(input.matrixId, ` (named by job '${problem.id}')`);
+    if (!inputs.storedMatrix) throw new MatrixNotFoundError(input.matrixId, ` (named by job '${spec.id}')`);
     storageOfStoredMatrix(input.matrixId, inputs.storedMatrix.rows, limits);
     return { storage: 'csr', A: inputs.storedMatrix };
   }
   if (input.nnz !== undefined) {
-    if (!inputs.csr) throw new JobInputMissingError(problem.id, 'matrix');
-    checkCsrJobSize(problem.id, inputs.csr.rows, limits);
+    if (!inputs.csr) throw new JobInputMissingError(spec.id, 'matrix');
+    checkCsrJobSize(spec.id, inputs.csr.rows, limits);
     return { storage: 'csr', A: inputs.csr };
   }
   const bytes = inputs.matrix;
-  if (!bytes) throw new JobInputMissingError(problem.id, 'matrix');
-  return { storage: 'dense', A: { rows: problem.n, cols: problem.n, data: float64From(bytes) } };
+  if (!bytes) throw new JobInputMissingError(spec.id, 'matrix');
+  return { storage: 'dense', A: { rows: spec.n, cols: spec.n, data: float64From(bytes) } };
 }
