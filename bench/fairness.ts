@@ -1,5 +1,5 @@
 /**
- * Start latency of small jobs under a flood (issue 23 §2, src/jobs/keys/fairShare.ts), end to end: a
+ * Start latency of small jobs under a flood (issue 23 §2, src/jobs/apiKeys/fairShare.ts), end to end: a
  * private redis-server, the API (src/api/server.ts, AUTH_MODE=keys) and one worker process
  * (src/jobs/workerMain.ts, the default 2 regular slots and 1 small-job slot). One key queues the
  * issue's flood (60 solves: n = 300, six algorithms, 200,000 iterations, about a minute each) and
@@ -19,7 +19,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { startEmbeddedRedis } from '../src/jobs/embeddedRedis.js';
-import { ApiKeyStore } from '../src/jobs/keys/apiKeyStore.js';
+import { ApiKeyStore } from '../src/jobs/apiKeys/apiKeyStore.js';
 import type { Job } from '../src/jobs/types.js';
 import { freePort } from './service.js';
 

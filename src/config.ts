@@ -128,9 +128,9 @@ const configSchema = z.object({
   MAX_STORED_BYTES_PER_KEY: integer(2 ** 30, 1024),
   /** Samples one study of a key may have; per-key override. */
   MAX_STUDY_SAMPLES_PER_KEY: integer(100_000, 1),
-  // --- Fairness between keys (docs/operations.md "Keys and tenants", src/jobs/keys/fairShare.ts) ---
+  // --- Fairness between keys (docs/operations.md "Keys and tenants", src/jobs/apiKeys/fairShare.ts) ---
   /**
-   * A key's job is predicted small when its estimated floating-point work (src/jobs/keys/smallJobs.ts)
+   * A key's job is predicted small when its estimated floating-point work (src/jobs/apiKeys/smallJobs.ts)
    * is at most this: the key's first pending job, when small, runs in a worker's small-job slot. 0: no job is.
    */
   SMALL_JOB_MAX_FLOPS: integer(1_000_000_000, 0),

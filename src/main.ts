@@ -10,7 +10,7 @@ import { buildApp } from './api/app.js';
 import { loadConfig } from './config.js';
 import { DataDirInUseError, lockDataDir, type DataDirLock } from './jobs/dataDirLock.js';
 import { startEmbeddedRedis, type EmbeddedRedis } from './jobs/embeddedRedis.js';
-import { checkAuthMode } from './jobs/keys/authStartup.js';
+import { checkAuthMode } from './jobs/apiKeys/authStartup.js';
 import { createLogger } from './jobs/logger.js';
 import { RedisJobService } from './jobs/redisJobService.js';
 import { startWorker } from './jobs/worker.js';

@@ -3,7 +3,7 @@
  * `npm run start:worker`, on any host sharing that Redis).
  */
 import { loadConfig } from '../config.js';
-import { checkAuthMode } from '../jobs/keys/authStartup.js';
+import { checkAuthMode } from '../jobs/apiKeys/authStartup.js';
 import { createLogger } from '../jobs/logger.js';
 import { RedisJobService } from '../jobs/redisJobService.js';
 import { RedisStudyService } from '../jobs/studies/redisStudyService.js';

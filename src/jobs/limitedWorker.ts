@@ -12,12 +12,12 @@
  * delegates to the Worker's own pool and notes, through an AsyncLocalStorage, the child retained in
  * each attempt's async context.
  *
- * An optional gate (./keys/fairShare.ts) sees each job the worker takes before a child runs it, and
+ * An optional gate (./apiKeys/fairShare.ts) sees each job the worker takes before a child runs it, and
  * may put it back in the queue: the attempt then ends with BullMQ's WaitingError (nothing counted).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { UnrecoverableError, WaitingError, Worker, type Child, type ChildPool, type Job, type Processor, type WorkerOptions } from 'bullmq';
-import type { SlotGate } from './keys/fairShare.js';
+import type { SlotGate } from './apiKeys/fairShare.js';
 import { residentBytes } from './residentMemory.js';
 
 export interface AttemptLimits {
@@ -61,7 +61,7 @@ export class LimitedWorker<DataType, ResultType> extends Worker<DataType, Result
   private readonly gate: SlotGate<DataType> | null;
   private readonly processorFile: string;
 
-  /** `gate`: decides, before a child runs it, whether a job the worker took keeps its slot (./keys/fairShare.ts). */
+  /** `gate`: decides, before a child runs it, whether a job the worker took keeps its slot (./apiKeys/fairShare.ts). */
   constructor(
     name: string,
     processorFile: string,

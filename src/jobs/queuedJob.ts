@@ -5,13 +5,13 @@
  */
 export interface QueuedJobData {
   id: string;
-  /** The API key that owns the job (AUTH_MODE=keys): what ./keys/fairShare.ts counts per key. */
+  /** The API key that owns the job (AUTH_MODE=keys): what ./apiKeys/fairShare.ts counts per key. */
   owner?: string;
 }
 
 /**
  * The jobs' BullMQ queues: `main` (QUEUE_NAME) for every job, `small` (`<QUEUE_NAME>-small`) for the
- * small-job slots of the workers (./keys/fairShare.ts).
+ * small-job slots of the workers (./apiKeys/fairShare.ts).
  */
 export function jobQueueNames(config: { QUEUE_NAME: string }): { main: string; small: string } {
   return { main: config.QUEUE_NAME, small: `${config.QUEUE_NAME}-small` };

@@ -12,7 +12,7 @@ import type { CsrMatrix } from '../solvers/sparse/csr.js';
 import type { MatrixMarketField, MatrixMarketSymmetry } from '../solvers/sparse/matrixMarketStream.js';
 import type { Advice } from '../solvers/partitioning/advisor.js';
 import type { RunResult } from '../solvers/runner/types.js';
-import type { ApiKeyService, Tenant } from './keys/apiKey.js';
+import type { ApiKeyService, Tenant } from './apiKeys/apiKey.js';
 import type { IdempotencyService } from './service/idempotencyStore.js';
 
 export const JOB_TYPES = ['analyze', 'solve', 'advise'] as const;

@@ -1,7 +1,7 @@
 /**
  * A worker process's job runner: a BullMQ Worker whose processor (./processor.ts) runs sandboxed
  * in reused child processes, WORKER_CONCURRENCY at a time, and a second one on the small-job queue,
- * SMALL_JOB_SLOTS at a time (./keys/fairShare.ts, with the cap the first applies per key). Around them:
+ * SMALL_JOB_SLOTS at a time (./apiKeys/fairShare.ts, with the cap the first applies per key). Around them:
  *  - a subscription to the cancel channel: a cancel request for a job this process runs aborts
  *    the job's signal in its child (worker.cancelJob);
  *  - the bookkeeping of failures the processor cannot record itself: an attempt that crashed or
@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { nativeBlas, nativeUnavailableReason } from '../solvers/linalg/backend.js';
 import { makeProblem } from './problems.js';
-import { FairShare } from './keys/fairShare.js';
+import { FairShare } from './apiKeys/fairShare.js';
 import { jobQueueNames, type ProcessorReturn, type QueuedJobData } from './queuedJob.js';
 import { LimitedWorker, type LimitBreach } from './limitedWorker.js';
 import { notifiedResources } from './notify/notifiedResources.js';

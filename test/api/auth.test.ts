@@ -9,7 +9,7 @@ import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fas
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import type { ApiKey, CreatedApiKey } from '../../src/jobs/keys/apiKey.js';
+import type { ApiKey, CreatedApiKey } from '../../src/jobs/apiKeys/apiKey.js';
 import { RedisJobService } from '../../src/jobs/redisJobService.js';
 import type { Job, JobPage, ProblemDetails, StoredMatrix } from '../../src/jobs/types.js';
 import { checkContract } from '../support/contract.js';

@@ -1,5 +1,5 @@
 /**
- * Fairness between API keys (src/jobs/keys/fairShare.ts), with a real
+ * Fairness between API keys (src/jobs/apiKeys/fairShare.ts), with a real
  * Redis and the default worker (2 regular slots, 1 small-job slot):
  *  - one key floods the worker with long solves (n = 300, six algorithms, 200,000
  *    iterations) and holds both regular slots; another key's small analyze job starts within 5 s;
@@ -18,7 +18,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../src/config.js';
 import type { EmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
-import type { CreatedApiKey } from '../../src/jobs/keys/apiKey.js';
+import type { CreatedApiKey } from '../../src/jobs/apiKeys/apiKey.js';
 import { jobQueueNames } from '../../src/jobs/queuedJob.js';
 import type { Job } from '../../src/jobs/types.js';
 import { startWorker, type JobWorker } from '../../src/jobs/worker.js';
@@ -86,7 +86,7 @@ const LONG_SOLVE = {
 
 const longSolve = (seed: number) => ({ ...LONG_SOLVE, matrix: { ...LONG_SOLVE.matrix, seed } });
 
-/** A tiny analyze job: predicted small (src/jobs/keys/smallJobs.ts). */
+/** A tiny analyze job: predicted small (src/jobs/apiKeys/smallJobs.ts). */
 const TINY_ANALYZE = {
   type: 'analyze',
   matrix: { format: 'generator', generator: 'gaussian', n: 12, mean: 1, std: 1, seed: 3 },

@@ -7,7 +7,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedApiKey } from '../../src/jobs/keys/apiKey.js';
+import type { CreatedApiKey } from '../../src/jobs/apiKeys/apiKey.js';
 import type { Study } from '../../src/jobs/studies/types.js';
 import type { Job, JobPage, MatrixPage, ProblemDetails, StoredMatrix } from '../../src/jobs/types.js';
 import { startTestService, type TestService } from '../support/service.js';

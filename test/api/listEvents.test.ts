@@ -7,8 +7,8 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CreatedApiKey } from '../../src/jobs/keys/apiKey.js';
-import { ApiKeyStore } from '../../src/jobs/keys/apiKeyStore.js';
+import type { CreatedApiKey } from '../../src/jobs/apiKeys/apiKey.js';
+import { ApiKeyStore } from '../../src/jobs/apiKeys/apiKeyStore.js';
 import { ListEventDataSchema, type ListEvent, type ListSnapshot, type ListStatusEvent } from '../../src/api/schemas/listEvent.js';
 import { openEventStream, type EventStream, type SseEvent } from '../support/sse.js';
 import { startStudyTestService, type StudyTestService } from '../support/studyService.js';

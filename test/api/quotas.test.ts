@@ -9,7 +9,7 @@ import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp } from '../../src/api/app.js';
-import type { CreatedApiKey } from '../../src/jobs/keys/apiKey.js';
+import type { CreatedApiKey } from '../../src/jobs/apiKeys/apiKey.js';
 import { RedisJobService } from '../../src/jobs/redisJobService.js';
 import type { Job, JobPage, ProblemDetails } from '../../src/jobs/types.js';
 import { startTestService, type TestService } from '../support/service.js';

@@ -11,7 +11,7 @@ import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { CheckpointWriter, type JobCheckpointing } from '../../src/jobs/checkpoints.js';
 import { computeJob, type ComputeInput, type ComputeOutcome } from '../../src/jobs/computeJob.js';
-import { checkpointBytesOfJob } from '../../src/jobs/keys/jobBytes.js';
+import { checkpointBytesOfJob } from '../../src/jobs/apiKeys/jobBytes.js';
 import { CheckpointUnreadableError, decodeCheckpoint, encodeCheckpoint, type JobCheckpoint } from '../../src/jobs/store/checkpointCodec.js';
 import type { JobSpec } from '../../src/jobs/types.js';
 import type { WorkProgress } from '../../src/solvers/cooperative.js';

@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { pingRedis, startEmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
 import { JobNotFinishedError, JobNotFoundError, StoreUnavailableError } from '../../src/jobs/errors.js';
 import { newJobId } from '../../src/jobs/jobId.js';
-import { isSmallJob, predictedFlops } from '../../src/jobs/keys/smallJobs.js';
+import { isSmallJob, predictedFlops } from '../../src/jobs/apiKeys/smallJobs.js';
 import { PROBLEM_TYPES, problemFromTypedError } from '../../src/jobs/problems.js';
 import { bytesOf, float64From, int32From } from '../../src/jobs/store/binary.js';
 import { createSubscriberConnection, subscribeWhenReady } from '../../src/jobs/store/redisConnection.js';
@@ -84,7 +84,7 @@ describe('small-job predictions', () => {
     expect(predictedFlops({ n: 4, matrix: { kind: 'stored', matrixId: 'x', nnz: 10 }, algorithms: [], options })).toBe(Infinity);
   });
 
-  it("finds a tiny analyze job small and its long solves not, nor anything when the limit is 0", () => {
+  it('finds a tiny analyze job small and its long solves not, nor anything when the limit is 0', () => {
     expect(isSmallJob({ n: 12, matrix: generated, algorithms: [], options }, MAX)).toBe(true);
     const all = ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const;
     expect(isSmallJob({ n: 300, matrix: generated, algorithms: [...all], options: { ...options, maxIterations: 200_000 } }, MAX)).toBe(

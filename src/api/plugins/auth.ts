@@ -1,7 +1,7 @@
 /**
  * API keys (AUTH_MODE=keys): every /v1 request needs `Authorization: Bearer <key>`, looked up in
  * Redis on each request (so a revoked key is refused at once on every instance; see
- * src/jobs/keys/apiKeyStore.ts); /v1/admin/*, /metrics and /admin/* (the queue board) need an admin
+ * src/jobs/apiKeys/apiKeyStore.ts); /v1/admin/*, /metrics and /admin/* (the queue board) need an admin
  * key; /healthz, /readyz, /openapi.json, /docs, /problems/* and the dashboard stay open. A missing,
  * unknown or revoked key is a 401 problem, a non-admin key on an admin path a 403; neither says
  * more than that (no key, no stack, no path of the service).
@@ -18,7 +18,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import type { Config } from '../../config.js';
 import { QuotaTooLargeError, RetryLaterError } from '../../jobs/errors.js';
-import { resolveQuotas, type ApiKey, type ApiKeyService, type Tenant } from '../../jobs/keys/apiKey.js';
+import { resolveQuotas, type ApiKey, type ApiKeyService, type Tenant } from '../../jobs/apiKeys/apiKey.js';
 import { makeProblem } from '../../jobs/problems.js';
 import type { MatrixService } from '../../jobs/types.js';
 import { problemResponse } from '../schemas/problem.js';

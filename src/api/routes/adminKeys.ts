@@ -4,7 +4,7 @@
  * effective at once on every API instance, since each request looks its key up in Redis.
  */
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
-import type { ApiKeyService } from '../../jobs/keys/apiKey.js';
+import type { ApiKeyService } from '../../jobs/apiKeys/apiKey.js';
 import { ApiKeyIdParamsSchema, ApiKeyListSchema, ApiKeySchema, CreatedApiKeySchema, NewApiKeySchema } from '../schemas/apiKey.js';
 import { JSON_BODY_400, JSON_BODY_413, problemResponse, problemResponses } from '../schemas/problem.js';
 import { jsonResponse } from '../schemas/responses.js';

@@ -1,9 +1,9 @@
 /**
  * API keys as the admin endpoints (/v1/admin/keys) take and return them. ApiKey, CreatedApiKey and
- * NewApiKey of src/jobs/keys/apiKey.ts are the definitions; the schemas are checked against them.
+ * NewApiKey of src/jobs/apiKeys/apiKey.ts are the definitions; the schemas are checked against them.
  */
 import { z } from 'zod';
-import type { ApiKey, CreatedApiKey, KeyQuotas, NewApiKey } from '../../jobs/keys/apiKey.js';
+import type { ApiKey, CreatedApiKey, KeyQuotas, NewApiKey } from '../../jobs/apiKeys/apiKey.js';
 import { assertSameShape } from './sameShape.js';
 
 export const KeyQuotasSchema = z

@@ -1,6 +1,6 @@
 /**
  * The API side's BullMQ queues, kept fail-fast: the jobs' queue and the one of the workers'
- * small-job slots (../keys/fairShare.ts). They share one fail-fast connection with nothing else
+ * small-job slots (../apiKeys/fairShare.ts). They share one fail-fast connection with nothing else
  * (BullMQ defines its ~50 scripts on it, and ioredis copies every defined script onto each
  * pipeline or MULTI made on that connection, so the job store has its own).
  *
@@ -79,7 +79,7 @@ export class JobQueue {
 
   /**
    * Queue job `id` (named by its type, for people reading the queue); the job document holds
-   * everything else. `priority` (1 first; see ../keys/tenantUsage.ts) takes turns between API keys;
+   * everything else. `priority` (1 first; see ../apiKeys/tenantUsage.ts) takes turns between API keys;
    * a small job goes to the workers' small-job slots, in arrival order.
    */
   async add(id: string, type: JobType, placement: Placement = {}): Promise<void> {

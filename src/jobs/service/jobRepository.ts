@@ -14,10 +14,10 @@ import type { JobStore, RunContext } from '../store/jobStore.js';
 import { storeCall } from '../store/redisConnection.js';
 import { matrixDigest } from '../matrixDigest.js';
 import type { Job, JobListQuery, JobPage, JobPartition, JobSpec, JobSummary, TraceView } from '../types.js';
-import type { Tenant } from '../keys/apiKey.js';
-import { storedBytesOfJob } from '../keys/jobBytes.js';
-import { isSmallJob } from '../keys/smallJobs.js';
-import type { TenantUsage } from '../keys/tenantUsage.js';
+import type { Tenant } from '../apiKeys/apiKey.js';
+import { storedBytesOfJob } from '../apiKeys/jobBytes.js';
+import { isSmallJob } from '../apiKeys/smallJobs.js';
+import type { TenantUsage } from '../apiKeys/tenantUsage.js';
 import type { JobQueue, Placement } from './jobQueue.js';
 import { hasLabels, pageOfIndex } from './listCursor.js';
 
@@ -26,7 +26,7 @@ export interface Tenancy {
   usage: TenantUsage;
   ttlSeconds: number;
   traceCap: number;
-  /** SMALL_JOB_MAX_FLOPS: which jobs are predicted small (../keys/smallJobs.ts). */
+  /** SMALL_JOB_MAX_FLOPS: which jobs are predicted small (../apiKeys/smallJobs.ts). */
   smallJobMaxFlops: number;
 }
 
@@ -43,7 +43,7 @@ export class JobRepository {
    * For a tenant (an API key), the job is its own and counted against its limits first
    * (QuotaTooLargeError: 413, QuotaExceededError: 429), and queued with its fairness priority, or
    * for the workers' small-job slots when it is the key's only pending job and predicted small
-   * (../keys/fairShare.ts).
+   * (../apiKeys/fairShare.ts).
    */
   async create(spec: JobSpec, tenant: Tenant | null = null): Promise<Job> {
     return storeCall(async () => {

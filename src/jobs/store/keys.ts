@@ -90,7 +90,7 @@ export class JobKeys {
 
   /**
    * One owner's stored bytes: a hash (document key -> bytes counted), a sorted set (document key ->
-   * when to look at it again, ms) and the total (a string), see ../keys/tenantUsage.ts.
+   * when to look at it again, ms) and the total (a string), see ../apiKeys/tenantUsage.ts.
    */
   ownerUsage(owner: string): { bytes: string; expiry: string; total: string } {
     const base = `${this.base}:owner:${owner}`;

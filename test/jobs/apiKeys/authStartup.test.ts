@@ -8,8 +8,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { isLoopbackHost, loadConfig } from '../../../src/config.js';
 import type { EmbeddedRedis } from '../../../src/jobs/embeddedRedis.js';
-import { ApiKeyStore } from '../../../src/jobs/keys/apiKeyStore.js';
-import { checkAuthMode } from '../../../src/jobs/keys/authStartup.js';
+import { ApiKeyStore } from '../../../src/jobs/apiKeys/apiKeyStore.js';
+import { checkAuthMode } from '../../../src/jobs/apiKeys/authStartup.js';
 import { startTestRedis } from '../../support/service.js';
 
 let redis: EmbeddedRedis;

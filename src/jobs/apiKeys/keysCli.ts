@@ -1,5 +1,5 @@
 /**
- * `npm run keys -- <command>` (scripts/keys.ts; in the container image, `node dist/src/jobs/keys/keysCli.js
+ * `npm run keys -- <command>` (scripts/keys.ts; in the container image, `node dist/src/jobs/apiKeys/keysCli.js
  * <command>`): manage API keys (AUTH_MODE=keys) from the machine that runs the service.
  *
  *   create --name NAME [--admin] [--requests-per-second N] [--active-jobs N] [--stored-bytes N] [--study-samples N]
