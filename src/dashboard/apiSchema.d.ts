@@ -1714,6 +1714,8 @@ export interface components {
                 total: number;
             };
             labels: components["schemas"]["Labels"];
+            /** @description Present when the study failed: why. */
+            error?: components["schemas"]["Problem"];
         };
         StudyPage: {
             items: components["schemas"]["StudySummary"][];
