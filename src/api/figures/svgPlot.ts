@@ -37,8 +37,10 @@ const WIDTH = 460;
 const PLOT_HEIGHT = 300;
 const MARGIN = { left: 70, right: 20, top: 40 };
 /** Below the plot: tick labels, the x label, then the legend and the notes, one row each. */
-const AXIS_SPACE = 46;
-const ROW = 16;
+const AXIS_SPACE = 48;
+const ROW = 17;
+/** A legend character's width at the legend's 12 px (an estimate: the SVG is laid out without a browser). */
+const LEGEND_CHAR = 6.8;
 const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#F0E442'];
 /** Each axis spans its data and this fraction of the data's range on either side. */
 const PAD = 0.04;
@@ -139,7 +141,7 @@ function legendRows(panel: PlotPanel, width: number): { series: number[][]; note
   const rows: number[][] = [[]];
   let used = 0;
   panel.series.forEach((series, k) => {
-    const entry = 30 + series.label.length * 6.2 + 14;
+    const entry = 30 + series.label.length * LEGEND_CHAR + 14;
     if (used + entry > width && rows[rows.length - 1].length > 0) {
       rows.push([]);
       used = 0;
@@ -175,7 +177,7 @@ function panelSvg(panel: PlotPanel, offsetX: number, height: number): string {
   parts.push(
     `<g class="panel" data-box="${offsetX} 0 ${WIDTH} ${height}" data-x-label="${escapeXml(panel.xLabel)}" data-x-domain="${xs.domain.join(' ')}" data-y-domain="${ys.domain.join(' ')}" data-log-y="${panel.logY}">`,
   );
-  parts.push(`<text x="${(left + right) / 2}" y="22" text-anchor="middle" font-size="13">${escapeXml(panel.title)}</text>`);
+  parts.push(`<text x="${(left + right) / 2}" y="22" text-anchor="middle" font-size="14">${escapeXml(panel.title)}</text>`);
   // Light grid lines at the y ticks, under the data.
   for (const t of ys.ticks) {
     const y = round(ys.map(t.value));
@@ -186,21 +188,21 @@ function panelSvg(panel: PlotPanel, offsetX: number, height: number): string {
     const x = round(xs.map(t.value));
     parts.push(`<line x1="${x}" y1="${bottom}" x2="${x}" y2="${bottom + 5}" stroke="#444"/>`);
     parts.push(
-      `<text class="x-tick" data-value="${t.value}" x="${x}" y="${bottom + 17}" text-anchor="middle" font-size="10">${t.text}</text>`,
+      `<text class="x-tick" data-value="${t.value}" x="${x}" y="${bottom + 18}" text-anchor="middle" font-size="12">${t.text}</text>`,
     );
   }
   for (const t of ys.ticks) {
     const y = round(ys.map(t.value));
     parts.push(`<line x1="${left - 5}" y1="${y}" x2="${left}" y2="${y}" stroke="#444"/>`);
     parts.push(
-      `<text class="y-tick" data-value="${t.value}" data-y="${y}" x="${left - 8}" y="${Number(y) + 3}" text-anchor="end" font-size="10">${t.text}</text>`,
+      `<text class="y-tick" data-value="${t.value}" data-y="${y}" x="${left - 8}" y="${Number(y) + 4}" text-anchor="end" font-size="12">${t.text}</text>`,
     );
   }
   parts.push(
-    `<text x="${(left + right) / 2}" y="${bottom + 36}" text-anchor="middle" font-size="12">${escapeXml(panel.xLabel)}${panel.logX ? ' (log scale)' : ''}</text>`,
+    `<text x="${(left + right) / 2}" y="${bottom + 38}" text-anchor="middle" font-size="13">${escapeXml(panel.xLabel)}${panel.logX ? ' (log scale)' : ''}</text>`,
   );
   parts.push(
-    `<text x="${offsetX + 16}" y="${(top + bottom) / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 ${offsetX + 16} ${(top + bottom) / 2})">${escapeXml(panel.yLabel)}${panel.logY ? ' (log scale)' : ''}</text>`,
+    `<text x="${offsetX + 16}" y="${(top + bottom) / 2}" text-anchor="middle" font-size="13" transform="rotate(-90 ${offsetX + 16} ${(top + bottom) / 2})">${escapeXml(panel.yLabel)}${panel.logY ? ' (log scale)' : ''}</text>`,
   );
   panel.series.forEach((series, k) => {
     const color = colorOf(series, k);
@@ -243,13 +245,13 @@ function panelSvg(panel: PlotPanel, offsetX: number, height: number): string {
       parts.push(
         `<line x1="${x}" y1="${y - 4}" x2="${x + 24}" y2="${y - 4}" stroke="${color}" stroke-width="2"${series.dashed ? ' stroke-dasharray="5,3"' : ''}/>`,
       );
-      parts.push(`<text class="legend" x="${x + 30}" y="${y}" font-size="11">${escapeXml(series.label)}</text>`);
-      x += 30 + series.label.length * 6.2 + 14;
+      parts.push(`<text class="legend" x="${x + 30}" y="${y}" font-size="12">${escapeXml(series.label)}</text>`);
+      x += 30 + series.label.length * LEGEND_CHAR + 14;
     }
   });
   notes.forEach((note, n) => {
     const y = bottom + AXIS_SPACE + 8 + (rows.length + n) * ROW;
-    parts.push(`<text class="apart" x="${offsetX + 20}" y="${y}" font-size="11" fill="#333">${escapeXml(note)}</text>`);
+    parts.push(`<text class="apart" x="${offsetX + 20}" y="${y}" font-size="12" fill="#333">${escapeXml(note)}</text>`);
   });
   parts.push('</g>');
   return parts.join('\n');
