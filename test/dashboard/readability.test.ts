@@ -97,6 +97,14 @@ async function expectFitsNarrow(page: Page): Promise<void> {
   await expect.poll(async () => (await geometry(page)).scrollWidth, { timeout: 15_000 }).toBeLessThanOrEqual(NARROW.width);
 }
 
+/** Screenshots of the page at 1400 px (as it is) and at 400 px, where it must fit the screen. */
+async function screenshotBothWidths(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-1400.png`), fullPage: true });
+  await page.setViewportSize(NARROW);
+  await expectFitsNarrow(page);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-400.png`), fullPage: true });
+}
+
 /** The number a rate cell shows: "0.9974", "1 - 1.06e-5". */
 function parseShown(text: string): number {
   const near = /^(-?1) ([-+]) (\d\.\d+e-\d+)$/.exec(text.trim());
@@ -277,10 +285,7 @@ describe('the dashboard says what the numbers mean', () => {
       .items.find((item) => item.id === failed.id)!;
     expect(await page.locator(`tr[data-job-id="${failed.id}"] .failure-reason`).textContent()).toBe(summary.error!.detail);
     await expectFitsWide(page);
-    await page.screenshot({ path: join(SCREENSHOTS, 'readable-list-1400.png'), fullPage: true });
-    await page.setViewportSize(NARROW);
-    await expectFitsNarrow(page);
-    await page.screenshot({ path: join(SCREENSHOTS, 'readable-list-400.png'), fullPage: true });
+    await screenshotBothWidths(page, 'readable-list');
     expect(errors).toEqual([]);
     await page.close();
   }, 300_000);
@@ -520,10 +525,7 @@ describe('the dashboard says what the numbers mean', () => {
       if (here.seconds !== null) expect(close(seconds(total), here.seconds), total).toBe(true);
       if (there.seconds !== null) expect(close(seconds(deployedTotal), there.seconds), deployedTotal).toBe(true);
     });
-    await page.screenshot({ path: join(SCREENSHOTS, 'readable-time-to-solution-1400.png'), fullPage: true });
-    await page.setViewportSize(NARROW);
-    await expectFitsNarrow(page);
-    await page.screenshot({ path: join(SCREENSHOTS, 'readable-time-to-solution-400.png'), fullPage: true });
+    await screenshotBothWidths(page, 'readable-time-to-solution');
 
     // The advise job: its candidates, the best marked.
     const advice = advise.result!.advice!;
@@ -543,10 +545,7 @@ describe('the dashboard says what the numbers mean', () => {
       expect(close(Number(thetaH.split(' ')[0]), candidate.thetaH), thetaH).toBe(true);
     });
     expect(candidates.filter(([strategy]) => strategy.endsWith('★ best'))).toHaveLength(1);
-    await page.screenshot({ path: join(SCREENSHOTS, 'readable-advice-1400.png'), fullPage: true });
-    await page.setViewportSize(NARROW);
-    await expectFitsNarrow(page);
-    await page.screenshot({ path: join(SCREENSHOTS, 'readable-advice-400.png'), fullPage: true });
+    await screenshotBothWidths(page, 'readable-advice');
     expect(errors).toEqual([]);
     await page.close();
   }, 300_000);

@@ -181,25 +181,11 @@ describe('study figures', () => {
             .filter((metric) => !(point.settings.m === 1 && metric.metric === 'rates.apc.rate'))
             .flatMap((metric) => [metric.mean!, ...metric.interval!]),
         );
-      const [low, high] = [Math.min(...values), Math.max(...values)];
-      const [axisLow, axisHigh] = axisRange(panel);
-      expect(axisLow).toBeLessThanOrEqual(low);
-      expect(axisHigh).toBeGreaterThanOrEqual(high);
-      expect(axisHigh - axisLow - (high - low)).toBeLessThanOrEqual(0.1 * (high - low));
-      // Round ticks: equally spaced by 1, 2 or 5 times a power of ten, written with no more digits than the step has.
-      expect(panel.ticks.length).toBeGreaterThanOrEqual(3);
-      const step = panel.ticks[1].value - panel.ticks[0].value;
-      const mantissa = step / 10 ** Math.floor(Math.log10(step) + 1e-9);
-      expect([1, 2, 5].some((m) => Math.abs(mantissa - m) < 1e-6)).toBe(true);
-      for (const tick of panel.ticks) {
-        expect(Number(tick.text)).toBeCloseTo(tick.value, 10);
-        expect(tick.text.split('.')[1]?.length ?? 0).toBeLessThanOrEqual(Math.max(0, -Math.floor(Math.log10(step) + 1e-9)));
-      }
+      expectAxisAtDataScale(panel, values);
+      expectRoundTicks(panel);
       // The legend under the plot, named by symbols; the curves inside it.
       expect(panel.legendYs.length).toBe(2);
-      for (const y of panel.legendYs) expect(y).toBeGreaterThan(panel.bottom);
-      for (const y of panel.seriesYs) expect(y).toBeGreaterThanOrEqual(panel.top - 0.01);
-      for (const y of panel.seriesYs) expect(y).toBeLessThanOrEqual(panel.bottom + 0.01);
+      expectLegendOffTheData(panel);
       expect(panel.text).toContain('E[ρ_APC]');
       expect(panel.text).toContain('E[ρ_HBM]');
       expect(panel.text).not.toContain('rates.apc.rate');
@@ -239,14 +225,16 @@ describe('study figures', () => {
     const { figures, result } = computeStudy({ preset: 'experiment-3', samples: 200 });
     const byP = (p: number): PointResult[] => result.points.filter((point) => point.settings.p === p);
     const ps = [1, 2, 3, 4, 6];
+    const figurePanels = (name: string): Panel[] =>
+      panelsOf(
+        renderStudyFigure(
+          figures.find((candidate) => candidate.name === name)!,
+          result,
+        ),
+      );
 
     // Figure 3: one density per n, x on a log scale (tan^-2 theta shrinks like 1/n), y from 0 to the highest bin.
-    const density = panelsOf(
-      renderStudyFigure(
-        figures.find((candidate) => candidate.name === 'figure-3')!,
-        result,
-      ),
-    );
+    const density = figurePanels('figure-3');
     expect(density).toHaveLength(ps.length);
     density.forEach((panel, k) => {
       const histograms = byP(ps[k]).map((point) => point.metrics[0].histogram!);
@@ -271,12 +259,7 @@ describe('study figures', () => {
     });
 
     // Figure 4: P(tan^-2 theta > eps) on log-log axes; p = 1 has the closed form, dashed in the estimate's colour.
-    const exceedance = panelsOf(
-      renderStudyFigure(
-        figures.find((candidate) => candidate.name === 'figure-4')!,
-        result,
-      ),
-    );
+    const exceedance = figurePanels('figure-4');
     expect(exceedance).toHaveLength(ps.length);
     exceedance.forEach((panel, k) => {
       const points = byP(ps[k]);
