@@ -1723,6 +1723,8 @@ export interface components {
                 total: number;
             };
             labels: components["schemas"]["Labels"];
+            /** @description Present when the study failed: why. */
+            error?: components["schemas"]["Problem"];
         };
         StudyPage: {
             items: components["schemas"]["StudySummary"][];

@@ -238,6 +238,8 @@ export class JobPageView implements View {
       conditioningSection(result.analysis),
       ratesSection(result.analysis, result.runs),
       recommendationSection(result.analysis),
+      timeToSolutionSection(result.analysis),
+      result.advice ? adviceSection(result.advice) : '',
       this.downloadsSection(job, runs),
     );
   }
@@ -294,7 +296,7 @@ export class JobPageView implements View {
         'p',
         { class: 'hint' },
         'Solid: each run as recorded. Dashed: its theoretical rate ρ^t from the first point (ρ = the spectral radius of its iteration). ',
-        'Drag across the chart to zoom, double-click to reset; click a legend entry to hide or show its run.',
+        'Point at the chart to read the values under the cursor; drag across it to zoom, double-click to reset; click a legend entry to hide or show its run.',
       ),
     );
     draw();
@@ -623,6 +625,98 @@ function recommendationSection(analysis: Analysis): HTMLElement {
           recommendation.exact.tie ? 'a tie' : `${ALGORITHM_NAMES[recommendation.exact.faster]} is faster`
         }`,
       ),
+    ),
+  );
+}
+
+/** Seconds as a duration a reader compares: 4 significant digits and the unit. */
+function seconds(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : `${formatNumber(value)} s`;
+}
+
+/**
+ * Predicted time to solution: per algorithm, the iterations its optimal rate needs, the seconds one
+ * iteration costs here (and on the described deployment), and their product; which of APC and D-HBM
+ * finishes first, and why that can differ from the rates.
+ */
+function timeToSolutionSection(analysis: Analysis): HTMLElement | string {
+  const times = analysis.timeToSolution;
+  if (!times) return '';
+  const deployment = times.deployment;
+  const head = ['Algorithm', 'Iterations', 'Seconds per iteration', 'Seconds'];
+  if (deployment) head.push('Deployment: seconds per iteration', 'Deployment: seconds');
+  const fastest = (of: typeof deployment | typeof times): number =>
+    Math.min(...ALGORITHMS.map((algorithm) => of?.[algorithm].seconds ?? Infinity));
+  const [bestHere, bestThere] = [fastest(times), fastest(deployment)];
+  const rows = ALGORITHMS.map((algorithm) => {
+    const here = times[algorithm];
+    const there = deployment?.[algorithm];
+    const mark = (value: number | null, best: number): HTMLElement | string =>
+      value !== null && value === best ? h('strong', { class: 'fastest' }, seconds(value), ' ★') : seconds(value);
+    return [
+      ALGORITHM_NAMES[algorithm],
+      formatInteger(here.iterations),
+      seconds(here.secondsPerIteration),
+      mark(here.seconds, bestHere),
+      ...(there ? [seconds(there.secondsPerIteration), mark(there.seconds, bestThere)] : []),
+    ];
+  });
+  const { calibration } = times;
+  const assumptions = deployment?.assumptions;
+  return h(
+    'section',
+    { class: 'card', id: 'time-to-solution', 'aria-labelledby': 'time-to-solution-title' },
+    h('h2', { id: 'time-to-solution-title' }, 'Predicted time to solution'),
+    analysis.recommendation.finishesFirst ? h('p', { class: 'explanation' }, analysis.recommendation.finishesFirst.explanation) : null,
+    h(
+      'p',
+      { class: 'hint' },
+      `Iterations at each optimal rate to reduce the error by ${formatNumber(analysis.recommendation.tolerance)}; `,
+      `seconds per iteration priced here on the ${calibration.backend} kernels (measured ${formatTime(calibration.measuredAt)})`,
+      assumptions
+        ? `, and on the deployment: ${formatNumber(assumptions.machineGflops)} GFLOP/s and ${formatNumber(assumptions.memoryBandwidthGBs)} GB/s per machine, ${formatNumber(assumptions.latencyMicroseconds)} µs latency, ${formatNumber(assumptions.bandwidthGBs)} GB/s links`
+        : '',
+      '. ★: the fastest.',
+    ),
+    scrollingTable('Time to solution per algorithm', head, rows, { class: 'time-to-solution' }),
+  );
+}
+
+type Advice = NonNullable<NonNullable<Job['result']>['advice']>;
+
+/** An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted time; the best marked. */
+function adviceSection(advice: Advice): HTMLElement {
+  const sizes = (list: number[]): string =>
+    list.length <= 8 ? list.join(', ') : `${list.length} machines, ${Math.min(...list)} to ${Math.max(...list)} rows`;
+  return h(
+    'section',
+    { class: 'card', id: 'advice', 'aria-labelledby': 'advice-title' },
+    h('h2', { id: 'advice-title' }, 'Partition advice: ', h('span', { class: 'recommended' }, advice.best)),
+    h('p', { class: 'explanation' }, advice.summary),
+    h(
+      'p',
+      { class: 'hint' },
+      `kappa(S) decides APC's rate (smaller is faster). The given partition's kappa(S) is ${formatNumber(advice.givenRatio)} times the best's; `,
+      `constructed candidates keep every machine within ${formatNumber(advice.imbalance * 100, 3)}% of n/m rows. `,
+      'Take the best as partition { "fromAdvice": id }.',
+    ),
+    scrollingTable(
+      'Candidate partitions',
+      ['Strategy', 'Rows per machine', 'kappa(S)', 'theta_H', 'Time to solution', 'Within imbalance'],
+      advice.candidates.map((candidate) => [
+        h(
+          'span',
+          { 'data-strategy': candidate.strategy },
+          candidate.strategy,
+          candidate.strategy === advice.best ? h('span', { class: 'recommended-tag' }, ' ★ best') : null,
+        ),
+        sizes(candidate.sizes),
+        formatNumber(candidate.kappaS),
+        formatAngle(candidate.thetaH),
+        seconds(candidate.timeToSolution),
+        yesNo(candidate.withinImbalance),
+      ]),
+      { class: 'advice' },
     ),
   );
 }
