@@ -702,7 +702,7 @@ function adviceSection(advice: Advice): HTMLElement {
     ),
     scrollingTable(
       'Candidate partitions',
-      ['Strategy', 'Rows per machine', 'kappa(S)', 'theta_H', 'Time to solution', 'Within imbalance'],
+      ['Strategy', 'Rows per machine', 'kappa(S)', 'theta_H', 'APC iterations', 'APC time', 'Within imbalance'],
       advice.candidates.map((candidate) => [
         h(
           'span',
@@ -713,7 +713,8 @@ function adviceSection(advice: Advice): HTMLElement {
         sizes(candidate.sizes),
         formatNumber(candidate.kappaS),
         formatAngle(candidate.thetaH),
-        seconds(candidate.timeToSolution),
+        formatInteger(candidate.timeToSolution?.iterations ?? null),
+        seconds(candidate.timeToSolution?.seconds),
         yesNo(candidate.withinImbalance),
       ]),
       { class: 'advice' },
