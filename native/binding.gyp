@@ -7,10 +7,12 @@
   # sets NATIVE_SPARSE=1 (it found cholmod.h, umfpack.h and their libraries), with NATIVE_SPARSE_INCLUDE_DIRS for cholmod.h
   # (e.g. /usr/include/suitesparse) and NATIVE_SPARSE_LIBRARY_DIRS. Likewise ARPACK (src/arpack_native.c)
   # with NATIVE_ARPACK=1, NATIVE_ARPACK_INCLUDE_DIRS (the directory holding arpack/arpack.h) and
-  # NATIVE_ARPACK_LIBRARY_DIRS.
+  # NATIVE_ARPACK_LIBRARY_DIRS. And METIS (src/metis_native.c) with NATIVE_METIS=1, NATIVE_METIS_INCLUDE_DIRS (metis.h)
+  # and NATIVE_METIS_LIBRARY_DIRS.
   "variables": {
     "native_sparse%": "<!(node -p \"process.env.NATIVE_SPARSE === '1' ? 1 : 0\")",
-    "native_arpack%": "<!(node -p \"process.env.NATIVE_ARPACK === '1' ? 1 : 0\")"
+    "native_arpack%": "<!(node -p \"process.env.NATIVE_ARPACK === '1' ? 1 : 0\")",
+    "native_metis%": "<!(node -p \"process.env.NATIVE_METIS === '1' ? 1 : 0\")"
   },
   "targets": [
     {
@@ -43,6 +45,15 @@
           "libraries": [
             "<!@(node -p \"(process.env.NATIVE_ARPACK_LIBRARY_DIRS || '').split(' ').filter(Boolean).map((d) => '-L' + d).join(' ')\")",
             "-larpack"
+          ]
+        }],
+        ["native_metis==1", {
+          "sources": ["src/metis_native.c"],
+          "defines": ["LINALG_METIS"],
+          "include_dirs": ["<!@(node -p \"process.env.NATIVE_METIS_INCLUDE_DIRS || ''\")"],
+          "libraries": [
+            "<!@(node -p \"(process.env.NATIVE_METIS_LIBRARY_DIRS || '').split(' ').filter(Boolean).map((d) => '-L' + d).join(' ')\")",
+            "-lmetis"
           ]
         }]
       ]

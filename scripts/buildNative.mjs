@@ -16,7 +16,9 @@
  * addon is built alone and the sparse work stays on TypeScript. The one-line message says which.
  * REQUIRE_NATIVE_SPARSE=1 makes a missing sparse part fail like a missing addon under --strict.
  * ARPACK (arpack-ng's arpack/arpack.h and libarpack: libarpack2-dev) is compiled in the same way
- * when present (NATIVE_ARPACK_INCLUDE_DIRS / NATIVE_ARPACK_LIBRARY_DIRS).
+ * when present (NATIVE_ARPACK_INCLUDE_DIRS / NATIVE_ARPACK_LIBRARY_DIRS), and METIS (metis.h and libmetis:
+ * libmetis-dev) likewise (NATIVE_METIS_INCLUDE_DIRS / NATIVE_METIS_LIBRARY_DIRS): the partition advisor's graph
+ * partitioner on the native backend.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -172,7 +174,18 @@ const arpackLibDir = findFile(
 );
 const arpackFound = arpackIncludeDir !== null && arpackLibDir !== null;
 
-function rebuild(sparse, arpack = false) {
+// METIS: metis.h and libmetis.
+const metisIncludeDir = findFile(
+  candidateDirs('NATIVE_METIS_INCLUDE_DIRS', ['/usr/include', '/usr/local/include', '/opt/homebrew/opt/metis/include']),
+  'metis.h',
+);
+const metisLibDir = findFile(
+  candidateDirs('NATIVE_METIS_LIBRARY_DIRS', [...libraryDirs, '/opt/homebrew/opt/metis/lib']),
+  `libmetis.${libExt}`,
+);
+const metisFound = metisIncludeDir !== null && metisLibDir !== null;
+
+function rebuild(sparse, arpack = false, metis = false) {
   return spawnSync(gyp[0], args, {
     cwd: nativeDir,
     encoding: 'utf8',
@@ -188,6 +201,9 @@ function rebuild(sparse, arpack = false) {
       NATIVE_ARPACK: arpack ? '1' : '0',
       NATIVE_ARPACK_INCLUDE_DIRS: arpack ? arpackIncludeDir : '',
       NATIVE_ARPACK_LIBRARY_DIRS: arpack ? arpackLibDir : '',
+      NATIVE_METIS: metis ? '1' : '0',
+      NATIVE_METIS_INCLUDE_DIRS: metis ? metisIncludeDir : '',
+      NATIVE_METIS_LIBRARY_DIRS: metis ? metisLibDir : '',
     },
   });
 }
@@ -199,15 +215,17 @@ function lastLines(result) {
 let sparseNote = `dense only: the sparse part needs ${sparseMissing.join(', ')} (Debian/Ubuntu: apt-get install libsuitesparse-dev)`;
 let build = null;
 if (sparseMissing.length === 0) {
-  build = rebuild(true, arpackFound);
+  build = rebuild(true, arpackFound, metisFound);
   if (build.status === 0) {
-    sparseNote = arpackFound
-      ? 'dense + sparse (CHOLMOD, UMFPACK) + ARPACK'
-      : `dense + sparse (CHOLMOD, UMFPACK); no ARPACK (needs arpack/arpack.h and libarpack.${libExt}: apt-get install libarpack2-dev)`;
+    const absent = [
+      arpackFound ? null : `no ARPACK (needs arpack/arpack.h and libarpack.${libExt}: apt-get install libarpack2-dev)`,
+      metisFound ? null : `no METIS (needs metis.h and libmetis.${libExt}: apt-get install libmetis-dev)`,
+    ].filter(Boolean);
+    sparseNote = `dense + sparse (CHOLMOD, UMFPACK)${arpackFound ? ' + ARPACK' : ''}${metisFound ? ' + METIS' : ''}${absent.length > 0 ? `; ${absent.join('; ')}` : ''}`;
   } else {
     const output = lastLines(build);
     if (output) console.log(output);
-    sparseNote = 'dense only: the build with CHOLMOD, UMFPACK and ARPACK failed (output above)';
+    sparseNote = 'dense only: the build with CHOLMOD, UMFPACK, ARPACK and METIS failed (output above)';
     build = null;
   }
 }

@@ -235,9 +235,7 @@ export class ActivityListView implements View {
         'td',
         { class: 'status-cell' },
         statusBadge(status),
-        item.kind === 'job' && item.summary.error
-          ? h('span', { class: 'job-summary-line failure-reason' }, item.summary.error.detail)
-          : null,
+        item.summary.error ? h('span', { class: 'job-summary-line failure-reason' }, item.summary.error.detail) : null,
       ),
       h('td', {}, item.kind === 'job' ? progressBar(status, item.progress) : studyProgress(item.summary.progress)),
       h('td', { class: 'number' }, item.kind === 'job' ? item.summary.n : ''),
@@ -283,10 +281,20 @@ export class ActivityListView implements View {
         progress: progress ?? null,
       };
     }
-    const { id, owner, status, preset, createdAt, finishedAt, progress, labels } = resource as Study;
+    const { id, owner, status, preset, createdAt, finishedAt, progress, labels, error } = resource as Study;
     return {
       kind,
-      summary: { id, owner, status, preset, createdAt, finishedAt, progress: { done: progress.done, total: progress.total }, labels },
+      summary: {
+        id,
+        owner,
+        status,
+        preset,
+        createdAt,
+        finishedAt,
+        progress: { done: progress.done, total: progress.total },
+        labels,
+        ...(error ? { error } : {}),
+      },
     };
   }
 

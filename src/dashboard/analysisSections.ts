@@ -1,11 +1,12 @@
 /**
  * The analysis sections of a job's page (#/jobs/{id}): heterogeneity (theta_ij heatmap, phi_i),
- * conditioning with the paper's bounds, the six algorithms' rates against their Table 1 bounds, and
- * the recommendation; each built from the job's Analysis alone.
+ * conditioning with the paper's bounds, the six algorithms' rates against their Table 1 bounds, the
+ * recommendation, the predicted time to solution and an advise job's candidates; each built from the
+ * job's result alone.
  */
-import { ALGORITHM_NAMES, ALGORITHMS, type Analysis, type Run } from './apiTypes.js';
+import { ALGORITHM_NAMES, ALGORITHMS, type Analysis, type Job, type Run } from './apiTypes.js';
 import { h, scrollingTable } from './dom.js';
-import { formatAngle, formatInteger, formatNumber, formatRate, yesNo } from './format.js';
+import { formatAngle, formatInteger, formatNumber, formatRate, formatTime, yesNo } from './format.js';
 import { thetaHeatmap } from './heatmap.js';
 import { phiChart } from './phiChart.js';
 import { statusBadge } from './statusBadge.js';
@@ -203,6 +204,99 @@ export function recommendationSection(analysis: Analysis): HTMLElement {
           recommendation.exact.tie ? 'a tie' : `${ALGORITHM_NAMES[recommendation.exact.faster]} is faster`
         }`,
       ),
+    ),
+  );
+}
+
+/** Seconds as a duration a reader compares: 4 significant digits and the unit. */
+function seconds(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : `${formatNumber(value)} s`;
+}
+
+/**
+ * Predicted time to solution: per algorithm, the iterations its optimal rate needs, the seconds one
+ * iteration costs here (and on the described deployment), and their product; which of APC and D-HBM
+ * finishes first, and why that can differ from the rates.
+ */
+export function timeToSolutionSection(analysis: Analysis): HTMLElement | string {
+  const times = analysis.timeToSolution;
+  if (!times) return '';
+  const deployment = times.deployment;
+  const head = ['Algorithm', 'Iterations', 'Seconds per iteration', 'Seconds'];
+  if (deployment) head.push('Deployment: seconds per iteration', 'Deployment: seconds');
+  const fastest = (of: typeof deployment | typeof times): number =>
+    Math.min(...ALGORITHMS.map((algorithm) => of?.[algorithm].seconds ?? Infinity));
+  const [bestHere, bestThere] = [fastest(times), fastest(deployment)];
+  const rows = ALGORITHMS.map((algorithm) => {
+    const here = times[algorithm];
+    const there = deployment?.[algorithm];
+    const mark = (value: number | null, best: number): HTMLElement | string =>
+      value !== null && value === best ? h('strong', { class: 'fastest' }, seconds(value), ' ★') : seconds(value);
+    return [
+      ALGORITHM_NAMES[algorithm],
+      formatInteger(here.iterations),
+      seconds(here.secondsPerIteration),
+      mark(here.seconds, bestHere),
+      ...(there ? [seconds(there.secondsPerIteration), mark(there.seconds, bestThere)] : []),
+    ];
+  });
+  const { calibration } = times;
+  const assumptions = deployment?.assumptions;
+  return h(
+    'section',
+    { class: 'card', id: 'time-to-solution', 'aria-labelledby': 'time-to-solution-title' },
+    h('h2', { id: 'time-to-solution-title' }, 'Predicted time to solution'),
+    analysis.recommendation.finishesFirst ? h('p', { class: 'explanation' }, analysis.recommendation.finishesFirst.explanation) : null,
+    h(
+      'p',
+      { class: 'hint' },
+      `Iterations at each optimal rate to reduce the error by ${formatNumber(analysis.recommendation.tolerance)}; `,
+      `seconds per iteration priced here on the ${calibration.backend} kernels (measured ${formatTime(calibration.measuredAt)})`,
+      assumptions
+        ? `, and on the deployment: ${formatNumber(assumptions.machineGflops)} GFLOP/s and ${formatNumber(assumptions.memoryBandwidthGBs)} GB/s per machine, ${formatNumber(assumptions.latencyMicroseconds)} µs latency, ${formatNumber(assumptions.bandwidthGBs)} GB/s links`
+        : '',
+      '. ★: the fastest.',
+    ),
+    scrollingTable('Time to solution per algorithm', head, rows, { class: 'time-to-solution' }),
+  );
+}
+
+type Advice = NonNullable<NonNullable<Job['result']>['advice']>;
+
+/** An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted time; the best marked. */
+export function adviceSection(advice: Advice): HTMLElement {
+  const sizes = (list: number[]): string =>
+    list.length <= 8 ? list.join(', ') : `${list.length} machines, ${Math.min(...list)} to ${Math.max(...list)} rows`;
+  return h(
+    'section',
+    { class: 'card', id: 'advice', 'aria-labelledby': 'advice-title' },
+    h('h2', { id: 'advice-title' }, 'Partition advice: ', h('span', { class: 'recommended' }, advice.best)),
+    h('p', { class: 'explanation' }, advice.summary),
+    h(
+      'p',
+      { class: 'hint' },
+      `kappa(S) decides APC's rate (smaller is faster). The given partition's kappa(S) is ${formatNumber(advice.givenRatio)} times the best's; `,
+      `constructed candidates keep every machine within ${formatNumber(advice.imbalance * 100, 3)}% of n/m rows. `,
+      'Take the best as partition { "fromAdvice": id }.',
+    ),
+    scrollingTable(
+      'Candidate partitions',
+      ['Strategy', 'Rows per machine', 'kappa(S)', 'theta_H', 'APC iterations', 'APC time', 'Within imbalance'],
+      advice.candidates.map((candidate) => [
+        h(
+          'span',
+          { 'data-strategy': candidate.strategy },
+          candidate.strategy,
+          candidate.strategy === advice.best ? h('span', { class: 'recommended-tag' }, ' ★ best') : null,
+        ),
+        sizes(candidate.sizes),
+        formatNumber(candidate.kappaS),
+        formatAngle(candidate.thetaH),
+        formatInteger(candidate.timeToSolution?.iterations ?? null),
+        seconds(candidate.timeToSolution?.seconds),
+        yesNo(candidate.withinImbalance),
+      ]),
+      { class: 'advice' },
     ),
   );
 }

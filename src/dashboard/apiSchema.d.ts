@@ -1212,10 +1212,10 @@ export interface components {
             timeToSolution?: components["schemas"]["TimeToSolution"];
         };
         /**
-         * @description given: the partition of the request; contiguous: m blocks as { machines: m }; round-robin: row k on machine k mod m; rcm-contiguous: contiguous blocks after reverse Cuthill-McKee on the row graph (rows joined when they share a column); multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|) (heavy-edge coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance).
+         * @description given: the partition of the request; contiguous: m blocks as { machines: m }; round-robin: row k on machine k mod m; rcm-contiguous: contiguous blocks after reverse Cuthill-McKee on the row graph (rows joined when they share a column); multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|) (heavy-edge coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance); metis: METIS_PartGraphKway on the same graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS).
          * @enum {string}
          */
-        PartitionStrategy: "given" | "contiguous" | "round-robin" | "rcm-contiguous" | "multilevel";
+        PartitionStrategy: "given" | "contiguous" | "round-robin" | "rcm-contiguous" | "multilevel" | "metis";
         PartitionCandidate: {
             strategy: components["schemas"]["PartitionStrategy"];
             /** @description assignment[k] = the 0-based machine of row k. */
@@ -1226,8 +1226,17 @@ export interface components {
             kappaS: number;
             /** @description theta_H of this assignment, the value an analyze job on it reports (radians). */
             thetaH: number;
-            /** @description Predicted time to solution; null (not predicted yet). */
-            timeToSolution: number | null;
+            /** @description APC's predicted time to solution on this partition (to the job's tolerance). */
+            timeToSolution: {
+                /** @constant */
+                algorithm: "apc";
+                /** @description Iterations APC at its optimal parameters needs on this partition, from kappa(S); null: it does not converge in floating point. */
+                iterations: number | null;
+                /** @description One APC iteration on this partition, priced on this worker's measured kernels. */
+                secondsPerIteration: number;
+                /** @description iterations x secondsPerIteration; null with iterations. */
+                seconds: number | null;
+            } | null;
             /** @description Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows. */
             withinImbalance: boolean;
         };
@@ -1714,6 +1723,8 @@ export interface components {
                 total: number;
             };
             labels: components["schemas"]["Labels"];
+            /** @description Present when the study failed: why. */
+            error?: components["schemas"]["Problem"];
         };
         StudyPage: {
             items: components["schemas"]["StudySummary"][];

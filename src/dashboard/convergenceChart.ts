@@ -35,6 +35,8 @@ export class ConvergenceChart {
   private signature = '';
   private readonly host: HTMLElement;
   private readonly legend: HTMLElement;
+  /** The values under the cursor: each run's at the iteration pointed at. */
+  private readonly readout: HTMLElement;
   private readonly resize: ResizeObserver;
   /** Time from receiving the data to the chart's first draw, in ms (the browser test reports it). */
   renderMs: number | null = null;
@@ -45,7 +47,8 @@ export class ConvergenceChart {
   ) {
     this.host = h('div', { class: 'chart-host' });
     this.legend = h('ul', { class: 'chart-legend', 'aria-label': 'Legend' });
-    element.append(this.host, this.legend);
+    this.readout = h('output', { class: 'readout chart-readout', 'aria-live': 'polite' }, 'Point at the chart to read each run’s value.');
+    element.append(this.host, this.readout, this.legend);
     this.resize = new ResizeObserver(() => this.plot?.setSize(this.size()));
     this.resize.observe(element);
   }
@@ -109,6 +112,7 @@ export class ConvergenceChart {
         ]),
       ],
       hooks: {
+        setCursor: [(u) => this.showValues(u, series)],
         draw: [
           (u) => {
             const placed = labelLines(u, series);
@@ -125,6 +129,20 @@ export class ConvergenceChart {
     };
     this.plot = new uPlot(options, data, this.host);
     this.showLegend(series);
+  }
+
+  /** Each shown run's value at the iteration under the cursor (its last recorded value at or before it). */
+  private showValues(u: uPlot, series: ConvergenceSeries[]): void {
+    const index = u.cursor.idx;
+    if (index === null || index === undefined) return;
+    const iteration = u.data[0][index];
+    const values = series.flatMap((s, k) => {
+      if (!u.series[1 + 2 * k].show) return [];
+      const value = valueAt(s, iteration);
+      return value === null ? [] : [`${ALGORITHM_NAMES[s.algorithm]} ${formatNumber(value, 3)}`];
+    });
+    this.readout.dataset.iteration = String(iteration);
+    this.readout.textContent = `iteration ${formatInteger(iteration)}: ${values.join(' · ')}`;
   }
 
   /** One entry per run: its solid line and name, its dashed theory line and rate; a click hides or shows both. */
@@ -150,6 +168,19 @@ export class ConvergenceChart {
       }),
     );
   }
+}
+
+/** A run's last recorded value at or before iteration x (null before its first). */
+function valueAt(s: ConvergenceSeries, x: number): number | null {
+  let low = 0;
+  let high = s.iteration.length - 1;
+  if (high < 0 || s.iteration[0] > x) return null;
+  while (low < high) {
+    const middle = (low + high + 1) >> 1;
+    if (s.iteration[middle] <= x) low = middle;
+    else high = middle - 1;
+  }
+  return s.values[low];
 }
 
 /**

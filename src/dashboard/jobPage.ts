@@ -25,7 +25,15 @@ import { announce, clear, h, scrollingTable } from './dom.js';
 import { saveFile, solutionCsv, traceCsv, tracesCsv } from './downloads.js';
 import { formatDuration, formatInteger, formatLabels, formatMatrix, formatTime } from './format.js';
 import { progressBar, runConverged, statusBadge } from './statusBadge.js';
-import { conditioningSection, fact, heterogeneitySection, ratesSection, recommendationSection } from './analysisSections.js';
+import {
+  adviceSection,
+  conditioningSection,
+  fact,
+  heterogeneitySection,
+  ratesSection,
+  recommendationSection,
+  timeToSolutionSection,
+} from './analysisSections.js';
 import type { View } from './view.js';
 
 type Quantity = 'relativeResidual' | 'relativeError';
@@ -227,6 +235,8 @@ export class JobPageView implements View {
       conditioningSection(result.analysis),
       ratesSection(result.analysis, result.runs),
       recommendationSection(result.analysis),
+      timeToSolutionSection(result.analysis),
+      result.advice ? adviceSection(result.advice) : '',
       this.downloadsSection(job, runs),
     );
   }
@@ -283,7 +293,7 @@ export class JobPageView implements View {
         'p',
         { class: 'hint' },
         'Solid: each run as recorded. Dashed: its theoretical rate ρ^t from the first point (ρ = the spectral radius of its iteration). ',
-        'Drag across the chart to zoom, double-click to reset; click a legend entry to hide or show its run.',
+        'Point at the chart to read the values under the cursor; drag across it to zoom, double-click to reset; click a legend entry to hide or show its run.',
       ),
     );
     draw();

@@ -132,7 +132,7 @@ export class StudyPageView implements View {
             accept: 'image/svg+xml',
           },
         );
-        holder.prepend(svgOf(await response.text(), figure.title));
+        holder.append(figurePanels(await response.text(), figure.title));
       } catch (error) {
         holder.append(problemBox(error));
       }
@@ -140,21 +140,66 @@ export class StudyPageView implements View {
   }
 }
 
+const SVG_NS = 'http://www.w3.org/2000/svg';
+
 /**
- * The API's SVG as a node of this page (an <img> could not send the API key). It is drawn with
- * presentation attributes only, so the CSP's style rules leave it alone; anything scripted is dropped.
+ * The API's SVG as nodes of this page (an <img> could not send the API key), one picture per panel
+ * (its `data-box`), so that the panels sit side by side on a wide screen and one under the other on
+ * a narrow one, each at a size whose text can be read; the figure's title is the caption. It is drawn
+ * with presentation attributes only, so the CSP's style rules leave it alone; anything scripted is
+ * dropped. Under the panels, a readout says the values of the point nearest the cursor.
  */
-function svgOf(text: string, title: string): Element {
+function figurePanels(text: string, title: string): Element {
   const parsed = new DOMParser().parseFromString(text, 'image/svg+xml');
-  const svg = parsed.documentElement;
-  if (svg.nodeName !== 'svg') return h('p', {}, 'The figure could not be read.');
-  for (const element of svg.querySelectorAll('script, foreignObject')) element.remove();
-  for (const element of [svg, ...svg.querySelectorAll('*')])
+  const source = parsed.documentElement;
+  if (source.nodeName !== 'svg') return h('p', {}, 'The figure could not be read.');
+  for (const element of source.querySelectorAll('script, foreignObject')) element.remove();
+  for (const element of [source, ...source.querySelectorAll('*')])
     for (const attribute of [...element.attributes]) if (/^on/i.test(attribute.name)) element.removeAttribute(attribute.name);
-  svg.setAttribute('role', 'img');
-  svg.setAttribute('aria-label', title);
-  svg.classList.add('study-svg');
-  return document.importNode(svg, true);
+  const readout = h('output', { class: 'readout figure-readout', 'aria-live': 'polite' }, 'Point at a curve to read its values.');
+  const panels = [...source.querySelectorAll('g.panel')].map((group) => {
+    const [x, y, width, height] = (group.getAttribute('data-box') ?? '').split(' ').map(Number);
+    const svg = document.createElementNS(SVG_NS, 'svg');
+    for (const [name, value] of Object.entries({ viewBox: `${x} ${y} ${width} ${height}`, width, height, 'font-family': 'sans-serif' }))
+      svg.setAttribute(name, String(value));
+    const background = document.createElementNS(SVG_NS, 'rect');
+    for (const [name, value] of Object.entries({ x, y, width, height, fill: 'white' })) background.setAttribute(name, String(value));
+    svg.append(background, document.importNode(group, true));
+    svg.setAttribute('role', 'img');
+    const panelTitle = group.querySelector('text')?.textContent ?? '';
+    svg.setAttribute('aria-label', panelTitle ? `${title}: ${panelTitle}` : title);
+    svg.classList.add('study-svg');
+    svg.addEventListener('pointermove', (event) => {
+      const point = nearestPoint(svg, event.clientX, event.clientY);
+      if (point) readout.textContent = describePoint(point, group.getAttribute('data-x-label') ?? 'x', panelTitle);
+    });
+    return svg;
+  });
+  if (panels.length === 0) return h('p', {}, 'The figure could not be read.');
+  return h('div', { class: 'figure-body' }, h('div', { class: 'figure-panels', role: 'group', 'aria-label': title }, ...panels), readout);
+}
+
+/** The point of a panel nearest the cursor (in screen pixels), within 40 px. */
+function nearestPoint(svg: SVGSVGElement, clientX: number, clientY: number): SVGCircleElement | null {
+  let best: SVGCircleElement | null = null;
+  let bestDistance = 40;
+  for (const circle of svg.querySelectorAll<SVGCircleElement>('circle.point')) {
+    const matrix = circle.getScreenCTM();
+    if (!matrix) continue;
+    const cx = circle.cx.baseVal.value;
+    const cy = circle.cy.baseVal.value;
+    const distance = Math.hypot(matrix.a * cx + matrix.c * cy + matrix.e - clientX, matrix.b * cx + matrix.d * cy + matrix.f - clientY);
+    if (distance < bestDistance) [best, bestDistance] = [circle, distance];
+  }
+  return best;
+}
+
+/** "mean = 0, m = 4: E[ρ_APC] = 0.9921 (95%: 0.992 to 0.9923)". */
+function describePoint(circle: SVGCircleElement, xLabel: string, panelTitle: string): string {
+  const value = (name: string): number => Number(circle.getAttribute(name));
+  const band = circle.hasAttribute('data-low') ? ` (95%: ${formatNumber(value('data-low'))} to ${formatNumber(value('data-high'))})` : '';
+  const where = [panelTitle, `${xLabel} = ${formatNumber(value('data-x'))}`].filter(Boolean).join(', ');
+  return `${where}: ${circle.getAttribute('data-series') ?? ''} = ${formatNumber(value('data-y'))}${band}`;
 }
 
 /** The settings that differ between grid points (the others are the same everywhere, shown once). */

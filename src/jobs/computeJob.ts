@@ -201,7 +201,14 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   if (input.type === 'advise') {
     try {
       applyThreadBudget(runningJobs);
-      result.advice = await runCooperatively(adviseWork(problem, { imbalance: input.options.imbalance }), cooperative);
+      result.advice = await runCooperatively(
+        adviseWork(problem, {
+          imbalance: input.options.imbalance,
+          calibration: currentCalibration(),
+          tolerance: analysis.recommendation.tolerance,
+        }),
+        cooperative,
+      );
     } catch (error) {
       // The analysis of the given partition is done: a cancelled advice keeps it.
       if (error instanceof CancelledError) return { status: 'cancelled', result, runs };

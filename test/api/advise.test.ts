@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, ProblemDetails } from '../../src/jobs/types.js';
+import { nativeMetis } from '../../src/solvers/linalg/backend.js';
 import { toRows } from '../../src/solvers/matrix.js';
 import { createJob, runJob, startTestService, type TestService } from '../support/service.js';
 import { shuffledBlockDiagonal, shuffledPoisson } from '../solvers/partitioning/cases.js';
@@ -34,11 +35,22 @@ const relative = (x: number, y: number) => Math.abs(x - y) / Math.abs(y);
 
 async function expectCandidatesMatchAnalyses(advise: Job, matrix: object): Promise<void> {
   const advice = advise.result!.advice!;
-  expect(advice.candidates.map((c) => c.strategy)).toEqual(['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel']);
+  // The workers run on the default backend: native, with METIS, when the addon was built with it.
+  const strategies = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', ...(nativeMetis() === null ? [] : ['metis'])];
+  expect(advice.candidates.map((c) => c.strategy)).toEqual(strategies);
   for (const candidate of advice.candidates) {
-    expect(candidate.timeToSolution).toBeNull();
     const analysis = await runJob(service.app, { type: 'analyze', matrix, partition: { assignment: candidate.assignment } });
     expect(analysis.status).toBe('succeeded');
+    // APC's predicted time on the candidate is the analysis' on that assignment: the same iterations (kappa(S)
+    // gives the rate either way, so they differ at most by the rounding up at a boundary) and the same model
+    // (the seconds per iteration of two calibrations, within their measurement noise).
+    const predicted = analysis.result!.analysis.timeToSolution!.apc;
+    const time = candidate.timeToSolution!;
+    expect(time.algorithm).toBe('apc');
+    expect(Math.abs(time.iterations! - predicted.iterations!)).toBeLessThanOrEqual(1);
+    expect(time.seconds).toBeCloseTo(time.iterations! * time.secondsPerIteration, 12);
+    expect(time.secondsPerIteration / predicted.secondsPerIteration).toBeGreaterThan(1 / 3);
+    expect(time.secondsPerIteration / predicted.secondsPerIteration).toBeLessThan(3);
     expect(relative(candidate.kappaS, analysis.result!.analysis.conditioning.kappaS)).toBeLessThan(1e-9);
     expect(Math.abs(candidate.thetaH - analysis.result!.analysis.heterogeneity.thetaH)).toBeLessThan(1e-9);
   }

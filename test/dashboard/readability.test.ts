@@ -8,10 +8,12 @@
  * page at both widths go to test-output/dashboard/.
  */
 import { join } from 'node:path';
+import { Redis } from 'ioredis';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobPage, TraceView } from '../../src/jobs/types.js';
-import type { Study } from '../../src/jobs/studies/types.js';
+import { StudyStore } from '../../src/jobs/studies/studyStore.js';
+import type { Study, StudySummary } from '../../src/jobs/studies/types.js';
 import { matrixMarket } from '../support/fixtures.js';
 import { waitForJob } from '../support/service.js';
 import { createStudy, startStudyTestService, waitForStudy, type StudyTestService } from '../support/studyService.js';
@@ -93,6 +95,14 @@ async function expectFitsWide(page: Page): Promise<void> {
 
 async function expectFitsNarrow(page: Page): Promise<void> {
   await expect.poll(async () => (await geometry(page)).scrollWidth, { timeout: 15_000 }).toBeLessThanOrEqual(NARROW.width);
+}
+
+/** Screenshots of the page at 1400 px (as it is) and at 400 px, where it must fit the screen. */
+async function screenshotBothWidths(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-1400.png`), fullPage: true });
+  await page.setViewportSize(NARROW);
+  await expectFitsNarrow(page);
+  await page.screenshot({ path: join(SCREENSHOTS, `${name}-400.png`), fullPage: true });
 }
 
 /** The number a rate cell shows: "0.9974", "1 - 1.06e-5". */
@@ -275,10 +285,7 @@ describe('the dashboard says what the numbers mean', () => {
       .items.find((item) => item.id === failed.id)!;
     expect(await page.locator(`tr[data-job-id="${failed.id}"] .failure-reason`).textContent()).toBe(summary.error!.detail);
     await expectFitsWide(page);
-    await page.screenshot({ path: join(SCREENSHOTS, 'readable-list-1400.png'), fullPage: true });
-    await page.setViewportSize(NARROW);
-    await expectFitsNarrow(page);
-    await page.screenshot({ path: join(SCREENSHOTS, 'readable-list-400.png'), fullPage: true });
+    await screenshotBothWidths(page, 'readable-list');
     expect(errors).toEqual([]);
     await page.close();
   }, 300_000);
@@ -289,7 +296,7 @@ describe('the dashboard says what the numbers mean', () => {
     expect(study.status).toBe('succeeded');
 
     const { page, errors } = await openPage(`/#/studies/${study.id}`, WIDE);
-    await expect.poll(() => page.locator('.study-figure svg').count(), { timeout: 30_000 }).toBe(study.figures.length);
+    await expect.poll(() => page.locator('.study-figure .figure-panels').count(), { timeout: 30_000 }).toBe(study.figures.length);
 
     // Each panel's y axis against the data drawn (means and 95% intervals; APC's m = 1 is shown apart).
     const panels = await page.locator('.study-figure[data-figure="figure-1"] g.panel').evaluateAll((nodes) =>
@@ -342,6 +349,206 @@ describe('the dashboard says what the numbers mean', () => {
     await page.setViewportSize(NARROW);
     await expectFitsNarrow(page);
     await page.screenshot({ path: join(SCREENSHOTS, 'readable-study-400.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 300_000);
+
+  it('study figures at 400 px and 1400 px, Figures 2-4, the values under the cursor, a failed study says why', async () => {
+    const studies = await Promise.all([
+      createStudy(service.app, { preset: 'experiment-2', samples: 8, grid: { m: [10, 20], n: [40, 80, 120] } }),
+      createStudy(service.app, { preset: 'experiment-3', samples: 120, grid: { p: [1, 2], n: [16, 32, 64] } }),
+    ]);
+    // A study that fails: ended as the worker ends one whose aggregation failed for good.
+    const doomed = await createStudy(service.app, { preset: 'experiment-1', samples: 300 });
+    const redis = new Redis(service.redis.url);
+    const store = new StudyStore(redis, service.config.KEY_PREFIX, service.config.STUDY_QUEUE_NAME, service.config.JOB_TTL_SECONDS);
+    const problem = {
+      type: '/problems/internal-error',
+      title: 'Internal error',
+      status: 500,
+      detail: "The study's aggregation failed after 3 attempt(s); the worker logs have the cause.",
+      code: 'internal-error',
+    };
+    expect(await store.finish(doomed.id, 'failed', 'error', JSON.stringify(problem))).toBe(true);
+    redis.disconnect();
+    const [second, third] = await Promise.all(studies.map((study) => waitForStudy(service.app, study.id, { timeoutMs: 240_000 })));
+    expect([second.status, third.status]).toEqual(['succeeded', 'succeeded']);
+
+    // The failed study's row says why, as a failed job's does.
+    const { page, errors } = await openPage('/#/?kind=study', WIDE);
+    const failedRow = page.locator(`tr[data-study-id="${doomed.id}"]`);
+    await expect.poll(() => failedRow.locator('.status-cell').textContent()).toContain('failed');
+    expect(await failedRow.locator('.failure-reason').textContent()).toBe(problem.detail);
+    const summary = (await service.app.inject({ url: '/v1/studies?status=failed' })).json<{ items: StudySummary[] }>().items[0];
+    expect(summary.error?.detail).toBe(problem.detail);
+
+    type Measured = {
+      figure: string;
+      panels: { left: number; right: number; top: number; bottom: number; fontPx: number }[];
+      overlaps: string[];
+    };
+    /** Each panel's box on the screen, the smallest text size drawn in it, and the texts whose boxes overlap. */
+    const measure = (): Promise<Measured[]> =>
+      page.locator('.study-figure').evaluateAll((figures) =>
+        (figures as unknown as El[]).map((figure) => {
+          const svgs = [...figure.querySelectorAll('svg.study-svg')] as unknown as (El & { viewBox: { baseVal: { width: number } } })[];
+          const overlaps: string[] = [];
+          const panels = svgs.map((svg) => {
+            const box = svg.getBoundingClientRect() as unknown as {
+              left: number;
+              right: number;
+              top: number;
+              bottom: number;
+              width: number;
+            };
+            const scale = box.width / svg.viewBox.baseVal.width;
+            const texts = [...svg.querySelectorAll('text')].filter((text) => (text.textContent ?? '').trim() !== '');
+            const fontPx = Math.min(...texts.map((text) => Number(text.getAttribute('font-size')) * scale));
+            const boxes = texts.map((text) => ({
+              text: text.textContent ?? '',
+              ...(text.getBoundingClientRect() as unknown as { left: number; right: number; top: number; bottom: number }),
+            }));
+            for (const [i, a] of boxes.entries())
+              for (const b of boxes.slice(i + 1))
+                if (a.left < b.right - 0.5 && b.left < a.right - 0.5 && a.top < b.bottom - 0.5 && b.top < a.bottom - 0.5)
+                  overlaps.push(`${a.text} / ${b.text}`);
+            return { left: box.left, right: box.right, top: box.top, bottom: box.bottom, fontPx };
+          });
+          return { figure: figure.getAttribute('data-figure') ?? '', panels, overlaps };
+        }),
+      );
+
+    for (const study of [second, third]) {
+      await page.setViewportSize(WIDE);
+      await page.goto(`${service.baseUrl}/#/studies/${study.id}`);
+      await expect.poll(() => page.locator('.study-figure svg.study-svg').count(), { timeout: 30_000 }).toBeGreaterThan(1);
+      await expectFitsWide(page);
+      // Wide: the panels side by side, at their full size.
+      for (const figure of await measure()) {
+        expect(figure.overlaps, figure.figure).toEqual([]);
+        expect(figure.panels[1].top).toBe(figure.panels[0].top);
+        for (const panel of figure.panels) expect(panel.fontPx).toBeGreaterThanOrEqual(11);
+      }
+      await page.screenshot({ path: join(SCREENSHOTS, `readable-${study.preset}-1400.png`), fullPage: true });
+
+      // The value under the cursor: the figure's first point.
+      const figureName = study.figures[0].name;
+      const point = page.locator(`.study-figure[data-figure="${figureName}"] circle.point`).first();
+      const [series, y] = await Promise.all([point.getAttribute('data-series'), point.getAttribute('data-y')]);
+      const at = await point.evaluate((circle) => {
+        const box = (circle as unknown as El).getBoundingClientRect() as unknown as {
+          left: number;
+          top: number;
+          width: number;
+          height: number;
+        };
+        return { x: box.left + box.width / 2, y: box.top + box.height / 2 };
+      });
+      await page.mouse.move(at.x, at.y);
+      const readout = page.locator(`.study-figure[data-figure="${figureName}"] .figure-readout`);
+      await expect.poll(() => readout.textContent()).toContain(`${series} = `);
+      const shown = parseShown((await readout.textContent())!.split(`${series} = `)[1].split(' (95%')[0]);
+      expect(Math.abs(shown - Number(y))).toBeLessThanOrEqual(5e-4 * Math.max(1e-12, Math.abs(Number(y))));
+
+      // Narrow: each panel within the screen, one under the other, its text still 8 px or more.
+      await page.setViewportSize(NARROW);
+      await page.reload();
+      await expect.poll(() => page.locator('.study-figure svg.study-svg').count(), { timeout: 30_000 }).toBeGreaterThan(1);
+      await expectFitsNarrow(page);
+      for (const figure of await measure()) {
+        expect(figure.overlaps, figure.figure).toEqual([]);
+        figure.panels.forEach((panel, k) => {
+          expect(panel.left).toBeGreaterThanOrEqual(0);
+          expect(panel.right).toBeLessThanOrEqual(NARROW.width);
+          expect(panel.fontPx, figure.figure).toBeGreaterThanOrEqual(8);
+          if (k > 0) expect(panel.top).toBeGreaterThanOrEqual(figure.panels[k - 1].bottom);
+        });
+      }
+      await page.screenshot({ path: join(SCREENSHOTS, `readable-${study.preset}-400.png`), fullPage: true });
+      await page
+        .locator('.study-figure')
+        .last()
+        .screenshot({ path: join(SCREENSHOTS, `readable-${study.preset}-400-figure.png`) });
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 400_000);
+
+  it('the values under the cursor on the convergence chart, the predicted time to solution, and an advise job’s candidates', async () => {
+    const gaussian = { format: 'generator', generator: 'gaussian', n: 30, seed: 3 };
+    const [solveCreated, adviseCreated] = await Promise.all([
+      service.app.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        payload: { type: 'solve', matrix: gaussian, partition: { machines: 3 }, options: { deployment: { machineGflops: 10 } } },
+      }),
+      service.app.inject({ method: 'POST', url: '/v1/jobs', payload: { type: 'advise', matrix: gaussian, partition: { machines: 3 } } }),
+    ]);
+    const solve = await waitForJob(service.app, solveCreated.json<Job>().id, { timeoutMs: 180_000 });
+    const advise = await waitForJob(service.app, adviseCreated.json<Job>().id, { timeoutMs: 180_000 });
+    expect([solve.status, advise.status]).toEqual(['succeeded', 'succeeded']);
+    const times = solve.result!.analysis.timeToSolution!;
+    expect(times.deployment).toBeDefined();
+
+    const { page, errors } = await openPage(`/#/jobs/${solve.id}`, WIDE);
+    await page.locator('#time-to-solution tbody tr').first().waitFor({ timeout: 30_000 });
+    await expectFitsWide(page);
+
+    // The readout under the chart: each run's value at the iteration under the cursor.
+    const plot = JSON.parse((await page.locator('#convergence-chart').getAttribute('data-plot'))!) as Plot;
+    const canvas = (await page.locator('#convergence-chart canvas').boundingBox())!;
+    await page.mouse.move(canvas.x + plot.left + plot.width * 0.3, canvas.y + plot.top + plot.height / 2);
+    const readout = page.locator('#convergence-chart .chart-readout');
+    await expect.poll(() => readout.getAttribute('data-iteration')).not.toBeNull();
+    const iteration = Number(await readout.getAttribute('data-iteration'));
+    const text = (await readout.textContent())!;
+    expect(text).toMatch(new RegExp(`^iteration ${iteration.toLocaleString('en-US')}: `));
+    const apcTrace = (await service.app.inject({ url: `/v1/jobs/${solve.id}/runs/apc/trace` })).json<TraceView>();
+    const last = apcTrace.iteration.filter((it) => it <= iteration).length - 1;
+    const apcShown = Number(/APC ([^ ]+)/.exec(text)![1]);
+    expect(Math.abs(apcShown - apcTrace.relativeResidual[last]) / apcTrace.relativeResidual[last]).toBeLessThan(5e-3);
+
+    // Time to solution: per algorithm its iterations, seconds per iteration and seconds, here and on the deployment.
+    const rows = await page
+      .locator('#time-to-solution tbody tr')
+      .evaluateAll((nodes) => (nodes as unknown as El[]).map((row) => [...row.children].map((cell) => cell.textContent ?? '')));
+    const seconds = (cell: string): number => Number(cell.replace(/ s( ★)?$/, ''));
+    const close = (shown: number, value: number): boolean => Math.abs(shown - value) <= 5e-4 * Math.abs(value);
+    expect(rows.map((row) => row[0])).toEqual(['APC', 'D-HBM', 'DGD', 'D-NAG', 'Block Cimmino', 'Mou-Liu-Morse']);
+    (['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const).forEach((algorithm, k) => {
+      const [, iterations, perIteration, total, deployedPerIteration, deployedTotal] = rows[k];
+      const here = times[algorithm];
+      const there = times.deployment![algorithm];
+      expect(iterations.replace(/,/g, '')).toBe(here.iterations === null ? '—' : String(here.iterations));
+      expect(close(seconds(perIteration), here.secondsPerIteration), perIteration).toBe(true);
+      expect(close(seconds(deployedPerIteration), there.secondsPerIteration), deployedPerIteration).toBe(true);
+      if (here.seconds !== null) expect(close(seconds(total), here.seconds), total).toBe(true);
+      if (there.seconds !== null) expect(close(seconds(deployedTotal), there.seconds), deployedTotal).toBe(true);
+    });
+    await screenshotBothWidths(page, 'readable-time-to-solution');
+
+    // The advise job: its candidates, the best marked.
+    const advice = advise.result!.advice!;
+    await page.setViewportSize(WIDE);
+    await page.goto(`${service.baseUrl}/#/jobs/${advise.id}`);
+    await page.locator('#advice tbody tr').first().waitFor({ timeout: 30_000 });
+    await expectFitsWide(page);
+    const candidates = await page
+      .locator('#advice tbody tr')
+      .evaluateAll((nodes) => (nodes as unknown as El[]).map((row) => [...row.children].map((cell) => cell.textContent ?? '')));
+    expect(candidates).toHaveLength(advice.candidates.length);
+    advice.candidates.forEach((candidate, k) => {
+      const [strategy, sizes, kappaS, thetaH, iterations, time] = candidates[k];
+      expect(strategy).toBe(candidate.strategy === advice.best ? `${candidate.strategy} ★ best` : candidate.strategy);
+      expect(sizes).toBe(candidate.sizes.join(', '));
+      expect(close(Number(kappaS), candidate.kappaS), kappaS).toBe(true);
+      expect(close(Number(thetaH.split(' ')[0]), candidate.thetaH), thetaH).toBe(true);
+      // APC's predicted iterations and seconds on the candidate.
+      expect(Number(iterations.replace(/,/g, ''))).toBe(candidate.timeToSolution!.iterations);
+      expect(close(Number(time.replace(' s', '')), candidate.timeToSolution!.seconds!), time).toBe(true);
+    });
+    expect(candidates.filter(([strategy]) => strategy.endsWith('★ best'))).toHaveLength(1);
+    await screenshotBothWidths(page, 'readable-advice');
     expect(errors).toEqual([]);
     await page.close();
   }, 300_000);

@@ -150,12 +150,14 @@ describe('study pages in a browser', () => {
     await page.waitForURL(new RegExp(`#/studies/${study.id}$`));
 
     // Each figure the study declares, drawn from the API's SVG (with its plotted paths).
-    await expect.poll(() => page.locator('.study-figure svg').count(), { timeout: 30_000 }).toBe(study.figures.length);
+    await expect.poll(() => page.locator('.study-figure .figure-panels').count(), { timeout: 30_000 }).toBe(study.figures.length);
     expect(study.figures.length).toBeGreaterThan(0);
     for (const figure of study.figures) {
-      const svg = page.locator(`.study-figure[data-figure="${figure.name}"] svg`);
-      expect(await svg.getAttribute('aria-label')).toBe(figure.title);
-      expect(await svg.locator('path, polyline, circle, rect').count()).toBeGreaterThan(2);
+      // One picture per panel, the figure named by its title.
+      const panels = page.locator(`.study-figure[data-figure="${figure.name}"] .figure-panels`);
+      expect(await panels.getAttribute('aria-label')).toBe(figure.title);
+      expect(await panels.locator('svg').count()).toBe(2);
+      expect(await panels.locator('path, polyline, circle, rect').count()).toBeGreaterThan(2);
     }
     // One table row per grid point and metric.
     const expectedRows = study.result!.points.reduce((sum, point) => sum + point.metrics.length, 0);

@@ -56,22 +56,50 @@ function curves(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
   }));
 }
 
-function densities(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
+/** Of the density curves' mass, what the x axis shows: the rest of a long tail would squeeze the curves into one corner. */
+const DENSITY_SHOWN_MASS = 0.99;
+
+/**
+ * Each point's histogram as a curve through its bins' centres, up to the largest bin edge below which
+ * every curve has DENSITY_SHOWN_MASS of its samples (the note says what is cut).
+ */
+function densities(figure: FigureSpec, points: PointResult[]): { series: PlotSeries[]; notes: string[] } {
   const name = figure.metrics[0];
-  return points.flatMap((point) => {
+  const histograms = points.flatMap((point) => {
     const histogram = metricOf(point, name)?.histogram;
-    if (!histogram) return [];
-    const centers = histogram.density.map((density, k) => ({ x: (histogram.edges[k] + histogram.edges[k + 1]) / 2, y: density }));
-    return [{ label: `${figure.series ?? figure.x} = ${formatValue(point.settings[figure.series ?? figure.x])}`, points: centers }];
+    return histogram ? [{ point, histogram }] : [];
   });
+  let upTo = -Infinity;
+  for (const { histogram } of histograms) {
+    let mass = 0;
+    for (let k = 0; k < histogram.density.length; k++) {
+      mass += histogram.density[k] * (histogram.edges[k + 1] - histogram.edges[k]);
+      if (mass >= DENSITY_SHOWN_MASS || k === histogram.density.length - 1) {
+        upTo = Math.max(upTo, histogram.edges[k + 1]);
+        break;
+      }
+    }
+  }
+  const beyond = histograms.some(({ histogram }) => histogram.edges[histogram.edges.length - 1] > upTo);
+  const series = histograms.map(({ point, histogram }) => ({
+    label: `${figure.series ?? figure.x} = ${formatValue(point.settings[figure.series ?? figure.x])}`,
+    points: histogram.density.flatMap((density, k) => {
+      const center = (histogram.edges[k] + histogram.edges[k + 1]) / 2;
+      return center <= upTo ? [{ x: center, y: density }] : [];
+    }),
+  }));
+  const notes = beyond ? [`Shown up to ${formatValue(upTo)}, below which each curve has ${DENSITY_SHOWN_MASS * 100}% of its samples.`] : [];
+  return { series, notes };
 }
 
 function exceedances(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
   const name = figure.metrics[0];
   const levels = metricOf(points[0], name)?.exceedance.map((e) => e.eps) ?? [];
+  // An eps's estimate and its closed form share a colour (the closed form dashed).
   return levels.flatMap((eps, k) => {
     const empirical: PlotSeries = {
       label: `P(${metricSymbol(name)} > ${eps})`,
+      color: k,
       points: points.flatMap((point) => {
         const e = metricOf(point, name)?.exceedance[k];
         return e
@@ -90,7 +118,7 @@ function exceedances(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
       const closed = metricOf(point, name)?.exceedance[k]?.closedForm;
       return closed === null || closed === undefined ? [] : [{ x: point.settings[figure.x], y: closed }];
     });
-    return exact.length > 0 ? [empirical, { label: `P(> ${eps}), closed form`, points: exact, dashed: true }] : [empirical];
+    return exact.length > 0 ? [empirical, { label: `P(> ${eps}), closed form`, points: exact, dashed: true, color: k }] : [empirical];
   });
 }
 
@@ -108,15 +136,18 @@ export function renderStudyFigure(figure: FigureSpec, result: StudyResult): stri
           series: curves(figure, sorted),
           apart: apartNotes(figure, sorted),
         };
-      case 'density':
+      case 'density': {
+        const { series, notes } = densities(figure, sorted);
         return {
           title: label,
           xLabel: metricSymbol(figure.metrics[0]),
           yLabel: 'empirical density',
-          logX: false,
+          logX: figure.logX,
           logY: figure.logY,
-          series: densities(figure, sorted),
+          series,
+          apart: notes,
         };
+      }
       case 'exceedance':
         return {
           title: label,

@@ -18,6 +18,8 @@ export interface PlotSeries {
   label: string;
   points: PlotPoint[];
   dashed?: boolean;
+  /** Index into the palette (default: the series' own index), so that related series share a colour. */
+  color?: number;
 }
 
 export interface PlotPanel {
@@ -35,8 +37,10 @@ const WIDTH = 460;
 const PLOT_HEIGHT = 300;
 const MARGIN = { left: 70, right: 20, top: 40 };
 /** Below the plot: tick labels, the x label, then the legend and the notes, one row each. */
-const AXIS_SPACE = 46;
-const ROW = 16;
+const AXIS_SPACE = 48;
+const ROW = 17;
+/** A legend character's width at the legend's 12 px (an estimate: the SVG is laid out without a browser). */
+const LEGEND_CHAR = 6.8;
 const COLORS = ['#0072B2', '#D55E00', '#009E73', '#CC79A7', '#E69F00', '#56B4E9', '#000000', '#F0E442'];
 /** Each axis spans its data and this fraction of the data's range on either side. */
 const PAD = 0.04;
@@ -128,6 +132,8 @@ function scale(values: number[], log: boolean, from: number, to: number): Scale 
   };
 }
 
+const colorOf = (series: PlotSeries, k: number): string => COLORS[(series.color ?? k) % COLORS.length];
+
 const round = (value: number): string => String(Math.round(value * 100) / 100);
 
 /** The panel's rows below the plot: legend entries (wrapped to the panel's width) and notes. */
@@ -135,7 +141,7 @@ function legendRows(panel: PlotPanel, width: number): { series: number[][]; note
   const rows: number[][] = [[]];
   let used = 0;
   panel.series.forEach((series, k) => {
-    const entry = 30 + series.label.length * 6.2 + 14;
+    const entry = 30 + series.label.length * LEGEND_CHAR + 14;
     if (used + entry > width && rows[rows.length - 1].length > 0) {
       rows.push([]);
       used = 0;
@@ -146,7 +152,7 @@ function legendRows(panel: PlotPanel, width: number): { series: number[][]; note
   return { series: rows.filter((row) => row.length > 0), notes: panel.apart ?? [] };
 }
 
-function panelSvg(panel: PlotPanel, offsetX: number): string {
+function panelSvg(panel: PlotPanel, offsetX: number, height: number): string {
   const left = offsetX + MARGIN.left;
   const right = offsetX + WIDTH - MARGIN.right;
   const top = MARGIN.top;
@@ -167,8 +173,11 @@ function panelSvg(panel: PlotPanel, offsetX: number): string {
     top,
   );
   const parts: string[] = [];
-  parts.push(`<g class="panel" data-x-domain="${xs.domain.join(' ')}" data-y-domain="${ys.domain.join(' ')}" data-log-y="${panel.logY}">`);
-  parts.push(`<text x="${(left + right) / 2}" y="22" text-anchor="middle" font-size="13">${escapeXml(panel.title)}</text>`);
+  // data-box: the panel's own region of the document (a page can show each panel as a picture of its own).
+  parts.push(
+    `<g class="panel" data-box="${offsetX} 0 ${WIDTH} ${height}" data-x-label="${escapeXml(panel.xLabel)}" data-x-domain="${xs.domain.join(' ')}" data-y-domain="${ys.domain.join(' ')}" data-log-y="${panel.logY}">`,
+  );
+  parts.push(`<text x="${(left + right) / 2}" y="22" text-anchor="middle" font-size="14">${escapeXml(panel.title)}</text>`);
   // Light grid lines at the y ticks, under the data.
   for (const t of ys.ticks) {
     const y = round(ys.map(t.value));
@@ -179,29 +188,31 @@ function panelSvg(panel: PlotPanel, offsetX: number): string {
     const x = round(xs.map(t.value));
     parts.push(`<line x1="${x}" y1="${bottom}" x2="${x}" y2="${bottom + 5}" stroke="#444"/>`);
     parts.push(
-      `<text class="x-tick" data-value="${t.value}" x="${x}" y="${bottom + 17}" text-anchor="middle" font-size="10">${t.text}</text>`,
+      `<text class="x-tick" data-value="${t.value}" x="${x}" y="${bottom + 18}" text-anchor="middle" font-size="12">${t.text}</text>`,
     );
   }
   for (const t of ys.ticks) {
     const y = round(ys.map(t.value));
     parts.push(`<line x1="${left - 5}" y1="${y}" x2="${left}" y2="${y}" stroke="#444"/>`);
     parts.push(
-      `<text class="y-tick" data-value="${t.value}" data-y="${y}" x="${left - 8}" y="${Number(y) + 3}" text-anchor="end" font-size="10">${t.text}</text>`,
+      `<text class="y-tick" data-value="${t.value}" data-y="${y}" x="${left - 8}" y="${Number(y) + 4}" text-anchor="end" font-size="12">${t.text}</text>`,
     );
   }
   parts.push(
-    `<text x="${(left + right) / 2}" y="${bottom + 36}" text-anchor="middle" font-size="12">${escapeXml(panel.xLabel)}${panel.logX ? ' (log scale)' : ''}</text>`,
+    `<text x="${(left + right) / 2}" y="${bottom + 38}" text-anchor="middle" font-size="13">${escapeXml(panel.xLabel)}${panel.logX ? ' (log scale)' : ''}</text>`,
   );
   parts.push(
-    `<text x="${offsetX + 16}" y="${(top + bottom) / 2}" text-anchor="middle" font-size="12" transform="rotate(-90 ${offsetX + 16} ${(top + bottom) / 2})">${escapeXml(panel.yLabel)}${panel.logY ? ' (log scale)' : ''}</text>`,
+    `<text x="${offsetX + 16}" y="${(top + bottom) / 2}" text-anchor="middle" font-size="13" transform="rotate(-90 ${offsetX + 16} ${(top + bottom) / 2})">${escapeXml(panel.yLabel)}${panel.logY ? ' (log scale)' : ''}</text>`,
   );
   panel.series.forEach((series, k) => {
-    const color = COLORS[k % COLORS.length];
+    const color = colorOf(series, k);
     const points = series.points.filter(visible).sort((a, b) => a.x - b.x);
-    const banded = points.filter((p) => p.low !== undefined && p.high !== undefined && (!panel.logY || p.low > 0));
+    const banded = points.filter((p) => p.low !== undefined && p.high !== undefined);
+    // On a log axis a band reaching 0 or below runs to the axis's bottom.
+    const bandLow = (p: PlotPoint): number => (panel.logY && !(p.low! > 0) ? ys.domain[0] : p.low!);
     if (banded.length > 1) {
-      const upper = banded.map((p) => `${round(xs.map(p.x))},${round(ys.map(p.high!))}`);
-      const lower = banded.map((p) => `${round(xs.map(p.x))},${round(ys.map(p.low!))}`).reverse();
+      const upper = banded.map((p) => `${round(xs.map(p.x))},${round(ys.map(Math.max(p.high!, bandLow(p))))}`);
+      const lower = banded.map((p) => `${round(xs.map(p.x))},${round(ys.map(bandLow(p)))}`).reverse();
       parts.push(`<polygon class="band" points="${[...upper, ...lower].join(' ')}" fill="${color}" fill-opacity="0.22" stroke="none"/>`);
       // The band's edges, so that a narrow band still shows.
       parts.push(`<polyline points="${upper.join(' ')}" fill="none" stroke="${color}" stroke-opacity="0.5" stroke-width="0.7"/>`);
@@ -212,7 +223,15 @@ function panelSvg(panel: PlotPanel, offsetX: number): string {
       parts.push(
         `<polyline class="series" data-label="${escapeXml(series.label)}" points="${line}" fill="none" stroke="${color}" stroke-width="1.8"${series.dashed ? ' stroke-dasharray="5,3"' : ''}/>`,
       );
-      for (const p of points) parts.push(`<circle cx="${round(xs.map(p.x))}" cy="${round(ys.map(p.y))}" r="2.4" fill="${color}"/>`);
+      // Each point carries its values, so that a page can say them under the cursor; a curve of many
+      // points (a density) is drawn without its markers, which would hide its shape.
+      const radius = points.length > 25 ? 0 : 2.4;
+      for (const p of points)
+        parts.push(
+          `<circle class="point" data-series="${escapeXml(series.label)}" data-x="${p.x}" data-y="${p.y}"${
+            p.low !== undefined && p.high !== undefined ? ` data-low="${p.low}" data-high="${p.high}"` : ''
+          } cx="${round(xs.map(p.x))}" cy="${round(ys.map(p.y))}" r="${radius}" fill="${color}"/>`,
+        );
     }
   });
   // The legend and the notes, below the x label: off the data.
@@ -222,17 +241,17 @@ function panelSvg(panel: PlotPanel, offsetX: number): string {
     let x = offsetX + 20;
     for (const k of row) {
       const series = panel.series[k];
-      const color = COLORS[k % COLORS.length];
+      const color = colorOf(series, k);
       parts.push(
         `<line x1="${x}" y1="${y - 4}" x2="${x + 24}" y2="${y - 4}" stroke="${color}" stroke-width="2"${series.dashed ? ' stroke-dasharray="5,3"' : ''}/>`,
       );
-      parts.push(`<text class="legend" x="${x + 30}" y="${y}" font-size="11">${escapeXml(series.label)}</text>`);
-      x += 30 + series.label.length * 6.2 + 14;
+      parts.push(`<text class="legend" x="${x + 30}" y="${y}" font-size="12">${escapeXml(series.label)}</text>`);
+      x += 30 + series.label.length * LEGEND_CHAR + 14;
     }
   });
   notes.forEach((note, n) => {
     const y = bottom + AXIS_SPACE + 8 + (rows.length + n) * ROW;
-    parts.push(`<text class="apart" x="${offsetX + 20}" y="${y}" font-size="11" fill="#333">${escapeXml(note)}</text>`);
+    parts.push(`<text class="apart" x="${offsetX + 20}" y="${y}" font-size="12" fill="#333">${escapeXml(note)}</text>`);
   });
   parts.push('</g>');
   return parts.join('\n');
@@ -248,7 +267,7 @@ export function renderPanels(title: string, panels: PlotPanel[]): string {
   const count = Math.max(1, panels.length);
   const width = WIDTH * count;
   const height = MARGIN.top + PLOT_HEIGHT + AXIS_SPACE + extraRows(panels) * ROW + 8;
-  const body = panels.map((panel, k) => panelSvg(panel, k * WIDTH)).join('\n');
+  const body = panels.map((panel, k) => panelSvg(panel, k * WIDTH, height)).join('\n');
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height + 24}" viewBox="0 -24 ${width} ${height + 24}" font-family="sans-serif">`,
     `<title>${escapeXml(title)}</title>`,

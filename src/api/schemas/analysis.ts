@@ -247,7 +247,8 @@ const PartitionStrategySchema = z
     'given: the partition of the request; contiguous: m blocks as { machines: m }; round-robin: row k on machine k mod m; ' +
       'rcm-contiguous: contiguous blocks after reverse Cuthill-McKee on the row graph (rows joined when they share a column); ' +
       "multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|) (heavy-edge " +
-      'coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance).',
+      'coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance); metis: METIS_PartGraphKway on the same ' +
+      'graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS).',
   )
   .meta({ id: 'PartitionStrategy' });
 
@@ -258,7 +259,21 @@ export const PartitionCandidateSchema = z
     sizes: z.array(z.number().int()).describe('Rows of each machine.'),
     kappaS: z.number().describe('kappa(S) of this assignment, the value an analyze job on it reports.'),
     thetaH: angle.describe('theta_H of this assignment, the value an analyze job on it reports (radians).'),
-    timeToSolution: z.number().nullable().describe('Predicted time to solution; null (not predicted yet).'),
+    timeToSolution: z
+      .object({
+        algorithm: z.literal('apc'),
+        iterations: z
+          .number()
+          .int()
+          .nullable()
+          .describe(
+            'Iterations APC at its optimal parameters needs on this partition, from kappa(S); null: it does not converge in floating point.',
+          ),
+        secondsPerIteration: z.number().describe("One APC iteration on this partition, priced on this worker's measured kernels."),
+        seconds: z.number().nullable().describe('iterations x secondsPerIteration; null with iterations.'),
+      })
+      .nullable()
+      .describe("APC's predicted time to solution on this partition (to the job's tolerance)."),
     withinImbalance: z.boolean().describe('Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows.'),
   })
   .meta({ id: 'PartitionCandidate' });

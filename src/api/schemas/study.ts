@@ -238,6 +238,7 @@ export const StudySummarySchema = z
     finishedAt: z.string().nullable(),
     progress: z.object({ done: z.number(), total: z.number().int() }),
     labels: LabelsSchema,
+    error: ProblemSchema.optional().describe('Present when the study failed: why.'),
   })
   .meta({ id: 'StudySummary' });
 

@@ -52,6 +52,16 @@ export function studyOf(plan: StudyPlan, stored: StoredStudy): Study {
 }
 
 export function summaryOf(study: Study): StudySummary {
-  const { id, owner, status, preset, createdAt, finishedAt, progress, labels } = study;
-  return { id, owner, status, preset, createdAt, finishedAt, progress: { done: progress.done, total: progress.total }, labels };
+  const { id, owner, status, preset, createdAt, finishedAt, progress, labels, error } = study;
+  return {
+    id,
+    owner,
+    status,
+    preset,
+    createdAt,
+    finishedAt,
+    progress: { done: progress.done, total: progress.total },
+    labels,
+    ...(error ? { error } : {}),
+  };
 }

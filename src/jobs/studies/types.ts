@@ -59,6 +59,8 @@ export interface StudySummary {
   finishedAt: string | null;
   progress: { done: number; total: number };
   labels: Labels;
+  /** Present when the study failed: why. */
+  error?: ProblemDetails;
 }
 
 export interface StudyPage {

@@ -11,6 +11,7 @@
 import { ALGORITHM_IDS, type AlgorithmId } from '../algorithms/registry.js';
 import { InvalidParameterError } from '../errors.js';
 import type { AlgorithmTuning, Conditioning, Heterogeneity, Recommendation, SufficientCondition } from './types.js';
+import { closeToOneText } from '../numberText.js';
 
 export interface RecommendationInput {
   m: number;
@@ -128,7 +129,8 @@ function num(x: number): string {
 
 /** A rate; rates close to 1 are written 1 - (1 - rho) so that they stay distinguishable. */
 function rate(x: number): string {
-  if (x > 0.999 && x < 1) return `1 - ${(1 - x).toExponential(2)}`;
+  const near = closeToOneText(x);
+  if (near !== null) return near;
   if (x >= 0 && x < 1e-3) return x.toExponential(2);
   return x.toPrecision(4);
 }
@@ -161,9 +163,7 @@ function iterations(k: number | null): string {
 
 /** c = (m - 1) cos(theta_H), whose distance to 1 is what matters. */
 function nearOne(c: number): string {
-  if (c > 0.999 && c < 1) return `1 - ${(1 - c).toExponential(2)}`;
-  if (c > 1 && c < 1.001) return `1 + ${(c - 1).toExponential(2)}`;
-  return num(c);
+  return closeToOneText(c) ?? num(c);
 }
 
 export function recommend(input: RecommendationInput): Recommendation {

@@ -18,7 +18,8 @@
  *
  * The addon has parts (`parts()`): always 'dense' (the above), 'sparse' when it was built with
  * CHOLMOD (`NativeSparse`, see native/src/sparse_native.c; `nativeSparse()` is that part or null)
- * and 'arpack' when it was built with ARPACK (`NativeArpack`, native/src/arpack_native.c).
+ * 'arpack' when it was built with ARPACK (`NativeArpack`, native/src/arpack_native.c) and 'metis' when it was
+ * built with METIS (`NativeMetis`, native/src/metis_native.c).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -337,6 +338,18 @@ export interface NativeArpack {
   arpackRelease(handle: NativeArpackHandle): void;
 }
 
+/** The addon's METIS part (native/src/metis_native.c), present when `parts()` includes 'metis'. */
+export interface NativeMetis {
+  /**
+   * part[v] in [0, nparts) of each vertex of an undirected graph (compressed rows, each edge both ways, no
+   * self-loops; positive integer edge weights aligned with idx), minimizing the edge cut by
+   * METIS_PartGraphKway with parts of weight at most (1 + imbalance) n / nparts (METIS's ufactor).
+   */
+  metisPartGraphKway(ptr: Int32Array, idx: Int32Array, edgeWeight: Int32Array, nparts: number, imbalance: number, seed: number): Int32Array;
+  /** METIS's version. */
+  metisConfig(): string;
+}
+
 /** A chunk of CSR rows checked once by the addon (see native/src/csr_kernels.c), released by its finalizer. */
 export type NativeCsrRowsHandle = object & { readonly __nativeCsrRows: unique symbol };
 
@@ -353,6 +366,7 @@ export interface NativeParts {
   readonly dense: boolean;
   readonly sparse: boolean;
   readonly arpack: boolean;
+  readonly metis: boolean;
 }
 
 /**
@@ -485,6 +499,19 @@ export function nativeArpackInUse(): NativeArpack | null {
   return activeBackend() === 'native' ? nativeArpack() : null;
 }
 
+/** The addon's METIS part, or null when the addon is not loaded or was built without it (never throws). */
+export function nativeMetis(): NativeMetis | null {
+  const blas = nativeBlas();
+  if (blas === null || !blas.parts().split(',').includes('metis')) return null;
+  const addon = blas as unknown as Partial<NativeMetis>;
+  return typeof addon.metisPartGraphKway === 'function' && typeof addon.metisConfig === 'function' ? (addon as NativeMetis) : null;
+}
+
+/** The METIS part when the native backend is selected, else null: what the partition advisor branches on. */
+export function nativeMetisInUse(): NativeMetis | null {
+  return activeBackend() === 'native' ? nativeMetis() : null;
+}
+
 /** The addon's CSR kernels, or null when the addon is not loaded or predates them (never throws). */
 export function nativeCsr(): NativeCsr | null {
   const addon = nativeBlas() as unknown as Partial<NativeCsr> | null;
@@ -495,7 +522,7 @@ export function nativeCsr(): NativeCsr | null {
 
 /** The parts of the addon this process can use. */
 export function nativeParts(): NativeParts {
-  return { dense: nativeBlas() !== null, sparse: nativeSparse() !== null, arpack: nativeArpack() !== null };
+  return { dense: nativeBlas() !== null, sparse: nativeSparse() !== null, arpack: nativeArpack() !== null, metis: nativeMetis() !== null };
 }
 
 /** The addon when the native backend is selected, else null: what kernels branch on. */

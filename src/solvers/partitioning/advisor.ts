@@ -5,21 +5,30 @@
  * alone), so the candidate of least kappa(S) is the one APC solves fastest on.
  *
  * Candidates: the given partition; contiguous; round-robin; contiguous after reverse Cuthill-McKee
- * on the row graph; the multilevel partition of the row graph (./multilevel.ts). The last two keep
- * rows with heavy couplings |a_i . a_j| on one machine, which makes the machines' row spaces closer
- * to orthogonal (S closer to I).
+ * on the row graph; the multilevel partition of the row graph (./multilevel.ts) and, on the native
+ * backend, METIS's (./metis.ts). The last three keep rows with heavy couplings |a_i . a_j| on one
+ * machine, which makes the machines' row spaces closer to orthogonal (S closer to I).
+ *
+ * Each candidate's time to solution is APC's, priced as ../analysis/timeToSolution.ts prices it: the
+ * iterations its kappa(S) predicts (rho = (sqrt(kappa) - 1) / (sqrt(kappa) + 1)) times the cost of one
+ * iteration on that partition, on the calibration the caller passes.
  */
 import { partitionSpectrumWork } from '../analysis/analyze.js';
 import { sparseLuContextWork, type SparseLuContext } from '../analysis/sparseAnalysis.js';
 import type { Work } from '../cooperative.js';
+import { predictIterations } from '../analysis/recommendation.js';
+import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
 import { buildDistributedSystemWork } from '../distributed/distributedSystem.js';
 import { contiguousAssignment } from '../input/partition.js';
+import { nativeMetisInUse } from '../linalg/backend.js';
+import type { Calibration } from '../machines/placement.js';
 import { partitionFromAssignment, type Partition, type Problem, type SparseProblem } from '../problem.js';
+import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, machineSizeBounds, multilevelPartition } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
 import { rowGraph } from './rowGraph.js';
 
-export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel'] as const;
+export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', 'metis'] as const;
 export type PartitionStrategy = (typeof PARTITION_STRATEGIES)[number];
 
 export interface PartitionCandidate {
@@ -32,10 +41,18 @@ export interface PartitionCandidate {
   kappaS: number;
   /** theta_H of this assignment, as an analysis of it reports it. */
   thetaH: number;
-  /** Predicted time to solution (analysis/timeToSolution.ts); null until that prediction exists. */
-  timeToSolution: number | null;
+  /** APC's predicted time to solution on this partition; null when no calibration was given. */
+  timeToSolution: CandidateTime | null;
   /** Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows (floor/ceil of n/m always allowed). */
   withinImbalance: boolean;
+}
+
+/** APC on a candidate partition: predicted iterations (null: kappa(S) too large to converge in floating point), seconds. */
+export interface CandidateTime {
+  algorithm: 'apc';
+  iterations: number | null;
+  secondsPerIteration: number;
+  seconds: number | null;
 }
 
 export interface Advice {
@@ -53,6 +70,10 @@ export interface Advice {
 export interface AdviseOptions {
   imbalance?: number;
   seed?: number;
+  /** Prices each candidate's APC iterations (../machines/placement.ts currentCalibration); without it timeToSolution is null. */
+  calibration?: Calibration;
+  /** The relative residual the predicted iterations reach (default 1e-8). */
+  tolerance?: number;
 }
 
 /** Relative margin under which two kappa(S) count as equal (the estimates' own accuracy is 1e-8 on CSR). */
@@ -66,6 +87,8 @@ export function candidateAssignments(
   const { n, partition } = problem;
   const m = partition.m;
   const graph = rowGraph(problem.A);
+  const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
+  const metis = nativeMetisInUse();
   return [
     { strategy: 'given', assignment: partition.assignment },
     { strategy: 'contiguous', assignment: contiguousAssignment(n, m) },
@@ -73,8 +96,9 @@ export function candidateAssignments(
     { strategy: 'rcm-contiguous', assignment: contiguousInOrder(reverseCuthillMcKee(graph), m) },
     {
       strategy: 'multilevel',
-      assignment: multilevelPartition(graph, m, { imbalance: options.imbalance ?? DEFAULT_IMBALANCE, seed: options.seed }),
+      assignment: multilevelPartition(graph, m, { imbalance, seed: options.seed }),
     },
+    ...(metis === null ? [] : [{ strategy: 'metis' as const, assignment: metisPartition(metis, graph, m, imbalance, options.seed) }]),
   ];
 }
 
@@ -97,13 +121,17 @@ export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOpt
     const system = yield* buildDistributedSystemWork(withPartition(problem, partition));
     const { kappaS, thetaH } = yield* partitionSpectrumWork(system, lu);
     const sizes = [...partition.sizes];
+    const { calibration } = options;
     candidates.push({
       strategy,
       assignment: Array.from(assignment),
       sizes,
       kappaS,
       thetaH,
-      timeToSolution: null,
+      timeToSolution:
+        calibration === undefined
+          ? null
+          : apcTime(kappaS, secondsHere(iterationCost('apc', systemCost(system)), calibration), options.tolerance ?? 1e-8),
       withinImbalance: sizes.every((size) => size >= lo && size <= hi),
     });
     yield { phase: 'advise', fraction: (k + 1) / assignments.length };
@@ -119,6 +147,13 @@ export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOpt
         ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found (${best.strategy}: kappa(S) = ${format(best.kappaS)} against ${format(given.kappaS)}).`
         : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS)} (the given partition) to ${format(best.kappaS)}.`;
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
+}
+
+/** APC's optimal rate from kappa(S) (Azizan-Ruhi et al., Theorem 2), its predicted iterations and their seconds. */
+function apcTime(kappaS: number, secondsPerIteration: number, tolerance: number): CandidateTime {
+  const root = Math.sqrt(kappaS);
+  const iterations = predictIterations((root - 1) / (root + 1), tolerance);
+  return { algorithm: 'apc', iterations, secondsPerIteration, seconds: iterations === null ? null : iterations * secondsPerIteration };
 }
 
 const format = (x: number): string => (Math.abs(x) >= 1e4 || (x !== 0 && Math.abs(x) < 1e-3) ? x.toExponential(3) : x.toPrecision(4));

@@ -1,6 +1,6 @@
 /**
- * A multilevel graph partitioner (the TypeScript backend's; the native addon has no METIS
- * partitioner): m parts by recursive bisection, each bisection multilevel as in Karypis and Kumar's
+ * A multilevel graph partitioner (the TypeScript backend's; on the native backend the advisor also asks METIS,
+ * ./metis.ts): m parts by recursive bisection, each bisection multilevel as in Karypis and Kumar's
  * scheme. Coarsen by heavy-edge matching (each vertex paired with the unmatched neighbour it shares
  * the heaviest edge with, so heavy couplings end up inside one coarse vertex, never cut); bisect the
  * coarsest graph by greedy growing from several seeds, keeping the grown prefix of least cut whose

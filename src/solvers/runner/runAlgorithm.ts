@@ -41,6 +41,7 @@ import { empiricalRateOfTrace } from './empiricalRate.js';
 import { sameParameters, SnapshotMismatchError, type RunMeasures, type RunSnapshot } from './snapshot.js';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from './traceRecorder.js';
 import type { ResidualGrowth, RunOptions, RunResult, RunStatus } from './types.js';
+import { closeToOneText } from '../numberText.js';
 
 export { DEFAULT_TRACE_CAP } from './traceRecorder.js';
 
@@ -104,6 +105,8 @@ function relativeDistance(x: Float64Array, y: Float64Array, normY: number): numb
 }
 
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : String(x));
+/** A rate: near 1 as 1 - d or 1 + d (../numberText.ts), so that a rate just below 1 is not written 1.000e+0. */
+const rateText = (x: number): string => closeToOneText(x, 3) ?? fmt(x);
 
 /** eps kappa(A), kappa(A) = sqrt(L / mu): the relative accuracy double precision allows (Infinity when unknown). */
 export function attainableAccuracy(spectral: SpectralData): number {
@@ -184,12 +187,12 @@ function growthSentence(
     ` The relative residual rose to ${fmt(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
     `${fmt(growth.factor)} times its initial value`;
   if (growth.cause === 'divergence') {
-    return `${rose}: true divergence, the spectral radius of the iteration for these parameters is ${fmt(rate)} >= 1.`;
+    return `${rose}: true divergence, the spectral radius of the iteration for these parameters is ${rateText(rate)} >= 1.`;
   }
-  if (growth.cause === 'unexplained') return `${rose}; the spectral radius for these parameters is ${fmt(rate)} < 1.`;
+  if (growth.cause === 'unexplained') return `${rose}; the spectral radius for these parameters is ${rateText(rate)} < 1.`;
   const name = DISPLAY_NAMES[id] ?? id;
   let text =
-    `${rose}: the transient growth of ${name}, not divergence. Its spectral radius for these parameters is ${fmt(rate)} < 1, ` +
+    `${rose}: the transient growth of ${name}, not divergence. Its spectral radius for these parameters is ${rateText(rate)} < 1, ` +
     'but its iteration matrix is not normal (at the optimal parameters it has repeated eigenvalues, so an error mode ' +
     `behaves like (1 + c t) rho^t and grows before it falls); predicted growth of the modes up to about ${fmt(growth.predictedFactor ?? 1)} ` +
     `times their start, near iteration ${growth.predictedIteration ?? 0}.`;
@@ -361,7 +364,7 @@ function* runWork(
       if (bad !== null) {
         status = 'non-finite';
         stopReason = `Non-finite values at iteration ${iteration}: ${bad}.`;
-        if (!stable) stopReason += ` The spectral radius of the iteration for these parameters is ${fmt(theoreticalRate)} >= 1.`;
+        if (!stable) stopReason += ` The spectral radius of the iteration for these parameters is ${rateText(theoreticalRate)} >= 1.`;
         return;
       }
       const diverged = divergence();
@@ -384,7 +387,7 @@ function* runWork(
         status = 'stagnated';
         stopReason =
           `Stagnated at iteration ${iteration}: the smallest relative residual, ${fmt(bestResidual)}, has not halved over the last ` +
-          `${iteration - referenceIteration} iterations (the window: ${STAGNATION_DECADES} decades at the rate ${fmt(theoreticalRate)}, ` +
+          `${iteration - referenceIteration} iterations (the window: ${STAGNATION_DECADES} decades at the rate ${rateText(theoreticalRate)}, ` +
           `${window} iterations), near the attainable accuracy eps kappa(A) = ${fmt(attainable)}: rounding sets the residual there, ` +
           'so the tolerance is out of reach in double precision.';
       }

@@ -183,7 +183,7 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
             panel: 'p',
             series: 'n',
             metrics: ['tanInvSqTheta'],
-            logX: false,
+            logX: true,
             logY: false,
           },
           {

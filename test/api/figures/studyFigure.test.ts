@@ -6,8 +6,10 @@
  */
 import { describe, expect, it } from 'vitest';
 import { renderStudyFigure } from '../../../src/api/figures/studyFigure.js';
-import type { PointResult, StudyResult } from '../../../src/solvers/studies/aggregate.js';
-import { normalizeStudyRequest } from '../../../src/solvers/studies/presets.js';
+import { aggregateStudy, type PointResult, type PointSamples, type StudyResult } from '../../../src/solvers/studies/aggregate.js';
+import { planStudy } from '../../../src/solvers/studies/plan.js';
+import { normalizeStudyRequest, type FigureSpec, type StudyRequest } from '../../../src/solvers/studies/presets.js';
+import { computeGroupSample, SAMPLE_STATUSES } from '../../../src/solvers/studies/sampler.js';
 
 const M = [1, 2, 4, 6, 10, 12, 20, 30, 60, 120];
 
@@ -47,12 +49,37 @@ function experiment1(): StudyResult {
   return { points, reference: null };
 }
 
+/** A preset study computed here, as the workers would (fewer samples): its figures and result. */
+function computeStudy(request: StudyRequest): { figures: FigureSpec[]; result: StudyResult } {
+  const plan = planStudy(request, { maxSamples: 1e6, maxPointSamples: 1e4, maxPoints: 1000, maxN: 1000 });
+  const count = plan.definition.samples;
+  const samples: PointSamples[] = plan.points.map(() => ({
+    status: new Int8Array(count),
+    reasons: new Array<string>(count).fill(''),
+    values: plan.definition.metrics.map(() => new Float64Array(count)),
+  }));
+  for (const group of plan.groups)
+    for (let sample = 0; sample < count; sample++)
+      computeGroupSample(plan.definition, group, sample).forEach((outcome, k) => {
+        const own = samples[group.points[k].index];
+        own.status[sample] = SAMPLE_STATUSES.indexOf(outcome.status);
+        own.reasons[sample] = outcome.reason ?? '';
+        outcome.values.forEach((value, metric) => (own.values[metric][sample] = value));
+      });
+  return { figures: plan.figures, result: aggregateStudy(plan.definition, plan.points, samples, plan.reference) };
+}
+
 interface Panel {
   top: number;
   bottom: number;
   ticks: { value: number; y: number; text: string }[];
   legendYs: number[];
   seriesYs: number[];
+  /** Each series' drawn points (SVG units) by its label. */
+  series: Map<string, [number, number][]>;
+  /** Each band polygon's largest height (SVG units). */
+  bandHeights: number[];
+  logY: boolean;
   text: string;
 }
 
@@ -72,15 +99,70 @@ function panelsOf(svg: string): Panel[] {
       const seriesYs = [...text.matchAll(/class="series"[^>]*points="([^"]+)"/g)].flatMap((match) =>
         match[1].split(' ').map((pair) => Number(pair.split(',')[1])),
       );
-      return { top, bottom: top + Number(area[2]), ticks, legendYs, seriesYs, text };
+      const pairs = (points: string): [number, number][] =>
+        points.split(' ').map((pair) => pair.split(',').map(Number) as [number, number]);
+      const series = new Map(
+        [...text.matchAll(/class="series" data-label="([^"]+)" points="([^"]+)"/g)].map((match) => [match[1], pairs(match[2])]),
+      );
+      const bandHeights = [...text.matchAll(/class="band" points="([^"]+)"/g)].map((match) => {
+        const points = pairs(match[1]);
+        const half = points.length / 2;
+        // Upper edge left to right, then the lower edge right to left.
+        return Math.max(...points.slice(0, half).map(([, y], k) => points[points.length - 1 - k][1] - y));
+      });
+      const logY = /data-log-y="true"/.test(text);
+      return { top, bottom: top + Number(area[2]), ticks, legendYs, seriesYs, series, bandHeights, logY, text };
     });
 }
 
-/** The axis's values at its top and bottom, from two of its ticks (linear axis). */
+/** The axis's values at its top and bottom, from two of its ticks (on a log axis: their log10). */
 function axisRange(panel: Panel): [number, number] {
+  const value = (tick: { value: number }): number => (panel.logY ? Math.log10(tick.value) : tick.value);
   const [a, b] = [panel.ticks[0], panel.ticks[panel.ticks.length - 1]];
-  const perPixel = (b.value - a.value) / (b.y - a.y);
-  return [a.value + (panel.bottom - a.y) * perPixel, a.value + (panel.top - a.y) * perPixel];
+  const perPixel = (value(b) - value(a)) / (b.y - a.y);
+  return [value(a) + (panel.bottom - a.y) * perPixel, value(a) + (panel.top - a.y) * perPixel];
+}
+
+/** Round ticks: linear ones equally spaced by 1, 2 or 5 times a power of ten, written with no more digits than the step has; log ones 1, 2, 3, 5 or 7 times a power of ten. */
+function expectRoundTicks(panel: Panel): void {
+  expect(panel.ticks.length).toBeGreaterThanOrEqual(3);
+  if (panel.logY) {
+    for (const tick of panel.ticks) {
+      const mantissa = tick.value / 10 ** Math.floor(Math.log10(tick.value) + 1e-9);
+      expect(
+        [1, 2, 3, 5, 7].some((m) => Math.abs(mantissa - m) < 1e-6),
+        tick.text,
+      ).toBe(true);
+      expect(Number(tick.text)).toBeCloseTo(tick.value, 12);
+      expect(tick.text.length).toBeLessThanOrEqual(6);
+    }
+    return;
+  }
+  const step = panel.ticks[1].value - panel.ticks[0].value;
+  const mantissa = step / 10 ** Math.floor(Math.log10(step) + 1e-9);
+  expect([1, 2, 5].some((m) => Math.abs(mantissa - m) < 1e-6)).toBe(true);
+  for (const tick of panel.ticks) {
+    expect(Number(tick.text)).toBeCloseTo(tick.value, 10);
+    expect(tick.text.split('.')[1]?.length ?? 0).toBeLessThanOrEqual(Math.max(0, -Math.floor(Math.log10(step) + 1e-9)));
+  }
+}
+
+/** The y axis spans the values drawn, with no more than 10% of their range to spare (log axes: in decades). */
+function expectAxisAtDataScale(panel: Panel, values: number[]): void {
+  const drawn = (panel.logY ? values.filter((v) => v > 0).map(Math.log10) : values).filter(Number.isFinite);
+  const [low, high] = [Math.min(...drawn), Math.max(...drawn)];
+  const [axisLow, axisHigh] = axisRange(panel);
+  expect(axisLow).toBeLessThanOrEqual(low + 1e-9);
+  expect(axisHigh).toBeGreaterThanOrEqual(high - 1e-9);
+  expect(axisHigh - axisLow - (high - low)).toBeLessThanOrEqual(0.1 * (high - low));
+}
+
+/** The legend below the plot and every curve inside it: the two never meet. */
+function expectLegendOffTheData(panel: Panel): void {
+  expect(panel.legendYs.length).toBeGreaterThan(0);
+  for (const y of panel.legendYs) expect(y - 11).toBeGreaterThan(panel.bottom);
+  for (const y of panel.seriesYs) expect(y).toBeGreaterThanOrEqual(panel.top - 0.01);
+  for (const y of panel.seriesYs) expect(y).toBeLessThanOrEqual(panel.bottom + 0.01);
 }
 
 describe('study figures', () => {
@@ -99,25 +181,11 @@ describe('study figures', () => {
             .filter((metric) => !(point.settings.m === 1 && metric.metric === 'rates.apc.rate'))
             .flatMap((metric) => [metric.mean!, ...metric.interval!]),
         );
-      const [low, high] = [Math.min(...values), Math.max(...values)];
-      const [axisLow, axisHigh] = axisRange(panel);
-      expect(axisLow).toBeLessThanOrEqual(low);
-      expect(axisHigh).toBeGreaterThanOrEqual(high);
-      expect(axisHigh - axisLow - (high - low)).toBeLessThanOrEqual(0.1 * (high - low));
-      // Round ticks: equally spaced by 1, 2 or 5 times a power of ten, written with no more digits than the step has.
-      expect(panel.ticks.length).toBeGreaterThanOrEqual(3);
-      const step = panel.ticks[1].value - panel.ticks[0].value;
-      const mantissa = step / 10 ** Math.floor(Math.log10(step) + 1e-9);
-      expect([1, 2, 5].some((m) => Math.abs(mantissa - m) < 1e-6)).toBe(true);
-      for (const tick of panel.ticks) {
-        expect(Number(tick.text)).toBeCloseTo(tick.value, 10);
-        expect(tick.text.split('.')[1]?.length ?? 0).toBeLessThanOrEqual(Math.max(0, -Math.floor(Math.log10(step) + 1e-9)));
-      }
+      expectAxisAtDataScale(panel, values);
+      expectRoundTicks(panel);
       // The legend under the plot, named by symbols; the curves inside it.
       expect(panel.legendYs.length).toBe(2);
-      for (const y of panel.legendYs) expect(y).toBeGreaterThan(panel.bottom);
-      for (const y of panel.seriesYs) expect(y).toBeGreaterThanOrEqual(panel.top - 0.01);
-      for (const y of panel.seriesYs) expect(y).toBeLessThanOrEqual(panel.bottom + 0.01);
+      expectLegendOffTheData(panel);
       expect(panel.text).toContain('E[ρ_APC]');
       expect(panel.text).toContain('E[ρ_HBM]');
       expect(panel.text).not.toContain('rates.apc.rate');
@@ -130,5 +198,93 @@ describe('study figures', () => {
       match[1].split(' ').map((pair) => Number(pair.split(',')[1])),
     );
     expect(Math.max(...apcYs) - Math.min(...apcYs)).toBeGreaterThan(0.5 * (panels[0].bottom - panels[0].top));
+  });
+
+  it('Figure 2 (against n, a panel per m): round ticks, visible bands, the legend off the data, symbols, the axis at the data', () => {
+    const { figures, result } = computeStudy({ preset: 'experiment-2', samples: 24 });
+    const figure = figures.find((candidate) => candidate.name === 'figure-2')!;
+    const panels = panelsOf(renderStudyFigure(figure, result));
+    expect(panels).toHaveLength(2);
+    panels.forEach((panel, p) => {
+      const m = [10, 20][p];
+      const values = result.points
+        .filter((point) => point.settings.m === m)
+        .flatMap((point) => point.metrics.flatMap((metric) => [metric.mean!, ...(metric.interval ?? [])]));
+      expectAxisAtDataScale(panel, values);
+      expectRoundTicks(panel);
+      expectLegendOffTheData(panel);
+      expect([...panel.series.keys()]).toEqual(['E[ρ_APC]', 'E[ρ_HBM]']);
+      expect(panel.text).not.toContain('rates.');
+      // Both bands show: each at least 3 units high somewhere (the plot is 300 high).
+      expect(panel.bandHeights).toHaveLength(2);
+      for (const height of panel.bandHeights) expect(height).toBeGreaterThan(3);
+    });
+  });
+
+  it('Figures 3 and 4 (Experiment 3): densities on a log x axis, exceedances with their closed form, at the data scale', () => {
+    const { figures, result } = computeStudy({ preset: 'experiment-3', samples: 200 });
+    const byP = (p: number): PointResult[] => result.points.filter((point) => point.settings.p === p);
+    const ps = [1, 2, 3, 4, 6];
+    const figurePanels = (name: string): Panel[] =>
+      panelsOf(
+        renderStudyFigure(
+          figures.find((candidate) => candidate.name === name)!,
+          result,
+        ),
+      );
+
+    // Figure 3: one density per n, x on a log scale (tan^-2 theta shrinks like 1/n), y from 0 to the highest bin.
+    const density = figurePanels('figure-3');
+    expect(density).toHaveLength(ps.length);
+    density.forEach((panel, k) => {
+      const histograms = byP(ps[k]).map((point) => point.metrics[0].histogram!);
+      expectAxisAtDataScale(
+        panel,
+        histograms.flatMap((histogram) => histogram.density),
+      );
+      expectRoundTicks(panel);
+      expectLegendOffTheData(panel);
+      expect([...panel.series.keys()]).toEqual(['n = 16', 'n = 32', 'n = 64', 'n = 128', 'n = 256']);
+      expect(panel.text).toContain('tan⁻²θ₁₂ (log scale)');
+      expect(panel.text).not.toContain('tanInvSqTheta');
+      // The x axis holds at least 99% of every curve's samples.
+      const axisEnd = Number(/data-x-domain="[^ ]+ ([^"]+)"/.exec(panel.text)![1]);
+      for (const histogram of histograms) {
+        const shown = histogram.density.reduce(
+          (mass, d, b) => mass + (histogram.edges[b] <= axisEnd ? d * (histogram.edges[b + 1] - histogram.edges[b]) : 0),
+          0,
+        );
+        expect(shown).toBeGreaterThanOrEqual(0.99 - 1e-9);
+      }
+    });
+
+    // Figure 4: P(tan^-2 theta > eps) on log-log axes; p = 1 has the closed form, dashed in the estimate's colour.
+    const exceedance = figurePanels('figure-4');
+    expect(exceedance).toHaveLength(ps.length);
+    exceedance.forEach((panel, k) => {
+      const points = byP(ps[k]);
+      const values = points.flatMap((point) =>
+        point.metrics[0].exceedance.flatMap((e) => [
+          ...(e.probability > 0 ? [e.probability, e.probability + 1.96 * e.standardError] : []),
+          ...(e.probability - 1.96 * e.standardError > 0 ? [e.probability - 1.96 * e.standardError] : []),
+          ...(e.closedForm !== null ? [e.closedForm] : []),
+        ]),
+      );
+      expect(panel.logY).toBe(true);
+      expectAxisAtDataScale(panel, values);
+      expectRoundTicks(panel);
+      expectLegendOffTheData(panel);
+      expect(panel.text).toContain('P(tan⁻²θ₁₂ &gt; 0.01)');
+      expect(panel.bandHeights.length).toBeGreaterThan(0);
+      expect(Math.max(...panel.bandHeights)).toBeGreaterThan(3);
+      if (ps[k] === 1) {
+        const colour = (label: string): string =>
+          new RegExp(`class="series" data-label="${label.replace(/[()>.]/g, '\\$&')}"[^>]*stroke="([^"]+)"`).exec(
+            panel.text.replace(/&gt;/g, '>'),
+          )![1];
+        expect(colour('P(> 0.1), closed form')).toBe(colour('P(tan⁻²θ₁₂ > 0.1)'));
+        expect(panel.text).toMatch(/data-label="P\(&gt; 0.1\), closed form"[^>]*stroke-dasharray/);
+      }
+    });
   });
 });

@@ -14,6 +14,7 @@ import { fromRows } from '../../../src/solvers/matrix.js';
 import { DEFAULT_DIVERGENCE_TOLERANCE, runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { RUN_STATUSES, type RunStatus } from '../../../src/solvers/runner/types.js';
 import { wellConditionedSystem } from '../parallel/support.js';
+import { readMatrixCsr } from '../sparse/support.js';
 
 const well = wellConditionedSystem(24, 3, 7); // kappa ~ 2, b = A 1
 
@@ -146,6 +147,24 @@ describe("D-HBM's transient growth", () => {
     expect(growth?.predictedFactor).toBeGreaterThan(1 / (Math.E * (1 - rho)));
     expect(growth?.predictedFactor).toBeLessThan(3 / (Math.E * (1 - rho)));
   });
+
+  it("on sherman5 (m = 8, the case users met): the residual's 1.6e3-fold rise over 20,000 iterations is the transient, and the rate reads 1 - 1.064e-5, not 1", () => {
+    const system = buildDistributedSystem(createProblem({ A: readMatrixCsr('sherman5.mtx'), partition: { machines: 8 } }));
+    const r = runAlgorithm(system, 'dhbm', spectralDataOf(analyze(system)), {
+      tolerance: 1e-8,
+      maxIterations: 20_000,
+      stopOnStagnation: false,
+    });
+    expect(r.status).toBe('max-iterations');
+    expect(r.growth?.cause).toBe('transient');
+    expect(r.growth?.factor).toBeGreaterThan(1.5e3);
+    expect(r.growth?.factor).toBeLessThan(1.8e3);
+    expect(r.growth?.predictedFactor).toBeGreaterThan(r.growth!.factor);
+    expect(1 - r.theoreticalRate).toBeGreaterThan(1e-5);
+    expect(1 - r.theoreticalRate).toBeLessThan(1.1e-5);
+    expect(r.stopReason).toContain(`spectral radius for these parameters is 1 - ${(1 - r.theoreticalRate).toExponential(3)} < 1`);
+    expect(r.stopReason).not.toMatch(/1\.000e\+0/);
+  }, 60_000);
 
   it('stopped during the transient, the run says it is the transient, with the predicted peak', () => {
     const r = runAlgorithm(stiff.system, 'dhbm', stiff.spectral, { tolerance: 1e-8, maxIterations: 600 });

@@ -1,0 +1,105 @@
+/**
+ * Federated regression data: N samples of n features held by m machines, as the paper's motivating
+ * setting has them (each machine its own samples, their features distributed differently).
+ *
+ * Machine i holds a contiguous run of rows (sizes differing by at most one). Its feature vectors are
+ * drawn from N(mean 1 + skew d_i, s_i^2 I): d_i a random unit direction of machine i, s_i its scale.
+ * skew = 0 gives i.i.d. samples (every machine's data alike); as skew grows the machines' means move
+ * apart along their own directions, the feature skew of federated learning. The labels are
+ * b = A x_true + e with x_true ~ N(0, I) and e ~ N(0, sigma^2 I): for sigma > 0 and N > n no x solves
+ * A x = b exactly, and the least-squares solution is the estimate of x_true.
+ *
+ * Draw order (so that a spec and seed give the same data bit for bit): the directions d_1..d_m, then
+ * x_true, then the rows in order, then the noise.
+ */
+import { InvalidParameterError } from '../errors.js';
+import type { DenseMatrix } from '../matrix.js';
+import { SeededRandom } from '../random.js';
+
+export interface RegressionSpec {
+  /** Samples (rows), N >= n. */
+  rows: number;
+  /** Features (columns). */
+  n: number;
+  /** Machines holding the samples. */
+  machines: number;
+  /** Common mean of every feature (default 0). */
+  mean?: number;
+  /** Distance of machine i's mean from the common one, along d_i (default 0: no skew). */
+  skew?: number;
+  /** s_i: one scale for every machine, or one per machine (default 1). */
+  scale?: number | number[];
+  /** Standard deviation of the label noise (default 0: a consistent system). */
+  sigma?: number;
+  seed?: number;
+}
+
+export interface RegressionData {
+  A: DenseMatrix;
+  b: Float64Array;
+  /** The coefficients the labels were made from. */
+  xTrue: Float64Array;
+  /** assignment[k] = the machine of row k (contiguous runs). */
+  assignment: Int32Array;
+  /** d_i, machine i's skew direction (unit), at i n. */
+  directions: Float64Array;
+}
+
+function check(condition: boolean, parameter: string, message: string): void {
+  if (!condition) throw new InvalidParameterError(`regression: ${parameter} ${message}.`, { parameter });
+}
+
+/** The machine of each of `rows` rows over m machines, contiguous runs whose sizes differ by at most one. */
+function contiguousRuns(rows: number, m: number): Int32Array {
+  const assignment = new Int32Array(rows);
+  const base = Math.floor(rows / m);
+  const extra = rows % m;
+  let k = 0;
+  for (let i = 0; i < m; i++) for (let r = 0; r < base + (i < extra ? 1 : 0); r++) assignment[k++] = i;
+  return assignment;
+}
+
+export function regressionData(spec: RegressionSpec): RegressionData {
+  const { rows, n, machines: m } = spec;
+  const mean = spec.mean ?? 0;
+  const skew = spec.skew ?? 0;
+  const sigma = spec.sigma ?? 0;
+  check(Number.isSafeInteger(n) && n >= 1, 'n', 'must be a positive integer');
+  check(Number.isSafeInteger(rows) && rows >= n, 'rows', `must be an integer >= n = ${n} (a tall system)`);
+  check(Number.isSafeInteger(m) && m >= 1 && m <= rows, 'machines', `must be an integer in [1, rows = ${rows}]`);
+  check(Number.isFinite(mean), 'mean', 'must be a finite number');
+  check(Number.isFinite(skew) && skew >= 0, 'skew', 'must be a finite number >= 0');
+  check(Number.isFinite(sigma) && sigma >= 0, 'sigma', 'must be a finite number >= 0');
+  const scales = typeof spec.scale === 'object' ? spec.scale : new Array<number>(m).fill(spec.scale ?? 1);
+  check(scales.length === m, 'scale', `must be one number or ${m} numbers (one per machine)`);
+  check(
+    scales.every((s) => Number.isFinite(s) && s > 0),
+    'scale',
+    'must be finite and > 0',
+  );
+  const rng = new SeededRandom(spec.seed ?? 1);
+
+  const directions = rng.fillNormal(new Float64Array(m * n));
+  for (let i = 0; i < m; i++) {
+    let norm = 0;
+    for (let j = 0; j < n; j++) norm += directions[i * n + j] ** 2;
+    norm = Math.sqrt(norm);
+    for (let j = 0; j < n; j++) directions[i * n + j] /= norm;
+  }
+  const xTrue = rng.fillNormal(new Float64Array(n));
+  const assignment = contiguousRuns(rows, m);
+  const data = new Float64Array(rows * n);
+  for (let k = 0; k < rows; k++) {
+    const i = assignment[k];
+    rng.fillNormal(data, 0, scales[i], k * n, n);
+    for (let j = 0; j < n; j++) data[k * n + j] += mean + skew * directions[i * n + j];
+  }
+  const b = new Float64Array(rows);
+  for (let k = 0; k < rows; k++) {
+    let s = 0;
+    for (let j = 0; j < n; j++) s += data[k * n + j] * xTrue[j];
+    b[k] = s;
+  }
+  if (sigma > 0) for (let k = 0; k < rows; k++) b[k] += sigma * rng.nextNormal();
+  return { A: { rows, cols: n, data }, b, xTrue, assignment, directions };
+}

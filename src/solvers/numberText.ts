@@ -1,0 +1,12 @@
+/**
+ * Numbers in the sentences the service writes (stop reasons, the recommendation's explanation): a
+ * value within 1e-3 of 1 but not 1, a rate or the paper's c = (m - 1) cos(theta_H), is written as
+ * 1 - d or 1 + d with d in scientific notation, so that rho = 1 - 1.06e-5 never reads as 1.
+ */
+
+/** `1 - d` / `1 + d` for 0.999 < x < 1.001, x != 1 (d with `digits` decimals); null otherwise. */
+export function closeToOneText(x: number, digits = 2): string | null {
+  if (x > 0.999 && x < 1) return `1 - ${(1 - x).toExponential(digits)}`;
+  if (x > 1 && x < 1.001) return `1 + ${(x - 1).toExponential(digits)}`;
+  return null;
+}
