@@ -35,6 +35,7 @@ import {
   yesNo,
 } from './format.js';
 import { thetaHeatmap } from './heatmap.js';
+import { partitionPictures } from './partitionPicture.js';
 import { phiChart } from './phiChart.js';
 import { progressBar, runConverged, statusBadge } from './statusBadge.js';
 import type { View } from './view.js';
@@ -239,7 +240,7 @@ export class JobPageView implements View {
       ratesSection(result.analysis, result.runs),
       recommendationSection(result.analysis),
       timeToSolutionSection(result.analysis),
-      result.advice ? adviceSection(result.advice) : '',
+      result.advice ? adviceSection(result.advice, this.advicePictures(result.advice)) : this.partitionSection(),
       this.downloadsSection(job, runs),
     );
   }
@@ -300,6 +301,29 @@ export class JobPageView implements View {
       ),
     );
     draw();
+  }
+
+  /** Before (the given partition) and after (the best), side by side. */
+  private advicePictures(advice: Advice): HTMLElement {
+    return partitionPictures(
+      this.api,
+      this.id,
+      [
+        { strategy: 'given', caption: 'Before: the given partition' },
+        { strategy: 'best', caption: `After: the best (${advice.best})` },
+      ],
+      problemBox,
+    );
+  }
+
+  /** An analysis' or a solve's own partition, in a small card. */
+  private partitionSection(): HTMLElement {
+    return h(
+      'section',
+      { class: 'card', id: 'partition', 'aria-labelledby': 'partition-title' },
+      h('h2', { id: 'partition-title' }, 'Partition'),
+      partitionPictures(this.api, this.id, [{ caption: "The job's partition" }], problemBox),
+    );
   }
 
   private downloadsSection(job: Job, runs: [AlgorithmId, Run][]): HTMLElement {
@@ -684,8 +708,11 @@ function timeToSolutionSection(analysis: Analysis): HTMLElement | string {
 
 type Advice = NonNullable<NonNullable<Job['result']>['advice']>;
 
-/** An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted time; the best marked. */
-function adviceSection(advice: Advice): HTMLElement {
+/**
+ * An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted
+ * time, the best marked; under them the pictures of the given partition and of the best.
+ */
+function adviceSection(advice: Advice, pictures: HTMLElement): HTMLElement {
   const sizes = (list: number[]): string =>
     list.length <= 8 ? list.join(', ') : `${list.length} machines, ${Math.min(...list)} to ${Math.max(...list)} rows`;
   return h(
@@ -719,5 +746,6 @@ function adviceSection(advice: Advice): HTMLElement {
       ]),
       { class: 'advice' },
     ),
+    pictures,
   );
 }

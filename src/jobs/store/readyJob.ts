@@ -81,7 +81,8 @@ export function readyJobFrom(problem: StoredProblem, inputs: StoredInputs, limit
   return { id, type, n, m, algorithms, options, matrix, rhs, initialGuess, partition, digestPending };
 }
 
-function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: Partition, limits: WorkerLimits): MatrixSource {
+/** The job's matrix from its stored inputs (a generator's generated again, as the worker does). */
+export function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: Partition, limits: WorkerLimits): MatrixSource {
   const { input } = problem;
   // A block-diagonal spec without blockSize takes its blocks from the partition.
   if (input.format === 'generator') return { storage: 'dense', A: generateMatrix(input.spec, limits, partition) };
