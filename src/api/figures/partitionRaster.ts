@@ -68,28 +68,44 @@ function groupBy(keys: Int32Array, groups: number, items?: Int32Array): { order:
 
 /**
  * Each column's machine: the one holding most of its nonzeros (the lowest on a tie), m for a column
- * without nonzeros. Rows are visited machine by machine, counting per column.
+ * without nonzeros. CSR: the rows' machines laid out by column (as a transpose would), read column by
+ * column; in the order of the rows, so that a banded matrix is read in place. Dense (n <= MAX_N):
+ * counted column by column.
  */
-function columnMachines(n: number, m: number, assignment: Int32Array, rows: RowVisitor): Int32Array {
-  const { order, starts } = groupBy(assignment, m);
+function columnMachines(source: PatternSource, m: number, assignment: Int32Array): Int32Array {
+  const n = source.A.rows;
   const owner = new Int32Array(n).fill(m);
-  const best = new Int32Array(n);
-  const count = new Int32Array(n);
-  const touched = new Int32Array(n);
-  for (let machine = 0; machine < m; machine++) {
-    let used = 0;
-    for (let p = starts[machine]; p < starts[machine + 1]; p++)
-      rows(order[p], (column) => {
-        if (count[column]++ === 0) touched[used++] = column;
-      });
-    for (let t = 0; t < used; t++) {
-      const column = touched[t];
-      if (count[column] > best[column]) {
-        best[column] = count[column];
+  const count = new Int32Array(m);
+  const pick = (machines: ArrayLike<number>, from: number, to: number, column: number): void => {
+    let best = 0;
+    for (let q = from; q < to; q++) {
+      const machine = machines[q];
+      const c = ++count[machine];
+      if (c > best || (c === best && machine < owner[column])) {
+        best = c;
         owner[column] = machine;
       }
-      count[column] = 0;
     }
+    for (let q = from; q < to; q++) count[machines[q]] = 0;
+  };
+  if (source.storage === 'csr') {
+    const { rowPtr, colIdx, values } = source.A;
+    const start = new Int32Array(n + 1);
+    for (let p = 0; p < colIdx.length; p++) if (values[p] !== 0) start[colIdx[p] + 1]++;
+    for (let j = 0; j < n; j++) start[j + 1] += start[j];
+    const next = start.slice(0, n);
+    const machines = new Int32Array(start[n]);
+    for (let i = 0; i < n; i++)
+      for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) if (values[p] !== 0) machines[next[colIdx[p]]++] = assignment[i];
+    for (let j = 0; j < n; j++) pick(machines, start[j], start[j + 1], j);
+    return owner;
+  }
+  const { data, cols } = source.A;
+  const machines = new Int32Array(n);
+  for (let j = 0; j < cols; j++) {
+    let used = 0;
+    for (let i = 0; i < n; i++) if (data[i * cols + j] !== 0) machines[used++] = assignment[i];
+    pick(machines, 0, used, j);
   }
   return owner;
 }
@@ -114,7 +130,7 @@ export function partitionRaster(
     const byMachine = groupBy(assignment, m);
     byMachine.order.forEach((row, position) => (rowPosition[row] = position));
     rowStarts = Array.from(byMachine.starts);
-    const byColumnMachine = groupBy(columnMachines(n, m, assignment, rows), m + 1);
+    const byColumnMachine = groupBy(columnMachines(source, m, assignment), m + 1);
     byColumnMachine.order.forEach((column, position) => (columnPosition[column] = position));
     columnStarts = Array.from(byColumnMachine.starts);
   } else {

@@ -1,4 +1,5 @@
 /**
+ * The raster, cell by cell on a 4 x 4 matrix and the same from CSR as from dense storage; and
  * GET /v1/jobs/{id}/figures/partition.svg, measured in its picture: the SVG's raster (a palette PNG,
  * decoded here) gives each cell's machine. On a shuffled block-diagonal matrix the advised partition,
  * grouped by machine, is m diagonal blocks (every cell of machine i in machine i's band of rows and of
@@ -9,7 +10,9 @@
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, ProblemDetails } from '../../../src/jobs/types.js';
+import { partitionRaster } from '../../../src/api/figures/partitionRaster.js';
 import { toRows } from '../../../src/solvers/matrix.js';
+import { csrFromDense, csrToDense } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { createJob, runJob, startTestService, type TestService } from '../../support/service.js';
 import { socketTransport, type Transport } from '../../support/transports.js';
@@ -84,6 +87,47 @@ const get = (url: string) => service.app.inject({ method: 'GET', url });
 const BLOCKS = 8;
 const SIZE = 40;
 const dense = { format: 'dense', data: toRows(shuffledBlockDiagonal(BLOCKS, SIZE, 3).A) };
+
+describe('the raster', () => {
+  it('a 4 x 4 matrix on 2 machines, cell by cell, in both orders', () => {
+    // Rows 0 and 2 on machine 0, rows 1 and 3 on machine 1; column 0 is mostly machine 0's, column 3 machine 1's.
+    const data = [
+      [1, 0, 0, 2],
+      [9, 3, 0, 4],
+      [5, 0, 6, 0],
+      [0, 0, 0, 7],
+    ];
+    const source = { storage: 'dense' as const, A: { rows: 4, cols: 4, data: Float64Array.from(data.flat()) } };
+    const assignment = Int32Array.from([0, 1, 0, 1]);
+    const inOrder = partitionRaster(source, assignment, 2, 'matrix');
+    expect(Array.from(inOrder.machine)).toEqual([0, -1, -1, 0, 1, 1, -1, 1, 0, -1, 0, -1, -1, -1, -1, 1]);
+    expect(Array.from(inOrder.rowMachine)).toEqual([0, 1, 0, 1]);
+    // Grouped: rows 0, 2 | 1, 3; columns by their machine: 0, 2 (machine 0) | 1, 3 (machine 1).
+    const grouped = partitionRaster(source, assignment, 2, 'machine');
+    expect(grouped.rowStarts).toEqual([0, 2, 4]);
+    expect(grouped.columnStarts).toEqual([0, 2, 4, 4]);
+    expect(Array.from(grouped.machine)).toEqual([0, -1, -1, 0, 0, 0, -1, -1, 1, -1, 1, 1, -1, -1, -1, 1]);
+    // Cells of 2 x 2 entries: the machine of most of each cell's nonzeros (the lower on a tie).
+    const coarse = partitionRaster(source, assignment, 2, 'matrix', 2);
+    expect(coarse.perCell).toBe(2);
+    expect(Array.from(coarse.machine)).toEqual([1, 0, 0, 0]);
+  });
+
+  it('a CSR matrix gives the raster of the same matrix dense (n = 320 in 160 x 160 cells, both orders)', () => {
+    const dense = shuffledBlockDiagonal(8, 40, 3).A;
+    const csr = csrFromDense(dense);
+    expect(csrToDense(csr).data).toEqual(dense.data);
+    const assignment = Int32Array.from({ length: dense.rows }, (_, k) => (k * 7) % 8);
+    for (const order of ['matrix', 'machine'] as const) {
+      const fromDense = partitionRaster({ storage: 'dense', A: dense }, assignment, 8, order);
+      const fromCsr = partitionRaster({ storage: 'csr', A: csr }, assignment, 8, order);
+      expect(fromCsr.cells).toBe(160);
+      expect(fromCsr.nnz).toBe(8 * 40 * 40);
+      expect(fromCsr.columnStarts).toEqual(fromDense.columnStarts);
+      expect(Array.from(fromCsr.machine)).toEqual(Array.from(fromDense.machine));
+    }
+  });
+});
 
 describe('the partition picture of an advise job', () => {
   let advise: Job;
