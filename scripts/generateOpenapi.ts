@@ -32,6 +32,7 @@ const offlineJobService: JobService = {
   trace: unavailable,
   solution: unavailable,
   partition: unavailable,
+  matrix: unavailable,
   subscribe: unavailable,
   subscribeAll: unavailable,
   isReady: () => Promise.resolve(false),

@@ -22,6 +22,7 @@ import { queueBoard } from './plugins/queueBoard.js';
 import { eventRoutes } from './routes/events.js';
 import { listEventRoutes } from './routes/listEvents.js';
 import { healthRoutes } from './routes/health.js';
+import { jobFigureRoutes } from './routes/jobFigures.js';
 import { jobRoutes } from './routes/jobs.js';
 import { matrixRoutes } from './routes/matrices.js';
 import { problemTypeRoutes } from './routes/problemTypes.js';
@@ -104,6 +105,7 @@ export async function buildApp({
   await app.register(jobRoutes, { prefix: '/v1', jobService, config });
   await app.register(matrixRoutes, { prefix: '/v1', matrices: jobService.matrices, idempotency: jobService.idempotency, config });
   await app.register(runRoutes, { prefix: '/v1', jobService });
+  await app.register(jobFigureRoutes, { prefix: '/v1', jobService });
   await app.register(eventRoutes, { prefix: '/v1', jobService, heartbeatMs: config.SSE_HEARTBEAT_MS });
   await app.register(listEventRoutes, { prefix: '/v1', jobService, studyService, heartbeatMs: config.SSE_HEARTBEAT_MS });
   await app.register(studyRoutes, {

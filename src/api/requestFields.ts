@@ -8,12 +8,14 @@
  */
 import { JobError } from '../jobs/errors.js';
 import { SolverError } from '../solvers/errors.js';
+import type { FieldProblem } from '../jobs/types.js';
 
-/** A typed error of the core or the job layer, and the field of the request body it concerns. */
+/** A typed error of the core or the job layer, and the field of the request (its body unless `part` says) it concerns. */
 export class RequestFieldError extends Error {
   constructor(
     readonly typed: SolverError | JobError,
     readonly pointer: string,
+    readonly part: FieldProblem['in'] = 'body',
   ) {
     super(typed.message);
     this.name = 'RequestFieldError';

@@ -261,10 +261,13 @@ export function timeToSolutionSection(analysis: Analysis): HTMLElement | string 
   );
 }
 
-type Advice = NonNullable<NonNullable<Job['result']>['advice']>;
+export type Advice = NonNullable<NonNullable<Job['result']>['advice']>;
 
-/** An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted time; the best marked. */
-export function adviceSection(advice: Advice): HTMLElement {
+/**
+ * An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted
+ * time, the best marked; under them the pictures of the given partition and of the best.
+ */
+export function adviceSection(advice: Advice, pictures: HTMLElement): HTMLElement {
   const sizes = (list: number[]): string =>
     list.length <= 8 ? list.join(', ') : `${list.length} machines, ${Math.min(...list)} to ${Math.max(...list)} rows`;
   return h(
@@ -298,5 +301,6 @@ export function adviceSection(advice: Advice): HTMLElement {
       ]),
       { class: 'advice' },
     ),
+    pictures,
   );
 }

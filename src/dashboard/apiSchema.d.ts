@@ -260,6 +260,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/jobs/{id}/figures/partition.svg": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A picture of the job's partition: A's sparsity pattern, each row in its machine's colour (SVG)
+         * @description Each nonzero of A drawn in the colour of the machine holding its row, downsampled to at most 256 x 256 cells (a cell in the colour of the machine holding most of its nonzeros, white when it has none), so that the picture stays small for any n; a strip beside it colours each band of rows by machine. The title names the partition and its kappa(S). `order=machine` groups the rows by machine and the columns by the machine holding most of their nonzeros: a partition whose machines share no columns (kappa(S) = 1) shows as diagonal blocks. An advise job's candidates are drawn with `strategy` (`best`: the advised one). 400 for an id longer than 64 characters or a bad `order`; 404 for no such job (or its stored matrix deleted); 409 for an advise job's candidate before the job has succeeded; 422 for a `strategy` the job does not have.
+         */
+        get: operations["getPartitionFigure"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/jobs/{id}/events": {
         parameters: {
             query?: never;
@@ -3058,6 +3078,113 @@ export interface operations {
             };
             /** @description `Accept` admits none of application/json, text/csv, application/x-matrix-market, application/octet-stream (`not-acceptable`). */
             406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: over the API key's requests per second (`rate-limited`) or its jobs or stored bytes (`quota-exceeded`); retry after `Retry-After` seconds. */
+            429: {
+                headers: {
+                    /** @description Seconds to wait before retrying. */
+                    "Retry-After": string;
+                    /** @description Requests per second the API key may make (its `requestsPerSecond`, else RATE_LIMIT_PER_SECOND). */
+                    "RateLimit-Limit"?: string;
+                    /** @description Requests left in the current one-second window (0 when `rate-limited`). */
+                    "RateLimit-Remaining"?: string;
+                    /** @description Seconds until the current window ends and the count starts again. */
+                    "RateLimit-Reset"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getPartitionFigure: {
+        parameters: {
+            query?: {
+                /** @description Which partition: absent or `given`, the job's own; for a succeeded advise job also a candidate's strategy (`contiguous`, `round-robin`, `rcm-contiguous`, `multilevel`, `metis`: those in `result.advice.candidates`) or `best`. */
+                strategy?: string;
+                /** @description `matrix`: rows and columns in the matrix's order; `machine`: rows grouped by machine and columns by the machine holding most of their nonzeros (a partition whose machines share no columns shows as diagonal blocks). */
+                order?: "matrix" | "machine";
+            };
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description An SVG image. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "image/svg+xml": string;
+                };
+            };
+            /** @description The id is longer than 64 characters (`invalid-request`). */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description AUTH_MODE=keys: the API key is missing, unknown or revoked (`unauthorized`). */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No such job (`job-not-found`): never created, expired, deleted, or another API key's; or the stored matrix it names was deleted (`matrix-not-found`). */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The advise job has not succeeded (`advice-not-ready`): its candidates exist once it has (its given partition at once). */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The job has no partition of this `strategy` (`candidate-not-found`, at /strategy in the query, naming those it has). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

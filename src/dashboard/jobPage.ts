@@ -24,9 +24,11 @@ import { ConvergenceChart, type ConvergenceSeries } from './convergenceChart.js'
 import { announce, clear, h, scrollingTable } from './dom.js';
 import { saveFile, solutionCsv, traceCsv, tracesCsv } from './downloads.js';
 import { formatDuration, formatInteger, formatLabels, formatMatrix, formatTime } from './format.js';
+import { partitionPictures } from './partitionPicture.js';
 import { progressBar, runConverged, statusBadge } from './statusBadge.js';
 import {
   adviceSection,
+  type Advice,
   conditioningSection,
   fact,
   heterogeneitySection,
@@ -236,7 +238,7 @@ export class JobPageView implements View {
       ratesSection(result.analysis, result.runs),
       recommendationSection(result.analysis),
       timeToSolutionSection(result.analysis),
-      result.advice ? adviceSection(result.advice) : '',
+      result.advice ? adviceSection(result.advice, this.advicePictures(result.advice)) : this.partitionSection(),
       this.downloadsSection(job, runs),
     );
   }
@@ -297,6 +299,29 @@ export class JobPageView implements View {
       ),
     );
     draw();
+  }
+
+  /** Before (the given partition) and after (the best), side by side. */
+  private advicePictures(advice: Advice): HTMLElement {
+    return partitionPictures(
+      this.api,
+      this.id,
+      [
+        { strategy: 'given', caption: 'Before: the given partition' },
+        { strategy: 'best', caption: `After: the best (${advice.best})` },
+      ],
+      problemBox,
+    );
+  }
+
+  /** An analysis' or a solve's own partition, in a small card. */
+  private partitionSection(): HTMLElement {
+    return h(
+      'section',
+      { class: 'card', id: 'partition', 'aria-labelledby': 'partition-title' },
+      h('h2', { id: 'partition-title' }, 'Partition'),
+      partitionPictures(this.api, this.id, [{ caption: "The job's partition" }], problemBox),
+    );
   }
 
   private downloadsSection(job: Job, runs: [AlgorithmId, Run][]): HTMLElement {

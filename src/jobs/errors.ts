@@ -9,6 +9,8 @@ export const JOB_ERROR_CODES = [
   'invalid-cursor',
   'job-input-missing',
   'matrix-not-found',
+  'candidate-not-found',
+  'advice-not-ready',
   'study-not-found',
   'study-not-finished',
   'figure-not-found',
@@ -94,6 +96,29 @@ export class MatrixNotFoundError extends JobError {
     context = '',
   ) {
     super(`No stored matrix with id '${matrixId}'${context} (it may never have been uploaded, or has expired or been deleted).`);
+  }
+}
+
+/** A partition the job does not have (GET /v1/jobs/{id}/figures/partition.svg?strategy=...); names those it has. */
+export class CandidateNotFoundError extends JobError {
+  readonly code = 'candidate-not-found';
+  constructor(
+    readonly jobId: string,
+    readonly strategy: string,
+    strategies: readonly string[],
+  ) {
+    super(`Job '${jobId}' has no partition '${strategy}'; it has ${strategies.map((name) => `'${name}'`).join(', ')}.`);
+  }
+}
+
+/** An advise job's candidates asked for before it has succeeded. */
+export class AdviceNotReadyError extends JobError {
+  readonly code = 'advice-not-ready';
+  constructor(
+    readonly jobId: string,
+    readonly status: string,
+  ) {
+    super(`Advise job '${jobId}' is ${status}; its candidate partitions exist once it has succeeded (its given partition exists now).`);
   }
 }
 

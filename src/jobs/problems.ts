@@ -157,6 +157,18 @@ const CATALOG = {
     title: 'Matrix not found',
     description: 'No stored matrix with this id (it may never have been uploaded, or has expired or been deleted).',
   },
+  'candidate-not-found': {
+    status: 422,
+    title: 'No such partition',
+    description:
+      "The job has no partition of this strategy: an advise job has its candidates' (`result.advice.candidates`) and `best`, " +
+      'any job its own (`given`).',
+  },
+  'advice-not-ready': {
+    status: 409,
+    title: 'Advice not ready',
+    description: 'The advise job has not succeeded: its candidate partitions exist once it has (its given partition exists at once).',
+  },
   // Limits of one job and of an upload
   'time-limit': {
     status: 422,

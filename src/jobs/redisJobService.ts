@@ -23,6 +23,7 @@ import { MatrixRepository } from './service/matrixRepository.js';
 import { ServiceHealth } from './service/serviceHealth.js';
 import { JobStore } from './store/jobStore.js';
 import { MatrixStore } from './store/matrixStore.js';
+import type { WorkerLimits } from './store/readyJob.js';
 import {
   closeConnection,
   createFailFastConnection,
@@ -36,6 +37,7 @@ import type {
   Job,
   JobEvent,
   JobListQuery,
+  JobMatrix,
   JobPage,
   JobPartition,
   JobService,
@@ -60,6 +62,8 @@ export class RedisJobService implements JobService {
     readonly matrices: MatrixService,
     readonly keys: ApiKeyService,
     readonly idempotency: IdempotencyService,
+    /** The workers' size limits: a job's generated matrix is generated again within them (matrix()). */
+    private readonly limits: WorkerLimits,
   ) {}
 
   /** Connect, waiting up to START_WAIT_MS for Redis but starting anyway: the API answers 503 until it is reachable. */
@@ -101,7 +105,10 @@ export class RedisJobService implements JobService {
       config.IDEMPOTENCY_TTL_SECONDS,
       config.UPLOAD_TIMEOUT_MS + 60_000,
     );
-    return new RedisJobService(jobs, events, health, queue, [queueConnection, commands], matrices, keys, idempotency);
+    return new RedisJobService(jobs, events, health, queue, [queueConnection, commands], matrices, keys, idempotency, {
+      maxN: config.MAX_N,
+      maxNSparse: config.MAX_N_SPARSE,
+    });
   }
 
   create(spec: JobSpec, tenant?: Tenant | null): Promise<Job> {
@@ -130,6 +137,10 @@ export class RedisJobService implements JobService {
 
   partition(id: string, owner?: string): Promise<JobPartition> {
     return this.jobs.partition(id, owner);
+  }
+
+  matrix(id: string, owner?: string): Promise<JobMatrix> {
+    return this.jobs.matrix(id, this.limits, owner);
   }
 
   solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array> {

@@ -13,6 +13,7 @@ import type { MatrixMarketField, MatrixMarketSymmetry } from '../solvers/sparse/
 import type { Advice } from '../solvers/partitioning/advisor.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import type { ApiKeyService, Tenant } from './apiKeys/apiKey.js';
+import type { MatrixSource } from './store/readyJob.js';
 import type { IdempotencyService } from './service/idempotencyStore.js';
 
 export const JOB_TYPES = ['analyze', 'solve', 'advise'] as const;
@@ -191,6 +192,13 @@ export interface JobPartition {
   n: number;
   m: number;
   sizes: number[];
+  /** assignment[k] = the machine of row k. */
+  assignment: Int32Array;
+}
+
+/** A job's matrix as its worker computes from it (a generator's generated again), and its partition. */
+export interface JobMatrix {
+  matrix: MatrixSource;
   /** assignment[k] = the machine of row k. */
   assignment: Int32Array;
 }
@@ -429,6 +437,11 @@ export interface JobService {
   solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array>;
   /** The job's partition in full. Throws JobNotFoundError. */
   partition(id: string, owner?: string): Promise<JobPartition>;
+  /**
+   * The job's matrix and partition. Throws JobNotFoundError, MatrixNotFoundError (its stored matrix was
+   * deleted), JobInputMissingError (an input expired).
+   */
+  matrix(id: string, owner?: string): Promise<JobMatrix>;
   /**
    * Calls `listener` with progress and status changes of job `id` until it finishes; returns the
    * unsubscribe function. The first status event reflects the job's state at subscription time.

@@ -65,7 +65,7 @@ export function installErrorHandling(app: FastifyInstance, config: Config): void
 function problemFor(error: FastifyError, config: Config): ProblemDetails {
   if (error instanceof RequestFieldError) {
     const problem = problemFromTypedError(error.typed);
-    if (problem) return { ...problem, errors: [fieldProblem('body', error.pointer, error.typed.message)] };
+    if (problem) return { ...problem, errors: [fieldProblem(error.part, error.pointer, error.typed.message)] };
   }
   const typed = problemFromTypedError(error);
   if (typed) return typed;

@@ -342,6 +342,25 @@ export const JobPartitionSchema = z
 /** A JobPartition as the API sends it (the job layer hands out the Int32Array). */
 export type JobPartitionBody = z.output<typeof JobPartitionSchema>;
 
+export const PartitionFigureQuerySchema = z.object({
+  strategy: z
+    .string()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe(
+      "Which partition: absent or `given`, the job's own; for a succeeded advise job also a candidate's strategy " +
+        '(`contiguous`, `round-robin`, `rcm-contiguous`, `multilevel`, `metis`: those in `result.advice.candidates`) or `best`.',
+    ),
+  order: z
+    .enum(['matrix', 'machine'])
+    .default('matrix')
+    .describe(
+      "`matrix`: rows and columns in the matrix's order; `machine`: rows grouped by machine and columns by the machine " +
+        'holding most of their nonzeros (a partition whose machines share no columns shows as diagonal blocks).',
+    ),
+});
+
 export const ListJobsQuerySchema = z.object({
   status: JobStatusSchema.optional(),
   label: LabelQuerySchema,

@@ -13,7 +13,8 @@ import { jobFromDocument, type StoredInput } from '../store/jobDocument.js';
 import type { JobStore, RunContext } from '../store/jobStore.js';
 import { storeCall } from '../store/redisConnection.js';
 import { matrixDigest } from '../matrixDigest.js';
-import type { Job, JobListQuery, JobPage, JobPartition, JobSpec, JobSummary, TraceView } from '../types.js';
+import type { WorkerLimits } from '../store/readyJob.js';
+import type { Job, JobListQuery, JobMatrix, JobPage, JobPartition, JobSpec, JobSummary, TraceView } from '../types.js';
 import type { Tenant } from '../apiKeys/apiKey.js';
 import { storedBytesOfJob } from '../apiKeys/jobBytes.js';
 import { isSmallJob } from '../apiKeys/smallJobs.js';
@@ -247,6 +248,16 @@ export class JobRepository {
       const sizes = new Array<number>(m).fill(0);
       for (const machine of assignment) sizes[machine]++;
       return { id, n: assignment.length, m, sizes, assignment };
+    });
+  }
+
+  /** `limits`: the workers' (a generated matrix is generated again here, as a worker would). */
+  async matrix(id: string, limits: WorkerLimits, owner?: string): Promise<JobMatrix> {
+    return storeCall(async () => {
+      await this.assertVisible(id, owner);
+      const stored = await this.store.matrix(id, limits);
+      if (!stored) throw new JobNotFoundError(id);
+      return stored;
     });
   }
 

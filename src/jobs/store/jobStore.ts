@@ -6,6 +6,7 @@
  */
 import type { ChainableCommander, Redis } from 'ioredis';
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
+import { partitionFromAssignment } from '../../solvers/problem.js';
 import type { CsrMatrix } from '../../solvers/sparse/csr.js';
 import type { Trace } from '../../solvers/runner/types.js';
 import { JobInputMissingError } from '../errors.js';
@@ -34,7 +35,7 @@ import {
 } from './jobDocument.js';
 import { JobKeys } from './keys.js';
 import { MatrixStore, queueCsrCommit, readCsr, writePendingCsr } from './matrixStore.js';
-import { readyJobFrom, type ReadyJob, type StoredInputs, type WorkerLimits } from './readyJob.js';
+import { matrixSource, readyJobFrom, type MatrixSource, type ReadyJob, type StoredInputs, type WorkerLimits } from './readyJob.js';
 import { execOrThrow } from './redisBatch.js';
 import { defineScripts, queueScript, runScript, STATUS_FIELDS } from './scripts.js';
 
@@ -227,6 +228,29 @@ export class JobStore {
       run.backend,
       run.digest ? JSON.stringify(run.digest) : '',
     );
+  }
+
+  /**
+   * The job's matrix as its worker computes from it, and its assignment; null when the job is gone.
+   * Throws as begin does for an input that expired or a stored matrix that was deleted.
+   */
+  async matrix(id: string, limits: WorkerLimits): Promise<{ matrix: MatrixSource; assignment: Int32Array } | null> {
+    const { keys } = this;
+    const pipeline = this.redis.pipeline();
+    pipeline.hmget(keys.doc(id), ...JOB_SPEC_FIELDS);
+    pipeline.getBuffer(keys.matrix(id));
+    pipeline.getBuffer(keys.assignment(id));
+    const [fields, matrix, assignmentBytes] = await execOrThrow(pipeline);
+    const spec = jobSpecFromFields(fields as (string | null)[]);
+    if (!spec) return null;
+    if (!assignmentBytes) throw new JobInputMissingError(id, 'partition');
+    const assignment = int32From(assignmentBytes as Buffer);
+    const inputs: StoredInputs = { matrix: matrix as Buffer | null, rhs: null, assignment: assignmentBytes as Buffer };
+    if (spec.input.format === 'stored') inputs.storedMatrix = (await this.matrices.csr(spec.input.matrixId))?.csr ?? null;
+    else if ('nnz' in spec.input && spec.input.nnz !== undefined) {
+      inputs.csr = await readCsr(this.redis, keys.csr(id), spec.n, spec.input.nnz);
+    }
+    return { matrix: matrixSource(spec, inputs, partitionFromAssignment(assignment, spec.m), limits), assignment };
   }
 
   /** The job's row -> machine assignment, or null when it is gone. */

@@ -81,7 +81,8 @@ export function readyJobFrom(spec: StoredJobSpec, inputs: StoredInputs, limits: 
   return { id, type, n, m, algorithms, options, matrix, rhs, initialGuess, partition, digestPending };
 }
 
-function matrixSource(spec: StoredJobSpec, inputs: StoredInputs, partition: Partition, limits: WorkerLimits): MatrixSource {
+/** The job's matrix from its stored inputs (a generator's generated again, as the worker does). */
+export function matrixSource(spec: StoredJobSpec, inputs: StoredInputs, partition: Partition, limits: WorkerLimits): MatrixSource {
   const { input } = spec;
   // A block-diagonal spec without blockSize takes its blocks from the partition.
   if (input.format === 'generator') return { storage: 'dense', A: generateMatrix(input.spec, limits, partition) };
