@@ -13,7 +13,7 @@
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { SpectralData } from '../algorithms/types.js';
 import { runSync, type Work } from '../cooperative.js';
-import type { DistributedSystem, SolverSystem } from '../distributed/distributedSystem.js';
+import { rowSpaceSystem, type DistributedSystem, type SolverSystem } from '../distributed/distributedSystem.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
 import { matrixConditioningWork, sConditioningWork, type MatrixConditioning, type SConditioning } from './conditioning.js';
@@ -53,7 +53,7 @@ function* denseAnalysisPartsWork(system: DistributedSystem): Work<AnalysisParts>
   yield { phase: 'conditioning', fraction: 0 };
   const matrix = yield* inPhase(matrixConditioningWork(system.A), 'conditioning', 0, 0.5);
 
-  const { angles, s } = yield* denseAnglesAndSWork(system);
+  const { angles, s } = yield* denseAnglesAndSWork(rowSpaceSystem(system));
 
   yield { phase: 'local-angles', fraction: 0 };
   const local = yield* inPhase(localAnglesWork(system.A, partition), 'local-angles', 0, 1);
@@ -92,7 +92,7 @@ export function* partitionSpectrumWork(system: SolverSystem, lu?: SparseLuContex
     const { angles, s } = yield* sparseAnglesAndSWork(system, context);
     return { kappaS: s.kappaS.value, thetaH: angles.thetaH };
   }
-  const { angles, s } = yield* denseAnglesAndSWork(system);
+  const { angles, s } = yield* denseAnglesAndSWork(rowSpaceSystem(system));
   return { kappaS: s.kappaS, thetaH: angles.thetaH };
 }
 

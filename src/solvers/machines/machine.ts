@@ -81,6 +81,8 @@ export class DenseMachine implements MachineOperator {
   /** Nonzero extents of the rows of R (row k: [k, p)), for R^T w with the row kernels. */
   private readonly rStart: Int32Array;
   private readonly rEnd: Int32Array;
+  /** Some row of Q_i^T is zero: A_i has dependent rows (a tall system), R has no inverse to solve with. */
+  private readonly rankDeficient: boolean;
 
   constructor(storage: DenseMachineStorage, n: number, scratch: Scratch, kernels: PassKernels) {
     this.storage = storage;
@@ -91,6 +93,10 @@ export class DenseMachine implements MachineOperator {
     const { p } = storage;
     this.rStart = storage.basis === null ? new Int32Array(0) : Int32Array.from({ length: p }, (_, k) => k);
     this.rEnd = storage.basis === null ? new Int32Array(0) : new Int32Array(p).fill(p);
+    const { basis } = storage;
+    let rankDeficient = false;
+    if (basis !== null) for (let k = 0; k < p && !rankDeficient; k++) rankDeficient = basis.qEnd[k] <= basis.qStart[k];
+    this.rankDeficient = rankDeficient;
   }
 
   /** v on the support: v itself when the support is full, else gathered into the scratch. */
@@ -234,14 +240,22 @@ export class DenseMachine implements MachineOperator {
     const { q, qStart, qEnd, r } = this.basis();
     const residual = this.scratch.rowValues;
     const solved = this.scratch.rowValues2;
-    multiplyRows(this.kernels.rows, a, p, c, aStart, aEnd, this.onSupport(x), residual, 0);
+    const xs = this.onSupport(x);
+    multiplyRows(this.kernels.rows, a, p, c, aStart, aEnd, xs, residual, 0);
     let residual2 = 0;
     for (let k = 0; k < p; k++) {
       const s = b[k] - residual[k];
       residual[k] = s;
       residual2 += s * s;
     }
-    this.kernels.solveRTransposed(r, p, residual, solved);
+    if (this.rankDeficient) {
+      // A_i^+ (b_i - A_i x) = Q_i (qtx0 - Q_i^T x) (the pseudo-inverse: the projection onto the local least-squares solutions).
+      const { qtx0 } = this.basis();
+      multiplyRows(this.kernels.rows, q, p, c, qStart, qEnd, xs, solved, 0);
+      for (let k = 0; k < p; k++) solved[k] = qtx0[k] - solved[k];
+    } else {
+      this.kernels.solveRTransposed(r, p, residual, solved);
+    }
     term.fill(0, offset, offset + c);
     accumulateRowCombination(this.kernels.rows, q, p, c, qStart, qEnd, solved, 0, 1, term, offset);
     return residual2;

@@ -15,6 +15,11 @@ export interface MachineData {
   /** Global row indices held by this machine, ascending (length p). */
   readonly rows: Int32Array;
   readonly p: number;
+  /**
+   * dim R(A_i): p, or less on a tall system whose machine holds dependent rows (then the rows of q
+   * of its dependent rows are zero, ../distributed/distributedSystem.ts).
+   */
+  readonly rank: number;
   /** Column support C_i, ascending (length c). */
   readonly cols: Int32Array;
   readonly c: number;
