@@ -12,7 +12,8 @@
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js';
-import { norm2, type DenseMatrix } from '../matrix.js';
+import type { DenseMatrix } from '../matrix.js';
+import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
 import type { Problem, SparseProblem } from '../problem.js';
 import type { DistributedSystem, MachineData, SolverSystem, SparseDistributedSystem } from '../machines/machineData.js';
 import { buildSparseSystemWork } from './sparseSystem.js';
@@ -22,12 +23,6 @@ export type { DistributedSystem, MachineData, SolverSystem } from '../machines/m
 
 /** Relative size of a QR pivot below which a machine's rows are treated as linearly dependent. */
 const DEPENDENT_ROWS_TOLERANCE = 64 * Number.EPSILON;
-
-/**
- * On a tall system, a row is taken as dependent on a machine's earlier rows when the part of it
- * orthogonal to them is at most this fraction of its norm (an angle below ~1e-10 rad to their span).
- */
-export const RANK_TOLERANCE = 1e-10;
 
 function columnSupport(A: DenseMatrix, rows: Int32Array): Int32Array {
   const n = A.cols;
@@ -119,42 +114,12 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
 }
 
 /**
- * Rows of a p x c row-major block that are linearly independent of the rows before them, greedily
- * in row order (a rank-revealing Gram-Schmidt, each row orthogonalized twice against the rows kept):
- * row k is dependent when what is left of it is at most RANK_TOLERANCE |a_k|. Local indices, ascending.
- */
-export function independentRows(a: Float64Array, p: number, c: number): Int32Array {
-  const basis: Float64Array[] = [];
-  const kept: number[] = [];
-  const v = new Float64Array(c);
-  for (let k = 0; k < p && basis.length < c; k++) {
-    v.set(a.subarray(k * c, (k + 1) * c));
-    const size = norm2(v);
-    if (size === 0) continue;
-    for (let pass = 0; pass < 2; pass++) {
-      for (const u of basis) {
-        let s = 0;
-        for (let t = 0; t < c; t++) s += u[t] * v[t];
-        for (let t = 0; t < c; t++) v[t] -= s * u[t];
-      }
-    }
-    const left = norm2(v);
-    if (left <= RANK_TOLERANCE * size) continue;
-    const u = new Float64Array(c);
-    for (let t = 0; t < c; t++) u[t] = v[t] / left;
-    basis.push(u);
-    kept.push(k);
-  }
-  return Int32Array.from(kept);
-}
-
-/**
  * A machine whose p rows span a space of dimension r < p: Q_i is an orthonormal basis of R(A_i)
  * (the Householder QR of its independent rows), stored as p rows of which the rows of the dependent
  * rows of A_i are zero, so every pass and every Gram block Q_i^T Q_j reads it unchanged. Its solution
  * set is that of the local least-squares problem, {x : A_i^T A_i x = A_i^T b_i} (the set
  * {A_i x = b_i} when that is consistent): qtx0 = Q_i^T A_i^+ b_i, A_i^+ the pseudo-inverse, from the
- * QR of R_i^T (p x r, full column rank) where A_i^T = Q_i R_i. The projection onto it is
+ * QR of R_i^T (p x r, full column rank) where A_i^T = Q_i R_i (./rowSpace.ts). The projection onto it is
  * x - A_i^+ (A_i x - b_i) = x - Q_i (Q_i^T x - qtx0). R is R_i padded with unit diagonal entries on the
  * dependent rows (whose q rows are zero, so what a solve puts there is never used).
  */
@@ -170,44 +135,17 @@ function* rankDeficientMachineWork(
   const p = rows.length;
   const c = cols.length;
   const rank = independent.length;
-  const selected = new Float64Array(rank * c);
-  for (let t = 0; t < rank; t++) selected.set(a.subarray(independent[t] * c, (independent[t] + 1) * c), t * c);
-  const basis = yield* householderQrWork(selected, rank, c);
-  yield undefined;
+  const basis = yield* rowSpaceBasisWork(a, p, c, independent, bi);
   const q = new Float64Array(p * c);
   for (let t = 0; t < rank; t++) q.set(basis.q.subarray(t * c, (t + 1) * c), independent[t] * c);
-  // R_i = Q_i^T A_i^T (rank x p, in the rows of the independent rows), padded to p x p.
-  const reduced = new Float64Array(rank * p);
-  for (let t = 0; t < rank; t++) {
-    const qt = basis.q.subarray(t * c, (t + 1) * c);
-    for (let j = 0; j < p; j++) {
-      let s = 0;
-      const off = j * c;
-      for (let u = 0; u < c; u++) s += qt[u] * a[off + u];
-      reduced[t * p + j] = s;
-    }
-  }
-  yield undefined;
   const r = new Float64Array(p * p);
   const isIndependent = new Uint8Array(p);
   for (let t = 0; t < rank; t++) {
     isIndependent[independent[t]] = 1;
-    r.set(reduced.subarray(t * p, (t + 1) * p), independent[t] * p);
+    r.set(basis.reduced.subarray(t * p, (t + 1) * p), independent[t] * p);
   }
   for (let k = 0; k < p; k++) if (!isIndependent[k]) r[k * p + k] = 1;
-  // Q_i^T A_i^+ b_i = argmin_y |R_i^T y - b_i|: R_i^T = U T (QR of the p x rank matrix), y = T^{-1} U^T b_i.
-  const { q: u, r: tFactor } = yield* householderQrWork(reduced, rank, p);
-  const y = new Float64Array(rank);
-  for (let t = 0; t < rank; t++) {
-    let s = 0;
-    for (let j = 0; j < p; j++) s += u[t * p + j] * bi[j];
-    y[t] = s;
-  }
-  for (let t = rank - 1; t >= 0; t--) {
-    let s = y[t];
-    for (let v = t + 1; v < rank; v++) s -= tFactor[t * rank + v] * y[v];
-    y[t] = s / tFactor[t * rank + t];
-  }
+  const y = basis.qtx0;
   const qtx0 = new Float64Array(p);
   for (let t = 0; t < rank; t++) qtx0[independent[t]] = y[t];
   const [aStart, aEnd] = rowExtents(a, p, c);

@@ -76,7 +76,12 @@ export interface CsrMachineData {
   readonly c: number;
   /** True when C_i is every column. */
   readonly full: boolean;
-  /** Cholesky factor of G_i = A_i A_i^T (its work vector is for the calling thread's solves only). */
+  /** dim R(A_i): p, or less on a tall system whose machine holds dependent rows (then `projection` is set). */
+  readonly rank: number;
+  /**
+   * Cholesky factor of G_i = A_i A_i^T (its work vector is for the calling thread's solves only); of
+   * A_S A_S^T for the rows S of `projection` when that is set.
+   */
   readonly gram: CholeskyFactor;
   /**
    * Estimate of kappa_1(D G_i D), D = diag(G_i)^{-1/2} (the diagonally scaled Gram matrix, whose
@@ -86,6 +91,12 @@ export interface CsrMachineData {
   readonly gramCondition: number;
   /** Refinement corrections per solve with G_i (0 for a well-conditioned machine). */
   readonly gramRefinement: number;
+  /**
+   * A machine with dependent rows: the independent rows S (local indices) that the projection passes
+   * use, A_S (global columns) and b_S' = A_S A_i^+ b_i, whose solution set is the machine's local
+   * least-squares solutions (../distributed/sparseSystem.ts). Null when the rows are independent.
+   */
+  readonly projection: { readonly rows: Int32Array; readonly a: CsrMatrix; readonly b: Float64Array } | null;
 }
 
 export interface SparseDistributedSystem {

@@ -127,7 +127,8 @@ function csrOnSupport(
 /** A sparse machine's whole A_i, b_i and Gram factor: a machine of the projection passes. */
 export function csrStorage(machine: CsrMachineData): CsrMachineStorage {
   const { symbolic, values } = machine.gram;
-  return csrOnSupport(machine.a, machine.cols, machine.b, { symbolic, values }, machine.gramRefinement);
+  const { a, b } = machine.projection ?? machine;
+  return csrOnSupport(a, machine.cols, b, { symbolic, values }, machine.gramRefinement);
 }
 
 /** Rows [from, to) of a sparse machine's A_i and b_i, on the support of those rows: a chunk of the gradient pass. */
