@@ -98,5 +98,7 @@ function matrixSource(problem: StoredProblem, inputs: StoredInputs, partition: P
   }
   const bytes = inputs.matrix;
   if (!bytes) throw new JobInputMissingError(problem.id, 'matrix');
-  return { storage: 'dense', A: { rows: problem.n, cols: problem.n, data: float64From(bytes) } };
+  const data = float64From(bytes);
+  // n is the row count; a tall matrix has fewer columns (data.length / n).
+  return { storage: 'dense', A: { rows: problem.n, cols: data.length / problem.n, data } };
 }

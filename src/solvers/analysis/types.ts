@@ -95,8 +95,8 @@ export interface AlgorithmTuning {
 export interface Bounds {
   /** Proposition 1: theta_H = pi/2 (total orthogonality) implies S = I, kappa(S) = 1, rho_APC = 0. */
   proposition1: { hypothesisHolds: boolean };
-  /** Proposition 2: kappa(S) >= 1 / sin^2(theta_H). */
-  proposition2KappaSLowerBound: number;
+  /** Proposition 2: kappa(S) >= 1 / sin^2(theta_H); null when theta_H = 0 (row spaces that intersect: only on a tall system). */
+  proposition2KappaSLowerBound: number | null;
   /** Theorem 2 (independent of m), best over the machines' p; null when its hypothesis fails for every p. */
   theorem2KappaSUpperBound: number | null;
   theorem2: { hypothesisHolds: boolean; p: number | null };
