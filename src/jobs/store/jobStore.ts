@@ -208,7 +208,7 @@ export class JobStore {
     };
     if (problem.input.format === 'stored') inputs.storedMatrix = (await this.matrices.csr(problem.input.matrixId))?.csr ?? null;
     else if ('nnz' in problem.input && problem.input.nnz !== undefined) {
-      inputs.csr = await readCsr(this.redis, keys.csr(id), problem.n, problem.input.nnz);
+      inputs.csr = await readCsr(this.redis, keys.csr(id), problem.n, problem.input.nnz, problem.input.cols);
     }
     return { state: 'running', job: readyJobFrom(problem, inputs, limits) };
   }

@@ -89,15 +89,16 @@ function denseFromRows(rows: EntryValue[][], limits: InputLimits | undefined): D
 
 /** COO triplets [i, j, v], 0-based; duplicated coordinates are summed. */
 function denseFromCoo(rows: number, cols: number, entries: [number, number, EntryValue][], limits: InputLimits | undefined): DenseMatrix {
-  const n = cooSize(rows, cols);
-  checkDenseSize(n, limits, 'COO matrix');
+  const size = cooSize(rows, cols);
+  const n = size.cols;
+  checkDenseSize(size.rows, limits, 'COO matrix');
   checkCooEntriesArray(entries);
-  const data = new Float64Array(n * n);
+  const data = new Float64Array(size.rows * n);
   for (let k = 0; k < entries.length; k++) {
-    const [i, j, value] = cooEntry(entries[k], n, k);
+    const [i, j, value] = cooEntry(entries[k], size.rows, n, k);
     data[i * n + j] += value;
   }
-  const matrix = { rows: n, cols: n, data };
+  const matrix = { rows: size.rows, cols: n, data };
   checkAllFinite(matrix); // summed duplicates can overflow
   return matrix;
 }

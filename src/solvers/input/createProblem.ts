@@ -53,9 +53,9 @@ export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>):
     b = sparse !== null ? multiply(sparse, xTrue) : matVec(A as DenseMatrix, xTrue);
   } else {
     if (args.rhs.length !== N) {
-      throw new DimensionMismatchError(`rhs has ${args.rhs.length} entries but the matrix has ${N} rows.`, {
+      throw new DimensionMismatchError(`rhs has ${args.rhs.length} entries but the matrix has n = ${N} rows.`, {
         length: args.rhs.length,
-        rows: N,
+        n: N,
       });
     }
     b = entriesToVector(args.rhs, 'rhs');
