@@ -58,7 +58,8 @@ const CATALOG = {
   'not-square': {
     status: 422,
     title: 'Matrix is not square',
-    description: 'A x = b needs a square n x n matrix or a tall N x n one (N > n: least squares); a wide one (fewer rows than columns) is refused.',
+    description:
+      'A x = b needs a square n x n matrix or a tall N x n one (N > n: least squares); a wide one (fewer rows than columns) is refused.',
   },
   'matrix-market-syntax': {
     status: 422,

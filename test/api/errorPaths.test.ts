@@ -161,7 +161,10 @@ const CASES: Case[] = [
   },
   {
     name: 'job: wide Matrix Market (2 x 3)',
-    request: postJob({ ...good, matrix: { format: 'matrix-market', data: '%%MatrixMarket matrix coordinate real general\n2 3 2\n1 1 1\n2 3 1\n' } }),
+    request: postJob({
+      ...good,
+      matrix: { format: 'matrix-market', data: '%%MatrixMarket matrix coordinate real general\n2 3 2\n1 1 1\n2 3 1\n' },
+    }),
     status: 422,
     code: 'not-square',
     detail: /2 x 3/,

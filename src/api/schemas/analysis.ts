@@ -163,7 +163,9 @@ const ConsistencySchema = z
     leastSquaresResidual: z.number().describe('|A x_LS - b| / |b|, x_LS the least-squares solution (where DGD, D-NAG, D-HBM converge).'),
     weightedResidual: z
       .number()
-      .describe('|A x_W - b| / |b|, x_W = argmin sum_i |L_i^{-1} (A_i x - b_i)|^2, L_i L_i^T = A_i A_i^T (where APC, Cimmino, MLM converge).'),
+      .describe(
+        '|A x_W - b| / |b|, x_W = argmin sum_i |L_i^{-1} (A_i x - b_i)|^2, L_i L_i^T = A_i A_i^T (where APC, Cimmino, MLM converge).',
+      ),
     weightedDistance: z.number().describe('|x_W - x_LS| / |x_LS|.'),
   })
   .meta({ id: 'Consistency' });

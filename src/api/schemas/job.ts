@@ -111,7 +111,7 @@ export const RunSummarySchema = z
       .number()
       .nullable()
       .describe(
-        '|x - x*| / |x*| when the true solution is known (rhs omitted); on a tall system, to the run\'s target when the system is inconsistent or x* is unknown.',
+        "|x - x*| / |x*| when the true solution is known (rhs omitted); on a tall system, to the run's target when the system is inconsistent or x* is unknown.",
       ),
     target: z
       .enum(['least-squares', 'block-weighted'])

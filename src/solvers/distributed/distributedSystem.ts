@@ -219,5 +219,7 @@ export function rowSpaceMachine(machine: MachineData): MachineData {
 
 /** The system with each machine's basis of its row space (rowSpaceMachine): what the analysis reads. */
 export function rowSpaceSystem(system: DistributedSystem): DistributedSystem {
-  return system.machines.every((machine) => machine.rank === machine.p) ? system : { ...system, machines: system.machines.map(rowSpaceMachine) };
+  return system.machines.every((machine) => machine.rank === machine.p)
+    ? system
+    : { ...system, machines: system.machines.map(rowSpaceMachine) };
 }

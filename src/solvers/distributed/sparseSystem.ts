@@ -148,7 +148,12 @@ function rankDeficientSparseMachine(
   }
   const aS = selectRows(a, independent);
   const g = gramMatrix(aS);
-  const { symbolic, values, work } = factorGram(g, index, Int32Array.from(independent, (k) => rows[k]), gramFactorizer());
+  const { symbolic, values, work } = factorGram(
+    g,
+    index,
+    Int32Array.from(independent, (k) => rows[k]),
+    gramFactorizer(),
+  );
   const gram: CholeskyFactor = { symbolic, values, work };
   const gramCondition = scaledConditionEstimate(g, gram);
   return {

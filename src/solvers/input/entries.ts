@@ -104,7 +104,8 @@ export function cooSize(rows: unknown, cols: unknown): { rows: number; cols: num
       throw new InvalidParameterError(`coo ${name} must be an integer >= 1; got ${describeValue(value)}.`, { parameter: name });
     }
   }
-  if ((rows as number) < (cols as number)) throw new NotSquareError(rows as number, cols as number, 'wide COO matrix (fewer rows than columns)');
+  if ((rows as number) < (cols as number))
+    throw new NotSquareError(rows as number, cols as number, 'wide COO matrix (fewer rows than columns)');
   return { rows: rows as number, cols: cols as number };
 }
 

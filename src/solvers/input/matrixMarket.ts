@@ -70,7 +70,15 @@ export function parseMatrixMarket(text: string, limits?: InputLimits): DenseMatr
   return { rows, cols: n, data };
 }
 
-function readCoordinate(lines: string[], firstLine: number, rows: number, n: number, entryCount: number, header: Header, data: Float64Array): void {
+function readCoordinate(
+  lines: string[],
+  firstLine: number,
+  rows: number,
+  n: number,
+  entryCount: number,
+  header: Header,
+  data: Float64Array,
+): void {
   const { field, symmetry } = header;
   const tokensPerEntry = field === 'pattern' ? 2 : 3;
   let read = 0;

@@ -222,7 +222,11 @@ function* runWork(
   // Inconsistent: no x solves A x = b, the residual stops at the target's, and convergence is judged by the error to the target.
   const inconsistent = points !== null && !points.consistent;
   const reference =
-    points === null ? system.xTrue : inconsistent || system.xTrue === null ? points[target === 'least-squares' ? 'leastSquares' : 'blockWeighted'] : system.xTrue;
+    points === null
+      ? system.xTrue
+      : inconsistent || system.xTrue === null
+        ? points[target === 'least-squares' ? 'leastSquares' : 'blockWeighted']
+        : system.xTrue;
   if (errorTolerance !== null && reference === null) {
     throw new InvalidParameterError('errorTolerance needs the true solution, which is known only when b = A * ones (rhs omitted).', {
       errorTolerance,
@@ -356,8 +360,8 @@ function* runWork(
         inconsistent
           ? `relative error to the ${target} solution ${fmt(error ?? Number.NaN)} <= tolerance ${fmt(tolerance)} (the system is inconsistent)`
           : residual <= tolerance
-          ? `relative residual ${fmt(residual)} <= tolerance ${fmt(tolerance)}`
-          : `residual |A x - b| = ${fmt(residual * residualScale)} <= absoluteTolerance ${fmt(absoluteTolerance)}`,
+            ? `relative residual ${fmt(residual)} <= tolerance ${fmt(tolerance)}`
+            : `residual |A x - b| = ${fmt(residual * residualScale)} <= absoluteTolerance ${fmt(absoluteTolerance)}`,
       ];
       if (errorTolerance !== null) tests.push(`relative error ${fmt(error ?? Number.NaN)} <= errorTolerance ${fmt(errorTolerance)}`);
       return `Converged after ${iteration} iterations: ${tests.join(', ')}.`;

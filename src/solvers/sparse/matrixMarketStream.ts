@@ -251,11 +251,14 @@ export class MatrixMarketStreamReader {
     const n = cols;
     if (n === 0) throw new MatrixMarketSyntaxError('the matrix is 0 x 0; a system needs at least one row.', this.lineNumber);
     if (rows > this.maxN) {
-      throw new ProblemTooLargeError(`The Matrix Market matrix has n = ${rows}${rows === n ? '' : ' rows'}; at most n = ${this.maxN} is accepted.`, {
-        n: rows,
-        maxN: this.maxN,
-        line: this.lineNumber,
-      });
+      throw new ProblemTooLargeError(
+        `The Matrix Market matrix has n = ${rows}${rows === n ? '' : ' rows'}; at most n = ${this.maxN} is accepted.`,
+        {
+          n: rows,
+          maxN: this.maxN,
+          line: this.lineNumber,
+        },
+      );
     }
     if (entries > this.maxNnz) {
       throw new ProblemTooLargeError(

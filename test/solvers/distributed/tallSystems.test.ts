@@ -65,14 +65,25 @@ beforeAll(async () => {
   ({ matrix: ashCsr } = await readMatrixMarketStream(createReadStream(ASH608)));
   // The dense path from JSON rows, as an inline job sends them.
   const rows = csrToDense(ashCsr);
-  ashDense = buildMatrix({ format: 'dense', data: Array.from({ length: rows.rows }, (_, i) => Array.from(rows.data.subarray(i * 188, (i + 1) * 188))) });
+  ashDense = buildMatrix({
+    format: 'dense',
+    data: Array.from({ length: rows.rows }, (_, i) => Array.from(rows.data.subarray(i * 188, (i + 1) * 188))),
+  });
 });
 
 it('reads tall matrices and refuses wide ones', () => {
   expect(ashCsr.rows).toBe(608);
   expect(ashCsr.cols).toBe(188);
   expect(ashDense.rows).toBe(608);
-  expect(() => buildMatrix({ format: 'dense', data: [[1, 2, 3], [4, 5, 6]] })).toThrow(NotSquareError);
+  expect(() =>
+    buildMatrix({
+      format: 'dense',
+      data: [
+        [1, 2, 3],
+        [4, 5, 6],
+      ],
+    }),
+  ).toThrow(NotSquareError);
 });
 
 describeEachBackend('ash608 (tall, dependent rows on every machine)', () => {

@@ -66,7 +66,15 @@ describe('buildMatrix: dense', () => {
     expect(error).toBeInstanceOf(NotSquareError);
     expect(error.message).toMatch(/2 x 3/);
     expect(error.message).toMatch(/wide/);
-    expect(buildMatrix(dense([[1, 2], [3, 4], [5, 6]]))).toMatchObject({ rows: 3, cols: 2 });
+    expect(
+      buildMatrix(
+        dense([
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ]),
+      ),
+    ).toMatchObject({ rows: 3, cols: 2 });
   });
 
   it('no rows, or a row that is not an array', () => {
