@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, StoredMatrix } from '../../src/jobs/types.js';
+import { readMatrixText, relativeDifference as relativeDistance } from '../solvers/sparse/support.js';
 import { createJob, startTestService, waitForJob, type TestService } from '../support/service.js';
 
-const ASH608 = '/work/shared/matrices/ash608.mtx';
 const ALL = ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const;
 
 interface TallFixture {
@@ -40,22 +40,12 @@ async function solution(id: string, algorithm: string): Promise<number[]> {
   return response.json<{ x: number[] }>().x;
 }
 
-function relativeDistance(x: number[], y: number[]): number {
-  let d = 0;
-  let s = 0;
-  for (let j = 0; j < y.length; j++) {
-    d += (x[j] - y[j]) ** 2;
-    s += y[j] ** 2;
-  }
-  return Math.sqrt(d / s);
-}
-
 describe('tall systems over HTTP', () => {
   it('ash608 uploaded as Matrix Market: all six algorithms reach x = ones on CSR, machine ranks reported', async () => {
     const upload = await service.app.inject({
       method: 'POST',
       url: '/v1/matrices',
-      payload: readFileSync(ASH608, 'utf8'),
+      payload: readMatrixText('ash608.mtx'),
       headers: { 'content-type': 'text/plain' },
     });
     expect(upload.statusCode, upload.body).toBe(201);

@@ -3,12 +3,12 @@
  * test/fixtures/):
  *  - ash608 (608 x 188, b = A ones) on 4 contiguous machines whose rows are dependent (ranks 59, 65,
  *    66, 57 of 152): dense rows and the streamed Matrix Market CSR, every algorithm reaches ones to
- *    1e-8, the machines' ranks, kappa(S) and kappa(A^T A) equal NumPy's;
+ *    1e-8, the machines' ranks, kappa(S) and kappa(A^T A) equal NumPy's (the HTTP upload: test/api/tallSystems.test.ts);
  *  - a noisy 400 x 100 Gaussian system on 5 machines: inconsistent; kappa(S), kappa(A^T A), x_LS and
  *    x_W equal NumPy's; the gradient methods reach x_LS and the projection methods x_W, each run
  *    naming its target and measuring its error to it.
  */
-import { createReadStream, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { ALGORITHM_IDS, algorithms } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
@@ -21,10 +21,8 @@ import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { fromRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { csrToDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
-import { readMatrixMarketStream } from '../../../src/solvers/sparse/matrixMarketStream.js';
+import { readMatrixCsr, relativeDifference as relativeDistance } from '../sparse/support.js';
 import { describeEachBackend } from '../../support/backends.js';
-
-const ASH608 = '/work/shared/matrices/ash608.mtx';
 
 interface GaussianFixture {
   A: number[][];
@@ -48,21 +46,11 @@ const ash608 = fixture('ash608.json') as Ash608Fixture;
 
 const relative = (actual: number, expected: number): number => Math.abs(actual - expected) / Math.abs(expected);
 
-function relativeDistance(x: ArrayLike<number>, y: ArrayLike<number>): number {
-  let d = 0;
-  let s = 0;
-  for (let j = 0; j < y.length; j++) {
-    d += (x[j] - y[j]) ** 2;
-    s += y[j] ** 2;
-  }
-  return Math.sqrt(d / s);
-}
-
 let ashCsr: CsrMatrix;
 let ashDense: DenseMatrix;
 
-beforeAll(async () => {
-  ({ matrix: ashCsr } = await readMatrixMarketStream(createReadStream(ASH608)));
+beforeAll(() => {
+  ashCsr = readMatrixCsr('ash608.mtx');
   // The dense path from JSON rows, as an inline job sends them.
   const rows = csrToDense(ashCsr);
   ashDense = buildMatrix({
