@@ -139,12 +139,13 @@ export interface PartitionSpectrum {
  * candidates (A does not change with the partition).
  */
 export function* partitionSpectrumWork(system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
-  if (system.storage === 'csr') {
+  if (system.storage === 'csr' && !isTall(system)) {
     const context = lu ?? (yield* sparseLuContextWork(system.A));
     const { angles, s } = yield* sparseAnglesAndSWork(system, context);
     return { kappaS: s.kappaS.value, thetaH: angles.thetaH };
   }
-  const { angles, s } = yield* denseAnglesAndSWork(rowSpaceSystem(system));
+  // A tall CSR system is analysed on its dense copy, as by analyzeWork.
+  const { angles, s } = yield* denseAnglesAndSWork(rowSpaceSystem(yield* denseSystemWork(system)));
   return { kappaS: s.kappaS, thetaH: angles.thetaH };
 }
 
