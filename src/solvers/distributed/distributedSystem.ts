@@ -110,7 +110,7 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
   const qtx0 = solveRTransposed(r, p, bi);
   const [aStart, aEnd] = rowExtents(a, p, c);
   const [qStart, qEnd] = rowExtents(q, p, c);
-  return { index, rows, p, rank: p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0 };
+  return { index, rows, p, rank: p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2: 0 };
 }
 
 /**
@@ -148,9 +148,16 @@ function* rankDeficientMachineWork(
   const y = basis.qtx0;
   const qtx0 = new Float64Array(p);
   for (let t = 0; t < rank; t++) qtx0[independent[t]] = y[t];
+  // b_i - A_i A_i^+ b_i = b_i - R_i^T y.
+  let localResidual2 = 0;
+  for (let j = 0; j < p; j++) {
+    let s = bi[j];
+    for (let t = 0; t < rank; t++) s -= basis.reduced[t * p + j] * y[t];
+    localResidual2 += s * s;
+  }
   const [aStart, aEnd] = rowExtents(a, p, c);
   const [qStart, qEnd] = rowExtents(q, p, c);
-  return { index, rows, p, rank, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0 };
+  return { index, rows, p, rank, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2 };
 }
 
 function* buildDenseSystemWork(problem: Problem): Work<DistributedSystem> {

@@ -204,7 +204,7 @@ export class DenseMachine implements MachineOperator {
   consensusStep(gamma: number, xbar: Float64Array, local: Float64Array, base: number, scalars: Float64Array, at: number): void {
     const { n, kernels } = this;
     const { p, c, full, cols } = this.storage;
-    const { q, qStart, qEnd, r, qtx0 } = this.basis();
+    const { q, qStart, qEnd, r, qtx0, localResidual2 } = this.basis();
     const { supportX, supportUpdate } = this.scratch;
     const w = this.scratch.rowValues;
     let d2 = 0;
@@ -223,11 +223,12 @@ export class DenseMachine implements MachineOperator {
       fusedRowPass(kernels.rows, q, p, c, qStart, qEnd, supportX, qtx0, w, 0, gamma, supportUpdate, 0);
       for (let t = 0; t < c; t++) local[base + cols[t]] -= supportUpdate[t];
     }
-    // A_i xbar - b_i = R^T w_i (R upper triangular: row k of R is nonzero on [k, p) at most)
+    // A_i xbar - A_i A_i^+ b_i = R^T w_i (R upper triangular: row k of R is nonzero on [k, p) at most), orthogonal
+    // to b_i - A_i A_i^+ b_i, the part of b_i outside the span of dependent rows (localResidual2, else 0).
     const residual = this.scratch.rowValues2;
     residual.fill(0, 0, p);
     accumulateRowCombination(kernels.rows, r, p, p, this.rStart, this.rEnd, w, 0, 1, residual);
-    let residual2 = 0;
+    let residual2 = localResidual2;
     for (let k = 0; k < p; k++) residual2 += residual[k] * residual[k];
     scalars[at + RESIDUAL2] = residual2;
     scalars[at + DISTANCE2] = d2;

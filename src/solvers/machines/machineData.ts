@@ -48,6 +48,11 @@ export interface MachineData {
    * Q_i^T x_i (it only moves x_i inside the null space of A_i), so this is a constant of the run.
    */
   readonly qtx0: Float64Array;
+  /**
+   * |b_i - A_i A_i^+ b_i|^2, what no x brings below on this machine: 0 unless its rows are dependent
+   * and b_i leaves their span (then APC's |A_i xbar - b_i|^2 = |R^T w_i|^2 + this, ../machines/machine.ts).
+   */
+  readonly localResidual2: number;
 }
 
 /** A system on dense storage: every machine's rows, basis and factor as above. */
