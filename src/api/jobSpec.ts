@@ -66,18 +66,22 @@ export async function toJobSpec(
 ): Promise<JobSpec> {
   const limits: InputLimits = { maxN: config.MAX_N, maxMachines: config.MAX_MACHINES };
 
+  // n: the rows (what the partition and rhs cover); cols: the unknowns (fewer on a tall matrix).
   let n: number;
+  let cols: number;
   let matrix: JobSpec['matrix'];
   let storage: MatrixStorage = 'dense';
   if (body.matrix.format === 'stored') {
     const stored = await matrices.use(body.matrix.id);
     n = stored.n;
+    cols = stored.cols ?? n;
     storage = storageOfStoredMatrix(stored.id, n, { maxNSparse: config.MAX_N_SPARSE });
     matrix = { kind: 'stored', matrixId: stored.id, nnz: stored.nnz };
   } else if (body.matrix.format === 'generator') {
     const { format: _format, ...spec } = body.matrix;
     atField(matrixPointer('generator'), () => validateGeneratorSpec(spec, limits));
     n = spec.n;
+    cols = n;
     matrix = { kind: 'generator', spec };
   } else if (coordinateInput(body.matrix)) {
     const input = body.matrix;
@@ -85,12 +89,14 @@ export async function toJobSpec(
       withLimitNames(() => buildCsrMatrix(input, { maxN: config.MAX_N_SPARSE, maxNnz: config.MAX_NNZ })),
     );
     n = A.rows;
+    cols = A.cols;
     storage = storageOfCoordinateMatrix(n, nnzOf(A), { maxN: config.MAX_N });
     matrix = storage === 'csr' ? { kind: 'csr', A, format: input.format } : { kind: 'dense', A: csrToDense(A), format: input.format };
   } else {
     const input = body.matrix;
     const A = atField(matrixPointer(input.format), () => buildMatrix(input, limits));
     n = A.rows;
+    cols = A.cols;
     matrix = { kind: 'dense', A, format: body.matrix.format };
   }
 
@@ -116,7 +122,7 @@ export async function toJobSpec(
       );
     });
   }
-  const initialGuess = await initialGuessOf(body.options?.initialGuess, n, solutions);
+  const initialGuess = await initialGuessOf(body.options?.initialGuess, cols, solutions);
   if (initialGuess !== null) options.initialGuess = initialGuess.echo;
   return {
     type: body.type,

@@ -993,6 +993,16 @@ export interface components {
             L: components["schemas"]["Estimate"];
             mu: components["schemas"]["Estimate"];
         };
+        Consistency: {
+            /** @description |A x_LS - b| / |b| <= 1e-10. */
+            consistent: boolean;
+            /** @description |A x_LS - b| / |b|, x_LS the least-squares solution (where DGD, D-NAG, D-HBM converge). */
+            leastSquaresResidual: number;
+            /** @description |A x_W - b| / |b|, x_W = argmin sum_i |L_i^{-1} (A_i x - b_i)|^2, L_i L_i^T = A_i A_i^T (where APC, Cimmino, MLM converge). */
+            weightedResidual: number;
+            /** @description |x_W - x_LS| / |x_LS|. */
+            weightedDistance: number;
+        };
         TimeToSolution: {
             apc: {
                 /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
@@ -1108,6 +1118,11 @@ export interface components {
             n: number;
             m: number;
             blockSizes: number[];
+            /** @description Rows N of A, present when A is tall (N > n): a least-squares problem. */
+            rows?: number;
+            /** @description dim R(A_i) per machine, present when A is tall. */
+            machineRanks?: number[];
+            consistency?: components["schemas"]["Consistency"];
             heterogeneity: {
                 /** @description Cross-machine angular heterogeneity: the smallest principal angle between two machines (pi/2 when m = 1). */
                 thetaH: number;
@@ -1166,7 +1181,7 @@ export interface components {
                 proposition1: {
                     hypothesisHolds: boolean;
                 };
-                proposition2KappaSLowerBound: number;
+                proposition2KappaSLowerBound: number | null;
                 theorem2KappaSUpperBound: number | null;
                 theorem2: {
                     hypothesisHolds: boolean;
@@ -1191,6 +1206,16 @@ export interface components {
                             [key: string]: number | null;
                         };
                     };
+                };
+                /** @description Present when A is tall (N > n): whether each bound's proof carries over (the paper's take N = n). */
+                tall?: {
+                    proposition1: boolean;
+                    proposition2: boolean;
+                    theorem2: boolean;
+                    theorem3: boolean;
+                    theorem4: boolean;
+                    table1: boolean;
+                    note: string;
                 };
             };
             recommendation: {
@@ -1228,6 +1253,8 @@ export interface components {
                     deployment: ("apc" | "dhbm") | null;
                     explanation: string;
                 };
+                /** @description Present for an inconsistent tall system: the projection methods converge to x_W, not x_LS, and how far apart the two are. */
+                leastSquaresNote?: string;
             };
             timeToSolution?: components["schemas"]["TimeToSolution"];
         };
@@ -1343,8 +1370,13 @@ export interface components {
             iterations: number;
             /** @description |A x - b| / |b| of the returned solution (null when not finite). */
             relativeResidual: number | null;
-            /** @description |x - x*| / |x*| when the true solution is known (rhs omitted). */
+            /** @description |x - x*| / |x*| when the true solution is known (rhs omitted); on a tall system, to the run's target when the system is inconsistent or x* is unknown. */
             relativeError: number | null;
+            /**
+             * @description Present when A is tall (N > n): where this run converges, x_LS = argmin |A x - b| (DGD, D-NAG, D-HBM) or the block-weighted x_W (APC, Cimmino, MLM); the same point when the system is consistent.
+             * @enum {string}
+             */
+            target?: "least-squares" | "block-weighted";
             empiricalRate: number | null;
             theoreticalRate: number | null;
             parameters: components["schemas"]["Parameters"];
@@ -1795,8 +1827,10 @@ export interface components {
         StoredMatrix: {
             /** @description Name it in a job as { "format": "stored", "id": "..." }. */
             id: string;
-            /** @description Rows and columns. */
+            /** @description Rows (and columns, unless cols is given). */
             n: number;
+            /** @description Columns, present when fewer than the rows (a tall matrix: a least-squares system). */
+            cols?: number;
             /** @description Stored entries (symmetric and skew-symmetric storage mirrored; explicit zeros kept). */
             nnz: number;
             /**

@@ -67,6 +67,7 @@ function summarizeRun(run: RunResult): RunSummary {
     attainableAccuracy: Number.isFinite(run.attainableAccuracy) ? run.attainableAccuracy : null,
     growth: run.growth,
     tracePoints: run.trace.iteration.length,
+    ...(run.target === undefined ? {} : { target: run.target }),
   };
 }
 

@@ -55,7 +55,12 @@ const CATALOG = {
       'solution: also application/x-matrix-market and application/octet-stream).',
   },
   // Semantically invalid problems (422): the SolverError codes of the numerical core
-  'not-square': { status: 422, title: 'Matrix is not square', description: 'A x = b needs a square n x n matrix.' },
+  'not-square': {
+    status: 422,
+    title: 'Matrix is not square',
+    description:
+      'A x = b needs a square n x n matrix or a tall N x n one (N > n: least squares); a wide one (fewer rows than columns) is refused.',
+  },
   'matrix-market-syntax': {
     status: 422,
     title: 'Malformed Matrix Market data',

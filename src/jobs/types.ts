@@ -241,7 +241,7 @@ export interface JobSpec {
  */
 export type RunSummary = Pick<
   RunResult,
-  'status' | 'iterations' | 'relativeError' | 'empiricalRate' | 'parameters' | 'wallTimeMs' | 'stopReason'
+  'status' | 'iterations' | 'relativeError' | 'empiricalRate' | 'parameters' | 'wallTimeMs' | 'stopReason' | 'target'
 > & {
   relativeResidual: number | null;
   theoreticalRate: number | null;
@@ -361,7 +361,10 @@ export type AnyJobEvent = { event: 'status'; job: JobSummary } | { event: 'progr
 /** A matrix uploaded once (POST /v1/matrices) for any number of jobs: its document. */
 export interface StoredMatrix {
   id: string;
+  /** Rows (and columns unless `cols` is given). */
   n: number;
+  /** Columns, present when fewer than the rows (a tall matrix). */
+  cols?: number;
   /** Stored entries (symmetric storage mirrored). */
   nnz: number;
   symmetry: MatrixMarketSymmetry;

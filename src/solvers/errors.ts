@@ -50,7 +50,10 @@ export abstract class InvalidProblemError extends SolverError {}
 export class NotSquareError extends InvalidProblemError {
   readonly code = 'not-square';
   constructor(rows: number, cols: number, what = 'matrix') {
-    super(`The ${what} is ${rows} x ${cols}; the system A x = b needs a square matrix.`, { rows, cols });
+    super(`The ${what} is ${rows} x ${cols}; the system A x = b needs at least as many rows as columns (square, or tall: least squares).`, {
+      rows,
+      cols,
+    });
   }
 }
 

@@ -105,10 +105,12 @@ describe('422: invalid problems, with a detail naming the cause', () => {
     expect(problem.detail).toMatch(/2 x 3/);
   });
 
-  it('rejects the rectangular ash608.mtx', async () => {
-    const { status, problem } = await post({ ...good, matrix: { format: 'matrix-market', data: matrixMarket('ash608.mtx') } });
+  it('rejects a wide Matrix Market matrix (fewer rows than columns)', async () => {
+    const wide = '%%MatrixMarket matrix coordinate real general\n2 3 2\n1 1 1\n2 3 1\n';
+    const { status, problem } = await post({ ...good, matrix: { format: 'matrix-market', data: wide } });
     expect(status).toBe(422);
-    expect(problem.detail).toMatch(/608 x 188|square/);
+    expect(problem.code).toBe('not-square');
+    expect(problem.detail).toMatch(/2 x 3/);
   });
 
   it('rejects the complex qc324.mtx', async () => {

@@ -135,7 +135,7 @@ const RateBoundsSchema = z.object({
 
 const BoundsSchema = z.object({
   proposition1: z.object({ hypothesisHolds: z.boolean() }),
-  proposition2KappaSLowerBound: z.number(),
+  proposition2KappaSLowerBound: z.number().nullable(),
   theorem2KappaSUpperBound: z.number().nullable(),
   theorem2: z.object({ hypothesisHolds: z.boolean(), p: z.number().nullable() }),
   theorem3KappaSUpperBound: z.number().nullable(),
@@ -143,7 +143,32 @@ const BoundsSchema = z.object({
   theorem4KappaALowerBound: z.number(),
   theorem4KappaAtALowerBounds: z.object({ phiMin: z.number().nullable(), rowNormRatio: z.number() }),
   table1: z.partialRecord(AlgorithmIdSchema, RateBoundsSchema),
+  tall: z
+    .object({
+      proposition1: z.boolean(),
+      proposition2: z.boolean(),
+      theorem2: z.boolean(),
+      theorem3: z.boolean(),
+      theorem4: z.boolean(),
+      table1: z.boolean(),
+      note: z.string(),
+    })
+    .optional()
+    .describe("Present when A is tall (N > n): whether each bound's proof carries over (the paper's take N = n)."),
 });
+
+const ConsistencySchema = z
+  .object({
+    consistent: z.boolean().describe('|A x_LS - b| / |b| <= 1e-10.'),
+    leastSquaresResidual: z.number().describe('|A x_LS - b| / |b|, x_LS the least-squares solution (where DGD, D-NAG, D-HBM converge).'),
+    weightedResidual: z
+      .number()
+      .describe(
+        '|A x_W - b| / |b|, x_W = argmin sum_i |L_i^{-1} (A_i x - b_i)|^2, L_i L_i^T = A_i A_i^T (where APC, Cimmino, MLM converge).',
+      ),
+    weightedDistance: z.number().describe('|x_W - x_LS| / |x_LS|.'),
+  })
+  .meta({ id: 'Consistency' });
 
 const SufficientConditionSchema = z.object({
   applicable: z.boolean(),
@@ -174,6 +199,10 @@ const RecommendationSchema = z.object({
     .describe(
       'Which of APC and D-HBM finishes first by predicted seconds, here and on the described deployment, and why it can differ from the per-iteration answer.',
     ),
+  leastSquaresNote: z
+    .string()
+    .optional()
+    .describe('Present for an inconsistent tall system: the projection methods converge to x_W, not x_LS, and how far apart the two are.'),
 });
 
 const AlgorithmTimeSchema = z.object({
@@ -212,6 +241,9 @@ export const AnalysisSchema = z
     n: z.number().int(),
     m: z.number().int(),
     blockSizes: z.array(z.number().int()),
+    rows: z.number().int().optional().describe('Rows N of A, present when A is tall (N > n): a least-squares problem.'),
+    machineRanks: z.array(z.number().int()).optional().describe('dim R(A_i) per machine, present when A is tall.'),
+    consistency: ConsistencySchema.optional(),
     heterogeneity: HeterogeneitySchema,
     conditioning: ConditioningSchema,
     rates: z.object(

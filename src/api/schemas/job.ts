@@ -107,7 +107,18 @@ export const RunSummarySchema = z
     status: RunStatusSchema,
     iterations: z.number().int(),
     relativeResidual: z.number().nullable().describe('|A x - b| / |b| of the returned solution (null when not finite).'),
-    relativeError: z.number().nullable().describe('|x - x*| / |x*| when the true solution is known (rhs omitted).'),
+    relativeError: z
+      .number()
+      .nullable()
+      .describe(
+        "|x - x*| / |x*| when the true solution is known (rhs omitted); on a tall system, to the run's target when the system is inconsistent or x* is unknown.",
+      ),
+    target: z
+      .enum(['least-squares', 'block-weighted'])
+      .optional()
+      .describe(
+        'Present when A is tall (N > n): where this run converges, x_LS = argmin |A x - b| (DGD, D-NAG, D-HBM) or the block-weighted x_W (APC, Cimmino, MLM); the same point when the system is consistent.',
+      ),
     empiricalRate: z.number().nullable(),
     theoreticalRate: z.number().nullable(),
     parameters: ParametersSchema,

@@ -12,7 +12,8 @@ const FieldSchema = z.enum(['real', 'integer', 'pattern']);
 export const StoredMatrixSchema = z
   .object({
     id: z.string().describe('Name it in a job as { "format": "stored", "id": "..." }.'),
-    n: z.number().int().describe('Rows and columns.'),
+    n: z.number().int().describe('Rows (and columns, unless cols is given).'),
+    cols: z.number().int().optional().describe('Columns, present when fewer than the rows (a tall matrix: a least-squares system).'),
     nnz: z.number().int().describe('Stored entries (symmetric and skew-symmetric storage mirrored; explicit zeros kept).'),
     symmetry: SymmetrySchema.describe('As the Matrix Market header declared it.'),
     field: FieldSchema.describe('As the header declared it (double is read as real).'),

@@ -57,7 +57,11 @@ export class JobRepository {
           : spec.matrix.kind === 'stored'
             ? { format: 'stored', matrixId: spec.matrix.matrixId }
             : spec.matrix.kind === 'csr'
-              ? { format: spec.matrix.format, nnz: nnzOf(spec.matrix.A) }
+              ? {
+                  format: spec.matrix.format,
+                  nnz: nnzOf(spec.matrix.A),
+                  ...(spec.matrix.A.cols === spec.matrix.A.rows ? {} : { cols: spec.matrix.A.cols }),
+                }
               : { format: spec.matrix.format };
       const { type, n, m, algorithms, options, storage, partition, labels } = spec;
       // A matrix the request carried is hashed here; a generated or stored one by the worker that reads it.

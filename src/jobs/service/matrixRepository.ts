@@ -58,6 +58,7 @@ export class MatrixRepository implements MatrixService {
     const document = {
       id,
       n: csr.rows,
+      ...(csr.cols === csr.rows ? {} : { cols: csr.cols }),
       nnz: nnzOf(csr),
       symmetry: header.symmetry,
       field: header.field,

@@ -76,6 +76,8 @@ export function splitAnalysisApplies(config: Config, job: Pick<ReadyJob, 'type' 
   return (
     job.type === 'analyze' &&
     job.matrix.storage === 'dense' &&
+    // A tall matrix (more rows than columns) is analysed whole (../../solvers/analysis/analyze.ts).
+    job.matrix.A.rows === job.matrix.A.cols &&
     job.n >= config.SPLIT_ANALYSIS_MIN_N &&
     job.m >= config.SPLIT_ANALYSIS_MIN_MACHINES
   );

@@ -30,8 +30,11 @@ import type {
  * job's own CSR keys.
  */
 export type StoredInput =
-  /** `nnz` present: A is stored as binary CSR (JobKeys.csr) with that many entries, else dense (JobKeys.matrix). */
-  | { format: 'dense' | 'coo' | 'matrix-market'; nnz?: number }
+  /**
+   * `nnz` present: A is stored as binary CSR (JobKeys.csr) with that many entries, else dense
+   * (JobKeys.matrix); `cols` present: A is tall (the job's n counts its rows).
+   */
+  | { format: 'dense' | 'coo' | 'matrix-market'; nnz?: number; cols?: number }
   | { format: 'generator'; spec: GeneratorSpec }
   | { format: 'stored'; matrixId: string };
 

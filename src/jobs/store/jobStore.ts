@@ -209,7 +209,7 @@ export class JobStore {
     };
     if (spec.input.format === 'stored') inputs.storedMatrix = (await this.matrices.csr(spec.input.matrixId))?.csr ?? null;
     else if ('nnz' in spec.input && spec.input.nnz !== undefined) {
-      inputs.csr = await readCsr(this.redis, keys.csr(id), spec.n, spec.input.nnz);
+      inputs.csr = await readCsr(this.redis, keys.csr(id), spec.n, spec.input.nnz, spec.input.cols);
     }
     return { state: 'running', job: readyJobFrom(spec, inputs, limits) };
   }

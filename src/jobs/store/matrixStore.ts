@@ -67,11 +67,11 @@ export function queueCsrCommit(multi: ChainableCommander, pending: Record<CsrPar
 }
 
 /**
- * Read the CSR matrix stored under `base` (n rows and columns, nnz entries, as its document says):
+ * Read the CSR matrix stored under `base` (n rows, `cols` columns, nnz entries, as its document says):
  * each array is allocated once and filled piece by piece. Null when a part is missing or shorter
  * than announced (expired or deleted, possibly while being read).
  */
-export async function readCsr(redis: Redis, base: string, n: number, nnz: number): Promise<CsrMatrix | null> {
+export async function readCsr(redis: Redis, base: string, n: number, nnz: number, cols = n): Promise<CsrMatrix | null> {
   const keys = csrKeys(base);
   const rowPtr = new Int32Array(n + 1);
   const colIdx = new Int32Array(nnz);
@@ -92,7 +92,7 @@ export async function readCsr(redis: Redis, base: string, n: number, nnz: number
     }
   }
   if (rowPtr[0] !== 0 || rowPtr[n] !== nnz) return null;
-  return { rows: n, cols: n, rowPtr, colIdx, values };
+  return { rows: n, cols, rowPtr, colIdx, values };
 }
 
 /** The matrix resource's keys, next to the job store's under `${KEY_PREFIX}:store:${QUEUE_NAME}`. */
@@ -199,7 +199,7 @@ export class MatrixStore {
   async csr(id: string): Promise<{ matrix: StoredMatrix; csr: CsrMatrix } | null> {
     const matrix = await this.get(id);
     if (!matrix) return null;
-    const csr = await readCsr(this.redis, this.keys.csr(id), matrix.n, matrix.nnz);
+    const csr = await readCsr(this.redis, this.keys.csr(id), matrix.n, matrix.nnz, matrix.cols);
     return csr ? { matrix, csr } : null;
   }
 
@@ -242,6 +242,7 @@ function documentFields(matrix: StoredMatrix): Record<string, string> {
   return {
     id: matrix.id,
     n: String(matrix.n),
+    ...(matrix.cols === undefined ? {} : { cols: String(matrix.cols) }),
     nnz: String(matrix.nnz),
     symmetry: matrix.symmetry,
     field: matrix.field,
@@ -254,6 +255,7 @@ function matrixFromFields(fields: Record<string, string>): StoredMatrix {
   return {
     id: fields.id,
     n: Number(fields.n),
+    ...(fields.cols === undefined ? {} : { cols: Number(fields.cols) }),
     nnz: Number(fields.nnz),
     symmetry: fields.symmetry as MatrixMarketSymmetry,
     field: fields.field as MatrixMarketField,

@@ -99,5 +99,7 @@ export function matrixSource(spec: StoredJobSpec, inputs: StoredInputs, partitio
   }
   const bytes = inputs.matrix;
   if (!bytes) throw new JobInputMissingError(spec.id, 'matrix');
-  return { storage: 'dense', A: { rows: spec.n, cols: spec.n, data: float64From(bytes) } };
+  const data = float64From(bytes);
+  // n is the row count; a tall matrix has fewer columns (data.length / n).
+  return { storage: 'dense', A: { rows: spec.n, cols: data.length / spec.n, data } };
 }

@@ -13,7 +13,8 @@
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { SpectralData } from '../algorithms/types.js';
 import { runSync, type Work } from '../cooperative.js';
-import type { DistributedSystem, SolverSystem } from '../distributed/distributedSystem.js';
+import { rowSpaceSystem, type DistributedSystem, type SolverSystem } from '../distributed/distributedSystem.js';
+import { denseSystemWork, isTall, leastSquaresPointsWork } from '../distributed/leastSquares.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
 import { matrixConditioningWork, sConditioningWork, type MatrixConditioning, type SConditioning } from './conditioning.js';
@@ -23,7 +24,7 @@ import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js'
 import { recommend } from './recommendation.js';
 import { inPhase, type AnalysisParts } from './parts.js';
 import { sparseAnalysisPartsWork, sparseAnglesAndSWork, sparseLuContextWork, type SparseLuContext } from './sparseAnalysis.js';
-import type { AlgorithmTuning, Analysis, Conditioning, Heterogeneity } from './types.js';
+import type { AlgorithmTuning, Analysis, Conditioning, Consistency, Heterogeneity, TallBounds } from './types.js';
 
 export interface AnalyzeOptions {
   /** Error reduction factor for the predicted iteration counts (default 1e-8). */
@@ -38,10 +39,61 @@ export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
  */
 export function* analyzeWork(system: SolverSystem, options: AnalyzeOptions = {}): Work<Analysis> {
   const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
+  if (isTall(system)) return yield* tallAnalysisWork(system, tolerance);
   const parts = system.storage === 'csr' ? yield* sparseAnalysisPartsWork(system) : yield* denseAnalysisPartsWork(system);
   yield { phase: 'analysis', fraction: 1 };
   return assembleAnalysis(system.n, system.partition, parts, tolerance);
 }
+
+/**
+ * A tall system (N > n): the dense analysis (a CSR system read densely, ../distributed/leastSquares.ts),
+ * on each machine's basis of its row space; then its consistency, the machines' ranks, which bounds
+ * still hold (Bounds.tall) and, when the projection methods reach another point than x_LS, by how much.
+ */
+function* tallAnalysisWork(system: SolverSystem, tolerance: number): Work<Analysis> {
+  const dense = yield* denseSystemWork(system);
+  const parts = yield* denseAnalysisPartsWork(dense);
+  const points = yield* leastSquaresPointsWork(dense);
+  yield { phase: 'analysis', fraction: 1 };
+  const analysis = assembleAnalysis(system.n, system.partition, parts, tolerance);
+  const consistency: Consistency = {
+    consistent: points.consistent,
+    leastSquaresResidual: points.leastSquaresResidual,
+    weightedResidual: points.weightedResidual,
+    weightedDistance: points.weightedDistance,
+  };
+  analysis.bounds.tall = TALL_BOUNDS;
+  // Corollary 1 rests on Theorem 4, which a tall A breaks: no certificate.
+  analysis.recommendation.sufficientCondition = { ...analysis.recommendation.sufficientCondition, applicable: false, holds: false };
+  if (!points.consistent) {
+    const note =
+      `The system is inconsistent (|A x_LS - b| / |b| = ${points.leastSquaresResidual.toPrecision(3)}): DGD, D-NAG and D-HBM converge ` +
+      `to the least-squares solution x_LS, APC, block Cimmino and MLM to the block-weighted solution x_W ` +
+      `(|A x_W - b| / |b| = ${points.weightedResidual.toPrecision(3)}), which differs from x_LS by ` +
+      `|x_W - x_LS| / |x_LS| = ${points.weightedDistance.toPrecision(3)}. If x_LS is what is wanted, the projection methods answer another question.`;
+    analysis.recommendation.leastSquaresNote = note;
+    analysis.recommendation.explanation = `${analysis.recommendation.explanation} ${note}`;
+  }
+  return {
+    ...analysis,
+    rows: system.A.rows,
+    machineRanks: system.machines.map((machine) => machine.rank),
+    consistency,
+  };
+}
+
+const TALL_BOUNDS: TallBounds = {
+  proposition1: true,
+  proposition2: false,
+  theorem2: false,
+  theorem3: true,
+  theorem4: false,
+  table1: false,
+  note:
+    'A is tall (N > n): the paper proves its bounds for N = n. Proposition 1 and Theorem 3 still hold (on the bases of the ' +
+    "machines' row spaces); Proposition 2, Theorem 2, Theorem 4 with its consequences and Corollary 1, and Table 1's bounds " +
+    'built on them are not guaranteed (ash608 on 4 machines: theta_H = 0 yet kappa(S) = 2).',
+};
 
 export function analyze(system: SolverSystem, options: AnalyzeOptions = {}): Analysis {
   return runSync(analyzeWork(system, options));
@@ -53,7 +105,7 @@ function* denseAnalysisPartsWork(system: DistributedSystem): Work<AnalysisParts>
   yield { phase: 'conditioning', fraction: 0 };
   const matrix = yield* inPhase(matrixConditioningWork(system.A), 'conditioning', 0, 0.5);
 
-  const { angles, s } = yield* denseAnglesAndSWork(system);
+  const { angles, s } = yield* denseAnglesAndSWork(rowSpaceSystem(system));
 
   yield { phase: 'local-angles', fraction: 0 };
   const local = yield* inPhase(localAnglesWork(system.A, partition), 'local-angles', 0, 1);
@@ -87,12 +139,13 @@ export interface PartitionSpectrum {
  * candidates (A does not change with the partition).
  */
 export function* partitionSpectrumWork(system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
-  if (system.storage === 'csr') {
+  if (system.storage === 'csr' && !isTall(system)) {
     const context = lu ?? (yield* sparseLuContextWork(system.A));
     const { angles, s } = yield* sparseAnglesAndSWork(system, context);
     return { kappaS: s.kappaS.value, thetaH: angles.thetaH };
   }
-  const { angles, s } = yield* denseAnglesAndSWork(system);
+  // A tall CSR system is analysed on its dense copy, as by analyzeWork.
+  const { angles, s } = yield* denseAnglesAndSWork(rowSpaceSystem(yield* denseSystemWork(system)));
   return { kappaS: s.kappaS, thetaH: angles.thetaH };
 }
 

@@ -60,7 +60,7 @@ export function computeBounds(input: BoundsInput): Bounds {
   return {
     proposition1: { hypothesisHolds: cos <= PROPOSITION1_COS_TOLERANCE },
     // Proposition 2: kappa(S) >= 1 / sin^2(theta_H).
-    proposition2KappaSLowerBound: 1 / (sinThetaH * sinThetaH),
+    proposition2KappaSLowerBound: finiteOrNull(1 / (sinThetaH * sinThetaH)),
     theorem2KappaSUpperBound: theorem2,
     theorem2: { hypothesisHolds: theorem2 !== null, p: theorem2P },
     theorem3KappaSUpperBound: theorem3Holds ? (1 + c) / (1 - c) : null,

@@ -18,6 +18,7 @@ import { SingularMatrixError } from '../errors.js';
 import { nativeBlasInUse } from '../linalg/backend.js';
 import { lanczosWork, type LanczosResult, type SymmetricOperator } from '../linalg/lanczos.js';
 import { luSolve, luSolveTransposed, luWork, type LuFactorization } from '../linalg/lu.js';
+import { singularValueRangeWork } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import { gramIsIdentity, gramOperator, type GramBlocks } from './gramBlocks.js';
 
@@ -146,6 +147,7 @@ function* inverseLargestWork(f: LuFactorization): Work<LanczosResult> {
  * exactly zero pivot or when sigma_min <= n eps sigma_max.
  */
 export function* matrixConditioningWork(a: DenseMatrix): Work<MatrixConditioning> {
+  if (a.rows > a.cols) return yield* tallMatrixConditioningWork(a);
   const n = a.rows;
   const forward = yield* lanczosWork(yield* normalOperatorWork(a), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
   const L = forward.largest;
@@ -168,14 +170,28 @@ export function* matrixConditioningWork(a: DenseMatrix): Work<MatrixConditioning
   };
 }
 
+/**
+ * A tall A (N > n): its singular values by Householder QR and bidiagonalization
+ * (../linalg/singularValues.ts, backward stable: each to a few eps sigma_max), sigma_min the n-th.
+ * Full column rank is required as sigma_min > N eps sigma_max.
+ */
+function* tallMatrixConditioningWork(a: DenseMatrix): Work<MatrixConditioning> {
+  const { largest: sigmaMax, smallest: sigmaMin } = yield* singularValueRangeWork(a.data, a.rows, a.cols);
+  if (!(sigmaMin > a.rows * Number.EPSILON * sigmaMax)) throw singularError('matrix', sigmaMax, sigmaMin, a.rows);
+  const L = sigmaMax * sigmaMax;
+  const mu = sigmaMin * sigmaMin;
+  return { sigmaMax, sigmaMin, kappaAtA: L / mu, L, mu, lanczosIterations: { largest: 0, smallest: 0 } };
+}
+
 export function computeMatrixConditioning(a: DenseMatrix): MatrixConditioning {
   return runSync(matrixConditioningWork(a));
 }
 
-/** Q^T (n x n, row-major): row offsets[i] + k is the k-th basis vector of R(A_i), on C_i. */
+/** Q^T (N x n, row-major): row offsets[i] + k is the k-th basis vector of R(A_i), on C_i (zero for a dependent row). */
 export function* assembleBasisRowsWork(system: DistributedSystem, offsets: readonly number[]): Work<DenseMatrix> {
   const n = system.n;
-  const data = new Float64Array(n * n);
+  const rows = system.A.rows;
+  const data = new Float64Array(rows * n);
   yield undefined;
   for (const machine of system.machines) {
     const { p, c, q, cols } = machine;
@@ -187,7 +203,7 @@ export function* assembleBasisRowsWork(system: DistributedSystem, offsets: reado
       if ((k & 127) === 127) yield undefined;
     }
   }
-  return { rows: n, cols: n, data };
+  return { rows, cols: n, data };
 }
 
 /**
@@ -196,11 +212,26 @@ export function* assembleBasisRowsWork(system: DistributedSystem, offsets: reado
  */
 export function* sConditioningWork(system: DistributedSystem, gram: GramBlocks): Work<SConditioning> {
   if (gramIsIdentity(gram)) return S_IDENTITY;
+  if (system.A.rows > system.n) return yield* tallSConditioningWork(system, gram.offsets);
   const upper = yield* sLargestWork(gram);
   yield { phase: 'conditioning', fraction: 0.1 };
   const lower = yield* sSmallestWork(system, gram.offsets);
   if (lower === null) throw singularBasesError(upper.largest, system.n);
   return sConditioningFrom(upper, lower);
+}
+
+/**
+ * S = Q Q^T on a tall system (n x n still; Q is n x N, with a zero column per dependent row): its
+ * eigenvalues are the squared singular values of Q^T, the n-th the smallest, by the same
+ * bidiagonalization as kappa(A^T A) (absolute accuracy a few eps lambda_max(S), lambda_max(S) <= m).
+ */
+function* tallSConditioningWork(system: DistributedSystem, offsets: readonly number[]): Work<SConditioning> {
+  const basisRows = yield* assembleBasisRowsWork(system, offsets);
+  const { largest, smallest } = yield* singularValueRangeWork(basisRows.data, basisRows.rows, basisRows.cols);
+  const lambdaMaxS = largest * largest;
+  const lambdaMinS = smallest * smallest;
+  if (!(smallest > system.A.rows * Number.EPSILON * largest)) throw singularBasesError(lambdaMaxS, system.A.rows);
+  return { lambdaMinS, lambdaMaxS, kappaS: lambdaMaxS / lambdaMinS, lanczosIterations: { largest: 0, smallest: 0 } };
 }
 
 /** kappa(S) = 1: every off-diagonal Gram block is zero (Proposition 1). */

@@ -95,8 +95,8 @@ export interface AlgorithmTuning {
 export interface Bounds {
   /** Proposition 1: theta_H = pi/2 (total orthogonality) implies S = I, kappa(S) = 1, rho_APC = 0. */
   proposition1: { hypothesisHolds: boolean };
-  /** Proposition 2: kappa(S) >= 1 / sin^2(theta_H). */
-  proposition2KappaSLowerBound: number;
+  /** Proposition 2: kappa(S) >= 1 / sin^2(theta_H); null when theta_H = 0 (row spaces that intersect: only on a tall system). */
+  proposition2KappaSLowerBound: number | null;
   /** Theorem 2 (independent of m), best over the machines' p; null when its hypothesis fails for every p. */
   theorem2KappaSUpperBound: number | null;
   theorem2: { hypothesisHolds: boolean; p: number | null };
@@ -109,6 +109,40 @@ export interface Bounds {
   theorem4KappaAtALowerBounds: { phiMin: number | null; rowNormRatio: number };
   /** Table 1: bounds on each algorithm's optimal rate. */
   table1: Partial<Record<AlgorithmId, RateBounds>>;
+  /** Present for a tall system (N > n): which bounds still hold there, the paper's proofs taking N = n. */
+  tall?: TallBounds;
+}
+
+/**
+ * Which of the paper's bounds hold on a tall system (N > n, full column rank, the bases Q_i of the
+ * machines' row spaces). true: the proof carries over; false: it does not, and tall systems break it.
+ */
+export interface TallBounds {
+  /** theta_H = pi/2 still gives S = I: the row spaces are orthogonal and span R^n. */
+  proposition1: boolean;
+  /** kappa(S) >= 1 / sin^2(theta_H) fails: row spaces of tall blocks may intersect (theta_H = 0) with kappa(S) finite. */
+  proposition2: boolean;
+  /** Its counting of dimensions (n - p) takes sum_i p_i = n. */
+  theorem2: boolean;
+  /** Gershgorin on Q^T Q: c < 1 forces sum_i rank_i = n, and kappa(S) <= (1 + c) / (1 - c) holds. */
+  theorem3: boolean;
+  /** kappa(A) >= ... uses that A^T has no null space; a tall A^T has one, so Theorem 4, its consequences and Corollary 1 fail. */
+  theorem4: boolean;
+  /** Table 1's bounds rest on Proposition 2 and Theorem 4 (lower bounds) and Theorem 3 (APC's upper bound): only the Theorem 3 ones hold. */
+  table1: boolean;
+  note: string;
+}
+
+/** A tall system's consistency (absent for a square one, whose unique solution every algorithm reaches). */
+export interface Consistency {
+  /** |A x_LS - b| / |b| <= 1e-10 (CONSISTENCY_TOLERANCE). */
+  consistent: boolean;
+  /** |A x_LS - b| / |b|, x_LS = argmin |A x - b|: where DGD, D-NAG and D-HBM converge. */
+  leastSquaresResidual: number;
+  /** |A x_W - b| / |b|, x_W the block-weighted solution: where APC, block Cimmino and MLM converge. */
+  weightedResidual: number;
+  /** |x_W - x_LS| / |x_LS| (0 to rounding for a consistent system). */
+  weightedDistance: number;
 }
 
 export interface SufficientCondition {
@@ -184,12 +218,20 @@ export interface Recommendation {
   explanation: string;
   /** Which finishes first (present with timeToSolution). */
   finishesFirst?: FinishesFirst;
+  /** Present for an inconsistent tall system: the projection methods reach x_W, not x_LS, and how far apart they are. */
+  leastSquaresNote?: string;
 }
 
 export interface Analysis {
   n: number;
   m: number;
   blockSizes: number[];
+  /** Rows N of A, present when A is tall (N > n): a least-squares problem. */
+  rows?: number;
+  /** dim R(A_i) per machine, present when A is tall (a machine may hold dependent rows). */
+  machineRanks?: number[];
+  /** Present when A is tall. */
+  consistency?: Consistency;
   heterogeneity: Heterogeneity;
   conditioning: Conditioning;
   rates: Record<AlgorithmId, AlgorithmTuning>;

@@ -13,6 +13,7 @@ import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js';
 import type { DenseMatrix } from '../matrix.js';
+import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
 import type { Problem, SparseProblem } from '../problem.js';
 import type { DistributedSystem, MachineData, SolverSystem, SparseDistributedSystem } from '../machines/machineData.js';
 import { buildSparseSystemWork } from './sparseSystem.js';
@@ -56,13 +57,17 @@ function rowExtents(x: Float64Array, p: number, c: number): [Int32Array, Int32Ar
 function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
   const { A, b } = problem;
   const n = A.cols;
+  // A tall A (N > n) may have full column rank with dependent rows on a machine: its projection then
+  // goes through a basis of the machine's row space (rankDeficientMachineWork). A square A with
+  // dependent rows on a machine is singular.
+  const tall = A.rows > n;
   const rows = problem.partition.rowsOf[index];
   const p = rows.length;
   const cols = columnSupport(A, rows);
   const c = cols.length;
   // Yields between the O(p c) passes below: one machine may hold all of a 3312 x 3312 matrix.
   yield undefined;
-  if (c < p) {
+  if (c < p && !tall) {
     throw new SingularMatrixError(
       `The matrix is singular: the ${p} rows of machine ${index} are nonzero in only ${c} columns, so they are linearly dependent.`,
       { machine: index, rows: p, supportColumns: c },
@@ -79,6 +84,10 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
     if ((k & 255) === 255) yield undefined;
   }
   yield undefined;
+  if (tall) {
+    const independent = independentRows(a, p, c);
+    if (independent.length < p) return yield* rankDeficientMachineWork(index, rows, cols, full, a, bi, independent);
+  }
   const { q, r } = yield* householderQrWork(a, p, c);
   yield undefined;
 
@@ -101,7 +110,54 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
   const qtx0 = solveRTransposed(r, p, bi);
   const [aStart, aEnd] = rowExtents(a, p, c);
   const [qStart, qEnd] = rowExtents(q, p, c);
-  return { index, rows, p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0 };
+  return { index, rows, p, rank: p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2: 0 };
+}
+
+/**
+ * A machine whose p rows span a space of dimension r < p: Q_i is an orthonormal basis of R(A_i)
+ * (the Householder QR of its independent rows), stored as p rows of which the rows of the dependent
+ * rows of A_i are zero, so every pass and every Gram block Q_i^T Q_j reads it unchanged. Its solution
+ * set is that of the local least-squares problem, {x : A_i^T A_i x = A_i^T b_i} (the set
+ * {A_i x = b_i} when that is consistent): qtx0 = Q_i^T A_i^+ b_i, A_i^+ the pseudo-inverse, from the
+ * QR of R_i^T (p x r, full column rank) where A_i^T = Q_i R_i (./rowSpace.ts). The projection onto it is
+ * x - A_i^+ (A_i x - b_i) = x - Q_i (Q_i^T x - qtx0). R is R_i padded with unit diagonal entries on the
+ * dependent rows (whose q rows are zero, so what a solve puts there is never used).
+ */
+function* rankDeficientMachineWork(
+  index: number,
+  rows: Int32Array,
+  cols: Int32Array,
+  full: boolean,
+  a: Float64Array,
+  bi: Float64Array,
+  independent: Int32Array,
+): Work<MachineData> {
+  const p = rows.length;
+  const c = cols.length;
+  const rank = independent.length;
+  const basis = yield* rowSpaceBasisWork(a, p, c, independent, bi);
+  const q = new Float64Array(p * c);
+  for (let t = 0; t < rank; t++) q.set(basis.q.subarray(t * c, (t + 1) * c), independent[t] * c);
+  const r = new Float64Array(p * p);
+  const isIndependent = new Uint8Array(p);
+  for (let t = 0; t < rank; t++) {
+    isIndependent[independent[t]] = 1;
+    r.set(basis.reduced.subarray(t * p, (t + 1) * p), independent[t] * p);
+  }
+  for (let k = 0; k < p; k++) if (!isIndependent[k]) r[k * p + k] = 1;
+  const y = basis.qtx0;
+  const qtx0 = new Float64Array(p);
+  for (let t = 0; t < rank; t++) qtx0[independent[t]] = y[t];
+  // b_i - A_i A_i^+ b_i = b_i - R_i^T y.
+  let localResidual2 = 0;
+  for (let j = 0; j < p; j++) {
+    let s = bi[j];
+    for (let t = 0; t < rank; t++) s -= basis.reduced[t * p + j] * y[t];
+    localResidual2 += s * s;
+  }
+  const [aStart, aEnd] = rowExtents(a, p, c);
+  const [qStart, qEnd] = rowExtents(q, p, c);
+  return { index, rows, p, rank, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2 };
 }
 
 function* buildDenseSystemWork(problem: Problem): Work<DistributedSystem> {
@@ -131,4 +187,46 @@ export function buildDistributedSystem(problem: Problem | SparseProblem): Solver
 
 function isSparseProblem(problem: Problem | SparseProblem): problem is SparseProblem {
   return 'rowPtr' in problem.A;
+}
+
+/**
+ * A machine as the analysis reads it: an orthonormal basis of its row space, p = rank rows, without
+ * the zero rows a rank-deficient machine's Q_i^T carries for its dependent rows (the principal
+ * angles' sine route and the Gram operator's size need a basis, not a spanning set). A full-rank
+ * machine is itself.
+ */
+export function rowSpaceMachine(machine: MachineData): MachineData {
+  const { p, rank, c } = machine;
+  if (rank === p) return machine;
+  const kept = new Int32Array(rank);
+  for (let k = 0, t = 0; k < p; k++) if (machine.qEnd[k] > machine.qStart[k]) kept[t++] = k;
+  const pick = (x: Float64Array, width: number): Float64Array => {
+    const out = new Float64Array(rank * width);
+    for (let t = 0; t < rank; t++) out.set(x.subarray(kept[t] * width, (kept[t] + 1) * width), t * width);
+    return out;
+  };
+  const r = new Float64Array(rank * rank);
+  for (let t = 0; t < rank; t++) for (let u = 0; u < rank; u++) r[t * rank + u] = machine.r[kept[t] * p + kept[u]];
+  const pickInt = (x: Int32Array): Int32Array => Int32Array.from(kept, (k) => x[k]);
+  return {
+    ...machine,
+    rows: pickInt(machine.rows),
+    p: rank,
+    a: pick(machine.a, c),
+    b: pick(machine.b, 1),
+    q: pick(machine.q, c),
+    r,
+    aStart: pickInt(machine.aStart),
+    aEnd: pickInt(machine.aEnd),
+    qStart: pickInt(machine.qStart),
+    qEnd: pickInt(machine.qEnd),
+    qtx0: pick(machine.qtx0, 1),
+  };
+}
+
+/** The system with each machine's basis of its row space (rowSpaceMachine): what the analysis reads. */
+export function rowSpaceSystem(system: DistributedSystem): DistributedSystem {
+  return system.machines.every((machine) => machine.rank === machine.p)
+    ? system
+    : { ...system, machines: system.machines.map(rowSpaceMachine) };
 }

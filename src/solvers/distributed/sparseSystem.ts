@@ -32,6 +32,7 @@ import { choosePlacement, currentThreadGramSolver, gramFactorizer, type GramFact
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
+import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
 import type { CsrMachineData, SparseDistributedSystem } from '../machines/machineData.js';
 
 /** The types of what is built here are the machines' (../machines/machineData.ts, below this folder). */
@@ -58,21 +59,118 @@ function sparseMachine(spec: SparseSetupSpec, index: number): CsrMachineData {
   const a = selectRows(A, rows);
   const cols = columnSupport(a);
   const c = cols.length;
+  // A tall A of full column rank may hold dependent rows on a machine (rankDeficientSparseMachine); a square one is then singular.
+  const tall = A.rows > spec.n;
+  const bi = new Float64Array(p);
+  for (let k = 0; k < p; k++) bi[k] = b[rows[k]];
+  if (tall && c < p) return rankDeficientSparseMachine(spec.n, index, rows, a, bi, cols, null);
   if (c < p) {
     throw new SingularMatrixError(
       `The matrix is singular: the ${p} rows of machine ${index} are nonzero in only ${c} columns, so they are linearly dependent.`,
       { machine: index, rows: p, supportColumns: c },
     );
   }
-  const bi = new Float64Array(p);
-  for (let k = 0; k < p; k++) bi[k] = b[rows[k]];
   const g = gramMatrix(a);
-  // The backend's factorization (CHOLMOD on the native backend), chosen by the placement.
-  const { symbolic, values, work } = factorGram(g, index, rows, gramFactorizer());
+  let factor: CholeskyFactor;
+  try {
+    // The backend's factorization (CHOLMOD on the native backend), chosen by the placement.
+    factor = factorGram(g, index, rows, gramFactorizer());
+  } catch (error) {
+    if (!tall || !(error instanceof SingularMatrixError)) throw error;
+    return rankDeficientSparseMachine(spec.n, index, rows, a, bi, cols, error);
+  }
+  const { symbolic, values, work } = factor;
   // Without the analysis a refactorization would read: machines never refactor, and threads would copy it.
   const gram: CholeskyFactor = { symbolic, values, work };
   const gramCondition = scaledConditionEstimate(g, gram);
-  return { index, rows, p, a, b: bi, cols, c, full: c === spec.n, gram, gramCondition, gramRefinement: refinementSteps(gramCondition) };
+  return {
+    index,
+    rows,
+    p,
+    rank: p,
+    a,
+    b: bi,
+    cols,
+    c,
+    full: c === spec.n,
+    gram,
+    gramCondition,
+    gramRefinement: refinementSteps(gramCondition),
+    projection: null,
+  };
+}
+
+/** Most entries of a machine's dense block (p x c, on its support) the rank-revealing path below forms: 128 MiB. */
+const MAX_DENSE_BLOCK = 2 ** 24;
+
+/**
+ * A machine of a tall system whose rows are dependent (its Cholesky factorization of A_i A_i^T met a
+ * vanishing pivot, or it has more rows than support columns). Its rows are read densely on the
+ * support (p x c, at most MAX_DENSE_BLOCK entries), the independent ones chosen by the rank-revealing
+ * Gram-Schmidt of ./rowSpace.ts (the dense path's, with its RANK_TOLERANCE), and the projection
+ * passes use those rows A_S with the right-hand side b_S' = A_S A_i^+ b_i: {x : A_S x = b_S'} is the
+ * set of the machine's local least-squares solutions ({A_i x = b_i} when that is consistent), and
+ * A_S^+ (A_S x - b_S') = A_i^+ (A_i x - b_i), the same projection as the dense path's. The gradient
+ * passes keep every row. SuiteSparseQR is not used: the block is small whenever this happens on the
+ * systems this service takes (ash608: 152 x <= 66 per machine).
+ */
+function rankDeficientSparseMachine(
+  n: number,
+  index: number,
+  rows: Int32Array,
+  a: CsrMatrix,
+  bi: Float64Array,
+  cols: Int32Array,
+  cause: SingularMatrixError | null,
+): CsrMachineData {
+  const p = rows.length;
+  const c = cols.length;
+  if (p * c > MAX_DENSE_BLOCK) {
+    throw new SingularMatrixError(
+      `Machine ${index}'s ${p} rows are linearly dependent${cause === null ? ` (nonzero in only ${c} columns)` : ''}, and its ${p} x ${c} block ` +
+        `is too large for the dense rank-revealing factorization (at most ${MAX_DENSE_BLOCK} entries): use more machines.`,
+      { ...(cause?.details ?? {}), machine: index, rows: p, supportColumns: c },
+    );
+  }
+  const local = new Int32Array(n).fill(-1);
+  for (let t = 0; t < c; t++) local[cols[t]] = t;
+  const dense = new Float64Array(p * c);
+  for (let k = 0; k < p; k++) for (let e = a.rowPtr[k]; e < a.rowPtr[k + 1]; e++) dense[k * c + local[a.colIdx[e]]] += a.values[e];
+  const independent = independentRows(dense, p, c);
+  const rank = independent.length;
+  const basis = runSync(rowSpaceBasisWork(dense, p, c, independent, bi));
+  // b_S' = A_S x_0 = R_S^T (Q_i^T x_0), x_0 = A_i^+ b_i.
+  const bS = new Float64Array(rank);
+  for (let t = 0; t < rank; t++) {
+    let s = 0;
+    for (let u = 0; u < rank; u++) s += basis.reduced[u * p + independent[t]] * basis.qtx0[u];
+    bS[t] = s;
+  }
+  const aS = selectRows(a, independent);
+  const g = gramMatrix(aS);
+  const { symbolic, values, work } = factorGram(
+    g,
+    index,
+    Int32Array.from(independent, (k) => rows[k]),
+    gramFactorizer(),
+  );
+  const gram: CholeskyFactor = { symbolic, values, work };
+  const gramCondition = scaledConditionEstimate(g, gram);
+  return {
+    index,
+    rows,
+    p,
+    rank,
+    a,
+    b: bi,
+    cols,
+    c,
+    full: c === n,
+    gram,
+    gramCondition,
+    gramRefinement: refinementSteps(gramCondition),
+    projection: { rows: independent, a: aS, b: bS },
+  };
 }
 
 /** Machine `index` of a setup on a worker thread (../parallel/taskWorker.ts): what sparseMachine builds on the calling thread. */

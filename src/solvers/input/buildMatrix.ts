@@ -1,5 +1,5 @@
 /**
- * MatrixInput (dense rows, COO triplets, Matrix Market text, generator spec) -> square DenseMatrix.
+ * MatrixInput (dense rows, COO triplets, Matrix Market text, generator spec) -> square or tall DenseMatrix.
  * Entry values go through entryToNumber: finite numbers only; "NaN"/"Infinity" strings and
  * non-finite numbers raise NonFiniteValueError naming "matrix entry (i, j)" (0-based); other strings,
  * numeric ones included, raise InvalidEntryError.
@@ -52,7 +52,7 @@ export function buildMatrix(input: MatrixInput, limits?: InputLimits): DenseMatr
   }
 }
 
-/** Dense row-major rows; all rows must have the length of row 0, and there must be as many rows. */
+/** Dense row-major rows; all rows must have the length of row 0, and there must be at least as many rows. */
 function denseFromRows(rows: EntryValue[][], limits: InputLimits | undefined): DenseMatrix {
   if (!Array.isArray(rows))
     throw new InvalidParameterError(`dense data must be an array of rows; got ${describeValue(rows)}.`, { parameter: 'data' });
@@ -74,29 +74,31 @@ function denseFromRows(rows: EntryValue[][], limits: InputLimits | undefined): D
       );
     }
   }
-  const n = rows.length;
-  if (cols !== n) throw new NotSquareError(n, cols, 'rectangular dense matrix');
-  checkDenseSize(n, limits, 'dense matrix');
-  const data = new Float64Array(n * n);
-  for (let i = 0; i < n; i++) {
+  const N = rows.length;
+  // Tall (N > n): a least-squares system; wide: no unique solution.
+  if (cols > N) throw new NotSquareError(N, cols, 'wide dense matrix (fewer rows than columns)');
+  checkDenseSize(N, limits, 'dense matrix');
+  const data = new Float64Array(N * cols);
+  for (let i = 0; i < N; i++) {
     const row = rows[i];
-    const off = i * n;
-    for (let j = 0; j < n; j++) data[off + j] = entryToNumber(row[j], matrixEntryName(i, j));
+    const off = i * cols;
+    for (let j = 0; j < cols; j++) data[off + j] = entryToNumber(row[j], matrixEntryName(i, j));
   }
-  return { rows: n, cols: n, data };
+  return { rows: N, cols, data };
 }
 
 /** COO triplets [i, j, v], 0-based; duplicated coordinates are summed. */
 function denseFromCoo(rows: number, cols: number, entries: [number, number, EntryValue][], limits: InputLimits | undefined): DenseMatrix {
-  const n = cooSize(rows, cols);
-  checkDenseSize(n, limits, 'COO matrix');
+  const size = cooSize(rows, cols);
+  const n = size.cols;
+  checkDenseSize(size.rows, limits, 'COO matrix');
   checkCooEntriesArray(entries);
-  const data = new Float64Array(n * n);
+  const data = new Float64Array(size.rows * n);
   for (let k = 0; k < entries.length; k++) {
-    const [i, j, value] = cooEntry(entries[k], n, k);
+    const [i, j, value] = cooEntry(entries[k], size.rows, n, k);
     data[i * n + j] += value;
   }
-  const matrix = { rows: n, cols: n, data };
+  const matrix = { rows: size.rows, cols: n, data };
   checkAllFinite(matrix); // summed duplicates can overflow
   return matrix;
 }

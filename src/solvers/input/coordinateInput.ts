@@ -4,7 +4,7 @@
  * matrix upload (POST /v1/matrices) checks a file, before and while anything is allocated:
  * - n above limits.maxN or more than limits.maxNnz entries: ProblemTooLargeError (413), from the
  *   declared size (COO rows and entry count, the Matrix Market size line) before the CSR exists;
- * - a rectangular shape: NotSquareError; an index out of range: DimensionMismatchError (COO, naming
+ * - a wide shape (rows < cols): NotSquareError; an index out of range: DimensionMismatchError (COO, naming
  *   the entry) or MatrixMarketSyntaxError (naming the line);
  * - the same (i, j) given twice: COO triplets are summed (the COO convention, as SciPy's coo_matrix,
  *   and what the service has always documented; a sum that overflows is a NonFiniteValueError naming
@@ -47,7 +47,8 @@ function firstLine(text: string): string {
 }
 
 function csrFromCooInput(rows: number, cols: number, entries: unknown[], limits: SparseInputLimits): CsrMatrix {
-  const n = cooSize(rows, cols);
+  const size = cooSize(rows, cols);
+  const n = size.rows;
   if (limits.maxN !== undefined && n > limits.maxN) {
     throw new ProblemTooLargeError(`The COO matrix has n = ${n}; at most n = ${limits.maxN} is accepted.`, { n, maxN: limits.maxN });
   }
@@ -62,8 +63,8 @@ function csrFromCooInput(rows: number, cols: number, entries: unknown[], limits:
   const rowIdx = new Int32Array(count);
   const colIdx = new Int32Array(count);
   const values = new Float64Array(count);
-  for (let k = 0; k < count; k++) [rowIdx[k], colIdx[k], values[k]] = cooEntry(entries[k], n, k);
-  const A = csrFromCoo(n, n, rowIdx, colIdx, values, { duplicates: 'sum' });
+  for (let k = 0; k < count; k++) [rowIdx[k], colIdx[k], values[k]] = cooEntry(entries[k], size.rows, size.cols, k);
+  const A = csrFromCoo(size.rows, size.cols, rowIdx, colIdx, values, { duplicates: 'sum' });
   checkCsrFinite(A);
   return A;
 }

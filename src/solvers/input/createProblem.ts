@@ -24,8 +24,10 @@ export function createProblem(args: CreateProblemArgs<CsrMatrix>): SparseProblem
 export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>): Problem | SparseProblem;
 export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>): Problem | SparseProblem {
   const { A, limits } = args;
-  if (A.rows !== A.cols) throw new NotSquareError(A.rows, A.cols, 'rectangular matrix');
-  const n = A.rows;
+  // Tall systems (N >= n) are least-squares problems; a wide one has no unique solution for any algorithm here.
+  if (A.rows < A.cols) throw new NotSquareError(A.rows, A.cols, 'wide matrix (fewer rows than columns)');
+  const n = A.cols;
+  const N = A.rows;
   if (n < 1) throw new DimensionMismatchError('The matrix is empty (0 x 0); a system needs at least one row.', { n });
   let sparse: CsrMatrix | null = null;
   if ('rowPtr' in A) {
@@ -33,13 +35,13 @@ export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>):
     checkSparseEntries(A);
     sparse = A;
   } else {
-    if (A.data.length !== n * n) {
-      throw new DimensionMismatchError(`The matrix claims to be ${n} x ${n} but holds ${A.data.length} values.`, {
+    if (A.data.length !== N * n) {
+      throw new DimensionMismatchError(`The matrix claims to be ${N} x ${n} but holds ${A.data.length} values.`, {
         n,
         length: A.data.length,
       });
     }
-    checkDenseSize(n, limits);
+    checkDenseSize(N, limits);
     checkAllFinite(A);
     checkNoZeroRowOrColumn(A);
   }
@@ -50,17 +52,17 @@ export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>):
     xTrue = new Float64Array(n).fill(1);
     b = sparse !== null ? multiply(sparse, xTrue) : matVec(A as DenseMatrix, xTrue);
   } else {
-    if (args.rhs.length !== n) {
-      throw new DimensionMismatchError(`rhs has ${args.rhs.length} entries but the matrix has n = ${n} rows.`, {
+    if (args.rhs.length !== N) {
+      throw new DimensionMismatchError(`rhs has ${args.rhs.length} entries but the matrix has n = ${N} rows.`, {
         length: args.rhs.length,
-        n,
+        n: N,
       });
     }
     b = entriesToVector(args.rhs, 'rhs');
     xTrue = null;
   }
 
-  const partition = isPartition(args.partition) ? checkPartition(args.partition, n, limits) : buildPartition(args.partition, n, limits);
+  const partition = isPartition(args.partition) ? checkPartition(args.partition, N, limits) : buildPartition(args.partition, N, limits);
   return sparse !== null ? { n, A: sparse, b, xTrue, partition } : { n, A: A as DenseMatrix, b, xTrue, partition };
 }
 
@@ -73,9 +75,9 @@ function isPartition(p: PartitionInput | Partition): p is Partition {
  * (rank deficiency in general is found later, by the factorizations of the analysis).
  */
 function checkNoZeroRowOrColumn(A: DenseMatrix): void {
-  const { rows: n, data } = A;
+  const { rows: N, cols: n, data } = A;
   const columnNonzero = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < N; i++) {
     const off = i * n;
     let rowNonzero = false;
     for (let j = 0; j < n; j++) {
@@ -93,9 +95,9 @@ function checkNoZeroRowOrColumn(A: DenseMatrix): void {
 
 /** The sparse counterpart of checkAllFinite and checkNoZeroRowOrColumn: over the stored entries only. */
 function checkSparseEntries(A: CsrMatrix): void {
-  const { rows: n, rowPtr, colIdx, values } = A;
+  const { rows: N, cols: n, rowPtr, colIdx, values } = A;
   const columnNonzero = new Uint8Array(n);
-  for (let i = 0; i < n; i++) {
+  for (let i = 0; i < N; i++) {
     let rowNonzero = false;
     for (let e = rowPtr[i]; e < rowPtr[i + 1]; e++) {
       const v = values[e];

@@ -94,8 +94,8 @@ export function checkAllFinite(a: DenseMatrix): void {
   }
 }
 
-/** The n of a COO input's `rows` and `cols`: integers >= 1 (InvalidParameterError), equal (NotSquareError). */
-export function cooSize(rows: unknown, cols: unknown): number {
+/** A COO input's `rows` and `cols`: integers >= 1 (InvalidParameterError), rows >= cols (NotSquareError: a wide matrix). */
+export function cooSize(rows: unknown, cols: unknown): { rows: number; cols: number } {
   for (const [name, value] of [
     ['rows', rows],
     ['cols', cols],
@@ -104,8 +104,9 @@ export function cooSize(rows: unknown, cols: unknown): number {
       throw new InvalidParameterError(`coo ${name} must be an integer >= 1; got ${describeValue(value)}.`, { parameter: name });
     }
   }
-  if (rows !== cols) throw new NotSquareError(rows as number, cols as number, 'rectangular COO matrix');
-  return rows as number;
+  if ((rows as number) < (cols as number))
+    throw new NotSquareError(rows as number, cols as number, 'wide COO matrix (fewer rows than columns)');
+  return { rows: rows as number, cols: cols as number };
 }
 
 export function checkCooEntriesArray(entries: unknown): asserts entries is unknown[] {
@@ -120,7 +121,7 @@ export function checkCooEntriesArray(entries: unknown): asserts entries is unkno
  * non-integer index, DimensionMismatchError for an index outside 0..n-1, entryToNumber's errors
  * (naming "matrix entry (i, j)") for the value.
  */
-export function cooEntry(entry: unknown, n: number, k: number): [number, number, number] {
+export function cooEntry(entry: unknown, rows: number, cols: number, k: number): [number, number, number] {
   if (!Array.isArray(entry) || entry.length !== 3) {
     throw new InvalidEntryError(
       `COO entry ${k} is ${describeValue(entry)}${Array.isArray(entry) ? ` of length ${entry.length}` : ''}; each entry must be [i, j, value].`,
@@ -128,8 +129,8 @@ export function cooEntry(entry: unknown, n: number, k: number): [number, number,
     );
   }
   const [row, column, value] = entry as [unknown, unknown, unknown];
-  const i = cooIndex(row, n, 'row', k);
-  const j = cooIndex(column, n, 'column', k);
+  const i = cooIndex(row, rows, 'row', k);
+  const j = cooIndex(column, cols, 'column', k);
   return [i, j, entryToNumber(value, matrixEntryName(i, j))];
 }
 

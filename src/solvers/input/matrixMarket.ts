@@ -53,22 +53,32 @@ export function parseMatrixMarket(text: string, limits?: InputLimits): DenseMatr
   }
   const rows = Number(sizeTokens[0]);
   const cols = Number(sizeTokens[1]);
-  if (rows !== cols) throw new NotSquareError(rows, cols, 'rectangular Matrix Market matrix');
-  const n = rows;
+  if (rows < cols) throw new NotSquareError(rows, cols, 'wide Matrix Market matrix (fewer rows than columns)');
+  if (rows !== cols && header.symmetry !== 'general')
+    throw new NotSquareError(rows, cols, `rectangular Matrix Market matrix declared ${header.symmetry}`);
+  const n = cols;
   if (n === 0) throw new MatrixMarketSyntaxError('the matrix is 0 x 0; a system needs at least one row.', sizeLine);
-  checkDenseSize(n, limits, 'Matrix Market matrix');
+  checkDenseSize(rows, limits, 'Matrix Market matrix');
 
-  const data = new Float64Array(n * n);
+  const data = new Float64Array(rows * n);
   if (header.format === 'coordinate') {
-    readCoordinate(lines, lineIndex + 1, n, Number(sizeTokens[2]), header, data);
-    checkAllFinite({ rows: n, cols: n, data }); // summed duplicates can overflow
+    readCoordinate(lines, lineIndex + 1, rows, n, Number(sizeTokens[2]), header, data);
+    checkAllFinite({ rows, cols: n, data }); // summed duplicates can overflow
   } else {
-    readArray(lines, lineIndex + 1, n, header, data);
+    readArray(lines, lineIndex + 1, rows, n, header, data);
   }
-  return { rows: n, cols: n, data };
+  return { rows, cols: n, data };
 }
 
-function readCoordinate(lines: string[], firstLine: number, n: number, entryCount: number, header: Header, data: Float64Array): void {
+function readCoordinate(
+  lines: string[],
+  firstLine: number,
+  rows: number,
+  n: number,
+  entryCount: number,
+  header: Header,
+  data: Float64Array,
+): void {
   const { field, symmetry } = header;
   const tokensPerEntry = field === 'pattern' ? 2 : 3;
   let read = 0;
@@ -85,7 +95,7 @@ function readCoordinate(lines: string[], firstLine: number, n: number, entryCoun
         lineNumber,
       );
     }
-    const i = parseIndex(parts[0], n, 'row', lineNumber);
+    const i = parseIndex(parts[0], rows, 'row', lineNumber);
     const j = parseIndex(parts[1], n, 'column', lineNumber);
     const value = field === 'pattern' ? 1 : parseValue(parts[2], field, i, j, lineNumber);
     if (symmetry === 'general' || i === j) {
@@ -107,11 +117,11 @@ function readCoordinate(lines: string[], firstLine: number, n: number, entryCoun
   }
 }
 
-/** Column-major values; symmetric storage holds rows j..n-1 of column j, skew-symmetric rows j+1..n-1. */
-function readArray(lines: string[], firstLine: number, n: number, header: Header, data: Float64Array): void {
+/** Column-major values; symmetric storage holds rows j..n-1 of column j, skew-symmetric rows j+1..n-1 (both square: rows = n). */
+function readArray(lines: string[], firstLine: number, rows: number, n: number, header: Header, data: Float64Array): void {
   const { field, symmetry } = header;
   const skipDiagonal = symmetry === 'skew-symmetric' ? 1 : 0;
-  const expected = symmetry === 'general' ? n * n : symmetry === 'symmetric' ? (n * (n + 1)) / 2 : (n * (n - 1)) / 2;
+  const expected = symmetry === 'general' ? rows * n : symmetry === 'symmetric' ? (n * (n + 1)) / 2 : (n * (n - 1)) / 2;
   // Position of the next value: column j, row i.
   let i = symmetry === 'general' ? 0 : skipDiagonal;
   let j = 0;
@@ -122,13 +132,13 @@ function readArray(lines: string[], firstLine: number, n: number, header: Header
     const lineNumber = li + 1;
     for (const token of tokens(line)) {
       if (read === expected)
-        throw new MatrixMarketSyntaxError(`more values than the ${expected} a ${n} x ${n} ${symmetry} array holds.`, lineNumber);
+        throw new MatrixMarketSyntaxError(`more values than the ${expected} a ${rows} x ${n} ${symmetry} array holds.`, lineNumber);
       const value = parseValue(token, field, i, j, lineNumber);
       data[i * n + j] = value;
       if (i !== j && symmetry !== 'general') data[j * n + i] = symmetry === 'symmetric' ? value : -value;
       read++;
       i++;
-      if (i === n) {
+      if (i === rows) {
         j++;
         i = symmetry === 'general' ? 0 : j + skipDiagonal;
       }
@@ -136,7 +146,7 @@ function readArray(lines: string[], firstLine: number, n: number, header: Header
   }
   if (read < expected) {
     throw new MatrixMarketSyntaxError(
-      `a ${n} x ${n} ${symmetry} array holds ${expected} values but only ${read} were found.`,
+      `a ${rows} x ${n} ${symmetry} array holds ${expected} values but only ${read} were found.`,
       lines.length,
     );
   }

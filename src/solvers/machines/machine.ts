@@ -81,6 +81,8 @@ export class DenseMachine implements MachineOperator {
   /** Nonzero extents of the rows of R (row k: [k, p)), for R^T w with the row kernels. */
   private readonly rStart: Int32Array;
   private readonly rEnd: Int32Array;
+  /** Some row of Q_i^T is zero: A_i has dependent rows (a tall system), R has no inverse to solve with. */
+  private readonly rankDeficient: boolean;
 
   constructor(storage: DenseMachineStorage, n: number, scratch: Scratch, kernels: PassKernels) {
     this.storage = storage;
@@ -91,6 +93,10 @@ export class DenseMachine implements MachineOperator {
     const { p } = storage;
     this.rStart = storage.basis === null ? new Int32Array(0) : Int32Array.from({ length: p }, (_, k) => k);
     this.rEnd = storage.basis === null ? new Int32Array(0) : new Int32Array(p).fill(p);
+    const { basis } = storage;
+    let rankDeficient = false;
+    if (basis !== null) for (let k = 0; k < p && !rankDeficient; k++) rankDeficient = basis.qEnd[k] <= basis.qStart[k];
+    this.rankDeficient = rankDeficient;
   }
 
   /** v on the support: v itself when the support is full, else gathered into the scratch. */
@@ -198,7 +204,7 @@ export class DenseMachine implements MachineOperator {
   consensusStep(gamma: number, xbar: Float64Array, local: Float64Array, base: number, scalars: Float64Array, at: number): void {
     const { n, kernels } = this;
     const { p, c, full, cols } = this.storage;
-    const { q, qStart, qEnd, r, qtx0 } = this.basis();
+    const { q, qStart, qEnd, r, qtx0, localResidual2 } = this.basis();
     const { supportX, supportUpdate } = this.scratch;
     const w = this.scratch.rowValues;
     let d2 = 0;
@@ -217,11 +223,12 @@ export class DenseMachine implements MachineOperator {
       fusedRowPass(kernels.rows, q, p, c, qStart, qEnd, supportX, qtx0, w, 0, gamma, supportUpdate, 0);
       for (let t = 0; t < c; t++) local[base + cols[t]] -= supportUpdate[t];
     }
-    // A_i xbar - b_i = R^T w_i (R upper triangular: row k of R is nonzero on [k, p) at most)
+    // A_i xbar - A_i A_i^+ b_i = R^T w_i (R upper triangular: row k of R is nonzero on [k, p) at most), orthogonal
+    // to b_i - A_i A_i^+ b_i, the part of b_i outside the span of dependent rows (localResidual2, else 0).
     const residual = this.scratch.rowValues2;
     residual.fill(0, 0, p);
     accumulateRowCombination(kernels.rows, r, p, p, this.rStart, this.rEnd, w, 0, 1, residual);
-    let residual2 = 0;
+    let residual2 = localResidual2;
     for (let k = 0; k < p; k++) residual2 += residual[k] * residual[k];
     scalars[at + RESIDUAL2] = residual2;
     scalars[at + DISTANCE2] = d2;
@@ -234,14 +241,22 @@ export class DenseMachine implements MachineOperator {
     const { q, qStart, qEnd, r } = this.basis();
     const residual = this.scratch.rowValues;
     const solved = this.scratch.rowValues2;
-    multiplyRows(this.kernels.rows, a, p, c, aStart, aEnd, this.onSupport(x), residual, 0);
+    const xs = this.onSupport(x);
+    multiplyRows(this.kernels.rows, a, p, c, aStart, aEnd, xs, residual, 0);
     let residual2 = 0;
     for (let k = 0; k < p; k++) {
       const s = b[k] - residual[k];
       residual[k] = s;
       residual2 += s * s;
     }
-    this.kernels.solveRTransposed(r, p, residual, solved);
+    if (this.rankDeficient) {
+      // A_i^+ (b_i - A_i x) = Q_i (qtx0 - Q_i^T x) (the pseudo-inverse: the projection onto the local least-squares solutions).
+      const { qtx0 } = this.basis();
+      multiplyRows(this.kernels.rows, q, p, c, qStart, qEnd, xs, solved, 0);
+      for (let k = 0; k < p; k++) solved[k] = qtx0[k] - solved[k];
+    } else {
+      this.kernels.solveRTransposed(r, p, residual, solved);
+    }
     term.fill(0, offset, offset + c);
     accumulateRowCombination(this.kernels.rows, q, p, c, qStart, qEnd, solved, 0, 1, term, offset);
     return residual2;

@@ -15,6 +15,11 @@ export interface MachineData {
   /** Global row indices held by this machine, ascending (length p). */
   readonly rows: Int32Array;
   readonly p: number;
+  /**
+   * dim R(A_i): p, or less on a tall system whose machine holds dependent rows (then the rows of q
+   * of its dependent rows are zero, ../distributed/distributedSystem.ts).
+   */
+  readonly rank: number;
   /** Column support C_i, ascending (length c). */
   readonly cols: Int32Array;
   readonly c: number;
@@ -43,6 +48,11 @@ export interface MachineData {
    * Q_i^T x_i (it only moves x_i inside the null space of A_i), so this is a constant of the run.
    */
   readonly qtx0: Float64Array;
+  /**
+   * |b_i - A_i A_i^+ b_i|^2, what no x brings below on this machine: 0 unless its rows are dependent
+   * and b_i leaves their span (then APC's |A_i xbar - b_i|^2 = |R^T w_i|^2 + this, ../machines/machine.ts).
+   */
+  readonly localResidual2: number;
 }
 
 /** A system on dense storage: every machine's rows, basis and factor as above. */
@@ -71,7 +81,12 @@ export interface CsrMachineData {
   readonly c: number;
   /** True when C_i is every column. */
   readonly full: boolean;
-  /** Cholesky factor of G_i = A_i A_i^T (its work vector is for the calling thread's solves only). */
+  /** dim R(A_i): p, or less on a tall system whose machine holds dependent rows (then `projection` is set). */
+  readonly rank: number;
+  /**
+   * Cholesky factor of G_i = A_i A_i^T (its work vector is for the calling thread's solves only); of
+   * A_S A_S^T for the rows S of `projection` when that is set.
+   */
   readonly gram: CholeskyFactor;
   /**
    * Estimate of kappa_1(D G_i D), D = diag(G_i)^{-1/2} (the diagonally scaled Gram matrix, whose
@@ -81,6 +96,12 @@ export interface CsrMachineData {
   readonly gramCondition: number;
   /** Refinement corrections per solve with G_i (0 for a well-conditioned machine). */
   readonly gramRefinement: number;
+  /**
+   * A machine with dependent rows: the independent rows S (local indices) that the projection passes
+   * use, A_S (global columns) and b_S' = A_S A_i^+ b_i, whose solution set is the machine's local
+   * least-squares solutions (../distributed/sparseSystem.ts). Null when the rows are independent.
+   */
+  readonly projection: { readonly rows: Int32Array; readonly a: CsrMatrix; readonly b: Float64Array } | null;
 }
 
 export interface SparseDistributedSystem {

@@ -33,6 +33,8 @@ export interface DenseBasis {
   readonly qEnd: Int32Array;
   readonly r: Float64Array;
   readonly qtx0: Float64Array;
+  /** |b_i - A_i A_i^+ b_i|^2 (0 unless the rows are dependent and b_i leaves their span). */
+  readonly localResidual2: number;
 }
 
 export interface DenseMachineStorage {
@@ -74,7 +76,7 @@ export interface StorageParts {
 
 /** Machine `machine`'s dense storage with the parts a run reads. */
 export function denseStorage(machine: MachineData, parts: StorageParts): DenseMachineStorage {
-  const { p, c, full, cols, a, aStart, aEnd, b, q, qStart, qEnd, r, qtx0 } = machine;
+  const { p, c, full, cols, a, aStart, aEnd, b, q, qStart, qEnd, r, qtx0, localResidual2 } = machine;
   return {
     storage: 'dense',
     p,
@@ -82,7 +84,7 @@ export function denseStorage(machine: MachineData, parts: StorageParts): DenseMa
     full,
     cols,
     rows: parts.rows ? { a, aStart, aEnd, b } : null,
-    basis: parts.basis ? { q, qStart, qEnd, r, qtx0 } : null,
+    basis: parts.basis ? { q, qStart, qEnd, r, qtx0, localResidual2 } : null,
   };
 }
 
@@ -127,7 +129,8 @@ function csrOnSupport(
 /** A sparse machine's whole A_i, b_i and Gram factor: a machine of the projection passes. */
 export function csrStorage(machine: CsrMachineData): CsrMachineStorage {
   const { symbolic, values } = machine.gram;
-  return csrOnSupport(machine.a, machine.cols, machine.b, { symbolic, values }, machine.gramRefinement);
+  const { a, b } = machine.projection ?? machine;
+  return csrOnSupport(a, machine.cols, b, { symbolic, values }, machine.gramRefinement);
 }
 
 /** Rows [from, to) of a sparse machine's A_i and b_i, on the support of those rows: a chunk of the gradient pass. */

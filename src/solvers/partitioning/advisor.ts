@@ -84,7 +84,9 @@ export function candidateAssignments(
   problem: Problem | SparseProblem,
   options: AdviseOptions = {},
 ): { strategy: PartitionStrategy; assignment: Int32Array }[] {
-  const { n, partition } = problem;
+  const { partition } = problem;
+  // The rows are what is partitioned (more than the n unknowns on a tall matrix).
+  const n = problem.A.rows;
   const m = partition.m;
   const graph = rowGraph(problem.A);
   const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
@@ -109,12 +111,13 @@ function withPartition<P extends Problem | SparseProblem>(problem: P, partition:
 export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOptions = {}): Work<Advice> {
   const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
   const m = problem.partition.m;
-  const { lo, hi } = machineSizeBounds(problem.n, m, imbalance);
+  const { lo, hi } = machineSizeBounds(problem.A.rows, m, imbalance);
   yield { phase: 'advise', fraction: 0 };
   const assignments = candidateAssignments(problem, { ...options, imbalance });
   // On CSR one LU of A serves every candidate's lambda_min(S) (A does not depend on the partition).
   let lu: SparseLuContext | undefined;
-  if ('rowPtr' in problem.A) lu = yield* sparseLuContextWork(problem.A);
+  // A tall matrix has no LU: its candidates are analysed on a dense copy (../analysis/analyze.ts).
+  if ('rowPtr' in problem.A && problem.A.rows === problem.A.cols) lu = yield* sparseLuContextWork(problem.A);
   const candidates: PartitionCandidate[] = [];
   for (const [k, { strategy, assignment }] of assignments.entries()) {
     const partition = partitionFromAssignment(assignment, m);

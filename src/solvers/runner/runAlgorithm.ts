@@ -35,12 +35,13 @@ import { getAlgorithm, type AlgorithmId } from '../algorithms/registry.js';
 import type { DistributedAlgorithm, Parameters, SpectralData } from '../algorithms/types.js';
 import type { Work, WorkProgress } from '../cooperative.js';
 import type { SolverSystem } from '../distributed/distributedSystem.js';
+import { isTall, leastSquaresPointsWork } from '../distributed/leastSquares.js';
 import { CancelledError, InvalidParameterError } from '../errors.js';
 import { norm2, relativeResidual } from '../matrix.js';
 import { empiricalRateOfTrace } from './empiricalRate.js';
 import { sameParameters, SnapshotMismatchError, type RunMeasures, type RunSnapshot } from './snapshot.js';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from './traceRecorder.js';
-import type { ResidualGrowth, RunOptions, RunResult, RunStatus } from './types.js';
+import type { ResidualGrowth, RunOptions, RunResult, RunStatus, RunTarget } from './types.js';
 import { closeToOneText } from '../numberText.js';
 
 export { DEFAULT_TRACE_CAP } from './traceRecorder.js';
@@ -219,7 +220,18 @@ function* runWork(
   const errorTolerance = options.errorTolerance ?? null;
   const maxWallTimeMs = options.maxWallTimeMs ?? null;
   const divergenceTolerance = options.divergenceTolerance ?? DEFAULT_DIVERGENCE_TOLERANCE;
-  if (errorTolerance !== null && system.xTrue === null) {
+  // A tall system: the run's own target, x_LS (gradient methods) or x_W (projection methods), ../distributed/leastSquares.ts.
+  const points = isTall(system) ? yield* leastSquaresPointsWork(system) : null;
+  const target: RunTarget | undefined = points === null ? undefined : algorithm.family === 'gradient' ? 'least-squares' : 'block-weighted';
+  // Inconsistent: no x solves A x = b, the residual stops at the target's, and convergence is judged by the error to the target.
+  const inconsistent = points !== null && !points.consistent;
+  const reference =
+    points === null
+      ? system.xTrue
+      : inconsistent || system.xTrue === null
+        ? points[target === 'least-squares' ? 'leastSquares' : 'blockWeighted']
+        : system.xTrue;
+  if (errorTolerance !== null && reference === null) {
     throw new InvalidParameterError('errorTolerance needs the true solution, which is known only when b = A * ones (rhs omitted).', {
       errorTolerance,
     });
@@ -237,7 +249,8 @@ function* runWork(
   // The method may hold worker threads: release them however the run ends (stop, cancellation
   // thrown into the generator, an error, or the consumer abandoning the generator via return()).
   try {
-    const { A, b, xTrue } = system;
+    const { A, b } = system;
+    const xTrue = reference;
     const normB = norm2(b);
     const residualScale = normB === 0 ? 1 : normB;
     const normXTrue = xTrue === null ? 0 : norm2(xTrue);
@@ -343,13 +356,16 @@ function* runWork(
       }
       return null;
     };
-    const residualMet = (): boolean => residual <= tolerance || residual * residualScale <= absoluteTolerance;
+    const residualMet = (): boolean =>
+      inconsistent ? error !== null && error <= tolerance : residual <= tolerance || residual * residualScale <= absoluteTolerance;
     const errorMet = (): boolean => errorTolerance === null || (error !== null && error <= errorTolerance);
     const convergedReason = (): string => {
       const tests = [
-        residual <= tolerance
-          ? `relative residual ${fmt(residual)} <= tolerance ${fmt(tolerance)}`
-          : `residual |A x - b| = ${fmt(residual * residualScale)} <= absoluteTolerance ${fmt(absoluteTolerance)}`,
+        inconsistent
+          ? `relative error to the ${target} solution ${fmt(error ?? Number.NaN)} <= tolerance ${fmt(tolerance)} (the system is inconsistent)`
+          : residual <= tolerance
+            ? `relative residual ${fmt(residual)} <= tolerance ${fmt(tolerance)}`
+            : `residual |A x - b| = ${fmt(residual * residualScale)} <= absoluteTolerance ${fmt(absoluteTolerance)}`,
       ];
       if (errorTolerance !== null) tests.push(`relative error ${fmt(error ?? Number.NaN)} <= errorTolerance ${fmt(errorTolerance)}`);
       return `Converged after ${iteration} iterations: ${tests.join(', ')}.`;
@@ -460,6 +476,7 @@ function* runWork(
       growth,
       solution,
       trace,
+      ...(target === undefined ? {} : { target }),
     };
   } finally {
     method.dispose?.();

@@ -70,6 +70,12 @@ export interface RunOptions {
   signal?: AbortSignal;
 }
 
+/**
+ * Where a run on a tall system converges: the least-squares solution x_LS (DGD, D-NAG, D-HBM) or the
+ * block-weighted solution x_W (APC, block Cimmino, MLM); the same point when the system is consistent.
+ */
+export type RunTarget = 'least-squares' | 'block-weighted';
+
 export interface RunResult {
   algorithm: AlgorithmId;
   status: RunStatus;
@@ -77,7 +83,13 @@ export interface RunResult {
   iterations: number;
   /** Of the returned solution, recomputed directly as |A x - b| / |b| at the end. */
   relativeResidual: number;
+  /**
+   * |x - x*| / |x*|: x* the true solution when known; on a tall system the run's target when the
+   * system is inconsistent (or when no true solution is known).
+   */
   relativeError: number | null;
+  /** Present for a tall system (N > n): the point this run converges to. */
+  target?: RunTarget;
   /** Rate fitted to the tail of the trace (error when known, else residual); null when too short. */
   empiricalRate: number | null;
   /** Spectral radius of the iteration for the parameters used. */

@@ -23,7 +23,8 @@
  *
  * Refused, each with the 1-based line where the problem was found:
  * - the array (dense) format: UnsupportedMatrixError, to be sent as the dense input instead;
- * - complex fields and hermitian symmetry: UnsupportedMatrixError; a rectangular size: NotSquareError;
+ * - complex fields and hermitian symmetry: UnsupportedMatrixError; a wide size (rows < cols), or a rectangular
+ *   symmetric one: NotSquareError (tall general matrices are least-squares systems);
  * - limits, checked on the size line before anything is allocated: n > maxN, or more than maxNnz
  *   entries announced: ProblemTooLargeError; for symmetric storage the mirrored entries count too,
  *   checked as they are read;
@@ -63,6 +64,8 @@ export interface MatrixMarketHeader {
   readonly field: MatrixMarketField;
   readonly symmetry: MatrixMarketSymmetry;
   readonly n: number;
+  /** Rows (n for a square matrix; more for a tall one). */
+  readonly rows: number;
   /** Entries listed in the file (one triangle for symmetric storage). */
   readonly entries: number;
 }
@@ -95,6 +98,8 @@ export class MatrixMarketStreamReader {
   private field: MatrixMarketField = 'real';
   private symmetry: MatrixMarketSymmetry = 'general';
   private n = 0;
+  /** Rows (>= n, the columns). */
+  private rows = 0;
   private expected = 0;
   private read = 0;
   /** Entries after mirroring. */
@@ -241,15 +246,20 @@ export class MatrixMarketStreamReader {
     const rows = Number(sizeTokens[0]);
     const cols = Number(sizeTokens[1]);
     const entries = Number(sizeTokens[2]);
-    if (rows !== cols) throw new NotSquareError(rows, cols, 'rectangular Matrix Market matrix');
-    const n = rows;
+    if (rows < cols) throw new NotSquareError(rows, cols, 'wide Matrix Market matrix (fewer rows than columns)');
+    if (rows !== cols && this.symmetry !== 'general')
+      throw new NotSquareError(rows, cols, `rectangular Matrix Market matrix declared ${this.symmetry}`);
+    const n = cols;
     if (n === 0) throw new MatrixMarketSyntaxError('the matrix is 0 x 0; a system needs at least one row.', this.lineNumber);
-    if (n > this.maxN) {
-      throw new ProblemTooLargeError(`The Matrix Market matrix has n = ${n}; at most n = ${this.maxN} is accepted.`, {
-        n,
-        maxN: this.maxN,
-        line: this.lineNumber,
-      });
+    if (rows > this.maxN) {
+      throw new ProblemTooLargeError(
+        `The Matrix Market matrix has n = ${rows}${rows === n ? '' : ' rows'}; at most n = ${this.maxN} is accepted.`,
+        {
+          n: rows,
+          maxN: this.maxN,
+          line: this.lineNumber,
+        },
+      );
     }
     if (entries > this.maxNnz) {
       throw new ProblemTooLargeError(
@@ -259,17 +269,18 @@ export class MatrixMarketStreamReader {
     }
     // Distinct (i, j) pairs are required, so more entries than positions cannot be right (and would be allocated for nothing).
     // (Skew-symmetric files may list zero diagonal entries.)
-    const positions = this.symmetry === 'general' ? n * n : (n * (n + 1)) / 2;
+    const positions = this.symmetry === 'general' ? rows * n : (n * (n + 1)) / 2;
     if (entries > positions) {
       throw new MatrixMarketSyntaxError(
         `the size line announces ${entries} entries, ` +
-          `more than the ${positions} distinct positions of a ${n} x ${n} ${this.symmetry} matrix.`,
+          `more than the ${positions} distinct positions of a ${rows} x ${n} ${this.symmetry} matrix.`,
         this.lineNumber,
       );
     }
     this.n = n;
+    this.rows = rows;
     this.expected = entries;
-    this.declared = { field: this.field, symmetry: this.symmetry, n, entries };
+    this.declared = { field: this.field, symmetry: this.symmetry, n, rows, entries };
     const capacity = Math.min(entries, INITIAL_ENTRY_CAPACITY);
     this.rowOf = new Int32Array(capacity);
     this.colOf = new Int32Array(capacity);
@@ -310,8 +321,7 @@ export class MatrixMarketStreamReader {
       p = end;
     }
     if (skipBlanks(line, p) !== length) return FAST_NOT_HANDLED;
-    const n = this.n;
-    if (i > n || j > n || !Number.isFinite(value) || this.read === this.expected) return FAST_NOT_HANDLED;
+    if (i > this.rows || j > this.n || !Number.isFinite(value) || this.read === this.expected) return FAST_NOT_HANDLED;
     if (this.symmetry === 'skew-symmetric' && i === j && value !== 0) return FAST_NOT_HANDLED;
     const storedHere = this.symmetry !== 'general' && i !== j ? 2 : 1;
     if (this.stored + storedHere > this.maxNnz) return FAST_NOT_HANDLED;
@@ -384,7 +394,7 @@ export class MatrixMarketStreamReader {
         lineNumber,
       );
     }
-    const i = parseIndex(parts[0], this.n, 'row', lineNumber);
+    const i = parseIndex(parts[0], this.rows, 'row', lineNumber);
     const j = parseIndex(parts[1], this.n, 'column', lineNumber);
     const k = this.read;
     if (k === this.rowOf.length) this.growEntries();
@@ -425,18 +435,18 @@ export class MatrixMarketStreamReader {
    * duplicates become adjacent. Memory: the file's entries (16 bytes each) and the CSR arrays.
    */
   private buildCsr(): CsrMatrix {
-    const { n, read, rowOf, colOf, valueOf, symmetry } = this;
+    const { n, rows, read, rowOf, colOf, valueOf, symmetry } = this;
     const pattern = this.field === 'pattern';
     const mirrored = symmetry !== 'general';
     const negate = symmetry === 'skew-symmetric' ? -1 : 1;
     const nnz = this.stored;
-    const rowPtr = new Int32Array(n + 1);
+    const rowPtr = new Int32Array(rows + 1);
     for (let k = 0; k < read; k++) {
       rowPtr[rowOf[k] + 1]++;
       if (mirrored && rowOf[k] !== colOf[k]) rowPtr[colOf[k] + 1]++;
     }
-    for (let i = 0; i < n; i++) rowPtr[i + 1] += rowPtr[i];
-    const next = rowPtr.slice(0, n);
+    for (let i = 0; i < rows; i++) rowPtr[i + 1] += rowPtr[i];
+    const next = rowPtr.slice(0, rows);
     const colIdx = new Int32Array(nnz);
     const values = new Float64Array(nnz);
     for (let k = 0; k < read; k++) {
@@ -452,13 +462,13 @@ export class MatrixMarketStreamReader {
         values[q] = negate * value;
       }
     }
-    for (let i = 0; i < n; i++) {
+    for (let i = 0; i < rows; i++) {
       const first = rowPtr[i];
       const end = rowPtr[i + 1];
       sortRow(colIdx, values, first, end);
       for (let q = first + 1; q < end; q++) if (colIdx[q] === colIdx[q - 1]) this.duplicate(i, colIdx[q]);
     }
-    return { rows: n, cols: n, rowPtr, colIdx, values };
+    return { rows, cols: n, rowPtr, colIdx, values };
   }
 
   /** Throws the error for position (i, j) (0-based) assigned twice, naming the lines of the first two assignments. */

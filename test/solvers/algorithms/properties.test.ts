@@ -317,7 +317,7 @@ describe('bounds of the paper', () => {
           expect(kS).toBeLessThan(1 + 1e-8);
           expect(algorithms.apc.optimal(ref.spectral).rate).toBeLessThan(1e-8);
         }
-        expect(kS).toBeGreaterThanOrEqual(bounds.proposition2KappaSLowerBound * (1 - slack(kS)));
+        expect(kS).toBeGreaterThanOrEqual(bounds.proposition2KappaSLowerBound! * (1 - slack(kS)));
         if (bounds.theorem2KappaSUpperBound !== null) {
           theorem2Seen++;
           expect(bounds.theorem2.hypothesisHolds).toBe(true);

@@ -19,7 +19,7 @@ describeEachBackend('analyze', () => {
     expect(spectralDataOf(a)).toEqual({ m: 4, lambdaMinS: c.lambdaMinS, lambdaMaxS: c.lambdaMaxS, mu: c.mu, L: c.L });
     for (const id of ALGORITHM_IDS) expect(a.rates[id]).toEqual(algorithms[id].optimal(spectralDataOf(a)));
     // Proposition 2 holds for the computed values: kappa(S) >= 1 / sin^2(theta_H).
-    expect(c.kappaS).toBeGreaterThanOrEqual(a.bounds.proposition2KappaSLowerBound * (1 - 1e-12));
+    expect(c.kappaS).toBeGreaterThanOrEqual(a.bounds.proposition2KappaSLowerBound! * (1 - 1e-12));
     // Theorem 4: kappa(A^T A) >= (its kappa(A) bound)^2 >= 1 / sin^2(phi_min).
     expect(c.kappaAtA).toBeGreaterThanOrEqual(a.bounds.theorem4KappaALowerBound ** 2 * (1 - 1e-12));
     expect(a.bounds.theorem4KappaALowerBound ** 2).toBeGreaterThanOrEqual(

@@ -23,7 +23,7 @@ describe('computeBounds on the fixtures', () => {
         theorem4KappaALowerBound: e.theorem4KappaALowerBound,
       });
 
-      relClose(b.proposition2KappaSLowerBound, e.proposition2KappaSLowerBound, 1e-9);
+      relClose(b.proposition2KappaSLowerBound!, e.proposition2KappaSLowerBound, 1e-9);
       if (e.theorem3KappaSUpperBound === null) {
         expect(b.theorem3KappaSUpperBound).toBeNull();
         expect(b.theorem3.hypothesisHolds).toBe(false);
@@ -37,7 +37,7 @@ describe('computeBounds on the fixtures', () => {
 
       // The bounds hold on the fixture's (independently computed) condition numbers.
       const slack = 1e-6;
-      expect(e.kappaS).toBeGreaterThanOrEqual(b.proposition2KappaSLowerBound * (1 - slack));
+      expect(e.kappaS).toBeGreaterThanOrEqual(b.proposition2KappaSLowerBound! * (1 - slack));
       if (b.theorem2KappaSUpperBound !== null) expect(e.kappaS).toBeLessThanOrEqual(b.theorem2KappaSUpperBound * (1 + slack));
       if (b.theorem3KappaSUpperBound !== null) expect(e.kappaS).toBeLessThanOrEqual(b.theorem3KappaSUpperBound * (1 + slack));
       expect(Math.sqrt(e.kappaAtA)).toBeGreaterThanOrEqual(b.theorem4KappaALowerBound * (1 - slack));

@@ -96,7 +96,7 @@ export function checkFixture(f: Fixture, a: Analysis): void {
       Math.max(1e-6, 4 * EPS * e.theorem3KappaSUpperBound),
       'theorem3KappaSUpperBound',
     );
-  expectRelative(a.bounds.proposition2KappaSLowerBound, e.proposition2KappaSLowerBound, 1e-6, 'proposition2KappaSLowerBound');
+  expectRelative(a.bounds.proposition2KappaSLowerBound!, e.proposition2KappaSLowerBound, 1e-6, 'proposition2KappaSLowerBound');
 
   // Rates, with the sensitivity of each to its condition number.
   const sensitivity: Record<keyof Fixture['expected']['rates'], number> = {

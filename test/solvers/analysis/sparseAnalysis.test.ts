@@ -59,7 +59,7 @@ function expectedOf(a: Analysis): Fixture['expected'] {
     rowNormRatio: h.rowNormRatio,
     theorem4KappaALowerBound: a.bounds.theorem4KappaALowerBound,
     theorem3KappaSUpperBound: a.bounds.theorem3KappaSUpperBound,
-    proposition2KappaSLowerBound: a.bounds.proposition2KappaSLowerBound,
+    proposition2KappaSLowerBound: a.bounds.proposition2KappaSLowerBound!,
     rates: Object.fromEntries(ALGORITHM_IDS.map((id) => [id, a.rates[id].rate])) as Record<AlgorithmId, number>,
     corollary1: sc.lhs === null ? null : { lhs: sc.lhs, rhs: sc.rhs, holds: sc.holds },
     fasterOfApcDhbm: a.recommendation.exact.faster,

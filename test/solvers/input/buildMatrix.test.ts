@@ -54,7 +54,7 @@ describe('buildMatrix: dense', () => {
     expect((error as DimensionMismatchError).details).toMatchObject({ row: 2 });
   });
 
-  it('non-square: NotSquareError with rows x cols', () => {
+  it('wide: NotSquareError with rows x cols (tall is accepted)', () => {
     const error = thrown(() =>
       buildMatrix(
         dense([
@@ -65,7 +65,16 @@ describe('buildMatrix: dense', () => {
     );
     expect(error).toBeInstanceOf(NotSquareError);
     expect(error.message).toMatch(/2 x 3/);
-    expect(error.message).toMatch(/rectangular/);
+    expect(error.message).toMatch(/wide/);
+    expect(
+      buildMatrix(
+        dense([
+          [1, 2],
+          [3, 4],
+          [5, 6],
+        ]),
+      ),
+    ).toMatchObject({ rows: 3, cols: 2 });
   });
 
   it('no rows, or a row that is not an array', () => {
@@ -150,10 +159,11 @@ describe('buildMatrix: coo', () => {
     ]);
   });
 
-  it('non-square: NotSquareError', () => {
-    const error = thrown(() => buildMatrix(coo(3, 2, [[0, 0, 1]])));
+  it('wide: NotSquareError (tall is accepted)', () => {
+    const error = thrown(() => buildMatrix(coo(2, 3, [[0, 0, 1]])));
     expect(error).toBeInstanceOf(NotSquareError);
-    expect(error.message).toMatch(/3 x 2/);
+    expect(error.message).toMatch(/2 x 3/);
+    expect(buildMatrix(coo(3, 2, [[2, 1, 5]]))).toEqual({ rows: 3, cols: 2, data: Float64Array.from([0, 0, 0, 0, 0, 5]) });
   });
 
   it('indices out of range or not integers, malformed triplets', () => {

@@ -1,0 +1,99 @@
+/**
+ * Tall systems (N > n) through HTTP, against a real Redis and a worker: ash608 (608 x 188, rows
+ * dependent on every machine) uploaded to POST /v1/matrices and solved on CSR, and a noisy 400 x 100
+ * Gaussian system inline (dense JSON rows with its rhs), whose analysis reports it inconsistent and
+ * whose runs reach their own targets, checked against NumPy (scripts/tallReference.py).
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Job, StoredMatrix } from '../../src/jobs/types.js';
+import { readMatrixText, relativeDifference as relativeDistance } from '../solvers/sparse/support.js';
+import { createJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+
+const ALL = ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const;
+
+interface TallFixture {
+  A: number[][];
+  b: number[];
+  leastSquares: number[];
+  blockWeighted: number[];
+  kappaS: number;
+  kappaAtA: number;
+  weightedDistance: number;
+}
+const gaussian = JSON.parse(readFileSync(new URL('../fixtures/tallGaussian.json', import.meta.url), 'utf8')) as TallFixture;
+const ash608 = JSON.parse(readFileSync(new URL('../fixtures/ash608.json', import.meta.url), 'utf8')) as { ranks: number[] };
+
+let service: TestService;
+
+beforeAll(async () => {
+  service = await startTestService();
+});
+
+afterAll(async () => {
+  await service?.close();
+});
+
+async function solution(id: string, algorithm: string): Promise<number[]> {
+  const response = await service.app.inject({ url: `/v1/jobs/${id}/runs/${algorithm}/solution` });
+  expect(response.statusCode, response.body).toBe(200);
+  return response.json<{ x: number[] }>().x;
+}
+
+describe('tall systems over HTTP', () => {
+  it('ash608 uploaded as Matrix Market: all six algorithms reach x = ones on CSR, machine ranks reported', async () => {
+    const upload = await service.app.inject({
+      method: 'POST',
+      url: '/v1/matrices',
+      payload: readMatrixText('ash608.mtx'),
+      headers: { 'content-type': 'text/plain' },
+    });
+    expect(upload.statusCode, upload.body).toBe(201);
+    const stored = upload.json<StoredMatrix>();
+    const { response, job } = await createJob(service.app, {
+      type: 'solve',
+      matrix: { format: 'stored', id: stored.id },
+      partition: { machines: 4 },
+      algorithms: ALL,
+      options: { tolerance: 1e-12, maxIterations: 5000 },
+    });
+    expect(response.statusCode, response.body).toBe(202);
+    const done = await waitForJob(service.app, job.id, { timeoutMs: 300_000 });
+    expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+    expect(done.storage).toBe('csr');
+    const { analysis } = done.result!;
+    expect(analysis.rows).toBe(608);
+    expect(analysis.n).toBe(188);
+    expect(analysis.machineRanks).toEqual(ash608.ranks);
+    expect(analysis.consistency?.consistent).toBe(true);
+    for (const algorithm of ALL) {
+      const run = done.result!.runs[algorithm]!;
+      expect(run.status, run.stopReason).toBe('converged');
+      const x = await solution(job.id, algorithm);
+      expect(Math.max(...x.map((v) => Math.abs(v - 1))), algorithm).toBeLessThan(1e-8);
+    }
+  }, 600_000);
+
+  it('a noisy 400 x 100 dense system inline: inconsistent, D-HBM reaches lstsq and APC the block-weighted solution', async () => {
+    const { response, job } = await createJob(service.app, {
+      type: 'solve',
+      matrix: { format: 'dense', data: gaussian.A },
+      rhs: gaussian.b,
+      partition: { machines: 5 },
+      algorithms: ['apc', 'dhbm'],
+      options: { tolerance: 1e-12, maxIterations: 5000 },
+    });
+    expect(response.statusCode, response.body).toBe(202);
+    const done: Job = await waitForJob(service.app, job.id, { timeoutMs: 300_000 });
+    expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+    const { analysis, runs } = done.result!;
+    expect(analysis.consistency?.consistent).toBe(false);
+    expect(Math.abs(analysis.conditioning.kappaS / gaussian.kappaS - 1)).toBeLessThan(1e-9);
+    expect(Math.abs(analysis.conditioning.kappaAtA / gaussian.kappaAtA - 1)).toBeLessThan(1e-9);
+    expect(analysis.recommendation.leastSquaresNote).toContain('x_W');
+    expect(runs.dhbm!.target).toBe('least-squares');
+    expect(runs.apc!.target).toBe('block-weighted');
+    expect(relativeDistance(await solution(job.id, 'dhbm'), gaussian.leastSquares)).toBeLessThan(1e-8);
+    expect(relativeDistance(await solution(job.id, 'apc'), gaussian.blockWeighted)).toBeLessThan(1e-8);
+  }, 600_000);
+});
