@@ -31,7 +31,7 @@
  * snapshot (`resumeFrom`) goes on from it to the end the uninterrupted run reaches (./snapshot.ts).
  */
 import { getAlgorithm, type AlgorithmId } from '../algorithms/registry.js';
-import type { DistributedAlgorithm, Parameters, SpectralData } from '../algorithms/types.js';
+import type { DistributedAlgorithm, IterativeMethod, Parameters, SpectralData } from '../algorithms/types.js';
 import type { Work, WorkProgress } from '../cooperative.js';
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { CancelledError, InvalidParameterError } from '../errors.js';
@@ -201,12 +201,23 @@ function growthSentence(
   return text;
 }
 
-function* runWork(
+/**
+ * One column of a run over several right-hand sides (./multipleRhs.ts): its b and x* (null when
+ * unknown), and its view of the block method, which stands in for the algorithm's own.
+ */
+export interface BlockColumn {
+  readonly b: Float64Array;
+  readonly xTrue: Float64Array | null;
+  create(parameters: Parameters): IterativeMethod;
+}
+
+export function* runWork(
   system: SolverSystem,
   id: AlgorithmId,
   spectral: SpectralData,
   options: ResumableRunOptions,
   snapshotsAt: (take: (() => RunSnapshot) | null) => void,
+  column?: BlockColumn,
 ): Work<RunResult> {
   const algorithm = getAlgorithm(id);
   checkOptions(options);
@@ -215,7 +226,10 @@ function* runWork(
   const errorTolerance = options.errorTolerance ?? null;
   const maxWallTimeMs = options.maxWallTimeMs ?? null;
   const divergenceTolerance = options.divergenceTolerance ?? DEFAULT_DIVERGENCE_TOLERANCE;
-  if (errorTolerance !== null && system.xTrue === null) {
+  const { A } = system;
+  const b = column?.b ?? system.b;
+  const xTrue = column === undefined ? system.xTrue : column.xTrue;
+  if (errorTolerance !== null && xTrue === null) {
     throw new InvalidParameterError('errorTolerance needs the true solution, which is known only when b = A * ones (rhs omitted).', {
       errorTolerance,
     });
@@ -229,11 +243,10 @@ function* runWork(
   if (resumeFrom) checkSnapshotFits(resumeFrom, id, parameters, maxIterations);
 
   const started = performance.now() - (resumeFrom?.elapsedMs ?? 0);
-  const method = algorithm.create(system, parameters, options.initialGuess);
+  const method = column?.create(parameters) ?? algorithm.create(system, parameters, options.initialGuess);
   // The method may hold worker threads: release them however the run ends (stop, cancellation
   // thrown into the generator, an error, or the consumer abandoning the generator via return()).
   try {
-    const { A, b, xTrue } = system;
     const normB = norm2(b);
     const residualScale = normB === 0 ? 1 : normB;
     const normXTrue = xTrue === null ? 0 : norm2(xTrue);
