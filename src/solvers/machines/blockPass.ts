@@ -16,7 +16,16 @@
  * The passes run on the calling thread (OpenBLAS may thread a dgemm): the block's arithmetic
  * intensity, not the engine's threads, is what several right-hand sides buy.
  */
-import { nativeBlasInUse } from '../linalg/backend.js';
+import {
+  activeBackend,
+  nativeBlasInUse,
+  nativeCsr,
+  nativeSparse,
+  type NativeCsr,
+  type NativeCsrRowsHandle,
+  type NativeSolverHandle,
+  type NativeSparse,
+} from '../linalg/backend.js';
 import type { CsrMachineData, MachineData, SolverSystem } from './machineData.js';
 import { currentThreadGramSolver, type GramSolver } from './placement.js';
 
@@ -129,6 +138,27 @@ interface CsrBlockMachine extends BlockMachine {
   readonly colIdx: Int32Array;
   readonly values: Float64Array;
   gram: GramSolver | null;
+  /** The addon's handles over the rows, with global and with support columns, when its block kernel is in use. */
+  native: NativeCsrRowsHandle | null;
+  nativeLocal: NativeCsrRowsHandle | null;
+  /** The addon's solver with G_i's factor for blocks, else null. */
+  blockSolver: NativeSolverHandle | null;
+}
+
+/** The addon's block solve with Gram factors on the native backend, else null. */
+function nativeBlockSolve(): (NativeSparse & Required<Pick<NativeSparse, 'choleskySolveBlock'>>) | null {
+  if (activeBackend() !== 'native') return null;
+  const sparse = nativeSparse();
+  return sparse !== null && typeof sparse.choleskySolveBlock === 'function'
+    ? (sparse as NativeSparse & Required<Pick<NativeSparse, 'choleskySolveBlock'>>)
+    : null;
+}
+
+/** The addon's CSR block kernel on the native backend, else null (the TypeScript loops). */
+function nativeBlockKernel(): (NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>) | null {
+  if (activeBackend() !== 'native') return null;
+  const csr = nativeCsr();
+  return csr !== null && typeof csr.csrBlockGradient === 'function' ? (csr as NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>) : null;
 }
 
 export type BlockPassKind = 'gradient' | 'projection';
@@ -144,9 +174,14 @@ export class BlockPass {
   private readonly supportY: Float64Array;
   private readonly rowBlock: Float64Array;
   private readonly rowBlock2: Float64Array;
+  private readonly rowBlock3: Float64Array;
+  /** Where the native kernel's squares go when they are not wanted. */
+  private readonly unusedSquares: Float64Array;
   private readonly rowVector: Float64Array;
   private readonly rowVector2: Float64Array;
   private readonly supportVector: Float64Array;
+  private readonly csrKernel = nativeBlockKernel();
+  private readonly solveKernel = nativeBlockSolve();
 
   /** `rhs`: K right-hand sides of length n (global row order). */
   constructor(system: SolverSystem, rhs: readonly Float64Array[], kind: BlockPassKind) {
@@ -187,12 +222,26 @@ export class BlockPass {
         colIdx: local,
         values: machine.a.values,
         gram: kind === 'projection' ? currentThreadGramSolver(machine.gram) : null,
+        native: this.csrKernel?.csrRows(p, system.n, machine.a.rowPtr, machine.a.colIdx, machine.a.values, machine.b) ?? null,
+        nativeLocal: kind === 'projection' ? (this.csrKernel?.csrRows(p, c, machine.a.rowPtr, local, machine.a.values, machine.b) ?? null) : null,
+        blockSolver:
+          kind === 'projection' && this.solveKernel !== null
+            ? this.solveKernel.choleskySolver(
+                machine.gram.symbolic.n,
+                machine.gram.symbolic.colPtr,
+                machine.gram.symbolic.rowIdx,
+                machine.gram.values,
+                machine.gram.symbolic.ordering.perm,
+              )
+            : null,
       };
     });
     this.supportX = new Float64Array(largestC * K);
     this.supportY = new Float64Array(largestC * K);
     this.rowBlock = new Float64Array(largestP * K);
     this.rowBlock2 = new Float64Array(largestP * K);
+    this.rowBlock3 = new Float64Array(largestP * K);
+    this.unusedSquares = new Float64Array(K);
     this.rowVector = new Float64Array(largestP);
     this.rowVector2 = new Float64Array(largestP);
     this.supportVector = new Float64Array(largestC);
@@ -262,6 +311,10 @@ export class BlockPass {
         continue;
       }
       // CSR: row k read once for the w columns: r_k = a_k X - b_k, then G += a_k^T r_k.
+      if (machine.native !== null && this.csrKernel !== null) {
+        this.csrKernel.csrBlockGradient(machine.native, w, x, machine.packedRhs, r, g, residual2);
+        continue;
+      }
       const { rowPtr, values } = machine;
       const global = machine.data.a.colIdx;
       const b = machine.packedRhs;
@@ -317,17 +370,42 @@ export class BlockPass {
     const global = machine.data.a.colIdx;
     const b = machine.packedRhs;
     const r = this.rowBlock;
-    for (let k = 0; k < p; k++) {
-      const rk = k * w;
-      for (let j = 0; j < w; j++) r[rk + j] = -b[rk + j];
-      for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
-        const v = values[e];
-        const xj = global[e] * w;
-        for (let j = 0; j < w; j++) r[rk + j] += v * x[xj + j];
+    if (machine.native !== null && this.csrKernel !== null) this.csrKernel.csrBlockGradient(machine.native, w, x, b, r, null, residual2);
+    else
+      for (let k = 0; k < p; k++) {
+        const rk = k * w;
+        for (let j = 0; j < w; j++) r[rk + j] = -b[rk + j];
+        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
+          const v = values[e];
+          const xj = global[e] * w;
+          for (let j = 0; j < w; j++) r[rk + j] += v * x[xj + j];
+        }
+        for (let j = 0; j < w; j++) residual2[j] += r[rk + j] * r[rk + j];
       }
-      for (let j = 0; j < w; j++) residual2[j] += r[rk + j] * r[rk + j];
-    }
     const y = this.rowBlock2;
+    const solver = machine.blockSolver;
+    const local = machine.nativeLocal;
+    if (solver !== null && local !== null && this.solveKernel !== null && this.csrKernel !== null) {
+      // Y = G_i^{-1} R_i for the w columns in one solve, refined as solveGram does: S = A_i (A_i^T Y) - R_i, Y -= G_i^{-1} S.
+      const sweep = this.csrKernel;
+      y.set(r.subarray(0, p * w));
+      this.solveKernel.choleskySolveBlock(solver, y, w);
+      const u = this.supportY;
+      const s = this.rowBlock3;
+      const unused = this.unusedSquares;
+      for (let step = 0; step < machine.data.gramRefinement; step++) {
+        u.fill(0, 0, c * w);
+        sweep.csrBlockGradient(local, w, null, b, y, u, unused);
+        sweep.csrBlockGradient(local, w, u, r, s, null, unused);
+        this.solveKernel.choleskySolveBlock(solver, s, w);
+        for (let t = 0; t < p * w; t++) y[t] -= s[t];
+      }
+      // term = A_i^+ (B_i - A_i X) = -A_i^T Y
+      for (let t = 0; t < p * w; t++) y[t] = -y[t];
+      term.fill(0, 0, c * w);
+      sweep.csrBlockGradient(local, w, null, b, y, term, unused);
+      return;
+    }
     const column = this.rowVector;
     const solved = this.rowVector2;
     for (let j = 0; j < w; j++) {
