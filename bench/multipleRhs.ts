@@ -116,7 +116,9 @@ function main(): void {
     const row = rows.reduce((a, b) => (b.iterationRatio > a.iterationRatio ? b : a));
     return `${row.iterationRatio.toFixed(2)}x (${row.algorithm})`;
   };
-  console.log(`targets, per iteration and right-hand side, the worst algorithm: dense ${worst(dense)} (<= 0.4), CSR ${worst(csr)} (<= 0.6)`);
+  console.log(
+    `targets, per iteration and right-hand side, the worst algorithm: dense ${worst(dense)} (<= 0.4), CSR ${worst(csr)} (<= 0.6)`,
+  );
 }
 
 main();

@@ -132,7 +132,10 @@ export async function toJobSpec(
 function rightHandSide(given: readonly (number | string)[], n: number, field: string): Float64Array {
   return atField(vectorPointer(field), () => {
     if (given.length !== n)
-      throw new DimensionMismatchError(`${field} has ${given.length} entries but the matrix has n = ${n} rows.`, { length: given.length, n });
+      throw new DimensionMismatchError(`${field} has ${given.length} entries but the matrix has n = ${n} rows.`, {
+        length: given.length,
+        n,
+      });
     return entriesToVector(given, field);
   });
 }

@@ -44,7 +44,9 @@ for (let i = 0; i < n; i++) {
   if (i > 0) entries.push([i, i - 1, -1]);
   if (i + 1 < n) entries.push([i, i + 1, -1.5]);
 }
-const dense = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => entries.find(([r, c]) => r === i && c === j)?.[2] ?? 0));
+const dense = Array.from({ length: n }, (_, i) =>
+  Array.from({ length: n }, (_, j) => entries.find(([r, c]) => r === i && c === j)?.[2] ?? 0),
+);
 const rhs = [0, 1, 2].map((j) => Array.from({ length: n }, (_, i) => Math.sin((j + 1) * (i + 1)) + j));
 const ALGORITHMS = ['apc', 'dnag'] as const;
 
@@ -129,11 +131,25 @@ describe('refusals', () => {
   it('more than MAX_RHS right-hand sides, or several on an analyze job: 422 at /rhs', async () => {
     const post = (body: object): Promise<Response> =>
       fetch(`${service.baseUrl}/v1/jobs`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
-    const matrix = { format: 'dense', data: [[2, 1], [1, 3]] };
+    const matrix = {
+      format: 'dense',
+      data: [
+        [2, 1],
+        [1, 3],
+      ],
+    };
     const tooMany = await post({ type: 'solve', matrix, partition: { machines: 2 }, rhs: Array.from({ length: 65 }, () => [1, 2]) });
     expect(tooMany.status).toBe(422);
     expect(JSON.stringify(await tooMany.json())).toContain('/rhs');
-    const analyze = await post({ type: 'analyze', matrix, partition: { machines: 2 }, rhs: [[1, 2], [3, 4]] });
+    const analyze = await post({
+      type: 'analyze',
+      matrix,
+      partition: { machines: 2 },
+      rhs: [
+        [1, 2],
+        [3, 4],
+      ],
+    });
     expect(analyze.status).toBe(422);
     const ragged = await post({ type: 'solve', matrix, partition: { machines: 2 }, rhs: [[1, 2], [3]] });
     expect(ragged.status).toBe(422);

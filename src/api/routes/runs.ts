@@ -72,7 +72,8 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
       const trace = await jobService.trace(id, algorithm, ownerFilterOf(request), column);
       reply.header('vary', 'Accept');
       const suffix = column > 0 ? `-column${column}` : '';
-      if (type === 'text/csv') return download(reply, 'text/csv; charset=utf-8', `${id}-${algorithm}${suffix}-trace.csv`).send(traceCsv(trace));
+      if (type === 'text/csv')
+        return download(reply, 'text/csv; charset=utf-8', `${id}-${algorithm}${suffix}-trace.csv`).send(traceCsv(trace));
       return reply.type('application/json; charset=utf-8').send({
         ...trace,
         relativeResidual: finiteOrNull(trace.relativeResidual),

@@ -7,7 +7,14 @@
 import type { Logger } from 'pino';
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import { nnzOf } from '../../solvers/sparse/csr.js';
-import { ColumnOutOfRangeError, JobNotFinishedError, JobNotFoundError, QuotaTooLargeError, RunNotFoundError, type JobError } from '../errors.js';
+import {
+  ColumnOutOfRangeError,
+  JobNotFinishedError,
+  JobNotFoundError,
+  QuotaTooLargeError,
+  RunNotFoundError,
+  type JobError,
+} from '../errors.js';
 import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
 import { jobFromDocument, type StoredInput } from '../store/jobDocument.js';
 import type { JobStore, RunContext } from '../store/jobStore.js';

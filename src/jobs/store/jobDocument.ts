@@ -139,7 +139,11 @@ export function runsOutcome(algorithms: readonly AlgorithmId[], result: JobResul
     if (unconverged < 0) outcome.converged.push(algorithm);
     else {
       const { status, stopReason } = columns[unconverged];
-      outcome.notConverged.push({ algorithm, status, stopReason: run.columns ? `Right-hand side ${unconverged}: ${stopReason}` : stopReason });
+      outcome.notConverged.push({
+        algorithm,
+        status,
+        stopReason: run.columns ? `Right-hand side ${unconverged}: ${stopReason}` : stopReason,
+      });
     }
   }
   return outcome;

@@ -344,7 +344,7 @@ export function createBlockMethod(
   initialGuess?: Float64Array,
 ): BlockIterativeMethod {
   const guess = checkInitialGuess(system, initialGuess);
-  const p = (name: string): number => parameters[name] as number;
+  const p = (name: string): number => parameters[name];
   switch (id) {
     case 'dgd':
       return new GradientBlock(system, rhs, 'dgd', p('alpha'), 0, guess);

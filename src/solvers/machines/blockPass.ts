@@ -158,7 +158,9 @@ function nativeBlockSolve(): (NativeSparse & Required<Pick<NativeSparse, 'choles
 function nativeBlockKernel(): (NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>) | null {
   if (activeBackend() !== 'native') return null;
   const csr = nativeCsr();
-  return csr !== null && typeof csr.csrBlockGradient === 'function' ? (csr as NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>) : null;
+  return csr !== null && typeof csr.csrBlockGradient === 'function'
+    ? (csr as NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>)
+    : null;
 }
 
 export type BlockPassKind = 'gradient' | 'projection';
@@ -223,7 +225,8 @@ export class BlockPass {
         values: machine.a.values,
         gram: kind === 'projection' ? currentThreadGramSolver(machine.gram) : null,
         native: this.csrKernel?.csrRows(p, system.n, machine.a.rowPtr, machine.a.colIdx, machine.a.values, machine.b) ?? null,
-        nativeLocal: kind === 'projection' ? (this.csrKernel?.csrRows(p, c, machine.a.rowPtr, local, machine.a.values, machine.b) ?? null) : null,
+        nativeLocal:
+          kind === 'projection' ? (this.csrKernel?.csrRows(p, c, machine.a.rowPtr, local, machine.a.values, machine.b) ?? null) : null,
         blockSolver:
           kind === 'projection' && this.solveKernel !== null
             ? this.solveKernel.choleskySolver(

@@ -27,7 +27,10 @@ class SharedBlock {
   private readonly buffers: Float64Array[];
   private live: number;
 
-  constructor(readonly method: BlockIterativeMethod, n: number) {
+  constructor(
+    readonly method: BlockIterativeMethod,
+    n: number,
+  ) {
     const K = method.columns;
     this.live = K;
     this.buffers = Array.from({ length: K }, () => new Float64Array(n));
