@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, ProblemDetails } from '../../src/jobs/types.js';
-import { startTestService, waitForJob, type TestService } from '../support/service.js';
+import { solveOverSocket, startTestService, type TestService } from '../support/service.js';
 
 let service: TestService;
 
@@ -24,17 +24,7 @@ const get = async <T>(url: string): Promise<{ status: number; body: T }> => {
   return { status: response.status, body: (await response.json()) as T };
 };
 
-async function solve(body: object): Promise<Job> {
-  const response = await fetch(`${service.baseUrl}/v1/jobs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(response.status, await response.clone().text()).toBe(202);
-  const job = await waitForJob(service.app, ((await response.json()) as Job).id, { timeoutMs: 300_000 });
-  expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-  return job;
-}
+const solve = (body: object): Promise<Job> => solveOverSocket(service, body);
 
 const n = 60;
 /** Tridiagonal, diagonally dominant. */

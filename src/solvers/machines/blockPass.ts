@@ -27,6 +27,7 @@ import {
   type NativeSparse,
 } from '../linalg/backend.js';
 import type { CsrMachineData, MachineData, SolverSystem } from './machineData.js';
+import { refinedGramSolve } from './csrMachine.js';
 import { currentThreadGramSolver, type GramSolver } from './placement.js';
 
 /** Row-major C = alpha op(A) B + beta C, op(A) m x kk (A stored kk x m when transposed), B kk x n, C m x n. */
@@ -99,6 +100,40 @@ function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: n
     }
     const d = r[i * p + i];
     for (let j = 0; j < w; j++) s[si + j] /= d;
+  }
+}
+
+/**
+ * The TypeScript form of the addon's csrBlockGradient: r = A X - B (p x w) with residual2[c] += |r_c|^2,
+ * and g += A^T r unless g is null; each stored entry read once for the w columns.
+ */
+function csrBlockSweep(
+  rowPtr: Int32Array,
+  colIdx: Int32Array,
+  values: Float64Array,
+  p: number,
+  w: number,
+  x: Float64Array,
+  b: Float64Array,
+  r: Float64Array,
+  g: Float64Array | null,
+  residual2: Float64Array,
+): void {
+  for (let k = 0; k < p; k++) {
+    const rk = k * w;
+    for (let j = 0; j < w; j++) r[rk + j] = -b[rk + j];
+    for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
+      const v = values[e];
+      const xj = colIdx[e] * w;
+      for (let j = 0; j < w; j++) r[rk + j] += v * x[xj + j];
+    }
+    for (let j = 0; j < w; j++) residual2[j] += r[rk + j] * r[rk + j];
+    if (g === null) continue;
+    for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
+      const v = values[e];
+      const gj = colIdx[e] * w;
+      for (let j = 0; j < w; j++) g[gj + j] += v * r[rk + j];
+    }
   }
 }
 
@@ -181,6 +216,7 @@ export class BlockPass {
   private readonly unusedSquares: Float64Array;
   private readonly rowVector: Float64Array;
   private readonly rowVector2: Float64Array;
+  private readonly rowVector3: Float64Array;
   private readonly supportVector: Float64Array;
   private readonly csrKernel = nativeBlockKernel();
   private readonly solveKernel = nativeBlockSolve();
@@ -247,6 +283,7 @@ export class BlockPass {
     this.unusedSquares = new Float64Array(K);
     this.rowVector = new Float64Array(largestP);
     this.rowVector2 = new Float64Array(largestP);
+    this.rowVector3 = new Float64Array(largestP);
     this.supportVector = new Float64Array(largestC);
   }
 
@@ -314,28 +351,9 @@ export class BlockPass {
         continue;
       }
       // CSR: row k read once for the w columns: r_k = a_k X - b_k, then G += a_k^T r_k.
-      if (machine.native !== null && this.csrKernel !== null) {
+      if (machine.native !== null && this.csrKernel !== null)
         this.csrKernel.csrBlockGradient(machine.native, w, x, machine.packedRhs, r, g, residual2);
-        continue;
-      }
-      const { rowPtr, values } = machine;
-      const global = machine.data.a.colIdx;
-      const b = machine.packedRhs;
-      for (let k = 0; k < p; k++) {
-        const rk = k * w;
-        for (let j = 0; j < w; j++) r[rk + j] = -b[rk + j];
-        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
-          const v = values[e];
-          const xj = global[e] * w;
-          for (let j = 0; j < w; j++) r[rk + j] += v * x[xj + j];
-        }
-        for (let j = 0; j < w; j++) residual2[j] += r[rk + j] * r[rk + j];
-        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
-          const v = values[e];
-          const gj = global[e] * w;
-          for (let j = 0; j < w; j++) g[gj + j] += v * r[rk + j];
-        }
-      }
+      else csrBlockSweep(machine.rowPtr, machine.data.a.colIdx, machine.values, p, w, x, machine.packedRhs, r, g, residual2);
     }
   }
 
@@ -374,17 +392,7 @@ export class BlockPass {
     const b = machine.packedRhs;
     const r = this.rowBlock;
     if (machine.native !== null && this.csrKernel !== null) this.csrKernel.csrBlockGradient(machine.native, w, x, b, r, null, residual2);
-    else
-      for (let k = 0; k < p; k++) {
-        const rk = k * w;
-        for (let j = 0; j < w; j++) r[rk + j] = -b[rk + j];
-        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
-          const v = values[e];
-          const xj = global[e] * w;
-          for (let j = 0; j < w; j++) r[rk + j] += v * x[xj + j];
-        }
-        for (let j = 0; j < w; j++) residual2[j] += r[rk + j] * r[rk + j];
-      }
+    else csrBlockSweep(rowPtr, global, values, p, w, x, b, r, null, residual2);
     const y = this.rowBlock2;
     const solver = machine.blockSolver;
     const local = machine.nativeLocal;
@@ -427,27 +435,9 @@ export class BlockPass {
     }
   }
 
-  /** y = G_i^{-1} r with the machine's refinement corrections s = r - A_i (A_i^T y), y += G_i^{-1} s. */
+  /** y = G_i^{-1} r with the machine's refinement corrections (./csrMachine.ts). */
   private solveGram(machine: CsrBlockMachine, r: Float64Array, y: Float64Array): void {
-    const gram = machine.gram as GramSolver;
-    const { p, c, rowPtr, colIdx, values } = machine;
-    gram.solve(r, y);
-    const u = this.supportVector;
-    const correction = new Float64Array(p);
-    for (let step = 0; step < machine.data.gramRefinement; step++) {
-      u.fill(0, 0, c);
-      for (let k = 0; k < p; k++) {
-        const yk = y[k];
-        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) u[colIdx[e]] += yk * values[e];
-      }
-      for (let k = 0; k < p; k++) {
-        let s = r[k];
-        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) s -= values[e] * u[colIdx[e]];
-        correction[k] = s;
-      }
-      gram.solve(correction, correction);
-      for (let k = 0; k < p; k++) y[k] += correction[k];
-    }
+    refinedGramSolve(machine.gram as GramSolver, machine, machine.data.gramRefinement, r, y, this.supportVector, this.rowVector3);
   }
 
   /** out (n x w) = sum_i terms[i] scattered from the supports, in machine order. */
