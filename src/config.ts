@@ -44,6 +44,8 @@ const configSchema = z.object({
   MAX_UPLOAD_BYTES: integer(2 ** 30, 1024),
   /** Most machines a partition may use. */
   MAX_MACHINES: integer(1024, 1),
+  /** Most right-hand sides a solve job's rhs may list (422 above). */
+  MAX_RHS: integer(64, 1),
   /** Upper limit on a job's maxIterations. */
   MAX_ITERATIONS_LIMIT: integer(1_000_000, 1),
   DEFAULT_TOLERANCE: positive(1e-8),

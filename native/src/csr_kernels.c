@@ -36,6 +36,36 @@ NO_CONTRACTION double csr_fused_gradient(size_t rows, size_t cols, const int32_t
   return residual2;
 }
 
+/*
+ * The block form over w right-hand sides (row-major blocks: entry (j, c) at j w + c): r = A X - B (rows x w)
+ * with residual2[c] += |r_c|^2, and, when g is not NULL, g += A^T r (cols x w), each stored entry read once
+ * for the w columns. With x NULL, r is given (b and residual2 unused): g += A^T r alone.
+ */
+static void csr_block_gradient(size_t rows, size_t w, const int32_t* restrict row_ptr, const int32_t* restrict col_idx,
+                               const double* restrict values, const double* restrict x, const double* restrict b,
+                               double* restrict r, double* restrict g, double* restrict residual2) {
+  for (size_t k = 0; k < rows; k++) {
+    const int32_t from = row_ptr[k], to = row_ptr[k + 1];
+    double* restrict rk = r + k * w;
+    if (x != NULL) {
+      const double* restrict bk = b + k * w;
+      for (size_t c = 0; c < w; c++) rk[c] = -bk[c];
+      for (int32_t e = from; e < to; e++) {
+        const double v = values[e];
+        const double* restrict xe = x + (size_t)col_idx[e] * w;
+        for (size_t c = 0; c < w; c++) rk[c] += v * xe[c];
+      }
+      for (size_t c = 0; c < w; c++) residual2[c] += rk[c] * rk[c];
+    }
+    if (g == NULL) continue;
+    for (int32_t e = from; e < to; e++) {
+      const double v = values[e];
+      double* restrict ge = g + (size_t)col_idx[e] * w;
+      for (size_t c = 0; c < w; c++) ge[c] += v * rk[c];
+    }
+  }
+}
+
 typedef struct {
   size_t rows, cols;
   const int32_t* row_ptr;
@@ -113,10 +143,52 @@ static napi_value CsrFusedGradient(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/*
+ * csrBlockGradient(handle, w, x | null, b, r, g | null, residual2): csr_block_gradient on the handle's rows (its b
+ * unused); x null: g += A^T r with r given.
+ */
+static napi_value CsrBlockGradient(napi_env env, napi_callback_info info) {
+  const char* name = "csrBlockGradient";
+  napi_value argv[7];
+  if (!get_args(env, info, name, 7, argv)) return NULL;
+  const CsrRows* rows = external_data(env, argv[0]);
+  if (rows == NULL) return throw_type(env, name, 0, "a handle from csrRows");
+  int32_t w;
+  double *x, *b, *r, *g = NULL, *residual2;
+  size_t x_len, b_len, r_len, g_len = 0, res_len;
+  if (!get_count(env, argv[1], &w)) return throw_type(env, name, 1, "a non-negative 32-bit integer");
+  napi_valuetype x_type;
+  napi_typeof(env, argv[2], &x_type);
+  x = NULL;
+  x_len = 0;
+  if (x_type != napi_null && !get_typed(env, argv[2], napi_float64_array, (void**)&x, &x_len))
+    return throw_type(env, name, 2, "a Float64Array or null");
+  if (!get_typed(env, argv[3], napi_float64_array, (void**)&b, &b_len)) return throw_type(env, name, 3, "a Float64Array");
+  if (!get_typed(env, argv[4], napi_float64_array, (void**)&r, &r_len)) return throw_type(env, name, 4, "a Float64Array");
+  napi_valuetype g_type;
+  napi_typeof(env, argv[5], &g_type);
+  if (g_type != napi_null && !get_typed(env, argv[5], napi_float64_array, (void**)&g, &g_len))
+    return throw_type(env, name, 5, "a Float64Array or null");
+  if (!get_typed(env, argv[6], napi_float64_array, (void**)&residual2, &res_len)) return throw_type(env, name, 6, "a Float64Array");
+  const size_t width = (size_t)w;
+  if (x != NULL && x_len < rows->cols * width) return throw_range(env, name, "x is shorter than cols w");
+  if (x == NULL && g == NULL) return throw_range(env, name, "x and g are both null");
+  if (b_len < rows->rows * width || r_len < rows->rows * width) return throw_range(env, name, "b or r is shorter than rows w");
+  if (g != NULL && g_len < rows->cols * width) return throw_range(env, name, "g is shorter than cols w");
+  if (res_len < width) return throw_range(env, name, "residual2 is shorter than w");
+  /* Written arrays must not overlap the read ones. */
+  if (x != NULL && ((r < x + x_len && x < r + r_len) || (r < b + b_len && b < r + r_len))) return throw_range(env, name, "r overlaps x or b");
+  if (g != NULL && ((x != NULL && g < x + x_len && x < g + g_len) || (g < r + r_len && r < g + g_len) || (g < b + b_len && b < g + g_len)))
+    return throw_range(env, name, "g overlaps x, b or r");
+  csr_block_gradient(rows->rows, width, rows->row_ptr, rows->col_idx, rows->values, x, b, r, g, residual2);
+  return NULL;
+}
+
 void register_csr_kernels(napi_env env, napi_value exports) {
   napi_property_descriptor functions[] = {
       {"csrRows", NULL, CsrRowsHandle, NULL, NULL, NULL, napi_enumerable, NULL},
       {"csrFusedGradient", NULL, CsrFusedGradient, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"csrBlockGradient", NULL, CsrBlockGradient, NULL, NULL, NULL, napi_enumerable, NULL},
   };
   napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions);
 }

@@ -287,6 +287,53 @@ static napi_value CholeskySolveUpper(napi_env env, napi_callback_info info) {
   return solve_with(env, info, "choleskySolveUpper", SOLVE_UPPER);
 }
 
+/*
+ * choleskySolveBlock(handle, b, w): b[0 .. n w) = G^{-1} b for w right-hand sides at once, b row-major n x w
+ * (entry (k, c) at k w + c): the sweeps of choleskySolve with each entry of L read once for the w columns.
+ */
+static napi_value CholeskySolveBlock(napi_env env, napi_callback_info info) {
+  const char* name = "choleskySolveBlock";
+  napi_value argv[3];
+  if (!get_args(env, info, name, 3, argv)) return NULL;
+  const Solver* solver = external_data(env, argv[0]);
+  if (solver == NULL) return throw_type(env, name, 0, "a handle from choleskySolver");
+  double* b;
+  size_t b_len;
+  int32_t width;
+  if (!get_typed(env, argv[1], napi_float64_array, (void**)&b, &b_len)) return throw_type(env, name, 1, "a Float64Array");
+  if (!get_count(env, argv[2], &width)) return throw_type(env, name, 2, "a non-negative 32-bit integer");
+  const size_t n = (size_t)solver->n, w = (size_t)width;
+  if (n * w > b_len) return throw_range(env, name, "b is shorter than n w");
+  double* restrict z = malloc(sizeof(double) * (n * w + 1));
+  if (!z) return throw_range(env, name, "out of memory");
+  const int32_t *restrict perm = solver->perm, *restrict cp = solver->col_ptr, *restrict ri = solver->row_idx;
+  const double* restrict lv = solver->values;
+  for (size_t k = 0; k < n; k++) memcpy(z + k * w, b + (size_t)perm[k] * w, w * sizeof(double));
+  for (size_t j = 0; j < n; j++) {
+    double* restrict zj = z + j * w;
+    const double d = lv[cp[j]];
+    for (size_t c = 0; c < w; c++) zj[c] /= d;
+    for (int32_t q = cp[j] + 1; q < cp[j + 1]; q++) {
+      const double l = lv[q];
+      double* restrict zr = z + (size_t)ri[q] * w;
+      for (size_t c = 0; c < w; c++) zr[c] -= l * zj[c];
+    }
+  }
+  for (size_t j = n; j-- > 0;) {
+    double* restrict zj = z + j * w;
+    for (int32_t q = cp[j] + 1; q < cp[j + 1]; q++) {
+      const double l = lv[q];
+      const double* restrict zr = z + (size_t)ri[q] * w;
+      for (size_t c = 0; c < w; c++) zj[c] -= l * zr[c];
+    }
+    const double d = lv[cp[j]];
+    for (size_t c = 0; c < w; c++) zj[c] /= d;
+  }
+  for (size_t k = 0; k < n; k++) memcpy(b + (size_t)perm[k] * w, z + k * w, w * sizeof(double));
+  free(z);
+  return NULL;
+}
+
 static napi_value SparseConfig(napi_env env, napi_callback_info info) {
   (void)info;
   char text[160];
@@ -311,6 +358,7 @@ void register_sparse(napi_env env, napi_value exports) {
       {"choleskySolve", NULL, CholeskySolve, NULL, NULL, NULL, napi_enumerable, NULL},
       {"choleskySolveLower", NULL, CholeskySolveLower, NULL, NULL, NULL, napi_enumerable, NULL},
       {"choleskySolveUpper", NULL, CholeskySolveUpper, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"choleskySolveBlock", NULL, CholeskySolveBlock, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sparseConfig", NULL, SparseConfig, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sparseLiveBlocks", NULL, SparseLiveBlocks, NULL, NULL, NULL, napi_enumerable, NULL},
   };

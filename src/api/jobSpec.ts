@@ -102,15 +102,7 @@ export async function toJobSpec(
 
   const { partition, echo } = await jobPartition(body.partition, n, limits, partitions, jobs);
 
-  let rhs: Float64Array | null = null;
-  const given = body.rhs;
-  if (given !== undefined && given !== null) {
-    rhs = atField(vectorPointer('rhs'), () => {
-      if (given.length !== n)
-        throw new DimensionMismatchError(`rhs has ${given.length} entries but the matrix has n = ${n} rows.`, { length: given.length, n });
-      return entriesToVector(given, 'rhs');
-    });
-  }
+  const { rhs, rhsColumns } = rightHandSides(body, n, cols, config);
 
   const algorithms: AlgorithmId[] = body.type === 'solve' ? [...new Set(body.algorithms ?? ALGORITHM_IDS)] : [];
   const options = atField(optionsPointer, () => jobOptions(body.options, config, body.type));
@@ -129,6 +121,7 @@ export async function toJobSpec(
     n,
     matrix,
     rhs,
+    rhsColumns,
     m: partition.m,
     assignment: partition.assignment,
     partition: echo,
@@ -139,6 +132,53 @@ export async function toJobSpec(
     notify: body.notify ?? null,
     labels: body.labels ?? {},
   };
+}
+
+/** One vector's entries (length n), its errors at `field`. */
+function rightHandSide(given: readonly (number | string)[], n: number, field: string): Float64Array {
+  return atField(vectorPointer(field), () => {
+    if (given.length !== n)
+      throw new DimensionMismatchError(`${field} has ${given.length} entries but the matrix has n = ${n} rows.`, {
+        length: given.length,
+        n,
+      });
+    return entriesToVector(given, field);
+  });
+}
+
+/**
+ * b of the request: one vector, or a list of k (solve jobs on square systems, k <= MAX_RHS) stored column
+ * after column (n k values); a list of one is that vector alone.
+ */
+function rightHandSides(body: CreateJobRequest, n: number, cols: number, config: Config): { rhs: Float64Array | null; rhsColumns: number } {
+  const given = body.rhs;
+  if (given === undefined || given === null) return { rhs: null, rhsColumns: 1 };
+  if (!given.some((entry) => Array.isArray(entry))) return { rhs: rightHandSide(given as (number | string)[], n, 'rhs'), rhsColumns: 1 };
+  const columns = given as (number | string)[][];
+  atField('/rhs', () => {
+    if (columns.length > config.MAX_RHS) {
+      throw new InvalidParameterError(`rhs lists ${columns.length} right-hand sides; at most MAX_RHS = ${config.MAX_RHS} are allowed.`, {
+        parameter: 'rhs',
+        columns: columns.length,
+        maxRhs: config.MAX_RHS,
+      });
+    }
+    if (columns.length > 1 && body.type !== 'solve') {
+      throw new InvalidParameterError(`Several right-hand sides are for solve jobs; a ${body.type} job takes one rhs (or none).`, {
+        parameter: 'rhs',
+      });
+    }
+    // A tall system's runs aim at x_LS or x_W, which depend on b: computed for one b per job.
+    if (columns.length > 1 && cols < n) {
+      throw new InvalidParameterError(
+        `Several right-hand sides are not supported on a tall (${n} x ${cols}) system; give one rhs per job.`,
+        { parameter: 'rhs', rows: n, columns: cols },
+      );
+    }
+  });
+  const rhs = new Float64Array(n * columns.length);
+  columns.forEach((column, j) => rhs.set(rightHandSide(column, n, `rhs/${j}`), j * n));
+  return { rhs, rhsColumns: columns.length };
 }
 
 /**

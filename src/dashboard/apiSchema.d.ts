@@ -705,8 +705,8 @@ export interface components {
              */
             type: "analyze" | "solve" | "advise";
             matrix: components["schemas"]["MatrixInput"];
-            /** @description b (length n). Absent: b = A * ones(n), so the true solution is known. */
-            rhs?: (number | string)[] | null;
+            /** @description b (length n), or a list of k right-hand sides. Absent: b = A * ones(n), so the true solution is known. */
+            rhs?: ((number | string)[] | (number | string)[][]) | null;
             partition: components["schemas"]["PartitionInput"];
             /** @description Algorithms to run (solve jobs; default all six). Ignored for analyze and advise. */
             algorithms?: [
@@ -1365,6 +1365,31 @@ export interface components {
             /** @description cause transient: the iteration of that predicted peak. */
             predictedIteration: number | null;
         };
+        /** @description How a run of one right-hand side ended. */
+        RunColumn: {
+            status: components["schemas"]["RunStatus"];
+            iterations: number;
+            /** @description |A x - b| / |b| of the returned solution (null when not finite). */
+            relativeResidual: number | null;
+            /** @description |x - x*| / |x*| when the true solution is known (rhs omitted); on a tall system, to the run's target when the system is inconsistent or x* is unknown. */
+            relativeError: number | null;
+            /**
+             * @description Present when A is tall (N > n): where this run converges, x_LS = argmin |A x - b| (DGD, D-NAG, D-HBM) or the block-weighted x_W (APC, Cimmino, MLM); the same point when the system is consistent.
+             * @enum {string}
+             */
+            target?: "least-squares" | "block-weighted";
+            empiricalRate: number | null;
+            theoreticalRate: number | null;
+            parameters: components["schemas"]["Parameters"];
+            wallTimeMs: number;
+            /** @description Why the run stopped, with the diagnosis of a residual that grew. */
+            stopReason: string;
+            /** @description eps kappa(A): the relative residual double precision allows (stagnation is judged near it). */
+            attainableAccuracy?: number | null;
+            /** @description null: the relative residual never rose above its initial value. */
+            growth?: components["schemas"]["ResidualGrowth"] | null;
+            tracePoints: number;
+        };
         Run: {
             status: components["schemas"]["RunStatus"];
             iterations: number;
@@ -1388,6 +1413,8 @@ export interface components {
             /** @description null: the relative residual never rose above its initial value. */
             growth?: components["schemas"]["ResidualGrowth"] | null;
             tracePoints: number;
+            /** @description Several right-hand sides (rhs given as a list of k > 1): column j summarized, as a job of rhs[j] alone reports its run (relativeError null: x* is unknown); the top-level fields are column 0's. Absent for one right-hand side. */
+            columns?: components["schemas"]["RunColumn"][];
         };
         /** @description Which runs converged and how the others ended; the job itself succeeded either way (it ran). */
         RunsOutcome: {
@@ -2966,7 +2993,10 @@ export interface operations {
     };
     getRunTrace: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The right-hand side (0-based) of a job given several: 0 by default. Not an integer >= 0: 400; past the last: 422 (`column-out-of-range`), both naming `column`. */
+                column?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -2986,7 +3016,7 @@ export interface operations {
                     "text/csv": string;
                 };
             };
-            /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
+            /** @description The id is longer than 64 characters, the algorithm is not one of the six, or `column` is not an integer >= 0 (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3015,6 +3045,15 @@ export interface operations {
             };
             /** @description `Accept` admits none of application/json, text/csv (`not-acceptable`). */
             406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `column` is past the last right-hand side of the job (`column-out-of-range`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3061,7 +3100,10 @@ export interface operations {
     };
     getRunSolution: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The right-hand side (0-based) of a job given several: 0 by default. Not an integer >= 0: 400; past the last: 422 (`column-out-of-range`), both naming `column`. */
+                column?: number;
+            };
             header?: never;
             path: {
                 id: string;
@@ -3083,7 +3125,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`). */
+            /** @description The id is longer than 64 characters, the algorithm is not one of the six, or `column` is not an integer >= 0 (`invalid-request`). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3112,6 +3154,15 @@ export interface operations {
             };
             /** @description `Accept` admits none of application/json, text/csv, application/x-matrix-market, application/octet-stream (`not-acceptable`). */
             406: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description `column` is past the last right-hand side of the job (`column-out-of-range`). */
+            422: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -20,6 +20,7 @@ import { activeBackend, nativeBlas } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
 import { adviseWork } from '../solvers/partitioning/advisor.js';
 import type { Problem, SparseProblem } from '../solvers/problem.js';
+import { multipleRhsWork } from '../solvers/runner/multipleRhs.js';
 import { startRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
 import { SnapshotMismatchError, type RunSnapshot } from '../solvers/runner/snapshot.js';
 import type { RunResult } from '../solvers/runner/types.js';
@@ -28,7 +29,7 @@ import { RunningJobs } from './runningJobs.js';
 import type { JobCheckpoint } from './store/checkpointCodec.js';
 import type { RunOutput } from './store/jobStore.js';
 import type { ReadyJob } from './store/readyJob.js';
-import type { JobResult, RunSummary } from './types.js';
+import type { JobResult, RunColumnSummary, RunSummary } from './types.js';
 
 /** What the computation reads of a ready job. */
 export type ComputeInput = Pick<ReadyJob, 'type' | 'matrix' | 'rhs' | 'partition' | 'algorithms' | 'options'> &
@@ -53,7 +54,7 @@ export interface ComputeOutcome {
   runs: RunOutput[];
 }
 
-function summarizeRun(run: RunResult): RunSummary {
+function summarizeRun(run: RunResult): RunColumnSummary {
   return {
     status: run.status,
     iterations: run.iterations,
@@ -109,12 +110,24 @@ export async function withThreadBudget<T>(stage: () => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * The right-hand sides of a job given several (stored column after column), else null: the system
+ * is set up once with the first, and the runs iterate all of them (../solvers/runner/multipleRhs.ts).
+ */
+function rightHandSides(input: ComputeInput): Float64Array[] | null {
+  const { rhs } = input;
+  const n = input.matrix.A.rows;
+  if (rhs === null || rhs.length <= n) return null;
+  return Array.from({ length: rhs.length / n }, (_, j) => rhs.subarray(j * n, (j + 1) * n));
+}
+
 function problemOf(input: ComputeInput): Problem | SparseProblem {
+  const rhs = rightHandSides(input)?.[0] ?? input.rhs;
   switch (input.matrix.storage) {
     case 'dense':
-      return createProblem({ A: input.matrix.A, rhs: input.rhs, partition: input.partition });
+      return createProblem({ A: input.matrix.A, rhs, partition: input.partition });
     case 'csr':
-      return createProblem({ A: input.matrix.A, rhs: input.rhs, partition: input.partition });
+      return createProblem({ A: input.matrix.A, rhs, partition: input.partition });
   }
 }
 
@@ -219,10 +232,10 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   if (input.type === 'solve') {
     schedule.saveIfDue(null);
     const spectral = spectralDataOf(analysis);
-    const runOnce = async (algorithm: AlgorithmId, resumeFrom: RunSnapshot | undefined): Promise<RunResult> => {
-      applyThreadBudget(runningJobs);
+    const rhs = rightHandSides(input);
+    const runOptions = (algorithm: AlgorithmId) => {
       const { options } = input;
-      running = startRun(system, algorithm, spectral, {
+      return {
         tolerance: options.tolerance,
         absoluteTolerance: options.absoluteTolerance,
         errorTolerance: options.errorTolerance,
@@ -234,8 +247,11 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
         parameters: options.parameters[algorithm],
         traceCap: settings.traceCap,
         signal,
-        resumeFrom,
-      });
+      };
+    };
+    const runOnce = async (algorithm: AlgorithmId, resumeFrom: RunSnapshot | undefined): Promise<RunResult> => {
+      applyThreadBudget(runningJobs);
+      running = startRun(system, algorithm, spectral, { ...runOptions(algorithm), resumeFrom });
       try {
         return await runCooperatively(running.work, cooperative);
       } finally {
@@ -250,6 +266,36 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
       let summary: RunSummary;
       let output: RunOutput;
       const finished = resume?.runs[k];
+      if (rhs !== null) {
+        // Several right-hand sides: no snapshot of the block (checkpoints keep the analysis only), so
+        // a resumed attempt runs every algorithm again from its start.
+        let columns: RunResult[];
+        try {
+          applyThreadBudget(runningJobs);
+          columns = await runCooperatively(multipleRhsWork(system, algorithm, spectral, runOptions(algorithm), rhs), cooperative);
+        } catch (error) {
+          if (error instanceof CancelledError) {
+            cancelled = true;
+            break;
+          }
+          throw error;
+        }
+        const [first, ...others] = columns;
+        summary = { ...summarizeRun(first), columns: columns.map(summarizeRun) };
+        output = {
+          algorithm,
+          solution: first.solution,
+          trace: first.trace,
+          otherColumns: others.map((column) => ({ solution: column.solution, trace: column.trace })),
+        };
+        result.runs[algorithm] = summary;
+        runs.push(output);
+        if (columns.some((column) => column.status === 'cancelled')) {
+          cancelled = true;
+          break;
+        }
+        continue;
+      }
       if (finished?.algorithm === algorithm) {
         ({ summary } = finished);
         output = { algorithm, solution: finished.solution, trace: finished.trace };

@@ -4,6 +4,7 @@
 export const JOB_ERROR_CODES = [
   'job-not-found',
   'run-not-found',
+  'column-out-of-range',
   'job-not-finished',
   'store-unavailable',
   'invalid-cursor',
@@ -46,6 +47,21 @@ export class RunNotFoundError extends JobError {
     reason: string,
   ) {
     super(`Job '${jobId}' has no ${algorithm} run: ${reason}.`);
+  }
+}
+
+/** A trace or solution asked for at ?column=j of a job with fewer right-hand sides. */
+export class ColumnOutOfRangeError extends JobError {
+  readonly code = 'column-out-of-range';
+  constructor(
+    readonly jobId: string,
+    readonly column: number,
+    readonly columns: number,
+  ) {
+    super(
+      `column ${column} is out of range: job '${jobId}' has ${columns} right-hand side${columns === 1 ? '' : 's'} ` +
+        `(column 0${columns > 1 ? ` to ${columns - 1}` : ''}).`,
+    );
   }
 }
 

@@ -8,7 +8,7 @@
  */
 import type { SolverErrorCode } from '../solvers/errors.js';
 import { SolverError } from '../solvers/errors.js';
-import { JobError, type JobErrorCode } from './errors.js';
+import { ColumnOutOfRangeError, JobError, type JobErrorCode } from './errors.js';
 import type { FieldProblem, ProblemDetails } from './types.js';
 
 /** What GET /problems/{code} says about a problem type. */
@@ -125,6 +125,11 @@ const CATALOG = {
     status: 404,
     title: 'Job not found',
     description: 'No job with this id (it may never have existed, or has expired or been deleted).',
+  },
+  'column-out-of-range': {
+    status: 422,
+    title: 'Column out of range',
+    description: 'The `column` query parameter names a right-hand side the job does not have (columns are 0 .. k - 1).',
   },
   'run-not-found': {
     status: 404,
@@ -279,6 +284,9 @@ export function problemFromTypedError(error: unknown): ProblemDetails | null {
     const problem = makeProblem(error.code, error.message);
     if (Object.keys(error.details).length > 0) problem.details = error.details;
     return problem;
+  }
+  if (error instanceof ColumnOutOfRangeError) {
+    return makeProblem(error.code, error.message, { errors: [fieldProblem('query', '/column', error.message)] });
   }
   if (error instanceof JobError) return makeProblem(error.code, error.message);
   return null;

@@ -131,8 +131,8 @@ export class RedisJobService implements JobService {
     return this.jobs.remove(id, owner);
   }
 
-  trace(id: string, algorithm: AlgorithmId, owner?: string): Promise<TraceView> {
-    return this.jobs.trace(id, algorithm, owner);
+  trace(id: string, algorithm: AlgorithmId, owner?: string, column = 0): Promise<TraceView> {
+    return this.jobs.trace(id, algorithm, owner, column);
   }
 
   partition(id: string, owner?: string): Promise<JobPartition> {
@@ -143,8 +143,8 @@ export class RedisJobService implements JobService {
     return this.jobs.matrix(id, this.limits, owner);
   }
 
-  solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array> {
-    return this.jobs.solution(id, algorithm, owner);
+  solution(id: string, algorithm: AlgorithmId, owner?: string, column = 0): Promise<Float64Array> {
+    return this.jobs.solution(id, algorithm, owner, column);
   }
 
   async subscribe(id: string, listener: (event: JobEvent) => void, owner?: string): Promise<() => void> {

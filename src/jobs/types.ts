@@ -217,8 +217,10 @@ export interface JobSpec {
     | { kind: 'stored'; matrixId: string; nnz: number };
   /** The storage the job is planned to compute on (the worker reports the one it ran on). */
   storage: MatrixStorage;
-  /** Null: b = A * ones(n), so x* = ones(n) is known. */
+  /** Null: b = A * ones(n), so x* = ones(n) is known. Several right-hand sides: column after column (n rhsColumns values). */
   rhs: Float64Array | null;
+  /** Right-hand sides in rhs (absent or 1: one, or none). */
+  rhsColumns?: number;
   m: number;
   /** assignment[k] = machine of row k. */
   assignment: Int32Array;
@@ -239,7 +241,7 @@ export interface JobSpec {
  * without its arrays. It is stored as JSON, which has no NaN or Infinity, so the residual of a run
  * that diverged to non-finite values, and a rate that is not finite, read back as null.
  */
-export type RunSummary = Pick<
+export type RunColumnSummary = Pick<
   RunResult,
   'status' | 'iterations' | 'relativeError' | 'empiricalRate' | 'parameters' | 'wallTimeMs' | 'stopReason' | 'target'
 > & {
@@ -252,6 +254,12 @@ export type RunSummary = Pick<
   /** Points of the stored trace. */
   tracePoints: number;
 };
+
+/**
+ * A run's summary; with several right-hand sides its top-level fields are column 0's and `columns`
+ * summarizes every column (absent for one right-hand side).
+ */
+export type RunSummary = RunColumnSummary & { columns?: RunColumnSummary[] };
 
 /** Which runs of a finished solve job converged, and how the others ended (derived from result.runs). */
 export interface RunsOutcome {
@@ -436,8 +444,9 @@ export interface JobService {
   /** Removes a finished job and everything stored for it. Throws JobNotFoundError, JobNotFinishedError. */
   remove(id: string, owner?: string): Promise<void>;
   /** Throws JobNotFoundError, RunNotFoundError. */
-  trace(id: string, algorithm: AlgorithmId, owner?: string): Promise<TraceView>;
-  solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array>;
+  /** `column`: the right-hand side (default 0; ColumnOutOfRangeError past the job's last). */
+  trace(id: string, algorithm: AlgorithmId, owner?: string, column?: number): Promise<TraceView>;
+  solution(id: string, algorithm: AlgorithmId, owner?: string, column?: number): Promise<Float64Array>;
   /** The job's partition in full. Throws JobNotFoundError. */
   partition(id: string, owner?: string): Promise<JobPartition>;
   /**

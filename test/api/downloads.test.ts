@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPENAPI_PATH } from '../../scripts/generateOpenapi.js';
 import type { Job, ProblemDetails } from '../../src/jobs/types.js';
 import type { paths } from '../../src/dashboard/apiSchema.js';
-import { startTestService, waitForJob, type TestService } from '../support/service.js';
+import { solveOverSocket, startTestService, type TestService } from '../support/service.js';
 
 type Trace = paths['/v1/jobs/{id}/runs/{algorithm}/trace']['get']['responses'][200]['content']['application/json'];
 type Solution = paths['/v1/jobs/{id}/runs/{algorithm}/solution']['get']['responses'][200]['content']['application/json'];
@@ -40,17 +40,7 @@ afterAll(async () => {
 const get = (url: string, accept?: string): Promise<Response> =>
   fetch(`${service.baseUrl}${url}`, accept === undefined ? {} : { headers: { accept } });
 
-async function solve(body: object): Promise<Job> {
-  const response = await fetch(`${service.baseUrl}/v1/jobs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify(body),
-  });
-  expect(response.status, await response.clone().text()).toBe(202);
-  const job = await waitForJob(service.app, ((await response.json()) as Job).id, { timeoutMs: 300_000 });
-  expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-  return job;
-}
+const solve = (body: object): Promise<Job> => solveOverSocket(service, body);
 
 /** A CSV cell as the JSON has it: empty is null. */
 const fromCell = (cell: string): number | null => (cell === '' ? null : Number(cell));

@@ -154,14 +154,18 @@ describe('the OpenAPI document', () => {
       const schemas = document.components.schemas;
       const forms = (schemas.MatrixInput.oneOf as { properties: Record<string, Record<string, unknown>> }[]).map((form) => form.properties);
       const [dense, coo, matrixMarket] = forms;
-      const rhs = (schemas.CreateJobRequestInput.properties as Record<string, { anyOf: Record<string, unknown>[] }>).rhs.anyOf[0];
+      // rhs: one vector, or a list of vectors (each limited like one), nullable.
+      const [one, several] = (schemas.CreateJobRequestInput.properties as Record<string, { anyOf: { anyOf: Record<string, unknown>[] }[] }>)
+        .rhs.anyOf[0].anyOf;
       return {
         denseRows: dense.data.maxItems,
         denseRow: schemas.DenseRowInput.maxItems,
         cooN: coo.rows.maximum,
         cooEntries: coo.entries.maxItems,
         matrixMarketText: matrixMarket.data.maxLength,
-        rhs: rhs.maxItems,
+        rhs: one.maxItems,
+        rhsEach: (several.items as Record<string, unknown>).maxItems,
+        rhsColumns: several.maxItems,
       };
     };
     const defaults = loadConfig({});
@@ -172,14 +176,26 @@ describe('the OpenAPI document', () => {
       cooEntries: defaults.MAX_NNZ,
       matrixMarketText: defaults.BODY_LIMIT_BYTES,
       rhs: Math.max(defaults.MAX_N, defaults.MAX_N_SPARSE),
+      rhsEach: Math.max(defaults.MAX_N, defaults.MAX_N_SPARSE),
+      rhsColumns: defaults.MAX_RHS,
     });
     const small = (await openApiDocumentWith({
       MAX_N: '50',
       MAX_N_SPARSE: '70',
       MAX_NNZ: '900',
       BODY_LIMIT_BYTES: '4096',
+      MAX_RHS: '5',
     })) as OpenApiDocument;
-    expect(limits(small)).toEqual({ denseRows: 50, denseRow: 50, cooN: 70, cooEntries: 900, matrixMarketText: 4096, rhs: 70 });
+    expect(limits(small)).toEqual({
+      denseRows: 50,
+      denseRow: 50,
+      cooN: 70,
+      cooEntries: 900,
+      matrixMarketText: 4096,
+      rhs: 70,
+      rhsEach: 70,
+      rhsColumns: 5,
+    });
     expect(JSON.stringify(small)).not.toContain('x-limit');
   });
 

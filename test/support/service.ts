@@ -100,6 +100,19 @@ export async function waitForJob(
   }
 }
 
+/** POST /v1/jobs over the listening service's socket, then wait for the job to succeed (throws otherwise). */
+export async function solveOverSocket(service: TestService, body: object, timeoutMs = 300_000): Promise<Job> {
+  const response = await fetch(`${service.baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  if (response.status !== 202) throw new Error(`POST /v1/jobs: ${response.status} ${await response.text()}`);
+  const job = await waitForJob(service.app, ((await response.json()) as Job).id, { timeoutMs });
+  if (job.status !== 'succeeded') throw new Error(`job ${job.id} ended ${job.status}: ${JSON.stringify(job.error)}`);
+  return job;
+}
+
 export async function runJob(app: FastifyInstance, body: unknown, timeoutMs?: number): Promise<Job> {
   const { response, job } = await createJob(app, body);
   if (response.statusCode !== 202) throw new Error(`POST /v1/jobs: ${response.statusCode} ${response.body}`);

@@ -6,10 +6,14 @@ import type { JobService } from '../../jobs/types.js';
 import { negotiate } from '../contentNegotiation.js';
 import { SOLUTION_MEDIA_TYPES, TRACE_MEDIA_TYPES, solutionBytes, solutionCsv, solutionMatrixMarket, traceCsv } from '../downloads.js';
 import { ownerFilterOf } from '../plugins/auth.js';
-import { RunParamsSchema, SolutionSchema, TraceSchema } from '../schemas/job.js';
+import { RunColumnQuerySchema, RunParamsSchema, SolutionSchema, TraceSchema } from '../schemas/job.js';
 import { problemResponse, problemResponses } from '../schemas/problem.js';
 
-const BAD_RUN = problemResponse(400, 'The id is longer than 64 characters, or the algorithm is not one of the six (`invalid-request`).');
+const BAD_RUN = problemResponse(
+  400,
+  'The id is longer than 64 characters, the algorithm is not one of the six, or `column` is not an integer >= 0 (`invalid-request`).',
+);
+const BAD_COLUMN = problemResponse(422, '`column` is past the last right-hand side of the job (`column-out-of-range`).');
 const NO_SUCH_RUN = problemResponse(
   404,
   "No such job (`job-not-found`: never created, expired, deleted, or another API key's), or the job has no run of this " +
@@ -47,6 +51,7 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
           '`Accept` that admits neither.',
         ].join(' '),
         params: RunParamsSchema,
+        querystring: RunColumnQuerySchema,
         response: {
           200: {
             description: "The run's trace, as recorded so far.",
@@ -54,6 +59,7 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
           },
           ...BAD_RUN,
           ...NO_SUCH_RUN,
+          ...BAD_COLUMN,
           ...NOT_ACCEPTABLE(TRACE_MEDIA_TYPES),
           ...problemResponses(503),
         },
@@ -62,9 +68,12 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
     async (request, reply) => {
       const type = negotiate(request.headers.accept, TRACE_MEDIA_TYPES);
       const { id, algorithm } = request.params;
-      const trace = await jobService.trace(id, algorithm, ownerFilterOf(request));
+      const { column } = request.query;
+      const trace = await jobService.trace(id, algorithm, ownerFilterOf(request), column);
       reply.header('vary', 'Accept');
-      if (type === 'text/csv') return download(reply, 'text/csv; charset=utf-8', `${id}-${algorithm}-trace.csv`).send(traceCsv(trace));
+      const suffix = column > 0 ? `-column${column}` : '';
+      if (type === 'text/csv')
+        return download(reply, 'text/csv; charset=utf-8', `${id}-${algorithm}${suffix}-trace.csv`).send(traceCsv(trace));
       return reply.type('application/json; charset=utf-8').send({
         ...trace,
         relativeResidual: finiteOrNull(trace.relativeResidual),
@@ -90,6 +99,7 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
           'run; 406 for an `Accept` that admits none of these.',
         ].join(' '),
         params: RunParamsSchema,
+        querystring: RunColumnQuerySchema,
         response: {
           200: {
             description: "The run's solution x.",
@@ -104,6 +114,7 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
           },
           ...BAD_RUN,
           ...NO_SUCH_RUN,
+          ...BAD_COLUMN,
           ...NOT_ACCEPTABLE(SOLUTION_MEDIA_TYPES),
           ...problemResponses(503),
         },
@@ -112,15 +123,16 @@ export const runRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = (
     async (request, reply) => {
       const type = negotiate(request.headers.accept, SOLUTION_MEDIA_TYPES);
       const { id, algorithm } = request.params;
-      const x = await jobService.solution(id, algorithm, ownerFilterOf(request));
+      const { column } = request.query;
+      const x = await jobService.solution(id, algorithm, ownerFilterOf(request), column);
       reply.header('vary', 'Accept');
-      const name = `${id}-${algorithm}-solution`;
+      const name = `${id}-${algorithm}${column > 0 ? `-column${column}` : ''}-solution`;
       switch (type) {
         case 'text/csv':
           return download(reply, 'text/csv; charset=utf-8', `${name}.csv`).send(solutionCsv(x));
         case 'application/x-matrix-market':
           return download(reply, 'application/x-matrix-market', `${name}.mtx`).send(
-            solutionMatrixMarket(x, `solution x of the ${algorithm} run of job ${id}`),
+            solutionMatrixMarket(x, `solution x of the ${algorithm} run of job ${id}${column > 0 ? `, right-hand side ${column}` : ''}`),
           );
         case 'application/octet-stream':
           return download(reply, 'application/octet-stream', `${name}.f64`).send(solutionBytes(x));

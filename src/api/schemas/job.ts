@@ -102,7 +102,7 @@ export const ResidualGrowthSchema = z
   })
   .meta({ id: 'ResidualGrowth', description: 'The relative residual rose above its initial value: how much, and why.' });
 
-export const RunSummarySchema = z
+export const RunColumnSummarySchema = z
   .object({
     status: RunStatusSchema,
     iterations: z.number().int(),
@@ -132,7 +132,17 @@ export const RunSummarySchema = z
     growth: ResidualGrowthSchema.nullable().optional().describe('null: the relative residual never rose above its initial value.'),
     tracePoints: z.number().int(),
   })
-  .meta({ id: 'Run' });
+  .meta({ id: 'RunColumn', description: 'How a run of one right-hand side ended.' });
+
+export const RunSummarySchema = RunColumnSummarySchema.extend({
+  columns: z
+    .array(RunColumnSummarySchema)
+    .optional()
+    .describe(
+      'Several right-hand sides (rhs given as a list of k > 1): column j summarized, as a job of rhs[j] alone reports its run ' +
+        "(relativeError null: x* is unknown); the top-level fields are column 0's. Absent for one right-hand side.",
+    ),
+}).meta({ id: 'Run' });
 
 export const RunsOutcomeSchema = z
   .object({
@@ -339,6 +349,18 @@ assertSameShape<z.output<typeof TraceSchema>, TraceBody>(true);
 
 export const JobIdParamsSchema = z.object({ id: z.string().min(1).max(64) });
 export const RunParamsSchema = z.object({ id: z.string().min(1).max(64), algorithm: AlgorithmIdSchema });
+
+export const RunColumnQuerySchema = z.object({
+  column: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(0)
+    .describe(
+      'The right-hand side (0-based) of a job given several: 0 by default. Not an integer >= 0: 400; past the last: 422 ' +
+        '(`column-out-of-range`), both naming `column`.',
+    ),
+});
 
 export const JobPartitionSchema = z
   .object({

@@ -323,11 +323,21 @@ export const CreateJobRequestSchema = z
       ),
     matrix: MatrixInputSchema,
     rhs: z
-      .array(EntrySchema)
-      .meta(limitedBy('maxItems', 'LARGEST_N'))
+      .union([
+        z.array(EntrySchema).meta(limitedBy('maxItems', 'LARGEST_N')).describe('One right-hand side b (length n).'),
+        z
+          .array(z.array(EntrySchema).meta(limitedBy('maxItems', 'LARGEST_N')))
+          .min(1)
+          .meta(limitedBy('maxItems', 'MAX_RHS'))
+          .describe(
+            'Several right-hand sides b_1 .. b_k (each of length n, k <= MAX_RHS; solve jobs): one setup, the k columns iterated ' +
+              'together, each stopped by its own test; `runs[alg].columns[j]` summarizes column j, and the trace and solution ' +
+              'downloads take `?column=j`. A list of one vector is the same job as that vector alone.',
+          ),
+      ])
       .nullable()
       .optional()
-      .describe('b (length n). Absent: b = A * ones(n), so the true solution is known.'),
+      .describe('b (length n), or a list of k right-hand sides. Absent: b = A * ones(n), so the true solution is known.'),
     partition: PartitionInputSchema,
     algorithms: z
       .array(AlgorithmIdSchema)

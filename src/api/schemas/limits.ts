@@ -21,6 +21,8 @@ const LIMITS = {
   /** n of any matrix a job takes, dense or sparse: the length of rhs. */
   LARGEST_N: (config: Config) => Math.max(config.MAX_N, config.MAX_N_SPARSE),
   MAX_MACHINES: (config: Config) => config.MAX_MACHINES,
+  /** Right-hand sides of a solve job (rhs given as a list of vectors). */
+  MAX_RHS: (config: Config) => config.MAX_RHS,
   /** Characters of a string in a JSON body: at most its bytes (a gzip body's decompressed bytes are bounded alike). */
   BODY_LIMIT_BYTES: (config: Config) => config.BODY_LIMIT_BYTES,
 } satisfies Record<string, (config: Config) => number>;

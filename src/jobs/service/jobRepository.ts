@@ -7,7 +7,14 @@
 import type { Logger } from 'pino';
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
 import { nnzOf } from '../../solvers/sparse/csr.js';
-import { JobNotFinishedError, JobNotFoundError, QuotaTooLargeError, RunNotFoundError, type JobError } from '../errors.js';
+import {
+  ColumnOutOfRangeError,
+  JobNotFinishedError,
+  JobNotFoundError,
+  QuotaTooLargeError,
+  RunNotFoundError,
+  type JobError,
+} from '../errors.js';
 import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
 import { jobFromDocument, type StoredInput } from '../store/jobDocument.js';
 import type { JobStore, RunContext } from '../store/jobStore.js';
@@ -81,6 +88,7 @@ export class JobRepository {
           options,
           input,
           hasRhs: spec.rhs !== null,
+          rhsColumns: spec.rhsColumns,
           createdAt,
           storage,
           owner,
@@ -224,11 +232,11 @@ export class JobRepository {
     });
   }
 
-  async trace(id: string, algorithm: AlgorithmId, owner?: string): Promise<TraceView> {
+  async trace(id: string, algorithm: AlgorithmId, owner?: string, column = 0): Promise<TraceView> {
     return storeCall(async () => {
       await this.assertVisible(id, owner);
-      const trace = await this.store.trace(id, algorithm);
-      if (!trace) throw explainMissingRun(id, algorithm, await this.store.runContext(id));
+      const trace = await this.store.trace(id, algorithm, column);
+      if (!trace) throw explainMissingRun(id, algorithm, await this.store.runContext(id), column);
       return {
         algorithm,
         iteration: Array.from(trace.iteration),
@@ -265,18 +273,19 @@ export class JobRepository {
     });
   }
 
-  async solution(id: string, algorithm: AlgorithmId, owner?: string): Promise<Float64Array> {
+  async solution(id: string, algorithm: AlgorithmId, owner?: string, column = 0): Promise<Float64Array> {
     return storeCall(async () => {
       await this.assertVisible(id, owner);
-      const x = await this.store.solution(id, algorithm);
-      if (!x) throw explainMissingRun(id, algorithm, await this.store.runContext(id));
+      const x = await this.store.solution(id, algorithm, column);
+      if (!x) throw explainMissingRun(id, algorithm, await this.store.runContext(id), column);
       return x;
     });
   }
 }
 
-function explainMissingRun(id: string, algorithm: AlgorithmId, context: RunContext): JobError {
+function explainMissingRun(id: string, algorithm: AlgorithmId, context: RunContext, column = 0): JobError {
   if (!context.exists) return new JobNotFoundError(id);
+  if (column >= context.rhsColumns) return new ColumnOutOfRangeError(id, column, context.rhsColumns);
   if (context.type !== 'solve') return new RunNotFoundError(id, algorithm, `${context.type} jobs run no algorithms (submit a solve job)`);
   if (!context.algorithms.includes(algorithm)) {
     return new RunNotFoundError(id, algorithm, `it was not requested (the job runs ${context.algorithms.join(', ') || 'no algorithms'})`);

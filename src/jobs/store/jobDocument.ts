@@ -83,6 +83,8 @@ export interface NewDocument extends StoredJobSpec {
   labels: Labels;
   /** The matrix's content hash when the request carried the matrix; a worker records it for the others (`digest`). */
   digest: MatrixDigest | null;
+  /** Right-hand sides stored under the rhs key, column after column (absent or 1: one). */
+  rhsColumns?: number;
 }
 
 export function newDocumentFields(doc: NewDocument): Record<string, string> {
@@ -102,6 +104,7 @@ export function newDocumentFields(doc: NewDocument): Record<string, string> {
     partition: JSON.stringify(doc.partition),
     labels: JSON.stringify(doc.labels),
     ...(doc.digest ? { digest: JSON.stringify(doc.digest) } : {}),
+    ...(doc.rhsColumns !== undefined && doc.rhsColumns > 1 ? { rhsColumns: String(doc.rhsColumns) } : {}),
     ...(doc.owner ? { owner: doc.owner } : {}),
     ...(doc.notifyUrl ? { notifyUrl: doc.notifyUrl, deliveries: '[]' } : {}),
   };
@@ -133,8 +136,18 @@ export function runsOutcome(algorithms: readonly AlgorithmId[], result: JobResul
   for (const algorithm of algorithms) {
     const run = result.runs[algorithm];
     if (run === undefined) continue;
-    if (run.status === 'converged') outcome.converged.push(algorithm);
-    else outcome.notConverged.push({ algorithm, status: run.status, stopReason: run.stopReason });
+    // Several right-hand sides: converged when every column did, else how the first other column ended.
+    const columns = run.columns ?? [run];
+    const unconverged = columns.findIndex((column) => column.status !== 'converged');
+    if (unconverged < 0) outcome.converged.push(algorithm);
+    else {
+      const { status, stopReason } = columns[unconverged];
+      outcome.notConverged.push({
+        algorithm,
+        status,
+        stopReason: run.columns ? `Right-hand side ${unconverged}: ${stopReason}` : stopReason,
+      });
+    }
   }
   return outcome;
 }

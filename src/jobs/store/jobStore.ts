@@ -51,8 +51,11 @@ export interface StoredTrace {
 
 export interface RunOutput {
   algorithm: AlgorithmId;
+  /** Of the (first) right-hand side. */
   solution: Float64Array;
   trace: Trace;
+  /** Several right-hand sides: the solutions and traces of columns 1 .. k - 1 (JobKeys.columns). */
+  otherColumns?: { solution: Float64Array; trace: Trace }[];
 }
 
 export interface Outcome {
@@ -77,6 +80,8 @@ export interface RunContext {
   type: string | null;
   status: string | null;
   algorithms: AlgorithmId[];
+  /** Right-hand sides of the job (1 for one, or none). */
+  rhsColumns: number;
 }
 
 export class JobStore {
@@ -289,6 +294,14 @@ export class JobStore {
     for (const run of outcome.runs ?? []) {
       multi.set(keys.solution(id, run.algorithm), bytesOf(run.solution), 'EX', ttl);
       writeTrace(multi, keys.trace(id, run.algorithm), run.trace, ttl);
+      if (run.otherColumns !== undefined && run.otherColumns.length > 0) {
+        const key = keys.columns(id, run.algorithm);
+        multi.del(key);
+        run.otherColumns.forEach((column, j) => {
+          multi.hset(key, { [`${j + 1}:x`]: bytesOf(column.solution), ...traceFields(column.trace, `${j + 1}:`) });
+        });
+        multi.expire(key, ttl);
+      }
     }
     multi.del(keys.checkpoint(id));
     queueScript(multi, 'lssFinish', keys.allOf(id), [
@@ -347,38 +360,64 @@ export class JobStore {
   }
 
   async runContext(id: string): Promise<RunContext> {
-    const [type, status, algorithms] = await this.redis.hmget(this.keys.doc(id), 'type', 'status', 'algorithms');
-    return { exists: status !== null, type, status, algorithms: algorithms ? (JSON.parse(algorithms) as AlgorithmId[]) : [] };
-  }
-
-  async trace(id: string, algorithm: AlgorithmId): Promise<StoredTrace | null> {
-    const fields = await this.redis.hgetallBuffer(this.keys.trace(id, algorithm));
-    if (!fields.meta) return null;
-    const meta = JSON.parse(fields.meta.toString('utf8')) as { totalIterations: number; cap: number; downsampled: boolean };
+    const [type, status, algorithms, rhsColumns] = await this.redis.hmget(this.keys.doc(id), 'type', 'status', 'algorithms', 'rhsColumns');
     return {
-      iteration: int32From(fields.iteration),
-      relativeResidual: float64From(fields.relativeResidual),
-      relativeError: fields.relativeError ? float64From(fields.relativeError) : null,
-      consensusDistance: fields.consensusDistance ? float64From(fields.consensusDistance) : null,
-      ...meta,
+      exists: status !== null,
+      type,
+      status,
+      algorithms: algorithms ? (JSON.parse(algorithms) as AlgorithmId[]) : [],
+      rhsColumns: rhsColumns ? Number(rhsColumns) : 1,
     };
   }
 
-  async solution(id: string, algorithm: AlgorithmId): Promise<Float64Array | null> {
-    const bytes = await this.redis.getBuffer(this.keys.solution(id, algorithm));
+  /** The trace of right-hand side `column` (0: the first, or only). */
+  async trace(id: string, algorithm: AlgorithmId, column = 0): Promise<StoredTrace | null> {
+    if (column > 0) {
+      const prefix = `${column}:`;
+      const names = TRACE_FIELDS.map((name) => prefix + name);
+      const values = await this.redis.hmgetBuffer(this.keys.columns(id, algorithm), ...names);
+      return traceFrom(Object.fromEntries(TRACE_FIELDS.map((name, k) => [name, values[k] ?? undefined])));
+    }
+    return traceFrom(await this.redis.hgetallBuffer(this.keys.trace(id, algorithm)));
+  }
+
+  async solution(id: string, algorithm: AlgorithmId, column = 0): Promise<Float64Array | null> {
+    const bytes =
+      column > 0
+        ? await this.redis.hgetBuffer(this.keys.columns(id, algorithm), `${column}:x`)
+        : await this.redis.getBuffer(this.keys.solution(id, algorithm));
     return bytes ? float64From(bytes) : null;
   }
 }
 
-function writeTrace(multi: ChainableCommander, key: string, trace: Trace, ttl: number): void {
+const TRACE_FIELDS = ['meta', 'iteration', 'relativeResidual', 'relativeError', 'consensusDistance'] as const;
+
+/** A trace as hash fields (meta JSON, one binary field per array), each name after `prefix`. */
+function traceFields(trace: Trace, prefix = ''): Record<string, Buffer | string> {
   const fields: Record<string, Buffer | string> = {
-    meta: JSON.stringify({ totalIterations: trace.totalIterations, cap: trace.cap, downsampled: trace.downsampled }),
-    iteration: bytesOf(trace.iteration),
-    relativeResidual: bytesOf(trace.relativeResidual),
+    [`${prefix}meta`]: JSON.stringify({ totalIterations: trace.totalIterations, cap: trace.cap, downsampled: trace.downsampled }),
+    [`${prefix}iteration`]: bytesOf(trace.iteration),
+    [`${prefix}relativeResidual`]: bytesOf(trace.relativeResidual),
   };
-  if (trace.relativeError) fields.relativeError = bytesOf(trace.relativeError);
-  if (trace.consensusDistance) fields.consensusDistance = bytesOf(trace.consensusDistance);
+  if (trace.relativeError) fields[`${prefix}relativeError`] = bytesOf(trace.relativeError);
+  if (trace.consensusDistance) fields[`${prefix}consensusDistance`] = bytesOf(trace.consensusDistance);
+  return fields;
+}
+
+function traceFrom(fields: Partial<Record<(typeof TRACE_FIELDS)[number], Buffer>>): StoredTrace | null {
+  if (!fields.meta || !fields.iteration || !fields.relativeResidual) return null;
+  const meta = JSON.parse(fields.meta.toString('utf8')) as { totalIterations: number; cap: number; downsampled: boolean };
+  return {
+    iteration: int32From(fields.iteration),
+    relativeResidual: float64From(fields.relativeResidual),
+    relativeError: fields.relativeError ? float64From(fields.relativeError) : null,
+    consensusDistance: fields.consensusDistance ? float64From(fields.consensusDistance) : null,
+    ...meta,
+  };
+}
+
+function writeTrace(multi: ChainableCommander, key: string, trace: Trace, ttl: number): void {
   multi.del(key);
-  multi.hset(key, fields);
+  multi.hset(key, traceFields(trace));
   multi.expire(key, ttl);
 }

@@ -71,6 +71,14 @@ export class JobKeys {
   }
 
   /**
+   * Several right-hand sides: a hash of the solutions and traces of columns j >= 1 (column 0's are the
+   * keys above), fields `j:x` and `j:meta`, `j:iteration`... as in a trace's hash.
+   */
+  columns(id: string, algorithm: AlgorithmId): string {
+    return `${this.doc(id)}:columns:${algorithm}`;
+  }
+
+  /**
    * A running job's latest checkpoint (./checkpointCodec.ts: one binary string, replaced at every
    * save), deleted when the job finishes and expiring with the document.
    */
@@ -107,7 +115,7 @@ export class JobKeys {
       this.initialGuess(id),
       this.assignment(id),
       this.notify(id),
-      ...ALGORITHM_IDS.flatMap((a) => [this.solution(id, a), this.trace(id, a)]),
+      ...ALGORITHM_IDS.flatMap((a) => [this.solution(id, a), this.trace(id, a), this.columns(id, a)]),
       this.checkpoint(id),
     ];
   }

@@ -288,6 +288,8 @@ export interface NativeSparse {
   choleskySolveLower(handle: NativeSolverHandle, b: Float64Array, bOffset: number, y: Float64Array, yOffset: number): void;
   /** x[xOffset ..] = B^{-T} y[yOffset ..] = P^T L^{-T} y (y and x may be the same array). */
   choleskySolveUpper(handle: NativeSolverHandle, y: Float64Array, yOffset: number, x: Float64Array, xOffset: number): void;
+  /** b[0 .. n w) = G^{-1} b for w right-hand sides at once (row-major n x w), L read once for all. Absent from an addon built before it. */
+  choleskySolveBlock?(handle: NativeSolverHandle, b: Float64Array, w: number): void;
   /**
    * P A Q = L U of the square n x n A given in compressed columns (row indices ascending) by UMFPACK (no row
    * scaling, its automatic strategy and orderings). Nothing of UMFPACK outlives the call.
@@ -359,6 +361,21 @@ export interface NativeCsr {
   csrRows(rows: number, cols: number, rowPtr: Int32Array, colIdx: Int32Array, values: Float64Array, b: Float64Array): NativeCsrRowsHandle;
   /** term[termOffset .. + cols) = A^T (A x - b) with x read from xOffset; returns |A x - b|^2 (the TypeScript loop's sums, to the bit). */
   csrFusedGradient(handle: NativeCsrRowsHandle, x: Float64Array, xOffset: number, term: Float64Array, termOffset: number): number;
+  /**
+   * Over w right-hand sides (row-major blocks, entry (j, c) at j w + c): r = A X - B (rows x w, B given
+   * here, the handle's b unused), residual2[c] += |r_c|^2, and g += A^T r (cols x w) unless g is null;
+   * each stored entry read once for the w columns; x null: g += A^T r alone, r given. Absent from an addon
+   * built before it.
+   */
+  csrBlockGradient?(
+    handle: NativeCsrRowsHandle,
+    w: number,
+    x: Float64Array | null,
+    b: Float64Array,
+    r: Float64Array,
+    g: Float64Array | null,
+    residual2: Float64Array,
+  ): void;
 }
 
 /** Which parts of the addon are loaded: none when it is not built. */

@@ -20,6 +20,37 @@ import type { CsrGradientKernel } from '../linalg/csrKernels.js';
 import type { GramSolver, PassKernels } from './placement.js';
 import type { CsrMachineStorage } from './storage.js';
 
+/**
+ * y = G_i^{-1} r (r of length p, kept) with `refinement` corrections s = r - A_i (A_i^T y), y += G_i^{-1} s,
+ * for A_i's rows with support-local column indices; u (length c) and correction (length p) are work vectors.
+ */
+export function refinedGramSolve(
+  gram: GramSolver,
+  rows: { readonly p: number; readonly c: number; readonly rowPtr: Int32Array; readonly colIdx: Int32Array; readonly values: Float64Array },
+  refinement: number,
+  r: Float64Array,
+  y: Float64Array,
+  u: Float64Array,
+  correction: Float64Array,
+): void {
+  const { p, c, rowPtr, colIdx, values } = rows;
+  gram.solve(r, y);
+  for (let step = 0; step < refinement; step++) {
+    u.fill(0, 0, c);
+    for (let k = 0; k < p; k++) {
+      const yk = y[k];
+      for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) u[colIdx[e]] += yk * values[e];
+    }
+    for (let k = 0; k < p; k++) {
+      let s = r[k];
+      for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) s -= values[e] * u[colIdx[e]];
+      correction[k] = s;
+    }
+    gram.solve(correction, correction);
+    for (let k = 0; k < p; k++) y[k] += correction[k];
+  }
+}
+
 export class CsrMachine implements MachineOperator {
   readonly p: number;
   private readonly storage: CsrMachineStorage;
@@ -77,23 +108,7 @@ export class CsrMachine implements MachineOperator {
   private solveGram(r: Float64Array, y: Float64Array): void {
     const { gram } = this;
     if (gram === null) throw new UnsupportedMatrixError('This sparse machine holds no factor of A_i A_i^T: the run did not ask for it.');
-    const { p, c, rowPtr, colIdx, values, refinement } = this.storage;
-    gram.solve(r, y);
-    const { support: u, rowValues3: correction } = this.scratch;
-    for (let step = 0; step < refinement; step++) {
-      u.fill(0, 0, c);
-      for (let k = 0; k < p; k++) {
-        const yk = y[k];
-        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) u[colIdx[e]] += yk * values[e];
-      }
-      for (let k = 0; k < p; k++) {
-        let s = r[k];
-        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) s -= values[e] * u[colIdx[e]];
-        correction[k] = s;
-      }
-      gram.solve(correction, correction);
-      for (let k = 0; k < p; k++) y[k] += correction[k];
-    }
+    refinedGramSolve(gram, this.storage, this.storage.refinement, r, y, this.scratch.support, this.scratch.rowValues3);
   }
 
   /** y[offset + cols[t]] += scale (A_i^T w)_t over the support (global: `global`), else y[offset + t] (support-local). */

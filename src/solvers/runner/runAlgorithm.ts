@@ -32,7 +32,7 @@
  * snapshot (`resumeFrom`) goes on from it to the end the uninterrupted run reaches (./snapshot.ts).
  */
 import { getAlgorithm, type AlgorithmId } from '../algorithms/registry.js';
-import type { DistributedAlgorithm, Parameters, SpectralData } from '../algorithms/types.js';
+import type { DistributedAlgorithm, IterativeMethod, Parameters, SpectralData } from '../algorithms/types.js';
 import type { Work, WorkProgress } from '../cooperative.js';
 import type { SolverSystem } from '../distributed/distributedSystem.js';
 import { isTall, leastSquaresPointsWork } from '../distributed/leastSquares.js';
@@ -206,12 +206,23 @@ function growthSentence(
   return text;
 }
 
-function* runWork(
+/**
+ * One column of a run over several right-hand sides (./multipleRhs.ts): its b and x* (null when
+ * unknown), and its view of the block method, which stands in for the algorithm's own.
+ */
+export interface BlockColumn {
+  readonly b: Float64Array;
+  readonly xTrue: Float64Array | null;
+  create(parameters: Parameters): IterativeMethod;
+}
+
+export function* runWork(
   system: SolverSystem,
   id: AlgorithmId,
   spectral: SpectralData,
   options: ResumableRunOptions,
   snapshotsAt: (take: (() => RunSnapshot) | null) => void,
+  column?: BlockColumn,
 ): Work<RunResult> {
   const algorithm = getAlgorithm(id);
   checkOptions(options);
@@ -220,18 +231,28 @@ function* runWork(
   const errorTolerance = options.errorTolerance ?? null;
   const maxWallTimeMs = options.maxWallTimeMs ?? null;
   const divergenceTolerance = options.divergenceTolerance ?? DEFAULT_DIVERGENCE_TOLERANCE;
+  const { A } = system;
+  const b = column?.b ?? system.b;
   // A tall system: the run's own target, x_LS (gradient methods) or x_W (projection methods), ../distributed/leastSquares.ts.
+  // Both depend on b, and are computed for the system's own b: several right-hand sides are refused on tall systems.
+  if (column !== undefined && isTall(system)) {
+    throw new InvalidParameterError('Several right-hand sides are not supported on a tall (N > n) system: give one rhs per job.', {
+      rows: A.rows,
+      columns: A.cols,
+    });
+  }
   const points = isTall(system) ? yield* leastSquaresPointsWork(system) : null;
   const target: RunTarget | undefined = points === null ? undefined : algorithm.family === 'gradient' ? 'least-squares' : 'block-weighted';
   // Inconsistent: no x solves A x = b, the residual stops at the target's, and convergence is judged by the error to the target.
   const inconsistent = points !== null && !points.consistent;
-  const reference =
+  const givenXTrue = column === undefined ? system.xTrue : column.xTrue;
+  const xTrue =
     points === null
-      ? system.xTrue
-      : inconsistent || system.xTrue === null
+      ? givenXTrue
+      : inconsistent || givenXTrue === null
         ? points[target === 'least-squares' ? 'leastSquares' : 'blockWeighted']
-        : system.xTrue;
-  if (errorTolerance !== null && reference === null) {
+        : givenXTrue;
+  if (errorTolerance !== null && xTrue === null) {
     throw new InvalidParameterError('errorTolerance needs the true solution, which is known only when b = A * ones (rhs omitted).', {
       errorTolerance,
     });
@@ -245,12 +266,10 @@ function* runWork(
   if (resumeFrom) checkSnapshotFits(resumeFrom, id, parameters, maxIterations);
 
   const started = performance.now() - (resumeFrom?.elapsedMs ?? 0);
-  const method = algorithm.create(system, parameters, options.initialGuess);
+  const method = column?.create(parameters) ?? algorithm.create(system, parameters, options.initialGuess);
   // The method may hold worker threads: release them however the run ends (stop, cancellation
   // thrown into the generator, an error, or the consumer abandoning the generator via return()).
   try {
-    const { A, b } = system;
-    const xTrue = reference;
     const normB = norm2(b);
     const residualScale = normB === 0 ? 1 : normB;
     const normXTrue = xTrue === null ? 0 : norm2(xTrue);

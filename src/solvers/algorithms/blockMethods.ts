@@ -1,0 +1,364 @@
+/**
+ * The six iterations on several right-hand sides at once (PETSc's KSPMatSolve, Ginkgo's multi-column B):
+ * one system (partition, factorizations) and a block of K columns iterated together, each column the
+ * very iteration its single-vector method runs, with the machines' passes over a block
+ * (../machines/blockPass.ts: one sweep over A_i or Q_i for every column). A column whose run has
+ * stopped is retired: its estimate is kept and the block shrinks, so it costs no more work.
+ *
+ * Every update below is entrywise with the same coefficients for each column, so it runs over the
+ * n x w block as over one long vector. APC and MLM iterate the form of ../machines/csrConsensusPass.ts
+ * on any storage: x_i(t) = y(t) + D_i(t), y(t + 1) = (1 - gamma) y(t) + gamma xbar(t),
+ * D_i(t + 1) = (1 - gamma) D_i(t) + gamma A_i^+ (b_i - A_i xbar(t)) (equal to the dense pass's
+ * explicit x_i in exact arithmetic; K m n doubles would be the explicit form's price).
+ */
+import type { SolverSystem } from '../distributed/distributedSystem.js';
+import { BlockPass } from '../machines/blockPass.js';
+import { checkInitialGuess } from './common.js';
+
+/** The state machine of one algorithm on K right-hand sides of one system (see ./types.ts, IterativeMethod). */
+export interface BlockIterativeMethod {
+  /** K. */
+  readonly columns: number;
+  readonly threads: number;
+  /** |A x_j - b_j|^2 of column j's estimate (its last, once retired). */
+  residualNormSquared(column: number): number;
+  /** max_i |x_i - xbar| of column j for consensus methods, else null. */
+  consensusDistance(column: number): number | null;
+  /** Copies column j's estimate into out (length n). */
+  estimate(column: number, out: Float64Array): void;
+  /** One iteration of every active column. */
+  step(): void;
+  /** Stops iterating column j (its estimate and measures stay readable). */
+  retire(column: number): void;
+  dispose(): void;
+}
+
+/** A block of `rows` rows of w columns, repacked when a column retires. */
+interface Block {
+  readonly array: Float64Array;
+  readonly rows: number;
+}
+
+/** Removes packed column `gone` from a rows x w row-major block, in place (writes never pass the reads). */
+function dropColumn(block: Block, w: number, gone: number): void {
+  const { array, rows } = block;
+  let to = 0;
+  for (let r = 0; r < rows; r++) {
+    const from = r * w;
+    for (let j = 0; j < w; j++) if (j !== gone) array[to++] = array[from + j];
+  }
+}
+
+abstract class PackedBlockMethod implements BlockIterativeMethod {
+  readonly columns: number;
+  readonly threads = 1;
+  protected readonly n: number;
+  protected readonly pass: BlockPass;
+  /** Active columns, ascending; position in this list = packed index. */
+  protected active: number[];
+  /** Per column (K): |A x - b|^2 and the consensus distance of the last measure. */
+  private readonly residual2: Float64Array;
+  protected readonly consensus: Float64Array;
+  private readonly packedResidual2: Float64Array;
+  private readonly retired: (Float64Array | null)[];
+  /** The estimate, n x w. */
+  protected readonly x: Float64Array;
+
+  constructor(
+    system: SolverSystem,
+    rhs: readonly Float64Array[],
+    kind: 'gradient' | 'projection',
+    private readonly isConsensus: boolean,
+  ) {
+    this.n = system.n;
+    this.columns = rhs.length;
+    this.pass = new BlockPass(system, rhs, kind);
+    this.active = Array.from({ length: rhs.length }, (_, j) => j);
+    this.residual2 = new Float64Array(rhs.length);
+    this.consensus = new Float64Array(rhs.length);
+    this.packedResidual2 = new Float64Array(rhs.length);
+    this.retired = rhs.map(() => null);
+    this.x = new Float64Array(this.n * rhs.length);
+  }
+
+  protected get width(): number {
+    return this.active.length;
+  }
+
+  /** x(0) = guess in every column (0 without one). */
+  protected startAt(guess: Float64Array | undefined, target: Float64Array): void {
+    const w = this.width;
+    if (guess === undefined) target.fill(0);
+    else for (let r = 0; r < this.n; r++) target.fill(guess[r], r * w, (r + 1) * w);
+  }
+
+  /** The packed residuals of the last pass, into the per-column measures. */
+  protected measured(packed: Float64Array = this.packedResidual2): void {
+    this.active.forEach((column, j) => {
+      this.residual2[column] = packed[j];
+    });
+  }
+
+  protected get scratchResidual2(): Float64Array {
+    return this.packedResidual2;
+  }
+
+  /** The n x w (or c_i x w) blocks a retirement repacks besides x: the state, and what the last pass left for the next step. */
+  protected abstract blocks(): Block[];
+
+  abstract step(): void;
+
+  residualNormSquared(column: number): number {
+    return this.residual2[column];
+  }
+
+  consensusDistance(column: number): number | null {
+    return this.isConsensus ? this.consensus[column] : null;
+  }
+
+  estimate(column: number, out: Float64Array): void {
+    const kept = this.retired[column];
+    if (kept !== null) {
+      out.set(kept);
+      return;
+    }
+    const j = this.active.indexOf(column);
+    const w = this.width;
+    for (let r = 0; r < this.n; r++) out[r] = this.x[r * w + j];
+  }
+
+  retire(column: number): void {
+    const j = this.active.indexOf(column);
+    if (j < 0) return;
+    const kept = new Float64Array(this.n);
+    this.estimate(column, kept);
+    this.retired[column] = kept;
+    const w = this.width;
+    for (const block of [{ array: this.x, rows: this.n }, ...this.blocks()]) dropColumn(block, w, j);
+    this.active = this.active.filter((c) => c !== column);
+    this.pass.setActive(this.active);
+  }
+
+  dispose(): void {
+    // The block passes hold no threads.
+  }
+}
+
+/**
+ * DGD, D-HBM and D-NAG (./gradientMethod.ts): the update moves x given g(x), then the pass evaluates g
+ * and the residuals at the new x.
+ */
+class GradientBlock extends PackedBlockMethod {
+  private readonly g: Float64Array;
+  /** D-HBM's z or D-NAG's y, else empty. */
+  private readonly carried: Float64Array;
+
+  constructor(
+    system: SolverSystem,
+    rhs: readonly Float64Array[],
+    private readonly kind: 'dgd' | 'dhbm' | 'dnag',
+    private readonly alpha: number,
+    private readonly beta: number,
+    guess: Float64Array | undefined,
+  ) {
+    super(system, rhs, 'gradient', false);
+    const size = this.n * rhs.length;
+    this.g = new Float64Array(size);
+    this.startAt(guess, this.x);
+    // D-HBM: z(0) = 0; D-NAG: y(0) = x(0).
+    this.carried = kind === 'dgd' ? new Float64Array(0) : kind === 'dhbm' ? new Float64Array(size) : this.x.slice();
+    this.evaluate();
+  }
+
+  private evaluate(): void {
+    this.pass.gradient(this.x, this.g, this.scratchResidual2);
+    this.measured();
+  }
+
+  protected blocks(): Block[] {
+    // g(x) of the last pass is what the next step moves by.
+    const g = { array: this.g, rows: this.n };
+    return this.kind === 'dgd' ? [g] : [g, { array: this.carried, rows: this.n }];
+  }
+
+  step(): void {
+    const { x, g, carried: c, alpha, beta } = this;
+    const size = this.n * this.width;
+    if (this.kind === 'dgd') for (let e = 0; e < size; e++) x[e] -= alpha * g[e];
+    else if (this.kind === 'dhbm')
+      for (let e = 0; e < size; e++) {
+        c[e] = beta * c[e] + g[e];
+        x[e] -= alpha * c[e];
+      }
+    else
+      for (let e = 0; e < size; e++) {
+        const yNext = x[e] - alpha * g[e];
+        x[e] = yNext + beta * (yNext - c[e]);
+        c[e] = yNext;
+      }
+    this.evaluate();
+  }
+}
+
+/** Block Cimmino (./cimmino.ts): x += nu sum_i A_i^+ (b_i - A_i x), the terms from the pass at x. */
+class CimminoBlock extends PackedBlockMethod {
+  private readonly terms: Float64Array[];
+  private readonly direction: Float64Array;
+
+  constructor(
+    system: SolverSystem,
+    rhs: readonly Float64Array[],
+    private readonly nu: number,
+    guess: Float64Array | undefined,
+  ) {
+    super(system, rhs, 'projection', false);
+    this.terms = system.machines.map((machine) => new Float64Array(machine.c * rhs.length));
+    this.direction = new Float64Array(this.n * rhs.length);
+    this.startAt(guess, this.x);
+    this.evaluate();
+  }
+
+  private evaluate(): void {
+    this.pass.projectionTerms(this.x, this.terms, this.scratchResidual2);
+    this.measured();
+  }
+
+  /** The terms of the last pass are what the next step moves by. */
+  protected blocks(): Block[] {
+    return this.terms.map((array, i) => ({ array, rows: this.pass.support(i).c }));
+  }
+
+  step(): void {
+    const { x, direction, nu } = this;
+    this.pass.sumTerms(this.terms, direction);
+    const size = this.n * this.width;
+    for (let e = 0; e < size; e++) x[e] += nu * direction[e];
+    this.evaluate();
+  }
+}
+
+/** APC and MLM (./apc.ts), in the y + D_i form above; x is the taskmaster's xbar. */
+class ConsensusBlock extends PackedBlockMethod {
+  private readonly y: Float64Array;
+  /** D_i on machine i's support (c_i x w), and the pass's terms A_i^+ (b_i - A_i xbar). */
+  private readonly offsets: Float64Array[];
+  private readonly terms: Float64Array[];
+  private readonly sum: Float64Array;
+  private readonly m: number;
+
+  constructor(
+    system: SolverSystem,
+    rhs: readonly Float64Array[],
+    private readonly gamma: number,
+    private readonly eta: number,
+    guess: Float64Array | undefined,
+  ) {
+    super(system, rhs, 'projection', true);
+    const K = rhs.length;
+    this.m = system.m;
+    this.y = new Float64Array(this.n * K);
+    this.sum = new Float64Array(this.n * K);
+    this.offsets = system.machines.map((machine) => new Float64Array(machine.c * K));
+    this.terms = system.machines.map((machine) => new Float64Array(machine.c * K));
+    // x_i(0) = y(0) + A_i^+ (b_i - A_i y(0)), y(0) = the guess or 0; xbar(0) their mean.
+    this.startAt(guess, this.y);
+    this.pass.projectionTerms(this.y, this.offsets, this.scratchResidual2);
+    this.sumOfEstimates();
+    const size = this.n * K;
+    for (let e = 0; e < size; e++) this.x[e] = this.sum[e] / this.m;
+    this.measureAndAdvance();
+  }
+
+  protected blocks(): Block[] {
+    return [{ array: this.y, rows: this.n }, ...this.offsets.map((array, i) => ({ array, rows: this.pass.support(i).c }))];
+  }
+
+  /** sum = sum_i x_i = m y + sum_i D_i. */
+  private sumOfEstimates(): void {
+    const { sum, y, m } = this;
+    this.pass.sumTerms(this.offsets, sum);
+    const size = this.n * this.width;
+    for (let e = 0; e < size; e++) sum[e] += m * y[e];
+  }
+
+  /**
+   * The pass at xbar (residuals, terms); max_i |xbar - x_i|^2 per column with e = xbar - y:
+   * |e|^2 - sum_{C_i} e_j^2 + sum_{C_i} (e_j - D_ij)^2; then y and every D_i by the step.
+   */
+  private measureAndAdvance(): void {
+    const { x, y, gamma, n } = this;
+    const w = this.width;
+    this.pass.projectionTerms(x, this.terms, this.scratchResidual2);
+    this.measured();
+    const e2 = new Float64Array(w);
+    for (let r = 0; r < n; r++)
+      for (let j = 0; j < w; j++) {
+        const e = x[r * w + j] - y[r * w + j];
+        e2[j] += e * e;
+      }
+    const worst = new Float64Array(w);
+    for (let i = 0; i < this.offsets.length; i++) {
+      const { c, full, cols } = this.pass.support(i);
+      const d = this.offsets[i];
+      const inside = new Float64Array(w);
+      const near = new Float64Array(w);
+      for (let t = 0; t < c; t++) {
+        const r = full ? t : cols[t];
+        for (let j = 0; j < w; j++) {
+          const e = x[r * w + j] - y[r * w + j];
+          inside[j] += e * e;
+          const f = e - d[t * w + j];
+          near[j] += f * f;
+        }
+      }
+      for (let j = 0; j < w; j++) {
+        const d2 = full ? near[j] : Math.max(0, e2[j] - inside[j]) + near[j];
+        // A NaN, once seen, stays (Math.max would drop it).
+        if (!Number.isNaN(worst[j]) && !(d2 <= worst[j])) worst[j] = d2;
+      }
+      for (let t = 0; t < c * w; t++) d[t] += gamma * (this.terms[i][t] - d[t]);
+    }
+    this.active.forEach((column, j) => {
+      this.consensus[column] = Math.sqrt(worst[j]);
+    });
+    const size = n * w;
+    for (let e = 0; e < size; e++) y[e] += gamma * (x[e] - y[e]);
+  }
+
+  step(): void {
+    const { x, sum, eta, m } = this;
+    this.sumOfEstimates();
+    const scale = eta / m;
+    const size = this.n * this.width;
+    for (let e = 0; e < size; e++) x[e] = scale * sum[e] + (1 - eta) * x[e];
+    this.measureAndAdvance();
+  }
+}
+
+/** The block method of algorithm `id` with its parameters (validated by the caller, as for create()). */
+export function createBlockMethod(
+  id: string,
+  system: SolverSystem,
+  parameters: Readonly<Record<string, number>>,
+  rhs: readonly Float64Array[],
+  initialGuess?: Float64Array,
+): BlockIterativeMethod {
+  const guess = checkInitialGuess(system, initialGuess);
+  const p = (name: string): number => parameters[name];
+  switch (id) {
+    case 'dgd':
+      return new GradientBlock(system, rhs, 'dgd', p('alpha'), 0, guess);
+    case 'dhbm':
+      return new GradientBlock(system, rhs, 'dhbm', p('alpha'), p('beta'), guess);
+    case 'dnag':
+      return new GradientBlock(system, rhs, 'dnag', p('alpha'), p('beta'), guess);
+    case 'cimmino':
+      return new CimminoBlock(system, rhs, p('nu'), guess);
+    case 'apc':
+      return new ConsensusBlock(system, rhs, p('gamma'), p('eta'), guess);
+    case 'mlm':
+      return new ConsensusBlock(system, rhs, 1, 1, guess);
+    default:
+      throw new Error(`No block iteration for ${id}`);
+  }
+}
