@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/types.js';
 import { relativeDifference as relativeDistance } from '../solvers/sparse/support.js';
-import { createJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+import { createJob, getSolution, startTestService, waitForJob, type TestService } from '../support/service.js';
 
 interface Reference {
   leastSquares: number[];
@@ -32,11 +32,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-async function solution(id: string, algorithm: string): Promise<number[]> {
-  const response = await service.app.inject({ url: `/v1/jobs/${id}/runs/${algorithm}/solution` });
-  expect(response.statusCode, response.body).toBe(200);
-  return response.json<{ x: number[] }>().x;
-}
+const solution = (id: string, algorithm: string): Promise<number[]> => getSolution(service.app, id, algorithm);
 
 describe('regression jobs over HTTP', () => {
   it('rows 400, n 20, m 4, skew 2, sigma 0.1 without rhs: the labels are b, D-HBM reaches lstsq, APC x_W', async () => {

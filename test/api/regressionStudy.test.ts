@@ -48,7 +48,9 @@ describe('regression studies over HTTP', () => {
       'point,sigma,skew,rowsPerFeature,n,m,sample,seed,status,reason,rates.apc.rate,rates.dhbm.rate,conditioning.kappaS,' +
         'conditioning.kappaAtA,consistency.leastSquaresResidual',
     );
-    const row = rows.map((line) => line.split(',')).find(([point, , , , , , sample]) => Number(point) === fixture.study.point && Number(sample) === fixture.study.sample)!;
+    const row = rows
+      .map((line) => line.split(','))
+      .find(([point, , , , , , sample]) => Number(point) === fixture.study.point && Number(sample) === fixture.study.sample)!;
     const [apc, dhbm, kappaS, kappaAtA, residual] = row.slice(10).map(Number);
     const close = (value: number, reference: number): number => Math.abs(value / reference - 1);
     expect(close(kappaS, fixture.study.kappaS)).toBeLessThan(1e-9);

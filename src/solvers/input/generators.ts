@@ -129,7 +129,17 @@ export function generateSystem(
   const valid = validateGeneratorSpec(spec, limits, partition);
   if (valid.generator === 'regression') {
     const { rows, n, mean, skew, scale, sigma, seed } = valid;
-    const data = regressionData({ rows, n, machines: partition?.m ?? 1, mean, skew, scale, sigma, seed, assignment: partition?.assignment });
+    const data = regressionData({
+      rows,
+      n,
+      machines: partition?.m ?? 1,
+      mean,
+      skew,
+      scale,
+      sigma,
+      seed,
+      assignment: partition?.assignment,
+    });
     return { A: data.A, b: data.b, xTrue: sigma === 0 ? data.xTrue : null };
   }
   return { A: generatedMatrix(valid, partition), b: null, xTrue: null };

@@ -89,7 +89,11 @@ export function checkRegressionSpec(spec: RegressionSpec): void {
       check(Number.isInteger(i) && i >= 0 && i < m, 'assignment', `must name machines 0..${m - 1}`);
       owned[i] = 1;
     }
-    check(owned.every((flag) => flag === 1), 'assignment', 'must give every machine a row');
+    check(
+      owned.every((flag) => flag === 1),
+      'assignment',
+      'must give every machine a row',
+    );
   }
 }
 

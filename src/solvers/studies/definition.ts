@@ -99,7 +99,10 @@ function integerSetting(name: GridParameter): boolean {
  * The rows of a point's samples: rowsPerFeature * n (rounded) for regression data (n is then its
  * features, the unknowns), n for the square generators.
  */
-export function sampleRows(definition: Pick<StudyDefinition, 'generator' | 'sampler' | 'matrix'>, settings: Record<GridParameter, number>): number {
+export function sampleRows(
+  definition: Pick<StudyDefinition, 'generator' | 'sampler' | 'matrix'>,
+  settings: Record<GridParameter, number>,
+): number {
   if (definition.generator !== 'regression' || definition.sampler !== 'analysis' || definition.matrix) return settings.n;
   return Math.round(settings.rowsPerFeature * settings.n);
 }
@@ -192,8 +195,7 @@ function checkPoint(definition: StudyDefinition, point: GridPoint, limits: Study
         limit: limits.maxN,
       });
     }
-    if (s.m > rows)
-      throw new InvalidParameterError(`m = ${s.m} machines cannot share the ${rows} rows at ${where}.`, { parameter: 'm' });
+    if (s.m > rows) throw new InvalidParameterError(`m = ${s.m} machines cannot share the ${rows} rows at ${where}.`, { parameter: 'm' });
     return;
   }
   if (s.m > s.n) throw new InvalidParameterError(`m = ${s.m} machines cannot share n = ${s.n} rows at ${where}.`, { parameter: 'm' });

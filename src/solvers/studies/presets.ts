@@ -210,13 +210,20 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
           settings: { n: 50, rowsPerFeature: 8, m: 16, mean: 0, sigma: 0.1 },
           grid: { skew: [0, 0.5, 1, 2, 4, 8] },
           samples: 100,
-          metrics: [APC, HBM, 'conditioning.kappaS', 'conditioning.kappaAtA', 'consistency.leastSquaresResidual', 'consistency.weightedDistance'],
+          metrics: [
+            APC,
+            HBM,
+            'conditioning.kappaS',
+            'conditioning.kappaAtA',
+            'consistency.leastSquaresResidual',
+            'consistency.weightedDistance',
+          ],
         },
         reference: null,
         figures: [
           {
             name: 'figure-1',
-            title: 'Federated regression: E[ρ_APC] and E[ρ_HBM] against the feature skew (N = 400, n = 50, m = 16, σ = 0.1)',
+            title: 'Regression: E[ρ_APC] and E[ρ_HBM] against skew',
             kind: 'curves',
             x: 'skew',
             panel: null,
@@ -227,7 +234,7 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
           },
           {
             name: 'figure-2',
-            title: 'Federated regression: E[κ(S)] and E[κ(AᵀA)] against the feature skew',
+            title: 'Regression: E[κ(S)] and E[κ(AᵀA)] against skew',
             kind: 'curves',
             x: 'skew',
             panel: null,

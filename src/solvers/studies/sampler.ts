@@ -77,12 +77,25 @@ export function samplePartition(definition: StudyDefinition, point: GridPoint, s
  * with `{ format: 'generator', generator: 'regression', rows, n, mean, skew, sigma, seed }` and the
  * sample's partition (the samples CSV's seeds).
  */
-export function sampleRegression(definition: StudyDefinition, point: GridPoint, sample: number): { A: DenseMatrix; b: Float64Array; partition: Partition } {
+export function sampleRegression(
+  definition: StudyDefinition,
+  point: GridPoint,
+  sample: number,
+): { A: DenseMatrix; b: Float64Array; partition: Partition } {
   const s = point.settings;
   const partition = samplePartition(definition, point, sample);
   const rows = sampleRows(definition, s);
   const seed = matrixSeed(definition, point, sample);
-  const data = regressionData({ rows, n: s.n, machines: s.m, mean: s.mean, skew: s.skew, sigma: s.sigma, seed, assignment: partition.assignment });
+  const data = regressionData({
+    rows,
+    n: s.n,
+    machines: s.m,
+    mean: s.mean,
+    skew: s.skew,
+    sigma: s.sigma,
+    seed,
+    assignment: partition.assignment,
+  });
   return { A: data.A, b: data.b, partition };
 }
 

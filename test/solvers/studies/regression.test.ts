@@ -56,7 +56,10 @@ describe('regression studies', () => {
   });
 
   it("leaves the other generators' matrix seeds alone: skew and rowsPerFeature enter only regression seeds", () => {
-    const gaussian = planStudy({ generator: 'gaussian', settings: { n: 6 }, grid: { m: [2] }, samples: 1, metrics: ['rates.apc.rate'] }, LIMITS);
+    const gaussian = planStudy(
+      { generator: 'gaussian', settings: { n: 6 }, grid: { m: [2] }, samples: 1, metrics: ['rates.apc.rate'] },
+      LIMITS,
+    );
     const skewed = planStudy(
       { generator: 'gaussian', settings: { n: 6, skew: 3, rowsPerFeature: 7 }, grid: { m: [2] }, samples: 1, metrics: ['rates.apc.rate'] },
       LIMITS,
