@@ -18,13 +18,11 @@ import { CsrConsensusPass } from './csrConsensusPass.js';
 import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js';
 import type { CsrMachine } from './csrMachine.js';
 import { startFleet } from './fleet.js';
-import type { DenseMachine } from './machine.js';
-import type { MachineOperator } from './machine.js';
+import type { DenseMachine, MachineOperator } from './machine.js';
 import { registerMachinePass } from './machinePass.js';
 import { csrStorage, denseStorage } from './storage.js';
 
-/** APC's step size. */
-// eslint-disable-next-line @typescript-eslint/consistent-type-definitions -- an object type, so that it is a PassParameters (a record of numbers)
+/** APC's step size (an object type, not an interface: so that it is a PassParameters, a record of numbers). */
 type ConsensusParameters = { readonly gamma: number };
 
 /** Offsets of a machine's two scalars. */
@@ -109,11 +107,21 @@ function csrConsensusStep(
 }
 
 /** x_i(0) = A_i^+ b_i into machine i's region. */
-const minimumNormStart = (machine: MachineOperator, _params: ConsensusParameters, _input: Float64Array, local: Float64Array, base: number): void =>
-  machine.minimumNormSolution(local, base);
+const minimumNormStart = (
+  machine: MachineOperator,
+  _params: ConsensusParameters,
+  _input: Float64Array,
+  local: Float64Array,
+  base: number,
+): void => machine.minimumNormSolution(local, base);
 /** x_i(0) from a warm start: the projection of the input x0 onto machine i's solutions. */
-const projectedStart = (machine: MachineOperator, _params: ConsensusParameters, x0: Float64Array, local: Float64Array, base: number): void =>
-  machine.projectOntoSolutions(x0, local, base);
+const projectedStart = (
+  machine: MachineOperator,
+  _params: ConsensusParameters,
+  x0: Float64Array,
+  local: Float64Array,
+  base: number,
+): void => machine.projectOntoSolutions(x0, local, base);
 
 /** APC's machine pass on per-machine estimates (the phases below); parameter gamma. */
 export const CONSENSUS_PASS = registerMachinePass<ConsensusParameters>({

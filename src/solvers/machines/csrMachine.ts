@@ -1,18 +1,18 @@
 /**
  * A machine on CSR storage (./storage.ts): plain loops over the stored entries (no vector kernels:
- * a sparse row has too few entries for them to pay), except the gradient pass.
- *  - The gradient methods' pass reads each stored entry of A_i once per iteration: row k's dot
- *    product r_k = a_k . x - b_k, then, with the row still in cache, r_k a_k added to the term. It
- *    runs on the thread's CSR kernel (../linalg/csrKernels.ts: native, WebAssembly or TypeScript,
- *    the same sums), reading x in place when the support is a range of consecutive columns (the
- *    strips of a banded matrix), else gathered once onto the support.
+ * a sparse row has too few entries for them to pay), except the fused gradient sweep.
+ *  - The gradient methods' step (./gradientPass.ts) reads each stored entry of A_i once per
+ *    iteration: row k's dot product r_k = a_k . x - b_k, then, with the row still in cache, r_k a_k
+ *    added to the term. It runs on the thread's CSR kernel (`csrGradient`, ../linalg/csrKernels.ts:
+ *    native, WebAssembly or TypeScript, the same sums), reading x in place when the support is a
+ *    range of consecutive columns (`firstColumn`: the strips of a banded matrix), else gathered once
+ *    onto the support.
  *  - The projections go through the sparse Cholesky factor L_i of G_i = A_i A_i^T (factored once
  *    per system, ../distributed/sparseSystem.ts): A_i^+ r = A_i^T G_i^{-1} r with
  *    G_i^{-1} = P_i^T L_i^{-T} L_i^{-1} P_i, so P_i v = v - A_i^T G_i^{-1} A_i v costs two passes
  *    over A_i and two triangular solves, O(nnz(A_i) + nnz(L_i)); nothing p x p or n x p is dense.
- * APC's step moves x_i inside N(A_i), so A_i x_i = b_i throughout and A_i (xbar - x_i) is the
- * residual A_i xbar - b_i: the pass computes it from b_i (as the dense pass uses qtx0), which gives
- * |A_i xbar - b_i|^2 for free and lets rounding drift of A_i x_i decay instead of accumulating.
+ * The passes' steps (./cimminoPass.ts, ./consensusPass.ts) are made of rowProducts, solveGram and
+ * addTranspose below.
  */
 import { UnsupportedMatrixError } from '../errors.js';
 import type { MachineOperator, Scratch } from './machine.js';

@@ -37,7 +37,8 @@ export interface Fleet {
 export function startFleet<Params extends PassParameters>(plan: FleetPlan<Params>): Fleet {
   const { pass, params, n, machines, outputLengths } = plan;
   // The worker threads find the pass by its name in the registry its module fills.
-  if (registeredMachinePass(pass.name) !== pass) throw new Error(`The machine pass '${pass.name}' is not registered (registerMachinePass).`);
+  if (registeredMachinePass(pass.name) !== pass)
+    throw new Error(`The machine pass '${pass.name}' is not registered (registerMachinePass).`);
   const scalarsPerChunk = pass.scalarsPerMachine;
   const outputOffset = new Int32Array(machines.length + 1);
   for (let i = 0; i < machines.length; i++) outputOffset[i + 1] = outputOffset[i] + outputLengths[i];

@@ -209,7 +209,13 @@ export class GradientPass {
         system.storage === 'csr' ? csrRowRange(system.machines[machine], from, to) : denseRowRange(system.machines[machine], from, to),
       );
     }
-    const fleet = startFleet({ pass: GRADIENT_PASS, params: {}, n, machines: this.chunks, outputLengths: this.chunks.map((chunk) => chunk.c) });
+    const fleet = startFleet({
+      pass: GRADIENT_PASS,
+      params: {},
+      n,
+      machines: this.chunks,
+      outputLengths: this.chunks.map((chunk) => chunk.c),
+    });
     this.engine = fleet.engine;
     this.kernels = fleet.kernels;
     this.outputOffset = fleet.outputOffset;

@@ -7,7 +7,7 @@
 import type { MachineOperator } from '../../../src/solvers/machines/machine.js';
 import { registerMachinePass } from '../../../src/solvers/machines/machinePass.js';
 
-// eslint-disable-next-line @typescript-eslint/consistent-type-definitions -- an object type, so that it is a PassParameters (a record of numbers)
+// An object type, not an interface: so that it is a PassParameters (a record of numbers).
 export type DampingParameters = { readonly omega: number };
 
 function dampedGradientTerm(
