@@ -10,22 +10,14 @@ import { accumulateRowCombination, multiplyRows } from '../linalg/rowKernels.js'
 import type { CsrMachine } from './csrMachine.js';
 import { startFleet } from './fleet.js';
 import type { DenseMachine } from './machine.js';
-import { registerMachinePass, type PassParameters } from './machinePass.js';
+import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
 import { csrStorage, denseStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a machine: |b_i - A_i x|^2. */
 const RESIDUAL2 = 0;
 
 /** r_i = b_i - A_i x (one pass over A_i), y = R^{-T} r_i, the term A_i^+ r_i = Q_i y (one pass over Q_i). */
-function denseCimminoTerm(
-  machine: DenseMachine,
-  _params: PassParameters,
-  x: Float64Array,
-  term: Float64Array,
-  offset: number,
-  scalars: Float64Array,
-  at: number,
-): void {
+const denseCimminoTerm: StepOn<DenseMachine, PassParameters> = (machine, _params, x, term, offset, scalars, at) => {
   const { kernels, scratch } = machine;
   const { p, c } = machine.storage;
   const { a, aStart, aEnd, b } = machine.rows();
@@ -50,18 +42,10 @@ function denseCimminoTerm(
   term.fill(0, offset, offset + c);
   accumulateRowCombination(kernels.rows, q, p, c, qStart, qEnd, solved, 0, 1, term, offset);
   scalars[at + RESIDUAL2] = residual2;
-}
+};
 
 /** r_i = A_i x - b_i with |r_i|^2, then the term -A_i^T G_i^{-1} r_i on the support. */
-function csrCimminoTerm(
-  machine: CsrMachine,
-  _params: PassParameters,
-  x: Float64Array,
-  term: Float64Array,
-  offset: number,
-  scalars: Float64Array,
-  at: number,
-): void {
+const csrCimminoTerm: StepOn<CsrMachine, PassParameters> = (machine, _params, x, term, offset, scalars, at) => {
   const { rowValues: r, rowValues2: y } = machine.scratch;
   // r = A_i x - b_i: the combination below takes its sign into the scale.
   const residual2 = machine.rowProducts(x, machine.storage.b, r);
@@ -69,7 +53,7 @@ function csrCimminoTerm(
   term.fill(0, offset, offset + machine.storage.c);
   machine.addTranspose(y, 0, -1, term, offset, false);
   scalars[at + RESIDUAL2] = residual2;
-}
+};
 
 /** Block Cimmino's machine pass (also the CSR form of APC's, ./csrConsensusPass.ts): one phase, each machine's term and |b_i - A_i x|^2. */
 export const CIMMINO_PASS = registerMachinePass<PassParameters>({

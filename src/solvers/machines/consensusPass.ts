@@ -19,7 +19,7 @@ import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js'
 import type { CsrMachine } from './csrMachine.js';
 import { startFleet } from './fleet.js';
 import type { DenseMachine, MachineOperator } from './machine.js';
-import { registerMachinePass } from './machinePass.js';
+import { registerMachinePass, type StepOn } from './machinePass.js';
 import { csrStorage, denseStorage } from './storage.js';
 
 /** APC's step size (an object type, not an interface: so that it is a PassParameters, a record of numbers). */
@@ -34,15 +34,7 @@ const DISTANCE2 = 1;
  * and x_i -= gamma w_k q_k (= x_i + gamma P_i (xbar - x_i) overall, since Q_i^T x_i = qtx0);
  * |A_i xbar - b_i|^2 = |R^T w_i|^2. x_i = local[base .. base + n).
  */
-function denseConsensusStep(
-  machine: DenseMachine,
-  { gamma }: ConsensusParameters,
-  xbar: Float64Array,
-  local: Float64Array,
-  base: number,
-  scalars: Float64Array,
-  at: number,
-): void {
+const denseConsensusStep: StepOn<DenseMachine, ConsensusParameters> = (machine, { gamma }, xbar, local, base, scalars, at) => {
   const { n, kernels } = machine;
   const { p, c, full, cols } = machine.storage;
   const { q, qStart, qEnd, r, qtx0, localResidual2 } = machine.basis();
@@ -73,7 +65,7 @@ function denseConsensusStep(
   for (let k = 0; k < p; k++) residual2 += residual[k] * residual[k];
   scalars[at + RESIDUAL2] = residual2;
   scalars[at + DISTANCE2] = d2;
-}
+};
 
 /**
  * |xbar - x_i|^2; x_i += gamma (xbar - x_i); r_i = A_i xbar - b_i (= A_i (xbar - x_i)) with
@@ -82,15 +74,7 @@ function denseConsensusStep(
  * residual A_i xbar - b_i: computing it from b_i (as the dense step uses qtx0) gives
  * |A_i xbar - b_i|^2 for free and lets rounding drift of A_i x_i decay instead of accumulating.
  */
-function csrConsensusStep(
-  machine: CsrMachine,
-  { gamma }: ConsensusParameters,
-  xbar: Float64Array,
-  local: Float64Array,
-  base: number,
-  scalars: Float64Array,
-  at: number,
-): void {
+const csrConsensusStep: StepOn<CsrMachine, ConsensusParameters> = (machine, { gamma }, xbar, local, base, scalars, at) => {
   const { n } = machine;
   let d2 = 0;
   for (let j = 0; j < n; j++) {
@@ -104,24 +88,14 @@ function csrConsensusStep(
   machine.addTranspose(y, 0, -gamma, local, base, true);
   scalars[at + RESIDUAL2] = residual2;
   scalars[at + DISTANCE2] = d2;
-}
+};
 
 /** x_i(0) = A_i^+ b_i into machine i's region. */
-const minimumNormStart = (
-  machine: MachineOperator,
-  _params: ConsensusParameters,
-  _input: Float64Array,
-  local: Float64Array,
-  base: number,
-): void => machine.minimumNormSolution(local, base);
+const minimumNormStart: StepOn<MachineOperator, ConsensusParameters> = (machine, _params, _input, local, base) =>
+  machine.minimumNormSolution(local, base);
 /** x_i(0) from a warm start: the projection of the input x0 onto machine i's solutions. */
-const projectedStart = (
-  machine: MachineOperator,
-  _params: ConsensusParameters,
-  x0: Float64Array,
-  local: Float64Array,
-  base: number,
-): void => machine.projectOntoSolutions(x0, local, base);
+const projectedStart: StepOn<MachineOperator, ConsensusParameters> = (machine, _params, x0, local, base) =>
+  machine.projectOntoSolutions(x0, local, base);
 
 /** APC's machine pass on per-machine estimates (the phases below); parameter gamma. */
 export const CONSENSUS_PASS = registerMachinePass<ConsensusParameters>({

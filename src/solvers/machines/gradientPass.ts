@@ -23,7 +23,7 @@ import { parallelMinWork } from '../parallel/threads.js';
 import { startFleet } from './fleet.js';
 import type { CsrMachine } from './csrMachine.js';
 import type { DenseMachine } from './machine.js';
-import { registerMachinePass, type PassParameters } from './machinePass.js';
+import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
 import type { PassKernels } from './placement.js';
 import { csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type MachineStorage } from './storage.js';
 
@@ -31,15 +31,7 @@ import { csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type Ma
 const RESIDUAL2 = 0;
 
 /** A dense chunk's term A_i^T (A_i x - b_i) on its support and |A_i x - b_i|^2, in one sweep over its rows (the fused row pass). */
-function denseGradientTerm(
-  machine: DenseMachine,
-  _params: PassParameters,
-  x: Float64Array,
-  term: Float64Array,
-  offset: number,
-  scalars: Float64Array,
-  at: number,
-): void {
+const denseGradientTerm: StepOn<DenseMachine, PassParameters> = (machine, _params, x, term, offset, scalars, at) => {
   const { p, c } = machine.storage;
   const { a, aStart, aEnd, b } = machine.rows();
   const residual = machine.scratch.rowValues;
@@ -49,22 +41,14 @@ function denseGradientTerm(
   let residual2 = 0;
   for (let k = 0; k < p; k++) residual2 += residual[k] * residual[k];
   scalars[at + RESIDUAL2] = residual2;
-}
+};
 
 /** A CSR chunk's term and |A_i x - b_i|^2 on the thread's CSR kernel, x read in place when the support is consecutive columns. */
-function csrGradientTerm(
-  machine: CsrMachine,
-  _params: PassParameters,
-  x: Float64Array,
-  term: Float64Array,
-  offset: number,
-  scalars: Float64Array,
-  at: number,
-): void {
+const csrGradientTerm: StepOn<CsrMachine, PassParameters> = (machine, _params, x, term, offset, scalars, at) => {
   const kernel = machine.csrGradient();
   scalars[at + RESIDUAL2] =
     machine.firstColumn >= 0 ? kernel.run(x, machine.firstColumn, term, offset) : kernel.run(machine.onSupport(x), 0, term, offset);
-}
+};
 
 /** The gradient methods' machine pass: one phase, each chunk's term A_i^T (A_i x - b_i) and |A_i x - b_i|^2. */
 export const GRADIENT_PASS = registerMachinePass<PassParameters>({

@@ -23,7 +23,7 @@ export type PassParameters = Readonly<Record<string, number>>;
  * and the machine's storage; writes only its own region of `output` (from `offset`, of the length
  * the fleet gave it) and its own scalars (from `at`, the pass's scalarsPerMachine of them).
  */
-export type StepOn<M extends Machine, Params> = (
+export type StepOn<M, Params> = (
   machine: M,
   params: Params,
   input: Float64Array,
@@ -72,19 +72,4 @@ export function registeredMachinePass(name: string): MachinePass<PassParameters>
 /** Names of the passes registered in this thread. */
 export function machinePassNames(): string[] {
   return [...registry.keys()];
-}
-
-/** Runs `step` on `machine` (its storage's form). */
-export function runStep<Params>(
-  step: MachineStep<Params>,
-  machine: Machine,
-  params: Params,
-  input: Float64Array,
-  output: Float64Array,
-  offset: number,
-  scalars: Float64Array,
-  at: number,
-): void {
-  if (machine.kind === 'dense') step.dense(machine, params, input, output, offset, scalars, at);
-  else step.csr(machine, params, input, output, offset, scalars, at);
 }

@@ -9,7 +9,7 @@
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { CsrMachine } from './csrMachine.js';
 import { DenseMachine, Scratch } from './machine.js';
-import { registeredMachinePass, runStep, type Machine, type MachineStep, type PassParameters } from './machinePass.js';
+import { registeredMachinePass, type Machine, type MachineStep, type PassParameters } from './machinePass.js';
 import { passKernels } from './placement.js';
 import type { MachineStorage } from './storage.js';
 
@@ -58,7 +58,11 @@ export class MachineShard implements Shard {
   run(phase: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void {
     const step = this.steps[phase];
     if (step === undefined) throw new Error(`Unknown machine pass phase ${phase}`);
-    runStep(step, this.machines[chunk], this.params, input, output, this.outputOffset[chunk], scalars, chunk * this.scalarsPerChunk);
+    const machine = this.machines[chunk];
+    const offset = this.outputOffset[chunk];
+    const at = chunk * this.scalarsPerChunk;
+    if (machine.kind === 'dense') step.dense(machine, this.params, input, output, offset, scalars, at);
+    else step.csr(machine, this.params, input, output, offset, scalars, at);
   }
 }
 

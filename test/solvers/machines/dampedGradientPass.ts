@@ -5,25 +5,17 @@
  * Registered when loaded: the fleet's worker threads import this module by its URL.
  */
 import type { MachineOperator } from '../../../src/solvers/machines/machine.js';
-import { registerMachinePass } from '../../../src/solvers/machines/machinePass.js';
+import { registerMachinePass, type StepOn } from '../../../src/solvers/machines/machinePass.js';
 
 // An object type, not an interface: so that it is a PassParameters (a record of numbers).
 export type DampingParameters = { readonly omega: number };
 
-function dampedGradientTerm(
-  machine: MachineOperator,
-  { omega }: DampingParameters,
-  x: Float64Array,
-  term: Float64Array,
-  offset: number,
-  scalars: Float64Array,
-  at: number,
-): void {
+const dampedGradientTerm: StepOn<MachineOperator, DampingParameters> = (machine, { omega }, x, term, offset, scalars, at) => {
   const residual = new Float64Array(machine.p);
   scalars[at] = machine.residual(x, residual, 0);
   term.fill(0, offset, offset + x.length);
   machine.multiplyTransposeAdd(residual, 0, omega, term, offset);
-}
+};
 
 export const DAMPED_GRADIENT_PASS = registerMachinePass<DampingParameters>({
   name: 'test:damped-gradient',

@@ -14,7 +14,7 @@ import { CIMMINO_PASS, CIMMINO_TERMS } from '../../../src/solvers/machines/cimmi
 import { CONSENSUS_PASS, CONSENSUS_STEP } from '../../../src/solvers/machines/consensusPass.js';
 import { GRADIENT_PASS, GRADIENT_TERMS } from '../../../src/solvers/machines/gradientPass.js';
 import { DenseMachine, Scratch } from '../../../src/solvers/machines/machine.js';
-import { runStep, type Machine, type MachinePass } from '../../../src/solvers/machines/machinePass.js';
+import type { Machine, MachinePass } from '../../../src/solvers/machines/machinePass.js';
 import { passKernels } from '../../../src/solvers/machines/placement.js';
 import { csrStorage, denseStorage } from '../../../src/solvers/machines/storage.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
@@ -47,7 +47,9 @@ function runPhase<Params>(
   offset: number,
 ): Float64Array {
   const scalars = new Float64Array(pass.scalarsPerMachine);
-  runStep(pass.steps[phase], machine, params, input, output, offset, scalars, 0);
+  const step = pass.steps[phase];
+  if (machine.kind === 'dense') step.dense(machine, params, input, output, offset, scalars, 0);
+  else step.csr(machine, params, input, output, offset, scalars, 0);
   return scalars;
 }
 

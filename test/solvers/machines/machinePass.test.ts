@@ -19,6 +19,7 @@ import type { BackendName } from '../../../src/solvers/linalg/backend.js';
 import { nativeBlas } from '../../../src/solvers/linalg/backend.js';
 import { prng, randomCase } from '../algorithms/support.js';
 import { forceThreads } from '../parallel/support.js';
+import { relativeDifference } from '../sparse/support.js';
 import { DAMPED_GRADIENT_PASS } from './dampedGradientPass.js';
 
 const n = 40;
@@ -58,16 +59,6 @@ function reference(x: Float64Array): { term: number[]; residual2: number } {
   return { term: A.transpose().mmul(r).mul(omega).to1DArray(), residual2: r.norm() ** 2 };
 }
 
-function maxRelativeError(actual: ArrayLike<number>, expected: ArrayLike<number>): number {
-  let diff = 0;
-  let scale = 1;
-  for (let j = 0; j < expected.length; j++) {
-    diff = Math.max(diff, Math.abs(actual[j] - expected[j]));
-    scale = Math.max(scale, Math.abs(expected[j]));
-  }
-  return diff / scale;
-}
-
 const backends: BackendName[] = nativeBlas() === null ? ['typescript'] : ['typescript', 'native'];
 
 for (const backend of backends) {
@@ -81,7 +72,7 @@ for (const backend of backends) {
           const got = fleetResult(storage, x);
           const want = reference(x);
           expect(got.threads).toBe(threads);
-          expect(maxRelativeError(got.term, want.term)).toBeLessThan(1e-12);
+          expect(relativeDifference(got.term, want.term)).toBeLessThan(1e-12);
           expect(got.residual2).toBeCloseTo(want.residual2, 8);
         });
       }
