@@ -3,6 +3,8 @@
  * ones included): no cycle between its files, and its folders depend in the one order the script
  * documents (SOLVERS_FOLDER_ORDER), but for the imports it lists with their reason.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   cycles,
@@ -16,6 +18,25 @@ import {
 } from '../scripts/importCycles.js';
 
 const graph = importGraph(SOLVERS_ROOT);
+
+/** Files that still ask the backend themselves instead of taking a Kernels argument. */
+const NOT_YET_PASSED_KERNELS: readonly string[] = [
+  'analysis/conditioning.ts: nativeBlasInUse',
+  'analysis/gramBlocks.ts: nativeBlasInUse',
+  'analysis/localAngles.ts: nativeBlasInUse',
+  'analysis/principalAngles.ts: nativeBlasInUse',
+  'linalg/householderQr.ts: nativeBlasInUse',
+  'linalg/lanczos.ts: nativeBlasInUse',
+  'linalg/lu.ts: nativeBlasInUse',
+  'linalg/products.ts: nativeBlasInUse',
+  'linalg/singularValues.ts: nativeBlasInUse',
+  'machines/blockPass.ts: activeBackend',
+  'machines/blockPass.ts: nativeBlasInUse',
+  'machines/placement.ts: activeBackend',
+  'partitioning/advisor.ts: nativeMetisInUse',
+  'sparse/spectrumOfOperator.ts: nativeArpackInUse',
+  'studies/sampleMetrics.ts: nativeBlasInUse',
+];
 
 describe('src/solvers import graph', () => {
   it('reads type-only imports and re-exports too', () => {
@@ -46,5 +67,21 @@ describe('src/solvers import graph', () => {
     expect([...folderGraph(graph).keys()].sort()).toEqual([...SOLVERS_FOLDER_ORDER].sort());
     const violations = orderViolations(graph, SOLVERS_FOLDER_ORDER);
     expect(violations.filter((violation) => !SOLVERS_KNOWN_EXCEPTIONS.includes(violation))).toEqual([]);
+  });
+
+  it('asks which backend is selected in one file: linalg/kernels.ts (and linalg/backend.ts, which holds the selection)', () => {
+    const queries = new Set(['activeBackend', 'nativeBlasInUse', 'nativeArpackInUse', 'nativeMetisInUse']);
+    // index.ts re-exports the selection for the library's users; it computes nothing.
+    const selectors = new Set(['linalg/kernels.ts', 'index.ts']);
+    const askers: string[] = [];
+    for (const [file, imports] of graph) {
+      if (!imports.has('linalg/backend.ts') || selectors.has(file)) continue;
+      const text = readFileSync(join(SOLVERS_ROOT, file), 'utf8');
+      for (const [, names] of text.matchAll(/(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'[^']*backend\.js'/g)) {
+        const asked = names.split(',').map((name) => name.trim().replace(/^type\s+/, '').split(/\s+as\s+/)[0]);
+        for (const name of asked) if (queries.has(name)) askers.push(`${file}: ${name}`);
+      }
+    }
+    expect(askers.filter((asker) => !NOT_YET_PASSED_KERNELS.includes(asker))).toEqual([]);
   });
 });
