@@ -24,7 +24,6 @@ const NOT_YET_PASSED_KERNELS: readonly string[] = [
   'machines/blockPass.ts: activeBackend',
   'machines/blockPass.ts: nativeBlasInUse',
   'machines/placement.ts: activeBackend',
-  'sparse/spectrumOfOperator.ts: nativeArpackInUse',
 ];
 
 describe('src/solvers import graph', () => {

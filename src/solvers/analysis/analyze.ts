@@ -44,7 +44,7 @@ export function* analyzeWork(system: SolverSystem, options: AnalyzeOptions = {})
   const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
   const kernels = options.kernels ?? selectedKernels();
   if (isTall(system)) return yield* tallAnalysisWork(kernels, system, tolerance);
-  const parts = system.storage === 'csr' ? yield* sparseAnalysisPartsWork(system) : yield* denseAnalysisPartsWork(kernels, system);
+  const parts = system.storage === 'csr' ? yield* sparseAnalysisPartsWork(kernels, system) : yield* denseAnalysisPartsWork(kernels, system);
   yield { phase: 'analysis', fraction: 1 };
   return assembleAnalysis(system.n, system.partition, parts, tolerance);
 }
@@ -145,7 +145,7 @@ export interface PartitionSpectrum {
 export function* partitionSpectrumWork(kernels: Kernels, system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
   if (system.storage === 'csr' && !isTall(system)) {
     const context = lu ?? (yield* sparseLuContextWork(system.A));
-    const { angles, s } = yield* sparseAnglesAndSWork(system, context);
+    const { angles, s } = yield* sparseAnglesAndSWork(kernels, system, context);
     return { kappaS: s.kappaS.value, thetaH: angles.thetaH };
   }
   // A tall CSR system is analysed on its dense copy, as by analyzeWork.
