@@ -19,11 +19,32 @@ import {
 
 const graph = importGraph(SOLVERS_ROOT);
 
-/** Files that still ask the backend themselves instead of taking a Kernels argument. */
-const NOT_YET_PASSED_KERNELS: readonly string[] = [
-  'machines/blockPass.ts: activeBackend',
-  'machines/blockPass.ts: nativeBlasInUse',
-  'machines/placement.ts: activeBackend',
+/**
+ * The files whose entry points default to the selected backend's kernels (linalg/kernels.ts selectedKernels):
+ * the library's synchronous wrappers, analyzeWork, the advisor, a system's construction, a task thread's entry
+ * and a solver run's placement. Everything below them takes its kernels as an argument; a new default is
+ * added here on purpose.
+ */
+const KERNEL_DEFAULTS: readonly string[] = [
+  'analysis/analyze.ts',
+  'analysis/conditioning.ts',
+  'analysis/gramBlocks.ts',
+  'analysis/localAngles.ts',
+  'analysis/principalAngles.ts',
+  'analysis/splitAnalysis.ts',
+  'distributed/distributedSystem.ts',
+  'distributed/leastSquares.ts',
+  'distributed/sparseSystem.ts',
+  'linalg/lanczos.ts',
+  'linalg/lu.ts',
+  'linalg/singularValues.ts',
+  'machines/blockPass.ts',
+  'machines/placement.ts',
+  'partitioning/advisor.ts',
+  'sparse/singularValuesOfSparse.ts',
+  'sparse/spectrumOfOperator.ts',
+  'sparse/spectrumOfS.ts',
+  'studies/sampler.ts',
 ];
 
 describe('src/solvers import graph', () => {
@@ -76,6 +97,16 @@ describe('src/solvers import graph', () => {
         for (const name of asked) if (queries.has(name)) askers.push(`${file}: ${name}`);
       }
     }
-    expect(askers.filter((asker) => !NOT_YET_PASSED_KERNELS.includes(asker))).toEqual([]);
+    expect(askers).toEqual([]);
+  });
+
+  it('defaults to the selected kernels only in the files listed in KERNEL_DEFAULTS', () => {
+    const defaulting = [...graph].filter(
+      ([file, imports]) =>
+        imports.has('linalg/kernels.ts') &&
+        /\bselectedKernels\b/.test(readFileSync(join(SOLVERS_ROOT, file), 'utf8')) &&
+        file !== 'index.ts',
+    );
+    expect(defaulting.map(([file]) => file).sort()).toEqual([...KERNEL_DEFAULTS].sort());
   });
 });
