@@ -189,16 +189,14 @@ export function singularValues(a: DenseMatrix, kernels: Kernels = selectedKernel
   return out;
 }
 
+/** An upper bidiagonal matrix: diagonal d, superdiagonal e. */
+type Bidiagonal = { d: Float64Array; e: Float64Array };
+
 /**
  * Upper bidiagonal (d, e) with the singular values of the c x p matrix whose columns are the p rows
  * of `columns` (p x c, row-major, p <= c; overwritten): R of its thin QR, then R bidiagonalized.
  */
-export function* bidiagonalOfColumnsWork(
-  kernels: Kernels,
-  columns: Float64Array,
-  p: number,
-  c: number,
-): Work<{ d: Float64Array; e: Float64Array }> {
+export function* bidiagonalOfColumnsWork(kernels: Kernels, columns: Float64Array, p: number, c: number): Work<Bidiagonal> {
   const blas = kernels.blas;
   if (blas) {
     // Row-major storage is the column-major transpose: the same singular values. Square: no QR needed.
