@@ -95,10 +95,11 @@ export function extremeSingularValues(kernels: Kernels, data: Float64Array, n: n
   return nativeExtremesInPlace(blas, work.square, n, work);
 }
 
-/** sigma_max(A)^2 / sigma_min(A)^2 and its two ends. */
+/** sigma_max(A)^2 / sigma_min(A)^2 and its two ends; a tall A's sigma_min is its n-th singular value. */
 export function matrixConditioning(kernels: Kernels, a: DenseMatrix): MatrixConditioningValues {
-  if (a.rows !== a.cols) throw new RangeError('matrixConditioning needs a square matrix');
-  const { largest, smallest } = extremeSingularValues(kernels, a.data, a.rows);
+  if (a.rows < a.cols) throw new RangeError('matrixConditioning needs a square or tall matrix');
+  const { largest, smallest } =
+    a.rows === a.cols ? extremeSingularValues(kernels, a.data, a.rows) : singularValueRange(a.data, a.rows, a.cols, kernels);
   const L = largest * largest;
   const mu = smallest * smallest;
   return { kappaAtA: (largest / smallest) ** 2, L, mu };
@@ -122,6 +123,8 @@ function copyRows(data: Float64Array, n: number, rows: Int32Array, out: Float64A
  */
 export function sExtremes(kernels: Kernels, a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
   const n = a.cols;
+  // Q is n x n only when sum p_i = n; a tall system's machines may hold dependent rows (the full analysis' row-space bases).
+  if (a.rows !== n) throw new RangeError('sExtremes needs a square matrix; a tall system takes the full analysis');
   if (partition.m === 1 && partition.sizes[0] === n) return { lambdaMinS: 1, lambdaMaxS: 1 };
   const blas = kernels.blas;
   if (!blas) return typescriptSExtremes(kernels, a, partition);
