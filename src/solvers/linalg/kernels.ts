@@ -45,9 +45,9 @@ export interface Kernels {
    * Lanczos on G^T G with the TypeScript loops, where a bidiagonalization's fixed (4/3) p^3 costs more than
    * the few steps Lanczos usually needs; LAPACK's bidiagonalization with the addon, where those p^3 run at
    * BLAS-3 speed and Lanczos can need up to p steps (a clustered top of the spectrum: two random halves of
-   * R^n). Both agree to the fixture tolerances. On the TypeScript loops neither wins everywhere (bidiagonalization
-   * took 0.55-0.9x Lanczos's time on the blocks of two machines, 1.2-1.25x on Gaussian mean-1 blocks of four to
-   * eight), so the choice stays here until the bench says otherwise.
+   * R^n). Both agree to the fixture tolerances. On the TypeScript loops neither wins everywhere (bench/blockSigmaMax.ts:
+   * bidiagonalization takes 0.5-0.8x Lanczos's time on the large blocks of two machines, 1.05-1.6x on those of four to
+   * eight), so the choice stays here, one line per set.
    */
   readonly blockSigmaMax: 'lanczos' | 'bidiagonalization';
 }
