@@ -15,6 +15,7 @@ import type { SpectralData } from '../algorithms/types.js';
 import { runSync, type Work } from '../cooperative.js';
 import { rowSpaceSystem, type DistributedSystem, type SolverSystem } from '../distributed/distributedSystem.js';
 import { denseSystemWork, isTall, leastSquaresPointsWork } from '../distributed/leastSquares.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
 import { matrixConditioningWork, sConditioningWork, type MatrixConditioning, type SConditioning } from './conditioning.js';
@@ -29,6 +30,8 @@ import type { AlgorithmTuning, Analysis, Conditioning, Consistency, Heterogeneit
 export interface AnalyzeOptions {
   /** Error reduction factor for the predicted iteration counts (default 1e-8). */
   tolerance?: number;
+  /** What the numerics run on (default: the selected backend's, ../linalg/kernels.ts). */
+  kernels?: Kernels;
 }
 
 export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
@@ -39,8 +42,9 @@ export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
  */
 export function* analyzeWork(system: SolverSystem, options: AnalyzeOptions = {}): Work<Analysis> {
   const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
-  if (isTall(system)) return yield* tallAnalysisWork(system, tolerance);
-  const parts = system.storage === 'csr' ? yield* sparseAnalysisPartsWork(system) : yield* denseAnalysisPartsWork(system);
+  const kernels = options.kernels ?? selectedKernels();
+  if (isTall(system)) return yield* tallAnalysisWork(kernels, system, tolerance);
+  const parts = system.storage === 'csr' ? yield* sparseAnalysisPartsWork(kernels, system) : yield* denseAnalysisPartsWork(kernels, system);
   yield { phase: 'analysis', fraction: 1 };
   return assembleAnalysis(system.n, system.partition, parts, tolerance);
 }
@@ -50,10 +54,10 @@ export function* analyzeWork(system: SolverSystem, options: AnalyzeOptions = {})
  * on each machine's basis of its row space; then its consistency, the machines' ranks, which bounds
  * still hold (Bounds.tall) and, when the projection methods reach another point than x_LS, by how much.
  */
-function* tallAnalysisWork(system: SolverSystem, tolerance: number): Work<Analysis> {
-  const dense = yield* denseSystemWork(system);
-  const parts = yield* denseAnalysisPartsWork(dense);
-  const points = yield* leastSquaresPointsWork(dense);
+function* tallAnalysisWork(kernels: Kernels, system: SolverSystem, tolerance: number): Work<Analysis> {
+  const dense = yield* denseSystemWork(kernels, system);
+  const parts = yield* denseAnalysisPartsWork(kernels, dense);
+  const points = yield* leastSquaresPointsWork(dense, kernels);
   yield { phase: 'analysis', fraction: 1 };
   const analysis = assembleAnalysis(system.n, system.partition, parts, tolerance);
   const consistency: Consistency = {
@@ -99,30 +103,30 @@ export function analyze(system: SolverSystem, options: AnalyzeOptions = {}): Ana
   return runSync(analyzeWork(system, options));
 }
 
-function* denseAnalysisPartsWork(system: DistributedSystem): Work<AnalysisParts> {
+function* denseAnalysisPartsWork(kernels: Kernels, system: DistributedSystem): Work<AnalysisParts> {
   const { partition } = system;
 
   yield { phase: 'conditioning', fraction: 0 };
-  const matrix = yield* inPhase(matrixConditioningWork(system.A), 'conditioning', 0, 0.5);
+  const matrix = yield* inPhase(matrixConditioningWork(kernels, system.A), 'conditioning', 0, 0.5);
 
-  const { angles, s } = yield* denseAnglesAndSWork(rowSpaceSystem(system));
+  const { angles, s } = yield* denseAnglesAndSWork(kernels, rowSpaceSystem(system));
 
   yield { phase: 'local-angles', fraction: 0 };
-  const local = yield* inPhase(localAnglesWork(system.A, partition), 'local-angles', 0, 1);
+  const local = yield* inPhase(localAnglesWork(kernels, system.A, partition), 'local-angles', 0, 1);
 
   return denseAnalysisParts(angles, local, matrix, s);
 }
 
 /** theta_ij, theta_H and kappa(S) of a dense system's partition: G_ij = Q_i^T Q_j once, the angles and S's spectrum from them. */
-function* denseAnglesAndSWork(system: DistributedSystem): Work<{ angles: PrincipalAngles; s: SConditioning }> {
+function* denseAnglesAndSWork(kernels: Kernels, system: DistributedSystem): Work<{ angles: PrincipalAngles; s: SConditioning }> {
   const { machines } = system;
   yield { phase: 'gram-blocks', fraction: 0 };
-  const gram = yield* inPhase(gramBlocksWork(machines), 'gram-blocks', 0, 1);
+  const gram = yield* inPhase(gramBlocksWork(kernels, machines), 'gram-blocks', 0, 1);
   yield { phase: 'principal-angles', fraction: 0 };
-  const angles = yield* inPhase(principalAnglesWork(machines, gram), 'principal-angles', 0, 1);
+  const angles = yield* inPhase(principalAnglesWork(kernels, machines, gram), 'principal-angles', 0, 1);
 
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sConditioningWork(system, gram), 'conditioning', 0.5, 1);
+  const s = yield* inPhase(sConditioningWork(kernels, system, gram), 'conditioning', 0.5, 1);
   return { angles, s };
 }
 
@@ -138,14 +142,14 @@ export interface PartitionSpectrum {
  * partition advisor (../partitioning/advisor.ts). On CSR storage `lu` is the LU of A, shared by the
  * candidates (A does not change with the partition).
  */
-export function* partitionSpectrumWork(system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
+export function* partitionSpectrumWork(kernels: Kernels, system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
   if (system.storage === 'csr' && !isTall(system)) {
     const context = lu ?? (yield* sparseLuContextWork(system.A));
-    const { angles, s } = yield* sparseAnglesAndSWork(system, context);
+    const { angles, s } = yield* sparseAnglesAndSWork(kernels, system, context);
     return { kappaS: s.kappaS.value, thetaH: angles.thetaH };
   }
   // A tall CSR system is analysed on its dense copy, as by analyzeWork.
-  const { angles, s } = yield* denseAnglesAndSWork(rowSpaceSystem(yield* denseSystemWork(system)));
+  const { angles, s } = yield* denseAnglesAndSWork(kernels, rowSpaceSystem(yield* denseSystemWork(kernels, system)));
   return { kappaS: s.kappaS, thetaH: angles.thetaH };
 }
 

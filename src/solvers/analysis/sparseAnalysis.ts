@@ -20,6 +20,7 @@
  * dense storage.
  */
 import { runSync, type Work } from '../cooperative.js';
+import type { Kernels } from '../linalg/kernels.js';
 import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
@@ -224,6 +225,7 @@ export interface SparseLuContext {
  * partition advisor, ../partitioning/advisor.ts, calls this for each candidate partition with one LU of A).
  */
 export function* sparseAnglesAndSWork(
+  kernels: Kernels,
   system: SparseDistributedSystem,
   { lu, luSolves, workspace }: SparseLuContext,
 ): Work<{ angles: SparsePrincipalAngles; s: SSpectrum }> {
@@ -236,7 +238,14 @@ export function* sparseAnglesAndSWork(
 
   yield { phase: 'conditioning', fraction: 0.5 };
   const s = yield* inPhase(
-    sSpectrumWork(slots, factors, lu, { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows) }, workspace, luSolves),
+    sSpectrumWork(
+      slots,
+      factors,
+      lu,
+      { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows), arpack: kernels.arpack },
+      workspace,
+      luSolves,
+    ),
     'conditioning',
     0.5,
     1,
@@ -251,7 +260,7 @@ export function* sparseLuContextWork(A: CsrMatrix): Work<SparseLuContext> {
   return { lu, luSolves: currentThreadLuSolves(lu), workspace: new KrylovWorkspace() };
 }
 
-export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<AnalysisParts> {
+export function* sparseAnalysisPartsWork(kernels: Kernels, system: SparseDistributedSystem): Work<AnalysisParts> {
   const { A, partition } = system;
   const workspace = new KrylovWorkspace();
 
@@ -265,14 +274,14 @@ export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<
       luSolves,
       normalOperator: currentThreadNormalOperator(A),
       workspace,
-      lanczos: { tolerance: SPECTRUM_TOLERANCE },
+      lanczos: { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack },
     }),
     'conditioning',
     0.15,
     0.5,
   );
 
-  const { angles, s } = yield* sparseAnglesAndSWork(system, { lu, luSolves, workspace });
+  const { angles, s } = yield* sparseAnglesAndSWork(kernels, system, { lu, luSolves, workspace });
 
   yield { phase: 'local-angles', fraction: 0 };
   const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);

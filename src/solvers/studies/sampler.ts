@@ -9,6 +9,7 @@
 import { analyze } from '../analysis/analyze.js';
 import { buildDistributedSystem } from '../distributed/distributedSystem.js';
 import { createProblem } from '../input/createProblem.js';
+import { selectedKernels } from '../linalg/kernels.js';
 import { generateMatrix } from '../input/generators.js';
 import { regressionData } from '../input/regression.js';
 import { buildPartition, randomPartition } from '../input/partition.js';
@@ -158,7 +159,7 @@ export function computeGroupSample(definition: StudyDefinition, group: PointGrou
   let conditioning: ReturnType<typeof matrixConditioning> | null = null;
   if (cheap || definition.dropKappaAtAAbove !== null) {
     try {
-      conditioning = matrixConditioning(matrix);
+      conditioning = matrixConditioning(selectedKernels(), matrix);
     } catch (error) {
       return group.points.map(() => failure(error, metrics.length));
     }
@@ -173,7 +174,7 @@ export function computeGroupSample(definition: StudyDefinition, group: PointGrou
       const partition = samplePartition(definition, point, sample);
       const source =
         cheap && conditioning
-          ? conditioningAnalysis(partition.m, conditioning, sExtremes(matrix, partition))
+          ? conditioningAnalysis(partition.m, conditioning, sExtremes(selectedKernels(), matrix, partition))
           : analyze(buildDistributedSystem(createProblem({ A: matrix, partition })));
       return { status: 'kept', reason: null, values: metrics.map((metric: MetricSpec) => metricValue(source, metric)) };
     } catch (error) {
@@ -189,7 +190,7 @@ function subspacePairSample(definition: StudyDefinition, point: GridPoint, sampl
     const random = new SeededRandom(matrixSeed(definition, point, sample));
     const first = random.fillNormal(new Float64Array(p * n), mean, std);
     const second = random.fillNormal(new Float64Array(p * n), mean, std);
-    const theta = smallestPrincipalAngle(first, second, p, n);
+    const theta = smallestPrincipalAngle(selectedKernels(), first, second, p, n);
     const tan = Math.tan(theta);
     const values: Record<string, number> = { theta, tanInvSqTheta: 1 / (tan * tan), cosSqTheta: Math.cos(theta) ** 2 };
     return { status: 'kept', reason: null, values: definition.metrics.map((metric) => values[metric.path]) };

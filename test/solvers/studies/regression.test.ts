@@ -7,6 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { InvalidParameterError, ProblemTooLargeError } from '../../../src/solvers/errors.js';
 import { generateSystem } from '../../../src/solvers/input/generators.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { planStudy } from '../../../src/solvers/studies/plan.js';
 import { computeGroupSample, matrixSeed, sampleRegression } from '../../../src/solvers/studies/sampler.js';
 import { matrixConditioning } from '../../../src/solvers/studies/sampleMetrics.js';
@@ -70,6 +71,6 @@ describe('regression studies', () => {
   it('matrixConditioning takes a tall matrix (its n-th singular value is sigma_min)', () => {
     // diag(3, 1) over two more zero rows: sigma = 3, 1.
     const A = { rows: 4, cols: 2, data: Float64Array.from([3, 0, 0, 1, 0, 0, 0, 0]) };
-    expect(matrixConditioning(A).kappaAtA).toBeCloseTo(9, 12);
+    expect(matrixConditioning(selectedKernels(), A).kappaAtA).toBeCloseTo(9, 12);
   });
 });
