@@ -50,7 +50,7 @@ export interface AnalysisValues {
   thetaH: number;
   phiMin: number | null;
   rowNormRatio: number;
-  theorem4KappaALowerBound: number;
+  theorem4KappaALowerBound: number | null;
   kappaS: number;
   lambdaMinS: number;
   lambdaMaxS: number;

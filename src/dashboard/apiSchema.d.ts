@@ -1236,7 +1236,8 @@ export interface components {
                     hypothesisHolds: boolean;
                     c: number;
                 };
-                theorem4KappaALowerBound: number;
+                /** @description Theorem 4's lower bound on kappa(A); null when infinite (a row in the span of the other machines' rows, possible on a tall system). */
+                theorem4KappaALowerBound: number | null;
                 theorem4KappaAtALowerBounds: {
                     phiMin: number | null;
                     rowNormRatio: number;

@@ -96,4 +96,34 @@ describe('tall systems over HTTP', () => {
     expect(relativeDistance(await solution(job.id, 'dhbm'), gaussian.leastSquares)).toBeLessThan(1e-8);
     expect(relativeDistance(await solution(job.id, 'apc'), gaussian.blockWeighted)).toBeLessThan(1e-8);
   }, 600_000);
+
+  it('two parallel rows on a machine: the job reads back (200), its Theorem 4 bound null (infinite), every run at x_LS', async () => {
+    // Rows 0 and 1 are parallel: machine 0 has rank 1, and row 1's angle to the other rows' span is 0.
+    const data = [
+      [1, 2, 0],
+      [2, 4, 0],
+      [0, 1, 1],
+      [1, 0, 1],
+      [1, 1, 1],
+      [2, 0, 1],
+    ];
+    const { response, job } = await createJob(service.app, {
+      type: 'solve',
+      matrix: { format: 'dense', data },
+      partition: { machines: 3 },
+      options: { tolerance: 1e-10, maxIterations: 20_000 },
+    });
+    expect(response.statusCode, response.body).toBe(202);
+    const done: Job = await waitForJob(service.app, job.id, { timeoutMs: 120_000 });
+    expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+    const read = await service.app.inject({ url: `/v1/jobs/${job.id}` });
+    expect(read.statusCode, read.body).toBe(200);
+    const { analysis, runs } = done.result!;
+    expect(analysis.machineRanks).toEqual([1, 2, 2]);
+    expect(analysis.bounds.theorem4KappaALowerBound).toBeNull();
+    for (const [algorithm, run] of Object.entries(runs)) {
+      expect(run!.status, `${algorithm}: ${run!.stopReason}`).toBe('converged');
+      expect(relativeDistance(await solution(job.id, algorithm), [1, 1, 1])).toBeLessThan(1e-8);
+    }
+  }, 300_000);
 });

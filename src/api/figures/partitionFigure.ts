@@ -69,8 +69,12 @@ const pixelOf = (machine: number): number => (machine < 0 ? 0 : 1 + (machine % M
 export function renderPartitionFigure(figure: PartitionFigure): string {
   const { m, order } = figure;
   const raster = partitionRaster(figure.source, figure.assignment, m, order);
-  const { n, cells } = raster;
-  const pixels = Uint8Array.from(raster.machine, pixelOf);
+  const { n, cells, columnCells } = raster;
+  // A tall matrix's columns fill the first columnCells of each band: the picture keeps those (N x n, not N x N).
+  const pixels = new Uint8Array(cells * columnCells);
+  for (let r = 0; r < cells; r++)
+    for (let c = 0; c < columnCells; c++) pixels[r * columnCells + c] = pixelOf(raster.machine[r * cells + c]);
+  const imageWidth = (IMAGE * columnCells) / cells;
   const strip = Uint8Array.from(raster.rowMachine, pixelOf);
   const kappa = figure.kappaS === null ? 'κ(S) not computed yet' : `κ(S) = ${formatValue(figure.kappaS)}`;
   const title = `${figure.name}: ${kappa}`;
@@ -92,14 +96,14 @@ export function renderPartitionFigure(figure: PartitionFigure): string {
   // The row strip and the pattern; pixelated, so that a small matrix's cells keep their edges.
   parts.push(
     `<image class="row-machines" x="${LEFT - STRIP - 4}" y="${TOP}" width="${STRIP}" height="${IMAGE}" preserveAspectRatio="none" image-rendering="pixelated" href="${pngDataUrl(1, cells, strip)}"/>`,
-    `<image class="raster" data-cells="${cells}" data-per-cell="${raster.perCell}" x="${LEFT}" y="${TOP}" width="${IMAGE}" height="${IMAGE}" preserveAspectRatio="none" image-rendering="pixelated" href="${pngDataUrl(cells, cells, pixels)}"/>`,
-    `<rect x="${LEFT}" y="${TOP}" width="${IMAGE}" height="${IMAGE}" fill="none" stroke="#444"/>`,
+    `<image class="raster" data-cells="${cells}" data-per-cell="${raster.perCell}" x="${LEFT}" y="${TOP}" width="${round(imageWidth)}" height="${IMAGE}" preserveAspectRatio="none" image-rendering="pixelated" href="${pngDataUrl(columnCells, cells, pixels)}"/>`,
+    `<rect x="${LEFT}" y="${TOP}" width="${round(imageWidth)}" height="${IMAGE}" fill="none" stroke="#444"/>`,
   );
   if (grouped && raster.rowStarts && raster.columnStarts && m <= MAX_BANDS_DRAWN) {
     for (let machine = 1; machine < m; machine++) {
       const y = round(toY(raster.rowStarts[machine]));
       const x = round(toX(raster.columnStarts[machine]));
-      parts.push(`<line class="band" x1="${LEFT}" y1="${y}" x2="${LEFT + IMAGE}" y2="${y}" stroke="#999" stroke-width="0.5"/>`);
+      parts.push(`<line class="band" x1="${LEFT}" y1="${y}" x2="${round(LEFT + imageWidth)}" y2="${y}" stroke="#999" stroke-width="0.5"/>`);
       parts.push(`<line class="band" x1="${x}" y1="${TOP}" x2="${x}" y2="${TOP + IMAGE}" stroke="#999" stroke-width="0.5"/>`);
     }
     for (let machine = 0; machine < m; machine++) {

@@ -22,6 +22,8 @@ export interface PartitionRaster {
   perCell: number;
   /** Cells per side: ceil(n / perCell), at most maxCells. */
   cells: number;
+  /** Cells across A's columns: ceil(cols / perCell) (fewer than `cells` on a tall matrix, whose columns come first in either order). */
+  columnCells: number;
   /** machine[r * cells + c]: the machine holding most nonzeros of cell (r, c); -1 when it has none. */
   machine: Int32Array;
   /** rowMachine[r]: the machine of most of the rows of band r. */
@@ -181,5 +183,6 @@ export function partitionRaster(
       }
     }
   }
-  return { n, m, order, perCell, cells, machine, rowMachine, rowStarts, columnStarts, nnz };
+  const columnCells = Math.max(1, Math.ceil(source.A.cols / perCell));
+  return { n, m, order, perCell, cells, columnCells, machine, rowMachine, rowStarts, columnStarts, nnz };
 }

@@ -140,7 +140,10 @@ const BoundsSchema = z.object({
   theorem2: z.object({ hypothesisHolds: z.boolean(), p: z.number().nullable() }),
   theorem3KappaSUpperBound: z.number().nullable(),
   theorem3: z.object({ hypothesisHolds: z.boolean(), c: z.number() }),
-  theorem4KappaALowerBound: z.number(),
+  theorem4KappaALowerBound: z
+    .number()
+    .nullable()
+    .describe("Theorem 4's lower bound on kappa(A); null when infinite (a row in the span of the other machines' rows, possible on a tall system)."),
   theorem4KappaAtALowerBounds: z.object({ phiMin: z.number().nullable(), rowNormRatio: z.number() }),
   table1: z.partialRecord(AlgorithmIdSchema, RateBoundsSchema),
   tall: z

@@ -103,8 +103,11 @@ export interface Bounds {
   /** Theorem 3 (independent of n): (1 + c) / (1 - c) with c = (m - 1) cos(theta_H); null when c >= 1. */
   theorem3KappaSUpperBound: number | null;
   theorem3: { hypothesisHolds: boolean; c: number };
-  /** Theorem 4: kappa(A) >= max_k |a_k| / min_l (|a_l| sin theta_min^(l)). */
-  theorem4KappaALowerBound: number;
+  /**
+   * Theorem 4: kappa(A) >= max_k |a_k| / min_l (|a_l| sin theta_min^(l)); null when a row lies in the span of
+   * the other machines' rows (sin theta = 0: infinite, A singular when square; Theorem 4 assumes N = n).
+   */
+  theorem4KappaALowerBound: number | null;
   /** Consequences of Theorem 4 for kappa(A^T A): 1 / sin^2(phi_min) (null without phi_min) and ratio^2. */
   theorem4KappaAtALowerBounds: { phiMin: number | null; rowNormRatio: number };
   /** Table 1: bounds on each algorithm's optimal rate. */

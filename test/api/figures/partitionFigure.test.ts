@@ -10,6 +10,7 @@
 import { inflateSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, ProblemDetails } from '../../../src/jobs/types.js';
+import { renderPartitionFigure } from '../../../src/api/figures/partitionFigure.js';
 import { partitionRaster } from '../../../src/api/figures/partitionRaster.js';
 import { toRows } from '../../../src/solvers/matrix.js';
 import { csrFromDense, csrToDense } from '../../../src/solvers/sparse/csr.js';
@@ -111,6 +112,35 @@ describe('the raster', () => {
     const coarse = partitionRaster(source, assignment, 2, 'matrix', 2);
     expect(coarse.perCell).toBe(2);
     expect(Array.from(coarse.machine)).toEqual([1, 0, 0, 0]);
+  });
+
+  it('a tall 6 x 3 matrix is drawn 6 x 3 (its columns only), in both orders', () => {
+    const data = [
+      [1, 0, 0],
+      [0, 2, 0],
+      [0, 0, 3],
+      [4, 0, 0],
+      [0, 5, 0],
+      [0, 0, 6],
+    ];
+    const source = { storage: 'dense' as const, A: { rows: 6, cols: 3, data: Float64Array.from(data.flat()) } };
+    const assignment = Int32Array.from([0, 0, 0, 1, 1, 1]);
+    for (const order of ['matrix', 'machine'] as const) {
+      const raster = partitionRaster(source, assignment, 2, order);
+      expect([raster.cells, raster.columnCells]).toEqual([6, 3]);
+      // Every nonzero lies in the first three columns of the picture.
+      raster.machine.forEach((machine, k) => {
+        if (k % raster.cells >= 3) expect(machine).toBe(-1);
+      });
+      const svg = renderPartitionFigure({ source, assignment, m: 2, order, name: 'given partition', strategy: 'given', kappaS: 1 });
+      const image = /<image class="raster"[^>]*>/.exec(svg)![0];
+      const png = Buffer.from(/href="data:image\/png;base64,([^"]*)"/.exec(image)![1], 'base64');
+      // IHDR: width then height, right after the 8-byte signature and the chunk's length and type.
+      expect([png.readUInt32BE(16), png.readUInt32BE(20)]).toEqual([3, 6]);
+      const width = Number(/ width="([^"]*)"/.exec(image)![1]);
+      const height = Number(/ height="([^"]*)"/.exec(image)![1]);
+      expect(width / height).toBeCloseTo(0.5, 6);
+    }
   });
 
   it('a CSR matrix gives the raster of the same matrix dense (n = 320 in 160 x 160 cells, both orders)', () => {

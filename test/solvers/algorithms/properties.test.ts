@@ -327,7 +327,7 @@ describe('bounds of the paper', () => {
           theorem3Seen++;
           expect(kS).toBeLessThanOrEqual(bounds.theorem3KappaSUpperBound * (1 + slack(kS)));
         }
-        expect(ref.kappaA).toBeGreaterThanOrEqual(bounds.theorem4KappaALowerBound * (1 - slack(ref.kappaA)));
+        expect(ref.kappaA).toBeGreaterThanOrEqual(bounds.theorem4KappaALowerBound! * (1 - slack(ref.kappaA)));
         if (bounds.theorem4KappaAtALowerBounds.phiMin !== null) {
           expect(ref.kappaAtA).toBeGreaterThanOrEqual(bounds.theorem4KappaAtALowerBounds.phiMin * (1 - slack(ref.kappaAtA)));
         }

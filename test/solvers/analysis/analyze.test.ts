@@ -21,8 +21,8 @@ describeEachBackend('analyze', () => {
     // Proposition 2 holds for the computed values: kappa(S) >= 1 / sin^2(theta_H).
     expect(c.kappaS).toBeGreaterThanOrEqual(a.bounds.proposition2KappaSLowerBound! * (1 - 1e-12));
     // Theorem 4: kappa(A^T A) >= (its kappa(A) bound)^2 >= 1 / sin^2(phi_min).
-    expect(c.kappaAtA).toBeGreaterThanOrEqual(a.bounds.theorem4KappaALowerBound ** 2 * (1 - 1e-12));
-    expect(a.bounds.theorem4KappaALowerBound ** 2).toBeGreaterThanOrEqual(
+    expect(c.kappaAtA).toBeGreaterThanOrEqual(a.bounds.theorem4KappaALowerBound! ** 2 * (1 - 1e-12));
+    expect(a.bounds.theorem4KappaALowerBound! ** 2).toBeGreaterThanOrEqual(
       (1 / Math.sin(a.heterogeneity.phiMin as number) ** 2) * (1 - 1e-12),
     );
     // The exact comparison of the two rates is decided by the condition numbers (SPEC "Recommendation").

@@ -40,7 +40,7 @@ describe('computeBounds on the fixtures', () => {
       expect(e.kappaS).toBeGreaterThanOrEqual(b.proposition2KappaSLowerBound! * (1 - slack));
       if (b.theorem2KappaSUpperBound !== null) expect(e.kappaS).toBeLessThanOrEqual(b.theorem2KappaSUpperBound * (1 + slack));
       if (b.theorem3KappaSUpperBound !== null) expect(e.kappaS).toBeLessThanOrEqual(b.theorem3KappaSUpperBound * (1 + slack));
-      expect(Math.sqrt(e.kappaAtA)).toBeGreaterThanOrEqual(b.theorem4KappaALowerBound * (1 - slack));
+      expect(Math.sqrt(e.kappaAtA)).toBeGreaterThanOrEqual(b.theorem4KappaALowerBound! * (1 - slack));
       expect(e.kappaAtA).toBeGreaterThanOrEqual(b.theorem4KappaAtALowerBounds.rowNormRatio * (1 - slack));
       if (e.phiMin === null) expect(b.theorem4KappaAtALowerBounds.phiMin).toBeNull();
       else expect(e.kappaAtA).toBeGreaterThanOrEqual((b.theorem4KappaAtALowerBounds.phiMin as number) * (1 - slack));

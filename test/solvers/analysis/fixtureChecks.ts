@@ -85,7 +85,7 @@ export function checkFixture(f: Fixture, a: Analysis): void {
   if (e.phiMin === null) expect(h.phiMin).toBeNull();
   else expectAbsolute(h.phiMin as number, e.phiMin, angleTol, 'phiMin');
   expectRelative(h.rowNormRatio, e.rowNormRatio, 1e-9, 'rowNormRatio');
-  expectRelative(a.bounds.theorem4KappaALowerBound, e.theorem4KappaALowerBound, 1e-6, 'theorem4KappaALowerBound');
+  expectRelative(a.bounds.theorem4KappaALowerBound!, e.theorem4KappaALowerBound, 1e-6, 'theorem4KappaALowerBound');
 
   // Bounds.
   if (e.theorem3KappaSUpperBound === null) expect(a.bounds.theorem3KappaSUpperBound).toBeNull();

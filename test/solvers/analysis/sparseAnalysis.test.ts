@@ -57,7 +57,7 @@ function expectedOf(a: Analysis): Fixture['expected'] {
     phi: h.phi,
     phiMin: h.phiMin,
     rowNormRatio: h.rowNormRatio,
-    theorem4KappaALowerBound: a.bounds.theorem4KappaALowerBound,
+    theorem4KappaALowerBound: a.bounds.theorem4KappaALowerBound!,
     theorem3KappaSUpperBound: a.bounds.theorem3KappaSUpperBound,
     proposition2KappaSLowerBound: a.bounds.proposition2KappaSLowerBound!,
     rates: Object.fromEntries(ALGORITHM_IDS.map((id) => [id, a.rates[id].rate])) as Record<AlgorithmId, number>,
@@ -288,7 +288,7 @@ describe('sparse analysis of grid matrices too large for the dense path (SciPy, 
       for (let i = 0; i < ref.m; i++) expectAbsolute(h.phi[i] as number, ref.phi[i] as number, 1e-9, `phi[${i}]`);
       expectAbsolute(h.phiMin as number, ref.phiMin as number, 1e-9, 'phiMin');
       expectRelative(h.rowNormRatio, ref.rowNormRatio, 1e-9, 'rowNormRatio');
-      expectRelative(a.bounds.theorem4KappaALowerBound, ref.theorem4KappaALowerBound, 1e-6, 'theorem4KappaALowerBound');
+      expectRelative(a.bounds.theorem4KappaALowerBound!, ref.theorem4KappaALowerBound, 1e-6, 'theorem4KappaALowerBound');
       for (const id of ALGORITHM_IDS) expectAbsolute(a.rates[id].rate, ref.rates[id], 1e-6 * (1 - ref.rates[id]) + 1e-12, `rates.${id}`);
     });
   }

@@ -553,6 +553,6 @@ function expectSameAnalysis(nat: Analysis, ts: Analysis): void {
   for (let i = 0; i < ts.m; i++)
     if (h.phi[i] !== null) expect(Math.abs((nat.heterogeneity.phi[i] as number) - (h.phi[i] as number))).toBeLessThan(1e-12);
   expect(rel(nat.heterogeneity.rowNormRatio, h.rowNormRatio)).toBeLessThan(1e-14);
-  expect(rel(nat.bounds.theorem4KappaALowerBound, ts.bounds.theorem4KappaALowerBound)).toBeLessThan(1e-10);
+  expect(rel(nat.bounds.theorem4KappaALowerBound!, ts.bounds.theorem4KappaALowerBound!)).toBeLessThan(1e-10);
   expect(nat.recommendation.exact.faster).toBe(ts.recommendation.exact.faster);
 }
