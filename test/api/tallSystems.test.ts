@@ -122,7 +122,7 @@ describe('tall systems over HTTP', () => {
     expect(analysis.machineRanks).toEqual([1, 2, 2]);
     expect(analysis.bounds.theorem4KappaALowerBound).toBeNull();
     for (const [algorithm, run] of Object.entries(runs)) {
-      expect(run!.status, `${algorithm}: ${run!.stopReason}`).toBe('converged');
+      expect(run.status, `${algorithm}: ${run.stopReason}`).toBe('converged');
       expect(relativeDistance(await solution(job.id, algorithm), [1, 1, 1])).toBeLessThan(1e-8);
     }
   }, 300_000);
