@@ -143,7 +143,9 @@ const BoundsSchema = z.object({
   theorem4KappaALowerBound: z
     .number()
     .nullable()
-    .describe("Theorem 4's lower bound on kappa(A); null when infinite (a row in the span of the other machines' rows, possible on a tall system)."),
+    .describe(
+      "Theorem 4's lower bound on kappa(A); null when infinite (a row in the span of the other machines' rows, possible on a tall system).",
+    ),
   theorem4KappaAtALowerBounds: z.object({ phiMin: z.number().nullable(), rowNormRatio: z.number() }),
   table1: z.partialRecord(AlgorithmIdSchema, RateBoundsSchema),
   tall: z
