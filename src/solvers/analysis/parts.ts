@@ -12,6 +12,15 @@ export interface AnalysisParts {
   theorem4KappaALowerBound: number;
 }
 
+/**
+ * A storage's analysis in two stages: its conditioning (what the spectral data is read from) computed,
+ * and the rest of its parts, to compute once (it reuses what the conditioning computed).
+ */
+export interface StagedParts {
+  conditioning: Conditioning;
+  rest(): Work<AnalysisParts>;
+}
+
 /** Re-label the progress of a sub-computation as `phase`, mapping its fraction into [from, to]. */
 export function* inPhase<T>(work: Work<T>, phase: string, from: number, to: number): Work<T> {
   let step = work.next();

@@ -48,7 +48,7 @@ import {
 } from '../sparse/spectrumOfS.js';
 import type { LuSolves, SparseLuFactorization } from '../sparse/sparseLu.js';
 import { localAnglesOfCsrWork } from './localAngles.js';
-import { inPhase, type AnalysisParts } from './parts.js';
+import { inPhase, type AnalysisParts, type StagedParts } from './parts.js';
 import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMethod, Heterogeneity } from './types.js';
 
 /**
@@ -251,7 +251,12 @@ export function* sparseLuContextWork(A: CsrMatrix): Work<SparseLuContext> {
   return { lu, luSolves: currentThreadLuSolves(lu), workspace: new KrylovWorkspace() };
 }
 
-export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<AnalysisParts> {
+/**
+ * The sparse analysis' conditioning first (the LU of A, L and mu, then S's ends: lambda_min(S) through
+ * the same LU, lambda_max(S) by reflection or Lanczos), then in rest() the principal angles and the
+ * local angles. The LU of A is not kept for the rest (it needs only the machines' factors and A).
+ */
+export function* sparseStagedPartsWork(system: SparseDistributedSystem): Work<StagedParts> {
   const { A, partition } = system;
   const workspace = new KrylovWorkspace();
 
@@ -272,21 +277,16 @@ export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<
     0.5,
   );
 
-  const { angles, s } = yield* sparseAnglesAndSWork(system, { lu, luSolves, workspace });
-
-  yield { phase: 'local-angles', fraction: 0 };
-  const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);
-
-  const heterogeneity: Heterogeneity = {
-    thetaH: angles.thetaH,
-    cosThetaH: angles.cosThetaH,
-    thetaHPair: angles.thetaHPair,
-    theta: angles.theta,
-    phi: local.phi,
-    phiMin: local.phiMin,
-    rowNormRatio: local.rowNormRatio,
-    estimates: angles.estimates,
-  };
+  const slots = machineColumnSlots(A, partition.rowsOf);
+  const pairs = pairAnglesSpec(system, slots);
+  const factors = machineGramSolves(pairs.factors);
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const s = yield* inPhase(
+    sSpectrumWork(slots, factors, lu, { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows) }, workspace, luSolves),
+    'conditioning',
+    0.5,
+    1,
+  );
   const conditioning: Conditioning = {
     kappaS: s.kappaS.value,
     lambdaMinS: s.lambdaMinS.value,
@@ -303,5 +303,25 @@ export function* sparseAnalysisPartsWork(system: SparseDistributedSystem): Work<
       mu: estimateOf(matrix.mu),
     },
   };
-  return { heterogeneity, conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
+
+  function* rest(): Work<AnalysisParts> {
+    yield { phase: 'principal-angles', fraction: 0 };
+    const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
+
+    yield { phase: 'local-angles', fraction: 0 };
+    const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);
+
+    const heterogeneity: Heterogeneity = {
+      thetaH: angles.thetaH,
+      cosThetaH: angles.cosThetaH,
+      thetaHPair: angles.thetaHPair,
+      theta: angles.theta,
+      phi: local.phi,
+      phiMin: local.phiMin,
+      rowNormRatio: local.rowNormRatio,
+      estimates: angles.estimates,
+    };
+    return { heterogeneity, conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
+  }
+  return { conditioning, rest };
 }
