@@ -90,7 +90,14 @@ function withTheory<T extends RunColumnSummary>(
   options: ComputeInput['options'],
 ): T {
   const { status, parameters, relativeResidual, stopReason } = summary;
-  const run = { algorithm, status, parameters, relativeResidual: relativeResidual ?? Number.NaN, stopReason, growth: summary.growth ?? null };
+  const run = {
+    algorithm,
+    status,
+    parameters,
+    relativeResidual: relativeResidual ?? Number.NaN,
+    stopReason,
+    growth: summary.growth ?? null,
+  };
   const theory = theoryOfRun(run, spectral, options);
   return { ...summary, ...theory, attainableAccuracy: Number.isFinite(theory.attainableAccuracy) ? theory.attainableAccuracy : null };
 }

@@ -89,7 +89,7 @@ describe('with every parameter given the runs start without the spectral estimat
     it(`${label}: runs before any estimate, reporting what the runs given the spectral data report`, async () => {
       const tuned = await compute(input);
       // The very parameters the first job's runs took from the analysis, now given.
-      const parameters = Object.fromEntries(Object.entries(tuned.outcome.result!.runs).map(([id, run]) => [id, run!.parameters]));
+      const parameters = Object.fromEntries(Object.entries(tuned.outcome.result!.runs).map(([id, run]) => [id, run.parameters]));
       const given = await compute({ ...input, options: { ...input.options, parameters } });
       const { phases } = given;
       expect(phases.indexOf('solve')).toBeGreaterThanOrEqual(0);
@@ -100,8 +100,8 @@ describe('with every parameter given the runs start without the spectral estimat
       // On the Gaussian matrix D-HBM's residual rises before it falls: its cause and sentence come from the analysis too.
       if (input === dense) expect(given.outcome.result!.runs.dhbm!.growth).toMatchObject({ cause: 'transient' });
       for (const run of Object.values(given.outcome.result!.runs)) {
-        expect(run!.theoreticalRate).toBeGreaterThan(0);
-        expect(run!.attainableAccuracy).toBeGreaterThan(0);
+        expect(run.theoreticalRate).toBeGreaterThan(0);
+        expect(run.attainableAccuracy).toBeGreaterThan(0);
       }
     });
   }

@@ -141,7 +141,12 @@ export interface ResumableRun {
   snapshot(): RunSnapshot | null;
 }
 
-export function runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectral: SpectralData | null, options: RunOptions): Work<RunResult> {
+export function runAlgorithmWork(
+  system: SolverSystem,
+  id: AlgorithmId,
+  spectral: SpectralData | null,
+  options: RunOptions,
+): Work<RunResult> {
   return startRun(system, id, spectral, options).work;
 }
 
@@ -212,7 +217,15 @@ export function theoryOfRun(
   const growth = run.growth === null ? null : growthWithCause(algorithm, spectral, run.parameters, theoreticalRate, run.growth);
   if (growth !== null && run.status !== 'converged' && run.status !== 'cancelled') {
     const divergenceTolerance = options.divergenceTolerance ?? DEFAULT_DIVERGENCE_TOLERANCE;
-    stopReason += growthSentence(run.algorithm, growth, run.status, run.relativeResidual, options.tolerance, theoreticalRate, divergenceTolerance);
+    stopReason += growthSentence(
+      run.algorithm,
+      growth,
+      run.status,
+      run.relativeResidual,
+      options.tolerance,
+      theoreticalRate,
+      divergenceTolerance,
+    );
   }
   if (run.status === 'converged' && !(theoreticalRate < 1)) {
     stopReason +=
@@ -582,7 +595,7 @@ function checkSnapshotFits(snapshot: RunSnapshot, id: AlgorithmId, parameters: P
 export function runAlgorithm(
   system: SolverSystem,
   id: AlgorithmId,
-  spectral: SpectralData,
+  spectral: SpectralData | null,
   options: RunOptions & { onProgress?: (progress: WorkProgress) => void; progressIntervalMs?: number },
 ): RunResult {
   const { onProgress } = options;
