@@ -2,7 +2,7 @@
  * The computation of one job, free of Redis and BullMQ: build the distributed system, analyse
  * it, then (advise jobs) compare candidate partitions, all through runCooperatively so that the
  * process stays responsive (cancel messages, progress reports) during long factorizations and runs.
- * A solve job computes what its runs need first, the spectral data (L, mu and S's ends: the
+ * A solve job of more than STAGED_ANALYSIS_ABOVE_N rows computes what its runs need first, the spectral data (L, mu and S's ends: the
  * analysis' 'conditioning' phase), runs each requested algorithm, then the rest of the analysis
  * ('principal-angles', 'local-angles'), which reuses what the first stage computed; when every
  * requested algorithm's parameters are given, the runs start right after the setup, without the
@@ -54,7 +54,16 @@ export interface ComputeSettings {
   runningJobs?: RunningJobs;
   /** Checkpoints of this attempt; absent: nothing saved, nothing resumed. */
   checkpoints?: JobCheckpointing;
+  /** Solves of more rows than this compute their spectral data first (default STAGED_ANALYSIS_ABOVE_N). */
+  stagedAnalysisAboveN?: number;
 }
+
+/**
+ * Up to this many rows a solve computes its whole analysis before its runs, as an analyze job does:
+ * seconds at most there, and a solve cancelled during its runs keeps its analysis; above it the
+ * spectral data comes first and the rest after the runs.
+ */
+export const STAGED_ANALYSIS_ABOVE_N = 20_000;
 
 export interface ComputeOutcome {
   status: 'succeeded' | 'cancelled';
@@ -220,7 +229,8 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   };
   const cooperative: CooperativeOptions = { signal, onProgress, progressIntervalMs: sliceMs, sliceMs };
   const problem = problemOf(input);
-  const skipEstimates = runsSkipEstimates(input);
+  const spectralFirst = input.type === 'solve' && input.matrix.A.rows > (settings.stagedAnalysisAboveN ?? STAGED_ANALYSIS_ABOVE_N);
+  const skipEstimates = spectralFirst && runsSkipEstimates(input);
 
   let analysis: Analysis | null = resume?.analysis ?? null;
   let staged: StagedAnalysis | null = null;
@@ -230,7 +240,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   try {
     applyThreadBudget(runningJobs);
     system = await runCooperatively(buildDistributedSystemWork(problem), cooperative);
-    if (input.type === 'solve') {
+    if (spectralFirst) {
       if (!skipEstimates) spectral = analysis === null ? (resume?.spectral ?? null) : spectralDataOf(analysis);
       if (!skipEstimates && spectral === null) {
         applyThreadBudget(runningJobs);
@@ -239,7 +249,10 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
       }
       schedule.done.spectral = spectral;
       schedule.done.analysis = analysis;
-    } else analysis = await completeAnalysis();
+    } else {
+      analysis = await completeAnalysis();
+      spectral = spectralDataOf(analysis);
+    }
   } catch (error) {
     if (error instanceof CancelledError) return { status: 'cancelled', runs: [] };
     throw error;

@@ -60,6 +60,8 @@ async function attempt(input: ComputeInput, resumeFrom: JobCheckpoint | null, in
     traceCap: TRACE_CAP,
     sliceMs: 0,
     checkpoints,
+    // The staged order (spectral data, runs, the rest of the analysis) at this size too.
+    stagedAnalysisAboveN: 0,
   });
   return { outcome, saved, progress, discarded };
 }

@@ -48,6 +48,8 @@ async function compute(input: ComputeInput): Promise<{ outcome: ComputeOutcome; 
     onProgress: (p) => progress.push(p),
     traceCap: 64,
     sliceMs: 0,
+    // The staged order at this size too (small solves compute the whole analysis first by default).
+    stagedAnalysisAboveN: 0,
   });
   expect(outcome.status).toBe('succeeded');
   return { outcome, phases: progress.map((p) => p.phase) };
