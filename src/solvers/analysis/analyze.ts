@@ -27,9 +27,9 @@ import { gramBlocksWork } from './gramBlocks.js';
 import { localAnglesWork, type LocalAngles } from './localAngles.js';
 import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js';
 import { recommend } from './recommendation.js';
-import { inPhase, type AnalysisParts, type StagedParts } from './parts.js';
+import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
 import { sparseAnglesAndSWork, sparseLuContextWork, sparseStagedPartsWork, type SparseLuContext } from './sparseAnalysis.js';
-import type { AlgorithmTuning, Analysis, Conditioning, Consistency, Heterogeneity, TallBounds } from './types.js';
+import type { AlgorithmTuning, Analysis, Conditioning, Consistency, TallBounds } from './types.js';
 
 export interface AnalyzeOptions {
   /** Error reduction factor for the predicted iteration counts (default 1e-8). */
@@ -200,16 +200,11 @@ export function denseAnalysisParts(
   matrix: MatrixConditioning,
   s: SConditioning,
 ): AnalysisParts {
-  const heterogeneity: Heterogeneity = {
-    thetaH: angles.thetaH,
-    cosThetaH: angles.cosThetaH,
-    thetaHPair: angles.thetaHPair,
-    theta: angles.theta,
-    phi: local.phi,
-    phiMin: local.phiMin,
-    rowNormRatio: local.rowNormRatio,
+  return {
+    heterogeneity: heterogeneityOf(angles, local),
+    conditioning: denseConditioning(matrix, s),
+    theorem4KappaALowerBound: local.theorem4KappaALowerBound,
   };
-  return { heterogeneity, conditioning: denseConditioning(matrix, s), theorem4KappaALowerBound: local.theorem4KappaALowerBound };
 }
 
 function denseConditioning(matrix: MatrixConditioning, s: SConditioning): Conditioning {

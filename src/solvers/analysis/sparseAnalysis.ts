@@ -48,8 +48,8 @@ import {
 } from '../sparse/spectrumOfS.js';
 import type { LuSolves, SparseLuFactorization } from '../sparse/sparseLu.js';
 import { localAnglesOfCsrWork } from './localAngles.js';
-import { inPhase, type AnalysisParts, type StagedParts } from './parts.js';
-import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMethod, Heterogeneity } from './types.js';
+import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
+import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMethod } from './types.js';
 
 /**
  * Stopping tolerance of the Lanczos runs on the spectrum (a relative residual bound, see
@@ -311,17 +311,7 @@ export function* sparseStagedPartsWork(system: SparseDistributedSystem): Work<St
     yield { phase: 'local-angles', fraction: 0 };
     const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);
 
-    const heterogeneity: Heterogeneity = {
-      thetaH: angles.thetaH,
-      cosThetaH: angles.cosThetaH,
-      thetaHPair: angles.thetaHPair,
-      theta: angles.theta,
-      phi: local.phi,
-      phiMin: local.phiMin,
-      rowNormRatio: local.rowNormRatio,
-      estimates: angles.estimates,
-    };
-    return { heterogeneity, conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
+    return { heterogeneity: heterogeneityOf(angles, local), conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
   }
   return { conditioning, rest };
 }
