@@ -20,6 +20,7 @@ import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
 import { sparseMatrixConditioningWork } from '../src/solvers/sparse/singularValuesOfSparse.js';
 import { factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
 import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../src/solvers/machines/placement.js';
+import { selectedKernels } from '../src/solvers/linalg/kernels.js';
 import { KrylovWorkspace } from '../src/solvers/sparse/spectrumOfOperator.js';
 import {
   lambdaMaxSWork,
@@ -95,7 +96,7 @@ function main(): void {
           luSolves,
           normalOperator: currentThreadNormalOperator(A),
           workspace,
-          lanczos: { tolerance: TOLERANCE },
+          lanczos: { tolerance: TOLERANCE, arpack: selectedKernels().arpack },
         }),
       ),
     );
@@ -114,12 +115,16 @@ function main(): void {
       }
     });
     log('principalAngles', { seconds: anglesSeconds, pairs: pairs.length / 2, products, thetaH });
-    const [minSeconds, lambdaMinS] = clock(() => runSync(lambdaMinSWork(slots, lu, { tolerance: TOLERANCE }, workspace, luSolves)));
+    const [minSeconds, lambdaMinS] = clock(() =>
+      runSync(lambdaMinSWork(slots, lu, { tolerance: TOLERANCE, arpack: selectedKernels().arpack }, workspace, luSolves)),
+    );
     log('lambdaMinS', { seconds: minSeconds, ...lambdaMinS });
     const bipartite = overlapTwoColouring(slots, pairs) !== null;
     if (bipartite) log('lambdaMaxS', { seconds: 0, ...reflectedLambdaMax(lambdaMinS) });
     if (!bipartite || flags.has('--lanczos-max')) {
-      const [maxSeconds, lambdaMaxS] = clock(() => runSync(lambdaMaxSWork(slots, factors, { tolerance: TOLERANCE }, workspace)));
+      const [maxSeconds, lambdaMaxS] = clock(() =>
+        runSync(lambdaMaxSWork(slots, factors, { tolerance: TOLERANCE, arpack: selectedKernels().arpack }, workspace)),
+      );
       log(bipartite ? 'lambdaMaxSByLanczos' : 'lambdaMaxS', { seconds: maxSeconds, ...lambdaMaxS });
     }
     const [localSeconds] = clock(() => runSync(localAnglesOfCsrWork(A, partition)));

@@ -3,6 +3,8 @@
  * ones included): no cycle between its files, and its folders depend in the one order the script
  * documents (SOLVERS_FOLDER_ORDER), but for the imports it lists with their reason.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
   cycles,
@@ -16,6 +18,34 @@ import {
 } from '../scripts/importCycles.js';
 
 const graph = importGraph(SOLVERS_ROOT);
+
+/**
+ * The files whose entry points default to the selected backend's kernels (linalg/kernels.ts selectedKernels):
+ * the library's synchronous wrappers, analyzeWork, the advisor, a system's construction, a task thread's entry
+ * and a solver run's placement. Everything below them takes its kernels as an argument; a new default is
+ * added here on purpose.
+ */
+const KERNEL_DEFAULTS: readonly string[] = [
+  'analysis/analyze.ts',
+  'analysis/conditioning.ts',
+  'analysis/gramBlocks.ts',
+  'analysis/localAngles.ts',
+  'analysis/principalAngles.ts',
+  'analysis/splitAnalysis.ts',
+  'distributed/distributedSystem.ts',
+  'distributed/leastSquares.ts',
+  'distributed/sparseSystem.ts',
+  'linalg/lanczos.ts',
+  'linalg/lu.ts',
+  'linalg/singularValues.ts',
+  'machines/blockPass.ts',
+  'machines/placement.ts',
+  'partitioning/advisor.ts',
+  'sparse/singularValuesOfSparse.ts',
+  'sparse/spectrumOfOperator.ts',
+  'sparse/spectrumOfS.ts',
+  'studies/sampler.ts',
+];
 
 describe('src/solvers import graph', () => {
   it('reads type-only imports and re-exports too', () => {
@@ -46,5 +76,37 @@ describe('src/solvers import graph', () => {
     expect([...folderGraph(graph).keys()].sort()).toEqual([...SOLVERS_FOLDER_ORDER].sort());
     const violations = orderViolations(graph, SOLVERS_FOLDER_ORDER);
     expect(violations.filter((violation) => !SOLVERS_KNOWN_EXCEPTIONS.includes(violation))).toEqual([]);
+  });
+
+  it('asks which backend is selected in one file: linalg/kernels.ts (and linalg/backend.ts, which holds the selection)', () => {
+    const queries = new Set(['activeBackend', 'nativeBlasInUse', 'nativeArpackInUse', 'nativeMetisInUse']);
+    // index.ts re-exports the selection for the library's users; it computes nothing.
+    const selectors = new Set(['linalg/kernels.ts', 'index.ts']);
+    const askers: string[] = [];
+    for (const [file, imports] of graph) {
+      if (!imports.has('linalg/backend.ts') || selectors.has(file)) continue;
+      const text = readFileSync(join(SOLVERS_ROOT, file), 'utf8');
+      for (const [, names] of text.matchAll(/(?:import|export)\s+(?:type\s+)?\{([^}]*)\}\s*from\s*'[^']*backend\.js'/g)) {
+        const asked = names.split(',').map(
+          (name) =>
+            name
+              .trim()
+              .replace(/^type\s+/, '')
+              .split(/\s+as\s+/)[0],
+        );
+        for (const name of asked) if (queries.has(name)) askers.push(`${file}: ${name}`);
+      }
+    }
+    expect(askers).toEqual([]);
+  });
+
+  it('defaults to the selected kernels only in the files listed in KERNEL_DEFAULTS', () => {
+    const defaulting = [...graph].filter(
+      ([file, imports]) =>
+        imports.has('linalg/kernels.ts') &&
+        /\bselectedKernels\b/.test(readFileSync(join(SOLVERS_ROOT, file), 'utf8')) &&
+        file !== 'index.ts',
+    );
+    expect(defaulting.map(([file]) => file).sort()).toEqual([...KERNEL_DEFAULTS].sort());
   });
 });

@@ -80,8 +80,9 @@ export async function toJobSpec(
   } else if (body.matrix.format === 'generator') {
     const { format: _format, ...spec } = body.matrix;
     atField(matrixPointer('generator'), () => validateGeneratorSpec(spec, limits));
-    n = spec.n;
-    cols = n;
+    // Regression data is tall: its rows are the samples, its n the features.
+    n = spec.generator === 'regression' ? spec.rows : spec.n;
+    cols = spec.n;
     matrix = { kind: 'generator', spec };
   } else if (coordinateInput(body.matrix)) {
     const input = body.matrix;
@@ -101,15 +102,24 @@ export async function toJobSpec(
   }
 
   const { partition, echo } = await jobPartition(body.partition, n, limits, partitions, jobs);
+  // Regression data is drawn machine by machine: its scales (one per machine) are checked against the partition.
+  if (matrix.kind === 'generator' && matrix.spec.generator === 'regression') {
+    const spec = matrix.spec;
+    atField(matrixPointer('generator'), () => validateGeneratorSpec(spec, limits, partition));
+  }
 
   const { rhs, rhsColumns } = rightHandSides(body, n, cols, config);
 
   const algorithms: AlgorithmId[] = body.type === 'solve' ? [...new Set(body.algorithms ?? ALGORITHM_IDS)] : [];
   const options = atField(optionsPointer, () => jobOptions(body.options, config, body.type));
-  if (options.errorTolerance !== undefined && rhs !== null) {
+  // Square regression data with noisy labels: x_true does not solve it and there is no least-squares target to measure against.
+  const noisySquare = matrix.kind === 'generator' && matrix.spec.generator === 'regression' && (matrix.spec.sigma ?? 0) > 0 && cols === n;
+  if (options.errorTolerance !== undefined && (rhs !== null || noisySquare)) {
     atField('/options/errorTolerance', () => {
       throw new InvalidParameterError(
-        'options.errorTolerance needs the true solution, which is known only when b = A * ones (rhs omitted).',
+        noisySquare
+          ? 'options.errorTolerance needs the true solution: square regression data with sigma > 0 has labels no x_true solves.'
+          : 'options.errorTolerance needs the true solution, which is known only when b = A * ones (rhs omitted).',
         { parameter: 'options.errorTolerance' },
       );
     });

@@ -16,6 +16,76 @@ export function fact(term: string, value: string): HTMLElement[] {
   return [h('dt', {}, term), h('dd', {}, value)];
 }
 
+type RunTarget = NonNullable<Run['target']>;
+
+/** Where a run of a tall system converges: x_LS (least squares) or x_W (the block-weighted point). */
+export const TARGET_SYMBOLS: Record<RunTarget, string> = { 'least-squares': 'x_LS', 'block-weighted': 'x_W' };
+
+/** "error to x_LS", "error to x_W", or "error to x*" for a square system (whose runs carry no target). */
+export const errorLabel = (target: RunTarget | undefined): string => `error to ${target ? TARGET_SYMBOLS[target] : 'x*'}`;
+
+/**
+ * A tall system (N > n): whether b is in the range of A, the residuals of the two points the runs
+ * converge to, how far apart those are, the machines' ranks when one holds dependent rows, and the
+ * recommendation's note on what the projection methods answer. Nothing for a square system.
+ */
+export function consistencySection(analysis: Analysis): HTMLElement | string {
+  const { consistency, machineRanks, rows } = analysis;
+  if (!consistency) return '';
+  const deficient = machineRanks?.some((rank, i) => rank < analysis.blockSizes[i]) ?? false;
+  return h(
+    'section',
+    { class: 'card', id: 'consistency', 'aria-labelledby': 'consistency-title' },
+    h(
+      'h2',
+      { id: 'consistency-title' },
+      `Least squares: ${rows === undefined ? '' : `${formatInteger(rows)} × ${formatInteger(analysis.n)}, `}`,
+      consistency.consistent ? 'consistent' : 'inconsistent',
+    ),
+    analysis.recommendation.leastSquaresNote ? h('p', { class: 'explanation' }, analysis.recommendation.leastSquaresNote) : null,
+    h(
+      'dl',
+      { class: 'facts' },
+      ...factOf('consistent', 'Consistent (b in the range of A)', yesNo(consistency.consistent)),
+      ...factOf(
+        'leastSquaresResidual',
+        'Least-squares residual |A x_LS − b| / |b| (DGD, D-HBM, D-NAG converge to x_LS)',
+        formatNumber(consistency.leastSquaresResidual),
+      ),
+      ...factOf(
+        'weightedResidual',
+        'Block-weighted residual |A x_W − b| / |b| (APC, Block Cimmino, Mou-Liu-Morse converge to x_W)',
+        formatNumber(consistency.weightedResidual),
+      ),
+      ...factOf('weightedDistance', '|x_W − x_LS| / |x_LS|', formatNumber(consistency.weightedDistance)),
+    ),
+    deficient && machineRanks
+      ? scrollingTable(
+          'Machines with dependent rows: rank of A_i against its rows',
+          ['Machine', 'Rows', 'Rank dim R(A_i)'],
+          machineRanks.map((rank, i) => [
+            String(i),
+            formatInteger(analysis.blockSizes[i]),
+            rank < analysis.blockSizes[i]
+              ? h('strong', { class: 'rank-deficient' }, `${formatInteger(rank)} (deficient)`)
+              : formatInteger(rank),
+          ]),
+          { class: 'machine-ranks' },
+        )
+      : null,
+    h(
+      'p',
+      { class: 'hint' },
+      "Each run's relative error is measured to the point it converges to (its target, in the rates table and the chart).",
+    ),
+  );
+}
+
+/** A fact whose value a test reads by name (data-value). */
+function factOf(name: string, term: string, value: string): HTMLElement[] {
+  return [h('dt', {}, term), h('dd', { 'data-value': name }, value)];
+}
+
 export function heterogeneitySection(analysis: Analysis): HTMLElement {
   const { heterogeneity } = analysis;
   return h(
@@ -44,8 +114,18 @@ export function heterogeneitySection(analysis: Analysis): HTMLElement {
   );
 }
 
+type TallBounds = NonNullable<Analysis['bounds']['tall']>;
+type TallBound = Exclude<keyof TallBounds, 'note'>;
+
+/** Whether a bound's proof carries over to N > n: "no" stands out, as a warning. */
+const tallCell = (holds: boolean): HTMLElement =>
+  holds
+    ? h('span', { class: 'tall-holds', 'data-tall': 'yes' }, 'yes')
+    : h('span', { class: 'tall-fails', 'data-tall': 'no' }, '⚠ not guaranteed');
+
 export function conditioningSection(analysis: Analysis): HTMLElement {
   const { conditioning, bounds } = analysis;
+  const tall = bounds.tall;
   const bar = (label: string, value: number, max: number): HTMLElement => {
     const fill = h('span', { class: 'log-bar-fill' });
     // Lengths on a log scale from 1: kappa values span many orders of magnitude.
@@ -78,36 +158,49 @@ export function conditioningSection(analysis: Analysis): HTMLElement {
       { class: 'hint' },
       'Bar lengths on a log scale. APC and Cimmino converge at rates set by kappa(S); D-HBM, DGD and D-NAG by kappa(AᵀA).',
     ),
+    tall ? h('p', { class: 'hint tall-note' }, `N > n: ${tall.note}`) : null,
     scrollingTable(
       'Bounds on the condition numbers',
-      ['Bound', 'Value', 'Hypothesis holds'],
-      [
+      ['Bound', 'Value', 'Hypothesis holds', ...(tall ? ['Holds for N > n'] : [])],
+      (
         [
-          'Proposition 1: theta_H = π/2 gives kappa(S) = 1',
-          conditioning.kappaS === 1 ? '1' : '—',
-          yesNo(bounds.proposition1.hypothesisHolds),
-        ],
-        ['Proposition 2: kappa(S) ≥ 1 / sin²(theta_H)', formatNumber(bounds.proposition2KappaSLowerBound), 'yes'],
-        [
-          `Theorem 2: kappa(S) ≤ (1 + s + u) / (1 − s − u), s = √(p (n − p) cos theta_H), u = (n − p) cos theta_H, ${
-            bounds.theorem2.p === null ? 'no block size p gives 1 − s − u > 0' : `best at p = ${bounds.theorem2.p}`
-          }`,
-          formatNumber(bounds.theorem2KappaSUpperBound),
-          yesNo(bounds.theorem2.hypothesisHolds),
-        ],
-        [
-          `Theorem 3: kappa(S) ≤ (1 + c) / (1 − c), c = ${formatNumber(bounds.theorem3.c)}`,
-          formatNumber(bounds.theorem3KappaSUpperBound),
-          yesNo(bounds.theorem3.hypothesisHolds),
-        ],
-        ['Theorem 4: kappa(A) ≥ max_k |a_k| / min_l (|a_l| sin theta_min^(l))', formatNumber(bounds.theorem4KappaALowerBound), 'yes'],
-        [
-          'Theorem 4: kappa(AᵀA) ≥ 1 / sin²(phi_min)',
-          formatNumber(bounds.theorem4KappaAtALowerBounds.phiMin),
-          yesNo(bounds.theorem4KappaAtALowerBounds.phiMin !== null),
-        ],
-        ['Theorem 4: kappa(AᵀA) ≥ (row-norm ratio)²', formatNumber(bounds.theorem4KappaAtALowerBounds.rowNormRatio), 'yes'],
-      ],
+          [
+            'proposition1',
+            'Proposition 1: theta_H = π/2 gives kappa(S) = 1',
+            conditioning.kappaS === 1 ? '1' : '—',
+            yesNo(bounds.proposition1.hypothesisHolds),
+          ],
+          ['proposition2', 'Proposition 2: kappa(S) ≥ 1 / sin²(theta_H)', formatNumber(bounds.proposition2KappaSLowerBound), 'yes'],
+          [
+            'theorem2',
+            `Theorem 2: kappa(S) ≤ (1 + s + u) / (1 − s − u), s = √(p (n − p) cos theta_H), u = (n − p) cos theta_H, ${
+              bounds.theorem2.p === null ? 'no block size p gives 1 − s − u > 0' : `best at p = ${bounds.theorem2.p}`
+            }`,
+            formatNumber(bounds.theorem2KappaSUpperBound),
+            yesNo(bounds.theorem2.hypothesisHolds),
+          ],
+          [
+            'theorem3',
+            `Theorem 3: kappa(S) ≤ (1 + c) / (1 − c), c = ${formatNumber(bounds.theorem3.c)}`,
+            formatNumber(bounds.theorem3KappaSUpperBound),
+            yesNo(bounds.theorem3.hypothesisHolds),
+          ],
+          [
+            'theorem4',
+            'Theorem 4: kappa(A) ≥ max_k |a_k| / min_l (|a_l| sin theta_min^(l))',
+            formatNumber(bounds.theorem4KappaALowerBound),
+            'yes',
+          ],
+          [
+            'theorem4',
+            'Theorem 4: kappa(AᵀA) ≥ 1 / sin²(phi_min)',
+            formatNumber(bounds.theorem4KappaAtALowerBounds.phiMin),
+            yesNo(bounds.theorem4KappaAtALowerBounds.phiMin !== null),
+          ],
+          ['theorem4', 'Theorem 4: kappa(AᵀA) ≥ (row-norm ratio)²', formatNumber(bounds.theorem4KappaAtALowerBounds.rowNormRatio), 'yes'],
+        ] as [TallBound, string, string, string][]
+      ).map(([bound, ...cells]) => (tall ? [...cells, tallCell(tall[bound])] : cells)),
+      { class: 'bounds' },
     ),
   );
 }
@@ -137,6 +230,9 @@ export function ratesSection(analysis: Analysis, runs: Partial<Record<string, Ru
             {},
             `${formatRate(bounds.lower)} to ${formatRate(bounds.upper)}`,
             bounds.upperHypothesisHolds ? '' : ' (upper bound: hypothesis fails)',
+            analysis.bounds.tall && !analysis.bounds.tall.table1
+              ? h('span', { class: 'cell-note tall-fails', 'data-tall': 'no' }, '⚠ not guaranteed for N > n')
+              : null,
             lowerNames ? h('span', { class: 'cell-note' }, `lower: ${lowerNames}`) : null,
           )
         : '—',
@@ -151,6 +247,13 @@ export function ratesSection(analysis: Analysis, runs: Partial<Record<string, Ru
             {},
             statusBadge(run.status),
             run.empiricalRate !== null ? h('span', { class: 'cell-note' }, `ρ̂ = ${formatRate(run.empiricalRate)}`) : null,
+            run.relativeError !== null || run.target
+              ? h(
+                  'span',
+                  { class: 'cell-note run-error', 'data-target': run.target ?? 'exact' },
+                  `${errorLabel(run.target)}: ${formatNumber(run.relativeError)}`,
+                )
+              : null,
           )
         : '—',
     ];

@@ -18,6 +18,8 @@ export interface ConvergenceSeries {
   values: (number | null)[];
   /** The run's theoretical rate rho (its iteration's spectral radius); null: no dashed line. */
   rate: number | null;
+  /** Said beside the run's name in the legend ("error to x_W": what its values measure). */
+  note?: string;
 }
 
 /** Theory lines stop this far below the smallest measured value, so they do not stretch the axis to 1e-300. */
@@ -155,6 +157,7 @@ export class ConvergenceChart {
           { type: 'button', class: 'legend-entry', 'aria-pressed': 'true', 'data-algorithm': s.algorithm },
           swatch(ALGORITHM_COLORS[s.algorithm], false),
           h('span', { class: 'legend-name' }, name),
+          s.note ? h('span', { class: 'legend-note' }, ` (${s.note})`) : null,
           s.rate === null ? null : swatch(ALGORITHM_COLORS[s.algorithm], true),
           s.rate === null ? null : h('span', { class: 'legend-rate' }, `theory ρ^t, ρ = ${formatRate(s.rate)}`),
         );

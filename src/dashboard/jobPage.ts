@@ -16,21 +16,23 @@ import {
   type JobProgress,
   type Problem,
   type Run,
-  type Solution,
   type StatusEvent,
   type Trace,
 } from './apiTypes.js';
 import { ConvergenceChart, type ConvergenceSeries } from './convergenceChart.js';
 import { announce, clear, h, scrollingTable } from './dom.js';
-import { saveFile, solutionCsv, traceCsv, tracesCsv } from './downloads.js';
-import { formatDuration, formatInteger, formatLabels, formatMatrix, formatTime } from './format.js';
+import { downloadFromApi, saveFile, tracesCsv } from './downloads.js';
+import { formatDuration, formatInteger, formatLabels, formatMatrix, formatNumber, formatTime } from './format.js';
 import { partitionPictures } from './partitionPicture.js';
 import { progressBar, runConverged, statusBadge } from './statusBadge.js';
 import {
   adviceSection,
   type Advice,
   conditioningSection,
+  consistencySection,
+  errorLabel,
   fact,
+  TARGET_SYMBOLS,
   heterogeneitySection,
   ratesSection,
   recommendationSection,
@@ -49,12 +51,17 @@ export class JobPageView implements View {
   /** What the job is (matrix, partition, algorithms, timing): below the chart. */
   private readonly details = h('section', { class: 'card', id: 'job-details', 'aria-label': 'Job details', hidden: true });
   private readonly convergence = h('section', { class: 'card', id: 'convergence', 'aria-labelledby': 'convergence-title', hidden: true });
+  /** What a reader needs next to the chart (a tall system's consistency, the right-hand sides): above the details. */
+  private readonly summary = h('div', { class: 'results' });
   private readonly results = h('div', { class: 'results' });
   private chart: ConvergenceChart | null = null;
   private readonly live = new Map<AlgorithmId, { iteration: number[]; values: (number | null)[] }>();
   private liveFrame = 0;
   private traces: Trace[] = [];
   private quantity: Quantity = 'relativeResidual';
+  /** The right-hand side shown (a job of several: its runs' `columns[j]`, downloads with `?column=j`). */
+  private column = 0;
+  private columnCount = 1;
   private rendered = false;
 
   constructor(
@@ -70,6 +77,7 @@ export class JobPageView implements View {
       this.header,
       this.flags,
       this.convergence,
+      this.summary,
       this.details,
       this.results,
     );
@@ -149,6 +157,10 @@ export class JobPageView implements View {
         ...fact('Type', job.type),
         ...fact('Matrix', formatMatrix(job.matrix)),
         ...(job.matrix.sha256 ? fact('SHA-256', job.matrix.sha256) : []),
+        ...(job.result?.analysis.rows !== undefined
+          ? fact('Shape N × n', `${formatInteger(job.result.analysis.rows)} × ${formatInteger(job.result.analysis.n)} (least squares)`)
+          : []),
+        ...(this.columnCount > 1 ? fact('Right-hand sides', formatInteger(this.columnCount)) : []),
         ...fact('Machines m', formatInteger(job.m)),
         ...fact('Algorithms', job.algorithms.map((a) => ALGORITHM_NAMES[a]).join(', ') || '—'),
         ...fact('Labels', formatLabels(job.labels) || '—'),
@@ -220,10 +232,10 @@ export class JobPageView implements View {
       return;
     }
     const runs = Object.entries(result.runs) as [AlgorithmId, Run][];
+    this.columnCount = Math.max(1, ...runs.map(([, run]) => run.columns?.length ?? 1));
+    if (this.columnCount > 1) this.showJob(job);
     try {
-      this.traces = await Promise.all(
-        runs.map(([algorithm]) => this.api.json<Trace>('GET', `/v1/jobs/${encodeURIComponent(this.id)}/runs/${algorithm}/trace`)),
-      );
+      this.traces = await this.fetchTraces(runs.map(([algorithm]) => algorithm));
     } catch (error) {
       this.results.append(problemBox(error));
     }
@@ -232,6 +244,7 @@ export class JobPageView implements View {
     if (this.traces.length > 0) this.showConvergence(result.runs, result.analysis);
     else this.convergence.hidden = true;
     await new Promise((resolve) => requestAnimationFrame(resolve));
+    this.summary.replaceChildren(consistencySection(result.analysis), this.columnCount > 1 ? this.columnsSection(runs) : '');
     this.results.replaceChildren(
       heterogeneitySection(result.analysis),
       conditioningSection(result.analysis),
@@ -243,53 +256,100 @@ export class JobPageView implements View {
     );
   }
 
+  /** A run's path with the chosen right-hand side (`?column=j` on a job of several). */
+  private runPath(algorithm: AlgorithmId, what: 'trace' | 'solution'): string {
+    const query = this.columnCount > 1 ? `?column=${this.column}` : '';
+    return `/v1/jobs/${encodeURIComponent(this.id)}/runs/${algorithm}/${what}${query}`;
+  }
+
+  private fetchTraces(algorithms: AlgorithmId[]): Promise<Trace[]> {
+    return Promise.all(algorithms.map((algorithm) => this.api.json<Trace>('GET', this.runPath(algorithm, 'trace'))));
+  }
+
+  /** A run's summary for the chosen right-hand side (the run itself for column 0 or a job of one). */
+  private runOf(run: Run | undefined): Run | Omit<Run, 'columns'> | undefined {
+    return run?.columns?.[this.column] ?? run;
+  }
+
   private showConvergence(runs: Partial<Record<string, Run>>, analysis: Analysis): void {
-    const hasError = this.traces.some((trace) => trace.relativeError !== null);
     this.ensureChart('Convergence');
     const title = this.convergence.querySelector('h2')!;
     title.textContent = 'Convergence';
+    // The targets the runs measure their error to, x_LS before x_W whatever the runs' order.
+    const targets = new Set(
+      (['least-squares', 'block-weighted', undefined] as const).filter((target) =>
+        this.traces.some((trace) => runs[trace.algorithm]?.target === target),
+      ),
+    );
+    // What the error axis measures: to x* (square), or to each run's target on a tall system.
+    const errorAxis = (): string => {
+      if (targets.size === 1) return `relative ${errorLabel([...targets][0])}`;
+      return `relative error to ${[...targets].map((target) => (target ? TARGET_SYMBOLS[target] : 'x*')).join(' or ')} (legend)`;
+    };
+    const axisLabel = (): string => (this.quantity === 'relativeError' ? errorAxis() : 'relative residual');
     const draw = (): void => {
       this.chart?.setData(
-        this.traces.map((trace) => ({
-          algorithm: trace.algorithm,
-          iteration: trace.iteration,
-          values: (this.quantity === 'relativeError' ? trace.relativeError : trace.relativeResidual) ?? [],
-          rate: runs[trace.algorithm]?.theoreticalRate ?? analysis.rates[trace.algorithm].rate,
-        })),
+        this.traces.map((trace) => {
+          const run = this.runOf(runs[trace.algorithm]);
+          return {
+            algorithm: trace.algorithm,
+            iteration: trace.iteration,
+            values: (this.quantity === 'relativeError' ? trace.relativeError : trace.relativeResidual) ?? [],
+            rate: run?.theoreticalRate ?? analysis.rates[trace.algorithm].rate,
+            note: this.quantity === 'relativeError' && run?.target ? errorLabel(run.target) : undefined,
+          };
+        }),
       );
+      this.convergence.dataset.column = String(this.column);
+      this.convergence.dataset.axis = axisLabel();
     };
-    const choices = h(
-      'fieldset',
-      { class: 'choices inline' },
-      h('legend', {}, 'Show'),
-      ...(
-        [
-          ['relativeResidual', 'relative residual |Ax − b| / |b|'],
-          ['relativeError', 'relative error |x − x*| / |x*|'],
-        ] as [Quantity, string][]
-      ).map(([value, label]) => {
-        const radio = h('input', {
-          type: 'radio',
-          name: 'quantity',
-          value,
-          checked: value === this.quantity,
-          disabled: value === 'relativeError' && !hasError,
-        });
-        radio.addEventListener('change', () => {
-          this.quantity = value;
-          this.chart?.destroy();
-          this.chart = null;
-          this.convergence.querySelector('.chart')?.remove();
-          const plot = h('div', { class: 'chart', id: 'convergence-chart' });
-          choices.after(plot);
-          this.chart = new ConvergenceChart(plot, value === 'relativeError' ? 'relative error' : 'relative residual');
-          draw();
-        });
-        return h('label', { class: 'radio' }, radio, ` ${label}`);
-      }),
-    );
+    const rebuild = (): void => {
+      this.chart?.destroy();
+      this.chart = null;
+      this.convergence.querySelector('.chart')?.remove();
+      const plot = h('div', { class: 'chart', id: 'convergence-chart' });
+      controls.after(plot);
+      this.chart = new ConvergenceChart(plot, axisLabel());
+      draw();
+    };
+    const hasError = (): boolean => this.traces.some((trace) => trace.relativeError !== null);
+    const errorText = targets.has(undefined)
+      ? 'relative error |x − x*| / |x*|'
+      : "relative error to each run's target |x − x_T| / |x_T| (x_LS or x_W)";
+    const radios = (
+      [
+        ['relativeResidual', 'relative residual |Ax − b| / |b|'],
+        ['relativeError', errorText],
+      ] as [Quantity, string][]
+    ).map(([value, label]) => {
+      const radio = h('input', {
+        type: 'radio',
+        name: 'quantity',
+        value,
+        checked: value === this.quantity,
+        disabled: value === 'relativeError' && !hasError(),
+      });
+      radio.addEventListener('change', () => {
+        this.quantity = value;
+        rebuild();
+      });
+      return { value, radio, label: h('label', { class: 'radio' }, radio, ` ${label}`) };
+    });
+    const choices = h('fieldset', { class: 'choices inline' }, h('legend', {}, 'Show'), ...radios.map((radio) => radio.label));
+    const controls = h('div', { class: 'chart-controls' }, choices);
+    if (this.columnCount > 1) {
+      const select = h(
+        'select',
+        { id: 'column-select', 'aria-label': 'Right-hand side shown' },
+        ...Array.from({ length: this.columnCount }, (_, j) =>
+          h('option', { value: j, selected: j === this.column }, `b${j} (column ${j})`),
+        ),
+      );
+      select.addEventListener('change', () => void this.chooseColumn(Number(select.value), runs, rebuild, radios, hasError));
+      controls.append(h('label', { class: 'column-choice' }, 'Right-hand side ', select));
+    }
     // The choice next to the title and the explanation under the legend: the chart comes first.
-    title.after(choices);
+    title.after(controls);
     this.convergence.append(
       h(
         'p',
@@ -298,7 +358,73 @@ export class JobPageView implements View {
         'Point at the chart to read the values under the cursor; drag across it to zoom, double-click to reset; click a legend entry to hide or show its run.',
       ),
     );
-    draw();
+    rebuild();
+  }
+
+  /** Another right-hand side: its traces fetched (`?column=j`), the chart and the per-run downloads follow it. */
+  private async chooseColumn(
+    column: number,
+    runs: Partial<Record<string, Run>>,
+    rebuild: () => void,
+    radios: { value: Quantity; radio: HTMLInputElement }[],
+    hasError: () => boolean,
+  ): Promise<void> {
+    this.column = column;
+    this.convergence.dataset.loading = 'true';
+    try {
+      this.traces = await this.fetchTraces(this.traces.map((trace) => trace.algorithm));
+    } catch (error) {
+      this.convergence.append(problemBox(error));
+      return;
+    }
+    for (const { value, radio } of radios) if (value === 'relativeError') radio.disabled = !hasError();
+    if (this.quantity === 'relativeError' && !hasError()) {
+      this.quantity = 'relativeResidual';
+      for (const { value, radio } of radios) radio.checked = value === 'relativeResidual';
+    }
+    rebuild();
+    for (const row of this.summary.querySelectorAll<HTMLElement>('#columns tbody tr'))
+      row.classList.toggle('chosen', row.dataset.column === String(column));
+    const downloads = this.results.querySelector('#downloads');
+    if (downloads && this.job) downloads.replaceWith(this.downloadsSection(this.job, Object.entries(runs) as [AlgorithmId, Run][]));
+    delete this.convergence.dataset.loading;
+  }
+
+  /** A job of several right-hand sides: per column, each run's status, iterations and residual. */
+  private columnsSection(runs: [AlgorithmId, Run][]): HTMLElement {
+    const table = scrollingTable(
+      'Status, iterations and relative residual per run',
+      ['Right-hand side', ...runs.map(([algorithm]) => ALGORITHM_NAMES[algorithm])],
+      Array.from({ length: this.columnCount }, (_, j) => [
+        `b${j}`,
+        ...runs.map(([algorithm, run]) => {
+          const column = run.columns?.[j];
+          if (!column) return '—';
+          return h(
+            'span',
+            { class: 'column-run', 'data-algorithm': algorithm },
+            statusBadge(column.status),
+            h('span', { class: 'cell-note' }, `${formatInteger(column.iterations)} it., residual ${formatNumber(column.relativeResidual)}`),
+          );
+        }),
+      ]),
+      { class: 'columns' },
+    );
+    table.querySelectorAll('tbody tr').forEach((row, j) => {
+      (row as HTMLElement).dataset.column = String(j);
+      row.classList.toggle('chosen', j === this.column);
+    });
+    return h(
+      'section',
+      { class: 'card', id: 'columns', 'aria-labelledby': 'columns-title' },
+      h('h2', { id: 'columns-title' }, `Right-hand sides (${this.columnCount})`),
+      h(
+        'p',
+        { class: 'hint' },
+        'Each column stopped by its own test. Choose one above the chart to draw its traces and download its files.',
+      ),
+      table,
+    );
   }
 
   /** Before (the given partition) and after (the best), side by side. */
@@ -325,7 +451,7 @@ export class JobPageView implements View {
   }
 
   private downloadsSection(job: Job, runs: [AlgorithmId, Run][]): HTMLElement {
-    const base = `job-${job.id}`;
+    const base = `job-${job.id}${this.columnCount > 1 ? `-column${this.column}` : ''}`;
     const button = (label: string, action: () => Promise<void> | void, name?: string): HTMLButtonElement => {
       const element = h('button', { type: 'button', class: 'secondary download', 'aria-label': name }, label);
       element.addEventListener('click', () => {
@@ -339,62 +465,57 @@ export class JobPageView implements View {
       });
       return element;
     };
-    const solution = (algorithm: AlgorithmId): Promise<Solution> =>
-      this.api.json<Solution>('GET', `/v1/jobs/${encodeURIComponent(job.id)}/runs/${algorithm}/solution`);
-    const traceOf = (algorithm: AlgorithmId): Trace | undefined => this.traces.find((trace) => trace.algorithm === algorithm);
+    // The API's own files, as it sends them by Accept.
+    const fetched = (algorithm: AlgorithmId, what: 'trace' | 'solution', accept: string, extension: string): Promise<void> =>
+      downloadFromApi(this.api, this.runPath(algorithm, what), accept, `${base}-${algorithm}-${what}.${extension}`);
+    const formats = (algorithm: AlgorithmId, what: 'trace' | 'solution'): HTMLElement => {
+      const name = `${ALGORITHM_NAMES[algorithm]} ${what}`;
+      return h(
+        'span',
+        { class: 'download-row' },
+        button('CSV', () => fetched(algorithm, what, 'text/csv', 'csv'), `${name} as CSV`),
+        button('JSON', () => fetched(algorithm, what, 'application/json', 'json'), `${name} as JSON`),
+        what === 'solution'
+          ? button('MTX', () => fetched(algorithm, what, 'application/x-matrix-market', 'mtx'), `${name} as Matrix Market`)
+          : null,
+      );
+    };
+    const traced = runs.filter(([algorithm]) => this.traces.some((trace) => trace.algorithm === algorithm));
     return h(
       'section',
       { class: 'card', id: 'downloads', 'aria-labelledby': 'downloads-title' },
-      h('h2', { id: 'downloads-title' }, 'Downloads'),
+      h('h2', { id: 'downloads-title' }, 'Downloads', this.columnCount > 1 ? ` (right-hand side b${this.column})` : ''),
+      h(
+        'p',
+        { class: 'hint' },
+        "The API's files (its trace and solution endpoints by Accept). The API serves one run's trace per request: all traces in one CSV is their rows joined, the algorithm first.",
+      ),
       h(
         'div',
         { class: 'download-row' },
-        button('Job and analysis (JSON)', () => saveFile(`${base}.json`, JSON.stringify(job, null, 2), 'application/json')),
-        this.traces.length > 0
-          ? button('All traces (CSV)', () => saveFile(`${base}-traces.csv`, tracesCsv(this.traces), 'text/csv'))
+        button('Job and analysis (JSON)', () => saveFile(`job-${job.id}.json`, JSON.stringify(job, null, 2), 'application/json')),
+        traced.length > 0
+          ? button('All traces (CSV)', async () =>
+              saveFile(
+                `${base}-traces.csv`,
+                await tracesCsv(
+                  this.api,
+                  traced.map(([algorithm]) => ({ algorithm, path: this.runPath(algorithm, 'trace') })),
+                ),
+                'text/csv',
+              ),
+            )
           : null,
       ),
       runs.length > 0
         ? scrollingTable(
             'Per run',
             ['Run', 'Trace', 'Solution'],
-            runs.map(([algorithm]) => {
-              const trace = traceOf(algorithm);
-              return [
-                ALGORITHM_NAMES[algorithm],
-                trace
-                  ? h(
-                      'span',
-                      { class: 'download-row' },
-                      button(
-                        'CSV',
-                        () => saveFile(`${base}-${algorithm}-trace.csv`, traceCsv(trace), 'text/csv'),
-                        `${ALGORITHM_NAMES[algorithm]} trace as CSV`,
-                      ),
-                      button(
-                        'JSON',
-                        () => saveFile(`${base}-${algorithm}-trace.json`, JSON.stringify(trace), 'application/json'),
-                        `${ALGORITHM_NAMES[algorithm]} trace as JSON`,
-                      ),
-                    )
-                  : '—',
-                h(
-                  'span',
-                  { class: 'download-row' },
-                  button(
-                    'CSV',
-                    async () => saveFile(`${base}-${algorithm}-solution.csv`, solutionCsv(await solution(algorithm)), 'text/csv'),
-                    `${ALGORITHM_NAMES[algorithm]} solution as CSV`,
-                  ),
-                  button(
-                    'JSON',
-                    async () =>
-                      saveFile(`${base}-${algorithm}-solution.json`, JSON.stringify(await solution(algorithm)), 'application/json'),
-                    `${ALGORITHM_NAMES[algorithm]} solution as JSON`,
-                  ),
-                ),
-              ];
-            }),
+            runs.map(([algorithm]) => [
+              ALGORITHM_NAMES[algorithm],
+              traced.some(([traceAlgorithm]) => traceAlgorithm === algorithm) ? formats(algorithm, 'trace') : '—',
+              formats(algorithm, 'solution'),
+            ]),
             { class: 'downloads' },
           )
         : null,

@@ -42,7 +42,7 @@ import type { JobResult, RunColumnSummary, RunSummary } from './types.js';
 
 /** What the computation reads of a ready job. */
 export type ComputeInput = Pick<ReadyJob, 'type' | 'matrix' | 'rhs' | 'partition' | 'algorithms' | 'options'> &
-  Partial<Pick<ReadyJob, 'initialGuess'>>;
+  Partial<Pick<ReadyJob, 'initialGuess' | 'knownSolution'>>;
 
 export interface ComputeSettings {
   signal: AbortSignal;
@@ -171,11 +171,12 @@ function rightHandSides(input: ComputeInput): Float64Array[] | null {
 
 function problemOf(input: ComputeInput): Problem | SparseProblem {
   const rhs = rightHandSides(input)?.[0] ?? input.rhs;
+  const xTrue = input.knownSolution ?? null;
   switch (input.matrix.storage) {
     case 'dense':
-      return createProblem({ A: input.matrix.A, rhs, partition: input.partition });
+      return createProblem({ A: input.matrix.A, rhs, xTrue, partition: input.partition });
     case 'csr':
-      return createProblem({ A: input.matrix.A, rhs, partition: input.partition });
+      return createProblem({ A: input.matrix.A, rhs, xTrue, partition: input.partition });
   }
 }
 

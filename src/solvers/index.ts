@@ -49,4 +49,5 @@ export {
 export { activeSolverWorkers, lastThreadStartFailure } from './parallel/engine.js';
 export type * from './runner/types.js';
 export { useBackend, activeBackend, nativeBlas, nativeUnavailableReason, type BackendName } from './linalg/backend.js';
+export { kernelsOf, selectedKernels, TYPESCRIPT_KERNELS, type Kernels } from './linalg/kernels.js';
 export { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from './linalg/wasmRowKernels.js';

@@ -6,32 +6,18 @@
  * job shows its own partition in a card. Screenshots at both widths go to test-output/dashboard/.
  */
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/types.js';
 import { toRows } from '../../src/solvers/matrix.js';
-import { runJob, startTestService, type TestService } from '../support/service.js';
+import { runJob, startTestService } from '../support/service.js';
 import { shuffledBlockDiagonal } from '../solvers/partitioning/cases.js';
-import { buildTestDashboard, launchBrowser, SCREENSHOTS, type BuiltDashboard } from './browser.js';
+import { dashboardInBrowser, openDashboardPage, pageWidth, SCREENSHOTS } from './browser.js';
 
 const WIDE = { width: 1400, height: 900 };
 const NARROW = { width: 400, height: 844 };
 
-let dashboard: BuiltDashboard;
-let service: TestService;
-let browser: Browser;
-
-beforeAll(async () => {
-  dashboard = await buildTestDashboard();
-  service = await startTestService({ DASHBOARD_DIR: dashboard.outDir }, { listen: true });
-  browser = await launchBrowser();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await service?.close();
-  dashboard?.remove();
-});
+const running = dashboardInBrowser((outDir) => startTestService({ DASHBOARD_DIR: outDir }, { listen: true }));
 
 interface Box {
   left: number;
@@ -69,28 +55,14 @@ function pictures(page: Page, scope: string): Promise<Shown[]> {
   );
 }
 
-async function openPage(path: string): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport: WIDE });
-  const errors: string[] = [];
-  page.on('pageerror', (error) => errors.push(error.message));
-  page.on('console', (message) => {
-    // This service runs no studies: the list's request for them is answered 503, as it should be.
-    if (message.type() === 'error' && !/status of 503/.test(message.text())) errors.push(message.text());
-  });
-  await page.goto(`${service.baseUrl}${path}`);
-  return { page, errors };
-}
-
-const pageWidth = (page: Page): Promise<number> =>
-  page.evaluate(
-    () => (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document.documentElement.scrollWidth,
-  );
+const openPage = (path: string): Promise<{ page: Page; errors: string[] }> =>
+  openDashboardPage(running.browser, `${running.service.baseUrl}${path}`, WIDE);
 
 const dense = { format: 'dense', data: toRows(shuffledBlockDiagonal(6, 30, 11).A) };
 
 describe('partition pictures', () => {
   it("an advise job: before and after side by side at 1400 px, one under the other at 400 px, each the API's picture", async () => {
-    const advise: Job = await runJob(service.app, {
+    const advise: Job = await runJob(running.service.app, {
       type: 'advise',
       matrix: dense,
       partition: { machines: 6 },
@@ -147,7 +119,7 @@ describe('partition pictures', () => {
   }, 240_000);
 
   it('an analyze job: its own partition in a card, within the page at both widths', async () => {
-    const analysis = await runJob(service.app, { type: 'analyze', matrix: dense, partition: { machines: 6 } });
+    const analysis = await runJob(running.service.app, { type: 'analyze', matrix: dense, partition: { machines: 6 } });
     expect(analysis.status).toBe('succeeded');
     const { page, errors } = await openPage(`/#/jobs/${analysis.id}`);
     await expect.poll(async () => (await pictures(page, '#partition')).map((p) => p.loaded), { timeout: 30_000 }).toEqual(['machine']);

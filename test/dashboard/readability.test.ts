@@ -9,41 +9,30 @@
  */
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { Job, JobPage, TraceView } from '../../src/jobs/types.js';
 import { StudyStore } from '../../src/jobs/studies/studyStore.js';
 import type { Study, StudySummary } from '../../src/jobs/studies/types.js';
 import { matrixMarket } from '../support/fixtures.js';
 import { waitForJob } from '../support/service.js';
-import { createStudy, startStudyTestService, waitForStudy, type StudyTestService } from '../support/studyService.js';
-import { buildTestDashboard, launchBrowser, SCREENSHOTS, type BuiltDashboard } from './browser.js';
+import { createStudy, startStudyTestService, waitForStudy } from '../support/studyService.js';
+import { dashboardInBrowser, SCREENSHOTS } from './browser.js';
 
 const WIDE = { width: 1400, height: 900 };
 const NARROW = { width: 400, height: 844 };
 
-let dashboard: BuiltDashboard;
-let service: StudyTestService;
-let browser: Browser;
-
-beforeAll(async () => {
-  dashboard = await buildTestDashboard();
-  service = await startStudyTestService({ DASHBOARD_DIR: dashboard.outDir }, { STUDY_WORKER_CONCURRENCY: '1' });
+const running = dashboardInBrowser(async (outDir) => {
+  const service = await startStudyTestService({ DASHBOARD_DIR: outDir }, { STUDY_WORKER_CONCURRENCY: '1' });
   service.spawnWorker();
-  browser = await launchBrowser();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await service?.close();
-  dashboard?.remove();
+  return service;
 });
 
 async function openPage(path: string, viewport: { width: number; height: number }): Promise<{ page: Page; errors: string[] }> {
-  const page = await browser.newPage({ viewport });
+  const page = await running.browser.newPage({ viewport });
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));
-  await page.goto(`${service.baseUrl}${path}`);
+  await page.goto(`${running.service.baseUrl}${path}`);
   return { page, errors };
 }
 
@@ -169,7 +158,7 @@ async function expectLabelsOnTheirLines(page: Page, traces: TraceView[]): Promis
 
 describe('the dashboard says what the numbers mean', () => {
   it('a job whose rates are all near 1 and whose runs stop at their cap, and the list with a failed job', async () => {
-    const created = await service.app.inject({
+    const created = await running.service.app.inject({
       method: 'POST',
       url: '/v1/jobs',
       payload: {
@@ -181,10 +170,10 @@ describe('the dashboard says what the numbers mean', () => {
       },
     });
     expect(created.statusCode, created.body).toBe(202);
-    const job = await waitForJob(service.app, created.json<Job>().id, { timeoutMs: 180_000 });
+    const job = await waitForJob(running.service.app, created.json<Job>().id, { timeoutMs: 180_000 });
     expect(job.status).toBe('succeeded');
     const analysis = job.result!.analysis;
-    const failing = await service.app.inject({
+    const failing = await running.service.app.inject({
       method: 'POST',
       url: '/v1/jobs',
       payload: {
@@ -199,11 +188,11 @@ describe('the dashboard says what the numbers mean', () => {
         partition: { machines: 1 },
       },
     });
-    const failed = await waitForJob(service.app, failing.json<Job>().id);
+    const failed = await waitForJob(running.service.app, failing.json<Job>().id);
     expect(failed.status).toBe('failed');
     const traces: TraceView[] = await Promise.all(
       job.algorithms.map(async (algorithm) =>
-        (await service.app.inject({ url: `/v1/jobs/${job.id}/runs/${algorithm}/trace` })).json<TraceView>(),
+        (await running.service.app.inject({ url: `/v1/jobs/${job.id}/runs/${algorithm}/trace` })).json<TraceView>(),
       ),
     );
 
@@ -273,14 +262,14 @@ describe('the dashboard says what the numbers mean', () => {
 
     // The list: what each job ran on, its algorithms and labels; why a job failed.
     await page.setViewportSize(WIDE);
-    await page.goto(`${service.baseUrl}/#/?kind=job`);
+    await page.goto(`${running.service.baseUrl}/#/?kind=job`);
     const row = page.locator(`tr[data-job-id="${job.id}"]`);
     await row.waitFor();
     const what = await row.locator('.job-summary-line').textContent();
     expect(what).toContain('matrix-market n = 112');
     expect(what).toContain('APC, D-HBM, DGD, D-NAG, Block Cimmino, Mou-Liu-Morse');
     expect(what).toContain('study=issue-27');
-    const summary = (await service.app.inject({ url: '/v1/jobs?status=failed&limit=50' }))
+    const summary = (await running.service.app.inject({ url: '/v1/jobs?status=failed&limit=50' }))
       .json<JobPage>()
       .items.find((item) => item.id === failed.id)!;
     expect(await page.locator(`tr[data-job-id="${failed.id}"] .failure-reason`).textContent()).toBe(summary.error!.detail);
@@ -291,8 +280,12 @@ describe('the dashboard says what the numbers mean', () => {
   }, 300_000);
 
   it('Experiment 1 with m = 1: the figure at the scale of its data, the reference rows by their settings', async () => {
-    const created = await createStudy(service.app, { preset: 'experiment-1', samples: 16, grid: { mean: [0, 1], m: [1, 2, 4, 6] } });
-    const study: Study = await waitForStudy(service.app, created.id, { timeoutMs: 240_000 });
+    const created = await createStudy(running.service.app, {
+      preset: 'experiment-1',
+      samples: 16,
+      grid: { mean: [0, 1], m: [1, 2, 4, 6] },
+    });
+    const study: Study = await waitForStudy(running.service.app, created.id, { timeoutMs: 240_000 });
     expect(study.status).toBe('succeeded');
 
     const { page, errors } = await openPage(`/#/studies/${study.id}`, WIDE);
@@ -355,13 +348,18 @@ describe('the dashboard says what the numbers mean', () => {
 
   it('study figures at 400 px and 1400 px, Figures 2-4, the values under the cursor, a failed study says why', async () => {
     const studies = await Promise.all([
-      createStudy(service.app, { preset: 'experiment-2', samples: 8, grid: { m: [10, 20], n: [40, 80, 120] } }),
-      createStudy(service.app, { preset: 'experiment-3', samples: 120, grid: { p: [1, 2], n: [16, 32, 64] } }),
+      createStudy(running.service.app, { preset: 'experiment-2', samples: 8, grid: { m: [10, 20], n: [40, 80, 120] } }),
+      createStudy(running.service.app, { preset: 'experiment-3', samples: 120, grid: { p: [1, 2], n: [16, 32, 64] } }),
     ]);
     // A study that fails: ended as the worker ends one whose aggregation failed for good.
-    const doomed = await createStudy(service.app, { preset: 'experiment-1', samples: 300 });
-    const redis = new Redis(service.redis.url);
-    const store = new StudyStore(redis, service.config.KEY_PREFIX, service.config.STUDY_QUEUE_NAME, service.config.JOB_TTL_SECONDS);
+    const doomed = await createStudy(running.service.app, { preset: 'experiment-1', samples: 300 });
+    const redis = new Redis(running.service.redis.url);
+    const store = new StudyStore(
+      redis,
+      running.service.config.KEY_PREFIX,
+      running.service.config.STUDY_QUEUE_NAME,
+      running.service.config.JOB_TTL_SECONDS,
+    );
     const problem = {
       type: '/problems/internal-error',
       title: 'Internal error',
@@ -371,7 +369,7 @@ describe('the dashboard says what the numbers mean', () => {
     };
     expect(await store.finish(doomed.id, 'failed', 'error', JSON.stringify(problem))).toBe(true);
     redis.disconnect();
-    const [second, third] = await Promise.all(studies.map((study) => waitForStudy(service.app, study.id, { timeoutMs: 240_000 })));
+    const [second, third] = await Promise.all(studies.map((study) => waitForStudy(running.service.app, study.id, { timeoutMs: 240_000 })));
     expect([second.status, third.status]).toEqual(['succeeded', 'succeeded']);
 
     // The failed study's row says why, as a failed job's does.
@@ -379,7 +377,7 @@ describe('the dashboard says what the numbers mean', () => {
     const failedRow = page.locator(`tr[data-study-id="${doomed.id}"]`);
     await expect.poll(() => failedRow.locator('.status-cell').textContent()).toContain('failed');
     expect(await failedRow.locator('.failure-reason').textContent()).toBe(problem.detail);
-    const summary = (await service.app.inject({ url: '/v1/studies?status=failed' })).json<{ items: StudySummary[] }>().items[0];
+    const summary = (await running.service.app.inject({ url: '/v1/studies?status=failed' })).json<{ items: StudySummary[] }>().items[0];
     expect(summary.error?.detail).toBe(problem.detail);
 
     type Measured = {
@@ -420,7 +418,7 @@ describe('the dashboard says what the numbers mean', () => {
 
     for (const study of [second, third]) {
       await page.setViewportSize(WIDE);
-      await page.goto(`${service.baseUrl}/#/studies/${study.id}`);
+      await page.goto(`${running.service.baseUrl}/#/studies/${study.id}`);
       await expect.poll(() => page.locator('.study-figure svg.study-svg').count(), { timeout: 30_000 }).toBeGreaterThan(1);
       await expectFitsWide(page);
       // Wide: the panels side by side, at their full size.
@@ -477,15 +475,19 @@ describe('the dashboard says what the numbers mean', () => {
   it('the values under the cursor on the convergence chart, the predicted time to solution, and an advise job’s candidates', async () => {
     const gaussian = { format: 'generator', generator: 'gaussian', n: 30, seed: 3 };
     const [solveCreated, adviseCreated] = await Promise.all([
-      service.app.inject({
+      running.service.app.inject({
         method: 'POST',
         url: '/v1/jobs',
         payload: { type: 'solve', matrix: gaussian, partition: { machines: 3 }, options: { deployment: { machineGflops: 10 } } },
       }),
-      service.app.inject({ method: 'POST', url: '/v1/jobs', payload: { type: 'advise', matrix: gaussian, partition: { machines: 3 } } }),
+      running.service.app.inject({
+        method: 'POST',
+        url: '/v1/jobs',
+        payload: { type: 'advise', matrix: gaussian, partition: { machines: 3 } },
+      }),
     ]);
-    const solve = await waitForJob(service.app, solveCreated.json<Job>().id, { timeoutMs: 180_000 });
-    const advise = await waitForJob(service.app, adviseCreated.json<Job>().id, { timeoutMs: 180_000 });
+    const solve = await waitForJob(running.service.app, solveCreated.json<Job>().id, { timeoutMs: 180_000 });
+    const advise = await waitForJob(running.service.app, adviseCreated.json<Job>().id, { timeoutMs: 180_000 });
     expect([solve.status, advise.status]).toEqual(['succeeded', 'succeeded']);
     const times = solve.result!.analysis.timeToSolution!;
     expect(times.deployment).toBeDefined();
@@ -503,7 +505,7 @@ describe('the dashboard says what the numbers mean', () => {
     const iteration = Number(await readout.getAttribute('data-iteration'));
     const text = (await readout.textContent())!;
     expect(text).toMatch(new RegExp(`^iteration ${iteration.toLocaleString('en-US')}: `));
-    const apcTrace = (await service.app.inject({ url: `/v1/jobs/${solve.id}/runs/apc/trace` })).json<TraceView>();
+    const apcTrace = (await running.service.app.inject({ url: `/v1/jobs/${solve.id}/runs/apc/trace` })).json<TraceView>();
     const last = apcTrace.iteration.filter((it) => it <= iteration).length - 1;
     const apcShown = Number(/APC ([^ ]+)/.exec(text)![1]);
     expect(Math.abs(apcShown - apcTrace.relativeResidual[last]) / apcTrace.relativeResidual[last]).toBeLessThan(5e-3);
@@ -530,7 +532,7 @@ describe('the dashboard says what the numbers mean', () => {
     // The advise job: its candidates, the best marked.
     const advice = advise.result!.advice!;
     await page.setViewportSize(WIDE);
-    await page.goto(`${service.baseUrl}/#/jobs/${advise.id}`);
+    await page.goto(`${running.service.baseUrl}/#/jobs/${advise.id}`);
     await page.locator('#advice tbody tr').first().waitFor({ timeout: 30_000 });
     await expectFitsWide(page);
     const candidates = await page

@@ -7,31 +7,19 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createStudy, startStudyTestService, waitForStudy, type StudyTestService } from '../support/studyService.js';
-import { buildTestDashboard, DESKTOP, launchBrowser, PHONE, SCREENSHOTS, type BuiltDashboard } from './browser.js';
+import { describe, expect, it } from 'vitest';
+import { createStudy, startStudyTestService, waitForStudy } from '../support/studyService.js';
+import { dashboardInBrowser, DESKTOP, PHONE, SCREENSHOTS } from './browser.js';
 
-let dashboard: BuiltDashboard;
-let service: StudyTestService;
-let browser: Browser;
-
-beforeAll(async () => {
-  dashboard = await buildTestDashboard();
-  service = await startStudyTestService({ DASHBOARD_DIR: dashboard.outDir }, { STUDY_WORKER_CONCURRENCY: '1' });
+const running = dashboardInBrowser(async (outDir) => {
+  const service = await startStudyTestService({ DASHBOARD_DIR: outDir }, { STUDY_WORKER_CONCURRENCY: '1' });
   service.spawnWorker();
-  browser = await launchBrowser();
-}, 90_000);
-
-afterAll(async () => {
-  await browser?.close();
-  await service?.close();
-  dashboard?.remove();
+  return service;
 });
 
 describe('study pages in a browser', () => {
   it('lists jobs and studies in one table, every row live from one event stream, with cancel and delete', async () => {
-    const page = await browser.newPage({ viewport: DESKTOP });
+    const page = await running.browser.newPage({ viewport: DESKTOP });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
     page.on('dialog', (dialog) => void dialog.accept());
@@ -39,7 +27,7 @@ describe('study pages in a browser', () => {
     page.on('request', (request) => {
       if (request.url().includes('/events')) streamRequests.push(new URL(request.url()).pathname);
     });
-    await page.goto(`${service.baseUrl}/#/`);
+    await page.goto(`${running.service.baseUrl}/#/`);
     await page.locator('#status-filter').waitFor();
     // Marks this document: still there at the end, so nothing reloaded the page.
     await page.evaluate(() => ((globalThis as unknown as { loadedOnce: boolean }).loadedOnce = true));
@@ -47,7 +35,7 @@ describe('study pages in a browser', () => {
     // Created after the page opened: the list learns of them from its stream only.
     const jobIds: string[] = [];
     for (let seed = 1; seed <= 5; seed++) {
-      const response = await service.app.inject({
+      const response = await running.service.app.inject({
         method: 'POST',
         url: '/v1/jobs',
         payload: {
@@ -60,7 +48,7 @@ describe('study pages in a browser', () => {
       expect(response.statusCode, response.body).toBe(202);
       jobIds.push(response.json<{ id: string }>().id);
     }
-    const study = await createStudy(service.app, { preset: 'experiment-1', samples: 12, grid: { mean: [0], m: [2, 3] } });
+    const study = await createStudy(running.service.app, { preset: 'experiment-1', samples: 12, grid: { mean: [0], m: [2, 3] } });
 
     const rows = [...jobIds.map((id) => page.locator(`tr[data-job-id="${id}"]`)), page.locator(`tr[data-study-id="${study.id}"]`)];
     for (const row of rows) await expect.poll(() => row.locator('.status-cell').textContent(), { timeout: 240_000 }).toContain('succeeded');
@@ -83,12 +71,12 @@ describe('study pages in a browser', () => {
     // Delete a study and a job from the list; cancel a queued job (no worker takes it fast enough to matter: either way it ends).
     await page.getByRole('button', { name: `Delete study ${study.id}` }).click();
     await expect.poll(() => page.locator(`tr[data-study-id="${study.id}"]`).count()).toBe(0);
-    expect((await service.app.inject({ url: `/v1/studies/${study.id}` })).statusCode).toBe(404);
-    await page.goto(`${service.baseUrl}/#/?kind=job`);
+    expect((await running.service.app.inject({ url: `/v1/studies/${study.id}` })).statusCode).toBe(404);
+    await page.goto(`${running.service.baseUrl}/#/?kind=job`);
     await page.getByRole('button', { name: `Delete job ${jobIds[0]}` }).click();
     await expect.poll(() => page.locator(`tr[data-job-id="${jobIds[0]}"]`).count()).toBe(0);
-    expect((await service.app.inject({ url: `/v1/jobs/${jobIds[0]}` })).statusCode).toBe(404);
-    const cancelled = await service.app.inject({
+    expect((await running.service.app.inject({ url: `/v1/jobs/${jobIds[0]}` })).statusCode).toBe(404);
+    const cancelled = await running.service.app.inject({
       method: 'POST',
       url: '/v1/jobs',
       payload: {
@@ -108,7 +96,7 @@ describe('study pages in a browser', () => {
 
     // A cancel's answer read before the job ended, delivered after the stream's `cancelled` event (as
     // on a loaded machine): the row stays cancelled.
-    const raced = await service.app.inject({
+    const raced = await running.service.app.inject({
       method: 'POST',
       url: '/v1/jobs',
       payload: { type: 'solve', matrix: { format: 'generator', generator: 'gaussian', n: 400, seed: 2 }, partition: { machines: 4 } },
@@ -135,14 +123,14 @@ describe('study pages in a browser', () => {
   }, 300_000);
 
   it('lists a study, draws its figures and table, and downloads its samples', async () => {
-    const created = await createStudy(service.app, { preset: 'experiment-1', samples: 40, grid: { mean: [0, 1], m: [2, 4] } });
-    const study = await waitForStudy(service.app, created.id, { timeoutMs: 240_000 });
+    const created = await createStudy(running.service.app, { preset: 'experiment-1', samples: 40, grid: { mean: [0, 1], m: [2, 4] } });
+    const study = await waitForStudy(running.service.app, created.id, { timeoutMs: 240_000 });
     expect(study.status).toBe('succeeded');
 
-    const page = await browser.newPage({ viewport: DESKTOP, acceptDownloads: true });
+    const page = await running.browser.newPage({ viewport: DESKTOP, acceptDownloads: true });
     const errors: string[] = [];
     page.on('pageerror', (error) => errors.push(error.message));
-    await page.goto(`${service.baseUrl}/#/studies`);
+    await page.goto(`${running.service.baseUrl}/#/studies`);
     const row = page.locator(`tr[data-study-id="${study.id}"]`);
     await expect.poll(() => row.locator('.status-cell').textContent()).toContain('succeeded');
     expect(await row.locator('.progress-text').textContent()).toBe(`${study.progress.total} / ${study.progress.total} samples`);
@@ -165,7 +153,7 @@ describe('study pages in a browser', () => {
 
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Samples (CSV)' }).click()]);
     const csv = readFileSync(await download.path(), 'utf8');
-    const samples = await service.app.inject({ method: 'GET', url: `/v1/studies/${study.id}/samples.csv` });
+    const samples = await running.service.app.inject({ method: 'GET', url: `/v1/studies/${study.id}/samples.csv` });
     expect(csv).toBe(samples.body);
 
     await page.screenshot({ path: join(SCREENSHOTS, 'study-desktop.png'), fullPage: true });

@@ -82,6 +82,13 @@ export async function getJob(app: FastifyInstance, id: string): Promise<Job> {
   return response.json<Job>();
 }
 
+/** The solution x of a job's run (GET .../runs/{algorithm}/solution), failing on any status but 200. */
+export async function getSolution(app: FastifyInstance, id: string, algorithm: string): Promise<number[]> {
+  const response = await app.inject({ url: `/v1/jobs/${id}/runs/${algorithm}/solution` });
+  if (response.statusCode !== 200) throw new Error(`GET solution of ${id} (${algorithm}): ${response.statusCode} ${response.body}`);
+  return response.json<{ x: number[] }>().x;
+}
+
 const FINISHED = new Set(['succeeded', 'failed', 'cancelled']);
 
 /** Poll until the job ends (or `until` holds); generous timeouts, no timing assertions. */

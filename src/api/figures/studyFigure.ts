@@ -12,6 +12,8 @@ import { formatValue, renderPanels, type PlotPanel, type PlotSeries } from './sv
 const SYMBOLS: Record<string, string> = {
   'rates.apc.rate': 'ρ_APC',
   'rates.dhbm.rate': 'ρ_HBM',
+  'conditioning.kappaS': 'κ(S)',
+  'conditioning.kappaAtA': 'κ(AᵀA)',
   tanInvSqTheta: 'tan⁻²θ₁₂',
 };
 

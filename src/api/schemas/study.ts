@@ -20,20 +20,24 @@ import { LabelQuerySchema, LabelsSchema } from './labels.js';
 import { ProblemSchema } from './problem.js';
 import { assertSameShape } from './sameShape.js';
 
-const GridParameterSchema = z.enum(['mean', 'std', 'sigma', 'eps', 'blockSize', 'p', 'n', 'm']).meta({ id: 'StudyGridParameter' });
+const GridParameterSchema = z
+  .enum(['mean', 'std', 'sigma', 'eps', 'blockSize', 'p', 'skew', 'rowsPerFeature', 'n', 'm'])
+  .meta({ id: 'StudyGridParameter' });
 const axis = (what: string): z.ZodOptional<z.ZodArray<z.ZodNumber>> =>
   z.array(z.number()).min(1).max(1000).optional().describe(`Values of ${what} (each grid point takes one).`);
 const setting = (what: string): z.ZodOptional<z.ZodNumber> => z.number().optional().describe(what);
 
 export const StudyGridSchema = z
   .object({
-    mean: axis("the Gaussian entries' mean"),
+    mean: axis("the Gaussian entries' mean (regression: the features' common mean)"),
     std: axis("the Gaussian entries' standard deviation"),
-    sigma: axis("sigma (structured-gaussian: off-diagonal blocks' standard deviation)"),
+    sigma: axis("sigma (structured-gaussian: off-diagonal blocks' standard deviation; regression: the label noise)"),
     eps: axis('eps (ones-minus-eps)'),
     blockSize: axis('blockSize (structured-gaussian, block-diagonal)'),
     p: axis('p, the rows of each of the two machines (subspace-pair)'),
-    n: axis('n'),
+    skew: axis("skew, the distance of each machine's feature mean from the common one (regression)"),
+    rowsPerFeature: axis('rowsPerFeature, N / n: the samples per feature (regression; N = round(rowsPerFeature n))'),
+    n: axis('n (regression: the features)'),
     m: axis('m, the number of machines'),
   })
   .strict()
@@ -43,11 +47,13 @@ const StudySettingsSchema = z
   .object({
     mean: setting('Mean of the Gaussian entries (default 0).'),
     std: setting('Standard deviation of the Gaussian entries (default 1).'),
-    sigma: setting('structured-gaussian: standard deviation of the off-diagonal blocks (default 1).'),
+    sigma: setting('structured-gaussian: standard deviation of the off-diagonal blocks; regression: of the label noise (default 1).'),
     eps: setting('ones-minus-eps: eps (default 0.1).'),
     blockSize: setting('structured-gaussian / block-diagonal: block size (default 1).'),
     p: setting('subspace-pair: rows of each machine (default 1).'),
-    n: setting('Matrix size (default 120).'),
+    skew: setting("regression: distance of each machine's feature mean from the common one (default 0)."),
+    rowsPerFeature: setting('regression: N / n, samples per feature (default 4).'),
+    n: setting('Matrix size (default 120); regression: the features.'),
     m: setting('Machines (default 1).'),
   })
   .strict();
@@ -99,7 +105,10 @@ export const PresetStudyRequestSchema = z
   .object({
     preset: z
       .enum(STUDY_PRESETS)
-      .describe("The paper's experiments: experiment-1 (rates against m), experiment-2 (against n), experiment-3 (tan^-2 theta_12)."),
+      .describe(
+        "The paper's experiments: experiment-1 (rates against m), experiment-2 (against n), experiment-3 (tan^-2 theta_12); " +
+          'regression-skew: the rates on federated regression data as the feature skew grows.',
+      ),
     samples: z.number().int().min(1).optional().describe("Samples per grid point (default: the paper's)."),
     seed: z.number().int().optional(),
     grid: StudyGridSchema.optional().describe("Replace some of the preset's axes (e.g. a subset of m)."),
@@ -126,6 +135,8 @@ const SettingsSchema = z.object({
   eps: z.number(),
   blockSize: z.number(),
   p: z.number(),
+  skew: z.number(),
+  rowsPerFeature: z.number(),
   n: z.number(),
   m: z.number(),
 });

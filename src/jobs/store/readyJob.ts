@@ -4,7 +4,7 @@
  * decoded here, or generated from its spec: the worker computes from the stored job alone.
  */
 import type { AlgorithmId } from '../../solvers/algorithms/registry.js';
-import { generateMatrix } from '../../solvers/input/generators.js';
+import { generateMatrix, generateSystem } from '../../solvers/input/generators.js';
 import type { DenseMatrix } from '../../solvers/matrix.js';
 import { partitionFromAssignment, type Partition } from '../../solvers/problem.js';
 import type { CsrMatrix } from '../../solvers/sparse/csr.js';
@@ -35,8 +35,10 @@ export interface ReadyJob {
   algorithms: AlgorithmId[];
   options: JobOptions;
   matrix: MatrixSource;
-  /** Null: b = A * ones(n), so x* = ones(n) is known. */
+  /** Null: b = A * ones(n), so x* = ones(n) is known. Regression data without a given rhs: its labels. */
   rhs: Float64Array | null;
+  /** The solution known with a generated rhs (regression labels without noise: x_true); absent or null: none. */
+  knownSolution?: Float64Array | null;
   /** x(0) of the runs (options.initialGuess); null: 0. */
   initialGuess: Float64Array | null;
   partition: Partition;
@@ -77,6 +79,14 @@ export function readyJobFrom(spec: StoredJobSpec, inputs: StoredInputs, limits: 
     initialGuess = float64From(inputs.initialGuess);
   }
   const digestPending = spec.input.format === 'generator' || spec.input.format === 'stored';
+  if (spec.input.format === 'generator' && spec.input.spec.generator === 'regression') {
+    // Regression data brings its labels: they are b unless the job gave its own.
+    const generated = generateSystem(spec.input.spec, limits, partition);
+    const matrix: MatrixSource = { storage: 'dense', A: generated.A };
+    const knownSolution = rhs === null ? generated.xTrue : null;
+    rhs ??= generated.b;
+    return { id, type, n, m, algorithms, options, matrix, rhs, knownSolution, initialGuess, partition, digestPending };
+  }
   const matrix = matrixSource(spec, inputs, partition, limits);
   return { id, type, n, m, algorithms, options, matrix, rhs, initialGuess, partition, digestPending };
 }

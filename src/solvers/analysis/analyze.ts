@@ -20,6 +20,7 @@ import type { SpectralData } from '../algorithms/types.js';
 import { runSync, type Work } from '../cooperative.js';
 import { rowSpaceSystem, type DistributedSystem, type SolverSystem } from '../distributed/distributedSystem.js';
 import { denseSystemWork, isTall, leastSquaresPointsWork } from '../distributed/leastSquares.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
 import { matrixConditioningWork, sConditioningWork, type MatrixConditioning, type SConditioning } from './conditioning.js';
@@ -34,6 +35,8 @@ import type { AlgorithmTuning, Analysis, Conditioning, Consistency, TallBounds }
 export interface AnalyzeOptions {
   /** Error reduction factor for the predicted iteration counts (default 1e-8). */
   tolerance?: number;
+  /** What the numerics run on (default: the selected backend's, ../linalg/kernels.ts). */
+  kernels?: Kernels;
 }
 
 export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
@@ -60,8 +63,9 @@ export interface StagedAnalysis {
 
 export function* spectralStageWork(system: SolverSystem, options: AnalyzeOptions = {}): Work<StagedAnalysis> {
   const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
-  if (isTall(system)) return yield* tallSpectralStageWork(system, tolerance);
-  const staged = system.storage === 'csr' ? yield* sparseStagedPartsWork(system) : yield* denseStagedPartsWork(system);
+  const kernels = options.kernels ?? selectedKernels();
+  if (isTall(system)) return yield* tallSpectralStageWork(kernels, system, tolerance);
+  const staged = system.storage === 'csr' ? yield* sparseStagedPartsWork(kernels, system) : yield* denseStagedPartsWork(kernels, system);
   return {
     spectral: spectralDataFrom(system.partition.m, staged.conditioning),
     *rest() {
@@ -77,18 +81,24 @@ export function* spectralStageWork(system: SolverSystem, options: AnalyzeOptions
  * on each machine's basis of its row space; then its consistency, the machines' ranks, which bounds
  * still hold (Bounds.tall) and, when the projection methods reach another point than x_LS, by how much.
  */
-function* tallSpectralStageWork(system: SolverSystem, tolerance: number): Work<StagedAnalysis> {
-  const dense = yield* denseSystemWork(system);
-  const staged = yield* denseStagedPartsWork(dense);
+function* tallSpectralStageWork(kernels: Kernels, system: SolverSystem, tolerance: number): Work<StagedAnalysis> {
+  const dense = yield* denseSystemWork(kernels, system);
+  const staged = yield* denseStagedPartsWork(kernels, dense);
   return {
     spectral: spectralDataFrom(system.partition.m, staged.conditioning),
-    rest: () => tallRestWork(system, dense, staged, tolerance),
+    rest: () => tallRestWork(kernels, system, dense, staged, tolerance),
   };
 }
 
-function* tallRestWork(system: SolverSystem, dense: DistributedSystem, staged: StagedParts, tolerance: number): Work<Analysis> {
+function* tallRestWork(
+  kernels: Kernels,
+  system: SolverSystem,
+  dense: DistributedSystem,
+  staged: StagedParts,
+  tolerance: number,
+): Work<Analysis> {
   const parts = yield* staged.rest();
-  const points = yield* leastSquaresPointsWork(dense);
+  const points = yield* leastSquaresPointsWork(dense, kernels);
   yield { phase: 'analysis', fraction: 1 };
   const analysis = assembleAnalysis(system.n, system.partition, parts, tolerance);
   const consistency: Consistency = {
@@ -135,38 +145,38 @@ export function analyze(system: SolverSystem, options: AnalyzeOptions = {}): Ana
 }
 
 /** The dense analysis' conditioning first (kappa(A^T A), the Gram blocks, kappa(S)); the blocks kept for the angles. */
-function* denseStagedPartsWork(system: DistributedSystem): Work<StagedParts> {
+function* denseStagedPartsWork(kernels: Kernels, system: DistributedSystem): Work<StagedParts> {
   const { partition } = system;
 
   yield { phase: 'conditioning', fraction: 0 };
-  const matrix = yield* inPhase(matrixConditioningWork(system.A), 'conditioning', 0, 0.5);
+  const matrix = yield* inPhase(matrixConditioningWork(kernels, system.A), 'conditioning', 0, 0.5);
 
   const rowSpace = rowSpaceSystem(system);
   yield { phase: 'gram-blocks', fraction: 0 };
-  const gram = yield* inPhase(gramBlocksWork(rowSpace.machines), 'gram-blocks', 0, 1);
+  const gram = yield* inPhase(gramBlocksWork(kernels, rowSpace.machines), 'gram-blocks', 0, 1);
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sConditioningWork(rowSpace, gram), 'conditioning', 0.5, 1);
+  const s = yield* inPhase(sConditioningWork(kernels, rowSpace, gram), 'conditioning', 0.5, 1);
 
   function* rest(): Work<AnalysisParts> {
     yield { phase: 'principal-angles', fraction: 0 };
-    const angles = yield* inPhase(principalAnglesWork(rowSpace.machines, gram), 'principal-angles', 0, 1);
+    const angles = yield* inPhase(principalAnglesWork(kernels, rowSpace.machines, gram), 'principal-angles', 0, 1);
     yield { phase: 'local-angles', fraction: 0 };
-    const local = yield* inPhase(localAnglesWork(system.A, partition), 'local-angles', 0, 1);
+    const local = yield* inPhase(localAnglesWork(kernels, system.A, partition), 'local-angles', 0, 1);
     return denseAnalysisParts(angles, local, matrix, s);
   }
   return { conditioning: denseConditioning(matrix, s), rest };
 }
 
 /** theta_ij, theta_H and kappa(S) of a dense system's partition: G_ij = Q_i^T Q_j once, the angles and S's spectrum from them. */
-function* denseAnglesAndSWork(system: DistributedSystem): Work<{ angles: PrincipalAngles; s: SConditioning }> {
+function* denseAnglesAndSWork(kernels: Kernels, system: DistributedSystem): Work<{ angles: PrincipalAngles; s: SConditioning }> {
   const { machines } = system;
   yield { phase: 'gram-blocks', fraction: 0 };
-  const gram = yield* inPhase(gramBlocksWork(machines), 'gram-blocks', 0, 1);
+  const gram = yield* inPhase(gramBlocksWork(kernels, machines), 'gram-blocks', 0, 1);
   yield { phase: 'principal-angles', fraction: 0 };
-  const angles = yield* inPhase(principalAnglesWork(machines, gram), 'principal-angles', 0, 1);
+  const angles = yield* inPhase(principalAnglesWork(kernels, machines, gram), 'principal-angles', 0, 1);
 
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sConditioningWork(system, gram), 'conditioning', 0.5, 1);
+  const s = yield* inPhase(sConditioningWork(kernels, system, gram), 'conditioning', 0.5, 1);
   return { angles, s };
 }
 
@@ -182,14 +192,14 @@ export interface PartitionSpectrum {
  * partition advisor (../partitioning/advisor.ts). On CSR storage `lu` is the LU of A, shared by the
  * candidates (A does not change with the partition).
  */
-export function* partitionSpectrumWork(system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
+export function* partitionSpectrumWork(kernels: Kernels, system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
   if (system.storage === 'csr' && !isTall(system)) {
     const context = lu ?? (yield* sparseLuContextWork(system.A));
-    const { angles, s } = yield* sparseAnglesAndSWork(system, context);
+    const { angles, s } = yield* sparseAnglesAndSWork(kernels, system, context);
     return { kappaS: s.kappaS.value, thetaH: angles.thetaH };
   }
   // A tall CSR system is analysed on its dense copy, as by analyzeWork.
-  const { angles, s } = yield* denseAnglesAndSWork(rowSpaceSystem(yield* denseSystemWork(system)));
+  const { angles, s } = yield* denseAnglesAndSWork(kernels, rowSpaceSystem(yield* denseSystemWork(kernels, system)));
   return { kappaS: s.kappaS, thetaH: angles.thetaH };
 }
 

@@ -15,7 +15,7 @@
 import { runSync, type Work } from '../cooperative.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { SingularMatrixError } from '../errors.js';
-import { nativeBlasInUse } from '../linalg/backend.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { lanczosWork, type LanczosResult, type SymmetricOperator } from '../linalg/lanczos.js';
 import { luSolve, luSolveTransposed, luWork, type LuFactorization } from '../linalg/lu.js';
 import { singularValueRangeWork } from '../linalg/singularValues.js';
@@ -47,9 +47,9 @@ const MAX_FORWARD_LANCZOS_ITERATIONS = 600;
 
 /**
  * x -> A^T (A x) in one pass over the rows: y = sum_k a_k (a_k . x). Sparse rows when A is sparse;
- * dense with the native backend: two dgemv (t = A x, y = A^T t).
+ * dense with the addon's kernels: two dgemv (t = A x, y = A^T t).
  */
-export function* normalOperatorWork(a: DenseMatrix): Work<SymmetricOperator> {
+export function* normalOperatorWork(kernels: Kernels, a: DenseMatrix): Work<SymmetricOperator> {
   const n = a.cols;
   const rows = a.rows;
   const data = a.data;
@@ -88,7 +88,7 @@ export function* normalOperatorWork(a: DenseMatrix): Work<SymmetricOperator> {
       },
     };
   }
-  const blas = nativeBlasInUse();
+  const blas = kernels.blas;
   if (blas) {
     const t = new Float64Array(rows);
     return {
@@ -138,25 +138,28 @@ function singularError(what: string, sigmaMax: number, sigmaMin: number, n: numb
   );
 }
 
-function* inverseLargestWork(f: LuFactorization): Work<LanczosResult> {
-  return yield* lanczosWork(inverseNormalOperatorOf(f), { which: 'largest', maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS });
+function* inverseLargestWork(kernels: Kernels, f: LuFactorization): Work<LanczosResult> {
+  return yield* lanczosWork(kernels, inverseNormalOperatorOf(f), { which: 'largest', maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS });
 }
 
 /**
  * sigma_max, sigma_min and kappa(A^T A) of a square matrix. Throws SingularMatrixError on an
  * exactly zero pivot or when sigma_min <= n eps sigma_max.
  */
-export function* matrixConditioningWork(a: DenseMatrix): Work<MatrixConditioning> {
-  if (a.rows > a.cols) return yield* tallMatrixConditioningWork(a);
+export function* matrixConditioningWork(kernels: Kernels, a: DenseMatrix): Work<MatrixConditioning> {
+  if (a.rows > a.cols) return yield* tallMatrixConditioningWork(kernels, a);
   const n = a.rows;
-  const forward = yield* lanczosWork(yield* normalOperatorWork(a), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
+  const forward = yield* lanczosWork(kernels, yield* normalOperatorWork(kernels, a), {
+    which: 'largest',
+    maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS,
+  });
   const L = forward.largest;
   const sigmaMax = Math.sqrt(L);
   yield { phase: 'conditioning', fraction: 0.1 };
-  const f = yield* luWork(a);
+  const f = yield* luWork(kernels, a);
   if (f.zeroPivotColumn >= 0) throw singularError('matrix', sigmaMax, 0, n);
   yield { phase: 'conditioning', fraction: 0.6 };
-  const inverse = yield* inverseLargestWork(f);
+  const inverse = yield* inverseLargestWork(kernels, f);
   const mu = 1 / inverse.largest;
   const sigmaMin = Math.sqrt(mu);
   if (!(sigmaMin > n * Number.EPSILON * sigmaMax)) throw singularError('matrix', sigmaMax, sigmaMin, n);
@@ -175,16 +178,16 @@ export function* matrixConditioningWork(a: DenseMatrix): Work<MatrixConditioning
  * (../linalg/singularValues.ts, backward stable: each to a few eps sigma_max), sigma_min the n-th.
  * Full column rank is required as sigma_min > N eps sigma_max.
  */
-function* tallMatrixConditioningWork(a: DenseMatrix): Work<MatrixConditioning> {
-  const { largest: sigmaMax, smallest: sigmaMin } = yield* singularValueRangeWork(a.data, a.rows, a.cols);
+function* tallMatrixConditioningWork(kernels: Kernels, a: DenseMatrix): Work<MatrixConditioning> {
+  const { largest: sigmaMax, smallest: sigmaMin } = yield* singularValueRangeWork(kernels, a.data, a.rows, a.cols);
   if (!(sigmaMin > a.rows * Number.EPSILON * sigmaMax)) throw singularError('matrix', sigmaMax, sigmaMin, a.rows);
   const L = sigmaMax * sigmaMax;
   const mu = sigmaMin * sigmaMin;
   return { sigmaMax, sigmaMin, kappaAtA: L / mu, L, mu, lanczosIterations: { largest: 0, smallest: 0 } };
 }
 
-export function computeMatrixConditioning(a: DenseMatrix): MatrixConditioning {
-  return runSync(matrixConditioningWork(a));
+export function computeMatrixConditioning(a: DenseMatrix, kernels: Kernels = selectedKernels()): MatrixConditioning {
+  return runSync(matrixConditioningWork(kernels, a));
 }
 
 /** Q^T (N x n, row-major): row offsets[i] + k is the k-th basis vector of R(A_i), on C_i (zero for a dependent row). */
@@ -210,12 +213,12 @@ export function* assembleBasisRowsWork(system: DistributedSystem, offsets: reado
  * lambda_max(S) by Lanczos on G = Q^T Q; lambda_min(S) = sigma_min(Q)^2 by Lanczos on
  * (Q Q^T)^{-1} through the LU of Q^T. All off-diagonal blocks zero: S = I (Proposition 1).
  */
-export function* sConditioningWork(system: DistributedSystem, gram: GramBlocks): Work<SConditioning> {
+export function* sConditioningWork(kernels: Kernels, system: DistributedSystem, gram: GramBlocks): Work<SConditioning> {
   if (gramIsIdentity(gram)) return S_IDENTITY;
-  if (system.A.rows > system.n) return yield* tallSConditioningWork(system, gram.offsets);
-  const upper = yield* sLargestWork(gram);
+  if (system.A.rows > system.n) return yield* tallSConditioningWork(kernels, system, gram.offsets);
+  const upper = yield* sLargestWork(kernels, gram);
   yield { phase: 'conditioning', fraction: 0.1 };
-  const lower = yield* sSmallestWork(system, gram.offsets);
+  const lower = yield* sSmallestWork(kernels, system, gram.offsets);
   if (lower === null) throw singularBasesError(upper.largest, system.n);
   return sConditioningFrom(upper, lower);
 }
@@ -225,9 +228,9 @@ export function* sConditioningWork(system: DistributedSystem, gram: GramBlocks):
  * eigenvalues are the squared singular values of Q^T, the n-th the smallest, by the same
  * bidiagonalization as kappa(A^T A) (absolute accuracy a few eps lambda_max(S), lambda_max(S) <= m).
  */
-function* tallSConditioningWork(system: DistributedSystem, offsets: readonly number[]): Work<SConditioning> {
+function* tallSConditioningWork(kernels: Kernels, system: DistributedSystem, offsets: readonly number[]): Work<SConditioning> {
   const basisRows = yield* assembleBasisRowsWork(system, offsets);
-  const { largest, smallest } = yield* singularValueRangeWork(basisRows.data, basisRows.rows, basisRows.cols);
+  const { largest, smallest } = yield* singularValueRangeWork(kernels, basisRows.data, basisRows.rows, basisRows.cols);
   const lambdaMaxS = largest * largest;
   const lambdaMinS = smallest * smallest;
   if (!(smallest > system.A.rows * Number.EPSILON * largest)) throw singularBasesError(lambdaMaxS, system.A.rows);
@@ -238,8 +241,8 @@ function* tallSConditioningWork(system: DistributedSystem, offsets: readonly num
 export const S_IDENTITY: SConditioning = { lambdaMinS: 1, lambdaMaxS: 1, kappaS: 1, lanczosIterations: { largest: 0, smallest: 0 } };
 
 /** lambda_max(S) = lambda_max(G): Lanczos on the Gram blocks. */
-export function* sLargestWork(gram: GramBlocks): Work<LanczosResult> {
-  return yield* lanczosWork(gramOperator(gram), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
+export function* sLargestWork(kernels: Kernels, gram: GramBlocks): Work<LanczosResult> {
+  return yield* lanczosWork(kernels, gramOperator(kernels, gram), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
 }
 
 /**
@@ -247,13 +250,13 @@ export function* sLargestWork(gram: GramBlocks): Work<LanczosResult> {
  * null when the LU meets an exactly zero pivot (the caller throws singularBasesError, which names
  * lambda_max(S): the split analysis computes the two ends on different workers).
  */
-export function* sSmallestWork(system: DistributedSystem, offsets: readonly number[]): Work<LanczosResult | null> {
+export function* sSmallestWork(kernels: Kernels, system: DistributedSystem, offsets: readonly number[]): Work<LanczosResult | null> {
   const basisRows = yield* assembleBasisRowsWork(system, offsets);
-  const f = yield* luWork(basisRows, { inPlace: true });
+  const f = yield* luWork(kernels, basisRows, { inPlace: true });
   if (f.zeroPivotColumn >= 0) return null;
   yield { phase: 'conditioning', fraction: 0.6 };
   // Q^T = M: eigenvalues of S = Q Q^T = M^T M, and (M^T M)^{-1} = M^{-1} M^{-T}.
-  return yield* inverseLargestWork(f);
+  return yield* inverseLargestWork(kernels, f);
 }
 
 export function singularBasesError(lambdaMaxS: number, n: number): SingularMatrixError {
@@ -274,6 +277,6 @@ export function sConditioningFrom(upper: LanczosEnd, inverse: LanczosEnd): SCond
   };
 }
 
-export function computeSConditioning(system: DistributedSystem, gram: GramBlocks): SConditioning {
-  return runSync(sConditioningWork(system, gram));
+export function computeSConditioning(system: DistributedSystem, gram: GramBlocks, kernels: Kernels = selectedKernels()): SConditioning {
+  return runSync(sConditioningWork(kernels, system, gram));
 }

@@ -10,7 +10,8 @@
 import type { Work } from '../cooperative.js';
 import { runSync } from '../cooperative.js';
 import type { MachineData } from '../distributed/distributedSystem.js';
-import { NATIVE_MADDS_PER_CALL, nativeBlasInUse } from '../linalg/backend.js';
+import { NATIVE_MADDS_PER_CALL } from '../linalg/backend.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { SymmetricOperator } from '../linalg/lanczos.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
 
@@ -77,7 +78,7 @@ function gatherColumns(q: Float64Array, p: number, c: number, positions: Int32Ar
   return out;
 }
 
-export function* gramBlocksWork(machines: readonly MachineData[]): Work<GramBlocks> {
+export function* gramBlocksWork(kernels: Kernels, machines: readonly MachineData[]): Work<GramBlocks> {
   const m = machines.length;
   const sizes = machines.map((mc) => mc.p);
   const offsets: number[] = [];
@@ -107,7 +108,7 @@ export function* gramBlocksWork(machines: readonly MachineData[]): Work<GramBloc
       const start = blockStart[pair];
       if (start < 0) continue;
       const g = data.subarray(start, start + sizes[i] * sizes[j]);
-      yield* gramBlockIntoWork(machines[i], machines[j], g, pending, (pair + 1) / totalPairs);
+      yield* gramBlockIntoWork(kernels, machines[i], machines[j], g, pending, (pair + 1) / totalPairs);
     }
   }
   return { m, sizes, offsets, size, data, blockStart };
@@ -120,6 +121,7 @@ export function* gramBlocksWork(machines: readonly MachineData[]): Work<GramBloc
  * progress report (one report per WORK_PER_YIELD, with `fraction`).
  */
 export function* gramBlockIntoWork(
+  kernels: Kernels,
   a: MachineData,
   b: MachineData,
   g: Float64Array,
@@ -139,10 +141,10 @@ export function* gramBlockIntoWork(
     x = gatherColumns(a.q, a.p, a.c, inA, new Float64Array(a.p * len));
     y = gatherColumns(b.q, b.p, b.c, inB, new Float64Array(b.p * len));
   }
-  const native = nativeBlasInUse() !== null;
-  const slice = native ? Math.max(1, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, b.p * len))) : ROWS_PER_SLICE;
+  // The addon's dgemm takes as many rows as one call of NATIVE_MADDS_PER_CALL holds; the loop, slices of ROWS_PER_SLICE.
+  const slice = kernels.blas !== null ? Math.max(1, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, b.p * len))) : ROWS_PER_SLICE;
   for (let r = 0; r < a.p; r += slice) {
-    multiplyByTransposeRows(x, y, len, r, Math.min(a.p, r + slice), b.p, g, b.p);
+    multiplyByTransposeRows(kernels, x, y, len, r, Math.min(a.p, r + slice), b.p, g, b.p);
     pending.madds += Math.min(slice, a.p - r) * b.p * len;
     if (pending.madds >= WORK_PER_YIELD) {
       pending.madds = 0;
@@ -168,8 +170,8 @@ function supportsMeet(a: Int32Array, b: Int32Array): boolean {
   return false;
 }
 
-export function computeGramBlocks(machines: readonly MachineData[]): GramBlocks {
-  return runSync(gramBlocksWork(machines));
+export function computeGramBlocks(machines: readonly MachineData[], kernels: Kernels = selectedKernels()): GramBlocks {
+  return runSync(gramBlocksWork(kernels, machines));
 }
 
 /** True when every off-diagonal block is zero: G = I, so S = I and kappa(S) = 1 (Proposition 1). */
@@ -180,9 +182,9 @@ export function gramIsIdentity(gram: GramBlocks): boolean {
 }
 
 /** x -> G x with G = Q^T Q: identity diagonal blocks plus G_ij and G_ij^T off the diagonal. */
-export function gramOperator(gram: GramBlocks): SymmetricOperator {
+export function gramOperator(kernels: Kernels, gram: GramBlocks): SymmetricOperator {
   const { m, sizes, offsets, size, data, blockStart } = gram;
-  const blas = nativeBlasInUse();
+  const blas = kernels.blas;
   return {
     size,
     apply(x: Float64Array, y: Float64Array): void {

@@ -12,14 +12,14 @@
  * within the dot-product error bound of its row's (or machine's) running maximum is re-evaluated as
  * 2 atan2(|u - v|, |u + v|) (sign of v chosen to fold into [0, pi/2]). The true minimizer is always
  * among them, so the minima are accurate to a few eps even for tiny angles.
- * With the native backend the dense products are dgemm on panels of NATIVE_MADDS_PER_CALL.
+ * The dense products run on the kernels passed in (../linalg/kernels.ts), in the tiles those kernels like.
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { DenseMatrix } from '../matrix.js';
 import { norm2 } from '../matrix.js';
 import type { Partition } from '../problem.js';
 import type { CsrMatrix } from '../sparse/csr.js';
-import { NATIVE_MADDS_PER_CALL, nativeBlasInUse } from '../linalg/backend.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
 import { NEAR_PARALLEL_COSINE } from './principalAngles.js';
 
@@ -33,10 +33,6 @@ export interface LocalAngles {
   thetaMin: Float64Array;
   theorem4KappaALowerBound: number;
 }
-
-/** Rows per panel and rows per column chunk of the dense scan: ~4e6 multiply-adds per slice at n = 1000. */
-const PANEL_ROWS = 8;
-const CHUNK_ROWS = 512;
 
 /** Angle between the lines spanned by unit vectors u and v: 2 atan2(|u - v|, |u + v|) folded into [0, pi/2]. */
 export function lineAngleOfUnitVectors(u: Float64Array, uOff: number, v: Float64Array, vOff: number, len: number): number {
@@ -169,48 +165,30 @@ export function pairsOfRows(n: number, range: RowRange): number {
   return rowsBelow(range.to) - rowsBelow(range.from);
 }
 
-function* denseScanWork(units: Float64Array, n: number, nc: number, tracker: PairTracker, range: RowRange): Work<void> {
-  if (nativeBlasInUse()) return yield* nativeDenseScanWork(units, n, nc, tracker, range);
-  const panel = new Float64Array(PANEL_ROWS * CHUNK_ROWS);
+/**
+ * Panels of rows [r0, r1) of U against column chunks of rows [r0, n): one product per tile
+ * (kernels.productTile: 8 x 512 for the TypeScript loop's cache blocking, whole rows of as many
+ * multiply-adds as one dgemm call may do for the addon's), then the visits of the pairs l > k.
+ */
+function* denseScanWork(kernels: Kernels, units: Float64Array, n: number, nc: number, tracker: PairTracker, range: RowRange): Work<void> {
+  const tile = kernels.productTile(n, nc);
+  const panel = new Float64Array(Math.min(n, tile.rows) * Math.min(n, tile.cols));
   let done = 0;
   const total = Math.max(1, pairsOfRows(n, range) + (range.to - range.from));
-  for (let r0 = 0; r0 < n; r0 += PANEL_ROWS) {
+  for (let r0 = 0; r0 < n; r0 += tile.rows) {
     if (r0 < range.from || r0 >= range.to) continue;
-    const r1 = Math.min(n, r0 + PANEL_ROWS);
-    for (let c0 = r0; c0 < n; c0 += CHUNK_ROWS) {
-      const c1 = Math.min(n, c0 + CHUNK_ROWS);
+    const r1 = Math.min(n, r0 + tile.rows);
+    for (let c0 = r0; c0 < n; c0 += tile.cols) {
+      const c1 = Math.min(n, c0 + tile.cols);
       const cols = c1 - c0;
-      multiplyByTransposeRows(units, units.subarray(c0 * nc), nc, r0, r1, cols, panel, cols, r0);
+      multiplyByTransposeRows(kernels, units, units.subarray(c0 * nc), nc, r0, r1, cols, panel, cols, r0);
       for (let k = r0; k < r1; k++) {
-        const off = (k - r0) * cols;
-        for (let l = Math.max(c0, k + 1); l < c1; l++) tracker.visit(k, l, Math.abs(panel[off + l - c0]));
+        const off = (k - r0) * cols - c0;
+        for (let l = Math.max(c0, k + 1); l < c1; l++) tracker.visit(k, l, Math.abs(panel[off + l]));
       }
       done += (r1 - r0) * cols;
       yield { phase: 'local-angles', fraction: Math.min(1, done / total) };
     }
-  }
-}
-
-/**
- * Rows [r0, r1) of U against rows [r0, n) in one dgemm (a panel of at most NATIVE_MADDS_PER_CALL
- * multiply-adds and 256 rows), then the same visits as the TypeScript scan.
- */
-function* nativeDenseScanWork(units: Float64Array, n: number, nc: number, tracker: PairTracker, range: RowRange): Work<void> {
-  const rowsPerPanel = Math.max(8, Math.min(256, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, n * nc))));
-  const panel = new Float64Array(Math.min(n, rowsPerPanel) * n);
-  let done = 0;
-  const total = Math.max(1, pairsOfRows(n, range) + (range.to - range.from));
-  for (let r0 = 0; r0 < n; r0 += rowsPerPanel) {
-    if (r0 < range.from || r0 >= range.to) continue;
-    const r1 = Math.min(n, r0 + rowsPerPanel);
-    const cols = n - r0;
-    multiplyByTransposeRows(units, units.subarray(r0 * nc), nc, r0, r1, cols, panel, cols, r0);
-    for (let k = r0; k < r1; k++) {
-      const off = (k - r0) * cols - r0;
-      for (let l = k + 1; l < n; l++) tracker.visit(k, l, Math.abs(panel[off + l]));
-    }
-    done += (r1 - r0) * cols;
-    yield { phase: 'local-angles', fraction: Math.min(1, done / total) };
   }
 }
 
@@ -310,8 +288,8 @@ function sparseLineAngle(rows: CompressedRows, k: number, l: number, scatterK: F
   return foldedAngle(minus, plus);
 }
 
-export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<LocalAngles> {
-  const { scan, rowNorms } = yield* localAnglesScanWork(a, partition, { from: 0, to: a.rows });
+export function* localAnglesWork(kernels: Kernels, a: DenseMatrix, partition: Partition): Work<LocalAngles> {
+  const { scan, rowNorms } = yield* localAnglesScanWork(kernels, a, partition, { from: 0, to: a.rows });
   return localAnglesFrom(scan, rowNorms, partition);
 }
 
@@ -321,6 +299,7 @@ export function* localAnglesWork(a: DenseMatrix, partition: Partition): Work<Loc
  * into the same values, bit for bit, as the whole scan.
  */
 export function* localAnglesScanWork(
+  kernels: Kernels,
   a: DenseMatrix,
   partition: Partition,
   rows: RowRange,
@@ -363,7 +342,7 @@ export function* localAnglesScanWork(
       if ((i & 127) === 127) yield undefined;
     }
     tracker = new PairTracker(n, m, partition.assignment, (k, l) => lineAngleOfUnitVectors(units, k * nc, units, l * nc, nc));
-    yield* denseScanWork(units, n, nc, tracker, rows);
+    yield* denseScanWork(kernels, units, n, nc, tracker, rows);
   }
   return { scan: tracker, rowNorms };
 }
@@ -436,6 +415,6 @@ export function localAnglesFrom(scan: LocalAnglesScan, rowNorms: Float64Array, p
   };
 }
 
-export function computeLocalAngles(a: DenseMatrix, partition: Partition): LocalAngles {
-  return runSync(localAnglesWork(a, partition));
+export function computeLocalAngles(a: DenseMatrix, partition: Partition, kernels: Kernels = selectedKernels()): LocalAngles {
+  return runSync(localAnglesWork(kernels, a, partition));
 }

@@ -12,11 +12,13 @@
  * (theta > 0.45 rad) arccos(c) costs at most 1 / sin(0.45) ~ 2.3 times the error of c (a few eps
  * from the rounding of G_ij; the Lanczos residual bound is 1e-13 c and its Ritz value error is of
  * second order in it), so the sine, which costs about two Gram blocks, is skipped there.
- * With the native backend W is formed by dgemm, c and s both come from LAPACK bidiagonalizations.
+ * With the addon's kernels W is formed by dgemm, and c comes from a bidiagonalization as s does
+ * (kernels.blockSigmaMax, ../linalg/kernels.ts, says why the two backends find c differently).
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
-import { NATIVE_MADDS_PER_CALL, nativeBlasInUse } from '../linalg/backend.js';
+import { NATIVE_MADDS_PER_CALL } from '../linalg/backend.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { lanczosWork, type SymmetricOperator } from '../linalg/lanczos.js';
 import { bidiagonalOfColumnsWork, bidiagonalSingularValue, WORK_PER_YIELD } from '../linalg/singularValues.js';
 import { norm2 } from '../matrix.js';
@@ -81,13 +83,14 @@ function normalOperator(g: Float64Array, rows: number, cols: number, onColumns: 
 }
 
 /**
- * sigma_max of a rows x cols block, by Lanczos on the smaller of G^T G, G G^T; with the native
- * backend by bidiagonalization (LAPACK, by panels): a fixed ~(4/3) p^3 where Lanczos needs up to p
- * steps when the top of the spectrum is clustered (two random halves of R^n: p ~ n/2 steps).
+ * sigma_max of a rows x cols block as the kernels choose (kernels.blockSigmaMax): by Lanczos on the
+ * smaller of G^T G, G G^T, or by bidiagonalization (LAPACK's by panels with the addon): a fixed
+ * ~(4/3) p^3 where Lanczos needs up to p steps when the top of the spectrum is clustered (two random
+ * halves of R^n: p ~ n/2 steps).
  */
-function* largestSingularValueWork(g: Float64Array, rows: number, cols: number): Work<number> {
+function* largestSingularValueWork(kernels: Kernels, g: Float64Array, rows: number, cols: number): Work<number> {
   if (rows === 1 || cols === 1) return norm2(g, 0, rows * cols);
-  if (nativeBlasInUse()) {
+  if (kernels.blockSigmaMax === 'bidiagonalization') {
     const p = Math.min(rows, cols);
     const c = Math.max(rows, cols);
     let columns: Float64Array;
@@ -96,11 +99,11 @@ function* largestSingularValueWork(g: Float64Array, rows: number, cols: number):
       columns = new Float64Array(p * c);
       for (let r = 0; r < rows; r++) for (let t = 0; t < cols; t++) columns[t * c + r] = g[r * cols + t];
     }
-    const { d, e } = yield* bidiagonalOfColumnsWork(columns, p, c);
+    const { d, e } = yield* bidiagonalOfColumnsWork(kernels, columns, p, c);
     return bidiagonalSingularValue(d, e, p - 1);
   }
   const op = normalOperator(g, rows, cols, cols <= rows);
-  const result = yield* lanczosWork(op, { which: 'largest' });
+  const result = yield* lanczosWork(kernels, op, { which: 'largest' });
   return Math.sqrt(Math.max(result.largest, 0));
 }
 
@@ -148,7 +151,7 @@ function basisOnUnion(machine: MachineData, union: Int32Array | null, len: numbe
  * union of the supports: row k of W^T is q_b,k - sum_l G_ab[l, k] q_a,l.
  * `gT` is G_ab^T (p_b x p_a, row-major).
  */
-function* sineOfSmallestAngleWork(a: MachineData, b: MachineData, gT: Float64Array): Work<number> {
+function* sineOfSmallestAngleWork(kernels: Kernels, a: MachineData, b: MachineData, gT: Float64Array): Work<number> {
   const union = a.full && b.full ? null : unionOf(a.cols, b.cols);
   const len = union === null ? a.c : union.length;
   const qa = basisOnUnion(a, union, len);
@@ -161,7 +164,7 @@ function* sineOfSmallestAngleWork(a: MachineData, b: MachineData, gT: Float64Arr
     yield undefined;
   }
   const pa = a.p;
-  const blas = nativeBlasInUse();
+  const blas = kernels.blas;
   if (blas) {
     // W^T -= G_ab^T Q_a^T, by row slices of NATIVE_MADDS_PER_CALL multiply-adds.
     const slice = Math.max(1, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, pa * len)));
@@ -170,7 +173,7 @@ function* sineOfSmallestAngleWork(a: MachineData, b: MachineData, gT: Float64Arr
       blas.dgemm(false, false, rows, len, pa, -1, gT, k0 * pa, pa, qa, 0, len, 1, wt, k0 * len, len);
       yield undefined;
     }
-    const { d, e } = yield* bidiagonalOfColumnsWork(wt, b.p, len);
+    const { d, e } = yield* bidiagonalOfColumnsWork(kernels, wt, b.p, len);
     return bidiagonalSingularValue(d, e, 0);
   }
   let pending = 0;
@@ -201,14 +204,14 @@ function* sineOfSmallestAngleWork(a: MachineData, b: MachineData, gT: Float64Arr
       yield undefined;
     }
   }
-  const { d, e } = yield* bidiagonalOfColumnsWork(wt, b.p, len);
+  const { d, e } = yield* bidiagonalOfColumnsWork(kernels, wt, b.p, len);
   return bidiagonalSingularValue(d, e, 0);
 }
 
 /** theta_ij for machines i < j from their Gram block G_ij (null: disjoint supports). */
-export function* pairAngleWork(mi: MachineData, mj: MachineData, g: Float64Array | null): Work<PairAngle> {
+export function* pairAngleWork(kernels: Kernels, mi: MachineData, mj: MachineData, g: Float64Array | null): Work<PairAngle> {
   if (g === null) return { theta: Math.PI / 2, cos: 0 };
-  const c = yield* largestSingularValueWork(g, mi.p, mj.p);
+  const c = yield* largestSingularValueWork(kernels, g, mi.p, mj.p);
   if (c < NEAR_PARALLEL_COSINE) return { theta: Math.acos(c), cos: c };
   yield undefined;
   // b = the basis with fewer columns; G_ab[l, k] = q_a,l . q_b,k.
@@ -222,15 +225,15 @@ export function* pairAngleWork(mi: MachineData, mj: MachineData, g: Float64Array
       for (let k = 0; k < pj; k++) gT[k * pi + l] = g[l * pj + k];
       if ((l & 255) === 255) yield undefined;
     }
-    s = yield* sineOfSmallestAngleWork(mi, mj, gT);
+    s = yield* sineOfSmallestAngleWork(kernels, mi, mj, gT);
   } else {
     // a = j, b = i: G_ab = G_ij^T, so G_ab^T is the stored block itself.
-    s = yield* sineOfSmallestAngleWork(mj, mi, g);
+    s = yield* sineOfSmallestAngleWork(kernels, mj, mi, g);
   }
   return { theta: Math.atan2(s, c), cos: Math.min(c, 1) };
 }
 
-export function* principalAnglesWork(machines: readonly MachineData[], gram: GramBlocks): Work<PrincipalAngles> {
+export function* principalAnglesWork(kernels: Kernels, machines: readonly MachineData[], gram: GramBlocks): Work<PrincipalAngles> {
   const m = machines.length;
   const totalPairs = (m * (m - 1)) / 2;
   const pairTheta = new Float64Array(totalPairs);
@@ -238,7 +241,7 @@ export function* principalAnglesWork(machines: readonly MachineData[], gram: Gra
   let done = 0;
   for (let i = 0; i < m; i++) {
     for (let j = i + 1; j < m; j++) {
-      const { theta: t, cos } = yield* pairAngleWork(machines[i], machines[j], gramBlock(gram, i, j));
+      const { theta: t, cos } = yield* pairAngleWork(kernels, machines[i], machines[j], gramBlock(gram, i, j));
       pairTheta[done] = t;
       pairCos[done] = cos;
       done++;
@@ -275,11 +278,11 @@ export function principalAnglesFromPairs(m: number, pairTheta: Float64Array, pai
 }
 
 /** Principal angles of a system, computing its Gram blocks. */
-export function computePrincipalAngles(system: DistributedSystem): PrincipalAngles {
+export function computePrincipalAngles(system: DistributedSystem, kernels: Kernels = selectedKernels()): PrincipalAngles {
   return runSync(
     (function* () {
-      const gram = yield* gramBlocksWork(system.machines);
-      return yield* principalAnglesWork(system.machines, gram);
+      const gram = yield* gramBlocksWork(kernels, system.machines);
+      return yield* principalAnglesWork(kernels, system.machines, gram);
     })(),
   );
 }

@@ -20,6 +20,7 @@
  * dense storage.
  */
 import { runSync, type Work } from '../cooperative.js';
+import type { Kernels } from '../linalg/kernels.js';
 import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
@@ -224,6 +225,7 @@ export interface SparseLuContext {
  * partition advisor, ../partitioning/advisor.ts, calls this for each candidate partition with one LU of A).
  */
 export function* sparseAnglesAndSWork(
+  kernels: Kernels,
   system: SparseDistributedSystem,
   { lu, luSolves, workspace }: SparseLuContext,
 ): Work<{ angles: SparsePrincipalAngles; s: SSpectrum }> {
@@ -236,7 +238,14 @@ export function* sparseAnglesAndSWork(
 
   yield { phase: 'conditioning', fraction: 0.5 };
   const s = yield* inPhase(
-    sSpectrumWork(slots, factors, lu, { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows) }, workspace, luSolves),
+    sSpectrumWork(
+      slots,
+      factors,
+      lu,
+      { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows), arpack: kernels.arpack },
+      workspace,
+      luSolves,
+    ),
     'conditioning',
     0.5,
     1,
@@ -256,7 +265,7 @@ export function* sparseLuContextWork(A: CsrMatrix): Work<SparseLuContext> {
  * the same LU, lambda_max(S) by reflection or Lanczos), then in rest() the principal angles and the
  * local angles. The LU of A is not kept for the rest (it needs only the machines' factors and A).
  */
-export function* sparseStagedPartsWork(system: SparseDistributedSystem): Work<StagedParts> {
+export function* sparseStagedPartsWork(kernels: Kernels, system: SparseDistributedSystem): Work<StagedParts> {
   const { A, partition } = system;
   const workspace = new KrylovWorkspace();
 
@@ -270,7 +279,7 @@ export function* sparseStagedPartsWork(system: SparseDistributedSystem): Work<St
       luSolves,
       normalOperator: currentThreadNormalOperator(A),
       workspace,
-      lanczos: { tolerance: SPECTRUM_TOLERANCE },
+      lanczos: { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack },
     }),
     'conditioning',
     0.15,
@@ -282,7 +291,14 @@ export function* sparseStagedPartsWork(system: SparseDistributedSystem): Work<St
   const factors = machineGramSolves(pairs.factors);
   yield { phase: 'conditioning', fraction: 0.5 };
   const s = yield* inPhase(
-    sSpectrumWork(slots, factors, lu, { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows) }, workspace, luSolves),
+    sSpectrumWork(
+      slots,
+      factors,
+      lu,
+      { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows), arpack: kernels.arpack },
+      workspace,
+      luSolves,
+    ),
     'conditioning',
     0.5,
     1,

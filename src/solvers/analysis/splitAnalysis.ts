@@ -20,6 +20,7 @@
 import { runSync, type Work } from '../cooperative.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import type { DenseMatrix } from '../matrix.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { assembleAnalysis, DEFAULT_ANALYSIS_TOLERANCE, denseAnalysisParts } from './analyze.js';
 import {
@@ -162,25 +163,29 @@ export function supportSizesOf(A: DenseMatrix, partition: Partition): number[] {
 }
 
 /** Compute one part. */
-export function* analysisPartWork(input: AnalysisPartInput, part: AnalysisPart): Work<AnalysisPartResult> {
+export function* analysisPartWork(
+  input: AnalysisPartInput,
+  part: AnalysisPart,
+  kernels: Kernels = selectedKernels(),
+): Work<AnalysisPartResult> {
   switch (part.kind) {
     case 'matrix-conditioning':
-      return { kind: part.kind, conditioning: yield* matrixConditioningWork(input.A) };
+      return { kind: part.kind, conditioning: yield* matrixConditioningWork(kernels, input.A) };
     case 's-smallest': {
       const system = yield* input.system();
-      const inverse = yield* sSmallestWork(system, offsetsOf(system.partition.sizes));
+      const inverse = yield* sSmallestWork(kernels, system, offsetsOf(system.partition.sizes));
       return { kind: part.kind, inverse: inverse === null ? null : { largest: inverse.largest, iterations: inverse.iterations } };
     }
     case 'local-angles': {
-      const { scan, rowNorms } = yield* localAnglesScanWork(input.A, input.partition, part.rows);
+      const { scan, rowNorms } = yield* localAnglesScanWork(kernels, input.A, input.partition, part.rows);
       return { kind: part.kind, rows: part.rows, scan, rowNorms };
     }
     case 'pairs':
-      return yield* pairsPartWork(yield* input.system(), part.machines);
+      return yield* pairsPartWork(kernels, yield* input.system(), part.machines);
   }
 }
 
-function* pairsPartWork(system: DistributedSystem, group: MachineRange): Work<AnalysisPartResult> {
+function* pairsPartWork(kernels: Kernels, system: DistributedSystem, group: MachineRange): Work<AnalysisPartResult> {
   const { machines, m } = system;
   let pairs = 0;
   let stored = 0;
@@ -203,9 +208,9 @@ function* pairsPartWork(system: DistributedSystem, group: MachineRange): Work<An
         g = gram.subarray(offset, offset + a.p * b.p);
         offset += a.p * b.p;
         isStored[pair] = 1;
-        yield* gramBlockIntoWork(a, b, g, pending, (pair + 0.5) / pairs);
+        yield* gramBlockIntoWork(kernels, a, b, g, pending, (pair + 0.5) / pairs);
       }
-      const angle = yield* pairAngleWork(a, b, g);
+      const angle = yield* pairAngleWork(kernels, a, b, g);
       theta[pair] = angle.theta;
       cos[pair] = angle.cos;
       yield (pair & 15) === 15 ? { phase: 'principal-angles', fraction: (pair + 1) / pairs } : undefined;
@@ -233,6 +238,7 @@ export function* combineAnalysisPartsWork(
   partition: Partition,
   results: readonly AnalysisPartResult[],
   tolerance = DEFAULT_ANALYSIS_TOLERANCE,
+  kernels: Kernels = selectedKernels(),
 ): Work<Analysis> {
   const { m, sizes } = partition;
   const pairs = results.flatMap((r) => (r.kind === 'pairs' ? [r] : [])).sort((a, b) => a.machines.from - b.machines.from);
@@ -273,7 +279,7 @@ export function* combineAnalysisPartsWork(
 
   let s = S_IDENTITY;
   if (!gramIsIdentity(gram)) {
-    const upper = yield* sLargestWork(gram);
+    const upper = yield* sLargestWork(kernels, gram);
     if (sSmallest.inverse === null) throw singularBasesError(upper.largest, n);
     s = sConditioningFrom(upper, sSmallest.inverse);
   }
@@ -283,13 +289,18 @@ export function* combineAnalysisPartsWork(
 }
 
 /** The whole split analysis in one process (library use and tests): every part, then the combine step. */
-export function analyzeInParts(system: DistributedSystem, groups: number, tolerance = DEFAULT_ANALYSIS_TOLERANCE): Analysis {
+export function analyzeInParts(
+  system: DistributedSystem,
+  groups: number,
+  tolerance = DEFAULT_ANALYSIS_TOLERANCE,
+  kernels: Kernels = selectedKernels(),
+): Analysis {
   const supportSizes = system.machines.map((machine) => machine.c);
   const input = partInputOf(system);
   const results = planAnalysisParts(system.n, system.partition.sizes, supportSizes, groups).map(({ part }) =>
-    runSync(analysisPartWork(input, part)),
+    runSync(analysisPartWork(input, part, kernels)),
   );
-  return runSync(combineAnalysisPartsWork(system.n, system.partition, results, tolerance));
+  return runSync(combineAnalysisPartsWork(system.n, system.partition, results, tolerance, kernels));
 }
 
 /** The input of every part from a system already built (its bases ready). */

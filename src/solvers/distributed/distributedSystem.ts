@@ -12,6 +12,7 @@
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { DenseMatrix } from '../matrix.js';
 import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
 import type { Problem, SparseProblem } from '../problem.js';
@@ -54,7 +55,7 @@ function rowExtents(x: Float64Array, p: number, c: number): [Int32Array, Int32Ar
   return [start, end];
 }
 
-function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
+function* buildMachineWork(kernels: Kernels, problem: Problem, index: number): Work<MachineData> {
   const { A, b } = problem;
   const n = A.cols;
   // A tall A (N > n) may have full column rank with dependent rows on a machine: its projection then
@@ -86,9 +87,9 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
   yield undefined;
   if (tall) {
     const independent = independentRows(a, p, c);
-    if (independent.length < p) return yield* rankDeficientMachineWork(index, rows, cols, full, a, bi, independent);
+    if (independent.length < p) return yield* rankDeficientMachineWork(kernels, index, rows, cols, full, a, bi, independent);
   }
-  const { q, r } = yield* householderQrWork(a, p, c);
+  const { q, r } = yield* householderQrWork(kernels, a, p, c);
   yield undefined;
 
   // A nonsingular A has A_i of full row rank (docs/SPEC.md, "Setting"); a vanishing pivot of R says otherwise.
@@ -124,6 +125,7 @@ function* buildMachineWork(problem: Problem, index: number): Work<MachineData> {
  * dependent rows (whose q rows are zero, so what a solve puts there is never used).
  */
 function* rankDeficientMachineWork(
+  kernels: Kernels,
   index: number,
   rows: Int32Array,
   cols: Int32Array,
@@ -135,7 +137,7 @@ function* rankDeficientMachineWork(
   const p = rows.length;
   const c = cols.length;
   const rank = independent.length;
-  const basis = yield* rowSpaceBasisWork(a, p, c, independent, bi);
+  const basis = yield* rowSpaceBasisWork(kernels, a, p, c, independent, bi);
   const q = new Float64Array(p * c);
   for (let t = 0; t < rank; t++) q.set(basis.q.subarray(t * c, (t + 1) * c), independent[t] * c);
   const r = new Float64Array(p * p);
@@ -160,29 +162,32 @@ function* rankDeficientMachineWork(
   return { index, rows, p, rank, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2 };
 }
 
-function* buildDenseSystemWork(problem: Problem): Work<DistributedSystem> {
+function* buildDenseSystemWork(kernels: Kernels, problem: Problem): Work<DistributedSystem> {
   const { m } = problem.partition;
   const machines: MachineData[] = [];
   for (let i = 0; i < m; i++) {
-    machines.push(yield* buildMachineWork(problem, i));
+    machines.push(yield* buildMachineWork(kernels, problem, i));
     yield { phase: 'bases', fraction: (i + 1) / m };
   }
   return { storage: 'dense', n: problem.n, m, A: problem.A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };
 }
 
-/** Each machine's data: dense (rows, Q_i, R) for a Problem, CSR rows for a SparseProblem. */
-export function buildDistributedSystemWork(problem: Problem): Work<DistributedSystem>;
-export function buildDistributedSystemWork(problem: SparseProblem): Work<SparseDistributedSystem>;
-export function buildDistributedSystemWork(problem: Problem | SparseProblem): Work<SolverSystem>;
-export function buildDistributedSystemWork(problem: Problem | SparseProblem): Work<SolverSystem> {
-  return isSparseProblem(problem) ? buildSparseSystemWork(problem) : buildDenseSystemWork(problem);
+/**
+ * Each machine's data: dense (rows, Q_i, R) for a Problem, CSR rows for a SparseProblem; the QR
+ * factorizations on `kernels` (default: the selected backend's, ../linalg/kernels.ts).
+ */
+export function buildDistributedSystemWork(problem: Problem, kernels?: Kernels): Work<DistributedSystem>;
+export function buildDistributedSystemWork(problem: SparseProblem, kernels?: Kernels): Work<SparseDistributedSystem>;
+export function buildDistributedSystemWork(problem: Problem | SparseProblem, kernels?: Kernels): Work<SolverSystem>;
+export function buildDistributedSystemWork(problem: Problem | SparseProblem, kernels: Kernels = selectedKernels()): Work<SolverSystem> {
+  return isSparseProblem(problem) ? buildSparseSystemWork(problem, kernels) : buildDenseSystemWork(kernels, problem);
 }
 
-export function buildDistributedSystem(problem: Problem): DistributedSystem;
-export function buildDistributedSystem(problem: SparseProblem): SparseDistributedSystem;
-export function buildDistributedSystem(problem: Problem | SparseProblem): SolverSystem;
-export function buildDistributedSystem(problem: Problem | SparseProblem): SolverSystem {
-  return runSync(buildDistributedSystemWork(problem));
+export function buildDistributedSystem(problem: Problem, kernels?: Kernels): DistributedSystem;
+export function buildDistributedSystem(problem: SparseProblem, kernels?: Kernels): SparseDistributedSystem;
+export function buildDistributedSystem(problem: Problem | SparseProblem, kernels?: Kernels): SolverSystem;
+export function buildDistributedSystem(problem: Problem | SparseProblem, kernels: Kernels = selectedKernels()): SolverSystem {
+  return runSync(buildDistributedSystemWork(problem, kernels));
 }
 
 function isSparseProblem(problem: Problem | SparseProblem): problem is SparseProblem {

@@ -16,6 +16,7 @@
 import { runSync, type Work } from '../cooperative.js';
 import { ProblemTooLargeError } from '../errors.js';
 import { householderQrWork } from '../linalg/householderQr.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { norm2, type DenseMatrix } from '../matrix.js';
 import { csrToDense } from '../sparse/csr.js';
 import type { DistributedSystem, SolverSystem } from '../machines/machineData.js';
@@ -47,13 +48,13 @@ export function isTall(system: SolverSystem): boolean {
 }
 
 /** argmin |M x - rhs| for a tall M of full column rank: M = Q R (Householder), x = R^{-1} Q^T rhs. */
-export function* denseLeastSquaresWork(M: DenseMatrix, rhs: Float64Array): Work<Float64Array> {
+export function* denseLeastSquaresWork(kernels: Kernels, M: DenseMatrix, rhs: Float64Array): Work<Float64Array> {
   const { rows, cols: n, data } = M;
   // The QR factors the transpose of its argument's rows: pass M^T (n x N) to factor M itself.
   const transposed = new Float64Array(n * rows);
   for (let i = 0; i < rows; i++) for (let j = 0; j < n; j++) transposed[j * rows + i] = data[i * n + j];
   yield undefined;
-  const { q, r } = yield* householderQrWork(transposed, n, rows);
+  const { q, r } = yield* householderQrWork(kernels, transposed, n, rows);
   const x = new Float64Array(n);
   for (let k = 0; k < n; k++) {
     let s = 0;
@@ -70,7 +71,7 @@ export function* denseLeastSquaresWork(M: DenseMatrix, rhs: Float64Array): Work<
 }
 
 /** The system on dense storage (itself when it is; a CSR one read densely, within MAX_TALL_DENSE_ENTRIES). */
-export function* denseSystemWork(system: SolverSystem): Work<DistributedSystem> {
+export function* denseSystemWork(kernels: Kernels, system: SolverSystem): Work<DistributedSystem> {
   if (system.storage === 'dense') return system;
   const { rows, cols } = system.A;
   if (rows * cols > MAX_TALL_DENSE_ENTRIES) {
@@ -80,7 +81,7 @@ export function* denseSystemWork(system: SolverSystem): Work<DistributedSystem> 
     );
   }
   const A = csrToDense(system.A);
-  return yield* buildDistributedSystemWork({ n: system.n, A, b: system.b, xTrue: system.xTrue, partition: system.partition });
+  return yield* buildDistributedSystemWork({ n: system.n, A, b: system.b, xTrue: system.xTrue, partition: system.partition }, kernels);
 }
 
 function relativeResidualOf(A: DenseMatrix, x: Float64Array, b: Float64Array): number {
@@ -95,10 +96,10 @@ function relativeResidualOf(A: DenseMatrix, x: Float64Array, b: Float64Array): n
   return nb === 0 ? norm2(r) : norm2(r) / nb;
 }
 
-export function* leastSquaresPointsWork(solverSystem: SolverSystem): Work<LeastSquaresPoints> {
-  const system = yield* denseSystemWork(solverSystem);
+export function* leastSquaresPointsWork(solverSystem: SolverSystem, kernels: Kernels = selectedKernels()): Work<LeastSquaresPoints> {
+  const system = yield* denseSystemWork(kernels, solverSystem);
   const { A, b, n } = system;
-  const leastSquares = yield* denseLeastSquaresWork(A, b);
+  const leastSquares = yield* denseLeastSquaresWork(kernels, A, b);
   // Q^T stacked (N x n: a machine's rows at its offset, zero rows for its dependent rows) and its Q_i^T A_i^+ b_i.
   const N = A.rows;
   const basis = new Float64Array(N * n);
@@ -114,7 +115,7 @@ export function* leastSquaresPointsWork(solverSystem: SolverSystem): Work<LeastS
     offset += p;
     yield undefined;
   }
-  const blockWeighted = yield* denseLeastSquaresWork({ rows: N, cols: n, data: basis }, coordinates);
+  const blockWeighted = yield* denseLeastSquaresWork(kernels, { rows: N, cols: n, data: basis }, coordinates);
   const leastSquaresResidual = relativeResidualOf(A, leastSquares, b);
   const weightedResidual = relativeResidualOf(A, blockWeighted, b);
   const difference = blockWeighted.map((v, j) => v - leastSquares[j]);
@@ -129,6 +130,6 @@ export function* leastSquaresPointsWork(solverSystem: SolverSystem): Work<LeastS
   };
 }
 
-export function leastSquaresPoints(system: SolverSystem): LeastSquaresPoints {
-  return runSync(leastSquaresPointsWork(system));
+export function leastSquaresPoints(system: SolverSystem, kernels: Kernels = selectedKernels()): LeastSquaresPoints {
+  return runSync(leastSquaresPointsWork(system, kernels));
 }

@@ -6,6 +6,7 @@
  */
 import type { Work } from '../cooperative.js';
 import { householderQrWork } from '../linalg/householderQr.js';
+import type { Kernels } from '../linalg/kernels.js';
 import { norm2 } from '../matrix.js';
 
 /**
@@ -56,11 +57,18 @@ export interface RowSpaceBasis {
   readonly qtx0: Float64Array;
 }
 
-export function* rowSpaceBasisWork(a: Float64Array, p: number, c: number, independent: Int32Array, b: Float64Array): Work<RowSpaceBasis> {
+export function* rowSpaceBasisWork(
+  kernels: Kernels,
+  a: Float64Array,
+  p: number,
+  c: number,
+  independent: Int32Array,
+  b: Float64Array,
+): Work<RowSpaceBasis> {
   const rank = independent.length;
   const selected = new Float64Array(rank * c);
   for (let t = 0; t < rank; t++) selected.set(a.subarray(independent[t] * c, (independent[t] + 1) * c), t * c);
-  const { q } = yield* householderQrWork(selected, rank, c);
+  const { q } = yield* householderQrWork(kernels, selected, rank, c);
   yield undefined;
   const reduced = new Float64Array(rank * p);
   for (let t = 0; t < rank; t++) {
@@ -74,7 +82,7 @@ export function* rowSpaceBasisWork(a: Float64Array, p: number, c: number, indepe
   }
   yield undefined;
   // R_i^T = U T (QR of the p x rank matrix R_i^T, stored as its rank rows), y = T^{-1} U^T b_i.
-  const { q: u, r: triangle } = yield* householderQrWork(reduced, rank, p);
+  const { q: u, r: triangle } = yield* householderQrWork(kernels, reduced, rank, p);
   const y = new Float64Array(rank);
   for (let t = 0; t < rank; t++) {
     let s = 0;

@@ -33,6 +33,7 @@ import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { CsrMachineData, SparseDistributedSystem } from '../machines/machineData.js';
 
 /** The types of what is built here are the machines' (../machines/machineData.ts, below this folder). */
@@ -52,7 +53,7 @@ interface SparseSetupSpec {
   readonly rowsOf: readonly Int32Array[];
 }
 
-function sparseMachine(spec: SparseSetupSpec, index: number): CsrMachineData {
+function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): CsrMachineData {
   const { A, b } = spec;
   const rows = spec.rowsOf[index];
   const p = rows.length;
@@ -63,7 +64,7 @@ function sparseMachine(spec: SparseSetupSpec, index: number): CsrMachineData {
   const tall = A.rows > spec.n;
   const bi = new Float64Array(p);
   for (let k = 0; k < p; k++) bi[k] = b[rows[k]];
-  if (tall && c < p) return rankDeficientSparseMachine(spec.n, index, rows, a, bi, cols, null);
+  if (tall && c < p) return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols, null);
   if (c < p) {
     throw new SingularMatrixError(
       `The matrix is singular: the ${p} rows of machine ${index} are nonzero in only ${c} columns, so they are linearly dependent.`,
@@ -77,7 +78,7 @@ function sparseMachine(spec: SparseSetupSpec, index: number): CsrMachineData {
     factor = factorGram(g, index, rows, gramFactorizer());
   } catch (error) {
     if (!tall || !(error instanceof SingularMatrixError)) throw error;
-    return rankDeficientSparseMachine(spec.n, index, rows, a, bi, cols, error);
+    return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols, error);
   }
   const { symbolic, values, work } = factor;
   // Without the analysis a refactorization would read: machines never refactor, and threads would copy it.
@@ -115,6 +116,7 @@ const MAX_DENSE_BLOCK = 2 ** 24;
  * systems this service takes (ash608: 152 x <= 66 per machine).
  */
 function rankDeficientSparseMachine(
+  kernels: Kernels,
   n: number,
   index: number,
   rows: Int32Array,
@@ -138,7 +140,7 @@ function rankDeficientSparseMachine(
   for (let k = 0; k < p; k++) for (let e = a.rowPtr[k]; e < a.rowPtr[k + 1]; e++) dense[k * c + local[a.colIdx[e]]] += a.values[e];
   const independent = independentRows(dense, p, c);
   const rank = independent.length;
-  const basis = runSync(rowSpaceBasisWork(dense, p, c, independent, bi));
+  const basis = runSync(rowSpaceBasisWork(kernels, dense, p, c, independent, bi));
   // b_S' = A_S x_0 = R_S^T (Q_i^T x_0), x_0 = A_i^+ b_i.
   const bS = new Float64Array(rank);
   for (let t = 0; t < rank; t++) {
@@ -174,7 +176,8 @@ function rankDeficientSparseMachine(
 }
 
 /** Machine `index` of a setup on a worker thread (../parallel/taskWorker.ts): what sparseMachine builds on the calling thread. */
-export const runTask: TaskRunner = (spec, index) => sparseMachine(spec as SparseSetupSpec, index);
+// A task thread's entry: its kernels are those of the backend the task pool selected in it.
+export const runTask: TaskRunner = (spec, index) => sparseMachine(selectedKernels(), spec as SparseSetupSpec, index);
 
 /** Corrections until (u kappa)^(steps + 1) <= PROJECTION_ACCURACY. */
 function refinementSteps(condition: number): number {
@@ -257,7 +260,7 @@ function factorGram(g: CsrMatrix, index: number, rows: Int32Array, factorize: Gr
   }
 }
 
-export function* buildSparseSystemWork(problem: SparseProblem): Work<SparseDistributedSystem> {
+export function* buildSparseSystemWork(problem: SparseProblem, kernels: Kernels = selectedKernels()): Work<SparseDistributedSystem> {
   const { m } = problem.partition;
   const machines = yield* runTasksWork({
     taskModule: import.meta.url,
@@ -268,7 +271,7 @@ export function* buildSparseSystemWork(problem: SparseProblem): Work<SparseDistr
     *runTask(spec, index) {
       // A time-slice point before each machine (one machine's work does not yield).
       yield undefined;
-      return sparseMachine(spec, index);
+      return sparseMachine(kernels, spec, index);
     },
     progress: (done) => ({ phase: 'bases', fraction: done / m }),
   });

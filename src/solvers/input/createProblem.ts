@@ -15,6 +15,8 @@ import type { EntryValue, InputLimits, PartitionInput } from './types.js';
 export interface CreateProblemArgs<Matrix extends DenseMatrix | CsrMatrix = DenseMatrix> {
   A: Matrix;
   rhs?: ArrayLike<EntryValue> | null;
+  /** The solution known with a given rhs (generated labels: regression data without noise); default none. */
+  xTrue?: Float64Array | null;
   partition: PartitionInput | Partition;
   limits?: InputLimits;
 }
@@ -59,7 +61,13 @@ export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>):
       });
     }
     b = entriesToVector(args.rhs, 'rhs');
-    xTrue = null;
+    xTrue = args.xTrue ?? null;
+    if (xTrue !== null && xTrue.length !== n) {
+      throw new DimensionMismatchError(`The known solution has ${xTrue.length} entries but the matrix has ${n} columns.`, {
+        length: xTrue.length,
+        n,
+      });
+    }
   }
 
   const partition = isPartition(args.partition) ? checkPartition(args.partition, N, limits) : buildPartition(args.partition, N, limits);

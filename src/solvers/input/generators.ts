@@ -8,6 +8,7 @@ import type { DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
 import { checkDenseSize, describeValue } from './entries.js';
 import { SeededRandom } from '../random.js';
+import { checkRegressionSpec, regressionData } from './regression.js';
 import { GENERATOR_NAMES, type GeneratorSpec, type InputLimits } from './types.js';
 
 const DEFAULT_SEED = 1;
@@ -21,13 +22,28 @@ export type ValidatedGeneratorSpec =
   /** blockSize null: one block per machine of the partition the matrix is generated for. */
   | { generator: 'block-diagonal'; n: number; blockSize: number | null; seed: number; permute: boolean }
   | { generator: 'structured-gaussian'; n: number; blockSize: number; sigma: number; seed: number }
-  | { generator: 'ones-minus-eps'; n: number; eps: number };
+  | { generator: 'ones-minus-eps'; n: number; eps: number }
+  /** n: the features (columns); rows: the samples (the partition's rows). */
+  | {
+      generator: 'regression';
+      rows: number;
+      n: number;
+      mean: number;
+      skew: number;
+      scale: number | number[];
+      sigma: number;
+      seed: number;
+    };
 
 /**
  * Every check generateMatrix makes, without generating: parameters, size limits, and the specs
  * known to give a singular matrix. The HTTP layer calls it to answer 422/413 before queueing a job.
  */
-export function validateGeneratorSpec(spec: GeneratorSpec, limits?: InputLimits): ValidatedGeneratorSpec {
+export function validateGeneratorSpec(
+  spec: GeneratorSpec,
+  limits?: InputLimits,
+  partition?: Pick<Partition, 'm' | 'assignment'>,
+): ValidatedGeneratorSpec {
   if (spec === null || typeof spec !== 'object')
     throw new InvalidParameterError(`A generator spec must be an object; got ${describeValue(spec)}.`);
   switch (spec.generator) {
@@ -66,6 +82,19 @@ export function validateGeneratorSpec(spec: GeneratorSpec, limits?: InputLimits)
       checkOnesMinusEpsNonsingular(n, eps);
       return { generator: 'ones-minus-eps', n, eps };
     }
+    case 'regression': {
+      const rows = sizeParameter(spec.rows, limits, 'rows');
+      const n = sizeParameter(spec.n, limits);
+      const mean = finiteParameter('mean', spec.mean ?? 0);
+      const skew = nonNegativeParameter('skew', spec.skew ?? 0);
+      const sigma = nonNegativeParameter('sigma', spec.sigma ?? 0);
+      const seed = seedParameter(spec.seed);
+      const scale = spec.scale ?? 1;
+      // The machines are the partition's: without it, a list of scales is checked for its entries only.
+      const machines = partition?.m ?? (typeof scale === 'object' ? scale.length : 1);
+      checkRegressionSpec({ rows, n, machines, mean, skew, sigma, seed, scale, assignment: partition?.assignment });
+      return { generator: 'regression', rows, n, mean, skew, scale, sigma, seed };
+    }
     default: {
       const name = (spec as { generator?: unknown }).generator;
       throw new InvalidParameterError(
@@ -84,7 +113,42 @@ export function validateGeneratorSpec(spec: GeneratorSpec, limits?: InputLimits)
  * specs ignore it.
  */
 export function generateMatrix(spec: GeneratorSpec, limits?: InputLimits, partition?: Pick<Partition, 'm' | 'assignment'>): DenseMatrix {
-  const valid = validateGeneratorSpec(spec, limits);
+  return generateSystem(spec, limits, partition).A;
+}
+
+/**
+ * A generated system: the matrix, and the right-hand side and solution the generator makes with it
+ * (regression: its labels b, and x_true when sigma = 0, the labels then being exactly A x_true), else
+ * null for both (b = A * ones). Regression data needs the partition: machine i's rows are its own.
+ */
+export function generateSystem(
+  spec: GeneratorSpec,
+  limits?: InputLimits,
+  partition?: Pick<Partition, 'm' | 'assignment'>,
+): { A: DenseMatrix; b: Float64Array | null; xTrue: Float64Array | null } {
+  const valid = validateGeneratorSpec(spec, limits, partition);
+  if (valid.generator === 'regression') {
+    const { rows, n, mean, skew, scale, sigma, seed } = valid;
+    const data = regressionData({
+      rows,
+      n,
+      machines: partition?.m ?? 1,
+      mean,
+      skew,
+      scale,
+      sigma,
+      seed,
+      assignment: partition?.assignment,
+    });
+    return { A: data.A, b: data.b, xTrue: sigma === 0 ? data.xTrue : null };
+  }
+  return { A: generatedMatrix(valid, partition), b: null, xTrue: null };
+}
+
+function generatedMatrix(
+  valid: Exclude<ValidatedGeneratorSpec, { generator: 'regression' }>,
+  partition: Pick<Partition, 'm' | 'assignment'> | undefined,
+): DenseMatrix {
   switch (valid.generator) {
     case 'gaussian':
       return gaussian(valid.n, valid.mean, valid.std, valid.seed);
@@ -220,9 +284,9 @@ function checkOnesMinusEpsNonsingular(n: number, eps: number): void {
   }
 }
 
-function sizeParameter(n: unknown, limits: InputLimits | undefined): number {
+function sizeParameter(n: unknown, limits: InputLimits | undefined, name = 'n'): number {
   if (typeof n !== 'number' || !Number.isInteger(n) || n < 1) {
-    throw new InvalidParameterError(`n must be an integer >= 1; got ${describeValue(n)}.`, { parameter: 'n' });
+    throw new InvalidParameterError(`${name} must be an integer >= 1; got ${describeValue(n)}.`, { parameter: name });
   }
   checkDenseSize(n, limits, 'generated matrix');
   return n;

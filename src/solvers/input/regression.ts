@@ -2,7 +2,8 @@
  * Federated regression data: N samples of n features held by m machines, as the paper's motivating
  * setting has them (each machine its own samples, their features distributed differently).
  *
- * Machine i holds a contiguous run of rows (sizes differing by at most one). Its feature vectors are
+ * Machine i holds the rows the given assignment puts on it (default: contiguous runs whose sizes differ
+ * by at most one, NumPy's array_split), so that a job's partition decides whose samples a row is. Its feature vectors are
  * drawn from N(mean 1 + skew d_i, s_i^2 I): d_i a random unit direction of machine i, s_i its scale.
  * skew = 0 gives i.i.d. samples (every machine's data alike); as skew grows the machines' means move
  * apart along their own directions, the feature skew of federated learning. The labels are
@@ -32,6 +33,8 @@ export interface RegressionSpec {
   /** Standard deviation of the label noise (default 0: a consistent system). */
   sigma?: number;
   seed?: number;
+  /** assignment[k] = the machine of row k (0..machines-1, each owning a row); default: contiguous runs. */
+  assignment?: Int32Array;
 }
 
 export interface RegressionData {
@@ -39,7 +42,7 @@ export interface RegressionData {
   b: Float64Array;
   /** The coefficients the labels were made from. */
   xTrue: Float64Array;
-  /** assignment[k] = the machine of row k (contiguous runs). */
+  /** assignment[k] = the machine of row k (the spec's, or contiguous runs). */
   assignment: Int32Array;
   /** d_i, machine i's skew direction (unit), at i n. */
   directions: Float64Array;
@@ -59,7 +62,8 @@ function contiguousRuns(rows: number, m: number): Int32Array {
   return assignment;
 }
 
-export function regressionData(spec: RegressionSpec): RegressionData {
+/** Every check regressionData makes, without drawing anything (the HTTP layer answers 422 before queueing a job). */
+export function checkRegressionSpec(spec: RegressionSpec): void {
   const { rows, n, machines: m } = spec;
   const mean = spec.mean ?? 0;
   const skew = spec.skew ?? 0;
@@ -77,6 +81,29 @@ export function regressionData(spec: RegressionSpec): RegressionData {
     'scale',
     'must be finite and > 0',
   );
+  if (spec.assignment !== undefined) {
+    const { assignment } = spec;
+    check(assignment.length === rows, 'assignment', `must give the machine of each of the ${rows} rows`);
+    const owned = new Uint8Array(m);
+    for (const i of assignment) {
+      check(Number.isInteger(i) && i >= 0 && i < m, 'assignment', `must name machines 0..${m - 1}`);
+      owned[i] = 1;
+    }
+    check(
+      owned.every((flag) => flag === 1),
+      'assignment',
+      'must give every machine a row',
+    );
+  }
+}
+
+export function regressionData(spec: RegressionSpec): RegressionData {
+  checkRegressionSpec(spec);
+  const { rows, n, machines: m } = spec;
+  const mean = spec.mean ?? 0;
+  const skew = spec.skew ?? 0;
+  const sigma = spec.sigma ?? 0;
+  const scales = typeof spec.scale === 'object' ? spec.scale : new Array<number>(m).fill(spec.scale ?? 1);
   const rng = new SeededRandom(spec.seed ?? 1);
 
   const directions = rng.fillNormal(new Float64Array(m * n));
@@ -87,7 +114,7 @@ export function regressionData(spec: RegressionSpec): RegressionData {
     for (let j = 0; j < n; j++) directions[i * n + j] /= norm;
   }
   const xTrue = rng.fillNormal(new Float64Array(n));
-  const assignment = contiguousRuns(rows, m);
+  const assignment = spec.assignment ?? contiguousRuns(rows, m);
   const data = new Float64Array(rows * n);
   for (let k = 0; k < rows; k++) {
     const i = assignment[k];

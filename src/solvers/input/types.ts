@@ -10,7 +10,7 @@ export const MATRIX_FORMATS = ['dense', 'coo', 'matrix-market', 'generator', 'st
 export type MatrixFormat = (typeof MATRIX_FORMATS)[number];
 
 /** Every matrix generator, once. */
-export const GENERATOR_NAMES = ['gaussian', 'block-diagonal', 'structured-gaussian', 'ones-minus-eps'] as const;
+export const GENERATOR_NAMES = ['gaussian', 'block-diagonal', 'structured-gaussian', 'ones-minus-eps', 'regression'] as const;
 export type GeneratorName = (typeof GENERATOR_NAMES)[number];
 
 /**
@@ -42,6 +42,13 @@ interface GeneratorParameters {
   'structured-gaussian': { n: number; blockSize: number; sigma: number; seed?: number };
   /** Example 3: A = J_n - eps I (J_n the all-ones matrix). */
   'ones-minus-eps': { n: number; eps: number };
+  /**
+   * Federated regression data (./regression.ts): `rows` samples of `n` features (a tall rows x n A),
+   * machine i's rows (the partition's) drawn from N(mean + skew d_i, scale_i^2 I), and labels
+   * b = A x_true + N(0, sigma^2) noise, which are the system's right-hand side when none is given.
+   * `scale`: one number, or one per machine of the partition.
+   */
+  regression: { rows: number; n: number; mean?: number; skew?: number; scale?: number | number[]; sigma?: number; seed?: number };
 }
 
 /** One member per name of GENERATOR_NAMES (a name without parameters above does not compile). */

@@ -9,7 +9,7 @@
  * Householder (not Gram-Schmidt) keeps Q_i orthonormal to machine precision, which the principal
  * angles need down to 1e-7 rad and below.
  *
- * With the native backend the same factorization is LAPACK's (dgeqrt3 panels + dlarfb, by panels,
+ * With the addon's kernels the same factorization is LAPACK's (dgeqrt3 panels + dlarfb, by panels,
  * panelFactorizations.ts): A_i stored by rows is A_i^T stored by columns, so it runs on a copy of the
  * rows as they are. LAPACK leaves a column that is already zero below the diagonal unreflected, where
  * the loop below reflects it, so the two may differ in the signs of matching rows of q and r; Q_i Q_i^T,
@@ -17,7 +17,7 @@
  */
 import type { Work } from '../cooperative.js';
 import { norm2 } from '../matrix.js';
-import { nativeBlasInUse } from './backend.js';
+import type { Kernels } from './kernels.js';
 import { panelQrWork } from './panelFactorizations.js';
 
 export interface ThinQr {
@@ -27,7 +27,7 @@ export interface ThinQr {
   readonly r: Float64Array;
 }
 
-export function* householderQrWork(rowsOfA: Float64Array, p: number, c: number): Work<ThinQr> {
+export function* householderQrWork(kernels: Kernels, rowsOfA: Float64Array, p: number, c: number): Work<ThinQr> {
   if (p > c) throw new RangeError(`householderQr needs p <= c, got p=${p}, c=${c}`);
   // w[j*c + i] = M[i][j]; copied by slices of rows (a full 3312 x 3312 copy holds the thread ~40 ms).
   const w = new Float64Array(p * c);
@@ -35,7 +35,7 @@ export function* householderQrWork(rowsOfA: Float64Array, p: number, c: number):
     w.set(rowsOfA.subarray(k * c, Math.min(p, k + 256) * c), k * c);
     yield undefined;
   }
-  const blas = nativeBlasInUse();
+  const blas = kernels.blas;
   if (blas) {
     const { q, r } = yield* panelQrWork(blas, w, p, c, true);
     return { p, c, q: q!, r };

@@ -15,7 +15,7 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import { SeededRandom } from '../random.js';
-import { nativeBlasInUse } from './backend.js';
+import { selectedKernels, type Kernels } from './kernels.js';
 import { tridiagonalEigenvalue, tridiagonalEigenvector } from './tridiagonal.js';
 
 export interface SymmetricOperator {
@@ -51,7 +51,7 @@ export interface LanczosResult {
 export const DEFAULT_LANCZOS_TOLERANCE = 1e-13;
 const NATIVE_MIN_SIZE = 64;
 
-export function* lanczosWork(op: SymmetricOperator, options: LanczosOptions = {}): Work<LanczosResult> {
+export function* lanczosWork(kernels: Kernels, op: SymmetricOperator, options: LanczosOptions = {}): Work<LanczosResult> {
   const n = op.size;
   const which = options.which ?? 'largest';
   const tolerance = options.tolerance ?? DEFAULT_LANCZOS_TOLERANCE;
@@ -70,9 +70,9 @@ export function* lanczosWork(op: SymmetricOperator, options: LanczosOptions = {}
   normalize(v);
   const w = new Float64Array(n);
   const h = new Float64Array(maxIterations);
-  // Native backend: the two passes over the basis are h = V w and w -= V^T h (V: k x n, by rows);
+  // With the addon's kernels: the two passes over the basis are h = V w and w -= V^T h (V: k x n, by rows);
   // short vectors stay in TypeScript, where the call into the addon would cost more than the loop.
-  const blas = n >= NATIVE_MIN_SIZE ? nativeBlasInUse() : null;
+  const blas = n >= NATIVE_MIN_SIZE ? kernels.blas : null;
 
   let largest = NaN;
   let smallest = NaN;
@@ -160,8 +160,8 @@ export function* lanczosWork(op: SymmetricOperator, options: LanczosOptions = {}
   };
 }
 
-export function lanczos(op: SymmetricOperator, options: LanczosOptions = {}): LanczosResult {
-  return runSync(lanczosWork(op, options));
+export function lanczos(op: SymmetricOperator, options: LanczosOptions = {}, kernels: Kernels = selectedKernels()): LanczosResult {
+  return runSync(lanczosWork(kernels, op, options));
 }
 
 function normalize(x: Float64Array): void {

@@ -11,14 +11,15 @@
  * sparse matrices (sherman5: ~6 nonzeros per row) cost a small fraction of the dense 2n^3/3. The
  * same envelopes make the triangular solves cheap.
  *
- * With the native backend, dense matrices are factored by LAPACK's blocked algorithm (by panels,
+ * With the addon's kernels, dense matrices are factored by LAPACK's blocked algorithm (by panels,
  * panelFactorizations.ts) into the same layout, and solved with two dtrsv calls; sparse ones (under
  * NATIVE_MIN_DENSITY nonzeros) keep the envelope code above, whose cost follows the nonzero profile:
  * banded matrices (olm1000: bandwidth 3) factor in O(n), where any dense factorization costs n^3 / 3.
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { DenseMatrix } from '../matrix.js';
-import { nativeBlasInUse, type BackendName } from './backend.js';
+import type { BackendName, NativeBlas } from './backend.js';
+import { selectedKernels, type Kernels } from './kernels.js';
 import { panelLuWork } from './panelFactorizations.js';
 
 export interface LuFactorization {
@@ -33,8 +34,10 @@ export interface LuFactorization {
   readonly upperEnd: Int32Array;
   /** First column whose pivot was exactly zero (the matrix is singular), or -1. */
   readonly zeroPivotColumn: number;
-  /** Who factored it: 'native' factorizations are dense (envelopes 0 and n) and solved with dtrsv when native is in use. */
+  /** Who factored it: 'native' factorizations are dense (envelopes 0 and n). */
   readonly factoredBy: BackendName;
+  /** The BLAS its triangular solves run on (dtrsv): the factoring kernels' for a 'native' factorization, else null (the loops). */
+  readonly solvesWith: NativeBlas | null;
 }
 
 export interface LuOptions {
@@ -52,7 +55,7 @@ const ROWS_PER_SLICE = 128;
  */
 const NATIVE_MIN_DENSITY = 0.05;
 
-export function* luWork(a: DenseMatrix, options: LuOptions = {}): Work<LuFactorization> {
+export function* luWork(kernels: Kernels, a: DenseMatrix, options: LuOptions = {}): Work<LuFactorization> {
   const n = a.rows;
   if (a.cols !== n) throw new RangeError(`LU needs a square matrix, got ${a.rows} x ${a.cols}`);
   let lu: Float64Array;
@@ -65,7 +68,7 @@ export function* luWork(a: DenseMatrix, options: LuOptions = {}): Work<LuFactori
       yield undefined;
     }
   }
-  const blas = nativeBlasInUse();
+  const blas = kernels.blas;
   if (blas) {
     let nonzeros = 0;
     for (let i = 0; i < n; i++) {
@@ -77,7 +80,7 @@ export function* luWork(a: DenseMatrix, options: LuOptions = {}): Work<LuFactori
       const { perm, zeroPivotColumn } = yield* panelLuWork(blas, lu, n);
       const lowerStart = new Int32Array(n);
       const upperEnd = new Int32Array(n).fill(n);
-      return { n, lu, perm, lowerStart, upperEnd, zeroPivotColumn, factoredBy: 'native' };
+      return { n, lu, perm, lowerStart, upperEnd, zeroPivotColumn, factoredBy: 'native', solvesWith: blas };
     }
   }
   const perm = new Int32Array(n);
@@ -206,11 +209,11 @@ export function* luWork(a: DenseMatrix, options: LuOptions = {}): Work<LuFactori
     if ((i & 127) === 127) yield undefined;
   }
   for (let i = 0; i < n; i++) if (rowEnd[i] < i + 1) rowEnd[i] = i + 1;
-  return { n, lu, perm, lowerStart, upperEnd: rowEnd, zeroPivotColumn, factoredBy: 'typescript' };
+  return { n, lu, perm, lowerStart, upperEnd: rowEnd, zeroPivotColumn, factoredBy: 'typescript', solvesWith: null };
 }
 
-export function luFactor(a: DenseMatrix, options: LuOptions = {}): LuFactorization {
-  return runSync(luWork(a, options));
+export function luFactor(a: DenseMatrix, options: LuOptions = {}, kernels: Kernels = selectedKernels()): LuFactorization {
+  return runSync(luWork(kernels, a, options));
 }
 
 /** Solve A x = b (x may alias b). */
@@ -223,7 +226,7 @@ export function luSolve(
   const { n, lu, perm, lowerStart, upperEnd } = f;
   const y = work;
   for (let i = 0; i < n; i++) y[i] = b[perm[i]];
-  const blas = f.factoredBy === 'native' ? nativeBlasInUse() : null;
+  const blas = f.solvesWith;
   if (blas) {
     blas.dtrsv(false, false, true, n, lu, 0, n, y, 0);
     blas.dtrsv(true, false, false, n, lu, 0, n, y, 0);
@@ -259,7 +262,7 @@ export function luSolveTransposed(
   const { n, lu, perm, lowerStart, upperEnd } = f;
   const z = work;
   z.set(b.subarray(0, n));
-  const blas = f.factoredBy === 'native' ? nativeBlasInUse() : null;
+  const blas = f.solvesWith;
   if (blas) {
     blas.dtrsv(true, true, false, n, lu, 0, n, z, 0);
     blas.dtrsv(false, true, true, n, lu, 0, n, z, 0);

@@ -2,9 +2,9 @@
  * C = X Y^T for row-major X (rows x len) and Y (cols x len): every entry is a dot product of two
  * contiguous rows. This is the kernel of the Gram blocks Q_i^T Q_j and of the row scan A A^T.
  * A 4 x 4 register block reads 8 rows once per 16 products; the inner dimension is tiled so the
- * 8 row segments stay in L1 cache. With the native backend the same product is one dgemm.
+ * 8 row segments stay in L1 cache. With the addon's kernels the same product is one dgemm.
  */
-import { nativeBlasInUse } from './backend.js';
+import type { Kernels } from './kernels.js';
 
 const TILE = 512;
 /** Below this many multiply-adds the call into the addon costs more than the loop. */
@@ -15,6 +15,7 @@ const NATIVE_MIN_MADDS = 4096;
  * columns [0, cols). `out` is overwritten in that range.
  */
 export function multiplyByTransposeRows(
+  kernels: Kernels,
   x: Float64Array,
   y: Float64Array,
   len: number,
@@ -25,7 +26,7 @@ export function multiplyByTransposeRows(
   outStride: number,
   outRowOffset = 0,
 ): void {
-  const blas = nativeBlasInUse();
+  const blas = kernels.blas;
   if (blas && (rowEnd - rowStart) * cols * len >= NATIVE_MIN_MADDS) {
     blas.dgemm(
       false,

@@ -10,14 +10,14 @@
  * exactly (diagonal and permuted-diagonal, triangular with graded rows) keep even their tiny singular
  * values to high relative accuracy.
  *
- * With the native backend steps 1-2 are LAPACK's (dgeqrt3 + dlarfb, then dlabrd + dgemm and dgebrd,
+ * With the addon's kernels steps 1-2 are LAPACK's (dgeqrt3 + dlarfb, then dlabrd + dgemm and dgebrd,
  * by panels, panelFactorizations.ts; square matrices skip the QR), equally backward stable; step 3 is
  * the same bisection.
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { DenseMatrix } from '../matrix.js';
 import { norm2 } from '../matrix.js';
-import { nativeBlasInUse } from './backend.js';
+import { selectedKernels, type Kernels } from './kernels.js';
 import { panelBidiagonalWork, panelQrWork } from './panelFactorizations.js';
 import { tridiagonalEigenvalue } from './tridiagonal.js';
 
@@ -165,31 +165,39 @@ export interface SingularValueRange {
  * The largest and smallest singular values of a rows x cols row-major matrix (not modified).
  * The smallest is the min(rows, cols)-th one.
  */
-export function* singularValueRangeWork(data: Float64Array, rows: number, cols: number): Work<SingularValueRange> {
-  const { d, e } = yield* bidiagonalOfWork(data, rows, cols);
+export function* singularValueRangeWork(kernels: Kernels, data: Float64Array, rows: number, cols: number): Work<SingularValueRange> {
+  const { d, e } = yield* bidiagonalOfWork(kernels, data, rows, cols);
   const q = d.length;
   return { largest: bidiagonalSingularValue(d, e, q - 1), smallest: bidiagonalSingularValue(d, e, 0) };
 }
 
-export function singularValueRange(data: Float64Array, rows: number, cols: number): SingularValueRange {
-  return runSync(singularValueRangeWork(data, rows, cols));
+export function singularValueRange(
+  data: Float64Array,
+  rows: number,
+  cols: number,
+  kernels: Kernels = selectedKernels(),
+): SingularValueRange {
+  return runSync(singularValueRangeWork(kernels, data, rows, cols));
 }
 
 /** All singular values of a dense matrix, descending (min(rows, cols) of them). */
-export function singularValues(a: DenseMatrix): Float64Array {
-  const { d, e } = runSync(bidiagonalOfWork(a.data, a.rows, a.cols));
+export function singularValues(a: DenseMatrix, kernels: Kernels = selectedKernels()): Float64Array {
+  const { d, e } = runSync(bidiagonalOfWork(kernels, a.data, a.rows, a.cols));
   const q = d.length;
   const out = new Float64Array(q);
   for (let k = 0; k < q; k++) out[k] = bidiagonalSingularValue(d, e, q - 1 - k);
   return out;
 }
 
+/** An upper bidiagonal matrix: diagonal d, superdiagonal e. */
+type Bidiagonal = { d: Float64Array; e: Float64Array };
+
 /**
  * Upper bidiagonal (d, e) with the singular values of the c x p matrix whose columns are the p rows
  * of `columns` (p x c, row-major, p <= c; overwritten): R of its thin QR, then R bidiagonalized.
  */
-export function* bidiagonalOfColumnsWork(columns: Float64Array, p: number, c: number): Work<{ d: Float64Array; e: Float64Array }> {
-  const blas = nativeBlasInUse();
+export function* bidiagonalOfColumnsWork(kernels: Kernels, columns: Float64Array, p: number, c: number): Work<Bidiagonal> {
+  const blas = kernels.blas;
   if (blas) {
     // Row-major storage is the column-major transpose: the same singular values. Square: no QR needed.
     if (p === c) return yield* panelBidiagonalWork(blas, columns, p);
@@ -201,7 +209,7 @@ export function* bidiagonalOfColumnsWork(columns: Float64Array, p: number, c: nu
 }
 
 /** Bidiagonal with the singular values of the rows x cols matrix `data` (copied, not modified). */
-function* bidiagonalOfWork(data: Float64Array, rows: number, cols: number): Work<{ d: Float64Array; e: Float64Array }> {
+function* bidiagonalOfWork(kernels: Kernels, data: Float64Array, rows: number, cols: number): Work<{ d: Float64Array; e: Float64Array }> {
   if (rows === 0 || cols === 0) throw new RangeError('singular values of an empty matrix');
   // The singular values of X and X^T agree; the QR wants the short side as the number of rows
   // of its `columns` argument.
@@ -218,5 +226,5 @@ function* bidiagonalOfWork(data: Float64Array, rows: number, cols: number): Work
     columns = new Float64Array(p * c);
     for (let i = 0; i < rows; i++) for (let j = 0; j < cols; j++) columns[j * c + i] = data[i * cols + j];
   }
-  return yield* bidiagonalOfColumnsWork(columns, p, c);
+  return yield* bidiagonalOfColumnsWork(kernels, columns, p, c);
 }

@@ -17,8 +17,6 @@
  * intensity, not the engine's threads, is what several right-hand sides buy.
  */
 import {
-  activeBackend,
-  nativeBlasInUse,
   nativeCsr,
   nativeSparse,
   type NativeCsr,
@@ -26,6 +24,7 @@ import {
   type NativeSolverHandle,
   type NativeSparse,
 } from '../linalg/backend.js';
+import { selectedKernels } from '../linalg/kernels.js';
 import type { CsrMachineData, MachineData, SolverSystem } from './machineData.js';
 import { refinedGramSolve } from './csrMachine.js';
 import { currentThreadGramSolver, type GramSolver } from './placement.js';
@@ -46,7 +45,7 @@ export function gemm(
   ldc: number,
 ): void {
   if (m === 0 || n === 0) return;
-  const blas = nativeBlasInUse();
+  const blas = selectedKernels().blas;
   if (blas !== null && kk > 0) {
     blas.dgemm(transA, false, m, n, kk, alpha, a, 0, lda, b, 0, ldb, beta, c, 0, ldc);
     return;
@@ -84,7 +83,7 @@ export function gemm(
 
 /** Row-major S = R^{-T} S in place (R p x p upper triangular, S p x w): forward substitution on w columns at once. */
 function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: number): void {
-  const blas = nativeBlasInUse();
+  const blas = selectedKernels().blas;
   if (blas !== null) {
     if (p > 0 && w > 0) blas.dtrsm(true, true, true, false, p, w, 1, r, 0, p, s, 0, w);
     return;
@@ -182,7 +181,7 @@ interface CsrBlockMachine extends BlockMachine {
 
 /** The addon's block solve with Gram factors on the native backend, else null. */
 function nativeBlockSolve(): (NativeSparse & Required<Pick<NativeSparse, 'choleskySolveBlock'>>) | null {
-  if (activeBackend() !== 'native') return null;
+  if (selectedKernels().backend !== 'native') return null;
   const sparse = nativeSparse();
   return sparse !== null && typeof sparse.choleskySolveBlock === 'function'
     ? (sparse as NativeSparse & Required<Pick<NativeSparse, 'choleskySolveBlock'>>)
@@ -191,7 +190,7 @@ function nativeBlockSolve(): (NativeSparse & Required<Pick<NativeSparse, 'choles
 
 /** The addon's CSR block kernel on the native backend, else null (the TypeScript loops). */
 function nativeBlockKernel(): (NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>) | null {
-  if (activeBackend() !== 'native') return null;
+  if (selectedKernels().backend !== 'native') return null;
   const csr = nativeCsr();
   return csr !== null && typeof csr.csrBlockGradient === 'function'
     ? (csr as NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>)

@@ -15,10 +15,103 @@ import type { SolverSystem } from './machineData.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { checkStateLengths } from '../runner/snapshot.js';
 import { CsrConsensusPass } from './csrConsensusPass.js';
+import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js';
+import type { CsrMachine } from './csrMachine.js';
 import { startFleet } from './fleet.js';
-import { DISTANCE2, RESIDUAL2 } from './machine.js';
-import { CONSENSUS_PASS, CONSENSUS_START, CONSENSUS_START_AT } from './machineShard.js';
+import type { DenseMachine, MachineOperator } from './machine.js';
+import { registerMachinePass, type StepOn } from './machinePass.js';
 import { csrStorage, denseStorage } from './storage.js';
+
+/** APC's step size (an object type, not an interface: so that it is a PassParameters, a record of numbers). */
+type ConsensusParameters = { readonly gamma: number };
+
+/** Offsets of a machine's two scalars. */
+const RESIDUAL2 = 0;
+const DISTANCE2 = 1;
+
+/**
+ * One pass over Q_i: |xbar - x_i|^2; x_i += gamma (xbar - x_i); row by row w_k = q_k . xbar - qtx0_k
+ * and x_i -= gamma w_k q_k (= x_i + gamma P_i (xbar - x_i) overall, since Q_i^T x_i = qtx0);
+ * |A_i xbar - b_i|^2 = |R^T w_i|^2. x_i = local[base .. base + n).
+ */
+const denseConsensusStep: StepOn<DenseMachine, ConsensusParameters> = (machine, { gamma }, xbar, local, base, scalars, at) => {
+  const { n, kernels } = machine;
+  const { p, c, full, cols } = machine.storage;
+  const { q, qStart, qEnd, r, qtx0, localResidual2 } = machine.basis();
+  const { supportX, supportUpdate } = machine.scratch;
+  const w = machine.scratch.rowValues;
+  let d2 = 0;
+  for (let j = 0; j < n; j++) {
+    const d = xbar[j] - local[base + j];
+    d2 += d * d;
+    local[base + j] += gamma * d;
+  }
+  if (full) {
+    fusedRowPass(kernels.rows, q, p, c, qStart, qEnd, xbar, qtx0, w, 0, -gamma, local, base);
+  } else {
+    for (let t = 0; t < c; t++) {
+      supportX[t] = xbar[cols[t]];
+      supportUpdate[t] = 0;
+    }
+    fusedRowPass(kernels.rows, q, p, c, qStart, qEnd, supportX, qtx0, w, 0, gamma, supportUpdate, 0);
+    for (let t = 0; t < c; t++) local[base + cols[t]] -= supportUpdate[t];
+  }
+  // A_i xbar - A_i A_i^+ b_i = R^T w_i (R upper triangular: row k of R is nonzero on [k, p) at most), orthogonal
+  // to b_i - A_i A_i^+ b_i, the part of b_i outside the span of dependent rows (localResidual2, else 0).
+  const residual = machine.scratch.rowValues2;
+  residual.fill(0, 0, p);
+  accumulateRowCombination(kernels.rows, r, p, p, machine.rStart, machine.rEnd, w, 0, 1, residual);
+  let residual2 = localResidual2;
+  for (let k = 0; k < p; k++) residual2 += residual[k] * residual[k];
+  scalars[at + RESIDUAL2] = residual2;
+  scalars[at + DISTANCE2] = d2;
+};
+
+/**
+ * |xbar - x_i|^2; x_i += gamma (xbar - x_i); r_i = A_i xbar - b_i (= A_i (xbar - x_i)) with
+ * |r_i|^2; x_i -= gamma A_i^T G_i^{-1} r_i, i.e. x_i + gamma P_i (xbar - x_i) overall.
+ * The step moves x_i inside N(A_i), so A_i x_i = b_i throughout and A_i (xbar - x_i) is the
+ * residual A_i xbar - b_i: computing it from b_i (as the dense step uses qtx0) gives
+ * |A_i xbar - b_i|^2 for free and lets rounding drift of A_i x_i decay instead of accumulating.
+ */
+const csrConsensusStep: StepOn<CsrMachine, ConsensusParameters> = (machine, { gamma }, xbar, local, base, scalars, at) => {
+  const { n } = machine;
+  let d2 = 0;
+  for (let j = 0; j < n; j++) {
+    const d = xbar[j] - local[base + j];
+    d2 += d * d;
+    local[base + j] += gamma * d;
+  }
+  const { rowValues: r, rowValues2: y } = machine.scratch;
+  const residual2 = machine.rowProducts(xbar, machine.storage.b, r);
+  machine.solveGram(r, y);
+  machine.addTranspose(y, 0, -gamma, local, base, true);
+  scalars[at + RESIDUAL2] = residual2;
+  scalars[at + DISTANCE2] = d2;
+};
+
+/** x_i(0) = A_i^+ b_i into machine i's region. */
+const minimumNormStart: StepOn<MachineOperator, ConsensusParameters> = (machine, _params, _input, local, base) =>
+  machine.minimumNormSolution(local, base);
+/** x_i(0) from a warm start: the projection of the input x0 onto machine i's solutions. */
+const projectedStart: StepOn<MachineOperator, ConsensusParameters> = (machine, _params, x0, local, base) =>
+  machine.projectOntoSolutions(x0, local, base);
+
+/** APC's machine pass on per-machine estimates (the phases below); parameter gamma. */
+export const CONSENSUS_PASS = registerMachinePass<ConsensusParameters>({
+  name: 'consensus',
+  module: import.meta.url,
+  scalarsPerMachine: 2,
+  steps: [
+    { dense: minimumNormStart, csr: minimumNormStart },
+    { dense: projectedStart, csr: projectedStart },
+    { dense: denseConsensusStep, csr: csrConsensusStep },
+  ],
+});
+/** Its phases: x_i(0) = A_i^+ b_i; x_i(0) from a warm start; the step at xbar. */
+export const CONSENSUS_START = 0;
+export const CONSENSUS_START_AT = 1;
+export const CONSENSUS_STEP = 2;
 
 /** What APC and MLM ask of their machines (../algorithms/apc.ts). */
 export interface ConsensusMachines {
@@ -66,7 +159,7 @@ export class ConsensusPass implements ConsensusMachines {
       system.storage === 'csr'
         ? system.machines.map(csrStorage)
         : system.machines.map((machine) => denseStorage(machine, { rows: false, basis: true }));
-    const fleet = startFleet({ n, machines: storages, outputLengths: storages.map(() => n), scalarsPerChunk: 2, gamma });
+    const fleet = startFleet({ pass: CONSENSUS_PASS, params: { gamma }, n, machines: storages, outputLengths: storages.map(() => n) });
     this.engine = fleet.engine;
     this.threads = this.engine.threads;
     this.xbar = this.engine.input;
@@ -88,7 +181,7 @@ export class ConsensusPass implements ConsensusMachines {
 
   /** Measures xbar on every machine, then advances every x_i (one pass over each Q_i). */
   run(): void {
-    this.engine.run(CONSENSUS_PASS);
+    this.engine.run(CONSENSUS_STEP);
   }
 
   /** |A xbar - b|^2 = sum_i |A_i xbar - b_i|^2 at the xbar of the last run(), summed in machine order. */

@@ -28,8 +28,8 @@ import type { SolverSystem } from './machineData.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { checkStateLengths } from '../runner/snapshot.js';
 import type { ConsensusMachines } from './consensusPass.js';
+import { CIMMINO_PASS, CIMMINO_TERMS } from './cimminoPass.js';
 import { startFleet } from './fleet.js';
-import { CIMMINO_PASS } from './machineShard.js';
 import { csrStorage, type CsrMachineStorage } from './storage.js';
 
 /** Scalar of a machine in the Cimmino pass: |A_i x - b_i|^2. */
@@ -57,7 +57,13 @@ export class CsrConsensusPass implements ConsensusMachines {
     if (system.storage !== 'csr') throw new Error('CsrConsensusPass: the system is not on CSR storage');
     const { n } = system;
     this.machines = system.machines.map(csrStorage);
-    const fleet = startFleet({ n, machines: this.machines, outputLengths: this.machines.map((machine) => machine.c), scalarsPerChunk: 1 });
+    const fleet = startFleet({
+      pass: CIMMINO_PASS,
+      params: {},
+      n,
+      machines: this.machines,
+      outputLengths: this.machines.map((machine) => machine.c),
+    });
     this.engine = fleet.engine;
     this.outputOffset = fleet.outputOffset;
     this.threads = this.engine.threads;
@@ -79,14 +85,14 @@ export class CsrConsensusPass implements ConsensusMachines {
     if (initialGuess === undefined) this.y.fill(0);
     else this.y.set(initialGuess);
     this.xbar.set(this.y);
-    this.engine.run(CIMMINO_PASS);
+    this.engine.run(CIMMINO_TERMS);
     this.offsets.set(this.engine.output);
   }
 
   /** Measures xbar (residual, consensus distance to every x_i), then advances y and every D_i by (1). */
   run(): void {
     const { engine } = this;
-    engine.run(CIMMINO_PASS);
+    engine.run(CIMMINO_TERMS);
     this.residual2 = engine.scalarSum(RESIDUAL2);
     this.distance2 = this.measureAndAdvance(engine.output);
   }

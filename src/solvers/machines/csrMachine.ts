@@ -1,21 +1,21 @@
 /**
  * A machine on CSR storage (./storage.ts): plain loops over the stored entries (no vector kernels:
- * a sparse row has too few entries for them to pay), except the gradient pass.
- *  - The gradient methods' pass reads each stored entry of A_i once per iteration: row k's dot
- *    product r_k = a_k . x - b_k, then, with the row still in cache, r_k a_k added to the term. It
- *    runs on the thread's CSR kernel (../linalg/csrKernels.ts: native, WebAssembly or TypeScript,
- *    the same sums), reading x in place when the support is a range of consecutive columns (the
- *    strips of a banded matrix), else gathered once onto the support.
+ * a sparse row has too few entries for them to pay), except the fused gradient sweep.
+ *  - The gradient methods' step (./gradientPass.ts) reads each stored entry of A_i once per
+ *    iteration: row k's dot product r_k = a_k . x - b_k, then, with the row still in cache, r_k a_k
+ *    added to the term. It runs on the thread's CSR kernel (`csrGradient`, ../linalg/csrKernels.ts:
+ *    native, WebAssembly or TypeScript, the same sums), reading x in place when the support is a
+ *    range of consecutive columns (`firstColumn`: the strips of a banded matrix), else gathered once
+ *    onto the support.
  *  - The projections go through the sparse Cholesky factor L_i of G_i = A_i A_i^T (factored once
  *    per system, ../distributed/sparseSystem.ts): A_i^+ r = A_i^T G_i^{-1} r with
  *    G_i^{-1} = P_i^T L_i^{-T} L_i^{-1} P_i, so P_i v = v - A_i^T G_i^{-1} A_i v costs two passes
  *    over A_i and two triangular solves, O(nnz(A_i) + nnz(L_i)); nothing p x p or n x p is dense.
- * APC's step moves x_i inside N(A_i), so A_i x_i = b_i throughout and A_i (xbar - x_i) is the
- * residual A_i xbar - b_i: the pass computes it from b_i (as the dense pass uses qtx0), which gives
- * |A_i xbar - b_i|^2 for free and lets rounding drift of A_i x_i decay instead of accumulating.
+ * The passes' steps (./cimminoPass.ts, ./consensusPass.ts) are made of rowProducts, solveGram and
+ * addTranspose below.
  */
 import { UnsupportedMatrixError } from '../errors.js';
-import { DISTANCE2, RESIDUAL2, type MachineOperator, type Scratch } from './machine.js';
+import type { MachineOperator, Scratch } from './machine.js';
 import type { CsrGradientKernel } from '../linalg/csrKernels.js';
 import type { GramSolver, PassKernels } from './placement.js';
 import type { CsrMachineStorage } from './storage.js';
@@ -52,17 +52,19 @@ export function refinedGramSolve(
 }
 
 export class CsrMachine implements MachineOperator {
+  readonly kind = 'csr';
   readonly p: number;
-  private readonly storage: CsrMachineStorage;
-  private readonly n: number;
-  private readonly scratch: Scratch;
+  readonly storage: CsrMachineStorage;
+  readonly n: number;
+  /** The thread's work vectors (shared by its machines). */
+  readonly scratch: Scratch;
   /** This thread's solver with G_i's factor (from the run's kernels: solves are not reentrant), or null for a gradient chunk. */
   private readonly gram: GramSolver | null;
   private readonly kernels: PassKernels;
   /** The fused gradient pass on this machine's rows, bound at its first use (projection machines never use it). */
   private gradient: CsrGradientKernel | null = null;
   /** cols[0] when the support is the consecutive columns cols[0] .. cols[0] + c - 1 (x is then read in place), else -1. */
-  private readonly firstColumn: number;
+  readonly firstColumn: number;
 
   constructor(storage: CsrMachineStorage, n: number, scratch: Scratch, kernels: PassKernels) {
     this.storage = storage;
@@ -76,7 +78,7 @@ export class CsrMachine implements MachineOperator {
   }
 
   /** v on the support: v itself when the support is full (local = global columns), else gathered into the scratch. */
-  private onSupport(v: Float64Array): Float64Array {
+  onSupport(v: Float64Array): Float64Array {
     const { full, c, cols } = this.storage;
     if (full) return v;
     const { supportX } = this.scratch;
@@ -85,7 +87,7 @@ export class CsrMachine implements MachineOperator {
   }
 
   /** out[k] = a_k . v_support - bias[k] for k < p (bias null: 0); returns |out|^2. */
-  private rowProducts(v: Float64Array, bias: Float64Array | null, out: Float64Array): number {
+  rowProducts(v: Float64Array, bias: Float64Array | null, out: Float64Array): number {
     const { p, rowPtr, colIdx, values } = this.storage;
     const vs = this.onSupport(v);
     let squares = 0;
@@ -105,14 +107,14 @@ export class CsrMachine implements MachineOperator {
    * formed G_i, so each correction divides the error by ~1 / (u kappa(G_i)), where forming G_i
    * squared A_i's condition number (../distributed/sparseSystem.ts chooses the count per machine).
    */
-  private solveGram(r: Float64Array, y: Float64Array): void {
+  solveGram(r: Float64Array, y: Float64Array): void {
     const { gram } = this;
     if (gram === null) throw new UnsupportedMatrixError('This sparse machine holds no factor of A_i A_i^T: the run did not ask for it.');
     refinedGramSolve(gram, this.storage, this.storage.refinement, r, y, this.scratch.support, this.scratch.rowValues3);
   }
 
   /** y[offset + cols[t]] += scale (A_i^T w)_t over the support (global: `global`), else y[offset + t] (support-local). */
-  private addTranspose(w: Float64Array, wOffset: number, scale: number, y: Float64Array, offset: number, global: boolean): void {
+  addTranspose(w: Float64Array, wOffset: number, scale: number, y: Float64Array, offset: number, global: boolean): void {
     const { p, cols, rowPtr, colIdx, values } = this.storage;
     for (let k = 0; k < p; k++) {
       const coef = scale * w[wOffset + k];
@@ -131,10 +133,10 @@ export class CsrMachine implements MachineOperator {
     this.addTranspose(w, wOffset, scale, y, yOffset, true);
   }
 
-  gradientTerm(x: Float64Array, term: Float64Array, offset: number): number {
+  /** The thread's fused CSR pass A_i^T (A_i x - b_i) on this machine's rows (../linalg/csrKernels.ts), bound on first use. */
+  csrGradient(): CsrGradientKernel {
     this.gradient ??= this.kernels.csrGradient(this.storage);
-    if (this.firstColumn >= 0) return this.gradient.run(x, this.firstColumn, term, offset);
-    return this.gradient.run(this.onSupport(x), 0, term, offset);
+    return this.gradient;
   }
 
   project(v: Float64Array, out: Float64Array, outOffset: number): void {
@@ -161,34 +163,10 @@ export class CsrMachine implements MachineOperator {
     this.addTranspose(y, 0, -1, out, outOffset, true);
   }
 
-  /**
-   * |xbar - x_i|^2; x_i += gamma (xbar - x_i); r_i = A_i xbar - b_i (= A_i (xbar - x_i)) with
-   * |r_i|^2; x_i -= gamma A_i^T G_i^{-1} r_i, i.e. x_i + gamma P_i (xbar - x_i) overall.
-   */
-  consensusStep(gamma: number, xbar: Float64Array, local: Float64Array, base: number, scalars: Float64Array, at: number): void {
-    const { n } = this;
-    let d2 = 0;
-    for (let j = 0; j < n; j++) {
-      const d = xbar[j] - local[base + j];
-      d2 += d * d;
-      local[base + j] += gamma * d;
-    }
-    const { rowValues: r, rowValues2: y } = this.scratch;
-    const residual2 = this.rowProducts(xbar, this.storage.b, r);
-    this.solveGram(r, y);
-    this.addTranspose(y, 0, -gamma, local, base, true);
-    scalars[at + RESIDUAL2] = residual2;
-    scalars[at + DISTANCE2] = d2;
-  }
-
-  /** r_i = b_i - A_i x with |r_i|^2, then the term A_i^T G_i^{-1} r_i on the support. */
-  cimminoTerm(x: Float64Array, term: Float64Array, offset: number): number {
-    const { rowValues: r, rowValues2: y } = this.scratch;
-    // r = A_i x - b_i: the combination below takes its sign into the scale.
-    const residual2 = this.rowProducts(x, this.storage.b, r);
-    this.solveGram(r, y);
-    term.fill(0, offset, offset + this.storage.c);
-    this.addTranspose(y, 0, -1, term, offset, false);
+  residual(x: Float64Array, out: Float64Array, outOffset: number): number {
+    const products = this.scratch.rowValues;
+    const residual2 = this.rowProducts(x, this.storage.b, products);
+    out.set(products.subarray(0, this.p), outOffset);
     return residual2;
   }
 }

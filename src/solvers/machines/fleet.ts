@@ -2,25 +2,28 @@
  * A fleet: the machines of one run (or chunks of their rows), each with the storage its passes
  * read, started on the shard engine (../parallel/engine.ts) where ./placement.ts puts them: the
  * run's backend, its threads, and a WebAssembly arena on the TypeScript backend for dense data and for
- * the gradient pass's CSR chunks.
- * The system-level passes (./gradientPass.ts, ./consensusPass.ts, ./cimminoPass.ts) are built on it.
+ * the gradient pass's CSR chunks. What the machines compute is the fleet's pass (./machinePass.ts),
+ * with its parameters; the system-level passes (./gradientPass.ts, ./consensusPass.ts,
+ * ./cimminoPass.ts) define theirs and combine the machines' outputs.
  */
 import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
 import { fleetPlacement, passKernels, type PassKernels } from './placement.js';
-import { createShard, type FleetSpec } from './machineShard.js';
+import { createLocalShard, type FleetSpec } from './machineShard.js';
+import { registeredMachinePass, type MachinePass, type PassParameters } from './machinePass.js';
 import { entriesRead, type MachineStorage } from './storage.js';
 
 /** ./machineShard.ts or .js, whichever extension this module has: what the engine's workers import. */
 const SHARD_MODULE = new URL(import.meta.url.endsWith('.ts') ? './machineShard.ts' : './machineShard.js', import.meta.url).href;
 
-export interface FleetPlan {
+export interface FleetPlan<Params extends PassParameters> {
+  /** What every machine computes (a registered pass), and with which parameters. */
+  readonly pass: MachinePass<Params>;
+  readonly params: Params;
   /** Length of the vectors the passes read (the system's n). */
   readonly n: number;
   readonly machines: readonly MachineStorage[];
   /** Length of each chunk's output region, in chunk order. */
   readonly outputLengths: ArrayLike<number>;
-  readonly scalarsPerChunk: number;
-  readonly gamma?: number;
 }
 
 export interface Fleet {
@@ -31,12 +34,16 @@ export interface Fleet {
   readonly kernels: PassKernels;
 }
 
-export function startFleet(plan: FleetPlan): Fleet {
-  const { n, machines, outputLengths, scalarsPerChunk } = plan;
+export function startFleet<Params extends PassParameters>(plan: FleetPlan<Params>): Fleet {
+  const { pass, params, n, machines, outputLengths } = plan;
+  // The worker threads find the pass by its name in the registry its module fills.
+  if (registeredMachinePass(pass.name) !== pass)
+    throw new Error(`The machine pass '${pass.name}' is not registered (registerMachinePass).`);
+  const scalarsPerChunk = pass.scalarsPerMachine;
   const outputOffset = new Int32Array(machines.length + 1);
   for (let i = 0; i < machines.length; i++) outputOffset[i + 1] = outputOffset[i] + outputLengths[i];
   const placement = fleetPlacement(machines);
-  const spec: FleetSpec = { machines, outputOffset, scalarsPerChunk, gamma: plan.gamma ?? 0 };
+  const spec: FleetSpec = { pass: pass.name, module: pass.module, params: { ...params }, machines, outputOffset, scalarsPerChunk };
   const engine = startShardEngine<FleetSpec>({
     shardModule: SHARD_MODULE,
     backend: placement.backend,
@@ -47,7 +54,7 @@ export function startFleet(plan: FleetPlan): Fleet {
     scalarsPerChunk,
     chunkWork: machines.map(entriesRead),
     spec,
-    createShard,
+    createShard: createLocalShard,
   });
   return { engine, outputOffset, kernels: passKernels(engine.context) };
 }

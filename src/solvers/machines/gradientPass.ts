@@ -16,17 +16,49 @@
  * on that setting only, never on the thread count.
  */
 import type { SolverSystem, SparseDistributedSystem } from './machineData.js';
-import { accumulateRowCombination } from '../linalg/rowKernels.js';
+import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';
 import { parallelMinWork } from '../parallel/threads.js';
 import { startFleet } from './fleet.js';
-import { GRADIENT_PASS } from './machineShard.js';
+import type { CsrMachine } from './csrMachine.js';
+import type { DenseMachine } from './machine.js';
+import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
 import type { PassKernels } from './placement.js';
 import { csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a chunk: sum of r_k^2 over its rows. */
 const RESIDUAL2 = 0;
+
+/** A dense chunk's term A_i^T (A_i x - b_i) on its support and |A_i x - b_i|^2, in one sweep over its rows (the fused row pass). */
+const denseGradientTerm: StepOn<DenseMachine, PassParameters> = (machine, _params, x, term, offset, scalars, at) => {
+  const { p, c } = machine.storage;
+  const { a, aStart, aEnd, b } = machine.rows();
+  const residual = machine.scratch.rowValues;
+  const xs = machine.onSupport(x);
+  term.fill(0, offset, offset + c);
+  fusedRowPass(machine.kernels.rows, a, p, c, aStart, aEnd, xs, b, residual, 0, 1, term, offset);
+  let residual2 = 0;
+  for (let k = 0; k < p; k++) residual2 += residual[k] * residual[k];
+  scalars[at + RESIDUAL2] = residual2;
+};
+
+/** A CSR chunk's term and |A_i x - b_i|^2 on the thread's CSR kernel, x read in place when the support is consecutive columns. */
+const csrGradientTerm: StepOn<CsrMachine, PassParameters> = (machine, _params, x, term, offset, scalars, at) => {
+  const kernel = machine.csrGradient();
+  scalars[at + RESIDUAL2] =
+    machine.firstColumn >= 0 ? kernel.run(x, machine.firstColumn, term, offset) : kernel.run(machine.onSupport(x), 0, term, offset);
+};
+
+/** The gradient methods' machine pass: one phase, each chunk's term A_i^T (A_i x - b_i) and |A_i x - b_i|^2. */
+export const GRADIENT_PASS = registerMachinePass<PassParameters>({
+  name: 'gradient',
+  module: import.meta.url,
+  scalarsPerMachine: 1,
+  steps: [{ dense: denseGradientTerm, csr: csrGradientTerm }],
+});
+/** Its one phase. */
+export const GRADIENT_TERMS = 0;
 
 /**
  * How the gradient pass cuts the machines' rows into chunks: each row's work is its nonzero
@@ -161,7 +193,13 @@ export class GradientPass {
         system.storage === 'csr' ? csrRowRange(system.machines[machine], from, to) : denseRowRange(system.machines[machine], from, to),
       );
     }
-    const fleet = startFleet({ n, machines: this.chunks, outputLengths: this.chunks.map((chunk) => chunk.c), scalarsPerChunk: 1 });
+    const fleet = startFleet({
+      pass: GRADIENT_PASS,
+      params: {},
+      n,
+      machines: this.chunks,
+      outputLengths: this.chunks.map((chunk) => chunk.c),
+    });
     this.engine = fleet.engine;
     this.kernels = fleet.kernels;
     this.outputOffset = fleet.outputOffset;
@@ -190,7 +228,7 @@ export class GradientPass {
 
   /** Evaluates at the current x; returns |A x - b|^2. */
   evaluate(): number {
-    this.engine.run(GRADIENT_PASS);
+    this.engine.run(GRADIENT_TERMS);
     if (this.outputIsGradient) return this.engine.scalarSum(RESIDUAL2);
     const { chunks, outputOffset, gradientAtX: g, strips } = this;
     const terms = this.engine.output;

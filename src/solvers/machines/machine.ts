@@ -1,13 +1,14 @@
 /**
  * One machine's operators, built by a thread on its copy of the machine's storage (./storage.ts):
- * the products the algorithms are made of (A_i v, A_i^T w, the null-space projection P_i v, the
- * minimum-norm local solution) and the fused per-machine passes of the iterations, each reading
- * the machine's data once (APC's consensus pass, Cimmino's pass, the gradient methods' pass).
- * Vectors of length n are global (v, x, xbar); a pass's own output ("term") is on the machine's
- * column support, c entries from an offset, for the taskmaster to add up in machine order.
+ * the products the algorithms are made of (A_i v, A_i^T w, A_i x - b_i, the null-space projection
+ * P_i v, the minimum-norm local solution), and the parts a pass's fused step reads (the storage,
+ * the thread's kernels and scratch, the support gather): the steps themselves live with their
+ * passes (./machinePass.ts). Vectors of length n are global (v, x, xbar); a pass's own output
+ * ("term") is on the machine's column support, c entries from an offset, for the taskmaster to add
+ * up in machine order.
  */
 import type { DenseMachineStorage } from './storage.js';
-import { accumulateRowCombination, fusedRowPass, multiplyRows } from '../linalg/rowKernels.js';
+import { accumulateRowCombination, multiplyRows } from '../linalg/rowKernels.js';
 import type { PassKernels } from './placement.js';
 
 export interface MachineOperator {
@@ -22,24 +23,9 @@ export interface MachineOperator {
   minimumNormSolution(out: Float64Array, outOffset: number): void;
   /** out[outOffset + j] = (x0 + A_i^+ (b_i - A_i x0))_j, the projection of x0 onto {x : A_i x = b_i} (a warm start's x_i(0)). */
   projectOntoSolutions(x0: Float64Array, out: Float64Array, outOffset: number): void;
-  /**
-   * The gradient methods' pass at x: term[offset .. offset + c) = A_i^T (A_i x - b_i) on the
-   * support, in one sweep over A_i; returns |A_i x - b_i|^2.
-   */
-  gradientTerm(x: Float64Array, term: Float64Array, offset: number): number;
-  /**
-   * APC's pass at xbar, advancing x_i = local[base .. base + n) (whose Q_i^T x_i is qtx0):
-   * |xbar - x_i|^2 and |A_i xbar - b_i|^2 into scalars[at + DISTANCE2] and scalars[at + RESIDUAL2],
-   * then x_i <- x_i + gamma P_i (xbar - x_i).
-   */
-  consensusStep(gamma: number, xbar: Float64Array, local: Float64Array, base: number, scalars: Float64Array, at: number): void;
-  /** Cimmino's pass at x: term on the support = A_i^T (A_i A_i^T)^{-1} (b_i - A_i x); returns |b_i - A_i x|^2. */
-  cimminoTerm(x: Float64Array, term: Float64Array, offset: number): number;
+  /** out[outOffset + k] = (A_i x - b_i)_k, k < p; returns |A_i x - b_i|^2. */
+  residual(x: Float64Array, out: Float64Array, outOffset: number): number;
 }
-
-/** Offsets of APC's two scalars per machine. */
-export const RESIDUAL2 = 0;
-export const DISTANCE2 = 1;
 
 /** One thread's work vectors, shared by its machines (they run one at a time): sized for the largest. */
 export class Scratch {
@@ -73,16 +59,18 @@ function missing(part: string): Error {
  * row read over its nonzero extent only; P_i v = v - Q_i (Q_i^T v), A_i^+ r = Q_i R^{-T} r.
  */
 export class DenseMachine implements MachineOperator {
+  readonly kind = 'dense';
   readonly p: number;
-  private readonly storage: DenseMachineStorage;
-  private readonly n: number;
-  private readonly scratch: Scratch;
-  private readonly kernels: PassKernels;
+  readonly storage: DenseMachineStorage;
+  readonly n: number;
+  /** The thread's work vectors (shared by its machines). */
+  readonly scratch: Scratch;
+  readonly kernels: PassKernels;
   /** Nonzero extents of the rows of R (row k: [k, p)), for R^T w with the row kernels. */
-  private readonly rStart: Int32Array;
-  private readonly rEnd: Int32Array;
+  readonly rStart: Int32Array;
+  readonly rEnd: Int32Array;
   /** Some row of Q_i^T is zero: A_i has dependent rows (a tall system), R has no inverse to solve with. */
-  private readonly rankDeficient: boolean;
+  readonly rankDeficient: boolean;
 
   constructor(storage: DenseMachineStorage, n: number, scratch: Scratch, kernels: PassKernels) {
     this.storage = storage;
@@ -100,7 +88,7 @@ export class DenseMachine implements MachineOperator {
   }
 
   /** v on the support: v itself when the support is full, else gathered into the scratch. */
-  private onSupport(v: Float64Array): Float64Array {
+  onSupport(v: Float64Array): Float64Array {
     const { full, c, cols } = this.storage;
     if (full) return v;
     const { supportX } = this.scratch;
@@ -108,20 +96,22 @@ export class DenseMachine implements MachineOperator {
     return supportX;
   }
 
-  private rows() {
+  /** A_i and b_i; throws when the storage does not hold them. */
+  rows() {
     const { rows } = this.storage;
     if (rows === null) throw missing('rows of A_i');
     return rows;
   }
 
-  private basis() {
+  /** Q_i^T, R and qtx0; throws when the storage does not hold them. */
+  basis() {
     const { basis } = this.storage;
     if (basis === null) throw missing('basis Q_i');
     return basis;
   }
 
   /** y[yOffset + j] += scale (X^T w)_j for X = A_i or Q_i^T (p x c on the support). */
-  private combineRows(
+  combineRows(
     x: Float64Array,
     start: Int32Array,
     end: Int32Array,
@@ -184,81 +174,16 @@ export class DenseMachine implements MachineOperator {
     this.combineRows(q, qStart, qEnd, w, 0, -1, out, outOffset);
   }
 
-  gradientTerm(x: Float64Array, term: Float64Array, offset: number): number {
-    const { p, c } = this.storage;
+  residual(x: Float64Array, out: Float64Array, outOffset: number): number {
     const { a, aStart, aEnd, b } = this.rows();
-    const residual = this.scratch.rowValues;
-    const xs = this.onSupport(x);
-    term.fill(0, offset, offset + c);
-    fusedRowPass(this.kernels.rows, a, p, c, aStart, aEnd, xs, b, residual, 0, 1, term, offset);
-    let residual2 = 0;
-    for (let k = 0; k < p; k++) residual2 += residual[k] * residual[k];
-    return residual2;
-  }
-
-  /**
-   * One pass over Q_i: |xbar - x_i|^2; x_i += gamma (xbar - x_i); row by row w_k = q_k . xbar - qtx0_k
-   * and x_i -= gamma w_k q_k (= x_i + gamma P_i (xbar - x_i) overall, since Q_i^T x_i = qtx0);
-   * |A_i xbar - b_i|^2 = |R^T w_i|^2.
-   */
-  consensusStep(gamma: number, xbar: Float64Array, local: Float64Array, base: number, scalars: Float64Array, at: number): void {
-    const { n, kernels } = this;
-    const { p, c, full, cols } = this.storage;
-    const { q, qStart, qEnd, r, qtx0, localResidual2 } = this.basis();
-    const { supportX, supportUpdate } = this.scratch;
-    const w = this.scratch.rowValues;
-    let d2 = 0;
-    for (let j = 0; j < n; j++) {
-      const d = xbar[j] - local[base + j];
-      d2 += d * d;
-      local[base + j] += gamma * d;
-    }
-    if (full) {
-      fusedRowPass(kernels.rows, q, p, c, qStart, qEnd, xbar, qtx0, w, 0, -gamma, local, base);
-    } else {
-      for (let t = 0; t < c; t++) {
-        supportX[t] = xbar[cols[t]];
-        supportUpdate[t] = 0;
-      }
-      fusedRowPass(kernels.rows, q, p, c, qStart, qEnd, supportX, qtx0, w, 0, gamma, supportUpdate, 0);
-      for (let t = 0; t < c; t++) local[base + cols[t]] -= supportUpdate[t];
-    }
-    // A_i xbar - A_i A_i^+ b_i = R^T w_i (R upper triangular: row k of R is nonzero on [k, p) at most), orthogonal
-    // to b_i - A_i A_i^+ b_i, the part of b_i outside the span of dependent rows (localResidual2, else 0).
-    const residual = this.scratch.rowValues2;
-    residual.fill(0, 0, p);
-    accumulateRowCombination(kernels.rows, r, p, p, this.rStart, this.rEnd, w, 0, 1, residual);
-    let residual2 = localResidual2;
-    for (let k = 0; k < p; k++) residual2 += residual[k] * residual[k];
-    scalars[at + RESIDUAL2] = residual2;
-    scalars[at + DISTANCE2] = d2;
-  }
-
-  /** r_i = b_i - A_i x (one pass over A_i), y = R^{-T} r_i, A_i^+ r_i = Q_i y (one pass over Q_i). */
-  cimminoTerm(x: Float64Array, term: Float64Array, offset: number): number {
-    const { p, c } = this.storage;
-    const { a, aStart, aEnd, b } = this.rows();
-    const { q, qStart, qEnd, r } = this.basis();
-    const residual = this.scratch.rowValues;
-    const solved = this.scratch.rowValues2;
-    const xs = this.onSupport(x);
-    multiplyRows(this.kernels.rows, a, p, c, aStart, aEnd, xs, residual, 0);
+    const { p } = this;
+    multiplyRows(this.kernels.rows, a, p, this.storage.c, aStart, aEnd, this.onSupport(x), out, outOffset);
     let residual2 = 0;
     for (let k = 0; k < p; k++) {
-      const s = b[k] - residual[k];
-      residual[k] = s;
-      residual2 += s * s;
+      const r = out[outOffset + k] - b[k];
+      out[outOffset + k] = r;
+      residual2 += r * r;
     }
-    if (this.rankDeficient) {
-      // A_i^+ (b_i - A_i x) = Q_i (qtx0 - Q_i^T x) (the pseudo-inverse: the projection onto the local least-squares solutions).
-      const { qtx0 } = this.basis();
-      multiplyRows(this.kernels.rows, q, p, c, qStart, qEnd, xs, solved, 0);
-      for (let k = 0; k < p; k++) solved[k] = qtx0[k] - solved[k];
-    } else {
-      this.kernels.solveRTransposed(r, p, residual, solved);
-    }
-    term.fill(0, offset, offset + c);
-    accumulateRowCombination(this.kernels.rows, q, p, c, qStart, qEnd, solved, 0, 1, term, offset);
     return residual2;
   }
 }

@@ -1,41 +1,41 @@
 /**
- * A thread's runner of the machines' passes (see ../parallel/engine.ts): chunk i is machine i of the
+ * A thread's runner of a fleet's pass (see ../parallel/engine.ts): chunk i is machine i of the
  * fleet (a whole machine, or a range of its rows for the gradient pass), built on the thread's copy
- * of its storage. Each pass writes only chunk i's region of the output, from outputOffset[i], and
- * its scalars, from i * scalarsPerChunk. This module is what the engine's workers import (its
- * `createShard`), so it imports no algorithm.
+ * of its storage, and phase k runs step k of the fleet's pass (./machinePass.ts) on it. Each step
+ * writes only chunk i's region of the output, from outputOffset[i], and its scalars, from
+ * i * scalarsPerChunk. This module is what the engine's workers import (its `createShard`); it
+ * imports no pass: a worker imports the fleet's pass module, which registers the pass.
  */
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { CsrMachine } from './csrMachine.js';
-import { DenseMachine, Scratch, type MachineOperator } from './machine.js';
+import { DenseMachine, Scratch } from './machine.js';
+import { registeredMachinePass, type Machine, type MachineStep, type PassParameters } from './machinePass.js';
 import { passKernels } from './placement.js';
 import type { MachineStorage } from './storage.js';
 
-/** The passes, as engine phases. */
-export const GRADIENT_PASS = 0;
-export const CONSENSUS_START = 1;
-export const CONSENSUS_PASS = 2;
-export const CIMMINO_PASS = 3;
-/** x_i(0) from a warm start: the projection of the input onto machine i's solution set. */
-export const CONSENSUS_START_AT = 4;
-
 /** What every thread of a fleet's run reads. */
 export interface FleetSpec {
+  /** The registered pass (./machinePass.ts) and the module that registers it. */
+  readonly pass: string;
+  readonly module: string;
+  /** The pass's parameters. */
+  readonly params: PassParameters;
   readonly machines: readonly MachineStorage[];
   /** Where chunk i's output starts (length: chunks + 1). */
   readonly outputOffset: Int32Array;
   readonly scalarsPerChunk: number;
-  /** APC's gamma (0 for the other passes). */
-  readonly gamma: number;
 }
 
 export class MachineShard implements Shard {
-  private readonly machines: readonly MachineOperator[];
+  private readonly machines: readonly Machine[];
+  private readonly steps: readonly MachineStep[];
+  private readonly params: PassParameters;
   private readonly outputOffset: Int32Array;
   private readonly scalarsPerChunk: number;
-  private readonly gamma: number;
 
   constructor(spec: FleetSpec, n: number, context: ThreadContext) {
+    const pass = registeredMachinePass(spec.pass);
+    if (pass === undefined) throw new Error(`No machine pass '${spec.pass}' is registered by ${spec.module}.`);
     const kernels = passKernels(context);
     let largestPartialSupport = 0;
     let largestSupport = 0;
@@ -49,36 +49,31 @@ export class MachineShard implements Shard {
     this.machines = spec.machines.map((storage) =>
       storage.storage === 'csr' ? new CsrMachine(storage, n, scratch, kernels) : new DenseMachine(storage, n, scratch, kernels),
     );
+    this.steps = pass.steps;
+    this.params = spec.params;
     this.outputOffset = spec.outputOffset;
     this.scalarsPerChunk = spec.scalarsPerChunk;
-    this.gamma = spec.gamma;
   }
 
   run(phase: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void {
+    const step = this.steps[phase];
+    if (step === undefined) throw new Error(`Unknown machine pass phase ${phase}`);
     const machine = this.machines[chunk];
     const offset = this.outputOffset[chunk];
     const at = chunk * this.scalarsPerChunk;
-    switch (phase) {
-      case GRADIENT_PASS:
-        scalars[at] = machine.gradientTerm(input, output, offset);
-        return;
-      case CONSENSUS_START:
-        machine.minimumNormSolution(output, offset);
-        return;
-      case CONSENSUS_PASS:
-        machine.consensusStep(this.gamma, input, output, offset, scalars, at);
-        return;
-      case CIMMINO_PASS:
-        scalars[at] = machine.cimminoTerm(input, output, offset);
-        return;
-      case CONSENSUS_START_AT:
-        machine.projectOntoSolutions(input, output, offset);
-        return;
-      default:
-        throw new Error(`Unknown machine pass ${phase}`);
-    }
+    if (machine.kind === 'dense') step.dense(machine, this.params, input, output, offset, scalars, at);
+    else step.csr(machine, this.params, input, output, offset, scalars, at);
   }
 }
 
-/** The engine's workers build their shard with this (see ShardPlan.shardModule). */
-export const createShard: ShardFactory = (spec, n, context) => new MachineShard(spec as FleetSpec, n, context);
+/** The calling thread's shard: the fleet's caller has loaded (so registered) its pass. */
+export function createLocalShard(spec: FleetSpec, n: number, context: ThreadContext): Shard {
+  return new MachineShard(spec, n, context);
+}
+
+/** The engine's workers build their shard with this (see ShardPlan.shardModule), after importing the pass's module. */
+export const createShard: ShardFactory = async (spec, n, context) => {
+  const fleet = spec as FleetSpec;
+  if (registeredMachinePass(fleet.pass) === undefined) await import(fleet.module);
+  return new MachineShard(fleet, n, context);
+};

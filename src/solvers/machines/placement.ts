@@ -21,17 +21,10 @@
  *    (`currentThreadNormalOperator`) on the fused CSR pass of the backend (addon, WebAssembly or loop).
  * The machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
-import {
-  activeBackend,
-  nativeBlas,
-  nativeCsr,
-  nativeSparse,
-  nativeUnavailableReason,
-  type BackendName,
-  type NativeSparse,
-} from '../linalg/backend.js';
+import { nativeBlas, nativeCsr, nativeSparse, nativeUnavailableReason, type BackendName, type NativeSparse } from '../linalg/backend.js';
 import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
 import { solveRTransposed } from '../linalg/householderQr.js';
+import { selectedKernels } from '../linalg/kernels.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import {
   factorCholesky,
@@ -60,7 +53,7 @@ export interface Placement {
 
 /** The placement of a run over machines of this storage kind, from the current backend selection. */
 export function choosePlacement(storage: 'dense' | 'csr'): Placement {
-  const backend = activeBackend();
+  const backend = selectedKernels().backend;
   return { backend, arena: storage === 'dense' && backend === 'typescript' && wasmKernelsEnabled() };
 }
 
@@ -82,7 +75,7 @@ export type GramFactorizer = (g: CsrMatrix) => CholeskyFactor;
 
 /** The addon's sparse part (CHOLMOD, UMFPACK) when the current backend is the native one and has it, else null. */
 function currentNativeSparse(): NativeSparse | null {
-  return activeBackend() === 'native' ? nativeSparse() : null;
+  return selectedKernels().backend === 'native' ? nativeSparse() : null;
 }
 
 /** How the current backend factors Gram matrices: CHOLMOD on the native backend with the addon's sparse part, else TypeScript. */
@@ -199,7 +192,7 @@ export function currentThreadNormalOperator(a: CsrMatrix): SymmetricOperator {
 
 /** The fused CSR pass for the calling thread on the current backend (see currentThreadNormalOperator). */
 function currentThreadCsrGradient(rows: CsrRows): CsrGradientKernel {
-  if (activeBackend() === 'native') {
+  if (selectedKernels().backend === 'native') {
     const csr = nativeCsr();
     if (csr !== null) return nativeCsrGradient(csr, rows);
   } else {
@@ -286,7 +279,7 @@ export interface Calibration {
  * x_i update), and a fused pass over one row of 8 (a call's fixed cost). About 0.3 s in all, once per process.
  */
 export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
-  const backend = activeBackend();
+  const backend = selectedKernels().backend;
   // Dense: the fused pass, on an arena's kernels when the TypeScript backend has them.
   // Larger than the last-level cache (32 MB), as a machine's A_i or Q_i of the bench's problems is: a cached block runs ~5x faster.
   const p = 1024;
@@ -365,7 +358,11 @@ let cachedCalibration: { calibration: Calibration; at: number } | null = null;
 /** The calibration of this process' current backend: measured on first use, again after CALIBRATION_REFRESH_SECONDS or a backend change. */
 export function currentCalibration(clock: CalibrationClock = systemClock): Calibration {
   const cached = cachedCalibration;
-  if (cached !== null && cached.calibration.backend === activeBackend() && clock.now() - cached.at < CALIBRATION_REFRESH_SECONDS * 1000) {
+  if (
+    cached !== null &&
+    cached.calibration.backend === selectedKernels().backend &&
+    clock.now() - cached.at < CALIBRATION_REFRESH_SECONDS * 1000
+  ) {
     return cached.calibration;
   }
   const calibration = measureCalibration(clock);

@@ -34,8 +34,8 @@ export interface ThreadContext {
   readonly arenaKernels: WasmRowKernels | null;
 }
 
-/** Builds a thread's shard from (its copy of) the plan's spec. */
-export type ShardFactory = (spec: unknown, n: number, context: ThreadContext) => Shard;
+/** Builds a worker's shard from its copy of the plan's spec (it may first import what the spec names). */
+export type ShardFactory = (spec: unknown, n: number, context: ThreadContext) => Shard | Promise<Shard>;
 
 export const GENERATION = 0;
 export const NEXT = 1;

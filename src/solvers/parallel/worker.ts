@@ -40,7 +40,7 @@ async function buildShard(): Promise<Shard | null> {
       spec = reviveArenaViews(spec, setup.arena.memory);
     }
     const { createShard } = (await import(setup.shardModule)) as { createShard: ShardFactory };
-    return createShard(spec, setup.n, { backend: setup.backend, arenaKernels });
+    return await createShard(spec, setup.n, { backend: setup.backend, arenaKernels });
   } catch (error) {
     recordFailure(control, message, error);
     return null;

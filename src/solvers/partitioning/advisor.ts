@@ -5,8 +5,8 @@
  * alone), so the candidate of least kappa(S) is the one APC solves fastest on.
  *
  * Candidates: the given partition; contiguous; round-robin; contiguous after reverse Cuthill-McKee
- * on the row graph; the multilevel partition of the row graph (./multilevel.ts) and, on the native
- * backend, METIS's (./metis.ts). The last three keep rows with heavy couplings |a_i . a_j| on one
+ * on the row graph; the multilevel partition of the row graph (./multilevel.ts) and, when the kernels
+ * have METIS (the native backend's), METIS's (./metis.ts). The last three keep rows with heavy couplings |a_i . a_j| on one
  * machine, which makes the machines' row spaces closer to orthogonal (S closer to I).
  *
  * Each candidate's time to solution is APC's, priced as ../analysis/timeToSolution.ts prices it: the
@@ -20,7 +20,7 @@ import { predictIterations } from '../analysis/recommendation.js';
 import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
 import { buildDistributedSystemWork } from '../distributed/distributedSystem.js';
 import { contiguousAssignment } from '../input/partition.js';
-import { nativeMetisInUse } from '../linalg/backend.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Calibration } from '../machines/placement.js';
 import { partitionFromAssignment, type Partition, type Problem, type SparseProblem } from '../problem.js';
 import { metisPartition } from './metis.js';
@@ -74,6 +74,8 @@ export interface AdviseOptions {
   calibration?: Calibration;
   /** The relative residual the predicted iterations reach (default 1e-8). */
   tolerance?: number;
+  /** What the products, the analyses and the partitioners run on (default: the selected backend's, ../linalg/kernels.ts). */
+  kernels?: Kernels;
 }
 
 /** Relative margin under which two kappa(S) count as equal (the estimates' own accuracy is 1e-8 on CSR). */
@@ -88,9 +90,10 @@ export function candidateAssignments(
   // The rows are what is partitioned (more than the n unknowns on a tall matrix).
   const n = problem.A.rows;
   const m = partition.m;
-  const graph = rowGraph(problem.A);
+  const kernels = options.kernels ?? selectedKernels();
+  const graph = rowGraph(kernels, problem.A);
   const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
-  const metis = nativeMetisInUse();
+  const metis = kernels.metis;
   return [
     { strategy: 'given', assignment: partition.assignment },
     { strategy: 'contiguous', assignment: contiguousAssignment(n, m) },
@@ -110,10 +113,11 @@ function withPartition<P extends Problem | SparseProblem>(problem: P, partition:
 
 export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOptions = {}): Work<Advice> {
   const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
+  const kernels = options.kernels ?? selectedKernels();
   const m = problem.partition.m;
   const { lo, hi } = machineSizeBounds(problem.A.rows, m, imbalance);
   yield { phase: 'advise', fraction: 0 };
-  const assignments = candidateAssignments(problem, { ...options, imbalance });
+  const assignments = candidateAssignments(problem, { ...options, imbalance, kernels });
   // On CSR one LU of A serves every candidate's lambda_min(S) (A does not depend on the partition).
   let lu: SparseLuContext | undefined;
   // A tall matrix has no LU: its candidates are analysed on a dense copy (../analysis/analyze.ts).
@@ -121,8 +125,8 @@ export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOpt
   const candidates: PartitionCandidate[] = [];
   for (const [k, { strategy, assignment }] of assignments.entries()) {
     const partition = partitionFromAssignment(assignment, m);
-    const system = yield* buildDistributedSystemWork(withPartition(problem, partition));
-    const { kappaS, thetaH } = yield* partitionSpectrumWork(system, lu);
+    const system = yield* buildDistributedSystemWork(withPartition(problem, partition), kernels);
+    const { kappaS, thetaH } = yield* partitionSpectrumWork(kernels, system, lu);
     const sizes = [...partition.sizes];
     const { calibration } = options;
     candidates.push({

@@ -6,6 +6,7 @@
  * between machines that push S away from I: a partition that cuts light edges keeps the machines'
  * row spaces near orthogonal.
  */
+import type { Kernels } from '../linalg/kernels.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
 import type { CsrMatrix, DenseMatrix } from '../matrix.js';
 import { transpose } from '../sparse/csr.js';
@@ -28,9 +29,9 @@ function isCsr(a: DenseMatrix | CsrMatrix): a is CsrMatrix {
   return 'rowPtr' in a;
 }
 
-/** The row graph of a dense or CSR matrix. */
-export function rowGraph(a: DenseMatrix | CsrMatrix): WeightedGraph {
-  return isCsr(a) ? rowGraphOfCsr(a) : rowGraphOfDense(a);
+/** The row graph of a dense or CSR matrix (the dense one's products on `kernels`). */
+export function rowGraph(kernels: Kernels, a: DenseMatrix | CsrMatrix): WeightedGraph {
+  return isCsr(a) ? rowGraphOfCsr(a) : rowGraphOfDense(kernels, a);
 }
 
 function graphFromLists(n: number, neighbours: Int32Array[], weights: Float64Array[]): WeightedGraph {
@@ -46,7 +47,7 @@ function graphFromLists(n: number, neighbours: Int32Array[], weights: Float64Arr
 }
 
 /** Dense A: the normalized Gram matrix A A^T by blocks of rows (one dgemm each on the native backend), its nonzeros kept. */
-function rowGraphOfDense(a: DenseMatrix): WeightedGraph {
+function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
   const { rows: n, cols } = a;
   const normalized = new Float64Array(a.data);
   for (let i = 0; i < n; i++) {
@@ -62,7 +63,7 @@ function rowGraphOfDense(a: DenseMatrix): WeightedGraph {
   const values = new Float64Array(n);
   for (let r0 = 0; r0 < n; r0 += ROW_BLOCK) {
     const r1 = Math.min(n, r0 + ROW_BLOCK);
-    multiplyByTransposeRows(normalized, normalized, cols, r0, r1, n, block, n, r0);
+    multiplyByTransposeRows(kernels, normalized, normalized, cols, r0, r1, n, block, n, r0);
     for (let i = r0; i < r1; i++) {
       let count = 0;
       for (let j = 0; j < n; j++) {

@@ -39,7 +39,8 @@ import { isTall, leastSquaresPointsWork } from '../distributed/leastSquares.js';
 import { CancelledError, InvalidParameterError } from '../errors.js';
 import { norm2, relativeResidual } from '../matrix.js';
 import { empiricalRateOfTrace } from './empiricalRate.js';
-import { sameParameters, SnapshotMismatchError, type RunMeasures, type RunSnapshot } from './snapshot.js';
+import { initialMeasures, updateMeasures, type LiveRunMeasures, type RunMeasures } from './runMeasures.js';
+import { sameParameters, SnapshotMismatchError, type RunSnapshot } from './snapshot.js';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from './traceRecorder.js';
 import type { ResidualGrowth, RunOptions, RunResult, RunStatus, RunTarget } from './types.js';
 import { closeToOneText } from '../numberText.js';
@@ -340,76 +341,34 @@ export function* runWork(
     const recorder = new TraceRecorder(options.traceCap ?? DEFAULT_TRACE_CAP, xTrue !== null, isConsensus);
 
     let iteration = 0;
-    let residual = 0;
-    let error: number | null = null;
-    let consensus: number | null = null;
-    const measure = (): void => {
-      residual = Math.sqrt(method.residualNormSquared()) / residualScale;
-      error = xTrue === null ? null : relativeDistance(method.estimate, xTrue, normXTrue);
-      consensus = method.consensusDistance();
+    // The residual, error and consensus distance of x(iteration), into the trace.
+    const measureEstimate = (): [number, number | null, number | null] => {
+      const residual = Math.sqrt(method.residualNormSquared()) / residualScale;
+      const error = xTrue === null ? null : relativeDistance(method.estimate, xTrue, normXTrue);
+      const consensus = method.consensusDistance();
       recorder.record(iteration, residual, error, consensus);
+      return [residual, error, consensus];
     };
 
-    let initialResidual: number;
-    let initialError: number | null;
-    let consensusScale: number;
-    // The stagnation test's state: the smallest residual, the reference it must halve, and since when.
-    let bestResidual: number;
-    let referenceResidual: number;
-    let referenceIteration: number;
-    // The largest residual after the start (the growth a diagnosis speaks of).
-    let peakResidual: number;
-    let peakIteration: number;
+    let measures: LiveRunMeasures;
     if (resumeFrom) {
       method.restore(resumeFrom.method);
       recorder.restore(resumeFrom.trace);
       iteration = resumeFrom.iteration;
-      ({
-        residual,
-        error,
-        consensus,
-        initialResidual,
-        initialError,
-        consensusScale,
-        bestResidual,
-        referenceResidual,
-        referenceIteration,
-        peakResidual,
-        peakIteration,
-      } = resumeFrom.measures);
-      if ((error === null) !== (xTrue === null) || (consensus === null) !== !isConsensus) {
+      measures = { ...resumeFrom.measures };
+      if ((measures.error === null) !== (xTrue === null) || (measures.consensus === null) !== !isConsensus) {
         throw new SnapshotMismatchError('its measures are not those of this system and method');
       }
     } else {
-      measure();
-      initialResidual = residual;
-      initialError = error;
       // The consensus distance is measured against the size of the machines' estimates at the start.
-      consensusScale = consensus === null ? 0 : Math.max(consensus, norm2(method.estimate));
-      bestResidual = referenceResidual = residual;
-      referenceIteration = 0;
-      peakResidual = residual;
-      peakIteration = 0;
+      measures = initialMeasures(...measureEstimate(), norm2(method.estimate));
     }
-    const measures = (): RunMeasures => ({
-      residual,
-      error,
-      consensus,
-      initialResidual,
-      initialError,
-      consensusScale,
-      bestResidual,
-      referenceResidual,
-      referenceIteration,
-      peakResidual,
-      peakIteration,
-    });
     const snapshot = (): RunSnapshot => ({
       algorithm: id,
       parameters: { ...parameters },
       iteration,
       elapsedMs: performance.now() - started,
-      measures: measures(),
+      measures: { ...measures },
       trace: recorder.state(),
       method: method.state(),
     });
@@ -417,12 +376,14 @@ export function* runWork(
     let status: RunStatus | null = null;
     let stopReason = '';
     const nonFinite = (): string | null => {
+      const { residual, error, consensus } = measures;
       if (!Number.isFinite(residual)) return `the relative residual became ${residual}`;
       if (error !== null && !Number.isFinite(error)) return `the relative error became ${error}`;
       if (consensus !== null && !Number.isFinite(consensus)) return `the machines' estimates became non-finite`;
       return null;
     };
     const divergence = (): string | null => {
+      const { residual, error, consensus, initialResidual, initialError, consensusScale } = measures;
       // Below eps a relative residual is rounding: growth is judged from there at least.
       if (residual > divergenceTolerance * Math.max(initialResidual, Number.EPSILON)) {
         return `the relative residual ${fmt(residual)} exceeds divergenceTolerance ${fmt(divergenceTolerance)} times its initial value ${fmt(initialResidual)}`;
@@ -438,10 +399,13 @@ export function* runWork(
       }
       return null;
     };
-    const residualMet = (): boolean =>
-      inconsistent ? error !== null && error <= tolerance : residual <= tolerance || residual * residualScale <= absoluteTolerance;
-    const errorMet = (): boolean => errorTolerance === null || (error !== null && error <= errorTolerance);
+    const residualMet = (): boolean => {
+      const { residual, error } = measures;
+      return inconsistent ? error !== null && error <= tolerance : residual <= tolerance || residual * residualScale <= absoluteTolerance;
+    };
+    const errorMet = (): boolean => errorTolerance === null || (measures.error !== null && measures.error <= errorTolerance);
     const convergedReason = (): string => {
+      const { residual, error } = measures;
       const tests = [
         inconsistent
           ? `relative error to the ${target} solution ${fmt(error ?? Number.NaN)} <= tolerance ${fmt(tolerance)} (the system is inconsistent)`
@@ -453,11 +417,6 @@ export function* runWork(
       return `Converged after ${iteration} iterations: ${tests.join(', ')}.`;
     };
     const testStop = (): void => {
-      // A non-finite residual is its own status, not a peak.
-      if (iteration > 0 && residual > peakResidual && Number.isFinite(residual)) {
-        peakResidual = residual;
-        peakIteration = iteration;
-      }
       const bad = nonFinite();
       if (bad !== null) {
         status = 'non-finite';
@@ -476,11 +435,7 @@ export function* runWork(
         stopReason = convergedReason();
         return;
       }
-      if (residual < bestResidual) bestResidual = residual;
-      if (bestResidual < referenceResidual / 2) {
-        referenceResidual = bestResidual;
-        referenceIteration = iteration;
-      }
+      const { bestResidual, referenceIteration } = measures;
       if (window !== null && iteration - referenceIteration >= window && bestResidual <= STAGNATION_NEAR * attainable) {
         status = 'stagnated';
         stopReason =
@@ -496,39 +451,39 @@ export function* runWork(
     while (status === null) {
       if (signal?.aborted) {
         status = 'cancelled';
-        stopReason = `Cancelled after ${iteration} iterations (the abort signal fired); relative residual ${fmt(residual)}.`;
+        stopReason = `Cancelled after ${iteration} iterations (the abort signal fired); relative residual ${fmt(measures.residual)}.`;
         break;
       }
       if (iteration >= maxIterations) {
         status = 'max-iterations';
         stopReason =
           residualMet() && errorMet()
-            ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${fmt(residual)} meets the tolerance, ` +
+            ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${fmt(measures.residual)} meets the tolerance, ` +
               `but the iteration is unstable for these parameters (spectral radius ${fmt(theoreticalRate)} >= 1), ` +
               'so this is not reported as convergence.'
-            : `Stopped at maxIterations = ${maxIterations}: relative residual ${fmt(residual)}` +
+            : `Stopped at maxIterations = ${maxIterations}: relative residual ${fmt(measures.residual)}` +
               (residualMet()
-                ? `, relative error ${fmt(error ?? Number.NaN)} > errorTolerance ${fmt(errorTolerance ?? 0)}.`
+                ? `, relative error ${fmt(measures.error ?? Number.NaN)} > errorTolerance ${fmt(errorTolerance ?? 0)}.`
                 : ` > tolerance ${fmt(tolerance)}.`);
         break;
       }
       if (maxWallTimeMs !== null && performance.now() - started >= maxWallTimeMs) {
         status = 'max-wall-time';
-        stopReason = `Stopped at maxWallTimeMs = ${maxWallTimeMs} after ${iteration} iterations: relative residual ${fmt(residual)}.`;
+        stopReason = `Stopped at maxWallTimeMs = ${maxWallTimeMs} after ${iteration} iterations: relative residual ${fmt(measures.residual)}.`;
         break;
       }
       method.step();
       iteration++;
-      measure();
+      updateMeasures(measures, iteration, ...measureEstimate());
       testStop();
       if (status !== null) break;
       snapshotsAt(snapshot);
       try {
-        yield { phase: 'solve', algorithm: id, iteration, relativeResidual: residual } satisfies WorkProgress;
+        yield { phase: 'solve', algorithm: id, iteration, relativeResidual: measures.residual } satisfies WorkProgress;
       } catch (thrown) {
         if (!(thrown instanceof CancelledError)) throw thrown;
         status = 'cancelled';
-        stopReason = `Cancelled after ${iteration} iterations; relative residual ${fmt(residual)}.`;
+        stopReason = `Cancelled after ${iteration} iterations; relative residual ${fmt(measures.residual)}.`;
       } finally {
         snapshotsAt(null);
       }
@@ -536,9 +491,9 @@ export function* runWork(
 
     // testStop sets it from a closure, which the control-flow analysis does not follow.
     const finalStatus = status as RunStatus;
-    const growth = residualGrowth(algorithm, spectral, parameters, theoreticalRate, measures());
+    const growth = residualGrowth(algorithm, spectral, parameters, theoreticalRate, measures);
     if (growth !== null && spectral !== null && finalStatus !== 'converged' && finalStatus !== 'cancelled') {
-      stopReason += growthSentence(id, growth, finalStatus, residual, tolerance, theoreticalRate, divergenceTolerance);
+      stopReason += growthSentence(id, growth, finalStatus, measures.residual, tolerance, theoreticalRate, divergenceTolerance);
     }
     const solution = Float64Array.from(method.estimate);
     const trace = recorder.finish();

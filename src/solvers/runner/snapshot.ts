@@ -10,6 +10,9 @@
  */
 import type { AlgorithmId } from '../algorithms/registry.js';
 import type { Parameters } from '../algorithms/types.js';
+import type { RunMeasures } from './runMeasures.js';
+
+export type { RunMeasures } from './runMeasures.js';
 
 /** A TraceRecorder's contents (./traceRecorder.ts): the slots in use and its counters. */
 export interface TraceRecorderState {
@@ -22,27 +25,6 @@ export interface TraceRecorderState {
   readonly stride: number;
   readonly pendingIteration: number;
   readonly lastIteration: number;
-}
-
-/**
- * What the runner's loop measured: at the snapshot's iteration, at the start (divergence is judged
- * against it), the stagnation test's window and the largest residual so far.
- */
-export interface RunMeasures {
-  readonly residual: number;
-  readonly error: number | null;
-  readonly consensus: number | null;
-  readonly initialResidual: number;
-  readonly initialError: number | null;
-  readonly consensusScale: number;
-  /** The smallest relative residual so far. */
-  readonly bestResidual: number;
-  /** The residual the stagnation window asks to halve, and the iteration the window opened at. */
-  readonly referenceResidual: number;
-  readonly referenceIteration: number;
-  /** The largest relative residual after the start, and its iteration. */
-  readonly peakResidual: number;
-  readonly peakIteration: number;
 }
 
 export interface RunSnapshot {

@@ -14,6 +14,7 @@
  * mu, as for ARPACK's shift-invert through SciPy's splu) is not included.
  */
 import { runSync, type Work } from '../cooperative.js';
+import { selectedKernels } from '../linalg/kernels.js';
 import { SingularMatrixError } from '../errors.js';
 import type { CsrMatrix } from './csr.js';
 import { sparseLuWork, typescriptLuSolves, type LuSolves, type SparseLuFactorization, type SparseLuOptions } from './sparseLu.js';
@@ -155,5 +156,5 @@ export function* sparseMatrixConditioningWork(a: CsrMatrix, options: SparseCondi
 }
 
 export function sparseMatrixConditioning(a: CsrMatrix, options: SparseConditioningOptions = {}): SparseMatrixConditioning {
-  return runSync(sparseMatrixConditioningWork(a, options));
+  return runSync(sparseMatrixConditioningWork(a, { ...options, lanczos: { arpack: selectedKernels().arpack, ...options.lanczos } }));
 }

@@ -39,11 +39,13 @@
  * rho_1. Callers that know the gap is real may use it (the principal angles, whose tiny-angle digits
  * need it, through convergedWhen).
  *
- * On the native backend with the addon's ARPACK part, operators well above the basis size go to
- * ARPACK's implicitly restarted Lanczos instead (./arpackLanczos.ts: the same estimate and bound).
+ * Given ARPACK (options.arpack: the native kernels' eigen part, ../linalg/kernels.ts), operators well
+ * above the basis size go to ARPACK's implicitly restarted Lanczos instead (./arpackLanczos.ts: the
+ * same estimate and bound); the Lanczos below is the TypeScript kernels' one and ARPACK's fallback.
  */
 import { runSync, type Work } from '../cooperative.js';
-import { nativeArpackInUse } from '../linalg/backend.js';
+import type { NativeArpack } from '../linalg/backend.js';
+import { selectedKernels } from '../linalg/kernels.js';
 import type { SymmetricOperator } from '../linalg/lanczos.js';
 import { SeededRandom } from '../random.js';
 import { arpackLargestEigenvalueWork } from './arpackLanczos.js';
@@ -70,6 +72,8 @@ export interface LargestEigenvalueOptions {
    * residual and the gap (as in EigenvalueEstimate): e.g. a Kato-Temple accuracy on 1 - theta_1.
    */
   convergedWhen?: (theta1: number, residual: number, gap: number) => boolean;
+  /** ARPACK to hand large operators to (kernels.arpack); absent or null: the TypeScript Lanczos. */
+  arpack?: NativeArpack | null;
 }
 
 export const DEFAULT_SPECTRUM_TOLERANCE = 1e-10;
@@ -77,7 +81,7 @@ const DEFAULT_BASIS_SIZE = 40;
 const DEFAULT_MAX_ITERATIONS = 20000;
 const EPS = Number.EPSILON;
 /**
- * Smallest operator ARPACK takes on the native backend: below it the TypeScript Lanczos costs little
+ * Smallest operator ARPACK takes: below it the TypeScript Lanczos costs little
  * and reports the gap (ARPACK's single Ritz pair does not); above it ARPACK's BLAS orthogonalization
  * pays (lambda_max(A^T A) at n = 40,000: 2.4 s of CPU against 6.8 s).
  */
@@ -370,10 +374,10 @@ export function* largestEigenvalueWork(
   const m = Math.max(1, Math.min(n, options.basisSize ?? DEFAULT_BASIS_SIZE));
   const kept = Math.max(1, Math.min(m - 1, options.kept ?? Math.floor(m / 2)));
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
-  // On the native backend, ARPACK (./arpackLanczos.ts) for operators well above the basis size, unless the caller
-  // has its own stopping test (it reads the gap, which ARPACK's single Ritz pair does not give). Null: busy or
-  // not converged, and the Lanczos below runs.
-  const arpack = nativeArpackInUse();
+  // ARPACK (./arpackLanczos.ts) when given, for operators well above the basis size, unless the caller has its own
+  // stopping test (it reads the gap, which ARPACK's single Ritz pair does not give). Null: busy or not converged,
+  // and the Lanczos below runs.
+  const arpack = options.arpack ?? null;
   if (arpack !== null && options.convergedWhen === undefined && n >= ARPACK_MIN_SIZE && n > 4 * m) {
     const estimate = yield* arpackLargestEigenvalueWork(arpack, op, {
       tolerance,
@@ -552,7 +556,7 @@ export function largestEigenvalue(
   options: LargestEigenvalueOptions = {},
   workspace?: KrylovWorkspace,
 ): EigenvalueEstimate {
-  return runSync(largestEigenvalueWork(op, options, workspace));
+  return runSync(largestEigenvalueWork(op, { arpack: selectedKernels().arpack, ...options }, workspace));
 }
 
 /**
@@ -580,5 +584,5 @@ export function smallestEigenvalueByInverse(
   options: LargestEigenvalueOptions = {},
   workspace?: KrylovWorkspace,
 ): EigenvalueEstimate {
-  return runSync(smallestEigenvalueByInverseWork(inverse, options, workspace));
+  return runSync(smallestEigenvalueByInverseWork(inverse, { arpack: selectedKernels().arpack, ...options }, workspace));
 }

@@ -46,6 +46,7 @@
  * theta lands between the two (the dense path's bidiagonalization of Q_b - Q_a G resolves them).
  */
 import { runSync, type Work } from '../cooperative.js';
+import { selectedKernels } from '../linalg/kernels.js';
 import { DimensionMismatchError } from '../errors.js';
 import type { CsrMatrix } from './csr.js';
 import { ratioEstimate, type SpectralEstimate } from './singularValuesOfSparse.js';
@@ -420,7 +421,7 @@ export function sSpectrum(
   lu: SparseLuFactorization,
   options: LargestEigenvalueOptions = {},
 ): SSpectrum {
-  return runSync(sSpectrumWork(slots, factors, lu, options));
+  return runSync(sSpectrumWork(slots, factors, lu, { arpack: selectedKernels().arpack, ...options }));
 }
 
 export interface SparsePairAngle {

@@ -14,6 +14,7 @@ import { GRID_PARAMETERS, type GridParameter, type PartitionFamily, type StudyGe
 export {
   GRID_PARAMETERS,
   PARTITION_FAMILIES,
+  REGRESSION_PARAMETERS,
   STUDY_GENERATORS,
   STUDY_SAMPLERS,
   type GridParameter,
@@ -74,13 +75,36 @@ export interface StudyChunk {
   end: number;
 }
 
-const DEFAULTS: Record<GridParameter, number> = { mean: 0, std: 1, sigma: 1, eps: 0.1, blockSize: 1, p: 1, n: 120, m: 1 };
+const DEFAULTS: Record<GridParameter, number> = {
+  mean: 0,
+  std: 1,
+  sigma: 1,
+  eps: 0.1,
+  blockSize: 1,
+  p: 1,
+  skew: 0,
+  rowsPerFeature: 4,
+  n: 120,
+  m: 1,
+};
 
 /** Settings that only partition a matrix: points differing only in these share their samples' matrices. */
 const PARTITION_PARAMETERS: readonly GridParameter[] = ['m'];
 
 function integerSetting(name: GridParameter): boolean {
   return name === 'n' || name === 'm' || name === 'p' || name === 'blockSize';
+}
+
+/**
+ * The rows of a point's samples: rowsPerFeature * n (rounded) for regression data (n is then its
+ * features, the unknowns), n for the square generators.
+ */
+export function sampleRows(
+  definition: Pick<StudyDefinition, 'generator' | 'sampler' | 'matrix'>,
+  settings: Record<GridParameter, number>,
+): number {
+  if (definition.generator !== 'regression' || definition.sampler !== 'analysis' || definition.matrix) return settings.n;
+  return Math.round(settings.rowsPerFeature * settings.n);
 }
 
 /** Checks every setting and limit; returns the points. Throws before anything is queued. */
@@ -158,6 +182,22 @@ function checkPoint(definition: StudyDefinition, point: GridPoint, limits: Study
       });
     return;
   }
+  if (definition.generator === 'regression') {
+    if (s.skew < 0) throw new InvalidParameterError(`skew must be >= 0 at ${where}.`, { parameter: 'skew' });
+    if (s.rowsPerFeature < 1)
+      throw new InvalidParameterError(`rowsPerFeature must be >= 1 (a tall system) at ${where}; got ${s.rowsPerFeature}.`, {
+        parameter: 'rowsPerFeature',
+      });
+    const rows = sampleRows(definition, s);
+    if (rows > limits.maxN) {
+      throw new ProblemTooLargeError(`rows = rowsPerFeature * n = ${rows} at ${where} is above MAX_STUDY_N = ${limits.maxN}.`, {
+        parameter: 'rowsPerFeature',
+        limit: limits.maxN,
+      });
+    }
+    if (s.m > rows) throw new InvalidParameterError(`m = ${s.m} machines cannot share the ${rows} rows at ${where}.`, { parameter: 'm' });
+    return;
+  }
   if (s.m > s.n) throw new InvalidParameterError(`m = ${s.m} machines cannot share n = ${s.n} rows at ${where}.`, { parameter: 'm' });
   if (s.n < 2) throw new InvalidParameterError(`n must be >= 2 at ${where}.`, { parameter: 'n' });
   if (definition.generator === 'gaussian' && s.std === 0)
@@ -180,7 +220,8 @@ export function groupPoints(definition: StudyDefinition, points: readonly GridPo
   const groups = new Map<string, GridPoint[]>();
   for (const point of points) {
     const key =
-      definition.sampler === 'analysis'
+      // Regression data is drawn machine by machine over the partition: no two values of m share it.
+      definition.sampler === 'analysis' && definition.generator !== 'regression'
         ? GRID_PARAMETERS.filter((name) => !PARTITION_PARAMETERS.includes(name))
             .map((name) => point.settings[name])
             .join(',')
@@ -199,8 +240,21 @@ export function groupPoints(definition: StudyDefinition, points: readonly GridPo
 function sampleCost(definition: StudyDefinition, group: PointGroup): number {
   if (definition.matrix) return storedMatrixSampleCost(definition.matrix) * group.points.length;
   const n = group.points[0].settings.n;
+  if (definition.generator === 'regression' && definition.sampler === 'analysis') return regressionSampleCost(definition, group.points[0]);
   const perPoint = definition.sampler === 'analysis' ? (n / 120) ** 3 : (n / 120) ** 2 * 0.05;
   return Math.max(1e-3, perPoint * (group.points.length + 1));
+}
+
+/**
+ * A regression sample's full analysis (the tall path: QR of A and of the stacked bases, O(N n^2), and
+ * the m (m - 1) / 2 principal angles between machines of p = N / m rows), in units of one n = 120
+ * analysis (~0.6 ms): roughly 30 units (~18 ms) at N = 400, n = 50, m = 16.
+ */
+function regressionSampleCost(definition: StudyDefinition, point: GridPoint): number {
+  const { n, m } = point.settings;
+  const rows = sampleRows(definition, point.settings);
+  const p = Math.min(n, rows / m);
+  return Math.max(1e-3, (20 * rows * n * n + 7 * m * m * p * p * p) / 120 ** 3);
 }
 
 /**

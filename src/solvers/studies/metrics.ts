@@ -13,6 +13,7 @@ import { InvalidParameterError } from '../errors.js';
 import { buildDistributedSystem } from '../distributed/distributedSystem.js';
 import { createProblem } from '../input/createProblem.js';
 import { generateMatrix } from '../input/generators.js';
+import { regressionData } from '../input/regression.js';
 import type { StudySampler } from './vocabulary.js';
 
 export interface MetricSpec {
@@ -38,16 +39,21 @@ export function analysisScalarPaths(): ReadonlyMap<string, LeafKind> {
   if (analysisLeaves) return analysisLeaves;
   const A = generateMatrix({ generator: 'gaussian', n: 6, mean: 0, std: 1, seed: 1 });
   const analysis = analyze(buildDistributedSystem(createProblem({ A, partition: { machines: 2 } })));
+  // A tall, inconsistent system's analysis has more fields (consistency, the least-squares note): regression studies read them.
+  const tall = regressionData({ rows: 12, n: 4, machines: 2, sigma: 0.1, seed: 1 });
+  const tallAnalysis = analyze(buildDistributedSystem(createProblem({ A: tall.A, rhs: tall.b, partition: { machines: 2 } })));
   const leaves = new Map<string, LeafKind>();
   const walk = (value: unknown, path: string): void => {
-    if (Array.isArray(value)) return;
+    // The square analysis' kind stands; the tall one only adds fields (one null there is not a number).
+    if (Array.isArray(value) || leaves.has(path)) return;
     if (value === null || typeof value === 'number') leaves.set(path, 'number');
     else if (typeof value === 'boolean') leaves.set(path, 'boolean');
     else if (typeof value === 'string') leaves.set(path, 'string');
     else if (typeof value === 'object') for (const [key, child] of Object.entries(value)) walk(child, path ? `${path}.${key}` : key);
   };
   walk(analysis, '');
-  for (const structural of ['n', 'm']) leaves.delete(structural);
+  walk(tallAnalysis, '');
+  for (const structural of ['n', 'm', 'rows']) leaves.delete(structural);
   analysisLeaves = leaves;
   return leaves;
 }

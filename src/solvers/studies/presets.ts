@@ -10,12 +10,16 @@
  *  - Experiment 3: tan^-2(theta_12) of two machines with p rows each as n grows, p in {1, 2, 3, 4, 6}
  *    (p = 1 has the closed form cos^2 theta ~ Beta(1/2, (n-1)/2) beside it): density and
  *    P(tan^-2 theta_12 > eps).
+ * And one the paper motivates but does not run, federated regression (src/solvers/input/regression.ts):
+ *  - regression-skew: E[rho_APC] and E[rho_HBM] as the machines' feature skew grows, N = 400 noisy
+ *    samples (sigma 0.1) of n = 50 features over m = 16 machines of 25 rows each (p_i < n, so that
+ *    each machine's solution set is an affine subspace and kappa(S) is not trivially 1).
  */
 import type { GridParameter, PartitionFamily, StudyDefinition, StudyGenerator, StudySampler } from './definition.js';
 import { parseMetrics } from './metrics.js';
 import { checkStoredMatrixRequest, type StoredMatrixReference, type StudyMatrix } from './storedMatrix.js';
 
-export const STUDY_PRESETS = ['experiment-1', 'experiment-2', 'experiment-3'] as const;
+export const STUDY_PRESETS = ['experiment-1', 'experiment-2', 'experiment-3', 'regression-skew'] as const;
 export type StudyPreset = (typeof STUDY_PRESETS)[number];
 
 export type GridAxes = Partial<Record<GridParameter, number[]>>;
@@ -25,7 +29,7 @@ export interface GeneralStudyRequest {
   generator?: StudyGenerator;
   /** A matrix stored by POST /v1/matrices instead of a generator (./storedMatrix.ts: only m and the partition vary). */
   matrix?: StoredMatrixReference;
-  /** Settings the grid does not vary (defaults: n 120, m 1, mean 0, std 1, sigma 1, eps 0.1, blockSize 1, p 1). */
+  /** Settings the grid does not vary (defaults: n 120, m 1, mean 0, std 1, sigma 1, eps 0.1, blockSize 1, p 1, skew 0, rowsPerFeature 4). */
   settings?: Partial<Record<GridParameter, number>>;
   grid: GridAxes;
   partition?: { family?: PartitionFamily; seed?: number };
@@ -195,6 +199,48 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
             series: null,
             metrics: ['tanInvSqTheta'],
             logX: true,
+            logY: true,
+          },
+        ],
+      };
+    case 'regression-skew':
+      return {
+        request: {
+          generator: 'regression',
+          settings: { n: 50, rowsPerFeature: 8, m: 16, mean: 0, sigma: 0.1 },
+          grid: { skew: [0, 0.5, 1, 2, 4, 8] },
+          samples: 100,
+          metrics: [
+            APC,
+            HBM,
+            'conditioning.kappaS',
+            'conditioning.kappaAtA',
+            'consistency.leastSquaresResidual',
+            'consistency.weightedDistance',
+          ],
+        },
+        reference: null,
+        figures: [
+          {
+            name: 'figure-1',
+            title: 'Regression: E[ρ_APC] and E[ρ_HBM] against skew',
+            kind: 'curves',
+            x: 'skew',
+            panel: null,
+            series: null,
+            metrics: [APC, HBM],
+            logX: false,
+            logY: false,
+          },
+          {
+            name: 'figure-2',
+            title: 'Regression: E[κ(S)] and E[κ(AᵀA)] against skew',
+            kind: 'curves',
+            x: 'skew',
+            panel: null,
+            series: null,
+            metrics: ['conditioning.kappaS', 'conditioning.kappaAtA'],
+            logX: false,
             logY: true,
           },
         ],

@@ -10,7 +10,7 @@
  *    lambda_min(S) = sigma_min(Q)^2, unsquared until the end (no Gram matrix is formed).
  * Q_i is each machine's Householder basis (the full analysis' own factorization), and the extreme
  * singular values come from one bidiagonalization and Sturm counts on its bidiagonal
- * (./bidiagonalExtremes.ts; linalg/singularValues.ts without the native backend). The rates and the recommendation then follow from the
+ * (./bidiagonalExtremes.ts; linalg/singularValues.ts on kernels without the addon). The rates and the recommendation then follow from the
  * algorithms' own formulas, so every value here is the full analysis' value to rounding (checked
  * against `analyze` in test/solvers/studies/sampleMetrics.test.ts).
  */
@@ -18,8 +18,9 @@ import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/regis
 import type { OptimalTuning, SpectralData } from '../algorithms/types.js';
 import { fasterOfApcAndDhbm } from '../analysis/recommendation.js';
 import { runSync } from '../cooperative.js';
-import { nativeBlasInUse, type NativeBlas } from '../linalg/backend.js';
+import type { NativeBlas } from '../linalg/backend.js';
 import { householderQrWork } from '../linalg/householderQr.js';
+import type { Kernels } from '../linalg/kernels.js';
 import { singularValueRange, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
@@ -86,18 +87,19 @@ function nativeExtremesInPlace(blas: NativeBlas, matrix: Float64Array, n: number
  * faster than singularValueRange's sliced path, which is made for large matrices (it returns to the
  * event loop).
  */
-export function extremeSingularValues(data: Float64Array, n: number): SingularValueRange {
-  const blas = nativeBlasInUse();
-  if (!blas || n > NATIVE_SINGLE_CALL_MAX_N) return singularValueRange(data, n, n);
+export function extremeSingularValues(kernels: Kernels, data: Float64Array, n: number): SingularValueRange {
+  const blas = kernels.blas;
+  if (!blas || n > NATIVE_SINGLE_CALL_MAX_N) return singularValueRange(data, n, n, kernels);
   const work = scratchFor(n);
   work.square.set(data.subarray(0, n * n));
   return nativeExtremesInPlace(blas, work.square, n, work);
 }
 
-/** sigma_max(A)^2 / sigma_min(A)^2 and its two ends. */
-export function matrixConditioning(a: DenseMatrix): MatrixConditioningValues {
-  if (a.rows !== a.cols) throw new RangeError('matrixConditioning needs a square matrix');
-  const { largest, smallest } = extremeSingularValues(a.data, a.rows);
+/** sigma_max(A)^2 / sigma_min(A)^2 and its two ends; a tall A's sigma_min is its n-th singular value. */
+export function matrixConditioning(kernels: Kernels, a: DenseMatrix): MatrixConditioningValues {
+  if (a.rows < a.cols) throw new RangeError('matrixConditioning needs a square or tall matrix');
+  const { largest, smallest } =
+    a.rows === a.cols ? extremeSingularValues(kernels, a.data, a.rows) : singularValueRange(a.data, a.rows, a.cols, kernels);
   const L = largest * largest;
   const mu = smallest * smallest;
   return { kappaAtA: (largest / smallest) ** 2, L, mu };
@@ -119,11 +121,13 @@ function copyRows(data: Float64Array, n: number, rows: Int32Array, out: Float64A
  * One machine (m = 1) holds all n rows, so Q = Q_1 is orthogonal and S = I: both are 1 (what the
  * factorization below returns to rounding, since a Householder Q is orthogonal whatever A's rank).
  */
-export function sExtremes(a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
+export function sExtremes(kernels: Kernels, a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
   const n = a.cols;
+  // Q is n x n only when sum p_i = n; a tall system's machines may hold dependent rows (the full analysis' row-space bases).
+  if (a.rows !== n) throw new RangeError('sExtremes needs a square matrix; a tall system takes the full analysis');
   if (partition.m === 1 && partition.sizes[0] === n) return { lambdaMinS: 1, lambdaMaxS: 1 };
-  const blas = nativeBlasInUse();
-  if (!blas) return typescriptSExtremes(a, partition);
+  const blas = kernels.blas;
+  if (!blas) return typescriptSExtremes(kernels, a, partition);
   const single = n <= NATIVE_SINGLE_CALL_MAX_N;
   const work = single ? scratchFor(n) : new Scratch(n);
   // Row k of `basis` is a basis vector of some R(A_i): basis = Q^T, whose singular values are Q's.
@@ -137,12 +141,12 @@ export function sExtremes(a: DenseMatrix, partition: Partition): { lambdaMinS: n
     blas.dorgqr(n, p, p, basis, row * n, n, work.tau, 0);
     row += p;
   }
-  const { largest, smallest } = single ? nativeExtremesInPlace(blas, basis, n, work) : singularValueRange(basis, n, n);
+  const { largest, smallest } = single ? nativeExtremesInPlace(blas, basis, n, work) : singularValueRange(basis, n, n, kernels);
   return { lambdaMinS: smallest * smallest, lambdaMaxS: largest * largest };
 }
 
 /** The TypeScript path: each machine's Householder basis, then the sliced singular value range of Q^T. */
-function typescriptSExtremes(a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
+function typescriptSExtremes(kernels: Kernels, a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
   const n = a.cols;
   const basis = new Float64Array(n * n);
   let row = 0;
@@ -150,10 +154,10 @@ function typescriptSExtremes(a: DenseMatrix, partition: Partition): { lambdaMinS
     const p = partition.sizes[i];
     const rows = new Float64Array(p * n);
     copyRows(a.data, n, partition.rowsOf[i], rows, 0);
-    basis.set(runSync(householderQrWork(rows, p, n)).q, row * n);
+    basis.set(runSync(householderQrWork(kernels, rows, p, n)).q, row * n);
     row += p;
   }
-  const { largest, smallest } = singularValueRange(basis, n, n);
+  const { largest, smallest } = singularValueRange(basis, n, n, kernels);
   return { lambdaMinS: smallest * smallest, lambdaMaxS: largest * largest };
 }
 
@@ -202,9 +206,9 @@ export function isConditioningPath(path: string): boolean {
  * sin = sigma_min(Q_2 - Q_1 (Q_1^T Q_2)), the sines of the principal angles being the singular
  * values of the part of R(A_2)'s basis outside R(A_1).
  */
-export function smallestPrincipalAngle(first: Float64Array, second: Float64Array, p: number, n: number): number {
-  const q1 = runSync(householderQrWork(first, p, n)).q;
-  const q2 = runSync(householderQrWork(second, p, n)).q;
+export function smallestPrincipalAngle(kernels: Kernels, first: Float64Array, second: Float64Array, p: number, n: number): number {
+  const q1 = runSync(householderQrWork(kernels, first, p, n)).q;
+  const q2 = runSync(householderQrWork(kernels, second, p, n)).q;
   // cross[k][l] = <q2_k, q1_l>
   const cross = new Float64Array(p * p);
   for (let k = 0; k < p; k++)
@@ -219,7 +223,7 @@ export function smallestPrincipalAngle(first: Float64Array, second: Float64Array
       const c = cross[k * p + l];
       for (let j = 0; j < n; j++) residual[k * n + j] -= c * q1[l * n + j];
     }
-  const cos = singularValueRange(cross, p, p).largest;
-  const sin = singularValueRange(residual, p, n).smallest;
+  const cos = singularValueRange(cross, p, p, kernels).largest;
+  const sin = singularValueRange(residual, p, n, kernels).smallest;
   return Math.atan2(sin, cos);
 }

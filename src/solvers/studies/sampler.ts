@@ -9,12 +9,14 @@
 import { analyze } from '../analysis/analyze.js';
 import { buildDistributedSystem } from '../distributed/distributedSystem.js';
 import { createProblem } from '../input/createProblem.js';
+import { selectedKernels } from '../linalg/kernels.js';
 import { generateMatrix } from '../input/generators.js';
+import { regressionData } from '../input/regression.js';
 import { buildPartition, randomPartition } from '../input/partition.js';
 import type { DenseMatrix } from '../matrix.js';
 import { partitionFromAssignment, type Partition } from '../problem.js';
 import { SeededRandom } from '../random.js';
-import { GRID_PARAMETERS, type GridPoint, type PointGroup, type StudyDefinition } from './definition.js';
+import { GRID_PARAMETERS, REGRESSION_PARAMETERS, sampleRows, type GridPoint, type PointGroup, type StudyDefinition } from './definition.js';
 import { metricValue, type MetricSpec } from './metrics.js';
 import { conditioningAnalysis, isConditioningPath, matrixConditioning, sExtremes, smallestPrincipalAngle } from './sampleMetrics.js';
 
@@ -43,13 +45,16 @@ function hashSeed(text: string): number {
 
 /** The matrix seed of sample `sample` of a point: depends on every setting but the partition's, so all m share it. */
 export function matrixSeed(definition: StudyDefinition, point: GridPoint, sample: number): number {
-  const settings = GRID_PARAMETERS.filter((name) => name !== 'm').map((name) => `${name}=${point.settings[name]}`);
+  // The regression settings enter only regression seeds: the other generators' samples stay what they were.
+  const settings = GRID_PARAMETERS.filter(
+    (name) => name !== 'm' && (definition.generator === 'regression' || !REGRESSION_PARAMETERS.includes(name)),
+  ).map((name) => `${name}=${point.settings[name]}`);
   return hashSeed(`${definition.seed}|${definition.sampler}|${definition.generator}|${settings.join(',')}|${sample}`);
 }
 
 /** The seed of the random partition of sample `sample` at a point (family random). */
 export function partitionSeed(definition: StudyDefinition, point: GridPoint, sample: number): number {
-  return hashSeed(`${definition.partition.seed}|partition|n=${point.settings.n}|m=${point.settings.m}|${sample}`);
+  return hashSeed(`${definition.partition.seed}|partition|n=${sampleRows(definition, point.settings)}|m=${point.settings.m}|${sample}`);
 }
 
 /**
@@ -58,7 +63,8 @@ export function partitionSeed(definition: StudyDefinition, point: GridPoint, sam
  * `{ family: 'random', seed, machines: m }` (the samples CSV lists the seed).
  */
 export function samplePartition(definition: StudyDefinition, point: GridPoint, sample: number): Partition {
-  const { n, m } = point.settings;
+  const { m } = point.settings;
+  const n = sampleRows(definition, point.settings);
   if (definition.partition.family === 'contiguous') return buildPartition({ machines: m }, n);
   if (definition.partition.family === 'random') return randomPartition(n, m, partitionSeed(definition, point, sample));
   const assignment = new Int32Array(n);
@@ -66,10 +72,59 @@ export function samplePartition(definition: StudyDefinition, point: GridPoint, s
   return partitionFromAssignment(assignment, m);
 }
 
+/**
+ * The regression data of sample `sample` at a point: rowsPerFeature * n samples of n features with
+ * labels of noise sigma, machine i's rows (the sample's partition's) skewed by `skew`. A job replays it
+ * with `{ format: 'generator', generator: 'regression', rows, n, mean, skew, sigma, seed }` and the
+ * sample's partition (the samples CSV's seeds).
+ */
+export function sampleRegression(
+  definition: StudyDefinition,
+  point: GridPoint,
+  sample: number,
+): { A: DenseMatrix; b: Float64Array; partition: Partition } {
+  const s = point.settings;
+  const partition = samplePartition(definition, point, sample);
+  const rows = sampleRows(definition, s);
+  const seed = matrixSeed(definition, point, sample);
+  const data = regressionData({
+    rows,
+    n: s.n,
+    machines: s.m,
+    mean: s.mean,
+    skew: s.skew,
+    sigma: s.sigma,
+    seed,
+    assignment: partition.assignment,
+  });
+  return { A: data.A, b: data.b, partition };
+}
+
+/**
+ * A regression sample: a tall, generally inconsistent system, analyzed in full (the cheap path's
+ * factorizations are of square matrices; the full analysis also gives the consistency fields).
+ */
+function regressionSample(definition: StudyDefinition, point: GridPoint, sample: number): SampleOutcome {
+  const metrics = definition.metrics;
+  try {
+    const { A, b, partition } = sampleRegression(definition, point, sample);
+    const analysis = analyze(buildDistributedSystem(createProblem({ A, rhs: b, partition })));
+    const limit = definition.dropKappaAtAAbove;
+    if (limit !== null && !(analysis.conditioning.kappaAtA <= limit)) {
+      return { status: 'dropped', reason: `kappa(A^T A) > ${limit}`, values: new Array<number>(metrics.length).fill(Number.NaN) };
+    }
+    return { status: 'kept', reason: null, values: metrics.map((metric: MetricSpec) => metricValue(analysis, metric)) };
+  } catch (error) {
+    return failure(error, metrics.length);
+  }
+}
+
 function sampleMatrix(definition: StudyDefinition, point: GridPoint, sample: number): DenseMatrix {
   const s = point.settings;
   const seed = matrixSeed(definition, point, sample);
   switch (definition.generator) {
+    case 'regression':
+      throw new RangeError('regression samples are drawn per point (sampleRegression)');
     case 'gaussian':
       return generateMatrix({ generator: 'gaussian', n: s.n, mean: s.mean, std: s.std, seed });
     case 'structured-gaussian':
@@ -93,6 +148,7 @@ function failure(error: unknown, metrics: number): SampleOutcome {
 export function computeGroupSample(definition: StudyDefinition, group: PointGroup, sample: number): SampleOutcome[] {
   const metrics = definition.metrics;
   if (definition.sampler === 'subspace-pair') return group.points.map((point) => subspacePairSample(definition, point, sample));
+  if (definition.generator === 'regression') return group.points.map((point) => regressionSample(definition, point, sample));
   let matrix: DenseMatrix;
   try {
     matrix = sampleMatrix(definition, group.points[0], sample);
@@ -103,7 +159,7 @@ export function computeGroupSample(definition: StudyDefinition, group: PointGrou
   let conditioning: ReturnType<typeof matrixConditioning> | null = null;
   if (cheap || definition.dropKappaAtAAbove !== null) {
     try {
-      conditioning = matrixConditioning(matrix);
+      conditioning = matrixConditioning(selectedKernels(), matrix);
     } catch (error) {
       return group.points.map(() => failure(error, metrics.length));
     }
@@ -118,7 +174,7 @@ export function computeGroupSample(definition: StudyDefinition, group: PointGrou
       const partition = samplePartition(definition, point, sample);
       const source =
         cheap && conditioning
-          ? conditioningAnalysis(partition.m, conditioning, sExtremes(matrix, partition))
+          ? conditioningAnalysis(partition.m, conditioning, sExtremes(selectedKernels(), matrix, partition))
           : analyze(buildDistributedSystem(createProblem({ A: matrix, partition })));
       return { status: 'kept', reason: null, values: metrics.map((metric: MetricSpec) => metricValue(source, metric)) };
     } catch (error) {
@@ -134,7 +190,7 @@ function subspacePairSample(definition: StudyDefinition, point: GridPoint, sampl
     const random = new SeededRandom(matrixSeed(definition, point, sample));
     const first = random.fillNormal(new Float64Array(p * n), mean, std);
     const second = random.fillNormal(new Float64Array(p * n), mean, std);
-    const theta = smallestPrincipalAngle(first, second, p, n);
+    const theta = smallestPrincipalAngle(selectedKernels(), first, second, p, n);
     const tan = Math.tan(theta);
     const values: Record<string, number> = { theta, tanInvSqTheta: 1 / (tan * tan), cosSqTheta: Math.cos(theta) ** 2 };
     return { status: 'kept', reason: null, values: definition.metrics.map((metric) => values[metric.path]) };

@@ -1,6 +1,7 @@
 import { Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import { computeGramBlocks, gramBlock, gramIsIdentity, gramOperator, intersectSupports } from '../../../src/solvers/analysis/gramBlocks.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { systemOf } from '../../support/systems.js';
@@ -85,7 +86,7 @@ describeEachBackend('Gram blocks Q_i^T Q_j', () => {
       for (let c = 0; c < qi.columns; c++, col++) for (let r = 0; r < n; r++) q.set(r, col, qi.get(r, c));
     }
     const refSingular = new SingularValueDecomposition(q.transpose().mmul(q)).diagonal;
-    const op = gramOperator(gram);
+    const op = gramOperator(selectedKernels(), gram);
     const dense = new Matrix(n, n);
     const e = new Float64Array(n);
     const y = new Float64Array(n);

@@ -3,9 +3,16 @@
  * (mean + skew d_i, scale s_i), the labels are A x_true plus noise of standard deviation sigma, and a
  * spec and seed give the same data bit for bit. Statistical checks allow 5 standard errors.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
+import { generateSystem, validateGeneratorSpec } from '../../../src/solvers/input/generators.js';
+import { buildPartition, randomPartition } from '../../../src/solvers/input/partition.js';
 import { regressionData } from '../../../src/solvers/input/regression.js';
+
+const fixture = JSON.parse(readFileSync(new URL('../../fixtures/regression.json', import.meta.url), 'utf8')) as {
+  job: { spec: { rows: number; n: number; skew: number; sigma: number; seed: number }; machines: number; sumA: number; sumB: number };
+};
 
 describe('regression data', () => {
   const spec = { rows: 4000, n: 20, machines: 4, mean: 0.5, skew: 3, scale: [1, 2, 0.5, 1], sigma: 0.1, seed: 7 };
@@ -82,5 +89,55 @@ describe('regression data', () => {
     expect(() => regressionData({ rows: 6, n: 6, machines: 2, sigma: -1 })).toThrow(/sigma/);
     expect(() => regressionData({ rows: 6, n: 6, machines: 2, scale: [1, 2, 3] })).toThrow(/scale/);
     expect(() => regressionData({ rows: 6, n: 6, machines: 2, scale: [1, 0] })).toThrow(/scale/);
+  });
+
+  it("draws machine i's rows for the rows a given assignment puts on it (a random partition's)", () => {
+    const partition = randomPartition(3000, 3, 11);
+    const skewed = regressionData({ rows: 3000, n: 4, machines: 3, skew: 5, seed: 2, assignment: partition.assignment });
+    expect(skewed.assignment).toEqual(partition.assignment);
+    for (let i = 0; i < 3; i++) {
+      const rows = partition.rowsOf[i];
+      for (let j = 0; j < 4; j++) {
+        let sum = 0;
+        for (const k of rows) sum += skewed.A.data[k * 4 + j];
+        expect(Math.abs(sum / rows.length - 5 * skewed.directions[i * 4 + j])).toBeLessThan(5 / Math.sqrt(rows.length));
+      }
+    }
+    expect(() => regressionData({ rows: 4, n: 2, machines: 2, assignment: Int32Array.from([0, 0, 0, 0]) })).toThrow(/every machine/);
+    expect(() => regressionData({ rows: 4, n: 2, machines: 2, assignment: Int32Array.from([0, 1]) })).toThrow(/assignment/);
+  });
+});
+
+describe('the regression generator of jobs', () => {
+  it('generates over the partition the labels as b, x_true only without noise; its data is what NumPy checked', () => {
+    const { spec, machines } = fixture.job;
+    const partition = buildPartition({ machines }, spec.rows);
+    const system = generateSystem({ ...spec, generator: 'regression' }, undefined, partition);
+    expect(system.A.rows).toBe(400);
+    expect(system.A.cols).toBe(20);
+    // The data scripts/regressionReference.py solved (through scripts/regressionData.ts): same sums.
+    expect(Math.abs(system.A.data.reduce((a, v) => a + v, 0) - fixture.job.sumA)).toBeLessThan(1e-9 * Math.abs(fixture.job.sumA));
+    expect(Math.abs(system.b!.reduce((a, v) => a + v, 0) - fixture.job.sumB)).toBeLessThan(1e-9 * Math.abs(fixture.job.sumB));
+    expect(system.xTrue).toBeNull();
+    const exact = generateSystem({ ...spec, sigma: 0, generator: 'regression' }, undefined, partition);
+    expect(exact.xTrue).toHaveLength(20);
+    expect(exact.A.data).toEqual(system.A.data);
+    // Other generators leave b to the caller (A * ones).
+    expect(generateSystem({ generator: 'gaussian', n: 4 }).b).toBeNull();
+  });
+
+  it("checks rows >= n and the scales against the partition's machines", () => {
+    expect(() => validateGeneratorSpec({ generator: 'regression', rows: 5, n: 6 })).toThrow(/rows/);
+    const partition = buildPartition({ machines: 3 }, 30);
+    expect(() => validateGeneratorSpec({ generator: 'regression', rows: 30, n: 3, scale: [1, 2] }, undefined, partition)).toThrow(/scale/);
+    expect(validateGeneratorSpec({ generator: 'regression', rows: 30, n: 3, scale: [1, 2, 3] }, undefined, partition)).toMatchObject({
+      rows: 30,
+      n: 3,
+      mean: 0,
+      skew: 0,
+      sigma: 0,
+      seed: 1,
+    });
+    expect(() => validateGeneratorSpec({ generator: 'regression', rows: 2000, n: 3 }, { maxN: 1000 })).toThrow(/at most n = 1000/);
   });
 });

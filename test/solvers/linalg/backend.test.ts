@@ -20,6 +20,7 @@ import { householderQrWork, type ThinQr } from '../../../src/solvers/linalg/hous
 import { lanczos } from '../../../src/solvers/linalg/lanczos.js';
 import { luFactor, luSolve, luSolveTransposed } from '../../../src/solvers/linalg/lu.js';
 import { panelBidiagonalWork, panelLuWork, panelQrWork } from '../../../src/solvers/linalg/panelFactorizations.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { multiplyByTransposeRows } from '../../../src/solvers/linalg/products.js';
 import { bidiagonalSingularValue, singularValues } from '../../../src/solvers/linalg/singularValues.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
@@ -394,7 +395,7 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
       ['identity rows 20 x 30', 20, 30, Float64Array.from({ length: 20 * 30 }, (_, k) => (Math.floor(k / 30) === k % 30 ? 2 : 0))],
     ];
     for (const [name, p, c, rows] of cases) {
-      const { ts, nat } = both<ThinQr>(() => runSync(householderQrWork(rows, p, c)));
+      const { ts, nat } = both<ThinQr>(() => runSync(householderQrWork(selectedKernels(), rows, p, c)));
       for (let k = 0; k < p; k++) {
         expect(Math.abs(Math.abs(nat.r[k * p + k]) - Math.abs(ts.r[k * p + k])), name).toBeLessThan(1e-13 * maxAbs(ts.r));
         let dot = 0;
@@ -438,7 +439,7 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
       const y = rng.fillSigned(new Float64Array(cols * len));
       const { ts, nat } = both(() => {
         const out = new Float64Array(rows * cols);
-        multiplyByTransposeRows(x, y, len, 0, rows, cols, out, cols);
+        multiplyByTransposeRows(selectedKernels(), x, y, len, 0, rows, cols, out, cols);
         return out;
       });
       expect(maxDifference(nat, ts)).toBeLessThan(1e-14 * Math.sqrt(len) * 4);
@@ -512,7 +513,7 @@ describe.skipIf(skipNative)(nativeTitle('native and TypeScript kernels agree'), 
       const x = new SeededRandom(3).fillSigned(new Float64Array(gram.size));
       const gx = both(() => {
         const y = new Float64Array(gram.size);
-        gramOperator(gram).apply(x, y);
+        gramOperator(selectedKernels(), gram).apply(x, y);
         return y;
       });
       expect(maxDifference(gx.nat, gx.ts)).toBeLessThan(1e-13);

@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { multiplyByTransposeRows } from '../../../src/solvers/linalg/products.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { describeEachBackend } from '../../support/backends.js';
@@ -15,11 +16,11 @@ describeEachBackend('X Y^T kernel', (backend) => {
       const x = rng.fillSigned(new Float64Array(rows * len));
       const y = rng.fillSigned(new Float64Array(cols * len));
       const out = new Float64Array(rows * cols).fill(NaN);
-      multiplyByTransposeRows(x, y, len, 0, rows, cols, out, cols);
+      multiplyByTransposeRows(selectedKernels(), x, y, len, 0, rows, cols, out, cols);
       const part = new Float64Array(2 * cols).fill(NaN);
       const r0 = Math.min(1, rows - 1);
       const r1 = Math.min(rows, r0 + 2);
-      multiplyByTransposeRows(x, y, len, r0, r1, cols, part, cols, r0);
+      multiplyByTransposeRows(selectedKernels(), x, y, len, r0, r1, cols, part, cols, r0);
       for (let i = 0; i < rows; i++)
         for (let j = 0; j < cols; j++) {
           let s = 0;

@@ -1,7 +1,7 @@
 /**
  * A machine's operators on each storage (dense: Q_i and R; CSR: the Cholesky factor of A_i A_i^T)
  * against ml-matrix computations from its rows alone: A_i v, A_i^T w, P_i v = (I - A_i^+ A_i) v,
- * x_i(0) = A_i^+ b_i, and the fused passes of the gradient methods (A_i^T (A_i x - b_i)), Cimmino
+ * x_i(0) = A_i^+ b_i, A_i x - b_i, and the fused steps of the passes of the gradient methods (A_i^T (A_i x - b_i)), Cimmino
  * (A_i^+ (b_i - A_i x)) and APC (x_i + gamma P_i (xbar - x_i), with |A_i xbar - b_i|^2 and
  * |xbar - x_i|^2), on full and partial column supports, with the kernels of each backend.
  */
@@ -10,7 +10,11 @@ import { Matrix, pseudoInverse } from 'ml-matrix';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { CsrMachine } from '../../../src/solvers/machines/csrMachine.js';
-import { DISTANCE2, DenseMachine, RESIDUAL2, Scratch, type MachineOperator } from '../../../src/solvers/machines/machine.js';
+import { CIMMINO_PASS, CIMMINO_TERMS } from '../../../src/solvers/machines/cimminoPass.js';
+import { CONSENSUS_PASS, CONSENSUS_STEP } from '../../../src/solvers/machines/consensusPass.js';
+import { GRADIENT_PASS, GRADIENT_TERMS } from '../../../src/solvers/machines/gradientPass.js';
+import { DenseMachine, Scratch } from '../../../src/solvers/machines/machine.js';
+import type { Machine, MachinePass } from '../../../src/solvers/machines/machinePass.js';
 import { passKernels } from '../../../src/solvers/machines/placement.js';
 import { csrStorage, denseStorage } from '../../../src/solvers/machines/storage.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
@@ -32,8 +36,25 @@ function relativeError(actual: ArrayLike<number>, expected: ArrayLike<number>): 
 
 const column = (values: ArrayLike<number>): Matrix => Matrix.columnVector(Array.from(values));
 
+/** Runs phase `phase` of `pass` on one machine, its output region at `offset`; returns its scalars. */
+function runPhase<Params>(
+  pass: MachinePass<Params>,
+  phase: number,
+  machine: Machine,
+  params: Params,
+  input: Float64Array,
+  output: Float64Array,
+  offset: number,
+): Float64Array {
+  const scalars = new Float64Array(pass.scalarsPerMachine);
+  const step = pass.steps[phase];
+  if (machine.kind === 'dense') step.dense(machine, params, input, output, offset, scalars, 0);
+  else step.csr(machine, params, input, output, offset, scalars, 0);
+  return scalars;
+}
+
 interface OperatorUnderTest {
-  readonly operator: MachineOperator;
+  readonly operator: Machine;
   readonly index: number;
   readonly p: number;
   readonly c: number;
@@ -116,7 +137,7 @@ describeEachBackend('machine operators', (backend) => {
           const x = random(n);
           const residual = Ai.mmul(column(x)).sub(bi);
           const term = new Float64Array(machine.c + 1).fill(NaN);
-          const residual2 = operator.gradientTerm(x, term, 1);
+          const [residual2] = runPhase(GRADIENT_PASS, GRADIENT_TERMS, operator, {}, x, term, 1);
           const gradient = Ai.transpose().mmul(residual).to1DArray();
           expect(
             relativeError(
@@ -127,7 +148,7 @@ describeEachBackend('machine operators', (backend) => {
           expect(residual2).toBeCloseTo(residual.norm() ** 2, 9);
 
           const cimmino = new Float64Array(machine.c).fill(NaN);
-          const cimminoResidual2 = operator.cimminoTerm(x, cimmino, 0);
+          const [cimminoResidual2] = runPhase(CIMMINO_PASS, CIMMINO_TERMS, operator, {}, x, cimmino, 0);
           // (ml-matrix's add, sub and mul work in place)
           const correction = pinv.mmul(residual.clone().mul(-1)).to1DArray();
           expect(
@@ -142,16 +163,19 @@ describeEachBackend('machine operators', (backend) => {
           const gamma = 1.3;
           const local = Float64Array.from(start.subarray(n));
           const xi = column(local);
-          const scalars = new Float64Array(2);
-          operator.consensusStep(gamma, x, local, 0, scalars, 0);
+          const [consensusResidual2, distance2Measured] = runPhase(CONSENSUS_PASS, CONSENSUS_STEP, operator, { gamma }, x, local, 0);
           const distance2 = column(x).sub(xi).norm() ** 2;
           const expected = xi
             .clone()
             .add(projector.mmul(column(x).sub(xi)).mul(gamma))
             .to1DArray();
           expect(relativeError(local, expected)).toBeLessThan(1e-11);
-          expect(scalars[RESIDUAL2]).toBeCloseTo(residual.norm() ** 2, 8);
-          expect(scalars[DISTANCE2]).toBeCloseTo(distance2, 9);
+          expect(consensusResidual2).toBeCloseTo(residual.norm() ** 2, 8);
+          expect(distance2Measured).toBeCloseTo(distance2, 9);
+
+          const residualOut = new Float64Array(p + 1).fill(NaN);
+          expect(operator.residual(x, residualOut, 1)).toBeCloseTo(residual2, 9);
+          expect(relativeError(residualOut.subarray(1), residual.to1DArray())).toBeLessThan(1e-12);
         }
       });
     }
@@ -166,6 +190,8 @@ describeEachBackend('machine operators', (backend) => {
     const onlyRows = new DenseMachine(denseStorage(machine, { rows: true, basis: false }), 20, new Scratch(20, 20, 20), kernels);
     expect(() => onlyRows.project(new Float64Array(20), new Float64Array(20), 0)).toThrow(/no basis Q_i/);
     const onlyBasis = new DenseMachine(denseStorage(machine, { rows: false, basis: true }), 20, new Scratch(20, 20, 20), kernels);
-    expect(() => onlyBasis.gradientTerm(new Float64Array(20), new Float64Array(20), 0)).toThrow(/no rows of A_i/);
+    expect(() => runPhase(GRADIENT_PASS, GRADIENT_TERMS, onlyBasis, {}, new Float64Array(20), new Float64Array(20), 0)).toThrow(
+      /no rows of A_i/,
+    );
   });
 });

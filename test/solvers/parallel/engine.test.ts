@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { nativeBlas, nativeUnavailableReason } from '../../../src/solvers/linalg/backend.js';
-import { GRADIENT_PASS, createShard, type FleetSpec } from '../../../src/solvers/machines/machineShard.js';
+import { GRADIENT_PASS, GRADIENT_TERMS } from '../../../src/solvers/machines/gradientPass.js';
+import { createLocalShard, type FleetSpec } from '../../../src/solvers/machines/machineShard.js';
 import type { DenseMachineStorage } from '../../../src/solvers/machines/storage.js';
 import {
   activeSolverWorkers,
@@ -158,7 +159,9 @@ function gradientPlan(hide: 'machines' | 'cols' | null, chunks = 1): ShardPlan<F
   const spec = {
     outputOffset: Int32Array.from({ length: chunks + 1 }, (_, s) => 3 * s),
     scalarsPerChunk: 1,
-    gamma: 0,
+    pass: GRADIENT_PASS.name,
+    module: GRADIENT_PASS.module,
+    params: {},
   } as Partial<FleetSpec>;
   Object.defineProperty(spec, 'machines', { value: machines, enumerable: hide !== 'machines' });
   return {
@@ -171,7 +174,7 @@ function gradientPlan(hide: 'machines' | 'cols' | null, chunks = 1): ShardPlan<F
     scalarsPerChunk: 1,
     chunkWork: new Float64Array(chunks).fill(12),
     spec: spec as FleetSpec,
-    createShard,
+    createShard: createLocalShard,
   };
 }
 
@@ -187,7 +190,7 @@ describe('worker failures', () => {
       expect(lastThreadStartFailure()).toMatch(/failed to start/);
       expect(activeSolverWorkers()).toBe(0);
       engine.input.set([1, 1, 1]);
-      engine.run(GRADIENT_PASS);
+      engine.run(GRADIENT_TERMS);
       // r = A 1 - b = (5, 14, 24, 1), A^T r, for each of the two chunks
       const term = [5 * 1 + 14 * 4 + 24 * 7 + 1 * 1, 5 * 2 + 14 * 5 + 24 * 8 + 1 * 0, 5 * 3 + 14 * 6 + 24 * 10 + 1 * 1];
       expect(Array.from(engine.output)).toEqual([...term, ...term]);
@@ -208,7 +211,7 @@ describe('worker failures', () => {
       let failure: unknown = null;
       for (let phase = 0; phase < 200 && failure === null; phase++) {
         try {
-          engine.run(GRADIENT_PASS);
+          engine.run(GRADIENT_TERMS);
         } catch (error) {
           failure = error;
         }

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { machineSizeBounds, multilevelPartition } from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { rowGraph } from '../../../src/solvers/partitioning/rowGraph.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
@@ -24,12 +25,12 @@ describe('row graph', () => {
       [0, 1, 0],
       [0, 0, 2],
     ]);
-    const g = rowGraph(a);
+    const g = rowGraph(selectedKernels(), a);
     expect(Array.from(g.idx.subarray(g.ptr[0], g.ptr[1]))).toEqual([1]);
     expect(g.weight[g.ptr[0]]).toBeCloseTo(4 / 5, 15);
     expect(g.ptr[3] - g.ptr[2]).toBe(0);
-    const sparse = rowGraph(poisson2d(5));
-    const dense = rowGraph({
+    const sparse = rowGraph(selectedKernels(), poisson2d(5));
+    const dense = rowGraph(selectedKernels(), {
       rows: 25,
       cols: 25,
       data: (() => {
@@ -50,7 +51,7 @@ describe('reverse Cuthill-McKee', () => {
     const k = 20;
     const random = new SeededRandom(3);
     const shuffled = shuffleCsr(poisson2d(k), random.permutation(k * k), random.permutation(k * k));
-    const g = rowGraph(shuffled);
+    const g = rowGraph(selectedKernels(), shuffled);
     const order = reverseCuthillMcKee(g);
     expect(Array.from(order).sort((x, y) => x - y)).toEqual(Array.from({ length: k * k }, (_, i) => i));
     const position = new Int32Array(k * k);
@@ -66,7 +67,7 @@ describe('reverse Cuthill-McKee', () => {
 
 describe('multilevel partitioner', () => {
   it('keeps every part within (1 +/- imbalance) n/m', () => {
-    const g = rowGraph(poisson2d(30));
+    const g = rowGraph(selectedKernels(), poisson2d(30));
     for (const [m, imbalance] of [
       [8, 0.1],
       [5, 0.02],
@@ -87,7 +88,7 @@ describe('multilevel partitioner', () => {
 
   it('recovers disconnected components whole (a shuffled block-diagonal matrix: no edge cut)', () => {
     const { A } = shuffledBlockDiagonal(12, 100);
-    const g = rowGraph(A);
+    const g = rowGraph(selectedKernels(), A);
     const assignment = multilevelPartition(g, 12);
     let cut = 0;
     for (let v = 0; v < g.n; v++) for (let q = g.ptr[v]; q < g.ptr[v + 1]; q++) if (assignment[v] !== assignment[g.idx[q]]) cut++;

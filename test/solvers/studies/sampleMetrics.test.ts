@@ -17,6 +17,7 @@ import { expandGrid, type StudyDefinition } from '../../../src/solvers/studies/d
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { householderQrWork } from '../../../src/solvers/linalg/householderQr.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { singularValueRange } from '../../../src/solvers/linalg/singularValues.js';
 import { describeEachBackend } from '../../support/backends.js';
 
@@ -37,10 +38,10 @@ describeEachBackend('cheap study path', () => {
         const definition = definitionFor(family);
         for (const mean of [0, 1]) {
           const A = generateMatrix({ generator: 'gaussian', n: 40, mean, std: 1, seed: 11 + mean });
-          const matrix = matrixConditioning(A);
+          const matrix = matrixConditioning(selectedKernels(), A);
           for (const point of expandGrid(definition)) {
             const partition = samplePartition(definition, point, 1);
-            const cheap = conditioningAnalysis(partition.m, matrix, sExtremes(A, partition));
+            const cheap = conditioningAnalysis(partition.m, matrix, sExtremes(selectedKernels(), A, partition));
             const full = analyze(buildDistributedSystem(createProblem({ A, partition })));
             const where = `${family}, mean ${mean}, m ${point.settings.m}`;
             for (const key of ['kappaS', 'lambdaMinS', 'lambdaMaxS', 'kappaAtA', 'L', 'mu'] as const)
@@ -69,17 +70,17 @@ describeEachBackend('cheap study path against its previous construction', () => 
         for (const rows of partition.rowsOf) {
           const block = new Float64Array(rows.length * 40);
           rows.forEach((r, k) => block.set(A.data.subarray(r * 40, r * 40 + 40), k * 40));
-          basis.set(runSync(householderQrWork(block, rows.length, 40)).q, row * 40);
+          basis.set(runSync(householderQrWork(selectedKernels(), block, rows.length, 40)).q, row * 40);
           row += rows.length;
         }
         const reference = singularValueRange(basis, 40, 40);
-        const cheap = sExtremes(A, partition);
+        const cheap = sExtremes(selectedKernels(), A, partition);
         const where = `mean ${mean}, m ${point.settings.m}`;
         expect(Math.abs(cheap.lambdaMaxS - reference.largest ** 2) / reference.largest ** 2, where).toBeLessThan(1e-12);
         expect(Math.abs(cheap.lambdaMinS - reference.smallest ** 2) / reference.smallest ** 2, where).toBeLessThan(1e-12);
         if (point.settings.m === 1) expect(cheap).toEqual({ lambdaMinS: 1, lambdaMaxS: 1 });
       }
-      const conditioning = matrixConditioning(A);
+      const conditioning = matrixConditioning(selectedKernels(), A);
       const sigma = singularValueRange(A.data, 40, 40);
       expect(Math.abs(conditioning.kappaAtA - (sigma.largest / sigma.smallest) ** 2) / conditioning.kappaAtA).toBeLessThan(1e-12);
     }
@@ -111,6 +112,8 @@ describe('subspace pair', () => {
     for (const block of [first, second, rest])
       for (let k = 0; k < block.length / n; k++) rows.push(Array.from(block.subarray(k * n, k * n + n)));
     const analysis = analyze(buildDistributedSystem(createProblem({ A: fromRows(rows), partition: { sizes: [p, p, n - 2 * p] } })));
-    expect(Math.abs(smallestPrincipalAngle(first, second, p, n) - analysis.heterogeneity.theta[0][1])).toBeLessThan(1e-12);
+    expect(Math.abs(smallestPrincipalAngle(selectedKernels(), first, second, p, n) - analysis.heterogeneity.theta[0][1])).toBeLessThan(
+      1e-12,
+    );
   });
 });

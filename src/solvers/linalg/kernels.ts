@@ -1,0 +1,93 @@
+/**
+ * The kernels the numerics run on, chosen once: this is the only file of src/solvers (with
+ * ./backend.ts, which loads the addon) that asks which backend is selected. Everything below the
+ * entry points (analyzeWork, the studies' samplers, the partition advisor, a solver run's
+ * placement) takes a `Kernels` and never asks again, so which path runs is visible at the call.
+ *
+ * Two sets:
+ *  - TypeScript: every part null, each routine runs its own loops (and, in solver runs, the
+ *    WebAssembly row kernels of ./wasmRowKernels.ts, attached by ../machines/placement.ts);
+ *  - native: the addon's OpenBLAS + LAPACK (`blas`), and its ARPACK and METIS parts when it was
+ *    built with them.
+ * One algorithm per metric on both, the sets differing in kernels and in the tiles those kernels
+ * like (`productTile`). One metric keeps two algorithms, chosen here (`blockSigmaMax`, below).
+ */
+import {
+  activeBackend,
+  NATIVE_MADDS_PER_CALL,
+  nativeArpack,
+  nativeBlas,
+  nativeMetis,
+  type BackendName,
+  type NativeArpack,
+  type NativeBlas,
+  type NativeMetis,
+} from './backend.js';
+
+/** Rows and columns of C = X Y^T that one product call should produce (X, Y row-major with rows of length len). */
+export interface ProductTile {
+  readonly rows: number;
+  readonly cols: number;
+}
+
+export interface Kernels {
+  readonly backend: BackendName;
+  /** Dense BLAS and LAPACK (the addon's OpenBLAS): gemm, gemv, QR panels, bidiagonalization, triangular solves, LU; null: the TypeScript loops. */
+  readonly blas: NativeBlas | null;
+  /** ARPACK behind the Lanczos operator interface (../sparse/spectrumOfOperator.ts); null: the TypeScript Lanczos. */
+  readonly arpack: NativeArpack | null;
+  /** The graph partitioner METIS (../partitioning/advisor.ts); null: the TypeScript multilevel partitioner. */
+  readonly metis: NativeMetis | null;
+  /** The tile of a scan over C = X X^T of n rows of length len (../analysis/localAngles.ts). */
+  productTile(n: number, len: number): ProductTile;
+  /**
+   * How sigma_max of a small dense block (a Gram block G_ij of ../analysis/principalAngles.ts) is found:
+   * Lanczos on G^T G with the TypeScript loops, where a bidiagonalization's fixed (4/3) p^3 costs more than
+   * the few steps Lanczos usually needs; LAPACK's bidiagonalization with the addon, where those p^3 run at
+   * BLAS-3 speed and Lanczos can need up to p steps (a clustered top of the spectrum: two random halves of
+   * R^n). Both agree to the fixture tolerances. On the TypeScript loops neither wins everywhere (bench/blockSigmaMax.ts:
+   * bidiagonalization takes 0.5-0.8x Lanczos's time on the large blocks of two machines, 1.05-1.6x on those of four to
+   * eight), so the choice stays here, one line per set.
+   */
+  readonly blockSigmaMax: 'lanczos' | 'bidiagonalization';
+}
+
+/** Rows per panel and columns per chunk of the TypeScript product loop: a 4 x 4 register block over L1-sized tiles. */
+const TYPESCRIPT_TILE: ProductTile = { rows: 8, cols: 512 };
+
+export const TYPESCRIPT_KERNELS: Kernels = {
+  backend: 'typescript',
+  blas: null,
+  arpack: null,
+  metis: null,
+  productTile: () => TYPESCRIPT_TILE,
+  blockSigmaMax: 'lanczos',
+};
+
+function nativeKernelsOf(blas: NativeBlas): Kernels {
+  return {
+    backend: 'native',
+    blas,
+    arpack: nativeArpack(),
+    metis: nativeMetis(),
+    // Whole rows of C, as many as one call of NATIVE_MADDS_PER_CALL multiply-adds holds (8 to 256): one dgemm per panel.
+    productTile: (n, len) => ({ rows: Math.max(8, Math.min(256, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, n * len)))), cols: n }),
+    blockSigmaMax: 'bidiagonalization',
+  };
+}
+
+let native: Kernels | undefined;
+
+/** The kernels of a backend ('native' when the addon is not loaded: the TypeScript ones). */
+export function kernelsOf(backend: BackendName): Kernels {
+  if (backend === 'typescript') return TYPESCRIPT_KERNELS;
+  const blas = nativeBlas();
+  if (blas === null) return TYPESCRIPT_KERNELS;
+  native ??= nativeKernelsOf(blas);
+  return native;
+}
+
+/** The kernels of the backend this process selected (../linalg/backend.ts useBackend): what the outermost entry points default to. */
+export function selectedKernels(): Kernels {
+  return kernelsOf(activeBackend());
+}

@@ -1,0 +1,42 @@
+/**
+ * The kernels chosen once (src/solvers/linalg/kernels.ts): what each backend's set holds, and that
+ * kernels passed in are what runs, whatever backend the process selected.
+ */
+import { describe, expect, it } from 'vitest';
+import { analyze } from '../../../src/solvers/analysis/analyze.js';
+import { nativeArpack, nativeBlas, nativeMetis } from '../../../src/solvers/linalg/backend.js';
+import { kernelsOf, selectedKernels, TYPESCRIPT_KERNELS } from '../../../src/solvers/linalg/kernels.js';
+import { withBackend } from '../../support/backends.js';
+import { gaussianSystem } from '../../support/systems.js';
+
+const nativeLoaded = nativeBlas() !== null;
+
+describe('kernels', () => {
+  it('the TypeScript set has no native part and tiles products for its cache-blocked loop', () => {
+    expect(kernelsOf('typescript')).toBe(TYPESCRIPT_KERNELS);
+    expect(TYPESCRIPT_KERNELS).toMatchObject({ backend: 'typescript', blas: null, arpack: null, metis: null, blockSigmaMax: 'lanczos' });
+    expect(TYPESCRIPT_KERNELS.productTile(3000, 3000)).toEqual({ rows: 8, cols: 512 });
+    expect(withBackend('typescript', () => selectedKernels())).toBe(TYPESCRIPT_KERNELS);
+  });
+
+  it.skipIf(!nativeLoaded)('the native set holds the addon and its parts, and takes whole rows per dgemm', () => {
+    const native = kernelsOf('native');
+    expect(native).toMatchObject({ backend: 'native', blas: nativeBlas(), arpack: nativeArpack(), metis: nativeMetis() });
+    expect(native.blockSigmaMax).toBe('bidiagonalization');
+    expect(withBackend('native', () => selectedKernels())).toBe(native);
+    // 2.5e8 multiply-adds per call: 27 rows of 3000 x 3000, clamped to [8, 256].
+    expect(native.productTile(3000, 3000)).toEqual({ rows: 27, cols: 3000 });
+    expect(native.productTile(100, 100).rows).toBe(256);
+    expect(native.productTile(20000, 20000).rows).toBe(8);
+  });
+
+  it.skipIf(!nativeLoaded)('an analysis runs on the kernels passed in, not on the selected backend', () => {
+    const system = withBackend('typescript', () => gaussianSystem(60, 4, 7));
+    const onTypescript = withBackend('typescript', () => analyze(system));
+    const onNative = withBackend('native', () => analyze(system));
+    // The two sets differ in the last bits (LAPACK's sums, another algorithm for sigma_max of a Gram block).
+    expect(onNative).not.toEqual(onTypescript);
+    expect(withBackend('native', () => analyze(system, { kernels: kernelsOf('typescript') }))).toEqual(onTypescript);
+    expect(withBackend('typescript', () => analyze(system, { kernels: kernelsOf('native') }))).toEqual(onNative);
+  });
+});
