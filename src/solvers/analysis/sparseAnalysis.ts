@@ -237,21 +237,21 @@ export function* sparseAnglesAndSWork(
   const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
 
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(
-    sSpectrumWork(
-      slots,
-      factors,
-      lu,
-      { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows), arpack: kernels.arpack },
-      workspace,
-      luSolves,
-    ),
-    'conditioning',
-    0.5,
-    1,
-  );
+  const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, { lu, luSolves, workspace }), 'conditioning', 0.5, 1);
 
   return { angles, s };
+}
+
+/** S's ends, as the analysis computes them, from the partition's column slots and the machines' factors. */
+function sSpectrumOfPartitionWork(
+  kernels: Kernels,
+  n: number,
+  slots: MachineColumnSlots,
+  factors: GramFactorSolves,
+  { lu, luSolves, workspace }: SparseLuContext,
+): Work<SSpectrum> {
+  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), arpack: kernels.arpack };
+  return sSpectrumWork(slots, factors, lu, options, workspace, luSolves);
 }
 
 /** The LU of A and what the S part needs of it, on the current thread. */
@@ -290,19 +290,7 @@ export function* sparseStagedPartsWork(kernels: Kernels, system: SparseDistribut
   const pairs = pairAnglesSpec(system, slots);
   const factors = machineGramSolves(pairs.factors);
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(
-    sSpectrumWork(
-      slots,
-      factors,
-      lu,
-      { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows), arpack: kernels.arpack },
-      workspace,
-      luSolves,
-    ),
-    'conditioning',
-    0.5,
-    1,
-  );
+  const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, { lu, luSolves, workspace }), 'conditioning', 0.5, 1);
   const conditioning: Conditioning = {
     kappaS: s.kappaS.value,
     lambdaMinS: s.lambdaMinS.value,
