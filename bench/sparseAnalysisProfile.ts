@@ -3,7 +3,9 @@
  * backend: the LU of A, L = lambda_max(A^T A), mu by shift-invert, the principal angles of the
  * overlapping pairs, lambda_max(S), lambda_min(S), the local angles; wall time, operator applications
  * and value of each, then the whole analysis once through analyze() (what bench/sparseStages.ts times),
- * and the peak RSS. Prints one JSON line.
+ * and the peak RSS; and what one product or solve of each part costs (unitCosts: x -> A^T A x, an LU
+ * solve pair A^{-1} A^{-T}, machine 0's Gram solve pair L_0^{-T} L_0^{-1}), the floor of each part
+ * being its count of them times that. Prints one JSON line.
  *
  * lambda_max(S) is had by reflection (2 - lambda_min(S)) when the machines' overlap graph is bipartite, as
  * in the analysis; --lanczos-max also times the Lanczos run it replaces.
@@ -65,6 +67,28 @@ function main(): void {
     const [luSeconds, lu] = clock(() => runSync(currentThreadSparseLuWork(A)));
     log('lu', { seconds: luSeconds, nnzLU: factorNonzeros(lu), ordering: lu.ordering });
     const luSolves = currentThreadLuSolves(lu);
+    // What one product or solve of each part costs here (median of `repeats`): a part's floor is its count of them times this.
+    const median = (repeats: number, fn: () => void): number => {
+      const times = Array.from({ length: repeats }, () => clock(fn)[0]).sort((a, b) => a - b);
+      return times[Math.floor(repeats / 2)];
+    };
+    const x = new Float64Array(A.rows).fill(1);
+    const y = new Float64Array(A.rows);
+    const normal = currentThreadNormalOperator(A);
+    const gramSolves = machineGramSolves(system.machines.map((machine) => machine.gram));
+    const p0 = system.machines[0].p;
+    log('unitCosts', {
+      normalProduct: median(9, () => normal.apply(x, y)),
+      luSolvePair: median(5, () => {
+        luSolves.solveTransposed(x, y);
+        luSolves.solve(y, x.fill(1));
+      }),
+      gramSolvePair: median(9, () => {
+        gramSolves.solveL(0, x.subarray(0, p0), y.subarray(0, p0));
+        gramSolves.solveLT(0, y.subarray(0, p0), x.subarray(0, p0));
+      }),
+    });
+    x.fill(1);
     const [condSeconds, cond] = clock(() =>
       runSync(
         sparseMatrixConditioningWork(A, {

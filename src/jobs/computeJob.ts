@@ -1,19 +1,28 @@
 /**
  * The computation of one job, free of Redis and BullMQ: build the distributed system, analyse
- * it, then (solve jobs) run each requested algorithm or (advise jobs) compare candidate partitions, all through runCooperatively so that the
+ * it, then (advise jobs) compare candidate partitions, all through runCooperatively so that the
  * process stays responsive (cancel messages, progress reports) during long factorizations and runs.
+ * A solve job of more than STAGED_ANALYSIS_ABOVE_N rows computes what its runs need first, the spectral data (L, mu and S's ends: the
+ * analysis' 'conditioning' phase), runs each requested algorithm, then the rest of the analysis
+ * ('principal-angles', 'local-angles'), which reuses what the first stage computed; when every
+ * requested algorithm's parameters are given, the runs start right after the setup, without the
+ * spectral estimates, and their rate, eps kappa(A) and growth diagnosis come from the analysis after
+ * them (theoryOfRun). Either way the result's analysis is the one an analyze job reports.
  * Each stage runs on the job's share of the host's cores (threadBudget).
  * With checkpoints (./checkpoints.ts) an attempt saves what it has done every interval, and an
- * attempt given an earlier one's checkpoint takes its analysis and finished runs as they are and
- * resumes the run under way from its snapshot: the outcome is the uninterrupted attempt's.
+ * attempt given an earlier one's checkpoint takes its spectral data, analysis and finished runs as
+ * they are and resumes the run under way from its snapshot: the outcome is the uninterrupted attempt's.
  */
 import { availableParallelism } from 'node:os';
 import type { AlgorithmId } from '../solvers/algorithms/registry.js';
-import { analyzeWork, spectralDataOf } from '../solvers/analysis/analyze.js';
+import { algorithms as algorithmRegistry } from '../solvers/algorithms/registry.js';
+import type { SpectralData } from '../solvers/algorithms/types.js';
+import { analyzeWork, spectralDataOf, spectralStageWork, type StagedAnalysis } from '../solvers/analysis/analyze.js';
+import type { Analysis } from '../solvers/analysis/types.js';
 import { systemCost, timeToSolution, withTimeToSolution } from '../solvers/analysis/timeToSolution.js';
 import { currentCalibration } from '../solvers/machines/placement.js';
 import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
-import { buildDistributedSystemWork } from '../solvers/distributed/distributedSystem.js';
+import { buildDistributedSystemWork, type SolverSystem } from '../solvers/distributed/distributedSystem.js';
 import { CancelledError } from '../solvers/errors.js';
 import { createProblem } from '../solvers/input/createProblem.js';
 import { activeBackend, nativeBlas } from '../solvers/linalg/backend.js';
@@ -21,7 +30,7 @@ import { setSolverThreads } from '../solvers/parallel/threads.js';
 import { adviseWork } from '../solvers/partitioning/advisor.js';
 import type { Problem, SparseProblem } from '../solvers/problem.js';
 import { multipleRhsWork } from '../solvers/runner/multipleRhs.js';
-import { startRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
+import { everyParameterGiven, startRun, theoryOfRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
 import { SnapshotMismatchError, type RunSnapshot } from '../solvers/runner/snapshot.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import type { JobCheckpointing } from './checkpoints.js';
@@ -45,7 +54,16 @@ export interface ComputeSettings {
   runningJobs?: RunningJobs;
   /** Checkpoints of this attempt; absent: nothing saved, nothing resumed. */
   checkpoints?: JobCheckpointing;
+  /** Solves of more rows than this compute their spectral data first (default STAGED_ANALYSIS_ABOVE_N). */
+  stagedAnalysisAboveN?: number;
 }
+
+/**
+ * Up to this many rows a solve computes its whole analysis before its runs, as an analyze job does:
+ * seconds at most there, and a solve cancelled during its runs keeps its analysis; above it the
+ * spectral data comes first and the rest after the runs.
+ */
+export const STAGED_ANALYSIS_ABOVE_N = 20_000;
 
 export interface ComputeOutcome {
   status: 'succeeded' | 'cancelled';
@@ -61,7 +79,8 @@ function summarizeRun(run: RunResult): RunColumnSummary {
     relativeResidual: run.relativeResidual,
     relativeError: run.relativeError,
     empiricalRate: run.empiricalRate,
-    theoreticalRate: run.theoreticalRate,
+    // NaN: a run started without the spectral data, filled in by withTheory once the analysis is done.
+    theoreticalRate: Number.isNaN(run.theoreticalRate) ? null : run.theoreticalRate,
     parameters: run.parameters,
     wallTimeMs: run.wallTimeMs,
     stopReason: run.stopReason,
@@ -70,6 +89,35 @@ function summarizeRun(run: RunResult): RunColumnSummary {
     tracePoints: run.trace.iteration.length,
     ...(run.target === undefined ? {} : { target: run.target }),
   };
+}
+
+/** A summary of a run started without the spectral data, with what the analysis says of it (theoryOfRun). */
+function withTheory<T extends RunColumnSummary>(
+  summary: T,
+  algorithm: AlgorithmId,
+  spectral: SpectralData,
+  options: ComputeInput['options'],
+): T {
+  const { status, parameters, relativeResidual, stopReason } = summary;
+  const run = {
+    algorithm,
+    status,
+    parameters,
+    relativeResidual: relativeResidual ?? Number.NaN,
+    stopReason,
+    growth: summary.growth ?? null,
+  };
+  const theory = theoryOfRun(run, spectral, options);
+  return { ...summary, ...theory, attainableAccuracy: Number.isFinite(theory.attainableAccuracy) ? theory.attainableAccuracy : null };
+}
+
+/** Whether a solve job's runs start without the spectral estimates: every requested algorithm's parameters are given. */
+export function runsSkipEstimates(input: Pick<ComputeInput, 'type' | 'algorithms' | 'options'>): boolean {
+  return (
+    input.type === 'solve' &&
+    input.algorithms.length > 0 &&
+    input.algorithms.every((id) => everyParameterGiven(algorithmRegistry[id], input.options.parameters[id]))
+  );
 }
 
 /**
@@ -182,38 +230,65 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   };
   const cooperative: CooperativeOptions = { signal, onProgress, progressIntervalMs: sliceMs, sliceMs };
   const problem = problemOf(input);
+  const spectralFirst = input.type === 'solve' && input.matrix.A.rows > (settings.stagedAnalysisAboveN ?? STAGED_ANALYSIS_ABOVE_N);
+  const skipEstimates = spectralFirst && runsSkipEstimates(input);
 
-  let analysis;
-  let system;
+  let analysis: Analysis | null = resume?.analysis ?? null;
+  let staged: StagedAnalysis | null = null;
+  // What the runs read (null: every parameter given, none read); a resumed attempt takes it from its checkpoint.
+  let spectral: SpectralData | null = null;
+  let system: SolverSystem;
   try {
     applyThreadBudget(runningJobs);
     system = await runCooperatively(buildDistributedSystemWork(problem), cooperative);
-    if (resume?.analysis) analysis = resume.analysis;
-    else {
-      applyThreadBudget(runningJobs);
-      analysis = await runCooperatively(analyzeWork(system, { tolerance: input.options.tolerance }), cooperative);
+    if (spectralFirst) {
+      if (!skipEstimates) spectral = analysis === null ? (resume?.spectral ?? null) : spectralDataOf(analysis);
+      if (!skipEstimates && spectral === null) {
+        applyThreadBudget(runningJobs);
+        staged = await runCooperatively(spectralStageWork(system, { tolerance: input.options.tolerance }), cooperative);
+        spectral = staged.spectral;
+      }
+      schedule.done.spectral = spectral;
+      schedule.done.analysis = analysis;
+    } else {
+      analysis = await completeAnalysis();
+      spectral = spectralDataOf(analysis);
     }
   } catch (error) {
     if (error instanceof CancelledError) return { status: 'cancelled', runs: [] };
     throw error;
   }
-  if (analysis.timeToSolution === undefined) {
-    // Priced on the kernels this worker runs (calibrated once per process), for the job's deployment if it named one.
-    const t = timeToSolution({
-      system: systemCost(system),
-      rates: analysis.rates,
-      tolerance: analysis.recommendation.tolerance,
-      calibration: currentCalibration(),
-      deployment: input.options.deployment,
-    });
-    analysis = withTimeToSolution(analysis, t);
-  }
-  schedule.done.analysis = analysis;
 
-  const result: JobResult = { analysis, runs: {} };
+  /** The whole analysis: the rest of the staged one, else all of it (a resumed attempt, or runs without estimates). */
+  async function completeAnalysis(): Promise<Analysis> {
+    let done = analysis;
+    if (done === null) {
+      applyThreadBudget(runningJobs);
+      done = await runCooperatively(
+        staged === null ? analyzeWork(system, { tolerance: input.options.tolerance }) : staged.rest(),
+        cooperative,
+      );
+    }
+    if (done.timeToSolution === undefined) {
+      // Priced on the kernels this worker runs (calibrated once per process), for the job's deployment if it named one.
+      const t = timeToSolution({
+        system: systemCost(system),
+        rates: done.rates,
+        tolerance: done.recommendation.tolerance,
+        calibration: currentCalibration(),
+        deployment: input.options.deployment,
+      });
+      done = withTimeToSolution(done, t);
+    }
+    schedule.done.analysis = done;
+    return done;
+  }
+
+  const summaries: JobResult['runs'] = {};
   const runs: RunOutput[] = [];
   let cancelled = false;
-  if (input.type === 'advise') {
+  if (input.type === 'advise' && analysis !== null) {
+    const result: JobResult = { analysis, runs: summaries };
     try {
       applyThreadBudget(runningJobs);
       result.advice = await runCooperatively(
@@ -229,10 +304,10 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
       if (error instanceof CancelledError) return { status: 'cancelled', result, runs };
       throw error;
     }
+    return { status: 'succeeded', result, runs };
   }
   if (input.type === 'solve') {
     schedule.saveIfDue(null);
-    const spectral = spectralDataOf(analysis);
     const rhs = rightHandSides(input);
     const runOptions = (algorithm: AlgorithmId) => {
       const { options } = input;
@@ -289,7 +364,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
           trace: first.trace,
           otherColumns: others.map((column) => ({ solution: column.solution, trace: column.trace })),
         };
-        result.runs[algorithm] = summary;
+        summaries[algorithm] = summary;
         runs.push(output);
         if (columns.some((column) => column.status === 'cancelled')) {
           cancelled = true;
@@ -321,7 +396,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
         summary = summarizeRun(run);
         output = { algorithm, solution: run.solution, trace: run.trace };
       }
-      result.runs[algorithm] = summary;
+      summaries[algorithm] = summary;
       runs.push(output);
       if (summary.status === 'cancelled') {
         cancelled = true;
@@ -331,5 +406,20 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
       schedule.saveIfDue(null);
     }
   }
-  return { status: cancelled ? 'cancelled' : 'succeeded', result, runs };
+  // Cancelled before the analysis was complete: the finished runs' outputs only.
+  if (cancelled && analysis === null) return { status: 'cancelled', runs };
+  try {
+    analysis = await completeAnalysis();
+  } catch (error) {
+    if (error instanceof CancelledError) return { status: 'cancelled', runs };
+    throw error;
+  }
+  if (skipEstimates) {
+    const known = spectralDataOf(analysis);
+    for (const [id, summary] of Object.entries(summaries) as [AlgorithmId, RunSummary][]) {
+      const columns = summary.columns?.map((column) => withTheory(column, id, known, input.options));
+      summaries[id] = { ...withTheory(summary, id, known, input.options), ...(columns === undefined ? {} : { columns }) };
+    }
+  }
+  return { status: cancelled ? 'cancelled' : 'succeeded', result: { analysis, runs: summaries }, runs };
 }

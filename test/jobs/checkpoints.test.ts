@@ -16,6 +16,8 @@ import { CheckpointUnreadableError, decodeCheckpoint, encodeCheckpoint, type Job
 import type { JobSpec } from '../../src/jobs/types.js';
 import type { WorkProgress } from '../../src/solvers/cooperative.js';
 import { generateMatrix } from '../../src/solvers/input/generators.js';
+import { algorithms } from '../../src/solvers/algorithms/registry.js';
+import { spectralDataOf } from '../../src/solvers/analysis/analyze.js';
 import { partitionFromAssignment } from '../../src/solvers/problem.js';
 import { csrFromDense } from '../../src/solvers/sparse/csr.js';
 
@@ -58,6 +60,8 @@ async function attempt(input: ComputeInput, resumeFrom: JobCheckpoint | null, in
     traceCap: TRACE_CAP,
     sliceMs: 0,
     checkpoints,
+    // The staged order (spectral data, runs, the rest of the analysis) at this size too.
+    stagedAnalysisAboveN: 0,
   });
   return { outcome, saved, progress, discarded };
 }
@@ -123,7 +127,10 @@ describe('a job resumed from any of its checkpoints ends with the uninterrupted 
       const betweenRuns = checkpoints.findIndex((c) => c.runs.length > 0 && c.current === null);
       if (betweenRuns >= 0) picks.push(betweenRuns);
       picks.push(checkpoints.length - 1);
-      expect(checkpoints[0].analysis).toEqual(uninterrupted.outcome.result!.analysis);
+      // A solve computes its spectral data, runs, then the rest of the analysis: the checkpoints during the runs hold the former.
+      for (const checkpoint of checkpoints) {
+        expect(checkpoint).toMatchObject({ analysis: null, spectral: spectralDataOf(uninterrupted.outcome.result!.analysis) });
+      }
 
       const bound = checkpointBytesOfJob(jobSpecOf(input), TRACE_CAP);
       for (const bytes of checkpointed.saved) expect(bytes.length).toBeLessThanOrEqual(bound);
@@ -144,15 +151,27 @@ describe('a job resumed from any of its checkpoints ends with the uninterrupted 
     });
   }
 
-  it('takes the analysis of the checkpoint as it is', async () => {
-    const { saved } = await attempt({ ...denseInput, algorithms: ['dgd'] }, null);
-    const checkpoint = decodeCheckpoint(saved[0]);
-    const marked = {
-      ...checkpoint,
-      analysis: { ...checkpoint.analysis!, recommendation: { ...checkpoint.analysis!.recommendation, marker: 1 } },
-    };
-    const resumed = await attempt({ ...denseInput, algorithms: ['dgd'] }, marked);
+  it("takes the analysis of the checkpoint as it is (an earlier version's, saved before the runs)", async () => {
+    const input = { ...denseInput, algorithms: ['dhbm' as const] };
+    const { outcome } = await attempt(input, null, 0);
+    const analysis = outcome.result!.analysis;
+    const marked = { analysis: { ...analysis, recommendation: { ...analysis.recommendation, marker: 1 } }, runs: [], current: null };
+    const resumed = await attempt(input, decodeCheckpoint(encodeCheckpoint(marked)));
     expect(resumed.outcome.result!.analysis.recommendation).toMatchObject({ marker: 1 });
+    expect(resumed.progress.filter((p) => p.phase === 'conditioning')).toEqual([]);
+  });
+
+  it('takes the spectral data of the checkpoint as it is, and computes the whole analysis after the runs', async () => {
+    const input = { ...denseInput, algorithms: ['dhbm' as const] };
+    const { outcome } = await attempt(input, null, 0);
+    const spectral = spectralDataOf(outcome.result!.analysis);
+    // Another L: D-HBM's optimal parameters move with it, the analysis does not.
+    const checkpoint = { analysis: null, spectral: { ...spectral, L: 2 * spectral.L }, runs: [], current: null };
+    const resumed = await attempt(input, decodeCheckpoint(encodeCheckpoint(checkpoint)));
+    const phases = resumed.progress.map((p) => p.phase);
+    expect(phases.indexOf('conditioning')).toBeGreaterThan(phases.lastIndexOf('solve'));
+    expect(resumed.outcome.result!.analysis).toEqual(outcome.result!.analysis);
+    expect(resumed.outcome.result!.runs.dhbm!.parameters).toEqual(algorithms.dhbm.optimal(checkpoint.spectral).parameters);
   });
 
   it("starts a run over when its snapshot does not fit (another version's state), with the same outcome", async () => {

@@ -74,6 +74,11 @@ const isRecord = (value: unknown): boolean => typeof value === 'object' && value
 
 export const jobCheckpointSchema = z.object({
   format: z.literal(CHECKPOINT_FORMAT),
+  /**
+   * A solve job's spectral data, computed before its runs (the analysis follows them): a retried
+   * attempt resumes its runs without computing it again. Absent in checkpoints of older versions.
+   */
+  spectral: z.object({ m: count, lambdaMinS: z.number(), lambdaMaxS: z.number(), mu: z.number(), L: z.number() }).nullable().optional(),
   /** The analysis once done: a retried attempt does not compute it again. Written by this service only (as the document's result). */
   analysis: z.custom<Analysis>(isRecord).nullable(),
   /** The runs that ended, in the job's order, with what finish() stores of them. */

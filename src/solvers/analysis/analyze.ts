@@ -3,12 +3,17 @@
  * metric, both condition numbers, each algorithm's optimal parameters and rate, the paper's bounds
  * and the APC / D-HBM recommendation, assembled into the public `Analysis`.
  *
+ * Two stages (spectralStageWork, then its rest()): first the spectral data every optimal parameter
+ * and rate is a function of (what a run needs before its first iteration), then the rest, reusing
+ * what the first stage computed. analyzeWork is the two one after the other.
  * Order of the work on dense storage (each phase reports its own fraction; the CSR path of
  * ./sparseAnalysis.ts reports the same phases without 'gram-blocks'):
  *  1. 'conditioning': kappa(A^T A) first, so a singular matrix fails before anything else is spent;
- *  2. 'gram-blocks' then 'principal-angles': G_ij = Q_i^T Q_j once, theta_ij from them;
+ *  2. 'gram-blocks': G_ij = Q_i^T Q_j once;
  *  3. 'conditioning': kappa(S) from the same blocks (lambda_max) and the LU of Q (lambda_min);
- *  4. 'local-angles': phi_i, theta_min^(l), row norms (Theorem 4).
+ *     the spectral data is complete here;
+ *  4. 'principal-angles': theta_ij from the kept blocks;
+ *  5. 'local-angles': phi_i, theta_min^(l), row norms (Theorem 4).
  */
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { SpectralData } from '../algorithms/types.js';
@@ -23,9 +28,9 @@ import { gramBlocksWork } from './gramBlocks.js';
 import { localAnglesWork, type LocalAngles } from './localAngles.js';
 import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js';
 import { recommend } from './recommendation.js';
-import { inPhase, type AnalysisParts } from './parts.js';
-import { sparseAnalysisPartsWork, sparseAnglesAndSWork, sparseLuContextWork, type SparseLuContext } from './sparseAnalysis.js';
-import type { AlgorithmTuning, Analysis, Conditioning, Consistency, Heterogeneity, TallBounds } from './types.js';
+import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
+import { sparseAnglesAndSWork, sparseLuContextWork, sparseStagedPartsWork, type SparseLuContext } from './sparseAnalysis.js';
+import type { AlgorithmTuning, Analysis, Conditioning, Consistency, TallBounds } from './types.js';
 
 export interface AnalyzeOptions {
   /** Error reduction factor for the predicted iteration counts (default 1e-8). */
@@ -41,12 +46,34 @@ export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
  * (dense: Gram blocks, QR bases and LU; CSR: Krylov estimates on sparse operators, ./sparseAnalysis.ts).
  */
 export function* analyzeWork(system: SolverSystem, options: AnalyzeOptions = {}): Work<Analysis> {
+  const staged = yield* spectralStageWork(system, options);
+  return yield* staged.rest();
+}
+
+/**
+ * The first stage of an analysis: the spectral data (L, mu, lambda_min(S), lambda_max(S)), and the
+ * rest of the analysis to compute when wanted. rest() (call it once) reuses what the first stage
+ * computed (the Gram blocks, the conditioning with its estimates; the sparse LU of A is not kept)
+ * and returns what analyzeWork returns, value for value.
+ */
+export interface StagedAnalysis {
+  readonly spectral: SpectralData;
+  rest(): Work<Analysis>;
+}
+
+export function* spectralStageWork(system: SolverSystem, options: AnalyzeOptions = {}): Work<StagedAnalysis> {
   const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
   const kernels = options.kernels ?? selectedKernels();
-  if (isTall(system)) return yield* tallAnalysisWork(kernels, system, tolerance);
-  const parts = system.storage === 'csr' ? yield* sparseAnalysisPartsWork(kernels, system) : yield* denseAnalysisPartsWork(kernels, system);
-  yield { phase: 'analysis', fraction: 1 };
-  return assembleAnalysis(system.n, system.partition, parts, tolerance);
+  if (isTall(system)) return yield* tallSpectralStageWork(kernels, system, tolerance);
+  const staged = system.storage === 'csr' ? yield* sparseStagedPartsWork(kernels, system) : yield* denseStagedPartsWork(kernels, system);
+  return {
+    spectral: spectralDataFrom(system.partition.m, staged.conditioning),
+    *rest() {
+      const parts = yield* staged.rest();
+      yield { phase: 'analysis', fraction: 1 };
+      return assembleAnalysis(system.n, system.partition, parts, tolerance);
+    },
+  };
 }
 
 /**
@@ -54,9 +81,23 @@ export function* analyzeWork(system: SolverSystem, options: AnalyzeOptions = {})
  * on each machine's basis of its row space; then its consistency, the machines' ranks, which bounds
  * still hold (Bounds.tall) and, when the projection methods reach another point than x_LS, by how much.
  */
-function* tallAnalysisWork(kernels: Kernels, system: SolverSystem, tolerance: number): Work<Analysis> {
+function* tallSpectralStageWork(kernels: Kernels, system: SolverSystem, tolerance: number): Work<StagedAnalysis> {
   const dense = yield* denseSystemWork(kernels, system);
-  const parts = yield* denseAnalysisPartsWork(kernels, dense);
+  const staged = yield* denseStagedPartsWork(kernels, dense);
+  return {
+    spectral: spectralDataFrom(system.partition.m, staged.conditioning),
+    rest: () => tallRestWork(kernels, system, dense, staged, tolerance),
+  };
+}
+
+function* tallRestWork(
+  kernels: Kernels,
+  system: SolverSystem,
+  dense: DistributedSystem,
+  staged: StagedParts,
+  tolerance: number,
+): Work<Analysis> {
+  const parts = yield* staged.rest();
   const points = yield* leastSquaresPointsWork(dense, kernels);
   yield { phase: 'analysis', fraction: 1 };
   const analysis = assembleAnalysis(system.n, system.partition, parts, tolerance);
@@ -103,18 +144,27 @@ export function analyze(system: SolverSystem, options: AnalyzeOptions = {}): Ana
   return runSync(analyzeWork(system, options));
 }
 
-function* denseAnalysisPartsWork(kernels: Kernels, system: DistributedSystem): Work<AnalysisParts> {
+/** The dense analysis' conditioning first (kappa(A^T A), the Gram blocks, kappa(S)); the blocks kept for the angles. */
+function* denseStagedPartsWork(kernels: Kernels, system: DistributedSystem): Work<StagedParts> {
   const { partition } = system;
 
   yield { phase: 'conditioning', fraction: 0 };
   const matrix = yield* inPhase(matrixConditioningWork(kernels, system.A), 'conditioning', 0, 0.5);
 
-  const { angles, s } = yield* denseAnglesAndSWork(kernels, rowSpaceSystem(system));
+  const rowSpace = rowSpaceSystem(system);
+  yield { phase: 'gram-blocks', fraction: 0 };
+  const gram = yield* inPhase(gramBlocksWork(kernels, rowSpace.machines), 'gram-blocks', 0, 1);
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const s = yield* inPhase(sConditioningWork(kernels, rowSpace, gram), 'conditioning', 0.5, 1);
 
-  yield { phase: 'local-angles', fraction: 0 };
-  const local = yield* inPhase(localAnglesWork(kernels, system.A, partition), 'local-angles', 0, 1);
-
-  return denseAnalysisParts(angles, local, matrix, s);
+  function* rest(): Work<AnalysisParts> {
+    yield { phase: 'principal-angles', fraction: 0 };
+    const angles = yield* inPhase(principalAnglesWork(kernels, rowSpace.machines, gram), 'principal-angles', 0, 1);
+    yield { phase: 'local-angles', fraction: 0 };
+    const local = yield* inPhase(localAnglesWork(kernels, system.A, partition), 'local-angles', 0, 1);
+    return denseAnalysisParts(angles, local, matrix, s);
+  }
+  return { conditioning: denseConditioning(matrix, s), rest };
 }
 
 /** theta_ij, theta_H and kappa(S) of a dense system's partition: G_ij = Q_i^T Q_j once, the angles and S's spectrum from them. */
@@ -160,24 +210,15 @@ export function denseAnalysisParts(
   matrix: MatrixConditioning,
   s: SConditioning,
 ): AnalysisParts {
-  const heterogeneity: Heterogeneity = {
-    thetaH: angles.thetaH,
-    cosThetaH: angles.cosThetaH,
-    thetaHPair: angles.thetaHPair,
-    theta: angles.theta,
-    phi: local.phi,
-    phiMin: local.phiMin,
-    rowNormRatio: local.rowNormRatio,
+  return {
+    heterogeneity: heterogeneityOf(angles, local),
+    conditioning: denseConditioning(matrix, s),
+    theorem4KappaALowerBound: local.theorem4KappaALowerBound,
   };
-  const conditioning: Conditioning = {
-    kappaS: s.kappaS,
-    lambdaMinS: s.lambdaMinS,
-    lambdaMaxS: s.lambdaMaxS,
-    kappaAtA: matrix.kappaAtA,
-    L: matrix.L,
-    mu: matrix.mu,
-  };
-  return { heterogeneity, conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
+}
+
+function denseConditioning(matrix: MatrixConditioning, s: SConditioning): Conditioning {
+  return { kappaS: s.kappaS, lambdaMinS: s.lambdaMinS, lambdaMaxS: s.lambdaMaxS, kappaAtA: matrix.kappaAtA, L: matrix.L, mu: matrix.mu };
 }
 
 /**

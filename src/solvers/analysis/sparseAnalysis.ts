@@ -49,8 +49,8 @@ import {
 } from '../sparse/spectrumOfS.js';
 import type { LuSolves, SparseLuFactorization } from '../sparse/sparseLu.js';
 import { localAnglesOfCsrWork } from './localAngles.js';
-import { inPhase, type AnalysisParts } from './parts.js';
-import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMethod, Heterogeneity } from './types.js';
+import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
+import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMethod } from './types.js';
 
 /**
  * Stopping tolerance of the Lanczos runs on the spectrum (a relative residual bound, see
@@ -237,21 +237,21 @@ export function* sparseAnglesAndSWork(
   const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
 
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(
-    sSpectrumWork(
-      slots,
-      factors,
-      lu,
-      { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(A.rows), arpack: kernels.arpack },
-      workspace,
-      luSolves,
-    ),
-    'conditioning',
-    0.5,
-    1,
-  );
+  const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, { lu, luSolves, workspace }), 'conditioning', 0.5, 1);
 
   return { angles, s };
+}
+
+/** S's ends, as the analysis computes them, from the partition's column slots and the machines' factors. */
+function sSpectrumOfPartitionWork(
+  kernels: Kernels,
+  n: number,
+  slots: MachineColumnSlots,
+  factors: GramFactorSolves,
+  { lu, luSolves, workspace }: SparseLuContext,
+): Work<SSpectrum> {
+  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), arpack: kernels.arpack };
+  return sSpectrumWork(slots, factors, lu, options, workspace, luSolves);
 }
 
 /** The LU of A and what the S part needs of it, on the current thread. */
@@ -260,7 +260,12 @@ export function* sparseLuContextWork(A: CsrMatrix): Work<SparseLuContext> {
   return { lu, luSolves: currentThreadLuSolves(lu), workspace: new KrylovWorkspace() };
 }
 
-export function* sparseAnalysisPartsWork(kernels: Kernels, system: SparseDistributedSystem): Work<AnalysisParts> {
+/**
+ * The sparse analysis' conditioning first (the LU of A, L and mu, then S's ends: lambda_min(S) through
+ * the same LU, lambda_max(S) by reflection or Lanczos), then in rest() the principal angles and the
+ * local angles. The LU of A is not kept for the rest (it needs only the machines' factors and A).
+ */
+export function* sparseStagedPartsWork(kernels: Kernels, system: SparseDistributedSystem): Work<StagedParts> {
   const { A, partition } = system;
   const workspace = new KrylovWorkspace();
 
@@ -281,21 +286,11 @@ export function* sparseAnalysisPartsWork(kernels: Kernels, system: SparseDistrib
     0.5,
   );
 
-  const { angles, s } = yield* sparseAnglesAndSWork(kernels, system, { lu, luSolves, workspace });
-
-  yield { phase: 'local-angles', fraction: 0 };
-  const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);
-
-  const heterogeneity: Heterogeneity = {
-    thetaH: angles.thetaH,
-    cosThetaH: angles.cosThetaH,
-    thetaHPair: angles.thetaHPair,
-    theta: angles.theta,
-    phi: local.phi,
-    phiMin: local.phiMin,
-    rowNormRatio: local.rowNormRatio,
-    estimates: angles.estimates,
-  };
+  const slots = machineColumnSlots(A, partition.rowsOf);
+  const pairs = pairAnglesSpec(system, slots);
+  const factors = machineGramSolves(pairs.factors);
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, { lu, luSolves, workspace }), 'conditioning', 0.5, 1);
   const conditioning: Conditioning = {
     kappaS: s.kappaS.value,
     lambdaMinS: s.lambdaMinS.value,
@@ -312,5 +307,15 @@ export function* sparseAnalysisPartsWork(kernels: Kernels, system: SparseDistrib
       mu: estimateOf(matrix.mu),
     },
   };
-  return { heterogeneity, conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
+
+  function* rest(): Work<AnalysisParts> {
+    yield { phase: 'principal-angles', fraction: 0 };
+    const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
+
+    yield { phase: 'local-angles', fraction: 0 };
+    const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);
+
+    return { heterogeneity: heterogeneityOf(angles, local), conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
+  }
+  return { conditioning, rest };
 }

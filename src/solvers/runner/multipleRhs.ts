@@ -124,7 +124,7 @@ class ColumnView implements IterativeMethod {
 export function* multipleRhsWork(
   system: SolverSystem,
   id: AlgorithmId,
-  spectral: SpectralData,
+  spectral: SpectralData | null,
   options: RunOptions,
   rhs: readonly Float64Array[],
 ): Work<RunResult[]> {

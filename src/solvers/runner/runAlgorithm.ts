@@ -142,11 +142,22 @@ export interface ResumableRun {
   snapshot(): RunSnapshot | null;
 }
 
-export function runAlgorithmWork(system: SolverSystem, id: AlgorithmId, spectral: SpectralData, options: RunOptions): Work<RunResult> {
+export function runAlgorithmWork(
+  system: SolverSystem,
+  id: AlgorithmId,
+  spectral: SpectralData | null,
+  options: RunOptions,
+): Work<RunResult> {
   return startRun(system, id, spectral, options).work;
 }
 
-export function startRun(system: SolverSystem, id: AlgorithmId, spectral: SpectralData, options: ResumableRunOptions): ResumableRun {
+/**
+ * `spectral` null: a run of given parameters (every one of the algorithm's) started before the
+ * analysis. It takes them at their word (judged stable), has no stagnation test (eps kappa(A) is not
+ * known), and reports NaN for theoreticalRate and attainableAccuracy and no cause of a residual
+ * growth; theoryOfRun gives those once the spectral data is known.
+ */
+export function startRun(system: SolverSystem, id: AlgorithmId, spectral: SpectralData | null, options: ResumableRunOptions): ResumableRun {
   // Set by the generator while it waits at a yield (the only time its state is consistent).
   let takeSnapshot: (() => RunSnapshot) | null = null;
   const work = runWork(system, id, spectral, options, (take) => {
@@ -160,7 +171,7 @@ const DISPLAY_NAMES: Partial<Record<AlgorithmId, string>> = { dhbm: 'D-HBM', dna
 /** What the theory says of a residual that rose above its initial value (null when it never did). */
 function residualGrowth(
   algorithm: DistributedAlgorithm,
-  spectral: SpectralData,
+  spectral: SpectralData | null,
   parameters: Parameters,
   theoreticalRate: number,
   measures: Pick<RunMeasures, 'initialResidual' | 'peakResidual' | 'peakIteration'>,
@@ -168,11 +179,61 @@ function residualGrowth(
   const { initialResidual, peakResidual, peakIteration } = measures;
   if (!(peakResidual > initialResidual) || !(initialResidual > 0)) return null;
   const growth = { peakRelativeResidual: peakResidual, peakIteration, factor: peakResidual / initialResidual };
+  // No spectral data yet: the cause is theoryOfRun's to tell.
+  if (spectral === null) return { ...growth, cause: 'unexplained', predictedFactor: null, predictedIteration: null };
+  return growthWithCause(algorithm, spectral, parameters, theoreticalRate, growth);
+}
+
+function growthWithCause(
+  algorithm: DistributedAlgorithm,
+  spectral: SpectralData,
+  parameters: Parameters,
+  theoreticalRate: number,
+  growth: Pick<ResidualGrowth, 'peakRelativeResidual' | 'peakIteration' | 'factor'>,
+): ResidualGrowth {
   if (!(theoreticalRate < 1)) return { ...growth, cause: 'divergence', predictedFactor: null, predictedIteration: null };
   const predicted = algorithm.transientGrowth?.(spectral, parameters) ?? null;
   if (predicted === null || predicted === undefined)
     return { ...growth, cause: 'unexplained', predictedFactor: null, predictedIteration: null };
   return { ...growth, cause: 'transient', predictedFactor: predicted.factor, predictedIteration: predicted.iteration };
+}
+
+/** What a run started without the spectral data (startRun) reports once the analysis has it. */
+export type RunTheory = Pick<RunResult, 'theoreticalRate' | 'attainableAccuracy' | 'growth' | 'stopReason'>;
+
+/**
+ * The rate of a run's parameters, eps kappa(A), the cause of its residual's growth and the stop
+ * reason's sentence on it, for a run that iterated without the spectral data: what the run would
+ * have reported with it. Its stopping decisions stay what they were: a run reported converged whose
+ * parameters turn out unstable (rate >= 1) says so in its stop reason.
+ */
+export function theoryOfRun(
+  run: Pick<RunResult, 'algorithm' | 'status' | 'parameters' | 'relativeResidual' | 'growth' | 'stopReason'>,
+  spectral: SpectralData,
+  options: Pick<RunOptions, 'tolerance' | 'divergenceTolerance'>,
+): RunTheory {
+  const algorithm = getAlgorithm(run.algorithm);
+  const theoreticalRate = algorithm.rate(spectral, run.parameters);
+  let { stopReason } = run;
+  const growth = run.growth === null ? null : growthWithCause(algorithm, spectral, run.parameters, theoreticalRate, run.growth);
+  if (growth !== null && run.status !== 'converged' && run.status !== 'cancelled') {
+    const divergenceTolerance = options.divergenceTolerance ?? DEFAULT_DIVERGENCE_TOLERANCE;
+    stopReason += growthSentence(
+      run.algorithm,
+      growth,
+      run.status,
+      run.relativeResidual,
+      options.tolerance,
+      theoreticalRate,
+      divergenceTolerance,
+    );
+  }
+  if (run.status === 'converged' && !(theoreticalRate < 1)) {
+    stopReason +=
+      ` The spectral radius of the iteration for these parameters, known after the run (it started before the analysis), ` +
+      `is ${rateText(theoreticalRate)} >= 1: a run with the analysis would not have reported convergence.`;
+  }
+  return { theoreticalRate, attainableAccuracy: attainableAccuracy(spectral), growth, stopReason };
 }
 
 /** The sentence the stop reason gains for a run that ended unconverged after its residual grew. */
@@ -220,7 +281,7 @@ export interface BlockColumn {
 export function* runWork(
   system: SolverSystem,
   id: AlgorithmId,
-  spectral: SpectralData,
+  spectral: SpectralData | null,
   options: ResumableRunOptions,
   snapshotsAt: (take: (() => RunSnapshot) | null) => void,
   column?: BlockColumn,
@@ -258,12 +319,14 @@ export function* runWork(
       errorTolerance,
     });
   }
-  const parameters: Parameters = { ...algorithm.optimal(spectral).parameters, ...(options.parameters ?? {}) };
+  if (spectral === null) checkEveryParameterGiven(algorithm, options.parameters);
+  const optimal = spectral === null ? {} : algorithm.optimal(spectral).parameters;
+  const parameters: Parameters = { ...optimal, ...(options.parameters ?? {}) };
   algorithm.validateParameters(parameters);
-  const theoreticalRate = algorithm.rate(spectral, parameters);
-  const stable = theoreticalRate < 1;
-  const attainable = attainableAccuracy(spectral);
-  const window = options.stopOnStagnation === false ? null : stagnationWindow(theoreticalRate);
+  const theoreticalRate = spectral === null ? Number.NaN : algorithm.rate(spectral, parameters);
+  const stable = spectral === null || theoreticalRate < 1;
+  const attainable = spectral === null ? Number.NaN : attainableAccuracy(spectral);
+  const window = options.stopOnStagnation === false || spectral === null ? null : stagnationWindow(theoreticalRate);
   if (resumeFrom) checkSnapshotFits(resumeFrom, id, parameters, maxIterations);
 
   const started = performance.now() - (resumeFrom?.elapsedMs ?? 0);
@@ -429,7 +492,7 @@ export function* runWork(
     // testStop sets it from a closure, which the control-flow analysis does not follow.
     const finalStatus = status as RunStatus;
     const growth = residualGrowth(algorithm, spectral, parameters, theoreticalRate, measures);
-    if (growth !== null && finalStatus !== 'converged' && finalStatus !== 'cancelled') {
+    if (growth !== null && spectral !== null && finalStatus !== 'converged' && finalStatus !== 'cancelled') {
       stopReason += growthSentence(id, growth, finalStatus, measures.residual, tolerance, theoreticalRate, divergenceTolerance);
     }
     const solution = Float64Array.from(method.estimate);
@@ -457,6 +520,17 @@ export function* runWork(
   }
 }
 
+/** Whether `given` sets every parameter of `algorithm` (a run can then start without the spectral data). */
+export function everyParameterGiven(algorithm: Pick<DistributedAlgorithm, 'parameterNames'>, given: Parameters | undefined): boolean {
+  return given !== undefined && algorithm.parameterNames.every((name) => given[name] !== undefined);
+}
+
+function checkEveryParameterGiven(algorithm: DistributedAlgorithm, given: Parameters | undefined): void {
+  if (everyParameterGiven(algorithm, given)) return;
+  const missing = algorithm.parameterNames.filter((name) => given?.[name] === undefined);
+  throw new InvalidParameterError(`A run without the spectral data needs every parameter: ${missing.join(', ')} not given.`, { missing });
+}
+
 /** Throws SnapshotMismatchError unless `snapshot` is of a run of `id` with these very parameters that could go on. */
 function checkSnapshotFits(snapshot: RunSnapshot, id: AlgorithmId, parameters: Parameters, maxIterations: number): void {
   if (snapshot.algorithm !== id) throw new SnapshotMismatchError(`it is of a ${snapshot.algorithm} run, this run is ${id}`);
@@ -476,7 +550,7 @@ function checkSnapshotFits(snapshot: RunSnapshot, id: AlgorithmId, parameters: P
 export function runAlgorithm(
   system: SolverSystem,
   id: AlgorithmId,
-  spectral: SpectralData,
+  spectral: SpectralData | null,
   options: RunOptions & { onProgress?: (progress: WorkProgress) => void; progressIntervalMs?: number },
 ): RunResult {
   const { onProgress } = options;

@@ -17,6 +17,7 @@ import {
   DEFAULT_TRACE_CAP,
   runAlgorithm,
   runAlgorithmWork,
+  theoryOfRun,
 } from '../../../src/solvers/runner/runAlgorithm.js';
 import { loadFixtures, type Fixture } from '../../support/fixtures.js';
 import { systemFromRows } from '../algorithms/support.js';
@@ -185,6 +186,45 @@ describe('parameters', () => {
     expect(() => runAlgorithm(system, 'dgd', spectral, { tolerance: 0, maxIterations: 10 })).toThrow(InvalidParameterError);
     expect(() => runAlgorithm(system, 'dgd', spectral, { tolerance: 1e-8, maxIterations: -1 })).toThrow(InvalidParameterError);
     expect(() => runAlgorithm(system, 'dgd', spectral, { tolerance: 1e-8, maxIterations: 10, traceCap: 1 })).toThrow(InvalidParameterError);
+  });
+});
+
+describe('a run without the spectral data (every parameter given, the analysis after it)', () => {
+  it('needs every parameter', () => {
+    const { system } = example2;
+    expect(() => runAlgorithm(system, 'apc', null, { tolerance: 1e-10, maxIterations: 10, parameters: { gamma: 1 } })).toThrow(
+      InvalidParameterError,
+    );
+  });
+
+  it('iterates as with it, and theoryOfRun gives the rate, eps kappa(A) and the growth diagnosis it would have reported', () => {
+    const { system, spectral } = gaussian40;
+    for (const id of ['dhbm', 'dgd'] as const) {
+      const parameters = algorithms[id].optimal(spectral).parameters;
+      const options = { tolerance: 1e-10, maxIterations: 400, parameters, stopOnStagnation: false };
+      const known = runAlgorithm(system, id, spectral, options);
+      const unknown = runAlgorithm(system, id, null, options);
+      expect(Number.isNaN(unknown.theoreticalRate)).toBe(true);
+      expect(unknown.solution).toEqual(known.solution);
+      const theory = theoryOfRun(unknown, spectral, options);
+      expect(theory).toEqual({
+        theoreticalRate: known.theoreticalRate,
+        attainableAccuracy: known.attainableAccuracy,
+        growth: known.growth,
+        stopReason: known.stopReason,
+      });
+    }
+  });
+
+  it('a run reported converged whose parameters turn out unstable says so', () => {
+    const { system, spectral } = gaussian40;
+    // A step just beyond 2/L: the top mode grows slowly, the rest converge first.
+    const parameters = { alpha: 2.0001 / spectral.L };
+    const run = runAlgorithm(system, 'dgd', null, { tolerance: 0.9, maxIterations: 100, parameters });
+    expect(run.status).toBe('converged');
+    const theory = theoryOfRun(run, spectral, { tolerance: 0.9 });
+    expect(theory.theoreticalRate).toBeGreaterThan(1);
+    expect(theory.stopReason).toMatch(/known after the run .* >= 1: a run with the analysis would not have reported convergence/);
   });
 });
 

@@ -1,0 +1,127 @@
+/**
+ * What a solve job computes before its runs (src/jobs/computeJob.ts): the spectral data first, the
+ * runs, then the rest of the analysis, whose result equals an analyze job's on the same input
+ * (dense and CSR); with every parameter given the runs start without the spectral estimates and
+ * report, once the analysis is done, what a run given the spectral data reports.
+ */
+import { describe, expect, it } from 'vitest';
+import { computeJob, type ComputeInput, type ComputeOutcome } from '../../src/jobs/computeJob.js';
+import type { RunSummary } from '../../src/jobs/types.js';
+import type { WorkProgress } from '../../src/solvers/cooperative.js';
+import { generateMatrix } from '../../src/solvers/input/generators.js';
+import { partitionFromAssignment } from '../../src/solvers/problem.js';
+import { csrFromDense } from '../../src/solvers/sparse/csr.js';
+import { poisson2d } from '../../src/solvers/sparse/generators.js';
+
+const n = 60;
+const m = 4;
+const A = generateMatrix({ generator: 'gaussian', n, mean: 1, seed: 8 });
+const partition = partitionFromAssignment(
+  Int32Array.from({ length: n }, (_, k) => k % m),
+  m,
+);
+const dense: ComputeInput = {
+  type: 'solve',
+  matrix: { storage: 'dense', A },
+  rhs: null,
+  partition,
+  algorithms: ['dhbm', 'apc', 'dgd'],
+  options: { tolerance: 1e-10, maxIterations: 3000, parameters: {}, stopOnStagnation: false },
+};
+const csr: ComputeInput = { ...dense, matrix: { storage: 'csr', A: csrFromDense(A) } };
+// A 2-D Poisson grid in contiguous strips: overlapping neighbours only, lambda_max(S) by reflection.
+const grid = poisson2d(12);
+const poisson: ComputeInput = {
+  ...dense,
+  matrix: { storage: 'csr', A: grid },
+  partition: partitionFromAssignment(
+    Int32Array.from({ length: grid.rows }, (_, k) => Math.floor((k * m) / grid.rows)),
+    m,
+  ),
+  algorithms: ['dhbm', 'cimmino'],
+};
+
+async function compute(input: ComputeInput): Promise<{ outcome: ComputeOutcome; phases: string[] }> {
+  const progress: WorkProgress[] = [];
+  const outcome = await computeJob(input, {
+    signal: new AbortController().signal,
+    onProgress: (p) => progress.push(p),
+    traceCap: 64,
+    sliceMs: 0,
+    // The staged order at this size too (small solves compute the whole analysis first by default).
+    stagedAnalysisAboveN: 0,
+  });
+  expect(outcome.status).toBe('succeeded');
+  return { outcome, phases: progress.map((p) => p.phase) };
+}
+
+const withoutTime = (runs: Partial<Record<string, RunSummary>>) =>
+  Object.fromEntries(
+    Object.entries(runs).map(([id, run]) => [
+      id,
+      { ...run, wallTimeMs: 0, columns: run!.columns?.map((column) => ({ ...column, wallTimeMs: 0 })) },
+    ]),
+  );
+
+describe('a solve job computes its spectral data, runs, then the rest of the analysis', () => {
+  for (const [label, input] of [
+    ['dense', dense],
+    ['CSR', csr],
+    ['CSR Poisson strips', poisson],
+  ] as const) {
+    it(`${label}: the analysis equals an analyze job's, the angles computed after the runs`, async () => {
+      const solve = await compute(input);
+      const analyzeJob = await compute({ ...input, type: 'analyze', algorithms: [] });
+      expect(solve.outcome.result!.analysis).toEqual(analyzeJob.outcome.result!.analysis);
+      const { phases } = solve;
+      expect(phases.indexOf('conditioning')).toBeLessThan(phases.indexOf('solve'));
+      expect(phases.indexOf('principal-angles')).toBeGreaterThan(phases.lastIndexOf('solve'));
+      expect(phases.indexOf('local-angles')).toBeGreaterThan(phases.lastIndexOf('solve'));
+      // An analyze job computes it in the same order, without runs.
+      expect(analyzeJob.phases.indexOf('conditioning')).toBeLessThan(analyzeJob.phases.indexOf('principal-angles'));
+    });
+  }
+});
+
+describe('with every parameter given the runs start without the spectral estimates', () => {
+  for (const [label, input] of [
+    ['dense', dense],
+    ['CSR Poisson strips', poisson],
+  ] as const) {
+    it(`${label}: runs before any estimate, reporting what the runs given the spectral data report`, async () => {
+      const tuned = await compute(input);
+      // The very parameters the first job's runs took from the analysis, now given.
+      const parameters = Object.fromEntries(Object.entries(tuned.outcome.result!.runs).map(([id, run]) => [id, run.parameters]));
+      const given = await compute({ ...input, options: { ...input.options, parameters } });
+      const { phases } = given;
+      expect(phases.indexOf('solve')).toBeGreaterThanOrEqual(0);
+      expect(phases.indexOf('conditioning')).toBeGreaterThan(phases.lastIndexOf('solve'));
+      expect(given.outcome.result!.analysis).toEqual(tuned.outcome.result!.analysis);
+      // Rate, eps kappa(A), growth diagnosis and stop reason filled in after the analysis, as with it.
+      expect(withoutTime(given.outcome.result!.runs)).toEqual(withoutTime(tuned.outcome.result!.runs));
+      // On the Gaussian matrix D-HBM's residual rises before it falls: its cause and sentence come from the analysis too.
+      if (input === dense) expect(given.outcome.result!.runs.dhbm!.growth).toMatchObject({ cause: 'transient' });
+      for (const run of Object.values(given.outcome.result!.runs)) {
+        expect(run.theoreticalRate).toBeGreaterThan(0);
+        expect(run.attainableAccuracy).toBeGreaterThan(0);
+      }
+    });
+  }
+
+  it('several right-hand sides: every column filled in', async () => {
+    const rhs = new Float64Array(3 * n).map((_, k) => Math.sin(k + 1));
+    const input: ComputeInput = { ...dense, rhs, algorithms: ['dhbm'], options: { ...dense.options, maxIterations: 200 } };
+    const tuned = await compute(input);
+    const parameters = { dhbm: tuned.outcome.result!.runs.dhbm!.parameters };
+    const given = await compute({ ...input, options: { ...input.options, parameters } });
+    expect(given.outcome.result!.runs.dhbm!.columns).toHaveLength(3);
+    expect(withoutTime(given.outcome.result!.runs)).toEqual(withoutTime(tuned.outcome.result!.runs));
+  });
+
+  it('one algorithm without its parameters: the estimates come first', async () => {
+    const tuned = await compute(dense);
+    const given = await compute({ ...dense, options: { ...dense.options, parameters: { dgd: { alpha: 1e-3 } } } });
+    expect(given.phases.indexOf('conditioning')).toBeLessThan(given.phases.indexOf('solve'));
+    expect(given.outcome.result!.analysis).toEqual(tuned.outcome.result!.analysis);
+  });
+});
