@@ -1,12 +1,13 @@
 # syntax=docker/dockerfile:1
-# Multi-stage image: the build stage compiles TypeScript and (when OpenBLAS/LAPACKE are present,
-# which they are here, with CHOLMOD and ARPACK for its sparse part) the optional native backend;
+# Multi-stage image: the build stage compiles TypeScript and (when OpenBLAS/LAPACKE are present, which
+# they are here, with CHOLMOD and ARPACK for its sparse part and METIS for the partition advisor) the
+# optional native backend;
 # the runtime stage holds production dependencies only and runs as the non-root `node` user.
 ARG NODE_VERSION=20
 
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 RUN apt-get update \
- && apt-get install -y --no-install-recommends python3 make g++ libopenblas-dev liblapacke-dev libsuitesparse-dev libarpack2-dev \
+ && apt-get install -y --no-install-recommends python3 make g++ libopenblas-dev liblapacke-dev libsuitesparse-dev libarpack2-dev libmetis-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY package.json package-lock.json ./
@@ -20,10 +21,11 @@ COPY src ./src
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
-# OpenBLAS/LAPACKE, CHOLMOD (SuiteSparse) and ARPACK for the native backend; redis-server for the all-in-one default
+# OpenBLAS/LAPACKE, CHOLMOD (SuiteSparse), ARPACK and METIS for the native backend (the addon links them all: one
+# missing library and it does not load at all); redis-server for the all-in-one default
 # (`node dist/src/main.js` without REDIS_URL). docker-compose.yml uses a separate Redis.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libopenblas0 liblapacke libcholmod3 libumfpack5 libsuitesparseconfig5 libarpack2 redis-server \
+ && apt-get install -y --no-install-recommends libopenblas0 liblapacke libcholmod3 libumfpack5 libsuitesparseconfig5 libarpack2 libmetis5 redis-server \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app
