@@ -16,6 +16,7 @@
 import { InvalidParameterError } from '../errors.js';
 import type { DenseMatrix } from '../matrix.js';
 import { SeededRandom } from '../random.js';
+import { contiguousAssignment } from './partition.js';
 
 export interface RegressionSpec {
   /** Samples (rows), N >= n. */
@@ -50,16 +51,6 @@ export interface RegressionData {
 
 function check(condition: boolean, parameter: string, message: string): void {
   if (!condition) throw new InvalidParameterError(`regression: ${parameter} ${message}.`, { parameter });
-}
-
-/** The machine of each of `rows` rows over m machines, contiguous runs whose sizes differ by at most one. */
-function contiguousRuns(rows: number, m: number): Int32Array {
-  const assignment = new Int32Array(rows);
-  const base = Math.floor(rows / m);
-  const extra = rows % m;
-  let k = 0;
-  for (let i = 0; i < m; i++) for (let r = 0; r < base + (i < extra ? 1 : 0); r++) assignment[k++] = i;
-  return assignment;
 }
 
 /** Every check regressionData makes, without drawing anything (the HTTP layer answers 422 before queueing a job). */
@@ -114,7 +105,7 @@ export function regressionData(spec: RegressionSpec): RegressionData {
     for (let j = 0; j < n; j++) directions[i * n + j] /= norm;
   }
   const xTrue = rng.fillNormal(new Float64Array(n));
-  const assignment = spec.assignment ?? contiguousRuns(rows, m);
+  const assignment = spec.assignment ?? contiguousAssignment(rows, m);
   const data = new Float64Array(rows * n);
   for (let k = 0; k < rows; k++) {
     const i = assignment[k];

@@ -4,8 +4,8 @@
  *  - 'typescript': the kernels written in this directory, always present;
  *  - 'native': OpenBLAS + LAPACKE through the small N-API addon in native/ (built at install time
  *    when the system has libopenblas-dev and liblapacke-dev, see scripts/buildNative.mjs).
- * Kernels ask `nativeBlasInUse()` and take their native path when it returns the addon; the
- * TypeScript path stays the reference and the fallback. The selection is module state, so it is
+ * ./kernels.ts reads the selection (`activeBackend()`) and hands the numerics the chosen `Kernels`;
+ * the TypeScript path stays the reference and the fallback. The selection is module state, so it is
  * per process (per worker thread); 'auto' (the initial setting) means native when it loads.
  *
  * Conventions of the binding (`NativeBlas`): every array argument is a Float64Array (Int32Array
@@ -511,22 +511,12 @@ export function nativeArpack(): NativeArpack | null {
   return ARPACK_FUNCTIONS.every((name) => typeof addon[name] === 'function') ? (addon as NativeArpack) : null;
 }
 
-/** The ARPACK part when the native backend is selected, else null: what the Lanczos kernel branches on. */
-export function nativeArpackInUse(): NativeArpack | null {
-  return activeBackend() === 'native' ? nativeArpack() : null;
-}
-
 /** The addon's METIS part, or null when the addon is not loaded or was built without it (never throws). */
 export function nativeMetis(): NativeMetis | null {
   const blas = nativeBlas();
   if (blas === null || !blas.parts().split(',').includes('metis')) return null;
   const addon = blas as unknown as Partial<NativeMetis>;
   return typeof addon.metisPartGraphKway === 'function' && typeof addon.metisConfig === 'function' ? (addon as NativeMetis) : null;
-}
-
-/** The METIS part when the native backend is selected, else null: what the partition advisor branches on. */
-export function nativeMetisInUse(): NativeMetis | null {
-  return activeBackend() === 'native' ? nativeMetis() : null;
 }
 
 /** The addon's CSR kernels, or null when the addon is not loaded or predates them (never throws). */
@@ -540,9 +530,4 @@ export function nativeCsr(): NativeCsr | null {
 /** The parts of the addon this process can use. */
 export function nativeParts(): NativeParts {
   return { dense: nativeBlas() !== null, sparse: nativeSparse() !== null, arpack: nativeArpack() !== null, metis: nativeMetis() !== null };
-}
-
-/** The addon when the native backend is selected, else null: what kernels branch on. */
-export function nativeBlasInUse(): NativeBlas | null {
-  return activeBackend() === 'native' ? nativeBlas() : null;
 }
