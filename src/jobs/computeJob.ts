@@ -296,6 +296,8 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
           imbalance: input.options.imbalance,
           calibration: currentCalibration(),
           tolerance: analysis.recommendation.tolerance,
+          // The given partition's kappa(S) and theta_H are the analysis' own: not computed again.
+          given: { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } },
         }),
         cooperative,
       );

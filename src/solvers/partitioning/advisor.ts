@@ -13,12 +13,12 @@
  * iterations its kappa(S) predicts (rho = (sqrt(kappa) - 1) / (sqrt(kappa) + 1)) times the cost of one
  * iteration on that partition, on the calibration the caller passes.
  */
-import { partitionSpectrumWork } from '../analysis/analyze.js';
+import { partitionSpectrumWork, type PartitionSpectrum } from '../analysis/analyze.js';
 import { sparseLuContextWork, type SparseLuContext } from '../analysis/sparseAnalysis.js';
 import type { Work } from '../cooperative.js';
 import { predictIterations } from '../analysis/recommendation.js';
 import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
-import { buildDistributedSystemWork } from '../distributed/distributedSystem.js';
+import { buildDistributedSystemWork, type SolverSystem } from '../distributed/distributedSystem.js';
 import { contiguousAssignment } from '../input/partition.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Calibration } from '../machines/placement.js';
@@ -76,6 +76,11 @@ export interface AdviseOptions {
   tolerance?: number;
   /** What the products, the analyses and the partitioners run on (default: the selected backend's, ../linalg/kernels.ts). */
   kernels?: Kernels;
+  /**
+   * The given partition as the caller already has it: its system and the kappa(S) and theta_H its analysis
+   * reported (the values partitionSpectrumWork gives), so that it is not built and analysed again.
+   */
+  given?: { system: SolverSystem; spectrum: PartitionSpectrum };
 }
 
 /** Relative margin under which two kappa(S) count as equal (the estimates' own accuracy is 1e-8 on CSR). */
@@ -122,23 +127,35 @@ export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOpt
   let lu: SparseLuContext | undefined;
   // A tall matrix has no LU: its candidates are analysed on a dense copy (../analysis/analyze.ts).
   if ('rowPtr' in problem.A && problem.A.rows === problem.A.cols) lu = yield* sparseLuContextWork(problem.A);
+  const { calibration } = options;
+  const tolerance = options.tolerance ?? 1e-8;
+  const secondsPerIteration = (system: SolverSystem): number | null =>
+    calibration === undefined ? null : secondsHere(iterationCost('apc', systemCost(system)), calibration);
+  // Each distinct assignment is analysed once: the given partition may come analysed, and it is also the
+  // contiguous candidate of { machines: m }.
+  const analysed: { assignment: Int32Array; spectrum: PartitionSpectrum; seconds: number | null }[] = [];
+  if (options.given !== undefined) {
+    const { system, spectrum } = options.given;
+    analysed.push({ assignment: problem.partition.assignment, spectrum, seconds: secondsPerIteration(system) });
+  }
   const candidates: PartitionCandidate[] = [];
   for (const [k, { strategy, assignment }] of assignments.entries()) {
     const partition = partitionFromAssignment(assignment, m);
-    const system = yield* buildDistributedSystemWork(withPartition(problem, partition), kernels);
-    const { kappaS, thetaH } = yield* partitionSpectrumWork(kernels, system, lu);
+    let done = analysed.find((earlier) => sameAssignment(earlier.assignment, assignment));
+    if (done === undefined) {
+      const system = yield* buildDistributedSystemWork(withPartition(problem, partition), kernels);
+      done = { assignment, spectrum: yield* partitionSpectrumWork(kernels, system, lu), seconds: secondsPerIteration(system) };
+      analysed.push(done);
+    }
+    const { kappaS, thetaH } = done.spectrum;
     const sizes = [...partition.sizes];
-    const { calibration } = options;
     candidates.push({
       strategy,
       assignment: Array.from(assignment),
       sizes,
       kappaS,
       thetaH,
-      timeToSolution:
-        calibration === undefined
-          ? null
-          : apcTime(kappaS, secondsHere(iterationCost('apc', systemCost(system)), calibration), options.tolerance ?? 1e-8),
+      timeToSolution: done.seconds === null ? null : apcTime(kappaS, done.seconds, tolerance),
       withinImbalance: sizes.every((size) => size >= lo && size <= hi),
     });
     yield { phase: 'advise', fraction: (k + 1) / assignments.length };
@@ -154,6 +171,12 @@ export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOpt
         ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found (${best.strategy}: kappa(S) = ${format(best.kappaS)} against ${format(given.kappaS)}).`
         : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS)} (the given partition) to ${format(best.kappaS)}.`;
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
+}
+
+function sameAssignment(a: Int32Array, b: Int32Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
+  return true;
 }
 
 /** APC's optimal rate from kappa(S) (Azizan-Ruhi et al., Theorem 2), its predicted iterations and their seconds. */

@@ -16,6 +16,7 @@ import { buildDistributedSystem } from '../../../src/solvers/distributed/distrib
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import type { CsrMatrix } from '../../../src/solvers/matrix.js';
 import { nativeMetis } from '../../../src/solvers/linalg/backend.js';
+import { currentCalibration } from '../../../src/solvers/machines/placement.js';
 import { adviseWork, candidateAssignments } from '../../../src/solvers/partitioning/advisor.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
@@ -72,6 +73,27 @@ describeEachBackend('partition advisor', () => {
       expect(best.kappaS).toBeLessThanOrEqual(testCase.kappaSShuffledContiguous / factor);
     });
   }
+});
+
+describeEachBackend('partition advisor given the analysed partition', () => {
+  it("takes the given partition's system and spectrum from its analysis: the same advice, dense and CSR", () => {
+    for (const A of [shuffledBlockDiagonal(6, 20).A, poisson2d(12)]) {
+      const problem = createProblem({ A, partition: { machines: 6 } });
+      const system = buildDistributedSystem(problem);
+      const analysis = analyze(system);
+      const calibration = currentCalibration();
+      const fresh = runSync(adviseWork(problem, { calibration }));
+      const given = runSync(
+        adviseWork(problem, {
+          calibration,
+          given: { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } },
+        }),
+      );
+      expect(given).toEqual(fresh);
+      // { machines: m } is contiguous: the two candidates are one partition, with one set of values.
+      expect(fresh.candidates[1]).toEqual({ ...fresh.candidates[0], strategy: 'contiguous' });
+    }
+  });
 });
 
 describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native backend', () => {
