@@ -8,11 +8,13 @@
   # (e.g. /usr/include/suitesparse) and NATIVE_SPARSE_LIBRARY_DIRS. Likewise ARPACK (src/arpack_native.c)
   # with NATIVE_ARPACK=1, NATIVE_ARPACK_INCLUDE_DIRS (the directory holding arpack/arpack.h) and
   # NATIVE_ARPACK_LIBRARY_DIRS. And METIS (src/metis_native.c) with NATIVE_METIS=1, NATIVE_METIS_INCLUDE_DIRS (metis.h)
-  # and NATIVE_METIS_LIBRARY_DIRS.
+  # and NATIVE_METIS_LIBRARY_DIRS. And SuiteSparseQR (src/spqr_native.c) with NATIVE_SPQR=1, only together with the
+  # sparse part (it shares CHOLMOD and its include and library directories).
   "variables": {
     "native_sparse%": "<!(node -p \"process.env.NATIVE_SPARSE === '1' ? 1 : 0\")",
     "native_arpack%": "<!(node -p \"process.env.NATIVE_ARPACK === '1' ? 1 : 0\")",
-    "native_metis%": "<!(node -p \"process.env.NATIVE_METIS === '1' ? 1 : 0\")"
+    "native_metis%": "<!(node -p \"process.env.NATIVE_METIS === '1' ? 1 : 0\")",
+    "native_spqr%": "<!(node -p \"process.env.NATIVE_SPQR === '1' ? 1 : 0\")"
   },
   "targets": [
     {
@@ -55,6 +57,11 @@
             "<!@(node -p \"(process.env.NATIVE_METIS_LIBRARY_DIRS || '').split(' ').filter(Boolean).map((d) => '-L' + d).join(' ')\")",
             "-lmetis"
           ]
+        }],
+        ["native_sparse==1 and native_spqr==1", {
+          "sources": ["src/spqr_native.c"],
+          "defines": ["LINALG_SPQR"],
+          "libraries": ["-lspqr"]
         }]
       ]
     }

@@ -18,7 +18,9 @@
  * ARPACK (arpack-ng's arpack/arpack.h and libarpack: libarpack2-dev) is compiled in the same way
  * when present (NATIVE_ARPACK_INCLUDE_DIRS / NATIVE_ARPACK_LIBRARY_DIRS), and METIS (metis.h and libmetis:
  * libmetis-dev) likewise (NATIVE_METIS_INCLUDE_DIRS / NATIVE_METIS_LIBRARY_DIRS): the partition advisor's graph
- * partitioner on the native backend.
+ * partitioner on the native backend. SuiteSparseQR (SuiteSparseQR_C.h and libspqr, also libsuitesparse-dev) is
+ * compiled in with the sparse part when found in the same places: the rank-revealing QR of the machines whose
+ * rows are dependent (src/solvers/distributed/sparseSystem.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -163,6 +165,9 @@ if (!configLibDir) sparseMissing.push(`libsuitesparseconfig.${libExt}`);
 if (!umfpackIncludeDir) sparseMissing.push('umfpack.h');
 if (!umfpackLibDir) sparseMissing.push(`libumfpack.${libExt}`);
 
+// SuiteSparseQR: its C API header next to cholmod.h, and libspqr.
+const spqrFound = findFile(sparseIncludeDirs, 'SuiteSparseQR_C.h') !== null && findFile(sparseLibraryDirs, `libspqr.${libExt}`) !== null;
+
 // ARPACK (arpack-ng): arpack/arpack.h and libarpack.
 const arpackIncludeDir = findFile(
   candidateDirs('NATIVE_ARPACK_INCLUDE_DIRS', ['/usr/include', '/usr/local/include', '/opt/homebrew/opt/arpack/include']),
@@ -185,7 +190,7 @@ const metisLibDir = findFile(
 );
 const metisFound = metisIncludeDir !== null && metisLibDir !== null;
 
-function rebuild(sparse, arpack = false, metis = false) {
+function rebuild(sparse, arpack = false, metis = false, spqr = false) {
   return spawnSync(gyp[0], args, {
     cwd: nativeDir,
     encoding: 'utf8',
@@ -198,6 +203,7 @@ function rebuild(sparse, arpack = false, metis = false) {
       NATIVE_SPARSE_LIBRARY_DIRS: sparse
         ? [...new Set([cholmodLibDir, umfpackLibDir, configLibDir])].filter((dir) => !extraLibs.includes(dir)).join(' ')
         : '',
+      NATIVE_SPQR: sparse && spqr ? '1' : '0',
       NATIVE_ARPACK: arpack ? '1' : '0',
       NATIVE_ARPACK_INCLUDE_DIRS: arpack ? arpackIncludeDir : '',
       NATIVE_ARPACK_LIBRARY_DIRS: arpack ? arpackLibDir : '',
@@ -215,17 +221,18 @@ function lastLines(result) {
 let sparseNote = `dense only: the sparse part needs ${sparseMissing.join(', ')} (Debian/Ubuntu: apt-get install libsuitesparse-dev)`;
 let build = null;
 if (sparseMissing.length === 0) {
-  build = rebuild(true, arpackFound, metisFound);
+  build = rebuild(true, arpackFound, metisFound, spqrFound);
   if (build.status === 0) {
     const absent = [
       arpackFound ? null : `no ARPACK (needs arpack/arpack.h and libarpack.${libExt}: apt-get install libarpack2-dev)`,
       metisFound ? null : `no METIS (needs metis.h and libmetis.${libExt}: apt-get install libmetis-dev)`,
+      spqrFound ? null : `no SuiteSparseQR (needs SuiteSparseQR_C.h and libspqr.${libExt}: apt-get install libsuitesparse-dev)`,
     ].filter(Boolean);
-    sparseNote = `dense + sparse (CHOLMOD, UMFPACK)${arpackFound ? ' + ARPACK' : ''}${metisFound ? ' + METIS' : ''}${absent.length > 0 ? `; ${absent.join('; ')}` : ''}`;
+    sparseNote = `dense + sparse (CHOLMOD, UMFPACK${spqrFound ? ', SuiteSparseQR' : ''})${arpackFound ? ' + ARPACK' : ''}${metisFound ? ' + METIS' : ''}${absent.length > 0 ? `; ${absent.join('; ')}` : ''}`;
   } else {
     const output = lastLines(build);
     if (output) console.log(output);
-    sparseNote = 'dense only: the build with CHOLMOD, UMFPACK, ARPACK and METIS failed (output above)';
+    sparseNote = 'dense only: the build with CHOLMOD, UMFPACK, SuiteSparseQR, ARPACK and METIS failed (output above)';
     build = null;
   }
 }

@@ -46,6 +46,9 @@
 #ifdef LINALG_METIS
 #include "metis_native.h"
 #endif
+#ifdef LINALG_SPQR
+#include "spqr_native.h"
+#endif
 
 /* Part of LAPACK (shipped in libopenblas) but not of LAPACKE: one panel of the blocked bidiagonalization. */
 extern void dlabrd_(const lapack_int* m, const lapack_int* n, const lapack_int* nb, double* a, const lapack_int* lda,
@@ -636,8 +639,8 @@ static napi_value Config(napi_env env, napi_callback_info info) {
 
 /*
  * parts() -> the parts built in, comma-separated: "dense", plus "sparse" when CHOLMOD and UMFPACK were found at
- * build time (sparse_native.c, lu_native.c), "arpack" when ARPACK was (arpack_native.c) and "metis" when METIS
- * was (metis_native.c).
+ * build time (sparse_native.c, lu_native.c), "arpack" when ARPACK was (arpack_native.c), "metis" when METIS
+ * was (metis_native.c) and "spqr" when SuiteSparseQR was (spqr_native.c).
  */
 static napi_value Parts(napi_env env, napi_callback_info info) {
   (void)info;
@@ -651,6 +654,9 @@ static napi_value Parts(napi_env env, napi_callback_info info) {
 #endif
 #ifdef LINALG_METIS
                       ",metis"
+#endif
+#ifdef LINALG_SPQR
+                      ",spqr"
 #endif
       ;
   napi_create_string_utf8(env, parts, NAPI_AUTO_LENGTH, &out);
@@ -691,6 +697,9 @@ NAPI_MODULE_INIT() {
 #endif
 #ifdef LINALG_METIS
   register_metis(env, exports);
+#endif
+#ifdef LINALG_SPQR
+  register_spqr(env, exports);
 #endif
   return exports;
 }

@@ -18,8 +18,9 @@
  *
  * The addon has parts (`parts()`): always 'dense' (the above), 'sparse' when it was built with
  * CHOLMOD (`NativeSparse`, see native/src/sparse_native.c; `nativeSparse()` is that part or null)
- * 'arpack' when it was built with ARPACK (`NativeArpack`, native/src/arpack_native.c) and 'metis' when it was
- * built with METIS (`NativeMetis`, native/src/metis_native.c).
+ * 'arpack' when it was built with ARPACK (`NativeArpack`, native/src/arpack_native.c), 'metis' when it was
+ * built with METIS (`NativeMetis`, native/src/metis_native.c) and 'spqr' when it was built with SuiteSparseQR
+ * (`NativeSpqr`, native/src/spqr_native.c).
  */
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -352,6 +353,39 @@ export interface NativeMetis {
   metisConfig(): string;
 }
 
+/** What spqrRowBasis finds of a machine's rows (see NativeSpqr). */
+export interface NativeRowBasis {
+  /** The rank SuiteSparseQR detected (live columns of the QR of the row-scaled A_i^T). */
+  readonly rank: number;
+  /** The independent rows (local indices, in the pivot order E): rank of them. */
+  readonly rows: Int32Array;
+  /** b_S' = A_S A_i^+ b_i, aligned with rows. */
+  readonly rhs: Float64Array;
+  /** The tolerance SuiteSparseQR used (the one given). */
+  readonly tolUsed: number;
+}
+
+/** The addon's SuiteSparseQR part (native/src/spqr_native.c), present when `parts()` includes 'spqr'. */
+export interface NativeSpqr {
+  /**
+   * The rows of the p x c block A_i (compressed rows, column indices below c, no empty row) that span its row space,
+   * by SuiteSparseQR of A_i^T with its rows scaled to unit norm (a row is dependent when what is left of it after the
+   * rows pivoted before it is at most tol of its norm), and b_S' = A_S x_0, x_0 = A_i^+ b_i the minimum-norm local
+   * least-squares solution (a second QR, of the p x rank R^T). Nothing p x c is formed.
+   */
+  spqrRowBasis(
+    p: number,
+    c: number,
+    rowPtr: Int32Array,
+    colIdx: Int32Array,
+    values: Float64Array,
+    b: Float64Array,
+    tol: number,
+  ): NativeRowBasis;
+  /** SuiteSparseQR's version. */
+  spqrConfig(): string;
+}
+
 /** A chunk of CSR rows checked once by the addon (see native/src/csr_kernels.c), released by its finalizer. */
 export type NativeCsrRowsHandle = object & { readonly __nativeCsrRows: unique symbol };
 
@@ -384,6 +418,7 @@ export interface NativeParts {
   readonly sparse: boolean;
   readonly arpack: boolean;
   readonly metis: boolean;
+  readonly spqr: boolean;
 }
 
 /**
@@ -519,6 +554,14 @@ export function nativeMetis(): NativeMetis | null {
   return typeof addon.metisPartGraphKway === 'function' && typeof addon.metisConfig === 'function' ? (addon as NativeMetis) : null;
 }
 
+/** The addon's SuiteSparseQR part, or null when the addon is not loaded or was built without it (never throws). */
+export function nativeSpqr(): NativeSpqr | null {
+  const blas = nativeBlas();
+  if (blas === null || !blas.parts().split(',').includes('spqr')) return null;
+  const addon = blas as unknown as Partial<NativeSpqr>;
+  return typeof addon.spqrRowBasis === 'function' && typeof addon.spqrConfig === 'function' ? (addon as NativeSpqr) : null;
+}
+
 /** The addon's CSR kernels, or null when the addon is not loaded or predates them (never throws). */
 export function nativeCsr(): NativeCsr | null {
   const addon = nativeBlas() as unknown as Partial<NativeCsr> | null;
@@ -529,5 +572,11 @@ export function nativeCsr(): NativeCsr | null {
 
 /** The parts of the addon this process can use. */
 export function nativeParts(): NativeParts {
-  return { dense: nativeBlas() !== null, sparse: nativeSparse() !== null, arpack: nativeArpack() !== null, metis: nativeMetis() !== null };
+  return {
+    dense: nativeBlas() !== null,
+    sparse: nativeSparse() !== null,
+    arpack: nativeArpack() !== null,
+    metis: nativeMetis() !== null,
+    spqr: nativeSpqr() !== null,
+  };
 }

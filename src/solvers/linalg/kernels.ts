@@ -7,8 +7,8 @@
  * Two sets:
  *  - TypeScript: every part null, each routine runs its own loops (and, in solver runs, the
  *    WebAssembly row kernels of ./wasmRowKernels.ts, attached by ../machines/placement.ts);
- *  - native: the addon's OpenBLAS + LAPACK (`blas`), and its ARPACK and METIS parts when it was
- *    built with them.
+ *  - native: the addon's OpenBLAS + LAPACK (`blas`), and its ARPACK, METIS and SuiteSparseQR parts
+ *    when it was built with them.
  * One algorithm per metric on both, the sets differing in kernels and in the tiles those kernels
  * like (`productTile`). One metric keeps two algorithms, chosen here (`blockSigmaMax`, below).
  */
@@ -18,10 +18,12 @@ import {
   nativeArpack,
   nativeBlas,
   nativeMetis,
+  nativeSpqr,
   type BackendName,
   type NativeArpack,
   type NativeBlas,
   type NativeMetis,
+  type NativeSpqr,
 } from './backend.js';
 
 /** Rows and columns of C = X Y^T that one product call should produce (X, Y row-major with rows of length len). */
@@ -38,6 +40,11 @@ export interface Kernels {
   readonly arpack: NativeArpack | null;
   /** The graph partitioner METIS (../partitioning/advisor.ts); null: the TypeScript multilevel partitioner. */
   readonly metis: NativeMetis | null;
+  /**
+   * SuiteSparseQR: the independent rows of a CSR machine whose rows are dependent (../distributed/sparseSystem.ts);
+   * null: the pivot-dropping sparse Cholesky of ../sparse/droppingCholesky.ts.
+   */
+  readonly spqr: NativeSpqr | null;
   /** The tile of a scan over C = X X^T of n rows of length len (../analysis/localAngles.ts). */
   productTile(n: number, len: number): ProductTile;
   /**
@@ -60,6 +67,7 @@ export const TYPESCRIPT_KERNELS: Kernels = {
   blas: null,
   arpack: null,
   metis: null,
+  spqr: null,
   productTile: () => TYPESCRIPT_TILE,
   blockSigmaMax: 'lanczos',
 };
@@ -70,6 +78,7 @@ function nativeKernelsOf(blas: NativeBlas): Kernels {
     blas,
     arpack: nativeArpack(),
     metis: nativeMetis(),
+    spqr: nativeSpqr(),
     // Whole rows of C, as many as one call of NATIVE_MADDS_PER_CALL multiply-adds holds (8 to 256): one dgemm per panel.
     productTile: (n, len) => ({ rows: Math.max(8, Math.min(256, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, n * len)))), cols: n }),
     blockSigmaMax: 'bidiagonalization',
