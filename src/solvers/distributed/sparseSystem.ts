@@ -20,8 +20,9 @@
  * same data as on one thread; threadsForTasks decides when), each thread on the run's backend.
  *
  * A machine whose rows are numerically dependent (a Cholesky pivot that is not positive relative to
- * its diagonal, i.e. a row within ~1e-7 rad of the span of the others) makes the system singular, as
- * a vanishing QR pivot does on the dense path: SingularMatrixError naming the machine and the row.
+ * its diagonal, i.e. a row within ~1e-7 rad of the span of the others) makes a square system singular, as
+ * a vanishing QR pivot does on the dense path: SingularMatrixError naming the machine and the row. On a
+ * tall system the machine keeps a basis of its rows instead (rankDeficientSparseMachine).
  */
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
@@ -32,7 +33,8 @@ import { choosePlacement, currentThreadGramSolver, gramFactorizer, type GramFact
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
-import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
+import { gramRowBasis } from '../sparse/droppingCholesky.js';
+import { RANK_TOLERANCE } from './rowSpace.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { CsrMachineData, SparseDistributedSystem } from '../machines/machineData.js';
 
@@ -64,7 +66,7 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
   const tall = A.rows > spec.n;
   const bi = new Float64Array(p);
   for (let k = 0; k < p; k++) bi[k] = b[rows[k]];
-  if (tall && c < p) return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols, null);
+  if (tall && c < p) return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols);
   if (c < p) {
     throw new SingularMatrixError(
       `The matrix is singular: the ${p} rows of machine ${index} are nonzero in only ${c} columns, so they are linearly dependent.`,
@@ -78,7 +80,7 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
     factor = factorGram(g, index, rows, gramFactorizer());
   } catch (error) {
     if (!tall || !(error instanceof SingularMatrixError)) throw error;
-    return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols, error);
+    return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols);
   }
   const { symbolic, values, work } = factor;
   // Without the analysis a refactorization would read: machines never refactor, and threads would copy it.
@@ -101,19 +103,17 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
   };
 }
 
-/** Most entries of a machine's dense block (p x c, on its support) the rank-revealing path below forms: 128 MiB. */
-const MAX_DENSE_BLOCK = 2 ** 24;
-
 /**
  * A machine of a tall system whose rows are dependent (its Cholesky factorization of A_i A_i^T met a
- * vanishing pivot, or it has more rows than support columns). Its rows are read densely on the
- * support (p x c, at most MAX_DENSE_BLOCK entries), the independent ones chosen by the rank-revealing
- * Gram-Schmidt of ./rowSpace.ts (the dense path's, with its RANK_TOLERANCE), and the projection
- * passes use those rows A_S with the right-hand side b_S' = A_S A_i^+ b_i: {x : A_S x = b_S'} is the
- * set of the machine's local least-squares solutions ({A_i x = b_i} when that is consistent), and
+ * vanishing pivot, or it has more rows than support columns). The independent rows S and the right-hand
+ * side b_S' = A_S A_i^+ b_i come from a sparse rank-revealing factorization, nothing p x c being dense:
+ * SuiteSparseQR of A_i^T on the native backend (kernels.spqr, native/src/spqr_native.c: a row is dependent
+ * when what is left of it after the rows pivoted before it is at most RANK_TOLERANCE of its norm, the dense
+ * path's test), the pivot-dropping Cholesky of A_i A_i^T on the TypeScript one (../sparse/droppingCholesky.ts,
+ * coarser: ~1e-7 rad). The projection passes use the rows A_S with b_S': {x : A_S x = b_S'} is the set of
+ * the machine's local least-squares solutions ({A_i x = b_i} when that is consistent), and
  * A_S^+ (A_S x - b_S') = A_i^+ (A_i x - b_i), the same projection as the dense path's. The gradient
- * passes keep every row. SuiteSparseQR is not used: the block is small whenever this happens on the
- * systems this service takes (ash608: 152 x <= 66 per machine).
+ * passes keep every row.
  */
 function rankDeficientSparseMachine(
   kernels: Kernels,
@@ -123,31 +123,11 @@ function rankDeficientSparseMachine(
   a: CsrMatrix,
   bi: Float64Array,
   cols: Int32Array,
-  cause: SingularMatrixError | null,
 ): CsrMachineData {
   const p = rows.length;
   const c = cols.length;
-  if (p * c > MAX_DENSE_BLOCK) {
-    throw new SingularMatrixError(
-      `Machine ${index}'s ${p} rows are linearly dependent${cause === null ? ` (nonzero in only ${c} columns)` : ''}, and its ${p} x ${c} block ` +
-        `is too large for the dense rank-revealing factorization (at most ${MAX_DENSE_BLOCK} entries): use more machines.`,
-      { ...(cause?.details ?? {}), machine: index, rows: p, supportColumns: c },
-    );
-  }
-  const local = new Int32Array(n).fill(-1);
-  for (let t = 0; t < c; t++) local[cols[t]] = t;
-  const dense = new Float64Array(p * c);
-  for (let k = 0; k < p; k++) for (let e = a.rowPtr[k]; e < a.rowPtr[k + 1]; e++) dense[k * c + local[a.colIdx[e]]] += a.values[e];
-  const independent = independentRows(dense, p, c);
+  const { rows: independent, rhs: bS } = independentRowsOf(kernels, index, a, bi, cols);
   const rank = independent.length;
-  const basis = runSync(rowSpaceBasisWork(kernels, dense, p, c, independent, bi));
-  // b_S' = A_S x_0 = R_S^T (Q_i^T x_0), x_0 = A_i^+ b_i.
-  const bS = new Float64Array(rank);
-  for (let t = 0; t < rank; t++) {
-    let s = 0;
-    for (let u = 0; u < rank; u++) s += basis.reduced[u * p + independent[t]] * basis.qtx0[u];
-    bS[t] = s;
-  }
   const aS = selectRows(a, independent);
   const g = gramMatrix(aS);
   const { symbolic, values, work } = factorGram(
@@ -173,6 +153,34 @@ function rankDeficientSparseMachine(
     gramRefinement: refinementSteps(gramCondition),
     projection: { rows: independent, a: aS, b: bS },
   };
+}
+
+/** The independent rows of machine `index` (local indices, ascending) and their right-hand side b_S', by the kernels' factorization. */
+function independentRowsOf(
+  kernels: Kernels,
+  index: number,
+  a: CsrMatrix,
+  bi: Float64Array,
+  cols: Int32Array,
+): { rows: Int32Array; rhs: Float64Array } {
+  if (kernels.spqr === null) {
+    try {
+      return gramRowBasis(gramMatrix(a), bi);
+    } catch (error) {
+      if (!(error instanceof SingularMatrixError)) throw error;
+      throw new SingularMatrixError(`Machine ${index}'s rows are linearly dependent, and: ${error.message}`, {
+        ...error.details,
+        machine: index,
+      });
+    }
+  }
+  // A_i on its support: column indices local to cols (SuiteSparseQR factors the c x p A_i^T).
+  const local = new Int32Array(a.cols);
+  for (let t = 0; t < cols.length; t++) local[cols[t]] = t;
+  const colIdx = Int32Array.from(a.colIdx.subarray(0, a.rowPtr[a.rows]), (j) => local[j]);
+  const basis = kernels.spqr.spqrRowBasis(a.rows, cols.length, a.rowPtr, colIdx, a.values, bi, RANK_TOLERANCE);
+  const order = Array.from(basis.rows.keys()).sort((u, v) => basis.rows[u] - basis.rows[v]);
+  return { rows: Int32Array.from(order, (t) => basis.rows[t]), rhs: Float64Array.from(order, (t) => basis.rhs[t]) };
 }
 
 /** Machine `index` of a setup on a worker thread (../parallel/taskWorker.ts): what sparseMachine builds on the calling thread. */

@@ -96,6 +96,13 @@ export interface CholeskyOptions {
 export interface FactorOptions {
   /** Smallest accepted d_k / G_kk; default 16 c_k u (see the file comment). */
   relativePivotTolerance?: number;
+  /**
+   * When given (n entries, zero): a pivot below the tolerance does not throw but drops its row and column, marked 1
+   * here (permuted numbering): column k of L is then zero, diagonal included, and the later rows are eliminated
+   * against the kept ones only. For a Gram matrix, the dropped rows of A are those within the tolerance of the span
+   * of the kept rows pivoted before them (./droppingCholesky.ts). Such a factor is not for solves.
+   */
+  dropped?: Uint8Array;
 }
 
 /** Symbolic analysis of a symmetric G (full pattern): ordering, elimination tree, pattern of L. */
@@ -261,6 +268,7 @@ export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: 
   const mark = new Int32Array(n).fill(-1);
   const stack = new Int32Array(n);
   const tolerance = options.relativePivotTolerance;
+  const dropped = options.dropped;
   for (let k = 0; k < n; k++) {
     const top = rowReach(k, lowerPtr, lowerIdx, parent, mark, stack);
     for (let q = lowerPtr[k]; q < lowerPtr[k + 1]; q++) x[lowerIdx[q]] = gValues[lowerSource[q]];
@@ -271,7 +279,7 @@ export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: 
     for (let t = top; t < n; t++) {
       const j = stack[t];
       const jStart = colPtr[j];
-      const lkj = x[j] / lValues[jStart];
+      const lkj = dropped !== undefined && dropped[j] === 1 ? 0 : x[j] / lValues[jStart];
       x[j] = 0;
       // Column j holds next[j] entries so far (rows < k); row k's goes right after them.
       const filled = jStart + next[j];
@@ -281,6 +289,11 @@ export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: 
       next[j]++;
     }
     const limit = (tolerance ?? 16 * (n - top + 1) * UNIT_ROUNDOFF) * diagonal;
+    if (dropped !== undefined && diagonal > 0 && !(d > limit)) {
+      dropped[k] = 1;
+      lValues[colPtr[k]] = 0;
+      continue;
+    }
     if (!(d > limit) || !(diagonal > 0)) throw notPositiveDefinite(s.ordering.perm[k], d, diagonal);
     lValues[colPtr[k]] = Math.sqrt(d);
   }

@@ -105,7 +105,7 @@ function systemOn(backend: BackendName, A: CsrMatrix, machines: number): SparseD
 describe('the addon reports its parts', () => {
   it.skipIf(!process.env.CI)('under CI the native sparse part is present', () => {
     expect(skipReason).toBe('');
-    expect(nativeParts()).toEqual({ dense: true, sparse: true, arpack: true, metis: true });
+    expect(nativeParts()).toEqual({ dense: true, sparse: true, arpack: true, metis: true, spqr: true });
   });
   it('nativeParts agrees with nativeSparse', () => {
     expect(nativeParts().sparse).toBe(sparse !== null);

@@ -1,0 +1,111 @@
+/**
+ * CSR machines whose rows are dependent (src/solvers/distributed/sparseSystem.ts): the independent rows S
+ * and b_S' = A_S A_i^+ b_i by SuiteSparseQR on the native backend and by the pivot-dropping Cholesky
+ * (src/solvers/sparse/droppingCholesky.ts) on the TypeScript one, nothing p x c being dense:
+ *  - ash608 with noisy labels on 4 machines: each machine's rank is NumPy's matrix_rank, its solution set
+ *    {A_S x = b_S'} holds NumPy's A_i^+ b_i (its minimum-norm point), and APC reaches NumPy's block-weighted
+ *    solution x_W (scripts/dependentRowsReference.py, test/fixtures/ash608Noisy.json);
+ *  - a machine of 5000 rows (2500 rows and twice each of them) on 5000 support columns, whose dense block
+ *    (2.5e7 entries) the dense rank-revealing path refused: rank 2500 and b_S' in closed form.
+ * (Every algorithm reaching ones on ash608 with b = A ones: ./tallSystems.test.ts, on both backends.)
+ */
+import { readFileSync } from 'node:fs';
+import { beforeAll, expect, it } from 'vitest';
+import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
+import { buildSparseSystem, type CsrMachineData } from '../../../src/solvers/distributed/sparseSystem.js';
+import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { nativeSpqr } from '../../../src/solvers/linalg/backend.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
+import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
+import { csrFromCoo, multiplyTransposed, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { solveCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
+import { describeEachBackend } from '../../support/backends.js';
+import { readMatrixCsr, relativeDifference } from '../sparse/support.js';
+
+interface NoisyFixture {
+  b: number[];
+  ranks: number[];
+  localLeastSquares: number[][];
+  blockWeighted: number[];
+}
+const noisy = JSON.parse(readFileSync(new URL('../../fixtures/ash608Noisy.json', import.meta.url), 'utf8')) as NoisyFixture;
+
+let ash: CsrMatrix;
+beforeAll(() => {
+  ash = readMatrixCsr('ash608.mtx');
+});
+
+/** The minimum-norm point of {x : A_S x = b_S'}: A_S^T (A_S A_S^T)^{-1} b_S', with the machine's own factor. */
+function minimumNormPoint(machine: CsrMachineData, n: number): Float64Array {
+  const projection = machine.projection!;
+  const y = solveCholesky(machine.gram, projection.b, new Float64Array(projection.b.length));
+  return multiplyTransposed(projection.a, y, new Float64Array(n));
+}
+
+describeEachBackend('CSR machines with dependent rows', (backend) => {
+  // An addon built without SuiteSparseQR (libspqr missing at install) runs the pivot-dropping Cholesky on both; CI has it.
+  const withoutSpqr = backend === 'native' && nativeSpqr() === null && !process.env.CI;
+  it.skipIf(withoutSpqr)(`finds them with ${backend === 'native' ? 'SuiteSparseQR' : 'the pivot-dropping Cholesky'}`, () => {
+    expect(selectedKernels().spqr === null).toBe(backend === 'typescript');
+  });
+
+  it("ash608 with noisy labels: NumPy's ranks and local least-squares points; APC reaches x_W", () => {
+    const system = buildSparseSystem(createProblem({ A: ash, rhs: noisy.b, partition: { machines: 4 } }));
+    expect(system.machines.map((machine) => machine.rank)).toEqual(noisy.ranks);
+    system.machines.forEach((machine, i) => {
+      expect(machine.projection!.rows.length).toBe(noisy.ranks[i]);
+      expect(relativeDifference(minimumNormPoint(machine, 188), noisy.localLeastSquares[i]), `machine ${i}`).toBeLessThan(1e-10);
+    });
+    const analysis = analyze(system);
+    expect(analysis.consistency?.consistent).toBe(false);
+    const run = runAlgorithm(system, 'apc', spectralDataOf(analysis), { tolerance: 1e-12, maxIterations: 5000 });
+    expect(run.status, run.stopReason).toBe('converged');
+    expect(run.target).toBe('block-weighted');
+    expect(relativeDifference(run.solution, noisy.blockWeighted)).toBeLessThan(1e-8);
+  });
+
+  it('a machine whose dense block would hold 2.5e7 entries: rank 2500, b_S the least-squares labels of each pair', () => {
+    // Machine 0: rows r_k (k < 2500, on columns 2k, 2k+1 and 7k + 3 mod n) and 2 r_k; machines 1 and 2 complete the rank.
+    const n = 5000;
+    const half = 2500;
+    const rowIdx: number[] = [];
+    const colIdx: number[] = [];
+    const values: number[] = [];
+    const put = (row: number, col: number, value: number): void => {
+      rowIdx.push(row);
+      colIdx.push(col);
+      values.push(value);
+    };
+    for (let k = 0; k < half; k++) {
+      for (const [row, scale] of [
+        [k, 1],
+        [half + k, 2],
+      ]) {
+        put(row, 2 * k, scale);
+        put(row, 2 * k + 1, -0.5 * scale);
+        put(row, (7 * k + 3) % n, 0.25 * (1 + (k % 3)) * scale);
+      }
+      put(n + k, 2 * k, 1);
+      put(n + k, 2 * k + 1, 0.5);
+      put(n + half + k, 2 * k + 1, 1);
+      put(n + half + k, (2 * k + 2) % n, -0.3);
+    }
+    const A = csrFromCoo(2 * n, n, rowIdx, colIdx, values);
+    const b = Float64Array.from({ length: 2 * n }, (_, k) => Math.cos(k));
+    const system = buildSparseSystem(createProblem({ A, rhs: b, partition: { sizes: [n, half, half] } }));
+    const machine = system.machines[0];
+    expect([machine.p, machine.c, machine.rank]).toEqual([n, n, half]);
+    // Each pair (r_k x = b_k, 2 r_k x = b'_k) alone in its columns' span: r_k x_0 = (b_k + 2 b'_k) / 5.
+    const { rows, b: bS } = machine.projection!;
+    let largest = 0;
+    for (let t = 0; t < rows.length; t++) {
+      const k = rows[t] % half;
+      const pairValue = (b[k] + 2 * b[half + k]) / 5;
+      const expected = rows[t] < half ? pairValue : 2 * pairValue;
+      largest = Math.max(largest, Math.abs(bS[t] - expected));
+    }
+    expect(new Set(Array.from(rows, (row) => row % half)).size).toBe(half);
+    expect(largest).toBeLessThan(1e-12);
+    expect(system.machines.map((other) => other.rank)).toEqual([half, half, half]);
+  });
+});
