@@ -1,6 +1,6 @@
 # syntax=docker/dockerfile:1
 # Multi-stage image: the build stage compiles TypeScript and (when OpenBLAS/LAPACKE are present, which
-# they are here, with CHOLMOD and ARPACK for its sparse part and METIS for the partition advisor) the
+# they are here, with CHOLMOD, SuiteSparseQR and ARPACK for its sparse part and METIS for the partition advisor) the
 # optional native backend;
 # the runtime stage holds production dependencies only and runs as the non-root `node` user.
 ARG NODE_VERSION=20
@@ -21,11 +21,11 @@ COPY src ./src
 RUN npm run build
 
 FROM node:${NODE_VERSION}-bookworm-slim AS runtime
-# OpenBLAS/LAPACKE, CHOLMOD (SuiteSparse), ARPACK and METIS for the native backend (the addon links them all: one
+# OpenBLAS/LAPACKE, CHOLMOD and SuiteSparseQR (SuiteSparse), ARPACK and METIS for the native backend (the addon links them all: one
 # missing library and it does not load at all); redis-server for the all-in-one default
 # (`node dist/src/main.js` without REDIS_URL). docker-compose.yml uses a separate Redis.
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libopenblas0 liblapacke libcholmod3 libumfpack5 libsuitesparseconfig5 libarpack2 libmetis5 redis-server \
+ && apt-get install -y --no-install-recommends libopenblas0 liblapacke libcholmod3 libumfpack5 libspqr2 libsuitesparseconfig5 libarpack2 libmetis5 redis-server \
  && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000
 WORKDIR /app

@@ -88,29 +88,12 @@ static napi_value CsrRowsHandle(napi_env env, napi_callback_info info) {
   const char* name = "csrRows";
   napi_value argv[6];
   if (!get_args(env, info, name, 6, argv)) return NULL;
-  int32_t rows, cols;
-  int32_t *row_ptr, *col_idx;
-  double *values, *b;
-  size_t ptr_len, idx_len, val_len, b_len;
-  if (!get_count(env, argv[0], &rows)) return throw_type(env, name, 0, "a non-negative 32-bit integer");
-  if (!get_count(env, argv[1], &cols)) return throw_type(env, name, 1, "a non-negative 32-bit integer");
-  if (!get_typed(env, argv[2], napi_int32_array, (void**)&row_ptr, &ptr_len)) return throw_type(env, name, 2, "an Int32Array");
-  if (!get_typed(env, argv[3], napi_int32_array, (void**)&col_idx, &idx_len)) return throw_type(env, name, 3, "an Int32Array");
-  if (!get_typed(env, argv[4], napi_float64_array, (void**)&values, &val_len)) return throw_type(env, name, 4, "a Float64Array");
-  if (!get_typed(env, argv[5], napi_float64_array, (void**)&b, &b_len)) return throw_type(env, name, 5, "a Float64Array");
-  if (ptr_len < (size_t)rows + 1) return throw_range(env, name, "rowPtr is shorter than rows + 1");
-  if (b_len < (size_t)rows) return throw_range(env, name, "b is shorter than rows");
-  if (row_ptr[0] < 0) return throw_range(env, name, "rowPtr starts below 0");
-  for (int32_t k = 0; k < rows; k++)
-    if (row_ptr[k + 1] < row_ptr[k]) return throw_range(env, name, "rowPtr decreases");
-  if ((size_t)row_ptr[rows] > idx_len || (size_t)row_ptr[rows] > val_len)
-    return throw_range(env, name, "rowPtr runs past colIdx or values");
-  for (int32_t e = row_ptr[0]; e < row_ptr[rows]; e++)
-    if (col_idx[e] < 0 || col_idx[e] >= cols) return throw_range(env, name, "a column index is out of range");
+  CsrArgs csr;
+  if (!get_csr_args(env, name, argv, &csr)) return NULL;
 
   CsrRows* handle_data = calloc(1, sizeof *handle_data);
   if (!handle_data) return throw_range(env, name, "out of memory");
-  *handle_data = (CsrRows){(size_t)rows, (size_t)cols, row_ptr, col_idx, values, b, {NULL, NULL, NULL, NULL}};
+  *handle_data = (CsrRows){(size_t)csr.rows, (size_t)csr.cols, csr.row_ptr, csr.col_idx, csr.values, csr.b, {NULL, NULL, NULL, NULL}};
   return wrap_handle(env, name, handle_data, free_rows, argv + 2, 4, handle_data->refs, "cannot reference the chunk's arrays");
 }
 

@@ -84,6 +84,37 @@ static inline const char* check_compressed(int32_t n, const int32_t* ptr, size_t
   return NULL;
 }
 
+/* The arguments (rows, cols, rowPtr, colIdx, values, b) of a CSR chunk: rows x cols, rowPtr from rowPtr[0] >= 0. */
+typedef struct {
+  int32_t rows, cols;
+  int32_t *row_ptr, *col_idx;
+  double *values, *b;
+} CsrArgs;
+
+/* Reads and checks argv[0 .. 6) as a CSR chunk with its right-hand side b; false after throwing (TypeError, RangeError). */
+static inline bool get_csr_args(napi_env env, const char* name, const napi_value* argv, CsrArgs* out) {
+  size_t ptr_len, idx_len, val_len, b_len;
+  if (!get_count(env, argv[0], &out->rows)) return throw_type(env, name, 0, "a non-negative 32-bit integer"), false;
+  if (!get_count(env, argv[1], &out->cols)) return throw_type(env, name, 1, "a non-negative 32-bit integer"), false;
+  if (!get_typed(env, argv[2], napi_int32_array, (void**)&out->row_ptr, &ptr_len)) return throw_type(env, name, 2, "an Int32Array"), false;
+  if (!get_typed(env, argv[3], napi_int32_array, (void**)&out->col_idx, &idx_len)) return throw_type(env, name, 3, "an Int32Array"), false;
+  if (!get_typed(env, argv[4], napi_float64_array, (void**)&out->values, &val_len)) return throw_type(env, name, 4, "a Float64Array"), false;
+  if (!get_typed(env, argv[5], napi_float64_array, (void**)&out->b, &b_len)) return throw_type(env, name, 5, "a Float64Array"), false;
+  const int32_t rows = out->rows;
+  const int32_t* row_ptr = out->row_ptr;
+  const char* problem = NULL;
+  if (ptr_len < (size_t)rows + 1) problem = "rowPtr is shorter than rows + 1";
+  else if (b_len < (size_t)rows) problem = "b is shorter than rows";
+  else if (row_ptr[0] < 0) problem = "rowPtr starts below 0";
+  for (int32_t k = 0; problem == NULL && k < rows; k++)
+    if (row_ptr[k + 1] < row_ptr[k]) problem = "rowPtr decreases";
+  if (problem == NULL && ((size_t)row_ptr[rows] > idx_len || (size_t)row_ptr[rows] > val_len)) problem = "rowPtr runs past colIdx or values";
+  for (int32_t e = problem == NULL ? row_ptr[0] : 0; problem == NULL && e < row_ptr[rows]; e++)
+    if (out->col_idx[e] < 0 || out->col_idx[e] >= out->cols) problem = "a column index is out of range";
+  if (problem != NULL) return throw_range(env, name, problem), false;
+  return true;
+}
+
 /* The data behind an external handle made by wrap_handle or napi_create_external; NULL when `value` is not one. */
 static inline void* external_data(napi_env env, napi_value value) {
   napi_valuetype type;

@@ -31,25 +31,14 @@ static napi_value SpqrRowBasis(napi_env env, napi_callback_info info) {
   const char* name = "spqrRowBasis";
   napi_value argv[7];
   if (!get_args(env, info, name, 7, argv)) return NULL;
-  int32_t p, c;
-  int32_t *row_ptr, *col_idx;
-  double *values, *b;
-  size_t ptr_len, idx_len, val_len, b_len;
+  CsrArgs csr;
+  if (!get_csr_args(env, name, argv, &csr)) return NULL;
   double tol;
-  if (!get_count(env, argv[0], &p)) return throw_type(env, name, 0, "a non-negative 32-bit integer");
-  if (!get_count(env, argv[1], &c)) return throw_type(env, name, 1, "a non-negative 32-bit integer");
-  if (!get_typed(env, argv[2], napi_int32_array, (void**)&row_ptr, &ptr_len)) return throw_type(env, name, 2, "an Int32Array");
-  if (!get_typed(env, argv[3], napi_int32_array, (void**)&col_idx, &idx_len)) return throw_type(env, name, 3, "an Int32Array");
-  if (!get_typed(env, argv[4], napi_float64_array, (void**)&values, &val_len)) return throw_type(env, name, 4, "a Float64Array");
-  if (!get_typed(env, argv[5], napi_float64_array, (void**)&b, &b_len)) return throw_type(env, name, 5, "a Float64Array");
   if (napi_get_value_double(env, argv[6], &tol) != napi_ok || !(tol >= 0) || !(tol < 1)) return throw_type(env, name, 6, "a number in [0, 1)");
-  if (ptr_len < (size_t)p + 1 || row_ptr[0] != 0) return throw_range(env, name, "the row pointers must be p + 1 entries from 0");
-  for (int32_t k = 0; k < p; k++)
-    if (row_ptr[k + 1] < row_ptr[k]) return throw_range(env, name, "the row pointers decrease");
-  if ((size_t)row_ptr[p] > idx_len || (size_t)row_ptr[p] > val_len) return throw_range(env, name, "the row pointers run past the index or value array");
-  if (b_len < (size_t)p) return throw_range(env, name, "b has fewer than p entries");
-  for (int32_t q = 0; q < row_ptr[p]; q++)
-    if (col_idx[q] < 0 || col_idx[q] >= c) return throw_range(env, name, "a column index is out of range");
+  const int32_t p = csr.rows, c = csr.cols;
+  const int32_t *row_ptr = csr.row_ptr, *col_idx = csr.col_idx;
+  const double *values = csr.values, *b = csr.b;
+  if (row_ptr[0] != 0) return throw_range(env, name, "rowPtr must start at 0");
   for (int32_t k = 0; k < p; k++)
     if (row_ptr[k + 1] == row_ptr[k]) return throw_range(env, name, "a row is empty");
 
