@@ -66,7 +66,7 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
   const tall = A.rows > spec.n;
   const bi = new Float64Array(p);
   for (let k = 0; k < p; k++) bi[k] = b[rows[k]];
-  if (tall && c < p) return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols);
+  if (tall && c < p) return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols, null);
   if (c < p) {
     throw new SingularMatrixError(
       `The matrix is singular: the ${p} rows of machine ${index} are nonzero in only ${c} columns, so they are linearly dependent.`,
@@ -80,7 +80,7 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
     factor = factorGram(g, index, rows, gramFactorizer());
   } catch (error) {
     if (!tall || !(error instanceof SingularMatrixError)) throw error;
-    return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols);
+    return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols, g);
   }
   const { symbolic, values, work } = factor;
   // Without the analysis a refactorization would read: machines never refactor, and threads would copy it.
@@ -123,10 +123,11 @@ function rankDeficientSparseMachine(
   a: CsrMatrix,
   bi: Float64Array,
   cols: Int32Array,
+  gramOfRows: CsrMatrix | null,
 ): CsrMachineData {
   const p = rows.length;
   const c = cols.length;
-  const { rows: independent, rhs: bS } = independentRowsOf(kernels, index, a, bi, cols);
+  const { rows: independent, rhs: bS } = independentRowsOf(kernels, index, a, bi, cols, gramOfRows);
   const rank = independent.length;
   const aS = selectRows(a, independent);
   const g = gramMatrix(aS);
@@ -155,17 +156,21 @@ function rankDeficientSparseMachine(
   };
 }
 
-/** The independent rows of machine `index` (local indices, ascending) and their right-hand side b_S', by the kernels' factorization. */
+/**
+ * The independent rows of machine `index` (local indices, ascending) and their right-hand side b_S', by the kernels'
+ * factorization (A_i A_i^T: `gramOfRows` when the caller has it).
+ */
 function independentRowsOf(
   kernels: Kernels,
   index: number,
   a: CsrMatrix,
   bi: Float64Array,
   cols: Int32Array,
+  gramOfRows: CsrMatrix | null,
 ): { rows: Int32Array; rhs: Float64Array } {
   if (kernels.spqr === null) {
     try {
-      return gramRowBasis(gramMatrix(a), bi);
+      return gramRowBasis(gramOfRows ?? gramMatrix(a), bi);
     } catch (error) {
       if (!(error instanceof SingularMatrixError)) throw error;
       throw new SingularMatrixError(`Machine ${index}'s rows are linearly dependent, and: ${error.message}`, {
