@@ -6,7 +6,8 @@
  *    {A_S x = b_S'} holds NumPy's A_i^+ b_i (its minimum-norm point), and APC reaches NumPy's block-weighted
  *    solution x_W (scripts/dependentRowsReference.py, test/fixtures/ash608Noisy.json);
  *  - a machine of 5000 rows (2500 rows and twice each of them) on 5000 support columns, whose dense block
- *    (2.5e7 entries) the dense rank-revealing path refused: rank 2500 and b_S' in closed form.
+ *    (2.5e7 entries) the dense rank-revealing path refused: rank 2500 and b_S' in closed form;
+ *  - built on two threads, the same machines as on one.
  * (Every algorithm reaching ones on ash608 with b = A ones: ./tallSystems.test.ts, on both backends.)
  */
 import { readFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { buildSparseSystem, type CsrMachineData } from '../../../src/solvers/dis
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { nativeSpqr } from '../../../src/solvers/linalg/backend.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
+import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { csrFromCoo, multiplyTransposed, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { solveCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
@@ -62,6 +64,24 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     expect(run.status, run.stopReason).toBe('converged');
     expect(run.target).toBe('block-weighted');
     expect(relativeDifference(run.solution, noisy.blockWeighted)).toBeLessThan(1e-8);
+  });
+
+  it('on two threads, the same rows and b_S as on one (bit for bit)', () => {
+    const build = (threads: number) => {
+      setSolverThreads(threads);
+      const previous = setParallelTasksMinNnz(threads > 1 ? 0 : Infinity);
+      try {
+        return buildSparseSystem(createProblem({ A: ash, rhs: noisy.b, partition: { machines: 4 } }));
+      } finally {
+        setParallelTasksMinNnz(previous);
+        setSolverThreads('auto');
+      }
+    };
+    const [one, two] = [build(1), build(2)];
+    two.machines.forEach((machine, i) => {
+      expect(machine.projection!.rows).toEqual(one.machines[i].projection!.rows);
+      expect(machine.projection!.b).toEqual(one.machines[i].projection!.b);
+    });
   });
 
   it('a machine whose dense block would hold 2.5e7 entries: rank 2500, b_S the least-squares labels of each pair', () => {
