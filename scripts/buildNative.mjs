@@ -20,7 +20,8 @@
  * libmetis-dev) likewise (NATIVE_METIS_INCLUDE_DIRS / NATIVE_METIS_LIBRARY_DIRS): the partition advisor's graph
  * partitioner on the native backend. SuiteSparseQR (SuiteSparseQR_C.h and libspqr, also libsuitesparse-dev) is
  * compiled in with the sparse part when found in the same places: the rank-revealing QR of the machines whose
- * rows are dependent (src/solvers/distributed/sparseSystem.ts).
+ * rows are dependent (src/solvers/distributed/sparseSystem.ts); when that build fails it is retried without
+ * SuiteSparseQR, whose work then stays on TypeScript.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -222,17 +223,27 @@ let sparseNote = `dense only: the sparse part needs ${sparseMissing.join(', ')} 
 let build = null;
 if (sparseMissing.length === 0) {
   build = rebuild(true, arpackFound, metisFound, spqrFound);
+  // SuiteSparseQR is the newest part: a SuiteSparse whose libspqr does not link keeps the rest of the sparse part.
+  let spqrBuilt = spqrFound;
+  if (build.status !== 0 && spqrFound) {
+    spqrBuilt = false;
+    build = rebuild(true, arpackFound, metisFound, false);
+  }
   if (build.status === 0) {
     const absent = [
       arpackFound ? null : `no ARPACK (needs arpack/arpack.h and libarpack.${libExt}: apt-get install libarpack2-dev)`,
       metisFound ? null : `no METIS (needs metis.h and libmetis.${libExt}: apt-get install libmetis-dev)`,
-      spqrFound ? null : `no SuiteSparseQR (needs SuiteSparseQR_C.h and libspqr.${libExt}: apt-get install libsuitesparse-dev)`,
+      spqrBuilt
+        ? null
+        : spqrFound
+          ? 'no SuiteSparseQR (its build failed)'
+          : `no SuiteSparseQR (needs SuiteSparseQR_C.h and libspqr.${libExt}: apt-get install libsuitesparse-dev)`,
     ].filter(Boolean);
-    sparseNote = `dense + sparse (CHOLMOD, UMFPACK${spqrFound ? ', SuiteSparseQR' : ''})${arpackFound ? ' + ARPACK' : ''}${metisFound ? ' + METIS' : ''}${absent.length > 0 ? `; ${absent.join('; ')}` : ''}`;
+    sparseNote = `dense + sparse (CHOLMOD, UMFPACK${spqrBuilt ? ', SuiteSparseQR' : ''})${arpackFound ? ' + ARPACK' : ''}${metisFound ? ' + METIS' : ''}${absent.length > 0 ? `; ${absent.join('; ')}` : ''}`;
   } else {
     const output = lastLines(build);
     if (output) console.log(output);
-    sparseNote = 'dense only: the build with CHOLMOD, UMFPACK, SuiteSparseQR, ARPACK and METIS failed (output above)';
+    sparseNote = 'dense only: the build with CHOLMOD, UMFPACK, ARPACK and METIS failed (output above)';
     build = null;
   }
 }
