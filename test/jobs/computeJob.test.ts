@@ -48,8 +48,6 @@ async function compute(input: ComputeInput): Promise<{ outcome: ComputeOutcome; 
     onProgress: (p) => progress.push(p),
     traceCap: 64,
     sliceMs: 0,
-    // The staged order at this size too (small solves compute the whole analysis first by default).
-    stagedAnalysisAboveN: 0,
   });
   expect(outcome.status).toBe('succeeded');
   return { outcome, phases: progress.map((p) => p.phase) };
@@ -72,7 +70,8 @@ describe('a solve job computes its spectral data, runs, then the rest of the ana
     it(`${label}: the analysis equals an analyze job's, the angles computed after the runs`, async () => {
       const solve = await compute(input);
       const analyzeJob = await compute({ ...input, type: 'analyze', algorithms: [] });
-      expect(solve.outcome.result!.analysis).toEqual(analyzeJob.outcome.result!.analysis);
+      expect(solve.outcome.result!.analysisCompleted).toBe(true);
+      expect(solve.outcome.result!.analysis!).toEqual(analyzeJob.outcome.result!.analysis!);
       const { phases } = solve;
       expect(phases.indexOf('conditioning')).toBeLessThan(phases.indexOf('solve'));
       expect(phases.indexOf('principal-angles')).toBeGreaterThan(phases.lastIndexOf('solve'));
@@ -96,7 +95,7 @@ describe('with every parameter given the runs start without the spectral estimat
       const { phases } = given;
       expect(phases.indexOf('solve')).toBeGreaterThanOrEqual(0);
       expect(phases.indexOf('conditioning')).toBeGreaterThan(phases.lastIndexOf('solve'));
-      expect(given.outcome.result!.analysis).toEqual(tuned.outcome.result!.analysis);
+      expect(given.outcome.result!.analysis!).toEqual(tuned.outcome.result!.analysis!);
       // Rate, eps kappa(A), growth diagnosis and stop reason filled in after the analysis, as with it.
       expect(withoutTime(given.outcome.result!.runs)).toEqual(withoutTime(tuned.outcome.result!.runs));
       // On the Gaussian matrix D-HBM's residual rises before it falls: its cause and sentence come from the analysis too.
@@ -122,6 +121,64 @@ describe('with every parameter given the runs start without the spectral estimat
     const tuned = await compute(dense);
     const given = await compute({ ...dense, options: { ...dense.options, parameters: { dgd: { alpha: 1e-3 } } } });
     expect(given.phases.indexOf('conditioning')).toBeLessThan(given.phases.indexOf('solve'));
-    expect(given.outcome.result!.analysis).toEqual(tuned.outcome.result!.analysis);
+    expect(given.outcome.result!.analysis!).toEqual(tuned.outcome.result!.analysis!);
+  });
+});
+
+/** A solve whose cancel arrives with the first progress report of `phase` after a run started (`afterRuns`) or at all. */
+async function cancelledAt(input: ComputeInput, phase: string, afterRuns: boolean): Promise<ComputeOutcome> {
+  const controller = new AbortController();
+  let ran = false;
+  const outcome = await computeJob(input, {
+    signal: controller.signal,
+    onProgress: (p) => {
+      ran ||= p.phase === 'solve';
+      if (p.phase === phase && (ran || !afterRuns)) controller.abort();
+    },
+    traceCap: 64,
+    sliceMs: 0,
+  });
+  expect(outcome.status).toBe('cancelled');
+  return outcome;
+}
+
+describe('a solve cancelled before its analysis is complete keeps its runs', () => {
+  it('cancelled during a run: its summary (cancelled), no analysis, the spectral data the runs used', async () => {
+    const whole = (await compute(dense)).outcome.result!;
+    const { result, runs } = await cancelledAt(dense, 'solve', false);
+    expect(result!.analysisCompleted).toBe(false);
+    expect(result!.analysis).toBeUndefined();
+    const { L, mu, lambdaMinS, lambdaMaxS } = whole.analysis!.conditioning;
+    expect(result!.spectral).toEqual({ L, mu, lambdaMinS, lambdaMaxS });
+    // The first run, stopped under way: summarized, with its solution and trace, at the rate the analysis reports.
+    expect(Object.keys(result!.runs)).toEqual(['dhbm']);
+    expect(result!.runs.dhbm).toMatchObject({ status: 'cancelled', theoreticalRate: whole.runs.dhbm!.theoreticalRate });
+    expect(result!.runs.dhbm!.iterations).toBeLessThan(whole.runs.dhbm!.iterations);
+    expect(runs.map((run) => run.algorithm)).toEqual(['dhbm']);
+    expect(runs[0].solution).toHaveLength(n);
+    expect(runs[0].trace.iteration.length).toBe(result!.runs.dhbm!.tracePoints);
+  });
+
+  it('cancelled during the rest of the analysis: every run as it ended, no analysis', async () => {
+    const whole = (await compute(poisson)).outcome.result!;
+    const { result, runs } = await cancelledAt(poisson, 'principal-angles', true);
+    expect(result!.analysisCompleted).toBe(false);
+    expect(result!.analysis).toBeUndefined();
+    expect(withoutTime(result!.runs)).toEqual(withoutTime(whole.runs));
+    expect(runs.map((run) => run.algorithm)).toEqual(poisson.algorithms);
+  });
+
+  it('every parameter given, cancelled during a run: no spectral data was computed, none reported', async () => {
+    const parameters = { dhbm: (await compute(dense)).outcome.result!.runs.dhbm!.parameters };
+    const input: ComputeInput = { ...dense, algorithms: ['dhbm'], options: { ...dense.options, parameters } };
+    const { result } = await cancelledAt(input, 'solve', false);
+    expect(result).toMatchObject({ analysisCompleted: false, runs: { dhbm: { status: 'cancelled', theoreticalRate: null } } });
+    expect(result!.spectral).toBeUndefined();
+  });
+
+  it('cancelled while the spectral data is computed: no result (nothing ran)', async () => {
+    const outcome = await cancelledAt(dense, 'conditioning', false);
+    expect(outcome.result).toBeUndefined();
+    expect(outcome.runs).toEqual([]);
   });
 });
