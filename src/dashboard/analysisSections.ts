@@ -287,10 +287,11 @@ export function ratesSection(analysis: Analysis, runs: Partial<Record<string, Ru
 type JobResult = NonNullable<Job['result']>;
 
 /**
- * A solve cancelled before its analysis was complete (result.analysisCompleted false): says so, with
- * the spectral data its runs took their parameters and rates from, and each run as it ended.
+ * A solve cancelled, or stopped at its time or memory limit, before its analysis was complete
+ * (result.analysisCompleted false): says so, with the spectral data its runs took their parameters
+ * and rates from, and each run as it ended.
  */
-export function analysisNotCompletedSection(result: JobResult): HTMLElement {
+export function analysisNotCompletedSection(result: JobResult, status: Job['status']): HTMLElement {
   const { spectral, runs } = result;
   const rows = ALGORITHMS.flatMap((algorithm) => {
     const run = runs[algorithm];
@@ -312,7 +313,8 @@ export function analysisNotCompletedSection(result: JobResult): HTMLElement {
     h(
       'p',
       { class: 'explanation' },
-      'The job was cancelled before its analysis was complete: its heterogeneity, bounds, recommendation and predicted time ',
+      status === 'cancelled' ? 'The job was cancelled' : 'The job was stopped (its problem is above)',
+      ' before its analysis was complete: its heterogeneity, bounds, recommendation and predicted time ',
       'to solution were not computed (an analyze job on the same input computes them). ',
       spectral
         ? 'Its runs took their parameters and rates from the spectral data below.'

@@ -1489,7 +1489,7 @@ export interface components {
             lambdaMaxS: number;
         };
         JobResult: {
-            /** @description true: `analysis` is the whole analysis, the one an analyze job reports. false: the job was cancelled before its analysis was complete (a solve computes the spectral data its runs need, runs, then the rest of the analysis): `analysis` is absent, `runs` holds the runs that started, and `spectral` what they used. */
+            /** @description true: `analysis` is the whole analysis, the one an analyze job reports. false: the job ended (cancelled, or failed at a limit) before its analysis was complete (a solve computes the spectral data its runs need, runs, then the rest of the analysis): `analysis` is absent, `runs` holds the runs that started (a failed job: those its last checkpoint held), and `spectral` what they used. */
             analysisCompleted: boolean;
             /** @description Absent exactly when analysisCompleted is false. */
             analysis?: components["schemas"]["Analysis"];
@@ -1576,7 +1576,7 @@ export interface components {
             /** @description null only for jobs stored before the service recorded partitions. */
             partition: components["schemas"]["PartitionEcho"] | null;
             labels: components["schemas"]["Labels"];
-            /** @description Present when the job succeeded, and when it was cancelled once its runs could start or its analysis was complete (see analysisCompleted). */
+            /** @description Present when the job succeeded; when it was cancelled once its runs could start or its analysis was complete; when it failed (time or memory limit, internal error) after its last checkpoint held a finished run: those runs (see analysisCompleted). */
             result?: components["schemas"]["JobResult"];
             /** @description A solve job with a result: its runs that converged and those that did not. */
             summary?: components["schemas"]["RunsOutcome"];

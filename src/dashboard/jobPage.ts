@@ -249,8 +249,8 @@ export class JobPageView implements View {
     await new Promise((resolve) => requestAnimationFrame(resolve));
     const columns = this.columnCount > 1 ? this.columnsSection(runs) : '';
     if (!analysis) {
-      // Cancelled before the analysis was complete: the runs, their files and the partition only.
-      this.summary.replaceChildren(analysisNotCompletedSection(result), columns);
+      // Cancelled (or stopped at a limit) before the analysis was complete: the runs, their files and the partition only.
+      this.summary.replaceChildren(analysisNotCompletedSection(result, job.status), columns);
       this.results.replaceChildren(this.partitionSection(), this.downloadsSection(job, runs));
       return;
     }

@@ -35,7 +35,7 @@ import { multipleRhsWork } from '../solvers/runner/multipleRhs.js';
 import { everyParameterGiven, startRun, theoryOfRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
 import { SnapshotMismatchError, type RunSnapshot } from '../solvers/runner/snapshot.js';
 import type { RunResult } from '../solvers/runner/types.js';
-import type { JobCheckpointing } from './checkpoints.js';
+import { partialResult, type JobCheckpointing } from './checkpoints.js';
 import { RunningJobs } from './runningJobs.js';
 import type { JobCheckpoint } from './store/checkpointCodec.js';
 import type { RunOutput } from './store/jobStore.js';
@@ -418,11 +418,4 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
     }
   }
   return { status: cancelled ? 'cancelled' : 'succeeded', result: { analysisCompleted: true, analysis, runs: summaries }, runs };
-}
-
-/** A solve's result without its analysis: the runs' summaries and the spectral data they used (null: not computed). */
-function partialResult(runs: JobResult['runs'], spectral: SpectralData | null): JobResult {
-  if (spectral === null) return { analysisCompleted: false, runs };
-  const { L, mu, lambdaMinS, lambdaMaxS } = spectral;
-  return { analysisCompleted: false, spectral: { L, mu, lambdaMinS, lambdaMaxS }, runs };
 }

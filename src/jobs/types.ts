@@ -280,7 +280,7 @@ export interface RunsSpectralData {
 export interface JobResult {
   /**
    * true: `analysis` is the whole analysis (an analyze job's, value for value). false: the job ended
-   * (cancelled) before the analysis was complete; `analysis` is absent and `spectral` holds what the runs
+   * (cancelled, or failed at a limit with finished runs checkpointed) before the analysis was complete; `analysis` is absent and `spectral` holds what the runs
    * used, when it was computed. Results stored before the field existed read as true.
    */
   analysisCompleted: boolean;

@@ -2,14 +2,19 @@
  * What a solve job computes before its runs (src/jobs/computeJob.ts): the spectral data first, the
  * runs, then the rest of the analysis, whose result equals an analyze job's on the same input
  * (dense and CSR); with every parameter given the runs start without the spectral estimates and
- * report, once the analysis is done, what a run given the spectral data reports.
+ * report, once the analysis is done, what a run given the spectral data reports. A solve cancelled
+ * during its runs or the rest of the analysis keeps its runs' summaries without the analysis.
  */
 import { describe, expect, it } from 'vitest';
 import { computeJob, type ComputeInput, type ComputeOutcome } from '../../src/jobs/computeJob.js';
 import type { RunSummary } from '../../src/jobs/types.js';
+import { analyze, spectralDataOf } from '../../src/solvers/analysis/analyze.js';
 import type { WorkProgress } from '../../src/solvers/cooperative.js';
+import { buildDistributedSystem } from '../../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../../src/solvers/input/createProblem.js';
 import { generateMatrix } from '../../src/solvers/input/generators.js';
 import { partitionFromAssignment } from '../../src/solvers/problem.js';
+import { runAlgorithm } from '../../src/solvers/runner/runAlgorithm.js';
 import { csrFromDense } from '../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../src/solvers/sparse/generators.js';
 
@@ -80,6 +85,31 @@ describe('a solve job computes its spectral data, runs, then the rest of the ana
       expect(analyzeJob.phases.indexOf('conditioning')).toBeLessThan(analyzeJob.phases.indexOf('principal-angles'));
     });
   }
+});
+
+describe('a small solve stages too', () => {
+  it("dense n = 60: each run is the library's run given the whole analysis first (the order small solves had)", async () => {
+    const { outcome } = await compute(dense);
+    const system = buildDistributedSystem(createProblem({ A, rhs: null, xTrue: null, partition }));
+    const spectral = spectralDataOf(analyze(system, { tolerance: dense.options.tolerance }));
+    expect(outcome.result!.analysisCompleted).toBe(true);
+    for (const algorithm of dense.algorithms) {
+      const reference = runAlgorithm(system, algorithm, spectral, {
+        tolerance: dense.options.tolerance,
+        maxIterations: dense.options.maxIterations,
+        stopOnStagnation: false,
+        traceCap: 64,
+      });
+      const run = outcome.result!.runs[algorithm]!;
+      expect(run, algorithm).toMatchObject({
+        status: reference.status,
+        iterations: reference.iterations,
+        parameters: reference.parameters,
+        theoreticalRate: reference.theoreticalRate,
+      });
+      expect(Math.abs(run.relativeResidual! / reference.relativeResidual - 1), algorithm).toBeLessThan(1e-9);
+    }
+  });
 });
 
 describe('with every parameter given the runs start without the spectral estimates', () => {

@@ -187,9 +187,10 @@ export const JobResultSchema = z
     analysisCompleted: z
       .boolean()
       .describe(
-        'true: `analysis` is the whole analysis, the one an analyze job reports. false: the job was cancelled before its analysis was ' +
-          'complete (a solve computes the spectral data its runs need, runs, then the rest of the analysis): `analysis` is absent, ' +
-          '`runs` holds the runs that started, and `spectral` what they used.',
+        'true: `analysis` is the whole analysis, the one an analyze job reports. false: the job ended (cancelled, or failed at a ' +
+          'limit) before its analysis was complete (a solve computes the spectral data its runs need, runs, then the rest of the ' +
+          'analysis): `analysis` is absent, `runs` holds the runs that started (a failed job: those its last checkpoint held), and ' +
+          '`spectral` what they used.',
       ),
     analysis: AnalysisSchema.optional().describe('Absent exactly when analysisCompleted is false.'),
     spectral: RunsSpectralDataSchema.optional().describe(
@@ -286,7 +287,8 @@ export const JobSchema = z
     partition: PartitionEchoSchema.nullable().describe('null only for jobs stored before the service recorded partitions.'),
     labels: LabelsSchema,
     result: JobResultSchema.optional().describe(
-      'Present when the job succeeded, and when it was cancelled once its runs could start or its analysis was complete (see analysisCompleted).',
+      'Present when the job succeeded; when it was cancelled once its runs could start or its analysis was complete; when it ' +
+        'failed (time or memory limit, internal error) after its last checkpoint held a finished run: those runs (see analysisCompleted).',
     ),
     summary: RunsOutcomeSchema.optional().describe('A solve job with a result: its runs that converged and those that did not.'),
     error: ProblemSchema.optional().describe('Present when the job failed.'),
