@@ -78,7 +78,7 @@ async function main(): Promise<void> {
         firstSeen,
         totalSeconds: total,
         status: outcome.status,
-        ...(whole ? { analysisComplete: outcome.result !== undefined } : {}),
+        ...(whole ? { analysisComplete: outcome.result?.analysisCompleted === true } : {}),
       })}\n`,
     );
   }

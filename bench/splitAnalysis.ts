@@ -117,7 +117,7 @@ async function measure(workers: number, split: boolean): Promise<Measurement> {
 
 const one = await measure(1, false);
 const split = await measure(splitWorkers, true);
-const h = (job: Job) => job.result!.analysis;
+const h = (job: Job) => job.result!.analysis!;
 console.log(
   JSON.stringify({
     n,

@@ -205,6 +205,28 @@ export function conditioningSection(analysis: Analysis): HTMLElement {
   );
 }
 
+/** How a run ended: its status badge, the rate it showed and its error when known. */
+function runOutcome(run: Run): HTMLElement {
+  return h(
+    'span',
+    {},
+    statusBadge(run.status),
+    run.empiricalRate !== null ? h('span', { class: 'cell-note' }, `ρ̂ = ${formatRate(run.empiricalRate)}`) : null,
+    run.relativeError !== null || run.target
+      ? h(
+          'span',
+          { class: 'cell-note run-error', 'data-target': run.target ?? 'exact' },
+          `${errorLabel(run.target)}: ${formatNumber(run.relativeError)}`,
+        )
+      : null,
+  );
+}
+
+const parameterList = (parameters: Record<string, number>): string =>
+  Object.entries(parameters)
+    .map(([name, value]) => `${name} = ${formatRate(value)}`)
+    .join(', ');
+
 export function ratesSection(analysis: Analysis, runs: Partial<Record<string, Run>>): HTMLElement {
   const recommended = analysis.recommendation.algorithm;
   const rows = ALGORITHMS.map((algorithm) => {
@@ -236,26 +258,10 @@ export function ratesSection(analysis: Analysis, runs: Partial<Record<string, Ru
             lowerNames ? h('span', { class: 'cell-note' }, `lower: ${lowerNames}`) : null,
           )
         : '—',
-      Object.entries(tuning.parameters)
-        .map(([name, value]) => `${name} = ${formatRate(value)}`)
-        .join(', '),
+      parameterList(tuning.parameters),
       formatInteger(analysis.recommendation.predictedIterations[algorithm] ?? null),
       run ? formatInteger(run.iterations) : '—',
-      run
-        ? h(
-            'span',
-            {},
-            statusBadge(run.status),
-            run.empiricalRate !== null ? h('span', { class: 'cell-note' }, `ρ̂ = ${formatRate(run.empiricalRate)}`) : null,
-            run.relativeError !== null || run.target
-              ? h(
-                  'span',
-                  { class: 'cell-note run-error', 'data-target': run.target ?? 'exact' },
-                  `${errorLabel(run.target)}: ${formatNumber(run.relativeError)}`,
-                )
-              : null,
-          )
-        : '—',
+      run ? runOutcome(run) : '—',
     ];
   });
   return h(
@@ -275,6 +281,60 @@ export function ratesSection(analysis: Analysis, runs: Partial<Record<string, Ru
       rows,
       { class: 'rates' },
     ),
+  );
+}
+
+type JobResult = NonNullable<Job['result']>;
+
+/**
+ * A solve cancelled, or stopped at its time or memory limit, before its analysis was complete
+ * (result.analysisCompleted false): says so, with the spectral data its runs took their parameters
+ * and rates from, and each run as it ended.
+ */
+export function analysisNotCompletedSection(result: JobResult, status: Job['status']): HTMLElement {
+  const { spectral, runs } = result;
+  const rows = ALGORITHMS.flatMap((algorithm) => {
+    const run = runs[algorithm];
+    if (!run) return [];
+    return [
+      [
+        ALGORITHM_NAMES[algorithm],
+        h('span', { class: 'rate' }, formatRate(run.theoreticalRate)),
+        parameterList(run.parameters),
+        formatInteger(run.iterations),
+        runOutcome(run),
+      ],
+    ];
+  });
+  return h(
+    'section',
+    { class: 'card', id: 'analysis-not-completed', 'aria-labelledby': 'analysis-not-completed-title' },
+    h('h2', { id: 'analysis-not-completed-title' }, 'Analysis not completed'),
+    h(
+      'p',
+      { class: 'explanation' },
+      status === 'cancelled' ? 'The job was cancelled' : 'The job was stopped (its problem is above)',
+      ' before its analysis was complete: its heterogeneity, bounds, recommendation and predicted time ',
+      'to solution were not computed (an analyze job on the same input computes them). ',
+      spectral
+        ? 'Its runs took their parameters and rates from the spectral data below.'
+        : 'Its runs were given every parameter and started without the spectral data.',
+    ),
+    spectral
+      ? h(
+          'dl',
+          { class: 'facts spectral' },
+          ...fact('L = λmax(AᵀA)', formatNumber(spectral.L)),
+          ...fact('mu = λmin(AᵀA)', formatNumber(spectral.mu)),
+          ...fact('λmin(S)', formatNumber(spectral.lambdaMinS)),
+          ...fact('λmax(S)', formatNumber(spectral.lambdaMaxS)),
+        )
+      : null,
+    rows.length > 0
+      ? scrollingTable('Runs as they ended', ['Algorithm', 'Theoretical rate ρ', 'Parameters', 'Iterations', 'Run'], rows, {
+          class: 'runs',
+        })
+      : h('p', { class: 'hint' }, 'No run had started.'),
   );
 }
 

@@ -1477,8 +1477,24 @@ export interface components {
             /** @description Distinct worker processes that computed them. */
             workers: number;
         };
+        /** @description The spectral data a solve's runs took their optimal parameters and rates from (analysis.conditioning's fields of the same names). */
+        RunsSpectralData: {
+            /** @description lambda_max(A^T A). */
+            L: number;
+            /** @description lambda_min(A^T A). */
+            mu: number;
+            /** @description lambda_min(S), S = sum_i Q_i Q_i^T. */
+            lambdaMinS: number;
+            /** @description lambda_max(S). */
+            lambdaMaxS: number;
+        };
         JobResult: {
-            analysis: components["schemas"]["Analysis"];
+            /** @description true: `analysis` is the whole analysis, the one an analyze job reports. false: the job ended (cancelled, or failed at a limit) before its analysis was complete (a solve computes the spectral data its runs need, runs, then the rest of the analysis): `analysis` is absent, `runs` holds the runs that started (a failed job: those its last checkpoint held), and `spectral` what they used. */
+            analysisCompleted: boolean;
+            /** @description Absent exactly when analysisCompleted is false. */
+            analysis?: components["schemas"]["Analysis"];
+            /** @description analysisCompleted false: the spectral data the runs used; absent when it was not computed (every parameter given, or cancelled before it). */
+            spectral?: components["schemas"]["RunsSpectralData"];
             runs: {
                 [key: string]: components["schemas"]["Run"];
             };
@@ -1560,7 +1576,7 @@ export interface components {
             /** @description null only for jobs stored before the service recorded partitions. */
             partition: components["schemas"]["PartitionEcho"] | null;
             labels: components["schemas"]["Labels"];
-            /** @description Present when the job succeeded (and when it was cancelled after its analysis). */
+            /** @description Present when the job succeeded; when it was cancelled once its runs could start or its analysis was complete; when it failed (time or memory limit, internal error) after its last checkpoint held a finished run: those runs (see analysisCompleted). */
             result?: components["schemas"]["JobResult"];
             /** @description A solve job with a result: its runs that converged and those that did not. */
             summary?: components["schemas"]["RunsOutcome"];

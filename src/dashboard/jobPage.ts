@@ -27,6 +27,7 @@ import { partitionPictures } from './partitionPicture.js';
 import { progressBar, runConverged, statusBadge } from './statusBadge.js';
 import {
   adviceSection,
+  analysisNotCompletedSection,
   type Advice,
   conditioningSection,
   consistencySection,
@@ -119,6 +120,7 @@ export class JobPageView implements View {
   private showJob(job: Job): void {
     this.job = job;
     const runs = Object.entries(job.result?.runs ?? {}) as [AlgorithmId, Run][];
+    const analysis = job.result?.analysis;
     const unconverged = runs.filter(([, run]) => !runConverged(run.status));
     const finished = isFinished(job.status);
     const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel job');
@@ -157,8 +159,8 @@ export class JobPageView implements View {
         ...fact('Type', job.type),
         ...fact('Matrix', formatMatrix(job.matrix)),
         ...(job.matrix.sha256 ? fact('SHA-256', job.matrix.sha256) : []),
-        ...(job.result?.analysis.rows !== undefined
-          ? fact('Shape N × n', `${formatInteger(job.result.analysis.rows)} × ${formatInteger(job.result.analysis.n)} (least squares)`)
+        ...(analysis?.rows !== undefined
+          ? fact('Shape N × n', `${formatInteger(analysis.rows)} × ${formatInteger(analysis.n)} (least squares)`)
           : []),
         ...(this.columnCount > 1 ? fact('Right-hand sides', formatInteger(this.columnCount)) : []),
         ...fact('Machines m', formatInteger(job.m)),
@@ -241,16 +243,24 @@ export class JobPageView implements View {
     }
     // The chart first, drawn before the sections below exist (it is what the user looks at first,
     // and its measured render time is then its own, not the layout of the whole page).
-    if (this.traces.length > 0) this.showConvergence(result.runs, result.analysis);
+    const { analysis } = result;
+    if (this.traces.length > 0) this.showConvergence(result.runs, analysis);
     else this.convergence.hidden = true;
     await new Promise((resolve) => requestAnimationFrame(resolve));
-    this.summary.replaceChildren(consistencySection(result.analysis), this.columnCount > 1 ? this.columnsSection(runs) : '');
+    const columns = this.columnCount > 1 ? this.columnsSection(runs) : '';
+    if (!analysis) {
+      // Cancelled (or stopped at a limit) before the analysis was complete: the runs, their files and the partition only.
+      this.summary.replaceChildren(analysisNotCompletedSection(result, job.status), columns);
+      this.results.replaceChildren(this.partitionSection(), this.downloadsSection(job, runs));
+      return;
+    }
+    this.summary.replaceChildren(consistencySection(analysis), columns);
     this.results.replaceChildren(
-      heterogeneitySection(result.analysis),
-      conditioningSection(result.analysis),
-      ratesSection(result.analysis, result.runs),
-      recommendationSection(result.analysis),
-      timeToSolutionSection(result.analysis),
+      heterogeneitySection(analysis),
+      conditioningSection(analysis),
+      ratesSection(analysis, result.runs),
+      recommendationSection(analysis),
+      timeToSolutionSection(analysis),
       result.advice ? adviceSection(result.advice, this.advicePictures(result.advice)) : this.partitionSection(),
       this.downloadsSection(job, runs),
     );
@@ -271,7 +281,8 @@ export class JobPageView implements View {
     return run?.columns?.[this.column] ?? run;
   }
 
-  private showConvergence(runs: Partial<Record<string, Run>>, analysis: Analysis): void {
+  /** The runs' traces, each with its theoretical rate (the analysis' when the run has none; none without an analysis). */
+  private showConvergence(runs: Partial<Record<string, Run>>, analysis: Analysis | undefined): void {
     this.ensureChart('Convergence');
     const title = this.convergence.querySelector('h2')!;
     title.textContent = 'Convergence';
@@ -295,7 +306,7 @@ export class JobPageView implements View {
             algorithm: trace.algorithm,
             iteration: trace.iteration,
             values: (this.quantity === 'relativeError' ? trace.relativeError : trace.relativeResidual) ?? [],
-            rate: run?.theoreticalRate ?? analysis.rates[trace.algorithm].rate,
+            rate: run?.theoreticalRate ?? analysis?.rates[trace.algorithm].rate ?? null,
             note: this.quantity === 'relativeError' && run?.target ? errorLabel(run.target) : undefined,
           };
         }),

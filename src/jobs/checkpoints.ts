@@ -7,8 +7,33 @@
  * would have had. computeJob decides what goes in and when; this module only writes.
  */
 import type { Logger } from 'pino';
+import type { SpectralData } from '../solvers/algorithms/types.js';
 import { LatestWriter } from './latestWriter.js';
 import { encodeCheckpoint, type JobCheckpoint } from './store/checkpointCodec.js';
+import type { RunOutput } from './store/jobStore.js';
+import type { JobResult } from './types.js';
+
+/** A solve's result without its analysis: the runs' summaries and the spectral data they used (null: not computed). */
+export function partialResult(runs: JobResult['runs'], spectral: SpectralData | null): JobResult {
+  if (spectral === null) return { analysisCompleted: false, runs };
+  const { L, mu, lambdaMinS, lambdaMaxS } = spectral;
+  return { analysisCompleted: false, spectral: { L, mu, lambdaMinS, lambdaMaxS }, runs };
+}
+
+/**
+ * What a job stopped from outside (its process killed at its time or memory limit) keeps of its last
+ * checkpoint: the runs it had finished, their solutions and traces, with the spectral data they used
+ * (the analysis when it was complete). Null when no run had finished.
+ */
+export function outcomeOfCheckpoint(checkpoint: JobCheckpoint): { result: JobResult; runs: RunOutput[] } | null {
+  if (checkpoint.runs.length === 0) return null;
+  const summaries: JobResult['runs'] = Object.fromEntries(checkpoint.runs.map(({ algorithm, summary }) => [algorithm, summary]));
+  const runs = checkpoint.runs.map(({ algorithm, solution, trace }) => ({ algorithm, solution, trace }));
+  const { analysis } = checkpoint;
+  const result =
+    analysis === null ? partialResult(summaries, checkpoint.spectral ?? null) : { analysisCompleted: true, analysis, runs: summaries };
+  return { result, runs };
+}
 
 /** What computeJob needs to checkpoint an attempt and to resume one. */
 export interface JobCheckpointing {

@@ -2,12 +2,14 @@
  * The computation of one job, free of Redis and BullMQ: build the distributed system, analyse
  * it, then (advise jobs) compare candidate partitions, all through runCooperatively so that the
  * process stays responsive (cancel messages, progress reports) during long factorizations and runs.
- * A solve job of more than STAGED_ANALYSIS_ABOVE_N rows computes what its runs need first, the spectral data (L, mu and S's ends: the
+ * A solve job computes what its runs need first, the spectral data (L, mu and S's ends: the
  * analysis' 'conditioning' phase), runs each requested algorithm, then the rest of the analysis
  * ('principal-angles', 'local-angles'), which reuses what the first stage computed; when every
  * requested algorithm's parameters are given, the runs start right after the setup, without the
  * spectral estimates, and their rate, eps kappa(A) and growth diagnosis come from the analysis after
- * them (theoryOfRun). Either way the result's analysis is the one an analyze job reports.
+ * them (theoryOfRun). Either way the result's analysis is the one an analyze job reports. A solve
+ * cancelled before its analysis is complete keeps the summaries of its runs, with analysisCompleted
+ * false and the spectral data they used instead of the analysis.
  * Each stage runs on the job's share of the host's cores (threadBudget).
  * With checkpoints (./checkpoints.ts) an attempt saves what it has done every interval, and an
  * attempt given an earlier one's checkpoint takes its spectral data, analysis and finished runs as
@@ -33,7 +35,7 @@ import { multipleRhsWork } from '../solvers/runner/multipleRhs.js';
 import { everyParameterGiven, startRun, theoryOfRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
 import { SnapshotMismatchError, type RunSnapshot } from '../solvers/runner/snapshot.js';
 import type { RunResult } from '../solvers/runner/types.js';
-import type { JobCheckpointing } from './checkpoints.js';
+import { partialResult, type JobCheckpointing } from './checkpoints.js';
 import { RunningJobs } from './runningJobs.js';
 import type { JobCheckpoint } from './store/checkpointCodec.js';
 import type { RunOutput } from './store/jobStore.js';
@@ -54,20 +56,11 @@ export interface ComputeSettings {
   runningJobs?: RunningJobs;
   /** Checkpoints of this attempt; absent: nothing saved, nothing resumed. */
   checkpoints?: JobCheckpointing;
-  /** Solves of more rows than this compute their spectral data first (default STAGED_ANALYSIS_ABOVE_N). */
-  stagedAnalysisAboveN?: number;
 }
-
-/**
- * Up to this many rows a solve computes its whole analysis before its runs, as an analyze job does:
- * seconds at most there, and a solve cancelled during its runs keeps its analysis; above it the
- * spectral data comes first and the rest after the runs.
- */
-export const STAGED_ANALYSIS_ABOVE_N = 20_000;
 
 export interface ComputeOutcome {
   status: 'succeeded' | 'cancelled';
-  /** Absent when cancelled before the analysis finished. */
+  /** Absent when cancelled before the runs could start (the setup, the spectral data). */
   result?: JobResult;
   runs: RunOutput[];
 }
@@ -230,8 +223,8 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   };
   const cooperative: CooperativeOptions = { signal, onProgress, progressIntervalMs: sliceMs, sliceMs };
   const problem = problemOf(input);
-  const spectralFirst = input.type === 'solve' && input.matrix.A.rows > (settings.stagedAnalysisAboveN ?? STAGED_ANALYSIS_ABOVE_N);
-  const skipEstimates = spectralFirst && runsSkipEstimates(input);
+  const spectralFirst = input.type === 'solve';
+  const skipEstimates = runsSkipEstimates(input);
 
   let analysis: Analysis | null = resume?.analysis ?? null;
   let staged: StagedAnalysis | null = null;
@@ -288,7 +281,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   const runs: RunOutput[] = [];
   let cancelled = false;
   if (input.type === 'advise' && analysis !== null) {
-    const result: JobResult = { analysis, runs: summaries };
+    const result: JobResult = { analysisCompleted: true, analysis, runs: summaries };
     try {
       applyThreadBudget(runningJobs);
       result.advice = await runCooperatively(
@@ -408,12 +401,13 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
       schedule.saveIfDue(null);
     }
   }
-  // Cancelled before the analysis was complete: the finished runs' outputs only.
-  if (cancelled && analysis === null) return { status: 'cancelled', runs };
+  // Cancelled before the analysis was complete (during the runs, or during the rest of the analysis after them): the runs as they ended.
+  const partial = (): ComputeOutcome => ({ status: 'cancelled', result: partialResult(summaries, spectral), runs });
+  if (cancelled && analysis === null) return partial();
   try {
     analysis = await completeAnalysis();
   } catch (error) {
-    if (error instanceof CancelledError) return { status: 'cancelled', runs };
+    if (error instanceof CancelledError) return partial();
     throw error;
   }
   if (skipEstimates) {
@@ -423,5 +417,5 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
       summaries[id] = { ...withTheory(summary, id, known, input.options), ...(columns === undefined ? {} : { columns }) };
     }
   }
-  return { status: cancelled ? 'cancelled' : 'succeeded', result: { analysis, runs: summaries }, runs };
+  return { status: cancelled ? 'cancelled' : 'succeeded', result: { analysisCompleted: true, analysis, runs: summaries }, runs };
 }

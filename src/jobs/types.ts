@@ -267,8 +267,27 @@ export interface RunsOutcome {
   notConverged: { algorithm: AlgorithmId; status: RunResult['status']; stopReason: string }[];
 }
 
+/** The spectral data a solve's runs took their optimal parameters and rates from (the conditioning's fields of the same names). */
+export interface RunsSpectralData {
+  /** L = lambda_max(A^T A), mu = lambda_min(A^T A). */
+  L: number;
+  mu: number;
+  /** The extreme eigenvalues of S = sum_i Q_i Q_i^T. */
+  lambdaMinS: number;
+  lambdaMaxS: number;
+}
+
 export interface JobResult {
-  analysis: Analysis;
+  /**
+   * true: `analysis` is the whole analysis (an analyze job's, value for value). false: the job ended
+   * (cancelled, or failed at a limit with finished runs checkpointed) before the analysis was complete; `analysis` is absent and `spectral` holds what the runs
+   * used, when it was computed. Results stored before the field existed read as true.
+   */
+  analysisCompleted: boolean;
+  /** Absent exactly when analysisCompleted is false. */
+  analysis?: Analysis;
+  /** analysisCompleted false: the spectral data the runs used; absent when it was not computed (every parameter given, or none ran). */
+  spectral?: RunsSpectralData;
   runs: Partial<Record<AlgorithmId, RunSummary>>;
   /** Advise jobs: the candidate partitions and the best (the analysis is the given partition's). */
   advice?: Advice;

@@ -17,6 +17,7 @@ import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { ConfigError, type Config } from '../config.js';
 import { nativeBlas, nativeUnavailableReason } from '../solvers/linalg/backend.js';
+import { outcomeOfCheckpoint } from './checkpoints.js';
 import { makeProblem } from './problems.js';
 import { FairShare } from './apiKeys/fairShare.js';
 import { jobQueueNames, type ProcessorReturn, type QueuedJobData } from './queuedJob.js';
@@ -25,7 +26,8 @@ import { notifiedResources } from './notify/notifiedResources.js';
 import { startNotifyWorker } from './notify/notifyWorker.js';
 import { StudyStore } from './studies/studyStore.js';
 import { SplitJobTracker } from './splitAnalysis/splitJobTracker.js';
-import { JobStore } from './store/jobStore.js';
+import { decodeCheckpoint } from './store/checkpointCodec.js';
+import { JobStore, type Outcome } from './store/jobStore.js';
 import {
   bullmqConnectionOptions,
   closeBullmq,
@@ -76,11 +78,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   const commands: Redis = createResilientConnection(redisUrl, 'lss-worker-commands');
   const store = new JobStore(commands, config.KEY_PREFIX, config.QUEUE_NAME, config.JOB_TTL_SECONDS);
   // Time limit and memory ceiling of each attempt (./limitedWorker.ts): the job is recorded failed, then its child killed.
+  // The runs its last checkpoint holds are kept with the failure (as with any final failure below).
   const recordLimit = async (job: Job<QueuedJobData>, breach: LimitBreach): Promise<void> => {
     const id = job.data.id;
     const recorded = await store.finish(id, {
       status: 'failed',
       error: makeProblem(breach.kind, breach.detail, { instance: `/v1/jobs/${id}` }),
+      ...(await keptRuns(store, id, log)),
     });
     if (recorded) log.warn({ jobId: id, limit: breach.kind }, breach.detail);
   };
@@ -148,15 +152,18 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
     const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
     // Cancellations and invalid problems are recorded by the processor; finish() is then a no-op.
     const record = final
-      ? store.finish(id, {
-          status: 'failed',
-          error: makeProblem(
-            'internal-error',
-            `The job failed after ${job.attemptsMade} attempt(s) because of an internal error; ` +
-              `the worker logs have the cause (job id ${id}).`,
-            { instance: `/v1/jobs/${id}` },
-          ),
-        })
+      ? keptRuns(store, id, jobLog).then((kept) =>
+          store.finish(id, {
+            status: 'failed',
+            error: makeProblem(
+              'internal-error',
+              `The job failed after ${job.attemptsMade} attempt(s) because of an internal error; ` +
+                `the worker logs have the cause (job id ${id}).`,
+              { instance: `/v1/jobs/${id}` },
+            ),
+            ...kept,
+          }),
+        )
       : store.markRetrying(id);
     record
       .then((changed) => {
@@ -193,4 +200,15 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
       log.info('worker closed');
     },
   };
+}
+
+/** The runs (and what they used) of a job's last checkpoint, to store with its failure; none when it has none or cannot be read. */
+async function keptRuns(store: JobStore, id: string, log: Logger): Promise<Pick<Outcome, 'result' | 'runs'>> {
+  try {
+    const bytes = await store.checkpoint(id);
+    return (bytes && outcomeOfCheckpoint(decodeCheckpoint(bytes))) ?? {};
+  } catch (err) {
+    log.warn({ err, jobId: id }, 'the checkpoint of a stopped job could not be read; its runs are not kept');
+    return {};
+  }
 }

@@ -44,15 +44,15 @@ async function expectCandidatesMatchAnalyses(advise: Job, matrix: object): Promi
     // APC's predicted time on the candidate is the analysis' on that assignment: the same iterations (kappa(S)
     // gives the rate either way, so they differ at most by the rounding up at a boundary) and the same model
     // (the seconds per iteration of two calibrations, within their measurement noise).
-    const predicted = analysis.result!.analysis.timeToSolution!.apc;
+    const predicted = analysis.result!.analysis!.timeToSolution!.apc;
     const time = candidate.timeToSolution!;
     expect(time.algorithm).toBe('apc');
     expect(Math.abs(time.iterations! - predicted.iterations!)).toBeLessThanOrEqual(1);
     expect(time.seconds).toBeCloseTo(time.iterations! * time.secondsPerIteration, 12);
     expect(time.secondsPerIteration / predicted.secondsPerIteration).toBeGreaterThan(1 / 3);
     expect(time.secondsPerIteration / predicted.secondsPerIteration).toBeLessThan(3);
-    expect(relative(candidate.kappaS, analysis.result!.analysis.conditioning.kappaS)).toBeLessThan(1e-9);
-    expect(Math.abs(candidate.thetaH - analysis.result!.analysis.heterogeneity.thetaH)).toBeLessThan(1e-9);
+    expect(relative(candidate.kappaS, analysis.result!.analysis!.conditioning.kappaS)).toBeLessThan(1e-9);
+    expect(Math.abs(candidate.thetaH - analysis.result!.analysis!.heterogeneity.thetaH)).toBeLessThan(1e-9);
   }
 }
 
@@ -70,7 +70,7 @@ describe('advise jobs', () => {
     expect(best.thetaH).toBeCloseTo(Math.PI / 2, 12);
     expect(advice.givenRatio).toBeGreaterThan(2);
     // The analysis is the given partition's.
-    expect(advise.result!.analysis.conditioning.kappaS).toBe(advice.candidates[0].kappaS);
+    expect(advise.result!.analysis!.conditioning.kappaS).toBe(advice.candidates[0].kappaS);
     await expectCandidatesMatchAnalyses(advise, dense);
 
     const solve = await runJob(service.app, { type: 'solve', algorithms: ['apc'], matrix: dense, partition: { fromAdvice: advise.id } });

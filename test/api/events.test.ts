@@ -106,7 +106,7 @@ describe('GET /v1/jobs/{id}/events', () => {
 });
 
 describe('cancellation', () => {
-  it('stops a running solve within a time slice, keeps the runs done so far, and frees the worker', async () => {
+  it('stops a running solve within a time slice, keeps the runs done so far without the analysis, and frees the worker', async () => {
     const { job } = await createJob(service.app, longSolve);
     const stream = await openEventStream(`${service.baseUrl}/v1/jobs/${job.id}/events`);
     await stream.waitFor((event) => event.event === 'progress' && (event.data as JobProgress).algorithm === 'dgd', 60_000);
@@ -120,16 +120,37 @@ describe('cancellation', () => {
     await stream.waitFor(isStatus('cancelled'), 30_000);
     await stream.ended;
 
-    const cancelled = await getJob(service.app, job.id);
+    // Read back over the socket, as a client does.
+    const read = async <T>(path: string): Promise<T> => {
+      const response = await fetch(`${service.baseUrl}${path}`);
+      expect(response.status, path).toBe(200);
+      return (await response.json()) as T;
+    };
+    const cancelled = await read<Job>(`/v1/jobs/${job.id}`);
     expect(cancelled.status).toBe('cancelled');
     expect(cancelled.error).toBeUndefined();
-    expect(cancelled.result!.runs.apc!.status).toBe('converged');
-    const dgd = cancelled.result!.runs.dgd!;
+    // The runs come before the rest of the analysis: cancelled during them, the job says its analysis
+    // was not completed and reports the spectral data the runs used.
+    const result = cancelled.result!;
+    expect(result.analysisCompleted).toBe(false);
+    expect(result.analysis).toBeUndefined();
+    expect(result.spectral!.L).toBeGreaterThan(result.spectral!.mu);
+    expect(result.spectral!.lambdaMaxS).toBeGreaterThanOrEqual(result.spectral!.lambdaMinS);
+    expect(result.runs.apc!.status).toBe('converged');
+    const dgd = result.runs.dgd!;
     expect(dgd.status).toBe('cancelled');
     expect(dgd.iterations).toBeLessThan(1_000_000);
-    const trace = await service.app.inject({ url: `/v1/jobs/${job.id}/runs/dgd/trace` });
-    expect(trace.statusCode).toBe(200);
-    expect(trace.json<{ totalIterations: number }>().totalIterations).toBe(dgd.iterations);
+    expect(dgd.theoreticalRate).toBeGreaterThan(0);
+    expect(cancelled.summary).toEqual({
+      converged: ['apc'],
+      notConverged: [{ algorithm: 'dgd', status: 'cancelled', stopReason: dgd.stopReason }],
+    });
+    const trace = await read<{ totalIterations: number }>(`/v1/jobs/${job.id}/runs/dgd/trace`);
+    expect(trace.totalIterations).toBe(dgd.iterations);
+    for (const algorithm of ['apc', 'dgd']) {
+      const solution = await read<{ x: number[] }>(`/v1/jobs/${job.id}/runs/${algorithm}/solution`);
+      expect(solution.x).toHaveLength(100);
+    }
 
     // Cancelling again returns the job unchanged; a cancelled job can be deleted.
     expect((await cancel(job.id)).status).toBe('cancelled');

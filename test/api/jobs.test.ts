@@ -22,7 +22,7 @@ afterAll(async () => {
 
 function expectAnalysisMatches(job: Job, fixture: Fixture): void {
   expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-  const analysis = job.result!.analysis;
+  const analysis = job.result!.analysis!;
   const expected = fixture.expected;
   expect(analysis.n).toBe(expected.n);
   expect(analysis.m).toBe(expected.m);
@@ -148,7 +148,7 @@ describe('analyze and solve', () => {
       options: { deployment: { machineGflops: 10 } },
     });
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    const t = job.result!.analysis.timeToSolution!;
+    const t = job.result!.analysis!.timeToSolution!;
     expect(job.options.deployment).toEqual({ machineGflops: 10, memoryBandwidthGBs: 20, latencyMicroseconds: 50, bandwidthGBs: 1.25 });
     for (const id of ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const) {
       expect(t[id].secondsPerIteration).toBeGreaterThan(0);
@@ -157,7 +157,7 @@ describe('analyze and solve', () => {
     }
     expect(t.deployment!.assumptions.machineGflops).toBe(10);
     expect(t.calibration.flopsPerSecond).toBeGreaterThan(0);
-    const f = job.result!.analysis.recommendation.finishesFirst!;
+    const f = job.result!.analysis!.recommendation.finishesFirst!;
     expect(['apc', 'dhbm']).toContain(f.here);
     expect(['apc', 'dhbm']).toContain(f.deployment);
   });
@@ -183,14 +183,14 @@ describe('analyze and solve', () => {
     const jobs = await Promise.all(bodies.map((body) => runJob(service.app, { type: 'analyze', ...body })));
     for (const job of jobs) expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     const [gaussian, blockDiagonal, structured, onesMinusEps, machineBlocks] = jobs;
-    expect(gaussian.result!.analysis.n).toBe(24);
+    expect(gaussian.result!.analysis!.n).toBe(24);
     // Example 1: one block per machine, mutually orthogonal row spaces: kappa(S) = 1, theta_H = pi/2.
-    expect(blockDiagonal.result!.analysis.conditioning.kappaS).toBeCloseTo(1, 8);
-    expect(blockDiagonal.result!.analysis.heterogeneity.thetaH).toBeCloseTo(Math.PI / 2, 8);
-    expect(structured.result!.analysis.m).toBe(5);
-    expect(onesMinusEps.result!.analysis.blockSizes).toEqual([5, 5, 5, 5]);
-    expect(machineBlocks.result!.analysis.conditioning.kappaS).toBeCloseTo(1, 8);
-    expect(machineBlocks.result!.analysis.heterogeneity.thetaH).toBeCloseTo(Math.PI / 2, 8);
+    expect(blockDiagonal.result!.analysis!.conditioning.kappaS).toBeCloseTo(1, 8);
+    expect(blockDiagonal.result!.analysis!.heterogeneity.thetaH).toBeCloseTo(Math.PI / 2, 8);
+    expect(structured.result!.analysis!.m).toBe(5);
+    expect(onesMinusEps.result!.analysis!.blockSizes).toEqual([5, 5, 5, 5]);
+    expect(machineBlocks.result!.analysis!.conditioning.kappaS).toBeCloseTo(1, 8);
+    expect(machineBlocks.result!.analysis!.heterogeneity.thetaH).toBeCloseTo(Math.PI / 2, 8);
   });
 
   it('solves Example 1 without blockSize: APC is exact after one iteration whatever the partition', async () => {
@@ -201,7 +201,7 @@ describe('analyze and solve', () => {
       algorithms: ['apc'],
     });
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    expect(job.result!.analysis.blockSizes).toEqual([7, 13, 20]);
+    expect(job.result!.analysis!.blockSizes).toEqual([7, 13, 20]);
     expect(job.result!.runs.apc).toMatchObject({ status: 'converged', iterations: 1 });
   });
 });

@@ -243,7 +243,7 @@ describe('stored matrices and jobs', () => {
       expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
       expect(done.storage).toBe('csr');
       expect(['typescript', 'native']).toContain(done.backend);
-      const analysis = done.result!.analysis;
+      const analysis = done.result!.analysis!;
       expect(analysis.m).toBe(fixture.expected.m);
       expect(relativeDifference(analysis.conditioning.kappaS, fixture.expected.kappaS)).toBeLessThan(1e-6);
       expect(Math.abs(analysis.heterogeneity.thetaH - fixture.expected.thetaH)).toBeLessThan(1e-9);
@@ -346,7 +346,7 @@ describe('stored matrices and jobs', () => {
     // The 5-point Laplacian's eigenvalues are 4 - 2 cos(i pi / (k + 1)) - 2 cos(j pi / (k + 1)):
     // it is symmetric, so kappa(A^T A) = ((1 + cos h) / (1 - cos h))^2 with h = pi / (k + 1).
     const c = Math.cos(Math.PI / (k + 1));
-    const analysis = done.result!.analysis;
+    const analysis = done.result!.analysis!;
     expect(Math.abs(analysis.conditioning.kappaAtA / ((1 + c) / (1 - c)) ** 2 - 1)).toBeLessThan(1e-6);
     expect(analysis.conditioning.estimates).toBeDefined();
     expect(analysis.heterogeneity.thetaH).toBeGreaterThan(0);

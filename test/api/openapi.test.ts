@@ -262,7 +262,7 @@ describe('the OpenAPI document', () => {
       job = data!;
     }
     expect(job.status).toBe('succeeded');
-    expect(job.result!.analysis.m).toBe(4);
+    expect(job.result!.analysis!.m).toBe(4);
     expect(job.result!.runs.apc.status).toBe('converged');
 
     const path = { id, algorithm: 'cimmino' } as const;

@@ -50,7 +50,8 @@ describe('regression jobs over HTTP', () => {
     expect(job.matrix).toMatchObject({ format: 'generator', n: 400, generator: spec });
     const done: Job = await waitForJob(service.app, job.id, { timeoutMs: 300_000 });
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
-    const { analysis, runs } = done.result!;
+    const { runs } = done.result!;
+    const analysis = done.result!.analysis!;
     expect(analysis.rows).toBe(400);
     expect(analysis.n).toBe(20);
     expect(analysis.consistency?.consistent).toBe(false);
@@ -74,7 +75,7 @@ describe('regression jobs over HTTP', () => {
     expect(response.statusCode, response.body).toBe(202);
     const done = await waitForJob(service.app, job.id, { timeoutMs: 300_000 });
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
-    expect(done.result!.analysis.consistency?.consistent).toBe(true);
+    expect(done.result!.analysis!.consistency?.consistent).toBe(true);
     for (const algorithm of ['apc', 'dhbm'] as const) {
       const run = done.result!.runs[algorithm]!;
       expect(run.status, run.stopReason).toBe('converged');
@@ -94,7 +95,7 @@ describe('regression jobs over HTTP', () => {
     const done = await waitForJob(service.app, job.id, { timeoutMs: 300_000 });
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     // sin(k) is not in the range of a 60 x 10 A: far from consistent, unlike the default noiseless labels.
-    expect(done.result!.analysis.consistency!.leastSquaresResidual).toBeGreaterThan(0.1);
+    expect(done.result!.analysis!.consistency!.leastSquaresResidual).toBeGreaterThan(0.1);
   }, 600_000);
 
   it('answers 422 naming the field: fewer rows than features, scales not one per machine', async () => {

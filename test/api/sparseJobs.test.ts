@@ -139,14 +139,14 @@ describe('sparse inline inputs: a 2-D Poisson matrix, n = 10,000, nnz 49,600', (
     }
     const [reference, ...inline] = done;
     // The sparse path reports how its iterative estimates were obtained.
-    expect(reference.result!.analysis.conditioning.estimates).toBeDefined();
+    expect(reference.result!.analysis!.conditioning.estimates).toBeDefined();
     // Ten contiguous strips of a banded matrix overlap their neighbours only (a bipartite overlap graph):
     // lambda_max(S) = 2 - lambda_min(S), reported as such.
-    const { conditioning } = reference.result!.analysis;
+    const { conditioning } = reference.result!.analysis!;
     expect(conditioning.estimates?.lambdaMaxS.method).toBe('bipartite-reflection');
     expect(conditioning.lambdaMaxS).toBe(2 - conditioning.lambdaMinS);
     for (const job of inline) {
-      expectClose(withoutMeasurements(job.result!.analysis), withoutMeasurements(reference.result!.analysis), 1e-10, 'analysis');
+      expectClose(withoutMeasurements(job.result!.analysis!), withoutMeasurements(reference.result!.analysis!), 1e-10, 'analysis');
       for (const algorithm of request.algorithms) {
         expect(job.result!.runs[algorithm]!.iterations).toBe(30);
         // Same matrix, same iterations: only the jobs' thread counts (shared cores) can differ, and with them the
@@ -219,7 +219,7 @@ describe('sparse inline inputs against the dense path', () => {
     expect(done.storage).toBe('csr');
 
     // The dense path in this process, on the same matrix and partition with the job's spectral data.
-    const analysis = done.result!.analysis;
+    const analysis = done.result!.analysis!;
     const dense = buildDistributedSystem(createProblem({ A: csrToDense(poisson), partition: { machines: 8 } }));
     for (const algorithm of ALGORITHM_IDS) {
       const run = done.result!.runs[algorithm]!;

@@ -61,7 +61,7 @@ describe('tall systems over HTTP', () => {
     const done = await waitForJob(service.app, job.id, { timeoutMs: 300_000 });
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     expect(done.storage).toBe('csr');
-    const { analysis } = done.result!;
+    const analysis = done.result!.analysis!;
     expect(analysis.rows).toBe(608);
     expect(analysis.n).toBe(188);
     expect(analysis.machineRanks).toEqual(ash608.ranks);
@@ -86,7 +86,8 @@ describe('tall systems over HTTP', () => {
     expect(response.statusCode, response.body).toBe(202);
     const done: Job = await waitForJob(service.app, job.id, { timeoutMs: 300_000 });
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
-    const { analysis, runs } = done.result!;
+    const { runs } = done.result!;
+    const analysis = done.result!.analysis!;
     expect(analysis.consistency?.consistent).toBe(false);
     expect(Math.abs(analysis.conditioning.kappaS / gaussian.kappaS - 1)).toBeLessThan(1e-9);
     expect(Math.abs(analysis.conditioning.kappaAtA / gaussian.kappaAtA - 1)).toBeLessThan(1e-9);
@@ -118,7 +119,8 @@ describe('tall systems over HTTP', () => {
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     const read = await service.app.inject({ url: `/v1/jobs/${job.id}` });
     expect(read.statusCode, read.body).toBe(200);
-    const { analysis, runs } = done.result!;
+    const { runs } = done.result!;
+    const analysis = done.result!.analysis!;
     expect(analysis.machineRanks).toEqual([1, 2, 2]);
     expect(analysis.bounds.theorem4KappaALowerBound).toBeNull();
     for (const [algorithm, run] of Object.entries(runs)) {

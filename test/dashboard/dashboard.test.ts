@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, TraceView } from '../../src/jobs/types.js';
-import { startTestService, waitForJob, type TestService } from '../support/service.js';
+import { createJob, startTestService, waitForJob, type TestService } from '../support/service.js';
 import { buildTestDashboard, DESKTOP, launchBrowser, PHONE, SCREENSHOTS, type BuiltDashboard } from './browser.js';
 
 let dashboard: BuiltDashboard;
@@ -119,7 +119,7 @@ describe('dashboard in a browser', () => {
     }
 
     // Heterogeneity: the 6 x 6 theta heatmap drawn, the theta_H pair named; phi_i bars drawn.
-    const analysis = job.result!.analysis;
+    const analysis = job.result!.analysis!;
     const heatmap = page.locator('.heatmap-figure');
     expect(await heatmap.getAttribute('data-machines')).toBe('6');
     await expect.poll(() => inkedPixels(page, 'canvas.heatmap')).toBeGreaterThan(10_000);
@@ -178,6 +178,52 @@ describe('dashboard in a browser', () => {
       )
       .toBeLessThanOrEqual(PHONE.width);
     await page.screenshot({ path: join(SCREENSHOTS, 'job-phone.png'), fullPage: true });
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a solve cancelled during its runs: analysis not completed, its runs as they ended, their files', async () => {
+    // APC converges; gradient descent on a Gaussian matrix runs until cancelled (the runs come before the rest of the analysis).
+    const { job: created } = await createJob(service.app, {
+      type: 'solve',
+      matrix: { format: 'generator', generator: 'gaussian', n: 40, seed: 11 },
+      partition: { machines: 4 },
+      algorithms: ['apc', 'dgd'],
+      options: { tolerance: 1e-12, maxIterations: 1_000_000, stopOnStagnation: false },
+    });
+    await waitForJob(service.app, created.id, { until: (job) => job.progress?.algorithm === 'dgd' });
+    expect((await service.app.inject({ method: 'POST', url: `/v1/jobs/${created.id}/cancel` })).statusCode).toBe(200);
+    const job = await waitForJob(service.app, created.id);
+    expect(job.status).toBe('cancelled');
+    const result = job.result!;
+    expect(result.analysisCompleted).toBe(false);
+
+    const { page, errors } = await openPage(`/#/jobs/${job.id}`);
+    const section = page.locator('#analysis-not-completed');
+    await section.waitFor();
+    expect(await section.locator('h2').textContent()).toBe('Analysis not completed');
+    expect(await section.locator('.explanation').textContent()).toContain('cancelled before its analysis was complete');
+    // L, mu, lambda_min(S), lambda_max(S) to 4 significant digits ("1 - 2.5e-5" near 1, as the rates are written).
+    const shown = (text: string): number => {
+      const near = /^(-?1) ([-+]) (\S+)$/.exec(text);
+      return near ? Number(near[1]) + (near[2] === '-' ? -1 : 1) * Number(near[3]) : Number(text);
+    };
+    const facts = (await section.locator('dl.spectral dd').allTextContents()).map(shown);
+    const { L, mu, lambdaMinS, lambdaMaxS } = result.spectral!;
+    expect(facts).toHaveLength(4);
+    [L, mu, lambdaMinS, lambdaMaxS].forEach((value, k) => expect(Math.abs(facts[k] - value)).toBeLessThanOrEqual(5e-4 * value));
+    // Each run as it ended: the converged APC, the cancelled DGD with its iterations.
+    const rows = section.locator('table.runs tbody tr');
+    expect(await rows.count()).toBe(2);
+    expect(await rows.nth(0).locator('[data-status]').getAttribute('data-status')).toBe('converged');
+    expect(await rows.nth(1).locator('[data-status]').getAttribute('data-status')).toBe('cancelled');
+    expect(await rows.nth(1).locator('td').nth(2).textContent()).toBe(result.runs.dgd!.iterations.toLocaleString('en-US'));
+    // No section built on the analysis; the chart, the partition and the downloads are there.
+    for (const id of ['rates', 'conditioning', 'heterogeneity', 'recommendation']) expect(await page.locator(`#${id}`).count(), id).toBe(0);
+    await expect.poll(() => page.locator('#convergence-chart').getAttribute('data-runs')).toBe('2');
+    await page.locator('#partition').waitFor();
+    expect(await page.getByRole('button', { name: 'DGD solution as CSV' }).count()).toBe(1);
+    await page.screenshot({ path: join(SCREENSHOTS, 'job-analysis-not-completed.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   });

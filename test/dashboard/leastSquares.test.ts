@@ -93,7 +93,8 @@ describe('least squares and several right-hand sides on the job page', () => {
       240_000,
     );
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
-    const { analysis, runs } = job.result!;
+    const { runs } = job.result!;
+    const analysis = job.result!.analysis!;
     const consistency = analysis.consistency!;
     expect(consistency.consistent).toBe(false);
     expect(analysis.machineRanks![0]).toBeLessThan(analysis.blockSizes[0]);

@@ -172,7 +172,7 @@ describe('the dashboard says what the numbers mean', () => {
     expect(created.statusCode, created.body).toBe(202);
     const job = await waitForJob(running.service.app, created.json<Job>().id, { timeoutMs: 180_000 });
     expect(job.status).toBe('succeeded');
-    const analysis = job.result!.analysis;
+    const analysis = job.result!.analysis!;
     const failing = await running.service.app.inject({
       method: 'POST',
       url: '/v1/jobs',
@@ -489,7 +489,7 @@ describe('the dashboard says what the numbers mean', () => {
     const solve = await waitForJob(running.service.app, solveCreated.json<Job>().id, { timeoutMs: 180_000 });
     const advise = await waitForJob(running.service.app, adviseCreated.json<Job>().id, { timeoutMs: 180_000 });
     expect([solve.status, advise.status]).toEqual(['succeeded', 'succeeded']);
-    const times = solve.result!.analysis.timeToSolution!;
+    const times = solve.result!.analysis!.timeToSolution!;
     expect(times.deployment).toBeDefined();
 
     const { page, errors } = await openPage(`/#/jobs/${solve.id}`, WIDE);

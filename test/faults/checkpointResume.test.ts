@@ -68,7 +68,7 @@ async function outputsOf(service: ServiceProcess, job: Job): Promise<unknown> {
   const [algorithm] = job.algorithms;
   const solution = await api(service, 'GET', `/v1/jobs/${job.id}/runs/${algorithm}/solution`);
   const trace = await api(service, 'GET', `/v1/jobs/${job.id}/runs/${algorithm}/trace`);
-  return { analysis: withoutMeasurements(job.result!.analysis), runs, solution: solution.body, trace: trace.body };
+  return { analysis: withoutMeasurements(job.result!.analysis!), runs, solution: solution.body, trace: trace.body };
 }
 
 /**

@@ -60,8 +60,6 @@ async function attempt(input: ComputeInput, resumeFrom: JobCheckpoint | null, in
     traceCap: TRACE_CAP,
     sliceMs: 0,
     checkpoints,
-    // The staged order (spectral data, runs, the rest of the analysis) at this size too.
-    stagedAnalysisAboveN: 0,
   });
   return { outcome, saved, progress, discarded };
 }
@@ -71,7 +69,7 @@ const bits = (array: Float64Array | Int32Array): Buffer => Buffer.from(array.buf
 /** The same outcome but for the runs' wall times. */
 function expectSameOutcome(actual: ComputeOutcome, expected: ComputeOutcome): void {
   expect(actual.status).toBe(expected.status);
-  expect(actual.result!.analysis).toEqual(expected.result!.analysis);
+  expect(actual.result!.analysis!).toEqual(expected.result!.analysis!);
   const withoutTime = (outcome: ComputeOutcome) =>
     Object.fromEntries(Object.entries(outcome.result!.runs).map(([id, run]) => [id, { ...run, wallTimeMs: 0 }]));
   expect(withoutTime(actual)).toEqual(withoutTime(expected));
@@ -129,7 +127,7 @@ describe('a job resumed from any of its checkpoints ends with the uninterrupted 
       picks.push(checkpoints.length - 1);
       // A solve computes its spectral data, runs, then the rest of the analysis: the checkpoints during the runs hold the former.
       for (const checkpoint of checkpoints) {
-        expect(checkpoint).toMatchObject({ analysis: null, spectral: spectralDataOf(uninterrupted.outcome.result!.analysis) });
+        expect(checkpoint).toMatchObject({ analysis: null, spectral: spectralDataOf(uninterrupted.outcome.result!.analysis!) });
       }
 
       const bound = checkpointBytesOfJob(jobSpecOf(input), TRACE_CAP);
@@ -154,23 +152,23 @@ describe('a job resumed from any of its checkpoints ends with the uninterrupted 
   it("takes the analysis of the checkpoint as it is (an earlier version's, saved before the runs)", async () => {
     const input = { ...denseInput, algorithms: ['dhbm' as const] };
     const { outcome } = await attempt(input, null, 0);
-    const analysis = outcome.result!.analysis;
+    const analysis = outcome.result!.analysis!;
     const marked = { analysis: { ...analysis, recommendation: { ...analysis.recommendation, marker: 1 } }, runs: [], current: null };
     const resumed = await attempt(input, decodeCheckpoint(encodeCheckpoint(marked)));
-    expect(resumed.outcome.result!.analysis.recommendation).toMatchObject({ marker: 1 });
+    expect(resumed.outcome.result!.analysis!.recommendation).toMatchObject({ marker: 1 });
     expect(resumed.progress.filter((p) => p.phase === 'conditioning')).toEqual([]);
   });
 
   it('takes the spectral data of the checkpoint as it is, and computes the whole analysis after the runs', async () => {
     const input = { ...denseInput, algorithms: ['dhbm' as const] };
     const { outcome } = await attempt(input, null, 0);
-    const spectral = spectralDataOf(outcome.result!.analysis);
+    const spectral = spectralDataOf(outcome.result!.analysis!);
     // Another L: D-HBM's optimal parameters move with it, the analysis does not.
     const checkpoint = { analysis: null, spectral: { ...spectral, L: 2 * spectral.L }, runs: [], current: null };
     const resumed = await attempt(input, decodeCheckpoint(encodeCheckpoint(checkpoint)));
     const phases = resumed.progress.map((p) => p.phase);
     expect(phases.indexOf('conditioning')).toBeGreaterThan(phases.lastIndexOf('solve'));
-    expect(resumed.outcome.result!.analysis).toEqual(outcome.result!.analysis);
+    expect(resumed.outcome.result!.analysis!).toEqual(outcome.result!.analysis!);
     expect(resumed.outcome.result!.runs.dhbm!.parameters).toEqual(algorithms.dhbm.optimal(checkpoint.spectral).parameters);
   });
 

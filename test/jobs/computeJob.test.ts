@@ -2,14 +2,19 @@
  * What a solve job computes before its runs (src/jobs/computeJob.ts): the spectral data first, the
  * runs, then the rest of the analysis, whose result equals an analyze job's on the same input
  * (dense and CSR); with every parameter given the runs start without the spectral estimates and
- * report, once the analysis is done, what a run given the spectral data reports.
+ * report, once the analysis is done, what a run given the spectral data reports. A solve cancelled
+ * during its runs or the rest of the analysis keeps its runs' summaries without the analysis.
  */
 import { describe, expect, it } from 'vitest';
 import { computeJob, type ComputeInput, type ComputeOutcome } from '../../src/jobs/computeJob.js';
 import type { RunSummary } from '../../src/jobs/types.js';
+import { analyze, spectralDataOf } from '../../src/solvers/analysis/analyze.js';
 import type { WorkProgress } from '../../src/solvers/cooperative.js';
+import { buildDistributedSystem } from '../../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../../src/solvers/input/createProblem.js';
 import { generateMatrix } from '../../src/solvers/input/generators.js';
 import { partitionFromAssignment } from '../../src/solvers/problem.js';
+import { runAlgorithm } from '../../src/solvers/runner/runAlgorithm.js';
 import { csrFromDense } from '../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../src/solvers/sparse/generators.js';
 
@@ -48,8 +53,6 @@ async function compute(input: ComputeInput): Promise<{ outcome: ComputeOutcome; 
     onProgress: (p) => progress.push(p),
     traceCap: 64,
     sliceMs: 0,
-    // The staged order at this size too (small solves compute the whole analysis first by default).
-    stagedAnalysisAboveN: 0,
   });
   expect(outcome.status).toBe('succeeded');
   return { outcome, phases: progress.map((p) => p.phase) };
@@ -72,7 +75,8 @@ describe('a solve job computes its spectral data, runs, then the rest of the ana
     it(`${label}: the analysis equals an analyze job's, the angles computed after the runs`, async () => {
       const solve = await compute(input);
       const analyzeJob = await compute({ ...input, type: 'analyze', algorithms: [] });
-      expect(solve.outcome.result!.analysis).toEqual(analyzeJob.outcome.result!.analysis);
+      expect(solve.outcome.result!.analysisCompleted).toBe(true);
+      expect(solve.outcome.result!.analysis!).toEqual(analyzeJob.outcome.result!.analysis!);
       const { phases } = solve;
       expect(phases.indexOf('conditioning')).toBeLessThan(phases.indexOf('solve'));
       expect(phases.indexOf('principal-angles')).toBeGreaterThan(phases.lastIndexOf('solve'));
@@ -81,6 +85,31 @@ describe('a solve job computes its spectral data, runs, then the rest of the ana
       expect(analyzeJob.phases.indexOf('conditioning')).toBeLessThan(analyzeJob.phases.indexOf('principal-angles'));
     });
   }
+});
+
+describe('a small solve stages too', () => {
+  it("dense n = 60: each run is the library's run given the whole analysis first (the order small solves had)", async () => {
+    const { outcome } = await compute(dense);
+    const system = buildDistributedSystem(createProblem({ A, rhs: null, xTrue: null, partition }));
+    const spectral = spectralDataOf(analyze(system, { tolerance: dense.options.tolerance }));
+    expect(outcome.result!.analysisCompleted).toBe(true);
+    for (const algorithm of dense.algorithms) {
+      const reference = runAlgorithm(system, algorithm, spectral, {
+        tolerance: dense.options.tolerance,
+        maxIterations: dense.options.maxIterations,
+        stopOnStagnation: false,
+        traceCap: 64,
+      });
+      const run = outcome.result!.runs[algorithm]!;
+      expect(run, algorithm).toMatchObject({
+        status: reference.status,
+        iterations: reference.iterations,
+        parameters: reference.parameters,
+        theoreticalRate: reference.theoreticalRate,
+      });
+      expect(Math.abs(run.relativeResidual! / reference.relativeResidual - 1), algorithm).toBeLessThan(1e-9);
+    }
+  });
 });
 
 describe('with every parameter given the runs start without the spectral estimates', () => {
@@ -96,7 +125,7 @@ describe('with every parameter given the runs start without the spectral estimat
       const { phases } = given;
       expect(phases.indexOf('solve')).toBeGreaterThanOrEqual(0);
       expect(phases.indexOf('conditioning')).toBeGreaterThan(phases.lastIndexOf('solve'));
-      expect(given.outcome.result!.analysis).toEqual(tuned.outcome.result!.analysis);
+      expect(given.outcome.result!.analysis!).toEqual(tuned.outcome.result!.analysis!);
       // Rate, eps kappa(A), growth diagnosis and stop reason filled in after the analysis, as with it.
       expect(withoutTime(given.outcome.result!.runs)).toEqual(withoutTime(tuned.outcome.result!.runs));
       // On the Gaussian matrix D-HBM's residual rises before it falls: its cause and sentence come from the analysis too.
@@ -122,6 +151,64 @@ describe('with every parameter given the runs start without the spectral estimat
     const tuned = await compute(dense);
     const given = await compute({ ...dense, options: { ...dense.options, parameters: { dgd: { alpha: 1e-3 } } } });
     expect(given.phases.indexOf('conditioning')).toBeLessThan(given.phases.indexOf('solve'));
-    expect(given.outcome.result!.analysis).toEqual(tuned.outcome.result!.analysis);
+    expect(given.outcome.result!.analysis!).toEqual(tuned.outcome.result!.analysis!);
+  });
+});
+
+/** A solve whose cancel arrives with the first progress report of `phase` after a run started (`afterRuns`) or at all. */
+async function cancelledAt(input: ComputeInput, phase: string, afterRuns: boolean): Promise<ComputeOutcome> {
+  const controller = new AbortController();
+  let ran = false;
+  const outcome = await computeJob(input, {
+    signal: controller.signal,
+    onProgress: (p) => {
+      ran ||= p.phase === 'solve';
+      if (p.phase === phase && (ran || !afterRuns)) controller.abort();
+    },
+    traceCap: 64,
+    sliceMs: 0,
+  });
+  expect(outcome.status).toBe('cancelled');
+  return outcome;
+}
+
+describe('a solve cancelled before its analysis is complete keeps its runs', () => {
+  it('cancelled during a run: its summary (cancelled), no analysis, the spectral data the runs used', async () => {
+    const whole = (await compute(dense)).outcome.result!;
+    const { result, runs } = await cancelledAt(dense, 'solve', false);
+    expect(result!.analysisCompleted).toBe(false);
+    expect(result!.analysis).toBeUndefined();
+    const { L, mu, lambdaMinS, lambdaMaxS } = whole.analysis!.conditioning;
+    expect(result!.spectral).toEqual({ L, mu, lambdaMinS, lambdaMaxS });
+    // The first run, stopped under way: summarized, with its solution and trace, at the rate the analysis reports.
+    expect(Object.keys(result!.runs)).toEqual(['dhbm']);
+    expect(result!.runs.dhbm).toMatchObject({ status: 'cancelled', theoreticalRate: whole.runs.dhbm!.theoreticalRate });
+    expect(result!.runs.dhbm!.iterations).toBeLessThan(whole.runs.dhbm!.iterations);
+    expect(runs.map((run) => run.algorithm)).toEqual(['dhbm']);
+    expect(runs[0].solution).toHaveLength(n);
+    expect(runs[0].trace.iteration.length).toBe(result!.runs.dhbm!.tracePoints);
+  });
+
+  it('cancelled during the rest of the analysis: every run as it ended, no analysis', async () => {
+    const whole = (await compute(poisson)).outcome.result!;
+    const { result, runs } = await cancelledAt(poisson, 'principal-angles', true);
+    expect(result!.analysisCompleted).toBe(false);
+    expect(result!.analysis).toBeUndefined();
+    expect(withoutTime(result!.runs)).toEqual(withoutTime(whole.runs));
+    expect(runs.map((run) => run.algorithm)).toEqual(poisson.algorithms);
+  });
+
+  it('every parameter given, cancelled during a run: no spectral data was computed, none reported', async () => {
+    const parameters = { dhbm: (await compute(dense)).outcome.result!.runs.dhbm!.parameters };
+    const input: ComputeInput = { ...dense, algorithms: ['dhbm'], options: { ...dense.options, parameters } };
+    const { result } = await cancelledAt(input, 'solve', false);
+    expect(result).toMatchObject({ analysisCompleted: false, runs: { dhbm: { status: 'cancelled', theoreticalRate: null } } });
+    expect(result!.spectral).toBeUndefined();
+  });
+
+  it('cancelled while the spectral data is computed: no result (nothing ran)', async () => {
+    const outcome = await cancelledAt(dense, 'conditioning', false);
+    expect(outcome.result).toBeUndefined();
+    expect(outcome.runs).toEqual([]);
   });
 });

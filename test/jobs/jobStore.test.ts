@@ -1,16 +1,20 @@
 /**
  * The worker's side of the job store, on a real Redis: JobStore.begin marks an attempt started and
  * returns the job ready to compute from the job document and the stored inputs alone; the BullMQ
- * job the API queues carries only the id.
+ * job the API queues carries only the id. Results read back as stored, those written before
+ * `analysisCompleted` existed as completed analyses.
  */
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
+import { JobResultSchema } from '../../src/api/schemas/job.js';
+import { computeJob } from '../../src/jobs/computeJob.js';
 import { JobInputMissingError } from '../../src/jobs/errors.js';
 import { newJobId } from '../../src/jobs/jobId.js';
-import type { NewDocument } from '../../src/jobs/store/jobDocument.js';
+import { jobFromDocument, type NewDocument } from '../../src/jobs/store/jobDocument.js';
 import { JobStore } from '../../src/jobs/store/jobStore.js';
+import type { Job, JobResult } from '../../src/jobs/types.js';
 import { ProblemTooLargeError } from '../../src/solvers/errors.js';
 import { generateMatrix } from '../../src/solvers/input/generators.js';
 import { partitionFromAssignment } from '../../src/solvers/problem.js';
@@ -137,5 +141,42 @@ describe('the queued BullMQ job', () => {
       await queue.close();
       await service.close();
     }
+  });
+});
+
+describe('stored results read back', () => {
+  /** A solve of the 3 x 3 system computed and finished as `status` with `result`; its document read back. */
+  async function finished(
+    status: 'succeeded' | 'cancelled',
+    result: (complete: JobResult) => JobResult,
+  ): Promise<{ job: Job; complete: JobResult }> {
+    const doc = newDocument({});
+    await store.create(doc, { matrix: A, rhs, assignment });
+    const start = await store.begin(doc.id, now(), { maxN: 10, maxNSparse: 100 });
+    if (start.state !== 'running') throw new Error(`begin answered ${start.state}`);
+    const outcome = await computeJob(start.job, { signal: new AbortController().signal, onProgress: () => {}, traceCap: 16 });
+    const complete = outcome.result!;
+    expect(await store.finish(doc.id, { status, result: result(complete), runs: outcome.runs })).toBe(true);
+    return { job: jobFromDocument((await store.document(doc.id))!), complete };
+  }
+
+  it('a result without its analysis (cancelled during the runs) reads back as stored, in the API shape', async () => {
+    let stored: JobResult | undefined;
+    const { job, complete } = await finished('cancelled', ({ runs, analysis }) => {
+      const { L, mu, lambdaMinS, lambdaMaxS } = analysis!.conditioning;
+      stored = { analysisCompleted: false, spectral: { L, mu, lambdaMinS, lambdaMaxS }, runs: { apc: runs.apc } };
+      return stored;
+    });
+    expect(job.result).toEqual(stored);
+    expect(job.result!.runs.apc).toEqual(complete.runs.apc);
+    // The job's summary names the one run it reached (dgd never started).
+    expect([...job.summary!.converged, ...job.summary!.notConverged.map((run) => run.algorithm)]).toEqual(['apc']);
+    expect(JobResultSchema.safeParse(job.result).success).toBe(true);
+  });
+
+  it('a result stored before analysisCompleted existed reads as a completed analysis', async () => {
+    const { job, complete } = await finished('succeeded', ({ analysis, runs }) => ({ analysis, runs }) as JobResult);
+    expect(job.result).toEqual({ ...complete, analysisCompleted: true });
+    expect(JobResultSchema.safeParse(job.result).success).toBe(true);
   });
 });

@@ -3,7 +3,7 @@
  * `npm start`: a job past JOB_TIMEOUT_MS ends `failed` with a `time-limit` problem, a job whose
  * process grows past JOB_MEMORY_LIMIT_MB ends `failed` with a `memory-limit` problem; in both cases
  * its child process is killed (the slot is freed even if the work would not yield) and the same
- * worker then runs the next job.
+ * worker then runs the next job. A solve stopped in its runs keeps those its last checkpoint held.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/types.js';
@@ -65,6 +65,33 @@ describe('JOB_TIMEOUT_MS', () => {
     await expectNextJobSucceeds(service.app);
     const after = await waitForJob(service.app, job.id);
     expect(after.error?.code).toBe('time-limit'); // the late outcome of the killed attempt changed nothing
+  });
+  it('a solve stopped in its runs keeps the runs its last checkpoint held, without the analysis', async () => {
+    service = await startTestService({ JOB_TIMEOUT_MS: 6000, WORKER_CONCURRENCY: 1, CHECKPOINT_INTERVAL_MS: 200 });
+    const { job } = await createJob(service.app, {
+      type: 'solve',
+      matrix: { format: 'generator', generator: 'gaussian', n: 100, seed: 11 },
+      partition: { machines: 5 },
+      // APC converges in a moment; gradient descent is far from 1e-12 when the time limit ends it.
+      algorithms: ['apc', 'dgd'],
+      options: { tolerance: 1e-12, maxIterations: 1_000_000, stopOnStagnation: false },
+    });
+    const failed = await waitForJob(service.app, job.id, { timeoutMs: 60_000 });
+    expect(failed.status).toBe('failed');
+    expect(failed.error?.code).toBe('time-limit');
+    const result = failed.result!;
+    expect(result.analysisCompleted).toBe(false);
+    expect(result.analysis).toBeUndefined();
+    expect(result.spectral!.L).toBeGreaterThan(0);
+    // APC finished before the limit; DGD was under way (its snapshot is no finished run).
+    expect(Object.keys(result.runs)).toEqual(['apc']);
+    expect(result.runs.apc!.status).toBe('converged');
+    expect(failed.summary).toEqual({ converged: ['apc'], notConverged: [] });
+    const solution = await service.app.inject({ url: `/v1/jobs/${job.id}/runs/apc/solution` });
+    expect(solution.statusCode).toBe(200);
+    expect(solution.json<{ x: number[] }>().x).toHaveLength(100);
+    const trace = await service.app.inject({ url: `/v1/jobs/${job.id}/runs/apc/trace` });
+    expect(trace.json<{ totalIterations: number }>().totalIterations).toBe(result.runs.apc!.iterations);
   });
 });
 

@@ -120,7 +120,7 @@ describe('an analysis split over two worker processes', () => {
       );
       expectSplit(job, job.result!.split!.parts);
       const partition = partitionFromAssignment(Int32Array.from(f.partition.assignment), f.expected.m);
-      expectSameAnalysis(job.result!.analysis, reference(A, partition, job.options.tolerance));
+      expectSameAnalysis(job.result!.analysis!, reference(A, partition, job.options.tolerance));
       await until(async () => (await splitKeysOf(job.id)).length === 0, 10_000, 'the parts data to be deleted');
     });
   }
@@ -135,7 +135,7 @@ describe('an analysis split over two worker processes', () => {
     expectSplit(job, PARTS);
     expect(job.result!.split!.workers).toBe(2);
     const A = generateMatrix(spec, { maxN: 4000 });
-    expectSameAnalysis(job.result!.analysis, reference(A, { machines: 200 }, job.options.tolerance));
+    expectSameAnalysis(job.result!.analysis!, reference(A, { machines: 200 }, job.options.tolerance));
   });
 
   /** A split long enough (seconds per part) to be interrupted. */
@@ -183,6 +183,6 @@ describe('an analysis split over two worker processes', () => {
     const done = await waitForJob(service.app, id, { timeoutMs: 360_000 });
     expectSplit(done, PARTS);
     const A = generateMatrix(LONG, { maxN: 4000 });
-    expectSameAnalysis(done.result!.analysis, reference(A, LONG_PARTITION, done.options.tolerance));
+    expectSameAnalysis(done.result!.analysis!, reference(A, LONG_PARTITION, done.options.tolerance));
   });
 });

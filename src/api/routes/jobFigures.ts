@@ -22,7 +22,7 @@ interface ChosenPartition {
 function choosePartition(job: Job, strategy: string | undefined): ChosenPartition {
   const advice = job.result?.advice;
   if (strategy === undefined || strategy === 'given') {
-    const kappaS = advice?.candidates.find((c) => c.strategy === 'given')?.kappaS ?? job.result?.analysis.conditioning.kappaS ?? null;
+    const kappaS = advice?.candidates.find((c) => c.strategy === 'given')?.kappaS ?? job.result?.analysis?.conditioning.kappaS ?? null;
     return { name: job.type === 'advise' ? 'Given partition' : "The job's partition", strategy: 'given', kappaS, assignment: null };
   }
   const named = [...PARTITION_STRATEGIES, 'best'];

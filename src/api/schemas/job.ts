@@ -169,9 +169,33 @@ export const SplitExecutionSchema = z
       'n >= SPLIT_ANALYSIS_MIN_N and m >= SPLIT_ANALYSIS_MIN_MACHINES); its values equal the one-worker analysis.',
   });
 
+export const RunsSpectralDataSchema = z
+  .object({
+    L: z.number().describe('lambda_max(A^T A).'),
+    mu: z.number().describe('lambda_min(A^T A).'),
+    lambdaMinS: z.number().describe('lambda_min(S), S = sum_i Q_i Q_i^T.'),
+    lambdaMaxS: z.number().describe('lambda_max(S).'),
+  })
+  .meta({
+    id: 'RunsSpectralData',
+    description:
+      "The spectral data a solve's runs took their optimal parameters and rates from (analysis.conditioning's fields of the same names).",
+  });
+
 export const JobResultSchema = z
   .object({
-    analysis: AnalysisSchema,
+    analysisCompleted: z
+      .boolean()
+      .describe(
+        'true: `analysis` is the whole analysis, the one an analyze job reports. false: the job ended (cancelled, or failed at a ' +
+          'limit) before its analysis was complete (a solve computes the spectral data its runs need, runs, then the rest of the ' +
+          'analysis): `analysis` is absent, `runs` holds the runs that started (a failed job: those its last checkpoint held), and ' +
+          '`spectral` what they used.',
+      ),
+    analysis: AnalysisSchema.optional().describe('Absent exactly when analysisCompleted is false.'),
+    spectral: RunsSpectralDataSchema.optional().describe(
+      'analysisCompleted false: the spectral data the runs used; absent when it was not computed (every parameter given, or cancelled before it).',
+    ),
     runs: z.partialRecord(AlgorithmIdSchema, RunSummarySchema),
     advice: AdviceSchema.optional().describe('Advise jobs: the candidate partitions, each with its kappa(S) and theta_H, and the best.'),
     split: SplitExecutionSchema.optional().describe(
@@ -262,7 +286,10 @@ export const JobSchema = z
     matrix: MatrixEchoSchema,
     partition: PartitionEchoSchema.nullable().describe('null only for jobs stored before the service recorded partitions.'),
     labels: LabelsSchema,
-    result: JobResultSchema.optional().describe('Present when the job succeeded (and when it was cancelled after its analysis).'),
+    result: JobResultSchema.optional().describe(
+      'Present when the job succeeded; when it was cancelled once its runs could start or its analysis was complete; when it ' +
+        'failed (time or memory limit, internal error) after its last checkpoint held a finished run: those runs (see analysisCompleted).',
+    ),
     summary: RunsOutcomeSchema.optional().describe('A solve job with a result: its runs that converged and those that did not.'),
     error: ProblemSchema.optional().describe('Present when the job failed.'),
     notify: NotifyViewSchema.optional().describe('Present when the job was submitted with `notify` (the secret is never shown).'),

@@ -308,7 +308,11 @@ async function processCombine(data: SplitCombineData, ctx: SplitContext): Promis
       }),
     );
     const done: JobProgress = { phase: 'done', fraction: 1, updatedAt: new Date().toISOString() };
-    await store.finish(id, { status: 'succeeded', result: { analysis, runs: {}, split: { parts, workers } }, progress: done });
+    await store.finish(id, {
+      status: 'succeeded',
+      result: { analysisCompleted: true, analysis, runs: {}, split: { parts, workers } },
+      progress: done,
+    });
     log.info({ parts, workers }, 'split analysis combined');
   } catch (error) {
     if (error instanceof CancelledError) {

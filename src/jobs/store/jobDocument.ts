@@ -152,6 +152,9 @@ export function runsOutcome(algorithms: readonly AlgorithmId[], result: JobResul
   return outcome;
 }
 
+/** A result as stored: analysisCompleted is absent in results written before it existed. */
+type StoredJobResult = Omit<JobResult, 'analysisCompleted'> & { analysisCompleted?: boolean };
+
 function parse<T>(text: string | undefined | null): T | undefined {
   return text === undefined || text === null || text === '' ? undefined : (JSON.parse(text) as T);
 }
@@ -177,8 +180,10 @@ export function jobFromDocument(fields: Record<string, string>): Job {
     partition: parse<PartitionEcho>(fields.partition) ?? null,
     labels: parse<Labels>(fields.labels) ?? {},
   };
-  const result = parse<JobResult>(fields.result);
-  if (result) {
+  const stored = parse<StoredJobResult>(fields.result);
+  if (stored) {
+    // Results stored before analysisCompleted existed always held the whole analysis.
+    const result: JobResult = { ...stored, analysisCompleted: stored.analysisCompleted ?? stored.analysis !== undefined };
     job.result = result;
     if (job.type === 'solve') job.summary = runsOutcome(job.algorithms, result);
   }

@@ -249,7 +249,7 @@ describe('the partition picture of other jobs', () => {
     const response = await get(`/v1/jobs/${analysis.id}/figures/partition.svg`);
     expect(response.statusCode).toBe(200);
     const picture = readPicture(response.body);
-    expect(Number(picture.attribute('data-kappa-s'))).toBe(analysis.result!.analysis.conditioning.kappaS);
+    expect(Number(picture.attribute('data-kappa-s'))).toBe(analysis.result!.analysis!.conditioning.kappaS);
     // Contiguous partition in the matrix's order: machine i's cells in rows i n/4 .. (i + 1) n/4.
     cellsOf(picture, 4).forEach(({ rows }, i) => {
       expect(Math.min(...rows)).toBe((i * picture.cells) / 4);
@@ -305,7 +305,7 @@ describe('the partition picture of a large stored matrix', () => {
       expect(picture.cells).toBe(256);
       expect(picture.perCell).toBe(977);
       expect(picture.attribute('data-kappa-s')).toBe('');
-      expect(picture.svg).toContain('κ(S) not computed yet');
+      expect(picture.svg).toContain('κ(S) not computed');
       // m = 100: the 20 colours' key and the note that they repeat.
       expect(picture.svg.match(/class="swatch"/g)).toHaveLength(20);
       expect(picture.svg).toContain('Colours repeat every 20 machines');

@@ -115,6 +115,6 @@ describe('COO entries on the server', () => {
       ]),
     );
     expect(job.status).toBe('succeeded');
-    expect(job.result?.analysis.heterogeneity.thetaHPair).toEqual([0, 1]);
+    expect(job.result?.analysis?.heterogeneity.thetaHPair).toEqual([0, 1]);
   });
 });
