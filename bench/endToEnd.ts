@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
 import type { LoadReport } from './load.js';
 import { cpuSnapshot, foreignCores, TICKS_PER_SECOND, treeCpuTicks } from './machineProbe.js';
-import { BENCH, lastJson, log, NODE_TSX, runChild } from './processes.js';
+import { BENCH, type ChildResult, lastJson, log, NODE_TSX, runChild } from './processes.js';
 import { startService, type RunningService } from './service.js';
 
 export interface EndToEndOptions {
@@ -62,26 +62,7 @@ export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> 
     for (const concurrency of options.concurrency) {
       const pid = service.process.pid;
       const serviceTicksBefore = pid ? treeCpuTicks(pid) : null;
-      const result = await runChild(
-        process.execPath,
-        [
-          ...NODE_TSX,
-          join(BENCH, 'load.ts'),
-          '--base-url',
-          baseUrl,
-          '--jobs',
-          String(options.jobs),
-          '--seconds',
-          String(options.seconds),
-          '--concurrency',
-          String(concurrency),
-          '--n',
-          String(options.n),
-          '--m',
-          String(options.m),
-        ],
-        { timeoutMs: (options.seconds + 120) * 1000 },
-      );
+      const result = await runLoadGenerator(baseUrl, { ...options, concurrency });
       const parsed = lastJson<LoadReport>(result, 'load.ts');
       if ('error' in parsed) {
         error = parsed.error;
@@ -105,6 +86,29 @@ export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> 
     await service?.stop();
   }
   return { config: shown, loads, error, serviceStartSeconds, otherLoadCores: foreignCores(before, cpuSnapshot()) };
+}
+
+/** bench/load.ts against `baseUrl` in a process of its own (its warm-up jobs: load.ts's default unless given). */
+export function runLoadGenerator(
+  baseUrl: string,
+  load: { jobs: number; seconds: number; concurrency: number; n: number; m: number; warmup?: number },
+): Promise<ChildResult> {
+  const args = [
+    '--base-url',
+    baseUrl,
+    '--jobs',
+    load.jobs,
+    '--seconds',
+    load.seconds,
+    '--concurrency',
+    load.concurrency,
+    '--n',
+    load.n,
+    '--m',
+    load.m,
+  ];
+  if (load.warmup !== undefined) args.push('--warmup', load.warmup);
+  return runChild(process.execPath, [...NODE_TSX, join(BENCH, 'load.ts'), ...args.map(String)], { timeoutMs: (load.seconds + 120) * 1000 });
 }
 
 function describeLoad(l: MeasuredLoad): string {

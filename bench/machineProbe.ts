@@ -121,13 +121,17 @@ export function foreignCores(from: CpuSnapshot | null, to: CpuSnapshot | null): 
   return Math.max(0, (to.machineBusyTicks - from.machineBusyTicks - (to.oursTicks - from.oursTicks)) / TICKS_PER_SECOND / seconds);
 }
 
-/**
- * CPU ticks used so far by a process and all its descendants alive now (the service: API, worker
- * children, redis-server).
- */
-export function treeCpuTicks(rootPid: number): number | null {
+/** A process of a tree: its CPU ticks so far (user and kernel) and its command line. */
+export interface TreeProcess {
+  userTicks: number;
+  kernelTicks: number;
+  cmdline: string;
+}
+
+/** A process and all its descendants alive now (pid -> what /proc says of it); null without /proc. */
+export function treeProcesses(rootPid: number): Map<number, TreeProcess> | null {
   try {
-    const stats = new Map<number, { ppid: number; ticks: number }>();
+    const stats = new Map<number, TreeProcess & { ppid: number }>();
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
       try {
@@ -136,7 +140,8 @@ export function treeCpuTicks(rootPid: number): number | null {
           .slice(stat.lastIndexOf(')') + 2)
           .split(' ')
           .map(Number);
-        stats.set(Number(entry), { ppid: fields[1], ticks: fields[11] + fields[12] });
+        const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
+        stats.set(Number(entry), { ppid: fields[1], userTicks: fields[11], kernelTicks: fields[12], cmdline });
       } catch {
         // the process ended meanwhile
       }
@@ -148,12 +153,24 @@ export function treeCpuTicks(rootPid: number): number | null {
       }
       return false;
     };
-    let ticks = 0;
-    for (const [pid, s] of stats) if (inTree(pid)) ticks += s.ticks;
-    return ticks;
+    const tree = new Map<number, TreeProcess>();
+    for (const [pid, { userTicks, kernelTicks, cmdline }] of stats) if (inTree(pid)) tree.set(pid, { userTicks, kernelTicks, cmdline });
+    return tree;
   } catch {
     return null;
   }
+}
+
+/**
+ * CPU ticks used so far by a process and all its descendants alive now (the service: API, worker
+ * children, redis-server).
+ */
+export function treeCpuTicks(rootPid: number): number | null {
+  const tree = treeProcesses(rootPid);
+  if (tree === null) return null;
+  let ticks = 0;
+  for (const p of tree.values()) ticks += p.userTicks + p.kernelTicks;
+  return ticks;
 }
 
 /** Resident set size now of a process and all its descendants (bytes; the service's tree: API, worker children, redis-server). */

@@ -91,8 +91,14 @@ export default async function processJob(
 
     const ready = start.job;
     const digest = ready.digestPending ? matrixDigest(ready.matrix.A) : undefined;
-    await store.recordRun(id, { storage: ready.matrix.storage, backend: numericBackend, digest });
-    if (splitAnalysisApplies(config, ready)) return await startSplitAnalysis(ready, { config, store, log, signal: abort });
+    // Sent now, its answer read while the job computes (a tiny job's process then wakes once less);
+    // a failed write still fails the attempt, before finish.
+    const recorded = store.recordRun(id, { storage: ready.matrix.storage, backend: numericBackend, digest });
+    recorded.catch(() => undefined);
+    if (splitAnalysisApplies(config, ready)) {
+      await recorded;
+      return await startSplitAnalysis(ready, { config, store, log, signal: abort });
+    }
     const began = performance.now();
     log.info({ type: ready.type, n: ready.n, m: ready.m, algorithms: ready.algorithms, backend: numericBackend }, 'job started');
     // Stopped by the worker's cancel message, or by the job's own look at its document when it reports
@@ -107,12 +113,13 @@ export default async function processJob(
       onProgress: progressReporter(job, store, id, config.PROGRESS_INTERVAL_MS, log, () => stop.abort('cancel requested')),
       traceCap: config.TRACE_CAP,
       checkpoints: {
-        resumeFrom: await earlierCheckpoint(store, id, log),
+        resumeFrom: earlierCheckpoint(start.checkpoint, log),
         intervalMs: config.CHECKPOINT_INTERVAL_MS,
         save: (checkpoint) => checkpoints.save(checkpoint),
         discarded: (reason) => log.warn({ reason }, 'the checkpoint does not fit this run; it starts over'),
       },
     });
+    await recorded;
     // A checkpoint written after finish() would be refused (the job no longer runs); this only keeps the order plain.
     await checkpoints.flush();
     const elapsedMs = Math.round(performance.now() - began);
@@ -140,8 +147,7 @@ export default async function processJob(
 }
 
 /** What an earlier attempt of the job saved (../checkpoints.ts), or null: none, or one this version cannot read (logged). */
-async function earlierCheckpoint(store: JobStore, id: string, log: Logger): Promise<JobCheckpoint | null> {
-  const bytes = await store.checkpoint(id);
+function earlierCheckpoint(bytes: Buffer | null, log: Logger): JobCheckpoint | null {
   if (bytes === null) return null;
   try {
     const checkpoint = decodeCheckpoint(bytes);

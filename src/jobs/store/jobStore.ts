@@ -71,7 +71,7 @@ export interface Outcome {
  * document is gone, a cancel came first, or the job already finished (its status).
  */
 export type AttemptStart =
-  | { state: 'running'; job: ReadyJob }
+  | { state: 'running'; job: ReadyJob; checkpoint: Buffer | null }
   | { state: 'missing' | 'cancel-requested' | Extract<JobStatus, 'succeeded' | 'failed' | 'cancelled'> };
 
 /** What the document says about a job's runs, to explain a missing trace or solution. */
@@ -189,7 +189,7 @@ export class JobStore {
   /**
    * Mark the attempt started (atomically with the cancel check: scripts.lssBegin) and read the
    * document's job spec and the binary inputs in the same round trip; when the attempt runs, return
-   * the job ready to compute. Throws (the document then says 'running': the caller records the
+   * the job ready to compute and the checkpoint an earlier attempt saved (null: none). Throws (the document then says 'running': the caller records the
    * failure) JobInputMissingError for an input that expired, or the SolverError of a generator spec.
    */
   async begin(id: string, now: string, limits: WorkerLimits): Promise<AttemptStart> {
@@ -201,7 +201,8 @@ export class JobStore {
     pipeline.getBuffer(keys.rhs(id));
     pipeline.getBuffer(keys.assignment(id));
     pipeline.getBuffer(keys.initialGuess(id));
-    const [state, fields, matrix, rhs, assignment, initialGuess] = await execOrThrow(pipeline);
+    pipeline.getBuffer(keys.checkpoint(id));
+    const [state, fields, matrix, rhs, assignment, initialGuess, checkpoint] = await execOrThrow(pipeline);
     const answer = String(state) as AttemptStart['state'];
     if (answer !== 'running') return { state: answer };
     const spec = jobSpecFromFields(fields as (string | null)[]);
@@ -216,7 +217,7 @@ export class JobStore {
     else if ('nnz' in spec.input && spec.input.nnz !== undefined) {
       inputs.csr = await readCsr(this.redis, keys.csr(id), spec.n, spec.input.nnz, spec.input.cols);
     }
-    return { state: 'running', job: readyJobFrom(spec, inputs, limits) };
+    return { state: 'running', job: readyJobFrom(spec, inputs, limits), checkpoint: checkpoint as Buffer | null };
   }
 
   /**
@@ -224,14 +225,11 @@ export class JobStore {
    * matrix's digest when the worker computed it (a generated or stored matrix).
    */
   async recordRun(id: string, run: { storage: MatrixStorage; backend: NumericBackend; digest?: MatrixDigest }): Promise<void> {
-    await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'storage', ARGV[1], 'backend', ARGV[2]) " +
-        "if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'digest', ARGV[3]) end end",
-      1,
-      this.keys.doc(id),
-      run.storage,
-      run.backend,
-      run.digest ? JSON.stringify(run.digest) : '',
+    await runScript(
+      this.redis,
+      'lssRecordRun',
+      [this.keys.doc(id)],
+      [run.storage, run.backend, run.digest ? JSON.stringify(run.digest) : ''],
     );
   }
 
@@ -304,7 +302,7 @@ export class JobStore {
       }
     }
     multi.del(keys.checkpoint(id));
-    queueScript(multi, 'lssFinish', keys.allOf(id), [
+    queueScript(multi, 'lssFinish', keys.documentAndInputsOf(id), [
       keys.statusChannel,
       outcome.status,
       new Date().toISOString(),

@@ -105,8 +105,11 @@ export class JobKeys {
     return { bytes: `${base}:bytes`, expiry: `${base}:bytesExpiry`, total: `${base}:bytesTotal` };
   }
 
-  /** Every key that may exist for a job, document first. */
-  allOf(id: string): string[] {
+  /**
+   * The document and the keys written with it at creation (inputs, callback target), document first:
+   * what a finishing job keeps for JOB_TTL_SECONDS from its end (its outputs are written with that TTL).
+   */
+  documentAndInputsOf(id: string): string[] {
     return [
       this.doc(id),
       this.matrix(id),
@@ -115,6 +118,13 @@ export class JobKeys {
       this.initialGuess(id),
       this.assignment(id),
       this.notify(id),
+    ];
+  }
+
+  /** Every key that may exist for a job, document first. */
+  allOf(id: string): string[] {
+    return [
+      ...this.documentAndInputsOf(id),
       ...ALGORITHM_IDS.flatMap((a) => [this.solution(id, a), this.trace(id, a), this.columns(id, a)]),
       this.checkpoint(id),
     ];

@@ -83,7 +83,19 @@ end
 return 0`,
   },
   /**
-   * A job ends. KEYS: doc, ...its other keys. ARGV: channel, status, finishedAt, ttl,
+   * What the running attempt computes on. KEYS: doc. ARGV: storage, backend, digest JSON or ''.
+   * Nothing when the document is gone.
+   */
+  lssRecordRun: {
+    numberOfKeys: 1,
+    lua: `if redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('HSET', KEYS[1], 'storage', ARGV[1], 'backend', ARGV[2])
+  if ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'digest', ARGV[3]) end
+end`,
+  },
+  /**
+   * A job ends. KEYS: doc, its inputs (re-expired: they live ttl from the end, as the outputs the
+   * same MULTI writes do). ARGV: channel, status, finishedAt, ttl,
    * result JSON or '', error JSON or '', progress JSON or '', notify outbox, outbox member. No-op (0)
    * when the document is gone or already finished.
    */

@@ -39,7 +39,8 @@ describe('the checkpoint key', () => {
     expect(await store.saveCheckpoint(id, Buffer.from('early'))).toBe(false); // queued
     expect(await store.checkpoint(id)).toBeNull();
 
-    expect((await begin(id)).state).toBe('running');
+    const first = await begin(id);
+    expect(first.state === 'running' && first.checkpoint).toBeNull();
     expect(await store.saveCheckpoint(id, Buffer.from('first'))).toBe(true);
     expect(await store.saveCheckpoint(id, Buffer.from([0, 1, 2, 255]))).toBe(true);
     expect(await store.checkpoint(id)).toEqual(Buffer.from([0, 1, 2, 255]));
@@ -54,7 +55,8 @@ describe('the checkpoint key', () => {
     expect(await store.checkpoint(id)).toEqual(Buffer.from([0, 1, 2, 255]));
 
     // The retry reads it; once the job has finished it is gone, and cannot come back.
-    expect((await begin(id)).state).toBe('running');
+    const retry = await begin(id);
+    expect(retry.state === 'running' && retry.checkpoint).toEqual(Buffer.from([0, 1, 2, 255]));
     expect(await store.checkpoint(id)).toEqual(Buffer.from([0, 1, 2, 255]));
     expect(await store.finish(id, { status: 'succeeded' })).toBe(true);
     expect(await store.checkpoint(id)).toBeNull();
@@ -81,5 +83,33 @@ describe('the checkpoint key', () => {
     expect(await store.cancel(id)).toBe('running'); // the worker stops it and finishes it
     expect(await store.finish(id, { status: 'cancelled' })).toBe(true);
     expect(await store.checkpoint(id)).toBeNull();
+  });
+});
+
+describe('a finished job', () => {
+  it('keeps its document, inputs and outputs for the TTL from its end', async () => {
+    const id = await newJob();
+    expect((await begin(id)).state).toBe('running');
+    // The inputs as if created long ago: the finish gives them the whole TTL again.
+    for (const key of [store.keys.doc(id), store.keys.matrix(id), store.keys.assignment(id)]) await connection.expire(key, 5);
+    const trace = {
+      iteration: Int32Array.of(0, 1),
+      relativeResidual: Float64Array.of(1, 0.5),
+      relativeError: null,
+      consensusDistance: null,
+      totalIterations: 1,
+      cap: 10,
+      downsampled: false,
+    };
+    const outcome = { status: 'succeeded' as const, runs: [{ algorithm: 'dgd' as const, solution: Float64Array.of(1, 1), trace }] };
+    expect(await store.finish(id, outcome)).toBe(true);
+    const kept = [
+      store.keys.doc(id),
+      store.keys.matrix(id),
+      store.keys.assignment(id),
+      store.keys.solution(id, 'dgd'),
+      store.keys.trace(id, 'dgd'),
+    ];
+    for (const key of kept) expect(await connection.ttl(key), key).toBeGreaterThan(3500);
   });
 });

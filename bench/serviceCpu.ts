@@ -1,0 +1,115 @@
+/**
+ * Service CPU per tiny job, per process (issue: the end-to-end target of docs/performance.md):
+ * starts the service as the end-to-end bench does (bench/service.ts: src/main.ts, a private
+ * redis-server), runs bench/load.ts once to warm it (JIT, the sandboxed processor children), then
+ * once more between two readings of /proc/<pid>/stat (utime + stime) of every process of the
+ * service's tree, and Redis's INFO commandstats around the same run.
+ *
+ *   node --import tsx bench/serviceCpu.ts [--jobs 1500] [--concurrency 32] [--warmup-jobs 200] [--env '{"LOG_LEVEL":"warn"}']
+ * Prints the CPU per finished job of the API process (with the BullMQ worker's parent side), the
+ * sandboxed processor children together, and Redis (each also its kernel part), the Redis commands
+ * per job, and one JSON line. The load generator runs in a process of its own, not counted.
+ */
+import { parseArgs } from 'node:util';
+import { Redis } from 'ioredis';
+import type { LoadReport } from './load.js';
+import { runLoadGenerator } from './endToEnd.js';
+import { TICKS_PER_SECOND, treeProcesses } from './machineProbe.js';
+import { type ChildResult, lastJson } from './processes.js';
+import { startService } from './service.js';
+
+type Role = 'api' | 'sandbox' | 'redis';
+interface ProcessCpu {
+  role: Role;
+  ticks: number;
+  kernelTicks: number;
+  cmdline: string;
+}
+
+/** Every process of the service's tree with its role and CPU so far. */
+function readTree(root: number): Map<number, ProcessCpu> {
+  const tree = new Map<number, ProcessCpu>();
+  for (const [pid, p] of treeProcesses(root) ?? []) {
+    const role: Role = pid === root ? 'api' : p.cmdline.includes('redis') ? 'redis' : 'sandbox';
+    tree.set(pid, { role, ticks: p.userTicks + p.kernelTicks, kernelTicks: p.kernelTicks, cmdline: p.cmdline });
+  }
+  return tree;
+}
+
+async function commandCalls(url: string): Promise<Map<string, number>> {
+  const redis = new Redis(url);
+  try {
+    const info = await redis.info('commandstats');
+    return new Map([...info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
+  } finally {
+    redis.disconnect();
+  }
+}
+
+const { values } = parseArgs({
+  options: {
+    jobs: { type: 'string', default: '1500' },
+    concurrency: { type: 'string', default: '32' },
+    'warmup-jobs': { type: 'string', default: '200' },
+    env: { type: 'string', default: '{}' },
+  },
+});
+const concurrency = Number(values.concurrency);
+/** The bench's end-to-end job (bench/run.ts: analyze, Gaussian n = 50 over m = 5 machines), no warm-up of load.ts's own. */
+const load = (baseUrl: string, jobs: number): Promise<ChildResult> =>
+  runLoadGenerator(baseUrl, { jobs, seconds: 120, concurrency, n: 50, m: 5, warmup: 0 });
+
+const service = await startService(JSON.parse(values.env) as NodeJS.ProcessEnv, 'serviceCpu.log');
+try {
+  const pid = service.process.pid!;
+  await load(service.baseUrl, Number(values['warmup-jobs']));
+  const redisProcess = [...readTree(pid).values()].find((p) => p.role === 'redis');
+  const port = redisProcess && /(?:127\.0\.0\.1:|--port )(\d+)/.exec(redisProcess.cmdline)?.[1];
+  const redisUrl = port ? `redis://127.0.0.1:${port}` : null;
+  const callsBefore = redisUrl ? await commandCalls(redisUrl) : null;
+  const before = readTree(pid);
+  const result = await load(service.baseUrl, Number(values.jobs));
+  const after = readTree(pid);
+  const callsAfter = redisUrl ? await commandCalls(redisUrl) : null;
+  const report = lastJson<LoadReport>(result, 'load.ts');
+  if ('error' in report) throw new Error(report.error);
+  const jobs = report.succeeded + report.failed;
+  const msPerJob = (ticks: number): number => (ticks * 1000) / TICKS_PER_SECOND / jobs;
+  const perRole: Record<Role, { ms: number; kernelMs: number }> = {
+    api: { ms: 0, kernelMs: 0 },
+    sandbox: { ms: 0, kernelMs: 0 },
+    redis: { ms: 0, kernelMs: 0 },
+  };
+  for (const [p, now] of after) {
+    const then = before.get(p);
+    perRole[now.role].ms += msPerJob(now.ticks - (then?.ticks ?? 0));
+    perRole[now.role].kernelMs += msPerJob(now.kernelTicks - (then?.kernelTicks ?? 0));
+  }
+  const totalMs = perRole.api.ms + perRole.sandbox.ms + perRole.redis.ms;
+  const commands =
+    callsBefore && callsAfter
+      ? Object.fromEntries(
+          [...callsAfter]
+            .map(([name, calls]) => [name, (calls - (callsBefore.get(name) ?? 0)) / jobs] as const)
+            .filter(([, perJob]) => perJob >= 0.01)
+            .sort((a, b) => b[1] - a[1]),
+        )
+      : null;
+  const show = (r: Role): string => `${r} ${perRole[r].ms.toFixed(2)} (kernel ${perRole[r].kernelMs.toFixed(2)})`;
+  console.log(
+    `${jobs} jobs (${report.failed} failed), ${report.throughput.toFixed(0)} jobs/s, p50 ${report.latencyMs?.p50.toFixed(0)} ms, ` +
+      `p99 ${report.latencyMs?.p99.toFixed(0)} ms at ${values.concurrency} clients`,
+  );
+  console.log(`service CPU per job: ${totalMs.toFixed(2)} ms = ${(['api', 'sandbox', 'redis'] as const).map(show).join(', ')}`);
+  if (commands) {
+    const total = Object.values(commands).reduce((s, x) => s + x, 0);
+    console.log(
+      `Redis commands per job: ${total.toFixed(1)} (${Object.entries(commands)
+        .map(([name, perJob]) => `${name} ${perJob.toFixed(2)}`)
+        .join(', ')})`,
+    );
+  }
+  console.log(JSON.stringify({ jobs, throughput: report.throughput, totalMs, perRole, commands }));
+} finally {
+  await service.stop();
+}
