@@ -4,7 +4,7 @@
  * stored upload, and whether the job computes on it dense or as CSR. The canonical CSR keeps the
  * nonzero entries only (an explicit 0 or -0 is dropped), columns ascending in each row, and is
  * hashed as three little-endian arrays, one after the other:
- *   rowPtr (n + 1 int32), colIdx (nnz int32), values (nnz float64).
+ *   rowPtr (N + 1 int32, N the rows), colIdx (nnz int32), values (nnz float64).
  * Reproduce it elsewhere, e.g. with SciPy: `A = csr_matrix(A); A.eliminate_zeros(); A.sort_indices();
  * sha256(A.indptr.astype('<i4').tobytes() + A.indices.astype('<i4').tobytes() + A.data.astype('<f8').tobytes())`.
  */
@@ -18,8 +18,10 @@ const BLOCK = 1 << 16;
 
 export function matrixDigest(A: DenseMatrix | CsrMatrix): MatrixDigest {
   const n = A.rows;
-  if (!('rowPtr' in A) && A.data.length >= n * n) {
-    const digest = denseWithoutZerosDigest(A.data, n);
+  // A tall system's dense rows are N x cols (cols < N): index them by cols, never by N.
+  const cols = A.cols;
+  if (!('rowPtr' in A)) {
+    const digest = denseWithoutZerosDigest(A.data, n, cols);
     if (digest !== null) return digest;
   }
   // Each entry visited in canonical order (CSR columns are strictly ascending, dense ones are by construction).
@@ -32,8 +34,8 @@ export function matrixDigest(A: DenseMatrix | CsrMatrix): MatrixDigest {
       : (visit: (row: number, column: number, value: number) => void): void => {
           const { data } = A;
           for (let i = 0; i < n; i++) {
-            const offset = i * n;
-            for (let j = 0; j < n; j++) if (data[offset + j] !== 0) visit(i, j, data[offset + j]);
+            const offset = i * cols;
+            for (let j = 0; j < cols; j++) if (data[offset + j] !== 0) visit(i, j, data[offset + j]);
           }
         };
 
@@ -50,22 +52,23 @@ export function matrixDigest(A: DenseMatrix | CsrMatrix): MatrixDigest {
 }
 
 /**
- * The digest of an n x n row-major matrix with no zero entry (a generated one, as a rule), hashed
+ * The digest of a rows x cols row-major matrix with no zero entry (a generated one, as a rule), hashed
  * straight from its rows, without the per-entry passes; null when it has a zero. Same bytes as the
- * general path: rowPtr = 0, n, 2n, ..., colIdx = 0 .. n - 1 per row, values = the rows.
+ * general path: rowPtr = 0, cols, 2 cols, ..., colIdx = 0 .. cols - 1 per row, values = the rows.
  */
-function denseWithoutZerosDigest(data: Float64Array, n: number): MatrixDigest | null {
-  const size = n * n;
+function denseWithoutZerosDigest(data: Float64Array, rows: number, cols: number): MatrixDigest | null {
+  const size = rows * cols;
   for (let k = 0; k < size; k++) if (data[k] === 0) return null;
-  const rowPtr = new Int32Array(n + 1);
-  for (let i = 0; i <= n; i++) rowPtr[i] = i * n;
+  const rowPtr = new Int32Array(rows + 1);
+  for (let i = 0; i <= rows; i++) rowPtr[i] = i * cols;
   const hash = createHash('sha256');
   updateLittleEndian(hash, rowPtr);
   // Rows of column indices, as many per update as fit in BLOCK entries.
-  const rowsPerBlock = Math.max(1, Math.floor(BLOCK / Math.max(1, n)));
-  const columns = new Int32Array(Math.min(rowsPerBlock, Math.max(1, n)) * n);
-  for (let k = 0; k < columns.length; k++) columns[k] = k % n;
-  for (let row = 0; row < n; row += rowsPerBlock) updateLittleEndian(hash, columns.subarray(0, Math.min(rowsPerBlock, n - row) * n));
+  const rowsPerBlock = Math.max(1, Math.floor(BLOCK / Math.max(1, cols)));
+  const columns = new Int32Array(Math.min(rowsPerBlock, Math.max(1, rows)) * cols);
+  for (let k = 0; k < columns.length; k++) columns[k] = k % cols;
+  for (let row = 0; row < rows; row += rowsPerBlock)
+    updateLittleEndian(hash, columns.subarray(0, Math.min(rowsPerBlock, rows - row) * cols));
   updateLittleEndian(hash, data.subarray(0, size));
   return { nnz: size, sha256: hash.digest('hex') };
 }
