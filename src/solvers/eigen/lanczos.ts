@@ -494,13 +494,27 @@ function restartBasis(
     const len = Math.min(block, n - r0);
     if (blas !== null) blas.dgemm(false, false, kept, len, size, 1, keptVectors, 0, size, basis, r0, n, 0, scratch, 0, len);
     else {
+      // Four basis rows per pass over a kept vector's block: it is loaded and stored once per four.
       scratch.fill(0, 0, kept * len);
-      for (let i = 0; i < size; i++) {
-        const off = i * n + r0;
-        for (let a = 0; a < kept; a++) {
-          const c = keptVectors[a * size + i];
-          if (c === 0) continue;
-          const dst = a * len;
+      for (let a = 0; a < kept; a++) {
+        const dst = a * len;
+        const coefficients = a * size;
+        let i = 0;
+        for (; i + 4 <= size; i += 4) {
+          const c0 = keptVectors[coefficients + i];
+          const c1 = keptVectors[coefficients + i + 1];
+          const c2 = keptVectors[coefficients + i + 2];
+          const c3 = keptVectors[coefficients + i + 3];
+          const o0 = i * n + r0;
+          const o1 = o0 + n;
+          const o2 = o1 + n;
+          const o3 = o2 + n;
+          for (let r = 0; r < len; r++)
+            scratch[dst + r] += c0 * basis[o0 + r] + c1 * basis[o1 + r] + c2 * basis[o2 + r] + c3 * basis[o3 + r];
+        }
+        for (; i < size; i++) {
+          const c = keptVectors[coefficients + i];
+          const off = i * n + r0;
           for (let r = 0; r < len; r++) scratch[dst + r] += c * basis[off + r];
         }
       }
