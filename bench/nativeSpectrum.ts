@@ -1,7 +1,7 @@
 /**
  * Measurement (not a test): lambda_max(A^T A) of the convection-diffusion matrix (Peclet 50, n = k^2)
  * to a relative bound of 1e-8 by the TypeScript thick-restart Lanczos and, on the native backend,
- * by ARPACK (src/solvers/sparse/arpackLanczos.ts): CPU time (all threads) and wall time, products,
+ * by ARPACK (src/solvers/eigen/arpackLanczos.ts): CPU time (all threads) and wall time, products,
  * bound; `rounds` alternations.
  *
  *   npx tsx bench/nativeSpectrum.ts [k = 200] [rounds = 2]
@@ -9,7 +9,7 @@
 import { useBackend } from '../src/solvers/linalg/backend.js';
 import { convectionDiffusion2d } from '../src/solvers/sparse/generators.js';
 import { normalOperatorOfSparse } from '../src/solvers/sparse/singularValuesOfSparse.js';
-import { largestEigenvalue } from '../src/solvers/sparse/spectrumOfOperator.js';
+import { largestEigenvalue } from '../src/solvers/eigen/lanczos.js';
 
 const [k = 200, rounds = 2] = process.argv.slice(2).map(Number);
 const op = normalOperatorOfSparse(convectionDiffusion2d(k, 50));

@@ -10,18 +10,24 @@
  * lambda_max(S) is had by reflection (2 - lambda_min(S)) when the machines' overlap graph is bipartite, as
  * in the analysis; --lanczos-max also times the Lanczos run it replaces.
  *
- *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only | --parts-only] [--lanczos-max]
+ *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only | --parts-only] [--lanczos-max] [--conditioning-only] [--arpack]
+ *     [--basis=<vectors>] [--kept=<vectors>]
  */
 import { readFileSync } from 'node:fs';
 import { analyze, buildDistributedSystem, createProblem, partitionFromAssignment } from '../src/solvers/index.js';
 import { runSync } from '../src/solvers/cooperative.js';
 import { machineGramSolves } from '../src/solvers/analysis/sparseAnalysis.js';
 import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
-import { sparseMatrixConditioningWork } from '../src/solvers/sparse/singularValuesOfSparse.js';
+import { inverseNormalOperatorOfSparse } from '../src/solvers/sparse/singularValuesOfSparse.js';
 import { factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
 import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../src/solvers/machines/placement.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
-import { KrylovWorkspace } from '../src/solvers/sparse/spectrumOfOperator.js';
+import {
+  KrylovWorkspace,
+  largestEigenvalueWork,
+  smallestEigenvalueByInverseWork,
+  type SymmetricOperator,
+} from '../src/solvers/eigen/lanczos.js';
 import {
   lambdaMaxSWork,
   lambdaMinSWork,
@@ -42,6 +48,14 @@ function clock<T>(fn: () => T): [number, T] {
   const t0 = performance.now();
   const value = fn();
   return [(performance.now() - t0) / 1e3, value];
+}
+
+/** Seconds of this process's CPU (all threads) spent in fn, beside the wall time: the machine may be shared. */
+function cpuClock<T>(fn: () => T): [number, number, T] {
+  const c0 = process.cpuUsage();
+  const [seconds, value] = clock(fn);
+  const c1 = process.cpuUsage(c0);
+  return [seconds, (c1.user + c1.system) / 1e6, value];
 }
 
 function main(): void {
@@ -89,18 +103,47 @@ function main(): void {
       }),
     });
     x.fill(1);
-    const [condSeconds, cond] = clock(() =>
-      runSync(
-        sparseMatrixConditioningWork(A, {
-          factorization: lu,
-          luSolves,
-          normalOperator: currentThreadNormalOperator(A),
-          workspace,
-          lanczos: { tolerance: TOLERANCE, arpack: selectedKernels().arpack },
-        }),
-      ),
-    );
-    log('conditioning', { seconds: condSeconds, L: cond.L, mu: cond.mu, kappaAtA: cond.kappaAtA.value });
+    // L and mu timed apart, each with the seconds spent inside its operator (products or solve pairs):
+    // the rest is the Lanczos's own work (orthogonalization, restarts, Ritz vectors).
+    const timed = (op: SymmetricOperator): { op: SymmetricOperator; seconds: () => number } => {
+      let inside = 0;
+      return {
+        op: {
+          size: op.size,
+          apply: (u, v) => {
+            const t0 = performance.now();
+            op.apply(u, v);
+            inside += performance.now() - t0;
+          },
+        },
+        seconds: () => inside / 1e3,
+      };
+    };
+    // --arpack: ARPACK for the large operators, as the library's largestEigenvalue gives it; by default the
+    // analysis's choice, the thick-restart Lanczos with the backend's BLAS.
+    const option = (name: string): number | undefined => {
+      const given = rest.find((flag) => flag.startsWith(`--${name}=`));
+      return given === undefined ? undefined : Number(given.slice(name.length + 3));
+    };
+    // --basis=<vectors> --kept=<vectors>: the Lanczos's cycle, for measuring its cost against the products.
+    const lanczosOptions = {
+      tolerance: TOLERANCE,
+      arpack: selectedKernels().arpack,
+      blas: flags.has('--arpack') ? null : selectedKernels().blas,
+      basisSize: option('basis'),
+      kept: option('kept'),
+    };
+    const forward = timed(currentThreadNormalOperator(A));
+    const [lSeconds, lCpuSeconds, L] = cpuClock(() => runSync(largestEigenvalueWork(forward.op, lanczosOptions, workspace)));
+    log('L', { seconds: lSeconds, cpuSeconds: lCpuSeconds, operatorSeconds: forward.seconds(), ...L });
+    const inverse = timed(inverseNormalOperatorOfSparse(lu, luSolves));
+    const [muSeconds, muCpuSeconds, mu] = cpuClock(() => runSync(smallestEigenvalueByInverseWork(inverse.op, lanczosOptions, workspace)));
+    log('mu', { seconds: muSeconds, cpuSeconds: muCpuSeconds, operatorSeconds: inverse.seconds(), ...mu });
+    log('conditioning', { seconds: lSeconds + muSeconds, kappaAtA: L.value / mu.value });
+    if (flags.has('--conditioning-only')) {
+      process.stdout.write(`${JSON.stringify({ problem: spec.name, backend: backendArg, parts })}\n`);
+      return;
+    }
     const slots = machineColumnSlots(A, partition.rowsOf);
     const factors = machineGramSolves(system.machines.map((machine) => machine.gram));
     const pairs = overlappingMachinePairs(slots);

@@ -114,6 +114,7 @@ export const folderOf = (file: string): string => {
 export const SOLVERS_FOLDER_ORDER: readonly string[] = [
   '.',
   'linalg',
+  'eigen',
   'parallel',
   'sparse',
   'input',

@@ -16,7 +16,7 @@ import { runSync, type Work } from '../cooperative.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { SingularMatrixError } from '../errors.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import { lanczosWork, type LanczosResult, type SymmetricOperator } from '../linalg/lanczos.js';
+import { lanczosWork, type LanczosResult, type SymmetricOperator } from '../eigen/lanczos.js';
 import { luSolve, luSolveTransposed, luWork, type LuFactorization } from '../linalg/lu.js';
 import { singularValueRangeWork } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';

@@ -12,7 +12,7 @@ import { runSync } from '../cooperative.js';
 import type { MachineData } from '../distributed/distributedSystem.js';
 import { NATIVE_MADDS_PER_CALL } from '../linalg/backend.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import type { SymmetricOperator } from '../linalg/lanczos.js';
+import type { SymmetricOperator } from '../eigen/lanczos.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
 
 export interface GramBlocks {

@@ -19,7 +19,7 @@ import { runSync, type Work } from '../cooperative.js';
 import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
 import { NATIVE_MADDS_PER_CALL } from '../linalg/backend.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import { lanczosWork, type SymmetricOperator } from '../linalg/lanczos.js';
+import { lanczosWork, type SymmetricOperator } from '../eigen/lanczos.js';
 import { bidiagonalOfColumnsWork, bidiagonalSingularValue, WORK_PER_YIELD } from '../linalg/singularValues.js';
 import { norm2 } from '../matrix.js';
 import { gramBlock, gramBlocksWork, type GramBlocks } from './gramBlocks.js';

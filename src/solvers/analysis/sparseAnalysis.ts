@@ -35,7 +35,7 @@ import {
   type GramSolver,
   type StoredGramFactor,
 } from '../machines/placement.js';
-import { KrylovWorkspace, type SpectralMethod } from '../sparse/spectrumOfOperator.js';
+import { KrylovWorkspace, type SpectralMethod } from '../eigen/lanczos.js';
 import {
   machineColumnSlots,
   overlappingMachinePairs,
@@ -54,7 +54,7 @@ import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMet
 
 /**
  * Stopping tolerance of the Lanczos runs on the spectrum (a relative residual bound, see
- * ../sparse/spectrumOfOperator.ts): the reported bound is at most about this, and the values are
+ * ../eigen/lanczos.ts): the reported bound is at most about this, and the values are
  * usually far closer (a Ritz value's error is of second order in its residual). 1e-10 costs twice
  * the iterations on clustered tops (20 strips of a 2-D Poisson matrix: ~9500 products for lambda_max(S)
  * against ~4500) for digits beyond what the rates and bounds need. The principal angles keep their
@@ -250,7 +250,7 @@ function sSpectrumOfPartitionWork(
   factors: GramFactorSolves,
   { lu, luSolves, workspace }: SparseLuContext,
 ): Work<SSpectrum> {
-  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), arpack: kernels.arpack };
+  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), arpack: kernels.arpack, blas: kernels.blas };
   return sSpectrumWork(slots, factors, lu, options, workspace, luSolves);
 }
 
@@ -279,7 +279,7 @@ export function* sparseStagedPartsWork(kernels: Kernels, system: SparseDistribut
       luSolves,
       normalOperator: currentThreadNormalOperator(A),
       workspace,
-      lanczos: { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack },
+      lanczos: { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack, blas: kernels.blas },
     }),
     'conditioning',
     0.15,

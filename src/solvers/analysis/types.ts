@@ -25,7 +25,7 @@ export interface Heterogeneity {
   estimates?: AngleEstimates;
 }
 
-/** How an iterative value was obtained (the sparse path, src/solvers/sparse/spectrumOfOperator.ts). */
+/** How an iterative value was obtained (the sparse path, src/solvers/eigen/lanczos.ts). */
 export const ESTIMATE_METHODS = [
   'lanczos',
   'lanczos-shift-invert',

@@ -36,7 +36,7 @@ export interface Kernels {
   readonly backend: BackendName;
   /** Dense BLAS and LAPACK (the addon's OpenBLAS): gemm, gemv, QR panels, bidiagonalization, triangular solves, LU; null: the TypeScript loops. */
   readonly blas: NativeBlas | null;
-  /** ARPACK behind the Lanczos operator interface (../sparse/spectrumOfOperator.ts); null: the TypeScript Lanczos. */
+  /** ARPACK behind the Lanczos operator interface (../eigen/lanczos.ts); null: the TypeScript Lanczos. */
   readonly arpack: NativeArpack | null;
   /** The graph partitioner METIS (../partitioning/advisor.ts); null: the TypeScript multilevel partitioner. */
   readonly metis: NativeMetis | null;

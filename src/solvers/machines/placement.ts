@@ -38,7 +38,7 @@ import { factorGramNative, NativeGramSolver } from './nativeGram.js';
 import { factorLuNative } from './nativeLu.js';
 import { sparseLuWork, typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '../sparse/sparseLu.js';
 import type { Work } from '../cooperative.js';
-import type { SymmetricOperator } from '../sparse/spectrumOfOperator.js';
+import type { SymmetricOperator } from '../eigen/lanczos.js';
 import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { attachArena, WasmArena, wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
 import type { ThreadContext } from '../parallel/protocol.js';

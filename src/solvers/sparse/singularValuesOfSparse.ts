@@ -2,12 +2,12 @@
  * Extreme singular values of a square sparse A and the quantities of docs/SPEC.md "Building blocks"
  * that come from them, without forming anything dense (n may be 10^6):
  *   kappa(A^T A) = (sigma_max / sigma_min)^2, L = lambda_max(A^T A) = sigma_max^2, mu = sigma_min^2.
- * - L: thick-restart Lanczos (spectrumOfOperator.ts) on A^T A applied as A^T (A v), one pass over
+ * - L: thick-restart Lanczos (../eigen/lanczos.ts) on A^T A applied as A^T (A v), one pass over
  *   the rows per product (y = sum_k a_k (a_k . v)); A^T A is never formed.
  * - mu: Lanczos on (A^T A)^{-1} = A^{-1} A^{-T} applied through the sparse LU of A (x = A^{-1} (A^{-T} v),
  *   shift-invert at 0), so sigma_min keeps its relative accuracy (about kappa(A) eps, from the
  *   solves) where the smallest Ritz value of A^T A itself would be known only to eps L.
- * Each estimate carries its method and the Ritz-residual bound of spectrumOfOperator.ts; for a
+ * Each estimate carries its method and the Ritz-residual bound of ../eigen/lanczos.ts; for a
  * singular value sigma = sqrt(lambda) the eigenvalue's relative bound b gives
  * |sigma_hat - sigma| = |lambda_hat - lambda| / (sigma_hat + sigma) <= b sigma, so b is kept.
  * The bounds cover the Krylov iteration; the rounding of the solves (about kappa(A) eps relative on
@@ -25,7 +25,7 @@ import {
   type LargestEigenvalueOptions,
   type SpectralMethod,
   type SymmetricOperator,
-} from './spectrumOfOperator.js';
+} from '../eigen/lanczos.js';
 
 /** A derived estimate: its value, how it was obtained and a relative error bound. */
 export interface SpectralEstimate {
@@ -156,5 +156,10 @@ export function* sparseMatrixConditioningWork(a: CsrMatrix, options: SparseCondi
 }
 
 export function sparseMatrixConditioning(a: CsrMatrix, options: SparseConditioningOptions = {}): SparseMatrixConditioning {
-  return runSync(sparseMatrixConditioningWork(a, { ...options, lanczos: { arpack: selectedKernels().arpack, ...options.lanczos } }));
+  return runSync(
+    sparseMatrixConditioningWork(a, {
+      ...options,
+      lanczos: { arpack: selectedKernels().arpack, blas: selectedKernels().blas, ...options.lanczos },
+    }),
+  );
 }

@@ -33,7 +33,7 @@
  *   arccos(c) would lose them all below ~1e-8 rad. Pairs whose column supports are disjoint have
  *   C = 0: theta = pi/2 exactly, without any computation (overlappingMachinePairs lists the others).
  *
- * Error bounds: spectrumOfOperator.ts (the Ritz residual bound) for lambda_max(S)
+ * Error bounds: ../eigen/lanczos.ts (the Ritz residual bound) for lambda_max(S)
  * and lambda_min(S); for theta, an absolute bound from the same residual: y is a unit vector, so
  * c_hat^2 = |C y|^2 <= cos^2 theta, and cos^2 theta - c_hat^2 <= delta = min(rho, rho^2 / gap)
  * (Kato-Temple with the gap to the second Ritz value: unlike S, C^T C is only p_b x p_b and is
@@ -59,7 +59,7 @@ import {
   type EigenvalueEstimate,
   type LargestEigenvalueOptions,
   type SymmetricOperator,
-} from './spectrumOfOperator.js';
+} from '../eigen/lanczos.js';
 
 /**
  * Solves with the machines' Gram factors, L_i L_i^T = A_i A_i^T, vectors of length p_i over machine
@@ -421,7 +421,7 @@ export function sSpectrum(
   lu: SparseLuFactorization,
   options: LargestEigenvalueOptions = {},
 ): SSpectrum {
-  return runSync(sSpectrumWork(slots, factors, lu, { arpack: selectedKernels().arpack, ...options }));
+  return runSync(sSpectrumWork(slots, factors, lu, { arpack: selectedKernels().arpack, blas: selectedKernels().blas, ...options }));
 }
 
 export interface SparsePairAngle {

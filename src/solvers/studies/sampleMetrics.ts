@@ -10,7 +10,7 @@
  *    lambda_min(S) = sigma_min(Q)^2, unsquared until the end (no Gram matrix is formed).
  * Q_i is each machine's Householder basis (the full analysis' own factorization), and the extreme
  * singular values come from one bidiagonalization and Sturm counts on its bidiagonal
- * (./bidiagonalExtremes.ts; linalg/singularValues.ts on kernels without the addon). The rates and the recommendation then follow from the
+ * (linalg/singularValues.ts' bidiagonalExtremes). The rates and the recommendation then follow from the
  * algorithms' own formulas, so every value here is the full analysis' value to rounding (checked
  * against `analyze` in test/solvers/studies/sampleMetrics.test.ts).
  */
@@ -21,10 +21,9 @@ import { runSync } from '../cooperative.js';
 import type { NativeBlas } from '../linalg/backend.js';
 import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
-import { singularValueRange, type SingularValueRange } from '../linalg/singularValues.js';
+import { bidiagonalExtremes, singularValueRange, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
-import { bidiagonalExtremes } from './bidiagonalExtremes.js';
 
 export interface MatrixConditioningValues {
   kappaAtA: number;

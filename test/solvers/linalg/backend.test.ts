@@ -17,7 +17,7 @@ import { runCooperatively, runSync, type WorkProgress } from '../../../src/solve
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { activeBackend, nativeBlas, NATIVE_ADDON_ENV, useBackend } from '../../../src/solvers/linalg/backend.js';
 import { householderQrWork, type ThinQr } from '../../../src/solvers/linalg/householderQr.js';
-import { lanczos } from '../../../src/solvers/linalg/lanczos.js';
+import { lanczos } from '../../../src/solvers/eigen/lanczos.js';
 import { luFactor, luSolve, luSolveTransposed } from '../../../src/solvers/linalg/lu.js';
 import { panelBidiagonalWork, panelLuWork, panelQrWork } from '../../../src/solvers/linalg/panelFactorizations.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';

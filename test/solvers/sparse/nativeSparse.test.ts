@@ -35,7 +35,7 @@ import {
   type BackendName,
 } from '../../../src/solvers/linalg/backend.js';
 import { normalOperatorOfSparse } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
-import { largestEigenvalue } from '../../../src/solvers/sparse/spectrumOfOperator.js';
+import { largestEigenvalue } from '../../../src/solvers/eigen/lanczos.js';
 import { csrFromDense, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';

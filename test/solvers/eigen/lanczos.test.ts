@@ -1,21 +1,9 @@
 import { EigenvalueDecomposition, Matrix } from 'ml-matrix';
 import { expect, it } from 'vitest';
-import { lanczos, type SymmetricOperator } from '../../../src/solvers/linalg/lanczos.js';
+import { lanczos } from '../../../src/solvers/eigen/lanczos.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { describeEachBackend } from '../../support/backends.js';
-
-function denseOperator(a: Float64Array, n: number): SymmetricOperator {
-  return {
-    size: n,
-    apply(x, y) {
-      for (let i = 0; i < n; i++) {
-        let s = 0;
-        for (let j = 0; j < n; j++) s += a[i * n + j] * x[j];
-        y[i] = s;
-      }
-    },
-  };
-}
+import { denseOperator } from '../../support/operators.js';
 
 function randomSpd(n: number, seed: number): Float64Array {
   const rng = new SeededRandom(seed);

@@ -5,9 +5,10 @@ import {
   KrylovWorkspace,
   largestEigenvalue,
   smallestEigenvalueByInverse,
-  symmetricEigen,
   type SymmetricOperator,
-} from '../../../src/solvers/sparse/spectrumOfOperator.js';
+} from '../../../src/solvers/eigen/lanczos.js';
+import { symmetricEigen } from '../../../src/solvers/eigen/symmetricEigen.js';
+import { denseOperator } from '../../support/operators.js';
 
 const EPS = Number.EPSILON;
 
@@ -32,16 +33,7 @@ function randomSpd(n: number, seed: number, shift: number): { a: Float64Array; o
     }
   return {
     a,
-    op: {
-      size: n,
-      apply(x, y) {
-        for (let i = 0; i < n; i++) {
-          let s = 0;
-          for (let j = 0; j < n; j++) s += a[i * n + j] * x[j];
-          y[i] = s;
-        }
-      },
-    },
+    op: denseOperator(a, n),
   };
 }
 

@@ -1,12 +1,12 @@
 /**
- * The study's bidiagonal extremes (trisection, both ends in one pass) against the existing bisection
+ * bidiagonalExtremes (trisection, both ends in one pass) against the one-index bisection
  * of linalg/singularValues.ts on the same bidiagonals: random, graded, with tiny and zero singular
  * values.
  */
 import { describe, expect, it } from 'vitest';
 import { bidiagonalSingularValue } from '../../../src/solvers/linalg/singularValues.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
-import { bidiagonalExtremes } from '../../../src/solvers/studies/bidiagonalExtremes.js';
+import { bidiagonalExtremes } from '../../../src/solvers/linalg/singularValues.js';
 
 function bisection(d: Float64Array, e: Float64Array): { largest: number; smallest: number } {
   const q = d.length;

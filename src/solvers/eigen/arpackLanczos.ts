@@ -1,7 +1,7 @@
 /**
  * lambda_max of a symmetric positive (semi)definite operator by ARPACK's implicitly restarted
  * Lanczos method (dsaupd / dseupd, native/src/arpack_native.c) on the native backend, with the
- * estimate and error bound of ./spectrumOfOperator.ts:
+ * estimate and error bound of ./lanczos.ts:
  *  - ARPACK runs by reverse communication: it asks for y = Op x, the operator (a TypeScript closure:
  *    sparse products and solves) answers, and the work yields after each product, as the TypeScript
  *    Lanczos does;
@@ -13,13 +13,13 @@
  *  - only the top Ritz pair is asked for: asking for two makes ARPACK converge the second one as
  *    well (measured: 1172 products instead of 522 for lambda_max(A^T A), n = 40,000), so `gap` is
  *    NaN (no second Ritz value), as the estimate's contract allows; callers whose stopping test
- *    reads the gap keep the TypeScript Lanczos (./spectrumOfOperator.ts).
+ *    reads the gap keep the TypeScript Lanczos (./lanczos.ts).
  * Returns null, for the caller to use its own Lanczos, when ARPACK is busy with another run of this
  * process (its state is process-wide) or did not converge.
  */
 import type { Work } from '../cooperative.js';
 import type { NativeArpack } from '../linalg/backend.js';
-import type { SymmetricOperator } from '../linalg/lanczos.js';
+import type { SymmetricOperator } from './symmetricOperator.js';
 import { SeededRandom } from '../random.js';
 import type { EigenvalueEstimate } from './eigenvalueEstimate.js';
 

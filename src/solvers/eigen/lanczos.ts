@@ -1,0 +1,730 @@
+// Past 500 lines: the thick-restart Lanczos, its two entry points (dense: both ends; sparse: the largest with
+// its bound, ARPACK behind it) and the restart's Ritz vector formation.
+/**
+ * The one Lanczos of the solvers: extreme eigenvalues of a symmetric operator known only through
+ * `apply(x, y)` (./symmetricOperator.ts), with a-posteriori error bounds, for the dense and the sparse
+ * analysis alike. The sparse path's every extreme eigenvalue is the largest one of some operator (A^T A, (A^T A)^{-1} through a
+ * sparse LU, the block-Jacobi-scaled Gram matrix of S, the cross-Gram blocks of the principal
+ * angles). The smallest eigenvalue comes from the largest one of the inverse (shift-invert at 0)
+ * when the caller can solve with the operator.
+ *
+ * Method: thick-restart Lanczos (Wu & Simon, SIAM J. Matrix Anal. Appl. 22 (2000)) with full
+ * reorthogonalization (classical Gram-Schmidt, a second pass when the first cancelled, "twice is
+ * enough"), as two passes over the basis, h = V w then w -= V^T h (the kernels' dgemv when native).
+ * The largest end, the smallest or both (lanczosWork's `which`: a restart keeps Ritz vectors of each
+ * end asked for). Without a restart (the dense analysis: the basis may grow to the operator's size,
+ * and exhaustion gives the exact answer) the projected matrix is tridiagonal and its end eigenvalues
+ * come by bisection (../linalg/tridiagonal.ts). The basis holds at most `basisSize` + 1
+ * vectors of length n, allocated once (a KrylovWorkspace can be reused across calls): memory
+ * O(basisSize n), never n x n. When the basis is full, the `kept` best Ritz vectors and the last
+ * Lanczos vector become the start of the next cycle; the projected matrix is then diagonal plus one
+ * "arrow" row (the Ritz values and the couplings beta_m s_i) and tridiagonal after it, so its
+ * eigenpairs come from a small dense symmetric eigensolver (Householder tridiagonalization and QL).
+ *
+ * Error bound. Let (theta_1, y_1) be the top Ritz pair (|y_1| = 1) and rho_1 = |Op y_1 - theta_1 y_1|,
+ * which equals beta_m |s_1[last]| in exact arithmetic (s_1 the eigenvector of the projected matrix).
+ *  - theta_1 = y_1^T Op y_1 is a Rayleigh quotient, so theta_1 <= lambda_max (Courant-Fischer).
+ *  - Some eigenvalue lies within rho_1 of theta_1 (the Krylov-Bogoliubov / Weinberger residual bound
+ *    for symmetric matrices). Taking it to be lambda_max (the Krylov space from a random start has
+ *    not missed the top of the spectrum: the standing assumption of every Krylov method, ARPACK's
+ *    included, whose own test is this residual against tol |theta|): 0 <= lambda_max - theta_1 <= rho_1.
+ * relativeErrorBound = (rho_1 + a rounding floor of a few eps theta_1 for the Rayleigh-Ritz step and
+ * the reorthogonalization) / theta_1, and theta_1 <= lambda_max makes it a bound relative to the
+ * exact value. For the inverse, with mu = 1/lambda, the same relative bound carries over to 1/theta
+ * (smallestEigenvalueByInverse). The bound covers the Krylov iteration on the operator as applied;
+ * the rounding errors of applying it (a solve with a condition number kappa costs about kappa eps)
+ * are the caller's to add.
+ *
+ * Gap refinement (Kato-Temple): when every other eigenvalue is at most alpha < theta_1,
+ * lambda_max - theta_1 <= rho_1^2 / (theta_1 - alpha). The estimate reports gap = theta_1 - (theta_2
+ * + rho_2) (alpha from the second Ritz pair) but does not use it in relativeErrorBound: an eigenvalue
+ * just below lambda_max that the Krylov space has not yet separated from it (a cluster: several
+ * nearly parallel machine pairs give S a cluster of eigenvalues just below m) makes alpha an
+ * underestimate, and the quadratic bound then fails by orders of magnitude (measured on the
+ * bcsstk03-m4 fixture), whereas such a neighbour only mixes into y_1 and keeps the error of order
+ * rho_1. Callers that know the gap is real may use it (the principal angles, whose tiny-angle digits
+ * need it, through convergedWhen).
+ *
+ * Given ARPACK (options.arpack: the native kernels' eigen part, ../linalg/kernels.ts), operators well
+ * above the basis size go to ARPACK's implicitly restarted Lanczos instead (./arpackLanczos.ts: the
+ * same estimate and bound); the Lanczos below is the TypeScript kernels' one and ARPACK's fallback.
+ */
+import { runSync, type Work } from '../cooperative.js';
+import type { NativeArpack, NativeBlas } from '../linalg/backend.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { tridiagonalEigenvalue, tridiagonalEigenvector } from '../linalg/tridiagonal.js';
+import { SeededRandom } from '../random.js';
+import { arpackLargestEigenvalueWork } from './arpackLanczos.js';
+import type { EigenvalueEstimate } from './eigenvalueEstimate.js';
+import { symmetricEigen } from './symmetricEigen.js';
+import type { SymmetricOperator } from './symmetricOperator.js';
+
+export type { SymmetricOperator } from './symmetricOperator.js';
+export type { EigenvalueEstimate, SpectralMethod } from './eigenvalueEstimate.js';
+
+export type LanczosEnd = 'largest' | 'smallest' | 'both';
+
+/** One end of the spectrum as a Lanczos run leaves it. */
+export interface RitzEnd {
+  /** The Ritz value theta (NaN when this end was not asked for). */
+  value: number;
+  /** Its residual bound |Op y - theta y| = beta_k |s[last]| (0 when the space is exhausted). */
+  residual: number;
+  /** Distance from theta to the next Ritz value's residual interval, toward the inside of the spectrum (Kato-Temple's gap). */
+  gap: number;
+  /** (residual + a rounding floor) / |theta|: the relative bound of the module comment. */
+  relativeBound: number;
+}
+
+interface LanczosRun {
+  which: LanczosEnd;
+  /** Lanczos vectors per cycle; at least maxIterations: no restart. */
+  basisSize: number;
+  kept: number;
+  maxIterations: number;
+  seed: number;
+  /** The kernels' BLAS for the passes over the basis, null for the TypeScript loops. */
+  blas: NativeBlas | null;
+  /** Receives the top Ritz vector when given. */
+  ritzVector?: Float64Array;
+  /** The stopping test, on the ends asked for (the other one's value is NaN). */
+  accept(largest: RitzEnd, smallest: RitzEnd): boolean;
+}
+
+interface LanczosRunResult {
+  largest: RitzEnd;
+  smallest: RitzEnd;
+  iterations: number;
+  restarts: number;
+  /** The Krylov space became invariant or reached the operator's size. */
+  exhausted: boolean;
+  /** The stopping test accepted. */
+  accepted: boolean;
+}
+
+const EPS = Number.EPSILON;
+const NO_END: RitzEnd = { value: NaN, residual: NaN, gap: NaN, relativeBound: Infinity };
+/** Below this length the call into the addon costs more than the TypeScript loop over the basis. */
+const NATIVE_MIN_SIZE = 64;
+/** Columns of the basis per block of a restart's Ritz vector formation. */
+const RESTART_BLOCK = 4096;
+/**
+ * After a restart the projected matrix is an arrow and each convergence test a small dense eigensolve,
+ * so it is run every CHECK_EVERY steps (and at the cycle's end); a tridiagonal one costs a few
+ * bisections and is tested every step.
+ */
+const CHECK_EVERY = 4;
+
+/**
+ * The Krylov buffers of one Lanczos run: the basis (vectors of length n, by rows) and the small
+ * projected matrices. Reuse one across calls (principal angles of many pairs, both ends of a
+ * spectrum): it grows when a larger n or basis is asked for and never shrinks.
+ */
+export class KrylovWorkspace {
+  basis = new Float64Array(0);
+  w = new Float64Array(0);
+  coefficients = new Float64Array(0);
+  /** The projected matrix: diagonal, off-diagonal (beta[j] couples j and j + 1) and, after a restart, the arrow couplings of the kept Ritz vectors with vector `kept`. */
+  diagonal = new Float64Array(0);
+  offDiagonal = new Float64Array(0);
+  couplings = new Float64Array(0);
+  /** Dense projected matrix and its eigenvectors (size x size), allocated when a restart or a Ritz vector needs them. */
+  projected = new Float64Array(0);
+  ritzValues = new Float64Array(0);
+  eigenScratch = new Float64Array(0);
+  tridiagonalVector = new Float64Array(0);
+  scratch = new Float64Array(0);
+
+  ensure(n: number, basisSize: number): void {
+    const m = basisSize;
+    if (this.w.length < n) this.w = new Float64Array(n);
+    for (const key of [
+      'coefficients',
+      'diagonal',
+      'offDiagonal',
+      'couplings',
+      'ritzValues',
+      'eigenScratch',
+      'tridiagonalVector',
+    ] as const) {
+      if (this[key].length < m + 1) this[key] = new Float64Array(m + 1);
+    }
+  }
+
+  /** The basis with room for `vectors` vectors of length n, its first `used` kept when it grows (at most `most` vectors). */
+  basisFor(n: number, vectors: number, used: number, most: number): Float64Array {
+    if (this.basis.length >= vectors * n) return this.basis;
+    const grown = new Float64Array(Math.min(most, Math.max(vectors, 2 * Math.floor(this.basis.length / n), 16)) * n);
+    grown.set(this.basis.subarray(0, used * n));
+    this.basis = grown;
+    return grown;
+  }
+
+  projectedFor(size: number): Float64Array {
+    if (this.projected.length < size * size) this.projected = new Float64Array(size * size);
+    return this.projected;
+  }
+
+  scratchFor(length: number): Float64Array {
+    if (this.scratch.length < length) this.scratch = new Float64Array(length);
+    return this.scratch;
+  }
+}
+
+function norm2(x: Float64Array, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += x[i] * x[i];
+  return Math.sqrt(s);
+}
+
+/**
+ * One classical Gram-Schmidt pass against the first `count` basis vectors: h = V w, then w -= V^T h
+ * (V: count x n by rows). With BLAS two dgemv; else four vectors per pass over w, so w is loaded and
+ * stored once per four basis vectors.
+ */
+function orthogonalize(blas: NativeBlas | null, basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): void {
+  if (blas !== null) {
+    blas.dgemv(false, count, n, 1, basis, 0, n, w, 0, 0, h, 0);
+    blas.dgemv(true, count, n, -1, basis, 0, n, h, 0, 1, w, 0);
+    return;
+  }
+  let i = 0;
+  for (; i + 4 <= count; i += 4) {
+    const o0 = i * n;
+    const o1 = o0 + n;
+    const o2 = o1 + n;
+    const o3 = o2 + n;
+    let d0 = 0;
+    let d1 = 0;
+    let d2 = 0;
+    let d3 = 0;
+    for (let r = 0; r < n; r++) {
+      const wr = w[r];
+      d0 += basis[o0 + r] * wr;
+      d1 += basis[o1 + r] * wr;
+      d2 += basis[o2 + r] * wr;
+      d3 += basis[o3 + r] * wr;
+    }
+    h[i] = d0;
+    h[i + 1] = d1;
+    h[i + 2] = d2;
+    h[i + 3] = d3;
+  }
+  for (; i < count; i++) {
+    const off = i * n;
+    let d = 0;
+    for (let r = 0; r < n; r++) d += basis[off + r] * w[r];
+    h[i] = d;
+  }
+  i = 0;
+  for (; i + 4 <= count; i += 4) {
+    const o0 = i * n;
+    const o1 = o0 + n;
+    const o2 = o1 + n;
+    const o3 = o2 + n;
+    const c0 = h[i];
+    const c1 = h[i + 1];
+    const c2 = h[i + 2];
+    const c3 = h[i + 3];
+    for (let r = 0; r < n; r++) w[r] -= c0 * basis[o0 + r] + c1 * basis[o1 + r] + c2 * basis[o2 + r] + c3 * basis[o3 + r];
+  }
+  for (; i < count; i++) {
+    const off = i * n;
+    const c = h[i];
+    for (let r = 0; r < n; r++) w[r] -= c * basis[off + r];
+  }
+}
+
+/**
+ * The Lanczos three-term recurrence on w = Op v_j: alpha_j = v_j . w, w -= alpha_j v_j + beta v_{j-1}
+ * (beta = beta_{j-1}, 0 at j = 0); returns alpha_j.
+ */
+function threeTermStep(basis: Float64Array, n: number, j: number, beta: number, w: Float64Array): number {
+  const offset = j * n;
+  let alpha = 0;
+  for (let r = 0; r < n; r++) alpha += basis[offset + r] * w[r];
+  if (j > 0 && beta !== 0) {
+    const previous = offset - n;
+    for (let r = 0; r < n; r++) w[r] -= alpha * basis[offset + r] + beta * basis[previous + r];
+  } else for (let r = 0; r < n; r++) w[r] -= alpha * basis[offset + r];
+  return alpha;
+}
+
+function normalize(x: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i] * x[i];
+  const norm = Math.sqrt(s);
+  const inv = 1 / norm;
+  for (let i = 0; i < x.length; i++) x[i] *= inv;
+  return norm;
+}
+
+/** Indices of values[0..size), ascending by value. */
+function ascendingOrder(values: Float64Array, size: number): number[] {
+  const order = Array.from({ length: size }, (_, i) => i);
+  order.sort((i, j) => values[i] - values[j]);
+  return order;
+}
+
+/** The residual bound of the module comment, and the gap to the next Ritz value inward (theta2, rho2). */
+function ritzEnd(theta1: number, rho1: number, theta2: number, rho2: number, steps: number, scale: number, top: boolean): RitzEnd {
+  const gap = top ? theta1 - (theta2 + rho2) : theta2 - rho2 - theta1;
+  // Rounding floor: Rayleigh-Ritz and reorthogonalization leave residuals of a few eps |Op| per step.
+  const floor = 4 * EPS * Math.sqrt(steps + 1) * scale;
+  const size = top ? theta1 : Math.abs(theta1);
+  const relativeBound = size > 0 ? (rho1 + floor) / size : Infinity;
+  return { value: theta1, residual: rho1, gap: Number.isFinite(gap) ? gap : NaN, relativeBound };
+}
+
+/**
+ * The Lanczos of the module comment. Yields (undefined) after each operator application and each
+ * restart.
+ */
+function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: KrylovWorkspace): Work<LanczosRunResult> {
+  const n = op.size;
+  const m = run.basisSize;
+  const { which, kept, maxIterations, blas } = run;
+  const wantLargest = which !== 'smallest';
+  const wantSmallest = which !== 'largest';
+  // Restarting: the whole basis at once; else it grows with the iterations.
+  const mostVectors = Math.min(m, maxIterations, n) + 1;
+  workspace.ensure(n, m);
+  const {
+    w,
+    coefficients: h,
+    diagonal: alpha,
+    offDiagonal: beta,
+    couplings,
+    ritzValues: theta,
+    eigenScratch,
+    tridiagonalVector,
+  } = workspace;
+  let basis = workspace.basisFor(n, m < maxIterations && m < n ? m + 1 : Math.min(16, mostVectors), 0, mostVectors);
+
+  const v0 = basis.subarray(0, n);
+  new SeededRandom(run.seed).fillSigned(v0);
+  normalize(v0);
+
+  let start = 0; // vectors 0..start-1 are kept Ritz vectors (the arrow's diagonal block)
+  let iterations = 0;
+  let restarts = 0;
+  let scale = 0; // |Op| estimate: the largest |Ritz value| or |alpha| + beta seen
+  let largest = NO_END;
+  let smallest = NO_END;
+  let exhausted = false;
+  let accepted = false;
+  let lastBeta = 0;
+  let size = 0;
+  let vectorsOf = 0; // the size whose full eigen-decomposition `projected` holds (0: none)
+
+  // The projected matrix of order `size` into `projected` (dense, row-major).
+  const denseProjected = (): Float64Array => {
+    const s = workspace.projectedFor(size);
+    s.fill(0, 0, size * size);
+    for (let i = 0; i < size; i++) s[i * size + i] = alpha[i];
+    for (let a = 0; a < start; a++) {
+      s[a * size + start] = couplings[a];
+      s[start * size + a] = couplings[a];
+    }
+    for (let i = start; i + 1 < size; i++) {
+      s[i * size + i + 1] = beta[i];
+      s[(i + 1) * size + i] = beta[i];
+    }
+    return s;
+  };
+
+  // The eigen-decomposition of the projected matrix (theta, and the eigenvectors by columns in `projected`).
+  const fullEigen = (): Float64Array => {
+    const s = denseProjected();
+    symmetricEigen(s, size, theta, eigenScratch, false);
+    vectorsOf = size;
+    return s;
+  };
+
+  // The asked-for ends of the projected matrix of order `size`, with residual norm b (the last beta; 0: exhausted).
+  const ends = (b: number): void => {
+    vectorsOf = 0;
+    const last = (index: number, value: number, s: Float64Array | null): number => {
+      if (b === 0) return 0;
+      if (s !== null) return b * Math.abs(s[(size - 1) * size + index]);
+      return b * Math.abs(tridiagonalEigenvector(alpha, beta, size, value, tridiagonalVector)[size - 1]);
+    };
+    if (start === 0) {
+      // Tridiagonal: the end eigenvalues by bisection, each residual from its eigenvector's last component.
+      const end = (index: number, inner: number, top: boolean): RitzEnd => {
+        const t1 = tridiagonalEigenvalue(alpha, beta, size, index);
+        const r1 = last(index, t1, null);
+        const t2 = size > 1 ? tridiagonalEigenvalue(alpha, beta, size, inner) : top ? -Infinity : Infinity;
+        const r2 = size > 1 ? last(inner, t2, null) : 0;
+        scale = Math.max(scale, Math.abs(t1), size > 1 ? Math.abs(t2) : 0);
+        return ritzEnd(t1, r1, t2, r2, iterations, scale, top);
+      };
+      if (wantLargest) largest = end(size - 1, size - 2, true);
+      if (wantSmallest) smallest = end(0, 1, false);
+      return;
+    }
+    const s = denseProjected();
+    symmetricEigen(s, size, theta, eigenScratch, true);
+    const order = ascendingOrder(theta, size);
+    const end = (first: number, second: number, top: boolean): RitzEnd => {
+      const t1 = theta[order[first]];
+      const t2 = size > 1 ? theta[order[second]] : top ? -Infinity : Infinity;
+      scale = Math.max(scale, Math.abs(t1), size > 1 ? Math.abs(t2) : 0);
+      return ritzEnd(t1, last(order[first], t1, s), t2, size > 1 ? last(order[second], t2, s) : 0, iterations, scale, top);
+    };
+    if (wantLargest) largest = end(size - 1, size - 2, true);
+    if (wantSmallest) smallest = end(0, 1, false);
+  };
+
+  for (;;) {
+    let stop = false;
+    for (let j = start; j < m; j++) {
+      basis = workspace.basisFor(n, j + 2, j + 1, mostVectors);
+      op.apply(basis.subarray(j * n, (j + 1) * n), w);
+      iterations++;
+      // Inside a cycle, the three-term recurrence first (w -= alpha_j v_j + beta_{j-1} v_{j-1}: what exact
+      // arithmetic would leave), so the pass over the whole basis removes rounding only and one pass
+      // suffices; at a cycle's first step w couples with every kept Ritz vector, and the pass does it all.
+      let a = j > start || start === 0 ? threeTermStep(basis, n, j, j > start ? beta[j - 1] : 0, w) : 0;
+      const before = norm2(w, n);
+      // Full reorthogonalization against v_0..v_j, repeated when the pass removed more than
+      // 1 - 1/sqrt(2) of |w| (Daniel, Gragg, Kaufman & Stewart's criterion; "twice is enough"):
+      // another pass is needed only when cancellation occurred.
+      orthogonalize(blas, basis, n, j + 1, w, h);
+      a += h[j];
+      let b = norm2(w, n);
+      if (b < Math.SQRT1_2 * before) {
+        orthogonalize(blas, basis, n, j + 1, w, h);
+        a += h[j];
+        b = norm2(w, n);
+      }
+      alpha[j] = a;
+      lastBeta = b;
+      size = j + 1;
+      scale = Math.max(scale, Math.abs(a) + b + (j > start ? beta[j - 1] : 0));
+      // beta at rounding level (or the whole space spanned): the Ritz values are eigenvalues.
+      if (b <= 4 * EPS * scale * Math.sqrt(size) || size === n) {
+        ends(0);
+        exhausted = true;
+        stop = true;
+        break;
+      }
+      beta[j] = b;
+      // v_{j+1}; after the cycle's last step, slot m: the residual direction that starts the next cycle.
+      const next = basis.subarray((j + 1) * n, (j + 2) * n);
+      const inv = 1 / b;
+      for (let r = 0; r < n; r++) next[r] = w[r] * inv;
+      const atEnd = j + 1 === m || iterations >= maxIterations;
+      if (atEnd || start === 0 || (j + 1 - start) % CHECK_EVERY === 0) {
+        ends(b);
+        if (run.accept(largest, smallest)) {
+          accepted = true;
+          stop = true;
+          break;
+        }
+      }
+      yield undefined;
+      if (iterations >= maxIterations) {
+        stop = true;
+        break;
+      }
+    }
+    if (stop) break;
+
+    // Thick restart: keep the `kept` Ritz vectors Y = V S_kept of the ends asked for, then v_m as the next direction.
+    const s = fullEigen();
+    const order = ascendingOrder(theta, size);
+    const fromTop = which === 'largest' ? kept : which === 'smallest' ? 0 : Math.ceil(kept / 2);
+    const keptOrder = [...order.slice(size - fromTop).reverse(), ...order.slice(0, kept - fromTop)];
+    restartBasis(blas, basis, n, size, s, keptOrder, workspace);
+    basis.copyWithin(kept * n, m * n, (m + 1) * n);
+    for (let a = 0; a < kept; a++) {
+      const i = keptOrder[a];
+      alpha[a] = theta[i];
+      couplings[a] = lastBeta * s[(size - 1) * size + i];
+    }
+    start = kept;
+    restarts++;
+    yield undefined;
+  }
+
+  if (run.ritzVector) {
+    // y_1 = V s_1 over the final basis (the top eigenvector of the last projected matrix).
+    const s = vectorsOf === size ? workspace.projected : fullEigen();
+    const order = ascendingOrder(theta, size);
+    const top = order[size - 1];
+    const y = run.ritzVector.subarray(0, n);
+    for (let i = 0; i < size; i++) h[i] = s[i * size + top];
+    if (blas !== null) blas.dgemv(true, size, n, 1, basis, 0, n, h, 0, 0, y, 0);
+    else {
+      y.fill(0);
+      for (let i = 0; i < size; i++) {
+        const c = h[i];
+        if (c === 0) continue;
+        const off = i * n;
+        for (let r = 0; r < n; r++) y[r] += c * basis[off + r];
+      }
+    }
+    normalize(y);
+  }
+  return { largest, smallest, iterations, restarts, exhausted, accepted };
+}
+
+/**
+ * In place: rows 0..kept-1 of `basis` (vectors of length n) become sum_i s[i, order[a]] v_i over
+ * the first `size` vectors. By blocks of columns, so each block of the basis is read once (a dgemm
+ * per block with BLAS).
+ */
+function restartBasis(
+  blas: NativeBlas | null,
+  basis: Float64Array,
+  n: number,
+  size: number,
+  s: Float64Array,
+  order: number[],
+  workspace: KrylovWorkspace,
+): void {
+  const kept = order.length;
+  const block = Math.min(n, RESTART_BLOCK);
+  const scratch = workspace.scratchFor(kept * block + kept * size);
+  // S_kept^T (kept x size, by rows) after the block's room.
+  const keptVectors = scratch.subarray(kept * block, kept * block + kept * size);
+  for (let a = 0; a < kept; a++) for (let i = 0; i < size; i++) keptVectors[a * size + i] = s[i * size + order[a]];
+  for (let r0 = 0; r0 < n; r0 += block) {
+    const len = Math.min(block, n - r0);
+    if (blas !== null) blas.dgemm(false, false, kept, len, size, 1, keptVectors, 0, size, basis, r0, n, 0, scratch, 0, len);
+    else {
+      // Four basis rows per pass over a kept vector's block: it is loaded and stored once per four.
+      scratch.fill(0, 0, kept * len);
+      for (let a = 0; a < kept; a++) {
+        const dst = a * len;
+        const coefficients = a * size;
+        let i = 0;
+        for (; i + 4 <= size; i += 4) {
+          const c0 = keptVectors[coefficients + i];
+          const c1 = keptVectors[coefficients + i + 1];
+          const c2 = keptVectors[coefficients + i + 2];
+          const c3 = keptVectors[coefficients + i + 3];
+          const o0 = i * n + r0;
+          const o1 = o0 + n;
+          const o2 = o1 + n;
+          const o3 = o2 + n;
+          for (let r = 0; r < len; r++)
+            scratch[dst + r] += c0 * basis[o0 + r] + c1 * basis[o1 + r] + c2 * basis[o2 + r] + c3 * basis[o3 + r];
+        }
+        for (; i < size; i++) {
+          const c = keptVectors[coefficients + i];
+          const off = i * n + r0;
+          for (let r = 0; r < len; r++) scratch[dst + r] += c * basis[off + r];
+        }
+      }
+    }
+    for (let a = 0; a < kept; a++) basis.set(scratch.subarray(a * len, (a + 1) * len), a * n + r0);
+  }
+}
+
+export interface LanczosOptions {
+  which?: LanczosEnd;
+  /** Relative residual bound |beta_k s_k| / |theta| at which a Ritz value is accepted. */
+  tolerance?: number;
+  /** Default: the operator's size (exhaustion gives the exact answer). */
+  maxIterations?: number;
+  /** Lanczos vectors per cycle before a thick restart. Default: maxIterations (no restart). */
+  basisSize?: number;
+  seed?: number;
+}
+
+export interface LanczosResult {
+  /** Largest Ritz value (NaN when not requested). */
+  largest: number;
+  /** Smallest Ritz value (NaN when not requested). */
+  smallest: number;
+  iterations: number;
+  /** Every requested Ritz value met the tolerance (or the space was exhausted). */
+  converged: boolean;
+  /** beta = 0 or k = size: the Ritz values are eigenvalues of the operator up to rounding. */
+  exhausted: boolean;
+  /** The residual bounds |beta_k s_k| of the returned Ritz values (0 when exhausted, NaN when not requested). */
+  residualLargest: number;
+  residualSmallest: number;
+}
+
+export const DEFAULT_LANCZOS_TOLERANCE = 1e-13;
+
+/**
+ * The ends of the spectrum asked for (`which`, default the largest), each to a relative residual
+ * |beta_k s_k| <= tolerance |theta| (the dense analysis: no restart by default, so the Krylov space may
+ * grow to the operator's size and exhaustion gives the exact answer).
+ */
+export function* lanczosWork(kernels: Kernels, op: SymmetricOperator, options: LanczosOptions = {}): Work<LanczosResult> {
+  const n = op.size;
+  const which = options.which ?? 'largest';
+  const tolerance = options.tolerance ?? DEFAULT_LANCZOS_TOLERANCE;
+  const maxIterations = Math.min(options.maxIterations ?? n, n);
+  const basisSize = Math.max(which === 'both' ? 3 : 2, Math.min(options.basisSize ?? maxIterations, maxIterations));
+  const wantLargest = which !== 'smallest';
+  const wantSmallest = which !== 'largest';
+  const accepted = (end: RitzEnd): boolean => end.residual <= tolerance * Math.abs(end.value);
+  const result = yield* lanczosRunWork(
+    op,
+    {
+      which,
+      basisSize,
+      kept: Math.max(which === 'both' ? 2 : 1, Math.floor(basisSize / 2)),
+      maxIterations,
+      seed: options.seed ?? 0x51ed2701,
+      blas: n >= NATIVE_MIN_SIZE ? kernels.blas : null,
+      accept: (largest, smallest) => (!wantLargest || accepted(largest)) && (!wantSmallest || accepted(smallest)),
+    },
+    new KrylovWorkspace(),
+  );
+  return {
+    largest: result.largest.value,
+    smallest: result.smallest.value,
+    iterations: result.iterations,
+    converged: result.accepted || result.exhausted,
+    exhausted: result.exhausted,
+    residualLargest: wantLargest ? result.largest.residual : NaN,
+    residualSmallest: wantSmallest ? result.smallest.residual : NaN,
+  };
+}
+
+export function lanczos(op: SymmetricOperator, options: LanczosOptions = {}, kernels: Kernels = selectedKernels()): LanczosResult {
+  return runSync(lanczosWork(kernels, op, options));
+}
+
+export interface LargestEigenvalueOptions {
+  /** Stop when relativeErrorBound <= tolerance. Default 1e-10. */
+  tolerance?: number;
+  /** Lanczos vectors per cycle (at most the operator's size). Default 40. */
+  basisSize?: number;
+  /**
+   * Ritz vectors kept at a restart. Default basisSize / 4: each restart forms kept x basisSize x n of
+   * Ritz vectors and every step of the next cycle orthogonalizes against them, and keeping 10 of 40
+   * instead of 20 took 36% less CPU for 3% more products (lambda_max(A^T A), Poisson n = 40,000,
+   * bench/sparseAnalysisProfile.ts). basisSize / 2 with a caller's own test: the principal angles' reads the gap
+   * to the second Ritz value, and keeping 10 took 10% more products there.
+   */
+  kept?: number;
+  /** Cap on operator applications. Default 20000. */
+  maxIterations?: number;
+  seed?: number;
+  /** Keep the top Ritz vector (unit norm, length n) in this buffer (e.g. for the principal angles' sine). */
+  ritzVector?: Float64Array;
+  /**
+   * A stopping test replacing `relativeErrorBound <= tolerance`, given the top Ritz value, its
+   * residual and the gap (as in EigenvalueEstimate): e.g. a Kato-Temple accuracy on 1 - theta_1.
+   */
+  convergedWhen?: (theta1: number, residual: number, gap: number) => boolean;
+  /** ARPACK to hand large operators to (kernels.arpack); absent or null: the TypeScript Lanczos. */
+  arpack?: NativeArpack | null;
+  /** BLAS for the passes over the basis (kernels.blas); absent or null: the TypeScript loops. */
+  blas?: NativeBlas | null;
+}
+
+export const DEFAULT_SPECTRUM_TOLERANCE = 1e-10;
+const DEFAULT_BASIS_SIZE = 40;
+const DEFAULT_MAX_ITERATIONS = 20000;
+/**
+ * Smallest operator ARPACK takes: below it the TypeScript Lanczos costs little
+ * and reports the gap (ARPACK's single Ritz pair does not); above it ARPACK's BLAS orthogonalization
+ * pays (lambda_max(A^T A) at n = 40,000: 2.4 s of CPU against 6.8 s).
+ */
+const ARPACK_MIN_SIZE = 2000;
+
+/**
+ * lambda_max of a symmetric positive (semi)definite operator, with its relative error bound (thick
+ * restart, or ARPACK when given and the operator is large). Yields (undefined) after each operator application.
+ */
+export function* largestEigenvalueWork(
+  op: SymmetricOperator,
+  options: LargestEigenvalueOptions = {},
+  workspace: KrylovWorkspace = new KrylovWorkspace(),
+): Work<EigenvalueEstimate> {
+  const n = op.size;
+  if (n === 0) throw new RangeError('largestEigenvalue needs an operator of size at least 1');
+  const tolerance = options.tolerance ?? DEFAULT_SPECTRUM_TOLERANCE;
+  const m = Math.max(1, Math.min(n, options.basisSize ?? DEFAULT_BASIS_SIZE));
+  const kept = Math.max(1, Math.min(m - 1, options.kept ?? Math.floor(options.convergedWhen ? m / 2 : m / 4)));
+  const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+  const seed = options.seed ?? 0x2c1b3c6d;
+  // ARPACK (./arpackLanczos.ts) when given, for operators well above the basis size, unless the caller has its own
+  // stopping test (it reads the gap, which ARPACK's single Ritz pair does not give). Null: busy or not converged,
+  // and the Lanczos below runs.
+  // Given BLAS, the thick restart below runs with it instead: measured on lambda_max(A^T A) and mu of Poisson
+  // n = 250,000 (bench/sparseAnalysisProfile.ts), 1124 products and 6 solve pairs where ARPACK took 1202 and 42,
+  // and about half ARPACK's CPU time for L.
+  const arpack = options.blas ? null : (options.arpack ?? null);
+  if (arpack !== null && options.convergedWhen === undefined && n >= ARPACK_MIN_SIZE && n > 4 * m) {
+    const estimate = yield* arpackLargestEigenvalueWork(arpack, op, {
+      tolerance,
+      basisSize: m,
+      maxIterations,
+      seed,
+      ritzVector: options.ritzVector,
+    });
+    if (estimate?.converged) return estimate;
+  }
+  const convergedWhen = options.convergedWhen;
+  const result = yield* lanczosRunWork(
+    op,
+    {
+      which: 'largest',
+      basisSize: m,
+      kept,
+      maxIterations,
+      seed,
+      blas: n >= NATIVE_MIN_SIZE ? (options.blas ?? null) : null,
+      ritzVector: options.ritzVector,
+      accept: convergedWhen ? (top) => convergedWhen(top.value, top.residual, top.gap) : (top) => top.relativeBound <= tolerance,
+    },
+    workspace,
+  );
+  const top = result.largest;
+  return {
+    value: top.value,
+    method: result.exhausted ? 'lanczos-exhaustive' : 'lanczos',
+    relativeErrorBound: top.relativeBound,
+    residualNorm: result.exhausted ? 0 : top.residual,
+    gap: top.gap,
+    iterations: result.iterations,
+    restarts: result.restarts,
+    converged: result.accepted || result.exhausted,
+  };
+}
+
+export function largestEigenvalue(
+  op: SymmetricOperator,
+  options: LargestEigenvalueOptions = {},
+  workspace?: KrylovWorkspace,
+): EigenvalueEstimate {
+  return runSync(largestEigenvalueWork(op, { arpack: selectedKernels().arpack, ...options }, workspace));
+}
+
+/**
+ * lambda_min of a symmetric positive definite operator from lambda_max of its inverse (shift-invert
+ * at 0): `inverse.apply(x, y)` must set y = Op^{-1} x (e.g. two triangular solves with a sparse
+ * factorization). With theta <= mu = lambda_max(Op^{-1}) and mu - theta <= b mu, the estimate
+ * 1 / theta of lambda_min = 1 / mu satisfies |1/theta - 1/mu| = (mu - theta) / (theta mu) and the
+ * bound b' = (mu - theta) / theta, which is the absolute bound over theta: the relative bound above.
+ */
+export function* smallestEigenvalueByInverseWork(
+  inverse: SymmetricOperator,
+  options: LargestEigenvalueOptions = {},
+  workspace?: KrylovWorkspace,
+): Work<EigenvalueEstimate> {
+  const top = yield* largestEigenvalueWork(inverse, options, workspace);
+  return {
+    ...top,
+    value: 1 / top.value,
+    method: top.method === 'lanczos-exhaustive' ? 'lanczos-exhaustive' : 'lanczos-shift-invert',
+  };
+}
+
+export function smallestEigenvalueByInverse(
+  inverse: SymmetricOperator,
+  options: LargestEigenvalueOptions = {},
+  workspace?: KrylovWorkspace,
+): EigenvalueEstimate {
+  return runSync(smallestEigenvalueByInverseWork(inverse, { arpack: selectedKernels().arpack, ...options }, workspace));
+}
