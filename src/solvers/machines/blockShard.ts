@@ -28,7 +28,8 @@ import {
 } from '../linalg/backend.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { refinedGramSolve } from './csrMachine.js';
-import { passKernels, type GramSolver, type StoredGramFactor } from './placement.js';
+import { passKernels, type GramSolver } from './placement.js';
+import type { CsrMachineStorage } from './storage.js';
 
 export type BlockPassKind = 'gradient' | 'projection';
 
@@ -44,20 +45,8 @@ export interface DenseBlockStorage {
   readonly r: Float64Array | null;
 }
 
-export interface CsrBlockStorage {
-  readonly storage: 'csr';
-  readonly p: number;
-  readonly c: number;
-  readonly full: boolean;
-  readonly cols: Int32Array;
-  /** Row k's entries at rowPtr[k] .. rowPtr[k + 1]: column indices local to the support, and values. */
-  readonly rowPtr: Int32Array;
-  readonly colIdx: Int32Array;
-  readonly values: Float64Array;
-  /** G_i's factor for the projection pass, else null. */
-  readonly gram: StoredGramFactor | null;
-  readonly refinement: number;
-}
+/** A CSR machine's rows on its support (column indices local to it) and, for the projection pass, G_i's factor. */
+export type CsrBlockStorage = Omit<CsrMachineStorage, 'b'>;
 
 export type BlockStorage = DenseBlockStorage | CsrBlockStorage;
 
@@ -282,8 +271,7 @@ export class BlockShard implements Shard {
     residual2.fill(0);
     const onSupport = this.onSupport(storage, x, w);
     if (storage.storage === 'dense') {
-      if (kind === 'gradient') this.denseGradient(storage, onSupport, rhs, term, residual2, w);
-      else this.denseProjection(storage, onSupport, rhs, term, residual2, w);
+      this.dense(storage, onSupport, rhs, term, residual2, w);
       return;
     }
     const machine = this.csr[chunk] as CsrBlockMachine;
@@ -309,42 +297,31 @@ export class BlockShard implements Shard {
     return out.subarray(0, c * w);
   }
 
-  /** R_i = A_i X - B_i, term = A_i^T R_i. */
-  private denseGradient(
+  /**
+   * Gradient pass (A_i given): R_i = A_i X - B_i, term = A_i^T R_i. Projection pass (Q_i, R given,
+   * `rhs` = R^{-T} B_i): W_i = Q_i^T X - R^{-T} B_i, A_i X - B_i = R^T W_i, term = -Q_i W_i.
+   */
+  private dense(
     storage: DenseBlockStorage,
     x: Float64Array,
-    b: Float64Array,
+    rhs: Float64Array,
     term: Float64Array,
     residual2: Float64Array,
     w: number,
   ): void {
     const { p, c } = storage;
-    const a = storage.a as Float64Array;
-    const r = this.rowBlock;
-    r.set(b);
-    gemm(this.blas, false, p, w, c, 1, a, c, x, w, -1, r, w);
-    gemm(this.blas, true, c, w, p, 1, a, c, r, w, 0, term, w);
-    for (let k = 0; k < p * w; k++) residual2[k % w] += r[k] * r[k];
-  }
-
-  /** W_i = Q_i^T X - R^{-T} B_i, A_i X - B_i = R^T W_i, term = -Q_i W_i. */
-  private denseProjection(
-    storage: DenseBlockStorage,
-    x: Float64Array,
-    qtx0: Float64Array,
-    term: Float64Array,
-    residual2: Float64Array,
-    w: number,
-  ): void {
-    const { p, c } = storage;
-    const q = storage.q as Float64Array;
-    const wi = this.rowBlock;
-    wi.set(qtx0);
-    gemm(this.blas, false, p, w, c, 1, q, c, x, w, -1, wi, w);
-    const res = this.rowBlock2;
-    gemm(this.blas, true, p, w, p, 1, storage.r as Float64Array, p, wi, w, 0, res, w);
-    for (let k = 0; k < p * w; k++) residual2[k % w] += res[k] * res[k];
-    gemm(this.blas, true, c, w, p, -1, q, c, wi, w, 0, term, w);
+    const gradient = storage.a !== null;
+    const rows = (storage.a ?? storage.q) as Float64Array;
+    const first = this.rowBlock;
+    first.set(rhs);
+    gemm(this.blas, false, p, w, c, 1, rows, c, x, w, -1, first, w);
+    let residual = first;
+    if (!gradient) {
+      residual = this.rowBlock2;
+      gemm(this.blas, true, p, w, p, 1, storage.r as Float64Array, p, first, w, 0, residual, w);
+    }
+    for (let k = 0; k < p * w; k++) residual2[k % w] += residual[k] * residual[k];
+    gemm(this.blas, true, c, w, p, gradient ? 1 : -1, rows, c, first, w, 0, term, w);
   }
 
   /** R_i = A_i X - B_i row by row, then Y = G_i^{-1} R_i (refined as ./csrMachine.ts does), term = -A_i^T Y. */
