@@ -17,7 +17,7 @@ import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
 import { restrictColumns } from '../sparse/csr.js';
 import { selectedKernels } from '../linalg/kernels.js';
 import type { SolverSystem } from './machineData.js';
-import { BlockShard, solveRTransposedBlock, type BlockPassKind, type BlockSpec, type BlockStorage } from './blockShard.js';
+import { BlockShard, solveRTransposedBlock, stripStart, type BlockPassKind, type BlockSpec, type BlockStorage } from './blockShard.js';
 
 export type { BlockPassKind } from './blockShard.js';
 
@@ -200,8 +200,12 @@ export class BlockPass {
     out.fill(0, 0, this.n * w);
     this.spec.machines.forEach(({ c, full, cols }, i) => {
       const term = terms[i];
-      if (full) for (let t = 0; t < c * w; t++) out[t] += term[t];
-      else
+      const first = full ? 0 : stripStart(cols);
+      if (first >= 0) {
+        // A strip's rows are contiguous in out too.
+        const to = first * w;
+        for (let t = 0; t < c * w; t++) out[to + t] += term[t];
+      } else
         for (let t = 0; t < c; t++) {
           const to = cols[t] * w;
           for (let j = 0; j < w; j++) out[to + j] += term[t * w + j];

@@ -169,6 +169,12 @@ function csrBlockSweep(
   }
 }
 
+/** cols[0] when the support is consecutive columns (a strip, as a banded matrix's machines have), else -1. */
+export function stripStart(cols: Int32Array): number {
+  const c = cols.length;
+  return c > 0 && cols[c - 1] - cols[0] === c - 1 ? cols[0] : -1;
+}
+
 /** A CSR machine as this thread runs it: the addon's handles when its block kernels are in use, else its Gram solver. */
 interface CsrBlockMachine {
   readonly storage: CsrBlockStorage;
@@ -285,11 +291,13 @@ export class BlockShard implements Shard {
     this.csrProjection(machine, onSupport, rhs, term, residual2, w);
   }
 
-  /** X on the machine's support (c x w): X itself when the support is full, else gathered. */
+  /** X on the machine's support (c x w): X itself when the support is full, its rows when a strip, else gathered. */
   private onSupport(storage: BlockStorage, x: Float64Array, w: number): Float64Array {
     if (storage.full) return x;
-    const out = this.supportX;
     const { c, cols } = storage;
+    const first = stripStart(cols);
+    if (first >= 0) return x.subarray(first * w, (first + c) * w);
+    const out = this.supportX;
     for (let t = 0; t < c; t++) {
       const from = cols[t] * w;
       for (let j = 0; j < w; j++) out[t * w + j] = x[from + j];
