@@ -2,7 +2,8 @@
  * The six iterations on several right-hand sides at once (PETSc's KSPMatSolve, Ginkgo's multi-column B):
  * one system (partition, factorizations) and a block of K columns iterated together, each column the
  * very iteration its single-vector method runs, with the machines' passes over a block
- * (../machines/blockPass.ts: one sweep over A_i or Q_i for every column). A column whose run has
+ * (../machines/blockPass.ts: one sweep over A_i or Q_i for every column, the machines on the solver's
+ * threads). A column whose run has
  * stopped is retired: its estimate is kept and the block shrinks, so it costs no more work.
  *
  * Every update below is entrywise with the same coefficients for each column, so it runs over the
@@ -51,7 +52,6 @@ function dropColumn(block: Block, w: number, gone: number): void {
 
 abstract class PackedBlockMethod implements BlockIterativeMethod {
   readonly columns: number;
-  readonly threads = 1;
   protected readonly n: number;
   protected readonly pass: BlockPass;
   /** Active columns, ascending; position in this list = packed index. */
@@ -61,7 +61,7 @@ abstract class PackedBlockMethod implements BlockIterativeMethod {
   protected readonly consensus: Float64Array;
   private readonly packedResidual2: Float64Array;
   private readonly retired: (Float64Array | null)[];
-  /** The estimate, n x w. */
+  /** The estimate, n x w: the pass's point, which its threads read. */
   protected readonly x: Float64Array;
 
   constructor(
@@ -78,7 +78,11 @@ abstract class PackedBlockMethod implements BlockIterativeMethod {
     this.consensus = new Float64Array(rhs.length);
     this.packedResidual2 = new Float64Array(rhs.length);
     this.retired = rhs.map(() => null);
-    this.x = new Float64Array(this.n * rhs.length);
+    this.x = this.pass.point;
+  }
+
+  get threads(): number {
+    return this.pass.threads;
   }
 
   protected get width(): number {
@@ -140,7 +144,7 @@ abstract class PackedBlockMethod implements BlockIterativeMethod {
   }
 
   dispose(): void {
-    // The block passes hold no threads.
+    this.pass.dispose();
   }
 }
 
@@ -202,7 +206,8 @@ class GradientBlock extends PackedBlockMethod {
 
 /** Block Cimmino (./cimmino.ts): x += nu sum_i A_i^+ (b_i - A_i x), the terms from the pass at x. */
 class CimminoBlock extends PackedBlockMethod {
-  private readonly terms: Float64Array[];
+  /** The pass's terms of the last pass (its output regions, c_i x K each). */
+  private readonly terms: readonly Float64Array[];
   private readonly direction: Float64Array;
 
   constructor(
@@ -212,14 +217,14 @@ class CimminoBlock extends PackedBlockMethod {
     guess: Float64Array | undefined,
   ) {
     super(system, rhs, 'projection', false);
-    this.terms = system.machines.map((machine) => new Float64Array(machine.c * rhs.length));
+    this.terms = this.pass.terms;
     this.direction = new Float64Array(this.n * rhs.length);
     this.startAt(guess, this.x);
     this.evaluate();
   }
 
   private evaluate(): void {
-    this.pass.projectionTerms(this.x, this.terms, this.scratchResidual2);
+    this.pass.projectionTerms(this.x, this.scratchResidual2);
     this.measured();
   }
 
@@ -242,9 +247,15 @@ class ConsensusBlock extends PackedBlockMethod {
   private readonly y: Float64Array;
   /** D_i on machine i's support (c_i x w), and the pass's terms A_i^+ (b_i - A_i xbar). */
   private readonly offsets: Float64Array[];
-  private readonly terms: Float64Array[];
   private readonly sum: Float64Array;
   private readonly m: number;
+  /** xbar - y (n x w), and per column: |xbar - y|^2 and a machine's sums (see measureAndAdvance). */
+  private readonly e: Float64Array;
+  private readonly e2: Float64Array;
+  private readonly inside: Float64Array;
+  private readonly near: Float64Array;
+  private readonly worst: Float64Array;
+  private readonly partialSupports: boolean;
 
   constructor(
     system: SolverSystem,
@@ -259,10 +270,16 @@ class ConsensusBlock extends PackedBlockMethod {
     this.y = new Float64Array(this.n * K);
     this.sum = new Float64Array(this.n * K);
     this.offsets = system.machines.map((machine) => new Float64Array(machine.c * K));
-    this.terms = system.machines.map((machine) => new Float64Array(machine.c * K));
+    this.e = new Float64Array(this.n * K);
+    this.e2 = new Float64Array(K);
+    this.inside = new Float64Array(K);
+    this.near = new Float64Array(K);
+    this.worst = new Float64Array(K);
+    this.partialSupports = system.machines.some((machine) => !machine.full);
     // x_i(0) = y(0) + A_i^+ (b_i - A_i y(0)), y(0) = the guess or 0; xbar(0) their mean.
     this.startAt(guess, this.y);
-    this.pass.projectionTerms(this.y, this.offsets, this.scratchResidual2);
+    this.pass.projectionTerms(this.y, this.scratchResidual2);
+    this.offsets.forEach((offset, i) => offset.set(this.pass.terms[i]));
     this.sumOfEstimates();
     const size = this.n * K;
     for (let e = 0; e < size; e++) this.x[e] = this.sum[e] / this.m;
@@ -283,32 +300,45 @@ class ConsensusBlock extends PackedBlockMethod {
 
   /**
    * The pass at xbar (residuals, terms); max_i |xbar - x_i|^2 per column with e = xbar - y:
-   * |e|^2 - sum_{C_i} e_j^2 + sum_{C_i} (e_j - D_ij)^2; then y and every D_i by the step.
+   * |e|^2 - sum_{C_i} e_j^2 + sum_{C_i} (e_j - D_ij)^2 (the first two terms only for a partial
+   * support); then y and every D_i by the step, each D_i in the sweep that reads it.
    */
   private measureAndAdvance(): void {
-    const { x, y, gamma, n } = this;
+    const { x, y, gamma, n, e, e2, inside, near, worst } = this;
     const w = this.width;
-    this.pass.projectionTerms(x, this.terms, this.scratchResidual2);
+    const size = n * w;
+    this.pass.projectionTerms(x, this.scratchResidual2);
     this.measured();
-    const e2 = new Float64Array(w);
-    for (let r = 0; r < n; r++)
-      for (let j = 0; j < w; j++) {
-        const e = x[r * w + j] - y[r * w + j];
-        e2[j] += e * e;
-      }
-    const worst = new Float64Array(w);
+    const terms = this.pass.terms;
+    for (let t = 0; t < size; t++) e[t] = x[t] - y[t];
+    if (this.partialSupports) {
+      e2.fill(0, 0, w);
+      for (let r = 0; r < n; r++) for (let j = 0; j < w; j++) e2[j] += e[r * w + j] * e[r * w + j];
+    }
+    worst.fill(0, 0, w);
     for (let i = 0; i < this.offsets.length; i++) {
       const { c, full, cols } = this.pass.support(i);
       const d = this.offsets[i];
-      const inside = new Float64Array(w);
-      const near = new Float64Array(w);
-      for (let t = 0; t < c; t++) {
-        const r = full ? t : cols[t];
-        for (let j = 0; j < w; j++) {
-          const e = x[r * w + j] - y[r * w + j];
-          inside[j] += e * e;
-          const f = e - d[t * w + j];
-          near[j] += f * f;
+      const term = terms[i];
+      near.fill(0, 0, w);
+      if (full)
+        for (let t = 0; t < c * w; t += w)
+          for (let j = 0; j < w; j++) {
+            const f = e[t + j] - d[t + j];
+            near[j] += f * f;
+            d[t + j] += gamma * (term[t + j] - d[t + j]);
+          }
+      else {
+        inside.fill(0, 0, w);
+        for (let t = 0; t < c; t++) {
+          const from = cols[t] * w;
+          for (let j = 0; j < w; j++) {
+            const ej = e[from + j];
+            inside[j] += ej * ej;
+            const f = ej - d[t * w + j];
+            near[j] += f * f;
+            d[t * w + j] += gamma * (term[t * w + j] - d[t * w + j]);
+          }
         }
       }
       for (let j = 0; j < w; j++) {
@@ -316,13 +346,11 @@ class ConsensusBlock extends PackedBlockMethod {
         // A NaN, once seen, stays (Math.max would drop it).
         if (!Number.isNaN(worst[j]) && !(d2 <= worst[j])) worst[j] = d2;
       }
-      for (let t = 0; t < c * w; t++) d[t] += gamma * (this.terms[i][t] - d[t]);
     }
     this.active.forEach((column, j) => {
       this.consensus[column] = Math.sqrt(worst[j]);
     });
-    const size = n * w;
-    for (let e = 0; e < size; e++) y[e] += gamma * (x[e] - y[e]);
+    for (let t = 0; t < size; t++) y[t] += gamma * e[t];
   }
 
   step(): void {

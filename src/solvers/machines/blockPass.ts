@@ -6,284 +6,137 @@
  * Blocks are flat Float64Arrays, row-major n x w: entry (j, c) at j w + c, so that a row of a
  * machine's data meets the w columns' entries contiguously. The columns held are the *active* ones
  * (`setActive`): a column whose run has stopped is dropped from the block and costs nothing more.
- *  - dense: products with A_i and Q_i are matrix-matrix products (dgemm on the native backend, the
- *    TypeScript loop below otherwise): R_i = A_i X - B_i, G += A_i^T R_i for the gradient methods;
- *    W_i = Q_i^T X - R^{-T} B_i, A_i X - B_i = R^T W_i and the projection term
- *    A_i^+ (B_i - A_i X) = -Q_i W_i for the projection methods (A_i^T = Q_i R).
- *  - CSR: one pass over the rows of A_i for the w columns (row k's entries applied to w values each);
- *    the projection term solves with the Cholesky factor of G_i = A_i A_i^T column by column, with
- *    the same refinement corrections as ./csrMachine.ts.
- * The passes run on the calling thread (OpenBLAS may thread a dgemm): the block's arithmetic
- * intensity, not the engine's threads, is what several right-hand sides buy.
+ * What a machine computes is ./blockShard.ts's; the machines run on the solver's threads as the
+ * single-vector passes' do (../parallel/engine.ts: every thread takes machines until none is left,
+ * each writing its own term and its own residuals), and this, the taskmaster's side, sums the
+ * machines' terms and residuals in machine order: the iterates never depend on the thread count.
+ * The estimate X is the engine's shared input (`point`), so a pass copies nothing in.
  */
-import {
-  nativeCsr,
-  nativeSparse,
-  type NativeCsr,
-  type NativeCsrRowsHandle,
-  type NativeSolverHandle,
-  type NativeSparse,
-} from '../linalg/backend.js';
+import { nativeBlas } from '../linalg/backend.js';
+import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
+import { restrictColumns } from '../sparse/csr.js';
 import { selectedKernels } from '../linalg/kernels.js';
-import type { CsrMachineData, MachineData, SolverSystem } from './machineData.js';
-import { refinedGramSolve } from './csrMachine.js';
-import { currentThreadGramSolver, type GramSolver } from './placement.js';
+import type { SolverSystem } from './machineData.js';
+import { BlockShard, solveRTransposedBlock, stripStart, type BlockPassKind, type BlockSpec, type BlockStorage } from './blockShard.js';
 
-/** Row-major C = alpha op(A) B + beta C, op(A) m x kk (A stored kk x m when transposed), B kk x n, C m x n. */
-export function gemm(
-  transA: boolean,
-  m: number,
-  n: number,
-  kk: number,
-  alpha: number,
-  a: Float64Array,
-  lda: number,
-  b: Float64Array,
-  ldb: number,
-  beta: number,
-  c: Float64Array,
-  ldc: number,
-): void {
-  if (m === 0 || n === 0) return;
-  const blas = selectedKernels().blas;
-  if (blas !== null && kk > 0) {
-    blas.dgemm(transA, false, m, n, kk, alpha, a, 0, lda, b, 0, ldb, beta, c, 0, ldc);
-    return;
-  }
-  for (let i = 0; i < m; i++) {
-    const ci = i * ldc;
-    if (beta === 0) c.fill(0, ci, ci + n);
-    else if (beta !== 1) for (let j = 0; j < n; j++) c[ci + j] *= beta;
-  }
-  if (transA) {
-    // C[i, :] += alpha A[l, i] B[l, :]: row l of A and of B read once.
-    for (let l = 0; l < kk; l++) {
-      const al = l * lda;
-      const bl = l * ldb;
-      for (let i = 0; i < m; i++) {
-        const s = alpha * a[al + i];
-        if (s === 0) continue;
-        const ci = i * ldc;
-        for (let j = 0; j < n; j++) c[ci + j] += s * b[bl + j];
-      }
-    }
-    return;
-  }
-  for (let i = 0; i < m; i++) {
-    const ai = i * lda;
-    const ci = i * ldc;
-    for (let l = 0; l < kk; l++) {
-      const s = alpha * a[ai + l];
-      if (s === 0) continue;
-      const bl = l * ldb;
-      for (let j = 0; j < n; j++) c[ci + j] += s * b[bl + j];
-    }
-  }
-}
+export type { BlockPassKind } from './blockShard.js';
 
-/** Row-major S = R^{-T} S in place (R p x p upper triangular, S p x w): forward substitution on w columns at once. */
-function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: number): void {
-  const blas = selectedKernels().blas;
-  if (blas !== null) {
-    if (p > 0 && w > 0) blas.dtrsm(true, true, true, false, p, w, 1, r, 0, p, s, 0, w);
-    return;
-  }
-  for (let i = 0; i < p; i++) {
-    const si = i * w;
-    // Row i of R^T is column i of R: R[l, i] for l <= i.
-    for (let l = 0; l < i; l++) {
-      const coef = r[l * p + i];
-      if (coef === 0) continue;
-      const sl = l * w;
-      for (let j = 0; j < w; j++) s[si + j] -= coef * s[sl + j];
-    }
-    const d = r[i * p + i];
-    for (let j = 0; j < w; j++) s[si + j] /= d;
-  }
-}
+/** ./blockShard.ts or .js, whichever extension this module has: what the engine's workers import. */
+const SHARD_MODULE = new URL(import.meta.url.endsWith('.ts') ? './blockShard.ts' : './blockShard.js', import.meta.url).href;
 
-/**
- * The TypeScript form of the addon's csrBlockGradient: r = A X - B (p x w) with residual2[c] += |r_c|^2,
- * and g += A^T r unless g is null; each stored entry read once for the w columns.
- */
-function csrBlockSweep(
-  rowPtr: Int32Array,
-  colIdx: Int32Array,
-  values: Float64Array,
+/** Rows `rows` of the K-column row-major block `full`, columns `active` only: p x w row-major, from out[offset]. */
+function packRows(
+  full: Float64Array,
+  K: number,
+  rows: Int32Array | null,
   p: number,
-  w: number,
-  x: Float64Array,
-  b: Float64Array,
-  r: Float64Array,
-  g: Float64Array | null,
-  residual2: Float64Array,
+  active: readonly number[],
+  out: Float64Array,
+  offset = 0,
 ): void {
-  for (let k = 0; k < p; k++) {
-    const rk = k * w;
-    for (let j = 0; j < w; j++) r[rk + j] = -b[rk + j];
-    for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
-      const v = values[e];
-      const xj = colIdx[e] * w;
-      for (let j = 0; j < w; j++) r[rk + j] += v * x[xj + j];
-    }
-    for (let j = 0; j < w; j++) residual2[j] += r[rk + j] * r[rk + j];
-    if (g === null) continue;
-    for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
-      const v = values[e];
-      const gj = colIdx[e] * w;
-      for (let j = 0; j < w; j++) g[gj + j] += v * r[rk + j];
-    }
-  }
-}
-
-/** Rows `rows` of the K-column row-major block `full`, columns `active` only: p x w row-major. */
-function packRows(full: Float64Array, K: number, rows: Int32Array | null, p: number, active: readonly number[], out: Float64Array): void {
   const w = active.length;
   for (let k = 0; k < p; k++) {
     const from = (rows === null ? k : rows[k]) * K;
-    for (let j = 0; j < w; j++) out[k * w + j] = full[from + active[j]];
+    for (let j = 0; j < w; j++) out[offset + k * w + j] = full[from + active[j]];
   }
 }
 
-interface BlockMachine {
-  readonly p: number;
-  readonly c: number;
-  readonly full: boolean;
-  readonly cols: Int32Array;
-  /** B_i for every column (p x K row-major). */
-  readonly rhs: Float64Array;
-  /** B_i for the active columns (p x w). */
-  packedRhs: Float64Array;
+/** Matrix entries machine i's pass reads per column (it orders the machines, largest first, and decides the threads). */
+function entriesPerColumn(storage: BlockStorage): number {
+  if (storage.storage === 'dense') return storage.p * storage.c * (storage.q !== null ? 2 : 1);
+  const nnz = storage.rowPtr[storage.p];
+  return storage.gram === null ? 2 * nnz : 2 * (1 + storage.refinement) * (nnz + storage.gram.symbolic.nnzL);
 }
-
-interface DenseBlockMachine extends BlockMachine {
-  readonly storage: 'dense';
-  readonly data: MachineData;
-  /** R^{-T} B_i for every column (p x K), and for the active ones (p x w). */
-  readonly qtx0: Float64Array;
-  packedQtx0: Float64Array;
-}
-
-interface CsrBlockMachine extends BlockMachine {
-  readonly storage: 'csr';
-  readonly data: CsrMachineData;
-  /** Row k's entries: local support columns (colIdx) and values, at rowPtr[k] .. rowPtr[k + 1]. */
-  readonly rowPtr: Int32Array;
-  readonly colIdx: Int32Array;
-  readonly values: Float64Array;
-  gram: GramSolver | null;
-  /** The addon's handles over the rows, with global and with support columns, when its block kernel is in use. */
-  native: NativeCsrRowsHandle | null;
-  nativeLocal: NativeCsrRowsHandle | null;
-  /** The addon's solver with G_i's factor for blocks, else null. */
-  blockSolver: NativeSolverHandle | null;
-}
-
-/** The addon's block solve with Gram factors on the native backend, else null. */
-function nativeBlockSolve(): (NativeSparse & Required<Pick<NativeSparse, 'choleskySolveBlock'>>) | null {
-  if (selectedKernels().backend !== 'native') return null;
-  const sparse = nativeSparse();
-  return sparse !== null && typeof sparse.choleskySolveBlock === 'function'
-    ? (sparse as NativeSparse & Required<Pick<NativeSparse, 'choleskySolveBlock'>>)
-    : null;
-}
-
-/** The addon's CSR block kernel on the native backend, else null (the TypeScript loops). */
-function nativeBlockKernel(): (NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>) | null {
-  if (selectedKernels().backend !== 'native') return null;
-  const csr = nativeCsr();
-  return csr !== null && typeof csr.csrBlockGradient === 'function'
-    ? (csr as NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>)
-    : null;
-}
-
-export type BlockPassKind = 'gradient' | 'projection';
 
 export class BlockPass {
   readonly n: number;
   /** Right-hand sides in all (K) and the columns now in the block. */
   readonly columns: number;
+  readonly threads: number;
+  /** X, n x w at the block's width w (n x K long): the estimate the passes read, shared with the threads. */
+  readonly point: Float64Array;
   private active: number[];
-  private readonly machines: (DenseBlockMachine | CsrBlockMachine)[];
-  /** Work blocks sized for the largest machine at full width. */
-  private readonly supportX: Float64Array;
-  private readonly supportY: Float64Array;
-  private readonly rowBlock: Float64Array;
-  private readonly rowBlock2: Float64Array;
-  private readonly rowBlock3: Float64Array;
-  /** Where the native kernel's squares go when they are not wanted. */
-  private readonly unusedSquares: Float64Array;
-  private readonly rowVector: Float64Array;
-  private readonly rowVector2: Float64Array;
-  private readonly rowVector3: Float64Array;
-  private readonly supportVector: Float64Array;
-  private readonly csrKernel = nativeBlockKernel();
-  private readonly solveKernel = nativeBlockSolve();
+  private readonly spec: BlockSpec;
+  private readonly engine: ShardEngine;
+  /** Per machine, the right-hand sides its pass reads for every column (p x K): B_i, or R^{-T} B_i (dense projection). */
+  private readonly machineRhs: Float64Array[];
+  /**
+   * Machine i's term of the last pass, c_i x w on its support in the first c_i w entries of its
+   * region (c_i x K long): the gradient methods' A_i^T (A_i X - B_i), the projection methods' A_i^+ (B_i - A_i X).
+   * Valid until the next pass (a caller may repack it in place when a column retires).
+   */
+  readonly terms: readonly Float64Array[];
+  /** OpenBLAS's thread count before this pass set it to 1, while its threads run, else null. */
+  private blasThreadsBefore: number | null = null;
 
   /** `rhs`: K right-hand sides of length n (global row order). */
   constructor(system: SolverSystem, rhs: readonly Float64Array[], kind: BlockPassKind) {
     const K = rhs.length;
-    this.n = system.n;
+    const { n } = system;
+    this.n = n;
     this.columns = K;
     this.active = Array.from({ length: K }, (_, j) => j);
-    const all = new Float64Array(system.n * K);
-    for (let j = 0; j < K; j++) for (let r = 0; r < system.n; r++) all[r * K + j] = rhs[j][r];
-    let largestP = 1;
-    let largestC = 1;
-    this.machines = system.machines.map((machine) => {
+    const all = new Float64Array(n * K);
+    for (let j = 0; j < K; j++) for (let r = 0; r < n; r++) all[r * K + j] = rhs[j][r];
+    const m = system.machines.length;
+    const rowOffset = new Int32Array(m + 1);
+    const outputOffset = new Int32Array(m + 1);
+    this.machineRhs = [];
+    const machines = system.machines.map((machine, i): BlockStorage => {
       const { p, c, full, cols } = machine;
-      largestP = Math.max(largestP, p);
-      largestC = Math.max(largestC, c);
+      rowOffset[i + 1] = rowOffset[i] + p;
+      outputOffset[i + 1] = outputOffset[i] + c * K;
       const b = new Float64Array(p * K);
       packRows(all, K, machine.rows, p, this.active, b);
       if ('q' in machine) {
-        const qtx0 = b.slice();
-        if (kind === 'projection') solveRTransposedBlock(machine.r, p, qtx0, K);
-        return { storage: 'dense', data: machine, p, c, full, cols, rhs: b, packedRhs: b.slice(), qtx0, packedQtx0: qtx0.slice() };
+        if (kind === 'projection') solveRTransposedBlock(selectedKernels().blas, machine.r, p, b, K);
+        this.machineRhs.push(b);
+        return kind === 'gradient'
+          ? { storage: 'dense', p, c, full, cols, a: machine.a, q: null, r: null }
+          : { storage: 'dense', p, c, full, cols, a: null, q: machine.q, r: machine.r };
       }
-      // Global columns -> support positions.
-      const local = new Int32Array(machine.a.colIdx.length);
-      const position = new Int32Array(system.n).fill(-1);
-      for (let t = 0; t < c; t++) position[cols[t]] = t;
-      for (let e = 0; e < local.length; e++) local[e] = position[machine.a.colIdx[e]];
+      this.machineRhs.push(b);
+      // Column indices local to the support, which the pass gathers X onto.
+      const local = restrictColumns(machine.a, cols);
       return {
         storage: 'csr',
-        data: machine,
         p,
         c,
         full,
         cols,
-        rhs: b,
-        packedRhs: b.slice(),
-        rowPtr: machine.a.rowPtr,
-        colIdx: local,
-        values: machine.a.values,
-        gram: kind === 'projection' ? currentThreadGramSolver(machine.gram) : null,
-        native: this.csrKernel?.csrRows(p, system.n, machine.a.rowPtr, machine.a.colIdx, machine.a.values, machine.b) ?? null,
-        nativeLocal:
-          kind === 'projection' ? (this.csrKernel?.csrRows(p, c, machine.a.rowPtr, local, machine.a.values, machine.b) ?? null) : null,
-        blockSolver:
-          kind === 'projection' && this.solveKernel !== null
-            ? this.solveKernel.choleskySolver(
-                machine.gram.symbolic.n,
-                machine.gram.symbolic.colPtr,
-                machine.gram.symbolic.rowIdx,
-                machine.gram.values,
-                machine.gram.symbolic.ordering.perm,
-              )
-            : null,
+        rowPtr: local.rowPtr,
+        colIdx: local.colIdx,
+        values: local.values,
+        gram: kind === 'projection' ? { symbolic: machine.gram.symbolic, values: machine.gram.values } : null,
+        refinement: machine.gramRefinement,
       };
     });
-    this.supportX = new Float64Array(largestC * K);
-    this.supportY = new Float64Array(largestC * K);
-    this.rowBlock = new Float64Array(largestP * K);
-    this.rowBlock2 = new Float64Array(largestP * K);
-    this.rowBlock3 = new Float64Array(largestP * K);
-    this.unusedSquares = new Float64Array(K);
-    this.rowVector = new Float64Array(largestP);
-    this.rowVector2 = new Float64Array(largestP);
-    this.rowVector3 = new Float64Array(largestP);
-    this.supportVector = new Float64Array(largestC);
+    this.spec = { kind, n, columns: K, machines, rowOffset, outputOffset };
+    this.engine = startShardEngine<BlockSpec>({
+      shardModule: SHARD_MODULE,
+      backend: selectedKernels().backend,
+      // The block kernels are matrix-matrix products (dgemm) or CSR sweeps over w columns: no row kernels, no arena.
+      arena: false,
+      n: 2 * n * K,
+      chunks: m,
+      outputLength: outputOffset[m],
+      scalarsPerChunk: K,
+      chunkWork: machines.map((storage) => K * entriesPerColumn(storage)),
+      spec: this.spec,
+      createShard: (spec, _n, context) => new BlockShard(spec, context),
+    });
+    this.threads = this.engine.threads;
+    this.terms = machines.map((machine, i) => this.engine.output.subarray(outputOffset[i], outputOffset[i] + machine.c * K));
+    // Each solver thread runs its own dgemm: OpenBLAS threading them too would put ~2x the cores' threads
+    // to spin against each other (measured ~10x slower per iteration on 2 cores). Process-wide, so
+    // restored on dispose unless someone set another count meanwhile.
+    const blas = this.threads > 1 && selectedKernels().backend === 'native' ? nativeBlas() : null;
+    if (blas !== null && blas.threads() > 1) {
+      this.blasThreadsBefore = blas.threads();
+      blas.setThreads(1);
+    }
+    this.point = this.engine.input.subarray(0, n * K);
+    this.packRhs();
   }
 
   /** Width of the block: the active columns. */
@@ -293,164 +146,79 @@ export class BlockPass {
 
   /** Machine i's column support (length c_i) and whether it is every column. */
   support(i: number): { c: number; full: boolean; cols: Int32Array } {
-    return this.machines[i];
+    return this.spec.machines[i];
   }
 
   get machineCount(): number {
-    return this.machines.length;
+    return this.spec.machines.length;
   }
 
   /** The columns the block holds from now on (indices into the K right-hand sides, ascending). */
   setActive(columns: readonly number[]): void {
     this.active = [...columns];
-    for (const machine of this.machines) {
-      packRows(machine.rhs, this.columns, null, machine.p, this.active, machine.packedRhs);
-      if (machine.storage === 'dense') packRows(machine.qtx0, this.columns, null, machine.p, this.active, machine.packedQtx0);
-    }
+    this.packRhs();
   }
 
-  /** X on machine i's support (c x w): X itself when the support is full, else gathered. */
-  private onSupport(machine: BlockMachine, x: Float64Array): Float64Array {
-    if (machine.full) return x;
+  /** The machines' right-hand sides for the active columns, into the engine's input after X. */
+  private packRhs(): void {
+    const { n, columns: K } = this;
     const w = this.width;
-    const out = this.supportX;
-    for (let t = 0; t < machine.c; t++) {
-      const from = machine.cols[t] * w;
-      for (let j = 0; j < w; j++) out[t * w + j] = x[from + j];
-    }
-    return out;
+    const input = this.engine.input;
+    this.spec.machines.forEach((machine, i) => {
+      packRows(this.machineRhs[i], K, null, machine.p, this.active, input, n * K + this.spec.rowOffset[i] * w);
+    });
+  }
+
+  /** Runs the machines' pass at x (copied into `point` unless it is `point`); residual2[j] = |A x_j - b_j|^2, summed in machine order. */
+  private run(x: Float64Array, residual2: Float64Array): void {
+    const w = this.width;
+    if (x !== this.point) this.point.set(x.subarray(0, this.n * w));
+    this.engine.run(w);
+    for (let j = 0; j < w; j++) residual2[j] = this.engine.scalarSum(j);
   }
 
   /**
    * The gradient methods' pass at X: G = sum_i A_i^T (A_i X - B_i) (n x w); residual2[j] =
-   * |A x_j - b_j|^2, summed in machine order.
+   * |A x_j - b_j|^2.
    */
   gradient(x: Float64Array, g: Float64Array, residual2: Float64Array): void {
-    const w = this.width;
-    g.fill(0, 0, this.n * w);
-    residual2.fill(0, 0, w);
-    for (const machine of this.machines) {
-      const { p, c, full, cols } = machine;
-      const r = this.rowBlock;
-      if (machine.storage === 'dense') {
-        const rows = machine.data.a;
-        r.set(machine.packedRhs.subarray(0, p * w));
-        // R_i = A_i X - B_i
-        gemm(false, p, w, c, 1, rows, c, this.onSupport(machine, x), w, -1, r, w);
-        if (full) gemm(true, c, w, p, 1, rows, c, r, w, 1, g, w);
-        else {
-          const y = this.supportY;
-          gemm(true, c, w, p, 1, rows, c, r, w, 0, y, w);
-          for (let t = 0; t < c; t++) {
-            const to = cols[t] * w;
-            for (let j = 0; j < w; j++) g[to + j] += y[t * w + j];
-          }
-        }
-        for (let k = 0; k < p * w; k++) residual2[k % w] += r[k] * r[k];
-        continue;
-      }
-      // CSR: row k read once for the w columns: r_k = a_k X - b_k, then G += a_k^T r_k.
-      if (machine.native !== null && this.csrKernel !== null)
-        this.csrKernel.csrBlockGradient(machine.native, w, x, machine.packedRhs, r, g, residual2);
-      else csrBlockSweep(machine.rowPtr, machine.data.a.colIdx, machine.values, p, w, x, machine.packedRhs, r, g, residual2);
-    }
+    this.run(x, residual2);
+    this.sumTerms(this.terms, g);
   }
 
   /**
    * The projection methods' pass at X: terms[i] (c_i x w, on machine i's support) = A_i^+ (B_i - A_i X),
-   * block Cimmino's term and APC's projection; residual2[j] = |A x_j - b_j|^2, summed in machine order.
+   * block Cimmino's term and APC's projection; residual2[j] = |A x_j - b_j|^2.
    */
-  projectionTerms(x: Float64Array, terms: readonly Float64Array[], residual2: Float64Array): void {
-    const w = this.width;
-    residual2.fill(0, 0, w);
-    this.machines.forEach((machine, i) => {
-      const { p, c } = machine;
-      const term = terms[i];
-      if (machine.storage === 'dense') {
-        const { q, r } = machine.data;
-        const wi = this.rowBlock;
-        // W_i = Q_i^T X - R^{-T} B_i
-        wi.set(machine.packedQtx0.subarray(0, p * w));
-        gemm(false, p, w, c, 1, q, c, this.onSupport(machine, x), w, -1, wi, w);
-        // A_i X - B_i = R^T W_i
-        const res = this.rowBlock2;
-        gemm(true, p, w, p, 1, r, p, wi, w, 0, res, w);
-        for (let k = 0; k < p * w; k++) residual2[k % w] += res[k] * res[k];
-        gemm(true, c, w, p, -1, q, c, wi, w, 0, term, w);
-        return;
-      }
-      this.csrProjectionTerm(machine, x, term, residual2);
-    });
-  }
-
-  /** R_i = A_i X - B_i row by row, then per column y = G_i^{-1} r (refined as ./csrMachine.ts does), term = -A_i^T Y. */
-  private csrProjectionTerm(machine: CsrBlockMachine, x: Float64Array, term: Float64Array, residual2: Float64Array): void {
-    const w = this.width;
-    const { p, c, rowPtr, colIdx, values } = machine;
-    const global = machine.data.a.colIdx;
-    const b = machine.packedRhs;
-    const r = this.rowBlock;
-    if (machine.native !== null && this.csrKernel !== null) this.csrKernel.csrBlockGradient(machine.native, w, x, b, r, null, residual2);
-    else csrBlockSweep(rowPtr, global, values, p, w, x, b, r, null, residual2);
-    const y = this.rowBlock2;
-    const solver = machine.blockSolver;
-    const local = machine.nativeLocal;
-    if (solver !== null && local !== null && this.solveKernel !== null && this.csrKernel !== null) {
-      // Y = G_i^{-1} R_i for the w columns in one solve, refined as solveGram does: S = A_i (A_i^T Y) - R_i, Y -= G_i^{-1} S.
-      const sweep = this.csrKernel;
-      y.set(r.subarray(0, p * w));
-      this.solveKernel.choleskySolveBlock(solver, y, w);
-      const u = this.supportY;
-      const s = this.rowBlock3;
-      const unused = this.unusedSquares;
-      for (let step = 0; step < machine.data.gramRefinement; step++) {
-        u.fill(0, 0, c * w);
-        sweep.csrBlockGradient(local, w, null, b, y, u, unused);
-        sweep.csrBlockGradient(local, w, u, r, s, null, unused);
-        this.solveKernel.choleskySolveBlock(solver, s, w);
-        for (let t = 0; t < p * w; t++) y[t] -= s[t];
-      }
-      // term = A_i^+ (B_i - A_i X) = -A_i^T Y
-      for (let t = 0; t < p * w; t++) y[t] = -y[t];
-      term.fill(0, 0, c * w);
-      sweep.csrBlockGradient(local, w, null, b, y, term, unused);
-      return;
-    }
-    const column = this.rowVector;
-    const solved = this.rowVector2;
-    for (let j = 0; j < w; j++) {
-      for (let k = 0; k < p; k++) column[k] = r[k * w + j];
-      this.solveGram(machine, column, solved);
-      for (let k = 0; k < p; k++) y[k * w + j] = solved[k];
-    }
-    term.fill(0, 0, c * w);
-    for (let k = 0; k < p; k++) {
-      const yk = k * w;
-      for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
-        const v = values[e];
-        const to = colIdx[e] * w;
-        for (let j = 0; j < w; j++) term[to + j] -= v * y[yk + j];
-      }
-    }
-  }
-
-  /** y = G_i^{-1} r with the machine's refinement corrections (./csrMachine.ts). */
-  private solveGram(machine: CsrBlockMachine, r: Float64Array, y: Float64Array): void {
-    refinedGramSolve(machine.gram as GramSolver, machine, machine.data.gramRefinement, r, y, this.supportVector, this.rowVector3);
+  projectionTerms(x: Float64Array, residual2: Float64Array): void {
+    this.run(x, residual2);
   }
 
   /** out (n x w) = sum_i terms[i] scattered from the supports, in machine order. */
   sumTerms(terms: readonly Float64Array[], out: Float64Array): void {
     const w = this.width;
     out.fill(0, 0, this.n * w);
-    this.machines.forEach(({ c, full, cols }, i) => {
+    this.spec.machines.forEach(({ c, full, cols }, i) => {
       const term = terms[i];
-      if (full) for (let t = 0; t < c * w; t++) out[t] += term[t];
-      else
+      const first = full ? 0 : stripStart(cols);
+      if (first >= 0) {
+        // A strip's rows are contiguous in out too.
+        const to = first * w;
+        for (let t = 0; t < c * w; t++) out[to + t] += term[t];
+      } else
         for (let t = 0; t < c; t++) {
           const to = cols[t] * w;
           for (let j = 0; j < w; j++) out[to + j] += term[t * w + j];
         }
     });
+  }
+
+  /** Ends the pass's threads (idempotent). */
+  dispose(): void {
+    this.engine.dispose();
+    const before = this.blasThreadsBefore;
+    this.blasThreadsBefore = null;
+    const blas = before !== null ? nativeBlas() : null;
+    if (blas !== null && before !== null && blas.threads() === 1) blas.setThreads(before);
   }
 }

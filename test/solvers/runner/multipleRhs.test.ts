@@ -1,7 +1,8 @@
 /**
  * Several right-hand sides over one system: each column of a block run equals a separate run of
  * that right-hand side (its own job: its own problem, system and analysis) to 1e-10, for the six
- * algorithms on a dense and a CSR system; a converged column stops while the others go on.
+ * algorithms on a dense and a CSR system; a converged column stops while the others go on; the block
+ * passes run on the solver's threads, with the iterates of one thread to the bit.
  */
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS } from '../../../src/solvers/algorithms/registry.js';
@@ -16,6 +17,7 @@ import { csrToDense } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { multipleRhsWork } from '../../../src/solvers/runner/multipleRhs.js';
+import { setParallelMinWork, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 
 const K = 3;
 const OPTIONS = { tolerance: 1e-9, maxIterations: 20_000 };
@@ -96,4 +98,43 @@ describe('columns stop on their own tests', () => {
     expect(columns[1].iterations).toBeGreaterThan(5);
     expect(columns[2].status).toBe('converged');
   });
+});
+
+describe.each(['typescript', 'native'] as const)('the block passes on the solver threads (%s backend)', (backend) => {
+  // Threads forced on these small systems: every machine a chunk some thread takes.
+  const run = (
+    threads: number,
+    system: ReturnType<typeof buildDistributedSystem>,
+    id: (typeof ALGORITHM_IDS)[number],
+    rhs: Float64Array[],
+  ) => {
+    useBackend(backend);
+    setSolverThreads(threads);
+    const previous = setParallelMinWork(0);
+    try {
+      const spectral = spectralDataOf(analyze(system));
+      return runSync(multipleRhsWork(system, id, spectral, OPTIONS, rhs));
+    } finally {
+      setParallelMinWork(previous);
+      setSolverThreads('auto');
+      useBackend('auto');
+    }
+  };
+
+  for (const { name, A, m } of cases) {
+    it.each([...ALGORITHM_IDS])(`${name}, %s: two threads iterate as one, to the bit`, (id) => {
+      const system = buildDistributedSystem(createProblem({ A, partition: { machines: m } }));
+      const rhs = rightHandSides(A.rows, 5);
+      const one = run(1, system, id, rhs);
+      const two = run(2, system, id, rhs);
+      two.forEach((column, j) => {
+        expect(one[j].threads).toBe(1);
+        expect(column.threads).toBe(2);
+        expect(column.status).toBe('converged');
+        expect(column.iterations).toBe(one[j].iterations);
+        expect(column.solution).toEqual(one[j].solution);
+        expect(column.trace.relativeResidual).toEqual(one[j].trace.relativeResidual);
+      });
+    });
+  }
 });
