@@ -78,7 +78,7 @@ export const sBasisSize = (n: number): number => Math.max(S_BASIS_MIN, Math.min(
 /** The public method names cover every method the sparse estimators report (compile-time check). */
 const methodName = (method: SpectralMethod): EstimateMethod => method;
 
-export function estimateOf(e: SpectralEstimate): Estimate {
+function estimateOf(e: SpectralEstimate): Estimate {
   return {
     method: methodName(e.method),
     relativeErrorBound: Number.isFinite(e.relativeErrorBound) ? e.relativeErrorBound : null,
@@ -291,6 +291,21 @@ export function* sparseStagedPartsWork(kernels: Kernels, system: SparseDistribut
   const factors = machineGramSolves(pairs.factors);
   yield { phase: 'conditioning', fraction: 0.5 };
   const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, { lu, luSolves, workspace }), 'conditioning', 0.5, 1);
+  return sparseStagedParts(system, pairs, factors, s, matrix);
+}
+
+/**
+ * The staged parts of a sparse analysis (square or tall, ./tallSparseAnalysis.ts) from its spectral
+ * estimates; rest() computes the principal angles on the pairs' operators and the local angles on A's rows.
+ */
+export function sparseStagedParts(
+  system: SparseDistributedSystem,
+  pairs: PairAnglesSpec,
+  factors: GramFactorSolves,
+  s: SSpectrum,
+  matrix: { readonly L: SpectralEstimate; readonly mu: SpectralEstimate; readonly kappaAtA: SpectralEstimate },
+): StagedParts {
+  const { A, partition } = system;
   const conditioning: Conditioning = {
     kappaS: s.kappaS.value,
     lambdaMinS: s.lambdaMinS.value,

@@ -33,17 +33,15 @@ import {
   type EigenvalueEstimate,
 } from '../sparse/spectrumOfOperator.js';
 import { lambdaMaxSWork, machineColumnSlots } from '../sparse/spectrumOfS.js';
-import { localAnglesOfCsrWork } from './localAngles.js';
-import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
+import { inPhase, type StagedParts } from './parts.js';
 import {
-  estimateOf,
   machineGramSolves,
   pairAnglesSpec,
   sBasisSize,
   sparsePrincipalAnglesWork,
+  sparseStagedParts,
   SPECTRUM_TOLERANCE,
 } from './sparseAnalysis.js';
-import type { Conditioning } from './types.js';
 
 /** Relative residual of the conjugate-gradient solves with S inside lambda_min(S)'s Lanczos run. */
 export const S_SOLVE_TOLERANCE = 1e-12;
@@ -89,7 +87,7 @@ export function* tallSparseStagedPartsWork(
   kernels: Kernels,
   system: SparseDistributedSystem,
 ): Work<{ staged: StagedParts; normal: GramSolver }> {
-  const { A, partition, n } = system;
+  const { A, n } = system;
   const workspace = new KrylovWorkspace();
   const lanczos = { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack };
 
@@ -118,32 +116,8 @@ export function* tallSparseStagedPartsWork(
     0.3,
     1,
   );
-  const kappaAtA = ratioEstimate(L, mu);
-  const conditioning: Conditioning = {
-    kappaS: kappaS.value,
-    lambdaMinS: lambdaMinS.value,
-    lambdaMaxS: lambdaMaxS.value,
-    kappaAtA: kappaAtA.value,
-    L: L.value,
-    mu: mu.value,
-    estimates: {
-      kappaS: estimateOf(kappaS),
-      lambdaMinS: estimateOf(lambdaMinS),
-      lambdaMaxS: estimateOf(lambdaMaxS),
-      kappaAtA: estimateOf(kappaAtA),
-      L: estimateOf(L),
-      mu: estimateOf(mu),
-    },
-  };
-
-  function* rest(): Work<AnalysisParts> {
-    yield { phase: 'principal-angles', fraction: 0 };
-    const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
-    yield { phase: 'local-angles', fraction: 0 };
-    const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);
-    return { heterogeneity: heterogeneityOf(angles, local), conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
-  }
-  return { staged: { conditioning, rest }, normal };
+  const staged = sparseStagedParts(system, pairs, factors, { lambdaMaxS, lambdaMinS, kappaS }, { L, mu, kappaAtA: ratioEstimate(L, mu) });
+  return { staged, normal };
 }
 
 /** S's ends over the machines' row bases (module comment), and what the pair angles read. */

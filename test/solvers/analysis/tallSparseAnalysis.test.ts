@@ -8,7 +8,6 @@
  *  - the noisy 400 x 100 Gaussian system as CSR (5 machines of full row rank, S far from a multiple of I):
  *    kappa(S), kappa(A^T A), x_LS, x_W and the residuals equal NumPy's (test/fixtures/tallGaussian.json).
  */
-import { readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { analyze } from '../../../src/solvers/analysis/analyze.js';
 import type { Analysis } from '../../../src/solvers/analysis/types.js';
@@ -18,25 +17,14 @@ import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { csrFromDense, csrToDense, multiply, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { describeEachBackend } from '../../support/backends.js';
+import { fixture, gaussianFixture } from '../distributed/tallFixtures.js';
 import { readMatrixCsr, relativeDifference } from '../sparse/support.js';
 
 interface NoisyFixture {
   b: number[];
 }
-interface GaussianFixture {
-  A: number[][];
-  b: number[];
-  leastSquares: number[];
-  blockWeighted: number[];
-  leastSquaresResidual: number;
-  weightedResidual: number;
-  weightedDistance: number;
-  kappaS: number;
-  kappaAtA: number;
-}
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8'));
 const noisy = fixture('ash608Noisy.json') as NoisyFixture;
-const gaussian = fixture('tallGaussian.json') as GaussianFixture;
+const gaussian = gaussianFixture();
 
 const relative = (actual: number, expected: number): number => Math.abs(actual - expected) / Math.abs(expected);
 
