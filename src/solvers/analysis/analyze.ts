@@ -19,7 +19,7 @@ import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/regis
 import type { SpectralData } from '../algorithms/types.js';
 import { runSync, type Work } from '../cooperative.js';
 import { rowSpaceSystem, type DistributedSystem, type SolverSystem } from '../distributed/distributedSystem.js';
-import { denseSystemWork, isTall, leastSquaresPointsWork } from '../distributed/leastSquares.js';
+import { isTall, leastSquaresPointsWork, sparseLeastSquaresPointsWork, type LeastSquaresPoints } from '../distributed/leastSquares.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
@@ -30,6 +30,7 @@ import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js'
 import { recommend } from './recommendation.js';
 import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
 import { sparseAnglesAndSWork, sparseLuContextWork, sparseStagedPartsWork, type SparseLuContext } from './sparseAnalysis.js';
+import { tallSparsePartitionSpectrumWork, tallSparseStagedPartsWork } from './tallSparseAnalysis.js';
 import type { AlgorithmTuning, Analysis, Conditioning, Consistency, TallBounds } from './types.js';
 
 export interface AnalyzeOptions {
@@ -77,28 +78,29 @@ export function* spectralStageWork(system: SolverSystem, options: AnalyzeOptions
 }
 
 /**
- * A tall system (N > n): the dense analysis (a CSR system read densely, ../distributed/leastSquares.ts),
- * on each machine's basis of its row space; then its consistency, the machines' ranks, which bounds
- * still hold (Bounds.tall) and, when the projection methods reach another point than x_LS, by how much.
+ * A tall system (N > n): on dense storage the dense analysis on each machine's basis of its row space,
+ * on CSR storage the sparse one (./tallSparseAnalysis.ts, nothing N x n dense); then its consistency,
+ * the machines' ranks, which bounds still hold (Bounds.tall) and, when the projection methods reach
+ * another point than x_LS, by how much.
  */
 function* tallSpectralStageWork(kernels: Kernels, system: SolverSystem, tolerance: number): Work<StagedAnalysis> {
-  const dense = yield* denseSystemWork(kernels, system);
-  const staged = yield* denseStagedPartsWork(kernels, dense);
+  if (system.storage === 'csr') {
+    const { staged, normal } = yield* tallSparseStagedPartsWork(kernels, system);
+    return {
+      spectral: spectralDataFrom(system.partition.m, staged.conditioning),
+      rest: () => tallRestWork(system, staged, sparseLeastSquaresPointsWork(system, normal), tolerance),
+    };
+  }
+  const staged = yield* denseStagedPartsWork(kernels, system);
   return {
     spectral: spectralDataFrom(system.partition.m, staged.conditioning),
-    rest: () => tallRestWork(kernels, system, dense, staged, tolerance),
+    rest: () => tallRestWork(system, staged, leastSquaresPointsWork(system, kernels), tolerance),
   };
 }
 
-function* tallRestWork(
-  kernels: Kernels,
-  system: SolverSystem,
-  dense: DistributedSystem,
-  staged: StagedParts,
-  tolerance: number,
-): Work<Analysis> {
+function* tallRestWork(system: SolverSystem, staged: StagedParts, pointsWork: Work<LeastSquaresPoints>, tolerance: number): Work<Analysis> {
   const parts = yield* staged.rest();
-  const points = yield* leastSquaresPointsWork(dense, kernels);
+  const points = yield* pointsWork;
   yield { phase: 'analysis', fraction: 1 };
   const analysis = assembleAnalysis(system.n, system.partition, parts, tolerance);
   const consistency: Consistency = {
@@ -193,13 +195,13 @@ export interface PartitionSpectrum {
  * candidates (A does not change with the partition).
  */
 export function* partitionSpectrumWork(kernels: Kernels, system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
-  if (system.storage === 'csr' && !isTall(system)) {
+  if (system.storage === 'csr') {
+    if (isTall(system)) return yield* tallSparsePartitionSpectrumWork(kernels, system);
     const context = lu ?? (yield* sparseLuContextWork(system.A));
     const { angles, s } = yield* sparseAnglesAndSWork(kernels, system, context);
     return { kappaS: s.kappaS.value, thetaH: angles.thetaH };
   }
-  // A tall CSR system is analysed on its dense copy, as by analyzeWork.
-  const { angles, s } = yield* denseAnglesAndSWork(kernels, rowSpaceSystem(yield* denseSystemWork(kernels, system)));
+  const { angles, s } = yield* denseAnglesAndSWork(kernels, rowSpaceSystem(system));
   return { kappaS: s.kappaS, thetaH: angles.thetaH };
 }
 

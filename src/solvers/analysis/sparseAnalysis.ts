@@ -60,7 +60,7 @@ import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMet
  * against ~4500) for digits beyond what the rates and bounds need. The principal angles keep their
  * own default (relative to min(cos^2, sin^2), cheap: operators of size p_i).
  */
-const SPECTRUM_TOLERANCE = 1e-8;
+export const SPECTRUM_TOLERANCE = 1e-8;
 
 /**
  * Lanczos vectors for S's spectrum (when lambda_max(S) is not had by reflection): the top of the
@@ -73,7 +73,7 @@ const SPECTRUM_TOLERANCE = 1e-8;
 const S_BASIS_MIN = 40;
 const S_BASIS_MAX = 80;
 const KRYLOV_BYTES = 256 * 2 ** 20;
-const sBasisSize = (n: number): number => Math.max(S_BASIS_MIN, Math.min(S_BASIS_MAX, Math.floor(KRYLOV_BYTES / (8 * n))));
+export const sBasisSize = (n: number): number => Math.max(S_BASIS_MIN, Math.min(S_BASIS_MAX, Math.floor(KRYLOV_BYTES / (8 * n))));
 
 /** The public method names cover every method the sparse estimators report (compile-time check). */
 const methodName = (method: SpectralMethod): EstimateMethod => method;
@@ -158,7 +158,7 @@ const STRUCTURAL_RIGHT_ANGLE: SparsePairAngle = {
  * theta_ij for every pair: pi/2 where the supports are disjoint, Lanczos where they overlap; theta_H
  * and its pair chosen as on the dense path (the first pair in lexicographic order attaining the minimum).
  */
-function* sparsePrincipalAnglesWork(spec: PairAnglesSpec, factors: GramFactorSolves): Work<SparsePrincipalAngles> {
+export function* sparsePrincipalAnglesWork(spec: PairAnglesSpec, factors: GramFactorSolves): Work<SparsePrincipalAngles> {
   const { slots, pairs } = spec;
   const m = slots.rowsOfMachine.length;
   const theta: number[][] = [];
@@ -291,6 +291,21 @@ export function* sparseStagedPartsWork(kernels: Kernels, system: SparseDistribut
   const factors = machineGramSolves(pairs.factors);
   yield { phase: 'conditioning', fraction: 0.5 };
   const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, { lu, luSolves, workspace }), 'conditioning', 0.5, 1);
+  return sparseStagedParts(system, pairs, factors, s, matrix);
+}
+
+/**
+ * The staged parts of a sparse analysis (square or tall, ./tallSparseAnalysis.ts) from its spectral
+ * estimates; rest() computes the principal angles on the pairs' operators and the local angles on A's rows.
+ */
+export function sparseStagedParts(
+  system: SparseDistributedSystem,
+  pairs: PairAnglesSpec,
+  factors: GramFactorSolves,
+  s: SSpectrum,
+  matrix: { readonly L: SpectralEstimate; readonly mu: SpectralEstimate; readonly kappaAtA: SpectralEstimate },
+): StagedParts {
+  const { A, partition } = system;
   const conditioning: Conditioning = {
     kappaS: s.kappaS.value,
     lambdaMinS: s.lambdaMinS.value,

@@ -10,23 +10,21 @@
  *    A_i^+ is the pseudo-inverse (every machine's solution set is its local least-squares set).
  * Both are the unique solution x* when the system is consistent. Each comes from a Householder QR
  * of a tall matrix: A for x_LS, the stacked bases Q^T = [Q_1^T; ...; Q_m^T] for x_W (n x n
- * matrices are never formed, so neither kappa is squared). Dense: O(N n^2); a CSR system is read
- * densely (at most MAX_TALL_DENSE_ENTRIES entries).
+ * matrices are never formed, so neither kappa is squared), O(N n^2). A CSR system is never read
+ * densely: ./sparseLeastSquares.ts (a sparse Cholesky of A^T A with seminormal refinement for x_LS,
+ * conjugate gradients on S = sum_i P_i for x_W).
  */
 import { runSync, type Work } from '../cooperative.js';
-import { ProblemTooLargeError } from '../errors.js';
 import { householderQrWork } from '../linalg/householderQr.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { norm2, type DenseMatrix } from '../matrix.js';
-import { csrToDense } from '../sparse/csr.js';
-import type { DistributedSystem, SolverSystem } from '../machines/machineData.js';
-import { buildDistributedSystemWork } from './distributedSystem.js';
+import { multiply } from '../sparse/csr.js';
+import type { SolverSystem, SparseDistributedSystem } from '../machines/machineData.js';
+import type { GramSolver } from '../machines/placement.js';
+import { blockWeightedSolution, normalEquationsSolver, rowBasisMachines, sparseLeastSquaresWork } from './sparseLeastSquares.js';
 
 /** A tall system is consistent when |A x_LS - b| / |b| is at most this. */
 export const CONSISTENCY_TOLERANCE = 1e-10;
-
-/** Most entries (N n) of a tall CSR system read densely for its least-squares points and its analysis: 128 MiB. */
-export const MAX_TALL_DENSE_ENTRIES = 2 ** 24;
 
 export interface LeastSquaresPoints {
   /** argmin |A x - b|. */
@@ -41,6 +39,11 @@ export interface LeastSquaresPoints {
   weightedResidual: number;
   /** |x_W - x_LS| / |x_LS|. */
   weightedDistance: number;
+  /**
+   * CSR only: the relative residual |S x_W - sum_i A_i^+ b_i| / |sum_i A_i^+ b_i| the conjugate gradients
+   * reached (x_W's relative error is at most kappa(S) times it); null for dense storage (QR, no iteration).
+   */
+  blockWeightedSolveResidual: number | null;
 }
 
 export function isTall(system: SolverSystem): boolean {
@@ -70,21 +73,7 @@ export function* denseLeastSquaresWork(kernels: Kernels, M: DenseMatrix, rhs: Fl
   return x;
 }
 
-/** The system on dense storage (itself when it is; a CSR one read densely, within MAX_TALL_DENSE_ENTRIES). */
-export function* denseSystemWork(kernels: Kernels, system: SolverSystem): Work<DistributedSystem> {
-  if (system.storage === 'dense') return system;
-  const { rows, cols } = system.A;
-  if (rows * cols > MAX_TALL_DENSE_ENTRIES) {
-    throw new ProblemTooLargeError(
-      `The tall sparse system is ${rows} x ${cols}; its least-squares analysis reads it densely, which is done up to ${MAX_TALL_DENSE_ENTRIES} entries.`,
-      { rows, cols, maxEntries: MAX_TALL_DENSE_ENTRIES },
-    );
-  }
-  const A = csrToDense(system.A);
-  return yield* buildDistributedSystemWork({ n: system.n, A, b: system.b, xTrue: system.xTrue, partition: system.partition }, kernels);
-}
-
-function relativeResidualOf(A: DenseMatrix, x: Float64Array, b: Float64Array): number {
+function denseResidualOf(A: DenseMatrix, x: Float64Array, b: Float64Array): Float64Array {
   const { rows, cols, data } = A;
   const r = new Float64Array(rows);
   for (let i = 0; i < rows; i++) {
@@ -92,12 +81,59 @@ function relativeResidualOf(A: DenseMatrix, x: Float64Array, b: Float64Array): n
     for (let j = 0; j < cols; j++) s += data[i * cols + j] * x[j];
     r[i] = s;
   }
+  return r;
+}
+
+function relativeNorm(r: Float64Array, b: Float64Array): number {
   const nb = norm2(b);
   return nb === 0 ? norm2(r) : norm2(r) / nb;
 }
 
-export function* leastSquaresPointsWork(solverSystem: SolverSystem, kernels: Kernels = selectedKernels()): Work<LeastSquaresPoints> {
-  const system = yield* denseSystemWork(kernels, solverSystem);
+/** The points with their consistency fields, `residualOf(x)` = A x - b. */
+function pointsOf(
+  leastSquares: Float64Array,
+  blockWeighted: Float64Array,
+  b: Float64Array,
+  residualOf: (x: Float64Array) => Float64Array,
+  blockWeightedSolveResidual: number | null,
+): LeastSquaresPoints {
+  const leastSquaresResidual = relativeNorm(residualOf(leastSquares), b);
+  const weightedResidual = relativeNorm(residualOf(blockWeighted), b);
+  const difference = blockWeighted.map((v, j) => v - leastSquares[j]);
+  const size = norm2(leastSquares);
+  return {
+    leastSquares,
+    blockWeighted,
+    consistent: leastSquaresResidual <= CONSISTENCY_TOLERANCE,
+    leastSquaresResidual,
+    weightedResidual,
+    weightedDistance: size === 0 ? norm2(difference) : norm2(difference) / size,
+    blockWeightedSolveResidual,
+  };
+}
+
+/**
+ * The points of a tall CSR system (./sparseLeastSquares.ts); `normal` the solver with A^T A's Cholesky
+ * factor when the caller has it (the analysis factors it for mu).
+ */
+export function* sparseLeastSquaresPointsWork(
+  system: SparseDistributedSystem,
+  normal: GramSolver = normalEquationsSolver(system.A),
+): Work<LeastSquaresPoints> {
+  const { A, b, n } = system;
+  const leastSquares = yield* sparseLeastSquaresWork(A, b, normal);
+  const weighted = blockWeightedSolution(rowBasisMachines(system), n);
+  yield undefined;
+  const residualOf = (x: Float64Array): Float64Array => {
+    const r = multiply(A, x);
+    for (let i = 0; i < r.length; i++) r[i] -= b[i];
+    return r;
+  };
+  return pointsOf(leastSquares, weighted.x, b, residualOf, weighted.solve.relativeResidual);
+}
+
+export function* leastSquaresPointsWork(system: SolverSystem, kernels: Kernels = selectedKernels()): Work<LeastSquaresPoints> {
+  if (system.storage === 'csr') return yield* sparseLeastSquaresPointsWork(system);
   const { A, b, n } = system;
   const leastSquares = yield* denseLeastSquaresWork(kernels, A, b);
   // Q^T stacked (N x n: a machine's rows at its offset, zero rows for its dependent rows) and its Q_i^T A_i^+ b_i.
@@ -116,18 +152,7 @@ export function* leastSquaresPointsWork(solverSystem: SolverSystem, kernels: Ker
     yield undefined;
   }
   const blockWeighted = yield* denseLeastSquaresWork(kernels, { rows: N, cols: n, data: basis }, coordinates);
-  const leastSquaresResidual = relativeResidualOf(A, leastSquares, b);
-  const weightedResidual = relativeResidualOf(A, blockWeighted, b);
-  const difference = blockWeighted.map((v, j) => v - leastSquares[j]);
-  const size = norm2(leastSquares);
-  return {
-    leastSquares,
-    blockWeighted,
-    consistent: leastSquaresResidual <= CONSISTENCY_TOLERANCE,
-    leastSquaresResidual,
-    weightedResidual,
-    weightedDistance: size === 0 ? norm2(difference) : norm2(difference) / size,
-  };
+  return pointsOf(leastSquares, blockWeighted, b, (x) => denseResidualOf(A, x, b), null);
 }
 
 export function leastSquaresPoints(system: SolverSystem, kernels: Kernels = selectedKernels()): LeastSquaresPoints {

@@ -125,7 +125,7 @@ export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOpt
   const assignments = candidateAssignments(problem, { ...options, imbalance, kernels });
   // On CSR one LU of A serves every candidate's lambda_min(S) (A does not depend on the partition).
   let lu: SparseLuContext | undefined;
-  // A tall matrix has no LU: its candidates are analysed on a dense copy (../analysis/analyze.ts).
+  // A tall matrix has no LU: its candidates are analysed by ../analysis/tallSparseAnalysis.ts.
   if ('rowPtr' in problem.A && problem.A.rows === problem.A.cols) lu = yield* sparseLuContextWork(problem.A);
   const { calibration } = options;
   const tolerance = options.tolerance ?? 1e-8;

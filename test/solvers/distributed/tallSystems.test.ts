@@ -8,7 +8,6 @@
  *    x_W equal NumPy's; the gradient methods reach x_LS and the projection methods x_W, each run
  *    naming its target and measuring its error to it.
  */
-import { readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { ALGORITHM_IDS, algorithms } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
@@ -23,25 +22,14 @@ import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { csrFromDense, csrToDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { readMatrixCsr, relativeDifference as relativeDistance } from '../sparse/support.js';
 import { describeEachBackend } from '../../support/backends.js';
+import { fixture, gaussianFixture } from './tallFixtures.js';
 
-interface GaussianFixture {
-  A: number[][];
-  b: number[];
-  leastSquares: number[];
-  blockWeighted: number[];
-  leastSquaresResidual: number;
-  weightedResidual: number;
-  weightedDistance: number;
-  kappaS: number;
-  kappaAtA: number;
-}
 interface Ash608Fixture {
   ranks: number[];
   kappaS: number;
   kappaAtA: number;
 }
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../fixtures/${name}`, import.meta.url), 'utf8'));
-const gaussian = fixture('tallGaussian.json') as GaussianFixture;
+const gaussian = gaussianFixture();
 const ash608 = fixture('ash608.json') as Ash608Fixture;
 
 const relative = (actual: number, expected: number): number => Math.abs(actual - expected) / Math.abs(expected);

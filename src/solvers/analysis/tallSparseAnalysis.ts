@@ -1,0 +1,175 @@
+/**
+ * The analysis of a tall CSR system (N > n) without any N x n dense matrix (./sparseAnalysis.ts is the
+ * square one; ./analyze.ts adds the consistency and the tall bounds):
+ *  - L = lambda_max(A^T A) by Lanczos on v -> A^T (A v), as for square systems;
+ *  - mu = lambda_min(A^T A) by Lanczos on (A^T A)^{-1}, applied through a sparse Cholesky of A^T A
+ *    (../distributed/sparseLeastSquares.ts, the factor x_LS reuses). A tall A has no LU; forming A^T A
+ *    makes mu's rounding error about kappa(A^T A) eps relative (the square path's LU of A: kappa(A) eps),
+ *    1e-12 for kappa(A) = 100, 1e-8 for kappa(A) = 10^4; not included in the reported bound, as there;
+ *  - S = sum_i P_i over each machine's row space (its rows, or the independent rows A_S of a machine with
+ *    dependent rows, whose Gram factor it holds): lambda_max(S) by Lanczos on S' = Lb^{-1} (A_R A_R^T) Lb^{-T}
+ *    over the stacked row bases A_R (../sparse/spectrumOfS.ts: S' has S's nonzero spectrum, N_R - n zeros
+ *    besides when A_R has more rows than n). lambda_min(S) cannot come through an LU of A as on square
+ *    systems (S^{-1} = A^{-1} Gb A^{-T} needs A square): Lanczos on S^{-1}, each product a conjugate-gradient
+ *    solve with S (applied as sum_i A_i^T G_i^{-1} A_i, never formed; its condition number is kappa(S) itself)
+ *    to a relative residual tau = S_SOLVE_TOLERANCE. The inexact inverse is within kappa(S) r of S^{-1}
+ *    relative (r the largest residual met), so kappa_hat(S) r is added to lambda_min(S)'s bound;
+ *  - theta_ij, theta_H on the machines' row bases (the square path's Lanczos on L_i^{-1} A_i A_j^T L_j^{-T});
+ *    phi_i and the local angles on all of A's rows, as the dense tall analysis.
+ */
+import type { Work } from '../cooperative.js';
+import { SingularMatrixError } from '../errors.js';
+import type { Kernels } from '../linalg/kernels.js';
+import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
+import { normalEquationsSolver, projectorSumOperator, rowBasisMachines } from '../distributed/sparseLeastSquares.js';
+import { currentThreadNormalOperator, type GramSolver } from '../machines/placement.js';
+import { ConjugateGradients } from '../sparse/conjugateGradients.js';
+import type { CsrMatrix } from '../sparse/csr.js';
+import { ratioEstimate, squareRootEstimate, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
+import {
+  KrylovWorkspace,
+  largestEigenvalueWork,
+  smallestEigenvalueByInverseWork,
+  type EigenvalueEstimate,
+} from '../sparse/spectrumOfOperator.js';
+import { lambdaMaxSWork, machineColumnSlots } from '../sparse/spectrumOfS.js';
+import { inPhase, type StagedParts } from './parts.js';
+import {
+  machineGramSolves,
+  pairAnglesSpec,
+  sBasisSize,
+  sparsePrincipalAnglesWork,
+  sparseStagedParts,
+  SPECTRUM_TOLERANCE,
+} from './sparseAnalysis.js';
+
+/** Relative residual of the conjugate-gradient solves with S inside lambda_min(S)'s Lanczos run. */
+export const S_SOLVE_TOLERANCE = 1e-12;
+
+function fromEigenvalue(e: EigenvalueEstimate): SpectralEstimate {
+  return { value: e.value, method: e.method, relativeErrorBound: e.relativeErrorBound, iterations: e.iterations, converged: e.converged };
+}
+
+const IDENTITY_ESTIMATE: SpectralEstimate = { value: 1, method: 'structural', relativeErrorBound: 0, iterations: 0, converged: true };
+
+/** The machines' row bases stacked (machine i's rows contiguous, in machine order) with each machine's rows in it. */
+function stackedRowBases(system: SparseDistributedSystem): { a: CsrMatrix; rowsOf: Int32Array[] } {
+  const blocks = system.machines.map((machine) => machine.projection?.a ?? machine.a);
+  let rows = 0;
+  let nnz = 0;
+  for (const block of blocks) {
+    rows += block.rows;
+    nnz += block.rowPtr[block.rows];
+  }
+  const rowPtr = new Int32Array(rows + 1);
+  const colIdx = new Int32Array(nnz);
+  const values = new Float64Array(nnz);
+  const rowsOf: Int32Array[] = [];
+  let row = 0;
+  let at = 0;
+  for (const block of blocks) {
+    const count = block.rowPtr[block.rows];
+    colIdx.set(block.colIdx.subarray(0, count), at);
+    values.set(block.values.subarray(0, count), at);
+    for (let k = 0; k < block.rows; k++) rowPtr[row + k + 1] = at + block.rowPtr[k + 1];
+    rowsOf.push(Int32Array.from({ length: block.rows }, (_, k) => row + k));
+    row += block.rows;
+    at += count;
+  }
+  return { a: { rows, cols: system.n, rowPtr, colIdx, values }, rowsOf };
+}
+
+/**
+ * The tall sparse analysis' conditioning first (module comment), then in rest() the principal and
+ * local angles; `normal` is the solver with A^T A's factor, for x_LS.
+ */
+export function* tallSparseStagedPartsWork(
+  kernels: Kernels,
+  system: SparseDistributedSystem,
+): Work<{ staged: StagedParts; normal: GramSolver }> {
+  const { A, n } = system;
+  const workspace = new KrylovWorkspace();
+  const lanczos = { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack };
+
+  yield { phase: 'conditioning', fraction: 0 };
+  const normal = normalEquationsSolver(A);
+  yield { phase: 'conditioning', fraction: 0.1 };
+  const L = fromEigenvalue(
+    yield* inPhase(largestEigenvalueWork(currentThreadNormalOperator(A), lanczos, workspace), 'conditioning', 0.1, 0.2),
+  );
+  const inverseNormal = { size: n, apply: (x: Float64Array, y: Float64Array) => normal.solve(x, y) };
+  const mu = fromEigenvalue(yield* inPhase(smallestEigenvalueByInverseWork(inverseNormal, lanczos, workspace), 'conditioning', 0.2, 0.3));
+  const sigmaMax = squareRootEstimate(L).value;
+  const sigmaMin = squareRootEstimate(mu).value;
+  if (!(sigmaMin > A.rows * Number.EPSILON * sigmaMax)) {
+    throw new SingularMatrixError(
+      `The tall matrix A is numerically rank-deficient: sigma_max / sigma_min = ${(sigmaMax / sigmaMin).toExponential(2)} is beyond ` +
+        `1 / (N eps) = ${(1 / (A.rows * Number.EPSILON)).toExponential(2)}, so the least-squares solution is not unique to working precision.`,
+      { sigmaMax, sigmaMin, rows: A.rows, columns: n },
+    );
+  }
+
+  yield { phase: 'conditioning', fraction: 0.3 };
+  const { pairs, factors, lambdaMaxS, lambdaMinS, kappaS } = yield* inPhase(
+    tallSSpectrumWork(kernels, system, workspace),
+    'conditioning',
+    0.3,
+    1,
+  );
+  const staged = sparseStagedParts(system, pairs, factors, { lambdaMaxS, lambdaMinS, kappaS }, { L, mu, kappaAtA: ratioEstimate(L, mu) });
+  return { staged, normal };
+}
+
+/** S's ends over the machines' row bases (module comment), and what the pair angles read. */
+function* tallSSpectrumWork(kernels: Kernels, system: SparseDistributedSystem, workspace: KrylovWorkspace) {
+  const basis = stackedRowBases(system);
+  const slots = machineColumnSlots(basis.a, basis.rowsOf);
+  const pairs = pairAnglesSpec(system, slots);
+  const factors = machineGramSolves(pairs.factors);
+  const sOptions = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(basis.a.rows), arpack: kernels.arpack };
+  const lambdaMaxS = yield* inPhase(lambdaMaxSWork(slots, factors, sOptions, workspace), 'conditioning', 0, 0.5);
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const lambdaMinS = slots.blockDiagonal
+    ? IDENTITY_ESTIMATE
+    : yield* inPhase(lambdaMinSByConjugateGradientsWork(system, lambdaMaxS.value, sOptions, workspace), 'conditioning', 0.5, 1);
+  return { pairs, factors, lambdaMaxS, lambdaMinS, kappaS: ratioEstimate(lambdaMaxS, lambdaMinS) };
+}
+
+/** kappa(S) and theta_H of a tall CSR system's partition, as its analysis computes them (the partition advisor's). */
+export function* tallSparsePartitionSpectrumWork(
+  kernels: Kernels,
+  system: SparseDistributedSystem,
+): Work<{ kappaS: number; thetaH: number }> {
+  yield { phase: 'principal-angles', fraction: 0 };
+  const { pairs, factors, kappaS } = yield* tallSSpectrumWork(kernels, system, new KrylovWorkspace());
+  const angles = yield* sparsePrincipalAnglesWork(pairs, factors);
+  return { kappaS: kappaS.value, thetaH: angles.thetaH };
+}
+
+/** lambda_min(S) by Lanczos on S^{-1} through conjugate gradients (module comment), its bound widened by the solves' error. */
+function* lambdaMinSByConjugateGradientsWork(
+  system: SparseDistributedSystem,
+  lambdaMaxS: number,
+  options: { tolerance: number; basisSize: number; arpack: Kernels['arpack'] },
+  workspace: KrylovWorkspace,
+): Work<SpectralEstimate> {
+  const solver = new ConjugateGradients(projectorSumOperator(rowBasisMachines(system), system.n), S_SOLVE_TOLERANCE);
+  let largestResidual = 0;
+  let solvesConverged = true;
+  const inverse = {
+    size: system.n,
+    apply(x: Float64Array, y: Float64Array) {
+      const result = solver.solve(x, y);
+      largestResidual = Math.max(largestResidual, result.relativeResidual);
+      solvesConverged &&= result.converged;
+    },
+  };
+  const bottom = fromEigenvalue(yield* smallestEigenvalueByInverseWork(inverse, options, workspace));
+  const solveError = (lambdaMaxS / bottom.value) * largestResidual;
+  return {
+    ...bottom,
+    method: bottom.method === 'lanczos-exhaustive' ? 'lanczos-exhaustive' : 'lanczos-shift-invert',
+    relativeErrorBound: solveError < 1 ? (bottom.relativeErrorBound + solveError) / (1 - solveError) : Infinity,
+    converged: bottom.converged && solvesConverged,
+  };
+}
