@@ -31,7 +31,7 @@ import {
   largestEigenvalueWork,
   smallestEigenvalueByInverseWork,
   type EigenvalueEstimate,
-} from '../sparse/spectrumOfOperator.js';
+} from '../eigen/lanczos.js';
 import { lambdaMaxSWork, machineColumnSlots } from '../sparse/spectrumOfS.js';
 import { inPhase, type StagedParts } from './parts.js';
 import {

@@ -21,7 +21,7 @@ import type { SparseDistributedSystem } from '../machines/machineData.js';
 import { ConjugateGradients, type ConjugateGradientResult } from '../sparse/conjugateGradients.js';
 import { multiply, multiplyTransposed, transpose, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
-import type { SymmetricOperator } from '../sparse/spectrumOfOperator.js';
+import type { SymmetricOperator } from '../eigen/symmetricOperator.js';
 
 /** Relative residual of S x_W = sum_i A_i^+ b_i the conjugate gradients stop at. */
 export const BLOCK_WEIGHTED_TOLERANCE = 1e-13;

@@ -4,7 +4,7 @@
  * the solution's relative error is then at most kappa(Op) times that. Used where an operator is
  * applied but not formed (the tall analysis' S = sum_i P_i, ../analysis/tallSparseAnalysis.ts).
  */
-import type { SymmetricOperator } from './spectrumOfOperator.js';
+import type { SymmetricOperator } from '../eigen/symmetricOperator.js';
 
 export interface ConjugateGradientResult {
   /** The true relative residual |Op x - rhs| / |rhs| (0 for rhs = 0). */

@@ -279,11 +279,13 @@ export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: 
     for (let t = top; t < n; t++) {
       const j = stack[t];
       const jStart = colPtr[j];
-      const lkj = dropped !== undefined && dropped[j] === 1 ? 0 : x[j] / lValues[jStart];
+      const droppedColumn = dropped !== undefined && dropped[j] === 1;
+      const lkj = droppedColumn ? 0 : x[j] / lValues[jStart];
       x[j] = 0;
-      // Column j holds next[j] entries so far (rows < k); row k's goes right after them.
+      // Column j holds next[j] entries so far (rows < k); row k's goes right after them. A dropped
+      // column is zero: skipping its update keeps a rank-r factor of a p x p Gram matrix at O(r p^2).
       const filled = jStart + next[j];
-      for (let q = jStart + 1; q <= filled; q++) x[rowIdx[q]] -= lValues[q] * lkj;
+      if (!droppedColumn) for (let q = jStart + 1; q <= filled; q++) x[rowIdx[q]] -= lValues[q] * lkj;
       d -= lkj * lkj;
       lValues[filled + 1] = lkj;
       next[j]++;
