@@ -4,7 +4,7 @@
  * against a real Redis and drive it with inject() or over a socket.
  */
 import { parse as parseQuery, type ParsedUrlQuery } from 'node:querystring';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { createSerializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
 import type { Config } from '../config.js';
 import type { StudyService } from '../jobs/studies/types.js';
@@ -63,7 +63,7 @@ export async function buildApp({
     // Long-poll style SSE streams must not be cut by the default request timeout.
     requestTimeout: 0,
     // Logged by logRequests below: at info only what went wrong.
-    disableRequestLogging: true,
+    logController: new LogController({ disableRequestLogging: true }),
     // An empty value (`?status=&limit=`, as forms and dashboards send it) means the parameter was not given.
     routerOptions: { querystringParser: (query) => withoutEmptyValues(parseQuery(query)) },
   });
