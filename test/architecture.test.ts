@@ -31,6 +31,7 @@ const KERNEL_FILES: readonly string[] = [
   'linalg/nativeDenseKernels.ts',
   'linalg/panelFactorizations.ts',
   'linalg/typescriptDenseKernels.ts',
+  'linalg/typescriptFactorizations.ts',
 ];
 
 /**

@@ -10,8 +10,8 @@
  *  - native: the addon's OpenBLAS + LAPACK behind the same dense interface (./nativeDenseKernels.ts),
  *    and its ARPACK, METIS and SuiteSparseQR parts when it was built with them.
  * The routines call `dense` (./denseKernels.ts) and never test which set it is: only the kernel files
- * (this one, ./denseKernels.ts, ./typescriptDenseKernels.ts, ./nativeDenseKernels.ts,
- * ./panelFactorizations.ts) read `blas` (test/architecture.test.ts).
+ * (this one, ./backend.ts, ./denseKernels.ts, ./typescriptDenseKernels.ts, ./typescriptFactorizations.ts,
+ * ./nativeDenseKernels.ts, ./panelFactorizations.ts) read `blas` (test/architecture.test.ts).
  * One algorithm per metric on both, the sets differing in kernels and in the tiles those kernels
  * like (`productTile`). One metric keeps two algorithms, chosen here (`blockSigmaMax`, below).
  */

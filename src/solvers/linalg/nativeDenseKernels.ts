@@ -13,7 +13,6 @@ import {
   addBlockAndTransposeProduct,
   combineRowBlock,
   combineRows,
-  envelopeLuWork,
   multiplyByTransposeRowsLoop,
   projectOut,
   TYPESCRIPT_DENSE_KERNELS,
@@ -134,7 +133,7 @@ export function nativeDenseKernelsOf(blas: NativeBlas): DenseKernels {
         for (let j = 0; j < n; j++) if (lu[off + j] !== 0) nonzeros++;
         if ((i & 127) === 127) yield undefined;
       }
-      if (nonzeros < NATIVE_MIN_DENSITY * n * n) return yield* envelopeLuWork(lu, n);
+      if (nonzeros < NATIVE_MIN_DENSITY * n * n) return yield* TYPESCRIPT_DENSE_KERNELS.luWork(lu, n);
       const { perm, zeroPivotColumn } = yield* panelLuWork(blas, lu, n);
       const lowerStart = new Int32Array(n);
       const upperEnd = new Int32Array(n).fill(n);

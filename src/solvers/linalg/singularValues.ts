@@ -20,7 +20,7 @@ import type { Bidiagonal } from './denseKernels.js';
 import { selectedKernels, type Kernels } from './kernels.js';
 import { tridiagonalEigenvalue } from './tridiagonal.js';
 
-export { WORK_PER_YIELD } from './typescriptDenseKernels.js';
+export { WORK_PER_YIELD } from './typescriptFactorizations.js';
 
 /**
  * Singular value number `index` (0 = smallest) of the upper bidiagonal (d, e), by bisection on
