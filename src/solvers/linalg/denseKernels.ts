@@ -40,7 +40,7 @@ export interface DenseKernels {
   readonly backend: BackendName;
   /**
    * Rows [rowStart, rowEnd) of C = X Y^T (X rows x len, Y cols x len) into `out` (row i of C at
-   * out[(i - outRowOffset) * outStride]), columns [0, cols); overwritten in that range.
+   * out[(i - outRowOffset) * outStride], outRowOffset 0 when absent), columns [0, cols); overwritten in that range.
    */
   multiplyByTransposeRows(
     x: Float64Array,
@@ -51,7 +51,7 @@ export interface DenseKernels {
     cols: number,
     out: Float64Array,
     outStride: number,
-    outRowOffset: number,
+    outRowOffset?: number,
   ): void;
   /** Rows of a product whose rows cost `maddsPerRow` multiply-adds each that one call should take. */
   productRows(maddsPerRow: number): number;

@@ -36,7 +36,7 @@ const NATIVE_MIN_DENSITY = 0.05;
 export function nativeDenseKernelsOf(blas: NativeBlas): DenseKernels {
   const kernels: DenseKernels = {
     backend: 'native',
-    multiplyByTransposeRows(x, y, len, rowStart, rowEnd, cols, out, outStride, outRowOffset) {
+    multiplyByTransposeRows(x, y, len, rowStart, rowEnd, cols, out, outStride, outRowOffset = 0) {
       if ((rowEnd - rowStart) * cols * len < NATIVE_MIN_MADDS) {
         multiplyByTransposeRowsLoop(x, y, len, rowStart, rowEnd, cols, out, outStride, outRowOffset);
         return;

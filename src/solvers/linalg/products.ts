@@ -4,23 +4,13 @@
  * 4 x 4 register-blocked loop on the TypeScript kernels, one dgemm on the addon's
  * (./typescriptDenseKernels.ts, ./nativeDenseKernels.ts).
  */
+import type { DenseKernels } from './denseKernels.js';
 import type { Kernels } from './kernels.js';
 
 /**
  * Rows [rowStart, rowEnd) of C = X Y^T into `out` (row i of C at out[(i - outRowOffset) * outStride]),
- * columns [0, cols). `out` is overwritten in that range.
+ * columns [0, cols): the arguments of DenseKernels.multiplyByTransposeRows. `out` is overwritten in that range.
  */
-export function multiplyByTransposeRows(
-  kernels: Kernels,
-  x: Float64Array,
-  y: Float64Array,
-  len: number,
-  rowStart: number,
-  rowEnd: number,
-  cols: number,
-  out: Float64Array,
-  outStride: number,
-  outRowOffset = 0,
-): void {
-  kernels.dense.multiplyByTransposeRows(x, y, len, rowStart, rowEnd, cols, out, outStride, outRowOffset);
+export function multiplyByTransposeRows(kernels: Kernels, ...product: Parameters<DenseKernels['multiplyByTransposeRows']>): void {
+  kernels.dense.multiplyByTransposeRows(...product);
 }

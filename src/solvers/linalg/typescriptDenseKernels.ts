@@ -16,17 +16,17 @@ const TILE = 512;
  * register block reads 8 rows once per 16 products; the inner dimension is tiled so the 8 row
  * segments stay in L1 cache.
  */
-export function multiplyByTransposeRowsLoop(
-  x: Float64Array,
-  y: Float64Array,
-  len: number,
-  rowStart: number,
-  rowEnd: number,
-  cols: number,
-  out: Float64Array,
-  outStride: number,
-  outRowOffset: number,
-): void {
+export const multiplyByTransposeRowsLoop: DenseKernels['multiplyByTransposeRows'] = (
+  x,
+  y,
+  len,
+  rowStart,
+  rowEnd,
+  cols,
+  out,
+  outStride,
+  outRowOffset = 0,
+) => {
   for (let i = rowStart; i < rowEnd; i++) out.fill(0, (i - outRowOffset) * outStride, (i - outRowOffset) * outStride + cols);
   for (let t0 = 0; t0 < len; t0 += TILE) {
     const t1 = Math.min(len, t0 + TILE);
@@ -135,23 +135,10 @@ export function multiplyByTransposeRowsLoop(
       }
     }
   }
-}
+};
 
 /** Row-major C = alpha op(A) B + beta C, op(A) m x kk (A stored kk x m when transposed), B kk x n, C m x n. */
-function gemm(
-  transA: boolean,
-  m: number,
-  n: number,
-  kk: number,
-  alpha: number,
-  a: Float64Array,
-  lda: number,
-  b: Float64Array,
-  ldb: number,
-  beta: number,
-  c: Float64Array,
-  ldc: number,
-): void {
+const gemm: DenseKernels['gemm'] = (transA, m, n, kk, alpha, a, lda, b, ldb, beta, c, ldc) => {
   if (m === 0 || n === 0) return;
   for (let i = 0; i < m; i++) {
     const ci = i * ldc;
@@ -182,18 +169,10 @@ function gemm(
       for (let j = 0; j < n; j++) c[ci + j] += s * b[bl + j];
     }
   }
-}
+};
 
 /** Rows [rowStart, rowEnd) of W -= C Q; four rows of Q per pass: one load and store of W's row per four multiply-adds. */
-function subtractProductRows(
-  c: Float64Array,
-  q: Float64Array,
-  w: Float64Array,
-  k: number,
-  len: number,
-  rowStart: number,
-  rowEnd: number,
-): void {
+const subtractProductRows: DenseKernels['subtractProductRows'] = (c, q, w, k, len, rowStart, rowEnd) => {
   for (let row = rowStart; row < rowEnd; row++) {
     const wr = row * len;
     const cr = row * k;
@@ -215,7 +194,7 @@ function subtractProductRows(
       for (let t = 0; t < len; t++) w[wr + t] -= c0 * q[o0 + t];
     }
   }
-}
+};
 
 /** y = M^T (M x), one pass over M: each row's dot with x, then that row times the dot. */
 function normalProduct(m: Float64Array, rows: number, cols: number, x: Float64Array, y: Float64Array): void {
@@ -230,16 +209,7 @@ function normalProduct(m: Float64Array, rows: number, cols: number, x: Float64Ar
 }
 
 /** y_i += G x_j (row dots) and y_j += G^T x_i (row axpys), one pass over G. */
-export function addBlockAndTransposeProduct(
-  g: Float64Array,
-  start: number,
-  pi: number,
-  pj: number,
-  x: Float64Array,
-  oi: number,
-  oj: number,
-  y: Float64Array,
-): void {
+export const addBlockAndTransposeProduct: DenseKernels['addBlockAndTransposeProduct'] = (g, start, pi, pj, x, oi, oj, y) => {
   for (let r = 0; r < pi; r++) {
     const gr = start + r * pj;
     const xi = x[oi + r];
@@ -251,7 +221,7 @@ export function addBlockAndTransposeProduct(
     }
     y[oi + r] += s;
   }
-}
+};
 
 /** h = V w, then w -= V^T h; four basis vectors per pass over w, so w is loaded and stored once per four. */
 export function projectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): void {
@@ -314,16 +284,7 @@ export function combineRows(basis: Float64Array, n: number, count: number, h: Fl
 }
 
 /** out = K V[:, r0 .. r0 + len): four basis rows per pass over a kept vector's block, so it is loaded and stored once per four. */
-export function combineRowBlock(
-  k: Float64Array,
-  kept: number,
-  size: number,
-  basis: Float64Array,
-  n: number,
-  r0: number,
-  len: number,
-  out: Float64Array,
-): void {
+export const combineRowBlock: DenseKernels['combineRowBlock'] = (k, kept, size, basis, n, r0, len, out) => {
   out.fill(0, 0, kept * len);
   for (let a = 0; a < kept; a++) {
     const dst = a * len;
@@ -346,7 +307,7 @@ export function combineRowBlock(
       for (let r = 0; r < len; r++) out[dst + r] += c * basis[off + r];
     }
   }
-}
+};
 
 /** Row-major S = R^{-T} S in place (R p x p upper triangular, S p x w): forward substitution on w columns at once. */
 function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: number): void {
