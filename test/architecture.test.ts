@@ -20,6 +20,21 @@ import {
 const graph = importGraph(SOLVERS_ROOT);
 
 /**
+ * The files that choose and implement the kernels (linalg/kernels.ts picks a set; the dense interface and its
+ * TypeScript and native implementations; the addon's loader and LAPACK's panel drivers): the only ones that see
+ * the addon's BLAS as such.
+ */
+const KERNEL_FILES: readonly string[] = [
+  'linalg/backend.ts',
+  'linalg/denseKernels.ts',
+  'linalg/kernels.ts',
+  'linalg/nativeDenseKernels.ts',
+  'linalg/panelFactorizations.ts',
+  'linalg/typescriptDenseKernels.ts',
+  'linalg/typescriptFactorizations.ts',
+];
+
+/**
  * The files whose entry points default to the selected backend's kernels (linalg/kernels.ts selectedKernels):
  * the library's synchronous wrappers, analyzeWork, the advisor, a system's construction, a task thread's entry
  * and a solver run's placement. Everything below them takes its kernels as an argument; a new default is
@@ -97,6 +112,13 @@ describe('src/solvers import graph', () => {
       }
     }
     expect(askers).toEqual([]);
+  });
+
+  it("reads the addon's BLAS (a `.blas` member) only in the kernel files: every routine calls the dense kernels' methods", () => {
+    const readers = [...graph.keys()].filter(
+      (file) => !KERNEL_FILES.includes(file) && /\.blas\b/.test(readFileSync(join(SOLVERS_ROOT, file), 'utf8')),
+    );
+    expect(readers).toEqual([]);
   });
 
   it('defaults to the selected kernels only in the files listed in KERNEL_DEFAULTS', () => {

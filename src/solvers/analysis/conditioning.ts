@@ -88,28 +88,12 @@ export function* normalOperatorWork(kernels: Kernels, a: DenseMatrix): Work<Symm
       },
     };
   }
-  const blas = kernels.blas;
-  if (blas) {
-    const t = new Float64Array(rows);
-    return {
-      size: n,
-      apply(x, y) {
-        blas.dgemv(false, rows, n, 1, data, 0, n, x, 0, 0, t, 0);
-        blas.dgemv(true, rows, n, 1, data, 0, n, t, 0, 0, y, 0);
-      },
-    };
-  }
+  const t = new Float64Array(rows);
+  const dense = kernels.dense;
   return {
     size: n,
     apply(x, y) {
-      y.fill(0);
-      for (let i = 0; i < rows; i++) {
-        const off = i * n;
-        let s = 0;
-        for (let j = 0; j < n; j++) s += data[off + j] * x[j];
-        if (s === 0) continue;
-        for (let j = 0; j < n; j++) y[j] += data[off + j] * s;
-      }
+      dense.normalProduct(data, rows, n, x, y, t);
     },
   };
 }

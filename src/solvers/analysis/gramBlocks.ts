@@ -10,7 +10,6 @@
 import type { Work } from '../cooperative.js';
 import { runSync } from '../cooperative.js';
 import type { MachineData } from '../distributed/distributedSystem.js';
-import { NATIVE_MADDS_PER_CALL } from '../linalg/backend.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { SymmetricOperator } from '../eigen/lanczos.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
@@ -37,10 +36,6 @@ export function pairIndex(m: number, i: number, j: number): number {
   return (i * (2 * m - i - 1)) / 2 + (j - i - 1);
 }
 
-/** Rows of Q_i^T per kernel call (TypeScript; the native dgemm takes NATIVE_MADDS_PER_CALL worth). */
-const ROWS_PER_SLICE = 8;
-/** Blocks with fewer entries are applied in TypeScript: the addon call would cost more. */
-const NATIVE_MIN_BLOCK = 1024;
 /** Multiply-adds between two yields (a few milliseconds). */
 const WORK_PER_YIELD = 2_000_000;
 
@@ -141,8 +136,8 @@ export function* gramBlockIntoWork(
     x = gatherColumns(a.q, a.p, a.c, inA, new Float64Array(a.p * len));
     y = gatherColumns(b.q, b.p, b.c, inB, new Float64Array(b.p * len));
   }
-  // The addon's dgemm takes as many rows as one call of NATIVE_MADDS_PER_CALL holds; the loop, slices of ROWS_PER_SLICE.
-  const slice = kernels.blas !== null ? Math.max(1, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, b.p * len))) : ROWS_PER_SLICE;
+  // As many rows per call as the kernels like (one dgemm of NATIVE_MADDS_PER_CALL multiply-adds; two register blocks of the loop).
+  const slice = kernels.dense.productRows(b.p * len);
   for (let r = 0; r < a.p; r += slice) {
     multiplyByTransposeRows(kernels, x, y, len, r, Math.min(a.p, r + slice), b.p, g, b.p);
     pending.madds += Math.min(slice, a.p - r) * b.p * len;
@@ -184,7 +179,7 @@ export function gramIsIdentity(gram: GramBlocks): boolean {
 /** x -> G x with G = Q^T Q: identity diagonal blocks plus G_ij and G_ij^T off the diagonal. */
 export function gramOperator(kernels: Kernels, gram: GramBlocks): SymmetricOperator {
   const { m, sizes, offsets, size, data, blockStart } = gram;
-  const blas = kernels.blas;
+  const dense = kernels.dense;
   return {
     size,
     apply(x: Float64Array, y: Float64Array): void {
@@ -197,23 +192,7 @@ export function gramOperator(kernels: Kernels, gram: GramBlocks): SymmetricOpera
           if (start < 0) continue;
           const pj = sizes[j];
           const oj = offsets[j];
-          if (blas && pi * pj >= NATIVE_MIN_BLOCK) {
-            blas.dgemv(false, pi, pj, 1, data, start, pj, x, oj, 1, y, oi);
-            blas.dgemv(true, pi, pj, 1, data, start, pj, x, oi, 1, y, oj);
-            continue;
-          }
-          // y_i += G_ij x_j (row dots) and y_j += G_ij^T x_i (row axpys), one pass over G_ij.
-          for (let r = 0; r < pi; r++) {
-            const gr = start + r * pj;
-            const xi = x[oi + r];
-            let s = 0;
-            for (let t = 0; t < pj; t++) {
-              const v = data[gr + t];
-              s += v * x[oj + t];
-              y[oj + t] += v * xi;
-            }
-            y[oi + r] += s;
-          }
+          dense.addBlockAndTransposeProduct(data, start, pi, pj, x, oi, oj, y);
         }
       }
     },

@@ -17,10 +17,9 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
-import { NATIVE_MADDS_PER_CALL } from '../linalg/backend.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { lanczosWork, type SymmetricOperator } from '../eigen/lanczos.js';
-import { bidiagonalOfColumnsWork, bidiagonalSingularValue, WORK_PER_YIELD } from '../linalg/singularValues.js';
+import { bidiagonalOfColumnsWork, bidiagonalSingularValue } from '../linalg/singularValues.js';
 import { norm2 } from '../matrix.js';
 import { gramBlock, gramBlocksWork, type GramBlocks } from './gramBlocks.js';
 
@@ -164,45 +163,11 @@ function* sineOfSmallestAngleWork(kernels: Kernels, a: MachineData, b: MachineDa
     yield undefined;
   }
   const pa = a.p;
-  const blas = kernels.blas;
-  if (blas) {
-    // W^T -= G_ab^T Q_a^T, by row slices of NATIVE_MADDS_PER_CALL multiply-adds.
-    const slice = Math.max(1, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, pa * len)));
-    for (let k0 = 0; k0 < b.p; k0 += slice) {
-      const rows = Math.min(slice, b.p - k0);
-      blas.dgemm(false, false, rows, len, pa, -1, gT, k0 * pa, pa, qa, 0, len, 1, wt, k0 * len, len);
-      yield undefined;
-    }
-    const { d, e } = yield* bidiagonalOfColumnsWork(kernels, wt, b.p, len);
-    return bidiagonalSingularValue(d, e, 0);
-  }
-  let pending = 0;
-  for (let k = 0; k < b.p; k++) {
-    const row = k * len;
-    const gk = k * pa;
-    // Four basis vectors of Q_a per pass: one load and store of W^T per four multiply-adds.
-    let l = 0;
-    for (; l + 4 <= pa; l += 4) {
-      const c0 = gT[gk + l],
-        c1 = gT[gk + l + 1],
-        c2 = gT[gk + l + 2],
-        c3 = gT[gk + l + 3];
-      const o0 = l * len,
-        o1 = o0 + len,
-        o2 = o1 + len,
-        o3 = o2 + len;
-      for (let t = 0; t < len; t++) wt[row + t] -= c0 * qa[o0 + t] + c1 * qa[o1 + t] + c2 * qa[o2 + t] + c3 * qa[o3 + t];
-    }
-    for (; l < pa; l++) {
-      const c0 = gT[gk + l];
-      const o0 = l * len;
-      for (let t = 0; t < len; t++) wt[row + t] -= c0 * qa[o0 + t];
-    }
-    pending += pa * len;
-    if (pending >= WORK_PER_YIELD) {
-      pending = 0;
-      yield undefined;
-    }
+  // W^T -= G_ab^T Q_a^T, by row slices of the kernels' size (between two yields).
+  const slice = kernels.dense.productRows(pa * len);
+  for (let k0 = 0; k0 < b.p; k0 += slice) {
+    kernels.dense.subtractProductRows(gT, qa, wt, pa, len, k0, Math.min(b.p, k0 + slice));
+    yield undefined;
   }
   const { d, e } = yield* bidiagonalOfColumnsWork(kernels, wt, b.p, len);
   return bidiagonalSingularValue(d, e, 0);

@@ -250,7 +250,7 @@ function sSpectrumOfPartitionWork(
   factors: GramFactorSolves,
   { lu, luSolves, workspace }: SparseLuContext,
 ): Work<SSpectrum> {
-  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), arpack: kernels.arpack, blas: kernels.blas };
+  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), arpack: kernels.arpack, dense: kernels.dense };
   return sSpectrumWork(slots, factors, lu, options, workspace, luSolves);
 }
 
@@ -279,7 +279,7 @@ export function* sparseStagedPartsWork(kernels: Kernels, system: SparseDistribut
       luSolves,
       normalOperator: currentThreadNormalOperator(A),
       workspace,
-      lanczos: { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack, blas: kernels.blas },
+      lanczos: { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack, dense: kernels.dense },
     }),
     'conditioning',
     0.15,

@@ -50,8 +50,10 @@
  * same estimate and bound); the Lanczos below is the TypeScript kernels' one and ARPACK's fallback.
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { NativeArpack, NativeBlas } from '../linalg/backend.js';
+import type { NativeArpack } from '../linalg/backend.js';
+import type { DenseKernels } from '../linalg/denseKernels.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { TYPESCRIPT_DENSE_KERNELS } from '../linalg/typescriptDenseKernels.js';
 import { tridiagonalEigenvalue, tridiagonalEigenvector } from '../linalg/tridiagonal.js';
 import { SeededRandom } from '../random.js';
 import { arpackLargestEigenvalueWork } from './arpackLanczos.js';
@@ -83,8 +85,8 @@ interface LanczosRun {
   kept: number;
   maxIterations: number;
   seed: number;
-  /** The kernels' BLAS for the passes over the basis, null for the TypeScript loops. */
-  blas: NativeBlas | null;
+  /** The kernels of the passes over the basis (Gram-Schmidt, Ritz vectors, restarts). */
+  dense: DenseKernels;
   /** Receives the top Ritz vector when given. */
   ritzVector?: Float64Array;
   /** The stopping test, on the ends asked for (the other one's value is NaN). */
@@ -104,8 +106,6 @@ interface LanczosRunResult {
 
 const EPS = Number.EPSILON;
 const NO_END: RitzEnd = { value: NaN, residual: NaN, gap: NaN, relativeBound: Infinity };
-/** Below this length the call into the addon costs more than the TypeScript loop over the basis. */
-const NATIVE_MIN_SIZE = 64;
 /** Columns of the basis per block of a restart's Ritz vector formation. */
 const RESTART_BLOCK = 4096;
 /**
@@ -178,64 +178,6 @@ function norm2(x: Float64Array, n: number): number {
 }
 
 /**
- * One classical Gram-Schmidt pass against the first `count` basis vectors: h = V w, then w -= V^T h
- * (V: count x n by rows). With BLAS two dgemv; else four vectors per pass over w, so w is loaded and
- * stored once per four basis vectors.
- */
-function orthogonalize(blas: NativeBlas | null, basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): void {
-  if (blas !== null) {
-    blas.dgemv(false, count, n, 1, basis, 0, n, w, 0, 0, h, 0);
-    blas.dgemv(true, count, n, -1, basis, 0, n, h, 0, 1, w, 0);
-    return;
-  }
-  let i = 0;
-  for (; i + 4 <= count; i += 4) {
-    const o0 = i * n;
-    const o1 = o0 + n;
-    const o2 = o1 + n;
-    const o3 = o2 + n;
-    let d0 = 0;
-    let d1 = 0;
-    let d2 = 0;
-    let d3 = 0;
-    for (let r = 0; r < n; r++) {
-      const wr = w[r];
-      d0 += basis[o0 + r] * wr;
-      d1 += basis[o1 + r] * wr;
-      d2 += basis[o2 + r] * wr;
-      d3 += basis[o3 + r] * wr;
-    }
-    h[i] = d0;
-    h[i + 1] = d1;
-    h[i + 2] = d2;
-    h[i + 3] = d3;
-  }
-  for (; i < count; i++) {
-    const off = i * n;
-    let d = 0;
-    for (let r = 0; r < n; r++) d += basis[off + r] * w[r];
-    h[i] = d;
-  }
-  i = 0;
-  for (; i + 4 <= count; i += 4) {
-    const o0 = i * n;
-    const o1 = o0 + n;
-    const o2 = o1 + n;
-    const o3 = o2 + n;
-    const c0 = h[i];
-    const c1 = h[i + 1];
-    const c2 = h[i + 2];
-    const c3 = h[i + 3];
-    for (let r = 0; r < n; r++) w[r] -= c0 * basis[o0 + r] + c1 * basis[o1 + r] + c2 * basis[o2 + r] + c3 * basis[o3 + r];
-  }
-  for (; i < count; i++) {
-    const off = i * n;
-    const c = h[i];
-    for (let r = 0; r < n; r++) w[r] -= c * basis[off + r];
-  }
-}
-
-/**
  * The Lanczos three-term recurrence on w = Op v_j: alpha_j = v_j . w, w -= alpha_j v_j + beta v_{j-1}
  * (beta = beta_{j-1}, 0 at j = 0); returns alpha_j.
  */
@@ -283,7 +225,7 @@ function ritzEnd(theta1: number, rho1: number, theta2: number, rho2: number, ste
 function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: KrylovWorkspace): Work<LanczosRunResult> {
   const n = op.size;
   const m = run.basisSize;
-  const { which, kept, maxIterations, blas } = run;
+  const { which, kept, maxIterations, dense } = run;
   const wantLargest = which !== 'smallest';
   const wantSmallest = which !== 'largest';
   // Restarting: the whole basis at once; else it grows with the iterations.
@@ -390,11 +332,11 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
       // Full reorthogonalization against v_0..v_j, repeated when the pass removed more than
       // 1 - 1/sqrt(2) of |w| (Daniel, Gragg, Kaufman & Stewart's criterion; "twice is enough"):
       // another pass is needed only when cancellation occurred.
-      orthogonalize(blas, basis, n, j + 1, w, h);
+      dense.projectOut(basis, n, j + 1, w, h);
       a += h[j];
       let b = norm2(w, n);
       if (b < Math.SQRT1_2 * before) {
-        orthogonalize(blas, basis, n, j + 1, w, h);
+        dense.projectOut(basis, n, j + 1, w, h);
         a += h[j];
         b = norm2(w, n);
       }
@@ -436,7 +378,7 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
     const order = ascendingOrder(theta, size);
     const fromTop = which === 'largest' ? kept : which === 'smallest' ? 0 : Math.ceil(kept / 2);
     const keptOrder = [...order.slice(size - fromTop).reverse(), ...order.slice(0, kept - fromTop)];
-    restartBasis(blas, basis, n, size, s, keptOrder, workspace);
+    restartBasis(dense, basis, n, size, s, keptOrder, workspace);
     basis.copyWithin(kept * n, m * n, (m + 1) * n);
     for (let a = 0; a < kept; a++) {
       const i = keptOrder[a];
@@ -455,16 +397,7 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
     const top = order[size - 1];
     const y = run.ritzVector.subarray(0, n);
     for (let i = 0; i < size; i++) h[i] = s[i * size + top];
-    if (blas !== null) blas.dgemv(true, size, n, 1, basis, 0, n, h, 0, 0, y, 0);
-    else {
-      y.fill(0);
-      for (let i = 0; i < size; i++) {
-        const c = h[i];
-        if (c === 0) continue;
-        const off = i * n;
-        for (let r = 0; r < n; r++) y[r] += c * basis[off + r];
-      }
-    }
+    dense.combineRows(basis, n, size, h, y);
     normalize(y);
   }
   return { largest, smallest, iterations, restarts, exhausted, accepted };
@@ -476,7 +409,7 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
  * per block with BLAS).
  */
 function restartBasis(
-  blas: NativeBlas | null,
+  dense: DenseKernels,
   basis: Float64Array,
   n: number,
   size: number,
@@ -492,33 +425,7 @@ function restartBasis(
   for (let a = 0; a < kept; a++) for (let i = 0; i < size; i++) keptVectors[a * size + i] = s[i * size + order[a]];
   for (let r0 = 0; r0 < n; r0 += block) {
     const len = Math.min(block, n - r0);
-    if (blas !== null) blas.dgemm(false, false, kept, len, size, 1, keptVectors, 0, size, basis, r0, n, 0, scratch, 0, len);
-    else {
-      // Four basis rows per pass over a kept vector's block: it is loaded and stored once per four.
-      scratch.fill(0, 0, kept * len);
-      for (let a = 0; a < kept; a++) {
-        const dst = a * len;
-        const coefficients = a * size;
-        let i = 0;
-        for (; i + 4 <= size; i += 4) {
-          const c0 = keptVectors[coefficients + i];
-          const c1 = keptVectors[coefficients + i + 1];
-          const c2 = keptVectors[coefficients + i + 2];
-          const c3 = keptVectors[coefficients + i + 3];
-          const o0 = i * n + r0;
-          const o1 = o0 + n;
-          const o2 = o1 + n;
-          const o3 = o2 + n;
-          for (let r = 0; r < len; r++)
-            scratch[dst + r] += c0 * basis[o0 + r] + c1 * basis[o1 + r] + c2 * basis[o2 + r] + c3 * basis[o3 + r];
-        }
-        for (; i < size; i++) {
-          const c = keptVectors[coefficients + i];
-          const off = i * n + r0;
-          for (let r = 0; r < len; r++) scratch[dst + r] += c * basis[off + r];
-        }
-      }
-    }
+    dense.combineRowBlock(keptVectors, kept, size, basis, n, r0, len, scratch);
     for (let a = 0; a < kept; a++) basis.set(scratch.subarray(a * len, (a + 1) * len), a * n + r0);
   }
 }
@@ -573,7 +480,7 @@ export function* lanczosWork(kernels: Kernels, op: SymmetricOperator, options: L
       kept: Math.max(which === 'both' ? 2 : 1, Math.floor(basisSize / 2)),
       maxIterations,
       seed: options.seed ?? 0x51ed2701,
-      blas: n >= NATIVE_MIN_SIZE ? kernels.blas : null,
+      dense: kernels.dense,
       accept: (largest, smallest) => (!wantLargest || accepted(largest)) && (!wantSmallest || accepted(smallest)),
     },
     new KrylovWorkspace(),
@@ -618,8 +525,8 @@ export interface LargestEigenvalueOptions {
   convergedWhen?: (theta1: number, residual: number, gap: number) => boolean;
   /** ARPACK to hand large operators to (kernels.arpack); absent or null: the TypeScript Lanczos. */
   arpack?: NativeArpack | null;
-  /** BLAS for the passes over the basis (kernels.blas); absent or null: the TypeScript loops. */
-  blas?: NativeBlas | null;
+  /** The kernels of the passes over the basis (kernels.dense); absent: the TypeScript loops. */
+  dense?: DenseKernels;
 }
 
 export const DEFAULT_SPECTRUM_TOLERANCE = 1e-10;
@@ -651,10 +558,10 @@ export function* largestEigenvalueWork(
   // ARPACK (./arpackLanczos.ts) when given, for operators well above the basis size, unless the caller has its own
   // stopping test (it reads the gap, which ARPACK's single Ritz pair does not give). Null: busy or not converged,
   // and the Lanczos below runs.
-  // Given BLAS, the thick restart below runs with it instead: measured on lambda_max(A^T A) and mu of Poisson
+  // Given dense kernels (an analysis passes its own), the thick restart below runs on them instead: measured on lambda_max(A^T A) and mu of Poisson
   // n = 250,000 (bench/sparseAnalysisProfile.ts), 1124 products and 6 solve pairs where ARPACK took 1202 and 42,
   // and about half ARPACK's CPU time for L.
-  const arpack = options.blas ? null : (options.arpack ?? null);
+  const arpack = options.dense ? null : (options.arpack ?? null);
   if (arpack !== null && options.convergedWhen === undefined && n >= ARPACK_MIN_SIZE && n > 4 * m) {
     const estimate = yield* arpackLargestEigenvalueWork(arpack, op, {
       tolerance,
@@ -674,7 +581,7 @@ export function* largestEigenvalueWork(
       kept,
       maxIterations,
       seed,
-      blas: n >= NATIVE_MIN_SIZE ? (options.blas ?? null) : null,
+      dense: options.dense ?? TYPESCRIPT_DENSE_KERNELS,
       ritzVector: options.ritzVector,
       accept: convergedWhen ? (top) => convergedWhen(top.value, top.residual, top.gap) : (top) => top.relativeBound <= tolerance,
     },

@@ -5,10 +5,13 @@
  * placement) takes a `Kernels` and never asks again, so which path runs is visible at the call.
  *
  * Two sets:
- *  - TypeScript: every part null, each routine runs its own loops (and, in solver runs, the
- *    WebAssembly row kernels of ./wasmRowKernels.ts, attached by ../machines/placement.ts);
- *  - native: the addon's OpenBLAS + LAPACK (`blas`), and its ARPACK, METIS and SuiteSparseQR parts
- *    when it was built with them.
+ *  - TypeScript: the dense loops of ./typescriptDenseKernels.ts, every optional part null (and, in
+ *    solver runs, the WebAssembly row kernels of ./wasmRowKernels.ts, attached by ../machines/placement.ts);
+ *  - native: the addon's OpenBLAS + LAPACK behind the same dense interface (./nativeDenseKernels.ts),
+ *    and its ARPACK, METIS and SuiteSparseQR parts when it was built with them.
+ * The routines call `dense` (./denseKernels.ts) and never test which set it is: only the kernel files
+ * (this one, ./backend.ts, ./denseKernels.ts, ./typescriptDenseKernels.ts, ./typescriptFactorizations.ts,
+ * ./nativeDenseKernels.ts, ./panelFactorizations.ts) read `blas` (test/architecture.test.ts).
  * One algorithm per metric on both, the sets differing in kernels and in the tiles those kernels
  * like (`productTile`). One metric keeps two algorithms, chosen here (`blockSigmaMax`, below).
  */
@@ -25,6 +28,9 @@ import {
   type NativeMetis,
   type NativeSpqr,
 } from './backend.js';
+import type { DenseKernels } from './denseKernels.js';
+import { nativeDenseKernelsOf } from './nativeDenseKernels.js';
+import { TYPESCRIPT_DENSE_KERNELS } from './typescriptDenseKernels.js';
 
 /** Rows and columns of C = X Y^T that one product call should produce (X, Y row-major with rows of length len). */
 export interface ProductTile {
@@ -34,7 +40,9 @@ export interface ProductTile {
 
 export interface Kernels {
   readonly backend: BackendName;
-  /** Dense BLAS and LAPACK (the addon's OpenBLAS): gemm, gemv, QR panels, bidiagonalization, triangular solves, LU; null: the TypeScript loops. */
+  /** The dense kernels every routine calls: gemm, gemv, QR, bidiagonalization, triangular solves, LU. */
+  readonly dense: DenseKernels;
+  /** The addon's BLAS and LAPACK under `dense` (null: the TypeScript loops); read by the kernel files only. */
   readonly blas: NativeBlas | null;
   /** ARPACK behind the Lanczos operator interface (../eigen/lanczos.ts); null: the TypeScript Lanczos. */
   readonly arpack: NativeArpack | null;
@@ -64,6 +72,7 @@ const TYPESCRIPT_TILE: ProductTile = { rows: 8, cols: 512 };
 
 export const TYPESCRIPT_KERNELS: Kernels = {
   backend: 'typescript',
+  dense: TYPESCRIPT_DENSE_KERNELS,
   blas: null,
   arpack: null,
   metis: null,
@@ -75,6 +84,7 @@ export const TYPESCRIPT_KERNELS: Kernels = {
 function nativeKernelsOf(blas: NativeBlas): Kernels {
   return {
     backend: 'native',
+    dense: nativeDenseKernelsOf(blas),
     blas,
     arpack: nativeArpack(),
     metis: nativeMetis(),

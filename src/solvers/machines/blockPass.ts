@@ -17,7 +17,7 @@ import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
 import { restrictColumns } from '../sparse/csr.js';
 import { selectedKernels } from '../linalg/kernels.js';
 import type { SolverSystem } from './machineData.js';
-import { BlockShard, solveRTransposedBlock, stripStart, type BlockPassKind, type BlockSpec, type BlockStorage } from './blockShard.js';
+import { BlockShard, stripStart, type BlockPassKind, type BlockSpec, type BlockStorage } from './blockShard.js';
 
 export type { BlockPassKind } from './blockShard.js';
 
@@ -89,7 +89,7 @@ export class BlockPass {
       const b = new Float64Array(p * K);
       packRows(all, K, machine.rows, p, this.active, b);
       if ('q' in machine) {
-        if (kind === 'projection') solveRTransposedBlock(selectedKernels().blas, machine.r, p, b, K);
+        if (kind === 'projection') selectedKernels().dense.solveRTransposedBlock(machine.r, p, b, K);
         this.machineRhs.push(b);
         return kind === 'gradient'
           ? { storage: 'dense', p, c, full, cols, a: machine.a, q: null, r: null }

@@ -8,8 +8,8 @@
  * The engine's input holds X (n x w, row-major, in the first n K entries) and then, machine after
  * machine, the right-hand sides each machine's pass reads for the active columns (p_i x w): B_i, or
  * R_i^{-T} B_i for the dense projection passes. The calling thread writes those once per retirement.
- *  - dense: products with A_i and Q_i are matrix-matrix products (dgemm on the native backend, the
- *    TypeScript loop below otherwise): R_i = A_i X - B_i, term A_i^T R_i for the gradient methods;
+ *  - dense: products with A_i and Q_i are matrix-matrix products (the dense kernels' gemm: dgemm on the
+ *    native backend, the TypeScript loop otherwise): R_i = A_i X - B_i, term A_i^T R_i for the gradient methods;
  *    W_i = Q_i^T X - R^{-T} B_i, A_i X - B_i = R^T W_i and the projection term
  *    A_i^+ (B_i - A_i X) = -Q_i W_i for the projection methods (A_i^T = Q_i R).
  *  - CSR: one pass over the rows of A_i for the w columns (row k's entries applied to w values each);
@@ -17,15 +17,15 @@
  *    the native backend, else column by column), with the same refinement corrections as ./csrMachine.ts.
  */
 import {
-  nativeBlas,
   nativeCsr,
   nativeSparse,
-  type NativeBlas,
   type NativeCsr,
   type NativeCsrRowsHandle,
   type NativeSolverHandle,
   type NativeSparse,
 } from '../linalg/backend.js';
+import type { DenseKernels } from '../linalg/denseKernels.js';
+import { kernelsOf } from '../linalg/kernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { refinedGramSolve } from './csrMachine.js';
 import { passKernels, type GramSolver } from './placement.js';
@@ -61,78 +61,6 @@ export interface BlockSpec {
   readonly rowOffset: Int32Array;
   /** Machine i's term starts at output[outputOffset[i]] (c_i K long; length m + 1). */
   readonly outputOffset: Int32Array;
-}
-
-/** Row-major C = alpha op(A) B + beta C, op(A) m x kk (A stored kk x m when transposed), B kk x n, C m x n: the addon's dgemm, else a loop. */
-export function gemm(
-  blas: NativeBlas | null,
-  transA: boolean,
-  m: number,
-  n: number,
-  kk: number,
-  alpha: number,
-  a: Float64Array,
-  lda: number,
-  b: Float64Array,
-  ldb: number,
-  beta: number,
-  c: Float64Array,
-  ldc: number,
-): void {
-  if (m === 0 || n === 0) return;
-  if (blas !== null && kk > 0) {
-    blas.dgemm(transA, false, m, n, kk, alpha, a, 0, lda, b, 0, ldb, beta, c, 0, ldc);
-    return;
-  }
-  for (let i = 0; i < m; i++) {
-    const ci = i * ldc;
-    if (beta === 0) c.fill(0, ci, ci + n);
-    else if (beta !== 1) for (let j = 0; j < n; j++) c[ci + j] *= beta;
-  }
-  if (transA) {
-    // C[i, :] += alpha A[l, i] B[l, :]: row l of A and of B read once.
-    for (let l = 0; l < kk; l++) {
-      const al = l * lda;
-      const bl = l * ldb;
-      for (let i = 0; i < m; i++) {
-        const s = alpha * a[al + i];
-        if (s === 0) continue;
-        const ci = i * ldc;
-        for (let j = 0; j < n; j++) c[ci + j] += s * b[bl + j];
-      }
-    }
-    return;
-  }
-  for (let i = 0; i < m; i++) {
-    const ai = i * lda;
-    const ci = i * ldc;
-    for (let l = 0; l < kk; l++) {
-      const s = alpha * a[ai + l];
-      if (s === 0) continue;
-      const bl = l * ldb;
-      for (let j = 0; j < n; j++) c[ci + j] += s * b[bl + j];
-    }
-  }
-}
-
-/** Row-major S = R^{-T} S in place (R p x p upper triangular, S p x w): forward substitution on w columns at once. */
-export function solveRTransposedBlock(blas: NativeBlas | null, r: Float64Array, p: number, s: Float64Array, w: number): void {
-  if (blas !== null) {
-    if (p > 0 && w > 0) blas.dtrsm(true, true, true, false, p, w, 1, r, 0, p, s, 0, w);
-    return;
-  }
-  for (let i = 0; i < p; i++) {
-    const si = i * w;
-    // Row i of R^T is column i of R: R[l, i] for l <= i.
-    for (let l = 0; l < i; l++) {
-      const coef = r[l * p + i];
-      if (coef === 0) continue;
-      const sl = l * w;
-      for (let j = 0; j < w; j++) s[si + j] -= coef * s[sl + j];
-    }
-    const d = r[i * p + i];
-    for (let j = 0; j < w; j++) s[si + j] /= d;
-  }
 }
 
 /**
@@ -206,7 +134,7 @@ export class BlockShard implements Shard {
   private readonly csrKernel: NativeBlockCsr | null;
   private readonly solveKernel: NativeBlockSparse | null;
   /** The addon's BLAS on the native backend (dgemm), else null (the TypeScript loops). */
-  private readonly blas: NativeBlas | null;
+  private readonly denseKernels: DenseKernels;
   /** This thread's work blocks, sized for the largest machine at full width. */
   private readonly supportX: Float64Array;
   private readonly supportY: Float64Array;
@@ -224,7 +152,7 @@ export class BlockShard implements Shard {
     this.spec = spec;
     const K = spec.columns;
     const projection = spec.kind === 'projection';
-    this.blas = context.backend === 'native' ? nativeBlas() : null;
+    this.denseKernels = kernelsOf(context.backend).dense;
     this.csrKernel = nativeBlockKernel(context);
     this.solveKernel = projection ? nativeBlockSolve(context) : null;
     const kernels = passKernels(context);
@@ -322,14 +250,14 @@ export class BlockShard implements Shard {
     const rows = (storage.a ?? storage.q) as Float64Array;
     const first = this.rowBlock;
     first.set(rhs);
-    gemm(this.blas, false, p, w, c, 1, rows, c, x, w, -1, first, w);
+    this.denseKernels.gemm(false, p, w, c, 1, rows, c, x, w, -1, first, w);
     let residual = first;
     if (!gradient) {
       residual = this.rowBlock2;
-      gemm(this.blas, true, p, w, p, 1, storage.r as Float64Array, p, first, w, 0, residual, w);
+      this.denseKernels.gemm(true, p, w, p, 1, storage.r as Float64Array, p, first, w, 0, residual, w);
     }
     for (let k = 0; k < p * w; k++) residual2[k % w] += residual[k] * residual[k];
-    gemm(this.blas, true, c, w, p, gradient ? 1 : -1, rows, c, first, w, 0, term, w);
+    this.denseKernels.gemm(true, c, w, p, gradient ? 1 : -1, rows, c, first, w, 0, term, w);
   }
 
   /** R_i = A_i X - B_i row by row, then Y = G_i^{-1} R_i (refined as ./csrMachine.ts does), term = -A_i^T Y. */

@@ -159,7 +159,7 @@ export function sparseMatrixConditioning(a: CsrMatrix, options: SparseConditioni
   return runSync(
     sparseMatrixConditioningWork(a, {
       ...options,
-      lanczos: { arpack: selectedKernels().arpack, blas: selectedKernels().blas, ...options.lanczos },
+      lanczos: { arpack: selectedKernels().arpack, dense: selectedKernels().dense, ...options.lanczos },
     }),
   );
 }

@@ -421,7 +421,7 @@ export function sSpectrum(
   lu: SparseLuFactorization,
   options: LargestEigenvalueOptions = {},
 ): SSpectrum {
-  return runSync(sSpectrumWork(slots, factors, lu, { arpack: selectedKernels().arpack, blas: selectedKernels().blas, ...options }));
+  return runSync(sSpectrumWork(slots, factors, lu, { arpack: selectedKernels().arpack, dense: selectedKernels().dense, ...options }));
 }
 
 export interface SparsePairAngle {

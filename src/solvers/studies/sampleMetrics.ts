@@ -18,7 +18,6 @@ import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/regis
 import type { OptimalTuning, SpectralData } from '../algorithms/types.js';
 import { fasterOfApcAndDhbm } from '../analysis/recommendation.js';
 import { runSync } from '../cooperative.js';
-import type { NativeBlas } from '../linalg/backend.js';
 import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { bidiagonalExtremes, singularValueRange, type SingularValueRange } from '../linalg/singularValues.js';
@@ -61,37 +60,30 @@ class Scratch {
 }
 
 let scratch: Scratch | null = null;
+/** Largest n whose scratch is kept between samples (a larger matrix's arrays are its own, not held after it). */
+const KEPT_SCRATCH_MAX_N = 512;
 
 function scratchFor(n: number): Scratch {
+  if (n > KEPT_SCRATCH_MAX_N) return new Scratch(n);
   if (scratch?.n !== n) scratch = new Scratch(n);
   return scratch;
 }
 
-/** Largest n for which the native path below bidiagonalizes in one call (larger matrices take the sliced path). */
-const NATIVE_SINGLE_CALL_MAX_N = 512;
-
-/**
- * The extreme singular values of the square row-major n x n `matrix`, which is destroyed: one LAPACK
- * dgebrd call (row-major storage is the column-major transpose: the same singular values), then
- * bidiagonalExtremes on its bidiagonal.
- */
-function nativeExtremesInPlace(blas: NativeBlas, matrix: Float64Array, n: number, work: Scratch): SingularValueRange {
-  blas.dgebrd(n, n, matrix, 0, n, work.d, 0, work.e, 0);
+/** The extreme singular values of the square row-major n x n `matrix`, which is destroyed: its bidiagonal's two ends. */
+function extremesInPlace(kernels: Kernels, matrix: Float64Array, n: number, work: Scratch): SingularValueRange {
+  kernels.dense.bidiagonalOfSquare(matrix, n, work.d, work.e);
   return bidiagonalExtremes(work.d, work.e, n);
 }
 
 /**
- * The extreme singular values of the square row-major n x n `data` (not modified). On the native
- * backend one LAPACK dgebrd call on a copy, then the bidiagonal's two ends: at n = 120 this is ~2.5x
- * faster than singularValueRange's sliced path, which is made for large matrices (it returns to the
- * event loop).
+ * The extreme singular values of the square row-major n x n `data` (not modified), on a copy: one
+ * bidiagonalization at once (on the native kernels a single dgebrd call up to n = 512: at n = 120
+ * ~2.5x faster than singularValueRange's sliced panels, which are made for large matrices).
  */
 export function extremeSingularValues(kernels: Kernels, data: Float64Array, n: number): SingularValueRange {
-  const blas = kernels.blas;
-  if (!blas || n > NATIVE_SINGLE_CALL_MAX_N) return singularValueRange(data, n, n, kernels);
   const work = scratchFor(n);
   work.square.set(data.subarray(0, n * n));
-  return nativeExtremesInPlace(blas, work.square, n, work);
+  return extremesInPlace(kernels, work.square, n, work);
 }
 
 /** sigma_max(A)^2 / sigma_min(A)^2 and its two ends; a tall A's sigma_min is its n-th singular value. */
@@ -125,38 +117,18 @@ export function sExtremes(kernels: Kernels, a: DenseMatrix, partition: Partition
   // Q is n x n only when sum p_i = n; a tall system's machines may hold dependent rows (the full analysis' row-space bases).
   if (a.rows !== n) throw new RangeError('sExtremes needs a square matrix; a tall system takes the full analysis');
   if (partition.m === 1 && partition.sizes[0] === n) return { lambdaMinS: 1, lambdaMaxS: 1 };
-  const blas = kernels.blas;
-  if (!blas) return typescriptSExtremes(kernels, a, partition);
-  const single = n <= NATIVE_SINGLE_CALL_MAX_N;
-  const work = single ? scratchFor(n) : new Scratch(n);
+  const work = scratchFor(n);
   // Row k of `basis` is a basis vector of some R(A_i): basis = Q^T, whose singular values are Q's.
   const basis = work.square;
   let row = 0;
   for (let i = 0; i < partition.m; i++) {
     const p = partition.sizes[i];
     copyRows(a.data, n, partition.rowsOf[i], basis, row);
-    // A_i stored by rows is A_i^T (n x p) stored by columns: LAPACK's QR of it, then its Q in place.
-    blas.dgeqrf(n, p, basis, row * n, n, work.tau, 0);
-    blas.dorgqr(n, p, p, basis, row * n, n, work.tau, 0);
+    // A_i stored by rows is A_i^T (n x p) stored by columns: its Householder Q, in place.
+    kernels.dense.orthonormalizeRows(basis, row, p, n, work.tau);
     row += p;
   }
-  const { largest, smallest } = single ? nativeExtremesInPlace(blas, basis, n, work) : singularValueRange(basis, n, n, kernels);
-  return { lambdaMinS: smallest * smallest, lambdaMaxS: largest * largest };
-}
-
-/** The TypeScript path: each machine's Householder basis, then the sliced singular value range of Q^T. */
-function typescriptSExtremes(kernels: Kernels, a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
-  const n = a.cols;
-  const basis = new Float64Array(n * n);
-  let row = 0;
-  for (let i = 0; i < partition.m; i++) {
-    const p = partition.sizes[i];
-    const rows = new Float64Array(p * n);
-    copyRows(a.data, n, partition.rowsOf[i], rows, 0);
-    basis.set(runSync(householderQrWork(kernels, rows, p, n)).q, row * n);
-    row += p;
-  }
-  const { largest, smallest } = singularValueRange(basis, n, n, kernels);
+  const { largest, smallest } = extremesInPlace(kernels, basis, n, work);
   return { lambdaMinS: smallest * smallest, lambdaMaxS: largest * largest };
 }
 

@@ -1,0 +1,122 @@
+/**
+ * The dense kernels the numerics run on: every operation below is one method here, with two
+ * implementations, ./typescriptDenseKernels.ts (loops on flat Float64Array) and
+ * ./nativeDenseKernels.ts (the addon's OpenBLAS + LAPACK). ./kernels.ts picks one set with the
+ * backend; the routines (products, QR, LU, singular values, Lanczos, the analysis and the studies'
+ * metrics) are written once against this interface and never ask which set they were given.
+ *
+ * All matrices are row-major. A native method may hand a call too small to pay for the addon's
+ * entry to the TypeScript loop (the thresholds live beside the wrappers).
+ */
+import type { BackendName } from './backend.js';
+import type { Work } from '../cooperative.js';
+
+/** An upper bidiagonal matrix: diagonal d, superdiagonal e. */
+export interface Bidiagonal {
+  d: Float64Array;
+  e: Float64Array;
+}
+
+/** P A = L U, the layout of ./lu.ts. */
+export interface LuFactors {
+  readonly n: number;
+  /** Row-major n x n: strictly lower part = L (unit diagonal implied), upper part = U. */
+  readonly lu: Float64Array;
+  /** Row i of P A is row perm[i] of A. */
+  readonly perm: Int32Array;
+  /** First column of row i of L that may be nonzero (i when the row of L is empty). */
+  readonly lowerStart: Int32Array;
+  /** One past the last column of row i of U that may be nonzero. */
+  readonly upperEnd: Int32Array;
+  /** First column whose pivot was exactly zero (the matrix is singular), or -1. */
+  readonly zeroPivotColumn: number;
+  /** Who factored it: 'native' factorizations are dense (envelopes 0 and n). */
+  readonly factoredBy: BackendName;
+  /** The kernels its triangular solves run on: the factoring kernels' for a 'native' factorization, else the TypeScript ones. */
+  readonly solvesWith: DenseKernels;
+}
+
+export interface DenseKernels {
+  readonly backend: BackendName;
+  /**
+   * Rows [rowStart, rowEnd) of C = X Y^T (X rows x len, Y cols x len) into `out` (row i of C at
+   * out[(i - outRowOffset) * outStride], outRowOffset 0 when absent), columns [0, cols); overwritten in that range.
+   */
+  multiplyByTransposeRows(
+    x: Float64Array,
+    y: Float64Array,
+    len: number,
+    rowStart: number,
+    rowEnd: number,
+    cols: number,
+    out: Float64Array,
+    outStride: number,
+    outRowOffset?: number,
+  ): void;
+  /** Rows of a product whose rows cost `maddsPerRow` multiply-adds each that one call should take. */
+  productRows(maddsPerRow: number): number;
+  /** Row-major C = alpha op(A) B + beta C, op(A) m x kk (A stored kk x m when transposed), B kk x n, C m x n. */
+  gemm(
+    transA: boolean,
+    m: number,
+    n: number,
+    kk: number,
+    alpha: number,
+    a: Float64Array,
+    lda: number,
+    b: Float64Array,
+    ldb: number,
+    beta: number,
+    c: Float64Array,
+    ldc: number,
+  ): void;
+  /** Rows [rowStart, rowEnd) of W -= C Q: C rows of length k (at row * k), Q k x len, W rows of length len. */
+  subtractProductRows(c: Float64Array, q: Float64Array, w: Float64Array, k: number, len: number, rowStart: number, rowEnd: number): void;
+  /** y = M^T (M x) for M rows x cols (`t`: scratch of length rows). */
+  normalProduct(m: Float64Array, rows: number, cols: number, x: Float64Array, y: Float64Array, t: Float64Array): void;
+  /** y[oi..] += G x[oj..] and y[oj..] += G^T x[oi..] for the pi x pj block G at g[start..]. */
+  addBlockAndTransposeProduct(
+    g: Float64Array,
+    start: number,
+    pi: number,
+    pj: number,
+    x: Float64Array,
+    oi: number,
+    oj: number,
+    y: Float64Array,
+  ): void;
+  /** One classical Gram-Schmidt pass against rows 0..count-1 of V (count x n): h = V w, then w -= V^T h. */
+  projectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): void;
+  /** y = V^T h over rows 0..count-1 of V (count x n). */
+  combineRows(basis: Float64Array, n: number, count: number, h: Float64Array, y: Float64Array): void;
+  /** out (kept x len) = K V[:, r0 .. r0 + len): K kept x size, V size x n. */
+  combineRowBlock(
+    k: Float64Array,
+    kept: number,
+    size: number,
+    basis: Float64Array,
+    n: number,
+    r0: number,
+    len: number,
+    out: Float64Array,
+  ): void;
+  /** Row-major S = R^{-T} S in place (R p x p upper triangular, S p x w). */
+  solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: number): void;
+  /**
+   * Thin QR of M = A^T, `w` holding the p rows of A (p x c, p <= c; overwritten): q (p x c) has
+   * orthonormal rows spanning A's rows, r (p x p, upper triangular) with A^T = Q R.
+   */
+  thinQrWork(w: Float64Array, p: number, c: number): Work<{ q: Float64Array; r: Float64Array }>;
+  /** Rows [row, row + p) of the n-column `a` (p <= n) replaced in place by the q of their thin QR (`tau`: scratch of length p). */
+  orthonormalizeRows(a: Float64Array, row: number, p: number, n: number, tau: Float64Array): void;
+  /** A bidiagonal with the singular values of the c x p matrix whose columns are the p rows of `columns` (p x c, p <= c; overwritten). */
+  bidiagonalOfColumnsWork(columns: Float64Array, p: number, c: number): Work<Bidiagonal>;
+  /** The same for a square n x n matrix (destroyed), at once, into d (n) and e (n - 1): for the studies' many small matrices. */
+  bidiagonalOfSquare(matrix: Float64Array, n: number, d: Float64Array, e: Float64Array): void;
+  /** P A = L U with partial pivoting, in place on the row-major n x n `lu`. */
+  luWork(lu: Float64Array, n: number): Work<LuFactors>;
+  /** y = A^{-1} y in place, P b already gathered into y (`f.solvesWith` is these kernels). */
+  luSolveInPlace(f: LuFactors, y: Float64Array): void;
+  /** z = P A^{-T} z in place, before the scatter by perm (`f.solvesWith` is these kernels). */
+  luSolveTransposedInPlace(f: LuFactors, z: Float64Array): void;
+}
