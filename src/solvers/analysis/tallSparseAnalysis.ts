@@ -26,12 +26,7 @@ import { currentThreadNormalOperator, type GramSolver } from '../machines/placem
 import { ConjugateGradients } from '../sparse/conjugateGradients.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import { ratioEstimate, squareRootEstimate, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
-import {
-  KrylovWorkspace,
-  largestEigenvalueWork,
-  smallestEigenvalueByInverseWork,
-  type EigenvalueEstimate,
-} from '../eigen/lanczos.js';
+import { KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork, type EigenvalueEstimate } from '../eigen/lanczos.js';
 import { lambdaMaxSWork, machineColumnSlots } from '../sparse/spectrumOfS.js';
 import { inPhase, type StagedParts } from './parts.js';
 import {

@@ -1,6 +1,8 @@
 /**
  * The TypeScript backend's WebAssembly SIMD row kernels (./wasm/rowKernels.wat): rowsDot,
  * rowsCombine and rowsFused with the native addon's signatures (typed arrays plus element offsets),
+ * the CSR gradient pass, and the block kernels of the passes over several right-hand sides
+ * (./blockKernels.ts: blockProduct, csrBlock, whose blocks live in a thread's `workspace`),
  * for matrices that live in a `WasmArena`, the linear memory a solver run copies its machines' data
  * into (see ../parallel/engine.ts). One arena per run, shared by the run's threads; each thread
  * instantiates the module on it (`attachArena`) with a scratch slot of its own.
@@ -16,6 +18,7 @@
  */
 import { isTypedArray, mapLeaves } from '../mapLeaves.js';
 import type { RowKernels } from './backend.js';
+import type { BlockProduct, CholeskyBlockFactor, CsrBlockKernel, CsrBlockRows, GramBlockSolver } from './blockKernels.js';
 import { checkCsrRows, type CsrGradientKernel, type CsrRows } from './csrKernels.js';
 import { ROW_KERNELS_WASM_BASE64 } from './wasm/rowKernelsModule.js';
 
@@ -34,7 +37,39 @@ interface KernelExports {
   rowsCombine(rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number): void;
   rowsFused(rows: number, cols: number, scale: number, x: number, ld: number, v: number, bias: number, dots: number, y: number): void;
   csrGradient(rows: number, cols: number, rowPtr: number, colIdx: number, values: number, x: number, b: number, term: number): number;
+  blockProduct(
+    m: number,
+    n: number,
+    kk: number,
+    alpha: number,
+    a: number,
+    aRow: number,
+    aStep: number,
+    x: number,
+    ldx: number,
+    beta: number,
+    c: number,
+    ldc: number,
+  ): void;
+  choleskySolveBlock(n: number, w: number, colPtr: number, rowIdx: number, lValues: number, perm: number, b: number, z: number): void;
+  csrBlockGradient(
+    rows: number,
+    w: number,
+    rowPtr: number,
+    colIdx: number,
+    values: number,
+    x: number,
+    b: number,
+    r: number,
+    g: number,
+    residual2: number,
+    mode: number,
+  ): void;
 }
+
+/** csrBlockGradient's mode bits: R = A X - B (else R given), and G += A^T R. */
+const CSR_BLOCK_RESIDUAL = 1;
+const CSR_BLOCK_ACCUMULATE = 2;
 
 let compiled: { module: WebAssembly.Module | null; reason: string } | undefined;
 let enabled: boolean | undefined;
@@ -82,6 +117,8 @@ export interface ArenaLayout {
   readonly slotBytes: number;
   /** Longest vector a slot stages (the run's n). */
   readonly maxCols: number;
+  /** Entries of a slot's work space after its staging vectors (a shard's own work blocks, ./blockKernels.ts). */
+  readonly workEntries: number;
 }
 
 /** Marks a typed array described by its place in an arena (posted to workers instead of the array). */
@@ -127,12 +164,12 @@ export class WasmArena {
 
   /**
    * An arena for `spec`'s typed arrays plus `extraBytes`, with `threads` scratch slots for vectors
-   * of up to `maxCols` entries; null when the kernels are off or unavailable, or the memory cannot
-   * be had (the run then keeps the plain loops).
+   * of up to `maxCols` entries and `workEntries` more of work space each; null when the kernels are
+   * off or unavailable, or the memory cannot be had (the run then keeps the plain loops).
    */
-  static forSpec(spec: unknown, extraBytes: number, threads: number, maxCols: number): WasmArena | null {
+  static forSpec(spec: unknown, extraBytes: number, threads: number, maxCols: number, workEntries = 0): WasmArena | null {
     if (!wasmKernelsEnabled()) return null;
-    const slotBytes = align16(8 * (2 * maxCols + 2 * ROW_BATCH));
+    const slotBytes = align16(8 * (2 * maxCols + 2 * ROW_BATCH + workEntries));
     const scratchOffset = typedBytes(spec) + align16(extraBytes);
     const bytes = scratchOffset + threads * slotBytes;
     if (!(bytes <= MAX_ARENA_BYTES)) return null;
@@ -143,7 +180,7 @@ export class WasmArena {
     } catch {
       return null;
     }
-    return new WasmArena({ memory, scratchOffset, slotBytes, maxCols });
+    return new WasmArena({ memory, scratchOffset, slotBytes, maxCols, workEntries });
   }
 
   /** A zeroed array of `length` entries in the arena. */
@@ -205,6 +242,12 @@ function checkVector(a: Float64Array, offset: number, length: number): void {
     throw new RangeError(`WebAssembly row kernels: ${length} entries from ${offset} exceed a vector of ${a.length}.`);
 }
 
+/** A row-major block (rows x cols, leading dimension ld) must lie within its array: the kernel would touch other data silently. */
+function checkBlock(name: string, a: Float64Array, rows: number, cols: number, ld: number): void {
+  if (rows > 0 && cols > 0 && (ld < cols || (rows - 1) * ld + cols > a.length))
+    throw new RangeError(`WebAssembly block product: ${name}, ${rows} x ${cols} (ld ${ld}), exceeds its ${a.length} elements.`);
+}
+
 /**
  * The row kernels on one arena, in one thread. Written arrays must not overlap read ones (the
  * callers' never do; unlike the native bindings this is not checked).
@@ -218,6 +261,8 @@ export class WasmRowKernels implements RowKernels {
   private readonly yStage: Float64Array;
   private readonly rowsIn: Float64Array;
   private readonly rowsOut: Float64Array;
+  /** This thread's work space in the arena (layout.workEntries long), for arrays the block kernels write. */
+  readonly workspace: Float64Array;
 
   constructor(exports: KernelExports, layout: ArenaLayout, slot: number) {
     this.k = exports;
@@ -233,6 +278,7 @@ export class WasmRowKernels implements RowKernels {
     this.yStage = take(layout.maxCols);
     this.rowsIn = take(ROW_BATCH);
     this.rowsOut = take(ROW_BATCH);
+    this.workspace = take(layout.workEntries);
   }
 
   rowsDot(
@@ -355,6 +401,105 @@ export class WasmRowKernels implements RowKernels {
         );
         if (!inPlace) term.set(this.yStage.subarray(0, c), termOffset);
         return residual2;
+      },
+    };
+  }
+
+  /**
+   * The block product of ./blockKernels.ts (BlockProduct) in WebAssembly SIMD: every array must be
+   * in the arena (nothing is staged: the blocks are the caller's, ./blockKernels.ts), and hold what
+   * is read or written.
+   */
+  readonly blockProduct: BlockProduct = (transA, m, n, kk, alpha, a, lda, x, ldx, beta, c, ldc) => {
+    if (m <= 0 || n <= 0) return;
+    if (!(this.inArena(a) && this.inArena(x) && this.inArena(c)))
+      throw new RangeError('WebAssembly block product: a block is not in this arena.');
+    const aRows = transA ? kk : m;
+    const aCols = transA ? m : kk;
+    if (kk > 0) {
+      checkBlock('A', a, aRows, aCols, lda);
+      checkBlock('X', x, kk, n, ldx);
+    }
+    checkBlock('C', c, m, n, ldc);
+    this.k.blockProduct(m, n, kk, alpha, a.byteOffset, transA ? 1 : lda, transA ? lda : 1, x.byteOffset, ldx, beta, c.byteOffset, ldc);
+  };
+
+  /**
+   * The CSR block sweep of ./blockKernels.ts bound to a chunk of rows in the arena (checked here
+   * once); the blocks of each call must be in the arena too.
+   */
+  csrBlock(rows: CsrBlockRows): CsrBlockKernel {
+    const { p, c, rowPtr, colIdx, values } = rows;
+    if (![rowPtr, colIdx, values].every((a) => a.buffer === this.buffer))
+      throw new RangeError('WebAssembly CSR block kernel: the chunk is not in this arena.');
+    checkCsrRows({ ...rows, b: new Float64Array(p) });
+    const exports = this.k;
+    const rowPtrAt = rowPtr.byteOffset;
+    const colIdxAt = colIdx.byteOffset;
+    const valuesAt = values.byteOffset;
+    return {
+      run: (w, x, b, r, g, residual2) => {
+        if (p === 0 || w <= 0) return;
+        const blocks = [b, r, residual2, ...(x === null ? [] : [x]), ...(g === null ? [] : [g])];
+        if (!blocks.every((a) => this.inArena(a))) throw new RangeError('WebAssembly CSR block kernel: a block is not in this arena.');
+        if (
+          r.length < p * w ||
+          residual2.length < w ||
+          (x !== null && (x.length < c * w || b.length < p * w)) ||
+          (g !== null && g.length < c * w)
+        )
+          throw new RangeError(`WebAssembly CSR block kernel: a block is too short for ${p} x ${c} rows on ${w} columns.`);
+        const mode = (x !== null ? CSR_BLOCK_RESIDUAL : 0) | (g !== null ? CSR_BLOCK_ACCUMULATE : 0);
+        exports.csrBlockGradient(
+          p,
+          w,
+          rowPtrAt,
+          colIdxAt,
+          valuesAt,
+          x?.byteOffset ?? 0,
+          b.byteOffset,
+          r.byteOffset,
+          g?.byteOffset ?? 0,
+          residual2.byteOffset,
+          mode,
+        );
+      },
+    };
+  }
+
+  /**
+   * Block solves with a sparse Cholesky factor in the arena (./blockKernels.ts GramBlockSolver), its
+   * indices checked here once; `work` (n w entries for the widest block) and each block in the arena too.
+   */
+  gramBlockSolver(factor: CholeskyBlockFactor, work: Float64Array): GramBlockSolver {
+    const { n, colPtr, rowIdx, values, perm } = factor;
+    if (![colPtr, rowIdx, values, perm].every((a) => a.buffer === this.buffer) || !this.inArena(work))
+      throw new RangeError('WebAssembly block solve: the factor or its work block is not in this arena.');
+    if (colPtr.length < n + 1 || perm.length < n || colPtr[n] > rowIdx.length || colPtr[n] > values.length)
+      throw new RangeError(`WebAssembly block solve: the factor's arrays do not hold ${n} columns.`);
+    for (let j = 0; j < n; j++) {
+      if (!(colPtr[j] >= 0 && colPtr[j] < colPtr[j + 1]))
+        throw new RangeError(`WebAssembly block solve: column ${j} of L has no diagonal.`);
+      if (!(perm[j] >= 0 && perm[j] < n)) throw new RangeError(`WebAssembly block solve: perm[${j}] = ${perm[j]} is not below ${n}.`);
+    }
+    for (let q = 0; q < colPtr[n]; q++)
+      if (!(rowIdx[q] >= 0 && rowIdx[q] < n)) throw new RangeError(`WebAssembly block solve: row index ${rowIdx[q]} is not below ${n}.`);
+    const exports = this.k;
+    return {
+      solve: (b, w) => {
+        if (n === 0 || w <= 0) return;
+        if (!this.inArena(b) || b.length < n * w || work.length < n * w)
+          throw new RangeError(`WebAssembly block solve: the block (${n} x ${w}) or its work space is not in this arena or too short.`);
+        exports.choleskySolveBlock(
+          n,
+          w,
+          colPtr.byteOffset,
+          rowIdx.byteOffset,
+          values.byteOffset,
+          perm.byteOffset,
+          b.byteOffset,
+          work.byteOffset,
+        );
       },
     };
   }

@@ -17,7 +17,8 @@ import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
 import { restrictColumns } from '../sparse/csr.js';
 import { selectedKernels } from '../linalg/kernels.js';
 import type { SolverSystem } from './machineData.js';
-import { BlockShard, stripStart, type BlockPassKind, type BlockSpec, type BlockStorage } from './blockShard.js';
+import { BlockShard, blockWorkEntries, stripStart, type BlockPassKind, type BlockSpec, type BlockStorage } from './blockShard.js';
+import { blockPlacement } from './placement.js';
 
 export type { BlockPassKind } from './blockShard.js';
 
@@ -112,11 +113,14 @@ export class BlockPass {
       };
     });
     this.spec = { kind, n, columns: K, machines, rowOffset, outputOffset };
+    // On the TypeScript backend the data, X and the terms go into a WebAssembly arena, where the block
+    // kernels run in WebAssembly SIMD; each thread's work blocks are in its slot's workspace.
+    const placement = blockPlacement();
     this.engine = startShardEngine<BlockSpec>({
       shardModule: SHARD_MODULE,
-      backend: selectedKernels().backend,
-      // The block kernels are matrix-matrix products (dgemm) or CSR sweeps over w columns: no row kernels, no arena.
-      arena: false,
+      backend: placement.backend,
+      arena: placement.arena,
+      arenaSlot: { maxCols: 0, workEntries: blockWorkEntries(machines, K) },
       n: 2 * n * K,
       chunks: m,
       outputLength: outputOffset[m],

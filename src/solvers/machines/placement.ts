@@ -9,7 +9,10 @@
  *    kernels and dtrsv, or the WebAssembly kernels on the run's arena (or plain TypeScript loops)
  *    and the TypeScript triangular solve; likewise the fused CSR gradient pass (the addon's, the
  *    WebAssembly one, or the TypeScript loop: the same sums to the bit, ../linalg/csrKernels.ts),
- *    for which the gradient pass's CSR chunks go into an arena too (`fleetPlacement`).
+ *    for which the gradient pass's CSR chunks go into an arena too (`fleetPlacement`); and the block
+ *    passes' products over several right-hand sides (dgemm and the addon's CSR block sweep, or the
+ *    WebAssembly block kernels, or the TypeScript loops: ../linalg/blockKernels.ts), whose data,
+ *    dense or CSR, goes into an arena on the TypeScript backend (`blockPlacement`).
  *  - sparse machines' Gram matrices G_i = A_i A_i^T are factored by `gramFactorizer()`: CHOLMOD
  *    (./nativeGram.ts) on the native backend when the addon has its sparse part, else the
  *    TypeScript sparse Cholesky; a thread's solves with them go through `gramSolver` of its
@@ -23,6 +26,18 @@
  */
 import { nativeBlas, nativeCsr, nativeSparse, nativeUnavailableReason, type BackendName, type NativeSparse } from '../linalg/backend.js';
 import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
+import {
+  nativeCsrBlock,
+  nativeGramBlockSolver,
+  typescriptBlockProduct,
+  typescriptCsrBlock,
+  typescriptGramBlockSolver,
+  type BlockProduct,
+  type CholeskyBlockFactor,
+  type CsrBlockKernel,
+  type CsrBlockRows,
+  type GramBlockSolver,
+} from '../linalg/blockKernels.js';
 import { solveRTransposed } from '../linalg/householderQr.js';
 import { selectedKernels } from '../linalg/kernels.js';
 import type { CsrMatrix } from '../sparse/csr.js';
@@ -70,6 +85,12 @@ export function fleetPlacement(machines: readonly MachineStorage[]): Placement {
   return { ...placement, arena: gradientChunks && placement.backend === 'typescript' && wasmKernelsEnabled() };
 }
 
+/** The placement of a block run over several right-hand sides: in an arena on the TypeScript backend, dense or CSR (the block kernels serve both). */
+export function blockPlacement(): Placement {
+  const backend = selectedKernels().backend;
+  return { backend, arena: backend === 'typescript' && wasmKernelsEnabled() };
+}
+
 /** The factorization of a machine's Gram matrix (full symmetric pattern, ../sparse/gram.ts): SingularMatrixError when rank-deficient. */
 export type GramFactorizer = (g: CsrMatrix) => CholeskyFactor;
 
@@ -110,6 +131,25 @@ export interface PassKernels {
   gramSolver(factor: StoredGramFactor): GramSolver;
   /** The gradient methods' fused pass over a chunk of CSR rows (the addon's, the arena's WebAssembly one, or the TypeScript loop). */
   csrGradient(rows: CsrRows): CsrGradientKernel;
+  /**
+   * The block passes' dense product (../linalg/blockKernels.ts): dgemm, the arena's WebAssembly one
+   * (its blocks in the arena: the thread's `workspace` and the engine's vectors), or the TypeScript loop.
+   */
+  readonly blockProduct: BlockProduct;
+  /** The block passes' CSR sweep over w columns bound to a chunk of rows: the addon's, the arena's WebAssembly one, or the TypeScript loop. */
+  csrBlock(rows: CsrBlockRows): CsrBlockKernel;
+  /**
+   * This thread's block solves with a sparse machine's Gram factor (B = G_i^{-1} B for w columns at once):
+   * CHOLMOD's on the native backend with the addon's sparse part, the arena's WebAssembly one (`work`,
+   * n w entries, in the arena), else the TypeScript loop (the last two: solveCholesky's bits on each column).
+   */
+  gramBlockSolver(factor: StoredGramFactor, work: Float64Array): GramBlockSolver;
+}
+
+/** The factor's arrays as the block solves read them. */
+function blockFactor(factor: StoredGramFactor): CholeskyBlockFactor {
+  const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+  return { n, colPtr, rowIdx, values: factor.values, perm: ordering.perm };
 }
 
 /** TypeScript solves, with this thread's own work vector. */
@@ -220,6 +260,13 @@ export function passKernels(context: ThreadContext): PassKernels {
         blas.dtrsv(true, true, false, p, r, 0, p, out, 0);
       },
       gramSolver: gramSolverWith(nativeSparse()),
+      blockProduct: (transA, m, n, kk, alpha, a, lda, x, ldx, beta, c, ldc) => {
+        if (m > 0 && n > 0 && kk > 0) blas.dgemm(transA, false, m, n, kk, alpha, a, 0, lda, x, 0, ldx, beta, c, 0, ldc);
+        else typescriptBlockProduct(transA, m, n, kk, alpha, a, lda, x, ldx, beta, c, ldc);
+      },
+      csrBlock: (rows) => nativeCsrBlock(csr, rows) ?? typescriptCsrBlock(rows),
+      gramBlockSolver: (factor, work) =>
+        nativeGramBlockSolver(nativeSparse(), blockFactor(factor)) ?? typescriptGramBlockSolver(blockFactor(factor), work),
     };
   }
   const arena = context.arenaKernels;
@@ -228,6 +275,10 @@ export function passKernels(context: ThreadContext): PassKernels {
     solveRTransposed: typescriptSolve,
     gramSolver: typescriptGramSolver,
     csrGradient: arena === null ? typescriptCsrGradient : (rows) => arena.csrGradient(rows),
+    blockProduct: arena === null ? typescriptBlockProduct : arena.blockProduct,
+    csrBlock: arena === null ? typescriptCsrBlock : (rows) => arena.csrBlock(rows),
+    gramBlockSolver: (factor, work) =>
+      arena === null ? typescriptGramBlockSolver(blockFactor(factor), work) : arena.gramBlockSolver(blockFactor(factor), work),
   };
 }
 

@@ -76,6 +76,11 @@ export interface ShardPlan<Spec> {
   readonly backend: BackendName;
   /** Whether the run's data goes into a WebAssembly arena (see ../linalg/wasmRowKernels.ts; none when unavailable). */
   readonly arena: boolean;
+  /**
+   * Per thread in an arena: the longest vector its slot stages (default n) and the entries of work
+   * space it has besides (default 0; a shard's own blocks for the kernels, WasmRowKernels.workspace).
+   */
+  readonly arenaSlot?: { readonly maxCols: number; readonly workEntries: number };
   /** Length of the shared input vector. */
   readonly n: number;
   /** Chunks of a phase; each writes its own region of the output and its own scalars. */
@@ -149,7 +154,8 @@ export class ShardEngine {
     const length = dataLength(n, outputLength, chunks, scalarsPerChunk) * Float64Array.BYTES_PER_ELEMENT;
     // In an arena, the chunks' data, input and output go into WebAssembly memory, where the row
     // kernels run in WebAssembly SIMD (every thread, so the iterates stay those of one).
-    const arena = plan.arena ? WasmArena.forSpec(plan.spec, length, this.threads, n) : null;
+    const slot = plan.arenaSlot ?? { maxCols: n, workEntries: 0 };
+    const arena = plan.arena ? WasmArena.forSpec(plan.spec, length, this.threads, slot.maxCols, slot.workEntries) : null;
     let spec: unknown = plan.spec;
     let data: ArrayBufferLike;
     let dataOffset = 0;

@@ -1,7 +1,9 @@
 ;; The row kernels of the TypeScript backend in WebAssembly SIMD (two-lane f64x2), the same three
 ;; as native/src/row_kernels.c: rowsDot, rowsCombine and the fused pass rowsFused, on a row-major
-;; X (rows x cols, leading dimension ld elements) in the imported linear memory; and csrGradient, the
-;; gradient methods' fused pass over CSR rows (at the end). Every pointer is a byte offset into that memory.
+;; X (rows x cols, leading dimension ld elements) in the imported linear memory; csrGradient, the
+;; gradient methods' fused pass over CSR rows; and the block kernels of the passes over several
+;; right-hand sides (blockProduct, csrBlockGradient, choleskySolveBlock: src/solvers/linalg/blockKernels.ts).
+;; Every pointer is a byte offset into that memory.
 ;;
 ;; Why WebAssembly: V8 compiles the TypeScript loops to scalar code with a bounds check per load
 ;; (~4.5 ms per fused 2000 x 2000 pass on one core); these take ~1.9 ms, near the native kernels'
@@ -264,4 +266,519 @@
       (local.set $k (i32.add (local.get $k) (i32.const 1)))
       (br $row)))
     (local.get $r2))
+
+  ;; The block kernels: several right-hand sides as one row-major block (n x w, entry (j, c) at j w + c),
+  ;; src/solvers/machines/blockShard.ts's passes. Register tiles of 4 rows x 4 columns of the result
+  ;; (eight f64x2 accumulators; each splat of A's entry serves two vectors, each load of X four rows),
+  ;; then 2 columns, then an odd one; rows after the last whole tile one at a time. One function per tile
+  ;; shape, each looping over the inner dimension; blockProduct and csrBlockGradient (at the end) drive them.
+
+  ;; out = alpha op(A) X + beta out on 4 rows x 4 columns (beta 0: out not read).
+  (func $tile4x4 (param $a i32) (param $aRow i32) (param $aStep i32) (param $x i32) (param $xStep i32) (param $kk i32) (param $o i32) (param $oRow i32) (param $alpha f64) (param $beta f64)
+    (local $l i32) (local $pa0 i32) (local $pa1 i32) (local $pa2 i32) (local $pa3 i32)
+    (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128)
+    (local $x0 v128) (local $x1 v128) (local $s v128) (local $alphaV v128) (local $betaV v128)
+    (local.set $pa0 (local.get $a))
+    (local.set $pa1 (i32.add (local.get $pa0) (local.get $aRow)))
+    (local.set $pa2 (i32.add (local.get $pa1) (local.get $aRow)))
+    (local.set $pa3 (i32.add (local.get $pa2) (local.get $aRow)))
+    (block $end (loop $inner
+      (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
+      (local.set $x0 (v128.load offset=0 (local.get $x)))
+      (local.set $x1 (v128.load offset=16 (local.get $x)))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa0))))
+      (local.set $c00 (f64x2.add (local.get $c00) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $c01 (f64x2.add (local.get $c01) (f64x2.mul (local.get $s) (local.get $x1))))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa1))))
+      (local.set $c10 (f64x2.add (local.get $c10) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $c11 (f64x2.add (local.get $c11) (f64x2.mul (local.get $s) (local.get $x1))))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa2))))
+      (local.set $c20 (f64x2.add (local.get $c20) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $c21 (f64x2.add (local.get $c21) (f64x2.mul (local.get $s) (local.get $x1))))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa3))))
+      (local.set $c30 (f64x2.add (local.get $c30) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $c31 (f64x2.add (local.get $c31) (f64x2.mul (local.get $s) (local.get $x1))))
+      (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
+      (local.set $pa1 (i32.add (local.get $pa1) (local.get $aStep)))
+      (local.set $pa2 (i32.add (local.get $pa2) (local.get $aStep)))
+      (local.set $pa3 (i32.add (local.get $pa3) (local.get $aStep)))
+      (local.set $x (i32.add (local.get $x) (local.get $xStep)))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $inner)))
+    (local.set $alphaV (f64x2.splat (local.get $alpha)))
+    (local.set $betaV (f64x2.splat (local.get $beta)))
+    (if (f64.eq (local.get $beta) (f64.const 0)) (then
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c00)))
+      (v128.store offset=16 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c01)))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c10)))
+      (v128.store offset=16 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c11)))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c20)))
+      (v128.store offset=16 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c21)))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c30)))
+      (v128.store offset=16 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c31)))
+    ) (else
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c00)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+      (v128.store offset=16 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c01)) (f64x2.mul (local.get $betaV) (v128.load offset=16 (local.get $o)))))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c10)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+      (v128.store offset=16 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c11)) (f64x2.mul (local.get $betaV) (v128.load offset=16 (local.get $o)))))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c20)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+      (v128.store offset=16 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c21)) (f64x2.mul (local.get $betaV) (v128.load offset=16 (local.get $o)))))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c30)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+      (v128.store offset=16 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c31)) (f64x2.mul (local.get $betaV) (v128.load offset=16 (local.get $o)))))
+    )))
+
+  ;; out = alpha op(A) X + beta out on 4 rows x 2 columns (beta 0: out not read).
+  (func $tile4x2 (param $a i32) (param $aRow i32) (param $aStep i32) (param $x i32) (param $xStep i32) (param $kk i32) (param $o i32) (param $oRow i32) (param $alpha f64) (param $beta f64)
+    (local $l i32) (local $pa0 i32) (local $pa1 i32) (local $pa2 i32) (local $pa3 i32)
+    (local $c00 v128) (local $c10 v128) (local $c20 v128) (local $c30 v128)
+    (local $x0 v128) (local $s v128) (local $alphaV v128) (local $betaV v128)
+    (local.set $pa0 (local.get $a))
+    (local.set $pa1 (i32.add (local.get $pa0) (local.get $aRow)))
+    (local.set $pa2 (i32.add (local.get $pa1) (local.get $aRow)))
+    (local.set $pa3 (i32.add (local.get $pa2) (local.get $aRow)))
+    (block $end (loop $inner
+      (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
+      (local.set $x0 (v128.load offset=0 (local.get $x)))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa0))))
+      (local.set $c00 (f64x2.add (local.get $c00) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa1))))
+      (local.set $c10 (f64x2.add (local.get $c10) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa2))))
+      (local.set $c20 (f64x2.add (local.get $c20) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa3))))
+      (local.set $c30 (f64x2.add (local.get $c30) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
+      (local.set $pa1 (i32.add (local.get $pa1) (local.get $aStep)))
+      (local.set $pa2 (i32.add (local.get $pa2) (local.get $aStep)))
+      (local.set $pa3 (i32.add (local.get $pa3) (local.get $aStep)))
+      (local.set $x (i32.add (local.get $x) (local.get $xStep)))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $inner)))
+    (local.set $alphaV (f64x2.splat (local.get $alpha)))
+    (local.set $betaV (f64x2.splat (local.get $beta)))
+    (if (f64.eq (local.get $beta) (f64.const 0)) (then
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c00)))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c10)))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c20)))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c30)))
+    ) (else
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c00)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c10)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c20)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c30)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+    )))
+
+  ;; out = alpha op(A) X + beta out on 4 rows x 1 column (beta 0: out not read).
+  (func $tile4x1 (param $a i32) (param $aRow i32) (param $aStep i32) (param $x i32) (param $xStep i32) (param $kk i32) (param $o i32) (param $oRow i32) (param $alpha f64) (param $beta f64)
+    (local $l i32) (local $pa0 i32) (local $pa1 i32) (local $pa2 i32) (local $pa3 i32)
+    (local $c00 f64) (local $c10 f64) (local $c20 f64) (local $c30 f64)
+    (local $x0 f64) (local $s f64)
+    (local.set $pa0 (local.get $a))
+    (local.set $pa1 (i32.add (local.get $pa0) (local.get $aRow)))
+    (local.set $pa2 (i32.add (local.get $pa1) (local.get $aRow)))
+    (local.set $pa3 (i32.add (local.get $pa2) (local.get $aRow)))
+    (block $end (loop $inner
+      (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
+      (local.set $x0 (f64.load offset=0 (local.get $x)))
+      (local.set $s (f64.load (local.get $pa0)))
+      (local.set $c00 (f64.add (local.get $c00) (f64.mul (local.get $s) (local.get $x0))))
+      (local.set $s (f64.load (local.get $pa1)))
+      (local.set $c10 (f64.add (local.get $c10) (f64.mul (local.get $s) (local.get $x0))))
+      (local.set $s (f64.load (local.get $pa2)))
+      (local.set $c20 (f64.add (local.get $c20) (f64.mul (local.get $s) (local.get $x0))))
+      (local.set $s (f64.load (local.get $pa3)))
+      (local.set $c30 (f64.add (local.get $c30) (f64.mul (local.get $s) (local.get $x0))))
+      (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
+      (local.set $pa1 (i32.add (local.get $pa1) (local.get $aStep)))
+      (local.set $pa2 (i32.add (local.get $pa2) (local.get $aStep)))
+      (local.set $pa3 (i32.add (local.get $pa3) (local.get $aStep)))
+      (local.set $x (i32.add (local.get $x) (local.get $xStep)))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $inner)))
+    (if (f64.eq (local.get $beta) (f64.const 0)) (then
+      (f64.store offset=0 (local.get $o) (f64.mul (local.get $alpha) (local.get $c00)))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (f64.store offset=0 (local.get $o) (f64.mul (local.get $alpha) (local.get $c10)))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (f64.store offset=0 (local.get $o) (f64.mul (local.get $alpha) (local.get $c20)))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (f64.store offset=0 (local.get $o) (f64.mul (local.get $alpha) (local.get $c30)))
+    ) (else
+      (f64.store offset=0 (local.get $o) (f64.add (f64.mul (local.get $alpha) (local.get $c00)) (f64.mul (local.get $beta) (f64.load offset=0 (local.get $o)))))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (f64.store offset=0 (local.get $o) (f64.add (f64.mul (local.get $alpha) (local.get $c10)) (f64.mul (local.get $beta) (f64.load offset=0 (local.get $o)))))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (f64.store offset=0 (local.get $o) (f64.add (f64.mul (local.get $alpha) (local.get $c20)) (f64.mul (local.get $beta) (f64.load offset=0 (local.get $o)))))
+      (local.set $o (i32.add (local.get $o) (local.get $oRow)))
+      (f64.store offset=0 (local.get $o) (f64.add (f64.mul (local.get $alpha) (local.get $c30)) (f64.mul (local.get $beta) (f64.load offset=0 (local.get $o)))))
+    )))
+
+  ;; out = alpha op(A) X + beta out on 1 row x 4 columns (beta 0: out not read).
+  (func $tile1x4 (param $a i32) (param $aRow i32) (param $aStep i32) (param $x i32) (param $xStep i32) (param $kk i32) (param $o i32) (param $oRow i32) (param $alpha f64) (param $beta f64)
+    (local $l i32) (local $pa0 i32)
+    (local $c00 v128) (local $c01 v128)
+    (local $x0 v128) (local $x1 v128) (local $s v128) (local $alphaV v128) (local $betaV v128)
+    (local.set $pa0 (local.get $a))
+    (block $end (loop $inner
+      (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
+      (local.set $x0 (v128.load offset=0 (local.get $x)))
+      (local.set $x1 (v128.load offset=16 (local.get $x)))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa0))))
+      (local.set $c00 (f64x2.add (local.get $c00) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $c01 (f64x2.add (local.get $c01) (f64x2.mul (local.get $s) (local.get $x1))))
+      (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
+      (local.set $x (i32.add (local.get $x) (local.get $xStep)))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $inner)))
+    (local.set $alphaV (f64x2.splat (local.get $alpha)))
+    (local.set $betaV (f64x2.splat (local.get $beta)))
+    (if (f64.eq (local.get $beta) (f64.const 0)) (then
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c00)))
+      (v128.store offset=16 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c01)))
+    ) (else
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c00)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+      (v128.store offset=16 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c01)) (f64x2.mul (local.get $betaV) (v128.load offset=16 (local.get $o)))))
+    )))
+
+  ;; out = alpha op(A) X + beta out on 1 row x 2 columns (beta 0: out not read).
+  (func $tile1x2 (param $a i32) (param $aRow i32) (param $aStep i32) (param $x i32) (param $xStep i32) (param $kk i32) (param $o i32) (param $oRow i32) (param $alpha f64) (param $beta f64)
+    (local $l i32) (local $pa0 i32)
+    (local $c00 v128)
+    (local $x0 v128) (local $s v128) (local $alphaV v128) (local $betaV v128)
+    (local.set $pa0 (local.get $a))
+    (block $end (loop $inner
+      (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
+      (local.set $x0 (v128.load offset=0 (local.get $x)))
+      (local.set $s (f64x2.splat (f64.load (local.get $pa0))))
+      (local.set $c00 (f64x2.add (local.get $c00) (f64x2.mul (local.get $s) (local.get $x0))))
+      (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
+      (local.set $x (i32.add (local.get $x) (local.get $xStep)))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $inner)))
+    (local.set $alphaV (f64x2.splat (local.get $alpha)))
+    (local.set $betaV (f64x2.splat (local.get $beta)))
+    (if (f64.eq (local.get $beta) (f64.const 0)) (then
+      (v128.store offset=0 (local.get $o) (f64x2.mul (local.get $alphaV) (local.get $c00)))
+    ) (else
+      (v128.store offset=0 (local.get $o) (f64x2.add (f64x2.mul (local.get $alphaV) (local.get $c00)) (f64x2.mul (local.get $betaV) (v128.load offset=0 (local.get $o)))))
+    )))
+
+  ;; out = alpha op(A) X + beta out on 1 row x 1 column (beta 0: out not read).
+  (func $tile1x1 (param $a i32) (param $aRow i32) (param $aStep i32) (param $x i32) (param $xStep i32) (param $kk i32) (param $o i32) (param $oRow i32) (param $alpha f64) (param $beta f64)
+    (local $l i32) (local $pa0 i32)
+    (local $c00 f64)
+    (local $x0 f64) (local $s f64)
+    (local.set $pa0 (local.get $a))
+    (block $end (loop $inner
+      (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
+      (local.set $x0 (f64.load offset=0 (local.get $x)))
+      (local.set $s (f64.load (local.get $pa0)))
+      (local.set $c00 (f64.add (local.get $c00) (f64.mul (local.get $s) (local.get $x0))))
+      (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
+      (local.set $x (i32.add (local.get $x) (local.get $xStep)))
+      (local.set $l (i32.add (local.get $l) (i32.const 1)))
+      (br $inner)))
+    (if (f64.eq (local.get $beta) (f64.const 0)) (then
+      (f64.store offset=0 (local.get $o) (f64.mul (local.get $alpha) (local.get $c00)))
+    ) (else
+      (f64.store offset=0 (local.get $o) (f64.add (f64.mul (local.get $alpha) (local.get $c00)) (f64.mul (local.get $beta) (f64.load offset=0 (local.get $o)))))
+    )))
+
+  ;; Row entries [e0, e1) on 8 columns of the block (x, b, r, g and residual2 at those columns; wB bytes a row): see csrBlockGradient.
+  (func $csrChunk8 (param $e0 i32) (param $e1 i32) (param $colIdx i32) (param $values i32) (param $x i32) (param $wB i32) (param $b i32) (param $r i32) (param $g i32) (param $residual2 i32) (param $mode i32)
+    (local $e i32) (local $s v128) (local $p i32) (local $r0 v128) (local $r1 v128) (local $r2 v128) (local $r3 v128)
+    (if (i32.and (local.get $mode) (i32.const 1)) (then
+      (local.set $r0 (f64x2.neg (v128.load offset=0 (local.get $b))))
+      (local.set $r1 (f64x2.neg (v128.load offset=16 (local.get $b))))
+      (local.set $r2 (f64x2.neg (v128.load offset=32 (local.get $b))))
+      (local.set $r3 (f64x2.neg (v128.load offset=48 (local.get $b))))
+      (local.set $e (local.get $e0))
+      (block $dotted (loop $dot
+        (br_if $dotted (i32.ge_s (local.get $e) (local.get $e1)))
+        (local.set $s (f64x2.splat (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3))))))
+        (local.set $p (i32.add (local.get $x) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
+        (local.set $r0 (f64x2.add (local.get $r0) (f64x2.mul (local.get $s) (v128.load offset=0 (local.get $p)))))
+        (local.set $r1 (f64x2.add (local.get $r1) (f64x2.mul (local.get $s) (v128.load offset=16 (local.get $p)))))
+        (local.set $r2 (f64x2.add (local.get $r2) (f64x2.mul (local.get $s) (v128.load offset=32 (local.get $p)))))
+        (local.set $r3 (f64x2.add (local.get $r3) (f64x2.mul (local.get $s) (v128.load offset=48 (local.get $p)))))
+        (local.set $e (i32.add (local.get $e) (i32.const 1)))
+        (br $dot)))
+      (v128.store offset=0 (local.get $r) (local.get $r0))
+      (v128.store offset=0 (local.get $residual2) (f64x2.add (v128.load offset=0 (local.get $residual2)) (f64x2.mul (local.get $r0) (local.get $r0))))
+      (v128.store offset=16 (local.get $r) (local.get $r1))
+      (v128.store offset=16 (local.get $residual2) (f64x2.add (v128.load offset=16 (local.get $residual2)) (f64x2.mul (local.get $r1) (local.get $r1))))
+      (v128.store offset=32 (local.get $r) (local.get $r2))
+      (v128.store offset=32 (local.get $residual2) (f64x2.add (v128.load offset=32 (local.get $residual2)) (f64x2.mul (local.get $r2) (local.get $r2))))
+      (v128.store offset=48 (local.get $r) (local.get $r3))
+      (v128.store offset=48 (local.get $residual2) (f64x2.add (v128.load offset=48 (local.get $residual2)) (f64x2.mul (local.get $r3) (local.get $r3))))
+    ) (else
+      (local.set $r0 (v128.load offset=0 (local.get $r)))
+      (local.set $r1 (v128.load offset=16 (local.get $r)))
+      (local.set $r2 (v128.load offset=32 (local.get $r)))
+      (local.set $r3 (v128.load offset=48 (local.get $r)))
+    ))
+    (if (i32.and (local.get $mode) (i32.const 2)) (then
+      (local.set $e (local.get $e0))
+      (block $added (loop $add
+        (br_if $added (i32.ge_s (local.get $e) (local.get $e1)))
+        (local.set $s (f64x2.splat (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3))))))
+        (local.set $p (i32.add (local.get $g) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
+        (v128.store offset=0 (local.get $p) (f64x2.add (v128.load offset=0 (local.get $p)) (f64x2.mul (local.get $s) (local.get $r0))))
+        (v128.store offset=16 (local.get $p) (f64x2.add (v128.load offset=16 (local.get $p)) (f64x2.mul (local.get $s) (local.get $r1))))
+        (v128.store offset=32 (local.get $p) (f64x2.add (v128.load offset=32 (local.get $p)) (f64x2.mul (local.get $s) (local.get $r2))))
+        (v128.store offset=48 (local.get $p) (f64x2.add (v128.load offset=48 (local.get $p)) (f64x2.mul (local.get $s) (local.get $r3))))
+        (local.set $e (i32.add (local.get $e) (i32.const 1)))
+        (br $add)))
+    )))
+
+  ;; Row entries [e0, e1) on 2 columns of the block (x, b, r, g and residual2 at those columns; wB bytes a row): see csrBlockGradient.
+  (func $csrChunk2 (param $e0 i32) (param $e1 i32) (param $colIdx i32) (param $values i32) (param $x i32) (param $wB i32) (param $b i32) (param $r i32) (param $g i32) (param $residual2 i32) (param $mode i32)
+    (local $e i32) (local $s v128) (local $p i32) (local $r0 v128)
+    (if (i32.and (local.get $mode) (i32.const 1)) (then
+      (local.set $r0 (f64x2.neg (v128.load offset=0 (local.get $b))))
+      (local.set $e (local.get $e0))
+      (block $dotted (loop $dot
+        (br_if $dotted (i32.ge_s (local.get $e) (local.get $e1)))
+        (local.set $s (f64x2.splat (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3))))))
+        (local.set $p (i32.add (local.get $x) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
+        (local.set $r0 (f64x2.add (local.get $r0) (f64x2.mul (local.get $s) (v128.load offset=0 (local.get $p)))))
+        (local.set $e (i32.add (local.get $e) (i32.const 1)))
+        (br $dot)))
+      (v128.store offset=0 (local.get $r) (local.get $r0))
+      (v128.store offset=0 (local.get $residual2) (f64x2.add (v128.load offset=0 (local.get $residual2)) (f64x2.mul (local.get $r0) (local.get $r0))))
+    ) (else
+      (local.set $r0 (v128.load offset=0 (local.get $r)))
+    ))
+    (if (i32.and (local.get $mode) (i32.const 2)) (then
+      (local.set $e (local.get $e0))
+      (block $added (loop $add
+        (br_if $added (i32.ge_s (local.get $e) (local.get $e1)))
+        (local.set $s (f64x2.splat (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3))))))
+        (local.set $p (i32.add (local.get $g) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
+        (v128.store offset=0 (local.get $p) (f64x2.add (v128.load offset=0 (local.get $p)) (f64x2.mul (local.get $s) (local.get $r0))))
+        (local.set $e (i32.add (local.get $e) (i32.const 1)))
+        (br $add)))
+    )))
+
+  ;; Row entries [e0, e1) on 1 column of the block (x, b, r, g and residual2 at those columns; wB bytes a row): see csrBlockGradient.
+  (func $csrChunk1 (param $e0 i32) (param $e1 i32) (param $colIdx i32) (param $values i32) (param $x i32) (param $wB i32) (param $b i32) (param $r i32) (param $g i32) (param $residual2 i32) (param $mode i32)
+    (local $e i32) (local $s f64) (local $p i32) (local $r0 f64)
+    (if (i32.and (local.get $mode) (i32.const 1)) (then
+      (local.set $r0 (f64.neg (f64.load offset=0 (local.get $b))))
+      (local.set $e (local.get $e0))
+      (block $dotted (loop $dot
+        (br_if $dotted (i32.ge_s (local.get $e) (local.get $e1)))
+        (local.set $s (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3)))))
+        (local.set $p (i32.add (local.get $x) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
+        (local.set $r0 (f64.add (local.get $r0) (f64.mul (local.get $s) (f64.load offset=0 (local.get $p)))))
+        (local.set $e (i32.add (local.get $e) (i32.const 1)))
+        (br $dot)))
+      (f64.store offset=0 (local.get $r) (local.get $r0))
+      (f64.store offset=0 (local.get $residual2) (f64.add (f64.load offset=0 (local.get $residual2)) (f64.mul (local.get $r0) (local.get $r0))))
+    ) (else
+      (local.set $r0 (f64.load offset=0 (local.get $r)))
+    ))
+    (if (i32.and (local.get $mode) (i32.const 2)) (then
+      (local.set $e (local.get $e0))
+      (block $added (loop $add
+        (br_if $added (i32.ge_s (local.get $e) (local.get $e1)))
+        (local.set $s (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3)))))
+        (local.set $p (i32.add (local.get $g) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
+        (f64.store offset=0 (local.get $p) (f64.add (f64.load offset=0 (local.get $p)) (f64.mul (local.get $s) (local.get $r0))))
+        (local.set $e (i32.add (local.get $e) (i32.const 1)))
+        (br $add)))
+    )))
+
+  ;; C (m x n, ldc) = alpha op(A) X + beta C (beta 0: C not read), X kk x n (ldx). op(A)'s entry (i, l) is at
+  ;; a + (i aRow + l aStep) elements: aRow = lda, aStep = 1 for A itself; aRow = 1, aStep = lda for A^T
+  ;; (A stored kk x m), which the same tiles read column by column.
+  (func (export "blockProduct") (param $m i32) (param $n i32) (param $kk i32) (param $alpha f64) (param $a i32) (param $aRow i32) (param $aStep i32) (param $x i32) (param $ldx i32) (param $beta f64) (param $c i32) (param $ldc i32)
+    (local $i i32) (local $j i32) (local $m4 i32) (local $n4 i32) (local $xStep i32) (local $oRow i32)
+    (local.set $aRow (i32.shl (local.get $aRow) (i32.const 3)))
+    (local.set $aStep (i32.shl (local.get $aStep) (i32.const 3)))
+    (local.set $xStep (i32.shl (local.get $ldx) (i32.const 3)))
+    (local.set $oRow (i32.shl (local.get $ldc) (i32.const 3)))
+    (local.set $m4 (i32.and (local.get $m) (i32.const -4)))
+    (local.set $n4 (i32.and (local.get $n) (i32.const -4)))
+    (block $tilesEnd (loop $tiles
+      (br_if $tilesEnd (i32.ge_s (local.get $i) (local.get $m4)))
+      (local.set $j (i32.const 0))
+      (block $wideEnd (loop $wide
+        (br_if $wideEnd (i32.ge_s (local.get $j) (local.get $n4)))
+        (call $tile4x4 (local.get $a) (local.get $aRow) (local.get $aStep) (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 3))) (local.get $xStep) (local.get $kk)
+          (i32.add (local.get $c) (i32.shl (local.get $j) (i32.const 3))) (local.get $oRow) (local.get $alpha) (local.get $beta))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $wide)))
+      (if (i32.le_s (i32.add (local.get $j) (i32.const 2)) (local.get $n)) (then
+        (call $tile4x2 (local.get $a) (local.get $aRow) (local.get $aStep) (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 3))) (local.get $xStep) (local.get $kk)
+          (i32.add (local.get $c) (i32.shl (local.get $j) (i32.const 3))) (local.get $oRow) (local.get $alpha) (local.get $beta))
+        (local.set $j (i32.add (local.get $j) (i32.const 2)))))
+      (if (i32.lt_s (local.get $j) (local.get $n)) (then
+        (call $tile4x1 (local.get $a) (local.get $aRow) (local.get $aStep) (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 3))) (local.get $xStep) (local.get $kk)
+          (i32.add (local.get $c) (i32.shl (local.get $j) (i32.const 3))) (local.get $oRow) (local.get $alpha) (local.get $beta))))
+      (local.set $a (i32.add (local.get $a) (i32.shl (local.get $aRow) (i32.const 2))))
+      (local.set $c (i32.add (local.get $c) (i32.shl (local.get $oRow) (i32.const 2))))
+      (local.set $i (i32.add (local.get $i) (i32.const 4)))
+      (br $tiles)))
+    (block $rowsEnd (loop $rows
+      (br_if $rowsEnd (i32.ge_s (local.get $i) (local.get $m)))
+      (local.set $j (i32.const 0))
+      (block $wideEnd (loop $wide
+        (br_if $wideEnd (i32.ge_s (local.get $j) (local.get $n4)))
+        (call $tile1x4 (local.get $a) (local.get $aRow) (local.get $aStep) (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 3))) (local.get $xStep) (local.get $kk)
+          (i32.add (local.get $c) (i32.shl (local.get $j) (i32.const 3))) (local.get $oRow) (local.get $alpha) (local.get $beta))
+        (local.set $j (i32.add (local.get $j) (i32.const 4)))
+        (br $wide)))
+      (if (i32.le_s (i32.add (local.get $j) (i32.const 2)) (local.get $n)) (then
+        (call $tile1x2 (local.get $a) (local.get $aRow) (local.get $aStep) (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 3))) (local.get $xStep) (local.get $kk)
+          (i32.add (local.get $c) (i32.shl (local.get $j) (i32.const 3))) (local.get $oRow) (local.get $alpha) (local.get $beta))
+        (local.set $j (i32.add (local.get $j) (i32.const 2)))))
+      (if (i32.lt_s (local.get $j) (local.get $n)) (then
+        (call $tile1x1 (local.get $a) (local.get $aRow) (local.get $aStep) (i32.add (local.get $x) (i32.shl (local.get $j) (i32.const 3))) (local.get $xStep) (local.get $kk)
+          (i32.add (local.get $c) (i32.shl (local.get $j) (i32.const 3))) (local.get $oRow) (local.get $alpha) (local.get $beta))))
+      (local.set $a (i32.add (local.get $a) (local.get $aRow)))
+      (local.set $c (i32.add (local.get $c) (local.get $oRow)))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $rows))))
+
+  ;; The CSR block pass over w columns (the TypeScript loop csrBlockSweep of src/solvers/linalg/blockKernels.ts,
+  ;; the same additions in the same order, so the same bits): rows x cols rows (rowPtr i32, rows + 1 entries;
+  ;; colIdx i32, each < cols; values f64), X cols x w, B, R rows x w, G cols x w. Mode bit 1: R = A X - B and
+  ;; residual2[c] += |R_c|^2 (else R is given); bit 2: G += A^T R. Row by row, 8 columns at a time in
+  ;; registers: each entry read once for them in each of the two products, while the row is in cache.
+  (func (export "csrBlockGradient") (param $rows i32) (param $w i32) (param $rowPtr i32) (param $colIdx i32) (param $values i32) (param $x i32) (param $b i32) (param $r i32) (param $g i32) (param $residual2 i32) (param $mode i32)
+    (local $k i32) (local $e0 i32) (local $e1 i32) (local $j i32) (local $jB i32) (local $wB i32)
+    (local.set $wB (i32.shl (local.get $w) (i32.const 3)))
+    (local.set $e1 (i32.load (local.get $rowPtr)))
+    (block $done (loop $row
+      (br_if $done (i32.ge_s (local.get $k) (local.get $rows)))
+      (local.set $e0 (local.get $e1))
+      (local.set $rowPtr (i32.add (local.get $rowPtr) (i32.const 4)))
+      (local.set $e1 (i32.load (local.get $rowPtr)))
+      (local.set $j (i32.const 0))
+      (block $wideEnd (loop $wide
+        (br_if $wideEnd (i32.gt_s (i32.add (local.get $j) (i32.const 8)) (local.get $w)))
+        (local.set $jB (i32.shl (local.get $j) (i32.const 3)))
+        (call $csrChunk8 (local.get $e0) (local.get $e1) (local.get $colIdx) (local.get $values) (i32.add (local.get $x) (local.get $jB)) (local.get $wB)
+          (i32.add (local.get $b) (local.get $jB)) (i32.add (local.get $r) (local.get $jB)) (i32.add (local.get $g) (local.get $jB)) (i32.add (local.get $residual2) (local.get $jB)) (local.get $mode))
+        (local.set $j (i32.add (local.get $j) (i32.const 8)))
+        (br $wide)))
+      (block $pairsEnd (loop $pairs
+        (br_if $pairsEnd (i32.gt_s (i32.add (local.get $j) (i32.const 2)) (local.get $w)))
+        (local.set $jB (i32.shl (local.get $j) (i32.const 3)))
+        (call $csrChunk2 (local.get $e0) (local.get $e1) (local.get $colIdx) (local.get $values) (i32.add (local.get $x) (local.get $jB)) (local.get $wB)
+          (i32.add (local.get $b) (local.get $jB)) (i32.add (local.get $r) (local.get $jB)) (i32.add (local.get $g) (local.get $jB)) (i32.add (local.get $residual2) (local.get $jB)) (local.get $mode))
+        (local.set $j (i32.add (local.get $j) (i32.const 2)))
+        (br $pairs)))
+      (if (i32.lt_s (local.get $j) (local.get $w)) (then
+        (local.set $jB (i32.shl (local.get $j) (i32.const 3)))
+        (call $csrChunk1 (local.get $e0) (local.get $e1) (local.get $colIdx) (local.get $values) (i32.add (local.get $x) (local.get $jB)) (local.get $wB)
+          (i32.add (local.get $b) (local.get $jB)) (i32.add (local.get $r) (local.get $jB)) (i32.add (local.get $g) (local.get $jB)) (i32.add (local.get $residual2) (local.get $jB)) (local.get $mode))))
+      (local.set $b (i32.add (local.get $b) (local.get $wB)))
+      (local.set $r (i32.add (local.get $r) (local.get $wB)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $row))))
+
+  ;; dst[0 .. w) -= coef src[0 .. w) (rows of a block, wB = 8 w bytes).
+  (func $rowSubScaled (param $dst i32) (param $src i32) (param $coef f64) (param $wB i32)
+    (local $t i32) (local $even i32) (local $c v128)
+    (local.set $c (f64x2.splat (local.get $coef)))
+    (local.set $even (i32.and (local.get $wB) (i32.const -16)))
+    (block $end (loop $pairs
+      (br_if $end (i32.ge_u (local.get $t) (local.get $even)))
+      (v128.store (i32.add (local.get $dst) (local.get $t))
+        (f64x2.sub (v128.load (i32.add (local.get $dst) (local.get $t))) (f64x2.mul (local.get $c) (v128.load (i32.add (local.get $src) (local.get $t))))))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.ne (local.get $even) (local.get $wB)) (then
+      (f64.store (i32.add (local.get $dst) (local.get $even))
+        (f64.sub (f64.load (i32.add (local.get $dst) (local.get $even))) (f64.mul (local.get $coef) (f64.load (i32.add (local.get $src) (local.get $even)))))))))
+
+  ;; dst[0 .. w) /= d.
+  (func $rowDivide (param $dst i32) (param $d f64) (param $wB i32)
+    (local $t i32) (local $even i32) (local $v v128)
+    (local.set $v (f64x2.splat (local.get $d)))
+    (local.set $even (i32.and (local.get $wB) (i32.const -16)))
+    (block $end (loop $pairs
+      (br_if $end (i32.ge_u (local.get $t) (local.get $even)))
+      (v128.store (i32.add (local.get $dst) (local.get $t)) (f64x2.div (v128.load (i32.add (local.get $dst) (local.get $t))) (local.get $v)))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.ne (local.get $even) (local.get $wB)) (then
+      (f64.store (i32.add (local.get $dst) (local.get $even)) (f64.div (f64.load (i32.add (local.get $dst) (local.get $even))) (local.get $d))))))
+
+  ;; B = G^{-1} B in place for a block B (n x w) with G = P^T L L^T P (src/solvers/sparse/sparseCholesky.ts solveCholesky
+  ;; on w columns at once: the same operations on each column in the same order, so each column's bits): Z = P B
+  ;; (row k of Z is row perm[k] of B; z is n x w of work), the forward sweep over L's columns (colPtr, rowIdx i32,
+  ;; the diagonal first; lValues f64), the backward sweep, B = P^T Z. Each entry of L read once for the w columns.
+  (func (export "choleskySolveBlock") (param $n i32) (param $w i32) (param $colPtr i32) (param $rowIdx i32) (param $lValues i32) (param $perm i32) (param $b i32) (param $z i32)
+    (local $k i32) (local $j i32) (local $q i32) (local $start i32) (local $end i32) (local $wB i32) (local $zj i32)
+    (local.set $wB (i32.shl (local.get $w) (i32.const 3)))
+    (block $copied (loop $copy
+      (br_if $copied (i32.ge_s (local.get $k) (local.get $n)))
+      (memory.copy (i32.add (local.get $z) (i32.mul (local.get $k) (local.get $wB)))
+        (i32.add (local.get $b) (i32.mul (i32.load (i32.add (local.get $perm) (i32.shl (local.get $k) (i32.const 2)))) (local.get $wB)))
+        (local.get $wB))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $copy)))
+    ;; forward: z_j /= L_jj, then z_r -= L_rj z_j below the diagonal
+    (block $forwardDone (loop $forward
+      (br_if $forwardDone (i32.ge_s (local.get $j) (local.get $n)))
+      (local.set $start (i32.load (i32.add (local.get $colPtr) (i32.shl (local.get $j) (i32.const 2)))))
+      (local.set $end (i32.load (i32.add (local.get $colPtr) (i32.shl (i32.add (local.get $j) (i32.const 1)) (i32.const 2)))))
+      (local.set $zj (i32.add (local.get $z) (i32.mul (local.get $j) (local.get $wB))))
+      (call $rowDivide (local.get $zj) (f64.load (i32.add (local.get $lValues) (i32.shl (local.get $start) (i32.const 3)))) (local.get $wB))
+      (local.set $q (i32.add (local.get $start) (i32.const 1)))
+      (block $columnDone (loop $column
+        (br_if $columnDone (i32.ge_s (local.get $q) (local.get $end)))
+        (call $rowSubScaled
+          (i32.add (local.get $z) (i32.mul (i32.load (i32.add (local.get $rowIdx) (i32.shl (local.get $q) (i32.const 2)))) (local.get $wB)))
+          (local.get $zj)
+          (f64.load (i32.add (local.get $lValues) (i32.shl (local.get $q) (i32.const 3))))
+          (local.get $wB))
+        (local.set $q (i32.add (local.get $q) (i32.const 1)))
+        (br $column)))
+      (local.set $j (i32.add (local.get $j) (i32.const 1)))
+      (br $forward)))
+    ;; backward: z_j -= L_rj z_r below the diagonal, then z_j /= L_jj
+    (local.set $j (local.get $n))
+    (block $backwardDone (loop $backward
+      (br_if $backwardDone (i32.le_s (local.get $j) (i32.const 0)))
+      (local.set $j (i32.sub (local.get $j) (i32.const 1)))
+      (local.set $start (i32.load (i32.add (local.get $colPtr) (i32.shl (local.get $j) (i32.const 2)))))
+      (local.set $end (i32.load (i32.add (local.get $colPtr) (i32.shl (i32.add (local.get $j) (i32.const 1)) (i32.const 2)))))
+      (local.set $zj (i32.add (local.get $z) (i32.mul (local.get $j) (local.get $wB))))
+      (local.set $q (i32.add (local.get $start) (i32.const 1)))
+      (block $rowDone (loop $row
+        (br_if $rowDone (i32.ge_s (local.get $q) (local.get $end)))
+        (call $rowSubScaled
+          (local.get $zj)
+          (i32.add (local.get $z) (i32.mul (i32.load (i32.add (local.get $rowIdx) (i32.shl (local.get $q) (i32.const 2)))) (local.get $wB)))
+          (f64.load (i32.add (local.get $lValues) (i32.shl (local.get $q) (i32.const 3))))
+          (local.get $wB))
+        (local.set $q (i32.add (local.get $q) (i32.const 1)))
+        (br $row)))
+      (call $rowDivide (local.get $zj) (f64.load (i32.add (local.get $lValues) (i32.shl (local.get $start) (i32.const 3)))) (local.get $wB))
+      (br $backward)))
+    (local.set $k (i32.const 0))
+    (block $placed (loop $place
+      (br_if $placed (i32.ge_s (local.get $k) (local.get $n)))
+      (memory.copy (i32.add (local.get $b) (i32.mul (i32.load (i32.add (local.get $perm) (i32.shl (local.get $k) (i32.const 2)))) (local.get $wB)))
+        (i32.add (local.get $z) (i32.mul (local.get $k) (local.get $wB)))
+        (local.get $wB))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $place)))
+  )
 )

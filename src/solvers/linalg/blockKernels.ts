@@ -1,0 +1,189 @@
+/**
+ * The block kernels of the passes over several right-hand sides (../machines/blockShard.ts): a dense
+ * product of a matrix with a row-major block of w columns (n x w, entry (j, c) at j w + c), and the CSR
+ * block sweep over w columns, and solves with a sparse Cholesky factor on w columns. Three implementations, one arithmetic each: the TypeScript loops below,
+ * the WebAssembly SIMD ones (./wasm/rowKernels.wat blockProduct and csrBlockGradient, on a run's arena:
+ * ./wasmRowKernels.ts) and the native addon's (dgemm; csrBlockGradient of native/src/csr_kernels.c;
+ * CHOLMOD's block solve). The CSR sweeps add the same products in the same order on all three (the
+ * same bits), the TypeScript and WebAssembly Cholesky solves do on each column what ../sparse/sparseCholesky.ts
+ * solveCholesky does to one vector (the same bits); the dense
+ * products differ in their order of summation, so agree to rounding. Which one a thread uses is decided
+ * by ../machines/placement.ts (PassKernels.blockProduct, PassKernels.csrBlock).
+ */
+import type { NativeCsr, NativeSparse } from './backend.js';
+
+/**
+ * Row-major C = alpha op(A) X + beta C (beta 0: C is not read), op(A) m x kk (A stored kk x m when
+ * transposed, lda its row length), X kk x n, C m x n, each from its array's start.
+ */
+export type BlockProduct = (
+  transA: boolean,
+  m: number,
+  n: number,
+  kk: number,
+  alpha: number,
+  a: Float64Array,
+  lda: number,
+  x: Float64Array,
+  ldx: number,
+  beta: number,
+  c: Float64Array,
+  ldc: number,
+) => void;
+
+/** A chunk of CSR rows (p x c, column indices below c) without a right-hand side: the block sweep takes B per call. */
+export interface CsrBlockRows {
+  readonly p: number;
+  readonly c: number;
+  readonly rowPtr: Int32Array;
+  readonly colIdx: Int32Array;
+  readonly values: Float64Array;
+}
+
+/** The block sweep bound to one chunk of rows. */
+export interface CsrBlockKernel {
+  /**
+   * Over w columns: R = A X - B (p x w) and residual2[j] += |R_j|^2, then G += A^T R (c x w) unless G is
+   * null; each stored entry read once for the w columns. X null: G += A^T R alone, R given (B unused).
+   */
+  run(w: number, x: Float64Array | null, b: Float64Array, r: Float64Array, g: Float64Array | null, residual2: Float64Array): void;
+}
+
+/** The TypeScript product (the reference): row l of A and of X read once when transposed; zero entries skipped (a triangular R's half). */
+export const typescriptBlockProduct: BlockProduct = (transA, m, n, kk, alpha, a, lda, x, ldx, beta, c, ldc) => {
+  if (m === 0 || n === 0) return;
+  for (let i = 0; i < m; i++) {
+    const ci = i * ldc;
+    if (beta === 0) c.fill(0, ci, ci + n);
+    else if (beta !== 1) for (let j = 0; j < n; j++) c[ci + j] *= beta;
+  }
+  if (transA) {
+    // C[i, :] += alpha A[l, i] X[l, :]
+    for (let l = 0; l < kk; l++) {
+      const al = l * lda;
+      const xl = l * ldx;
+      for (let i = 0; i < m; i++) {
+        const s = alpha * a[al + i];
+        if (s === 0) continue;
+        const ci = i * ldc;
+        for (let j = 0; j < n; j++) c[ci + j] += s * x[xl + j];
+      }
+    }
+    return;
+  }
+  for (let i = 0; i < m; i++) {
+    const ai = i * lda;
+    const ci = i * ldc;
+    for (let l = 0; l < kk; l++) {
+      const s = alpha * a[ai + l];
+      if (s === 0) continue;
+      const xl = l * ldx;
+      for (let j = 0; j < n; j++) c[ci + j] += s * x[xl + j];
+    }
+  }
+};
+
+/** The TypeScript sweep (the reference the WebAssembly and native ones reproduce to the bit). */
+export function typescriptCsrBlock(rows: CsrBlockRows): CsrBlockKernel {
+  const { p, rowPtr, colIdx, values } = rows;
+  return {
+    run(w, x, b, r, g, residual2) {
+      for (let k = 0; k < p; k++) {
+        const rk = k * w;
+        if (x !== null) {
+          for (let j = 0; j < w; j++) r[rk + j] = -b[rk + j];
+          for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
+            const v = values[e];
+            const xj = colIdx[e] * w;
+            for (let j = 0; j < w; j++) r[rk + j] += v * x[xj + j];
+          }
+          for (let j = 0; j < w; j++) residual2[j] += r[rk + j] * r[rk + j];
+        }
+        if (g === null) continue;
+        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
+          const v = values[e];
+          const gj = colIdx[e] * w;
+          for (let j = 0; j < w; j++) g[gj + j] += v * r[rk + j];
+        }
+      }
+    },
+  };
+}
+
+/** A sparse Cholesky factor G = P^T L L^T P as ../sparse/sparseCholesky.ts keeps it: L by columns, the diagonal first. */
+export interface CholeskyBlockFactor {
+  readonly n: number;
+  readonly colPtr: Int32Array;
+  readonly rowIdx: Int32Array;
+  readonly values: Float64Array;
+  /** perm[k]: the row of G at position k. */
+  readonly perm: Int32Array;
+}
+
+/** Solves with one factor on blocks. */
+export interface GramBlockSolver {
+  /** B (n x w, row-major) = G^{-1} B in place. */
+  solve(b: Float64Array, w: number): void;
+}
+
+/**
+ * The TypeScript block solve: solveCholesky's operations on each of the w columns, in its order,
+ * each entry of L read once for them; `work` (n w entries) holds P B.
+ */
+export function typescriptGramBlockSolver(factor: CholeskyBlockFactor, work: Float64Array): GramBlockSolver {
+  const { n, colPtr, rowIdx, values, perm } = factor;
+  return {
+    solve(b, w) {
+      const z = work;
+      for (let k = 0; k < n; k++) z.set(b.subarray(perm[k] * w, perm[k] * w + w), k * w);
+      for (let j = 0; j < n; j++) {
+        const zj = j * w;
+        const d = values[colPtr[j]];
+        for (let t = 0; t < w; t++) z[zj + t] /= d;
+        for (let q = colPtr[j] + 1; q < colPtr[j + 1]; q++) {
+          const l = values[q];
+          const zr = rowIdx[q] * w;
+          for (let t = 0; t < w; t++) z[zr + t] -= l * z[zj + t];
+        }
+      }
+      for (let j = n - 1; j >= 0; j--) {
+        const zj = j * w;
+        for (let q = colPtr[j] + 1; q < colPtr[j + 1]; q++) {
+          const l = values[q];
+          const zr = rowIdx[q] * w;
+          for (let t = 0; t < w; t++) z[zj + t] -= l * z[zr + t];
+        }
+        const d = values[colPtr[j]];
+        for (let t = 0; t < w; t++) z[zj + t] /= d;
+      }
+      for (let k = 0; k < n; k++) b.set(z.subarray(k * w, k * w + w), perm[k] * w);
+    },
+  };
+}
+
+type NativeBlockCsr = NativeCsr & Required<Pick<NativeCsr, 'csrBlockGradient'>>;
+
+/** CHOLMOD's block solve on a factor (the addon's sparse part, built with choleskySolveBlock), else null. */
+export function nativeGramBlockSolver(sparse: NativeSparse | null, factor: CholeskyBlockFactor): GramBlockSolver | null {
+  if (sparse === null || typeof sparse.choleskySolveBlock !== 'function') return null;
+  const solveBlock = sparse.choleskySolveBlock.bind(sparse);
+  const handle = sparse.choleskySolver(factor.n, factor.colPtr, factor.rowIdx, factor.values, factor.perm);
+  return {
+    solve(b, w) {
+      if (w > 0) solveBlock(handle, b, w);
+    },
+  };
+}
+
+/** The addon's sweep when it has one (an addon built before it lacks csrBlockGradient), else null. */
+export function nativeCsrBlock(csr: NativeCsr | null, rows: CsrBlockRows): CsrBlockKernel | null {
+  if (csr === null || typeof csr.csrBlockGradient !== 'function') return null;
+  const native = csr as NativeBlockCsr;
+  const { p, c, rowPtr, colIdx, values } = rows;
+  const handle = native.csrRows(p, c, rowPtr, colIdx, values, new Float64Array(p));
+  return {
+    run(w, x, b, r, g, residual2) {
+      native.csrBlockGradient(handle, w, x, b, r, g, residual2);
+    },
+  };
+}
