@@ -1,7 +1,8 @@
 /**
  * The block kernels of the passes over several right-hand sides (../machines/blockShard.ts): a dense
  * product of a matrix with a row-major block of w columns (n x w, entry (j, c) at j w + c), and the CSR
- * block sweep over w columns, and solves with a sparse Cholesky factor on w columns. Three implementations, one arithmetic each: the TypeScript loops below,
+ * block sweep over w columns, and solves with a sparse Cholesky factor on w columns. Three implementations,
+ * one arithmetic each: the TypeScript loops (below; the product is ./typescriptDenseKernels.ts's gemm),
  * the WebAssembly SIMD ones (./wasm/rowKernels.wat blockProduct and csrBlockGradient, on a run's arena:
  * ./wasmRowKernels.ts) and the native addon's (dgemm; csrBlockGradient of native/src/csr_kernels.c;
  * CHOLMOD's block solve). The CSR sweeps add the same products in the same order on all three (the
@@ -11,25 +12,14 @@
  * by ../machines/placement.ts (PassKernels.blockProduct, PassKernels.csrBlock).
  */
 import type { NativeCsr, NativeSparse } from './backend.js';
+import type { DenseKernels } from './denseKernels.js';
 
 /**
  * Row-major C = alpha op(A) X + beta C (beta 0: C is not read), op(A) m x kk (A stored kk x m when
- * transposed, lda its row length), X kk x n, C m x n, each from its array's start.
+ * transposed, lda its row length), X kk x n, C m x n, each from its array's start: the dense kernels'
+ * gemm (its TypeScript loop is the reference the WebAssembly tiles are tested against).
  */
-export type BlockProduct = (
-  transA: boolean,
-  m: number,
-  n: number,
-  kk: number,
-  alpha: number,
-  a: Float64Array,
-  lda: number,
-  x: Float64Array,
-  ldx: number,
-  beta: number,
-  c: Float64Array,
-  ldc: number,
-) => void;
+export type BlockProduct = DenseKernels['gemm'];
 
 /** A chunk of CSR rows (p x c, column indices below c) without a right-hand side: the block sweep takes B per call. */
 export interface CsrBlockRows {
@@ -48,40 +38,6 @@ export interface CsrBlockKernel {
    */
   run(w: number, x: Float64Array | null, b: Float64Array, r: Float64Array, g: Float64Array | null, residual2: Float64Array): void;
 }
-
-/** The TypeScript product (the reference): row l of A and of X read once when transposed; zero entries skipped (a triangular R's half). */
-export const typescriptBlockProduct: BlockProduct = (transA, m, n, kk, alpha, a, lda, x, ldx, beta, c, ldc) => {
-  if (m === 0 || n === 0) return;
-  for (let i = 0; i < m; i++) {
-    const ci = i * ldc;
-    if (beta === 0) c.fill(0, ci, ci + n);
-    else if (beta !== 1) for (let j = 0; j < n; j++) c[ci + j] *= beta;
-  }
-  if (transA) {
-    // C[i, :] += alpha A[l, i] X[l, :]
-    for (let l = 0; l < kk; l++) {
-      const al = l * lda;
-      const xl = l * ldx;
-      for (let i = 0; i < m; i++) {
-        const s = alpha * a[al + i];
-        if (s === 0) continue;
-        const ci = i * ldc;
-        for (let j = 0; j < n; j++) c[ci + j] += s * x[xl + j];
-      }
-    }
-    return;
-  }
-  for (let i = 0; i < m; i++) {
-    const ai = i * lda;
-    const ci = i * ldc;
-    for (let l = 0; l < kk; l++) {
-      const s = alpha * a[ai + l];
-      if (s === 0) continue;
-      const xl = l * ldx;
-      for (let j = 0; j < n; j++) c[ci + j] += s * x[xl + j];
-    }
-  }
-};
 
 /** The TypeScript sweep (the reference the WebAssembly and native ones reproduce to the bit). */
 export function typescriptCsrBlock(rows: CsrBlockRows): CsrBlockKernel {

@@ -29,7 +29,6 @@ import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type 
 import {
   nativeCsrBlock,
   nativeGramBlockSolver,
-  typescriptBlockProduct,
   typescriptCsrBlock,
   typescriptGramBlockSolver,
   type BlockProduct,
@@ -39,7 +38,8 @@ import {
   type GramBlockSolver,
 } from '../linalg/blockKernels.js';
 import { solveRTransposed } from '../linalg/householderQr.js';
-import { selectedKernels } from '../linalg/kernels.js';
+import { kernelsOf, selectedKernels } from '../linalg/kernels.js';
+import { TYPESCRIPT_DENSE_KERNELS } from '../linalg/typescriptDenseKernels.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import {
   factorCholesky,
@@ -252,6 +252,7 @@ export function passKernels(context: ThreadContext): PassKernels {
     const blas = nativeBlas();
     if (blas === null) throw new Error(`A solver run on the native backend cannot load it: ${nativeUnavailableReason()}`);
     const csr = nativeCsr();
+    const nativeDense = kernelsOf('native').dense;
     return {
       rows: blas,
       csrGradient: csr === null ? typescriptCsrGradient : (rows) => nativeCsrGradient(csr, rows),
@@ -260,10 +261,7 @@ export function passKernels(context: ThreadContext): PassKernels {
         blas.dtrsv(true, true, false, p, r, 0, p, out, 0);
       },
       gramSolver: gramSolverWith(nativeSparse()),
-      blockProduct: (transA, m, n, kk, alpha, a, lda, x, ldx, beta, c, ldc) => {
-        if (m > 0 && n > 0 && kk > 0) blas.dgemm(transA, false, m, n, kk, alpha, a, 0, lda, x, 0, ldx, beta, c, 0, ldc);
-        else typescriptBlockProduct(transA, m, n, kk, alpha, a, lda, x, ldx, beta, c, ldc);
-      },
+      blockProduct: nativeDense.gemm.bind(nativeDense),
       csrBlock: (rows) => nativeCsrBlock(csr, rows) ?? typescriptCsrBlock(rows),
       gramBlockSolver: (factor, work) =>
         nativeGramBlockSolver(nativeSparse(), blockFactor(factor)) ?? typescriptGramBlockSolver(blockFactor(factor), work),
@@ -275,7 +273,7 @@ export function passKernels(context: ThreadContext): PassKernels {
     solveRTransposed: typescriptSolve,
     gramSolver: typescriptGramSolver,
     csrGradient: arena === null ? typescriptCsrGradient : (rows) => arena.csrGradient(rows),
-    blockProduct: arena === null ? typescriptBlockProduct : arena.blockProduct,
+    blockProduct: arena === null ? TYPESCRIPT_DENSE_KERNELS.gemm.bind(TYPESCRIPT_DENSE_KERNELS) : arena.blockProduct,
     csrBlock: arena === null ? typescriptCsrBlock : (rows) => arena.csrBlock(rows),
     gramBlockSolver: (factor, work) =>
       arena === null ? typescriptGramBlockSolver(blockFactor(factor), work) : arena.gramBlockSolver(blockFactor(factor), work),

@@ -8,17 +8,13 @@
  * TypeScript) equal solveCholesky on each column to the bit; blocks outside the arena are refused.
  */
 import { describe, expect, it } from 'vitest';
-import {
-  typescriptBlockProduct,
-  typescriptCsrBlock,
-  typescriptGramBlockSolver,
-  type CsrBlockRows,
-} from '../../../src/solvers/linalg/blockKernels.js';
+import { typescriptCsrBlock, typescriptGramBlockSolver, type CsrBlockRows } from '../../../src/solvers/linalg/blockKernels.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { factorCholesky, solveCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
 import { WasmArena, attachArena, wasmKernelsUnavailableReason, type WasmRowKernels } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
+import { TYPESCRIPT_DENSE_KERNELS } from '../../../src/solvers/linalg/typescriptDenseKernels.js';
 
 const available = wasmKernelsUnavailableReason() === '';
 
@@ -69,7 +65,7 @@ describe.skipIf(!available)(`WebAssembly block kernels${available ? '' : ` [SKIP
               kernels.blockProduct(transA, m, w, kk, alpha, a, lda, x, ldx, beta, c, ldc);
               close(c, expected, 1e-13, `WebAssembly, ${what}`);
               const plain = Float64Array.from(c0);
-              typescriptBlockProduct(transA, m, w, kk, alpha, a, lda, x, ldx, beta, plain, ldc);
+              TYPESCRIPT_DENSE_KERNELS.gemm(transA, m, w, kk, alpha, a, lda, x, ldx, beta, plain, ldc);
               close(plain, expected, 1e-13, `TypeScript, ${what}`);
             }
           }
