@@ -18,7 +18,7 @@ import {
   createProblem,
   partitionFromAssignment,
   spectralDataOf,
-  type SolverSystem,
+  type DistributedSystem,
   type SpectralData,
 } from '../src/solvers/index.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
@@ -28,7 +28,7 @@ import type { SparseSideReport, SparseStageName } from './common.js';
 import type { SparseProblemFile } from './sparseProblems.js';
 
 /** Best single-step time (seconds) and the threads the method iterated on. */
-function bestStep(system: SolverSystem, id: 'apc' | 'dhbm', spectral: SpectralData, spec: SparseProblemFile): [number, number] {
+function bestStep(system: DistributedSystem, id: 'apc' | 'dhbm', spectral: SpectralData, spec: SparseProblemFile): [number, number] {
   const algorithm = algorithms[id];
   const method = algorithm.create(system, algorithm.optimal(spectral).parameters);
   try {
@@ -62,7 +62,7 @@ function main(): void {
 
   const stages: Partial<Record<SparseStageName, number>> = {};
   const partition = partitionFromAssignment(assignment, m);
-  let system!: SolverSystem;
+  let system!: DistributedSystem;
   (globalThis as { gc?: () => void }).gc?.();
   [stages.setup, system] = timed(() => buildDistributedSystem(createProblem({ A, partition })), spec.expensiveRepeats);
 

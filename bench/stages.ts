@@ -22,7 +22,7 @@ import {
   runAlgorithmWork,
   spectralDataOf,
   type Analysis,
-  type DistributedSystem,
+  type DenseSystem,
   type RunResult,
   type SpectralData,
 } from '../src/solvers/index.js';
@@ -61,7 +61,7 @@ function streamSum(data: Float64Array): number {
  * analyze(), driven here (as runSync does) to time its phases from the progress it yields:
  * conditioning (kappa(A^T A)), gram-blocks + principal-angles, conditioning again (kappa(S)), local-angles.
  */
-function analyzeByPhase(system: DistributedSystem): [Analysis, AnalysisPhases] {
+function analyzeByPhase(system: DenseSystem): [Analysis, AnalysisPhases] {
   const phases: AnalysisPhases = { kappaAtA: 0, principalAngles: 0, kappaS: 0, localAngles: 0 };
   const phaseOf = (name: string, seen: Set<string>): keyof AnalysisPhases | null => {
     if (name === 'conditioning') return seen.has('principal-angles') ? 'kappaS' : 'kappaAtA';
@@ -103,7 +103,7 @@ function valuesOf(a: Analysis): AnalysisValues {
 }
 
 /** Best single-step time (seconds) and the threads the method iterated on. */
-function bestStep(system: DistributedSystem, id: 'apc' | 'dhbm', spectral: SpectralData, spec: ProblemFile): [number, number] {
+function bestStep(system: DenseSystem, id: 'apc' | 'dhbm', spectral: SpectralData, spec: ProblemFile): [number, number] {
   const algorithm = algorithms[id];
   const method = algorithm.create(system, algorithm.optimal(spectral).parameters);
   try {
@@ -131,7 +131,7 @@ const STOP_OF_STATUS: Record<RunResult['status'], SolveStop> = {
  * divergence checks, final residual). The runner is driven here so the wall-clock budget can be
  * checked between iterations; running out of it aborts the run (status 'cancelled' = 'budget').
  */
-function solve(system: DistributedSystem, id: 'apc' | 'dhbm', spectral: SpectralData, spec: ProblemFile): SolveReport {
+function solve(system: DenseSystem, id: 'apc' | 'dhbm', spectral: SpectralData, spec: ProblemFile): SolveReport {
   const controller = new AbortController();
   const t0 = performance.now();
   const deadline = t0 + spec.solveBudgetSeconds * 1e3;

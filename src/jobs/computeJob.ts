@@ -24,13 +24,13 @@ import type { Analysis } from '../solvers/analysis/types.js';
 import { systemCost, timeToSolution, withTimeToSolution } from '../solvers/analysis/timeToSolution.js';
 import { currentCalibration } from '../solvers/machines/placement.js';
 import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
-import { buildDistributedSystemWork, type SolverSystem } from '../solvers/distributed/distributedSystem.js';
+import { buildDistributedSystemWork, type DistributedSystem } from '../solvers/distributed/distributedSystem.js';
 import { CancelledError } from '../solvers/errors.js';
 import { createProblem } from '../solvers/input/createProblem.js';
 import { activeBackend, nativeBlas } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
 import { adviseWork } from '../solvers/partitioning/advisor.js';
-import type { Problem, SparseProblem } from '../solvers/problem.js';
+import type { DenseProblem, CsrProblem } from '../solvers/problem.js';
 import { multipleRhsWork } from '../solvers/runner/multipleRhs.js';
 import { everyParameterGiven, startRun, theoryOfRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
 import { SnapshotMismatchError, type RunSnapshot } from '../solvers/runner/snapshot.js';
@@ -162,7 +162,7 @@ function rightHandSides(input: ComputeInput): Float64Array[] | null {
   return Array.from({ length: rhs.length / n }, (_, j) => rhs.subarray(j * n, (j + 1) * n));
 }
 
-function problemOf(input: ComputeInput): Problem | SparseProblem {
+function problemOf(input: ComputeInput): DenseProblem | CsrProblem {
   const rhs = rightHandSides(input)?.[0] ?? input.rhs;
   const xTrue = input.knownSolution ?? null;
   switch (input.matrix.storage) {
@@ -230,7 +230,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   let staged: StagedAnalysis | null = null;
   // What the runs read (null: every parameter given, none read); a resumed attempt takes it from its checkpoint.
   let spectral: SpectralData | null = null;
-  let system: SolverSystem;
+  let system: DistributedSystem;
   try {
     applyThreadBudget(runningJobs);
     system = await runCooperatively(buildDistributedSystemWork(problem), cooperative);

@@ -15,17 +15,17 @@
 export * from './errors.js';
 export { fromRows, toRows, matVec, norm2, relativeResidual, type DenseMatrix } from './matrix.js';
 export { runSync, runCooperatively, type Work, type WorkProgress, type CooperativeOptions } from './cooperative.js';
-export { partitionFromAssignment, type Partition, type Problem, type SparseProblem } from './problem.js';
+export { partitionFromAssignment, type Partition, type DenseProblem, type CsrProblem } from './problem.js';
 export * from './input/index.js';
 export type { CsrMatrix } from './sparse/csr.js';
 export {
   buildDistributedSystem,
   buildDistributedSystemWork,
+  type DenseSystem,
+  type DenseMachineData,
   type DistributedSystem,
-  type MachineData,
-  type SolverSystem,
 } from './distributed/distributedSystem.js';
-export type { CsrMachineData, SparseDistributedSystem } from './distributed/sparseSystem.js';
+export type { CsrMachineData, CsrSystem } from './distributed/sparseSystem.js';
 export { analyze, analyzeWork, spectralDataOf, DEFAULT_ANALYSIS_TOLERANCE, type AnalyzeOptions } from './analysis/analyze.js';
 export type * from './analysis/types.js';
 export { ALGORITHM_IDS, algorithms, getAlgorithm, isAlgorithmId, type AlgorithmId } from './algorithms/registry.js';

@@ -1,7 +1,7 @@
 /**
- * A validated problem: a square nonsingular-looking matrix, a right-hand side and a partition of
- * the rows over `m` machines. Builders in `input/` produce it (Problem for a dense A,
- * SparseProblem for a CSR one) and raise typed errors otherwise.
+ * A validated problem: a matrix (square, or tall N x n of full column rank), a right-hand side and a partition of
+ * the rows over `m` machines. Builders in `input/` produce it (DenseProblem for a dense A,
+ * CsrProblem for a CSR one) and raise typed errors otherwise.
  */
 import type { CsrMatrix, DenseMatrix } from './matrix.js';
 
@@ -16,7 +16,7 @@ export interface Partition {
   readonly sizes: readonly number[];
 }
 
-export interface Problem {
+export interface DenseProblem {
   readonly n: number;
   readonly A: DenseMatrix;
   readonly b: Float64Array;
@@ -26,7 +26,7 @@ export interface Problem {
 }
 
 /** The same problem with A in compressed sparse rows: nothing of it is ever stored densely. */
-export interface SparseProblem {
+export interface CsrProblem {
   readonly n: number;
   readonly A: CsrMatrix;
   readonly b: Float64Array;

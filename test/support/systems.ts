@@ -3,13 +3,13 @@
  * uniform random matrices, Gaussian systems. Each test compares against an independent reference
  * (ml-matrix, a closed form, the other backend), so these only need to be reproducible.
  */
-import { buildDistributedSystem, type DistributedSystem } from '../../src/solvers/distributed/distributedSystem.js';
+import { buildDistributedSystem, type DenseSystem } from '../../src/solvers/distributed/distributedSystem.js';
 import { fromRows, type DenseMatrix } from '../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../src/solvers/problem.js';
 import { SeededRandom } from '../../src/solvers/random.js';
 
 /** The dense system of `rows`, row k on machine `assignment[k]` of `m`; b = 0 (no analysis reads it). */
-export function systemOf(rows: number[][], assignment: number[], m: number): DistributedSystem {
+export function systemOf(rows: number[][], assignment: number[], m: number): DenseSystem {
   const A = fromRows(rows);
   return buildDistributedSystem({
     n: A.rows,
@@ -41,7 +41,7 @@ export interface GaussianSystemOptions {
 }
 
 /** An n x n seeded Gaussian system on m machines, b = 1. */
-export function gaussianSystem(n: number, m: number, seed: number, options: GaussianSystemOptions = {}): DistributedSystem {
+export function gaussianSystem(n: number, m: number, seed: number, options: GaussianSystemOptions = {}): DenseSystem {
   const { mean = 1, density = 1, machineOfRow = (k: number) => Math.floor((k * m) / n) } = options;
   const rng = new SeededRandom(seed);
   const data = new Float64Array(n * n);

@@ -37,10 +37,10 @@ import {
   type AnalysisPartResult,
 } from '../../solvers/analysis/splitAnalysis.js';
 import { runCooperatively, type WorkProgress } from '../../solvers/cooperative.js';
-import { buildDistributedSystemWork, type DistributedSystem } from '../../solvers/distributed/distributedSystem.js';
+import { buildDistributedSystemWork, type DenseSystem } from '../../solvers/distributed/distributedSystem.js';
 import { CancelledError, SolverError } from '../../solvers/errors.js';
 import { createProblem } from '../../solvers/input/createProblem.js';
-import type { Problem } from '../../solvers/problem.js';
+import type { DenseProblem } from '../../solvers/problem.js';
 import { partitionFromAssignment } from '../../solvers/problem.js';
 import { withThreadBudget } from '../computeJob.js';
 import { JobError, JobInputMissingError } from '../errors.js';
@@ -173,8 +173,8 @@ async function partInput(redis: Redis, store: JobStore, config: Config, id: stri
   const ready = readyJobFrom(spec, { matrix, rhs, assignment }, { maxN: config.MAX_N, maxNSparse: config.MAX_N_SPARSE });
   if (ready.matrix.storage !== 'dense') throw new Error('a split analysis needs a dense matrix');
   // The same problem as computeJob's, so the same bases.
-  const dense: Problem = createProblem({ A: ready.matrix.A, rhs: ready.rhs, partition: ready.partition });
-  let system: DistributedSystem | undefined;
+  const dense: DenseProblem = createProblem({ A: ready.matrix.A, rhs: ready.rhs, partition: ready.partition });
+  let system: DenseSystem | undefined;
   const input: AnalysisPartInput = {
     A: dense.A,
     partition: dense.partition,

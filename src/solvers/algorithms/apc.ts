@@ -34,7 +34,7 @@
  * extra eigenvalue is not: at the optimum gamma must be the smaller root, swapped APC diverges
  * (m >= 3, whenever the larger root exceeds 2).
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { createConsensusPass, type ConsensusMachines } from '../machines/consensusPass.js';
 import { checkStateLengths, SnapshotMismatchError } from '../runner/snapshot.js';
 import { checkInitialGuess, crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
@@ -104,7 +104,7 @@ export class ApcMethod implements IterativeMethod {
   private residual2 = 0;
   private consensus = 0;
 
-  constructor(system: SolverSystem, gamma: number, eta: number, initialGuess?: Float64Array) {
+  constructor(system: DistributedSystem, gamma: number, eta: number, initialGuess?: Float64Array) {
     const guess = checkInitialGuess(system, initialGuess);
     const { n, m } = system;
     this.m = m;
@@ -197,7 +197,7 @@ export const apc: DistributedAlgorithm = {
       lowerBounds,
     };
   },
-  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
+  create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [gamma, eta] = requireParameters('apc', parameters, DOMAINS);
     return new ApcMethod(system, gamma, eta, initialGuess);
   },

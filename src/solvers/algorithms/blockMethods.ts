@@ -12,7 +12,7 @@
  * D_i(t + 1) = (1 - gamma) D_i(t) + gamma A_i^+ (b_i - A_i xbar(t)) (equal to the dense pass's
  * explicit x_i in exact arithmetic; K m n doubles would be the explicit form's price).
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { BlockPass } from '../machines/blockPass.js';
 import { checkInitialGuess } from './common.js';
 
@@ -65,7 +65,7 @@ abstract class PackedBlockMethod implements BlockIterativeMethod {
   protected readonly x: Float64Array;
 
   constructor(
-    system: SolverSystem,
+    system: DistributedSystem,
     rhs: readonly Float64Array[],
     kind: 'gradient' | 'projection',
     private readonly isConsensus: boolean,
@@ -158,7 +158,7 @@ class GradientBlock extends PackedBlockMethod {
   private readonly carried: Float64Array;
 
   constructor(
-    system: SolverSystem,
+    system: DistributedSystem,
     rhs: readonly Float64Array[],
     private readonly kind: 'dgd' | 'dhbm' | 'dnag',
     private readonly alpha: number,
@@ -211,7 +211,7 @@ class CimminoBlock extends PackedBlockMethod {
   private readonly direction: Float64Array;
 
   constructor(
-    system: SolverSystem,
+    system: DistributedSystem,
     rhs: readonly Float64Array[],
     private readonly nu: number,
     guess: Float64Array | undefined,
@@ -258,7 +258,7 @@ class ConsensusBlock extends PackedBlockMethod {
   private readonly partialSupports: boolean;
 
   constructor(
-    system: SolverSystem,
+    system: DistributedSystem,
     rhs: readonly Float64Array[],
     private readonly gamma: number,
     private readonly eta: number,
@@ -366,7 +366,7 @@ class ConsensusBlock extends PackedBlockMethod {
 /** The block method of algorithm `id` with its parameters (validated by the caller, as for create()). */
 export function createBlockMethod(
   id: string,
-  system: SolverSystem,
+  system: DistributedSystem,
   parameters: Readonly<Record<string, number>>,
   rhs: readonly Float64Array[],
   initialGuess?: Float64Array,

@@ -6,7 +6,7 @@
  * The residuals r_i = b_i - A_i x of the new x end each step, so an iteration is one pass over each
  * A_i and one over each Q_i (4 sum_i p_i c_i + sum_i p_i^2 flops).
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { CimminoPass } from '../machines/cimminoPass.js';
 import { checkStateLengths } from '../runner/snapshot.js';
 import { checkInitialGuess, crossMachineC, largest, positive, projectionSpectrum, requireParameters, validateAgainst } from './common.js';
@@ -36,7 +36,7 @@ class CimminoMethod implements IterativeMethod {
   private residual2 = 0;
 
   constructor(
-    system: SolverSystem,
+    system: DistributedSystem,
     private readonly nu: number,
     initialGuess?: Float64Array,
   ) {
@@ -111,7 +111,7 @@ export const cimmino: DistributedAlgorithm = {
     const upperHypothesisHolds = c < 1;
     return { lower: largest(lowerBounds), upper: upperHypothesisHolds ? c : null, upperHypothesisHolds, lowerBounds };
   },
-  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
+  create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [nu] = requireParameters('cimmino', parameters, DOMAINS);
     return new CimminoMethod(system, nu, initialGuess);
   },

@@ -2,7 +2,7 @@
  * Helpers shared by the algorithm definitions: parameter validation, checks on the spectral data,
  * and the quantity c = (m - 1) cos(theta_H) that Table 1's upper bounds are written in.
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { DimensionMismatchError, InvalidParameterError, SingularMatrixError } from '../errors.js';
 import type { HeterogeneityForBounds, Parameters, SpectralData } from './types.js';
 
@@ -122,7 +122,7 @@ export function largest(bounds: Readonly<Record<string, number | null>>): number
 }
 
 /** The initial guess when one is given: n finite numbers (DimensionMismatchError, InvalidParameterError otherwise). */
-export function checkInitialGuess(system: SolverSystem, guess: Float64Array | undefined): Float64Array | undefined {
+export function checkInitialGuess(system: DistributedSystem, guess: Float64Array | undefined): Float64Array | undefined {
   if (guess === undefined) return undefined;
   if (guess.length !== system.n) {
     throw new DimensionMismatchError(`The initial guess has ${guess.length} entries but the system has n = ${system.n} unknowns.`, {

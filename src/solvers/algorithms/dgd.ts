@@ -4,7 +4,7 @@
  * optimal alpha = 2/(L + mu), rho = (kappa - 1)/(kappa + 1), kappa = kappa(A^T A) = L/mu.
  * One fused pass over A per iteration (the gradient and residual at the new x end the step).
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientMethod.js';
 import type {
@@ -21,7 +21,7 @@ const DOMAINS = [positive('alpha')];
 
 class DgdMethod extends GradientMethod {
   constructor(
-    system: SolverSystem,
+    system: DistributedSystem,
     private readonly alpha: number,
     initialGuess?: Float64Array,
   ) {
@@ -65,7 +65,7 @@ export const dgd: DistributedAlgorithm = {
     };
     return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
   },
-  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
+  create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [alpha] = requireParameters('dgd', parameters, DOMAINS);
     return new DgdMethod(system, alpha, initialGuess);
   },

@@ -7,7 +7,7 @@
  * rho = (sqrt k - 1)/(sqrt k + 1), k = kappa(A^T A); both ends are double roots, so the error
  * decays like t rho^t, after a transient growth near lambda = L (./transient.ts). One fused pass over A per iteration.
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientMethod.js';
 import { shiftedQuadraticRootModulus } from './spectralRadius.js';
@@ -28,7 +28,7 @@ class HeavyBallMethod extends GradientMethod {
   private readonly z: Float64Array;
 
   constructor(
-    system: SolverSystem,
+    system: DistributedSystem,
     private readonly alpha: number,
     private readonly beta: number,
     initialGuess?: Float64Array,
@@ -81,7 +81,7 @@ export const dhbm: DistributedAlgorithm = {
     };
     return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
   },
-  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
+  create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [alpha, beta] = requireParameters('dhbm', parameters, DOMAINS);
     return new HeavyBallMethod(system, alpha, beta, initialGuess);
   },

@@ -9,7 +9,7 @@
  * worst lambda is mu or L. Optimal (Lessard-Recht-Packard): alpha = 4/(3L + mu),
  * beta = (sqrt(3k+1) - 2)/(sqrt(3k+1) + 2), rho = 1 - 2/sqrt(3k+1) (double root at lambda = mu).
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { gradientSpectrum, largest, momentum, positive, requireParameters, validateAgainst } from './common.js';
 import { GradientMethod } from './gradientMethod.js';
 import { nesterovRootModulus } from './spectralRadius.js';
@@ -31,7 +31,7 @@ class NesterovMethod extends GradientMethod {
   private readonly y: Float64Array;
 
   constructor(
-    system: SolverSystem,
+    system: DistributedSystem,
     private readonly alpha: number,
     private readonly beta: number,
     initialGuess?: Float64Array,
@@ -88,7 +88,7 @@ export const dnag: DistributedAlgorithm = {
     };
     return { lower: largest(lowerBounds), upper: null, upperHypothesisHolds: false, lowerBounds };
   },
-  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
+  create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [alpha, beta] = requireParameters('dnag', parameters, DOMAINS);
     return new NesterovMethod(system, alpha, beta, initialGuess);
   },

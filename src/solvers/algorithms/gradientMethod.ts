@@ -3,7 +3,7 @@
  * whose point x is the estimate, and the residual it measured. A subclass only moves x given g(x)
  * (`update`); the pass then evaluates g and |A x - b|^2 at the new point, ready for the next step.
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { GradientPass } from '../machines/gradientPass.js';
 import { checkStateLengths } from '../runner/snapshot.js';
 import { checkInitialGuess } from './common.js';
@@ -16,7 +16,7 @@ export abstract class GradientMethod implements IterativeMethod {
   private residual2: number;
 
   /** x(0) = initialGuess (checked by checkInitialGuess), else 0. */
-  constructor(system: SolverSystem, initialGuess?: Float64Array) {
+  constructor(system: DistributedSystem, initialGuess?: Float64Array) {
     const guess = checkInitialGuess(system, initialGuess);
     this.pass = new GradientPass(system);
     this.threads = this.pass.threads;

@@ -4,7 +4,7 @@
  *   xbar <- (1/m) sum_i x_i.
  * No parameters. Rate (APC's (*) with gamma = eta = 1: roots 0 and 1 - mu): rho = 1 - lambda_min(S)/m.
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { ApcMethod, apcRate } from './apc.js';
 import { crossMachineC, largest, projectionSpectrum, validateAgainst } from './common.js';
 import type {
@@ -46,7 +46,7 @@ export const mlm: DistributedAlgorithm = {
       lowerBounds,
     };
   },
-  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
+  create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     validateAgainst('mlm', parameters, []);
     return new ApcMethod(system, 1, 1, initialGuess);
   },

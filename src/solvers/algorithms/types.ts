@@ -5,7 +5,7 @@
  * trace monitor, progress and cancellation live in `../runner/`, shared by all.
  * The registry (`./registry.ts`) maps the public ids to these definitions.
  */
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import type { TransientPrediction } from './transient.js';
 
 export type Parameters = Record<string, number>;
@@ -115,7 +115,7 @@ export interface DistributedAlgorithm {
    * initialGuess (length n; default 0). Projection-consensus methods (APC, MLM) start machine i at the
    * projection of the guess onto its solution set, x_i(0) = x0 + A_i^+ (b_i - A_i x0).
    */
-  create(system: SolverSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod;
+  create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod;
   /**
    * The predicted transient growth of the error's modes for these parameters (./transient.ts), for
    * the methods that have one (D-HBM, D-NAG); absent for the others, null when rho >= 1.

@@ -18,7 +18,7 @@
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { SpectralData } from '../algorithms/types.js';
 import { runSync, type Work } from '../cooperative.js';
-import { rowSpaceSystem, type DistributedSystem, type SolverSystem } from '../distributed/distributedSystem.js';
+import { rowSpaceSystem, type DenseSystem, type DistributedSystem } from '../distributed/distributedSystem.js';
 import { isTall, leastSquaresPointsWork, sparseLeastSquaresPointsWork, type LeastSquaresPoints } from '../distributed/leastSquares.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
@@ -46,7 +46,7 @@ export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
  * The analysis of a system on either storage: the choice is made here, by the system's type
  * (dense: Gram blocks, QR bases and LU; CSR: Krylov estimates on sparse operators, ./sparseAnalysis.ts).
  */
-export function* analyzeWork(system: SolverSystem, options: AnalyzeOptions = {}): Work<Analysis> {
+export function* analyzeWork(system: DistributedSystem, options: AnalyzeOptions = {}): Work<Analysis> {
   const staged = yield* spectralStageWork(system, options);
   return yield* staged.rest();
 }
@@ -62,7 +62,7 @@ export interface StagedAnalysis {
   rest(): Work<Analysis>;
 }
 
-export function* spectralStageWork(system: SolverSystem, options: AnalyzeOptions = {}): Work<StagedAnalysis> {
+export function* spectralStageWork(system: DistributedSystem, options: AnalyzeOptions = {}): Work<StagedAnalysis> {
   const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
   const kernels = options.kernels ?? selectedKernels();
   if (isTall(system)) return yield* tallSpectralStageWork(kernels, system, tolerance);
@@ -83,7 +83,7 @@ export function* spectralStageWork(system: SolverSystem, options: AnalyzeOptions
  * the machines' ranks, which bounds still hold (Bounds.tall) and, when the projection methods reach
  * another point than x_LS, by how much.
  */
-function* tallSpectralStageWork(kernels: Kernels, system: SolverSystem, tolerance: number): Work<StagedAnalysis> {
+function* tallSpectralStageWork(kernels: Kernels, system: DistributedSystem, tolerance: number): Work<StagedAnalysis> {
   if (system.storage === 'csr') {
     const { staged, normal } = yield* tallSparseStagedPartsWork(kernels, system);
     return {
@@ -98,7 +98,12 @@ function* tallSpectralStageWork(kernels: Kernels, system: SolverSystem, toleranc
   };
 }
 
-function* tallRestWork(system: SolverSystem, staged: StagedParts, pointsWork: Work<LeastSquaresPoints>, tolerance: number): Work<Analysis> {
+function* tallRestWork(
+  system: DistributedSystem,
+  staged: StagedParts,
+  pointsWork: Work<LeastSquaresPoints>,
+  tolerance: number,
+): Work<Analysis> {
   const parts = yield* staged.rest();
   const points = yield* pointsWork;
   yield { phase: 'analysis', fraction: 1 };
@@ -142,12 +147,12 @@ const TALL_BOUNDS: TallBounds = {
     'built on them are not guaranteed (ash608 on 4 machines: theta_H = 0 yet kappa(S) = 2).',
 };
 
-export function analyze(system: SolverSystem, options: AnalyzeOptions = {}): Analysis {
+export function analyze(system: DistributedSystem, options: AnalyzeOptions = {}): Analysis {
   return runSync(analyzeWork(system, options));
 }
 
 /** The dense analysis' conditioning first (kappa(A^T A), the Gram blocks, kappa(S)); the blocks kept for the angles. */
-function* denseStagedPartsWork(kernels: Kernels, system: DistributedSystem): Work<StagedParts> {
+function* denseStagedPartsWork(kernels: Kernels, system: DenseSystem): Work<StagedParts> {
   const { partition } = system;
 
   yield { phase: 'conditioning', fraction: 0 };
@@ -170,7 +175,7 @@ function* denseStagedPartsWork(kernels: Kernels, system: DistributedSystem): Wor
 }
 
 /** theta_ij, theta_H and kappa(S) of a dense system's partition: G_ij = Q_i^T Q_j once, the angles and S's spectrum from them. */
-function* denseAnglesAndSWork(kernels: Kernels, system: DistributedSystem): Work<{ angles: PrincipalAngles; s: SConditioning }> {
+function* denseAnglesAndSWork(kernels: Kernels, system: DenseSystem): Work<{ angles: PrincipalAngles; s: SConditioning }> {
   const { machines } = system;
   yield { phase: 'gram-blocks', fraction: 0 };
   const gram = yield* inPhase(gramBlocksWork(kernels, machines), 'gram-blocks', 0, 1);
@@ -194,7 +199,7 @@ export interface PartitionSpectrum {
  * partition advisor (../partitioning/advisor.ts). On CSR storage `lu` is the LU of A, shared by the
  * candidates (A does not change with the partition).
  */
-export function* partitionSpectrumWork(kernels: Kernels, system: SolverSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
+export function* partitionSpectrumWork(kernels: Kernels, system: DistributedSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
   if (system.storage === 'csr') {
     if (isTall(system)) return yield* tallSparsePartitionSpectrumWork(kernels, system);
     const context = lu ?? (yield* sparseLuContextWork(system.A));

@@ -13,7 +13,7 @@
  * every fixture converges in at most ~210 steps.
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { DenseSystem } from '../distributed/distributedSystem.js';
 import { SingularMatrixError } from '../errors.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { lanczosWork, type LanczosResult, type SymmetricOperator } from '../eigen/lanczos.js';
@@ -175,7 +175,7 @@ export function computeMatrixConditioning(a: DenseMatrix, kernels: Kernels = sel
 }
 
 /** Q^T (N x n, row-major): row offsets[i] + k is the k-th basis vector of R(A_i), on C_i (zero for a dependent row). */
-export function* assembleBasisRowsWork(system: DistributedSystem, offsets: readonly number[]): Work<DenseMatrix> {
+export function* assembleBasisRowsWork(system: DenseSystem, offsets: readonly number[]): Work<DenseMatrix> {
   const n = system.n;
   const rows = system.A.rows;
   const data = new Float64Array(rows * n);
@@ -197,7 +197,7 @@ export function* assembleBasisRowsWork(system: DistributedSystem, offsets: reado
  * lambda_max(S) by Lanczos on G = Q^T Q; lambda_min(S) = sigma_min(Q)^2 by Lanczos on
  * (Q Q^T)^{-1} through the LU of Q^T. All off-diagonal blocks zero: S = I (Proposition 1).
  */
-export function* sConditioningWork(kernels: Kernels, system: DistributedSystem, gram: GramBlocks): Work<SConditioning> {
+export function* sConditioningWork(kernels: Kernels, system: DenseSystem, gram: GramBlocks): Work<SConditioning> {
   if (gramIsIdentity(gram)) return S_IDENTITY;
   if (system.A.rows > system.n) return yield* tallSConditioningWork(kernels, system, gram.offsets);
   const upper = yield* sLargestWork(kernels, gram);
@@ -212,7 +212,7 @@ export function* sConditioningWork(kernels: Kernels, system: DistributedSystem, 
  * eigenvalues are the squared singular values of Q^T, the n-th the smallest, by the same
  * bidiagonalization as kappa(A^T A) (absolute accuracy a few eps lambda_max(S), lambda_max(S) <= m).
  */
-function* tallSConditioningWork(kernels: Kernels, system: DistributedSystem, offsets: readonly number[]): Work<SConditioning> {
+function* tallSConditioningWork(kernels: Kernels, system: DenseSystem, offsets: readonly number[]): Work<SConditioning> {
   const basisRows = yield* assembleBasisRowsWork(system, offsets);
   const { largest, smallest } = yield* singularValueRangeWork(kernels, basisRows.data, basisRows.rows, basisRows.cols);
   const lambdaMaxS = largest * largest;
@@ -234,7 +234,7 @@ export function* sLargestWork(kernels: Kernels, gram: GramBlocks): Work<LanczosR
  * null when the LU meets an exactly zero pivot (the caller throws singularBasesError, which names
  * lambda_max(S): the split analysis computes the two ends on different workers).
  */
-export function* sSmallestWork(kernels: Kernels, system: DistributedSystem, offsets: readonly number[]): Work<LanczosResult | null> {
+export function* sSmallestWork(kernels: Kernels, system: DenseSystem, offsets: readonly number[]): Work<LanczosResult | null> {
   const basisRows = yield* assembleBasisRowsWork(system, offsets);
   const f = yield* luWork(kernels, basisRows, { inPlace: true });
   if (f.zeroPivotColumn >= 0) return null;
@@ -261,6 +261,6 @@ export function sConditioningFrom(upper: LanczosEnd, inverse: LanczosEnd): SCond
   };
 }
 
-export function computeSConditioning(system: DistributedSystem, gram: GramBlocks, kernels: Kernels = selectedKernels()): SConditioning {
+export function computeSConditioning(system: DenseSystem, gram: GramBlocks, kernels: Kernels = selectedKernels()): SConditioning {
   return runSync(sConditioningWork(kernels, system, gram));
 }

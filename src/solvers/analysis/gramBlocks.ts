@@ -9,7 +9,7 @@
  */
 import type { Work } from '../cooperative.js';
 import { runSync } from '../cooperative.js';
-import type { MachineData } from '../distributed/distributedSystem.js';
+import type { DenseMachineData } from '../distributed/distributedSystem.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { SymmetricOperator } from '../eigen/lanczos.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
@@ -73,7 +73,7 @@ function gatherColumns(q: Float64Array, p: number, c: number, positions: Int32Ar
   return out;
 }
 
-export function* gramBlocksWork(kernels: Kernels, machines: readonly MachineData[]): Work<GramBlocks> {
+export function* gramBlocksWork(kernels: Kernels, machines: readonly DenseMachineData[]): Work<GramBlocks> {
   const m = machines.length;
   const sizes = machines.map((mc) => mc.p);
   const offsets: number[] = [];
@@ -117,8 +117,8 @@ export function* gramBlocksWork(kernels: Kernels, machines: readonly MachineData
  */
 export function* gramBlockIntoWork(
   kernels: Kernels,
-  a: MachineData,
-  b: MachineData,
+  a: DenseMachineData,
+  b: DenseMachineData,
   g: Float64Array,
   pending: { madds: number },
   fraction: number,
@@ -149,7 +149,7 @@ export function* gramBlockIntoWork(
 }
 
 /** Whether G_ab is stored: the supports of a and b meet (else G_ab = 0 exactly). */
-export function blockIsStored(a: MachineData, b: MachineData): boolean {
+export function blockIsStored(a: DenseMachineData, b: DenseMachineData): boolean {
   return (a.full && b.full) || supportsMeet(a.cols, b.cols);
 }
 
@@ -165,7 +165,7 @@ function supportsMeet(a: Int32Array, b: Int32Array): boolean {
   return false;
 }
 
-export function computeGramBlocks(machines: readonly MachineData[], kernels: Kernels = selectedKernels()): GramBlocks {
+export function computeGramBlocks(machines: readonly DenseMachineData[], kernels: Kernels = selectedKernels()): GramBlocks {
   return runSync(gramBlocksWork(kernels, machines));
 }
 

@@ -16,7 +16,7 @@
  * (kernels.blockSigmaMax, ../linalg/kernels.ts, says why the two backends find c differently).
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { DistributedSystem, MachineData } from '../distributed/distributedSystem.js';
+import type { DenseSystem, DenseMachineData } from '../distributed/distributedSystem.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { lanczosWork, type SymmetricOperator } from '../eigen/lanczos.js';
 import { bidiagonalOfColumnsWork, bidiagonalSingularValue } from '../linalg/singularValues.js';
@@ -133,7 +133,7 @@ function unionOf(a: Int32Array, b: Int32Array): Int32Array {
 }
 
 /** Rows of a machine's Q_i^T spread onto the ascending `union` of supports (Q_i^T itself when full). */
-function basisOnUnion(machine: MachineData, union: Int32Array | null, len: number): Float64Array {
+function basisOnUnion(machine: DenseMachineData, union: Int32Array | null, len: number): Float64Array {
   if (union === null) return machine.q;
   const pos = positionsIn(machine.cols, union);
   const out = new Float64Array(machine.p * len);
@@ -150,7 +150,7 @@ function basisOnUnion(machine: MachineData, union: Int32Array | null, len: numbe
  * union of the supports: row k of W^T is q_b,k - sum_l G_ab[l, k] q_a,l.
  * `gT` is G_ab^T (p_b x p_a, row-major).
  */
-function* sineOfSmallestAngleWork(kernels: Kernels, a: MachineData, b: MachineData, gT: Float64Array): Work<number> {
+function* sineOfSmallestAngleWork(kernels: Kernels, a: DenseMachineData, b: DenseMachineData, gT: Float64Array): Work<number> {
   const union = a.full && b.full ? null : unionOf(a.cols, b.cols);
   const len = union === null ? a.c : union.length;
   const qa = basisOnUnion(a, union, len);
@@ -174,7 +174,7 @@ function* sineOfSmallestAngleWork(kernels: Kernels, a: MachineData, b: MachineDa
 }
 
 /** theta_ij for machines i < j from their Gram block G_ij (null: disjoint supports). */
-export function* pairAngleWork(kernels: Kernels, mi: MachineData, mj: MachineData, g: Float64Array | null): Work<PairAngle> {
+export function* pairAngleWork(kernels: Kernels, mi: DenseMachineData, mj: DenseMachineData, g: Float64Array | null): Work<PairAngle> {
   if (g === null) return { theta: Math.PI / 2, cos: 0 };
   const c = yield* largestSingularValueWork(kernels, g, mi.p, mj.p);
   if (c < NEAR_PARALLEL_COSINE) return { theta: Math.acos(c), cos: c };
@@ -198,7 +198,7 @@ export function* pairAngleWork(kernels: Kernels, mi: MachineData, mj: MachineDat
   return { theta: Math.atan2(s, c), cos: Math.min(c, 1) };
 }
 
-export function* principalAnglesWork(kernels: Kernels, machines: readonly MachineData[], gram: GramBlocks): Work<PrincipalAngles> {
+export function* principalAnglesWork(kernels: Kernels, machines: readonly DenseMachineData[], gram: GramBlocks): Work<PrincipalAngles> {
   const m = machines.length;
   const totalPairs = (m * (m - 1)) / 2;
   const pairTheta = new Float64Array(totalPairs);
@@ -243,7 +243,7 @@ export function principalAnglesFromPairs(m: number, pairTheta: Float64Array, pai
 }
 
 /** Principal angles of a system, computing its Gram blocks. */
-export function computePrincipalAngles(system: DistributedSystem, kernels: Kernels = selectedKernels()): PrincipalAngles {
+export function computePrincipalAngles(system: DenseSystem, kernels: Kernels = selectedKernels()): PrincipalAngles {
   return runSync(
     (function* () {
       const gram = yield* gramBlocksWork(kernels, system.machines);

@@ -21,7 +21,7 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
-import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
+import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import { nnzOf, type CsrMatrix } from '../sparse/csr.js';
@@ -121,7 +121,7 @@ export interface PairAnglesSpec {
 }
 
 /** The pairs' angles of a system whose column slots are `slots`: the overlapping pairs and the machines' factors. */
-export function pairAnglesSpec(system: SparseDistributedSystem, slots: MachineColumnSlots): PairAnglesSpec {
+export function pairAnglesSpec(system: CsrSystem, slots: MachineColumnSlots): PairAnglesSpec {
   const factors = system.machines.map(({ gram: { symbolic, values } }): StoredGramFactor => ({ symbolic, values }));
   return { slots, factors, pairs: overlappingMachinePairs(slots) };
 }
@@ -226,7 +226,7 @@ export interface SparseLuContext {
  */
 export function* sparseAnglesAndSWork(
   kernels: Kernels,
-  system: SparseDistributedSystem,
+  system: CsrSystem,
   { lu, luSolves, workspace }: SparseLuContext,
 ): Work<{ angles: SparsePrincipalAngles; s: SSpectrum }> {
   const { A, partition } = system;
@@ -265,7 +265,7 @@ export function* sparseLuContextWork(A: CsrMatrix): Work<SparseLuContext> {
  * the same LU, lambda_max(S) by reflection or Lanczos), then in rest() the principal angles and the
  * local angles. The LU of A is not kept for the rest (it needs only the machines' factors and A).
  */
-export function* sparseStagedPartsWork(kernels: Kernels, system: SparseDistributedSystem): Work<StagedParts> {
+export function* sparseStagedPartsWork(kernels: Kernels, system: CsrSystem): Work<StagedParts> {
   const { A, partition } = system;
   const workspace = new KrylovWorkspace();
 
@@ -299,7 +299,7 @@ export function* sparseStagedPartsWork(kernels: Kernels, system: SparseDistribut
  * estimates; rest() computes the principal angles on the pairs' operators and the local angles on A's rows.
  */
 export function sparseStagedParts(
-  system: SparseDistributedSystem,
+  system: CsrSystem,
   pairs: PairAnglesSpec,
   factors: GramFactorSolves,
   s: SSpectrum,

@@ -18,7 +18,7 @@
  * recommendation as `analyze` does.
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { DenseSystem } from '../distributed/distributedSystem.js';
 import type { DenseMatrix } from '../matrix.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
@@ -90,7 +90,7 @@ export interface AnalysisPartInput {
   A: DenseMatrix;
   partition: Partition;
   /** The machines' rows, bases and factors (built on first use: 'pairs' and 's-smallest' need them). */
-  system: () => Work<DistributedSystem>;
+  system: () => Work<DenseSystem>;
 }
 
 /**
@@ -185,7 +185,7 @@ export function* analysisPartWork(
   }
 }
 
-function* pairsPartWork(kernels: Kernels, system: DistributedSystem, group: MachineRange): Work<AnalysisPartResult> {
+function* pairsPartWork(kernels: Kernels, system: DenseSystem, group: MachineRange): Work<AnalysisPartResult> {
   const { machines, m } = system;
   let pairs = 0;
   let stored = 0;
@@ -290,7 +290,7 @@ export function* combineAnalysisPartsWork(
 
 /** The whole split analysis in one process (library use and tests): every part, then the combine step. */
 export function analyzeInParts(
-  system: DistributedSystem,
+  system: DenseSystem,
   groups: number,
   tolerance = DEFAULT_ANALYSIS_TOLERANCE,
   kernels: Kernels = selectedKernels(),
@@ -304,11 +304,11 @@ export function analyzeInParts(
 }
 
 /** The input of every part from a system already built (its bases ready). */
-export function partInputOf(system: DistributedSystem): AnalysisPartInput {
+export function partInputOf(system: DenseSystem): AnalysisPartInput {
   return { A: system.A, partition: system.partition, system: () => alreadyBuilt(system) };
 }
 
 // eslint-disable-next-line require-yield -- a Work that is already done: the system was built before.
-function* alreadyBuilt(system: DistributedSystem): Work<DistributedSystem> {
+function* alreadyBuilt(system: DenseSystem): Work<DenseSystem> {
   return system;
 }

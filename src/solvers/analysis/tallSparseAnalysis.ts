@@ -20,7 +20,7 @@
 import type { Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import type { Kernels } from '../linalg/kernels.js';
-import type { SparseDistributedSystem } from '../distributed/sparseSystem.js';
+import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { normalEquationsSolver, projectorSumOperator, rowBasisMachines } from '../distributed/sparseLeastSquares.js';
 import { currentThreadNormalOperator, type GramSolver } from '../machines/placement.js';
 import { ConjugateGradients } from '../sparse/conjugateGradients.js';
@@ -48,7 +48,7 @@ function fromEigenvalue(e: EigenvalueEstimate): SpectralEstimate {
 const IDENTITY_ESTIMATE: SpectralEstimate = { value: 1, method: 'structural', relativeErrorBound: 0, iterations: 0, converged: true };
 
 /** The machines' row bases stacked (machine i's rows contiguous, in machine order) with each machine's rows in it. */
-function stackedRowBases(system: SparseDistributedSystem): { a: CsrMatrix; rowsOf: Int32Array[] } {
+function stackedRowBases(system: CsrSystem): { a: CsrMatrix; rowsOf: Int32Array[] } {
   const blocks = system.machines.map((machine) => machine.projection?.a ?? machine.a);
   let rows = 0;
   let nnz = 0;
@@ -78,10 +78,7 @@ function stackedRowBases(system: SparseDistributedSystem): { a: CsrMatrix; rowsO
  * The tall sparse analysis' conditioning first (module comment), then in rest() the principal and
  * local angles; `normal` is the solver with A^T A's factor, for x_LS.
  */
-export function* tallSparseStagedPartsWork(
-  kernels: Kernels,
-  system: SparseDistributedSystem,
-): Work<{ staged: StagedParts; normal: GramSolver }> {
+export function* tallSparseStagedPartsWork(kernels: Kernels, system: CsrSystem): Work<{ staged: StagedParts; normal: GramSolver }> {
   const { A, n } = system;
   const workspace = new KrylovWorkspace();
   const lanczos = { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack };
@@ -116,7 +113,7 @@ export function* tallSparseStagedPartsWork(
 }
 
 /** S's ends over the machines' row bases (module comment), and what the pair angles read. */
-function* tallSSpectrumWork(kernels: Kernels, system: SparseDistributedSystem, workspace: KrylovWorkspace) {
+function* tallSSpectrumWork(kernels: Kernels, system: CsrSystem, workspace: KrylovWorkspace) {
   const basis = stackedRowBases(system);
   const slots = machineColumnSlots(basis.a, basis.rowsOf);
   const pairs = pairAnglesSpec(system, slots);
@@ -131,10 +128,7 @@ function* tallSSpectrumWork(kernels: Kernels, system: SparseDistributedSystem, w
 }
 
 /** kappa(S) and theta_H of a tall CSR system's partition, as its analysis computes them (the partition advisor's). */
-export function* tallSparsePartitionSpectrumWork(
-  kernels: Kernels,
-  system: SparseDistributedSystem,
-): Work<{ kappaS: number; thetaH: number }> {
+export function* tallSparsePartitionSpectrumWork(kernels: Kernels, system: CsrSystem): Work<{ kappaS: number; thetaH: number }> {
   yield { phase: 'principal-angles', fraction: 0 };
   const { pairs, factors, kappaS } = yield* tallSSpectrumWork(kernels, system, new KrylovWorkspace());
   const angles = yield* sparsePrincipalAnglesWork(pairs, factors);
@@ -143,7 +137,7 @@ export function* tallSparsePartitionSpectrumWork(
 
 /** lambda_min(S) by Lanczos on S^{-1} through conjugate gradients (module comment), its bound widened by the solves' error. */
 function* lambdaMinSByConjugateGradientsWork(
-  system: SparseDistributedSystem,
+  system: CsrSystem,
   lambdaMaxS: number,
   options: { tolerance: number; basisSize: number; arpack: Kernels['arpack'] },
   workspace: KrylovWorkspace,

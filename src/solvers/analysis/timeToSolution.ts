@@ -21,7 +21,7 @@
  * taskmaster's link at `bandwidthGBs`.
  */
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { predictIterations } from './recommendation.js';
 import type { AlgorithmTimes, Analysis, Calibration, Deployment, FinishesFirst, TimeToSolution } from './types.js';
 
@@ -49,7 +49,7 @@ export interface SystemCost {
   machines: MachineCost[];
 }
 
-export function systemCost(system: SolverSystem): SystemCost {
+export function systemCost(system: DistributedSystem): SystemCost {
   if (system.storage === 'dense') {
     const machines = system.machines.map((d) => ({
       p: d.p,

@@ -15,12 +15,12 @@ import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js'
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { DenseMatrix } from '../matrix.js';
 import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
-import type { Problem, SparseProblem } from '../problem.js';
-import type { DistributedSystem, MachineData, SolverSystem, SparseDistributedSystem } from '../machines/machineData.js';
+import type { DenseProblem, CsrProblem } from '../problem.js';
+import type { DenseSystem, DenseMachineData, DistributedSystem, CsrSystem } from '../machines/machineData.js';
 import { buildSparseSystemWork } from './sparseSystem.js';
 
 /** The types of what is built here are the machines' (../machines/machineData.ts, below this folder). */
-export type { DistributedSystem, MachineData, SolverSystem } from '../machines/machineData.js';
+export type { DenseSystem, DenseMachineData, DistributedSystem } from '../machines/machineData.js';
 
 /** Relative size of a QR pivot below which a machine's rows are treated as linearly dependent. */
 const DEPENDENT_ROWS_TOLERANCE = 64 * Number.EPSILON;
@@ -55,7 +55,7 @@ function rowExtents(x: Float64Array, p: number, c: number): [Int32Array, Int32Ar
   return [start, end];
 }
 
-function* buildMachineWork(kernels: Kernels, problem: Problem, index: number): Work<MachineData> {
+function* buildMachineWork(kernels: Kernels, problem: DenseProblem, index: number): Work<DenseMachineData> {
   const { A, b } = problem;
   const n = A.cols;
   // A tall A (N > n) may have full column rank with dependent rows on a machine: its projection then
@@ -133,7 +133,7 @@ function* rankDeficientMachineWork(
   a: Float64Array,
   bi: Float64Array,
   independent: Int32Array,
-): Work<MachineData> {
+): Work<DenseMachineData> {
   const p = rows.length;
   const c = cols.length;
   const rank = independent.length;
@@ -162,9 +162,9 @@ function* rankDeficientMachineWork(
   return { index, rows, p, rank, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2 };
 }
 
-function* buildDenseSystemWork(kernels: Kernels, problem: Problem): Work<DistributedSystem> {
+function* buildDenseSystemWork(kernels: Kernels, problem: DenseProblem): Work<DenseSystem> {
   const { m } = problem.partition;
-  const machines: MachineData[] = [];
+  const machines: DenseMachineData[] = [];
   for (let i = 0; i < m; i++) {
     machines.push(yield* buildMachineWork(kernels, problem, i));
     yield { phase: 'bases', fraction: (i + 1) / m };
@@ -173,24 +173,27 @@ function* buildDenseSystemWork(kernels: Kernels, problem: Problem): Work<Distrib
 }
 
 /**
- * Each machine's data: dense (rows, Q_i, R) for a Problem, CSR rows for a SparseProblem; the QR
+ * Each machine's data: dense (rows, Q_i, R) for a DenseProblem, CSR rows for a CsrProblem; the QR
  * factorizations on `kernels` (default: the selected backend's, ../linalg/kernels.ts).
  */
-export function buildDistributedSystemWork(problem: Problem, kernels?: Kernels): Work<DistributedSystem>;
-export function buildDistributedSystemWork(problem: SparseProblem, kernels?: Kernels): Work<SparseDistributedSystem>;
-export function buildDistributedSystemWork(problem: Problem | SparseProblem, kernels?: Kernels): Work<SolverSystem>;
-export function buildDistributedSystemWork(problem: Problem | SparseProblem, kernels: Kernels = selectedKernels()): Work<SolverSystem> {
-  return isSparseProblem(problem) ? buildSparseSystemWork(problem, kernels) : buildDenseSystemWork(kernels, problem);
+export function buildDistributedSystemWork(problem: DenseProblem, kernels?: Kernels): Work<DenseSystem>;
+export function buildDistributedSystemWork(problem: CsrProblem, kernels?: Kernels): Work<CsrSystem>;
+export function buildDistributedSystemWork(problem: DenseProblem | CsrProblem, kernels?: Kernels): Work<DistributedSystem>;
+export function buildDistributedSystemWork(
+  problem: DenseProblem | CsrProblem,
+  kernels: Kernels = selectedKernels(),
+): Work<DistributedSystem> {
+  return isCsrProblem(problem) ? buildSparseSystemWork(problem, kernels) : buildDenseSystemWork(kernels, problem);
 }
 
-export function buildDistributedSystem(problem: Problem, kernels?: Kernels): DistributedSystem;
-export function buildDistributedSystem(problem: SparseProblem, kernels?: Kernels): SparseDistributedSystem;
-export function buildDistributedSystem(problem: Problem | SparseProblem, kernels?: Kernels): SolverSystem;
-export function buildDistributedSystem(problem: Problem | SparseProblem, kernels: Kernels = selectedKernels()): SolverSystem {
+export function buildDistributedSystem(problem: DenseProblem, kernels?: Kernels): DenseSystem;
+export function buildDistributedSystem(problem: CsrProblem, kernels?: Kernels): CsrSystem;
+export function buildDistributedSystem(problem: DenseProblem | CsrProblem, kernels?: Kernels): DistributedSystem;
+export function buildDistributedSystem(problem: DenseProblem | CsrProblem, kernels: Kernels = selectedKernels()): DistributedSystem {
   return runSync(buildDistributedSystemWork(problem, kernels));
 }
 
-function isSparseProblem(problem: Problem | SparseProblem): problem is SparseProblem {
+function isCsrProblem(problem: DenseProblem | CsrProblem): problem is CsrProblem {
   return 'rowPtr' in problem.A;
 }
 
@@ -200,7 +203,7 @@ function isSparseProblem(problem: Problem | SparseProblem): problem is SparsePro
  * angles' sine route and the Gram operator's size need a basis, not a spanning set). A full-rank
  * machine is itself.
  */
-export function rowSpaceMachine(machine: MachineData): MachineData {
+export function rowSpaceMachine(machine: DenseMachineData): DenseMachineData {
   const { p, rank, c } = machine;
   if (rank === p) return machine;
   const kept = new Int32Array(rank);
@@ -230,7 +233,7 @@ export function rowSpaceMachine(machine: MachineData): MachineData {
 }
 
 /** The system with each machine's basis of its row space (rowSpaceMachine): what the analysis reads. */
-export function rowSpaceSystem(system: DistributedSystem): DistributedSystem {
+export function rowSpaceSystem(system: DenseSystem): DenseSystem {
   return system.machines.every((machine) => machine.rank === machine.p)
     ? system
     : { ...system, machines: system.machines.map(rowSpaceMachine) };

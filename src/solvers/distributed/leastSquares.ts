@@ -19,7 +19,7 @@ import { householderQrWork } from '../linalg/householderQr.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { norm2, type DenseMatrix } from '../matrix.js';
 import { multiply } from '../sparse/csr.js';
-import type { SolverSystem, SparseDistributedSystem } from '../machines/machineData.js';
+import type { DistributedSystem, CsrSystem } from '../machines/machineData.js';
 import type { GramSolver } from '../machines/placement.js';
 import { blockWeightedSolution, normalEquationsSolver, rowBasisMachines, sparseLeastSquaresWork } from './sparseLeastSquares.js';
 
@@ -46,7 +46,7 @@ export interface LeastSquaresPoints {
   blockWeightedSolveResidual: number | null;
 }
 
-export function isTall(system: SolverSystem): boolean {
+export function isTall(system: DistributedSystem): boolean {
   return system.A.rows > system.n;
 }
 
@@ -117,7 +117,7 @@ function pointsOf(
  * factor when the caller has it (the analysis factors it for mu).
  */
 export function* sparseLeastSquaresPointsWork(
-  system: SparseDistributedSystem,
+  system: CsrSystem,
   normal: GramSolver = normalEquationsSolver(system.A),
 ): Work<LeastSquaresPoints> {
   const { A, b, n } = system;
@@ -132,7 +132,7 @@ export function* sparseLeastSquaresPointsWork(
   return pointsOf(leastSquares, weighted.x, b, residualOf, weighted.solve.relativeResidual);
 }
 
-export function* leastSquaresPointsWork(system: SolverSystem, kernels: Kernels = selectedKernels()): Work<LeastSquaresPoints> {
+export function* leastSquaresPointsWork(system: DistributedSystem, kernels: Kernels = selectedKernels()): Work<LeastSquaresPoints> {
   if (system.storage === 'csr') return yield* sparseLeastSquaresPointsWork(system);
   const { A, b, n } = system;
   const leastSquares = yield* denseLeastSquaresWork(kernels, A, b);
@@ -155,6 +155,6 @@ export function* leastSquaresPointsWork(system: SolverSystem, kernels: Kernels =
   return pointsOf(leastSquares, blockWeighted, b, (x) => denseResidualOf(A, x, b), null);
 }
 
-export function leastSquaresPoints(system: SolverSystem, kernels: Kernels = selectedKernels()): LeastSquaresPoints {
+export function leastSquaresPoints(system: DistributedSystem, kernels: Kernels = selectedKernels()): LeastSquaresPoints {
   return runSync(leastSquaresPointsWork(system, kernels));
 }

@@ -17,7 +17,7 @@
 import type { Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { currentThreadGramSolver, gramFactorizer, type GramSolver } from '../machines/placement.js';
-import type { SparseDistributedSystem } from '../machines/machineData.js';
+import type { CsrSystem } from '../machines/machineData.js';
 import { ConjugateGradients, type ConjugateGradientResult } from '../sparse/conjugateGradients.js';
 import { multiply, multiplyTransposed, transpose, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
@@ -75,7 +75,7 @@ export interface RowBasisMachine {
   readonly refinement: number;
 }
 
-export function rowBasisMachines(system: SparseDistributedSystem): RowBasisMachine[] {
+export function rowBasisMachines(system: CsrSystem): RowBasisMachine[] {
   return system.machines.map((machine) => ({
     a: machine.projection?.a ?? machine.a,
     b: machine.projection?.b ?? machine.b,

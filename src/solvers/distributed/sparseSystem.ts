@@ -1,5 +1,5 @@
 /**
- * What each machine holds when A is sparse (a SparseProblem): its rows A_i in compressed sparse
+ * What each machine holds when A is sparse (a CsrProblem): its rows A_i in compressed sparse
  * rows and b_i, with its column support C_i, and the sparse Cholesky factor L_i L_i^T = P_i G_i P_i^T
  * of its Gram matrix G_i = A_i A_i^T (fill-reducing ordering P_i), factored once per system:
  * the projection methods apply A_i^+ r = A_i^T G_i^{-1} r and P_i v = v - A_i^+ A_i v with it
@@ -26,7 +26,7 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
-import type { SparseProblem } from '../problem.js';
+import type { CsrProblem } from '../problem.js';
 import { columnSupport, nnzOf, selectRows, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
 import { choosePlacement, currentThreadGramSolver, gramFactorizer, type GramFactorizer } from '../machines/placement.js';
@@ -36,10 +36,10 @@ import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { gramRowBasis } from '../sparse/droppingCholesky.js';
 import { RANK_TOLERANCE } from './rowSpace.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import type { CsrMachineData, SparseDistributedSystem } from '../machines/machineData.js';
+import type { CsrMachineData, CsrSystem } from '../machines/machineData.js';
 
 /** The types of what is built here are the machines' (../machines/machineData.ts, below this folder). */
-export type { CsrMachineData, SparseDistributedSystem } from '../machines/machineData.js';
+export type { CsrMachineData, CsrSystem } from '../machines/machineData.js';
 
 /** Relative accuracy a machine's solves with G_i are refined to (100 iterations then stay within 1e-10 of the dense path's). */
 const PROJECTION_ACCURACY = 1e-12;
@@ -273,7 +273,7 @@ function factorGram(g: CsrMatrix, index: number, rows: Int32Array, factorize: Gr
   }
 }
 
-export function* buildSparseSystemWork(problem: SparseProblem, kernels: Kernels = selectedKernels()): Work<SparseDistributedSystem> {
+export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = selectedKernels()): Work<CsrSystem> {
   const { m } = problem.partition;
   const machines = yield* runTasksWork({
     taskModule: import.meta.url,
@@ -291,6 +291,6 @@ export function* buildSparseSystemWork(problem: SparseProblem, kernels: Kernels 
   return { storage: 'csr', n: problem.n, m, A: problem.A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };
 }
 
-export function buildSparseSystem(problem: SparseProblem): SparseDistributedSystem {
+export function buildSparseSystem(problem: CsrProblem): CsrSystem {
   return runSync(buildSparseSystemWork(problem));
 }

@@ -1,12 +1,12 @@
 /**
- * Assemble a validated Problem from a matrix, an optional right-hand side and a partition.
+ * Assemble a validated DenseProblem from a matrix, an optional right-hand side and a partition.
  * Without rhs, b = A * ones(n) so that the true solution x* = ones(n) is known.
- * A dense matrix gives a Problem; a CSR matrix (../sparse/csr.ts) gives a SparseProblem, checked
+ * A dense matrix gives a DenseProblem; a CSR matrix (../sparse/csr.ts) gives a CsrProblem, checked
  * and assembled in O(nnz + n) without ever densifying (limits.maxN bounds dense storage only).
  */
 import { DimensionMismatchError, NonFiniteValueError, NotSquareError, SingularMatrixError } from '../errors.js';
 import { matVec, type DenseMatrix } from '../matrix.js';
-import type { Partition, Problem, SparseProblem } from '../problem.js';
+import type { Partition, DenseProblem, CsrProblem } from '../problem.js';
 import { checkCsr, multiply, type CsrMatrix } from '../sparse/csr.js';
 import { checkAllFinite, checkDenseSize, entriesToVector, matrixEntryName } from './entries.js';
 import { buildPartition, checkPartition } from './partition.js';
@@ -21,10 +21,10 @@ export interface CreateProblemArgs<Matrix extends DenseMatrix | CsrMatrix = Dens
   limits?: InputLimits;
 }
 
-export function createProblem(args: CreateProblemArgs): Problem;
-export function createProblem(args: CreateProblemArgs<CsrMatrix>): SparseProblem;
-export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>): Problem | SparseProblem;
-export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>): Problem | SparseProblem {
+export function createProblem(args: CreateProblemArgs): DenseProblem;
+export function createProblem(args: CreateProblemArgs<CsrMatrix>): CsrProblem;
+export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>): DenseProblem | CsrProblem;
+export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>): DenseProblem | CsrProblem {
   const { A, limits } = args;
   // Tall systems (N >= n) are least-squares problems; a wide one has no unique solution for any algorithm here.
   if (A.rows < A.cols) throw new NotSquareError(A.rows, A.cols, 'wide matrix (fewer rows than columns)');

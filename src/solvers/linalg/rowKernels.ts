@@ -3,7 +3,7 @@
  * Q_i^T restricted to its column support): X v (a dot product per row), X^T w (a combination of
  * the rows), and the fused pass that does both with each row read once (d_k = x_k . v - bias_k,
  * then y += scale d_k x_k: the gradient methods' A_i^T (A_i x - b_i), APC's Q_i (Q_i^T xbar - qtx0)).
- * Each row k is read only over its nonzero extent [start[k], end[k]) (see MachineData): skipping
+ * Each row k is read only over its nonzero extent [start[k], end[k]) (see DenseMachineData): skipping
  * exact zeros changes no result and makes banded and sparse data cheap.
  *
  * TypeScript path: rows are taken eight (or four) at a time over the columns they share, so that

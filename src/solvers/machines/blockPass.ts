@@ -16,7 +16,7 @@ import { nativeBlas } from '../linalg/backend.js';
 import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
 import { restrictColumns } from '../sparse/csr.js';
 import { selectedKernels } from '../linalg/kernels.js';
-import type { SolverSystem } from './machineData.js';
+import type { DistributedSystem } from './machineData.js';
 import { BlockShard, blockWorkEntries, stripStart, type BlockPassKind, type BlockSpec, type BlockStorage } from './blockShard.js';
 import { blockPlacement } from './placement.js';
 
@@ -71,7 +71,7 @@ export class BlockPass {
   private blasThreadsBefore: number | null = null;
 
   /** `rhs`: K right-hand sides of length n (global row order). */
-  constructor(system: SolverSystem, rhs: readonly Float64Array[], kind: BlockPassKind) {
+  constructor(system: DistributedSystem, rhs: readonly Float64Array[], kind: BlockPassKind) {
     const K = rhs.length;
     const { n } = system;
     this.n = n;

@@ -4,7 +4,7 @@
  * pass over Q_i with R, ./machine.ts, or over A_i with the Cholesky factor of A_i A_i^T,
  * ./csrMachine.ts); the taskmaster adds the terms in machine order.
  */
-import type { SolverSystem } from './machineData.js';
+import type { DistributedSystem } from './machineData.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { accumulateRowCombination, multiplyRows } from '../linalg/rowKernels.js';
 import type { CsrMachine } from './csrMachine.js';
@@ -73,7 +73,7 @@ export class CimminoPass {
   private readonly machines: readonly MachineStorage[];
   private readonly outputOffset: Int32Array;
 
-  constructor(system: SolverSystem) {
+  constructor(system: DistributedSystem) {
     const { n } = system;
     this.machines =
       system.storage === 'csr'

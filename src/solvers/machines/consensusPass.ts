@@ -11,7 +11,7 @@
  * (A ConsensusPass on CSR storage also works, through the CSR rows and the Cholesky factor of
  * A_i A_i^T, ./csrMachine.ts: the tests compare the two forms.)
  */
-import type { SolverSystem } from './machineData.js';
+import type { DistributedSystem } from './machineData.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { checkStateLengths } from '../runner/snapshot.js';
 import { CsrConsensusPass } from './csrConsensusPass.js';
@@ -139,7 +139,7 @@ export interface ConsensusMachines {
 }
 
 /** The machines of APC / MLM in the form for the system's storage (see above). */
-export function createConsensusPass(system: SolverSystem, gamma: number): ConsensusMachines {
+export function createConsensusPass(system: DistributedSystem, gamma: number): ConsensusMachines {
   return system.storage === 'csr' ? new CsrConsensusPass(system, gamma) : new ConsensusPass(system, gamma);
 }
 
@@ -153,7 +153,7 @@ export class ConsensusPass implements ConsensusMachines {
   /** x_i of machine i at [i n, (i + 1) n). */
   private readonly local: Float64Array;
 
-  constructor(system: SolverSystem, gamma: number) {
+  constructor(system: DistributedSystem, gamma: number) {
     const { n, m } = system;
     const storages =
       system.storage === 'csr'

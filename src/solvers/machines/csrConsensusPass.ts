@@ -24,7 +24,7 @@
  * (Knuth's two-sum) over the same rounded squares, so the difference is exact to ~1e-32 |e|^2 and does
  * not cancel when xbar = x_i while e is large (APC exact after one step on orthogonal machines).
  */
-import type { SolverSystem } from './machineData.js';
+import type { DistributedSystem } from './machineData.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { checkStateLengths } from '../runner/snapshot.js';
 import type { ConsensusMachines } from './consensusPass.js';
@@ -53,7 +53,7 @@ export class CsrConsensusPass implements ConsensusMachines {
   private residual2 = 0;
   private distance2 = 0;
 
-  constructor(system: SolverSystem, gamma: number) {
+  constructor(system: DistributedSystem, gamma: number) {
     if (system.storage !== 'csr') throw new Error('CsrConsensusPass: the system is not on CSR storage');
     const { n } = system;
     this.machines = system.machines.map(csrStorage);

@@ -15,7 +15,7 @@
  * (at 1138_bus, m = 10, these were most of the pass). Which layout a system gets depends on it and
  * on that setting only, never on the thread count.
  */
-import type { SolverSystem, SparseDistributedSystem } from './machineData.js';
+import type { DistributedSystem, CsrSystem } from './machineData.js';
 import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';
@@ -65,20 +65,20 @@ export const GRADIENT_TERMS = 0;
  * extent in A_i (dense) or its stored entries (CSR). The cut depends on the system only (never on
  * the thread count nor the backend).
  */
-export function gradientRowChunks(system: SolverSystem): { rowWork: Float64Array[]; ranges: RowRange[] } {
+export function gradientRowChunks(system: DistributedSystem): { rowWork: Float64Array[]; ranges: RowRange[] } {
   const rowWork = system.machines.map(rowEntries);
   return { rowWork, ranges: rowChunks(rowWork, TARGET_ROW_CHUNKS) };
 }
 
 /** Whether a CSR system's gradient pass is one chunk of all its rows (see the top of this file). */
-export function singleCsrChunk(system: SparseDistributedSystem): boolean {
+export function singleCsrChunk(system: CsrSystem): boolean {
   let nnz = 0;
   for (const machine of system.machines) nnz += machine.a.rowPtr[machine.p];
   return nnz < parallelMinWork();
 }
 
 /** Every machine's rows in machine order on the global columns (local = global: full support), with their b. */
-function wholeSystemChunk(system: SparseDistributedSystem): CsrMachineStorage {
+function wholeSystemChunk(system: CsrSystem): CsrMachineStorage {
   const { n, machines } = system;
   let p = 0;
   let nnz = 0;
@@ -183,7 +183,7 @@ export class GradientPass {
    */
   private readonly strips: { readonly first: Int32Array; readonly fresh: Int32Array } | null;
 
-  constructor(system: SolverSystem) {
+  constructor(system: DistributedSystem) {
     const { n } = system;
     if (system.storage === 'csr' && singleCsrChunk(system)) {
       this.chunks = [wholeSystemChunk(system)];

@@ -1,5 +1,5 @@
 /**
- * What the machines hold and the systems made of them: on dense storage (MachineData: A_i, b_i on
+ * What the machines hold and the systems made of them: on dense storage (DenseMachineData: A_i, b_i on
  * the column support C_i, the orthonormal basis Q_i and the factor R with A_i^T = Q_i R, built by
  * ../distributed/distributedSystem.ts) and on CSR storage (CsrMachineData: A_i's rows and the
  * Cholesky factor of G_i = A_i A_i^T, built by ../distributed/sparseSystem.ts). Types only, here
@@ -10,7 +10,7 @@ import type { CsrMatrix, DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 
-export interface MachineData {
+export interface DenseMachineData {
   readonly index: number;
   /** Global row indices held by this machine, ascending (length p). */
   readonly rows: Int32Array;
@@ -56,7 +56,7 @@ export interface MachineData {
 }
 
 /** A system on dense storage: every machine's rows, basis and factor as above. */
-export interface DistributedSystem {
+export interface DenseSystem {
   readonly storage: 'dense';
   readonly n: number;
   readonly m: number;
@@ -64,7 +64,7 @@ export interface DistributedSystem {
   readonly b: Float64Array;
   readonly xTrue: Float64Array | null;
   readonly partition: Partition;
-  readonly machines: readonly MachineData[];
+  readonly machines: readonly DenseMachineData[];
 }
 
 export interface CsrMachineData {
@@ -104,7 +104,7 @@ export interface CsrMachineData {
   readonly projection: { readonly rows: Int32Array; readonly a: CsrMatrix; readonly b: Float64Array } | null;
 }
 
-export interface SparseDistributedSystem {
+export interface CsrSystem {
   readonly storage: 'csr';
   readonly n: number;
   readonly m: number;
@@ -116,4 +116,4 @@ export interface SparseDistributedSystem {
 }
 
 /** What the iterations run on: a system on dense storage, or its CSR sibling (../distributed/sparseSystem.ts). */
-export type SolverSystem = DistributedSystem | SparseDistributedSystem;
+export type DistributedSystem = DenseSystem | CsrSystem;

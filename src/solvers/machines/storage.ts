@@ -14,7 +14,7 @@
  *    memory: a chunk of rows has its own (smaller) support, so the terms the taskmaster adds up per
  *    iteration are never more than the chunk's stored entries.
  */
-import type { CsrMachineData, MachineData } from './machineData.js';
+import type { CsrMachineData, DenseMachineData } from './machineData.js';
 import { columnSupport, restrictColumns, type CsrMatrix } from '../sparse/csr.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
 
@@ -75,7 +75,7 @@ export interface StorageParts {
 }
 
 /** Machine `machine`'s dense storage with the parts a run reads. */
-export function denseStorage(machine: MachineData, parts: StorageParts): DenseMachineStorage {
+export function denseStorage(machine: DenseMachineData, parts: StorageParts): DenseMachineStorage {
   const { p, c, full, cols, a, aStart, aEnd, b, q, qStart, qEnd, r, qtx0, localResidual2 } = machine;
   return {
     storage: 'dense',
@@ -89,7 +89,7 @@ export function denseStorage(machine: MachineData, parts: StorageParts): DenseMa
 }
 
 /** Rows [from, to) of a machine's A_i and b_i (views, no copy), on the machine's support: a chunk of the gradient pass. */
-export function denseRowRange(machine: MachineData, from: number, to: number): DenseMachineStorage {
+export function denseRowRange(machine: DenseMachineData, from: number, to: number): DenseMachineStorage {
   const { c, full, cols, a, aStart, aEnd, b } = machine;
   return {
     storage: 'dense',
@@ -166,7 +166,7 @@ export function entriesRead(storage: MachineStorage): number {
 }
 
 /** Entries of each row of A_i (its nonzero extent, or its stored entries): the work of cutting a machine's rows into chunks. */
-export function rowEntries(machine: MachineData | CsrMachineData): Float64Array {
+export function rowEntries(machine: DenseMachineData | CsrMachineData): Float64Array {
   const w = new Float64Array(machine.p);
   if ('aStart' in machine) for (let k = 0; k < machine.p; k++) w[k] = Math.max(0, machine.aEnd[k] - machine.aStart[k]);
   else for (let k = 0; k < machine.p; k++) w[k] = machine.a.rowPtr[k + 1] - machine.a.rowPtr[k];

@@ -18,11 +18,11 @@ import { sparseLuContextWork, type SparseLuContext } from '../analysis/sparseAna
 import type { Work } from '../cooperative.js';
 import { predictIterations } from '../analysis/recommendation.js';
 import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
-import { buildDistributedSystemWork, type SolverSystem } from '../distributed/distributedSystem.js';
+import { buildDistributedSystemWork, type DistributedSystem } from '../distributed/distributedSystem.js';
 import { contiguousAssignment } from '../input/partition.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Calibration } from '../machines/placement.js';
-import { partitionFromAssignment, type Partition, type Problem, type SparseProblem } from '../problem.js';
+import { partitionFromAssignment, type Partition, type DenseProblem, type CsrProblem } from '../problem.js';
 import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, machineSizeBounds, multilevelPartition } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
@@ -80,7 +80,7 @@ export interface AdviseOptions {
    * The given partition as the caller already has it: its system and the kappa(S) and theta_H its analysis
    * reported (the values partitionSpectrumWork gives), so that it is not built and analysed again.
    */
-  given?: { system: SolverSystem; spectrum: PartitionSpectrum };
+  given?: { system: DistributedSystem; spectrum: PartitionSpectrum };
 }
 
 /** Relative margin under which two kappa(S) count as equal (the estimates' own accuracy is 1e-8 on CSR). */
@@ -88,7 +88,7 @@ const TIE = 1e-8;
 
 /** The candidate assignments, in the order they are listed. */
 export function candidateAssignments(
-  problem: Problem | SparseProblem,
+  problem: DenseProblem | CsrProblem,
   options: AdviseOptions = {},
 ): { strategy: PartitionStrategy; assignment: Int32Array }[] {
   const { partition } = problem;
@@ -112,11 +112,11 @@ export function candidateAssignments(
   ];
 }
 
-function withPartition<P extends Problem | SparseProblem>(problem: P, partition: Partition): P {
+function withPartition<P extends DenseProblem | CsrProblem>(problem: P, partition: Partition): P {
   return { ...problem, partition };
 }
 
-export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOptions = {}): Work<Advice> {
+export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseOptions = {}): Work<Advice> {
   const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
   const kernels = options.kernels ?? selectedKernels();
   const m = problem.partition.m;
@@ -129,7 +129,7 @@ export function* adviseWork(problem: Problem | SparseProblem, options: AdviseOpt
   if ('rowPtr' in problem.A && problem.A.rows === problem.A.cols) lu = yield* sparseLuContextWork(problem.A);
   const { calibration } = options;
   const tolerance = options.tolerance ?? 1e-8;
-  const secondsPerIteration = (system: SolverSystem): number | null =>
+  const secondsPerIteration = (system: DistributedSystem): number | null =>
     calibration === undefined ? null : secondsHere(iterationCost('apc', systemCost(system)), calibration);
   // Each distinct assignment is analysed once: the given partition may come analysed, and it is also the
   // contiguous candidate of { machines: m }.

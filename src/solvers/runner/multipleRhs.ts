@@ -15,7 +15,7 @@ import type { AlgorithmId } from '../algorithms/registry.js';
 import type { IterativeMethod, Parameters, SpectralData } from '../algorithms/types.js';
 import { CancelledError, DimensionMismatchError } from '../errors.js';
 import type { Work, WorkProgress } from '../cooperative.js';
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { runWork } from './runAlgorithm.js';
 import { SnapshotMismatchError } from './snapshot.js';
 import type { RunOptions, RunResult } from './types.js';
@@ -122,7 +122,7 @@ class ColumnView implements IterativeMethod {
  * relativeResidual: the largest over the columns still running } once per round.
  */
 export function* multipleRhsWork(
-  system: SolverSystem,
+  system: DistributedSystem,
   id: AlgorithmId,
   spectral: SpectralData | null,
   options: RunOptions,

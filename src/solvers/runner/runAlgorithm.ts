@@ -34,7 +34,7 @@
 import { getAlgorithm, type AlgorithmId } from '../algorithms/registry.js';
 import type { DistributedAlgorithm, IterativeMethod, Parameters, SpectralData } from '../algorithms/types.js';
 import type { Work, WorkProgress } from '../cooperative.js';
-import type { SolverSystem } from '../distributed/distributedSystem.js';
+import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { isTall, leastSquaresPointsWork } from '../distributed/leastSquares.js';
 import { CancelledError, InvalidParameterError } from '../errors.js';
 import { norm2, relativeResidual } from '../matrix.js';
@@ -143,7 +143,7 @@ export interface ResumableRun {
 }
 
 export function runAlgorithmWork(
-  system: SolverSystem,
+  system: DistributedSystem,
   id: AlgorithmId,
   spectral: SpectralData | null,
   options: RunOptions,
@@ -157,7 +157,12 @@ export function runAlgorithmWork(
  * known), and reports NaN for theoreticalRate and attainableAccuracy and no cause of a residual
  * growth; theoryOfRun gives those once the spectral data is known.
  */
-export function startRun(system: SolverSystem, id: AlgorithmId, spectral: SpectralData | null, options: ResumableRunOptions): ResumableRun {
+export function startRun(
+  system: DistributedSystem,
+  id: AlgorithmId,
+  spectral: SpectralData | null,
+  options: ResumableRunOptions,
+): ResumableRun {
   // Set by the generator while it waits at a yield (the only time its state is consistent).
   let takeSnapshot: (() => RunSnapshot) | null = null;
   const work = runWork(system, id, spectral, options, (take) => {
@@ -279,7 +284,7 @@ export interface BlockColumn {
 }
 
 export function* runWork(
-  system: SolverSystem,
+  system: DistributedSystem,
   id: AlgorithmId,
   spectral: SpectralData | null,
   options: ResumableRunOptions,
@@ -548,7 +553,7 @@ function checkSnapshotFits(snapshot: RunSnapshot, id: AlgorithmId, parameters: P
 
 /** Runs to completion synchronously; onProgress is called at most every progressIntervalMs (default 100 ms). */
 export function runAlgorithm(
-  system: SolverSystem,
+  system: DistributedSystem,
   id: AlgorithmId,
   spectral: SpectralData | null,
   options: RunOptions & { onProgress?: (progress: WorkProgress) => void; progressIntervalMs?: number },

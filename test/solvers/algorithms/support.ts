@@ -4,12 +4,12 @@
  */
 import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
-import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { buildDistributedSystem, type DenseSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 
 /** System A x = b with b = A * ones (x* = ones) and the given row assignment. */
-export function systemFromRows(rows: number[][], assignment: readonly number[]): DistributedSystem {
+export function systemFromRows(rows: number[][], assignment: readonly number[]): DenseSystem {
   const n = rows.length;
   const A = fromRows(rows);
   const xTrue = new Float64Array(n).fill(1);

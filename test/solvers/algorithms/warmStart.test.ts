@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Matrix, pseudoInverse } from 'ml-matrix';
 import { ALGORITHM_IDS, algorithms } from '../../../src/solvers/algorithms/registry.js';
 import { ApcMethod } from '../../../src/solvers/algorithms/apc.js';
-import { buildDistributedSystem, type SolverSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { DimensionMismatchError } from '../../../src/solvers/errors.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
@@ -20,7 +20,7 @@ const base = wellConditionedSystem(30, 4, 23);
 const { A } = base.system;
 const partition = { assignment: Array.from(base.system.partition.assignment) };
 const rhs = Float64Array.from({ length: A.rows }, (_, i) => Math.sin(2 * i + 1));
-const storages: [string, SolverSystem][] = [
+const storages: [string, DistributedSystem][] = [
   ['dense', buildDistributedSystem(createProblem({ A, rhs, partition }))],
   ['CSR', buildDistributedSystem(createProblem({ A: csrFromDense(A), rhs, partition }))],
 ];

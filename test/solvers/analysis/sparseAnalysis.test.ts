@@ -21,7 +21,7 @@ import { pairAnglesSpec } from '../../../src/solvers/analysis/sparseAnalysis.js'
 import type { Analysis, Estimate } from '../../../src/solvers/analysis/types.js';
 import { runSync, type WorkProgress } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import type { SparseDistributedSystem } from '../../../src/solvers/distributed/sparseSystem.js';
+import type { CsrSystem } from '../../../src/solvers/distributed/sparseSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
@@ -190,7 +190,7 @@ describe('Example 1 at n = 10^5 on the sparse path (Proposition 1)', () => {
   it('kappa(S) = 1, theta_H = pi/2 and APC exact after one iteration', { timeout: 300_000 }, () => {
     const n = 100_000;
     const { A, partition } = permutedBlockDiagonal(n, 5, 40, 11);
-    const system: SparseDistributedSystem = buildDistributedSystem(createProblem({ A, partition }));
+    const system: CsrSystem = buildDistributedSystem(createProblem({ A, partition }));
     const a = analyze(system);
     expect(a.conditioning.kappaS).toBe(1);
     expect(a.conditioning.lambdaMinS).toBe(1);

@@ -12,7 +12,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { leastSquaresPoints } from '../../../src/solvers/distributed/leastSquares.js';
-import { buildSparseSystem, type SparseDistributedSystem } from '../../../src/solvers/distributed/sparseSystem.js';
+import { buildSparseSystem, type CsrSystem } from '../../../src/solvers/distributed/sparseSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { csrFromCoo, multiply, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
@@ -73,7 +73,7 @@ const SETUP_TIMEOUT_MS = 180_000;
 const relative = (actual: number, expected: number): number => Math.abs(actual - expected) / Math.abs(expected);
 
 describeEachBackend('a tall CSR system of 40,000 x 1,000 on 8 machines', () => {
-  let system: SparseDistributedSystem;
+  let system: CsrSystem;
   let analysis: Analysis;
   beforeAll(() => {
     const { A, b } = tallSparseSystem();

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import type { CsrMachineData, SparseDistributedSystem } from '../../../src/solvers/distributed/sparseSystem.js';
+import type { CsrMachineData, CsrSystem } from '../../../src/solvers/distributed/sparseSystem.js';
 import { InvalidParameterError, SingularMatrixError } from '../../../src/solvers/errors.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import type { PartitionInput } from '../../../src/solvers/input/types.js';
@@ -25,7 +25,7 @@ import { describeEachBackend } from '../../support/backends.js';
 import { thrown } from '../../support/thrown.js';
 import { heldTasksWork } from '../parallel/heldTasks.js';
 
-function build(A: CsrMatrix, partition: PartitionInput, threads: number): SparseDistributedSystem {
+function build(A: CsrMatrix, partition: PartitionInput, threads: number): CsrSystem {
   setSolverThreads(threads);
   const previous = setParallelTasksMinNnz(threads > 1 ? 0 : Infinity);
   try {

@@ -12,7 +12,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { ALGORITHM_IDS, algorithms } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import type { Analysis } from '../../../src/solvers/analysis/types.js';
-import { buildDistributedSystem, type SolverSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { leastSquaresPoints } from '../../../src/solvers/distributed/leastSquares.js';
 import { NotSquareError } from '../../../src/solvers/errors.js';
 import { buildMatrix } from '../../../src/solvers/input/buildMatrix.js';
@@ -66,7 +66,7 @@ describeEachBackend('ash608 (tall, dependent rows on every machine)', () => {
   for (const storage of ['dense', 'csr'] as const) {
     it(`${storage}: ranks, kappa(S) and kappa(A^T A) as NumPy's; every algorithm reaches ones to 1e-8`, () => {
       const A = storage === 'dense' ? ashDense : ashCsr;
-      const system: SolverSystem = buildDistributedSystem(createProblem({ A, partition: { machines: 4 } }));
+      const system: DistributedSystem = buildDistributedSystem(createProblem({ A, partition: { machines: 4 } }));
       expect(system.storage).toBe(storage);
       expect(system.machines.map((machine) => machine.rank)).toEqual(ash608.ranks);
       const analysis = analyze(system);
@@ -90,7 +90,7 @@ describeEachBackend('ash608 (tall, dependent rows on every machine)', () => {
 });
 
 describeEachBackend('a noisy 400 x 100 Gaussian system (inconsistent)', () => {
-  let system: SolverSystem;
+  let system: DistributedSystem;
   let analysis: Analysis;
   beforeAll(() => {
     system = buildDistributedSystem(createProblem({ A: fromRows(gaussian.A), rhs: gaussian.b, partition: { machines: 5 } }));

@@ -50,7 +50,7 @@ function randomRows(rng: SeededRandom, p: number, c: number, layout: Layout): Ro
     if (rng.nextInt(17) === 0) hi = lo; // an empty row now and then
     for (let t = lo; t < hi; t++) x[k * c + t] = rng.nextNormal();
     if (hi > lo) {
-      // Extents start and end on nonzeros (that is how MachineData computes them).
+      // Extents start and end on nonzeros (that is how DenseMachineData computes them).
       if (x[k * c + lo] === 0) x[k * c + lo] = 1;
       if (x[k * c + hi - 1] === 0) x[k * c + hi - 1] = 1;
     }

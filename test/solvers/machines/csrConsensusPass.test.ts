@@ -10,7 +10,7 @@ import { buildDistributedSystem } from '../../../src/solvers/distributed/distrib
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { ConsensusPass, createConsensusPass, type ConsensusMachines } from '../../../src/solvers/machines/consensusPass.js';
 import { CsrConsensusPass } from '../../../src/solvers/machines/csrConsensusPass.js';
-import type { SolverSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import type { DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { nnzOf } from '../../../src/solvers/sparse/csr.js';
 import { permutedBlockDiagonal } from '../analysis/sparseExamples.js';
@@ -53,7 +53,7 @@ function relativeDifference(x: Float64Array, y: Float64Array): number {
   return Math.sqrt(d / Math.max(s, Number.MIN_VALUE));
 }
 
-function compare(system: SolverSystem, gamma: number, eta: number): void {
+function compare(system: DistributedSystem, gamma: number, eta: number): void {
   const shared = new CsrConsensusPass(system, gamma);
   const perMachine = new ConsensusPass(system, gamma);
   const a = observe(shared, system.m, eta, 100);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { algorithms } from '../../../src/solvers/algorithms/registry.js';
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import type { SparseDistributedSystem } from '../../../src/solvers/distributed/sparseSystem.js';
+import type { CsrSystem } from '../../../src/solvers/distributed/sparseSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
 import { activeBackend, nativeCsr, useBackend } from '../../../src/solvers/linalg/backend.js';
@@ -31,7 +31,7 @@ import { normProductBound } from '../../support/csrNorms.js';
 
 interface Case {
   readonly label: string;
-  readonly system: SparseDistributedSystem;
+  readonly system: CsrSystem;
 }
 
 function caseOf(label: string, A: CsrMatrix, machines: number): Case {
@@ -86,7 +86,7 @@ function withMinWork<T>(entries: number, body: () => T): T {
 }
 
 describe('fused CSR gradient kernels on one chunk', () => {
-  const chunksOf = (system: SparseDistributedSystem): CsrRows[] =>
+  const chunksOf = (system: CsrSystem): CsrRows[] =>
     system.machines.flatMap((machine) => [csrRowRange(machine, 0, machine.p), csrRowRange(machine, 0, Math.ceil(machine.p / 2))]);
 
   for (const { label, system } of cases) {

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { Matrix, SingularValueDecomposition } from 'ml-matrix';
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
-import type { DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import type { DenseSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { activeBackend, useBackend, type BackendName } from '../../../src/solvers/linalg/backend.js';
 import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { setParallelMinWork, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
@@ -20,7 +20,7 @@ import {
 
 export interface TestSystem {
   readonly label: string;
-  readonly system: DistributedSystem;
+  readonly system: DenseSystem;
   readonly spectral: SpectralData;
 }
 

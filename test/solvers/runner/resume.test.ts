@@ -12,7 +12,7 @@ import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.j
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
-import { buildDistributedSystem, type SolverSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { activeSolverWorkers } from '../../../src/solvers/parallel/engine.js';
@@ -25,7 +25,7 @@ import { forceThreads, wellConditionedSystem } from '../parallel/support.js';
 
 interface Case {
   readonly label: string;
-  readonly system: SolverSystem;
+  readonly system: DistributedSystem;
   readonly spectral: SpectralData;
 }
 

@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
-import { buildDistributedSystem, type SolverSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
@@ -23,7 +23,7 @@ const well = wellConditionedSystem(24, 3, 7); // kappa ~ 2, b = A 1
  * top singular direction, where heavy ball's double root -rho makes the error grow ~ kappa(A) / e
  * before it falls. kappa(A^T A) = 1e6, rho ~ 1 - 2e-3.
  */
-function stiffDiagonal(): { system: SolverSystem; spectral: SpectralData } {
+function stiffDiagonal(): { system: DistributedSystem; spectral: SpectralData } {
   const n = 16;
   const rows = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? Math.pow(1e3, i / (n - 1)) : 0)));
   const system = buildDistributedSystem(createProblem({ A: fromRows(rows), partition: { machines: 4 } }));

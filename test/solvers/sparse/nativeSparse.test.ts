@@ -22,7 +22,7 @@ import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import type { SparseDistributedSystem } from '../../../src/solvers/distributed/sparseSystem.js';
+import type { CsrSystem } from '../../../src/solvers/distributed/sparseSystem.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
@@ -96,7 +96,7 @@ const CASES: readonly Case[] = [
   { label: 'convectionDiffusion2d k = 40, Peclet 50 (nonsymmetric), 8 machines', A: convectionDiffusion2d(40, 50), machines: 8 },
 ];
 
-function systemOn(backend: BackendName, A: CsrMatrix, machines: number): SparseDistributedSystem {
+function systemOn(backend: BackendName, A: CsrMatrix, machines: number): CsrSystem {
   const system = withBackend(backend, () => buildDistributedSystem(createProblem({ A, partition: { machines } })));
   if (system.storage !== 'csr') throw new Error('expected a CSR system');
   return system;
