@@ -120,7 +120,7 @@ function main(): void {
       };
     };
     // --arpack: ARPACK for the large operators, as the library's largestEigenvalue gives it; by default the
-    // analysis's choice, the thick-restart Lanczos with the backend's BLAS.
+    // analysis's choice, the thick-restart Lanczos on the backend's dense kernels.
     const option = (name: string): number | undefined => {
       const given = rest.find((flag) => flag.startsWith(`--${name}=`));
       return given === undefined ? undefined : Number(given.slice(name.length + 3));
@@ -129,7 +129,7 @@ function main(): void {
     const lanczosOptions = {
       tolerance: TOLERANCE,
       arpack: selectedKernels().arpack,
-      blas: flags.has('--arpack') ? null : selectedKernels().blas,
+      dense: flags.has('--arpack') ? undefined : selectedKernels().dense,
       basisSize: option('basis'),
       kept: option('kept'),
     };
