@@ -22,6 +22,7 @@
  */
 import { SingularMatrixError } from '../errors.js';
 import type { CsrMatrix } from './csr.js';
+import { ConjugateGradients } from './conjugateGradients.js';
 import { analyzeCholesky, factorCholesky } from './sparseCholesky.js';
 
 /** Relative residual |(I + N^T N) z - rhs| / |rhs| the conjugate gradients stop at. */
@@ -83,36 +84,15 @@ export function gramRowBasis(g: CsrMatrix, b: Float64Array): GramRowBasis {
   for (let k = 0; k < p; k++) if (dropped[k] === 0) rhs[k] += bPivot[k];
   const z = new Float64Array(p);
   for (let k = 0; k < p; k++) if (dropped[k] === 0) z[k] = bPivot[k];
-  const residual = new Float64Array(p);
-  apply(z, residual, work);
-  for (let k = 0; k < p; k++) residual[k] = rhs[k] - residual[k];
-  const direction = residual.slice();
-  const product = new Float64Array(p);
-  const rhsNorm = Math.sqrt(dot(rhs, rhs));
-  let rr = dot(residual, residual);
   const rank = p - dropped.reduce((s, d) => s + d, 0);
-  const maxIterations = 3 * rank + 50;
-  for (let iteration = 0; iteration < maxIterations && Math.sqrt(rr) > CG_TOLERANCE * rhsNorm; iteration++) {
-    apply(direction, product, work);
-    const alpha = rr / dot(direction, product);
-    for (let k = 0; k < p; k++) {
-      z[k] += alpha * direction[k];
-      residual[k] -= alpha * product[k];
-    }
-    const next = dot(residual, residual);
-    const beta = next / rr;
-    rr = next;
-    for (let k = 0; k < p; k++) direction[k] = residual[k] + beta * direction[k];
-  }
-  // The recurrence's residual drifts from the true one: the acceptance reads the true one.
-  apply(z, product, work);
-  let trueResidual = 0;
-  for (let k = 0; k < p; k++) trueResidual += (rhs[k] - product[k]) ** 2;
-  if (!(Math.sqrt(trueResidual) <= CG_ACCEPTED * rhsNorm) && rhsNorm > 0) {
+  // The solver stops its recurrence at half its tolerance: CG_TOLERANCE |rhs|.
+  const solver = new ConjugateGradients({ size: p, apply: (x, y) => apply(x, y, work) }, 2 * CG_TOLERANCE, 3 * rank + 50);
+  const { relativeResidual } = solver.solve(rhs, z, 'given');
+  if (!(relativeResidual <= CG_ACCEPTED) && rhs.some((v) => v !== 0)) {
     throw new SingularMatrixError(
       `The dependent rows of this block are combinations of its other rows with coefficients too large for their ` +
         `least-squares right-hand side (conjugate gradients reached a relative residual of ` +
-        `${(Math.sqrt(trueResidual) / rhsNorm).toPrecision(3)}).`,
+        `${relativeResidual.toPrecision(3)}).`,
       { rows: p, rank },
     );
   }
@@ -120,10 +100,4 @@ export function gramRowBasis(g: CsrMatrix, b: Float64Array): GramRowBasis {
   for (let k = 0; k < p; k++) if (dropped[k] === 0) kept.push(k);
   kept.sort((u, v) => perm[u] - perm[v]);
   return { rows: Int32Array.from(kept, (k) => perm[k]), rhs: Float64Array.from(kept, (k) => z[k]) };
-}
-
-function dot(u: Float64Array, v: Float64Array): number {
-  let s = 0;
-  for (let k = 0; k < u.length; k++) s += u[k] * v[k];
-  return s;
 }
