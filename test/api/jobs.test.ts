@@ -9,6 +9,7 @@ import type { Job, JobPage, ProblemDetails } from '../../src/jobs/types.js';
 import { fixtureMatrixInput, loadFixture, relativeDifference, type Fixture } from '../support/fixtures.js';
 import { Redis } from 'ioredis';
 import { createJob, runJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+import { SYMMETRIC_COO } from '../support/requests.js';
 
 let service: TestService;
 
@@ -37,20 +38,6 @@ function expectAnalysisMatches(job: Job, fixture: Fixture): void {
   }
   expect(analysis.recommendation.exact.faster).toBe(expected.fasterOfApcDhbm);
 }
-
-/** A 3 x 3 symmetric matrix as COO triplets (A ones = (5, 4, 2)). */
-const symmetricCoo = {
-  format: 'coo',
-  rows: 3,
-  cols: 3,
-  entries: [
-    [0, 0, 4],
-    [1, 1, 3],
-    [2, 2, 2],
-    [0, 1, 1],
-    [1, 0, 1],
-  ],
-};
 
 describe('analyze and solve', () => {
   it('analyzes a dense fixture and matches its reference values (202 + Location, then succeeded)', async () => {
@@ -129,7 +116,7 @@ describe('analyze and solve', () => {
   it('solves with an explicit rhs (no true solution: relativeError null)', async () => {
     const job = await runJob(service.app, {
       type: 'solve',
-      matrix: symmetricCoo,
+      matrix: SYMMETRIC_COO,
       rhs: [5, 4, 2],
       partition: { sizes: [2, 1] },
       algorithms: ['apc'],
@@ -143,7 +130,7 @@ describe('analyze and solve', () => {
   it('predicts the time to solution of all six algorithms, here and on the described deployment', async () => {
     const job = await runJob(service.app, {
       type: 'analyze',
-      matrix: symmetricCoo,
+      matrix: SYMMETRIC_COO,
       partition: { sizes: [2, 1] },
       options: { deployment: { machineGflops: 10 } },
     });

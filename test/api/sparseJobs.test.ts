@@ -19,6 +19,7 @@ import { runAlgorithm } from '../../src/solvers/runner/runAlgorithm.js';
 import { csrToDense, nnzOf, type CsrMatrix } from '../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../src/solvers/sparse/generators.js';
 import { createJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+import { SYMMETRIC_COO } from '../support/requests.js';
 
 let service: TestService;
 
@@ -257,22 +258,10 @@ describe('the storage rule, limits and 422s', () => {
         ...(i < 99 ? [[i, i + 1, -1]] : []),
       ]).flat(),
     };
-    const small = {
-      format: 'coo',
-      rows: 3,
-      cols: 3,
-      entries: [
-        [0, 0, 4],
-        [1, 1, 3],
-        [2, 2, 2],
-        [0, 1, 1],
-        [1, 0, 1],
-      ],
-    };
     const array = { format: 'matrix-market', data: '%%MatrixMarket matrix array real general\n2 2\n2\n1\n0\n3\n' };
     const expected = [
       [tridiagonal, 'csr'],
-      [small, 'dense'],
+      [SYMMETRIC_COO, 'dense'],
       [array, 'dense'],
     ] as const;
     for (const [matrix, storage] of expected) {

@@ -8,6 +8,20 @@ import { expect } from 'vitest';
 import type { StoredMatrix } from '../../src/jobs/types.js';
 import type { Request } from './transports.js';
 
+/** A 3 x 3 symmetric matrix as COO triplets (A ones = (5, 4, 2)). */
+export const SYMMETRIC_COO = {
+  format: 'coo',
+  rows: 3,
+  cols: 3,
+  entries: [
+    [0, 0, 4],
+    [1, 1, 3],
+    [2, 2, 2],
+    [0, 1, 1],
+    [1, 0, 1],
+  ],
+};
+
 /** A valid analyze job on a 3 x 3 dense matrix in 3 machines; each refusal test changes one field of it. */
 export const GOOD_JOB = {
   type: 'analyze',
