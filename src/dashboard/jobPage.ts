@@ -1,3 +1,4 @@
+// Past 500 lines: one view whose sections (header, live chart, flags, details, results) share the job's live state.
 /**
  * `#/jobs/{id}`: one job. Its status and progress come live from its event stream; while it solves,
  * the residuals of the progress events are drawn as they arrive; when it ends, the page shows the
