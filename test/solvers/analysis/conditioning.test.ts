@@ -1,6 +1,7 @@
 import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
-import { computeMatrixConditioning, computeSConditioning } from '../../../src/solvers/analysis/conditioning.js';
+import { computeMatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
+import { computeSConditioning } from '../../../src/solvers/analysis/kappaS.js';
 import { computeGramBlocks } from '../../../src/solvers/analysis/gramBlocks.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
