@@ -9,17 +9,17 @@
  *  - from the Gram blocks G_ij = Q_i^T Q_j (the analysis builds them for the principal angles), square:
  *    lambda_max(S) by Lanczos on G = Q^T Q (same nonzero spectrum as S) and lambda_min(S) = sigma_min(Q)^2
  *    by Lanczos on S^{-1} = (M^T M)^{-1} = M^{-1} M^{-T}, M = Q^T, through the LU of M. The two ends are
- *    independent, so the split analysis runs them apart (sLargestWork at the combine step, sSmallestWork on
- *    a worker) and joins them with sConditioningFrom. All off-diagonal blocks zero: S = I (Proposition 1);
+ *    independent: the split analysis runs sSmallestWork on a worker and passes its result to this routine
+ *    at the combine step, which holds the Gram blocks. All off-diagonal blocks zero: S = I (Proposition 1);
  *  - from the basis rows Q^T themselves (the studies' cheap path, which has each machine's Householder
  *    basis and no Gram blocks; and a tall system, where Q^T is N x n and has no LU): the eigenvalues of S
  *    are the squared singular values of Q^T, the n-th the smallest, by one bidiagonalization (absolute
  *    accuracy a few eps lambda_max(S), lambda_max(S) <= m): a square Q^T in place at once, a tall one by
  *    panels (../linalg/singularValues.ts).
  *
- * CSR (csrSSpectrumWork), from A's rows, the partition and callbacks that solve with each machine's Gram
- * factor L_i (L_i L_i^T = G_i = A_i A_i^T), each end with its error bound:
- * (e.g. a sparse Cholesky with its permutation folded in: L_i = P_i^T L, ../sparse/spectrumOfS.ts' GramFactorSolves):
+ * CSR (csrSSpectrumWork), from A's rows, the partition (../sparse/spectrumOfS.ts' column slots) and
+ * callbacks that solve with each machine's Gram factor L_i (L_i L_i^T = G_i = A_i A_i^T, e.g. a sparse
+ * Cholesky with its permutation folded in: L_i = P_i^T L), each end with its error bound:
  *  - lambda_max(S): the nonzero spectrum of S = M^T M, M = Lb^{-1} A (Lb = diag(L_1, ..., L_m)), is that
  *    of S' = M M^T = Lb^{-1} (A A^T) Lb^{-T} (over the rows). Its diagonal blocks L_i^{-1} G_i L_i^{-T}
  *    are the identity, so S' = I + Lb^{-1} E Lb^{-T} with E = A A^T minus its diagonal blocks: the
@@ -174,8 +174,8 @@ function* sLargestWork(kernels: Kernels, gram: GramBlocks): Work<LanczosResult> 
 
 /**
  * 1 / lambda_min(S) = lambda_max((Q Q^T)^{-1}) through the LU of Q^T (rows placed at `offsets`);
- * null when the LU meets an exactly zero pivot (the caller throws singularBasesError, which names
- * lambda_max(S): the split analysis computes the two ends on different workers).
+ * null when the LU meets an exactly zero pivot (sConditioningWork then throws, naming lambda_max(S),
+ * which the split analysis has only at its combine step).
  */
 export function* sSmallestWork(kernels: Kernels, system: DenseSystem, offsets: readonly number[]): Work<LanczosResult | null> {
   const basisRows = yield* assembleBasisRowsWork(system, offsets);
@@ -203,8 +203,6 @@ function sConditioningFrom(upper: LanczosEnd, inverse: LanczosEnd): SConditionin
     lanczosIterations: { largest: upper.iterations, smallest: inverse.iterations },
   };
 }
-
-// ---- CSR machines ----
 
 export interface SSpectrum {
   lambdaMaxS: SpectralEstimate;
