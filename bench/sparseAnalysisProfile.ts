@@ -28,14 +28,12 @@ import {
   smallestEigenvalueByInverseWork,
   type SymmetricOperator,
 } from '../src/solvers/eigen/lanczos.js';
+import { lambdaMaxSWork, lambdaMinSWork, reflectedLambdaMax } from '../src/solvers/analysis/kappaS.js';
 import {
-  lambdaMaxSWork,
-  lambdaMinSWork,
   machineColumnSlots,
   overlappingMachinePairs,
   overlapTwoColouring,
   PairAngleContext,
-  reflectedLambdaMax,
   sparsePairAngleWork,
 } from '../src/solvers/sparse/spectrumOfS.js';
 import { selectBackend } from './backends.js';

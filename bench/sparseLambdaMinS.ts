@@ -1,6 +1,6 @@
 /**
  * lambda_min(S) alone for a 2-D Poisson grid in m contiguous strips (native backend): the sparse LU of A
- * and shift-invert Lanczos on S^{-1} = A^{-1} Gb A^{-T} (src/solvers/sparse/spectrumOfS.ts), with CPU
+ * and shift-invert Lanczos on S^{-1} = A^{-1} Gb A^{-T} (src/solvers/analysis/kappaS.ts), with CPU
  * seconds, peak RSS and the LU's nonzeros. With lambda_max(S) <= 2 for strips (a column is shared by at
  * most two machines) it bounds kappa(S), hence APC's rate and iteration count, where the whole analysis
  * is too slow to run (Poisson n = 10^6, m = 100).
@@ -11,7 +11,8 @@ import { buildPartition } from '../src/solvers/index.js';
 import { runSync } from '../src/solvers/cooperative.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { sparseLuWork, factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
-import { lambdaMinSWork, machineColumnSlots } from '../src/solvers/sparse/spectrumOfS.js';
+import { lambdaMinSWork } from '../src/solvers/analysis/kappaS.js';
+import { machineColumnSlots } from '../src/solvers/sparse/spectrumOfS.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
 import { selectBackend } from './backends.js';
 const [k, m] = process.argv.slice(2).map(Number);

@@ -44,6 +44,7 @@ const KERNEL_DEFAULTS: readonly string[] = [
   'analysis/analyze.ts',
   'analysis/conditioning.ts',
   'analysis/gramBlocks.ts',
+  'analysis/kappaS.ts',
   'analysis/localAngles.ts',
   'analysis/principalAngles.ts',
   'analysis/splitAnalysis.ts',
@@ -57,7 +58,6 @@ const KERNEL_DEFAULTS: readonly string[] = [
   'machines/placement.ts',
   'partitioning/advisor.ts',
   'sparse/singularValuesOfSparse.ts',
-  'sparse/spectrumOfS.ts',
   'studies/sampler.ts',
 ];
 

@@ -23,7 +23,8 @@ import { isTall, leastSquaresPointsWork, sparseLeastSquaresPointsWork, type Leas
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
-import { matrixConditioningWork, sConditioningWork, type MatrixConditioning, type SConditioning } from './conditioning.js';
+import { matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
+import { sConditioningWork, type SConditioning } from './kappaS.js';
 import { gramBlocksWork } from './gramBlocks.js';
 import { localAnglesWork, type LocalAngles } from './localAngles.js';
 import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js';
@@ -162,7 +163,7 @@ function* denseStagedPartsWork(kernels: Kernels, system: DenseSystem): Work<Stag
   yield { phase: 'gram-blocks', fraction: 0 };
   const gram = yield* inPhase(gramBlocksWork(kernels, rowSpace.machines), 'gram-blocks', 0, 1);
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sConditioningWork(kernels, rowSpace, gram), 'conditioning', 0.5, 1);
+  const s = yield* inPhase(sConditioningWork(kernels, { system: rowSpace, gram }), 'conditioning', 0.5, 1);
 
   function* rest(): Work<AnalysisParts> {
     yield { phase: 'principal-angles', fraction: 0 };
@@ -183,7 +184,7 @@ function* denseAnglesAndSWork(kernels: Kernels, system: DenseSystem): Work<{ ang
   const angles = yield* inPhase(principalAnglesWork(kernels, machines, gram), 'principal-angles', 0, 1);
 
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sConditioningWork(kernels, system, gram), 'conditioning', 0.5, 1);
+  const s = yield* inPhase(sConditioningWork(kernels, { system, gram }), 'conditioning', 0.5, 1);
   return { angles, s };
 }
 

@@ -1,26 +1,21 @@
 /**
- * Condition numbers that set the optimal rates (SPEC "Building blocks"):
- *  - kappa(A^T A) = (sigma_max(A) / sigma_min(A))^2, L = sigma_max^2, mu = sigma_min^2;
- *  - kappa(S) = lambda_max(S) / lambda_min(S), S = sum_i Q_i Q_i^T = Q Q^T.
- * Neither A^T A nor S is formed: lambda_max comes from Lanczos on x -> A^T (A x) and on the Gram
- * matrix G = Q^T Q (same nonzero spectrum as S, blocks shared with the principal angles);
- * lambda_min from Lanczos on the inverses (A^T A)^{-1} = A^{-1} A^{-T} and, with M = Q^T,
- * S^{-1} = (M^T M)^{-1} = M^{-1} M^{-T}, through LU factorizations of A and M. Working with A and Q
- * unsquared, sigma_min keeps its relative accuracy (~kappa(A) eps, ~kappa(Q) eps) when kappa(S) ~ 1e14,
- * where an eigensolver on the formed S knows lambda_min only to eps * lambda_max (a few % there).
+ * The condition number of A^T A that sets the optimal rates with kappa(S) (./kappaS.ts; SPEC "Building
+ * blocks"): kappa(A^T A) = (sigma_max(A) / sigma_min(A))^2, L = sigma_max^2, mu = sigma_min^2.
+ * A^T A is not formed: lambda_max comes from Lanczos on x -> A^T (A x), lambda_min from Lanczos on the
+ * inverse (A^T A)^{-1} = A^{-1} A^{-T} through the LU of A. Working with A unsquared, sigma_min keeps its
+ * relative accuracy (~kappa(A) eps), where an eigensolver on the formed A^T A knows lambda_min only to
+ * eps * lambda_max.
  *
  * The Lanczos runs stop on the residual bound (lanczos.ts) or after MAX_*_LANCZOS_ITERATIONS steps;
  * every fixture converges in at most ~210 steps.
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { DenseSystem } from '../distributed/distributedSystem.js';
 import { SingularMatrixError } from '../errors.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { lanczosWork, type LanczosResult, type SymmetricOperator } from '../eigen/lanczos.js';
 import { luSolve, luSolveTransposed, luWork, type LuFactorization } from '../linalg/lu.js';
 import { singularValueRangeWork } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
-import { gramIsIdentity, gramOperator, type GramBlocks } from './gramBlocks.js';
 
 export interface MatrixConditioning {
   sigmaMax: number;
@@ -34,16 +29,10 @@ export interface MatrixConditioning {
   lanczosIterations: { largest: number; smallest: number };
 }
 
-export interface SConditioning {
-  lambdaMinS: number;
-  lambdaMaxS: number;
-  kappaS: number;
-  lanczosIterations: { largest: number; smallest: number };
-}
-
 /** Longest Lanczos run on the inverse operators (each step costs four triangular solves). */
 const MAX_INVERSE_LANCZOS_ITERATIONS = 600;
-const MAX_FORWARD_LANCZOS_ITERATIONS = 600;
+/** Longest Lanczos run on a forward operator (A^T A here, the Gram matrix in ./kappaS.ts). */
+export const MAX_FORWARD_LANCZOS_ITERATIONS = 600;
 
 /**
  * x -> A^T (A x) in one pass over the rows: y = sum_k a_k (a_k . x). Sparse rows when A is sparse;
@@ -111,7 +100,8 @@ export function inverseNormalOperatorOf(f: LuFactorization): SymmetricOperator {
   };
 }
 
-function singularError(what: string, sigmaMax: number, sigmaMin: number, n: number): SingularMatrixError {
+/** SingularMatrixError for a matrix (`what`) whose sigma_min is zero or below n eps sigma_max. */
+export function singularError(what: string, sigmaMax: number, sigmaMin: number, n: number): SingularMatrixError {
   const condition = sigmaMin > 0 && Number.isFinite(sigmaMin) ? sigmaMax / sigmaMin : Infinity;
   const shown = Number.isFinite(condition) ? condition.toExponential(2) : 'infinite';
   return new SingularMatrixError(
@@ -122,7 +112,8 @@ function singularError(what: string, sigmaMax: number, sigmaMin: number, n: numb
   );
 }
 
-function* inverseLargestWork(kernels: Kernels, f: LuFactorization): Work<LanczosResult> {
+/** lambda_max((M^T M)^{-1}) by Lanczos through the LU of M. */
+export function* inverseLargestWork(kernels: Kernels, f: LuFactorization): Work<LanczosResult> {
   return yield* lanczosWork(kernels, inverseNormalOperatorOf(f), { which: 'largest', maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS });
 }
 
@@ -172,95 +163,4 @@ function* tallMatrixConditioningWork(kernels: Kernels, a: DenseMatrix): Work<Mat
 
 export function computeMatrixConditioning(a: DenseMatrix, kernels: Kernels = selectedKernels()): MatrixConditioning {
   return runSync(matrixConditioningWork(kernels, a));
-}
-
-/** Q^T (N x n, row-major): row offsets[i] + k is the k-th basis vector of R(A_i), on C_i (zero for a dependent row). */
-export function* assembleBasisRowsWork(system: DenseSystem, offsets: readonly number[]): Work<DenseMatrix> {
-  const n = system.n;
-  const rows = system.A.rows;
-  const data = new Float64Array(rows * n);
-  yield undefined;
-  for (const machine of system.machines) {
-    const { p, c, q, cols } = machine;
-    const base = offsets[machine.index];
-    for (let k = 0; k < p; k++) {
-      const row = (base + k) * n;
-      const src = k * c;
-      for (let t = 0; t < c; t++) data[row + cols[t]] = q[src + t];
-      if ((k & 127) === 127) yield undefined;
-    }
-  }
-  return { rows, cols: n, data };
-}
-
-/**
- * lambda_max(S) by Lanczos on G = Q^T Q; lambda_min(S) = sigma_min(Q)^2 by Lanczos on
- * (Q Q^T)^{-1} through the LU of Q^T. All off-diagonal blocks zero: S = I (Proposition 1).
- */
-export function* sConditioningWork(kernels: Kernels, system: DenseSystem, gram: GramBlocks): Work<SConditioning> {
-  if (gramIsIdentity(gram)) return S_IDENTITY;
-  if (system.A.rows > system.n) return yield* tallSConditioningWork(kernels, system, gram.offsets);
-  const upper = yield* sLargestWork(kernels, gram);
-  yield { phase: 'conditioning', fraction: 0.1 };
-  const lower = yield* sSmallestWork(kernels, system, gram.offsets);
-  if (lower === null) throw singularBasesError(upper.largest, system.n);
-  return sConditioningFrom(upper, lower);
-}
-
-/**
- * S = Q Q^T on a tall system (n x n still; Q is n x N, with a zero column per dependent row): its
- * eigenvalues are the squared singular values of Q^T, the n-th the smallest, by the same
- * bidiagonalization as kappa(A^T A) (absolute accuracy a few eps lambda_max(S), lambda_max(S) <= m).
- */
-function* tallSConditioningWork(kernels: Kernels, system: DenseSystem, offsets: readonly number[]): Work<SConditioning> {
-  const basisRows = yield* assembleBasisRowsWork(system, offsets);
-  const { largest, smallest } = yield* singularValueRangeWork(kernels, basisRows.data, basisRows.rows, basisRows.cols);
-  const lambdaMaxS = largest * largest;
-  const lambdaMinS = smallest * smallest;
-  if (!(smallest > system.A.rows * Number.EPSILON * largest)) throw singularBasesError(lambdaMaxS, system.A.rows);
-  return { lambdaMinS, lambdaMaxS, kappaS: lambdaMaxS / lambdaMinS, lanczosIterations: { largest: 0, smallest: 0 } };
-}
-
-/** kappa(S) = 1: every off-diagonal Gram block is zero (Proposition 1). */
-export const S_IDENTITY: SConditioning = { lambdaMinS: 1, lambdaMaxS: 1, kappaS: 1, lanczosIterations: { largest: 0, smallest: 0 } };
-
-/** lambda_max(S) = lambda_max(G): Lanczos on the Gram blocks. */
-export function* sLargestWork(kernels: Kernels, gram: GramBlocks): Work<LanczosResult> {
-  return yield* lanczosWork(kernels, gramOperator(kernels, gram), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
-}
-
-/**
- * 1 / lambda_min(S) = lambda_max((Q Q^T)^{-1}) through the LU of Q^T (rows placed at `offsets`);
- * null when the LU meets an exactly zero pivot (the caller throws singularBasesError, which names
- * lambda_max(S): the split analysis computes the two ends on different workers).
- */
-export function* sSmallestWork(kernels: Kernels, system: DenseSystem, offsets: readonly number[]): Work<LanczosResult | null> {
-  const basisRows = yield* assembleBasisRowsWork(system, offsets);
-  const f = yield* luWork(kernels, basisRows, { inPlace: true });
-  if (f.zeroPivotColumn >= 0) return null;
-  yield { phase: 'conditioning', fraction: 0.6 };
-  // Q^T = M: eigenvalues of S = Q Q^T = M^T M, and (M^T M)^{-1} = M^{-1} M^{-T}.
-  return yield* inverseLargestWork(kernels, f);
-}
-
-export function singularBasesError(lambdaMaxS: number, n: number): SingularMatrixError {
-  return singularError("matrix of all machines' bases Q", Math.sqrt(lambdaMaxS), 0, n);
-}
-
-/** What kappa(S) takes of a Lanczos run (the split analysis ships only these between workers). */
-export type LanczosEnd = Pick<LanczosResult, 'largest' | 'iterations'>;
-
-/** kappa(S) and its extreme eigenvalues from the two Lanczos runs. */
-export function sConditioningFrom(upper: LanczosEnd, inverse: LanczosEnd): SConditioning {
-  const lambdaMaxS = upper.largest;
-  return {
-    lambdaMinS: 1 / inverse.largest,
-    lambdaMaxS,
-    kappaS: lambdaMaxS * inverse.largest,
-    lanczosIterations: { largest: upper.iterations, smallest: inverse.iterations },
-  };
-}
-
-export function computeSConditioning(system: DenseSystem, gram: GramBlocks, kernels: Kernels = selectedKernels()): SConditioning {
-  return runSync(sConditioningWork(kernels, system, gram));
 }

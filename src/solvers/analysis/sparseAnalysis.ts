@@ -12,7 +12,7 @@
  *    angles as on one thread);
  *  - 'conditioning': lambda_min(S) by shift-invert through the same LU of A; lambda_max(S) = 2 - lambda_min(S)
  *    when the machines' overlap graph is bipartite (contiguous strips of a banded matrix), else by
- *    Lanczos on the block-Jacobi-scaled Gram operator Lb^{-1} (A A^T) Lb^{-T} (../sparse/spectrumOfS.ts);
+ *    Lanczos on the block-Jacobi-scaled Gram operator Lb^{-1} (A A^T) Lb^{-T} (./kappaS.ts);
  *  - 'local-angles': phi_i, theta_min^(l) and the row norms from the pairs of rows sharing a column
  *    (rows with disjoint supports are orthogonal), ./localAngles.ts.
  * Each iterative value carries how it was obtained and its error bound (Conditioning.estimates,
@@ -41,13 +41,12 @@ import {
   overlappingMachinePairs,
   PairAngleContext,
   sparsePairAngleWork,
-  sSpectrumWork,
   type GramFactorSolves,
   type MachineColumnSlots,
   type SparsePairAngle,
-  type SSpectrum,
 } from '../sparse/spectrumOfS.js';
 import type { LuSolves, SparseLuFactorization } from '../sparse/sparseLu.js';
+import { csrSSpectrumWork, type SSpectrum } from './kappaS.js';
 import { localAnglesOfCsrWork } from './localAngles.js';
 import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
 import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMethod } from './types.js';
@@ -251,7 +250,7 @@ function sSpectrumOfPartitionWork(
   { lu, luSolves, workspace }: SparseLuContext,
 ): Work<SSpectrum> {
   const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), arpack: kernels.arpack, dense: kernels.dense };
-  return sSpectrumWork(slots, factors, lu, options, workspace, luSolves);
+  return csrSSpectrumWork(slots, factors, { kind: 'lu', lu, luSolves }, options, workspace);
 }
 
 /** The LU of A and what the S part needs of it, on the current thread. */

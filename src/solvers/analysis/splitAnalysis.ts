@@ -13,7 +13,7 @@
  *    theta_min^(l), Theorem 4);
  *  - 'matrix-conditioning': kappa(A^T A), L, mu (Lanczos and the LU of A);
  *  - 's-smallest': lambda_min(S) (the LU of Q^T and Lanczos on its inverse).
- * The combine step runs Lanczos on the Gram blocks for lambda_max(S) (it needs all of them), takes
+ * The combine step runs Lanczos on the Gram blocks for lambda_max(S) (it needs all of them; ./kappaS.ts), takes
  * theta_H and its pair from the theta_ij, merges the local scans and assembles rates, bounds and
  * recommendation as `analyze` does.
  */
@@ -23,17 +23,9 @@ import type { DenseMatrix } from '../matrix.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { assembleAnalysis, DEFAULT_ANALYSIS_TOLERANCE, denseAnalysisParts } from './analyze.js';
-import {
-  matrixConditioningWork,
-  S_IDENTITY,
-  sConditioningFrom,
-  singularBasesError,
-  sLargestWork,
-  sSmallestWork,
-  type LanczosEnd,
-  type MatrixConditioning,
-} from './conditioning.js';
-import { blockIsStored, gramBlockIntoWork, gramIsIdentity, type GramBlocks } from './gramBlocks.js';
+import { matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
+import { sConditioningWork, sSmallestWork, type LanczosEnd } from './kappaS.js';
+import { blockIsStored, gramBlockIntoWork, type GramBlocks } from './gramBlocks.js';
 import {
   localAnglesFrom,
   localAnglesScanWork,
@@ -277,12 +269,7 @@ export function* combineAnalysisPartsWork(
   const gram: GramBlocks = { m, sizes: [...sizes], offsets, size: offsets[m - 1] + sizes[m - 1], data, blockStart };
   const angles = principalAnglesFromPairs(m, pairTheta, pairCos);
 
-  let s = S_IDENTITY;
-  if (!gramIsIdentity(gram)) {
-    const upper = yield* sLargestWork(kernels, gram);
-    if (sSmallest.inverse === null) throw singularBasesError(upper.largest, n);
-    s = sConditioningFrom(upper, sSmallest.inverse);
-  }
+  const s = yield* sConditioningWork(kernels, { gram, n, inverse: sSmallest.inverse });
   const localAngles = localAnglesFrom(mergeLocalAnglesScans(local.map((r) => r.scan)), local[0].rowNorms, partition);
   yield { phase: 'analysis', fraction: 1 };
   return assembleAnalysis(n, partition, denseAnalysisParts(angles, localAngles, matrix.conditioning, s), tolerance);

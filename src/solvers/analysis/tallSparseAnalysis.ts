@@ -8,12 +8,9 @@
  *    1e-12 for kappa(A) = 100, 1e-8 for kappa(A) = 10^4; not included in the reported bound, as there;
  *  - S = sum_i P_i over each machine's row space (its rows, or the independent rows A_S of a machine with
  *    dependent rows, whose Gram factor it holds): lambda_max(S) by Lanczos on S' = Lb^{-1} (A_R A_R^T) Lb^{-T}
- *    over the stacked row bases A_R (../sparse/spectrumOfS.ts: S' has S's nonzero spectrum, N_R - n zeros
- *    besides when A_R has more rows than n). lambda_min(S) cannot come through an LU of A as on square
- *    systems (S^{-1} = A^{-1} Gb A^{-T} needs A square): Lanczos on S^{-1}, each product a conjugate-gradient
- *    solve with S (applied as sum_i A_i^T G_i^{-1} A_i, never formed; its condition number is kappa(S) itself)
- *    to a relative residual tau = S_SOLVE_TOLERANCE. The inexact inverse is within kappa(S) r of S^{-1}
- *    relative (r the largest residual met), so kappa_hat(S) r is added to lambda_min(S)'s bound;
+ *    over the stacked row bases A_R (S' has S's nonzero spectrum, N_R - n zeros besides when A_R has more
+ *    rows than n); lambda_min(S) by Lanczos on S^{-1} through conjugate-gradient solves with S, as there is
+ *    no LU of a tall A (./kappaS.ts, its 'conjugate-gradients' option, with the bound this adds);
  *  - theta_ij, theta_H on the machines' row bases (the square path's Lanczos on L_i^{-1} A_i A_j^T L_j^{-T});
  *    phi_i and the local angles on all of A's rows, as the dense tall analysis.
  */
@@ -23,11 +20,11 @@ import type { Kernels } from '../linalg/kernels.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { normalEquationsSolver, projectorSumOperator, rowBasisMachines } from '../distributed/sparseLeastSquares.js';
 import { currentThreadNormalOperator, type GramSolver } from '../machines/placement.js';
-import { ConjugateGradients } from '../sparse/conjugateGradients.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import { ratioEstimate, squareRootEstimate, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
 import { KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork, type EigenvalueEstimate } from '../eigen/lanczos.js';
-import { lambdaMaxSWork, machineColumnSlots } from '../sparse/spectrumOfS.js';
+import { machineColumnSlots } from '../sparse/spectrumOfS.js';
+import { csrSSpectrumWork } from './kappaS.js';
 import { inPhase, type StagedParts } from './parts.js';
 import {
   machineGramSolves,
@@ -38,14 +35,9 @@ import {
   SPECTRUM_TOLERANCE,
 } from './sparseAnalysis.js';
 
-/** Relative residual of the conjugate-gradient solves with S inside lambda_min(S)'s Lanczos run. */
-export const S_SOLVE_TOLERANCE = 1e-12;
-
 function fromEigenvalue(e: EigenvalueEstimate): SpectralEstimate {
   return { value: e.value, method: e.method, relativeErrorBound: e.relativeErrorBound, iterations: e.iterations, converged: e.converged };
 }
-
-const IDENTITY_ESTIMATE: SpectralEstimate = { value: 1, method: 'structural', relativeErrorBound: 0, iterations: 0, converged: true };
 
 /** The machines' row bases stacked (machine i's rows contiguous, in machine order) with each machine's rows in it. */
 function stackedRowBases(system: CsrSystem): { a: CsrMatrix; rowsOf: Int32Array[] } {
@@ -119,12 +111,10 @@ function* tallSSpectrumWork(kernels: Kernels, system: CsrSystem, workspace: Kryl
   const pairs = pairAnglesSpec(system, slots);
   const factors = machineGramSolves(pairs.factors);
   const sOptions = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(basis.a.rows), arpack: kernels.arpack };
-  const lambdaMaxS = yield* inPhase(lambdaMaxSWork(slots, factors, sOptions, workspace), 'conditioning', 0, 0.5);
-  yield { phase: 'conditioning', fraction: 0.5 };
-  const lambdaMinS = slots.blockDiagonal
-    ? IDENTITY_ESTIMATE
-    : yield* inPhase(lambdaMinSByConjugateGradientsWork(system, lambdaMaxS.value, sOptions, workspace), 'conditioning', 0.5, 1);
-  return { pairs, factors, lambdaMaxS, lambdaMinS, kappaS: ratioEstimate(lambdaMaxS, lambdaMinS) };
+  // A tall A has no LU: lambda_min(S) by conjugate-gradient solves with S (./kappaS.ts).
+  const s = () => projectorSumOperator(rowBasisMachines(system), system.n);
+  const spectrum = yield* csrSSpectrumWork(slots, factors, { kind: 'conjugate-gradients', s }, sOptions, workspace);
+  return { pairs, factors, ...spectrum };
 }
 
 /** kappa(S) and theta_H of a tall CSR system's partition, as its analysis computes them (the partition advisor's). */
@@ -133,32 +123,4 @@ export function* tallSparsePartitionSpectrumWork(kernels: Kernels, system: CsrSy
   const { pairs, factors, kappaS } = yield* tallSSpectrumWork(kernels, system, new KrylovWorkspace());
   const angles = yield* sparsePrincipalAnglesWork(pairs, factors);
   return { kappaS: kappaS.value, thetaH: angles.thetaH };
-}
-
-/** lambda_min(S) by Lanczos on S^{-1} through conjugate gradients (module comment), its bound widened by the solves' error. */
-function* lambdaMinSByConjugateGradientsWork(
-  system: CsrSystem,
-  lambdaMaxS: number,
-  options: { tolerance: number; basisSize: number; arpack: Kernels['arpack'] },
-  workspace: KrylovWorkspace,
-): Work<SpectralEstimate> {
-  const solver = new ConjugateGradients(projectorSumOperator(rowBasisMachines(system), system.n), S_SOLVE_TOLERANCE);
-  let largestResidual = 0;
-  let solvesConverged = true;
-  const inverse = {
-    size: system.n,
-    apply(x: Float64Array, y: Float64Array) {
-      const result = solver.solve(x, y);
-      largestResidual = Math.max(largestResidual, result.relativeResidual);
-      solvesConverged &&= result.converged;
-    },
-  };
-  const bottom = fromEigenvalue(yield* smallestEigenvalueByInverseWork(inverse, options, workspace));
-  const solveError = (lambdaMaxS / bottom.value) * largestResidual;
-  return {
-    ...bottom,
-    method: bottom.method === 'lanczos-exhaustive' ? 'lanczos-exhaustive' : 'lanczos-shift-invert',
-    relativeErrorBound: solveError < 1 ? (bottom.relativeErrorBound + solveError) / (1 - solveError) : Infinity,
-    converged: bottom.converged && solvesConverged,
-  };
 }

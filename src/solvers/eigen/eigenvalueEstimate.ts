@@ -18,7 +18,7 @@ export type SpectralMethod =
   | 'structural'
   /**
    * lambda_max(S) = 2 - lambda_min(S): exact when the machines' overlap graph is bipartite (S's
-   * spectrum is then symmetric about 1, ../sparse/spectrumOfS.ts), the bound carried over from lambda_min(S).
+   * spectrum is then symmetric about 1, ../analysis/kappaS.ts), the bound carried over from lambda_min(S).
    */
   | 'bipartite-reflection';
 

@@ -174,6 +174,23 @@ export function bidiagonalExtremes(d: Float64Array, e: Float64Array, q: number):
 }
 
 /**
+ * The extreme singular values of the square row-major n x n `matrix`, which is overwritten: one
+ * bidiagonalization at once (kernels.dense.bidiagonalOfSquare; on the native kernels a single dgebrd up to
+ * n = 512, at n = 120 ~2.5x faster than the sliced panels of singularValueRangeWork, made for large
+ * matrices), then its bidiagonal's two ends; d of length n, e of length max(1, n).
+ */
+export function squareSingularValueRangeInPlace(
+  kernels: Kernels,
+  matrix: Float64Array,
+  n: number,
+  d: Float64Array,
+  e: Float64Array,
+): SingularValueRange {
+  kernels.dense.bidiagonalOfSquare(matrix, n, d, e);
+  return bidiagonalExtremes(d, e, n);
+}
+
+/**
  * The largest and smallest singular values of a rows x cols row-major matrix (not modified).
  * The smallest is the min(rows, cols)-th one.
  */

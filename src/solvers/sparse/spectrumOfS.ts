@@ -1,29 +1,11 @@
-// Past 500 lines: S's operators and the pair angles share the machines' column slots built here.
 /**
- * The spectrum of S = sum_i A_i^T (A_i A_i^T)^{-1} A_i and the principal angles theta_ij on the
- * sparse path (docs/SPEC.md "Building blocks" and "Heterogeneity metrics"), from A's
- * CSR rows, the partition and callbacks that solve with each machine's Gram factor L_i
- * (L_i L_i^T = G_i = A_i A_i^T, e.g. a sparse Cholesky with its permutation folded in:
- * L_i = P_i^T L), so nothing here depends on how the machines store their factors.
+ * The machines' column slots of a CSR partition (which machines touch which columns: the overlapping
+ * pairs, the overlap graph) and the principal angles theta_ij on the sparse path (docs/SPEC.md
+ * "Heterogeneity metrics"), from A's CSR rows, the partition and callbacks that solve with each
+ * machine's Gram factor L_i (L_i L_i^T = G_i = A_i A_i^T, e.g. a sparse Cholesky with its permutation
+ * folded in: L_i = P_i^T L), so nothing here depends on how the machines store their factors. The
+ * spectrum of S on the same slots and factors is ../analysis/kappaS.ts'.
  *
- * lambda_max(S): the nonzero spectrum of S = M^T M, M = Lb^{-1} A (Lb = diag(L_1, ..., L_m)), is that
- *   of S' = M M^T = Lb^{-1} (A A^T) Lb^{-T} (n x n over the rows). Its diagonal blocks
- *   L_i^{-1} G_i L_i^{-T} are the identity, so S' = I + Lb^{-1} E Lb^{-T} with E = A A^T minus its
- *   diagonal blocks: the off-diagonal coupling is computed directly (each row's products with the
- *   OTHER machines' rows, by prefix and suffix sums over the machines sharing a column, never by
- *   subtracting the own block), which keeps the error of S' near eps kappa(L_i) instead of the
- *   eps kappa(G_i) = eps kappa(A_i)^2 that forming L_i^{-1} G_i L_i^{-T} would cost.
- * lambda_max(S) by reflection: when the machines' overlap graph (i ~ j when they share a column) is
- *   bipartite, as for contiguous strips of a banded matrix (each strip overlaps only its neighbours),
- *   E has blocks only between the two sides, so with D = diag(+-I_{p_i}) by side, D E D = -E and
- *   S' - I = Lb^{-1} E Lb^{-T} is similar to its negative: S's spectrum is symmetric about 1 and
- *   lambda_max(S) = 2 - lambda_min(S) exactly (for m = 2 these are 1 +- cos theta_12). The Lanczos run
- *   on S', the costliest part of the analysis on such systems (its top is a cluster of one eigenvalue
- *   per boundary), is then not needed; the bound is lambda_min's absolute error over lambda_max.
- * lambda_min(S) = 1 / lambda_max(S^{-1}) with S^{-1} = A^{-1} Gb A^{-T} (Gb = diag(G_i) = Lb Lb^T,
- *   applied as products A_i (A_i^T x_i)): shift-invert at 0 through the sparse LU of A. This is
- *   similar to Lb^T A^{-T} A^{-1} Lb = S'^{-1} (X X^T against X^T X, X = A^{-1} Lb), so it has the
- *   same eigenvalues, and it needs no product with L_i: only solves with A.
  * cos theta_ij = sigma_max(C), C = L_i^{-1} A_i A_j^T L_j^{-T}, by Lanczos on C^T C on the side with
  *   fewer rows (p_b x p_b). With the top Ritz vector y: q = Q_b y = A_b^T L_b^{-T} y (Q_b an
  *   orthonormal basis of R(A_b)), c = |L_a^{-1} A_a q| = |C y| and s = |(I - P_a) q|, with
@@ -33,8 +15,7 @@
  *   arccos(c) would lose them all below ~1e-8 rad. Pairs whose column supports are disjoint have
  *   C = 0: theta = pi/2 exactly, without any computation (overlappingMachinePairs lists the others).
  *
- * Error bounds: ../eigen/lanczos.ts (the Ritz residual bound) for lambda_max(S)
- * and lambda_min(S); for theta, an absolute bound from the same residual: y is a unit vector, so
+ * Error bound of theta: an absolute bound from the Ritz residual (../eigen/lanczos.ts): y is a unit vector, so
  * c_hat^2 = |C y|^2 <= cos^2 theta, and cos^2 theta - c_hat^2 <= delta = min(rho, rho^2 / gap)
  * (Kato-Temple with the gap to the second Ritz value: unlike S, C^T C is only p_b x p_b and is
  * usually exhausted, and without the quadratic refinement a 1e-7 rad angle could not be certified:
@@ -46,17 +27,13 @@
  * theta lands between the two (the dense path's bidiagonalization of Q_b - Q_a G resolves them).
  */
 import { runSync, type Work } from '../cooperative.js';
-import { selectedKernels } from '../linalg/kernels.js';
 import { DimensionMismatchError } from '../errors.js';
 import type { CsrMatrix } from './csr.js';
-import { ratioEstimate, type SpectralEstimate } from './singularValuesOfSparse.js';
-import { typescriptLuSolves, type LuSolves, type SparseLuFactorization } from './sparseLu.js';
+import type { SpectralEstimate } from './singularValuesOfSparse.js';
 import {
   DEFAULT_SPECTRUM_TOLERANCE,
   KrylovWorkspace,
   largestEigenvalueWork,
-  smallestEigenvalueByInverseWork,
-  type EigenvalueEstimate,
   type LargestEigenvalueOptions,
   type SymmetricOperator,
 } from '../eigen/lanczos.js';
@@ -230,198 +207,11 @@ export function overlapTwoColouring(slots: MachineColumnSlots, pairs: Int32Array
   return side;
 }
 
-/**
- * lambda_max(S) = 2 - lambda_min(S) on a bipartite overlap graph (module comment). With
- * |l_hat - l| <= r l for lambda_min: |lambda_max_hat - lambda_max| = |l_hat - l| <= r l_hat / (1 - r),
- * over lambda_max >= lambda_max_hat minus that; plus the rounding of the subtraction.
- */
-export function reflectedLambdaMax(lambdaMinS: SpectralEstimate): SpectralEstimate {
-  const r = lambdaMinS.relativeErrorBound;
-  const value = 2 - lambdaMinS.value;
-  const absolute = r < 1 ? (r * lambdaMinS.value) / (1 - r) : Infinity;
-  const relativeErrorBound = absolute < value ? absolute / (value - absolute) + Number.EPSILON : Infinity;
-  return { value, method: 'bipartite-reflection', relativeErrorBound, iterations: 0, converged: lambdaMinS.converged };
-}
-
-/** s[slot] = sum over entries of (column, machine) of a_rc u_r: each machine's A_i^T u_i, column by column. */
-function accumulateSlots(slots: MachineColumnSlots, u: Float64Array, s: Float64Array): void {
-  const { rowPtr, values } = slots.a;
-  const { slotOfEntry } = slots;
-  s.fill(0);
-  const n = slots.a.rows;
-  for (let r = 0; r < n; r++) {
-    const ur = u[r];
-    if (ur === 0) continue;
-    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) s[slotOfEntry[p]] += values[p] * ur;
-  }
-}
-
-/**
- * ex[slot] = the sum of s over the OTHER slots of the same column (the other machines' A_j^T u_j at
- * that column), from a prefix and a suffix sum: no subtraction, so no cancellation against the own term.
- */
-function excludeOwnSlots(slots: MachineColumnSlots, s: Float64Array, ex: Float64Array): void {
-  const { slotPtr } = slots;
-  const cols = slots.a.cols;
-  for (let c = 0; c < cols; c++) {
-    const begin = slotPtr[c];
-    const end = slotPtr[c + 1];
-    if (end - begin === 1) {
-      ex[begin] = 0;
-      continue;
-    }
-    let prefix = 0;
-    for (let t = begin; t < end; t++) {
-      ex[t] = prefix;
-      prefix += s[t];
-    }
-    let suffix = 0;
-    for (let t = end - 1; t >= begin; t--) {
-      ex[t] += suffix;
-      suffix += s[t];
-    }
-  }
-}
-
-/** y_r = sum over row r's entries of a_rc slotValues[slot(r, c)]. */
-function rowsTimesSlots(slots: MachineColumnSlots, slotValues: Float64Array, y: Float64Array): void {
-  const { rowPtr, values } = slots.a;
-  const { slotOfEntry } = slots;
-  const n = slots.a.rows;
-  for (let r = 0; r < n; r++) {
-    let acc = 0;
-    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) acc += values[p] * slotValues[slotOfEntry[p]];
-    y[r] = acc;
-  }
-}
-
-function largestMachine(slots: MachineColumnSlots): number {
+/** The most rows any machine holds (the length of a machine-local buffer). */
+export function largestMachine(slots: MachineColumnSlots): number {
   let p = 0;
   for (const rows of slots.rowsOfMachine) p = Math.max(p, rows.length);
   return p;
-}
-
-/**
- * S' = Lb^{-1} (A A^T) Lb^{-T} = I + Lb^{-1} E Lb^{-T} (module comment) as an operator over the rows.
- */
-export function scaledGramOperator(slots: MachineColumnSlots, factors: GramFactorSolves): SymmetricOperator {
-  const n = slots.a.rows;
-  const nSlots = slots.slotMachine.length;
-  const s = new Float64Array(nSlots);
-  const ex = new Float64Array(nSlots);
-  const u = new Float64Array(n);
-  const t = new Float64Array(n);
-  const local = new Float64Array(largestMachine(slots));
-  return {
-    size: n,
-    apply(v, out) {
-      slots.rowsOfMachine.forEach((rows, i) => {
-        const p = rows.length;
-        const x = local.subarray(0, p);
-        for (let k = 0; k < p; k++) x[k] = v[rows[k]];
-        factors.solveLT(i, x, x);
-        for (let k = 0; k < p; k++) u[rows[k]] = x[k];
-      });
-      accumulateSlots(slots, u, s);
-      excludeOwnSlots(slots, s, ex);
-      rowsTimesSlots(slots, ex, t);
-      slots.rowsOfMachine.forEach((rows, i) => {
-        const p = rows.length;
-        const x = local.subarray(0, p);
-        for (let k = 0; k < p; k++) x[k] = t[rows[k]];
-        factors.solveL(i, x, x);
-        for (let k = 0; k < p; k++) out[rows[k]] = v[rows[k]] + x[k];
-      });
-    },
-  };
-}
-
-/** S^{-1} = A^{-1} Gb A^{-T} (module comment) over the columns, through the sparse LU of A (its solves: the TypeScript ones unless given). */
-export function inverseSOperator(
-  slots: MachineColumnSlots,
-  lu: SparseLuFactorization,
-  solves: LuSolves = typescriptLuSolves(lu),
-): SymmetricOperator {
-  const n = slots.a.rows;
-  if (lu.n !== n) throw new DimensionMismatchError(`The LU factorization is of order ${lu.n}, the matrix has ${n} rows.`);
-  const nSlots = slots.slotMachine.length;
-  const s = new Float64Array(nSlots);
-  const t = new Float64Array(n);
-  const g = new Float64Array(n);
-  return {
-    size: n,
-    apply(v, out) {
-      solves.solveTransposed(v, t);
-      accumulateSlots(slots, t, s);
-      rowsTimesSlots(slots, s, g);
-      solves.solve(g, out);
-    },
-  };
-}
-
-export interface SSpectrum {
-  lambdaMaxS: SpectralEstimate;
-  lambdaMinS: SpectralEstimate;
-  kappaS: SpectralEstimate;
-}
-
-function estimateOf(e: EigenvalueEstimate): SpectralEstimate {
-  return { value: e.value, method: e.method, relativeErrorBound: e.relativeErrorBound, iterations: e.iterations, converged: e.converged };
-}
-
-/** S = I exactly when no column is shared (Proposition 1): no iteration needed. */
-const IDENTITY_ESTIMATE: SpectralEstimate = { value: 1, method: 'structural', relativeErrorBound: 0, iterations: 0, converged: true };
-
-export function* lambdaMaxSWork(
-  slots: MachineColumnSlots,
-  factors: GramFactorSolves,
-  options: LargestEigenvalueOptions = {},
-  workspace?: KrylovWorkspace,
-): Work<SpectralEstimate> {
-  if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
-  return estimateOf(yield* largestEigenvalueWork(scaledGramOperator(slots, factors), options, workspace));
-}
-
-export function* lambdaMinSWork(
-  slots: MachineColumnSlots,
-  lu: SparseLuFactorization,
-  options: LargestEigenvalueOptions = {},
-  workspace?: KrylovWorkspace,
-  luSolves?: LuSolves,
-): Work<SpectralEstimate> {
-  if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
-  return estimateOf(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu, luSolves), options, workspace));
-}
-
-/**
- * lambda_max(S), lambda_min(S) and kappa(S) = lambda_max / lambda_min, each with its bound; lambda_max(S)
- * by reflection when the overlap graph is bipartite (module comment), by Lanczos otherwise.
- */
-export function* sSpectrumWork(
-  slots: MachineColumnSlots,
-  factors: GramFactorSolves,
-  lu: SparseLuFactorization,
-  options: LargestEigenvalueOptions = {},
-  workspace: KrylovWorkspace = new KrylovWorkspace(),
-  luSolves?: LuSolves,
-): Work<SSpectrum> {
-  const lambdaMinS = yield* lambdaMinSWork(slots, lu, options, workspace, luSolves);
-  yield { phase: 'conditioning', fraction: 0.5 };
-  const lambdaMaxS =
-    slots.blockDiagonal || overlapTwoColouring(slots) === null
-      ? yield* lambdaMaxSWork(slots, factors, options, workspace)
-      : reflectedLambdaMax(lambdaMinS);
-  const kappaS = ratioEstimate(lambdaMaxS, lambdaMinS);
-  return { lambdaMaxS, lambdaMinS, kappaS };
-}
-
-export function sSpectrum(
-  slots: MachineColumnSlots,
-  factors: GramFactorSolves,
-  lu: SparseLuFactorization,
-  options: LargestEigenvalueOptions = {},
-): SSpectrum {
-  return runSync(sSpectrumWork(slots, factors, lu, { arpack: selectedKernels().arpack, dense: selectedKernels().dense, ...options }));
 }
 
 export interface SparsePairAngle {

@@ -10,17 +10,18 @@
  *    lambda_min(S) = sigma_min(Q)^2, unsquared until the end (no Gram matrix is formed).
  * Q_i is each machine's Householder basis (the full analysis' own factorization), and the extreme
  * singular values come from one bidiagonalization and Sturm counts on its bidiagonal
- * (linalg/singularValues.ts' bidiagonalExtremes). The rates and the recommendation then follow from the
+ * (linalg/singularValues.ts' squareSingularValueRangeInPlace; kappa(S) through ../analysis/kappaS.ts). The rates and the recommendation then follow from the
  * algorithms' own formulas, so every value here is the full analysis' value to rounding (checked
  * against `analyze` in test/solvers/studies/sampleMetrics.test.ts).
  */
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { OptimalTuning, SpectralData } from '../algorithms/types.js';
+import { sConditioningWork } from '../analysis/kappaS.js';
 import { fasterOfApcAndDhbm } from '../analysis/recommendation.js';
 import { runSync } from '../cooperative.js';
 import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
-import { bidiagonalExtremes, singularValueRange, type SingularValueRange } from '../linalg/singularValues.js';
+import { singularValueRange, squareSingularValueRangeInPlace, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
 
@@ -69,21 +70,11 @@ function scratchFor(n: number): Scratch {
   return scratch;
 }
 
-/** The extreme singular values of the square row-major n x n `matrix`, which is destroyed: its bidiagonal's two ends. */
-function extremesInPlace(kernels: Kernels, matrix: Float64Array, n: number, work: Scratch): SingularValueRange {
-  kernels.dense.bidiagonalOfSquare(matrix, n, work.d, work.e);
-  return bidiagonalExtremes(work.d, work.e, n);
-}
-
-/**
- * The extreme singular values of the square row-major n x n `data` (not modified), on a copy: one
- * bidiagonalization at once (on the native kernels a single dgebrd call up to n = 512: at n = 120
- * ~2.5x faster than singularValueRange's sliced panels, which are made for large matrices).
- */
+/** The extreme singular values of the square row-major n x n `data` (not modified), on a copy bidiagonalized at once. */
 export function extremeSingularValues(kernels: Kernels, data: Float64Array, n: number): SingularValueRange {
   const work = scratchFor(n);
   work.square.set(data.subarray(0, n * n));
-  return extremesInPlace(kernels, work.square, n, work);
+  return squareSingularValueRangeInPlace(kernels, work.square, n, work.d, work.e);
 }
 
 /** sigma_max(A)^2 / sigma_min(A)^2 and its two ends; a tall A's sigma_min is its n-th singular value. */
@@ -108,8 +99,8 @@ function copyRows(data: Float64Array, n: number, rows: Int32Array, out: Float64A
 }
 
 /**
- * lambda_min(S) and lambda_max(S) as the squared extreme singular values of Q = [Q_1 ... Q_m].
- * One machine (m = 1) holds all n rows, so Q = Q_1 is orthogonal and S = I: both are 1 (what the
+ * lambda_min(S) and lambda_max(S) as the squared extreme singular values of Q = [Q_1 ... Q_m], by
+ * ../analysis/kappaS.ts from Q^T (the machines' Householder bases, no Gram blocks). One machine (m = 1) holds all n rows, so Q = Q_1 is orthogonal and S = I: both are 1 (what the
  * factorization below returns to rounding, since a Householder Q is orthogonal whatever A's rank).
  */
 export function sExtremes(kernels: Kernels, a: DenseMatrix, partition: Partition): { lambdaMinS: number; lambdaMaxS: number } {
@@ -128,8 +119,10 @@ export function sExtremes(kernels: Kernels, a: DenseMatrix, partition: Partition
     kernels.dense.orthonormalizeRows(basis, row, p, n, work.tau);
     row += p;
   }
-  const { largest, smallest } = extremesInPlace(kernels, basis, n, work);
-  return { lambdaMinS: smallest * smallest, lambdaMaxS: largest * largest };
+  const { lambdaMinS, lambdaMaxS } = runSync(
+    sConditioningWork(kernels, { basisRows: { rows: n, cols: n, data: basis }, bidiagonal: work }),
+  );
+  return { lambdaMinS, lambdaMaxS };
 }
 
 /** Rates, parameters and the exact APC / D-HBM comparison from the spectral data, as the full analysis derives them. */

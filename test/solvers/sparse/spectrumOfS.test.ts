@@ -21,15 +21,13 @@ import { csrFromDense, csrToDense, type CsrMatrix } from '../../../src/solvers/s
 import { sparseMatrixConditioning, type SpectralEstimate } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
 import { sparseLu } from '../../../src/solvers/sparse/sparseLu.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { lambdaMaxSWork, scaledGramOperator, sSpectrum } from '../../../src/solvers/analysis/kappaS.js';
 import {
-  lambdaMaxSWork,
   machineColumnSlots,
   overlappingMachinePairs,
   overlapTwoColouring,
   PairAngleContext,
-  scaledGramOperator,
   sparsePairAngle,
-  sSpectrum,
   type GramFactorSolves,
   type SparsePairAngle,
 } from '../../../src/solvers/sparse/spectrumOfS.js';

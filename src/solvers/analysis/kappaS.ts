@@ -1,0 +1,442 @@
+/**
+ * kappa(S) = lambda_max(S) / lambda_min(S), S = sum_i Q_i Q_i^T = Q Q^T (docs/SPEC.md "Building blocks"):
+ * one routine per storage, sConditioningWork for dense machines and csrSSpectrumWork for CSR ones. Every
+ * caller (the analysis, its split over workers, the sparse and tall sparse analyses, the studies' cheap
+ * path, the partition advisor) passes what it already holds, and that decides how the two ends are had:
+ *
+ * Dense (sConditioningWork), S is never formed: lambda_min(S) knows only eps lambda_max(S) absolute on a
+ * formed S (a few % at kappa(S) ~ 1e14), while Q unsquared keeps sigma_min(Q)'s relative accuracy.
+ *  - from the Gram blocks G_ij = Q_i^T Q_j (the analysis builds them for the principal angles), square:
+ *    lambda_max(S) by Lanczos on G = Q^T Q (same nonzero spectrum as S) and lambda_min(S) = sigma_min(Q)^2
+ *    by Lanczos on S^{-1} = (M^T M)^{-1} = M^{-1} M^{-T}, M = Q^T, through the LU of M. The two ends are
+ *    independent: the split analysis runs sSmallestWork on a worker and passes its result to this routine
+ *    at the combine step, which holds the Gram blocks. All off-diagonal blocks zero: S = I (Proposition 1);
+ *  - from the basis rows Q^T themselves (the studies' cheap path, which has each machine's Householder
+ *    basis and no Gram blocks; and a tall system, where Q^T is N x n and has no LU): the eigenvalues of S
+ *    are the squared singular values of Q^T, the n-th the smallest, by one bidiagonalization (absolute
+ *    accuracy a few eps lambda_max(S), lambda_max(S) <= m): a square Q^T in place at once, a tall one by
+ *    panels (../linalg/singularValues.ts).
+ *
+ * CSR (csrSSpectrumWork), from A's rows, the partition (../sparse/spectrumOfS.ts' column slots) and
+ * callbacks that solve with each machine's Gram factor L_i (L_i L_i^T = G_i = A_i A_i^T, e.g. a sparse
+ * Cholesky with its permutation folded in: L_i = P_i^T L), each end with its error bound:
+ *  - lambda_max(S): the nonzero spectrum of S = M^T M, M = Lb^{-1} A (Lb = diag(L_1, ..., L_m)), is that
+ *    of S' = M M^T = Lb^{-1} (A A^T) Lb^{-T} (over the rows). Its diagonal blocks L_i^{-1} G_i L_i^{-T}
+ *    are the identity, so S' = I + Lb^{-1} E Lb^{-T} with E = A A^T minus its diagonal blocks: the
+ *    off-diagonal coupling is computed directly (each row's products with the OTHER machines' rows, by
+ *    prefix and suffix sums over the machines sharing a column, never by subtracting the own block),
+ *    which keeps the error of S' near eps kappa(L_i) instead of the eps kappa(G_i) = eps kappa(A_i)^2
+ *    that forming L_i^{-1} G_i L_i^{-T} would cost;
+ *  - lambda_min(S) = 1 / lambda_max(S^{-1}), S^{-1} reached in one of two ways (InverseOfS):
+ *    'lu', a square A: S^{-1} = A^{-1} Gb A^{-T} (Gb = diag(G_i) = Lb Lb^T, applied as products
+ *      A_i (A_i^T x_i)), shift-invert at 0 through the sparse LU of A. This is similar to
+ *      Lb^T A^{-T} A^{-1} Lb = S'^{-1} (X X^T against X^T X, X = A^{-1} Lb), so it has the same
+ *      eigenvalues, and it needs no product with L_i: only solves with A. Then, when the machines'
+ *      overlap graph (i ~ j when they share a column) is bipartite, as for contiguous strips of a banded
+ *      matrix, E has blocks only between the two sides, so with D = diag(+-I_{p_i}) by side, D E D = -E
+ *      and S' - I is similar to its negative: S's spectrum is symmetric about 1 and lambda_max(S) =
+ *      2 - lambda_min(S) exactly (for m = 2 these are 1 +- cos theta_12). The Lanczos run on S', the
+ *      costliest part of the analysis on such systems (its top is a cluster of one eigenvalue per
+ *      boundary), is then not needed; the bound is lambda_min's absolute error over lambda_max;
+ *    'conjugate-gradients', a tall A (N > n, the machines' row bases stacked: no LU of A, and S' has
+ *      N_R - n zero eigenvalues besides S's, so no reflection either): Lanczos on S^{-1}, each product a
+ *      conjugate-gradient solve with S (applied as sum_i A_i^T G_i^{-1} A_i, never formed; its condition
+ *      number is kappa(S) itself) to a relative residual tau = S_SOLVE_TOLERANCE, after lambda_max(S) by
+ *      Lanczos on S'. The inexact inverse is within kappa(S) r of S^{-1} relative (r the largest residual
+ *      met), so kappa_hat(S) r is added to lambda_min(S)'s bound.
+ * No column shared by two machines: S = I exactly (Proposition 1), no iteration. Error bounds of the
+ * Lanczos runs: ../eigen/lanczos.ts (the Ritz residual bound); the dense runs stop on it or after
+ * MAX_FORWARD_LANCZOS_ITERATIONS steps (every fixture converges in at most ~210).
+ */
+import { runSync, type Work } from '../cooperative.js';
+import type { DenseSystem } from '../distributed/distributedSystem.js';
+import { DimensionMismatchError, type SingularMatrixError } from '../errors.js';
+import {
+  KrylovWorkspace,
+  largestEigenvalueWork,
+  lanczosWork,
+  smallestEigenvalueByInverseWork,
+  type EigenvalueEstimate,
+  type LanczosResult,
+  type LargestEigenvalueOptions,
+  type SymmetricOperator,
+} from '../eigen/lanczos.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { luWork } from '../linalg/lu.js';
+import { singularValueRangeWork, squareSingularValueRangeInPlace, type SingularValueRange } from '../linalg/singularValues.js';
+import type { DenseMatrix } from '../matrix.js';
+import { ConjugateGradients } from '../sparse/conjugateGradients.js';
+import { ratioEstimate, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
+import { typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '../sparse/sparseLu.js';
+import { largestMachine, overlapTwoColouring, type GramFactorSolves, type MachineColumnSlots } from '../sparse/spectrumOfS.js';
+import { inverseLargestWork, MAX_FORWARD_LANCZOS_ITERATIONS, singularError } from './conditioning.js';
+import { gramIsIdentity, gramOperator, type GramBlocks } from './gramBlocks.js';
+import { inPhase } from './parts.js';
+
+export interface SConditioning {
+  lambdaMinS: number;
+  lambdaMaxS: number;
+  kappaS: number;
+  lanczosIterations: { largest: number; smallest: number };
+}
+
+/** What the dense kappa(S) reads Q from (module comment): the analysis' Gram blocks and bases, or Q^T itself. */
+export type DenseSSource =
+  | { readonly system: DenseSystem; readonly gram: GramBlocks }
+  /** The split analysis' combine step: the Gram blocks, and lambda_min(S)'s run done on a worker by sSmallestWork. */
+  | { readonly gram: GramBlocks; readonly n: number; readonly inverse: LanczosEnd | null }
+  | {
+      /** Q^T: its rows the machines' orthonormal basis vectors, one after the other. A square one is overwritten. */
+      readonly basisRows: DenseMatrix;
+      /** The bidiagonal's buffers for a square Q^T (d of length n, e of max(1, n)), when the caller keeps them between calls. */
+      readonly bidiagonal?: { readonly d: Float64Array; readonly e: Float64Array };
+    };
+
+/**
+ * lambda_min(S), lambda_max(S) and kappa(S) of dense machines (module comment). From the Gram blocks
+ * (the analysis) throws SingularMatrixError when Q^T is singular (an exactly zero pivot, or
+ * sigma_min(Q) <= N eps sigma_max(Q) on a tall system); from Q^T alone it reports what it finds.
+ */
+export function* sConditioningWork(kernels: Kernels, source: DenseSSource): Work<SConditioning> {
+  if ('basisRows' in source) return yield* sOfBasisRowsWork(kernels, source.basisRows, source.bidiagonal);
+  const { gram } = source;
+  if (gramIsIdentity(gram)) return S_IDENTITY;
+  if ('system' in source && source.system.A.rows > source.system.n) {
+    const { system } = source;
+    const s = yield* sOfBasisRowsWork(kernels, yield* assembleBasisRowsWork(system, gram.offsets));
+    if (!(Math.sqrt(s.lambdaMinS) > system.A.rows * Number.EPSILON * Math.sqrt(s.lambdaMaxS))) {
+      throw singularBasesError(s.lambdaMaxS, system.A.rows);
+    }
+    return s;
+  }
+  const upper = yield* sLargestWork(kernels, gram);
+  let lower: LanczosEnd | null;
+  if ('system' in source) {
+    yield { phase: 'conditioning', fraction: 0.1 };
+    lower = yield* sSmallestWork(kernels, source.system, gram.offsets);
+  } else {
+    lower = source.inverse;
+  }
+  if (lower === null) throw singularBasesError(upper.largest, 'system' in source ? source.system.n : source.n);
+  return sConditioningFrom(upper, lower);
+}
+
+/** S's ends as the squared extreme singular values of Q^T (module comment). */
+function* sOfBasisRowsWork(
+  kernels: Kernels,
+  basisRows: DenseMatrix,
+  bidiagonal?: { readonly d: Float64Array; readonly e: Float64Array },
+): Work<SConditioning> {
+  const { rows, cols, data } = basisRows;
+  let range: SingularValueRange;
+  if (rows === cols) {
+    const d = bidiagonal?.d ?? new Float64Array(cols);
+    const e = bidiagonal?.e ?? new Float64Array(Math.max(1, cols));
+    range = squareSingularValueRangeInPlace(kernels, data, cols, d, e);
+  } else {
+    range = yield* singularValueRangeWork(kernels, data, rows, cols);
+  }
+  const lambdaMaxS = range.largest * range.largest;
+  const lambdaMinS = range.smallest * range.smallest;
+  return { lambdaMinS, lambdaMaxS, kappaS: lambdaMaxS / lambdaMinS, lanczosIterations: { largest: 0, smallest: 0 } };
+}
+
+export function computeSConditioning(system: DenseSystem, gram: GramBlocks, kernels: Kernels = selectedKernels()): SConditioning {
+  return runSync(sConditioningWork(kernels, { system, gram }));
+}
+
+/** Q^T (N x n, row-major): row offsets[i] + k is the k-th basis vector of R(A_i), on C_i (zero for a dependent row). */
+export function* assembleBasisRowsWork(system: DenseSystem, offsets: readonly number[]): Work<DenseMatrix> {
+  const n = system.n;
+  const rows = system.A.rows;
+  const data = new Float64Array(rows * n);
+  yield undefined;
+  for (const machine of system.machines) {
+    const { p, c, q, cols } = machine;
+    const base = offsets[machine.index];
+    for (let k = 0; k < p; k++) {
+      const row = (base + k) * n;
+      const src = k * c;
+      for (let t = 0; t < c; t++) data[row + cols[t]] = q[src + t];
+      if ((k & 127) === 127) yield undefined;
+    }
+  }
+  return { rows, cols: n, data };
+}
+
+/** kappa(S) = 1: every off-diagonal Gram block is zero (Proposition 1). */
+const S_IDENTITY: SConditioning = { lambdaMinS: 1, lambdaMaxS: 1, kappaS: 1, lanczosIterations: { largest: 0, smallest: 0 } };
+
+/** lambda_max(S) = lambda_max(G): Lanczos on the Gram blocks. */
+function* sLargestWork(kernels: Kernels, gram: GramBlocks): Work<LanczosResult> {
+  return yield* lanczosWork(kernels, gramOperator(kernels, gram), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
+}
+
+/**
+ * 1 / lambda_min(S) = lambda_max((Q Q^T)^{-1}) through the LU of Q^T (rows placed at `offsets`);
+ * null when the LU meets an exactly zero pivot (sConditioningWork then throws, naming lambda_max(S),
+ * which the split analysis has only at its combine step).
+ */
+export function* sSmallestWork(kernels: Kernels, system: DenseSystem, offsets: readonly number[]): Work<LanczosResult | null> {
+  const basisRows = yield* assembleBasisRowsWork(system, offsets);
+  const f = yield* luWork(kernels, basisRows, { inPlace: true });
+  if (f.zeroPivotColumn >= 0) return null;
+  yield { phase: 'conditioning', fraction: 0.6 };
+  // Q^T = M: eigenvalues of S = Q Q^T = M^T M, and (M^T M)^{-1} = M^{-1} M^{-T}.
+  return yield* inverseLargestWork(kernels, f);
+}
+
+function singularBasesError(lambdaMaxS: number, n: number): SingularMatrixError {
+  return singularError("matrix of all machines' bases Q", Math.sqrt(lambdaMaxS), 0, n);
+}
+
+/** What kappa(S) takes of a Lanczos run (the split analysis ships only these between workers). */
+export type LanczosEnd = Pick<LanczosResult, 'largest' | 'iterations'>;
+
+/** kappa(S) and its extreme eigenvalues from the two Lanczos runs. */
+function sConditioningFrom(upper: LanczosEnd, inverse: LanczosEnd): SConditioning {
+  const lambdaMaxS = upper.largest;
+  return {
+    lambdaMinS: 1 / inverse.largest,
+    lambdaMaxS,
+    kappaS: lambdaMaxS * inverse.largest,
+    lanczosIterations: { largest: upper.iterations, smallest: inverse.iterations },
+  };
+}
+
+export interface SSpectrum {
+  lambdaMaxS: SpectralEstimate;
+  lambdaMinS: SpectralEstimate;
+  kappaS: SpectralEstimate;
+}
+
+function estimateOf(e: EigenvalueEstimate): SpectralEstimate {
+  return { value: e.value, method: e.method, relativeErrorBound: e.relativeErrorBound, iterations: e.iterations, converged: e.converged };
+}
+
+/** S = I exactly when no column is shared (Proposition 1): no iteration needed. */
+const IDENTITY_ESTIMATE: SpectralEstimate = { value: 1, method: 'structural', relativeErrorBound: 0, iterations: 0, converged: true };
+
+/** How csrSSpectrumWork reaches S^{-1} for lambda_min(S) (module comment). */
+export type InverseOfS =
+  /** A square A: shift-invert through its sparse LU (its solves: the TypeScript ones unless given); lambda_max(S) by reflection when it can. */
+  | { readonly kind: 'lu'; readonly lu: SparseLuFactorization; readonly luSolves?: LuSolves }
+  /** A tall A: conjugate-gradient solves with S, made on first use (S applied as sum_i A_i^T G_i^{-1} A_i). */
+  | { readonly kind: 'conjugate-gradients'; readonly s: () => SymmetricOperator };
+
+/** Relative residual of the conjugate-gradient solves with S inside lambda_min(S)'s Lanczos run. */
+export const S_SOLVE_TOLERANCE = 1e-12;
+
+/**
+ * lambda_max(S), lambda_min(S) and kappa(S) = lambda_max / lambda_min of CSR machines, each with its
+ * bound (module comment): lambda_min(S) through the LU, then lambda_max(S) by reflection or Lanczos on S';
+ * or, by conjugate gradients, lambda_max(S) first (lambda_min's bound needs it).
+ */
+export function* csrSSpectrumWork(
+  slots: MachineColumnSlots,
+  factors: GramFactorSolves,
+  inverse: InverseOfS,
+  options: LargestEigenvalueOptions = {},
+  workspace: KrylovWorkspace = new KrylovWorkspace(),
+): Work<SSpectrum> {
+  if (inverse.kind === 'conjugate-gradients') {
+    const lambdaMaxS = yield* inPhase(lambdaMaxSWork(slots, factors, options, workspace), 'conditioning', 0, 0.5);
+    yield { phase: 'conditioning', fraction: 0.5 };
+    const lambdaMinS = slots.blockDiagonal
+      ? IDENTITY_ESTIMATE
+      : yield* inPhase(lambdaMinSByConjugateGradientsWork(inverse.s(), lambdaMaxS.value, options, workspace), 'conditioning', 0.5, 1);
+    return { lambdaMaxS, lambdaMinS, kappaS: ratioEstimate(lambdaMaxS, lambdaMinS) };
+  }
+  const lambdaMinS = yield* lambdaMinSWork(slots, inverse.lu, options, workspace, inverse.luSolves);
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const lambdaMaxS =
+    slots.blockDiagonal || overlapTwoColouring(slots) === null
+      ? yield* lambdaMaxSWork(slots, factors, options, workspace)
+      : reflectedLambdaMax(lambdaMinS);
+  const kappaS = ratioEstimate(lambdaMaxS, lambdaMinS);
+  return { lambdaMaxS, lambdaMinS, kappaS };
+}
+
+/** csrSSpectrumWork through the LU of a square A, on the selected backend's kernels unless `options` names others. */
+export function sSpectrum(
+  slots: MachineColumnSlots,
+  factors: GramFactorSolves,
+  lu: SparseLuFactorization,
+  options: LargestEigenvalueOptions = {},
+): SSpectrum {
+  return runSync(
+    csrSSpectrumWork(slots, factors, { kind: 'lu', lu }, { arpack: selectedKernels().arpack, dense: selectedKernels().dense, ...options }),
+  );
+}
+
+/** lambda_min(S) by Lanczos on S^{-1} through conjugate gradients (module comment), its bound widened by the solves' error. */
+function* lambdaMinSByConjugateGradientsWork(
+  s: SymmetricOperator,
+  lambdaMaxS: number,
+  options: LargestEigenvalueOptions,
+  workspace: KrylovWorkspace,
+): Work<SpectralEstimate> {
+  const solver = new ConjugateGradients(s, S_SOLVE_TOLERANCE);
+  let largestResidual = 0;
+  let solvesConverged = true;
+  const inverse = {
+    size: s.size,
+    apply(x: Float64Array, y: Float64Array) {
+      const result = solver.solve(x, y);
+      largestResidual = Math.max(largestResidual, result.relativeResidual);
+      solvesConverged &&= result.converged;
+    },
+  };
+  const bottom = estimateOf(yield* smallestEigenvalueByInverseWork(inverse, options, workspace));
+  const solveError = (lambdaMaxS / bottom.value) * largestResidual;
+  return {
+    ...bottom,
+    method: bottom.method === 'lanczos-exhaustive' ? 'lanczos-exhaustive' : 'lanczos-shift-invert',
+    relativeErrorBound: solveError < 1 ? (bottom.relativeErrorBound + solveError) / (1 - solveError) : Infinity,
+    converged: bottom.converged && solvesConverged,
+  };
+}
+
+/**
+ * lambda_max(S) = 2 - lambda_min(S) on a bipartite overlap graph (module comment, 'lu'). With
+ * |l_hat - l| <= r l for lambda_min: |lambda_max_hat - lambda_max| = |l_hat - l| <= r l_hat / (1 - r),
+ * over lambda_max >= lambda_max_hat minus that; plus the rounding of the subtraction.
+ */
+export function reflectedLambdaMax(lambdaMinS: SpectralEstimate): SpectralEstimate {
+  const r = lambdaMinS.relativeErrorBound;
+  const value = 2 - lambdaMinS.value;
+  const absolute = r < 1 ? (r * lambdaMinS.value) / (1 - r) : Infinity;
+  const relativeErrorBound = absolute < value ? absolute / (value - absolute) + Number.EPSILON : Infinity;
+  return { value, method: 'bipartite-reflection', relativeErrorBound, iterations: 0, converged: lambdaMinS.converged };
+}
+
+/** s[slot] = sum over entries of (column, machine) of a_rc u_r: each machine's A_i^T u_i, column by column. */
+function accumulateSlots(slots: MachineColumnSlots, u: Float64Array, s: Float64Array): void {
+  const { rowPtr, values } = slots.a;
+  const { slotOfEntry } = slots;
+  s.fill(0);
+  const n = slots.a.rows;
+  for (let r = 0; r < n; r++) {
+    const ur = u[r];
+    if (ur === 0) continue;
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) s[slotOfEntry[p]] += values[p] * ur;
+  }
+}
+
+/**
+ * ex[slot] = the sum of s over the OTHER slots of the same column (the other machines' A_j^T u_j at
+ * that column), from a prefix and a suffix sum: no subtraction, so no cancellation against the own term.
+ */
+function excludeOwnSlots(slots: MachineColumnSlots, s: Float64Array, ex: Float64Array): void {
+  const { slotPtr } = slots;
+  const cols = slots.a.cols;
+  for (let c = 0; c < cols; c++) {
+    const begin = slotPtr[c];
+    const end = slotPtr[c + 1];
+    if (end - begin === 1) {
+      ex[begin] = 0;
+      continue;
+    }
+    let prefix = 0;
+    for (let t = begin; t < end; t++) {
+      ex[t] = prefix;
+      prefix += s[t];
+    }
+    let suffix = 0;
+    for (let t = end - 1; t >= begin; t--) {
+      ex[t] += suffix;
+      suffix += s[t];
+    }
+  }
+}
+
+/** y_r = sum over row r's entries of a_rc slotValues[slot(r, c)]. */
+function rowsTimesSlots(slots: MachineColumnSlots, slotValues: Float64Array, y: Float64Array): void {
+  const { rowPtr, values } = slots.a;
+  const { slotOfEntry } = slots;
+  const n = slots.a.rows;
+  for (let r = 0; r < n; r++) {
+    let acc = 0;
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) acc += values[p] * slotValues[slotOfEntry[p]];
+    y[r] = acc;
+  }
+}
+
+/**
+ * S' = Lb^{-1} (A A^T) Lb^{-T} = I + Lb^{-1} E Lb^{-T} (module comment) as an operator over the rows.
+ */
+export function scaledGramOperator(slots: MachineColumnSlots, factors: GramFactorSolves): SymmetricOperator {
+  const n = slots.a.rows;
+  const nSlots = slots.slotMachine.length;
+  const s = new Float64Array(nSlots);
+  const ex = new Float64Array(nSlots);
+  const u = new Float64Array(n);
+  const t = new Float64Array(n);
+  const local = new Float64Array(largestMachine(slots));
+  return {
+    size: n,
+    apply(v, out) {
+      slots.rowsOfMachine.forEach((rows, i) => {
+        const p = rows.length;
+        const x = local.subarray(0, p);
+        for (let k = 0; k < p; k++) x[k] = v[rows[k]];
+        factors.solveLT(i, x, x);
+        for (let k = 0; k < p; k++) u[rows[k]] = x[k];
+      });
+      accumulateSlots(slots, u, s);
+      excludeOwnSlots(slots, s, ex);
+      rowsTimesSlots(slots, ex, t);
+      slots.rowsOfMachine.forEach((rows, i) => {
+        const p = rows.length;
+        const x = local.subarray(0, p);
+        for (let k = 0; k < p; k++) x[k] = t[rows[k]];
+        factors.solveL(i, x, x);
+        for (let k = 0; k < p; k++) out[rows[k]] = v[rows[k]] + x[k];
+      });
+    },
+  };
+}
+
+/** S^{-1} = A^{-1} Gb A^{-T} (module comment) over the columns, through the sparse LU of A (its solves: the TypeScript ones unless given). */
+export function inverseSOperator(
+  slots: MachineColumnSlots,
+  lu: SparseLuFactorization,
+  solves: LuSolves = typescriptLuSolves(lu),
+): SymmetricOperator {
+  const n = slots.a.rows;
+  if (lu.n !== n) throw new DimensionMismatchError(`The LU factorization is of order ${lu.n}, the matrix has ${n} rows.`);
+  const nSlots = slots.slotMachine.length;
+  const s = new Float64Array(nSlots);
+  const t = new Float64Array(n);
+  const g = new Float64Array(n);
+  return {
+    size: n,
+    apply(v, out) {
+      solves.solveTransposed(v, t);
+      accumulateSlots(slots, t, s);
+      rowsTimesSlots(slots, s, g);
+      solves.solve(g, out);
+    },
+  };
+}
+
+export function* lambdaMaxSWork(
+  slots: MachineColumnSlots,
+  factors: GramFactorSolves,
+  options: LargestEigenvalueOptions = {},
+  workspace?: KrylovWorkspace,
+): Work<SpectralEstimate> {
+  if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
+  return estimateOf(yield* largestEigenvalueWork(scaledGramOperator(slots, factors), options, workspace));
+}
+
+export function* lambdaMinSWork(
+  slots: MachineColumnSlots,
+  lu: SparseLuFactorization,
+  options: LargestEigenvalueOptions = {},
+  workspace?: KrylovWorkspace,
+  luSolves?: LuSolves,
+): Work<SpectralEstimate> {
+  if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
+  return estimateOf(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu, luSolves), options, workspace));
+}

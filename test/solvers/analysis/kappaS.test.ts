@@ -1,0 +1,117 @@
+/**
+ * kappa(S) of dense machines (src/solvers/analysis/kappaS.ts) on each backend, against closed forms
+ * (Proposition 1's S = I, cot^2(theta_H / 2) for two machines) and ml-matrix's eigenvalues of the
+ * explicitly formed S; the routes the studies and the split analysis take (Q^T by one bidiagonalization,
+ * lambda_min(S) computed apart) give the analysis' values.
+ */
+import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
+import { expect, it } from 'vitest';
+import { computeGramBlocks } from '../../../src/solvers/analysis/gramBlocks.js';
+import { assembleBasisRowsWork, computeSConditioning, sConditioningWork, sSmallestWork } from '../../../src/solvers/analysis/kappaS.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import { SingularMatrixError } from '../../../src/solvers/errors.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
+import { loadFixture } from '../../support/fixtures.js';
+import { describeEachBackend } from '../../support/backends.js';
+import { systemOf } from '../../support/systems.js';
+
+const randomRows = (n: number, seed: number, mean = 0) => {
+  const rng = new SeededRandom(seed);
+  return Array.from({ length: n }, () => Array.from({ length: n }, () => mean + 2 * rng.nextDouble() - 1));
+};
+
+const svdValues = (x: Matrix) =>
+  new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true })
+    .diagonal;
+
+/** Orthonormal basis (n x p) of the row space of the machine's rows, from ml-matrix. */
+function mlBasis(rows: number[][]): Matrix {
+  const t = new Matrix(rows).transpose();
+  return new QrDecomposition(t).orthogonalMatrix.subMatrix(0, t.rows - 1, 0, t.columns - 1);
+}
+
+describeEachBackend('kappa(S)', () => {
+  it('is 1 exactly with S = I for machines on disjoint supports (Proposition 1)', () => {
+    const rows = [
+      [2, 0, 1],
+      [0, 3, 0],
+      [1, 0, 5],
+    ];
+    const system = systemOf(rows, [0, 1, 0], 2);
+    const s = computeSConditioning(system, computeGramBlocks(system.machines));
+    expect(s).toMatchObject({ kappaS: 1, lambdaMinS: 1, lambdaMaxS: 1 });
+  });
+
+  it('is cot^2(theta_H / 2) for m = 2, down to the tiny-angle fixture (kappa(S) ~ 4e14)', () => {
+    const fixture = loadFixture('tiny-angle-1e-07');
+    const system = systemOf(fixture.A!, fixture.partition.assignment, 2);
+    const s = computeSConditioning(system, computeGramBlocks(system.machines));
+    // Eigenvalues of S for two machines: 1 +- cos(principal angles) (and 1): kappa = (1 + c) / (1 - c).
+    const theta = fixture.expected.thetaH; // 1e-7 to ~1e-16 absolute (an accurate angle, unlike its kappaS)
+    const exact = 1 / Math.tan(theta / 2) ** 2;
+    expect(Math.abs(s.kappaS - exact) / exact).toBeLessThan(1e-6);
+    expect(Math.abs(s.lambdaMinS - 2 * Math.sin(theta / 2) ** 2) / s.lambdaMinS).toBeLessThan(1e-6);
+    expect(Math.abs(s.lambdaMaxS - (1 + Math.cos(theta)))).toBeLessThan(1e-15);
+  });
+
+  it('is (1 + c) / (1 - c) for m = 2 with c = sigma_max(Q_1^T Q_2) from ml-matrix', () => {
+    const n = 16;
+    const rows = randomRows(n, 8, 0.5);
+    const assignment = Array.from({ length: n }, (_, k) => (k < 7 ? 0 : 1));
+    const system = systemOf(rows, assignment, 2);
+    const s = computeSConditioning(system, computeGramBlocks(system.machines));
+    const c = svdValues(
+      mlBasis(rows.slice(0, 7))
+        .transpose()
+        .mmul(mlBasis(rows.slice(7))),
+    )[0];
+    expect(Math.abs(s.kappaS - (1 + c) / (1 - c)) / s.kappaS).toBeLessThan(1e-10);
+    expect(Math.abs(s.lambdaMaxS - (1 + c))).toBeLessThan(1e-14);
+  });
+
+  for (const [m, mean] of [
+    [4, 0],
+    [5, 1],
+  ] as const) {
+    it(`matches ml-matrix's eigenvalues of the explicitly formed S (n = 30, m = ${m}, mean ${mean})`, () => {
+      const n = 30;
+      const rows = randomRows(n, 30 + m, mean);
+      // Uneven machines, one of them holding a single row.
+      const assignment = Array.from({ length: n }, (_, k) => (k === 0 ? 0 : 1 + (k % (m - 1))));
+      const system = systemOf(rows, assignment, m);
+      const s = computeSConditioning(system, computeGramBlocks(system.machines));
+      const S = Matrix.zeros(n, n);
+      for (let i = 0; i < m; i++) {
+        const q = mlBasis(rows.filter((_, k) => assignment[k] === i));
+        S.add(q.mmul(q.transpose()));
+      }
+      const ev = new EigenvalueDecomposition(S, { assumeSymmetric: true }).realEigenvalues;
+      const lo = Math.min(...ev);
+      const hi = Math.max(...ev);
+      expect(Math.abs(s.lambdaMaxS - hi) / hi).toBeLessThan(1e-13);
+      // The explicit eigensolver knows lambda_min to ~eps lambda_max only.
+      expect(Math.abs(s.lambdaMinS - lo)).toBeLessThan(1e-14 * hi);
+      expect(Math.abs(s.kappaS - hi / lo) / s.kappaS).toBeLessThan(1e-14 * (hi / lo));
+
+      // The studies' route: the squared extreme singular values of Q^T, one bidiagonalization.
+      const basisRows = runSync(assembleBasisRowsWork(system, computeGramBlocks(system.machines).offsets));
+      const fromBasis = runSync(sConditioningWork(selectedKernels(), { basisRows }));
+      expect(Math.abs(fromBasis.lambdaMaxS - hi) / hi).toBeLessThan(1e-13);
+      expect(Math.abs(fromBasis.lambdaMinS - lo)).toBeLessThan(1e-14 * hi);
+      expect(Math.abs(fromBasis.kappaS - s.kappaS) / s.kappaS).toBeLessThan(1e-13 * s.kappaS);
+    });
+  }
+
+  it("gives the one-piece value from a worker's lambda_min(S) run (the split analysis), and refuses a singular Q^T", () => {
+    const n = 24;
+    const rows = randomRows(n, 5, 1);
+    const assignment = Array.from({ length: n }, (_, k) => k % 3);
+    const system = systemOf(rows, assignment, 3);
+    const gram = computeGramBlocks(system.machines);
+    const kernels = selectedKernels();
+    const inverse = runSync(sSmallestWork(kernels, system, gram.offsets));
+    expect(runSync(sConditioningWork(kernels, { gram, n, inverse }))).toEqual(computeSConditioning(system, gram));
+    expect(() => runSync(sConditioningWork(kernels, { gram, n, inverse: null }))).toThrow(SingularMatrixError);
+  });
+});
