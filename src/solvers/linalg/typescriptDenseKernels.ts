@@ -346,8 +346,8 @@ const subtractProductRows: DenseKernels['subtractProductRows'] = (...product) =>
 export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   backend: 'typescript',
   multiplyByTransposeRows,
-  // WORK_PER_YIELD multiply-adds on the loops, WASM_MADDS_PER_CALL on the packed kernel (about the same
-  // time), in whole 4-row register blocks where a row is short enough.
+  // WORK_PER_YIELD multiply-adds on the loops, WASM_MADDS_PER_CALL on the packed kernel (a few ms either
+  // way between two yields), in whole 4-row register blocks where a row is short enough.
   productRows(maddsPerRow) {
     const rows = Math.floor((packedProductsOn() ? WASM_MADDS_PER_CALL : WORK_PER_YIELD) / Math.max(1, maddsPerRow));
     return rows >= 4 ? rows - (rows % 4) : Math.max(1, rows);

@@ -27,7 +27,7 @@ const MIN_MADDS = 32_768;
  * KC_DEPTH), so a row range gives the bits of the whole product, as the loop's does.
  */
 const MIN_ROW_MADDS = 8_192;
-/** Multiply-adds per call of a sliced product (productRows): ~5 ms at the kernel's speed, as the loops' 1e6 take. */
+/** Multiply-adds per call of a sliced product (productRows): 2-5 ms at the kernel's 5-12 GFlop/s, between two yields. */
 export const WASM_MADDS_PER_CALL = 2.5e7;
 const PAGE_BYTES = 65_536;
 /** Largest memory this thread's products may use (1 GiB): a larger product runs the loops. */
@@ -105,7 +105,7 @@ function packedProduct(
         heap.fill(0, dst + n, dst + np);
       }
     }
-    heap.fill(0, cAt + rows * np, cAt + (((rows + 3) & ~3) * np));
+    heap.fill(0, cAt + rows * np, cAt + ((rows + 3) & ~3) * np);
     for (let l0 = 0; l0 < k; l0 += KC_DEPTH) {
       const kc = Math.min(KC_DEPTH, k - l0);
       // B's rows [l0, l0 + kc) in slivers of 4 columns: entry (l, j) of sliver s at s 4 kc + 4 l + j.
@@ -174,7 +174,9 @@ export function packedMultiplyByTransposeRows(
 }
 
 /** DenseKernels.subtractProductRows here (W -= C Q: A(i, l) = C[rowStart + i, l], B = Q); false: run the loop. */
-export function packedSubtractProductRows(...[c, q, w, k, len, rowStart, rowEnd]: Parameters<DenseKernels['subtractProductRows']>): boolean {
+export function packedSubtractProductRows(
+  ...[c, q, w, k, len, rowStart, rowEnd]: Parameters<DenseKernels['subtractProductRows']>
+): boolean {
   const rows = rowEnd - rowStart;
   return worthPacking(rows, len, k) && packedProduct(rows, len, k, -1, c, rowStart * k, k, 1, q, 0, len, 1, 1, w, rowStart * len, len);
 }

@@ -80,7 +80,8 @@ describe.skipIf(!available)(`packed WebAssembly products${available ? '' : ` [SK
               else gemmLoop(transA, m, n, k, -0.75, a, lda, b, ldb, beta, actual, ldc);
               // Entries between the rows (j >= n) untouched.
               for (let i = 0; i < m; i++)
-                for (let j = n; j < ldc; j++) if (!(beta === 0 && Number.isNaN(c[i * ldc + j]))) expect(actual[i * ldc + j]).toBe(c[i * ldc + j]);
+                for (let j = n; j < ldc; j++)
+                  if (!(beta === 0 && Number.isNaN(c[i * ldc + j]))) expect(actual[i * ldc + j]).toBe(c[i * ldc + j]);
               for (let i = 0; i < m; i++) close(actual.subarray(i * ldc, i * ldc + n), expected.subarray(i * ldc, i * ldc + n), k);
             }
         }
