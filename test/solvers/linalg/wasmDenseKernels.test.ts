@@ -6,6 +6,7 @@
  * tall products that go by row blocks; the dispatch of TYPESCRIPT_DENSE_KERNELS and LINALG_WASM off.
  */
 import { describe, expect, it } from 'vitest';
+import type { DenseKernels } from '../../../src/solvers/linalg/denseKernels.js';
 import {
   gemmLoop,
   multiplyByTransposeRowsLoop,
@@ -33,20 +34,7 @@ function close(actual: Float64Array, expected: Float64Array, k: number): void {
 }
 
 /** C = alpha op(A) B + beta C by the definition, entry by entry. */
-function referenceGemm(
-  transA: boolean,
-  m: number,
-  n: number,
-  k: number,
-  alpha: number,
-  a: Float64Array,
-  lda: number,
-  b: Float64Array,
-  ldb: number,
-  beta: number,
-  c: Float64Array,
-  ldc: number,
-): void {
+function referenceGemm(...[transA, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc]: Parameters<DenseKernels['gemm']>): void {
   for (let i = 0; i < m; i++)
     for (let j = 0; j < n; j++) {
       let s = 0;
