@@ -167,8 +167,9 @@ export function pairsOfRows(n: number, range: RowRange): number {
 
 /**
  * Panels of rows [r0, r1) of U against column chunks of rows [r0, n): one product per tile
- * (kernels.productTile: 8 x 512 for the TypeScript loop's cache blocking, whole rows of as many
- * multiply-adds as one dgemm call may do for the addon's), then the visits of the pairs l > k.
+ * (kernels.productTile: 64 x 256 for the packed WebAssembly product, 8 x 512 for the TypeScript
+ * loop's cache blocking, whole rows of as many multiply-adds as one dgemm call may do for the
+ * addon's), then the visits of the pairs l > k.
  */
 function* denseScanWork(kernels: Kernels, units: Float64Array, n: number, nc: number, tracker: PairTracker, range: RowRange): Work<void> {
   const tile = kernels.productTile(n, nc);

@@ -5,8 +5,9 @@
  * placement) takes a `Kernels` and never asks again, so which path runs is visible at the call.
  *
  * Two sets:
- *  - TypeScript: the dense loops of ./typescriptDenseKernels.ts, every optional part null (and, in
- *    solver runs, the WebAssembly row kernels of ./wasmRowKernels.ts, attached by ../machines/placement.ts);
+ *  - TypeScript: the dense loops of ./typescriptDenseKernels.ts, whose large products run on the packed
+ *    WebAssembly SIMD kernel of ./wasmDenseKernels.ts, every optional part null (and, in solver runs,
+ *    the WebAssembly row kernels of ./wasmRowKernels.ts, attached by ../machines/placement.ts);
  *  - native: the addon's OpenBLAS + LAPACK behind the same dense interface (./nativeDenseKernels.ts),
  *    and its ARPACK, METIS and SuiteSparseQR parts when it was built with them.
  * The routines call `dense` (./denseKernels.ts) and never test which set it is: only the kernel files
@@ -31,6 +32,7 @@ import {
 import type { DenseKernels } from './denseKernels.js';
 import { nativeDenseKernelsOf } from './nativeDenseKernels.js';
 import { TYPESCRIPT_DENSE_KERNELS } from './typescriptDenseKernels.js';
+import { packedProductsOn } from './wasmDenseKernels.js';
 
 /** Rows and columns of C = X Y^T that one product call should produce (X, Y row-major with rows of length len). */
 export interface ProductTile {
@@ -69,6 +71,8 @@ export interface Kernels {
 
 /** Rows per panel and columns per chunk of the TypeScript product loop: a 4 x 4 register block over L1-sized tiles. */
 const TYPESCRIPT_TILE: ProductTile = { rows: 8, cols: 512 };
+/** The same for the packed WebAssembly product (./wasmDenseKernels.ts): each packed entry serves 64 or 256 tiles' worth of products. */
+const PACKED_TILE: ProductTile = { rows: 64, cols: 256 };
 
 export const TYPESCRIPT_KERNELS: Kernels = {
   backend: 'typescript',
@@ -77,7 +81,7 @@ export const TYPESCRIPT_KERNELS: Kernels = {
   arpack: null,
   metis: null,
   spqr: null,
-  productTile: () => TYPESCRIPT_TILE,
+  productTile: () => (packedProductsOn() ? PACKED_TILE : TYPESCRIPT_TILE),
   blockSigmaMax: 'lanczos',
 };
 

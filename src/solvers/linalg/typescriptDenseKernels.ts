@@ -8,6 +8,13 @@
 import { runSync } from '../cooperative.js';
 import type { DenseKernels } from './denseKernels.js';
 import { bidiagonalizeWork, envelopeLuWork, thinQrWork, triangularFactorWork, WORK_PER_YIELD } from './typescriptFactorizations.js';
+import {
+  packedGemm,
+  packedMultiplyByTransposeRows,
+  packedProductsOn,
+  packedSubtractProductRows,
+  WASM_MADDS_PER_CALL,
+} from './wasmDenseKernels.js';
 /** Inner-dimension tile of the product loop: the 8 row segments of a 4 x 4 register block stay in L1 cache. */
 const TILE = 512;
 
@@ -138,7 +145,7 @@ export const multiplyByTransposeRowsLoop: DenseKernels['multiplyByTransposeRows'
 };
 
 /** Row-major C = alpha op(A) B + beta C, op(A) m x kk (A stored kk x m when transposed), B kk x n, C m x n. */
-const gemm: DenseKernels['gemm'] = (transA, m, n, kk, alpha, a, lda, b, ldb, beta, c, ldc) => {
+export const gemmLoop: DenseKernels['gemm'] = (transA, m, n, kk, alpha, a, lda, b, ldb, beta, c, ldc) => {
   if (m === 0 || n === 0) return;
   for (let i = 0; i < m; i++) {
     const ci = i * ldc;
@@ -172,7 +179,7 @@ const gemm: DenseKernels['gemm'] = (transA, m, n, kk, alpha, a, lda, b, ldb, bet
 };
 
 /** Rows [rowStart, rowEnd) of W -= C Q; four rows of Q per pass: one load and store of W's row per four multiply-adds. */
-const subtractProductRows: DenseKernels['subtractProductRows'] = (c, q, w, k, len, rowStart, rowEnd) => {
+export const subtractProductRowsLoop: DenseKernels['subtractProductRows'] = (c, q, w, k, len, rowStart, rowEnd) => {
   for (let row = rowStart; row < rowEnd; row++) {
     const wr = row * len;
     const cr = row * k;
@@ -325,12 +332,24 @@ function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: n
   }
 }
 
+/** The products go to the packed WebAssembly SIMD kernel (./wasmDenseKernels.ts) first, to the loops when it declines. */
+const multiplyByTransposeRows: DenseKernels['multiplyByTransposeRows'] = (...product) => {
+  if (!packedMultiplyByTransposeRows(...product)) multiplyByTransposeRowsLoop(...product);
+};
+const gemm: DenseKernels['gemm'] = (...product) => {
+  if (!packedGemm(...product)) gemmLoop(...product);
+};
+const subtractProductRows: DenseKernels['subtractProductRows'] = (...product) => {
+  if (!packedSubtractProductRows(...product)) subtractProductRowsLoop(...product);
+};
+
 export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   backend: 'typescript',
-  multiplyByTransposeRows: multiplyByTransposeRowsLoop,
-  // WORK_PER_YIELD multiply-adds, in whole 4-row register blocks where a row is short enough.
+  multiplyByTransposeRows,
+  // WORK_PER_YIELD multiply-adds on the loops, WASM_MADDS_PER_CALL on the packed kernel (a few ms either
+  // way between two yields), in whole 4-row register blocks where a row is short enough.
   productRows(maddsPerRow) {
-    const rows = Math.floor(WORK_PER_YIELD / Math.max(1, maddsPerRow));
+    const rows = Math.floor((packedProductsOn() ? WASM_MADDS_PER_CALL : WORK_PER_YIELD) / Math.max(1, maddsPerRow));
     return rows >= 4 ? rows - (rows % 4) : Math.max(1, rows);
   },
   gemm,

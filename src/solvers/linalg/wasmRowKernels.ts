@@ -65,6 +65,7 @@ interface KernelExports {
     residual2: number,
     mode: number,
   ): void;
+  packedProduct: (mp: number, np: number, kc: number, ap: number, bp: number, c: number, ldc: number) => void;
 }
 
 /** csrBlockGradient's mode bits: R = A X - B (else R given), and G += A^T R. */
@@ -234,6 +235,13 @@ export function attachArena(layout: ArenaLayout, slot: number): WasmRowKernels {
   if (module === null) throw new Error(`The WebAssembly row kernels are unavailable: ${wasmKernelsUnavailableReason()}.`);
   const instance = new WebAssembly.Instance(module, { env: { memory: layout.memory } });
   return new WasmRowKernels(instance.exports as unknown as KernelExports, layout, slot);
+}
+
+/** The packed product of the dense kernels (./wasmDenseKernels.ts) on `memory`, in this thread; null when the kernels are unavailable. */
+export function packedProductOn(memory: WebAssembly.Memory): KernelExports['packedProduct'] | null {
+  const module = kernelModule();
+  if (module === null) return null;
+  return (new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports).packedProduct;
 }
 
 /** a[offset .. offset + length) must exist: in the arena, an access past an array would touch other data silently. */

@@ -6,16 +6,23 @@ import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/solvers/analysis/analyze.js';
 import { nativeArpack, nativeBlas, nativeMetis } from '../../../src/solvers/linalg/backend.js';
 import { kernelsOf, selectedKernels, TYPESCRIPT_KERNELS } from '../../../src/solvers/linalg/kernels.js';
+import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { withBackend } from '../../support/backends.js';
 import { gaussianSystem } from '../../support/systems.js';
 
 const nativeLoaded = nativeBlas() !== null;
 
 describe('kernels', () => {
-  it('the TypeScript set has no native part and tiles products for its cache-blocked loop', () => {
+  it('the TypeScript set has no native part and tiles products for its packed kernel, or its cache-blocked loop', () => {
     expect(kernelsOf('typescript')).toBe(TYPESCRIPT_KERNELS);
     expect(TYPESCRIPT_KERNELS).toMatchObject({ backend: 'typescript', blas: null, arpack: null, metis: null, blockSigmaMax: 'lanczos' });
-    expect(TYPESCRIPT_KERNELS.productTile(3000, 3000)).toEqual({ rows: 8, cols: 512 });
+    expect(TYPESCRIPT_KERNELS.productTile(3000, 3000)).toEqual(wasmKernelsEnabled() ? { rows: 64, cols: 256 } : { rows: 8, cols: 512 });
+    useWasmKernels(false);
+    try {
+      expect(TYPESCRIPT_KERNELS.productTile(3000, 3000)).toEqual({ rows: 8, cols: 512 });
+    } finally {
+      useWasmKernels(wasmKernelsUnavailableReason() === '');
+    }
     expect(withBackend('typescript', () => selectedKernels())).toBe(TYPESCRIPT_KERNELS);
   });
 

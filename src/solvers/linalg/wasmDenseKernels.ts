@@ -1,0 +1,182 @@
+/**
+ * The TypeScript backend's dense products in WebAssembly SIMD: gemm, multiplyByTransposeRows and
+ * subtractProductRows of ./typescriptDenseKernels.ts on packed panels (GotoBLAS's layout): the
+ * operands are packed from their Float64Arrays straight into this thread's WebAssembly memory, op(A)
+ * in slivers of 4 rows by KC_DEPTH, B in slivers of 4 columns, and ./wasm/rowKernels.wat's
+ * packedProduct streams them through a 4 x 4 register tile. Packing touches each entry of A and B
+ * once and C twice (in and out) per call, O(mk + kn + mn) against the product's O(mnk).
+ *
+ * ./typescriptDenseKernels.ts calls these first; a call too small to pay for the packing, or made
+ * while the WebAssembly kernels are off (LINALG_WASM=off, useWasmKernels(false), no SIMD), returns
+ * false and runs the loops.
+ */
+import type { DenseKernels } from './denseKernels.js';
+import { packedProductOn, wasmKernelsEnabled } from './wasmRowKernels.js';
+
+/** Depth of a packed panel: a 4 x KC_DEPTH sliver of A and of B (8 KiB each) stay in L1 cache. */
+const KC_DEPTH = 256;
+/** Rows of A packed at once (MC_ROWS x KC_DEPTH, 128 KiB: L2 cache), passed by every sliver of B. */
+const MC_ROWS = 64;
+/** Most entries of C staged at once (32 MiB); taller products go by row blocks. */
+const C_BLOCK_ENTRIES = 1 << 22;
+/** Below this many multiply-adds, the packing costs more than the loops. */
+const MIN_MADDS = 32_768;
+/**
+ * multiplyByTransposeRows packs when a row of C costs this many multiply-adds, whatever the rows: an
+ * entry's value depends on its row and column only (each is one lane's sum, in order, over panels of
+ * KC_DEPTH), so a row range gives the bits of the whole product, as the loop's does.
+ */
+const MIN_ROW_MADDS = 8_192;
+/** Multiply-adds per call of a sliced product (productRows): 2-5 ms at the kernel's 5-12 GFlop/s, between two yields. */
+export const WASM_MADDS_PER_CALL = 2.5e7;
+const PAGE_BYTES = 65_536;
+/** Largest memory this thread's products may use (1 GiB): a larger product runs the loops. */
+const MAX_PAGES = 16_384;
+
+interface Workspace {
+  readonly memory: WebAssembly.Memory;
+  readonly product: (mp: number, np: number, kc: number, ap: number, bp: number, c: number, ldc: number) => void;
+  heap: Float64Array;
+}
+
+let workspace: Workspace | null | undefined;
+
+/** This thread's memory, grown to hold `doubles` entries; null when WebAssembly is unavailable or the size too large. */
+function heapOf(doubles: number): Workspace | null {
+  if (workspace === undefined) {
+    const memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
+    const product = packedProductOn(memory);
+    workspace = product === null ? null : { memory, product, heap: new Float64Array(memory.buffer) };
+  }
+  if (workspace === null) return null;
+  const pages = Math.ceil((8 * doubles) / PAGE_BYTES);
+  if (pages > MAX_PAGES) return null;
+  const have = workspace.memory.buffer.byteLength / PAGE_BYTES;
+  if (pages > have) {
+    (workspace.memory as WebAssembly.Memory & { grow(delta: number): number }).grow(pages - have);
+    workspace.heap = new Float64Array(workspace.memory.buffer);
+  }
+  return workspace;
+}
+
+/**
+ * C = alpha A B + beta C with A(i, l) = a[aOff + i aRow + l aCol], B(l, j) = b[bOff + l bRow + j bCol],
+ * C(i, j) = c[cOff + i ldc + j]: every product below is this one with its strides. False (nothing
+ * done) when the memory cannot be had.
+ */
+function packedProduct(
+  m: number,
+  n: number,
+  k: number,
+  alpha: number,
+  a: Float64Array,
+  aOff: number,
+  aRow: number,
+  aCol: number,
+  b: Float64Array,
+  bOff: number,
+  bRow: number,
+  bCol: number,
+  beta: number,
+  c: Float64Array,
+  cOff: number,
+  ldc: number,
+): boolean {
+  const np = (n + 3) & ~3;
+  const kc0 = Math.min(KC_DEPTH, k);
+  const blockRows = Math.max(MC_ROWS, Math.floor(C_BLOCK_ENTRIES / np / MC_ROWS) * MC_ROWS);
+  const cRows = Math.min(blockRows, (m + 3) & ~3);
+  // Layout (doubles): packed A (MC_ROWS x kc), packed B (kc x np), the block of C (cRows x np).
+  const apAt = 0;
+  const bpAt = apAt + MC_ROWS * kc0;
+  const cAt = bpAt + kc0 * np;
+  const ws = heapOf(cAt + cRows * np);
+  if (ws === null) return false;
+  for (let i0 = 0; i0 < m; i0 += blockRows) {
+    const rows = Math.min(blockRows, m - i0);
+    const heap = ws.heap;
+    // The block of C, times beta (beta 0: not read), zero in the padding.
+    for (let i = 0; i < rows; i++) {
+      const src = cOff + (i0 + i) * ldc;
+      const dst = cAt + i * np;
+      if (beta === 0) heap.fill(0, dst, dst + np);
+      else {
+        for (let j = 0; j < n; j++) heap[dst + j] = beta * c[src + j];
+        heap.fill(0, dst + n, dst + np);
+      }
+    }
+    heap.fill(0, cAt + rows * np, cAt + ((rows + 3) & ~3) * np);
+    for (let l0 = 0; l0 < k; l0 += KC_DEPTH) {
+      const kc = Math.min(KC_DEPTH, k - l0);
+      // B's rows [l0, l0 + kc) in slivers of 4 columns: entry (l, j) of sliver s at s 4 kc + 4 l + j.
+      for (let j0 = 0; j0 < np; j0 += 4) {
+        const sliver = bpAt + j0 * kc;
+        for (let r = 0; r < 4; r++) {
+          const j = j0 + r;
+          if (j >= n) {
+            for (let l = 0; l < kc; l++) heap[sliver + 4 * l + r] = 0;
+            continue;
+          }
+          let src = bOff + l0 * bRow + j * bCol;
+          for (let l = 0; l < kc; l++, src += bRow) heap[sliver + 4 * l + r] = b[src];
+        }
+      }
+      for (let ic = 0; ic < rows; ic += MC_ROWS) {
+        const mc = Math.min(MC_ROWS, rows - ic);
+        const mp = (mc + 3) & ~3;
+        // alpha op(A)'s rows [i0 + ic, + mc) x [l0, l0 + kc) in slivers of 4 rows.
+        for (let i = 0; i < mp; i++) {
+          const sliver = apAt + (i >> 2) * 4 * kc + (i & 3);
+          if (i >= mc) {
+            for (let l = 0; l < kc; l++) heap[sliver + 4 * l] = 0;
+            continue;
+          }
+          let src = aOff + (i0 + ic + i) * aRow + l0 * aCol;
+          for (let l = 0; l < kc; l++, src += aCol) heap[sliver + 4 * l] = alpha * a[src];
+        }
+        ws.product(mp, np, kc, 8 * apAt, 8 * bpAt, 8 * (cAt + ic * np), np);
+      }
+    }
+    for (let i = 0; i < rows; i++) {
+      const src = cAt + i * np;
+      c.set(heap.subarray(src, src + n), cOff + (i0 + i) * ldc);
+    }
+  }
+  return true;
+}
+
+/** Whether a product of m x n x k multiply-adds runs here: large enough, and the WebAssembly kernels on. */
+function worthPacking(m: number, n: number, k: number): boolean {
+  return m > 0 && n > 0 && k > 0 && m * n * k >= MIN_MADDS && wasmKernelsEnabled();
+}
+
+/** Whether sliced products should take WASM_MADDS_PER_CALL per call (the kernels are on). */
+export function packedProductsOn(): boolean {
+  return wasmKernelsEnabled();
+}
+
+/** DenseKernels.gemm here; false: not done (too small, kernels off), run the loop. */
+export function packedGemm(...[transA, m, n, kk, alpha, a, lda, b, ldb, beta, c, ldc]: Parameters<DenseKernels['gemm']>): boolean {
+  return worthPacking(m, n, kk) && packedProduct(m, n, kk, alpha, a, 0, transA ? 1 : lda, transA ? lda : 1, b, 0, ldb, 1, beta, c, 0, ldc);
+}
+
+/** DenseKernels.multiplyByTransposeRows here (C = X Y^T: A(i, l) = X[rowStart + i, l], B(l, j) = Y[j, l]); false: run the loop. */
+export function packedMultiplyByTransposeRows(
+  ...[x, y, len, rowStart, rowEnd, cols, out, outStride, outRowOffset = 0]: Parameters<DenseKernels['multiplyByTransposeRows']>
+): boolean {
+  const rows = rowEnd - rowStart;
+  return (
+    rows > 0 &&
+    cols * len >= MIN_ROW_MADDS &&
+    wasmKernelsEnabled() &&
+    packedProduct(rows, cols, len, 1, x, rowStart * len, len, 1, y, 0, 1, len, 0, out, (rowStart - outRowOffset) * outStride, outStride)
+  );
+}
+
+/** DenseKernels.subtractProductRows here (W -= C Q: A(i, l) = C[rowStart + i, l], B = Q); false: run the loop. */
+export function packedSubtractProductRows(
+  ...[c, q, w, k, len, rowStart, rowEnd]: Parameters<DenseKernels['subtractProductRows']>
+): boolean {
+  const rows = rowEnd - rowStart;
+  return worthPacking(rows, len, k) && packedProduct(rows, len, k, -1, c, rowStart * k, k, 1, q, 0, len, 1, 1, w, rowStart * len, len);
+}
