@@ -1304,10 +1304,10 @@ export interface components {
             timeToSolution?: components["schemas"]["TimeToSolution"];
         };
         /**
-         * @description given: the partition of the request; contiguous: m blocks as { machines: m }; round-robin: row k on machine k mod m; rcm-contiguous: contiguous blocks after reverse Cuthill-McKee on the row graph (rows joined when they share a column); multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|) (heavy-edge coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance); metis: METIS_PartGraphKway on the same graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS).
+         * @description given: the partition of the request; contiguous: m blocks as { machines: m }; round-robin: row k on machine k mod m; rcm-contiguous: contiguous blocks after reverse Cuthill-McKee on the row graph (rows joined when they share a column); multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|) (heavy-edge coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance); metis: METIS_PartGraphKway on the same graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS); refined: the best candidate within the imbalance with rows moved between machines to lower kappa(S) itself, moves chosen from the eigenvectors of S's extreme eigenvalues and each kept only if the exact kappa(S) drops (listed for square matrices of at most 2000 rows).
          * @enum {string}
          */
-        PartitionStrategy: "given" | "contiguous" | "round-robin" | "rcm-contiguous" | "multilevel" | "metis";
+        PartitionStrategy: "given" | "contiguous" | "round-robin" | "rcm-contiguous" | "multilevel" | "metis" | "refined";
         PartitionCandidate: {
             strategy: components["schemas"]["PartitionStrategy"];
             /** @description assignment[k] = the 0-based machine of row k. */
@@ -3283,7 +3283,7 @@ export interface operations {
     getPartitionFigure: {
         parameters: {
             query?: {
-                /** @description Which partition: absent or `given`, the job's own; for a succeeded advise job also a candidate's strategy (`contiguous`, `round-robin`, `rcm-contiguous`, `multilevel`, `metis`: those in `result.advice.candidates`) or `best`. */
+                /** @description Which partition: absent or `given`, the job's own; for a succeeded advise job also a candidate's strategy (`contiguous`, `round-robin`, `rcm-contiguous`, `multilevel`, `metis`, `refined`: those in `result.advice.candidates`) or `best`. */
                 strategy?: string;
                 /** @description `matrix`: rows and columns in the matrix's order; `machine`: rows grouped by machine and columns by the machine holding most of their nonzeros (a partition whose machines share no columns shows as diagonal blocks). */
                 order?: "matrix" | "machine";

@@ -2,14 +2,17 @@
  * Advise jobs end to end: `type: 'advise'` lists candidate partitions with kappa(S)
  * and theta_H, each equal to an analyze job's on the same assignment (dense and CSR storage), and a
  * later job takes the best as `partition: { fromAdvice: id }` (404 for an unknown job, 422 for a job
- * that is not a succeeded advise job or has another n, at /partition/fromAdvice).
+ * that is not a succeeded advise job or has another n, at /partition/fromAdvice), the 'refined'
+ * candidate when it is the best (a shuffled 30 x 30 Poisson matrix on 8 machines).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, ProblemDetails } from '../../src/jobs/types.js';
 import { nativeMetis } from '../../src/solvers/linalg/backend.js';
 import { toRows } from '../../src/solvers/matrix.js';
 import { createJob, runJob, startTestService, type TestService } from '../support/service.js';
-import { shuffledBlockDiagonal, shuffledPoisson } from '../solvers/partitioning/cases.js';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { shuffledBlockDiagonal, shuffledCaseMatrix, shuffledPoisson, type ShuffledCase } from '../solvers/partitioning/cases.js';
 
 let service: TestService;
 beforeAll(async () => {
@@ -36,7 +39,15 @@ const relative = (x: number, y: number) => Math.abs(x - y) / Math.abs(y);
 async function expectCandidatesMatchAnalyses(advise: Job, matrix: object): Promise<void> {
   const advice = advise.result!.advice!;
   // The workers run on the default backend: native, with METIS, when the addon was built with it.
-  const strategies = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', ...(nativeMetis() === null ? [] : ['metis'])];
+  const strategies = [
+    'given',
+    'contiguous',
+    'round-robin',
+    'rcm-contiguous',
+    'multilevel',
+    ...(nativeMetis() === null ? [] : ['metis']),
+    'refined',
+  ];
   expect(advice.candidates.map((c) => c.strategy)).toEqual(strategies);
   for (const candidate of advice.candidates) {
     const analysis = await runJob(service.app, { type: 'analyze', matrix, partition: { assignment: candidate.assignment } });
@@ -91,6 +102,42 @@ describe('advise jobs', () => {
     expect(advice.candidates.find((c) => c.strategy === advice.best)!.withinImbalance).toBe(true);
     await expectCandidatesMatchAnalyses(advise, coo);
   }, 120_000);
+
+  it('lists the refined candidate; when it is the best, fromAdvice takes it and an analyze job reports its kappa(S)', async () => {
+    // The shuffled Poisson check case of test/solvers/partitioning/advisor.test.ts: refined lowers the best kappa(S) there.
+    const cases = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'solvers', 'partitioning', 'shuffledCases.json'), 'utf8')) as {
+      cases: ShuffledCase[];
+    };
+    const shuffled = shuffledCaseMatrix(cases.cases.find((c) => c.name === 'poisson2d-30')!);
+    const matrix = {
+      format: 'coo',
+      rows: shuffled.rows,
+      cols: shuffled.cols,
+      entries: Array.from({ length: shuffled.rows }, (_, i) =>
+        Array.from(shuffled.colIdx.subarray(shuffled.rowPtr[i], shuffled.rowPtr[i + 1]), (j, q) => [
+          i,
+          j,
+          shuffled.values[shuffled.rowPtr[i] + q],
+        ]),
+      ).flat(),
+    };
+    const advise = await runJob(service.app, { type: 'advise', matrix, partition: { machines: 8 } });
+    expect(advise.status, JSON.stringify(advise.error)).toBe('succeeded');
+    const advice = advise.result!.advice!;
+    const refined = advice.candidates.find((c) => c.strategy === 'refined')!;
+    expect(refined.withinImbalance).toBe(true);
+    const others = advice.candidates.filter((c) => c.strategy !== 'refined');
+    expect(refined.kappaS).toBeLessThan(Math.min(...others.map((c) => c.kappaS)));
+    expect(advice.best).toBe('refined');
+    expect(advice.summary).toMatch(/^refined lowers kappa\(S\)/);
+
+    const analysis = await runJob(service.app, { type: 'analyze', matrix, partition: { fromAdvice: advise.id } });
+    expect(analysis.status).toBe('succeeded');
+    expect(analysis.partition).toMatchObject({ kind: 'fromAdvice', m: 8, sizes: refined.sizes, fromAdvice: advise.id });
+    expect(relative(analysis.result!.analysis!.conditioning.kappaS, refined.kappaS)).toBeLessThan(1e-9);
+    const served = await service.app.inject({ method: 'GET', url: `/v1/jobs/${analysis.id}/partition` });
+    expect(served.json<{ assignment: number[] }>().assignment).toEqual(refined.assignment);
+  }, 240_000);
 
   it('fromAdvice: an unknown job is a 404, an analyze job or another n a 422, at /partition/fromAdvice', async () => {
     const unknown = await createJob(service.app, {

@@ -23,6 +23,7 @@ import {
   type SufficientCondition,
 } from '../../solvers/analysis/types.js';
 import { PARTITION_STRATEGIES, type Advice, type PartitionCandidate } from '../../solvers/partitioning/advisor.js';
+import { MAX_REFINED_ROWS } from '../../solvers/partitioning/refinement.js';
 import { AlgorithmIdSchema, DeploymentSchema } from './jobRequest.js';
 import { assertSameShape } from './sameShape.js';
 
@@ -285,7 +286,10 @@ const PartitionStrategySchema = z
       'rcm-contiguous: contiguous blocks after reverse Cuthill-McKee on the row graph (rows joined when they share a column); ' +
       "multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|) (heavy-edge " +
       'coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance); metis: METIS_PartGraphKway on the same ' +
-      'graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS).',
+      'graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS); refined: the ' +
+      'best candidate within the imbalance with rows moved between machines to lower kappa(S) itself, moves chosen from the ' +
+      "eigenvectors of S's extreme eigenvalues and each kept only if the exact kappa(S) drops (listed for square matrices of " +
+      `at most ${MAX_REFINED_ROWS} rows).`,
   )
   .meta({ id: 'PartitionStrategy' });
 

@@ -410,7 +410,7 @@ export const PartitionFigureQuerySchema = z.object({
     .optional()
     .describe(
       "Which partition: absent or `given`, the job's own; for a succeeded advise job also a candidate's strategy " +
-        '(`contiguous`, `round-robin`, `rcm-contiguous`, `multilevel`, `metis`: those in `result.advice.candidates`) or `best`.',
+        '(`contiguous`, `round-robin`, `rcm-contiguous`, `multilevel`, `metis`, `refined`: those in `result.advice.candidates`) or `best`.',
     ),
   order: z
     .enum(['matrix', 'machine'])

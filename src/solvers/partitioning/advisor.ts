@@ -7,7 +7,9 @@
  * Candidates: the given partition; contiguous; round-robin; contiguous after reverse Cuthill-McKee
  * on the row graph; the multilevel partition of the row graph (./multilevel.ts) and, when the kernels
  * have METIS (the native backend's), METIS's (./metis.ts). The last three keep rows with heavy couplings |a_i . a_j| on one
- * machine, which makes the machines' row spaces closer to orthogonal (S closer to I).
+ * machine, which makes the machines' row spaces closer to orthogonal (S closer to I). Last, 'refined'
+ * (./refinement.ts): the best candidate within the imbalance with rows moved to lower kappa(S) itself,
+ * listed when the refinement applies (square A of at most MAX_REFINED_ROWS rows).
  *
  * Each candidate's time to solution is APC's, priced as ../analysis/timeToSolution.ts prices it: the
  * iterations its kappa(S) predicts (rho = (sqrt(kappa) - 1) / (sqrt(kappa) + 1)) times the cost of one
@@ -26,9 +28,10 @@ import { partitionFromAssignment, type Partition, type DenseProblem, type CsrPro
 import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, machineSizeBounds, multilevelPartition } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
+import { refineAssignmentWork } from './refinement.js';
 import { rowGraph } from './rowGraph.js';
 
-export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', 'metis'] as const;
+export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', 'metis', 'refined'] as const;
 export type PartitionStrategy = (typeof PARTITION_STRATEGIES)[number];
 
 export interface PartitionCandidate {
@@ -138,17 +141,20 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     const { system, spectrum } = options.given;
     analysed.push({ assignment: problem.partition.assignment, spectrum, seconds: secondsPerIteration(system) });
   }
-  const candidates: PartitionCandidate[] = [];
-  for (const [k, { strategy, assignment }] of assignments.entries()) {
-    const partition = partitionFromAssignment(assignment, m);
+  function* analysedWork(assignment: Int32Array) {
     let done = analysed.find((earlier) => sameAssignment(earlier.assignment, assignment));
     if (done === undefined) {
-      const system = yield* buildDistributedSystemWork(withPartition(problem, partition), kernels);
+      const system = yield* buildDistributedSystemWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels);
       done = { assignment, spectrum: yield* partitionSpectrumWork(kernels, system, lu), seconds: secondsPerIteration(system) };
       analysed.push(done);
     }
+    return done;
+  }
+  const candidates: PartitionCandidate[] = [];
+  const addCandidate = function* (strategy: PartitionStrategy, assignment: Int32Array) {
+    const done = yield* analysedWork(assignment);
     const { kappaS, thetaH } = done.spectrum;
-    const sizes = [...partition.sizes];
+    const sizes = [...partitionFromAssignment(assignment, m).sizes];
     candidates.push({
       strategy,
       assignment: Array.from(assignment),
@@ -158,8 +164,31 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       timeToSolution: done.seconds === null ? null : apcTime(kappaS, done.seconds, tolerance),
       withinImbalance: sizes.every((size) => size >= lo && size <= hi),
     });
-    yield { phase: 'advise', fraction: (k + 1) / assignments.length };
+  };
+  // The refinement is one more step of progress.
+  const steps = assignments.length + 1;
+  for (const [k, { strategy, assignment }] of assignments.entries()) {
+    yield* addCandidate(strategy, assignment);
+    yield { phase: 'advise', fraction: (k + 1) / steps };
   }
+  let start: PartitionCandidate | null = null;
+  for (const candidate of candidates)
+    if (candidate.withinImbalance && (start === null || candidate.kappaS < start.kappaS)) start = candidate;
+  if (start !== null) {
+    const refinement = yield* refineAssignmentWork({
+      kernels,
+      a: problem.A,
+      m,
+      start: Int32Array.from(start.assignment),
+      startKappaS: start.kappaS,
+      bounds: { lo, hi },
+      evaluate: function* (assignment) {
+        return (yield* analysedWork(assignment)).spectrum.kappaS;
+      },
+    });
+    if (refinement !== null) yield* addCandidate('refined', refinement.assignment);
+  }
+  yield { phase: 'advise', fraction: 1 };
   let best = candidates[0];
   for (const candidate of candidates) if (candidate.kappaS < best.kappaS * (1 - TIE)) best = candidate;
   const given = candidates[0];

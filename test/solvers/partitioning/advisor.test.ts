@@ -6,6 +6,10 @@
  * within 1.5x of the natural partition's and at least 10x below the shuffled contiguous one's (or,
  * where the natural partition itself is less than 10x below it, at most the natural one's). On the
  * native backend METIS's partition is a candidate of its own, and meets the 1.5x bound by itself.
+ * The 'refined' candidate on the same cases is the assignment scripts/refinedPartitions.ts recorded
+ * (./refinedPartitions.json), its kappa(S) and its start's NumPy's (scripts/refinedPartitionReference.py,
+ * ./refinedReference.json): never above the start's, and on the shuffled Poisson matrix below every
+ * other candidate's.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -22,25 +26,27 @@ import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { describeEachBackend, withBackend } from '../../support/backends.js';
 import { readMatrixCsr } from '../sparse/support.js';
-import { shuffleCsr, shuffledBlockDiagonal } from './cases.js';
+import { shuffleCsr, shuffledBlockDiagonal, type ShuffledCase } from './cases.js';
 
-interface ShuffledCase {
+const readFixture = <T>(file: string): T => JSON.parse(readFileSync(join(import.meta.dirname, file), 'utf8')) as T;
+const reference = readFixture<{ cases: ShuffledCase[] }>('shuffledCases.json');
+interface RefinedCase {
+  backend: string;
   name: string;
-  n: number;
-  m: number;
-  rowPerm: number[];
-  colPerm: number[];
-  kappaSNatural: number;
-  kappaSShuffledContiguous: number;
+  start: string;
+  refinedAssignment: number[];
 }
-const reference = JSON.parse(readFileSync(join(import.meta.dirname, 'shuffledCases.json'), 'utf8')) as { cases: ShuffledCase[] };
+const refinedCases = readFixture<{ cases: RefinedCase[] }>('refinedPartitions.json').cases;
+const refinedReference = readFixture<{ cases: { backend: string; name: string; kappaSStart: number; kappaSRefined: number }[] }>(
+  'refinedReference.json',
+).cases;
 
 function naturalMatrix(name: string): CsrMatrix {
   if (name === 'poisson2d-30') return poisson2d(30);
   return readMatrixCsr(`${name}.mtx`);
 }
 
-describeEachBackend('partition advisor', () => {
+describeEachBackend('partition advisor', (backend) => {
   it('finds the blocks of a shuffled block-diagonal matrix: kappa(S) = 1, theta_H = pi/2, APC in one iteration', () => {
     const { A } = shuffledBlockDiagonal(12, 100);
     const problem = createProblem({ A, partition: { machines: 12 } });
@@ -71,6 +77,25 @@ describeEachBackend('partition advisor', () => {
       // that is less (gr_30_30: its natural strips are only 6.6x below the shuffled ones).
       const factor = Math.min(10, testCase.kappaSShuffledContiguous / testCase.kappaSNatural);
       expect(best.kappaS).toBeLessThanOrEqual(testCase.kappaSShuffledContiguous / factor);
+
+      // The refinement: from the best other candidate within the imbalance, as recorded, with NumPy's kappa(S).
+      const refined = advice.candidates.at(-1)!;
+      expect(refined.strategy).toBe('refined');
+      expect(refined.withinImbalance).toBe(true);
+      const others = advice.candidates.slice(0, -1);
+      const start = others.filter((c) => c.withinImbalance).reduce((a, b) => (b.kappaS < a.kappaS ? b : a));
+      expect(refined.kappaS).toBeLessThanOrEqual(start.kappaS);
+      const recorded = refinedCases.find((c) => c.backend === backend && c.name === testCase.name)!;
+      const numpy = refinedReference.find((c) => c.backend === backend && c.name === testCase.name)!;
+      expect(start.strategy).toBe(recorded.start);
+      expect(refined.assignment).toEqual(recorded.refinedAssignment);
+      expect(Math.abs(refined.kappaS / numpy.kappaSRefined - 1)).toBeLessThan(1e-8);
+      expect(Math.abs(start.kappaS / numpy.kappaSStart - 1)).toBeLessThan(1e-8);
+      expect(numpy.kappaSRefined).toBeLessThan(numpy.kappaSStart);
+      if (testCase.name === 'poisson2d-30') {
+        expect(advice.best).toBe('refined');
+        expect(numpy.kappaSRefined).toBeLessThan(0.98 * Math.min(...others.map((c) => c.kappaS)));
+      }
     });
   }
 });

@@ -4,6 +4,7 @@
  * builds the same matrices (the permutations are written into its JSON) and computes kappa(S).
  */
 import type { CsrMatrix, DenseMatrix } from '../../../src/solvers/matrix.js';
+import { readMatrixCsr } from '../sparse/support.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 
@@ -57,4 +58,21 @@ export function shuffledPoisson(k: number, seed = 25): { A: CsrMatrix; rowPerm: 
   const rowPerm = random.permutation(k * k);
   const colPerm = random.permutation(k * k);
   return { A: shuffleCsr(poisson2d(k), rowPerm, colPerm), rowPerm, colPerm };
+}
+
+/** A case of ./shuffledCases.json (scripts/partitionReference.py). */
+export interface ShuffledCase {
+  name: string;
+  n: number;
+  m: number;
+  rowPerm: number[];
+  colPerm: number[];
+  kappaSNatural: number;
+  kappaSShuffledContiguous: number;
+}
+
+/** The shuffled matrix of a ./shuffledCases.json case. */
+export function shuffledCaseMatrix(testCase: ShuffledCase): CsrMatrix {
+  const natural = testCase.name === 'poisson2d-30' ? poisson2d(30) : readMatrixCsr(`${testCase.name}.mtx`);
+  return shuffleCsr(natural, Int32Array.from(testCase.rowPerm), Int32Array.from(testCase.colPerm));
 }

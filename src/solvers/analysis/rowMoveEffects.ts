@@ -1,0 +1,327 @@
+/**
+ * What moving one row to another machine does to S's extreme eigenvalues, to first order, for the
+ * partition refinement (../partitioning/refinement.ts). Guidance only: the kappa(S) a partition is
+ * judged by is the analysis' (./analyze.ts partitionSpectrumWork), not the estimates here.
+ *
+ * Moving row a_k from machine j to machine h changes S by a rank-2 term: P_j loses w w^T, w the unit
+ * vector of R(A_j) orthogonal to j's other rows (column k of A_j^+ = Q_j R_j^{-T}, normalized), and P_h
+ * gains z z^T, z = (I - P_h) a_k / |(I - P_h) a_k|. First-order perturbation of a simple eigenvalue with
+ * unit eigenvector x: delta lambda = (x . z)^2 - (x . w)^2, with
+ *   x . w = (R_j^{-1} Q_j^T x)_k / |row k of R_j^{-1}|,   x . z = (x . a_k - (Q_h^T x) . (Q_h^T a_k)) / |(I - P_h) a_k|,
+ * for x = u (lambda_max(S)) and x = v (lambda_min(S)). Both are optimistic (v^T S' v >= lambda_min(S'),
+ * u^T S' u <= lambda_max(S')) and miss the case where w or z itself becomes the extreme direction; the
+ * short list is therefore re-ranked by Rayleigh-Ritz on span{u, v, w, z} (`rayleighRitz`), which sees it.
+ *
+ * Built from A's rows and an assignment alone, the same way on dense and CSR storage: each machine's
+ * rows on the columns they touch, A_i^T = Q_i R_i by Householder QR (../linalg/householderQr.ts), u by
+ * Lanczos on x -> sum_i Q_i (Q_i^T x), v by Lanczos on S^{-1} = (M^T M)^{-1}, M = Q^T, through a dense
+ * LU of M (as ./conditioning.ts computes lambda_min(S)). Dense n x n memory and O(n^3) work: for small
+ * systems only (the refinement's size limit).
+ */
+import type { Work } from '../cooperative.js';
+import { largestEigenvalueWork, type SymmetricOperator } from '../eigen/lanczos.js';
+import { householderQrWork } from '../linalg/householderQr.js';
+import type { Kernels } from '../linalg/kernels.js';
+import { luWork } from '../linalg/lu.js';
+import type { CsrMatrix, DenseMatrix } from '../matrix.js';
+import { symmetricEigen } from '../eigen/symmetricEigen.js';
+import { inverseNormalOperatorOf } from './conditioning.js';
+
+/** One machine's A_i^T = Q_i R_i: row t of q (p x cols.length) is the t-th basis vector of R(A_i) on `cols`. */
+interface MachineBasis {
+  rows: Int32Array;
+  cols: Int32Array;
+  q: Float64Array;
+  r: Float64Array;
+}
+
+export interface RowMoveEffects {
+  /** Ritz estimates of lambda_max(S), lambda_min(S) for the current assignment. */
+  lambdaMax: number;
+  lambdaMin: number;
+  /** [k * m + h]: first-order change of lambda_max(S) when row k moves to machine h (NaN for its own machine or a move that makes h rank-deficient). */
+  deltaMax: Float64Array;
+  /** The same for lambda_min(S). */
+  deltaMin: Float64Array;
+  /**
+   * lambda_max(S) and lambda_min(S) after moving row k to machine h by Rayleigh-Ritz on S' = S - w w^T +
+   * z z^T over span{u, v, w, z} (module comment): the first order misses a new extreme direction along
+   * w or z itself (w poorly covered by the other machines, z already well covered).
+   */
+  rayleighRitz(k: number, h: number): { lambdaMax: number; lambdaMin: number } | null;
+}
+
+/** Ritz vectors to this relative residual: enough to rank moves, far cheaper than the analysis' 1e-10. */
+const GUIDANCE_TOLERANCE = 1e-6;
+const GUIDANCE_MAX_ITERATIONS = 1000;
+/** A row whose residual against machine h's row space is below this fraction of its norm would make h numerically rank-deficient. */
+const DEPENDENT_ROW = 1e-6;
+
+/** Row k of A as (columns, values). */
+export function rowEntries(a: DenseMatrix | CsrMatrix, k: number): { cols: ArrayLike<number>; values: ArrayLike<number> } {
+  if ('rowPtr' in a) {
+    const begin = a.rowPtr[k];
+    const end = a.rowPtr[k + 1];
+    return { cols: a.colIdx.subarray(begin, end), values: a.values.subarray(begin, end) };
+  }
+  const n = a.cols;
+  const cols: number[] = [];
+  const values: number[] = [];
+  for (let j = 0; j < n; j++) {
+    const x = a.data[k * n + j];
+    if (x !== 0) {
+      cols.push(j);
+      values.push(x);
+    }
+  }
+  return { cols, values };
+}
+
+function* machineBasisWork(kernels: Kernels, a: DenseMatrix | CsrMatrix, rows: Int32Array): Work<MachineBasis | null> {
+  const touched = new Set<number>();
+  const entries = Array.from(rows, (k) => rowEntries(a, k));
+  for (const { cols } of entries) for (let t = 0; t < cols.length; t++) touched.add(cols[t]);
+  const cols = Int32Array.from([...touched].sort((x, y) => x - y));
+  const c = cols.length;
+  const p = rows.length;
+  if (p > c) return null;
+  const slot = new Map<number, number>();
+  cols.forEach((col, t) => slot.set(col, t));
+  const rowsOfA = new Float64Array(p * c);
+  entries.forEach(({ cols: rc, values }, k) => {
+    for (let t = 0; t < rc.length; t++) rowsOfA[k * c + slot.get(rc[t])!] = values[t];
+  });
+  const { q, r } = yield* householderQrWork(kernels, rowsOfA, p, c);
+  return { rows, cols, q, r };
+}
+
+/** Q_i^T x (length p) from x over all n columns. */
+function basisCoordinates(basis: MachineBasis, x: Float64Array, out: Float64Array): Float64Array {
+  const c = basis.cols.length;
+  for (let t = 0; t < basis.rows.length; t++) {
+    let dot = 0;
+    for (let s = 0; s < c; s++) dot += basis.q[t * c + s] * x[basis.cols[s]];
+    out[t] = dot;
+  }
+  return out;
+}
+
+/** R^{-1} (p x p, upper triangular, row-major) by back substitution, column by column. */
+function upperInverse(r: Float64Array, p: number): Float64Array {
+  const inv = new Float64Array(p * p);
+  for (let col = 0; col < p; col++) {
+    for (let i = col; i >= 0; i--) {
+      let s = i === col ? 1 : 0;
+      for (let t = i + 1; t <= col; t++) s -= r[i * p + t] * inv[t * p + col];
+      inv[i * p + col] = s / r[i * p + i];
+    }
+  }
+  return inv;
+}
+
+/**
+ * lambda_max(S), lambda_min(S) of `assignment` (square A, m machines) and the first-order effect of
+ * every single-row move on them (module comment); null when a machine has more rows than columns it
+ * touches, or a block or Q^T is exactly singular (no guidance: the refinement stops).
+ */
+export function* rowMoveEffectsWork(
+  kernels: Kernels,
+  a: DenseMatrix | CsrMatrix,
+  assignment: Int32Array,
+  m: number,
+): Work<RowMoveEffects | null> {
+  const n = a.cols;
+  const rowsOf: number[][] = Array.from({ length: m }, () => []);
+  assignment.forEach((machine, k) => rowsOf[machine].push(k));
+  const bases: MachineBasis[] = [];
+  for (const rows of rowsOf) {
+    const basis = yield* machineBasisWork(kernels, a, Int32Array.from(rows));
+    if (basis === null) return null;
+    const p = basis.rows.length;
+    for (let t = 0; t < p; t++) if (basis.r[t * p + t] === 0) return null;
+    bases.push(basis);
+  }
+  const pMax = Math.max(...bases.map((b) => b.rows.length));
+  const local = new Float64Array(pMax);
+  const sOperator: SymmetricOperator = {
+    size: n,
+    apply(x, y) {
+      y.fill(0);
+      for (const basis of bases) {
+        const { rows, cols, q } = basis;
+        const c = cols.length;
+        basisCoordinates(basis, x, local);
+        for (let t = 0; t < rows.length; t++) for (let s = 0; s < c; s++) y[cols[s]] += q[t * c + s] * local[t];
+      }
+    },
+  };
+  const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, dense: kernels.dense };
+  const u = new Float64Array(n);
+  const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u });
+
+  // M = Q^T (rows = basis vectors), S = M^T M: the top of (M^T M)^{-1} is lambda_min(S)'s eigenvector.
+  const basisRows = new Float64Array(n * n);
+  let row = 0;
+  for (const { rows, cols, q } of bases) {
+    const c = cols.length;
+    for (let t = 0; t < rows.length; t++, row++) for (let s = 0; s < c; s++) basisRows[row * n + cols[s]] = q[t * c + s];
+  }
+  const f = yield* luWork(kernels, { rows: n, cols: n, data: basisRows }, { inPlace: true });
+  if (f.zeroPivotColumn >= 0) return null;
+  const v = new Float64Array(n);
+  const inverseTop = yield* largestEigenvalueWork(inverseNormalOperatorOf(f), { ...lanczosOptions, ritzVector: v });
+
+  const deltaMax = new Float64Array(n * m).fill(NaN);
+  const deltaMin = new Float64Array(n * m).fill(NaN);
+  // Removal: (x . w_k)^2 for every row k on its own machine.
+  const removedU = new Float64Array(n);
+  const removedV = new Float64Array(n);
+  const coordsU = bases.map((b) => basisCoordinates(b, u, new Float64Array(b.rows.length)));
+  const coordsV = bases.map((b) => basisCoordinates(b, v, new Float64Array(b.rows.length)));
+  const inverses: Float64Array[] = [];
+  for (const [j, basis] of bases.entries()) {
+    const p = basis.rows.length;
+    const inv = upperInverse(basis.r, p);
+    inverses.push(inv);
+    for (let t = 0; t < p; t++) {
+      let xu = 0;
+      let xv = 0;
+      let norm = 0;
+      for (let s = t; s < p; s++) {
+        const e = inv[t * p + s];
+        xu += e * coordsU[j][s];
+        xv += e * coordsV[j][s];
+        norm += e * e;
+      }
+      removedU[basis.rows[t]] = (xu * xu) / norm;
+      removedV[basis.rows[t]] = (xv * xv) / norm;
+    }
+    yield undefined;
+  }
+  // Addition: (x . z)^2 for every row k and every other machine h.
+  const slotOf = new Int32Array(n);
+  const projected = new Float64Array(pMax);
+  for (const [h, basis] of bases.entries()) {
+    const { cols, q } = basis;
+    const c = cols.length;
+    const p = basis.rows.length;
+    slotOf.fill(-1);
+    cols.forEach((col, s) => (slotOf[col] = s));
+    for (let k = 0; k < n; k++) {
+      if (assignment[k] === h) continue;
+      const { cols: rc, values } = rowEntries(a, k);
+      let norm2 = 0;
+      let dotU = 0;
+      let dotV = 0;
+      for (let e = 0; e < rc.length; e++) {
+        norm2 += values[e] * values[e];
+        dotU += values[e] * u[rc[e]];
+        dotV += values[e] * v[rc[e]];
+      }
+      projected.fill(0, 0, p);
+      for (let e = 0; e < rc.length; e++) {
+        const s = slotOf[rc[e]];
+        if (s < 0) continue;
+        for (let t = 0; t < p; t++) projected[t] += q[t * c + s] * values[e];
+      }
+      let inside = 0;
+      for (let t = 0; t < p; t++) {
+        inside += projected[t] * projected[t];
+        dotU -= coordsU[h][t] * projected[t];
+        dotV -= coordsV[h][t] * projected[t];
+      }
+      const residual2 = norm2 - inside;
+      if (!(residual2 > DEPENDENT_ROW * DEPENDENT_ROW * norm2)) continue;
+      deltaMax[k * m + h] = (dotU * dotU) / residual2 - removedU[k];
+      deltaMin[k * m + h] = (dotV * dotV) / residual2 - removedV[k];
+    }
+    yield undefined;
+  }
+  const lambdaMax = top.value;
+  const lambdaMin = 1 / inverseTop.value;
+  const localOf = new Int32Array(n);
+  for (const basis of bases) basis.rows.forEach((k, t) => (localOf[k] = t));
+  const slotsOf = bases.map((basis) => {
+    const slots = new Int32Array(n).fill(-1);
+    basis.cols.forEach((col, s) => (slots[col] = s));
+    return slots;
+  });
+  const rayleighRitz = (k: number, h: number): { lambdaMax: number; lambdaMin: number } | null => {
+    const j = assignment[k];
+    const w = new Float64Array(n);
+    {
+      const { cols, q } = bases[j];
+      const c = cols.length;
+      const p = bases[j].rows.length;
+      const t = localOf[k];
+      const inv = inverses[j];
+      for (let s = t; s < p; s++) {
+        const e = inv[t * p + s];
+        for (let col = 0; col < c; col++) w[cols[col]] += e * q[s * c + col];
+      }
+    }
+    const z = new Float64Array(n);
+    {
+      const { cols: rc, values } = rowEntries(a, k);
+      for (let e = 0; e < rc.length; e++) z[rc[e]] = values[e];
+      const { cols, q } = bases[h];
+      const c = cols.length;
+      const p = bases[h].rows.length;
+      const slots = slotsOf[h];
+      for (let t = 0; t < p; t++) {
+        let dot = 0;
+        for (let e = 0; e < rc.length; e++) if (slots[rc[e]] >= 0) dot += q[t * c + slots[rc[e]]] * values[e];
+        if (dot !== 0) for (let col = 0; col < c; col++) z[cols[col]] -= dot * q[t * c + col];
+      }
+    }
+    if (!normalize(w) || !normalize(z)) return null;
+    const applyMoved = (x: Float64Array, y: Float64Array): void => {
+      sOperator.apply(x, y);
+      const xw = dot(x, w);
+      const xz = dot(x, z);
+      for (let i = 0; i < n; i++) y[i] += z[i] * xz - w[i] * xw;
+    };
+    return ritzEnds([u, v, w, z], applyMoved);
+  };
+  return { lambdaMax, lambdaMin, deltaMax, deltaMin, rayleighRitz };
+}
+
+function dot(x: Float64Array, y: Float64Array): number {
+  let s = 0;
+  for (let i = 0; i < x.length; i++) s += x[i] * y[i];
+  return s;
+}
+
+function normalize(x: Float64Array): boolean {
+  const norm = Math.sqrt(dot(x, x));
+  if (!(norm > 0)) return false;
+  for (let i = 0; i < x.length; i++) x[i] /= norm;
+  return true;
+}
+
+/** The extreme Ritz values of `apply` on span(vectors) (orthonormalized by Gram-Schmidt; near-dependent ones dropped). */
+function ritzEnds(vectors: Float64Array[], apply: (x: Float64Array, y: Float64Array) => void): { lambdaMax: number; lambdaMin: number } {
+  const basis: Float64Array[] = [];
+  for (const vector of vectors) {
+    const x = Float64Array.from(vector);
+    for (let pass = 0; pass < 2; pass++) {
+      for (const b of basis) {
+        const c = dot(x, b);
+        for (let i = 0; i < x.length; i++) x[i] -= c * b[i];
+      }
+    }
+    if (Math.sqrt(dot(x, x)) > 1e-8 && normalize(x)) basis.push(x);
+  }
+  const size = basis.length;
+  const images = basis.map((b) => {
+    const y = new Float64Array(b.length);
+    apply(b, y);
+    return y;
+  });
+  const projected = new Float64Array(size * size);
+  for (let i = 0; i < size; i++)
+    for (let l = 0; l < size; l++) projected[i * size + l] = 0.5 * (dot(basis[i], images[l]) + dot(basis[l], images[i]));
+  const values = new Float64Array(size);
+  symmetricEigen(projected, size, values, new Float64Array(size));
+  return { lambdaMax: Math.max(...values), lambdaMin: Math.min(...values) };
+}
