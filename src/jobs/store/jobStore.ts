@@ -262,9 +262,13 @@ export class JobStore {
     return bytes ? int32From(bytes) : null;
   }
 
-  /** Stores a running job's progress; true when a cancel has been requested for it (Redis pub/sub may have lost the message). */
+  /**
+   * Stores a running job's progress and publishes it on the status channel (the API's event streams);
+   * true when a cancel has been requested for it (Redis pub/sub may have lost the message).
+   */
   async saveProgress(id: string, progress: JobProgress): Promise<boolean> {
-    return (await runScript(this.redis, 'lssProgress', [this.keys.doc(id)], [JSON.stringify(progress)])) === 2;
+    const answer = await runScript(this.redis, 'lssProgress', [this.keys.doc(id)], [JSON.stringify(progress), this.keys.statusChannel, id]);
+    return answer === 2;
   }
 
   /**
