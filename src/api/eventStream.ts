@@ -51,18 +51,20 @@ export async function streamEvents<E extends StreamedEvent>(
   let heartbeat: NodeJS.Timeout | undefined = undefined;
   let unsubscribe: (() => void) | undefined = undefined;
 
-  const end = (): void => {
+  /** Ends the stream, after `last` when given (one write for both). */
+  const end = (last?: string): void => {
     if (ended) return;
     ended = true;
     openStreams.delete(end);
     clearInterval(heartbeat);
     unsubscribe?.();
-    if (!raw.writableEnded) raw.end();
+    if (!raw.writableEnded) raw.end(last);
   };
   const write = (event: E): void => {
     if (ended) return;
-    raw.write(`event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`);
-    if (isLast(event)) end();
+    const text = `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+    if (isLast(event)) end(text);
+    else raw.write(text);
   };
 
   unsubscribe = await subscribe((event) => (streaming ? write(event) : early.push(event)));
@@ -74,10 +76,13 @@ export async function streamEvents<E extends StreamedEvent>(
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
+  // The head, the banner and the early events go out in one write.
+  raw.cork();
   raw.write(`: ${banner}\nretry: 2000\n\n`);
   streaming = true;
   openStreams.add(end);
-  raw.on('close', end);
+  raw.on('close', () => end());
   heartbeat = setInterval(() => raw.write(': heartbeat\n\n'), heartbeatMs);
   for (const event of early.splice(0)) write(event);
+  raw.uncork();
 }

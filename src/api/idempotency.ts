@@ -106,17 +106,19 @@ export function replayOf(claim: { fingerprint: string; answer: IdempotentAnswer 
 
 /**
  * Answer a create request of a JSON body: `create` runs at most once per key and scope (and
- * always without a key); a repeat gets the first answer.
+ * always without a key); a repeat gets the first answer. The request's fingerprint (a digest of the
+ * whole body) is computed only for a request with a key.
  */
 export async function createIdempotently(
   request: FastifyRequest,
   reply: FastifyReply,
   service: IdempotencyService,
-  fingerprint: string,
+  fingerprintOf: () => string,
   create: () => Promise<IdempotentAnswer>,
 ): Promise<FastifyReply> {
   const key = request.headers[IDEMPOTENCY_KEY_HEADER];
   if (typeof key !== 'string') return sendAnswer(reply, await create(), false);
+  const fingerprint = fingerprintOf();
   const scope = idempotencyScopeOf(request);
   const claim = await claimWhenFree(service, scope, key);
   if (claim.state === 'done') return sendAnswer(reply, replayOf(claim, fingerprint), true);

@@ -100,7 +100,9 @@ export default async function processJob(
       return await startSplitAnalysis(ready, { config, store, log, signal: abort });
     }
     const began = performance.now();
-    log.info({ type: ready.type, n: ready.n, m: ready.m, algorithms: ready.algorithms, backend: numericBackend }, 'job started');
+    // At debug: the line that ends the attempt (succeeded, cancelled, failed) carries the same fields, one line per job at info.
+    const described = { type: ready.type, n: ready.n, m: ready.m, algorithms: ready.algorithms, backend: numericBackend };
+    log.debug(described, 'job started');
     // Stopped by the worker's cancel message, or by the job's own look at its document when it reports
     // progress: Redis pub/sub delivers at most once, and a message published while the worker's
     // subscription reconnects is lost.
@@ -125,12 +127,12 @@ export default async function processJob(
     const elapsedMs = Math.round(performance.now() - began);
     if (outcome.status === 'cancelled') {
       await store.finish(id, { status: 'cancelled', result: outcome.result, runs: outcome.runs });
-      log.info({ elapsedMs, runs: outcome.runs.length }, 'job cancelled');
+      log.info({ ...described, elapsedMs, runs: outcome.runs.length }, 'job cancelled');
       throw new UnrecoverableError('Job cancelled');
     }
     const done: JobProgress = { phase: 'done', fraction: 1, updatedAt: new Date().toISOString() };
     await store.finish(id, { status: 'succeeded', result: outcome.result, runs: outcome.runs, progress: done });
-    log.info({ elapsedMs }, 'job succeeded');
+    log.info({ ...described, elapsedMs }, 'job succeeded');
     return { status: 'succeeded' };
   } catch (error) {
     // Typed errors come only from a running attempt (begin throws them after marking it running).

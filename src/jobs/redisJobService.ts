@@ -6,7 +6,7 @@
  * - ServiceHealth (./service/serviceHealth.ts): readiness and queue depth (/readyz, /metrics);
  * over three connections: the store's commands and the BullMQ queue's (each fail-fast, so that with
  * Redis down every call answers StoreUnavailableError at once and the API 503), and the status
- * channel's subscriber. BullMQ's QueueEvents opens its own on the first subscription.
+ * channel's subscriber (job statuses and progress).
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -69,7 +69,6 @@ export class RedisJobService implements JobService {
   /** Connect, waiting up to START_WAIT_MS for Redis but starting anyway: the API answers 503 until it is reachable. */
   static async start(config: Config, logger: Logger): Promise<RedisJobService> {
     if (!config.REDIS_URL) throw new Error('RedisJobService needs REDIS_URL');
-    const redisConfig = { ...config, REDIS_URL: config.REDIS_URL };
     const log = logger.child({ component: 'jobs' });
     const commands = createFailFastConnection(config.REDIS_URL, 'lss-api');
     const queueConnection = createFailFastConnection(config.REDIS_URL, 'lss-api-queue');
@@ -87,7 +86,7 @@ export class RedisJobService implements JobService {
       traceCap: config.TRACE_CAP,
       smallJobMaxFlops: config.SMALL_JOB_MAX_FLOPS,
     });
-    const events = new JobEventHub(redisConfig, subscriber, store.keys.statusChannel, (id) => jobs.get(id), log);
+    const events = new JobEventHub(subscriber, store.keys.statusChannel, (id) => jobs.get(id), log);
     const health = new ServiceHealth(commands, queue);
     const [reachable, queueUsable, listening] = await Promise.all([
       waitUntilConnected(commands, START_WAIT_MS),

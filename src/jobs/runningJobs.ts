@@ -5,7 +5,7 @@
  * temporary directory; `count()` lists the directory and ignores the files of processes that no
  * longer exist (a child killed in the middle of a job never removes its file).
  */
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,19 +27,34 @@ function processExists(pid: number): boolean {
 /** Numbers this process's entries: unique across every registry object of the process. */
 let sequence = 0;
 
+/** Removes a file; one already gone is fine. */
+function removeFile(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+}
+
 export class RunningJobs {
   constructor(readonly dir: string = defaultRunningJobsDir()) {}
 
   /** Registers a running job of this process; the returned function removes it (idempotent). */
   enter(): () => void {
-    mkdirSync(this.dir, { recursive: true });
     const file = join(this.dir, `${process.pid}-${++sequence}`);
-    writeFileSync(file, '');
+    try {
+      writeFileSync(file, '');
+    } catch (error) {
+      // The directory is made when first needed (and again should something have removed it).
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      mkdirSync(this.dir, { recursive: true });
+      writeFileSync(file, '');
+    }
     let left = false;
     return () => {
       if (left) return;
       left = true;
-      rmSync(file, { force: true });
+      removeFile(file);
     };
   }
 
@@ -58,7 +73,7 @@ export class RunningJobs {
       if (!Number.isInteger(pid) || pid <= 0) continue;
       if (!alive.has(pid)) alive.set(pid, processExists(pid));
       if (alive.get(pid)) running++;
-      else rmSync(join(this.dir, name), { force: true });
+      else removeFile(join(this.dir, name));
     }
     return running;
   }

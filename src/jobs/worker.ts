@@ -10,6 +10,7 @@
  *  - the delivery of the callbacks of jobs and studies (./notify/notifyWorker.ts), so that it runs
  *    wherever jobs run.
  */
+import type { StdioOptions } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Queue, Worker, type Job } from 'bullmq';
@@ -37,6 +38,12 @@ import {
   subscribeWhenReady,
 } from './store/redisConnection.js';
 import { WORKER_CONFIG_ENV } from './workerConfig.js';
+
+/**
+ * The children write their log lines to this process's stdout and stderr themselves (BullMQ's
+ * default pipes them through this process: a read and a write here for every line).
+ */
+const CHILD_STDIO: StdioOptions = ['ignore', 'inherit', 'inherit', 'ipc'];
 
 export interface JobWorker {
   /** The regular slots (WORKER_CONCURRENCY). */
@@ -100,7 +107,11 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
     stalledInterval: config.STALLED_INTERVAL_MS,
     maxStalledCount: 1,
     useWorkerThreads: false,
-    workerForkOptions: { execArgv: childExecArgv, env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } },
+    workerForkOptions: {
+      execArgv: childExecArgv,
+      env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) },
+      stdio: CHILD_STDIO,
+    },
   };
   // The fair share reads and reorders the waiting jobs through a queue of its own connection.
   const mainQueue = new Queue<QueuedJobData>(names.main, {

@@ -6,7 +6,6 @@
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
 import type { EmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
 import { newJobId } from '../../src/jobs/jobId.js';
 import { JobEventHub } from '../../src/jobs/service/jobEventHub.js';
@@ -76,17 +75,9 @@ describe('JobEventHub.subscribe', () => {
       return snapshot;
     };
 
-    const config = { ...loadConfig({}), REDIS_URL: redis.url, KEY_PREFIX: 'hubtest' };
     // No periodic re-read during the test: only the subscription itself may catch up.
     const resyncMs = 3_600_000;
-    const hub = new JobEventHub(
-      config,
-      createSubscriberConnection(redis.url, 'test-hub'),
-      CHANNEL,
-      readJob,
-      pino({ level: 'silent' }),
-      resyncMs,
-    );
+    const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), resyncMs);
     try {
       expect(await hub.listen(5000)).toBe(true);
       const events: JobEvent[] = [];

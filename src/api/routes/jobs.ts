@@ -84,20 +84,26 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
       },
     },
     async (request, reply) =>
-      createIdempotently(request, reply, jobService.idempotency, jsonFingerprint('POST /v1/jobs', request.body), async () => {
-        const owner = ownerFilterOf(request);
-        const spec = await toJobSpec(
-          request.body,
-          config,
-          matricesSeenBy(request, jobService.matrices),
-          (id) => jobService.partition(id, owner),
-          (id, algorithm) => jobService.solution(id, algorithm, owner),
-          (id) => jobService.get(id, owner),
-        );
-        const job = await jobService.create(spec, tenantOf(request));
-        request.log.info({ jobId: job.id, type: job.type, n: job.n, m: job.m }, 'job created');
-        return { statusCode: 202, location: `/v1/jobs/${job.id}`, body: JSON.stringify(job) };
-      }),
+      createIdempotently(
+        request,
+        reply,
+        jobService.idempotency,
+        () => jsonFingerprint('POST /v1/jobs', request.body),
+        async () => {
+          const owner = ownerFilterOf(request);
+          const spec = await toJobSpec(
+            request.body,
+            config,
+            matricesSeenBy(request, jobService.matrices),
+            (id) => jobService.partition(id, owner),
+            (id, algorithm) => jobService.solution(id, algorithm, owner),
+            (id) => jobService.get(id, owner),
+          );
+          const job = await jobService.create(spec, tenantOf(request));
+          request.log.info({ jobId: job.id, type: job.type, n: job.n, m: job.m }, 'job created');
+          return { statusCode: 202, location: `/v1/jobs/${job.id}`, body: JSON.stringify(job) };
+        },
+      ),
   );
 
   app.get(

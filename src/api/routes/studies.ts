@@ -120,15 +120,21 @@ export const studyRoutes: FastifyPluginAsyncZod<StudyRoutesOptions> = async (app
       },
     },
     async (request, reply) =>
-      createIdempotently(request, reply, options.idempotency, jsonFingerprint('POST /v1/studies', request.body), async () => {
-        // The callback is kept apart from the request, which the study shows.
-        const { notify, ...studyRequest } = request.body;
-        const study = await atFieldAsync(studyPointer(studyRequest), () =>
-          studies.create(studyRequest, ownerOf(request), (samples) => assertSamples(request, samples), readerOf(request), notify ?? null),
-        );
-        request.log.info({ studyId: study.id, points: study.points.length, samples: study.progress.total }, 'study created');
-        return { statusCode: 202, location: `/v1/studies/${study.id}`, body: JSON.stringify(study) };
-      }),
+      createIdempotently(
+        request,
+        reply,
+        options.idempotency,
+        () => jsonFingerprint('POST /v1/studies', request.body),
+        async () => {
+          // The callback is kept apart from the request, which the study shows.
+          const { notify, ...studyRequest } = request.body;
+          const study = await atFieldAsync(studyPointer(studyRequest), () =>
+            studies.create(studyRequest, ownerOf(request), (samples) => assertSamples(request, samples), readerOf(request), notify ?? null),
+          );
+          request.log.info({ studyId: study.id, points: study.points.length, samples: study.progress.total }, 'study created');
+          return { statusCode: 202, location: `/v1/studies/${study.id}`, body: JSON.stringify(study) };
+        },
+      ),
   );
 
   app.get(

@@ -3,8 +3,8 @@
  * - status: every document writer publishes on the status channel right after writing (see
  *   ../store/scripts.ts), so reading the document then shows at least the new state; subscribers'
  *   statuses are also re-read every few seconds, in case a message was lost across a reconnect;
- * - progress: BullMQ's QueueEvents 'progress' of both job queues (../queuedJob.ts), from the first
- *   subscription on.
+ * - progress: the running job's reports, published on the same channel as they are stored
+ *   (scripts.lssProgress; an object where status messages are arrays).
  *
  * Events are not buffered here: until a subscriber has had its first status event (the state read
  * at subscription time), progress events are dropped (the next one follows within
@@ -14,21 +14,16 @@
  * List-wide subscribers (subscribeAll, for GET /v1/events) get every job's changes: the summary
  * built from the status message itself (no read per change) and every progress report.
  */
-import { QueueEvents } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
-import type { Config } from '../../config.js';
 import { JobNotFoundError } from '../errors.js';
-import { jobQueueNames } from '../queuedJob.js';
-import { fieldsFromStatusMessage, jobFromDocument, summaryOf } from '../store/jobDocument.js';
-import { bullmqConnectionOptions, closeBullmq, closeConnection, subscribeWhenReady, withTimeout } from '../store/redisConnection.js';
+import { fieldsFromStatusMessage, jobFromDocument, progressFromStatusMessage, summaryOf } from '../store/jobDocument.js';
+import { closeConnection, subscribeWhenReady } from '../store/redisConnection.js';
 import { STATUS_FIELDS } from '../store/scripts.js';
 import { FINISHED_STATUSES, type AnyJobEvent, type Job, type JobEvent, type JobProgress, type JobStatus } from '../types.js';
 
 /** Subscribers' statuses are re-read this often, in case a status message was lost (reconnects). */
 const STATUS_RESYNC_MS = 5000;
-/** Longest wait for QueueEvents on the first subscription (its progress events start when it is ready). */
-const QUEUE_EVENTS_READY_MS = 2000;
 
 interface Subscription {
   listener: (event: JobEvent) => void;
@@ -39,8 +34,6 @@ interface Subscription {
 }
 
 export class JobEventHub {
-  /** One per job queue; empty until the first subscription. */
-  private queueEvents: QueueEvents[] = [];
   private readonly subscriptions = new Map<string, Set<Subscription>>();
   private readonly finishedListeners = new Set<(job: Job) => void>();
   private readonly allListeners = new Set<(event: AnyJobEvent) => void>();
@@ -52,7 +45,6 @@ export class JobEventHub {
    * @param resyncMs how often subscribers' statuses are re-read
    */
   constructor(
-    private readonly config: Config & { REDIS_URL: string },
     private readonly statusSubscriber: Redis,
     private readonly statusChannel: string,
     private readonly readJob: (id: string) => Promise<Job>,
@@ -88,7 +80,6 @@ export class JobEventHub {
     try {
       // Registered before reading, so that a change after the read is not missed.
       const job = await this.readJob(id);
-      await this.startQueueEvents();
       subscription.lastStatus = job.status;
       this.call(subscription, { event: 'status', data: { status: job.status, job } });
       if (subscription.stale) this.refresh(id);
@@ -100,10 +91,9 @@ export class JobEventHub {
   }
 
   /** See JobService.subscribeAll. */
-  async subscribeAll(listener: (event: AnyJobEvent) => void): Promise<() => void> {
+  subscribeAll(listener: (event: AnyJobEvent) => void): Promise<() => void> {
     this.allListeners.add(listener);
-    await this.startQueueEvents();
-    return () => this.allListeners.delete(listener);
+    return Promise.resolve(() => this.allListeners.delete(listener));
   }
 
   /** See JobService.onFinished. */
@@ -117,7 +107,6 @@ export class JobEventHub {
     this.subscriptions.clear();
     this.finishedListeners.clear();
     this.allListeners.clear();
-    await Promise.all(this.queueEvents.map((events) => closeBullmq(events)));
     await closeConnection(this.statusSubscriber);
   }
 
@@ -154,6 +143,8 @@ export class JobEventHub {
   }
 
   private onStatusMessage(message: string): void {
+    const progress = progressFromStatusMessage(message);
+    if (progress) return this.onProgress(progress.id, progress.progress);
     const fields = fieldsFromStatusMessage(message, STATUS_FIELDS);
     if (!fields) return;
     // For metrics: the message has every field but the result, so no read is needed.
@@ -177,26 +168,8 @@ export class JobEventHub {
     }
   }
 
-  private onProgress(jobId: string, data: unknown): void {
-    for (const subscription of this.subscriptions.get(jobId) ?? [])
-      this.deliver(subscription, { event: 'progress', data: data as JobProgress });
-    if (this.allListeners.size > 0) this.callAll({ event: 'progress', id: jobId, progress: data as JobProgress });
-  }
-
-  private async startQueueEvents(): Promise<void> {
-    if (this.queueEvents.length === 0) {
-      const { main, small } = jobQueueNames(this.config);
-      this.queueEvents = [main, small].map((name) => {
-        const events = new QueueEvents(name, {
-          connection: bullmqConnectionOptions(this.config.REDIS_URL, 'lss-api-events'),
-          prefix: this.config.KEY_PREFIX,
-        });
-        events.on('progress', ({ jobId, data }) => this.onProgress(jobId, data));
-        events.on('error', (err: Error) => this.log.debug({ err: err.message, queue: name }, 'queue events error'));
-        return events;
-      });
-    }
-    const ready = Promise.all(this.queueEvents.map((events) => events.waitUntilReady()));
-    await withTimeout(ready, QUEUE_EVENTS_READY_MS).catch(() => undefined);
+  private onProgress(jobId: string, progress: JobProgress): void {
+    for (const subscription of this.subscriptions.get(jobId) ?? []) this.deliver(subscription, { event: 'progress', data: progress });
+    if (this.allListeners.size > 0) this.callAll({ event: 'progress', id: jobId, progress });
   }
 }

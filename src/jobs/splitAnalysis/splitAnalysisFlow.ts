@@ -259,7 +259,7 @@ function partProgressReporter(
       const fraction = Math.min(1, all.reduce((sum, v) => sum + Number(v), 0) / data.totalWork);
       const report: JobProgress = { phase: 'split-analysis', fraction, updatedAt: new Date().toISOString() };
       await ctx.store.saveProgress(data.id, report);
-      // Sent on the job's own BullMQ entry (id = the job's id), where the API's event stream listens.
+      // Also on the job's own BullMQ entry (id = the job's id), as the processor's reports are.
       await queue.updateJobProgress(data.id, report);
     })()
       .catch((err: unknown) => ctx.log.warn({ err }, 'split analysis progress not sent'))

@@ -230,6 +230,18 @@ export function fieldsFromStatusMessage(message: string, names: readonly string[
   return fields.id && fields.status ? fields : null;
 }
 
+/** A progress report on the status channel (scripts.lssProgress publishes `{"id", "progress"}`), or null when the message is not one. */
+export function progressFromStatusMessage(message: string): { id: string; progress: JobProgress } | null {
+  if (!message.startsWith('{')) return null;
+  try {
+    const value = JSON.parse(message) as { id?: unknown; progress?: unknown };
+    if (typeof value.id !== 'string' || typeof value.progress !== 'object' || value.progress === null) return null;
+    return { id: value.id, progress: value.progress as JobProgress };
+  } catch {
+    return null;
+  }
+}
+
 /** From HMGET of SUMMARY_FIELDS; null when the document no longer exists. */
 export function summaryFromFields(values: (string | null)[]): JobSummary | null {
   const fields: Record<string, string> = {};

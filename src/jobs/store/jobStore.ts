@@ -197,27 +197,20 @@ export class JobStore {
     const pipeline = this.redis.pipeline();
     queueScript(pipeline, 'lssBegin', [keys.doc(id)], [keys.statusChannel, now]);
     pipeline.hmget(keys.doc(id), ...JOB_SPEC_FIELDS);
-    pipeline.getBuffer(keys.matrix(id));
-    pipeline.getBuffer(keys.rhs(id));
-    pipeline.getBuffer(keys.assignment(id));
-    pipeline.getBuffer(keys.initialGuess(id));
-    pipeline.getBuffer(keys.checkpoint(id));
-    const [state, fields, matrix, rhs, assignment, initialGuess, checkpoint] = await execOrThrow(pipeline);
+    // One command for the five binary values (absent ones: null).
+    pipeline.mgetBuffer(keys.matrix(id), keys.rhs(id), keys.assignment(id), keys.initialGuess(id), keys.checkpoint(id));
+    const [state, fields, values] = await execOrThrow(pipeline);
     const answer = String(state) as AttemptStart['state'];
     if (answer !== 'running') return { state: answer };
+    const [matrix, rhs, assignment, initialGuess, checkpoint] = values as (Buffer | null)[];
     const spec = jobSpecFromFields(fields as (string | null)[]);
     if (!spec) throw new JobInputMissingError(id, 'job document');
-    const inputs: StoredInputs = {
-      matrix: matrix as Buffer | null,
-      rhs: rhs as Buffer | null,
-      assignment: assignment as Buffer | null,
-      initialGuess: initialGuess as Buffer | null,
-    };
+    const inputs: StoredInputs = { matrix, rhs, assignment, initialGuess };
     if (spec.input.format === 'stored') inputs.storedMatrix = (await this.matrices.csr(spec.input.matrixId))?.csr ?? null;
     else if ('nnz' in spec.input && spec.input.nnz !== undefined) {
       inputs.csr = await readCsr(this.redis, keys.csr(id), spec.n, spec.input.nnz, spec.input.cols);
     }
-    return { state: 'running', job: readyJobFrom(spec, inputs, limits), checkpoint: checkpoint as Buffer | null };
+    return { state: 'running', job: readyJobFrom(spec, inputs, limits), checkpoint };
   }
 
   /**
@@ -262,9 +255,13 @@ export class JobStore {
     return bytes ? int32From(bytes) : null;
   }
 
-  /** Stores a running job's progress; true when a cancel has been requested for it (Redis pub/sub may have lost the message). */
+  /**
+   * Stores a running job's progress and publishes it on the status channel (the API's event streams);
+   * true when a cancel has been requested for it (Redis pub/sub may have lost the message).
+   */
   async saveProgress(id: string, progress: JobProgress): Promise<boolean> {
-    return (await runScript(this.redis, 'lssProgress', [this.keys.doc(id)], [JSON.stringify(progress)])) === 2;
+    const answer = await runScript(this.redis, 'lssProgress', [this.keys.doc(id)], [JSON.stringify(progress), this.keys.statusChannel, id]);
+    return answer === 2;
   }
 
   /**

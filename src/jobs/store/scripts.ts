@@ -70,13 +70,16 @@ publishStatus(ARGV[1])
 return ${luaStatus('running')}`,
   },
   /**
-   * KEYS: doc. ARGV: progress JSON. Only while running: 1 when saved, 2 when saved and a cancel was
-   * requested (the running job's own check, should the cancel message not reach it), 0 otherwise.
+   * KEYS: doc. ARGV: progress JSON, channel, job id. Only while running: stored, and published on the
+   * status channel as `{"id": ..., "progress": ...}` (an object, where status messages are arrays);
+   * 1 when saved, 2 when saved and a cancel was requested (the running job's own check, should the
+   * cancel message not reach it), 0 otherwise.
    */
   lssProgress: {
     numberOfKeys: 1,
     lua: `if redis.call('HGET', KEYS[1], 'status') == ${luaStatus('running')} then
   redis.call('HSET', KEYS[1], 'progress', ARGV[1])
+  redis.call('PUBLISH', ARGV[2], '{"id":' .. cjson.encode(ARGV[3]) .. ',"progress":' .. ARGV[1] .. '}')
   if redis.call('HGET', KEYS[1], 'cancelRequested') == '1' then return 2 end
   return 1
 end

@@ -5,8 +5,10 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedRedis } from '../../../src/jobs/embeddedRedis.js';
-import { defineScripts, runScript } from '../../../src/jobs/store/scripts.js';
+import { fieldsFromStatusMessage, progressFromStatusMessage } from '../../../src/jobs/store/jobDocument.js';
+import { defineScripts, runScript, STATUS_FIELDS } from '../../../src/jobs/store/scripts.js';
 import { FINISHED_STATUSES, JOB_STATUSES, type JobStatus } from '../../../src/jobs/types.js';
+import { createSubscriberConnection, subscribeWhenReady } from '../../../src/jobs/store/redisConnection.js';
 import { startTestRedis } from '../../support/service.js';
 
 let redis: EmbeddedRedis;
@@ -65,6 +67,33 @@ describe('the status scripts', () => {
       const finished = FINISHED_STATUSES.includes(status);
       expect(answer, status).toBe(finished ? status : 'running');
       expect(await connection.hget(doc, 'status'), status).toBe(finished ? status : 'running');
+    }
+  });
+
+  it("lssProgress stores and publishes a running job's report only, as a message no status reader takes for a status", async () => {
+    const subscriber = createSubscriberConnection(redis.url, 'test-progress');
+    const messages: string[] = [];
+    subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+    try {
+      expect(await subscribeWhenReady(subscriber, 'test:progress-status', 5000)).toBe(true);
+      const report = { phase: 'solve', fraction: 0.5, algorithm: 'apc', iteration: 7, updatedAt: new Date(0).toISOString() };
+      for (const status of JOB_STATUSES) {
+        const { doc, id } = await documentIn(status);
+        const answer = await runScript(connection, 'lssProgress', [doc], [JSON.stringify(report), 'test:progress-status', id]);
+        expect(answer, status).toBe(status === 'running' ? 1 : 0);
+        expect(await connection.hget(doc, 'progress'), status).toBe(status === 'running' ? JSON.stringify(report) : null);
+      }
+      // The running document's report, and nothing for the others (each published before this marker).
+      await connection.publish('test:progress-status', 'end');
+      while (!messages.includes('end')) await new Promise((resolve) => setTimeout(resolve, 10));
+      const published = messages.filter((message) => message !== 'end');
+      expect(published).toHaveLength(1);
+      const progress = progressFromStatusMessage(published[0]);
+      expect(progress?.id).toMatch(/^running-/);
+      expect(progress?.progress).toEqual(report);
+      expect(fieldsFromStatusMessage(published[0], STATUS_FIELDS)).toBeNull();
+    } finally {
+      subscriber.disconnect();
     }
   });
 });
