@@ -199,12 +199,16 @@ class CimminoBlock extends PackedBlockMethod {
   }
 }
 
-/** APC and MLM (./apc.ts), in the y + D_i form above; x is the taskmaster's xbar. */
+/**
+ * APC and MLM (./apc.ts), in the y + D_i form above; x is the taskmaster's xbar. The averaging
+ * step xbar(t + 1) = (eta / m) sum_i x_i(t) + (1 - eta) xbar(t) runs on the pass's threads
+ * (BlockPass.advance, which reads y and the D_i where this keeps them); the measures and the
+ * advance of y and the D_i run here.
+ */
 class ConsensusBlock extends PackedBlockMethod {
+  /** y (n x w) and D_i on machine i's support (c_i x w): the pass's, which its step phase reads. */
   private readonly y: Float64Array;
-  /** D_i on machine i's support (c_i x w), and the pass's terms A_i^+ (b_i - A_i xbar). */
-  private readonly offsets: Float64Array[];
-  private readonly sum: Float64Array;
+  private readonly offsets: readonly Float64Array[];
   private readonly m: number;
   /** xbar - y (n x w), and per column: |xbar - y|^2 and a machine's sums (see measureAndAdvance). */
   private readonly e: Float64Array;
@@ -218,15 +222,14 @@ class ConsensusBlock extends PackedBlockMethod {
     system: DistributedSystem,
     rhs: readonly Float64Array[],
     private readonly gamma: number,
-    private readonly eta: number,
+    eta: number,
     guess: Float64Array | undefined,
   ) {
-    super(system, rhs, 'projection', true);
+    super(system, rhs, 'projection', true, { rule: 'consensus', alpha: eta / system.m, beta: 1 - eta });
     const K = rhs.length;
     this.m = system.m;
-    this.y = new Float64Array(this.n * K);
-    this.sum = new Float64Array(this.n * K);
-    this.offsets = system.machines.map((machine) => new Float64Array(machine.c * K));
+    this.y = this.pass.carried;
+    this.offsets = this.pass.offsets;
     this.e = new Float64Array(this.n * K);
     this.e2 = new Float64Array(K);
     this.inside = new Float64Array(K);
@@ -237,9 +240,12 @@ class ConsensusBlock extends PackedBlockMethod {
     this.startAt(guess, this.y);
     this.pass.termsAt(this.y, this.scratchResidual2);
     this.offsets.forEach((offset, i) => offset.set(this.pass.terms[i]));
-    this.sumOfEstimates();
+    // xbar(0) = sum_i x_i(0) / m = (m y + sum_i D_i) / m.
+    const sum = new Float64Array(this.n * K);
+    this.pass.sumTerms(this.offsets, sum);
     const size = this.n * K;
-    for (let e = 0; e < size; e++) this.x[e] = this.sum[e] / this.m;
+    for (let e = 0; e < size; e++) this.x[e] = (sum[e] + this.m * this.y[e]) / this.m;
+    this.pass.termsAt(this.x, this.scratchResidual2);
     this.measureAndAdvance();
   }
 
@@ -247,16 +253,8 @@ class ConsensusBlock extends PackedBlockMethod {
     return [{ array: this.y, rows: this.n }, ...this.offsets.map((array, i) => ({ array, rows: this.pass.support(i).c }))];
   }
 
-  /** sum = sum_i x_i = m y + sum_i D_i. */
-  private sumOfEstimates(): void {
-    const { sum, y, m } = this;
-    this.pass.sumTerms(this.offsets, sum);
-    const size = this.n * this.width;
-    for (let e = 0; e < size; e++) sum[e] += m * y[e];
-  }
-
   /**
-   * The pass at xbar (residuals, terms); max_i |xbar - x_i|^2 per column with e = xbar - y:
+   * After the pass at xbar (residuals, terms): max_i |xbar - x_i|^2 per column with e = xbar - y:
    * |e|^2 - sum_{C_i} e_j^2 + sum_{C_i} (e_j - D_ij)^2 (the first two terms only for a partial
    * support); then y and every D_i by the step, each D_i in the sweep that reads it.
    */
@@ -264,7 +262,6 @@ class ConsensusBlock extends PackedBlockMethod {
     const { x, y, gamma, n, e, e2, inside, near, worst } = this;
     const w = this.width;
     const size = n * w;
-    this.pass.termsAt(x, this.scratchResidual2);
     this.measured();
     const terms = this.pass.terms;
     for (let t = 0; t < size; t++) e[t] = x[t] - y[t];
@@ -311,11 +308,7 @@ class ConsensusBlock extends PackedBlockMethod {
   }
 
   step(): void {
-    const { x, sum, eta, m } = this;
-    this.sumOfEstimates();
-    const scale = eta / m;
-    const size = this.n * this.width;
-    for (let e = 0; e < size; e++) x[e] = scale * sum[e] + (1 - eta) * x[e];
+    this.pass.advance(this.scratchResidual2);
     this.measureAndAdvance();
   }
 }

@@ -10,10 +10,10 @@
  * single-vector passes' do (../parallel/engine.ts: every thread takes machines until none is left,
  * each writing its own term and its own residuals), and the residuals are summed in machine order.
  * The estimate X is the engine's shared input (`point`), so a pass copies nothing in. The methods
- * with a step rule (DGD, D-HBM, D-NAG, block Cimmino) also step on the threads (`advance`): a second
- * phase whose chunks are row ranges of the n x w block, each summing the machines' terms on its rows
- * in machine order and updating X there in place; the others sum the terms here (`sumTerms`, the
- * same order). Either way the iterates never depend on the thread count.
+ * step on the threads too (`advance`): a second phase whose chunks are row ranges of the n x w
+ * block, each summing the machines' terms (APC's and MLM's offsets D_i) on its rows in machine order
+ * and updating X there in place (`sumTerms` sums in the same order on this thread). Either way the
+ * iterates never depend on the thread count.
  */
 import { nativeBlas } from '../linalg/backend.js';
 import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
@@ -69,8 +69,10 @@ export class BlockPass {
   readonly threads: number;
   /** X, n x w at the block's width w (n x K long): the estimate the passes read, shared with the threads. */
   readonly point: Float64Array;
-  /** D-HBM's z or D-NAG's y (n x w, n x K long), which the step phase updates with X; empty for the other rules. */
+  /** D-HBM's z, D-NAG's y or APC's y (n x w, n x K long), which the step phase reads with X; empty for the other rules. */
   readonly carried: Float64Array;
+  /** With the 'consensus' rule, machine i's offset D_i (c_i x w on its support, c_i x K long), which the step phase sums; else none. */
+  readonly offsets: readonly Float64Array[];
   private active: number[];
   private readonly spec: BlockSpec;
   private readonly engine: ShardEngine;
@@ -143,7 +145,8 @@ export class BlockPass {
       n: (carriesBlock(step) ? 3 : 2) * n * K,
       // Machines in a pass phase, row ranges in a step phase.
       chunks: m,
-      outputLength: outputOffset[m],
+      // The terms, and the offsets D_i after them.
+      outputLength: (step?.rule === 'consensus' ? 2 : 1) * outputOffset[m],
       scalarsPerChunk: K,
       chunkWork: machines.map((storage) => K * entriesPerColumn(storage)),
       spec: this.spec,
@@ -161,6 +164,13 @@ export class BlockPass {
     }
     this.point = this.engine.input.subarray(0, n * K);
     this.carried = this.engine.input.subarray(2 * n * K, carriesBlock(step) ? 3 * n * K : 2 * n * K);
+    const output = this.engine.output;
+    this.offsets =
+      step?.rule === 'consensus'
+        ? machines.map((machine, i) =>
+            output.subarray(outputOffset[m] + outputOffset[i], outputOffset[m] + outputOffset[i] + machine.c * K),
+          )
+        : [];
     this.packRhs();
   }
 

@@ -30,10 +30,12 @@ export type BlockPassKind = 'gradient' | 'projection';
 /**
  * The update a step phase applies on its rows, with G = sum_i terms[i] (in machine order):
  * DGD x -= alpha G; D-HBM z = beta z + G, x -= alpha z; D-NAG y' = x - alpha G, x = y' + beta (y' - y),
- * y = y'; block Cimmino x += alpha G (alpha = nu).
+ * y = y'; block Cimmino x += alpha G (alpha = nu). APC and MLM ('consensus', ../algorithms/blockMethods.ts):
+ * with S = sum_i D_i (the offsets, in machine order) and y the carried block,
+ * xbar = alpha (S + m y) + beta xbar (alpha = eta / m, beta = 1 - eta).
  */
 export interface BlockStepRule {
-  readonly rule: 'dgd' | 'dhbm' | 'dnag' | 'cimmino';
+  readonly rule: 'dgd' | 'dhbm' | 'dnag' | 'cimmino' | 'consensus';
   readonly alpha: number;
   readonly beta: number;
 }
@@ -41,9 +43,9 @@ export interface BlockStepRule {
 /** Phase bit of a step phase (the low bits are the width w, as a pass phase's). */
 export const STEP_PHASE = 1 << 16;
 
-/** Whether `rule` carries a block besides x (D-HBM's z, D-NAG's y), at input[2 n K]. */
+/** Whether `rule` carries a block besides x (D-HBM's z, D-NAG's y, APC's y), at input[2 n K]. */
 export function carriesBlock(rule: BlockStepRule | null): boolean {
-  return rule !== null && (rule.rule === 'dhbm' || rule.rule === 'dnag');
+  return rule !== null && rule.rule !== 'dgd' && rule.rule !== 'cimmino';
 }
 
 /** Rows a step phase sums at once, so that the sums stay in cache while every machine's term is added. */
@@ -75,7 +77,10 @@ export interface BlockSpec {
   readonly machines: readonly BlockStorage[];
   /** Machine i's right-hand sides start at input[n K + rowOffset[i] w] (length m + 1). */
   readonly rowOffset: Int32Array;
-  /** Machine i's term starts at output[outputOffset[i]] (c_i K long; length m + 1). */
+  /**
+   * Machine i's term starts at output[outputOffset[i]] (c_i K long; length m + 1); with the
+   * 'consensus' rule its offset D_i at output[outputOffset[m] + outputOffset[i]].
+   */
   readonly outputOffset: Int32Array;
   /** What a step phase applies, or null when the method runs no step phase. */
   readonly step: BlockStepRule | null;
@@ -199,13 +204,17 @@ export class BlockShard implements Shard {
     const end = Math.floor(((chunk + 1) * n) / m);
     const sums = this.tileSums;
     const carried = input.subarray(2 * n * K, 2 * n * K + n * w);
+    // The consensus rule sums the offsets D_i, stored after the terms.
+    const summed = rule === 'consensus' ? outputOffset[m] : 0;
     for (let r0 = first; r0 < end; r0 += STEP_TILE_ROWS) {
       const r1 = Math.min(end, r0 + STEP_TILE_ROWS);
       sums.fill(0, 0, (r1 - r0) * w);
-      for (let i = 0; i < m; i++) addTermRows(machines[i], output, outputOffset[i], r0, r1, w, sums);
+      for (let i = 0; i < m; i++) addTermRows(machines[i], output, summed + outputOffset[i], r0, r1, w, sums);
       const from = r0 * w;
       const size = (r1 - r0) * w;
-      if (rule === 'dgd') for (let e = 0; e < size; e++) input[from + e] -= alpha * sums[e];
+      if (rule === 'consensus')
+        for (let e = 0; e < size; e++) input[from + e] = alpha * (sums[e] + m * carried[from + e]) + beta * input[from + e];
+      else if (rule === 'dgd') for (let e = 0; e < size; e++) input[from + e] -= alpha * sums[e];
       else if (rule === 'cimmino') for (let e = 0; e < size; e++) input[from + e] += alpha * sums[e];
       else if (rule === 'dhbm')
         for (let e = 0; e < size; e++) {

@@ -1,6 +1,6 @@
 /**
- * The block methods' steps on the solver threads (row ranges summing the machines' terms and
- * updating x, z or y in place): every iterate of every column is the same with one thread and with
+ * The block methods' steps on the solver threads (row ranges summing the machines' terms, or APC's
+ * and MLM's offsets, and updating x in place): every iterate of every column is the same with one thread and with
  * two, to the bit, also across a column's retirement, on dense and CSR systems whose machines have
  * full, strip and scattered column supports; and the gradient methods' iterates are the textbook
  * recurrences with g = A^T (A x - b) computed here from A directly.
@@ -135,16 +135,21 @@ describe.each(['typescript', 'native'] as const)('block steps on the solver thre
         dhbm: { alpha, beta: 0.5 },
         dnag: { alpha, beta: 0.5 },
         cimmino: { nu: 1 / m },
+        apc: { gamma: 0.9, eta: 1.2 },
+        mlm: {},
       };
 
-      it.each(['dgd', 'dhbm', 'dnag', 'cimmino'])('%s: every iterate with two threads is the one-thread iterate, to the bit', (id) => {
-        const one = iterates(1, backend, system, id, parameters[id], rhs);
-        const two = iterates(2, backend, system, id, parameters[id], rhs);
-        expect(two).toEqual(one);
-        // Column 1 keeps its estimate from its retirement on.
-        expect(one[STEPS][1]).toEqual(one[RETIRE_AFTER][1]);
-        expect(one[STEPS][0]).not.toEqual(one[RETIRE_AFTER][0]);
-      });
+      it.each(['dgd', 'dhbm', 'dnag', 'cimmino', 'apc', 'mlm'])(
+        '%s: every iterate with two threads is the one-thread iterate, to the bit',
+        (id) => {
+          const one = iterates(1, backend, system, id, parameters[id], rhs);
+          const two = iterates(2, backend, system, id, parameters[id], rhs);
+          expect(two).toEqual(one);
+          // Column 1 keeps its estimate from its retirement on.
+          expect(one[STEPS][1]).toEqual(one[RETIRE_AFTER][1]);
+          expect(one[STEPS][0]).not.toEqual(one[RETIRE_AFTER][0]);
+        },
+      );
 
       it.each(['dgd', 'dhbm', 'dnag'])('%s: the iterates are the recurrence on g = A^T (A x - b)', (id) => {
         const dense = 'data' in A ? A : csrToDense(A);
