@@ -13,7 +13,7 @@
  * explicit x_i in exact arithmetic; K m n doubles would be the explicit form's price).
  */
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
-import { BlockPass } from '../machines/blockPass.js';
+import { BlockPass, type BlockStepRule } from '../machines/blockPass.js';
 import { checkInitialGuess } from './common.js';
 
 /** The state machine of one algorithm on K right-hand sides of one system (see ./types.ts, IterativeMethod). */
@@ -69,10 +69,11 @@ abstract class PackedBlockMethod implements BlockIterativeMethod {
     rhs: readonly Float64Array[],
     kind: 'gradient' | 'projection',
     private readonly isConsensus: boolean,
+    step: BlockStepRule | null = null,
   ) {
     this.n = system.n;
     this.columns = rhs.length;
-    this.pass = new BlockPass(system, rhs, kind);
+    this.pass = new BlockPass(system, rhs, kind, step);
     this.active = Array.from({ length: rhs.length }, (_, j) => j);
     this.residual2 = new Float64Array(rhs.length);
     this.consensus = new Float64Array(rhs.length);
@@ -149,105 +150,65 @@ abstract class PackedBlockMethod implements BlockIterativeMethod {
 }
 
 /**
- * DGD, D-HBM and D-NAG (./gradientMethod.ts): the update moves x given g(x), then the pass evaluates g
- * and the residuals at the new x.
+ * DGD, D-HBM and D-NAG (./gradientMethod.ts): the update moves x by g(x) = sum_i A_i^T (A_i x - b_i),
+ * then the pass evaluates the terms of g and the residuals at the new x. Both run on the pass's
+ * threads (BlockPass.advance): g is never formed, each row range sums its rows of the terms and
+ * updates x (and z or y) there.
  */
 class GradientBlock extends PackedBlockMethod {
-  private readonly g: Float64Array;
-  /** D-HBM's z or D-NAG's y, else empty. */
-  private readonly carried: Float64Array;
-
-  constructor(
-    system: DistributedSystem,
-    rhs: readonly Float64Array[],
-    private readonly kind: 'dgd' | 'dhbm' | 'dnag',
-    private readonly alpha: number,
-    private readonly beta: number,
-    guess: Float64Array | undefined,
-  ) {
-    super(system, rhs, 'gradient', false);
-    const size = this.n * rhs.length;
-    this.g = new Float64Array(size);
+  constructor(system: DistributedSystem, rhs: readonly Float64Array[], rule: BlockStepRule, guess: Float64Array | undefined) {
+    super(system, rhs, 'gradient', false, rule);
     this.startAt(guess, this.x);
     // D-HBM: z(0) = 0; D-NAG: y(0) = x(0).
-    this.carried = kind === 'dgd' ? new Float64Array(0) : kind === 'dhbm' ? new Float64Array(size) : this.x.slice();
-    this.evaluate();
-  }
-
-  private evaluate(): void {
-    this.pass.gradient(this.x, this.g, this.scratchResidual2);
+    const carried = this.pass.carried;
+    if (rule.rule === 'dhbm') carried.fill(0);
+    else if (rule.rule === 'dnag') carried.set(this.x);
+    this.pass.termsAt(this.x, this.scratchResidual2);
     this.measured();
   }
 
   protected blocks(): Block[] {
-    // g(x) of the last pass is what the next step moves by.
-    const g = { array: this.g, rows: this.n };
-    return this.kind === 'dgd' ? [g] : [g, { array: this.carried, rows: this.n }];
+    // The last pass's terms are what the next step moves by.
+    const terms = this.pass.terms.map((array, i) => ({ array, rows: this.pass.support(i).c }));
+    return this.pass.carried.length === 0 ? terms : [...terms, { array: this.pass.carried, rows: this.n }];
   }
 
   step(): void {
-    const { x, g, carried: c, alpha, beta } = this;
-    const size = this.n * this.width;
-    if (this.kind === 'dgd') for (let e = 0; e < size; e++) x[e] -= alpha * g[e];
-    else if (this.kind === 'dhbm')
-      for (let e = 0; e < size; e++) {
-        c[e] = beta * c[e] + g[e];
-        x[e] -= alpha * c[e];
-      }
-    else
-      for (let e = 0; e < size; e++) {
-        const yNext = x[e] - alpha * g[e];
-        x[e] = yNext + beta * (yNext - c[e]);
-        c[e] = yNext;
-      }
-    this.evaluate();
+    this.pass.advance(this.scratchResidual2);
+    this.measured();
   }
 }
 
-/** Block Cimmino (./cimmino.ts): x += nu sum_i A_i^+ (b_i - A_i x), the terms from the pass at x. */
+/** Block Cimmino (./cimmino.ts): x += nu sum_i A_i^+ (b_i - A_i x), the terms from the pass at x; the step on the pass's threads. */
 class CimminoBlock extends PackedBlockMethod {
-  /** The pass's terms of the last pass (its output regions, c_i x K each). */
-  private readonly terms: readonly Float64Array[];
-  private readonly direction: Float64Array;
-
-  constructor(
-    system: DistributedSystem,
-    rhs: readonly Float64Array[],
-    private readonly nu: number,
-    guess: Float64Array | undefined,
-  ) {
-    super(system, rhs, 'projection', false);
-    this.terms = this.pass.terms;
-    this.direction = new Float64Array(this.n * rhs.length);
+  constructor(system: DistributedSystem, rhs: readonly Float64Array[], nu: number, guess: Float64Array | undefined) {
+    super(system, rhs, 'projection', false, { rule: 'cimmino', alpha: nu, beta: 0 });
     this.startAt(guess, this.x);
-    this.evaluate();
-  }
-
-  private evaluate(): void {
-    this.pass.projectionTerms(this.x, this.scratchResidual2);
+    this.pass.termsAt(this.x, this.scratchResidual2);
     this.measured();
   }
 
   /** The terms of the last pass are what the next step moves by. */
   protected blocks(): Block[] {
-    return this.terms.map((array, i) => ({ array, rows: this.pass.support(i).c }));
+    return this.pass.terms.map((array, i) => ({ array, rows: this.pass.support(i).c }));
   }
 
   step(): void {
-    const { x, direction, nu } = this;
-    this.pass.sumTerms(this.terms, direction);
-    const size = this.n * this.width;
-    for (let e = 0; e < size; e++) x[e] += nu * direction[e];
-    this.evaluate();
+    this.pass.advance(this.scratchResidual2);
+    this.measured();
   }
 }
 
-/** APC and MLM (./apc.ts), in the y + D_i form above; x is the taskmaster's xbar. */
+/**
+ * APC and MLM (./apc.ts), in the y + D_i form above; x is the taskmaster's xbar. The averaging
+ * step xbar(t + 1) = (eta / m) sum_i x_i(t) + (1 - eta) xbar(t) runs on the pass's threads
+ * (BlockPass.advance, which reads y and the D_i where this keeps them); the measures and the
+ * advance of y and the D_i run here.
+ */
 class ConsensusBlock extends PackedBlockMethod {
+  /** y (n x w) and D_i on machine i's support (c_i x w): the pass's, which its step phase reads. */
   private readonly y: Float64Array;
-  /** D_i on machine i's support (c_i x w), and the pass's terms A_i^+ (b_i - A_i xbar). */
-  private readonly offsets: Float64Array[];
-  private readonly sum: Float64Array;
+  private readonly offsets: readonly Float64Array[];
   private readonly m: number;
   /** xbar - y (n x w), and per column: |xbar - y|^2 and a machine's sums (see measureAndAdvance). */
   private readonly e: Float64Array;
@@ -261,15 +222,14 @@ class ConsensusBlock extends PackedBlockMethod {
     system: DistributedSystem,
     rhs: readonly Float64Array[],
     private readonly gamma: number,
-    private readonly eta: number,
+    eta: number,
     guess: Float64Array | undefined,
   ) {
-    super(system, rhs, 'projection', true);
+    super(system, rhs, 'projection', true, { rule: 'consensus', alpha: eta / system.m, beta: 1 - eta });
     const K = rhs.length;
     this.m = system.m;
-    this.y = new Float64Array(this.n * K);
-    this.sum = new Float64Array(this.n * K);
-    this.offsets = system.machines.map((machine) => new Float64Array(machine.c * K));
+    this.y = this.pass.carried;
+    this.offsets = this.pass.offsets;
     this.e = new Float64Array(this.n * K);
     this.e2 = new Float64Array(K);
     this.inside = new Float64Array(K);
@@ -278,11 +238,14 @@ class ConsensusBlock extends PackedBlockMethod {
     this.partialSupports = system.machines.some((machine) => !machine.full);
     // x_i(0) = y(0) + A_i^+ (b_i - A_i y(0)), y(0) = the guess or 0; xbar(0) their mean.
     this.startAt(guess, this.y);
-    this.pass.projectionTerms(this.y, this.scratchResidual2);
+    this.pass.termsAt(this.y, this.scratchResidual2);
     this.offsets.forEach((offset, i) => offset.set(this.pass.terms[i]));
-    this.sumOfEstimates();
+    // xbar(0) = sum_i x_i(0) / m = (m y + sum_i D_i) / m.
+    const sum = new Float64Array(this.n * K);
+    this.pass.sumTerms(this.offsets, sum);
     const size = this.n * K;
-    for (let e = 0; e < size; e++) this.x[e] = this.sum[e] / this.m;
+    for (let e = 0; e < size; e++) this.x[e] = (sum[e] + this.m * this.y[e]) / this.m;
+    this.pass.termsAt(this.x, this.scratchResidual2);
     this.measureAndAdvance();
   }
 
@@ -290,16 +253,8 @@ class ConsensusBlock extends PackedBlockMethod {
     return [{ array: this.y, rows: this.n }, ...this.offsets.map((array, i) => ({ array, rows: this.pass.support(i).c }))];
   }
 
-  /** sum = sum_i x_i = m y + sum_i D_i. */
-  private sumOfEstimates(): void {
-    const { sum, y, m } = this;
-    this.pass.sumTerms(this.offsets, sum);
-    const size = this.n * this.width;
-    for (let e = 0; e < size; e++) sum[e] += m * y[e];
-  }
-
   /**
-   * The pass at xbar (residuals, terms); max_i |xbar - x_i|^2 per column with e = xbar - y:
+   * After the pass at xbar (residuals, terms): max_i |xbar - x_i|^2 per column with e = xbar - y:
    * |e|^2 - sum_{C_i} e_j^2 + sum_{C_i} (e_j - D_ij)^2 (the first two terms only for a partial
    * support); then y and every D_i by the step, each D_i in the sweep that reads it.
    */
@@ -307,7 +262,6 @@ class ConsensusBlock extends PackedBlockMethod {
     const { x, y, gamma, n, e, e2, inside, near, worst } = this;
     const w = this.width;
     const size = n * w;
-    this.pass.projectionTerms(x, this.scratchResidual2);
     this.measured();
     const terms = this.pass.terms;
     for (let t = 0; t < size; t++) e[t] = x[t] - y[t];
@@ -354,11 +308,7 @@ class ConsensusBlock extends PackedBlockMethod {
   }
 
   step(): void {
-    const { x, sum, eta, m } = this;
-    this.sumOfEstimates();
-    const scale = eta / m;
-    const size = this.n * this.width;
-    for (let e = 0; e < size; e++) x[e] = scale * sum[e] + (1 - eta) * x[e];
+    this.pass.advance(this.scratchResidual2);
     this.measureAndAdvance();
   }
 }
@@ -375,11 +325,11 @@ export function createBlockMethod(
   const p = (name: string): number => parameters[name];
   switch (id) {
     case 'dgd':
-      return new GradientBlock(system, rhs, 'dgd', p('alpha'), 0, guess);
+      return new GradientBlock(system, rhs, { rule: 'dgd', alpha: p('alpha'), beta: 0 }, guess);
     case 'dhbm':
-      return new GradientBlock(system, rhs, 'dhbm', p('alpha'), p('beta'), guess);
+      return new GradientBlock(system, rhs, { rule: 'dhbm', alpha: p('alpha'), beta: p('beta') }, guess);
     case 'dnag':
-      return new GradientBlock(system, rhs, 'dnag', p('alpha'), p('beta'), guess);
+      return new GradientBlock(system, rhs, { rule: 'dnag', alpha: p('alpha'), beta: p('beta') }, guess);
     case 'cimmino':
       return new CimminoBlock(system, rhs, p('nu'), guess);
     case 'apc':

@@ -8,19 +8,32 @@
  * (`setActive`): a column whose run has stopped is dropped from the block and costs nothing more.
  * What a machine computes is ./blockShard.ts's; the machines run on the solver's threads as the
  * single-vector passes' do (../parallel/engine.ts: every thread takes machines until none is left,
- * each writing its own term and its own residuals), and this, the taskmaster's side, sums the
- * machines' terms and residuals in machine order: the iterates never depend on the thread count.
- * The estimate X is the engine's shared input (`point`), so a pass copies nothing in.
+ * each writing its own term and its own residuals), and the residuals are summed in machine order.
+ * The estimate X is the engine's shared input (`point`), so a pass copies nothing in. The methods
+ * step on the threads too (`advance`): a second phase whose chunks are row ranges of the n x w
+ * block, each summing the machines' terms (APC's and MLM's offsets D_i) on its rows in machine order
+ * and updating X there in place (`sumTerms` sums in the same order on this thread). Either way the
+ * iterates never depend on the thread count.
  */
 import { nativeBlas } from '../linalg/backend.js';
 import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
 import { restrictColumns } from '../sparse/csr.js';
 import { selectedKernels } from '../linalg/kernels.js';
 import type { DistributedSystem } from './machineData.js';
-import { BlockShard, blockWorkEntries, stripStart, type BlockPassKind, type BlockSpec, type BlockStorage } from './blockShard.js';
+import {
+  BlockShard,
+  STEP_PHASE,
+  blockWorkEntries,
+  carriesBlock,
+  stripStart,
+  type BlockPassKind,
+  type BlockSpec,
+  type BlockStepRule,
+  type BlockStorage,
+} from './blockShard.js';
 import { blockPlacement } from './placement.js';
 
-export type { BlockPassKind } from './blockShard.js';
+export type { BlockPassKind, BlockStepRule } from './blockShard.js';
 
 /** ./blockShard.ts or .js, whichever extension this module has: what the engine's workers import. */
 const SHARD_MODULE = new URL(import.meta.url.endsWith('.ts') ? './blockShard.ts' : './blockShard.js', import.meta.url).href;
@@ -56,6 +69,10 @@ export class BlockPass {
   readonly threads: number;
   /** X, n x w at the block's width w (n x K long): the estimate the passes read, shared with the threads. */
   readonly point: Float64Array;
+  /** D-HBM's z, D-NAG's y or APC's y (n x w, n x K long), which the step phase reads with X; empty for the other rules. */
+  readonly carried: Float64Array;
+  /** With the 'consensus' rule, machine i's offset D_i (c_i x w on its support, c_i x K long), which the step phase sums; else none. */
+  readonly offsets: readonly Float64Array[];
   private active: number[];
   private readonly spec: BlockSpec;
   private readonly engine: ShardEngine;
@@ -70,8 +87,11 @@ export class BlockPass {
   /** OpenBLAS's thread count before this pass set it to 1, while its threads run, else null. */
   private blasThreadsBefore: number | null = null;
 
-  /** `rhs`: K right-hand sides of length n (global row order). */
-  constructor(system: DistributedSystem, rhs: readonly Float64Array[], kind: BlockPassKind) {
+  /**
+   * `rhs`: K right-hand sides of length n (global row order); `step`: the update `advance` applies
+   * on the threads (null: the caller updates X itself).
+   */
+  constructor(system: DistributedSystem, rhs: readonly Float64Array[], kind: BlockPassKind, step: BlockStepRule | null = null) {
     const K = rhs.length;
     const { n } = system;
     this.n = n;
@@ -112,7 +132,7 @@ export class BlockPass {
         refinement: machine.gramRefinement,
       };
     });
-    this.spec = { kind, n, columns: K, machines, rowOffset, outputOffset };
+    this.spec = { kind, n, columns: K, machines, rowOffset, outputOffset, step };
     // On the TypeScript backend the data, X and the terms go into a WebAssembly arena, where the block
     // kernels run in WebAssembly SIMD; each thread's work blocks are in its slot's workspace.
     const placement = blockPlacement();
@@ -121,9 +141,12 @@ export class BlockPass {
       backend: placement.backend,
       arena: placement.arena,
       arenaSlot: { maxCols: 0, workEntries: blockWorkEntries(machines, K) },
-      n: 2 * n * K,
+      // X, the machines' right-hand sides, and z or y.
+      n: (carriesBlock(step) ? 3 : 2) * n * K,
+      // Machines in a pass phase, row ranges in a step phase.
       chunks: m,
-      outputLength: outputOffset[m],
+      // The terms, and the offsets D_i after them.
+      outputLength: (step?.rule === 'consensus' ? 2 : 1) * outputOffset[m],
       scalarsPerChunk: K,
       chunkWork: machines.map((storage) => K * entriesPerColumn(storage)),
       spec: this.spec,
@@ -140,6 +163,14 @@ export class BlockPass {
       blas.setThreads(1);
     }
     this.point = this.engine.input.subarray(0, n * K);
+    this.carried = this.engine.input.subarray(2 * n * K, carriesBlock(step) ? 3 * n * K : 2 * n * K);
+    const output = this.engine.output;
+    this.offsets =
+      step?.rule === 'consensus'
+        ? machines.map((machine, i) =>
+            output.subarray(outputOffset[m] + outputOffset[i], outputOffset[m] + outputOffset[i] + machine.c * K),
+          )
+        : [];
     this.packRhs();
   }
 
@@ -182,20 +213,23 @@ export class BlockPass {
   }
 
   /**
-   * The gradient methods' pass at X: G = sum_i A_i^T (A_i X - B_i) (n x w); residual2[j] =
-   * |A x_j - b_j|^2.
+   * The machines' pass at X: terms[i] (c_i x w, on machine i's support), the gradient methods'
+   * A_i^T (A_i X - B_i) or the projection methods' A_i^+ (B_i - A_i X) (block Cimmino's term and
+   * APC's projection); residual2[j] = |A x_j - b_j|^2.
    */
-  gradient(x: Float64Array, g: Float64Array, residual2: Float64Array): void {
+  termsAt(x: Float64Array, residual2: Float64Array): void {
     this.run(x, residual2);
-    this.sumTerms(this.terms, g);
   }
 
   /**
-   * The projection methods' pass at X: terms[i] (c_i x w, on machine i's support) = A_i^+ (B_i - A_i X),
-   * block Cimmino's term and APC's projection; residual2[j] = |A x_j - b_j|^2.
+   * One step on the threads: the step rule's update of X (and z or y) from the last pass's terms,
+   * summed row range by row range in machine order, then the pass at the new X; residual2[j] =
+   * |A x_j - b_j|^2 there. The calling thread touches no n x w block.
    */
-  projectionTerms(x: Float64Array, residual2: Float64Array): void {
-    this.run(x, residual2);
+  advance(residual2: Float64Array): void {
+    if (this.spec.step === null) throw new Error('This block pass has no step rule.');
+    this.engine.run(STEP_PHASE | this.width);
+    this.run(this.point, residual2);
   }
 
   /** out (n x w) = sum_i terms[i] scattered from the supports, in machine order. */

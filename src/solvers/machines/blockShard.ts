@@ -27,6 +27,30 @@ import type { CsrMachineStorage } from './storage.js';
 
 export type BlockPassKind = 'gradient' | 'projection';
 
+/**
+ * The update a step phase applies on its rows, with G = sum_i terms[i] (in machine order):
+ * DGD x -= alpha G; D-HBM z = beta z + G, x -= alpha z; D-NAG y' = x - alpha G, x = y' + beta (y' - y),
+ * y = y'; block Cimmino x += alpha G (alpha = nu). APC and MLM ('consensus', ../algorithms/blockMethods.ts):
+ * with S = sum_i D_i (the offsets, in machine order) and y the carried block,
+ * xbar = alpha (S + m y) + beta xbar (alpha = eta / m, beta = 1 - eta).
+ */
+export interface BlockStepRule {
+  readonly rule: 'dgd' | 'dhbm' | 'dnag' | 'cimmino' | 'consensus';
+  readonly alpha: number;
+  readonly beta: number;
+}
+
+/** Phase bit of a step phase (the low bits are the width w, as a pass phase's). */
+export const STEP_PHASE = 1 << 16;
+
+/** Whether `rule` carries a block besides x (D-HBM's z, D-NAG's y, APC's y), at input[2 n K]. */
+export function carriesBlock(rule: BlockStepRule | null): boolean {
+  return rule !== null && rule.rule !== 'dgd' && rule.rule !== 'cimmino';
+}
+
+/** Rows a step phase sums at once, so that the sums stay in cache while every machine's term is added. */
+const STEP_TILE_ROWS = 256;
+
 export interface DenseBlockStorage {
   readonly storage: 'dense';
   readonly p: number;
@@ -53,8 +77,13 @@ export interface BlockSpec {
   readonly machines: readonly BlockStorage[];
   /** Machine i's right-hand sides start at input[n K + rowOffset[i] w] (length m + 1). */
   readonly rowOffset: Int32Array;
-  /** Machine i's term starts at output[outputOffset[i]] (c_i K long; length m + 1). */
+  /**
+   * Machine i's term starts at output[outputOffset[i]] (c_i K long; length m + 1); with the
+   * 'consensus' rule its offset D_i at output[outputOffset[m] + outputOffset[i]].
+   */
   readonly outputOffset: Int32Array;
+  /** What a step phase applies, or null when the method runs no step phase. */
+  readonly step: BlockStepRule | null;
 }
 
 /** cols[0] when the support is consecutive columns (a strip, as a banded matrix's machines have), else -1. */
@@ -99,6 +128,8 @@ export class BlockShard implements Shard {
   private readonly rowBlock3: Float64Array;
   /** Where the sweeps' squares go when they are not wanted. */
   private readonly unusedSquares: Float64Array;
+  /** A step phase's sums over a tile of rows (STEP_TILE_ROWS x w). */
+  private readonly tileSums: Float64Array;
 
   constructor(spec: BlockSpec, context: ThreadContext) {
     this.spec = spec;
@@ -117,6 +148,7 @@ export class BlockShard implements Shard {
     this.rowBlock3 = take(largestP * K);
     const gramWork = take(largestP * K);
     this.unusedSquares = take(K);
+    this.tileSums = new Float64Array(spec.step !== null ? STEP_TILE_ROWS * K : 0);
     this.csr = spec.machines.map((storage) => {
       if (storage.storage === 'dense') return null;
       const { p, c, rowPtr, colIdx, values, gram } = storage;
@@ -128,8 +160,13 @@ export class BlockShard implements Shard {
     });
   }
 
-  /** Phase w: machine `chunk`'s pass over the w active columns. */
-  run(w: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void {
+  /** Phase w: machine `chunk`'s pass over the w active columns; phase STEP_PHASE | w: the step on row range `chunk`. */
+  run(phase: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void {
+    if ((phase & STEP_PHASE) !== 0) {
+      this.stepRows(phase & (STEP_PHASE - 1), chunk, input, output);
+      return;
+    }
+    const w = phase;
     const { n, columns: K, kind, rowOffset, outputOffset } = this.spec;
     const storage = this.spec.machines[chunk];
     const { p, c } = storage;
@@ -151,6 +188,47 @@ export class BlockShard implements Shard {
       return;
     }
     this.csrProjection(machine, onSupport, rhs, term, residual2, w);
+  }
+
+  /**
+   * The step on rows [chunk n / m, (chunk + 1) n / m) of the n x w block: G's rows summed from the
+   * machines' terms in machine order (from 0, as a sum over the whole block would), then the rule's
+   * update of X (and z or y) in place: the next pass's input. Every entry is written by one chunk
+   * and reads only its own row of every block, so the result is that of one thread, bit for bit.
+   */
+  private stepRows(w: number, chunk: number, input: Float64Array, output: Float64Array): void {
+    const { n, columns: K, machines, outputOffset } = this.spec;
+    const { rule, alpha, beta } = this.spec.step as BlockStepRule;
+    const m = machines.length;
+    const first = Math.floor((chunk * n) / m);
+    const end = Math.floor(((chunk + 1) * n) / m);
+    const sums = this.tileSums;
+    const carried = input.subarray(2 * n * K, 2 * n * K + n * w);
+    // The consensus rule sums the offsets D_i, stored after the terms.
+    const summed = rule === 'consensus' ? outputOffset[m] : 0;
+    for (let r0 = first; r0 < end; r0 += STEP_TILE_ROWS) {
+      const r1 = Math.min(end, r0 + STEP_TILE_ROWS);
+      sums.fill(0, 0, (r1 - r0) * w);
+      for (let i = 0; i < m; i++) addTermRows(machines[i], output, summed + outputOffset[i], r0, r1, w, sums);
+      const from = r0 * w;
+      const size = (r1 - r0) * w;
+      if (rule === 'consensus')
+        for (let e = 0; e < size; e++) input[from + e] = alpha * (sums[e] + m * carried[from + e]) + beta * input[from + e];
+      else if (rule === 'dgd') for (let e = 0; e < size; e++) input[from + e] -= alpha * sums[e];
+      else if (rule === 'cimmino') for (let e = 0; e < size; e++) input[from + e] += alpha * sums[e];
+      else if (rule === 'dhbm')
+        for (let e = 0; e < size; e++) {
+          const z = beta * carried[from + e] + sums[e];
+          carried[from + e] = z;
+          input[from + e] -= alpha * z;
+        }
+      else
+        for (let e = 0; e < size; e++) {
+          const yNext = input[from + e] - alpha * sums[e];
+          input[from + e] = yNext + beta * (yNext - carried[from + e]);
+          carried[from + e] = yNext;
+        }
+    }
   }
 
   /** X on the machine's support (c x w): X itself when the support is full, its rows when a strip, else gathered. */
@@ -227,6 +305,47 @@ export class BlockShard implements Shard {
     for (let t = 0; t < p * w; t++) y[t] = -y[t];
     term.fill(0);
     sweep.run(w, null, b, y, term, unused);
+  }
+}
+
+/** Lower bound: the first t in [0, c) with cols[t] >= row (c if none). */
+function firstAtOrAfter(cols: Int32Array, row: number): number {
+  let lo = 0;
+  let hi = cols.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cols[mid] < row) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** sums (rows r0 .. r1 of an n x w block) += the rows of machine's term (c x w on its support, from output[offset]) that fall in them. */
+function addTermRows(
+  machine: BlockStorage,
+  output: Float64Array,
+  offset: number,
+  r0: number,
+  r1: number,
+  w: number,
+  sums: Float64Array,
+): void {
+  const { c, full, cols } = machine;
+  const strip = full ? 0 : stripStart(cols);
+  if (strip >= 0) {
+    // The support's rows [strip, strip + c) are contiguous in the block too.
+    const lo = Math.max(r0, strip);
+    const hi = Math.min(r1, strip + c);
+    const to = (lo - r0) * w;
+    const from = offset + (lo - strip) * w;
+    for (let e = 0; e < (hi - lo) * w; e++) sums[to + e] += output[from + e];
+    return;
+  }
+  const tEnd = firstAtOrAfter(cols, r1);
+  for (let t = firstAtOrAfter(cols, r0); t < tEnd; t++) {
+    const to = (cols[t] - r0) * w;
+    const from = offset + t * w;
+    for (let j = 0; j < w; j++) sums[to + j] += output[from + j];
   }
 }
 

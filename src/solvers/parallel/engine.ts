@@ -6,7 +6,11 @@
  * input vector (xbar or x, shared memory) and bumps a generation counter; every thread, the calling
  * one included, takes chunks from a shared counter (largest first) until none is left; the calling
  * thread waits until the workers are done (an Atomics barrier), then reduces the chunks' outputs in
- * chunk order. Hence:
+ * chunk order. A method may also cut a phase by another rule over the same chunk indices (the block
+ * methods' step phase: chunk c is a range of rows, ../machines/blockShard.ts) in which each chunk
+ * writes only its own rows of the input and reads no row another chunk writes; the barrier and the
+ * next phase's generation order those writes before the next phase's reads.
+ * Hence:
  *  - the iterates do not depend on the thread count nor on which thread ran which chunk: they are
  *    the single-thread iterates, bit for bit;
  *  - a thread that is late (descheduled by another process, or given larger chunks) takes fewer
