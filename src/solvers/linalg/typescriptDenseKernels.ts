@@ -7,7 +7,7 @@
  */
 import { runSync } from '../cooperative.js';
 import type { DenseKernels } from './denseKernels.js';
-import { bidiagonalizeWork, envelopeLuWork, thinQrWork, triangularFactorWork, WORK_PER_YIELD } from './typescriptFactorizations.js';
+import { bidiagonalizeWork, luWork, thinQrWork, triangularFactorWork, WORK_PER_YIELD } from './typescriptFactorizations.js';
 /** Inner-dimension tile of the product loop: the 8 row segments of a 4 x 4 register block stay in L1 cache. */
 const TILE = 512;
 
@@ -325,6 +325,9 @@ function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: n
   }
 }
 
+/** The factorizations' product, looked up at each call: they run on whichever gemm this set holds. */
+const gemmOfThisSet: DenseKernels['gemm'] = (...product) => TYPESCRIPT_DENSE_KERNELS.gemm(...product);
+
 export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   backend: 'typescript',
   multiplyByTransposeRows: multiplyByTransposeRowsLoop,
@@ -341,12 +344,12 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   combineRows,
   combineRowBlock,
   solveRTransposedBlock,
-  thinQrWork,
+  thinQrWork: (w, p, c) => thinQrWork(w, p, c, gemmOfThisSet),
   orthonormalizeRows(a, row, p, n) {
-    a.set(runSync(thinQrWork(a.slice(row * n, (row + p) * n), p, n)).q, row * n);
+    a.set(runSync(thinQrWork(a.slice(row * n, (row + p) * n), p, n, gemmOfThisSet)).q, row * n);
   },
   *bidiagonalOfColumnsWork(columns, p, c) {
-    const r = yield* triangularFactorWork(columns, p, c);
+    const r = yield* triangularFactorWork(columns, p, c, gemmOfThisSet);
     return yield* bidiagonalizeWork(r, p);
   },
   bidiagonalOfSquare(matrix, n, d, e) {
@@ -355,7 +358,7 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
     e.set(bidiagonal.e);
   },
   *luWork(lu, n) {
-    return { ...(yield* envelopeLuWork(lu, n)), solvesWith: TYPESCRIPT_DENSE_KERNELS };
+    return { ...(yield* luWork(lu, n, gemmOfThisSet)), solvesWith: TYPESCRIPT_DENSE_KERNELS };
   },
   luSolveInPlace(f, y) {
     const { n, lu, lowerStart, upperEnd } = f;
