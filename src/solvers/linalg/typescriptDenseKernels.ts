@@ -325,9 +325,6 @@ function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: n
   }
 }
 
-/** The factorizations' product, looked up at each call: they run on whichever gemm this set holds. */
-const gemmOfThisSet: DenseKernels['gemm'] = (...product) => TYPESCRIPT_DENSE_KERNELS.gemm(...product);
-
 export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   backend: 'typescript',
   multiplyByTransposeRows: multiplyByTransposeRowsLoop,
@@ -344,12 +341,12 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   combineRows,
   combineRowBlock,
   solveRTransposedBlock,
-  thinQrWork: (w, p, c) => thinQrWork(w, p, c, gemmOfThisSet),
+  thinQrWork: (w, p, c) => thinQrWork(w, p, c, TYPESCRIPT_DENSE_KERNELS),
   orthonormalizeRows(a, row, p, n) {
-    a.set(runSync(thinQrWork(a.slice(row * n, (row + p) * n), p, n, gemmOfThisSet)).q, row * n);
+    a.set(runSync(thinQrWork(a.slice(row * n, (row + p) * n), p, n, TYPESCRIPT_DENSE_KERNELS)).q, row * n);
   },
   *bidiagonalOfColumnsWork(columns, p, c) {
-    const r = yield* triangularFactorWork(columns, p, c, gemmOfThisSet);
+    const r = yield* triangularFactorWork(columns, p, c, TYPESCRIPT_DENSE_KERNELS);
     return yield* bidiagonalizeWork(r, p);
   },
   bidiagonalOfSquare(matrix, n, d, e) {
@@ -358,7 +355,7 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
     e.set(bidiagonal.e);
   },
   *luWork(lu, n) {
-    return { ...(yield* luWork(lu, n, gemmOfThisSet)), solvesWith: TYPESCRIPT_DENSE_KERNELS };
+    return { ...(yield* luWork(lu, n, TYPESCRIPT_DENSE_KERNELS)), solvesWith: TYPESCRIPT_DENSE_KERNELS };
   },
   luSolveInPlace(f, y) {
     const { n, lu, lowerStart, upperEnd } = f;

@@ -16,32 +16,22 @@ const ROWS_PER_SLICE = 128;
 
 /** Householder reflectors per block of the blocked QR (compact WY: each block's trailing update and Q are two gemm). */
 const QR_BLOCK = 32;
+/** Reflectors per inner block of a QR block: the unblocked part of the work shrinks to QR_INNER / QR_BLOCK of the panel's. */
+const QR_INNER = 8;
 /** Columns eliminated per block of the dense LU (the trailing update is one rank-LU_BLOCK gemm). */
 const LU_BLOCK = 64;
-/** Multiply-adds of one gemm slice between two yields: larger than WORK_PER_YIELD, a product runs faster per multiply-add. */
-const GEMM_MADDS_PER_SLICE = 4 * WORK_PER_YIELD;
-
-/** Rows of a gemm slice whose rows cost `maddsPerRow` each. */
-function gemmRows(maddsPerRow: number): number {
-  return Math.max(8, Math.floor(GEMM_MADDS_PER_SLICE / Math.max(1, maddsPerRow)));
-}
+/**
+ * The products the blocked factorizations run on: the kernel set's own, looked up at each call, so
+ * they are as fast as its gemm; `productRows` sizes the slices between two yields.
+ */
+export type FactorizationProducts = Pick<DenseKernels, 'gemm' | 'productRows' | 'multiplyByTransposeRows'>;
 
 /**
  * One block of reflectors (rows k0 .. k0 + kb of w, entries from column k0 on) in the two layouts
  * the products need, zero above each reflector's first entry: vr (kb x len, row-major) and its
- * transpose vc (len x kb); and the upper triangular T (kb x kb) with H_k0 ... H_(k0+kb-1) = I - V T V^T
- * (LAPACK's dlarft, forward: T[0:i, i] = -beta_i T[0:i, 0:i] V[:, 0:i]^T v_i).
+ * transpose vc (len x kb).
  */
-function reflectorBlock(
-  w: Float64Array,
-  c: number,
-  k0: number,
-  kb: number,
-  beta: Float64Array,
-  vr: Float64Array,
-  vc: Float64Array,
-  t: Float64Array,
-): void {
+function reflectorBlock(w: Float64Array, c: number, k0: number, kb: number, vr: Float64Array, vc: Float64Array): void {
   const len = c - k0;
   vr.fill(0, 0, kb * len);
   for (let i = 0; i < kb; i++) {
@@ -49,20 +39,27 @@ function reflectorBlock(
     vr.set(w.subarray(src + i, src + len), i * len + i);
   }
   for (let r = 0; r < len; r++) for (let i = 0; i < kb; i++) vc[r * kb + i] = vr[i * len + r];
-  t.fill(0, 0, kb * kb);
+}
+
+/**
+ * The upper triangular T (kb x kb) with H_k0 ... H_(k0+kb-1) = I - V T V^T (LAPACK's dlarft, forward:
+ * T[0:i, i] = -beta_i T[0:i, 0:i] V[:, 0:i]^T v_i), from the Gram matrix V^T V of the block's vr.
+ */
+function triangularFactorOfBlock(
+  products: FactorizationProducts,
+  vr: Float64Array,
+  len: number,
+  kb: number,
+  beta: Float64Array,
+  k0: number,
+  t: Float64Array,
+): void {
+  products.multiplyByTransposeRows(vr, vr, len, 0, kb, kb, t, kb);
   for (let i = 0; i < kb; i++) {
     const b = beta[k0 + i];
+    for (let l = i + 1; l < kb; l++) t[l * kb + i] = 0;
     t[i * kb + i] = b;
-    if (b === 0) continue;
-    // z[l] = v_l . v_i for l < i (v_i vanishes before its index i).
-    const vi = i * len;
-    for (let l = 0; l < i; l++) {
-      const vl = l * len;
-      let s = 0;
-      for (let r = i; r < len; r++) s += vr[vl + r] * vr[vi + r];
-      t[l * kb + i] = s;
-    }
-    // T[0:i, i] = -beta_i T[0:i, 0:i] z, T upper triangular: row l uses z[l..i).
+    // Column i holds z = V[:, 0:i]^T v_i above the diagonal; T upper triangular: row l uses z[l..i).
     for (let l = 0; l < i; l++) {
       let s = 0;
       for (let j = l; j < i; j++) s += t[l * kb + j] * t[j * kb + i];
@@ -77,7 +74,7 @@ function reflectorBlock(
  * they store. Three gemm by row slices: X = target V (vc), X T' (tt), target -= (X T') V^T (vr).
  */
 function* applyReflectorBlockWork(
-  gemm: DenseKernels['gemm'],
+  products: FactorizationProducts,
   target: Float64Array,
   rowStart: number,
   rowEnd: number,
@@ -91,13 +88,13 @@ function* applyReflectorBlockWork(
   y: Float64Array,
 ): Work<void> {
   const len = c - k0;
-  const step = gemmRows(2 * kb * len);
+  const step = products.productRows(2 * kb * len);
   for (let r0 = rowStart; r0 < rowEnd; r0 += step) {
     const rows = Math.min(step, rowEnd - r0);
     const rowsOfTarget = target.subarray(r0 * c + k0);
-    gemm(false, rows, kb, len, 1, rowsOfTarget, c, vc, kb, 0, x, kb);
-    gemm(false, rows, kb, kb, 1, x, kb, tt, kb, 0, y, kb);
-    gemm(false, rows, len, kb, -1, y, kb, vr, len, 1, rowsOfTarget, c);
+    products.gemm(false, rows, kb, len, 1, rowsOfTarget, c, vc, kb, 0, x, kb);
+    products.gemm(false, rows, kb, kb, 1, x, kb, tt, kb, 0, y, kb);
+    products.gemm(false, rows, len, kb, -1, y, kb, vr, len, 1, rowsOfTarget, c);
     yield undefined;
   }
 }
@@ -112,7 +109,7 @@ function* applyReflectorBlockWork(
  * = the k-th column of Q) when `wantQ`.
  */
 function* blockedHouseholderWork(
-  gemm: DenseKernels['gemm'],
+  products: FactorizationProducts,
   w: Float64Array,
   p: number,
   c: number,
@@ -123,8 +120,13 @@ function* blockedHouseholderWork(
   const block = Math.min(QR_BLOCK, Math.max(p, 1));
   const vr = new Float64Array(block * c);
   const vc = new Float64Array(block * c);
-  const t = new Float64Array(block * block);
+  // The T of every block, kept for forming Q.
+  const blocks = Math.ceil(p / block);
+  const ts = new Float64Array(blocks * block * block);
   const tt = new Float64Array(block * block);
+  const innerVr = new Float64Array(QR_INNER * c);
+  const innerVc = new Float64Array(QR_INNER * c);
+  const innerT = new Float64Array(QR_INNER * QR_INNER);
   const x = new Float64Array(p * block);
   const y = new Float64Array(p * block);
   let pending = 0;
@@ -132,34 +134,46 @@ function* blockedHouseholderWork(
   for (let k0 = 0; k0 < p; k0 += block) {
     const k1 = Math.min(p, k0 + block);
     const kb = k1 - k0;
-    for (let k = k0; k < k1; k++) {
-      const vk = k * c;
-      const sigma = norm2(w, vk + k, c - k);
-      const x0 = w[vk + k];
-      // alpha = -sign(x0) |x|: the reflector maps x to alpha e_1 without cancellation.
-      const alpha = x0 >= 0 ? -sigma : sigma;
-      r[k * p + k] = alpha;
-      if (sigma === 0) continue;
-      w[vk + k] = x0 - alpha;
-      let vv = 0;
-      for (let i = k; i < c; i++) vv += w[vk + i] * w[vk + i];
-      const b = (beta[k] = 2 / vv);
-      for (let j = k + 1; j < k1; j++) {
-        const cj = j * c;
-        let s = 0;
-        for (let i = k; i < c; i++) s += w[vk + i] * w[cj + i];
-        s *= b;
-        for (let i = k; i < c; i++) w[cj + i] -= s * w[vk + i];
+    // The block's own columns, QR_INNER reflectors at a time: each applies to the rest of its inner
+    // block directly, the inner block to the rest of the block by gemm.
+    for (let i0 = k0; i0 < k1; i0 += QR_INNER) {
+      const i1 = Math.min(k1, i0 + QR_INNER);
+      for (let k = i0; k < i1; k++) {
+        const vk = k * c;
+        const sigma = norm2(w, vk + k, c - k);
+        const x0 = w[vk + k];
+        // alpha = -sign(x0) |x|: the reflector maps x to alpha e_1 without cancellation.
+        const alpha = x0 >= 0 ? -sigma : sigma;
+        r[k * p + k] = alpha;
+        if (sigma === 0) continue;
+        w[vk + k] = x0 - alpha;
+        let vv = 0;
+        for (let i = k; i < c; i++) vv += w[vk + i] * w[vk + i];
+        const b = (beta[k] = 2 / vv);
+        for (let j = k + 1; j < i1; j++) {
+          const cj = j * c;
+          let s = 0;
+          for (let i = k; i < c; i++) s += w[vk + i] * w[cj + i];
+          s *= b;
+          for (let i = k; i < c; i++) w[cj + i] -= s * w[vk + i];
+        }
+        pending += (c - k) * (i1 - k);
+        if (pending >= WORK_PER_YIELD) {
+          pending = 0;
+          yield undefined;
+        }
       }
-      pending += (c - k) * (k1 - k);
-      if (pending >= WORK_PER_YIELD) {
-        pending = 0;
-        yield undefined;
+      if (i1 < k1) {
+        reflectorBlock(w, c, i0, i1 - i0, innerVr, innerVc);
+        triangularFactorOfBlock(products, innerVr, c - i0, i1 - i0, beta, i0, innerT);
+        yield* applyReflectorBlockWork(products, w, i1, k1, c, i0, i1 - i0, innerVr, innerVc, innerT, x, y);
       }
     }
-    if (k1 < p) {
-      reflectorBlock(w, c, k0, kb, beta, vr, vc, t);
-      yield* applyReflectorBlockWork(gemm, w, k1, p, c, k0, kb, vr, vc, t, x, y);
+    if (k1 < p || wantQ) {
+      reflectorBlock(w, c, k0, kb, vr, vc);
+      const t = ts.subarray((k0 / block) * block * block);
+      triangularFactorOfBlock(products, vr, c - k0, kb, beta, k0, t);
+      if (k1 < p) yield* applyReflectorBlockWork(products, w, k1, p, c, k0, kb, vr, vc, t, x, y);
     }
     for (let k = k0; k < k1; k++) for (let j = k + 1; j < p; j++) r[k * p + j] = w[j * c + k];
   }
@@ -169,11 +183,12 @@ function* blockedHouseholderWork(
   // (column j of Q) is touched by blocks starting at or before j only, so block b updates rows k0 ...
   const q = new Float64Array(p * c);
   for (let k = 0; k < p; k++) q[k * c + k] = 1;
-  for (let k0 = (Math.ceil(p / block) - 1) * block; k0 >= 0; k0 -= block) {
+  for (let k0 = (blocks - 1) * block; k0 >= 0; k0 -= block) {
     const kb = Math.min(p, k0 + block) - k0;
-    reflectorBlock(w, c, k0, kb, beta, vr, vc, t);
+    reflectorBlock(w, c, k0, kb, vr, vc);
+    const t = ts.subarray((k0 / block) * block * block);
     for (let i = 0; i < kb; i++) for (let j = 0; j < kb; j++) tt[i * kb + j] = t[j * kb + i];
-    yield* applyReflectorBlockWork(gemm, q, k0, p, c, k0, kb, vr, vc, tt, x, y);
+    yield* applyReflectorBlockWork(products, q, k0, p, c, k0, kb, vr, vc, tt, x, y);
   }
   return { q, r };
 }
@@ -181,10 +196,15 @@ function* blockedHouseholderWork(
 /**
  * Householder thin QR of M = A^T, w[j * c + i] = M[i][j]: because A is stored by rows, the columns
  * of M are contiguous and every reflector and update runs over contiguous memory. Blocked
- * (blockedHouseholderWork), the O(p^2 c) part in `gemm`.
+ * (blockedHouseholderWork), the O(p^2 c) part in `products.gemm`.
  */
-export function* thinQrWork(w: Float64Array, p: number, c: number, gemm: DenseKernels['gemm']): Work<{ q: Float64Array; r: Float64Array }> {
-  const { q, r } = yield* blockedHouseholderWork(gemm, w, p, c, true);
+export function* thinQrWork(
+  w: Float64Array,
+  p: number,
+  c: number,
+  products: FactorizationProducts,
+): Work<{ q: Float64Array; r: Float64Array }> {
+  const { q, r } = yield* blockedHouseholderWork(products, w, p, c, true);
   return { q: q!, r };
 }
 
@@ -192,9 +212,9 @@ export function* thinQrWork(w: Float64Array, p: number, c: number, gemm: DenseKe
  * R (p x p, row-major, upper triangular) of the thin QR of the c x p matrix M whose columns are the
  * p rows of `columns` (p x c, row-major, p <= c). Q is not formed. `columns` is overwritten.
  */
-export function* triangularFactorWork(columns: Float64Array, p: number, c: number, gemm: DenseKernels['gemm']): Work<Float64Array> {
+export function* triangularFactorWork(columns: Float64Array, p: number, c: number, products: FactorizationProducts): Work<Float64Array> {
   if (p > c) throw new RangeError(`triangularFactor needs p <= c, got p=${p}, c=${c}`);
-  return (yield* blockedHouseholderWork(gemm, columns, p, c, false)).r;
+  return (yield* blockedHouseholderWork(products, columns, p, c, false)).r;
 }
 
 /**
@@ -423,7 +443,7 @@ const ENVELOPE_DENSE_FRACTION = 0.5;
  * P A = L U with partial pivoting, in place on the row-major n x n `lu`: the envelope LU for sparse
  * profiles, the blocked one (blockedLuWork) for dense matrices.
  */
-export function* luWork(lu: Float64Array, n: number, gemm: DenseKernels['gemm']): Work<Omit<LuFactors, 'solvesWith'>> {
+export function* luWork(lu: Float64Array, n: number, products: FactorizationProducts): Work<Omit<LuFactors, 'solvesWith'>> {
   let nonzeros = 0;
   let envelope = 0;
   for (let i = 0; i < n; i++) {
@@ -440,7 +460,7 @@ export function* luWork(lu: Float64Array, n: number, gemm: DenseKernels['gemm'])
     if ((i & 127) === 127) yield undefined;
   }
   if (nonzeros < DENSE_MIN_DENSITY * n * n || envelope < ENVELOPE_DENSE_FRACTION * n * n) return yield* envelopeLuWork(lu, n);
-  const { perm, zeroPivotColumn } = yield* blockedLuWork(lu, n, gemm);
+  const { perm, zeroPivotColumn } = yield* blockedLuWork(lu, n, products);
   // The solves skip what lies outside each row's nonzeros (little on a dense matrix, all of it on a triangular one).
   const lowerStart = new Int32Array(n);
   const upperEnd = new Int32Array(n);
@@ -463,7 +483,7 @@ export function* luWork(lu: Float64Array, n: number, gemm: DenseKernels['gemm'])
  * U12 = L11^{-1} A12 by rows (four rows of L11 per pass) and the trailing A22 -= L21 U12 by gemm, in
  * row slices. The n^3 / 3 multiply-adds are nearly all in the gemm.
  */
-function* blockedLuWork(lu: Float64Array, n: number, gemm: DenseKernels['gemm']): Work<{ perm: Int32Array; zeroPivotColumn: number }> {
+function* blockedLuWork(lu: Float64Array, n: number, products: FactorizationProducts): Work<{ perm: Int32Array; zeroPivotColumn: number }> {
   const perm = new Int32Array(n);
   for (let i = 0; i < n; i++) perm[i] = i;
   let zeroPivotColumn = -1;
@@ -538,10 +558,10 @@ function* blockedLuWork(lu: Float64Array, n: number, gemm: DenseKernels['gemm'])
     }
     yield undefined;
     const rest = n - k1;
-    const step = gemmRows(rest * kb);
+    const step = products.productRows(rest * kb);
     const u12 = lu.subarray(k0 * n + k1);
     for (let i0 = k1; i0 < n; i0 += step) {
-      gemm(false, Math.min(step, n - i0), rest, kb, -1, lu.subarray(i0 * n + k0), n, u12, n, 1, lu.subarray(i0 * n + k1), n);
+      products.gemm(false, Math.min(step, n - i0), rest, kb, -1, lu.subarray(i0 * n + k0), n, u12, n, 1, lu.subarray(i0 * n + k1), n);
       yield undefined;
     }
   }
