@@ -4,11 +4,12 @@
  * against its factors. The blocked LU and the envelope LU are independent code with the same
  * pivoting rule: on the same matrix they pick the same pivots.
  */
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import type { LuFactors } from '../../../src/solvers/linalg/denseKernels.js';
 import { envelopeLuWork, luWork, thinQrWork, triangularFactorWork } from '../../../src/solvers/linalg/typescriptFactorizations.js';
 import { TYPESCRIPT_DENSE_KERNELS } from '../../../src/solvers/linalg/typescriptDenseKernels.js';
+import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { randomMatrix } from '../../support/systems.js';
 
@@ -59,7 +60,22 @@ function banded(n: number, width: number, seed: number): Float64Array {
   return a;
 }
 
-describe('LU of the TypeScript kernels', () => {
+// The blocked LU runs with the WebAssembly kernels on (its gemm is theirs), the envelope LU on the plain loops.
+describe.each(
+  [
+    { wasm: true, path: 'blocked' },
+    { wasm: false, path: 'envelope' },
+  ].filter((set) => !set.wasm || wasmKernelsUnavailableReason() === ''),
+)('LU of the TypeScript kernels ($path path for dense matrices)', ({ wasm }) => {
+  let before = true;
+  beforeAll(() => {
+    before = wasmKernelsEnabled();
+    useWasmKernels(wasm);
+  });
+  afterAll(() => {
+    useWasmKernels(before);
+  });
+
   for (const n of [1, 2, 31, 33, 64, 65, 129, 200, 520]) {
     it(`P A = L U to O(n eps) on a dense ${n} x ${n} matrix, with the envelope LU's pivots`, () => {
       const a = randomMatrix(n, n, 100 + n).data;
