@@ -294,6 +294,32 @@ export function* bidiagonalizeWork(b: Float64Array, q: number): Work<Bidiagonal>
   return { d, e };
 }
 
+/** The row i >= c with the largest |lu[i, c]| (the first of equals; c when the column is zero there). */
+function largestInColumn(lu: Float64Array, n: number, c: number): number {
+  let row = c;
+  let largest = 0;
+  for (let i = c; i < n; i++) {
+    const v = Math.abs(lu[i * n + c]);
+    if (v > largest) {
+      largest = v;
+      row = i;
+    }
+  }
+  return row;
+}
+
+/** Interchanges rows a and b of the n-column `lu` and entries a and b of `perm`. */
+function interchangeRows(lu: Float64Array, n: number, a: number, b: number, perm: Int32Array, swap: Float64Array): void {
+  const oa = a * n;
+  const ob = b * n;
+  swap.set(lu.subarray(oa, oa + n));
+  lu.copyWithin(oa, ob, ob + n);
+  lu.set(swap, ob);
+  const t = perm[a];
+  perm[a] = perm[b];
+  perm[b] = t;
+}
+
 /**
  * The envelope LU: row-major, right-looking, in panels of PANEL columns: within a panel only the
  * panel's columns are updated eagerly; each row's remainder then gets one fused rank-PANEL update
@@ -371,24 +397,10 @@ export function* envelopeLuWork(lu: Float64Array, n: number): Work<Omit<LuFactor
     // Panel: columns [k0, k1) of every row below are kept current; the rest of each row is updated
     // once, after the panel (or when the row becomes a pivot row).
     for (let c = k0; c < k1; c++) {
-      let pivotRow = c;
-      let pivotAbs = 0;
-      for (let i = c; i < n; i++) {
-        const v = Math.abs(lu[i * n + c]);
-        if (v > pivotAbs) {
-          pivotAbs = v;
-          pivotRow = i;
-        }
-      }
+      const pivotRow = largestInColumn(lu, n, c);
+      const pivotAbs = Math.abs(lu[pivotRow * n + c]);
       if (pivotRow !== c) {
-        const oc = c * n;
-        const op = pivotRow * n;
-        swap.set(lu.subarray(oc, oc + n));
-        lu.copyWithin(oc, op, op + n);
-        lu.set(swap, op);
-        const tp = perm[c];
-        perm[c] = perm[pivotRow];
-        perm[pivotRow] = tp;
+        interchangeRows(lu, n, c, pivotRow, perm, swap);
         const te = rowEnd[c];
         rowEnd[c] = rowEnd[pivotRow];
         rowEnd[pivotRow] = te;
@@ -498,25 +510,9 @@ function* blockedLuWork(lu: Float64Array, n: number, products: FactorizationProd
     const k1 = Math.min(n, k0 + LU_BLOCK);
     const kb = k1 - k0;
     for (let c = k0; c < k1; c++) {
-      let pivotRow = c;
-      let pivotAbs = 0;
-      for (let i = c; i < n; i++) {
-        const v = Math.abs(lu[i * n + c]);
-        if (v > pivotAbs) {
-          pivotAbs = v;
-          pivotRow = i;
-        }
-      }
-      if (pivotRow !== c) {
-        const oc = c * n;
-        const op = pivotRow * n;
-        swap.set(lu.subarray(oc, oc + n));
-        lu.copyWithin(oc, op, op + n);
-        lu.set(swap, op);
-        const tp = perm[c];
-        perm[c] = perm[pivotRow];
-        perm[pivotRow] = tp;
-      }
+      const pivotRow = largestInColumn(lu, n, c);
+      const pivotAbs = Math.abs(lu[pivotRow * n + c]);
+      if (pivotRow !== c) interchangeRows(lu, n, c, pivotRow, perm, swap);
       if (pivotAbs === 0) {
         // The column is zero from row c down: nothing to eliminate, the matrix is singular.
         if (zeroPivotColumn < 0) zeroPivotColumn = c;
