@@ -7,7 +7,7 @@
  */
 import { runSync } from '../cooperative.js';
 import type { DenseKernels } from './denseKernels.js';
-import { bidiagonalizeWork, envelopeLuWork, thinQrWork, triangularFactorWork, WORK_PER_YIELD } from './typescriptFactorizations.js';
+import { bidiagonalizeWork, luWork, thinQrWork, triangularFactorWork, WORK_PER_YIELD } from './typescriptFactorizations.js';
 import {
   packedGemm,
   packedMultiplyByTransposeRows,
@@ -360,12 +360,12 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   combineRows,
   combineRowBlock,
   solveRTransposedBlock,
-  thinQrWork,
+  thinQrWork: (w, p, c) => thinQrWork(w, p, c, TYPESCRIPT_DENSE_KERNELS),
   orthonormalizeRows(a, row, p, n) {
-    a.set(runSync(thinQrWork(a.slice(row * n, (row + p) * n), p, n)).q, row * n);
+    a.set(runSync(thinQrWork(a.slice(row * n, (row + p) * n), p, n, TYPESCRIPT_DENSE_KERNELS)).q, row * n);
   },
   *bidiagonalOfColumnsWork(columns, p, c) {
-    const r = yield* triangularFactorWork(columns, p, c);
+    const r = yield* triangularFactorWork(columns, p, c, TYPESCRIPT_DENSE_KERNELS);
     return yield* bidiagonalizeWork(r, p);
   },
   bidiagonalOfSquare(matrix, n, d, e) {
@@ -374,7 +374,7 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
     e.set(bidiagonal.e);
   },
   *luWork(lu, n) {
-    return { ...(yield* envelopeLuWork(lu, n)), solvesWith: TYPESCRIPT_DENSE_KERNELS };
+    return { ...(yield* luWork(lu, n, TYPESCRIPT_DENSE_KERNELS)), solvesWith: TYPESCRIPT_DENSE_KERNELS };
   },
   luSolveInPlace(f, y) {
     const { n, lu, lowerStart, upperEnd } = f;

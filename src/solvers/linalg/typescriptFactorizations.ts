@@ -5,7 +5,8 @@
  */
 import type { Work } from '../cooperative.js';
 import { norm2 } from '../matrix.js';
-import type { Bidiagonal, LuFactors } from './denseKernels.js';
+import type { Bidiagonal, DenseKernels, LuFactors } from './denseKernels.js';
+import { wasmKernelsEnabled } from './wasmRowKernels.js';
 
 /** Multiply-adds between two yields (a few milliseconds). */
 export const WORK_PER_YIELD = 1_000_000;
@@ -14,99 +15,207 @@ const PANEL = 8;
 /** Trailing rows of the envelope LU updated between two yields. */
 const ROWS_PER_SLICE = 128;
 
+/** Householder reflectors per block of the blocked QR (compact WY: each block's trailing update and Q are two gemm). */
+const QR_BLOCK = 32;
+/** Reflectors per inner block of a QR block: the unblocked part of the work shrinks to QR_INNER / QR_BLOCK of the panel's. */
+const QR_INNER = 8;
+/** Columns eliminated per block of the dense LU (the trailing update is one rank-LU_BLOCK gemm). */
+const LU_BLOCK = 64;
 /**
- * Householder thin QR of M = A^T, w[j * c + i] = M[i][j]: because A is stored by rows, the columns
- * of M are contiguous and every reflector and update runs over contiguous memory. Householder (not
- * Gram-Schmidt) keeps Q orthonormal to machine precision, which the principal angles need down to
- * 1e-7 rad and below.
+ * The products the blocked factorizations run on: the kernel set's own, looked up at each call, so
+ * they are as fast as its gemm; `productRows` sizes the slices between two yields.
  */
-export function* thinQrWork(w: Float64Array, p: number, c: number): Work<{ q: Float64Array; r: Float64Array }> {
-  const beta = new Float64Array(p); // H_k = I - beta_k v_k v_k^T, v_k stored in w[k*c + k .. k*c + c)
-  const r = new Float64Array(p * p);
+export type FactorizationProducts = Pick<DenseKernels, 'gemm' | 'productRows' | 'multiplyByTransposeRows'>;
 
-  for (let k = 0; k < p; k++) {
-    const vk = k * c;
-    const sigma = norm2(w, vk + k, c - k);
-    const x0 = w[vk + k];
-    // alpha = -sign(x0) |x|: the reflector maps x to alpha e_1 without cancellation.
-    const alpha = x0 >= 0 ? -sigma : sigma;
-    if (sigma === 0) {
-      beta[k] = 0;
-      r[k * p + k] = 0;
-    } else {
-      w[vk + k] = x0 - alpha;
-      let vv = 0;
-      for (let i = k; i < c; i++) vv += w[vk + i] * w[vk + i];
-      beta[k] = 2 / vv;
-      r[k * p + k] = alpha;
-      for (let j = k + 1; j < p; j++) {
-        const cj = j * c;
-        let s = 0;
-        for (let i = k; i < c; i++) s += w[vk + i] * w[cj + i];
-        s *= beta[k];
-        for (let i = k; i < c; i++) w[cj + i] -= s * w[vk + i];
-      }
+/**
+ * One block of reflectors (rows k0 .. k0 + kb of w, entries from column k0 on) in the two layouts
+ * the products need, zero above each reflector's first entry: vr (kb x len, row-major) and its
+ * transpose vc (len x kb).
+ */
+function reflectorBlock(w: Float64Array, c: number, k0: number, kb: number, vr: Float64Array, vc: Float64Array): void {
+  const len = c - k0;
+  vr.fill(0, 0, kb * len);
+  for (let i = 0; i < kb; i++) {
+    const src = (k0 + i) * c + k0;
+    vr.set(w.subarray(src + i, src + len), i * len + i);
+  }
+  for (let r = 0; r < len; r++) for (let i = 0; i < kb; i++) vc[r * kb + i] = vr[i * len + r];
+}
+
+/**
+ * The upper triangular T (kb x kb) with H_k0 ... H_(k0+kb-1) = I - V T V^T (LAPACK's dlarft, forward:
+ * T[0:i, i] = -beta_i T[0:i, 0:i] V[:, 0:i]^T v_i), from the Gram matrix V^T V of the block's vr.
+ */
+function triangularFactorOfBlock(
+  products: FactorizationProducts,
+  vr: Float64Array,
+  len: number,
+  kb: number,
+  beta: Float64Array,
+  k0: number,
+  t: Float64Array,
+): void {
+  products.multiplyByTransposeRows(vr, vr, len, 0, kb, kb, t, kb);
+  for (let i = 0; i < kb; i++) {
+    const b = beta[k0 + i];
+    for (let l = i + 1; l < kb; l++) t[l * kb + i] = 0;
+    t[i * kb + i] = b;
+    // Column i holds z = V[:, 0:i]^T v_i above the diagonal; T upper triangular: row l uses z[l..i).
+    for (let l = 0; l < i; l++) {
+      let s = 0;
+      for (let j = l; j < i; j++) s += t[l * kb + j] * t[j * kb + i];
+      t[l * kb + i] = -b * s;
     }
-    for (let j = k + 1; j < p; j++) r[k * p + j] = w[j * c + k];
+  }
+}
+
+/**
+ * target[rowStart .. rowEnd, k0 ..] -= (target[.., k0 ..] V) T' V^T, T' = T or T^T: a block of reflectors
+ * applied from the right to the rows of `target` (row length c), i.e. from the left to the columns
+ * they store. Three gemm by row slices: X = target V (vc), X T' (tt), target -= (X T') V^T (vr).
+ */
+function* applyReflectorBlockWork(
+  products: FactorizationProducts,
+  target: Float64Array,
+  rowStart: number,
+  rowEnd: number,
+  c: number,
+  k0: number,
+  kb: number,
+  vr: Float64Array,
+  vc: Float64Array,
+  tt: Float64Array,
+  x: Float64Array,
+  y: Float64Array,
+): Work<void> {
+  const len = c - k0;
+  const step = products.productRows(2 * kb * len);
+  for (let r0 = rowStart; r0 < rowEnd; r0 += step) {
+    const rows = Math.min(step, rowEnd - r0);
+    const rowsOfTarget = target.subarray(r0 * c + k0);
+    products.gemm(false, rows, kb, len, 1, rowsOfTarget, c, vc, kb, 0, x, kb);
+    products.gemm(false, rows, kb, kb, 1, x, kb, tt, kb, 0, y, kb);
+    products.gemm(false, rows, len, kb, -1, y, kb, vr, len, 1, rowsOfTarget, c);
     yield undefined;
   }
+}
 
-  // Q_i = H_0 H_1 ... H_{p-1} [I_p; 0]: column k is e_k with H_k ... H_0 applied in that order
-  // (H_j with j > k leaves e_k unchanged because v_j vanishes above index j).
-  const q = new Float64Array(p * c);
-  for (let k = 0; k < p; k++) {
-    const qk = k * c;
-    q[qk + k] = 1;
-    for (let j = k; j >= 0; j--) {
-      if (beta[j] === 0) continue;
-      const vj = j * c;
-      let s = 0;
-      for (let i = j; i < c; i++) s += w[vj + i] * q[qk + i];
-      s *= beta[j];
-      for (let i = j; i < c; i++) q[qk + i] -= s * w[vj + i];
+/**
+ * Householder QR of M = A^T, w[j * c + i] = M[i][j] (p x c, p <= c; overwritten by the reflectors,
+ * v_k in w[k * c + k ..]): blocked, QR_BLOCK reflectors at a time. Within a block each reflector
+ * updates only the block's columns (contiguous rows of w); the block then updates the trailing
+ * columns at once in compact WY form (I - V T V^T, by gemm), and forms Q the same way, last block
+ * first. Householder (not Gram-Schmidt) keeps Q orthonormal to machine precision, which the
+ * principal angles need down to 1e-7 rad and below. R (p x p, upper triangular); Q (p x c, row k
+ * = the k-th column of Q) when `wantQ`.
+ */
+function* blockedHouseholderWork(
+  products: FactorizationProducts,
+  w: Float64Array,
+  p: number,
+  c: number,
+  wantQ: boolean,
+): Work<{ q: Float64Array | null; r: Float64Array }> {
+  const beta = new Float64Array(p); // H_k = I - beta_k v_k v_k^T
+  const r = new Float64Array(p * p);
+  const block = Math.min(QR_BLOCK, Math.max(p, 1));
+  const vr = new Float64Array(block * c);
+  const vc = new Float64Array(block * c);
+  // The T of every block, kept for forming Q.
+  const blocks = Math.ceil(p / block);
+  const ts = new Float64Array(blocks * block * block);
+  const tt = new Float64Array(block * block);
+  const innerVr = new Float64Array(QR_INNER * c);
+  const innerVc = new Float64Array(QR_INNER * c);
+  const innerT = new Float64Array(QR_INNER * QR_INNER);
+  const x = new Float64Array(p * block);
+  const y = new Float64Array(p * block);
+  let pending = 0;
+
+  for (let k0 = 0; k0 < p; k0 += block) {
+    const k1 = Math.min(p, k0 + block);
+    const kb = k1 - k0;
+    // The block's own columns, QR_INNER reflectors at a time: each applies to the rest of its inner
+    // block directly, the inner block to the rest of the block by gemm.
+    for (let i0 = k0; i0 < k1; i0 += QR_INNER) {
+      const i1 = Math.min(k1, i0 + QR_INNER);
+      for (let k = i0; k < i1; k++) {
+        const vk = k * c;
+        const sigma = norm2(w, vk + k, c - k);
+        const x0 = w[vk + k];
+        // alpha = -sign(x0) |x|: the reflector maps x to alpha e_1 without cancellation.
+        const alpha = x0 >= 0 ? -sigma : sigma;
+        r[k * p + k] = alpha;
+        if (sigma === 0) continue;
+        w[vk + k] = x0 - alpha;
+        let vv = 0;
+        for (let i = k; i < c; i++) vv += w[vk + i] * w[vk + i];
+        const b = (beta[k] = 2 / vv);
+        for (let j = k + 1; j < i1; j++) {
+          const cj = j * c;
+          let s = 0;
+          for (let i = k; i < c; i++) s += w[vk + i] * w[cj + i];
+          s *= b;
+          for (let i = k; i < c; i++) w[cj + i] -= s * w[vk + i];
+        }
+        pending += (c - k) * (i1 - k);
+        if (pending >= WORK_PER_YIELD) {
+          pending = 0;
+          yield undefined;
+        }
+      }
+      if (i1 < k1) {
+        reflectorBlock(w, c, i0, i1 - i0, innerVr, innerVc);
+        triangularFactorOfBlock(products, innerVr, c - i0, i1 - i0, beta, i0, innerT);
+        yield* applyReflectorBlockWork(products, w, i1, k1, c, i0, i1 - i0, innerVr, innerVc, innerT, x, y);
+      }
     }
-    yield undefined;
+    if (k1 < p || wantQ) {
+      reflectorBlock(w, c, k0, kb, vr, vc);
+      const t = ts.subarray((k0 / block) * block * block);
+      triangularFactorOfBlock(products, vr, c - k0, kb, beta, k0, t);
+      if (k1 < p) yield* applyReflectorBlockWork(products, w, k1, p, c, k0, kb, vr, vc, t, x, y);
+    }
+    for (let k = k0; k < k1; k++) for (let j = k + 1; j < p; j++) r[k * p + j] = w[j * c + k];
+  }
+  if (!wantQ) return { q: null, r };
+
+  // Q = B_0 B_1 ... [I_p; 0], B_b = I - V T V^T the b-th block: applied last block first. Row j of q
+  // (column j of Q) is touched by blocks starting at or before j only, so block b updates rows k0 ...
+  const q = new Float64Array(p * c);
+  for (let k = 0; k < p; k++) q[k * c + k] = 1;
+  for (let k0 = (blocks - 1) * block; k0 >= 0; k0 -= block) {
+    const kb = Math.min(p, k0 + block) - k0;
+    reflectorBlock(w, c, k0, kb, vr, vc);
+    const t = ts.subarray((k0 / block) * block * block);
+    for (let i = 0; i < kb; i++) for (let j = 0; j < kb; j++) tt[i * kb + j] = t[j * kb + i];
+    yield* applyReflectorBlockWork(products, q, k0, p, c, k0, kb, vr, vc, tt, x, y);
   }
   return { q, r };
 }
 
 /**
- * R (p x p, row-major, upper triangular) of the thin QR of the c x p matrix M whose columns are the
- * p rows of `columns` (p x c, row-major, p <= c). Reflectors run over contiguous memory; Q is not
- * formed. `columns` is overwritten.
+ * Householder thin QR of M = A^T, w[j * c + i] = M[i][j]: because A is stored by rows, the columns
+ * of M are contiguous and every reflector and update runs over contiguous memory. Blocked
+ * (blockedHouseholderWork), the O(p^2 c) part in `products.gemm`.
  */
-export function* triangularFactorWork(columns: Float64Array, p: number, c: number): Work<Float64Array> {
+export function* thinQrWork(
+  w: Float64Array,
+  p: number,
+  c: number,
+  products: FactorizationProducts,
+): Work<{ q: Float64Array; r: Float64Array }> {
+  const { q, r } = yield* blockedHouseholderWork(products, w, p, c, true);
+  return { q: q!, r };
+}
+
+/**
+ * R (p x p, row-major, upper triangular) of the thin QR of the c x p matrix M whose columns are the
+ * p rows of `columns` (p x c, row-major, p <= c). Q is not formed. `columns` is overwritten.
+ */
+export function* triangularFactorWork(columns: Float64Array, p: number, c: number, products: FactorizationProducts): Work<Float64Array> {
   if (p > c) throw new RangeError(`triangularFactor needs p <= c, got p=${p}, c=${c}`);
-  const w = columns;
-  const r = new Float64Array(p * p);
-  let pending = 0;
-  for (let k = 0; k < p; k++) {
-    const vk = k * c;
-    const sigma = norm2(w, vk + k, c - k);
-    const x0 = w[vk + k];
-    const alpha = x0 >= 0 ? -sigma : sigma;
-    r[k * p + k] = alpha;
-    if (sigma !== 0) {
-      w[vk + k] = x0 - alpha;
-      // v^T v = 2 sigma (sigma + |x0|) exactly in exact arithmetic, without a second pass.
-      const beta = 1 / (sigma * (sigma + Math.abs(x0)));
-      for (let j = k + 1; j < p; j++) {
-        const cj = j * c;
-        let s = 0;
-        for (let i = k; i < c; i++) s += w[vk + i] * w[cj + i];
-        s *= beta;
-        if (s === 0) continue;
-        for (let i = k; i < c; i++) w[cj + i] -= s * w[vk + i];
-      }
-    }
-    for (let j = k + 1; j < p; j++) r[k * p + j] = w[j * c + k];
-    pending += (c - k) * (p - k);
-    if (pending >= WORK_PER_YIELD) {
-      pending = 0;
-      yield undefined;
-    }
-  }
-  return r;
+  return (yield* blockedHouseholderWork(products, columns, p, c, false)).r;
 }
 
 /**
@@ -183,6 +292,32 @@ export function* bidiagonalizeWork(b: Float64Array, q: number): Work<Bidiagonal>
     }
   }
   return { d, e };
+}
+
+/** The row i >= c with the largest |lu[i, c]| (the first of equals; c when the column is zero there). */
+function largestInColumn(lu: Float64Array, n: number, c: number): number {
+  let row = c;
+  let largest = 0;
+  for (let i = c; i < n; i++) {
+    const v = Math.abs(lu[i * n + c]);
+    if (v > largest) {
+      largest = v;
+      row = i;
+    }
+  }
+  return row;
+}
+
+/** Interchanges rows a and b of the n-column `lu` and entries a and b of `perm`. */
+function interchangeRows(lu: Float64Array, n: number, a: number, b: number, perm: Int32Array, swap: Float64Array): void {
+  const oa = a * n;
+  const ob = b * n;
+  swap.set(lu.subarray(oa, oa + n));
+  lu.copyWithin(oa, ob, ob + n);
+  lu.set(swap, ob);
+  const t = perm[a];
+  perm[a] = perm[b];
+  perm[b] = t;
 }
 
 /**
@@ -262,24 +397,10 @@ export function* envelopeLuWork(lu: Float64Array, n: number): Work<Omit<LuFactor
     // Panel: columns [k0, k1) of every row below are kept current; the rest of each row is updated
     // once, after the panel (or when the row becomes a pivot row).
     for (let c = k0; c < k1; c++) {
-      let pivotRow = c;
-      let pivotAbs = 0;
-      for (let i = c; i < n; i++) {
-        const v = Math.abs(lu[i * n + c]);
-        if (v > pivotAbs) {
-          pivotAbs = v;
-          pivotRow = i;
-        }
-      }
+      const pivotRow = largestInColumn(lu, n, c);
+      const pivotAbs = Math.abs(lu[pivotRow * n + c]);
       if (pivotRow !== c) {
-        const oc = c * n;
-        const op = pivotRow * n;
-        swap.set(lu.subarray(oc, oc + n));
-        lu.copyWithin(oc, op, op + n);
-        lu.set(swap, op);
-        const tp = perm[c];
-        perm[c] = perm[pivotRow];
-        perm[pivotRow] = tp;
+        interchangeRows(lu, n, c, pivotRow, perm, swap);
         const te = rowEnd[c];
         rowEnd[c] = rowEnd[pivotRow];
         rowEnd[pivotRow] = te;
@@ -320,4 +441,130 @@ export function* envelopeLuWork(lu: Float64Array, n: number): Work<Omit<LuFactor
   }
   for (let i = 0; i < n; i++) if (rowEnd[i] < i + 1) rowEnd[i] = i + 1;
   return { n, lu, perm, lowerStart, upperEnd: rowEnd, zeroPivotColumn, factoredBy: 'typescript' };
+}
+
+/**
+ * A matrix is factored by the dense blocked LU when at least this fraction of its entries is nonzero
+ * and its row envelopes (first to last nonzero of each row) cover at least ENVELOPE_DENSE_FRACTION of
+ * it; otherwise by the envelope LU, whose cost follows the nonzero profile (sherman5, 0.2 % nonzero
+ * with bandwidth 1106 and envelopes over 19 % of the matrix; a band of any density).
+ */
+const DENSE_MIN_DENSITY = 0.05;
+const ENVELOPE_DENSE_FRACTION = 0.5;
+
+/**
+ * P A = L U with partial pivoting, in place on the row-major n x n `lu`: the envelope LU for sparse
+ * profiles, the blocked one (blockedLuWork) for dense matrices when the products run on the
+ * WebAssembly kernels. On the plain loops the envelope LU stays: its fused row updates (four pivot
+ * rows per pass over a row) beat the loop gemm's one multiply-add per load and store of C (measured
+ * at n = 2000: 1.6 s against 3.3 s for the blocked LU on that gemm).
+ */
+export function* luWork(lu: Float64Array, n: number, products: FactorizationProducts): Work<Omit<LuFactors, 'solvesWith'>> {
+  let nonzeros = 0;
+  let envelope = 0;
+  for (let i = 0; i < n; i++) {
+    const ri = i * n;
+    let first = -1;
+    let last = -1;
+    for (let j = 0; j < n; j++) {
+      if (lu[ri + j] === 0) continue;
+      nonzeros++;
+      if (first < 0) first = j;
+      last = j;
+    }
+    if (first >= 0) envelope += last - first + 1;
+    if ((i & 127) === 127) yield undefined;
+  }
+  const sparseProfile = nonzeros < DENSE_MIN_DENSITY * n * n || envelope < ENVELOPE_DENSE_FRACTION * n * n;
+  if (sparseProfile || !wasmKernelsEnabled()) return yield* envelopeLuWork(lu, n);
+  const { perm, zeroPivotColumn } = yield* blockedLuWork(lu, n, products);
+  // The solves skip what lies outside each row's nonzeros (little on a dense matrix, all of it on a triangular one).
+  const lowerStart = new Int32Array(n);
+  const upperEnd = new Int32Array(n);
+  for (let i = 0; i < n; i++) {
+    const ri = i * n;
+    let j = 0;
+    while (j < i && lu[ri + j] === 0) j++;
+    lowerStart[i] = j;
+    let end = n;
+    while (end > i + 1 && lu[ri + end - 1] === 0) end--;
+    upperEnd[i] = end;
+    if ((i & 127) === 127) yield undefined;
+  }
+  return { n, lu, perm, lowerStart, upperEnd, zeroPivotColumn, factoredBy: 'typescript' };
+}
+
+/**
+ * Right-looking blocked LU with partial pivoting (LAPACK's dgetrf), row-major, LU_BLOCK columns at
+ * a time: the block's columns are factored column by column (whole rows interchanged), then
+ * U12 = L11^{-1} A12 by rows (four rows of L11 per pass) and the trailing A22 -= L21 U12 by gemm, in
+ * row slices. The n^3 / 3 multiply-adds are nearly all in the gemm.
+ */
+function* blockedLuWork(lu: Float64Array, n: number, products: FactorizationProducts): Work<{ perm: Int32Array; zeroPivotColumn: number }> {
+  const perm = new Int32Array(n);
+  for (let i = 0; i < n; i++) perm[i] = i;
+  let zeroPivotColumn = -1;
+  const swap = new Float64Array(n);
+  let pending = 0;
+  for (let k0 = 0; k0 < n; k0 += LU_BLOCK) {
+    const k1 = Math.min(n, k0 + LU_BLOCK);
+    const kb = k1 - k0;
+    for (let c = k0; c < k1; c++) {
+      const pivotRow = largestInColumn(lu, n, c);
+      const pivotAbs = Math.abs(lu[pivotRow * n + c]);
+      if (pivotRow !== c) interchangeRows(lu, n, c, pivotRow, perm, swap);
+      if (pivotAbs === 0) {
+        // The column is zero from row c down: nothing to eliminate, the matrix is singular.
+        if (zeroPivotColumn < 0) zeroPivotColumn = c;
+        continue;
+      }
+      const rc = c * n;
+      const pivot = lu[rc + c];
+      for (let i = c + 1; i < n; i++) {
+        const ri = i * n;
+        const aic = lu[ri + c];
+        if (aic === 0) continue;
+        const l = aic / pivot;
+        lu[ri + c] = l;
+        for (let j = c + 1; j < k1; j++) lu[ri + j] -= l * lu[rc + j];
+      }
+      pending += (n - c) * (k1 - c);
+      if (pending >= WORK_PER_YIELD) {
+        pending = 0;
+        yield undefined;
+      }
+    }
+    if (k1 === n) break;
+    // U12 = L11^{-1} A12: row i of U12 is row i of A12 minus L[i, t] times the rows t < i of U12.
+    for (let i = k0 + 1; i < k1; i++) {
+      const ri = i * n;
+      let t = k0;
+      for (; t + 4 <= i; t += 4) {
+        const c0 = lu[ri + t],
+          c1 = lu[ri + t + 1],
+          c2 = lu[ri + t + 2],
+          c3 = lu[ri + t + 3];
+        const s0 = t * n,
+          s1 = s0 + n,
+          s2 = s1 + n,
+          s3 = s2 + n;
+        for (let j = k1; j < n; j++) lu[ri + j] -= c0 * lu[s0 + j] + c1 * lu[s1 + j] + c2 * lu[s2 + j] + c3 * lu[s3 + j];
+      }
+      for (; t < i; t++) {
+        const c0 = lu[ri + t];
+        if (c0 === 0) continue;
+        const s0 = t * n;
+        for (let j = k1; j < n; j++) lu[ri + j] -= c0 * lu[s0 + j];
+      }
+    }
+    yield undefined;
+    const rest = n - k1;
+    const step = products.productRows(rest * kb);
+    const u12 = lu.subarray(k0 * n + k1);
+    for (let i0 = k1; i0 < n; i0 += step) {
+      products.gemm(false, Math.min(step, n - i0), rest, kb, -1, lu.subarray(i0 * n + k0), n, u12, n, 1, lu.subarray(i0 * n + k1), n);
+      yield undefined;
+    }
+  }
+  return { perm, zeroPivotColumn };
 }
