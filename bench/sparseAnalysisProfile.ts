@@ -16,7 +16,7 @@
 import { readFileSync } from 'node:fs';
 import { analyze, buildDistributedSystem, createProblem, partitionFromAssignment } from '../src/solvers/index.js';
 import { runSync } from '../src/solvers/cooperative.js';
-import { machineGramSolves } from '../src/solvers/analysis/sparseAnalysis.js';
+import { machineGramSolves, sBasisSize } from '../src/solvers/analysis/sparseAnalysis.js';
 import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
 import { inverseNormalOperatorOfSparse } from '../src/solvers/sparse/singularValuesOfSparse.js';
 import { factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
@@ -148,34 +148,33 @@ function main(): void {
     const context = new PairAngleContext(slots, factors);
     let products = 0;
     let thetaH = Math.PI / 2;
-    const [anglesSeconds] = clock(() => {
+    const [anglesSeconds, anglesCpuSeconds] = cpuClock(() => {
       for (let q = 0; q < pairs.length / 2; q++) {
         const angle = runSync(sparsePairAngleWork(context, pairs[2 * q], pairs[2 * q + 1]));
         products += angle.iterations;
         thetaH = Math.min(thetaH, angle.theta);
       }
     });
-    log('principalAngles', { seconds: anglesSeconds, pairs: pairs.length / 2, products, thetaH });
-    const [minSeconds, lambdaMinS] = clock(() =>
-      runSync(lambdaMinSWork(slots, lu, { tolerance: TOLERANCE, arpack: selectedKernels().arpack }, workspace, luSolves)),
-    );
-    log('lambdaMinS', { seconds: minSeconds, ...lambdaMinS });
+    log('principalAngles', { seconds: anglesSeconds, cpuSeconds: anglesCpuSeconds, pairs: pairs.length / 2, products, thetaH });
+    // S's ends with the analysis' options (sparseAnalysis.ts: its basis size, the backend's dense kernels).
+    const sOptions = { ...lanczosOptions, basisSize: option('basis') ?? sBasisSize(A.rows) };
+    const [minSeconds, minCpuSeconds, lambdaMinS] = cpuClock(() => runSync(lambdaMinSWork(slots, lu, sOptions, workspace, luSolves)));
+    log('lambdaMinS', { seconds: minSeconds, cpuSeconds: minCpuSeconds, ...lambdaMinS });
     const bipartite = overlapTwoColouring(slots, pairs) !== null;
     if (bipartite) log('lambdaMaxS', { seconds: 0, ...reflectedLambdaMax(lambdaMinS) });
     if (!bipartite || flags.has('--lanczos-max')) {
-      const [maxSeconds, lambdaMaxS] = clock(() =>
-        runSync(lambdaMaxSWork(slots, factors, { tolerance: TOLERANCE, arpack: selectedKernels().arpack }, workspace)),
-      );
+      const [maxSeconds, lambdaMaxS] = clock(() => runSync(lambdaMaxSWork(slots, factors, sOptions, workspace)));
       log(bipartite ? 'lambdaMaxSByLanczos' : 'lambdaMaxS', { seconds: maxSeconds, ...lambdaMaxS });
     }
     const [localSeconds] = clock(() => runSync(localAnglesOfCsrWork(A, partition)));
     log('localAngles', { seconds: localSeconds });
   }
   if (!flags.has('--parts-only')) {
-    const [wholeSeconds, analysis] = clock(() => analyze(system));
+    const [wholeSeconds, wholeCpuSeconds, analysis] = cpuClock(() => analyze(system));
     const c = analysis.conditioning;
     log('whole', {
       seconds: wholeSeconds,
+      cpuSeconds: wholeCpuSeconds,
       kappaS: c.kappaS,
       lambdaMinS: c.lambdaMinS,
       lambdaMaxS: c.lambdaMaxS,

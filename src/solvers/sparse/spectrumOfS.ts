@@ -249,6 +249,9 @@ export class PairAngleContext {
   private stamp = 0;
   readonly localA: Float64Array;
   readonly localB: Float64Array;
+  /** Local indices of each side's rows that touch the other side's column support (the pair's coupling rows). */
+  readonly couplingA: Int32Array;
+  readonly couplingB: Int32Array;
   readonly ritz: Float64Array;
   readonly workspace = new KrylovWorkspace();
 
@@ -261,12 +264,76 @@ export class PairAngleContext {
     this.columnStamp = new Int32Array(slots.a.cols);
     this.localA = new Float64Array(p);
     this.localB = new Float64Array(p);
+    this.couplingA = new Int32Array(p);
+    this.couplingB = new Int32Array(p);
     this.ritz = new Float64Array(p);
   }
 
   nextStamp(): number {
     return ++this.stamp;
   }
+}
+
+/** w += A_i^T x over the rows rows[local[t]], t < count (x local, w column-length). */
+function scatterTransposedOf(a: CsrMatrix, rows: Int32Array, local: Int32Array, count: number, x: Float64Array, w: Float64Array): void {
+  const { rowPtr, colIdx, values } = a;
+  for (let t = 0; t < count; t++) {
+    const k = local[t];
+    const xk = x[k];
+    if (xk === 0) continue;
+    const r = rows[k];
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) w[colIdx[p]] += values[p] * xk;
+  }
+}
+
+/** y = A_i w on the rows rows[local[t]], t < count, and 0 on machine i's other rows. */
+function gatherRowsOf(a: CsrMatrix, rows: Int32Array, local: Int32Array, count: number, w: Float64Array, y: Float64Array): void {
+  const { rowPtr, colIdx, values } = a;
+  y.fill(0);
+  for (let t = 0; t < count; t++) {
+    const k = local[t];
+    const r = rows[k];
+    let acc = 0;
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) acc += values[p] * w[colIdx[p]];
+    y[k] = acc;
+  }
+}
+
+/** w = 0 on the columns of the rows rows[local[t]], t < count. */
+function clearSupportOf(a: CsrMatrix, rows: Int32Array, local: Int32Array, count: number, w: Float64Array): void {
+  const { rowPtr, colIdx } = a;
+  for (let t = 0; t < count; t++) {
+    const r = rows[local[t]];
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) w[colIdx[p]] = 0;
+  }
+}
+
+/**
+ * Local indices of `rows` touching a column stamped `stamp` into `out`; their count. Only these rows
+ * couple the pair: A_a A_b^T is zero in every other row of A_a (and column of A_b^T).
+ */
+function rowsTouching(a: CsrMatrix, rows: Int32Array, marks: Int32Array, stamp: number, out: Int32Array): number {
+  const { rowPtr, colIdx } = a;
+  let count = 0;
+  for (let k = 0; k < rows.length; k++) {
+    const r = rows[k];
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) {
+      if (marks[colIdx[p]] === stamp) {
+        out[count++] = k;
+        break;
+      }
+    }
+  }
+  return count;
+}
+
+/** Marks machine i's column support with a new stamp; the stamp. */
+function stampSupport(context: PairAngleContext, rows: Int32Array): number {
+  const { rowPtr, colIdx } = context.slots.a;
+  const stamp = context.nextStamp();
+  const marks = context.columnStamp;
+  for (const r of rows) for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) marks[colIdx[p]] = stamp;
+  return stamp;
 }
 
 /** w += A_i^T x over machine i's rows (x local, w column-length). */
@@ -289,12 +356,6 @@ function gatherRows(a: CsrMatrix, rows: Int32Array, w: Float64Array, y: Float64A
     for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) acc += values[p] * w[colIdx[p]];
     y[k] = acc;
   }
-}
-
-/** w = 0 on machine i's column support. */
-function clearSupport(a: CsrMatrix, rows: Int32Array, w: Float64Array): void {
-  const { rowPtr, colIdx } = a;
-  for (const r of rows) for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) w[colIdx[p]] = 0;
 }
 
 /**
@@ -324,18 +385,25 @@ export function* sparsePairAngleWork(
   const pb = rowsB.length;
   const za = context.localA.subarray(0, pa);
   const ub = context.localB.subarray(0, pb);
+  // The products with A_a and A_b run over the coupling rows only (for strips of a grid, the rows next
+  // to the shared boundary): the other rows meet only zeros of w and give exact zeros, so the values are
+  // the same to the bit as over all rows.
+  const couplingA = context.couplingA;
+  const couplingB = context.couplingB;
+  const countA = rowsTouching(a, rowsA, context.columnStamp, stampSupport(context, rowsB), couplingA);
+  const countB = rowsTouching(a, rowsB, context.columnStamp, stampSupport(context, rowsA), couplingB);
   const op: SymmetricOperator = {
     size: pb,
     apply(y, out) {
       factors.solveLT(ib, y, ub);
-      scatterTransposed(a, rowsB, ub, w);
-      gatherRows(a, rowsA, w, za);
-      clearSupport(a, rowsB, w);
+      scatterTransposedOf(a, rowsB, couplingB, countB, ub, w);
+      gatherRowsOf(a, rowsA, couplingA, countA, w, za);
+      clearSupportOf(a, rowsB, couplingB, countB, w);
       factors.solveL(ia, za, za);
       factors.solveLT(ia, za, za);
-      scatterTransposed(a, rowsA, za, w);
-      gatherRows(a, rowsB, w, ub);
-      clearSupport(a, rowsA, w);
+      scatterTransposedOf(a, rowsA, couplingA, countA, za, w);
+      gatherRowsOf(a, rowsB, couplingB, countB, w, ub);
+      clearSupportOf(a, rowsA, couplingA, countA, w);
       factors.solveL(ib, ub, out);
     },
   };
