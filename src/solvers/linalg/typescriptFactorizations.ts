@@ -6,6 +6,7 @@
 import type { Work } from '../cooperative.js';
 import { norm2 } from '../matrix.js';
 import type { Bidiagonal, DenseKernels, LuFactors } from './denseKernels.js';
+import { wasmBidiagonalizeWork } from './wasmDenseKernels.js';
 import { wasmKernelsEnabled } from './wasmRowKernels.js';
 
 /** Multiply-adds between two yields (a few milliseconds). */
@@ -15,6 +16,8 @@ const PANEL = 8;
 /** Trailing rows of the envelope LU updated between two yields. */
 const ROWS_PER_SLICE = 128;
 
+/** Order from which the bidiagonalization's passes run in WebAssembly (below, four calls per column cost more than the loops). */
+const MIN_WASM_BIDIAGONAL = 16;
 /** Householder reflectors per block of the blocked QR (compact WY: each block's trailing update and Q are two gemm). */
 const QR_BLOCK = 32;
 /** Reflectors per inner block of a QR block: the unblocked part of the work shrinks to QR_INNER / QR_BLOCK of the panel's. */
@@ -219,10 +222,20 @@ export function* triangularFactorWork(columns: Float64Array, p: number, c: numbe
 }
 
 /**
- * Upper bidiagonal form of a square row-major matrix (overwritten): diagonal d, superdiagonal e.
- * Left reflectors act on columns, right reflectors on rows; both updates run along rows.
+ * Upper bidiagonal form of a square row-major matrix (its contents undefined after): diagonal d,
+ * superdiagonal e. Left reflectors act on columns, right reflectors on rows; both updates run along
+ * rows. From order MIN_WASM_BIDIAGONAL on, the passes run in WebAssembly (wasmBidiagonalizeWork).
  */
 export function* bidiagonalizeWork(b: Float64Array, q: number): Work<Bidiagonal> {
+  if (q >= MIN_WASM_BIDIAGONAL && wasmKernelsEnabled()) {
+    const bidiagonal = yield* wasmBidiagonalizeWork(b, q);
+    if (bidiagonal !== null) return bidiagonal;
+  }
+  return yield* bidiagonalizeLoopWork(b, q);
+}
+
+/** bidiagonalizeWork on the plain loops (`b` overwritten). */
+export function* bidiagonalizeLoopWork(b: Float64Array, q: number): Work<Bidiagonal> {
   const d = new Float64Array(q);
   const e = new Float64Array(Math.max(q - 1, 0));
   const v = new Float64Array(q);

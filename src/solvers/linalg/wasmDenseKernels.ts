@@ -10,8 +10,10 @@
  * while the WebAssembly kernels are off (LINALG_WASM=off, useWasmKernels(false), no SIMD), returns
  * false and runs the loops.
  */
-import type { DenseKernels } from './denseKernels.js';
-import { packedProductOn, wasmKernelsEnabled } from './wasmRowKernels.js';
+import type { Work } from '../cooperative.js';
+import { norm2 } from '../matrix.js';
+import type { Bidiagonal, DenseKernels } from './denseKernels.js';
+import { denseProductsOn, wasmKernelsEnabled } from './wasmRowKernels.js';
 
 /** Depth of a packed panel: a 4 x KC_DEPTH sliver of A and of B (8 KiB each) stay in L1 cache. */
 const KC_DEPTH = 256;
@@ -36,27 +38,50 @@ const MAX_PAGES = 16_384;
 interface Workspace {
   readonly memory: WebAssembly.Memory;
   readonly product: (mp: number, np: number, kc: number, ap: number, bp: number, c: number, ldc: number) => void;
+  /** ./wasm/rowKernels.wat's blockProduct: C = alpha op(A) X + beta C on strided operands in this memory (addresses in bytes, strides in entries). */
+  readonly block: (
+    m: number,
+    n: number,
+    kk: number,
+    alpha: number,
+    a: number,
+    aRow: number,
+    aStep: number,
+    x: number,
+    ldx: number,
+    beta: number,
+    c: number,
+    ldc: number,
+  ) => void;
   heap: Float64Array;
+}
+
+/** A memory of its own with the module instantiated on it; null when WebAssembly is unavailable. */
+function newWorkspace(): Workspace | null {
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
+  const products = denseProductsOn(memory);
+  if (products === null) return null;
+  return { memory, product: products.packedProduct, block: products.blockProduct, heap: new Float64Array(memory.buffer) };
+}
+
+/** Grows `ws` to hold `doubles` entries; false when that is more than MAX_PAGES. */
+function fits(ws: Workspace, doubles: number): boolean {
+  const pages = Math.ceil((8 * doubles) / PAGE_BYTES);
+  if (pages > MAX_PAGES) return false;
+  const have = ws.memory.buffer.byteLength / PAGE_BYTES;
+  if (pages > have) {
+    (ws.memory as WebAssembly.Memory & { grow(delta: number): number }).grow(pages - have);
+    ws.heap = new Float64Array(ws.memory.buffer);
+  }
+  return true;
 }
 
 let workspace: Workspace | null | undefined;
 
-/** This thread's memory, grown to hold `doubles` entries; null when WebAssembly is unavailable or the size too large. */
+/** This thread's memory for the products (which never yield while they use it), grown to hold `doubles` entries; null when WebAssembly is unavailable or the size too large. */
 function heapOf(doubles: number): Workspace | null {
-  if (workspace === undefined) {
-    const memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
-    const product = packedProductOn(memory);
-    workspace = product === null ? null : { memory, product, heap: new Float64Array(memory.buffer) };
-  }
-  if (workspace === null) return null;
-  const pages = Math.ceil((8 * doubles) / PAGE_BYTES);
-  if (pages > MAX_PAGES) return null;
-  const have = workspace.memory.buffer.byteLength / PAGE_BYTES;
-  if (pages > have) {
-    (workspace.memory as WebAssembly.Memory & { grow(delta: number): number }).grow(pages - have);
-    workspace.heap = new Float64Array(workspace.memory.buffer);
-  }
-  return workspace;
+  if (workspace === undefined) workspace = newWorkspace();
+  return workspace !== null && fits(workspace, doubles) ? workspace : null;
 }
 
 /**
@@ -179,4 +204,88 @@ export function packedSubtractProductRows(
 ): boolean {
   const rows = rowEnd - rowStart;
   return worthPacking(rows, len, k) && packedProduct(rows, len, k, -1, c, rowStart * k, k, 1, q, 0, len, 1, 1, w, rowStart * len, len);
+}
+
+/** Multiply-adds of the bidiagonalization's passes between two yields (a few ms at their 2-4 G/s). */
+const BIDIAGONAL_MADDS_PER_YIELD = 8_000_000;
+/**
+ * Memories of finished bidiagonalizations, kept for the next: each run holds its own for its whole
+ * length, across its yields, while other work may run on the thread and use the products' memory.
+ */
+const spareWorkspaces: Workspace[] = [];
+
+/**
+ * Upper bidiagonal form (d, e) of the square row-major q x q matrix `b` (bidiagonalizeWork of
+ * ./typescriptFactorizations.ts, the same reflectors), with the O(q^3) passes in WebAssembly
+ * SIMD: per column, the left reflector's v^T B and rank-1 update, and the right reflector's B v and
+ * rank-1 update, each one blockProduct over the trailing matrix, which stays in this run's memory.
+ * `b` is left as it was. Null (nothing done) when WebAssembly or the memory is unavailable.
+ */
+export function* wasmBidiagonalizeWork(b: Float64Array, q: number): Work<Bidiagonal | null> {
+  const ws = spareWorkspaces.pop() ?? newWorkspace();
+  const vAt = q * q;
+  const accAt = vAt + q;
+  const sAt = accAt + q;
+  if (ws === null || !fits(ws, sAt + q)) return null;
+  try {
+    const heap = ws.heap;
+    heap.set(b.subarray(0, q * q));
+    const d = new Float64Array(q);
+    const e = new Float64Array(Math.max(q - 1, 0));
+    let pending = 0;
+    for (let k = 0; k < q; k++) {
+      const rows = q - k;
+      const cols = q - k - 1;
+      // Left reflector zeroing B[k+1.., k]: v (rows) at vAt.
+      let scale = 0;
+      for (let i = k; i < q; i++) scale = Math.max(scale, Math.abs(heap[i * q + k]));
+      if (scale === 0) d[k] = 0;
+      else {
+        let ss = 0;
+        for (let i = k; i < q; i++) {
+          const x = heap[i * q + k];
+          const t = x / scale;
+          heap[vAt + i - k] = x;
+          ss += t * t;
+        }
+        const sigma = scale * Math.sqrt(ss);
+        const x0 = heap[vAt];
+        const alpha = x0 >= 0 ? -sigma : sigma;
+        heap[vAt] = x0 - alpha;
+        const beta = 1 / (sigma * (sigma + Math.abs(x0)));
+        d[k] = alpha;
+        if (cols > 0) {
+          const trailing = 8 * (k * q + k + 1);
+          // acc = v^T B[k.., k+1..]; B[k.., k+1..] -= beta v acc.
+          ws.block(1, cols, rows, 1, 8 * vAt, 1, 1, trailing, q, 0, 8 * accAt, cols);
+          ws.block(rows, cols, 1, -beta, 8 * vAt, 1, 1, 8 * accAt, cols, 1, trailing, q);
+        }
+      }
+      if (cols === 0) break;
+      // Right reflector zeroing B[k, k+2..]: v (cols) at vAt.
+      const rk = k * q;
+      const sigmaR = norm2(heap, rk + k + 1, cols);
+      if (sigmaR === 0) e[k] = 0;
+      else {
+        const y0 = heap[rk + k + 1];
+        const alphaR = y0 >= 0 ? -sigmaR : sigmaR;
+        heap.copyWithin(vAt, rk + k + 1, rk + q);
+        heap[vAt] = y0 - alphaR;
+        const betaR = 1 / (sigmaR * (sigmaR + Math.abs(y0)));
+        e[k] = alphaR;
+        const below = 8 * ((k + 1) * q + k + 1);
+        // s = B[k+1.., k+1..] v; B[k+1.., k+1..] -= betaR s v^T.
+        ws.block(cols, 1, cols, 1, below, q, 1, 8 * vAt, 1, 0, 8 * sAt, 1);
+        ws.block(cols, cols, 1, -betaR, 8 * sAt, 1, 1, 8 * vAt, cols, 1, below, q);
+      }
+      pending += 4 * rows * rows;
+      if (pending >= BIDIAGONAL_MADDS_PER_YIELD) {
+        pending = 0;
+        yield undefined;
+      }
+    }
+    return { d, e };
+  } finally {
+    if (spareWorkspaces.length < 2) spareWorkspaces.push(ws);
+  }
 }

@@ -237,11 +237,12 @@ export function attachArena(layout: ArenaLayout, slot: number): WasmRowKernels {
   return new WasmRowKernels(instance.exports as unknown as KernelExports, layout, slot);
 }
 
-/** The packed product of the dense kernels (./wasmDenseKernels.ts) on `memory`, in this thread; null when the kernels are unavailable. */
-export function packedProductOn(memory: WebAssembly.Memory): KernelExports['packedProduct'] | null {
+/** The products of the dense kernels (./wasmDenseKernels.ts) on `memory`, in this thread; null when the kernels are unavailable. */
+export function denseProductsOn(memory: WebAssembly.Memory): Pick<KernelExports, 'packedProduct' | 'blockProduct'> | null {
   const module = kernelModule();
   if (module === null) return null;
-  return (new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports).packedProduct;
+  const exports = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports;
+  return { packedProduct: exports.packedProduct, blockProduct: exports.blockProduct };
 }
 
 /** a[offset .. offset + length) must exist: in the arena, an access past an array would touch other data silently. */
