@@ -120,45 +120,25 @@ function packedProduct(
   for (let i0 = 0; i0 < m; i0 += blockRows) {
     const rows = Math.min(blockRows, m - i0);
     const heap = ws.heap;
-    // The block of C, times beta (beta 0: not read), zero in the padding.
+    // The block of C, times beta (beta 0: not read), zero in the padding; rows copied whole when beta is 1.
     for (let i = 0; i < rows; i++) {
       const src = cOff + (i0 + i) * ldc;
       const dst = cAt + i * np;
       if (beta === 0) heap.fill(0, dst, dst + np);
       else {
-        for (let j = 0; j < n; j++) heap[dst + j] = beta * c[src + j];
+        if (beta === 1) heap.set(c.subarray(src, src + n), dst);
+        else for (let j = 0; j < n; j++) heap[dst + j] = beta * c[src + j];
         heap.fill(0, dst + n, dst + np);
       }
     }
     heap.fill(0, cAt + rows * np, cAt + ((rows + 3) & ~3) * np);
     for (let l0 = 0; l0 < k; l0 += KC_DEPTH) {
       const kc = Math.min(KC_DEPTH, k - l0);
-      // B's rows [l0, l0 + kc) in slivers of 4 columns: entry (l, j) of sliver s at s 4 kc + 4 l + j.
-      for (let j0 = 0; j0 < np; j0 += 4) {
-        const sliver = bpAt + j0 * kc;
-        for (let r = 0; r < 4; r++) {
-          const j = j0 + r;
-          if (j >= n) {
-            for (let l = 0; l < kc; l++) heap[sliver + 4 * l + r] = 0;
-            continue;
-          }
-          let src = bOff + l0 * bRow + j * bCol;
-          for (let l = 0; l < kc; l++, src += bRow) heap[sliver + 4 * l + r] = b[src];
-        }
-      }
+      packB(heap, bpAt, b, bOff + l0 * bRow, bRow, bCol, kc, n);
       for (let ic = 0; ic < rows; ic += MC_ROWS) {
         const mc = Math.min(MC_ROWS, rows - ic);
         const mp = (mc + 3) & ~3;
-        // alpha op(A)'s rows [i0 + ic, + mc) x [l0, l0 + kc) in slivers of 4 rows.
-        for (let i = 0; i < mp; i++) {
-          const sliver = apAt + (i >> 2) * 4 * kc + (i & 3);
-          if (i >= mc) {
-            for (let l = 0; l < kc; l++) heap[sliver + 4 * l] = 0;
-            continue;
-          }
-          let src = aOff + (i0 + ic + i) * aRow + l0 * aCol;
-          for (let l = 0; l < kc; l++, src += aCol) heap[sliver + 4 * l] = alpha * a[src];
-        }
+        packA(heap, apAt, alpha, a, aOff + (i0 + ic) * aRow + l0 * aCol, aRow, aCol, kc, mc);
         ws.product(mp, np, kc, 8 * apAt, 8 * bpAt, 8 * (cAt + ic * np), np);
       }
     }
@@ -168,6 +148,77 @@ function packedProduct(
     }
   }
   return true;
+}
+
+/**
+ * B's rows [0, kc) from b[off] (B(l, j) = b[off + l bRow + j bCol]) into slivers of 4 columns at `at`:
+ * entry (l, j) of sliver s at s 4 kc + 4 l + (j mod 4), zero past column n. Each run of entries
+ * that is contiguous in b is read in order: along B's rows when bCol is 1, down its columns otherwise.
+ */
+function packB(heap: Float64Array, at: number, b: Float64Array, off: number, bRow: number, bCol: number, kc: number, n: number): void {
+  const n4 = n & ~3;
+  const sliverStep = 4 * kc;
+  if (bCol === 1) {
+    for (let l = 0; l < kc; l++) {
+      const src = off + l * bRow;
+      let dst = at + 4 * l;
+      for (let j = 0; j < n4; j += 4, dst += sliverStep) {
+        heap[dst] = b[src + j];
+        heap[dst + 1] = b[src + j + 1];
+        heap[dst + 2] = b[src + j + 2];
+        heap[dst + 3] = b[src + j + 3];
+      }
+      for (let r = 0; r < 4 && n4 < n; r++) heap[dst + r] = n4 + r < n ? b[src + n4 + r] : 0;
+    }
+    return;
+  }
+  const np = (n + 3) & ~3;
+  for (let j = 0; j < np; j++) {
+    const sliver = at + (j >> 2) * sliverStep + (j & 3);
+    if (j >= n) {
+      for (let l = 0; l < kc; l++) heap[sliver + 4 * l] = 0;
+      continue;
+    }
+    let src = off + j * bCol;
+    for (let l = 0; l < kc; l++, src += bRow) heap[sliver + 4 * l] = b[src];
+  }
+}
+
+/**
+ * alpha A's rows [0, mc) x [0, kc) from a[off] (A(i, l) = a[off + i aRow + l aCol]) into slivers of 4
+ * rows at `at`: entry (i, l) of sliver s at s 4 kc + 4 l + (i mod 4), zero past row mc. Along A's rows
+ * when aCol is 1, else (A^T stored) four entries of a row of the storage per step.
+ */
+function packA(heap: Float64Array, at: number, alpha: number, a: Float64Array, off: number, aRow: number, aCol: number, kc: number, mc: number): void {
+  const mp = (mc + 3) & ~3;
+  if (aCol !== 1 && aRow === 1) {
+    const m4 = mc & ~3;
+    for (let i0 = 0; i0 < mp; i0 += 4) {
+      let dst = at + i0 * kc;
+      let src = off + i0;
+      if (i0 < m4) {
+        for (let l = 0; l < kc; l++, src += aCol, dst += 4) {
+          heap[dst] = alpha * a[src];
+          heap[dst + 1] = alpha * a[src + 1];
+          heap[dst + 2] = alpha * a[src + 2];
+          heap[dst + 3] = alpha * a[src + 3];
+        }
+      } else {
+        for (let l = 0; l < kc; l++, src += aCol, dst += 4)
+          for (let r = 0; r < 4; r++) heap[dst + r] = i0 + r < mc ? alpha * a[src + r] : 0;
+      }
+    }
+    return;
+  }
+  for (let i = 0; i < mp; i++) {
+    const sliver = at + (i >> 2) * 4 * kc + (i & 3);
+    if (i >= mc) {
+      for (let l = 0; l < kc; l++) heap[sliver + 4 * l] = 0;
+      continue;
+    }
+    let src = off + i * aRow;
+    for (let l = 0; l < kc; l++, src += aCol) heap[sliver + 4 * l] = alpha * a[src];
+  }
 }
 
 /** Whether a product of m x n x k multiply-adds runs here: large enough, and the WebAssembly kernels on. */
