@@ -21,14 +21,19 @@ const KC_DEPTH = 256;
 const MC_ROWS = 64;
 /** Most entries of C staged at once (32 MiB); taller products go by row blocks. */
 const C_BLOCK_ENTRIES = 1 << 22;
-/** Below this many multiply-adds, the packing costs more than the loops. */
-const MIN_MADDS = 32_768;
+/** Rows shorter than this are copied entry by entry (a subarray costs about as much as 30 entries). */
+const SHORT_ROW = 32;
+/**
+ * Below this many multiply-adds the loops are faster (measured: the packed path wins from 8 x 8 x 8 on,
+ * 2x at 16 x 16 x 16, 7x at 32 x 32 x 32; the loops run ~0.6 G multiply-adds/s).
+ */
+const MIN_MADDS = 512;
 /**
  * multiplyByTransposeRows packs when a row of C costs this many multiply-adds, whatever the rows: an
  * entry's value depends on its row and column only (each is one lane's sum, in order, over panels of
  * KC_DEPTH), so a row range gives the bits of the whole product, as the loop's does.
  */
-const MIN_ROW_MADDS = 8_192;
+const MIN_ROW_MADDS = 512;
 /** Multiply-adds per call of a sliced product (productRows): 2-5 ms at the kernel's 5-12 GFlop/s, between two yields. */
 export const WASM_MADDS_PER_CALL = 2.5e7;
 const PAGE_BYTES = 65_536;
@@ -37,7 +42,7 @@ const MAX_PAGES = 16_384;
 
 interface Workspace {
   readonly memory: WebAssembly.Memory;
-  readonly product: (mp: number, np: number, kc: number, ap: number, bp: number, c: number, ldc: number) => void;
+  readonly product: (mp: number, np: number, kc: number, ap: number, lda: number, bp: number, c: number, ldc: number) => void;
   /** ./wasm/rowKernels.wat's blockProduct: C = alpha op(A) X + beta C on strided operands in this memory (addresses in bytes, strides in entries). */
   readonly block: (
     m: number,
@@ -108,54 +113,55 @@ function packedProduct(
   ldc: number,
 ): boolean {
   const np = (n + 3) & ~3;
-  const kc0 = Math.min(KC_DEPTH, k);
+  // Rows of A as copied: a multiple of 8 entries plus 4, so that rows are not a power of two apart in the caches.
+  const lda = ((k + 7) & ~7) + 4;
   const blockRows = Math.max(MC_ROWS, Math.floor(C_BLOCK_ENTRIES / np / MC_ROWS) * MC_ROWS);
   const cRows = Math.min(blockRows, (m + 3) & ~3);
-  // Layout (doubles): packed A (MC_ROWS x kc), packed B (kc x np), the block of C (cRows x np).
-  const apAt = 0;
-  const bpAt = apAt + MC_ROWS * kc0;
-  const cAt = bpAt + kc0 * np;
+  // Layout (doubles): alpha B packed (k x np: panels of KC_DEPTH rows), MC_ROWS rows of A, the block of C (cRows x np).
+  const bpAt = 0;
+  const aAt = bpAt + k * np;
+  const cAt = aAt + MC_ROWS * lda;
   const ws = heapOf(cAt + cRows * np);
   if (ws === null) return false;
+  const heap = ws.heap;
+  for (let l0 = 0; l0 < k; l0 += KC_DEPTH) packB(heap, bpAt + l0 * np, alpha, b, bOff + l0 * bRow, bRow, bCol, Math.min(KC_DEPTH, k - l0), n);
   for (let i0 = 0; i0 < m; i0 += blockRows) {
     const rows = Math.min(blockRows, m - i0);
-    const heap = ws.heap;
     // The block of C, times beta (beta 0: not read), zero in the padding; rows copied whole when beta is 1.
     for (let i = 0; i < rows; i++) {
       const src = cOff + (i0 + i) * ldc;
       const dst = cAt + i * np;
       if (beta === 0) heap.fill(0, dst, dst + np);
       else {
-        if (beta === 1) heap.set(c.subarray(src, src + n), dst);
+        if (beta === 1 && n >= SHORT_ROW) heap.set(c.subarray(src, src + n), dst);
         else for (let j = 0; j < n; j++) heap[dst + j] = beta * c[src + j];
         heap.fill(0, dst + n, dst + np);
       }
     }
     heap.fill(0, cAt + rows * np, cAt + ((rows + 3) & ~3) * np);
-    for (let l0 = 0; l0 < k; l0 += KC_DEPTH) {
-      const kc = Math.min(KC_DEPTH, k - l0);
-      packB(heap, bpAt, b, bOff + l0 * bRow, bRow, bCol, kc, n);
-      for (let ic = 0; ic < rows; ic += MC_ROWS) {
-        const mc = Math.min(MC_ROWS, rows - ic);
-        const mp = (mc + 3) & ~3;
-        packA(heap, apAt, alpha, a, aOff + (i0 + ic) * aRow + l0 * aCol, aRow, aCol, kc, mc);
-        ws.product(mp, np, kc, 8 * apAt, 8 * bpAt, 8 * (cAt + ic * np), np);
-      }
+    for (let ic = 0; ic < rows; ic += MC_ROWS) {
+      const mc = Math.min(MC_ROWS, rows - ic);
+      const mp = (mc + 3) & ~3;
+      copyA(heap, aAt, lda, a, aOff + (i0 + ic) * aRow, aRow, aCol, mc, k);
+      for (let l0 = 0; l0 < k; l0 += KC_DEPTH)
+        ws.product(mp, np, Math.min(KC_DEPTH, k - l0), 8 * (aAt + l0), lda, 8 * (bpAt + l0 * np), 8 * (cAt + ic * np), np);
     }
     for (let i = 0; i < rows; i++) {
       const src = cAt + i * np;
-      c.set(heap.subarray(src, src + n), cOff + (i0 + i) * ldc);
+      const dst = cOff + (i0 + i) * ldc;
+      if (n >= SHORT_ROW) c.set(heap.subarray(src, src + n), dst);
+      else for (let j = 0; j < n; j++) c[dst + j] = heap[src + j];
     }
   }
   return true;
 }
 
 /**
- * B's rows [0, kc) from b[off] (B(l, j) = b[off + l bRow + j bCol]) into slivers of 4 columns at `at`:
- * entry (l, j) of sliver s at s 4 kc + 4 l + (j mod 4), zero past column n. Each run of entries
- * that is contiguous in b is read in order: along B's rows when bCol is 1, down its columns otherwise.
+ * alpha B's rows [0, kc) from b[off] (B(l, j) = b[off + l bRow + j bCol]) into slivers of 4 columns at
+ * `at`: entry (l, j) of sliver s at s 4 kc + 4 l + (j mod 4), zero past column n. Runs of entries that
+ * are contiguous in b are read in order: along B's rows when bCol is 1, down its columns otherwise.
  */
-function packB(heap: Float64Array, at: number, b: Float64Array, off: number, bRow: number, bCol: number, kc: number, n: number): void {
+function packB(heap: Float64Array, at: number, alpha: number, b: Float64Array, off: number, bRow: number, bCol: number, kc: number, n: number): void {
   const n4 = n & ~3;
   const sliverStep = 4 * kc;
   if (bCol === 1) {
@@ -163,12 +169,12 @@ function packB(heap: Float64Array, at: number, b: Float64Array, off: number, bRo
       const src = off + l * bRow;
       let dst = at + 4 * l;
       for (let j = 0; j < n4; j += 4, dst += sliverStep) {
-        heap[dst] = b[src + j];
-        heap[dst + 1] = b[src + j + 1];
-        heap[dst + 2] = b[src + j + 2];
-        heap[dst + 3] = b[src + j + 3];
+        heap[dst] = alpha * b[src + j];
+        heap[dst + 1] = alpha * b[src + j + 1];
+        heap[dst + 2] = alpha * b[src + j + 2];
+        heap[dst + 3] = alpha * b[src + j + 3];
       }
-      for (let r = 0; r < 4 && n4 < n; r++) heap[dst + r] = n4 + r < n ? b[src + n4 + r] : 0;
+      for (let r = 0; r < 4 && n4 < n; r++) heap[dst + r] = n4 + r < n ? alpha * b[src + n4 + r] : 0;
     }
     return;
   }
@@ -180,45 +186,25 @@ function packB(heap: Float64Array, at: number, b: Float64Array, off: number, bRo
       continue;
     }
     let src = off + j * bCol;
-    for (let l = 0; l < kc; l++, src += bRow) heap[sliver + 4 * l] = b[src];
+    for (let l = 0; l < kc; l++, src += bRow) heap[sliver + 4 * l] = alpha * b[src];
   }
 }
 
 /**
- * alpha A's rows [0, mc) x [0, kc) from a[off] (A(i, l) = a[off + i aRow + l aCol]) into slivers of 4
- * rows at `at`: entry (i, l) of sliver s at s 4 kc + 4 l + (i mod 4), zero past row mc. Along A's rows
- * when aCol is 1, else (A^T stored) four entries of a row of the storage per step.
+ * A's rows [0, mc) x [0, k) from a[off] (A(i, l) = a[off + i aRow + l aCol]) row-major at `at` (rows
+ * lda apart), rows mc .. to the next multiple of 4 zero: a row of A itself is one copy; A^T (aRow 1)
+ * is read along the rows of its storage.
  */
-function packA(heap: Float64Array, at: number, alpha: number, a: Float64Array, off: number, aRow: number, aCol: number, kc: number, mc: number): void {
-  const mp = (mc + 3) & ~3;
-  if (aCol !== 1 && aRow === 1) {
-    const m4 = mc & ~3;
-    for (let i0 = 0; i0 < mp; i0 += 4) {
-      let dst = at + i0 * kc;
-      let src = off + i0;
-      if (i0 < m4) {
-        for (let l = 0; l < kc; l++, src += aCol, dst += 4) {
-          heap[dst] = alpha * a[src];
-          heap[dst + 1] = alpha * a[src + 1];
-          heap[dst + 2] = alpha * a[src + 2];
-          heap[dst + 3] = alpha * a[src + 3];
-        }
-      } else {
-        for (let l = 0; l < kc; l++, src += aCol, dst += 4)
-          for (let r = 0; r < 4; r++) heap[dst + r] = i0 + r < mc ? alpha * a[src + r] : 0;
-      }
+function copyA(heap: Float64Array, at: number, lda: number, a: Float64Array, off: number, aRow: number, aCol: number, mc: number, k: number): void {
+  if (aCol === 1 && k >= SHORT_ROW) for (let i = 0; i < mc; i++) heap.set(a.subarray(off + i * aRow, off + i * aRow + k), at + i * lda);
+  else if (aCol === 1)
+    for (let i = 0; i < mc; i++) for (let l = 0, src = off + i * aRow, dst = at + i * lda; l < k; l++) heap[dst + l] = a[src + l];
+  else
+    for (let l = 0; l < k; l++) {
+      const src = off + l * aCol;
+      for (let i = 0, dst = at + l; i < mc; i++, dst += lda) heap[dst] = a[src + i * aRow];
     }
-    return;
-  }
-  for (let i = 0; i < mp; i++) {
-    const sliver = at + (i >> 2) * 4 * kc + (i & 3);
-    if (i >= mc) {
-      for (let l = 0; l < kc; l++) heap[sliver + 4 * l] = 0;
-      continue;
-    }
-    let src = off + i * aRow;
-    for (let l = 0; l < kc; l++, src += aCol) heap[sliver + 4 * l] = alpha * a[src];
-  }
+  for (let i = mc; i < ((mc + 3) & ~3); i++) heap.fill(0, at + i * lda, at + i * lda + k);
 }
 
 /** Whether a product of m x n x k multiply-adds runs here: large enough, and the WebAssembly kernels on. */

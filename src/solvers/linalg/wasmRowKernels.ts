@@ -65,7 +65,7 @@ interface KernelExports {
     residual2: number,
     mode: number,
   ): void;
-  packedProduct: (mp: number, np: number, kc: number, ap: number, bp: number, c: number, ldc: number) => void;
+  packedProduct: (mp: number, np: number, kc: number, ap: number, lda: number, bp: number, c: number, ldc: number) => void;
 }
 
 /** csrBlockGradient's mode bits: R = A X - B (else R given), and G += A^T R. */
