@@ -23,7 +23,9 @@ const QR_BLOCK = 32;
 /** Reflectors per inner block of a QR block: the unblocked part of the work shrinks to QR_INNER / QR_BLOCK of the panel's. */
 const QR_INNER = 8;
 /** Columns eliminated per block of the dense LU (the trailing update is one rank-LU_BLOCK gemm). */
-const LU_BLOCK = 64;
+const LU_BLOCK = 128;
+/** Columns (rows) the dense LU's panel (triangular solve) leaves to the loops; wider ones go by halves and gemm. */
+const LU_LEAF = 8;
 /**
  * The products the blocked factorizations run on: the kernel set's own, looked up at each call, so
  * they are as fast as its gemm; `productRows` sizes the slices between two yields.
@@ -509,67 +511,22 @@ export function* luWork(lu: Float64Array, n: number, products: FactorizationProd
 
 /**
  * Right-looking blocked LU with partial pivoting (LAPACK's dgetrf), row-major, LU_BLOCK columns at
- * a time: the block's columns are factored column by column (whole rows interchanged), then
- * U12 = L11^{-1} A12 by rows (four rows of L11 per pass) and the trailing A22 -= L21 U12 by gemm, in
- * row slices. The n^3 / 3 multiply-adds are nearly all in the gemm.
+ * a time: the block's columns are factored by recursive halving (dgetrf2: the left half, U12 of the
+ * right half, its rank-update by gemm, the right half; whole rows interchanged), then
+ * U12 = L11^{-1} A12 by the same halving (lowerSolve) and the trailing A22 -= L21 U12 by gemm, in row
+ * slices. The n^3 / 3 multiply-adds are nearly all in the gemm; the loops keep LU_LEAF columns.
  */
 function* blockedLuWork(lu: Float64Array, n: number, products: FactorizationProducts): Work<{ perm: Int32Array; zeroPivotColumn: number }> {
   const perm = new Int32Array(n);
   for (let i = 0; i < n; i++) perm[i] = i;
-  let zeroPivotColumn = -1;
+  const state = { zeroPivotColumn: -1, pending: 0 };
   const swap = new Float64Array(n);
-  let pending = 0;
   for (let k0 = 0; k0 < n; k0 += LU_BLOCK) {
     const k1 = Math.min(n, k0 + LU_BLOCK);
     const kb = k1 - k0;
-    for (let c = k0; c < k1; c++) {
-      const pivotRow = largestInColumn(lu, n, c);
-      const pivotAbs = Math.abs(lu[pivotRow * n + c]);
-      if (pivotRow !== c) interchangeRows(lu, n, c, pivotRow, perm, swap);
-      if (pivotAbs === 0) {
-        // The column is zero from row c down: nothing to eliminate, the matrix is singular.
-        if (zeroPivotColumn < 0) zeroPivotColumn = c;
-        continue;
-      }
-      const rc = c * n;
-      const pivot = lu[rc + c];
-      for (let i = c + 1; i < n; i++) {
-        const ri = i * n;
-        const aic = lu[ri + c];
-        if (aic === 0) continue;
-        const l = aic / pivot;
-        lu[ri + c] = l;
-        for (let j = c + 1; j < k1; j++) lu[ri + j] -= l * lu[rc + j];
-      }
-      pending += (n - c) * (k1 - c);
-      if (pending >= WORK_PER_YIELD) {
-        pending = 0;
-        yield undefined;
-      }
-    }
+    yield* panelLuWork(lu, n, k0, k1, perm, swap, products, state);
     if (k1 === n) break;
-    // U12 = L11^{-1} A12: row i of U12 is row i of A12 minus L[i, t] times the rows t < i of U12.
-    for (let i = k0 + 1; i < k1; i++) {
-      const ri = i * n;
-      let t = k0;
-      for (; t + 4 <= i; t += 4) {
-        const c0 = lu[ri + t],
-          c1 = lu[ri + t + 1],
-          c2 = lu[ri + t + 2],
-          c3 = lu[ri + t + 3];
-        const s0 = t * n,
-          s1 = s0 + n,
-          s2 = s1 + n,
-          s3 = s2 + n;
-        for (let j = k1; j < n; j++) lu[ri + j] -= c0 * lu[s0 + j] + c1 * lu[s1 + j] + c2 * lu[s2 + j] + c3 * lu[s3 + j];
-      }
-      for (; t < i; t++) {
-        const c0 = lu[ri + t];
-        if (c0 === 0) continue;
-        const s0 = t * n;
-        for (let j = k1; j < n; j++) lu[ri + j] -= c0 * lu[s0 + j];
-      }
-    }
+    lowerSolve(lu, n, k0, k1, k1, n, products);
     yield undefined;
     const rest = n - k1;
     const step = products.productRows(rest * kb);
@@ -579,5 +536,91 @@ function* blockedLuWork(lu: Float64Array, n: number, products: FactorizationProd
       yield undefined;
     }
   }
-  return { perm, zeroPivotColumn };
+  return { perm, zeroPivotColumn: state.zeroPivotColumn };
+}
+
+/**
+ * LU with partial pivoting of columns [c0, c1) of rows [c0, n) (the columns right of c1 are not
+ * touched but for the row interchanges): up to LU_LEAF columns column by column, wider ones by
+ * halves, the right half brought up to date by lowerSolve and one gemm.
+ */
+function* panelLuWork(
+  lu: Float64Array,
+  n: number,
+  c0: number,
+  c1: number,
+  perm: Int32Array,
+  swap: Float64Array,
+  products: FactorizationProducts,
+  state: { zeroPivotColumn: number; pending: number },
+): Work<void> {
+  if (c1 - c0 > LU_LEAF) {
+    const h = c0 + (((c1 - c0) >> 1) & ~3 || (c1 - c0) >> 1);
+    yield* panelLuWork(lu, n, c0, h, perm, swap, products, state);
+    lowerSolve(lu, n, c0, h, h, c1, products);
+    products.gemm(false, n - h, c1 - h, h - c0, -1, lu.subarray(h * n + c0), n, lu.subarray(c0 * n + h), n, 1, lu.subarray(h * n + h), n);
+    yield* panelLuWork(lu, n, h, c1, perm, swap, products, state);
+    return;
+  }
+  for (let c = c0; c < c1; c++) {
+    const pivotRow = largestInColumn(lu, n, c);
+    const pivotAbs = Math.abs(lu[pivotRow * n + c]);
+    if (pivotRow !== c) interchangeRows(lu, n, c, pivotRow, perm, swap);
+    if (pivotAbs === 0) {
+      // The column is zero from row c down: nothing to eliminate, the matrix is singular.
+      if (state.zeroPivotColumn < 0) state.zeroPivotColumn = c;
+      continue;
+    }
+    const rc = c * n;
+    const pivot = lu[rc + c];
+    for (let i = c + 1; i < n; i++) {
+      const ri = i * n;
+      const aic = lu[ri + c];
+      if (aic === 0) continue;
+      const l = aic / pivot;
+      lu[ri + c] = l;
+      for (let j = c + 1; j < c1; j++) lu[ri + j] -= l * lu[rc + j];
+    }
+    state.pending += (n - c) * (c1 - c);
+    if (state.pending >= WORK_PER_YIELD) {
+      state.pending = 0;
+      yield undefined;
+    }
+  }
+}
+
+/**
+ * Rows [r0, r1) x columns [j0, j1) of `lu` := L^{-1} of themselves, L the unit lower triangle of
+ * lu[r0..r1, r0..r1): up to LU_LEAF rows by the loop (row i minus L[i, t] times the rows t < i,
+ * four at a time), more by halves, the lower half updated by gemm in between.
+ */
+function lowerSolve(lu: Float64Array, n: number, r0: number, r1: number, j0: number, j1: number, products: FactorizationProducts): void {
+  if (r1 - r0 > LU_LEAF) {
+    const h = r0 + (((r1 - r0) >> 1) & ~3 || (r1 - r0) >> 1);
+    lowerSolve(lu, n, r0, h, j0, j1, products);
+    products.gemm(false, r1 - h, j1 - j0, h - r0, -1, lu.subarray(h * n + r0), n, lu.subarray(r0 * n + j0), n, 1, lu.subarray(h * n + j0), n);
+    lowerSolve(lu, n, h, r1, j0, j1, products);
+    return;
+  }
+  for (let i = r0 + 1; i < r1; i++) {
+    const ri = i * n;
+    let t = r0;
+    for (; t + 4 <= i; t += 4) {
+      const c0 = lu[ri + t],
+        c1 = lu[ri + t + 1],
+        c2 = lu[ri + t + 2],
+        c3 = lu[ri + t + 3];
+      const s0 = t * n,
+        s1 = s0 + n,
+        s2 = s1 + n,
+        s3 = s2 + n;
+      for (let j = j0; j < j1; j++) lu[ri + j] -= c0 * lu[s0 + j] + c1 * lu[s1 + j] + c2 * lu[s2 + j] + c3 * lu[s3 + j];
+    }
+    for (; t < i; t++) {
+      const c0 = lu[ri + t];
+      if (c0 === 0) continue;
+      const s0 = t * n;
+      for (let j = j0; j < j1; j++) lu[ri + j] -= c0 * lu[s0 + j];
+    }
+  }
 }
