@@ -21,7 +21,7 @@ const MIN_WASM_BIDIAGONAL = 16;
 /** Householder reflectors per block of the blocked QR (compact WY: each block's trailing update and Q are two gemm). */
 const QR_BLOCK = 32;
 /** Reflectors per inner block of a QR block: the unblocked part of the work shrinks to QR_INNER / QR_BLOCK of the panel's. */
-const QR_INNER = 8;
+const QR_INNER = 4;
 /** Columns eliminated per block of the dense LU (the trailing update is one rank-LU_BLOCK gemm). */
 const LU_BLOCK = 128;
 /** Columns (rows) the dense LU's panel (triangular solve) leaves to the loops; wider ones go by halves and gemm. */
@@ -31,6 +31,32 @@ const LU_LEAF = 8;
  * they are as fast as its gemm; `productRows` sizes the slices between two yields.
  */
 export type FactorizationProducts = Pick<DenseKernels, 'gemm' | 'productRows' | 'multiplyByTransposeRows'>;
+
+/** x[xo ..) . y[yo ..) over `len` entries, four partial sums (the loop runs at the adds' throughput, not their latency). */
+function dot(x: Float64Array, xo: number, y: Float64Array, yo: number, len: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 4 <= len; i += 4) {
+    s0 += x[xo + i] * y[yo + i];
+    s1 += x[xo + i + 1] * y[yo + i + 1];
+    s2 += x[xo + i + 2] * y[yo + i + 2];
+    s3 += x[xo + i + 3] * y[yo + i + 3];
+  }
+  for (; i < len; i++) s0 += x[xo + i] * y[yo + i];
+  return s0 + s1 + s2 + s3;
+}
+
+/**
+ * |x[offset .. offset + len)|: the plain sum of squares when it is safely inside the range of doubles,
+ * else the scaled norm2 (no overflow or underflow).
+ */
+function columnNorm(x: Float64Array, offset: number, len: number): number {
+  const ss = dot(x, offset, x, offset, len);
+  return ss > 1e-280 && ss < 1e280 ? Math.sqrt(ss) : norm2(x, offset, len);
+}
 
 /**
  * One block of reflectors (rows k0 .. k0 + kb of w, entries from column k0 on) in the two layouts
@@ -146,21 +172,18 @@ function* blockedHouseholderWork(
       const i1 = Math.min(k1, i0 + QR_INNER);
       for (let k = i0; k < i1; k++) {
         const vk = k * c;
-        const sigma = norm2(w, vk + k, c - k);
+        const sigma = columnNorm(w, vk + k, c - k);
         const x0 = w[vk + k];
         // alpha = -sign(x0) |x|: the reflector maps x to alpha e_1 without cancellation.
         const alpha = x0 >= 0 ? -sigma : sigma;
         r[k * p + k] = alpha;
         if (sigma === 0) continue;
         w[vk + k] = x0 - alpha;
-        let vv = 0;
-        for (let i = k; i < c; i++) vv += w[vk + i] * w[vk + i];
-        const b = (beta[k] = 2 / vv);
+        // v^T v = (x0 - alpha)^2 + sigma^2 - x0^2 = 2 sigma (sigma + |x0|).
+        const b = (beta[k] = 1 / (sigma * (sigma + Math.abs(x0))));
         for (let j = k + 1; j < i1; j++) {
           const cj = j * c;
-          let s = 0;
-          for (let i = k; i < c; i++) s += w[vk + i] * w[cj + i];
-          s *= b;
+          const s = b * dot(w, vk + k, w, cj + k, c - k);
           for (let i = k; i < c; i++) w[cj + i] -= s * w[vk + i];
         }
         pending += (c - k) * (i1 - k);
