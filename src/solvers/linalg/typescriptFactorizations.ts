@@ -346,6 +346,25 @@ function largestInColumn(lu: Float64Array, n: number, c: number): number {
   return row;
 }
 
+/**
+ * Below the pivot lu[c, c]: the multipliers L[i, c] into column c and each row i > c minus L[i, c] times the
+ * pivot row on columns (c, end); rows with a zero entry skipped. With `rowEnd`, each updated row's
+ * envelope end grows to `end`.
+ */
+function eliminateColumn(lu: Float64Array, n: number, c: number, end: number, rowEnd: Int32Array | null): void {
+  const rc = c * n;
+  const pivot = lu[rc + c];
+  for (let i = c + 1; i < n; i++) {
+    const ri = i * n;
+    const aic = lu[ri + c];
+    if (aic === 0) continue;
+    const l = aic / pivot;
+    lu[ri + c] = l;
+    for (let j = c + 1; j < end; j++) lu[ri + j] -= l * lu[rc + j];
+    if (rowEnd !== null && rowEnd[i] < end) rowEnd[i] = end;
+  }
+}
+
 /** Interchanges rows a and b of the n-column `lu` and entries a and b of `perm`. */
 function interchangeRows(lu: Float64Array, n: number, a: number, b: number, perm: Int32Array, swap: Float64Array): void {
   const oa = a * n;
@@ -449,18 +468,7 @@ export function* envelopeLuWork(lu: Float64Array, n: number): Work<Omit<LuFactor
         if (zeroPivotColumn < 0) zeroPivotColumn = c;
         continue;
       }
-      const rc = c * n;
-      const pivot = lu[rc + c];
-      const panelEnd = Math.min(k1, rowEnd[c]);
-      for (let i = c + 1; i < n; i++) {
-        const ri = i * n;
-        const aic = lu[ri + c];
-        if (aic === 0) continue;
-        const l = aic / pivot;
-        lu[ri + c] = l;
-        for (let j = c + 1; j < panelEnd; j++) lu[ri + j] -= l * lu[rc + j];
-        if (rowEnd[i] < panelEnd) rowEnd[i] = panelEnd;
-      }
+      eliminateColumn(lu, n, c, Math.min(k1, rowEnd[c]), rowEnd);
     }
     for (let i = k1; i < n; i++) {
       delayedUpdate(i, k0, k1, k1);
@@ -594,16 +602,7 @@ function* panelLuWork(
       if (state.zeroPivotColumn < 0) state.zeroPivotColumn = c;
       continue;
     }
-    const rc = c * n;
-    const pivot = lu[rc + c];
-    for (let i = c + 1; i < n; i++) {
-      const ri = i * n;
-      const aic = lu[ri + c];
-      if (aic === 0) continue;
-      const l = aic / pivot;
-      lu[ri + c] = l;
-      for (let j = c + 1; j < c1; j++) lu[ri + j] -= l * lu[rc + j];
-    }
+    eliminateColumn(lu, n, c, c1, null);
     state.pending += (n - c) * (c1 - c);
     if (state.pending >= WORK_PER_YIELD) {
       state.pending = 0;
@@ -621,7 +620,20 @@ function lowerSolve(lu: Float64Array, n: number, r0: number, r1: number, j0: num
   if (r1 - r0 > LU_LEAF) {
     const h = r0 + (((r1 - r0) >> 1) & ~3 || (r1 - r0) >> 1);
     lowerSolve(lu, n, r0, h, j0, j1, products);
-    products.gemm(false, r1 - h, j1 - j0, h - r0, -1, lu.subarray(h * n + r0), n, lu.subarray(r0 * n + j0), n, 1, lu.subarray(h * n + j0), n);
+    products.gemm(
+      false,
+      r1 - h,
+      j1 - j0,
+      h - r0,
+      -1,
+      lu.subarray(h * n + r0),
+      n,
+      lu.subarray(r0 * n + j0),
+      n,
+      1,
+      lu.subarray(h * n + j0),
+      n,
+    );
     lowerSolve(lu, n, h, r1, j0, j1, products);
     return;
   }

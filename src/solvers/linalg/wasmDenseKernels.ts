@@ -13,7 +13,7 @@
 import type { Work } from '../cooperative.js';
 import { norm2 } from '../matrix.js';
 import type { Bidiagonal, DenseKernels } from './denseKernels.js';
-import { denseProductsOn, wasmKernelsEnabled } from './wasmRowKernels.js';
+import { denseProductsOn, type DenseProducts, wasmKernelsEnabled } from './wasmRowKernels.js';
 
 /** Depth of a packed panel: a 4 x KC_DEPTH sliver of A and of B (8 KiB each) stay in L1 cache. */
 const KC_DEPTH = 256;
@@ -42,22 +42,9 @@ const MAX_PAGES = 16_384;
 
 interface Workspace {
   readonly memory: WebAssembly.Memory;
-  readonly product: (mp: number, np: number, kc: number, ap: number, lda: number, bp: number, c: number, ldc: number) => void;
-  /** ./wasm/rowKernels.wat's blockProduct: C = alpha op(A) X + beta C on strided operands in this memory (addresses in bytes, strides in entries). */
-  readonly block: (
-    m: number,
-    n: number,
-    kk: number,
-    alpha: number,
-    a: number,
-    aRow: number,
-    aStep: number,
-    x: number,
-    ldx: number,
-    beta: number,
-    c: number,
-    ldc: number,
-  ) => void;
+  readonly product: DenseProducts['packedProduct'];
+  /** ./wasm/rowKernels.wat's blockProduct on operands in this memory. */
+  readonly block: DenseProducts['blockProduct'];
   heap: Float64Array;
 }
 
@@ -124,7 +111,8 @@ function packedProduct(
   const ws = heapOf(cAt + cRows * np);
   if (ws === null) return false;
   const heap = ws.heap;
-  for (let l0 = 0; l0 < k; l0 += KC_DEPTH) packB(heap, bpAt + l0 * np, alpha, b, bOff + l0 * bRow, bRow, bCol, Math.min(KC_DEPTH, k - l0), n);
+  for (let l0 = 0; l0 < k; l0 += KC_DEPTH)
+    packB(heap, bpAt + l0 * np, alpha, b, bOff + l0 * bRow, bRow, bCol, Math.min(KC_DEPTH, k - l0), n);
   for (let i0 = 0; i0 < m; i0 += blockRows) {
     const rows = Math.min(blockRows, m - i0);
     // The block of C, times beta (beta 0: not read), zero in the padding; rows copied whole when beta is 1.
@@ -161,7 +149,17 @@ function packedProduct(
  * `at`: entry (l, j) of sliver s at s 4 kc + 4 l + (j mod 4), zero past column n. Runs of entries that
  * are contiguous in b are read in order: along B's rows when bCol is 1, down its columns otherwise.
  */
-function packB(heap: Float64Array, at: number, alpha: number, b: Float64Array, off: number, bRow: number, bCol: number, kc: number, n: number): void {
+function packB(
+  heap: Float64Array,
+  at: number,
+  alpha: number,
+  b: Float64Array,
+  off: number,
+  bRow: number,
+  bCol: number,
+  kc: number,
+  n: number,
+): void {
   const n4 = n & ~3;
   const sliverStep = 4 * kc;
   if (bCol === 1) {
@@ -195,7 +193,17 @@ function packB(heap: Float64Array, at: number, alpha: number, b: Float64Array, o
  * lda apart), rows mc .. to the next multiple of 4 zero: a row of A itself is one copy; A^T (aRow 1)
  * is read along the rows of its storage.
  */
-function copyA(heap: Float64Array, at: number, lda: number, a: Float64Array, off: number, aRow: number, aCol: number, mc: number, k: number): void {
+function copyA(
+  heap: Float64Array,
+  at: number,
+  lda: number,
+  a: Float64Array,
+  off: number,
+  aRow: number,
+  aCol: number,
+  mc: number,
+  k: number,
+): void {
   if (aCol === 1 && k >= SHORT_ROW) for (let i = 0; i < mc; i++) heap.set(a.subarray(off + i * aRow, off + i * aRow + k), at + i * lda);
   else if (aCol === 1)
     for (let i = 0; i < mc; i++) for (let l = 0, src = off + i * aRow, dst = at + i * lda; l < k; l++) heap[dst + l] = a[src + l];
@@ -250,6 +258,8 @@ const BIDIAGONAL_MADDS_PER_YIELD = 8_000_000;
  * length, across its yields, while other work may run on the thread and use the products' memory.
  */
 const spareWorkspaces: Workspace[] = [];
+/** A memory larger than this (order ~2000) is dropped after its run: a shared memory never shrinks. */
+const MAX_SPARE_BYTES = 32 * 1024 * 1024;
 
 /**
  * Upper bidiagonal form (d, e) of the square row-major q x q matrix `b` (bidiagonalizeWork of
@@ -323,6 +333,6 @@ export function* wasmBidiagonalizeWork(b: Float64Array, q: number): Work<Bidiago
     }
     return { d, e };
   } finally {
-    if (spareWorkspaces.length < 2) spareWorkspaces.push(ws);
+    if (spareWorkspaces.length < 2 && ws.memory.buffer.byteLength <= MAX_SPARE_BYTES) spareWorkspaces.push(ws);
   }
 }
