@@ -6,6 +6,7 @@
 import type { Work } from '../cooperative.js';
 import { norm2 } from '../matrix.js';
 import type { Bidiagonal, DenseKernels, LuFactors } from './denseKernels.js';
+import { wasmBidiagonalizeWork } from './wasmDenseKernels.js';
 import { wasmKernelsEnabled } from './wasmRowKernels.js';
 
 /** Multiply-adds between two yields (a few milliseconds). */
@@ -15,17 +16,47 @@ const PANEL = 8;
 /** Trailing rows of the envelope LU updated between two yields. */
 const ROWS_PER_SLICE = 128;
 
+/** Order from which the bidiagonalization's passes run in WebAssembly (below, four calls per column cost more than the loops). */
+const MIN_WASM_BIDIAGONAL = 16;
 /** Householder reflectors per block of the blocked QR (compact WY: each block's trailing update and Q are two gemm). */
 const QR_BLOCK = 32;
 /** Reflectors per inner block of a QR block: the unblocked part of the work shrinks to QR_INNER / QR_BLOCK of the panel's. */
-const QR_INNER = 8;
+const QR_INNER = 4;
 /** Columns eliminated per block of the dense LU (the trailing update is one rank-LU_BLOCK gemm). */
-const LU_BLOCK = 64;
+const LU_BLOCK = 128;
+/** Columns (rows) the dense LU's panel (triangular solve) leaves to the loops; wider ones go by halves and gemm. */
+const LU_LEAF = 8;
 /**
  * The products the blocked factorizations run on: the kernel set's own, looked up at each call, so
  * they are as fast as its gemm; `productRows` sizes the slices between two yields.
  */
 export type FactorizationProducts = Pick<DenseKernels, 'gemm' | 'productRows' | 'multiplyByTransposeRows'>;
+
+/** x[xo ..) . y[yo ..) over `len` entries, four partial sums (the loop runs at the adds' throughput, not their latency). */
+function dot(x: Float64Array, xo: number, y: Float64Array, yo: number, len: number): number {
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let i = 0;
+  for (; i + 4 <= len; i += 4) {
+    s0 += x[xo + i] * y[yo + i];
+    s1 += x[xo + i + 1] * y[yo + i + 1];
+    s2 += x[xo + i + 2] * y[yo + i + 2];
+    s3 += x[xo + i + 3] * y[yo + i + 3];
+  }
+  for (; i < len; i++) s0 += x[xo + i] * y[yo + i];
+  return s0 + s1 + s2 + s3;
+}
+
+/**
+ * |x[offset .. offset + len)|: the plain sum of squares when it is safely inside the range of doubles,
+ * else the scaled norm2 (no overflow or underflow).
+ */
+function columnNorm(x: Float64Array, offset: number, len: number): number {
+  const ss = dot(x, offset, x, offset, len);
+  return ss > 1e-280 && ss < 1e280 ? Math.sqrt(ss) : norm2(x, offset, len);
+}
 
 /**
  * One block of reflectors (rows k0 .. k0 + kb of w, entries from column k0 on) in the two layouts
@@ -141,21 +172,18 @@ function* blockedHouseholderWork(
       const i1 = Math.min(k1, i0 + QR_INNER);
       for (let k = i0; k < i1; k++) {
         const vk = k * c;
-        const sigma = norm2(w, vk + k, c - k);
+        const sigma = columnNorm(w, vk + k, c - k);
         const x0 = w[vk + k];
         // alpha = -sign(x0) |x|: the reflector maps x to alpha e_1 without cancellation.
         const alpha = x0 >= 0 ? -sigma : sigma;
         r[k * p + k] = alpha;
         if (sigma === 0) continue;
         w[vk + k] = x0 - alpha;
-        let vv = 0;
-        for (let i = k; i < c; i++) vv += w[vk + i] * w[vk + i];
-        const b = (beta[k] = 2 / vv);
+        // v^T v = (x0 - alpha)^2 + sigma^2 - x0^2 = 2 sigma (sigma + |x0|).
+        const b = (beta[k] = 1 / (sigma * (sigma + Math.abs(x0))));
         for (let j = k + 1; j < i1; j++) {
           const cj = j * c;
-          let s = 0;
-          for (let i = k; i < c; i++) s += w[vk + i] * w[cj + i];
-          s *= b;
+          const s = b * dot(w, vk + k, w, cj + k, c - k);
           for (let i = k; i < c; i++) w[cj + i] -= s * w[vk + i];
         }
         pending += (c - k) * (i1 - k);
@@ -219,10 +247,20 @@ export function* triangularFactorWork(columns: Float64Array, p: number, c: numbe
 }
 
 /**
- * Upper bidiagonal form of a square row-major matrix (overwritten): diagonal d, superdiagonal e.
- * Left reflectors act on columns, right reflectors on rows; both updates run along rows.
+ * Upper bidiagonal form of a square row-major matrix (its contents undefined after): diagonal d,
+ * superdiagonal e. Left reflectors act on columns, right reflectors on rows; both updates run along
+ * rows. From order MIN_WASM_BIDIAGONAL on, the passes run in WebAssembly (wasmBidiagonalizeWork).
  */
 export function* bidiagonalizeWork(b: Float64Array, q: number): Work<Bidiagonal> {
+  if (q >= MIN_WASM_BIDIAGONAL && wasmKernelsEnabled()) {
+    const bidiagonal = yield* wasmBidiagonalizeWork(b, q);
+    if (bidiagonal !== null) return bidiagonal;
+  }
+  return yield* bidiagonalizeLoopWork(b, q);
+}
+
+/** bidiagonalizeWork on the plain loops (`b` overwritten). */
+export function* bidiagonalizeLoopWork(b: Float64Array, q: number): Work<Bidiagonal> {
   const d = new Float64Array(q);
   const e = new Float64Array(Math.max(q - 1, 0));
   const v = new Float64Array(q);
@@ -306,6 +344,25 @@ function largestInColumn(lu: Float64Array, n: number, c: number): number {
     }
   }
   return row;
+}
+
+/**
+ * Below the pivot lu[c, c]: the multipliers L[i, c] into column c and each row i > c minus L[i, c] times the
+ * pivot row on columns (c, end); rows with a zero entry skipped. With `rowEnd`, each updated row's
+ * envelope end grows to `end`.
+ */
+function eliminateColumn(lu: Float64Array, n: number, c: number, end: number, rowEnd: Int32Array | null): void {
+  const rc = c * n;
+  const pivot = lu[rc + c];
+  for (let i = c + 1; i < n; i++) {
+    const ri = i * n;
+    const aic = lu[ri + c];
+    if (aic === 0) continue;
+    const l = aic / pivot;
+    lu[ri + c] = l;
+    for (let j = c + 1; j < end; j++) lu[ri + j] -= l * lu[rc + j];
+    if (rowEnd !== null && rowEnd[i] < end) rowEnd[i] = end;
+  }
 }
 
 /** Interchanges rows a and b of the n-column `lu` and entries a and b of `perm`. */
@@ -411,18 +468,7 @@ export function* envelopeLuWork(lu: Float64Array, n: number): Work<Omit<LuFactor
         if (zeroPivotColumn < 0) zeroPivotColumn = c;
         continue;
       }
-      const rc = c * n;
-      const pivot = lu[rc + c];
-      const panelEnd = Math.min(k1, rowEnd[c]);
-      for (let i = c + 1; i < n; i++) {
-        const ri = i * n;
-        const aic = lu[ri + c];
-        if (aic === 0) continue;
-        const l = aic / pivot;
-        lu[ri + c] = l;
-        for (let j = c + 1; j < panelEnd; j++) lu[ri + j] -= l * lu[rc + j];
-        if (rowEnd[i] < panelEnd) rowEnd[i] = panelEnd;
-      }
+      eliminateColumn(lu, n, c, Math.min(k1, rowEnd[c]), rowEnd);
     }
     for (let i = k1; i < n; i++) {
       delayedUpdate(i, k0, k1, k1);
@@ -496,67 +542,22 @@ export function* luWork(lu: Float64Array, n: number, products: FactorizationProd
 
 /**
  * Right-looking blocked LU with partial pivoting (LAPACK's dgetrf), row-major, LU_BLOCK columns at
- * a time: the block's columns are factored column by column (whole rows interchanged), then
- * U12 = L11^{-1} A12 by rows (four rows of L11 per pass) and the trailing A22 -= L21 U12 by gemm, in
- * row slices. The n^3 / 3 multiply-adds are nearly all in the gemm.
+ * a time: the block's columns are factored by recursive halving (dgetrf2: the left half, U12 of the
+ * right half, its rank-update by gemm, the right half; whole rows interchanged), then
+ * U12 = L11^{-1} A12 by the same halving (lowerSolve) and the trailing A22 -= L21 U12 by gemm, in row
+ * slices. The n^3 / 3 multiply-adds are nearly all in the gemm; the loops keep LU_LEAF columns.
  */
 function* blockedLuWork(lu: Float64Array, n: number, products: FactorizationProducts): Work<{ perm: Int32Array; zeroPivotColumn: number }> {
   const perm = new Int32Array(n);
   for (let i = 0; i < n; i++) perm[i] = i;
-  let zeroPivotColumn = -1;
+  const state = { zeroPivotColumn: -1, pending: 0 };
   const swap = new Float64Array(n);
-  let pending = 0;
   for (let k0 = 0; k0 < n; k0 += LU_BLOCK) {
     const k1 = Math.min(n, k0 + LU_BLOCK);
     const kb = k1 - k0;
-    for (let c = k0; c < k1; c++) {
-      const pivotRow = largestInColumn(lu, n, c);
-      const pivotAbs = Math.abs(lu[pivotRow * n + c]);
-      if (pivotRow !== c) interchangeRows(lu, n, c, pivotRow, perm, swap);
-      if (pivotAbs === 0) {
-        // The column is zero from row c down: nothing to eliminate, the matrix is singular.
-        if (zeroPivotColumn < 0) zeroPivotColumn = c;
-        continue;
-      }
-      const rc = c * n;
-      const pivot = lu[rc + c];
-      for (let i = c + 1; i < n; i++) {
-        const ri = i * n;
-        const aic = lu[ri + c];
-        if (aic === 0) continue;
-        const l = aic / pivot;
-        lu[ri + c] = l;
-        for (let j = c + 1; j < k1; j++) lu[ri + j] -= l * lu[rc + j];
-      }
-      pending += (n - c) * (k1 - c);
-      if (pending >= WORK_PER_YIELD) {
-        pending = 0;
-        yield undefined;
-      }
-    }
+    yield* panelLuWork(lu, n, k0, k1, perm, swap, products, state);
     if (k1 === n) break;
-    // U12 = L11^{-1} A12: row i of U12 is row i of A12 minus L[i, t] times the rows t < i of U12.
-    for (let i = k0 + 1; i < k1; i++) {
-      const ri = i * n;
-      let t = k0;
-      for (; t + 4 <= i; t += 4) {
-        const c0 = lu[ri + t],
-          c1 = lu[ri + t + 1],
-          c2 = lu[ri + t + 2],
-          c3 = lu[ri + t + 3];
-        const s0 = t * n,
-          s1 = s0 + n,
-          s2 = s1 + n,
-          s3 = s2 + n;
-        for (let j = k1; j < n; j++) lu[ri + j] -= c0 * lu[s0 + j] + c1 * lu[s1 + j] + c2 * lu[s2 + j] + c3 * lu[s3 + j];
-      }
-      for (; t < i; t++) {
-        const c0 = lu[ri + t];
-        if (c0 === 0) continue;
-        const s0 = t * n;
-        for (let j = k1; j < n; j++) lu[ri + j] -= c0 * lu[s0 + j];
-      }
-    }
+    lowerSolve(lu, n, k0, k1, k1, n, products);
     yield undefined;
     const rest = n - k1;
     const step = products.productRows(rest * kb);
@@ -566,5 +567,95 @@ function* blockedLuWork(lu: Float64Array, n: number, products: FactorizationProd
       yield undefined;
     }
   }
-  return { perm, zeroPivotColumn };
+  return { perm, zeroPivotColumn: state.zeroPivotColumn };
+}
+
+/**
+ * LU with partial pivoting of columns [c0, c1) of rows [c0, n) (the columns right of c1 are not
+ * touched but for the row interchanges): up to LU_LEAF columns column by column, wider ones by
+ * halves, the right half brought up to date by lowerSolve and one gemm.
+ */
+function* panelLuWork(
+  lu: Float64Array,
+  n: number,
+  c0: number,
+  c1: number,
+  perm: Int32Array,
+  swap: Float64Array,
+  products: FactorizationProducts,
+  state: { zeroPivotColumn: number; pending: number },
+): Work<void> {
+  if (c1 - c0 > LU_LEAF) {
+    const h = c0 + (((c1 - c0) >> 1) & ~3 || (c1 - c0) >> 1);
+    yield* panelLuWork(lu, n, c0, h, perm, swap, products, state);
+    lowerSolve(lu, n, c0, h, h, c1, products);
+    products.gemm(false, n - h, c1 - h, h - c0, -1, lu.subarray(h * n + c0), n, lu.subarray(c0 * n + h), n, 1, lu.subarray(h * n + h), n);
+    yield* panelLuWork(lu, n, h, c1, perm, swap, products, state);
+    return;
+  }
+  for (let c = c0; c < c1; c++) {
+    const pivotRow = largestInColumn(lu, n, c);
+    const pivotAbs = Math.abs(lu[pivotRow * n + c]);
+    if (pivotRow !== c) interchangeRows(lu, n, c, pivotRow, perm, swap);
+    if (pivotAbs === 0) {
+      // The column is zero from row c down: nothing to eliminate, the matrix is singular.
+      if (state.zeroPivotColumn < 0) state.zeroPivotColumn = c;
+      continue;
+    }
+    eliminateColumn(lu, n, c, c1, null);
+    state.pending += (n - c) * (c1 - c);
+    if (state.pending >= WORK_PER_YIELD) {
+      state.pending = 0;
+      yield undefined;
+    }
+  }
+}
+
+/**
+ * Rows [r0, r1) x columns [j0, j1) of `lu` := L^{-1} of themselves, L the unit lower triangle of
+ * lu[r0..r1, r0..r1): up to LU_LEAF rows by the loop (row i minus L[i, t] times the rows t < i,
+ * four at a time), more by halves, the lower half updated by gemm in between.
+ */
+function lowerSolve(lu: Float64Array, n: number, r0: number, r1: number, j0: number, j1: number, products: FactorizationProducts): void {
+  if (r1 - r0 > LU_LEAF) {
+    const h = r0 + (((r1 - r0) >> 1) & ~3 || (r1 - r0) >> 1);
+    lowerSolve(lu, n, r0, h, j0, j1, products);
+    products.gemm(
+      false,
+      r1 - h,
+      j1 - j0,
+      h - r0,
+      -1,
+      lu.subarray(h * n + r0),
+      n,
+      lu.subarray(r0 * n + j0),
+      n,
+      1,
+      lu.subarray(h * n + j0),
+      n,
+    );
+    lowerSolve(lu, n, h, r1, j0, j1, products);
+    return;
+  }
+  for (let i = r0 + 1; i < r1; i++) {
+    const ri = i * n;
+    let t = r0;
+    for (; t + 4 <= i; t += 4) {
+      const c0 = lu[ri + t],
+        c1 = lu[ri + t + 1],
+        c2 = lu[ri + t + 2],
+        c3 = lu[ri + t + 3];
+      const s0 = t * n,
+        s1 = s0 + n,
+        s2 = s1 + n,
+        s3 = s2 + n;
+      for (let j = j0; j < j1; j++) lu[ri + j] -= c0 * lu[s0 + j] + c1 * lu[s1 + j] + c2 * lu[s2 + j] + c3 * lu[s3 + j];
+    }
+    for (; t < i; t++) {
+      const c0 = lu[ri + t];
+      if (c0 === 0) continue;
+      const s0 = t * n;
+      for (let j = j0; j < j1; j++) lu[ri + j] -= c0 * lu[s0 + j];
+    }
+  }
 }

@@ -10,8 +10,10 @@
  * while the WebAssembly kernels are off (LINALG_WASM=off, useWasmKernels(false), no SIMD), returns
  * false and runs the loops.
  */
-import type { DenseKernels } from './denseKernels.js';
-import { packedProductOn, wasmKernelsEnabled } from './wasmRowKernels.js';
+import type { Work } from '../cooperative.js';
+import { norm2 } from '../matrix.js';
+import type { Bidiagonal, DenseKernels } from './denseKernels.js';
+import { denseProductsOn, type DenseProducts, wasmKernelsEnabled } from './wasmRowKernels.js';
 
 /** Depth of a packed panel: a 4 x KC_DEPTH sliver of A and of B (8 KiB each) stay in L1 cache. */
 const KC_DEPTH = 256;
@@ -19,14 +21,19 @@ const KC_DEPTH = 256;
 const MC_ROWS = 64;
 /** Most entries of C staged at once (32 MiB); taller products go by row blocks. */
 const C_BLOCK_ENTRIES = 1 << 22;
-/** Below this many multiply-adds, the packing costs more than the loops. */
-const MIN_MADDS = 32_768;
+/** Rows shorter than this are copied entry by entry (a subarray costs about as much as 30 entries). */
+const SHORT_ROW = 32;
+/**
+ * Below this many multiply-adds the loops are faster (measured: the packed path wins from 8 x 8 x 8 on,
+ * 2x at 16 x 16 x 16, 7x at 32 x 32 x 32; the loops run ~0.6 G multiply-adds/s).
+ */
+const MIN_MADDS = 512;
 /**
  * multiplyByTransposeRows packs when a row of C costs this many multiply-adds, whatever the rows: an
  * entry's value depends on its row and column only (each is one lane's sum, in order, over panels of
  * KC_DEPTH), so a row range gives the bits of the whole product, as the loop's does.
  */
-const MIN_ROW_MADDS = 8_192;
+const MIN_ROW_MADDS = 512;
 /** Multiply-adds per call of a sliced product (productRows): 2-5 ms at the kernel's 5-12 GFlop/s, between two yields. */
 export const WASM_MADDS_PER_CALL = 2.5e7;
 const PAGE_BYTES = 65_536;
@@ -35,28 +42,38 @@ const MAX_PAGES = 16_384;
 
 interface Workspace {
   readonly memory: WebAssembly.Memory;
-  readonly product: (mp: number, np: number, kc: number, ap: number, bp: number, c: number, ldc: number) => void;
+  readonly product: DenseProducts['packedProduct'];
+  /** ./wasm/rowKernels.wat's blockProduct on operands in this memory. */
+  readonly block: DenseProducts['blockProduct'];
   heap: Float64Array;
+}
+
+/** A memory of its own with the module instantiated on it; null when WebAssembly is unavailable. */
+function newWorkspace(): Workspace | null {
+  const memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
+  const products = denseProductsOn(memory);
+  if (products === null) return null;
+  return { memory, product: products.packedProduct, block: products.blockProduct, heap: new Float64Array(memory.buffer) };
+}
+
+/** Grows `ws` to hold `doubles` entries; false when that is more than MAX_PAGES. */
+function fits(ws: Workspace, doubles: number): boolean {
+  const pages = Math.ceil((8 * doubles) / PAGE_BYTES);
+  if (pages > MAX_PAGES) return false;
+  const have = ws.memory.buffer.byteLength / PAGE_BYTES;
+  if (pages > have) {
+    (ws.memory as WebAssembly.Memory & { grow(delta: number): number }).grow(pages - have);
+    ws.heap = new Float64Array(ws.memory.buffer);
+  }
+  return true;
 }
 
 let workspace: Workspace | null | undefined;
 
-/** This thread's memory, grown to hold `doubles` entries; null when WebAssembly is unavailable or the size too large. */
+/** This thread's memory for the products (which never yield while they use it), grown to hold `doubles` entries; null when WebAssembly is unavailable or the size too large. */
 function heapOf(doubles: number): Workspace | null {
-  if (workspace === undefined) {
-    const memory = new WebAssembly.Memory({ initial: 1, maximum: MAX_PAGES, shared: true });
-    const product = packedProductOn(memory);
-    workspace = product === null ? null : { memory, product, heap: new Float64Array(memory.buffer) };
-  }
-  if (workspace === null) return null;
-  const pages = Math.ceil((8 * doubles) / PAGE_BYTES);
-  if (pages > MAX_PAGES) return null;
-  const have = workspace.memory.buffer.byteLength / PAGE_BYTES;
-  if (pages > have) {
-    (workspace.memory as WebAssembly.Memory & { grow(delta: number): number }).grow(pages - have);
-    workspace.heap = new Float64Array(workspace.memory.buffer);
-  }
-  return workspace;
+  if (workspace === undefined) workspace = newWorkspace();
+  return workspace !== null && fits(workspace, doubles) ? workspace : null;
 }
 
 /**
@@ -83,66 +100,119 @@ function packedProduct(
   ldc: number,
 ): boolean {
   const np = (n + 3) & ~3;
-  const kc0 = Math.min(KC_DEPTH, k);
+  // Rows of A as copied: a multiple of 8 entries plus 4, so that rows are not a power of two apart in the caches.
+  const lda = ((k + 7) & ~7) + 4;
   const blockRows = Math.max(MC_ROWS, Math.floor(C_BLOCK_ENTRIES / np / MC_ROWS) * MC_ROWS);
   const cRows = Math.min(blockRows, (m + 3) & ~3);
-  // Layout (doubles): packed A (MC_ROWS x kc), packed B (kc x np), the block of C (cRows x np).
-  const apAt = 0;
-  const bpAt = apAt + MC_ROWS * kc0;
-  const cAt = bpAt + kc0 * np;
+  // Layout (doubles): alpha B packed (k x np: panels of KC_DEPTH rows), MC_ROWS rows of A, the block of C (cRows x np).
+  const bpAt = 0;
+  const aAt = bpAt + k * np;
+  const cAt = aAt + MC_ROWS * lda;
   const ws = heapOf(cAt + cRows * np);
   if (ws === null) return false;
+  const heap = ws.heap;
+  for (let l0 = 0; l0 < k; l0 += KC_DEPTH)
+    packB(heap, bpAt + l0 * np, alpha, b, bOff + l0 * bRow, bRow, bCol, Math.min(KC_DEPTH, k - l0), n);
   for (let i0 = 0; i0 < m; i0 += blockRows) {
     const rows = Math.min(blockRows, m - i0);
-    const heap = ws.heap;
-    // The block of C, times beta (beta 0: not read), zero in the padding.
+    // The block of C, times beta (beta 0: not read), zero in the padding; rows copied whole when beta is 1.
     for (let i = 0; i < rows; i++) {
       const src = cOff + (i0 + i) * ldc;
       const dst = cAt + i * np;
       if (beta === 0) heap.fill(0, dst, dst + np);
       else {
-        for (let j = 0; j < n; j++) heap[dst + j] = beta * c[src + j];
+        if (beta === 1 && n >= SHORT_ROW) heap.set(c.subarray(src, src + n), dst);
+        else for (let j = 0; j < n; j++) heap[dst + j] = beta * c[src + j];
         heap.fill(0, dst + n, dst + np);
       }
     }
     heap.fill(0, cAt + rows * np, cAt + ((rows + 3) & ~3) * np);
-    for (let l0 = 0; l0 < k; l0 += KC_DEPTH) {
-      const kc = Math.min(KC_DEPTH, k - l0);
-      // B's rows [l0, l0 + kc) in slivers of 4 columns: entry (l, j) of sliver s at s 4 kc + 4 l + j.
-      for (let j0 = 0; j0 < np; j0 += 4) {
-        const sliver = bpAt + j0 * kc;
-        for (let r = 0; r < 4; r++) {
-          const j = j0 + r;
-          if (j >= n) {
-            for (let l = 0; l < kc; l++) heap[sliver + 4 * l + r] = 0;
-            continue;
-          }
-          let src = bOff + l0 * bRow + j * bCol;
-          for (let l = 0; l < kc; l++, src += bRow) heap[sliver + 4 * l + r] = b[src];
-        }
-      }
-      for (let ic = 0; ic < rows; ic += MC_ROWS) {
-        const mc = Math.min(MC_ROWS, rows - ic);
-        const mp = (mc + 3) & ~3;
-        // alpha op(A)'s rows [i0 + ic, + mc) x [l0, l0 + kc) in slivers of 4 rows.
-        for (let i = 0; i < mp; i++) {
-          const sliver = apAt + (i >> 2) * 4 * kc + (i & 3);
-          if (i >= mc) {
-            for (let l = 0; l < kc; l++) heap[sliver + 4 * l] = 0;
-            continue;
-          }
-          let src = aOff + (i0 + ic + i) * aRow + l0 * aCol;
-          for (let l = 0; l < kc; l++, src += aCol) heap[sliver + 4 * l] = alpha * a[src];
-        }
-        ws.product(mp, np, kc, 8 * apAt, 8 * bpAt, 8 * (cAt + ic * np), np);
-      }
+    for (let ic = 0; ic < rows; ic += MC_ROWS) {
+      const mc = Math.min(MC_ROWS, rows - ic);
+      const mp = (mc + 3) & ~3;
+      copyA(heap, aAt, lda, a, aOff + (i0 + ic) * aRow, aRow, aCol, mc, k);
+      for (let l0 = 0; l0 < k; l0 += KC_DEPTH)
+        ws.product(mp, np, Math.min(KC_DEPTH, k - l0), 8 * (aAt + l0), lda, 8 * (bpAt + l0 * np), 8 * (cAt + ic * np), np);
     }
     for (let i = 0; i < rows; i++) {
       const src = cAt + i * np;
-      c.set(heap.subarray(src, src + n), cOff + (i0 + i) * ldc);
+      const dst = cOff + (i0 + i) * ldc;
+      if (n >= SHORT_ROW) c.set(heap.subarray(src, src + n), dst);
+      else for (let j = 0; j < n; j++) c[dst + j] = heap[src + j];
     }
   }
   return true;
+}
+
+/**
+ * alpha B's rows [0, kc) from b[off] (B(l, j) = b[off + l bRow + j bCol]) into slivers of 4 columns at
+ * `at`: entry (l, j) of sliver s at s 4 kc + 4 l + (j mod 4), zero past column n. Runs of entries that
+ * are contiguous in b are read in order: along B's rows when bCol is 1, down its columns otherwise.
+ */
+function packB(
+  heap: Float64Array,
+  at: number,
+  alpha: number,
+  b: Float64Array,
+  off: number,
+  bRow: number,
+  bCol: number,
+  kc: number,
+  n: number,
+): void {
+  const n4 = n & ~3;
+  const sliverStep = 4 * kc;
+  if (bCol === 1) {
+    for (let l = 0; l < kc; l++) {
+      const src = off + l * bRow;
+      let dst = at + 4 * l;
+      for (let j = 0; j < n4; j += 4, dst += sliverStep) {
+        heap[dst] = alpha * b[src + j];
+        heap[dst + 1] = alpha * b[src + j + 1];
+        heap[dst + 2] = alpha * b[src + j + 2];
+        heap[dst + 3] = alpha * b[src + j + 3];
+      }
+      for (let r = 0; r < 4 && n4 < n; r++) heap[dst + r] = n4 + r < n ? alpha * b[src + n4 + r] : 0;
+    }
+    return;
+  }
+  const np = (n + 3) & ~3;
+  for (let j = 0; j < np; j++) {
+    const sliver = at + (j >> 2) * sliverStep + (j & 3);
+    if (j >= n) {
+      for (let l = 0; l < kc; l++) heap[sliver + 4 * l] = 0;
+      continue;
+    }
+    let src = off + j * bCol;
+    for (let l = 0; l < kc; l++, src += bRow) heap[sliver + 4 * l] = alpha * b[src];
+  }
+}
+
+/**
+ * A's rows [0, mc) x [0, k) from a[off] (A(i, l) = a[off + i aRow + l aCol]) row-major at `at` (rows
+ * lda apart), rows mc .. to the next multiple of 4 zero: a row of A itself is one copy; A^T (aRow 1)
+ * is read along the rows of its storage.
+ */
+function copyA(
+  heap: Float64Array,
+  at: number,
+  lda: number,
+  a: Float64Array,
+  off: number,
+  aRow: number,
+  aCol: number,
+  mc: number,
+  k: number,
+): void {
+  if (aCol === 1 && k >= SHORT_ROW) for (let i = 0; i < mc; i++) heap.set(a.subarray(off + i * aRow, off + i * aRow + k), at + i * lda);
+  else if (aCol === 1)
+    for (let i = 0; i < mc; i++) for (let l = 0, src = off + i * aRow, dst = at + i * lda; l < k; l++) heap[dst + l] = a[src + l];
+  else
+    for (let l = 0; l < k; l++) {
+      const src = off + l * aCol;
+      for (let i = 0, dst = at + l; i < mc; i++, dst += lda) heap[dst] = a[src + i * aRow];
+    }
+  for (let i = mc; i < ((mc + 3) & ~3); i++) heap.fill(0, at + i * lda, at + i * lda + k);
 }
 
 /** Whether a product of m x n x k multiply-adds runs here: large enough, and the WebAssembly kernels on. */
@@ -179,4 +249,90 @@ export function packedSubtractProductRows(
 ): boolean {
   const rows = rowEnd - rowStart;
   return worthPacking(rows, len, k) && packedProduct(rows, len, k, -1, c, rowStart * k, k, 1, q, 0, len, 1, 1, w, rowStart * len, len);
+}
+
+/** Multiply-adds of the bidiagonalization's passes between two yields (a few ms at their 2-4 G/s). */
+const BIDIAGONAL_MADDS_PER_YIELD = 8_000_000;
+/**
+ * Memories of finished bidiagonalizations, kept for the next: each run holds its own for its whole
+ * length, across its yields, while other work may run on the thread and use the products' memory.
+ */
+const spareWorkspaces: Workspace[] = [];
+/** A memory larger than this (order ~2000) is dropped after its run: a shared memory never shrinks. */
+const MAX_SPARE_BYTES = 32 * 1024 * 1024;
+
+/**
+ * Upper bidiagonal form (d, e) of the square row-major q x q matrix `b` (bidiagonalizeWork of
+ * ./typescriptFactorizations.ts, the same reflectors), with the O(q^3) passes in WebAssembly
+ * SIMD: per column, the left reflector's v^T B and rank-1 update, and the right reflector's B v and
+ * rank-1 update, each one blockProduct over the trailing matrix, which stays in this run's memory.
+ * `b` is left as it was. Null (nothing done) when WebAssembly or the memory is unavailable.
+ */
+export function* wasmBidiagonalizeWork(b: Float64Array, q: number): Work<Bidiagonal | null> {
+  const ws = spareWorkspaces.pop() ?? newWorkspace();
+  const vAt = q * q;
+  const accAt = vAt + q;
+  const sAt = accAt + q;
+  if (ws === null || !fits(ws, sAt + q)) return null;
+  try {
+    const heap = ws.heap;
+    heap.set(b.subarray(0, q * q));
+    const d = new Float64Array(q);
+    const e = new Float64Array(Math.max(q - 1, 0));
+    let pending = 0;
+    for (let k = 0; k < q; k++) {
+      const rows = q - k;
+      const cols = q - k - 1;
+      // Left reflector zeroing B[k+1.., k]: v (rows) at vAt.
+      let scale = 0;
+      for (let i = k; i < q; i++) scale = Math.max(scale, Math.abs(heap[i * q + k]));
+      if (scale === 0) d[k] = 0;
+      else {
+        let ss = 0;
+        for (let i = k; i < q; i++) {
+          const x = heap[i * q + k];
+          const t = x / scale;
+          heap[vAt + i - k] = x;
+          ss += t * t;
+        }
+        const sigma = scale * Math.sqrt(ss);
+        const x0 = heap[vAt];
+        const alpha = x0 >= 0 ? -sigma : sigma;
+        heap[vAt] = x0 - alpha;
+        const beta = 1 / (sigma * (sigma + Math.abs(x0)));
+        d[k] = alpha;
+        if (cols > 0) {
+          const trailing = 8 * (k * q + k + 1);
+          // acc = v^T B[k.., k+1..]; B[k.., k+1..] -= beta v acc.
+          ws.block(1, cols, rows, 1, 8 * vAt, 1, 1, trailing, q, 0, 8 * accAt, cols);
+          ws.block(rows, cols, 1, -beta, 8 * vAt, 1, 1, 8 * accAt, cols, 1, trailing, q);
+        }
+      }
+      if (cols === 0) break;
+      // Right reflector zeroing B[k, k+2..]: v (cols) at vAt.
+      const rk = k * q;
+      const sigmaR = norm2(heap, rk + k + 1, cols);
+      if (sigmaR === 0) e[k] = 0;
+      else {
+        const y0 = heap[rk + k + 1];
+        const alphaR = y0 >= 0 ? -sigmaR : sigmaR;
+        heap.copyWithin(vAt, rk + k + 1, rk + q);
+        heap[vAt] = y0 - alphaR;
+        const betaR = 1 / (sigmaR * (sigmaR + Math.abs(y0)));
+        e[k] = alphaR;
+        const below = 8 * ((k + 1) * q + k + 1);
+        // s = B[k+1.., k+1..] v; B[k+1.., k+1..] -= betaR s v^T.
+        ws.block(cols, 1, cols, 1, below, q, 1, 8 * vAt, 1, 0, 8 * sAt, 1);
+        ws.block(cols, cols, 1, -betaR, 8 * sAt, 1, 1, 8 * vAt, cols, 1, below, q);
+      }
+      pending += 4 * rows * rows;
+      if (pending >= BIDIAGONAL_MADDS_PER_YIELD) {
+        pending = 0;
+        yield undefined;
+      }
+    }
+    return { d, e };
+  } finally {
+    if (spareWorkspaces.length < 2 && ws.memory.buffer.byteLength <= MAX_SPARE_BYTES) spareWorkspaces.push(ws);
+  }
 }

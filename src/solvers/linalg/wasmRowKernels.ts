@@ -37,7 +37,7 @@ interface KernelExports {
   rowsCombine(rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number): void;
   rowsFused(rows: number, cols: number, scale: number, x: number, ld: number, v: number, bias: number, dots: number, y: number): void;
   csrGradient(rows: number, cols: number, rowPtr: number, colIdx: number, values: number, x: number, b: number, term: number): number;
-  blockProduct(
+  blockProduct: (
     m: number,
     n: number,
     kk: number,
@@ -50,7 +50,7 @@ interface KernelExports {
     beta: number,
     c: number,
     ldc: number,
-  ): void;
+  ) => void;
   choleskySolveBlock(n: number, w: number, colPtr: number, rowIdx: number, lValues: number, perm: number, b: number, z: number): void;
   csrBlockGradient(
     rows: number,
@@ -65,7 +65,7 @@ interface KernelExports {
     residual2: number,
     mode: number,
   ): void;
-  packedProduct: (mp: number, np: number, kc: number, ap: number, bp: number, c: number, ldc: number) => void;
+  packedProduct: (mp: number, np: number, kc: number, ap: number, lda: number, bp: number, c: number, ldc: number) => void;
 }
 
 /** csrBlockGradient's mode bits: R = A X - B (else R given), and G += A^T R. */
@@ -237,11 +237,15 @@ export function attachArena(layout: ArenaLayout, slot: number): WasmRowKernels {
   return new WasmRowKernels(instance.exports as unknown as KernelExports, layout, slot);
 }
 
-/** The packed product of the dense kernels (./wasmDenseKernels.ts) on `memory`, in this thread; null when the kernels are unavailable. */
-export function packedProductOn(memory: WebAssembly.Memory): KernelExports['packedProduct'] | null {
+/** The module's packedProduct and blockProduct (C = alpha op(A) X + beta C, strided; addresses in bytes, strides in entries). */
+export type DenseProducts = Pick<KernelExports, 'packedProduct' | 'blockProduct'>;
+
+/** The products of the dense kernels (./wasmDenseKernels.ts) on `memory`, in this thread; null when the kernels are unavailable. */
+export function denseProductsOn(memory: WebAssembly.Memory): DenseProducts | null {
   const module = kernelModule();
   if (module === null) return null;
-  return (new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports).packedProduct;
+  const exports = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports;
+  return { packedProduct: exports.packedProduct, blockProduct: exports.blockProduct };
 }
 
 /** a[offset .. offset + length) must exist: in the arena, an access past an array would touch other data silently. */

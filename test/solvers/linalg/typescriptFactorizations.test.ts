@@ -7,8 +7,15 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import type { LuFactors } from '../../../src/solvers/linalg/denseKernels.js';
-import { envelopeLuWork, luWork, thinQrWork, triangularFactorWork } from '../../../src/solvers/linalg/typescriptFactorizations.js';
+import {
+  bidiagonalizeLoopWork,
+  envelopeLuWork,
+  luWork,
+  thinQrWork,
+  triangularFactorWork,
+} from '../../../src/solvers/linalg/typescriptFactorizations.js';
 import { TYPESCRIPT_DENSE_KERNELS } from '../../../src/solvers/linalg/typescriptDenseKernels.js';
+import { wasmBidiagonalizeWork } from '../../../src/solvers/linalg/wasmDenseKernels.js';
 import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { randomMatrix } from '../../support/systems.js';
@@ -191,5 +198,27 @@ describe('Householder QR of the TypeScript kernels', () => {
         expect(Array.from(runSync(triangularFactorWork(a.slice(), p, c, gemm)))).toEqual(Array.from(r));
       });
     }
+  }
+});
+
+describe.skipIf(wasmKernelsUnavailableReason() !== '')('bidiagonalization with WebAssembly passes', () => {
+  for (const q of [1, 3, 17, 64, 257]) {
+    it(`gives the loops' d and e for a ${q} x ${q} matrix (and a rank-deficient one), leaving it unchanged`, () => {
+      for (const deficient of [false, true]) {
+        const b = randomMatrix(q, q, 7 * q + 1).data;
+        if (deficient && q > 4) {
+          // A zero column and two equal rows: reflectors with nothing to do on both sides.
+          for (let i = 0; i < q; i++) b[i * q + 2] = 0;
+          b.copyWithin(3 * q, q, 2 * q);
+        }
+        const copy = b.slice();
+        const wasm = runSync(wasmBidiagonalizeWork(b, q))!;
+        expect(Array.from(b)).toEqual(Array.from(copy));
+        const loops = runSync(bidiagonalizeLoopWork(b, q));
+        const tolerance = 8 * q * EPS * frobenius(copy);
+        for (let k = 0; k < q; k++) expect(Math.abs(wasm.d[k] - loops.d[k]), `d[${k}]`).toBeLessThan(tolerance);
+        for (let k = 0; k + 1 < q; k++) expect(Math.abs(wasm.e[k] - loops.e[k]), `e[${k}]`).toBeLessThan(tolerance);
+      }
+    });
   }
 });

@@ -783,33 +783,36 @@
   )
 
   ;; The dense products of the TypeScript backend (src/solvers/linalg/wasmDenseKernels.ts) on packed panels:
-  ;; op(A) in slivers of 4 rows (entry (i, l) of a sliver at 4 l + i), B in slivers of 4 columns (entry
-  ;; (l, j) at 4 l + j), both zero-padded to whole slivers by the packing, so the inner loop streams two
-  ;; contiguous arrays and needs no edge cases. C += A B on the row-major C (ldc elements).
+  ;; B in slivers of 4 columns (entry (l, j) at 4 l + j), zero-padded to whole slivers by the packing, and
+  ;; op(A) as copied, row-major (lda elements) with rows zero-padded to a multiple of 4: the copy of a row
+  ;; of A is one memcpy, and the inner loop streams B's sliver and four rows of A with no edge cases.
+  ;; C += A B on the row-major C (ldc elements).
 
-  ;; C[4 x 4] += A sliver (4 x kc) B sliver (kc x 4): eight f64x2 accumulators; per step two loads of B,
-  ;; four splat loads of A, 16 multiply-adds.
-  (func $packed4x4 (param $a i32) (param $b i32) (param $kc i32) (param $c i32) (param $cRow i32)
-    (local $end i32) (local $b0 v128) (local $b1 v128) (local $s v128)
+  ;; C[4 x 4] += A (4 rows x kc, row stride lda bytes) B sliver (kc x 4): eight f64x2 accumulators; per
+  ;; step two loads of B, four splat loads of A, 16 multiply-adds.
+  (func $packed4x4 (param $a i32) (param $lda i32) (param $b i32) (param $kc i32) (param $c i32) (param $cRow i32)
+    (local $end i32) (local $lda2 i32) (local $lda3 i32) (local $b0 v128) (local $b1 v128) (local $s v128)
     (local $c00 v128) (local $c01 v128) (local $c10 v128) (local $c11 v128) (local $c20 v128) (local $c21 v128) (local $c30 v128) (local $c31 v128)
-    (local.set $end (i32.add (local.get $a) (i32.shl (local.get $kc) (i32.const 5))))
+    (local.set $lda2 (i32.shl (local.get $lda) (i32.const 1)))
+    (local.set $lda3 (i32.add (local.get $lda2) (local.get $lda)))
+    (local.set $end (i32.add (local.get $a) (i32.shl (local.get $kc) (i32.const 3))))
     (block $done (loop $step
       (br_if $done (i32.ge_u (local.get $a) (local.get $end)))
       (local.set $b0 (v128.load offset=0 (local.get $b)))
       (local.set $b1 (v128.load offset=16 (local.get $b)))
-      (local.set $s (v128.load64_splat offset=0 (local.get $a)))
+      (local.set $s (v128.load64_splat (local.get $a)))
       (local.set $c00 (f64x2.add (local.get $c00) (f64x2.mul (local.get $s) (local.get $b0))))
       (local.set $c01 (f64x2.add (local.get $c01) (f64x2.mul (local.get $s) (local.get $b1))))
-      (local.set $s (v128.load64_splat offset=8 (local.get $a)))
+      (local.set $s (v128.load64_splat (i32.add (local.get $a) (local.get $lda))))
       (local.set $c10 (f64x2.add (local.get $c10) (f64x2.mul (local.get $s) (local.get $b0))))
       (local.set $c11 (f64x2.add (local.get $c11) (f64x2.mul (local.get $s) (local.get $b1))))
-      (local.set $s (v128.load64_splat offset=16 (local.get $a)))
+      (local.set $s (v128.load64_splat (i32.add (local.get $a) (local.get $lda2))))
       (local.set $c20 (f64x2.add (local.get $c20) (f64x2.mul (local.get $s) (local.get $b0))))
       (local.set $c21 (f64x2.add (local.get $c21) (f64x2.mul (local.get $s) (local.get $b1))))
-      (local.set $s (v128.load64_splat offset=24 (local.get $a)))
+      (local.set $s (v128.load64_splat (i32.add (local.get $a) (local.get $lda3))))
       (local.set $c30 (f64x2.add (local.get $c30) (f64x2.mul (local.get $s) (local.get $b0))))
       (local.set $c31 (f64x2.add (local.get $c31) (f64x2.mul (local.get $s) (local.get $b1))))
-      (local.set $a (i32.add (local.get $a) (i32.const 32)))
+      (local.set $a (i32.add (local.get $a) (i32.const 8)))
       (local.set $b (i32.add (local.get $b) (i32.const 32)))
       (br $step)))
     (v128.store offset=0 (local.get $c) (f64x2.add (v128.load offset=0 (local.get $c)) (local.get $c00)))
@@ -824,13 +827,14 @@
     (v128.store offset=0 (local.get $c) (f64x2.add (v128.load offset=0 (local.get $c)) (local.get $c30)))
     (v128.store offset=16 (local.get $c) (f64x2.add (v128.load offset=16 (local.get $c)) (local.get $c31))))
 
-  ;; C (mp x np, ldc) += A B for packed A (mp / 4 slivers) and B (np / 4 slivers) of depth kc; mp and np
-  ;; multiples of 4. Column slivers outside, row slivers inside: one sliver of B (kc x 4) stays in L1
-  ;; cache while every sliver of A passes it.
-  (func (export "packedProduct") (param $mp i32) (param $np i32) (param $kc i32) (param $ap i32) (param $bp i32) (param $c i32) (param $ldc i32)
-    (local $i i32) (local $j i32) (local $sliver i32) (local $cRow i32) (local $a i32) (local $cj i32)
+  ;; C (mp x np, ldc) += A B for A (mp rows, lda elements) and packed B (np / 4 slivers) of depth kc; mp
+  ;; and np multiples of 4. Column slivers outside, rows inside: one sliver of B (kc x 4) stays in L1
+  ;; cache while every 4 rows of A pass it.
+  (func (export "packedProduct") (param $mp i32) (param $np i32) (param $kc i32) (param $ap i32) (param $lda i32) (param $bp i32) (param $c i32) (param $ldc i32)
+    (local $i i32) (local $j i32) (local $sliver i32) (local $cRow i32) (local $aRow i32) (local $a i32) (local $cj i32)
     (local.set $sliver (i32.shl (local.get $kc) (i32.const 5)))
     (local.set $cRow (i32.shl (local.get $ldc) (i32.const 3)))
+    (local.set $aRow (i32.shl (local.get $lda) (i32.const 3)))
     (block $colsEnd (loop $cols
       (br_if $colsEnd (i32.ge_s (local.get $j) (local.get $np)))
       (local.set $a (local.get $ap))
@@ -838,8 +842,8 @@
       (local.set $i (i32.const 0))
       (block $rowsEnd (loop $rows
         (br_if $rowsEnd (i32.ge_s (local.get $i) (local.get $mp)))
-        (call $packed4x4 (local.get $a) (local.get $bp) (local.get $kc) (local.get $cj) (local.get $cRow))
-        (local.set $a (i32.add (local.get $a) (local.get $sliver)))
+        (call $packed4x4 (local.get $a) (local.get $aRow) (local.get $bp) (local.get $kc) (local.get $cj) (local.get $cRow))
+        (local.set $a (i32.add (local.get $a) (i32.shl (local.get $aRow) (i32.const 2))))
         (local.set $cj (i32.add (local.get $cj) (i32.shl (local.get $cRow) (i32.const 2))))
         (local.set $i (i32.add (local.get $i) (i32.const 4)))
         (br $rows)))
