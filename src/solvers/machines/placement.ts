@@ -467,7 +467,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
 
 let cachedCalibration: { calibration: Calibration; at: number } | null = null;
 
-/** The calibration of this process' current backend: measured on first use, again after CALIBRATION_REFRESH_SECONDS or a backend change. */
+/** The calibration of this process' current backend: measured on first use, again after CALIBRATION_REFRESH_SECONDS or a backend change (the threads' start: the engine's latest). */
 export function currentCalibration(clock: CalibrationClock = systemClock): Calibration {
   const cached = cachedCalibration;
   if (
@@ -475,7 +475,8 @@ export function currentCalibration(clock: CalibrationClock = systemClock): Calib
     cached.calibration.backend === selectedKernels().backend &&
     clock.now() - cached.at < CALIBRATION_REFRESH_SECONDS * 1000
   ) {
-    return cached.calibration;
+    // The threads' start is the engine's latest measurement, not the one at calibration time.
+    return { ...cached.calibration, threadStartSeconds: lastThreadStartSeconds() ?? cached.calibration.threadStartSeconds };
   }
   const calibration = measureCalibration(clock);
   cachedCalibration = { calibration, at: clock.now() };
