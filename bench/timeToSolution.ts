@@ -1,51 +1,94 @@
 /**
  * Time to solution (issue 25 §1): the model's predicted seconds per iteration against the runner's
- * measured wallTimeMs / iterations, on one backend, for all six algorithms, and for runs to 1e-8
- * the predicted against the measured time. Run alone (a few minutes):
- *   node --import tsx bench/timeToSolution.ts <typescript|native> [--dense-n 1000] [--dense-m 10] [--csr-k 200] [--csr-m 20] [--iterations 100]
- * Prints one row per problem and algorithm: predicted and measured ms per iteration and their ratio.
+ * measured ones, on one backend, for all six algorithms, and for runs to 1e-8 the predicted against
+ * the measured time. Run alone (a few minutes):
+ *   node --import tsx bench/timeToSolution.ts <typescript|native> [--dense-n 1000] [--dense-m 10] [--csr-k 200]
+ *     [--csr-m 20] [--iterations 1000] [--rounds 3] [--converge 5000] [--skip-dense] [--skip-csr] [--threads auto]
+ * An iteration is timed between a run's first and last yield (one per iteration), so the run's start
+ * (the method's setup: worker threads, the data copied into shared memory or an arena, the first
+ * pass) is left out of it and reported on its own: the time to the first yield less one iteration.
+ * The algorithms are interleaved round by round (`--rounds`) so that each sees the same load; the
+ * median over the rounds is compared, and the spread (max / min) printed as the noise.
  */
 import { parseArgs } from 'node:util';
 import {
   analyze,
   buildDistributedSystem,
   createProblem,
-  DEFAULT_TRACE_CAP,
   generateMatrix,
-  runAlgorithm,
+  setSolverThreads,
   spectralDataOf,
   type CsrMatrix,
   type DenseMatrix,
 } from '../src/solvers/index.js';
-import { ALGORITHM_IDS } from '../src/solvers/algorithms/registry.js';
+import { ALGORITHM_IDS, type AlgorithmId } from '../src/solvers/algorithms/registry.js';
 import { systemCost, timeToSolution } from '../src/solvers/analysis/timeToSolution.js';
 import { measureCalibration } from '../src/solvers/machines/placement.js';
+import { runAlgorithmWork } from '../src/solvers/runner/runAlgorithm.js';
+import type { RunResult } from '../src/solvers/runner/types.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { selectBackend, type BackendName } from './backends.js';
 
-function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations: number, converge: number): void {
+interface Timed {
+  result: RunResult;
+  totalMs: number;
+  /** Between the first and last yield, per iteration. */
+  iterationMs: number;
+  /** To the first yield, less one iteration. */
+  startMs: number;
+}
+
+function timed(work: Generator<unknown, RunResult>): Timed {
+  const started = performance.now();
+  let first = 0;
+  let last = 0;
+  let yields = 0;
+  let step = work.next();
+  for (; !step.done; step = work.next()) {
+    last = performance.now();
+    if (yields++ === 0) first = last;
+  }
+  const totalMs = performance.now() - started;
+  const iterationMs = yields > 1 ? (last - first) / (yields - 1) : totalMs / Math.max(1, step.value.iterations);
+  return { result: step.value, totalMs, iterationMs, startMs: first - started - iterationMs };
+}
+
+const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+
+function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations: number, rounds: number, converge: number): void {
   const system = buildDistributedSystem(createProblem({ A, partition: { machines: m } }));
   const analysis = analyze(system);
   const spectral = spectralDataOf(analysis);
   const calibration = measureCalibration();
   const t = timeToSolution({ system: systemCost(system), rates: analysis.rates, tolerance: 1e-8, calibration });
-  console.log(
-    `${name}: calibration flops ${(calibration.flopsPerSecond / 1e9).toFixed(2)} GFLOP/s, CSR ${(calibration.bytesPerSecond / 1e9).toFixed(2)} GB/s, vectors ${(calibration.vectorBytesPerSecond / 1e9).toFixed(2)} GB/s, call ${(calibration.perMachineOverheadSeconds * 1e6).toFixed(1)} us`,
-  );
+  console.log(`${name}: calibration ${JSON.stringify(calibration)}`);
+  const options = { tolerance: 1e-300, maxIterations: iterations, stopOnStagnation: false, divergenceTolerance: 1e300 };
+  const samples = new Map<AlgorithmId, Timed[]>(ALGORITHM_IDS.map((id) => [id, []]));
+  for (let r = 0; r < rounds; r++)
+    for (const id of ALGORITHM_IDS) samples.get(id)?.push(timed(runAlgorithmWork(system, id, spectral, options)));
   for (const id of ALGORITHM_IDS) {
-    const run = runAlgorithm(system, id, spectral, { tolerance: 1e-300, maxIterations: iterations, traceCap: DEFAULT_TRACE_CAP });
-    const measured = run.wallTimeMs / 1000 / run.iterations;
+    const runs = samples.get(id) ?? [];
+    const perIteration = runs.map((s) => s.iterationMs);
+    const measured = median(perIteration) / 1000;
+    const start = median(runs.map((s) => s.startMs)) / 1000;
     const predicted = t[id].secondsPerIteration;
-    let full = '';
-    if (id === 'apc' || id === 'dhbm') {
-      const solve = runAlgorithm(system, id, spectral, { tolerance: 1e-8, maxIterations: converge, traceCap: DEFAULT_TRACE_CAP });
-      if (solve.status === 'converged' && t[id].seconds !== null) {
-        full = `  to 1e-8: predicted ${t[id].iterations} it ${(t[id].seconds * 1000).toFixed(1)} ms, measured ${solve.iterations} it ${solve.wallTimeMs.toFixed(1)} ms, ratio ${(t[id].seconds / (solve.wallTimeMs / 1000)).toFixed(2)}`;
-      } else full = `  to 1e-8: ${solve.status} after ${solve.iterations} (predicted ${String(t[id].iterations)})`;
-    }
+    const spread = Math.max(...perIteration) / Math.min(...perIteration);
     console.log(
-      `  ${id.padEnd(8)} predicted ${(predicted * 1000).toFixed(3)} ms/it, measured ${(measured * 1000).toFixed(3)} ms/it (threads ${run.threads ?? 1}), ratio ${(predicted / measured).toFixed(2)}${full}`,
+      `  ${id.padEnd(8)} predicted ${(predicted * 1000).toFixed(3)} ms/it, measured ${(measured * 1000).toFixed(3)} ms/it ` +
+        `(threads ${runs[0].result.threads ?? 1}, spread ${spread.toFixed(2)}), ratio ${(predicted / measured).toFixed(2)}; ` +
+        `start predicted ${(((t[id] as { startSeconds?: number }).startSeconds ?? 0) * 1000).toFixed(1)} ms, measured ${(start * 1000).toFixed(1)} ms`,
     );
+  }
+  if (converge <= 0) return;
+  for (const id of ['apc', 'dhbm'] as const) {
+    const solve = timed(runAlgorithmWork(system, id, spectral, { tolerance: 1e-8, maxIterations: converge }));
+    const seconds = t[id].seconds;
+    if (solve.result.status === 'converged' && seconds !== null) {
+      console.log(
+        `  ${id} to 1e-8: predicted ${t[id].iterations} it ${(seconds * 1000).toFixed(1)} ms, measured ${solve.result.iterations} it ` +
+          `${solve.totalMs.toFixed(1)} ms, ratio ${(seconds / (solve.totalMs / 1000)).toFixed(2)}`,
+      );
+    } else console.log(`  ${id} to 1e-8: ${solve.result.status} after ${solve.result.iterations} (predicted ${String(t[id].iterations)})`);
   }
 }
 
@@ -57,24 +100,34 @@ function main(): void {
       'dense-m': { type: 'string', default: '10' },
       'csr-k': { type: 'string', default: '200' },
       'csr-m': { type: 'string', default: '20' },
-      iterations: { type: 'string', default: '100' },
+      iterations: { type: 'string', default: '1000' },
+      rounds: { type: 'string', default: '3' },
       converge: { type: 'string', default: '5000' },
+      'skip-dense': { type: 'boolean', default: false },
+      'skip-csr': { type: 'boolean', default: false },
+      threads: { type: 'string', default: 'auto' },
     },
   });
   const backend = (positionals[0] ?? 'typescript') as BackendName;
   console.log(JSON.stringify(selectBackend(backend)));
+  if (values.threads !== 'auto') setSolverThreads(Number(values.threads));
   const iterations = Number(values.iterations);
+  const rounds = Number(values.rounds);
   const converge = Number(values.converge);
   const n = Number(values['dense-n']);
-  measure(
-    `dense gaussian n=${n} m=${values['dense-m']}`,
-    generateMatrix({ generator: 'gaussian', n, mean: 1, std: 1, seed: 1 }),
-    Number(values['dense-m']),
-    iterations,
-    converge,
-  );
+  if (!values['skip-dense']) {
+    measure(
+      `dense gaussian n=${n} m=${values['dense-m']}`,
+      generateMatrix({ generator: 'gaussian', n, mean: 1, std: 1, seed: 1 }),
+      Number(values['dense-m']),
+      iterations,
+      rounds,
+      converge,
+    );
+  }
   const k = Number(values['csr-k']);
-  measure(`CSR Poisson n=${k * k} m=${values['csr-m']}`, poisson2d(k), Number(values['csr-m']), iterations, converge);
+  if (!values['skip-csr'])
+    measure(`CSR Poisson n=${k * k} m=${values['csr-m']}`, poisson2d(k), Number(values['csr-m']), iterations, rounds, converge);
 }
 
 main();

@@ -1052,6 +1052,9 @@ export interface components {
                 /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
+                /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                startSeconds: number;
+                /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                 seconds: number | null;
                 bytesPerIteration: number;
                 messagesPerIteration: number;
@@ -1060,6 +1063,9 @@ export interface components {
                 /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
+                /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                startSeconds: number;
+                /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                 seconds: number | null;
                 bytesPerIteration: number;
                 messagesPerIteration: number;
@@ -1068,6 +1074,9 @@ export interface components {
                 /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
+                /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                startSeconds: number;
+                /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                 seconds: number | null;
                 bytesPerIteration: number;
                 messagesPerIteration: number;
@@ -1076,6 +1085,9 @@ export interface components {
                 /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
+                /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                startSeconds: number;
+                /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                 seconds: number | null;
                 bytesPerIteration: number;
                 messagesPerIteration: number;
@@ -1084,6 +1096,9 @@ export interface components {
                 /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
+                /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                startSeconds: number;
+                /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                 seconds: number | null;
                 bytesPerIteration: number;
                 messagesPerIteration: number;
@@ -1092,6 +1107,9 @@ export interface components {
                 /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
+                /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                startSeconds: number;
+                /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                 seconds: number | null;
                 bytesPerIteration: number;
                 messagesPerIteration: number;
@@ -1099,10 +1117,25 @@ export interface components {
             calibration: {
                 /** @enum {string} */
                 backend: "typescript" | "native";
+                /** @description The dense fused row pass on a block larger than the last-level cache. */
                 flopsPerSecond: number;
+                /** @description The same pass on a block of inCacheBytes. */
+                flopsPerSecondInCache: number;
+                /** @description The CSR gradient pass out of cache, bytes of the matrix (12 a stored entry) per second. */
                 bytesPerSecond: number;
+                bytesPerSecondInCache: number;
+                /** @description The in-cache blocks' size: an iteration's working set between it and outOfCacheBytes is priced in between. */
+                inCacheBytes: number;
+                outOfCacheBytes: number;
                 vectorBytesPerSecond: number;
+                /** @description One chunk's fixed cost (a kernel call on a tiny block). */
                 perMachineOverheadSeconds: number;
+                /** @description A threaded run's start: the last measured in this worker, else a default. */
+                threadStartSeconds: number;
+                /** @description One phase's synchronisation of a threaded iteration (a constant). */
+                phaseSyncSeconds: number;
+                /** @description The runner's own work per iteration: measures, trace, stopping tests (a constant). */
+                runnerIterationSeconds: number;
                 measuredAt: string;
                 refreshAfterSeconds: number;
             };
@@ -1111,6 +1144,9 @@ export interface components {
                     /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
+                    /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                    startSeconds: number;
+                    /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                     seconds: number | null;
                     bytesPerIteration: number;
                     messagesPerIteration: number;
@@ -1119,6 +1155,9 @@ export interface components {
                     /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
+                    /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                    startSeconds: number;
+                    /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                     seconds: number | null;
                     bytesPerIteration: number;
                     messagesPerIteration: number;
@@ -1127,6 +1166,9 @@ export interface components {
                     /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
+                    /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                    startSeconds: number;
+                    /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                     seconds: number | null;
                     bytesPerIteration: number;
                     messagesPerIteration: number;
@@ -1135,6 +1177,9 @@ export interface components {
                     /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
+                    /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                    startSeconds: number;
+                    /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                     seconds: number | null;
                     bytesPerIteration: number;
                     messagesPerIteration: number;
@@ -1143,6 +1188,9 @@ export interface components {
                     /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
+                    /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                    startSeconds: number;
+                    /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                     seconds: number | null;
                     bytesPerIteration: number;
                     messagesPerIteration: number;
@@ -1151,6 +1199,9 @@ export interface components {
                     /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
+                    /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
+                    startSeconds: number;
+                    /** @description startSeconds + iterations x secondsPerIteration; null with iterations. */
                     seconds: number | null;
                     bytesPerIteration: number;
                     messagesPerIteration: number;

@@ -144,6 +144,9 @@ describe('analyze and solve', () => {
     }
     expect(t.deployment!.assumptions.machineGflops).toBe(10);
     expect(t.calibration.flopsPerSecond).toBeGreaterThan(0);
+    // seconds = the run's start + iterations x seconds per iteration (no start on the deployment).
+    if (t.apc.iterations !== null) expect(t.apc.seconds).toBeCloseTo(t.apc.startSeconds + t.apc.iterations * t.apc.secondsPerIteration, 12);
+    expect(t.deployment!.apc.startSeconds).toBe(0);
     const f = job.result!.analysis!.recommendation.finishesFirst!;
     expect(['apc', 'dhbm']).toContain(f.here);
     expect(['apc', 'dhbm']).toContain(f.deployment);

@@ -214,7 +214,12 @@ const RecommendationSchema = z.object({
 const AlgorithmTimeSchema = z.object({
   iterations: z.number().int().nullable().describe('ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1.'),
   secondsPerIteration: z.number(),
-  seconds: z.number().nullable(),
+  startSeconds: z
+    .number()
+    .describe(
+      "The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment.",
+    ),
+  seconds: z.number().nullable().describe('startSeconds + iterations x secondsPerIteration; null with iterations.'),
   bytesPerIteration: z.number(),
   messagesPerIteration: z.number().int(),
 });
@@ -226,10 +231,19 @@ const algorithmTimes = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, Algorit
 
 const CalibrationSchema = z.object({
   backend: z.enum(['typescript', 'native']),
-  flopsPerSecond: z.number(),
-  bytesPerSecond: z.number(),
+  flopsPerSecond: z.number().describe('The dense fused row pass on a block larger than the last-level cache.'),
+  flopsPerSecondInCache: z.number().describe('The same pass on a block of inCacheBytes.'),
+  bytesPerSecond: z.number().describe('The CSR gradient pass out of cache, bytes of the matrix (12 a stored entry) per second.'),
+  bytesPerSecondInCache: z.number(),
+  inCacheBytes: z
+    .number()
+    .describe("The in-cache blocks' size: an iteration's working set between it and outOfCacheBytes is priced in between."),
+  outOfCacheBytes: z.number(),
   vectorBytesPerSecond: z.number(),
-  perMachineOverheadSeconds: z.number(),
+  perMachineOverheadSeconds: z.number().describe("One chunk's fixed cost (a kernel call on a tiny block)."),
+  threadStartSeconds: z.number().describe("A threaded run's start: the last measured in this worker, else a default."),
+  phaseSyncSeconds: z.number().describe("One phase's synchronisation of a threaded iteration (a constant)."),
+  runnerIterationSeconds: z.number().describe("The runner's own work per iteration: measures, trace, stopping tests (a constant)."),
   measuredAt: z.string(),
   refreshAfterSeconds: z.number(),
 });

@@ -22,6 +22,8 @@
  */
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { gradientRowChunks, singleCsrChunk } from '../machines/gradientPass.js';
+import { threadsForRun } from '../parallel/threads.js';
 import { predictIterations } from './recommendation.js';
 import type { AlgorithmTimes, Analysis, Calibration, Deployment, FinishesFirst, TimeToSolution } from './types.js';
 
@@ -43,10 +45,20 @@ export interface MachineCost {
   refinement: number;
 }
 
+/** A chunk of the gradient pass (../machines/gradientPass.ts): rows of one machine, or every row at once. */
+export interface GradientChunk {
+  /** Entries its rows read (nonzero extents, or stored entries). */
+  entries: number;
+  /** Its term's support (gathered and summed by the taskmaster); 0 when its output is the gradient itself. */
+  c: number;
+}
+
 export interface SystemCost {
   storage: 'dense' | 'csr';
   n: number;
   machines: MachineCost[];
+  /** How the gradient methods' pass is cut; absent: one chunk per machine on its support. */
+  gradientChunks?: GradientChunk[];
 }
 
 export function systemCost(system: DistributedSystem): SystemCost {
@@ -59,7 +71,7 @@ export function systemCost(system: DistributedSystem): SystemCost {
       factorNnz: 0,
       refinement: 0,
     }));
-    return { storage: 'dense', n: system.n, machines };
+    return { storage: 'dense', n: system.n, machines, gradientChunks: gradientChunksOf(system) };
   }
   const machines = system.machines.map((d) => ({
     p: d.p,
@@ -69,7 +81,19 @@ export function systemCost(system: DistributedSystem): SystemCost {
     factorNnz: d.gram.symbolic.nnzL,
     refinement: d.gramRefinement,
   }));
-  return { storage: 'csr', n: system.n, machines };
+  const nnz = machines.reduce((s, d) => s + d.entriesA, 0);
+  const gradientChunks = singleCsrChunk(system) ? [{ entries: nnz, c: 0 }] : gradientChunksOf(system);
+  return { storage: 'csr', n: system.n, machines, gradientChunks };
+}
+
+/** The gradient pass' row chunks as gradientRowChunks cuts them, each on its machine's support. */
+function gradientChunksOf(system: DistributedSystem): GradientChunk[] {
+  const { rowWork, ranges } = gradientRowChunks(system);
+  return ranges.map(({ machine, from, to }) => {
+    let entries = 0;
+    for (let k = from; k < to; k++) entries += rowWork[machine][k];
+    return { entries, c: system.machines[machine].c };
+  });
 }
 
 function extentSum(start: Int32Array, end: Int32Array): number {
@@ -83,9 +107,14 @@ export interface Work {
   flops: number;
   matrixBytes: number;
   vectorBytes: number;
+  /** Bytes of matrix data it holds (A_i, Q_i or the factor, once): the iteration's working set. */
+  residentBytes: number;
+  /** Entries its pass reads as the engine counts them (../machines/storage.ts entriesRead): whether a run takes threads. */
+  entries: number;
 }
 
 export interface IterationCost {
+  /** The engine's chunks: the machines (APC, MLM, Cimmino), or the gradient pass' row chunks. */
   machines: Work[];
   taskmaster: Work;
   bytesPerIteration: number;
@@ -95,42 +124,115 @@ export interface IterationCost {
 const BYTES = 8;
 const CSR_ENTRY_BYTES = 12;
 
+const NO_WORK = { flops: 0, matrixBytes: 0, residentBytes: 0, entries: 0 };
+
 /** The counts of one iteration of `id` on `system` (see the header). */
 export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCost {
   const { n, machines, storage } = system;
   const m = machines.length;
   const projection = algorithms[id].family === 'projection';
   const consensus = id === 'apc' || id === 'mlm';
-  const work = machines.map((d): Work => {
-    // Gathering x onto a partial support and scattering back: two vectors of c.
-    const gather = d.c < n ? 2 * BYTES * d.c : 0;
-    const update = consensus ? 3 * BYTES * n : 0;
-    if (storage === 'dense') {
-      const flops = !projection ? 4 * d.entriesA : consensus ? 4 * d.entriesQ + d.p * d.p : 2 * d.entriesA + 2 * d.entriesQ + d.p * d.p;
-      return { flops, matrixBytes: 0, vectorBytes: gather + update };
-    }
-    const solve = 2 * CSR_ENTRY_BYTES * d.factorNnz + 2 * CSR_ENTRY_BYTES * d.entriesA;
-    const matrixBytes = !projection ? CSR_ENTRY_BYTES * d.entriesA : solve + d.refinement * (solve + 2 * CSR_ENTRY_BYTES * d.entriesA);
-    return { flops: 0, matrixBytes, vectorBytes: update };
-  });
   const supports = machines.reduce((s, d) => s + d.c, 0);
-  const taskmaster: Work = {
-    flops: 0,
-    matrixBytes: 0,
-    vectorBytes: consensus ? BYTES * m * n + 5 * BYTES * n : 2 * BYTES * supports + 5 * BYTES * n,
-  };
   // Out and back to every machine: vectors of n (APC, MLM) or of each support.
   const bytesPerIteration = consensus ? 2 * BYTES * n * m : 2 * BYTES * supports;
-  return { machines: work, taskmaster, bytesPerIteration, messagesPerIteration: 2 * m };
+  const messagesPerIteration = 2 * m;
+  // Gathering x onto a partial support and scattering back: two vectors of c.
+  const gather = (c: number): number => (c < n ? 2 * BYTES * c : 0);
+  if (!projection) {
+    const chunks = system.gradientChunks ?? machines.map((d) => ({ entries: d.entriesA, c: d.c }));
+    const work = chunks.map((chunk): Work => {
+      const entries = chunk.entries;
+      if (storage === 'dense')
+        return { flops: 4 * entries, matrixBytes: 0, vectorBytes: gather(chunk.c), residentBytes: BYTES * entries, entries };
+      const bytes = CSR_ENTRY_BYTES * entries;
+      return { flops: 0, matrixBytes: bytes, vectorBytes: gather(chunk.c), residentBytes: bytes, entries };
+    });
+    // The taskmaster adds the chunks' terms (read and added into g: 16 bytes an entry) and updates x:
+    // DGD x -= alpha g (3 vectors of n), D-HBM and D-NAG with their momentum (5).
+    const terms = chunks.reduce((s, chunk) => s + chunk.c, 0);
+    const update = id === 'dgd' ? 3 : 5;
+    const taskmaster: Work = { ...NO_WORK, vectorBytes: 2 * BYTES * terms + update * BYTES * n };
+    return { machines: work, taskmaster, bytesPerIteration, messagesPerIteration };
+  }
+  const work = machines.map((d): Work => {
+    if (storage === 'dense') {
+      // APC / MLM also update x_i (3 vectors of n); Cimmino reads A_i and Q_i.
+      const flops = consensus ? 4 * d.entriesQ + d.p * d.p : 2 * d.entriesA + 2 * d.entriesQ + d.p * d.p;
+      const entries = consensus ? d.entriesQ : d.entriesA + d.entriesQ;
+      return { flops, matrixBytes: 0, vectorBytes: gather(d.c) + (consensus ? 3 * BYTES * n : 0), residentBytes: BYTES * entries, entries };
+    }
+    // CSR, APC / MLM as Cimmino passes (../machines/csrConsensusPass.ts): A_i v, two solves with L_i, A_i^T y.
+    const solve = 2 * CSR_ENTRY_BYTES * d.factorNnz + 2 * CSR_ENTRY_BYTES * d.entriesA;
+    const matrixBytes = solve + d.refinement * (solve + 2 * CSR_ENTRY_BYTES * d.entriesA);
+    return {
+      flops: 0,
+      matrixBytes,
+      vectorBytes: gather(d.c),
+      residentBytes: CSR_ENTRY_BYTES * (d.entriesA + d.factorNnz),
+      entries: 2 * (1 + d.refinement) * (d.entriesA + d.factorNnz),
+    };
+  });
+  // Dense APC / MLM average the m copies x_i; on CSR the x_i are y plus each machine's offset on its
+  // support, which the taskmaster measures and advances (a few vectors of the supports).
+  const taskmasterBytes = consensus
+    ? storage === 'dense'
+      ? BYTES * m * n + 5 * BYTES * n
+      : 4 * BYTES * supports + 5 * BYTES * n
+    : 2 * BYTES * supports + 5 * BYTES * n;
+  return { machines: work, taskmaster: { ...NO_WORK, vectorBytes: taskmasterBytes }, bytesPerIteration, messagesPerIteration };
 }
 
-/** Seconds of one iteration in this process: the machines one after the other, at the calibrated rates. */
-export function secondsHere(cost: IterationCost, calibration: Calibration): number {
+/** Threads a run of this cost takes here (../parallel/threads.ts threadsForRun, as the engine decides). */
+export function threadsOf(cost: IterationCost): number {
+  const entries = cost.machines.reduce((s, w) => s + w.entries, 0);
+  return threadsForRun(entries, cost.machines.length);
+}
+
+/**
+ * Where a working set of `bytes` lies between the calibration's in-cache and out-of-cache blocks: 0 at
+ * or below the first, 1 at or above the second, linear in log(bytes) between.
+ */
+export function cacheFraction(bytes: number, calibration: Calibration): number {
+  const { inCacheBytes, outOfCacheBytes } = calibration;
+  if (bytes <= inCacheBytes) return 0;
+  if (bytes >= outOfCacheBytes) return 1;
+  return Math.log(bytes / inCacheBytes) / Math.log(outOfCacheBytes / inCacheBytes);
+}
+
+/**
+ * Seconds of one iteration in this process: the chunks at the calibrated rates (in or out of cache by
+ * the iteration's working set, the bytes of matrix data all chunks hold), each with a call's fixed cost;
+ * on T > 1 threads max(their sum / T, the largest chunk) plus one phase's synchronisation (the engine
+ * hands chunks out largest first); then the taskmaster on the calling thread, and the runner's own
+ * work per iteration (measures, trace, stopping tests).
+ */
+export function secondsHere(cost: IterationCost, calibration: Calibration, threads = threadsOf(cost)): number {
+  const working = cost.machines.reduce((s, w) => s + w.residentBytes, 0);
+  const f = cacheFraction(working, calibration);
+  const secondsPerFlop = (1 - f) / calibration.flopsPerSecondInCache + f / calibration.flopsPerSecond;
+  const secondsPerByte = (1 - f) / calibration.bytesPerSecondInCache + f / calibration.bytesPerSecond;
   const at = (w: Work): number =>
-    w.flops / calibration.flopsPerSecond + w.matrixBytes / calibration.bytesPerSecond + w.vectorBytes / calibration.vectorBytesPerSecond;
-  let s = at(cost.taskmaster);
-  for (const w of cost.machines) s += at(w) + calibration.perMachineOverheadSeconds;
-  return s;
+    w.flops * secondsPerFlop + w.matrixBytes * secondsPerByte + w.vectorBytes / calibration.vectorBytesPerSecond;
+  let sum = 0;
+  let largest = 0;
+  for (const w of cost.machines) {
+    const s = at(w) + calibration.perMachineOverheadSeconds;
+    sum += s;
+    largest = Math.max(largest, s);
+  }
+  const machines = threads > 1 ? Math.max(sum / threads, largest) + calibration.phaseSyncSeconds : sum;
+  return machines + at(cost.taskmaster) + calibration.runnerIterationSeconds;
+}
+
+/**
+ * A run's start here, before its first iteration: a threaded run's worker threads started and its data
+ * copied into shared memory (calibration.threadStartSeconds), else one copy of the data (the one-thread
+ * layouts, arenas); then the setup's first pass (the residual or projection at x(0)), one iteration.
+ */
+export function startSecondsHere(cost: IterationCost, calibration: Calibration, threads = threadsOf(cost)): number {
+  const working = cost.machines.reduce((s, w) => s + w.residentBytes, 0);
+  const start = threads > 1 ? calibration.threadStartSeconds : working / calibration.vectorBytesPerSecond;
+  return start + secondsHere(cost, calibration, threads);
 }
 
 /** Seconds of one iteration on the deployment: slowest machine, taskmaster, one round of messages. */
@@ -153,16 +255,22 @@ export interface TimeToSolutionInput {
   deployment?: Deployment;
 }
 
-function times(input: TimeToSolutionInput, perIteration: (cost: IterationCost) => number): AlgorithmTimes {
+function times(
+  input: TimeToSolutionInput,
+  perIteration: (cost: IterationCost) => number,
+  start: (cost: IterationCost) => number,
+): AlgorithmTimes {
   const out = {} as AlgorithmTimes;
   for (const id of ALGORITHM_IDS) {
     const cost = iterationCost(id, input.system);
     const iterations = predictIterations(input.rates[id].rate, input.tolerance);
     const secondsPerIteration = perIteration(cost);
+    const startSeconds = start(cost);
     out[id] = {
       iterations,
       secondsPerIteration,
-      seconds: iterations === null ? null : iterations * secondsPerIteration,
+      startSeconds,
+      seconds: iterations === null ? null : startSeconds + iterations * secondsPerIteration,
       bytesPerIteration: cost.bytesPerIteration,
       messagesPerIteration: cost.messagesPerIteration,
     };
@@ -171,11 +279,22 @@ function times(input: TimeToSolutionInput, perIteration: (cost: IterationCost) =
 }
 
 export function timeToSolution(input: TimeToSolutionInput): TimeToSolution {
-  const here = times(input, (cost) => secondsHere(cost, input.calibration));
+  const here = times(
+    input,
+    (cost) => secondsHere(cost, input.calibration),
+    (cost) => startSecondsHere(cost, input.calibration),
+  );
   const result: TimeToSolution = { ...here, calibration: input.calibration };
   const { deployment } = input;
   if (deployment !== undefined) {
-    result.deployment = { ...times(input, (cost) => secondsOnDeployment(cost, deployment)), assumptions: deployment };
+    result.deployment = {
+      ...times(
+        input,
+        (cost) => secondsOnDeployment(cost, deployment),
+        () => 0,
+      ),
+      assumptions: deployment,
+    };
   }
   return result;
 }

@@ -175,7 +175,9 @@ export interface AlgorithmTime {
   /** ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
   iterations: number | null;
   secondsPerIteration: number;
-  /** iterations x secondsPerIteration; null when iterations is. */
+  /** The run's start before its first iteration (worker threads, the setup's first pass); 0 on a deployment. */
+  startSeconds: number;
+  /** startSeconds + iterations x secondsPerIteration; null when iterations is. */
   seconds: number | null;
   bytesPerIteration: number;
   messagesPerIteration: number;

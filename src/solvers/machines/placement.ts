@@ -57,6 +57,7 @@ import type { SymmetricOperator } from '../eigen/lanczos.js';
 import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { attachArena, WasmArena, wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
 import type { ThreadContext } from '../parallel/protocol.js';
+import { lastThreadStartSeconds } from '../parallel/engine.js';
 import type { MachineStorage } from './storage.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 
@@ -307,34 +308,62 @@ function medianSeconds(clock: CalibrationClock, repeats: number, body: () => voi
 /** Kernel throughputs measured on the backend a job runs on (measureCalibration). */
 export interface Calibration {
   backend: 'typescript' | 'native';
-  /** The dense row kernels' fused pass (dot + axpy per entry), flops per second. */
+  /** The dense row kernels' fused pass (dot + axpy per entry) on a block larger than the last-level cache, flops per second. */
   flopsPerSecond: number;
-  /** The CSR gradient pass, bytes of the matrix (12 per stored entry) per second: also used for factor solves. */
+  /** The same pass on a block that stays in the last-level cache (inCacheBytes), flops per second. */
+  flopsPerSecondInCache: number;
+  /** The CSR gradient pass out of cache, bytes of the matrix (12 per stored entry) per second: also used for factor solves. */
   bytesPerSecond: number;
+  /** The same pass on a matrix of inCacheBytes, bytes per second. */
+  bytesPerSecondInCache: number;
+  /** Size of the in-cache blocks; the out-of-cache ones are outOfCacheBytes. A working set between the two is priced in between. */
+  inCacheBytes: number;
+  outOfCacheBytes: number;
   /** A plain loop over n-long vectors (APC's x_i update, the taskmaster's sums), bytes per second. */
   vectorBytesPerSecond: number;
-  /** Fixed cost of one machine's pass in one iteration (a call on a tiny block), seconds. */
+  /** Fixed cost of one chunk's pass (a kernel call on a tiny block, averaged over many), seconds. */
   perMachineOverheadSeconds: number;
+  /** A threaded run's start: its worker threads started, the data copied into shared memory (the last such start in this process, else a default). */
+  threadStartSeconds: number;
+  /** One phase's hand-over to the worker threads and barrier, per iteration of a threaded run (not measured: a documented constant). */
+  phaseSyncSeconds: number;
+  /** The runner's own work per iteration: the residual and consensus measures, the trace, the stopping tests (a documented constant). */
+  runnerIterationSeconds: number;
   /** When measured (ISO 8601); measured once per worker process and refreshed after refreshAfterSeconds or on a backend change. */
   measuredAt: string;
   refreshAfterSeconds: number;
 }
 
 /**
- * The time-to-solution model's throughputs (../analysis/timeToSolution.ts), measured on the kernels
- * the iterations use on the current backend, each the median of `repeats` timings after a warm-up:
- * the dense fused row pass (1024 x 4096, 32 MB; the addon's, WebAssembly or TypeScript), the CSR
- * gradient pass (400,000 rows, 5 entries a row, 24 MB), a plain loop over 250,000-long vectors (APC's
- * x_i update), and a fused pass over one row of 8 (a call's fixed cost). About 0.3 s in all, once per process.
+ * A threaded run's start before any has been measured in this process: starting a worker and loading
+ * the solver modules in it took ~40-60 ms compiled and ~150-250 ms from the TypeScript sources (tsx)
+ * on the 2-core host (../parallel/threads.ts).
  */
-export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
-  const backend = selectedKernels().backend;
-  // Dense: the fused pass, on an arena's kernels when the TypeScript backend has them.
-  // Larger than the last-level cache (32 MB), as a machine's A_i or Q_i of the bench's problems is: a cached block runs ~5x faster.
-  const p = 1024;
-  const c = 4096;
+export const DEFAULT_THREAD_START_SECONDS = import.meta.url.endsWith('.ts') ? 0.15 : 0.05;
+/**
+ * One phase of a threaded iteration beyond the chunks' own work: the generation bump, the workers
+ * waking from their spin or futex wait, the barrier and the calling thread's reduction start. A few
+ * microseconds on an idle machine, tens once other processes hold the cores; measured on the 2-core
+ * host from runs with and without threads (bench/timeToSolution.ts).
+ */
+export const PHASE_SYNC_SECONDS = 20e-6;
+
+/**
+ * The runner's work per iteration beyond the passes (../runner/runAlgorithm.ts: measures, trace record,
+ * stopping tests, the yield): what makes a small run's iteration (n = 900) ~3-5 microseconds slower
+ * than its passes, measured with bench/timeToSolution.ts.
+ */
+export const RUNNER_ITERATION_SECONDS = 3e-6;
+
+const IN_CACHE_BYTES = 8 * 2 ** 20;
+const OUT_OF_CACHE_BYTES = 48 * 2 ** 20;
+
+/** The fused dense pass of the current backend (the addon's, WebAssembly's on an arena, or TypeScript's) on p x c rows. */
+function denseRowPassTimer(backend: BackendName, p: number, c: number): { pass: () => void; tiny: () => void } {
+  const a = new Float64Array(p * c);
+  for (let k = 0; k < a.length; k++) a[k] = ((k * 7919) % 1000) / 1000 - 0.5;
   const dense = {
-    a: new Float64Array(p * c).map((_, k) => ((k * 7919) % 1000) / 1000 - 0.5),
+    a,
     start: new Int32Array(p),
     end: new Int32Array(p).fill(c),
     v: new Float64Array(c).fill(0.5),
@@ -352,35 +381,62 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
       d = arena.copyInto(dense) as typeof dense;
     }
   }
-  const denseSeconds = medianSeconds(clock, repeats, () => fusedRowPass(rows, d.a, p, c, d.start, d.end, d.v, d.bias, d.dots, 0, 1, d.y));
-  const tiny = medianSeconds(clock, repeats, () => fusedRowPass(rows, d.a, 1, 8, d.start, d.end, d.v, d.bias, d.dots, 0, 1, d.y));
-
-  // CSR: the gradient pass of the current backend on a banded matrix (5 entries a row).
-  const rowsCsr = 400_000;
-  const perRow = 5;
-  const rowPtr = new Int32Array(rowsCsr + 1).map((_, k) => k * perRow);
-  const colIdx = new Int32Array(rowsCsr * perRow).map((_, e) =>
-    Math.min(rowsCsr - 1, Math.max(0, Math.floor(e / perRow) + (e % perRow) - 2)),
-  );
-  const csr: CsrRows = {
-    p: rowsCsr,
-    c: rowsCsr,
-    rowPtr,
-    colIdx,
-    values: new Float64Array(rowsCsr * perRow).fill(0.25),
-    b: new Float64Array(rowsCsr),
+  // One row of 8 entries (its own extent): what a call costs beyond its entries.
+  const tinyStart = new Int32Array(1);
+  const tinyEnd = Int32Array.of(8);
+  return {
+    pass: () => fusedRowPass(rows, d.a, p, c, d.start, d.end, d.v, d.bias, d.dots, 0, 1, d.y),
+    tiny: () => fusedRowPass(rows, d.a, 1, 8, tinyStart, tinyEnd, d.v, d.bias, d.dots, 0, 1, d.y),
   };
+}
+
+/** The CSR gradient pass of the current backend on a banded matrix of `rows` rows, 5 entries a row. */
+function csrPassTimer(rows: number): () => void {
+  const perRow = 5;
+  const rowPtr = new Int32Array(rows + 1);
+  for (let k = 0; k <= rows; k++) rowPtr[k] = k * perRow;
+  const colIdx = new Int32Array(rows * perRow);
+  for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / perRow) + (e % perRow) - 2));
+  const csr: CsrRows = { p: rows, c: rows, rowPtr, colIdx, values: new Float64Array(rows * perRow).fill(0.25), b: new Float64Array(rows) };
   const kernel = currentThreadCsrGradient(csr);
-  const x = new Float64Array(rowsCsr).fill(1);
-  const term = new Float64Array(rowsCsr);
-  const csrSeconds = medianSeconds(clock, repeats, () => kernel.run(x, 0, term, 0));
+  const x = new Float64Array(rows).fill(1);
+  const term = new Float64Array(rows);
+  return () => kernel.run(x, 0, term, 0);
+}
+
+/**
+ * The time-to-solution model's throughputs (../analysis/timeToSolution.ts), measured on the kernels
+ * the iterations use on the current backend, each the median of `repeats` timings after a warm-up:
+ * the dense fused row pass (the addon's, WebAssembly or TypeScript) and the CSR gradient pass
+ * (5 entries a row) each on a block of 8 MB, which stays in the last-level cache (32 MB here) as the
+ * bench's problems' matrices do, and on one of 48 MB, which does not (the addon's dense pass runs
+ * ~2x faster in cache, WebAssembly's ~1.4x, the CSR passes ~1.2x); a plain loop over 250,000-long
+ * vectors (APC's x_i update); and 1000 fused passes over one row of 8 (a chunk's fixed cost).
+ * About 0.3-0.5 s in all, once per process (currentCalibration).
+ */
+export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
+  const backend = selectedKernels().backend;
+  const c = 1024;
+  const small = denseRowPassTimer(backend, IN_CACHE_BYTES / 8 / c, c);
+  const denseInCache = medianSeconds(clock, repeats, small.pass);
+  const calls = 1000;
+  const tiny =
+    medianSeconds(clock, repeats, () => {
+      for (let k = 0; k < calls; k++) small.tiny();
+    }) / calls;
+  const denseOut = medianSeconds(clock, repeats, denseRowPassTimer(backend, OUT_OF_CACHE_BYTES / 8 / c, c).pass);
+  const csrSmallRows = Math.floor(IN_CACHE_BYTES / 60);
+  const csrLargeRows = Math.floor(OUT_OF_CACHE_BYTES / 60);
+  const csrInCache = medianSeconds(clock, repeats, csrPassTimer(csrSmallRows));
+  const csrOut = medianSeconds(clock, repeats, csrPassTimer(csrLargeRows));
 
   // Vectors: APC's update of x_i, 3 vectors of 8 bytes an entry.
   const n = 250_000;
   const xbar = new Float64Array(n).fill(1);
   const local = new Float64Array(n);
   let sink = 0;
-  const vectorSeconds = medianSeconds(clock, repeats, () => {
+  // Twice the repeats: a short loop (~0.3 ms), the noisiest timing on a shared host.
+  const vectorSeconds = medianSeconds(clock, 2 * repeats + 1, () => {
     let d2 = 0;
     for (let j = 0; j < n; j++) {
       const diff = xbar[j] - local[j];
@@ -393,10 +449,17 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
 
   return {
     backend,
-    flopsPerSecond: (4 * p * c) / denseSeconds,
-    bytesPerSecond: (12 * rowsCsr * perRow) / csrSeconds,
+    flopsPerSecond: (4 * OUT_OF_CACHE_BYTES) / 8 / denseOut,
+    flopsPerSecondInCache: (4 * IN_CACHE_BYTES) / 8 / denseInCache,
+    bytesPerSecond: (12 * 5 * csrLargeRows) / csrOut,
+    bytesPerSecondInCache: (12 * 5 * csrSmallRows) / csrInCache,
+    inCacheBytes: IN_CACHE_BYTES,
+    outOfCacheBytes: OUT_OF_CACHE_BYTES,
     vectorBytesPerSecond: (24 * n) / vectorSeconds,
     perMachineOverheadSeconds: tiny,
+    threadStartSeconds: lastThreadStartSeconds() ?? DEFAULT_THREAD_START_SECONDS,
+    phaseSyncSeconds: PHASE_SYNC_SECONDS,
+    runnerIterationSeconds: RUNNER_ITERATION_SECONDS,
     measuredAt: clock.iso(),
     refreshAfterSeconds: CALIBRATION_REFRESH_SECONDS,
   };
@@ -404,7 +467,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
 
 let cachedCalibration: { calibration: Calibration; at: number } | null = null;
 
-/** The calibration of this process' current backend: measured on first use, again after CALIBRATION_REFRESH_SECONDS or a backend change. */
+/** The calibration of this process' current backend: measured on first use, again after CALIBRATION_REFRESH_SECONDS or a backend change (the threads' start: the engine's latest). */
 export function currentCalibration(clock: CalibrationClock = systemClock): Calibration {
   const cached = cachedCalibration;
   if (
@@ -412,7 +475,8 @@ export function currentCalibration(clock: CalibrationClock = systemClock): Calib
     cached.calibration.backend === selectedKernels().backend &&
     clock.now() - cached.at < CALIBRATION_REFRESH_SECONDS * 1000
   ) {
-    return cached.calibration;
+    // The threads' start is the engine's latest measurement, not the one at calibration time.
+    return { ...cached.calibration, threadStartSeconds: lastThreadStartSeconds() ?? cached.calibration.threadStartSeconds };
   }
   const calibration = measureCalibration(clock);
   cachedCalibration = { calibration, at: clock.now() };

@@ -100,6 +100,16 @@ export interface ShardPlan<Spec> {
 }
 
 let lastStartFailure = '';
+let lastStartSeconds: number | null = null;
+
+/**
+ * Seconds the last threaded engine of this process took to start its workers (from the shared copy of
+ * the data to every worker's shard built), or null before the first: what the time-to-solution model
+ * prices a threaded run's start at (../analysis/timeToSolution.ts).
+ */
+export function lastThreadStartSeconds(): number | null {
+  return lastStartSeconds;
+}
 
 /** Why the last attempt to start worker threads failed ('' if none failed); such runs use one thread. */
 export function lastThreadStartFailure(): string {
@@ -192,6 +202,7 @@ export class ShardEngine {
     // Closures below must not capture `this`: the finalization registry holds them strongly.
     const workers = this.workers;
     const controlWords = this.control;
+    const startingAt = performance.now();
     try {
       // One copy of the chunks' data in shared memory, read by every worker: the arena's, or a copy.
       const setup: Omit<WorkerSetup, 'slot'> = {
@@ -211,6 +222,7 @@ export class ShardEngine {
       };
       for (let t = 1; t < this.threads; t++) workers.push(startWorkerThread('worker', { ...setup, slot: t }));
       this.awaitStartup();
+      lastStartSeconds = (performance.now() - startingAt) / 1000;
     } catch (error) {
       this.release();
       throw error;

@@ -2,11 +2,18 @@ import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_DEPLOYMENT,
   finishesFirst,
+  cacheFraction,
   iterationCost,
+  secondsHere,
   secondsOnDeployment,
+  startSecondsHere,
+  systemCost,
   timeToSolution,
+  type IterationCost,
   type SystemCost,
 } from '../../../src/solvers/analysis/timeToSolution.js';
+import { buildDistributedSystem, createProblem, generateMatrix } from '../../../src/solvers/index.js';
+import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import type { Calibration } from '../../../src/solvers/analysis/types.js';
 import { measureCalibration } from '../../../src/solvers/machines/placement.js';
 
@@ -31,9 +38,16 @@ const csr: SystemCost = {
 const calibration: Calibration = {
   backend: 'typescript',
   flopsPerSecond: 1e9,
+  flopsPerSecondInCache: 1e9,
   bytesPerSecond: 1e9,
+  bytesPerSecondInCache: 1e9,
+  inCacheBytes: 8 * 2 ** 20,
+  outOfCacheBytes: 48 * 2 ** 20,
   vectorBytesPerSecond: 1e9,
   perMachineOverheadSeconds: 0,
+  threadStartSeconds: 0.1,
+  phaseSyncSeconds: 0,
+  runnerIterationSeconds: 0,
   measuredAt: '2025-01-01T00:00:00.000Z',
   refreshAfterSeconds: 600,
 };
@@ -100,7 +114,10 @@ describe('deployment', () => {
       expect(t.deployment?.[id].bytesPerIteration).toBe(t[id].bytesPerIteration);
     }
     expect(t.apc.iterations).toBe(27);
-    expect(t.apc.seconds).toBeCloseTo(27 * t.apc.secondsPerIteration, 15);
+    // The start (one thread: a copy of the data, then the setup's first pass) and 27 iterations.
+    expect(t.apc.startSeconds).toBeCloseTo((8 * 38) / 1e9 + t.apc.secondsPerIteration, 15);
+    expect(t.apc.seconds).toBeCloseTo(t.apc.startSeconds + 27 * t.apc.secondsPerIteration, 15);
+    expect(t.deployment?.apc.startSeconds).toBe(0);
     expect(t.mlm.iterations).toBeNull();
     expect(t.mlm.seconds).toBeNull();
     expect(t.deployment?.assumptions).toEqual(DEFAULT_DEPLOYMENT);
@@ -108,7 +125,7 @@ describe('deployment', () => {
 });
 
 describe('finishesFirst', () => {
-  const base = { iterations: 0, secondsPerIteration: 0, seconds: 0, bytesPerIteration: 0, messagesPerIteration: 0 };
+  const base = { iterations: 0, secondsPerIteration: 0, startSeconds: 0, seconds: 0, bytesPerIteration: 0, messagesPerIteration: 0 };
   const times = (apc: [number, number], dhbm: [number, number]) => {
     const all = { apc: base, dhbm: base, dgd: base, dnag: base, cimmino: base, mlm: base };
     return {
@@ -143,15 +160,103 @@ describe('finishesFirst', () => {
   });
 });
 
+describe('secondsHere', () => {
+  // Two chunks of 3000 and 1000 flops, no vectors: 3 us and 1 us at 1 GFLOP/s.
+  const cost: IterationCost = {
+    machines: [
+      { flops: 3000, matrixBytes: 0, vectorBytes: 0, residentBytes: 6000, entries: 750 },
+      { flops: 1000, matrixBytes: 0, vectorBytes: 0, residentBytes: 2000, entries: 250 },
+    ],
+    taskmaster: { flops: 0, matrixBytes: 0, vectorBytes: 500, residentBytes: 0, entries: 0 },
+    bytesPerIteration: 0,
+    messagesPerIteration: 4,
+  };
+  const timed = { ...calibration, perMachineOverheadSeconds: 1e-7, phaseSyncSeconds: 2e-6, runnerIterationSeconds: 1e-6 };
+
+  it('adds the chunks one after the other on one thread, then the taskmaster', () => {
+    expect(secondsHere(cost, timed, 1)).toBeCloseTo(3e-6 + 1e-6 + 2e-7 + 5e-7 + 1e-6, 15);
+  });
+
+  it('takes max(sum / threads, largest chunk) and a phase synchronisation on several threads', () => {
+    // Sum 4.2 us over 2 threads = 2.1 us, but the largest chunk takes 3.1 us.
+    expect(secondsHere(cost, timed, 2)).toBeCloseTo(3.1e-6 + 2e-6 + 5e-7 + 1e-6, 15);
+    // Over 8 threads still the largest chunk.
+    expect(secondsHere(cost, timed, 8)).toBeCloseTo(3.1e-6 + 2e-6 + 5e-7 + 1e-6, 15);
+    const even = { ...cost, machines: [cost.machines[0], cost.machines[0]] };
+    expect(secondsHere(even, timed, 2)).toBeCloseTo(3.1e-6 + 2e-6 + 5e-7 + 1e-6, 15);
+  });
+
+  it('prices a working set between the cache blocks in between, linear in its logarithm', () => {
+    const c = {
+      ...timed,
+      perMachineOverheadSeconds: 0,
+      inCacheBytes: 1000,
+      outOfCacheBytes: 100_000,
+      flopsPerSecondInCache: 2e9,
+      flopsPerSecond: 1e9,
+    };
+    expect(cacheFraction(500, c)).toBe(0);
+    expect(cacheFraction(10_000, c)).toBeCloseTo(0.5, 15);
+    expect(cacheFraction(1e6, c)).toBe(1);
+    const one = (resident: number): IterationCost => ({
+      ...cost,
+      machines: [{ ...cost.machines[0], residentBytes: resident }],
+      taskmaster: cost.taskmaster,
+    });
+    const flopsSeconds = (resident: number): number => secondsHere(one(resident), c, 1) - 5e-7 - 1e-6;
+    expect(flopsSeconds(1000)).toBeCloseTo(3000 / 2e9, 15);
+    expect(flopsSeconds(100_000)).toBeCloseTo(3000 / 1e9, 15);
+    expect(flopsSeconds(10_000)).toBeCloseTo(0.5 * (3000 / 2e9) + 0.5 * (3000 / 1e9), 15);
+  });
+
+  it('starts a threaded run at the thread start plus the setup pass, a one-thread run at a copy of its data', () => {
+    expect(startSecondsHere(cost, timed, 2)).toBeCloseTo(0.1 + secondsHere(cost, timed, 2), 15);
+    expect(startSecondsHere(cost, timed, 1)).toBeCloseTo(8000 / 1e9 + secondsHere(cost, timed, 1), 15);
+  });
+});
+
+describe('chunks', () => {
+  it('prices a CSR gradient pass that is one chunk on the global columns without gathers or per-machine terms', () => {
+    const whole: SystemCost = { ...csr, gradientChunks: [{ entries: 12, c: 0 }] };
+    const c = iterationCost('dhbm', whole);
+    expect(c.machines).toHaveLength(1);
+    expect(c.machines[0]).toMatchObject({ matrixBytes: 12 * 12, vectorBytes: 0, entries: 12 });
+    expect(c.taskmaster.vectorBytes).toBe(5 * 8 * 6);
+    // The messages are still the machines' (a deployment has m machines).
+    expect(c.bytesPerIteration).toBe(2 * 8 * 7);
+  });
+
+  it('prices CSR APC as a Cimmino pass: no n-long update per machine', () => {
+    const c = iterationCost('apc', csr);
+    expect(c.machines.map((w) => w.vectorBytes)).toEqual([16 * 4, 16 * 3]);
+    expect(c.taskmaster.vectorBytes).toBe(4 * 8 * 7 + 5 * 8 * 6);
+    expect(c.machines.map((w) => w.entries)).toEqual([2 * (7 + 3), 4 * (5 + 3)]);
+  });
+
+  it('cuts a small CSR system into one gradient chunk and a dense one into row chunks', () => {
+    const sparse = buildDistributedSystem(createProblem({ A: poisson2d(10), partition: { machines: 4 } }));
+    expect(systemCost(sparse).gradientChunks).toEqual([{ entries: 460, c: 0 }]);
+    const A = generateMatrix({ generator: 'gaussian', n: 40, mean: 0, std: 1, seed: 3 });
+    const chunks = systemCost(buildDistributedSystem(createProblem({ A, partition: { machines: 2 } }))).gradientChunks ?? [];
+    expect(chunks.reduce((s, chunk) => s + chunk.entries, 0)).toBe(1600);
+    expect(chunks.every((chunk) => chunk.c === 40)).toBe(true);
+  });
+});
+
 describe('measureCalibration', () => {
   it('measures positive throughputs with an injected clock', () => {
     let t = 0;
     const clock = { now: () => (t += 1), iso: () => 'then' };
     const c = measureCalibration(clock, 3);
     // Every timing is 1 ms with this clock: the rates are the work per millisecond.
-    expect(c.flopsPerSecond).toBeCloseTo(4 * 1024 * 4096 * 1000, 3);
-    expect(c.bytesPerSecond).toBeCloseTo(12 * 2_000_000 * 1000, 3);
-    expect(c.perMachineOverheadSeconds).toBeCloseTo(0.001, 9);
+    expect(c.flopsPerSecond).toBeCloseTo(((4 * 48 * 2 ** 20) / 8) * 1000, 3);
+    expect(c.flopsPerSecondInCache).toBeCloseTo(((4 * 8 * 2 ** 20) / 8) * 1000, 3);
+    expect(c.bytesPerSecond).toBeCloseTo(60 * Math.floor((48 * 2 ** 20) / 60) * 1000, 3);
+    expect(c.bytesPerSecondInCache).toBeCloseTo(60 * Math.floor((8 * 2 ** 20) / 60) * 1000, 3);
+    expect([c.inCacheBytes, c.outOfCacheBytes]).toEqual([8 * 2 ** 20, 48 * 2 ** 20]);
+    // 1000 calls in one timing.
+    expect(c.perMachineOverheadSeconds).toBeCloseTo(1e-6, 12);
+    expect(c.threadStartSeconds).toBeGreaterThan(0);
     expect(c.measuredAt).toBe('then');
   });
 });
