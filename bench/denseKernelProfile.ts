@@ -2,7 +2,11 @@
  * Where the dense analysis spends its time, by phase and by kernel method, on the TypeScript
  * backend: every method of TYPESCRIPT_KERNELS.dense wrapped in a timer (outermost calls only).
  *
- *   node --import tsx bench/denseKernelProfile.ts <problem.json>
+ *   node --import tsx bench/denseKernelProfile.ts <problem.json> [threads]
+ *
+ * threads (default: the solver setting, 'auto'): 1 runs every part on this thread; with more, the parts
+ * run on the solver threads above the size threshold (src/solvers/analysis/denseAnalysisTasks.ts) and
+ * the kernel table counts this thread's calls only.
  */
 import { readFileSync } from 'node:fs';
 import {
@@ -10,6 +14,7 @@ import {
   buildDistributedSystem,
   createProblem,
   partitionFromAssignment,
+  setSolverThreads,
   TYPESCRIPT_KERNELS,
   useBackend,
 } from '../src/solvers/index.js';
@@ -18,6 +23,7 @@ import { readRaw } from './stageIo.js';
 
 const spec = JSON.parse(readFileSync(process.argv[2], 'utf8')) as ProblemFile;
 useBackend('typescript');
+if (process.argv[3] !== undefined) setSolverThreads(Number(process.argv[3]));
 const { n, m } = spec;
 const A = { rows: n, cols: n, data: readRaw(spec.matrixFile, new Float64Array(n * n)) };
 const assignment = readRaw(spec.assignmentFile, new Int32Array(n));

@@ -44,6 +44,7 @@ export {
   parallelMinWork,
   DEFAULT_PARALLEL_MIN_WORK,
   setParallelTasksMinNnz,
+  setParallelDenseAnalysisMinN,
   DEFAULT_PARALLEL_TASKS_MIN_NNZ,
 } from './parallel/threads.js';
 export { activeSolverWorkers, lastThreadStartFailure } from './parallel/engine.js';

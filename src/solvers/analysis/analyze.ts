@@ -25,6 +25,7 @@ import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
 import { matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
 import { sConditioningWork, type SConditioning } from './kappaS.js';
+import { anglesOnThreadsWork, denseAnalysisThreads, sharedAnalysisSystem, spectralOnThreadsWork } from './denseAnalysisTasks.js';
 import { gramBlocksWork } from './gramBlocks.js';
 import { localAnglesWork, type LocalAngles } from './localAngles.js';
 import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js';
@@ -156,6 +157,9 @@ export function analyze(system: DistributedSystem, options: AnalyzeOptions = {})
 function* denseStagedPartsWork(kernels: Kernels, system: DenseSystem): Work<StagedParts> {
   const { partition } = system;
 
+  const threads = denseAnalysisThreads(kernels, system);
+  if (threads > 1) return yield* denseStagedPartsOnThreadsWork(kernels, system, threads);
+
   yield { phase: 'conditioning', fraction: 0 };
   const matrix = yield* inPhase(matrixConditioningWork(kernels, system.A), 'conditioning', 0, 0.5);
 
@@ -170,6 +174,27 @@ function* denseStagedPartsWork(kernels: Kernels, system: DenseSystem): Work<Stag
     const angles = yield* inPhase(principalAnglesWork(kernels, rowSpace.machines, gram), 'principal-angles', 0, 1);
     yield { phase: 'local-angles', fraction: 0 };
     const local = yield* inPhase(localAnglesWork(kernels, system.A, partition), 'local-angles', 0, 1);
+    return denseAnalysisParts(angles, local, matrix, s);
+  }
+  return { conditioning: denseConditioning(matrix, s), rest };
+}
+
+/**
+ * denseStagedPartsWork on `threads` threads (./denseAnalysisTasks.ts): the LUs of A and of Q^T side by side
+ * with the Gram blocks, then the pairs' angles and the local angles' scan; the same values, in the same phases.
+ */
+function* denseStagedPartsOnThreadsWork(kernels: Kernels, system: DenseSystem, threads: number): Work<StagedParts> {
+  const shared = sharedAnalysisSystem(rowSpaceSystem(system));
+  yield { phase: 'conditioning', fraction: 0 };
+  const { matrix, inverse, gram } = yield* inPhase(spectralOnThreadsWork(kernels, shared, threads), 'conditioning', 0, 0.5);
+  yield { phase: 'gram-blocks', fraction: 1 };
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const s = yield* inPhase(sConditioningWork(kernels, { gram, n: system.n, inverse }), 'conditioning', 0.5, 1);
+
+  function* rest(): Work<AnalysisParts> {
+    yield { phase: 'principal-angles', fraction: 0 };
+    const { angles, local } = yield* anglesOnThreadsWork(kernels, shared, gram, threads);
+    yield { phase: 'local-angles', fraction: 1 };
     return denseAnalysisParts(angles, local, matrix, s);
   }
   return { conditioning: denseConditioning(matrix, s), rest };

@@ -74,27 +74,9 @@ function gatherColumns(q: Float64Array, p: number, c: number, positions: Int32Ar
 }
 
 export function* gramBlocksWork(kernels: Kernels, machines: readonly DenseMachineData[]): Work<GramBlocks> {
-  const m = machines.length;
-  const sizes = machines.map((mc) => mc.p);
-  const offsets: number[] = [];
-  let size = 0;
-  for (const p of sizes) {
-    offsets.push(size);
-    size += p;
-  }
+  const gram = yield* gramBlocksLayoutWork(machines);
+  const { m, sizes, data, blockStart } = gram;
   const totalPairs = (m * (m - 1)) / 2;
-  // Which supports meet, and where each stored block goes.
-  const blockStart = new Float64Array(totalPairs).fill(-1);
-  let stored = 0;
-  for (let i = 0; i < m; i++) {
-    for (let j = i + 1; j < m; j++) {
-      if (!blockIsStored(machines[i], machines[j])) continue;
-      blockStart[pairIndex(m, i, j)] = stored;
-      stored += sizes[i] * sizes[j];
-    }
-    yield undefined;
-  }
-  const data = new Float64Array(stored);
   // Work between two progress reports: about one block of p^2 c multiply-adds.
   const pending = { madds: 0 };
   for (let i = 0; i < m; i++) {
@@ -106,7 +88,31 @@ export function* gramBlocksWork(kernels: Kernels, machines: readonly DenseMachin
       yield* gramBlockIntoWork(kernels, machines[i], machines[j], g, pending, (pair + 1) / totalPairs);
     }
   }
-  return { m, sizes, offsets, size, data, blockStart };
+  return gram;
+}
+
+/** The Gram blocks' layout (which supports meet, where each stored block goes), `data` zero: gramBlockIntoWork fills it. */
+export function* gramBlocksLayoutWork(machines: readonly DenseMachineData[]): Work<GramBlocks> {
+  const m = machines.length;
+  const sizes = machines.map((mc) => mc.p);
+  const offsets: number[] = [];
+  let size = 0;
+  for (const p of sizes) {
+    offsets.push(size);
+    size += p;
+  }
+  const totalPairs = (m * (m - 1)) / 2;
+  const blockStart = new Float64Array(totalPairs).fill(-1);
+  let stored = 0;
+  for (let i = 0; i < m; i++) {
+    for (let j = i + 1; j < m; j++) {
+      if (!blockIsStored(machines[i], machines[j])) continue;
+      blockStart[pairIndex(m, i, j)] = stored;
+      stored += sizes[i] * sizes[j];
+    }
+    yield undefined;
+  }
+  return { m, sizes, offsets, size, data: new Float64Array(stored), blockStart };
 }
 
 /**

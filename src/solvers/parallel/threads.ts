@@ -28,6 +28,12 @@ import { InvalidParameterError } from '../errors.js';
  * shared memory.
  */
 export const DEFAULT_PARALLEL_TASKS_MIN_NNZ = 500_000;
+/**
+ * Default least n for which the dense analysis of an n x n system runs its independent parts on
+ * threads (../analysis/denseAnalysisTasks.ts), on the TypeScript backend only (the addon's LAPACK and
+ * BLAS calls already use OpenBLAS's threads). Measured in docs/performance.md: see there.
+ */
+export const DEFAULT_PARALLEL_DENSE_ANALYSIS_MIN_N = 400;
 /** Default least work per iteration, in matrix entries read, for which a run uses threads. */
 export const DEFAULT_PARALLEL_MIN_WORK = 250_000;
 /** Largest thread count accepted. */
@@ -36,6 +42,7 @@ export const MAX_SOLVER_THREADS = 64;
 let threadSetting: number | 'auto' = 'auto';
 let minWork = DEFAULT_PARALLEL_MIN_WORK;
 let tasksMinNnz = DEFAULT_PARALLEL_TASKS_MIN_NNZ;
+let denseAnalysisMinN = DEFAULT_PARALLEL_DENSE_ANALYSIS_MIN_N;
 
 /** Sets the threads a solver run may use ('auto' = os.availableParallelism()); returns the count now in effect. */
 export function setSolverThreads(count: number | 'auto'): number {
@@ -96,5 +103,21 @@ export function setParallelTasksMinNnz(nnz: number): number {
 /** Threads for `tasks` independent tasks on a sparse matrix of `nnz` stored entries (the setting, as for runs, at most one per task). */
 export function threadsForTasks(nnz: number, tasks: number): number {
   if (nnz < tasksMinNnz) return 1;
+  return Math.max(1, Math.min(solverThreads(), tasks));
+}
+
+/** Sets the least n for which a dense analysis runs its parts on threads (Infinity: never); returns the previous value. */
+export function setParallelDenseAnalysisMinN(n: number): number {
+  if (!(n >= 0)) {
+    throw new InvalidParameterError(`Parallel dense analysis minimum n is ${String(n)}; it must be a number >= 0.`, { n: String(n) });
+  }
+  const previous = denseAnalysisMinN;
+  denseAnalysisMinN = n;
+  return previous;
+}
+
+/** Threads for `tasks` independent parts of the dense analysis of an n x n system (the setting, at most one per task). */
+export function threadsForDenseAnalysis(n: number, tasks: number): number {
+  if (n < denseAnalysisMinN) return 1;
   return Math.max(1, Math.min(solverThreads(), tasks));
 }
