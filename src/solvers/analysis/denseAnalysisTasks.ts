@@ -30,6 +30,7 @@ import {
   type LocalAnglesScan,
   type RowRange,
 } from './localAngles.js';
+import { quietly } from './parts.js';
 import { pairAngleWork, principalAnglesFromPairs, type PrincipalAngles } from './principalAngles.js';
 
 /** Pairs (i, j), i < j, with lexicographic index in [from, to). */
@@ -150,22 +151,6 @@ function* denseAnalysisTaskWork(kernels: Kernels, spec: DenseAnalysisSpec, index
 /** Task `index` on a worker thread (../parallel/taskWorker.ts): what the calling thread computes for it. */
 export const runTask: TaskRunner = (spec, index) => runSync(denseAnalysisTaskWork(selectedKernels(), spec as DenseAnalysisSpec, index));
 
-/** `work` with its progress reports dropped (its yields kept): the pool reports the progress. */
-function* quiet<T>(work: Work<T>): Work<T> {
-  let step = work.next();
-  while (!step.done) {
-    try {
-      yield undefined;
-    } catch (error) {
-      // Deliver cancellation inside the task so it unwinds from its own yield.
-      step = work.throw(error);
-      continue;
-    }
-    step = work.next();
-  }
-  return step.value;
-}
-
 function* runDenseTasksWork(
   kernels: Kernels,
   spec: DenseAnalysisSpec,
@@ -178,7 +163,7 @@ function* runDenseTasksWork(
     tasks: spec.tasks.length,
     threads,
     spec,
-    runTask: (s, index) => quiet(denseAnalysisTaskWork(kernels, s, index)),
+    runTask: (s, index) => quietly(denseAnalysisTaskWork(kernels, s, index)),
     progress,
   });
 }

@@ -32,13 +32,22 @@ export interface StagedParts {
 }
 
 /** Re-label the progress of a sub-computation as `phase`, mapping its fraction into [from, to]. */
-export function* inPhase<T>(work: Work<T>, phase: string, from: number, to: number): Work<T> {
+export function inPhase<T>(work: Work<T>, phase: string, from: number, to: number): Work<T> {
+  return relabelled(work, (p) =>
+    p === undefined ? undefined : { phase, fraction: from + (to - from) * Math.min(1, Math.max(0, p.fraction ?? 0)) },
+  );
+}
+
+/** A sub-computation with its yields kept and its progress dropped (a caller reports the progress). */
+export function quietly<T>(work: Work<T>): Work<T> {
+  return relabelled(work, () => undefined);
+}
+
+function* relabelled<T>(work: Work<T>, relabel: (progress: WorkProgress | undefined) => WorkProgress | undefined): Work<T> {
   let step = work.next();
   while (!step.done) {
-    const progress: WorkProgress | undefined =
-      step.value === undefined ? undefined : { phase, fraction: from + (to - from) * Math.min(1, Math.max(0, step.value.fraction ?? 0)) };
     try {
-      yield progress;
+      yield relabel(step.value);
     } catch (error) {
       // Deliver cancellation inside the sub-computation so it unwinds from its own yield.
       step = work.throw(error);

@@ -1,8 +1,9 @@
-import { expect, it } from 'vitest';
+import { expect, it, onTestFinished } from 'vitest';
 import { algorithms, ALGORITHM_IDS } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, analyzeWork, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import { runCooperatively, type WorkProgress } from '../../../src/solvers/cooperative.js';
 import { CancelledError, SingularMatrixError } from '../../../src/solvers/errors.js';
+import { setParallelDenseAnalysisMinN, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { gaussianSystem, systemOf } from '../../support/systems.js';
 
@@ -62,8 +63,15 @@ describeEachBackend('analyze', () => {
     expect(() => analyze(systemOf(rows, [0, 1, 1], 2))).toThrow(/numerically singular.*condition number/);
   });
 
-  it('reports its phases in order, with fractions in [0, 1], and yields often', () => {
+  // threads 2: the parts on the solver threads (TypeScript backend, src/solvers/analysis/denseAnalysisTasks.ts).
+  it.each([1, 2])('reports its phases in order, with fractions in [0, 1], and yields often (%i threads)', (threads) => {
     const system = gaussianSystem(200, 5, 2);
+    setSolverThreads(threads);
+    const previousMinN = setParallelDenseAnalysisMinN(0);
+    onTestFinished(() => {
+      setParallelDenseAnalysisMinN(previousMinN);
+      setSolverThreads('auto');
+    });
     const work = analyzeWork(system);
     const phases: string[] = [];
     let steps = 0;

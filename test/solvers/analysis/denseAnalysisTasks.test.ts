@@ -4,7 +4,7 @@
  * for the tasks a worker computes (held until a worker has run one, however slowly it starts).
  */
 import { afterEach, expect, it } from 'vitest';
-import { analyze, analyzeWork } from '../../../src/solvers/analysis/analyze.js';
+import { analyze } from '../../../src/solvers/analysis/analyze.js';
 import { computeMatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
 import {
   anglesTasksSpec,
@@ -16,7 +16,7 @@ import {
 import { computeGramBlocks, gramBlocksLayoutWork, pairIndex } from '../../../src/solvers/analysis/gramBlocks.js';
 import { computeLocalAngles, localAnglesFrom, mergeLocalAnglesScans } from '../../../src/solvers/analysis/localAngles.js';
 import type { Analysis } from '../../../src/solvers/analysis/types.js';
-import { runSync, type WorkProgress } from '../../../src/solvers/cooperative.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem, rowSpaceSystem, type DenseSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
@@ -138,24 +138,5 @@ describeEachBackend('the dense analysis on threads', (backend) => {
     })();
     expect(single).toBeInstanceOf(SingularMatrixError);
     expect(() => analyzeOn(2, system)).toThrow(single);
-  });
-
-  it('reports the phases in the one-thread order, with fractions in [0, 1], and yields often', { timeout: 60_000 }, () => {
-    const system = gaussianSystem(200, 5, 2);
-    withThreads(2, () => {
-      const phases: string[] = [];
-      let steps = 0;
-      const work = analyzeWork(system);
-      for (let step = work.next(); !step.done; step = work.next()) {
-        steps++;
-        const p: WorkProgress | undefined = step.value;
-        if (p === undefined) continue;
-        expect(p.fraction).toBeGreaterThanOrEqual(0);
-        expect(p.fraction).toBeLessThanOrEqual(1);
-        if (phases.at(-1) !== p.phase) phases.push(p.phase);
-      }
-      expect(phases).toEqual(['conditioning', 'gram-blocks', 'conditioning', 'principal-angles', 'local-angles', 'analysis']);
-      expect(steps).toBeGreaterThan(100);
-    });
   });
 });
