@@ -31,12 +31,13 @@ export const DEFAULT_PARALLEL_TASKS_MIN_NNZ = 500_000;
 /**
  * Default least n for which the dense analysis of an n x n system runs its independent parts on
  * threads (../analysis/denseAnalysisTasks.ts), on the TypeScript backend only (the addon's LAPACK and
- * BLAS calls already use OpenBLAS's threads). A pool's worker takes its first task ~50 ms after the
- * pool starts compiled (~250 ms under tsx), once per stage (two per analysis), while the calling thread
- * works; at n = 800 the one-thread analysis takes ~0.4 s, about half in each stage, so the worker
- * still finds most of each stage's work to share (docs/performance.md).
+ * BLAS calls already use OpenBLAS's two threads). A pool's worker takes its first task ~50 ms after
+ * the pool starts compiled (~250 ms under tsx), once per stage (two per analysis), and runs its first
+ * tasks on cold code: two threads cost ~0.5 s more CPU. Measured (bench/denseAnalysisThreads.ts, m = 10,
+ * other processes idle): n = 1000 compiled 0.640 -> 0.616 s (break-even; under tsx, with a core
+ * taken by others, 0.56-0.64x), n = 2000 under tsx 3.77 -> 2.97 s (1.27x): threads from n = 1500.
  */
-export const DEFAULT_PARALLEL_DENSE_ANALYSIS_MIN_N = 800;
+export const DEFAULT_PARALLEL_DENSE_ANALYSIS_MIN_N = 1500;
 /** Default least work per iteration, in matrix entries read, for which a run uses threads. */
 export const DEFAULT_PARALLEL_MIN_WORK = 250_000;
 /** Largest thread count accepted. */
