@@ -43,6 +43,7 @@ const KERNEL_FILES: readonly string[] = [
 const KERNEL_DEFAULTS: readonly string[] = [
   'analysis/analyze.ts',
   'analysis/conditioning.ts',
+  'analysis/denseAnalysisTasks.ts',
   'analysis/gramBlocks.ts',
   'analysis/kappaS.ts',
   'analysis/localAngles.ts',
