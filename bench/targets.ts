@@ -217,7 +217,8 @@ export const TARGETS: readonly Target[] = [
   plainLoops('apcIteration', 50, 2),
   plainLoops('dhbmIteration', 10, 2),
   plainLoops('dhbmIteration', 50, 2),
-  analysis('typescript', 10),
+  analysis('typescript', 2),
+  analysis('typescript', 2, 2000),
   {
     kind: 'memory',
     id: 'memory',
@@ -340,13 +341,13 @@ function plainLoops(stage: IterationStage, m: number, atMost: number): RatioTarg
   };
 }
 
-/** The full analysis at n = 1000, m = 10. */
-function analysis(backend: BackendName, atMost: number): RatioTarget {
-  const problem = gaussianProblemName(1000, 10);
+/** The full analysis of a Gaussian system (n = 1000 unless given), m = 10. */
+function analysis(backend: BackendName, atMost: number, n = 1000): RatioTarget {
+  const problem = gaussianProblemName(n, 10);
   return {
     kind: 'ratio',
     id: ratioTargetId({ stage: 'analysis' }, problem, backend),
-    description: 'full analysis, n = 1000, m = 10',
+    description: `full analysis, n = ${n}, m = 10`,
     backend,
     problem,
     measure: { stage: 'analysis' },
