@@ -35,9 +35,14 @@ export const DEFAULT_PARALLEL_TASKS_MIN_NNZ = 500_000;
  * the pool starts compiled (~250 ms under tsx), once per stage (two per analysis), and runs its first
  * tasks on cold code: two threads cost ~0.5 s more CPU. Measured (bench/denseAnalysisThreads.ts, m = 10,
  * other processes idle): n = 1000 compiled 0.640 -> 0.616 s (break-even; under tsx, with a core
- * taken by others, 0.56-0.64x), n = 2000 under tsx 3.77 -> 2.97 s (1.27x): threads from n = 1500.
+ * taken by others, 0.56-0.64x), n = 2000 under tsx 3.77 -> 2.97 s (1.27x). Off by default: the threads
+ * hold both LUs at once, shared copies of A and the bases and a second thread's heap and WebAssembly
+ * memory, so the analysis grows by ~10 n x n instead of ~2.4 (bench/stages.ts at n = 2000: 313 MB
+ * against 77 MB), too much at MAX_N for a worker running two jobs; one thread meets the issue's
+ * 2x-NumPy target at n = 1000 and 2000 (bench/results.md). A library caller with memory to spare sets
+ * setParallelDenseAnalysisMinN(1500).
  */
-export const DEFAULT_PARALLEL_DENSE_ANALYSIS_MIN_N = 1500;
+export const DEFAULT_PARALLEL_DENSE_ANALYSIS_MIN_N = Infinity;
 /** Default least work per iteration, in matrix entries read, for which a run uses threads. */
 export const DEFAULT_PARALLEL_MIN_WORK = 250_000;
 /** Largest thread count accepted. */
