@@ -1,3 +1,4 @@
+// Past 500 lines: the Householder QR, the bidiagonalization and both LUs share their column helpers (dot, norms, pivoting, elimination) and yield rule.
 /**
  * The TypeScript dense kernels' factorizations (./typescriptDenseKernels.ts): Householder QR and
  * bidiagonalization, and the envelope LU, on flat row-major Float64Array. They yield (undefined) every

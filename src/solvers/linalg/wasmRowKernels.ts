@@ -1,3 +1,4 @@
+// Past 500 lines: one arena (layout, staging, per-thread instantiation) under every row, CSR and block kernel that reads it.
 /**
  * The TypeScript backend's WebAssembly SIMD row kernels (./wasm/rowKernels.wat): rowsDot,
  * rowsCombine and rowsFused with the native addon's signatures (typed arrays plus element offsets),
