@@ -3,6 +3,7 @@
  * uniform random matrices, Gaussian systems. Each test compares against an independent reference
  * (ml-matrix, a closed form, the other backend), so these only need to be reproducible.
  */
+import { SingularValueDecomposition, type Matrix } from 'ml-matrix';
 import { buildDistributedSystem, type DenseSystem } from '../../src/solvers/distributed/distributedSystem.js';
 import { fromRows, type DenseMatrix } from '../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../src/solvers/problem.js';
@@ -57,4 +58,16 @@ export function gaussianSystem(n: number, m: number, seed: number, options: Gaus
       m,
     ),
   });
+}
+
+/** An n x n matrix of uniform entries in [mean - 1, mean + 1), as nested rows. */
+export function randomRows(n: number, seed: number, mean = 0): number[][] {
+  const rng = new SeededRandom(seed);
+  return Array.from({ length: n }, () => Array.from({ length: n }, () => mean + 2 * rng.nextDouble() - 1));
+}
+
+/** The singular values of x by ml-matrix's SVD (an independent reference for the kernels' routines). */
+export function svdValues(x: Matrix): number[] {
+  return new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true })
+    .diagonal;
 }

@@ -1,19 +1,11 @@
-import { Matrix, SingularValueDecomposition } from 'ml-matrix';
+import { Matrix } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import { computeMatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { describeEachBackend } from '../../support/backends.js';
-
-const randomRows = (n: number, seed: number, mean = 0) => {
-  const rng = new SeededRandom(seed);
-  return Array.from({ length: n }, () => Array.from({ length: n }, () => mean + 2 * rng.nextDouble() - 1));
-};
-
-const svdValues = (x: Matrix) =>
-  new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true })
-    .diagonal;
+import { randomRows, svdValues } from '../../support/systems.js';
 
 describeEachBackend('kappa(A^T A) without forming A^T A', () => {
   for (const [n, mean] of [

@@ -4,26 +4,16 @@
  * explicitly formed S; the routes the studies and the split analysis take (Q^T by one bidiagonalization,
  * lambda_min(S) computed apart) give the analysis' values.
  */
-import { EigenvalueDecomposition, Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
+import { EigenvalueDecomposition, Matrix, QrDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import { computeGramBlocks } from '../../../src/solvers/analysis/gramBlocks.js';
 import { assembleBasisRowsWork, computeSConditioning, sConditioningWork, sSmallestWork } from '../../../src/solvers/analysis/kappaS.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
-import { SeededRandom } from '../../../src/solvers/random.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
-import { systemOf } from '../../support/systems.js';
-
-const randomRows = (n: number, seed: number, mean = 0) => {
-  const rng = new SeededRandom(seed);
-  return Array.from({ length: n }, () => Array.from({ length: n }, () => mean + 2 * rng.nextDouble() - 1));
-};
-
-const svdValues = (x: Matrix) =>
-  new SingularValueDecomposition(x, { computeLeftSingularVectors: false, computeRightSingularVectors: false, autoTranspose: true })
-    .diagonal;
+import { randomRows, svdValues, systemOf } from '../../support/systems.js';
 
 /** Orthonormal basis (n x p) of the row space of the machine's rows, from ml-matrix. */
 function mlBasis(rows: number[][]): Matrix {
