@@ -356,7 +356,9 @@ export const PHASE_SYNC_SECONDS = 20e-6;
 export const RUNNER_ITERATION_SECONDS = 3e-6;
 
 const IN_CACHE_BYTES = 8 * 2 ** 20;
-const OUT_OF_CACHE_BYTES = 48 * 2 ** 20;
+const OUT_OF_CACHE_BYTES = 40 * 2 ** 20;
+/** Bytes a CSR calibration row holds: 5 values and column indices, its row pointer, b, x and the term. */
+const CSR_CALIBRATION_ROW_BYTES = 5 * 12 + 4 + 3 * 8;
 
 /** The fused dense pass of the current backend (the addon's, WebAssembly's on an arena, or TypeScript's) on p x c rows. */
 function denseRowPassTimer(backend: BackendName, p: number, c: number): { pass: () => void; tiny: () => void } {
@@ -409,7 +411,7 @@ function csrPassTimer(rows: number): () => void {
  * the iterations use on the current backend, each the median of `repeats` timings after a warm-up:
  * the dense fused row pass (the addon's, WebAssembly or TypeScript) and the CSR gradient pass
  * (5 entries a row) each on a block of 8 MB, which stays in the last-level cache (32 MB here) as the
- * bench's problems' matrices do, and on one of 48 MB, which does not (the addon's dense pass runs
+ * bench's problems' matrices do, and on one of 40 MB, which does not (the addon's dense pass runs
  * ~2x faster in cache, WebAssembly's ~1.4x, the CSR passes ~1.2x); a plain loop over 250,000-long
  * vectors (APC's x_i update); and 1000 fused passes over one row of 8 (a chunk's fixed cost).
  * About 0.3-0.5 s in all, once per process (currentCalibration).
@@ -425,8 +427,10 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
       for (let k = 0; k < calls; k++) small.tiny();
     }) / calls;
   const denseOut = medianSeconds(clock, repeats, denseRowPassTimer(backend, OUT_OF_CACHE_BYTES / 8 / c, c).pass);
-  const csrSmallRows = Math.floor(IN_CACHE_BYTES / 60);
-  const csrLargeRows = Math.floor(OUT_OF_CACHE_BYTES / 60);
+  // Rows whose arrays together hold the block's bytes (the vectors stream with the matrix): a job's worker
+  // process keeps what calibration allocated, so it allocates no more than the dense block.
+  const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
+  const csrLargeRows = Math.floor(OUT_OF_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
   const csrInCache = medianSeconds(clock, repeats, csrPassTimer(csrSmallRows));
   const csrOut = medianSeconds(clock, repeats, csrPassTimer(csrLargeRows));
 
