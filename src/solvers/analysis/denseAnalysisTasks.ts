@@ -19,7 +19,7 @@ import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForDenseAnalysis } from '../parallel/threads.js';
 import { sharedCopy } from '../parallel/workerThreads.js';
 import { matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
-import { gramBlock, gramBlockIntoWork, gramBlocksLayoutWork, type GramBlocks } from './gramBlocks.js';
+import { gramBlock, gramBlockIntoWork, gramBlocksLayoutWork, pairOfIndex, type GramBlocks } from './gramBlocks.js';
 import { sSmallestWork, type LanczosEnd } from './kappaS.js';
 import {
   localAnglesFrom,
@@ -82,17 +82,6 @@ export function sharedAnalysisSystem(system: DenseSystem): DenseSystem {
   return sharedCopy({ ...system, b: NOTHING, xTrue: null, machines }) as DenseSystem;
 }
 
-/** The pair (i, j), i < j, of lexicographic index `pair` among m machines. */
-function pairOfIndex(m: number, pair: number): [number, number] {
-  let i = 0;
-  let rest = pair;
-  while (rest >= m - 1 - i) {
-    rest -= m - 1 - i;
-    i++;
-  }
-  return [i, i + 1 + rest];
-}
-
 function* denseAnalysisTaskWork(kernels: Kernels, spec: DenseAnalysisSpec, index: number): Work<DenseAnalysisTaskResult> {
   const task = spec.tasks[index];
   const { system } = spec;
@@ -100,13 +89,8 @@ function* denseAnalysisTaskWork(kernels: Kernels, spec: DenseAnalysisSpec, index
     case 'matrix-conditioning':
       return { kind: task.kind, conditioning: yield* matrixConditioningWork(kernels, system.A) };
     case 's-smallest': {
-      const offsets: number[] = [];
-      let size = 0;
-      for (const machine of system.machines) {
-        offsets.push(size);
-        size += machine.p;
-      }
-      const inverse = yield* sSmallestWork(kernels, system, offsets);
+      // Q^T's rows placed as the one-thread path places them (./kappaS.ts: the Gram blocks' offsets).
+      const inverse = yield* sSmallestWork(kernels, system, spec.gram.offsets);
       return { kind: task.kind, inverse: inverse === null ? null : { largest: inverse.largest, iterations: inverse.iterations } };
     }
     case 'gram': {

@@ -36,6 +36,28 @@ export function pairIndex(m: number, i: number, j: number): number {
   return (i * (2 * m - i - 1)) / 2 + (j - i - 1);
 }
 
+/** The pair (i, j), i < j, of lexicographic index `pair` among m machines (pairIndex's inverse). */
+export function pairOfIndex(m: number, pair: number): [number, number] {
+  let i = 0;
+  let rest = pair;
+  while (rest >= m - 1 - i) {
+    rest -= m - 1 - i;
+    i++;
+  }
+  return [i, i + 1 + rest];
+}
+
+/** offsets[i] = sizes[0] + ... + sizes[i-1]. */
+export function offsetsOf(sizes: readonly number[]): number[] {
+  const offsets: number[] = [];
+  let size = 0;
+  for (const p of sizes) {
+    offsets.push(size);
+    size += p;
+  }
+  return offsets;
+}
+
 /** Multiply-adds between two yields (a few milliseconds). */
 const WORK_PER_YIELD = 2_000_000;
 
@@ -95,12 +117,7 @@ export function* gramBlocksWork(kernels: Kernels, machines: readonly DenseMachin
 export function* gramBlocksLayoutWork(machines: readonly DenseMachineData[]): Work<GramBlocks> {
   const m = machines.length;
   const sizes = machines.map((mc) => mc.p);
-  const offsets: number[] = [];
-  let size = 0;
-  for (const p of sizes) {
-    offsets.push(size);
-    size += p;
-  }
+  const offsets = offsetsOf(sizes);
   const totalPairs = (m * (m - 1)) / 2;
   const blockStart = new Float64Array(totalPairs).fill(-1);
   let stored = 0;
@@ -112,7 +129,7 @@ export function* gramBlocksLayoutWork(machines: readonly DenseMachineData[]): Wo
     }
     yield undefined;
   }
-  return { m, sizes, offsets, size, data: new Float64Array(stored), blockStart };
+  return { m, sizes, offsets, size: m === 0 ? 0 : offsets[m - 1] + sizes[m - 1], data: new Float64Array(stored), blockStart };
 }
 
 /**

@@ -23,7 +23,7 @@ import { largestEigenvalueWork, type SymmetricOperator } from '../eigen/lanczos.
 import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { luWork } from '../linalg/lu.js';
-import type { CsrMatrix, DenseMatrix } from '../matrix.js';
+import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf } from './conditioning.js';
 
@@ -284,12 +284,6 @@ export function* rowMoveEffectsWork(
     return ritzEnds([u, v, w, z], applyMoved);
   };
   return { lambdaMax, lambdaMin, deltaMax, deltaMin, rayleighRitz };
-}
-
-function dot(x: Float64Array, y: Float64Array): number {
-  let s = 0;
-  for (let i = 0; i < x.length; i++) s += x[i] * y[i];
-  return s;
 }
 
 function normalize(x: Float64Array): boolean {

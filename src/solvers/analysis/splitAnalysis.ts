@@ -25,7 +25,7 @@ import type { Partition } from '../problem.js';
 import { assembleAnalysis, DEFAULT_ANALYSIS_TOLERANCE, denseAnalysisParts } from './analyze.js';
 import { matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
 import { sConditioningWork, sSmallestWork, type LanczosEnd } from './kappaS.js';
-import { blockIsStored, gramBlockIntoWork, type GramBlocks } from './gramBlocks.js';
+import { blockIsStored, gramBlockIntoWork, offsetsOf, type GramBlocks } from './gramBlocks.js';
 import {
   localAnglesFrom,
   localAnglesScanWork,
@@ -209,16 +209,6 @@ function* pairsPartWork(kernels: Kernels, system: DenseSystem, group: MachineRan
     }
   }
   return { kind: 'pairs', machines: group, theta, cos, stored: isStored, gram };
-}
-
-function offsetsOf(sizes: readonly number[]): number[] {
-  const offsets: number[] = [];
-  let size = 0;
-  for (const p of sizes) {
-    offsets.push(size);
-    size += p;
-  }
-  return offsets;
 }
 
 /**

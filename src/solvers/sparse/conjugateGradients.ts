@@ -6,6 +6,7 @@
  * pivot-dropping Cholesky's I + N^T N, ./droppingCholesky.ts).
  */
 import type { SymmetricOperator } from '../eigen/symmetricOperator.js';
+import { dot } from '../matrix.js';
 
 export interface ConjugateGradientResult {
   /** The true relative residual |Op x - rhs| / |rhs| (for rhs = 0: |Op x|, 0 from the zero start). */
@@ -13,12 +14,6 @@ export interface ConjugateGradientResult {
   iterations: number;
   /** relativeResidual <= tolerance. */
   converged: boolean;
-}
-
-function dot(u: Float64Array, v: Float64Array): number {
-  let s = 0;
-  for (let k = 0; k < u.length; k++) s += u[k] * v[k];
-  return s;
 }
 
 /** Workspace of one operator size, reused by every solve. */
