@@ -27,7 +27,7 @@ import { isSplitJob, processSplitJob, splitAnalysisApplies, startSplitAnalysis }
 import { matrixDigest } from './matrixDigest.js';
 import type { ProcessorReturn, QueuedJobData } from './queuedJob.js';
 import { CheckpointUnreadableError, decodeCheckpoint, type JobCheckpoint } from './store/checkpointCodec.js';
-import { JobStore } from './store/jobStore.js';
+import { JobStore, type RunRecord } from './store/jobStore.js';
 import { createResilientConnection } from './store/redisConnection.js';
 import type { JobProgress } from './types.js';
 import { WORKER_CONFIG_ENV } from './workerConfig.js';
@@ -70,11 +70,13 @@ export default async function processJob(
   const log = logger.child({ jobId: id, attempt: job.attemptsMade + 1 });
   const store = jobStore();
   const abort = signal ?? new AbortController().signal;
+  let run: DeferredRunRecord | undefined;
   // The parts of a split analysis and the parent that combines them (./splitAnalysis/splitAnalysisFlow.ts).
   if (isSplitJob(job)) return processSplitJob(job, { config, store, log: log.child({ splitJob: job.id }), signal: abort });
 
   try {
-    const start = await store.begin(id, new Date().toISOString(), { maxN: config.MAX_N, maxNSparse: config.MAX_N_SPARSE });
+    const limits = { maxN: config.MAX_N, maxNSparse: config.MAX_N_SPARSE };
+    const start = await store.begin(id, new Date().toISOString(), limits, numericBackend);
     if (start.state === 'missing') {
       log.warn('job document missing (expired or deleted); nothing to do');
       return { status: 'skipped' };
@@ -90,13 +92,12 @@ export default async function processJob(
     }
 
     const ready = start.job;
-    const digest = ready.digestPending ? matrixDigest(ready.matrix.A) : undefined;
-    // Sent now, its answer read while the job computes (a tiny job's process then wakes once less);
-    // a failed write still fails the attempt, before finish.
-    const recorded = store.recordRun(id, { storage: ready.matrix.storage, backend: numericBackend, digest });
-    recorded.catch(() => undefined);
+    // begin recorded the backend; a generated or stored matrix's digest is computed here.
+    if (ready.digestPending) {
+      run = deferredRunRecord(store, id, { storage: ready.matrix.storage, backend: numericBackend, digest: matrixDigest(ready.matrix.A) });
+    }
     if (splitAnalysisApplies(config, ready)) {
-      await recorded;
+      await run?.flush();
       return await startSplitAnalysis(ready, { config, store, log, signal: abort });
     }
     const began = performance.now();
@@ -121,17 +122,16 @@ export default async function processJob(
         discarded: (reason) => log.warn({ reason }, 'the checkpoint does not fit this run; it starts over'),
       },
     });
-    await recorded;
     // A checkpoint written after finish() would be refused (the job no longer runs); this only keeps the order plain.
     await checkpoints.flush();
     const elapsedMs = Math.round(performance.now() - began);
     if (outcome.status === 'cancelled') {
-      await store.finish(id, { status: 'cancelled', result: outcome.result, runs: outcome.runs });
+      await store.finish(id, { status: 'cancelled', result: outcome.result, runs: outcome.runs, run: await run?.take() });
       log.info({ ...described, elapsedMs, runs: outcome.runs.length }, 'job cancelled');
       throw new UnrecoverableError('Job cancelled');
     }
     const done: JobProgress = { phase: 'done', fraction: 1, updatedAt: new Date().toISOString() };
-    await store.finish(id, { status: 'succeeded', result: outcome.result, runs: outcome.runs, progress: done });
+    await store.finish(id, { status: 'succeeded', result: outcome.result, runs: outcome.runs, progress: done, run: await run?.take() });
     log.info({ ...described, elapsedMs }, 'job succeeded');
     return { status: 'succeeded' };
   } catch (error) {
@@ -139,13 +139,47 @@ export default async function processJob(
     if (error instanceof SolverError || error instanceof JobError) {
       const problem = problemFromTypedError(error)!;
       problem.instance = `/v1/jobs/${id}`;
-      await store.finish(id, { status: 'failed', error: problem });
+      // A record whose own write failed is left out: the failure is recorded all the same.
+      await store.finish(id, { status: 'failed', error: problem, run: await run?.take().catch(() => undefined) });
       log.info({ code: problem.code, detail: problem.detail }, 'job failed: invalid problem');
       throw new UnrecoverableError(error.message);
     }
     if (!(error instanceof UnrecoverableError)) log.error({ err: error }, 'job attempt failed');
+    await run?.flush().catch((err: unknown) => log.warn({ err }, 'the run record was not stored'));
     throw error;
   }
+}
+
+/** How long a run's record (the matrix's digest) waits to go with the job's end instead: a tiny job then makes one round trip less. */
+const RUN_RECORD_DELAY_MS = 100;
+
+interface DeferredRunRecord {
+  /** Stored now unless already sent; rejects when the write failed. */
+  flush(): Promise<void>;
+  /**
+   * The record for finish's MULTI when not sent yet (the timer cleared); else undefined once its
+   * write succeeded (a failed one rejects: the attempt fails before finish).
+   */
+  take(): Promise<RunRecord | undefined>;
+}
+
+/** A run's record, written RUN_RECORD_DELAY_MS into the run (the computation yields to timers), or with its end when that comes first. */
+function deferredRunRecord(store: JobStore, id: string, record: RunRecord): DeferredRunRecord {
+  let sent: Promise<void> | undefined;
+  const send = (): Promise<void> => {
+    clearTimeout(timer);
+    sent ??= store.recordRun(id, record);
+    return sent;
+  };
+  const timer = setTimeout(() => send().catch(() => undefined), RUN_RECORD_DELAY_MS);
+  return {
+    flush: send,
+    async take() {
+      if (sent) return sent.then(() => undefined);
+      clearTimeout(timer);
+      return record;
+    },
+  };
 }
 
 /** What an earlier attempt of the job saved (../checkpoints.ts), or null: none, or one this version cannot read (logged). */

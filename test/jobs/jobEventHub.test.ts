@@ -1,7 +1,7 @@
 /**
  * JobEventHub on a real Redis: a status change that arrives while a subscription is still reading
  * the job is not lost and not sent before the first status event (the hub buffers no events: it
- * reads the job again once the first status is out).
+ * reads the job again once the first status is out); later statuses are built from the messages.
  */
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
@@ -53,8 +53,16 @@ function jobWith(id: string, status: JobStatus): Job {
 }
 
 /** A status-channel message, as the scripts publish it (the STATUS_FIELDS values, false when unset). */
-function statusMessage(job: Job): string {
-  const fields: Record<string, string> = { id: job.id, type: job.type, status: job.status, createdAt: job.createdAt, n: '2', m: '2' };
+function statusMessage(job: Job, more: Record<string, string> = {}): string {
+  const fields: Record<string, string> = {
+    id: job.id,
+    type: job.type,
+    status: job.status,
+    createdAt: job.createdAt,
+    n: '2',
+    m: '2',
+    ...more,
+  };
   return JSON.stringify(STATUS_FIELDS.map((name) => fields[name] ?? false));
 }
 
@@ -65,13 +73,10 @@ describe('JobEventHub.subscribe', () => {
     const reads: JobStatus[] = [];
     let releaseFirstRead: () => void = () => undefined;
     const firstReadDone = new Promise<void>((resolve) => (releaseFirstRead = resolve));
-    let secondRead: () => void = () => undefined;
-    const secondReadStarted = new Promise<void>((resolve) => (secondRead = resolve));
     const readJob = async (jobId: string): Promise<Job> => {
       const snapshot = jobWith(jobId, current);
       reads.push(snapshot.status);
       if (reads.length === 1) await firstReadDone; // the subscription's own read, held back
-      if (reads.length === 2) secondRead();
       return snapshot;
     };
 
@@ -85,8 +90,8 @@ describe('JobEventHub.subscribe', () => {
 
       // The worker starts the job while the subscription still reads it.
       current = 'running';
-      await publisher.publish(CHANNEL, statusMessage(jobWith(id, 'running')));
-      await secondReadStarted;
+      expect(await publisher.publish(CHANNEL, statusMessage(jobWith(id, 'running')))).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the hub has the message
       expect(events).toEqual([]);
 
       releaseFirstRead();
@@ -95,6 +100,52 @@ describe('JobEventHub.subscribe', () => {
       unsubscribe();
       const statuses = events.map((event) => (event.event === 'status' ? event.data.status : event.event));
       expect(statuses).toEqual(['queued', 'running']);
+      expect(reads).toEqual(['queued', 'running']);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('sends later statuses from the status messages, the whole job, without reading it', async () => {
+    const id = newJobId();
+    let reads = 0;
+    const readJob = (jobId: string): Promise<Job> => {
+      reads += 1;
+      return Promise.resolve(jobWith(jobId, 'queued'));
+    };
+    const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), 3_600_000);
+    try {
+      expect(await hub.listen(5000)).toBe(true);
+      const events: JobEvent[] = [];
+      const unsubscribe = await hub.subscribe(id, (event) => events.push(event));
+      const result = { analysisCompleted: false, runs: [] };
+      const progress = { phase: 'done', fraction: 1, updatedAt: new Date(1).toISOString() };
+      await publisher.publish(
+        CHANNEL,
+        statusMessage(jobWith(id, 'running'), { startedAt: new Date(1).toISOString(), backend: 'typescript', attempts: '1' }),
+      );
+      await publisher.publish(
+        CHANNEL,
+        statusMessage(jobWith(id, 'succeeded'), {
+          finishedAt: new Date(2).toISOString(),
+          result: JSON.stringify(result),
+          progress: JSON.stringify(progress),
+          notifyUrl: 'https://example.test/hook',
+        }),
+      );
+      while (events.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
+      unsubscribe();
+      expect(reads).toBe(1);
+      const [, running, succeeded] = events.map((event) => (event.event === 'status' ? event.data.job : null));
+      expect(running).toMatchObject({ status: 'running', backend: 'typescript', attempts: 1, startedAt: new Date(1).toISOString() });
+      expect(succeeded).toMatchObject({
+        status: 'succeeded',
+        finishedAt: new Date(2).toISOString(),
+        result,
+        progress,
+        notify: { url: 'https://example.test/hook' },
+        deliveries: [],
+      });
     } finally {
       await hub.close();
     }

@@ -1,8 +1,8 @@
 /**
  * Job events for the API's subscribers (SSE) and listeners of finished jobs (metrics):
- * - status: every document writer publishes on the status channel right after writing (see
- *   ../store/scripts.ts), so reading the document then shows at least the new state; subscribers'
- *   statuses are also re-read every few seconds, in case a message was lost across a reconnect;
+ * - status: every document writer publishes the document's fields on the status channel as it
+ *   writes them (see ../store/scripts.ts), and subscribers get the job built from the message;
+ *   their statuses are also re-read every few seconds, in case a message was lost across a reconnect;
  * - progress: the running job's reports, published on the same channel as they are stored
  *   (scripts.lssProgress; an object where status messages are arrays).
  *
@@ -147,12 +147,12 @@ export class JobEventHub {
     if (progress) return this.onProgress(progress.id, progress.progress);
     const fields = fieldsFromStatusMessage(message, STATUS_FIELDS);
     if (!fields) return;
-    // For metrics: the message has every field but the result, so no read is needed.
-    if (FINISHED_STATUSES.includes(fields.status as JobStatus) && this.finishedListeners.size > 0) {
-      const job = jobFromDocument(fields);
-      for (const listener of this.finishedListeners) listener(job);
-    }
-    if (this.subscriptions.get(fields.id)?.size) this.refresh(fields.id);
+    // The message carries every field the job is shown from (STATUS_FIELDS): no read, for metrics or subscribers.
+    let job: Job | undefined;
+    const jobOfMessage = (): Job => (job ??= jobFromDocument(fields));
+    if (FINISHED_STATUSES.includes(fields.status as JobStatus)) for (const listener of this.finishedListeners) listener(jobOfMessage());
+    for (const subscription of this.subscriptions.get(fields.id) ?? [])
+      this.deliver(subscription, { event: 'status', data: { status: fields.status as JobStatus, job: jobOfMessage() } });
     if (this.allListeners.size > 0) {
       this.callAll({ event: 'status', job: summaryOf(fields) });
     }

@@ -58,12 +58,21 @@ export interface RunOutput {
   otherColumns?: { solution: Float64Array; trace: Trace }[];
 }
 
+/** What an attempt computes on (JobStore.recordRun). */
+export interface RunRecord {
+  storage: MatrixStorage;
+  backend: NumericBackend;
+  digest?: MatrixDigest;
+}
+
 export interface Outcome {
   status: Extract<JobStatus, 'succeeded' | 'failed' | 'cancelled'>;
   result?: JobResult;
   error?: ProblemDetails;
   progress?: JobProgress | null;
   runs?: RunOutput[];
+  /** What the attempt computed on, when it was not recorded yet: recorded in the same MULTI, before the end. */
+  run?: RunRecord;
 }
 
 /**
@@ -191,11 +200,12 @@ export class JobStore {
    * document's job spec and the binary inputs in the same round trip; when the attempt runs, return
    * the job ready to compute and the checkpoint an earlier attempt saved (null: none). Throws (the document then says 'running': the caller records the
    * failure) JobInputMissingError for an input that expired, or the SolverError of a generator spec.
+   * `backend`, when given, is recorded with the start.
    */
-  async begin(id: string, now: string, limits: WorkerLimits): Promise<AttemptStart> {
+  async begin(id: string, now: string, limits: WorkerLimits, backend?: NumericBackend): Promise<AttemptStart> {
     const { keys } = this;
     const pipeline = this.redis.pipeline();
-    queueScript(pipeline, 'lssBegin', [keys.doc(id)], [keys.statusChannel, now]);
+    queueScript(pipeline, 'lssBegin', [keys.doc(id)], [keys.statusChannel, now, backend ?? '']);
     pipeline.hmget(keys.doc(id), ...JOB_SPEC_FIELDS);
     // One command for the five binary values (absent ones: null).
     pipeline.mgetBuffer(keys.matrix(id), keys.rhs(id), keys.assignment(id), keys.initialGuess(id), keys.checkpoint(id));
@@ -217,13 +227,8 @@ export class JobStore {
    * What the running attempt computes on, for the document (nothing when the job is gone), with the
    * matrix's digest when the worker computed it (a generated or stored matrix).
    */
-  async recordRun(id: string, run: { storage: MatrixStorage; backend: NumericBackend; digest?: MatrixDigest }): Promise<void> {
-    await runScript(
-      this.redis,
-      'lssRecordRun',
-      [this.keys.doc(id)],
-      [run.storage, run.backend, run.digest ? JSON.stringify(run.digest) : ''],
-    );
+  async recordRun(id: string, run: RunRecord): Promise<void> {
+    await runScript(this.redis, 'lssRecordRun', [this.keys.doc(id)], recordRunArgs(run));
   }
 
   /**
@@ -299,6 +304,7 @@ export class JobStore {
       }
     }
     multi.del(keys.checkpoint(id));
+    if (outcome.run) queueScript(multi, 'lssRecordRun', [keys.doc(id)], recordRunArgs(outcome.run));
     queueScript(multi, 'lssFinish', keys.documentAndInputsOf(id), [
       keys.statusChannel,
       outcome.status,
@@ -384,6 +390,9 @@ export class JobStore {
     return bytes ? float64From(bytes) : null;
   }
 }
+
+/** lssRecordRun's ARGV. */
+const recordRunArgs = (run: RunRecord): string[] => [run.storage, run.backend, run.digest ? JSON.stringify(run.digest) : ''];
 
 const TRACE_FIELDS = ['meta', 'iteration', 'relativeResidual', 'relativeError', 'consensusDistance'] as const;
 

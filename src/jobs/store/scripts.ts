@@ -13,7 +13,11 @@ const luaStatus = (status: JobStatus): string => `'${status}'`;
 /** finished(s): s is one of FINISHED_STATUSES. */
 const FINISHED = `local function finished(s) return ${FINISHED_STATUSES.map((status) => `s == ${luaStatus(status)}`).join(' or ')} end\n`;
 
-/** The document fields a status message carries, in this order (a JSON array; false when unset). */
+/**
+ * The document fields a status message carries, in this order (a JSON array; false when unset):
+ * every field a job is shown from (jobFromDocument), so the API's event streams send the status
+ * from the message without reading the document again.
+ */
 export const STATUS_FIELDS = [
   'id',
   'type',
@@ -33,6 +37,10 @@ export const STATUS_FIELDS = [
   'partition',
   'labels',
   'error',
+  'progress',
+  'result',
+  'notifyUrl',
+  'deliveries',
 ] as const;
 
 const PUBLISH_STATUS = `local function publishStatus(channel)
@@ -53,8 +61,8 @@ const EXPIRE_ALL = `local function expireAll(ttl) for i = 1, #KEYS do redis.call
 
 export const scripts = {
   /**
-   * A worker starts an attempt. KEYS: doc. ARGV: channel, now.
-   * Returns 'missing', a finished status, 'cancel-requested' (nothing changed), or 'running'.
+   * A worker starts an attempt. KEYS: doc. ARGV: channel, now, backend (optional: the attempt's
+   * numerical backend, in the same step, so the 'running' message carries it). Returns 'missing', a finished status, 'cancel-requested' (nothing changed), or 'running'.
    */
   lssBegin: {
     numberOfKeys: 1,
@@ -64,6 +72,7 @@ local status = redis.call('HGET', KEYS[1], 'status')
 if finished(status) then return status end
 if redis.call('HGET', KEYS[1], 'cancelRequested') == '1' then return 'cancel-requested' end
 redis.call('HSET', KEYS[1], 'status', ${luaStatus('running')}, 'startedAt', ARGV[2])
+if ARGV[3] and ARGV[3] ~= '' then redis.call('HSET', KEYS[1], 'backend', ARGV[3]) end
 redis.call('HINCRBY', KEYS[1], 'attempts', 1)
 redis.call('HDEL', KEYS[1], 'progress')
 publishStatus(ARGV[1])
