@@ -171,7 +171,7 @@ function deferredRunRecord(store: JobStore, id: string, record: RunRecord): Defe
     sent ??= store.recordRun(id, record);
     return sent;
   };
-  const timer = setTimeout(() => send().catch(() => undefined), RUN_RECORD_DELAY_MS);
+  const timer = setTimeout(() => void send().catch(() => undefined), RUN_RECORD_DELAY_MS);
   return {
     flush: send,
     async take() {
