@@ -19,6 +19,7 @@ import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/regis
 import type { SpectralData } from '../algorithms/types.js';
 import { runSync, type Work } from '../cooperative.js';
 import { rowSpaceSystem, type DenseSystem, type DistributedSystem } from '../distributed/distributedSystem.js';
+import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { isTall, leastSquaresPointsWork, sparseLeastSquaresPointsWork, type LeastSquaresPoints } from '../distributed/leastSquares.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
@@ -32,6 +33,7 @@ import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js'
 import { recommend } from './recommendation.js';
 import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
 import { sparseAnglesAndSWork, sparseLuContextWork, sparseStagedPartsWork, type SparseLuContext } from './sparseAnalysis.js';
+import { sparseAnalysisThreads, sparseStagedPartsOnThreadsWork } from './sparseAnalysisTasks.js';
 import { tallSparsePartitionSpectrumWork, tallSparseStagedPartsWork } from './tallSparseAnalysis.js';
 import type { AlgorithmTuning, Analysis, Conditioning, Consistency, TallBounds } from './types.js';
 
@@ -49,7 +51,7 @@ export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
  * (dense: Gram blocks, QR bases and LU; CSR: Krylov estimates on sparse operators, ./sparseAnalysis.ts).
  */
 export function* analyzeWork(system: DistributedSystem, options: AnalyzeOptions = {}): Work<Analysis> {
-  const staged = yield* spectralStageWork(system, options);
+  const staged = yield* spectralStageWork(system, options, true);
   return yield* staged.rest();
 }
 
@@ -64,11 +66,16 @@ export interface StagedAnalysis {
   rest(): Work<Analysis>;
 }
 
-export function* spectralStageWork(system: DistributedSystem, options: AnalyzeOptions = {}): Work<StagedAnalysis> {
+/**
+ * `whole`: rest() follows at once (analyzeWork), so a sparse analysis on threads may compute the
+ * principal angles beside its spectral data (./sparseAnalysisTasks.ts) and rest() only the local angles.
+ */
+export function* spectralStageWork(system: DistributedSystem, options: AnalyzeOptions = {}, whole = false): Work<StagedAnalysis> {
   const tolerance = options.tolerance ?? DEFAULT_ANALYSIS_TOLERANCE;
   const kernels = options.kernels ?? selectedKernels();
   if (isTall(system)) return yield* tallSpectralStageWork(kernels, system, tolerance);
-  const staged = system.storage === 'csr' ? yield* sparseStagedPartsWork(kernels, system) : yield* denseStagedPartsWork(kernels, system);
+  const staged =
+    system.storage === 'csr' ? yield* csrStagedPartsWork(kernels, system, whole) : yield* denseStagedPartsWork(kernels, system);
   return {
     spectral: spectralDataFrom(system.partition.m, staged.conditioning),
     *rest() {
@@ -151,6 +158,14 @@ const TALL_BOUNDS: TallBounds = {
 
 export function analyze(system: DistributedSystem, options: AnalyzeOptions = {}): Analysis {
   return runSync(analyzeWork(system, options));
+}
+
+/** The sparse analysis' parts on the solver threads when the matrix is large enough (./sparseAnalysisTasks.ts), else on this one. */
+function* csrStagedPartsWork(kernels: Kernels, system: CsrSystem, whole: boolean): Work<StagedParts> {
+  const threads = sparseAnalysisThreads(system);
+  return threads > 1
+    ? yield* sparseStagedPartsOnThreadsWork(kernels, system, threads, whole)
+    : yield* sparseStagedPartsWork(kernels, system);
 }
 
 /** The dense analysis' conditioning first (kappa(A^T A), the Gram blocks, kappa(S)); the blocks kept for the angles. */

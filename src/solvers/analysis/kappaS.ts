@@ -56,7 +56,6 @@ import {
   largestEigenvalueWork,
   lanczosWork,
   smallestEigenvalueByInverseWork,
-  type EigenvalueEstimate,
   type LanczosResult,
   type LargestEigenvalueOptions,
   type SymmetricOperator,
@@ -66,7 +65,7 @@ import { luWork } from '../linalg/lu.js';
 import { singularValueRangeWork, squareSingularValueRangeInPlace, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import { ConjugateGradients } from '../sparse/conjugateGradients.js';
-import { ratioEstimate, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
+import { fromEigenvalue, ratioEstimate, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
 import { typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '../sparse/sparseLu.js';
 import { largestMachine, overlapTwoColouring, type GramFactorSolves, type MachineColumnSlots } from '../sparse/spectrumOfS.js';
 import { inverseLargestWork, MAX_FORWARD_LANCZOS_ITERATIONS, singularError } from './conditioning.js';
@@ -210,10 +209,6 @@ export interface SSpectrum {
   kappaS: SpectralEstimate;
 }
 
-function estimateOf(e: EigenvalueEstimate): SpectralEstimate {
-  return { value: e.value, method: e.method, relativeErrorBound: e.relativeErrorBound, iterations: e.iterations, converged: e.converged };
-}
-
 /** S = I exactly when no column is shared (Proposition 1): no iteration needed. */
 const IDENTITY_ESTIMATE: SpectralEstimate = { value: 1, method: 'structural', relativeErrorBound: 0, iterations: 0, converged: true };
 
@@ -249,10 +244,9 @@ export function* csrSSpectrumWork(
   }
   const lambdaMinS = yield* lambdaMinSWork(slots, inverse.lu, options, workspace, inverse.luSolves);
   yield { phase: 'conditioning', fraction: 0.5 };
-  const lambdaMaxS =
-    slots.blockDiagonal || overlapTwoColouring(slots) === null
-      ? yield* lambdaMaxSWork(slots, factors, options, workspace)
-      : reflectedLambdaMax(lambdaMinS);
+  const lambdaMaxS = lambdaMaxSByReflection(slots)
+    ? reflectedLambdaMax(lambdaMinS)
+    : yield* lambdaMaxSWork(slots, factors, options, workspace);
   const kappaS = ratioEstimate(lambdaMaxS, lambdaMinS);
   return { lambdaMaxS, lambdaMinS, kappaS };
 }
@@ -287,7 +281,7 @@ function* lambdaMinSByConjugateGradientsWork(
       solvesConverged &&= result.converged;
     },
   };
-  const bottom = estimateOf(yield* smallestEigenvalueByInverseWork(inverse, options, workspace));
+  const bottom = fromEigenvalue(yield* smallestEigenvalueByInverseWork(inverse, options, workspace));
   const solveError = (lambdaMaxS / bottom.value) * largestResidual;
   return {
     ...bottom,
@@ -295,6 +289,11 @@ function* lambdaMinSByConjugateGradientsWork(
     relativeErrorBound: solveError < 1 ? (bottom.relativeErrorBound + solveError) / (1 - solveError) : Infinity,
     converged: bottom.converged && solvesConverged,
   };
+}
+
+/** Whether lambda_max(S) is had as 2 - lambda_min(S): machines that overlap, on a bipartite overlap graph (module comment, 'lu'). */
+export function lambdaMaxSByReflection(slots: MachineColumnSlots): boolean {
+  return !slots.blockDiagonal && overlapTwoColouring(slots) !== null;
 }
 
 /**
@@ -427,7 +426,7 @@ export function* lambdaMaxSWork(
   workspace?: KrylovWorkspace,
 ): Work<SpectralEstimate> {
   if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
-  return estimateOf(yield* largestEigenvalueWork(scaledGramOperator(slots, factors), options, workspace));
+  return fromEigenvalue(yield* largestEigenvalueWork(scaledGramOperator(slots, factors), options, workspace));
 }
 
 export function* lambdaMinSWork(
@@ -438,5 +437,5 @@ export function* lambdaMinSWork(
   luSolves?: LuSolves,
 ): Work<SpectralEstimate> {
   if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
-  return estimateOf(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu, luSolves), options, workspace));
+  return fromEigenvalue(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu, luSolves), options, workspace));
 }

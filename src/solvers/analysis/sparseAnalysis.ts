@@ -17,7 +17,8 @@
  *    (rows with disjoint supports are orthogonal), ./localAngles.ts.
  * Each iterative value carries how it was obtained and its error bound (Conditioning.estimates,
  * Heterogeneity.estimates). The rates, bounds and recommendation follow in ./analyze.ts, as for
- * dense storage.
+ * dense storage. This is the one-thread order; on a large matrix ./sparseAnalysisTasks.ts runs the
+ * same parts side by side on the solver threads.
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
@@ -159,11 +160,6 @@ const STRUCTURAL_RIGHT_ANGLE: SparsePairAngle = {
  */
 export function* sparsePrincipalAnglesWork(spec: PairAnglesSpec, factors: GramFactorSolves): Work<SparsePrincipalAngles> {
   const { slots, pairs } = spec;
-  const m = slots.rowsOfMachine.length;
-  const theta: number[][] = [];
-  for (let i = 0; i < m; i++) theta.push(new Array<number>(m).fill(Math.PI / 2));
-  for (let i = 0; i < m; i++) theta[i][i] = 0;
-  const computed = new Map<number, SparsePairAngle>();
   const context = new PairAngleContext(slots, factors);
   const overlapping = pairs.length / 2;
   const angles = yield* runTasksWork({
@@ -175,6 +171,16 @@ export function* sparsePrincipalAnglesWork(spec: PairAnglesSpec, factors: GramFa
     runTask: (_, q) => sparsePairAngleWork(context, pairs[2 * q], pairs[2 * q + 1]),
     progress: (done) => ({ phase: 'principal-angles', fraction: done / overlapping }),
   });
+  return principalAnglesOfPairs(slots.rowsOfMachine.length, pairs, angles);
+}
+
+/** theta_ij of m machines from the overlapping pairs' angles (`angles[q]` of pairs (pairs[2q], pairs[2q + 1])), every other pair at pi/2. */
+export function principalAnglesOfPairs(m: number, pairs: Int32Array, angles: readonly SparsePairAngle[]): SparsePrincipalAngles {
+  const theta: number[][] = [];
+  for (let i = 0; i < m; i++) theta.push(new Array<number>(m).fill(Math.PI / 2));
+  for (let i = 0; i < m; i++) theta[i][i] = 0;
+  const computed = new Map<number, SparsePairAngle>();
+  const overlapping = pairs.length / 2;
   let maxBound = 0;
   let unconvergedPairs = 0;
   for (let q = 0; q < overlapping; q++) {

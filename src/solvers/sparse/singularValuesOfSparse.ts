@@ -113,7 +113,7 @@ export function ratioEstimate(numerator: SpectralEstimate, denominator: Spectral
   };
 }
 
-function fromEigenvalue(e: {
+export function fromEigenvalue(e: {
   value: number;
   method: SpectralMethod;
   relativeErrorBound: number;
@@ -148,7 +148,14 @@ export function* sparseMatrixConditioningWork(a: CsrMatrix, options: SparseCondi
   yield { phase: 'conditioning', fraction: 0.5 };
   const solves = options.factorization !== undefined ? options.luSolves : undefined;
   const bottom = yield* smallestEigenvalueByInverseWork(inverseNormalOperatorOfSparse(f, solves), options.lanczos, workspace);
-  const mu = fromEigenvalue(bottom);
+  return conditioningOfEnds(n, L, fromEigenvalue(bottom));
+}
+
+/**
+ * sigma_max, sigma_min and kappa(A^T A) of an n x n A from L and mu (computed together or apart). Throws
+ * SingularMatrixError when sigma_min <= n eps sigma_max (as the dense path does).
+ */
+export function conditioningOfEnds(n: number, L: SpectralEstimate, mu: SpectralEstimate): SparseMatrixConditioning {
   const sigmaMax = squareRootEstimate(L);
   const sigmaMin = squareRootEstimate(mu);
   if (!(sigmaMin.value > n * Number.EPSILON * sigmaMax.value)) throw singularError(sigmaMax.value, sigmaMin.value, n);

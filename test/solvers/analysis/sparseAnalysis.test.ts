@@ -9,17 +9,21 @@
  *    written by analysis.py next to it, n = 40 000): within 1e-6 relative, angles 1e-9, and each
  *    estimate's reported error bound holds (up to the rounding of the reference, 64 eps, and of the
  *    solves the operators apply, kappa(A) eps for the LU of A);
- *  - the pairs' angles on threads (src/solvers/parallel/taskPool.ts) are those of one thread, bit for bit.
+ *  - the pairs' angles on threads (src/solvers/parallel/taskPool.ts) are those of one thread, bit for bit,
+ *    and so are L, mu and S's ends computed as tasks beside them (src/solvers/analysis/sparseAnalysisTasks.ts),
+ *    whole or staged.
  */
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
-import { analyze, analyzeWork, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
+import { analyze, analyzeWork, spectralDataOf, spectralStageWork } from '../../../src/solvers/analysis/analyze.js';
 import { pairAnglesSpec } from '../../../src/solvers/analysis/sparseAnalysis.js';
+import { sparseAnalysisTasksSpec, type SparseAnalysisTaskResult } from '../../../src/solvers/analysis/sparseAnalysisTasks.js';
 import type { Analysis, Estimate } from '../../../src/solvers/analysis/types.js';
 import { runSync, type WorkProgress } from '../../../src/solvers/cooperative.js';
+import { nativeBlas } from '../../../src/solvers/linalg/backend.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import type { CsrSystem } from '../../../src/solvers/distributed/sparseSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
@@ -310,9 +314,49 @@ describeEachBackend('sparse analysis with its pairs of machines on threads', (ba
         setSolverThreads('auto');
       }
     };
+    // The tasks hold OpenBLAS to one thread (its dgemv splits sums by thread): the one-thread analysis as well, for the same bits.
+    const blas = backend === 'native' ? nativeBlas() : null;
+    const blasThreads = blas?.threads() ?? 1;
+    blas?.setThreads(1);
     const single = analyzeOn(1);
+    blas?.setThreads(blasThreads);
     expect(single.heterogeneity.estimates?.overlappingPairs).toBe(10);
-    expect(analyzeOn(2).heterogeneity).toEqual(single.heterogeneity);
+    // The whole analysis on two threads: L beside the LU's ends and lambda_max(S)'s Lanczos (10 pairs of 5
+    // machines: no reflection), then the pairs; the staged one: the pairs after the spectral data.
+    const whole = analyzeOn(2);
+    expect(whole.heterogeneity).toEqual(single.heterogeneity);
+    expect(whole.conditioning).toEqual(single.conditioning);
+    expect(single.conditioning.estimates?.lambdaMaxS.method).toBe('lanczos');
+    setSolverThreads(2);
+    const previous = setParallelTasksMinNnz(0);
+    try {
+      const staged = runSync(spectralStageWork(system));
+      expect(staged.spectral).toEqual(runSync(spectralStageWork(system, {}, true)).spectral);
+      const rest = runSync(staged.rest());
+      expect(rest.conditioning).toEqual(single.conditioning);
+      expect(rest.heterogeneity).toEqual(single.heterogeneity);
+    } finally {
+      setParallelTasksMinNnz(previous);
+      setSolverThreads('auto');
+    }
+    // Every task of the whole analysis, the worker's included, gives the one-thread value.
+    const tasksSpec = sparseAnalysisTasksSpec(system, true);
+    blas?.setThreads(1);
+    const results = runSync(heldTasksWork<SparseAnalysisTaskResult>('sparse', tasksSpec, tasksSpec.tasks.length, backend));
+    blas?.setThreads(blasThreads);
+    const c = single.conditioning;
+    for (const result of results) {
+      if (result.kind === 'L') expect(result.L.value).toBe(c.L);
+      else if (result.kind === 'lu-ends') {
+        expect(result.mu.value).toBe(c.mu);
+        expect(result.lambdaMinS.value).toBe(c.lambdaMinS);
+      } else if (result.kind === 'lambda-max-s') expect(result.lambdaMaxS.value).toBe(c.lambdaMaxS);
+    }
+    const pairAngles = results.flatMap((result) => (result.kind === 'pair' ? [result.angle.theta] : []));
+    expect(pairAngles).toHaveLength(10);
+    pairAngles.forEach((theta, q) =>
+      expect(theta).toBe(single.heterogeneity.theta[tasksSpec.pairs.pairs[2 * q]][tasksSpec.pairs.pairs[2 * q + 1]]),
+    );
     const spec = pairAnglesSpec(system, machineColumnSlots(A, system.partition.rowsOf));
     const angles = runSync(heldTasksWork<SparsePairAngle>('pairs', spec, spec.pairs.length / 2, backend));
     expect(angles).toHaveLength(10);

@@ -1,0 +1,208 @@
+/**
+ * The sparse analysis' independent parts on the solver threads (../parallel/taskPool.ts), as tasks:
+ *  - 'lu-ends': the LU of A, then mu by shift-invert through it and lambda_min(S) through the same LU
+ *    (the LU lives on the thread that made it: nothing of its size crosses threads);
+ *  - 'L': lambda_max(A^T A) on the backend's fused CSR products;
+ *  - 'lambda-max-s': lambda_max(S) by Lanczos on the scaled Gram operator, when it is not had by
+ *    reflection (./kappaS.ts);
+ *  - 'pair': one overlapping pair's principal angle (../sparse/spectrumOfS.ts), only when the whole
+ *    analysis is wanted at once: the pairs then fill the time one thread would idle while the other
+ *    finishes L or the LU's ends (at n = 10^6, L alone is ~3400 products).
+ * On one thread these parts run one after the other (./sparseAnalysis.ts); each task runs the very
+ * code of that path on the same inputs with the same options, so the values are the same.
+ * On the native backend OpenBLAS is held to one thread while the tasks run (each task's passes
+ * over its Lanczos basis call dgemv: two tasks each threading theirs would put twice the cores'
+ * threads to spin against each other, as ../machines/blockPass.ts measured for dgemm).
+ */
+import { runSync, type Work } from '../cooperative.js';
+import type { CsrSystem } from '../distributed/sparseSystem.js';
+import { nativeBlas } from '../linalg/backend.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
+import { threadsForTasks } from '../parallel/threads.js';
+import { nnzOf } from '../sparse/csr.js';
+import {
+  conditioningOfEnds,
+  fromEigenvalue,
+  inverseNormalOperatorOfSparse,
+  ratioEstimate,
+  type SpectralEstimate,
+} from '../sparse/singularValuesOfSparse.js';
+import { KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
+import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../machines/placement.js';
+import { machineColumnSlots, PairAngleContext, sparsePairAngleWork, type SparsePairAngle } from '../sparse/spectrumOfS.js';
+import { lambdaMaxSByReflection, lambdaMaxSWork, lambdaMinSWork, reflectedLambdaMax } from './kappaS.js';
+import { localAnglesOfCsrWork } from './localAngles.js';
+import { heterogeneityOf, inPhase, quietly, type AnalysisParts, type StagedParts } from './parts.js';
+import {
+  machineGramSolves,
+  pairAnglesSpec,
+  principalAnglesOfPairs,
+  sBasisSize,
+  sparseStagedParts,
+  SPECTRUM_TOLERANCE,
+  type PairAnglesSpec,
+} from './sparseAnalysis.js';
+
+export type SparseAnalysisTask =
+  { readonly kind: 'lu-ends' } | { readonly kind: 'L' } | { readonly kind: 'lambda-max-s' } | { readonly kind: 'pair'; readonly q: number };
+
+export type SparseAnalysisTaskResult =
+  | { readonly kind: 'lu-ends'; readonly mu: SpectralEstimate; readonly lambdaMinS: SpectralEstimate }
+  | { readonly kind: 'L'; readonly L: SpectralEstimate }
+  | { readonly kind: 'lambda-max-s'; readonly lambdaMaxS: SpectralEstimate }
+  | { readonly kind: 'pair'; readonly angle: SparsePairAngle };
+
+/** What the tasks read (workers get it in shared memory); A is `pairs.slots.a`. */
+export interface SparseAnalysisSpec {
+  readonly pairs: PairAnglesSpec;
+  readonly tasks: readonly SparseAnalysisTask[];
+}
+
+/** The solves and the pairs' context of one thread, made at its first task needing them. */
+interface ThreadContext {
+  readonly spec: SparseAnalysisSpec;
+  pairContext: PairAngleContext | null;
+}
+
+function* sparseAnalysisTaskWork(
+  kernels: Kernels,
+  spec: SparseAnalysisSpec,
+  index: number,
+  context: ThreadContext,
+): Work<SparseAnalysisTaskResult> {
+  const task = spec.tasks[index];
+  const { slots } = spec.pairs;
+  const A = slots.a;
+  // The options of the one-thread path (./sparseAnalysis.ts): L and mu on the default basis, S's ends on sBasisSize(n).
+  const lanczos = { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack, dense: kernels.dense };
+  const sOptions = { ...lanczos, basisSize: sBasisSize(A.rows) };
+  switch (task.kind) {
+    case 'lu-ends': {
+      const workspace = new KrylovWorkspace();
+      const lu = yield* currentThreadSparseLuWork(A);
+      const luSolves = currentThreadLuSolves(lu);
+      const mu = fromEigenvalue(yield* smallestEigenvalueByInverseWork(inverseNormalOperatorOfSparse(lu, luSolves), lanczos, workspace));
+      const lambdaMinS = yield* lambdaMinSWork(slots, lu, sOptions, workspace, luSolves);
+      return { kind: task.kind, mu, lambdaMinS };
+    }
+    case 'L':
+      return { kind: task.kind, L: fromEigenvalue(yield* largestEigenvalueWork(currentThreadNormalOperator(A), lanczos)) };
+    case 'lambda-max-s':
+      return { kind: task.kind, lambdaMaxS: yield* lambdaMaxSWork(slots, machineGramSolves(spec.pairs.factors), sOptions) };
+    case 'pair': {
+      context.pairContext ??= new PairAngleContext(slots, machineGramSolves(spec.pairs.factors));
+      const { pairs } = spec.pairs;
+      return { kind: task.kind, angle: yield* sparsePairAngleWork(context.pairContext, pairs[2 * task.q], pairs[2 * task.q + 1]) };
+    }
+  }
+}
+
+/** A worker thread's context (a worker serves one analysis, then ends). */
+let workerContext: ThreadContext | null = null;
+
+/** Task `index` on a worker thread (../parallel/taskWorker.ts): what the calling thread computes for it. */
+export const runTask: TaskRunner = (spec, index) => {
+  const tasks = spec as SparseAnalysisSpec;
+  if (workerContext?.spec !== tasks) workerContext = { spec: tasks, pairContext: null };
+  return runSync(sparseAnalysisTaskWork(selectedKernels(), tasks, index, workerContext));
+};
+
+/** Threads for the sparse analysis' parts of `system` (1: the one-thread path of ./sparseAnalysis.ts). */
+export function sparseAnalysisThreads(system: CsrSystem): number {
+  return threadsForTasks(nnzOf(system.A), 2);
+}
+
+/** The tasks' results, OpenBLAS on one thread meanwhile on the native backend (module comment). */
+function* runSparseTasksWork(
+  kernels: Kernels,
+  spec: SparseAnalysisSpec,
+  threads: number,
+  spectral: number,
+): Work<SparseAnalysisTaskResult[]> {
+  const blas = kernels.backend === 'native' ? nativeBlas() : null;
+  const blasThreads = blas?.threads() ?? 1;
+  if (blas !== null && blasThreads > 1) blas.setThreads(1);
+  const context: ThreadContext = { spec, pairContext: null };
+  const pairs = spec.tasks.length - spectral;
+  try {
+    return yield* runTasksWork({
+      taskModule: import.meta.url,
+      backend: kernels.backend,
+      tasks: spec.tasks.length,
+      threads,
+      spec,
+      runTask: (s, index) => quietly(sparseAnalysisTaskWork(kernels, s, index, context)),
+      // Tasks are handed out in order: the spectral ones first, then the pairs.
+      progress: (done) =>
+        done < spectral || pairs === 0
+          ? { phase: 'conditioning', fraction: Math.min(1, done / spectral) }
+          : { phase: 'principal-angles', fraction: (done - spectral) / pairs },
+    });
+  } finally {
+    if (blas !== null && blasThreads > 1 && blas.threads() === 1) blas.setThreads(blasThreads);
+  }
+}
+
+/**
+ * The tasks of the sparse analysis of `system`: 'lu-ends', 'L', 'lambda-max-s' unless lambda_max(S) is
+ * had by reflection, then with `whole` one 'pair' per overlapping pair.
+ */
+export function sparseAnalysisTasksSpec(system: CsrSystem, whole: boolean): SparseAnalysisSpec {
+  const slots = machineColumnSlots(system.A, system.partition.rowsOf);
+  const pairs = pairAnglesSpec(system, slots);
+  const tasks: SparseAnalysisTask[] = [{ kind: 'lu-ends' }, { kind: 'L' }];
+  if (!lambdaMaxSByReflection(slots)) tasks.push({ kind: 'lambda-max-s' });
+  if (whole) for (let q = 0; q < pairs.pairs.length / 2; q++) tasks.push({ kind: 'pair', q });
+  return { pairs, tasks };
+}
+
+/**
+ * The sparse analysis' staged parts with its parts on `threads` threads (./sparseAnalysis.ts
+ * sparseStagedPartsWork's values): L beside the LU's ends (and lambda_max(S)'s Lanczos when it runs);
+ * with `whole`, the pairs' angles too, rest() then computing only the local angles.
+ * A singular A throws as on one thread ('lu-ends' is the first task).
+ */
+export function* sparseStagedPartsOnThreadsWork(kernels: Kernels, system: CsrSystem, threads: number, whole: boolean): Work<StagedParts> {
+  const { A, partition } = system;
+  const spec = sparseAnalysisTasksSpec(system, whole);
+  const { pairs } = spec;
+  const { slots } = pairs;
+  const reflected = lambdaMaxSByReflection(slots);
+
+  yield { phase: 'conditioning', fraction: 0 };
+  const results = yield* runSparseTasksWork(kernels, spec, threads, reflected ? 2 : 3);
+  let L: SpectralEstimate | null = null;
+  let ends: { mu: SpectralEstimate; lambdaMinS: SpectralEstimate } | null = null;
+  let lambdaMaxS: SpectralEstimate | null = null;
+  const angles: SparsePairAngle[] = [];
+  for (const result of results) {
+    if (result.kind === 'L') L = result.L;
+    else if (result.kind === 'lu-ends') ends = result;
+    else if (result.kind === 'lambda-max-s') lambdaMaxS = result.lambdaMaxS;
+    else angles.push(result.angle);
+  }
+  if (L === null || ends === null) throw new Error('sparseStagedPartsOnThreadsWork: a spectral task has no result');
+  const matrix = conditioningOfEnds(A.rows, L, ends.mu);
+  const { lambdaMinS } = ends;
+  if (reflected) lambdaMaxS = reflectedLambdaMax(lambdaMinS);
+  if (lambdaMaxS === null) throw new Error('sparseStagedPartsOnThreadsWork: lambda_max(S) has no result');
+  const s = { lambdaMinS, lambdaMaxS, kappaS: ratioEstimate(lambdaMaxS, lambdaMinS) };
+  yield { phase: 'conditioning', fraction: 1 };
+
+  const factors = machineGramSolves(pairs.factors);
+  const staged = sparseStagedParts(system, pairs, factors, s, matrix);
+  if (!whole) return staged;
+  const principal = principalAnglesOfPairs(slots.rowsOfMachine.length, pairs.pairs, angles);
+  function* rest(): Work<AnalysisParts> {
+    yield { phase: 'principal-angles', fraction: 1 };
+    yield { phase: 'local-angles', fraction: 0 };
+    const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);
+    return {
+      heterogeneity: heterogeneityOf(principal, local),
+      conditioning: staged.conditioning,
+      theorem4KappaALowerBound: local.theorem4KappaALowerBound,
+    };
+  }
+  return { conditioning: staged.conditioning, rest };
+}
