@@ -66,7 +66,7 @@ import { luWork } from '../linalg/lu.js';
 import { singularValueRangeWork, squareSingularValueRangeInPlace, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import { ConjugateGradients } from '../sparse/conjugateGradients.js';
-import { ratioEstimate, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
+import { ratioEstimate, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '../sparse/sparseLu.js';
 import { largestMachine, overlapTwoColouring, type GramFactorSolves, type MachineColumnSlots } from '../sparse/spectrumOfS.js';
 import { inverseLargestWork, MAX_FORWARD_LANCZOS_ITERATIONS, singularError } from './conditioning.js';
