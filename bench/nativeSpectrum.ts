@@ -8,7 +8,7 @@
  */
 import { useBackend } from '../src/solvers/linalg/backend.js';
 import { convectionDiffusion2d } from '../src/solvers/sparse/generators.js';
-import { normalOperatorOfSparse } from '../src/solvers/sparse/singularValuesOfSparse.js';
+import { normalOperatorOfSparse } from '../src/solvers/sparse/normalOperators.js';
 import { largestEigenvalue } from '../src/solvers/eigen/lanczos.js';
 
 const [k = 200, rounds = 2] = process.argv.slice(2).map(Number);

@@ -18,7 +18,7 @@ import { analyze, buildDistributedSystem, createProblem, partitionFromAssignment
 import { runSync } from '../src/solvers/cooperative.js';
 import { machineGramSolves, sBasisSize } from '../src/solvers/analysis/sparseAnalysis.js';
 import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
-import { inverseNormalOperatorOfSparse } from '../src/solvers/sparse/singularValuesOfSparse.js';
+import { inverseNormalOperatorOfSparse } from '../src/solvers/sparse/normalOperators.js';
 import { factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
 import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../src/solvers/machines/placement.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';

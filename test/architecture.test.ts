@@ -58,7 +58,6 @@ const KERNEL_DEFAULTS: readonly string[] = [
   'machines/blockPass.ts',
   'machines/placement.ts',
   'partitioning/advisor.ts',
-  'sparse/singularValuesOfSparse.ts',
   'studies/sampler.ts',
 ];
 
@@ -113,6 +112,17 @@ describe('src/solvers import graph', () => {
       }
     }
     expect(askers).toEqual([]);
+  });
+
+  it("tests the backend's name against 'native' or 'typescript' only in linalg/kernels.ts and linalg/backend.ts: elsewhere a kernel choice reads a member", () => {
+    const asks = /\bbackend\s*[!=]==?\s*'(?:native|typescript)'|'(?:native|typescript)'\s*[!=]==?\s*[\w.()]*\bbackend\b/;
+    const testers = [...graph.keys()].filter(
+      (file) => !['linalg/kernels.ts', 'linalg/backend.ts'].includes(file) && asks.test(readFileSync(join(SOLVERS_ROOT, file), 'utf8')),
+    );
+    expect(testers).toEqual([]);
+    expect(asks.test("if (selectedKernels().backend === 'native') {")).toBe(true);
+    expect(asks.test("context.backend !== 'typescript'")).toBe(true);
+    expect(asks.test('cached.backend === selectedKernels().backend')).toBe(false);
   });
 
   it("reads the addon's BLAS (a `.blas` member) only in the kernel files: every routine calls the dense kernels' methods", () => {

@@ -1,21 +1,37 @@
 /**
  * The condition number of A^T A that sets the optimal rates with kappa(S) (./kappaS.ts; SPEC "Building
- * blocks"): kappa(A^T A) = (sigma_max(A) / sigma_min(A))^2, L = sigma_max^2, mu = sigma_min^2.
+ * blocks"): kappa(A^T A) = (sigma_max(A) / sigma_min(A))^2, L = sigma_max^2, mu = sigma_min^2, for both
+ * storages (dense: matrixConditioningWork; CSR, n up to 10^6: sparseMatrixConditioningWork).
  * A^T A is not formed: lambda_max comes from Lanczos on x -> A^T (A x), lambda_min from Lanczos on the
- * inverse (A^T A)^{-1} = A^{-1} A^{-T} through the LU of A. Working with A unsquared, sigma_min keeps its
- * relative accuracy (~kappa(A) eps), where an eigensolver on the formed A^T A knows lambda_min only to
- * eps * lambda_max.
+ * inverse (A^T A)^{-1} = A^{-1} A^{-T} through the LU of A (shift-invert at 0). Working with A unsquared,
+ * sigma_min keeps its relative accuracy (~kappa(A) eps, from the solves), where an eigensolver on the
+ * formed A^T A knows lambda_min only to eps * lambda_max.
  *
- * The Lanczos runs stop on the residual bound (lanczos.ts) or after MAX_*_LANCZOS_ITERATIONS steps;
- * every fixture converges in at most ~210 steps.
+ * The dense Lanczos runs stop on the residual bound (lanczos.ts) or after MAX_*_LANCZOS_ITERATIONS steps;
+ * every fixture converges in at most ~210 steps. The CSR ones carry their method and the Ritz-residual
+ * bound of ../eigen/lanczos.ts (a singular value keeps its eigenvalue's relative bound); the bounds cover
+ * the Krylov iteration, not the rounding of the solves (about kappa(A) eps relative on mu, as for ARPACK's
+ * shift-invert through SciPy's splu).
  */
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import { lanczosWork, type LanczosResult, type SymmetricOperator } from '../eigen/lanczos.js';
+import {
+  KrylovWorkspace,
+  lanczosWork,
+  largestEigenvalueWork,
+  smallestEigenvalueByInverseWork,
+  type LanczosResult,
+  type LargestEigenvalueOptions,
+  type SymmetricOperator,
+} from '../eigen/lanczos.js';
+import { ratioEstimate, spectralEstimateOf, squareRootEstimate, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { luSolve, luSolveTransposed, luWork, type LuFactorization } from '../linalg/lu.js';
 import { singularValueRangeWork } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
+import type { CsrMatrix } from '../sparse/csr.js';
+import { inverseNormalOperatorOfSparse, normalOperatorOfSparse } from '../sparse/normalOperators.js';
+import { sparseLuWork, type LuSolves, type SparseLuFactorization, type SparseLuOptions } from '../sparse/sparseLu.js';
 
 export interface MatrixConditioning {
   sigmaMax: number;
@@ -35,7 +51,7 @@ const MAX_INVERSE_LANCZOS_ITERATIONS = 600;
 export const MAX_FORWARD_LANCZOS_ITERATIONS = 600;
 
 /**
- * x -> A^T (A x) in one pass over the rows: y = sum_k a_k (a_k . x). Sparse rows when A is sparse;
+ * x -> A^T (A x) in one pass over the rows: y = sum_k a_k (a_k . x). Sparse rows (normalOperatorOfSparse) when A is sparse;
  * dense with the addon's kernels: two dgemv (t = A x, y = A^T t).
  */
 export function* normalOperatorWork(kernels: Kernels, a: DenseMatrix): Work<SymmetricOperator> {
@@ -63,19 +79,7 @@ export function* normalOperatorWork(kernels: Kernels, a: DenseMatrix): Work<Symm
       rowPtr[i + 1] = p;
       if ((i & 127) === 127) yield undefined;
     }
-    return {
-      size: n,
-      apply(x, y) {
-        y.fill(0);
-        for (let i = 0; i < rows; i++) {
-          let s = 0;
-          const end = rowPtr[i + 1];
-          for (let p = rowPtr[i]; p < end; p++) s += values[p] * x[colIdx[p]];
-          if (s === 0) continue;
-          for (let p = rowPtr[i]; p < end; p++) y[colIdx[p]] += values[p] * s;
-        }
-      },
-    };
+    return normalOperatorOfSparse({ rows, cols: n, rowPtr, colIdx, values });
   }
   const t = new Float64Array(rows);
   const dense = kernels.dense;
@@ -163,4 +167,65 @@ function* tallMatrixConditioningWork(kernels: Kernels, a: DenseMatrix): Work<Mat
 
 export function computeMatrixConditioning(a: DenseMatrix, kernels: Kernels = selectedKernels()): MatrixConditioning {
   return runSync(matrixConditioningWork(kernels, a));
+}
+
+export interface SparseMatrixConditioning {
+  sigmaMax: SpectralEstimate;
+  sigmaMin: SpectralEstimate;
+  /** lambda_max(A^T A) = sigma_max^2. */
+  L: SpectralEstimate;
+  /** lambda_min(A^T A) = sigma_min^2. */
+  mu: SpectralEstimate;
+  /** (sigma_max / sigma_min)^2 = L / mu. */
+  kappaAtA: SpectralEstimate;
+}
+
+export interface SparseConditioningOptions {
+  lanczos?: LargestEigenvalueOptions;
+  lu?: SparseLuOptions;
+  /** A factorization of A to reuse (the S operator's inverse needs the same one). */
+  factorization?: SparseLuFactorization;
+  /** Solves with `factorization` (e.g. the addon's, the same operations); default the TypeScript ones. */
+  luSolves?: LuSolves;
+  /** A^T A as the caller applies it (e.g. on a compiled kernel with the same sums); default normalOperatorOfSparse(A). */
+  normalOperator?: SymmetricOperator;
+  workspace?: KrylovWorkspace;
+}
+
+/**
+ * sigma_max, sigma_min, L, mu and kappa(A^T A) of a square CSR A (thick-restart Lanczos on A^T A and on
+ * its inverse through one sparse LU). Throws SingularMatrixError when the LU finds A singular or when
+ * sigma_min <= n eps sigma_max (as the dense path does).
+ */
+export function* sparseMatrixConditioningWork(a: CsrMatrix, options: SparseConditioningOptions = {}): Work<SparseMatrixConditioning> {
+  const n = a.rows;
+  const workspace = options.workspace ?? new KrylovWorkspace();
+  const top = yield* largestEigenvalueWork(options.normalOperator ?? normalOperatorOfSparse(a), options.lanczos, workspace);
+  const L = spectralEstimateOf(top);
+  yield { phase: 'conditioning', fraction: 0.3 };
+  const f = options.factorization ?? (yield* sparseLuWork(a, options.lu));
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const solves = options.factorization !== undefined ? options.luSolves : undefined;
+  const bottom = yield* smallestEigenvalueByInverseWork(inverseNormalOperatorOfSparse(f, solves), options.lanczos, workspace);
+  return conditioningOfEnds(n, L, spectralEstimateOf(bottom));
+}
+
+/**
+ * sigma_max, sigma_min and kappa(A^T A) of an n x n A from L and mu (computed together or apart). Throws
+ * SingularMatrixError when sigma_min <= n eps sigma_max (as the dense path does).
+ */
+export function conditioningOfEnds(n: number, L: SpectralEstimate, mu: SpectralEstimate): SparseMatrixConditioning {
+  const sigmaMax = squareRootEstimate(L);
+  const sigmaMin = squareRootEstimate(mu);
+  if (!(sigmaMin.value > n * Number.EPSILON * sigmaMax.value)) throw singularError('matrix', sigmaMax.value, sigmaMin.value, n);
+  return { sigmaMax, sigmaMin, L, mu, kappaAtA: ratioEstimate(L, mu) };
+}
+
+export function sparseMatrixConditioning(a: CsrMatrix, options: SparseConditioningOptions = {}): SparseMatrixConditioning {
+  return runSync(
+    sparseMatrixConditioningWork(a, {
+      ...options,
+      lanczos: { arpack: selectedKernels().arpack, dense: selectedKernels().dense, ...options.lanczos },
+    }),
+  );
 }

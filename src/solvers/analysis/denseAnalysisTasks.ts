@@ -70,7 +70,7 @@ const ROW_RANGES_PER_THREAD = 2;
 
 /** Threads for the dense analysis of `system` with `kernels`: 1 (the one-thread path) on the addon, on a tall system, or below the size threshold. */
 export function denseAnalysisThreads(kernels: Kernels, system: DenseSystem): number {
-  if (kernels.backend !== 'typescript' || system.A.rows !== system.n) return 1;
+  if (!kernels.threadedDenseAnalysis || system.A.rows !== system.n) return 1;
   return threadsForDenseAnalysis(system.n, 2);
 }
 

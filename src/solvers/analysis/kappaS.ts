@@ -65,7 +65,7 @@ import { luWork } from '../linalg/lu.js';
 import { singularValueRangeWork, squareSingularValueRangeInPlace, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import { ConjugateGradients } from '../sparse/conjugateGradients.js';
-import { fromEigenvalue, ratioEstimate, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
+import { ratioEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '../sparse/sparseLu.js';
 import { largestMachine, overlapTwoColouring, type GramFactorSolves, type MachineColumnSlots } from '../sparse/spectrumOfS.js';
 import { inverseLargestWork, MAX_FORWARD_LANCZOS_ITERATIONS, singularError } from './conditioning.js';
@@ -281,7 +281,7 @@ function* lambdaMinSByConjugateGradientsWork(
       solvesConverged &&= result.converged;
     },
   };
-  const bottom = fromEigenvalue(yield* smallestEigenvalueByInverseWork(inverse, options, workspace));
+  const bottom = spectralEstimateOf(yield* smallestEigenvalueByInverseWork(inverse, options, workspace));
   const solveError = (lambdaMaxS / bottom.value) * largestResidual;
   return {
     ...bottom,
@@ -426,7 +426,7 @@ export function* lambdaMaxSWork(
   workspace?: KrylovWorkspace,
 ): Work<SpectralEstimate> {
   if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
-  return fromEigenvalue(yield* largestEigenvalueWork(scaledGramOperator(slots, factors), options, workspace));
+  return spectralEstimateOf(yield* largestEigenvalueWork(scaledGramOperator(slots, factors), options, workspace));
 }
 
 export function* lambdaMinSWork(
@@ -437,5 +437,5 @@ export function* lambdaMinSWork(
   luSolves?: LuSolves,
 ): Work<SpectralEstimate> {
   if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
-  return fromEigenvalue(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu, luSolves), options, workspace));
+  return spectralEstimateOf(yield* smallestEigenvalueByInverseWork(inverseSOperator(slots, lu, luSolves), options, workspace));
 }

@@ -3,7 +3,7 @@
  * machines hold CSR rows (../distributed/sparseSystem.ts), without forming anything dense of size n
  * (nothing n x n, nothing n x p_i). The values are the dense path's, computed differently:
  *  - 'conditioning': sigma_max(A), sigma_min(A) and kappa(A^T A) = L / mu by Lanczos on A^T A and on
- *    (A^T A)^{-1} through one sparse LU of A (../sparse/singularValuesOfSparse.ts);
+ *    (A^T A)^{-1} through one sparse LU of A (./conditioning.ts);
  *  - 'principal-angles': theta_ij = pi/2 exactly for pairs whose column supports are disjoint, and
  *    cos theta_ij = sigma_max(L_i^{-1} A_i A_j^T L_j^{-T}) with the sine route for tiny angles for the
  *    others (../sparse/spectrumOfS.ts), L_i the Cholesky factor of G_i = A_i A_i^T each machine already
@@ -26,7 +26,8 @@ import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import { nnzOf, type CsrMatrix } from '../sparse/csr.js';
-import { sparseMatrixConditioningWork, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
+import type { SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
+import { sparseMatrixConditioningWork } from './conditioning.js';
 import {
   choosePlacement,
   currentThreadGramSolver,

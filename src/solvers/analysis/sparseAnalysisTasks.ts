@@ -16,18 +16,13 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
-import { nativeBlas } from '../linalg/backend.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import { nnzOf } from '../sparse/csr.js';
-import {
-  conditioningOfEnds,
-  fromEigenvalue,
-  inverseNormalOperatorOfSparse,
-  ratioEstimate,
-  type SpectralEstimate,
-} from '../sparse/singularValuesOfSparse.js';
+import { ratioEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
+import { inverseNormalOperatorOfSparse } from '../sparse/normalOperators.js';
+import { conditioningOfEnds } from './conditioning.js';
 import { KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
 import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../machines/placement.js';
 import { machineColumnSlots, PairAngleContext, sparsePairAngleWork, type SparsePairAngle } from '../sparse/spectrumOfS.js';
@@ -82,12 +77,14 @@ function* sparseAnalysisTaskWork(
       const workspace = new KrylovWorkspace();
       const lu = yield* currentThreadSparseLuWork(A);
       const luSolves = currentThreadLuSolves(lu);
-      const mu = fromEigenvalue(yield* smallestEigenvalueByInverseWork(inverseNormalOperatorOfSparse(lu, luSolves), lanczos, workspace));
+      const mu = spectralEstimateOf(
+        yield* smallestEigenvalueByInverseWork(inverseNormalOperatorOfSparse(lu, luSolves), lanczos, workspace),
+      );
       const lambdaMinS = yield* lambdaMinSWork(slots, lu, sOptions, workspace, luSolves);
       return { kind: task.kind, mu, lambdaMinS };
     }
     case 'L':
-      return { kind: task.kind, L: fromEigenvalue(yield* largestEigenvalueWork(currentThreadNormalOperator(A), lanczos)) };
+      return { kind: task.kind, L: spectralEstimateOf(yield* largestEigenvalueWork(currentThreadNormalOperator(A), lanczos)) };
     case 'lambda-max-s':
       return { kind: task.kind, lambdaMaxS: yield* lambdaMaxSWork(slots, machineGramSolves(spec.pairs.factors), sOptions) };
     case 'pair': {
@@ -120,7 +117,7 @@ function* runSparseTasksWork(
   threads: number,
   spectral: number,
 ): Work<SparseAnalysisTaskResult[]> {
-  const blas = kernels.backend === 'native' ? nativeBlas() : null;
+  const blas = kernels.blasThreads;
   const blasThreads = blas?.threads() ?? 1;
   if (blas !== null && blasThreads > 1) blas.setThreads(1);
   const context: ThreadContext = { spec, pairContext: null };

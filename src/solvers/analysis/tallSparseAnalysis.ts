@@ -21,8 +21,8 @@ import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { normalEquationsSolver, projectorSumOperator, rowBasisMachines } from '../distributed/sparseLeastSquares.js';
 import { currentThreadNormalOperator, type GramSolver } from '../machines/placement.js';
 import type { CsrMatrix } from '../sparse/csr.js';
-import { ratioEstimate, squareRootEstimate, type SpectralEstimate } from '../sparse/singularValuesOfSparse.js';
-import { KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork, type EigenvalueEstimate } from '../eigen/lanczos.js';
+import { ratioEstimate, spectralEstimateOf, squareRootEstimate } from '../eigen/eigenvalueEstimate.js';
+import { KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
 import { machineColumnSlots } from '../sparse/spectrumOfS.js';
 import { csrSSpectrumWork } from './kappaS.js';
 import { inPhase, type StagedParts } from './parts.js';
@@ -34,10 +34,6 @@ import {
   sparseStagedParts,
   SPECTRUM_TOLERANCE,
 } from './sparseAnalysis.js';
-
-function fromEigenvalue(e: EigenvalueEstimate): SpectralEstimate {
-  return { value: e.value, method: e.method, relativeErrorBound: e.relativeErrorBound, iterations: e.iterations, converged: e.converged };
-}
 
 /** The machines' row bases stacked (machine i's rows contiguous, in machine order) with each machine's rows in it. */
 function stackedRowBases(system: CsrSystem): { a: CsrMatrix; rowsOf: Int32Array[] } {
@@ -78,11 +74,13 @@ export function* tallSparseStagedPartsWork(kernels: Kernels, system: CsrSystem):
   yield { phase: 'conditioning', fraction: 0 };
   const normal = normalEquationsSolver(A);
   yield { phase: 'conditioning', fraction: 0.1 };
-  const L = fromEigenvalue(
+  const L = spectralEstimateOf(
     yield* inPhase(largestEigenvalueWork(currentThreadNormalOperator(A), lanczos, workspace), 'conditioning', 0.1, 0.2),
   );
   const inverseNormal = { size: n, apply: (x: Float64Array, y: Float64Array) => normal.solve(x, y) };
-  const mu = fromEigenvalue(yield* inPhase(smallestEigenvalueByInverseWork(inverseNormal, lanczos, workspace), 'conditioning', 0.2, 0.3));
+  const mu = spectralEstimateOf(
+    yield* inPhase(smallestEigenvalueByInverseWork(inverseNormal, lanczos, workspace), 'conditioning', 0.2, 0.3),
+  );
   const sigmaMax = squareRootEstimate(L).value;
   const sigmaMin = squareRootEstimate(mu).value;
   if (!(sigmaMin > A.rows * Number.EPSILON * sigmaMax)) {

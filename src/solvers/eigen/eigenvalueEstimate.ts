@@ -40,3 +40,44 @@ export interface EigenvalueEstimate {
   /** The bound met the requested tolerance (or the space was exhausted). */
   converged: boolean;
 }
+
+/** A derived estimate (a singular value, a ratio): its value, how it was obtained and a relative error bound. */
+export interface SpectralEstimate {
+  value: number;
+  method: SpectralMethod;
+  /** |value - exact| <= relativeErrorBound * |exact| (Krylov error only). */
+  relativeErrorBound: number;
+  /** Operator applications (of both runs for a ratio). */
+  iterations: number;
+  converged: boolean;
+}
+
+/** An eigenvalue estimate as a SpectralEstimate. */
+export function spectralEstimateOf(e: EigenvalueEstimate): SpectralEstimate {
+  return { value: e.value, method: e.method, relativeErrorBound: e.relativeErrorBound, iterations: e.iterations, converged: e.converged };
+}
+
+/**
+ * The estimate of sigma = sqrt(lambda) from one of lambda: the relative bound b of lambda is kept, as
+ * |sigma_hat - sigma| = |lambda_hat - lambda| / (sigma_hat + sigma) <= b sigma.
+ */
+export function squareRootEstimate(e: SpectralEstimate): SpectralEstimate {
+  return { ...e, value: Math.sqrt(e.value) };
+}
+
+/**
+ * numerator / denominator, with relative bounds b1, b2: the quotient lies within a factor
+ * [(1 - b1) / (1 + b2), (1 + b1) / (1 - b2)] of the exact one, so its relative bound is
+ * (b1 + b2) / (1 - b2) (infinite when b2 >= 1).
+ */
+export function ratioEstimate(numerator: SpectralEstimate, denominator: SpectralEstimate): SpectralEstimate {
+  const b1 = numerator.relativeErrorBound;
+  const b2 = denominator.relativeErrorBound;
+  return {
+    value: numerator.value / denominator.value,
+    method: 'ratio',
+    relativeErrorBound: b2 < 1 ? (b1 + b2) / (1 - b2) : Infinity,
+    iterations: numerator.iterations + denominator.iterations,
+    converged: numerator.converged && denominator.converged,
+  };
+}

@@ -9,7 +9,10 @@
  *    WebAssembly SIMD kernel of ./wasmDenseKernels.ts, every optional part null (and, in solver runs,
  *    the WebAssembly row kernels of ./wasmRowKernels.ts, attached by ../machines/placement.ts);
  *  - native: the addon's OpenBLAS + LAPACK behind the same dense interface (./nativeDenseKernels.ts),
- *    and its ARPACK, METIS and SuiteSparseQR parts when it was built with them.
+ *    and its row, CSR and sparse-factor kernels, ARPACK, METIS and SuiteSparseQR when it was built with them.
+ * The solver runs' kernels (../machines/placement.ts passKernels) and the sparse analysis' factor solves
+ * read the members below (`rows`, `csr`, `sparse`, `wasmArena`, ...), never the backend's name: a test of
+ * `backend` against a name happens in this file only (test/architecture.test.ts).
  * The routines call `dense` (./denseKernels.ts) and never test which set it is: only the kernel files
  * (this one, ./backend.ts, ./denseKernels.ts, ./typescriptDenseKernels.ts, ./typescriptFactorizations.ts,
  * ./nativeDenseKernels.ts, ./panelFactorizations.ts) read `blas` (test/architecture.test.ts).
@@ -21,13 +24,19 @@ import {
   NATIVE_MADDS_PER_CALL,
   nativeArpack,
   nativeBlas,
+  nativeCsr,
   nativeMetis,
+  nativeSparse,
   nativeSpqr,
+  nativeUnavailableReason,
   type BackendName,
   type NativeArpack,
   type NativeBlas,
+  type NativeCsr,
   type NativeMetis,
+  type NativeSparse,
   type NativeSpqr,
+  type RowKernels,
 } from './backend.js';
 import type { DenseKernels } from './denseKernels.js';
 import { nativeDenseKernelsOf } from './nativeDenseKernels.js';
@@ -55,6 +64,30 @@ export interface Kernels {
    * null: the pivot-dropping sparse Cholesky of ../sparse/droppingCholesky.ts.
    */
   readonly spqr: NativeSpqr | null;
+  /** The addon's row kernels of the solver runs' dense passes (../linalg/rowKernels.ts); null: WebAssembly on an arena (`wasmArena`) or the TypeScript loops. */
+  readonly rows: RowKernels | null;
+  /**
+   * out[0..p) = R^{-T} rhs[0..p) (R p x p upper triangular, row-major) for the dense projection passes: the addon's dtrsv;
+   * null: the TypeScript forward substitution (./householderQr.ts solveRTransposed).
+   */
+  readonly solveRTransposed: ((r: Float64Array, p: number, rhs: Float64Array, out: Float64Array) => void) | null;
+  /** The addon's CSR kernels: the fused gradient pass (./csrKernels.ts) and the block sweep (./blockKernels.ts); null: WebAssembly or TypeScript. */
+  readonly csr: NativeCsr | null;
+  /**
+   * The addon's sparse factorizations and their solves: CHOLMOD for the machines' Gram matrices G_i = A_i A_i^T
+   * (../machines/nativeGram.ts), UMFPACK for the analysis' LU of A (../machines/nativeLu.ts); null: the TypeScript
+   * sparse Cholesky and LU (../sparse/sparseCholesky.ts, ../sparse/sparseLu.ts).
+   */
+  readonly sparse: NativeSparse | null;
+  /** Whether a solver run's data goes into a WebAssembly arena, where its row, CSR and block kernels run (./wasmRowKernels.ts, when enabled). */
+  readonly wasmArena: boolean;
+  /** OpenBLAS's own thread count, which threaded block passes set to 1 while their threads run dgemm (../machines/blockPass.ts); null: no BLAS. */
+  readonly blasThreads: { threads(): number; setThreads(threads: number): void } | null;
+  /**
+   * Whether the dense analysis spreads its tasks over threads (../analysis/denseAnalysisTasks.ts): the TypeScript loops
+   * run on one core each; the addon's LAPACK and BLAS calls already run on OpenBLAS's threads.
+   */
+  readonly threadedDenseAnalysis: boolean;
   /** The tile of a scan over C = X X^T of n rows of length len (../analysis/localAngles.ts). */
   productTile(n: number, len: number): ProductTile;
   /**
@@ -81,6 +114,13 @@ export const TYPESCRIPT_KERNELS: Kernels = {
   arpack: null,
   metis: null,
   spqr: null,
+  rows: null,
+  solveRTransposed: null,
+  csr: null,
+  sparse: null,
+  wasmArena: true,
+  blasThreads: null,
+  threadedDenseAnalysis: true,
   productTile: () => (packedProductsOn() ? PACKED_TILE : TYPESCRIPT_TILE),
   blockSigmaMax: 'lanczos',
 };
@@ -93,6 +133,16 @@ function nativeKernelsOf(blas: NativeBlas): Kernels {
     arpack: nativeArpack(),
     metis: nativeMetis(),
     spqr: nativeSpqr(),
+    rows: blas,
+    solveRTransposed(r, p, rhs, out) {
+      out.set(rhs.subarray(0, p));
+      blas.dtrsv(true, true, false, p, r, 0, p, out, 0);
+    },
+    csr: nativeCsr(),
+    sparse: nativeSparse(),
+    wasmArena: false,
+    blasThreads: blas,
+    threadedDenseAnalysis: false,
     // Whole rows of C, as many as one call of NATIVE_MADDS_PER_CALL multiply-adds holds (8 to 256): one dgemm per panel.
     productTile: (n, len) => ({ rows: Math.max(8, Math.min(256, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, n * len)))), cols: n }),
     blockSigmaMax: 'bidiagonalization',
@@ -108,6 +158,13 @@ export function kernelsOf(backend: BackendName): Kernels {
   if (blas === null) return TYPESCRIPT_KERNELS;
   native ??= nativeKernelsOf(blas);
   return native;
+}
+
+/** The kernels of a solver run's backend on one of its threads: kernelsOf, but a native run that cannot load the addon throws. */
+export function runKernelsOf(backend: BackendName): Kernels {
+  const kernels = kernelsOf(backend);
+  if (kernels.backend !== backend) throw new Error(`A solver run on the native backend cannot load it: ${nativeUnavailableReason()}`);
+  return kernels;
 }
 
 /** The kernels of the backend this process selected (../linalg/backend.ts useBackend): what the outermost entry points default to. */

@@ -7,6 +7,7 @@
 import type { Work } from '../cooperative.js';
 import { norm2 } from '../matrix.js';
 import type { Bidiagonal, DenseKernels, LuFactors } from './denseKernels.js';
+import { leftReflector, rightReflector } from './bidiagonalReflectors.js';
 import { wasmBidiagonalizeWork } from './wasmDenseKernels.js';
 import { wasmKernelsEnabled } from './wasmRowKernels.js';
 
@@ -268,53 +269,27 @@ export function* bidiagonalizeLoopWork(b: Float64Array, q: number): Work<Bidiago
   const acc = new Float64Array(q);
   let pending = 0;
   for (let k = 0; k < q; k++) {
-    // Left reflector zeroing B[k+1.., k].
-    let scale = 0;
-    for (let i = k; i < q; i++) scale = Math.max(scale, Math.abs(b[i * q + k]));
-    if (scale === 0) {
-      d[k] = 0;
-    } else {
-      let ss = 0;
+    // Left reflector zeroing B[k+1.., k]: v[k..q) (v offset by k, so v[i] is entry i).
+    const beta = leftReflector(b, q, k, v, k, d);
+    if (beta !== 0 && k + 1 < q) {
+      acc.fill(0, k + 1, q);
       for (let i = k; i < q; i++) {
-        const t = b[i * q + k] / scale;
-        v[i] = b[i * q + k];
-        ss += t * t;
+        const vi = v[i];
+        if (vi === 0) continue;
+        const ri = i * q;
+        for (let j = k + 1; j < q; j++) acc[j] += vi * b[ri + j];
       }
-      const sigma = scale * Math.sqrt(ss);
-      const x0 = v[k];
-      const alpha = x0 >= 0 ? -sigma : sigma;
-      v[k] = x0 - alpha;
-      const beta = 1 / (sigma * (sigma + Math.abs(x0)));
-      d[k] = alpha;
-      if (k + 1 < q) {
-        acc.fill(0, k + 1, q);
-        for (let i = k; i < q; i++) {
-          const vi = v[i];
-          if (vi === 0) continue;
-          const ri = i * q;
-          for (let j = k + 1; j < q; j++) acc[j] += vi * b[ri + j];
-        }
-        for (let i = k; i < q; i++) {
-          const f = beta * v[i];
-          if (f === 0) continue;
-          const ri = i * q;
-          for (let j = k + 1; j < q; j++) b[ri + j] -= f * acc[j];
-        }
+      for (let i = k; i < q; i++) {
+        const f = beta * v[i];
+        if (f === 0) continue;
+        const ri = i * q;
+        for (let j = k + 1; j < q; j++) b[ri + j] -= f * acc[j];
       }
     }
     if (k + 1 >= q) break;
-    // Right reflector zeroing B[k, k+2..].
-    const rk = k * q;
-    const sigmaR = norm2(b, rk + k + 1, q - k - 1);
-    if (sigmaR === 0) {
-      e[k] = 0;
-    } else {
-      const y0 = b[rk + k + 1];
-      const alphaR = y0 >= 0 ? -sigmaR : sigmaR;
-      for (let j = k + 1; j < q; j++) v[j] = b[rk + j];
-      v[k + 1] = y0 - alphaR;
-      const betaR = 1 / (sigmaR * (sigmaR + Math.abs(y0)));
-      e[k] = alphaR;
+    // Right reflector zeroing B[k, k+2..]: v[k+1..q).
+    const betaR = rightReflector(b, q, k, v, k + 1, e);
+    if (betaR !== 0) {
       for (let i = k + 1; i < q; i++) {
         const ri = i * q;
         let s = 0;

@@ -11,7 +11,7 @@
  * false and runs the loops.
  */
 import type { Work } from '../cooperative.js';
-import { norm2 } from '../matrix.js';
+import { leftReflector, rightReflector } from './bidiagonalReflectors.js';
 import type { Bidiagonal, DenseKernels } from './denseKernels.js';
 import { denseProductsOn, type DenseProducts, wasmKernelsEnabled } from './wasmRowKernels.js';
 
@@ -284,42 +284,17 @@ export function* wasmBidiagonalizeWork(b: Float64Array, q: number): Work<Bidiago
       const rows = q - k;
       const cols = q - k - 1;
       // Left reflector zeroing B[k+1.., k]: v (rows) at vAt.
-      let scale = 0;
-      for (let i = k; i < q; i++) scale = Math.max(scale, Math.abs(heap[i * q + k]));
-      if (scale === 0) d[k] = 0;
-      else {
-        let ss = 0;
-        for (let i = k; i < q; i++) {
-          const x = heap[i * q + k];
-          const t = x / scale;
-          heap[vAt + i - k] = x;
-          ss += t * t;
-        }
-        const sigma = scale * Math.sqrt(ss);
-        const x0 = heap[vAt];
-        const alpha = x0 >= 0 ? -sigma : sigma;
-        heap[vAt] = x0 - alpha;
-        const beta = 1 / (sigma * (sigma + Math.abs(x0)));
-        d[k] = alpha;
-        if (cols > 0) {
-          const trailing = 8 * (k * q + k + 1);
-          // acc = v^T B[k.., k+1..]; B[k.., k+1..] -= beta v acc.
-          ws.block(1, cols, rows, 1, 8 * vAt, 1, 1, trailing, q, 0, 8 * accAt, cols);
-          ws.block(rows, cols, 1, -beta, 8 * vAt, 1, 1, 8 * accAt, cols, 1, trailing, q);
-        }
+      const beta = leftReflector(heap, q, k, heap, vAt, d);
+      if (beta !== 0 && cols > 0) {
+        const trailing = 8 * (k * q + k + 1);
+        // acc = v^T B[k.., k+1..]; B[k.., k+1..] -= beta v acc.
+        ws.block(1, cols, rows, 1, 8 * vAt, 1, 1, trailing, q, 0, 8 * accAt, cols);
+        ws.block(rows, cols, 1, -beta, 8 * vAt, 1, 1, 8 * accAt, cols, 1, trailing, q);
       }
       if (cols === 0) break;
       // Right reflector zeroing B[k, k+2..]: v (cols) at vAt.
-      const rk = k * q;
-      const sigmaR = norm2(heap, rk + k + 1, cols);
-      if (sigmaR === 0) e[k] = 0;
-      else {
-        const y0 = heap[rk + k + 1];
-        const alphaR = y0 >= 0 ? -sigmaR : sigmaR;
-        heap.copyWithin(vAt, rk + k + 1, rk + q);
-        heap[vAt] = y0 - alphaR;
-        const betaR = 1 / (sigmaR * (sigmaR + Math.abs(y0)));
-        e[k] = alphaR;
+      const betaR = rightReflector(heap, q, k, heap, vAt, e);
+      if (betaR !== 0) {
         const below = 8 * ((k + 1) * q + k + 1);
         // s = B[k+1.., k+1..] v; B[k+1.., k+1..] -= betaR s v^T.
         ws.block(cols, 1, cols, 1, below, q, 1, 8 * vAt, 1, 0, 8 * sAt, 1);

@@ -15,7 +15,6 @@
  * and updating X there in place (`sumTerms` sums in the same order on this thread). Either way the
  * iterates never depend on the thread count.
  */
-import { nativeBlas } from '../linalg/backend.js';
 import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
 import { restrictColumns } from '../sparse/csr.js';
 import { selectedKernels } from '../linalg/kernels.js';
@@ -84,8 +83,9 @@ export class BlockPass {
    * Valid until the next pass (a caller may repack it in place when a column retires).
    */
   readonly terms: readonly Float64Array[];
-  /** OpenBLAS's thread count before this pass set it to 1, while its threads run, else null. */
+  /** OpenBLAS's thread count before this pass set it to 1, while its threads run, else null; and OpenBLAS's setting. */
   private blasThreadsBefore: number | null = null;
+  private readonly blasSetting = selectedKernels().blasThreads;
 
   /**
    * `rhs`: K right-hand sides of length n (global row order); `step`: the update `advance` applies
@@ -157,7 +157,7 @@ export class BlockPass {
     // Each solver thread runs its own dgemm: OpenBLAS threading them too would put ~2x the cores' threads
     // to spin against each other (measured ~10x slower per iteration on 2 cores). Process-wide, so
     // restored on dispose unless someone set another count meanwhile.
-    const blas = this.threads > 1 && selectedKernels().backend === 'native' ? nativeBlas() : null;
+    const blas = this.threads > 1 ? this.blasSetting : null;
     if (blas !== null && blas.threads() > 1) {
       this.blasThreadsBefore = blas.threads();
       blas.setThreads(1);
@@ -256,7 +256,7 @@ export class BlockPass {
     this.engine.dispose();
     const before = this.blasThreadsBefore;
     this.blasThreadsBefore = null;
-    const blas = before !== null ? nativeBlas() : null;
+    const blas = before !== null ? this.blasSetting : null;
     if (blas !== null && before !== null && blas.threads() === 1) blas.setThreads(before);
   }
 }

@@ -22,9 +22,10 @@
  *    backend when the addon has its sparse part, else the TypeScript LU, and its solves with it
  *    (`currentThreadLuSolves`) in the addon or in TypeScript; its products with A^T A
  *    (`currentThreadNormalOperator`) on the fused CSR pass of the backend (addon, WebAssembly or loop).
- * The machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
+ * Each choice reads a member of the run's kernels (../linalg/kernels.ts: rows, csr, sparse, wasmArena, ...), never the
+ * backend's name; the machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
-import { nativeBlas, nativeCsr, nativeSparse, nativeUnavailableReason, type BackendName, type NativeSparse } from '../linalg/backend.js';
+import type { BackendName, NativeSparse } from '../linalg/backend.js';
 import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
 import {
   nativeCsrBlock,
@@ -38,8 +39,7 @@ import {
   type GramBlockSolver,
 } from '../linalg/blockKernels.js';
 import { solveRTransposed } from '../linalg/householderQr.js';
-import { kernelsOf, selectedKernels } from '../linalg/kernels.js';
-import { TYPESCRIPT_DENSE_KERNELS } from '../linalg/typescriptDenseKernels.js';
+import { runKernelsOf, selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import {
   factorCholesky,
@@ -69,8 +69,8 @@ export interface Placement {
 
 /** The placement of a run over machines of this storage kind, from the current backend selection. */
 export function choosePlacement(storage: 'dense' | 'csr'): Placement {
-  const backend = selectedKernels().backend;
-  return { backend, arena: storage === 'dense' && backend === 'typescript' && wasmKernelsEnabled() };
+  const kernels = selectedKernels();
+  return { backend: kernels.backend, arena: storage === 'dense' && kernels.wasmArena && wasmKernelsEnabled() };
 }
 
 /**
@@ -83,13 +83,13 @@ export function fleetPlacement(machines: readonly MachineStorage[]): Placement {
   if (machines.some((machine) => machine.storage === 'dense')) return choosePlacement('dense');
   const placement = choosePlacement('csr');
   const gradientChunks = machines.length > 0 && machines.every((machine) => machine.storage === 'csr' && machine.gram === null);
-  return { ...placement, arena: gradientChunks && placement.backend === 'typescript' && wasmKernelsEnabled() };
+  return { ...placement, arena: gradientChunks && selectedKernels().wasmArena && wasmKernelsEnabled() };
 }
 
 /** The placement of a block run over several right-hand sides: in an arena on the TypeScript backend, dense or CSR (the block kernels serve both). */
 export function blockPlacement(): Placement {
-  const backend = selectedKernels().backend;
-  return { backend, arena: backend === 'typescript' && wasmKernelsEnabled() };
+  const kernels = selectedKernels();
+  return { backend: kernels.backend, arena: kernels.wasmArena && wasmKernelsEnabled() };
 }
 
 /** The factorization of a machine's Gram matrix (full symmetric pattern, ../sparse/gram.ts): SingularMatrixError when rank-deficient. */
@@ -97,7 +97,7 @@ export type GramFactorizer = (g: CsrMatrix) => CholeskyFactor;
 
 /** The addon's sparse part (CHOLMOD, UMFPACK) when the current backend is the native one and has it, else null. */
 function currentNativeSparse(): NativeSparse | null {
-  return selectedKernels().backend === 'native' ? nativeSparse() : null;
+  return selectedKernels().sparse;
 }
 
 /** How the current backend factors Gram matrices: CHOLMOD on the native backend with the addon's sparse part, else TypeScript. */
@@ -217,7 +217,7 @@ export function currentThreadLuSolves(f: SparseLuFactorization): LuSolves {
  * once into an arena of its own; the vectors go through the arena's slot), else the TypeScript loop.
  * At n = 10^6, where lambda_max(A^T A) takes thousands of products, the addon's pass is 5x the plain
  * loop's speed. All add the same products in the same order as
- * ../sparse/singularValuesOfSparse.ts normalOperatorOfSparse, so the products, and every estimate
+ * ../sparse/normalOperators.ts normalOperatorOfSparse, so the products, and every estimate
  * made from them, are the same to the bit on each.
  */
 export function currentThreadNormalOperator(a: CsrMatrix): SymmetricOperator {
@@ -233,10 +233,9 @@ export function currentThreadNormalOperator(a: CsrMatrix): SymmetricOperator {
 
 /** The fused CSR pass for the calling thread on the current backend (see currentThreadNormalOperator). */
 function currentThreadCsrGradient(rows: CsrRows): CsrGradientKernel {
-  if (selectedKernels().backend === 'native') {
-    const csr = nativeCsr();
-    if (csr !== null) return nativeCsrGradient(csr, rows);
-  } else {
+  const kernels = selectedKernels();
+  if (kernels.csr !== null) return nativeCsrGradient(kernels.csr, rows);
+  if (kernels.wasmArena) {
     const arena = WasmArena.forSpec(rows, 0, 1, rows.c);
     if (arena !== null) return attachArena(arena.layout, 0).csrGradient(arena.copyInto(rows) as CsrRows);
   }
@@ -247,37 +246,25 @@ const typescriptSolve = (r: Float64Array, p: number, rhs: Float64Array, out: Flo
   solveRTransposed(r, p, rhs, out, 0);
 };
 
-/** The kernels of a thread of a run (the run's backend, and this thread's kernels on its arena if any). */
+/**
+ * The kernels of a thread of a run: the run's kernels' native parts where it has them, else this thread's
+ * WebAssembly kernels on the run's arena (none on the native backend), else the TypeScript loops.
+ */
 export function passKernels(context: ThreadContext): PassKernels {
-  if (context.backend === 'native') {
-    const blas = nativeBlas();
-    if (blas === null) throw new Error(`A solver run on the native backend cannot load it: ${nativeUnavailableReason()}`);
-    const csr = nativeCsr();
-    const nativeDense = kernelsOf('native').dense;
-    return {
-      rows: blas,
-      csrGradient: csr === null ? typescriptCsrGradient : (rows) => nativeCsrGradient(csr, rows),
-      solveRTransposed(r, p, rhs, out) {
-        out.set(rhs.subarray(0, p));
-        blas.dtrsv(true, true, false, p, r, 0, p, out, 0);
-      },
-      gramSolver: gramSolverWith(nativeSparse()),
-      blockProduct: nativeDense.gemm.bind(nativeDense),
-      csrBlock: (rows) => nativeCsrBlock(csr, rows) ?? typescriptCsrBlock(rows),
-      gramBlockSolver: (factor, work) =>
-        nativeGramBlockSolver(nativeSparse(), blockFactor(factor)) ?? typescriptGramBlockSolver(blockFactor(factor), work),
-    };
-  }
+  const kernels = runKernelsOf(context.backend);
+  const { csr, sparse, dense } = kernels;
   const arena = context.arenaKernels;
   return {
-    rows: arena,
-    solveRTransposed: typescriptSolve,
-    gramSolver: typescriptGramSolver,
-    csrGradient: arena === null ? typescriptCsrGradient : (rows) => arena.csrGradient(rows),
-    blockProduct: arena === null ? TYPESCRIPT_DENSE_KERNELS.gemm.bind(TYPESCRIPT_DENSE_KERNELS) : arena.blockProduct,
-    csrBlock: arena === null ? typescriptCsrBlock : (rows) => arena.csrBlock(rows),
+    rows: kernels.rows ?? arena,
+    solveRTransposed: kernels.solveRTransposed ?? typescriptSolve,
+    gramSolver: gramSolverWith(sparse),
+    csrGradient:
+      csr !== null ? (rows) => nativeCsrGradient(csr, rows) : arena !== null ? (rows) => arena.csrGradient(rows) : typescriptCsrGradient,
+    blockProduct: arena !== null ? arena.blockProduct : dense.gemm.bind(dense),
+    csrBlock: (rows) => nativeCsrBlock(csr, rows) ?? (arena !== null ? arena.csrBlock(rows) : typescriptCsrBlock(rows)),
     gramBlockSolver: (factor, work) =>
-      arena === null ? typescriptGramBlockSolver(blockFactor(factor), work) : arena.gramBlockSolver(blockFactor(factor), work),
+      nativeGramBlockSolver(sparse, blockFactor(factor)) ??
+      (arena !== null ? arena.gramBlockSolver(blockFactor(factor), work) : typescriptGramBlockSolver(blockFactor(factor), work)),
   };
 }
 
@@ -361,7 +348,7 @@ const OUT_OF_CACHE_BYTES = 40 * 2 ** 20;
 const CSR_CALIBRATION_ROW_BYTES = 5 * 12 + 4 + 3 * 8;
 
 /** The fused dense pass of the current backend (the addon's, WebAssembly's on an arena, or TypeScript's) on p x c rows. */
-function denseRowPassTimer(backend: BackendName, p: number, c: number): { pass: () => void; tiny: () => void } {
+function denseRowPassTimer(kernels: Kernels, p: number, c: number): { pass: () => void; tiny: () => void } {
   const a = new Float64Array(p * c);
   for (let k = 0; k < a.length; k++) a[k] = ((k * 7919) % 1000) / 1000 - 0.5;
   const dense = {
@@ -373,10 +360,9 @@ function denseRowPassTimer(backend: BackendName, p: number, c: number): { pass: 
     dots: new Float64Array(p),
     y: new Float64Array(c),
   };
-  let rows: RowKernels | null = null;
+  let rows = kernels.rows;
   let d = dense;
-  if (backend === 'native') rows = nativeBlas();
-  else {
+  if (kernels.wasmArena) {
     const arena = WasmArena.forSpec(dense, 0, 1, c);
     if (arena !== null) {
       rows = attachArena(arena.layout, 0);
@@ -417,16 +403,17 @@ function csrPassTimer(rows: number): () => void {
  * About 0.3-0.5 s in all, once per process (currentCalibration).
  */
 export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
-  const backend = selectedKernels().backend;
+  const kernels = selectedKernels();
+  const { backend } = kernels;
   const c = 1024;
-  const small = denseRowPassTimer(backend, IN_CACHE_BYTES / 8 / c, c);
+  const small = denseRowPassTimer(kernels, IN_CACHE_BYTES / 8 / c, c);
   const denseInCache = medianSeconds(clock, repeats, small.pass);
   const calls = 1000;
   const tiny =
     medianSeconds(clock, repeats, () => {
       for (let k = 0; k < calls; k++) small.tiny();
     }) / calls;
-  const denseOut = medianSeconds(clock, repeats, denseRowPassTimer(backend, OUT_OF_CACHE_BYTES / 8 / c, c).pass);
+  const denseOut = medianSeconds(clock, repeats, denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c).pass);
   // Rows whose arrays together hold the block's bytes (the vectors stream with the matrix): a job's worker
   // process keeps what calibration allocated, so it allocates no more than the dense block.
   const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);

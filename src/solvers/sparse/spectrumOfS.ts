@@ -29,7 +29,7 @@
 import { runSync, type Work } from '../cooperative.js';
 import { DimensionMismatchError } from '../errors.js';
 import type { CsrMatrix } from './csr.js';
-import type { SpectralEstimate } from './singularValuesOfSparse.js';
+import type { SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
   DEFAULT_SPECTRUM_TOLERANCE,
   KrylovWorkspace,

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Reference values for the sparse LU and the sparse spectra (test/solvers/sparse: sparseLu,
-singularValuesOfSparse, spectrumOfS), computed with SciPy independently of the TypeScript code.
+analysis/conditioning.ts, spectrumOfS), computed with SciPy independently of the TypeScript code.
 
     python3 test/reference/sparse/spectra.py > test/reference/sparse/spectra.json
 

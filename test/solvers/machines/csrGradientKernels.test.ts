@@ -24,7 +24,7 @@ import { csrRowRange } from '../../../src/solvers/machines/storage.js';
 import { DEFAULT_PARALLEL_MIN_WORK, setParallelMinWork, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { csrFromDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
-import { normalOperatorOfSparse } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
+import { normalOperatorOfSparse } from '../../../src/solvers/sparse/normalOperators.js';
 import { KERNEL_SETS, kernelSetSkipReason } from '../../support/backends.js';
 import { matrixMarket } from '../../support/fixtures.js';
 import { normProductBound } from '../../support/csrNorms.js';

@@ -34,7 +34,7 @@ import {
   nativeUnavailableReason,
   type BackendName,
 } from '../../../src/solvers/linalg/backend.js';
-import { normalOperatorOfSparse } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
+import { normalOperatorOfSparse } from '../../../src/solvers/sparse/normalOperators.js';
 import { largestEigenvalue } from '../../../src/solvers/eigen/lanczos.js';
 import { csrFromDense, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';

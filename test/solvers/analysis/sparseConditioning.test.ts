@@ -13,10 +13,11 @@
 import { describe, expect, it } from 'vitest';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
-import { sparseMatrixConditioning, ratioEstimate, type SpectralEstimate } from '../../../src/solvers/sparse/singularValuesOfSparse.js';
+import { sparseMatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
+import { ratioEstimate, type SpectralEstimate } from '../../../src/solvers/eigen/eigenvalueEstimate.js';
 import { sparseLu } from '../../../src/solvers/sparse/sparseLu.js';
 import { thrown } from '../../support/thrown.js';
-import { loadSpectraReference, namedMatrix, relativeDifference } from './spectraSupport.js';
+import { loadSpectraReference, namedMatrix, relativeDifference } from '../sparse/spectraSupport.js';
 
 const EPS = Number.EPSILON;
 const reference = loadSpectraReference();
