@@ -48,6 +48,7 @@ const KERNEL_DEFAULTS: readonly string[] = [
   'analysis/kappaS.ts',
   'analysis/localAngles.ts',
   'analysis/principalAngles.ts',
+  'analysis/sparseAnalysisTasks.ts',
   'analysis/splitAnalysis.ts',
   'distributed/distributedSystem.ts',
   'distributed/leastSquares.ts',
