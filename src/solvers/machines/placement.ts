@@ -24,10 +24,20 @@
  *    (`currentThreadNormalOperator`) on the fused CSR pass of the backend (addon, WebAssembly or loop).
  * The machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
-import { nativeBlas, nativeCsr, nativeSparse, nativeUnavailableReason, type BackendName, type NativeSparse } from '../linalg/backend.js';
+import {
+  nativeBlas,
+  nativeBlockStep,
+  nativeCsr,
+  nativeSparse,
+  nativeUnavailableReason,
+  type BackendName,
+  type NativeSparse,
+} from '../linalg/backend.js';
 import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
 import {
+  nativeBlockStepKernel,
   nativeCsrBlock,
+  type BlockStepKernel,
   nativeGramBlockSolver,
   typescriptCsrBlock,
   typescriptGramBlockSolver,
@@ -145,6 +155,11 @@ export interface PassKernels {
    * n w entries, in the arena), else the TypeScript loop (the last two: solveCholesky's bits on each column).
    */
   gramBlockSolver(factor: StoredGramFactor, work: Float64Array): GramBlockSolver;
+  /**
+   * The block methods' step phase over the machines' supports (../linalg/blockKernels.ts BlockStepKernel):
+   * the addon's on the native backend, else null (the TypeScript loop of ./blockShard.ts, the same bits).
+   */
+  blockStep(n: number, K: number, strip: Int32Array, cols: Int32Array, colsOffset: Int32Array): BlockStepKernel | null;
 }
 
 /** The factor's arrays as the block solves read them. */
@@ -266,6 +281,7 @@ export function passKernels(context: ThreadContext): PassKernels {
       csrBlock: (rows) => nativeCsrBlock(csr, rows) ?? typescriptCsrBlock(rows),
       gramBlockSolver: (factor, work) =>
         nativeGramBlockSolver(nativeSparse(), blockFactor(factor)) ?? typescriptGramBlockSolver(blockFactor(factor), work),
+      blockStep: (n, K, strip, cols, colsOffset) => nativeBlockStepKernel(nativeBlockStep(), n, K, strip, cols, colsOffset),
     };
   }
   const arena = context.arenaKernels;
@@ -278,6 +294,7 @@ export function passKernels(context: ThreadContext): PassKernels {
     csrBlock: arena === null ? typescriptCsrBlock : (rows) => arena.csrBlock(rows),
     gramBlockSolver: (factor, work) =>
       arena === null ? typescriptGramBlockSolver(blockFactor(factor), work) : arena.gramBlockSolver(blockFactor(factor), work),
+    blockStep: () => null,
   };
 }
 
