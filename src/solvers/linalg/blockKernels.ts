@@ -151,25 +151,15 @@ export function nativeCsrBlock(csr: NativeCsr | null, rows: CsrBlockRows): CsrBl
   const native = csr as NativeBlockCsr;
   const { p, c, rowPtr, colIdx, values } = rows;
   const handle = native.csrRows(p, c, rowPtr, colIdx, values, new Float64Array(p));
-  const sweep = withTerm(c, (w, x, b, r, g, residual2) => native.csrBlockGradient(handle, w, x, b, r, g, residual2));
-  const fused = native.csrBlockTerm?.bind(native);
-  if (fused === undefined) return sweep;
-  return { run: sweep.run, term: (w, x, b, _r, g, residual2) => fused(handle, w, x, b, g, residual2) };
+  const run: CsrBlockKernel['run'] = (w, x, b, r, g, residual2) => native.csrBlockGradient(handle, w, x, b, r, g, residual2);
+  if (typeof native.csrBlockTerm !== 'function') return withTerm(c, run);
+  const fused = native as NativeBlockCsr & Required<Pick<NativeCsr, 'csrBlockTerm'>>;
+  return { run, term: (w, x, b, _r, g, residual2) => fused.csrBlockTerm(handle, w, x, b, g, residual2) };
 }
 
 /** The block methods' step on rows [first, end) (the addon's, ../linalg/backend.ts NativeBlockStep.blockStep, bound to a layout). */
 export interface BlockStepKernel {
-  run(
-    rule: number,
-    alpha: number,
-    beta: number,
-    w: number,
-    first: number,
-    end: number,
-    input: Float64Array,
-    output: Float64Array,
-    summed: number,
-  ): void;
+  run(...args: Parameters<NativeBlockStep['blockStep']> extends [unknown, ...infer Rest] ? Rest : never): void;
 }
 
 /** The addon's block step over the machines' supports (see NativeBlockStep.blockStepLayout), or null without it. */
