@@ -3,16 +3,18 @@
  * (../src/solvers/runner/multipleRhs.ts) against k separate runs, per algorithm, on a dense and a CSR
  * problem. Targets at k = 16: <= 0.4x dense n = 2000, <= 0.6x CSR. Run alone:
  *   node --import tsx bench/multipleRhs.ts <typescript|native> [--k 16] [--dense-n 2000] [--dense-m 8]
- *     [--csr-k 300] [--csr-m 20] [--iterations 30] [--algorithms apc,dhbm,...]
+ *     [--csr-k 300] [--csr-m 20] [--iterations 30] [--algorithms apc,dhbm,...] [--threads auto|N]
+ *     [--skip-dense] [--skip-csr]
  * Every run does exactly `iterations` iterations (no tolerance can be met, stagnation off), so the
  * columns cost alike. A separate run's time does not depend on b: k separate runs cost k times one run
  * (each time the best of two). Prints per algorithm the cost of an iteration per right-hand side
  * against a separate run's (timed between a run's first and last yield, one per iteration, so the
- * runs' starts are left out: the targets' ratio), the whole runs' ratio, and the whole jobs' (setup
+ * runs' starts are left out: the targets' ratio), the same in the process' CPU time (all threads;
+ * steadier than wall time when other processes share the cores), the whole runs' ratio, and the whole jobs' (setup
  * once + block, against k jobs each with its setup and one run).
  */
 import { parseArgs } from 'node:util';
-import { analyze, buildDistributedSystem, createProblem, generateMatrix, spectralDataOf } from '../src/solvers/index.js';
+import { analyze, buildDistributedSystem, createProblem, generateMatrix, setSolverThreads, spectralDataOf } from '../src/solvers/index.js';
 import { runAlgorithmWork } from '../src/solvers/runner/runAlgorithm.js';
 import { ALGORITHM_IDS, type AlgorithmId } from '../src/solvers/algorithms/registry.js';
 import type { Work } from '../src/solvers/cooperative.js';
@@ -28,6 +30,8 @@ interface Row {
   blockMs: number;
   /** Per iteration: the block's / (k x one vector's), the runs' starts left out. */
   iterationRatio: number;
+  /** The same with the process' CPU time (every thread's) instead of wall time: steadier on a shared host. */
+  cpuRatio: number;
   /** Whole runs: block / (k x one run). */
   runRatio: number;
   /** Whole jobs: setup once + block / (k x (setup + one run)). */
@@ -46,20 +50,33 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, k: number,
   const options = { tolerance: 1e-300, maxIterations: iterations, stopOnStagnation: false, divergenceTolerance: 1e300 };
   const rows: Row[] = [];
   /** Wall time of a run, and of its iterations alone: between its first and last yield (one per iteration or round). */
-  const timed = (work: Work<unknown>): { totalMs: number; iterationMs: number } => {
+  type Timing = { totalMs: number; iterationMs: number; iterationCpuMs: number };
+  const cpuMs = (): number => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
+  const timed = (work: Work<unknown>): Timing => {
     const started = performance.now();
     let first = 0;
     let last = 0;
+    let firstCpu = 0;
+    let lastCpu = 0;
     let yields = 0;
     for (let step = work.next(); !step.done; step = work.next()) {
       last = performance.now();
-      if (yields++ === 0) first = last;
+      lastCpu = cpuMs();
+      if (yields++ === 0) [first, firstCpu] = [last, lastCpu];
     }
-    return { totalMs: performance.now() - started, iterationMs: yields > 1 ? (last - first) / (yields - 1) : NaN };
+    const per = (from: number, to: number): number => (yields > 1 ? (to - from) / (yields - 1) : NaN);
+    return { totalMs: performance.now() - started, iterationMs: per(first, last), iterationCpuMs: per(firstCpu, lastCpu) };
   };
-  const best = (make: () => Work<unknown>): { totalMs: number; iterationMs: number } => {
+  const best = (make: () => Work<unknown>): Timing => {
     const [a, b] = [timed(make()), timed(make())];
-    return { totalMs: Math.min(a.totalMs, b.totalMs), iterationMs: Math.min(a.iterationMs, b.iterationMs) };
+    return {
+      totalMs: Math.min(a.totalMs, b.totalMs),
+      iterationMs: Math.min(a.iterationMs, b.iterationMs),
+      iterationCpuMs: Math.min(a.iterationCpuMs, b.iterationCpuMs),
+    };
   };
   for (const id of ids) {
     const one = best(() => runAlgorithmWork(system, id, spectral, options));
@@ -69,12 +86,14 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, k: number,
       oneRunMs: one.totalMs,
       blockMs: block.totalMs,
       iterationRatio: block.iterationMs / (k * one.iterationMs),
+      cpuRatio: block.iterationCpuMs / (k * one.iterationCpuMs),
       runRatio: block.totalMs / (k * one.totalMs),
       jobRatio: (setupMs + block.totalMs) / (k * (setupMs + one.totalMs)),
     };
     console.log(
       `  ${id.padEnd(8)} an iteration: one vector ${one.iterationMs.toFixed(3)} ms, block of ${k} ${block.iterationMs.toFixed(3)} ms ` +
         `(${(block.iterationMs / k).toFixed(3)} ms per right-hand side) = ${row.iterationRatio.toFixed(2)}x; ` +
+        `CPU one ${one.iterationCpuMs.toFixed(3)} ms, block ${block.iterationCpuMs.toFixed(3)} ms = ${row.cpuRatio.toFixed(2)}x; ` +
         `whole runs ${row.runRatio.toFixed(2)}x (one ${one.totalMs.toFixed(0)} ms, block ${block.totalMs.toFixed(0)} ms); ` +
         `whole jobs with setup ${row.jobRatio.toFixed(3)}x`,
     );
@@ -94,25 +113,34 @@ function main(): void {
       'csr-m': { type: 'string', default: '20' },
       iterations: { type: 'string', default: '30' },
       algorithms: { type: 'string', default: ALGORITHM_IDS.join(',') },
+      threads: { type: 'string', default: 'auto' },
+      'skip-dense': { type: 'boolean', default: false },
+      'skip-csr': { type: 'boolean', default: false },
     },
   });
   const backend = (positionals[0] ?? 'typescript') as BackendName;
   console.log(JSON.stringify(selectBackend(backend)));
+  if (values.threads !== 'auto') setSolverThreads(Number(values.threads));
   const k = Number(values.k);
   const iterations = Number(values.iterations);
   const ids = values.algorithms.split(',') as AlgorithmId[];
   const n = Number(values['dense-n']);
-  const dense = measure(
-    `dense gaussian n=${n} m=${values['dense-m']}`,
-    generateMatrix({ generator: 'gaussian', n, mean: 1, std: 1, seed: 1 }),
-    Number(values['dense-m']),
-    k,
-    iterations,
-    ids,
-  );
+  const dense = values['skip-dense']
+    ? []
+    : measure(
+        `dense gaussian n=${n} m=${values['dense-m']}`,
+        generateMatrix({ generator: 'gaussian', n, mean: 1, std: 1, seed: 1 }),
+        Number(values['dense-m']),
+        k,
+        iterations,
+        ids,
+      );
   const grid = Number(values['csr-k']);
-  const csr = measure(`CSR Poisson n=${grid * grid} m=${values['csr-m']}`, poisson2d(grid), Number(values['csr-m']), k, iterations, ids);
+  const csr = values['skip-csr']
+    ? []
+    : measure(`CSR Poisson n=${grid * grid} m=${values['csr-m']}`, poisson2d(grid), Number(values['csr-m']), k, iterations, ids);
   const worst = (rows: Row[]): string => {
+    if (rows.length === 0) return 'not measured';
     const row = rows.reduce((a, b) => (b.iterationRatio > a.iterationRatio ? b : a));
     return `${row.iterationRatio.toFixed(2)}x (${row.algorithm})`;
   };

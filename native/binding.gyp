@@ -19,7 +19,7 @@
   "targets": [
     {
       "target_name": "linalg_native",
-      "sources": ["src/linalg_native.c", "src/row_kernels.c", "src/csr_kernels.c"],
+      "sources": ["src/linalg_native.c", "src/row_kernels.c", "src/csr_kernels.c", "src/block_step.c"],
       "defines": ["NAPI_VERSION=8"],
       "cflags": ["-std=c11", "-O3", "-ffp-contract=fast", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Wno-missing-field-initializers", "-Wno-psabi"],
       "include_dirs": ["<!@(node -p \"process.env.NATIVE_BLAS_INCLUDE_DIRS || ''\")"],

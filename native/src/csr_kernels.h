@@ -19,7 +19,7 @@
 double csr_fused_gradient(size_t rows, size_t cols, const int32_t* row_ptr, const int32_t* col_idx, const double* values,
                           const double* x, const double* b, double* term);
 
-/* Adds csrRows (a checked handle over a chunk's arrays) and csrFusedGradient to exports. */
+/* Adds csrRows (a checked handle over a chunk's arrays), csrFusedGradient, csrBlockGradient and csrBlockTerm to exports. */
 void register_csr_kernels(napi_env env, napi_value exports);
 
 #endif

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "row_kernels.h"
+#include "block_step.h"
 #include "csr_kernels.h"
 #ifdef LINALG_SPARSE
 #include "lu_native.h"
@@ -688,6 +689,7 @@ NAPI_MODULE_INIT() {
   };
   napi_define_properties(env, exports, sizeof functions / sizeof functions[0], functions);
   register_csr_kernels(env, exports);
+  register_block_step(env, exports);
 #ifdef LINALG_SPARSE
   register_sparse(env, exports);
   register_lu(env, exports);

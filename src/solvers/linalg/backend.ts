@@ -410,6 +410,40 @@ export interface NativeCsr {
     g: Float64Array | null,
     residual2: Float64Array,
   ): void;
+  /**
+   * The gradient methods' block term in one sweep: g = A^T (A X - B) (cols x w, written whole, no r kept) and
+   * residual2[c] += |r_c|^2, csrBlockGradient's sums on a zeroed g to the bit. Absent from an addon built before it.
+   */
+  csrBlockTerm?(handle: NativeCsrRowsHandle, w: number, x: Float64Array, b: Float64Array, g: Float64Array, residual2: Float64Array): void;
+}
+
+/** The machines' supports as the addon's block step reads them (native/src/block_step.c), checked and copied once. */
+export type NativeBlockLayoutHandle = object & { readonly __nativeBlockLayout: unique symbol };
+
+/** The addon's block step phase (native/src/block_step.c); an addon built before it lacks these (nativeBlockStep() is then null). */
+export interface NativeBlockStep {
+  /**
+   * Machine i's support: cols[colsOffset[i] .. colsOffset[i + 1]) (ascending, below n), or the consecutive
+   * columns from strip[i] when strip[i] >= 0; its term c_i x w, the terms one after another (c_i K each).
+   */
+  blockStepLayout(n: number, K: number, strip: Int32Array, cols: Int32Array, colsOffset: Int32Array): NativeBlockLayoutHandle;
+  /**
+   * Rows [first, end) of the n x w blocks in input (X at 0, the carried block at 2 n K): the terms at
+   * output[summed ..) summed in machine order, then the rule's update (0 consensus, 1 DGD, 2 Cimmino, 3 D-HBM,
+   * 4 D-NAG: src/solvers/machines/blockShard.ts's BlockStepRule), the TypeScript loop's operations to the bit.
+   */
+  blockStep(
+    layout: NativeBlockLayoutHandle,
+    rule: number,
+    alpha: number,
+    beta: number,
+    w: number,
+    first: number,
+    end: number,
+    input: Float64Array,
+    output: Float64Array,
+    summed: number,
+  ): void;
 }
 
 /** Which parts of the addon are loaded: none when it is not built. */
@@ -567,6 +601,14 @@ export function nativeCsr(): NativeCsr | null {
   const addon = nativeBlas() as unknown as Partial<NativeCsr> | null;
   return addon !== null && typeof addon.csrRows === 'function' && typeof addon.csrFusedGradient === 'function'
     ? (addon as NativeCsr)
+    : null;
+}
+
+/** The addon's block step, or null when the addon is not loaded or predates it (never throws). */
+export function nativeBlockStep(): NativeBlockStep | null {
+  const addon = nativeBlas() as unknown as Partial<NativeBlockStep> | null;
+  return addon !== null && typeof addon.blockStepLayout === 'function' && typeof addon.blockStep === 'function'
+    ? (addon as NativeBlockStep)
     : null;
 }
 

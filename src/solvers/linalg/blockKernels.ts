@@ -11,7 +11,7 @@
  * products differ in their order of summation, so agree to rounding. Which one a thread uses is decided
  * by ../machines/placement.ts (PassKernels.blockProduct, PassKernels.csrBlock).
  */
-import type { NativeCsr, NativeSparse } from './backend.js';
+import type { NativeBlockStep, NativeCsr, NativeSparse } from './backend.js';
 import type { DenseKernels } from './denseKernels.js';
 
 /**
@@ -37,33 +37,47 @@ export interface CsrBlockKernel {
    * null; each stored entry read once for the w columns. X null: G += A^T R alone, R given (B unused).
    */
   run(w: number, x: Float64Array | null, b: Float64Array, r: Float64Array, g: Float64Array | null, residual2: Float64Array): void;
+  /**
+   * The gradient methods' term: G = A^T (A X - B) (c x w, overwritten) and residual2[j] += |R_j|^2, run's
+   * sums on a zeroed G to the bit; R (p x w) is scratch, which the addon's fused sweep leaves unwritten.
+   */
+  term(w: number, x: Float64Array, b: Float64Array, r: Float64Array, g: Float64Array, residual2: Float64Array): void;
+}
+
+/** `term` from a sweep's `run`: G zeroed, then G += A^T (A X - B). */
+export function withTerm(c: number, run: CsrBlockKernel['run']): CsrBlockKernel {
+  return {
+    run,
+    term(w, x, b, r, g, residual2) {
+      g.fill(0, 0, c * w);
+      run(w, x, b, r, g, residual2);
+    },
+  };
 }
 
 /** The TypeScript sweep (the reference the WebAssembly and native ones reproduce to the bit). */
 export function typescriptCsrBlock(rows: CsrBlockRows): CsrBlockKernel {
-  const { p, rowPtr, colIdx, values } = rows;
-  return {
-    run(w, x, b, r, g, residual2) {
-      for (let k = 0; k < p; k++) {
-        const rk = k * w;
-        if (x !== null) {
-          for (let j = 0; j < w; j++) r[rk + j] = -b[rk + j];
-          for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
-            const v = values[e];
-            const xj = colIdx[e] * w;
-            for (let j = 0; j < w; j++) r[rk + j] += v * x[xj + j];
-          }
-          for (let j = 0; j < w; j++) residual2[j] += r[rk + j] * r[rk + j];
-        }
-        if (g === null) continue;
+  const { p, c, rowPtr, colIdx, values } = rows;
+  return withTerm(c, (w, x, b, r, g, residual2) => {
+    for (let k = 0; k < p; k++) {
+      const rk = k * w;
+      if (x !== null) {
+        for (let j = 0; j < w; j++) r[rk + j] = -b[rk + j];
         for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
           const v = values[e];
-          const gj = colIdx[e] * w;
-          for (let j = 0; j < w; j++) g[gj + j] += v * r[rk + j];
+          const xj = colIdx[e] * w;
+          for (let j = 0; j < w; j++) r[rk + j] += v * x[xj + j];
         }
+        for (let j = 0; j < w; j++) residual2[j] += r[rk + j] * r[rk + j];
       }
-    },
-  };
+      if (g === null) continue;
+      for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) {
+        const v = values[e];
+        const gj = colIdx[e] * w;
+        for (let j = 0; j < w; j++) g[gj + j] += v * r[rk + j];
+      }
+    }
+  });
 }
 
 /** A sparse Cholesky factor G = P^T L L^T P as ../sparse/sparseCholesky.ts keeps it: L by columns, the diagonal first. */
@@ -131,15 +145,37 @@ export function nativeGramBlockSolver(sparse: NativeSparse | null, factor: Chole
   };
 }
 
-/** The addon's sweep when it has one (an addon built before it lacks csrBlockGradient), else null. */
+/** The addon's sweep when it has one (an addon built before it lacks csrBlockGradient), else null; its term fused when it has csrBlockTerm. */
 export function nativeCsrBlock(csr: NativeCsr | null, rows: CsrBlockRows): CsrBlockKernel | null {
   if (csr === null || typeof csr.csrBlockGradient !== 'function') return null;
   const native = csr as NativeBlockCsr;
   const { p, c, rowPtr, colIdx, values } = rows;
   const handle = native.csrRows(p, c, rowPtr, colIdx, values, new Float64Array(p));
+  const run: CsrBlockKernel['run'] = (w, x, b, r, g, residual2) => native.csrBlockGradient(handle, w, x, b, r, g, residual2);
+  if (typeof native.csrBlockTerm !== 'function') return withTerm(c, run);
+  const fused = native as NativeBlockCsr & Required<Pick<NativeCsr, 'csrBlockTerm'>>;
+  return { run, term: (w, x, b, _r, g, residual2) => fused.csrBlockTerm(handle, w, x, b, g, residual2) };
+}
+
+/** The block methods' step on rows [first, end) (the addon's, ../linalg/backend.ts NativeBlockStep.blockStep, bound to a layout). */
+export interface BlockStepKernel {
+  run(...args: Parameters<NativeBlockStep['blockStep']> extends [unknown, ...infer Rest] ? Rest : never): void;
+}
+
+/** The addon's block step over the machines' supports (see NativeBlockStep.blockStepLayout), or null without it. */
+export function nativeBlockStepKernel(
+  step: NativeBlockStep | null,
+  n: number,
+  K: number,
+  strip: Int32Array,
+  cols: Int32Array,
+  colsOffset: Int32Array,
+): BlockStepKernel | null {
+  if (step === null) return null;
+  const layout = step.blockStepLayout(n, K, strip, cols, colsOffset);
   return {
-    run(w, x, b, r, g, residual2) {
-      native.csrBlockGradient(handle, w, x, b, r, g, residual2);
+    run(rule, alpha, beta, w, first, end, input, output, summed) {
+      step.blockStep(layout, rule, alpha, beta, w, first, end, input, output, summed);
     },
   };
 }

@@ -24,6 +24,7 @@ import {
   NATIVE_MADDS_PER_CALL,
   nativeArpack,
   nativeBlas,
+  nativeBlockStep,
   nativeCsr,
   nativeMetis,
   nativeSparse,
@@ -32,6 +33,7 @@ import {
   type BackendName,
   type NativeArpack,
   type NativeBlas,
+  type NativeBlockStep,
   type NativeCsr,
   type NativeMetis,
   type NativeSparse,
@@ -79,6 +81,8 @@ export interface Kernels {
    * sparse Cholesky and LU (../sparse/sparseCholesky.ts, ../sparse/sparseLu.ts).
    */
   readonly sparse: NativeSparse | null;
+  /** The addon's step phase of a block run (native/src/block_step.c: the machines' terms summed, then the method's update); null: the TypeScript loop. */
+  readonly blockStep: NativeBlockStep | null;
   /** Whether a solver run's data goes into a WebAssembly arena, where its row, CSR and block kernels run (./wasmRowKernels.ts, when enabled). */
   readonly wasmArena: boolean;
   /** OpenBLAS's own thread count, which threaded block passes set to 1 while their threads run dgemm (../machines/blockPass.ts); null: no BLAS. */
@@ -118,6 +122,7 @@ export const TYPESCRIPT_KERNELS: Kernels = {
   solveRTransposed: null,
   csr: null,
   sparse: null,
+  blockStep: null,
   wasmArena: true,
   blasThreads: null,
   threadedDenseAnalysis: true,
@@ -140,6 +145,7 @@ function nativeKernelsOf(blas: NativeBlas): Kernels {
     },
     csr: nativeCsr(),
     sparse: nativeSparse(),
+    blockStep: nativeBlockStep(),
     wasmArena: false,
     blasThreads: blas,
     threadedDenseAnalysis: false,

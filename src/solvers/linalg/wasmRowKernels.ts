@@ -19,7 +19,14 @@
  */
 import { isTypedArray, mapLeaves } from '../mapLeaves.js';
 import type { RowKernels } from './backend.js';
-import type { BlockProduct, CholeskyBlockFactor, CsrBlockKernel, CsrBlockRows, GramBlockSolver } from './blockKernels.js';
+import {
+  withTerm,
+  type BlockProduct,
+  type CholeskyBlockFactor,
+  type CsrBlockKernel,
+  type CsrBlockRows,
+  type GramBlockSolver,
+} from './blockKernels.js';
 import { checkCsrRows, type CsrGradientKernel, type CsrRows } from './csrKernels.js';
 import { ROW_KERNELS_WASM_BASE64 } from './wasm/rowKernelsModule.js';
 
@@ -450,34 +457,32 @@ export class WasmRowKernels implements RowKernels {
     const rowPtrAt = rowPtr.byteOffset;
     const colIdxAt = colIdx.byteOffset;
     const valuesAt = values.byteOffset;
-    return {
-      run: (w, x, b, r, g, residual2) => {
-        if (p === 0 || w <= 0) return;
-        const blocks = [b, r, residual2, ...(x === null ? [] : [x]), ...(g === null ? [] : [g])];
-        if (!blocks.every((a) => this.inArena(a))) throw new RangeError('WebAssembly CSR block kernel: a block is not in this arena.');
-        if (
-          r.length < p * w ||
-          residual2.length < w ||
-          (x !== null && (x.length < c * w || b.length < p * w)) ||
-          (g !== null && g.length < c * w)
-        )
-          throw new RangeError(`WebAssembly CSR block kernel: a block is too short for ${p} x ${c} rows on ${w} columns.`);
-        const mode = (x !== null ? CSR_BLOCK_RESIDUAL : 0) | (g !== null ? CSR_BLOCK_ACCUMULATE : 0);
-        exports.csrBlockGradient(
-          p,
-          w,
-          rowPtrAt,
-          colIdxAt,
-          valuesAt,
-          x?.byteOffset ?? 0,
-          b.byteOffset,
-          r.byteOffset,
-          g?.byteOffset ?? 0,
-          residual2.byteOffset,
-          mode,
-        );
-      },
-    };
+    return withTerm(c, (w, x, b, r, g, residual2) => {
+      if (p === 0 || w <= 0) return;
+      const blocks = [b, r, residual2, ...(x === null ? [] : [x]), ...(g === null ? [] : [g])];
+      if (!blocks.every((a) => this.inArena(a))) throw new RangeError('WebAssembly CSR block kernel: a block is not in this arena.');
+      if (
+        r.length < p * w ||
+        residual2.length < w ||
+        (x !== null && (x.length < c * w || b.length < p * w)) ||
+        (g !== null && g.length < c * w)
+      )
+        throw new RangeError(`WebAssembly CSR block kernel: a block is too short for ${p} x ${c} rows on ${w} columns.`);
+      const mode = (x !== null ? CSR_BLOCK_RESIDUAL : 0) | (g !== null ? CSR_BLOCK_ACCUMULATE : 0);
+      exports.csrBlockGradient(
+        p,
+        w,
+        rowPtrAt,
+        colIdxAt,
+        valuesAt,
+        x?.byteOffset ?? 0,
+        b.byteOffset,
+        r.byteOffset,
+        g?.byteOffset ?? 0,
+        residual2.byteOffset,
+        mode,
+      );
+    });
   }
 
   /**

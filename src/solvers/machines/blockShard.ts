@@ -20,7 +20,7 @@
  *    column), with the same refinement corrections as ./csrMachine.ts.
  * In an arena, the blocks the kernels write (the thread's work blocks below) are in its workspace.
  */
-import type { BlockProduct, CsrBlockKernel, GramBlockSolver } from '../linalg/blockKernels.js';
+import type { BlockProduct, BlockStepKernel, CsrBlockKernel, GramBlockSolver } from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
 import type { CsrMachineStorage } from './storage.js';
@@ -48,8 +48,27 @@ export function carriesBlock(rule: BlockStepRule | null): boolean {
   return rule !== null && rule.rule !== 'dgd' && rule.rule !== 'cimmino';
 }
 
-/** Rows a step phase sums at once, so that the sums stay in cache while every machine's term is added. */
+/** Rows a step phase sums at once, so that the sums stay in cache while every machine's term is added (native/src/block_step.c's too). */
 const STEP_TILE_ROWS = 256;
+
+/** The rules' codes in the addon's block step (native/src/block_step.c). */
+const STEP_RULE_CODE: Record<BlockStepRule['rule'], number> = { consensus: 0, dgd: 1, cimmino: 2, dhbm: 3, dnag: 4 };
+
+/** The machines' supports as the addon's block step reads them: strip[i] its first column when consecutive (else -1, then cols). */
+function stepLayout(machines: readonly BlockStorage[]): { strip: Int32Array; cols: Int32Array; colsOffset: Int32Array } {
+  const m = machines.length;
+  const strip = new Int32Array(m);
+  const colsOffset = new Int32Array(m + 1);
+  machines.forEach(({ c, full, cols }, i) => {
+    strip[i] = full ? 0 : stripStart(cols);
+    colsOffset[i + 1] = colsOffset[i] + c;
+  });
+  const cols = new Int32Array(colsOffset[m]);
+  machines.forEach((machine, i) => {
+    if (strip[i] < 0) cols.set(machine.cols, colsOffset[i]);
+  });
+  return { strip, cols, colsOffset };
+}
 
 export interface DenseBlockStorage {
   readonly storage: 'dense';
@@ -130,6 +149,8 @@ export class BlockShard implements Shard {
   private readonly unusedSquares: Float64Array;
   /** A step phase's sums over a tile of rows (STEP_TILE_ROWS x w). */
   private readonly tileSums: Float64Array;
+  /** The addon's step phase (native backend), else null: stepRows' loop. */
+  private readonly nativeStep: BlockStepKernel | null;
 
   constructor(spec: BlockSpec, context: ThreadContext) {
     this.spec = spec;
@@ -149,6 +170,8 @@ export class BlockShard implements Shard {
     const gramWork = take(largestP * K);
     this.unusedSquares = take(K);
     this.tileSums = new Float64Array(spec.step !== null ? STEP_TILE_ROWS * K : 0);
+    const layout = spec.step !== null ? stepLayout(spec.machines) : null;
+    this.nativeStep = layout !== null ? kernels.blockStep(spec.n, K, layout.strip, layout.cols, layout.colsOffset) : null;
     this.csr = spec.machines.map((storage) => {
       if (storage.storage === 'dense') return null;
       const { p, c, rowPtr, colIdx, values, gram } = storage;
@@ -183,8 +206,7 @@ export class BlockShard implements Shard {
     }
     const machine = this.csr[chunk] as CsrBlockMachine;
     if (kind === 'gradient') {
-      term.fill(0);
-      machine.sweep.run(w, onSupport, rhs, this.rowBlock, term, residual2);
+      machine.sweep.term(w, onSupport, rhs, this.rowBlock, term, residual2);
       return;
     }
     this.csrProjection(machine, onSupport, rhs, term, residual2, w);
@@ -202,10 +224,14 @@ export class BlockShard implements Shard {
     const m = machines.length;
     const first = Math.floor((chunk * n) / m);
     const end = Math.floor(((chunk + 1) * n) / m);
-    const sums = this.tileSums;
-    const carried = input.subarray(2 * n * K, 2 * n * K + n * w);
     // The consensus rule sums the offsets D_i, stored after the terms.
     const summed = rule === 'consensus' ? outputOffset[m] : 0;
+    if (this.nativeStep !== null) {
+      this.nativeStep.run(STEP_RULE_CODE[rule], alpha, beta, w, first, end, input, output, summed);
+      return;
+    }
+    const sums = this.tileSums;
+    const carried = input.subarray(2 * n * K, 2 * n * K + n * w);
     for (let r0 = first; r0 < end; r0 += STEP_TILE_ROWS) {
       const r1 = Math.min(end, r0 + STEP_TILE_ROWS);
       sums.fill(0, 0, (r1 - r0) * w);

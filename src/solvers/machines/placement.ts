@@ -28,7 +28,9 @@
 import type { BackendName, NativeSparse } from '../linalg/backend.js';
 import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
 import {
+  nativeBlockStepKernel,
   nativeCsrBlock,
+  type BlockStepKernel,
   nativeGramBlockSolver,
   typescriptCsrBlock,
   typescriptGramBlockSolver,
@@ -145,6 +147,11 @@ export interface PassKernels {
    * n w entries, in the arena), else the TypeScript loop (the last two: solveCholesky's bits on each column).
    */
   gramBlockSolver(factor: StoredGramFactor, work: Float64Array): GramBlockSolver;
+  /**
+   * The block methods' step phase over the machines' supports (../linalg/blockKernels.ts BlockStepKernel):
+   * the addon's on the native backend, else null (the TypeScript loop of ./blockShard.ts, the same bits).
+   */
+  blockStep(n: number, K: number, strip: Int32Array, cols: Int32Array, colsOffset: Int32Array): BlockStepKernel | null;
 }
 
 /** The factor's arrays as the block solves read them. */
@@ -265,6 +272,7 @@ export function passKernels(context: ThreadContext): PassKernels {
     gramBlockSolver: (factor, work) =>
       nativeGramBlockSolver(sparse, blockFactor(factor)) ??
       (arena !== null ? arena.gramBlockSolver(blockFactor(factor), work) : typescriptGramBlockSolver(blockFactor(factor), work)),
+    blockStep: (n, K, strip, cols, colsOffset) => nativeBlockStepKernel(kernels.blockStep, n, K, strip, cols, colsOffset),
   };
 }
 
