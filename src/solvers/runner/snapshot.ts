@@ -61,6 +61,11 @@ export interface BlockRunSnapshot {
 
 export type BlockColumnSnapshot = { readonly running: RunSnapshot } | { readonly ended: RunResult };
 
+/** Whether a snapshot is of a run over several right-hand sides. */
+export function isBlockRunSnapshot(snapshot: RunSnapshot | BlockRunSnapshot): snapshot is BlockRunSnapshot {
+  return 'columns' in snapshot;
+}
+
 /**
  * A snapshot that does not belong to this run (another algorithm, other parameters or trace cap,
  * state arrays of other lengths: a snapshot from another version of the code, or of another job).
