@@ -6,7 +6,8 @@
  * one (`resumeFrom`) rebuilds its method on the same system, puts the state back and continues
  * from the next iteration, so it ends with the iterations, residuals and trace of the run that was
  * never interrupted, bit for bit (the iteration itself is deterministic: ../parallel/engine.ts).
- * When and where snapshots are kept is the caller's business (the service: src/jobs/checkpoints/).
+ * Runs over several right-hand sides snapshot their block and their columns (BlockRunSnapshot).
+ * When and where snapshots are kept is the caller's business (the service: src/jobs/checkpoints.ts).
  */
 import type { BlockState } from '../algorithms/blockMethods.js';
 import type { AlgorithmId } from '../algorithms/registry.js';
