@@ -1,7 +1,7 @@
 /**
  * Checkpoints of a running job, from which a retried attempt resumes: every CHECKPOINT_INTERVAL_MS
- * the attempt saves what it has done (the analysis once done, the runs it finished, the snapshot of the run under way:
- * src/solvers/runner/snapshot.ts) under the job's checkpoint key, replacing the previous one; an
+ * the attempt saves what it has done (the analysis once done, the runs it finished, the snapshot of the run under way,
+ * of one right-hand side or of several: src/solvers/runner/snapshot.ts) under the job's checkpoint key, replacing the previous one; an
  * attempt that BullMQ retries after a crash (a killed worker, a stalled job, a restarted service)
  * reads it and goes on from there (./computeJob.ts), to the very result the uninterrupted attempt
  * would have had. computeJob decides what goes in and when; this module only writes.
@@ -28,7 +28,12 @@ export function partialResult(runs: JobResult['runs'], spectral: SpectralData | 
 export function outcomeOfCheckpoint(checkpoint: JobCheckpoint): { result: JobResult; runs: RunOutput[] } | null {
   if (checkpoint.runs.length === 0) return null;
   const summaries: JobResult['runs'] = Object.fromEntries(checkpoint.runs.map(({ algorithm, summary }) => [algorithm, summary]));
-  const runs = checkpoint.runs.map(({ algorithm, solution, trace }) => ({ algorithm, solution, trace }));
+  const runs = checkpoint.runs.map(({ algorithm, solution, trace, otherColumns }) => ({
+    algorithm,
+    solution,
+    trace,
+    ...(otherColumns === undefined ? {} : { otherColumns }),
+  }));
   const { analysis } = checkpoint;
   const result =
     analysis === null ? partialResult(summaries, checkpoint.spectral ?? null) : { analysisCompleted: true, analysis, runs: summaries };

@@ -31,9 +31,9 @@ import { activeBackend, nativeBlas } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
 import { adviseWork } from '../solvers/partitioning/advisor.js';
 import type { DenseProblem, CsrProblem } from '../solvers/problem.js';
-import { multipleRhsWork } from '../solvers/runner/multipleRhs.js';
+import { startMultipleRhsRun, type ResumableBlockRun } from '../solvers/runner/multipleRhs.js';
 import { everyParameterGiven, startRun, theoryOfRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
-import { SnapshotMismatchError, type RunSnapshot } from '../solvers/runner/snapshot.js';
+import { isBlockRunSnapshot, SnapshotMismatchError, type BlockRunSnapshot, type RunSnapshot } from '../solvers/runner/snapshot.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import { partialResult, type JobCheckpointing } from './checkpoints.js';
 import { RunningJobs } from './runningJobs.js';
@@ -63,6 +63,24 @@ export interface ComputeOutcome {
   /** Absent when cancelled before the runs could start (the setup, the spectral data). */
   result?: JobResult;
   runs: RunOutput[];
+}
+
+/**
+ * A run's summary and outputs: of its one column, or (several right-hand sides) column 0's with
+ * every column's summary in `columns` and the other columns' outputs.
+ */
+function endedRun(algorithm: AlgorithmId, columns: RunResult[], several: boolean): { summary: RunSummary; output: RunOutput } {
+  const [first, ...others] = columns;
+  if (!several) return { summary: summarizeRun(first), output: { algorithm, solution: first.solution, trace: first.trace } };
+  return {
+    summary: { ...summarizeRun(first), columns: columns.map(summarizeRun) },
+    output: {
+      algorithm,
+      solution: first.solution,
+      trace: first.trace,
+      otherColumns: others.map((column) => ({ solution: column.solution, trace: column.trace })),
+    },
+  };
 }
 
 function summarizeRun(run: RunResult): RunColumnSummary {
@@ -199,7 +217,7 @@ class CheckpointSchedule {
    * (`running`; null between runs). A run that cannot be snapshotted now is looked at again later:
    * saving without it would replace a checkpoint that has it.
    */
-  saveIfDue(running: ResumableRun | null): void {
+  saveIfDue(running: ResumableRun | ResumableBlockRun | null): void {
     const { checkpoints } = this;
     if (checkpoints === undefined || checkpoints.intervalMs === 0 || performance.now() - this.lastSave < checkpoints.intervalMs) return;
     const current = running === null ? null : running.snapshot();
@@ -214,7 +232,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   const sliceMs = settings.sliceMs ?? 20;
   const resume = settings.checkpoints?.resumeFrom ?? null;
   const schedule = new CheckpointSchedule(settings.checkpoints);
-  let running: ResumableRun | null = null;
+  let running: ResumableRun | ResumableBlockRun | null = null;
   // Progress is throttled by the caller; hand it every snapshot the work yields, at slice pace.
   const onProgress = (progress: WorkProgress): void => {
     settings.onProgress(progress);
@@ -320,11 +338,29 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
         signal,
       };
     };
-    const runOnce = async (algorithm: AlgorithmId, resumeFrom: RunSnapshot | undefined): Promise<RunResult> => {
+    /** A run of `algorithm` over the job's right-hand side, or all of them: one RunResult per column. */
+    const runOnce = async (algorithm: AlgorithmId, resumeFrom: RunSnapshot | BlockRunSnapshot | undefined): Promise<RunResult[]> => {
       applyThreadBudget(runningJobs);
-      running = startRun(system, algorithm, spectral, { ...runOptions(algorithm), resumeFrom });
+      const options = runOptions(algorithm);
+      if (rhs === null) {
+        const run = startRun(system, algorithm, spectral, { ...options, resumeFrom: resumeFrom as RunSnapshot | undefined });
+        running = run;
+        try {
+          return [await runCooperatively(run.work, cooperative)];
+        } finally {
+          running = null;
+        }
+      }
+      const run = startMultipleRhsRun(
+        system,
+        algorithm,
+        spectral,
+        { ...options, resumeFrom: resumeFrom as BlockRunSnapshot | undefined },
+        rhs,
+      );
+      running = run;
       try {
-        return await runCooperatively(running.work, cooperative);
+        return await runCooperatively(run.work, cooperative);
       } finally {
         running = null;
       }
@@ -334,48 +370,22 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
         cancelled = true;
         break;
       }
-      let summary: RunSummary;
-      let output: RunOutput;
+      let ended: { summary: RunSummary; output: RunOutput };
       const finished = resume?.runs[k];
-      if (rhs !== null) {
-        // Several right-hand sides: no snapshot of the block (checkpoints keep the analysis only), so
-        // a resumed attempt runs every algorithm again from its start.
-        let columns: RunResult[];
-        try {
-          applyThreadBudget(runningJobs);
-          columns = await runCooperatively(multipleRhsWork(system, algorithm, spectral, runOptions(algorithm), rhs), cooperative);
-        } catch (error) {
-          if (error instanceof CancelledError) {
-            cancelled = true;
-            break;
-          }
-          throw error;
-        }
-        const [first, ...others] = columns;
-        summary = { ...summarizeRun(first), columns: columns.map(summarizeRun) };
-        output = {
-          algorithm,
-          solution: first.solution,
-          trace: first.trace,
-          otherColumns: others.map((column) => ({ solution: column.solution, trace: column.trace })),
-        };
-        summaries[algorithm] = summary;
-        runs.push(output);
-        if (columns.some((column) => column.status === 'cancelled')) {
-          cancelled = true;
-          break;
-        }
-        continue;
-      }
-      if (finished?.algorithm === algorithm) {
-        ({ summary } = finished);
-        output = { algorithm, solution: finished.solution, trace: finished.trace };
+      // Several right-hand sides: a finished run holds every column's outputs.
+      if (finished?.algorithm === algorithm && (finished.otherColumns?.length ?? 0) === (rhs?.length ?? 1) - 1) {
+        const { summary, solution, trace, otherColumns } = finished;
+        ended = { summary, output: { algorithm, solution, trace, ...(otherColumns === undefined ? {} : { otherColumns }) } };
       } else {
         // The run the checkpoint caught under way is the one after its finished runs.
-        const snapshot = k === resume?.runs.length && resume.current?.algorithm === algorithm ? resume.current : undefined;
-        let run: RunResult;
+        const current = resume?.current ?? null;
+        const snapshot =
+          k === resume?.runs.length && current?.algorithm === algorithm && isBlockRunSnapshot(current) === (rhs !== null)
+            ? current
+            : undefined;
+        let columns: RunResult[];
         try {
-          run = await runOnce(algorithm, snapshot).catch((error: unknown) => {
+          columns = await runOnce(algorithm, snapshot).catch((error: unknown) => {
             if (!(error instanceof SnapshotMismatchError) || snapshot === undefined) throw error;
             settings.checkpoints?.discarded(error.message);
             return runOnce(algorithm, undefined);
@@ -388,12 +398,12 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
           }
           throw error;
         }
-        summary = summarizeRun(run);
-        output = { algorithm, solution: run.solution, trace: run.trace };
+        ended = endedRun(algorithm, columns, rhs !== null);
       }
+      const { summary, output } = ended;
       summaries[algorithm] = summary;
       runs.push(output);
-      if (summary.status === 'cancelled') {
+      if (summary.status === 'cancelled' || summary.columns?.some((column) => column.status === 'cancelled')) {
         cancelled = true;
         break;
       }

@@ -19,6 +19,7 @@ import { generateMatrix } from '../../src/solvers/input/generators.js';
 import { algorithms } from '../../src/solvers/algorithms/registry.js';
 import { spectralDataOf } from '../../src/solvers/analysis/analyze.js';
 import { partitionFromAssignment } from '../../src/solvers/problem.js';
+import { isBlockRunSnapshot, type BlockRunSnapshot, type RunSnapshot } from '../../src/solvers/runner/snapshot.js';
 import { csrFromDense } from '../../src/solvers/sparse/csr.js';
 
 const n = 60;
@@ -34,6 +35,11 @@ const denseInput: ComputeInput = {
   options: { tolerance: 1e-300, maxIterations: 6000, parameters: { dgd: { alpha: 1e-5 } }, stopOnStagnation: false },
 };
 const csrInput: ComputeInput = { ...denseInput, matrix: { storage: 'csr', A: csrFromDense(A) }, algorithms: ['mlm', 'dnag', 'cimmino'] };
+/** Three right-hand sides, column after column (a block run per algorithm). */
+const K = 3;
+const severalRhs = Float64Array.from({ length: K * n }, (_, k) => Math.sin(k + 1) + (k % n === 0 ? 10 : 0));
+const severalDense: ComputeInput = { ...denseInput, rhs: severalRhs, algorithms: ['dhbm', 'apc'] };
+const severalCsr: ComputeInput = { ...csrInput, rhs: severalRhs, algorithms: ['dnag', 'mlm'] };
 const TRACE_CAP = 64;
 
 interface Attempt {
@@ -71,7 +77,12 @@ function expectSameOutcome(actual: ComputeOutcome, expected: ComputeOutcome): vo
   expect(actual.status).toBe(expected.status);
   expect(actual.result!.analysis!).toEqual(expected.result!.analysis!);
   const withoutTime = (outcome: ComputeOutcome) =>
-    Object.fromEntries(Object.entries(outcome.result!.runs).map(([id, run]) => [id, { ...run, wallTimeMs: 0 }]));
+    Object.fromEntries(
+      Object.entries(outcome.result!.runs).map(([id, run]) => [
+        id,
+        { ...run, wallTimeMs: 0, ...(run.columns ? { columns: run.columns.map((column) => ({ ...column, wallTimeMs: 0 })) } : {}) },
+      ]),
+    );
   expect(withoutTime(actual)).toEqual(withoutTime(expected));
   expect(actual.runs.map((run) => run.algorithm)).toEqual(expected.runs.map((run) => run.algorithm));
   actual.runs.forEach((run, k) => {
@@ -82,6 +93,14 @@ function expectSameOutcome(actual: ComputeOutcome, expected: ComputeOutcome): vo
       expect(a === null || b === null ? a === b : bits(a).equals(bits(b)), `${run.algorithm} trace ${key}`).toBe(true);
     }
     expect(run.trace.totalIterations).toBe(other.trace.totalIterations);
+    expect(run.otherColumns?.length).toBe(other.otherColumns?.length);
+    run.otherColumns?.forEach((column, j) => {
+      const otherColumn = other.otherColumns![j];
+      expect(bits(column.solution).equals(bits(otherColumn.solution)), `${run.algorithm} column ${j + 1} solution`).toBe(true);
+      expect(bits(column.trace.relativeResidual).equals(bits(otherColumn.trace.relativeResidual)), `${run.algorithm} column ${j + 1}`).toBe(
+        true,
+      );
+    });
   });
 }
 
@@ -91,7 +110,8 @@ function jobSpecOf(input: ComputeInput): JobSpec {
     n,
     matrix: input.matrix.storage === 'csr' ? { kind: 'csr', A: input.matrix.A, format: 'coo' } : { kind: 'dense', A, format: 'dense' },
     storage: input.matrix.storage,
-    rhs: null,
+    rhs: input.rhs,
+    ...(input.rhs === null ? {} : { rhsColumns: input.rhs.length / n }),
     m,
     assignment,
     algorithms: input.algorithms,
@@ -106,6 +126,8 @@ describe('a job resumed from any of its checkpoints ends with the uninterrupted 
   for (const [label, input] of [
     ['dense: DGD, D-HBM, APC', denseInput],
     ['CSR: MLM, D-NAG, Cimmino', csrInput],
+    [`dense, ${K} right-hand sides: D-HBM, APC`, severalDense],
+    [`CSR, ${K} right-hand sides: D-NAG, MLM`, severalCsr],
   ] as const) {
     it(label, async () => {
       const uninterrupted = await attempt(input, null, 0);
@@ -117,7 +139,7 @@ describe('a job resumed from any of its checkpoints ends with the uninterrupted 
       const checkpoints = checkpointed.saved.map((bytes) => decodeCheckpoint(bytes));
       // Every stage: right after the analysis, during each run, and between runs when one was saved there (timing).
       const duringRun = (k: number) => checkpoints.findIndex((c) => c.runs.length === k && c.current !== null && c.current.iteration > 10);
-      const picks = [0, duringRun(0), duringRun(1), duringRun(2)];
+      const picks = [0, ...input.algorithms.map((_, k) => duringRun(k))];
       expect(
         picks.every((k) => k >= 0),
         JSON.stringify(picks),
@@ -129,6 +151,16 @@ describe('a job resumed from any of its checkpoints ends with the uninterrupted 
       for (const checkpoint of checkpoints) {
         expect(checkpoint).toMatchObject({ analysis: null, spectral: spectralDataOf(uninterrupted.outcome.result!.analysis!) });
       }
+
+      // Several right-hand sides: the run under way is a block run's snapshot, with every column.
+      for (const { current } of checkpoints) {
+        if (current === null) continue;
+        expect(isBlockRunSnapshot(current)).toBe(input.rhs !== null);
+        if (isBlockRunSnapshot(current)) expect(current.columns).toHaveLength(K);
+      }
+      // The runs that ended hold every column's outputs.
+      for (const { runs } of checkpoints)
+        for (const run of runs) expect(run.otherColumns?.length ?? 0).toBe(input.rhs === null ? 0 : K - 1);
 
       const bound = checkpointBytesOfJob(jobSpecOf(input), TRACE_CAP);
       for (const bytes of checkpointed.saved) expect(bytes.length).toBeLessThanOrEqual(bound);
@@ -181,13 +213,28 @@ describe('a job resumed from any of its checkpoints ends with the uninterrupted 
     const uninterrupted = await attempt(input, null, 0);
     const { saved } = await attempt(input, null);
     const checkpoint = decodeCheckpoint(saved[saved.length - 2]);
-    const current = checkpoint.current!;
+    const current = checkpoint.current as RunSnapshot;
     const resumed = await attempt(input, { ...checkpoint, current: { ...current, method: current.method.slice(0, 1) } });
     expect(resumed.discarded).toHaveLength(1);
     expect(resumed.discarded[0]).toMatch(/does not fit/);
     expectSameOutcome(resumed.outcome, uninterrupted.outcome);
     expect(resumed.progress.find((p) => p.phase === 'solve')?.iteration).toBe(1);
   });
+});
+
+it('starts a block run over when its snapshot does not fit, with the same outcome', async () => {
+  const input = { ...severalDense, algorithms: ['apc' as const] };
+  const uninterrupted = await attempt(input, null, 0);
+  const { saved } = await attempt(input, null);
+  const checkpoint = decodeCheckpoint(saved[saved.length - 2]);
+  const current = checkpoint.current as BlockRunSnapshot;
+  expect(isBlockRunSnapshot(current)).toBe(true);
+  const block = { ...current.block, blocks: current.block.blocks.slice(1) };
+  const resumed = await attempt(input, { ...checkpoint, current: { ...current, block } });
+  expect(resumed.discarded).toHaveLength(1);
+  expect(resumed.discarded[0]).toMatch(/does not fit/);
+  expectSameOutcome(resumed.outcome, uninterrupted.outcome);
+  expect(resumed.progress.find((p) => p.phase === 'solve')?.iteration).toBe(1);
 });
 
 describe('the checkpoint codec', () => {

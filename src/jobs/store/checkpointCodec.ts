@@ -11,8 +11,9 @@
 import { z } from 'zod';
 import { ALGORITHM_IDS } from '../../solvers/algorithms/registry.js';
 import type { Analysis } from '../../solvers/analysis/types.js';
-import type { RunSnapshot, TraceRecorderState } from '../../solvers/runner/snapshot.js';
-import type { Trace } from '../../solvers/runner/types.js';
+import type { BlockState } from '../../solvers/algorithms/blockMethods.js';
+import type { BlockRunSnapshot, RunSnapshot, TraceRecorderState } from '../../solvers/runner/snapshot.js';
+import type { RunResult, Trace } from '../../solvers/runner/types.js';
 import type { RunSummary } from '../types.js';
 
 /** Bumped whenever what a checkpoint holds changes meaning; a checkpoint of another format is not used. */
@@ -72,6 +73,37 @@ const runSnapshotSchema = z.object({
 
 const isRecord = (value: unknown): boolean => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const blockStateSchema = z.object({
+  active: z.array(count).readonly(),
+  residual2: float64,
+  consensus: float64,
+  blocks: z.array(float64).readonly(),
+}) satisfies z.ZodType<BlockState>;
+
+/** A run over several right-hand sides under way: the block's state, each column's snapshot or result. */
+const blockRunSnapshotSchema = z.object({
+  algorithm: z.enum(ALGORITHM_IDS),
+  parameters: z.record(z.string(), z.number()),
+  iteration: count,
+  block: blockStateSchema,
+  columns: z
+    .array(
+      z.union([
+        z.object({ running: runSnapshotSchema }),
+        // Written by this service only, as the runs' summaries; its solution and trace checked.
+        z.object({
+          ended: z.custom<RunResult>(
+            (value) => isRecord(value) && (value as RunResult).solution instanceof Float64Array && isRecord((value as RunResult).trace),
+          ),
+        }),
+      ]),
+    )
+    .readonly(),
+}) satisfies z.ZodType<BlockRunSnapshot>;
+
+/** A solution and its trace. */
+const outputSchema = z.object({ solution: float64, trace: traceSchema });
+
 export const jobCheckpointSchema = z.object({
   format: z.literal(CHECKPOINT_FORMAT),
   /**
@@ -81,17 +113,16 @@ export const jobCheckpointSchema = z.object({
   spectral: z.object({ m: count, lambdaMinS: z.number(), lambdaMaxS: z.number(), mu: z.number(), L: z.number() }).nullable().optional(),
   /** The analysis once done: a retried attempt does not compute it again. Written by this service only (as the document's result). */
   analysis: z.custom<Analysis>(isRecord).nullable(),
-  /** The runs that ended, in the job's order, with what finish() stores of them. */
+  /** The runs that ended, in the job's order, with what finish() stores of them (several right-hand sides: columns 1..k-1 in otherColumns). */
   runs: z.array(
-    z.object({
+    outputSchema.extend({
       algorithm: z.enum(ALGORITHM_IDS),
       summary: z.custom<RunSummary>(isRecord),
-      solution: float64,
-      trace: traceSchema,
+      otherColumns: z.array(outputSchema).optional(),
     }),
   ),
-  /** The run under way when the checkpoint was taken. */
-  current: runSnapshotSchema.nullable(),
+  /** The run under way when the checkpoint was taken: of one right-hand side, or of several (a block run). */
+  current: z.union([runSnapshotSchema, blockRunSnapshotSchema]).nullable(),
 });
 
 export type JobCheckpoint = Omit<z.infer<typeof jobCheckpointSchema>, 'format'>;

@@ -31,7 +31,38 @@ export interface BlockIterativeMethod {
   step(): void;
   /** Stops iterating column j (its estimate and measures stay readable). */
   retire(column: number): void;
+  /**
+   * The state after the last step (BlockState): views of the method's own blocks, valid until it
+   * steps or retires a column again (a checkpoint encodes them at once; copy them to keep them).
+   */
+  state(): BlockState;
+  /**
+   * Puts back a state() of a block method made with the same system, parameters and right-hand
+   * sides, once the columns it lacks are retired; the next step() is the one the state's method took.
+   * The caller checks the blocks' lengths (against this method's own state()).
+   */
+  restore(state: BlockState): void;
   dispose(): void;
+}
+
+/**
+ * A block method between two steps: what it needs to go on from there in another process. The
+ * terms of the machines' last pass (the gradient methods' A_i^T (A_i X - B_i), Cimmino's
+ * projections) are not in it: restore() computes them again at X, the same pass at the same point,
+ * to the bit, as the single-vector methods do (./gradientMethod.ts).
+ */
+export interface BlockState {
+  /** The columns still iterating, ascending; the others were retired (their runs have ended and hold their solutions). */
+  readonly active: readonly number[];
+  /** Per column (K): |A x_j - b_j|^2 and the consensus distance (0 without one) of the last measure. */
+  readonly residual2: Float64Array;
+  readonly consensus: Float64Array;
+  /**
+   * The blocks the iteration carries, packed at the width w = active.length: X (n x w) first, then
+   * D-HBM's z or D-NAG's y (n x w), or APC's and MLM's y (n x w) and each machine's offset D_i
+   * (c_i x w on its column support).
+   */
+  readonly blocks: readonly Float64Array[];
 }
 
 /** A block of `rows` rows of w columns, repacked when a column retires. */
@@ -111,6 +142,12 @@ abstract class PackedBlockMethod implements BlockIterativeMethod {
   /** The n x w (or c_i x w) blocks a retirement repacks besides x: the state, and what the last pass left for the next step. */
   protected abstract blocks(): Block[];
 
+  /** The blocks of the state besides x (BlockState.blocks). */
+  protected abstract carriedBlocks(): Block[];
+
+  /** After restore() has put the blocks back: what the next step reads that the state does not hold. */
+  protected abstract restored(): void;
+
   abstract step(): void;
 
   residualNormSquared(column: number): number {
@@ -144,6 +181,22 @@ abstract class PackedBlockMethod implements BlockIterativeMethod {
     this.pass.setActive(this.active);
   }
 
+  state(): BlockState {
+    const w = this.width;
+    const blocks = [{ array: this.x, rows: this.n }, ...this.carriedBlocks()].map(({ array, rows }) => array.subarray(0, rows * w));
+    return { active: [...this.active], residual2: this.residual2, consensus: this.consensus, blocks };
+  }
+
+  restore(state: BlockState): void {
+    if (state.active.length !== this.width || state.active.some((column, j) => column !== this.active[j])) {
+      throw new Error(`restore: the block iterates columns [${this.active.join(', ')}], the state [${state.active.join(', ')}]`);
+    }
+    [{ array: this.x, rows: this.n }, ...this.carriedBlocks()].forEach(({ array }, k) => array.set(state.blocks[k]));
+    this.residual2.set(state.residual2);
+    this.consensus.set(state.consensus);
+    this.restored();
+  }
+
   dispose(): void {
     this.pass.dispose();
   }
@@ -170,7 +223,17 @@ class GradientBlock extends PackedBlockMethod {
   protected blocks(): Block[] {
     // The last pass's terms are what the next step moves by.
     const terms = this.pass.terms.map((array, i) => ({ array, rows: this.pass.support(i).c }));
-    return this.pass.carried.length === 0 ? terms : [...terms, { array: this.pass.carried, rows: this.n }];
+    return [...terms, ...this.carriedBlocks()];
+  }
+
+  protected carriedBlocks(): Block[] {
+    return this.pass.carried.length === 0 ? [] : [{ array: this.pass.carried, rows: this.n }];
+  }
+
+  /** The terms the next step moves by: the pass at the restored x. */
+  protected restored(): void {
+    this.pass.termsAt(this.x, this.scratchResidual2);
+    this.measured();
   }
 
   step(): void {
@@ -191,6 +254,15 @@ class CimminoBlock extends PackedBlockMethod {
   /** The terms of the last pass are what the next step moves by. */
   protected blocks(): Block[] {
     return this.pass.terms.map((array, i) => ({ array, rows: this.pass.support(i).c }));
+  }
+
+  protected carriedBlocks(): Block[] {
+    return [];
+  }
+
+  protected restored(): void {
+    this.pass.termsAt(this.x, this.scratchResidual2);
+    this.measured();
   }
 
   step(): void {
@@ -252,6 +324,13 @@ class ConsensusBlock extends PackedBlockMethod {
   protected blocks(): Block[] {
     return [{ array: this.y, rows: this.n }, ...this.offsets.map((array, i) => ({ array, rows: this.pass.support(i).c }))];
   }
+
+  /** y and the D_i are the whole state: the step reads them with xbar, not the last pass's terms. */
+  protected carriedBlocks(): Block[] {
+    return this.blocks();
+  }
+
+  protected restored(): void {}
 
   /**
    * After the pass at xbar (residuals, terms): max_i |xbar - x_i|^2 per column with e = xbar - y:

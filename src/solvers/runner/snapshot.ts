@@ -6,11 +6,14 @@
  * one (`resumeFrom`) rebuilds its method on the same system, puts the state back and continues
  * from the next iteration, so it ends with the iterations, residuals and trace of the run that was
  * never interrupted, bit for bit (the iteration itself is deterministic: ../parallel/engine.ts).
- * When and where snapshots are kept is the caller's business (the service: src/jobs/checkpoints/).
+ * Runs over several right-hand sides snapshot their block and their columns (BlockRunSnapshot).
+ * When and where snapshots are kept is the caller's business (the service: src/jobs/checkpoints.ts).
  */
+import type { BlockState } from '../algorithms/blockMethods.js';
 import type { AlgorithmId } from '../algorithms/registry.js';
 import type { Parameters } from '../algorithms/types.js';
 import type { RunMeasures } from './runMeasures.js';
+import type { RunResult } from './types.js';
 
 export type { RunMeasures } from './runMeasures.js';
 
@@ -39,6 +42,29 @@ export interface RunSnapshot {
   readonly trace: TraceRecorderState;
   /** IterativeMethod.state(). */
   readonly method: readonly Float64Array[];
+}
+
+/**
+ * A run over several right-hand sides (./multipleRhs.ts) between two rounds: the block method's
+ * state once, and each column's runner as a RunSnapshot (its iteration, measures and trace; its
+ * `method` empty, the block holds it) while it runs, its result once it has ended. A resumed run
+ * restores the block, keeps the ended columns' results and goes on with the others.
+ */
+export interface BlockRunSnapshot {
+  readonly algorithm: AlgorithmId;
+  readonly parameters: Parameters;
+  /** Iterations the block has done: every running column's. */
+  readonly iteration: number;
+  readonly block: BlockState;
+  /** One per right-hand side, in order. */
+  readonly columns: readonly BlockColumnSnapshot[];
+}
+
+export type BlockColumnSnapshot = { readonly running: RunSnapshot } | { readonly ended: RunResult };
+
+/** Whether a snapshot is of a run over several right-hand sides. */
+export function isBlockRunSnapshot(snapshot: RunSnapshot | BlockRunSnapshot): snapshot is BlockRunSnapshot {
+  return 'columns' in snapshot;
 }
 
 /**
