@@ -17,8 +17,6 @@ import { sparseAnglesOfPartitionWork, sparseLuContextWork, sparseSOfPartitionWor
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
 import { currentCalibration } from '../src/solvers/machines/placement.js';
 import { machineColumnSlots, overlappingMachinePairs, overlapTwoColouring } from '../src/solvers/sparse/spectrumOfS.js';
-import type { CsrSystem } from '../src/solvers/distributed/sparseSystem.js';
-import type { CsrProblem } from '../src/solvers/problem.js';
 import { selectBackend } from './backends.js';
 import type { SparseProblemFile } from './sparseProblems.js';
 import { readSparseProblemArrays } from './stageIo.js';
