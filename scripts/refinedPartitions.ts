@@ -29,7 +29,7 @@ for (const backend of backends) {
     const advice = runSync(adviseWork(createProblem({ A: shuffledCaseMatrix(testCase), partition: { machines: testCase.m } })));
     const refined = advice.candidates.find((c) => c.strategy === 'refined')!;
     let start = advice.candidates[0];
-    for (const c of advice.candidates) if (c.strategy !== 'refined' && c.withinImbalance && c.kappaS < start.kappaS) start = c;
+    for (const c of advice.candidates) if (c.strategy !== 'refined' && c.withinImbalance && c.kappaS! < start.kappaS!) start = c;
     cases.push({
       backend,
       name: testCase.name,

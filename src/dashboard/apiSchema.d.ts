@@ -1365,10 +1365,17 @@ export interface components {
             assignment: number[];
             /** @description Rows of each machine. */
             sizes: number[];
-            /** @description kappa(S) of this assignment, the value an analyze job on it reports. */
-            kappaS: number;
-            /** @description theta_H of this assignment, the value an analyze job on it reports (radians). */
-            thetaH: number;
+            /** @description kappa(S) of this assignment, the value an analyze job on it reports; null when not computed because the candidate cannot be the best (notComputed, kappaSBounds). */
+            kappaS: number | null;
+            /** @description Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it). */
+            kappaSBounds: {
+                lower: number;
+                upper: number;
+            } | null;
+            /** @description theta_H of this assignment, the value an analyze job on it reports (radians); null when not computed (large sparse systems: the best candidate only). */
+            thetaH: number | null;
+            /** @description What of this candidate was not computed and why; null when everything was. */
+            notComputed: string | null;
             /** @description APC's predicted time to solution on this partition (to the job's tolerance). */
             timeToSolution: {
                 /** @constant */

@@ -312,8 +312,24 @@ export const PartitionCandidateSchema = z
     strategy: PartitionStrategySchema,
     assignment: z.array(z.number().int()).describe('assignment[k] = the 0-based machine of row k.'),
     sizes: z.array(z.number().int()).describe('Rows of each machine.'),
-    kappaS: z.number().describe('kappa(S) of this assignment, the value an analyze job on it reports.'),
-    thetaH: angle.describe('theta_H of this assignment, the value an analyze job on it reports (radians).'),
+    kappaS: z
+      .number()
+      .nullable()
+      .describe(
+        'kappa(S) of this assignment, the value an analyze job on it reports; null when not computed because the candidate cannot be the best (notComputed, kappaSBounds).',
+      ),
+    kappaSBounds: z
+      .object({ lower: z.number(), upper: z.number() })
+      .nullable()
+      .describe(
+        "Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it).",
+      ),
+    thetaH: angle
+      .nullable()
+      .describe(
+        'theta_H of this assignment, the value an analyze job on it reports (radians); null when not computed (large sparse systems: the best candidate only).',
+      ),
+    notComputed: z.string().nullable().describe('What of this candidate was not computed and why; null when everything was.'),
     timeToSolution: z
       .object({
         algorithm: z.literal('apc'),

@@ -40,7 +40,9 @@ import {
 import { KrylovWorkspace, type SpectralMethod } from '../eigen/lanczos.js';
 import {
   machineColumnSlots,
+  overlapColourCount,
   overlappingMachinePairs,
+  overlapTwoColouring,
   PairAngleContext,
   sparsePairAngleWork,
   type GramFactorSolves,
@@ -48,7 +50,7 @@ import {
   type SparsePairAngle,
 } from '../sparse/spectrumOfS.js';
 import type { LuSolves, SparseLuFactorization } from '../sparse/sparseLu.js';
-import { csrSSpectrumWork, type SSpectrum } from './kappaS.js';
+import { csrSSpectrumWork, lambdaMinSWork, type SSpectrum } from './kappaS.js';
 import { localAnglesOfCsrWork } from './localAngles.js';
 import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
 import type { AngleEstimate, AngleEstimates, Conditioning, Estimate, EstimateMethod } from './types.js';
@@ -228,24 +230,66 @@ export interface SparseLuContext {
 
 /**
  * theta_ij, theta_H and S's spectrum of the system's partition, as the analysis computes them (the
- * partition advisor, ../partitioning/advisor.ts, calls this for each candidate partition with one LU of A).
+ * partition advisor, ../partitioning/advisor.ts, calls the two halves for each candidate partition with one LU of A).
  */
 export function* sparseAnglesAndSWork(
   kernels: Kernels,
   system: CsrSystem,
-  { lu, luSolves, workspace }: SparseLuContext,
+  context: SparseLuContext,
 ): Work<{ angles: SparsePrincipalAngles; s: SSpectrum }> {
+  const angles = yield* sparseAnglesOfPartitionWork(system);
+  yield { phase: 'conditioning', fraction: 0.5 };
+  const s = yield* inPhase(sparseSOfPartitionWork(kernels, system, context), 'conditioning', 0.5, 1);
+  return { angles, s };
+}
+
+/** The principal angles of the system's partition (every overlapping pair), as the analysis computes them. */
+export function* sparseAnglesOfPartitionWork(system: CsrSystem): Work<SparsePrincipalAngles> {
   const { A, partition } = system;
   yield { phase: 'principal-angles', fraction: 0 };
-  const slots = machineColumnSlots(A, partition.rowsOf);
-  const pairs = pairAnglesSpec(system, slots);
-  const factors = machineGramSolves(pairs.factors);
-  const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
+  const pairs = pairAnglesSpec(system, machineColumnSlots(A, partition.rowsOf));
+  return yield* inPhase(sparsePrincipalAnglesWork(pairs, machineGramSolves(pairs.factors)), 'principal-angles', 0, 1);
+}
 
-  yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, { lu, luSolves, workspace }), 'conditioning', 0.5, 1);
+/** S's ends of the system's partition through the LU of A, as the analysis computes them. */
+export function sparseSOfPartitionWork(kernels: Kernels, system: CsrSystem, context: SparseLuContext): Work<SSpectrum> {
+  const slots = machineColumnSlots(system.A, system.partition.rowsOf);
+  const factors = machineGramSolves(system.machines.map((machine) => machine.gram));
+  return sSpectrumOfPartitionWork(kernels, system.A.rows, slots, factors, context);
+}
 
-  return { angles, s };
+/** Bounds on kappa(S): lower <= kappa(S) <= upper. */
+export interface KappaSBounds {
+  lower: number;
+  upper: number;
+  /** Colours of the overlap graph's greedy colouring, lambda_max(S)'s upper bound (2: bipartite, lambda_max(S) = 2 - lambda_min(S)). */
+  colours: number;
+}
+
+/**
+ * kappa(S) bracketed without lambda_max(S)'s Lanczos run (the partition advisor's cheap pass): lambda_min(S) as the
+ * analysis computes it (shift-invert through the LU of A: a few solve pairs), 1 <= lambda_max(S) (any vector of one
+ * machine's row space has Rayleigh quotient >= 1) and lambda_max(S) <= the overlap graph's colours
+ * (overlapColourCount), each end widened by lambda_min's error bound. Exact (lower = upper) when the overlap graph
+ * is bipartite or empty.
+ */
+export function* sparseKappaSBoundsWork(
+  kernels: Kernels,
+  system: CsrSystem,
+  { lu, luSolves, workspace }: SparseLuContext,
+): Work<KappaSBounds> {
+  const slots = machineColumnSlots(system.A, system.partition.rowsOf);
+  if (slots.blockDiagonal) return { lower: 1, upper: 1, colours: 1 };
+  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(system.A.rows), arpack: kernels.arpack, dense: kernels.dense };
+  const lambdaMin = yield* lambdaMinSWork(slots, lu, options, workspace, luSolves);
+  const pairs = overlappingMachinePairs(slots);
+  const colours = overlapTwoColouring(slots, pairs) === null ? overlapColourCount(slots, pairs) : 2;
+  const r = Math.min(lambdaMin.relativeErrorBound, 0.5);
+  if (colours === 2) {
+    const kappa = (2 - lambdaMin.value) / lambdaMin.value;
+    return { lower: kappa * (1 - 2 * r), upper: kappa * (1 + 2 * r), colours };
+  }
+  return { lower: 1 / (lambdaMin.value * (1 + r)), upper: colours / (lambdaMin.value * (1 - r)), colours };
 }
 
 /** S's ends, as the analysis computes them, from the partition's column slots and the machines' factors. */

@@ -11,12 +11,28 @@
  * (./refinement.ts): the best candidate within the imbalance with rows moved to lower kappa(S) itself,
  * listed when the refinement applies (square A of at most MAX_REFINED_ROWS rows).
  *
+ * Large square CSR systems (more than ADVISE_EXHAUSTIVE_ROWS rows) are bracketed first: per candidate its
+ * setup and lambda_min(S) through the one LU of A (a few solve pairs), which give 1 / lambda_min(S) <= kappa(S) <=
+ * colours / lambda_min(S) (exact when the overlap graph is bipartite); lambda_max(S)'s Lanczos run only for the
+ * candidates whose lower bound does not exceed the least kappa(S) found, and theta_H (the principal angles of all
+ * overlapping pairs, most of an analysis' time) for the best only. What is not computed is null, with the bounds
+ * and the reason in the candidate. Poisson n = 250,000, m = 100: 240 s of CPU for the candidates exhaustively,
+ * round-robin's Lanczos (1096 products) and angles 123 s of it (docs/performance.md).
+ *
  * Each candidate's time to solution is APC's, priced as ../analysis/timeToSolution.ts prices it: the
  * iterations its kappa(S) predicts (rho = (sqrt(kappa) - 1) / (sqrt(kappa) + 1)) times the cost of one
  * iteration on that partition, on the calibration the caller passes.
  */
 import { partitionSpectrumWork, type PartitionSpectrum } from '../analysis/analyze.js';
-import { sparseLuContextWork, type SparseLuContext } from '../analysis/sparseAnalysis.js';
+import {
+  sparseAnglesOfPartitionWork,
+  sparseKappaSBoundsWork,
+  sparseLuContextWork,
+  sparseSOfPartitionWork,
+  type KappaSBounds,
+  type SparseLuContext,
+} from '../analysis/sparseAnalysis.js';
+import type { CsrSystem } from '../distributed/sparseSystem.js';
 import type { Work } from '../cooperative.js';
 import { predictIterations } from '../analysis/recommendation.js';
 import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
@@ -40,10 +56,14 @@ export interface PartitionCandidate {
   assignment: number[];
   /** Rows of each machine. */
   sizes: number[];
-  /** kappa(S) of this assignment, as an analysis of it reports it. */
-  kappaS: number;
-  /** theta_H of this assignment, as an analysis of it reports it. */
-  thetaH: number;
+  /** kappa(S) of this assignment, as an analysis of it reports it; null when not computed (notComputed says why). */
+  kappaS: number | null;
+  /** Bounds on kappa(S) when it was not computed (lower: 1 / lambda_min(S); upper: the overlap graph's colours / lambda_min(S)). */
+  kappaSBounds: { lower: number; upper: number } | null;
+  /** theta_H of this assignment, as an analysis of it reports it; null when not computed (notComputed says why). */
+  thetaH: number | null;
+  /** What of this candidate was not computed and why; null when everything was. */
+  notComputed: string | null;
   /** APC's predicted time to solution on this partition; null when no calibration was given. */
   timeToSolution: CandidateTime | null;
   /** Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows (floor/ceil of n/m always allowed). */
@@ -84,6 +104,8 @@ export interface AdviseOptions {
    * reported (the values partitionSpectrumWork gives), so that it is not built and analysed again.
    */
   given?: { system: DistributedSystem; spectrum: PartitionSpectrum };
+  /** Rows above which a square CSR system's candidates are bracketed first (default ADVISE_EXHAUSTIVE_ROWS). */
+  exhaustiveRows?: number;
 }
 
 /** Relative margin under which two kappa(S) count as equal (the estimates' own accuracy is 1e-8 on CSR). */
@@ -119,6 +141,22 @@ function withPartition<P extends DenseProblem | CsrProblem>(problem: P, partitio
   return { ...problem, partition };
 }
 
+/**
+ * Rows above which a square CSR system's candidates are bracketed before their kappa(S) is computed, and theta_H is
+ * computed for the best only (module comment). Up to it every candidate gets both, as an analysis of it would.
+ */
+export const ADVISE_EXHAUSTIVE_ROWS = 100_000;
+
+/** What the advisor has of one distinct assignment. */
+interface Evaluation {
+  assignment: Int32Array;
+  kappaS: number | null;
+  thetaH: number | null;
+  bounds: KappaSBounds | null;
+  notComputed: string[];
+  seconds: number | null;
+}
+
 export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseOptions = {}): Work<Advice> {
   const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
   const kernels = options.kernels ?? selectedKernels();
@@ -134,72 +172,134 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   const tolerance = options.tolerance ?? 1e-8;
   const secondsPerIteration = (system: DistributedSystem): number | null =>
     calibration === undefined ? null : secondsHere(iterationCost('apc', systemCost(system)), calibration);
-  // Each distinct assignment is analysed once: the given partition may come analysed, and it is also the
+  const bracketed = lu !== undefined && problem.A.rows > (options.exhaustiveRows ?? ADVISE_EXHAUSTIVE_ROWS);
+  // Each distinct assignment is evaluated once: the given partition may come analysed, and it is also the
   // contiguous candidate of { machines: m }.
-  const analysed: { assignment: Int32Array; spectrum: PartitionSpectrum; seconds: number | null }[] = [];
+  const evaluated: Evaluation[] = [];
   if (options.given !== undefined) {
     const { system, spectrum } = options.given;
-    analysed.push({ assignment: problem.partition.assignment, spectrum, seconds: secondsPerIteration(system) });
+    evaluated.push({
+      assignment: problem.partition.assignment,
+      ...spectrum,
+      bounds: null,
+      notComputed: [],
+      seconds: secondsPerIteration(system),
+    });
   }
-  function* analysedWork(assignment: Int32Array) {
-    let done = analysed.find((earlier) => sameAssignment(earlier.assignment, assignment));
-    if (done === undefined) {
-      const system = yield* buildDistributedSystemWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels);
-      done = { assignment, spectrum: yield* partitionSpectrumWork(kernels, system, lu), seconds: secondsPerIteration(system) };
-      analysed.push(done);
+  const systemOf = (assignment: Int32Array): Work<DistributedSystem> =>
+    buildDistributedSystemWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels);
+  function* evaluationWork(assignment: Int32Array): Work<Evaluation> {
+    let done = evaluated.find((earlier) => sameAssignment(earlier.assignment, assignment));
+    if (done !== undefined) return done;
+    const system = yield* systemOf(assignment);
+    done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [], seconds: secondsPerIteration(system) };
+    if (!bracketed || system.storage !== 'csr') {
+      const spectrum = yield* partitionSpectrumWork(kernels, system, lu);
+      done.kappaS = spectrum.kappaS;
+      done.thetaH = spectrum.thetaH;
+    } else {
+      const bounds = yield* sparseKappaSBoundsWork(kernels, system, lu!);
+      // A bipartite (or empty) overlap graph's lambda_max(S) is 2 - lambda_min(S): the exact value costs no more.
+      if (bounds.colours <= 2) done.kappaS = (yield* sparseSOfPartitionWork(kernels, system, lu!)).kappaS.value;
+      else done.bounds = bounds;
     }
+    evaluated.push(done);
     return done;
   }
-  const candidates: PartitionCandidate[] = [];
-  const addCandidate = function* (strategy: PartitionStrategy, assignment: Int32Array) {
-    const done = yield* analysedWork(assignment);
-    const { kappaS, thetaH } = done.spectrum;
-    const sizes = [...partitionFromAssignment(assignment, m).sizes];
-    candidates.push({
-      strategy,
-      assignment: Array.from(assignment),
-      sizes,
-      kappaS,
-      thetaH,
-      timeToSolution: done.seconds === null ? null : apcTime(kappaS, done.seconds, tolerance),
-      withinImbalance: sizes.every((size) => size >= lo && size <= hi),
-    });
-  };
-  // The refinement is one more step of progress.
+  const listed: { strategy: PartitionStrategy; evaluation: Evaluation }[] = [];
+  // The refinement and, when bracketed, the exact kappa(S) and theta_H are one more step of progress.
   const steps = assignments.length + 1;
   for (const [k, { strategy, assignment }] of assignments.entries()) {
-    yield* addCandidate(strategy, assignment);
+    listed.push({ strategy, evaluation: yield* evaluationWork(assignment) });
     yield { phase: 'advise', fraction: (k + 1) / steps };
   }
-  let start: PartitionCandidate | null = null;
-  for (const candidate of candidates)
-    if (candidate.withinImbalance && (start === null || candidate.kappaS < start.kappaS)) start = candidate;
-  if (start !== null) {
-    const refinement = yield* refineAssignmentWork({
-      kernels,
-      a: problem.A,
-      m,
-      start: Int32Array.from(start.assignment),
-      startKappaS: start.kappaS,
-      bounds: { lo, hi },
-      evaluate: function* (assignment) {
-        return (yield* analysedWork(assignment)).spectrum.kappaS;
-      },
-    });
-    if (refinement !== null) yield* addCandidate('refined', refinement.assignment);
+  if (bracketed) yield* exactForContendersWork(evaluated, (assignment) => systemOf(assignment) as Work<CsrSystem>, kernels, lu!);
+  else {
+    let start: Evaluation | null = null;
+    for (const { evaluation } of listed)
+      if (isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS! < start.kappaS!)) start = evaluation;
+    const refinement =
+      start === null
+        ? null
+        : yield* refineAssignmentWork({
+            kernels,
+            a: problem.A,
+            m,
+            start: start.assignment,
+            startKappaS: start.kappaS!,
+            bounds: { lo, hi },
+            evaluate: function* (assignment) {
+              return (yield* evaluationWork(assignment)).kappaS!;
+            },
+          });
+    if (refinement !== null) listed.push({ strategy: 'refined', evaluation: yield* evaluationWork(refinement.assignment) });
   }
   yield { phase: 'advise', fraction: 1 };
-  let best = candidates[0];
-  for (const candidate of candidates) if (candidate.kappaS < best.kappaS * (1 - TIE)) best = candidate;
+  const candidates = listed.map(({ strategy, evaluation }): PartitionCandidate => {
+    const sizes = [...partitionFromAssignment(evaluation.assignment, m).sizes];
+    const { kappaS, thetaH, bounds, seconds } = evaluation;
+    return {
+      strategy,
+      assignment: Array.from(evaluation.assignment),
+      sizes,
+      kappaS,
+      kappaSBounds: bounds === null ? null : { lower: bounds.lower, upper: bounds.upper },
+      thetaH,
+      notComputed: evaluation.notComputed.length === 0 ? null : evaluation.notComputed.join(' '),
+      timeToSolution: seconds === null || kappaS === null ? null : apcTime(kappaS, seconds, tolerance),
+      withinImbalance: sizes.every((size) => size >= lo && size <= hi),
+    };
+  });
+  const ranked = candidates.filter((candidate) => candidate.kappaS !== null);
+  let best = ranked[0];
+  for (const candidate of ranked) if (candidate.kappaS! < best.kappaS! * (1 - TIE)) best = candidate;
   const given = candidates[0];
-  const givenRatio = given.kappaS / best.kappaS;
+  const givenRatio = given.kappaS! / best.kappaS!;
   const summary =
     best === given
-      ? `The given partition is the best found: kappa(S) = ${format(given.kappaS)}; no candidate lowers it.`
+      ? `The given partition is the best found: kappa(S) = ${format(given.kappaS!)}; no candidate lowers it.`
       : givenRatio < 2
-        ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found (${best.strategy}: kappa(S) = ${format(best.kappaS)} against ${format(given.kappaS)}).`
-        : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS)} (the given partition) to ${format(best.kappaS)}.`;
+        ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found (${best.strategy}: kappa(S) = ${format(best.kappaS!)} against ${format(given.kappaS!)}).`
+        : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS!)} (the given partition) to ${format(best.kappaS!)}.`;
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
+}
+
+function isWithin(assignment: Int32Array, m: number, lo: number, hi: number): boolean {
+  return partitionFromAssignment(assignment, m).sizes.every((size) => size >= lo && size <= hi);
+}
+
+/**
+ * The bracketed pass's second half: exact kappa(S) (the analysis' own computation, on the rebuilt system) for the
+ * candidates whose lower bound does not exceed the least exact kappa(S) found, in order of lower bound; the others
+ * say why they have none. Then theta_H of the best (the principal angles of all its overlapping pairs, what an
+ * analysis of it spends most of its time on); the others say why they have none.
+ */
+function* exactForContendersWork(
+  evaluated: Evaluation[],
+  systemOf: (assignment: Int32Array) => Work<CsrSystem>,
+  kernels: Kernels,
+  lu: SparseLuContext,
+): Work<void> {
+  const leastExact = (): number => Math.min(...evaluated.map((e) => e.kappaS ?? Infinity));
+  for (const entry of evaluated.filter((e) => e.kappaS === null).sort((x, y) => x.bounds!.lower - y.bounds!.lower)) {
+    const least = leastExact();
+    if (entry.bounds!.lower > least * (1 + TIE)) {
+      entry.notComputed.push(
+        `kappa(S) not computed: it is at least ${format(entry.bounds!.lower)} (1 / lambda_min(S)), above the best candidate's ${format(least)}, so this candidate cannot be the best.`,
+      );
+      continue;
+    }
+    entry.kappaS = (yield* sparseSOfPartitionWork(kernels, yield* systemOf(entry.assignment), lu)).kappaS.value;
+    entry.bounds = null;
+  }
+  let best: Evaluation | null = null;
+  for (const entry of evaluated) if (entry.kappaS !== null && (best === null || entry.kappaS < best.kappaS! * (1 - TIE))) best = entry;
+  if (best !== null && best.thetaH === null) best.thetaH = (yield* sparseAnglesOfPartitionWork(yield* systemOf(best.assignment))).thetaH;
+  for (const entry of evaluated)
+    if (entry.thetaH === null)
+      entry.notComputed.push(
+        `theta_H not computed: above ${ADVISE_EXHAUSTIVE_ROWS} rows only the best candidate's principal angles are (they cost what most of an analysis does and do not rank the candidates).`,
+      );
 }
 
 function sameAssignment(a: Int32Array, b: Int32Array): boolean {

@@ -173,6 +173,27 @@ export function overlappingMachinePairs(slots: MachineColumnSlots): Int32Array {
 }
 
 /**
+ * The colours of a greedy colouring of the machines' overlap graph (machines in index order, each the least colour
+ * its earlier neighbours leave). Machines of one colour have disjoint column supports, so their row spaces are
+ * orthogonal and their projections sum to a projection: lambda_max(S) <= this count.
+ */
+export function overlapColourCount(slots: MachineColumnSlots, pairs: Int32Array = overlappingMachinePairs(slots)): number {
+  const m = slots.rowsOfMachine.length;
+  const neighbours: number[][] = Array.from({ length: m }, () => []);
+  for (let q = 0; q < pairs.length; q += 2) neighbours[Math.max(pairs[q], pairs[q + 1])].push(Math.min(pairs[q], pairs[q + 1]));
+  const colour = new Int32Array(m);
+  let colours = 0;
+  for (let i = 0; i < m; i++) {
+    const taken = new Set(neighbours[i].map((j) => colour[j]));
+    let c = 0;
+    while (taken.has(c)) c++;
+    colour[i] = c;
+    colours = Math.max(colours, c + 1);
+  }
+  return colours;
+}
+
+/**
  * A 2-colouring of the machines' overlap graph (i ~ j when their column supports overlap: a superset
  * of the pairs with A_i A_j^T != 0), side 0 or 1 per machine, or null when the graph has an odd cycle.
  */

@@ -52,7 +52,7 @@ describeEachBackend('partition advisor', (backend) => {
     const problem = createProblem({ A, partition: { machines: 12 } });
     const advice = runSync(adviseWork(problem));
     const best = advice.candidates.find((c) => c.strategy === advice.best)!;
-    expect(Math.abs(best.kappaS - 1)).toBeLessThan(1e-9);
+    expect(Math.abs(best.kappaS! - 1)).toBeLessThan(1e-9);
     expect(best.thetaH).toBeCloseTo(Math.PI / 2, 12);
     expect(advice.candidates.find((c) => c.strategy === 'given')!.kappaS).toBeGreaterThan(100);
     expect(advice.givenRatio).toBeGreaterThan(100);
@@ -69,7 +69,7 @@ describeEachBackend('partition advisor', (backend) => {
       const advice = runSync(adviseWork(createProblem({ A, partition: { machines: testCase.m } })));
       const given = advice.candidates[0];
       // The given partition is the shuffled contiguous one: NumPy's value.
-      expect(given.kappaS / testCase.kappaSShuffledContiguous - 1).toBeLessThan(1e-6);
+      expect(given.kappaS! / testCase.kappaSShuffledContiguous - 1).toBeLessThan(1e-6);
       const best = advice.candidates.find((c) => c.strategy === advice.best)!;
       expect(best.withinImbalance).toBe(true);
       expect(best.kappaS).toBeLessThanOrEqual(1.5 * testCase.kappaSNatural);
@@ -83,18 +83,18 @@ describeEachBackend('partition advisor', (backend) => {
       expect(refined.strategy).toBe('refined');
       expect(refined.withinImbalance).toBe(true);
       const others = advice.candidates.slice(0, -1);
-      const start = others.filter((c) => c.withinImbalance).reduce((a, b) => (b.kappaS < a.kappaS ? b : a));
-      expect(refined.kappaS).toBeLessThanOrEqual(start.kappaS);
+      const start = others.filter((c) => c.withinImbalance).reduce((a, b) => (b.kappaS! < a.kappaS! ? b : a));
+      expect(refined.kappaS).toBeLessThanOrEqual(start.kappaS!);
       const recorded = refinedCases.find((c) => c.backend === backend && c.name === testCase.name)!;
       const numpy = refinedReference.find((c) => c.backend === backend && c.name === testCase.name)!;
       expect(start.strategy).toBe(recorded.start);
       expect(refined.assignment).toEqual(recorded.refinedAssignment);
-      expect(Math.abs(refined.kappaS / numpy.kappaSRefined - 1)).toBeLessThan(1e-8);
-      expect(Math.abs(start.kappaS / numpy.kappaSStart - 1)).toBeLessThan(1e-8);
+      expect(Math.abs(refined.kappaS! / numpy.kappaSRefined - 1)).toBeLessThan(1e-8);
+      expect(Math.abs(start.kappaS! / numpy.kappaSStart - 1)).toBeLessThan(1e-8);
       expect(numpy.kappaSRefined).toBeLessThan(numpy.kappaSStart);
       if (testCase.name === 'poisson2d-30') {
         expect(advice.best).toBe('refined');
-        expect(numpy.kappaSRefined).toBeLessThan(0.98 * Math.min(...others.map((c) => c.kappaS)));
+        expect(numpy.kappaSRefined).toBeLessThan(0.98 * Math.min(...others.map((c) => c.kappaS!)));
       }
     });
   }
@@ -118,6 +118,45 @@ describeEachBackend('partition advisor given the analysed partition', () => {
       // { machines: m } is contiguous: the two candidates are one partition, with one set of values.
       expect(fresh.candidates[1]).toEqual({ ...fresh.candidates[0], strategy: 'contiguous' });
     }
+  });
+});
+
+describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () => {
+  it("computes kappa(S) for the candidates that can win, the analysis' value; the others carry bounds and the reason", () => {
+    // A 2-D Poisson matrix in 16 machines: round-robin gives a non-bipartite overlap graph and a kappa(S) far
+    // above the best, multilevel (and METIS) boxes the least.
+    const problem = createProblem({ A: poisson2d(40), partition: { machines: 16 } });
+    const full = runSync(adviseWork(problem));
+    const bracketed = runSync(adviseWork(problem, { exhaustiveRows: 0 }));
+    expect(bracketed.best).toBe(full.best);
+    expect(bracketed.candidates.map((c) => c.strategy)).toEqual(
+      full.candidates.filter((c) => c.strategy !== 'refined').map((c) => c.strategy),
+    );
+    const best = bracketed.candidates.find((c) => c.strategy === bracketed.best)!;
+    let skipped = 0;
+    for (const candidate of bracketed.candidates) {
+      const twin = full.candidates.find((c) => c.strategy === candidate.strategy)!;
+      expect(candidate.assignment).toEqual(twin.assignment);
+      if (candidate.kappaS !== null) {
+        expect(Math.abs(candidate.kappaS / twin.kappaS! - 1), candidate.strategy).toBeLessThan(1e-9);
+        expect(candidate.kappaSBounds).toBeNull();
+      } else {
+        skipped++;
+        const { lower, upper } = candidate.kappaSBounds!;
+        expect(lower).toBeLessThanOrEqual(twin.kappaS! * (1 + 1e-9));
+        expect(upper).toBeGreaterThanOrEqual(twin.kappaS! * (1 - 1e-9));
+        expect(lower).toBeGreaterThan(best.kappaS!);
+        expect(candidate.notComputed).toMatch(/^kappa\(S\) not computed: .* cannot be the best/);
+        expect(candidate.timeToSolution).toBeNull();
+      }
+      // theta_H: the best's only, the analysis' value.
+      if (candidate === best) expect(Math.abs(candidate.thetaH! - twin.thetaH!)).toBeLessThan(1e-9);
+      else {
+        expect(candidate.thetaH).toBeNull();
+        expect(candidate.notComputed).toMatch(/theta_H not computed/);
+      }
+    }
+    expect(skipped).toBeGreaterThan(0);
   });
 });
 

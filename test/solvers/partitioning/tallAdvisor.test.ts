@@ -21,8 +21,8 @@ describeEachBackend('partition advisor on a tall CSR matrix', () => {
       const twin = dense.candidates.find((other) => other.assignment.every((machine, k) => machine === candidate.assignment[k]));
       if (twin === undefined) continue;
       compared++;
-      expect(Math.abs(candidate.kappaS - twin.kappaS) / twin.kappaS, candidate.strategy).toBeLessThan(1e-8);
-      expect(Math.abs(candidate.thetaH - twin.thetaH), candidate.strategy).toBeLessThan(1e-7);
+      expect(Math.abs(candidate.kappaS! - twin.kappaS!) / twin.kappaS!, candidate.strategy).toBeLessThan(1e-8);
+      expect(Math.abs(candidate.thetaH! - twin.thetaH!), candidate.strategy).toBeLessThan(1e-7);
     }
     // At least the given, contiguous and round-robin assignments, which depend only on N and m.
     expect(compared).toBeGreaterThanOrEqual(3);
