@@ -430,6 +430,13 @@ export type Advice = NonNullable<NonNullable<Job['result']>['advice']>;
  * An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted
  * time, the best marked; under them the pictures of the given partition and of the best.
  */
+/** A candidate's kappa(S), or when it was not computed (it cannot win) its bounds, with the reason on hover. */
+function candidateKappaS(candidate: Advice['candidates'][number]): HTMLElement | string {
+  if (candidate.kappaS !== null || candidate.kappaSBounds === null) return formatNumber(candidate.kappaS);
+  const { lower, upper } = candidate.kappaSBounds;
+  return h('span', { title: candidate.notComputed ?? '' }, `${formatNumber(lower)} to ${formatNumber(upper)} (bounds)`);
+}
+
 export function adviceSection(advice: Advice, pictures: HTMLElement): HTMLElement {
   const sizes = (list: number[]): string =>
     list.length <= 8 ? list.join(', ') : `${list.length} machines, ${Math.min(...list)} to ${Math.max(...list)} rows`;
@@ -456,8 +463,10 @@ export function adviceSection(advice: Advice, pictures: HTMLElement): HTMLElemen
           candidate.strategy === advice.best ? h('span', { class: 'recommended-tag' }, ' ★ best') : null,
         ),
         sizes(candidate.sizes),
-        formatNumber(candidate.kappaS),
-        formatAngle(candidate.thetaH),
+        candidateKappaS(candidate),
+        candidate.thetaH === null && candidate.notComputed !== null
+          ? h('span', { title: candidate.notComputed }, 'not computed')
+          : formatAngle(candidate.thetaH),
         formatInteger(candidate.timeToSolution?.iterations ?? null),
         seconds(candidate.timeToSolution?.seconds),
         yesNo(candidate.withinImbalance),
