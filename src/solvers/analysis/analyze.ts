@@ -24,10 +24,10 @@ import { isTall, leastSquaresPointsWork, sparseLeastSquaresPointsWork, type Leas
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
-import { matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
-import { sConditioningWork, type SConditioning } from './kappaS.js';
+import { inverseLargestWork, matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
+import { basisFactoredMatrixWork, sConditioningWork, type DenseSSource, type SConditioning } from './kappaS.js';
 import { anglesOnThreadsWork, denseAnalysisThreads, sharedAnalysisSystem, spectralOnThreadsWork } from './denseAnalysisTasks.js';
-import { gramBlocksWork } from './gramBlocks.js';
+import { gramBlocksWork, gramIsIdentity } from './gramBlocks.js';
 import { localAnglesWork, type LocalAngles } from './localAngles.js';
 import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js';
 import { recommend } from './recommendation.js';
@@ -176,13 +176,19 @@ function* denseStagedPartsWork(kernels: Kernels, system: DenseSystem): Work<Stag
   if (threads > 1) return yield* denseStagedPartsOnThreadsWork(kernels, system, threads);
 
   yield { phase: 'conditioning', fraction: 0 };
-  const matrix = yield* inPhase(matrixConditioningWork(kernels, system.A), 'conditioning', 0, 0.5);
-
   const rowSpace = rowSpaceSystem(system);
+  // A square A = D M: kappa(A^T A) through the LU of M = Q^T, which lambda_min(S) reads too (./conditioning.ts).
+  const factored = system.A.rows === system.n ? yield* basisFactoredMatrixWork(kernels, rowSpace) : undefined;
+  const matrix = yield* inPhase(matrixConditioningWork(kernels, system.A, factored), 'conditioning', 0, 0.5);
+
   yield { phase: 'gram-blocks', fraction: 0 };
   const gram = yield* inPhase(gramBlocksWork(kernels, rowSpace.machines), 'gram-blocks', 0, 1);
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sConditioningWork(kernels, { system: rowSpace, gram }), 'conditioning', 0.5, 1);
+  const source: DenseSSource =
+    factored === undefined
+      ? { system: rowSpace, gram }
+      : { gram, n: system.n, inverse: gramIsIdentity(gram) ? null : yield* inverseLargestWork(kernels, factored.basisLu) };
+  const s = yield* inPhase(sConditioningWork(kernels, source), 'conditioning', 0.5, 1);
 
   function* rest(): Work<AnalysisParts> {
     yield { phase: 'principal-angles', fraction: 0 };

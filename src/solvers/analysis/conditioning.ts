@@ -7,6 +7,13 @@
  * sigma_min keeps its relative accuracy (~kappa(A) eps, from the solves), where an eigensolver on the
  * formed A^T A knows lambda_min only to eps * lambda_max.
  *
+ * A square A with the machines' QR factors at hand (A_i^T = Q_i R_i, the analysis) needs no LU of its own:
+ * with its rows grouped by machine, A = D M, D = diag(R_1^T, ..., R_m^T), M = Q^T (row offsets[i] + k
+ * the k-th basis vector of R(A_i)), so (A^T A)^{-1} = M^{-1} D^{-1} D^{-T} M^{-T} through the LU of M,
+ * which kappa(S) factors anyway (./kappaS.ts), and the machines' triangular R_i (sum p_i^2 per solve
+ * against n^2). Normwise backward stable as the LU of A: (D + dD)(M + dM) with |dD| <= eps |D| and
+ * |D| = max_i |A_i| <= |A|, |dM| <= eps |M| and |M| = sqrt(lambda_max(S)) <= sqrt(m).
+ *
  * The dense Lanczos runs stop on the residual bound (lanczos.ts) or after MAX_*_LANCZOS_ITERATIONS steps;
  * every fixture converges in at most ~210 steps. The CSR ones carry their method and the Ritz-residual
  * bound of ../eigen/lanczos.ts (a singular value keeps its eigenvalue's relative bound); the bounds cover
@@ -27,6 +34,8 @@ import {
 } from '../eigen/lanczos.js';
 import { ratioEstimate, spectralEstimateOf, squareRootEstimate, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { luSolve, luSolveTransposed, luWork, type LuFactorization } from '../linalg/lu.js';
+import { solveRInPlace, solveRTransposed } from '../linalg/householderQr.js';
+import type { DenseMachineData } from '../distributed/distributedSystem.js';
 import { singularValueRangeWork } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import type { CsrMatrix } from '../sparse/csr.js';
@@ -104,6 +113,35 @@ export function inverseNormalOperatorOf(f: LuFactorization): SymmetricOperator {
   };
 }
 
+/** A square A as D M (module comment): the LU of M = Q^T and each machine's R_i with its row offset in M. */
+export interface FactoredMatrix {
+  readonly basisLu: LuFactorization;
+  readonly machines: readonly DenseMachineData[];
+  readonly offsets: readonly number[];
+}
+
+/** x -> (A^T A)^{-1} x = M^{-1} D^{-1} D^{-T} M^{-T} x for A = D M (module comment). */
+function inverseNormalOfFactoredOperator({ basisLu, machines, offsets }: FactoredMatrix): SymmetricOperator {
+  const n = basisLu.n;
+  const t = new Float64Array(n);
+  const work = new Float64Array(n);
+  const block = new Float64Array(Math.max(1, ...machines.map((machine) => machine.p)));
+  return {
+    size: n,
+    apply(x, y) {
+      luSolveTransposed(basisLu, x, t, work);
+      for (const { r, p, index } of machines) {
+        const offset = offsets[index];
+        // D^{-T}: R_i u_i = t_i; then D^{-1}: R_i^T v_i = u_i.
+        solveRInPlace(r, p, t, offset);
+        solveRTransposed(r, p, t, block, offset);
+        t.set(block.subarray(0, p), offset);
+      }
+      luSolve(basisLu, t, y, work);
+    },
+  };
+}
+
 /** SingularMatrixError for a matrix (`what`) whose sigma_min is zero or below n eps sigma_max. */
 export function singularError(what: string, sigmaMax: number, sigmaMin: number, n: number): SingularMatrixError {
   const condition = sigmaMin > 0 && Number.isFinite(sigmaMin) ? sigmaMax / sigmaMin : Infinity;
@@ -122,10 +160,11 @@ export function* inverseLargestWork(kernels: Kernels, f: LuFactorization): Work<
 }
 
 /**
- * sigma_max, sigma_min and kappa(A^T A) of a square matrix. Throws SingularMatrixError on an
- * exactly zero pivot or when sigma_min <= n eps sigma_max.
+ * sigma_max, sigma_min and kappa(A^T A) of a square matrix, through its own LU or, given `factored`,
+ * through the LU of M in A = D M (module comment). Throws SingularMatrixError on an exactly zero
+ * pivot or when sigma_min <= n eps sigma_max.
  */
-export function* matrixConditioningWork(kernels: Kernels, a: DenseMatrix): Work<MatrixConditioning> {
+export function* matrixConditioningWork(kernels: Kernels, a: DenseMatrix, factored?: FactoredMatrix): Work<MatrixConditioning> {
   if (a.rows > a.cols) return yield* tallMatrixConditioningWork(kernels, a);
   const n = a.rows;
   const forward = yield* lanczosWork(kernels, yield* normalOperatorWork(kernels, a), {
@@ -135,10 +174,13 @@ export function* matrixConditioningWork(kernels: Kernels, a: DenseMatrix): Work<
   const L = forward.largest;
   const sigmaMax = Math.sqrt(L);
   yield { phase: 'conditioning', fraction: 0.1 };
-  const f = yield* luWork(kernels, a);
+  const f = factored?.basisLu ?? (yield* luWork(kernels, a));
   if (f.zeroPivotColumn >= 0) throw singularError('matrix', sigmaMax, 0, n);
   yield { phase: 'conditioning', fraction: 0.6 };
-  const inverse = yield* inverseLargestWork(kernels, f);
+  const inverse = yield* lanczosWork(kernels, factored ? inverseNormalOfFactoredOperator(factored) : inverseNormalOperatorOf(f), {
+    which: 'largest',
+    maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS,
+  });
   const mu = 1 / inverse.largest;
   const sigmaMin = Math.sqrt(mu);
   if (!(sigmaMin > n * Number.EPSILON * sigmaMax)) throw singularError('matrix', sigmaMax, sigmaMin, n);

@@ -1,7 +1,7 @@
 /**
  * The dense analysis' independent parts on the solver threads (../parallel/taskPool.ts), on the
  * TypeScript backend (the addon's LAPACK and BLAS calls already run on OpenBLAS's threads):
- *  - the spectral stage: kappa(A^T A) (Lanczos, the LU of A and Lanczos on its inverse),
+ *  - the spectral stage: kappa(A^T A) (Lanczos, and Lanczos on its inverse through an LU of Q^T and the R_i),
  *    1 / lambda_min(S) (the LU of Q^T and Lanczos on its inverse; ./conditioning.ts, ./kappaS.ts),
  *    then the Gram blocks G_ij by groups of consecutive pairs, each written into its place in one
  *    shared array (./gramBlocks.ts); lambda_max(S) (Lanczos on the blocks) follows on the calling thread;
@@ -18,9 +18,9 @@ import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForDenseAnalysis } from '../parallel/threads.js';
 import { sharedCopy } from '../parallel/workerThreads.js';
-import { matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
+import type { MatrixConditioning } from './conditioning.js';
 import { gramBlock, gramBlockIntoWork, gramBlocksLayoutWork, pairOfIndex, type GramBlocks } from './gramBlocks.js';
-import { sSmallestWork, type LanczosEnd } from './kappaS.js';
+import { squareMatrixConditioningWork, sSmallestWork, type LanczosEnd } from './kappaS.js';
 import {
   localAnglesFrom,
   localAnglesScanWork,
@@ -76,9 +76,9 @@ export function denseAnalysisThreads(kernels: Kernels, system: DenseSystem): num
 
 const NOTHING = new Float64Array(0);
 
-/** The system the tasks read, in shared memory: A, the partition and the machines' bases (not A_i, b_i, R: never read by the analysis). */
+/** The system the tasks read, in shared memory: A, the partition, the machines' bases and R_i (kappa(A^T A), ./conditioning.ts); not A_i, b_i. */
 export function sharedAnalysisSystem(system: DenseSystem): DenseSystem {
-  const machines = system.machines.map((machine): DenseMachineData => ({ ...machine, a: NOTHING, b: NOTHING, r: NOTHING }));
+  const machines = system.machines.map((machine): DenseMachineData => ({ ...machine, a: NOTHING, b: NOTHING }));
   return sharedCopy({ ...system, b: NOTHING, xTrue: null, machines }) as DenseSystem;
 }
 
@@ -87,7 +87,7 @@ function* denseAnalysisTaskWork(kernels: Kernels, spec: DenseAnalysisSpec, index
   const { system } = spec;
   switch (task.kind) {
     case 'matrix-conditioning':
-      return { kind: task.kind, conditioning: yield* matrixConditioningWork(kernels, system.A) };
+      return { kind: task.kind, conditioning: yield* squareMatrixConditioningWork(kernels, system) };
     case 's-smallest': {
       // Q^T's rows placed as the one-thread path places them (./kappaS.ts: the Gram blocks' offsets).
       const inverse = yield* sSmallestWork(kernels, system, spec.gram.offsets);

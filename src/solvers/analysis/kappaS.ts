@@ -68,8 +68,15 @@ import { ConjugateGradients } from '../sparse/conjugateGradients.js';
 import { ratioEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '../sparse/sparseLu.js';
 import { largestMachine, overlapTwoColouring, type GramFactorSolves, type MachineColumnSlots } from '../sparse/spectrumOfS.js';
-import { inverseLargestWork, MAX_FORWARD_LANCZOS_ITERATIONS, singularError } from './conditioning.js';
-import { gramIsIdentity, gramOperator, type GramBlocks } from './gramBlocks.js';
+import {
+  inverseLargestWork,
+  MAX_FORWARD_LANCZOS_ITERATIONS,
+  matrixConditioningWork,
+  singularError,
+  type FactoredMatrix,
+  type MatrixConditioning,
+} from './conditioning.js';
+import { gramIsIdentity, gramOperator, offsetsOf, type GramBlocks } from './gramBlocks.js';
 import { inPhase } from './parts.js';
 
 export interface SConditioning {
@@ -169,6 +176,22 @@ const S_IDENTITY: SConditioning = { lambdaMinS: 1, lambdaMaxS: 1, kappaS: 1, lan
 /** lambda_max(S) = lambda_max(G): Lanczos on the Gram blocks. */
 function* sLargestWork(kernels: Kernels, gram: GramBlocks): Work<LanczosResult> {
   return yield* lanczosWork(kernels, gramOperator(kernels, gram), { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
+}
+
+/**
+ * A square system's A = D M (./conditioning.ts): the LU of M = Q^T (rows at the Gram blocks' offsets),
+ * which gives kappa(A^T A) (matrixConditioningWork) and lambda_min(S) (inverseLargestWork) alike.
+ */
+export function* basisFactoredMatrixWork(kernels: Kernels, system: DenseSystem): Work<FactoredMatrix> {
+  const offsets = offsetsOf(system.machines.map((machine) => machine.p));
+  const basisLu = yield* luWork(kernels, yield* assembleBasisRowsWork(system, offsets), { inPlace: true });
+  return { basisLu, machines: system.machines, offsets };
+}
+
+/** kappa(A^T A) of a square system through the LU of its bases (basisFactoredMatrixWork; a tall one through its own), as every dense analysis path runs it. */
+export function* squareMatrixConditioningWork(kernels: Kernels, system: DenseSystem): Work<MatrixConditioning> {
+  if (system.A.rows !== system.n) return yield* matrixConditioningWork(kernels, system.A);
+  return yield* matrixConditioningWork(kernels, system.A, yield* basisFactoredMatrixWork(kernels, system));
 }
 
 /**

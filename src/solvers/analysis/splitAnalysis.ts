@@ -11,7 +11,8 @@
  *    twice; here each pair is computed once, by the group of its first machine;
  *  - 'local-angles': the scan of the pairs of rows (k, l), l > k, for a range of rows k (phi_i,
  *    theta_min^(l), Theorem 4);
- *  - 'matrix-conditioning': kappa(A^T A), L, mu (Lanczos and the LU of A);
+ *  - 'matrix-conditioning': kappa(A^T A), L, mu (Lanczos, and Lanczos on the inverse through the LU of Q^T
+ *    and the machines' R_i, ./conditioning.ts);
  *  - 's-smallest': lambda_min(S) (the LU of Q^T and Lanczos on its inverse).
  * The combine step runs Lanczos on the Gram blocks for lambda_max(S) (it needs all of them; ./kappaS.ts), takes
  * theta_H and its pair from the theta_ij, merges the local scans and assembles rates, bounds and
@@ -23,8 +24,8 @@ import type { DenseMatrix } from '../matrix.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { assembleAnalysis, DEFAULT_ANALYSIS_TOLERANCE, denseAnalysisParts } from './analyze.js';
-import { matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
-import { sConditioningWork, sSmallestWork, type LanczosEnd } from './kappaS.js';
+import type { MatrixConditioning } from './conditioning.js';
+import { sConditioningWork, squareMatrixConditioningWork, sSmallestWork, type LanczosEnd } from './kappaS.js';
 import { blockIsStored, gramBlockIntoWork, offsetsOf, type GramBlocks } from './gramBlocks.js';
 import {
   localAnglesFrom,
@@ -162,7 +163,7 @@ export function* analysisPartWork(
 ): Work<AnalysisPartResult> {
   switch (part.kind) {
     case 'matrix-conditioning':
-      return { kind: part.kind, conditioning: yield* matrixConditioningWork(kernels, input.A) };
+      return { kind: part.kind, conditioning: yield* squareMatrixConditioningWork(kernels, yield* input.system()) };
     case 's-smallest': {
       const system = yield* input.system();
       const inverse = yield* sSmallestWork(kernels, system, offsetsOf(system.partition.sizes));

@@ -57,3 +57,13 @@ export function solveRTransposed(
   }
   return y;
 }
+
+/** Solve R x = y in place (back substitution; R upper triangular p x p, row-major), on y[offset, offset + p). */
+export function solveRInPlace(r: Float64Array, p: number, y: Float64Array, offset = 0): void {
+  for (let k = p - 1; k >= 0; k--) {
+    const row = k * p;
+    let s = y[offset + k];
+    for (let j = k + 1; j < p; j++) s -= r[row + j] * y[offset + j];
+    y[offset + k] = s / r[row + k];
+  }
+}

@@ -1,11 +1,26 @@
 import { Matrix } from 'ml-matrix';
 import { expect, it } from 'vitest';
-import { computeMatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
+import { computeMatrixConditioning, type MatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
+import { squareMatrixConditioningWork } from '../../../src/solvers/analysis/kappaS.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { describeEachBackend } from '../../support/backends.js';
-import { randomRows, svdValues } from '../../support/systems.js';
+import { randomRows, svdValues, systemOf } from '../../support/systems.js';
+
+/** sigma_max, sigma_min, kappa(A^T A), L and mu against ml-matrix's SVD of the same rows. */
+function expectSvdValues(c: MatrixConditioning, rows: number[][]): void {
+  const s = svdValues(new Matrix(rows));
+  const sMax = s[0];
+  const sMin = s[s.length - 1];
+  expect(Math.abs(c.sigmaMax - sMax) / sMax).toBeLessThan(1e-12);
+  expect(Math.abs(c.sigmaMin - sMin) / sMin).toBeLessThan(1e-10);
+  expect(Math.abs(c.kappaAtA - (sMax / sMin) ** 2) / c.kappaAtA).toBeLessThan(1e-10);
+  expect(Math.abs(c.L - sMax * sMax) / (sMax * sMax)).toBeLessThan(1e-12);
+  expect(Math.abs(c.mu - sMin * sMin) / (sMin * sMin)).toBeLessThan(1e-10);
+}
 
 describeEachBackend('kappa(A^T A) without forming A^T A', () => {
   for (const [n, mean] of [
@@ -14,15 +29,20 @@ describeEachBackend('kappa(A^T A) without forming A^T A', () => {
   ] as const) {
     it(`matches ml-matrix's SVD on a random ${n} x ${n} matrix (mean ${mean})`, () => {
       const rows = randomRows(n, n + mean, mean);
-      const c = computeMatrixConditioning(fromRows(rows));
-      const s = svdValues(new Matrix(rows));
-      const sMax = s[0];
-      const sMin = s[s.length - 1];
-      expect(Math.abs(c.sigmaMax - sMax) / sMax).toBeLessThan(1e-12);
-      expect(Math.abs(c.sigmaMin - sMin) / sMin).toBeLessThan(1e-10);
-      expect(Math.abs(c.kappaAtA - (sMax / sMin) ** 2) / c.kappaAtA).toBeLessThan(1e-10);
-      expect(Math.abs(c.L - sMax * sMax) / (sMax * sMax)).toBeLessThan(1e-12);
-      expect(Math.abs(c.mu - sMin * sMin) / (sMin * sMin)).toBeLessThan(1e-10);
+      expectSvdValues(computeMatrixConditioning(fromRows(rows)), rows);
+    });
+  }
+
+  // The analysis' route: A = D M with D = diag(R_i^T), M = Q^T, through the LU of M (machines of unequal sizes, rows interleaved).
+  for (const [n, m, mean] of [
+    [60, 4, 1],
+    [90, 7, 0],
+  ] as const) {
+    it(`through the machines' bases matches ml-matrix's SVD (n = ${n}, m = ${m}, mean ${mean})`, () => {
+      const rows = randomRows(n, n + m, mean);
+      const assignment = Array.from({ length: n }, (_, k) => (k * 7 + (k % 3)) % m);
+      const system = systemOf(rows, assignment, m);
+      expectSvdValues(runSync(squareMatrixConditioningWork(selectedKernels(), system)), rows);
     });
   }
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, expect, it } from 'vitest';
 import { analyze } from '../../../src/solvers/analysis/analyze.js';
-import { computeMatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
+import { squareMatrixConditioningWork } from '../../../src/solvers/analysis/kappaS.js';
 import {
   anglesTasksSpec,
   denseAnalysisThreads,
@@ -98,7 +98,10 @@ describeEachBackend('the dense analysis on threads', (backend) => {
     const reference = computeGramBlocks(rowSpaceSystem(system).machines);
     expect(gram.data).toEqual(reference.data);
     expect(gram.blockStart).toEqual(reference.blockStart);
-    expect(first[0]).toEqual({ kind: 'matrix-conditioning', conditioning: computeMatrixConditioning(system.A) });
+    expect(first[0]).toEqual({
+      kind: 'matrix-conditioning',
+      conditioning: runSync(squareMatrixConditioningWork(selectedKernels(), rowSpaceSystem(system))),
+    });
     const single = analyzeOn(1, system);
     const s = first[1];
     if (s.kind !== 's-smallest' || s.inverse === null) throw new Error('expected 1 / lambda_min(S)');
