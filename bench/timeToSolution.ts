@@ -36,6 +36,8 @@ interface Timed {
   iterationMs: number;
   /** To the first yield, less one iteration. */
   startMs: number;
+  /** The process' CPU time (all threads) between the first and last yield, per iteration: on one solver thread, the work without the waits for a core other processes hold. */
+  cpuMs: number;
 }
 
 function timed(work: Generator<unknown, RunResult>): Timed {
@@ -43,14 +45,25 @@ function timed(work: Generator<unknown, RunResult>): Timed {
   let first = 0;
   let last = 0;
   let yields = 0;
+  let cpuFirst = 0;
+  let cpuLast = 0;
+  const cpu = (): number => {
+    const { user, system } = process.cpuUsage();
+    return (user + system) / 1000;
+  };
   let step = work.next();
   for (; !step.done; step = work.next()) {
     last = performance.now();
-    if (yields++ === 0) first = last;
+    cpuLast = cpu();
+    if (yields++ === 0) {
+      first = last;
+      cpuFirst = cpuLast;
+    }
   }
   const totalMs = performance.now() - started;
   const iterationMs = yields > 1 ? (last - first) / (yields - 1) : totalMs / Math.max(1, step.value.iterations);
-  return { result: step.value, totalMs, iterationMs, startMs: first - started - iterationMs };
+  const cpuMs = yields > 1 ? (cpuLast - cpuFirst) / (yields - 1) : Number.NaN;
+  return { result: step.value, totalMs, iterationMs, startMs: first - started - iterationMs, cpuMs };
 }
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
@@ -73,9 +86,11 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations
     const start = median(runs.map((s) => s.startMs)) / 1000;
     const predicted = t[id].secondsPerIteration;
     const spread = Math.max(...perIteration) / Math.min(...perIteration);
+    const cpu = median(runs.map((s) => s.cpuMs)) / 1000;
     console.log(
       `  ${id.padEnd(8)} predicted ${(predicted * 1000).toFixed(3)} ms/it, measured ${(measured * 1000).toFixed(3)} ms/it ` +
-        `(threads ${runs[0].result.threads ?? 1}, spread ${spread.toFixed(2)}), ratio ${(predicted / measured).toFixed(2)}; ` +
+        `(threads ${runs[0].result.threads ?? 1}, spread ${spread.toFixed(2)}), ratio ${(predicted / measured).toFixed(2)}, ` +
+        `cpu ${(cpu * 1000).toFixed(3)} ms/it (ratio ${(predicted / cpu).toFixed(2)}); ` +
         `start predicted ${(((t[id] as { startSeconds?: number }).startSeconds ?? 0) * 1000).toFixed(1)} ms, measured ${(start * 1000).toFixed(1)} ms`,
     );
   }

@@ -1124,6 +1124,12 @@ export interface components {
                 /** @description The CSR gradient pass out of cache, bytes of the matrix (12 a stored entry) per second. */
                 bytesPerSecond: number;
                 bytesPerSecondInCache: number;
+                /** @description The CSR projections' plain loops over A_i (A_i v, A_i^T y) out of cache, bytes of the matrix per second. */
+                csrLoopBytesPerSecond: number;
+                csrLoopBytesPerSecondInCache: number;
+                /** @description Solves with a Gram factor by the machines' kernel out of cache, bytes of the factor (12 an entry, each sweep) per second. */
+                factorBytesPerSecond: number;
+                factorBytesPerSecondInCache: number;
                 /** @description The in-cache blocks' size: an iteration's working set between it and outOfCacheBytes is priced in between. */
                 inCacheBytes: number;
                 outOfCacheBytes: number;

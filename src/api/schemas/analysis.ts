@@ -235,6 +235,14 @@ const CalibrationSchema = z.object({
   flopsPerSecondInCache: z.number().describe('The same pass on a block of inCacheBytes.'),
   bytesPerSecond: z.number().describe('The CSR gradient pass out of cache, bytes of the matrix (12 a stored entry) per second.'),
   bytesPerSecondInCache: z.number(),
+  csrLoopBytesPerSecond: z
+    .number()
+    .describe("The CSR projections' plain loops over A_i (A_i v, A_i^T y) out of cache, bytes of the matrix per second."),
+  csrLoopBytesPerSecondInCache: z.number(),
+  factorBytesPerSecond: z
+    .number()
+    .describe("Solves with a Gram factor by the machines' kernel out of cache, bytes of the factor (12 an entry, each sweep) per second."),
+  factorBytesPerSecondInCache: z.number(),
   inCacheBytes: z
     .number()
     .describe("The in-cache blocks' size: an iteration's working set between it and outOfCacheBytes is priced in between."),

@@ -8,13 +8,15 @@
  *    extents, e_Q = Q_i^T's): gradient pass 4 e_A flops (dot + axpy); Cimmino 2 e_A + p_i^2 + 2 e_Q;
  *    APC / MLM 4 e_Q + p_i^2 (R^T w) plus the n-long update of x_i (24 n bytes). CSR (memory-bound,
  *    12 bytes a stored entry: value + column index): gradient one pass over A_i; a projection
- *    (APC, MLM, Cimmino) A_i v, two triangular solves with the factor L_i of A_i A_i^T (2 x 12 nnz(L_i)
- *    bytes) and A_i^T y, each refinement correction repeating the three;
+ *    (APC, MLM, Cimmino) A_i v and A_i^T y (2 x 12 nnz(A_i) bytes), two triangular solves with the
+ *    factor L_i of A_i A_i^T (2 x 12 nnz(L_i) bytes), each refinement correction repeating the four;
  *  - the taskmaster's: adding the machines' terms on their supports (16 c_i bytes each) and the
  *    update of x (40 n bytes: x, its predecessor, the step); APC / MLM average the m copies x_i (8 m n);
  *  - the messages: x out to each machine and its term back (gradient methods and Cimmino: vectors of
  *    the column support c_i), or xbar out and x_i back (APC / MLM: vectors of n, as they are held here).
- * Here: the sum of the machines' work (one process) at the calibrated rates, plus the taskmaster's and
+ * Here: the sum of the machines' work (one process) at the calibrated rates of the kernels that do it
+ * (the dense row kernels; the CSR gradient kernel; the CSR projections' plain loops over A_i and the
+ * backend's solves with L_i, which run at neither the gradient kernel's rate nor each other's), plus the taskmaster's and
  * a measured per-machine call overhead; messages cost nothing (shared memory) but are counted.
  * On a deployment: the slowest machine (max of flops / machineGflops and bytes / memoryBandwidth),
  * then the taskmaster, then each round's messages: 2 latencies + all the bytes through the
@@ -102,10 +104,15 @@ function extentSum(start: Int32Array, end: Int32Array): number {
   return s;
 }
 
-/** One party's work in an iteration: dense flops, matrix/factor bytes (CSR), vector bytes. */
+/** One party's work in an iteration: dense flops, CSR bytes by the kernel that reads them, vector bytes. */
 export interface Work {
   flops: number;
+  /** Read by the CSR gradient kernel. */
   matrixBytes: number;
+  /** Read by the CSR projections' loops A_i v and A_i^T y. */
+  csrLoopBytes: number;
+  /** Read by the solves with the Gram factors. */
+  factorBytes: number;
   vectorBytes: number;
   /** Bytes of matrix data it holds (A_i, Q_i or the factor, once): the iteration's working set. */
   residentBytes: number;
@@ -124,7 +131,7 @@ export interface IterationCost {
 const BYTES = 8;
 const CSR_ENTRY_BYTES = 12;
 
-const NO_WORK = { flops: 0, matrixBytes: 0, residentBytes: 0, entries: 0 };
+const NO_WORK = { flops: 0, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, residentBytes: 0, entries: 0 };
 
 /** The counts of one iteration of `id` on `system` (see the header). */
 export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCost {
@@ -143,9 +150,9 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
     const work = chunks.map((chunk): Work => {
       const entries = chunk.entries;
       if (storage === 'dense')
-        return { flops: 4 * entries, matrixBytes: 0, vectorBytes: gather(chunk.c), residentBytes: BYTES * entries, entries };
+        return { ...NO_WORK, flops: 4 * entries, vectorBytes: gather(chunk.c), residentBytes: BYTES * entries, entries };
       const bytes = CSR_ENTRY_BYTES * entries;
-      return { flops: 0, matrixBytes: bytes, vectorBytes: gather(chunk.c), residentBytes: bytes, entries };
+      return { ...NO_WORK, matrixBytes: bytes, vectorBytes: gather(chunk.c), residentBytes: bytes, entries };
     });
     // The taskmaster adds the chunks' terms (read and added into g: 16 bytes an entry) and updates x:
     // DGD x -= alpha g (3 vectors of n), D-HBM and D-NAG with their momentum (5).
@@ -159,14 +166,15 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
       // APC / MLM also update x_i (3 vectors of n); Cimmino reads A_i and Q_i.
       const flops = consensus ? 4 * d.entriesQ + d.p * d.p : 2 * d.entriesA + 2 * d.entriesQ + d.p * d.p;
       const entries = consensus ? d.entriesQ : d.entriesA + d.entriesQ;
-      return { flops, matrixBytes: 0, vectorBytes: gather(d.c) + (consensus ? 3 * BYTES * n : 0), residentBytes: BYTES * entries, entries };
+      return { ...NO_WORK, flops, vectorBytes: gather(d.c) + (consensus ? 3 * BYTES * n : 0), residentBytes: BYTES * entries, entries };
     }
-    // CSR, APC / MLM as Cimmino passes (../machines/csrConsensusPass.ts): A_i v, two solves with L_i, A_i^T y.
-    const solve = 2 * CSR_ENTRY_BYTES * d.factorNnz + 2 * CSR_ENTRY_BYTES * d.entriesA;
-    const matrixBytes = solve + d.refinement * (solve + 2 * CSR_ENTRY_BYTES * d.entriesA);
+    // CSR, APC / MLM as Cimmino passes (../machines/csrConsensusPass.ts): A_i v, two solves with L_i, A_i^T y;
+    // a refinement correction A_i^T y, A_i u and two solves (../machines/csrMachine.ts refinedGramSolve).
+    const passes = 1 + d.refinement;
     return {
-      flops: 0,
-      matrixBytes,
+      ...NO_WORK,
+      csrLoopBytes: passes * 2 * CSR_ENTRY_BYTES * d.entriesA,
+      factorBytes: passes * 2 * CSR_ENTRY_BYTES * d.factorNnz,
       vectorBytes: gather(d.c),
       residentBytes: CSR_ENTRY_BYTES * (d.entriesA + d.factorNnz),
       entries: 2 * (1 + d.refinement) * (d.entriesA + d.factorNnz),
@@ -210,9 +218,16 @@ export function secondsHere(cost: IterationCost, calibration: Calibration, threa
   const working = cost.machines.reduce((s, w) => s + w.residentBytes, 0);
   const f = cacheFraction(working, calibration);
   const secondsPerFlop = (1 - f) / calibration.flopsPerSecondInCache + f / calibration.flopsPerSecond;
-  const secondsPerByte = (1 - f) / calibration.bytesPerSecondInCache + f / calibration.bytesPerSecond;
+  const perByte = (inCache: number, out: number): number => (1 - f) / inCache + f / out;
+  const secondsPerByte = perByte(calibration.bytesPerSecondInCache, calibration.bytesPerSecond);
+  const secondsPerLoopByte = perByte(calibration.csrLoopBytesPerSecondInCache, calibration.csrLoopBytesPerSecond);
+  const secondsPerFactorByte = perByte(calibration.factorBytesPerSecondInCache, calibration.factorBytesPerSecond);
   const at = (w: Work): number =>
-    w.flops * secondsPerFlop + w.matrixBytes * secondsPerByte + w.vectorBytes / calibration.vectorBytesPerSecond;
+    w.flops * secondsPerFlop +
+    w.matrixBytes * secondsPerByte +
+    w.csrLoopBytes * secondsPerLoopByte +
+    w.factorBytes * secondsPerFactorByte +
+    w.vectorBytes / calibration.vectorBytesPerSecond;
   let sum = 0;
   let largest = 0;
   for (const w of cost.machines) {
@@ -240,7 +255,8 @@ export function secondsOnDeployment(cost: IterationCost, d: Deployment): number 
   const flopsRate = d.machineGflops * 1e9;
   const memory = d.memoryBandwidthGBs * 1e9;
   // A dense pass reads 8 bytes per 4 flops at most: whichever of compute or memory binds.
-  const at = (w: Work): number => Math.max(w.flops / flopsRate, (w.flops * 2 + w.matrixBytes + w.vectorBytes) / memory);
+  const at = (w: Work): number =>
+    Math.max(w.flops / flopsRate, (w.flops * 2 + w.matrixBytes + w.csrLoopBytes + w.factorBytes + w.vectorBytes) / memory);
   let slowest = 0;
   for (const w of cost.machines) slowest = Math.max(slowest, at(w));
   const communication = 2 * d.latencyMicroseconds * 1e-6 + cost.bytesPerIteration / (d.bandwidthGBs * 1e9);

@@ -61,6 +61,7 @@ import { attachArena, WasmArena, wasmKernelsEnabled } from '../linalg/wasmRowKer
 import type { ThreadContext } from '../parallel/protocol.js';
 import { lastThreadStartSeconds } from '../parallel/engine.js';
 import type { MachineStorage } from './storage.js';
+import { csrAddTranspose, csrRowProducts } from './csrMachine.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 
 export interface Placement {
@@ -307,10 +308,22 @@ export interface Calibration {
   flopsPerSecond: number;
   /** The same pass on a block that stays in the last-level cache (inCacheBytes), flops per second. */
   flopsPerSecondInCache: number;
-  /** The CSR gradient pass out of cache, bytes of the matrix (12 per stored entry) per second: also used for factor solves. */
+  /** The CSR gradient pass out of cache, bytes of the matrix (12 per stored entry) per second. */
   bytesPerSecond: number;
   /** The same pass on a matrix of inCacheBytes, bytes per second. */
   bytesPerSecondInCache: number;
+  /**
+   * The CSR projections' plain loops over A_i (A_i v, then A_i^T y: ./csrMachine.ts, TypeScript on every backend)
+   * out of cache, bytes of the matrix (12 per stored entry, each loop) per second.
+   */
+  csrLoopBytesPerSecond: number;
+  csrLoopBytesPerSecondInCache: number;
+  /**
+   * Solves with a Gram factor L_i (forward then backward sweep) by the kernel the machines use (the addon's on the
+   * native backend, the TypeScript loops otherwise) out of cache, bytes of the factor (12 per entry, each sweep) per second.
+   */
+  factorBytesPerSecond: number;
+  factorBytesPerSecondInCache: number;
   /** Size of the in-cache blocks; the out-of-cache ones are outOfCacheBytes. A working set between the two is priced in between. */
   inCacheBytes: number;
   outOfCacheBytes: number;
@@ -401,14 +414,51 @@ function csrPassTimer(rows: number): () => void {
 }
 
 /**
+ * The CSR projections' parts on a banded matrix of `rows` rows, 5 entries a row: the loops A_i v and A_i^T y
+ * (./csrMachine.ts), and the calling thread's Gram solver (the machines' kernel) with a banded factor of
+ * 5 entries a column (the diagonal and 4 below it), both sweeps.
+ */
+function csrProjectionTimers(rows: number): { loops: () => void; solve: () => void } {
+  const perRow = 5;
+  const rowPtr = new Int32Array(rows + 1);
+  for (let k = 0; k <= rows; k++) rowPtr[k] = k * perRow;
+  const colIdx = new Int32Array(rows * perRow);
+  for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / perRow) + (e % perRow) - 2));
+  const a = { p: rows, rowPtr, colIdx, values: new Float64Array(rows * perRow).fill(0.25) };
+  const v = new Float64Array(rows).fill(1);
+  const y = new Float64Array(rows);
+  const loops = (): void => {
+    csrRowProducts(a, v, null, y);
+    csrAddTranspose(a, y, 0, -1e-3, v, 0, null);
+  };
+  const colPtr = new Int32Array(rows + 1);
+  for (let j = 0; j < rows; j++) colPtr[j + 1] = colPtr[j] + Math.min(perRow, rows - j);
+  const rowIdx = new Int32Array(colPtr[rows]);
+  const values = new Float64Array(colPtr[rows]);
+  for (let j = 0; j < rows; j++)
+    for (let q = colPtr[j]; q < colPtr[j + 1]; q++) {
+      rowIdx[q] = j + q - colPtr[j];
+      values[q] = q === colPtr[j] ? 2 : -0.1;
+    }
+  const perm = Int32Array.from({ length: rows }, (_, k) => k);
+  const parent = Int32Array.from({ length: rows }, (_, k) => (k + 1 < rows ? k + 1 : -1));
+  const symbolic: CholeskySymbolic = { n: rows, ordering: { perm, inverse: perm }, parent, colPtr, rowIdx, nnzL: colPtr[rows], flops: 0 };
+  const solver = currentThreadGramSolver({ symbolic, values });
+  return { loops, solve: () => solver.solve(v, v) };
+}
+
+/**
  * The time-to-solution model's throughputs (../analysis/timeToSolution.ts), measured on the kernels
  * the iterations use on the current backend, each the median of `repeats` timings after a warm-up:
  * the dense fused row pass (the addon's, WebAssembly or TypeScript) and the CSR gradient pass
  * (5 entries a row) each on a block of 8 MB, which stays in the last-level cache (32 MB here) as the
  * bench's problems' matrices do, and on one of 40 MB, which does not (the addon's dense pass runs
- * ~2x faster in cache, WebAssembly's ~1.4x, the CSR passes ~1.2x); a plain loop over 250,000-long
+ * ~2x faster in cache, WebAssembly's ~1.4x, the CSR passes ~1.2x); the same for the CSR projections'
+ * plain loops over A_i and for solves with a banded factor on the machines' Gram solver (its speed is
+ * neither the gradient kernel's nor the loops': the addon's solves ~4x the loops, the TypeScript ones
+ * ~1.5-2x); a plain loop over 250,000-long
  * vectors (APC's x_i update); and 1000 fused passes over one row of 8 (a chunk's fixed cost).
- * About 0.3-0.5 s in all, once per process (currentCalibration).
+ * About 0.5-0.8 s in all, once per process (currentCalibration).
  */
 export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
   const kernels = selectedKernels();
@@ -428,6 +478,14 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   const csrLargeRows = Math.floor(OUT_OF_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
   const csrInCache = medianSeconds(clock, repeats, csrPassTimer(csrSmallRows));
   const csrOut = medianSeconds(clock, repeats, csrPassTimer(csrLargeRows));
+  const projectionSmall = csrProjectionTimers(csrSmallRows);
+  const loopsInCache = medianSeconds(clock, repeats, projectionSmall.loops);
+  const solveInCache = medianSeconds(clock, repeats, projectionSmall.solve);
+  const projectionLarge = csrProjectionTimers(csrLargeRows);
+  const loopsOut = medianSeconds(clock, repeats, projectionLarge.loops);
+  const solveOut = medianSeconds(clock, repeats, projectionLarge.solve);
+  // A loop or a sweep reads each of its 5 entries a row (12 bytes) once; the factor's last 4 columns are shorter.
+  const factorBytes = (rows: number): number => 2 * 12 * (5 * rows - 10);
 
   // Vectors: APC's update of x_i, 3 vectors of 8 bytes an entry.
   const n = 250_000;
@@ -452,6 +510,10 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     flopsPerSecondInCache: (4 * IN_CACHE_BYTES) / 8 / denseInCache,
     bytesPerSecond: (12 * 5 * csrLargeRows) / csrOut,
     bytesPerSecondInCache: (12 * 5 * csrSmallRows) / csrInCache,
+    csrLoopBytesPerSecond: (2 * 12 * 5 * csrLargeRows) / loopsOut,
+    csrLoopBytesPerSecondInCache: (2 * 12 * 5 * csrSmallRows) / loopsInCache,
+    factorBytesPerSecond: factorBytes(csrLargeRows) / solveOut,
+    factorBytesPerSecondInCache: factorBytes(csrSmallRows) / solveInCache,
     inCacheBytes: IN_CACHE_BYTES,
     outOfCacheBytes: OUT_OF_CACHE_BYTES,
     vectorBytesPerSecond: (24 * n) / vectorSeconds,

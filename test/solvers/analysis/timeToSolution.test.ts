@@ -41,6 +41,10 @@ const calibration: Calibration = {
   flopsPerSecondInCache: 1e9,
   bytesPerSecond: 1e9,
   bytesPerSecondInCache: 1e9,
+  csrLoopBytesPerSecond: 1e9,
+  csrLoopBytesPerSecondInCache: 1e9,
+  factorBytesPerSecond: 1e9,
+  factorBytesPerSecondInCache: 1e9,
   inCacheBytes: 8 * 2 ** 20,
   outOfCacheBytes: 48 * 2 ** 20,
   vectorBytesPerSecond: 1e9,
@@ -81,10 +85,12 @@ describe('iterationCost', () => {
 
   it('counts CSR passes and factor solves', () => {
     expect(iterationCost('dhbm', csr).machines.map((w) => w.matrixBytes)).toEqual([12 * 7, 12 * 5]);
-    // A v, two solves with L, A^T y; machine 1 repeats them once for its refinement.
-    const solve0 = 24 * 3 + 24 * 7;
-    const solve1 = 24 * 3 + 24 * 5;
-    expect(iterationCost('apc', csr).machines.map((w) => w.matrixBytes)).toEqual([solve0, solve1 + solve1 + 24 * 5]);
+    // A v and A^T y (the loops), two sweeps with L (the solves); machine 1's refinement correction
+    // repeats all four (A^T y, A u, two sweeps). None of it is the gradient kernel's.
+    const apc = iterationCost('apc', csr).machines;
+    expect(apc.map((w) => w.csrLoopBytes)).toEqual([24 * 7, 2 * 24 * 5]);
+    expect(apc.map((w) => w.factorBytes)).toEqual([24 * 3, 2 * 24 * 3]);
+    expect(apc.map((w) => w.matrixBytes)).toEqual([0, 0]);
     expect(iterationCost('cimmino', csr).bytesPerIteration).toBe(2 * 8 * 7);
     expect(iterationCost('mlm', csr).bytesPerIteration).toBe(2 * 8 * 6 * 2);
     expect(iterationCost('dnag', csr).messagesPerIteration).toBe(4);
@@ -164,10 +170,10 @@ describe('secondsHere', () => {
   // Two chunks of 3000 and 1000 flops, no vectors: 3 us and 1 us at 1 GFLOP/s.
   const cost: IterationCost = {
     machines: [
-      { flops: 3000, matrixBytes: 0, vectorBytes: 0, residentBytes: 6000, entries: 750 },
-      { flops: 1000, matrixBytes: 0, vectorBytes: 0, residentBytes: 2000, entries: 250 },
+      { flops: 3000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, vectorBytes: 0, residentBytes: 6000, entries: 750 },
+      { flops: 1000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, vectorBytes: 0, residentBytes: 2000, entries: 250 },
     ],
-    taskmaster: { flops: 0, matrixBytes: 0, vectorBytes: 500, residentBytes: 0, entries: 0 },
+    taskmaster: { flops: 0, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, vectorBytes: 500, residentBytes: 0, entries: 0 },
     bytesPerIteration: 0,
     messagesPerIteration: 4,
   };
@@ -207,6 +213,20 @@ describe('secondsHere', () => {
     expect(flopsSeconds(1000)).toBeCloseTo(3000 / 2e9, 15);
     expect(flopsSeconds(100_000)).toBeCloseTo(3000 / 1e9, 15);
     expect(flopsSeconds(10_000)).toBeCloseTo(0.5 * (3000 / 2e9) + 0.5 * (3000 / 1e9), 15);
+  });
+
+  it('prices CSR loop and factor bytes at their own calibrated rates', () => {
+    const csrWork = { flops: 0, matrixBytes: 1000, csrLoopBytes: 2000, factorBytes: 4000, vectorBytes: 0, residentBytes: 0, entries: 0 };
+    const rates = {
+      ...timed,
+      perMachineOverheadSeconds: 0,
+      bytesPerSecondInCache: 1e9,
+      csrLoopBytesPerSecondInCache: 2e9,
+      factorBytesPerSecondInCache: 4e9,
+    };
+    const only = { ...cost, machines: [csrWork], taskmaster: { ...cost.taskmaster, vectorBytes: 0 } };
+    // 1 us of the gradient kernel, 1 us of loops, 1 us of solves; then the runner's 1 us.
+    expect(secondsHere(only, rates, 1)).toBeCloseTo(3e-6 + 1e-6, 15);
   });
 
   it('starts a threaded run at the thread start plus the setup pass, a one-thread run at a copy of its data', () => {
@@ -254,6 +274,9 @@ describe('measureCalibration', () => {
     // A calibration row holds 88 bytes (5 entries of 12, its pointer, b, x, the term), 60 of them the matrix's.
     expect(c.bytesPerSecond).toBeCloseTo(60 * Math.floor((40 * 2 ** 20) / 88) * 1000, 3);
     expect(c.bytesPerSecondInCache).toBeCloseTo(60 * Math.floor((8 * 2 ** 20) / 88) * 1000, 3);
+    // The projections' two loops read the rows' 60 bytes each; a solve's two sweeps the factor's 5 a column, 4 short at the end.
+    expect(c.csrLoopBytesPerSecondInCache).toBeCloseTo(120 * Math.floor((8 * 2 ** 20) / 88) * 1000, 3);
+    expect(c.factorBytesPerSecond).toBeCloseTo(24 * (5 * Math.floor((40 * 2 ** 20) / 88) - 10) * 1000, 3);
     expect([c.inCacheBytes, c.outOfCacheBytes]).toEqual([8 * 2 ** 20, 40 * 2 ** 20]);
     // 1000 calls in one timing.
     expect(c.perMachineOverheadSeconds).toBeCloseTo(1e-6, 12);
