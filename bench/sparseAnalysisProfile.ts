@@ -8,9 +8,10 @@
  * being its count of them times that. Prints one JSON line.
  *
  * lambda_max(S) is had by reflection (2 - lambda_min(S)) when the machines' overlap graph is bipartite, as
- * in the analysis; --lanczos-max also times the Lanczos run it replaces.
+ * in the analysis; --lanczos-max also times the Lanczos run it replaces. --plain-angles also runs the pairs'
+ * angles by Lanczos on C^T C alone (without the joint Gram's shift-invert route) and compares.
  *
- *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only | --parts-only] [--lanczos-max] [--conditioning-only] [--arpack]
+ *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only | --parts-only] [--lanczos-max] [--plain-angles] [--conditioning-only] [--arpack]
  *     [--basis=<vectors>] [--kept=<vectors>]
  */
 import { readFileSync } from 'node:fs';
@@ -35,6 +36,7 @@ import {
   overlapTwoColouring,
   PairAngleContext,
   sparsePairAngleWork,
+  type SparsePairAngle,
 } from '../src/solvers/sparse/spectrumOfS.js';
 import { selectBackend } from './backends.js';
 import type { SparseProblemFile } from './sparseProblems.js';
@@ -148,14 +150,44 @@ function main(): void {
     const context = new PairAngleContext(slots, factors);
     let products = 0;
     let thetaH = Math.PI / 2;
+    const angles: SparsePairAngle[] = [];
     const [anglesSeconds, anglesCpuSeconds] = cpuClock(() => {
       for (let q = 0; q < pairs.length / 2; q++) {
         const angle = runSync(sparsePairAngleWork(context, pairs[2 * q], pairs[2 * q + 1]));
+        angles.push(angle);
         products += angle.iterations;
         thetaH = Math.min(thetaH, angle.theta);
       }
     });
-    log('principalAngles', { seconds: anglesSeconds, cpuSeconds: anglesCpuSeconds, pairs: pairs.length / 2, products, thetaH });
+    const methods = [...new Set(angles.map((angle) => angle.method))];
+    log('principalAngles', { seconds: anglesSeconds, cpuSeconds: anglesCpuSeconds, pairs: pairs.length / 2, products, thetaH, methods });
+    if (flags.has('--plain-angles')) {
+      // The same pairs by Lanczos on C^T C alone (no joint Gram): products, CPU, and the largest
+      // |theta - theta_plain| over the sum of both bounds.
+      const plainContext = new PairAngleContext(slots, {
+        solveL: (machine, b, y) => factors.solveL(machine, b, y),
+        solveLT: (machine, y, x) => factors.solveLT(machine, y, x),
+      });
+      let plainProducts = 0;
+      let worstOverBounds = 0;
+      let largestBound = 0;
+      const [plainSeconds, plainCpuSeconds] = cpuClock(() => {
+        for (let q = 0; q < pairs.length / 2; q++) {
+          const plain = runSync(sparsePairAngleWork(plainContext, pairs[2 * q], pairs[2 * q + 1]));
+          plainProducts += plain.iterations;
+          const bounds = angles[q].absoluteErrorBound + plain.absoluteErrorBound;
+          worstOverBounds = Math.max(worstOverBounds, Math.abs(angles[q].theta - plain.theta) / bounds);
+          largestBound = Math.max(largestBound, angles[q].absoluteErrorBound);
+        }
+      });
+      log('principalAnglesPlain', {
+        seconds: plainSeconds,
+        cpuSeconds: plainCpuSeconds,
+        products: plainProducts,
+        worstOverBounds,
+        largestBound,
+      });
+    }
     // S's ends with the analysis' options (sparseAnalysis.ts: its basis size, the backend's dense kernels).
     const sOptions = { ...lanczosOptions, basisSize: option('basis') ?? sBasisSize(A.rows) };
     const [minSeconds, minCpuSeconds, lambdaMinS] = cpuClock(() => runSync(lambdaMinSWork(slots, lu, sOptions, workspace, luSolves)));

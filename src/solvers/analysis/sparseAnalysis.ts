@@ -31,6 +31,7 @@ import { sparseMatrixConditioningWork } from './conditioning.js';
 import {
   choosePlacement,
   currentThreadGramSolver,
+  gramFactorizer,
   currentThreadLuSolves,
   currentThreadNormalOperator,
   currentThreadSparseLuWork,
@@ -50,6 +51,7 @@ import {
   type SparsePairAngle,
 } from '../sparse/spectrumOfS.js';
 import type { LuSolves, SparseLuFactorization } from '../sparse/sparseLu.js';
+import { multiplyLower, multiplyUpper, type CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { csrSSpectrumWork, lambdaMinSWork, type SSpectrum } from './kappaS.js';
 import { localAnglesOfCsrWork } from './localAngles.js';
 import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
@@ -108,9 +110,22 @@ function angleEstimateOf(angle: SparsePairAngle): AngleEstimate {
 export function machineGramSolves(factors: readonly StoredGramFactor[]): GramFactorSolves {
   const solvers: (GramSolver | undefined)[] = new Array<GramSolver | undefined>(factors.length);
   const solverOf = (machine: number): GramSolver => (solvers[machine] ??= currentThreadGramSolver(factors[machine]));
+  // The factors as operators (the pairs' shift-invert route), with this thread's work vector.
+  const operators: (CholeskyFactor | undefined)[] = new Array<CholeskyFactor | undefined>(factors.length);
+  const operatorOf = (machine: number): CholeskyFactor =>
+    (operators[machine] ??= { ...factors[machine], work: new Float64Array(factors[machine].symbolic.n) });
+  const factorize = gramFactorizer();
   return {
     solveL: (machine, b, y) => solverOf(machine).solveLower(b, y),
     solveLT: (machine, y, x) => solverOf(machine).solveUpper(y, x),
+    joint: {
+      multiplyL: (machine, u, out) => multiplyLower(operatorOf(machine), u, out),
+      multiplyLT: (machine, y, out) => multiplyUpper(operatorOf(machine), y, out),
+      factor(g) {
+        const solver = currentThreadGramSolver(factorize(g));
+        return (b, x) => solver.solve(b, x);
+      },
+    },
   };
 }
 

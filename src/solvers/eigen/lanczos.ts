@@ -89,6 +89,8 @@ interface LanczosRun {
   dense: DenseKernels;
   /** Receives the top Ritz vector when given. */
   ritzVector?: Float64Array;
+  /** The first Lanczos vector when given (else random from `seed`). */
+  startVector?: Float64Array;
   /** The stopping test, on the ends asked for (the other one's value is NaN). */
   accept(largest: RitzEnd, smallest: RitzEnd): boolean;
 }
@@ -244,7 +246,8 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
   let basis = workspace.basisFor(n, m < maxIterations && m < n ? m + 1 : Math.min(16, mostVectors), 0, mostVectors);
 
   const v0 = basis.subarray(0, n);
-  new SeededRandom(run.seed).fillSigned(v0);
+  if (run.startVector) v0.set(run.startVector.subarray(0, n));
+  else new SeededRandom(run.seed).fillSigned(v0);
   normalize(v0);
 
   let start = 0; // vectors 0..start-1 are kept Ritz vectors (the arrow's diagonal block)
@@ -518,6 +521,8 @@ export interface LargestEigenvalueOptions {
   seed?: number;
   /** Keep the top Ritz vector (unit norm, length n) in this buffer (e.g. for the principal angles' sine). */
   ritzVector?: Float64Array;
+  /** The first Lanczos vector (length n, normalized here), e.g. an earlier run's Ritz vector; absent: random from `seed`. */
+  startVector?: Float64Array;
   /**
    * A stopping test replacing `relativeErrorBound <= tolerance`, given the top Ritz value, its
    * residual and the gap (as in EigenvalueEstimate): e.g. a Kato-Temple accuracy on 1 - theta_1.
@@ -583,6 +588,7 @@ export function* largestEigenvalueWork(
       seed,
       dense: options.dense ?? TYPESCRIPT_DENSE_KERNELS,
       ritzVector: options.ritzVector,
+      startVector: options.startVector,
       accept: convergedWhen ? (top) => convergedWhen(top.value, top.residual, top.gap) : (top) => top.relativeBound <= tolerance,
     },
     workspace,

@@ -429,6 +429,42 @@ function backwardSweep(factor: CholeskyFactor, z: Float64Array): void {
   }
 }
 
+/** out = B u = P^T L u (B = P^T L, B B^T = G): the factor as an operator. u and out may be the same array. */
+export function multiplyLower(factor: CholeskyFactor, u: Float64Array, out: Float64Array): Float64Array {
+  const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+  const lValues = factor.values;
+  const z = factor.work;
+  z.set(u.subarray(0, n));
+  // Columns descending: z[j] is still u's entry when column j is reached (later columns touch only rows > j).
+  for (let j = n - 1; j >= 0; j--) {
+    const start = colPtr[j];
+    const zj = z[j];
+    if (zj !== 0) for (let q = start + 1; q < colPtr[j + 1]; q++) z[rowIdx[q]] += lValues[q] * zj;
+    z[j] = lValues[start] * zj;
+  }
+  const perm = ordering.perm;
+  for (let k = 0; k < n; k++) out[perm[k]] = z[k];
+  return out;
+}
+
+/** out = B^T y = L^T P y (B = P^T L, B B^T = G). y and out may be the same array. */
+export function multiplyUpper(factor: CholeskyFactor, y: Float64Array, out: Float64Array): Float64Array {
+  const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+  const lValues = factor.values;
+  const z = factor.work;
+  const perm = ordering.perm;
+  for (let k = 0; k < n; k++) z[k] = y[perm[k]];
+  // Columns ascending: the rows below j still hold P y's entries.
+  for (let j = 0; j < n; j++) {
+    const start = colPtr[j];
+    let s = lValues[start] * z[j];
+    for (let q = start + 1; q < colPtr[j + 1]; q++) s += lValues[q] * z[rowIdx[q]];
+    z[j] = s;
+  }
+  out.set(z.subarray(0, n));
+  return out;
+}
+
 /** y = B^{-1} b = L^{-1} P b (B = P^T L, B B^T = G). b and y may be the same array. */
 export function solveLower(factor: CholeskyFactor, b: Float64Array, y: Float64Array): Float64Array {
   const { n, ordering } = factor.symbolic;

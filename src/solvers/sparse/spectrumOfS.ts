@@ -1,3 +1,5 @@
+// Past 500 lines: the column slots and overlap graph, and the pair angle with its two routes (plain Lanczos on
+// C^T C, shift-invert through the joint Gram) sharing one certificate and sine route.
 /**
  * The machines' column slots of a CSR partition (which machines touch which columns: the overlapping
  * pairs, the overlap graph) and the principal angles theta_ij on the sparse path (docs/SPEC.md
@@ -15,6 +17,22 @@
  *   arccos(c) would lose them all below ~1e-8 rad. Pairs whose column supports are disjoint have
  *   C = 0: theta = pi/2 exactly, without any computation (overlappingMachinePairs lists the others).
  *
+ * Shift-invert route (when the caller's solves carry `joint`, and p_b > 40): the top of C^T C is
+ *   clustered (Poisson strips: ~500 plain Lanczos products per pair at n = 250,000, ~1500 at 10^6), so
+ *   the top vector y is found first by Lanczos on M_sigma = L_b^T S_sigma^{-1} L_b, whose eigenvalues
+ *   are 1 / (sigma - lambda_k(C^T C)): S_sigma = sigma G_b - A_b A_a^T G_a^{-1} A_a A_b^T is the Schur
+ *   complement of G_sigma = [[G_a, A_a A_b^T], [A_b A_a^T, sigma G_b]] (the pair's joint Gram with G_b
+ *   scaled), so S_sigma^{-1} is the (b, b) block of G_sigma^{-1}: one sparse Cholesky of G_sigma per
+ *   shift, positive definite iff sigma > lambda_1 (a failed factorization backs the shift off). sigma = 1
+ *   first (G itself), 20 steps; then sigma = lambda_1_hat + (sigma - lambda_1_hat) / 100 from the
+ *   start of y, where lambda_1 stands out by (sigma - lambda_2) / (sigma - lambda_1): typically 2 shifts
+ *   and ~35 products per pair. The vector is then certified on C^T C itself with one product:
+ *   rho = y^T C^T C y, r = |C^T C y - rho y| and delta = min(r, r^2 / (rho - lambda_2)) with lambda_2 =
+ *   sigma - 1 / mu_2 from the last shift's second Ritz value (as below, a Ritz value stands for
+ *   lambda_2); s and c then come from y by the sine route as below. When G is singular to working
+ *   precision (theta near sqrt(eps) or below), or the certificate misses the tolerance, Lanczos on
+ *   C^T C runs (from y when there is one).
+ *
  * Error bound of theta: an absolute bound from the Ritz residual (../eigen/lanczos.ts): y is a unit vector, so
  * c_hat^2 = |C y|^2 <= cos^2 theta, and cos^2 theta - c_hat^2 <= delta = min(rho, rho^2 / gap)
  * (Kato-Temple with the gap to the second Ritz value: unlike S, C^T C is only p_b x p_b and is
@@ -27,8 +45,9 @@
  * theta lands between the two (the dense path's bidiagonalization of Q_b - Q_a G resolves them).
  */
 import { runSync, type Work } from '../cooperative.js';
-import { DimensionMismatchError } from '../errors.js';
-import type { CsrMatrix } from './csr.js';
+import { DimensionMismatchError, SingularMatrixError } from '../errors.js';
+import { selectRows, type CsrMatrix } from './csr.js';
+import { gramMatrix } from './gram.js';
 import type { SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
   DEFAULT_SPECTRUM_TOLERANCE,
@@ -47,6 +66,21 @@ export interface GramFactorSolves {
   solveL(machine: number, b: Float64Array, y: Float64Array): void;
   /** x = L_i^{-T} y. */
   solveLT(machine: number, y: Float64Array, x: Float64Array): void;
+  /** The pairs' shift-invert route (module comment); absent: Lanczos on C^T C alone. */
+  readonly joint?: JointGramSolves;
+}
+
+/** What the pairs' shift-invert route needs beyond the solves: the factors as operators and a factorizer. */
+export interface JointGramSolves {
+  /** out = L_i u (the factor itself, L_i L_i^T = G_i). */
+  multiplyL(machine: number, u: Float64Array, out: Float64Array): void;
+  /** out = L_i^T y. */
+  multiplyLT(machine: number, y: Float64Array, out: Float64Array): void;
+  /**
+   * Cholesky of g (full symmetric pattern) and its solve x = g^{-1} b (b and x may be the same array);
+   * throws SingularMatrixError when g is not (numerically) positive definite.
+   */
+  factor(g: CsrMatrix): (b: Float64Array, x: Float64Array) => void;
 }
 
 /**
@@ -274,6 +308,8 @@ export class PairAngleContext {
   readonly couplingA: Int32Array;
   readonly couplingB: Int32Array;
   readonly ritz: Float64Array;
+  /** The shift-invert route's vector over both machines' rows (empty without factors.joint). */
+  readonly jointValues: Float64Array;
   readonly workspace = new KrylovWorkspace();
 
   constructor(
@@ -288,6 +324,7 @@ export class PairAngleContext {
     this.couplingA = new Int32Array(p);
     this.couplingB = new Int32Array(p);
     this.ritz = new Float64Array(p);
+    this.jointValues = new Float64Array(factors.joint === undefined ? 0 : 2 * p);
   }
 
   nextStamp(): number {
@@ -379,6 +416,116 @@ function gatherRows(a: CsrMatrix, rows: Int32Array, w: Float64Array, y: Float64A
   }
 }
 
+/** At most this many rows, Lanczos on C^T C exhausts its space within as many products, exact: no shift-invert. */
+const SHIFT_MIN_ROWS = 40;
+/** Lanczos steps per shift of the shift-invert route before the shift moves closer. */
+const SHIFT_ROUND = 20;
+/** Each new shift sits this many times closer to lambda_1's estimate: sigma' - lambda_1 = (sigma - lambda_1) / SHIFT_APPROACH. */
+const SHIFT_APPROACH = 100;
+/** Shifts (factorizations that succeed) before the route gives up to plain Lanczos. */
+const SHIFT_ROUNDS = 6;
+
+/**
+ * The top Ritz vector y of C^T C by the shift-invert route (module comment): Lanczos on
+ * M_sigma = L_b^T S_sigma^{-1} L_b, S_sigma^{-1} the (b, b) block of G_sigma^{-1}, whose eigenvalues are
+ * 1 / (sigma - lambda_k(C^T C)). `accurate(cos2, delta)` is the caller's test on the bound
+ * delta = min(r, r^2 / gap) mapped to C^T C: for a Ritz pair (mu, y) of M_sigma with residual rho,
+ * C^T C y - (sigma - 1/mu) y = (sigma - C^T C) r / mu, so r <= sigma rho / mu, and the gap is
+ * 1 / mu_2 - 1 / mu. Returns lambda_2 = sigma - 1 / mu_2 of the last shift (the caller's gap) and the
+ * products taken; not converged when the shifts ran out.
+ */
+function* shiftInvertTopWork(
+  context: PairAngleContext,
+  joint: JointGramSolves,
+  ia: number,
+  ib: number,
+  accurate: (cos2: number, delta: number) => boolean,
+  y: Float64Array,
+  options: LargestEigenvalueOptions,
+): Work<{ converged: boolean; lambda2: number; iterations: number }> {
+  const a = context.slots.a;
+  const rowsA = context.slots.rowsOfMachine[ia];
+  const rowsB = context.slots.rowsOfMachine[ib];
+  const pa = rowsA.length;
+  const pb = rowsB.length;
+  // The pair's rows ascending (selectRows' order); positionB[k]: where machine b's k-th row lands.
+  const rows = new Int32Array(pa + pb);
+  const positionB = new Int32Array(pb);
+  const inB = new Uint8Array(pa + pb);
+  for (let t = 0, ka = 0, kb = 0; t < pa + pb; t++) {
+    if (kb < pb && (ka === pa || rowsB[kb] < rowsA[ka])) {
+      rows[t] = rowsB[kb];
+      positionB[kb++] = t;
+      inB[t] = 1;
+    } else {
+      rows[t] = rowsA[ka++];
+    }
+  }
+  // G = [A_a; A_b][A_a; A_b]^T (rows interleaved); G_sigma scales its (b, b) block G_b by sigma.
+  const g = gramMatrix(selectRows(a, rows));
+  const values = g.values.slice();
+  const blockB: number[] = [];
+  for (let r = 0; r < pa + pb; r++) {
+    if (inB[r] === 0) continue;
+    for (let p = g.rowPtr[r]; p < g.rowPtr[r + 1]; p++) if (inB[g.colIdx[p]] === 1) blockB.push(p);
+  }
+  const x = context.jointValues.subarray(0, pa + pb);
+  const xb = context.localA.subarray(0, pb);
+  let sigma = 1;
+  let factored = NaN;
+  let iterations = 0;
+  let lambda2 = -Infinity;
+  for (let round = 0; round < SHIFT_ROUNDS;) {
+    g.values.set(values);
+    for (const p of blockB) g.values[p] *= sigma;
+    let solve: (b: Float64Array, x: Float64Array) => void;
+    try {
+      solve = joint.factor(g);
+    } catch (error) {
+      if (!(error instanceof SingularMatrixError)) throw error;
+      // G itself numerically singular (an angle near sqrt(eps) or below): plain Lanczos, whose sine route keeps those.
+      if (Number.isNaN(factored)) return { converged: false, lambda2, iterations };
+      // sigma at or below lambda_1 (G_sigma indefinite): back off halfway to the last shift that factored.
+      sigma = (sigma + factored) / 2;
+      continue;
+    }
+    factored = sigma;
+    round++;
+    const shift = sigma;
+    const inverse: SymmetricOperator = {
+      size: pb,
+      apply(u, out) {
+        x.fill(0);
+        joint.multiplyL(ib, u, xb);
+        for (let k = 0; k < pb; k++) x[positionB[k]] = xb[k];
+        solve(x, x);
+        for (let k = 0; k < pb; k++) xb[k] = x[positionB[k]];
+        joint.multiplyLT(ib, xb, out);
+      },
+    };
+    const top = yield* largestEigenvalueWork(
+      inverse,
+      {
+        ...options,
+        ritzVector: y,
+        startVector: iterations > 0 ? y : undefined,
+        maxIterations: round < SHIFT_ROUNDS ? SHIFT_ROUND : options.maxIterations,
+        convergedWhen: (mu, residual, gap) => {
+          const r = (shift * residual) / mu;
+          return accurate(shift - 1 / mu, cosineSquaredBound(r, gap > 0 && gap < mu ? 1 / (mu - gap) - 1 / mu : 0));
+        },
+      },
+      context.workspace,
+    );
+    iterations += top.iterations;
+    const lambda1 = sigma - 1 / top.value;
+    lambda2 = top.gap > 0 && top.gap < top.value ? sigma - 1 / (top.value - top.gap) : -Infinity;
+    if (top.converged) return { converged: true, lambda2, iterations };
+    sigma = lambda1 + (sigma - lambda1) / SHIFT_APPROACH;
+  }
+  return { converged: false, lambda2, iterations };
+}
+
 /**
  * theta_ij (module comment) for machines i != j. Disjoint supports give pi/2 exactly; otherwise
  * Lanczos on C^T C over the machine with fewer rows, stopped when the bound on cos^2 theta is at most
@@ -430,16 +577,49 @@ export function* sparsePairAngleWork(
   };
   const tolerance = options.tolerance ?? DEFAULT_SPECTRUM_TOLERANCE;
   const y = context.ritz.subarray(0, pb);
-  const top = yield* largestEigenvalueWork(
-    op,
-    {
-      ...options,
-      ritzVector: y,
-      convergedWhen: (cos2, residual, gap) =>
-        cosineSquaredBound(residual, gap) <= Math.max(tolerance * Math.min(Math.max(1 - cos2, 0), cos2), COSINE_SQUARED_FLOOR),
-    },
-    context.workspace,
-  );
+  const accurate = (cos2: number, delta: number): boolean =>
+    delta <= Math.max(tolerance * Math.min(Math.max(1 - cos2, 0), cos2), COSINE_SQUARED_FLOOR);
+  let delta = Infinity;
+  let iterations = 0;
+  let method: SpectralEstimate['method'] = 'lanczos';
+  let converged = false;
+  if (factors.joint !== undefined && pb > SHIFT_MIN_ROWS) {
+    const shifted = yield* shiftInvertTopWork(context, factors.joint, ia, ib, accurate, y, options);
+    iterations = shifted.iterations;
+    if (shifted.converged) {
+      // Certified on C^T C itself: rho = y^T C^T C y, r = |C^T C y - rho y| (one product), Kato-Temple
+      // with the gap to lambda_2 = sigma - 1 / mu_2 of the last shift.
+      const t = context.localB.subarray(0, pb);
+      op.apply(y, t);
+      iterations++;
+      let rho = 0;
+      for (let k = 0; k < pb; k++) rho += y[k] * t[k];
+      let r2 = 0;
+      for (let k = 0; k < pb; k++) r2 += (t[k] - rho * y[k]) ** 2;
+      delta = cosineSquaredBound(Math.sqrt(r2), rho - shifted.lambda2);
+      if (accurate(rho, delta)) {
+        method = 'lanczos-shift-invert';
+        converged = true;
+      }
+    }
+  }
+  if (!converged) {
+    // Lanczos on C^T C (from the shift-invert route's vector when it ran).
+    const top = yield* largestEigenvalueWork(
+      op,
+      {
+        ...options,
+        ritzVector: y,
+        startVector: iterations > 0 ? y : undefined,
+        convergedWhen: (cos2, residual, gap) => accurate(cos2, cosineSquaredBound(residual, gap)),
+      },
+      context.workspace,
+    );
+    iterations += top.iterations;
+    method = top.method;
+    converged = top.converged;
+    delta = top.method === 'lanczos-exhaustive' ? 0 : cosineSquaredBound(top.residualNorm, top.gap);
+  }
 
   // q = Q_b y in w; z = L_a^{-1} A_a q, c = |z|; w = q - A_a^T L_a^{-T} z = (I - P_a) q, s = |w|.
   factors.solveLT(ib, y, ub);
@@ -471,15 +651,14 @@ export function* sparsePairAngleWork(
   // Normalized sine and cosine of theta_hat, and the bound of the module comment.
   const sHat2 = Math.sin(theta) ** 2;
   const cHat2 = Math.cos(theta) ** 2;
-  const delta = top.method === 'lanczos-exhaustive' ? 0 : cosineSquaredBound(top.residualNorm, top.gap);
   const lower = Math.atan2(Math.sqrt(Math.max(0, sHat2 - delta)), Math.sqrt(Math.min(1, cHat2 + delta)));
   return {
     theta,
     cos: Math.min(c / Math.hypot(s, c), 1),
-    method: top.method,
+    method,
     absoluteErrorBound: theta - lower,
-    iterations: top.iterations,
-    converged: top.converged,
+    iterations,
+    converged,
   };
 }
 

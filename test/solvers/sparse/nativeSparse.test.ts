@@ -215,7 +215,13 @@ describe.skipIf(skipped)(`native sparse path (CHOLMOD)${skipped ? ` [SKIPPED: ${
         expect(relative(d[key], c[key]), `${label}: ${key}`).toBeLessThanOrEqual(1e-6);
       }
       expect(Math.abs(native.heterogeneity.thetaH - reference.heterogeneity.thetaH), label).toBeLessThanOrEqual(1e-9);
-      expect(native.heterogeneity.thetaHPair, label).toEqual(reference.heterogeneity.thetaHPair);
+      // The pair attaining theta_H: mirror-image pairs (a grid's first and last strips) tie up to rounding, either may come first.
+      const pair = native.heterogeneity.thetaHPair;
+      expect(pair, label).not.toBeNull();
+      if (pair !== null) {
+        const [i, j] = pair;
+        expect(reference.heterogeneity.theta[i][j] - reference.heterogeneity.thetaH, label).toBeLessThanOrEqual(1e-9);
+      }
       for (const id of ALGORITHM_IDS)
         expect(Math.abs(native.rates[id].rate - reference.rates[id].rate), `${label}: ${id}`).toBeLessThanOrEqual(1e-6);
       expect(native.recommendation.algorithm, label).toBe(reference.recommendation.algorithm);

@@ -8,6 +8,8 @@ import { invertPermutation } from '../../../src/solvers/sparse/ordering.js';
 import {
   analyzeCholesky,
   factorCholesky,
+  multiplyLower,
+  multiplyUpper,
   refactorCholesky,
   solveCholesky,
   solveLower,
@@ -130,6 +132,23 @@ describe('sparse Cholesky against a dense Cholesky (ml-matrix)', () => {
 });
 
 describe('sparse Cholesky API', () => {
+  it('multiplyLower / multiplyUpper apply B = P^T L and B^T: B B^T x = G x, B^{-1} B u = u, in place too', () => {
+    const g = gramMatrix(selectRows(poisson2d(12), rowRange(20, 80)));
+    const factor = factorCholesky(g);
+    const x = Float64Array.from({ length: g.rows }, (_, k) => Math.sin(k + 1));
+    const bx = multiplyLower(factor, multiplyUpper(factor, x, new Float64Array(g.rows)), new Float64Array(g.rows));
+    const gx = multiply(g, x);
+    for (let k = 0; k < g.rows; k++) expect(Math.abs(bx[k] - gx[k])).toBeLessThan(1e-12 * Math.max(1, Math.abs(gx[k])));
+    const u = x.slice();
+    multiplyLower(factor, u, u);
+    solveLower(factor, u, u);
+    for (let k = 0; k < g.rows; k++) expect(Math.abs(u[k] - x[k])).toBeLessThan(1e-12);
+    const v = x.slice();
+    multiplyUpper(factor, v, v);
+    solveUpper(factor, v, v);
+    for (let k = 0; k < g.rows; k++) expect(Math.abs(v[k] - x[k])).toBeLessThan(1e-12);
+  });
+
   const g = gramMatrix(selectRows(poisson2d(15), rowRange(30, 130)));
   const n = g.rows;
 

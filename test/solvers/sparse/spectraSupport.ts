@@ -14,7 +14,14 @@ import { parseMatrixMarket } from '../../../src/solvers/input/matrixMarket.js';
 import { csrFromDense, multiply, multiplyTransposed, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
-import { factorCholesky, solveLower, solveUpper } from '../../../src/solvers/sparse/sparseCholesky.js';
+import {
+  factorCholesky,
+  multiplyLower,
+  multiplyUpper,
+  solveCholesky,
+  solveLower,
+  solveUpper,
+} from '../../../src/solvers/sparse/sparseCholesky.js';
 import {
   factorNonzeros,
   sparseLuSolve,
@@ -109,15 +116,30 @@ export function partitionFromAssignment(assignment: readonly number[], m: number
   return rows.map((r) => Int32Array.from(r));
 }
 
-/** Solves with the sparse Cholesky factors of each G_i = A_i A_i^T (B_i = P^T L, B_i B_i^T = G_i). */
-export function sparseCholeskySolves(a: CsrMatrix, rowsOfMachine: readonly Int32Array[]): GramFactorSolves {
+/**
+ * Solves with the sparse Cholesky factors of each G_i = A_i A_i^T (B_i = P^T L, B_i B_i^T = G_i); with
+ * `joint` (the default) also the pairs' shift-invert route, else Lanczos on C^T C alone.
+ */
+export function sparseCholeskySolves(a: CsrMatrix, rowsOfMachine: readonly Int32Array[], joint = true): GramFactorSolves {
   const factors = rowsOfMachine.map((rows) => factorCholesky(gramMatrix(selectRows(a, rows))));
-  return {
+  const solves: GramFactorSolves = {
     solveL(i, b, y) {
       solveLower(factors[i], b, y);
     },
     solveLT(i, y, x) {
       solveUpper(factors[i], y, x);
+    },
+  };
+  if (!joint) return solves;
+  return {
+    ...solves,
+    joint: {
+      multiplyL: (i, u, out) => multiplyLower(factors[i], u, out),
+      multiplyLT: (i, y, out) => multiplyUpper(factors[i], y, out),
+      factor(g) {
+        const factor = factorCholesky(g);
+        return (b, x) => solveCholesky(factor, b, x);
+      },
     },
   };
 }

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { DimensionMismatchError } from '../../../src/solvers/errors.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { csrFromDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import {
   machineColumnSlots,
   overlappingMachinePairs,
@@ -71,6 +72,37 @@ describe('sparse principal angles on the heterogeneity fixtures', () => {
       expect(Math.abs(thetaH - e.thetaH)).toBeLessThanOrEqual(angleTolerance);
     });
   }
+
+  it('the shift-invert route through the joint Gram gives every angle within both bounds of Lanczos on C^T C, in fewer products', () => {
+    for (const f of loadFixtures()) {
+      const a = csrFromDense(fixtureMatrix(f));
+      const rows = partitionFromAssignment(f.partition.assignment, f.expected.m);
+      const shifted = allAngles(a, rows, sparseCholeskySolves(a, rows));
+      const plain = allAngles(a, rows, sparseCholeskySolves(a, rows, false));
+      for (let i = 0; i < f.expected.m; i++)
+        for (let j = i + 1; j < f.expected.m; j++) {
+          const s = shifted.theta[i][j];
+          const p = plain.theta[i][j];
+          expect(s.converged).toBe(true);
+          expect(Math.abs(s.theta - p.theta)).toBeLessThanOrEqual(s.absoluteErrorBound + p.absoluteErrorBound + ANGLE_ROUNDING);
+          // Up to 40 rows (or at theta = 1e-7, where the joint Gram is singular to working precision) plain Lanczos runs.
+          const shiftInvert =
+            p.method !== 'structural' && Math.min(rows[i].length, rows[j].length) > 40 && !f.name.startsWith('tiny-angle');
+          expect(s.method === 'lanczos-shift-invert').toBe(shiftInvert);
+        }
+    }
+    // Poisson strips: the top of C^T C is clustered; shift-invert separates it.
+    const k = 60;
+    const a = poisson2d(k);
+    const rows = Array.from({ length: 6 }, (_, i) => Int32Array.from({ length: (k * k) / 6 }, (_, r) => (i * k * k) / 6 + r));
+    const context = (joint: boolean) => new PairAngleContext(machineColumnSlots(a, rows), sparseCholeskySolves(a, rows, joint));
+    const s = sparsePairAngle(context(true), 2, 3, { tolerance: 1e-8 });
+    const p = sparsePairAngle(context(false), 2, 3, { tolerance: 1e-8 });
+    expect(s.method).toBe('lanczos-shift-invert');
+    expect(Math.abs(s.theta - p.theta)).toBeLessThanOrEqual(s.absoluteErrorBound + p.absoluteErrorBound + ANGLE_ROUNDING);
+    expect(s.absoluteErrorBound).toBeLessThan(1e-8);
+    expect(s.iterations).toBeLessThan(p.iterations / 2);
+  });
 
   it('gives the same angles with dense Cholesky factors (the factor layer is only seen through its solves)', () => {
     for (const name of ['bcsstk03-m4', 'bfwa62-m4', 'gaussian-n60-m6-mu1', 'tiny-angle-1e-07']) {
