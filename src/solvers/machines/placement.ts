@@ -399,52 +399,79 @@ function denseRowPassTimer(kernels: Kernels, p: number, c: number): { pass: () =
   };
 }
 
-/** The CSR gradient pass of the current backend on a banded matrix of `rows` rows, 5 entries a row. */
-function csrPassTimer(rows: number): () => void {
-  const perRow = 5;
-  const rowPtr = new Int32Array(rows + 1);
-  for (let k = 0; k <= rows; k++) rowPtr[k] = k * perRow;
-  const colIdx = new Int32Array(rows * perRow);
-  for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / perRow) + (e % perRow) - 2));
-  const csr: CsrRows = { p: rows, c: rows, rowPtr, colIdx, values: new Float64Array(rows * perRow).fill(0.25), b: new Float64Array(rows) };
-  const kernel = currentThreadCsrGradient(csr);
-  const x = new Float64Array(rows).fill(1);
-  const term = new Float64Array(rows);
-  return () => kernel.run(x, 0, term, 0);
+/** A banded CSR block of `rows` rows, 5 entries a row (columns r - 2 .. r + 2, clamped), and vectors of its length. */
+interface BandedBlock {
+  readonly rows: number;
+  readonly rowPtr: Int32Array;
+  readonly colIdx: Int32Array;
+  readonly values: Float64Array;
+  readonly v: Float64Array;
+  readonly y: Float64Array;
 }
 
-/**
- * The CSR projections' parts on a banded matrix of `rows` rows, 5 entries a row: the loops A_i v and A_i^T y
- * (./csrMachine.ts), and the calling thread's Gram solver (the machines' kernel) with a banded factor of
- * 5 entries a column (the diagonal and 4 below it), both sweeps.
- */
-function csrProjectionTimers(rows: number): { loops: () => void; solve: () => void } {
-  const perRow = 5;
+const BAND = 5;
+
+function bandedBlock(rows: number): BandedBlock {
   const rowPtr = new Int32Array(rows + 1);
-  for (let k = 0; k <= rows; k++) rowPtr[k] = k * perRow;
-  const colIdx = new Int32Array(rows * perRow);
-  for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / perRow) + (e % perRow) - 2));
-  const a = { p: rows, rowPtr, colIdx, values: new Float64Array(rows * perRow).fill(0.25) };
-  const v = new Float64Array(rows).fill(1);
-  const y = new Float64Array(rows);
-  const loops = (): void => {
+  for (let k = 0; k <= rows; k++) rowPtr[k] = k * BAND;
+  const colIdx = new Int32Array(rows * BAND);
+  for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / BAND) + (e % BAND) - 2));
+  return {
+    rows,
+    rowPtr,
+    colIdx,
+    values: new Float64Array(rows * BAND).fill(0.25),
+    v: new Float64Array(rows).fill(1),
+    y: new Float64Array(rows),
+  };
+}
+
+/** The fused CSR gradient pass of the current backend (5 entries a row) on the block. */
+function csrPassTimer(block: BandedBlock): () => void {
+  const { rows, rowPtr, colIdx, values, v, y } = block;
+  const kernel = currentThreadCsrGradient({ p: rows, c: rows, rowPtr, colIdx, values, b: y });
+  const term = new Float64Array(rows);
+  return () => kernel.run(v, 0, term, 0);
+}
+
+/** The CSR projections' loops A_i v and A_i^T y (./csrMachine.ts) on the block. */
+function csrLoopsTimer(block: BandedBlock): () => void {
+  const { rows, rowPtr, colIdx, values, v, y } = block;
+  const a = { p: rows, rowPtr, colIdx, values };
+  return () => {
     csrRowProducts(a, v, null, y);
     csrAddTranspose(a, y, 0, -1e-3, v, 0, null);
   };
-  const colPtr = new Int32Array(rows + 1);
-  for (let j = 0; j < rows; j++) colPtr[j + 1] = colPtr[j] + Math.min(perRow, rows - j);
-  const rowIdx = new Int32Array(colPtr[rows]);
-  const values = new Float64Array(colPtr[rows]);
+}
+
+/**
+ * The calling thread's Gram solver (the machines' kernel), both sweeps, with a banded factor of 5 entries a
+ * column (the diagonal and 4 below it) written over the block's arrays (which the other timers no longer
+ * read): the calibration's memory is what a job's process keeps, so no second block is allocated.
+ */
+function gramSolveTimer(block: BandedBlock): () => void {
+  const { rows, rowPtr: colPtr, colIdx: rowIdx, values, v } = block;
+  for (let j = 0; j < rows; j++) colPtr[j + 1] = colPtr[j] + Math.min(BAND, rows - j);
   for (let j = 0; j < rows; j++)
     for (let q = colPtr[j]; q < colPtr[j + 1]; q++) {
       rowIdx[q] = j + q - colPtr[j];
       values[q] = q === colPtr[j] ? 2 : -0.1;
     }
+  const nnz = colPtr[rows];
   const perm = Int32Array.from({ length: rows }, (_, k) => k);
   const parent = Int32Array.from({ length: rows }, (_, k) => (k + 1 < rows ? k + 1 : -1));
-  const symbolic: CholeskySymbolic = { n: rows, ordering: { perm, inverse: perm }, parent, colPtr, rowIdx, nnzL: colPtr[rows], flops: 0 };
-  const solver = currentThreadGramSolver({ symbolic, values });
-  return { loops, solve: () => solver.solve(v, v) };
+  const symbolic: CholeskySymbolic = {
+    n: rows,
+    ordering: { perm, inverse: perm },
+    parent,
+    colPtr,
+    rowIdx: rowIdx.subarray(0, nnz),
+    nnzL: nnz,
+    flops: 0,
+  };
+  const solver = currentThreadGramSolver({ symbolic, values: values.subarray(0, nnz) });
+  v.fill(1);
+  return () => solver.solve(v, v);
 }
 
 /**
@@ -476,14 +503,15 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   // process keeps what calibration allocated, so it allocates no more than the dense block.
   const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
   const csrLargeRows = Math.floor(OUT_OF_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
-  const csrInCache = medianSeconds(clock, repeats, csrPassTimer(csrSmallRows));
-  const csrOut = medianSeconds(clock, repeats, csrPassTimer(csrLargeRows));
-  const projectionSmall = csrProjectionTimers(csrSmallRows);
-  const loopsInCache = medianSeconds(clock, repeats, projectionSmall.loops);
-  const solveInCache = medianSeconds(clock, repeats, projectionSmall.solve);
-  const projectionLarge = csrProjectionTimers(csrLargeRows);
-  const loopsOut = medianSeconds(clock, repeats, projectionLarge.loops);
-  const solveOut = medianSeconds(clock, repeats, projectionLarge.solve);
+  // One block per size serves the gradient pass, then the loops, then (rewritten in place) the factor.
+  const csrSmall = bandedBlock(csrSmallRows);
+  const csrInCache = medianSeconds(clock, repeats, csrPassTimer(csrSmall));
+  const loopsInCache = medianSeconds(clock, repeats, csrLoopsTimer(csrSmall));
+  const solveInCache = medianSeconds(clock, repeats, gramSolveTimer(csrSmall));
+  const csrLarge = bandedBlock(csrLargeRows);
+  const csrOut = medianSeconds(clock, repeats, csrPassTimer(csrLarge));
+  const loopsOut = medianSeconds(clock, repeats, csrLoopsTimer(csrLarge));
+  const solveOut = medianSeconds(clock, repeats, gramSolveTimer(csrLarge));
   // A loop or a sweep reads each of its 5 entries a row (12 bytes) once; the factor's last 4 columns are shorter.
   const factorBytes = (rows: number): number => 2 * 12 * (5 * rows - 10);
 
