@@ -16,7 +16,7 @@
  */
 import { UnsupportedMatrixError } from '../errors.js';
 import type { MachineOperator, Scratch } from './machine.js';
-import type { CsrGradientKernel } from '../linalg/csrKernels.js';
+import { csrAddTranspose, csrRowProducts, type CsrGradientKernel } from '../linalg/csrKernels.js';
 import type { GramSolver, PassKernels } from './placement.js';
 import type { CsrMachineStorage } from './storage.js';
 
@@ -48,49 +48,6 @@ export function refinedGramSolve(
     }
     gram.solve(correction, correction);
     for (let k = 0; k < p; k++) y[k] += correction[k];
-  }
-}
-
-/** CSR rows with support-local column indices, as the loops below read them. */
-export interface CsrLoopRows {
-  readonly p: number;
-  readonly rowPtr: Int32Array;
-  readonly colIdx: Int32Array;
-  readonly values: Float64Array;
-}
-
-/**
- * out[k] = a_k . v - bias[k] for k < p (v on the support; bias null: 0); returns |out|^2. A plain loop on
- * every backend (../machines/placement.ts measureCalibration times it for the time-to-solution model).
- */
-export function csrRowProducts(rows: CsrLoopRows, v: Float64Array, bias: Float64Array | null, out: Float64Array): number {
-  const { p, rowPtr, colIdx, values } = rows;
-  let squares = 0;
-  for (let k = 0; k < p; k++) {
-    let s = 0;
-    for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) s += values[e] * v[colIdx[e]];
-    if (bias !== null) s -= bias[k];
-    out[k] = s;
-    squares += s * s;
-  }
-  return squares;
-}
-
-/** y[offset + j] += scale (A_i^T w)_t with j = cols[t] (global columns), or j = t when cols is null (support-local). */
-export function csrAddTranspose(
-  rows: CsrLoopRows,
-  w: Float64Array,
-  wOffset: number,
-  scale: number,
-  y: Float64Array,
-  offset: number,
-  cols: Int32Array | null,
-): void {
-  const { p, rowPtr, colIdx, values } = rows;
-  for (let k = 0; k < p; k++) {
-    const coef = scale * w[wOffset + k];
-    if (cols !== null) for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) y[offset + cols[colIdx[e]]] += coef * values[e];
-    else for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) y[offset + colIdx[e]] += coef * values[e];
   }
 }
 

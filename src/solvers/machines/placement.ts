@@ -26,7 +26,14 @@
  * backend's name; the machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
 import type { BackendName, NativeSparse } from '../linalg/backend.js';
-import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
+import {
+  csrAddTranspose,
+  csrRowProducts,
+  nativeCsrGradient,
+  typescriptCsrGradient,
+  type CsrGradientKernel,
+  type CsrRows,
+} from '../linalg/csrKernels.js';
 import {
   nativeBlockStepKernel,
   nativeCsrBlock,
@@ -61,7 +68,6 @@ import { attachArena, WasmArena, wasmKernelsEnabled } from '../linalg/wasmRowKer
 import type { ThreadContext } from '../parallel/protocol.js';
 import { lastThreadStartSeconds } from '../parallel/engine.js';
 import type { MachineStorage } from './storage.js';
-import { csrAddTranspose, csrRowProducts } from './csrMachine.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 
 export interface Placement {
