@@ -11,7 +11,7 @@
  * products differ in their order of summation, so agree to rounding. Which one a thread uses is decided
  * by ../machines/placement.ts (PassKernels.blockProduct, PassKernels.csrBlock).
  */
-import type { NativeBlockStep, NativeCsr, NativeSparse } from './backend.js';
+import type { NativeBlas, NativeBlockStep, NativeCsr, NativeSparse } from './backend.js';
 import type { DenseKernels } from './denseKernels.js';
 
 /**
@@ -20,6 +20,38 @@ import type { DenseKernels } from './denseKernels.js';
  * gemm (its TypeScript loop is the reference the WebAssembly tiles are tested against).
  */
 export type BlockProduct = DenseKernels['gemm'];
+
+/**
+ * A dense machine's block pass in one sweep over its rows (p x c, `rows`): D = rows X - rhs (p x w, into `dots`),
+ * term = scale rows^T D (c x w, overwritten); with R (p x p upper triangular) also residual = R^T D (p x w).
+ */
+export type DenseBlockTerm = (
+  p: number,
+  c: number,
+  w: number,
+  scale: number,
+  rows: Float64Array,
+  x: Float64Array,
+  rhs: Float64Array,
+  r: Float64Array | null,
+  dots: Float64Array,
+  residual: Float64Array,
+  term: Float64Array,
+) => void;
+
+/** The addon's (rowsFusedBlock: each row of the machine read once, where two dgemm read it twice; dtrmm), or null without them. */
+export function nativeDenseBlockTerm(blas: NativeBlas | null): DenseBlockTerm | null {
+  if (blas === null || typeof blas.rowsFusedBlock !== 'function' || typeof blas.dtrmm !== 'function') return null;
+  const fused = blas.rowsFusedBlock.bind(blas);
+  const trmm = blas.dtrmm.bind(blas);
+  return (p, c, w, scale, rows, x, rhs, r, dots, residual, term) => {
+    term.fill(0, 0, c * w);
+    fused(p, c, w, scale, rows, c, x, rhs, dots, term);
+    if (r === null || w === 0) return;
+    residual.set(dots.subarray(0, p * w));
+    trmm(true, true, p, w, 1, r, p, residual, w);
+  };
+}
 
 /** A chunk of CSR rows (p x c, column indices below c) without a right-hand side: the block sweep takes B per call. */
 export interface CsrBlockRows {

@@ -20,7 +20,7 @@
  *    column), with the same refinement corrections as ./csrMachine.ts.
  * In an arena, the blocks the kernels write (the thread's work blocks below) are in its workspace.
  */
-import type { BlockProduct, BlockStepKernel, CsrBlockKernel, GramBlockSolver } from '../linalg/blockKernels.js';
+import type { BlockProduct, BlockStepKernel, CsrBlockKernel, DenseBlockTerm, GramBlockSolver } from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
 import type { CsrMachineStorage } from './storage.js';
@@ -139,6 +139,8 @@ export class BlockShard implements Shard {
   private readonly spec: BlockSpec;
   private readonly csr: (CsrBlockMachine | null)[];
   private readonly product: BlockProduct;
+  /** The addon's one-sweep dense pass, else null (three products). */
+  private readonly denseTerm: DenseBlockTerm | null;
   /** This thread's work blocks, sized for the largest machine at full width (in the arena's workspace when there is one). */
   private readonly supportX: Float64Array;
   private readonly supportY: Float64Array;
@@ -157,6 +159,7 @@ export class BlockShard implements Shard {
     const K = spec.columns;
     const kernels: PassKernels = passKernels(context);
     this.product = kernels.blockProduct;
+    this.denseTerm = kernels.denseBlockTerm;
     const { largestP, largestC } = largestBlock(spec.machines);
     // The blocks the kernels write: in the arena when the kernels are WebAssembly ones (blockWorkEntries long).
     const workspace = context.arenaKernels?.workspace ?? new Float64Array(blockWorkEntries(spec.machines, K));
@@ -287,6 +290,13 @@ export class BlockShard implements Shard {
     const gradient = storage.a !== null;
     const rows = (storage.a ?? storage.q) as Float64Array;
     const first = this.rowBlock;
+    if (this.denseTerm !== null) {
+      // One sweep over the rows for both products (each row read once), R^T W by a triangular product.
+      const residual = gradient ? first : this.rowBlock2;
+      this.denseTerm(p, c, w, gradient ? 1 : -1, rows, x, rhs, storage.r, first, residual, term);
+      for (let k = 0; k < p * w; k++) residual2[k % w] += residual[k] * residual[k];
+      return;
+    }
     first.set(rhs);
     this.product(false, p, w, c, 1, rows, c, x, w, -1, first, w);
     let residual = first;

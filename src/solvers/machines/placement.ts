@@ -30,7 +30,9 @@ import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type 
 import {
   nativeBlockStepKernel,
   nativeCsrBlock,
+  nativeDenseBlockTerm,
   type BlockStepKernel,
+  type DenseBlockTerm,
   nativeGramBlockSolver,
   typescriptCsrBlock,
   typescriptGramBlockSolver,
@@ -139,6 +141,8 @@ export interface PassKernels {
    * (its blocks in the arena: the thread's `workspace` and the engine's vectors), or the TypeScript loop.
    */
   readonly blockProduct: BlockProduct;
+  /** The block passes' dense pass in one sweep over a machine's rows (the addon's), else null: three blockProduct calls. */
+  readonly denseBlockTerm: DenseBlockTerm | null;
   /** The block passes' CSR sweep over w columns bound to a chunk of rows: the addon's, the arena's WebAssembly one, or the TypeScript loop. */
   csrBlock(rows: CsrBlockRows): CsrBlockKernel;
   /**
@@ -268,6 +272,7 @@ export function passKernels(context: ThreadContext): PassKernels {
     csrGradient:
       csr !== null ? (rows) => nativeCsrGradient(csr, rows) : arena !== null ? (rows) => arena.csrGradient(rows) : typescriptCsrGradient,
     blockProduct: arena !== null ? arena.blockProduct : dense.gemm.bind(dense),
+    denseBlockTerm: nativeDenseBlockTerm(kernels.blas),
     csrBlock: (rows) => nativeCsrBlock(csr, rows) ?? (arena !== null ? arena.csrBlock(rows) : typescriptCsrBlock(rows)),
     gramBlockSolver: (factor, work) =>
       nativeGramBlockSolver(sparse, blockFactor(factor)) ??
