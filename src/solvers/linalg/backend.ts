@@ -152,7 +152,17 @@ export interface NativeBlas extends RowKernels {
     y: Float64Array,
   ): void;
   /** Row-major B = alpha op(A) B, A m x m triangular (non-unit diagonal), B m x n, both from their arrays' start. Absent from an older addon. */
-  dtrmm?(upper: boolean, trans: boolean, m: number, n: number, alpha: number, a: Float64Array, lda: number, b: Float64Array, ldb: number): void;
+  dtrmm?(
+    upper: boolean,
+    trans: boolean,
+    m: number,
+    n: number,
+    alpha: number,
+    a: Float64Array,
+    lda: number,
+    b: Float64Array,
+    ldb: number,
+  ): void;
   /** Row-major x = op(A)^{-1} x for triangular n x n A (upper or lower; unit diagonal not read when unitDiagonal). */
   dtrsv(
     upper: boolean,

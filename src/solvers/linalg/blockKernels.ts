@@ -4,12 +4,13 @@
  * block sweep over w columns, and solves with a sparse Cholesky factor on w columns. Three implementations,
  * one arithmetic each: the TypeScript loops (below; the product is ./typescriptDenseKernels.ts's gemm),
  * the WebAssembly SIMD ones (./wasm/rowKernels.wat blockProduct and csrBlockGradient, on a run's arena:
- * ./wasmRowKernels.ts) and the native addon's (dgemm; csrBlockGradient of native/src/csr_kernels.c;
+ * ./wasmRowKernels.ts) and the native addon's (dgemm, or the one-sweep rowsFusedBlock of native/src/row_kernels.c
+ * with dtrmm for a whole dense pass; csrBlockGradient of native/src/csr_kernels.c;
  * CHOLMOD's block solve). The CSR sweeps add the same products in the same order on all three (the
  * same bits), the TypeScript and WebAssembly Cholesky solves do on each column what ../sparse/sparseCholesky.ts
  * solveCholesky does to one vector (the same bits); the dense
  * products differ in their order of summation, so agree to rounding. Which one a thread uses is decided
- * by ../machines/placement.ts (PassKernels.blockProduct, PassKernels.csrBlock).
+ * by ../machines/placement.ts (PassKernels.blockProduct, denseBlockTerm, csrBlock).
  */
 import type { NativeBlas, NativeBlockStep, NativeCsr, NativeSparse } from './backend.js';
 import type { DenseKernels } from './denseKernels.js';

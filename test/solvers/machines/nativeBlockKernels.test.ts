@@ -8,12 +8,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { nativeBlas, nativeBlockStep, nativeCsr } from '../../../src/solvers/linalg/backend.js';
-import {
-  nativeCsrBlock,
-  nativeDenseBlockTerm,
-  typescriptCsrBlock,
-  type CsrBlockRows,
-} from '../../../src/solvers/linalg/blockKernels.js';
+import { nativeCsrBlock, nativeDenseBlockTerm, typescriptCsrBlock, type CsrBlockRows } from '../../../src/solvers/linalg/blockKernels.js';
 import {
   BlockShard,
   STEP_PHASE,
@@ -137,13 +132,25 @@ describe.skipIf(denseTerm === null)("the addon's one-sweep dense block pass", ()
 
   it("gives each column the bits it has alone (the lanes run over the columns), whatever the block's width", () => {
     const alone = Array.from({ length: 17 }, (_, j) =>
-      run(1, -1, false, Float64Array.from({ length: c }, (_, t) => x17[t * 17 + j]), Float64Array.from({ length: p }, (_, k) => rhs17[k * 17 + j])),
+      run(
+        1,
+        -1,
+        false,
+        Float64Array.from({ length: c }, (_, t) => x17[t * 17 + j]),
+        Float64Array.from({ length: p }, (_, k) => rhs17[k * 17 + j]),
+      ),
     );
     for (const w of [3, 8, 16, 17]) {
       const { dots, term } = run(w, -1, false, first(x17, c, 17, w), first(rhs17, p, 17, w));
       for (let j = 0; j < w; j++) {
-        expect(Array.from({ length: p }, (_, k) => dots[k * w + j]), `w ${w}, column ${j}: D`).toEqual(Array.from(alone[j].dots));
-        expect(Array.from({ length: c }, (_, t) => term[t * w + j]), `w ${w}, column ${j}: term`).toEqual(Array.from(alone[j].term));
+        expect(
+          Array.from({ length: p }, (_, k) => dots[k * w + j]),
+          `w ${w}, column ${j}: D`,
+        ).toEqual(Array.from(alone[j].dots));
+        expect(
+          Array.from({ length: c }, (_, t) => term[t * w + j]),
+          `w ${w}, column ${j}: term`,
+        ).toEqual(Array.from(alone[j].term));
       }
     }
   });
