@@ -367,6 +367,54 @@ static napi_value Dtrsm(napi_env env, napi_callback_info info) {
 }
 
 /*
+ * rowsFusedBlock(rows, cols, w, scale, x, ld, v, bias, dots, y): dots = X V - bias (rows x w), y += scale X^T dots
+ * (cols x w), the block form of rowsFused (every block from its array's start, row-major with w columns).
+ */
+static napi_value RowsFusedBlock(napi_env env, napi_callback_info info) {
+  Call call = {env, "rowsFusedBlock"};
+  lapack_int rows, cols, w, ld;
+  double scale, *x, *v, *bias, *dots, *y;
+  size_t x_len, v_len, bias_len, dots_len, y_len;
+  if (!read_args(&call, info, "iiidFiFFFF", &rows, &cols, &w, &scale, &x, &x_len, &ld, &v, &v_len, &bias, &bias_len,
+                 &dots, &dots_len, &y, &y_len))
+    return NULL;
+  if (rows == 0 || cols == 0 || w == 0) return undefined(env);
+  if (!fits_rows(&call, "X", x_len, 0, rows, cols, ld) || !fits_rows(&call, "V", v_len, 0, cols, w, w) ||
+      !fits_rows(&call, "bias", bias_len, 0, rows, w, w) || !fits_rows(&call, "dots", dots_len, 0, rows, w, w) ||
+      !fits_rows(&call, "y", y_len, 0, cols, w, w))
+    return NULL;
+  const size_t span = block_span(rows, cols, ld), rw = (size_t)rows * w, cw = (size_t)cols * w;
+  if (!disjoint(&call, "y", y, cw, "X", x, span) || !disjoint(&call, "y", y, cw, "V", v, cw) ||
+      !disjoint(&call, "y", y, cw, "bias", bias, rw) || !disjoint(&call, "y", y, cw, "dots", dots, rw) ||
+      !disjoint(&call, "dots", dots, rw, "X", x, span) || !disjoint(&call, "dots", dots, rw, "V", v, cw) ||
+      !disjoint(&call, "dots", dots, rw, "bias", bias, rw))
+    return NULL;
+  if (rows_fused_block(rows, cols, w, scale, x, ld, v, bias, dots, y) != 0) {
+    napi_throw_error(env, NULL, "rowsFusedBlock: out of memory");
+    return NULL;
+  }
+  return undefined(env);
+}
+
+/*
+ * dtrmm(upper, trans, m, n, alpha, a, lda, b, ldb): B = alpha op(A) B for triangular m x m A (left side, non-unit
+ * diagonal), B m x n; both row-major from their arrays' start.
+ */
+static napi_value Dtrmm(napi_env env, napi_callback_info info) {
+  Call call = {env, "dtrmm"};
+  bool upper, trans;
+  lapack_int m, n, lda, ldb;
+  double alpha, *a, *b;
+  size_t a_len, b_len;
+  if (!read_args(&call, info, "bbiidFiFi", &upper, &trans, &m, &n, &alpha, &a, &a_len, &lda, &b, &b_len, &ldb)) return NULL;
+  if (!fits_rows(&call, "A", a_len, 0, m, m, lda) || !fits_rows(&call, "B", b_len, 0, m, n, ldb)) return NULL;
+  if (m == 0 || n == 0) return undefined(env);
+  cblas_dtrmm(CblasRowMajor, CblasLeft, upper ? CblasUpper : CblasLower, trans ? CblasTrans : CblasNoTrans, CblasNonUnit,
+              m, n, alpha, a, lda, b, ldb);
+  return undefined(env);
+}
+
+/*
  * dgetrf(m, n, a, aOff, lda, ipiv, ipivOff) -> info: P A = L U of a row-major m x n matrix (LAPACKE's
  * row-major layer factors a transposed copy). ipiv is 1-based: row i was swapped with row ipiv[i] - 1.
  */
@@ -670,6 +718,8 @@ NAPI_MODULE_INIT() {
       {"rowsDot", NULL, RowsDot, NULL, NULL, NULL, napi_enumerable, NULL},
       {"rowsCombine", NULL, RowsCombine, NULL, NULL, NULL, napi_enumerable, NULL},
       {"rowsFused", NULL, RowsFused, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"rowsFusedBlock", NULL, RowsFusedBlock, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"dtrmm", NULL, Dtrmm, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dgemm", NULL, Dgemm, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dtrsv", NULL, Dtrsv, NULL, NULL, NULL, napi_enumerable, NULL},
       {"dtrsm", NULL, Dtrsm, NULL, NULL, NULL, napi_enumerable, NULL},

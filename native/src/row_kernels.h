@@ -23,4 +23,11 @@ void rows_combine(size_t rows, size_t cols, double scale, const double* x, size_
 void rows_fused(size_t rows, size_t cols, double scale, const double* x, size_t ld, const double* v,
                 const double* bias, double* dots, double* y);
 
+/*
+ * The block form over w columns (V cols x w, bias and dots rows x w, y cols x w, row-major): dots = X V - bias,
+ * y += scale X^T dots, each row of X read from memory once. Returns -1 when its scratch could not be allocated.
+ */
+int rows_fused_block(size_t rows, size_t cols, size_t w, double scale, const double* x, size_t ld, const double* v,
+                     const double* bias, double* dots, double* y);
+
 #endif

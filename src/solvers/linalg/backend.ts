@@ -135,6 +135,34 @@ export interface NativeBlas extends RowKernels {
     cOffset: number,
     ldc: number,
   ): void;
+  /**
+   * The block form of rowsFused over w columns (every block from its array's start, row-major): dots = X V - bias
+   * (rows x w), y += scale X^T dots (cols x w), each row of X read once. Absent from an addon built before it.
+   */
+  rowsFusedBlock?(
+    rows: number,
+    cols: number,
+    w: number,
+    scale: number,
+    x: Float64Array,
+    ld: number,
+    v: Float64Array,
+    bias: Float64Array,
+    dots: Float64Array,
+    y: Float64Array,
+  ): void;
+  /** Row-major B = alpha op(A) B, A m x m triangular (non-unit diagonal), B m x n, both from their arrays' start. Absent from an older addon. */
+  dtrmm?(
+    upper: boolean,
+    trans: boolean,
+    m: number,
+    n: number,
+    alpha: number,
+    a: Float64Array,
+    lda: number,
+    b: Float64Array,
+    ldb: number,
+  ): void;
   /** Row-major x = op(A)^{-1} x for triangular n x n A (upper or lower; unit diagonal not read when unitDiagonal). */
   dtrsv(
     upper: boolean,

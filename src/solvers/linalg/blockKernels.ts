@@ -4,14 +4,15 @@
  * block sweep over w columns, and solves with a sparse Cholesky factor on w columns. Three implementations,
  * one arithmetic each: the TypeScript loops (below; the product is ./typescriptDenseKernels.ts's gemm),
  * the WebAssembly SIMD ones (./wasm/rowKernels.wat blockProduct and csrBlockGradient, on a run's arena:
- * ./wasmRowKernels.ts) and the native addon's (dgemm; csrBlockGradient of native/src/csr_kernels.c;
+ * ./wasmRowKernels.ts) and the native addon's (dgemm, or the one-sweep rowsFusedBlock of native/src/row_kernels.c
+ * with dtrmm for a whole dense pass; csrBlockGradient of native/src/csr_kernels.c;
  * CHOLMOD's block solve). The CSR sweeps add the same products in the same order on all three (the
  * same bits), the TypeScript and WebAssembly Cholesky solves do on each column what ../sparse/sparseCholesky.ts
  * solveCholesky does to one vector (the same bits); the dense
  * products differ in their order of summation, so agree to rounding. Which one a thread uses is decided
- * by ../machines/placement.ts (PassKernels.blockProduct, PassKernels.csrBlock).
+ * by ../machines/placement.ts (PassKernels.blockProduct, denseBlockTerm, csrBlock).
  */
-import type { NativeBlockStep, NativeCsr, NativeSparse } from './backend.js';
+import type { NativeBlas, NativeBlockStep, NativeCsr, NativeSparse } from './backend.js';
 import type { DenseKernels } from './denseKernels.js';
 
 /**
@@ -20,6 +21,38 @@ import type { DenseKernels } from './denseKernels.js';
  * gemm (its TypeScript loop is the reference the WebAssembly tiles are tested against).
  */
 export type BlockProduct = DenseKernels['gemm'];
+
+/**
+ * A dense machine's block pass in one sweep over its rows (p x c, `rows`): D = rows X - rhs (p x w, into `dots`),
+ * term = scale rows^T D (c x w, overwritten); with R (p x p upper triangular) also residual = R^T D (p x w).
+ */
+export type DenseBlockTerm = (
+  p: number,
+  c: number,
+  w: number,
+  scale: number,
+  rows: Float64Array,
+  x: Float64Array,
+  rhs: Float64Array,
+  r: Float64Array | null,
+  dots: Float64Array,
+  residual: Float64Array,
+  term: Float64Array,
+) => void;
+
+/** The addon's (rowsFusedBlock: each row of the machine read once, where two dgemm read it twice; dtrmm), or null without them. */
+export function nativeDenseBlockTerm(blas: NativeBlas | null): DenseBlockTerm | null {
+  if (blas === null || typeof blas.rowsFusedBlock !== 'function' || typeof blas.dtrmm !== 'function') return null;
+  const fused = blas.rowsFusedBlock.bind(blas);
+  const trmm = blas.dtrmm.bind(blas);
+  return (p, c, w, scale, rows, x, rhs, r, dots, residual, term) => {
+    term.fill(0, 0, c * w);
+    fused(p, c, w, scale, rows, c, x, rhs, dots, term);
+    if (r === null || w === 0) return;
+    residual.set(dots.subarray(0, p * w));
+    trmm(true, true, p, w, 1, r, p, residual, w);
+  };
+}
 
 /** A chunk of CSR rows (p x c, column indices below c) without a right-hand side: the block sweep takes B per call. */
 export interface CsrBlockRows {

@@ -154,7 +154,7 @@ export class BlockPass {
     });
     this.threads = this.engine.threads;
     this.terms = machines.map((machine, i) => this.engine.output.subarray(outputOffset[i], outputOffset[i] + machine.c * K));
-    // Each solver thread runs its own dgemm: OpenBLAS threading them too would put ~2x the cores' threads
+    // Each solver thread runs its own dtrmm (and dgemm where the pass is not fused): OpenBLAS threading them too would put ~2x the cores' threads
     // to spin against each other (measured ~10x slower per iteration on 2 cores). Process-wide, so
     // restored on dispose unless someone set another count meanwhile.
     const blas = this.threads > 1 ? this.blasSetting : null;

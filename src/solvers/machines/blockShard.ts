@@ -8,11 +8,13 @@
  * The engine's input holds X (n x w, row-major, in the first n K entries) and then, machine after
  * machine, the right-hand sides each machine's pass reads for the active columns (p_i x w): B_i, or
  * R_i^{-T} B_i for the dense projection passes. The calling thread writes those once per retirement.
- *  - dense: products with A_i and Q_i are matrix-matrix products (the thread's blockProduct: dgemm on
- *    the native backend, WebAssembly SIMD tiles on the TypeScript backend's arena, else a TypeScript
- *    loop; ../linalg/blockKernels.ts): R_i = A_i X - B_i, term A_i^T R_i for the gradient methods;
- *    W_i = Q_i^T X - R^{-T} B_i, A_i X - B_i = R^T W_i and the projection term
- *    A_i^+ (B_i - A_i X) = -Q_i W_i for the projection methods (A_i^T = Q_i R).
+ *  - dense: R_i = A_i X - B_i, term A_i^T R_i for the gradient methods; W_i = Q_i^T X - R^{-T} B_i,
+ *    A_i X - B_i = R^T W_i and the projection term A_i^+ (B_i - A_i X) = -Q_i W_i for the projection
+ *    methods (A_i^T = Q_i R). On the native backend both products in one sweep over the rows of A_i or
+ *    Q_i^T (the addon's rowsFusedBlock: each row read once, as the single-vector pass reads it; two dgemm
+ *    read it twice) and R^T W_i by dtrmm; elsewhere three matrix-matrix products (the thread's
+ *    blockProduct: WebAssembly SIMD tiles on the TypeScript backend's arena, else a TypeScript loop;
+ *    ../linalg/blockKernels.ts).
  *  - CSR: one pass over the rows of A_i for the w columns (row k's entries applied to w values each;
  *    the thread's csrBlock: the addon's, the WebAssembly one or the TypeScript loop, the same bits);
  *    the projection term solves with the Cholesky factor of G_i = A_i A_i^T, every column at once
@@ -20,7 +22,7 @@
  *    column), with the same refinement corrections as ./csrMachine.ts.
  * In an arena, the blocks the kernels write (the thread's work blocks below) are in its workspace.
  */
-import type { BlockProduct, BlockStepKernel, CsrBlockKernel, GramBlockSolver } from '../linalg/blockKernels.js';
+import type { BlockProduct, BlockStepKernel, CsrBlockKernel, DenseBlockTerm, GramBlockSolver } from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
 import type { CsrMachineStorage } from './storage.js';
@@ -139,6 +141,8 @@ export class BlockShard implements Shard {
   private readonly spec: BlockSpec;
   private readonly csr: (CsrBlockMachine | null)[];
   private readonly product: BlockProduct;
+  /** The addon's one-sweep dense pass, else null (three products). */
+  private readonly denseTerm: DenseBlockTerm | null;
   /** This thread's work blocks, sized for the largest machine at full width (in the arena's workspace when there is one). */
   private readonly supportX: Float64Array;
   private readonly supportY: Float64Array;
@@ -157,6 +161,7 @@ export class BlockShard implements Shard {
     const K = spec.columns;
     const kernels: PassKernels = passKernels(context);
     this.product = kernels.blockProduct;
+    this.denseTerm = kernels.denseBlockTerm;
     const { largestP, largestC } = largestBlock(spec.machines);
     // The blocks the kernels write: in the arena when the kernels are WebAssembly ones (blockWorkEntries long).
     const workspace = context.arenaKernels?.workspace ?? new Float64Array(blockWorkEntries(spec.machines, K));
@@ -274,6 +279,7 @@ export class BlockShard implements Shard {
   /**
    * Gradient pass (A_i given): R_i = A_i X - B_i, term = A_i^T R_i. Projection pass (Q_i, R given,
    * `rhs` = R^{-T} B_i): W_i = Q_i^T X - R^{-T} B_i, A_i X - B_i = R^T W_i, term = -Q_i W_i.
+   * With the addon's one-sweep kernel the products' sums run in another order than dgemm's: they agree to rounding.
    */
   private dense(
     storage: DenseBlockStorage,
@@ -287,6 +293,13 @@ export class BlockShard implements Shard {
     const gradient = storage.a !== null;
     const rows = (storage.a ?? storage.q) as Float64Array;
     const first = this.rowBlock;
+    if (this.denseTerm !== null) {
+      // One sweep over the rows for both products (each row read once), R^T W by a triangular product.
+      const residual = gradient ? first : this.rowBlock2;
+      this.denseTerm(p, c, w, gradient ? 1 : -1, rows, x, rhs, storage.r, first, residual, term);
+      for (let k = 0; k < p * w; k++) residual2[k % w] += residual[k] * residual[k];
+      return;
+    }
     first.set(rhs);
     this.product(false, p, w, c, 1, rows, c, x, w, -1, first, w);
     let residual = first;

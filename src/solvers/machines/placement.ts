@@ -37,7 +37,9 @@ import {
 import {
   nativeBlockStepKernel,
   nativeCsrBlock,
+  nativeDenseBlockTerm,
   type BlockStepKernel,
+  type DenseBlockTerm,
   nativeGramBlockSolver,
   typescriptCsrBlock,
   typescriptGramBlockSolver,
@@ -146,6 +148,8 @@ export interface PassKernels {
    * (its blocks in the arena: the thread's `workspace` and the engine's vectors), or the TypeScript loop.
    */
   readonly blockProduct: BlockProduct;
+  /** The block passes' dense pass in one sweep over a machine's rows (the addon's), else null: three blockProduct calls. */
+  readonly denseBlockTerm: DenseBlockTerm | null;
   /** The block passes' CSR sweep over w columns bound to a chunk of rows: the addon's, the arena's WebAssembly one, or the TypeScript loop. */
   csrBlock(rows: CsrBlockRows): CsrBlockKernel;
   /**
@@ -275,6 +279,7 @@ export function passKernels(context: ThreadContext): PassKernels {
     csrGradient:
       csr !== null ? (rows) => nativeCsrGradient(csr, rows) : arena !== null ? (rows) => arena.csrGradient(rows) : typescriptCsrGradient,
     blockProduct: arena !== null ? arena.blockProduct : dense.gemm.bind(dense),
+    denseBlockTerm: nativeDenseBlockTerm(kernels.blas),
     csrBlock: (rows) => nativeCsrBlock(csr, rows) ?? (arena !== null ? arena.csrBlock(rows) : typescriptCsrBlock(rows)),
     gramBlockSolver: (factor, work) =>
       nativeGramBlockSolver(sparse, blockFactor(factor)) ??

@@ -3,11 +3,13 @@
  * bit: the fused CSR term G = A^T (A X - B) (csrBlockTerm: no R kept, G zeroed as the sweep reaches its rows;
  * rows with repeated, unsorted and no column indices, widths w = 1..17 so that every slice width is used)
  * and the step phase (blockStep: the machines' terms summed in machine order on full, strip and scattered
- * supports, then each rule's update) against ./blockShard.ts's loop.
+ * supports, then each rule's update) against ./blockShard.ts's loop; the one-sweep dense pass (rowsFusedBlock
+ * and dtrmm) against the defining sums, and each of its columns to the bit against that column alone.
  */
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { nativeBlockStep, nativeCsr } from '../../../src/solvers/linalg/backend.js';
-import { nativeCsrBlock, typescriptCsrBlock, type CsrBlockRows } from '../../../src/solvers/linalg/blockKernels.js';
+import { nativeBlas, nativeBlockStep, nativeCsr } from '../../../src/solvers/linalg/backend.js';
+import { nativeCsrBlock, nativeDenseBlockTerm, typescriptCsrBlock, type CsrBlockRows } from '../../../src/solvers/linalg/blockKernels.js';
 import {
   BlockShard,
   STEP_PHASE,
@@ -71,6 +73,102 @@ describe.skipIf(csr === null || typeof csr.csrBlockTerm !== 'function')("the add
     const b = new Float64Array(2 * w);
     expect(() => native.term(w, x, b, new Float64Array(0), new Float64Array(3 * w - 1), new Float64Array(w))).toThrow(RangeError);
     expect(() => native.term(w, x, b, new Float64Array(0), x, new Float64Array(w))).toThrow(RangeError);
+  });
+});
+
+const denseTerm = nativeDenseBlockTerm(nativeBlas());
+const cpuFlags = existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '';
+
+describe.skipIf(denseTerm === null)("the addon's one-sweep dense block pass", () => {
+  // p not a multiple of the 4 or 8 rows swept at once, w = 1..17: every lane tail (padded copies) and whole chunks.
+  const p = 13;
+  const c = 37;
+  const rng = new SeededRandom(8);
+  const rows = rng.fillSigned(new Float64Array(p * c));
+  const r = new Float64Array(p * p);
+  for (let i = 0; i < p; i++) for (let j = i; j < p; j++) r[i * p + j] = i === j ? 2 + rng.nextDouble() : rng.nextDouble() - 0.5;
+  const x17 = rng.fillSigned(new Float64Array(c * 17));
+  const rhs17 = rng.fillSigned(new Float64Array(p * 17));
+  /** Columns [0, w) of a K-column block. */
+  const first = (block: Float64Array, height: number, K: number, w: number): Float64Array => {
+    const out = new Float64Array(height * w);
+    for (let k = 0; k < height; k++) for (let j = 0; j < w; j++) out[k * w + j] = block[k * K + j];
+    return out;
+  };
+  const run = (w: number, scale: number, withR: boolean, x: Float64Array, rhs: Float64Array) => {
+    const dots = new Float64Array(p * w);
+    const residual = new Float64Array(p * w);
+    // The term starts with garbage: the pass overwrites it.
+    const term = rng.fillSigned(new Float64Array(c * w));
+    denseTerm!(p, c, w, scale, rows, x, rhs, withR ? r : null, dots, residual, term);
+    return { dots, residual, term };
+  };
+
+  it('equals the defining sums: D = rows X - rhs, term = scale rows^T D, residual = R^T D, w = 1..17', () => {
+    for (let w = 1; w <= 17; w++) {
+      const x = first(x17, c, 17, w);
+      const rhs = first(rhs17, p, 17, w);
+      const scale = w % 2 === 0 ? -1 : 0.5;
+      const { dots, residual, term } = run(w, scale, true, x, rhs);
+      for (let j = 0; j < w; j++) {
+        const d = new Float64Array(p);
+        for (let k = 0; k < p; k++) {
+          let s = -rhs[k * w + j];
+          for (let t = 0; t < c; t++) s += rows[k * c + t] * x[t * w + j];
+          d[k] = s;
+          expect(dots[k * w + j]).toBeCloseTo(s, 12);
+        }
+        for (let t = 0; t < c; t++) {
+          let s = 0;
+          for (let k = 0; k < p; k++) s += rows[k * c + t] * d[k];
+          expect(term[t * w + j]).toBeCloseTo(scale * s, 12);
+        }
+        for (let k = 0; k < p; k++) {
+          let s = 0;
+          for (let i = 0; i <= k; i++) s += r[i * p + k] * d[i];
+          expect(residual[k * w + j]).toBeCloseTo(s, 12);
+        }
+      }
+    }
+  });
+
+  // The sweep runs on AVX-512 only (elsewhere two dgemm, whose sums need not be a column's alone).
+  const avx512 = /\bavx512f\b/.test(cpuFlags) && /\bavx512vl\b/.test(cpuFlags);
+  it.skipIf(!avx512)("gives each column the bits it has alone (the lanes run over the columns), whatever the block's width", () => {
+    const alone = Array.from({ length: 17 }, (_, j) =>
+      run(
+        1,
+        -1,
+        false,
+        Float64Array.from({ length: c }, (_, t) => x17[t * 17 + j]),
+        Float64Array.from({ length: p }, (_, k) => rhs17[k * 17 + j]),
+      ),
+    );
+    for (const w of [3, 8, 16, 17]) {
+      const { dots, term } = run(w, -1, false, first(x17, c, 17, w), first(rhs17, p, 17, w));
+      for (let j = 0; j < w; j++) {
+        expect(
+          Array.from({ length: p }, (_, k) => dots[k * w + j]),
+          `w ${w}, column ${j}: D`,
+        ).toEqual(Array.from(alone[j].dots));
+        expect(
+          Array.from({ length: c }, (_, t) => term[t * w + j]),
+          `w ${w}, column ${j}: term`,
+        ).toEqual(Array.from(alone[j].term));
+      }
+    }
+  });
+
+  it('refuses blocks too short or overlapping', () => {
+    const blas = nativeBlas()!;
+    const w = 4;
+    const x = new Float64Array(c * w);
+    const rhs = new Float64Array(p * w);
+    const dots = new Float64Array(p * w);
+    const term = new Float64Array(c * w);
+    expect(() => blas.rowsFusedBlock!(p, c, w, 1, rows, c, x, rhs, dots, new Float64Array(c * w - 1))).toThrow(RangeError);
+    expect(() => blas.rowsFusedBlock!(p, c, w, 1, rows, c, x, rhs, dots, x)).toThrow(RangeError);
+    expect(() => blas.rowsFusedBlock!(p, c, w, 1, rows, c, term, rhs, dots, term)).toThrow(RangeError);
   });
 });
 
