@@ -40,6 +40,7 @@ import {
   type NativeSpqr,
   type RowKernels,
 } from './backend.js';
+import { nativeDenseBlockTerm, type DenseBlockTerm } from './blockKernels.js';
 import type { DenseKernels } from './denseKernels.js';
 import { nativeDenseKernelsOf } from './nativeDenseKernels.js';
 import { TYPESCRIPT_DENSE_KERNELS } from './typescriptDenseKernels.js';
@@ -83,6 +84,8 @@ export interface Kernels {
   readonly sparse: NativeSparse | null;
   /** The addon's step phase of a block run (native/src/block_step.c: the machines' terms summed, then the method's update); null: the TypeScript loop. */
   readonly blockStep: NativeBlockStep | null;
+  /** The addon's one-sweep term of a dense machine for a block of columns (./blockKernels.ts nativeDenseBlockTerm); null: the block products. */
+  readonly denseBlockTerm: DenseBlockTerm | null;
   /** Whether a solver run's data goes into a WebAssembly arena, where its row, CSR and block kernels run (./wasmRowKernels.ts, when enabled). */
   readonly wasmArena: boolean;
   /** OpenBLAS's own thread count, which threaded block passes set to 1 while their threads run dgemm (../machines/blockPass.ts); null: no BLAS. */
@@ -123,6 +126,7 @@ export const TYPESCRIPT_KERNELS: Kernels = {
   csr: null,
   sparse: null,
   blockStep: null,
+  denseBlockTerm: null,
   wasmArena: true,
   blasThreads: null,
   threadedDenseAnalysis: true,
@@ -146,6 +150,7 @@ function nativeKernelsOf(blas: NativeBlas): Kernels {
     csr: nativeCsr(),
     sparse: nativeSparse(),
     blockStep: nativeBlockStep(),
+    denseBlockTerm: nativeDenseBlockTerm(blas),
     wasmArena: false,
     blasThreads: blas,
     threadedDenseAnalysis: false,

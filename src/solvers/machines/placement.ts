@@ -37,7 +37,6 @@ import {
 import {
   nativeBlockStepKernel,
   nativeCsrBlock,
-  nativeDenseBlockTerm,
   type BlockStepKernel,
   type DenseBlockTerm,
   nativeGramBlockSolver,
@@ -279,7 +278,7 @@ export function passKernels(context: ThreadContext): PassKernels {
     csrGradient:
       csr !== null ? (rows) => nativeCsrGradient(csr, rows) : arena !== null ? (rows) => arena.csrGradient(rows) : typescriptCsrGradient,
     blockProduct: arena !== null ? arena.blockProduct : dense.gemm.bind(dense),
-    denseBlockTerm: nativeDenseBlockTerm(kernels.blas),
+    denseBlockTerm: kernels.denseBlockTerm,
     csrBlock: (rows) => nativeCsrBlock(csr, rows) ?? (arena !== null ? arena.csrBlock(rows) : typescriptCsrBlock(rows)),
     gramBlockSolver: (factor, work) =>
       nativeGramBlockSolver(sparse, blockFactor(factor)) ??
