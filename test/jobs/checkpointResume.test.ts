@@ -9,7 +9,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/types.js';
-import { killedWorkerSetup, until } from '../support/killedWorker.js';
+import { killedWorkerSetup } from '../support/killedWorker.js';
 import { withoutMeasurements } from '../support/sameAnalysis.js';
 import { createJob, getJob, waitForJob } from '../support/service.js';
 
@@ -47,14 +47,7 @@ describe('a worker killed in the middle of a job', () => {
     const workerProcess = setup.spawnWorker();
     const { job } = await createJob(service.app, JOB);
     // Wait for a checkpoint taken during APC, the second run: D-HBM's is among the finished ones.
-    await until(
-      async () => {
-        const checkpoint = await setup.checkpointOf(job.id);
-        return checkpoint?.current?.algorithm === 'apc' && checkpoint.current.iteration > 1000 ? checkpoint : null;
-      },
-      120_000,
-      'a checkpoint during the APC run',
-    );
+    await setup.checkpointDuring(job.id, 'apc');
     // Where the run is, and how fast it goes (iterations per ms): APC's progress reports over half a
     // second, each report's iteration and time taken together, in the order they were made.
     const reports = new Map<number, number>();

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/types.js';
 import { generateMatrix } from '../../src/solvers/input/generators.js';
 import { isBlockRunSnapshot, type BlockRunSnapshot } from '../../src/solvers/runner/snapshot.js';
-import { killedWorkerSetup, until } from '../support/killedWorker.js';
+import { killedWorkerSetup } from '../support/killedWorker.js';
 import { withoutMeasurements } from '../support/sameAnalysis.js';
 import { createJob, waitForJob } from '../support/service.js';
 
@@ -72,14 +72,7 @@ describe.each([
       const workerProcess = setup.spawnWorker();
       const { job } = await createJob(service.app, jobOf(matrix));
       // A checkpoint taken during APC's block run, the second: D-HBM's is among the finished ones.
-      await until(
-        async () => {
-          const checkpoint = await setup.checkpointOf(job.id);
-          return checkpoint?.current?.algorithm === 'apc' && checkpoint.current.iteration > 1000 ? checkpoint : null;
-        },
-        120_000,
-        'a checkpoint during the APC run',
-      );
+      await setup.checkpointDuring(job.id, 'apc');
       await setup.kill(workerProcess);
       // Nothing writes it any more: this is what the retry starts from.
       const saved = (await setup.checkpointOf(job.id))!;

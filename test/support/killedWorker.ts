@@ -2,14 +2,13 @@
  * What the tests of a worker process killed mid-job share (test/jobs/checkpointResume.test.ts,
  * test/jobs/severalRhsResume.test.ts): a private TMPDIR, Redis and the service without a worker of its
  * own (beforeAll / afterAll registered by killedWorkerSetup); worker processes with the file's settings;
- * the job's checkpoint as Redis holds it; SIGKILL and the sandboxed child's exit; a rescuing worker and
+ * the job's checkpoint as Redis holds it, and one taken during a given run; SIGKILL and the sandboxed child's exit; a rescuing worker and
  * the first progress report of the job's second attempt.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll } from 'vitest';
@@ -18,13 +17,11 @@ import { decodeCheckpoint, type JobCheckpoint } from '../../src/jobs/store/check
 import { JobKeys } from '../../src/jobs/store/keys.js';
 import type { Job } from '../../src/jobs/types.js';
 import { startWorker, type JobWorker } from '../../src/jobs/worker.js';
-import { childPids, isAlive } from './processes.js';
+import { childPids, isAlive, spawnWorkerProcess } from './processes.js';
 import { getJob, startTestRedis, startTestService, type TestService } from './service.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-
 /** Polls `probe` every 20 ms until it gives a value other than null. */
-export async function until<T>(probe: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> {
+async function until<T>(probe: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -39,6 +36,8 @@ export interface KilledWorkerSetup {
   /** A worker process (src/jobs/workerMain.ts) on this Redis with the settings. */
   spawnWorker(): ChildProcess;
   checkpointOf(id: string): Promise<JobCheckpoint | null>;
+  /** Until the job has a checkpoint taken during `algorithm`'s run, past its iteration 1000. */
+  checkpointDuring(id: string, algorithm: string): Promise<JobCheckpoint>;
   /** SIGKILL to the worker process, then until its sandboxed child has exited with it. */
   kill(worker: ChildProcess): Promise<void>;
   /** An in-process worker that takes the job again once its lock has expired, and the job at its second attempt's first progress report. */
@@ -83,24 +82,30 @@ export function killedWorkerSetup(settings: Record<string, number>, tmpPrefix: s
     if (privateTmp) await rm(privateTmp, { recursive: true, force: true });
   });
 
+  const checkpointOf = async (id: string): Promise<JobCheckpoint | null> => {
+    const bytes = await connection.getBuffer(new JobKeys(service.config.KEY_PREFIX, service.config.QUEUE_NAME).checkpoint(id));
+    return bytes === null ? null : decodeCheckpoint(bytes);
+  };
+
   return {
     get service() {
       return service;
     },
     spawnWorker() {
-      const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
-      for (const [name, value] of Object.entries(settings)) env[name] = String(value);
-      const worker = spawn(process.execPath, ['--import', 'tsx', 'src/jobs/workerMain.ts'], {
-        cwd: ROOT,
-        env,
-        stdio: ['ignore', 'ignore', 'inherit'],
-      });
+      const worker = spawnWorkerProcess(redis.url, settings);
       workers.push(worker);
       return worker;
     },
-    async checkpointOf(id) {
-      const bytes = await connection.getBuffer(new JobKeys(service.config.KEY_PREFIX, service.config.QUEUE_NAME).checkpoint(id));
-      return bytes === null ? null : decodeCheckpoint(bytes);
+    checkpointOf,
+    checkpointDuring(id, algorithm) {
+      return until(
+        async () => {
+          const checkpoint = await checkpointOf(id);
+          return checkpoint?.current?.algorithm === algorithm && checkpoint.current.iteration > 1000 ? checkpoint : null;
+        },
+        120_000,
+        `a checkpoint during the ${algorithm} run`,
+      );
     },
     async kill(worker) {
       const sandboxChildren = childPids(worker.pid!);
