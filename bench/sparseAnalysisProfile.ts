@@ -24,6 +24,7 @@ import { factorNonzeros } from '../src/solvers/sparse/sparseLu.js';
 import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../src/solvers/machines/placement.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
 import {
+  eigensolverOptionsOf,
   KrylovWorkspace,
   largestEigenvalueWork,
   smallestEigenvalueByInverseWork,
@@ -119,8 +120,7 @@ function main(): void {
         seconds: () => inside / 1e3,
       };
     };
-    // --arpack: ARPACK for the large operators, as the library's largestEigenvalue gives it; by default the
-    // analysis's choice, the thick-restart Lanczos on the backend's dense kernels.
+    // By default the analysis' choice (the kernels' largeEigensolver); --arpack: ARPACK for the large operators.
     const option = (name: string): number | undefined => {
       const given = rest.find((flag) => flag.startsWith(`--${name}=`));
       return given === undefined ? undefined : Number(given.slice(name.length + 3));
@@ -128,8 +128,8 @@ function main(): void {
     // --basis=<vectors> --kept=<vectors>: the Lanczos's cycle, for measuring its cost against the products.
     const lanczosOptions = {
       tolerance: TOLERANCE,
-      arpack: selectedKernels().arpack,
-      dense: flags.has('--arpack') ? undefined : selectedKernels().dense,
+      ...eigensolverOptionsOf(selectedKernels()),
+      ...(flags.has('--arpack') ? { arpack: selectedKernels().arpack } : {}),
       basisSize: option('basis'),
       kept: option('kept'),
     };

@@ -14,6 +14,7 @@ import { sparseLuWork, factorNonzeros } from '../src/solvers/sparse/sparseLu.js'
 import { lambdaMinSWork } from '../src/solvers/analysis/kappaS.js';
 import { machineColumnSlots } from '../src/solvers/sparse/spectrumOfS.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
+import { eigensolverOptionsOf } from '../src/solvers/eigen/lanczos.js';
 import { selectBackend } from './backends.js';
 const [k, m] = process.argv.slice(2).map(Number);
 selectBackend('native');
@@ -23,5 +24,5 @@ const slots = machineColumnSlots(A, partition.rowsOf);
 const c0 = process.cpuUsage();
 const lu = runSync(sparseLuWork(A));
 console.log(JSON.stringify({ luCpu: process.cpuUsage(c0).user / 1e6, nnzLU: factorNonzeros(lu) }));
-const e = runSync(lambdaMinSWork(slots, lu, { tolerance: 1e-8, arpack: selectedKernels().arpack }));
+const e = runSync(lambdaMinSWork(slots, lu, { tolerance: 1e-8, ...eigensolverOptionsOf(selectedKernels()) }));
 console.log(JSON.stringify({ k, m, cpu: process.cpuUsage(c0).user / 1e6, rssMiB: process.resourceUsage().maxRSS / 1024, ...e }));

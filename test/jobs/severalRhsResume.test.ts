@@ -7,78 +7,17 @@
  * interruption. Short CHECKPOINT_INTERVAL_MS, LOCK_DURATION_MS and STALLED_INTERVAL_MS keep this to
  * seconds (as ./checkpointResume.test.ts for one right-hand side).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
-import { pino } from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
-import { decodeCheckpoint, type JobCheckpoint } from '../../src/jobs/store/checkpointCodec.js';
-import { JobKeys } from '../../src/jobs/store/keys.js';
+import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/types.js';
-import { startWorker, type JobWorker } from '../../src/jobs/worker.js';
 import { generateMatrix } from '../../src/solvers/input/generators.js';
 import { isBlockRunSnapshot, type BlockRunSnapshot } from '../../src/solvers/runner/snapshot.js';
-import { childPids, isAlive } from '../support/processes.js';
+import { killedWorkerSetup } from '../support/killedWorker.js';
 import { withoutMeasurements } from '../support/sameAnalysis.js';
-import { createJob, getJob, startTestRedis, startTestService, waitForJob, type TestService } from '../support/service.js';
+import { createJob, waitForJob } from '../support/service.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SETTINGS = { LOCK_DURATION_MS: 2000, STALLED_INTERVAL_MS: 1000, WORKER_CONCURRENCY: 1, CHECKPOINT_INTERVAL_MS: 300 };
-
-let redis: EmbeddedRedis;
-let service: TestService;
-let connection: Redis;
-const workerProcesses: ChildProcess[] = [];
-let rescuer: JobWorker | null = null;
-/** This file's own TMPDIR: its workers' own registry of running jobs, so that each job runs alone on every core (./checkpointResume.test.ts). */
-let privateTmp = '';
-let tmpBefore: string | undefined;
-
-beforeAll(async () => {
-  privateTmp = await mkdtemp(join(tmpdir(), 'lss-rhs-checkpoint-tmp-'));
-  tmpBefore = process.env.TMPDIR;
-  process.env.TMPDIR = privateTmp;
-  redis = await startTestRedis();
-  connection = new Redis(redis.url);
-  service = await startTestService(SETTINGS, { redis, worker: false });
-});
-
-afterAll(async () => {
-  for (const worker of workerProcesses) if (worker.exitCode === null && worker.signalCode === null) worker.kill('SIGKILL');
-  await rescuer?.close(5000);
-  await service?.close();
-  connection?.disconnect();
-  await redis?.stop();
-  if (tmpBefore === undefined) delete process.env.TMPDIR;
-  else process.env.TMPDIR = tmpBefore;
-  if (privateTmp) await rm(privateTmp, { recursive: true, force: true });
-});
-
-function spawnWorkerProcess(): ChildProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
-  for (const [name, value] of Object.entries(SETTINGS)) env[name] = String(value);
-  const worker = spawn(process.execPath, ['--import', 'tsx', 'src/jobs/workerMain.ts'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
-  workerProcesses.push(worker);
-  return worker;
-}
-
-async function until<T>(probe: () => Promise<T | null>, timeoutMs: number, what: string): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== null) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+/** This file's own TMPDIR: its workers' own registry of running jobs, so that each job runs alone on every core. */
+const setup = killedWorkerSetup(SETTINGS, 'lss-rhs-checkpoint-tmp-');
 
 const n = 100;
 const K = 3;
@@ -97,11 +36,6 @@ const jobOf = (matrix: unknown) => ({
   options: { tolerance: 1e-300, maxIterations: MAX_ITERATIONS, stopOnStagnation: false },
 });
 
-async function checkpointOf(id: string): Promise<JobCheckpoint | null> {
-  const bytes = await connection.getBuffer(new JobKeys(service.config.KEY_PREFIX, service.config.QUEUE_NAME).checkpoint(id));
-  return bytes === null ? null : decodeCheckpoint(bytes);
-}
-
 /** The result without wall times, and every column's solution and trace, through the API. */
 async function outputsOf(job: Job): Promise<unknown> {
   const runs = Object.fromEntries(
@@ -114,7 +48,10 @@ async function outputsOf(job: Job): Promise<unknown> {
   for (const algorithm of job.algorithms) {
     for (let column = 0; column < K; column++) {
       for (const part of ['solution', 'trace']) {
-        const response = await service.app.inject({ method: 'GET', url: `/v1/jobs/${job.id}/runs/${algorithm}/${part}?column=${column}` });
+        const response = await setup.service.app.inject({
+          method: 'GET',
+          url: `/v1/jobs/${job.id}/runs/${algorithm}/${part}?column=${column}`,
+        });
         expect(response.statusCode).toBe(200);
         outputs[`${algorithm} ${column} ${part}`] = response.json();
       }
@@ -131,26 +68,14 @@ describe.each([
     "resumes the block run under way without running the finished one again, to the uninterrupted job's columns",
     { timeout: 300_000 },
     async () => {
-      const workerProcess = spawnWorkerProcess();
+      const service = setup.service;
+      const workerProcess = setup.spawnWorker();
       const { job } = await createJob(service.app, jobOf(matrix));
       // A checkpoint taken during APC's block run, the second: D-HBM's is among the finished ones.
-      await until(
-        async () => {
-          const checkpoint = await checkpointOf(job.id);
-          return checkpoint?.current?.algorithm === 'apc' && checkpoint.current.iteration > 1000 ? checkpoint : null;
-        },
-        120_000,
-        'a checkpoint during the APC run',
-      );
-      const sandboxChildren = childPids(workerProcess.pid!);
-      workerProcess.kill('SIGKILL');
-      await until(
-        () => Promise.resolve(sandboxChildren.every((pid) => !isAlive(pid)) ? true : null),
-        10_000,
-        'the sandboxed child to exit',
-      );
+      await setup.checkpointDuring(job.id, 'apc');
+      await setup.kill(workerProcess);
       // Nothing writes it any more: this is what the retry starts from.
-      const saved = (await checkpointOf(job.id))!;
+      const saved = (await setup.checkpointOf(job.id))!;
       expect(saved.runs.map((run) => run.algorithm)).toEqual(['dhbm']);
       expect(saved.runs[0].otherColumns).toHaveLength(K - 1);
       expect(saved.runs[0].summary.columns).toHaveLength(K);
@@ -160,15 +85,7 @@ describe.each([
         Array.from({ length: K }, () => current.iteration),
       );
 
-      rescuer = await startWorker({ ...service.config }, pino({ level: 'silent' }));
-      const resumed = await until(
-        async () => {
-          const now = await getJob(service.app, job.id);
-          return now.attempts === 2 && now.progress?.phase === 'solve' ? now : null;
-        },
-        60_000,
-        'the first progress report of the second attempt',
-      );
+      const resumed = await setup.rescue(job.id);
       // APC again, from the checkpoint's iteration on, not from 0; D-HBM is not run again.
       expect(resumed.progress).toMatchObject({ algorithm: 'apc' });
       expect(resumed.progress!.iteration!).toBeGreaterThan(current.iteration);
@@ -183,7 +100,7 @@ describe.each([
           MAX_ITERATIONS,
         ]);
       }
-      expect(await checkpointOf(job.id)).toBeNull();
+      expect(await setup.checkpointOf(job.id)).toBeNull();
 
       // The same job, never interrupted: the same columns, bit for bit.
       const { job: reference } = await createJob(service.app, jobOf(matrix));
@@ -191,8 +108,7 @@ describe.each([
       expect(uninterrupted.status).toBe('succeeded');
       expect(uninterrupted.attempts).toBe(1);
       expect(await outputsOf(done)).toEqual(await outputsOf(uninterrupted));
-      await rescuer.close(5000);
-      rescuer = null;
+      await setup.stopRescuer();
     },
   );
 });

@@ -7,8 +7,7 @@
  * part is taken over by the other worker once its lock expires, and the job succeeds with the same
  * values.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { analyze } from '../../src/solvers/analysis/analyze.js';
@@ -22,11 +21,10 @@ import { partitionFromAssignment, type Partition } from '../../src/solvers/probl
 import type { EmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
 import type { Job } from '../../src/jobs/types.js';
 import { fixtureMatrix, loadFixtures } from '../support/fixtures.js';
-import { childPids, isAlive } from '../support/processes.js';
+import { childPids, isAlive, spawnWorkerProcess } from '../support/processes.js';
 import { expectSameAnalysis } from '../support/sameAnalysis.js';
 import { createJob, getJob, runJob, startTestRedis, startTestService, waitForJob, type TestService } from '../support/service.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 /** Every analysis here splits (dense, n >= 1, m >= 2), in two groups of each kind: six parts. */
 const SETTINGS = {
   SPLIT_ANALYSIS_MIN_N: 1,
@@ -43,20 +41,8 @@ let service: TestService;
 let data: Redis;
 const workers: ChildProcess[] = [];
 
-function spawnWorkerProcess(): ChildProcess {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    REDIS_URL: redis.url,
-    LOG_LEVEL: 'warn',
-    JOB_BACKOFF_MS: '100',
-    NUMERIC_BACKEND: 'typescript',
-  };
-  for (const [name, value] of Object.entries(SETTINGS)) env[name] = String(value);
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/jobs/workerMain.ts'], {
-    cwd: ROOT,
-    env,
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+function spawnWorker(): ChildProcess {
+  const child = spawnWorkerProcess(redis.url, { JOB_BACKOFF_MS: 100, NUMERIC_BACKEND: 'typescript', ...SETTINGS });
   workers.push(child);
   return child;
 }
@@ -69,8 +55,8 @@ beforeAll(async () => {
   redis = await startTestRedis();
   service = await startTestService(SETTINGS, { redis, worker: false });
   data = new Redis(redis.url);
-  spawnWorkerProcess();
-  spawnWorkerProcess();
+  spawnWorker();
+  spawnWorker();
 }, 60_000);
 
 afterAll(async () => {

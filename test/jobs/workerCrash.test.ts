@@ -3,16 +3,14 @@
  * child exits with it, the job's lock expires, and another worker runs the job again to the end
  * (attempts 2). Short LOCK_DURATION_MS / STALLED_INTERVAL_MS keep this to seconds.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
 import { startWorker, type JobWorker } from '../../src/jobs/worker.js';
-import { childPids, isAlive } from '../support/processes.js';
+import { childPids, isAlive, spawnWorkerProcess } from '../support/processes.js';
 import { createJob, getJob, startTestRedis, startTestService, waitForJob, type TestService } from '../support/service.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CRASH_SETTINGS = { LOCK_DURATION_MS: 2000, STALLED_INTERVAL_MS: 1000, WORKER_CONCURRENCY: 1 };
 
 let redis: EmbeddedRedis;
@@ -32,12 +30,6 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-function spawnWorkerProcess(): ChildProcess {
-  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: redis.url, LOG_LEVEL: 'warn' };
-  for (const [name, value] of Object.entries(CRASH_SETTINGS)) env[name] = String(value);
-  return spawn(process.execPath, ['--import', 'tsx', 'src/jobs/workerMain.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
-}
-
 async function until(condition: () => boolean, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
@@ -48,7 +40,7 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
 
 describe('a worker killed mid-solve', () => {
   it('loses no job: another worker completes it after the lock expires', async () => {
-    workerProcess = spawnWorkerProcess();
+    workerProcess = spawnWorkerProcess(redis.url, CRASH_SETTINGS);
     const { job } = await createJob(service.app, {
       type: 'solve',
       matrix: { format: 'generator', generator: 'gaussian', n: 100, seed: 21 },

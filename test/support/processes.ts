@@ -1,5 +1,16 @@
-/** Child processes, read from /proc (Linux), so that the tests need no procps. */
+/** Child processes, read from /proc (Linux), so that the tests need no procps; worker processes to kill. */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A worker process (src/jobs/workerMain.ts, as `npm run start:worker` runs it) on the Redis at redisUrl, with `settings` in its environment. */
+export function spawnWorkerProcess(redisUrl: string, settings: Record<string, string | number> = {}): ChildProcess {
+  const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: redisUrl, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn' };
+  for (const [name, value] of Object.entries(settings)) env[name] = String(value);
+  return spawn(process.execPath, ['--import', 'tsx', 'src/jobs/workerMain.ts'], { cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'] });
+}
 
 /** Pids of the direct children of `parentPid` whose command line contains `match` (all when omitted). */
 export function childPids(parentPid: number, match?: string): number[] {

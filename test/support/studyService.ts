@@ -3,8 +3,7 @@
  * fastify app with the OpenAPI contract check) and separate worker processes (src/jobs/workerMain.ts,
  * as `npm run start:worker` runs them), which can be killed.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import type { ChildProcess } from 'node:child_process';
 import type { FastifyInstance } from 'fastify';
 import { pino } from 'pino';
 import { buildApp } from '../../src/api/app.js';
@@ -14,9 +13,9 @@ import { RedisJobService } from '../../src/jobs/redisJobService.js';
 import { RedisStudyService } from '../../src/jobs/studies/redisStudyService.js';
 import type { Study } from '../../src/jobs/studies/types.js';
 import { checkContract } from './contract.js';
+import { spawnWorkerProcess } from './processes.js';
 import { startTestRedis } from './service.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const LOG_LEVEL = (process.env.TEST_LOG_LEVEL ?? 'silent') as Config['LOG_LEVEL'];
 
 export interface StudyTestService {
@@ -43,12 +42,7 @@ export async function startStudyTestService(
   const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
   const workers: ChildProcess[] = [];
   const spawnWorker = (): ChildProcess => {
-    const env: NodeJS.ProcessEnv = { ...process.env, REDIS_URL: redis.url, LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'warn', ...workerEnv };
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/jobs/workerMain.ts'], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'ignore', 'inherit'],
-    });
+    const child = spawnWorkerProcess(redis.url, workerEnv);
     workers.push(child);
     return child;
   };

@@ -24,6 +24,7 @@ import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import {
+  eigensolverOptionsOf,
   KrylovWorkspace,
   lanczosWork,
   largestEigenvalueWork,
@@ -267,7 +268,7 @@ export function sparseMatrixConditioning(a: CsrMatrix, options: SparseConditioni
   return runSync(
     sparseMatrixConditioningWork(a, {
       ...options,
-      lanczos: { arpack: selectedKernels().arpack, dense: selectedKernels().dense, ...options.lanczos },
+      lanczos: { ...eigensolverOptionsOf(selectedKernels()), ...options.lanczos },
     }),
   );
 }

@@ -52,6 +52,7 @@ import { runSync, type Work } from '../cooperative.js';
 import type { DenseSystem } from '../distributed/distributedSystem.js';
 import { DimensionMismatchError, type SingularMatrixError } from '../errors.js';
 import {
+  eigensolverOptionsOf,
   KrylovWorkspace,
   largestEigenvalueWork,
   lanczosWork,
@@ -281,9 +282,7 @@ export function sSpectrum(
   lu: SparseLuFactorization,
   options: LargestEigenvalueOptions = {},
 ): SSpectrum {
-  return runSync(
-    csrSSpectrumWork(slots, factors, { kind: 'lu', lu }, { arpack: selectedKernels().arpack, dense: selectedKernels().dense, ...options }),
-  );
+  return runSync(csrSSpectrumWork(slots, factors, { kind: 'lu', lu }, { ...eigensolverOptionsOf(selectedKernels()), ...options }));
 }
 
 /** lambda_min(S) by Lanczos on S^{-1} through conjugate gradients (module comment), its bound widened by the solves' error. */

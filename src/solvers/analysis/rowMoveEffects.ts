@@ -19,7 +19,7 @@
  * systems only (the refinement's size limit).
  */
 import type { Work } from '../cooperative.js';
-import { largestEigenvalueWork, type SymmetricOperator } from '../eigen/lanczos.js';
+import { eigensolverOptionsOf, largestEigenvalueWork, type SymmetricOperator } from '../eigen/lanczos.js';
 import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { luWork } from '../linalg/lu.js';
@@ -155,7 +155,7 @@ export function* rowMoveEffectsWork(
       }
     },
   };
-  const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, dense: kernels.dense };
+  const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, ...eigensolverOptionsOf(kernels) };
   const u = new Float64Array(n);
   const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u });
 

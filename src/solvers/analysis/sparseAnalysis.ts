@@ -38,7 +38,7 @@ import {
   type GramSolver,
   type StoredGramFactor,
 } from '../machines/placement.js';
-import { KrylovWorkspace, type SpectralMethod } from '../eigen/lanczos.js';
+import { eigensolverOptionsOf, KrylovWorkspace, type SpectralMethod } from '../eigen/lanczos.js';
 import {
   machineColumnSlots,
   overlapColourCount,
@@ -295,7 +295,7 @@ export function* sparseKappaSBoundsWork(
 ): Work<KappaSBounds> {
   const slots = machineColumnSlots(system.A, system.partition.rowsOf);
   if (slots.blockDiagonal) return { lower: 1, upper: 1, colours: 1 };
-  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(system.A.rows), arpack: kernels.arpack, dense: kernels.dense };
+  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(system.A.rows), ...eigensolverOptionsOf(kernels) };
   const lambdaMin = yield* lambdaMinSWork(slots, lu, options, workspace, luSolves);
   const pairs = overlappingMachinePairs(slots);
   const colours = overlapTwoColouring(slots, pairs) === null ? overlapColourCount(slots, pairs) : 2;
@@ -315,7 +315,7 @@ function sSpectrumOfPartitionWork(
   factors: GramFactorSolves,
   { lu, luSolves, workspace }: SparseLuContext,
 ): Work<SSpectrum> {
-  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), arpack: kernels.arpack, dense: kernels.dense };
+  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), ...eigensolverOptionsOf(kernels) };
   return csrSSpectrumWork(slots, factors, { kind: 'lu', lu, luSolves }, options, workspace);
 }
 
@@ -344,7 +344,7 @@ export function* sparseStagedPartsWork(kernels: Kernels, system: CsrSystem): Wor
       luSolves,
       normalOperator: currentThreadNormalOperator(A),
       workspace,
-      lanczos: { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack, dense: kernels.dense },
+      lanczos: { tolerance: SPECTRUM_TOLERANCE, ...eigensolverOptionsOf(kernels) },
     }),
     'conditioning',
     0.15,

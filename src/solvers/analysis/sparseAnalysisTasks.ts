@@ -23,7 +23,7 @@ import { nnzOf } from '../sparse/csr.js';
 import { ratioEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { inverseNormalOperatorOfSparse } from '../sparse/normalOperators.js';
 import { conditioningOfEnds } from './conditioning.js';
-import { KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
+import { eigensolverOptionsOf, KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
 import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../machines/placement.js';
 import { machineColumnSlots, PairAngleContext, sparsePairAngleWork, type SparsePairAngle } from '../sparse/spectrumOfS.js';
 import { lambdaMaxSByReflection, lambdaMaxSWork, lambdaMinSWork, reflectedLambdaMax } from './kappaS.js';
@@ -70,7 +70,7 @@ function* sparseAnalysisTaskWork(
   const { slots } = spec.pairs;
   const A = slots.a;
   // The options of the one-thread path (./sparseAnalysis.ts): L and mu on the default basis, S's ends on sBasisSize(n).
-  const lanczos = { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack, dense: kernels.dense };
+  const lanczos = { tolerance: SPECTRUM_TOLERANCE, ...eigensolverOptionsOf(kernels) };
   const sOptions = { ...lanczos, basisSize: sBasisSize(A.rows) };
   switch (task.kind) {
     case 'lu-ends': {

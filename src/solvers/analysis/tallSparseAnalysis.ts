@@ -22,7 +22,7 @@ import { normalEquationsSolver, projectorSumOperator, rowBasisMachines } from '.
 import { currentThreadNormalOperator, type GramSolver } from '../machines/placement.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import { ratioEstimate, spectralEstimateOf, squareRootEstimate } from '../eigen/eigenvalueEstimate.js';
-import { KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
+import { eigensolverOptionsOf, KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
 import { machineColumnSlots } from '../sparse/spectrumOfS.js';
 import { csrSSpectrumWork } from './kappaS.js';
 import { inPhase, type StagedParts } from './parts.js';
@@ -69,7 +69,7 @@ function stackedRowBases(system: CsrSystem): { a: CsrMatrix; rowsOf: Int32Array[
 export function* tallSparseStagedPartsWork(kernels: Kernels, system: CsrSystem): Work<{ staged: StagedParts; normal: GramSolver }> {
   const { A, n } = system;
   const workspace = new KrylovWorkspace();
-  const lanczos = { tolerance: SPECTRUM_TOLERANCE, arpack: kernels.arpack };
+  const lanczos = { tolerance: SPECTRUM_TOLERANCE, ...eigensolverOptionsOf(kernels) };
 
   yield { phase: 'conditioning', fraction: 0 };
   const normal = normalEquationsSolver(A);
@@ -108,7 +108,7 @@ function* tallSSpectrumWork(kernels: Kernels, system: CsrSystem, workspace: Kryl
   const slots = machineColumnSlots(basis.a, basis.rowsOf);
   const pairs = pairAnglesSpec(system, slots);
   const factors = machineGramSolves(pairs.factors);
-  const sOptions = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(basis.a.rows), arpack: kernels.arpack };
+  const sOptions = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(basis.a.rows), ...eigensolverOptionsOf(kernels) };
   // A tall A has no LU: lambda_min(S) by conjugate-gradient solves with S (./kappaS.ts).
   const s = () => projectorSumOperator(rowBasisMachines(system), system.n);
   const spectrum = yield* csrSSpectrumWork(slots, factors, { kind: 'conjugate-gradients', s }, sOptions, workspace);

@@ -45,9 +45,9 @@
  * rho_1. Callers that know the gap is real may use it (the principal angles, whose tiny-angle digits
  * need it, through convergedWhen).
  *
- * Given ARPACK (options.arpack: the native kernels' eigen part, ../linalg/kernels.ts), operators well
- * above the basis size go to ARPACK's implicitly restarted Lanczos instead (./arpackLanczos.ts: the
- * same estimate and bound); the Lanczos below is the TypeScript kernels' one and ARPACK's fallback.
+ * Given ARPACK (options.arpack, where the kernels choose it: their `largeEigensolver`, ../linalg/kernels.ts,
+ * eigensolverOptionsOf), operators well above the basis size go to ARPACK's implicitly restarted Lanczos
+ * instead (./arpackLanczos.ts: the same estimate and bound); the thick restart below is then its fallback.
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { NativeArpack } from '../linalg/backend.js';
@@ -528,10 +528,19 @@ export interface LargestEigenvalueOptions {
    * residual and the gap (as in EigenvalueEstimate): e.g. a Kato-Temple accuracy on 1 - theta_1.
    */
   convergedWhen?: (theta1: number, residual: number, gap: number) => boolean;
-  /** ARPACK to hand large operators to (kernels.arpack); absent or null: the TypeScript Lanczos. */
+  /** ARPACK to hand large operators to (eigensolverOptionsOf); absent or null: the thick restart. */
   arpack?: NativeArpack | null;
-  /** The kernels of the passes over the basis (kernels.dense); absent: the TypeScript loops. */
+  /** The kernels of the thick restart's passes over the basis (kernels.dense); absent: the TypeScript loops. */
   dense?: DenseKernels;
+}
+
+/**
+ * The eigensolver a kernel set chooses for the large operators (its `largeEigensolver`, ../linalg/kernels.ts):
+ * ARPACK or the thick restart, and the dense kernels the thick restart runs on. Every caller that has a `Kernels`
+ * passes these, so which one runs is decided there and nowhere below.
+ */
+export function eigensolverOptionsOf(kernels: Kernels): { arpack: NativeArpack | null; dense: DenseKernels } {
+  return { arpack: kernels.largeEigensolver === 'arpack' ? kernels.arpack : null, dense: kernels.dense };
 }
 
 export const DEFAULT_SPECTRUM_TOLERANCE = 1e-10;
@@ -560,13 +569,10 @@ export function* largestEigenvalueWork(
   const kept = Math.max(1, Math.min(m - 1, options.kept ?? Math.floor(options.convergedWhen ? m / 2 : m / 4)));
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   const seed = options.seed ?? 0x2c1b3c6d;
-  // ARPACK (./arpackLanczos.ts) when given, for operators well above the basis size, unless the caller has its own
-  // stopping test (it reads the gap, which ARPACK's single Ritz pair does not give). Null: busy or not converged,
-  // and the Lanczos below runs.
-  // Given dense kernels (an analysis passes its own), the thick restart below runs on them instead: measured on lambda_max(A^T A) and mu of Poisson
-  // n = 250,000 (bench/sparseAnalysisProfile.ts), 1124 products and 6 solve pairs where ARPACK took 1202 and 42,
-  // and about half ARPACK's CPU time for L.
-  const arpack = options.dense ? null : (options.arpack ?? null);
+  // ARPACK (./arpackLanczos.ts) when given (the kernels' choice, eigensolverOptionsOf), for operators well above the
+  // basis size, unless the caller has its own stopping test (it reads the gap, which ARPACK's single Ritz pair does
+  // not give). Null: busy or not converged, and the Lanczos below runs.
+  const arpack = options.arpack ?? null;
   if (arpack !== null && options.convergedWhen === undefined && n >= ARPACK_MIN_SIZE && n > 4 * m) {
     const estimate = yield* arpackLargestEigenvalueWork(arpack, op, {
       tolerance,
@@ -611,7 +617,7 @@ export function largestEigenvalue(
   options: LargestEigenvalueOptions = {},
   workspace?: KrylovWorkspace,
 ): EigenvalueEstimate {
-  return runSync(largestEigenvalueWork(op, { arpack: selectedKernels().arpack, ...options }, workspace));
+  return runSync(largestEigenvalueWork(op, { ...eigensolverOptionsOf(selectedKernels()), ...options }, workspace));
 }
 
 /**
@@ -639,5 +645,5 @@ export function smallestEigenvalueByInverse(
   options: LargestEigenvalueOptions = {},
   workspace?: KrylovWorkspace,
 ): EigenvalueEstimate {
-  return runSync(smallestEigenvalueByInverseWork(inverse, { arpack: selectedKernels().arpack, ...options }, workspace));
+  return runSync(smallestEigenvalueByInverseWork(inverse, { ...eigensolverOptionsOf(selectedKernels()), ...options }, workspace));
 }

@@ -17,7 +17,7 @@
  * (this one, ./backend.ts, ./denseKernels.ts, ./typescriptDenseKernels.ts, ./typescriptFactorizations.ts,
  * ./nativeDenseKernels.ts, ./panelFactorizations.ts) read `blas` (test/architecture.test.ts).
  * One algorithm per metric on both, the sets differing in kernels and in the tiles those kernels
- * like (`productTile`). One metric keeps two algorithms, chosen here (`blockSigmaMax`, below).
+ * like (`productTile`). Two choices of algorithm are made here, one line per set (`blockSigmaMax`, `largeEigensolver`, below).
  */
 import {
   activeBackend,
@@ -107,6 +107,16 @@ export interface Kernels {
    * eight), so the choice stays here, one line per set.
    */
   readonly blockSigmaMax: 'lanczos' | 'bidiagonalization';
+  /**
+   * Which eigensolver finds the extreme eigenvalues of the large operators (L, mu, S's ends, ../eigen/lanczos.ts
+   * largestEigenvalueWork): the thick-restart Lanczos on `dense`, or ARPACK (`arpack`) with the thick restart as its
+   * fallback. The thick restart on both sets: on the native kernels it took about half ARPACK's CPU for L and 6 solve
+   * pairs against 42 for mu (Poisson n = 250,000, bench/sparseAnalysisProfile.ts); the tall analysis' L, mu and S's
+   * ends 21 s of CPU against 78 s (a 45,000 x 22,500 CSR, 8 machines, bench/tallEigensolver.ts), at n = 10,000 7 s
+   * against 25 s, mu in 11 solve pairs against 42 and lambda_min(S) in 12 conjugate-gradient solves against 82, every
+   * value within both bounds. ARPACK stays behind the same interface for a caller that passes it (../eigen/lanczos.ts).
+   */
+  readonly largeEigensolver: 'thick-restart' | 'arpack';
 }
 
 /** Rows per panel and columns per chunk of the TypeScript product loop: a 4 x 4 register block over L1-sized tiles. */
@@ -132,6 +142,7 @@ export const TYPESCRIPT_KERNELS: Kernels = {
   threadedDenseAnalysis: true,
   productTile: () => (packedProductsOn() ? PACKED_TILE : TYPESCRIPT_TILE),
   blockSigmaMax: 'lanczos',
+  largeEigensolver: 'thick-restart',
 };
 
 function nativeKernelsOf(blas: NativeBlas): Kernels {
@@ -157,6 +168,7 @@ function nativeKernelsOf(blas: NativeBlas): Kernels {
     // Whole rows of C, as many as one call of NATIVE_MADDS_PER_CALL multiply-adds holds (8 to 256): one dgemm per panel.
     productTile: (n, len) => ({ rows: Math.max(8, Math.min(256, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, n * len)))), cols: n }),
     blockSigmaMax: 'bidiagonalization',
+    largeEigensolver: 'thick-restart',
   };
 }
 

@@ -7,7 +7,7 @@
 import type { Work } from '../cooperative.js';
 import { norm2 } from '../matrix.js';
 import type { Bidiagonal, DenseKernels, LuFactors } from './denseKernels.js';
-import { leftReflector, rightReflector } from './bidiagonalReflectors.js';
+import { householderBidiagonalWork } from './bidiagonalReflectors.js';
 import { wasmBidiagonalizeWork } from './wasmDenseKernels.js';
 import { wasmKernelsEnabled } from './wasmRowKernels.js';
 
@@ -262,50 +262,45 @@ export function* bidiagonalizeWork(b: Float64Array, q: number): Work<Bidiagonal>
 }
 
 /** bidiagonalizeWork on the plain loops (`b` overwritten). */
-export function* bidiagonalizeLoopWork(b: Float64Array, q: number): Work<Bidiagonal> {
-  const d = new Float64Array(q);
-  const e = new Float64Array(Math.max(q - 1, 0));
+export function bidiagonalizeLoopWork(b: Float64Array, q: number): Work<Bidiagonal> {
+  // v offset by k (left) or k + 1 (right), so v[i] is entry i.
   const v = new Float64Array(q);
   const acc = new Float64Array(q);
-  let pending = 0;
-  for (let k = 0; k < q; k++) {
-    // Left reflector zeroing B[k+1.., k]: v[k..q) (v offset by k, so v[i] is entry i).
-    const beta = leftReflector(b, q, k, v, k, d);
-    if (beta !== 0 && k + 1 < q) {
-      acc.fill(0, k + 1, q);
-      for (let i = k; i < q; i++) {
-        const vi = v[i];
-        if (vi === 0) continue;
-        const ri = i * q;
-        for (let j = k + 1; j < q; j++) acc[j] += vi * b[ri + j];
-      }
-      for (let i = k; i < q; i++) {
-        const f = beta * v[i];
-        if (f === 0) continue;
-        const ri = i * q;
-        for (let j = k + 1; j < q; j++) b[ri + j] -= f * acc[j];
-      }
-    }
-    if (k + 1 >= q) break;
-    // Right reflector zeroing B[k, k+2..]: v[k+1..q).
-    const betaR = rightReflector(b, q, k, v, k + 1, e);
-    if (betaR !== 0) {
-      for (let i = k + 1; i < q; i++) {
-        const ri = i * q;
-        let s = 0;
-        for (let j = k + 1; j < q; j++) s += b[ri + j] * v[j];
-        s *= betaR;
-        if (s === 0) continue;
-        for (let j = k + 1; j < q; j++) b[ri + j] -= s * v[j];
-      }
-    }
-    pending += 2 * (q - k) * (q - k);
-    if (pending >= WORK_PER_YIELD) {
-      pending = 0;
-      yield undefined;
-    }
-  }
-  return { d, e };
+  return householderBidiagonalWork(
+    q,
+    {
+      b,
+      v,
+      leftAt: (k) => k,
+      rightAt: (k) => k + 1,
+      left(k, beta) {
+        acc.fill(0, k + 1, q);
+        for (let i = k; i < q; i++) {
+          const vi = v[i];
+          if (vi === 0) continue;
+          const ri = i * q;
+          for (let j = k + 1; j < q; j++) acc[j] += vi * b[ri + j];
+        }
+        for (let i = k; i < q; i++) {
+          const f = beta * v[i];
+          if (f === 0) continue;
+          const ri = i * q;
+          for (let j = k + 1; j < q; j++) b[ri + j] -= f * acc[j];
+        }
+      },
+      right(k, beta) {
+        for (let i = k + 1; i < q; i++) {
+          const ri = i * q;
+          let s = 0;
+          for (let j = k + 1; j < q; j++) s += b[ri + j] * v[j];
+          s *= beta;
+          if (s === 0) continue;
+          for (let j = k + 1; j < q; j++) b[ri + j] -= s * v[j];
+        }
+      },
+    },
+    2 * WORK_PER_YIELD,
+  );
 }
 
 /** The row i >= c with the largest |lu[i, c]| (the first of equals; c when the column is zero there). */

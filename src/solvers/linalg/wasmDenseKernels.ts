@@ -11,7 +11,7 @@
  * false and runs the loops.
  */
 import type { Work } from '../cooperative.js';
-import { leftReflector, rightReflector } from './bidiagonalReflectors.js';
+import { householderBidiagonalWork } from './bidiagonalReflectors.js';
 import type { Bidiagonal, DenseKernels } from './denseKernels.js';
 import { denseProductsOn, type DenseProducts, wasmKernelsEnabled } from './wasmRowKernels.js';
 
@@ -277,36 +277,32 @@ export function* wasmBidiagonalizeWork(b: Float64Array, q: number): Work<Bidiago
   try {
     const heap = ws.heap;
     heap.set(b.subarray(0, q * q));
-    const d = new Float64Array(q);
-    const e = new Float64Array(Math.max(q - 1, 0));
-    let pending = 0;
-    for (let k = 0; k < q; k++) {
-      const rows = q - k;
-      const cols = q - k - 1;
-      // Left reflector zeroing B[k+1.., k]: v (rows) at vAt.
-      const beta = leftReflector(heap, q, k, heap, vAt, d);
-      if (beta !== 0 && cols > 0) {
-        const trailing = 8 * (k * q + k + 1);
-        // acc = v^T B[k.., k+1..]; B[k.., k+1..] -= beta v acc.
-        ws.block(1, cols, rows, 1, 8 * vAt, 1, 1, trailing, q, 0, 8 * accAt, cols);
-        ws.block(rows, cols, 1, -beta, 8 * vAt, 1, 1, 8 * accAt, cols, 1, trailing, q);
-      }
-      if (cols === 0) break;
-      // Right reflector zeroing B[k, k+2..]: v (cols) at vAt.
-      const betaR = rightReflector(heap, q, k, heap, vAt, e);
-      if (betaR !== 0) {
-        const below = 8 * ((k + 1) * q + k + 1);
-        // s = B[k+1.., k+1..] v; B[k+1.., k+1..] -= betaR s v^T.
-        ws.block(cols, 1, cols, 1, below, q, 1, 8 * vAt, 1, 0, 8 * sAt, 1);
-        ws.block(cols, cols, 1, -betaR, 8 * sAt, 1, 1, 8 * vAt, cols, 1, below, q);
-      }
-      pending += 4 * rows * rows;
-      if (pending >= BIDIAGONAL_MADDS_PER_YIELD) {
-        pending = 0;
-        yield undefined;
-      }
-    }
-    return { d, e };
+    // Each reflector's v at vAt.
+    return yield* householderBidiagonalWork(
+      q,
+      {
+        b: heap,
+        v: heap,
+        leftAt: () => vAt,
+        rightAt: () => vAt,
+        left(k, beta) {
+          const rows = q - k;
+          const cols = q - k - 1;
+          const trailing = 8 * (k * q + k + 1);
+          // acc = v^T B[k.., k+1..]; B[k.., k+1..] -= beta v acc.
+          ws.block(1, cols, rows, 1, 8 * vAt, 1, 1, trailing, q, 0, 8 * accAt, cols);
+          ws.block(rows, cols, 1, -beta, 8 * vAt, 1, 1, 8 * accAt, cols, 1, trailing, q);
+        },
+        right(k, beta) {
+          const cols = q - k - 1;
+          const below = 8 * ((k + 1) * q + k + 1);
+          // s = B[k+1.., k+1..] v; B[k+1.., k+1..] -= beta s v^T.
+          ws.block(cols, 1, cols, 1, below, q, 1, 8 * vAt, 1, 0, 8 * sAt, 1);
+          ws.block(cols, cols, 1, -beta, 8 * sAt, 1, 1, 8 * vAt, cols, 1, below, q);
+        },
+      },
+      BIDIAGONAL_MADDS_PER_YIELD,
+    );
   } finally {
     if (spareWorkspaces.length < 2 && ws.memory.buffer.byteLength <= MAX_SPARE_BYTES) spareWorkspaces.push(ws);
   }

@@ -34,6 +34,7 @@ import {
   nativeUnavailableReason,
   type BackendName,
 } from '../../../src/solvers/linalg/backend.js';
+import { kernelsOf } from '../../../src/solvers/linalg/kernels.js';
 import { normalOperatorOfSparse } from '../../../src/solvers/sparse/normalOperators.js';
 import { largestEigenvalue } from '../../../src/solvers/eigen/lanczos.js';
 import { csrFromDense, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
@@ -421,31 +422,35 @@ describe.skipIf(arpackSkipped)(`native spectra (ARPACK)${arpackSkipped ? ` [SKIP
   const op = normalOperatorOfSparse(convectionDiffusion2d(60, 50));
   const reference = withBackend('typescript', () => largestEigenvalue(op, { tolerance: 1e-13 }));
 
-  it('lambda_max on the native backend comes from ARPACK, within its reported bound of the TypeScript Lanczos value', () => {
+  it("lambda_max on the native backend comes from the kernels' largeEigensolver; ARPACK, given, is within its reported bound of the TypeScript Lanczos value", () => {
     expect(arpack).not.toBeNull();
-    const native = withBackend('native', () => largestEigenvalue(op, { tolerance: 1e-9 }));
-    const typescript = withBackend('typescript', () => largestEigenvalue(op, { tolerance: 1e-9 }));
-    // Another method: not the TypeScript Lanczos's result (which the native backend gives while ARPACK is busy, below).
-    expect(native).not.toEqual(typescript);
-    // ARPACK computes the top Ritz pair only: no second Ritz value, no gap (the TypeScript Lanczos reports one).
-    expect(Number.isNaN(native.gap)).toBe(true);
-    expect(Number.isFinite(typescript.gap)).toBe(true);
-    expect(native.converged).toBe(true);
-    expect(native.method).toBe('lanczos');
-    expect(native.relativeErrorBound).toBeLessThanOrEqual(1e-9);
-    // The bound holds against a value known to 1e-13, and the Rayleigh quotient is below lambda_max (to rounding).
-    expect(Math.abs(native.value - reference.value) / reference.value).toBeLessThanOrEqual(native.relativeErrorBound);
-    expect(native.value).toBeLessThanOrEqual(reference.value * (1 + 1e-14));
+    const chosen = withBackend('native', () => largestEigenvalue(op, { tolerance: 1e-9 }));
+    const byArpack = withBackend('native', () => largestEigenvalue(op, { tolerance: 1e-9, arpack }));
+    const byThickRestart = withBackend('native', () => largestEigenvalue(op, { tolerance: 1e-9, arpack: null }));
+    expect(chosen).toEqual(kernelsOf('native').largeEigensolver === 'arpack' ? byArpack : byThickRestart);
+    // Another method: not the thick restart's result (which ARPACK falls back to while busy, below).
+    expect(byArpack).not.toEqual(byThickRestart);
+    // ARPACK computes the top Ritz pair only: no second Ritz value, no gap (the thick restart reports one).
+    expect(Number.isNaN(byArpack.gap)).toBe(true);
+    expect(Number.isFinite(byThickRestart.gap)).toBe(true);
+    for (const estimate of [byArpack, byThickRestart]) {
+      expect(estimate.converged).toBe(true);
+      expect(estimate.method).toBe('lanczos');
+      expect(estimate.relativeErrorBound).toBeLessThanOrEqual(1e-9);
+      // The bound holds against a value known to 1e-13, and the Rayleigh quotient is below lambda_max (to rounding).
+      expect(Math.abs(estimate.value - reference.value) / reference.value).toBeLessThanOrEqual(estimate.relativeErrorBound);
+      expect(estimate.value).toBeLessThanOrEqual(reference.value * (1 + 1e-14));
+    }
   });
 
-  it('a second ARPACK run while one is in progress falls back to the TypeScript Lanczos (ARPACK state is process-wide)', () => {
+  it('a second ARPACK run while one is in progress falls back to the thick restart (ARPACK state is process-wide)', () => {
     const a = arpack!;
     const held = a.arpackStart(op.size, 1, 20, 1e-8, 10, new Float64Array(op.size).fill(1));
     expect(held).not.toBeNull();
     try {
       expect(a.arpackStart(op.size, 1, 20, 1e-8, 10, new Float64Array(op.size).fill(1))).toBeNull();
-      const meanwhile = withBackend('native', () => largestEigenvalue(op, { tolerance: 1e-9 }));
-      expect(meanwhile).toEqual(withBackend('typescript', () => largestEigenvalue(op, { tolerance: 1e-9 })));
+      const meanwhile = withBackend('native', () => largestEigenvalue(op, { tolerance: 1e-9, arpack: a }));
+      expect(meanwhile).toEqual(withBackend('native', () => largestEigenvalue(op, { tolerance: 1e-9, arpack: null })));
       expect(Math.abs(meanwhile.value - reference.value) / reference.value).toBeLessThanOrEqual(meanwhile.relativeErrorBound);
     } finally {
       a.arpackRelease(held!);
