@@ -495,7 +495,7 @@ function gramSolveTimer(block: BandedBlock): () => void {
  * neither the gradient kernel's nor the loops': the addon's solves ~4x the loops, the TypeScript ones
  * ~1.5-2x); a plain loop over 250,000-long
  * vectors (APC's x_i update); and 1000 fused passes over one row of 8 (a chunk's fixed cost).
- * About 0.5-0.8 s in all, once per process (currentCalibration).
+ * The out-of-cache blocks with fewer samples (they vary less). About 1-1.5 s in all on a quiet 2-core machine, once per process (currentCalibration).
  */
 export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
   const kernels = selectedKernels();
@@ -508,7 +508,10 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     medianSeconds(clock, repeats, () => {
       for (let k = 0; k < calls; k++) small.tiny();
     }) / calls;
-  const denseOut = medianSeconds(clock, repeats, denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c).pass);
+  // The out-of-cache blocks take ~5x as long a pass and vary less: fewer samples keep the calibration short (it is
+  // synchronous, and a job's process cannot notice anything else meanwhile, its parent's death included).
+  const largeRepeats = Math.max(3, repeats >> 1);
+  const denseOut = medianSeconds(clock, largeRepeats, denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c).pass);
   // Rows whose arrays together hold the block's bytes (the vectors stream with the matrix): a job's worker
   // process keeps what calibration allocated, so it allocates no more than the dense block.
   const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
@@ -519,9 +522,9 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   const loopsInCache = medianSeconds(clock, repeats, csrLoopsTimer(csrSmall));
   const solveInCache = medianSeconds(clock, repeats, gramSolveTimer(csrSmall));
   const csrLarge = bandedBlock(csrLargeRows);
-  const csrOut = medianSeconds(clock, repeats, csrPassTimer(csrLarge));
-  const loopsOut = medianSeconds(clock, repeats, csrLoopsTimer(csrLarge));
-  const solveOut = medianSeconds(clock, repeats, gramSolveTimer(csrLarge));
+  const csrOut = medianSeconds(clock, largeRepeats, csrPassTimer(csrLarge));
+  const loopsOut = medianSeconds(clock, largeRepeats, csrLoopsTimer(csrLarge));
+  const solveOut = medianSeconds(clock, largeRepeats, gramSolveTimer(csrLarge));
   // A loop or a sweep reads each of its 5 entries a row (12 bytes) once; the factor's last 4 columns are shorter.
   const factorBytes = (rows: number): number => 2 * 12 * (5 * rows - 10);
 
