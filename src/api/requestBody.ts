@@ -19,18 +19,33 @@ export class BodyTimeoutError extends Error {
   }
 }
 
+/** How soon the deadline is looked at again while the service, not the client, is behind. */
+const BACKLOG_RECHECK_MS = 250;
+
 /**
  * `body` as a stream that fails with BodyTimeoutError once `timeoutMs` have passed (a body that
  * trickles or never ends). The body is piped into it, not handed to a pipeline, so that whatever
  * fails downstream leaves the request (and its connection) usable for the answer.
+ *
+ * The deadline is the client's: when it passes while data that arrived still waits in this stream
+ * for its reader (a gzip bomb inflating, a parser behind on a loaded machine), the service is the
+ * slow side, and the deadline moves on until that backlog is read. Each of those bodies is bounded
+ * by MAX_UPLOAD_BYTES; a body that does not arrive is still refused once its reader waits on it.
  */
 export function bodyWithin(body: Readable, timeoutMs: number): PassThrough {
   const within = new PassThrough();
-  const timer = setTimeout(() => {
+  const expire = (): void => {
+    if (within.readableLength > 0 || within.writableLength > 0) {
+      timer = setTimeout(expire, BACKLOG_RECHECK_MS);
+      return;
+    }
     body.unpipe(within);
     within.destroy(new BodyTimeoutError(timeoutMs));
-  }, timeoutMs);
+  };
+  let timer = setTimeout(expire, timeoutMs);
   within.once('close', () => clearTimeout(timer));
+  // Everything sent has been taken in: what remains is the service's.
+  body.once('end', () => clearTimeout(timer));
   body.once('error', (error) => within.destroy(error));
   body.pipe(within);
   return within;
