@@ -164,9 +164,12 @@ describe('hostile uploads, refused within bounds, nothing stored', () => {
     {
       name: 'a gzip bomb past MAX_UPLOAD_BYTES in blank lines after a valid size line',
       request: () =>
-        matrixUpload(gzipSync(Buffer.concat([Buffer.from(`${HEADER}\n2 2 2\n`), Buffer.alloc(MAX_UPLOAD_BYTES + 1024, 0x0a)]), { level: 9 }), {
-          'content-encoding': 'gzip',
-        }),
+        matrixUpload(
+          gzipSync(Buffer.concat([Buffer.from(`${HEADER}\n2 2 2\n`), Buffer.alloc(MAX_UPLOAD_BYTES + 1024, 0x0a)]), { level: 9 }),
+          {
+            'content-encoding': 'gzip',
+          },
+        ),
       status: 413,
       code: 'body-too-large',
     },

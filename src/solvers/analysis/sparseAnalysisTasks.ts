@@ -16,7 +16,7 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
-import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { holdBlasToOneThread, selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import { nnzOf } from '../sparse/csr.js';
@@ -117,9 +117,7 @@ function* runSparseTasksWork(
   threads: number,
   spectral: number,
 ): Work<SparseAnalysisTaskResult[]> {
-  const blas = kernels.blasThreads;
-  const blasThreads = blas?.threads() ?? 1;
-  if (blas !== null && blasThreads > 1) blas.setThreads(1);
+  const releaseBlas = holdBlasToOneThread(kernels.blasThreads);
   const context: ThreadContext = { spec, pairContext: null };
   const pairs = spec.tasks.length - spectral;
   try {
@@ -137,7 +135,7 @@ function* runSparseTasksWork(
           : { phase: 'principal-angles', fraction: (done - spectral) / pairs },
     });
   } finally {
-    if (blas !== null && blasThreads > 1 && blas.threads() === 1) blas.setThreads(blasThreads);
+    releaseBlas();
   }
 }
 

@@ -47,6 +47,29 @@ import { TYPESCRIPT_DENSE_KERNELS } from './typescriptDenseKernels.js';
 import { packedProductsOn } from './wasmDenseKernels.js';
 
 /** Rows and columns of C = X Y^T that one product call should produce (X, Y row-major with rows of length len). */
+/** OpenBLAS's own thread count (process-wide). */
+export interface BlasThreads {
+  threads(): number;
+  setThreads(threads: number): void;
+}
+
+/**
+ * Holds OpenBLAS to one thread while the caller's own threads call BLAS (a block pass's dtrmm, the
+ * sparse analysis' tasks): each solver thread running a threaded BLAS would put ~2x the cores' threads
+ * to spin against each other (measured ~10x slower per iteration on 2 cores). Returns the release
+ * (idempotent), which restores the count held before unless someone set another meanwhile.
+ */
+export function holdBlasToOneThread(blas: BlasThreads | null): () => void {
+  const before = blas?.threads() ?? 1;
+  if (blas === null || before <= 1) return () => undefined;
+  blas.setThreads(1);
+  let held = true;
+  return () => {
+    if (held && blas.threads() === 1) blas.setThreads(before);
+    held = false;
+  };
+}
+
 export interface ProductTile {
   readonly rows: number;
   readonly cols: number;
@@ -88,8 +111,8 @@ export interface Kernels {
   readonly denseBlockTerm: DenseBlockTerm | null;
   /** Whether a solver run's data goes into a WebAssembly arena, where its row, CSR and block kernels run (./wasmRowKernels.ts, when enabled). */
   readonly wasmArena: boolean;
-  /** OpenBLAS's own thread count, which threaded block passes set to 1 while their threads run dgemm (../machines/blockPass.ts); null: no BLAS. */
-  readonly blasThreads: { threads(): number; setThreads(threads: number): void } | null;
+  /** OpenBLAS's own thread count, held to 1 while solver threads run BLAS themselves (holdBlasToOneThread); null: no BLAS. */
+  readonly blasThreads: BlasThreads | null;
   /**
    * Whether the dense analysis spreads its tasks over threads (../analysis/denseAnalysisTasks.ts): the TypeScript loops
    * run on one core each; the addon's LAPACK and BLAS calls already run on OpenBLAS's threads.

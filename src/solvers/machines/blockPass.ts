@@ -17,7 +17,7 @@
  */
 import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
 import { restrictColumns } from '../sparse/csr.js';
-import { selectedKernels } from '../linalg/kernels.js';
+import { holdBlasToOneThread, selectedKernels } from '../linalg/kernels.js';
 import type { DistributedSystem } from './machineData.js';
 import {
   BlockShard,
@@ -84,8 +84,8 @@ export class BlockPass {
    */
   readonly terms: readonly Float64Array[];
   /** OpenBLAS's thread count before this pass set it to 1, while its threads run, else null; and OpenBLAS's setting. */
-  private blasThreadsBefore: number | null = null;
-  private readonly blasSetting = selectedKernels().blasThreads;
+  /** Gives OpenBLAS its threads back (see the constructor). */
+  private readonly releaseBlas: () => void;
 
   /**
    * `rhs`: K right-hand sides of length n (global row order); `step`: the update `advance` applies
@@ -154,14 +154,8 @@ export class BlockPass {
     });
     this.threads = this.engine.threads;
     this.terms = machines.map((machine, i) => this.engine.output.subarray(outputOffset[i], outputOffset[i] + machine.c * K));
-    // Each solver thread runs its own dtrmm (and dgemm where the pass is not fused): OpenBLAS threading them too would put ~2x the cores' threads
-    // to spin against each other (measured ~10x slower per iteration on 2 cores). Process-wide, so
-    // restored on dispose unless someone set another count meanwhile.
-    const blas = this.threads > 1 ? this.blasSetting : null;
-    if (blas !== null && blas.threads() > 1) {
-      this.blasThreadsBefore = blas.threads();
-      blas.setThreads(1);
-    }
+    // Each solver thread runs its own dtrmm (and dgemm where the pass is not fused): OpenBLAS on one thread meanwhile.
+    this.releaseBlas = holdBlasToOneThread(this.threads > 1 ? selectedKernels().blasThreads : null);
     this.point = this.engine.input.subarray(0, n * K);
     this.carried = this.engine.input.subarray(2 * n * K, carriesBlock(step) ? 3 * n * K : 2 * n * K);
     const output = this.engine.output;
@@ -254,9 +248,6 @@ export class BlockPass {
   /** Ends the pass's threads (idempotent). */
   dispose(): void {
     this.engine.dispose();
-    const before = this.blasThreadsBefore;
-    this.blasThreadsBefore = null;
-    const blas = before !== null ? this.blasSetting : null;
-    if (blas !== null && before !== null && blas.threads() === 1) blas.setThreads(before);
+    this.releaseBlas();
   }
 }

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/solvers/analysis/analyze.js';
 import { nativeArpack, nativeBlas, nativeMetis } from '../../../src/solvers/linalg/backend.js';
-import { kernelsOf, selectedKernels, TYPESCRIPT_KERNELS } from '../../../src/solvers/linalg/kernels.js';
+import { holdBlasToOneThread, kernelsOf, selectedKernels, TYPESCRIPT_KERNELS } from '../../../src/solvers/linalg/kernels.js';
 import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { withBackend } from '../../support/backends.js';
 import { gaussianSystem } from '../../support/systems.js';
@@ -35,6 +35,31 @@ describe('kernels', () => {
     expect(native.productTile(3000, 3000)).toEqual({ rows: 27, cols: 3000 });
     expect(native.productTile(100, 100).rows).toBe(256);
     expect(native.productTile(20000, 20000).rows).toBe(8);
+  });
+
+  it.skipIf(!nativeLoaded)('holds OpenBLAS to one thread and gives its count back, unless another count was set meanwhile', () => {
+    const blas = kernelsOf('native').blasThreads!;
+    const before = blas.threads();
+    try {
+      blas.setThreads(2);
+      const release = holdBlasToOneThread(blas);
+      expect(blas.threads()).toBe(1);
+      release();
+      expect(blas.threads()).toBe(2);
+      release();
+      expect(blas.threads()).toBe(2);
+      const overtaken = holdBlasToOneThread(blas);
+      blas.setThreads(3);
+      overtaken();
+      expect(blas.threads()).toBe(3);
+      // Nothing to hold: one thread already, or no BLAS.
+      blas.setThreads(1);
+      holdBlasToOneThread(blas)();
+      expect(blas.threads()).toBe(1);
+      expect(() => holdBlasToOneThread(null)()).not.toThrow();
+    } finally {
+      blas.setThreads(before);
+    }
   });
 
   it.skipIf(!nativeLoaded)('an analysis runs on the kernels passed in, not on the selected backend', () => {
