@@ -9,7 +9,7 @@
  * threads in shared memory like the rest of a machine's storage).
  *
  * choleskySolver wraps such arrays (checked once, O(nnz(L))) in a handle whose finalizer releases
- * its work vector and its references to them; choleskySolve(handle, b, x) is then x = G^{-1} b, and
+ * its work vector and its references to them (or choleskyRelease at once); choleskySolve(handle, b, x) is then x = G^{-1} b, and
  * choleskySolveLower / choleskySolveUpper its two halves L^{-1} P b and P^T L^{-T} y (the analysis's
  * scaled Gram operators).
  */
@@ -210,6 +210,31 @@ static napi_value CholeskySolver(napi_env env, napi_callback_info info) {
   return wrap_handle(env, name, solver, free_solver, argv + 1, 4, solver->refs, "cannot reference the factor's arrays");
 }
 
+/*
+ * choleskyRelease(handle): lets go of the factor's arrays and frees the work vector now instead of at the
+ * handle's finalizer, which Node runs only on a later turn of the event loop: a synchronous computation that
+ * makes a factor a step (the analysis' shift-invert per pair) would otherwise keep every one of them alive
+ * until it returns. The handle refuses solves afterwards; releasing it again does nothing.
+ */
+static napi_value CholeskyRelease(napi_env env, napi_callback_info info) {
+  const char* name = "choleskyRelease";
+  napi_value argv[1];
+  if (!get_args(env, info, name, 1, argv)) return NULL;
+  Solver* solver = external_data(env, argv[0]);
+  if (solver == NULL) return throw_type(env, name, 0, "a handle from choleskySolver");
+  for (int k = 0; k < 4; k++) {
+    if (solver->refs[k]) napi_delete_reference(env, solver->refs[k]);
+    solver->refs[k] = NULL;
+  }
+  free(solver->work);
+  solver->work = NULL;
+  solver->col_ptr = solver->row_idx = solver->perm = NULL;
+  solver->values = NULL;
+  napi_value undefined;
+  napi_get_undefined(env, &undefined);
+  return undefined;
+}
+
 /* z = L^{-1} z, by columns (the TypeScript forwardSweep's operations, in its order). */
 static void forward_sweep(const Solver* solver, double* restrict z) {
   const int32_t n = solver->n;
@@ -245,6 +270,7 @@ static napi_value solve_with(napi_env env, napi_callback_info info, const char* 
   if (!get_args(env, info, name, 5, argv)) return NULL;
   const Solver* solver = external_data(env, argv[0]);
   if (solver == NULL) return throw_type(env, name, 0, "a handle from choleskySolver");
+  if (solver->work == NULL) return throw_range(env, name, "the handle was released (choleskyRelease)");
   double *b, *x;
   size_t b_len, x_len;
   int32_t b_off, x_off;
@@ -297,6 +323,7 @@ static napi_value CholeskySolveBlock(napi_env env, napi_callback_info info) {
   if (!get_args(env, info, name, 3, argv)) return NULL;
   const Solver* solver = external_data(env, argv[0]);
   if (solver == NULL) return throw_type(env, name, 0, "a handle from choleskySolver");
+  if (solver->work == NULL) return throw_range(env, name, "the handle was released (choleskyRelease)");
   double* b;
   size_t b_len;
   int32_t width;
@@ -359,6 +386,7 @@ void register_sparse(napi_env env, napi_value exports) {
       {"choleskySolveLower", NULL, CholeskySolveLower, NULL, NULL, NULL, napi_enumerable, NULL},
       {"choleskySolveUpper", NULL, CholeskySolveUpper, NULL, NULL, NULL, napi_enumerable, NULL},
       {"choleskySolveBlock", NULL, CholeskySolveBlock, NULL, NULL, NULL, napi_enumerable, NULL},
+      {"choleskyRelease", NULL, CholeskyRelease, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sparseConfig", NULL, SparseConfig, NULL, NULL, NULL, napi_enumerable, NULL},
       {"sparseLiveBlocks", NULL, SparseLiveBlocks, NULL, NULL, NULL, napi_enumerable, NULL},
   };

@@ -121,10 +121,7 @@ export function machineGramSolves(factors: readonly StoredGramFactor[]): GramFac
     joint: {
       multiplyL: (machine, u, out) => multiplyLower(operatorOf(machine), u, out),
       multiplyLT: (machine, y, out) => multiplyUpper(operatorOf(machine), y, out),
-      factor(g) {
-        const solver = currentThreadGramSolver(factorize(g));
-        return (b, x) => solver.solve(b, x);
-      },
+      factor: (g) => currentThreadGramSolver(factorize(g)),
     },
   };
 }

@@ -320,6 +320,11 @@ export interface NativeSparse {
   /** b[0 .. n w) = G^{-1} b for w right-hand sides at once (row-major n x w), L read once for all. Absent from an addon built before it. */
   choleskySolveBlock?(handle: NativeSolverHandle, b: Float64Array, w: number): void;
   /**
+   * Lets go of a solve handle's arrays now rather than at its finalizer (which Node runs on a later turn of the
+   * event loop: a synchronous loop making a factor a step would keep them all). The handle refuses solves after.
+   */
+  choleskyRelease(handle: NativeSolverHandle): void;
+  /**
    * P A Q = L U of the square n x n A given in compressed columns (row indices ascending) by UMFPACK (no row
    * scaling, its automatic strategy and orderings). Nothing of UMFPACK outlives the call.
    */
@@ -522,6 +527,7 @@ const SPARSE_FUNCTIONS: readonly (keyof NativeSparse)[] = [
   'choleskySolve',
   'choleskySolveLower',
   'choleskySolveUpper',
+  'choleskyRelease',
   'umfpackLu',
   'luSolver',
   'luSolve',

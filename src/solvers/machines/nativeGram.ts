@@ -6,7 +6,8 @@
  *    redone in TypeScript), so the analysis and the storage that carries it to the solver threads do
  *    not depend on where it was computed. CHOLMOD's own objects are freed inside the call.
  *  - `NativeGramSolver`: x = G_i^{-1} b (or either half, L^{-1} P b and P^T L^{-T} y) by the addon's triangular solves, on a handle the addon
- *    checked once; its finalizer releases it when the machine that owns it is collected.
+ *    checked once; its finalizer releases it when the machine that owns it is collected, or `release` at once
+ *    (a factor made for a few solves: Node runs such finalizers only on a later turn of the event loop).
  * placement.ts decides when these are used; nothing else imports this file.
  */
 import type { NativeSolverHandle, NativeSparse } from '../linalg/backend.js';
@@ -41,5 +42,10 @@ export class NativeGramSolver {
   /** x = B^{-T} y = P^T L^{-T} y. */
   solveUpper(y: Float64Array, x: Float64Array): void {
     this.sparse.choleskySolveUpper(this.handle, y, 0, x, 0);
+  }
+
+  /** Lets go of the factor now (a factor made for a few solves); the solver refuses solves after. */
+  release(): void {
+    this.sparse.choleskyRelease(this.handle);
   }
 }

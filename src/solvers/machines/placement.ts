@@ -124,6 +124,8 @@ export interface GramSolver {
   solveLower(b: Float64Array, y: Float64Array): void;
   /** x = B^{-T} y = P^T L^{-T} y. */
   solveUpper(y: Float64Array, x: Float64Array): void;
+  /** Lets go of the factor now rather than when collected (no solves after). */
+  release(): void;
 }
 
 /** A machine's Gram factor as its storage carries it (without a work vector). */
@@ -183,6 +185,8 @@ function typescriptGramSolver(stored: StoredGramFactor): GramSolver {
     solveUpper(y, x) {
       solveUpper(factor, y, x);
     },
+    // Plain arrays: the collector frees them.
+    release() {},
   };
 }
 

@@ -53,6 +53,7 @@ import {
   DEFAULT_SPECTRUM_TOLERANCE,
   KrylovWorkspace,
   largestEigenvalueWork,
+  type EigenvalueEstimate,
   type LargestEigenvalueOptions,
   type SymmetricOperator,
 } from '../eigen/lanczos.js';
@@ -77,10 +78,11 @@ export interface JointGramSolves {
   /** out = L_i^T y. */
   multiplyLT(machine: number, y: Float64Array, out: Float64Array): void;
   /**
-   * Cholesky of g (full symmetric pattern) and its solve x = g^{-1} b (b and x may be the same array);
-   * throws SingularMatrixError when g is not (numerically) positive definite.
+   * Cholesky of g (full symmetric pattern): its solve x = g^{-1} b (b and x may be the same array), and
+   * its release once the shift's solves are done; throws SingularMatrixError when g is not (numerically)
+   * positive definite.
    */
-  factor(g: CsrMatrix): (b: Float64Array, x: Float64Array) => void;
+  factor(g: CsrMatrix): { solve(b: Float64Array, x: Float64Array): void; release(): void };
 }
 
 /**
@@ -478,9 +480,9 @@ function* shiftInvertTopWork(
   for (let round = 0; round < SHIFT_ROUNDS;) {
     g.values.set(values);
     for (const p of blockB) g.values[p] *= sigma;
-    let solve: (b: Float64Array, x: Float64Array) => void;
+    let factor: ReturnType<JointGramSolves['factor']>;
     try {
-      solve = joint.factor(g);
+      factor = joint.factor(g);
     } catch (error) {
       if (!(error instanceof SingularMatrixError)) throw error;
       // G itself numerically singular (an angle near sqrt(eps) or below): plain Lanczos, whose sine route keeps those.
@@ -498,25 +500,31 @@ function* shiftInvertTopWork(
         x.fill(0);
         joint.multiplyL(ib, u, xb);
         for (let k = 0; k < pb; k++) x[positionB[k]] = xb[k];
-        solve(x, x);
+        factor.solve(x, x);
         for (let k = 0; k < pb; k++) xb[k] = x[positionB[k]];
         joint.multiplyLT(ib, xb, out);
       },
     };
-    const top = yield* largestEigenvalueWork(
-      inverse,
-      {
-        ...options,
-        ritzVector: y,
-        startVector: iterations > 0 ? y : undefined,
-        maxIterations: round < SHIFT_ROUNDS ? SHIFT_ROUND : options.maxIterations,
-        convergedWhen: (mu, residual, gap) => {
-          const r = (shift * residual) / mu;
-          return accurate(shift - 1 / mu, cosineSquaredBound(r, gap > 0 && gap < mu ? 1 / (mu - gap) - 1 / mu : 0));
+    let top: EigenvalueEstimate;
+    try {
+      top = yield* largestEigenvalueWork(
+        inverse,
+        {
+          ...options,
+          ritzVector: y,
+          startVector: iterations > 0 ? y : undefined,
+          maxIterations: round < SHIFT_ROUNDS ? SHIFT_ROUND : options.maxIterations,
+          convergedWhen: (mu, residual, gap) => {
+            const r = (shift * residual) / mu;
+            return accurate(shift - 1 / mu, cosineSquaredBound(r, gap > 0 && gap < mu ? 1 / (mu - gap) - 1 / mu : 0));
+          },
         },
-      },
-      context.workspace,
-    );
+        context.workspace,
+      );
+    } finally {
+      // One factor a shift, and up to SHIFT_ROUNDS a pair: each let go of as soon as its solves are done.
+      factor.release();
+    }
     iterations += top.iterations;
     const lambda1 = sigma - 1 / top.value;
     lambda2 = top.gap > 0 && top.gap < top.value ? sigma - 1 / (top.value - top.gap) : -Infinity;

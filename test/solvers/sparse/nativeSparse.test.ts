@@ -296,6 +296,13 @@ describe.skipIf(skipped)(`native sparse path (CHOLMOD)${skipped ? ` [SKIPPED: ${
     expect(() => s.choleskySolver(2, ok.colPtr, ok.rowIdx, ok.values, Int32Array.from([0, 0]))).toThrow(RangeError);
     expect(() => s.choleskySolver(2, Int32Array.from([0, 2, 9]), ok.rowIdx, ok.values, Int32Array.from([0, 1]))).toThrow(RangeError);
     expect(() => s.cholmodFactor(2, Int32Array.from([0, 1, 2]), Int32Array.from([0, 7]), Float64Array.from([1, 1]))).toThrow(RangeError);
+    // Released at once (a factor made for a few solves): later solves are refused, a second release does nothing.
+    s.choleskyRelease(handle);
+    s.choleskyRelease(handle);
+    expect(() => s.choleskySolve(handle, Float64Array.from([1, 1]), 0, x, 0)).toThrow(/released/);
+    expect(() => s.choleskySolveLower(handle, Float64Array.from([1, 1]), 0, x, 0)).toThrow(/released/);
+    expect(() => s.choleskySolveBlock?.(handle, Float64Array.from([1, 1]), 1)).toThrow(/released/);
+    expect(() => s.choleskyRelease({} as typeof handle)).toThrow(TypeError);
   });
 });
 

@@ -138,7 +138,7 @@ export function sparseCholeskySolves(a: CsrMatrix, rowsOfMachine: readonly Int32
       multiplyLT: (i, y, out) => multiplyUpper(factors[i], y, out),
       factor(g) {
         const factor = factorCholesky(g);
-        return (b, x) => solveCholesky(factor, b, x);
+        return { solve: (b, x) => void solveCholesky(factor, b, x), release: () => undefined };
       },
     },
   };

@@ -98,6 +98,25 @@ describe('sparse principal angles on the heterogeneity fixtures', () => {
     const context = (joint: boolean) => new PairAngleContext(machineColumnSlots(a, rows), sparseCholeskySolves(a, rows, joint));
     const s = sparsePairAngle(context(true), 2, 3, { tolerance: 1e-8 });
     const p = sparsePairAngle(context(false), 2, 3, { tolerance: 1e-8 });
+    // Each shift's factor is let go of once its solves are done (the analysis makes one or more a pair).
+    const solves = sparseCholeskySolves(a, rows);
+    const joint = solves.joint!;
+    let made = 0;
+    let released = 0;
+    const counted = new PairAngleContext(machineColumnSlots(a, rows), {
+      ...solves,
+      joint: {
+        ...joint,
+        factor(g) {
+          const factor = joint.factor(g);
+          made++;
+          return { solve: factor.solve, release: () => (released++, factor.release()) };
+        },
+      },
+    });
+    expect(sparsePairAngle(counted, 2, 3, { tolerance: 1e-8 }).theta).toBe(s.theta);
+    expect(made).toBeGreaterThan(0);
+    expect(released).toBe(made);
     expect(s.method).toBe('lanczos-shift-invert');
     expect(Math.abs(s.theta - p.theta)).toBeLessThanOrEqual(s.absoluteErrorBound + p.absoluteErrorBound + ANGLE_ROUNDING);
     expect(s.absoluteErrorBound).toBeLessThan(1e-8);
