@@ -25,6 +25,7 @@ import { machineColumnSlots, overlapTwoColouring, PairAngleContext, sparsePairAn
 import { fixtureMatrix, loadFixtures } from '../../support/fixtures.js';
 import {
   contiguousPartition,
+  csrFixture,
   denseCholeskySolves,
   loadSpectraReference,
   namedMatrix,
@@ -44,9 +45,8 @@ function expectEstimate(e: SpectralEstimate, exact: number, tolerance: number, r
 describe('sparse S spectrum on the heterogeneity fixtures', () => {
   for (const f of loadFixtures()) {
     it(f.name, () => {
-      const a = csrFromDense(fixtureMatrix(f));
+      const { a, rows } = csrFixture(f);
       const e = f.expected;
-      const rows = partitionFromAssignment(f.partition.assignment, e.m);
       const solves = sparseCholeskySolves(a, rows);
       const lu = sparseLu(a);
       const slots = machineColumnSlots(a, rows);
@@ -78,8 +78,7 @@ describe('sparse S spectrum on the heterogeneity fixtures', () => {
     for (const name of ['bcsstk03-m4', 'bfwa62-m4', 'gaussian-n60-m6-mu1', 'tiny-angle-1e-07']) {
       const f = loadFixtures().find((x) => x.name === name);
       if (!f) throw new Error(`no fixture ${name}`);
-      const a = csrFromDense(fixtureMatrix(f));
-      const rows = partitionFromAssignment(f.partition.assignment, f.expected.m);
+      const { a, rows } = csrFixture(f);
       const lu = sparseLu(a);
       const slots = machineColumnSlots(a, rows);
       const sparse = sSpectrum(slots, sparseCholeskySolves(a, rows), lu);
@@ -162,8 +161,7 @@ describe('structure', () => {
   it('S = I exactly when no column is shared (Proposition 1)', () => {
     const f = loadFixtures().find((x) => x.name.startsWith('block-diagonal'));
     if (!f) throw new Error('no block-diagonal fixture');
-    const a = csrFromDense(fixtureMatrix(f));
-    const rows = partitionFromAssignment(f.partition.assignment, f.expected.m);
+    const { a, rows } = csrFixture(f);
     const s = sSpectrum(machineColumnSlots(a, rows), sparseCholeskySolves(a, rows), sparseLu(a));
     expect(s.lambdaMaxS).toMatchObject({ value: 1, method: 'structural', relativeErrorBound: 0 });
     expect(s.kappaS.value).toBe(1);

@@ -29,6 +29,7 @@ import {
   type SparseLuFactorization,
 } from '../../../src/solvers/sparse/sparseLu.js';
 import type { GramFactorSolves } from '../../../src/solvers/sparse/spectrumOfS.js';
+import { fixtureMatrix, type Fixture } from '../../support/fixtures.js';
 import { MATRICES_DIR } from '../../support/sharedData.js';
 
 const repositoryRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
@@ -114,6 +115,11 @@ export function partitionFromAssignment(assignment: readonly number[], m: number
   const rows: number[][] = Array.from({ length: m }, () => []);
   assignment.forEach((machine, r) => rows[machine].push(r));
   return rows.map((r) => Int32Array.from(r));
+}
+
+/** A heterogeneity fixture as CSR, with its machines' rows (ascending). */
+export function csrFixture(f: Fixture): { a: CsrMatrix; rows: Int32Array[] } {
+  return { a: csrFromDense(fixtureMatrix(f)), rows: partitionFromAssignment(f.partition.assignment, f.expected.m) };
 }
 
 /**

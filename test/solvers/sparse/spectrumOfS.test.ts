@@ -20,14 +20,14 @@ import {
   type GramFactorSolves,
   type SparsePairAngle,
 } from '../../../src/solvers/sparse/spectrumOfS.js';
-import { fixtureMatrix, loadFixtures } from '../../support/fixtures.js';
+import { loadFixtures } from '../../support/fixtures.js';
 import { thrown } from '../../support/thrown.js';
 import {
   contiguousPartition,
+  csrFixture,
   denseCholeskySolves,
   loadSpectraReference,
   namedMatrix,
-  partitionFromAssignment,
   sparseCholeskySolves,
 } from './spectraSupport.js';
 
@@ -62,9 +62,8 @@ function allAngles(a: CsrMatrix, rows: Int32Array[], solves: GramFactorSolves) {
 describe('sparse principal angles on the heterogeneity fixtures', () => {
   for (const f of loadFixtures()) {
     it(f.name, () => {
-      const a = csrFromDense(fixtureMatrix(f));
+      const { a, rows } = csrFixture(f);
       const e = f.expected;
-      const rows = partitionFromAssignment(f.partition.assignment, e.m);
       const solves = sparseCholeskySolves(a, rows);
       const angleTolerance = f.name.startsWith('tiny-angle') ? 1e-12 : 1e-9;
       const { theta, thetaH } = allAngles(a, rows, solves);
@@ -75,8 +74,7 @@ describe('sparse principal angles on the heterogeneity fixtures', () => {
 
   it('the shift-invert route through the joint Gram gives every angle within both bounds of Lanczos on C^T C, in fewer products', () => {
     for (const f of loadFixtures()) {
-      const a = csrFromDense(fixtureMatrix(f));
-      const rows = partitionFromAssignment(f.partition.assignment, f.expected.m);
+      const { a, rows } = csrFixture(f);
       const shifted = allAngles(a, rows, sparseCholeskySolves(a, rows));
       const plain = allAngles(a, rows, sparseCholeskySolves(a, rows, false));
       for (let i = 0; i < f.expected.m; i++)
@@ -110,7 +108,13 @@ describe('sparse principal angles on the heterogeneity fixtures', () => {
         factor(g) {
           const factor = joint.factor(g);
           made++;
-          return { solve: factor.solve, release: () => (released++, factor.release()) };
+          return {
+            solve: (b, x) => factor.solve(b, x),
+            release: () => {
+              released++;
+              factor.release();
+            },
+          };
         },
       },
     });
@@ -127,8 +131,7 @@ describe('sparse principal angles on the heterogeneity fixtures', () => {
     for (const name of ['bcsstk03-m4', 'bfwa62-m4', 'gaussian-n60-m6-mu1', 'tiny-angle-1e-07']) {
       const f = loadFixtures().find((x) => x.name === name);
       if (!f) throw new Error(`no fixture ${name}`);
-      const a = csrFromDense(fixtureMatrix(f));
-      const rows = partitionFromAssignment(f.partition.assignment, f.expected.m);
+      const { a, rows } = csrFixture(f);
       const sparseAngles = allAngles(a, rows, sparseCholeskySolves(a, rows));
       const denseAngles = allAngles(a, rows, denseCholeskySolves(a, rows));
       expect(Math.abs(denseAngles.thetaH - sparseAngles.thetaH)).toBeLessThan(1e-11);
@@ -198,8 +201,7 @@ describe('structure', () => {
   it('theta = pi/2 exactly when no column is shared (Proposition 1)', () => {
     const f = loadFixtures().find((x) => x.name.startsWith('block-diagonal'));
     if (!f) throw new Error('no block-diagonal fixture');
-    const a = csrFromDense(fixtureMatrix(f));
-    const rows = partitionFromAssignment(f.partition.assignment, f.expected.m);
+    const { a, rows } = csrFixture(f);
     const slots = machineColumnSlots(a, rows);
     expect(slots.blockDiagonal).toBe(true);
     expect(overlappingMachinePairs(slots).length).toBe(0);
