@@ -125,12 +125,8 @@ static napi_value ArpackStart(napi_env env, napi_callback_info info) {
   run->iparam[0] = 1; /* exact shifts */
   run->iparam[2] = max_restarts;
   run->iparam[6] = 1; /* mode 1: standard problem, Op x given */
-  napi_value handle;
-  if (napi_create_external(env, run, free_run, NULL, &handle) != napi_ok) {
-    free_run(env, run, NULL);
-    return throw_range(env, name, "cannot create the handle");
-  }
-  return handle;
+  /* No arrays referenced: the handle owns copies. */
+  return wrap_handle(env, name, run, free_run, NULL, 0, NULL, "");
 }
 
 /*

@@ -153,12 +153,8 @@ static napi_value BlockStepLayout(napi_env env, napi_callback_info info) {
   memcpy(layout->strip, strip, m * sizeof(int32_t));
   memcpy(layout->cols, cols, cols_len * sizeof(int32_t));
   memcpy(layout->cols_offset, cols_offset, (m + 1) * sizeof(int32_t));
-  napi_value handle;
-  if (napi_create_external(env, layout, free_layout, NULL, &handle) != napi_ok) {
-    free_layout(env, layout, NULL);
-    return throw_range(env, name, "cannot create the handle");
-  }
-  return handle;
+  /* No arrays referenced: the handle owns copies. */
+  return wrap_handle(env, name, layout, free_layout, NULL, 0, NULL, "");
 }
 
 /* blockStep(layout, rule, alpha, beta, w, first, end, input, output, summed): block_step on rows [first, end). */
