@@ -102,12 +102,22 @@ function angleEstimateOf(angle: SparsePairAngle): AngleEstimate {
   };
 }
 
+/** The machines' solves, and their release once the caller is done with them. */
+export interface MachineGramSolves extends GramFactorSolves {
+  /**
+   * Lets go of the solvers made so far (later solves make new ones). On the native backend a solver holds its
+   * factor until released or until Node runs its finalizer, on a later turn of the event loop: a computation that
+   * goes through many systems at once (the partition advisor's candidates) would otherwise hold every one.
+   */
+  release(): void;
+}
+
 /**
  * Solves with the Cholesky factors the machines hold (B_i = P_i^T L, B_i B_i^T = G_i), on the current
  * backend; a machine's solver is made at its first solve (on the native backend the addon checks the
  * factor then), so machines that overlap no other, and block-diagonal systems, cost nothing.
  */
-export function machineGramSolves(factors: readonly StoredGramFactor[]): GramFactorSolves {
+export function machineGramSolves(factors: readonly StoredGramFactor[]): MachineGramSolves {
   const solvers: (GramSolver | undefined)[] = new Array<GramSolver | undefined>(factors.length);
   const solverOf = (machine: number): GramSolver => (solvers[machine] ??= currentThreadGramSolver(factors[machine]));
   // The factors as operators (the pairs' shift-invert route), with this thread's work vector.
@@ -122,6 +132,12 @@ export function machineGramSolves(factors: readonly StoredGramFactor[]): GramFac
       multiplyL: (machine, u, out) => multiplyLower(operatorOf(machine), u, out),
       multiplyLT: (machine, y, out) => multiplyUpper(operatorOf(machine), y, out),
       factor: (g) => currentThreadGramSolver(factorize(g)),
+    },
+    release() {
+      for (let machine = 0; machine < solvers.length; machine++) {
+        solvers[machine]?.release();
+        solvers[machine] = undefined;
+      }
     },
   };
 }
@@ -260,14 +276,23 @@ export function* sparseAnglesOfPartitionWork(system: CsrSystem): Work<SparsePrin
   const { A, partition } = system;
   yield { phase: 'principal-angles', fraction: 0 };
   const pairs = pairAnglesSpec(system, machineColumnSlots(A, partition.rowsOf));
-  return yield* inPhase(sparsePrincipalAnglesWork(pairs, machineGramSolves(pairs.factors)), 'principal-angles', 0, 1);
+  const factors = machineGramSolves(pairs.factors);
+  try {
+    return yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
+  } finally {
+    factors.release();
+  }
 }
 
 /** S's ends of the system's partition through the LU of A, as the analysis computes them. */
-export function sparseSOfPartitionWork(kernels: Kernels, system: CsrSystem, context: SparseLuContext): Work<SSpectrum> {
+export function* sparseSOfPartitionWork(kernels: Kernels, system: CsrSystem, context: SparseLuContext): Work<SSpectrum> {
   const slots = machineColumnSlots(system.A, system.partition.rowsOf);
   const factors = machineGramSolves(system.machines.map((machine) => machine.gram));
-  return sSpectrumOfPartitionWork(kernels, system.A.rows, slots, factors, context);
+  try {
+    return yield* sSpectrumOfPartitionWork(kernels, system.A.rows, slots, factors, context);
+  } finally {
+    factors.release();
+  }
 }
 
 /** Bounds on kappa(S): lower <= kappa(S) <= upper. */

@@ -19,7 +19,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, analyzeWork, spectralDataOf, spectralStageWork } from '../../../src/solvers/analysis/analyze.js';
-import { pairAnglesSpec } from '../../../src/solvers/analysis/sparseAnalysis.js';
+import { machineGramSolves, pairAnglesSpec } from '../../../src/solvers/analysis/sparseAnalysis.js';
 import { sparseAnalysisTasksSpec, type SparseAnalysisTaskResult } from '../../../src/solvers/analysis/sparseAnalysisTasks.js';
 import type { Analysis, Estimate } from '../../../src/solvers/analysis/types.js';
 import { runSync, type WorkProgress } from '../../../src/solvers/cooperative.js';
@@ -169,6 +169,35 @@ describe('sparse analysis: reporting', () => {
     const a = step.value;
     expect(JSON.parse(JSON.stringify(a))).toEqual(a);
     expect(runSync(analyzeWork(system))).toEqual(a);
+  });
+});
+
+describeEachBackend("the machines' Gram solves", () => {
+  it('solve the same after a release (each solver remade at its next solve), for the advisor that releases them per candidate', () => {
+    const a = poisson2d(30);
+    const system = buildDistributedSystem(
+      createProblem({
+        A: a,
+        partition: partitionFromAssignment(
+          Int32Array.from({ length: a.rows }, (_, r) => Math.floor(r / 150)),
+          6,
+        ),
+      }),
+    );
+    const solves = machineGramSolves(system.machines.map((machine) => machine.gram));
+    const b = Float64Array.from({ length: 150 }, (_, k) => Math.sin(k + 1));
+    const before = new Float64Array(150);
+    const after = new Float64Array(150);
+    for (let machine = 0; machine < 6; machine++) {
+      solves.solveL(machine, b, before);
+      solves.solveLT(machine, before, before);
+      solves.release();
+      solves.solveL(machine, b, after);
+      solves.solveLT(machine, after, after);
+      expect(after).toEqual(before);
+    }
+    solves.release();
+    solves.release();
   });
 });
 
