@@ -239,7 +239,13 @@ const IDENTITY_ESTIMATE: SpectralEstimate = { value: 1, method: 'structural', re
 /** How csrSSpectrumWork reaches S^{-1} for lambda_min(S) (module comment). */
 export type InverseOfS =
   /** A square A: shift-invert through its sparse LU (its solves: the TypeScript ones unless given); lambda_max(S) by reflection when it can. */
-  | { readonly kind: 'lu'; readonly lu: SparseLuFactorization; readonly luSolves?: LuSolves }
+  | {
+      readonly kind: 'lu';
+      readonly lu: SparseLuFactorization;
+      readonly luSolves?: LuSolves;
+      /** lambda_min(S) already computed through this LU with the same options (the advisor's bounds pass): not computed again. */
+      readonly lambdaMinS?: SpectralEstimate;
+    }
   /** A tall A: conjugate-gradient solves with S, made on first use (S applied as sum_i A_i^T G_i^{-1} A_i). */
   | { readonly kind: 'conjugate-gradients'; readonly s: () => SymmetricOperator };
 
@@ -266,7 +272,7 @@ export function* csrSSpectrumWork(
       : yield* inPhase(lambdaMinSByConjugateGradientsWork(inverse.s(), lambdaMaxS.value, options, workspace), 'conditioning', 0.5, 1);
     return { lambdaMaxS, lambdaMinS, kappaS: ratioEstimate(lambdaMaxS, lambdaMinS) };
   }
-  const lambdaMinS = yield* lambdaMinSWork(slots, inverse.lu, options, workspace, inverse.luSolves);
+  const lambdaMinS = inverse.lambdaMinS ?? (yield* lambdaMinSWork(slots, inverse.lu, options, workspace, inverse.luSolves));
   yield { phase: 'conditioning', fraction: 0.5 };
   const lambdaMaxS = lambdaMaxSByReflection(slots)
     ? reflectedLambdaMax(lambdaMinS)

@@ -38,7 +38,7 @@ import {
   type GramSolver,
   type StoredGramFactor,
 } from '../machines/placement.js';
-import { eigensolverOptionsOf, KrylovWorkspace, type SpectralMethod } from '../eigen/lanczos.js';
+import { eigensolverOptionsOf, KrylovWorkspace, type LargestEigenvalueOptions, type SpectralMethod } from '../eigen/lanczos.js';
 import {
   machineColumnSlots,
   overlapColourCount,
@@ -285,11 +285,17 @@ export function* sparseAnglesOfPartitionWork(system: CsrSystem): Work<SparsePrin
 }
 
 /** S's ends of the system's partition through the LU of A, as the analysis computes them. */
-export function* sparseSOfPartitionWork(kernels: Kernels, system: CsrSystem, context: SparseLuContext): Work<SSpectrum> {
+export function* sparseSOfPartitionWork(
+  kernels: Kernels,
+  system: CsrSystem,
+  context: SparseLuContext,
+  /** lambda_min(S) of this partition already computed (sparseKappaSBoundsWork's): only lambda_max(S) is. */
+  lambdaMinS?: SpectralEstimate,
+): Work<SSpectrum> {
   const slots = machineColumnSlots(system.A, system.partition.rowsOf);
   const factors = machineGramSolves(system.machines.map((machine) => machine.gram));
   try {
-    return yield* sSpectrumOfPartitionWork(kernels, system.A.rows, slots, factors, context);
+    return yield* sSpectrumOfPartitionWork(kernels, system.A.rows, slots, factors, context, lambdaMinS);
   } finally {
     factors.release();
   }
@@ -301,6 +307,8 @@ export interface KappaSBounds {
   upper: number;
   /** Colours of the overlap graph's greedy colouring, lambda_max(S)'s upper bound (2: bipartite, lambda_max(S) = 2 - lambda_min(S)). */
   colours: number;
+  /** lambda_min(S) as the analysis computes it (null: block-diagonal, S = I), for sparseSOfPartitionWork not to compute it again. */
+  lambdaMinS: SpectralEstimate | null;
 }
 
 /**
@@ -316,17 +324,16 @@ export function* sparseKappaSBoundsWork(
   { lu, luSolves, workspace }: SparseLuContext,
 ): Work<KappaSBounds> {
   const slots = machineColumnSlots(system.A, system.partition.rowsOf);
-  if (slots.blockDiagonal) return { lower: 1, upper: 1, colours: 1 };
-  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(system.A.rows), ...eigensolverOptionsOf(kernels) };
-  const lambdaMin = yield* lambdaMinSWork(slots, lu, options, workspace, luSolves);
+  if (slots.blockDiagonal) return { lower: 1, upper: 1, colours: 1, lambdaMinS: null };
+  const lambdaMin = yield* lambdaMinSWork(slots, lu, sOptionsOf(kernels, system.A.rows), workspace, luSolves);
   const pairs = overlappingMachinePairs(slots);
   const colours = overlapTwoColouring(slots, pairs) === null ? overlapColourCount(slots, pairs) : 2;
   const r = Math.min(lambdaMin.relativeErrorBound, 0.5);
   if (colours === 2) {
     const kappa = (2 - lambdaMin.value) / lambdaMin.value;
-    return { lower: kappa * (1 - 2 * r), upper: kappa * (1 + 2 * r), colours };
+    return { lower: kappa * (1 - 2 * r), upper: kappa * (1 + 2 * r), colours, lambdaMinS: lambdaMin };
   }
-  return { lower: 1 / (lambdaMin.value * (1 + r)), upper: colours / (lambdaMin.value * (1 - r)), colours };
+  return { lower: 1 / (lambdaMin.value * (1 + r)), upper: colours / (lambdaMin.value * (1 - r)), colours, lambdaMinS: lambdaMin };
 }
 
 /** S's ends, as the analysis computes them, from the partition's column slots and the machines' factors. */
@@ -336,9 +343,14 @@ function sSpectrumOfPartitionWork(
   slots: MachineColumnSlots,
   factors: GramFactorSolves,
   { lu, luSolves, workspace }: SparseLuContext,
+  lambdaMinS?: SpectralEstimate,
 ): Work<SSpectrum> {
-  const options = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), ...eigensolverOptionsOf(kernels) };
-  return csrSSpectrumWork(slots, factors, { kind: 'lu', lu, luSolves }, options, workspace);
+  return csrSSpectrumWork(slots, factors, { kind: 'lu', lu, luSolves, lambdaMinS }, sOptionsOf(kernels, n), workspace);
+}
+
+/** The options of S's Lanczos runs, the same for the bounds and the exact ends (so that lambda_min(S) of one serves the other). */
+function sOptionsOf(kernels: Kernels, n: number): LargestEigenvalueOptions {
+  return { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), ...eigensolverOptionsOf(kernels) };
 }
 
 /** The LU of A and what the S part needs of it, on the current thread. */

@@ -6,7 +6,7 @@
  *
  * Candidates: the given partition; contiguous; round-robin; contiguous after reverse Cuthill-McKee
  * on the row graph; the multilevel partition of the row graph (./multilevel.ts) and, when the kernels
- * have METIS (the native backend's), METIS's (./metis.ts). The last three keep rows with heavy couplings |a_i . a_j| on one
+ * have METIS (the native backend's), METIS's (./metis.ts), alone above MULTILEVEL_BESIDE_METIS_MAX_ROWS rows. The last three keep rows with heavy couplings |a_i . a_j| on one
  * machine, which makes the machines' row spaces closer to orthogonal (S closer to I). Last, 'refined'
  * (./refinement.ts): the best candidate within the imbalance with rows moved to lower kappa(S) itself,
  * listed when the refinement applies (square A of at most MAX_REFINED_ROWS rows).
@@ -124,18 +124,25 @@ export function candidateAssignments(
   const graph = rowGraph(kernels, problem.A);
   const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
   const metis = kernels.metis;
+  const multilevel = metis === null || n <= MULTILEVEL_BESIDE_METIS_MAX_ROWS;
   return [
     { strategy: 'given', assignment: partition.assignment },
     { strategy: 'contiguous', assignment: contiguousAssignment(n, m) },
     { strategy: 'round-robin', assignment: roundRobinAssignment(n, m) },
     { strategy: 'rcm-contiguous', assignment: contiguousInOrder(reverseCuthillMcKee(graph), m) },
-    {
-      strategy: 'multilevel',
-      assignment: multilevelPartition(graph, m, { imbalance, seed: options.seed }),
-    },
+    ...(multilevel
+      ? [{ strategy: 'multilevel' as const, assignment: multilevelPartition(graph, m, { imbalance, seed: options.seed }) }]
+      : []),
     ...(metis === null ? [] : [{ strategy: 'metis' as const, assignment: metisPartition(metis, graph, m, imbalance, options.seed) }]),
   ];
 }
+
+/**
+ * Rows above which, when the kernels have METIS, the multilevel partitioner of ./multilevel.ts is not run beside it:
+ * both partition the same row graph, and ours takes ~35x METIS's time there: on Poisson n = 10^6, m = 100, 52 s
+ * against 1.5 s (a sixth of the advice's time, its evaluation another 15 s) for kappa(S) 9.8e8 against METIS's 8.1e8.
+ */
+export const MULTILEVEL_BESIDE_METIS_MAX_ROWS = 100_000;
 
 function withPartition<P extends DenseProblem | CsrProblem>(problem: P, partition: Partition): P {
   return { ...problem, partition };
@@ -200,7 +207,8 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     } else {
       const bounds = yield* sparseKappaSBoundsWork(kernels, system, lu!);
       // A bipartite (or empty) overlap graph's lambda_max(S) is 2 - lambda_min(S): the exact value costs no more.
-      if (bounds.colours <= 2) done.kappaS = (yield* sparseSOfPartitionWork(kernels, system, lu!)).kappaS.value;
+      if (bounds.colours <= 2)
+        done.kappaS = (yield* sparseSOfPartitionWork(kernels, system, lu!, bounds.lambdaMinS ?? undefined)).kappaS.value;
       else done.bounds = bounds;
     }
     evaluated.push(done);
@@ -289,7 +297,9 @@ function* exactForContendersWork(
       );
       continue;
     }
-    entry.kappaS = (yield* sparseSOfPartitionWork(kernels, yield* systemOf(entry.assignment), lu)).kappaS.value;
+    // lambda_min(S) is the bounds pass's (the same computation): only lambda_max(S) is computed here.
+    const lambdaMinS = entry.bounds!.lambdaMinS ?? undefined;
+    entry.kappaS = (yield* sparseSOfPartitionWork(kernels, yield* systemOf(entry.assignment), lu, lambdaMinS)).kappaS.value;
     entry.bounds = null;
   }
   let best: Evaluation | null = null;

@@ -21,7 +21,7 @@ import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import type { CsrMatrix } from '../../../src/solvers/matrix.js';
 import { nativeMetis } from '../../../src/solvers/linalg/backend.js';
 import { currentCalibration } from '../../../src/solvers/machines/placement.js';
-import { adviseWork, candidateAssignments } from '../../../src/solvers/partitioning/advisor.js';
+import { adviseWork, candidateAssignments, MULTILEVEL_BESIDE_METIS_MAX_ROWS } from '../../../src/solvers/partitioning/advisor.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { describeEachBackend, withBackend } from '../../support/backends.js';
@@ -165,6 +165,16 @@ describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native 
     const problem = createProblem({ A: poisson2d(8), partition: { machines: 4 } });
     expect(withBackend('native', () => candidateAssignments(problem)).map((c) => c.strategy)).toContain('metis');
     expect(withBackend('typescript', () => candidateAssignments(problem)).map((c) => c.strategy)).not.toContain('metis');
+  });
+
+  it('partitions the row graph with METIS alone above MULTILEVEL_BESIDE_METIS_MAX_ROWS rows, with both below', () => {
+    const strategies = (k: number): string[] =>
+      withBackend('native', () => candidateAssignments(createProblem({ A: poisson2d(k), partition: { machines: 16 } }))).map(
+        (c) => c.strategy,
+      );
+    const side = Math.ceil(Math.sqrt(MULTILEVEL_BESIDE_METIS_MAX_ROWS + 1));
+    expect(strategies(side)).toEqual(['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'metis']);
+    expect(strategies(40)).toEqual(['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', 'metis']);
   });
 
   for (const testCase of reference.cases) {
