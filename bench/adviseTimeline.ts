@@ -2,9 +2,10 @@
  * Where an advise job's time and memory go on one sparse bench problem: the analysis' LU and the given
  * partition's kappa(S) and theta_H, then adviseWork given them, as the job runs it; each phase change printed
  * with the time, the resident set and its peak so far. With `--cooperative` the work returns to the event
- * loop every 20 ms, as the job's runCooperatively does (Node runs native handles' finalizers there).
+ * loop every 20 ms, as the job's runCooperatively does (Node runs native handles' finalizers there). With
+ * `--gc` (and node --expose-gc) a full collection at each phase change tells garbage from what is held.
  *
- *   node --import tsx bench/adviseTimeline.ts <sparse.json> <typescript|native> [--cooperative]
+ *   node [--expose-gc] --import tsx bench/adviseTimeline.ts <sparse.json> <typescript|native> [--cooperative] [--gc]
  */
 import { readFileSync } from 'node:fs';
 import { sparseAnglesOfPartitionWork, sparseLuContextWork, sparseSOfPartitionWork } from '../src/solvers/analysis/sparseAnalysis.js';
@@ -21,8 +22,9 @@ import { readSparseProblemArrays } from './stageIo.js';
 
 const [path, backend, ...flags] = process.argv.slice(2);
 if (!path || (backend !== 'typescript' && backend !== 'native'))
-  throw new Error('usage: adviseTimeline.ts <sparse.json> <typescript|native> [--cooperative]');
+  throw new Error('usage: adviseTimeline.ts <sparse.json> <typescript|native> [--cooperative] [--gc]');
 const cooperative = flags.includes('--cooperative');
+const collect = flags.includes('--gc') ? (globalThis as { gc?: () => void }).gc : undefined;
 const spec = JSON.parse(readFileSync(path, 'utf8')) as SparseProblemFile;
 selectBackend(backend);
 const t0 = performance.now();
@@ -47,6 +49,7 @@ async function drive<T>(name: string, work: Work<T>): Promise<T> {
     const progress = step.value;
     if (progress !== undefined && (progress.phase !== last || progress.phase === 'advise')) {
       last = progress.phase;
+      collect?.();
       mark(`${name} ${progress.phase} ${(progress.fraction ?? 0).toFixed(2)}`);
     }
   }

@@ -94,8 +94,12 @@ function rowGraphOfCsr(a: CsrMatrix): WeightedGraph {
   const accumulator = new Float64Array(n);
   const seen = new Int32Array(n).fill(-1);
   const touched = new Int32Array(n);
-  const neighbours: Int32Array[] = [];
-  const weights: Float64Array[] = [];
+  // Written straight into the graph's arrays (grown by doubling): a typed array per row would be millions of small
+  // allocations at n = 10^6, which the C heap keeps, fragmented, long after they are collected (~1 GiB of RSS).
+  const ptr = new Int32Array(n + 1);
+  let idx = new Int32Array(Math.max(16, 2 * colIdx.length));
+  let weight = new Float64Array(idx.length);
+  let nnz = 0;
   for (let i = 0; i < n; i++) {
     let count = 0;
     for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
@@ -112,15 +116,24 @@ function rowGraphOfCsr(a: CsrMatrix): WeightedGraph {
         accumulator[j] += aic * at.values[q];
       }
     }
-    const rowNeighbours = touched.slice(0, count).sort();
-    const rowWeights = new Float64Array(count);
-    for (let k = 0; k < count; k++) {
-      const j = rowNeighbours[k];
-      rowWeights[k] = Math.abs(accumulator[j]) / (norms[i] * norms[j]);
+    const rowNeighbours = touched.subarray(0, count).sort();
+    if (nnz + count > idx.length) {
+      const capacity = Math.max(2 * idx.length, nnz + count);
+      const grownIdx = new Int32Array(capacity);
+      grownIdx.set(idx.subarray(0, nnz));
+      const grownWeight = new Float64Array(capacity);
+      grownWeight.set(weight.subarray(0, nnz));
+      idx = grownIdx;
+      weight = grownWeight;
     }
     // Rows sharing a column whose products cancel exactly are still joined (the pattern decides), with weight 0.
-    neighbours.push(rowNeighbours);
-    weights.push(rowWeights);
+    for (let k = 0; k < count; k++) {
+      const j = rowNeighbours[k];
+      idx[nnz + k] = j;
+      weight[nnz + k] = Math.abs(accumulator[j]) / (norms[i] * norms[j]);
+    }
+    nnz += count;
+    ptr[i + 1] = nnz;
   }
-  return graphFromLists(n, neighbours, weights);
+  return { n, ptr, idx: idx.slice(0, nnz), weight: weight.slice(0, nnz), vertexWeight: new Int32Array(n).fill(1) };
 }
