@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { sparseAnglesOfPartitionWork, sparseLuContextWork, sparseSOfPartitionWork } from '../src/solvers/analysis/sparseAnalysis.js';
 import type { Work } from '../src/solvers/cooperative.js';
-import { buildDistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
+import { buildDistributedSystem, type DistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../src/solvers/input/createProblem.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
 import { currentCalibration } from '../src/solvers/machines/placement.js';
@@ -28,10 +28,13 @@ const collect = flags.includes('--gc') ? (globalThis as { gc?: () => void }).gc 
 const spec = JSON.parse(readFileSync(path, 'utf8')) as SparseProblemFile;
 selectBackend(backend);
 const t0 = performance.now();
+const mib = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 const mark = (what: string): void => {
-  const rss = (process.memoryUsage().rss / 2 ** 20).toFixed(0);
+  const { rss, heapTotal, arrayBuffers } = process.memoryUsage();
   const peak = (process.resourceUsage().maxRSS / 1024).toFixed(0);
-  console.log(`${((performance.now() - t0) / 1e3).toFixed(1)} s ${what}: rss ${rss} MiB, peak ${peak} MiB`);
+  const seconds = ((performance.now() - t0) / 1e3).toFixed(1);
+  // The JavaScript heap and the array buffers (typed arrays' memory) apart: the rest of rss is native memory and code.
+  console.log(`${seconds} s ${what}: rss ${mib(rss)} MiB (heap ${mib(heapTotal)}, array buffers ${mib(arrayBuffers)}), peak ${peak} MiB`);
 };
 let sliceStart = performance.now();
 async function drive<T>(name: string, work: Work<T>): Promise<T> {
@@ -59,11 +62,19 @@ const { A, assignment } = readSparseProblemArrays(spec);
 const problem = createProblem({ A, partition: partitionFromAssignment(assignment, spec.m) });
 const kernels = selectedKernels();
 mark('read');
-const lu = await drive('lu', sparseLuContextWork(A));
-const given = buildDistributedSystem(problem);
-mark('given system');
-const givenS = await drive('givenS', sparseSOfPartitionWork(kernels, given, lu));
-const angles = await drive('angles', sparseAnglesOfPartitionWork(given));
+/**
+ * The given partition's kappa(S) and theta_H as the job's analysis reports them. Its LU is not kept past it (the
+ * job's analysis keeps none for its rest, and adviseWork makes its own): holding it would add ~1 GiB to the peak.
+ */
+async function givenSpectrum(): Promise<{ system: DistributedSystem; spectrum: { kappaS: number; thetaH: number } }> {
+  const lu = await drive('lu', sparseLuContextWork(A));
+  const system = buildDistributedSystem(problem);
+  mark('given system');
+  const s = await drive('givenS', sparseSOfPartitionWork(kernels, system, lu));
+  const angles = await drive('angles', sparseAnglesOfPartitionWork(system));
+  return { system, spectrum: { kappaS: s.kappaS.value, thetaH: angles.thetaH } };
+}
+const given = await givenSpectrum();
 const c0 = process.cpuUsage();
 const a0 = performance.now();
 const advice = await drive(
@@ -71,7 +82,7 @@ const advice = await drive(
   adviseWork(problem, {
     kernels,
     calibration: currentCalibration(),
-    given: { system: given, spectrum: { kappaS: givenS.kappaS.value, thetaH: angles.thetaH } },
+    given,
   }),
 );
 const cpu = process.cpuUsage(c0);
