@@ -153,7 +153,15 @@ return status`,
    */
   lssCheckpoint: {
     numberOfKeys: 2,
+    // The document's expiry as an absolute time (PEXPIRETIME, Redis 7): both keys expire at the same millisecond. A
+    // relative PX from PTTL could land after it (PTTL reads the script's frozen clock, SET PX the running one: seen
+    // 1 ms late on a loaded machine); PTTL remains the way on a Redis without PEXPIRETIME.
     lua: `if redis.call('HGET', KEYS[1], 'status') ~= ${luaStatus('running')} then return 0 end
+local at = redis.pcall('PEXPIRETIME', KEYS[1])
+if type(at) == 'number' then
+  if at > 0 then redis.call('SET', KEYS[2], ARGV[1], 'PXAT', at) else redis.call('SET', KEYS[2], ARGV[1]) end
+  return 1
+end
 local pttl = redis.call('PTTL', KEYS[1])
 if pttl > 0 then redis.call('SET', KEYS[2], ARGV[1], 'PX', pttl) else redis.call('SET', KEYS[2], ARGV[1]) end
 return 1`,
