@@ -46,7 +46,6 @@ import { nativeDenseKernelsOf } from './nativeDenseKernels.js';
 import { TYPESCRIPT_DENSE_KERNELS } from './typescriptDenseKernels.js';
 import { packedProductsOn } from './wasmDenseKernels.js';
 
-/** Rows and columns of C = X Y^T that one product call should produce (X, Y row-major with rows of length len). */
 /** OpenBLAS's own thread count (process-wide). */
 export interface BlasThreads {
   threads(): number;
@@ -70,6 +69,7 @@ export function holdBlasToOneThread(blas: BlasThreads | null): () => void {
   };
 }
 
+/** Rows and columns of C = X Y^T that one product call should produce (X, Y row-major with rows of length len). */
 export interface ProductTile {
   readonly rows: number;
   readonly cols: number;

@@ -83,8 +83,7 @@ export class BlockPass {
    * Valid until the next pass (a caller may repack it in place when a column retires).
    */
   readonly terms: readonly Float64Array[];
-  /** OpenBLAS's thread count before this pass set it to 1, while its threads run, else null; and OpenBLAS's setting. */
-  /** Gives OpenBLAS its threads back (see the constructor). */
+  /** Gives OpenBLAS back the thread count it had before this pass held it to one (see the constructor). */
   private readonly releaseBlas: () => void;
 
   /**
