@@ -13,7 +13,12 @@ import { readFileSync } from 'node:fs';
 import { buildDistributedSystem, createProblem, partitionFromAssignment } from '../src/solvers/index.js';
 import { runSync } from '../src/solvers/cooperative.js';
 import { adviseWork, candidateAssignments } from '../src/solvers/partitioning/advisor.js';
-import { sparseAnglesOfPartitionWork, sparseLuContextWork, sparseSOfPartitionWork } from '../src/solvers/analysis/sparseAnalysis.js';
+import {
+  sparseAnglesOfPartitionWork,
+  sparseLuContextWork,
+  sparseSOfPartitionWork,
+  type SparseLuContext,
+} from '../src/solvers/analysis/sparseAnalysis.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
 import { currentCalibration } from '../src/solvers/machines/placement.js';
 import { machineColumnSlots, overlappingMachinePairs, overlapTwoColouring } from '../src/solvers/sparse/spectrumOfS.js';
@@ -51,8 +56,13 @@ function main(): void {
     .find((flag) => flag.startsWith('--candidates='))
     ?.slice('--candidates='.length)
     .split(',');
-  const lu = timed(() => runSync(sparseLuContextWork(A)));
-  log('lu', { wall: lu.wall, cpu: lu.cpu });
+  // Let go before the whole advice (below): the job's analysis keeps no LU for its rest, and adviseWork makes its own
+  // (held here, it added ~1 GiB to the peak at n = 10^6).
+  let luContext: SparseLuContext | null = (() => {
+    const lu = timed(() => runSync(sparseLuContextWork(A)));
+    log('lu', { wall: lu.wall, cpu: lu.cpu });
+    return lu.value;
+  })();
   if (!flags.has('--whole-only')) {
     const candidates = timed(() => candidateAssignments(problem, { kernels }));
     log('assignments', { wall: candidates.wall, cpu: candidates.cpu });
@@ -71,7 +81,7 @@ function main(): void {
         gramFactorNonzeros: gramNonzeros,
         largestSupport: Math.max(...system.machines.map((machine) => machine.cols.length)),
       };
-      const s = timed(() => runSync(sparseSOfPartitionWork(kernels, system, lu.value)));
+      const s = timed(() => runSync(sparseSOfPartitionWork(kernels, system, luContext!)));
       row.kappaS = {
         wall: s.wall,
         cpu: s.cpu,
@@ -89,7 +99,8 @@ function main(): void {
   if (!flags.has('--parts-only')) {
     // The job's analysis gives the given partition's spectrum: computed here as it computes it.
     const given = buildDistributedSystem(problem);
-    const givenS = runSync(sparseSOfPartitionWork(kernels, given, lu.value));
+    const givenS = runSync(sparseSOfPartitionWork(kernels, given, luContext));
+    luContext = null;
     const angles = runSync(sparseAnglesOfPartitionWork(given));
     const whole = timed(() =>
       runSync(
