@@ -23,8 +23,10 @@ import {
 } from '../src/solvers/index.js';
 import { ALGORITHM_IDS, type AlgorithmId } from '../src/solvers/algorithms/registry.js';
 import { systemCost, timeToSolution } from '../src/solvers/analysis/timeToSolution.js';
-import { measureCalibration } from '../src/solvers/machines/placement.js';
+import { measureCalibration } from '../src/solvers/machines/calibration.js';
 import { runAlgorithmWork } from '../src/solvers/runner/runAlgorithm.js';
+import { runSync } from '../src/solvers/cooperative.js';
+import { lastPhaseSyncSeconds } from '../src/solvers/parallel/engine.js';
 import type { RunResult } from '../src/solvers/runner/types.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { selectBackend, type BackendName } from './backends.js';
@@ -72,9 +74,16 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations
   const system = buildDistributedSystem(createProblem({ A, partition: { machines: m } }));
   const analysis = analyze(system);
   const spectral = spectralDataOf(analysis);
+  // A worker process prices its jobs with what its earlier threaded runs measured of a phase's
+  // synchronisation (../src/solvers/parallel/engine.ts lastPhaseSyncSeconds): one untimed run first, as a
+  // worker that has served a job has.
+  runSync(runAlgorithmWork(system, 'dhbm', spectral, { tolerance: 1e-300, maxIterations: 200, stopOnStagnation: false }));
   const calibration = measureCalibration();
   const t = timeToSolution({ system: systemCost(system), rates: analysis.rates, tolerance: 1e-8, calibration });
   console.log(`${name}: calibration ${JSON.stringify(calibration)}`);
+  console.log(
+    `  phase synchronisation ${(calibration.phaseSyncSeconds * 1e6).toFixed(1)} us (${lastPhaseSyncSeconds() === null ? 'default' : 'measured'})`,
+  );
   const options = { tolerance: 1e-300, maxIterations: iterations, stopOnStagnation: false, divergenceTolerance: 1e300 };
   const samples = new Map<AlgorithmId, Timed[]>(ALGORITHM_IDS.map((id) => [id, []]));
   for (let r = 0; r < rounds; r++)

@@ -1138,7 +1138,7 @@ export interface components {
                 perMachineOverheadSeconds: number;
                 /** @description A threaded run's start: the last measured in this worker, else a default. */
                 threadStartSeconds: number;
-                /** @description One phase's synchronisation of a threaded iteration (a constant). */
+                /** @description One phase's synchronisation of a threaded iteration: the last measured in this worker, else a default. */
                 phaseSyncSeconds: number;
                 /** @description The runner's own work per iteration: measures, trace, stopping tests (a constant). */
                 runnerIterationSeconds: number;

@@ -250,7 +250,9 @@ const CalibrationSchema = z.object({
   vectorBytesPerSecond: z.number(),
   perMachineOverheadSeconds: z.number().describe("One chunk's fixed cost (a kernel call on a tiny block)."),
   threadStartSeconds: z.number().describe("A threaded run's start: the last measured in this worker, else a default."),
-  phaseSyncSeconds: z.number().describe("One phase's synchronisation of a threaded iteration (a constant)."),
+  phaseSyncSeconds: z
+    .number()
+    .describe("One phase's synchronisation of a threaded iteration: the last measured in this worker, else a default."),
   runnerIterationSeconds: z.number().describe("The runner's own work per iteration: measures, trace, stopping tests (a constant)."),
   measuredAt: z.string(),
   refreshAfterSeconds: z.number(),

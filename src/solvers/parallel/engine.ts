@@ -111,6 +111,25 @@ export function lastThreadStartSeconds(): number | null {
   return lastStartSeconds;
 }
 
+/**
+ * A phase's synchronisation, measured: its wall time less the chunks' work shared evenly over the
+ * threads (the sum of the threads' busy times / T), i.e. the hand-over (the generation bump, the
+ * workers waking), the barrier and whatever imbalance the chunks left. Averaged over a run's phases
+ * after its first PHASES_SKIPPED (cold caches), and kept when a run ends after at least PHASES_KEPT.
+ */
+const PHASES_SKIPPED = 3;
+const PHASES_KEPT = 20;
+let lastPhaseSync: number | null = null;
+
+/**
+ * Mean seconds of a phase's synchronisation in the last threaded run of this process that ran at
+ * least PHASES_KEPT phases, or null before the first: what the time-to-solution model prices a
+ * threaded iteration's phase at (../analysis/timeToSolution.ts).
+ */
+export function lastPhaseSyncSeconds(): number | null {
+  return lastPhaseSync;
+}
+
 /** Why the last attempt to start worker threads failed ('' if none failed); such runs use one thread. */
 export function lastThreadStartFailure(): string {
   return lastStartFailure;
@@ -159,6 +178,10 @@ export class ShardEngine {
   private readonly control: Int32Array;
   private readonly message: Uint8Array;
   private readonly workers: Worker[] = [];
+  /** Each thread's busy milliseconds in the current phase (slot 0 unused: the calling thread times its own). */
+  private readonly busy: Float64Array;
+  private phases = 0;
+  private syncMs = 0;
   private disposed = false;
 
   constructor(plan: ShardPlan<unknown>, threads: number) {
@@ -192,12 +215,15 @@ export class ShardEngine {
     if (this.threads === 1) {
       this.control = new Int32Array(CONTROL_WORDS);
       this.message = new Uint8Array(0);
+      this.busy = new Float64Array(0);
       return;
     }
     const control = new SharedArrayBuffer(CONTROL_WORDS * Int32Array.BYTES_PER_ELEMENT);
     const message = new SharedArrayBuffer(MESSAGE_BYTES);
+    const busy = new SharedArrayBuffer(this.threads * Float64Array.BYTES_PER_ELEMENT);
     this.control = new Int32Array(control);
     this.message = new Uint8Array(message);
+    this.busy = new Float64Array(busy);
 
     // Closures below must not capture `this`: the finalization registry holds them strongly.
     const workers = this.workers;
@@ -219,6 +245,7 @@ export class ShardEngine {
         data: data as SharedArrayBuffer,
         dataOffset,
         message,
+        busy,
       };
       for (let t = 1; t < this.threads; t++) workers.push(startWorkerThread('worker', { ...setup, slot: t }));
       this.awaitStartup();
@@ -239,12 +266,14 @@ export class ShardEngine {
       for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
       return;
     }
+    const started = performance.now();
     Atomics.store(control, NEXT, 0);
     Atomics.store(control, DONE, 0);
     Atomics.store(control, PHASE, phase);
     Atomics.add(control, GENERATION, 1);
     Atomics.notify(control, GENERATION);
     let localError: unknown = null;
+    const localStart = performance.now();
     try {
       runChunks(control, order, local, phase, views);
     } catch (error) {
@@ -252,11 +281,21 @@ export class ShardEngine {
       // The phase has failed: hand out no more chunks.
       Atomics.store(control, NEXT, order.length);
     }
+    const localBusy = performance.now() - localStart;
     this.awaitWorkers();
+    this.timePhase(performance.now() - started, localBusy);
     // The calling thread's own chunk failed: rethrow what it threw, as it threw it.
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- whatever runChunks threw (unknown, an Error or not) is rethrown unchanged
     if (localError !== null) throw localError;
     if (Atomics.load(control, FAILED) !== 0) throw new Error(`A solver worker thread failed: ${failureMessage(control, this.message)}`);
+  }
+
+  /** Adds a phase's synchronisation (see lastPhaseSyncSeconds) to this run's. */
+  private timePhase(wallMs: number, localBusyMs: number): void {
+    const { busy } = this;
+    let work = localBusyMs;
+    for (let t = 1; t < busy.length; t++) work += busy[t];
+    if (++this.phases > PHASES_SKIPPED) this.syncMs += Math.max(0, wallMs - work / this.threads);
   }
 
   /** Sum over chunks, in chunk order, of scalar `index`. */
@@ -290,6 +329,8 @@ export class ShardEngine {
   }
 
   private release(): void {
+    const timed = this.phases - PHASES_SKIPPED;
+    if (this.workers.length > 0 && timed >= PHASES_KEPT) lastPhaseSync = this.syncMs / timed / 1000;
     releaseWorkers(this.workers, this.control);
     this.workers.length = 0;
   }

@@ -86,6 +86,8 @@ export interface WorkerSetup {
   readonly data: SharedArrayBuffer;
   readonly dataOffset: number;
   readonly message: SharedArrayBuffer;
+  /** Milliseconds each thread spent on chunks in the current phase (a Float64Array, slot t at [t]; the calling thread's is 0). */
+  readonly busy: SharedArrayBuffer;
 }
 
 export interface DataViews {

@@ -54,16 +54,20 @@ function serve(shard: Shard): void {
   // In an arena, the views must be on this thread's memory.buffer: the kernels find an arena by that object.
   const data = setup.arena !== null ? setup.arena.memory.buffer : setup.data;
   const views = dataViews(data, setup.dataOffset, setup.n, setup.outputLength, setup.chunks, setup.scalarsPerChunk);
+  const busy = new Float64Array(setup.busy);
   let generation = 0;
   for (;;) {
     generation = waitForChange(control, GENERATION, generation);
     const phase = Atomics.load(control, PHASE);
     if (phase === EXIT_PHASE) return;
+    const started = performance.now();
     try {
       runChunks(control, setup.order, shard, phase, views);
     } catch (error) {
       recordFailure(control, message, error);
     }
+    // Written before DONE is counted: the calling thread reads it once every worker is.
+    busy[setup.slot] = performance.now() - started;
     Atomics.add(control, DONE, 1);
     Atomics.notify(control, DONE);
   }

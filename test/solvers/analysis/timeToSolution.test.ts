@@ -15,7 +15,7 @@ import {
 import { buildDistributedSystem, createProblem, generateMatrix } from '../../../src/solvers/index.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import type { Calibration } from '../../../src/solvers/analysis/types.js';
-import { measureCalibration } from '../../../src/solvers/machines/placement.js';
+import { measureCalibration } from '../../../src/solvers/machines/calibration.js';
 
 // Dense: n = 10, m = 2, machine 0 holds 3 full rows, machine 1 holds 2 rows on a support of 4 columns.
 const dense: SystemCost = {

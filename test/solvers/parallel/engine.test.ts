@@ -7,11 +7,13 @@ import { describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { nativeBlas, nativeUnavailableReason } from '../../../src/solvers/linalg/backend.js';
+import { currentCalibration } from '../../../src/solvers/machines/calibration.js';
 import { GRADIENT_PASS, GRADIENT_TERMS } from '../../../src/solvers/machines/gradientPass.js';
 import { createLocalShard, type FleetSpec } from '../../../src/solvers/machines/machineShard.js';
 import type { DenseMachineStorage } from '../../../src/solvers/machines/storage.js';
 import {
   activeSolverWorkers,
+  lastPhaseSyncSeconds,
   lastThreadStartFailure,
   runningSolverWorkers,
   startShardEngine,
@@ -177,6 +179,46 @@ function gradientPlan(hide: 'machines' | 'cols' | null, chunks = 1): ShardPlan<F
     createShard: createLocalShard,
   };
 }
+
+describe("a phase's synchronisation", () => {
+  forceThreads(2, 'typescript', false);
+
+  it('is measured over a threaded run and kept when the run ends, for the time-to-solution model', async () => {
+    // Tiny chunks: a phase is nearly all hand-over and barrier, so its synchronisation is nearly its wall time.
+    const engine = startShardEngine(gradientPlan(null, 8));
+    expect(engine.threads).toBe(2);
+    const before = lastPhaseSyncSeconds();
+    try {
+      engine.input.set([1, 1, 1]);
+      // Three phases are left out (cold caches), then 20 are needed: 22 leave the measurement as it was.
+      for (let phase = 0; phase < 22; phase++) engine.run(GRADIENT_TERMS);
+      engine.dispose();
+      expect(lastPhaseSyncSeconds()).toBe(before);
+    } finally {
+      engine.dispose();
+    }
+    const again = startShardEngine(gradientPlan(null, 8));
+    let wallMs: number;
+    try {
+      again.input.set([1, 1, 1]);
+      for (let phase = 0; phase < 3; phase++) again.run(GRADIENT_TERMS);
+      const t0 = performance.now();
+      for (let phase = 0; phase < 200; phase++) again.run(GRADIENT_TERMS);
+      wallMs = (performance.now() - t0) / 200;
+    } finally {
+      again.dispose();
+    }
+    const sync = lastPhaseSyncSeconds();
+    expect(sync).not.toBeNull();
+    expect(sync).not.toBe(before);
+    // At most a phase's mean wall time (the busy share subtracted), and most of it: the chunks are 12 entries each.
+    expect((sync ?? 0) * 1000).toBeLessThanOrEqual(wallMs);
+    expect((sync ?? 0) * 1000).toBeGreaterThan(0.5 * wallMs);
+    // The calibration prices a threaded phase at it.
+    expect(currentCalibration().phaseSyncSeconds).toBe(sync);
+    await allWorkersExited(runningSolverWorkers);
+  });
+});
 
 describe('worker failures', () => {
   // The failures are injected through the copy of the spec the workers get (hidden properties are

@@ -1,0 +1,330 @@
+/**
+ * The time-to-solution model's calibration (../analysis/timeToSolution.ts): the throughputs of the
+ * kernels the iterations use, measured on the backend a job runs on, once per process and again after
+ * CALIBRATION_REFRESH_SECONDS (currentCalibration), with the kernels ./placement.ts picks for the
+ * calling thread; and what the threaded runs of this process measured of their own start and phases
+ * (../parallel/engine.ts).
+ */
+import { csrAddTranspose, csrRowProducts } from '../linalg/csrKernels.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { fusedRowPass } from '../linalg/rowKernels.js';
+import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
+import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
+import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
+import { currentThreadCsrGradient, currentThreadGramSolver } from './placement.js';
+
+/** How long a calibration stands before it is measured again (the host's load can change). */
+export const CALIBRATION_REFRESH_SECONDS = 600;
+
+export interface CalibrationClock {
+  /** Milliseconds, monotonic (performance.now). */
+  now(): number;
+  /** Wall-clock ISO time, for `measuredAt`. */
+  iso(): string;
+}
+
+const systemClock: CalibrationClock = { now: () => performance.now(), iso: () => new Date().toISOString() };
+
+/**
+ * Warm-up before a timing: at least WARM_UP_CALLS calls and WARM_UP_MS of them (at most WARM_UP_MAX_CALLS).
+ * One call was not enough: a process' first calibration read the TypeScript loops ~2.5x and the addon's
+ * dense pass ~1.5x slower than its later ones (the loops not yet optimized, fresh pages), and a worker
+ * process prices its jobs by its first calibration for CALIBRATION_REFRESH_SECONDS.
+ */
+const WARM_UP_CALLS = 3;
+const WARM_UP_MS = 30;
+const WARM_UP_MAX_CALLS = 40;
+
+function medianSeconds(clock: CalibrationClock, repeats: number, body: () => void): number {
+  const warmUpFrom = clock.now();
+  for (let calls = 0; calls < WARM_UP_MAX_CALLS; calls++) {
+    body();
+    if (calls + 1 >= WARM_UP_CALLS && clock.now() - warmUpFrom >= WARM_UP_MS) break;
+  }
+  const samples: number[] = [];
+  for (let r = 0; r < repeats; r++) {
+    const t0 = clock.now();
+    body();
+    samples.push((clock.now() - t0) / 1000);
+  }
+  samples.sort((a, b) => a - b);
+  return Math.max(samples[samples.length >> 1], 1e-9);
+}
+
+/** Kernel throughputs measured on the backend a job runs on (measureCalibration). */
+export interface Calibration {
+  backend: 'typescript' | 'native';
+  /** The dense row kernels' fused pass (dot + axpy per entry) on a block larger than the last-level cache, flops per second. */
+  flopsPerSecond: number;
+  /** The same pass on a block that stays in the last-level cache (inCacheBytes), flops per second. */
+  flopsPerSecondInCache: number;
+  /** The CSR gradient pass out of cache, bytes of the matrix (12 per stored entry) per second. */
+  bytesPerSecond: number;
+  /** The same pass on a matrix of inCacheBytes, bytes per second. */
+  bytesPerSecondInCache: number;
+  /**
+   * The CSR projections' plain loops over A_i (A_i v, then A_i^T y: ./csrMachine.ts, TypeScript on every backend)
+   * out of cache, bytes of the matrix (12 per stored entry, each loop) per second.
+   */
+  csrLoopBytesPerSecond: number;
+  csrLoopBytesPerSecondInCache: number;
+  /**
+   * Solves with a Gram factor L_i (forward then backward sweep) by the kernel the machines use (the addon's on the
+   * native backend, the TypeScript loops otherwise) out of cache, bytes of the factor (12 per entry, each sweep) per second.
+   */
+  factorBytesPerSecond: number;
+  factorBytesPerSecondInCache: number;
+  /** Size of the in-cache blocks; the out-of-cache ones are outOfCacheBytes. A working set between the two is priced in between. */
+  inCacheBytes: number;
+  outOfCacheBytes: number;
+  /** A plain loop over n-long vectors (APC's x_i update, the taskmaster's sums), bytes per second. */
+  vectorBytesPerSecond: number;
+  /** Fixed cost of one chunk's pass (a kernel call on a tiny block, averaged over many), seconds. */
+  perMachineOverheadSeconds: number;
+  /** A threaded run's start: its worker threads started, the data copied into shared memory (the last such start in this process, else a default). */
+  threadStartSeconds: number;
+  /** One phase's hand-over to the worker threads and barrier, per iteration of a threaded run (the last threaded run's in this process, else a default). */
+  phaseSyncSeconds: number;
+  /** The runner's own work per iteration: the residual and consensus measures, the trace, the stopping tests (a documented constant). */
+  runnerIterationSeconds: number;
+  /** When measured (ISO 8601); measured once per worker process and refreshed after refreshAfterSeconds or on a backend change. */
+  measuredAt: string;
+  refreshAfterSeconds: number;
+}
+
+/**
+ * A threaded run's start before any has been measured in this process: starting a worker and loading
+ * the solver modules in it took ~40-60 ms compiled and ~150-250 ms from the TypeScript sources (tsx)
+ * on the 2-core host (../parallel/threads.ts).
+ */
+export const DEFAULT_THREAD_START_SECONDS = import.meta.url.endsWith('.ts') ? 0.15 : 0.05;
+/**
+ * One phase of a threaded iteration beyond the chunks' own work (the generation bump, the workers
+ * waking from their spin or futex wait, the barrier) before any threaded run of this process has
+ * measured it (../parallel/engine.ts lastPhaseSyncSeconds): a few microseconds on an idle machine,
+ * 20-80 once other processes hold the cores or the cores are virtual ones (the 2-core host).
+ */
+export const PHASE_SYNC_SECONDS = 20e-6;
+
+/**
+ * The runner's work per iteration beyond the passes (../runner/runAlgorithm.ts: measures, trace record,
+ * stopping tests, the yield): what makes a small run's iteration (n = 900) ~3-5 microseconds slower
+ * than its passes, measured with bench/timeToSolution.ts.
+ */
+export const RUNNER_ITERATION_SECONDS = 3e-6;
+
+const IN_CACHE_BYTES = 8 * 2 ** 20;
+const OUT_OF_CACHE_BYTES = 40 * 2 ** 20;
+/** Bytes a CSR calibration row holds: 5 values and column indices, its row pointer, b, x and the term. */
+const CSR_CALIBRATION_ROW_BYTES = 5 * 12 + 4 + 3 * 8;
+
+/** The fused dense pass of the current backend (the addon's, WebAssembly's on an arena, or TypeScript's) on p x c rows. */
+function denseRowPassTimer(kernels: Kernels, p: number, c: number): { pass: () => void; tiny: () => void } {
+  const a = new Float64Array(p * c);
+  for (let k = 0; k < a.length; k++) a[k] = ((k * 7919) % 1000) / 1000 - 0.5;
+  const dense = {
+    a,
+    start: new Int32Array(p),
+    end: new Int32Array(p).fill(c),
+    v: new Float64Array(c).fill(0.5),
+    bias: new Float64Array(p),
+    dots: new Float64Array(p),
+    y: new Float64Array(c),
+  };
+  let rows = kernels.rows;
+  let d = dense;
+  if (kernels.wasmArena) {
+    const arena = WasmArena.forSpec(dense, 0, 1, c);
+    if (arena !== null) {
+      rows = attachArena(arena.layout, 0);
+      d = arena.copyInto(dense) as typeof dense;
+    }
+  }
+  // One row of 8 entries (its own extent): what a call costs beyond its entries.
+  const tinyStart = new Int32Array(1);
+  const tinyEnd = Int32Array.of(8);
+  return {
+    pass: () => fusedRowPass(rows, d.a, p, c, d.start, d.end, d.v, d.bias, d.dots, 0, 1, d.y),
+    tiny: () => fusedRowPass(rows, d.a, 1, 8, tinyStart, tinyEnd, d.v, d.bias, d.dots, 0, 1, d.y),
+  };
+}
+
+/** A banded CSR block of `rows` rows, 5 entries a row (columns r - 2 .. r + 2, clamped), and vectors of its length. */
+interface BandedBlock {
+  readonly rows: number;
+  readonly rowPtr: Int32Array;
+  readonly colIdx: Int32Array;
+  readonly values: Float64Array;
+  readonly v: Float64Array;
+  readonly y: Float64Array;
+}
+
+const BAND = 5;
+
+function bandedBlock(rows: number): BandedBlock {
+  const rowPtr = new Int32Array(rows + 1);
+  for (let k = 0; k <= rows; k++) rowPtr[k] = k * BAND;
+  const colIdx = new Int32Array(rows * BAND);
+  for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / BAND) + (e % BAND) - 2));
+  return {
+    rows,
+    rowPtr,
+    colIdx,
+    values: new Float64Array(rows * BAND).fill(0.25),
+    v: new Float64Array(rows).fill(1),
+    y: new Float64Array(rows),
+  };
+}
+
+/** The fused CSR gradient pass of the current backend (5 entries a row) on the block. */
+function csrPassTimer(block: BandedBlock): () => void {
+  const { rows, rowPtr, colIdx, values, v, y } = block;
+  const kernel = currentThreadCsrGradient({ p: rows, c: rows, rowPtr, colIdx, values, b: y });
+  const term = new Float64Array(rows);
+  return () => kernel.run(v, 0, term, 0);
+}
+
+/** The CSR projections' loops A_i v and A_i^T y (./csrMachine.ts) on the block. */
+function csrLoopsTimer(block: BandedBlock): () => void {
+  const { rows, rowPtr, colIdx, values, v, y } = block;
+  const a = { p: rows, rowPtr, colIdx, values };
+  return () => {
+    csrRowProducts(a, v, null, y);
+    csrAddTranspose(a, y, 0, -1e-3, v, 0, null);
+  };
+}
+
+/**
+ * The calling thread's Gram solver (the machines' kernel), both sweeps, with a banded factor of 5 entries a
+ * column (the diagonal and 4 below it) written over the block's arrays (which the other timers no longer
+ * read): the calibration's memory is what a job's process keeps, so no second block is allocated.
+ */
+function gramSolveTimer(block: BandedBlock): () => void {
+  const { rows, rowPtr: colPtr, colIdx: rowIdx, values, v } = block;
+  for (let j = 0; j < rows; j++) colPtr[j + 1] = colPtr[j] + Math.min(BAND, rows - j);
+  for (let j = 0; j < rows; j++)
+    for (let q = colPtr[j]; q < colPtr[j + 1]; q++) {
+      rowIdx[q] = j + q - colPtr[j];
+      values[q] = q === colPtr[j] ? 2 : -0.1;
+    }
+  const nnz = colPtr[rows];
+  const perm = Int32Array.from({ length: rows }, (_, k) => k);
+  const parent = Int32Array.from({ length: rows }, (_, k) => (k + 1 < rows ? k + 1 : -1));
+  const symbolic: CholeskySymbolic = {
+    n: rows,
+    ordering: { perm, inverse: perm },
+    parent,
+    colPtr,
+    rowIdx: rowIdx.subarray(0, nnz),
+    nnzL: nnz,
+    flops: 0,
+  };
+  const solver = currentThreadGramSolver({ symbolic, values: values.subarray(0, nnz) });
+  v.fill(1);
+  return () => solver.solve(v, v);
+}
+
+/**
+ * The time-to-solution model's throughputs (../analysis/timeToSolution.ts), measured on the kernels
+ * the iterations use on the current backend, each the median of `repeats` timings after a warm-up:
+ * the dense fused row pass (the addon's, WebAssembly or TypeScript) and the CSR gradient pass
+ * (5 entries a row) each on a block of 8 MB, which stays in the last-level cache (32 MB here) as the
+ * bench's problems' matrices do, and on one of 40 MB, which does not (the addon's dense pass runs
+ * ~2x faster in cache, WebAssembly's ~1.4x, the CSR passes ~1.2x); the same for the CSR projections'
+ * plain loops over A_i and for solves with a banded factor on the machines' Gram solver (its speed is
+ * neither the gradient kernel's nor the loops': the addon's solves ~4x the loops, the TypeScript ones
+ * ~1.5-2x); a plain loop over 250,000-long
+ * vectors (APC's x_i update); and 1000 fused passes over one row of 8 (a chunk's fixed cost).
+ * The out-of-cache blocks with fewer samples (they vary less). About 1-1.5 s in all on a quiet 2-core machine, once per process (currentCalibration).
+ */
+export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
+  const kernels = selectedKernels();
+  const { backend } = kernels;
+  const c = 1024;
+  const small = denseRowPassTimer(kernels, IN_CACHE_BYTES / 8 / c, c);
+  const denseInCache = medianSeconds(clock, repeats, small.pass);
+  const calls = 1000;
+  const tiny =
+    medianSeconds(clock, repeats, () => {
+      for (let k = 0; k < calls; k++) small.tiny();
+    }) / calls;
+  // The out-of-cache blocks take ~5x as long a pass and vary less: fewer samples keep the calibration short (it is
+  // synchronous, and a job's process cannot notice anything else meanwhile, its parent's death included).
+  const largeRepeats = Math.max(3, repeats >> 1);
+  const denseOut = medianSeconds(clock, largeRepeats, denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c).pass);
+  // Rows whose arrays together hold the block's bytes (the vectors stream with the matrix): a job's worker
+  // process keeps what calibration allocated, so it allocates no more than the dense block.
+  const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
+  const csrLargeRows = Math.floor(OUT_OF_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
+  // One block per size serves the gradient pass, then the loops, then (rewritten in place) the factor.
+  const csrSmall = bandedBlock(csrSmallRows);
+  const csrInCache = medianSeconds(clock, repeats, csrPassTimer(csrSmall));
+  const loopsInCache = medianSeconds(clock, repeats, csrLoopsTimer(csrSmall));
+  const solveInCache = medianSeconds(clock, repeats, gramSolveTimer(csrSmall));
+  const csrLarge = bandedBlock(csrLargeRows);
+  const csrOut = medianSeconds(clock, largeRepeats, csrPassTimer(csrLarge));
+  const loopsOut = medianSeconds(clock, largeRepeats, csrLoopsTimer(csrLarge));
+  const solveOut = medianSeconds(clock, largeRepeats, gramSolveTimer(csrLarge));
+  // A loop or a sweep reads each of its 5 entries a row (12 bytes) once; the factor's last 4 columns are shorter.
+  const factorBytes = (rows: number): number => 2 * 12 * (5 * rows - 10);
+
+  // Vectors: APC's update of x_i, 3 vectors of 8 bytes an entry.
+  const n = 250_000;
+  const xbar = new Float64Array(n).fill(1);
+  const local = new Float64Array(n);
+  let sink = 0;
+  // Twice the repeats: a short loop (~0.3 ms), the noisiest timing on a shared host.
+  const vectorSeconds = medianSeconds(clock, 2 * repeats + 1, () => {
+    let d2 = 0;
+    for (let j = 0; j < n; j++) {
+      const diff = xbar[j] - local[j];
+      d2 += diff * diff;
+      local[j] += 0.5 * diff;
+    }
+    sink += d2;
+  });
+  if (Number.isNaN(sink)) throw new Error('calibration: not a number');
+
+  return {
+    backend,
+    flopsPerSecond: (4 * OUT_OF_CACHE_BYTES) / 8 / denseOut,
+    flopsPerSecondInCache: (4 * IN_CACHE_BYTES) / 8 / denseInCache,
+    bytesPerSecond: (12 * 5 * csrLargeRows) / csrOut,
+    bytesPerSecondInCache: (12 * 5 * csrSmallRows) / csrInCache,
+    csrLoopBytesPerSecond: (2 * 12 * 5 * csrLargeRows) / loopsOut,
+    csrLoopBytesPerSecondInCache: (2 * 12 * 5 * csrSmallRows) / loopsInCache,
+    factorBytesPerSecond: factorBytes(csrLargeRows) / solveOut,
+    factorBytesPerSecondInCache: factorBytes(csrSmallRows) / solveInCache,
+    inCacheBytes: IN_CACHE_BYTES,
+    outOfCacheBytes: OUT_OF_CACHE_BYTES,
+    vectorBytesPerSecond: (24 * n) / vectorSeconds,
+    perMachineOverheadSeconds: tiny,
+    threadStartSeconds: lastThreadStartSeconds() ?? DEFAULT_THREAD_START_SECONDS,
+    phaseSyncSeconds: lastPhaseSyncSeconds() ?? PHASE_SYNC_SECONDS,
+    runnerIterationSeconds: RUNNER_ITERATION_SECONDS,
+    measuredAt: clock.iso(),
+    refreshAfterSeconds: CALIBRATION_REFRESH_SECONDS,
+  };
+}
+
+let cachedCalibration: { calibration: Calibration; at: number } | null = null;
+
+/** The calibration of this process' current backend: measured on first use, again after CALIBRATION_REFRESH_SECONDS or a backend change (the threads' start: the engine's latest). */
+export function currentCalibration(clock: CalibrationClock = systemClock): Calibration {
+  const cached = cachedCalibration;
+  if (
+    cached !== null &&
+    cached.calibration.backend === selectedKernels().backend &&
+    clock.now() - cached.at < CALIBRATION_REFRESH_SECONDS * 1000
+  ) {
+    // The threads' start and phases are the engine's latest measurements, not those at calibration time.
+    return {
+      ...cached.calibration,
+      threadStartSeconds: lastThreadStartSeconds() ?? cached.calibration.threadStartSeconds,
+      phaseSyncSeconds: lastPhaseSyncSeconds() ?? cached.calibration.phaseSyncSeconds,
+    };
+  }
+  const calibration = measureCalibration(clock);
+  cachedCalibration = { calibration, at: clock.now() };
+  return calibration;
+}
