@@ -26,12 +26,7 @@
  * backend's name; the machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
 import type { BackendName, NativeSparse } from '../linalg/backend.js';
-import {
-  nativeCsrGradient,
-  typescriptCsrGradient,
-  type CsrGradientKernel,
-  type CsrRows,
-} from '../linalg/csrKernels.js';
+import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
 import {
   nativeBlockStepKernel,
   nativeCsrBlock,
