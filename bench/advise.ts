@@ -20,7 +20,7 @@ import {
   type SparseLuContext,
 } from '../src/solvers/analysis/sparseAnalysis.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
-import { currentCalibration } from '../src/solvers/machines/calibration.js';
+import { currentCalibration } from '../src/solvers/analysis/calibration.js';
 import { machineColumnSlots, overlappingMachinePairs, overlapTwoColouring } from '../src/solvers/sparse/spectrumOfS.js';
 import { selectBackend } from './backends.js';
 import type { SparseProblemFile } from './sparseProblems.js';

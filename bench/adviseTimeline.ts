@@ -13,7 +13,7 @@ import type { Work } from '../src/solvers/cooperative.js';
 import { buildDistributedSystem, type DistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../src/solvers/input/createProblem.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
-import { currentCalibration } from '../src/solvers/machines/calibration.js';
+import { currentCalibration } from '../src/solvers/analysis/calibration.js';
 import { adviseWork } from '../src/solvers/partitioning/advisor.js';
 import { partitionFromAssignment } from '../src/solvers/problem.js';
 import { selectBackend } from './backends.js';

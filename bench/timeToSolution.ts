@@ -23,7 +23,7 @@ import {
 } from '../src/solvers/index.js';
 import { ALGORITHM_IDS, type AlgorithmId } from '../src/solvers/algorithms/registry.js';
 import { systemCost, timeToSolution } from '../src/solvers/analysis/timeToSolution.js';
-import { measureCalibration } from '../src/solvers/machines/calibration.js';
+import { measureCalibration } from '../src/solvers/analysis/calibration.js';
 import { runAlgorithmWork } from '../src/solvers/runner/runAlgorithm.js';
 import { runSync } from '../src/solvers/cooperative.js';
 import { lastPhaseSyncSeconds } from '../src/solvers/parallel/engine.js';

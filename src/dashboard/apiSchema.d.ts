@@ -1140,8 +1140,71 @@ export interface components {
                 threadStartSeconds: number;
                 /** @description One phase's synchronisation of a threaded iteration: the last measured in this worker, else a default. */
                 phaseSyncSeconds: number;
-                /** @description The runner's own work per iteration: measures, trace, stopping tests (a constant). */
+                /** @description The runner's own work per iteration: measures, trace, stopping tests (a constant, used where overheads is null). */
                 runnerIterationSeconds: number;
+                /** @description Each algorithm's fixed costs per iteration beyond the kernels' rates (calls, gathers, measures, the trace), per storage: perIteration + perMachine m seconds, measured on tiny systems of 2 and 8 machines. */
+                overheads: {
+                    apc: {
+                        dense: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                        csr: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                    };
+                    dhbm: {
+                        dense: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                        csr: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                    };
+                    dgd: {
+                        dense: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                        csr: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                    };
+                    dnag: {
+                        dense: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                        csr: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                    };
+                    cimmino: {
+                        dense: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                        csr: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                    };
+                    mlm: {
+                        dense: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                        csr: {
+                            perIteration: number;
+                            perMachine: number;
+                        };
+                    };
+                } | null;
                 measuredAt: string;
                 refreshAfterSeconds: number;
             };

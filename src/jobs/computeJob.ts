@@ -22,7 +22,7 @@ import type { SpectralData } from '../solvers/algorithms/types.js';
 import { analyzeWork, spectralDataOf, spectralStageWork, type StagedAnalysis } from '../solvers/analysis/analyze.js';
 import type { Analysis } from '../solvers/analysis/types.js';
 import { systemCost, timeToSolution, withTimeToSolution } from '../solvers/analysis/timeToSolution.js';
-import { currentCalibration } from '../solvers/machines/calibration.js';
+import { currentCalibration } from '../solvers/analysis/calibration.js';
 import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
 import { buildDistributedSystemWork, type DistributedSystem } from '../solvers/distributed/distributedSystem.js';
 import { CancelledError } from '../solvers/errors.js';

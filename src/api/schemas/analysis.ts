@@ -229,6 +229,13 @@ const algorithmTimes = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, Algorit
   typeof AlgorithmTimeSchema
 >;
 
+const FixedCostSchema = z.object({ perIteration: z.number(), perMachine: z.number() });
+const StorageOverheadsSchema = z.object({ dense: FixedCostSchema, csr: FixedCostSchema });
+const algorithmOverheads = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, StorageOverheadsSchema])) as Record<
+  (typeof ALGORITHM_IDS)[number],
+  typeof StorageOverheadsSchema
+>;
+
 const CalibrationSchema = z.object({
   backend: z.enum(['typescript', 'native']),
   flopsPerSecond: z.number().describe('The dense fused row pass on a block larger than the last-level cache.'),
@@ -253,7 +260,16 @@ const CalibrationSchema = z.object({
   phaseSyncSeconds: z
     .number()
     .describe("One phase's synchronisation of a threaded iteration: the last measured in this worker, else a default."),
-  runnerIterationSeconds: z.number().describe("The runner's own work per iteration: measures, trace, stopping tests (a constant)."),
+  runnerIterationSeconds: z
+    .number()
+    .describe("The runner's own work per iteration: measures, trace, stopping tests (a constant, used where overheads is null)."),
+  overheads: z
+    .object(algorithmOverheads)
+    .nullable()
+    .describe(
+      "Each algorithm's fixed costs per iteration beyond the kernels' rates (calls, gathers, measures, the trace), per storage: " +
+        'perIteration + perMachine m seconds, measured on tiny systems of 2 and 8 machines.',
+    ),
   measuredAt: z.string(),
   refreshAfterSeconds: z.number(),
 });

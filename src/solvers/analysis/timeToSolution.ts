@@ -121,6 +121,10 @@ export interface Work {
 }
 
 export interface IterationCost {
+  /** Whose iteration, on which storage and how many machines: its fixed costs (Calibration.overheads). */
+  algorithm: AlgorithmId;
+  storage: 'dense' | 'csr';
+  machineCount: number;
   /** The engine's chunks: the machines (APC, MLM, Cimmino), or the gradient pass' row chunks. */
   machines: Work[];
   taskmaster: Work;
@@ -159,7 +163,7 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
     const terms = chunks.reduce((s, chunk) => s + chunk.c, 0);
     const update = id === 'dgd' ? 3 : 5;
     const taskmaster: Work = { ...NO_WORK, vectorBytes: 2 * BYTES * terms + update * BYTES * n };
-    return { machines: work, taskmaster, bytesPerIteration, messagesPerIteration };
+    return { algorithm: id, storage, machineCount: m, machines: work, taskmaster, bytesPerIteration, messagesPerIteration };
   }
   const work = machines.map((d): Work => {
     if (storage === 'dense') {
@@ -187,7 +191,15 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
       ? BYTES * m * n + 5 * BYTES * n
       : 4 * BYTES * supports + 5 * BYTES * n
     : 2 * BYTES * supports + 5 * BYTES * n;
-  return { machines: work, taskmaster: { ...NO_WORK, vectorBytes: taskmasterBytes }, bytesPerIteration, messagesPerIteration };
+  return {
+    algorithm: id,
+    storage,
+    machineCount: m,
+    machines: work,
+    taskmaster: { ...NO_WORK, vectorBytes: taskmasterBytes },
+    bytesPerIteration,
+    messagesPerIteration,
+  };
 }
 
 /** Threads a run of this cost takes here (../parallel/threads.ts threadsForRun, as the engine decides). */
@@ -211,8 +223,9 @@ export function cacheFraction(bytes: number, calibration: Calibration): number {
  * Seconds of one iteration in this process: the chunks at the calibrated rates (in or out of cache by
  * the iteration's working set, the bytes of matrix data all chunks hold), each with a call's fixed cost;
  * on T > 1 threads max(their sum / T, the largest chunk) plus one phase's synchronisation (the engine
- * hands chunks out largest first); then the taskmaster on the calling thread, and the runner's own
- * work per iteration (measures, trace, stopping tests).
+ * hands chunks out largest first); then the taskmaster on the calling thread, and the algorithm's fixed
+ * costs per iteration (calibration.overheads: its method's and the runner's calls, gathers, measures and
+ * trace, perIteration + perMachine m; without them the runner's constant).
  */
 export function secondsHere(cost: IterationCost, calibration: Calibration, threads = threadsOf(cost)): number {
   const working = cost.machines.reduce((s, w) => s + w.residentBytes, 0);
@@ -236,7 +249,9 @@ export function secondsHere(cost: IterationCost, calibration: Calibration, threa
     largest = Math.max(largest, s);
   }
   const machines = threads > 1 ? Math.max(sum / threads, largest) + calibration.phaseSyncSeconds : sum;
-  return machines + at(cost.taskmaster) + calibration.runnerIterationSeconds;
+  const fixed = calibration.overheads?.[cost.algorithm][cost.storage];
+  const perIteration = fixed === undefined ? calibration.runnerIterationSeconds : fixed.perIteration + fixed.perMachine * cost.machineCount;
+  return machines + at(cost.taskmaster) + perIteration;
 }
 
 /**

@@ -160,8 +160,8 @@ export interface SufficientCondition {
 }
 
 /** Time to solution (./timeToSolution.ts); its calibration is measured where the kernels are chosen. */
-export type { Calibration } from '../machines/calibration.js';
-import type { Calibration } from '../machines/calibration.js';
+export type { Calibration } from './calibration.js';
+import type { Calibration } from './calibration.js';
 
 /** A deployment described by the user: machines and their links. */
 export interface Deployment {

@@ -39,7 +39,7 @@ import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSoluti
 import { buildDistributedSystemWork, type DistributedSystem } from '../distributed/distributedSystem.js';
 import { contiguousAssignment } from '../input/partition.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import type { Calibration } from '../machines/calibration.js';
+import type { Calibration } from '../analysis/calibration.js';
 import { partitionFromAssignment, type Partition, type DenseProblem, type CsrProblem } from '../problem.js';
 import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, machineSizeBounds, multilevelPartition } from './multilevel.js';

@@ -15,7 +15,8 @@ import {
 import { buildDistributedSystem, createProblem, generateMatrix } from '../../../src/solvers/index.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import type { Calibration } from '../../../src/solvers/analysis/types.js';
-import { measureCalibration } from '../../../src/solvers/machines/calibration.js';
+import { measureCalibration } from '../../../src/solvers/analysis/calibration.js';
+import { ALGORITHM_IDS } from '../../../src/solvers/algorithms/registry.js';
 
 // Dense: n = 10, m = 2, machine 0 holds 3 full rows, machine 1 holds 2 rows on a support of 4 columns.
 const dense: SystemCost = {
@@ -52,6 +53,7 @@ const calibration: Calibration = {
   threadStartSeconds: 0.1,
   phaseSyncSeconds: 0,
   runnerIterationSeconds: 0,
+  overheads: null,
   measuredAt: '2025-01-01T00:00:00.000Z',
   refreshAfterSeconds: 600,
 };
@@ -169,6 +171,9 @@ describe('finishesFirst', () => {
 describe('secondsHere', () => {
   // Two chunks of 3000 and 1000 flops, no vectors: 3 us and 1 us at 1 GFLOP/s.
   const cost: IterationCost = {
+    algorithm: 'apc',
+    storage: 'dense',
+    machineCount: 2,
     machines: [
       { flops: 3000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, vectorBytes: 0, residentBytes: 6000, entries: 750 },
       { flops: 1000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, vectorBytes: 0, residentBytes: 2000, entries: 250 },
@@ -181,6 +186,23 @@ describe('secondsHere', () => {
 
   it('adds the chunks one after the other on one thread, then the taskmaster', () => {
     expect(secondsHere(cost, timed, 1)).toBeCloseTo(3e-6 + 1e-6 + 2e-7 + 5e-7 + 1e-6, 15);
+  });
+
+  it("adds the algorithm's measured fixed costs per iteration and per machine instead of the runner's constant", () => {
+    const fixed = { perIteration: 4e-6, perMachine: 1.5e-6 };
+    const overheads = Object.fromEntries(
+      ALGORITHM_IDS.map((id) => [
+        id,
+        { dense: id === 'apc' ? fixed : { perIteration: 0, perMachine: 0 }, csr: { perIteration: 1, perMachine: 1 } },
+      ]),
+    ) as NonNullable<Calibration['overheads']>;
+    const measured = { ...timed, overheads };
+    // 2 machines: 4 + 2 x 1.5 us in place of the runner's 1 us.
+    expect(secondsHere(cost, measured, 1)).toBeCloseTo(secondsHere(cost, timed, 1) - 1e-6 + 4e-6 + 3e-6, 15);
+    expect(secondsHere({ ...cost, machineCount: 10 }, measured, 1)).toBeCloseTo(secondsHere(cost, timed, 1) - 1e-6 + 4e-6 + 15e-6, 15);
+    // Another algorithm's, or another storage's, are not this one's.
+    expect(secondsHere({ ...cost, algorithm: 'dhbm' }, measured, 1)).toBeCloseTo(secondsHere(cost, timed, 1) - 1e-6, 15);
+    expect(secondsHere({ ...cost, storage: 'csr' }, measured, 1)).toBeCloseTo(secondsHere(cost, timed, 1) - 1e-6 + 3, 12);
   });
 
   it('takes max(sum / threads, largest chunk) and a phase synchronisation on several threads', () => {
@@ -282,5 +304,14 @@ describe('measureCalibration', () => {
     expect(c.perMachineOverheadSeconds).toBeCloseTo(1e-6, 12);
     expect(c.threadStartSeconds).toBeGreaterThan(0);
     expect(c.measuredAt).toBe('then');
+    // Every algorithm's fixed costs on both storages: with this clock 1 ms an iteration, less the tiny systems' kernel work.
+    const overheads = c.overheads;
+    if (overheads === null) throw new Error('no overheads measured');
+    expect(Object.keys(overheads).sort()).toEqual([...ALGORITHM_IDS].sort());
+    for (const { dense, csr } of Object.values(overheads))
+      for (const f of [dense, csr]) {
+        expect(f.perIteration + 2 * f.perMachine).toBeGreaterThan(0.9e-3);
+        expect(f.perIteration + 2 * f.perMachine).toBeLessThanOrEqual(1e-3);
+      }
   });
 });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { availableParallelism } from 'node:os';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { nativeBlas, nativeUnavailableReason } from '../../../src/solvers/linalg/backend.js';
-import { currentCalibration } from '../../../src/solvers/machines/calibration.js';
+import { currentCalibration } from '../../../src/solvers/analysis/calibration.js';
 import { GRADIENT_PASS, GRADIENT_TERMS } from '../../../src/solvers/machines/gradientPass.js';
 import { createLocalShard, type FleetSpec } from '../../../src/solvers/machines/machineShard.js';
 import type { DenseMachineStorage } from '../../../src/solvers/machines/storage.js';

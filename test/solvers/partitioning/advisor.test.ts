@@ -20,7 +20,7 @@ import { buildDistributedSystem } from '../../../src/solvers/distributed/distrib
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import type { CsrMatrix } from '../../../src/solvers/matrix.js';
 import { nativeMetis } from '../../../src/solvers/linalg/backend.js';
-import { currentCalibration } from '../../../src/solvers/machines/calibration.js';
+import { currentCalibration } from '../../../src/solvers/analysis/calibration.js';
 import { adviseWork, candidateAssignments, MULTILEVEL_BESIDE_METIS_MAX_ROWS } from '../../../src/solvers/partitioning/advisor.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';

@@ -1,17 +1,26 @@
 /**
  * The time-to-solution model's calibration (../analysis/timeToSolution.ts): the throughputs of the
  * kernels the iterations use, measured on the backend a job runs on, once per process and again after
- * CALIBRATION_REFRESH_SECONDS (currentCalibration), with the kernels ./placement.ts picks for the
+ * CALIBRATION_REFRESH_SECONDS (currentCalibration), with the kernels ../machines/placement.ts picks for the
  * calling thread; and what the threaded runs of this process measured of their own start and phases
  * (../parallel/engine.ts).
  */
+import { ALGORITHM_IDS, type AlgorithmId } from '../algorithms/registry.js';
+import type { SpectralData } from '../algorithms/types.js';
+import { buildDistributedSystem, type DistributedSystem } from '../distributed/distributedSystem.js';
+import { createProblem } from '../input/createProblem.js';
+import { generateMatrix } from '../input/generators.js';
+import { runAlgorithmWork } from '../runner/runAlgorithm.js';
+import { poisson2d } from '../sparse/generators.js';
+import { analyze, spectralDataOf } from './analyze.js';
+import { iterationCost, secondsHere, systemCost } from './timeToSolution.js';
 import { csrAddTranspose, csrRowProducts } from '../linalg/csrKernels.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
 import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
-import { currentThreadCsrGradient, currentThreadGramSolver } from './placement.js';
+import { currentThreadCsrGradient, currentThreadGramSolver } from '../machines/placement.js';
 
 /** How long a calibration stands before it is measured again (the host's load can change). */
 export const CALIBRATION_REFRESH_SECONDS = 600;
@@ -85,8 +94,14 @@ export interface Calibration {
   threadStartSeconds: number;
   /** One phase's hand-over to the worker threads and barrier, per iteration of a threaded run (the last threaded run's in this process, else a default). */
   phaseSyncSeconds: number;
-  /** The runner's own work per iteration: the residual and consensus measures, the trace, the stopping tests (a documented constant). */
+  /** The runner's own work per iteration: the residual and consensus measures, the trace, the stopping tests (a documented constant, used where `overheads` is null). */
   runnerIterationSeconds: number;
+  /**
+   * Each algorithm's fixed costs per iteration beyond what the kernels' rates price, on each storage: what its
+   * method and the runner do per iteration and per machine (calls, gathers, measures, the trace), measured on
+   * tiny systems (measureOverheads); null when not measured.
+   */
+  overheads: IterationOverheads | null;
   /** When measured (ISO 8601); measured once per worker process and refreshed after refreshAfterSeconds or on a backend change. */
   measuredAt: string;
   refreshAfterSeconds: number;
@@ -234,7 +249,8 @@ function gramSolveTimer(block: BandedBlock): () => void {
  * plain loops over A_i and for solves with a banded factor on the machines' Gram solver (its speed is
  * neither the gradient kernel's nor the loops': the addon's solves ~4x the loops, the TypeScript ones
  * ~1.5-2x); a plain loop over 250,000-long
- * vectors (APC's x_i update); and 1000 fused passes over one row of 8 (a chunk's fixed cost).
+ * vectors (APC's x_i update); 1000 fused passes over one row of 8 (a chunk's fixed cost); then each
+ * algorithm's fixed costs per iteration on tiny systems (measureOverheads).
  * The out-of-cache blocks with fewer samples (they vary less). About 1-1.5 s in all on a quiet 2-core machine, once per process (currentCalibration).
  */
 export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
@@ -285,7 +301,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   });
   if (Number.isNaN(sink)) throw new Error('calibration: not a number');
 
-  return {
+  const rates: Calibration = {
     backend,
     flopsPerSecond: (4 * OUT_OF_CACHE_BYTES) / 8 / denseOut,
     flopsPerSecondInCache: (4 * IN_CACHE_BYTES) / 8 / denseInCache,
@@ -302,9 +318,76 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     threadStartSeconds: lastThreadStartSeconds() ?? DEFAULT_THREAD_START_SECONDS,
     phaseSyncSeconds: lastPhaseSyncSeconds() ?? PHASE_SYNC_SECONDS,
     runnerIterationSeconds: RUNNER_ITERATION_SECONDS,
+    overheads: null,
     measuredAt: clock.iso(),
     refreshAfterSeconds: CALIBRATION_REFRESH_SECONDS,
   };
+  return { ...rates, overheads: measureOverheads(clock, rates) };
+}
+
+/** Fixed seconds of an iteration: `perIteration + perMachine m` on a system of m machines. */
+export interface FixedCost {
+  perIteration: number;
+  perMachine: number;
+}
+
+export type IterationOverheads = Record<AlgorithmId, { dense: FixedCost; csr: FixedCost }>;
+
+/** Iterations each tiny run is timed over (after its first), and the machine counts the fixed costs are fitted on. */
+const OVERHEAD_ITERATIONS = 300;
+const OVERHEAD_MACHINES = [2, 8] as const;
+
+/** The tiny systems: 16 unknowns, a Gaussian matrix (dense) or the 4 x 4 grid's Laplacian (CSR), on m machines. */
+function tinySystem(storage: 'dense' | 'csr', m: number): DistributedSystem {
+  const A = storage === 'dense' ? generateMatrix({ generator: 'gaussian', n: 16, mean: 0, std: 1, seed: 11 }) : poisson2d(4);
+  return buildDistributedSystem(createProblem({ A, partition: { machines: m } }));
+}
+
+/** Seconds per iteration of a run of OVERHEAD_ITERATIONS iterations, between its first yield and its last (one a iteration). */
+function timedIteration(clock: CalibrationClock, system: DistributedSystem, id: AlgorithmId, spectral: SpectralData): number {
+  const options = { tolerance: 1e-300, maxIterations: OVERHEAD_ITERATIONS + 1, stopOnStagnation: false, divergenceTolerance: 1e300 };
+  const work = runAlgorithmWork(system, id, spectral, options);
+  let first = 0;
+  let last = 0;
+  let yields = 0;
+  for (let step = work.next(); !step.done; step = work.next()) {
+    last = clock.now();
+    if (yields++ === 0) first = last;
+  }
+  return yields > 1 ? (last - first) / 1000 / (yields - 1) : 0;
+}
+
+/**
+ * Each algorithm's fixed costs per iteration on each storage (see Calibration.overheads): every algorithm runs
+ * OVERHEAD_ITERATIONS iterations (three times: the fastest) on a tiny system of 2 machines and of 8, one thread (too small
+ * for more); each run's seconds per iteration less what the kernels' rates price (secondsHere without a runner constant) is the
+ * fixed cost at that machine count, and the two give a line in m (clamped at 0). ~0.1-0.3 s.
+ */
+export function measureOverheads(clock: CalibrationClock, rates: Calibration): IterationOverheads {
+  const kernelsOnly: Calibration = { ...rates, runnerIterationSeconds: 0, overheads: null };
+  const out = {} as IterationOverheads;
+  const fixed: Record<string, number[]> = {};
+  for (const storage of ['dense', 'csr'] as const) {
+    for (const m of OVERHEAD_MACHINES) {
+      const system = tinySystem(storage, m);
+      const spectral = spectralDataOf(analyze(system));
+      const cost = systemCost(system);
+      for (const id of ALGORITHM_IDS) {
+        // The fastest of three runs: the first of a process runs code the engine has not optimized yet, and a
+        // run of a few milliseconds can meet a collection.
+        let perIteration = Infinity;
+        for (let run = 0; run < 3; run++) perIteration = Math.min(perIteration, timedIteration(clock, system, id, spectral));
+        (fixed[`${id}/${storage}`] ??= []).push(Math.max(0, perIteration - secondsHere(iterationCost(id, cost), kernelsOnly, 1)));
+      }
+    }
+    for (const id of ALGORITHM_IDS) {
+      const [few, many] = fixed[`${id}/${storage}`];
+      const perMachine = Math.max(0, (many - few) / (OVERHEAD_MACHINES[1] - OVERHEAD_MACHINES[0]));
+      const entry = (out[id] ??= { dense: { perIteration: 0, perMachine: 0 }, csr: { perIteration: 0, perMachine: 0 } });
+      entry[storage] = { perIteration: Math.max(0, few - perMachine * OVERHEAD_MACHINES[0]), perMachine };
+    }
+  }
+  return out;
 }
 
 let cachedCalibration: { calibration: Calibration; at: number } | null = null;
