@@ -10,6 +10,7 @@ import type { FixtureReport } from './fixtures.js';
 import type { HttpSolveReport } from './httpSolve.js';
 import type { SplitAnalysisReport, StudiesReport } from './workerStages.js';
 import type { CheckpointCostReport } from './checkpointCost.js';
+import type { TimeToSolutionReport } from './timeToSolution.js';
 import type { JobPathReport } from './jobPath.js';
 import type { SparseProblemFile } from './sparseProblems.js';
 import type { Machine } from './machineProbe.js';
@@ -61,6 +62,14 @@ export interface RunRecord {
   jobPath?: Record<string, JobPathReport | { error: string }>;
   /** What checkpoints cost a run, per backend (bench/checkpointCost.ts); absent before checkpoints existed. */
   checkpointCost?: Record<string, CheckpointCostReport | { error: string }>;
+  /**
+   * The time-to-solution model against measured runs, per backend (bench/timeToSolution.ts): `perIteration` on the
+   * bench's dense and CSR problems, `converged` runs to 1e-8 on smaller ones; absent before it was part of the run.
+   */
+  timeToSolution?: Record<
+    string,
+    { perIteration: TimeToSolutionReport | { error: string }; converged: TimeToSolutionReport | { error: string } }
+  >;
   /** The full APC solve through HTTP (bench/httpSolve.ts); null when not run. */
   httpSolve?: HttpSolveReport | { error: string } | null;
   /** Experiment 1 through HTTP, 1 and 2 workers, and NumPy (bench/studies.ts, run.ts --studies); absent when not run. */

@@ -12,7 +12,7 @@
  *
  *   node --import tsx bench/run.ts [--quick] [--problems a,b | none] [--backends typescript,native]
  *     [--solve-budget 5] [--max-solve-iterations 100000] [--repeat-scale 1]
- *     [--no-e2e] [--e2e-jobs 2000] [--e2e-seconds 30] [--e2e-concurrency 8,16,32,64] [--no-fixtures]
+ *     [--no-e2e] [--e2e-jobs 2000] [--e2e-seconds 30] [--e2e-concurrency 8,16,32,64] [--no-fixtures] [--no-time-to-solution]
  *     [--wait-quiet 30] [--retry-noisy 1] [--out file] [--render results.json]
  * --wait-quiet: before each problem and the load test, wait (at most that long) for other processes
  * to leave the cores idle; --retry-noisy: repeat a problem during which they used > 0.25 core.
@@ -58,6 +58,7 @@ import { evaluateTargets, type TargetRow } from './targets.js';
 import { runFairnessStage, runSplitAnalysisStage, runStudiesStage } from './workerStages.js';
 import type { HttpSolveReport } from './httpSolve.js';
 import type { CheckpointCostReport } from './checkpointCost.js';
+import type { TimeToSolutionReport } from './timeToSolution.js';
 import type { JobPathReport } from './jobPath.js';
 import type { SparseSideReport } from './common.js';
 import { defaultSparseProblems, sparseProblemByName, type SparseProblemDefinition, writeSparseProblemCache } from './sparseProblems.js';
@@ -95,6 +96,7 @@ const { values: args } = parseArgs({
     'no-job-path': { type: 'boolean', default: false },
     'job-path-iterations': { type: 'string' },
     'no-checkpoint-cost': { type: 'boolean', default: false },
+    'no-time-to-solution': { type: 'boolean', default: false },
     'http-solve-n': { type: 'string' },
     'http-solve-m': { type: 'string' },
     'http-solve-max-iterations': { type: 'string' },
@@ -270,6 +272,36 @@ async function runCheckpointCost(backends: BackendName[]): Promise<Record<string
   return out;
 }
 
+/**
+ * The time-to-solution model against measured runs (bench/timeToSolution.ts), one process per backend and
+ * measurement: seconds per iteration of all six algorithms on dense n = 1000, m = 10 and CSR Poisson
+ * n = 40,000, m = 20; then APC and D-HBM to 1e-8 on dense n = 200, m = 4 and CSR Poisson n = 1600, m = 8
+ * (the larger problems take 10^5-10^6 iterations). Quick: smaller problems, one round.
+ */
+async function runTimeToSolution(backends: BackendName[]): Promise<NonNullable<RunRecord['timeToSolution']>> {
+  const out: NonNullable<RunRecord['timeToSolution']> = {};
+  const perIteration = quick
+    ? ['--dense-n', '400', '--csr-k', '100', '--iterations', '300', '--rounds', '1', '--converge', '0']
+    : ['--rounds', '3', '--converge', '0'];
+  const converged = ['--dense-n', '200', '--dense-m', '4', '--csr-k', '40', '--csr-m', '8', '--iterations', '200', '--rounds', '1'];
+  const child = async (backend: BackendName, options: string[]): Promise<TimeToSolutionReport | { error: string }> => {
+    const result = await runChild(process.execPath, [...NODE_TSX, join(BENCH, 'timeToSolution.ts'), backend, ...options, '--json'], {
+      timeoutMs: CHILD_TIMEOUT_MS,
+    });
+    for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
+    return lastJson<TimeToSolutionReport>(result, `timeToSolution.ts ${backend}`);
+  };
+  for (const backend of backends) {
+    await waitForQuiet(quiet.waitSeconds);
+    log(`\ntime to solution (${backend}): predicted against measured seconds per iteration, then runs to 1e-8`);
+    out[backend] = {
+      perIteration: await child(backend, perIteration),
+      converged: await child(backend, [...converged, '--converge', '40000']),
+    };
+  }
+  return out;
+}
+
 /** The full APC solve through HTTP (bench/httpSolve.ts). */
 async function runHttpSolve(options: { n: number; m: number; maxIterations: number }): Promise<HttpSolveReport | { error: string }> {
   log(`\nAPC solve through HTTP: Poisson n = ${options.n}, m = ${options.m} (upload, job, trace, solution)`);
@@ -367,6 +399,7 @@ async function main(): Promise<void> {
   const fixtures = args['no-fixtures'] ? {} : await runFixtures(backends);
   const jobPath = args['no-job-path'] ? {} : await runJobPath(backends);
   const checkpointCost = args['no-checkpoint-cost'] ? {} : await runCheckpointCost(backends);
+  const timeToSolution = args['no-time-to-solution'] ? {} : await runTimeToSolution(backends);
   const httpSolveResult = httpSolve ? await runHttpSolve(httpSolve) : null;
   const studiesResult = studiesStage ? await runStudiesStage(studiesStage) : null;
   const splitResult = splitStage ? await runSplitAnalysisStage(splitStage) : null;
@@ -395,6 +428,7 @@ async function main(): Promise<void> {
     sparse,
     jobPath,
     checkpointCost,
+    timeToSolution,
     httpSolve: httpSolveResult,
     studies: studiesResult,
     splitAnalysis: splitResult,

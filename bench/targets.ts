@@ -111,6 +111,19 @@ export interface CheckpointCostTarget {
   atMost: number;
 }
 
+/**
+ * The time-to-solution model (issue 25 §1, bench/timeToSolution.ts): predicted seconds per iteration within
+ * `within` (a fraction) of the measured ones, all six algorithms on one storage; or, for `converged`, the
+ * predicted time of runs to 1e-8 within a factor `within` of the measured one.
+ */
+export interface TimeToSolutionTarget {
+  kind: 'timeToSolution';
+  id: string;
+  storage: 'dense' | 'csr';
+  measure: 'perIteration' | 'converged';
+  within: number;
+}
+
 /** A full APC solve through the HTTP API (bench/httpSolve.ts): upload, job, trace, solution. */
 export interface HttpSolveTarget {
   kind: 'httpSolve';
@@ -158,6 +171,7 @@ export type Target =
   | SparseMemoryTarget
   | JobPathTarget
   | CheckpointCostTarget
+  | TimeToSolutionTarget
   | HttpSolveTarget;
 
 /** The sparse problems of issue 11 §5 (bench/sparseProblems.ts), the iteration targets' rows. */
@@ -252,6 +266,10 @@ export const TARGETS: readonly Target[] = [
     algorithm,
     atMost: 1.02,
   })),
+  ...(['dense', 'csr'] as const).flatMap((storage): TimeToSolutionTarget[] => [
+    { kind: 'timeToSolution', id: `timeToSolution:perIteration:${storage}`, storage, measure: 'perIteration', within: 0.3 },
+    { kind: 'timeToSolution', id: `timeToSolution:converged:${storage}`, storage, measure: 'converged', within: 2 },
+  ]),
   {
     kind: 'httpSolve',
     id: 'httpSolve',
@@ -401,6 +419,8 @@ export function evaluateTargets(record: RunRecord): TargetRow[] {
         return record.backends.map((backend) => jobPathRow(record, target, backend));
       case 'checkpointCost':
         return record.backends.map((backend) => checkpointCostRow(record, target, backend));
+      case 'timeToSolution':
+        return record.backends.map((backend) => timeToSolutionRow(record, target, backend));
       case 'httpSolve':
         return [httpSolveRow(record, target)];
       case 'study':
@@ -734,6 +754,72 @@ function checkpointCostRow(record: RunRecord, target: CheckpointCostTarget, back
     met,
     limits: met ? '' : 'the snapshot copies the run state (APC on dense storage: m n doubles) and the encoding copies it again',
     ratio: c.impliedRatio,
+  };
+}
+
+function timeToSolutionRow(record: RunRecord, target: TimeToSolutionTarget, backend: string): TargetRow {
+  const perIteration = target.measure === 'perIteration';
+  const row = {
+    id: target.id,
+    kind: target.kind,
+    target: perIteration
+      ? `time to solution: predicted seconds per iteration vs measured, all six algorithms, ${target.storage}`
+      : `time to solution: predicted time of APC and D-HBM runs to 1e-8 vs measured, ${target.storage}`,
+    backend,
+    threshold: perIteration ? `within ${target.within * 100}%` : `within ${target.within} x`,
+    limits: '',
+  };
+  const report = record.timeToSolution?.[backend]?.[target.measure];
+  if (!report) return { ...row, measured: 'not run', met: null, ratio: null };
+  if (!('problems' in report)) return { ...row, measured: `failed: ${report.error}`, met: false, ratio: null };
+  const problem = report.problems.find((p) => p.storage === target.storage);
+  if (!problem) return { ...row, measured: 'not measured', met: null, ratio: null };
+  if (perIteration) {
+    const ratios = problem.perIteration.map((t) => ({ ...t, ratio: t.predictedSeconds / t.measuredSeconds }));
+    const worst = ratios.reduce((a, b) => (Math.abs(Math.log(b.ratio)) > Math.abs(Math.log(a.ratio)) ? b : a));
+    const met = ratios.every((t) => Math.abs(t.ratio - 1) <= target.within);
+    return {
+      ...row,
+      target: `${row.target}, ${problem.problem}`,
+      measured:
+        `predicted / measured: ${ratios.map((t) => `${t.algorithm} ${t.ratio.toFixed(2)}`).join(', ')} ` +
+        `(threads ${[...new Set(ratios.map((t) => t.threads))].join('/')}, rounds' spread up to ${Math.max(...ratios.map((t) => t.spread)).toFixed(2)}, ` +
+        `phase synchronisation ${(problem.phaseSyncSeconds * 1e6).toFixed(0)} us)`,
+      met,
+      limits: met
+        ? ''
+        : `${worst.algorithm} at ${worst.ratio.toFixed(2)}: measured ${(worst.measuredSeconds * 1e3).toFixed(3)} ms against ${(worst.predictedSeconds * 1e3).toFixed(3)} ms predicted, ` +
+          `its rounds ${worst.spread.toFixed(2)}x apart; the calibration times the kernels on the calling thread's core, the runs' threads may sit on others (docs/performance.md)`,
+      ratio: worst.ratio,
+    };
+  }
+  const runs = problem.converged.filter((r) => r.status === 'converged' && r.predictedSeconds !== null);
+  if (runs.length === 0)
+    return {
+      ...row,
+      measured: `no run converged: ${problem.converged.map((r) => `${r.algorithm} ${r.status}`).join(', ')}`,
+      met: null,
+      ratio: null,
+    };
+  const ratios = runs.map((r) => ({ ...r, ratio: (r.predictedSeconds ?? 0) / r.measuredSeconds }));
+  const met = ratios.every((r) => r.ratio <= target.within && r.ratio >= 1 / target.within);
+  const worst = ratios.reduce((a, b) => (Math.abs(Math.log(b.ratio)) > Math.abs(Math.log(a.ratio)) ? b : a));
+  const notConverged = problem.converged.filter((r) => r.status !== 'converged');
+  return {
+    ...row,
+    target: `${row.target}, ${problem.problem}`,
+    measured:
+      ratios
+        .map(
+          (r) =>
+            `${r.algorithm} predicted ${String(r.predictedIterations)} it ${((r.predictedSeconds ?? 0) * 1e3).toFixed(0)} ms, ` +
+            `measured ${r.iterations} it ${(r.measuredSeconds * 1e3).toFixed(0)} ms (${r.ratio.toFixed(2)})`,
+        )
+        .join('; ') +
+      (notConverged.length > 0 ? `; ${notConverged.map((r) => `${r.algorithm} ${r.status} after ${r.iterations}`).join(', ')}` : ''),
+    met,
+    limits: met ? '' : `${worst.algorithm} at ${worst.ratio.toFixed(2)} of its measured time`,
+    ratio: worst.ratio,
   };
 }
 

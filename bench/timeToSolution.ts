@@ -3,7 +3,8 @@
  * measured ones, on one backend, for all six algorithms, and for runs to 1e-8 the predicted against
  * the measured time. Run alone (a few minutes):
  *   node --import tsx bench/timeToSolution.ts <typescript|native> [--dense-n 1000] [--dense-m 10] [--csr-k 200]
- *     [--csr-m 20] [--iterations 1000] [--rounds 3] [--converge 5000] [--skip-dense] [--skip-csr] [--threads auto]
+ *     [--csr-m 20] [--iterations 1000] [--rounds 3] [--converge 5000] [--skip-dense] [--skip-csr] [--threads auto] [--json]
+ * With --json the last line is a TimeToSolutionReport (what bench/run.ts records).
  * An iteration is timed between a run's first and last yield (one per iteration), so the run's start
  * (the method's setup: worker threads, the data copied into shared memory or an arena, the first
  * pass) is left out of it and reported on its own: the time to the first yield less one iteration.
@@ -70,7 +71,51 @@ function timed(work: Generator<unknown, RunResult>): Timed {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
+/** One algorithm's predicted against measured seconds per iteration (medians over the rounds). */
+export interface IterationTiming {
+  algorithm: AlgorithmId;
+  threads: number;
+  predictedSeconds: number;
+  measuredSeconds: number;
+  /** Largest over smallest of the rounds' measurements: the noise. */
+  spread: number;
+}
+
+/** A run to 1e-8: predicted against measured time, or how it ended when it did not converge. */
+export interface ConvergedRun {
+  algorithm: 'apc' | 'dhbm';
+  status: string;
+  iterations: number;
+  predictedIterations: number | null;
+  predictedSeconds: number | null;
+  measuredSeconds: number;
+}
+
+export interface TimeToSolutionProblem {
+  problem: string;
+  storage: 'dense' | 'csr';
+  phaseSyncSeconds: number;
+  perIteration: IterationTiming[];
+  converged: ConvergedRun[];
+}
+
+/** The last line of `--json`: what bench/run.ts records (bench/targets.ts decides the targets). */
+export interface TimeToSolutionReport {
+  backend: string;
+  problems: TimeToSolutionProblem[];
+}
+
+const problems: TimeToSolutionProblem[] = [];
+
 function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations: number, rounds: number, converge: number): void {
+  const report: TimeToSolutionProblem = {
+    problem: name,
+    storage: 'rowPtr' in A ? 'csr' : 'dense',
+    phaseSyncSeconds: 0,
+    perIteration: [],
+    converged: [],
+  };
+  problems.push(report);
   const system = buildDistributedSystem(createProblem({ A, partition: { machines: m } }));
   const analysis = analyze(system);
   const spectral = spectralDataOf(analysis);
@@ -80,6 +125,7 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations
   runSync(runAlgorithmWork(system, 'dhbm', spectral, { tolerance: 1e-300, maxIterations: 200, stopOnStagnation: false }));
   const calibration = measureCalibration();
   const t = timeToSolution({ system: systemCost(system), rates: analysis.rates, tolerance: 1e-8, calibration });
+  report.phaseSyncSeconds = calibration.phaseSyncSeconds;
   console.log(`${name}: calibration ${JSON.stringify(calibration)}`);
   console.log(
     `  phase synchronisation ${(calibration.phaseSyncSeconds * 1e6).toFixed(1)} us (${lastPhaseSyncSeconds() === null ? 'default' : 'measured'})`,
@@ -96,6 +142,13 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations
     const predicted = t[id].secondsPerIteration;
     const spread = Math.max(...perIteration) / Math.min(...perIteration);
     const cpu = median(runs.map((s) => s.cpuMs)) / 1000;
+    report.perIteration.push({
+      algorithm: id,
+      threads: runs[0].result.threads ?? 1,
+      predictedSeconds: predicted,
+      measuredSeconds: measured,
+      spread,
+    });
     console.log(
       `  ${id.padEnd(8)} predicted ${(predicted * 1000).toFixed(3)} ms/it, measured ${(measured * 1000).toFixed(3)} ms/it ` +
         `(threads ${runs[0].result.threads ?? 1}, spread ${spread.toFixed(2)}), ratio ${(predicted / measured).toFixed(2)}, ` +
@@ -107,6 +160,14 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations
   for (const id of ['apc', 'dhbm'] as const) {
     const solve = timed(runAlgorithmWork(system, id, spectral, { tolerance: 1e-8, maxIterations: converge }));
     const seconds = t[id].seconds;
+    report.converged.push({
+      algorithm: id,
+      status: solve.result.status,
+      iterations: solve.result.iterations,
+      predictedIterations: t[id].iterations,
+      predictedSeconds: seconds,
+      measuredSeconds: solve.totalMs / 1000,
+    });
     if (solve.result.status === 'converged' && seconds !== null) {
       console.log(
         `  ${id} to 1e-8: predicted ${t[id].iterations} it ${(seconds * 1000).toFixed(1)} ms, measured ${solve.result.iterations} it ` +
@@ -130,6 +191,7 @@ function main(): void {
       'skip-dense': { type: 'boolean', default: false },
       'skip-csr': { type: 'boolean', default: false },
       threads: { type: 'string', default: 'auto' },
+      json: { type: 'boolean', default: false },
     },
   });
   const backend = (positionals[0] ?? 'typescript') as BackendName;
@@ -152,6 +214,7 @@ function main(): void {
   const k = Number(values['csr-k']);
   if (!values['skip-csr'])
     measure(`CSR Poisson n=${k * k} m=${values['csr-m']}`, poisson2d(k), Number(values['csr-m']), iterations, rounds, converge);
+  if (values.json) console.log(JSON.stringify({ backend, problems } satisfies TimeToSolutionReport));
 }
 
 main();
