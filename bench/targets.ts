@@ -784,7 +784,12 @@ function timeToSolutionRow(record: RunRecord, target: TimeToSolutionTarget, back
       measured:
         `predicted / measured: ${ratios.map((t) => `${t.algorithm} ${t.ratio.toFixed(2)}`).join(', ')} ` +
         `(threads ${[...new Set(ratios.map((t) => t.threads))].join('/')}, rounds' spread up to ${Math.max(...ratios.map((t) => t.spread)).toFixed(2)}, ` +
-        `phase synchronisation ${(problem.phaseSyncSeconds * 1e6).toFixed(0)} us)`,
+        `phase synchronisation ${(problem.phaseSyncSeconds * 1e6).toFixed(0)} us` +
+        (problem.calibration
+          ? `; calibrated in cache: dense ${(problem.calibration.flopsPerSecondInCache / 1e9).toFixed(1)} GFLOP/s, ` +
+            `CSR pass ${(problem.calibration.bytesPerSecondInCache / 1e9).toFixed(1)} GB/s, loops ${(problem.calibration.csrLoopBytesPerSecondInCache / 1e9).toFixed(1)} GB/s, ` +
+            `factor solves ${(problem.calibration.factorBytesPerSecondInCache / 1e9).toFixed(1)} GB/s)`
+          : ')'),
       met,
       limits: met
         ? ''

@@ -24,7 +24,7 @@ import {
 } from '../src/solvers/index.js';
 import { ALGORITHM_IDS, type AlgorithmId } from '../src/solvers/algorithms/registry.js';
 import { systemCost, timeToSolution } from '../src/solvers/analysis/timeToSolution.js';
-import { measureCalibration } from '../src/solvers/analysis/calibration.js';
+import { measureCalibration, type Calibration } from '../src/solvers/analysis/calibration.js';
 import { runAlgorithmWork } from '../src/solvers/runner/runAlgorithm.js';
 import { runSync } from '../src/solvers/cooperative.js';
 import { lastPhaseSyncSeconds } from '../src/solvers/parallel/engine.js';
@@ -94,6 +94,8 @@ export interface ConvergedRun {
 export interface TimeToSolutionProblem {
   problem: string;
   storage: 'dense' | 'csr';
+  /** The calibration the predictions used (its rates vary between processes on a shared host: kept to tell why a row missed). */
+  calibration: Calibration | null;
   phaseSyncSeconds: number;
   perIteration: IterationTiming[];
   converged: ConvergedRun[];
@@ -111,6 +113,7 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations
   const report: TimeToSolutionProblem = {
     problem: name,
     storage: 'rowPtr' in A ? 'csr' : 'dense',
+    calibration: null,
     phaseSyncSeconds: 0,
     perIteration: [],
     converged: [],
@@ -125,6 +128,7 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations
   runSync(runAlgorithmWork(system, 'dhbm', spectral, { tolerance: 1e-300, maxIterations: 200, stopOnStagnation: false }));
   const calibration = measureCalibration();
   const t = timeToSolution({ system: systemCost(system), rates: analysis.rates, tolerance: 1e-8, calibration });
+  report.calibration = calibration;
   report.phaseSyncSeconds = calibration.phaseSyncSeconds;
   console.log(`${name}: calibration ${JSON.stringify(calibration)}`);
   console.log(
