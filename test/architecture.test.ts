@@ -42,6 +42,7 @@ const KERNEL_FILES: readonly string[] = [
  */
 const KERNEL_DEFAULTS: readonly string[] = [
   'analysis/analyze.ts',
+  'analysis/calibration.ts',
   'analysis/conditioning.ts',
   'analysis/denseAnalysisTasks.ts',
   'analysis/gramBlocks.ts',

@@ -14,6 +14,9 @@ import { runAlgorithmWork } from '../runner/runAlgorithm.js';
 import { poisson2d } from '../sparse/generators.js';
 import { analyze, spectralDataOf } from './analyze.js';
 import { iterationCost, secondsHere, systemCost } from './timeToSolution.js';
+import type { Calibration, IterationOverheads } from './types.js';
+
+export type { Calibration, FixedCost, IterationOverheads } from './types.js';
 import { csrAddTranspose, csrRowProducts } from '../linalg/csrKernels.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
@@ -58,53 +61,6 @@ function medianSeconds(clock: CalibrationClock, repeats: number, body: () => voi
   }
   samples.sort((a, b) => a - b);
   return Math.max(samples[samples.length >> 1], 1e-9);
-}
-
-/** Kernel throughputs measured on the backend a job runs on (measureCalibration). */
-export interface Calibration {
-  backend: 'typescript' | 'native';
-  /** The dense row kernels' fused pass (dot + axpy per entry) on a block larger than the last-level cache, flops per second. */
-  flopsPerSecond: number;
-  /** The same pass on a block that stays in the last-level cache (inCacheBytes), flops per second. */
-  flopsPerSecondInCache: number;
-  /** The CSR gradient pass out of cache, bytes of the matrix (12 per stored entry) per second. */
-  bytesPerSecond: number;
-  /** The same pass on a matrix of inCacheBytes, bytes per second. */
-  bytesPerSecondInCache: number;
-  /**
-   * The CSR projections' plain loops over A_i (A_i v, then A_i^T y: ./csrMachine.ts, TypeScript on every backend)
-   * out of cache, bytes of the matrix (12 per stored entry, each loop) per second.
-   */
-  csrLoopBytesPerSecond: number;
-  csrLoopBytesPerSecondInCache: number;
-  /**
-   * Solves with a Gram factor L_i (forward then backward sweep) by the kernel the machines use (the addon's on the
-   * native backend, the TypeScript loops otherwise) out of cache, bytes of the factor (12 per entry, each sweep) per second.
-   */
-  factorBytesPerSecond: number;
-  factorBytesPerSecondInCache: number;
-  /** Size of the in-cache blocks; the out-of-cache ones are outOfCacheBytes. A working set between the two is priced in between. */
-  inCacheBytes: number;
-  outOfCacheBytes: number;
-  /** A plain loop over n-long vectors (APC's x_i update, the taskmaster's sums), bytes per second. */
-  vectorBytesPerSecond: number;
-  /** Fixed cost of one chunk's pass (a kernel call on a tiny block, averaged over many), seconds. */
-  perMachineOverheadSeconds: number;
-  /** A threaded run's start: its worker threads started, the data copied into shared memory (the last such start in this process, else a default). */
-  threadStartSeconds: number;
-  /** One phase's hand-over to the worker threads and barrier, per iteration of a threaded run (the last threaded run's in this process, else a default). */
-  phaseSyncSeconds: number;
-  /** The runner's own work per iteration: the residual and consensus measures, the trace, the stopping tests (a documented constant, used where `overheads` is null). */
-  runnerIterationSeconds: number;
-  /**
-   * Each algorithm's fixed costs per iteration beyond what the kernels' rates price, on each storage: what its
-   * method and the runner do per iteration and per machine (calls, gathers, measures, the trace), measured on
-   * tiny systems (measureOverheads); null when not measured.
-   */
-  overheads: IterationOverheads | null;
-  /** When measured (ISO 8601); measured once per worker process and refreshed after refreshAfterSeconds or on a backend change. */
-  measuredAt: string;
-  refreshAfterSeconds: number;
 }
 
 /**
@@ -324,14 +280,6 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   };
   return { ...rates, overheads: measureOverheads(clock, rates) };
 }
-
-/** Fixed seconds of an iteration: `perIteration + perMachine m` on a system of m machines. */
-export interface FixedCost {
-  perIteration: number;
-  perMachine: number;
-}
-
-export type IterationOverheads = Record<AlgorithmId, { dense: FixedCost; csr: FixedCost }>;
 
 /** Iterations each tiny run is timed over (after its first), and the machine counts the fixed costs are fitted on. */
 const OVERHEAD_ITERATIONS = 300;
