@@ -124,8 +124,8 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations
   const spectral = spectralDataOf(analysis);
   // A worker process prices its jobs with what its earlier threaded runs measured of a phase's
   // synchronisation (../src/solvers/parallel/engine.ts lastPhaseSyncSeconds): one untimed run first, as a
-  // worker that has served a job has.
-  runSync(runAlgorithmWork(system, 'dhbm', spectral, { tolerance: 1e-300, maxIterations: 200, stopOnStagnation: false }));
+  // worker that has served a job has, as long as the timed ones (a run's mean counts its dearer first phases).
+  runSync(runAlgorithmWork(system, 'dhbm', spectral, { tolerance: 1e-300, maxIterations: iterations, stopOnStagnation: false }));
   const calibration = measureCalibration();
   const t = timeToSolution({ system: systemCost(system), rates: analysis.rates, tolerance: 1e-8, calibration });
   report.calibration = calibration;
