@@ -10,20 +10,20 @@ import type { SpectralData } from '../algorithms/types.js';
 import { buildDistributedSystem, type DistributedSystem } from '../distributed/distributedSystem.js';
 import { createProblem } from '../input/createProblem.js';
 import { generateMatrix } from '../input/generators.js';
-import { runAlgorithmWork } from '../runner/runAlgorithm.js';
-import { poisson2d } from '../sparse/generators.js';
-import { analyze, spectralDataOf } from './analyze.js';
-import { iterationCost, secondsHere, systemCost } from './timeToSolution.js';
-import type { Calibration, IterationOverheads } from './types.js';
-
-export type { Calibration, FixedCost, IterationOverheads } from './types.js';
 import { csrAddTranspose, csrRowProducts } from '../linalg/csrKernels.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
-import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
-import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
 import { currentThreadCsrGradient, currentThreadGramSolver } from '../machines/placement.js';
+import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
+import { runAlgorithmWork } from '../runner/runAlgorithm.js';
+import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
+import { poisson2d } from '../sparse/generators.js';
+import { analyze, spectralDataOf } from './analyze.js';
+import { iterationCost, secondsHere, systemCost } from './timeToSolution.js';
+import type { Calibration, FixedCost, IterationOverheads } from './types.js';
+
+export type { Calibration, FixedCost, IterationOverheads } from './types.js';
 
 /** How long a calibration stands before it is measured again (the host's load can change). */
 export const CALIBRATION_REFRESH_SECONDS = 600;
@@ -313,28 +313,37 @@ function timedIteration(clock: CalibrationClock, system: DistributedSystem, id: 
  */
 export function measureOverheads(clock: CalibrationClock, rates: Calibration): IterationOverheads {
   const kernelsOnly: Calibration = { ...rates, runnerIterationSeconds: 0, overheads: null };
-  const out = {} as IterationOverheads;
-  const fixed: Record<string, number[]> = {};
-  for (const storage of ['dense', 'csr'] as const) {
-    for (const m of OVERHEAD_MACHINES) {
-      const system = tinySystem(storage, m);
-      const spectral = spectralDataOf(analyze(system));
-      const cost = systemCost(system);
-      for (const id of ALGORITHM_IDS) {
-        // The fastest of three runs: the first of a process runs code the engine has not optimized yet, and a
-        // run of a few milliseconds can meet a collection.
-        let perIteration = Infinity;
-        for (let run = 0; run < 3; run++) perIteration = Math.min(perIteration, timedIteration(clock, system, id, spectral));
-        (fixed[`${id}/${storage}`] ??= []).push(Math.max(0, perIteration - secondsHere(iterationCost(id, cost), kernelsOnly, 1)));
-      }
-    }
+  /** Each algorithm's seconds per iteration beyond the kernels' price on the tiny system of m machines. */
+  const beyondKernels = (storage: 'dense' | 'csr', m: number): Record<AlgorithmId, number> => {
+    const system = tinySystem(storage, m);
+    const spectral = spectralDataOf(analyze(system));
+    const cost = systemCost(system);
+    const out = {} as Record<AlgorithmId, number>;
     for (const id of ALGORITHM_IDS) {
-      const [few, many] = fixed[`${id}/${storage}`];
-      const perMachine = Math.max(0, (many - few) / (OVERHEAD_MACHINES[1] - OVERHEAD_MACHINES[0]));
-      const entry = (out[id] ??= { dense: { perIteration: 0, perMachine: 0 }, csr: { perIteration: 0, perMachine: 0 } });
-      entry[storage] = { perIteration: Math.max(0, few - perMachine * OVERHEAD_MACHINES[0]), perMachine };
+      // The fastest of three runs: the first of a process runs code the engine has not optimized yet, and a
+      // run of a few milliseconds can meet a collection.
+      let perIteration = Infinity;
+      for (let run = 0; run < 3; run++) perIteration = Math.min(perIteration, timedIteration(clock, system, id, spectral));
+      out[id] = Math.max(0, perIteration - secondsHere(iterationCost(id, cost), kernelsOnly, 1));
     }
-  }
+    return out;
+  };
+  const [fewMachines, manyMachines] = OVERHEAD_MACHINES;
+  /** The line through the fixed costs at the two machine counts, for every algorithm. */
+  const fitted = (storage: 'dense' | 'csr'): Record<AlgorithmId, FixedCost> => {
+    const few = beyondKernels(storage, fewMachines);
+    const many = beyondKernels(storage, manyMachines);
+    const out = {} as Record<AlgorithmId, FixedCost>;
+    for (const id of ALGORITHM_IDS) {
+      const perMachine = Math.max(0, (many[id] - few[id]) / (manyMachines - fewMachines));
+      out[id] = { perIteration: Math.max(0, few[id] - perMachine * fewMachines), perMachine };
+    }
+    return out;
+  };
+  const dense = fitted('dense');
+  const csr = fitted('csr');
+  const out = {} as IterationOverheads;
+  for (const id of ALGORITHM_IDS) out[id] = { dense: dense[id], csr: csr[id] };
   return out;
 }
 
