@@ -1130,6 +1130,8 @@ export interface components {
                 /** @description Solves with a Gram factor by the machines' kernel out of cache, bytes of the factor (12 an entry, each sweep) per second. */
                 factorBytesPerSecond: number;
                 factorBytesPerSecondInCache: number;
+                /** @description What each column of a Gram factor costs a sweep beyond its entries' bytes, seconds (fitted from factors of 5 and 40 entries a column). */
+                factorColumnSeconds: number;
                 /** @description The in-cache blocks' size: an iteration's working set between it and outOfCacheBytes is priced in between. */
                 inCacheBytes: number;
                 outOfCacheBytes: number;

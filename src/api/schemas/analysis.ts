@@ -250,6 +250,11 @@ const CalibrationSchema = z.object({
     .number()
     .describe("Solves with a Gram factor by the machines' kernel out of cache, bytes of the factor (12 an entry, each sweep) per second."),
   factorBytesPerSecondInCache: z.number(),
+  factorColumnSeconds: z
+    .number()
+    .describe(
+      "What each column of a Gram factor costs a sweep beyond its entries' bytes, seconds (fitted from factors of 5 and 40 entries a column).",
+    ),
   inCacheBytes: z
     .number()
     .describe("The in-cache blocks' size: an iteration's working set between it and outOfCacheBytes is priced in between."),

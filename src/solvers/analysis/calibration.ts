@@ -166,17 +166,36 @@ function csrLoopsTimer(block: BandedBlock): () => void {
 }
 
 /**
- * The calling thread's Gram solver (the machines' kernel), both sweeps, with a banded factor of 5 entries a
- * column (the diagonal and 4 below it) written over the block's arrays (which the other timers no longer
- * read): the calibration's memory is what a job's process keeps, so no second block is allocated.
+ * Entries a column of the calibration's two banded factors: the shortest columns a factor has (a CSR block's
+ * own band) and columns as long as the machines' factors of 2-D grids' strips have (~20) and longer. A sweep's
+ * time is a cost per column (its loop's start, the diagonal) plus one per entry: the two bands separate them
+ * (priced by the 5-entry band alone, a factor of 20 entries a column cost 2.7x its measured solve native, 1.3x
+ * TypeScript).
  */
-function gramSolveTimer(block: BandedBlock): () => void {
-  const { rows, rowPtr: colPtr, colIdx: rowIdx, values, v } = block;
-  for (let j = 0; j < rows; j++) colPtr[j + 1] = colPtr[j] + Math.min(BAND, rows - j);
+const FACTOR_BANDS = [5, 40] as const;
+
+/** A banded factor's nonzeros: `band` entries a column (the diagonal and band - 1 below it), the last columns shorter. */
+function bandedFactorNnz(rows: number, band: number): number {
+  return band * rows - (band * (band - 1)) / 2;
+}
+
+/**
+ * The calling thread's Gram solver (the machines' kernel), both sweeps, with a banded factor of `band` entries
+ * a column on as many rows as the block's arrays hold (its 5 entries a row), written over the block's arrays
+ * (which the other timers no longer read): the calibration's memory is what a job's process keeps, so no
+ * second block is allocated. Each solve reads the same right-hand side (in place, repeated solves would shrink
+ * it towards subnormal numbers). The off-diagonal entries sum to a fifth of the diagonal, so L is far from singular.
+ */
+function gramSolveTimer(block: BandedBlock, band: number): { time: () => void; rows: number } {
+  const { rowPtr: colPtr, colIdx: rowIdx, values, v, y } = block;
+  const rows = Math.floor((block.rows * BAND) / band);
+  colPtr[0] = 0;
+  for (let j = 0; j < rows; j++) colPtr[j + 1] = colPtr[j] + Math.min(band, rows - j);
+  const off = -0.4 / (band - 1);
   for (let j = 0; j < rows; j++)
     for (let q = colPtr[j]; q < colPtr[j + 1]; q++) {
       rowIdx[q] = j + q - colPtr[j];
-      values[q] = q === colPtr[j] ? 2 : -0.1;
+      values[q] = q === colPtr[j] ? 2 : off;
     }
   const nnz = colPtr[rows];
   const perm = Int32Array.from({ length: rows }, (_, k) => k);
@@ -185,14 +204,39 @@ function gramSolveTimer(block: BandedBlock): () => void {
     n: rows,
     ordering: { perm, inverse: perm },
     parent,
-    colPtr,
+    colPtr: colPtr.subarray(0, rows + 1),
     rowIdx: rowIdx.subarray(0, nnz),
     nnzL: nnz,
     flops: 0,
   };
   const solver = currentThreadGramSolver({ symbolic, values: values.subarray(0, nnz) });
-  v.fill(1);
-  return () => solver.solve(v, v);
+  const b = v.subarray(0, rows).fill(1);
+  const x = y.subarray(0, rows);
+  return { time: () => solver.solve(b, x), rows };
+}
+
+/**
+ * The factor solves' two costs from timings of both bands (in cache) and of the long band out of cache:
+ * seconds per column of a sweep, and bytes of the factor (12 an entry, each sweep) per second in and out of
+ * cache. A fit whose column cost comes out negative (timing noise) prices entries alone, by the long band.
+ */
+export function factorSolveRates(
+  inCache: readonly { rows: number; band: number; seconds: number }[],
+  outOfCache: { rows: number; band: number; seconds: number },
+): { factorColumnSeconds: number; factorBytesPerSecondInCache: number; factorBytesPerSecond: number } {
+  const columns = (t: { rows: number }): number => 2 * t.rows;
+  const bytes = (t: { rows: number; band: number }): number => 2 * 12 * bandedFactorNnz(t.rows, t.band);
+  const [short, long] = inCache;
+  const det = columns(short) * bytes(long) - columns(long) * bytes(short);
+  let perColumn = det > 0 ? (short.seconds * bytes(long) - long.seconds * bytes(short)) / det : 0;
+  if (!(perColumn > 0)) perColumn = 0;
+  const perByte = (t: { rows: number; band: number; seconds: number }): number =>
+    Math.max(t.seconds - columns(t) * perColumn, 0.25 * t.seconds) / bytes(t);
+  return {
+    factorColumnSeconds: perColumn,
+    factorBytesPerSecondInCache: 1 / perByte(long),
+    factorBytesPerSecond: 1 / perByte(outOfCache),
+  };
 }
 
 /**
@@ -202,9 +246,9 @@ function gramSolveTimer(block: BandedBlock): () => void {
  * (5 entries a row) each on a block of 8 MB, which stays in the last-level cache (32 MB here) as the
  * bench's problems' matrices do, and on one of 40 MB, which does not (the addon's dense pass runs
  * ~2x faster in cache, WebAssembly's ~1.4x, the CSR passes ~1.2x); the same for the CSR projections'
- * plain loops over A_i and for solves with a banded factor on the machines' Gram solver (its speed is
- * neither the gradient kernel's nor the loops': the addon's solves ~4x the loops, the TypeScript ones
- * ~1.5-2x); a plain loop over 250,000-long
+ * plain loops over A_i; solves with banded factors of 5 and 40 entries a column on the machines' Gram
+ * solver in cache, and of 40 out of cache (factorSolveRates: a cost per column and one per entry; their
+ * speed is neither the gradient kernel's nor the loops'); a plain loop over 250,000-long
  * vectors (APC's x_i update); 1000 fused passes over one row of 8 (a chunk's fixed cost); then each
  * algorithm's fixed costs per iteration on tiny systems (measureOverheads).
  * The out-of-cache blocks with fewer samples (they vary less). About 1-1.5 s in all on a quiet 2-core machine, once per process (currentCalibration).
@@ -232,13 +276,20 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   const csrSmall = bandedBlock(csrSmallRows);
   const csrInCache = medianSeconds(clock, repeats, csrPassTimer(csrSmall));
   const loopsInCache = medianSeconds(clock, repeats, csrLoopsTimer(csrSmall));
-  const solveInCache = medianSeconds(clock, repeats, gramSolveTimer(csrSmall));
+  const solvesInCache = FACTOR_BANDS.map((band) => {
+    const timer = gramSolveTimer(csrSmall, band);
+    return { rows: timer.rows, band, seconds: medianSeconds(clock, repeats, timer.time) };
+  });
   const csrLarge = bandedBlock(csrLargeRows);
   const csrOut = medianSeconds(clock, largeRepeats, csrPassTimer(csrLarge));
   const loopsOut = medianSeconds(clock, largeRepeats, csrLoopsTimer(csrLarge));
-  const solveOut = medianSeconds(clock, largeRepeats, gramSolveTimer(csrLarge));
-  // A loop or a sweep reads each of its 5 entries a row (12 bytes) once; the factor's last 4 columns are shorter.
-  const factorBytes = (rows: number): number => 2 * 12 * (5 * rows - 10);
+  const longBand = FACTOR_BANDS[FACTOR_BANDS.length - 1];
+  const solveOutTimer = gramSolveTimer(csrLarge, longBand);
+  const factor = factorSolveRates(solvesInCache, {
+    rows: solveOutTimer.rows,
+    band: longBand,
+    seconds: medianSeconds(clock, largeRepeats, solveOutTimer.time),
+  });
 
   // Vectors: APC's update of x_i, 3 vectors of 8 bytes an entry.
   const n = 250_000;
@@ -265,8 +316,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     bytesPerSecondInCache: (12 * 5 * csrSmallRows) / csrInCache,
     csrLoopBytesPerSecond: (2 * 12 * 5 * csrLargeRows) / loopsOut,
     csrLoopBytesPerSecondInCache: (2 * 12 * 5 * csrSmallRows) / loopsInCache,
-    factorBytesPerSecond: factorBytes(csrLargeRows) / solveOut,
-    factorBytesPerSecondInCache: factorBytes(csrSmallRows) / solveInCache,
+    ...factor,
     inCacheBytes: IN_CACHE_BYTES,
     outOfCacheBytes: OUT_OF_CACHE_BYTES,
     vectorBytesPerSecond: (24 * n) / vectorSeconds,

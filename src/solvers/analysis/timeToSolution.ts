@@ -9,7 +9,8 @@
  *    APC / MLM 4 e_Q + p_i^2 (R^T w) plus the n-long update of x_i (24 n bytes). CSR (memory-bound,
  *    12 bytes a stored entry: value + column index): gradient one pass over A_i; a projection
  *    (APC, MLM, Cimmino) A_i v and A_i^T y (2 x 12 nnz(A_i) bytes), two triangular solves with the
- *    factor L_i of A_i A_i^T (2 x 12 nnz(L_i) bytes), each refinement correction repeating the four;
+ *    factor L_i of A_i A_i^T (2 x 12 nnz(L_i) bytes, and a cost per column of each sweep: 2 p_i columns), each
+ *    refinement correction repeating the four;
  *  - the taskmaster's: adding the machines' terms on their supports (16 c_i bytes each) and the
  *    update of x (40 n bytes: x, its predecessor, the step); APC / MLM average the m copies x_i (8 m n);
  *  - the messages: x out to each machine and its term back (gradient methods and Cimmino: vectors of
@@ -113,6 +114,8 @@ export interface Work {
   csrLoopBytes: number;
   /** Read by the solves with the Gram factors. */
   factorBytes: number;
+  /** Columns the solves' sweeps go through (each has a cost of its own beyond its entries). */
+  factorColumns: number;
   vectorBytes: number;
   /** Bytes of matrix data it holds (A_i, Q_i or the factor, once): the iteration's working set. */
   residentBytes: number;
@@ -135,7 +138,7 @@ export interface IterationCost {
 const BYTES = 8;
 const CSR_ENTRY_BYTES = 12;
 
-const NO_WORK = { flops: 0, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, residentBytes: 0, entries: 0 };
+const NO_WORK = { flops: 0, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, factorColumns: 0, residentBytes: 0, entries: 0 };
 
 /** The counts of one iteration of `id` on `system` (see the header). */
 export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCost {
@@ -179,6 +182,7 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
       ...NO_WORK,
       csrLoopBytes: passes * 2 * CSR_ENTRY_BYTES * d.entriesA,
       factorBytes: passes * 2 * CSR_ENTRY_BYTES * d.factorNnz,
+      factorColumns: passes * 2 * d.p,
       vectorBytes: gather(d.c),
       residentBytes: CSR_ENTRY_BYTES * (d.entriesA + d.factorNnz),
       entries: 2 * (1 + d.refinement) * (d.entriesA + d.factorNnz),
@@ -240,6 +244,7 @@ export function secondsHere(cost: IterationCost, calibration: Calibration, threa
     w.matrixBytes * secondsPerByte +
     w.csrLoopBytes * secondsPerLoopByte +
     w.factorBytes * secondsPerFactorByte +
+    w.factorColumns * calibration.factorColumnSeconds +
     w.vectorBytes / calibration.vectorBytesPerSecond;
   let sum = 0;
   let largest = 0;

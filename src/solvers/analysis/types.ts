@@ -182,6 +182,8 @@ export interface Calibration {
    */
   factorBytesPerSecond: number;
   factorBytesPerSecondInCache: number;
+  /** What each column of a factor costs a sweep beyond its entries' bytes (its loop's start, the diagonal), seconds. */
+  factorColumnSeconds: number;
   /** Size of the in-cache blocks; the out-of-cache ones are outOfCacheBytes. A working set between the two is priced in between. */
   inCacheBytes: number;
   outOfCacheBytes: number;

@@ -15,7 +15,7 @@ import {
 import { buildDistributedSystem, createProblem, generateMatrix } from '../../../src/solvers/index.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import type { Calibration } from '../../../src/solvers/analysis/types.js';
-import { measureCalibration } from '../../../src/solvers/analysis/calibration.js';
+import { factorSolveRates, measureCalibration } from '../../../src/solvers/analysis/calibration.js';
 import { ALGORITHM_IDS } from '../../../src/solvers/algorithms/registry.js';
 
 // Dense: n = 10, m = 2, machine 0 holds 3 full rows, machine 1 holds 2 rows on a support of 4 columns.
@@ -46,6 +46,7 @@ const calibration: Calibration = {
   csrLoopBytesPerSecondInCache: 1e9,
   factorBytesPerSecond: 1e9,
   factorBytesPerSecondInCache: 1e9,
+  factorColumnSeconds: 0,
   inCacheBytes: 8 * 2 ** 20,
   outOfCacheBytes: 48 * 2 ** 20,
   vectorBytesPerSecond: 1e9,
@@ -92,6 +93,8 @@ describe('iterationCost', () => {
     const apc = iterationCost('apc', csr).machines;
     expect(apc.map((w) => w.csrLoopBytes)).toEqual([24 * 7, 2 * 24 * 5]);
     expect(apc.map((w) => w.factorBytes)).toEqual([24 * 3, 2 * 24 * 3]);
+    // Each sweep goes through the factor's p columns.
+    expect(apc.map((w) => w.factorColumns)).toEqual([2 * 2, 2 * 2 * 2]);
     expect(apc.map((w) => w.matrixBytes)).toEqual([0, 0]);
     expect(iterationCost('cimmino', csr).bytesPerIteration).toBe(2 * 8 * 7);
     expect(iterationCost('mlm', csr).bytesPerIteration).toBe(2 * 8 * 6 * 2);
@@ -175,10 +178,19 @@ describe('secondsHere', () => {
     storage: 'dense',
     machineCount: 2,
     machines: [
-      { flops: 3000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, vectorBytes: 0, residentBytes: 6000, entries: 750 },
-      { flops: 1000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, vectorBytes: 0, residentBytes: 2000, entries: 250 },
+      { flops: 3000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, factorColumns: 0, vectorBytes: 0, residentBytes: 6000, entries: 750 },
+      { flops: 1000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, factorColumns: 0, vectorBytes: 0, residentBytes: 2000, entries: 250 },
     ],
-    taskmaster: { flops: 0, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, vectorBytes: 500, residentBytes: 0, entries: 0 },
+    taskmaster: {
+      flops: 0,
+      matrixBytes: 0,
+      csrLoopBytes: 0,
+      factorBytes: 0,
+      factorColumns: 0,
+      vectorBytes: 500,
+      residentBytes: 0,
+      entries: 0,
+    },
     bytesPerIteration: 0,
     messagesPerIteration: 4,
   };
@@ -237,18 +249,28 @@ describe('secondsHere', () => {
     expect(flopsSeconds(10_000)).toBeCloseTo(0.5 * (3000 / 2e9) + 0.5 * (3000 / 1e9), 15);
   });
 
-  it('prices CSR loop and factor bytes at their own calibrated rates', () => {
-    const csrWork = { flops: 0, matrixBytes: 1000, csrLoopBytes: 2000, factorBytes: 4000, vectorBytes: 0, residentBytes: 0, entries: 0 };
+  it('prices CSR loop and factor bytes at their own calibrated rates, and each column of a factor sweep', () => {
+    const csrWork = {
+      flops: 0,
+      matrixBytes: 1000,
+      csrLoopBytes: 2000,
+      factorBytes: 4000,
+      factorColumns: 500,
+      vectorBytes: 0,
+      residentBytes: 0,
+      entries: 0,
+    };
     const rates = {
       ...timed,
       perMachineOverheadSeconds: 0,
       bytesPerSecondInCache: 1e9,
       csrLoopBytesPerSecondInCache: 2e9,
       factorBytesPerSecondInCache: 4e9,
+      factorColumnSeconds: 4e-9,
     };
     const only = { ...cost, machines: [csrWork], taskmaster: { ...cost.taskmaster, vectorBytes: 0 } };
-    // 1 us of the gradient kernel, 1 us of loops, 1 us of solves; then the runner's 1 us.
-    expect(secondsHere(only, rates, 1)).toBeCloseTo(3e-6 + 1e-6, 15);
+    // 1 us of the gradient kernel, 1 us of loops, 1 us of solves' bytes, 2 us of their columns; then the runner's 1 us.
+    expect(secondsHere(only, rates, 1)).toBeCloseTo(5e-6 + 1e-6, 15);
   });
 
   it('starts a threaded run at the thread start plus the setup pass, a one-thread run at a copy of its data', () => {
@@ -285,6 +307,30 @@ describe('chunks', () => {
   });
 });
 
+describe('factorSolveRates', () => {
+  // Solves priced at 3 ns a column of a sweep and 10 GB/s (in cache), 5 GB/s (out): two sweeps of rows columns each.
+  const timing = (rows: number, band: number, bytesPerSecond: number) => ({
+    rows,
+    band,
+    seconds: 2 * rows * 3e-9 + (24 * (band * rows - (band * (band - 1)) / 2)) / bytesPerSecond,
+  });
+
+  it('separates the cost per column from the cost per entry', () => {
+    const rates = factorSolveRates([timing(100_000, 5, 1e10), timing(12_500, 40, 1e10)], timing(60_000, 40, 5e9));
+    expect(rates.factorColumnSeconds).toBeCloseTo(3e-9, 20);
+    expect(rates.factorBytesPerSecondInCache).toBeCloseTo(1e10, 0);
+    expect(rates.factorBytesPerSecond).toBeCloseTo(5e9, 0);
+  });
+
+  it('prices entries alone by the long band when noise makes the column cost negative', () => {
+    const short = { ...timing(100_000, 5, 1e10), seconds: 1e-4 };
+    const long = timing(12_500, 40, 1e10);
+    const rates = factorSolveRates([short, long], timing(60_000, 40, 5e9));
+    expect(rates.factorColumnSeconds).toBe(0);
+    expect(rates.factorBytesPerSecondInCache).toBeCloseTo((24 * (40 * 12_500 - 780)) / long.seconds, 0);
+  });
+});
+
 describe('measureCalibration', () => {
   it('measures positive throughputs with an injected clock', () => {
     let t = 0;
@@ -296,9 +342,13 @@ describe('measureCalibration', () => {
     // A calibration row holds 88 bytes (5 entries of 12, its pointer, b, x, the term), 60 of them the matrix's.
     expect(c.bytesPerSecond).toBeCloseTo(60 * Math.floor((40 * 2 ** 20) / 88) * 1000, 3);
     expect(c.bytesPerSecondInCache).toBeCloseTo(60 * Math.floor((8 * 2 ** 20) / 88) * 1000, 3);
-    // The projections' two loops read the rows' 60 bytes each; a solve's two sweeps the factor's 5 a column, 4 short at the end.
+    // The projections' two loops read the rows' 60 bytes each.
     expect(c.csrLoopBytesPerSecondInCache).toBeCloseTo(120 * Math.floor((8 * 2 ** 20) / 88) * 1000, 3);
-    expect(c.factorBytesPerSecond).toBeCloseTo(24 * (5 * Math.floor((40 * 2 ** 20) / 88) - 10) * 1000, 3);
+    // Both bands' solves take 1 ms, so the factor of 40 entries a column (a fifth of the rows, the last 39 columns
+    // short) reads fewer bytes in the same time: no cost per column, its bytes per millisecond.
+    expect(c.factorColumnSeconds).toBe(0);
+    const rows40 = Math.floor((5 * Math.floor((40 * 2 ** 20) / 88)) / 40);
+    expect(c.factorBytesPerSecond).toBeCloseTo(24 * (40 * rows40 - 780) * 1000, 3);
     expect([c.inCacheBytes, c.outOfCacheBytes]).toEqual([8 * 2 ** 20, 40 * 2 ** 20]);
     // 1000 calls in one timing.
     expect(c.perMachineOverheadSeconds).toBeCloseTo(1e-6, 12);
