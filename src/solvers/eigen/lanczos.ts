@@ -113,9 +113,13 @@ const RESTART_BLOCK = 4096;
 /**
  * After a restart the projected matrix is an arrow and each convergence test a small dense eigensolve,
  * so it is run every CHECK_EVERY steps (and at the cycle's end); a tridiagonal one costs a few
- * bisections and is tested every step.
+ * bisections and is tested every step, unless the operator is small (n <= CHECK_EVERY_STEP_ABOVE):
+ * a tridiagonal test of size j (four Sturm bisections of ~52 counts, and four inverse iterations) costs
+ * ~800 j flops' time, more than a step's reorthogonalization (4 n j flops) below n = 200, and an
+ * analysis of a tiny system spent a third of its time in them (n = 50, m = 5).
  */
 const CHECK_EVERY = 4;
+const CHECK_EVERY_STEP_ABOVE = 200;
 
 /**
  * The Krylov buffers of one Lanczos run: the basis (vectors of length n, by rows) and the small
@@ -360,7 +364,7 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
       const inv = 1 / b;
       for (let r = 0; r < n; r++) next[r] = w[r] * inv;
       const atEnd = j + 1 === m || iterations >= maxIterations;
-      if (atEnd || start === 0 || (j + 1 - start) % CHECK_EVERY === 0) {
+      if (atEnd || (start === 0 && n > CHECK_EVERY_STEP_ABOVE) || (j + 1 - start) % CHECK_EVERY === 0) {
         ends(b);
         if (run.accept(largest, smallest)) {
           accepted = true;

@@ -70,6 +70,20 @@ export function tridiagonalEigenvalue(d: ArrayLike<number>, e: ArrayLike<number>
   return 0.5 * (lo + hi);
 }
 
+/** The LU's three diagonals and the starting vector of inverse iteration, kept between calls (Lanczos calls it at every check). */
+let scratch = { dd: new Float64Array(0), du: new Float64Array(0), du2: new Float64Array(0), start: new Float64Array(0) };
+
+function inverseIterationScratch(k: number): typeof scratch {
+  if (scratch.start.length < k) {
+    const length = Math.max(k, 2 * scratch.start.length, 64);
+    // Starting vector with no special structure (a fixed irrational-looking sequence).
+    const start = new Float64Array(length);
+    for (let i = 0; i < length; i++) start[i] = 1 + 0.5 * Math.sin(1.7 * i + 0.3);
+    scratch = { dd: new Float64Array(length), du: new Float64Array(length), du2: new Float64Array(length), start };
+  }
+  return scratch;
+}
+
 /**
  * A unit eigenvector of T for the (accurate) eigenvalue `lambda`, by inverse iteration with a
  * tridiagonal LU with partial pivoting (dgtsv). Two or three solves suffice because the shift is
@@ -89,12 +103,9 @@ export function tridiagonalEigenvector(
   let scale = 0;
   for (let i = 0; i < k; i++) scale = Math.max(scale, Math.abs(d[i]) + (i < k - 1 ? Math.abs(e[i]) : 0));
   const perturbation = Math.max(EPS * scale, SAFE_MIN);
-  const dd = new Float64Array(k);
-  const du = new Float64Array(k);
-  const du2 = new Float64Array(k);
+  const { dd, du, du2, start } = inverseIterationScratch(k);
   const x = out;
-  // Starting vector with no special structure (a fixed irrational-looking sequence).
-  for (let i = 0; i < k; i++) x[i] = 1 + 0.5 * Math.sin(1.7 * i + 0.3);
+  x.set(start.subarray(0, k));
   for (let sweep = 0; sweep < 3; sweep++) {
     for (let i = 0; i < k; i++) dd[i] = d[i] - lambda;
     for (let i = 0; i < k - 1; i++) du[i] = e[i];

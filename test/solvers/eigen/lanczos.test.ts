@@ -39,6 +39,21 @@ describeEachBackend('Lanczos with full reorthogonalization', () => {
     });
   }
 
+  it('tests convergence every 4 steps on a small operator (n <= 200), still to full accuracy', () => {
+    // Tested every step, this run accepts after 31 steps.
+    const n = 120;
+    const a = randomSpd(n, 5);
+    const ref = new EigenvalueDecomposition(new Matrix(Array.from({ length: n }, (_, i) => Array.from(a.subarray(i * n, (i + 1) * n)))), {
+      assumeSymmetric: true,
+    }).realEigenvalues;
+    const hi = Math.max(...ref);
+    const r = lanczos(denseOperator(a, n), { which: 'largest', tolerance: 1e-8 });
+    expect(r.converged).toBe(true);
+    expect(r.exhausted).toBe(false);
+    expect(r.iterations % 4).toBe(0);
+    expect(Math.abs(r.largest - hi) / hi).toBeLessThan(1e-12);
+  });
+
   it('stops after one step on the identity (invariant subspace: exact answer)', () => {
     const n = 40;
     const r = lanczos({ size: n, apply: (x, y) => y.set(x) }, { which: 'both' });
