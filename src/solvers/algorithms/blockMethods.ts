@@ -282,11 +282,9 @@ class ConsensusBlock extends PackedBlockMethod {
   private readonly y: Float64Array;
   private readonly offsets: readonly Float64Array[];
   private readonly m: number;
-  /** xbar - y (n x w), and per column: |xbar - y|^2 and a machine's sums (see measureAndAdvance). */
+  /** xbar - y (n x w), and per column |xbar - y|^2 and the largest distance to a machine (see measureAndAdvance). */
   private readonly e: Float64Array;
   private readonly e2: Float64Array;
-  private readonly inside: Float64Array;
-  private readonly near: Float64Array;
   private readonly worst: Float64Array;
   private readonly partialSupports: boolean;
 
@@ -297,15 +295,13 @@ class ConsensusBlock extends PackedBlockMethod {
     eta: number,
     guess: Float64Array | undefined,
   ) {
-    super(system, rhs, 'projection', true, { rule: 'consensus', alpha: eta / system.m, beta: 1 - eta });
+    super(system, rhs, 'projection', true, { rule: 'consensus', alpha: eta / system.m, beta: 1 - eta, gamma });
     const K = rhs.length;
     this.m = system.m;
     this.y = this.pass.carried;
     this.offsets = this.pass.offsets;
     this.e = new Float64Array(this.n * K);
     this.e2 = new Float64Array(K);
-    this.inside = new Float64Array(K);
-    this.near = new Float64Array(K);
     this.worst = new Float64Array(K);
     this.partialSupports = system.machines.some((machine) => !machine.full);
     // x_i(0) = y(0) + A_i^+ (b_i - A_i y(0)), y(0) = the guess or 0; xbar(0) their mean.
@@ -317,7 +313,7 @@ class ConsensusBlock extends PackedBlockMethod {
     this.pass.sumTerms(this.offsets, sum);
     const size = this.n * K;
     for (let e = 0; e < size; e++) this.x[e] = (sum[e] + this.m * this.y[e]) / this.m;
-    this.pass.termsAt(this.x, this.scratchResidual2);
+    this.pass.termsAt(this.x, this.scratchResidual2, true);
     this.measureAndAdvance();
   }
 
@@ -333,16 +329,16 @@ class ConsensusBlock extends PackedBlockMethod {
   protected restored(): void {}
 
   /**
-   * After the pass at xbar (residuals, terms): max_i |xbar - x_i|^2 per column with e = xbar - y:
-   * |e|^2 - sum_{C_i} e_j^2 + sum_{C_i} (e_j - D_ij)^2 (the first two terms only for a partial
-   * support); then y and every D_i by the step, each D_i in the sweep that reads it.
+   * After the pass at xbar (residuals, terms, and each machine's measures and offset step, on its thread:
+   * ../machines/blockShard.ts CONSENSUS_PHASE): max_i |xbar - x_i|^2 per column with e = xbar - y,
+   * |e|^2 - sum_{C_i} e_j^2 + sum_{C_i} (e_j - D_ij)^2 (the first two terms only for a partial support)
+   * from the machines' sums; then y += gamma e.
    */
   private measureAndAdvance(): void {
-    const { x, y, gamma, n, e, e2, inside, near, worst } = this;
+    const { x, y, gamma, n, e, e2, worst } = this;
     const w = this.width;
     const size = n * w;
     this.measured();
-    const terms = this.pass.terms;
     for (let t = 0; t < size; t++) e[t] = x[t] - y[t];
     if (this.partialSupports) {
       e2.fill(0, 0, w);
@@ -350,30 +346,8 @@ class ConsensusBlock extends PackedBlockMethod {
     }
     worst.fill(0, 0, w);
     for (let i = 0; i < this.offsets.length; i++) {
-      const { c, full, cols } = this.pass.support(i);
-      const d = this.offsets[i];
-      const term = terms[i];
-      near.fill(0, 0, w);
-      if (full)
-        for (let t = 0; t < c * w; t += w)
-          for (let j = 0; j < w; j++) {
-            const f = e[t + j] - d[t + j];
-            near[j] += f * f;
-            d[t + j] += gamma * (term[t + j] - d[t + j]);
-          }
-      else {
-        inside.fill(0, 0, w);
-        for (let t = 0; t < c; t++) {
-          const from = cols[t] * w;
-          for (let j = 0; j < w; j++) {
-            const ej = e[from + j];
-            inside[j] += ej * ej;
-            const f = ej - d[t * w + j];
-            near[j] += f * f;
-            d[t * w + j] += gamma * (term[t * w + j] - d[t * w + j]);
-          }
-        }
-      }
+      const { full } = this.pass.support(i);
+      const { near, inside } = this.pass.consensusMeasures(i);
       for (let j = 0; j < w; j++) {
         const d2 = full ? near[j] : Math.max(0, e2[j] - inside[j]) + near[j];
         // A NaN, once seen, stays (Math.max would drop it).

@@ -21,7 +21,9 @@ import { holdBlasToOneThread, selectedKernels } from '../linalg/kernels.js';
 import type { DistributedSystem } from './machineData.js';
 import {
   BlockShard,
+  CONSENSUS_PHASE,
   STEP_PHASE,
+  blockScalarsPerChunk,
   blockWorkEntries,
   carriesBlock,
   stripStart,
@@ -146,7 +148,7 @@ export class BlockPass {
       chunks: m,
       // The terms, and the offsets D_i after them.
       outputLength: (step?.rule === 'consensus' ? 2 : 1) * outputOffset[m],
-      scalarsPerChunk: K,
+      scalarsPerChunk: blockScalarsPerChunk(K, step),
       chunkWork: machines.map((storage) => K * entriesPerColumn(storage)),
       spec: this.spec,
       createShard: (spec, _n, context) => new BlockShard(spec, context),
@@ -198,31 +200,47 @@ export class BlockPass {
   }
 
   /** Runs the machines' pass at x (copied into `point` unless it is `point`); residual2[j] = |A x_j - b_j|^2, summed in machine order. */
-  private run(x: Float64Array, residual2: Float64Array): void {
+  private run(x: Float64Array, residual2: Float64Array, consensus: boolean): void {
     const w = this.width;
     if (x !== this.point) this.point.set(x.subarray(0, this.n * w));
-    this.engine.run(w);
+    this.engine.run(consensus ? CONSENSUS_PHASE | w : w);
     for (let j = 0; j < w; j++) residual2[j] = this.engine.scalarSum(j);
   }
 
   /**
    * The machines' pass at X: terms[i] (c_i x w, on machine i's support), the gradient methods'
    * A_i^T (A_i X - B_i) or the projection methods' A_i^+ (B_i - A_i X) (block Cimmino's term and
-   * APC's projection); residual2[j] = |A x_j - b_j|^2.
+   * APC's projection); residual2[j] = |A x_j - b_j|^2. With `consensus` (the 'consensus' rule only)
+   * each machine also measures and moves its offset D_i (./blockShard.ts CONSENSUS_PHASE; consensusMeasures).
    */
-  termsAt(x: Float64Array, residual2: Float64Array): void {
-    this.run(x, residual2);
+  termsAt(x: Float64Array, residual2: Float64Array, consensus = false): void {
+    if (consensus && this.spec.step?.rule !== 'consensus') throw new Error('Only a consensus block pass keeps offsets.');
+    this.run(x, residual2, consensus);
+  }
+
+  /** Machine i's measures of the last CONSENSUS_PHASE pass: near_i and inside_i per active column (views, valid until the next pass). */
+  consensusMeasures(i: number): { near: Float64Array; inside: Float64Array } {
+    const K = this.columns;
+    const stride = blockScalarsPerChunk(K, this.spec.step);
+    const scalars = this.engine.scalars;
+    const w = this.width;
+    return {
+      near: scalars.subarray(i * stride + K, i * stride + K + w),
+      inside: scalars.subarray(i * stride + 2 * K, i * stride + 2 * K + w),
+    };
   }
 
   /**
    * One step on the threads: the step rule's update of X (and z or y) from the last pass's terms,
    * summed row range by row range in machine order, then the pass at the new X; residual2[j] =
-   * |A x_j - b_j|^2 there. The calling thread touches no n x w block.
+   * |A x_j - b_j|^2 there (with the 'consensus' rule, the machines' measures and offsets too:
+   * termsAt's `consensus`). The calling thread touches no n x w block.
    */
   advance(residual2: Float64Array): void {
-    if (this.spec.step === null) throw new Error('This block pass has no step rule.');
+    const { step } = this.spec;
+    if (step === null) throw new Error('This block pass has no step rule.');
     this.engine.run(STEP_PHASE | this.width);
-    this.run(this.point, residual2);
+    this.run(this.point, residual2, step.rule === 'consensus');
   }
 
   /** out (n x w) = sum_i terms[i] scattered from the supports, in machine order. */

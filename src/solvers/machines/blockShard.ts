@@ -40,10 +40,25 @@ export interface BlockStepRule {
   readonly rule: 'dgd' | 'dhbm' | 'dnag' | 'cimmino' | 'consensus';
   readonly alpha: number;
   readonly beta: number;
+  /** 'consensus': the offsets' step, D_i += gamma (term_i - D_i) (APC's gamma; 1 for MLM), applied by a pass phase with CONSENSUS_PHASE. */
+  readonly gamma?: number;
 }
 
 /** Phase bit of a step phase (the low bits are the width w, as a pass phase's). */
 export const STEP_PHASE = 1 << 16;
+/**
+ * Phase bit of a pass phase that also does APC's and MLM's per-machine bookkeeping (the 'consensus' rule):
+ * after machine i's term, with e = xbar - y on its support (xbar the pass's point, y the carried block),
+ * near_i = sum (e - D_i)^2 and, on a partial support, inside_i = sum e^2 per column (its scalars after the
+ * residuals), then D_i += gamma (term_i - D_i): what ../algorithms/blockMethods.ts ConsensusBlock did on the
+ * calling thread after the pass (the same operations in the same order), now on the machine's thread.
+ */
+export const CONSENSUS_PHASE = 1 << 17;
+
+/** Scalars a block pass keeps per machine: the K residuals, and with the 'consensus' rule near_i and inside_i (K each) after them. */
+export function blockScalarsPerChunk(columns: number, step: BlockStepRule | null): number {
+  return (step?.rule === 'consensus' ? 3 : 1) * columns;
+}
 
 /** Whether `rule` carries a block besides x (D-HBM's z, D-NAG's y, APC's y), at input[2 n K]. */
 export function carriesBlock(rule: BlockStepRule | null): boolean {
@@ -194,27 +209,64 @@ export class BlockShard implements Shard {
       this.stepRows(phase & (STEP_PHASE - 1), chunk, input, output);
       return;
     }
-    const w = phase;
-    const { n, columns: K, kind, rowOffset, outputOffset } = this.spec;
+    const w = phase & (STEP_PHASE - 1);
+    const { n, columns: K, kind, rowOffset, outputOffset, step } = this.spec;
     const storage = this.spec.machines[chunk];
     const { p, c } = storage;
     const x = input.subarray(0, n * w);
     const from = n * K + rowOffset[chunk] * w;
     const rhs = input.subarray(from, from + p * w);
     const term = output.subarray(outputOffset[chunk], outputOffset[chunk] + c * w);
-    const residual2 = scalars.subarray(chunk * K, chunk * K + w);
+    const stride = blockScalarsPerChunk(K, step);
+    const residual2 = scalars.subarray(chunk * stride, chunk * stride + w);
     residual2.fill(0);
     const onSupport = this.onSupport(storage, x, w);
-    if (storage.storage === 'dense') {
-      this.dense(storage, onSupport, rhs, term, residual2, w);
+    if (storage.storage === 'dense') this.dense(storage, onSupport, rhs, term, residual2, w);
+    else {
+      const machine = this.csr[chunk] as CsrBlockMachine;
+      if (kind === 'gradient') machine.sweep.term(w, onSupport, rhs, this.rowBlock, term, residual2);
+      else this.csrProjection(machine, onSupport, rhs, term, residual2, w);
+    }
+    if ((phase & CONSENSUS_PHASE) !== 0)
+      this.consensus(chunk, input, output, scalars.subarray(chunk * stride + K, chunk * stride + stride), w);
+  }
+
+  /**
+   * CONSENSUS_PHASE's bookkeeping of machine `chunk` after its term: with e = xbar - y on its support,
+   * near[j] = sum_t (e_tj - D_tj)^2, inside[j] = sum_t e_tj^2 (partial supports; `measures` holds near in
+   * its first K entries, inside in the next K), then D += gamma (term - D).
+   */
+  private consensus(chunk: number, input: Float64Array, output: Float64Array, measures: Float64Array, w: number): void {
+    const { n, columns: K, outputOffset, machines } = this.spec;
+    const gamma = (this.spec.step as BlockStepRule).gamma ?? 1;
+    const { c, full, cols } = machines[chunk];
+    const m = machines.length;
+    const y = input.subarray(2 * n * K, 2 * n * K + n * w);
+    const term = output.subarray(outputOffset[chunk], outputOffset[chunk] + c * w);
+    const d = output.subarray(outputOffset[m] + outputOffset[chunk], outputOffset[m] + outputOffset[chunk] + c * w);
+    const near = measures.subarray(0, w);
+    const inside = measures.subarray(K, K + w);
+    near.fill(0);
+    inside.fill(0);
+    if (full) {
+      for (let t = 0; t < c * w; t += w)
+        for (let j = 0; j < w; j++) {
+          const f = input[t + j] - y[t + j] - d[t + j];
+          near[j] += f * f;
+          d[t + j] += gamma * (term[t + j] - d[t + j]);
+        }
       return;
     }
-    const machine = this.csr[chunk] as CsrBlockMachine;
-    if (kind === 'gradient') {
-      machine.sweep.term(w, onSupport, rhs, this.rowBlock, term, residual2);
-      return;
+    for (let t = 0; t < c; t++) {
+      const from = cols[t] * w;
+      for (let j = 0; j < w; j++) {
+        const ej = input[from + j] - y[from + j];
+        inside[j] += ej * ej;
+        const f = ej - d[t * w + j];
+        near[j] += f * f;
+        d[t * w + j] += gamma * (term[t * w + j] - d[t * w + j]);
+      }
     }
-    this.csrProjection(machine, onSupport, rhs, term, residual2, w);
   }
 
   /**

@@ -78,6 +78,10 @@ describe.each(['typescript', 'native'] as const)('several right-hand sides (%s b
             expect(column.trace.iteration).toEqual(alone.trace.iteration);
             const traced = column.trace.relativeResidual;
             traced.forEach((r, t) => expect(Math.abs(r - alone.trace.relativeResidual[t])).toBeLessThan(1e-10 * Math.max(1, r)));
+            // APC's and MLM's distance to consensus (measured by each machine on its thread in the block run).
+            const distances = column.trace.consensusDistance;
+            expect(distances === null).toBe(alone.trace.consensusDistance === null);
+            distances?.forEach((d, t) => expect(Math.abs(d - alone.trace.consensusDistance![t])).toBeLessThan(1e-10 * Math.max(1, d)));
           });
         } finally {
           useBackend('auto');
