@@ -757,6 +757,11 @@ function checkpointCostRow(record: RunRecord, target: CheckpointCostTarget, back
   };
 }
 
+/** The prediction farthest from its measurement either way (predicted / measured furthest from 1 in log). */
+function farthestFromOne<T extends { ratio: number }>(ratios: readonly T[]): T {
+  return ratios.reduce((a, b) => (Math.abs(Math.log(b.ratio)) > Math.abs(Math.log(a.ratio)) ? b : a));
+}
+
 function timeToSolutionRow(record: RunRecord, target: TimeToSolutionTarget, backend: string): TargetRow {
   const perIteration = target.measure === 'perIteration';
   const row = {
@@ -776,7 +781,7 @@ function timeToSolutionRow(record: RunRecord, target: TimeToSolutionTarget, back
   if (!problem) return { ...row, measured: 'not measured', met: null, ratio: null };
   if (perIteration) {
     const ratios = problem.perIteration.map((t) => ({ ...t, ratio: t.predictedSeconds / t.measuredSeconds }));
-    const worst = ratios.reduce((a, b) => (Math.abs(Math.log(b.ratio)) > Math.abs(Math.log(a.ratio)) ? b : a));
+    const worst = farthestFromOne(ratios);
     const met = ratios.every((t) => Math.abs(t.ratio - 1) <= target.within);
     return {
       ...row,
@@ -788,7 +793,10 @@ function timeToSolutionRow(record: RunRecord, target: TimeToSolutionTarget, back
         (problem.calibration
           ? `; calibrated in cache: dense ${(problem.calibration.flopsPerSecondInCache / 1e9).toFixed(1)} GFLOP/s, ` +
             `CSR pass ${(problem.calibration.bytesPerSecondInCache / 1e9).toFixed(1)} GB/s, loops ${(problem.calibration.csrLoopBytesPerSecondInCache / 1e9).toFixed(1)} GB/s, ` +
-            `factor solves ${(problem.calibration.factorBytesPerSecondInCache / 1e9).toFixed(1)} GB/s)`
+            `factor solves ${(problem.calibration.factorBytesPerSecondInCache / 1e9).toFixed(1)} GB/s` +
+            (problem.calibration.factorColumnSeconds === undefined
+              ? ')'
+              : ` and ${(problem.calibration.factorColumnSeconds * 1e9).toFixed(1)} ns a column)`)
           : ')'),
       met,
       limits: met
@@ -808,7 +816,7 @@ function timeToSolutionRow(record: RunRecord, target: TimeToSolutionTarget, back
     };
   const ratios = runs.map((r) => ({ ...r, ratio: (r.predictedSeconds ?? 0) / r.measuredSeconds }));
   const met = ratios.every((r) => r.ratio <= target.within && r.ratio >= 1 / target.within);
-  const worst = ratios.reduce((a, b) => (Math.abs(Math.log(b.ratio)) > Math.abs(Math.log(a.ratio)) ? b : a));
+  const worst = farthestFromOne(ratios);
   const notConverged = problem.converged.filter((r) => r.status !== 'converged');
   return {
     ...row,
