@@ -26,13 +26,13 @@ import {
   blockScalarsPerChunk,
   blockWorkEntries,
   carriesBlock,
-  stripStart,
   type BlockPassKind,
   type BlockSpec,
   type BlockStepRule,
   type BlockStorage,
 } from './blockShard.js';
 import { blockPlacement } from './placement.js';
+import { stripStart } from './storage.js';
 
 export type { BlockPassKind, BlockStepRule } from './blockShard.js';
 

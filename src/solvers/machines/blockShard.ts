@@ -25,7 +25,7 @@
 import type { BlockProduct, BlockStepKernel, CsrBlockKernel, DenseBlockTerm, GramBlockSolver } from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
-import type { CsrMachineStorage } from './storage.js';
+import { stripStart, type CsrMachineStorage } from './storage.js';
 
 export type BlockPassKind = 'gradient' | 'projection';
 
@@ -120,12 +120,6 @@ export interface BlockSpec {
   readonly outputOffset: Int32Array;
   /** What a step phase applies, or null when the method runs no step phase. */
   readonly step: BlockStepRule | null;
-}
-
-/** cols[0] when the support is consecutive columns (a strip, as a banded matrix's machines have), else -1. */
-export function stripStart(cols: Int32Array): number {
-  const c = cols.length;
-  return c > 0 && cols[c - 1] - cols[0] === c - 1 ? cols[0] : -1;
 }
 
 /** A CSR machine as this thread runs it: its block sweep and, for the projection pass, its block solves with G_i's factor. */

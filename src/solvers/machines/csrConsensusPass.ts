@@ -30,7 +30,7 @@ import { checkStateLengths } from '../runner/snapshot.js';
 import type { ConsensusMachines } from './consensusPass.js';
 import { CIMMINO_PASS, CIMMINO_TERMS } from './cimminoPass.js';
 import { startFleet } from './fleet.js';
-import { csrStorage, type CsrMachineStorage } from './storage.js';
+import { csrStorage, stripStart, type CsrMachineStorage } from './storage.js';
 
 /** Scalar of a machine in the Cimmino pass: |A_i x - b_i|^2. */
 const RESIDUAL2 = 0;
@@ -114,7 +114,8 @@ export class CsrConsensusPass implements ConsensusMachines {
     for (let i = 0; i < m; i++) {
       const { c, cols, full } = machines[i];
       const base = outputOffset[i];
-      if (full) for (let t = 0; t < c; t++) sum[t] += offsets[base + t];
+      const first = full ? 0 : stripStart(cols);
+      if (first >= 0) for (let t = 0; t < c; t++) sum[first + t] += offsets[base + t];
       else for (let t = 0; t < c; t++) sum[cols[t]] += offsets[base + t];
     }
   }
@@ -155,8 +156,9 @@ export class CsrConsensusPass implements ConsensusMachines {
       let sum = 0;
       let low = 0;
       let close = 0;
+      const first = full ? 0 : stripStart(cols);
       for (let t = 0; t < c; t++) {
-        const j = full ? t : cols[t];
+        const j = first >= 0 ? first + t : cols[t];
         const e = xbar[j] - y[j];
         const square = e * e;
         const s = sum + square;

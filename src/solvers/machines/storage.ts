@@ -151,6 +151,12 @@ function extentSum(start: Int32Array, end: Int32Array): number {
   return entries;
 }
 
+/** cols[0] when the support is consecutive columns (a strip, as a banded matrix's machines have), else -1. */
+export function stripStart(cols: Int32Array): number {
+  const c = cols.length;
+  return c > 0 && cols[c - 1] - cols[0] === c - 1 ? cols[0] : -1;
+}
+
 /** Matrix entries one pass over the storage reads (its parts' nonzero extents): what orders and places the chunks. */
 export function entriesRead(storage: MachineStorage): number {
   // The projection passes read A_i twice and L_i twice (a solve with L_i, one with L_i^T), and as
