@@ -1136,6 +1136,8 @@ export interface components {
                 inCacheBytes: number;
                 outOfCacheBytes: number;
                 vectorBytesPerSecond: number;
+                /** @description One entry of APC's and MLM's CSR taskmaster loop that measures the distance to consensus (a compensated sum), seconds. */
+                consensusEntrySeconds: number;
                 /** @description One chunk's fixed cost (a kernel call on a tiny block). */
                 perMachineOverheadSeconds: number;
                 /** @description A threaded run's start: the last measured in this worker, else a default. */

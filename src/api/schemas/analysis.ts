@@ -260,6 +260,9 @@ const CalibrationSchema = z.object({
     .describe("The in-cache blocks' size: an iteration's working set between it and outOfCacheBytes is priced in between."),
   outOfCacheBytes: z.number(),
   vectorBytesPerSecond: z.number(),
+  consensusEntrySeconds: z
+    .number()
+    .describe("One entry of APC's and MLM's CSR taskmaster loop that measures the distance to consensus (a compensated sum), seconds."),
   perMachineOverheadSeconds: z.number().describe("One chunk's fixed cost (a kernel call on a tiny block)."),
   threadStartSeconds: z.number().describe("A threaded run's start: the last measured in this worker, else a default."),
   phaseSyncSeconds: z

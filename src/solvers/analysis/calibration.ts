@@ -306,6 +306,30 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     }
     sink += d2;
   });
+  // The CSR consensus taskmaster's measure-and-advance loop (../machines/csrConsensusPass.ts): per entry of a
+  // support or of n, e = xbar - y, e^2 added in double-double (a dependent chain: ~4x a streaming loop's time),
+  // (e - D)^2 added and D stepped; read through an index array, as a support is.
+  const offsets = new Float64Array(n);
+  const terms = new Float64Array(n).fill(0.5);
+  const support = Int32Array.from({ length: n }, (_, t) => t);
+  const consensusSeconds = medianSeconds(clock, 2 * repeats + 1, () => {
+    let sum = 0;
+    let low = 0;
+    let close = 0;
+    for (let t = 0; t < n; t++) {
+      const j = support[t];
+      const e = xbar[j] - local[j];
+      const square = e * e;
+      const s = sum + square;
+      const back = s - sum;
+      low += sum - (s - back) + (square - back);
+      sum = s;
+      const d = e - offsets[t];
+      close += d * d;
+      offsets[t] = 0.5 * offsets[t] + 0.5 * terms[t];
+    }
+    sink += sum + low + close;
+  });
   if (Number.isNaN(sink)) throw new Error('calibration: not a number');
 
   const rates: Calibration = {
@@ -320,6 +344,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     inCacheBytes: IN_CACHE_BYTES,
     outOfCacheBytes: OUT_OF_CACHE_BYTES,
     vectorBytesPerSecond: (24 * n) / vectorSeconds,
+    consensusEntrySeconds: consensusSeconds / n,
     perMachineOverheadSeconds: tiny,
     threadStartSeconds: lastThreadStartSeconds() ?? DEFAULT_THREAD_START_SECONDS,
     phaseSyncSeconds: lastPhaseSyncSeconds() ?? PHASE_SYNC_SECONDS,

@@ -116,6 +116,8 @@ export interface Work {
   factorBytes: number;
   /** Columns the solves' sweeps go through (each has a cost of its own beyond its entries). */
   factorColumns: number;
+  /** Entries of the CSR consensus taskmaster's measure-and-advance loop (Calibration.consensusEntrySeconds each). */
+  consensusEntries: number;
   vectorBytes: number;
   /** Bytes of matrix data it holds (A_i, Q_i or the factor, once): the iteration's working set. */
   residentBytes: number;
@@ -138,7 +140,16 @@ export interface IterationCost {
 const BYTES = 8;
 const CSR_ENTRY_BYTES = 12;
 
-const NO_WORK = { flops: 0, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, factorColumns: 0, residentBytes: 0, entries: 0 };
+const NO_WORK = {
+  flops: 0,
+  matrixBytes: 0,
+  csrLoopBytes: 0,
+  factorBytes: 0,
+  factorColumns: 0,
+  consensusEntries: 0,
+  residentBytes: 0,
+  entries: 0,
+};
 
 /** The counts of one iteration of `id` on `system` (see the header). */
 export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCost {
@@ -189,18 +200,21 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
     };
   });
   // Dense APC / MLM average the m copies x_i; on CSR the x_i are y plus each machine's offset on its
-  // support, which the taskmaster measures and advances (a few vectors of the supports).
+  // support, which the taskmaster measures and advances (../machines/csrConsensusPass.ts: a compensated
+  // sum over each support and over n, priced per entry), then sums (m y, each offset scattered: 24 bytes
+  // a support entry) and averages into xbar (3 vectors of n).
+  const csrConsensus = consensus && storage === 'csr';
   const taskmasterBytes = consensus
     ? storage === 'dense'
       ? BYTES * m * n + 5 * BYTES * n
-      : 4 * BYTES * supports + 5 * BYTES * n
+      : 3 * BYTES * supports + 4 * BYTES * n
     : 2 * BYTES * supports + 5 * BYTES * n;
   return {
     algorithm: id,
     storage,
     machineCount: m,
     machines: work,
-    taskmaster: { ...NO_WORK, vectorBytes: taskmasterBytes },
+    taskmaster: { ...NO_WORK, vectorBytes: taskmasterBytes, consensusEntries: csrConsensus ? supports + n : 0 },
     bytesPerIteration,
     messagesPerIteration,
   };
@@ -245,6 +259,7 @@ export function secondsHere(cost: IterationCost, calibration: Calibration, threa
     w.csrLoopBytes * secondsPerLoopByte +
     w.factorBytes * secondsPerFactorByte +
     w.factorColumns * calibration.factorColumnSeconds +
+    w.consensusEntries * calibration.consensusEntrySeconds +
     w.vectorBytes / calibration.vectorBytesPerSecond;
   let sum = 0;
   let largest = 0;

@@ -189,6 +189,8 @@ export interface Calibration {
   outOfCacheBytes: number;
   /** A plain loop over n-long vectors (APC's x_i update, the taskmaster's sums), bytes per second. */
   vectorBytesPerSecond: number;
+  /** One entry of the CSR consensus taskmaster's measure-and-advance loop (a compensated sum and an offset's step), seconds. */
+  consensusEntrySeconds: number;
   /** Fixed cost of one chunk's pass (a kernel call on a tiny block, averaged over many), seconds. */
   perMachineOverheadSeconds: number;
   /** A threaded run's start: its worker threads started, the data copied into shared memory (the last such start in this process, else a default). */

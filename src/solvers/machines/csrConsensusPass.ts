@@ -97,6 +97,11 @@ export class CsrConsensusPass implements ConsensusMachines {
     this.distance2 = this.measureAndAdvance(engine.output);
   }
 
+  /** The machines' terms of the last pass (the engine's output), which run() advances the offsets by. */
+  lastTerms(): Float64Array {
+    return this.engine.output;
+  }
+
   residualNormSquared(): number {
     return this.residual2;
   }
@@ -146,7 +151,7 @@ export class CsrConsensusPass implements ConsensusMachines {
    * is read once for its sums and its offsets' step, then n once for |e|^2 and y's step: the
    * taskmaster's share of an iteration at large n is these passes over memory.
    */
-  private measureAndAdvance(terms: Float64Array): number {
+  measureAndAdvance(terms: Float64Array): number {
     const { machines, outputOffset, offsets, y, xbar, gamma, inside, insideLow, near } = this;
     const keep = 1 - gamma;
     for (let i = 0; i < machines.length; i++) {

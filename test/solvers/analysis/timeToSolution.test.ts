@@ -50,6 +50,7 @@ const calibration: Calibration = {
   inCacheBytes: 8 * 2 ** 20,
   outOfCacheBytes: 48 * 2 ** 20,
   vectorBytesPerSecond: 1e9,
+  consensusEntrySeconds: 0,
   perMachineOverheadSeconds: 0,
   threadStartSeconds: 0.1,
   phaseSyncSeconds: 0,
@@ -178,8 +179,28 @@ describe('secondsHere', () => {
     storage: 'dense',
     machineCount: 2,
     machines: [
-      { flops: 3000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, factorColumns: 0, vectorBytes: 0, residentBytes: 6000, entries: 750 },
-      { flops: 1000, matrixBytes: 0, csrLoopBytes: 0, factorBytes: 0, factorColumns: 0, vectorBytes: 0, residentBytes: 2000, entries: 250 },
+      {
+        flops: 3000,
+        matrixBytes: 0,
+        csrLoopBytes: 0,
+        factorBytes: 0,
+        factorColumns: 0,
+        consensusEntries: 0,
+        vectorBytes: 0,
+        residentBytes: 6000,
+        entries: 750,
+      },
+      {
+        flops: 1000,
+        matrixBytes: 0,
+        csrLoopBytes: 0,
+        factorBytes: 0,
+        factorColumns: 0,
+        consensusEntries: 0,
+        vectorBytes: 0,
+        residentBytes: 2000,
+        entries: 250,
+      },
     ],
     taskmaster: {
       flops: 0,
@@ -187,6 +208,7 @@ describe('secondsHere', () => {
       csrLoopBytes: 0,
       factorBytes: 0,
       factorColumns: 0,
+      consensusEntries: 0,
       vectorBytes: 500,
       residentBytes: 0,
       entries: 0,
@@ -249,13 +271,14 @@ describe('secondsHere', () => {
     expect(flopsSeconds(10_000)).toBeCloseTo(0.5 * (3000 / 2e9) + 0.5 * (3000 / 1e9), 15);
   });
 
-  it('prices CSR loop and factor bytes at their own calibrated rates, and each column of a factor sweep', () => {
+  it('prices CSR loop and factor bytes at their own calibrated rates, each column of a factor sweep and each consensus entry', () => {
     const csrWork = {
       flops: 0,
       matrixBytes: 1000,
       csrLoopBytes: 2000,
       factorBytes: 4000,
       factorColumns: 500,
+      consensusEntries: 250,
       vectorBytes: 0,
       residentBytes: 0,
       entries: 0,
@@ -267,10 +290,12 @@ describe('secondsHere', () => {
       csrLoopBytesPerSecondInCache: 2e9,
       factorBytesPerSecondInCache: 4e9,
       factorColumnSeconds: 4e-9,
+      consensusEntrySeconds: 4e-9,
     };
     const only = { ...cost, machines: [csrWork], taskmaster: { ...cost.taskmaster, vectorBytes: 0 } };
-    // 1 us of the gradient kernel, 1 us of loops, 1 us of solves' bytes, 2 us of their columns; then the runner's 1 us.
-    expect(secondsHere(only, rates, 1)).toBeCloseTo(5e-6 + 1e-6, 15);
+    // 1 us of the gradient kernel, 1 us of loops, 1 us of solves' bytes, 2 us of their columns, 1 us of consensus
+    // entries; then the runner's 1 us.
+    expect(secondsHere(only, rates, 1)).toBeCloseTo(6e-6 + 1e-6, 15);
   });
 
   it('starts a threaded run at the thread start plus the setup pass, a one-thread run at a copy of its data', () => {
@@ -293,7 +318,11 @@ describe('chunks', () => {
   it('prices CSR APC as a Cimmino pass: no n-long update per machine', () => {
     const c = iterationCost('apc', csr);
     expect(c.machines.map((w) => w.vectorBytes)).toEqual([16 * 4, 16 * 3]);
-    expect(c.taskmaster.vectorBytes).toBe(4 * 8 * 7 + 5 * 8 * 6);
+    // The taskmaster's measure-and-advance loop over the supports and n, then the sum (the offsets scattered) and xbar.
+    expect(c.taskmaster.consensusEntries).toBe(7 + 6);
+    expect(c.taskmaster.vectorBytes).toBe(3 * 8 * 7 + 4 * 8 * 6);
+    expect(iterationCost('cimmino', csr).taskmaster.consensusEntries).toBe(0);
+    expect(iterationCost('apc', dense).taskmaster.consensusEntries).toBe(0);
     expect(c.machines.map((w) => w.entries)).toEqual([2 * (7 + 3), 4 * (5 + 3)]);
   });
 
@@ -350,6 +379,8 @@ describe('measureCalibration', () => {
     const rows40 = Math.floor((5 * Math.floor((40 * 2 ** 20) / 88)) / 40);
     expect(c.factorBytesPerSecond).toBeCloseTo(24 * (40 * rows40 - 780) * 1000, 3);
     expect([c.inCacheBytes, c.outOfCacheBytes]).toEqual([8 * 2 ** 20, 40 * 2 ** 20]);
+    // The consensus loop's 250,000 entries in one timing.
+    expect(c.consensusEntrySeconds).toBeCloseTo(1e-3 / 250_000, 15);
     // 1000 calls in one timing.
     expect(c.perMachineOverheadSeconds).toBeCloseTo(1e-6, 12);
     expect(c.threadStartSeconds).toBeGreaterThan(0);
