@@ -251,8 +251,10 @@ export class BlockShard implements Shard {
         }
       return;
     }
+    // A strip's rows of X and y are consecutive: read at first + t (the same rows as its list).
+    const first = stripStart(cols);
     for (let t = 0; t < c; t++) {
-      const from = cols[t] * w;
+      const from = (first >= 0 ? first + t : cols[t]) * w;
       for (let j = 0; j < w; j++) {
         const ej = input[from + j] - y[from + j];
         inside[j] += ej * ej;

@@ -11,7 +11,7 @@ import type { CsrMachine } from './csrMachine.js';
 import { startFleet } from './fleet.js';
 import type { DenseMachine } from './machine.js';
 import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
-import { csrStorage, denseStorage, type MachineStorage } from './storage.js';
+import { csrStorage, denseStorage, stripStart, type MachineStorage } from './storage.js';
 
 /** Scalar of a machine: |b_i - A_i x|^2. */
 const RESIDUAL2 = 0;
@@ -106,7 +106,9 @@ export class CimminoPass {
     for (let i = 0; i < machines.length; i++) {
       const { c, cols, full } = machines[i];
       const offset = outputOffset[i];
-      if (full) for (let t = 0; t < c; t++) direction[t] += terms[offset + t];
+      // A strip's columns are consecutive: read at first + t (the same columns as its list).
+      const first = full ? 0 : stripStart(cols);
+      if (first >= 0) for (let t = 0; t < c; t++) direction[first + t] += terms[offset + t];
       else for (let t = 0; t < c; t++) direction[cols[t]] += terms[offset + t];
     }
   }
