@@ -249,7 +249,8 @@ export function factorSolveRates(
  * plain loops over A_i; solves with banded factors of 5 and 40 entries a column on the machines' Gram
  * solver in cache, and of 40 out of cache (factorSolveRates: a cost per column and one per entry; their
  * speed is neither the gradient kernel's nor the loops'); a plain loop over 250,000-long
- * vectors (APC's x_i update); 1000 fused passes over one row of 8 (a chunk's fixed cost); then each
+ * vectors (APC's x_i update) and a loop of the shape of the CSR consensus taskmaster's over as many entries;
+ * 1000 fused passes over one row of 8 (a chunk's fixed cost); then each
  * algorithm's fixed costs per iteration on tiny systems (measureOverheads).
  * The out-of-cache blocks with fewer samples (they vary less). About 1-1.5 s in all on a quiet 2-core machine, once per process (currentCalibration).
  */
@@ -307,8 +308,8 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     sink += d2;
   });
   // The CSR consensus taskmaster's measure-and-advance loop (../machines/csrConsensusPass.ts): per entry of a
-  // support or of n, e = xbar - y, e^2 added in double-double (a dependent chain: ~4x a streaming loop's time),
-  // (e - D)^2 added and D stepped; read through an index array, as a support is.
+  // support or of n, e = xbar - y, e^2 added in double-double (a dependent chain, ~2x a streaming loop's time
+  // here), (e - D)^2 added and D stepped; read through an index array, as a support that is not a strip is.
   const offsets = new Float64Array(n);
   const terms = new Float64Array(n).fill(0.5);
   const support = Int32Array.from({ length: n }, (_, t) => t);
