@@ -14,6 +14,7 @@ import { csrAddTranspose, csrRowProducts } from '../linalg/csrKernels.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
+import { supportConsensusSums } from '../machines/csrConsensusPass.js';
 import { currentThreadCsrGradient, currentThreadGramSolver } from '../machines/placement.js';
 import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
 import { runAlgorithmWork } from '../runner/runAlgorithm.js';
@@ -24,6 +25,9 @@ import { iterationCost, secondsHere, systemCost } from './timeToSolution.js';
 import type { Calibration, FixedCost, IterationOverheads } from './types.js';
 
 export type { Calibration, FixedCost, IterationOverheads } from './types.js';
+
+/** The column list of a strip the consensus loop is timed on: not read (its columns are first + t). */
+const NO_COLUMNS = new Int32Array(0);
 
 /** How long a calibration stands before it is measured again (the host's load can change). */
 export const CALIBRATION_REFRESH_SECONDS = 600;
@@ -249,7 +253,7 @@ export function factorSolveRates(
  * plain loops over A_i; solves with banded factors of 5 and 40 entries a column on the machines' Gram
  * solver in cache, and of 40 out of cache (factorSolveRates: a cost per column and one per entry; their
  * speed is neither the gradient kernel's nor the loops'); a plain loop over 250,000-long
- * vectors (APC's x_i update) and a loop of the shape of the CSR consensus taskmaster's over as many entries;
+ * vectors (APC's x_i update) and the CSR consensus taskmaster's loop over as many entries;
  * 1000 fused passes over one row of 8 (a chunk's fixed cost); then each
  * algorithm's fixed costs per iteration on tiny systems (measureOverheads).
  * The out-of-cache blocks with fewer samples (they vary less). About 1-1.5 s in all on a quiet 2-core machine, once per process (currentCalibration).
@@ -307,29 +311,17 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     }
     sink += d2;
   });
-  // The CSR consensus taskmaster's measure-and-advance loop (../machines/csrConsensusPass.ts): per entry of a
-  // support or of n, e = xbar - y, e^2 added in double-double (a dependent chain, ~2x a streaming loop's time
-  // here), (e - D)^2 added and D stepped; read through an index array, as a support that is not a strip is.
+  // The CSR consensus taskmaster's measure-and-advance loop itself (../machines/csrConsensusPass.ts
+  // supportConsensusSums) on one support of n consecutive columns (a strip, as contiguous machines' supports
+  // are, read without the column list; the taskmaster's n-long loop reads as contiguously): per entry
+  // e = xbar - y, e^2 added in double-double (a dependent chain, ~2x a streaming loop's time here),
+  // (e - D)^2 added and D stepped.
   const offsets = new Float64Array(n);
   const terms = new Float64Array(n).fill(0.5);
-  const support = Int32Array.from({ length: n }, (_, t) => t);
+  const sums = new Float64Array(3);
   const consensusSeconds = medianSeconds(clock, 2 * repeats + 1, () => {
-    let sum = 0;
-    let low = 0;
-    let close = 0;
-    for (let t = 0; t < n; t++) {
-      const j = support[t];
-      const e = xbar[j] - local[j];
-      const square = e * e;
-      const s = sum + square;
-      const back = s - sum;
-      low += sum - (s - back) + (square - back);
-      sum = s;
-      const d = e - offsets[t];
-      close += d * d;
-      offsets[t] = 0.5 * offsets[t] + 0.5 * terms[t];
-    }
-    sink += sum + low + close;
+    supportConsensusSums(xbar, local, offsets, terms, 0, n, 0, NO_COLUMNS, 0.5, 0.5, sums);
+    sink += sums[0] + sums[1] + sums[2];
   });
   if (Number.isNaN(sink)) throw new Error('calibration: not a number');
 

@@ -11,7 +11,7 @@ import type { CsrMachine } from './csrMachine.js';
 import { startFleet } from './fleet.js';
 import type { DenseMachine } from './machine.js';
 import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
-import { csrStorage, denseStorage, stripStart, type MachineStorage } from './storage.js';
+import { addOnSupport, csrStorage, denseStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a machine: |b_i - A_i x|^2. */
 const RESIDUAL2 = 0;
@@ -103,14 +103,7 @@ export class CimminoPass {
     const { machines, outputOffset } = this;
     const terms = this.engine.output;
     direction.fill(0);
-    for (let i = 0; i < machines.length; i++) {
-      const { c, cols, full } = machines[i];
-      const offset = outputOffset[i];
-      // A strip's columns are consecutive: read at first + t (the same columns as its list).
-      const first = full ? 0 : stripStart(cols);
-      if (first >= 0) for (let t = 0; t < c; t++) direction[first + t] += terms[offset + t];
-      else for (let t = 0; t < c; t++) direction[cols[t]] += terms[offset + t];
-    }
+    for (let i = 0; i < machines.length; i++) addOnSupport(machines[i], terms, outputOffset[i], direction);
   }
 
   dispose(): void {

@@ -30,10 +30,49 @@ import { checkStateLengths } from '../runner/snapshot.js';
 import type { ConsensusMachines } from './consensusPass.js';
 import { CIMMINO_PASS, CIMMINO_TERMS } from './cimminoPass.js';
 import { startFleet } from './fleet.js';
-import { csrStorage, stripStart, type CsrMachineStorage } from './storage.js';
+import { addOnSupport, csrStorage, stripStart, type CsrMachineStorage } from './storage.js';
 
 /** Scalar of a machine in the Cimmino pass: |A_i x - b_i|^2. */
 const RESIDUAL2 = 0;
+
+/**
+ * One machine's share of the taskmaster's measure-and-advance (CsrConsensusPass.measureAndAdvance) over its
+ * support, c columns (first + t when first >= 0, else cols[t]), with e = xbar - y before the step: into
+ * sums, sum_{C_i} e_j^2 in double-double (high, low) and sum_{C_i} (e_j - D_ij)^2; then each D_ij = keep D_ij
+ * + gamma term_ij, both from `base`. The calibration times it (../analysis/calibration.ts, consensusEntrySeconds).
+ */
+export function supportConsensusSums(
+  xbar: Float64Array,
+  y: Float64Array,
+  offsets: Float64Array,
+  terms: Float64Array,
+  base: number,
+  c: number,
+  first: number,
+  cols: Int32Array,
+  keep: number,
+  gamma: number,
+  sums: Float64Array,
+): void {
+  let sum = 0;
+  let low = 0;
+  let close = 0;
+  for (let t = 0; t < c; t++) {
+    const j = first >= 0 ? first + t : cols[t];
+    const e = xbar[j] - y[j];
+    const square = e * e;
+    const s = sum + square;
+    const back = s - sum;
+    low += sum - (s - back) + (square - back);
+    sum = s;
+    const d = e - offsets[base + t];
+    close += d * d;
+    offsets[base + t] = keep * offsets[base + t] + gamma * terms[base + t];
+  }
+  sums[0] = sum;
+  sums[1] = low;
+  sums[2] = close;
+}
 
 export class CsrConsensusPass implements ConsensusMachines {
   readonly xbar: Float64Array;
@@ -50,6 +89,8 @@ export class CsrConsensusPass implements ConsensusMachines {
   private readonly inside: Float64Array;
   private readonly insideLow: Float64Array;
   private readonly near: Float64Array;
+  /** One machine's three sums (supportConsensusSums). */
+  private readonly sums = new Float64Array(3);
   private residual2 = 0;
   private distance2 = 0;
 
@@ -116,13 +157,7 @@ export class CsrConsensusPass implements ConsensusMachines {
     const { machines, outputOffset, offsets, y } = this;
     const m = machines.length;
     for (let j = 0; j < y.length; j++) sum[j] = m * y[j];
-    for (let i = 0; i < m; i++) {
-      const { c, cols, full } = machines[i];
-      const base = outputOffset[i];
-      const first = full ? 0 : stripStart(cols);
-      if (first >= 0) for (let t = 0; t < c; t++) sum[first + t] += offsets[base + t];
-      else for (let t = 0; t < c; t++) sum[cols[t]] += offsets[base + t];
-    }
+    for (let i = 0; i < m; i++) addOnSupport(machines[i], offsets, outputOffset[i], sum);
   }
 
   /** [y, the offsets D_i]: with xbar (the method's), every x_i of (2). */
@@ -152,31 +187,14 @@ export class CsrConsensusPass implements ConsensusMachines {
    * taskmaster's share of an iteration at large n is these passes over memory.
    */
   measureAndAdvance(terms: Float64Array): number {
-    const { machines, outputOffset, offsets, y, xbar, gamma, inside, insideLow, near } = this;
+    const { machines, outputOffset, offsets, y, xbar, gamma, inside, insideLow, near, sums } = this;
     const keep = 1 - gamma;
     for (let i = 0; i < machines.length; i++) {
       const { c, cols, full } = machines[i];
-      const base = outputOffset[i];
-      // sum_{j in C_i} e_j^2 in double-double, and sum_{j in C_i} (e_j - D_ij)^2, with e = xbar - y before the step.
-      let sum = 0;
-      let low = 0;
-      let close = 0;
-      const first = full ? 0 : stripStart(cols);
-      for (let t = 0; t < c; t++) {
-        const j = first >= 0 ? first + t : cols[t];
-        const e = xbar[j] - y[j];
-        const square = e * e;
-        const s = sum + square;
-        const back = s - sum;
-        low += sum - (s - back) + (square - back);
-        sum = s;
-        const d = e - offsets[base + t];
-        close += d * d;
-        offsets[base + t] = keep * offsets[base + t] + gamma * terms[base + t];
-      }
-      inside[i] = sum;
-      insideLow[i] = low;
-      near[i] = close;
+      supportConsensusSums(xbar, y, offsets, terms, outputOffset[i], c, full ? 0 : stripStart(cols), cols, keep, gamma, sums);
+      inside[i] = sums[0];
+      insideLow[i] = sums[1];
+      near[i] = sums[2];
     }
     // |e|^2 in double-double: (total, totalLow).
     let total = 0;

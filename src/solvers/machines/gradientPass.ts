@@ -25,7 +25,7 @@ import type { CsrMachine } from './csrMachine.js';
 import type { DenseMachine } from './machine.js';
 import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
 import type { PassKernels } from './placement.js';
-import { csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type MachineStorage } from './storage.js';
+import { addOnSupport, csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a chunk: sum of r_k^2 over its rows. */
 const RESIDUAL2 = 0;
@@ -240,12 +240,7 @@ export class GradientPass {
     g.fill(0);
     for (const run of this.fullRuns)
       accumulateRowCombination(this.kernels.rows, run.terms, run.chunks, n, this.wholeStart, this.wholeEnd, this.ones, 0, 1, g);
-    for (let s = 0; s < chunks.length; s++) {
-      const { c, cols, full } = chunks[s];
-      if (full) continue;
-      const offset = outputOffset[s];
-      for (let t = 0; t < c; t++) g[cols[t]] += terms[offset + t];
-    }
+    for (let s = 0; s < chunks.length; s++) if (!chunks[s].full) addOnSupport(chunks[s], terms, outputOffset[s], g);
     return this.engine.scalarSum(RESIDUAL2);
   }
 

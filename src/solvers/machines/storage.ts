@@ -157,6 +157,23 @@ export function stripStart(cols: Int32Array): number {
   return c > 0 && cols[c - 1] - cols[0] === c - 1 ? cols[0] : -1;
 }
 
+/**
+ * out[j] += values[offset + t] for the t-th column j of a support of c columns, t ascending: j = first + t on a full
+ * support or a strip (read without the column list), else cols[t]. How a machine's term or offset, kept on its
+ * support, is added into an n-long vector.
+ */
+export function addOnSupport(
+  support: { readonly c: number; readonly cols: Int32Array; readonly full: boolean },
+  values: Float64Array,
+  offset: number,
+  out: Float64Array,
+): void {
+  const { c, cols, full } = support;
+  const first = full ? 0 : stripStart(cols);
+  if (first >= 0) for (let t = 0; t < c; t++) out[first + t] += values[offset + t];
+  else for (let t = 0; t < c; t++) out[cols[t]] += values[offset + t];
+}
+
 /** Matrix entries one pass over the storage reads (its parts' nonzero extents): what orders and places the chunks. */
 export function entriesRead(storage: MachineStorage): number {
   // The projection passes read A_i twice and L_i twice (a solve with L_i, one with L_i^T), and as
