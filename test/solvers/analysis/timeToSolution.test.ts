@@ -11,6 +11,7 @@ import {
   timeToSolution,
   type IterationCost,
   type SystemCost,
+  type Work,
 } from '../../../src/solvers/analysis/timeToSolution.js';
 import { buildDistributedSystem, createProblem, generateMatrix } from '../../../src/solvers/index.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
@@ -173,46 +174,27 @@ describe('finishesFirst', () => {
 });
 
 describe('secondsHere', () => {
+  const nothing: Work = {
+    flops: 0,
+    matrixBytes: 0,
+    csrLoopBytes: 0,
+    factorBytes: 0,
+    factorColumns: 0,
+    consensusEntries: 0,
+    vectorBytes: 0,
+    residentBytes: 0,
+    entries: 0,
+  };
   // Two chunks of 3000 and 1000 flops, no vectors: 3 us and 1 us at 1 GFLOP/s.
   const cost: IterationCost = {
     algorithm: 'apc',
     storage: 'dense',
     machineCount: 2,
     machines: [
-      {
-        flops: 3000,
-        matrixBytes: 0,
-        csrLoopBytes: 0,
-        factorBytes: 0,
-        factorColumns: 0,
-        consensusEntries: 0,
-        vectorBytes: 0,
-        residentBytes: 6000,
-        entries: 750,
-      },
-      {
-        flops: 1000,
-        matrixBytes: 0,
-        csrLoopBytes: 0,
-        factorBytes: 0,
-        factorColumns: 0,
-        consensusEntries: 0,
-        vectorBytes: 0,
-        residentBytes: 2000,
-        entries: 250,
-      },
+      { ...nothing, flops: 3000, residentBytes: 6000, entries: 750 },
+      { ...nothing, flops: 1000, residentBytes: 2000, entries: 250 },
     ],
-    taskmaster: {
-      flops: 0,
-      matrixBytes: 0,
-      csrLoopBytes: 0,
-      factorBytes: 0,
-      factorColumns: 0,
-      consensusEntries: 0,
-      vectorBytes: 500,
-      residentBytes: 0,
-      entries: 0,
-    },
+    taskmaster: { ...nothing, vectorBytes: 500 },
     bytesPerIteration: 0,
     messagesPerIteration: 4,
   };
@@ -272,17 +254,7 @@ describe('secondsHere', () => {
   });
 
   it('prices CSR loop and factor bytes at their own calibrated rates, each column of a factor sweep and each consensus entry', () => {
-    const csrWork = {
-      flops: 0,
-      matrixBytes: 1000,
-      csrLoopBytes: 2000,
-      factorBytes: 4000,
-      factorColumns: 500,
-      consensusEntries: 250,
-      vectorBytes: 0,
-      residentBytes: 0,
-      entries: 0,
-    };
+    const csrWork = { ...nothing, matrixBytes: 1000, csrLoopBytes: 2000, factorBytes: 4000, factorColumns: 500, consensusEntries: 250 };
     const rates = {
       ...timed,
       perMachineOverheadSeconds: 0,
