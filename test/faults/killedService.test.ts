@@ -42,8 +42,10 @@ const LONG_SOLVE = {
   matrix: { format: 'generator', generator: 'gaussian', n: 100, seed: 21 },
   partition: { machines: 4 },
   algorithms: ['dgd'],
-  // Seconds of iterations: long enough to be killed mid-solve.
-  options: { tolerance: 1e-15, maxIterations: 400_000, stopOnStagnation: false },
+  // Seconds of iterations (~5-7 s on a quiet 2-core host; the default MAX_ITERATIONS_LIMIT), long enough to be
+  // killed mid-solve and to outlast a second service's start below: 400,000 (~2-3 s) ended during that start
+  // once, under a loaded CI.
+  options: { tolerance: 1e-15, maxIterations: 1_000_000, stopOnStagnation: false },
 };
 
 async function submit(service: ServiceProcess, body: unknown): Promise<string> {
@@ -104,7 +106,7 @@ describe('kill -9 of the whole service, then a restart on the same DATA_DIR', ()
     const rerun = await waitForJob(restarted, interrupted);
     expect(rerun.status, JSON.stringify(rerun.error)).toBe('succeeded');
     expect(rerun.attempts).toBe(2);
-    expect(rerun.result!.runs.dgd!.iterations).toBe(400_000);
+    expect(rerun.result!.runs.dgd!.iterations).toBe(LONG_SOLVE.options.maxIterations);
     const ranLater = await waitForJob(restarted, queued);
     expect(ranLater.status).toBe('succeeded');
     expect(ranLater.attempts).toBe(1);
