@@ -13,6 +13,7 @@
  *    refinement correction repeating the four;
  *  - the taskmaster's: adding the machines' terms on their supports (16 c_i bytes each) and the
  *    update of x (40 n bytes: x, its predecessor, the step); APC / MLM average the m copies x_i (8 m n);
+ *    and the run's measure of its relative error when x* is known (x and x*: 16 n bytes);
  *  - the messages: x out to each machine and its term back (gradient methods and Cimmino: vectors of
  *    the column support c_i), or xbar out and x_i back (APC / MLM: vectors of n, as they are held here).
  * Here: the sum of the machines' work (one process) at the calibrated rates of the kernels that do it
@@ -25,6 +26,7 @@
  */
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { isTall } from '../distributed/leastSquares.js';
 import { gradientRowChunks, singleCsrChunk } from '../machines/gradientPass.js';
 import { threadsForRun } from '../parallel/threads.js';
 import { predictIterations } from './recommendation.js';
@@ -62,9 +64,15 @@ export interface SystemCost {
   machines: MachineCost[];
   /** How the gradient methods' pass is cut; absent: one chunk per machine on its support. */
   gradientChunks?: GradientChunk[];
+  /**
+   * Whether a run measures its relative error every iteration (../runner/runAlgorithm.ts): x* is known
+   * (given, or generated with b), or the system is tall (its run's target is computed). A read of x and x*.
+   */
+  errorMeasured: boolean;
 }
 
 export function systemCost(system: DistributedSystem): SystemCost {
+  const errorMeasured = system.xTrue !== null || isTall(system);
   if (system.storage === 'dense') {
     const machines = system.machines.map((d) => ({
       p: d.p,
@@ -74,7 +82,7 @@ export function systemCost(system: DistributedSystem): SystemCost {
       factorNnz: 0,
       refinement: 0,
     }));
-    return { storage: 'dense', n: system.n, machines, gradientChunks: gradientChunksOf(system) };
+    return { storage: 'dense', n: system.n, machines, gradientChunks: gradientChunksOf(system), errorMeasured };
   }
   const machines = system.machines.map((d) => ({
     p: d.p,
@@ -86,7 +94,7 @@ export function systemCost(system: DistributedSystem): SystemCost {
   }));
   const nnz = machines.reduce((s, d) => s + d.entriesA, 0);
   const gradientChunks = singleCsrChunk(system) ? [{ entries: nnz, c: 0 }] : gradientChunksOf(system);
-  return { storage: 'csr', n: system.n, machines, gradientChunks };
+  return { storage: 'csr', n: system.n, machines, gradientChunks, errorMeasured };
 }
 
 /** The gradient pass' row chunks as gradientRowChunks cuts them, each on its machine's support. */
@@ -163,6 +171,8 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
   const messagesPerIteration = 2 * m;
   // Gathering x onto a partial support and scattering back: two vectors of c.
   const gather = (c: number): number => (c < n ? 2 * BYTES * c : 0);
+  // The runner's |x - x*| every iteration (SystemCost.errorMeasured): at n = 40,000 a fifth of a CSR gradient iteration.
+  const errorBytes = system.errorMeasured ? 2 * BYTES * n : 0;
   if (!projection) {
     const chunks = system.gradientChunks ?? machines.map((d) => ({ entries: d.entriesA, c: d.c }));
     const work = chunks.map((chunk): Work => {
@@ -176,7 +186,7 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
     // DGD x -= alpha g (3 vectors of n), D-HBM and D-NAG with their momentum (5).
     const terms = chunks.reduce((s, chunk) => s + chunk.c, 0);
     const update = id === 'dgd' ? 3 : 5;
-    const taskmaster: Work = { ...NO_WORK, vectorBytes: 2 * BYTES * terms + update * BYTES * n };
+    const taskmaster: Work = { ...NO_WORK, vectorBytes: 2 * BYTES * terms + update * BYTES * n + errorBytes };
     return { algorithm: id, storage, machineCount: m, machines: work, taskmaster, bytesPerIteration, messagesPerIteration };
   }
   const work = machines.map((d): Work => {
@@ -214,7 +224,7 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
     storage,
     machineCount: m,
     machines: work,
-    taskmaster: { ...NO_WORK, vectorBytes: taskmasterBytes, consensusEntries: csrConsensus ? supports + n : 0 },
+    taskmaster: { ...NO_WORK, vectorBytes: taskmasterBytes + errorBytes, consensusEntries: csrConsensus ? supports + n : 0 },
     bytesPerIteration,
     messagesPerIteration,
   };

@@ -95,14 +95,33 @@ function checkOptions(options: RunOptions): void {
   }
 }
 
-/** Euclidean norm of x - y, relative to |y| (absolute when y = 0). */
+/**
+ * Euclidean norm of x - y, relative to |y| (absolute when y = 0). Measured every iteration when x* is
+ * known: four partial sums, so that the loop is not one chain of dependent additions (one sum took
+ * ~1.3 ns an entry, ~50 us an iteration at n = 40,000, a fifth of a CSR gradient method's iteration).
+ */
 function relativeDistance(x: Float64Array, y: Float64Array, normY: number): number {
-  let s = 0;
-  for (let j = 0; j < x.length; j++) {
-    const d = x[j] - y[j];
-    s += d * d;
+  const n = x.length;
+  let s0 = 0;
+  let s1 = 0;
+  let s2 = 0;
+  let s3 = 0;
+  let j = 0;
+  for (; j + 4 <= n; j += 4) {
+    const d0 = x[j] - y[j];
+    const d1 = x[j + 1] - y[j + 1];
+    const d2 = x[j + 2] - y[j + 2];
+    const d3 = x[j + 3] - y[j + 3];
+    s0 += d0 * d0;
+    s1 += d1 * d1;
+    s2 += d2 * d2;
+    s3 += d3 * d3;
   }
-  const d = Math.sqrt(s);
+  for (; j < n; j++) {
+    const d = x[j] - y[j];
+    s0 += d * d;
+  }
+  const d = Math.sqrt(s0 + s1 + (s2 + s3));
   return normY === 0 ? d : d / normY;
 }
 

@@ -27,6 +27,7 @@ const dense: SystemCost = {
     { p: 3, c: 10, entriesA: 30, entriesQ: 30, factorNnz: 0, refinement: 0 },
     { p: 2, c: 4, entriesA: 8, entriesQ: 8, factorNnz: 0, refinement: 0 },
   ],
+  errorMeasured: false,
 };
 // CSR: n = 6, m = 2, supports 4 and 3, nnz 7 and 5, factor nonzeros 3 and 3, one refinement on machine 1.
 const csr: SystemCost = {
@@ -36,6 +37,7 @@ const csr: SystemCost = {
     { p: 2, c: 4, entriesA: 7, entriesQ: 0, factorNnz: 3, refinement: 0 },
     { p: 2, c: 3, entriesA: 5, entriesQ: 0, factorNnz: 3, refinement: 1 },
   ],
+  errorMeasured: false,
 };
 const calibration: Calibration = {
   backend: 'typescript',
@@ -296,6 +298,19 @@ describe('chunks', () => {
     expect(iterationCost('cimmino', csr).taskmaster.consensusEntries).toBe(0);
     expect(iterationCost('apc', dense).taskmaster.consensusEntries).toBe(0);
     expect(c.machines.map((w) => w.entries)).toEqual([2 * (7 + 3), 4 * (5 + 3)]);
+  });
+
+  it("prices the run's measure of its error (x and x*, 16 n bytes) on the taskmaster when x* is known", () => {
+    for (const system of [dense, csr])
+      for (const id of ALGORITHM_IDS) {
+        const without = iterationCost(id, system).taskmaster.vectorBytes;
+        expect(iterationCost(id, { ...system, errorMeasured: true }).taskmaster.vectorBytes - without).toBe(16 * system.n);
+      }
+    const A = poisson2d(10);
+    // No b: x* is generated with b, and every run measures its error; a given b leaves x* unknown.
+    expect(systemCost(buildDistributedSystem(createProblem({ A, partition: { machines: 4 } }))).errorMeasured).toBe(true);
+    const b = new Float64Array(100).fill(1);
+    expect(systemCost(buildDistributedSystem(createProblem({ A, rhs: b, partition: { machines: 4 } }))).errorMeasured).toBe(false);
   });
 
   it('cuts a small CSR system into one gradient chunk and a dense one into row chunks', () => {
