@@ -42,13 +42,17 @@ class HeavyBallMethod extends GradientMethod {
     return [this.z];
   }
 
-  /** z <- beta z + g(x); x <- x - alpha z */
   protected update(x: Float64Array, g: Float64Array): void {
-    const { z, alpha, beta } = this;
-    for (let j = 0; j < x.length; j++) {
-      z[j] = beta * z[j] + g[j];
-      x[j] -= alpha * z[j];
-    }
+    heavyBallUpdate(x, this.z, g, this.alpha, this.beta);
+  }
+}
+
+/** z <- beta z + g(x); x <- x - alpha z (also what the time-to-solution calibration times as a vector loop). */
+export function heavyBallUpdate(x: Float64Array, z: Float64Array, g: Float64Array, alpha: number, beta: number): void {
+  for (let j = 0; j < x.length; j++) {
+    const zj = beta * z[j] + g[j];
+    z[j] = zj;
+    x[j] -= alpha * zj;
   }
 }
 

@@ -187,7 +187,7 @@ export interface Calibration {
   /** Size of the in-cache blocks; the out-of-cache ones are outOfCacheBytes. A working set between the two is priced in between. */
   inCacheBytes: number;
   outOfCacheBytes: number;
-  /** A plain loop over n-long vectors (APC's x_i update, the taskmaster's sums), bytes per second. */
+  /** A plain loop over n-long vectors (timed: D-HBM's update, 40 bytes an entry; priced: the taskmaster's sums and updates, gathers), bytes per second. */
   vectorBytesPerSecond: number;
   /** One entry of the CSR consensus taskmaster's measure-and-advance loop (a compensated sum and an offset's step), seconds. */
   consensusEntrySeconds: number;
