@@ -1135,7 +1135,10 @@ export interface components {
                 /** @description The in-cache blocks' size: an iteration's working set between it and outOfCacheBytes is priced in between. */
                 inCacheBytes: number;
                 outOfCacheBytes: number;
+                /** @description A TypeScript vector loop's rate (D-HBM's update, 40 bytes an entry): the taskmaster's sums and updates, gathers. */
                 vectorBytesPerSecond: number;
+                /** @description The gradient methods' step (terms summed, x and its momentum updated) as the backend runs it: the addon's on the native backend, else vectorBytesPerSecond. */
+                stepBytesPerSecond: number;
                 /** @description One entry of APC's and MLM's CSR taskmaster loop that measures the distance to consensus (a compensated sum), seconds. */
                 consensusEntrySeconds: number;
                 /** @description One chunk's fixed cost (a kernel call on a tiny block). */

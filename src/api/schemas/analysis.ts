@@ -259,7 +259,14 @@ const CalibrationSchema = z.object({
     .number()
     .describe("The in-cache blocks' size: an iteration's working set between it and outOfCacheBytes is priced in between."),
   outOfCacheBytes: z.number(),
-  vectorBytesPerSecond: z.number(),
+  vectorBytesPerSecond: z
+    .number()
+    .describe("A TypeScript vector loop's rate (D-HBM's update, 40 bytes an entry): the taskmaster's sums and updates, gathers."),
+  stepBytesPerSecond: z
+    .number()
+    .describe(
+      "The gradient methods' step (terms summed, x and its momentum updated) as the backend runs it: the addon's on the native backend, else vectorBytesPerSecond.",
+    ),
   consensusEntrySeconds: z
     .number()
     .describe("One entry of APC's and MLM's CSR taskmaster loop that measures the distance to consensus (a compensated sum), seconds."),

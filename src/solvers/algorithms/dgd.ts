@@ -19,22 +19,6 @@ import type {
 
 const DOMAINS = [positive('alpha')];
 
-class DgdMethod extends GradientMethod {
-  constructor(
-    system: DistributedSystem,
-    private readonly alpha: number,
-    initialGuess?: Float64Array,
-  ) {
-    super(system, initialGuess);
-  }
-
-  /** x <- x - alpha g(x) */
-  protected update(x: Float64Array, g: Float64Array): void {
-    const { alpha } = this;
-    for (let j = 0; j < x.length; j++) x[j] -= alpha * g[j];
-  }
-}
-
 export const dgd: DistributedAlgorithm = {
   id: 'dgd',
   name: 'Distributed gradient descent',
@@ -67,6 +51,6 @@ export const dgd: DistributedAlgorithm = {
   },
   create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [alpha] = requireParameters('dgd', parameters, DOMAINS);
-    return new DgdMethod(system, alpha, initialGuess);
+    return new GradientMethod(system, { rule: 'dgd', alpha, beta: 0 }, initialGuess);
   },
 };

@@ -24,38 +24,6 @@ import type {
 
 const DOMAINS = [positive('alpha'), momentum('beta')];
 
-class HeavyBallMethod extends GradientMethod {
-  private readonly z: Float64Array;
-
-  constructor(
-    system: DistributedSystem,
-    private readonly alpha: number,
-    private readonly beta: number,
-    initialGuess?: Float64Array,
-  ) {
-    super(system, initialGuess);
-    // z(0) = 0 (x(-1) = x(0)) from any start.
-    this.z = new Float64Array(system.n);
-  }
-
-  protected override carried(): Float64Array[] {
-    return [this.z];
-  }
-
-  protected update(x: Float64Array, g: Float64Array): void {
-    heavyBallUpdate(x, this.z, g, this.alpha, this.beta);
-  }
-}
-
-/** z <- beta z + g(x); x <- x - alpha z (also what the time-to-solution calibration times as a vector loop). */
-export function heavyBallUpdate(x: Float64Array, z: Float64Array, g: Float64Array, alpha: number, beta: number): void {
-  for (let j = 0; j < x.length; j++) {
-    const zj = beta * z[j] + g[j];
-    z[j] = zj;
-    x[j] -= alpha * zj;
-  }
-}
-
 export const dhbm: DistributedAlgorithm = {
   id: 'dhbm',
   name: 'Distributed heavy-ball method',
@@ -87,7 +55,7 @@ export const dhbm: DistributedAlgorithm = {
   },
   create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [alpha, beta] = requireParameters('dhbm', parameters, DOMAINS);
-    return new HeavyBallMethod(system, alpha, beta, initialGuess);
+    return new GradientMethod(system, { rule: 'dhbm', alpha, beta }, initialGuess);
   },
   transientGrowth(spectral: SpectralData, parameters: Parameters): TransientPrediction | null {
     const [alpha, beta] = requireParameters('dhbm', parameters, DOMAINS);

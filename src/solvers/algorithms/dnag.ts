@@ -26,36 +26,6 @@ import type {
 
 const DOMAINS = [positive('alpha'), momentum('beta')];
 
-class NesterovMethod extends GradientMethod {
-  /** y, the previous gradient-step point (the estimate is x, the extrapolated point). */
-  private readonly y: Float64Array;
-
-  constructor(
-    system: DistributedSystem,
-    private readonly alpha: number,
-    private readonly beta: number,
-    initialGuess?: Float64Array,
-  ) {
-    super(system, initialGuess);
-    // y(0) = x(0): the first step is a plain gradient step from any start.
-    this.y = Float64Array.from(this.estimate);
-  }
-
-  protected override carried(): Float64Array[] {
-    return [this.y];
-  }
-
-  /** y' = x - alpha g(x); x <- y' + beta (y' - y); y <- y' */
-  protected update(x: Float64Array, g: Float64Array): void {
-    const { y, alpha, beta } = this;
-    for (let j = 0; j < x.length; j++) {
-      const yNext = x[j] - alpha * g[j];
-      x[j] = yNext + beta * (yNext - y[j]);
-      y[j] = yNext;
-    }
-  }
-}
-
 export const dnag: DistributedAlgorithm = {
   id: 'dnag',
   name: 'Distributed Nesterov accelerated gradient',
@@ -90,7 +60,7 @@ export const dnag: DistributedAlgorithm = {
   },
   create(system: DistributedSystem, parameters: Parameters, initialGuess?: Float64Array): IterativeMethod {
     const [alpha, beta] = requireParameters('dnag', parameters, DOMAINS);
-    return new NesterovMethod(system, alpha, beta, initialGuess);
+    return new GradientMethod(system, { rule: 'dnag', alpha, beta }, initialGuess);
   },
   transientGrowth(spectral: SpectralData, parameters: Parameters): TransientPrediction | null {
     const [alpha, beta] = requireParameters('dnag', parameters, DOMAINS);

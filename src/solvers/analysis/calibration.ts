@@ -6,7 +6,6 @@
  * (../parallel/engine.ts).
  */
 import { ALGORITHM_IDS, type AlgorithmId } from '../algorithms/registry.js';
-import { heavyBallUpdate } from '../algorithms/dhbm.js';
 import type { SpectralData } from '../algorithms/types.js';
 import { buildDistributedSystem, type DistributedSystem } from '../distributed/distributedSystem.js';
 import { createProblem } from '../input/createProblem.js';
@@ -16,7 +15,8 @@ import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
 import { supportConsensusSums } from '../machines/csrConsensusPass.js';
-import { currentThreadCsrGradient, currentThreadGramSolver } from '../machines/placement.js';
+import { currentThreadCsrGradient, currentThreadGramSolver, currentThreadStep } from '../machines/placement.js';
+import { applyStepRule, STEP_RULE_CODE, stepLayout } from '../machines/stepRules.js';
 import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
 import { runAlgorithmWork } from '../runner/runAlgorithm.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
@@ -297,17 +297,27 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     seconds: medianSeconds(clock, largeRepeats, solveOutTimer.time),
   });
 
-  // Vectors: D-HBM's update (../algorithms/dhbm.ts heavyBallUpdate), 5 vectors of 8 bytes an entry (z, g, x read;
-  // z, x written), g = 1 so that z stays normal. The loop is a module's function: the same loop written in this
-  // closure ran 3-6x slower in every calibration after a process's first (V8 deoptimized the closure, whose
-  // captured sum changed type), so a worker's prices changed at its first refresh.
+  // Vectors: D-HBM's update in TypeScript (../machines/stepRules.ts applyStepRule), 5 vectors of 8 bytes an entry
+  // (z, g, x read; z, x written), g = 1 so that z stays normal. The loop is a module's function: the same loop
+  // written in this closure ran 3-6x slower in every calibration after a process's first (V8 deoptimized the
+  // closure, whose captured sum changed type), so a worker's prices changed at its first refresh.
   const n = 250_000;
   const xbar = new Float64Array(n).fill(1);
   const local = new Float64Array(n);
   const momentum = new Float64Array(n);
   // Twice the repeats: a short loop (~0.3 ms), the noisiest timing on a shared host.
-  const vectorSeconds = medianSeconds(clock, 2 * repeats + 1, () => heavyBallUpdate(local, momentum, xbar, 1e-3, 0.5));
-  let sink = local[0];
+  const vectorSeconds = medianSeconds(clock, 2 * repeats + 1, () => applyStepRule('dhbm', 1e-3, 0.5, 0, local, momentum, 0, xbar, 0, n));
+  // The gradient methods' step as the backend runs it (../machines/gradientPass.ts advance): on the native backend
+  // the addon's, one term of n summed (from 0) and D-HBM's update, in a block layout (x, a gap, z); else the same
+  // TypeScript loops as the vector rate's. Priced per byte as the model counts them: 16 an entry of a term, 40 of x.
+  const layout = stepLayout([{ c: n, full: true, cols: NO_COLUMNS }]);
+  const step = currentThreadStep(n, layout.strip, layout.cols, layout.colsOffset);
+  const blocks = step === null ? null : new Float64Array(3 * n);
+  const stepSeconds =
+    step === null || blocks === null
+      ? null
+      : medianSeconds(clock, 2 * repeats + 1, () => step.run(STEP_RULE_CODE.dhbm, 1e-3, 0.5, 1, 0, n, blocks, xbar, 0));
+  let sink = local[0] + (blocks?.[0] ?? 0);
   // The CSR consensus taskmaster's measure-and-advance loop itself (../machines/csrConsensusPass.ts
   // supportConsensusSums) on one support of n consecutive columns (a strip, as contiguous machines' supports
   // are, read without the column list; the taskmaster's n-long loop reads as contiguously): per entry
@@ -334,6 +344,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     inCacheBytes: IN_CACHE_BYTES,
     outOfCacheBytes: OUT_OF_CACHE_BYTES,
     vectorBytesPerSecond: (40 * n) / vectorSeconds,
+    stepBytesPerSecond: stepSeconds === null ? (40 * n) / vectorSeconds : (56 * n) / stepSeconds,
     consensusEntrySeconds: consensusSeconds / n,
     perMachineOverheadSeconds: tiny,
     threadStartSeconds: lastThreadStartSeconds() ?? DEFAULT_THREAD_START_SECONDS,

@@ -126,7 +126,10 @@ export interface Work {
   factorColumns: number;
   /** Entries of the CSR consensus taskmaster's measure-and-advance loop (Calibration.consensusEntrySeconds each). */
   consensusEntries: number;
+  /** Streamed by the TypeScript vector loops (gathers, the taskmaster's sums and updates). */
   vectorBytes: number;
+  /** Streamed by the gradient methods' step (their terms summed, x updated) as the backend runs it (Calibration.stepBytesPerSecond). */
+  stepBytes: number;
   /** Bytes of matrix data it holds (A_i, Q_i or the factor, once): the iteration's working set. */
   residentBytes: number;
   /** Entries its pass reads as the engine counts them (../machines/storage.ts entriesRead): whether a run takes threads. */
@@ -155,6 +158,8 @@ const NO_WORK = {
   factorBytes: 0,
   factorColumns: 0,
   consensusEntries: 0,
+  vectorBytes: 0,
+  stepBytes: 0,
   residentBytes: 0,
   entries: 0,
 };
@@ -182,11 +187,11 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
       const bytes = CSR_ENTRY_BYTES * entries;
       return { ...NO_WORK, matrixBytes: bytes, vectorBytes: gather(chunk.c), residentBytes: bytes, entries };
     });
-    // The taskmaster adds the chunks' terms (read and added into g: 16 bytes an entry) and updates x:
-    // DGD x -= alpha g (3 vectors of n), D-HBM and D-NAG with their momentum (5).
+    // The taskmaster's step (../machines/gradientPass.ts advance) adds the chunks' terms (read and added into g: 16 bytes
+    // an entry) and updates x: DGD x -= alpha g (3 vectors of n), D-HBM and D-NAG with their momentum (5).
     const terms = chunks.reduce((s, chunk) => s + chunk.c, 0);
     const update = id === 'dgd' ? 3 : 5;
-    const taskmaster: Work = { ...NO_WORK, vectorBytes: 2 * BYTES * terms + update * BYTES * n + errorBytes };
+    const taskmaster: Work = { ...NO_WORK, stepBytes: 2 * BYTES * terms + update * BYTES * n, vectorBytes: errorBytes };
     return { algorithm: id, storage, machineCount: m, machines: work, taskmaster, bytesPerIteration, messagesPerIteration };
   }
   const work = machines.map((d): Work => {
@@ -270,7 +275,8 @@ export function secondsHere(cost: IterationCost, calibration: Calibration, threa
     w.factorBytes * secondsPerFactorByte +
     w.factorColumns * calibration.factorColumnSeconds +
     w.consensusEntries * calibration.consensusEntrySeconds +
-    w.vectorBytes / calibration.vectorBytesPerSecond;
+    w.vectorBytes / calibration.vectorBytesPerSecond +
+    w.stepBytes / calibration.stepBytesPerSecond;
   let sum = 0;
   let largest = 0;
   for (const w of cost.machines) {
@@ -301,7 +307,7 @@ export function secondsOnDeployment(cost: IterationCost, d: Deployment): number 
   const memory = d.memoryBandwidthGBs * 1e9;
   // A dense pass reads 8 bytes per 4 flops at most: whichever of compute or memory binds.
   const at = (w: Work): number =>
-    Math.max(w.flops / flopsRate, (w.flops * 2 + w.matrixBytes + w.csrLoopBytes + w.factorBytes + w.vectorBytes) / memory);
+    Math.max(w.flops / flopsRate, (w.flops * 2 + w.matrixBytes + w.csrLoopBytes + w.factorBytes + w.vectorBytes + w.stepBytes) / memory);
   let slowest = 0;
   for (const w of cost.machines) slowest = Math.max(slowest, at(w));
   const communication = 2 * d.latencyMicroseconds * 1e-6 + cost.bytesPerIteration / (d.bandwidthGBs * 1e9);

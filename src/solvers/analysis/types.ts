@@ -189,6 +189,12 @@ export interface Calibration {
   outOfCacheBytes: number;
   /** A plain loop over n-long vectors (timed: D-HBM's update, 40 bytes an entry; priced: the taskmaster's sums and updates, gathers), bytes per second. */
   vectorBytesPerSecond: number;
+  /**
+   * The gradient methods' step (the chunks' terms summed, x and its momentum updated: ../machines/gradientPass.ts advance)
+   * as the backend runs it, bytes per second (16 an entry of a term, 40 an entry of x): the addon's on the native backend,
+   * the TypeScript loops otherwise (vectorBytesPerSecond).
+   */
+  stepBytesPerSecond: number;
   /** One entry of the CSR consensus taskmaster's measure-and-advance loop (a compensated sum and an offset's step), seconds. */
   consensusEntrySeconds: number;
   /** Fixed cost of one chunk's pass (a kernel call on a tiny block, averaged over many), seconds. */

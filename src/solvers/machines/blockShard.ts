@@ -25,19 +25,18 @@
 import type { BlockProduct, BlockStepKernel, CsrBlockKernel, DenseBlockTerm, GramBlockSolver } from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
+import { applyStepRule, ruleCarries, STEP_RULE_CODE, stepLayout, type StepRuleName } from './stepRules.js';
 import { stripStart, type CsrMachineStorage } from './storage.js';
 
 export type BlockPassKind = 'gradient' | 'projection';
 
 /**
- * The update a step phase applies on its rows, with G = sum_i terms[i] (in machine order):
- * DGD x -= alpha G; D-HBM z = beta z + G, x -= alpha z; D-NAG y' = x - alpha G, x = y' + beta (y' - y),
- * y = y'; block Cimmino x += alpha G (alpha = nu). APC and MLM ('consensus', ../algorithms/blockMethods.ts):
- * with S = sum_i D_i (the offsets, in machine order) and y the carried block,
- * xbar = alpha (S + m y) + beta xbar (alpha = eta / m, beta = 1 - eta).
+ * The update a step phase applies on its rows (./stepRules.ts), with G = sum_i terms[i] (in machine order);
+ * for APC and MLM ('consensus', ../algorithms/blockMethods.ts) G = sum_i D_i (the offsets) and y the carried
+ * block: xbar = alpha (G + m y) + beta xbar (alpha = eta / m, beta = 1 - eta).
  */
 export interface BlockStepRule {
-  readonly rule: 'dgd' | 'dhbm' | 'dnag' | 'cimmino' | 'consensus';
+  readonly rule: StepRuleName;
   readonly alpha: number;
   readonly beta: number;
   /** 'consensus': the offsets' step, D_i += gamma (term_i - D_i) (APC's gamma; 1 for MLM), applied by a pass phase with CONSENSUS_PHASE. */
@@ -62,30 +61,11 @@ export function blockScalarsPerChunk(columns: number, step: BlockStepRule | null
 
 /** Whether `rule` carries a block besides x (D-HBM's z, D-NAG's y, APC's y), at input[2 n K]. */
 export function carriesBlock(rule: BlockStepRule | null): boolean {
-  return rule !== null && rule.rule !== 'dgd' && rule.rule !== 'cimmino';
+  return rule !== null && ruleCarries(rule.rule);
 }
 
 /** Rows a step phase sums at once, so that the sums stay in cache while every machine's term is added (native/src/block_step.c's too). */
 const STEP_TILE_ROWS = 256;
-
-/** The rules' codes in the addon's block step (native/src/block_step.c). */
-const STEP_RULE_CODE: Record<BlockStepRule['rule'], number> = { consensus: 0, dgd: 1, cimmino: 2, dhbm: 3, dnag: 4 };
-
-/** The machines' supports as the addon's block step reads them: strip[i] its first column when consecutive (else -1, then cols). */
-function stepLayout(machines: readonly BlockStorage[]): { strip: Int32Array; cols: Int32Array; colsOffset: Int32Array } {
-  const m = machines.length;
-  const strip = new Int32Array(m);
-  const colsOffset = new Int32Array(m + 1);
-  machines.forEach(({ c, full, cols }, i) => {
-    strip[i] = full ? 0 : stripStart(cols);
-    colsOffset[i + 1] = colsOffset[i] + c;
-  });
-  const cols = new Int32Array(colsOffset[m]);
-  machines.forEach((machine, i) => {
-    if (strip[i] < 0) cols.set(machine.cols, colsOffset[i]);
-  });
-  return { strip, cols, colsOffset };
-}
 
 export interface DenseBlockStorage {
   readonly storage: 'dense';
@@ -289,24 +269,7 @@ export class BlockShard implements Shard {
       const r1 = Math.min(end, r0 + STEP_TILE_ROWS);
       sums.fill(0, 0, (r1 - r0) * w);
       for (let i = 0; i < m; i++) addTermRows(machines[i], output, summed + outputOffset[i], r0, r1, w, sums);
-      const from = r0 * w;
-      const size = (r1 - r0) * w;
-      if (rule === 'consensus')
-        for (let e = 0; e < size; e++) input[from + e] = alpha * (sums[e] + m * carried[from + e]) + beta * input[from + e];
-      else if (rule === 'dgd') for (let e = 0; e < size; e++) input[from + e] -= alpha * sums[e];
-      else if (rule === 'cimmino') for (let e = 0; e < size; e++) input[from + e] += alpha * sums[e];
-      else if (rule === 'dhbm')
-        for (let e = 0; e < size; e++) {
-          const z = beta * carried[from + e] + sums[e];
-          carried[from + e] = z;
-          input[from + e] -= alpha * z;
-        }
-      else
-        for (let e = 0; e < size; e++) {
-          const yNext = input[from + e] - alpha * sums[e];
-          input[from + e] = yNext + beta * (yNext - carried[from + e]);
-          carried[from + e] = yNext;
-        }
+      applyStepRule(rule, alpha, beta, m, input, carried, r0 * w, sums, 0, (r1 - r0) * w);
     }
   }
 

@@ -21,6 +21,8 @@ export interface FleetPlan<Params extends PassParameters> {
   readonly params: Params;
   /** Length of the vectors the passes read (the system's n). */
   readonly n: number;
+  /** Length of the engine's input vector, when the pass keeps more than x there (default n; x is its first n entries). */
+  readonly inputLength?: number;
   readonly machines: readonly MachineStorage[];
   /** Length of each chunk's output region, in chunk order. */
   readonly outputLengths: ArrayLike<number>;
@@ -35,7 +37,7 @@ export interface Fleet {
 }
 
 export function startFleet<Params extends PassParameters>(plan: FleetPlan<Params>): Fleet {
-  const { pass, params, n, machines, outputLengths } = plan;
+  const { pass, params, n, machines, outputLengths, inputLength = n } = plan;
   // The worker threads find the pass by its name in the registry its module fills.
   if (registeredMachinePass(pass.name) !== pass)
     throw new Error(`The machine pass '${pass.name}' is not registered (registerMachinePass).`);
@@ -43,12 +45,12 @@ export function startFleet<Params extends PassParameters>(plan: FleetPlan<Params
   const outputOffset = new Int32Array(machines.length + 1);
   for (let i = 0; i < machines.length; i++) outputOffset[i + 1] = outputOffset[i] + outputLengths[i];
   const placement = fleetPlacement(machines);
-  const spec: FleetSpec = { pass: pass.name, module: pass.module, params: { ...params }, machines, outputOffset, scalarsPerChunk };
+  const spec: FleetSpec = { pass: pass.name, module: pass.module, params: { ...params }, n, machines, outputOffset, scalarsPerChunk };
   const engine = startShardEngine<FleetSpec>({
     shardModule: SHARD_MODULE,
     backend: placement.backend,
     arena: placement.arena,
-    n,
+    n: inputLength,
     chunks: machines.length,
     outputLength: outputOffset[machines.length],
     scalarsPerChunk,

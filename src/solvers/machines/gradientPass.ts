@@ -25,6 +25,8 @@ import type { CsrMachine } from './csrMachine.js';
 import type { DenseMachine } from './machine.js';
 import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
 import type { PassKernels } from './placement.js';
+import { applyStepRule, ruleCarries, STEP_RULE_CODE, stepLayout } from './stepRules.js';
+import type { BlockStepKernel } from '../linalg/blockKernels.js';
 import { addOnSupport, csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a chunk: sum of r_k^2 over its rows. */
@@ -151,19 +153,36 @@ function stripSum(
   }
 }
 
+/** A gradient method's step (./stepRules.ts): DGD's, D-HBM's or D-NAG's rule and parameters. */
+export interface GradientStepRule {
+  readonly rule: 'dgd' | 'dhbm' | 'dnag';
+  readonly alpha: number;
+  /** D-HBM's and D-NAG's momentum; DGD's is unused. */
+  readonly beta: number;
+}
+
 /**
- * g(x) and |A x - b|^2 at the point `x` (shared with the threads: the gradient method's estimate,
- * written only between evaluations). The chunks' terms are summed in a fixed order (the
- * full-support chunks first, then the others), so the sum never depends on the thread count.
+ * A gradient method's pass and step. evaluate() runs the machines' pass at the point `x` (shared with
+ * the threads: the method's estimate, written only by advance()) and returns |A x - b|^2; advance() sums
+ * the chunks' terms into g(x) and moves x (and the carried vector: D-HBM's z, D-NAG's y) by the rule.
+ * The chunks' terms are summed in a fixed order, so the iterates never depend on the thread count: on the
+ * native backend by the addon's step (native/src/block_step.c: each column's terms from 0 in chunk order,
+ * then the rule, in one sweep at C speed); otherwise g is summed here (the full-support chunks first, then
+ * the others) and the rule applied by ./stepRules.ts.
  */
 export class GradientPass {
-  /** The point the gradient is evaluated at. */
+  /** The point the gradient is evaluated at: the first n entries of the engine's input. */
   readonly x: Float64Array;
+  /** The rule's carried vector (D-HBM's z, D-NAG's y) at the engine's input[2n, 3n), where the addon's step reads it; empty for DGD. */
+  readonly carried: Float64Array;
   readonly threads: number;
+  private readonly rule: GradientStepRule;
   private readonly engine: ShardEngine;
   private readonly kernels: PassKernels;
   private readonly chunks: readonly MachineStorage[];
   private readonly outputOffset: Int32Array;
+  /** The addon's step over the chunks' terms (native backend), else null. */
+  private readonly nativeStep: BlockStepKernel | null;
   private readonly gradientAtX: Float64Array;
   /**
    * Runs of consecutive full-support chunks: their terms lie back to back in the output (n
@@ -183,8 +202,9 @@ export class GradientPass {
    */
   private readonly strips: { readonly first: Int32Array; readonly fresh: Int32Array } | null;
 
-  constructor(system: DistributedSystem) {
+  constructor(system: DistributedSystem, rule: GradientStepRule) {
     const { n } = system;
+    this.rule = rule;
     if (system.storage === 'csr' && singleCsrChunk(system)) {
       this.chunks = [wholeSystemChunk(system)];
     } else {
@@ -193,10 +213,13 @@ export class GradientPass {
         system.storage === 'csr' ? csrRowRange(system.machines[machine], from, to) : denseRowRange(system.machines[machine], from, to),
       );
     }
+    // x, then n unused entries and the carried vector: the addon's step reads a block layout (X at 0, the carried block at 2 n K).
+    const carries = ruleCarries(rule.rule);
     const fleet = startFleet({
       pass: GRADIENT_PASS,
       params: {},
       n,
+      inputLength: (carries ? 3 : 2) * n,
       machines: this.chunks,
       outputLengths: this.chunks.map((chunk) => chunk.c),
     });
@@ -204,7 +227,10 @@ export class GradientPass {
     this.kernels = fleet.kernels;
     this.outputOffset = fleet.outputOffset;
     this.threads = this.engine.threads;
-    this.x = this.engine.input;
+    this.x = this.engine.input.subarray(0, n);
+    this.carried = carries ? this.engine.input.subarray(2 * n, 3 * n) : new Float64Array(0);
+    const layout = stepLayout(this.chunks);
+    this.nativeStep = this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset);
     this.outputIsGradient = system.storage === 'csr' && this.chunks.length === 1 && this.chunks[0].full;
     this.gradientAtX = this.outputIsGradient ? this.engine.output.subarray(0, n) : new Float64Array(n);
     const fullRuns: { chunks: number; terms: Float64Array }[] = [];
@@ -226,27 +252,41 @@ export class GradientPass {
     this.wholeEnd = new Int32Array(longest).fill(n);
   }
 
-  /** Evaluates at the current x; returns |A x - b|^2. */
+  /** The machines' pass at the current x; returns |A x - b|^2 (their terms kept for advance()). */
   evaluate(): number {
     this.engine.run(GRADIENT_TERMS);
-    if (this.outputIsGradient) return this.engine.scalarSum(RESIDUAL2);
+    return this.engine.scalarSum(RESIDUAL2);
+  }
+
+  /** x (and the carried vector) moved by the rule, with g(x) the sum of the last evaluate()'s terms. */
+  advance(): void {
+    const { rule, alpha, beta } = this.rule;
+    const n = this.x.length;
+    if (this.nativeStep !== null) {
+      this.nativeStep.run(STEP_RULE_CODE[rule], alpha, beta, 1, 0, n, this.engine.input, this.engine.output, 0);
+      return;
+    }
+    applyStepRule(rule, alpha, beta, 0, this.x, this.carried, 0, this.gradient(), 0, n);
+  }
+
+  /**
+   * g(x) of the last evaluate(), summed on the calling thread (full-support runs first, then the others): what
+   * advance() steps with on the TypeScript backend. The addon's step sums the same terms in chunk order.
+   */
+  gradient(): Float64Array {
     const { chunks, outputOffset, gradientAtX: g, strips } = this;
+    if (this.outputIsGradient) return g;
     const terms = this.engine.output;
     if (strips !== null) {
       stripSum(chunks, outputOffset, strips.first, strips.fresh, terms, g);
-      return this.engine.scalarSum(RESIDUAL2);
+      return g;
     }
     const n = g.length;
     g.fill(0);
     for (const run of this.fullRuns)
       accumulateRowCombination(this.kernels.rows, run.terms, run.chunks, n, this.wholeStart, this.wholeEnd, this.ones, 0, 1, g);
     for (let s = 0; s < chunks.length; s++) if (!chunks[s].full) addOnSupport(chunks[s], terms, outputOffset[s], g);
-    return this.engine.scalarSum(RESIDUAL2);
-  }
-
-  /** g(x) of the last evaluate() (valid until the next). */
-  gradient(): Float64Array {
-    return this.gradientAtX;
+    return g;
   }
 
   dispose(): void {

@@ -20,6 +20,8 @@ export interface FleetSpec {
   readonly module: string;
   /** The pass's parameters. */
   readonly params: PassParameters;
+  /** The system's n (the engine's input may be longer: ./fleet.ts FleetPlan.inputLength). */
+  readonly n: number;
   readonly machines: readonly MachineStorage[];
   /** Where chunk i's output starts (length: chunks + 1). */
   readonly outputOffset: Int32Array;
@@ -33,7 +35,8 @@ export class MachineShard implements Shard {
   private readonly outputOffset: Int32Array;
   private readonly scalarsPerChunk: number;
 
-  constructor(spec: FleetSpec, n: number, context: ThreadContext) {
+  constructor(spec: FleetSpec, context: ThreadContext) {
+    const { n } = spec;
     const pass = registeredMachinePass(spec.pass);
     if (pass === undefined) throw new Error(`No machine pass '${spec.pass}' is registered by ${spec.module}.`);
     const kernels = passKernels(context);
@@ -67,13 +70,13 @@ export class MachineShard implements Shard {
 }
 
 /** The calling thread's shard: the fleet's caller has loaded (so registered) its pass. */
-export function createLocalShard(spec: FleetSpec, n: number, context: ThreadContext): Shard {
-  return new MachineShard(spec, n, context);
+export function createLocalShard(spec: FleetSpec, _inputLength: number, context: ThreadContext): Shard {
+  return new MachineShard(spec, context);
 }
 
 /** The engine's workers build their shard with this (see ShardPlan.shardModule), after importing the pass's module. */
-export const createShard: ShardFactory = async (spec, n, context) => {
+export const createShard: ShardFactory = async (spec, _inputLength, context) => {
   const fleet = spec as FleetSpec;
   if (registeredMachinePass(fleet.pass) === undefined) await import(fleet.module);
-  return new MachineShard(fleet, n, context);
+  return new MachineShard(fleet, context);
 };

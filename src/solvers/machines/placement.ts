@@ -243,6 +243,11 @@ export function currentThreadNormalOperator(a: CsrMatrix): SymmetricOperator {
   };
 }
 
+/** The addon's step (the gradient methods' on one vector) for the calling thread on the current backend, or null: the TypeScript loops. */
+export function currentThreadStep(n: number, strip: Int32Array, cols: Int32Array, colsOffset: Int32Array): BlockStepKernel | null {
+  return nativeBlockStepKernel(selectedKernels().blockStep, n, 1, strip, cols, colsOffset);
+}
+
 /** The fused CSR pass for the calling thread on the current backend (see currentThreadNormalOperator). */
 export function currentThreadCsrGradient(rows: CsrRows): CsrGradientKernel {
   const kernels = selectedKernels();

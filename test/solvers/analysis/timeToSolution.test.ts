@@ -14,6 +14,7 @@ import {
   type Work,
 } from '../../../src/solvers/analysis/timeToSolution.js';
 import { buildDistributedSystem, createProblem, generateMatrix } from '../../../src/solvers/index.js';
+import { describeEachBackend } from '../../support/backends.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import type { Calibration } from '../../../src/solvers/analysis/types.js';
 import { factorSolveRates, measureCalibration } from '../../../src/solvers/analysis/calibration.js';
@@ -53,6 +54,7 @@ const calibration: Calibration = {
   inCacheBytes: 8 * 2 ** 20,
   outOfCacheBytes: 48 * 2 ** 20,
   vectorBytesPerSecond: 1e9,
+  stepBytesPerSecond: 2e9,
   consensusEntrySeconds: 0,
   perMachineOverheadSeconds: 0,
   threadStartSeconds: 0.1,
@@ -87,7 +89,11 @@ describe('iterationCost', () => {
     expect(iterationCost('apc', dense).machines.map((w) => w.vectorBytes)).toEqual([240, 240 + 64]);
     // Taskmaster: APC averages m copies of n; D-HBM adds the supports' terms.
     expect(iterationCost('apc', dense).taskmaster.vectorBytes).toBe(8 * 2 * 10 + 40 * 10);
-    expect(iterationCost('dhbm', dense).taskmaster.vectorBytes).toBe(16 * 14 + 40 * 10);
+    // D-HBM's step (the backend's) adds the supports' terms and updates x and z; no TypeScript vector loop is left.
+    expect(iterationCost('dhbm', dense).taskmaster.stepBytes).toBe(16 * 14 + 40 * 10);
+    expect(iterationCost('dgd', dense).taskmaster.stepBytes).toBe(16 * 14 + 24 * 10);
+    expect(iterationCost('dhbm', dense).taskmaster.vectorBytes).toBe(0);
+    expect(iterationCost('apc', dense).taskmaster.stepBytes).toBe(0);
   });
 
   it('counts CSR passes and factor solves', () => {
@@ -184,6 +190,7 @@ describe('secondsHere', () => {
     factorColumns: 0,
     consensusEntries: 0,
     vectorBytes: 0,
+    stepBytes: 0,
     residentBytes: 0,
     entries: 0,
   };
@@ -272,6 +279,13 @@ describe('secondsHere', () => {
     expect(secondsHere(only, rates, 1)).toBeCloseTo(6e-6 + 1e-6, 15);
   });
 
+  it("prices the gradient methods' step at its own rate (the backend's) and the vector loops at theirs", () => {
+    const rates = { ...timed, perMachineOverheadSeconds: 0, vectorBytesPerSecond: 1e9, stepBytesPerSecond: 4e9 };
+    const only = { ...cost, machines: [], taskmaster: { ...nothing, vectorBytes: 1000, stepBytes: 8000 } };
+    // 1 us of vector loops, 2 us of the step; then the runner's 1 us.
+    expect(secondsHere(only, rates, 1)).toBeCloseTo(3e-6 + 1e-6, 15);
+  });
+
   it('starts a threaded run at the thread start plus the setup pass, a one-thread run at a copy of its data', () => {
     expect(startSecondsHere(cost, timed, 2)).toBeCloseTo(0.1 + secondsHere(cost, timed, 2), 15);
     expect(startSecondsHere(cost, timed, 1)).toBeCloseTo(8000 / 1e9 + secondsHere(cost, timed, 1), 15);
@@ -284,7 +298,7 @@ describe('chunks', () => {
     const c = iterationCost('dhbm', whole);
     expect(c.machines).toHaveLength(1);
     expect(c.machines[0]).toMatchObject({ matrixBytes: 12 * 12, vectorBytes: 0, entries: 12 });
-    expect(c.taskmaster.vectorBytes).toBe(5 * 8 * 6);
+    expect(c.taskmaster.stepBytes).toBe(5 * 8 * 6);
     // The messages are still the machines' (a deployment has m machines).
     expect(c.bytesPerIteration).toBe(2 * 8 * 7);
   });
@@ -347,7 +361,7 @@ describe('factorSolveRates', () => {
   });
 });
 
-describe('measureCalibration', () => {
+describeEachBackend('measureCalibration', (backend) => {
   it('measures positive throughputs with an injected clock', () => {
     let t = 0;
     const clock = { now: () => (t += 1), iso: () => 'then' };
@@ -366,6 +380,10 @@ describe('measureCalibration', () => {
     const rows40 = Math.floor((5 * Math.floor((40 * 2 ** 20) / 88)) / 40);
     expect(c.factorBytesPerSecond).toBeCloseTo(24 * (40 * rows40 - 780) * 1000, 3);
     expect([c.inCacheBytes, c.outOfCacheBytes]).toEqual([8 * 2 ** 20, 40 * 2 ** 20]);
+    // D-HBM's update over 250,000 entries (40 bytes each) in one timing; the step as the backend runs it also reads a term
+    // (16 bytes an entry) on the native backend, and is the TypeScript loop otherwise.
+    expect(c.vectorBytesPerSecond).toBeCloseTo(40 * 250_000 * 1000, 3);
+    expect(c.stepBytesPerSecond).toBeCloseTo((backend === 'native' ? 56 : 40) * 250_000 * 1000, 3);
     // The consensus loop's 250,000 entries in one timing.
     expect(c.consensusEntrySeconds).toBeCloseTo(1e-3 / 250_000, 15);
     // 1000 calls in one timing.

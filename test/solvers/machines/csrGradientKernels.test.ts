@@ -202,7 +202,7 @@ describe('the gradient pass on CSR storage', () => {
   for (const { label, system } of cases.slice(-2)) {
     it(`${label}: row chunks on strips sum their terms as g.fill(0) then g[cols[t]] += term, to the bit`, () => {
       withMinWork(0, () => {
-        const pass = new GradientPass(system);
+        const pass = new GradientPass(system, { rule: 'dgd', alpha: 1, beta: 0 });
         try {
           const x = Float64Array.from({ length: system.n }, (_, j) => Math.cos(0.3 * j) - 0.1);
           pass.x.set(x);
@@ -234,7 +234,7 @@ describe('the gradient pass on CSR storage', () => {
       for (const minWork of [DEFAULT_PARALLEL_MIN_WORK, 0]) {
         withMinWork(minWork, () => {
           expect(singleCsrChunk(system)).toBe(minWork > 0);
-          const pass = new GradientPass(system);
+          const pass = new GradientPass(system, { rule: 'dgd', alpha: 1, beta: 0 });
           try {
             pass.x.set(Float64Array.from({ length: system.n }, (_, j) => Math.cos(0.3 * j) - 0.1));
             const r2 = pass.evaluate();

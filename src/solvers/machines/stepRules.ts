@@ -1,0 +1,84 @@
+/**
+ * The step rules: how a method moves its estimate x (and the vector it carries) given G, the sum of the
+ * machines' terms. One home for the loops of the single-vector gradient methods (./gradientPass.ts) and of
+ * the block step phase (./blockShard.ts); the addon's step (native/src/block_step.c, by STEP_RULE_CODE)
+ * does each entry's operations in the same order, so both backends' loops give the same bits.
+ *   dgd       x -= alpha G                                   (DGD, ../algorithms/dgd.ts)
+ *   dhbm      z = beta z + G; x -= alpha z                    (D-HBM, z carried)
+ *   dnag      y' = x - alpha G; x = y' + beta (y' - y); y = y' (D-NAG, y carried)
+ *   cimmino   x += alpha G                                   (block Cimmino, alpha = nu)
+ *   consensus x = alpha (G + m y) + beta x                    (block APC / MLM: G the offsets' sum, y carried)
+ */
+import { stripStart } from './storage.js';
+
+export type StepRuleName = 'consensus' | 'dgd' | 'cimmino' | 'dhbm' | 'dnag';
+
+/** The rules' codes in the addon's step (native/src/block_step.c). */
+export const STEP_RULE_CODE: Record<StepRuleName, number> = { consensus: 0, dgd: 1, cimmino: 2, dhbm: 3, dnag: 4 };
+
+/** Whether `rule` carries a vector besides x (D-HBM's z, D-NAG's y, the consensus methods' y). */
+export function ruleCarries(rule: StepRuleName): boolean {
+  return rule !== 'dgd' && rule !== 'cimmino';
+}
+
+/**
+ * Applies `rule` to entries [at, at + size) of x and carried, with G's entries at sums[from ..]
+ * (`machines`: the consensus rule's m). The same operations, in the same order, as the addon's.
+ */
+export function applyStepRule(
+  rule: StepRuleName,
+  alpha: number,
+  beta: number,
+  machines: number,
+  x: Float64Array,
+  carried: Float64Array,
+  at: number,
+  sums: Float64Array,
+  from: number,
+  size: number,
+): void {
+  const shift = from - at;
+  const end = at + size;
+  if (rule === 'dgd') for (let e = at; e < end; e++) x[e] -= alpha * sums[shift + e];
+  else if (rule === 'cimmino') for (let e = at; e < end; e++) x[e] += alpha * sums[shift + e];
+  else if (rule === 'dhbm')
+    for (let e = at; e < end; e++) {
+      const z = beta * carried[e] + sums[shift + e];
+      carried[e] = z;
+      x[e] -= alpha * z;
+    }
+  else if (rule === 'dnag')
+    for (let e = at; e < end; e++) {
+      const yNext = x[e] - alpha * sums[shift + e];
+      x[e] = yNext + beta * (yNext - carried[e]);
+      carried[e] = yNext;
+    }
+  else for (let e = at; e < end; e++) x[e] = alpha * (sums[shift + e] + machines * carried[e]) + beta * x[e];
+}
+
+/** A machine's (or chunk's) support as the addon's step reads it. */
+export interface SupportOf {
+  readonly c: number;
+  readonly full: boolean;
+  readonly cols: Int32Array;
+}
+
+/**
+ * The supports as the addon's step reads them (native/src/block_step.c blockStepLayout): strip[i] the first
+ * column when machine i's support is consecutive columns (0 when full), else -1 and its columns in cols from
+ * colsOffset[i]; its term is then at colsOffset[i] K in the output, the terms back to back in machine order.
+ */
+export function stepLayout(machines: readonly SupportOf[]): { strip: Int32Array; cols: Int32Array; colsOffset: Int32Array } {
+  const m = machines.length;
+  const strip = new Int32Array(m);
+  const colsOffset = new Int32Array(m + 1);
+  machines.forEach(({ c, full, cols }, i) => {
+    strip[i] = full ? 0 : stripStart(cols);
+    colsOffset[i + 1] = colsOffset[i] + c;
+  });
+  const cols = new Int32Array(colsOffset[m]);
+  machines.forEach((machine, i) => {
+    if (strip[i] < 0) cols.set(machine.cols, colsOffset[i]);
+  });
+  return { strip, cols, colsOffset };
+}
