@@ -16,7 +16,7 @@ import { fusedRowPass } from '../linalg/rowKernels.js';
 import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
 import { supportConsensusSums } from '../machines/csrConsensusPass.js';
 import { currentThreadCsrGradient, currentThreadGramSolver, currentThreadStep } from '../machines/placement.js';
-import { applyStepRule, STEP_RULE_CODE, stepLayout } from '../machines/stepRules.js';
+import { applyStepRule, STEP_RULE_CODE, stepColumns, stepLayout } from '../machines/stepRules.js';
 import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
 import { runAlgorithmWork } from '../runner/runAlgorithm.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
@@ -307,17 +307,20 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   const momentum = new Float64Array(n);
   // Twice the repeats: a short loop (~0.3 ms), the noisiest timing on a shared host.
   const vectorSeconds = medianSeconds(clock, 2 * repeats + 1, () => applyStepRule('dhbm', 1e-3, 0.5, 0, local, momentum, 0, xbar, 0, n));
-  // The gradient methods' step as the backend runs it (../machines/gradientPass.ts advance): on the native backend
-  // the addon's, one term of n summed (from 0) and D-HBM's update, in a block layout (x, a gap, z); else the same
-  // TypeScript loops as the vector rate's. Priced per byte as the model counts them: 16 an entry of a term, 40 of x.
-  const layout = stepLayout([{ c: n, full: true, cols: NO_COLUMNS }]);
-  const step = currentThreadStep(n, layout.strip, layout.cols, layout.colsOffset);
-  const blocks = step === null ? null : new Float64Array(3 * n);
-  const stepSeconds =
-    step === null || blocks === null
-      ? null
-      : medianSeconds(clock, 2 * repeats + 1, () => step.run(STEP_RULE_CODE.dhbm, 1e-3, 0.5, 1, 0, n, blocks, xbar, 0));
-  let sink = local[0] + (blocks?.[0] ?? 0);
+  // The gradient methods' step as a range of its phase runs it (../machines/machineShard.ts STEP_PHASE): one term of
+  // n summed from 0 and D-HBM's update, in the layout (x, a gap, z) the addon's step reads; on the native backend the
+  // addon's step, else stepColumns' loops. Priced per byte as the model counts them: 16 an entry of a term, 40 of x.
+  const whole = [{ c: n, full: true, cols: NO_COLUMNS }];
+  const layout = stepLayout(whole);
+  const nativeStep = currentThreadStep(n, layout.strip, layout.cols, layout.colsOffset);
+  const blocks = new Float64Array(3 * n);
+  const stepSums = nativeStep === null ? new Float64Array(n) : new Float64Array(0);
+  const rule = { rule: 'dhbm', alpha: 1e-3, beta: 0.5 } as const;
+  const stepSeconds = medianSeconds(clock, 2 * repeats + 1, () => {
+    if (nativeStep !== null) nativeStep.run(STEP_RULE_CODE.dhbm, rule.alpha, rule.beta, 1, 0, n, blocks, xbar, 0);
+    else stepColumns(whole, layout.colsOffset, rule, n, 0, n, blocks, xbar, stepSums);
+  });
+  let sink = local[0] + blocks[0];
   // The CSR consensus taskmaster's measure-and-advance loop itself (../machines/csrConsensusPass.ts
   // supportConsensusSums) on one support of n consecutive columns (a strip, as contiguous machines' supports
   // are, read without the column list; the taskmaster's n-long loop reads as contiguously): per entry
@@ -344,7 +347,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     inCacheBytes: IN_CACHE_BYTES,
     outOfCacheBytes: OUT_OF_CACHE_BYTES,
     vectorBytesPerSecond: (40 * n) / vectorSeconds,
-    stepBytesPerSecond: stepSeconds === null ? (40 * n) / vectorSeconds : (56 * n) / stepSeconds,
+    stepBytesPerSecond: (56 * n) / stepSeconds,
     consensusEntrySeconds: consensusSeconds / n,
     perMachineOverheadSeconds: tiny,
     threadStartSeconds: lastThreadStartSeconds() ?? DEFAULT_THREAD_START_SECONDS,

@@ -27,7 +27,7 @@
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { isTall } from '../distributed/leastSquares.js';
-import { gradientRowChunks, singleCsrChunk } from '../machines/gradientPass.js';
+import { gradientRowChunks, singleCsrChunk, threadedStep } from '../machines/gradientPass.js';
 import { threadsForRun } from '../parallel/threads.js';
 import { predictIterations } from './recommendation.js';
 import type { AlgorithmTimes, Analysis, Calibration, Deployment, FinishesFirst, TimeToSolution } from './types.js';
@@ -54,7 +54,7 @@ export interface MachineCost {
 export interface GradientChunk {
   /** Entries its rows read (nonzero extents, or stored entries). */
   entries: number;
-  /** Its term's support (gathered and summed by the taskmaster); 0 when its output is the gradient itself. */
+  /** Its term's support (gathered, and summed by the step); n when its output is the gradient itself (all rows on the global columns). */
   c: number;
 }
 
@@ -93,7 +93,7 @@ export function systemCost(system: DistributedSystem): SystemCost {
     refinement: d.gramRefinement,
   }));
   const nnz = machines.reduce((s, d) => s + d.entriesA, 0);
-  const gradientChunks = singleCsrChunk(system) ? [{ entries: nnz, c: 0 }] : gradientChunksOf(system);
+  const gradientChunks = singleCsrChunk(system) ? [{ entries: nnz, c: system.n }] : gradientChunksOf(system);
   return { storage: 'csr', n: system.n, machines, gradientChunks, errorMeasured };
 }
 
@@ -130,6 +130,8 @@ export interface Work {
   vectorBytes: number;
   /** Streamed by the gradient methods' step (their terms summed, x updated) as the backend runs it (Calibration.stepBytesPerSecond). */
   stepBytes: number;
+  /** Entries the step reads (its terms' and x's): whether it runs on the threads (../machines/gradientPass.ts threadedStep). */
+  stepEntries: number;
   /** Bytes of matrix data it holds (A_i, Q_i or the factor, once): the iteration's working set. */
   residentBytes: number;
   /** Entries its pass reads as the engine counts them (../machines/storage.ts entriesRead): whether a run takes threads. */
@@ -160,6 +162,7 @@ const NO_WORK = {
   consensusEntries: 0,
   vectorBytes: 0,
   stepBytes: 0,
+  stepEntries: 0,
   residentBytes: 0,
   entries: 0,
 };
@@ -191,7 +194,12 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
     // an entry) and updates x: DGD x -= alpha g (3 vectors of n), D-HBM and D-NAG with their momentum (5).
     const terms = chunks.reduce((s, chunk) => s + chunk.c, 0);
     const update = id === 'dgd' ? 3 : 5;
-    const taskmaster: Work = { ...NO_WORK, stepBytes: 2 * BYTES * terms + update * BYTES * n, vectorBytes: errorBytes };
+    const taskmaster: Work = {
+      ...NO_WORK,
+      stepBytes: 2 * BYTES * terms + update * BYTES * n,
+      stepEntries: terms + n,
+      vectorBytes: errorBytes,
+    };
     return { algorithm: id, storage, machineCount: m, machines: work, taskmaster, bytesPerIteration, messagesPerIteration };
   }
   const work = machines.map((d): Work => {
@@ -256,7 +264,8 @@ export function cacheFraction(bytes: number, calibration: Calibration): number {
  * Seconds of one iteration in this process: the chunks at the calibrated rates (in or out of cache by
  * the iteration's working set, the bytes of matrix data all chunks hold), each with a call's fixed cost;
  * on T > 1 threads max(their sum / T, the largest chunk) plus one phase's synchronisation (the engine
- * hands chunks out largest first); then the taskmaster on the calling thread, and the algorithm's fixed
+ * hands chunks out largest first); the gradient methods' step phase (its bytes at the step's rate, shared by
+ * the T threads plus a phase's synchronisation when threadedStep hands it to them); then the taskmaster on the calling thread, and the algorithm's fixed
  * costs per iteration (calibration.overheads: its method's and the runner's calls, gathers, measures and
  * trace, perIteration + perMachine m; without them the runner's constant).
  */
@@ -275,8 +284,7 @@ export function secondsHere(cost: IterationCost, calibration: Calibration, threa
     w.factorBytes * secondsPerFactorByte +
     w.factorColumns * calibration.factorColumnSeconds +
     w.consensusEntries * calibration.consensusEntrySeconds +
-    w.vectorBytes / calibration.vectorBytesPerSecond +
-    w.stepBytes / calibration.stepBytesPerSecond;
+    w.vectorBytes / calibration.vectorBytesPerSecond;
   let sum = 0;
   let largest = 0;
   for (const w of cost.machines) {
@@ -285,9 +293,13 @@ export function secondsHere(cost: IterationCost, calibration: Calibration, threa
     largest = Math.max(largest, s);
   }
   const machines = threads > 1 ? Math.max(sum / threads, largest) + calibration.phaseSyncSeconds : sum;
+  // The gradient methods' step is a phase of its own, its ranges of columns shared by the threads.
+  const { stepBytes, stepEntries } = cost.taskmaster;
+  const stepAlone = stepBytes / calibration.stepBytesPerSecond;
+  const step = threadedStep(threads, stepEntries) ? stepAlone / threads + calibration.phaseSyncSeconds : stepAlone;
   const fixed = calibration.overheads?.[cost.algorithm][cost.storage];
   const perIteration = fixed === undefined ? calibration.runnerIterationSeconds : fixed.perIteration + fixed.perMachine * cost.machineCount;
-  return machines + at(cost.taskmaster) + perIteration;
+  return machines + step + at(cost.taskmaster) + perIteration;
 }
 
 /**

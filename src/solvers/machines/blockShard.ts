@@ -25,7 +25,7 @@
 import type { BlockProduct, BlockStepKernel, CsrBlockKernel, DenseBlockTerm, GramBlockSolver } from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
-import { applyStepRule, ruleCarries, STEP_RULE_CODE, stepLayout, type StepRuleName } from './stepRules.js';
+import { addTermRows, applyStepRule, ruleCarries, STEP_RULE_CODE, stepLayout, type StepRule } from './stepRules.js';
 import { stripStart, type CsrMachineStorage } from './storage.js';
 
 export type BlockPassKind = 'gradient' | 'projection';
@@ -35,10 +35,7 @@ export type BlockPassKind = 'gradient' | 'projection';
  * for APC and MLM ('consensus', ../algorithms/blockMethods.ts) G = sum_i D_i (the offsets) and y the carried
  * block: xbar = alpha (G + m y) + beta xbar (alpha = eta / m, beta = 1 - eta).
  */
-export interface BlockStepRule {
-  readonly rule: StepRuleName;
-  readonly alpha: number;
-  readonly beta: number;
+export interface BlockStepRule extends StepRule {
   /** 'consensus': the offsets' step, D_i += gamma (term_i - D_i) (APC's gamma; 1 for MLM), applied by a pass phase with CONSENSUS_PHASE. */
   readonly gamma?: number;
 }
@@ -355,47 +352,6 @@ export class BlockShard implements Shard {
     for (let t = 0; t < p * w; t++) y[t] = -y[t];
     term.fill(0);
     sweep.run(w, null, b, y, term, unused);
-  }
-}
-
-/** Lower bound: the first t in [0, c) with cols[t] >= row (c if none). */
-function firstAtOrAfter(cols: Int32Array, row: number): number {
-  let lo = 0;
-  let hi = cols.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (cols[mid] < row) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** sums (rows r0 .. r1 of an n x w block) += the rows of machine's term (c x w on its support, from output[offset]) that fall in them. */
-function addTermRows(
-  machine: BlockStorage,
-  output: Float64Array,
-  offset: number,
-  r0: number,
-  r1: number,
-  w: number,
-  sums: Float64Array,
-): void {
-  const { c, full, cols } = machine;
-  const strip = full ? 0 : stripStart(cols);
-  if (strip >= 0) {
-    // The support's rows [strip, strip + c) are contiguous in the block too.
-    const lo = Math.max(r0, strip);
-    const hi = Math.min(r1, strip + c);
-    const to = (lo - r0) * w;
-    const from = offset + (lo - strip) * w;
-    for (let e = 0; e < (hi - lo) * w; e++) sums[to + e] += output[from + e];
-    return;
-  }
-  const tEnd = firstAtOrAfter(cols, r1);
-  for (let t = firstAtOrAfter(cols, r0); t < tEnd; t++) {
-    const to = (cols[t] - r0) * w;
-    const from = offset + t * w;
-    for (let j = 0; j < w; j++) sums[to + j] += output[from + j];
   }
 }
 

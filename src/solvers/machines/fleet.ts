@@ -11,6 +11,7 @@ import { fleetPlacement, passKernels, type PassKernels } from './placement.js';
 import { createLocalShard, type FleetSpec } from './machineShard.js';
 import { registeredMachinePass, type MachinePass, type PassParameters } from './machinePass.js';
 import { entriesRead, type MachineStorage } from './storage.js';
+import type { StepRule } from './stepRules.js';
 
 /** ./machineShard.ts or .js, whichever extension this module has: what the engine's workers import. */
 const SHARD_MODULE = new URL(import.meta.url.endsWith('.ts') ? './machineShard.ts' : './machineShard.js', import.meta.url).href;
@@ -26,6 +27,8 @@ export interface FleetPlan<Params extends PassParameters> {
   readonly machines: readonly MachineStorage[];
   /** Length of each chunk's output region, in chunk order. */
   readonly outputLengths: ArrayLike<number>;
+  /** The rule of a step phase (./machineShard.ts STEP_PHASE) over the chunks' outputs (their terms, on their supports), if any. */
+  readonly step?: StepRule;
 }
 
 export interface Fleet {
@@ -37,7 +40,7 @@ export interface Fleet {
 }
 
 export function startFleet<Params extends PassParameters>(plan: FleetPlan<Params>): Fleet {
-  const { pass, params, n, machines, outputLengths, inputLength = n } = plan;
+  const { pass, params, n, machines, outputLengths, inputLength = n, step = null } = plan;
   // The worker threads find the pass by its name in the registry its module fills.
   if (registeredMachinePass(pass.name) !== pass)
     throw new Error(`The machine pass '${pass.name}' is not registered (registerMachinePass).`);
@@ -45,7 +48,7 @@ export function startFleet<Params extends PassParameters>(plan: FleetPlan<Params
   const outputOffset = new Int32Array(machines.length + 1);
   for (let i = 0; i < machines.length; i++) outputOffset[i + 1] = outputOffset[i] + outputLengths[i];
   const placement = fleetPlacement(machines);
-  const spec: FleetSpec = { pass: pass.name, module: pass.module, params: { ...params }, n, machines, outputOffset, scalarsPerChunk };
+  const spec: FleetSpec = { pass: pass.name, module: pass.module, params: { ...params }, n, step, machines, outputOffset, scalarsPerChunk };
   const engine = startShardEngine<FleetSpec>({
     shardModule: SHARD_MODULE,
     backend: placement.backend,

@@ -6,12 +6,12 @@
  * and gets |A x - b|^2 = sum_k r_k^2 for free. Cost 4 sum_i p_i c_i <= 4 n^2 flops, no allocation.
  * On CSR storage the same pass reads each stored entry once (./csrMachine.ts): 4 nnz(A) flops.
  * The rows are independent, so a machine's rows are cut into several chunks for the threads
- * (../parallel/split.ts); the cut depends on the system only, and the taskmaster sums the chunks'
- * terms in chunk order, so g never depends on the thread count.
+ * (../parallel/split.ts); the cut depends on the system only, and the step phase sums the chunks'
+ * terms in chunk order (each thread a range of columns), so g never depends on the thread count.
  * A CSR system whose pass is too small for threads (nnz(A) below parallelMinWork(), the work from
  * which a run takes threads: ../parallel/threads.ts) is one chunk instead: every machine's rows in
  * machine order, on the global columns, so the machines' terms accumulate straight into g, which
- * is that chunk's output: no gather, no per-machine term to clear, no scatter by the taskmaster
+ * is that chunk's output: no gather, no per-machine term to clear, one term for the step to read
  * (at 1138_bus, m = 10, these were most of the pass). Which layout a system gets depends on it and
  * on that setting only, never on the thread count.
  */
@@ -24,9 +24,10 @@ import { startFleet } from './fleet.js';
 import type { CsrMachine } from './csrMachine.js';
 import type { DenseMachine } from './machine.js';
 import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
-import type { PassKernels } from './placement.js';
-import { applyStepRule, ruleCarries, STEP_RULE_CODE, stepLayout } from './stepRules.js';
+import { applyStepRule, ruleCarries, STEP_RULE_CODE, stepLayout, type StepRule } from './stepRules.js';
 import type { BlockStepKernel } from '../linalg/blockKernels.js';
+import type { PassKernels } from './placement.js';
+import { STEP_PHASE } from './machineShard.js';
 import { addOnSupport, csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a chunk: sum of r_k^2 over its rows. */
@@ -153,27 +154,36 @@ function stripSum(
   }
 }
 
+/**
+ * Whether the step phase is handed to the threads: on several threads, when it reads at least as many entries
+ * (its terms' and x's) as a run takes threads for (../parallel/threads.ts parallelMinWork). A smaller step (a
+ * dense system's: n per chunk against the pass's n^2) runs on the calling thread, which saves a phase's
+ * synchronisation (~20-40 us here) on a step of a few microseconds.
+ */
+export function threadedStep(threads: number, stepEntries: number): boolean {
+  return threads > 1 && stepEntries >= parallelMinWork();
+}
+
 /** A gradient method's step (./stepRules.ts): DGD's, D-HBM's or D-NAG's rule and parameters. */
-export interface GradientStepRule {
+export interface GradientStepRule extends StepRule {
   readonly rule: 'dgd' | 'dhbm' | 'dnag';
-  readonly alpha: number;
-  /** D-HBM's and D-NAG's momentum; DGD's is unused. */
-  readonly beta: number;
 }
 
 /**
  * A gradient method's pass and step. evaluate() runs the machines' pass at the point `x` (shared with
- * the threads: the method's estimate, written only by advance()) and returns |A x - b|^2; advance() sums
- * the chunks' terms into g(x) and moves x (and the carried vector: D-HBM's z, D-NAG's y) by the rule.
- * The chunks' terms are summed in a fixed order, so the iterates never depend on the thread count: on the
- * native backend by the addon's step (native/src/block_step.c: each column's terms from 0 in chunk order,
- * then the rule, in one sweep at C speed); otherwise g is summed here (the full-support chunks first, then
- * the others) and the rule applied by ./stepRules.ts.
+ * the threads: the method's estimate, written only by advance()) and returns |A x - b|^2; advance() runs
+ * the fleet's step phase (./machineShard.ts STEP_PHASE): each thread takes ranges of the columns, sums the
+ * chunks' terms there into g(x), from 0 in chunk order, and moves x (and the carried vector: D-HBM's z,
+ * D-NAG's y) by the rule, with the addon's step on the native backend (the same operations). A step too small
+ * for the threads (threadedStep: every dense one, a small or one-thread CSR one) runs on the calling thread,
+ * which sums with its fastest kernels (the addon's step; else the row kernels for full supports). Every
+ * column is summed and moved in the same order whichever thread does it, so the iterates never depend on
+ * the thread count.
  */
 export class GradientPass {
   /** The point the gradient is evaluated at: the first n entries of the engine's input. */
   readonly x: Float64Array;
-  /** The rule's carried vector (D-HBM's z, D-NAG's y) at the engine's input[2n, 3n), where the addon's step reads it; empty for DGD. */
+  /** The rule's carried vector (D-HBM's z, D-NAG's y) at the engine's input[2n, 3n), where the step reads it; empty for DGD. */
   readonly carried: Float64Array;
   readonly threads: number;
   private readonly rule: GradientStepRule;
@@ -181,19 +191,20 @@ export class GradientPass {
   private readonly kernels: PassKernels;
   private readonly chunks: readonly MachineStorage[];
   private readonly outputOffset: Int32Array;
-  /** The addon's step over the chunks' terms (native backend), else null. */
+  /** See threadedStep. */
+  private readonly stepOnThreads: boolean;
+  /** The addon's step on the calling thread (native backend), else null. */
   private readonly nativeStep: BlockStepKernel | null;
   private readonly gradientAtX: Float64Array;
   /**
    * Runs of consecutive full-support chunks: their terms lie back to back in the output (n
-   * each), so the taskmaster sums a run as one combination of rows (weights 1), with the row
+   * each), so the calling thread sums a run as one combination of rows (weights 1), with the row
    * kernels, instead of n scalar additions per chunk.
    */
   private readonly fullRuns: readonly { readonly chunks: number; readonly terms: Float64Array }[];
   private readonly ones: Float64Array;
   private readonly wholeStart: Int32Array;
   private readonly wholeEnd: Int32Array;
-
   /** True when the one chunk's output is g itself (a single full-support chunk): nothing to sum. */
   private readonly outputIsGradient: boolean;
   /**
@@ -213,7 +224,7 @@ export class GradientPass {
         system.storage === 'csr' ? csrRowRange(system.machines[machine], from, to) : denseRowRange(system.machines[machine], from, to),
       );
     }
-    // x, then n unused entries and the carried vector: the addon's step reads a block layout (X at 0, the carried block at 2 n K).
+    // x, then n unused entries and the carried vector: the block layout the addon's step reads (X at 0, the carried block at 2 n K).
     const carries = ruleCarries(rule.rule);
     const fleet = startFleet({
       pass: GRADIENT_PASS,
@@ -222,6 +233,7 @@ export class GradientPass {
       inputLength: (carries ? 3 : 2) * n,
       machines: this.chunks,
       outputLengths: this.chunks.map((chunk) => chunk.c),
+      step: { rule: rule.rule, alpha: rule.alpha, beta: rule.beta },
     });
     this.engine = fleet.engine;
     this.kernels = fleet.kernels;
@@ -229,6 +241,7 @@ export class GradientPass {
     this.threads = this.engine.threads;
     this.x = this.engine.input.subarray(0, n);
     this.carried = carries ? this.engine.input.subarray(2 * n, 3 * n) : new Float64Array(0);
+    this.stepOnThreads = threadedStep(this.threads, n + this.outputOffset[this.chunks.length]);
     const layout = stepLayout(this.chunks);
     this.nativeStep = this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset);
     this.outputIsGradient = system.storage === 'csr' && this.chunks.length === 1 && this.chunks[0].full;
@@ -258,20 +271,24 @@ export class GradientPass {
     return this.engine.scalarSum(RESIDUAL2);
   }
 
-  /** x (and the carried vector) moved by the rule, with g(x) the sum of the last evaluate()'s terms. */
+  /**
+   * x (and the carried vector) moved by the rule, with g(x) the sum of the last evaluate()'s terms: the step
+   * phase on the threads (threadedStep), else on the calling thread, the addon's step over all columns (native)
+   * or g summed here and the rule applied (./stepRules.ts).
+   */
   advance(): void {
     const { rule, alpha, beta } = this.rule;
-    const n = this.x.length;
-    if (this.nativeStep !== null) {
-      this.nativeStep.run(STEP_RULE_CODE[rule], alpha, beta, 1, 0, n, this.engine.input, this.engine.output, 0);
-      return;
-    }
-    applyStepRule(rule, alpha, beta, 0, this.x, this.carried, 0, this.gradient(), 0, n);
+    if (this.stepOnThreads) this.engine.run(STEP_PHASE);
+    else if (this.nativeStep !== null)
+      this.nativeStep.run(STEP_RULE_CODE[rule], alpha, beta, 1, 0, this.x.length, this.engine.input, this.engine.output, 0);
+    else applyStepRule(rule, alpha, beta, 0, this.x, this.carried, 0, this.gradient(), 0, this.x.length);
   }
 
   /**
-   * g(x) of the last evaluate(), summed on the calling thread (full-support runs first, then the others): what
-   * advance() steps with on the TypeScript backend. The addon's step sums the same terms in chunk order.
+   * g(x) of the last evaluate(), summed on the calling thread: the full-support runs with the row kernels, then
+   * the others in chunk order (strips without their column lists). The step phase and the addon's step sum each
+   * column from 0 in chunk order: the same bits wherever the chunks are not full (every CSR layout but the one
+   * chunk of a small system, whose output is g itself).
    */
   gradient(): Float64Array {
     const { chunks, outputOffset, gradientAtX: g, strips } = this;

@@ -12,6 +12,8 @@ import { DenseMachine, Scratch } from './machine.js';
 import { registeredMachinePass, type Machine, type MachineStep, type PassParameters } from './machinePass.js';
 import { passKernels } from './placement.js';
 import type { MachineStorage } from './storage.js';
+import { STEP_RULE_CODE, stepColumns, stepLayout, type StepRule } from './stepRules.js';
+import type { BlockStepKernel } from '../linalg/blockKernels.js';
 
 /** What every thread of a fleet's run reads. */
 export interface FleetSpec {
@@ -22,11 +24,20 @@ export interface FleetSpec {
   readonly params: PassParameters;
   /** The system's n (the engine's input may be longer: ./fleet.ts FleetPlan.inputLength). */
   readonly n: number;
+  /** The rule of the fleet's step phase (STEP_PHASE), or null when the taskmaster combines the outputs itself. */
+  readonly step: StepRule | null;
   readonly machines: readonly MachineStorage[];
   /** Where chunk i's output starts (length: chunks + 1). */
   readonly outputOffset: Int32Array;
   readonly scalarsPerChunk: number;
 }
+
+/**
+ * Phase bit of the step phase: chunk index k is then the k-th of as many ranges of columns as there are chunks,
+ * on which the chunks' terms are summed and the fleet's rule applied (./stepRules.ts stepColumns; on the native
+ * backend the addon's step, the same operations): the taskmaster's sum and update, spread over the threads.
+ */
+export const STEP_PHASE = 1 << 16;
 
 export class MachineShard implements Shard {
   private readonly machines: readonly Machine[];
@@ -34,9 +45,15 @@ export class MachineShard implements Shard {
   private readonly params: PassParameters;
   private readonly outputOffset: Int32Array;
   private readonly scalarsPerChunk: number;
+  private readonly spec: FleetSpec;
+  /** The step phase's sums over a range of columns (empty without a step). */
+  private readonly stepSums: Float64Array;
+  /** The addon's step (native backend), else null: stepColumns' loops. */
+  private readonly nativeStep: BlockStepKernel | null;
 
   constructor(spec: FleetSpec, context: ThreadContext) {
     const { n } = spec;
+    this.spec = spec;
     const pass = registeredMachinePass(spec.pass);
     if (pass === undefined) throw new Error(`No machine pass '${spec.pass}' is registered by ${spec.module}.`);
     const kernels = passKernels(context);
@@ -56,9 +73,28 @@ export class MachineShard implements Shard {
     this.params = spec.params;
     this.outputOffset = spec.outputOffset;
     this.scalarsPerChunk = spec.scalarsPerChunk;
+    const chunks = spec.machines.length;
+    this.stepSums = new Float64Array(spec.step === null ? 0 : Math.ceil(n / Math.max(1, chunks)) + 1);
+    const layout = spec.step === null ? null : stepLayout(spec.machines);
+    this.nativeStep = layout === null ? null : kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset);
+  }
+
+  /** The step phase on range `chunk` of the columns: [chunk n / chunks, (chunk + 1) n / chunks). */
+  private stepColumns(chunk: number, input: Float64Array, output: Float64Array): void {
+    const { n, machines, outputOffset, step } = this.spec;
+    if (step === null) throw new Error('This fleet has no step phase.');
+    const chunks = machines.length;
+    const first = Math.floor((chunk * n) / chunks);
+    const end = Math.floor(((chunk + 1) * n) / chunks);
+    if (this.nativeStep !== null) this.nativeStep.run(STEP_RULE_CODE[step.rule], step.alpha, step.beta, 1, first, end, input, output, 0);
+    else stepColumns(machines, outputOffset, step, n, first, end, input, output, this.stepSums);
   }
 
   run(phase: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void {
+    if (phase === STEP_PHASE) {
+      this.stepColumns(chunk, input, output);
+      return;
+    }
     const step = this.steps[phase];
     if (step === undefined) throw new Error(`Unknown machine pass phase ${phase}`);
     const machine = this.machines[chunk];

@@ -13,6 +13,13 @@ import { stripStart } from './storage.js';
 
 export type StepRuleName = 'consensus' | 'dgd' | 'cimmino' | 'dhbm' | 'dnag';
 
+/** A rule and its parameters (beta unused by DGD and Cimmino). */
+export interface StepRule {
+  readonly rule: StepRuleName;
+  readonly alpha: number;
+  readonly beta: number;
+}
+
 /** The rules' codes in the addon's step (native/src/block_step.c). */
 export const STEP_RULE_CODE: Record<StepRuleName, number> = { consensus: 0, dgd: 1, cimmino: 2, dhbm: 3, dnag: 4 };
 
@@ -81,4 +88,70 @@ export function stepLayout(machines: readonly SupportOf[]): { strip: Int32Array;
     if (strip[i] < 0) cols.set(machine.cols, colsOffset[i]);
   });
   return { strip, cols, colsOffset };
+}
+
+/** Lower bound: the first t in [0, c) with cols[t] >= row (c if none). */
+function firstAtOrAfter(cols: Int32Array, row: number): number {
+  let lo = 0;
+  let hi = cols.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (cols[mid] < row) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** sums (rows r0 .. r1 of an n x w block) += the rows of machine's term (c x w on its support, from output[offset]) that fall in them. */
+export function addTermRows(
+  machine: SupportOf,
+  output: Float64Array,
+  offset: number,
+  r0: number,
+  r1: number,
+  w: number,
+  sums: Float64Array,
+): void {
+  const { c, full, cols } = machine;
+  const strip = full ? 0 : stripStart(cols);
+  if (strip >= 0) {
+    // The support's rows [strip, strip + c) are contiguous in the block too.
+    const lo = Math.max(r0, strip);
+    const hi = Math.min(r1, strip + c);
+    const to = (lo - r0) * w;
+    const from = offset + (lo - strip) * w;
+    for (let e = 0; e < (hi - lo) * w; e++) sums[to + e] += output[from + e];
+    return;
+  }
+  const tEnd = firstAtOrAfter(cols, r1);
+  for (let t = firstAtOrAfter(cols, r0); t < tEnd; t++) {
+    const to = (cols[t] - r0) * w;
+    const from = offset + t * w;
+    for (let j = 0; j < w; j++) sums[to + j] += output[from + j];
+  }
+}
+
+/**
+ * The step of a one-vector layout on columns [first, end): G's entries summed from 0 over the machines' terms in
+ * machine order (machine i's c_i entries at output[outputOffset[i]]), into sums, then the rule on x (input[0, n))
+ * and the carried vector (input[2n, 3n)): the layout the addon's step reads with K = 1, and its operations.
+ * Every column is written by the one call whose range holds it, and reads only its own entries: ranges on several
+ * threads give the bits of one.
+ */
+export function stepColumns(
+  machines: readonly SupportOf[],
+  outputOffset: ArrayLike<number>,
+  step: StepRule,
+  n: number,
+  first: number,
+  end: number,
+  input: Float64Array,
+  output: Float64Array,
+  sums: Float64Array,
+): void {
+  const size = end - first;
+  sums.fill(0, 0, size);
+  for (let i = 0; i < machines.length; i++) addTermRows(machines[i], output, outputOffset[i], first, end, 1, sums);
+  const carried = ruleCarries(step.rule) ? input.subarray(2 * n, 3 * n) : input;
+  applyStepRule(step.rule, step.alpha, step.beta, machines.length, input, carried, first, sums, 0, size);
 }

@@ -164,6 +164,8 @@ function gradientPlan(hide: 'machines' | 'cols' | null, chunks = 1): ShardPlan<F
     pass: GRADIENT_PASS.name,
     module: GRADIENT_PASS.module,
     params: {},
+    n: 3,
+    step: null,
   } as Partial<FleetSpec>;
   Object.defineProperty(spec, 'machines', { value: machines, enumerable: hide !== 'machines' });
   return {
