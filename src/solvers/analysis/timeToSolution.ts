@@ -54,7 +54,7 @@ export interface MachineCost {
 export interface GradientChunk {
   /** Entries its rows read (nonzero extents, or stored entries). */
   entries: number;
-  /** Its term's support (gathered, and summed by the step); n when its output is the gradient itself (all rows on the global columns). */
+  /** Its term's support (gathered, and summed by the step); 0 when its output is the gradient itself (all rows on the global columns: the step reads it as g). */
   c: number;
 }
 
@@ -93,7 +93,7 @@ export function systemCost(system: DistributedSystem): SystemCost {
     refinement: d.gramRefinement,
   }));
   const nnz = machines.reduce((s, d) => s + d.entriesA, 0);
-  const gradientChunks = singleCsrChunk(system) ? [{ entries: nnz, c: system.n }] : gradientChunksOf(system);
+  const gradientChunks = singleCsrChunk(system) ? [{ entries: nnz, c: 0 }] : gradientChunksOf(system);
   return { storage: 'csr', n: system.n, machines, gradientChunks, errorMeasured };
 }
 

@@ -301,12 +301,12 @@ describe('secondsHere', () => {
 
 describe('chunks', () => {
   it('prices a CSR gradient pass that is one chunk on the global columns without gathers or per-machine terms', () => {
-    const whole: SystemCost = { ...csr, gradientChunks: [{ entries: 12, c: 6 }] };
+    const whole: SystemCost = { ...csr, gradientChunks: [{ entries: 12, c: 0 }] };
     const c = iterationCost('dhbm', whole);
     expect(c.machines).toHaveLength(1);
     expect(c.machines[0]).toMatchObject({ matrixBytes: 12 * 12, vectorBytes: 0, entries: 12 });
-    // The step sums the one term (16 bytes an entry) and updates x and z.
-    expect(c.taskmaster.stepBytes).toBe(2 * 8 * 6 + 5 * 8 * 6);
+    // The step reads the one term as g (nothing to sum) and updates x and z.
+    expect(c.taskmaster.stepBytes).toBe(5 * 8 * 6);
     // The messages are still the machines' (a deployment has m machines).
     expect(c.bytesPerIteration).toBe(2 * 8 * 7);
   });
@@ -337,7 +337,7 @@ describe('chunks', () => {
 
   it('cuts a small CSR system into one gradient chunk and a dense one into row chunks', () => {
     const sparse = buildDistributedSystem(createProblem({ A: poisson2d(10), partition: { machines: 4 } }));
-    expect(systemCost(sparse).gradientChunks).toEqual([{ entries: 460, c: 100 }]);
+    expect(systemCost(sparse).gradientChunks).toEqual([{ entries: 460, c: 0 }]);
     const A = generateMatrix({ generator: 'gaussian', n: 40, mean: 0, std: 1, seed: 3 });
     const chunks = systemCost(buildDistributedSystem(createProblem({ A, partition: { machines: 2 } }))).gradientChunks ?? [];
     expect(chunks.reduce((s, chunk) => s + chunk.entries, 0)).toBe(1600);
