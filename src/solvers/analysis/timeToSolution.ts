@@ -153,7 +153,8 @@ export interface IterationCost {
 const BYTES = 8;
 const CSR_ENTRY_BYTES = 12;
 
-const NO_WORK = {
+/** A party's iteration with no work: what a Work is spread from. */
+export const NO_WORK: Readonly<Work> = {
   flops: 0,
   matrixBytes: 0,
   csrLoopBytes: 0,
@@ -179,7 +180,7 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
   const messagesPerIteration = 2 * m;
   // Gathering x onto a partial support and scattering back: two vectors of c.
   const gather = (c: number): number => (c < n ? 2 * BYTES * c : 0);
-  // The runner's |x - x*| every iteration (SystemCost.errorMeasured): at n = 40,000 a fifth of a CSR gradient iteration.
+  // The runner's |x - x*| every iteration (SystemCost.errorMeasured): at n = 40,000 ~30 us, a tenth of a CSR gradient iteration.
   const errorBytes = system.errorMeasured ? 2 * BYTES * n : 0;
   if (!projection) {
     const chunks = system.gradientChunks ?? machines.map((d) => ({ entries: d.entriesA, c: d.c }));

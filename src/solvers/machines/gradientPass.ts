@@ -193,7 +193,7 @@ export class GradientPass {
   private readonly outputOffset: Int32Array;
   /** See threadedStep. */
   private readonly stepOnThreads: boolean;
-  /** The addon's step on the calling thread (native backend), else null. */
+  /** The addon's step on the calling thread (native backend) for a step that stays there, else null. */
   private readonly nativeStep: BlockStepKernel | null;
   private readonly gradientAtX: Float64Array;
   /**
@@ -242,8 +242,8 @@ export class GradientPass {
     this.x = this.engine.input.subarray(0, n);
     this.carried = carries ? this.engine.input.subarray(2 * n, 3 * n) : new Float64Array(0);
     this.stepOnThreads = threadedStep(this.threads, n + this.outputOffset[this.chunks.length]);
-    const layout = stepLayout(this.chunks);
-    this.nativeStep = this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset);
+    const layout = this.stepOnThreads ? null : stepLayout(this.chunks);
+    this.nativeStep = layout === null ? null : this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset);
     this.outputIsGradient = system.storage === 'csr' && this.chunks.length === 1 && this.chunks[0].full;
     this.gradientAtX = this.outputIsGradient ? this.engine.output.subarray(0, n) : new Float64Array(n);
     const fullRuns: { chunks: number; terms: Float64Array }[] = [];

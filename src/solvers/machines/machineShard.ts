@@ -10,7 +10,7 @@ import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js
 import { CsrMachine } from './csrMachine.js';
 import { DenseMachine, Scratch } from './machine.js';
 import { registeredMachinePass, type Machine, type MachineStep, type PassParameters } from './machinePass.js';
-import { passKernels } from './placement.js';
+import { passKernels, type PassKernels } from './placement.js';
 import type { MachineStorage } from './storage.js';
 import { STEP_RULE_CODE, stepColumns, stepLayout, type StepRule } from './stepRules.js';
 import type { BlockStepKernel } from '../linalg/blockKernels.js';
@@ -46,10 +46,12 @@ export class MachineShard implements Shard {
   private readonly outputOffset: Int32Array;
   private readonly scalarsPerChunk: number;
   private readonly spec: FleetSpec;
-  /** The step phase's sums over a range of columns (empty without a step). */
-  private readonly stepSums: Float64Array;
-  /** The addon's step (native backend), else null: stepColumns' loops. */
-  private readonly nativeStep: BlockStepKernel | null;
+  private readonly kernels: PassKernels;
+  /**
+   * Built at this thread's first step phase (a fleet whose steps stay on the calling thread never runs one): the
+   * sums over a range of columns, and the addon's step (native backend), else null: stepColumns' loops.
+   */
+  private stepState: { readonly sums: Float64Array; readonly native: BlockStepKernel | null } | null = null;
 
   constructor(spec: FleetSpec, context: ThreadContext) {
     const { n } = spec;
@@ -57,6 +59,7 @@ export class MachineShard implements Shard {
     const pass = registeredMachinePass(spec.pass);
     if (pass === undefined) throw new Error(`No machine pass '${spec.pass}' is registered by ${spec.module}.`);
     const kernels = passKernels(context);
+    this.kernels = kernels;
     let largestPartialSupport = 0;
     let largestSupport = 0;
     let largestRows = 0;
@@ -73,10 +76,6 @@ export class MachineShard implements Shard {
     this.params = spec.params;
     this.outputOffset = spec.outputOffset;
     this.scalarsPerChunk = spec.scalarsPerChunk;
-    const chunks = spec.machines.length;
-    this.stepSums = new Float64Array(spec.step === null ? 0 : Math.ceil(n / Math.max(1, chunks)) + 1);
-    const layout = spec.step === null ? null : stepLayout(spec.machines);
-    this.nativeStep = layout === null ? null : kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset);
   }
 
   /** The step phase on range `chunk` of the columns: [chunk n / chunks, (chunk + 1) n / chunks). */
@@ -86,8 +85,16 @@ export class MachineShard implements Shard {
     const chunks = machines.length;
     const first = Math.floor((chunk * n) / chunks);
     const end = Math.floor(((chunk + 1) * n) / chunks);
-    if (this.nativeStep !== null) this.nativeStep.run(STEP_RULE_CODE[step.rule], step.alpha, step.beta, 1, first, end, input, output, 0);
-    else stepColumns(machines, outputOffset, step, n, first, end, input, output, this.stepSums);
+    if (this.stepState === null) {
+      const layout = stepLayout(machines);
+      this.stepState = {
+        sums: new Float64Array(Math.ceil(n / chunks) + 1),
+        native: this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset),
+      };
+    }
+    const { sums, native } = this.stepState;
+    if (native !== null) native.run(STEP_RULE_CODE[step.rule], step.alpha, step.beta, 1, first, end, input, output, 0);
+    else stepColumns(machines, outputOffset, step, n, first, end, input, output, sums);
   }
 
   run(phase: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void {

@@ -98,7 +98,7 @@ function checkOptions(options: RunOptions): void {
 /**
  * Euclidean norm of x - y, relative to |y| (absolute when y = 0). Measured every iteration when x* is
  * known: four partial sums, so that the loop is not one chain of dependent additions (one sum took
- * ~1.3 ns an entry, ~50 us an iteration at n = 40,000, a fifth of a CSR gradient method's iteration).
+ * ~1.3 ns an entry, 41-54 us an iteration at n = 40,000, a seventh of a CSR gradient method's iteration; now 27-31 us).
  */
 function relativeDistance(x: Float64Array, y: Float64Array, normY: number): number {
   const n = x.length;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_DEPLOYMENT,
+  NO_WORK,
   finishesFirst,
   cacheFraction,
   iterationCost,
@@ -11,7 +12,6 @@ import {
   timeToSolution,
   type IterationCost,
   type SystemCost,
-  type Work,
 } from '../../../src/solvers/analysis/timeToSolution.js';
 import { buildDistributedSystem, createProblem, generateMatrix } from '../../../src/solvers/index.js';
 import { describeEachBackend } from '../../support/backends.js';
@@ -182,19 +182,7 @@ describe('finishesFirst', () => {
 });
 
 describe('secondsHere', () => {
-  const nothing: Work = {
-    flops: 0,
-    matrixBytes: 0,
-    csrLoopBytes: 0,
-    factorBytes: 0,
-    factorColumns: 0,
-    consensusEntries: 0,
-    vectorBytes: 0,
-    stepBytes: 0,
-    stepEntries: 0,
-    residentBytes: 0,
-    entries: 0,
-  };
+  const nothing = NO_WORK;
   // Two chunks of 3000 and 1000 flops, no vectors: 3 us and 1 us at 1 GFLOP/s.
   const cost: IterationCost = {
     algorithm: 'apc',
