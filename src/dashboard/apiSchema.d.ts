@@ -1137,7 +1137,7 @@ export interface components {
                 outOfCacheBytes: number;
                 /** @description A TypeScript vector loop's rate (D-HBM's update, 40 bytes an entry): the taskmaster's sums and updates, gathers. */
                 vectorBytesPerSecond: number;
-                /** @description The gradient methods' step (terms summed, x and its momentum updated) as the backend runs it: the addon's on the native backend, else vectorBytesPerSecond. */
+                /** @description The gradient methods' step (terms summed, x and its momentum updated) as the backend runs it: the addon's on the native backend, the WebAssembly one on the TypeScript backend (the TypeScript loops where WebAssembly is off). */
                 stepBytesPerSecond: number;
                 /** @description One entry of APC's and MLM's CSR taskmaster loop that measures the distance to consensus (a compensated sum), seconds. */
                 consensusEntrySeconds: number;

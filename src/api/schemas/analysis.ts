@@ -265,7 +265,7 @@ const CalibrationSchema = z.object({
   stepBytesPerSecond: z
     .number()
     .describe(
-      "The gradient methods' step (terms summed, x and its momentum updated) as the backend runs it: the addon's on the native backend, else vectorBytesPerSecond.",
+      "The gradient methods' step (terms summed, x and its momentum updated) as the backend runs it: the addon's on the native backend, the WebAssembly one on the TypeScript backend (the TypeScript loops where WebAssembly is off).",
     ),
   consensusEntrySeconds: z
     .number()

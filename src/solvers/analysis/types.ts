@@ -192,7 +192,7 @@ export interface Calibration {
   /**
    * The gradient methods' step (the chunks' terms summed, x and its momentum updated: ../machines/gradientPass.ts advance)
    * as the backend runs it, bytes per second (16 an entry of a term, 40 an entry of x): the addon's on the native backend,
-   * the TypeScript loops otherwise (vectorBytesPerSecond).
+   * the WebAssembly one on the TypeScript backend, the TypeScript loops where WebAssembly is off.
    */
   stepBytesPerSecond: number;
   /** One entry of the CSR consensus taskmaster's measure-and-advance loop (a compensated sum and an offset's step), seconds. */

@@ -22,6 +22,7 @@ import type { RowKernels } from './backend.js';
 import {
   withTerm,
   type BlockProduct,
+  type BlockStepKernel,
   type CholeskyBlockFactor,
   type CsrBlockKernel,
   type CsrBlockRows,
@@ -37,6 +38,8 @@ export const WASM_KERNELS_ENV = 'LINALG_WASM';
 /** Rows per kernel call when a call's row vectors are staged (a multiple of the kernels' 8-row blocks). */
 export const ROW_BATCH = 256;
 const PAGE_BYTES = 65_536;
+/** Entries of a slot's step sums (32 KB, in L1): the step phase sums this many entries of G at a time (blockStep). */
+const STEP_SUMS = 4096;
 /** Largest arena: offsets are 32-bit; beyond this a run keeps the plain loops. */
 const MAX_ARENA_BYTES = 2 ** 31;
 
@@ -74,6 +77,24 @@ interface KernelExports {
     mode: number,
   ): void;
   packedProduct: (mp: number, np: number, kc: number, ap: number, lda: number, bp: number, c: number, ldc: number) => void;
+  blockStep(
+    rule: number,
+    alpha: number,
+    beta: number,
+    m: number,
+    K: number,
+    w: number,
+    first: number,
+    end: number,
+    x: number,
+    carried: number,
+    terms: number,
+    strip: number,
+    cols: number,
+    colsOffset: number,
+    sums: number,
+    tileRows: number,
+  ): void;
 }
 
 /** csrBlockGradient's mode bits: R = A X - B (else R given), and G += A^T R. */
@@ -178,7 +199,7 @@ export class WasmArena {
    */
   static forSpec(spec: unknown, extraBytes: number, threads: number, maxCols: number, workEntries = 0): WasmArena | null {
     if (!wasmKernelsEnabled()) return null;
-    const slotBytes = align16(8 * (2 * maxCols + 2 * ROW_BATCH + workEntries));
+    const slotBytes = align16(8 * (2 * maxCols + 2 * ROW_BATCH + STEP_SUMS + workEntries));
     const scratchOffset = typedBytes(spec) + align16(extraBytes);
     const bytes = scratchOffset + threads * slotBytes;
     if (!(bytes <= MAX_ARENA_BYTES)) return null;
@@ -262,6 +283,24 @@ function checkVector(a: Float64Array, offset: number, length: number): void {
     throw new RangeError(`WebAssembly row kernels: ${length} entries from ${offset} exceed a vector of ${a.length}.`);
 }
 
+/** The supports as the addon's blockStepLayout checks them: the WebAssembly step would touch other data silently. */
+function checkStepLayout(n: number, strip: Int32Array, cols: Int32Array, colsOffset: Int32Array): void {
+  const m = strip.length;
+  if (colsOffset.length !== m + 1 || colsOffset[0] !== 0)
+    throw new RangeError('WebAssembly step: colsOffset must have m + 1 entries from 0.');
+  for (let i = 0; i < m; i++) {
+    const from = colsOffset[i];
+    const to = colsOffset[i + 1];
+    if (to < from || to > cols.length) throw new RangeError('WebAssembly step: colsOffset decreases or runs past cols.');
+    if (strip[i] >= 0) {
+      if (strip[i] + (to - from) > n) throw new RangeError('WebAssembly step: a strip runs past n.');
+    } else
+      for (let t = from; t < to; t++)
+        if (!(cols[t] >= 0 && cols[t] < n) || (t > from && cols[t] <= cols[t - 1]))
+          throw new RangeError('WebAssembly step: a support is not ascending in [0, n).');
+  }
+}
+
 /** A row-major block (rows x cols, leading dimension ld) must lie within its array: the kernel would touch other data silently. */
 function checkBlock(name: string, a: Float64Array, rows: number, cols: number, ld: number): void {
   if (rows > 0 && cols > 0 && (ld < cols || (rows - 1) * ld + cols > a.length))
@@ -281,6 +320,7 @@ export class WasmRowKernels implements RowKernels {
   private readonly yStage: Float64Array;
   private readonly rowsIn: Float64Array;
   private readonly rowsOut: Float64Array;
+  private readonly stepSums: Float64Array;
   /** This thread's work space in the arena (layout.workEntries long), for arrays the block kernels write. */
   readonly workspace: Float64Array;
 
@@ -298,6 +338,7 @@ export class WasmRowKernels implements RowKernels {
     this.yStage = take(layout.maxCols);
     this.rowsIn = take(ROW_BATCH);
     this.rowsOut = take(ROW_BATCH);
+    this.stepSums = take(STEP_SUMS);
     this.workspace = take(layout.workEntries);
   }
 
@@ -483,6 +524,55 @@ export class WasmRowKernels implements RowKernels {
         mode,
       );
     });
+  }
+
+  /**
+   * The step phase of ../machines/stepRules.ts (the addon's blockStep's arguments, ./blockKernels.ts BlockStepKernel)
+   * on machines' supports held in the arena (strip, cols, colsOffset: ../machines/stepRules.ts stepLayout, checked
+   * here once), or null when they are elsewhere: the caller keeps its TypeScript loops. Each call's input and output
+   * must be in the arena too. G is summed STEP_SUMS entries at a time in this thread's slot.
+   */
+  blockStep(n: number, K: number, strip: Int32Array, cols: Int32Array, colsOffset: Int32Array): BlockStepKernel | null {
+    if (![strip, cols, colsOffset].every((a) => a.buffer === this.buffer)) return null;
+    checkStepLayout(n, strip, cols, colsOffset);
+    const m = strip.length;
+    const termsLength = colsOffset[m] * K;
+    const exports = this.k;
+    const sums = this.stepSums.byteOffset;
+    return {
+      run: (rule, alpha, beta, w, first, end, input, output, summed) => {
+        if (!(Number.isInteger(rule) && rule >= 0 && rule <= 4)) throw new RangeError(`WebAssembly step: no rule ${rule}.`);
+        if (!(w >= 0 && w <= K && w <= STEP_SUMS)) throw new RangeError(`WebAssembly step: w = ${w} exceeds the layout's K = ${K}.`);
+        if (!(first >= 0 && first <= end && end <= n))
+          throw new RangeError(`WebAssembly step: rows [${first}, ${end}) are not within [0, ${n}).`);
+        if (!this.inArena(input) || !this.inArena(output)) throw new RangeError('WebAssembly step: input or output is not in this arena.');
+        const carries = rule === 0 || rule === 3 || rule === 4;
+        if (input.length < (carries ? 3 : 2) * n * K) throw new RangeError('WebAssembly step: input is shorter than its blocks.');
+        if (!(summed >= 0 && summed + termsLength <= output.length))
+          throw new RangeError('WebAssembly step: output is shorter than summed + the terms.');
+        if (input.byteOffset < output.byteOffset + output.byteLength && output.byteOffset < input.byteOffset + input.byteLength)
+          throw new RangeError('WebAssembly step: input overlaps output.');
+        if (w === 0 || first === end) return;
+        exports.blockStep(
+          rule,
+          alpha,
+          beta,
+          m,
+          K,
+          w,
+          first,
+          end,
+          input.byteOffset,
+          input.byteOffset + 16 * n * K,
+          this.at(output, summed),
+          strip.byteOffset,
+          cols.byteOffset,
+          colsOffset.byteOffset,
+          sums,
+          Math.max(1, Math.floor(STEP_SUMS / w)),
+        );
+      },
+    };
   }
 
   /**

@@ -33,6 +33,7 @@ import {
 } from './blockShard.js';
 import { blockPlacement } from './placement.js';
 import { stripStart } from './storage.js';
+import { stepLayout } from './stepRules.js';
 
 export type { BlockPassKind, BlockStepRule } from './blockShard.js';
 
@@ -133,7 +134,7 @@ export class BlockPass {
         refinement: machine.gramRefinement,
       };
     });
-    this.spec = { kind, n, columns: K, machines, rowOffset, outputOffset, step };
+    this.spec = { kind, n, columns: K, machines, rowOffset, outputOffset, step, stepLayout: step === null ? null : stepLayout(machines) };
     // On the TypeScript backend the data, X and the terms go into a WebAssembly arena, where the block
     // kernels run in WebAssembly SIMD; each thread's work blocks are in its slot's workspace.
     const placement = blockPlacement();

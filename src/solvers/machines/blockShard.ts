@@ -25,7 +25,7 @@
 import type { BlockProduct, BlockStepKernel, CsrBlockKernel, DenseBlockTerm, GramBlockSolver } from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
-import { addTermRows, applyStepRule, ruleCarries, STEP_RULE_CODE, stepLayout, type StepRule } from './stepRules.js';
+import { addTermRows, applyStepRule, ruleCarries, STEP_RULE_CODE, type StepLayout, type StepRule } from './stepRules.js';
 import { stripStart, type CsrMachineStorage } from './storage.js';
 
 export type BlockPassKind = 'gradient' | 'projection';
@@ -97,6 +97,8 @@ export interface BlockSpec {
   readonly outputOffset: Int32Array;
   /** What a step phase applies, or null when the method runs no step phase. */
   readonly step: BlockStepRule | null;
+  /** The machines' supports as the step reads them (./stepRules.ts stepLayout; in the run's arena when it has one), with `step`. */
+  readonly stepLayout: StepLayout | null;
 }
 
 /** A CSR machine as this thread runs it: its block sweep and, for the projection pass, its block solves with G_i's factor. */
@@ -139,8 +141,8 @@ export class BlockShard implements Shard {
   private readonly unusedSquares: Float64Array;
   /** A step phase's sums over a tile of rows (STEP_TILE_ROWS x w). */
   private readonly tileSums: Float64Array;
-  /** The addon's step phase (native backend), else null: stepRows' loop. */
-  private readonly nativeStep: BlockStepKernel | null;
+  /** The step phase's kernel (the addon's, or WebAssembly's on the run's arena), else null: stepRows' loop. */
+  private readonly stepKernel: BlockStepKernel | null;
 
   constructor(spec: BlockSpec, context: ThreadContext) {
     this.spec = spec;
@@ -160,9 +162,9 @@ export class BlockShard implements Shard {
     this.rowBlock3 = take(largestP * K);
     const gramWork = take(largestP * K);
     this.unusedSquares = take(K);
-    this.tileSums = new Float64Array(spec.step !== null ? STEP_TILE_ROWS * K : 0);
-    const layout = spec.step !== null ? stepLayout(spec.machines) : null;
-    this.nativeStep = layout !== null ? kernels.blockStep(spec.n, K, layout.strip, layout.cols, layout.colsOffset) : null;
+    const layout = spec.stepLayout;
+    this.stepKernel = layout !== null ? kernels.blockStep(spec.n, K, layout.strip, layout.cols, layout.colsOffset) : null;
+    this.tileSums = new Float64Array(spec.step !== null && this.stepKernel === null ? STEP_TILE_ROWS * K : 0);
     this.csr = spec.machines.map((storage) => {
       if (storage.storage === 'dense') return null;
       const { p, c, rowPtr, colIdx, values, gram } = storage;
@@ -256,8 +258,8 @@ export class BlockShard implements Shard {
     const end = Math.floor(((chunk + 1) * n) / m);
     // The consensus rule sums the offsets D_i, stored after the terms.
     const summed = rule === 'consensus' ? outputOffset[m] : 0;
-    if (this.nativeStep !== null) {
-      this.nativeStep.run(STEP_RULE_CODE[rule], alpha, beta, w, first, end, input, output, summed);
+    if (this.stepKernel !== null) {
+      this.stepKernel.run(STEP_RULE_CODE[rule], alpha, beta, w, first, end, input, output, summed);
       return;
     }
     const sums = this.tileSums;

@@ -11,7 +11,7 @@ import { fleetPlacement, passKernels, type PassKernels } from './placement.js';
 import { createLocalShard, type FleetSpec } from './machineShard.js';
 import { registeredMachinePass, type MachinePass, type PassParameters } from './machinePass.js';
 import { entriesRead, type MachineStorage } from './storage.js';
-import type { StepRule } from './stepRules.js';
+import { stepLayout, type StepRule } from './stepRules.js';
 
 /** ./machineShard.ts or .js, whichever extension this module has: what the engine's workers import. */
 const SHARD_MODULE = new URL(import.meta.url.endsWith('.ts') ? './machineShard.ts' : './machineShard.js', import.meta.url).href;
@@ -48,7 +48,17 @@ export function startFleet<Params extends PassParameters>(plan: FleetPlan<Params
   const outputOffset = new Int32Array(machines.length + 1);
   for (let i = 0; i < machines.length; i++) outputOffset[i + 1] = outputOffset[i] + outputLengths[i];
   const placement = fleetPlacement(machines);
-  const spec: FleetSpec = { pass: pass.name, module: pass.module, params: { ...params }, n, step, machines, outputOffset, scalarsPerChunk };
+  const spec: FleetSpec = {
+    pass: pass.name,
+    module: pass.module,
+    params: { ...params },
+    n,
+    step,
+    stepLayout: step === null ? null : stepLayout(machines),
+    machines,
+    outputOffset,
+    scalarsPerChunk,
+  };
   const engine = startShardEngine<FleetSpec>({
     shardModule: SHARD_MODULE,
     backend: placement.backend,

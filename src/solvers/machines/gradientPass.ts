@@ -16,7 +16,7 @@
  * on that setting only, never on the thread count.
  */
 import type { DistributedSystem, CsrSystem } from './machineData.js';
-import { accumulateRowCombination, fusedRowPass } from '../linalg/rowKernels.js';
+import { fusedRowPass } from '../linalg/rowKernels.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';
 import { parallelMinWork } from '../parallel/threads.js';
@@ -24,11 +24,9 @@ import { startFleet } from './fleet.js';
 import type { CsrMachine } from './csrMachine.js';
 import type { DenseMachine } from './machine.js';
 import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
-import { applyStepRule, ruleCarries, STEP_RULE_CODE, stepLayout, type StepRule } from './stepRules.js';
-import type { BlockStepKernel } from '../linalg/blockKernels.js';
-import type { PassKernels } from './placement.js';
-import { STEP_PHASE } from './machineShard.js';
-import { addOnSupport, csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type MachineStorage } from './storage.js';
+import { addTermRows, ruleCarries, type StepRule } from './stepRules.js';
+import { STEP_PHASE, WHOLE_STEP_PHASE } from './machineShard.js';
+import { csrRowRange, denseRowRange, rowEntries, type CsrMachineStorage, type MachineStorage } from './storage.js';
 
 /** Scalar of a chunk: sum of r_k^2 over its rows. */
 const RESIDUAL2 = 0;
@@ -111,50 +109,6 @@ function wholeSystemChunk(system: CsrSystem): CsrMachineStorage {
 }
 
 /**
- * When every chunk's support is a range of consecutive columns, and the ranges start in
- * nondecreasing order (the strips of a banded matrix, row ranges of contiguous machines), a column
- * j of chunk s was touched by an earlier chunk exactly when j < max over r < s of (first[r] + c_r):
- * that chunk r covers j, as first[r] <= first[s] <= j. Returns each chunk's first column and that
- * bound (clamped to the chunk), or null for any other layout.
- */
-function stripLayout(chunks: readonly MachineStorage[]): { first: Int32Array; fresh: Int32Array } | null {
-  const first = new Int32Array(chunks.length);
-  const fresh = new Int32Array(chunks.length);
-  let covered = 0;
-  for (let s = 0; s < chunks.length; s++) {
-    const { c, cols, full } = chunks[s];
-    if (full || c === 0 || cols[c - 1] - cols[0] !== c - 1 || (s > 0 && cols[0] < first[s - 1])) return null;
-    first[s] = cols[0];
-    fresh[s] = Math.min(Math.max(covered, cols[0]), cols[0] + c);
-    covered = Math.max(covered, cols[0] + c);
-  }
-  return first.length > 0 ? { first, fresh } : null;
-}
-
-/**
- * g = the sum of the strips' terms in chunk order, as g.fill(0) then g[cols[t]] += term[t] chunk by
- * chunk, to the bit: a column's first term is stored as 0 + term (what the addition to the cleared g
- * gives), the later ones added; no clearing of g (columns no chunk touches stay 0), no index array.
- */
-function stripSum(
-  chunks: readonly MachineStorage[],
-  outputOffset: Int32Array,
-  first: Int32Array,
-  fresh: Int32Array,
-  terms: Float64Array,
-  g: Float64Array,
-): void {
-  for (let s = 0; s < chunks.length; s++) {
-    const from = first[s];
-    const end = from + chunks[s].c;
-    const shift = outputOffset[s] - from;
-    const split = fresh[s];
-    for (let j = from; j < split; j++) g[j] += terms[shift + j];
-    for (let j = split; j < end; j++) g[j] = 0 + terms[shift + j];
-  }
-}
-
-/**
  * Whether the step phase is handed to the threads: on several threads, when it reads at least as many entries
  * (its terms' and x's) as a run takes threads for (../parallel/threads.ts parallelMinWork). A smaller step (a
  * dense system's: n per chunk against the pass's n^2) runs on the calling thread, which saves a phase's
@@ -174,11 +128,10 @@ export interface GradientStepRule extends StepRule {
  * the threads: the method's estimate, written only by advance()) and returns |A x - b|^2; advance() runs
  * the fleet's step phase (./machineShard.ts STEP_PHASE): each thread takes ranges of the columns, sums the
  * chunks' terms there into g(x), from 0 in chunk order, and moves x (and the carried vector: D-HBM's z,
- * D-NAG's y) by the rule, with the addon's step on the native backend (the same operations). A step too small
- * for the threads (threadedStep: every dense one, a small or one-thread CSR one) runs on the calling thread,
- * which sums with its fastest kernels (the addon's step; else the row kernels for full supports). Every
- * column is summed and moved in the same order whichever thread does it, so the iterates never depend on
- * the thread count.
+ * D-NAG's y) by the rule, with the addon's step on the native backend and the WebAssembly one on the TypeScript
+ * backend's arena (the same operations). A step too small for the threads (threadedStep: every dense one, a small
+ * or one-thread CSR one) runs the same phase on the calling thread alone. Every column is summed and moved in the
+ * same order whichever thread does it, so the iterates never depend on the thread count.
  */
 export class GradientPass {
   /** The point the gradient is evaluated at: the first n entries of the engine's input. */
@@ -188,30 +141,10 @@ export class GradientPass {
   readonly threads: number;
   private readonly rule: GradientStepRule;
   private readonly engine: ShardEngine;
-  private readonly kernels: PassKernels;
   private readonly chunks: readonly MachineStorage[];
   private readonly outputOffset: Int32Array;
   /** See threadedStep. */
   private readonly stepOnThreads: boolean;
-  /** The addon's step on the calling thread (native backend) for a step that stays there, else null. */
-  private readonly nativeStep: BlockStepKernel | null;
-  private readonly gradientAtX: Float64Array;
-  /**
-   * Runs of consecutive full-support chunks: their terms lie back to back in the output (n
-   * each), so the calling thread sums a run as one combination of rows (weights 1), with the row
-   * kernels, instead of n scalar additions per chunk.
-   */
-  private readonly fullRuns: readonly { readonly chunks: number; readonly terms: Float64Array }[];
-  private readonly ones: Float64Array;
-  private readonly wholeStart: Int32Array;
-  private readonly wholeEnd: Int32Array;
-  /** True when the one chunk's output is g itself (a single full-support chunk): nothing to sum. */
-  private readonly outputIsGradient: boolean;
-  /**
-   * CSR chunks that are strips (see stripSum), else null: chunk s's support is columns first[s] ..
-   * first[s] + c - 1, and columns from fresh[s] on are touched by no earlier chunk.
-   */
-  private readonly strips: { readonly first: Int32Array; readonly fresh: Int32Array } | null;
 
   constructor(system: DistributedSystem, rule: GradientStepRule) {
     const { n } = system;
@@ -236,33 +169,11 @@ export class GradientPass {
       step: { rule: rule.rule, alpha: rule.alpha, beta: rule.beta },
     });
     this.engine = fleet.engine;
-    this.kernels = fleet.kernels;
     this.outputOffset = fleet.outputOffset;
     this.threads = this.engine.threads;
     this.x = this.engine.input.subarray(0, n);
     this.carried = carries ? this.engine.input.subarray(2 * n, 3 * n) : new Float64Array(0);
     this.stepOnThreads = threadedStep(this.threads, n + this.outputOffset[this.chunks.length]);
-    const layout = this.stepOnThreads ? null : stepLayout(this.chunks);
-    this.nativeStep = layout === null ? null : this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset);
-    this.outputIsGradient = system.storage === 'csr' && this.chunks.length === 1 && this.chunks[0].full;
-    this.gradientAtX = this.outputIsGradient ? this.engine.output.subarray(0, n) : new Float64Array(n);
-    const fullRuns: { chunks: number; terms: Float64Array }[] = [];
-    for (let from = 0; from < this.chunks.length;) {
-      if (!this.chunks[from].full) {
-        from++;
-        continue;
-      }
-      let to = from + 1;
-      while (to < this.chunks.length && this.chunks[to].full) to++;
-      fullRuns.push({ chunks: to - from, terms: this.engine.output.subarray(this.outputOffset[from], this.outputOffset[to]) });
-      from = to;
-    }
-    this.fullRuns = fullRuns;
-    this.strips = system.storage === 'csr' ? stripLayout(this.chunks) : null;
-    const longest = Math.max(0, ...this.fullRuns.map((run) => run.chunks));
-    this.ones = new Float64Array(longest).fill(1);
-    this.wholeStart = new Int32Array(longest);
-    this.wholeEnd = new Int32Array(longest).fill(n);
   }
 
   /** The machines' pass at the current x; returns |A x - b|^2 (their terms kept for advance()). */
@@ -273,36 +184,17 @@ export class GradientPass {
 
   /**
    * x (and the carried vector) moved by the rule, with g(x) the sum of the last evaluate()'s terms: the step
-   * phase on the threads (threadedStep), else on the calling thread, the addon's step over all columns (native)
-   * or g summed here and the rule applied (./stepRules.ts).
+   * phase on the threads (threadedStep), else on the calling thread alone.
    */
   advance(): void {
-    const { rule, alpha, beta } = this.rule;
     if (this.stepOnThreads) this.engine.run(STEP_PHASE);
-    else if (this.nativeStep !== null)
-      this.nativeStep.run(STEP_RULE_CODE[rule], alpha, beta, 1, 0, this.x.length, this.engine.input, this.engine.output, 0);
-    else applyStepRule(rule, alpha, beta, 0, this.x, this.carried, 0, this.gradient(), 0, this.x.length);
+    else this.engine.runChunkHere(WHOLE_STEP_PHASE, 0);
   }
 
-  /**
-   * g(x) of the last evaluate(), summed on the calling thread: the full-support runs with the row kernels, then
-   * the others in chunk order (strips without their column lists). The step phase and the addon's step sum each
-   * column from 0 in chunk order: the same bits wherever the chunks are not full (every CSR layout but the one
-   * chunk of a small system, whose output is g itself).
-   */
+  /** g(x) of the last evaluate(): the chunks' terms summed from 0 in chunk order, as the step sums them (for tests and callers that read g). */
   gradient(): Float64Array {
-    const { chunks, outputOffset, gradientAtX: g, strips } = this;
-    if (this.outputIsGradient) return g;
-    const terms = this.engine.output;
-    if (strips !== null) {
-      stripSum(chunks, outputOffset, strips.first, strips.fresh, terms, g);
-      return g;
-    }
-    const n = g.length;
-    g.fill(0);
-    for (const run of this.fullRuns)
-      accumulateRowCombination(this.kernels.rows, run.terms, run.chunks, n, this.wholeStart, this.wholeEnd, this.ones, 0, 1, g);
-    for (let s = 0; s < chunks.length; s++) if (!chunks[s].full) addOnSupport(chunks[s], terms, outputOffset[s], g);
+    const g = new Float64Array(this.x.length);
+    for (let s = 0; s < this.chunks.length; s++) addTermRows(this.chunks[s], this.engine.output, this.outputOffset[s], 0, g.length, 1, g);
     return g;
   }
 

@@ -12,7 +12,7 @@ import { DenseMachine, Scratch } from './machine.js';
 import { registeredMachinePass, type Machine, type MachineStep, type PassParameters } from './machinePass.js';
 import { passKernels, type PassKernels } from './placement.js';
 import type { MachineStorage } from './storage.js';
-import { STEP_RULE_CODE, stepColumns, stepLayout, type StepRule } from './stepRules.js';
+import { STEP_RULE_CODE, stepColumns, type StepLayout, type StepRule } from './stepRules.js';
 import type { BlockStepKernel } from '../linalg/blockKernels.js';
 
 /** What every thread of a fleet's run reads. */
@@ -26,6 +26,8 @@ export interface FleetSpec {
   readonly n: number;
   /** The rule of the fleet's step phase (STEP_PHASE), or null when the taskmaster combines the outputs itself. */
   readonly step: StepRule | null;
+  /** The machines' supports as the step reads them (./stepRules.ts stepLayout; in the run's arena when it has one), with `step`. */
+  readonly stepLayout: StepLayout | null;
   readonly machines: readonly MachineStorage[];
   /** Where chunk i's output starts (length: chunks + 1). */
   readonly outputOffset: Int32Array;
@@ -39,6 +41,9 @@ export interface FleetSpec {
  */
 export const STEP_PHASE = 1 << 16;
 
+/** The step phase in one range of all n columns, run as chunk 0 (the others do nothing): a step the calling thread takes alone. */
+export const WHOLE_STEP_PHASE = STEP_PHASE | 1;
+
 export class MachineShard implements Shard {
   private readonly machines: readonly Machine[];
   private readonly steps: readonly MachineStep[];
@@ -48,10 +53,10 @@ export class MachineShard implements Shard {
   private readonly spec: FleetSpec;
   private readonly kernels: PassKernels;
   /**
-   * Built at this thread's first step phase (a fleet whose steps stay on the calling thread never runs one): the
-   * sums over a range of columns, and the addon's step (native backend), else null: stepColumns' loops.
+   * Built at this thread's first step phase (a fleet without a step never runs one): the sums over a range of columns,
+   * and the step kernel (the addon's, or WebAssembly's on the run's arena), else null: stepColumns' loops.
    */
-  private stepState: { readonly sums: Float64Array; readonly native: BlockStepKernel | null } | null = null;
+  private stepState: { readonly sums: Float64Array; readonly kernel: BlockStepKernel | null } | null = null;
 
   constructor(spec: FleetSpec, context: ThreadContext) {
     const { n } = spec;
@@ -78,28 +83,29 @@ export class MachineShard implements Shard {
     this.scalarsPerChunk = spec.scalarsPerChunk;
   }
 
-  /** The step phase on range `chunk` of the columns: [chunk n / chunks, (chunk + 1) n / chunks). */
-  private stepColumns(chunk: number, input: Float64Array, output: Float64Array): void {
-    const { n, machines, outputOffset, step } = this.spec;
-    if (step === null) throw new Error('This fleet has no step phase.');
-    const chunks = machines.length;
-    const first = Math.floor((chunk * n) / chunks);
-    const end = Math.floor(((chunk + 1) * n) / chunks);
-    if (this.stepState === null) {
-      const layout = stepLayout(machines);
-      this.stepState = {
-        sums: new Float64Array(Math.ceil(n / chunks) + 1),
-        native: this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset),
-      };
-    }
-    const { sums, native } = this.stepState;
-    if (native !== null) native.run(STEP_RULE_CODE[step.rule], step.alpha, step.beta, 1, first, end, input, output, 0);
+  /** The step phase on columns [first, end). */
+  private stepColumns(first: number, end: number, input: Float64Array, output: Float64Array): void {
+    const { n, machines, outputOffset, step, stepLayout: layout } = this.spec;
+    if (step === null || layout === null) throw new Error('This fleet has no step phase.');
+    this.stepState ??= { sums: new Float64Array(0), kernel: this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset) };
+    const { kernel } = this.stepState;
+    // The loops' sums: as long as the longest range this thread has stepped.
+    if (kernel === null && this.stepState.sums.length < end - first) this.stepState = { kernel, sums: new Float64Array(end - first) };
+    const { sums } = this.stepState;
+    if (kernel !== null) kernel.run(STEP_RULE_CODE[step.rule], step.alpha, step.beta, 1, first, end, input, output, 0);
     else stepColumns(machines, outputOffset, step, n, first, end, input, output, sums);
   }
 
   run(phase: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void {
     if (phase === STEP_PHASE) {
-      this.stepColumns(chunk, input, output);
+      // Range `chunk` of as many as there are chunks.
+      const { n } = this.spec;
+      const chunks = this.machines.length;
+      this.stepColumns(Math.floor((chunk * n) / chunks), Math.floor(((chunk + 1) * n) / chunks), input, output);
+      return;
+    }
+    if (phase === WHOLE_STEP_PHASE) {
+      if (chunk === 0) this.stepColumns(0, this.spec.n, input, output);
       return;
     }
     const step = this.steps[phase];

@@ -61,6 +61,7 @@ import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { attachArena, WasmArena, wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
 import type { ThreadContext } from '../parallel/protocol.js';
 import type { MachineStorage } from './storage.js';
+import { stepLayout, type SupportOf } from './stepRules.js';
 
 export interface Placement {
   readonly backend: BackendName;
@@ -151,8 +152,9 @@ export interface PassKernels {
    */
   gramBlockSolver(factor: StoredGramFactor, work: Float64Array): GramBlockSolver;
   /**
-   * The block methods' step phase over the machines' supports (../linalg/blockKernels.ts BlockStepKernel):
-   * the addon's on the native backend, else null (the TypeScript loop of ./blockShard.ts, the same bits).
+   * The block methods' and the gradient methods' step phase over the machines' supports (../linalg/blockKernels.ts
+   * BlockStepKernel): the addon's on the native backend, the arena's WebAssembly one when the supports (strip, cols,
+   * colsOffset) are in the arena, else null (./stepRules.ts's loops; all three give the same bits).
    */
   blockStep(n: number, K: number, strip: Int32Array, cols: Int32Array, colsOffset: Int32Array): BlockStepKernel | null;
 }
@@ -243,9 +245,37 @@ export function currentThreadNormalOperator(a: CsrMatrix): SymmetricOperator {
   };
 }
 
-/** The addon's step (the gradient methods' on one vector) for the calling thread on the current backend, or null: the TypeScript loops. */
-export function currentThreadStep(n: number, strip: Int32Array, cols: Int32Array, colsOffset: Int32Array): BlockStepKernel | null {
-  return nativeBlockStepKernel(selectedKernels().blockStep, n, 1, strip, cols, colsOffset);
+/** A one-vector step (K = 1) on the calling thread, with the arrays it must run on. */
+export interface CurrentThreadStep {
+  readonly kernel: BlockStepKernel;
+  /** x at 0, the carried vector at 2n (inputLength long). */
+  readonly input: Float64Array;
+  /** The machines' terms, back to back (outputLength long). */
+  readonly output: Float64Array;
+}
+
+/**
+ * The step of ./stepRules.ts (the gradient methods' on one vector) over `machines`' supports on the calling thread
+ * with the current backend's kernel, and zeroed arrays for it: the addon's step, else the WebAssembly one on an arena
+ * of its own that holds the supports and both arrays; null: the TypeScript loops (stepColumns).
+ */
+export function currentThreadStep(
+  n: number,
+  machines: readonly SupportOf[],
+  inputLength: number,
+  outputLength: number,
+): CurrentThreadStep | null {
+  const kernels = selectedKernels();
+  const layout = stepLayout(machines);
+  const native = nativeBlockStepKernel(kernels.blockStep, n, 1, layout.strip, layout.cols, layout.colsOffset);
+  if (native !== null) return { kernel: native, input: new Float64Array(inputLength), output: new Float64Array(outputLength) };
+  if (!kernels.wasmArena) return null;
+  const arrays = { ...layout, input: new Float64Array(inputLength), output: new Float64Array(outputLength) };
+  const arena = WasmArena.forSpec(arrays, 0, 1, 0);
+  if (arena === null) return null;
+  const copy = arena.copyInto(arrays) as typeof arrays;
+  const kernel = attachArena(arena.layout, 0).blockStep(n, 1, copy.strip, copy.cols, copy.colsOffset);
+  return kernel === null ? null : { kernel, input: copy.input, output: copy.output };
 }
 
 /** The fused CSR pass for the calling thread on the current backend (see currentThreadNormalOperator). */
@@ -283,6 +313,7 @@ export function passKernels(context: ThreadContext): PassKernels {
     gramBlockSolver: (factor, work) =>
       nativeGramBlockSolver(sparse, blockFactor(factor)) ??
       (arena !== null ? arena.gramBlockSolver(blockFactor(factor), work) : typescriptGramBlockSolver(blockFactor(factor), work)),
-    blockStep: (n, K, strip, cols, colsOffset) => nativeBlockStepKernel(kernels.blockStep, n, K, strip, cols, colsOffset),
+    blockStep: (n, K, strip, cols, colsOffset) =>
+      nativeBlockStepKernel(kernels.blockStep, n, K, strip, cols, colsOffset) ?? arena?.blockStep(n, K, strip, cols, colsOffset) ?? null,
   };
 }

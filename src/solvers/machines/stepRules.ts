@@ -70,12 +70,19 @@ export interface SupportOf {
   readonly cols: Int32Array;
 }
 
+/** Machines' supports as the steps read them (see stepLayout). */
+export interface StepLayout {
+  readonly strip: Int32Array;
+  readonly cols: Int32Array;
+  readonly colsOffset: Int32Array;
+}
+
 /**
  * The supports as the addon's step reads them (native/src/block_step.c blockStepLayout): strip[i] the first
  * column when machine i's support is consecutive columns (0 when full), else -1 and its columns in cols from
  * colsOffset[i]; its term is then at colsOffset[i] K in the output, the terms back to back in machine order.
  */
-export function stepLayout(machines: readonly SupportOf[]): { strip: Int32Array; cols: Int32Array; colsOffset: Int32Array } {
+export function stepLayout(machines: readonly SupportOf[]): StepLayout {
   const m = machines.length;
   const strip = new Int32Array(m);
   const colsOffset = new Int32Array(m + 1);

@@ -19,6 +19,14 @@ import {
   type WasmRowKernels,
 } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
+import {
+  addTermRows,
+  applyStepRule,
+  STEP_RULE_CODE,
+  stepLayout,
+  type StepRuleName,
+  type SupportOf,
+} from '../../../src/solvers/machines/stepRules.js';
 
 const available = wasmKernelsUnavailableReason() === '';
 
@@ -164,6 +172,99 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
     expect(() => arena.copyInto({ a: new Uint8Array(2) })).toThrow(/cannot hold a Uint8Array/);
     // A spec with an array no arena holds gets no arena (its run keeps the plain loops).
     expect(WasmArena.forSpec({ a: new Uint8Array(2) }, 0, 1, 4)).toBeNull();
+  });
+
+  describe("the step phase (blockStep) against stepRules.ts's loops", () => {
+    const rng = new SeededRandom(12);
+    const range = (from: number, count: number): Int32Array => Int32Array.from({ length: count }, (_, t) => from + t);
+    const scattered = (n: number, count: number): Int32Array => {
+      const chosen = new Set<number>();
+      while (chosen.size < count) chosen.add(Math.floor(rng.nextDouble() * n));
+      return Int32Array.from([...chosen].sort((a, b) => a - b));
+    };
+    const RULES: readonly StepRuleName[] = ['consensus', 'dgd', 'cimmino', 'dhbm', 'dnag'];
+
+    /** Rows [first, end) moved by the loops: the terms summed from 0 in machine order (addTermRows), then applyStepRule. */
+    function loopStep(
+      machines: readonly SupportOf[],
+      K: number,
+      w: number,
+      rule: StepRuleName,
+      first: number,
+      end: number,
+      input: Float64Array,
+      output: Float64Array,
+      summed: number,
+      n: number,
+    ): void {
+      const sums = new Float64Array((end - first) * w);
+      let offset = summed;
+      for (const machine of machines) {
+        addTermRows(machine, output, offset, first, end, w, sums);
+        offset += machine.c * K;
+      }
+      applyStepRule(rule, 0.37, 0.81, machines.length, input, input.subarray(2 * n * K), first * w, sums, 0, sums.length);
+    }
+
+    // One vector over 9000 columns (three of the kernel's 4096-row tiles), and blocks of K = 16 (256 rows a tile).
+    for (const { n, K, widths } of [
+      { n: 9000, K: 1, widths: [1] },
+      { n: 700, K: 16, widths: [1, 7, 16] },
+    ])
+      it(`n = ${n}, K = ${K}: every rule, full, strip and scattered supports, odd row ranges, to the bit`, () => {
+        // Full support, two strips (one across tiles), two scattered supports.
+        const machines: SupportOf[] = [
+          { c: n, full: true, cols: range(0, n) },
+          { c: Math.floor(n / 2), full: false, cols: range(120, Math.floor(n / 2)) },
+          { c: 50, full: false, cols: range(n - 50, 50) },
+          { c: 90, full: false, cols: scattered(n, 90) },
+          { c: Math.floor(n / 2), full: false, cols: scattered(n, Math.floor(n / 2)) },
+        ];
+        const layout = stepLayout(machines);
+        const summed = 3;
+        const termsLength = summed + layout.colsOffset[machines.length] * K;
+        const arrays = { ...layout, input: new Float64Array(3 * n * K), output: new Float64Array(termsLength) };
+        const arena = WasmArena.forSpec(arrays, 0, 1, 0);
+        if (arena === null) throw new Error('no arena');
+        const held = arena.copyInto(arrays) as typeof arrays;
+        const kernel = attachArena(arena.layout, 0).blockStep(n, K, held.strip, held.cols, held.colsOffset);
+        if (kernel === null) throw new Error('no step kernel');
+        for (const rule of RULES)
+          for (const w of widths) {
+            const input0 = rng.fillSigned(new Float64Array(3 * n * K));
+            rng.fillSigned(held.output);
+            held.input.set(input0);
+            const expected = Float64Array.from(input0);
+            const ranges = [0, 1, Math.floor(n / 3), n - 5, n];
+            for (let r = 0; r + 1 < ranges.length; r++) {
+              kernel.run(STEP_RULE_CODE[rule], 0.37, 0.81, w, ranges[r], ranges[r + 1], held.input, held.output, summed);
+              loopStep(machines, K, w, rule, ranges[r], ranges[r + 1], expected, held.output, summed, n);
+            }
+            expect(held.input.some((v, e) => v !== input0[e])).toBe(true);
+            expect(Array.from(held.input), `${rule}, w ${w}`).toEqual(Array.from(expected));
+          }
+      });
+
+    it('is null for supports outside the arena, and refuses bad supports and arrays', () => {
+      const n = 10;
+      const layout = stepLayout([{ c: 4, full: false, cols: Int32Array.of(1, 3, 5, 7) }]);
+      const { arena, kernels } = arenaOf(200, 0);
+      expect(kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset)).toBeNull();
+      const held = arena.copyInto(layout) as typeof layout;
+      const unsorted = arena.copyInto(Int32Array.of(1, 5, 3, 7)) as Int32Array;
+      expect(() => kernels.blockStep(n, 1, held.strip, unsorted, held.colsOffset)).toThrow(/not ascending/);
+      expect(() => kernels.blockStep(3, 1, held.strip, held.cols, held.colsOffset)).toThrow(/not ascending/);
+      const kernel = kernels.blockStep(n, 1, held.strip, held.cols, held.colsOffset);
+      if (kernel === null) throw new Error('no step kernel');
+      const input = arena.allocate(Float64Array, 8, 3 * n);
+      const output = arena.allocate(Float64Array, 8, 4);
+      expect(() => kernel.run(3, 1, 1, 1, 0, n, new Float64Array(3 * n), output, 0)).toThrow(/not in this arena/);
+      expect(() => kernel.run(3, 1, 1, 1, 0, n, input.subarray(0, 2 * n), output, 0)).toThrow(/shorter than its blocks/);
+      expect(() => kernel.run(3, 1, 1, 1, 0, n, input, output, 1)).toThrow(/shorter than summed/);
+      expect(() => kernel.run(3, 1, 1, 1, 0, n + 1, input, output, 0)).toThrow(/not within/);
+      expect(() => kernel.run(3, 1, 1, 2, 0, n, input, output, 0)).toThrow(/exceeds the layout/);
+      expect(() => kernel.run(5, 1, 1, 1, 0, n, input, output, 0)).toThrow(/no rule/);
+    });
   });
 
   it('take the dense runs of rows of a matrix in their arena in rowKernels.ts, the plain loops the rest, to the same sums', () => {

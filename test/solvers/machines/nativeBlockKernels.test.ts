@@ -18,6 +18,7 @@ import {
   type DenseBlockStorage,
 } from '../../../src/solvers/machines/blockShard.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
+import { stepLayout } from '../../../src/solvers/machines/stepRules.js';
 
 const csr = nativeCsr();
 const step = nativeBlockStep();
@@ -216,6 +217,7 @@ describe.skipIf(step === null)("the addon's block step phase", () => {
         rowOffset: new Int32Array(m + 1),
         outputOffset,
         step: stepRule,
+        stepLayout: stepLayout(machines),
       };
       const shards = (['native', 'typescript'] as const).map((backend) => new BlockShard(spec, { backend, arenaKernels: null }));
       for (const w of [1, 7, 16]) {

@@ -223,6 +223,31 @@ describe("a phase's synchronisation", () => {
   });
 });
 
+describe('one chunk on the calling thread', () => {
+  forceThreads(2, 'typescript', false);
+
+  it('runChunkHere runs that chunk alone, with the threads idle, and not after dispose', async () => {
+    const engine = startShardEngine(gradientPlan(null, 8));
+    expect(engine.threads).toBe(2);
+    try {
+      engine.input.set([1, 1, 1]);
+      engine.run(GRADIENT_TERMS);
+      const everyChunk = Float64Array.from(engine.output);
+      expect(everyChunk.subarray(9, 12).some((v) => v !== 0)).toBe(true);
+      engine.output.fill(0);
+      engine.runChunkHere(GRADIENT_TERMS, 3);
+      // Chunk 3's region (3 entries from 9) is its term again; no other chunk ran.
+      expect(Array.from(engine.output.subarray(9, 12))).toEqual(Array.from(everyChunk.subarray(9, 12)));
+      expect(Array.from(engine.output.subarray(0, 9)).every((v) => v === 0)).toBe(true);
+      expect(Array.from(engine.output.subarray(12)).every((v) => v === 0)).toBe(true);
+    } finally {
+      engine.dispose();
+    }
+    expect(() => engine.runChunkHere(GRADIENT_TERMS, 0)).toThrow(/has ended/);
+    await allWorkersExited(runningSolverWorkers);
+  });
+});
+
 describe('worker failures', () => {
   // The failures are injected through the copy of the spec the workers get (hidden properties are
   // left out of it): without the WebAssembly arena, the calling thread keeps the spec as given.

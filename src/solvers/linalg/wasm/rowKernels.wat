@@ -851,4 +851,171 @@
       (local.set $j (i32.add (local.get $j) (i32.const 4)))
       (br $cols)))
   )
+
+  ;; The block methods' step phase (src/solvers/machines/stepRules.ts, native/src/block_step.c block_step): rows
+  ;; [first, end) of the n x w blocks X (x) and the carried block (carried) moved by rule $rule (stepRules.ts
+  ;; STEP_RULE_CODE) with G the sum of the m machines' terms. Machine i's term is c_i x w at terms + 8 K colsOffset[i]
+  ;; on its support: the consecutive columns from strip[i] when strip[i] >= 0, else cols[colsOffset[i] ..) (ascending).
+  ;; $tileRows rows at a time: sums (tileRows w entries) set to 0, every machine's rows there added in machine order,
+  ;; then the rule. Each entry's operations, in their order, are the TypeScript loops' and the addon's: the same bits.
+  (func $addInto (param $to i32) (param $from i32) (param $count i32)
+    (local $t i32) (local $even i32) (local $bytes i32)
+    (local.set $bytes (i32.shl (local.get $count) (i32.const 3)))
+    (local.set $even (i32.and (local.get $bytes) (i32.const -16)))
+    (block $end (loop $pairs
+      (br_if $end (i32.ge_u (local.get $t) (local.get $even)))
+      (v128.store (i32.add (local.get $to) (local.get $t))
+        (f64x2.add (v128.load (i32.add (local.get $to) (local.get $t))) (v128.load (i32.add (local.get $from) (local.get $t)))))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.ne (local.get $even) (local.get $bytes)) (then
+      (f64.store (i32.add (local.get $to) (local.get $even))
+        (f64.add (f64.load (i32.add (local.get $to) (local.get $even))) (f64.load (i32.add (local.get $from) (local.get $even))))))))
+
+  ;; The first t in [0, c) with cols[t] >= row (c if none); cols a byte address of i32 entries.
+  (func $firstAtOrAfter (param $cols i32) (param $c i32) (param $row i32) (result i32)
+    (local $lo i32) (local $hi i32) (local $mid i32)
+    (local.set $hi (local.get $c))
+    (block $end (loop $search
+      (br_if $end (i32.ge_u (local.get $lo) (local.get $hi)))
+      (local.set $mid (i32.shr_u (i32.add (local.get $lo) (local.get $hi)) (i32.const 1)))
+      (if (i32.lt_s (i32.load (i32.add (local.get $cols) (i32.shl (local.get $mid) (i32.const 2)))) (local.get $row))
+        (then (local.set $lo (i32.add (local.get $mid) (i32.const 1))))
+        (else (local.set $hi (local.get $mid))))
+      (br $search)))
+    (local.get $lo))
+
+  (func (export "blockStep") (param $rule i32) (param $alpha f64) (param $beta f64) (param $m i32) (param $K i32) (param $w i32)
+      (param $first i32) (param $end i32) (param $x i32) (param $carried i32) (param $terms i32)
+      (param $strip i32) (param $cols i32) (param $colsOffset i32) (param $sums i32) (param $tileRows i32)
+    (local $r0 i32) (local $r1 i32) (local $bytes i32) (local $even i32) (local $e i32) (local $i i32) (local $c0 i32) (local $c i32)
+    (local $term i32) (local $s i32) (local $lo i32) (local $hi i32) (local $t i32) (local $tEnd i32) (local $machineCols i32)
+    (local $wb i32) (local $xs i32) (local $ys i32) (local $to i32)
+    (local $machines f64) (local $va v128) (local $vb v128) (local $vm v128) (local $vz v128) (local $vnext v128) (local $z f64) (local $next f64)
+    (local.set $wb (i32.shl (local.get $w) (i32.const 3)))
+    (local.set $machines (f64.convert_i32_s (local.get $m)))
+    (local.set $va (f64x2.splat (local.get $alpha)))
+    (local.set $vb (f64x2.splat (local.get $beta)))
+    (local.set $vm (f64x2.splat (local.get $machines)))
+    (local.set $r0 (local.get $first))
+    (block $tilesEnd (loop $tiles
+      (br_if $tilesEnd (i32.ge_u (local.get $r0) (local.get $end)))
+      (local.set $r1 (i32.add (local.get $r0) (local.get $tileRows)))
+      (if (i32.lt_u (local.get $end) (local.get $r1)) (then (local.set $r1 (local.get $end))))
+      (local.set $bytes (i32.mul (i32.sub (local.get $r1) (local.get $r0)) (local.get $wb)))
+      (local.set $even (i32.and (local.get $bytes) (i32.const -16)))
+      ;; sums = 0
+      (local.set $e (i32.const 0))
+      (block $zeroEnd (loop $zero
+        (br_if $zeroEnd (i32.ge_u (local.get $e) (local.get $even)))
+        (v128.store (i32.add (local.get $sums) (local.get $e)) (v128.const i64x2 0 0))
+        (local.set $e (i32.add (local.get $e) (i32.const 16)))
+        (br $zero)))
+      (if (i32.ne (local.get $even) (local.get $bytes)) (then (i64.store (i32.add (local.get $sums) (local.get $even)) (i64.const 0))))
+      ;; the machines' terms, in machine order
+      (local.set $i (i32.const 0))
+      (block $machinesEnd (loop $machinesLoop
+        (br_if $machinesEnd (i32.ge_u (local.get $i) (local.get $m)))
+        (local.set $c0 (i32.load (i32.add (local.get $colsOffset) (i32.shl (local.get $i) (i32.const 2)))))
+        (local.set $c (i32.sub (i32.load offset=4 (i32.add (local.get $colsOffset) (i32.shl (local.get $i) (i32.const 2)))) (local.get $c0)))
+        (local.set $term (i32.add (local.get $terms) (i32.shl (i32.mul (local.get $c0) (local.get $K)) (i32.const 3))))
+        (local.set $s (i32.load (i32.add (local.get $strip) (i32.shl (local.get $i) (i32.const 2)))))
+        (if (i32.ge_s (local.get $s) (i32.const 0))
+          (then
+            ;; a strip: its rows [lo, hi) within the tile are contiguous in sums and in its term
+            (local.set $lo (local.get $s))
+            (if (i32.gt_u (local.get $r0) (local.get $lo)) (then (local.set $lo (local.get $r0))))
+            (local.set $hi (i32.add (local.get $s) (local.get $c)))
+            (if (i32.lt_u (local.get $r1) (local.get $hi)) (then (local.set $hi (local.get $r1))))
+            (if (i32.lt_u (local.get $lo) (local.get $hi)) (then
+              (call $addInto
+                (i32.add (local.get $sums) (i32.mul (i32.sub (local.get $lo) (local.get $r0)) (local.get $wb)))
+                (i32.add (local.get $term) (i32.mul (i32.sub (local.get $lo) (local.get $s)) (local.get $wb)))
+                (i32.mul (i32.sub (local.get $hi) (local.get $lo)) (local.get $w))))))
+          (else
+            (local.set $machineCols (i32.add (local.get $cols) (i32.shl (local.get $c0) (i32.const 2))))
+            (local.set $tEnd (call $firstAtOrAfter (local.get $machineCols) (local.get $c) (local.get $r1)))
+            (local.set $t (call $firstAtOrAfter (local.get $machineCols) (local.get $c) (local.get $r0)))
+            (block $colsEnd (loop $colsLoop
+              (br_if $colsEnd (i32.ge_u (local.get $t) (local.get $tEnd)))
+              (local.set $to (i32.add (local.get $sums)
+                (i32.mul (i32.sub (i32.load (i32.add (local.get $machineCols) (i32.shl (local.get $t) (i32.const 2)))) (local.get $r0)) (local.get $wb))))
+              (if (i32.eq (local.get $w) (i32.const 1))
+                (then (f64.store (local.get $to)
+                  (f64.add (f64.load (local.get $to)) (f64.load (i32.add (local.get $term) (i32.shl (local.get $t) (i32.const 3)))))))
+                (else (call $addInto (local.get $to) (i32.add (local.get $term) (i32.mul (local.get $t) (local.get $wb))) (local.get $w))))
+              (local.set $t (i32.add (local.get $t) (i32.const 1)))
+              (br $colsLoop)))))
+        (local.set $i (i32.add (local.get $i) (i32.const 1)))
+        (br $machinesLoop)))
+      ;; the rule on the tile's entries: pairs, then the odd last one
+      (local.set $xs (i32.add (local.get $x) (i32.mul (local.get $r0) (local.get $wb))))
+      (local.set $ys (i32.add (local.get $carried) (i32.mul (local.get $r0) (local.get $wb))))
+      (local.set $e (i32.const 0))
+      (block $ruleEnd (loop $pairs
+        (br_if $ruleEnd (i32.ge_u (local.get $e) (local.get $even)))
+        (block $done
+          (if (i32.eqz (local.get $rule)) (then
+            ;; consensus: x = alpha (G + m y) + beta x
+            (v128.store (i32.add (local.get $xs) (local.get $e))
+              (f64x2.add
+                (f64x2.mul (local.get $va) (f64x2.add (v128.load (i32.add (local.get $sums) (local.get $e)))
+                  (f64x2.mul (local.get $vm) (v128.load (i32.add (local.get $ys) (local.get $e))))))
+                (f64x2.mul (local.get $vb) (v128.load (i32.add (local.get $xs) (local.get $e))))))
+            (br $done)))
+          (if (i32.eq (local.get $rule) (i32.const 1)) (then
+            ;; dgd: x -= alpha G
+            (v128.store (i32.add (local.get $xs) (local.get $e))
+              (f64x2.sub (v128.load (i32.add (local.get $xs) (local.get $e))) (f64x2.mul (local.get $va) (v128.load (i32.add (local.get $sums) (local.get $e))))))
+            (br $done)))
+          (if (i32.eq (local.get $rule) (i32.const 2)) (then
+            ;; cimmino: x += alpha G
+            (v128.store (i32.add (local.get $xs) (local.get $e))
+              (f64x2.add (v128.load (i32.add (local.get $xs) (local.get $e))) (f64x2.mul (local.get $va) (v128.load (i32.add (local.get $sums) (local.get $e))))))
+            (br $done)))
+          (if (i32.eq (local.get $rule) (i32.const 3)) (then
+            ;; dhbm: z = beta z + G; x -= alpha z
+            (local.set $vz (f64x2.add (f64x2.mul (local.get $vb) (v128.load (i32.add (local.get $ys) (local.get $e)))) (v128.load (i32.add (local.get $sums) (local.get $e)))))
+            (v128.store (i32.add (local.get $ys) (local.get $e)) (local.get $vz))
+            (v128.store (i32.add (local.get $xs) (local.get $e))
+              (f64x2.sub (v128.load (i32.add (local.get $xs) (local.get $e))) (f64x2.mul (local.get $va) (local.get $vz))))
+            (br $done)))
+          ;; dnag: y' = x - alpha G; x = y' + beta (y' - y); y = y'
+          (local.set $vnext (f64x2.sub (v128.load (i32.add (local.get $xs) (local.get $e))) (f64x2.mul (local.get $va) (v128.load (i32.add (local.get $sums) (local.get $e))))))
+          (v128.store (i32.add (local.get $xs) (local.get $e))
+            (f64x2.add (local.get $vnext) (f64x2.mul (local.get $vb) (f64x2.sub (local.get $vnext) (v128.load (i32.add (local.get $ys) (local.get $e)))))))
+          (v128.store (i32.add (local.get $ys) (local.get $e)) (local.get $vnext)))
+        (local.set $e (i32.add (local.get $e) (i32.const 16)))
+        (br $pairs)))
+      (if (i32.ne (local.get $even) (local.get $bytes)) (then
+        (local.set $e (local.get $even))
+        (block $done
+          (if (i32.eqz (local.get $rule)) (then
+            (f64.store (i32.add (local.get $xs) (local.get $e))
+              (f64.add
+                (f64.mul (local.get $alpha) (f64.add (f64.load (i32.add (local.get $sums) (local.get $e)))
+                  (f64.mul (local.get $machines) (f64.load (i32.add (local.get $ys) (local.get $e))))))
+                (f64.mul (local.get $beta) (f64.load (i32.add (local.get $xs) (local.get $e))))))
+            (br $done)))
+          (if (i32.eq (local.get $rule) (i32.const 1)) (then
+            (f64.store (i32.add (local.get $xs) (local.get $e))
+              (f64.sub (f64.load (i32.add (local.get $xs) (local.get $e))) (f64.mul (local.get $alpha) (f64.load (i32.add (local.get $sums) (local.get $e))))))
+            (br $done)))
+          (if (i32.eq (local.get $rule) (i32.const 2)) (then
+            (f64.store (i32.add (local.get $xs) (local.get $e))
+              (f64.add (f64.load (i32.add (local.get $xs) (local.get $e))) (f64.mul (local.get $alpha) (f64.load (i32.add (local.get $sums) (local.get $e))))))
+            (br $done)))
+          (if (i32.eq (local.get $rule) (i32.const 3)) (then
+            (local.set $z (f64.add (f64.mul (local.get $beta) (f64.load (i32.add (local.get $ys) (local.get $e)))) (f64.load (i32.add (local.get $sums) (local.get $e)))))
+            (f64.store (i32.add (local.get $ys) (local.get $e)) (local.get $z))
+            (f64.store (i32.add (local.get $xs) (local.get $e))
+              (f64.sub (f64.load (i32.add (local.get $xs) (local.get $e))) (f64.mul (local.get $alpha) (local.get $z))))
+            (br $done)))
+          (local.set $next (f64.sub (f64.load (i32.add (local.get $xs) (local.get $e))) (f64.mul (local.get $alpha) (f64.load (i32.add (local.get $sums) (local.get $e))))))
+          (f64.store (i32.add (local.get $xs) (local.get $e))
+            (f64.add (local.get $next) (f64.mul (local.get $beta) (f64.sub (local.get $next) (f64.load (i32.add (local.get $ys) (local.get $e)))))))
+          (f64.store (i32.add (local.get $ys) (local.get $e)) (local.get $next)))))
+      (local.set $r0 (local.get $r1))
+      (br $tiles)))
+  )
 )
