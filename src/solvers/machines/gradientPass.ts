@@ -139,7 +139,6 @@ export class GradientPass {
   /** The rule's carried vector (D-HBM's z, D-NAG's y) at the engine's input[2n, 3n), where the step reads it; empty for DGD. */
   readonly carried: Float64Array;
   readonly threads: number;
-  private readonly rule: GradientStepRule;
   private readonly engine: ShardEngine;
   private readonly chunks: readonly MachineStorage[];
   private readonly outputOffset: Int32Array;
@@ -148,7 +147,6 @@ export class GradientPass {
 
   constructor(system: DistributedSystem, rule: GradientStepRule) {
     const { n } = system;
-    this.rule = rule;
     if (system.storage === 'csr' && singleCsrChunk(system)) {
       this.chunks = [wholeSystemChunk(system)];
     } else {
