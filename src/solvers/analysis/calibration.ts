@@ -16,7 +16,7 @@ import { fusedRowPass } from '../linalg/rowKernels.js';
 import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
 import { supportConsensusSums } from '../machines/csrConsensusPass.js';
 import { currentThreadCsrGradient, currentThreadGramSolver, currentThreadStep } from '../machines/placement.js';
-import { applyStepRule, STEP_RULE_CODE, stepColumns } from '../machines/stepRules.js';
+import { applyStepRule, STEP_RULE_CODE, stepRows } from '../machines/stepRules.js';
 import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
 import { runAlgorithmWork } from '../runner/runAlgorithm.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
@@ -309,7 +309,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   const vectorSeconds = medianSeconds(clock, 2 * repeats + 1, () => applyStepRule('dhbm', 1e-3, 0.5, 0, local, momentum, 0, xbar, 0, n));
   // The gradient methods' step as a range of its phase runs it (../machines/machineShard.ts STEP_PHASE): one term of
   // n summed from 0 and D-HBM's update, in the layout (x, a gap, z) the addon's step reads; on the native backend the
-  // addon's step, on the TypeScript one the WebAssembly step (its arrays in an arena of their own), else stepColumns'
+  // addon's step, on the TypeScript one the WebAssembly step (its arrays in an arena of their own), else stepRows'
   // loops. Priced per byte as the model counts them: 16 an entry of a term, 40 of x.
   const whole = [{ c: n, full: true, cols: NO_COLUMNS }];
   const step = currentThreadStep(n, whole, 3 * n, n);
@@ -321,7 +321,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   const rule = { rule: 'dhbm', alpha: 1e-3, beta: 0.5 } as const;
   const stepSeconds = medianSeconds(clock, 2 * repeats + 1, () => {
     if (step !== null) step.kernel.run(STEP_RULE_CODE.dhbm, rule.alpha, rule.beta, 1, 0, n, blocks, term, 0);
-    else stepColumns(whole, outputOffset, rule, n, 0, n, blocks, term, stepSums);
+    else stepRows(whole, outputOffset, 0, rule, n, 1, 1, 0, n, blocks, term, stepSums);
   });
   let sink = local[0] + blocks[0];
   // The CSR consensus taskmaster's measure-and-advance loop itself (../machines/csrConsensusPass.ts

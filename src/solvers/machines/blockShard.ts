@@ -25,7 +25,7 @@
 import type { BlockProduct, BlockStepKernel, CsrBlockKernel, DenseBlockTerm, GramBlockSolver } from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
-import { addTermRows, applyStepRule, ruleCarries, STEP_RULE_CODE, type StepLayout, type StepRule } from './stepRules.js';
+import { ruleCarries, STEP_RULE_CODE, stepRows, type StepLayout, type StepRule } from './stepRules.js';
 import { stripStart, type CsrMachineStorage } from './storage.js';
 
 export type BlockPassKind = 'gradient' | 'projection';
@@ -252,7 +252,8 @@ export class BlockShard implements Shard {
    */
   private stepRows(w: number, chunk: number, input: Float64Array, output: Float64Array): void {
     const { n, columns: K, machines, outputOffset } = this.spec;
-    const { rule, alpha, beta } = this.spec.step as BlockStepRule;
+    const step = this.spec.step as BlockStepRule;
+    const { rule, alpha, beta } = step;
     const m = machines.length;
     const first = Math.floor((chunk * n) / m);
     const end = Math.floor(((chunk + 1) * n) / m);
@@ -262,14 +263,7 @@ export class BlockShard implements Shard {
       this.stepKernel.run(STEP_RULE_CODE[rule], alpha, beta, w, first, end, input, output, summed);
       return;
     }
-    const sums = this.tileSums;
-    const carried = input.subarray(2 * n * K, 2 * n * K + n * w);
-    for (let r0 = first; r0 < end; r0 += STEP_TILE_ROWS) {
-      const r1 = Math.min(end, r0 + STEP_TILE_ROWS);
-      sums.fill(0, 0, (r1 - r0) * w);
-      for (let i = 0; i < m; i++) addTermRows(machines[i], output, summed + outputOffset[i], r0, r1, w, sums);
-      applyStepRule(rule, alpha, beta, m, input, carried, r0 * w, sums, 0, (r1 - r0) * w);
-    }
+    stepRows(machines, outputOffset, summed, step, n, K, w, first, end, input, output, this.tileSums);
   }
 
   /** X on the machine's support (c x w): X itself when the support is full, its rows when a strip, else gathered. */

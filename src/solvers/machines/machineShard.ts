@@ -12,7 +12,7 @@ import { DenseMachine, Scratch } from './machine.js';
 import { registeredMachinePass, type Machine, type MachineStep, type PassParameters } from './machinePass.js';
 import { passKernels, type PassKernels } from './placement.js';
 import type { MachineStorage } from './storage.js';
-import { STEP_RULE_CODE, stepColumns, type StepLayout, type StepRule } from './stepRules.js';
+import { STEP_RULE_CODE, stepRows, type StepLayout, type StepRule } from './stepRules.js';
 import type { BlockStepKernel } from '../linalg/blockKernels.js';
 
 /** What every thread of a fleet's run reads. */
@@ -36,7 +36,7 @@ export interface FleetSpec {
 
 /**
  * Phase bit of the step phase: chunk index k is then the k-th of as many ranges of columns as there are chunks,
- * on which the chunks' terms are summed and the fleet's rule applied (./stepRules.ts stepColumns; on the native
+ * on which the chunks' terms are summed and the fleet's rule applied (./stepRules.ts stepRows; on the native
  * backend the addon's step, the same operations): the taskmaster's sum and update, spread over the threads.
  */
 export const STEP_PHASE = 1 << 16;
@@ -53,10 +53,12 @@ export class MachineShard implements Shard {
   private readonly spec: FleetSpec;
   private readonly kernels: PassKernels;
   /**
-   * Built at this thread's first step phase (a fleet without a step never runs one): the sums over a range of columns,
-   * and the step kernel (the addon's, or WebAssembly's on the run's arena), else null: stepColumns' loops.
+   * The step kernel (the addon's, or WebAssembly's on the run's arena), else null: stepRows' loops; undefined until
+   * this thread's first step phase (a fleet without a step never runs one).
    */
-  private stepState: { readonly sums: Float64Array; readonly kernel: BlockStepKernel | null } | null = null;
+  private stepKernel: BlockStepKernel | null | undefined = undefined;
+  /** stepRows' sums: as long as the longest range this thread has stepped. */
+  private stepSums = new Float64Array(0);
 
   constructor(spec: FleetSpec, context: ThreadContext) {
     const { n } = spec;
@@ -87,13 +89,13 @@ export class MachineShard implements Shard {
   private stepColumns(first: number, end: number, input: Float64Array, output: Float64Array): void {
     const { n, machines, outputOffset, step, stepLayout: layout } = this.spec;
     if (step === null || layout === null) throw new Error('This fleet has no step phase.');
-    this.stepState ??= { sums: new Float64Array(0), kernel: this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset) };
-    const { kernel } = this.stepState;
-    // The loops' sums: as long as the longest range this thread has stepped.
-    if (kernel === null && this.stepState.sums.length < end - first) this.stepState = { kernel, sums: new Float64Array(end - first) };
-    const { sums } = this.stepState;
-    if (kernel !== null) kernel.run(STEP_RULE_CODE[step.rule], step.alpha, step.beta, 1, first, end, input, output, 0);
-    else stepColumns(machines, outputOffset, step, n, first, end, input, output, sums);
+    this.stepKernel ??= this.kernels.blockStep(n, 1, layout.strip, layout.cols, layout.colsOffset);
+    if (this.stepKernel !== null) {
+      this.stepKernel.run(STEP_RULE_CODE[step.rule], step.alpha, step.beta, 1, first, end, input, output, 0);
+      return;
+    }
+    if (this.stepSums.length < end - first) this.stepSums = new Float64Array(end - first);
+    stepRows(machines, outputOffset, 0, step, n, 1, 1, first, end, input, output, this.stepSums);
   }
 
   run(phase: number, chunk: number, input: Float64Array, output: Float64Array, scalars: Float64Array): void {

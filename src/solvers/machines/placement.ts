@@ -257,7 +257,7 @@ export interface CurrentThreadStep {
 /**
  * The step of ./stepRules.ts (the gradient methods' on one vector) over `machines`' supports on the calling thread
  * with the current backend's kernel, and zeroed arrays for it: the addon's step, else the WebAssembly one on an arena
- * of its own that holds the supports and both arrays; null: the TypeScript loops (stepColumns).
+ * of its own that holds the supports and both arrays; null: the TypeScript loops (stepRows).
  */
 export function currentThreadStep(
   n: number,

@@ -139,26 +139,36 @@ export function addTermRows(
 }
 
 /**
- * The step of a one-vector layout on columns [first, end): G's entries summed from 0 over the machines' terms in
- * machine order (machine i's c_i entries at output[outputOffset[i]]), into sums, then the rule on x (input[0, n))
- * and the carried vector (input[2n, 3n)): the layout the addon's step reads with K = 1, and its operations.
- * Every column is written by the one call whose range holds it, and reads only its own entries: ranges on several
- * threads give the bits of one.
+ * The step on rows [first, end) of the n x w blocks in input (X at 0, the carried block at 2 n K; for one vector, K =
+ * w = 1, the rows are the system's columns): G's rows summed from 0 over the machines' terms in machine order
+ * (machine i's c_i x w at output[summed + termOffset[i]]), into sums, then the rule on X and the carried block; as many
+ * rows at a time as sums holds (the tile does not change a bit). The layout the addon's step reads, and its
+ * operations. Every row is written by the one call whose range holds it, and reads only its own entries: ranges on
+ * several threads give the bits of one.
  */
-export function stepColumns(
+export function stepRows(
   machines: readonly SupportOf[],
-  outputOffset: ArrayLike<number>,
+  termOffset: ArrayLike<number>,
+  summed: number,
   step: StepRule,
   n: number,
+  K: number,
+  w: number,
   first: number,
   end: number,
   input: Float64Array,
   output: Float64Array,
   sums: Float64Array,
 ): void {
-  const size = end - first;
-  sums.fill(0, 0, size);
-  for (let i = 0; i < machines.length; i++) addTermRows(machines[i], output, outputOffset[i], first, end, 1, sums);
-  const carried = ruleCarries(step.rule) ? input.subarray(2 * n, 3 * n) : input;
-  applyStepRule(step.rule, step.alpha, step.beta, machines.length, input, carried, first, sums, 0, size);
+  const { rule, alpha, beta } = step;
+  const m = machines.length;
+  const tileRows = Math.max(1, Math.floor(sums.length / w));
+  // Empty for a rule that carries nothing (its input has no carried block), and then not read.
+  const carried = input.subarray(2 * n * K, 2 * n * K + n * w);
+  for (let r0 = first; r0 < end; r0 += tileRows) {
+    const r1 = Math.min(end, r0 + tileRows);
+    sums.fill(0, 0, (r1 - r0) * w);
+    for (let i = 0; i < m; i++) addTermRows(machines[i], output, summed + termOffset[i], r0, r1, w, sums);
+    applyStepRule(rule, alpha, beta, m, input, carried, r0 * w, sums, 0, (r1 - r0) * w);
+  }
 }

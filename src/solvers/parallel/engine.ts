@@ -263,12 +263,12 @@ export class ShardEngine {
 
   /** Runs `phase` on every chunk (this thread takes chunks too) and returns when all are done. */
   run(phase: number): void {
-    if (this.workers.length === 0) {
-      this.runHere(phase);
-      return;
-    }
     if (this.disposed) throw new Error('This solver run has ended: its threads were released.');
     const { control, local, order, views } = this;
+    if (this.workers.length === 0) {
+      for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
+      return;
+    }
     const started = performance.now();
     Atomics.store(control, NEXT, 0);
     Atomics.store(control, DONE, 0);
@@ -291,13 +291,6 @@ export class ShardEngine {
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- whatever runChunks threw (unknown, an Error or not) is rethrown unchanged
     if (localError !== null) throw localError;
     if (Atomics.load(control, FAILED) !== 0) throw new Error(`A solver worker thread failed: ${failureMessage(control, this.message)}`);
-  }
-
-  /** Runs `phase` on every chunk on the calling thread alone, the workers left waiting. */
-  private runHere(phase: number): void {
-    if (this.disposed) throw new Error('This solver run has ended: its threads were released.');
-    const { local, order, views } = this;
-    for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
   }
 
   /** Runs `phase` on chunk `chunk` alone on the calling thread, the workers left waiting: work too small to hand out. */
