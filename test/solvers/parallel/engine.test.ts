@@ -130,10 +130,10 @@ describe('cutting the rows into chunks', () => {
 });
 
 /**
- * A gradient-pass plan over `chunks` copies of a dense 4 x 3 block. Properties hidden from the
- * workers (non-enumerable: the shared copy leaves them out) let a test break only the workers.
+ * A gradient-pass plan over `chunks` copies of a dense 4 x 3 block. `broken` breaks the workers alone: they
+ * build their shard from ./brokenShard.ts, which cannot build one ('build') or throws in every chunk ('run').
  */
-function gradientPlan(hide: 'machines' | 'cols' | null, chunks = 1): ShardPlan<FleetSpec> {
+function gradientPlan(broken: 'build' | 'run' | null, chunks = 1): ShardPlan<FleetSpec> {
   const rows = [
     [1, 2, 3],
     [4, 5, 6],
@@ -146,7 +146,8 @@ function gradientPlan(hide: 'machines' | 'cols' | null, chunks = 1): ShardPlan<F
       storage: 'dense',
       p: 4,
       c: 3,
-      full: hide !== 'cols',
+      full: true,
+      cols: Int32Array.from([0, 1, 2]),
       rows: {
         a: Float64Array.from(rows.flat()),
         aStart: new Int32Array(4),
@@ -155,7 +156,6 @@ function gradientPlan(hide: 'machines' | 'cols' | null, chunks = 1): ShardPlan<F
       },
       basis: null,
     } as Partial<DenseMachineStorage>;
-    Object.defineProperty(machine, 'cols', { value: Int32Array.from([0, 1, 2]), enumerable: hide !== 'cols' });
     machines.push(machine as DenseMachineStorage);
   }
   const spec = {
@@ -166,10 +166,12 @@ function gradientPlan(hide: 'machines' | 'cols' | null, chunks = 1): ShardPlan<F
     params: {},
     n: 3,
     step: null,
+    machines,
+    ...(broken === null ? {} : { broken }),
   } as Partial<FleetSpec>;
-  Object.defineProperty(spec, 'machines', { value: machines, enumerable: hide !== 'machines' });
+  const shardModule = broken === null ? '../../../src/solvers/machines/machineShard.ts' : './brokenShard.ts';
   return {
-    shardModule: new URL('../../../src/solvers/machines/machineShard.ts', import.meta.url).href,
+    shardModule: new URL(shardModule, import.meta.url).href,
     backend: 'typescript',
     arena: false,
     n: 3,
@@ -223,6 +225,40 @@ describe("a phase's synchronisation", () => {
   });
 });
 
+describe('the data a threaded run reads', () => {
+  forceThreads(2, 'typescript', false);
+
+  it("is one shared copy, read by the calling thread too (any thread takes any chunk: two copies would double a phase's working set)", async () => {
+    const plan = gradientPlan(null, 8);
+    let localSpec: FleetSpec | null = null;
+    const engine = startShardEngine({
+      ...plan,
+      createShard: (spec, n, context) => {
+        localSpec = spec;
+        return plan.createShard(spec, n, context);
+      },
+    });
+    try {
+      expect(engine.threads).toBe(2);
+      const given = plan.spec.machines[0];
+      const local = (localSpec as FleetSpec | null)?.machines[0];
+      const givenA = given.storage === 'dense' ? given.rows?.a : undefined;
+      const localA = local?.storage === 'dense' ? local.rows?.a : undefined;
+      expect(localA).toBeDefined();
+      expect(localA).not.toBe(givenA);
+      expect(localA?.buffer).toBeInstanceOf(SharedArrayBuffer);
+      expect(Array.from(localA ?? [])).toEqual(Array.from(givenA ?? [0]));
+      engine.input.set([1, 1, 1]);
+      engine.run(GRADIENT_TERMS);
+      const term = [5 * 1 + 14 * 4 + 24 * 7 + 1 * 1, 5 * 2 + 14 * 5 + 24 * 8 + 1 * 0, 5 * 3 + 14 * 6 + 24 * 10 + 1 * 1];
+      expect(Array.from(engine.output.subarray(0, 3))).toEqual(term);
+    } finally {
+      engine.dispose();
+    }
+    await allWorkersExited(runningSolverWorkers);
+  });
+});
+
 describe('one chunk on the calling thread', () => {
   forceThreads(2, 'typescript', false);
 
@@ -249,12 +285,11 @@ describe('one chunk on the calling thread', () => {
 });
 
 describe('worker failures', () => {
-  // The failures are injected through the copy of the spec the workers get (hidden properties are
-  // left out of it): without the WebAssembly arena, the calling thread keeps the spec as given.
+  // The workers build their shards from ./brokenShard.ts (see gradientPlan); the calling thread builds the real one.
   forceThreads(2, 'typescript', false);
 
   it('a worker that cannot build its shard: the run falls back to one thread and keeps the reason', async () => {
-    const engine = startShardEngine(gradientPlan('machines', 2));
+    const engine = startShardEngine(gradientPlan('build', 2));
     try {
       expect(engine.threads).toBe(1);
       expect(lastThreadStartFailure()).toMatch(/failed to start/);
@@ -272,8 +307,8 @@ describe('worker failures', () => {
   });
 
   it('a worker that fails during a phase: the calling thread throws its error, and dispose still releases it', async () => {
-    // The workers' machines lack cols on a partial support: a worker's first chunk throws a TypeError.
-    const engine = startShardEngine(gradientPlan('cols', 64));
+    // A worker's first chunk throws a TypeError.
+    const engine = startShardEngine(gradientPlan('run', 64));
     expect(engine.threads).toBe(2);
     expect(activeSolverWorkers()).toBe(1);
     try {
