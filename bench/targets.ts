@@ -791,7 +791,12 @@ function timeToSolutionRow(record: RunRecord, target: TimeToSolutionTarget, back
         `(threads ${[...new Set(ratios.map((t) => t.threads))].join('/')}, rounds' spread up to ${Math.max(...ratios.map((t) => t.spread)).toFixed(2)}, ` +
         `phase synchronisation ${(problem.phaseSyncSeconds * 1e6).toFixed(0)} us` +
         (problem.calibration
-          ? `; calibrated in cache: dense ${(problem.calibration.flopsPerSecondInCache / 1e9).toFixed(1)} GFLOP/s, ` +
+          ? `; calibrated in cache: dense ${(problem.calibration.flopsPerSecondInCache / 1e9).toFixed(1)} GFLOP/s` +
+            // Records from before the product passes and the triangle were calibrated lack them.
+            (problem.calibration.productFlopsPerSecondInCache === undefined
+              ? ', '
+              : ` (product passes ${(problem.calibration.productFlopsPerSecondInCache / 1e9).toFixed(1)} GFLOP/s, ` +
+                `${(problem.calibration.triangleEntrySeconds * 1e9).toFixed(2)} ns a triangle entry), `) +
             `CSR pass ${(problem.calibration.bytesPerSecondInCache / 1e9).toFixed(1)} GB/s, loops ${(problem.calibration.csrLoopBytesPerSecondInCache / 1e9).toFixed(1)} GB/s, ` +
             `factor solves ${(problem.calibration.factorBytesPerSecondInCache / 1e9).toFixed(1)} GB/s` +
             (problem.calibration.factorColumnSeconds === undefined

@@ -1121,6 +1121,12 @@ export interface components {
                 flopsPerSecond: number;
                 /** @description The same pass on a block of inCacheBytes. */
                 flopsPerSecondInCache: number;
+                /** @description The dense product passes apart (X v, then X^T w: Cimmino's two passes), 2 flops an entry each, out of cache. */
+                productFlopsPerSecond: number;
+                /** @description The same passes on a block of inCacheBytes. */
+                productFlopsPerSecondInCache: number;
+                /** @description One entry of a pass over a machine's triangle R (Cimmino's solve with R^T, APC's and MLM's R^T w), seconds. */
+                triangleEntrySeconds: number;
                 /** @description The CSR gradient pass out of cache, bytes of the matrix (12 a stored entry) per second. */
                 bytesPerSecond: number;
                 bytesPerSecondInCache: number;

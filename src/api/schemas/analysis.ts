@@ -240,6 +240,13 @@ const CalibrationSchema = z.object({
   backend: z.enum(['typescript', 'native']),
   flopsPerSecond: z.number().describe('The dense fused row pass on a block larger than the last-level cache.'),
   flopsPerSecondInCache: z.number().describe('The same pass on a block of inCacheBytes.'),
+  productFlopsPerSecond: z
+    .number()
+    .describe("The dense product passes apart (X v, then X^T w: Cimmino's two passes), 2 flops an entry each, out of cache."),
+  productFlopsPerSecondInCache: z.number().describe('The same passes on a block of inCacheBytes.'),
+  triangleEntrySeconds: z
+    .number()
+    .describe("One entry of a pass over a machine's triangle R (Cimmino's solve with R^T, APC's and MLM's R^T w), seconds."),
   bytesPerSecond: z.number().describe('The CSR gradient pass out of cache, bytes of the matrix (12 a stored entry) per second.'),
   bytesPerSecondInCache: z.number(),
   csrLoopBytesPerSecond: z

@@ -12,10 +12,10 @@ import { createProblem } from '../input/createProblem.js';
 import { generateMatrix } from '../input/generators.js';
 import { csrAddTranspose, csrRowProducts } from '../linalg/csrKernels.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import { fusedRowPass } from '../linalg/rowKernels.js';
+import { accumulateRowCombination, fusedRowPass, multiplyRows } from '../linalg/rowKernels.js';
 import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
 import { supportConsensusSums } from '../machines/csrConsensusPass.js';
-import { currentThreadCsrGradient, currentThreadGramSolver, currentThreadStep } from '../machines/placement.js';
+import { currentThreadCsrGradient, currentThreadGramSolver, currentThreadStep, passKernels } from '../machines/placement.js';
 import { applyStepRule, STEP_RULE_CODE, stepRows } from '../machines/stepRules.js';
 import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
 import { runAlgorithmWork } from '../runner/runAlgorithm.js';
@@ -94,10 +94,25 @@ const OUT_OF_CACHE_BYTES = 40 * 2 ** 20;
 /** Bytes a CSR calibration row holds: 5 values and column indices, its row pointer, b, x and the term. */
 const CSR_CALIBRATION_ROW_BYTES = 5 * 12 + 4 + 3 * 8;
 
-/** The fused dense pass of the current backend (the addon's, WebAssembly's on an arena, or TypeScript's) on p x c rows. */
-function denseRowPassTimer(kernels: Kernels, p: number, c: number): { pass: () => void; tiny: () => void } {
+/** Rows of the calibration's triangle R (upper triangular, row-major, R^T's rows k.. of row k): a machine's p. */
+const TRIANGLE_ROWS = 128;
+
+/**
+ * The dense passes of the current backend (the addon's, WebAssembly's on an arena, or TypeScript's) on p x c rows:
+ * the fused pass (the gradient methods', APC's), the two product passes apart (Cimmino's A_i x and Q_i w), one row
+ * of 8 entries (a call's fixed cost), and the passes over a machine's triangle R (Cimmino's R^{-T} r, APC's R^T w).
+ */
+function denseRowPassTimer(
+  kernels: Kernels,
+  p: number,
+  c: number,
+): { pass: () => void; products: () => void; tiny: () => void; triangle: () => void } {
   const a = new Float64Array(p * c);
   for (let k = 0; k < a.length; k++) a[k] = ((k * 7919) % 1000) / 1000 - 0.5;
+  const q = TRIANGLE_ROWS;
+  // A well-conditioned triangle: 2 on the diagonal, off-diagonal entries summing to less than 1 a row.
+  const r = new Float64Array(q * q);
+  for (let i = 0; i < q; i++) for (let j = i; j < q; j++) r[i * q + j] = i === j ? 2 : 1 / (2 * q);
   const dense = {
     a,
     start: new Int32Array(p),
@@ -106,22 +121,39 @@ function denseRowPassTimer(kernels: Kernels, p: number, c: number): { pass: () =
     bias: new Float64Array(p),
     dots: new Float64Array(p),
     y: new Float64Array(c),
+    r,
+    rStart: Int32Array.from({ length: q }, (_, k) => k),
+    rEnd: new Int32Array(q).fill(q),
+    rhs: new Float64Array(q).fill(1),
+    solved: new Float64Array(q),
   };
-  let rows = kernels.rows;
+  let arenaKernels = null;
   let d = dense;
   if (kernels.wasmArena) {
     const arena = WasmArena.forSpec(dense, 0, 1, c);
     if (arena !== null) {
-      rows = attachArena(arena.layout, 0);
+      arenaKernels = attachArena(arena.layout, 0);
       d = arena.copyInto(dense) as typeof dense;
     }
   }
+  // The kernels a run's machines take on this thread (../machines/placement.ts).
+  const machineKernels = passKernels({ backend: kernels.backend, arenaKernels });
+  const rows = machineKernels.rows;
   // One row of 8 entries (its own extent): what a call costs beyond its entries.
   const tinyStart = new Int32Array(1);
   const tinyEnd = Int32Array.of(8);
   return {
     pass: () => fusedRowPass(rows, d.a, p, c, d.start, d.end, d.v, d.bias, d.dots, 0, 1, d.y),
+    products: () => {
+      multiplyRows(rows, d.a, p, c, d.start, d.end, d.v, d.dots, 0);
+      accumulateRowCombination(rows, d.a, p, c, d.start, d.end, d.dots, 0, 1e-9, d.y);
+    },
     tiny: () => fusedRowPass(rows, d.a, 1, 8, tinyStart, tinyEnd, d.v, d.bias, d.dots, 0, 1, d.y),
+    triangle: () => {
+      machineKernels.solveRTransposed(d.r, q, d.rhs, d.solved);
+      accumulateRowCombination(rows, d.r, q, q, d.rStart, d.rEnd, d.solved, 0, 1e-9, d.rhs);
+      d.rhs.fill(1);
+    },
   };
 }
 
@@ -265,6 +297,8 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   const c = 1024;
   const small = denseRowPassTimer(kernels, IN_CACHE_BYTES / 8 / c, c);
   const denseInCache = medianSeconds(clock, repeats, small.pass);
+  const productsInCache = medianSeconds(clock, repeats, small.products);
+  const triangleSeconds = medianSeconds(clock, repeats, small.triangle);
   const calls = 1000;
   const tiny =
     medianSeconds(clock, repeats, () => {
@@ -273,7 +307,9 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   // The out-of-cache blocks take ~5x as long a pass and vary less: fewer samples keep the calibration short (it is
   // synchronous, and a job's process cannot notice anything else meanwhile, its parent's death included).
   const largeRepeats = Math.max(3, repeats >> 1);
-  const denseOut = medianSeconds(clock, largeRepeats, denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c).pass);
+  const large = denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c);
+  const denseOut = medianSeconds(clock, largeRepeats, large.pass);
+  const productsOut = medianSeconds(clock, largeRepeats, large.products);
   // Rows whose arrays together hold the block's bytes (the vectors stream with the matrix): a job's worker
   // process keeps what calibration allocated, so it allocates no more than the dense block.
   const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
@@ -342,6 +378,11 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     backend,
     flopsPerSecond: (4 * OUT_OF_CACHE_BYTES) / 8 / denseOut,
     flopsPerSecondInCache: (4 * IN_CACHE_BYTES) / 8 / denseInCache,
+    // Two passes of 2 flops an entry.
+    productFlopsPerSecond: (4 * OUT_OF_CACHE_BYTES) / 8 / productsOut,
+    productFlopsPerSecondInCache: (4 * IN_CACHE_BYTES) / 8 / productsInCache,
+    // The solve and the combination: each reads the triangle's q (q + 1) / 2 entries once.
+    triangleEntrySeconds: triangleSeconds / (TRIANGLE_ROWS * (TRIANGLE_ROWS + 1)),
     bytesPerSecond: (12 * 5 * csrLargeRows) / csrOut,
     bytesPerSecondInCache: (12 * 5 * csrSmallRows) / csrInCache,
     csrLoopBytesPerSecond: (2 * 12 * 5 * csrLargeRows) / loopsOut,

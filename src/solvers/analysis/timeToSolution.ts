@@ -5,8 +5,10 @@
  *
  * Per iteration, counted from what the passes of ../machines/machine.ts and csrMachine.ts read:
  *  - each machine's work. Dense (row kernels over each row's nonzero extent, e_A = sum of A_i's
- *    extents, e_Q = Q_i^T's): gradient pass 4 e_A flops (dot + axpy); Cimmino 2 e_A + p_i^2 + 2 e_Q;
- *    APC / MLM 4 e_Q + p_i^2 (R^T w) plus the n-long update of x_i (24 n bytes). CSR (memory-bound,
+ *    extents, e_Q = Q_i^T's, e_R = p_i (p_i + 1) / 2 R's triangle): gradient pass 4 e_A flops of the fused pass
+ *    (dot + axpy); Cimmino 2 e_A + 2 e_Q flops of the product passes (A_i x, then Q_i w: each reads its entries
+ *    for 2 flops, so it runs at a rate of its own) and e_R entries of the solve with R^T; APC / MLM 4 e_Q fused
+ *    flops, e_R entries (R^T w) and the n-long update of x_i (24 n bytes). CSR (memory-bound,
  *    12 bytes a stored entry: value + column index): gradient one pass over A_i; a projection
  *    (APC, MLM, Cimmino) A_i v and A_i^T y (2 x 12 nnz(A_i) bytes), two triangular solves with the
  *    factor L_i of A_i A_i^T (2 x 12 nnz(L_i) bytes, and a cost per column of each sweep: 2 p_i columns), each
@@ -115,7 +117,12 @@ function extentSum(start: Int32Array, end: Int32Array): number {
 
 /** One party's work in an iteration: dense flops, CSR bytes by the kernel that reads them, vector bytes. */
 export interface Work {
+  /** Dense: flops of the fused row pass (4 an entry). */
   flops: number;
+  /** Dense: flops of the product passes apart (2 an entry: Cimmino's A_i x and Q_i w). */
+  productFlops: number;
+  /** Dense: entries of the passes over a machine's triangle R (a solve with R^T, or R^T w). */
+  triangleEntries: number;
   /** Read by the CSR gradient kernel. */
   matrixBytes: number;
   /** Read by the CSR projections' loops A_i v and A_i^T y. */
@@ -156,6 +163,8 @@ const CSR_ENTRY_BYTES = 12;
 /** A party's iteration with no work: what a Work is spread from. */
 export const NO_WORK: Readonly<Work> = {
   flops: 0,
+  productFlops: 0,
+  triangleEntries: 0,
   matrixBytes: 0,
   csrLoopBytes: 0,
   factorBytes: 0,
@@ -205,10 +214,19 @@ export function iterationCost(id: AlgorithmId, system: SystemCost): IterationCos
   }
   const work = machines.map((d): Work => {
     if (storage === 'dense') {
-      // APC / MLM also update x_i (3 vectors of n); Cimmino reads A_i and Q_i.
-      const flops = consensus ? 4 * d.entriesQ + d.p * d.p : 2 * d.entriesA + 2 * d.entriesQ + d.p * d.p;
+      // APC / MLM: one fused pass over Q_i, R^T w, and the update of x_i (3 vectors of n); Cimmino: A_i x, the solve
+      // with R^T, then Q_i w.
+      const triangleEntries = (d.p * (d.p + 1)) / 2;
       const entries = consensus ? d.entriesQ : d.entriesA + d.entriesQ;
-      return { ...NO_WORK, flops, vectorBytes: gather(d.c) + (consensus ? 3 * BYTES * n : 0), residentBytes: BYTES * entries, entries };
+      const work = consensus ? { flops: 4 * d.entriesQ } : { productFlops: 2 * d.entriesA + 2 * d.entriesQ };
+      return {
+        ...NO_WORK,
+        ...work,
+        triangleEntries,
+        vectorBytes: gather(d.c) + (consensus ? 3 * BYTES * n : 0),
+        residentBytes: BYTES * (entries + triangleEntries),
+        entries,
+      };
     }
     // CSR, APC / MLM as Cimmino passes (../machines/csrConsensusPass.ts): A_i v, two solves with L_i, A_i^T y;
     // a refinement correction A_i^T y, A_i u and two solves (../machines/csrMachine.ts refinedGramSolve).
@@ -274,12 +292,15 @@ export function secondsHere(cost: IterationCost, calibration: Calibration, threa
   const working = cost.machines.reduce((s, w) => s + w.residentBytes, 0);
   const f = cacheFraction(working, calibration);
   const secondsPerFlop = (1 - f) / calibration.flopsPerSecondInCache + f / calibration.flopsPerSecond;
+  const secondsPerProductFlop = (1 - f) / calibration.productFlopsPerSecondInCache + f / calibration.productFlopsPerSecond;
   const perByte = (inCache: number, out: number): number => (1 - f) / inCache + f / out;
   const secondsPerByte = perByte(calibration.bytesPerSecondInCache, calibration.bytesPerSecond);
   const secondsPerLoopByte = perByte(calibration.csrLoopBytesPerSecondInCache, calibration.csrLoopBytesPerSecond);
   const secondsPerFactorByte = perByte(calibration.factorBytesPerSecondInCache, calibration.factorBytesPerSecond);
   const at = (w: Work): number =>
     w.flops * secondsPerFlop +
+    w.productFlops * secondsPerProductFlop +
+    w.triangleEntries * calibration.triangleEntrySeconds +
     w.matrixBytes * secondsPerByte +
     w.csrLoopBytes * secondsPerLoopByte +
     w.factorBytes * secondsPerFactorByte +
@@ -318,9 +339,20 @@ export function startSecondsHere(cost: IterationCost, calibration: Calibration, 
 export function secondsOnDeployment(cost: IterationCost, d: Deployment): number {
   const flopsRate = d.machineGflops * 1e9;
   const memory = d.memoryBandwidthGBs * 1e9;
-  // A dense pass reads 8 bytes per 4 flops at most: whichever of compute or memory binds.
+  // A dense fused pass reads 8 bytes per 4 flops, a product pass per 2, a triangle's pass per 2: whichever of compute or memory binds.
   const at = (w: Work): number =>
-    Math.max(w.flops / flopsRate, (w.flops * 2 + w.matrixBytes + w.csrLoopBytes + w.factorBytes + w.vectorBytes + w.stepBytes) / memory);
+    Math.max(
+      (w.flops + w.productFlops + 2 * w.triangleEntries) / flopsRate,
+      (w.flops * 2 +
+        w.productFlops * 4 +
+        w.triangleEntries * BYTES +
+        w.matrixBytes +
+        w.csrLoopBytes +
+        w.factorBytes +
+        w.vectorBytes +
+        w.stepBytes) /
+        memory,
+    );
   let slowest = 0;
   for (const w of cost.machines) slowest = Math.max(slowest, at(w));
   const communication = 2 * d.latencyMicroseconds * 1e-6 + cost.bytesPerIteration / (d.bandwidthGBs * 1e9);

@@ -166,6 +166,12 @@ export interface Calibration {
   flopsPerSecond: number;
   /** The same pass on a block that stays in the last-level cache (inCacheBytes), flops per second. */
   flopsPerSecondInCache: number;
+  /** The dense product passes apart (X v, then the combination X^T w: Cimmino's A_i x and Q_i w), 2 flops an entry each, out of cache, flops per second. */
+  productFlopsPerSecond: number;
+  /** The same passes on a block of inCacheBytes, flops per second. */
+  productFlopsPerSecondInCache: number;
+  /** One entry of a pass over a machine's triangle R (the solve R^{-T} r, the combination R^T w; p (p + 1) / 2 entries each), seconds. */
+  triangleEntrySeconds: number;
   /** The CSR gradient pass out of cache, bytes of the matrix (12 per stored entry) per second. */
   bytesPerSecond: number;
   /** The same pass on a matrix of inCacheBytes, bytes per second. */

@@ -44,6 +44,9 @@ const calibration: Calibration = {
   backend: 'typescript',
   flopsPerSecond: 1e9,
   flopsPerSecondInCache: 1e9,
+  productFlopsPerSecond: 1e9,
+  productFlopsPerSecondInCache: 1e9,
+  triangleEntrySeconds: 0,
   bytesPerSecond: 1e9,
   bytesPerSecondInCache: 1e9,
   csrLoopBytesPerSecond: 1e9,
@@ -83,8 +86,16 @@ describe('iterationCost', () => {
 
   it('counts each machine work on a dense system', () => {
     expect(iterationCost('dhbm', dense).machines.map((w) => w.flops)).toEqual([120, 32]);
-    expect(iterationCost('apc', dense).machines.map((w) => w.flops)).toEqual([4 * 30 + 9, 4 * 8 + 4]);
-    expect(iterationCost('cimmino', dense).machines.map((w) => w.flops)).toEqual([2 * 30 + 2 * 30 + 9, 16 + 16 + 4]);
+    // APC: one fused pass over Q_i (4 flops an entry), then R^T w over R's triangle, p (p + 1) / 2 entries (p = 3 and 2).
+    expect(iterationCost('apc', dense).machines.map((w) => [w.flops, w.productFlops, w.triangleEntries])).toEqual([
+      [4 * 30, 0, 6],
+      [4 * 8, 0, 3],
+    ]);
+    // Cimmino: its two product passes apart (A_i x, then Q_i w: 2 flops an entry each, their own rate) and the solve with R^T.
+    expect(iterationCost('cimmino', dense).machines.map((w) => [w.flops, w.productFlops, w.triangleEntries])).toEqual([
+      [0, 2 * 30 + 2 * 30, 6],
+      [0, 16 + 16, 3],
+    ]);
     // APC updates x_i (3 vectors of n) and gathers on a partial support (2 vectors of c).
     expect(iterationCost('apc', dense).machines.map((w) => w.vectorBytes)).toEqual([240, 240 + 64]);
     // Taskmaster: APC averages m copies of n; D-HBM adds the supports' terms.
@@ -135,8 +146,8 @@ describe('deployment', () => {
       expect(t.deployment?.[id].bytesPerIteration).toBe(t[id].bytesPerIteration);
     }
     expect(t.apc.iterations).toBe(27);
-    // The start (one thread: a copy of the data, then the setup's first pass) and 27 iterations.
-    expect(t.apc.startSeconds).toBeCloseTo((8 * 38) / 1e9 + t.apc.secondsPerIteration, 15);
+    // The start (one thread: a copy of the data, Q_i's 38 entries and R's triangles' 6 + 3, then the setup's first pass) and 27 iterations.
+    expect(t.apc.startSeconds).toBeCloseTo((8 * (38 + 9)) / 1e9 + t.apc.secondsPerIteration, 15);
     expect(t.apc.seconds).toBeCloseTo(t.apc.startSeconds + 27 * t.apc.secondsPerIteration, 15);
     expect(t.deployment?.apc.startSeconds).toBe(0);
     expect(t.mlm.iterations).toBeNull();
@@ -249,6 +260,19 @@ describe('secondsHere', () => {
     expect(flopsSeconds(1000)).toBeCloseTo(3000 / 2e9, 15);
     expect(flopsSeconds(100_000)).toBeCloseTo(3000 / 1e9, 15);
     expect(flopsSeconds(10_000)).toBeCloseTo(0.5 * (3000 / 2e9) + 0.5 * (3000 / 1e9), 15);
+  });
+
+  it("prices the dense product passes and the triangle's entries at their own calibrated rates", () => {
+    const denseWork = { ...nothing, productFlops: 4000, triangleEntries: 300, residentBytes: 100 };
+    const rates = { ...timed, perMachineOverheadSeconds: 0, productFlopsPerSecondInCache: 2e9, triangleEntrySeconds: 1e-9 };
+    const one: IterationCost = { ...cost, machines: [denseWork], taskmaster: nothing };
+    // 4000 flops at 2 GFLOP/s (in cache: 100 bytes held) and 300 entries at 1 ns, then the runner's 1 us.
+    expect(secondsHere(one, rates, 1)).toBeCloseTo(2e-6 + 3e-7 + 1e-6, 15);
+    // Out of cache, the out-of-cache product rate (1 GFLOP/s here).
+    expect(secondsHere({ ...one, machines: [{ ...denseWork, residentBytes: 1e9 }] }, rates, 1)).toBeCloseTo(4e-6 + 3e-7 + 1e-6, 15);
+    // On a deployment a product pass reads 8 bytes per 2 flops, the triangle 8 bytes an entry: memory binds at 1 GB/s.
+    const d = { machineGflops: 1000, memoryBandwidthGBs: 1, latencyMicroseconds: 0, bandwidthGBs: 1 };
+    expect(secondsOnDeployment({ ...one, bytesPerIteration: 0 }, d)).toBeCloseTo((4000 * 4 + 300 * 8) / 1e9, 15);
   });
 
   it('prices CSR loop and factor bytes at their own calibrated rates, each column of a factor sweep and each consensus entry', () => {
@@ -365,6 +389,11 @@ describeEachBackend('measureCalibration', () => {
     // Every timing is 1 ms with this clock: the rates are the work per millisecond.
     expect(c.flopsPerSecond).toBeCloseTo(((4 * 40 * 2 ** 20) / 8) * 1000, 3);
     expect(c.flopsPerSecondInCache).toBeCloseTo(((4 * 8 * 2 ** 20) / 8) * 1000, 3);
+    // The two product passes, 2 flops an entry each, in one timing.
+    expect(c.productFlopsPerSecond).toBeCloseTo(((4 * 40 * 2 ** 20) / 8) * 1000, 3);
+    expect(c.productFlopsPerSecondInCache).toBeCloseTo(((4 * 8 * 2 ** 20) / 8) * 1000, 3);
+    // The solve and the combination over a triangle of 128 rows (128 x 129 / 2 entries each) in one timing.
+    expect(c.triangleEntrySeconds).toBeCloseTo(1e-3 / (128 * 129), 15);
     // A calibration row holds 88 bytes (5 entries of 12, its pointer, b, x, the term), 60 of them the matrix's.
     expect(c.bytesPerSecond).toBeCloseTo(60 * Math.floor((40 * 2 ** 20) / 88) * 1000, 3);
     expect(c.bytesPerSecondInCache).toBeCloseTo(60 * Math.floor((8 * 2 ** 20) / 88) * 1000, 3);
