@@ -307,9 +307,11 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   // The out-of-cache blocks take ~5x as long a pass and vary less: fewer samples keep the calibration short (it is
   // synchronous, and a job's process cannot notice anything else meanwhile, its parent's death included).
   const largeRepeats = Math.max(3, repeats >> 1);
-  const large = denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c);
-  const denseOut = medianSeconds(clock, largeRepeats, large.pass);
-  const productsOut = medianSeconds(clock, largeRepeats, large.products);
+  // The large block is garbage once timed (nothing below holds it): a job's process keeps what the calibration held at once.
+  const [denseOut, productsOut] = ((large) => [
+    medianSeconds(clock, largeRepeats, large.pass),
+    medianSeconds(clock, largeRepeats, large.products),
+  ])(denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c));
   // Rows whose arrays together hold the block's bytes (the vectors stream with the matrix): a job's worker
   // process keeps what calibration allocated, so it allocates no more than the dense block.
   const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
