@@ -279,15 +279,16 @@ export function factorSolveRates(
 /**
  * The time-to-solution model's throughputs (../analysis/timeToSolution.ts), measured on the kernels
  * the iterations use on the current backend, each the median of `repeats` timings after a warm-up:
- * the dense fused row pass (the addon's, WebAssembly or TypeScript) and the CSR gradient pass
- * (5 entries a row) each on a block of 8 MB, which stays in the last-level cache (32 MB here) as the
+ * the dense fused row pass (the addon's, WebAssembly or TypeScript), the dense product passes apart (Cimmino's)
+ * and the CSR gradient pass (5 entries a row) each on a block of 8 MB, which stays in the last-level cache (32 MB here) as the
  * bench's problems' matrices do, and on one of 40 MB, which does not (the addon's dense pass runs
  * ~2x faster in cache, WebAssembly's ~1.4x, the CSR passes ~1.2x); the same for the CSR projections'
  * plain loops over A_i; solves with banded factors of 5 and 40 entries a column on the machines' Gram
  * solver in cache, and of 40 out of cache (factorSolveRates: a cost per column and one per entry; their
  * speed is neither the gradient kernel's nor the loops'); a plain loop over 250,000-long
  * vectors (APC's x_i update) and the CSR consensus taskmaster's loop over as many entries;
- * 1000 fused passes over one row of 8 (a chunk's fixed cost); then each
+ * a solve with R^T and R^T w on a triangle of 128 rows (in cache); 1000 fused passes over one row of 8 (a chunk's
+ * fixed cost); then each
  * algorithm's fixed costs per iteration on tiny systems (measureOverheads).
  * The out-of-cache blocks with fewer samples (they vary less). About 1-1.5 s in all on a quiet 2-core machine, once per process (currentCalibration).
  */

@@ -22,8 +22,8 @@
  * shared memory, which every thread reads, the calling one included, so that a phase reads one copy
  * whichever thread takes which chunk; in a run placed in a WebAssembly arena the data, input and
  * output are copied once into the arena instead, which every thread reads, even with one thread; see
- * ../linalg/wasmRowKernels.ts; with one thread and no arena the chunks read the system's arrays) and end on dispose(), which the runner calls when the run ends
- * however it ends. Workers are unref'd (a forgotten method never keeps a process alive) and a
+ * ../linalg/wasmRowKernels.ts; with one thread and no arena the chunks read the system's arrays) and
+ * end on dispose(), which the runner calls when the run ends however it ends. Workers are unref'd (a forgotten method never keeps a process alive) and a
  * FinalizationRegistry ends those of a method dropped undisposed. Every thread runs the plan's
  * backend (the native row kernels are single-threaded C, so threads are this engine's business
  * with either backend). With one thread (small problems, setSolverThreads(1)) no worker, shared
@@ -212,7 +212,7 @@ export class ShardEngine {
       data = new SharedArrayBuffer(length);
       // Every thread reads the one shared copy, the calling one included: any thread may take any chunk, so had the
       // calling thread kept the system's arrays, a phase would read the data from two copies (dense n = 1000, m = 10:
-      // 16 MB where 8 MB stay in the last-level cache; the chunks' work summed over the threads was ~1.35x one thread's).
+      // 16 MB where 8 MB stay in the last-level cache; one copy made a native iteration ~5-10% shorter).
       spec = sharedCopy(plan.spec);
     }
     this.views = dataViews(data, dataOffset, n, outputLength, chunks, scalarsPerChunk);
