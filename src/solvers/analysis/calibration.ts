@@ -157,6 +157,37 @@ function denseRowPassTimer(
   };
 }
 
+/** Columns of the calibration's dense blocks (rows: the block's bytes over 8 c). */
+const DENSE_CALIBRATION_COLUMNS = 1024;
+
+/** Calls of a triangle's passes, and of the one-row pass, a timing takes (each call lasts microseconds). */
+const TRIANGLE_CALLS = 16;
+const TINY_CALLS = 1000;
+
+/**
+ * Seconds of the in-cache dense timings (a block of IN_CACHE_BYTES, garbage when this returns): the fused pass, the
+ * product passes, a triangle's passes and a call of the one-row pass. A triangle's passes take tens of microseconds:
+ * timed 16 at a time (one at a time, the TypeScript loops' first calibration in a process read 1.3-3.6 ns an entry).
+ */
+function denseInCacheSeconds(
+  kernels: Kernels,
+  clock: CalibrationClock,
+  repeats: number,
+): { pass: number; products: number; triangle: number; tiny: number } {
+  const small = denseRowPassTimer(kernels, IN_CACHE_BYTES / 8 / DENSE_CALIBRATION_COLUMNS, DENSE_CALIBRATION_COLUMNS);
+  const batch =
+    (calls: number, body: () => void): (() => void) =>
+    () => {
+      for (let k = 0; k < calls; k++) body();
+    };
+  return {
+    pass: medianSeconds(clock, repeats, small.pass),
+    products: medianSeconds(clock, repeats, small.products),
+    triangle: medianSeconds(clock, repeats, batch(TRIANGLE_CALLS, small.triangle)) / TRIANGLE_CALLS,
+    tiny: medianSeconds(clock, repeats, batch(TINY_CALLS, small.tiny)) / TINY_CALLS,
+  };
+}
+
 /** A banded CSR block of `rows` rows, 5 entries a row (columns r - 2 .. r + 2, clamped), and vectors of its length. */
 interface BandedBlock {
   readonly rows: number;
@@ -288,23 +319,15 @@ export function factorSolveRates(
  * speed is neither the gradient kernel's nor the loops'); a plain loop over 250,000-long
  * vectors (APC's x_i update) and the CSR consensus taskmaster's loop over as many entries;
  * a solve with R^T and R^T w on a triangle of 128 rows (in cache); 1000 fused passes over one row of 8 (a chunk's
- * fixed cost); then each
+ * fixed cost); the in-cache dense timings again (the faster of the two kept); then each
  * algorithm's fixed costs per iteration on tiny systems (measureOverheads).
  * The out-of-cache blocks with fewer samples (they vary less). About 1-1.5 s in all on a quiet 2-core machine, once per process (currentCalibration).
  */
 export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
   const kernels = selectedKernels();
   const { backend } = kernels;
-  const c = 1024;
-  const small = denseRowPassTimer(kernels, IN_CACHE_BYTES / 8 / c, c);
-  const denseInCache = medianSeconds(clock, repeats, small.pass);
-  const productsInCache = medianSeconds(clock, repeats, small.products);
-  const triangleSeconds = medianSeconds(clock, repeats, small.triangle);
-  const calls = 1000;
-  const tiny =
-    medianSeconds(clock, repeats, () => {
-      for (let k = 0; k < calls; k++) small.tiny();
-    }) / calls;
+  const c = DENSE_CALIBRATION_COLUMNS;
+  const firstInCache = denseInCacheSeconds(kernels, clock, repeats);
   // The out-of-cache blocks take ~5x as long a pass and vary less: fewer samples keep the calibration short (it is
   // synchronous, and a job's process cannot notice anything else meanwhile, its parent's death included).
   const largeRepeats = Math.max(3, repeats >> 1);
@@ -376,6 +399,14 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     sink += sums[0] + sums[1] + sums[2];
   });
   if (Number.isNaN(sink)) throw new Error('calibration: not a number');
+  // The in-cache dense timings again, the faster of the two kept: the first runs on code the engine may still be
+  // optimizing (WebAssembly tiers up in the background) or meets another process's burst. One TypeScript calibration
+  // in ten read the fused pass at 3.4 GFLOP/s where the others read 7.6-8.7 (bench/calibrationRepeats.ts --processes).
+  const againInCache = denseInCacheSeconds(kernels, clock, repeats);
+  const denseInCache = Math.min(firstInCache.pass, againInCache.pass);
+  const productsInCache = Math.min(firstInCache.products, againInCache.products);
+  const triangleSeconds = Math.min(firstInCache.triangle, againInCache.triangle);
+  const tiny = Math.min(firstInCache.tiny, againInCache.tiny);
 
   const rates: Calibration = {
     backend,
@@ -431,34 +462,52 @@ function timedIteration(clock: CalibrationClock, system: DistributedSystem, id: 
   return yields > 1 ? (last - first) / 1000 / (yields - 1) : 0;
 }
 
+/** A tiny system with what pricing and running its iterations need. */
+interface TinyRun {
+  system: DistributedSystem;
+  spectral: SpectralData;
+  cost: ReturnType<typeof systemCost>;
+}
+
 /**
  * Each algorithm's fixed costs per iteration on each storage (see Calibration.overheads): every algorithm runs
- * OVERHEAD_ITERATIONS iterations (three times: the fastest) on a tiny system of 2 machines and of 8, one thread (too small
- * for more); each run's seconds per iteration less what the kernels' rates price (secondsHere without a runner constant) is the
- * fixed cost at that machine count, and the two give a line in m (clamped at 0). ~0.1-0.3 s.
+ * OVERHEAD_ITERATIONS iterations on a tiny system of 2 machines and of 8, one thread (too small for more), once
+ * untimed on every system (the warm-up), then three times (the fastest); each run's seconds per iteration less what
+ * the kernels' rates price (secondsHere without a runner constant) is the fixed cost at that machine count, and the
+ * two give a line in m (clamped at 0). ~0.2-0.3 s.
+ *
+ * The warm-up is a whole pass, not a first run of each algorithm: the runner's and the methods' code is shared, and
+ * V8 optimizes it over many calls of all of them. Without it a process's first calibration (the one a worker prices
+ * its jobs by for CALIBRATION_REFRESH_SECONDS) measured dense APC's fixed cost at 11-33 us an iteration where its
+ * later ones measured 0.6-1.8 (bench/calibrationSpread.ts), and priced a one-thread n = 200 APC iteration up to 1.7x
+ * its measured time.
  */
 export function measureOverheads(clock: CalibrationClock, rates: Calibration): IterationOverheads {
   const kernelsOnly: Calibration = { ...rates, runnerIterationSeconds: 0, overheads: null };
-  /** Each algorithm's seconds per iteration beyond the kernels' price on the tiny system of m machines. */
-  const beyondKernels = (storage: 'dense' | 'csr', m: number): Record<AlgorithmId, number> => {
+  const tiny = (storage: 'dense' | 'csr', m: number): TinyRun => {
     const system = tinySystem(storage, m);
-    const spectral = spectralDataOf(analyze(system));
-    const cost = systemCost(system);
+    return { system, spectral: spectralDataOf(analyze(system)), cost: systemCost(system) };
+  };
+  const [fewMachines, manyMachines] = OVERHEAD_MACHINES;
+  const runs = {
+    dense: [tiny('dense', fewMachines), tiny('dense', manyMachines)],
+    csr: [tiny('csr', fewMachines), tiny('csr', manyMachines)],
+  };
+  for (const run of [...runs.dense, ...runs.csr]) for (const id of ALGORITHM_IDS) timedIteration(clock, run.system, id, run.spectral);
+  /** Each algorithm's seconds per iteration beyond the kernels' price on a tiny system. */
+  const beyondKernels = ({ system, spectral, cost }: TinyRun): Record<AlgorithmId, number> => {
     const out = {} as Record<AlgorithmId, number>;
     for (const id of ALGORITHM_IDS) {
-      // The fastest of three runs: the first of a process runs code the engine has not optimized yet, and a
-      // run of a few milliseconds can meet a collection.
+      // The fastest of three runs: a run of a few milliseconds can meet a collection, or lose its core.
       let perIteration = Infinity;
       for (let run = 0; run < 3; run++) perIteration = Math.min(perIteration, timedIteration(clock, system, id, spectral));
       out[id] = Math.max(0, perIteration - secondsHere(iterationCost(id, cost), kernelsOnly, 1));
     }
     return out;
   };
-  const [fewMachines, manyMachines] = OVERHEAD_MACHINES;
   /** The line through the fixed costs at the two machine counts, for every algorithm. */
   const fitted = (storage: 'dense' | 'csr'): Record<AlgorithmId, FixedCost> => {
-    const few = beyondKernels(storage, fewMachines);
-    const many = beyondKernels(storage, manyMachines);
+    const [few, many] = runs[storage].map(beyondKernels);
     const out = {} as Record<AlgorithmId, FixedCost>;
     for (const id of ALGORITHM_IDS) {
       const perMachine = Math.max(0, (many[id] - few[id]) / (manyMachines - fewMachines));
