@@ -478,9 +478,9 @@ interface TinyRun {
  *
  * The warm-up is a whole pass, not a first run of each algorithm: the runner's and the methods' code is shared, and
  * V8 optimizes it over many calls of all of them. Without it a process's first calibration (the one a worker prices
- * its jobs by for CALIBRATION_REFRESH_SECONDS) measured dense APC's fixed cost at 11-33 us an iteration where its
- * later ones measured 0.6-1.8 (bench/calibrationSpread.ts), and priced a one-thread n = 200 APC iteration up to 1.7x
- * its measured time.
+ * its jobs by for CALIBRATION_REFRESH_SECONDS) measured dense APC's fixed cost at 11-22 us an iteration where its
+ * later ones measured 0.6-1.8 (bench/calibrationRepeats.ts --processes), and priced a one-thread n = 200 APC
+ * iteration at 1.3-1.4x its measured time.
  */
 export function measureOverheads(clock: CalibrationClock, rates: Calibration): IterationOverheads {
   const kernelsOnly: Calibration = { ...rates, runnerIterationSeconds: 0, overheads: null };
