@@ -321,7 +321,7 @@ export function factorSolveRates(
  * a solve with R^T and R^T w on a triangle of 128 rows (in cache); 1000 fused passes over one row of 8 (a chunk's
  * fixed cost); the in-cache dense timings again (the faster of the two kept); then each
  * algorithm's fixed costs per iteration on tiny systems (measureOverheads).
- * The out-of-cache blocks with fewer samples (they vary less). About 1-1.5 s in all on a quiet 2-core machine, once per process (currentCalibration).
+ * The out-of-cache blocks with fewer samples (they vary less). About 1.4-1.5 s in all native, 1.9-2.1 s TypeScript, on the 2-core machine, once per process (currentCalibration).
  */
 export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
   const kernels = selectedKernels();
@@ -474,7 +474,7 @@ interface TinyRun {
  * OVERHEAD_ITERATIONS iterations on a tiny system of 2 machines and of 8, one thread (too small for more), once
  * untimed on every system (the warm-up), then three times (the fastest); each run's seconds per iteration less what
  * the kernels' rates price (secondsHere without a runner constant) is the fixed cost at that machine count, and the
- * two give a line in m (clamped at 0). ~0.2-0.3 s.
+ * two give a line in m (clamped at 0). ~0.4 s in a process's first calibration (the warm-up runs cold code), ~0.1 s after.
  *
  * The warm-up is a whole pass, not a first run of each algorithm: the runner's and the methods' code is shared, and
  * V8 optimizes it over many calls of all of them. Without it a process's first calibration (the one a worker prices
