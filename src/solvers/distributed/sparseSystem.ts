@@ -29,7 +29,13 @@ import { SingularMatrixError } from '../errors.js';
 import type { CsrProblem } from '../problem.js';
 import { columnSupport, nnzOf, selectRows, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
-import { choosePlacement, currentThreadGramSolver, gramFactorizer, type GramFactorizer } from '../machines/placement.js';
+import {
+  choosePlacement,
+  currentThreadGramSolver,
+  gramFactorizer,
+  type GramAnalysisReuse,
+  type GramFactorizer,
+} from '../machines/placement.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
@@ -55,6 +61,15 @@ interface SparseSetupSpec {
   readonly rowsOf: readonly Int32Array[];
 }
 
+/** Each setup's (its spec's) last Gram analysis on this thread: contiguous machines of a grid often share G_i's pattern. */
+const gramAnalyses = new WeakMap<SparseSetupSpec, GramAnalysisReuse>();
+
+function gramAnalysisReuse(spec: SparseSetupSpec): GramAnalysisReuse {
+  let reuse = gramAnalyses.get(spec);
+  if (reuse === undefined) gramAnalyses.set(spec, (reuse = { last: null }));
+  return reuse;
+}
+
 function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): CsrMachineData {
   const { A, b } = spec;
   const rows = spec.rowsOf[index];
@@ -77,7 +92,7 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
   let factor: CholeskyFactor;
   try {
     // The backend's factorization (CHOLMOD on the native backend), chosen by the placement.
-    factor = factorGram(g, index, rows, gramFactorizer());
+    factor = factorGram(g, index, rows, gramFactorizer(gramAnalysisReuse(spec)));
   } catch (error) {
     if (!tall || !(error instanceof SingularMatrixError)) throw error;
     return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols, g);

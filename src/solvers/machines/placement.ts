@@ -45,10 +45,12 @@ import { solveRTransposed } from '../linalg/householderQr.js';
 import { runKernelsOf, selectedKernels } from '../linalg/kernels.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import {
+  analysisFor,
   factorCholesky,
   solveCholesky,
   solveLower,
   solveUpper,
+  type CholeskyAnalysis,
   type CholeskyFactor,
   type CholeskySymbolic,
 } from '../sparse/sparseCholesky.js';
@@ -102,10 +104,25 @@ function currentNativeSparse(): NativeSparse | null {
   return selectedKernels().sparse;
 }
 
-/** How the current backend factors Gram matrices: CHOLMOD on the native backend with the addon's sparse part, else TypeScript. */
-export function gramFactorizer(): GramFactorizer {
+/** The last analysis of a run of TypeScript Gram factorizations (one setup's, on one thread), for the next G with its pattern. */
+export interface GramAnalysisReuse {
+  last: CholeskyAnalysis | null;
+}
+
+/**
+ * How the current backend factors Gram matrices: CHOLMOD on the native backend with the addon's sparse part, else
+ * TypeScript, which with `reuse` takes the last analysis again for a G of its pattern (../sparse/sparseCholesky.ts
+ * analysisFor: the same factor, without its ordering and pattern computed again).
+ */
+export function gramFactorizer(reuse?: GramAnalysisReuse): GramFactorizer {
   const sparse = currentNativeSparse();
-  return sparse === null ? (g) => factorCholesky(g) : (g) => factorGramNative(sparse, g);
+  if (sparse !== null) return (g) => factorGramNative(sparse, g);
+  if (reuse === undefined) return (g) => factorCholesky(g);
+  return (g) => {
+    const analysis = analysisFor(g, reuse.last);
+    reuse.last = analysis;
+    return factorCholesky(g, analysis);
+  };
 }
 
 /** Repeated solves with one machine's factor, B B^T = G (B = P^T L), on one thread. */

@@ -18,9 +18,11 @@ import {
   setSolverThreads,
   threadsForTasks,
 } from '../../../src/solvers/parallel/threads.js';
+import { gramFactorizer } from '../../../src/solvers/machines/placement.js';
 import { activeSolverWorkers } from '../../../src/solvers/parallel/workerThreads.js';
-import type { CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { thrown } from '../../support/thrown.js';
 import { heldTasksWork } from '../parallel/heldTasks.js';
@@ -78,6 +80,30 @@ describeEachBackend('a sparse setup on two threads', () => {
     const threaded = build(A, partition, 2);
     expect(threaded.machines).toHaveLength(9);
     threaded.machines.forEach((machine, i) => expectSameMachine(machine, single.machines[i]));
+  });
+
+  it("gives each machine the Gram factor its own G gives alone, where machines share G's pattern (its analysis taken again) and where not", () => {
+    // Strips of 5 lines of a 40 x 40 grid (200 rows), which share G_i's pattern, but machines 1 and 7 trade a row
+    // (250 and 1599): 200 rows each still, each of a pattern of its own, machine 1 right after one of the shared one.
+    const A = poisson2d(40);
+    const assignment = Array.from({ length: A.rows }, (_, row) => (row === 250 ? 7 : row === 1599 ? 1 : Math.floor(row / 200)));
+    const patterns = new Set<string>();
+    for (const threads of [1, 2]) {
+      const system = build(A, { assignment }, threads);
+      expect(system.machines.map((machine) => machine.p)).toEqual(new Array(8).fill(200));
+      for (const machine of system.machines) {
+        const g = gramMatrix(selectRows(A, machine.rows));
+        patterns.add(Array.from(g.rowPtr).join() + '|' + Array.from(g.colIdx).join());
+        const alone = gramFactorizer()(g);
+        expect(Array.from(machine.gram.symbolic.ordering.perm)).toEqual(Array.from(alone.symbolic.ordering.perm));
+        expect(Array.from(machine.gram.symbolic.parent)).toEqual(Array.from(alone.symbolic.parent));
+        expect(Array.from(machine.gram.symbolic.colPtr)).toEqual(Array.from(alone.symbolic.colPtr));
+        expect(Array.from(machine.gram.symbolic.rowIdx)).toEqual(Array.from(alone.symbolic.rowIdx));
+        expect(Array.from(machine.gram.values)).toEqual(Array.from(alone.values));
+      }
+    }
+    // The strips' one pattern, machine 1's and machine 7's.
+    expect(patterns.size).toBe(3);
   });
 
   it('builds on a worker thread exactly the machines the calling thread builds', () => {

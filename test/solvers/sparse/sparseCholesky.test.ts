@@ -6,8 +6,10 @@ import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { invertPermutation } from '../../../src/solvers/sparse/ordering.js';
 import {
+  analysisFor,
   analyzeCholesky,
   factorCholesky,
+  hasAnalyzedPattern,
   multiplyLower,
   multiplyUpper,
   refactorCholesky,
@@ -193,6 +195,34 @@ describe('sparse Cholesky API', () => {
     const moved = g.colIdx.slice();
     moved[1] = moved[1] + 1; // same sizes, one entry in another column
     expect(thrown(() => factorCholesky({ ...g, colIdx: moved }, symbolic))).toBeInstanceOf(DimensionMismatchError);
+  });
+
+  it('analysisFor takes an analysis again, as its own copy, for a matrix of its pattern only: the same factor, bit for bit', () => {
+    const first = analyzeCholesky(g);
+    // Other values, the same pattern: G of the same rows scaled.
+    const scaled = { ...g, values: g.values.map((v) => 3 * v) };
+    expect(hasAnalyzedPattern(first, scaled)).toBe(true);
+    const again = analysisFor(scaled, first);
+    const fresh = analyzeCholesky(scaled);
+    for (const key of ['parent', 'colPtr', 'rowIdx', 'lowerPtr', 'lowerIdx', 'lowerSource', 'patternRowPtr', 'patternColIdx'] as const) {
+      expect(Array.from(again[key]), key).toEqual(Array.from(fresh[key]));
+      expect(again[key], key).not.toBe(first[key]);
+    }
+    expect(Array.from(again.ordering.perm)).toEqual(Array.from(fresh.ordering.perm));
+    expect(again.ordering.perm).not.toBe(first.ordering.perm);
+    expect(Array.from(factorCholesky(scaled, again).values)).toEqual(Array.from(factorCholesky(scaled).values));
+    // One entry in another column, the sizes the same: not the analyzed pattern.
+    const moved = g.colIdx.slice();
+    moved[1] = moved[1] + 1;
+    expect(hasAnalyzedPattern(first, { ...g, colIdx: moved })).toBe(false);
+    // The analysis of another pattern of the same order (a 10 x 10 grid's Gram matrix against rows of a 15 x 15 one's): G's own.
+    const previous = analyzeCholesky(gramMatrix(poisson2d(10)));
+    expect(previous.n).toBe(n);
+    expect(hasAnalyzedPattern(previous, g)).toBe(false);
+    const replaced = analysisFor(g, previous);
+    expect(Array.from(replaced.colPtr)).toEqual(Array.from(first.colPtr));
+    expect(Array.from(replaced.ordering.perm)).toEqual(Array.from(first.ordering.perm));
+    expect(Array.from(analysisFor(g, null).rowIdx)).toEqual(Array.from(first.rowIdx));
   });
 
   it('refuses a matrix that stores one triangle only', () => {
