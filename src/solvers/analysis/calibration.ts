@@ -18,6 +18,7 @@ import { supportConsensusSums } from '../machines/csrConsensusPass.js';
 import { currentThreadCsrGradient, currentThreadGramSolver, currentThreadStep, passKernels } from '../machines/placement.js';
 import { applyStepRule, STEP_RULE_CODE, stepRows } from '../machines/stepRules.js';
 import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
+import { setParallelMinWork } from '../parallel/threads.js';
 import { runAlgorithmWork } from '../runner/runAlgorithm.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
 import { poisson2d } from '../sparse/generators.js';
@@ -471,8 +472,9 @@ interface TinyRun {
 
 /**
  * Each algorithm's fixed costs per iteration on each storage (see Calibration.overheads): every algorithm runs
- * OVERHEAD_ITERATIONS iterations on a tiny system of 2 machines and of 8, one thread (too small for more), once
- * untimed on every system (the warm-up), then three times (the fastest); each run's seconds per iteration less what
+ * OVERHEAD_ITERATIONS iterations on a tiny system of 2 machines and of 8, on one thread (too small for more, whatever
+ * the work threshold), once untimed on every system (the warm-up), then three times (the fastest); each run's seconds
+ * per iteration less what
  * the kernels' rates price (secondsHere without a runner constant) is the fixed cost at that machine count, and the
  * two give a line in m (clamped at 0). ~0.4 s in a process's first calibration (the warm-up runs cold code), ~0.1 s after.
  *
@@ -483,6 +485,17 @@ interface TinyRun {
  * iteration at 1.3-1.4x its measured time.
  */
 export function measureOverheads(clock: CalibrationClock, rates: Calibration): IterationOverheads {
+  // One thread whatever the work threshold is: a caller's threshold of 0 would start worker threads for each of the
+  // ~100 tiny runs (~0.5 s each under tsx: a 50-60 s calibration), and price their start as a fixed cost.
+  const threshold = setParallelMinWork(Number.MAX_VALUE);
+  try {
+    return fixedCostsPerIteration(clock, rates);
+  } finally {
+    setParallelMinWork(threshold);
+  }
+}
+
+function fixedCostsPerIteration(clock: CalibrationClock, rates: Calibration): IterationOverheads {
   const kernelsOnly: Calibration = { ...rates, runnerIterationSeconds: 0, overheads: null };
   const tiny = (storage: 'dense' | 'csr', m: number): TinyRun => {
     const system = tinySystem(storage, m);

@@ -15,9 +15,12 @@ import {
 } from '../../../src/solvers/analysis/timeToSolution.js';
 import { buildDistributedSystem, createProblem, generateMatrix } from '../../../src/solvers/index.js';
 import { describeEachBackend } from '../../support/backends.js';
+import { parallelMinWork } from '../../../src/solvers/parallel/threads.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import type { Calibration } from '../../../src/solvers/analysis/types.js';
 import { factorSolveRates, measureCalibration } from '../../../src/solvers/analysis/calibration.js';
+import { lastThreadStartSeconds, runningSolverWorkers } from '../../../src/solvers/parallel/engine.js';
+import { allWorkersExited, forceThreads } from '../parallel/support.js';
 import { ALGORITHM_IDS } from '../../../src/solvers/algorithms/registry.js';
 
 // Dense: n = 10, m = 2, machine 0 holds 3 full rows, machine 1 holds 2 rows on a support of 4 columns.
@@ -418,11 +421,29 @@ describeEachBackend('measureCalibration', () => {
     // Every algorithm's fixed costs on both storages: with this clock 1 ms an iteration, less the tiny systems' kernel work.
     const overheads = c.overheads;
     if (overheads === null) throw new Error('no overheads measured');
-    expect(Object.keys(overheads).sort()).toEqual([...ALGORITHM_IDS].sort());
+    expect(Object.keys(overheads ?? {}).sort()).toEqual([...ALGORITHM_IDS].sort());
     for (const { dense, csr } of Object.values(overheads))
       for (const f of [dense, csr]) {
         expect(f.perIteration + 2 * f.perMachine).toBeGreaterThan(0.9e-3);
         expect(f.perIteration + 2 * f.perMachine).toBeLessThanOrEqual(1e-3);
       }
+  });
+});
+
+describe('measureCalibration with threads forced on every run (2 threads, no work threshold)', () => {
+  forceThreads(2, 'typescript', false);
+
+  it('prices the fixed costs on one thread (tiny systems): it starts no worker thread, and leaves the threshold as it was', async () => {
+    await allWorkersExited(runningSolverWorkers);
+    const startedBefore = lastThreadStartSeconds();
+    let t = 0;
+    const clock = { now: () => (t += 1), iso: () => 'then' };
+    // The calibration measures the fixed costs (measureOverheads) last.
+    const { overheads } = measureCalibration(clock, 1);
+    // A worker started and ended in these synchronous calls would still be running: exits are seen on the event loop.
+    expect(runningSolverWorkers()).toBe(0);
+    expect(lastThreadStartSeconds()).toBe(startedBefore);
+    expect(Object.keys(overheads ?? {}).sort()).toEqual([...ALGORITHM_IDS].sort());
+    expect(parallelMinWork()).toBe(0);
   });
 });
