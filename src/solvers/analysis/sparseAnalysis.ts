@@ -124,7 +124,9 @@ export function machineGramSolves(factors: readonly StoredGramFactor[]): Machine
   const operators: (CholeskyFactor | undefined)[] = new Array<CholeskyFactor | undefined>(factors.length);
   const operatorOf = (machine: number): CholeskyFactor =>
     (operators[machine] ??= { ...factors[machine], work: new Float64Array(factors[machine].symbolic.n) });
-  const factorize = gramFactorizer();
+  // A pair's shifts refactor one pattern (up to SHIFT_ROUNDS times), and strips' pairs often share it: one
+  // analysis (ordering, elimination tree, L's pattern) serves them all on the TypeScript backend.
+  const factorize = gramFactorizer({ last: null });
   return {
     solveL: (machine, b, y) => solverOf(machine).solveLower(b, y),
     solveLT: (machine, y, x) => solverOf(machine).solveUpper(y, x),

@@ -30,7 +30,9 @@ import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
-import type { CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
+import { currentThreadGramSolver, gramFactorizer } from '../../../src/solvers/machines/placement.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { machineColumnSlots, type SparsePairAngle } from '../../../src/solvers/sparse/spectrumOfS.js';
 import { describeEachBackend } from '../../support/backends.js';
@@ -197,6 +199,47 @@ describeEachBackend("the machines' Gram solves", () => {
       expect(after).toEqual(before);
     }
     solves.release();
+    solves.release();
+  });
+
+  it("factor a pair's shifted joint Grams (one pattern, several shifts) and another pair's as each would be factored alone", () => {
+    const a = poisson2d(20);
+    // Two pairs of neighbouring 40-row strips (one pattern: the Poisson strips' joint Grams all share it), then a
+    // pair of strips apart (another pattern of the same order).
+    const strips = (first: number, second: number): CsrMatrix =>
+      gramMatrix(
+        selectRows(
+          a,
+          Int32Array.from({ length: 80 }, (_, k) => (k < 40 ? first : second) * 40 + (k % 40)),
+        ),
+      );
+    const shifted = (g: CsrMatrix, sigma: number): CsrMatrix => {
+      const values = g.values.slice();
+      for (let r = 40; r < 80; r++) for (let p = g.rowPtr[r]; p < g.rowPtr[r + 1]; p++) if (g.colIdx[p] >= 40) values[p] *= sigma;
+      return { ...g, values };
+    };
+    const joints = [strips(2, 3), shifted(strips(2, 3), 2), shifted(strips(2, 3), 1.25), strips(4, 5), strips(1, 7), strips(6, 7)];
+    expect(joints[3].colIdx).toEqual(joints[0].colIdx);
+    expect(joints[4].colIdx.length).not.toBe(joints[0].colIdx.length);
+    const solves = machineGramSolves([]);
+    const { joint } = solves;
+    if (joint === undefined) throw new Error('no joint Gram solves');
+    const b = Float64Array.from({ length: 80 }, (_, k) => Math.cos(3 * k + 1));
+    for (const g of joints) {
+      const shared = new Float64Array(80);
+      const alone = new Float64Array(80);
+      const solver = joint.factor(g);
+      solver.solve(b, shared);
+      solver.release();
+      const own = currentThreadGramSolver(gramFactorizer()(g));
+      own.solve(b, alone);
+      own.release();
+      expect(shared).toEqual(alone);
+      // A solve, not a copy of b.
+      const back = new Float64Array(80);
+      for (let r = 0; r < 80; r++) for (let p = g.rowPtr[r]; p < g.rowPtr[r + 1]; p++) back[r] += g.values[p] * shared[g.colIdx[p]];
+      for (let r = 0; r < 80; r++) expect(Math.abs(back[r] - b[r])).toBeLessThan(1e-8);
+    }
     solves.release();
   });
 });
