@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fromRows } from '../../../src/solvers/matrix.js';
-import { machineSizeBounds, multilevelPartition } from '../../../src/solvers/partitioning/multilevel.js';
+import { coarsen, machineSizeBounds, multilevelPartition } from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { rowGraph } from '../../../src/solvers/partitioning/rowGraph.js';
@@ -94,5 +94,59 @@ describe('multilevel partitioner', () => {
     for (let v = 0; v < g.n; v++) for (let q = g.ptr[v]; q < g.ptr[v + 1]; q++) if (assignment[v] !== assignment[g.idx[q]]) cut++;
     expect(cut).toBe(0);
     expect(sizesOf(assignment, 12)).toEqual(new Array(12).fill(100));
+  });
+
+  it("coarsens by matching neighbours: each coarse vertex one vertex or two joined by an edge, its edges the sums of its members' (no loops)", () => {
+    // The row graph of a shuffled grid: rows far apart in memory, and a weight cap that leaves some vertices unmatched.
+    const g = rowGraph(
+      selectedKernels(),
+      shuffleCsr(poisson2d(24), new SeededRandom(5).permutation(576), new SeededRandom(6).permutation(576)),
+    );
+    for (const cap of [2, 3]) {
+      const { coarse, map } = coarsen(
+        { ...g, vertexWeight: g.vertexWeight.map((w, v) => (v % 7 === 0 ? 2 : w)) },
+        cap,
+        new SeededRandom(3),
+      );
+      const members: number[][] = Array.from({ length: coarse.n }, () => []);
+      for (let v = 0; v < g.n; v++) members[map[v]].push(v);
+      const fineEdges = new Map<number, number>();
+      for (let v = 0; v < g.n; v++) for (let q = g.ptr[v]; q < g.ptr[v + 1]; q++) fineEdges.set(v * g.n + g.idx[q], g.weight[q]);
+      let pairs = 0;
+      for (let c = 0; c < coarse.n; c++) {
+        const [v, w] = members[c];
+        expect(members[c].length === 1 || members[c].length === 2).toBe(true);
+        const weightOf = (u: number): number => (u % 7 === 0 ? 2 : g.vertexWeight[u]);
+        expect(coarse.vertexWeight[c]).toBe(members[c].reduce((sum, u) => sum + weightOf(u), 0));
+        expect(coarse.vertexWeight[c]).toBeLessThanOrEqual(Math.max(cap, weightOf(v)));
+        if (w !== undefined) {
+          pairs++;
+          expect(fineEdges.has(v * g.n + w)).toBe(true);
+        }
+      }
+      expect(pairs).toBeGreaterThan(g.n / 4);
+      // Each coarse edge (c, d), once in c's list, weighs the sum of the fine edges between c's members and d's.
+      const sums = new Map<number, number>();
+      for (const [key, weight] of fineEdges) {
+        const c = map[Math.floor(key / g.n)];
+        const d = map[key % g.n];
+        if (c !== d) sums.set(c * coarse.n + d, (sums.get(c * coarse.n + d) ?? 0) + weight);
+      }
+      let edges = 0;
+      for (let c = 0; c < coarse.n; c++) {
+        const seen = new Set<number>();
+        for (let q = coarse.ptr[c]; q < coarse.ptr[c + 1]; q++) {
+          const d = coarse.idx[q];
+          expect(d).not.toBe(c);
+          expect(seen.has(d)).toBe(false);
+          seen.add(d);
+          expect(coarse.weight[q]).toBeCloseTo(sums.get(c * coarse.n + d) ?? NaN, 12);
+          edges++;
+        }
+      }
+      expect(edges).toBe(sums.size);
+      expect(coarse.idx.length).toBe(edges);
+      expect(coarse.weight.length).toBe(edges);
+    }
   });
 });
