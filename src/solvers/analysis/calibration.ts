@@ -474,9 +474,8 @@ interface TinyRun {
  * Each algorithm's fixed costs per iteration on each storage (see Calibration.overheads): every algorithm runs
  * OVERHEAD_ITERATIONS iterations on a tiny system of 2 machines and of 8, on one thread (too small for more, whatever
  * the work threshold), once untimed on every system (the warm-up), then three times (the fastest); each run's seconds
- * per iteration less what
- * the kernels' rates price (secondsHere without a runner constant) is the fixed cost at that machine count, and the
- * two give a line in m (clamped at 0). ~0.4 s in a process's first calibration (the warm-up runs cold code), ~0.1 s after.
+ * per iteration less what the kernels' rates price (secondsHere without a runner constant) is the fixed cost at that
+ * machine count, and the two give a line in m (clamped at 0). ~0.4 s in a process's first calibration (the warm-up runs cold code), ~0.1 s after.
  *
  * The warm-up is a whole pass, not a first run of each algorithm: the runner's and the methods' code is shared, and
  * V8 optimizes it over many calls of all of them. Without it a process's first calibration (the one a worker prices
