@@ -10,7 +10,9 @@
  *
  * Method: thick-restart Lanczos (Wu & Simon, SIAM J. Matrix Anal. Appl. 22 (2000)) with full
  * reorthogonalization (classical Gram-Schmidt, a second pass when the first cancelled, "twice is
- * enough"), as two passes over the basis, h = V w then w -= V^T h (the kernels' dgemv when native).
+ * enough"), as two passes over the basis, h = V w then w -= V^T h (the kernels' dgemv when native;
+ * on the TypeScript backend the WebAssembly kernels, the basis and w being placed in their memory by
+ * the kernels' krylovStorage).
  * The largest end, the smallest or both (lanczosWork's `which`: a restart keeps Ritz vectors of each
  * end asked for). Without a restart (the dense analysis: the basis may grow to the operator's size,
  * and exhaustion gives the exact answer) the projected matrix is tridiagonal and its end eigenvalues
@@ -127,8 +129,8 @@ const CHECK_EVERY_STEP_ABOVE = 200;
  * spectrum): it grows when a larger n or basis is asked for and never shrinks.
  */
 export class KrylovWorkspace {
-  basis = new Float64Array(0);
-  w = new Float64Array(0);
+  basis: Float64Array = new Float64Array(0);
+  w: Float64Array = new Float64Array(0);
   coefficients = new Float64Array(0);
   /** The projected matrix: diagonal, off-diagonal (beta[j] couples j and j + 1) and, after a restart, the arrow couplings of the kept Ritz vectors with vector `kept`. */
   diagonal = new Float64Array(0);
@@ -141,9 +143,8 @@ export class KrylovWorkspace {
   tridiagonalVector = new Float64Array(0);
   scratch = new Float64Array(0);
 
-  ensure(n: number, basisSize: number): void {
+  ensure(basisSize: number): void {
     const m = basisSize;
-    if (this.w.length < n) this.w = new Float64Array(n);
     for (const key of [
       'coefficients',
       'diagonal',
@@ -157,13 +158,17 @@ export class KrylovWorkspace {
     }
   }
 
-  /** The basis with room for `vectors` vectors of length n, its first `used` kept when it grows (at most `most` vectors). */
-  basisFor(n: number, vectors: number, used: number, most: number): Float64Array {
-    if (this.basis.length >= vectors * n) return this.basis;
-    const grown = new Float64Array(Math.min(most, Math.max(vectors, 2 * Math.floor(this.basis.length / n), 16)) * n);
-    grown.set(this.basis.subarray(0, used * n));
-    this.basis = grown;
-    return grown;
+  /**
+   * The basis with room for `vectors` vectors of length n, its first `used` kept when it grows (at most
+   * `most` vectors), and `w` beside it: both where `dense`'s passes over them run fastest (its krylovStorage).
+   */
+  basisFor(dense: DenseKernels, n: number, vectors: number, used: number, most: number): Float64Array {
+    if (this.basis.length >= vectors * n && this.w.length >= n) return this.basis;
+    const storage = dense.krylovStorage(Math.min(most, Math.max(vectors, 2 * Math.floor(this.basis.length / n), 16)), n);
+    storage.basis.set(this.basis.subarray(0, used * n));
+    this.basis = storage.basis;
+    this.w = storage.w;
+    return storage.basis;
   }
 
   projectedFor(size: number): Float64Array {
@@ -175,27 +180,6 @@ export class KrylovWorkspace {
     if (this.scratch.length < length) this.scratch = new Float64Array(length);
     return this.scratch;
   }
-}
-
-function norm2(x: Float64Array, n: number): number {
-  let s = 0;
-  for (let i = 0; i < n; i++) s += x[i] * x[i];
-  return Math.sqrt(s);
-}
-
-/**
- * The Lanczos three-term recurrence on w = Op v_j: alpha_j = v_j . w, w -= alpha_j v_j + beta v_{j-1}
- * (beta = beta_{j-1}, 0 at j = 0); returns alpha_j.
- */
-function threeTermStep(basis: Float64Array, n: number, j: number, beta: number, w: Float64Array): number {
-  const offset = j * n;
-  let alpha = 0;
-  for (let r = 0; r < n; r++) alpha += basis[offset + r] * w[r];
-  if (j > 0 && beta !== 0) {
-    const previous = offset - n;
-    for (let r = 0; r < n; r++) w[r] -= alpha * basis[offset + r] + beta * basis[previous + r];
-  } else for (let r = 0; r < n; r++) w[r] -= alpha * basis[offset + r];
-  return alpha;
 }
 
 function normalize(x: Float64Array): number {
@@ -236,18 +220,9 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
   const wantSmallest = which !== 'largest';
   // Restarting: the whole basis at once; else it grows with the iterations.
   const mostVectors = Math.min(m, maxIterations, n) + 1;
-  workspace.ensure(n, m);
-  const {
-    w,
-    coefficients: h,
-    diagonal: alpha,
-    offDiagonal: beta,
-    couplings,
-    ritzValues: theta,
-    eigenScratch,
-    tridiagonalVector,
-  } = workspace;
-  let basis = workspace.basisFor(n, m < maxIterations && m < n ? m + 1 : Math.min(16, mostVectors), 0, mostVectors);
+  workspace.ensure(m);
+  let basis = workspace.basisFor(dense, n, m < maxIterations && m < n ? m + 1 : Math.min(16, mostVectors), 0, mostVectors);
+  const { coefficients: h, diagonal: alpha, offDiagonal: beta, couplings, ritzValues: theta, eigenScratch, tridiagonalVector } = workspace;
 
   const v0 = basis.subarray(0, n);
   if (run.startVector) v0.set(run.startVector.subarray(0, n));
@@ -328,24 +303,25 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
   for (;;) {
     let stop = false;
     for (let j = start; j < m; j++) {
-      basis = workspace.basisFor(n, j + 2, j + 1, mostVectors);
+      basis = workspace.basisFor(dense, n, j + 2, j + 1, mostVectors);
+      const w = workspace.w;
       op.apply(basis.subarray(j * n, (j + 1) * n), w);
       iterations++;
       // Inside a cycle, the three-term recurrence first (w -= alpha_j v_j + beta_{j-1} v_{j-1}: what exact
       // arithmetic would leave), so the pass over the whole basis removes rounding only and one pass
       // suffices; at a cycle's first step w couples with every kept Ritz vector, and the pass does it all.
-      let a = j > start || start === 0 ? threeTermStep(basis, n, j, j > start ? beta[j - 1] : 0, w) : 0;
-      const before = norm2(w, n);
+      let a = j > start || start === 0 ? dense.recurrenceStep(basis, n, j, j > start ? beta[j - 1] : 0, w) : 0;
+      const before = dense.norm(w, n);
       // Full reorthogonalization against v_0..v_j, repeated when the pass removed more than
       // 1 - 1/sqrt(2) of |w| (Daniel, Gragg, Kaufman & Stewart's criterion; "twice is enough"):
       // another pass is needed only when cancellation occurred.
       dense.projectOut(basis, n, j + 1, w, h);
       a += h[j];
-      let b = norm2(w, n);
+      let b = dense.norm(w, n);
       if (b < Math.SQRT1_2 * before) {
         dense.projectOut(basis, n, j + 1, w, h);
         a += h[j];
-        b = norm2(w, n);
+        b = dense.norm(w, n);
       }
       alpha[j] = a;
       lastBeta = b;
@@ -360,9 +336,7 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
       }
       beta[j] = b;
       // v_{j+1}; after the cycle's last step, slot m: the residual direction that starts the next cycle.
-      const next = basis.subarray((j + 1) * n, (j + 2) * n);
-      const inv = 1 / b;
-      for (let r = 0; r < n; r++) next[r] = w[r] * inv;
+      dense.scaledCopy(w, n, 1 / b, basis.subarray((j + 1) * n, (j + 2) * n));
       const atEnd = j + 1 === m || iterations >= maxIterations;
       if (atEnd || (start === 0 && n > CHECK_EVERY_STEP_ABOVE) || (j + 1 - start) % CHECK_EVERY === 0) {
         ends(b);

@@ -85,6 +85,21 @@ export interface DenseKernels {
     oj: number,
     y: Float64Array,
   ): void;
+  /**
+   * Room for a Krylov basis V (`vectors` x n, by rows) and the vector w its passes work on, where
+   * projectOut runs fastest on them: ordinary arrays natively; on the TypeScript backend, from
+   * 65,536 entries, a WebAssembly memory of their own, where projectOut is the SIMD kernels in place.
+   */
+  krylovStorage(vectors: number, n: number): { basis: Float64Array; w: Float64Array };
+  /**
+   * The Lanczos three-term recurrence on w = Op v_j (v_j: row j of V, n long): alpha_j = v_j . w, then
+   * w -= alpha_j v_j + beta v_{j-1} (v_{j-1} not read when j = 0 or beta = 0); returns alpha_j.
+   */
+  recurrenceStep(basis: Float64Array, n: number, j: number, beta: number, w: Float64Array): number;
+  /** |x[0 .. n)|_2 (a plain sum of squares: the Krylov vectors it measures are of moderate size). */
+  norm(x: Float64Array, n: number): number;
+  /** y[0 .. n) = s x[0 .. n) (each entry one product, the same bits everywhere). */
+  scaledCopy(x: Float64Array, n: number, s: number, y: Float64Array): void;
   /** One classical Gram-Schmidt pass against rows 0..count-1 of V (count x n): h = V w, then w -= V^T h. */
   projectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): void;
   /** y = V^T h over rows 0..count-1 of V (count x n). */

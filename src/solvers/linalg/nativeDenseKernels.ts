@@ -14,7 +14,10 @@ import {
   combineRowBlock,
   combineRows,
   multiplyByTransposeRowsLoop,
+  norm,
   projectOut,
+  recurrenceStep,
+  scaledCopy,
   TYPESCRIPT_DENSE_KERNELS,
 } from './typescriptDenseKernels.js';
 
@@ -82,6 +85,11 @@ export function nativeDenseKernelsOf(blas: NativeBlas): DenseKernels {
       blas.dgemv(false, pi, pj, 1, g, start, pj, x, oj, 1, y, oi);
       blas.dgemv(true, pi, pj, 1, g, start, pj, x, oi, 1, y, oj);
     },
+    krylovStorage: (vectors, n) => ({ basis: new Float64Array(vectors * n), w: new Float64Array(n) }),
+    // O(n) passes, as fast in the loops as through the addon's entry.
+    recurrenceStep,
+    norm,
+    scaledCopy,
     projectOut(basis, n, count, w, h) {
       if (n < NATIVE_MIN_SIZE) {
         projectOut(basis, n, count, w, h);

@@ -9,11 +9,17 @@ import { runSync } from '../cooperative.js';
 import type { DenseKernels } from './denseKernels.js';
 import { bidiagonalizeWork, luWork, thinQrWork, triangularFactorWork, WORK_PER_YIELD } from './typescriptFactorizations.js';
 import {
+  packedCombineRowBlock,
   packedGemm,
   packedMultiplyByTransposeRows,
   packedProductsOn,
   packedSubtractProductRows,
   WASM_MADDS_PER_CALL,
+  wasmKrylovStorage,
+  wasmNorm,
+  wasmProjectOut,
+  wasmRecurrenceStep,
+  wasmScaledCopy,
 } from './wasmDenseKernels.js';
 /** Inner-dimension tile of the product loop: the 8 row segments of a 4 x 4 register block stay in L1 cache. */
 const TILE = 512;
@@ -230,6 +236,30 @@ export const addBlockAndTransposeProduct: DenseKernels['addBlockAndTransposeProd
   }
 };
 
+/** DenseKernels.recurrenceStep: alpha_j = v_j . w, then w -= alpha_j v_j + beta v_{j-1}; returns alpha_j. */
+export function recurrenceStep(basis: Float64Array, n: number, j: number, beta: number, w: Float64Array): number {
+  const offset = j * n;
+  let alpha = 0;
+  for (let r = 0; r < n; r++) alpha += basis[offset + r] * w[r];
+  if (j > 0 && beta !== 0) {
+    const previous = offset - n;
+    for (let r = 0; r < n; r++) w[r] -= alpha * basis[offset + r] + beta * basis[previous + r];
+  } else for (let r = 0; r < n; r++) w[r] -= alpha * basis[offset + r];
+  return alpha;
+}
+
+/** DenseKernels.norm: |x[0 .. n)|_2. */
+export function norm(x: Float64Array, n: number): number {
+  let s = 0;
+  for (let i = 0; i < n; i++) s += x[i] * x[i];
+  return Math.sqrt(s);
+}
+
+/** DenseKernels.scaledCopy: y = s x over n entries. */
+export function scaledCopy(x: Float64Array, n: number, s: number, y: Float64Array): void {
+  for (let i = 0; i < n; i++) y[i] = x[i] * s;
+}
+
 /** h = V w, then w -= V^T h; four basis vectors per pass over w, so w is loaded and stored once per four. */
 export function projectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): void {
   let i = 0;
@@ -356,9 +386,19 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   subtractProductRows,
   normalProduct,
   addBlockAndTransposeProduct,
-  projectOut,
+  krylovStorage: (vectors, n) => wasmKrylovStorage(vectors, n) ?? { basis: new Float64Array(vectors * n), w: new Float64Array(n) },
+  recurrenceStep: (basis, n, j, beta, w) => wasmRecurrenceStep(basis, n, j, beta, w) ?? recurrenceStep(basis, n, j, beta, w),
+  norm: (x, n) => wasmNorm(x, n) ?? norm(x, n),
+  scaledCopy(x, n, s, y) {
+    if (!wasmScaledCopy(x, n, s, y)) scaledCopy(x, n, s, y);
+  },
+  projectOut(basis, n, count, w, h) {
+    if (!wasmProjectOut(basis, n, count, w, h)) projectOut(basis, n, count, w, h);
+  },
   combineRows,
-  combineRowBlock,
+  combineRowBlock(...block) {
+    if (!packedCombineRowBlock(...block)) combineRowBlock(...block);
+  },
   solveRTransposedBlock,
   thinQrWork: (w, p, c) => thinQrWork(w, p, c, TYPESCRIPT_DENSE_KERNELS),
   orthonormalizeRows(a, row, p, n) {

@@ -307,3 +307,105 @@ export function* wasmBidiagonalizeWork(b: Float64Array, q: number): Work<Bidiago
     if (spareWorkspaces.length < 2 && ws.memory.buffer.byteLength <= MAX_SPARE_BYTES) spareWorkspaces.push(ws);
   }
 }
+
+/** DenseKernels.combineRowBlock here (out = K V[:, r0 .. r0 + len): A = K, B(l, j) = V[l, r0 + j]); false: run the loop. */
+export function packedCombineRowBlock(...[k, kept, size, basis, n, r0, len, out]: Parameters<DenseKernels['combineRowBlock']>): boolean {
+  return worthPacking(kept, len, size) && packedProduct(kept, len, size, 1, k, 0, size, 1, basis, r0, n, 1, 0, out, 0, len);
+}
+
+/**
+ * Below this many entries a Krylov basis stays in an ordinary array: in cache the loops are nearly as
+ * fast, and a memory and an instance of its own cost ~0.1 ms.
+ */
+const MIN_BASIS_ENTRIES = 1 << 16;
+/** Largest Krylov storage in a memory (the kernels' byte offsets are 32-bit); beyond it, ordinary arrays and the loops. */
+const MAX_BASIS_BYTES = 2 ** 31;
+
+/** A Krylov basis's memory: the kernels instantiated on it, and where projectOut stages h (room for `hCapacity` entries). */
+interface BasisMemory {
+  readonly rows: DenseProducts;
+  readonly hAt: number;
+  readonly hCapacity: number;
+  readonly heap: Float64Array;
+}
+
+/** The memories of this thread's Krylov storages, by their buffer (a basis or w is found by its own `.buffer`). */
+const basisMemories = new WeakMap<ArrayBufferLike, BasisMemory>();
+
+/**
+ * DenseKernels.krylovStorage here: the basis (vectors x n) and w (n) at the start of a shared
+ * WebAssembly memory of their own, then room for h, so that projectOut runs rowsDot and rowsCombine
+ * on them in place (no copy). Null when the kernels are off, the basis is small, or the memory cannot be had.
+ */
+export function wasmKrylovStorage(vectors: number, n: number): { basis: Float64Array; w: Float64Array } | null {
+  const entries = vectors * n;
+  if (entries < MIN_BASIS_ENTRIES || !wasmKernelsEnabled()) return null;
+  // 16-byte aligned pieces, so the kernels' two-lane loads of a row never straddle a cache line's pair.
+  const wAt = 16 * Math.ceil((8 * entries) / 16);
+  const hAt = wAt + 16 * Math.ceil((8 * n) / 16);
+  const bytes = hAt + 8 * vectors;
+  if (bytes > MAX_BASIS_BYTES) return null;
+  const pages = Math.ceil(bytes / PAGE_BYTES);
+  let memory: WebAssembly.Memory;
+  try {
+    memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+  } catch {
+    return null;
+  }
+  const rows = denseProductsOn(memory);
+  if (rows === null) return null;
+  const buffer = memory.buffer;
+  basisMemories.set(buffer, { rows, hAt, hCapacity: vectors, heap: new Float64Array(buffer) });
+  return { basis: new Float64Array(buffer, 0, entries), w: new Float64Array(buffer, wAt, n) };
+}
+
+/**
+ * DenseKernels.projectOut here (h = V w, then w -= V^T h), when V and w are one Krylov storage's
+ * (wasmKrylovStorage); false: run the loop. The kernels sum each dot in two lanes, so h and w agree
+ * with the loop's to rounding, not bit for bit.
+ */
+export function wasmProjectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): boolean {
+  const memory = basisMemories.get(basis.buffer);
+  // In place only: the kernels would read and write whatever lies at a wrong offset, so the extents are checked.
+  if (memory === undefined || w.buffer !== basis.buffer || count < 1 || count > memory.hCapacity) return false;
+  if (count * n > basis.length || n > w.length) return false;
+  memory.rows.rowsDot(count, n, basis.byteOffset, n, w.byteOffset, memory.hAt);
+  memory.rows.rowsCombine(count, n, -1, basis.byteOffset, n, memory.hAt, w.byteOffset);
+  const at = memory.hAt / 8;
+  h.set(memory.heap.subarray(at, at + count));
+  return true;
+}
+
+/** DenseKernels.recurrenceStep here (rowsDot for alpha_j, rowsCombine for the update), on a Krylov storage's V and w; null: run the loop. */
+export function wasmRecurrenceStep(basis: Float64Array, n: number, j: number, beta: number, w: Float64Array): number | null {
+  const memory = basisMemories.get(basis.buffer);
+  if (memory === undefined || w.buffer !== basis.buffer || memory.hCapacity < 2 || (j + 1) * n > basis.length || n > w.length) return null;
+  const at = memory.hAt / 8;
+  const row = basis.byteOffset + 8 * j * n;
+  memory.rows.rowsDot(1, n, row, n, w.byteOffset, memory.hAt);
+  const alpha = memory.heap[at];
+  // w -= beta v_{j-1} + alpha v_j: the two rows from v_{j-1}, with coefficients (beta, alpha) at hAt.
+  if (j > 0 && beta !== 0) {
+    memory.heap[at] = beta;
+    memory.heap[at + 1] = alpha;
+    memory.rows.rowsCombine(2, n, -1, row - 8 * n, n, memory.hAt, w.byteOffset);
+  } else memory.rows.rowsCombine(1, n, -1, row, n, memory.hAt, w.byteOffset);
+  return alpha;
+}
+
+/** DenseKernels.norm here (rowsDot of x with itself), on a Krylov storage's vector; null: run the loop. */
+export function wasmNorm(x: Float64Array, n: number): number | null {
+  const memory = basisMemories.get(x.buffer);
+  if (memory === undefined || n > x.length) return null;
+  memory.rows.rowsDot(1, n, x.byteOffset, n, x.byteOffset, memory.hAt);
+  return Math.sqrt(memory.heap[memory.hAt / 8]);
+}
+
+/** DenseKernels.scaledCopy here (blockProduct: y = s 1 x, beta 0), when x and y are one Krylov storage's; false: run the loop. */
+export function wasmScaledCopy(x: Float64Array, n: number, s: number, y: Float64Array): boolean {
+  const memory = basisMemories.get(x.buffer);
+  if (memory === undefined || y.buffer !== x.buffer || n > x.length || n > y.length) return false;
+  memory.heap[memory.hAt / 8] = 1;
+  memory.rows.blockProduct(1, n, 1, s, memory.hAt, 1, 1, x.byteOffset, n, 0, y.byteOffset, n);
+  return true;
+}

@@ -44,8 +44,8 @@ const STEP_SUMS = 4096;
 const MAX_ARENA_BYTES = 2 ** 31;
 
 interface KernelExports {
-  rowsDot(rows: number, cols: number, x: number, ld: number, v: number, out: number): void;
-  rowsCombine(rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number): void;
+  rowsDot: (rows: number, cols: number, x: number, ld: number, v: number, out: number) => void;
+  rowsCombine: (rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number) => void;
   rowsFused(rows: number, cols: number, scale: number, x: number, ld: number, v: number, bias: number, dots: number, y: number): void;
   csrGradient(rows: number, cols: number, rowPtr: number, colIdx: number, values: number, x: number, b: number, term: number): number;
   blockProduct: (
@@ -266,15 +266,23 @@ export function attachArena(layout: ArenaLayout, slot: number): WasmRowKernels {
   return new WasmRowKernels(instance.exports as unknown as KernelExports, layout, slot);
 }
 
-/** The module's packedProduct and blockProduct (C = alpha op(A) X + beta C, strided; addresses in bytes, strides in entries). */
-export type DenseProducts = Pick<KernelExports, 'packedProduct' | 'blockProduct'>;
+/**
+ * The module's packedProduct and blockProduct (C = alpha op(A) X + beta C, strided), and rowsDot and
+ * rowsCombine (out = X v; y += scale X^T w): addresses in bytes, strides in entries.
+ */
+export type DenseProducts = Pick<KernelExports, 'packedProduct' | 'blockProduct' | 'rowsDot' | 'rowsCombine'>;
 
 /** The products of the dense kernels (./wasmDenseKernels.ts) on `memory`, in this thread; null when the kernels are unavailable. */
 export function denseProductsOn(memory: WebAssembly.Memory): DenseProducts | null {
   const module = kernelModule();
   if (module === null) return null;
   const exports = new WebAssembly.Instance(module, { env: { memory } }).exports as unknown as KernelExports;
-  return { packedProduct: exports.packedProduct, blockProduct: exports.blockProduct };
+  return {
+    packedProduct: exports.packedProduct,
+    blockProduct: exports.blockProduct,
+    rowsDot: exports.rowsDot,
+    rowsCombine: exports.rowsCombine,
+  };
 }
 
 /** a[offset .. offset + length) must exist: in the arena, an access past an array would touch other data silently. */

@@ -8,6 +8,8 @@ import {
   type SymmetricOperator,
 } from '../../../src/solvers/eigen/lanczos.js';
 import { symmetricEigen } from '../../../src/solvers/eigen/symmetricEigen.js';
+import { TYPESCRIPT_DENSE_KERNELS } from '../../../src/solvers/linalg/typescriptDenseKernels.js';
+import { useWasmKernels } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { denseOperator } from '../../support/operators.js';
 
 const EPS = Number.EPSILON;
@@ -169,6 +171,30 @@ describe('largestEigenvalue (thick-restart Lanczos)', () => {
     // The gap estimate theta_1 - theta_2 - rho_2 is reported for such tests: below the exact gap 1.
     expect(tight.gap).toBeGreaterThan(0);
     expect(tight.gap).toBeLessThanOrEqual(1 + 1e-9);
+  });
+
+  it('on the TypeScript kernels, a basis past 65,536 entries lives in WebAssembly memory and gives the loops’ answer', () => {
+    // lambda_max = 1.05 above a spectrum spread over [0, 1): the basis of 16 restarts several times.
+    const n = 20_000;
+    const d = Float64Array.from({ length: n }, (_, i) => (i === n - 1 ? 1.05 : i / n));
+    const workspace = new KrylovWorkspace();
+    const options = { basisSize: 16, tolerance: 1e-12, dense: TYPESCRIPT_DENSE_KERNELS };
+    const inMemory = largestEigenvalue(diagonalOperator(d), options, workspace);
+    expect(workspace.basis.buffer).toBeInstanceOf(SharedArrayBuffer);
+    expect(workspace.w.buffer).toBe(workspace.basis.buffer);
+    expect(inMemory.converged).toBe(true);
+    expect(inMemory.restarts).toBeGreaterThan(0);
+    expect(Math.abs(inMemory.value - 1.05)).toBeLessThanOrEqual(inMemory.relativeErrorBound * 1.05);
+    expect(inMemory.relativeErrorBound).toBeLessThanOrEqual(1e-12);
+    useWasmKernels(false);
+    try {
+      const plain = new KrylovWorkspace();
+      const loops = largestEigenvalue(diagonalOperator(d), options, plain);
+      expect(plain.basis.buffer).toBeInstanceOf(ArrayBuffer);
+      expect(Math.abs(loops.value - inMemory.value)).toBeLessThanOrEqual(1e-12 * 1.05);
+    } finally {
+      useWasmKernels(true);
+    }
   });
 
   it('is deterministic and reuses one workspace across calls of different sizes', () => {

@@ -4,16 +4,32 @@
  * dimensions beyond the width), multiplyByTransposeRows (row ranges, output offsets and strides) and
  * subtractProductRows, on shapes around the 4 x 4 tile and the 256-deep panels (1, 3, 17, 64, 257);
  * tall products that go by row blocks; the dispatch of TYPESCRIPT_DENSE_KERNELS and LINALG_WASM off.
+ * The Krylov storage: a basis in a memory of its own, where projectOut runs in place, against the loop.
  */
 import { describe, expect, it } from 'vitest';
 import type { DenseKernels } from '../../../src/solvers/linalg/denseKernels.js';
 import {
+  combineRowBlock,
   gemmLoop,
   multiplyByTransposeRowsLoop,
+  norm,
+  projectOut,
+  recurrenceStep,
+  scaledCopy,
   subtractProductRowsLoop,
   TYPESCRIPT_DENSE_KERNELS,
 } from '../../../src/solvers/linalg/typescriptDenseKernels.js';
-import { packedGemm, packedMultiplyByTransposeRows, packedSubtractProductRows } from '../../../src/solvers/linalg/wasmDenseKernels.js';
+import {
+  packedCombineRowBlock,
+  packedGemm,
+  packedMultiplyByTransposeRows,
+  packedSubtractProductRows,
+  wasmKrylovStorage,
+  wasmNorm,
+  wasmProjectOut,
+  wasmRecurrenceStep,
+  wasmScaledCopy,
+} from '../../../src/solvers/linalg/wasmDenseKernels.js';
 import { useWasmKernels, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 
@@ -186,3 +202,126 @@ describe.skipIf(!available)(`packed WebAssembly products${available ? '' : ` [SK
     }
   });
 });
+
+describe.skipIf(!available)(
+  `Krylov storage in WebAssembly memory${available ? '' : ` [SKIPPED: ${wasmKernelsUnavailableReason()}]`}`,
+  () => {
+    /** The storage filled with random vectors, and plain copies of them for the loop. */
+    function filled(rng: SeededRandom, vectors: number, n: number) {
+      const storage = wasmKrylovStorage(vectors, n);
+      expect(storage).not.toBeNull();
+      const { basis, w } = storage!;
+      rng.fillSigned(basis);
+      rng.fillSigned(w);
+      return { basis, w, plainBasis: basis.slice(), plainW: w.slice() };
+    }
+
+    it('projectOut on a basis and w in their own memory equals the loop, around the kernels’ 8-row blocks and an odd n', () => {
+      const rng = new SeededRandom(21);
+      for (const n of [8000, 8001])
+        for (const count of [1, 7, 8, 9, 17]) {
+          const { basis, w, plainBasis, plainW } = filled(rng, 17, n);
+          expect(basis.buffer).toBe(w.buffer);
+          expect(basis.buffer).toBeInstanceOf(SharedArrayBuffer);
+          const h = new Float64Array(count);
+          const plainH = new Float64Array(count);
+          expect(wasmProjectOut(basis, n, count, w, h)).toBe(true);
+          projectOut(plainBasis, n, count, plainW, plainH);
+          // h: n-term dots of entries in [-1, 1]; w: count more terms on top.
+          for (let i = 0; i < count; i++) expect(Math.abs(h[i] - plainH[i]), `h[${i}]`).toBeLessThan(1e-14 * n);
+          for (let r = 0; r < n; r++) if (Math.abs(w[r] - plainW[r]) > 1e-14 * n * count) expect(w[r], `w[${r}]`).toBe(plainW[r]);
+          // Only w changed: the basis is read, not written.
+          expect(basis.every((v, i) => v === plainBasis[i])).toBe(true);
+        }
+    });
+
+    it('TYPESCRIPT_DENSE_KERNELS.projectOut takes the kernels on its storage and the loop elsewhere', () => {
+      const rng = new SeededRandom(22);
+      const n = 10_000;
+      const { basis, w, plainBasis, plainW } = filled(rng, 9, n);
+      const h = new Float64Array(9);
+      const plainH = new Float64Array(9);
+      TYPESCRIPT_DENSE_KERNELS.projectOut(basis, n, 9, w, h);
+      projectOut(plainBasis, n, 9, plainW, plainH);
+      // Two-lane sums differ from the loop's in rounding (bitwise equal would mean the loop ran).
+      expect(Array.from(h).some((v, i) => v !== plainH[i])).toBe(true);
+      // A w outside the storage, or more vectors than its room for h: the loop, bit for bit.
+      const outside = plainW.slice();
+      expect(wasmProjectOut(basis, n, 9, outside, h)).toBe(false);
+      expect(wasmProjectOut(basis, n, 10, w, new Float64Array(10))).toBe(false);
+      expect(wasmProjectOut(plainBasis, n, 9, plainW, h)).toBe(false);
+      const again = plainW.slice();
+      TYPESCRIPT_DENSE_KERNELS.projectOut(plainBasis, n, 9, outside, h);
+      projectOut(plainBasis, n, 9, again, plainH);
+      expect(outside.every((v, i) => v === again[i])).toBe(true);
+    });
+
+    it('the three-term recurrence and the norm on the storage equal the loops (j = 0, beta = 0, and both rows)', () => {
+      const rng = new SeededRandom(24);
+      const n = 8001;
+      for (const [j, beta] of [
+        [0, 0],
+        [5, 0],
+        [5, 0.75],
+        [16, -1.25],
+      ]) {
+        const { basis, w, plainBasis, plainW } = filled(rng, 17, n);
+        const alpha = wasmRecurrenceStep(basis, n, j, beta, w);
+        const plainAlpha = recurrenceStep(plainBasis, n, j, beta, plainW);
+        expect(alpha).not.toBeNull();
+        expect(Math.abs(alpha! - plainAlpha)).toBeLessThan(1e-14 * n);
+        for (let r = 0; r < n; r++) if (Math.abs(w[r] - plainW[r]) > 1e-14 * n) expect(w[r], `w[${r}], j ${j}`).toBe(plainW[r]);
+        const size = norm(plainW, n);
+        expect(Math.abs(wasmNorm(w, n)! - size)).toBeLessThan(1e-15 * n * size);
+        // A vector of the basis, and a shorter prefix.
+        expect(Math.abs(wasmNorm(basis.subarray(n, 2 * n), n)! - norm(plainBasis.subarray(n, 2 * n), n))).toBeLessThan(1e-15 * n * size);
+        expect(Math.abs(wasmNorm(w, 100)! - norm(plainW, 100))).toBeLessThan(1e-13 * norm(plainW, 100));
+      }
+      expect(wasmNorm(new Float64Array(8), 8)).toBeNull();
+      expect(wasmRecurrenceStep(new Float64Array(2 * 8), 8, 1, 1, new Float64Array(8))).toBeNull();
+    });
+
+    it('scaledCopy of w into a row of the basis gives the loop’s bits, and nothing past the row', () => {
+      const rng = new SeededRandom(25);
+      for (const n of [8000, 8003]) {
+        const { basis, w, plainBasis, plainW } = filled(rng, 17, n);
+        const s = 1 / 3.7;
+        expect(wasmScaledCopy(w, n, s, basis.subarray(5 * n, 6 * n))).toBe(true);
+        scaledCopy(plainW, n, s, plainBasis.subarray(5 * n, 6 * n));
+        expect(basis.every((v, i) => v === plainBasis[i])).toBe(true);
+        expect(w.every((v, i) => v === plainW[i])).toBe(true);
+      }
+      expect(wasmScaledCopy(new Float64Array(8), 8, 2, new Float64Array(8))).toBe(false);
+    });
+
+    it('krylovStorage is ordinary arrays below 65,536 entries and with the WebAssembly kernels off', () => {
+      expect(wasmKrylovStorage(8, 8000)).toBeNull();
+      expect(TYPESCRIPT_DENSE_KERNELS.krylovStorage(8, 8000).basis.buffer).toBeInstanceOf(ArrayBuffer);
+      useWasmKernels(false);
+      try {
+        expect(wasmKrylovStorage(41, 100_000)).toBeNull();
+        const storage = TYPESCRIPT_DENSE_KERNELS.krylovStorage(41, 100_000);
+        expect(storage.basis.length).toBe(4_100_000);
+        expect(storage.w.length).toBe(100_000);
+      } finally {
+        useWasmKernels(true);
+      }
+    });
+
+    it('combineRowBlock (a thick restart’s Ritz vectors) equals the loop on a column block of a wide basis', () => {
+      const rng = new SeededRandom(23);
+      const [kept, size, n, r0, len] = [10, 41, 9000, 4096, 4096];
+      const k = random(rng, kept * size);
+      const basis = random(rng, size * n);
+      const packed = new Float64Array(kept * len);
+      const loop = new Float64Array(kept * len);
+      expect(packedCombineRowBlock(k, kept, size, basis, n, r0, len, packed)).toBe(true);
+      combineRowBlock(k, kept, size, basis, n, r0, len, loop);
+      close(packed, loop, size);
+      // The last, shorter block.
+      expect(packedCombineRowBlock(k, kept, size, basis, n, 8192, n - 8192, packed)).toBe(true);
+      combineRowBlock(k, kept, size, basis, n, 8192, n - 8192, loop);
+      close(packed.subarray(0, kept * (n - 8192)), loop.subarray(0, kept * (n - 8192)), size);
+    });
+  },
+);
