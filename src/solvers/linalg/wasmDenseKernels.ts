@@ -334,7 +334,7 @@ const basisMemories = new WeakMap<ArrayBufferLike, BasisMemory>();
 
 /**
  * DenseKernels.krylovStorage here: the basis (vectors x n) and w (n) at the start of a shared
- * WebAssembly memory of their own, then room for h, so that projectOut runs rowsDot and rowsCombine
+ * WebAssembly memory of their own, then room for h, so that projectOut runs rowsDot and basisCombine
  * on them in place (no copy). Null when the kernels are off, the basis is small, or the memory cannot be had.
  */
 export function wasmKrylovStorage(vectors: number, n: number): { basis: Float64Array; w: Float64Array } | null {
@@ -370,13 +370,13 @@ export function wasmProjectOut(basis: Float64Array, n: number, count: number, w:
   if (memory === undefined || w.buffer !== basis.buffer || count < 1 || count > memory.hCapacity) return false;
   if (count * n > basis.length || n > w.length) return false;
   memory.rows.rowsDot(count, n, basis.byteOffset, n, w.byteOffset, memory.hAt);
-  memory.rows.rowsCombine(count, n, -1, basis.byteOffset, n, memory.hAt, w.byteOffset);
+  memory.rows.basisCombine(count, n, -1, basis.byteOffset, n, memory.hAt, w.byteOffset);
   const at = memory.hAt / 8;
   h.set(memory.heap.subarray(at, at + count));
   return true;
 }
 
-/** DenseKernels.recurrenceStep here (rowsDot for alpha_j, rowsCombine for the update), on a Krylov storage's V and w; null: run the loop. */
+/** DenseKernels.recurrenceStep here (rowsDot for alpha_j, basisCombine for the update), on a Krylov storage's V and w; null: run the loop. */
 export function wasmRecurrenceStep(basis: Float64Array, n: number, j: number, beta: number, w: Float64Array): number | null {
   const memory = basisMemories.get(basis.buffer);
   if (memory === undefined || w.buffer !== basis.buffer || memory.hCapacity < 2 || (j + 1) * n > basis.length || n > w.length) return null;
@@ -388,8 +388,8 @@ export function wasmRecurrenceStep(basis: Float64Array, n: number, j: number, be
   if (j > 0 && beta !== 0) {
     memory.heap[at] = beta;
     memory.heap[at + 1] = alpha;
-    memory.rows.rowsCombine(2, n, -1, row - 8 * n, n, memory.hAt, w.byteOffset);
-  } else memory.rows.rowsCombine(1, n, -1, row, n, memory.hAt, w.byteOffset);
+    memory.rows.basisCombine(2, n, -1, row - 8 * n, n, memory.hAt, w.byteOffset);
+  } else memory.rows.basisCombine(1, n, -1, row, n, memory.hAt, w.byteOffset);
   return alpha;
 }
 

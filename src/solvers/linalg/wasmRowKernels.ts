@@ -46,6 +46,7 @@ const MAX_ARENA_BYTES = 2 ** 31;
 interface KernelExports {
   rowsDot: (rows: number, cols: number, x: number, ld: number, v: number, out: number) => void;
   rowsCombine: (rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number) => void;
+  basisCombine: (rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number) => void;
   rowsFused(rows: number, cols: number, scale: number, x: number, ld: number, v: number, bias: number, dots: number, y: number): void;
   csrGradient(rows: number, cols: number, rowPtr: number, colIdx: number, values: number, x: number, b: number, term: number): number;
   blockProduct: (
@@ -268,9 +269,9 @@ export function attachArena(layout: ArenaLayout, slot: number): WasmRowKernels {
 
 /**
  * The module's packedProduct and blockProduct (C = alpha op(A) X + beta C, strided), and rowsDot and
- * rowsCombine (out = X v; y += scale X^T w): addresses in bytes, strides in entries.
+ * basisCombine (out = X v; y += scale X^T w): addresses in bytes, strides in entries.
  */
-export type DenseProducts = Pick<KernelExports, 'packedProduct' | 'blockProduct' | 'rowsDot' | 'rowsCombine'>;
+export type DenseProducts = Pick<KernelExports, 'packedProduct' | 'blockProduct' | 'rowsDot' | 'basisCombine'>;
 
 /** The products of the dense kernels (./wasmDenseKernels.ts) on `memory`, in this thread; null when the kernels are unavailable. */
 export function denseProductsOn(memory: WebAssembly.Memory): DenseProducts | null {
@@ -281,7 +282,7 @@ export function denseProductsOn(memory: WebAssembly.Memory): DenseProducts | nul
     packedProduct: exports.packedProduct,
     blockProduct: exports.blockProduct,
     rowsDot: exports.rowsDot,
-    rowsCombine: exports.rowsCombine,
+    basisCombine: exports.basisCombine,
   };
 }
 

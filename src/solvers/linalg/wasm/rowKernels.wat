@@ -63,6 +63,36 @@
       (f64.store offset=56 (local.get $out) (f64.add (f64.load offset=56 (local.get $out)) (f64.mul (f64.load (i32.add (local.get $p7) (local.get $even))) (local.get $odd))))
     )))
 
+  ;; out[j] = X[j] . v for the 4 rows from x, each summed as in $dot8 (the same bits as $dot8 or $dot1 give the row).
+  (func $dot4 (param $x i32) (param $ldb i32) (param $even i32) (param $bytes i32) (param $v i32) (param $out i32)
+    (local $t i32) (local $p0 i32) (local $p1 i32) (local $p2 i32) (local $p3 i32)
+    (local $vt v128) (local $odd f64)
+    (local $s0 v128) (local $s1 v128) (local $s2 v128) (local $s3 v128)
+    (local.set $p0 (local.get $x))
+    (local.set $p1 (i32.add (local.get $p0) (local.get $ldb)))
+    (local.set $p2 (i32.add (local.get $p1) (local.get $ldb)))
+    (local.set $p3 (i32.add (local.get $p2) (local.get $ldb)))
+    (block $end (loop $columns
+      (br_if $end (i32.ge_u (local.get $t) (local.get $even)))
+      (local.set $vt (v128.load (i32.add (local.get $v) (local.get $t))))
+      (local.set $s0 (f64x2.add (local.get $s0) (f64x2.mul (v128.load (i32.add (local.get $p0) (local.get $t))) (local.get $vt))))
+      (local.set $s1 (f64x2.add (local.get $s1) (f64x2.mul (v128.load (i32.add (local.get $p1) (local.get $t))) (local.get $vt))))
+      (local.set $s2 (f64x2.add (local.get $s2) (f64x2.mul (v128.load (i32.add (local.get $p2) (local.get $t))) (local.get $vt))))
+      (local.set $s3 (f64x2.add (local.get $s3) (f64x2.mul (v128.load (i32.add (local.get $p3) (local.get $t))) (local.get $vt))))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (br $columns)))
+    (f64.store offset=0 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $s0)) (f64x2.extract_lane 1 (local.get $s0))))
+    (f64.store offset=8 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $s1)) (f64x2.extract_lane 1 (local.get $s1))))
+    (f64.store offset=16 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $s2)) (f64x2.extract_lane 1 (local.get $s2))))
+    (f64.store offset=24 (local.get $out) (f64.add (f64x2.extract_lane 0 (local.get $s3)) (f64x2.extract_lane 1 (local.get $s3))))
+    (if (i32.ne (local.get $even) (local.get $bytes)) (then
+      (local.set $odd (f64.load (i32.add (local.get $v) (local.get $even))))
+      (f64.store offset=0 (local.get $out) (f64.add (f64.load offset=0 (local.get $out)) (f64.mul (f64.load (i32.add (local.get $p0) (local.get $even))) (local.get $odd))))
+      (f64.store offset=8 (local.get $out) (f64.add (f64.load offset=8 (local.get $out)) (f64.mul (f64.load (i32.add (local.get $p1) (local.get $even))) (local.get $odd))))
+      (f64.store offset=16 (local.get $out) (f64.add (f64.load offset=16 (local.get $out)) (f64.mul (f64.load (i32.add (local.get $p2) (local.get $even))) (local.get $odd))))
+      (f64.store offset=24 (local.get $out) (f64.add (f64.load offset=24 (local.get $out)) (f64.mul (f64.load (i32.add (local.get $p3) (local.get $even))) (local.get $odd))))
+    )))
+
   ;; X[0] . v for the row at x, summed as in $dot8.
   (func $dot1 (param $x i32) (param $even i32) (param $bytes i32) (param $v i32) (result f64)
     (local $t i32) (local $s v128) (local $d f64)
@@ -129,6 +159,60 @@
               (f64.add (f64.mul (local.get $c4) (f64.load (i32.add (local.get $p4) (local.get $even)))) (f64.mul (local.get $c5) (f64.load (i32.add (local.get $p5) (local.get $even)))))
               (f64.add (f64.mul (local.get $c6) (f64.load (i32.add (local.get $p6) (local.get $even)))) (f64.mul (local.get $c7) (f64.load (i32.add (local.get $p7) (local.get $even))))))))))))
 
+  ;; y += scale sum_j w[j] X[j] over the 4 rows from x (the four products summed pairwise).
+  (func $combine4 (param $x i32) (param $ldb i32) (param $even i32) (param $bytes i32) (param $w i32) (param $scale f64) (param $y i32)
+    (local $t i32) (local $p0 i32) (local $p1 i32) (local $p2 i32) (local $p3 i32)
+    (local $c0 f64) (local $c1 f64) (local $c2 f64) (local $c3 f64)
+    (local $v0 v128) (local $v1 v128) (local $v2 v128) (local $v3 v128)
+    (local.set $p0 (local.get $x))
+    (local.set $p1 (i32.add (local.get $p0) (local.get $ldb)))
+    (local.set $p2 (i32.add (local.get $p1) (local.get $ldb)))
+    (local.set $p3 (i32.add (local.get $p2) (local.get $ldb)))
+    (local.set $c0 (f64.mul (local.get $scale) (f64.load offset=0 (local.get $w))))
+    (local.set $c1 (f64.mul (local.get $scale) (f64.load offset=8 (local.get $w))))
+    (local.set $c2 (f64.mul (local.get $scale) (f64.load offset=16 (local.get $w))))
+    (local.set $c3 (f64.mul (local.get $scale) (f64.load offset=24 (local.get $w))))
+    (local.set $v0 (f64x2.splat (local.get $c0)))
+    (local.set $v1 (f64x2.splat (local.get $c1)))
+    (local.set $v2 (f64x2.splat (local.get $c2)))
+    (local.set $v3 (f64x2.splat (local.get $c3)))
+    (block $end (loop $columns
+      (br_if $end (i32.ge_u (local.get $t) (local.get $even)))
+      (v128.store (i32.add (local.get $y) (local.get $t))
+        (f64x2.add (v128.load (i32.add (local.get $y) (local.get $t)))
+          (f64x2.add
+            (f64x2.add (f64x2.mul (local.get $v0) (v128.load (i32.add (local.get $p0) (local.get $t)))) (f64x2.mul (local.get $v1) (v128.load (i32.add (local.get $p1) (local.get $t)))))
+            (f64x2.add (f64x2.mul (local.get $v2) (v128.load (i32.add (local.get $p2) (local.get $t)))) (f64x2.mul (local.get $v3) (v128.load (i32.add (local.get $p3) (local.get $t))))))))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (br $columns)))
+    (if (i32.ne (local.get $even) (local.get $bytes)) (then
+      (f64.store (i32.add (local.get $y) (local.get $even))
+        (f64.add (f64.load (i32.add (local.get $y) (local.get $even)))
+          (f64.add
+            (f64.add (f64.mul (local.get $c0) (f64.load (i32.add (local.get $p0) (local.get $even)))) (f64.mul (local.get $c1) (f64.load (i32.add (local.get $p1) (local.get $even)))))
+            (f64.add (f64.mul (local.get $c2) (f64.load (i32.add (local.get $p2) (local.get $even)))) (f64.mul (local.get $c3) (f64.load (i32.add (local.get $p3) (local.get $even)))))))))))
+
+  ;; y += scale (w[0] X[0] + w[1] X[1]) for the 2 rows from x.
+  (func $combine2 (param $x i32) (param $ldb i32) (param $even i32) (param $bytes i32) (param $w i32) (param $scale f64) (param $y i32)
+    (local $t i32) (local $p0 i32) (local $p1 i32) (local $c0 f64) (local $c1 f64) (local $v0 v128) (local $v1 v128)
+    (local.set $p0 (local.get $x))
+    (local.set $p1 (i32.add (local.get $p0) (local.get $ldb)))
+    (local.set $c0 (f64.mul (local.get $scale) (f64.load offset=0 (local.get $w))))
+    (local.set $c1 (f64.mul (local.get $scale) (f64.load offset=8 (local.get $w))))
+    (local.set $v0 (f64x2.splat (local.get $c0)))
+    (local.set $v1 (f64x2.splat (local.get $c1)))
+    (block $end (loop $columns
+      (br_if $end (i32.ge_u (local.get $t) (local.get $even)))
+      (v128.store (i32.add (local.get $y) (local.get $t))
+        (f64x2.add (v128.load (i32.add (local.get $y) (local.get $t)))
+          (f64x2.add (f64x2.mul (local.get $v0) (v128.load (i32.add (local.get $p0) (local.get $t)))) (f64x2.mul (local.get $v1) (v128.load (i32.add (local.get $p1) (local.get $t)))))))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (br $columns)))
+    (if (i32.ne (local.get $even) (local.get $bytes)) (then
+      (f64.store (i32.add (local.get $y) (local.get $even))
+        (f64.add (f64.load (i32.add (local.get $y) (local.get $even)))
+          (f64.add (f64.mul (local.get $c0) (f64.load (i32.add (local.get $p0) (local.get $even)))) (f64.mul (local.get $c1) (f64.load (i32.add (local.get $p1) (local.get $even))))))))))
+
   ;; y += coef X[0] for the row at x.
   (func $axpy1 (param $x i32) (param $even i32) (param $bytes i32) (param $coef f64) (param $y i32)
     (local $t i32) (local $c v128)
@@ -158,6 +242,12 @@
       (local.set $out (i32.add (local.get $out) (i32.const 64)))
       (local.set $k (i32.add (local.get $k) (i32.const 8)))
       (br $blocks)))
+    ;; Four of the rows left at once (each row's sum is the same in any block).
+    (if (i32.le_u (i32.add (local.get $k) (i32.const 4)) (local.get $rows)) (then
+      (call $dot4 (local.get $x) (local.get $ldb) (local.get $even) (local.get $bytes) (local.get $v) (local.get $out))
+      (local.set $x (i32.add (local.get $x) (i32.shr_u (local.get $block) (i32.const 1))))
+      (local.set $out (i32.add (local.get $out) (i32.const 32)))
+      (local.set $k (i32.add (local.get $k) (i32.const 4)))))
     (block $rowsEnd (loop $rows
       (br_if $rowsEnd (i32.ge_u (local.get $k) (local.get $rows)))
       (f64.store (local.get $out) (call $dot1 (local.get $x) (local.get $even) (local.get $bytes) (local.get $v)))
@@ -181,6 +271,40 @@
       (local.set $w (i32.add (local.get $w) (i32.const 64)))
       (local.set $k (i32.add (local.get $k) (i32.const 8)))
       (br $blocks)))
+    (block $rowsEnd (loop $rows
+      (br_if $rowsEnd (i32.ge_u (local.get $k) (local.get $rows)))
+      (call $axpy1 (local.get $x) (local.get $even) (local.get $bytes) (f64.mul (local.get $scale) (f64.load (local.get $w))) (local.get $y))
+      (local.set $x (i32.add (local.get $x) (local.get $ldb)))
+      (local.set $w (i32.add (local.get $w) (i32.const 8)))
+      (local.set $k (i32.add (local.get $k) (i32.const 1)))
+      (br $rows))))
+
+  ;; y += scale sum_k w[k] X[k], as rowsCombine but with the rows after the last block of 8 taken four, then two at
+  ;; a time (fewer passes over y; other bits than rowsCombine there, so the machines' passes keep rowsCombine).
+  (func (export "basisCombine") (param $rows i32) (param $cols i32) (param $scale f64) (param $x i32) (param $ld i32) (param $w i32) (param $y i32)
+    (local $k i32) (local $bytes i32) (local $even i32) (local $ldb i32) (local $block i32) (local $whole i32)
+    (local.set $bytes (i32.shl (local.get $cols) (i32.const 3)))
+    (local.set $even (i32.and (local.get $bytes) (i32.const -16)))
+    (local.set $ldb (i32.shl (local.get $ld) (i32.const 3)))
+    (local.set $block (i32.shl (local.get $ld) (i32.const 6)))
+    (local.set $whole (i32.and (local.get $rows) (i32.const -8)))
+    (block $blocksEnd (loop $blocks
+      (br_if $blocksEnd (i32.ge_u (local.get $k) (local.get $whole)))
+      (call $combine8 (local.get $x) (local.get $ldb) (local.get $even) (local.get $bytes) (local.get $w) (local.get $scale) (local.get $y))
+      (local.set $x (i32.add (local.get $x) (local.get $block)))
+      (local.set $w (i32.add (local.get $w) (i32.const 64)))
+      (local.set $k (i32.add (local.get $k) (i32.const 8)))
+      (br $blocks)))
+    (if (i32.le_u (i32.add (local.get $k) (i32.const 4)) (local.get $rows)) (then
+      (call $combine4 (local.get $x) (local.get $ldb) (local.get $even) (local.get $bytes) (local.get $w) (local.get $scale) (local.get $y))
+      (local.set $x (i32.add (local.get $x) (i32.shr_u (local.get $block) (i32.const 1))))
+      (local.set $w (i32.add (local.get $w) (i32.const 32)))
+      (local.set $k (i32.add (local.get $k) (i32.const 4)))))
+    (if (i32.le_u (i32.add (local.get $k) (i32.const 2)) (local.get $rows)) (then
+      (call $combine2 (local.get $x) (local.get $ldb) (local.get $even) (local.get $bytes) (local.get $w) (local.get $scale) (local.get $y))
+      (local.set $x (i32.add (local.get $x) (i32.shl (local.get $ldb) (i32.const 1))))
+      (local.set $w (i32.add (local.get $w) (i32.const 16)))
+      (local.set $k (i32.add (local.get $k) (i32.const 2)))))
     (block $rowsEnd (loop $rows
       (br_if $rowsEnd (i32.ge_u (local.get $k) (local.get $rows)))
       (call $axpy1 (local.get $x) (local.get $even) (local.get $bytes) (f64.mul (local.get $scale) (f64.load (local.get $w))) (local.get $y))
