@@ -15,6 +15,7 @@ import {
   combineRows,
   multiplyByTransposeRowsLoop,
   norm,
+  plainKrylovStorage,
   projectOut,
   recurrenceStep,
   scaledCopy,
@@ -85,7 +86,7 @@ export function nativeDenseKernelsOf(blas: NativeBlas): DenseKernels {
       blas.dgemv(false, pi, pj, 1, g, start, pj, x, oj, 1, y, oi);
       blas.dgemv(true, pi, pj, 1, g, start, pj, x, oi, 1, y, oj);
     },
-    krylovStorage: (vectors, n) => ({ basis: new Float64Array(vectors * n), w: new Float64Array(n) }),
+    krylovStorage: plainKrylovStorage,
     // O(n) passes, as fast in the loops as through the addon's entry.
     recurrenceStep,
     norm,

@@ -255,6 +255,11 @@ export function norm(x: Float64Array, n: number): number {
   return Math.sqrt(s);
 }
 
+/** DenseKernels.krylovStorage in ordinary arrays: the native kernels', and the TypeScript ones' when WebAssembly declines. */
+export function plainKrylovStorage(vectors: number, n: number): { basis: Float64Array; w: Float64Array } {
+  return { basis: new Float64Array(vectors * n), w: new Float64Array(n) };
+}
+
 /** DenseKernels.scaledCopy: y = s x over n entries. */
 export function scaledCopy(x: Float64Array, n: number, s: number, y: Float64Array): void {
   for (let i = 0; i < n; i++) y[i] = x[i] * s;
@@ -386,7 +391,7 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   subtractProductRows,
   normalProduct,
   addBlockAndTransposeProduct,
-  krylovStorage: (vectors, n) => wasmKrylovStorage(vectors, n) ?? { basis: new Float64Array(vectors * n), w: new Float64Array(n) },
+  krylovStorage: (vectors, n) => wasmKrylovStorage(vectors, n) ?? plainKrylovStorage(vectors, n),
   recurrenceStep: (basis, n, j, beta, w) => wasmRecurrenceStep(basis, n, j, beta, w) ?? recurrenceStep(basis, n, j, beta, w),
   norm: (x, n) => wasmNorm(x, n) ?? norm(x, n),
   scaledCopy(x, n, s, y) {

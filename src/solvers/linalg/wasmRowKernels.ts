@@ -45,7 +45,7 @@ const MAX_ARENA_BYTES = 2 ** 31;
 
 interface KernelExports {
   rowsDot: (rows: number, cols: number, x: number, ld: number, v: number, out: number) => void;
-  rowsCombine: (rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number) => void;
+  rowsCombine(rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number): void;
   basisCombine: (rows: number, cols: number, scale: number, x: number, ld: number, w: number, y: number) => void;
   rowsFused(rows: number, cols: number, scale: number, x: number, ld: number, v: number, bias: number, dots: number, y: number): void;
   csrGradient(rows: number, cols: number, rowPtr: number, colIdx: number, values: number, x: number, b: number, term: number): number;
