@@ -15,6 +15,11 @@ import { api, freePort, killTree, spawnService, waitForJob, waitUntilReady, type
 
 const CHECKPOINT_INTERVAL_MS = 1000;
 // Short locks: the interrupted job's lock expires, and the restarted worker takes it back, within seconds.
+/**
+ * Each run must outlast a kill on the fastest host, so on a loaded CI host (two test files on two
+ * cores) the test takes 80-120 s: a timeout of its own, well above that.
+ */
+const TEST_TIMEOUT_MS = 300_000;
 const SETTINGS = {
   LOCK_DURATION_MS: '2000',
   STALLED_INTERVAL_MS: '1000',
@@ -121,26 +126,30 @@ async function killMidRunAndRestart(
 }
 
 describe('kill -9 of the whole service mid-run, then a restart on the same DATA_DIR', () => {
-  it('resumes a long D-HBM run and a long APC run from their checkpoints, to the results of uninterrupted runs', async () => {
-    dataDir = await mkdtemp(join(tmpdir(), 'lss-fault-checkpoint-'));
-    privateTmp = await mkdtemp(join(tmpdir(), 'lss-fault-tmp-'));
-    const port = await freePort();
-    const dhbm = longSolve('dhbm', 1_500_000);
-    const apc = longSolve('apc', 600_000);
+  it(
+    'resumes a long D-HBM run and a long APC run from their checkpoints, to the results of uninterrupted runs',
+    async () => {
+      dataDir = await mkdtemp(join(tmpdir(), 'lss-fault-checkpoint-'));
+      privateTmp = await mkdtemp(join(tmpdir(), 'lss-fault-tmp-'));
+      const port = await freePort();
+      const dhbm = longSolve('dhbm', 1_500_000);
+      const apc = longSolve('apc', 600_000);
 
-    const first = await start(port);
-    const afterDhbm = await killMidRunAndRestart(first, port, dhbm);
-    const afterApc = await killMidRunAndRestart(afterDhbm.restarted, port, apc);
-    const service = afterApc.restarted;
+      const first = await start(port);
+      const afterDhbm = await killMidRunAndRestart(first, port, dhbm);
+      const afterApc = await killMidRunAndRestart(afterDhbm.restarted, port, apc);
+      const service = afterApc.restarted;
 
-    for (const [body, interrupted] of [
-      [dhbm, afterDhbm.done],
-      [apc, afterApc.done],
-    ] as const) {
-      const reference = await waitForJob(service, await submit(service, body));
-      expect(reference.status).toBe('succeeded');
-      expect(reference.attempts).toBe(1);
-      expect(await outputsOf(service, interrupted)).toEqual(await outputsOf(service, reference));
-    }
-  });
+      for (const [body, interrupted] of [
+        [dhbm, afterDhbm.done],
+        [apc, afterApc.done],
+      ] as const) {
+        const reference = await waitForJob(service, await submit(service, body));
+        expect(reference.status).toBe('succeeded');
+        expect(reference.attempts).toBe(1);
+        expect(await outputsOf(service, interrupted)).toEqual(await outputsOf(service, reference));
+      }
+    },
+    TEST_TIMEOUT_MS,
+  );
 });
