@@ -47,6 +47,20 @@
  * rho_1. Callers that know the gap is real may use it (the principal angles, whose tiny-angle digits
  * need it, through convergedWhen).
  *
+ * Semi-orthogonality (largestEigenvalueWork on operators of SEMI_ORTHOGONAL_MIN_SIZE and more): a
+ * step's pass over the basis first measures h = V^T w, then removes h_i v_i only where |h_i| > eta |w|
+ * (eta = sqrt(eps)): in practice the few kept Ritz vectors that have converged, along which Lanczos
+ * loses orthogonality (Parlett & Scott's selective orthogonalization), one by one. The basis stays
+ * semi-orthogonal, |v_i . v_k| <= eta, which keeps the projected matrix the projection of Op to
+ * working precision and the Ritz values' convergence (Simon, "The Lanczos algorithm with partial
+ * reorthogonalization", 1984; the measured h replaces his estimate of it), and saves most of the
+ * second pass over the basis, half of what a step costs at n = 10^6. It no longer makes
+ * beta_m |s_1[last]| the residual of a unit vector, so when some step left a vector in the top end's
+ * bound is verified before it is accepted, and at the end of a run: y = V s_1 formed,
+ * theta_R = y^T Op y / y^T y (a Rayleigh quotient, <= lambda_max) and rho_R = |Op y - theta_R y| / |y|
+ * computed explicitly (one more operator application), and these replace theta_1 and rho_1 above; a
+ * verification that fails turns full reorthogonalization back on and the iteration goes on.
+ *
  * Given ARPACK (options.arpack, where the kernels choose it: their `largeEigensolver`, ../linalg/kernels.ts,
  * eigensolverOptionsOf), operators well above the basis size go to ARPACK's implicitly restarted Lanczos
  * instead (./arpackLanczos.ts: the same estimate and bound); the thick restart below is then its fallback.
@@ -95,6 +109,11 @@ interface LanczosRun {
   startVector?: Float64Array;
   /** The stopping test, on the ends asked for (the other one's value is NaN). */
   accept(largest: RitzEnd, smallest: RitzEnd): boolean;
+  /**
+   * 0: full reorthogonalization at every step. eta > 0 (only with which = 'largest'): the basis kept
+   * semi-orthogonal, |v_i . v_k| <= eta, and the top end's bound verified (the module comment).
+   */
+  semiOrthogonality: number;
 }
 
 interface LanczosRunResult {
@@ -176,6 +195,13 @@ export class KrylovWorkspace {
     return this.projected;
   }
 
+  /** A vector of length n for a Ritz vector formed outside the basis (semi-orthogonality's verification). */
+  ritz = new Float64Array(0);
+  ritzFor(n: number): Float64Array {
+    if (this.ritz.length < n) this.ritz = new Float64Array(n);
+    return this.ritz.subarray(0, n);
+  }
+
   scratchFor(length: number): Float64Array {
     if (this.scratch.length < length) this.scratch = new Float64Array(length);
     return this.scratch;
@@ -240,6 +266,9 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
   let lastBeta = 0;
   let size = 0;
   let vectorsOf = 0; // the size whose full eigen-decomposition `projected` holds (0: none)
+  let eta = run.semiOrthogonality;
+  let skipped = 0; // steps whose second pass over the basis was skipped (semi-orthogonality)
+  let verifyBelow = Infinity; // after a failed verification: the next waits for the residual to halve
 
   // The projected matrix of order `size` into `projected` (dense, row-major).
   const denseProjected = (): Float64Array => {
@@ -300,6 +329,52 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
     if (wantSmallest) smallest = end(0, 1, false);
   };
 
+  // Semi-orthogonality's explicit top end (the module comment), from the last ends().
+  const explicitTop = (): RitzEnd => {
+    const s = new Float64Array(size);
+    if (start === 0) s.set(tridiagonalEigenvector(alpha, beta, size, largest.value, tridiagonalVector).subarray(0, size));
+    else {
+      const vectors = fullEigen(); // ends(b) kept only their last row
+      let top = 0;
+      for (let i = 1; i < size; i++) if (theta[i] > theta[top]) top = i;
+      for (let i = 0; i < size; i++) s[i] = vectors[i * size + top];
+    }
+    const y = workspace.ritzFor(n);
+    dense.combineRows(basis, n, size, s, y);
+    const opY = workspace.w; // free: v_{j+1} is already in the basis
+    op.apply(y, opY);
+    iterations++;
+    let yy = 0;
+    let yOpY = 0;
+    for (let i = 0; i < n; i++) {
+      yy += y[i] * y[i];
+      yOpY += y[i] * opY[i];
+    }
+    const thetaR = yOpY / yy;
+    let rr = 0;
+    for (let i = 0; i < n; i++) {
+      const r = opY[i] - thetaR * y[i];
+      rr += r * r;
+    }
+    return ritzEnd(thetaR, Math.sqrt(rr / yy), largest.value - largest.gap, 0, iterations, Math.max(scale, Math.abs(thetaR)), true);
+  };
+  // After a step whose ends(b) accepted: true when the explicit end accepts too (it replaces `largest`).
+  // False: the semi-orthogonal basis's own floor (its kept Ritz vectors are orthogonal to eta only) is
+  // above the tolerance, so the run starts afresh from y with full reorthogonalization (`fresh`).
+  let fresh = false;
+  const verified = (): boolean => {
+    if (largest.residual > verifyBelow) return false;
+    const end = explicitTop();
+    if (run.accept(end, smallest)) {
+      largest = end;
+      return true;
+    }
+    eta = 0;
+    verifyBelow = largest.residual / 2;
+    fresh = true;
+    return false;
+  };
+
   for (;;) {
     let stop = false;
     for (let j = start; j < m; j++) {
@@ -310,12 +385,14 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
       // Inside a cycle, the three-term recurrence first (w -= alpha_j v_j + beta_{j-1} v_{j-1}: what exact
       // arithmetic would leave), so the pass over the whole basis removes rounding only and one pass
       // suffices; at a cycle's first step w couples with every kept Ritz vector, and the pass does it all.
-      let a = j > start || start === 0 ? dense.recurrenceStep(basis, n, j, j > start ? beta[j - 1] : 0, w) : 0;
+      const recurrence = j > start || start === 0;
+      let a = recurrence ? dense.recurrenceStep(basis, n, j, j > start ? beta[j - 1] : 0, w) : 0;
       const before = dense.norm(w, n);
       // Full reorthogonalization against v_0..v_j, repeated when the pass removed more than
       // 1 - 1/sqrt(2) of |w| (Daniel, Gragg, Kaufman & Stewart's criterion; "twice is enough"):
-      // another pass is needed only when cancellation occurred.
-      dense.projectOut(basis, n, j + 1, w, h);
+      // another pass is needed only when cancellation occurred. Semi-orthogonal: only the vectors w is
+      // not within eta of orthogonal to (never at a cycle's first step: its couplings).
+      if (!dense.projectOut(basis, n, j + 1, w, h, recurrence ? eta * before : 0)) skipped++;
       a += h[j];
       let b = dense.norm(w, n);
       if (b < Math.SQRT1_2 * before) {
@@ -340,11 +417,12 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
       const atEnd = j + 1 === m || iterations >= maxIterations;
       if (atEnd || (start === 0 && n > CHECK_EVERY_STEP_ABOVE) || (j + 1 - start) % CHECK_EVERY === 0) {
         ends(b);
-        if (run.accept(largest, smallest)) {
+        if (run.accept(largest, smallest) && (skipped === 0 || verified())) {
           accepted = true;
           stop = true;
           break;
         }
+        if (fresh) break;
       }
       yield undefined;
       if (iterations >= maxIterations) {
@@ -353,6 +431,15 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
       }
     }
     if (stop) break;
+    if (fresh) {
+      // v_0 = y (explicitTop left it in the workspace's Ritz vector), the rest of the basis dropped.
+      dense.scaledCopy(workspace.ritz, n, 1 / dense.norm(workspace.ritz, n), basis.subarray(0, n));
+      start = 0;
+      fresh = false;
+      restarts++;
+      yield undefined;
+      continue;
+    }
 
     // Thick restart: keep the `kept` Ritz vectors Y = V S_kept of the ends asked for, then v_m as the next direction.
     const s = fullEigen();
@@ -370,6 +457,9 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
     restarts++;
     yield undefined;
   }
+
+  // A run that ends otherwise (at its cap, or exhausted) reports its explicit top too.
+  if (skipped > 0 && !accepted && wantLargest) largest = explicitTop();
 
   if (run.ritzVector) {
     // y_1 = V s_1 over the final basis (the top eigenvector of the last projected matrix).
@@ -463,6 +553,7 @@ export function* lanczosWork(kernels: Kernels, op: SymmetricOperator, options: L
       seed: options.seed ?? 0x51ed2701,
       dense: kernels.dense,
       accept: (largest, smallest) => (!wantLargest || accepted(largest)) && (!wantSmallest || accepted(smallest)),
+      semiOrthogonality: 0,
     },
     new KrylovWorkspace(),
   );
@@ -510,6 +601,11 @@ export interface LargestEigenvalueOptions {
   arpack?: NativeArpack | null;
   /** The kernels of the thick restart's passes over the basis (kernels.dense); absent: the TypeScript loops. */
   dense?: DenseKernels;
+  /**
+   * Smallest operator on which the basis is kept semi-orthogonal instead of orthogonal (the module
+   * comment), when the caller has no stopping test of its own. Default SEMI_ORTHOGONAL_MIN_SIZE.
+   */
+  semiOrthogonalFrom?: number;
 }
 
 /**
@@ -530,6 +626,14 @@ const DEFAULT_MAX_ITERATIONS = 20000;
  * pays (lambda_max(A^T A) at n = 40,000: 2.4 s of CPU against 6.8 s).
  */
 const ARPACK_MIN_SIZE = 2000;
+/**
+ * Smallest operator whose basis is kept semi-orthogonal: there a step's passes over the basis cost
+ * more than its product (L = lambda_max(A^T A) of the Poisson system n = 10^6: 200 s of passes, 73 s
+ * of products, bench/sparseAnalysisProfile.ts); below it the analyses keep the orthogonal basis' bits.
+ */
+export const SEMI_ORTHOGONAL_MIN_SIZE = 50_000;
+/** eta of the module comment: Simon's semi-orthogonality, sqrt(eps). */
+const SEMI_ORTHOGONALITY = Math.sqrt(EPS);
 
 /**
  * lambda_max of a symmetric positive (semi)definite operator, with its relative error bound (thick
@@ -574,6 +678,9 @@ export function* largestEigenvalueWork(
       ritzVector: options.ritzVector,
       startVector: options.startVector,
       accept: convergedWhen ? (top) => convergedWhen(top.value, top.residual, top.gap) : (top) => top.relativeBound <= tolerance,
+      // A caller's own test reads digits (1 - theta_1 of the principal angles) the verification's sums would blur.
+      semiOrthogonality:
+        convergedWhen === undefined && n >= (options.semiOrthogonalFrom ?? SEMI_ORTHOGONAL_MIN_SIZE) ? SEMI_ORTHOGONALITY : 0,
     },
     workspace,
   );

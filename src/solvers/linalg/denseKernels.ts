@@ -36,6 +36,27 @@ export interface LuFactors {
   readonly solvesWith: DenseKernels;
 }
 
+/**
+ * projectOut's rows: with skipBelow > 0, h_i is set to 0 where |h_i| <= skipBelow (that row is not
+ * projected out). Returns the rows [first, end) from the first row left to the last (all of them when
+ * skipBelow <= 0; first = end when none is left), which the pass then reads.
+ */
+export function projectionRows(h: Float64Array, count: number, skipBelow: number): { first: number; end: number; all: boolean } {
+  if (!(skipBelow > 0)) return { first: 0, end: count, all: true };
+  let first = count;
+  let end = 0;
+  for (let i = 0; i < count; i++)
+    if (Math.abs(h[i]) <= skipBelow) h[i] = 0;
+    else {
+      first = Math.min(first, i);
+      end = i + 1;
+    }
+  if (end === 0) first = 0;
+  let all = end - first === count;
+  for (let i = first; i < end && all; i++) all = h[i] !== 0;
+  return { first, end, all };
+}
+
 export interface DenseKernels {
   readonly backend: BackendName;
   /**
@@ -100,8 +121,13 @@ export interface DenseKernels {
   norm(x: Float64Array, n: number): number;
   /** y[0 .. n) = s x[0 .. n) (each entry one product, the same bits everywhere). */
   scaledCopy(x: Float64Array, n: number, s: number, y: Float64Array): void;
-  /** One classical Gram-Schmidt pass against rows 0..count-1 of V (count x n): h = V w, then w -= V^T h. */
-  projectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): void;
+  /**
+   * One classical Gram-Schmidt pass against rows 0..count-1 of V (count x n): h = V w, then w -= V^T h.
+   * With skipBelow > 0, only the rows with |h_i| > skipBelow are projected out, the others' h_i set
+   * to 0, and the second pass reads only the rows from the first such row to the last
+   * (projectionRows). Returns whether every row was projected out.
+   */
+  projectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array, skipBelow?: number): boolean;
   /** y = V^T h over rows 0..count-1 of V (count x n). */
   combineRows(basis: Float64Array, n: number, count: number, h: Float64Array, y: Float64Array): void;
   /** out (kept x len) = K V[:, r0 .. r0 + len): K kept x size, V size x n. */

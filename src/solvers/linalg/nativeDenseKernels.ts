@@ -7,7 +7,7 @@
  */
 import { runSync } from '../cooperative.js';
 import { NATIVE_MADDS_PER_CALL, type NativeBlas } from './backend.js';
-import type { DenseKernels } from './denseKernels.js';
+import { projectionRows, type DenseKernels } from './denseKernels.js';
 import { panelBidiagonalWork, panelLuWork, panelQrWork } from './panelFactorizations.js';
 import {
   addBlockAndTransposeProduct,
@@ -91,13 +91,12 @@ export function nativeDenseKernelsOf(blas: NativeBlas): DenseKernels {
     recurrenceStep,
     norm,
     scaledCopy,
-    projectOut(basis, n, count, w, h) {
-      if (n < NATIVE_MIN_SIZE) {
-        projectOut(basis, n, count, w, h);
-        return;
-      }
+    projectOut(basis, n, count, w, h, skipBelow = 0) {
+      if (n < NATIVE_MIN_SIZE) return projectOut(basis, n, count, w, h, skipBelow);
       blas.dgemv(false, count, n, 1, basis, 0, n, w, 0, 0, h, 0);
-      blas.dgemv(true, count, n, -1, basis, 0, n, h, 0, 1, w, 0);
+      const { first, end, all } = projectionRows(h, count, skipBelow);
+      if (end > first) blas.dgemv(true, end - first, n, -1, basis, first * n, n, h, first, 1, w, 0);
+      return all;
     },
     combineRows(basis, n, count, h, y) {
       if (n < NATIVE_MIN_SIZE) combineRows(basis, n, count, h, y);

@@ -6,7 +6,7 @@
  * LU) are in ./typescriptFactorizations.ts.
  */
 import { runSync } from '../cooperative.js';
-import type { DenseKernels } from './denseKernels.js';
+import { projectionRows, type DenseKernels } from './denseKernels.js';
 import { bidiagonalizeWork, luWork, thinQrWork, triangularFactorWork, WORK_PER_YIELD } from './typescriptFactorizations.js';
 import {
   packedCombineRowBlock,
@@ -265,8 +265,8 @@ export function scaledCopy(x: Float64Array, n: number, s: number, y: Float64Arra
   for (let i = 0; i < n; i++) y[i] = x[i] * s;
 }
 
-/** h = V w, then w -= V^T h; four basis vectors per pass over w, so w is loaded and stored once per four. */
-export function projectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): void {
+/** DenseKernels.projectOut: h = V w, then w -= V^T h; four basis vectors per pass over w, so w is loaded and stored once per four. */
+export function projectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array, skipBelow = 0): boolean {
   let i = 0;
   for (; i + 4 <= count; i += 4) {
     const o0 = i * n;
@@ -295,8 +295,9 @@ export function projectOut(basis: Float64Array, n: number, count: number, w: Flo
     for (let r = 0; r < n; r++) d += basis[off + r] * w[r];
     h[i] = d;
   }
-  i = 0;
-  for (; i + 4 <= count; i += 4) {
+  const { first, end, all } = projectionRows(h, count, skipBelow);
+  i = first;
+  for (; i + 4 <= end; i += 4) {
     const o0 = i * n;
     const o1 = o0 + n;
     const o2 = o1 + n;
@@ -307,11 +308,12 @@ export function projectOut(basis: Float64Array, n: number, count: number, w: Flo
     const c3 = h[i + 3];
     for (let r = 0; r < n; r++) w[r] -= c0 * basis[o0 + r] + c1 * basis[o1 + r] + c2 * basis[o2 + r] + c3 * basis[o3 + r];
   }
-  for (; i < count; i++) {
+  for (; i < end; i++) {
     const off = i * n;
     const c = h[i];
     for (let r = 0; r < n; r++) w[r] -= c * basis[off + r];
   }
+  return all;
 }
 
 /** y = V^T h: the rows of V times their coefficients, row by row. */
@@ -397,9 +399,8 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   scaledCopy(x, n, s, y) {
     if (!wasmScaledCopy(x, n, s, y)) scaledCopy(x, n, s, y);
   },
-  projectOut(basis, n, count, w, h) {
-    if (!wasmProjectOut(basis, n, count, w, h)) projectOut(basis, n, count, w, h);
-  },
+  projectOut: (basis, n, count, w, h, skipBelow = 0) =>
+    wasmProjectOut(basis, n, count, w, h, skipBelow) ?? projectOut(basis, n, count, w, h, skipBelow),
   combineRows,
   combineRowBlock(...block) {
     if (!packedCombineRowBlock(...block)) combineRowBlock(...block);

@@ -12,7 +12,7 @@
  */
 import type { Work } from '../cooperative.js';
 import { householderBidiagonalWork } from './bidiagonalReflectors.js';
-import type { Bidiagonal, DenseKernels } from './denseKernels.js';
+import { projectionRows, type Bidiagonal, type DenseKernels } from './denseKernels.js';
 import { denseProductsOn, type DenseProducts, wasmKernelsEnabled } from './wasmRowKernels.js';
 
 /** Depth of a packed panel: a 4 x KC_DEPTH sliver of A and of B (8 KiB each) stay in L1 cache. */
@@ -361,20 +361,30 @@ export function wasmKrylovStorage(vectors: number, n: number): { basis: Float64A
 }
 
 /**
- * DenseKernels.projectOut here (h = V w, then w -= V^T h), when V and w are one Krylov storage's
- * (wasmKrylovStorage); false: run the loop. The kernels sum each dot in two lanes, so h and w agree
- * with the loop's to rounding, not bit for bit.
+ * DenseKernels.projectOut here (h = V w, then w -= V^T h on the rows projectionRows leaves), when V
+ * and w are one Krylov storage's (wasmKrylovStorage); null: run the loop. The kernels sum each dot in
+ * two lanes, so h and w agree with the loop's to rounding, not bit for bit.
  */
-export function wasmProjectOut(basis: Float64Array, n: number, count: number, w: Float64Array, h: Float64Array): boolean {
+export function wasmProjectOut(
+  basis: Float64Array,
+  n: number,
+  count: number,
+  w: Float64Array,
+  h: Float64Array,
+  skipBelow: number,
+): boolean | null {
   const memory = basisMemories.get(basis.buffer);
   // In place only: the kernels would read and write whatever lies at a wrong offset, so the extents are checked.
-  if (memory === undefined || w.buffer !== basis.buffer || count < 1 || count > memory.hCapacity) return false;
-  if (count * n > basis.length || n > w.length) return false;
+  if (memory === undefined || w.buffer !== basis.buffer || count < 1 || count > memory.hCapacity) return null;
+  if (count * n > basis.length || n > w.length) return null;
   memory.rows.rowsDot(count, n, basis.byteOffset, n, w.byteOffset, memory.hAt);
-  memory.rows.basisCombine(count, n, -1, basis.byteOffset, n, memory.hAt, w.byteOffset);
   const at = memory.hAt / 8;
   h.set(memory.heap.subarray(at, at + count));
-  return true;
+  const { first, end, all } = projectionRows(h, count, skipBelow);
+  if (end === first) return all;
+  if (!all) memory.heap.set(h.subarray(first, end), at + first);
+  memory.rows.basisCombine(end - first, n, -1, basis.byteOffset + 8 * first * n, n, memory.hAt + 8 * first, w.byteOffset);
+  return all;
 }
 
 /** DenseKernels.recurrenceStep here (rowsDot for alpha_j, basisCombine for the update), on a Krylov storage's V and w; null: run the loop. */

@@ -7,6 +7,8 @@ import {
   smallestEigenvalueByInverse,
   type SymmetricOperator,
 } from '../../../src/solvers/eigen/lanczos.js';
+import type { DenseKernels } from '../../../src/solvers/linalg/denseKernels.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { symmetricEigen } from '../../../src/solvers/eigen/symmetricEigen.js';
 import { TYPESCRIPT_DENSE_KERNELS } from '../../../src/solvers/linalg/typescriptDenseKernels.js';
 import { useWasmKernels } from '../../../src/solvers/linalg/wasmRowKernels.js';
@@ -207,6 +209,60 @@ describe('largestEigenvalue (thick-restart Lanczos)', () => {
     expect(workspace.basis).toBe(basis);
     expect(largestEigenvalue(big.op, {}, workspace)).toEqual(first);
     expect(largestEigenvalue(big.op)).toEqual(first);
+  });
+});
+
+/** `dense` with its projectOut calls counted, and (`never`) its second pass refused whenever a step may skip it. */
+function countingKernels(dense: DenseKernels, never = false) {
+  const counts = { passes: 0, skipped: 0 };
+  const kernels: DenseKernels = {
+    ...dense,
+    projectOut(basis, n, count, w, h, skipBelow = 0) {
+      counts.passes++;
+      // `never`: the skip threshold taken as infinite (no reorthogonalization inside a cycle); 0 still means "project".
+      const combined = dense.projectOut(basis, n, count, w, h, never && skipBelow > 0 ? Infinity : skipBelow);
+      if (!combined) counts.skipped++;
+      return combined;
+    },
+  };
+  return { kernels, counts };
+}
+
+describe('largestEigenvalue on a semi-orthogonal basis (large operators)', () => {
+  // lambda_i = ((i + 1) / n)^4: the top 1, the next 2e-4 below it, the rest spread down to 0.
+  const n = 20_000;
+  const d = Float64Array.from({ length: n }, (_, i) => ((i + 1) / n) ** 4);
+
+  it('skips most second passes, converges in about the products of the orthogonal basis, and keeps its bound', () => {
+    const full = countingKernels(selectedKernels().dense);
+    const semi = countingKernels(selectedKernels().dense);
+    const orthogonal = largestEigenvalue(diagonalOperator(d), { dense: full.kernels, semiOrthogonalFrom: Infinity });
+    const semiOrthogonal = largestEigenvalue(diagonalOperator(d), { dense: semi.kernels, semiOrthogonalFrom: 0 });
+    expect(full.counts.skipped).toBe(0);
+    for (const r of [orthogonal, semiOrthogonal]) {
+      expect(r.converged).toBe(true);
+      expect(r.restarts).toBeGreaterThan(0);
+      expect(r.relativeErrorBound).toBeLessThanOrEqual(1e-10);
+      expectWithinBound(r, 1);
+    }
+    expect(semi.counts.skipped).toBeGreaterThan(semi.counts.passes / 2);
+    // The verification's product, and no more than a few per cent besides.
+    expect(semiOrthogonal.iterations).toBeLessThanOrEqual(1.1 * orthogonal.iterations + 1);
+    // The default keeps the orthogonal basis below SEMI_ORTHOGONAL_MIN_SIZE: the same run, bit for bit.
+    expect(largestEigenvalue(diagonalOperator(d), { dense: selectedKernels().dense })).toEqual(orthogonal);
+  });
+
+  it('reports a bound that holds even when the basis loses orthogonality altogether (the verification)', () => {
+    // No reorthogonalization inside a cycle: Lanczos' ghost copies of the top and residuals
+    // beta_k |s_k| that no longer belong to a unit vector. Whatever it accepts was verified explicitly.
+    for (const tolerance of [1e-8, 1e-12]) {
+      const never = countingKernels(TYPESCRIPT_DENSE_KERNELS, true);
+      const r = largestEigenvalue(diagonalOperator(d), { dense: never.kernels, semiOrthogonalFrom: 0, tolerance, maxIterations: 4000 });
+      expect(never.counts.skipped).toBeGreaterThan(0);
+      expectWithinBound(r, 1);
+      if (r.converged) expect(r.relativeErrorBound).toBeLessThanOrEqual(tolerance);
+      else expect(r.relativeErrorBound).toBeGreaterThan(tolerance);
+    }
   });
 });
 

@@ -225,7 +225,7 @@ describe.skipIf(!available)(
           expect(basis.buffer).toBeInstanceOf(SharedArrayBuffer);
           const h = new Float64Array(count);
           const plainH = new Float64Array(count);
-          expect(wasmProjectOut(basis, n, count, w, h)).toBe(true);
+          expect(wasmProjectOut(basis, n, count, w, h, 0)).toBe(true);
           projectOut(plainBasis, n, count, plainW, plainH);
           // h: n-term dots of entries in [-1, 1]; w: count more terms on top.
           for (let i = 0; i < count; i++) expect(Math.abs(h[i] - plainH[i]), `h[${i}]`).toBeLessThan(1e-14 * n);
@@ -247,13 +247,33 @@ describe.skipIf(!available)(
       expect(Array.from(h).some((v, i) => v !== plainH[i])).toBe(true);
       // A w outside the storage, or more vectors than its room for h: the loop, bit for bit.
       const outside = plainW.slice();
-      expect(wasmProjectOut(basis, n, 9, outside, h)).toBe(false);
-      expect(wasmProjectOut(basis, n, 10, w, new Float64Array(10))).toBe(false);
-      expect(wasmProjectOut(plainBasis, n, 9, plainW, h)).toBe(false);
+      expect(wasmProjectOut(basis, n, 9, outside, h, 0)).toBeNull();
+      expect(wasmProjectOut(basis, n, 10, w, new Float64Array(10), 0)).toBeNull();
+      expect(wasmProjectOut(plainBasis, n, 9, plainW, h, 0)).toBeNull();
       const again = plainW.slice();
       TYPESCRIPT_DENSE_KERNELS.projectOut(plainBasis, n, 9, outside, h);
       projectOut(plainBasis, n, 9, again, plainH);
       expect(outside.every((v, i) => v === again[i])).toBe(true);
+    });
+
+    it('projectOut leaves w as it was when every |h_i| is at most skipBelow, on the storage as in the loop', () => {
+      const rng = new SeededRandom(25);
+      const n = 8001;
+      const { basis, w, plainBasis, plainW } = filled(rng, 9, n);
+      const h = new Float64Array(9);
+      const plainH = new Float64Array(9);
+      // Above every |h_i|: h is measured, w is not touched.
+      expect(wasmProjectOut(basis, n, 9, w, h, 1e6)).toBe(false);
+      expect(projectOut(plainBasis, n, 9, plainW, plainH, 1e6)).toBe(false);
+      expect(w.every((v, i) => v === plainW[i])).toBe(true);
+      for (let i = 0; i < 9; i++) expect(Math.abs(h[i] - plainH[i])).toBeLessThan(1e-14 * n);
+      // Just below the largest |h_i|: the pass is made.
+      const largest = Math.max(...Array.from(plainH, Math.abs));
+      const before = plainW.slice();
+      expect(wasmProjectOut(basis, n, 9, w, h, 0.999 * largest)).toBe(true);
+      expect(projectOut(plainBasis, n, 9, plainW, plainH, 0.999 * largest)).toBe(true);
+      expect(plainW.some((v, i) => v !== before[i])).toBe(true);
+      for (let r = 0; r < n; r++) expect(Math.abs(w[r] - plainW[r]), `w[${r}]`).toBeLessThan(1e-14 * n * 9);
     });
 
     it('the three-term recurrence and the norm on the storage equal the loops (j = 0, beta = 0, and both rows)', () => {
