@@ -49,17 +49,17 @@
  *
  * Semi-orthogonality (largestEigenvalueWork on operators of SEMI_ORTHOGONAL_MIN_SIZE and more): a
  * step's pass over the basis first measures h = V^T w, then removes h_i v_i only where |h_i| > eta |w|
- * (eta = sqrt(eps)): in practice the few kept Ritz vectors that have converged, along which Lanczos
- * loses orthogonality (Parlett & Scott's selective orthogonalization), one by one. The basis stays
- * semi-orthogonal, |v_i . v_k| <= eta, which keeps the projected matrix the projection of Op to
- * working precision and the Ritz values' convergence (Simon, "The Lanczos algorithm with partial
- * reorthogonalization", 1984; the measured h replaces his estimate of it), and saves most of the
- * second pass over the basis, half of what a step costs at n = 10^6. It no longer makes
- * beta_m |s_1[last]| the residual of a unit vector, so when some step left a vector in the top end's
- * bound is verified before it is accepted, and at the end of a run: y = V s_1 formed,
- * theta_R = y^T Op y / y^T y (a Rayleigh quotient, <= lambda_max) and rho_R = |Op y - theta_R y| / |y|
- * computed explicitly (one more operator application), and these replace theta_1 and rho_1 above; a
- * verification that fails turns full reorthogonalization back on and the iteration goes on.
+ * (eta = sqrt(eps)): in practice the kept Ritz vectors, along which Lanczos loses orthogonality as
+ * they converge (Parlett & Scott's selective orthogonalization), so the second pass reads only the
+ * rows from the first such vector to the last. The basis stays semi-orthogonal, |v_i . v_k| <= eta,
+ * which keeps the projected matrix the projection of Op to working precision and the Ritz values'
+ * convergence (Simon, "The Lanczos algorithm with partial reorthogonalization", 1984; the measured h
+ * replaces his estimate of it). It no longer makes beta_m |s_1[last]| the residual of a unit vector,
+ * so once some step has left a vector in w, the top end is verified before it is accepted, and at the
+ * end of a run: y = V s_1 formed, theta_R = y^T Op y / y^T y (a Rayleigh quotient, <= lambda_max) and
+ * rho_R = |Op y - theta_R y| / |y| computed explicitly (one more operator application) replace
+ * theta_1 and rho_1 above. The kept vectors are orthogonal to eta only, which sets a floor under
+ * rho_R; a verification that fails on it starts the run afresh from y with full reorthogonalization.
  *
  * Given ARPACK (options.arpack, where the kernels choose it: their `largeEigensolver`, ../linalg/kernels.ts,
  * eigensolverOptionsOf), operators well above the basis size go to ARPACK's implicitly restarted Lanczos
@@ -267,7 +267,7 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
   let size = 0;
   let vectorsOf = 0; // the size whose full eigen-decomposition `projected` holds (0: none)
   let eta = run.semiOrthogonality;
-  let skipped = 0; // steps whose second pass over the basis was skipped (semi-orthogonality)
+  let skipped = 0; // steps that left some vector of the basis in w (semi-orthogonality)
   let verifyBelow = Infinity; // after a failed verification: the next waits for the residual to halve
 
   // The projected matrix of order `size` into `projected` (dense, row-major).
@@ -458,8 +458,13 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
     yield undefined;
   }
 
-  // A run that ends otherwise (at its cap, or exhausted) reports its explicit top too.
-  if (skipped > 0 && !accepted && wantLargest) largest = explicitTop();
+  // A run that ends otherwise (at its cap, or exhausted) reports its explicit top too; a beta at rounding
+  // level proves an invariant subspace only for an orthogonal basis, so there the explicit end decides.
+  if (skipped > 0 && !accepted && wantLargest) {
+    largest = explicitTop();
+    if (exhausted) accepted = run.accept(largest, smallest);
+    exhausted = false;
+  }
 
   if (run.ritzVector) {
     // y_1 = V s_1 over the final basis (the top eigenvector of the last projected matrix).

@@ -252,6 +252,13 @@ describe('largestEigenvalue on a semi-orthogonal basis (large operators)', () =>
     expect(largestEigenvalue(diagonalOperator(d), { dense: selectedKernels().dense })).toEqual(orthogonal);
   });
 
+  it('decides an invariant Krylov space by the explicit end (the identity: converged, exact)', () => {
+    const identity = largestEigenvalue({ size: n, apply: (x, y) => y.set(x) }, { semiOrthogonalFrom: 0 });
+    expect(identity.converged).toBe(true);
+    expect(Math.abs(identity.value - 1)).toBeLessThan(4 * EPS);
+    expect(identity.relativeErrorBound).toBeLessThan(1e-14);
+  });
+
   it('reports a bound that holds even when the basis loses orthogonality altogether (the verification)', () => {
     // No reorthogonalization inside a cycle: Lanczos' ghost copies of the top and residuals
     // beta_k |s_k| that no longer belong to a unit vector. Whatever it accepts was verified explicitly.
