@@ -401,7 +401,8 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
       // Full reorthogonalization against v_0..v_j, repeated when the pass removed more than
       // 1 - 1/sqrt(2) of |w| (Daniel, Gragg, Kaufman & Stewart's criterion; "twice is enough"):
       // another pass is needed only when cancellation occurred. Semi-orthogonal: only the vectors w is
-      // not within eta of orthogonal to (never at a cycle's first step: its couplings).
+      // not within eta of orthogonal to (never at a cycle's first step: its couplings), and after a
+      // restart measured against the kept Ritz vectors and v_start alone in three steps of four.
       const rows = eta > 0 && start > 0 && j > start + 1 && (j - start) % MEASURE_ALL_EVERY !== 0 ? start + 1 : j + 1;
       if (!dense.projectOut(basis, n, rows, w, h, recurrence ? eta * before : 0)) skipped++;
       if (rows === j + 1) a += h[j];
