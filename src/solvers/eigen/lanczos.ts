@@ -62,7 +62,8 @@
  * end of a run: y = V s_1 formed, theta_R = y^T Op y / y^T y (a Rayleigh quotient, <= lambda_max) and
  * rho_R = |Op y - theta_R y| / |y| computed explicitly (one more operator application) replace
  * theta_1 and rho_1 above. The kept vectors are orthogonal to eta only, which sets a floor under
- * rho_R; a verification that fails on it starts the run afresh from y with full reorthogonalization.
+ * rho_R; a verification that fails on it starts the run afresh from y with full reorthogonalization,
+ * on an orthogonal basis again.
  *
  * Given ARPACK (options.arpack, where the kernels choose it: their `largeEigensolver`, ../linalg/kernels.ts,
  * eigensolverOptionsOf), operators well above the basis size go to ARPACK's implicitly restarted Lanczos
@@ -72,6 +73,7 @@ import { runSync, type Work } from '../cooperative.js';
 import type { NativeArpack } from '../linalg/backend.js';
 import type { DenseKernels } from '../linalg/denseKernels.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { dot } from '../matrix.js';
 import { TYPESCRIPT_DENSE_KERNELS } from '../linalg/typescriptDenseKernels.js';
 import { tridiagonalEigenvalue, tridiagonalEigenvector } from '../linalg/tridiagonal.js';
 import { SeededRandom } from '../random.js';
@@ -277,8 +279,7 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
   let size = 0;
   let vectorsOf = 0; // the size whose full eigen-decomposition `projected` holds (0: none)
   let eta = run.semiOrthogonality;
-  let skipped = 0; // steps that left some vector of the basis in w (semi-orthogonality)
-  let verifyBelow = Infinity; // after a failed verification: the next waits for the residual to halve
+  let skipped = 0; // steps since the basis' start that left some vector of it in w (semi-orthogonality)
 
   // The projected matrix of order `size` into `projected` (dense, row-major).
   const denseProjected = (): Float64Array => {
@@ -339,28 +340,24 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
     if (wantSmallest) smallest = end(0, 1, false);
   };
 
-  // Semi-orthogonality's explicit top end (the module comment), from the last ends().
+  // y = V s_1 over the current basis (s_1 the top eigenvector of the projected matrix, not normalized
+  // here); h is free after a step.
+  const topRitzVector = (y: Float64Array): void => {
+    const s = vectorsOf === size ? workspace.projected : fullEigen();
+    const top = ascendingOrder(theta, size)[size - 1];
+    for (let i = 0; i < size; i++) h[i] = s[i * size + top];
+    dense.combineRows(basis, n, size, h, y);
+  };
+
+  // Semi-orthogonality's explicit top end (the module comment); y is left in workspace.ritz.
   const explicitTop = (): RitzEnd => {
-    const s = new Float64Array(size);
-    if (start === 0) s.set(tridiagonalEigenvector(alpha, beta, size, largest.value, tridiagonalVector).subarray(0, size));
-    else {
-      const vectors = fullEigen(); // ends(b) kept only their last row
-      let top = 0;
-      for (let i = 1; i < size; i++) if (theta[i] > theta[top]) top = i;
-      for (let i = 0; i < size; i++) s[i] = vectors[i * size + top];
-    }
     const y = workspace.ritzFor(n);
-    dense.combineRows(basis, n, size, s, y);
+    topRitzVector(y);
     const opY = workspace.w; // free: v_{j+1} is already in the basis
     op.apply(y, opY);
     iterations++;
-    let yy = 0;
-    let yOpY = 0;
-    for (let i = 0; i < n; i++) {
-      yy += y[i] * y[i];
-      yOpY += y[i] * opY[i];
-    }
-    const thetaR = yOpY / yy;
+    const yy = dot(y, y);
+    const thetaR = dot(y, opY) / yy;
     let rr = 0;
     for (let i = 0; i < n; i++) {
       const r = opY[i] - thetaR * y[i];
@@ -373,14 +370,12 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
   // above the tolerance, so the run starts afresh from y with full reorthogonalization (`fresh`).
   let fresh = false;
   const verified = (): boolean => {
-    if (largest.residual > verifyBelow) return false;
     const end = explicitTop();
     if (run.accept(end, smallest)) {
       largest = end;
       return true;
     }
     eta = 0;
-    verifyBelow = largest.residual / 2;
     fresh = true;
     return false;
   };
@@ -444,10 +439,12 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
     }
     if (stop) break;
     if (fresh) {
-      // v_0 = y (explicitTop left it in the workspace's Ritz vector), the rest of the basis dropped.
+      // v_0 = y (explicitTop left it in the workspace's Ritz vector), the rest of the basis dropped: from
+      // here the basis is orthogonal (eta = 0), and the bound of an orthogonal basis holds again.
       dense.scaledCopy(workspace.ritz, n, 1 / dense.norm(workspace.ritz, n), basis.subarray(0, n));
       start = 0;
       fresh = false;
+      skipped = 0;
       restarts++;
       yield undefined;
       continue;
@@ -479,13 +476,8 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
   }
 
   if (run.ritzVector) {
-    // y_1 = V s_1 over the final basis (the top eigenvector of the last projected matrix).
-    const s = vectorsOf === size ? workspace.projected : fullEigen();
-    const order = ascendingOrder(theta, size);
-    const top = order[size - 1];
     const y = run.ritzVector.subarray(0, n);
-    for (let i = 0; i < size; i++) h[i] = s[i * size + top];
-    dense.combineRows(basis, n, size, h, y);
+    topRitzVector(y);
     normalize(y);
   }
   return { largest, smallest, iterations, restarts, exhausted, accepted };

@@ -43,18 +43,16 @@ export interface LuFactors {
  */
 export function projectionRows(h: Float64Array, count: number, skipBelow: number): { first: number; end: number; all: boolean } {
   if (!(skipBelow > 0)) return { first: 0, end: count, all: true };
-  let first = count;
+  let first = 0;
   let end = 0;
+  let rows = 0;
   for (let i = 0; i < count; i++)
     if (Math.abs(h[i]) <= skipBelow) h[i] = 0;
     else {
-      first = Math.min(first, i);
+      if (rows++ === 0) first = i;
       end = i + 1;
     }
-  if (end === 0) first = 0;
-  let all = end - first === count;
-  for (let i = first; i < end && all; i++) all = h[i] !== 0;
-  return { first, end, all };
+  return { first, end, all: rows === count };
 }
 
 export interface DenseKernels {
