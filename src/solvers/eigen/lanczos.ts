@@ -584,14 +584,15 @@ export function lanczos(op: SymmetricOperator, options: LanczosOptions = {}, ker
 export interface LargestEigenvalueOptions {
   /** Stop when relativeErrorBound <= tolerance. Default 1e-10. */
   tolerance?: number;
-  /** Lanczos vectors per cycle (at most the operator's size). Default 40. */
+  /** Lanczos vectors per cycle (at most the operator's size). Default 40; on a semi-orthogonal basis semiOrthogonalBasisSize(n). */
   basisSize?: number;
   /**
    * Ritz vectors kept at a restart. Default basisSize / 4: each restart forms kept x basisSize x n of
    * Ritz vectors and every step of the next cycle orthogonalizes against them, and keeping 10 of 40
    * instead of 20 took 36% less CPU for 3% more products (lambda_max(A^T A), Poisson n = 40,000,
    * bench/sparseAnalysisProfile.ts). basisSize / 2 with a caller's own test: the principal angles' reads the gap
-   * to the second Ritz value, and keeping 10 took 10% more products there.
+   * to the second Ritz value, and keeping 10 took 10% more products there. On a semi-orthogonal basis of the
+   * default size, SEMI_ORTHOGONAL_KEPT.
    */
   kept?: number;
   /** Cap on operator applications. Default 20000. */
@@ -641,6 +642,24 @@ const ARPACK_MIN_SIZE = 2000;
  * of products, bench/sparseAnalysisProfile.ts); below it the analyses keep the orthogonal basis' bits.
  */
 export const SEMI_ORTHOGONAL_MIN_SIZE = 50_000;
+/**
+ * Lanczos vectors per cycle on a semi-orthogonal basis: there a step measures the whole basis only every
+ * MEASURE_ALL_EVERY steps and removes little more than the kept Ritz vectors, so a longer cycle costs little per
+ * step and, restarting less often, takes fewer products. L of the Poisson system n = 10^6 (native,
+ * bench/sparseAnalysisProfile.ts --conditioning-only): 2255 products and 100 s with 80 vectors (10 kept), 2555 and
+ * 110 s with 60, 3369 and 149 s with 40; conv.-diff. n = 250,000: 1023 products with 80, 991 with 100 and 983 with
+ * 120 (no faster), 1215 with 40. Within SEMI_ORTHOGONAL_BASIS_BYTES (80 vectors up to n = 10^6), never below 40.
+ */
+const SEMI_ORTHOGONAL_BASIS_MAX = 80;
+const SEMI_ORTHOGONAL_BASIS_BYTES = 640 * 2 ** 20;
+const semiOrthogonalBasisSize = (n: number): number =>
+  Math.max(DEFAULT_BASIS_SIZE, Math.min(SEMI_ORTHOGONAL_BASIS_MAX, Math.floor(SEMI_ORTHOGONAL_BASIS_BYTES / (8 * n)) - 1));
+/**
+ * Ritz vectors kept at a restart of that cycle: every step measures them (the loss of orthogonality is along
+ * them), so fewer keep the steps cheap; 20 of 80 took 977 products on conv.-diff. against 1023 with 10, and
+ * 14.3 s against 12.0.
+ */
+const SEMI_ORTHOGONAL_KEPT = 10;
 /** eta of the module comment: Simon's semi-orthogonality, sqrt(eps). */
 const SEMI_ORTHOGONALITY = Math.sqrt(EPS);
 
@@ -656,8 +675,13 @@ export function* largestEigenvalueWork(
   const n = op.size;
   if (n === 0) throw new RangeError('largestEigenvalue needs an operator of size at least 1');
   const tolerance = options.tolerance ?? DEFAULT_SPECTRUM_TOLERANCE;
-  const m = Math.max(1, Math.min(n, options.basisSize ?? DEFAULT_BASIS_SIZE));
-  const kept = Math.max(1, Math.min(m - 1, options.kept ?? Math.floor(options.convergedWhen ? m / 2 : m / 4)));
+  const convergedWhen = options.convergedWhen;
+  // A caller's own test reads digits (1 - theta_1 of the principal angles) the verification's sums would blur.
+  const semiOrthogonal = convergedWhen === undefined && n >= (options.semiOrthogonalFrom ?? SEMI_ORTHOGONAL_MIN_SIZE);
+  const defaultBasis = options.basisSize === undefined && semiOrthogonal;
+  const m = Math.max(1, Math.min(n, options.basisSize ?? (semiOrthogonal ? semiOrthogonalBasisSize(n) : DEFAULT_BASIS_SIZE)));
+  const defaultKept = defaultBasis ? SEMI_ORTHOGONAL_KEPT : Math.floor(convergedWhen ? m / 2 : m / 4);
+  const kept = Math.max(1, Math.min(m - 1, options.kept ?? defaultKept));
   const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
   const seed = options.seed ?? 0x2c1b3c6d;
   // ARPACK (./arpackLanczos.ts) when given (the kernels' choice, eigensolverOptionsOf), for operators well above the
@@ -674,7 +698,6 @@ export function* largestEigenvalueWork(
     });
     if (estimate?.converged) return estimate;
   }
-  const convergedWhen = options.convergedWhen;
   const result = yield* lanczosRunWork(
     op,
     {
@@ -687,9 +710,7 @@ export function* largestEigenvalueWork(
       ritzVector: options.ritzVector,
       startVector: options.startVector,
       accept: convergedWhen ? (top) => convergedWhen(top.value, top.residual, top.gap) : (top) => top.relativeBound <= tolerance,
-      // A caller's own test reads digits (1 - theta_1 of the principal angles) the verification's sums would blur.
-      semiOrthogonality:
-        convergedWhen === undefined && n >= (options.semiOrthogonalFrom ?? SEMI_ORTHOGONAL_MIN_SIZE) ? SEMI_ORTHOGONALITY : 0,
+      semiOrthogonality: semiOrthogonal ? SEMI_ORTHOGONALITY : 0,
     },
     workspace,
   );
@@ -726,7 +747,9 @@ export function* smallestEigenvalueByInverseWork(
   options: LargestEigenvalueOptions = {},
   workspace?: KrylovWorkspace,
 ): Work<EigenvalueEstimate> {
-  const top = yield* largestEigenvalueWork(inverse, options, workspace);
+  // Shift-invert converges in a few steps (mu at n = 10^6: 7): the long cycle of a semi-orthogonal basis would only
+  // allocate its vectors (a restarting run takes its whole basis at once).
+  const top = yield* largestEigenvalueWork(inverse, { ...options, basisSize: options.basisSize ?? DEFAULT_BASIS_SIZE }, workspace);
   return {
     ...top,
     value: 1 / top.value,

@@ -238,7 +238,8 @@ describe('largestEigenvalue on a semi-orthogonal basis (large operators)', () =>
     const full = countingKernels(selectedKernels().dense);
     const semi = countingKernels(selectedKernels().dense);
     const orthogonal = largestEigenvalue(diagonalOperator(d), { dense: full.kernels, semiOrthogonalFrom: Infinity });
-    const semiOrthogonal = largestEigenvalue(diagonalOperator(d), { dense: semi.kernels, semiOrthogonalFrom: 0 });
+    // The same cycle as the orthogonal default (40 vectors, 10 kept), so that the passes compare.
+    const semiOrthogonal = largestEigenvalue(diagonalOperator(d), { dense: semi.kernels, semiOrthogonalFrom: 0, basisSize: 40 });
     expect(full.counts.skipped).toBe(0);
     for (const r of [orthogonal, semiOrthogonal]) {
       expect(r.converged).toBe(true);
@@ -253,6 +254,29 @@ describe('largestEigenvalue on a semi-orthogonal basis (large operators)', () =>
     expect(semiOrthogonal.iterations).toBeLessThanOrEqual(1.1 * orthogonal.iterations + 1);
     // The default keeps the orthogonal basis below SEMI_ORTHOGONAL_MIN_SIZE: the same run, bit for bit.
     expect(largestEigenvalue(diagonalOperator(d), { dense: selectedKernels().dense })).toEqual(orthogonal);
+  });
+
+  it('takes a longer cycle by default (80 vectors, 10 kept): fewer restarts and products, the same bound', () => {
+    const cycle40 = largestEigenvalue(diagonalOperator(d), { semiOrthogonalFrom: 0, basisSize: 40 });
+    const byDefault = largestEigenvalue(diagonalOperator(d), { semiOrthogonalFrom: 0 });
+    for (const r of [cycle40, byDefault]) {
+      expect(r.converged).toBe(true);
+      expect(r.relativeErrorBound).toBeLessThanOrEqual(1e-10);
+      expectWithinBound(r, 1);
+    }
+    expect(byDefault.restarts).toBeLessThan(cycle40.restarts / 2);
+    expect(byDefault.iterations).toBeLessThan(cycle40.iterations);
+    expect(byDefault).toEqual(largestEigenvalue(diagonalOperator(d), { semiOrthogonalFrom: 0, basisSize: 80, kept: 10 }));
+  });
+
+  it('keeps the 40-vector cycle for shift-invert, which converges in a few steps (its basis allocated at once)', () => {
+    const big = 60_000;
+    const inverse = diagonalOperator(Float64Array.from({ length: big }, (_, i) => 1 / (1 + i)));
+    const workspace = new KrylovWorkspace();
+    const r = smallestEigenvalueByInverse(inverse, {}, workspace);
+    expect(r.converged).toBe(true);
+    expectWithinBound(r, 1);
+    expect(workspace.basis.length).toBeLessThanOrEqual(41 * big);
   });
 
   it('decides an invariant Krylov space by the explicit end (the identity: converged, exact)', () => {
