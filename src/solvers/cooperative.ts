@@ -22,6 +22,25 @@ export interface WorkProgress {
 
 export type Work<T> = Generator<WorkProgress | undefined, T, undefined>;
 
+/**
+ * `work` with each of its yields replaced by relabel(what it yielded): its time-slice points kept, its progress
+ * renamed, dropped or replaced by the caller's. An error thrown in at a yield (cancellation) is delivered inside
+ * `work`, so that it unwinds from its own yield.
+ */
+export function* relabelled<T>(work: Work<T>, relabel: (progress: WorkProgress | undefined) => WorkProgress | undefined): Work<T> {
+  let step = work.next();
+  while (!step.done) {
+    try {
+      yield relabel(step.value);
+    } catch (error) {
+      step = work.throw(error);
+      continue;
+    }
+    step = work.next();
+  }
+  return step.value;
+}
+
 export function runSync<T>(work: Work<T>): T {
   for (;;) {
     const step = work.next();

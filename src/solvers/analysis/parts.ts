@@ -2,7 +2,7 @@
  * What each storage's analysis computes before the shared tail of ./analyze.ts (rates, bounds,
  * recommendation), and the progress relabelling both use.
  */
-import type { Work, WorkProgress } from '../cooperative.js';
+import { relabelled, type Work } from '../cooperative.js';
 import type { AngleEstimates, Conditioning, Heterogeneity } from './types.js';
 
 export interface AnalysisParts {
@@ -43,17 +43,3 @@ export function quietly<T>(work: Work<T>): Work<T> {
   return relabelled(work, () => undefined);
 }
 
-function* relabelled<T>(work: Work<T>, relabel: (progress: WorkProgress | undefined) => WorkProgress | undefined): Work<T> {
-  let step = work.next();
-  while (!step.done) {
-    try {
-      yield relabel(step.value);
-    } catch (error) {
-      // Deliver cancellation inside the sub-computation so it unwinds from its own yield.
-      step = work.throw(error);
-      continue;
-    }
-    step = work.next();
-  }
-  return step.value;
-}

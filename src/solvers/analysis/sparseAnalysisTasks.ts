@@ -14,7 +14,7 @@
  * over its Lanczos basis call dgemv: two tasks each threading theirs would put twice the cores'
  * threads to spin against each other, as ../machines/blockPass.ts measured for dgemm).
  */
-import { runSync, type Work } from '../cooperative.js';
+import { runSync, type Work, type WorkProgress } from '../cooperative.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { holdBlasToOneThread, selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
@@ -119,7 +119,6 @@ function* runSparseTasksWork(
 ): Work<SparseAnalysisTaskResult[]> {
   const releaseBlas = holdBlasToOneThread(kernels.blasThreads);
   const context: ThreadContext = { spec, pairContext: null };
-  const pairs = spec.tasks.length - spectral;
   try {
     return yield* runTasksWork({
       taskModule: import.meta.url,
@@ -128,15 +127,26 @@ function* runSparseTasksWork(
       threads,
       spec,
       runTask: (s, index) => quietly(sparseAnalysisTaskWork(kernels, s, index, context)),
-      // Tasks are handed out in order: the spectral ones first, then the pairs.
-      progress: (done) =>
-        done < spectral || pairs === 0
-          ? { phase: 'conditioning', fraction: Math.min(1, done / spectral) }
-          : { phase: 'principal-angles', fraction: (done - spectral) / pairs },
+      progress: (done, isDone) => sparseTasksProgress(spectral, spec.tasks.length, done, isDone),
     });
   } finally {
     releaseBlas();
   }
+}
+
+/**
+ * The progress of the analysis' tasks when `done` of `tasks` are done, the first `spectral` of them spectral. They
+ * are handed out in order but run side by side: while a spectral task runs (the LU's ends outlast every pair on the
+ * TypeScript backend at n = 10^6) the stage is 'conditioning', its fraction counting every task, so that it moves as
+ * pairs finish beside it; then 'principal-angles', the fraction of the pairs done.
+ */
+export function sparseTasksProgress(spectral: number, tasks: number, done: number, isDone: (index: number) => boolean): WorkProgress {
+  const pairs = tasks - spectral;
+  let spectralDone = 0;
+  for (let i = 0; i < spectral; i++) if (isDone(i)) spectralDone++;
+  return spectralDone < spectral || pairs === 0
+    ? { phase: 'conditioning', fraction: Math.min(1, done / tasks) }
+    : { phase: 'principal-angles', fraction: (done - spectral) / pairs };
 }
 
 /**

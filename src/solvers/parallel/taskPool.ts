@@ -4,8 +4,10 @@
  * cooperative work. The calling thread and `threads - 1` workers take task
  * indices from a shared counter in increasing order; a worker posts each result (its typed arrays
  * copied into shared memory, so that receiving it copies nothing) on its own MessagePort, which the
- * calling thread reads synchronously (receiveMessageOnPort) between its own tasks and while it
- * waits, yielding progress as results arrive. Hence:
+ * calling thread reads synchronously (receiveMessageOnPort) between its own tasks, at its own task's
+ * time-slice points (at most every POLL_MS) and while it waits, yielding progress as results arrive (so that
+ * progress moves while the calling thread runs a long task: the TypeScript LU of A at n = 10^6 takes minutes
+ * while a worker computes L and every pair). Hence:
  *  - the results are those of one thread, task by task (each task is deterministic on its own);
  *  - a failure is the one a single thread would meet first: hand-out stops at the first failure,
  *    the tasks already handed out finish, and the lowest failed index is run again on the calling
@@ -20,7 +22,7 @@
  * a worker runs (it must compute what the plan's own runTask computes on the calling thread).
  */
 import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } from 'node:worker_threads';
-import type { Work, WorkProgress } from '../cooperative.js';
+import { relabelled, type Work, type WorkProgress } from '../cooperative.js';
 import { CancelledError } from '../errors.js';
 import type { BackendName } from '../linalg/backend.js';
 import { CONTROL_WORDS, DONE, GONE, MESSAGE_BYTES, NEXT } from './protocol.js';
@@ -41,8 +43,8 @@ export interface TaskPlan<Spec, Result> {
   readonly spec: Spec;
   /** The calling thread's runner, as cooperative work (its yields are time-slice points within a long task). */
   runTask(spec: Spec, index: number): Work<Result>;
-  /** What to report as the fraction `done / tasks` of the work is done. */
-  progress(done: number): WorkProgress;
+  /** What to report when `done` tasks are done, `isDone(index)` telling which. */
+  progress(done: number, isDone: (index: number) => boolean): WorkProgress;
 }
 
 /** What a task worker receives (structured clone; the spec's typed arrays live in shared memory). */
@@ -69,10 +71,12 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
   const has = new Uint8Array(tasks);
   let done = 0;
   const workers = Math.max(0, Math.min(plan.threads, tasks) - 1);
+  const isDone = (index: number): boolean => has[index] === 1;
   if (workers === 0) {
     for (let i = 0; i < tasks; i++) {
       results[i] = yield* plan.runTask(spec, i);
-      yield plan.progress(i + 1);
+      has[i] = 1;
+      yield plan.progress(i + 1, isDone);
     }
     return results as Result[];
   }
@@ -95,6 +99,17 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
       }
     }
   };
+  // The calling thread's own task, the workers' results picked up at its time-slice points (at most every POLL_MS).
+  let looked = 0;
+  const ownTask = (index: number): Work<Result> =>
+    relabelled(plan.runTask(spec, index), (progress) => {
+      const now = performance.now();
+      if (now - looked < POLL_MS) return progress;
+      looked = now;
+      const before = done;
+      receive();
+      return done > before ? plan.progress(done, isDone) : progress;
+    });
   try {
     const shared = sharedCopy(spec);
     for (let w = 0; w < workers; w++) {
@@ -116,7 +131,7 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
       const i = Atomics.add(control, NEXT, 1);
       if (i >= tasks) break;
       try {
-        results[i] = yield* plan.runTask(spec, i);
+        results[i] = yield* ownTask(i);
       } catch (error) {
         if (error instanceof CancelledError) throw error;
         localFailure = { index: i, error };
@@ -126,7 +141,7 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
       has[i] = 1;
       done++;
       receive();
-      yield plan.progress(done);
+      yield plan.progress(done, isDone);
     }
     // The workers finish the tasks they hold (or are gone). Once every result is in, none holds one:
     // a worker still starting (~50 ms compiled, ~250 ms under tsx) is not waited for (ended below).
@@ -135,7 +150,7 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
       if (done >= tasks) break;
       const finished = Atomics.load(control, DONE);
       if (finished + Atomics.load(control, GONE) >= workers) break;
-      yield plan.progress(done);
+      yield plan.progress(done, isDone);
       Atomics.wait(control, DONE, finished, POLL_MS);
     }
     receive();
@@ -149,7 +164,7 @@ export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<
       results[i] = yield* plan.runTask(spec, i);
       has[i] = 1;
       done++;
-      yield plan.progress(done);
+      yield plan.progress(done, isDone);
     }
     return results as Result[];
   } finally {

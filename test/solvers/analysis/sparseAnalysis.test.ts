@@ -20,7 +20,11 @@ import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
 import { analyze, analyzeWork, spectralDataOf, spectralStageWork } from '../../../src/solvers/analysis/analyze.js';
 import { machineGramSolves, pairAnglesSpec } from '../../../src/solvers/analysis/sparseAnalysis.js';
-import { sparseAnalysisTasksSpec, type SparseAnalysisTaskResult } from '../../../src/solvers/analysis/sparseAnalysisTasks.js';
+import {
+  sparseAnalysisTasksSpec,
+  sparseTasksProgress,
+  type SparseAnalysisTaskResult,
+} from '../../../src/solvers/analysis/sparseAnalysisTasks.js';
 import type { Analysis, Estimate } from '../../../src/solvers/analysis/types.js';
 import { runSync, type WorkProgress } from '../../../src/solvers/cooperative.js';
 import { nativeBlas } from '../../../src/solvers/linalg/backend.js';
@@ -368,6 +372,22 @@ describe('sparse analysis of grid matrices too large for the dense path (SciPy, 
       for (const id of ALGORITHM_IDS) expectAbsolute(a.rates[id].rate, ref.rates[id], 1e-6 * (1 - ref.rates[id]) + 1e-12, `rates.${id}`);
     });
   }
+});
+
+describe('the progress of the sparse analysis’ tasks on threads', () => {
+  it('stays in conditioning while a spectral task runs, counting the pairs done beside it, then counts the pairs', () => {
+    // Tasks 0-2 spectral (the LU's ends, L, lambda_max(S)), 3-12 pairs.
+    const progressWith = (doneTasks: number[]): WorkProgress =>
+      sparseTasksProgress(3, 13, doneTasks.length, (index) => doneTasks.includes(index));
+    expect(progressWith([])).toEqual({ phase: 'conditioning', fraction: 0 });
+    // The LU's ends still running (the TypeScript backend at n = 10^6), L, lambda_max(S) and eight pairs done beside it.
+    expect(progressWith([1, 2, 3, 4, 5, 6, 7, 8, 9, 10])).toEqual({ phase: 'conditioning', fraction: 10 / 13 });
+    // L still running (native), the LU's ends and every pair but two done.
+    expect(progressWith([0, 2, 3, 4, 5, 6, 7, 8, 9, 10])).toEqual({ phase: 'conditioning', fraction: 10 / 13 });
+    expect(progressWith([0, 1, 2, 3, 4])).toEqual({ phase: 'principal-angles', fraction: 2 / 10 });
+    // Without pairs (the staged analysis), the spectral tasks alone.
+    expect(sparseTasksProgress(2, 2, 1, (index) => index === 1)).toEqual({ phase: 'conditioning', fraction: 1 / 2 });
+  });
 });
 
 describeEachBackend('sparse analysis with its pairs of machines on threads', (backend) => {

@@ -87,6 +87,34 @@ describe('the task pool', () => {
     expect(results.every((result) => result.thread === threadId)).toBe(true);
   });
 
+  it('reports the workers’ results while the calling thread runs a long task of its own', () => {
+    // Task 0, on the calling thread, runs (yielding, as cooperative work does) until the progress has shown every
+    // other task done: a worker's results are picked up at its time-slice points, not only between tasks.
+    const tasks = 6;
+    const taskSpec = spec([], false);
+    let task0Running = false;
+    let seen = 0;
+    const work = runTasksWork({
+      ...plan(tasks, 2, taskSpec),
+      *runTask(s, i) {
+        if (i !== 0) return poolTask(s, i);
+        task0Running = true;
+        const deadline = performance.now() + 10_000;
+        while (seen < (tasks - 1) / tasks && performance.now() < deadline) yield undefined;
+        task0Running = false;
+        return poolTask(s, i);
+      },
+    });
+    let step = work.next();
+    for (; !step.done; step = work.next()) {
+      const fraction = step.value?.fraction;
+      if (task0Running && fraction !== undefined) seen = Math.max(seen, fraction);
+    }
+    expect(step.value[0].thread).toBe(threadId);
+    expect(seen).toBe((tasks - 1) / tasks);
+    expectResults(step.value, taskSpec);
+  });
+
   it('stops at a cancellation and releases its workers', async () => {
     const controller = new AbortController();
     const work = runTasksWork(plan(400, 2, spec()));
