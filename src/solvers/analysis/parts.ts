@@ -42,4 +42,3 @@ export function inPhase<T>(work: Work<T>, phase: string, from: number, to: numbe
 export function quietly<T>(work: Work<T>): Work<T> {
   return relabelled(work, () => undefined);
 }
-
