@@ -2,21 +2,23 @@
  * The sparse analysis by component, on one sparse benchmark problem (bench/sparseProblems.ts) and one
  * backend: the LU of A, L = lambda_max(A^T A), mu by shift-invert, the principal angles of the
  * overlapping pairs, lambda_max(S), lambda_min(S), the local angles; wall time, operator applications
- * and value of each, then the whole analysis once through analyze() (what bench/sparseStages.ts times),
+ * and value of each, then the whole analysis once through analyzeWork (what bench/sparseStages.ts times),
  * and the peak RSS; and what one product or solve of each part costs (unitCosts: x -> A^T A x, an LU
  * solve pair A^{-1} A^{-T}, machine 0's Gram solve pair L_0^{-T} L_0^{-1}), the floor of each part
  * being its count of them times that. Prints one JSON line.
  *
  * lambda_max(S) is had by reflection (2 - lambda_min(S)) when the machines' overlap graph is bipartite, as
  * in the analysis; --lanczos-max also times the Lanczos run it replaces. --plain-angles also runs the pairs'
- * angles by Lanczos on C^T C alone (without the joint Gram's shift-invert route) and compares.
+ * angles by Lanczos on C^T C alone (without the joint Gram's shift-invert route) and compares. --timeline prints the
+ * whole analysis' progress as it goes (phase and tenth of its fraction, with the seconds since it began, on stderr), as a
+ * job sees it: which part sets the wall time when the parts run on two threads.
  *
  *   node --import tsx bench/sparseAnalysisProfile.ts <sparse.json> <typescript|native> [--whole-only | --parts-only] [--lanczos-max] [--plain-angles] [--conditioning-only] [--arpack]
- *     [--basis=<vectors>] [--kept=<vectors>]
+ *     [--basis=<vectors>] [--kept=<vectors>] [--timeline]
  */
 import { readFileSync } from 'node:fs';
-import { analyze, buildDistributedSystem, createProblem, partitionFromAssignment } from '../src/solvers/index.js';
-import { runSync } from '../src/solvers/cooperative.js';
+import { analyzeWork, buildDistributedSystem, createProblem, partitionFromAssignment } from '../src/solvers/index.js';
+import { runSync, type Work } from '../src/solvers/cooperative.js';
 import { machineGramSolves, sBasisSize } from '../src/solvers/analysis/sparseAnalysis.js';
 import { localAnglesOfCsrWork } from '../src/solvers/analysis/localAngles.js';
 import { inverseNormalOperatorOfSparse } from '../src/solvers/sparse/normalOperators.js';
@@ -49,6 +51,20 @@ function clock<T>(fn: () => T): [number, T] {
   const t0 = performance.now();
   const value = fn();
   return [(performance.now() - t0) / 1e3, value];
+}
+
+/** `work` run to its end, each change of its phase or of the tenth of its fraction written to stderr with its seconds. */
+function runWithTimeline<T>(work: Work<T>): T {
+  const start = performance.now();
+  let last = '';
+  for (;;) {
+    const step = work.next();
+    if (step.done) return step.value;
+    if (step.value === undefined) continue;
+    const line = `${step.value.phase} ${Math.floor((step.value.fraction ?? 0) * 10) / 10}`;
+    if (line !== last) process.stderr.write(`${((performance.now() - start) / 1e3).toFixed(1)} s  ${line}\n`);
+    last = line;
+  }
 }
 
 /** Seconds of this process's CPU (all threads) spent in fn, beside the wall time: the machine may be shared. */
@@ -202,7 +218,8 @@ function main(): void {
     log('localAngles', { seconds: localSeconds });
   }
   if (!flags.has('--parts-only')) {
-    const [wholeSeconds, wholeCpuSeconds, analysis] = cpuClock(() => analyze(system));
+    const run = flags.has('--timeline') ? runWithTimeline : runSync;
+    const [wholeSeconds, wholeCpuSeconds, analysis] = cpuClock(() => run(analyzeWork(system)));
     const c = analysis.conditioning;
     log('whole', {
       seconds: wholeSeconds,
