@@ -106,6 +106,18 @@ describe('requests per second across API instances', () => {
     const otherService = await RedisJobService.start(service.config, pino({ level: 'silent' }));
     const other = await buildApp({ config: service.config, jobService: otherService });
     try {
+      // The new instance's rate-limit connection to Redis comes up in the background, and until it is ready the
+      // store's errors let requests through uncounted (skipOnError: RateLimit-Reset 0). Wait for a request of
+      // another key that each instance counted in Redis (Reset >= 1), so that the burst below meets both counting.
+      const warmUp = await service.jobService.keys.create({ name: 'warm-up', quotas: { requestsPerSecond: 1000 } });
+      for (const app of [service.app, other]) {
+        const deadline = performance.now() + 10_000;
+        for (;;) {
+          const response = await app.inject({ url: '/v1/jobs', headers: { authorization: `Bearer ${warmUp.key}` } });
+          if (response.headers['ratelimit-reset'] !== '0' || performance.now() > deadline) break;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      }
       const headers = { authorization: `Bearer ${key.key}` };
       // 12 at once, half through each instance. The window (1 s) starts at its first request, so the
       // requests span at most floor(T / 1 s) + 1 windows: 4 allowed in each, where an instance
