@@ -6,10 +6,12 @@
  *  - the parent worker, in this process: once a study's children are done it reads their stored
  *    outcomes, aggregates them (src/solvers/studies/aggregate.ts: milliseconds) and ends the study
  *    `succeeded` with its result. A parent failing on its last attempt ends the study `failed`.
+ * A study deleted while a chunk of it still ran keeps BullMQ jobs its DELETE could not remove (a child
+ * locked by its worker blocks the parent's removal): the end of each of its jobs removes them.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Worker, type Job } from 'bullmq';
+import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { aggregateStudy } from '../../solvers/studies/aggregate.js';
@@ -45,6 +47,14 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
   const commands = createResilientConnection(config.REDIS_URL, 'lss-study-worker');
   commands.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
   const store = new StudyStore(commands, config.KEY_PREFIX, config.STUDY_QUEUE_NAME, config.JOB_TTL_SECONDS);
+  // The parents' queue on the commands connection, only to remove the jobs of deleted studies.
+  const parentQueue = new Queue<StudyParentData>(names.parents, { prefix: config.KEY_PREFIX, connection: commands });
+  /** Remove the jobs of a study no longer stored; fails harmlessly while another of its jobs is locked (that one's end retries). */
+  const removeJobsOfDeleted = (id: string) =>
+    (async () => {
+      if ((await store.status(id)) !== null) return;
+      await (await parentQueue.getJob(id))?.remove({ removeChildren: true });
+    })().catch((err: unknown) => log.debug({ err, studyId: id }, 'jobs of a deleted study not removed yet'));
   const common = {
     prefix: config.KEY_PREFIX,
     lockDuration: config.LOCK_DURATION_MS,
@@ -60,12 +70,14 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
     workerForkOptions: { execArgv, env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } },
   });
   chunks.on('error', (err) => log.error({ err }, 'chunk worker error'));
-  chunks.on('failed', (job: Job<StudyChunkData> | undefined, error: Error) =>
+  chunks.on('failed', (job: Job<StudyChunkData> | undefined, error: Error) => {
     log.warn(
       { studyId: job?.data.id, chunk: job?.data.chunk, attempts: job?.attemptsMade, reason: error.message },
       'study chunk attempt failed',
-    ),
-  );
+    );
+    if (job) void removeJobsOfDeleted(job.data.id);
+  });
+  chunks.on('completed', (job: Job<StudyChunkData>) => void removeJobsOfDeleted(job.data.id));
 
   const parents = new Worker<StudyParentData>(
     names.parents,
@@ -81,6 +93,7 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
     { ...common, connection: bullmqConnectionOptions(config.REDIS_URL, 'lss-study-parents'), concurrency: 1 },
   );
   parents.on('error', (err) => log.error({ err }, 'study parent worker error'));
+  parents.on('completed', (job: Job<StudyParentData>) => void removeJobsOfDeleted(job.data.id));
   parents.on('failed', (job: Job<StudyParentData> | undefined, error: Error) => {
     if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
     const problem = makeProblem(
@@ -100,6 +113,7 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
   return {
     async close(timeoutMs: number) {
       const closed = await Promise.all([closeBullmq(chunks, timeoutMs), closeBullmq(parents, timeoutMs)]);
+      await closeBullmq(parentQueue);
       if (!closed.every(Boolean))
         log.warn({ timeoutMs }, 'running study chunks did not finish in time (or Redis is gone); leaving them to other workers');
       await closeConnection(commands);
