@@ -38,6 +38,7 @@
  * its own work vector, so no solve allocates (not reentrant: one factor, one solve at a time, which
  * is what one JavaScript thread gives).
  */
+import { runSync, type Work } from '../cooperative.js';
 import { DimensionMismatchError, SingularMatrixError } from '../errors.js';
 import type { CsrMatrix } from './csr.js';
 import { approximateMinimumDegree, identityOrdering, isSortedSymmetricPattern, type Ordering } from './ordering.js';
@@ -256,6 +257,14 @@ export function factorCholesky(g: CsrMatrix, analysis: CholeskyAnalysis = analyz
 
 /** Recompute `factor`'s values, in place, for a matrix with the pattern it was analyzed for. */
 export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: FactorOptions = {}): void {
+  runSync(refactorCholeskyWork(factor, g, options));
+}
+
+/** Multiply-adds between two yields of refactorCholeskyWork (~10 ms here). */
+const UPDATES_PER_SLICE = 1 << 22;
+
+/** refactorCholesky as cooperative work: it yields every UPDATES_PER_SLICE multiply-adds or so. */
+export function* refactorCholeskyWork(factor: CholeskyFactor, g: CsrMatrix, options: FactorOptions = {}): Work<void> {
   const s = factor.analysis;
   if (s === undefined) throw new DimensionMismatchError('This factor was computed elsewhere and carries no analysis to refactor with.');
   const { n, colPtr, rowIdx, lowerPtr, lowerIdx, lowerSource, parent } = s;
@@ -269,7 +278,12 @@ export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: 
   const stack = new Int32Array(n);
   const tolerance = options.relativePivotTolerance;
   const dropped = options.dropped;
+  let sliceUpdates = 0;
   for (let k = 0; k < n; k++) {
+    if (sliceUpdates > UPDATES_PER_SLICE) {
+      sliceUpdates = 0;
+      yield undefined;
+    }
     const top = rowReach(k, lowerPtr, lowerIdx, parent, mark, stack);
     for (let q = lowerPtr[k]; q < lowerPtr[k + 1]; q++) x[lowerIdx[q]] = gValues[lowerSource[q]];
     const diagonal = x[k];
@@ -286,6 +300,7 @@ export function refactorCholesky(factor: CholeskyFactor, g: CsrMatrix, options: 
       // column is zero: skipping its update keeps a rank-r factor of a p x p Gram matrix at O(r p^2).
       const filled = jStart + next[j];
       if (!droppedColumn) for (let q = jStart + 1; q <= filled; q++) x[rowIdx[q]] -= lValues[q] * lkj;
+      sliceUpdates += next[j] + 1;
       d -= lkj * lkj;
       lValues[filled + 1] = lkj;
       next[j]++;

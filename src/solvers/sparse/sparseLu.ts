@@ -10,6 +10,10 @@
  * entry A(q_k, q_k) is preferred when |x_diag| >= tau max |x_i| (threshold pivoting: entries of L
  * stay at most 1 / tau in magnitude), which keeps a symmetric fill-reducing order intact.
  *
+ * A symmetric matrix with a positive diagonal is first factored by sparse Cholesky under the default
+ * strategy (./positiveDefiniteLu.ts: the same fill for half the flops), and by the LU below when a
+ * Cholesky pivot fails (A not numerically positive definite).
+ *
  * Column ordering Q (fill reduction): approximate minimum degree on the pattern of A + A^T (the
  * "symmetric" strategy, for patterns that are mostly symmetric with a zero-free diagonal, with
  * diagonal preference) or of A^T A (the "unsymmetric" strategy, with plain partial pivoting; for
@@ -34,6 +38,7 @@ import { DimensionMismatchError, NotSquareError, SingularMatrixError } from '../
 import type { ExternalLu, LuFactorArrays } from '../linalg/backend.js';
 import { transpose, type CsrMatrix } from './csr.js';
 import { approximateMinimumDegree, type SymmetricPattern } from './ordering.js';
+import { isSymmetricWithPositiveDiagonal, positiveDefiniteLuWork } from './positiveDefiniteLu.js';
 
 /** The factor arrays' layout is the native backend's (../linalg/backend.ts, below this folder). */
 export type { ExternalLu, LuFactorArrays } from '../linalg/backend.js';
@@ -54,8 +59,12 @@ export interface SparseLuOptions {
 
 export interface SparseLuFactorization extends LuFactorArrays {
   readonly n: number;
-  /** The ordering strategy used ('given' for a caller's permutation). */
-  readonly ordering: ColumnOrderingStrategy | 'given';
+  /**
+   * The ordering strategy used ('given' for a caller's permutation; 'cholesky' for a symmetric positive definite A
+   * factored by ./positiveDefiniteLu.ts: the symmetric strategy's order, every pivot on the diagonal).
+   */
+  readonly ordering: ColumnOrderingStrategy | 'given' | 'cholesky';
+  /** tau of the factorization; 0 for 'cholesky' (no threshold: entries of L are not bounded by 1 / tau there, nor needed to be). */
   readonly pivotThreshold: number;
 }
 
@@ -205,6 +214,12 @@ export function* sparseLuWork(a: CsrMatrix, options: SparseLuOptions = {}): Work
   const pivotThreshold = options.pivotThreshold;
   if (pivotThreshold !== undefined && !(pivotThreshold > 0 && pivotThreshold <= 1)) {
     throw new RangeError(`pivotThreshold must lie in (0, 1], got ${pivotThreshold}`);
+  }
+  // The default strategy tries Cholesky first on a symmetric matrix with a positive diagonal (./positiveDefiniteLu.ts).
+  const automatic = (options.ordering ?? 'auto') === 'auto' && !options.columnPermutation && pivotThreshold === undefined;
+  if (automatic && isSymmetricWithPositiveDiagonal(a)) {
+    const lu = yield* positiveDefiniteLuWork(a);
+    if (lu !== null) return { n, ...lu, ordering: 'cholesky', pivotThreshold: 0 };
   }
   const csc = cscOf(a);
   yield undefined;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DimensionMismatchError, NotSquareError, SingularMatrixError } from '../../../src/solvers/errors.js';
 import { csrFromDense, multiply, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { convectionDiffusion2d } from '../../../src/solvers/sparse/generators.js';
 import {
   adoptLu,
   patternSymmetry,
@@ -19,6 +20,9 @@ describe('sparseLu against SciPy splu', () => {
   for (const ref of reference.lu) {
     it(`${ref.name} (n = ${ref.n}): solution and residuals as SuperLU's`, () => {
       expectLuAsSplu(reference, ref, (a) => sparseLu(a));
+      // The symmetric positive definite ones went through Cholesky: the pivoting LU too (tau = 0.1, the symmetric strategy's).
+      if (sparseLu(namedMatrix(ref.name)).ordering === 'cholesky')
+        expectLuAsSplu(reference, ref, (a) => sparseLu(a, { pivotThreshold: 0.1 }));
     });
   }
 });
@@ -48,8 +52,13 @@ describe('sparseLu orderings and pivoting', () => {
   }
 
   it("picks the symmetric strategy for a mostly symmetric pattern with a zero-free diagonal, as UMFPACK's rule", () => {
-    expect(patternSymmetry(namedMatrix('gr_30_30'))).toEqual({ symmetry: 1, zeroFreeDiagonal: true });
-    expect(sparseLu(namedMatrix('gr_30_30')).ordering).toBe('symmetric');
+    // Convection-diffusion: a symmetric pattern, unsymmetric values (not a candidate for Cholesky).
+    const convection = convectionDiffusion2d(20, 50);
+    expect(patternSymmetry(convection)).toEqual({ symmetry: 1, zeroFreeDiagonal: true });
+    expect(sparseLu(convection).ordering).toBe('symmetric');
+    // gr_30_30 is symmetric positive definite: Cholesky (./positiveDefiniteLu.test.ts), unless another strategy is asked for.
+    expect(sparseLu(namedMatrix('gr_30_30')).ordering).toBe('cholesky');
+    expect(sparseLu(namedMatrix('gr_30_30'), { ordering: 'symmetric' }).ordering).toBe('symmetric');
     // impcol_a has structural zeros on its diagonal.
     expect(patternSymmetry(namedMatrix('impcol_a')).zeroFreeDiagonal).toBe(false);
     expect(sparseLu(namedMatrix('impcol_a')).ordering).toBe('unsymmetric');
