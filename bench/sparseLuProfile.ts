@@ -3,7 +3,7 @@
  * sparse benchmark problem: the TypeScript backend's default (Cholesky for a symmetric positive
  * definite A, ../src/solvers/sparse/positiveDefiniteLu.ts; the pivoting LU otherwise), the pivoting LU
  * itself (--pivoting: the left-looking LU with the symmetric strategy's threshold), and the native
- * backend's (UMFPACK) when the addon is built. Wall seconds and the entries of L + U of each; one JSON line.
+ * backend's (CHOLMOD for a symmetric positive definite A, UMFPACK otherwise) when the addon is built. Wall seconds and the entries of L + U of each; one JSON line.
  *
  *   node --import tsx bench/sparseLuProfile.ts <sparse.json> [--pivoting]
  */

@@ -209,21 +209,27 @@ describe('workers, cancel, delete', () => {
   }, 120_000);
 
   it('delete right after cancel, while chunks still run: nothing of the study is left once they stop', async () => {
-    const created = await createStudy(service.app, { preset: 'experiment-1', samples: 2000, grid: { mean: [0], m: [2, 4, 6, 8, 10] } });
-    await waitForStudy(service.app, created.id, { until: (s) => s.status === 'running' });
     const chunks = new Queue(`${service.config.STUDY_QUEUE_NAME}-chunks`, { connection: redis, prefix: service.config.KEY_PREFIX });
+    // The case needs the DELETE to land while a chunk is still locked by its worker (its parent job then cannot be
+    // removed, and is still there right after the 204); a chunk stops ~50 ms of computation after the cancel, which
+    // a loaded machine may outlast. So up to three studies, until one DELETE meets a running chunk.
+    let raced = 0;
     try {
-      expect((await service.app.inject({ method: 'POST', url: `/v1/studies/${created.id}/cancel` })).statusCode).toBe(200);
-      // A chunk locked by its worker blocks the removal of the study's BullMQ jobs at the DELETE.
-      const running = await chunks.getActiveCount();
-      expect((await service.app.inject({ method: 'DELETE', url: `/v1/studies/${created.id}` })).statusCode).toBe(204);
-      expect((await service.app.inject({ method: 'GET', url: `/v1/studies/${created.id}` })).statusCode).toBe(404);
-      expect(running).toBeGreaterThan(0);
+      for (let attempt = 0; attempt < 3 && raced === 0; attempt++) {
+        const created = await createStudy(service.app, { preset: 'experiment-1', samples: 2000, grid: { mean: [0], m: [2, 4, 6, 8, 10] } });
+        await waitForStudy(service.app, created.id, { until: (s) => s.status === 'running' });
+        for (let k = 0; k < 100 && (await chunks.getActiveCount()) === 0; k++) await new Promise((resolve) => setTimeout(resolve, 50));
+        expect((await service.app.inject({ method: 'POST', url: `/v1/studies/${created.id}/cancel` })).statusCode).toBe(200);
+        expect((await service.app.inject({ method: 'DELETE', url: `/v1/studies/${created.id}` })).statusCode).toBe(204);
+        raced = await redis.exists(`${service.config.KEY_PREFIX}:${service.config.STUDY_QUEUE_NAME}:${created.id}`);
+        expect((await service.app.inject({ method: 'GET', url: `/v1/studies/${created.id}` })).statusCode).toBe(404);
+        expect(await keysLeft(created.id)).toEqual([]);
+      }
     } finally {
       await chunks.close();
     }
-    expect(await keysLeft(created.id)).toEqual([]);
-  }, 120_000);
+    expect(raced).toBe(1);
+  }, 180_000);
 
   it('deleting a running study is a 409; events stream progress until the end', async () => {
     // Large enough that its chunks outlast the stream's opening (with 80 samples, on a loaded CI machine, every chunk

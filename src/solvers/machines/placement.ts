@@ -56,8 +56,10 @@ import {
 } from '../sparse/sparseCholesky.js';
 import { factorGramNative, NativeGramSolver } from './nativeGram.js';
 import { factorLuNative } from './nativeLu.js';
+import { isSymmetricWithPositiveDiagonal, luOfCholesky } from '../sparse/positiveDefiniteLu.js';
 import { sparseLuWork, typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '../sparse/sparseLu.js';
 import type { Work } from '../cooperative.js';
+import { SingularMatrixError } from '../errors.js';
 import type { SymmetricOperator } from '../eigen/lanczos.js';
 import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { attachArena, WasmArena, wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
@@ -215,16 +217,23 @@ function gramSolverWith(sparse: NativeSparse | null): (factor: StoredGramFactor)
 }
 
 /**
- * The sparse LU of a square A (the analysis' shift-invert solves) on the current backend: UMFPACK on the
- * native backend when the addon has its sparse part (11x faster than the TypeScript left-looking LU on
- * 2-D grids, the same fill; 2.6x faster than the Cholesky route ../sparse/sparseLu.ts takes for a symmetric
- * positive definite A), else ../sparse/sparseLu.ts. The native call does not yield (about a second
- * per 100,000 rows of such a grid).
+ * The sparse LU of a square A (the analysis' shift-invert solves) on the current backend. A symmetric positive
+ * definite A by Cholesky (../sparse/positiveDefiniteLu.ts), any other by LU with pivoting: on the native backend,
+ * when the addon has its sparse part, CHOLMOD or UMFPACK, else ../sparse/sparseLu.ts (its own Cholesky or its
+ * left-looking LU). The native calls do not yield (bench/sparseLuProfile.ts: seconds at n = 10^6).
  */
 export function* currentThreadSparseLuWork(a: CsrMatrix): Work<SparseLuFactorization> {
   const sparse = currentNativeSparse();
   if (sparse === null) return yield* sparseLuWork(a);
   yield undefined;
+  // As sparseLuWork does: a symmetric positive definite A by Cholesky (CHOLMOD here), UMFPACK otherwise.
+  if (isSymmetricWithPositiveDiagonal(a)) {
+    try {
+      return luOfCholesky(factorGramNative(sparse, a));
+    } catch (error) {
+      if (!(error instanceof SingularMatrixError)) throw error;
+    }
+  }
   return factorLuNative(sparse, a);
 }
 

@@ -221,8 +221,13 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     listed.push({ strategy, evaluation: yield* evaluationWork(assignment) });
     yield { phase: 'advise', fraction: (k + 1) / steps };
   }
-  if (bracketed) yield* exactForContendersWork(evaluated, (assignment) => systemOf(assignment) as Work<CsrSystem>, kernels, lu!);
-  else {
+  if (bracketed) {
+    const csrSystemOf = (assignment: Int32Array) => systemOf(assignment) as Work<CsrSystem>;
+    yield* exactForContendersWork(evaluated, csrSystemOf, kernels, lu!);
+    // The best's theta_H needs no LU: let its ~1 GiB (n = 10^6) go before the principal angles, where the advice peaks.
+    lu = undefined;
+    yield* thetaHOfBestWork(evaluated, csrSystemOf);
+  } else {
     let start: Evaluation | null = null;
     for (const { evaluation } of listed)
       if (isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS! < start.kappaS!)) start = evaluation;
@@ -279,8 +284,7 @@ function isWithin(assignment: Int32Array, m: number, lo: number, hi: number): bo
 /**
  * The bracketed pass's second half: exact kappa(S) (the analysis' own computation, on the rebuilt system) for the
  * candidates whose lower bound does not exceed the least exact kappa(S) found, in order of lower bound; the others
- * say why they have none. Then theta_H of the best (the principal angles of all its overlapping pairs, what an
- * analysis of it spends most of its time on); the others say why they have none.
+ * say why they have none.
  */
 function* exactForContendersWork(
   evaluated: Evaluation[],
@@ -302,6 +306,13 @@ function* exactForContendersWork(
     entry.kappaS = (yield* sparseSOfPartitionWork(kernels, yield* systemOf(entry.assignment), lu, lambdaMinS)).kappaS.value;
     entry.bounds = null;
   }
+}
+
+/**
+ * Then theta_H of the best (the principal angles of all its overlapping pairs, what an analysis of it spends most of
+ * its time on); the others say why they have none.
+ */
+function* thetaHOfBestWork(evaluated: Evaluation[], systemOf: (assignment: Int32Array) => Work<CsrSystem>): Work<void> {
   let best: Evaluation | null = null;
   for (const entry of evaluated) if (entry.kappaS !== null && (best === null || entry.kappaS < best.kappaS! * (1 - TIE))) best = entry;
   if (best !== null && best.thetaH === null) best.thetaH = (yield* sparseAnglesOfPartitionWork(yield* systemOf(best.assignment))).thetaH;

@@ -11,14 +11,15 @@
  * UMFPACK) make the same choice: a symmetric matrix with a positive diagonal is tried by Cholesky first.
  *
  * A symmetric matrix that is not numerically positive definite (a pivot d_k <= 16 c_k u A_kk, the
- * Cholesky's test) gives null, and the caller factors it by LU with pivoting.
+ * Cholesky's test) gives null, and the caller factors it by LU with pivoting. The native backend takes
+ * the same route with CHOLMOD's factor (luOfCholesky, from ../machines/placement.ts).
  */
 import type { Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
-import type { LuFactorArrays } from '../linalg/backend.js';
 import type { CsrMatrix } from './csr.js';
 import { isSortedSymmetricPattern } from './ordering.js';
-import { analyzeCholesky, refactorCholeskyWork, type CholeskyFactor } from './sparseCholesky.js';
+import { analyzeCholesky, refactorCholeskyWork, type CholeskyFactor, type CholeskySymbolic } from './sparseCholesky.js';
+import type { SparseLuFactorization } from './sparseLu.js';
 
 /** Whether A is square with a sorted symmetric pattern, equal mirrored values and a positive diagonal: a candidate for Cholesky. */
 export function isSymmetricWithPositiveDiagonal(a: CsrMatrix): boolean {
@@ -41,14 +42,13 @@ export function isSymmetricWithPositiveDiagonal(a: CsrMatrix): boolean {
 }
 
 /**
- * P A P^T = L U from the Cholesky factor of A (module comment); null when A is not numerically positive
- * definite. A must pass isSymmetricWithPositiveDiagonal (its lower triangle is what the Cholesky reads).
+ * P A P^T = L U from the Cholesky factor of A (module comment), factored here; null when A is not numerically
+ * positive definite. A must pass isSymmetricWithPositiveDiagonal (its lower triangle is what the Cholesky reads).
  */
-export function* positiveDefiniteLuWork(a: CsrMatrix): Work<LuFactorArrays | null> {
+export function* positiveDefiniteLuWork(a: CsrMatrix): Work<SparseLuFactorization | null> {
   const analysis = analyzeCholesky(a);
   yield undefined;
-  const { n, colPtr, rowIdx, nnzL, ordering } = analysis;
-  const factor: CholeskyFactor = { symbolic: analysis, values: new Float64Array(nnzL), work: new Float64Array(n), analysis };
+  const factor: CholeskyFactor = { symbolic: analysis, values: new Float64Array(analysis.nnzL), work: new Float64Array(a.rows), analysis };
   try {
     yield* refactorCholeskyWork(factor, a);
   } catch (error) {
@@ -56,6 +56,15 @@ export function* positiveDefiniteLuWork(a: CsrMatrix): Work<LuFactorArrays | nul
     throw error;
   }
   yield undefined;
+  return luOfCholesky(factor);
+}
+
+/**
+ * The LU of P A P^T = C C^T from C (a factor computed here or adopted from CHOLMOD): L = C D^{-1} takes C's
+ * arrays (its values overwritten: the factor is spent), U = D C^T is built.
+ */
+export function luOfCholesky(factor: { readonly symbolic: CholeskySymbolic; readonly values: Float64Array }): SparseLuFactorization {
+  const { n, colPtr, rowIdx, nnzL, ordering } = factor.symbolic;
   const c = factor.values;
   // U = D C^T by columns: column i of U is row i of C (entries C(i, j), j <= i) times D_j, rows ascending, the diagonal last.
   const uColPtr = new Int32Array(n + 1);
@@ -72,7 +81,6 @@ export function* positiveDefiniteLuWork(a: CsrMatrix): Work<LuFactorArrays | nul
       uValues[t] = c[p] * d;
     }
   }
-  yield undefined;
   // L = C D^{-1} in place: C's columns already hold the diagonal first and rows ascending in the pivot order.
   for (let j = 0; j < n; j++) {
     const d = c[colPtr[j]];
@@ -81,6 +89,7 @@ export function* positiveDefiniteLuWork(a: CsrMatrix): Work<LuFactorArrays | nul
   }
   // Rows and columns are pivoted alike: row perm[k] of A is row k of P A, column k of A P^T is column perm[k].
   return {
+    n,
     lColPtr: colPtr,
     lRowIdx: rowIdx,
     lValues: c,
@@ -89,5 +98,7 @@ export function* positiveDefiniteLuWork(a: CsrMatrix): Work<LuFactorArrays | nul
     uValues,
     rowPivot: ordering.inverse,
     columnOrder: ordering.perm,
+    ordering: 'cholesky',
+    pivotThreshold: 0,
   };
 }

@@ -219,7 +219,7 @@ export function* sparseLuWork(a: CsrMatrix, options: SparseLuOptions = {}): Work
   const automatic = (options.ordering ?? 'auto') === 'auto' && !options.columnPermutation && pivotThreshold === undefined;
   if (automatic && isSymmetricWithPositiveDiagonal(a)) {
     const lu = yield* positiveDefiniteLuWork(a);
-    if (lu !== null) return { n, ...lu, ordering: 'cholesky', pivotThreshold: 0 };
+    if (lu !== null) return lu;
   }
   const csc = cscOf(a);
   yield undefined;

@@ -46,7 +46,7 @@ import { factorLuNative } from '../../../src/solvers/machines/nativeLu.js';
 import { currentThreadLuSolves, currentThreadSparseLuWork } from '../../../src/solvers/machines/placement.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { transpose } from '../../../src/solvers/sparse/csr.js';
-import { sparseLu, sparseLuSolve, sparseLuSolveTransposed } from '../../../src/solvers/sparse/sparseLu.js';
+import { factorNonzeros, sparseLu, sparseLuSolve, sparseLuSolveTransposed } from '../../../src/solvers/sparse/sparseLu.js';
 import { withBackend } from '../../support/backends.js';
 import { thrown } from '../../support/thrown.js';
 import { expectLuAsSplu, loadSpectraReference } from './spectraSupport.js';
@@ -313,6 +313,28 @@ describe.skipIf(skipped)(`native sparse LU (UMFPACK)${skipped ? ` [SKIPPED: ${sk
       expectLuAsSplu(reference, ref, (a) => factorLuNative(sparse!, a));
     });
   }
+
+  for (const ref of reference.lu) {
+    it(`${ref.name}: the analysis' LU on the native backend (CHOLMOD when symmetric positive definite) as SciPy's splu`, () => {
+      expectLuAsSplu(reference, ref, (a) => withBackend('native', () => runSync(currentThreadSparseLuWork(a))));
+    });
+  }
+
+  it("takes CHOLMOD's Cholesky for a symmetric positive definite A, UMFPACK for an indefinite one, as the TypeScript LU does", () => {
+    const a = poisson2d(30);
+    const f = withBackend('native', () => runSync(currentThreadSparseLuWork(a)));
+    expect(f.ordering).toBe('cholesky');
+    expect(sparseLu(a).ordering).toBe('cholesky');
+    // The same fill as UMFPACK's symmetric strategy or less (CHOLMOD's own ordering), the diagonal pivots.
+    expect(factorNonzeros(f)).toBeLessThanOrEqual(1.2 * factorNonzeros(factorLuNative(sparse!, a)));
+    for (let i = 0; i < a.rows; i++) expect(f.columnOrder[f.rowPivot[i]]).toBe(i);
+    const shifted: CsrMatrix = { ...a, values: a.values.slice() };
+    for (let i = 0; i < a.rows; i++) for (let p = a.rowPtr[i]; p < a.rowPtr[i + 1]; p++) if (a.colIdx[p] === i) shifted.values[p] -= 3.9;
+    const g = withBackend('native', () => runSync(currentThreadSparseLuWork(shifted)));
+    expect(g.ordering).not.toBe('cholesky');
+    expect(g).toEqual(factorLuNative(sparse!, shifted));
+    expect(sparseLu(shifted).ordering).toBe('symmetric');
+  });
 
   it('is the analysis LU on the native backend only (placement), the TypeScript LU otherwise', () => {
     const a = convectionDiffusion2d(30, 50);
