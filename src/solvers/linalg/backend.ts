@@ -75,7 +75,7 @@ export interface RowKernels {
   ): void;
 }
 
-/** The arrays of P A Q = L U, wherever it was computed (../sparse/sparseLu.ts, or the addon's UMFPACK). */
+/** The arrays of P A Q = L U, wherever it was computed (../sparse/sparseLu.ts, the addon's UMFPACK, or a Cholesky factor's, ../sparse/positiveDefiniteLu.ts). */
 export interface LuFactorArrays {
   /** Unit lower triangular L by columns, row indices in pivot order; L(k, k) = 1 stored first. */
   readonly lColPtr: Int32Array;

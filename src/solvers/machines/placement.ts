@@ -18,8 +18,9 @@
  *    TypeScript sparse Cholesky; a thread's solves with them go through `gramSolver` of its
  *    kernels (the addon's triangular solves, or ../sparse/sparseCholesky.ts solveCholesky), and the
  *    main thread's (setup, analysis) through `currentThreadGramSolver`;
- *  - the analysis' sparse LU of A (`currentThreadSparseLuWork`): UMFPACK (./nativeLu.ts) on the native
- *    backend when the addon has its sparse part, else the TypeScript LU, and its solves with it
+ *  - the analysis' sparse LU of A (`currentThreadSparseLuWork`): CHOLMOD's Cholesky of a symmetric positive
+ *    definite A (as L and U) or UMFPACK (./nativeLu.ts) on the native backend when the addon has its sparse
+ *    part, else the TypeScript LU (its own Cholesky route or its pivoting LU), and its solves with it
  *    (`currentThreadLuSolves`) in the addon or in TypeScript; its products with A^T A
  *    (`currentThreadNormalOperator`) on the fused CSR pass of the backend (addon, WebAssembly or loop).
  * Each choice reads a member of the run's kernels (../linalg/kernels.ts: rows, csr, sparse, wasmArena, ...), never the
