@@ -19,7 +19,15 @@ import { SingularMatrixError } from '../errors.js';
 import type { CsrMatrix } from './csr.js';
 import { isSortedSymmetricPattern } from './ordering.js';
 import { analyzeCholesky, refactorCholeskyWork, type CholeskyFactor, type CholeskySymbolic } from './sparseCholesky.js';
-import type { SparseLuFactorization } from './sparseLu.js';
+import type { LuFactorArrays } from '../linalg/backend.js';
+
+/** The LU of a Cholesky factor: a SparseLuFactorization (./sparseLu.ts) with the 'cholesky' strategy, declared here so that neither file imports the other's. */
+export interface CholeskyLu extends LuFactorArrays {
+  readonly n: number;
+  readonly ordering: 'cholesky';
+  /** No threshold: every pivot is on the diagonal. */
+  readonly pivotThreshold: 0;
+}
 
 /** Whether A is square with a sorted symmetric pattern, equal mirrored values and a positive diagonal: a candidate for Cholesky. */
 export function isSymmetricWithPositiveDiagonal(a: CsrMatrix): boolean {
@@ -45,7 +53,7 @@ export function isSymmetricWithPositiveDiagonal(a: CsrMatrix): boolean {
  * P A P^T = L U from the Cholesky factor of A (module comment), factored here; null when A is not numerically
  * positive definite. A must pass isSymmetricWithPositiveDiagonal (its lower triangle is what the Cholesky reads).
  */
-export function* positiveDefiniteLuWork(a: CsrMatrix): Work<SparseLuFactorization | null> {
+export function* positiveDefiniteLuWork(a: CsrMatrix): Work<CholeskyLu | null> {
   const analysis = analyzeCholesky(a);
   yield undefined;
   const factor: CholeskyFactor = { symbolic: analysis, values: new Float64Array(analysis.nnzL), work: new Float64Array(a.rows), analysis };
@@ -63,7 +71,7 @@ export function* positiveDefiniteLuWork(a: CsrMatrix): Work<SparseLuFactorizatio
  * The LU of P A P^T = C C^T from C (a factor computed here or adopted from CHOLMOD): L = C D^{-1} takes C's
  * arrays (its values overwritten: the factor is spent), U = D C^T is built.
  */
-export function luOfCholesky(factor: { readonly symbolic: CholeskySymbolic; readonly values: Float64Array }): SparseLuFactorization {
+export function luOfCholesky(factor: { readonly symbolic: CholeskySymbolic; readonly values: Float64Array }): CholeskyLu {
   const { n, colPtr, rowIdx, nnzL, ordering } = factor.symbolic;
   const c = factor.values;
   // U = D C^T by columns: column i of U is row i of C (entries C(i, j), j <= i) times D_j, rows ascending, the diagonal last.
