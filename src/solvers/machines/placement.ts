@@ -57,10 +57,9 @@ import {
 } from '../sparse/sparseCholesky.js';
 import { factorGramNative, NativeGramSolver } from './nativeGram.js';
 import { factorLuNative } from './nativeLu.js';
-import { isSymmetricWithPositiveDiagonal, luOfCholesky } from '../sparse/positiveDefiniteLu.js';
+import { positiveDefiniteLuWork } from '../sparse/positiveDefiniteLu.js';
 import { sparseLuWork, typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '../sparse/sparseLu.js';
 import type { Work } from '../cooperative.js';
-import { SingularMatrixError } from '../errors.js';
 import type { SymmetricOperator } from '../eigen/lanczos.js';
 import type { RowKernels } from '../linalg/wasmRowKernels.js';
 import { attachArena, WasmArena, wasmKernelsEnabled } from '../linalg/wasmRowKernels.js';
@@ -228,14 +227,7 @@ export function* currentThreadSparseLuWork(a: CsrMatrix): Work<SparseLuFactoriza
   if (sparse === null) return yield* sparseLuWork(a);
   yield undefined;
   // As sparseLuWork does: a symmetric positive definite A by Cholesky (CHOLMOD here), UMFPACK otherwise.
-  if (isSymmetricWithPositiveDiagonal(a)) {
-    try {
-      return luOfCholesky(factorGramNative(sparse, a));
-    } catch (error) {
-      if (!(error instanceof SingularMatrixError)) throw error;
-    }
-  }
-  return factorLuNative(sparse, a);
+  return (yield* positiveDefiniteLuWork(a, (g) => factorGramNative(sparse, g))) ?? factorLuNative(sparse, a);
 }
 
 /**

@@ -12,7 +12,7 @@
  *
  * A symmetric matrix that is not numerically positive definite (a pivot d_k <= 16 c_k u A_kk, the
  * Cholesky's test) gives null, and the caller factors it by LU with pivoting. The native backend takes
- * the same route with CHOLMOD's factor (luOfCholesky, from ../machines/placement.ts).
+ * the same route with CHOLMOD's factor (../machines/placement.ts).
  */
 import type { Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
@@ -50,15 +50,16 @@ export function isSymmetricWithPositiveDiagonal(a: CsrMatrix): boolean {
 }
 
 /**
- * P A P^T = L U from the Cholesky factor of A (module comment), factored here; null when A is not numerically
- * positive definite. A must pass isSymmetricWithPositiveDiagonal (its lower triangle is what the Cholesky reads).
+ * P A P^T = L U from the Cholesky factor of A (module comment); null when A is no candidate
+ * (isSymmetricWithPositiveDiagonal) or not numerically positive definite, for the caller's LU with pivoting.
+ * The factor is `cholesky`'s when given (the native backend's CHOLMOD, ../machines/placement.ts), else computed
+ * here, cooperatively.
  */
-export function* positiveDefiniteLuWork(a: CsrMatrix): Work<CholeskyLu | null> {
-  const analysis = analyzeCholesky(a);
-  yield undefined;
-  const factor: CholeskyFactor = { symbolic: analysis, values: new Float64Array(analysis.nnzL), work: new Float64Array(a.rows), analysis };
+export function* positiveDefiniteLuWork(a: CsrMatrix, cholesky?: (a: CsrMatrix) => CholeskyFactor): Work<CholeskyLu | null> {
+  if (!isSymmetricWithPositiveDiagonal(a)) return null;
+  let factor: CholeskyFactor;
   try {
-    yield* refactorCholeskyWork(factor, a);
+    factor = cholesky === undefined ? yield* choleskyWork(a) : cholesky(a);
   } catch (error) {
     if (error instanceof SingularMatrixError) return null;
     throw error;
@@ -67,11 +68,20 @@ export function* positiveDefiniteLuWork(a: CsrMatrix): Work<CholeskyLu | null> {
   return luOfCholesky(factor);
 }
 
+/** The TypeScript up-looking Cholesky of A, yielding as it goes. */
+function* choleskyWork(a: CsrMatrix): Work<CholeskyFactor> {
+  const analysis = analyzeCholesky(a);
+  yield undefined;
+  const factor: CholeskyFactor = { symbolic: analysis, values: new Float64Array(analysis.nnzL), work: new Float64Array(a.rows), analysis };
+  yield* refactorCholeskyWork(factor, a);
+  return factor;
+}
+
 /**
  * The LU of P A P^T = C C^T from C (a factor computed here or adopted from CHOLMOD): L = C D^{-1} takes C's
  * arrays (its values overwritten: the factor is spent), U = D C^T is built.
  */
-export function luOfCholesky(factor: { readonly symbolic: CholeskySymbolic; readonly values: Float64Array }): CholeskyLu {
+function luOfCholesky(factor: { readonly symbolic: CholeskySymbolic; readonly values: Float64Array }): CholeskyLu {
   const { n, colPtr, rowIdx, nnzL, ordering } = factor.symbolic;
   const c = factor.values;
   // U = D C^T by columns: column i of U is row i of C (entries C(i, j), j <= i) times D_j, rows ascending, the diagonal last.

@@ -38,7 +38,7 @@ import { DimensionMismatchError, NotSquareError, SingularMatrixError } from '../
 import type { ExternalLu, LuFactorArrays } from '../linalg/backend.js';
 import { transpose, type CsrMatrix } from './csr.js';
 import { approximateMinimumDegree, type SymmetricPattern } from './ordering.js';
-import { isSymmetricWithPositiveDiagonal, positiveDefiniteLuWork } from './positiveDefiniteLu.js';
+import { positiveDefiniteLuWork } from './positiveDefiniteLu.js';
 
 /** The factor arrays' layout is the native backend's (../linalg/backend.ts, below this folder). */
 export type { ExternalLu, LuFactorArrays } from '../linalg/backend.js';
@@ -217,7 +217,7 @@ export function* sparseLuWork(a: CsrMatrix, options: SparseLuOptions = {}): Work
   }
   // The default strategy tries Cholesky first on a symmetric matrix with a positive diagonal (./positiveDefiniteLu.ts).
   const automatic = (options.ordering ?? 'auto') === 'auto' && !options.columnPermutation && pivotThreshold === undefined;
-  if (automatic && isSymmetricWithPositiveDiagonal(a)) {
+  if (automatic) {
     const lu = yield* positiveDefiniteLuWork(a);
     if (lu !== null) return lu;
   }

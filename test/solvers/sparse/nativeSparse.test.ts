@@ -49,7 +49,7 @@ import { transpose } from '../../../src/solvers/sparse/csr.js';
 import { factorNonzeros, sparseLu, sparseLuSolve, sparseLuSolveTransposed } from '../../../src/solvers/sparse/sparseLu.js';
 import { withBackend } from '../../support/backends.js';
 import { thrown } from '../../support/thrown.js';
-import { expectLuAsSplu, loadSpectraReference } from './spectraSupport.js';
+import { expectLuAsSplu, loadSpectraReference, shiftedDiagonal } from './spectraSupport.js';
 import { matrixMarket } from '../../support/fixtures.js';
 
 const sparse = nativeSparse();
@@ -328,8 +328,7 @@ describe.skipIf(skipped)(`native sparse LU (UMFPACK)${skipped ? ` [SKIPPED: ${sk
     // The same fill as UMFPACK's symmetric strategy or less (CHOLMOD's own ordering), the diagonal pivots.
     expect(factorNonzeros(f)).toBeLessThanOrEqual(1.2 * factorNonzeros(factorLuNative(sparse!, a)));
     for (let i = 0; i < a.rows; i++) expect(f.columnOrder[f.rowPivot[i]]).toBe(i);
-    const shifted: CsrMatrix = { ...a, values: a.values.slice() };
-    for (let i = 0; i < a.rows; i++) for (let p = a.rowPtr[i]; p < a.rowPtr[i + 1]; p++) if (a.colIdx[p] === i) shifted.values[p] -= 3.9;
+    const shifted = shiftedDiagonal(a, 3.9);
     const g = withBackend('native', () => runSync(currentThreadSparseLuWork(shifted)));
     expect(g.ordering).not.toBe('cholesky');
     expect(g).toEqual(factorLuNative(sparse!, shifted));

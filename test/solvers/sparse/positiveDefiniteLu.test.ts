@@ -5,7 +5,7 @@ import { csrFromDense, multiply, type CsrMatrix } from '../../../src/solvers/spa
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { isSymmetricWithPositiveDiagonal, positiveDefiniteLuWork } from '../../../src/solvers/sparse/positiveDefiniteLu.js';
 import { factorNonzeros, sparseLu, sparseLuSolve, sparseLuSolveTransposed } from '../../../src/solvers/sparse/sparseLu.js';
-import { namedMatrix, relativeResidual, sinVector } from './spectraSupport.js';
+import { namedMatrix, relativeResidual, shiftedDiagonal, sinVector } from './spectraSupport.js';
 
 const EPS = Number.EPSILON;
 const sparseOf = (rows: number[][]): CsrMatrix => csrFromDense(fromRows(rows));
@@ -67,8 +67,7 @@ describe('the LU of a symmetric positive definite matrix by Cholesky', () => {
   it('falls back to the pivoting LU for a symmetric matrix with a positive diagonal that is indefinite', () => {
     // Poisson shifted by 3.9, inside its spectrum (0, 8): the diagonal stays positive (0.1), the matrix is indefinite.
     const a = poisson2d(10);
-    const shifted: CsrMatrix = { ...a, values: a.values.slice() };
-    for (let i = 0; i < a.rows; i++) for (let p = a.rowPtr[i]; p < a.rowPtr[i + 1]; p++) if (a.colIdx[p] === i) shifted.values[p] -= 3.9;
+    const shifted = shiftedDiagonal(a, 3.9);
     expect(isSymmetricWithPositiveDiagonal(shifted)).toBe(true);
     expect(runSync(positiveDefiniteLuWork(shifted))).toBeNull();
     const f = sparseLu(shifted);

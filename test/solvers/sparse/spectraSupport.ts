@@ -208,6 +208,13 @@ export function relativeResidual(a: CsrMatrix, x: Float64Array, b: Float64Array,
   return r / maxAbs(b);
 }
 
+/** A - shift I (a copy; A's diagonal entries stored). */
+export function shiftedDiagonal(a: CsrMatrix, shift: number): CsrMatrix {
+  const values = a.values.slice();
+  for (let i = 0; i < a.rows; i++) for (let p = a.rowPtr[i]; p < a.rowPtr[i + 1]; p++) if (a.colIdx[p] === i) values[p] -= shift;
+  return { ...a, values };
+}
+
 export function sinVector(n: number): Float64Array {
   return Float64Array.from({ length: n }, (_, k) => Math.sin(k + 1));
 }
