@@ -1,16 +1,18 @@
 /**
- * Where an advise job's time and memory go on one sparse bench problem: the analysis' LU and the given
- * partition's kappa(S) and theta_H, then adviseWork given them, as the job runs it; each phase change printed
+ * Where an advise job's time and memory go on one sparse bench problem: the analysis of the given partition, then
+ * adviseWork given its kappa(S), theta_H and LU of A, as the job runs them (--no-handover: the advice factors A
+ * again, as before the hand-over); each phase change printed
  * with the time, the resident set and its peak so far. With `--cooperative` the work returns to the event
  * loop every 20 ms, as the job's runCooperatively does (Node runs native handles' finalizers there). With
  * `--gc` (and node --expose-gc) a full collection at each phase change tells garbage from what is held.
  *
- *   node [--expose-gc] --import tsx bench/adviseTimeline.ts <sparse.json> <typescript|native> [--cooperative] [--gc]
+ *   node [--expose-gc] --import tsx bench/adviseTimeline.ts <sparse.json> <typescript|native> [--cooperative] [--gc] [--no-handover]
  */
 import { readFileSync } from 'node:fs';
-import { sparseAnglesOfPartitionWork, sparseLuContextWork, sparseSOfPartitionWork } from '../src/solvers/analysis/sparseAnalysis.js';
+import { analyzeWork } from '../src/solvers/analysis/analyze.js';
+import type { SparseLuContext } from '../src/solvers/analysis/sparseAnalysis.js';
 import type { Work } from '../src/solvers/cooperative.js';
-import { buildDistributedSystem, type DistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
+import { buildDistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../src/solvers/input/createProblem.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
 import { currentCalibration } from '../src/solvers/analysis/calibration.js';
@@ -22,8 +24,9 @@ import { readSparseProblemArrays } from './stageIo.js';
 
 const [path, backend, ...flags] = process.argv.slice(2);
 if (!path || (backend !== 'typescript' && backend !== 'native'))
-  throw new Error('usage: adviseTimeline.ts <sparse.json> <typescript|native> [--cooperative] [--gc]');
+  throw new Error('usage: adviseTimeline.ts <sparse.json> <typescript|native> [--cooperative] [--gc] [--no-handover]');
 const cooperative = flags.includes('--cooperative');
+const handover = !flags.includes('--no-handover');
 const collect = flags.includes('--gc') ? (globalThis as { gc?: () => void }).gc : undefined;
 const spec = JSON.parse(readFileSync(path, 'utf8')) as SparseProblemFile;
 selectBackend(backend);
@@ -62,19 +65,15 @@ const { A, assignment } = readSparseProblemArrays(spec);
 const problem = createProblem({ A, partition: partitionFromAssignment(assignment, spec.m) });
 const kernels = selectedKernels();
 mark('read');
-/**
- * The given partition's kappa(S) and theta_H as the job's analysis reports them. Its LU is not kept past it (the
- * job's analysis keeps none for its rest, and adviseWork makes its own): holding it would add ~1 GiB to the peak.
- */
-async function givenSpectrum(): Promise<{ system: DistributedSystem; spectrum: { kappaS: number; thetaH: number } }> {
-  const lu = await drive('lu', sparseLuContextWork(A));
-  const system = buildDistributedSystem(problem);
-  mark('given system');
-  const s = await drive('givenS', sparseSOfPartitionWork(kernels, system, lu));
-  const angles = await drive('angles', sparseAnglesOfPartitionWork(system));
-  return { system, spectrum: { kappaS: s.kappaS.value, thetaH: angles.thetaH } };
-}
-const given = await givenSpectrum();
+// The job's analysis of the given partition (on the solver threads at this size), handing its LU of A to the advice
+// as computeJob does (AnalyzeOptions.keepLu, AdviseOptions.takeLu); with --no-handover the advice factors A again.
+let kept: SparseLuContext | undefined;
+const system = buildDistributedSystem(problem);
+mark('given system');
+const analysis = await drive('analysis', analyzeWork(system, { kernels, keepLu: handover ? (context) => (kept = context) : undefined }));
+console.log(`analysis: ${((performance.now() - t0) / 1e3).toFixed(1)} s from the start; LU handed over: ${kept !== undefined}`);
+const given = { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } };
+
 const c0 = process.cpuUsage();
 const a0 = performance.now();
 const advice = await drive(
@@ -83,6 +82,11 @@ const advice = await drive(
     kernels,
     calibration: currentCalibration(),
     given,
+    takeLu: () => {
+      const context = kept;
+      kept = undefined;
+      return context;
+    },
   }),
 );
 const cpu = process.cpuUsage(c0);

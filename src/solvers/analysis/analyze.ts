@@ -42,6 +42,12 @@ export interface AnalyzeOptions {
   tolerance?: number;
   /** What the numerics run on (default: the selected backend's, ../linalg/kernels.ts). */
   kernels?: Kernels;
+  /**
+   * Receives the LU of A (with its solves) when a sparse analysis of a square A made it on the calling thread, for a
+   * caller that factors A again after the analysis (the partition advisor, AdviseOptions.lu): without it the analysis
+   * lets the LU go once S's ends are computed. Not called on a tall A (no LU) or when a solver thread made the LU.
+   */
+  keepLu?: (context: SparseLuContext) => void;
 }
 
 export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
@@ -75,7 +81,9 @@ export function* spectralStageWork(system: DistributedSystem, options: AnalyzeOp
   const kernels = options.kernels ?? selectedKernels();
   if (isTall(system)) return yield* tallSpectralStageWork(kernels, system, tolerance);
   const staged =
-    system.storage === 'csr' ? yield* csrStagedPartsWork(kernels, system, whole) : yield* denseStagedPartsWork(kernels, system);
+    system.storage === 'csr'
+      ? yield* csrStagedPartsWork(kernels, system, whole, options.keepLu)
+      : yield* denseStagedPartsWork(kernels, system);
   return {
     spectral: spectralDataFrom(system.partition.m, staged.conditioning),
     *rest() {
@@ -161,11 +169,11 @@ export function analyze(system: DistributedSystem, options: AnalyzeOptions = {})
 }
 
 /** The sparse analysis' parts on the solver threads when the matrix is large enough (./sparseAnalysisTasks.ts), else on this one. */
-function* csrStagedPartsWork(kernels: Kernels, system: CsrSystem, whole: boolean): Work<StagedParts> {
+function* csrStagedPartsWork(kernels: Kernels, system: CsrSystem, whole: boolean, keepLu: AnalyzeOptions['keepLu']): Work<StagedParts> {
   const threads = sparseAnalysisThreads(system);
   return threads > 1
-    ? yield* sparseStagedPartsOnThreadsWork(kernels, system, threads, whole)
-    : yield* sparseStagedPartsWork(kernels, system);
+    ? yield* sparseStagedPartsOnThreadsWork(kernels, system, threads, whole, keepLu)
+    : yield* sparseStagedPartsWork(kernels, system, keepLu);
 }
 
 /** The dense analysis' conditioning first (kappa(A^T A), the Gram blocks, kappa(S)); the blocks kept for the angles. */

@@ -364,9 +364,14 @@ export function* sparseLuContextWork(A: CsrMatrix): Work<SparseLuContext> {
 /**
  * The sparse analysis' conditioning first (the LU of A, L and mu, then S's ends: lambda_min(S) through
  * the same LU, lambda_max(S) by reflection or Lanczos), then in rest() the principal angles and the
- * local angles. The LU of A is not kept for the rest (it needs only the machines' factors and A).
+ * local angles. The LU of A is not kept for the rest (it needs only the machines' factors and A), unless `keepLu`
+ * takes it (../analysis/analyze.ts AnalyzeOptions.keepLu).
  */
-export function* sparseStagedPartsWork(kernels: Kernels, system: CsrSystem): Work<StagedParts> {
+export function* sparseStagedPartsWork(
+  kernels: Kernels,
+  system: CsrSystem,
+  keepLu?: (context: SparseLuContext) => void,
+): Work<StagedParts> {
   const { A, partition } = system;
   const workspace = new KrylovWorkspace();
 
@@ -391,7 +396,9 @@ export function* sparseStagedPartsWork(kernels: Kernels, system: CsrSystem): Wor
   const pairs = pairAnglesSpec(system, slots);
   const factors = machineGramSolves(pairs.factors);
   yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, { lu, luSolves, workspace }), 'conditioning', 0.5, 1);
+  const context: SparseLuContext = { lu, luSolves, workspace };
+  const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, context), 'conditioning', 0.5, 1);
+  keepLu?.(context);
   return sparseStagedParts(system, pairs, factors, s, matrix);
 }
 

@@ -37,6 +37,7 @@ import {
   sparseStagedParts,
   SPECTRUM_TOLERANCE,
   type PairAnglesSpec,
+  type SparseLuContext,
 } from './sparseAnalysis.js';
 
 export type SparseAnalysisTask =
@@ -58,6 +59,8 @@ export interface SparseAnalysisSpec {
 interface ThreadContext {
   readonly spec: SparseAnalysisSpec;
   pairContext: PairAngleContext | null;
+  /** The calling thread's only: receives the LU of A if 'lu-ends' runs there (../analysis/analyze.ts AnalyzeOptions.keepLu). */
+  readonly keepLu?: (context: SparseLuContext) => void;
 }
 
 function* sparseAnalysisTaskWork(
@@ -81,6 +84,7 @@ function* sparseAnalysisTaskWork(
         yield* smallestEigenvalueByInverseWork(inverseNormalOperatorOfSparse(lu, luSolves), lanczos, workspace),
       );
       const lambdaMinS = yield* lambdaMinSWork(slots, lu, sOptions, workspace, luSolves);
+      context.keepLu?.({ lu, luSolves, workspace });
       return { kind: task.kind, mu, lambdaMinS };
     }
     case 'L':
@@ -116,9 +120,10 @@ function* runSparseTasksWork(
   spec: SparseAnalysisSpec,
   threads: number,
   spectral: number,
+  keepLu: ((context: SparseLuContext) => void) | undefined,
 ): Work<SparseAnalysisTaskResult[]> {
   const releaseBlas = holdBlasToOneThread(kernels.blasThreads);
-  const context: ThreadContext = { spec, pairContext: null };
+  const context: ThreadContext = { spec, pairContext: null, keepLu };
   try {
     return yield* runTasksWork({
       taskModule: import.meta.url,
@@ -166,9 +171,16 @@ export function sparseAnalysisTasksSpec(system: CsrSystem, whole: boolean): Spar
  * The sparse analysis' staged parts with its parts on `threads` threads (./sparseAnalysis.ts
  * sparseStagedPartsWork's values): L beside the LU's ends (and lambda_max(S)'s Lanczos when it runs);
  * with `whole`, the pairs' angles too, rest() then computing only the local angles.
- * A singular A throws as on one thread ('lu-ends' is the first task).
+ * A singular A throws as on one thread ('lu-ends' is the first task). `keepLu` receives the LU of A when the calling
+ * thread made it (it takes the first task, so nearly always).
  */
-export function* sparseStagedPartsOnThreadsWork(kernels: Kernels, system: CsrSystem, threads: number, whole: boolean): Work<StagedParts> {
+export function* sparseStagedPartsOnThreadsWork(
+  kernels: Kernels,
+  system: CsrSystem,
+  threads: number,
+  whole: boolean,
+  keepLu?: (context: SparseLuContext) => void,
+): Work<StagedParts> {
   const { A, partition } = system;
   const spec = sparseAnalysisTasksSpec(system, whole);
   const { pairs } = spec;
@@ -176,7 +188,7 @@ export function* sparseStagedPartsOnThreadsWork(kernels: Kernels, system: CsrSys
   const reflected = lambdaMaxSByReflection(slots);
 
   yield { phase: 'conditioning', fraction: 0 };
-  const results = yield* runSparseTasksWork(kernels, spec, threads, reflected ? 2 : 3);
+  const results = yield* runSparseTasksWork(kernels, spec, threads, reflected ? 2 : 3, keepLu);
   let L: SpectralEstimate | null = null;
   let ends: { mu: SpectralEstimate; lambdaMinS: SpectralEstimate } | null = null;
   let lambdaMaxS: SpectralEstimate | null = null;

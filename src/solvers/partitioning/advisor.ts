@@ -104,6 +104,13 @@ export interface AdviseOptions {
    * reported (the values partitionSpectrumWork gives), so that it is not built and analysed again.
    */
   given?: { system: DistributedSystem; spectrum: PartitionSpectrum };
+  /**
+   * Hands over the LU of this problem's A as the caller's analysis made it (../analysis/analyze.ts
+   * AnalyzeOptions.keepLu), so that a square CSR A is not factored again (at n = 10^6, 46 s of the TypeScript
+   * advice). A taker, not a value: the caller forgets it on handing it over, so the advice alone decides when its
+   * ~1 GiB goes. Undefined (or returning undefined): the advice factors A itself.
+   */
+  takeLu?: () => SparseLuContext | undefined;
   /** Rows above which a square CSR system's candidates are bracketed first (default ADVISE_EXHAUSTIVE_ROWS). */
   exhaustiveRows?: number;
 }
@@ -174,7 +181,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   // On CSR one LU of A serves every candidate's lambda_min(S) (A does not depend on the partition).
   let lu: SparseLuContext | undefined;
   // A tall matrix has no LU: its candidates are analysed by ../analysis/tallSparseAnalysis.ts.
-  if ('rowPtr' in problem.A && problem.A.rows === problem.A.cols) lu = yield* sparseLuContextWork(problem.A);
+  if ('rowPtr' in problem.A && problem.A.rows === problem.A.cols) lu = options.takeLu?.() ?? (yield* sparseLuContextWork(problem.A));
   const { calibration } = options;
   const tolerance = options.tolerance ?? 1e-8;
   const secondsPerIteration = (system: DistributedSystem): number | null =>

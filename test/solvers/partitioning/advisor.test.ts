@@ -14,7 +14,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
+import { analyze, analyzeWork, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
+import type { SparseLuContext } from '../../../src/solvers/analysis/sparseAnalysis.js';
+import type { Analysis } from '../../../src/solvers/analysis/types.js';
+import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
@@ -118,6 +121,41 @@ describeEachBackend('partition advisor given the analysed partition', () => {
       // { machines: m } is contiguous: the two candidates are one partition, with one set of values.
       expect(fresh.candidates[1]).toEqual({ ...fresh.candidates[0], strategy: 'contiguous' });
     }
+  });
+});
+
+describeEachBackend('partition advisor taking the LU of A from the analysis', () => {
+  it.each([1, 2])("solves with the analysis' LU instead of factoring A again (%i solver threads): the same advice", (threads) => {
+    // Bracketed (exhaustiveRows 0), as above 100,000 rows: the LU serves every candidate's lambda_min(S) and the contenders' kappa(S).
+    const problem = createProblem({ A: poisson2d(24), partition: { machines: 8 } });
+    const system = buildDistributedSystem(problem);
+    let kept: SparseLuContext | undefined;
+    setSolverThreads(threads);
+    const previous = setParallelTasksMinNnz(threads > 1 ? 0 : Infinity);
+    let analysis: Analysis;
+    try {
+      analysis = runSync(analyzeWork(system, { keepLu: (context) => (kept = context) }));
+    } finally {
+      setParallelTasksMinNnz(previous);
+      setSolverThreads('auto');
+    }
+    expect(kept).toBeDefined();
+    // The handed LU's solves, counted: the advice must go through them.
+    let solves = 0;
+    const { luSolves } = kept!;
+    const counted: SparseLuContext = {
+      ...kept!,
+      luSolves: {
+        solve: (b, x) => (solves++, luSolves.solve(b, x)),
+        solveTransposed: (b, x) => (solves++, luSolves.solveTransposed(b, x)),
+      },
+    };
+    const given = { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } };
+    let taken = 0;
+    const handed = runSync(adviseWork(problem, { exhaustiveRows: 0, given, takeLu: () => (taken++, counted) }));
+    expect(taken).toBe(1);
+    expect(solves).toBeGreaterThan(0);
+    expect(handed).toEqual(runSync(adviseWork(problem, { exhaustiveRows: 0, given })));
   });
 });
 
