@@ -59,6 +59,11 @@ interface SparseSetupSpec {
   readonly A: CsrMatrix;
   readonly b: Float64Array;
   readonly rowsOf: readonly Int32Array[];
+  /**
+   * The machines' rows in shared memory: set when the setup runs on threads (a worker's machine is posted from
+   * shared memory) and a large system's runs then read them on threads too (nothing copied at a run's start).
+   */
+  readonly shared: boolean;
 }
 
 /** Each setup's (its spec's) last Gram analysis on this thread: contiguous machines of a grid often share G_i's pattern. */
@@ -74,7 +79,7 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
   const { A, b } = spec;
   const rows = spec.rowsOf[index];
   const p = rows.length;
-  const a = selectRows(A, rows);
+  const a = selectRows(A, rows, spec.shared);
   const cols = columnSupport(a);
   const c = cols.length;
   // A tall A of full column rank may hold dependent rows on a machine (rankDeficientSparseMachine); a square one is then singular.
@@ -290,12 +295,13 @@ function factorGram(g: CsrMatrix, index: number, rows: Int32Array, factorize: Gr
 
 export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = selectedKernels()): Work<CsrSystem> {
   const { m } = problem.partition;
+  const threads = threadsForTasks(nnzOf(problem.A), m);
   const machines = yield* runTasksWork({
     taskModule: import.meta.url,
     backend: choosePlacement('csr').backend,
     tasks: m,
-    threads: threadsForTasks(nnzOf(problem.A), m),
-    spec: { n: problem.n, A: problem.A, b: problem.b, rowsOf: problem.partition.rowsOf },
+    threads,
+    spec: { n: problem.n, A: problem.A, b: problem.b, rowsOf: problem.partition.rowsOf, shared: threads > 1 },
     *runTask(spec, index) {
       // A time-slice point before each machine (one machine's work does not yield).
       yield undefined;

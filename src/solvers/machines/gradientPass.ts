@@ -21,6 +21,7 @@ import type { ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';
 import { parallelMinWork } from '../parallel/threads.js';
 import { startFleet } from './fleet.js';
+import { gradientChunksInArena } from './placement.js';
 import type { CsrMachine } from './csrMachine.js';
 import type { DenseMachine } from './machine.js';
 import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
@@ -151,8 +152,12 @@ export class GradientPass {
       this.chunks = [wholeSystemChunk(system)];
     } else {
       const { ranges } = gradientRowChunks(system);
+      // Outside an arena a threaded engine reads the chunks from shared memory: made there, they are not copied again.
+      const shared = !gradientChunksInArena();
       this.chunks = ranges.map(({ machine, from, to }) =>
-        system.storage === 'csr' ? csrRowRange(system.machines[machine], from, to) : denseRowRange(system.machines[machine], from, to),
+        system.storage === 'csr'
+          ? csrRowRange(system.machines[machine], from, to, shared)
+          : denseRowRange(system.machines[machine], from, to),
       );
     }
     // x, then n unused entries and the carried vector: the block layout the addon's step reads (X at 0, the carried block at 2 n K).

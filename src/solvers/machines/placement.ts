@@ -89,7 +89,12 @@ export function fleetPlacement(machines: readonly MachineStorage[]): Placement {
   if (machines.some((machine) => machine.storage === 'dense')) return choosePlacement('dense');
   const placement = choosePlacement('csr');
   const gradientChunks = machines.length > 0 && machines.every((machine) => machine.storage === 'csr' && machine.gram === null);
-  return { ...placement, arena: gradientChunks && selectedKernels().wasmArena && wasmKernelsEnabled() };
+  return { ...placement, arena: gradientChunks && gradientChunksInArena() };
+}
+
+/** Whether a gradient pass's CSR chunks run in a WebAssembly arena (the TypeScript backend with its kernels), which copies them in. */
+export function gradientChunksInArena(): boolean {
+  return selectedKernels().wasmArena && wasmKernelsEnabled();
 }
 
 /** The placement of a block run over several right-hand sides: in an arena on the TypeScript backend, dense or CSR (the block kernels serve both). */

@@ -15,7 +15,7 @@
  *    iteration are never more than the chunk's stored entries.
  */
 import type { CsrMachineData, DenseMachineData } from './machineData.js';
-import { columnSupport, restrictColumns, type CsrMatrix } from '../sparse/csr.js';
+import { columnSupport, localColumnIndices, nnzOf, type CsrMatrix } from '../sparse/csr.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
 
 /** Rows of A_i on the support (p x c, row-major) and b_i; entries of row k outside [aStart[k], aEnd[k]) are zero. */
@@ -102,46 +102,62 @@ export function denseRowRange(machine: DenseMachineData, from: number, to: numbe
   };
 }
 
-/** CSR storage of `rows` (global columns) on their column support `cols`, with b and the Gram factor given. */
+/**
+ * CSR storage of `rows` (global columns) on their column support `cols`, with b and the Gram factor given: `rows`' own
+ * rowPtr and values (a pass only reads them) and new local column indices, in shared memory when `shared` (a
+ * threaded run's engine then copies nothing of them: ../parallel/workerThreads.ts sharedCopy).
+ */
 function csrOnSupport(
   rows: CsrMatrix,
   cols: Int32Array,
   b: Float64Array,
   gram: CsrMachineStorage['gram'],
   refinement: number,
+  shared = false,
 ): CsrMachineStorage {
-  const local = restrictColumns(rows, cols);
   return {
     storage: 'csr',
     p: rows.rows,
     c: cols.length,
     full: cols.length === rows.cols,
     cols,
-    rowPtr: local.rowPtr,
-    colIdx: local.colIdx,
-    values: local.values,
+    rowPtr: rows.rowPtr,
+    colIdx: localColumnIndices(rows, cols, int32Array(nnzOf(rows), shared)),
+    values: rows.values,
     b,
     gram,
     refinement,
   };
 }
 
-/** A sparse machine's whole A_i, b_i and Gram factor: a machine of the projection passes. */
+/** A machine's whole A_i, b_i and Gram factor: a machine of the projection passes. */
 export function csrStorage(machine: CsrMachineData): CsrMachineStorage {
   const { symbolic, values } = machine.gram;
   const { a, b } = machine.projection ?? machine;
   return csrOnSupport(a, machine.cols, b, { symbolic, values }, machine.gramRefinement);
 }
 
-/** Rows [from, to) of a sparse machine's A_i and b_i, on the support of those rows: a chunk of the gradient pass. */
-export function csrRowRange(machine: CsrMachineData, from: number, to: number): CsrMachineStorage {
+/**
+ * Rows [from, to) of a sparse machine's A_i and b_i, on the support of those rows: a chunk of the gradient pass.
+ * `shared`: its new arrays in shared memory, for a run on the solver threads outside a WebAssembly arena (the
+ * values are A_i's own, shared already when a setup worker built the machine).
+ */
+export function csrRowRange(machine: CsrMachineData, from: number, to: number, shared = false): CsrMachineStorage {
   const { a, b } = machine;
   const first = a.rowPtr[from];
   const end = a.rowPtr[to];
-  const rowPtr = a.rowPtr.slice(from, to + 1);
-  for (let k = 0; k < rowPtr.length; k++) rowPtr[k] -= first;
+  const rowPtr = int32Array(to - from + 1, shared);
+  for (let k = 0; k < rowPtr.length; k++) rowPtr[k] = a.rowPtr[from + k] - first;
   const rows = { rows: to - from, cols: a.cols, rowPtr, colIdx: a.colIdx.subarray(first, end), values: a.values.subarray(first, end) };
-  return csrOnSupport(rows, columnSupport(rows), b.slice(from, to), null, 0);
+  const bRows = shared
+    ? new Float64Array(new SharedArrayBuffer((to - from) * Float64Array.BYTES_PER_ELEMENT))
+    : new Float64Array(to - from);
+  bRows.set(b.subarray(from, to));
+  return csrOnSupport(rows, columnSupport(rows), bRows, null, 0, shared);
+}
+
+function int32Array(length: number, shared: boolean): Int32Array {
+  return shared ? new Int32Array(new SharedArrayBuffer(length * Int32Array.BYTES_PER_ELEMENT)) : new Int32Array(length);
 }
 
 /** Entries of row k of a matrix with the given extents: its work in a pass (zero for an empty extent). */

@@ -161,12 +161,13 @@ export function multiplyTransposed(a: CsrMatrix, x: Float64Array, y: Float64Arra
 
 /**
  * The rows `rowList` of A (e.g. one machine's rows, global indices ascending), as a
- * rowList.length x cols CSR matrix over the same (global) columns.
+ * rowList.length x cols CSR matrix over the same (global) columns; in shared memory when `shared` (threads read it).
  */
-export function selectRows(a: CsrMatrix, rowList: Int32Array): CsrMatrix {
+export function selectRows(a: CsrMatrix, rowList: Int32Array, shared = false): CsrMatrix {
   const { rows, rowPtr, colIdx, values } = a;
   const p = rowList.length;
-  const subPtr = new Int32Array(p + 1);
+  const memory = (bytes: number): ArrayBuffer | SharedArrayBuffer => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
+  const subPtr = new Int32Array(memory((p + 1) * Int32Array.BYTES_PER_ELEMENT));
   for (let k = 0; k < p; k++) {
     const i = rowList[k];
     if (!(i >= 0 && i < rows) || (k > 0 && i <= rowList[k - 1])) {
@@ -178,8 +179,8 @@ export function selectRows(a: CsrMatrix, rowList: Int32Array): CsrMatrix {
     }
     subPtr[k + 1] = subPtr[k] + rowPtr[i + 1] - rowPtr[i];
   }
-  const subCols = new Int32Array(subPtr[p]);
-  const subValues = new Float64Array(subPtr[p]);
+  const subCols = new Int32Array(memory(subPtr[p] * Int32Array.BYTES_PER_ELEMENT));
+  const subValues = new Float64Array(memory(subPtr[p] * Float64Array.BYTES_PER_ELEMENT));
   for (let k = 0; k < p; k++) {
     const i = rowList[k];
     subCols.set(colIdx.subarray(rowPtr[i], rowPtr[i + 1]), subPtr[k]);
@@ -249,13 +250,22 @@ export function columnSupport(a: CsrMatrix, rowList?: Int32Array): Int32Array {
 
 /**
  * A restricted to the columns `support` (ascending, e.g. columnSupport(a)) and renumbered to
- * 0..support.length - 1: the machine-local form of A_i on its column support. Every stored entry of
- * A must lie in a listed column (DimensionMismatchError otherwise). A map over the span of `support`
- * when that span is not much wider than the entries, binary search in `support` otherwise.
+ * 0..support.length - 1: the machine-local form of A_i on its column support, in arrays of its own. Every stored
+ * entry of A must lie in a listed column (DimensionMismatchError otherwise).
  */
 export function restrictColumns(a: CsrMatrix, support: Int32Array): CsrMatrix {
+  return { rows: a.rows, cols: support.length, rowPtr: a.rowPtr.slice(), colIdx: localColumnIndices(a, support), values: a.values.slice() };
+}
+
+/**
+ * The column indices of A's stored entries renumbered to their places in `support` (ascending): restrictColumns'
+ * colIdx alone, for a caller that keeps A's own rowPtr and values (a run's chunks: nothing of A copied), written into
+ * `out` when given (shared memory, for threads). A map over the span of `support` when that span is not much wider
+ * than the entries, binary search in `support` otherwise; DimensionMismatchError for an entry outside it.
+ */
+export function localColumnIndices(a: CsrMatrix, support: Int32Array, out?: Int32Array): Int32Array {
   const nnz = nnzOf(a);
-  const localCols = new Int32Array(nnz);
+  const localCols = out ?? new Int32Array(nnz);
   const missing = (column: number): never => {
     throw new DimensionMismatchError(`Column ${column} holds an entry but is not in the column support.`, { column });
   };
@@ -284,7 +294,7 @@ export function restrictColumns(a: CsrMatrix, support: Int32Array): CsrMatrix {
       localCols[q] = lo;
     }
   }
-  return { rows: a.rows, cols: support.length, rowPtr: a.rowPtr.slice(), colIdx: localCols, values: a.values.slice() };
+  return localCols;
 }
 
 /** Frobenius norm, overflow- and underflow-safe (as norm2). */

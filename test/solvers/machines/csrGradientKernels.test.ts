@@ -199,6 +199,24 @@ describe('the gradient pass on CSR storage', () => {
     expect(fleetPlacement([csrRowRange(machine, 0, machine.p)]).arena).toBe(false);
   });
 
+  it("builds a chunk from its machine's rows without copying their values, in shared memory for threads outside an arena", () => {
+    const { system } = cases[cases.length - 1];
+    const machine = system.machines[1];
+    const from = 1;
+    const to = machine.p - 1;
+    const plain = csrRowRange(machine, from, to);
+    const shared = csrRowRange(machine, from, to, true);
+    for (const key of ['rowPtr', 'colIdx', 'b'] as const) {
+      expect(plain[key].buffer instanceof SharedArrayBuffer, key).toBe(false);
+      expect(shared[key].buffer, key).toBeInstanceOf(SharedArrayBuffer);
+      expect(Array.from(shared[key]), key).toEqual(Array.from(plain[key]));
+    }
+    expect(Array.from(shared.cols)).toEqual(Array.from(plain.cols));
+    // The values are A_i's own, a view of its rows [from, to).
+    expect(shared.values.buffer).toBe(machine.a.values.buffer);
+    expect(Array.from(shared.values)).toEqual(Array.from(machine.a.values.subarray(machine.a.rowPtr[from], machine.a.rowPtr[to])));
+  });
+
   for (const { label, system } of cases.slice(-2)) {
     it(`${label}: row chunks on strips sum their terms as g.fill(0) then g[cols[t]] += term, to the bit`, () => {
       withMinWork(0, () => {

@@ -12,6 +12,7 @@ import {
   multiply,
   multiplyTransposed,
   nnzOf,
+  localColumnIndices,
   restrictColumns,
   rowNorms,
   selectRows,
@@ -190,6 +191,22 @@ describe('CSR operations against dense references', () => {
       ),
       { numRuns: 120, seed: 5 },
     );
+  });
+
+  it('selects rows into shared memory and renumbers columns into a given array, with the same entries', () => {
+    const { csr } = randomSparse(20, 30, 0.2, 7);
+    const rowList = new Int32Array([0, 3, 8, 9, 15]);
+    const plain = selectRows(csr, rowList);
+    const shared = selectRows(csr, rowList, true);
+    for (const key of ['rowPtr', 'colIdx', 'values'] as const) {
+      expect(shared[key].buffer, key).toBeInstanceOf(SharedArrayBuffer);
+      expect(Array.from(shared[key]), key).toEqual(Array.from(plain[key]));
+    }
+    const support = columnSupport(plain);
+    const out = new Int32Array(new SharedArrayBuffer(4 * nnzOf(plain)));
+    expect(localColumnIndices(plain, support, out)).toBe(out);
+    expect(Array.from(out)).toEqual(Array.from(restrictColumns(plain, support).colIdx));
+    expect(thrown(() => localColumnIndices(plain, support.subarray(1)))).toBeInstanceOf(DimensionMismatchError);
   });
 
   it('refuses row lists that are not ascending or out of range', () => {
