@@ -10,13 +10,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { analyzeWork } from '../src/solvers/analysis/analyze.js';
-import type { SparseLuContext } from '../src/solvers/analysis/sparseAnalysis.js';
 import type { Work } from '../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../src/solvers/input/createProblem.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
 import { currentCalibration } from '../src/solvers/analysis/calibration.js';
-import { adviseWork } from '../src/solvers/partitioning/advisor.js';
+import { adviseWork, luHandOver } from '../src/solvers/partitioning/advisor.js';
 import { partitionFromAssignment } from '../src/solvers/problem.js';
 import { selectBackend } from './backends.js';
 import type { SparseProblemFile } from './sparseProblems.js';
@@ -67,11 +66,18 @@ const kernels = selectedKernels();
 mark('read');
 // The job's analysis of the given partition (on the solver threads at this size), handing its LU of A to the advice
 // as computeJob does (AnalyzeOptions.keepLu, AdviseOptions.takeLu); with --no-handover the advice factors A again.
-let kept: SparseLuContext | undefined;
+const handOver = handover ? luHandOver() : null;
+let handed = false;
 const system = buildDistributedSystem(problem);
 mark('given system');
-const analysis = await drive('analysis', analyzeWork(system, { kernels, keepLu: handover ? (context) => (kept = context) : undefined }));
-console.log(`analysis: ${((performance.now() - t0) / 1e3).toFixed(1)} s from the start; LU handed over: ${kept !== undefined}`);
+const analysis = await drive(
+  'analysis',
+  analyzeWork(system, {
+    kernels,
+    keepLu: handOver === null ? undefined : (context) => (handOver.keepLu(context), (handed = true)),
+  }),
+);
+console.log(`analysis: ${((performance.now() - t0) / 1e3).toFixed(1)} s from the start; LU handed over: ${handed}`);
 const given = { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } };
 
 const c0 = process.cpuUsage();
@@ -82,11 +88,7 @@ const advice = await drive(
     kernels,
     calibration: currentCalibration(),
     given,
-    takeLu: () => {
-      const context = kept;
-      kept = undefined;
-      return context;
-    },
+    takeLu: handOver?.takeLu,
   }),
 );
 const cpu = process.cpuUsage(c0);

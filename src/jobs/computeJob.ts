@@ -29,8 +29,7 @@ import { CancelledError } from '../solvers/errors.js';
 import { createProblem } from '../solvers/input/createProblem.js';
 import { activeBackend, nativeBlas } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
-import type { SparseLuContext } from '../solvers/analysis/sparseAnalysis.js';
-import { adviseWork } from '../solvers/partitioning/advisor.js';
+import { adviseWork, luHandOver } from '../solvers/partitioning/advisor.js';
 import type { DenseProblem, CsrProblem } from '../solvers/problem.js';
 import { startMultipleRhsRun, type ResumableBlockRun } from '../solvers/runner/multipleRhs.js';
 import { everyParameterGiven, startRun, theoryOfRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
@@ -249,14 +248,8 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   let staged: StagedAnalysis | null = null;
   // What the runs read (null: every parameter given, none read); a resumed attempt takes it from its checkpoint.
   let spectral: SpectralData | null = null;
-  // An advise job's analysis hands its LU of A to the advice, which would factor A again (adviseWork's takeLu).
-  let keptLu: SparseLuContext | undefined;
-  const keepLu = input.type === 'advise' ? (context: SparseLuContext) => (keptLu = context) : undefined;
-  const takeLu = (): SparseLuContext | undefined => {
-    const context = keptLu;
-    keptLu = undefined;
-    return context;
-  };
+  // An advise job's analysis hands its LU of A to the advice, which would factor A again.
+  const handOver = input.type === 'advise' ? luHandOver() : null;
   let system: DistributedSystem;
   try {
     applyThreadBudget(runningJobs);
@@ -285,7 +278,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
     if (done === null) {
       applyThreadBudget(runningJobs);
       done = await runCooperatively(
-        staged === null ? analyzeWork(system, { tolerance: input.options.tolerance, keepLu }) : staged.rest(),
+        staged === null ? analyzeWork(system, { tolerance: input.options.tolerance, keepLu: handOver?.keepLu }) : staged.rest(),
         cooperative,
       );
     }
@@ -318,7 +311,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
           tolerance: analysis.recommendation.tolerance,
           // The given partition's kappa(S) and theta_H are the analysis' own: not computed again.
           given: { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } },
-          takeLu,
+          takeLu: handOver?.takeLu,
         }),
         cooperative,
       );

@@ -44,7 +44,7 @@ export interface AnalyzeOptions {
   kernels?: Kernels;
   /**
    * Receives the LU of A (with its solves) when a sparse analysis of a square A made it on the calling thread, for a
-   * caller that factors A again after the analysis (the partition advisor, AdviseOptions.lu): without it the analysis
+   * caller that factors A again after the analysis (the partition advisor, AdviseOptions.takeLu): without it the analysis
    * lets the LU go once S's ends are computed. Not called on a tall A (no LU) or when a solver thread made the LU.
    */
   keepLu?: (context: SparseLuContext) => void;

@@ -15,7 +15,7 @@
  *    iteration are never more than the chunk's stored entries.
  */
 import type { CsrMachineData, DenseMachineData } from './machineData.js';
-import { columnSupport, localColumnIndices, nnzOf, type CsrMatrix } from '../sparse/csr.js';
+import { columnSupport, localColumnIndices, nnzOf, zeroedArray, type CsrMatrix } from '../sparse/csr.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
 
 /** Rows of A_i on the support (p x c, row-major) and b_i; entries of row k outside [aStart[k], aEnd[k]) are zero. */
@@ -122,7 +122,7 @@ function csrOnSupport(
     full: cols.length === rows.cols,
     cols,
     rowPtr: rows.rowPtr,
-    colIdx: localColumnIndices(rows, cols, int32Array(nnzOf(rows), shared)),
+    colIdx: localColumnIndices(rows, cols, zeroedArray(Int32Array, nnzOf(rows), shared)),
     values: rows.values,
     b,
     gram,
@@ -146,18 +146,12 @@ export function csrRowRange(machine: CsrMachineData, from: number, to: number, s
   const { a, b } = machine;
   const first = a.rowPtr[from];
   const end = a.rowPtr[to];
-  const rowPtr = int32Array(to - from + 1, shared);
+  const rowPtr = zeroedArray(Int32Array, to - from + 1, shared);
   for (let k = 0; k < rowPtr.length; k++) rowPtr[k] = a.rowPtr[from + k] - first;
   const rows = { rows: to - from, cols: a.cols, rowPtr, colIdx: a.colIdx.subarray(first, end), values: a.values.subarray(first, end) };
-  const bRows = shared
-    ? new Float64Array(new SharedArrayBuffer((to - from) * Float64Array.BYTES_PER_ELEMENT))
-    : new Float64Array(to - from);
+  const bRows = zeroedArray(Float64Array, to - from, shared);
   bRows.set(b.subarray(from, to));
   return csrOnSupport(rows, columnSupport(rows), bRows, null, 0, shared);
-}
-
-function int32Array(length: number, shared: boolean): Int32Array {
-  return shared ? new Int32Array(new SharedArrayBuffer(length * Int32Array.BYTES_PER_ELEMENT)) : new Int32Array(length);
 }
 
 /** Entries of row k of a matrix with the given extents: its work in a pass (zero for an empty extent). */

@@ -115,6 +115,22 @@ export interface AdviseOptions {
   exhaustiveRows?: number;
 }
 
+/**
+ * The two ends of the LU's hand-over from an analysis to the advice of the same problem: `keepLu` for
+ * AnalyzeOptions.keepLu, `takeLu` for AdviseOptions.takeLu, which returns the LU once and forgets it.
+ */
+export function luHandOver(): { keepLu: (context: SparseLuContext) => void; takeLu: () => SparseLuContext | undefined } {
+  let kept: SparseLuContext | undefined;
+  return {
+    keepLu: (context) => (kept = context),
+    takeLu: () => {
+      const context = kept;
+      kept = undefined;
+      return context;
+    },
+  };
+}
+
 /** Relative margin under which two kappa(S) count as equal (the estimates' own accuracy is 1e-8 on CSR). */
 const TIE = 1e-8;
 

@@ -159,6 +159,19 @@ export function multiplyTransposed(a: CsrMatrix, x: Float64Array, y: Float64Arra
   return y;
 }
 
+/** A zeroed array of `length` entries, in shared memory when `shared` (solver threads then read it without a copy). */
+export function zeroedArray(Construct: Int32ArrayConstructor, length: number, shared: boolean): Int32Array;
+export function zeroedArray(Construct: Float64ArrayConstructor, length: number, shared: boolean): Float64Array;
+export function zeroedArray(
+  Construct: Int32ArrayConstructor | Float64ArrayConstructor,
+  length: number,
+  shared: boolean,
+): Int32Array | Float64Array {
+  if (!shared) return new Construct(length);
+  const buffer = new SharedArrayBuffer(length * Construct.BYTES_PER_ELEMENT);
+  return Construct === Int32Array ? new Int32Array(buffer) : new Float64Array(buffer);
+}
+
 /**
  * The rows `rowList` of A (e.g. one machine's rows, global indices ascending), as a
  * rowList.length x cols CSR matrix over the same (global) columns; in shared memory when `shared` (threads read it).
@@ -166,8 +179,7 @@ export function multiplyTransposed(a: CsrMatrix, x: Float64Array, y: Float64Arra
 export function selectRows(a: CsrMatrix, rowList: Int32Array, shared = false): CsrMatrix {
   const { rows, rowPtr, colIdx, values } = a;
   const p = rowList.length;
-  const memory = (bytes: number): ArrayBuffer | SharedArrayBuffer => (shared ? new SharedArrayBuffer(bytes) : new ArrayBuffer(bytes));
-  const subPtr = new Int32Array(memory((p + 1) * Int32Array.BYTES_PER_ELEMENT));
+  const subPtr = zeroedArray(Int32Array, p + 1, shared);
   for (let k = 0; k < p; k++) {
     const i = rowList[k];
     if (!(i >= 0 && i < rows) || (k > 0 && i <= rowList[k - 1])) {
@@ -179,8 +191,8 @@ export function selectRows(a: CsrMatrix, rowList: Int32Array, shared = false): C
     }
     subPtr[k + 1] = subPtr[k] + rowPtr[i + 1] - rowPtr[i];
   }
-  const subCols = new Int32Array(memory(subPtr[p] * Int32Array.BYTES_PER_ELEMENT));
-  const subValues = new Float64Array(memory(subPtr[p] * Float64Array.BYTES_PER_ELEMENT));
+  const subCols = zeroedArray(Int32Array, subPtr[p], shared);
+  const subValues = zeroedArray(Float64Array, subPtr[p], shared);
   for (let k = 0; k < p; k++) {
     const i = rowList[k];
     subCols.set(colIdx.subarray(rowPtr[i], rowPtr[i + 1]), subPtr[k]);
