@@ -27,12 +27,13 @@
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import type { CsrProblem } from '../problem.js';
-import { columnSupport, nnzOf, selectRows, type CsrMatrix } from '../sparse/csr.js';
+import { columnSupport, nnzOf, selectRows, type ArrayPlace, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
 import {
   choosePlacement,
   currentThreadGramSolver,
   gramFactorizer,
+  machineValueStaging,
   type GramAnalysisReuse,
   type GramFactorizer,
 } from '../machines/placement.js';
@@ -42,6 +43,7 @@ import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { gramRowBasis } from '../sparse/droppingCholesky.js';
 import { RANK_TOLERANCE } from './rowSpace.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import type { ArenaStaging } from '../linalg/wasmRowKernels.js';
 import type { CsrMachineData, CsrSystem } from '../machines/machineData.js';
 
 /** The types of what is built here are the machines' (../machines/machineData.ts, below this folder). */
@@ -64,6 +66,11 @@ interface SparseSetupSpec {
    * shared memory) and a large system's runs then read them on threads too (nothing copied at a run's start).
    */
   readonly shared: boolean;
+  /**
+   * Where each machine's values go when the system stages them for a gradient run's arena
+   * (../machines/placement.ts machineValueStaging): the staging memory and machine i's region's byte offset in it.
+   */
+  readonly staged: { readonly memory: WebAssembly.Memory; readonly offsets: Float64Array } | null;
 }
 
 /** Each setup's (its spec's) last Gram analysis on this thread: contiguous machines of a grid often share G_i's pattern. */
@@ -75,11 +82,19 @@ function gramAnalysisReuse(spec: SparseSetupSpec): GramAnalysisReuse {
   return reuse;
 }
 
+/** Where machine `index`'s values go: its region of the staging memory (reserved by the calling thread), else as its other arrays. */
+function stagedValues(spec: SparseSetupSpec, index: number): ArrayPlace {
+  const staged = spec.staged ?? null;
+  if (staged === null) return spec.shared;
+  const byteOffset = staged.offsets[index];
+  return { allocate: (Construct, _bytesPerElement, length) => new Construct(staged.memory.buffer, byteOffset, length) };
+}
+
 function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): CsrMachineData {
   const { A, b } = spec;
   const rows = spec.rowsOf[index];
   const p = rows.length;
-  const a = selectRows(A, rows, spec.shared);
+  const a = selectRows(A, rows, spec.shared, stagedValues(spec, index));
   const cols = columnSupport(a);
   const c = cols.length;
   // A tall A of full column rank may hold dependent rows on a machine (rankDeficientSparseMachine); a square one is then singular.
@@ -293,15 +308,37 @@ function factorGram(g: CsrMatrix, index: number, rows: Int32Array, factorize: Gr
   }
 }
 
+/**
+ * Machine i's values' region in `staging` (each reserved here, filled by whichever thread builds the machine): their
+ * byte offsets.
+ */
+function reserveValues(staging: ArenaStaging, A: CsrMatrix, rowsOf: readonly Int32Array[]): Float64Array {
+  const { rowPtr } = A;
+  return Float64Array.from(rowsOf, (rows) => {
+    let nnz = 0;
+    for (let k = 0; k < rows.length; k++) nnz += rowPtr[rows[k] + 1] - rowPtr[rows[k]];
+    return staging.reserve(nnz * Float64Array.BYTES_PER_ELEMENT);
+  });
+}
+
 export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = selectedKernels()): Work<CsrSystem> {
-  const { m } = problem.partition;
+  const { m, rowsOf } = problem.partition;
   const threads = threadsForTasks(nnzOf(problem.A), m);
-  const machines = yield* runTasksWork({
+  const staging = machineValueStaging(threads > 1);
+  const offsets = staging === null ? null : reserveValues(staging, problem.A, rowsOf);
+  const built = yield* runTasksWork({
     taskModule: import.meta.url,
     backend: choosePlacement('csr').backend,
     tasks: m,
     threads,
-    spec: { n: problem.n, A: problem.A, b: problem.b, rowsOf: problem.partition.rowsOf, shared: threads > 1 },
+    spec: {
+      n: problem.n,
+      A: problem.A,
+      b: problem.b,
+      rowsOf,
+      shared: threads > 1,
+      staged: staging === null || offsets === null ? null : { memory: staging.memory, offsets },
+    },
     *runTask(spec, index) {
       // A time-slice point before each machine (one machine's work does not yield).
       yield undefined;
@@ -309,7 +346,26 @@ export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = s
     },
     progress: (done) => ({ phase: 'bases', fraction: done / m }),
   });
-  return { storage: 'csr', n: problem.n, m, A: problem.A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };
+  // A machine built on another thread has its values on that thread's buffer object of the staging memory: viewed on
+  // this thread's, where the arena recognizes them.
+  const machines =
+    staging === null || offsets === null
+      ? built
+      : built.map((machine, i) => ({
+          ...machine,
+          a: { ...machine.a, values: staging.view(Float64Array, offsets[i], machine.a.values.length) },
+        }));
+  return {
+    storage: 'csr',
+    n: problem.n,
+    m,
+    A: problem.A,
+    b: problem.b,
+    xTrue: problem.xTrue,
+    partition: problem.partition,
+    machines,
+    arenaStaging: staging,
+  };
 }
 
 export function buildSparseSystem(problem: CsrProblem): CsrSystem {

@@ -163,14 +163,17 @@ function isArenaView(value: unknown): value is ArenaView {
   return value !== null && typeof value === 'object' && typeof (value as ArenaView).arenaView === 'string';
 }
 
-/** Size of a value's typed arrays, each rounded up to 16 bytes (what `copyInto` will allocate); Infinity when one cannot go in an arena. */
-function typedBytes(value: unknown): number {
+/**
+ * Size of a value's typed arrays, each rounded up to 16 bytes (what `copyInto` will allocate), those already staged in
+ * the arena's memory left out; Infinity when one cannot go in an arena.
+ */
+function typedBytes(value: unknown, staged: ArenaStaging | null): number {
   let bytes = 0;
-  mapLeaves(
-    value,
-    isTypedArray,
-    (view) => (bytes += view instanceof Float64Array || view instanceof Int32Array ? align16(view.byteLength) : Infinity),
-  );
+  mapLeaves(value, isTypedArray, (view) => {
+    if (staged?.holds(view)) return view;
+    bytes += view instanceof Float64Array || view instanceof Int32Array ? align16(view.byteLength) : Infinity;
+    return view;
+  });
   return bytes;
 }
 
@@ -179,39 +182,165 @@ function align16(bytes: number): number {
 }
 
 /**
- * One solver run's linear memory: its data (a deep copy of a shard spec, then the engine's input,
- * output and scalars), then one scratch slot per thread. Fixed size (no growth: a grown shared
- * memory gets a new buffer object, and the arrays already handed out would no longer be found).
+ * Arrays made in a run's arena before the run lays the arena out, so that the arena neither copies them nor touches
+ * their pages a second time (a fresh page's first touch costs ~2.7 ms per MB on the hosts measured:
+ * docs/operations.md): a large sparse system's machines' values, written there by its setup (on any thread: a region is
+ * reserved here, filled through `memory` by whichever thread builds the machine, and viewed here), and a gradient
+ * pass's chunk arrays (local column indices, row pointers and b); the run's arena (`WasmArena.forSpec(..., staging)`)
+ * is then this memory, grown, and copies in only what was made elsewhere. Regions are reserved from the end; a run
+ * hands its own back when it ends (`release`), and the next one reuses their pages, zeroed. A grown shared memory has
+ * a new buffer object: arrays made before stay on theirs, which `holds` still recognizes.
+ */
+export class ArenaStaging {
+  readonly memory: WebAssembly.Memory;
+  /** Bytes reserved so far, from 0. */
+  private used = 0;
+  /** Bytes ever reserved: a region below this may hold what an earlier run left there. */
+  private dirty = 0;
+  /** Every buffer object of the memory that arrays were made on (the current one last). */
+  private readonly buffers: SharedArrayBuffer[];
+  /** Regions handed back [mark, top) while a later one was still held. */
+  private readonly released: [number, number][] = [];
+
+  private constructor(memory: WebAssembly.Memory) {
+    this.memory = memory;
+    this.buffers = [memory.buffer as SharedArrayBuffer];
+  }
+
+  /** An empty staging memory (it grows as regions are reserved); null when the kernels are off or the memory cannot be had. */
+  static create(): ArenaStaging | null {
+    if (!wasmKernelsEnabled()) return null;
+    try {
+      return new ArenaStaging(new WebAssembly.Memory({ initial: 1, maximum: MAX_ARENA_BYTES / PAGE_BYTES, shared: true }));
+    } catch {
+      return null;
+    }
+  }
+
+  /** Bytes reserved so far: where the next region begins. */
+  get end(): number {
+    return this.used;
+  }
+
+  /** Reserves `bytes` (rounded up to 16) at the end, zeroed, growing the memory (at least doubling it) when it has no room; returns its byte offset. */
+  reserve(bytes: number): number {
+    const byteOffset = this.used;
+    const end = byteOffset + align16(bytes);
+    if (end > MAX_ARENA_BYTES) throw new Error('ArenaStaging: beyond the largest arena.');
+    const have = this.buffers[this.buffers.length - 1].byteLength;
+    if (end > have) this.grow(Math.min(MAX_ARENA_BYTES, Math.max(end, 2 * have)));
+    if (byteOffset < this.dirty) new Uint8Array(this.current(), byteOffset, Math.min(end, this.dirty) - byteOffset).fill(0);
+    this.used = end;
+    this.dirty = Math.max(this.dirty, end);
+    return byteOffset;
+  }
+
+  /** `length` entries at `byteOffset` (in a reserved region, whichever thread filled it), viewed on the current buffer object. */
+  view<T extends Float64Array | Int32Array>(
+    Construct: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T,
+    byteOffset: number,
+    length: number,
+  ): T {
+    return new Construct(this.current(), byteOffset, length);
+  }
+
+  /** A zeroed array of `length` entries in a region of its own. */
+  allocate<T extends Float64Array | Int32Array>(
+    Construct: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T,
+    bytesPerElement: number,
+    length: number,
+  ): T {
+    return this.view(Construct, this.reserve(length * bytesPerElement), length);
+  }
+
+  /** Whether `view` was made on this memory here. */
+  holds(view: ArrayBufferView): boolean {
+    return this.buffers.includes(view.buffer as SharedArrayBuffer);
+  }
+
+  /**
+   * Hands back the regions reserved from `mark` to `top` (a run's, at its end). While a later region is still held they
+   * wait: they go when every region after them has gone too (runs on one system may end in any order).
+   */
+  release(mark: number, top: number): void {
+    if (!(mark <= top && top <= this.used)) return;
+    this.released.push([mark, top]);
+    for (
+      let at = this.released.findIndex(([, end]) => end === this.used);
+      at >= 0;
+      at = this.released.findIndex(([, end]) => end === this.used)
+    ) {
+      this.used = this.released[at][0];
+      this.released.splice(at, 1);
+    }
+  }
+
+  /** The memory grown to at least `bytes` (never shrunk). */
+  private grow(bytes: number): void {
+    const have = this.memory.buffer.byteLength;
+    // Memory.prototype.grow (in every runtime with WebAssembly; missing from the TypeScript lib this project compiles with).
+    if (bytes > have) (this.memory as WebAssembly.Memory & { grow(pages: number): number }).grow(Math.ceil((bytes - have) / PAGE_BYTES));
+    const buffer = this.memory.buffer as SharedArrayBuffer;
+    if (!this.buffers.includes(buffer)) this.buffers.push(buffer);
+  }
+
+  private current(): SharedArrayBuffer {
+    return this.buffers[this.buffers.length - 1];
+  }
+}
+
+/**
+ * One solver run's linear memory: its data (a deep copy of a shard spec, arrays staged in it left in place, then the
+ * engine's input, output and scalars), then one scratch slot per thread. Its size is fixed once laid out (the kernels
+ * find the arena's arrays by its buffer object, which a growth would replace).
  */
 export class WasmArena {
   readonly layout: ArenaLayout;
   private readonly buffer: SharedArrayBuffer;
-  private next = 0;
+  private next: number;
+  private readonly staged: ArenaStaging | null;
 
-  private constructor(layout: ArenaLayout) {
+  private constructor(layout: ArenaLayout, buffer: SharedArrayBuffer, next: number, staged: ArenaStaging | null) {
     this.layout = layout;
-    this.buffer = layout.memory.buffer as SharedArrayBuffer;
+    this.buffer = buffer;
+    this.next = next;
+    this.staged = staged;
   }
 
   /**
    * An arena for `spec`'s typed arrays plus `extraBytes`, with `threads` scratch slots for vectors
    * of up to `maxCols` entries and `workEntries` more of work space each; null when the kernels are
-   * off or unavailable, or the memory cannot be had (the run then keeps the plain loops).
+   * off or unavailable, or the memory cannot be had (the run then keeps the plain loops). With `staging`,
+   * the arena is its memory, grown, and the spec's arrays made there stay where they are.
    */
-  static forSpec(spec: unknown, extraBytes: number, threads: number, maxCols: number, workEntries = 0): WasmArena | null {
+  static forSpec(
+    spec: unknown,
+    extraBytes: number,
+    threads: number,
+    maxCols: number,
+    workEntries = 0,
+    staging: ArenaStaging | null = null,
+  ): WasmArena | null {
     if (!wasmKernelsEnabled()) return null;
     const slotBytes = align16(8 * (2 * maxCols + 2 * ROW_BATCH + STEP_SUMS + workEntries));
-    const scratchOffset = typedBytes(spec) + align16(extraBytes);
+    const first = staging?.end ?? 0;
+    const scratchOffset = first + typedBytes(spec, staging) + align16(extraBytes);
     const bytes = scratchOffset + threads * slotBytes;
     if (!(bytes <= MAX_ARENA_BYTES)) return null;
-    const pages = Math.max(1, Math.ceil(bytes / PAGE_BYTES));
     let memory: WebAssembly.Memory;
     try {
-      memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+      if (staging === null) {
+        const pages = Math.max(1, Math.ceil(bytes / PAGE_BYTES));
+        memory = new WebAssembly.Memory({ initial: pages, maximum: pages, shared: true });
+      } else {
+        // The arena's own region, reserved in the staging memory (zeroed, its end the memory's at least).
+        staging.reserve(bytes - first);
+        memory = staging.memory;
+      }
     } catch {
       return null;
     }
-    return new WasmArena({ memory, scratchOffset, slotBytes, maxCols, workEntries });
+    return new WasmArena({ memory, scratchOffset, slotBytes, maxCols, workEntries }, memory.buffer as SharedArrayBuffer, first, staging);
   }
 
   /** A zeroed array of `length` entries in the arena. */
@@ -226,11 +355,15 @@ export class WasmArena {
     return new Construct(this.buffer, byteOffset, length);
   }
 
-  /** A deep copy of `value` whose typed arrays (Float64Array, Int32Array) live in the arena. */
+  /** A deep copy of `value` whose typed arrays (Float64Array, Int32Array) live in the arena: those staged in it are not copied, only viewed on its buffer. */
   copyInto(value: unknown): unknown {
     return mapLeaves(value, isTypedArray, (view) => {
       if (!(view instanceof Float64Array || view instanceof Int32Array))
         throw new Error(`WasmArena: cannot hold a ${view.constructor.name}.`);
+      if (this.staged?.holds(view)) {
+        const Construct = view.constructor as new (buffer: ArrayBufferLike, byteOffset: number, length: number) => typeof view;
+        return new Construct(this.buffer, view.byteOffset, view.length);
+      }
       const copy = view instanceof Float64Array ? this.allocate(Float64Array, 8, view.length) : this.allocate(Int32Array, 4, view.length);
       copy.set(view);
       return copy;

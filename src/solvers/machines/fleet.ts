@@ -7,6 +7,7 @@
  * ./cimminoPass.ts) define theirs and combine the machines' outputs.
  */
 import { startShardEngine, type ShardEngine } from '../parallel/engine.js';
+import type { ArenaStaging } from '../linalg/wasmRowKernels.js';
 import { fleetPlacement, passKernels, type PassKernels } from './placement.js';
 import { createLocalShard, type FleetSpec } from './machineShard.js';
 import { registeredMachinePass, type MachinePass, type PassParameters } from './machinePass.js';
@@ -29,6 +30,8 @@ export interface FleetPlan<Params extends PassParameters> {
   readonly outputLengths: ArrayLike<number>;
   /** The rule of a step phase (./machineShard.ts STEP_PHASE) over the chunks' outputs (their terms, on their supports), if any. */
   readonly step?: StepRule;
+  /** Where arrays of the machines were made for the run's arena before it is laid out (./placement.ts gradientChunkStaging), if anywhere. */
+  readonly arenaStaging?: ArenaStaging | null;
 }
 
 export interface Fleet {
@@ -63,6 +66,7 @@ export function startFleet<Params extends PassParameters>(plan: FleetPlan<Params
     shardModule: SHARD_MODULE,
     backend: placement.backend,
     arena: placement.arena,
+    arenaStaging: plan.arenaStaging ?? null,
     n: inputLength,
     chunks: machines.length,
     outputLength: outputOffset[machines.length],

@@ -21,7 +21,8 @@ import type { ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';
 import { parallelMinWork } from '../parallel/threads.js';
 import { startFleet } from './fleet.js';
-import { gradientChunksInArena } from './placement.js';
+import { gradientChunkStaging, gradientChunksInArena } from './placement.js';
+import type { ArenaStaging } from '../linalg/wasmRowKernels.js';
 import type { CsrMachine } from './csrMachine.js';
 import type { DenseMachine } from './machine.js';
 import { registerMachinePass, type PassParameters, type StepOn } from './machinePass.js';
@@ -145,18 +146,24 @@ export class GradientPass {
   private readonly outputOffset: Int32Array;
   /** See threadedStep. */
   private readonly stepOnThreads: boolean;
+  private readonly staged: { readonly staging: ArenaStaging; readonly mark: number; readonly top: number } | null;
 
   constructor(system: DistributedSystem, rule: GradientStepRule) {
     const { n } = system;
+    let staging: ArenaStaging | null = null;
+    let mark = 0;
     if (system.storage === 'csr' && singleCsrChunk(system)) {
       this.chunks = [wholeSystemChunk(system)];
     } else {
       const { ranges } = gradientRowChunks(system);
-      // Outside an arena a threaded engine reads the chunks from shared memory: made there, they are not copied again.
-      const shared = !gradientChunksInArena();
+      // CSR chunks' new arrays are made where the run reads them, so that they are not copied again: in its arena
+      // (staged), or outside one in shared memory, which a threaded engine reads as it is.
+      if (system.storage === 'csr') staging = gradientChunkStaging(system);
+      mark = staging?.end ?? 0;
+      const place = staging ?? !gradientChunksInArena();
       this.chunks = ranges.map(({ machine, from, to }) =>
         system.storage === 'csr'
-          ? csrRowRange(system.machines[machine], from, to, shared)
+          ? csrRowRange(system.machines[machine], from, to, place)
           : denseRowRange(system.machines[machine], from, to),
       );
     }
@@ -170,8 +177,11 @@ export class GradientPass {
       machines: this.chunks,
       outputLengths: this.chunks.map((chunk) => chunk.c),
       step: { rule: rule.rule, alpha: rule.alpha, beta: rule.beta },
+      arenaStaging: staging,
     });
     this.engine = fleet.engine;
+    // This run's regions of the staging memory (its chunks' arrays, then its arena's own), handed back at its end.
+    this.staged = staging === null ? null : { staging, mark, top: staging.end };
     this.outputOffset = fleet.outputOffset;
     this.threads = this.engine.threads;
     this.x = this.engine.input.subarray(0, n);
@@ -203,5 +213,7 @@ export class GradientPass {
 
   dispose(): void {
     this.engine.dispose();
+    // Nothing reads this run's chunks or arena data after its end: the next run on the staging memory takes their pages.
+    if (this.staged !== null) this.staged.staging.release(this.staged.mark, this.staged.top);
   }
 }

@@ -9,6 +9,7 @@
 import type { CsrMatrix, DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
+import type { ArenaStaging } from '../linalg/wasmRowKernels.js';
 
 export interface DenseMachineData {
   readonly index: number;
@@ -113,6 +114,11 @@ export interface CsrSystem {
   readonly xTrue: Float64Array | null;
   readonly partition: Partition;
   readonly machines: readonly CsrMachineData[];
+  /**
+   * Where the setup put the machines' values (each machine's `a.values`) for a gradient run's WebAssembly arena, which
+   * then takes them as they are (../linalg/wasmRowKernels.ts ArenaStaging); absent or null when they are elsewhere.
+   */
+  readonly arenaStaging?: ArenaStaging | null;
 }
 
 /** What the iterations run on: a system on dense storage, or its CSR sibling (../distributed/sparseSystem.ts). */

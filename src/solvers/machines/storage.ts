@@ -15,7 +15,7 @@
  *    iteration are never more than the chunk's stored entries.
  */
 import type { CsrMachineData, DenseMachineData } from './machineData.js';
-import { columnSupport, localColumnIndices, nnzOf, zeroedArray, type CsrMatrix } from '../sparse/csr.js';
+import { columnSupport, localColumnIndices, nnzOf, zeroedArray, type ArrayPlace, type CsrMatrix } from '../sparse/csr.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
 
 /** Rows of A_i on the support (p x c, row-major) and b_i; entries of row k outside [aStart[k], aEnd[k]) are zero. */
@@ -104,8 +104,8 @@ export function denseRowRange(machine: DenseMachineData, from: number, to: numbe
 
 /**
  * CSR storage of `rows` (global columns) on their column support `cols`, with b and the Gram factor given: `rows`' own
- * rowPtr and values (a pass only reads them) and new local column indices, in shared memory when `shared` (a
- * threaded run's engine then copies nothing of them: ../parallel/workerThreads.ts sharedCopy).
+ * rowPtr and values (a pass only reads them) and new local column indices, made where `place` says (in shared memory a
+ * threaded run's engine copies nothing of them: ../parallel/workerThreads.ts sharedCopy).
  */
 function csrOnSupport(
   rows: CsrMatrix,
@@ -113,7 +113,7 @@ function csrOnSupport(
   b: Float64Array,
   gram: CsrMachineStorage['gram'],
   refinement: number,
-  shared = false,
+  place: ArrayPlace = false,
 ): CsrMachineStorage {
   return {
     storage: 'csr',
@@ -122,7 +122,7 @@ function csrOnSupport(
     full: cols.length === rows.cols,
     cols,
     rowPtr: rows.rowPtr,
-    colIdx: localColumnIndices(rows, cols, zeroedArray(Int32Array, nnzOf(rows), shared)),
+    colIdx: localColumnIndices(rows, cols, zeroedArray(Int32Array, nnzOf(rows), place)),
     values: rows.values,
     b,
     gram,
@@ -138,20 +138,21 @@ export function csrStorage(machine: CsrMachineData): CsrMachineStorage {
 }
 
 /**
- * Rows [from, to) of a sparse machine's A_i and b_i, on the support of those rows: a chunk of the gradient pass.
- * `shared`: its new arrays in shared memory, for a run on the solver threads outside a WebAssembly arena (the
- * values are A_i's own, shared already when a setup worker built the machine).
+ * Rows [from, to) of a sparse machine's A_i and b_i, on the support of those rows: a chunk of the gradient pass. Its new
+ * arrays (row pointers, local column indices, b) are made where `place` says: shared memory for a run on the solver
+ * threads outside a WebAssembly arena (the values are A_i's own, shared already when a setup worker built the
+ * machine), or the run's arena before it is laid out (../linalg/wasmRowKernels.ts ArenaStaging).
  */
-export function csrRowRange(machine: CsrMachineData, from: number, to: number, shared = false): CsrMachineStorage {
+export function csrRowRange(machine: CsrMachineData, from: number, to: number, place: ArrayPlace = false): CsrMachineStorage {
   const { a, b } = machine;
   const first = a.rowPtr[from];
   const end = a.rowPtr[to];
-  const rowPtr = zeroedArray(Int32Array, to - from + 1, shared);
+  const rowPtr = zeroedArray(Int32Array, to - from + 1, place);
   for (let k = 0; k < rowPtr.length; k++) rowPtr[k] = a.rowPtr[from + k] - first;
   const rows = { rows: to - from, cols: a.cols, rowPtr, colIdx: a.colIdx.subarray(first, end), values: a.values.subarray(first, end) };
-  const bRows = zeroedArray(Float64Array, to - from, shared);
+  const bRows = zeroedArray(Float64Array, to - from, place);
   bRows.set(b.subarray(from, to));
-  return csrOnSupport(rows, columnSupport(rows), bRows, null, 0, shared);
+  return csrOnSupport(rows, columnSupport(rows), bRows, null, 0, place);
 }
 
 /** Entries of row k of a matrix with the given extents: its work in a pass (zero for an empty extent). */

@@ -18,10 +18,12 @@
  * The method's step() stays synchronous: the calling thread blocks in Atomics.wait (allowed on
  * Node's main thread) only for the part of a phase the workers take longer than it does.
  *
- * Lifetime: workers start when the method is created (the data the chunks read is copied once into
+ * Lifetime: workers start when the method is created, first thing, and load their code while the calling thread lays
+ * out the data (the data the chunks read is copied once into
  * shared memory, which every thread reads, the calling one included, so that a phase reads one copy
- * whichever thread takes which chunk; in a run placed in a WebAssembly arena the data, input and
- * output are copied once into the arena instead, which every thread reads, even with one thread; see
+ * whichever thread takes which chunk; arrays in shared memory already are not copied; in a run placed in a WebAssembly
+ * arena the data, input and output are copied once into the arena instead, but for arrays made there before (staged),
+ * which every thread reads, even with one thread; see
  * ../linalg/wasmRowKernels.ts; with one thread and no arena the chunks read the system's arrays) and
  * end on dispose(), which the runner calls when the run ends however it ends. Workers are unref'd (a forgotten method never keeps a process alive) and a
  * FinalizationRegistry ends those of a method dropped undisposed. Every thread runs the plan's
@@ -57,9 +59,10 @@ import {
   type Shard,
   type ThreadContext,
   type WorkerSetup,
+  type WorkerStart,
 } from './protocol.js';
 import type { BackendName } from '../linalg/backend.js';
-import { WasmArena, attachArena, type WasmRowKernels } from '../linalg/wasmRowKernels.js';
+import { WasmArena, attachArena, type ArenaStaging, type WasmRowKernels } from '../linalg/wasmRowKernels.js';
 import { threadsForRun } from './threads.js';
 import { endWorkerThread, sharedCopy, startWorkerThread } from './workerThreads.js';
 
@@ -80,6 +83,8 @@ export interface ShardPlan<Spec> {
   readonly backend: BackendName;
   /** Whether the run's data goes into a WebAssembly arena (see ../linalg/wasmRowKernels.ts; none when unavailable). */
   readonly arena: boolean;
+  /** Where arrays of the spec were made for that arena before it is laid out: they stay where they are (not copied). */
+  readonly arenaStaging?: ArenaStaging | null;
   /**
    * Per thread in an arena: the longest vector its slot stages (default n) and the entries of work
    * space it has besides (default 0; a shard's own blocks for the kernels, WasmRowKernels.workspace).
@@ -159,6 +164,32 @@ export function startShardEngine<Spec>(plan: ShardPlan<Spec>): ShardEngine {
   return new ShardEngine(plan, 1);
 }
 
+/** The shared control words, failure message and busy times of a threaded run, and its workers, started (into `workers`). */
+function startWorkers(
+  plan: ShardPlan<unknown>,
+  threads: number,
+  workers: Worker[],
+): { control: Int32Array; message: Uint8Array; busy: Float64Array } {
+  const control = new SharedArrayBuffer(CONTROL_WORDS * Int32Array.BYTES_PER_ELEMENT);
+  const message = new SharedArrayBuffer(MESSAGE_BYTES);
+  const busy = new SharedArrayBuffer(threads * Float64Array.BYTES_PER_ELEMENT);
+  const start: Omit<WorkerStart, 'slot'> = {
+    shardModule: plan.shardModule,
+    backend: plan.backend,
+    arena: plan.arena,
+    control,
+    message,
+    busy,
+  };
+  try {
+    for (let t = 1; t < threads; t++) workers.push(startWorkerThread('worker', { ...start, slot: t }));
+  } catch (error) {
+    releaseWorkers(workers, new Int32Array(control));
+    throw error;
+  }
+  return { control: new Int32Array(control), message: new Uint8Array(message), busy: new Float64Array(busy) };
+}
+
 /** Chunk indices by decreasing work (ties by index): handed out in this order, the last ones are short. */
 function largestFirst(chunkWork: ArrayLike<number>, chunks: number): Int32Array {
   const order = Int32Array.from({ length: chunks }, (_, c) => c);
@@ -192,77 +223,68 @@ export class ShardEngine {
     this.order = largestFirst(plan.chunkWork, chunks);
     this.threads = Math.max(1, Math.min(threads, chunks));
     const length = dataLength(n, outputLength, chunks, scalarsPerChunk) * Float64Array.BYTES_PER_ELEMENT;
-    // In an arena, the chunks' data, input and output go into WebAssembly memory, where the row
-    // kernels run in WebAssembly SIMD (every thread, so the iterates stay those of one).
-    const slot = plan.arenaSlot ?? { maxCols: n, workEntries: 0 };
-    const arena = plan.arena ? WasmArena.forSpec(plan.spec, length, this.threads, slot.maxCols, slot.workEntries) : null;
-    let spec: unknown = plan.spec;
-    let data: ArrayBufferLike;
-    let dataOffset = 0;
-    let arenaKernels: WasmRowKernels | null = null;
-    if (arena !== null) {
-      spec = arena.copyInto(plan.spec);
-      const all = arena.allocate(Float64Array, Float64Array.BYTES_PER_ELEMENT, length / Float64Array.BYTES_PER_ELEMENT);
-      data = all.buffer;
-      dataOffset = all.byteOffset;
-      arenaKernels = attachArena(arena.layout, 0);
-    } else if (this.threads === 1) {
-      data = new ArrayBuffer(length);
-    } else {
-      data = new SharedArrayBuffer(length);
-      // Every thread reads the one shared copy, the calling one included: any thread may take any chunk, so had the
-      // calling thread kept the system's arrays, a phase would read the data from two copies (dense n = 1000, m = 10:
-      // 16 MB where 8 MB stay in the last-level cache; one copy made a native iteration ~5-10% shorter).
-      spec = sharedCopy(plan.spec);
-    }
-    this.views = dataViews(data, dataOffset, n, outputLength, chunks, scalarsPerChunk);
-    this.input = this.views.input;
-    this.output = this.views.output;
-    this.scalars = this.views.scalars;
-    this.context = { backend: plan.backend, arenaKernels };
-    this.local = plan.createShard(spec, n, this.context);
-    if (this.threads === 1) {
-      this.control = new Int32Array(CONTROL_WORDS);
-      this.message = new Uint8Array(0);
-      this.busy = new Float64Array(0);
-      return;
-    }
-    const control = new SharedArrayBuffer(CONTROL_WORDS * Int32Array.BYTES_PER_ELEMENT);
-    const message = new SharedArrayBuffer(MESSAGE_BYTES);
-    const busy = new SharedArrayBuffer(this.threads * Float64Array.BYTES_PER_ELEMENT);
-    this.control = new Int32Array(control);
-    this.message = new Uint8Array(message);
-    this.busy = new Float64Array(busy);
-
-    // Closures below must not capture `this`: the finalization registry holds them strongly.
-    const workers = this.workers;
-    const controlWords = this.control;
     const startingAt = performance.now();
+    // Threaded: the workers start first and load their code (~60-90 ms) while this thread lays out the data below
+    // (at n = 10^6 the arena copy alone is ~200 ms); their setup follows by message.
+    const channel = this.threads > 1 ? startWorkers(plan, this.threads, this.workers) : null;
+    this.control = channel?.control ?? new Int32Array(CONTROL_WORDS);
+    this.message = channel?.message ?? new Uint8Array(0);
+    this.busy = channel?.busy ?? new Float64Array(0);
     try {
+      // In an arena, the chunks' data, input and output go into WebAssembly memory, where the row
+      // kernels run in WebAssembly SIMD (every thread, so the iterates stay those of one).
+      const slot = plan.arenaSlot ?? { maxCols: n, workEntries: 0 };
+      const arena = plan.arena
+        ? WasmArena.forSpec(plan.spec, length, this.threads, slot.maxCols, slot.workEntries, plan.arenaStaging ?? null)
+        : null;
+      let spec: unknown = plan.spec;
+      let data: ArrayBufferLike;
+      let dataOffset = 0;
+      let arenaKernels: WasmRowKernels | null = null;
+      if (arena !== null) {
+        spec = arena.copyInto(plan.spec);
+        const all = arena.allocate(Float64Array, Float64Array.BYTES_PER_ELEMENT, length / Float64Array.BYTES_PER_ELEMENT);
+        data = all.buffer;
+        dataOffset = all.byteOffset;
+        arenaKernels = attachArena(arena.layout, 0);
+      } else if (this.threads === 1) {
+        data = new ArrayBuffer(length);
+      } else {
+        data = new SharedArrayBuffer(length);
+        // Every thread reads the one shared copy, the calling one included: any thread may take any chunk, so had the
+        // calling thread kept the system's arrays, a phase would read the data from two copies (dense n = 1000, m = 10:
+        // 16 MB where 8 MB stay in the last-level cache; one copy made a native iteration ~5-10% shorter).
+        spec = sharedCopy(plan.spec);
+      }
+      this.views = dataViews(data, dataOffset, n, outputLength, chunks, scalarsPerChunk);
+      this.input = this.views.input;
+      this.output = this.views.output;
+      this.scalars = this.views.scalars;
+      this.context = { backend: plan.backend, arenaKernels };
+      this.local = plan.createShard(spec, n, this.context);
+      if (channel === null) return;
       // One copy of the chunks' data in shared memory, read by every worker: the arena's, or a copy.
-      const setup: Omit<WorkerSetup, 'slot'> = {
-        shardModule: plan.shardModule,
+      const setup: WorkerSetup = {
         n,
         chunks,
         outputLength,
         scalarsPerChunk,
         order: this.order,
         spec: arena !== null ? arena.describe(spec) : spec,
-        backend: plan.backend,
         arena: arena !== null ? arena.layout : null,
-        control,
         data: data as SharedArrayBuffer,
         dataOffset,
-        message,
-        busy,
       };
-      for (let t = 1; t < this.threads; t++) workers.push(startWorkerThread('worker', { ...setup, slot: t }));
+      for (const worker of this.workers) worker.postMessage(setup);
       this.awaitStartup();
       lastStartSeconds = (performance.now() - startingAt) / 1000;
     } catch (error) {
       this.release();
       throw error;
     }
+    // Closures below must not capture `this`: the finalization registry holds them strongly.
+    const workers = this.workers;
+    const controlWords = this.control;
     const release = (): void => releaseWorkers(workers, controlWords);
     abandoned.register(this, release, this);
   }

@@ -61,10 +61,27 @@ export const SPIN_LIMIT = 1 << 15;
 /** Longest single Atomics.wait, so that waits re-check GONE and FAILED now and then. */
 export const WAIT_SLICE_MS = 200;
 
-/** What a worker thread receives (structured clone; the typed arrays of `spec` live in shared memory). */
-export interface WorkerSetup {
+/**
+ * What a worker thread starts with (its workerData): enough to load its code and the shard module while the
+ * calling thread lays out the run's data (a copy of tens of megabytes at n = 10^6), which comes next as a WorkerSetup.
+ */
+export interface WorkerStart {
   /** URL of the module whose `createShard` export (a ShardFactory) builds this worker's shard. */
   readonly shardModule: string;
+  /** The run's backend (see ThreadContext). */
+  readonly backend: BackendName;
+  /** Whether the run has a WebAssembly arena (the worker then compiles the kernels' module before its setup comes). */
+  readonly arena: boolean;
+  /** This worker's scratch slot in the arena (the calling thread has slot 0). */
+  readonly slot: number;
+  readonly control: SharedArrayBuffer;
+  readonly message: SharedArrayBuffer;
+  /** Milliseconds each thread spent on chunks in the current phase (a Float64Array, slot t at [t]; the calling thread's is 0). */
+  readonly busy: SharedArrayBuffer;
+}
+
+/** What a worker thread receives by message once the run's data is laid out (structured clone; the typed arrays of `spec` live in shared memory). */
+export interface WorkerSetup {
   /** Length of the input vector. */
   readonly n: number;
   readonly chunks: number;
@@ -73,21 +90,13 @@ export interface WorkerSetup {
   /** The order in which chunks are handed out (largest first). */
   readonly order: Int32Array;
   readonly spec: unknown;
-  /** The run's backend (see ThreadContext). */
-  readonly backend: BackendName;
   /**
    * The run's WebAssembly arena (TypeScript backend with its WebAssembly kernels), or null: then
    * `spec` holds the places of its arrays in the arena, and the data is in the arena at dataOffset.
    */
   readonly arena: ArenaLayout | null;
-  /** This worker's scratch slot in the arena (the calling thread has slot 0). */
-  readonly slot: number;
-  readonly control: SharedArrayBuffer;
   readonly data: SharedArrayBuffer;
   readonly dataOffset: number;
-  readonly message: SharedArrayBuffer;
-  /** Milliseconds each thread spent on chunks in the current phase (a Float64Array, slot t at [t]; the calling thread's is 0). */
-  readonly busy: SharedArrayBuffer;
 }
 
 export interface DataViews {

@@ -159,27 +159,41 @@ export function multiplyTransposed(a: CsrMatrix, x: Float64Array, y: Float64Arra
   return y;
 }
 
-/** A zeroed array of `length` entries, in shared memory when `shared` (solver threads then read it without a copy). */
-export function zeroedArray(Construct: Int32ArrayConstructor, length: number, shared: boolean): Int32Array;
-export function zeroedArray(Construct: Float64ArrayConstructor, length: number, shared: boolean): Float64Array;
+/** Makes zeroed typed arrays in memory of its own (a WebAssembly arena's before its run: ../linalg/wasmRowKernels.ts ArenaStaging). */
+export interface TypedArrayAllocator {
+  allocate<T extends Float64Array | Int32Array>(
+    Construct: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T,
+    bytesPerElement: number,
+    length: number,
+  ): T;
+}
+
+/** Where new arrays are made: plain memory (false), shared memory (true: solver threads then read them without a copy), or an allocator's. */
+export type ArrayPlace = boolean | TypedArrayAllocator;
+
+/** A zeroed array of `length` entries, made where `place` says. */
+export function zeroedArray(Construct: Int32ArrayConstructor, length: number, place: ArrayPlace): Int32Array;
+export function zeroedArray(Construct: Float64ArrayConstructor, length: number, place: ArrayPlace): Float64Array;
 export function zeroedArray(
   Construct: Int32ArrayConstructor | Float64ArrayConstructor,
   length: number,
-  shared: boolean,
+  place: ArrayPlace,
 ): Int32Array | Float64Array {
-  if (!shared) return new Construct(length);
+  if (place === false) return new Construct(length);
+  if (place !== true) return Construct === Int32Array ? place.allocate(Int32Array, 4, length) : place.allocate(Float64Array, 8, length);
   const buffer = new SharedArrayBuffer(length * Construct.BYTES_PER_ELEMENT);
   return Construct === Int32Array ? new Int32Array(buffer) : new Float64Array(buffer);
 }
 
 /**
  * The rows `rowList` of A (e.g. one machine's rows, global indices ascending), as a
- * rowList.length x cols CSR matrix over the same (global) columns; in shared memory when `shared` (threads read it).
+ * rowList.length x cols CSR matrix over the same (global) columns, made where `place` says (shared memory: threads
+ * read it), its values where `valuesPlace` says.
  */
-export function selectRows(a: CsrMatrix, rowList: Int32Array, shared = false): CsrMatrix {
+export function selectRows(a: CsrMatrix, rowList: Int32Array, place: ArrayPlace = false, valuesPlace: ArrayPlace = place): CsrMatrix {
   const { rows, rowPtr, colIdx, values } = a;
   const p = rowList.length;
-  const subPtr = zeroedArray(Int32Array, p + 1, shared);
+  const subPtr = zeroedArray(Int32Array, p + 1, place);
   for (let k = 0; k < p; k++) {
     const i = rowList[k];
     if (!(i >= 0 && i < rows) || (k > 0 && i <= rowList[k - 1])) {
@@ -191,8 +205,8 @@ export function selectRows(a: CsrMatrix, rowList: Int32Array, shared = false): C
     }
     subPtr[k + 1] = subPtr[k] + rowPtr[i + 1] - rowPtr[i];
   }
-  const subCols = zeroedArray(Int32Array, subPtr[p], shared);
-  const subValues = zeroedArray(Float64Array, subPtr[p], shared);
+  const subCols = zeroedArray(Int32Array, subPtr[p], place);
+  const subValues = zeroedArray(Float64Array, subPtr[p], valuesPlace);
   for (let k = 0; k < p; k++) {
     const i = rowList[k];
     subCols.set(colIdx.subarray(rowPtr[i], rowPtr[i + 1]), subPtr[k]);

@@ -12,8 +12,11 @@ import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import type { PartitionInput } from '../../../src/solvers/input/types.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { activeBackend } from '../../../src/solvers/linalg/backend.js';
+import { algorithms } from '../../../src/solvers/algorithms/registry.js';
+import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import {
   DEFAULT_PARALLEL_TASKS_MIN_NNZ,
+  setParallelMinWork,
   setParallelTasksMinNnz,
   setSolverThreads,
   threadsForTasks,
@@ -145,5 +148,56 @@ describeEachBackend('a sparse setup on two threads', () => {
     expect(threaded.message).toBe(single.message);
     expect((threaded as SingularMatrixError).details).toEqual((single as SingularMatrixError).details);
     expect((threaded as SingularMatrixError).details).toMatchObject({ machine: 2 });
+  });
+});
+
+describeEachBackend("a sparse setup on threads and a gradient run's arena", (backend) => {
+  const wasm = wasmKernelsUnavailableReason() === '';
+  let wasmBefore: boolean;
+  beforeAll(() => {
+    wasmBefore = wasmKernelsEnabled();
+    if (wasm) useWasmKernels(true);
+  });
+  afterAll(() => {
+    useWasmKernels(wasmBefore);
+    expect(activeSolverWorkers()).toBe(0);
+  });
+
+  /** 60 D-HBM iterates on two threads, every run's chunks on a thread of their own (no work threshold). */
+  const dhbmIterates = (system: CsrSystem, runs = 1): Float64Array[] => {
+    setSolverThreads(2);
+    const previous = setParallelMinWork(0);
+    const methods = Array.from({ length: runs }, () => algorithms.dhbm.create(system, { alpha: 1 / 16, beta: 0.5 }));
+    try {
+      for (const method of methods) expect(method.threads).toBe(2);
+      // Several runs alive at once step in turn: each reads its own regions.
+      for (let k = 0; k < 60; k++) for (const method of methods) method.step();
+      return methods.map((method) => Float64Array.from(method.estimate));
+    } finally {
+      for (const method of methods) method.dispose?.();
+      setParallelMinWork(previous);
+      setSolverThreads('auto');
+    }
+  };
+
+  it(`${backend === 'typescript' && wasm ? 'stages' : 'does not stage'} its machines' values, and the runs' iterates are those of a setup on one thread`, () => {
+    const A = poisson2d(40);
+    const single = build(A, { machines: 9 }, 1);
+    const threaded = build(A, { machines: 9 }, 2);
+    expect(single.arenaStaging ?? null).toBeNull();
+    const staging = threaded.arenaStaging ?? null;
+    if (backend === 'typescript' && wasm) {
+      if (staging === null) throw new Error('expected a staging memory');
+      // Each machine's values are in the staging memory (the worker-built ones viewed on this thread's buffer).
+      for (const machine of threaded.machines) expect(staging.holds(machine.a.values)).toBe(true);
+    } else expect(staging).toBeNull();
+    threaded.machines.forEach((machine, i) => expect(Array.from(machine.a.values)).toEqual(Array.from(single.machines[i].a.values)));
+    const reference = dhbmIterates(single)[0];
+    const end = staging?.end;
+    // Twice in a row (the second run takes the first one's regions again, zeroed), then two runs alive at once.
+    for (const x of [...dhbmIterates(threaded), ...dhbmIterates(threaded), ...dhbmIterates(threaded, 2)])
+      expect(Array.from(x)).toEqual(Array.from(reference));
+    // Every run handed its regions back: the staging memory ends where the setup left it.
+    expect(staging?.end).toBe(end);
   });
 });

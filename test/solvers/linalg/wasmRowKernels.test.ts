@@ -11,6 +11,7 @@ import { assembleRowKernels } from '../../../scripts/buildWasm.js';
 import { fusedRowPass } from '../../../src/solvers/linalg/rowKernels.js';
 import { ROW_KERNELS_WASM_BASE64 } from '../../../src/solvers/linalg/wasm/rowKernelsModule.js';
 import {
+  ArenaStaging,
   ROW_BATCH,
   WasmArena,
   attachArena,
@@ -172,6 +173,61 @@ describe.skipIf(!available)(`WebAssembly row kernels${available ? '' : ` [SKIPPE
     expect(() => arena.copyInto({ a: new Uint8Array(2) })).toThrow(/cannot hold a Uint8Array/);
     // A spec with an array no arena holds gets no arena (its run keeps the plain loops).
     expect(WasmArena.forSpec({ a: new Uint8Array(2) }, 0, 1, 4)).toBeNull();
+  });
+
+  it('stage arrays before the arena is laid out: the arena takes them as they are (no copy) and copies the rest in', () => {
+    const staging = ArenaStaging.create();
+    if (staging === null) throw new Error('no staging memory');
+    const values = staging.allocate(Float64Array, 8, 3);
+    values.set([1, 2, 3]);
+    // Another thread fills a region reserved here, through the memory; it is viewed here afterwards.
+    const offset = staging.reserve(16);
+    const { memory } = structuredClone({ memory: staging.memory });
+    new Int32Array(memory.buffer, offset, 4).set([4, 5, 6, 7]);
+    const filled = staging.view(Int32Array, offset, 4);
+    expect(Array.from(filled)).toEqual([4, 5, 6, 7]);
+    // Growth (more than its first page) gives the memory a new buffer object; the arrays made before stay held.
+    const big = staging.allocate(Float64Array, 8, 20_000);
+    expect(big.buffer).not.toBe(values.buffer);
+    expect(staging.holds(values) && staging.holds(filled) && staging.holds(big)).toBe(true);
+    expect(staging.holds(new Float64Array(3))).toBe(false);
+    const spec = { values, filled, b: Float64Array.from([8, 9]) };
+    const before = staging.end;
+    const arena = WasmArena.forSpec(spec, 0, 2, 4, 0, staging);
+    if (arena === null) throw new Error('no arena');
+    // The arena's own region is reserved in the staging memory: what is reserved next does not overlap it.
+    expect(staging.end).toBeGreaterThanOrEqual(arena.layout.scratchOffset + 2 * arena.layout.slotBytes);
+    expect(arena.layout.scratchOffset).toBeGreaterThan(before);
+    const copy = arena.copyInto(spec) as typeof spec;
+    expect(copy.values.byteOffset).toBe(values.byteOffset);
+    expect(copy.filled.byteOffset).toBe(filled.byteOffset);
+    expect(copy.b.byteOffset).toBeGreaterThanOrEqual(before);
+    expect(Array.from(copy.b)).toEqual([8, 9]);
+    // The same memory, not a copy: a write through the staged array shows in the arena's.
+    values[0] = 10;
+    expect(copy.values[0]).toBe(10);
+    const kernels = attachArena(arena.layout, 0);
+    const out = new Float64Array(1);
+    kernels.rowsDot(1, 3, copy.values, 0, 3, Float64Array.from([1, 1, 1]), 0, out, 0);
+    expect(out[0]).toBe(15);
+    expect(() => arena.describe(copy)).not.toThrow();
+    // A run's regions handed back are taken again by the next one, zeroed.
+    const mark = staging.end;
+    const scratch = staging.allocate(Float64Array, 8, 4);
+    scratch.fill(3);
+    staging.release(mark, staging.end);
+    expect(staging.end).toBe(mark);
+    const again = staging.allocate(Float64Array, 8, 4);
+    expect(again.byteOffset).toBe(scratch.byteOffset);
+    expect(Array.from(again)).toEqual([0, 0, 0, 0]);
+    // Not handed back while a later region is still held; both go when that one goes.
+    const held = staging.end;
+    staging.allocate(Float64Array, 8, 1);
+    const later = staging.end;
+    staging.release(mark, held);
+    expect(staging.end).toBe(later);
+    staging.release(held, later);
+    expect(staging.end).toBe(mark);
   });
 
   describe("the step phase (blockStep) against stepRules.ts's loops", () => {

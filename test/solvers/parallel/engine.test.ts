@@ -259,6 +259,35 @@ describe('the data a threaded run reads', () => {
   });
 });
 
+describe('start-up', () => {
+  forceThreads(2, 'typescript', false);
+
+  it('the workers start before the calling thread lays out the data, and load their code meanwhile; their setup follows', async () => {
+    const plan = gradientPlan(null, 8);
+    const before = activeSolverWorkers();
+    let startedWhenLocal = -1;
+    const engine = startShardEngine({
+      ...plan,
+      createShard: (spec, n, context) => {
+        startedWhenLocal = activeSolverWorkers() - before;
+        return plan.createShard(spec, n, context);
+      },
+    });
+    try {
+      expect(engine.threads).toBe(2);
+      expect(startedWhenLocal).toBe(1);
+      // The worker got its setup by message and runs its share: every chunk's term is there.
+      engine.input.set([1, 1, 1]);
+      engine.run(GRADIENT_TERMS);
+      const term = [5 * 1 + 14 * 4 + 24 * 7 + 1 * 1, 5 * 2 + 14 * 5 + 24 * 8 + 1 * 0, 5 * 3 + 14 * 6 + 24 * 10 + 1 * 1];
+      for (let chunk = 0; chunk < 8; chunk++) expect(Array.from(engine.output.subarray(3 * chunk, 3 * chunk + 3))).toEqual(term);
+    } finally {
+      engine.dispose();
+    }
+    await allWorkersExited(runningSolverWorkers);
+  });
+});
+
 describe('one chunk on the calling thread', () => {
   forceThreads(2, 'typescript', false);
 
