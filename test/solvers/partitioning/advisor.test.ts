@@ -198,6 +198,28 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
   });
 });
 
+describe('partition advisor, bracketed pass: systems built', () => {
+  it('builds each distinct candidate once when the best is the last candidate: its bounds, exact kappa(S) and theta_H share it', () => {
+    // On the TypeScript backend the multilevel boxes come last and win; the given partition is also the contiguous one.
+    const problem = createProblem({ A: poisson2d(40), partition: { machines: 16 } });
+    const { advice, builds } = withBackend('typescript', () => {
+      const work = adviseWork(problem, { exhaustiveRows: 0 });
+      let count = 0;
+      // Each system's setup reports 'bases' up to fraction 1 once.
+      for (let step = work.next(); ; step = work.next()) {
+        if (step.done) return { advice: step.value, builds: count };
+        if (step.value?.phase === 'bases' && step.value.fraction === 1) count++;
+      }
+    });
+    const strategies = advice.candidates.map((c) => c.strategy);
+    expect(advice.best).toBe(strategies[strategies.length - 1]);
+    const distinct = new Set(advice.candidates.map((c) => c.assignment.join())).size;
+    expect(distinct).toBe(strategies.length - 1);
+    expect(builds).toBe(distinct);
+    expect(advice.candidates[strategies.length - 1].thetaH).not.toBeNull();
+  });
+});
+
 describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native backend', () => {
   it('is a candidate on the native backend only', () => {
     const problem = createProblem({ A: poisson2d(8), partition: { machines: 4 } });
