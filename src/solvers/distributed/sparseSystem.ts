@@ -325,7 +325,7 @@ export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = s
   const { m, rowsOf } = problem.partition;
   const threads = threadsForTasks(nnzOf(problem.A), m);
   const staging = machineValueStaging(threads > 1);
-  const offsets = staging === null ? null : reserveValues(staging, problem.A, rowsOf);
+  const staged = staging === null ? null : { staging, offsets: reserveValues(staging, problem.A, rowsOf) };
   const built = yield* runTasksWork({
     taskModule: import.meta.url,
     backend: choosePlacement('csr').backend,
@@ -337,7 +337,7 @@ export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = s
       b: problem.b,
       rowsOf,
       shared: threads > 1,
-      staged: staging === null || offsets === null ? null : { memory: staging.memory, offsets },
+      staged: staged === null ? null : { memory: staged.staging.memory, offsets: staged.offsets },
     },
     *runTask(spec, index) {
       // A time-slice point before each machine (one machine's work does not yield).
@@ -349,11 +349,11 @@ export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = s
   // A machine built on another thread has its values on that thread's buffer object of the staging memory: viewed on
   // this thread's, where the arena recognizes them.
   const machines =
-    staging === null || offsets === null
+    staged === null
       ? built
       : built.map((machine, i) => ({
           ...machine,
-          a: { ...machine.a, values: staging.view(Float64Array, offsets[i], machine.a.values.length) },
+          a: { ...machine.a, values: staged.staging.view(Float64Array, staged.offsets[i], machine.a.values.length) },
         }));
   return {
     storage: 'csr',

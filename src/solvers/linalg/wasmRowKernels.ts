@@ -300,9 +300,9 @@ export class WasmArena {
   private next: number;
   private readonly staged: ArenaStaging | null;
 
-  private constructor(layout: ArenaLayout, buffer: SharedArrayBuffer, next: number, staged: ArenaStaging | null) {
+  private constructor(layout: ArenaLayout, next: number, staged: ArenaStaging | null) {
     this.layout = layout;
-    this.buffer = buffer;
+    this.buffer = layout.memory.buffer as SharedArrayBuffer;
     this.next = next;
     this.staged = staged;
   }
@@ -340,7 +340,7 @@ export class WasmArena {
     } catch {
       return null;
     }
-    return new WasmArena({ memory, scratchOffset, slotBytes, maxCols, workEntries }, memory.buffer as SharedArrayBuffer, first, staging);
+    return new WasmArena({ memory, scratchOffset, slotBytes, maxCols, workEntries }, first, staging);
   }
 
   /** A zeroed array of `length` entries in the arena. */
