@@ -4,7 +4,9 @@
  * again, as before the hand-over); each phase change printed
  * with the time, the resident set and its peak so far. With `--cooperative` the work returns to the event
  * loop every 20 ms, as the job's runCooperatively does (Node runs native handles' finalizers there). With
- * `--gc` (and node --expose-gc) a full collection at each phase change tells garbage from what is held.
+ * `--gc` (and node --expose-gc) a full collection at each phase change tells garbage from what is held. The advice
+ * collects garbage (with node --expose-gc, as a job's process runs) and trims the C heap where it lets go, as
+ * computeJob has it do. At the end: the resident set's peak as sampled every 100 ms, with what it held then.
  *
  *   node [--expose-gc] --import tsx bench/adviseTimeline.ts <sparse.json> <typescript|native> [--cooperative] [--gc] [--no-handover]
  */
@@ -14,6 +16,7 @@ import type { Work } from '../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../src/solvers/input/createProblem.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
+import { trimNativeHeap } from '../src/solvers/linalg/backend.js';
 import { currentCalibration } from '../src/solvers/analysis/calibration.js';
 import { adviseWork, luHandOver } from '../src/solvers/partitioning/advisor.js';
 import { partitionFromAssignment } from '../src/solvers/problem.js';
@@ -38,6 +41,13 @@ const mark = (what: string): void => {
   // The JavaScript heap and the array buffers (typed arrays' memory) apart: the rest of rss is native memory and code.
   console.log(`${seconds} s ${what}: rss ${mib(rss)} MiB (heap ${mib(heapTotal)}, array buffers ${mib(arrayBuffers)}), peak ${peak} MiB`);
 };
+// The resident set's peak as sampled every 100 ms, and what it held then (array buffers, heap): where the peak is.
+let sampled = { rss: 0, arrayBuffers: 0, heapTotal: 0, at: 0 };
+const sampler = setInterval(() => {
+  const { rss, arrayBuffers, heapTotal } = process.memoryUsage();
+  if (rss > sampled.rss) sampled = { rss, arrayBuffers, heapTotal, at: (performance.now() - t0) / 1e3 };
+}, 100);
+sampler.unref();
 let sliceStart = performance.now();
 async function drive<T>(name: string, work: Work<T>): Promise<T> {
   let last = '';
@@ -89,8 +99,16 @@ const advice = await drive(
     calibration: currentCalibration(),
     given,
     takeLu: handOver?.takeLu,
+    // As computeJob: a full collection (with node --expose-gc) and the C heap trimmed, each time the advice lets go.
+    released: () => {
+      (globalThis as { gc?: () => void }).gc?.();
+      trimNativeHeap();
+    },
   }),
 );
 const cpu = process.cpuUsage(c0);
 console.log(`advise: ${((performance.now() - a0) / 1e3).toFixed(1)} s wall, ${((cpu.user + cpu.system) / 1e6).toFixed(1)} s CPU`);
+console.log(
+  `sampled peak: rss ${mib(sampled.rss)} MiB at ${sampled.at.toFixed(1)} s (heap ${mib(sampled.heapTotal)}, array buffers ${mib(sampled.arrayBuffers)})`,
+);
 console.log(JSON.stringify(advice.candidates.map(({ strategy, kappaS, thetaH }) => ({ strategy, kappaS, thetaH }))));

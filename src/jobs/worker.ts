@@ -96,8 +96,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
     if (recorded) log.warn({ jobId: id, limit: breach.kind }, breach.detail);
   };
   const limits = { timeoutMs: config.JOB_TIMEOUT_MS, memoryBytes: config.JOB_MEMORY_LIMIT_MB * 2 ** 20 };
-  // V8's own heap stops at the same ceiling (typed arrays and native memory are watched by limitedWorker).
-  const childExecArgv = [...execArgv, `--max-old-space-size=${config.JOB_MEMORY_LIMIT_MB}`];
+  // V8's own heap stops at the same ceiling (typed arrays and native memory are watched by limitedWorker). --expose-gc:
+  // a job collects garbage where it lets go of a gigabyte at once (the advice's LU of A: ./computeJob.ts).
+  const childExecArgv = [...execArgv, `--max-old-space-size=${config.JOB_MEMORY_LIMIT_MB}`, '--expose-gc'];
 
   const names = jobQueueNames(config);
   const workerOptions = {

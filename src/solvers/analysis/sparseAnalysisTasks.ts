@@ -38,6 +38,7 @@ import {
   SPECTRUM_TOLERANCE,
   type PairAnglesSpec,
   type SparseLuContext,
+  type SparsePrincipalAngles,
 } from './sparseAnalysis.js';
 
 export type SparseAnalysisTask =
@@ -155,11 +156,43 @@ export function sparseTasksProgress(spectral: number, tasks: number, done: numbe
 }
 
 /**
- * The tasks of the sparse analysis of `system`: 'lu-ends', 'L', 'lambda-max-s' unless lambda_max(S) is
- * had by reflection, then with `whole` one 'pair' per overlapping pair.
+ * lambda_max(S) of the system's partition beside its principal angles, on one task pool as the analysis runs them
+ * ('lambda-max-s' first, then the pairs: while one thread runs lambda_max(S)'s Lanczos, the others take pairs): the
+ * partition advisor's exact kappa(S) (with the lambda_min(S) it has) and theta_H of its likeliest best (`withAngles`;
+ * else lambda_max(S) alone). Their values are sparseSOfPartitionWork's lambda_max(S) and sparseAnglesOfPartitionWork's
+ * angles (the same code and options). No LU of A is needed. lambda_max(S) is null when had by reflection (./kappaS.ts:
+ * 2 - lambda_min(S)).
  */
-export function sparseAnalysisTasksSpec(system: CsrSystem, whole: boolean): SparseAnalysisSpec {
-  const slots = machineColumnSlots(system.A, system.partition.rowsOf);
+export function* sparseLambdaMaxSAndAnglesWork(
+  kernels: Kernels,
+  system: CsrSystem,
+  withAngles: boolean,
+): Work<{ lambdaMaxS: SpectralEstimate | null; angles: SparsePrincipalAngles | null }> {
+  const threads = sparseAnalysisThreads(system);
+  const slots = machineColumnSlots(system.A, system.partition.rowsOf, threads > 1);
+  const pairs = pairAnglesSpec(system, slots);
+  const overlapping = withAngles ? pairs.pairs.length / 2 : 0;
+  const tasks: SparseAnalysisTask[] = lambdaMaxSByReflection(slots) ? [] : [{ kind: 'lambda-max-s' }];
+  const spectral = tasks.length;
+  for (let q = 0; q < overlapping; q++) tasks.push({ kind: 'pair', q });
+  const results = tasks.length === 0 ? [] : yield* runSparseTasksWork(kernels, { pairs, tasks }, threads, spectral, undefined);
+  let lambdaMaxS: SpectralEstimate | null = null;
+  // In task order: the pairs' angles by q.
+  const angles: SparsePairAngle[] = [];
+  for (const result of results) {
+    if (result.kind === 'lambda-max-s') lambdaMaxS = result.lambdaMaxS;
+    else if (result.kind === 'pair') angles.push(result.angle);
+  }
+  return { lambdaMaxS, angles: withAngles ? principalAnglesOfPairs(slots.rowsOfMachine.length, pairs.pairs, angles) : null };
+}
+
+/**
+ * The tasks of the sparse analysis of `system`: 'lu-ends', 'L', 'lambda-max-s' unless lambda_max(S) is
+ * had by reflection, then with `whole` one 'pair' per overlapping pair; its arrays in shared memory for a pool of
+ * threads (`shared`).
+ */
+export function sparseAnalysisTasksSpec(system: CsrSystem, whole: boolean, shared = false): SparseAnalysisSpec {
+  const slots = machineColumnSlots(system.A, system.partition.rowsOf, shared);
   const pairs = pairAnglesSpec(system, slots);
   const tasks: SparseAnalysisTask[] = [{ kind: 'lu-ends' }, { kind: 'L' }];
   if (!lambdaMaxSByReflection(slots)) tasks.push({ kind: 'lambda-max-s' });
@@ -182,7 +215,7 @@ export function* sparseStagedPartsOnThreadsWork(
   keepLu?: (context: SparseLuContext) => void,
 ): Work<StagedParts> {
   const { A, partition } = system;
-  const spec = sparseAnalysisTasksSpec(system, whole);
+  const spec = sparseAnalysisTasksSpec(system, whole, threads > 1);
   const { pairs } = spec;
   const { slots } = pairs;
   const reflected = lambdaMaxSByReflection(slots);

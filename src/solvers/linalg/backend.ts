@@ -283,6 +283,8 @@ export interface NativeBlas extends RowKernels {
   config(): string;
   /** The parts built in, comma-separated: 'dense', or 'dense,sparse' (with NativeSparse's functions). */
   parts(): string;
+  /** glibc's malloc_trim(0): whether free pages went back to the system (false off glibc). Absent from an older addon. */
+  trimHeap?(): boolean;
 }
 
 /** L of P G P^T = L L^T as plain arrays (columns of L: diagonal first, rows ascending), from CHOLMOD. */
@@ -579,6 +581,15 @@ export function nativeBlas(): NativeBlas | null {
 export function nativeUnavailableReason(): string {
   loaded ??= load();
   return loaded.reason;
+}
+
+/**
+ * Gives the C heap's free pages back to the system (the addon's trimHeap: glibc's malloc_trim, every arena), whichever
+ * backend is selected: Node allocates typed arrays there too, and freed blocks otherwise stay resident. False when
+ * nothing went back or the addon is absent. For a caller that has just let go of a large part of what it held.
+ */
+export function trimNativeHeap(): boolean {
+  return nativeBlas()?.trimHeap?.() ?? false;
 }
 
 export function activeBackend(): BackendName {

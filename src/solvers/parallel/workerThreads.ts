@@ -117,15 +117,19 @@ export function endWorkerThread(worker: Worker): void {
  * ./taskPool.ts, shared already; nothing the threads share is written after it is handed over).
  * Posting it to another thread then copies nothing more and detaches nothing. (Transferring ArrayBuffers would detach them in the sender, and the first detached
  * ArrayBuffer of a process makes V8 check every later typed-array access for detachment: the row
- * kernels get ~20% slower for the rest of the process.)
+ * kernels get ~20% slower for the rest of the process.) A typed array met twice (machines of one pattern share their
+ * Gram factor's symbolic part) is copied once, also across the calls given the same `copies`.
  */
-export function sharedCopy(value: unknown): unknown {
+export function sharedCopy(value: unknown, copies = new WeakMap<ArrayBufferView, ArrayBufferView>()): unknown {
   return mapLeaves(value, isTypedArray, (view) => {
     if (view.buffer instanceof SharedArrayBuffer) return view;
+    const had = copies.get(view);
+    if (had !== undefined) return had;
     const source = view as Float64Array;
     const Construct = source.constructor as new (buffer: SharedArrayBuffer) => Float64Array;
     const copy = new Construct(new SharedArrayBuffer(source.byteLength));
     copy.set(source);
+    copies.set(view, copy);
     return copy;
   });
 }

@@ -24,6 +24,9 @@
  * iteration on that partition, on the calibration the caller passes.
  */
 import { partitionSpectrumWork, type PartitionSpectrum } from '../analysis/analyze.js';
+import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
+import { reflectedLambdaMax } from '../analysis/kappaS.js';
+import { ratioEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
   sparseAnglesOfPartitionWork,
   sparseKappaSBoundsWork,
@@ -113,6 +116,15 @@ export interface AdviseOptions {
   takeLu?: () => SparseLuContext | undefined;
   /** Rows above which a square CSR system's candidates are bracketed first (default ADVISE_EXHAUSTIVE_ROWS). */
   exhaustiveRows?: number;
+  /**
+   * Called each time the bracketed pass (large CSR systems) lets go of something large: a candidate's system (~0.4 GiB
+   * at n = 10^6) before it builds the next, the LU of A (~1 GiB) before its exact pass. A caller that can collect
+   * garbage (node --expose-gc: globalThis.gc) does it then; otherwise those arrays may stay resident until after the
+   * next ones are made. Measured at n = 10^6 native (bench/adviseTimeline.ts): peaks of 3.1-3.5 GiB with these
+   * collections and the C heap trimmed after each (../linalg/backend.ts trimNativeHeap, as computeJob does), 3.6-3.8 GiB
+   * with the collections alone, 3.9 GiB with only the LU's, against the 4 GiB a job may hold (JOB_MEMORY_LIMIT_MB).
+   */
+  released?: () => void;
 }
 
 /**
@@ -222,7 +234,10 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   let last: { assignment: Int32Array; system: DistributedSystem } | null = null;
   function* systemOf(assignment: Int32Array): Work<DistributedSystem> {
     if (last !== null && sameAssignment(last.assignment, assignment)) return last.system;
-    last = null;
+    if (last !== null) {
+      last = null;
+      if (bracketed) options.released?.();
+    }
     const system = yield* buildDistributedSystemWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels);
     last = { assignment, system };
     return system;
@@ -255,9 +270,12 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   }
   if (bracketed) {
     const csrSystemOf = (assignment: Int32Array) => systemOf(assignment) as Work<CsrSystem>;
-    yield* exactForContendersWork(evaluated, csrSystemOf, kernels, lu!);
-    // The best's theta_H needs no LU: let its ~1 GiB (n = 10^6) go before the principal angles, where the advice peaks.
+    // The rest needs no LU (every contender's lambda_min(S) is its bounds'): let it go, ~1 GiB at n = 10^6 with its
+    // Krylov workspace (0.6 GiB, where lambda_max(S) makes a basis of half that), before the exact pass, where the
+    // advice peaks.
     lu = undefined;
+    options.released?.();
+    yield* exactForContendersWork(evaluated, csrSystemOf, kernels);
     yield* thetaHOfBestWork(evaluated, csrSystemOf);
   } else {
     let start: Evaluation | null = null;
@@ -316,15 +334,17 @@ function isWithin(assignment: Int32Array, m: number, lo: number, hi: number): bo
 /**
  * The bracketed pass's second half: exact kappa(S) (the analysis' own computation, on the rebuilt system) for the
  * candidates whose lower bound does not exceed the least exact kappa(S) found, in order of lower bound; the others
- * say why they have none.
+ * say why they have none. The first (the least lower bound: the likeliest best) gets its principal angles on the same
+ * task pool as its lambda_max(S) (../analysis/sparseAnalysisTasks.ts sparseLambdaMaxSAndAnglesWork: while one thread
+ * runs lambda_max(S)'s Lanczos the others take pairs), so theta_H of the best is most often had here.
  */
 function* exactForContendersWork(
   evaluated: Evaluation[],
   systemOf: (assignment: Int32Array) => Work<CsrSystem>,
   kernels: Kernels,
-  lu: SparseLuContext,
 ): Work<void> {
   const leastExact = (): number => Math.min(...evaluated.map((e) => e.kappaS ?? Infinity));
+  let first = true;
   for (const entry of evaluated.filter((e) => e.kappaS === null).sort((x, y) => x.bounds!.lower - y.bounds!.lower)) {
     const least = leastExact();
     if (entry.bounds!.lower > least * (1 + TIE)) {
@@ -333,10 +353,14 @@ function* exactForContendersWork(
       );
       continue;
     }
-    // lambda_min(S) is the bounds pass's (the same computation): only lambda_max(S) is computed here.
-    const lambdaMinS = entry.bounds!.lambdaMinS ?? undefined;
-    entry.kappaS = (yield* sparseSOfPartitionWork(kernels, yield* systemOf(entry.assignment), lu, lambdaMinS)).kappaS.value;
+    // lambda_min(S) is the bounds pass's (the same computation): only lambda_max(S) is computed here. A bracketed
+    // entry's bounds always carry it (a block-diagonal partition's kappa(S) = 1 is exact in that pass).
+    const lambdaMinS = entry.bounds!.lambdaMinS!;
+    const { lambdaMaxS, angles } = yield* sparseLambdaMaxSAndAnglesWork(kernels, yield* systemOf(entry.assignment), first);
+    entry.kappaS = ratioEstimate(lambdaMaxS ?? reflectedLambdaMax(lambdaMinS), lambdaMinS).value;
+    if (angles !== null) entry.thetaH = angles.thetaH;
     entry.bounds = null;
+    first = false;
   }
 }
 

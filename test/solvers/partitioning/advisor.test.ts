@@ -187,14 +187,27 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
         expect(candidate.notComputed).toMatch(/^kappa\(S\) not computed: .* cannot be the best/);
         expect(candidate.timeToSolution).toBeNull();
       }
-      // theta_H: the best's only, the analysis' value.
-      if (candidate === best) expect(Math.abs(candidate.thetaH! - twin.thetaH!)).toBeLessThan(1e-9);
-      else {
-        expect(candidate.thetaH).toBeNull();
-        expect(candidate.notComputed).toMatch(/theta_H not computed/);
-      }
+      // theta_H: the best's (and the first contender's, computed beside its lambda_max(S)), the analysis' value; the
+      // others none, with the reason.
+      if (candidate === best) expect(candidate.thetaH).not.toBeNull();
+      if (candidate.thetaH !== null) expect(Math.abs(candidate.thetaH - twin.thetaH!)).toBeLessThan(1e-9);
+      else expect(candidate.notComputed).toMatch(/theta_H not computed/);
     }
     expect(skipped).toBeGreaterThan(0);
+  });
+
+  it("gives on two threads (the first contender's lambda_max(S) beside its pairs on one pool) the advice of one thread, to the bit", () => {
+    const problem = createProblem({ A: poisson2d(40), partition: { machines: 16 } });
+    const one = runSync(adviseWork(problem, { exhaustiveRows: 0 }));
+    setSolverThreads(2);
+    const previous = setParallelTasksMinNnz(0);
+    try {
+      const two = runSync(adviseWork(problem, { exhaustiveRows: 0 }));
+      expect(two).toEqual(one);
+    } finally {
+      setParallelTasksMinNnz(previous);
+      setSolverThreads('auto');
+    }
   });
 });
 
@@ -202,8 +215,10 @@ describe('partition advisor, bracketed pass: systems built', () => {
   it('builds each distinct candidate once when the best is the last candidate: its bounds, exact kappa(S) and theta_H share it', () => {
     // On the TypeScript backend the multilevel boxes come last and win; the given partition is also the contiguous one.
     const problem = createProblem({ A: poisson2d(40), partition: { machines: 16 } });
+    // The caller hears of each system let go and of the LU of A let go (its times to collect garbage).
+    let released = 0;
     const { advice, builds } = withBackend('typescript', () => {
-      const work = adviseWork(problem, { exhaustiveRows: 0 });
+      const work = adviseWork(problem, { exhaustiveRows: 0, released: () => released++ });
       let count = 0;
       // Each system's setup reports 'bases' up to fraction 1 once.
       for (let step = work.next(); ; step = work.next()) {
@@ -216,6 +231,8 @@ describe('partition advisor, bracketed pass: systems built', () => {
     const distinct = new Set(advice.candidates.map((c) => c.assignment.join())).size;
     expect(distinct).toBe(strategies.length - 1);
     expect(builds).toBe(distinct);
+    // Each system but the last replaced by the next, and the LU of A.
+    expect(released).toBe(builds);
     expect(advice.candidates[strategies.length - 1].thetaH).not.toBeNull();
   });
 });

@@ -198,6 +198,19 @@ describe('overlap graph', () => {
 });
 
 describe('structure', () => {
+  it('makes the column slots in shared memory when asked (a task pool then copies none), the same as in its own', () => {
+    const a = poisson2d(12);
+    const rows = contiguousPartition(a.rows, 5);
+    const own = machineColumnSlots(a, rows);
+    const shared = machineColumnSlots(a, rows, true);
+    for (const key of ['machineOfRow', 'localIndexOfRow', 'slotPtr', 'slotMachine', 'slotOfEntry'] as const) {
+      expect(own[key].buffer, key).not.toBeInstanceOf(SharedArrayBuffer);
+      expect(shared[key].buffer, key).toBeInstanceOf(SharedArrayBuffer);
+      expect(Array.from(shared[key]), key).toEqual(Array.from(own[key]));
+    }
+    expect(shared.blockDiagonal).toBe(false);
+  });
+
   it('theta = pi/2 exactly when no column is shared (Proposition 1)', () => {
     const f = loadFixtures().find((x) => x.name.startsWith('block-diagonal'));
     if (!f) throw new Error('no block-diagonal fixture');
