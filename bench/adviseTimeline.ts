@@ -16,7 +16,7 @@ import type { Work } from '../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../src/solvers/input/createProblem.js';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
-import { trimNativeHeap } from '../src/solvers/linalg/backend.js';
+import { giveMemoryBack } from '../src/solvers/linalg/backend.js';
 import { currentCalibration } from '../src/solvers/analysis/calibration.js';
 import { adviseWork, luHandOver } from '../src/solvers/partitioning/advisor.js';
 import { partitionFromAssignment } from '../src/solvers/problem.js';
@@ -100,10 +100,7 @@ const advice = await drive(
     given,
     takeLu: handOver?.takeLu,
     // As computeJob: a full collection (with node --expose-gc) and the C heap trimmed, each time the advice lets go.
-    released: () => {
-      (globalThis as { gc?: () => void }).gc?.();
-      trimNativeHeap();
-    },
+    released: giveMemoryBack,
   }),
 );
 const cpu = process.cpuUsage(c0);

@@ -27,7 +27,7 @@ import { runCooperatively, type CooperativeOptions, type WorkProgress } from '..
 import { buildDistributedSystemWork, type DistributedSystem } from '../solvers/distributed/distributedSystem.js';
 import { CancelledError } from '../solvers/errors.js';
 import { createProblem } from '../solvers/input/createProblem.js';
-import { activeBackend, nativeBlas, trimNativeHeap } from '../solvers/linalg/backend.js';
+import { activeBackend, giveMemoryBack, nativeBlas } from '../solvers/linalg/backend.js';
 import { setSolverThreads } from '../solvers/parallel/threads.js';
 import { adviseWork, luHandOver } from '../solvers/partitioning/advisor.js';
 import type { DenseProblem, CsrProblem } from '../solvers/problem.js';
@@ -41,15 +41,6 @@ import type { JobCheckpoint } from './store/checkpointCodec.js';
 import type { RunOutput } from './store/jobStore.js';
 import type { ReadyJob } from './store/readyJob.js';
 import type { JobResult, RunColumnSummary, RunSummary } from './types.js';
-
-/**
- * Memory let go of given back to the system: a full collection when the process exposes one (node --expose-gc, as
- * ./worker.ts starts its children), then the C heap's free pages (trimNativeHeap), where the typed arrays were.
- */
-function releaseMemory(): void {
-  (globalThis as { gc?: () => void }).gc?.();
-  trimNativeHeap();
-}
 
 /** What the computation reads of a ready job. */
 export type ComputeInput = Pick<ReadyJob, 'type' | 'matrix' | 'rhs' | 'partition' | 'algorithms' | 'options'> &
@@ -321,8 +312,9 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
           // The given partition's kappa(S) and theta_H are the analysis' own: not computed again.
           given: { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } },
           takeLu: handOver?.takeLu,
-          // Each candidate's system and the LU of A (~0.4 and ~1 GiB at n = 10^6) given back before the next is made.
-          released: releaseMemory,
+          // Each candidate's system and the LU of A (~0.4 and ~1 GiB at n = 10^6) given back before the next is made
+          // (a collection: ./worker.ts starts job processes with --expose-gc).
+          released: giveMemoryBack,
         }),
         cooperative,
       );

@@ -97,7 +97,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   };
   const limits = { timeoutMs: config.JOB_TIMEOUT_MS, memoryBytes: config.JOB_MEMORY_LIMIT_MB * 2 ** 20 };
   // V8's own heap stops at the same ceiling (typed arrays and native memory are watched by limitedWorker). --expose-gc:
-  // a job collects garbage where it lets go of a gigabyte at once (the advice's LU of A: ./computeJob.ts).
+  // a job collects garbage where it lets go of large parts at once (the advice's candidate systems and LU of A:
+  // ./computeJob.ts, giveMemoryBack).
   const childExecArgv = [...execArgv, `--max-old-space-size=${config.JOB_MEMORY_LIMIT_MB}`, '--expose-gc'];
 
   const names = jobQueueNames(config);

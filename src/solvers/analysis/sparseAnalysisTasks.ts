@@ -155,6 +155,26 @@ export function sparseTasksProgress(spectral: number, tasks: number, done: numbe
     : { phase: 'principal-angles', fraction: (done - spectral) / pairs };
 }
 
+/** The tasks' results by kind (null: that task was not run); the pairs' angles in task order, that is by q. */
+function taskResultsByKind(results: readonly SparseAnalysisTaskResult[]): {
+  L: SpectralEstimate | null;
+  ends: { mu: SpectralEstimate; lambdaMinS: SpectralEstimate } | null;
+  lambdaMaxS: SpectralEstimate | null;
+  angles: SparsePairAngle[];
+} {
+  let L: SpectralEstimate | null = null;
+  let ends: { mu: SpectralEstimate; lambdaMinS: SpectralEstimate } | null = null;
+  let lambdaMaxS: SpectralEstimate | null = null;
+  const angles: SparsePairAngle[] = [];
+  for (const result of results) {
+    if (result.kind === 'L') L = result.L;
+    else if (result.kind === 'lu-ends') ends = result;
+    else if (result.kind === 'lambda-max-s') lambdaMaxS = result.lambdaMaxS;
+    else angles.push(result.angle);
+  }
+  return { L, ends, lambdaMaxS, angles };
+}
+
 /**
  * lambda_max(S) of the system's partition beside its principal angles, on one task pool as the analysis runs them
  * ('lambda-max-s' first, then the pairs: while one thread runs lambda_max(S)'s Lanczos, the others take pairs): the
@@ -176,13 +196,7 @@ export function* sparseLambdaMaxSAndAnglesWork(
   const spectral = tasks.length;
   for (let q = 0; q < overlapping; q++) tasks.push({ kind: 'pair', q });
   const results = tasks.length === 0 ? [] : yield* runSparseTasksWork(kernels, { pairs, tasks }, threads, spectral, undefined);
-  let lambdaMaxS: SpectralEstimate | null = null;
-  // In task order: the pairs' angles by q.
-  const angles: SparsePairAngle[] = [];
-  for (const result of results) {
-    if (result.kind === 'lambda-max-s') lambdaMaxS = result.lambdaMaxS;
-    else if (result.kind === 'pair') angles.push(result.angle);
-  }
+  const { lambdaMaxS, angles } = taskResultsByKind(results);
   return { lambdaMaxS, angles: withAngles ? principalAnglesOfPairs(slots.rowsOfMachine.length, pairs.pairs, angles) : null };
 }
 
@@ -222,16 +236,9 @@ export function* sparseStagedPartsOnThreadsWork(
 
   yield { phase: 'conditioning', fraction: 0 };
   const results = yield* runSparseTasksWork(kernels, spec, threads, reflected ? 2 : 3, keepLu);
-  let L: SpectralEstimate | null = null;
-  let ends: { mu: SpectralEstimate; lambdaMinS: SpectralEstimate } | null = null;
-  let lambdaMaxS: SpectralEstimate | null = null;
-  const angles: SparsePairAngle[] = [];
-  for (const result of results) {
-    if (result.kind === 'L') L = result.L;
-    else if (result.kind === 'lu-ends') ends = result;
-    else if (result.kind === 'lambda-max-s') lambdaMaxS = result.lambdaMaxS;
-    else angles.push(result.angle);
-  }
+  const byKind = taskResultsByKind(results);
+  const { L, ends, angles } = byKind;
+  let { lambdaMaxS } = byKind;
   if (L === null || ends === null) throw new Error('sparseStagedPartsOnThreadsWork: a spectral task has no result');
   const matrix = conditioningOfEnds(A.rows, L, ends.mu);
   const { lambdaMinS } = ends;

@@ -592,6 +592,15 @@ export function trimNativeHeap(): boolean {
   return nativeBlas()?.trimHeap?.() ?? false;
 }
 
+/**
+ * What the caller let go of given back to the system: a full collection when the process exposes one (node
+ * --expose-gc, as a job's process runs), then the C heap's free pages (trimNativeHeap), where the typed arrays were.
+ */
+export function giveMemoryBack(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+  trimNativeHeap();
+}
+
 export function activeBackend(): BackendName {
   active ??= nativeBlas() ? 'native' : 'typescript';
   return active;
