@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/types.js';
-import { childPids, isAlive } from '../support/processes.js';
+import { childPids, commandLine, isAlive } from '../support/processes.js';
 import { createJob, runJob, startTestService, waitForJob, type TestService } from '../support/service.js';
 
 let service: TestService | null = null;
@@ -49,6 +49,11 @@ describe('JOB_TIMEOUT_MS', () => {
     expect(running.status).toBe('running');
     const children = sandboxChildren();
     expect(children.length).toBe(1);
+    // The job's process: V8's heap stops at the job's ceiling, and it can collect where the advice lets go of its
+    // candidate systems (computeJob's giveMemoryBack; without --expose-gc it would only trim the C heap).
+    const args = commandLine(children[0]);
+    expect(args).toContain(`--max-old-space-size=${service.config.JOB_MEMORY_LIMIT_MB}`);
+    expect(args).toContain('--expose-gc');
 
     const failed = await waitForJob(service.app, job.id, { timeoutMs: 60_000 });
     expect(failed.status).toBe('failed');

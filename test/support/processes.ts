@@ -31,6 +31,13 @@ export function childPids(parentPid: number, match?: string): number[] {
   return pids;
 }
 
+/** The arguments a process was started with (its /proc cmdline, split at the NULs). */
+export function commandLine(pid: number): string[] {
+  return readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+    .split('\0')
+    .filter((arg) => arg !== '');
+}
+
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
