@@ -8,15 +8,13 @@
  *   node --import tsx bench/httpSolve.ts [--n 1000000] [--m 100] [--max-iterations 100000] [--timeout-seconds 3600]
  * Prints one HttpSolveReport JSON on stdout.
  */
-import { createReadStream, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { writeMatrixMarket } from './matrixMarketFile.js';
 import { CACHE, log } from './processes.js';
-import { startService } from './service.js';
-import { treeRssBytes } from './machineProbe.js';
+import { runJobOverHttp, startService, uploadMatrixMarket } from './service.js';
 
 export interface HttpSolveReport {
   n: number;
@@ -92,37 +90,20 @@ async function main(): Promise<void> {
     return s;
   };
   try {
-    const uploaded = await fetch(`${service.baseUrl}/v1/matrices`, {
-      method: 'POST',
-      headers: { 'content-type': 'text/plain' },
-      body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>,
-      duplex: 'half',
-    });
-    if (uploaded.status !== 201) throw new Error(`POST /v1/matrices: ${uploaded.status} ${await uploaded.text()}`);
-    const matrixId = ((await uploaded.json()) as { id: string }).id;
+    const matrixId = await uploadMatrixMarket(service.baseUrl, file);
     report.seconds.upload = lap();
     log(`  http solve: uploaded n = ${n} (${(report.uploadBytes / 2 ** 20).toFixed(0)} MiB) in ${report.seconds.upload.toFixed(1)} s`);
-    const submitted = await fetch(`${service.baseUrl}/v1/jobs`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        type: 'solve',
-        matrix: { format: 'stored', id: matrixId },
-        partition: { machines: m },
-        algorithms: ['apc'],
-        options: { tolerance: 1e-8, maxIterations: Number(args['max-iterations']) },
-      }),
+    const {
+      id: jobId,
+      job,
+      peakRssBytes: peak,
+    } = await runJobOverHttp<JobDocument>(service, {
+      type: 'solve',
+      matrix: { format: 'stored', id: matrixId },
+      partition: { machines: m },
+      algorithms: ['apc'],
+      options: { tolerance: 1e-8, maxIterations: Number(args['max-iterations']) },
     });
-    if (submitted.status !== 202) throw new Error(`POST /v1/jobs: ${submitted.status} ${await submitted.text()}`);
-    const jobId = ((await submitted.json()) as { id: string }).id;
-    let job: JobDocument;
-    let peak = 0;
-    for (;;) {
-      await new Promise((r) => setTimeout(r, 1000));
-      if (service.process.pid) peak = Math.max(peak, treeRssBytes(service.process.pid) ?? 0);
-      job = (await (await fetch(`${service.baseUrl}/v1/jobs/${jobId}`)).json()) as JobDocument;
-      if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') break;
-    }
     report.seconds.job = lap();
     report.peakServiceRssBytes = peak || null;
     report.status = job.status;

@@ -18,10 +18,8 @@
  *     [--algorithms dhbm,apc] [--storages dense,csr] [--rounds 3] [--worker-concurrency N]
  * Prints one JobPathReport JSON on stdout.
  */
-import { createReadStream } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import {
   analyze,
@@ -39,7 +37,7 @@ import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { selectBackend, type BackendName } from './backends.js';
 import { writeMatrixMarket } from './matrixMarketFile.js';
 import { CACHE, log } from './processes.js';
-import { startService, type RunningService } from './service.js';
+import { request, startService, uploadMatrixMarket, type RunningService } from './service.js';
 
 export interface JobPathCase {
   storage: 'dense' | 'csr';
@@ -103,29 +101,6 @@ async function solveJob(
     if (job.status === 'succeeded' && job.result) return job.result.runs;
     if (job.status === 'failed' || job.status === 'cancelled') throw new Error(`job ${id} ${job.status}: ${job.error?.detail ?? ''}`);
   }
-}
-
-/** fetch, its failure naming the request. */
-async function request(what: string, url: string, init?: RequestInit): Promise<Response> {
-  try {
-    return await fetch(url, init);
-  } catch (error) {
-    // fetch's own message ('fetch failed') says nothing: its cause does.
-    const { message, cause } = error as Error;
-    throw new Error(`${what}: ${message}${cause instanceof Error ? `: ${cause.message}` : ''}`, { cause: error });
-  }
-}
-
-/** Uploads the Matrix Market file (streamed) and returns the stored matrix's id. */
-async function upload(service: RunningService, file: string): Promise<string> {
-  const response = await request('POST /v1/matrices', `${service.baseUrl}/v1/matrices`, {
-    method: 'POST',
-    headers: { 'content-type': 'text/plain' },
-    body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>,
-    duplex: 'half',
-  });
-  if (response.status !== 201) throw new Error(`POST /v1/matrices: ${response.status} ${await response.text()}`);
-  return ((await response.json()) as { id: string }).id;
 }
 
 /** The library's side: the system and its analysis built once; `run` times one run of an algorithm. */
@@ -266,7 +241,7 @@ async function main(): Promise<void> {
         solveJob(service, denseSpec, denseM, algorithms, denseIterations),
       );
     if (csrLibrary) {
-      const id = await upload(service, mmFile);
+      const id = await uploadMatrixMarket(service.baseUrl, mmFile);
       await measure('csr', `poisson-n${k * k}-m${csrM}`, csrLibrary, () =>
         solveJob(service, { format: 'stored', id }, csrM, algorithms, csrIterations),
       );

@@ -4,10 +4,12 @@
  * its log in bench/.cache. Stopped by SIGTERM (clean shutdown), killed only when that hangs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { closeSync, createReadStream, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { treeRssBytes } from './machineProbe.js';
 import { CACHE, NODE_TSX, ROOT } from './processes.js';
 
 export interface RunningService {
@@ -90,4 +92,51 @@ export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string)
     exitStatus: () => exitStatus,
     stop,
   };
+}
+
+/** fetch, its failure naming the request. */
+export async function request(what: string, url: string, init?: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    // fetch's own message ('fetch failed') says nothing: its cause does.
+    const { message, cause } = error as Error;
+    throw new Error(`${what}: ${message}${cause instanceof Error ? `: ${cause.message}` : ''}`, { cause: error });
+  }
+}
+
+/** Streams a Matrix Market file to POST /v1/matrices, as a client uploads one; the stored matrix's id. */
+export async function uploadMatrixMarket(baseUrl: string, file: string): Promise<string> {
+  const uploaded = await request('POST /v1/matrices', `${baseUrl}/v1/matrices`, {
+    method: 'POST',
+    headers: { 'content-type': 'text/plain' },
+    body: Readable.toWeb(createReadStream(file)) as ReadableStream<Uint8Array>,
+    duplex: 'half',
+  });
+  if (uploaded.status !== 201) throw new Error(`POST /v1/matrices: ${uploaded.status} ${await uploaded.text()}`);
+  return ((await uploaded.json()) as { id: string }).id;
+}
+
+/**
+ * Submits a job (POST /v1/jobs) and reads its document each second until it ends: the last document and the largest
+ * resident set of the service's process tree sampled meanwhile (bytes; 0 when none could be read).
+ */
+export async function runJobOverHttp<T extends { status: string }>(
+  service: RunningService,
+  jobRequest: unknown,
+): Promise<{ id: string; job: T; peakRssBytes: number }> {
+  const submitted = await request('POST /v1/jobs', `${service.baseUrl}/v1/jobs`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(jobRequest),
+  });
+  if (submitted.status !== 202) throw new Error(`POST /v1/jobs: ${submitted.status} ${await submitted.text()}`);
+  const id = ((await submitted.json()) as { id: string }).id;
+  let peakRssBytes = 0;
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 1000));
+    if (service.process.pid) peakRssBytes = Math.max(peakRssBytes, treeRssBytes(service.process.pid) ?? 0);
+    const job = (await (await request(`GET /v1/jobs/${id}`, `${service.baseUrl}/v1/jobs/${id}`)).json()) as T;
+    if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') return { id, job, peakRssBytes };
+  }
 }

@@ -1,0 +1,100 @@
+/**
+ * An advise job at scale through the HTTP API, beside an analyze job of the same system, as a user would run them,
+ * in a process of its own: start the service (bench/service.ts, NUMERIC_BACKEND as given), upload a 2-D Poisson
+ * matrix (Matrix Market text streamed), then run an analyze job and an advise job on m contiguous strips, one after
+ * the other, each followed to its end. Reports each job's wall time as the client saw it, the advise job's against
+ * the analyze job's (issue 25's scale target: within 2x one analysis), the service tree's peak resident set during
+ * each, and the advice (the candidates' kappa(S), the best).
+ *
+ *   node --import tsx bench/httpAdvise.ts [--backend native|typescript] [--n 1000000] [--m 100] [--timeout-seconds 3600]
+ * Prints one JSON report on stdout.
+ */
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { poisson2d } from '../src/solvers/sparse/generators.js';
+import { writeMatrixMarket } from './matrixMarketFile.js';
+import { CACHE, log } from './processes.js';
+import { runJobOverHttp, startService, uploadMatrixMarket } from './service.js';
+
+interface JobDocument {
+  status: string;
+  backend?: string | null;
+  error?: { detail?: string };
+  result?: {
+    analysis?: { conditioning?: { kappaS?: number } };
+    advice?: { best: string; givenRatio: number; summary: string; candidates: { strategy: string; kappaS: number | null }[] };
+  };
+}
+
+interface JobReport {
+  status: string;
+  backend: string | null;
+  seconds: number;
+  peakServiceRssBytes: number | null;
+  error: string | null;
+}
+
+async function main(): Promise<void> {
+  const { values: args } = parseArgs({
+    options: {
+      backend: { type: 'string', default: 'native' },
+      n: { type: 'string', default: '1000000' },
+      m: { type: 'string', default: '100' },
+      'timeout-seconds': { type: 'string', default: '3600' },
+    },
+  });
+  const n = Number(args.n);
+  const m = Number(args.m);
+  const A = poisson2d(Math.round(Math.sqrt(n)));
+  const file = join(CACHE, `httpsolve-poisson-n${A.rows}.mtx`);
+  writeMatrixMarket(A, file);
+  const service = await startService(
+    { LOG_LEVEL: 'warn', NUMERIC_BACKEND: args.backend, JOB_TIMEOUT_MS: String(Number(args['timeout-seconds']) * 1000) },
+    `service-httpadvise-${args.backend}.log`,
+  );
+  const report: Record<string, unknown> = { n: A.rows, m, nnz: A.rowPtr[A.rows], uploadBytes: statSync(file).size, backend: args.backend };
+  const timed = async (request: unknown): Promise<{ job: JobDocument; report: JobReport }> => {
+    const t0 = performance.now();
+    const { job, peakRssBytes } = await runJobOverHttp<JobDocument>(service, request);
+    const seconds = (performance.now() - t0) / 1e3;
+    return {
+      job,
+      report: {
+        status: job.status,
+        backend: job.backend ?? null,
+        seconds,
+        peakServiceRssBytes: peakRssBytes || null,
+        error: job.error?.detail ?? null,
+      },
+    };
+  };
+  try {
+    const t0 = performance.now();
+    const matrixId = await uploadMatrixMarket(service.baseUrl, file);
+    report.uploadSeconds = (performance.now() - t0) / 1e3;
+    log(`  http advise: uploaded n = ${A.rows} in ${(report.uploadSeconds as number).toFixed(1)} s`);
+    const matrix = { format: 'stored', id: matrixId };
+    const analyze = await timed({ type: 'analyze', matrix, partition: { machines: m } });
+    report.analyze = { ...analyze.report, kappaS: analyze.job.result?.analysis?.conditioning?.kappaS ?? null };
+    log(`  http advise: analyze job ${analyze.report.status} in ${analyze.report.seconds.toFixed(1)} s`);
+    const advise = await timed({ type: 'advise', matrix, partition: { machines: m } });
+    const advice = advise.job.result?.advice;
+    report.advise = {
+      ...advise.report,
+      best: advice?.best ?? null,
+      givenRatio: advice?.givenRatio ?? null,
+      summary: advice?.summary ?? null,
+      candidates: advice?.candidates.map(({ strategy, kappaS }) => ({ strategy, kappaS })) ?? null,
+    };
+    report.adviseOverAnalyze = advise.report.seconds / analyze.report.seconds;
+    log(`  http advise: advise job ${advise.report.status} in ${advise.report.seconds.toFixed(1)} s`);
+  } catch (error) {
+    report.error = (error as Error).message;
+  } finally {
+    await service.stop();
+  }
+  process.stdout.write(`${JSON.stringify(report)}\n`);
+}
+
+await main();
