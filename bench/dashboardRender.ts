@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildDashboard } from '../scripts/buildDashboard.js';
 import { launchBrowser } from '../test/dashboard/browser.js';
-import { startService } from './service.js';
+import { runJobOverHttp, startService } from './service.js';
 
 const TRACE_CAP = 2048;
 
@@ -35,23 +35,17 @@ const service = await startService(
 );
 const browser = await launchBrowser();
 try {
-  const created = await fetch(`${service.baseUrl}/v1/jobs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
+  const { id, job } = await runJobOverHttp(
+    service,
+    {
       type: 'solve',
       matrix: { format: 'generator', generator: 'gaussian', n: 40, seed: 3 },
       partition: { machines: 4 },
       options: { tolerance: 1e-300, maxIterations: TRACE_CAP - 1 },
-    }),
-  });
-  const { id } = (await created.json()) as { id: string };
-  for (;;) {
-    const job = (await (await fetch(`${service.baseUrl}/v1/jobs/${id}`)).json()) as { status: string };
-    if (job.status === 'succeeded') break;
-    if (job.status === 'failed' || job.status === 'cancelled') throw new Error(`job ${id} ${job.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+    },
+    { pollMs: 200, sampleRss: false },
+  );
+  if (job.status !== 'succeeded') throw new Error(`job ${id} ${job.status}`);
 
   const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
   const chart = page.locator('#convergence-chart');

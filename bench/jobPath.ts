@@ -37,7 +37,7 @@ import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { selectBackend, type BackendName } from './backends.js';
 import { writeMatrixMarket } from './matrixMarketFile.js';
 import { CACHE, log } from './processes.js';
-import { request, startService, uploadMatrixMarket, type RunningService } from './service.js';
+import { runJobOverHttp, startService, uploadMatrixMarket, type RunningService } from './service.js';
 
 export interface JobPathCase {
   storage: 'dense' | 'csr';
@@ -81,26 +81,14 @@ async function solveJob(
   algorithms: AlgorithmId[],
   iterations: number,
 ): Promise<Record<string, { iterations: number; wallTimeMs: number }>> {
-  const response = await request('POST /v1/jobs', `${service.baseUrl}/v1/jobs`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    // A tolerance no run reaches: every run makes exactly `iterations` steps.
-    body: JSON.stringify({
-      type: 'solve',
-      matrix,
-      partition: { machines: m },
-      algorithms,
-      options: { tolerance: 1e-300, maxIterations: iterations },
-    }),
-  });
-  if (response.status !== 202) throw new Error(`POST /v1/jobs: ${response.status} ${await response.text()}`);
-  const { id } = (await response.json()) as { id: string };
-  for (;;) {
-    await new Promise((r) => setTimeout(r, 250));
-    const job = (await (await request(`GET /v1/jobs/${id}`, `${service.baseUrl}/v1/jobs/${id}`)).json()) as JobDocument;
-    if (job.status === 'succeeded' && job.result) return job.result.runs;
-    if (job.status === 'failed' || job.status === 'cancelled') throw new Error(`job ${id} ${job.status}: ${job.error?.detail ?? ''}`);
-  }
+  // A tolerance no run reaches: every run makes exactly `iterations` steps.
+  const { id, job } = await runJobOverHttp<JobDocument>(
+    service,
+    { type: 'solve', matrix, partition: { machines: m }, algorithms, options: { tolerance: 1e-300, maxIterations: iterations } },
+    { pollMs: 250, sampleRss: false },
+  );
+  if (job.status === 'succeeded' && job.result) return job.result.runs;
+  throw new Error(`job ${id} ${job.status}: ${job.error?.detail ?? ''}`);
 }
 
 /** The library's side: the system and its analysis built once; `run` times one run of an algorithm. */

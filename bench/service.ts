@@ -95,7 +95,7 @@ export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string)
 }
 
 /** fetch, its failure naming the request. */
-export async function request(what: string, url: string, init?: RequestInit): Promise<Response> {
+async function request(what: string, url: string, init?: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (error) {
@@ -118,12 +118,15 @@ export async function uploadMatrixMarket(baseUrl: string, file: string): Promise
 }
 
 /**
- * Submits a job (POST /v1/jobs) and reads its document each second until it ends: the last document and the largest
- * resident set of the service's process tree sampled meanwhile (bytes; 0 when none could be read).
+ * Submits a job (POST /v1/jobs) and reads its document every `pollMs` until it ends: the last document and, when
+ * `sampleRss`, the largest resident set of the service's process tree sampled at each read (bytes; 0 when none could
+ * be read, or not sampled). Benches that time the job's own runs leave `sampleRss` off: reading /proc at each poll is
+ * work beside them.
  */
 export async function runJobOverHttp<T extends { status: string }>(
   service: RunningService,
   jobRequest: unknown,
+  { pollMs = 1000, sampleRss = true }: { pollMs?: number; sampleRss?: boolean } = {},
 ): Promise<{ id: string; job: T; peakRssBytes: number }> {
   const submitted = await request('POST /v1/jobs', `${service.baseUrl}/v1/jobs`, {
     method: 'POST',
@@ -134,8 +137,8 @@ export async function runJobOverHttp<T extends { status: string }>(
   const id = ((await submitted.json()) as { id: string }).id;
   let peakRssBytes = 0;
   for (;;) {
-    await new Promise((r) => setTimeout(r, 1000));
-    if (service.process.pid) peakRssBytes = Math.max(peakRssBytes, treeRssBytes(service.process.pid) ?? 0);
+    await new Promise((r) => setTimeout(r, pollMs));
+    if (sampleRss && service.process.pid) peakRssBytes = Math.max(peakRssBytes, treeRssBytes(service.process.pid) ?? 0);
     const job = (await (await request(`GET /v1/jobs/${id}`, `${service.baseUrl}/v1/jobs/${id}`)).json()) as T;
     if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') return { id, job, peakRssBytes };
   }
