@@ -19,6 +19,9 @@ import { runJobOverHttp, startService, uploadMatrixMarket } from './service.js';
 
 interface JobDocument {
   status: string;
+  createdAt?: string;
+  startedAt?: string | null;
+  finishedAt?: string | null;
   backend?: string | null;
   error?: { detail?: string };
   result?: {
@@ -27,10 +30,16 @@ interface JobDocument {
   };
 }
 
+const between = (from: string | null | undefined, to: string | null | undefined): number | null =>
+  from && to ? (Date.parse(to) - Date.parse(from)) / 1e3 : null;
+
 interface JobReport {
   status: string;
   backend: string | null;
   seconds: number;
+  /** From the job's creation to a worker's start, and from its start to its end, as the job document has them. */
+  queuedSeconds: number | null;
+  workerSeconds: number | null;
   peakServiceRssBytes: number | null;
   error: string | null;
 }
@@ -64,6 +73,8 @@ async function main(): Promise<void> {
         status: job.status,
         backend: job.backend ?? null,
         seconds,
+        queuedSeconds: between(job.createdAt, job.startedAt),
+        workerSeconds: between(job.startedAt, job.finishedAt),
         peakServiceRssBytes: peakRssBytes || null,
         error: job.error?.detail ?? null,
       },

@@ -15,7 +15,7 @@
 import { runSync, type Work, type WorkProgress } from '../cooperative.js';
 import type { DenseMachineData, DenseSystem } from '../distributed/distributedSystem.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
+import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForDenseAnalysis } from '../parallel/threads.js';
 import { sharedCopy } from '../parallel/workerThreads.js';
 import type { MatrixConditioning } from './conditioning.js';
@@ -143,7 +143,7 @@ function* runDenseTasksWork(
 ): Work<DenseAnalysisTaskResult[]> {
   return yield* runTasksWork({
     taskModule: import.meta.url,
-    backend: kernels.backend,
+    ...onKernels(kernels),
     tasks: spec.tasks.length,
     threads,
     spec,

@@ -21,15 +21,14 @@
  * same parts side by side on the solver threads.
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { Kernels } from '../linalg/kernels.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
-import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
+import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import { nnzOf, type CsrMatrix } from '../sparse/csr.js';
 import type { SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { sparseMatrixConditioningWork } from './conditioning.js';
 import {
-  choosePlacement,
   currentThreadGramSolver,
   gramFactorizer,
   currentThreadLuSolves,
@@ -197,7 +196,7 @@ export function* sparsePrincipalAnglesWork(spec: PairAnglesSpec, factors: GramFa
   const overlapping = pairs.length / 2;
   const angles = yield* runTasksWork({
     taskModule: import.meta.url,
-    backend: choosePlacement('csr').backend,
+    ...onKernels(selectedKernels()),
     tasks: overlapping,
     threads: threadsForTasks(nnzOf(slots.a), overlapping),
     spec,

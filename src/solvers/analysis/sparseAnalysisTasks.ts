@@ -10,14 +10,14 @@
  *    finishes L or the LU's ends (at n = 10^6, L alone is ~3400 products).
  * On one thread these parts run one after the other (./sparseAnalysis.ts); each task runs the very
  * code of that path on the same inputs with the same options, so the values are the same.
- * On the native backend OpenBLAS is held to one thread while the tasks run (each task's passes
+ * On the native backend the task pool holds OpenBLAS to one thread while the tasks run (each task's passes
  * over its Lanczos basis call dgemv: two tasks each threading theirs would put twice the cores'
  * threads to spin against each other, as ../machines/blockPass.ts measured for dgemm).
  */
 import { runSync, type Work, type WorkProgress } from '../cooperative.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
-import { holdBlasToOneThread, selectedKernels, type Kernels } from '../linalg/kernels.js';
-import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import { nnzOf } from '../sparse/csr.js';
 import { ratioEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
@@ -115,7 +115,7 @@ export function sparseAnalysisThreads(system: CsrSystem): number {
   return threadsForTasks(nnzOf(system.A), 2);
 }
 
-/** The tasks' results, OpenBLAS on one thread meanwhile on the native backend (module comment). */
+/** The tasks' results (OpenBLAS held to one thread meanwhile: ../parallel/taskPool.ts). */
 function* runSparseTasksWork(
   kernels: Kernels,
   spec: SparseAnalysisSpec,
@@ -123,21 +123,16 @@ function* runSparseTasksWork(
   spectral: number,
   keepLu: ((context: SparseLuContext) => void) | undefined,
 ): Work<SparseAnalysisTaskResult[]> {
-  const releaseBlas = holdBlasToOneThread(kernels.blasThreads);
   const context: ThreadContext = { spec, pairContext: null, keepLu };
-  try {
-    return yield* runTasksWork({
-      taskModule: import.meta.url,
-      backend: kernels.backend,
-      tasks: spec.tasks.length,
-      threads,
-      spec,
-      runTask: (s, index) => quietly(sparseAnalysisTaskWork(kernels, s, index, context)),
-      progress: (done, isDone) => sparseTasksProgress(spectral, spec.tasks.length, done, isDone),
-    });
-  } finally {
-    releaseBlas();
-  }
+  return yield* runTasksWork({
+    taskModule: import.meta.url,
+    ...onKernels(kernels),
+    tasks: spec.tasks.length,
+    threads,
+    spec,
+    runTask: (s, index) => quietly(sparseAnalysisTaskWork(kernels, s, index, context)),
+    progress: (done, isDone) => sparseTasksProgress(spectral, spec.tasks.length, done, isDone),
+  });
 }
 
 /**

@@ -329,6 +329,7 @@ export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = s
   const built = yield* runTasksWork({
     taskModule: import.meta.url,
     backend: choosePlacement('csr').backend,
+    blasThreads: kernels.blasThreads,
     tasks: m,
     threads,
     spec: {

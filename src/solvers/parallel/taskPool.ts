@@ -16,7 +16,8 @@
  *  - a worker that cannot start or dies costs time, not results: whatever task has no result at
  *    the end is run on the calling thread.
  * Cancellation (an error thrown in at a yield) stops the hand-out and terminates the workers.
- * With one thread no worker is started and the tasks run inline.
+ * With one thread no worker is started and the tasks run inline. Either way OpenBLAS is held to one thread while
+ * they run (TaskPlan.blasThreads), so that a task computes the same bits on one thread as on several.
  *
  * This module knows tasks, not what they compute: the plan names the module whose `runTask` export
  * a worker runs (it must compute what the plan's own runTask computes on the calling thread).
@@ -25,6 +26,7 @@ import { MessageChannel, receiveMessageOnPort, type MessagePort, type Worker } f
 import { relabelled, type Work, type WorkProgress } from '../cooperative.js';
 import { CancelledError } from '../errors.js';
 import type { BackendName } from '../linalg/backend.js';
+import { holdBlasToOneThread, type BlasThreads, type Kernels } from '../linalg/kernels.js';
 import { CONTROL_WORDS, DONE, GONE, MESSAGE_BYTES, NEXT } from './protocol.js';
 import { endWorkerThread, sharedCopy, startWorkerThread } from './workerThreads.js';
 
@@ -36,6 +38,13 @@ export interface TaskPlan<Spec, Result> {
   readonly taskModule: string;
   /** The backend every thread takes (per-thread state: ../linalg/backend.ts). */
   readonly backend: BackendName;
+  /**
+   * OpenBLAS's thread count (the kernels' blasThreads; null without OpenBLAS), held to one while the tasks run: threads
+   * that each call a threaded BLAS (CHOLMOD's supernodal factorizations of a setup's machines) queue on its one thread
+   * server and spin (at n = 10^6, m = 100, METIS's boxes' setup took 10.6-12.7 s on two threads so, 5.4-6.2 s held);
+   * and held on one thread too, a task's BLAS sums in the order it does on several (results to the bit).
+   */
+  readonly blasThreads: BlasThreads | null;
   readonly tasks: number;
   /** Threads, the calling one included (1: no worker). */
   readonly threads: number;
@@ -45,6 +54,14 @@ export interface TaskPlan<Spec, Result> {
   runTask(spec: Spec, index: number): Work<Result>;
   /** What to report when `done` tasks are done, `isDone(index)` telling which. */
   progress(done: number, isDone: (index: number) => boolean): WorkProgress;
+}
+
+/** A plan's backend and OpenBLAS threads: those of the kernels its tasks run on. */
+export function onKernels({
+  backend,
+  blasThreads,
+}: Pick<Kernels, 'backend' | 'blasThreads'>): Pick<TaskPlan<unknown, unknown>, 'backend' | 'blasThreads'> {
+  return { backend, blasThreads };
 }
 
 /** What a task worker receives (structured clone; the spec's typed arrays live in shared memory). */
@@ -66,6 +83,15 @@ export type TaskReply = { readonly index: number; readonly result: unknown } | {
 const POLL_MS = 20;
 
 export function* runTasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<Result[]> {
+  const releaseBlas = holdBlasToOneThread(plan.blasThreads);
+  try {
+    return yield* tasksWork(plan);
+  } finally {
+    releaseBlas();
+  }
+}
+
+function* tasksWork<Spec, Result>(plan: TaskPlan<Spec, Result>): Work<Result[]> {
   const { tasks, spec } = plan;
   const results = new Array<Result | undefined>(tasks);
   const has = new Uint8Array(tasks);

@@ -36,6 +36,7 @@ export function heldTasksWork<Result>(kind: HeldSpec['kind'], inner: unknown, ta
   return runTasksWork({
     taskModule: import.meta.url,
     backend,
+    blasThreads: null,
     tasks,
     threads: 2,
     spec,

@@ -29,6 +29,7 @@ function plan(tasks: number, threads: number, taskSpec: PoolTaskSpec, taskModule
   return {
     taskModule,
     backend: 'typescript',
+    blasThreads: null,
     tasks,
     threads,
     spec: taskSpec,
@@ -53,6 +54,34 @@ afterEach(async () => {
 });
 
 describe('the task pool', () => {
+  it('holds OpenBLAS to one thread while the tasks run (threads each calling a threaded BLAS would oversubscribe), and gives it back', () => {
+    let blasThreads = 4;
+    const blas = { threads: () => blasThreads, setThreads: (count: number) => (blasThreads = count) };
+    const seen: number[] = [];
+    const watching = (tasks: number, threads: number, taskSpec: PoolTaskSpec): TaskPlan<PoolTaskSpec, PoolTaskResult> => ({
+      ...plan(tasks, threads, taskSpec),
+      blasThreads: blas,
+      // eslint-disable-next-line require-yield
+      *runTask(s, i) {
+        seen.push(blasThreads);
+        return poolTask(s, i);
+      },
+    });
+    const taskSpec = spec();
+    expectResults(runSync(runTasksWork(watching(24, 2, taskSpec))), taskSpec);
+    expect(seen.length).toBeGreaterThan(0);
+    expect(new Set(seen)).toEqual(new Set([1]));
+    expect(blasThreads).toBe(4);
+    // A failure ends the hold too.
+    expect(thrown(() => runSync(runTasksWork(watching(12, 2, spec([3]))))).name).toBe('SingularMatrixError');
+    expect(blasThreads).toBe(4);
+    // On one thread (no worker) too: a task's BLAS then sums as it does beside workers.
+    seen.length = 0;
+    expectResults(runSync(runTasksWork(watching(5, 1, taskSpec))), taskSpec);
+    expect(new Set(seen)).toEqual(new Set([1]));
+    expect(blasThreads).toBe(4);
+  });
+
   it('returns every task once, in index order, computed on the calling thread and on the workers', () => {
     const taskSpec = spec();
     const results = runSync(runTasksWork(plan(24, 2, taskSpec)));
