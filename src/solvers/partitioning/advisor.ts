@@ -43,7 +43,7 @@ import { buildDistributedSystemWork, type DistributedSystem } from '../distribut
 import { contiguousAssignment } from '../input/partition.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Calibration } from '../analysis/calibration.js';
-import { partitionFromAssignment, type Partition, type DenseProblem, type CsrProblem } from '../problem.js';
+import { assignmentList, partitionFromAssignment, type Partition, type DenseProblem, type CsrProblem } from '../problem.js';
 import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, machineSizeBounds, multilevelPartition } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
@@ -303,7 +303,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     const { kappaS, thetaH, bounds, seconds } = evaluation;
     return {
       strategy,
-      assignment: Array.from(evaluation.assignment),
+      assignment: assignmentList(evaluation.assignment),
       sizes,
       kappaS,
       kappaSBounds: bounds === null ? null : { lower: bounds.lower, upper: bounds.upper },
