@@ -6,8 +6,11 @@
  * the analyze job's (issue 25's scale target: within 2x one analysis), the service tree's peak resident set during
  * each, and the advice (the candidates' kappa(S), the best).
  *
- *   node --import tsx bench/httpAdvise.ts [--backend native|typescript] [--n 1000000] [--m 100] [--timeout-seconds 3600]
- * Prints one JSON report on stdout.
+ *   node --import tsx bench/httpAdvise.ts [--backend native|typescript] [--n 1000000] [--m 100] [--timeout-seconds 3600] [--phases]
+ * Prints its progress lines, then one JSON report (the last line) on stdout. With --phases the jobs' documents are read
+ * every 200 ms (else every second) and each change of status or phase is a progress line with the seconds since the
+ * job's submission: where the job's time goes as a client sees it; the last, the read of the finished document and
+ * what it took.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -19,6 +22,7 @@ import { runJobOverHttp, startService, uploadMatrixMarket } from './service.js';
 
 interface JobDocument {
   status: string;
+  progress?: { phase: string; fraction?: number } | null;
   createdAt?: string;
   startedAt?: string | null;
   finishedAt?: string | null;
@@ -51,6 +55,7 @@ async function main(): Promise<void> {
       n: { type: 'string', default: '1000000' },
       m: { type: 'string', default: '100' },
       'timeout-seconds': { type: 'string', default: '3600' },
+      phases: { type: 'boolean', default: false },
     },
   });
   const n = Number(args.n);
@@ -65,7 +70,17 @@ async function main(): Promise<void> {
   const report: Record<string, unknown> = { n: A.rows, m, nnz: A.rowPtr[A.rows], uploadBytes: statSync(file).size, backend: args.backend };
   const timed = async (request: unknown): Promise<{ job: JobDocument; report: JobReport }> => {
     const t0 = performance.now();
-    const { job, peakRssBytes } = await runJobOverHttp<JobDocument>(service, request);
+    let last = '';
+    const onRead = (job: JobDocument, readMs: number): void => {
+      const now = `${job.status} ${job.progress?.phase ?? ''}`;
+      const finished = job.status !== 'queued' && job.status !== 'running';
+      if (now !== last || finished)
+        log(
+          `    ${((performance.now() - t0) / 1e3).toFixed(1)} s ${now} ${(job.progress?.fraction ?? 0).toFixed(2)} (read in ${readMs.toFixed(0)} ms)`,
+        );
+      last = now;
+    };
+    const { job, peakRssBytes } = await runJobOverHttp<JobDocument>(service, request, args.phases ? { pollMs: 200, onRead } : {});
     const seconds = (performance.now() - t0) / 1e3;
     return {
       job,

@@ -121,12 +121,13 @@ export async function uploadMatrixMarket(baseUrl: string, file: string): Promise
  * Submits a job (POST /v1/jobs) and reads its document every `pollMs` until it ends: the last document and, when
  * `sampleRss`, the largest resident set of the service's process tree sampled at each read (bytes; 0 when none could
  * be read, or not sampled). Benches that time the job's own runs leave `sampleRss` off: reading /proc at each poll is
- * work beside them.
+ * work beside them. `onRead` sees each document read, with the milliseconds it took (a finished advise job's document
+ * at n = 10^6 is ~15 MB).
  */
 export async function runJobOverHttp<T extends { status: string }>(
   service: RunningService,
   jobRequest: unknown,
-  { pollMs = 1000, sampleRss = true }: { pollMs?: number; sampleRss?: boolean } = {},
+  { pollMs = 1000, sampleRss = true, onRead }: { pollMs?: number; sampleRss?: boolean; onRead?: (job: T, readMs: number) => void } = {},
 ): Promise<{ id: string; job: T; peakRssBytes: number }> {
   const submitted = await request('POST /v1/jobs', `${service.baseUrl}/v1/jobs`, {
     method: 'POST',
@@ -139,7 +140,9 @@ export async function runJobOverHttp<T extends { status: string }>(
   for (;;) {
     await new Promise((r) => setTimeout(r, pollMs));
     if (sampleRss && service.process.pid) peakRssBytes = Math.max(peakRssBytes, treeRssBytes(service.process.pid) ?? 0);
+    const read = performance.now();
     const job = (await (await request(`GET /v1/jobs/${id}`, `${service.baseUrl}/v1/jobs/${id}`)).json()) as T;
+    onRead?.(job, performance.now() - read);
     if (job.status === 'succeeded' || job.status === 'failed' || job.status === 'cancelled') return { id, job, peakRssBytes };
   }
 }
