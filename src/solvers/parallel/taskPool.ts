@@ -41,8 +41,9 @@ export interface TaskPlan<Spec, Result> {
   /**
    * OpenBLAS's thread count (the kernels' blasThreads; null without OpenBLAS), held to one while the tasks run: threads
    * that each call a threaded BLAS (CHOLMOD's supernodal factorizations of a setup's machines) queue on its one thread
-   * server and spin (at n = 10^6, m = 100, METIS's boxes' setup took 10.6-12.7 s on two threads so, 5.4-6.2 s held);
-   * and held on one thread too, a task's BLAS sums in the order it does on several (results to the bit).
+   * server and spin (at n = 10^6, m = 100, METIS's boxes' setup took 10.6-13.8 s on two threads so, 5.4-6.9 s held:
+   * docs/performance.md); and held on one thread too, a task's BLAS sums in the order it does on several (results to
+   * the bit).
    */
   readonly blasThreads: BlasThreads | null;
   readonly tasks: number;
