@@ -90,7 +90,7 @@ function main(): void {
         products: s.value.lambdaMaxS.iterations,
       };
       if (!flags.has('--no-angles')) {
-        const angles = timed(() => runSync(sparseAnglesOfPartitionWork(system)));
+        const angles = timed(() => runSync(sparseAnglesOfPartitionWork(kernels, system)));
         row.angles = { wall: angles.wall, cpu: angles.cpu, thetaH: angles.value.thetaH };
       }
       log(strategy, row);
@@ -101,7 +101,7 @@ function main(): void {
     const given = buildDistributedSystem(problem);
     const givenS = runSync(sparseSOfPartitionWork(kernels, given, luContext));
     luContext = null;
-    const angles = runSync(sparseAnglesOfPartitionWork(given));
+    const angles = runSync(sparseAnglesOfPartitionWork(kernels, given));
     const whole = timed(() =>
       runSync(
         adviseWork(problem, {

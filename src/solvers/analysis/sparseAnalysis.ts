@@ -21,7 +21,7 @@
  * same parts side by side on the solver threads.
  */
 import { runSync, type Work } from '../cooperative.js';
-import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import type { Kernels } from '../linalg/kernels.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
@@ -190,13 +190,13 @@ const STRUCTURAL_RIGHT_ANGLE: SparsePairAngle = {
  * theta_ij for every pair: pi/2 where the supports are disjoint, Lanczos where they overlap; theta_H
  * and its pair chosen as on the dense path (the first pair in lexicographic order attaining the minimum).
  */
-export function* sparsePrincipalAnglesWork(spec: PairAnglesSpec, factors: GramFactorSolves): Work<SparsePrincipalAngles> {
+export function* sparsePrincipalAnglesWork(kernels: Kernels, spec: PairAnglesSpec, factors: GramFactorSolves): Work<SparsePrincipalAngles> {
   const { slots, pairs } = spec;
   const context = new PairAngleContext(slots, factors);
   const overlapping = pairs.length / 2;
   const angles = yield* runTasksWork({
     taskModule: import.meta.url,
-    ...onKernels(selectedKernels()),
+    ...onKernels(kernels),
     tasks: overlapping,
     threads: threadsForTasks(nnzOf(slots.a), overlapping),
     spec,
@@ -266,20 +266,20 @@ export function* sparseAnglesAndSWork(
   system: CsrSystem,
   context: SparseLuContext,
 ): Work<{ angles: SparsePrincipalAngles; s: SSpectrum }> {
-  const angles = yield* sparseAnglesOfPartitionWork(system);
+  const angles = yield* sparseAnglesOfPartitionWork(kernels, system);
   yield { phase: 'conditioning', fraction: 0.5 };
   const s = yield* inPhase(sparseSOfPartitionWork(kernels, system, context), 'conditioning', 0.5, 1);
   return { angles, s };
 }
 
 /** The principal angles of the system's partition (every overlapping pair), as the analysis computes them. */
-export function* sparseAnglesOfPartitionWork(system: CsrSystem): Work<SparsePrincipalAngles> {
+export function* sparseAnglesOfPartitionWork(kernels: Kernels, system: CsrSystem): Work<SparsePrincipalAngles> {
   const { A, partition } = system;
   yield { phase: 'principal-angles', fraction: 0 };
   const pairs = pairAnglesSpec(system, machineColumnSlots(A, partition.rowsOf));
   const factors = machineGramSolves(pairs.factors);
   try {
-    return yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
+    return yield* inPhase(sparsePrincipalAnglesWork(kernels, pairs, factors), 'principal-angles', 0, 1);
   } finally {
     factors.release();
   }
@@ -398,7 +398,7 @@ export function* sparseStagedPartsWork(
   const context: SparseLuContext = { lu, luSolves, workspace };
   const s = yield* inPhase(sSpectrumOfPartitionWork(kernels, A.rows, slots, factors, context), 'conditioning', 0.5, 1);
   keepLu?.(context);
-  return sparseStagedParts(system, pairs, factors, s, matrix);
+  return sparseStagedParts(kernels, system, pairs, factors, s, matrix);
 }
 
 /**
@@ -406,6 +406,7 @@ export function* sparseStagedPartsWork(
  * estimates; rest() computes the principal angles on the pairs' operators and the local angles on A's rows.
  */
 export function sparseStagedParts(
+  kernels: Kernels,
   system: CsrSystem,
   pairs: PairAnglesSpec,
   factors: GramFactorSolves,
@@ -432,7 +433,7 @@ export function sparseStagedParts(
 
   function* rest(): Work<AnalysisParts> {
     yield { phase: 'principal-angles', fraction: 0 };
-    const angles = yield* inPhase(sparsePrincipalAnglesWork(pairs, factors), 'principal-angles', 0, 1);
+    const angles = yield* inPhase(sparsePrincipalAnglesWork(kernels, pairs, factors), 'principal-angles', 0, 1);
 
     yield { phase: 'local-angles', fraction: 0 };
     const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);

@@ -243,7 +243,7 @@ export function* sparseStagedPartsOnThreadsWork(
   yield { phase: 'conditioning', fraction: 1 };
 
   const factors = machineGramSolves(pairs.factors);
-  const staged = sparseStagedParts(system, pairs, factors, s, matrix);
+  const staged = sparseStagedParts(kernels, system, pairs, factors, s, matrix);
   if (!whole) return staged;
   const principal = principalAnglesOfPairs(slots.rowsOfMachine.length, pairs.pairs, angles);
   function* rest(): Work<AnalysisParts> {

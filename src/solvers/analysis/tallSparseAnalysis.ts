@@ -98,7 +98,14 @@ export function* tallSparseStagedPartsWork(kernels: Kernels, system: CsrSystem):
     0.3,
     1,
   );
-  const staged = sparseStagedParts(system, pairs, factors, { lambdaMaxS, lambdaMinS, kappaS }, { L, mu, kappaAtA: ratioEstimate(L, mu) });
+  const staged = sparseStagedParts(
+    kernels,
+    system,
+    pairs,
+    factors,
+    { lambdaMaxS, lambdaMinS, kappaS },
+    { L, mu, kappaAtA: ratioEstimate(L, mu) },
+  );
   return { staged, normal };
 }
 
@@ -119,6 +126,6 @@ function* tallSSpectrumWork(kernels: Kernels, system: CsrSystem, workspace: Kryl
 export function* tallSparsePartitionSpectrumWork(kernels: Kernels, system: CsrSystem): Work<{ kappaS: number; thetaH: number }> {
   yield { phase: 'principal-angles', fraction: 0 };
   const { pairs, factors, kappaS } = yield* tallSSpectrumWork(kernels, system, new KrylovWorkspace());
-  const angles = yield* sparsePrincipalAnglesWork(pairs, factors);
+  const angles = yield* sparsePrincipalAnglesWork(kernels, pairs, factors);
   return { kappaS: kappaS.value, thetaH: angles.thetaH };
 }

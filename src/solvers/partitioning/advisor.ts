@@ -276,7 +276,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     lu = undefined;
     options.released?.();
     yield* exactForContendersWork(evaluated, csrSystemOf, kernels);
-    yield* thetaHOfBestWork(evaluated, csrSystemOf);
+    yield* thetaHOfBestWork(evaluated, csrSystemOf, kernels);
   } else {
     let start: Evaluation | null = null;
     for (const { evaluation } of listed)
@@ -368,10 +368,11 @@ function* exactForContendersWork(
  * Then theta_H of the best (the principal angles of all its overlapping pairs, what an analysis of it spends most of
  * its time on); the others say why they have none.
  */
-function* thetaHOfBestWork(evaluated: Evaluation[], systemOf: (assignment: Int32Array) => Work<CsrSystem>): Work<void> {
+function* thetaHOfBestWork(evaluated: Evaluation[], systemOf: (assignment: Int32Array) => Work<CsrSystem>, kernels: Kernels): Work<void> {
   let best: Evaluation | null = null;
   for (const entry of evaluated) if (entry.kappaS !== null && (best === null || entry.kappaS < best.kappaS! * (1 - TIE))) best = entry;
-  if (best !== null && best.thetaH === null) best.thetaH = (yield* sparseAnglesOfPartitionWork(yield* systemOf(best.assignment))).thetaH;
+  if (best !== null && best.thetaH === null)
+    best.thetaH = (yield* sparseAnglesOfPartitionWork(kernels, yield* systemOf(best.assignment))).thetaH;
   for (const entry of evaluated)
     if (entry.thetaH === null)
       entry.notComputed.push(
