@@ -30,14 +30,13 @@ import type { CsrProblem } from '../problem.js';
 import { columnSupport, nnzOf, selectRows, type ArrayPlace, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
 import {
-  choosePlacement,
   currentThreadGramSolver,
   gramFactorizer,
   machineValueStaging,
   type GramAnalysisReuse,
   type GramFactorizer,
 } from '../machines/placement.js';
-import { runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
+import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { gramRowBasis } from '../sparse/droppingCholesky.js';
@@ -328,8 +327,7 @@ export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = s
   const staged = staging === null ? null : { staging, offsets: reserveValues(staging, problem.A, rowsOf) };
   const built = yield* runTasksWork({
     taskModule: import.meta.url,
-    backend: choosePlacement('csr').backend,
-    blasThreads: kernels.blasThreads,
+    ...onKernels(kernels),
     tasks: m,
     threads,
     spec: {
