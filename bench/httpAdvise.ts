@@ -7,16 +7,20 @@
  * each, and the advice (the candidates' kappa(S), the best).
  *
  *   node --import tsx bench/httpAdvise.ts [--backend native|typescript] [--n 1000000] [--m 100] [--timeout-seconds 3600] [--phases]
+ *     [--reads K] [--skip-analyze]
  * Prints its progress lines, then one JSON report (the last line) on stdout. With --phases the jobs' documents are read
  * every 200 ms (else every second) and each change of status or phase is a progress line with the seconds since the
  * job's submission: where the job's time goes as a client sees it; the last, the read of the finished document and
- * what it took.
+ * what it took. With --reads K the finished advise job's document (its five candidates' assignments: ~15 MB at
+ * n = 10^6) is then read K more times, one after the other, as a client polling it would: each read's wall time and
+ * the service tree's CPU per read (API, Redis; the worker is idle by then). --skip-analyze leaves the analyze job out.
  */
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { writeMatrixMarket } from './matrixMarketFile.js';
+import { treeCpuTicks } from './machineProbe.js';
 import { CACHE, log } from './processes.js';
 import { runJobOverHttp, startService, uploadMatrixMarket } from './service.js';
 
@@ -48,6 +52,37 @@ interface JobReport {
   error: string | null;
 }
 
+/**
+ * `count` reads of a finished job's document, one after the other: each read's wall time (to the body parsed, as a
+ * client has it) and the service tree's CPU per read (clock ticks of /proc, 10 ms each, over all the reads).
+ */
+async function timeReads(
+  baseUrl: string,
+  id: string,
+  count: number,
+  servicePid: number | undefined,
+): Promise<{ count: number; bytes: number; wallMs: number[]; medianWallMs: number; serviceCpuMsPerRead: number | null }> {
+  const wallMs: number[] = [];
+  let bytes = 0;
+  const ticksBefore = servicePid ? treeCpuTicks(servicePid) : null;
+  for (let k = 0; k < count; k++) {
+    const t0 = performance.now();
+    const response = await fetch(`${baseUrl}/v1/jobs/${id}`);
+    const text = await response.text();
+    JSON.parse(text);
+    wallMs.push(performance.now() - t0);
+    bytes = Buffer.byteLength(text);
+  }
+  const ticksAfter = servicePid ? treeCpuTicks(servicePid) : null;
+  const sorted = [...wallMs].sort((a, b) => a - b);
+  const serviceCpuMsPerRead = ticksBefore !== null && ticksAfter !== null ? ((ticksAfter - ticksBefore) * 10) / count : null;
+  log(
+    `  http advise: ${count} reads of the finished document (${(bytes / 2 ** 20).toFixed(1)} MiB): median ${sorted[count >> 1].toFixed(0)} ms, ` +
+      `service CPU ${serviceCpuMsPerRead?.toFixed(0) ?? '?'} ms a read`,
+  );
+  return { count, bytes, wallMs, medianWallMs: sorted[count >> 1], serviceCpuMsPerRead };
+}
+
 async function main(): Promise<void> {
   const { values: args } = parseArgs({
     options: {
@@ -56,6 +91,8 @@ async function main(): Promise<void> {
       m: { type: 'string', default: '100' },
       'timeout-seconds': { type: 'string', default: '3600' },
       phases: { type: 'boolean', default: false },
+      reads: { type: 'string', default: '0' },
+      'skip-analyze': { type: 'boolean', default: false },
     },
   });
   const n = Number(args.n);
@@ -68,7 +105,7 @@ async function main(): Promise<void> {
     `service-httpadvise-${args.backend}.log`,
   );
   const report: Record<string, unknown> = { n: A.rows, m, nnz: A.rowPtr[A.rows], uploadBytes: statSync(file).size, backend: args.backend };
-  const timed = async (request: unknown): Promise<{ job: JobDocument; report: JobReport }> => {
+  const timed = async (request: unknown): Promise<{ id: string; job: JobDocument; report: JobReport }> => {
     const t0 = performance.now();
     let last = '';
     const onRead = (job: JobDocument, readMs: number): void => {
@@ -80,9 +117,10 @@ async function main(): Promise<void> {
         );
       last = now;
     };
-    const { job, peakRssBytes } = await runJobOverHttp<JobDocument>(service, request, args.phases ? { pollMs: 200, onRead } : {});
+    const { id, job, peakRssBytes } = await runJobOverHttp<JobDocument>(service, request, args.phases ? { pollMs: 200, onRead } : {});
     const seconds = (performance.now() - t0) / 1e3;
     return {
+      id,
       job,
       report: {
         status: job.status,
@@ -101,9 +139,11 @@ async function main(): Promise<void> {
     report.uploadSeconds = (performance.now() - t0) / 1e3;
     log(`  http advise: uploaded n = ${A.rows} in ${(report.uploadSeconds as number).toFixed(1)} s`);
     const matrix = { format: 'stored', id: matrixId };
-    const analyze = await timed({ type: 'analyze', matrix, partition: { machines: m } });
-    report.analyze = { ...analyze.report, kappaS: analyze.job.result?.analysis?.conditioning?.kappaS ?? null };
-    log(`  http advise: analyze job ${analyze.report.status} in ${analyze.report.seconds.toFixed(1)} s`);
+    const analyze = args['skip-analyze'] ? null : await timed({ type: 'analyze', matrix, partition: { machines: m } });
+    if (analyze) {
+      report.analyze = { ...analyze.report, kappaS: analyze.job.result?.analysis?.conditioning?.kappaS ?? null };
+      log(`  http advise: analyze job ${analyze.report.status} in ${analyze.report.seconds.toFixed(1)} s`);
+    }
     const advise = await timed({ type: 'advise', matrix, partition: { machines: m } });
     const advice = advise.job.result?.advice;
     report.advise = {
@@ -113,8 +153,10 @@ async function main(): Promise<void> {
       summary: advice?.summary ?? null,
       candidates: advice?.candidates.map(({ strategy, kappaS }) => ({ strategy, kappaS })) ?? null,
     };
-    report.adviseOverAnalyze = advise.report.seconds / analyze.report.seconds;
+    report.adviseOverAnalyze = analyze ? advise.report.seconds / analyze.report.seconds : null;
     log(`  http advise: advise job ${advise.report.status} in ${advise.report.seconds.toFixed(1)} s`);
+    const reads = Number(args.reads);
+    if (reads > 0) report.reads = await timeReads(service.baseUrl, advise.id, reads, service.process.pid);
   } catch (error) {
     report.error = (error as Error).message;
   } finally {

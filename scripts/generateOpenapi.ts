@@ -26,6 +26,7 @@ const offlineJobService: JobService = {
   idempotency: { claim: unavailable, complete: unavailable, release: unavailable },
   create: unavailable,
   get: unavailable,
+  view: unavailable,
   list: unavailable,
   cancel: unavailable,
   remove: unavailable,

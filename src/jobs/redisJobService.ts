@@ -39,6 +39,7 @@ import type {
   JobListQuery,
   JobMatrix,
   JobPage,
+  JobView,
   JobPartition,
   JobService,
   JobSpec,
@@ -116,6 +117,10 @@ export class RedisJobService implements JobService {
 
   get(id: string, owner?: string): Promise<Job> {
     return this.jobs.get(id, owner);
+  }
+
+  view(id: string, owner?: string): Promise<JobView> {
+    return this.jobs.view(id, owner);
   }
 
   list(query: JobListQuery): Promise<JobPage> {

@@ -380,6 +380,18 @@ export interface TraceView {
   downsampled: boolean;
 }
 
+/**
+ * A job as a client reads it, its result left as the JSON text stored: a finished advise job's result holds its
+ * candidates' assignments (~15 MB at n = 10^6), which parsed, checked against the response schema and written again
+ * took 2 s of the API's CPU a read (docs/performance.md). `resultJson` absent: `job` is jobFromDocument's, its result
+ * (if any) parsed.
+ */
+export interface JobView {
+  /** Without `result` when `resultJson` is given; a solve's `summary` is there either way. */
+  job: Job;
+  resultJson?: string;
+}
+
 export type JobEvent = { event: 'progress'; data: JobProgress } | { event: 'status'; data: { status: JobStatus; job: Job } };
 
 /** A change of any job, for list-wide subscribers (GET /v1/events): its summary, or a progress report. */
@@ -456,6 +468,8 @@ export interface JobService {
   create(spec: JobSpec, tenant?: Tenant | null): Promise<Job>;
   /** Throws JobNotFoundError. */
   get(id: string, owner?: string): Promise<Job>;
+  /** The job as get gives it, its result as the JSON text stored, to send as it is. Throws JobNotFoundError. */
+  view(id: string, owner?: string): Promise<JobView>;
   /** Newest first. `cursor` is the opaque `nextCursor` of the previous page; `owner`: that key's jobs only. */
   list(query: JobListQuery): Promise<JobPage>;
   /** A queued job ends 'cancelled' at once; a running one as soon as its solver sees the signal. Finished jobs are returned unchanged. */

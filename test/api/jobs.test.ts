@@ -8,13 +8,14 @@ import { JobPageSchema, JobSchema, SolutionSchema, TraceSchema } from '../../src
 import type { Job, JobPage, ProblemDetails } from '../../src/jobs/types.js';
 import { fixtureMatrixInput, loadFixture, relativeDifference, type Fixture } from '../support/fixtures.js';
 import { Redis } from 'ioredis';
-import { createJob, runJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+import { JobKeys } from '../../src/jobs/store/keys.js';
+import { createJob, runJob, solveOverSocket, startTestService, waitForJob, type TestService } from '../support/service.js';
 import { SYMMETRIC_COO } from '../support/requests.js';
 
 let service: TestService;
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({}, { listen: true });
 });
 
 afterAll(async () => {
@@ -193,6 +194,64 @@ describe('analyze and solve', () => {
     expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
     expect(job.result!.analysis!.blockSizes).toEqual([7, 13, 20]);
     expect(job.result!.runs.apc).toMatchObject({ status: 'converged', iterations: 1 });
+  });
+});
+
+describe('a finished job read over a socket', () => {
+  /** GET /v1/jobs/{id} as a client receives it, and the result's text as the worker stored it. */
+  async function readBoth(id: string): Promise<{ text: string; job: Job; stored: string }> {
+    const response = await fetch(`${service.baseUrl}/v1/jobs/${id}`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const text = await response.text();
+    const redis = new Redis(service.redis.url);
+    try {
+      const keys = new JobKeys(service.config.KEY_PREFIX, service.config.QUEUE_NAME);
+      return { text, job: JSON.parse(text) as Job, stored: (await redis.hget(keys.doc(id), 'result'))! };
+    } finally {
+      redis.disconnect();
+    }
+  }
+
+  it('is the document with its result as the worker stored it, and a solve its summary', async () => {
+    const job = await solveOverSocket(service, {
+      type: 'solve',
+      matrix: { format: 'generator', generator: 'gaussian', n: 12, seed: 4 },
+      partition: { machines: 3 },
+      algorithms: ['apc', 'dgd'],
+      options: { maxIterations: 5 },
+    });
+    const { text, job: read, stored } = await readBoth(job.id);
+    // The stored text itself, not a copy parsed and written again (a large result costs seconds a read that way).
+    expect(stored.startsWith('{"analysisCompleted":true,')).toBe(true);
+    expect(text.endsWith(`,"result":${stored}}`)).toBe(true);
+    expect(JobSchema.parse(read)).toEqual(read);
+    expect(read.result).toEqual(JSON.parse(stored));
+    expect(read.result!.runs.apc!.iterations).toBe(5);
+    // DGD's 5 iterations do not reach the default tolerance: the summary, derived from the runs, says so.
+    expect(read.summary!.notConverged.map((run) => run.algorithm)).toContain('dgd');
+    expect(read.summary).toEqual(job.summary);
+    expect({ ...read, result: undefined }).toEqual({ ...job, result: undefined });
+  });
+
+  it('a result stored before analysisCompleted existed is served with it (true), parsed', async () => {
+    const job = await runJob(service.app, {
+      type: 'analyze',
+      matrix: { format: 'generator', generator: 'gaussian', n: 10, seed: 5 },
+      partition: { machines: 2 },
+    });
+    const redis = new Redis(service.redis.url);
+    try {
+      const keys = new JobKeys(service.config.KEY_PREFIX, service.config.QUEUE_NAME);
+      const { analysisCompleted, ...older } = job.result!;
+      expect(analysisCompleted).toBe(true);
+      await redis.hset(keys.doc(job.id), 'result', JSON.stringify(older));
+    } finally {
+      redis.disconnect();
+    }
+    const { job: read } = await readBoth(job.id);
+    expect(read.result).toEqual(job.result);
+    expect(read.result!.analysisCompleted).toBe(true);
   });
 });
 

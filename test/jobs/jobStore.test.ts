@@ -12,7 +12,7 @@ import { JobResultSchema } from '../../src/api/schemas/job.js';
 import { computeJob } from '../../src/jobs/computeJob.js';
 import { JobInputMissingError } from '../../src/jobs/errors.js';
 import { newJobId } from '../../src/jobs/jobId.js';
-import { jobFromDocument, type NewDocument } from '../../src/jobs/store/jobDocument.js';
+import { jobFromDocument, jobViewFromDocument, STORED_RESULT_PREFIX, type NewDocument } from '../../src/jobs/store/jobDocument.js';
 import { JobStore } from '../../src/jobs/store/jobStore.js';
 import type { Job, JobResult } from '../../src/jobs/types.js';
 import { ProblemTooLargeError } from '../../src/solvers/errors.js';
@@ -174,9 +174,28 @@ describe('stored results read back', () => {
     expect(JobResultSchema.safeParse(job.result).success).toBe(true);
   });
 
+  it('a result is stored analysisCompleted first, whatever its key order: its view is that text, with the summary of get', async () => {
+    let stored: JobResult | undefined;
+    const { job } = await finished('cancelled', ({ runs, analysis }) => {
+      const { L, mu, lambdaMinS, lambdaMaxS } = analysis!.conditioning;
+      stored = { runs: { apc: runs.apc }, spectral: { L, mu, lambdaMinS, lambdaMaxS }, analysisCompleted: false };
+      return stored;
+    });
+    const fields = (await store.document(job.id))!;
+    expect(fields.result.startsWith(STORED_RESULT_PREFIX)).toBe(true);
+    const view = jobViewFromDocument(fields);
+    expect(view.resultJson).toBe(fields.result);
+    expect(JSON.parse(view.resultJson!)).toEqual(stored);
+    expect(view.job.result).toBeUndefined();
+    expect(view.job).toEqual({ ...job, result: undefined });
+    expect([...view.job.summary!.converged, ...view.job.summary!.notConverged.map((run) => run.algorithm)]).toEqual(['apc']);
+  });
+
   it('a result stored before analysisCompleted existed reads as a completed analysis', async () => {
     const { job, complete } = await finished('succeeded', ({ analysis, runs }) => ({ analysis, runs }) as JobResult);
     expect(job.result).toEqual({ ...complete, analysisCompleted: true });
     expect(JobResultSchema.safeParse(job.result).success).toBe(true);
+    // Its view parses it, to fill analysisCompleted in.
+    expect(jobViewFromDocument((await store.document(job.id))!)).toEqual({ job });
   });
 });

@@ -8,6 +8,7 @@ import { createIdempotently, IDEMPOTENCY_409, IdempotentHeadersSchema, jsonFinge
 import { toJobSpec } from '../jobSpec.js';
 import { assignmentList } from '../../solvers/problem.js';
 import { matricesSeenBy, ownerFilterOf, tenantOf } from '../plugins/auth.js';
+import { sendJobView } from '../jobView.js';
 import { JobIdParamsSchema, JobPageSchema, JobPartitionSchema, JobSchema, ListJobsQuerySchema } from '../schemas/job.js';
 import { labelPairs } from '../schemas/labels.js';
 import { CreateJobRequestSchema } from '../schemas/jobRequest.js';
@@ -177,7 +178,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         response: { 200: jsonResponse('The job.', JobSchema), ...BAD_ID, ...NO_SUCH_JOB, ...problemResponses(503) },
       },
     },
-    async (request) => jobService.get(request.params.id, ownerFilterOf(request)),
+    async (request, reply) => sendJobView(reply, await jobService.view(request.params.id, ownerFilterOf(request))),
   );
 
   await app.register(bodylessJobRoutes, { jobService });

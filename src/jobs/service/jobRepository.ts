@@ -16,12 +16,12 @@ import {
   type JobError,
 } from '../errors.js';
 import { JOB_ID_PATTERN, newJobId } from '../jobId.js';
-import { jobFromDocument, type StoredInput } from '../store/jobDocument.js';
+import { jobFromDocument, jobViewFromDocument, type StoredInput } from '../store/jobDocument.js';
 import type { JobStore, RunContext } from '../store/jobStore.js';
 import { storeCall } from '../store/redisConnection.js';
 import { matrixDigest } from '../matrixDigest.js';
 import type { WorkerLimits } from '../store/readyJob.js';
-import type { Job, JobListQuery, JobMatrix, JobPage, JobPartition, JobSpec, JobSummary, TraceView } from '../types.js';
+import type { Job, JobListQuery, JobMatrix, JobPage, JobPartition, JobSpec, JobSummary, JobView, TraceView } from '../types.js';
 import type { Tenant } from '../apiKeys/apiKey.js';
 import { storedBytesOfJob } from '../apiKeys/jobBytes.js';
 import { isSmallJob } from '../apiKeys/smallJobs.js';
@@ -177,11 +177,19 @@ export class JobRepository {
   }
 
   async get(id: string, owner?: string): Promise<Job> {
-    return storeCall(async () => {
-      const fields = JOB_ID_PATTERN.test(id) ? await this.store.document(id) : null;
-      if (!fields || (owner !== undefined && (fields.owner ?? '') !== owner)) throw new JobNotFoundError(id);
-      return jobFromDocument(fields);
-    });
+    return storeCall(async () => jobFromDocument(await this.visibleDocument(id, owner)));
+  }
+
+  /** The job as get gives it, its result left as the JSON text stored (see JobView). */
+  async view(id: string, owner?: string): Promise<JobView> {
+    return storeCall(async () => jobViewFromDocument(await this.visibleDocument(id, owner)));
+  }
+
+  /** The document's fields; throws JobNotFoundError as assertVisible does. */
+  private async visibleDocument(id: string, owner?: string): Promise<Record<string, string>> {
+    const fields = JOB_ID_PATTERN.test(id) ? await this.store.document(id) : null;
+    if (!fields || (owner !== undefined && (fields.owner ?? '') !== owner)) throw new JobNotFoundError(id);
+    return fields;
   }
 
   /** `owner`: only that key's jobs (from its own index); absent: every job. */

@@ -17,6 +17,7 @@ import type {
   JobStatus,
   JobSummary,
   JobType,
+  JobView,
   MatrixStorage,
   NumericBackend,
   ProblemDetails,
@@ -194,6 +195,26 @@ export function jobFromDocument(fields: Record<string, string>): Job {
     job.deliveries = parse<WebhookDelivery[]>(fields.deliveries) ?? [];
   }
   return job;
+}
+
+/**
+ * How every result stored since analysisCompleted exists begins (storedResultJson writes that field first). Older
+ * ones lack it and are parsed, to fill it in.
+ */
+export const STORED_RESULT_PREFIX = '{"analysisCompleted":';
+
+/** A result as JobStore.finish stores it: analysisCompleted first, so that reads can serve it as stored. */
+export function storedResultJson({ analysisCompleted, ...rest }: JobResult): string {
+  return JSON.stringify({ analysisCompleted, ...rest });
+}
+
+export function jobViewFromDocument(fields: Record<string, string>): JobView {
+  const resultJson = fields.result;
+  if (!resultJson?.startsWith(STORED_RESULT_PREFIX)) return { job: jobFromDocument(fields) };
+  const job = jobFromDocument({ ...fields, result: '' });
+  // A solve's summary is derived from its runs' outcomes.
+  if (job.type === 'solve') job.summary = runsOutcome(job.algorithms, JSON.parse(resultJson) as JobResult);
+  return { job, resultJson };
 }
 
 /** The matrix echo: how it was given (`input`), n, and its digest once known. */
