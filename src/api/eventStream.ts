@@ -18,6 +18,8 @@ export interface EventStreamOptions<E extends StreamedEvent> {
   isLast: (event: E) => boolean;
   /** The comment that opens the stream, e.g. "stream of job events". */
   banner: string;
+  /** An event's `data` line (default: JSON of event.data). */
+  dataOf?: (event: E) => string;
   heartbeatMs: number;
 }
 
@@ -40,7 +42,7 @@ export function trackOpenStreams(app: FastifyInstance): Set<() => void> {
 export async function streamEvents<E extends StreamedEvent>(
   reply: HijackableReply,
   openStreams: Set<() => void>,
-  { subscribe, isLast, banner, heartbeatMs }: EventStreamOptions<E>,
+  { subscribe, isLast, banner, heartbeatMs, dataOf = (event) => JSON.stringify(event.data) }: EventStreamOptions<E>,
 ): Promise<void> {
   const raw = reply.raw;
   // The one buffer of early events: the first status event comes while subscribe() runs, before the
@@ -62,7 +64,7 @@ export async function streamEvents<E extends StreamedEvent>(
   };
   const write = (event: E): void => {
     if (ended) return;
-    const text = `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+    const text = `event: ${event.event}\ndata: ${dataOf(event)}\n\n`;
     if (isLast(event)) end(text);
     else raw.write(text);
   };

@@ -87,7 +87,7 @@ export class RedisJobService implements JobService {
       traceCap: config.TRACE_CAP,
       smallJobMaxFlops: config.SMALL_JOB_MAX_FLOPS,
     });
-    const events = new JobEventHub(subscriber, store.keys.statusChannel, (id) => jobs.get(id), log);
+    const events = new JobEventHub(subscriber, store.keys.statusChannel, (id) => jobs.view(id), log);
     const health = new ServiceHealth(commands, queue);
     const [reachable, queueUsable, listening] = await Promise.all([
       waitUntilConnected(commands, START_WAIT_MS),

@@ -392,7 +392,10 @@ export interface JobView {
   resultJson?: string;
 }
 
-export type JobEvent = { event: 'progress'; data: JobProgress } | { event: 'status'; data: { status: JobStatus; job: Job } };
+export type JobEvent =
+  | { event: 'progress'; data: JobProgress }
+  /** `resultJson`: the job's result as stored, left out of `data.job` (as JobView's). */
+  | { event: 'status'; data: { status: JobStatus; job: Job }; resultJson?: string };
 
 /** A change of any job, for list-wide subscribers (GET /v1/events): its summary, or a progress report. */
 export type AnyJobEvent = { event: 'status'; job: JobSummary } | { event: 'progress'; id: string; progress: JobProgress };

@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
+import { JobSchema } from '../../src/api/schemas/job.js';
 import { JobKeys } from '../../src/jobs/store/keys.js';
 import type { Job, JobProgress } from '../../src/jobs/types.js';
 import { openEventStream, type SseEvent } from '../support/sse.js';
@@ -66,6 +67,8 @@ describe('GET /v1/jobs/{id}/events', () => {
     expect(first.event).toBe('status');
     expect(['queued', 'running']).toContain((first.data as { status: string }).status);
     expect((final.data as { job: Job }).job.result!.runs.dgd!.iterations).toBe(60_000);
+    // Built from the status message (no read): the job as GET sends it.
+    expect((final.data as { job: Job }).job).toEqual(await getJob(service.app, job.id));
 
     const progress = stream.events.filter((event) => event.event === 'progress').map((event) => event.data as JobProgress);
     expect(progress.length).toBeGreaterThanOrEqual(2);
@@ -83,6 +86,11 @@ describe('GET /v1/jobs/{id}/events', () => {
     await stream.ended;
     expect(stream.events).toHaveLength(1);
     expect(stream.events[0]).toMatchObject({ event: 'status', data: { status: 'succeeded' } });
+    // The job as GET sends it, its result (stored as text, spliced in) included, in the documented shape.
+    const streamed = (stream.events[0].data as { job: Job }).job;
+    expect(streamed).toEqual(await getJob(service.app, job.id));
+    expect(JobSchema.parse(streamed)).toEqual(streamed);
+    expect(streamed.result!.analysis!.n).toBe(2);
   });
 
   it('ends open streams when the app closes (graceful shutdown does not hang)', async () => {

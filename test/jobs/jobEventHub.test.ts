@@ -11,7 +11,7 @@ import { newJobId } from '../../src/jobs/jobId.js';
 import { JobEventHub } from '../../src/jobs/service/jobEventHub.js';
 import { createSubscriberConnection } from '../../src/jobs/store/redisConnection.js';
 import { STATUS_FIELDS } from '../../src/jobs/store/scripts.js';
-import type { Job, JobEvent, JobStatus } from '../../src/jobs/types.js';
+import type { Job, JobEvent, JobStatus, JobView } from '../../src/jobs/types.js';
 import { startTestRedis } from '../support/service.js';
 
 let redis: EmbeddedRedis;
@@ -73,11 +73,11 @@ describe('JobEventHub.subscribe', () => {
     const reads: JobStatus[] = [];
     let releaseFirstRead: () => void = () => undefined;
     const firstReadDone = new Promise<void>((resolve) => (releaseFirstRead = resolve));
-    const readJob = async (jobId: string): Promise<Job> => {
+    const readJob = async (jobId: string): Promise<JobView> => {
       const snapshot = jobWith(jobId, current);
       reads.push(snapshot.status);
       if (reads.length === 1) await firstReadDone; // the subscription's own read, held back
-      return snapshot;
+      return { job: snapshot };
     };
 
     // No periodic re-read during the test: only the subscription itself may catch up.
@@ -109,9 +109,9 @@ describe('JobEventHub.subscribe', () => {
   it('sends later statuses from the status messages, the whole job, without reading it', async () => {
     const id = newJobId();
     let reads = 0;
-    const readJob = (jobId: string): Promise<Job> => {
+    const readJob = (jobId: string): Promise<JobView> => {
       reads += 1;
-      return Promise.resolve(jobWith(jobId, 'queued'));
+      return Promise.resolve({ job: jobWith(jobId, 'queued') });
     };
     const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), 3_600_000);
     try {
@@ -141,11 +141,13 @@ describe('JobEventHub.subscribe', () => {
       expect(succeeded).toMatchObject({
         status: 'succeeded',
         finishedAt: new Date(2).toISOString(),
-        result,
         progress,
         notify: { url: 'https://example.test/hook' },
         deliveries: [],
       });
+      // The result comes as the text stored, beside the job (the stream writes it in as it is).
+      expect(succeeded!.result).toBeUndefined();
+      expect(events[2]).toMatchObject({ event: 'status', resultJson: JSON.stringify(result) });
     } finally {
       await hub.close();
     }

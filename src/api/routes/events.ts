@@ -7,6 +7,7 @@ import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { FINISHED_STATUSES, type JobEvent, type JobService } from '../../jobs/types.js';
 import { streamEvents, trackOpenStreams } from '../eventStream.js';
+import { jobEventData } from '../jobView.js';
 import { ownerFilterOf } from '../plugins/auth.js';
 import { JobIdParamsSchema } from '../schemas/job.js';
 import { problemResponses } from '../schemas/problem.js';
@@ -48,6 +49,7 @@ export const eventRoutes: FastifyPluginCallbackZod<EventRoutesOptions> = (app, {
         subscribe: (deliver) => jobService.subscribe(request.params.id, deliver, ownerFilterOf(request)),
         isLast: (event) => event.event === 'status' && FINISHED_STATUSES.includes(event.data.status),
         banner: 'stream of job events',
+        dataOf: jobEventData,
         heartbeatMs,
       });
     },

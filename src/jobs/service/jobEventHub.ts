@@ -17,10 +17,16 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { JobNotFoundError } from '../errors.js';
-import { fieldsFromStatusMessage, jobFromDocument, progressFromStatusMessage, summaryOf } from '../store/jobDocument.js';
+import {
+  fieldsFromStatusMessage,
+  jobFromDocument,
+  jobViewFromDocument,
+  progressFromStatusMessage,
+  summaryOf,
+} from '../store/jobDocument.js';
 import { closeConnection, subscribeWhenReady } from '../store/redisConnection.js';
 import { STATUS_FIELDS } from '../store/scripts.js';
-import { FINISHED_STATUSES, type AnyJobEvent, type Job, type JobEvent, type JobProgress, type JobStatus } from '../types.js';
+import { FINISHED_STATUSES, type AnyJobEvent, type Job, type JobEvent, type JobProgress, type JobStatus, type JobView } from '../types.js';
 
 /** Subscribers' statuses are re-read this often, in case a status message was lost (reconnects). */
 const STATUS_RESYNC_MS = 5000;
@@ -41,13 +47,13 @@ export class JobEventHub {
 
   /**
    * @param statusSubscriber a subscriber connection of its own (./store/redisConnection.ts), closed by close()
-   * @param readJob the job as GET shows it (throws JobNotFoundError, StoreUnavailableError)
+   * @param readJob the job as GET sends it, its result as stored (throws JobNotFoundError, StoreUnavailableError)
    * @param resyncMs how often subscribers' statuses are re-read
    */
   constructor(
     private readonly statusSubscriber: Redis,
     private readonly statusChannel: string,
-    private readonly readJob: (id: string) => Promise<Job>,
+    private readonly readJob: (id: string) => Promise<JobView>,
     private readonly log: Logger,
     resyncMs = STATUS_RESYNC_MS,
   ) {
@@ -79,9 +85,9 @@ export class JobEventHub {
     };
     try {
       // Registered before reading, so that a change after the read is not missed.
-      const job = await this.readJob(id);
-      subscription.lastStatus = job.status;
-      this.call(subscription, { event: 'status', data: { status: job.status, job } });
+      const view = await this.readJob(id);
+      subscription.lastStatus = view.job.status;
+      this.call(subscription, statusEvent(view));
       if (subscription.stale) this.refresh(id);
       return unsubscribe;
     } catch (error) {
@@ -133,9 +139,8 @@ export class JobEventHub {
   /** Read the job and send its status to its subscribers (those it has not been sent to). */
   private refresh(id: string): void {
     this.readJob(id)
-      .then((job) => {
-        for (const subscription of this.subscriptions.get(id) ?? [])
-          this.deliver(subscription, { event: 'status', data: { status: job.status, job } });
+      .then((view) => {
+        for (const subscription of this.subscriptions.get(id) ?? []) this.deliver(subscription, statusEvent(view));
       })
       .catch((err: unknown) => {
         if (!(err instanceof JobNotFoundError)) this.log.debug({ err, jobId: id }, 'could not read the job after a status change');
@@ -148,11 +153,13 @@ export class JobEventHub {
     const fields = fieldsFromStatusMessage(message, STATUS_FIELDS);
     if (!fields) return;
     // The message carries every field the job is shown from (STATUS_FIELDS): no read, for metrics or subscribers.
-    let job: Job | undefined;
-    const jobOfMessage = (): Job => (job ??= jobFromDocument(fields));
-    if (FINISHED_STATUSES.includes(fields.status as JobStatus)) for (const listener of this.finishedListeners) listener(jobOfMessage());
+    if (FINISHED_STATUSES.includes(fields.status as JobStatus) && this.finishedListeners.size > 0) {
+      const job = jobFromDocument(fields);
+      for (const listener of this.finishedListeners) listener(job);
+    }
+    let view: JobView | undefined;
     for (const subscription of this.subscriptions.get(fields.id) ?? [])
-      this.deliver(subscription, { event: 'status', data: { status: fields.status as JobStatus, job: jobOfMessage() } });
+      this.deliver(subscription, statusEvent((view ??= jobViewFromDocument(fields))));
     if (this.allListeners.size > 0) {
       this.callAll({ event: 'status', job: summaryOf(fields) });
     }
@@ -172,4 +179,9 @@ export class JobEventHub {
     for (const subscription of this.subscriptions.get(jobId) ?? []) this.deliver(subscription, { event: 'progress', data: progress });
     if (this.allListeners.size > 0) this.callAll({ event: 'progress', id: jobId, progress });
   }
+}
+
+/** A status event of the job as read, its result (when stored as such) beside data.job as the stored text. */
+function statusEvent({ job, resultJson }: JobView): JobEvent {
+  return { event: 'status', data: { status: job.status, job }, ...(resultJson === undefined ? {} : { resultJson }) };
 }
