@@ -39,6 +39,7 @@ import type {
   JobListQuery,
   JobMatrix,
   JobPage,
+  JobSummary,
   JobView,
   JobPartition,
   JobService,
@@ -160,7 +161,7 @@ export class RedisJobService implements JobService {
     return this.events.subscribeAll(listener);
   }
 
-  onFinished(listener: (job: Job) => void): () => void {
+  onFinished(listener: (job: JobSummary) => void): () => void {
     return this.events.onFinished(listener);
   }
 

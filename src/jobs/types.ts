@@ -505,9 +505,9 @@ export interface JobService {
   /** Jobs in the queue by state (for /metrics): waiting, active, completed, failed, delayed... */
   queueCounts(): Promise<Record<string, number>>;
   /**
-   * Called when any job finishes (for /metrics job durations), with the job without its `result`
-   * and `error` (not read, to keep this cheap). Returns the unsubscribe function.
+   * Called when any job finishes (for /metrics job durations), with its summary (built from the status message: nothing
+   * read, no result parsed). Returns the unsubscribe function.
    */
-  onFinished(listener: (job: Job) => void): () => void;
+  onFinished(listener: (job: JobSummary) => void): () => void;
   close(): Promise<void>;
 }

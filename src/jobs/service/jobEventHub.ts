@@ -1,5 +1,5 @@
 /**
- * Job events for the API's subscribers (SSE) and listeners of finished jobs (metrics):
+ * Job events for the API's subscribers (SSE) and listeners of finished jobs (metrics: the job's summary):
  * - status: every document writer publishes the document's fields on the status channel as it
  *   writes them (see ../store/scripts.ts), and subscribers get the job built from the message;
  *   their statuses are also re-read every few seconds, in case a message was lost across a reconnect;
@@ -17,16 +17,18 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { JobNotFoundError } from '../errors.js';
-import {
-  fieldsFromStatusMessage,
-  jobFromDocument,
-  jobViewFromDocument,
-  progressFromStatusMessage,
-  summaryOf,
-} from '../store/jobDocument.js';
+import { fieldsFromStatusMessage, jobViewFromDocument, progressFromStatusMessage, summaryOf } from '../store/jobDocument.js';
 import { closeConnection, subscribeWhenReady } from '../store/redisConnection.js';
 import { STATUS_FIELDS } from '../store/scripts.js';
-import { FINISHED_STATUSES, type AnyJobEvent, type Job, type JobEvent, type JobProgress, type JobStatus, type JobView } from '../types.js';
+import {
+  FINISHED_STATUSES,
+  type AnyJobEvent,
+  type JobEvent,
+  type JobProgress,
+  type JobStatus,
+  type JobSummary,
+  type JobView,
+} from '../types.js';
 
 /** Subscribers' statuses are re-read this often, in case a status message was lost (reconnects). */
 const STATUS_RESYNC_MS = 5000;
@@ -41,7 +43,7 @@ interface Subscription {
 
 export class JobEventHub {
   private readonly subscriptions = new Map<string, Set<Subscription>>();
-  private readonly finishedListeners = new Set<(job: Job) => void>();
+  private readonly finishedListeners = new Set<(job: JobSummary) => void>();
   private readonly allListeners = new Set<(event: AnyJobEvent) => void>();
   private readonly resyncTimer: NodeJS.Timeout;
 
@@ -103,7 +105,7 @@ export class JobEventHub {
   }
 
   /** See JobService.onFinished. */
-  onFinished(listener: (job: Job) => void): () => void {
+  onFinished(listener: (job: JobSummary) => void): () => void {
     this.finishedListeners.add(listener);
     return () => this.finishedListeners.delete(listener);
   }
@@ -153,15 +155,14 @@ export class JobEventHub {
     const fields = fieldsFromStatusMessage(message, STATUS_FIELDS);
     if (!fields) return;
     // The message carries every field the job is shown from (STATUS_FIELDS): no read, for metrics or subscribers.
-    if (FINISHED_STATUSES.includes(fields.status as JobStatus) && this.finishedListeners.size > 0) {
-      const job = jobFromDocument(fields);
-      for (const listener of this.finishedListeners) listener(job);
-    }
+    let summary: JobSummary | undefined;
+    if (FINISHED_STATUSES.includes(fields.status as JobStatus))
+      for (const listener of this.finishedListeners) listener((summary ??= summaryOf(fields)));
     let view: JobView | undefined;
     for (const subscription of this.subscriptions.get(fields.id) ?? [])
       this.deliver(subscription, statusEvent((view ??= jobViewFromDocument(fields))));
     if (this.allListeners.size > 0) {
-      this.callAll({ event: 'status', job: summaryOf(fields) });
+      this.callAll({ event: 'status', job: summary ?? summaryOf(fields) });
     }
   }
 
