@@ -106,6 +106,36 @@ describe('JobEventHub.subscribe', () => {
     }
   });
 
+  it('reads the job for its subscribers when the status message left its result out (true in its place)', async () => {
+    const id = newJobId();
+    const stored = JSON.stringify({ analysisCompleted: true, runs: {} });
+    const reads: string[] = [];
+    const readJob = (jobId: string): Promise<JobView> => {
+      reads.push(jobId);
+      const finished = reads.length > 1;
+      return Promise.resolve(finished ? { job: jobWith(jobId, 'succeeded'), resultJson: stored } : { job: jobWith(jobId, 'running') });
+    };
+    const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), 3_600_000);
+    try {
+      expect(await hub.listen(5000)).toBe(true);
+      const events: JobEvent[] = [];
+      const finished: string[] = [];
+      hub.onFinished((summary) => finished.push(`${summary.id} ${summary.status}`));
+      const unsubscribe = await hub.subscribe(id, (event) => events.push(event));
+      const values = JSON.parse(statusMessage(jobWith(id, 'succeeded'))) as unknown[];
+      values[STATUS_FIELDS.indexOf('result')] = true;
+      await publisher.publish(CHANNEL, JSON.stringify(values));
+      while (events.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      unsubscribe();
+      expect(reads).toEqual([id, id]);
+      expect(events[1]).toEqual({ event: 'status', data: { status: 'succeeded', job: jobWith(id, 'succeeded') }, resultJson: stored });
+      // Listeners of finished jobs have its summary from the message alone.
+      expect(finished).toEqual([`${id} succeeded`]);
+    } finally {
+      await hub.close();
+    }
+  });
+
   it('sends later statuses from the status messages, the whole job, without reading it', async () => {
     const id = newJobId();
     let reads = 0;

@@ -152,15 +152,21 @@ export class JobEventHub {
   private onStatusMessage(message: string): void {
     const progress = progressFromStatusMessage(message);
     if (progress) return this.onProgress(progress.id, progress.progress);
-    const fields = fieldsFromStatusMessage(message, STATUS_FIELDS);
-    if (!fields) return;
-    // The message carries every field the job is shown from (STATUS_FIELDS): no read, for metrics or subscribers.
+    const status = fieldsFromStatusMessage(message, STATUS_FIELDS);
+    if (!status) return;
+    const { fields, leftOut } = status;
+    // The message carries every field the job is shown from (STATUS_FIELDS): no read, for metrics or subscribers,
+    // unless it left a long result out: then its subscribers get the job read.
     let summary: JobSummary | undefined;
     if (FINISHED_STATUSES.includes(fields.status as JobStatus))
       for (const listener of this.finishedListeners) listener((summary ??= summaryOf(fields)));
-    let view: JobView | undefined;
-    for (const subscription of this.subscriptions.get(fields.id) ?? [])
-      this.deliver(subscription, statusEvent((view ??= jobViewFromDocument(fields))));
+    if (leftOut.length > 0) {
+      if (this.subscriptions.has(fields.id)) this.refresh(fields.id);
+    } else {
+      let view: JobView | undefined;
+      for (const subscription of this.subscriptions.get(fields.id) ?? [])
+        this.deliver(subscription, statusEvent((view ??= jobViewFromDocument(fields))));
+    }
     if (this.allListeners.size > 0) {
       this.callAll({ event: 'status', job: summary ?? summaryOf(fields) });
     }

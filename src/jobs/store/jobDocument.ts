@@ -234,9 +234,13 @@ function matrixEchoOf(fields: Record<string, string>): MatrixEcho {
 
 /**
  * The document fields in a status-channel message (a JSON array of STATUS_FIELDS values, false
- * for unset ones); null when the message is not one.
+ * for unset ones, true for a field set but left out: a long result, see scripts.STATUS_RESULT_MAX_BYTES),
+ * with the names of those left out; null when the message is not one.
  */
-export function fieldsFromStatusMessage(message: string, names: readonly string[]): Record<string, string> | null {
+export function fieldsFromStatusMessage(
+  message: string,
+  names: readonly string[],
+): { fields: Record<string, string>; leftOut: string[] } | null {
   let values: unknown;
   try {
     values = JSON.parse(message);
@@ -245,10 +249,12 @@ export function fieldsFromStatusMessage(message: string, names: readonly string[
   }
   if (!Array.isArray(values)) return null;
   const fields: Record<string, string> = {};
+  const leftOut: string[] = [];
   names.forEach((name, k) => {
     if (typeof values[k] === 'string') fields[name] = values[k];
+    else if (values[k] === true) leftOut.push(name);
   });
-  return fields.id && fields.status ? fields : null;
+  return fields.id && fields.status ? { fields, leftOut } : null;
 }
 
 /** A progress report on the status channel (scripts.lssProgress publishes `{"id", "progress"}`), or null when the message is not one. */

@@ -6,7 +6,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedRedis } from '../../../src/jobs/embeddedRedis.js';
 import { fieldsFromStatusMessage, progressFromStatusMessage } from '../../../src/jobs/store/jobDocument.js';
-import { defineScripts, runScript, STATUS_FIELDS } from '../../../src/jobs/store/scripts.js';
+import { defineScripts, runScript, STATUS_FIELDS, STATUS_RESULT_MAX_BYTES } from '../../../src/jobs/store/scripts.js';
 import { FINISHED_STATUSES, JOB_STATUSES, type JobStatus } from '../../../src/jobs/types.js';
 import { createSubscriberConnection, subscribeWhenReady } from '../../../src/jobs/store/redisConnection.js';
 import { startTestRedis } from '../../support/service.js';
@@ -35,6 +35,37 @@ async function documentIn(status: JobStatus): Promise<{ doc: string; index: stri
 }
 
 describe('the status scripts', () => {
+  it('lssFinish publishes the document with its result, but for a long result: left out (true), the message short', async () => {
+    const subscriber = createSubscriberConnection(redis.url, 'test-finish-status');
+    const messages: string[] = [];
+    subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+    try {
+      expect(await subscribeWhenReady(subscriber, 'test:finish-status', 5000)).toBe(true);
+      const short = JSON.stringify({ analysisCompleted: true, runs: {}, pad: 'x'.repeat(STATUS_RESULT_MAX_BYTES - 100) });
+      const long = JSON.stringify({ analysisCompleted: true, runs: {}, pad: 'x'.repeat(STATUS_RESULT_MAX_BYTES) });
+      const published: Record<string, { fields: Record<string, string>; leftOut: string[] } | null> = {};
+      for (const [name, result] of Object.entries({ short, long })) {
+        const { doc, id } = await documentIn('running');
+        const finishedAt = new Date().toISOString();
+        const args = ['test:finish-status', 'succeeded', finishedAt, 60, result, '', '', 'test:outbox', id];
+        expect(await runScript(connection, 'lssFinish', [doc], args)).toBe(1);
+        // Stored whole either way.
+        expect(await connection.hget(doc, 'result')).toBe(result);
+        while (messages.length === 0) await new Promise((resolve) => setTimeout(resolve, 10));
+        const message = messages.shift()!;
+        published[name] = fieldsFromStatusMessage(message, STATUS_FIELDS);
+        expect(published[name]?.fields).toMatchObject({ id, status: 'succeeded', finishedAt });
+        if (name === 'long') expect(message.length).toBeLessThan(1000);
+      }
+      expect(published.short?.fields.result).toBe(short);
+      expect(published.short?.leftOut).toEqual([]);
+      expect(published.long?.fields.result).toBeUndefined();
+      expect(published.long?.leftOut).toEqual(['result']);
+    } finally {
+      subscriber.disconnect();
+    }
+  });
+
   it('know exactly the finished statuses: lssDelete removes those documents and refuses the others', async () => {
     expect(FINISHED_STATUSES.length).toBeGreaterThan(0);
     for (const status of JOB_STATUSES) {
