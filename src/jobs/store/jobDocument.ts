@@ -208,6 +208,7 @@ export function storedResultJson({ analysisCompleted, ...rest }: JobResult): str
   return JSON.stringify({ analysisCompleted, ...rest });
 }
 
+/** The job as GET sends it (JobView): a result in the stored form above left as its text, an older one parsed. */
 export function jobViewFromDocument(fields: Record<string, string>): JobView {
   const resultJson = fields.result;
   if (!resultJson?.startsWith(STORED_RESULT_PREFIX)) return { job: jobFromDocument(fields) };
