@@ -7,7 +7,8 @@
  * included, against the OpenAPI document.
  */
 import type { FastifyReply } from 'fastify';
-import type { Job, JobEvent, JobView } from '../jobs/types.js';
+import { assignmentList } from '../solvers/problem.js';
+import type { Job, JobEvent, JobPartition, JobView } from '../jobs/types.js';
 
 /** A job's JSON (an object) with `result` added as its last member, the stored text as it is. */
 function withResult(jobJson: string, resultJson: string): string {
@@ -26,4 +27,23 @@ export function sendJobView(reply: FastifyReply, { job, resultJson }: JobView): 
   const serialize = reply.getSerializationFunction('200', 'application/json');
   const text = serialize ? serialize(job as unknown as Record<string, unknown>) : JSON.stringify(job);
   return reply.type('application/json; charset=utf-8').send(withResult(text, resultJson));
+}
+
+/**
+ * GET /v1/jobs/{id}/partition: the job's partition, its assignment (10^6 integers at scale) written by a join after the
+ * route's serializer has checked the rest; zod's check of each integer and the stringify of its copy took ~70-100 ms
+ * at n = 10^6, the join ~8 ms. The serializer writes the schema's fields in order, the assignment last; should that
+ * change, the partition goes through it whole.
+ */
+export function sendPartition(
+  reply: FastifyReply,
+  partition: JobPartition,
+): FastifyReply | (Omit<JobPartition, 'assignment'> & { assignment: number[] }) {
+  const serialize = reply.getSerializationFunction('200', 'application/json');
+  const text = serialize?.({ ...partition, assignment: [] });
+  const tail = '"assignment":[]}';
+  if (text === undefined || !text.endsWith(tail)) return { ...partition, assignment: assignmentList(partition.assignment) };
+  return reply
+    .type('application/json; charset=utf-8')
+    .send(`${text.slice(0, -tail.length)}"assignment":[${partition.assignment.join(',')}]}`);
 }

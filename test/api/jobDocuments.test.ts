@@ -145,6 +145,7 @@ describe('a job echoes its partition', () => {
     const served = await send('GET', `/v1/jobs/${second.id}/partition`);
     expect(served.status, served.text).toBe(200);
     expect(served.json()).toEqual({ id: second.id, n: N, m: 3, sizes: [20, 20, 20], assignment: ROUND_ROBIN });
+    expect(served.headers['content-type']).toBe('application/json; charset=utf-8');
 
     // Reused on the same matrix given as COO (CSR): the same assignment, named in the echo.
     const reused = await create({

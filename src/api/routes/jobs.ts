@@ -6,9 +6,8 @@ import type { Config } from '../../config.js';
 import type { JobService } from '../../jobs/types.js';
 import { createIdempotently, IDEMPOTENCY_409, IdempotentHeadersSchema, jsonFingerprint, REPLAYED_HEADER } from '../idempotency.js';
 import { toJobSpec } from '../jobSpec.js';
-import { assignmentList } from '../../solvers/problem.js';
 import { matricesSeenBy, ownerFilterOf, tenantOf } from '../plugins/auth.js';
-import { sendJobView } from '../jobView.js';
+import { sendJobView, sendPartition } from '../jobView.js';
 import { JobIdParamsSchema, JobPageSchema, JobPartitionSchema, JobSchema, ListJobsQuerySchema } from '../schemas/job.js';
 import { labelPairs } from '../schemas/labels.js';
 import { CreateJobRequestSchema } from '../schemas/jobRequest.js';
@@ -157,10 +156,7 @@ export const jobRoutes: FastifyPluginAsyncZod<JobRoutesOptions> = async (app, { 
         },
       },
     },
-    async (request) => {
-      const partition = await jobService.partition(request.params.id, ownerFilterOf(request));
-      return { ...partition, assignment: assignmentList(partition.assignment) };
-    },
+    async (request, reply) => sendPartition(reply, await jobService.partition(request.params.id, ownerFilterOf(request))),
   );
 
   app.get(
