@@ -128,7 +128,7 @@ export class RedisJobService implements JobService {
     return this.jobs.list(query);
   }
 
-  cancel(id: string, owner?: string): Promise<Job> {
+  cancel(id: string, owner?: string): Promise<JobView> {
     return this.jobs.cancel(id, owner);
   }
 

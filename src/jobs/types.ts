@@ -475,8 +475,11 @@ export interface JobService {
   view(id: string, owner?: string): Promise<JobView>;
   /** Newest first. `cursor` is the opaque `nextCursor` of the previous page; `owner`: that key's jobs only. */
   list(query: JobListQuery): Promise<JobPage>;
-  /** A queued job ends 'cancelled' at once; a running one as soon as its solver sees the signal. Finished jobs are returned unchanged. */
-  cancel(id: string, owner?: string): Promise<Job>;
+  /**
+   * A queued job ends 'cancelled' at once; a running one as soon as its solver sees the signal. Finished jobs are returned
+   * unchanged. The job as view gives it.
+   */
+  cancel(id: string, owner?: string): Promise<JobView>;
   /** Removes a finished job and everything stored for it. Throws JobNotFoundError, JobNotFinishedError. */
   remove(id: string, owner?: string): Promise<void>;
   /** Throws JobNotFoundError, RunNotFoundError. */

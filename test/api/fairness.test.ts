@@ -210,7 +210,7 @@ describe('the cap while another key waits', () => {
     // runs, leaving two queued with priorities 5 and 6...
     const earlyIds: string[] = [];
     for (let k = 0; k < 6; k++) earlyIds.push(await submit(service, early, solve(k + 1)));
-    for (const id of earlyIds.slice(0, 4)) expect((await service.jobService.cancel(id)).status).toBe('cancelled');
+    for (const id of earlyIds.slice(0, 4)) expect((await service.jobService.cancel(id)).job.status).toBe('cancelled');
     // ...so the late key's three (priorities 1..3) come first in the queue's order.
     const lateIds: string[] = [];
     for (let k = 0; k < 3; k++) lateIds.push(await submit(service, late, solve(k + 11)));

@@ -232,6 +232,10 @@ describe('a finished job read over a socket', () => {
     expect(read.summary!.notConverged.map((run) => run.algorithm)).toContain('dgd');
     expect(read.summary).toEqual(job.summary);
     expect({ ...read, result: undefined }).toEqual({ ...job, result: undefined });
+    // Cancelling a finished job answers it unchanged: the same body.
+    const cancelled = await fetch(`${service.baseUrl}/v1/jobs/${job.id}/cancel`, { method: 'POST' });
+    expect(cancelled.status).toBe(200);
+    expect(await cancelled.text()).toBe(text);
   });
 
   it('a result stored before analysisCompleted existed is served with it (true), parsed', async () => {

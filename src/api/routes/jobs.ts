@@ -209,7 +209,7 @@ const bodylessJobRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = 
         },
       },
     },
-    async (request) => jobService.cancel(request.params.id, ownerFilterOf(request)),
+    async (request, reply) => sendJobView(reply, await jobService.cancel(request.params.id, ownerFilterOf(request))),
   );
 
   bodyless.delete(

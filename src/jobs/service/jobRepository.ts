@@ -209,7 +209,8 @@ export class JobRepository {
     );
   }
 
-  async cancel(id: string, owner?: string): Promise<Job> {
+  /** The job as view gives it, after the cancel. */
+  async cancel(id: string, owner?: string): Promise<JobView> {
     return storeCall(async () => {
       await this.assertVisible(id, owner);
       const answer = await this.store.cancel(id);
@@ -222,7 +223,7 @@ export class JobRepository {
       } else if (answer === 'running') {
         await this.store.publishCancel(id);
       }
-      return this.get(id);
+      return this.view(id);
     });
   }
 
