@@ -7,6 +7,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { EmbeddedRedis } from '../../src/jobs/embeddedRedis.js';
+import { JobNotFoundError } from '../../src/jobs/errors.js';
 import { newJobId } from '../../src/jobs/jobId.js';
 import { JobEventHub } from '../../src/jobs/service/jobEventHub.js';
 import { createSubscriberConnection } from '../../src/jobs/store/redisConnection.js';
@@ -131,6 +132,33 @@ describe('JobEventHub.subscribe', () => {
       expect(events[1]).toEqual({ event: 'status', data: { status: 'succeeded', job: jobWith(id, 'succeeded') }, resultJson: stored });
       // Listeners of finished jobs have its summary from the message alone.
       expect(finished).toEqual([`${id} succeeded`]);
+    } finally {
+      await hub.close();
+    }
+  });
+
+  it('sends the final status from the message when a job whose message left its result out is gone before the read', async () => {
+    const id = newJobId();
+    let reads = 0;
+    const readJob = (jobId: string): Promise<JobView> => {
+      reads += 1;
+      // Deleted right after it finished: only the subscription's own read finds it.
+      return reads === 1 ? Promise.resolve({ job: jobWith(jobId, 'running') }) : Promise.reject(new JobNotFoundError(jobId));
+    };
+    const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), 3_600_000);
+    try {
+      expect(await hub.listen(5000)).toBe(true);
+      const events: JobEvent[] = [];
+      const unsubscribe = await hub.subscribe(id, (event) => events.push(event));
+      const values = JSON.parse(statusMessage(jobWith(id, 'succeeded'))) as unknown[];
+      values[STATUS_FIELDS.indexOf('result')] = true;
+      await publisher.publish(CHANNEL, JSON.stringify(values));
+      while (events.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      unsubscribe();
+      expect(reads).toBe(2);
+      // The job as the message had it, without the result it left out.
+      expect(events[1]).toMatchObject({ event: 'status', data: { status: 'succeeded', job: { id, status: 'succeeded' } } });
+      expect(events[1].event === 'status' && events[1].data.job.result).toBeUndefined();
     } finally {
       await hub.close();
     }

@@ -17,7 +17,13 @@
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
 import { JobNotFoundError } from '../errors.js';
-import { fieldsFromStatusMessage, jobViewFromDocument, progressFromStatusMessage, summaryOf } from '../store/jobDocument.js';
+import {
+  fieldsFromStatusMessage,
+  jobFromDocument,
+  jobViewFromDocument,
+  progressFromStatusMessage,
+  summaryOf,
+} from '../store/jobDocument.js';
 import { closeConnection, subscribeWhenReady } from '../store/redisConnection.js';
 import { STATUS_FIELDS } from '../store/scripts.js';
 import {
@@ -139,13 +145,17 @@ export class JobEventHub {
   }
 
   /** Read the job and send its status to its subscribers (those it has not been sent to). */
-  private refresh(id: string): void {
+  private refresh(id: string, ifGone?: JobView): void {
+    const send = (view: JobView): void => {
+      for (const subscription of this.subscriptions.get(id) ?? []) this.deliver(subscription, statusEvent(view));
+    };
     this.readJob(id)
-      .then((view) => {
-        for (const subscription of this.subscriptions.get(id) ?? []) this.deliver(subscription, statusEvent(view));
-      })
+      .then(send)
       .catch((err: unknown) => {
-        if (!(err instanceof JobNotFoundError)) this.log.debug({ err, jobId: id }, 'could not read the job after a status change');
+        // Deleted since its message (`ifGone`: what the message had, a long result left out): the stream still ends.
+        if (err instanceof JobNotFoundError) {
+          if (ifGone) send(ifGone);
+        } else this.log.debug({ err, jobId: id }, 'could not read the job after a status change');
       });
   }
 
@@ -161,7 +171,7 @@ export class JobEventHub {
     if (FINISHED_STATUSES.includes(fields.status as JobStatus))
       for (const listener of this.finishedListeners) listener((summary ??= summaryOf(fields)));
     if (leftOut.length > 0) {
-      if (this.subscriptions.has(fields.id)) this.refresh(fields.id);
+      if (this.subscriptions.has(fields.id)) this.refresh(fields.id, { job: jobFromDocument(fields) });
     } else {
       let view: JobView | undefined;
       for (const subscription of this.subscriptions.get(fields.id) ?? [])
