@@ -22,7 +22,7 @@ import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { writeMatrixMarket } from './matrixMarketFile.js';
 import { treeCpuTicks } from './machineProbe.js';
 import { CACHE, log } from './processes.js';
-import { runJobOverHttp, startService, uploadMatrixMarket } from './service.js';
+import { request, runJobOverHttp, startService, uploadMatrixMarket } from './service.js';
 
 interface JobDocument {
   status: string;
@@ -67,7 +67,7 @@ async function timeReads(
   const ticksBefore = servicePid ? treeCpuTicks(servicePid) : null;
   for (let k = 0; k < count; k++) {
     const t0 = performance.now();
-    const response = await fetch(`${baseUrl}/v1/jobs/${id}`);
+    const response = await request(`GET /v1/jobs/${id}`, `${baseUrl}/v1/jobs/${id}`);
     const text = await response.text();
     JSON.parse(text);
     wallMs.push(performance.now() - t0);

@@ -95,7 +95,7 @@ export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string)
 }
 
 /** fetch, its failure naming the request. */
-async function request(what: string, url: string, init?: RequestInit): Promise<Response> {
+export async function request(what: string, url: string, init?: RequestInit): Promise<Response> {
   try {
     return await fetch(url, init);
   } catch (error) {

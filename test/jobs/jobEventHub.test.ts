@@ -74,6 +74,15 @@ async function publishSucceededWithoutResult(id: string): Promise<void> {
   await publisher.publish(CHANNEL, JSON.stringify(values));
 }
 
+/** A hub on CHANNEL reading jobs with `readJob`, subscribed (no periodic re-read by default); close it when done. */
+async function listeningHub(readJob: (id: string) => Promise<JobView>, resyncMs = 3_600_000): Promise<JobEventHub> {
+  const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), resyncMs);
+  const listening = await hub.listen(5000);
+  if (!listening) await hub.close();
+  expect(listening).toBe(true);
+  return hub;
+}
+
 describe('JobEventHub.subscribe', () => {
   it('sends a status change that came during the first read after the first status event, once', async () => {
     const id = newJobId();
@@ -90,9 +99,8 @@ describe('JobEventHub.subscribe', () => {
 
     // No periodic re-read during the test: only the subscription itself may catch up.
     const resyncMs = 3_600_000;
-    const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), resyncMs);
+    const hub = await listeningHub(readJob, resyncMs);
     try {
-      expect(await hub.listen(5000)).toBe(true);
       const events: JobEvent[] = [];
       const subscribed = hub.subscribe(id, (event) => events.push(event));
 
@@ -123,9 +131,8 @@ describe('JobEventHub.subscribe', () => {
       const finished = reads.length > 1;
       return Promise.resolve(finished ? { job: jobWith(jobId, 'succeeded'), resultJson: stored } : { job: jobWith(jobId, 'running') });
     };
-    const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), 3_600_000);
+    const hub = await listeningHub(readJob);
     try {
-      expect(await hub.listen(5000)).toBe(true);
       const events: JobEvent[] = [];
       const finished: string[] = [];
       hub.onFinished((summary) => finished.push(`${summary.id} ${summary.status}`));
@@ -150,9 +157,8 @@ describe('JobEventHub.subscribe', () => {
       // Deleted right after it finished: only the subscription's own read finds it.
       return reads === 1 ? Promise.resolve({ job: jobWith(jobId, 'running') }) : Promise.reject(new JobNotFoundError(jobId));
     };
-    const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), 3_600_000);
+    const hub = await listeningHub(readJob);
     try {
-      expect(await hub.listen(5000)).toBe(true);
       const events: JobEvent[] = [];
       const unsubscribe = await hub.subscribe(id, (event) => events.push(event));
       await publishSucceededWithoutResult(id);
@@ -174,9 +180,8 @@ describe('JobEventHub.subscribe', () => {
       reads += 1;
       return Promise.resolve({ job: jobWith(jobId, 'queued') });
     };
-    const hub = new JobEventHub(createSubscriberConnection(redis.url, 'test-hub'), CHANNEL, readJob, pino({ level: 'silent' }), 3_600_000);
+    const hub = await listeningHub(readJob);
     try {
-      expect(await hub.listen(5000)).toBe(true);
       const events: JobEvent[] = [];
       const unsubscribe = await hub.subscribe(id, (event) => events.push(event));
       const result = { analysisCompleted: false, runs: [] };

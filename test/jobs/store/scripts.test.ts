@@ -34,13 +34,21 @@ async function documentIn(status: JobStatus): Promise<{ doc: string; index: stri
   return keys;
 }
 
+/** A subscriber connection of its own on `channel`, subscribed, and the messages it receives (disconnect it when done). */
+async function listening(channel: string): Promise<{ subscriber: Redis; messages: string[] }> {
+  const subscriber = createSubscriberConnection(redis.url, `test-${channel}`);
+  const messages: string[] = [];
+  subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+  const ready = await subscribeWhenReady(subscriber, channel, 5000);
+  if (!ready) subscriber.disconnect();
+  expect(ready).toBe(true);
+  return { subscriber, messages };
+}
+
 describe('the status scripts', () => {
   it('lssFinish publishes the document with its result, but for a long result: left out (true), the message short', async () => {
-    const subscriber = createSubscriberConnection(redis.url, 'test-finish-status');
-    const messages: string[] = [];
-    subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+    const { subscriber, messages } = await listening('test:finish-status');
     try {
-      expect(await subscribeWhenReady(subscriber, 'test:finish-status', 5000)).toBe(true);
       const short = JSON.stringify({ analysisCompleted: true, runs: {}, pad: 'x'.repeat(STATUS_RESULT_MAX_BYTES - 100) });
       const long = JSON.stringify({ analysisCompleted: true, runs: {}, pad: 'x'.repeat(STATUS_RESULT_MAX_BYTES) });
       const published: Record<string, { fields: Record<string, string>; leftOut: string[] } | null> = {};
@@ -102,11 +110,8 @@ describe('the status scripts', () => {
   });
 
   it("lssProgress stores and publishes a running job's report only, as a message no status reader takes for a status", async () => {
-    const subscriber = createSubscriberConnection(redis.url, 'test-progress');
-    const messages: string[] = [];
-    subscriber.on('message', (_channel: string, message: string) => messages.push(message));
+    const { subscriber, messages } = await listening('test:progress-status');
     try {
-      expect(await subscribeWhenReady(subscriber, 'test:progress-status', 5000)).toBe(true);
       const report = { phase: 'solve', fraction: 0.5, algorithm: 'apc', iteration: 7, updatedAt: new Date(0).toISOString() };
       for (const status of JOB_STATUSES) {
         const { doc, id } = await documentIn(status);
