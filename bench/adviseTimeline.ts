@@ -2,7 +2,7 @@
  * Where an advise job's time and memory go on one sparse bench problem: the analysis of the given partition, then
  * adviseWork given its kappa(S), theta_H and LU of A, as the job runs them (--no-handover: the advice factors A
  * again, as before the hand-over); each phase change printed
- * with the time, the resident set and its peak so far. With `--cooperative` the work returns to the event
+ * with the time, the process' CPU seconds so far (all threads), the resident set and its peak so far. With `--cooperative` the work returns to the event
  * loop every 20 ms, as the job's runCooperatively does (Node runs native handles' finalizers there). With
  * `--gc` (and node --expose-gc) a full collection at each phase change tells garbage from what is held. The advice
  * collects garbage (with node --expose-gc, as a job's process runs) and trims the C heap where it lets go, as
@@ -38,8 +38,12 @@ const mark = (what: string): void => {
   const { rss, heapTotal, arrayBuffers } = process.memoryUsage();
   const peak = (process.resourceUsage().maxRSS / 1024).toFixed(0);
   const seconds = ((performance.now() - t0) / 1e3).toFixed(1);
+  const { user, system } = process.cpuUsage();
+  const cpu = ((user + system) / 1e6).toFixed(1);
   // The JavaScript heap and the array buffers (typed arrays' memory) apart: the rest of rss is native memory and code.
-  console.log(`${seconds} s ${what}: rss ${mib(rss)} MiB (heap ${mib(heapTotal)}, array buffers ${mib(arrayBuffers)}), peak ${peak} MiB`);
+  console.log(
+    `${seconds} s (CPU ${cpu} s) ${what}: rss ${mib(rss)} MiB (heap ${mib(heapTotal)}, array buffers ${mib(arrayBuffers)}), peak ${peak} MiB`,
+  );
 };
 // The resident set's peak as sampled every 100 ms, and what it held then (array buffers, heap): where the peak is.
 let sampled = { rss: 0, arrayBuffers: 0, heapTotal: 0, at: 0 };

@@ -174,8 +174,10 @@ export function candidateAssignments(
 
 /**
  * Rows above which, when the kernels have METIS, the multilevel partitioner of ./multilevel.ts is not run beside it:
- * both partition the same row graph, and ours takes ~35x METIS's time there: on Poisson n = 10^6, m = 100, 52 s
- * against 1.5 s (a sixth of the advice's time, its evaluation another 15 s) for kappa(S) 9.8e8 against METIS's 8.1e8.
+ * both partition the same row graph, and a second contender's evaluation is what costs. On Poisson n = 10^6, m = 100
+ * ours takes 3.6 s against METIS's 0.9 s and gives kappa(S) 6.6e8 against 8.1e8, but its setup and lambda_min(S) take
+ * ~13 s and, as it would contend, its exact kappa(S) ~80 s more (TypeScript; bench/adviseTimeline.ts): the advice
+ * would outgrow its budget of 2x one analysis.
  */
 export const MULTILEVEL_BESIDE_METIS_MAX_ROWS = 100_000;
 

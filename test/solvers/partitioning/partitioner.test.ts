@@ -1,10 +1,11 @@
 /**
  * The row graph, reverse Cuthill-McKee and the multilevel partitioner (src/solvers/partitioning):
- * balance within the imbalance, and disconnected components recovered whole.
+ * balance within the imbalance, disconnected components recovered whole, a large grid cut near its boxes' cut, and
+ * the k-way refinement (never a larger cut; a part outside the balance evened out).
  */
 import { describe, expect, it } from 'vitest';
 import { fromRows } from '../../../src/solvers/matrix.js';
-import { coarsen, machineSizeBounds, multilevelPartition } from '../../../src/solvers/partitioning/multilevel.js';
+import { coarsen, edgeCut, machineSizeBounds, multilevelPartition, refineKway } from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { rowGraph } from '../../../src/solvers/partitioning/rowGraph.js';
@@ -84,6 +85,48 @@ describe('multilevel partitioner', () => {
     }
     expect(machineSizeBounds(900, 8, 0.1)).toEqual({ lo: 102, hi: 123 });
     expect(machineSizeBounds(10, 3, 0)).toEqual({ lo: 3, hi: 4 });
+  });
+
+  it('partitions a grid above 100,000 rows (one k-way run) within the balance, cutting at most 1.2x what its square boxes cut', () => {
+    // 320 x 320 grid, 16 parts: the 4 x 4 boxes of 80 x 80 grid points are the natural partition.
+    const k = 320;
+    const g = rowGraph(selectedKernels(), poisson2d(k));
+    const boxes = new Int32Array(g.n);
+    for (let i = 0; i < k; i++) for (let j = 0; j < k; j++) boxes[i * k + j] = 4 * Math.floor(i / 80) + Math.floor(j / 80);
+    const assignment = multilevelPartition(g, 16);
+    const { lo, hi } = machineSizeBounds(g.n, 16, 0.1);
+    for (const size of sizesOf(assignment, 16)) {
+      expect(size).toBeGreaterThanOrEqual(lo);
+      expect(size).toBeLessThanOrEqual(hi);
+    }
+    expect(edgeCut(g, assignment)).toBeLessThanOrEqual(1.2 * edgeCut(g, boxes));
+  });
+
+  it('refines k ways without raising the cut, and evens out parts outside the balance', () => {
+    const g = rowGraph(selectedKernels(), poisson2d(30));
+    const m = 6;
+    const { lo, hi } = machineSizeBounds(g.n, m, 0.1);
+    // Balanced at random: refinement lowers the cut and keeps every part within [lo, hi].
+    const random = new SeededRandom(3);
+    const shuffled = new Int32Array(g.n);
+    random.permutation(g.n).forEach((v, k) => (shuffled[v] = k % m));
+    const before = edgeCut(g, shuffled);
+    refineKway(g, shuffled, m, lo, hi);
+    expect(edgeCut(g, shuffled)).toBeLessThan(before);
+    for (const size of sizesOf(shuffled, m)) {
+      expect(size).toBeGreaterThanOrEqual(lo);
+      expect(size).toBeLessThanOrEqual(hi);
+    }
+    // Strips of 150 rows with 40 rows of strip 0 given to strip 1: 110 < lo and 190 > hi, then within both.
+    const strips = new Int32Array(g.n);
+    for (let v = 0; v < g.n; v++) strips[v] = Math.floor(v / 150);
+    for (let v = 110; v < 150; v++) strips[v] = 1;
+    expect(sizesOf(strips, m).slice(0, 2)).toEqual([110, 190]);
+    refineKway(g, strips, m, lo, hi);
+    for (const size of sizesOf(strips, m)) {
+      expect(size).toBeGreaterThanOrEqual(lo);
+      expect(size).toBeLessThanOrEqual(hi);
+    }
   });
 
   it('recovers disconnected components whole (a shuffled block-diagonal matrix: no edge cut)', () => {
