@@ -105,8 +105,8 @@ export function multilevelPartition(g: WeightedGraph, m: number, options: Partit
 }
 
 /**
- * One k-way run (KWAY_VERTICES_PER_PART above), or null when its parts miss the balance (the refinement could not
- * even them out): the caller then bisects the graph itself recursively, which always meets it.
+ * One k-way run (KWAY_VERTICES_PER_PART above), or null when its coarsening stalls or its parts miss the balance (the
+ * refinement could not even them out): the caller then bisects the graph itself recursively, which always meets it.
  */
 export function multilevelKway(g: WeightedGraph, m: number, lo: number, hi: number, random: SeededRandom): Int32Array | null {
   if (m === 1) return new Int32Array(g.n);
@@ -123,6 +123,8 @@ export function multilevelKway(g: WeightedGraph, m: number, lo: number, hi: numb
     maps.push(map);
   }
   const coarsest = levels[levels.length - 1];
+  // Coarsening stalled (no slack in the balance: imbalance 0 leaves every vertex its own): bisect the graph itself.
+  if (coarsest.n > 2 * coarsestVertices) return null;
   let part: Int32Array | null = null;
   let partCut = Infinity;
   for (let attempt = 0; attempt < INITIAL_TRIES; attempt++) {
