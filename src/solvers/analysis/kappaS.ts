@@ -390,36 +390,48 @@ function rowsTimesSlots(slots: MachineColumnSlots, slotValues: Float64Array, y: 
 }
 
 /**
- * S' = Lb^{-1} (A A^T) Lb^{-T} = I + Lb^{-1} E Lb^{-T} (module comment) as an operator over the rows.
+ * One pass of the machines' factor solves over the rows: each machine's rows of `from`, solved with L_i^{-T}
+ * (`transposed`) or L_i^{-1}, written to the same rows of `to`. Each machine's solve reads and writes its own rows
+ * only, so a pass can run its machines on several threads (./scaledGramShard.ts) with the same result.
  */
-export function scaledGramOperator(slots: MachineColumnSlots, factors: GramFactorSolves): SymmetricOperator {
+export type MachineSolvesPass = (transposed: boolean, from: Float64Array, to: Float64Array) => void;
+
+/** The pass on the calling thread, machine after machine. */
+export function machineSolvesPass(slots: MachineColumnSlots, factors: GramFactorSolves): MachineSolvesPass {
+  const local = new Float64Array(largestMachine(slots));
+  return (transposed, from, to) => {
+    slots.rowsOfMachine.forEach((rows, i) => {
+      const p = rows.length;
+      const x = local.subarray(0, p);
+      for (let k = 0; k < p; k++) x[k] = from[rows[k]];
+      if (transposed) factors.solveLT(i, x, x);
+      else factors.solveL(i, x, x);
+      for (let k = 0; k < p; k++) to[rows[k]] = x[k];
+    });
+  };
+}
+
+/**
+ * S' = Lb^{-1} (A A^T) Lb^{-T} = I + Lb^{-1} E Lb^{-T} (module comment) as an operator over the rows, its factor
+ * solves those of `solves` on the calling thread, or a pass of them (./scaledGramShard.ts: on several threads).
+ */
+export function scaledGramOperator(slots: MachineColumnSlots, solves: GramFactorSolves | MachineSolvesPass): SymmetricOperator {
+  const pass = typeof solves === 'function' ? solves : machineSolvesPass(slots, solves);
   const n = slots.a.rows;
   const nSlots = slots.slotMachine.length;
   const s = new Float64Array(nSlots);
   const ex = new Float64Array(nSlots);
   const u = new Float64Array(n);
   const t = new Float64Array(n);
-  const local = new Float64Array(largestMachine(slots));
   return {
     size: n,
     apply(v, out) {
-      slots.rowsOfMachine.forEach((rows, i) => {
-        const p = rows.length;
-        const x = local.subarray(0, p);
-        for (let k = 0; k < p; k++) x[k] = v[rows[k]];
-        factors.solveLT(i, x, x);
-        for (let k = 0; k < p; k++) u[rows[k]] = x[k];
-      });
+      pass(true, v, u);
       accumulateSlots(slots, u, s);
       excludeOwnSlots(slots, s, ex);
       rowsTimesSlots(slots, ex, t);
-      slots.rowsOfMachine.forEach((rows, i) => {
-        const p = rows.length;
-        const x = local.subarray(0, p);
-        for (let k = 0; k < p; k++) x[k] = t[rows[k]];
-        factors.solveL(i, x, x);
-        for (let k = 0; k < p; k++) out[rows[k]] = v[rows[k]] + x[k];
-      });
+      pass(false, t, u);
+      for (let r = 0; r < n; r++) out[r] = v[r] + u[r];
     },
   };
 }
@@ -447,14 +459,15 @@ export function inverseSOperator(
   };
 }
 
+/** lambda_max(S) by Lanczos on S' (scaledGramOperator: the factor solves on this thread, or by the pass given). */
 export function* lambdaMaxSWork(
   slots: MachineColumnSlots,
-  factors: GramFactorSolves,
+  solves: GramFactorSolves | MachineSolvesPass,
   options: LargestEigenvalueOptions = {},
   workspace?: KrylovWorkspace,
 ): Work<SpectralEstimate> {
   if (slots.blockDiagonal) return IDENTITY_ESTIMATE;
-  return spectralEstimateOf(yield* largestEigenvalueWork(scaledGramOperator(slots, factors), options, workspace));
+  return spectralEstimateOf(yield* largestEigenvalueWork(scaledGramOperator(slots, solves), options, workspace));
 }
 
 export function* lambdaMinSWork(

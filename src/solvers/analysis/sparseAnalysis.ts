@@ -350,7 +350,7 @@ function sSpectrumOfPartitionWork(
 }
 
 /** The options of S's Lanczos runs, the same for the bounds and the exact ends (so that lambda_min(S) of one serves the other). */
-function sOptionsOf(kernels: Kernels, n: number): LargestEigenvalueOptions {
+export function sOptionsOf(kernels: Kernels, n: number): LargestEigenvalueOptions {
   return { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(n), ...eigensolverOptionsOf(kernels) };
 }
 

@@ -16,24 +16,34 @@
  */
 import { runSync, type Work, type WorkProgress } from '../cooperative.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
-import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { holdBlasToOneThread, selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForTasks } from '../parallel/threads.js';
+import { sharedCopy } from '../parallel/workerThreads.js';
+import type { StoredGramFactor } from '../machines/placement.js';
 import { nnzOf } from '../sparse/csr.js';
 import { ratioEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { inverseNormalOperatorOfSparse } from '../sparse/normalOperators.js';
 import { conditioningOfEnds } from './conditioning.js';
 import { eigensolverOptionsOf, KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
 import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../machines/placement.js';
-import { machineColumnSlots, PairAngleContext, sparsePairAngleWork, type SparsePairAngle } from '../sparse/spectrumOfS.js';
+import {
+  machineColumnSlots,
+  PairAngleContext,
+  sparsePairAngleWork,
+  type MachineColumnSlots,
+  type SparsePairAngle,
+} from '../sparse/spectrumOfS.js';
 import { lambdaMaxSByReflection, lambdaMaxSWork, lambdaMinSWork, reflectedLambdaMax } from './kappaS.js';
 import { localAnglesOfCsrWork } from './localAngles.js';
+import { threadedMachineSolvesPass } from './scaledGramShard.js';
 import { heterogeneityOf, inPhase, quietly, type AnalysisParts, type StagedParts } from './parts.js';
 import {
   machineGramSolves,
   pairAnglesSpec,
   principalAnglesOfPairs,
   sBasisSize,
+  sOptionsOf,
   sparseStagedParts,
   SPECTRUM_TOLERANCE,
   type PairAnglesSpec,
@@ -171,11 +181,13 @@ function taskResultsByKind(results: readonly SparseAnalysisTaskResult[]): {
 }
 
 /**
- * lambda_max(S) of the system's partition beside its principal angles, on one task pool as the analysis runs them
- * ('lambda-max-s' first, then the pairs: while one thread runs lambda_max(S)'s Lanczos, the others take pairs): the
- * partition advisor's exact kappa(S) (with the lambda_min(S) it has) and theta_H of its likeliest best (`withAngles`;
- * else lambda_max(S) alone). Their values are sparseSOfPartitionWork's lambda_max(S) and sparseAnglesOfPartitionWork's
- * angles (the same code and options). No LU of A is needed. lambda_max(S) is null when had by reflection (./kappaS.ts:
+ * lambda_max(S) of the system's partition and its principal angles: the partition advisor's exact kappa(S) (with the
+ * lambda_min(S) it has) and theta_H of its likeliest best (`withAngles`; else lambda_max(S) alone). The pairs' angles
+ * run first on one task pool, then lambda_max(S)'s Lanczos run with each product's factor solves shared by the same
+ * threads (./scaledGramShard.ts). Run as one task beside the pairs, lambda_max(S) was the critical path (at n = 10^6,
+ * METIS's boxes: 181 products, ~50 s, while the pairs' ~37 s of CPU left a core idle for ~18 s). Their values are
+ * sparseSOfPartitionWork's lambda_max(S) and sparseAnglesOfPartitionWork's angles (the same code and options, to the
+ * bit on any number of threads). No LU of A is needed. lambda_max(S) is null when had by reflection (./kappaS.ts:
  * 2 - lambda_min(S)).
  */
 export function* sparseLambdaMaxSAndAnglesWork(
@@ -185,14 +197,38 @@ export function* sparseLambdaMaxSAndAnglesWork(
 ): Work<{ lambdaMaxS: SpectralEstimate | null; angles: SparsePrincipalAngles | null }> {
   const threads = sparseAnalysisThreads(system);
   const slots = machineColumnSlots(system.A, system.partition.rowsOf, threads > 1);
-  const pairs = pairAnglesSpec(system, slots);
+  // The machines' factors in shared memory once, for the pairs' pool and lambda_max(S)'s threads alike.
+  const unshared = pairAnglesSpec(system, slots);
+  const pairs = threads > 1 ? (sharedCopy(unshared) as PairAnglesSpec) : unshared;
   const overlapping = withAngles ? pairs.pairs.length / 2 : 0;
-  const tasks: SparseAnalysisTask[] = lambdaMaxSByReflection(slots) ? [] : [{ kind: 'lambda-max-s' }];
-  const spectral = tasks.length;
+  const tasks: SparseAnalysisTask[] = [];
   for (let q = 0; q < overlapping; q++) tasks.push({ kind: 'pair', q });
-  const results = tasks.length === 0 ? [] : yield* runSparseTasksWork(kernels, { pairs, tasks }, threads, spectral, undefined);
-  const { lambdaMaxS, angles } = taskResultsByKind(results);
+  const results = tasks.length === 0 ? [] : yield* runSparseTasksWork(kernels, { pairs, tasks }, threads, 0, undefined);
+  const { angles } = taskResultsByKind(results);
+  const lambdaMaxS = lambdaMaxSByReflection(slots) ? null : yield* lambdaMaxSOnThreadsWork(kernels, slots, pairs.factors, threads);
   return { lambdaMaxS, angles: withAngles ? principalAnglesOfPairs(slots.rowsOfMachine.length, pairs.pairs, angles) : null };
+}
+
+/** lambda_max(S) as the analysis computes it ('lambda-max-s'), its products' factor solves on `threads` threads. */
+function* lambdaMaxSOnThreadsWork(
+  kernels: Kernels,
+  slots: MachineColumnSlots,
+  factors: readonly StoredGramFactor[],
+  threads: number,
+): Work<SpectralEstimate> {
+  const options = sOptionsOf(kernels, slots.a.rows);
+  // OpenBLAS on one thread meanwhile, as a task pool holds it (../parallel/taskPool.ts TaskPlan.blasThreads): each
+  // thread's CHOLMOD solves call BLAS, and the Lanczos basis' dgemv then sums in one order on one thread as on several.
+  const releaseBlas = holdBlasToOneThread(kernels.blasThreads);
+  const solves = threads === 1 ? machineGramSolves(factors) : null;
+  const threaded = threads === 1 ? null : threadedMachineSolvesPass(slots, factors, kernels.backend, threads);
+  try {
+    return yield* lambdaMaxSWork(slots, threaded?.pass ?? solves!, options);
+  } finally {
+    threaded?.dispose();
+    solves?.release();
+    releaseBlas();
+  }
 }
 
 /**

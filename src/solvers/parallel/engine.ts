@@ -102,6 +102,11 @@ export interface ShardPlan<Spec> {
   readonly spec: Spec;
   /** The chunk runner of the calling thread (it reads the spec as given, or its arena copy). */
   createShard(spec: Spec, n: number, context: ThreadContext): Shard;
+  /**
+   * Whether the run's start and phase synchronisation are kept for the time-to-solution model (lastThreadStartSeconds,
+   * lastPhaseSyncSeconds; default true). False for runs that are not a method's iterations (an analysis' operator).
+   */
+  readonly priced?: boolean;
 }
 
 let lastStartFailure = '';
@@ -147,13 +152,13 @@ export function lastThreadStartFailure(): string {
 const abandoned = new FinalizationRegistry<() => void>((release) => release());
 
 /**
- * The engine for a method's run: threadsForRun(total work, chunks) threads, or one when worker
- * threads cannot start (the reason is kept in lastThreadStartFailure()).
+ * The engine for a method's run: `threads` threads when given, else threadsForRun(total work, chunks), or one when
+ * worker threads cannot start (the reason is kept in lastThreadStartFailure()).
  */
-export function startShardEngine<Spec>(plan: ShardPlan<Spec>): ShardEngine {
+export function startShardEngine<Spec>(plan: ShardPlan<Spec>, threads?: number): ShardEngine {
   let work = 0;
   for (let c = 0; c < plan.chunks; c++) work += plan.chunkWork[c];
-  const threads = threadsForRun(work, plan.chunks);
+  threads ??= threadsForRun(work, plan.chunks);
   if (threads > 1) {
     try {
       return new ShardEngine(plan, threads);
@@ -214,12 +219,14 @@ export class ShardEngine {
   private readonly workers: Worker[] = [];
   /** Each thread's busy milliseconds in the current phase (slot 0 unused: the calling thread times its own). */
   private readonly busy: Float64Array;
+  private readonly priced: boolean;
   private phases = 0;
   private syncMs = 0;
   private disposed = false;
 
   constructor(plan: ShardPlan<unknown>, threads: number) {
     const { n, chunks, outputLength, scalarsPerChunk } = plan;
+    this.priced = plan.priced ?? true;
     this.order = largestFirst(plan.chunkWork, chunks);
     this.threads = Math.max(1, Math.min(threads, chunks));
     const length = dataLength(n, outputLength, chunks, scalarsPerChunk) * Float64Array.BYTES_PER_ELEMENT;
@@ -277,7 +284,7 @@ export class ShardEngine {
       };
       for (const worker of this.workers) worker.postMessage(setup);
       this.awaitStartup();
-      lastStartSeconds = (performance.now() - startingAt) / 1000;
+      if (this.priced) lastStartSeconds = (performance.now() - startingAt) / 1000;
     } catch (error) {
       this.release();
       throw error;
@@ -368,7 +375,7 @@ export class ShardEngine {
 
   private release(): void {
     const timed = this.phases - PHASES_SKIPPED;
-    if (this.workers.length > 0 && timed >= PHASES_KEPT) lastPhaseSync = this.syncMs / timed / 1000;
+    if (this.priced && this.workers.length > 0 && timed >= PHASES_KEPT) lastPhaseSync = this.syncMs / timed / 1000;
     releaseWorkers(this.workers, this.control);
     this.workers.length = 0;
   }
