@@ -205,7 +205,13 @@ export function* sparseLambdaMaxSAndAnglesWork(
   for (let q = 0; q < overlapping; q++) tasks.push({ kind: 'pair', q });
   const results = tasks.length === 0 ? [] : yield* runSparseTasksWork(kernels, { pairs, tasks }, threads, 0, undefined);
   const { angles } = taskResultsByKind(results);
-  const lambdaMaxS = lambdaMaxSByReflection(slots) ? null : yield* lambdaMaxSOnThreadsWork(kernels, slots, pairs.factors, threads);
+  let lambdaMaxS: SpectralEstimate | null = null;
+  if (!lambdaMaxSByReflection(slots)) {
+    // Its Lanczos run reports no fraction: the phase says what runs.
+    yield { phase: 'conditioning', fraction: 0 };
+    lambdaMaxS = yield* lambdaMaxSOnThreadsWork(kernels, slots, pairs.factors, threads);
+    yield { phase: 'conditioning', fraction: 1 };
+  }
   return { lambdaMaxS, angles: withAngles ? principalAnglesOfPairs(slots.rowsOfMachine.length, pairs.pairs, angles) : null };
 }
 
