@@ -346,8 +346,10 @@ const PartitionStrategySchema = z
   .describe(
     'given: the partition of the request; contiguous: m blocks as { machines: m }; round-robin: row k on machine k mod m; ' +
       'rcm-contiguous: contiguous blocks after reverse Cuthill-McKee on the row graph (rows joined when they share a column); ' +
-      "multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|) (heavy-edge " +
-      'coarsening, greedy growing, Fiduccia-Mattheyses refinement within the imbalance); metis: METIS_PartGraphKway on the same ' +
+      "multilevel: the service's multilevel partition of the row graph, edges weighted |a_i . a_j| / (|a_i| |a_j|): the graph " +
+      'coarsened once by heavy-edge matching, its coarsest graph split by recursive bisection, the m parts refined by k-way ' +
+      'Fiduccia-Mattheyses passes within the imbalance (up to 100,000 rows also recursive bisection, each bisection multilevel, ' +
+      'and the least edge cut kept); metis: METIS_PartGraphKway on the same ' +
       'graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS); refined: the ' +
       'best candidate within the imbalance with rows moved between machines to lower kappa(S) itself, moves chosen from the ' +
       "eigenvectors of S's extreme eigenvalues and each kept only if the exact kappa(S) drops (listed for square matrices of " +
