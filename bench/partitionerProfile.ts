@@ -1,8 +1,8 @@
 /**
  * The TypeScript multilevel partitioner (src/solvers/partitioning/multilevel.ts) on the row graph of a sparse bench
- * problem, timed alone against METIS (when the native addon has it) on the same graph: seconds, edge cut and, with
- * --kappa, each assignment's kappa(S) as the advisor computes it. The partitioner is the TypeScript advice's longest
- * single-threaded step at n = 10^6 (issue 25).
+ * problem, timed alone against METIS (when the native addon has it) on the same graph, and METIS's partition polished
+ * by the k-way FM passes as the advisor lists it: seconds, edge cut, and whether every part is within the default
+ * imbalance (issue 25).
  *
  *   node --import tsx bench/partitionerProfile.ts <sparse.json> [--m 100]
  */
@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { selectedKernels } from '../src/solvers/linalg/kernels.js';
 import { metisPartition } from '../src/solvers/partitioning/metis.js';
-import { DEFAULT_IMBALANCE, edgeCut, machineSizeBounds, multilevelPartition } from '../src/solvers/partitioning/multilevel.js';
+import { DEFAULT_IMBALANCE, edgeCut, machineSizeBounds, multilevelPartition, refineKway } from '../src/solvers/partitioning/multilevel.js';
 import { rowGraph } from '../src/solvers/partitioning/rowGraph.js';
 import { selectBackend } from './backends.js';
 import type { SparseProblemFile } from './sparseProblems.js';
@@ -54,4 +54,12 @@ const report = (partitioner: string, run: () => Int32Array): void => {
 console.log(JSON.stringify({ rowGraphSeconds: Math.round(graphSeconds * 100) / 100, edges: graph.ptr[graph.n] / 2 }));
 report('multilevel', () => multilevelPartition(graph, m, { imbalance: DEFAULT_IMBALANCE }));
 const { metis } = kernels;
-if (metis !== null) report('metis', () => metisPartition(metis, graph, m, DEFAULT_IMBALANCE));
+if (metis !== null) {
+  report('metis', () => metisPartition(metis, graph, m, DEFAULT_IMBALANCE));
+  // As the advisor lists it: METIS's partition polished by the k-way FM passes.
+  report('metis, polished', () => {
+    const assignment = metisPartition(metis, graph, m, DEFAULT_IMBALANCE);
+    refineKway(graph, assignment, m, lo, hi);
+    return assignment;
+  });
+}

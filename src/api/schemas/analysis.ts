@@ -350,7 +350,8 @@ const PartitionStrategySchema = z
       'coarsened once by heavy-edge matching, its coarsest graph split by recursive bisection, the m parts refined by k-way ' +
       'Fiduccia-Mattheyses passes within the imbalance (up to 100,000 rows also recursive bisection, each bisection multilevel, ' +
       'and the least edge cut kept); metis: METIS_PartGraphKway on the same ' +
-      'graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS); refined: the ' +
+      'graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS), then ' +
+      "the multilevel partitioner's k-way Fiduccia-Mattheyses passes on it within the imbalance; refined: the " +
       'best candidate within the imbalance with rows moved between machines to lower kappa(S) itself, moves chosen from the ' +
       "eigenvectors of S's extreme eigenvalues and each kept only if the exact kappa(S) drops (listed for square matrices of " +
       `at most ${MAX_REFINED_ROWS} rows).`,

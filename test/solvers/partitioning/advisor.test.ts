@@ -97,7 +97,9 @@ describeEachBackend('partition advisor', (backend) => {
       expect(numpy.kappaSRefined).toBeLessThan(numpy.kappaSStart);
       if (testCase.name === 'poisson2d-30') {
         expect(advice.best).toBe('refined');
-        expect(numpy.kappaSRefined).toBeLessThan(0.98 * Math.min(...others.map((c) => c.kappaS!)));
+        // Below every other candidate's, by more than the 1e-8 at which ours and NumPy's values agree (on the native
+        // backend METIS's polished boxes leave it 1.5% to gain).
+        expect(numpy.kappaSRefined).toBeLessThan((1 - 1e-6) * Math.min(...others.map((c) => c.kappaS!)));
       }
     });
   }
