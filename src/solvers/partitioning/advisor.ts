@@ -47,7 +47,7 @@ import type { NativeMetis } from '../linalg/backend.js';
 import type { Calibration } from '../analysis/calibration.js';
 import { assignmentList, partitionFromAssignment, type Partition, type DenseProblem, type CsrProblem } from '../problem.js';
 import { metisPartition } from './metis.js';
-import { DEFAULT_IMBALANCE, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
+import { DEFAULT_IMBALANCE, kwayRefinable, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
 import { refineAssignmentWork } from './refinement.js';
 import { rowGraph, type WeightedGraph } from './rowGraph.js';
@@ -177,13 +177,16 @@ export function candidateAssignments(
 }
 
 /**
- * METIS's partition of the row graph, then the k-way FM passes of ./multilevel.ts at the finest level within the
- * imbalance (which also lift a part METIS left below (1 - imbalance) n/m rows: METIS bounds parts from above only). On
+ * METIS's partition of the row graph, then (on a sparse enough graph) the k-way FM passes of ./multilevel.ts at the finest
+ * level within the imbalance (which also lift a part METIS left below (1 - imbalance) n/m rows: METIS bounds parts from
+ * above only). On
  * Poisson n = 10^6, m = 100 they take 0.8 s and lower the edge cut from 14,692 to 14,076, kappa(S) from 8.07e8 to 7.06e8,
  * and the Lanczos products of its lambda_max(S) from 181 to 91 (docs/performance.md).
  */
 function polishedMetisPartition(metis: NativeMetis, graph: WeightedGraph, m: number, imbalance: number, seed?: number): Int32Array {
   const assignment = metisPartition(metis, graph, m, imbalance, seed);
+  // Not on a dense matrix's complete row graph (./multilevel.ts kwayRefinable): there METIS's partition stands.
+  if (!kwayRefinable(graph)) return assignment;
   const { lo, hi } = machineSizeBounds(graph.n, m, imbalance);
   refineKway(graph, assignment, m, lo, hi);
   return assignment;

@@ -5,7 +5,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { fromRows } from '../../../src/solvers/matrix.js';
-import { coarsen, edgeCut, machineSizeBounds, multilevelPartition, refineKway } from '../../../src/solvers/partitioning/multilevel.js';
+import {
+  coarsen,
+  edgeCut,
+  kwayRefinable,
+  machineSizeBounds,
+  multilevelPartition,
+  refineKway,
+} from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { rowGraph } from '../../../src/solvers/partitioning/rowGraph.js';
@@ -128,6 +135,21 @@ describe('multilevel partitioner', () => {
     expect(sizesOf(strips, m).slice(0, 2)).toEqual([110, 190]);
     refineKway(g, strips, m, lo, hi);
     for (const size of sizesOf(strips, m)) {
+      expect(size).toBeGreaterThanOrEqual(lo);
+      expect(size).toBeLessThanOrEqual(hi);
+    }
+  });
+
+  it("leaves a dense matrix's complete row graph to recursive bisection alone, within the balance", () => {
+    // Every pair of a dense matrix's rows shares a column: the k-way FM passes would re-price n neighbours per move.
+    const n = 200;
+    const data = new SeededRandom(5).fillNormal(new Float64Array(n * n));
+    const g = rowGraph(selectedKernels(), { rows: n, cols: n, data });
+    expect(g.ptr[g.n]).toBe(n * (n - 1));
+    expect(kwayRefinable(g)).toBe(false);
+    expect(kwayRefinable(rowGraph(selectedKernels(), poisson2d(30)))).toBe(true);
+    const { lo, hi } = machineSizeBounds(n, 7, 0.1);
+    for (const size of sizesOf(multilevelPartition(g, 7), 7)) {
       expect(size).toBeGreaterThanOrEqual(lo);
       expect(size).toBeLessThanOrEqual(hi);
     }
