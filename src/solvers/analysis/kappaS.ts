@@ -400,15 +400,26 @@ export type MachineSolvesPass = (transposed: boolean, from: Float64Array, to: Fl
 export function machineSolvesPass(slots: MachineColumnSlots, factors: GramFactorSolves): MachineSolvesPass {
   const local = new Float64Array(largestMachine(slots));
   return (transposed, from, to) => {
-    slots.rowsOfMachine.forEach((rows, i) => {
-      const p = rows.length;
-      const x = local.subarray(0, p);
-      for (let k = 0; k < p; k++) x[k] = from[rows[k]];
-      if (transposed) factors.solveLT(i, x, x);
-      else factors.solveL(i, x, x);
-      for (let k = 0; k < p; k++) to[rows[k]] = x[k];
-    });
+    slots.rowsOfMachine.forEach((rows, i) => solveMachineRows(factors, i, rows, transposed, from, to, local));
   };
+}
+
+/** Machine i's share of a MachineSolvesPass: its rows of `from`, solved in `scratch`, written to its rows of `to`. */
+export function solveMachineRows(
+  factors: GramFactorSolves,
+  i: number,
+  rows: Int32Array,
+  transposed: boolean,
+  from: Float64Array,
+  to: Float64Array,
+  scratch: Float64Array,
+): void {
+  const p = rows.length;
+  const x = scratch.subarray(0, p);
+  for (let k = 0; k < p; k++) x[k] = from[rows[k]];
+  if (transposed) factors.solveLT(i, x, x);
+  else factors.solveL(i, x, x);
+  for (let k = 0; k < p; k++) to[rows[k]] = x[k];
 }
 
 /**

@@ -13,7 +13,7 @@ import type { BackendName } from '../linalg/backend.js';
 import type { StoredGramFactor } from '../machines/placement.js';
 import { startShardEngine, type Shard, type ShardFactory } from '../parallel/engine.js';
 import { largestMachine, type MachineColumnSlots } from '../sparse/spectrumOfS.js';
-import type { MachineSolvesPass } from './kappaS.js';
+import { solveMachineRows, type MachineSolvesPass } from './kappaS.js';
 import { machineGramSolves, type MachineGramSolves } from './sparseAnalysis.js';
 
 /** Phases: each machine's rows solved with L_i^{-T}, or with L_i^{-1}. */
@@ -38,13 +38,7 @@ class ScaledGramShard implements Shard {
   }
 
   run(phase: number, chunk: number, input: Float64Array, output: Float64Array): void {
-    const rows = this.spec.rowsOfMachine[chunk];
-    const p = rows.length;
-    const x = this.local.subarray(0, p);
-    for (let k = 0; k < p; k++) x[k] = input[rows[k]];
-    if (phase === SOLVE_LT) this.solves.solveLT(chunk, x, x);
-    else this.solves.solveL(chunk, x, x);
-    for (let k = 0; k < p; k++) output[rows[k]] = x[k];
+    solveMachineRows(this.solves, chunk, this.spec.rowsOfMachine[chunk], phase === SOLVE_LT, input, output, this.local);
   }
 }
 

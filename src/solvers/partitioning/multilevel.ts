@@ -99,23 +99,29 @@ export function edgeCut(g: WeightedGraph, assignment: ArrayLike<number>): number
 export function multilevelPartition(g: WeightedGraph, m: number, options: PartitionOptions = {}): Int32Array {
   const random = new SeededRandom(options.seed ?? 1);
   const { lo, hi } = machineSizeBounds(totalWeight(g), m, options.imbalance ?? DEFAULT_IMBALANCE);
+  const kway = kwayRefinable(g);
+  if (g.n > ONE_RUN_VERTICES) return (kway ? multilevelKway(g, m, lo, hi, random) : null) ?? recursiveBisection(g, m, lo, hi, random);
+  // Made one after the other as they are compared (the runs share the random stream).
+  function* runs(): Generator<Int32Array | null> {
+    for (let run = 0; run < RUNS; run++) yield recursiveBisection(g, m, lo, hi, random);
+    for (let run = 0; kway && run < RUNS; run++) yield multilevelKway(g, m, lo, hi, random);
+  }
+  return leastCut(g, runs())!;
+}
+
+/** The assignment of least edge cut among `assignments` (the first on a tie; nulls skipped), or null if none. */
+function leastCut(g: WeightedGraph, assignments: Iterable<Int32Array | null>): Int32Array | null {
   let best: Int32Array | null = null;
   let bestCut = Infinity;
-  const keep = (assignment: Int32Array): void => {
+  for (const assignment of assignments) {
+    if (assignment === null) continue;
     const cut = edgeCut(g, assignment);
     if (cut < bestCut) {
       best = assignment;
       bestCut = cut;
     }
-  };
-  const kway = kwayRefinable(g);
-  if (g.n > ONE_RUN_VERTICES) return (kway ? multilevelKway(g, m, lo, hi, random) : null) ?? recursiveBisection(g, m, lo, hi, random);
-  for (let run = 0; run < RUNS; run++) keep(recursiveBisection(g, m, lo, hi, random));
-  for (let run = 0; kway && run < RUNS; run++) {
-    const assignment = multilevelKway(g, m, lo, hi, random);
-    if (assignment !== null) keep(assignment);
   }
-  return best!;
+  return best;
 }
 
 /**
@@ -139,31 +145,24 @@ export function multilevelKway(g: WeightedGraph, m: number, lo: number, hi: numb
   const coarsest = levels[levels.length - 1];
   // Coarsening stalled (no slack in the balance: imbalance 0 leaves every vertex its own): bisect the graph itself.
   if (coarsest.n > 2 * coarsestVertices) return null;
-  let part: Int32Array | null = null;
-  let partCut = Infinity;
-  for (let attempt = 0; attempt < INITIAL_TRIES; attempt++) {
-    const tried = recursiveBisection(coarsest, m, lo, hi, random);
-    const cut = edgeCut(coarsest, tried);
-    if (cut < partCut) {
-      part = tried;
-      partCut = cut;
-    }
-  }
-  refineKway(coarsest, part!, m, lo, hi);
+  const tries = Array.from({ length: INITIAL_TRIES }, () => recursiveBisection(coarsest, m, lo, hi, random));
+  let part = leastCut(coarsest, tries)!;
+  refineKway(coarsest, part, m, lo, hi);
   for (let level = levels.length - 2; level >= 0; level--) {
     const map = maps[level];
     const fine = new Int32Array(levels[level].n);
-    for (let v = 0; v < fine.length; v++) fine[v] = part![map[v]];
+    for (let v = 0; v < fine.length; v++) fine[v] = part[map[v]];
     part = fine;
     refineKway(levels[level], part, m, lo, hi);
   }
-  return partsWithin(g, part!, m, lo, hi) ? part : null;
+  return partWeights(g, part, m).every((w) => w >= lo && w <= hi) ? part : null;
 }
 
-function partsWithin(g: WeightedGraph, part: Int32Array, m: number, lo: number, hi: number): boolean {
+/** The weight of each part's vertices. */
+function partWeights(g: WeightedGraph, part: Int32Array, m: number): Float64Array {
   const weights = new Float64Array(m);
   for (let v = 0; v < g.n; v++) weights[part[v]] += g.vertexWeight[v];
-  return weights.every((w) => w >= lo && w <= hi);
+  return weights;
 }
 
 /**
@@ -178,8 +177,7 @@ function partsWithin(g: WeightedGraph, part: Int32Array, m: number, lo: number, 
  */
 export function refineKway(g: WeightedGraph, part: Int32Array, m: number, lo: number, hi: number): void {
   const { n, ptr, idx, weight, vertexWeight } = g;
-  const partWeight = new Float64Array(m);
-  for (let v = 0; v < n; v++) partWeight[part[v]] += vertexWeight[v];
+  const partWeight = partWeights(g, part, m);
   const distance = (w: number): number => Math.max(0, lo - w, w - hi);
   let violation = 0;
   for (let b = 0; b < m; b++) violation += distance(partWeight[b]);
