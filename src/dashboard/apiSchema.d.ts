@@ -996,10 +996,10 @@ export interface components {
             [key: string]: number;
         };
         /**
-         * @description How the value was obtained: lanczos (thick-restart Lanczos on the operator), lanczos-shift-invert (Lanczos on the inverse operator through a sparse LU, for a smallest eigenvalue), lanczos-exhaustive (the Krylov space became invariant: exact up to rounding), ratio (a quotient of two estimates, their bounds combined), structural (exact from the sparsity pattern alone: S = I, or pi/2 for machines sharing no column), bipartite-reflection (lambda_max(S) = 2 - lambda_min(S), exact when the machines' overlap graph has no odd cycle, e.g. contiguous strips of a banded matrix: S's spectrum is then symmetric about 1; the bound is lambda_min(S)'s, carried over).
+         * @description How the value was obtained: lanczos (thick-restart Lanczos on the operator), lanczos-shift-invert (Lanczos on the inverse operator through a sparse LU, for a smallest eigenvalue), lanczos-exhaustive (the Krylov space became invariant: exact up to rounding), ratio (a quotient of two estimates, their bounds combined), structural (exact from the sparsity pattern alone: S = I, or pi/2 for machines sharing no column), bipartite-reflection (lambda_max(S) = 2 - lambda_min(S), exact when the machines' overlap graph has no odd cycle, e.g. contiguous strips of a banded matrix: S's spectrum is then symmetric about 1; the bound is lambda_min(S)'s, carried over), coupling-block (a principal angle from the dense eigenproblem of the rows the two machines couple through, certified on the pair's operator).
          * @enum {string}
          */
-        EstimateMethod: "lanczos" | "lanczos-shift-invert" | "lanczos-exhaustive" | "ratio" | "structural" | "bipartite-reflection";
+        EstimateMethod: "lanczos" | "lanczos-shift-invert" | "lanczos-exhaustive" | "ratio" | "structural" | "bipartite-reflection" | "coupling-block";
         Estimate: {
             method: components["schemas"]["EstimateMethod"];
             /** @description A posteriori bound from the Ritz residual: |value - exact| <= relativeErrorBound * |exact| for the Krylov iteration (the rounding of the factorizations it applies, about eps times their condition number, is not included); null when no finite bound is known. */

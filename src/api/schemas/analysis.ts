@@ -38,7 +38,8 @@ const EstimateMethodSchema = z
       'rounding), ratio (a quotient of two estimates, their bounds combined), structural (exact from the sparsity pattern alone: ' +
       'S = I, or pi/2 for machines sharing no column), bipartite-reflection (lambda_max(S) = 2 - lambda_min(S), exact when the ' +
       "machines' overlap graph has no odd cycle, e.g. contiguous strips of a banded matrix: S's spectrum is then symmetric about 1; " +
-      "the bound is lambda_min(S)'s, carried over).",
+      "the bound is lambda_min(S)'s, carried over), coupling-block (a principal angle from the dense eigenproblem of the " +
+      "rows the two machines couple through, certified on the pair's operator).",
   )
   .meta({ id: 'EstimateMethod' });
 

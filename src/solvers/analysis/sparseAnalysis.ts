@@ -129,6 +129,7 @@ export function machineGramSolves(factors: readonly StoredGramFactor[]): Machine
   return {
     solveL: (machine, b, y) => solverOf(machine).solveLower(b, y),
     solveLT: (machine, y, x) => solverOf(machine).solveUpper(y, x),
+    factorValues: (machine) => factors[machine],
     joint: {
       multiplyL: (machine, u, out) => multiplyLower(operatorOf(machine), u, out),
       multiplyLT: (machine, y, out) => multiplyUpper(operatorOf(machine), y, out),

@@ -33,6 +33,7 @@ export const ESTIMATE_METHODS = [
   'ratio',
   'structural',
   'bipartite-reflection',
+  'coupling-block',
 ] as const;
 export type EstimateMethod = (typeof ESTIMATE_METHODS)[number];
 

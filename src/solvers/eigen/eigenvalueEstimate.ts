@@ -20,7 +20,12 @@ export type SpectralMethod =
    * lambda_max(S) = 2 - lambda_min(S): exact when the machines' overlap graph is bipartite (S's
    * spectrum is then symmetric about 1, ../analysis/kappaS.ts), the bound carried over from lambda_min(S).
    */
-  | 'bipartite-reflection';
+  | 'bipartite-reflection'
+  /**
+   * A principal angle from the dense eigenproblem of its pair's coupling block (the rows that share columns with the
+   * other machine, ../sparse/couplingBlock.ts), certified on the pair's operator (../sparse/spectrumOfS.ts).
+   */
+  | 'coupling-block';
 
 export interface EigenvalueEstimate {
   value: number;

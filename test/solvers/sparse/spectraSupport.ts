@@ -124,9 +124,14 @@ export function csrFixture(f: Fixture): { a: CsrMatrix; rows: Int32Array[] } {
 
 /**
  * Solves with the sparse Cholesky factors of each G_i = A_i A_i^T (B_i = P^T L, B_i B_i^T = G_i); with
- * `joint` (the default) also the pairs' shift-invert route, else Lanczos on C^T C alone.
+ * `joint` (the default) also the pairs' shift-invert route, with `coupling` (the default) their coupling route, as
+ * the analysis has them; with neither, Lanczos on C^T C alone.
  */
-export function sparseCholeskySolves(a: CsrMatrix, rowsOfMachine: readonly Int32Array[], joint = true): GramFactorSolves {
+export function sparseCholeskySolves(
+  a: CsrMatrix,
+  rowsOfMachine: readonly Int32Array[],
+  { joint = true, coupling = true }: { joint?: boolean; coupling?: boolean } = {},
+): GramFactorSolves {
   const factors = rowsOfMachine.map((rows) => factorCholesky(gramMatrix(selectRows(a, rows))));
   const solves: GramFactorSolves = {
     solveL(i, b, y) {
@@ -135,6 +140,7 @@ export function sparseCholeskySolves(a: CsrMatrix, rowsOfMachine: readonly Int32
     solveLT(i, y, x) {
       solveUpper(factors[i], y, x);
     },
+    ...(coupling ? { factorValues: (i: number) => factors[i] } : {}),
   };
   if (!joint) return solves;
   return {

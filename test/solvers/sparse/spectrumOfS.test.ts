@@ -32,6 +32,8 @@ import {
 } from './spectraSupport.js';
 
 const ANGLE_ROUNDING = 1e-11;
+/** Lanczos on C^T C alone: neither the coupling route nor the shift-invert one. */
+const PLAIN = { joint: false, coupling: false };
 
 function expectAngle(angle: SparsePairAngle, exact: number, tolerance: number): void {
   const difference = Math.abs(angle.theta - exact);
@@ -59,6 +61,29 @@ function allAngles(a: CsrMatrix, rows: Int32Array[], solves: GramFactorSolves) {
   return { theta, thetaH, pair };
 }
 
+/**
+ * Every pair of every fixture by a route (the solves' `routes`) beside plain Lanczos on C^T C: converged and within
+ * both bounds of it; then `check` with the two angles, the fixture's name and the pair's row lists.
+ */
+function eachFixturePairBesidePlain(
+  routes: { joint?: boolean; coupling?: boolean },
+  check: (route: SparsePairAngle, plain: SparsePairAngle, name: string, rows: [Int32Array, Int32Array]) => void,
+): void {
+  for (const f of loadFixtures()) {
+    const { a, rows } = csrFixture(f);
+    const routed = allAngles(a, rows, sparseCholeskySolves(a, rows, routes));
+    const plain = allAngles(a, rows, sparseCholeskySolves(a, rows, PLAIN));
+    for (let i = 0; i < f.expected.m; i++)
+      for (let j = i + 1; j < f.expected.m; j++) {
+        const r = routed.theta[i][j];
+        const p = plain.theta[i][j];
+        expect(r.converged).toBe(true);
+        expect(Math.abs(r.theta - p.theta)).toBeLessThanOrEqual(r.absoluteErrorBound + p.absoluteErrorBound + ANGLE_ROUNDING);
+        check(r, p, f.name, [rows[i], rows[j]]);
+      }
+  }
+}
+
 describe('sparse principal angles on the heterogeneity fixtures', () => {
   for (const f of loadFixtures()) {
     it(f.name, () => {
@@ -73,31 +98,21 @@ describe('sparse principal angles on the heterogeneity fixtures', () => {
   }
 
   it('the shift-invert route through the joint Gram gives every angle within both bounds of Lanczos on C^T C, in fewer products', () => {
-    for (const f of loadFixtures()) {
-      const { a, rows } = csrFixture(f);
-      const shifted = allAngles(a, rows, sparseCholeskySolves(a, rows));
-      const plain = allAngles(a, rows, sparseCholeskySolves(a, rows, false));
-      for (let i = 0; i < f.expected.m; i++)
-        for (let j = i + 1; j < f.expected.m; j++) {
-          const s = shifted.theta[i][j];
-          const p = plain.theta[i][j];
-          expect(s.converged).toBe(true);
-          expect(Math.abs(s.theta - p.theta)).toBeLessThanOrEqual(s.absoluteErrorBound + p.absoluteErrorBound + ANGLE_ROUNDING);
-          // Up to 40 rows (or at theta = 1e-7, where the joint Gram is singular to working precision) plain Lanczos runs.
-          const shiftInvert =
-            p.method !== 'structural' && Math.min(rows[i].length, rows[j].length) > 40 && !f.name.startsWith('tiny-angle');
-          expect(s.method === 'lanczos-shift-invert').toBe(shiftInvert);
-        }
-    }
+    eachFixturePairBesidePlain({ coupling: false }, (s, p, name, rows) => {
+      // Up to 40 rows (or at theta = 1e-7, where the joint Gram is singular to working precision) plain Lanczos runs.
+      const shiftInvert = p.method !== 'structural' && Math.min(rows[0].length, rows[1].length) > 40 && !name.startsWith('tiny-angle');
+      expect(s.method === 'lanczos-shift-invert').toBe(shiftInvert);
+    });
     // Poisson strips: the top of C^T C is clustered; shift-invert separates it.
     const k = 60;
     const a = poisson2d(k);
     const rows = Array.from({ length: 6 }, (_, i) => Int32Array.from({ length: (k * k) / 6 }, (_, r) => (i * k * k) / 6 + r));
-    const context = (joint: boolean) => new PairAngleContext(machineColumnSlots(a, rows), sparseCholeskySolves(a, rows, joint));
+    const context = (joint: boolean) =>
+      new PairAngleContext(machineColumnSlots(a, rows), sparseCholeskySolves(a, rows, joint ? { coupling: false } : PLAIN));
     const s = sparsePairAngle(context(true), 2, 3, { tolerance: 1e-8 });
     const p = sparsePairAngle(context(false), 2, 3, { tolerance: 1e-8 });
     // Each shift's factor is let go of once its solves are done (the analysis makes one or more a pair).
-    const solves = sparseCholeskySolves(a, rows);
+    const solves = sparseCholeskySolves(a, rows, { coupling: false });
     const joint = solves.joint!;
     let made = 0;
     let released = 0;
@@ -125,6 +140,47 @@ describe('sparse principal angles on the heterogeneity fixtures', () => {
     expect(Math.abs(s.theta - p.theta)).toBeLessThanOrEqual(s.absoluteErrorBound + p.absoluteErrorBound + ANGLE_ROUNDING);
     expect(s.absoluteErrorBound).toBeLessThan(1e-8);
     expect(s.iterations).toBeLessThan(p.iterations / 2);
+  });
+
+  it('the coupling route gives every angle within both bounds of Lanczos on C^T C, from one product', () => {
+    let coupled = 0;
+    eachFixturePairBesidePlain({ joint: false }, (c) => {
+      if (c.method === 'coupling-block') {
+        coupled++;
+        // One product: the certificate on C^T C.
+        expect(c.iterations).toBe(1);
+      }
+    });
+    expect(coupled).toBeGreaterThan(0);
+    // Poisson 60 x 60 in 3 x 3 boxes of 20 x 20 (a grid's boxes couple through their edges' rows): every
+    // overlapping pair by the coupling route, within the bounds of Lanczos on C^T C and of the shift-invert route.
+    const k = 60;
+    const a = poisson2d(k);
+    const rows: Int32Array[] = [];
+    for (let bx = 0; bx < 3; bx++)
+      for (let by = 0; by < 3; by++) {
+        const box: number[] = [];
+        for (let x = 20 * bx; x < 20 * bx + 20; x++) for (let y = 20 * by; y < 20 * by + 20; y++) box.push(x * k + y);
+        rows.push(Int32Array.from(box).sort());
+      }
+    const slots = machineColumnSlots(a, rows);
+    const pairs = overlappingMachinePairs(slots);
+    // Side and corner neighbours: 12 and 8.
+    expect(pairs.length / 2).toBe(20);
+    const contexts = [
+      sparseCholeskySolves(a, rows),
+      sparseCholeskySolves(a, rows, PLAIN),
+      sparseCholeskySolves(a, rows, { coupling: false }),
+    ].map((solves) => new PairAngleContext(slots, solves));
+    for (let q = 0; q < pairs.length; q += 2) {
+      const [c, p, s] = contexts.map((context) => sparsePairAngle(context, pairs[q], pairs[q + 1]));
+      expect(c.method).toBe('coupling-block');
+      expect(c.iterations).toBe(1);
+      expect(s.method).toBe('lanczos-shift-invert');
+      expect(Math.abs(c.theta - p.theta)).toBeLessThanOrEqual(c.absoluteErrorBound + p.absoluteErrorBound + ANGLE_ROUNDING);
+      expect(Math.abs(c.theta - s.theta)).toBeLessThanOrEqual(c.absoluteErrorBound + s.absoluteErrorBound + ANGLE_ROUNDING);
+      expect(c.absoluteErrorBound).toBeLessThan(1e-9);
+    }
   });
 
   it('gives the same angles with dense Cholesky factors (the factor layer is only seen through its solves)', () => {
