@@ -1,0 +1,72 @@
+/**
+ * An advise job's work on a dense system at the service's largest dense size, as computeJob runs it: the analysis of
+ * the given (contiguous) partition, then adviseWork given that analysis' kappa(S) and theta_H. Prints each part's wall
+ * and CPU seconds (process.cpuUsage: all threads), the advice over the analysis (issue 25's scale target: within 2x
+ * one analysis), and the candidates. Run alone.
+ *
+ *   node --import tsx bench/denseAdvise.ts <typescript|native> [--n 4000] [--m 10] [--generator gaussian|structured-gaussian]
+ */
+import { parseArgs } from 'node:util';
+import { analyzeWork } from '../src/solvers/analysis/analyze.js';
+import { currentCalibration } from '../src/solvers/analysis/calibration.js';
+import { runCooperatively, type Work } from '../src/solvers/cooperative.js';
+import { buildDistributedSystem, createProblem, generateMatrix } from '../src/solvers/index.js';
+import { adviseWork } from '../src/solvers/partitioning/advisor.js';
+import { selectBackend } from './backends.js';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: {
+    n: { type: 'string', default: '4000' },
+    m: { type: 'string', default: '10' },
+    generator: { type: 'string', default: 'gaussian' },
+  },
+});
+const backend = positionals[0];
+if (backend !== 'typescript' && backend !== 'native') throw new Error('usage: denseAdvise.ts <typescript|native> [--n N] [--m M]');
+selectBackend(backend);
+const n = Number(values.n);
+const m = Number(values.m);
+const A =
+  values.generator === 'structured-gaussian'
+    ? generateMatrix({ generator: 'structured-gaussian', n, blockSize: n / m, sigma: 0.1, seed: 1 })
+    : generateMatrix({ generator: 'gaussian', n, mean: 1, std: 1, seed: 1 });
+const problem = createProblem({ A, partition: { machines: m } });
+
+/** As a job drives its work: back to the event loop every 20 ms. */
+async function timed<T>(work: Work<T>): Promise<{ value: T; wall: number; cpu: number }> {
+  const t0 = performance.now();
+  const c0 = process.cpuUsage();
+  const value = await runCooperatively(work, { sliceMs: 20, progressIntervalMs: 1000, onProgress: () => undefined });
+  const { user, system } = process.cpuUsage(c0);
+  return { value, wall: (performance.now() - t0) / 1e3, cpu: (user + system) / 1e6 };
+}
+
+const calibration = currentCalibration();
+const setupStart = performance.now();
+const system = buildDistributedSystem(problem);
+const setup = (performance.now() - setupStart) / 1e3;
+const analysis = await timed(analyzeWork(system));
+const advice = await timed(
+  adviseWork(problem, {
+    calibration,
+    tolerance: analysis.value.recommendation.tolerance,
+    given: { system, spectrum: { kappaS: analysis.value.conditioning.kappaS, thetaH: analysis.value.heterogeneity.thetaH } },
+  }),
+);
+const round = (x: number): number => Math.round(x * 100) / 100;
+console.log(
+  JSON.stringify({
+    backend,
+    n,
+    m,
+    generator: values.generator,
+    setupSeconds: round(setup),
+    analysis: { wall: round(analysis.wall), cpu: round(analysis.cpu) },
+    advice: { wall: round(advice.wall), cpu: round(advice.cpu) },
+    adviceOverAnalysis: round(advice.wall / analysis.wall),
+    adviseJobOverAnalysis: round((analysis.wall + advice.wall) / analysis.wall),
+    best: advice.value.best,
+    candidates: advice.value.candidates.map(({ strategy, kappaS, thetaH }) => ({ strategy, kappaS, thetaH })),
+  }),
+);

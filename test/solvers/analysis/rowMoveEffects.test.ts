@@ -1,0 +1,86 @@
+/**
+ * The row-move effects of ../../../src/solvers/analysis/rowMoveEffects.ts on a dense matrix, on each backend:
+ *  - the dense path (every row's coordinates in a machine's basis by the kernels' product A Q_h^T, on A's own rows or
+ *    on the columns the machine touches) gives the CSR path's effects (its loop over each row's entries) on the same
+ *    matrix;
+ *  - the Rayleigh-Ritz values of a move bracket the exact extreme eigenvalues of the moved partition's S (ml-matrix's
+ *    eigendecomposition of S = sum_i P_i formed densely): Ritz values of a subspace lie within the spectrum.
+ */
+import { EigenvalueDecomposition, Matrix, QrDecomposition } from 'ml-matrix';
+import { expect, it } from 'vitest';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
+import type { DenseMatrix } from '../../../src/solvers/matrix.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
+import { rowMoveEffectsWork } from '../../../src/solvers/analysis/rowMoveEffects.js';
+import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
+import { describeEachBackend } from '../../support/backends.js';
+
+const N = 40;
+const M = 4;
+
+/** A Gaussian matrix, its diagonal shifted; machine 0's rows (every fourth row) miss the last 6 columns. */
+function matrix(): DenseMatrix {
+  const random = new SeededRandom(11);
+  const data = new Float64Array(N * N);
+  for (let k = 0; k < N * N; k++) data[k] = random.nextNormal();
+  for (let k = 0; k < N; k++) data[k * N + k] += 3;
+  for (let k = 0; k < N; k += M) for (let j = N - 6; j < N; j++) data[k * N + j] = 0;
+  return { rows: N, cols: N, data };
+}
+
+const ASSIGNMENT = Int32Array.from({ length: N }, (_, k) => k % M);
+
+/** The extreme eigenvalues of S = sum_i P_i (P_i the projection onto machine i's rows), formed densely. */
+function exactEnds(a: DenseMatrix, assignment: Int32Array): { max: number; min: number } {
+  const s = Matrix.zeros(N, N);
+  for (let i = 0; i < M; i++) {
+    const rows = Array.from(assignment.keys()).filter((k) => assignment[k] === i);
+    const block = new Matrix(rows.map((k) => Array.from(a.data.subarray(k * N, (k + 1) * N))));
+    const q = new QrDecomposition(block.transpose()).orthogonalMatrix.subMatrix(0, N - 1, 0, rows.length - 1);
+    s.add(q.mmul(q.transpose()));
+  }
+  const values = new EigenvalueDecomposition(s, { assumeSymmetric: true }).realEigenvalues;
+  return { max: Math.max(...values), min: Math.min(...values) };
+}
+
+describeEachBackend('row-move effects', () => {
+  it('are the same on dense storage (the kernels product) as on CSR (its row loop)', () => {
+    const a = matrix();
+    const kernels = selectedKernels();
+    const dense = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!;
+    const csr = runSync(rowMoveEffectsWork(kernels, csrFromDense(a), ASSIGNMENT, M))!;
+    expect(dense.lambdaMax).toBeCloseTo(csr.lambdaMax, 12);
+    expect(dense.lambdaMin).toBeCloseTo(csr.lambdaMin, 12);
+    let compared = 0;
+    for (let q = 0; q < N * M; q++) {
+      expect(Number.isNaN(dense.deltaMax[q])).toBe(Number.isNaN(csr.deltaMax[q]));
+      if (Number.isNaN(csr.deltaMax[q])) continue;
+      expect(Math.abs(dense.deltaMax[q] - csr.deltaMax[q])).toBeLessThanOrEqual(1e-9 * (1 + Math.abs(csr.deltaMax[q])));
+      expect(Math.abs(dense.deltaMin[q] - csr.deltaMin[q])).toBeLessThanOrEqual(1e-9 * (1 + Math.abs(csr.deltaMin[q])));
+      compared++;
+    }
+    // Every row can move to each of the other three machines.
+    expect(compared).toBe(N * (M - 1));
+  });
+
+  it("brackets each move's exact extreme eigenvalues of S by Rayleigh-Ritz", () => {
+    const a = matrix();
+    const effects = runSync(rowMoveEffectsWork(selectedKernels(), a, ASSIGNMENT, M))!;
+    for (const [k, h] of [
+      [0, 1],
+      [5, 0],
+      [10, 3],
+      [39, 2],
+    ]) {
+      const moved = ASSIGNMENT.slice();
+      moved[k] = h;
+      const exact = exactEnds(a, moved);
+      const ritz = effects.rayleighRitz(k, h)!;
+      expect(ritz.lambdaMax).toBeLessThanOrEqual(exact.max + 1e-10);
+      expect(ritz.lambdaMin).toBeGreaterThanOrEqual(exact.min - 1e-10);
+      // The subspace holds the current extreme vectors: the moved ends are close to it (a single row moved).
+      expect(ritz.lambdaMax).toBeGreaterThan(0.9 * exact.max);
+    }
+  });
+});
