@@ -10,8 +10,9 @@
  * so C^T C = Q_b T Q_b^T with Q_b = Z_b R_b^{-1} orthonormal and the k_b x k_b symmetric
  *   T = R_b F^T H_a F R_b^T:
  * C^T C's nonzero eigenvalues are T's (its other p_b - k_b are 0), and its top eigenvector is y = Q_b u for T's
- * top eigenvector u. One dense eigenproblem of the coupling's size replaces the Krylov iteration on C^T C and
- * the shift-invert route's factorizations of the pair's joint Gram. The caller certifies y on C^T C itself.
+ * top eigenvector u (Lanczos on T, or T's dense eigendecomposition when that runs out). An eigenproblem of the
+ * coupling's size replaces the Krylov iteration on C^T C and the shift-invert route's factorizations of the pair's
+ * joint Gram. The caller certifies y on C^T C itself.
  *
  * Z = L^{-1} E is computed on its support alone: L^{-1} e_k is nonzero only on the rows reachable from k in the
  * graph of L (k's ancestors in the elimination tree), for a box of 10^4 rows of the 2-D Poisson matrix about

@@ -183,6 +183,21 @@ describe('sparse principal angles on the heterogeneity fixtures', () => {
     }
   });
 
+  it('the coupling route on a single coupling row gives its closed form, theta = atan 2', () => {
+    // The identity of order 100 in two machines of 50 rows, row 10 also holding 0.5 in column 60: machine 0's rows
+    // span e_10 + e_60 / 2 beside e_0 .. e_49, machine 1's e_50 .. e_99, so cos theta = (1/2) / sqrt(5/4).
+    const n = 100;
+    const dense = new Float64Array(n * n);
+    for (let k = 0; k < n; k++) dense[k * n + k] = 1;
+    dense[10 * n + 60] = 0.5;
+    const a = csrFromDense({ rows: n, cols: n, data: dense });
+    const rows = [Int32Array.from({ length: 50 }, (_, k) => k), Int32Array.from({ length: 50 }, (_, k) => 50 + k)];
+    const angle = sparsePairAngle(new PairAngleContext(machineColumnSlots(a, rows), sparseCholeskySolves(a, rows)), 0, 1);
+    expect(angle.method).toBe('coupling-block');
+    expect(Math.abs(angle.theta - Math.atan(2))).toBeLessThan(1e-15);
+    expect(Math.abs(angle.theta - Math.atan(2))).toBeLessThanOrEqual(angle.absoluteErrorBound + 1e-15);
+  });
+
   it('gives the same angles with dense Cholesky factors (the factor layer is only seen through its solves)', () => {
     for (const name of ['bcsstk03-m4', 'bfwa62-m4', 'gaussian-n60-m6-mu1', 'tiny-angle-1e-07']) {
       const f = loadFixtures().find((x) => x.name === name);
