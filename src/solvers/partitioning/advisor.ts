@@ -265,7 +265,9 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     return system;
   }
   function* evaluationWork(assignment: Int32Array): Work<Evaluation> {
-    let done = evaluated.find((earlier) => sameAssignment(earlier.assignment, assignment));
+    // A partition listed before under other machine numbers (RCM's order of a dense matrix's complete row graph cuts
+    // it into the contiguous blocks, reversed) has the same S: its evaluation stands.
+    let done = evaluated.find((earlier) => samePartition(earlier.assignment, assignment, m));
     if (done !== undefined) return done;
     const system = yield* systemOf(assignment);
     done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [], seconds: secondsPerIteration(system) };
@@ -283,11 +285,11 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     evaluated.push(done);
     return done;
   }
-  const listed: { strategy: PartitionStrategy; evaluation: Evaluation }[] = [];
+  const listed: { strategy: PartitionStrategy; assignment: Int32Array; evaluation: Evaluation }[] = [];
   // The refinement and, when bracketed, the exact kappa(S) and theta_H are one more step of progress.
   const steps = assignments.length + 1;
   for (const [k, { strategy, assignment }] of assignments.entries()) {
-    listed.push({ strategy, evaluation: yield* evaluationWork(assignment) });
+    listed.push({ strategy, assignment, evaluation: yield* evaluationWork(assignment) });
     yield { phase: 'advise', fraction: (k + 1) / steps };
   }
   if (bracketed) {
@@ -317,15 +319,16 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
               return (yield* evaluationWork(assignment)).kappaS!;
             },
           });
-    if (refinement !== null) listed.push({ strategy: 'refined', evaluation: yield* evaluationWork(refinement.assignment) });
+    if (refinement !== null)
+      listed.push({ strategy: 'refined', assignment: refinement.assignment, evaluation: yield* evaluationWork(refinement.assignment) });
   }
   yield { phase: 'advise', fraction: 1 };
-  const candidates = listed.map(({ strategy, evaluation }): PartitionCandidate => {
-    const sizes = [...partitionFromAssignment(evaluation.assignment, m).sizes];
+  const candidates = listed.map(({ strategy, assignment, evaluation }): PartitionCandidate => {
+    const sizes = [...partitionFromAssignment(assignment, m).sizes];
     const { kappaS, thetaH, bounds, seconds } = evaluation;
     return {
       strategy,
-      assignment: assignmentList(evaluation.assignment),
+      assignment: assignmentList(assignment),
       sizes,
       kappaS,
       kappaSBounds: bounds === null ? null : { lower: bounds.lower, upper: bounds.upper },
@@ -400,6 +403,22 @@ function* thetaHOfBestWork(evaluated: Evaluation[], systemOf: (assignment: Int32
       entry.notComputed.push(
         `theta_H not computed: above ${ADVISE_EXHAUSTIVE_ROWS} rows only the best candidate's principal angles are (they cost what most of an analysis does and do not rank the candidates).`,
       );
+}
+
+/** Whether two assignments to m machines group the rows alike, whatever each group's machine number. */
+export function samePartition(a: Int32Array, b: Int32Array, m: number): boolean {
+  if (a.length !== b.length) return false;
+  const forward = new Int32Array(m).fill(-1);
+  const backward = new Int32Array(m).fill(-1);
+  for (let k = 0; k < a.length; k++) {
+    const x = a[k];
+    const y = b[k];
+    if (forward[x] === -1 && backward[y] === -1) {
+      forward[x] = y;
+      backward[y] = x;
+    } else if (forward[x] !== y) return false;
+  }
+  return true;
 }
 
 function sameAssignment(a: Int32Array, b: Int32Array): boolean {

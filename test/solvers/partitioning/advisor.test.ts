@@ -24,7 +24,13 @@ import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import type { CsrMatrix } from '../../../src/solvers/matrix.js';
 import { nativeMetis } from '../../../src/solvers/linalg/backend.js';
 import { currentCalibration } from '../../../src/solvers/analysis/calibration.js';
-import { adviseWork, candidateAssignments, MULTILEVEL_BESIDE_METIS_MAX_ROWS } from '../../../src/solvers/partitioning/advisor.js';
+import {
+  adviseWork,
+  candidateAssignments,
+  MULTILEVEL_BESIDE_METIS_MAX_ROWS,
+  samePartition,
+} from '../../../src/solvers/partitioning/advisor.js';
+import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { describeEachBackend, withBackend } from '../../support/backends.js';
@@ -123,6 +129,34 @@ describeEachBackend('partition advisor given the analysed partition', () => {
       // { machines: m } is contiguous: the two candidates are one partition, with one set of values.
       expect(fresh.candidates[1]).toEqual({ ...fresh.candidates[0], strategy: 'contiguous' });
     }
+  });
+});
+
+describeEachBackend('partition advisor, one partition under two numberings', () => {
+  it("evaluates a partition once however its machines are numbered, and lists each candidate's own numbering", () => {
+    // RCM's order of a dense matrix's complete row graph cuts it into the contiguous blocks, reversed.
+    const problem = createProblem({
+      A: generateMatrix({ generator: 'gaussian', n: 60, mean: 1, std: 1, seed: 1 }),
+      partition: { machines: 3 },
+    });
+    const advice = runSync(adviseWork(problem));
+    const contiguous = advice.candidates.find((c) => c.strategy === 'contiguous')!;
+    const rcm = advice.candidates.find((c) => c.strategy === 'rcm-contiguous')!;
+    expect(rcm.assignment).toEqual(contiguous.assignment.map((machine) => 2 - machine));
+    expect(rcm.kappaS).toBe(contiguous.kappaS);
+    expect(rcm.thetaH).toBe(contiguous.thetaH);
+    // The analysis of the reversed numbering agrees with the value it shares (within the rounding of the machines' order).
+    const analysis = analyze(buildDistributedSystem(createProblem({ A: problem.A, partition: { assignment: rcm.assignment } })));
+    expect(Math.abs(analysis.conditioning.kappaS - rcm.kappaS!)).toBeLessThanOrEqual(1e-9 * rcm.kappaS!);
+  });
+
+  it('tells partitions apart from their numberings', () => {
+    const a = Int32Array.from([0, 0, 1, 1, 2, 2]);
+    expect(samePartition(a, Int32Array.from([2, 2, 0, 0, 1, 1]), 3)).toBe(true);
+    expect(samePartition(a, Int32Array.from([0, 1, 1, 0, 2, 2]), 3)).toBe(false);
+    // Two groups onto one: not a renumbering.
+    expect(samePartition(a, Int32Array.from([0, 0, 0, 0, 1, 1]), 3)).toBe(false);
+    expect(samePartition(Int32Array.from([0, 0, 0, 0, 1, 1]), a, 3)).toBe(false);
   });
 });
 
