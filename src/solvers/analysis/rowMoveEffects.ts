@@ -329,16 +329,15 @@ export function* rowMoveEffectsWork(
     }
     if (!normalize(w) || !normalize(z)) return null;
     // S' x = S x - w (w . x) + z (z . x), with S u and S v computed once for every move.
-    const images = [su, sv, new Float64Array(n), new Float64Array(n)];
+    const images = [su.slice(), sv.slice(), new Float64Array(n), new Float64Array(n)];
     sOperator.apply(w, images[2]);
     sOperator.apply(z, images[3]);
     const vectors = [u, v, w, z];
     for (const [index, x] of vectors.entries()) {
-      const y = images[index].slice();
+      const y = images[index];
       const xw = dot(x, w);
       const xz = dot(x, z);
       for (let i = 0; i < n; i++) y[i] += z[i] * xz - w[i] * xw;
-      images[index] = y;
     }
     return ritzEnds(vectors, images);
   };

@@ -614,6 +614,8 @@ export function* sparsePairAngleWork(
   const y = context.ritz.subarray(0, pb);
   const accurate = (cos2: number, delta: number): boolean =>
     delta <= Math.max(tolerance * Math.min(Math.max(1 - cos2, 0), cos2), COSINE_SQUARED_FLOOR);
+  // The test on a Ritz pair of C^T C (or of T, its coupling block's image), its bound from residual and gap.
+  const ritzAccurate = (cos2: number, residual: number, gap: number): boolean => accurate(cos2, cosineSquaredBound(residual, gap));
   let delta = Infinity;
   let iterations = 0;
   let method: SpectralEstimate['method'] = 'lanczos';
@@ -632,9 +634,7 @@ export function* sparsePairAngleWork(
     return accurate(rho, delta);
   };
   if (factors.factorValues !== undefined && pb > SHIFT_MIN_ROWS) {
-    const top = yield* couplingRouteWork(context, factors.factorValues, ia, ib, countA, countB, y, (cos2, residual, gap) =>
-      accurate(cos2, cosineSquaredBound(residual, gap)),
-    );
+    const top = yield* couplingRouteWork(context, factors.factorValues, ia, ib, countA, countB, y, ritzAccurate);
     if (top !== null && certified(top.lambda2)) {
       method = 'coupling-block';
       converged = true;
@@ -657,7 +657,7 @@ export function* sparsePairAngleWork(
         ...options,
         ritzVector: y,
         startVector: iterations > 0 ? y : undefined,
-        convergedWhen: (cos2, residual, gap) => accurate(cos2, cosineSquaredBound(residual, gap)),
+        convergedWhen: ritzAccurate,
       },
       context.workspace,
     );
