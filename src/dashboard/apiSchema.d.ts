@@ -1454,7 +1454,7 @@ export interface components {
                 lower: number;
                 upper: number;
             } | null;
-            /** @description theta_H of this assignment, the value an analyze job on it reports (radians); null when not computed (large sparse systems: the best candidate only). */
+            /** @description theta_H of this assignment, the value an analyze job on it reports (radians); computed for the given partition and the best candidate only, null for the others (notComputed says so). */
             thetaH: number | null;
             /** @description What of this candidate was not computed and why; null when everything was. */
             notComputed: string | null;

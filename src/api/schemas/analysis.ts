@@ -379,7 +379,7 @@ export const PartitionCandidateSchema = z
     thetaH: angle
       .nullable()
       .describe(
-        'theta_H of this assignment, the value an analyze job on it reports (radians); null when not computed (large sparse systems: the best candidate only).',
+        'theta_H of this assignment, the value an analyze job on it reports (radians); computed for the given partition and the best candidate only, null for the others (notComputed says so).',
       ),
     notComputed: z.string().nullable().describe('What of this candidate was not computed and why; null when everything was.'),
     timeToSolution: z

@@ -32,9 +32,15 @@ import { localAnglesWork, type LocalAngles } from './localAngles.js';
 import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js';
 import { recommend } from './recommendation.js';
 import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
-import { sparseAnglesAndSWork, sparseLuContextWork, sparseStagedPartsWork, type SparseLuContext } from './sparseAnalysis.js';
+import {
+  sparseAnglesOfPartitionWork,
+  sparseLuContextWork,
+  sparseSOfPartitionWork,
+  sparseStagedPartsWork,
+  type SparseLuContext,
+} from './sparseAnalysis.js';
 import { sparseAnalysisThreads, sparseStagedPartsOnThreadsWork } from './sparseAnalysisTasks.js';
-import { tallSparsePartitionSpectrumWork, tallSparseStagedPartsWork } from './tallSparseAnalysis.js';
+import { tallSparseKappaSWork, tallSparseStagedPartsWork, tallSparseThetaHWork } from './tallSparseAnalysis.js';
 import type { AlgorithmTuning, Analysis, Conditioning, Consistency, TallBounds } from './types.js';
 
 export interface AnalyzeOptions {
@@ -229,19 +235,6 @@ function* denseStagedPartsOnThreadsWork(kernels: Kernels, system: DenseSystem, t
   return { conditioning: denseConditioning(matrix, s), rest };
 }
 
-/** theta_ij, theta_H and kappa(S) of a dense system's partition: G_ij = Q_i^T Q_j once, the angles and S's spectrum from them. */
-function* denseAnglesAndSWork(kernels: Kernels, system: DenseSystem): Work<{ angles: PrincipalAngles; s: SConditioning }> {
-  const { machines } = system;
-  yield { phase: 'gram-blocks', fraction: 0 };
-  const gram = yield* inPhase(gramBlocksWork(kernels, machines), 'gram-blocks', 0, 1);
-  yield { phase: 'principal-angles', fraction: 0 };
-  const angles = yield* inPhase(principalAnglesWork(kernels, machines, gram), 'principal-angles', 0, 1);
-
-  yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sConditioningWork(kernels, { system, gram }), 'conditioning', 0.5, 1);
-  return { angles, s };
-}
-
 /** kappa(S) and theta_H of a partition, the values the analysis of that partition reports. */
 export interface PartitionSpectrum {
   kappaS: number;
@@ -249,20 +242,38 @@ export interface PartitionSpectrum {
 }
 
 /**
- * kappa(S) and theta_H of the system's partition, computed as analyzeWork computes them (the same
- * functions in the same order, so the same values), without the rest of the analysis: for the
- * partition advisor (../partitioning/advisor.ts). On CSR storage `lu` is the LU of A, shared by the
- * candidates (A does not change with the partition).
+ * kappa(S) of the system's partition, computed as analyzeWork computes it (the same functions, so the same value),
+ * without the rest of the analysis: for the partition advisor (../partitioning/advisor.ts), which ranks candidates by
+ * it. On CSR storage `lu` is the LU of A, shared by the candidates (A does not change with the partition).
  */
-export function* partitionSpectrumWork(kernels: Kernels, system: DistributedSystem, lu?: SparseLuContext): Work<PartitionSpectrum> {
+export function* partitionKappaSWork(kernels: Kernels, system: DistributedSystem, lu?: SparseLuContext): Work<number> {
   if (system.storage === 'csr') {
-    if (isTall(system)) return yield* tallSparsePartitionSpectrumWork(kernels, system);
+    if (isTall(system)) return yield* tallSparseKappaSWork(kernels, system);
     const context = lu ?? (yield* sparseLuContextWork(system.A));
-    const { angles, s } = yield* sparseAnglesAndSWork(kernels, system, context);
-    return { kappaS: s.kappaS.value, thetaH: angles.thetaH };
+    yield { phase: 'conditioning', fraction: 0 };
+    return (yield* inPhase(sparseSOfPartitionWork(kernels, system, context), 'conditioning', 0, 1)).kappaS.value;
   }
-  const { angles, s } = yield* denseAnglesAndSWork(kernels, rowSpaceSystem(system));
-  return { kappaS: s.kappaS, thetaH: angles.thetaH };
+  const dense = rowSpaceSystem(system);
+  yield { phase: 'gram-blocks', fraction: 0 };
+  const gram = yield* inPhase(gramBlocksWork(kernels, dense.machines), 'gram-blocks', 0, 1);
+  yield { phase: 'conditioning', fraction: 0 };
+  return (yield* inPhase(sConditioningWork(kernels, { system: dense, gram }), 'conditioning', 0, 1)).kappaS;
+}
+
+/**
+ * theta_H of the system's partition, computed as analyzeWork computes it: the principal angles of every overlapping
+ * pair, what the dense analysis spends most of its time on (for the partition advisor's given and best candidates).
+ */
+export function* partitionThetaHWork(kernels: Kernels, system: DistributedSystem): Work<number> {
+  if (system.storage === 'csr') {
+    if (isTall(system)) return yield* tallSparseThetaHWork(kernels, system);
+    return (yield* sparseAnglesOfPartitionWork(kernels, system)).thetaH;
+  }
+  const { machines } = rowSpaceSystem(system);
+  yield { phase: 'gram-blocks', fraction: 0 };
+  const gram = yield* inPhase(gramBlocksWork(kernels, machines), 'gram-blocks', 0, 1);
+  yield { phase: 'principal-angles', fraction: 0 };
+  return (yield* inPhase(principalAnglesWork(kernels, machines, gram), 'principal-angles', 0, 1)).thetaH;
 }
 
 /** The dense analysis' parts from its four computations (also combined by ./splitAnalysis.ts). */

@@ -1,7 +1,7 @@
 /**
  * What moving one row to another machine does to S's extreme eigenvalues, to first order, for the
  * partition refinement (../partitioning/refinement.ts). Guidance only: the kappa(S) a partition is
- * judged by is the analysis' (./analyze.ts partitionSpectrumWork), not the estimates here.
+ * judged by is the analysis' (./analyze.ts partitionKappaSWork), not the estimates here.
  *
  * Moving row a_k from machine j to machine h changes S by a rank-2 term: P_j loses w w^T, w the unit
  * vector of R(A_j) orthogonal to j's other rows (column k of A_j^+ = Q_j R_j^{-T}, normalized), and P_h

@@ -258,21 +258,6 @@ export interface SparseLuContext {
   readonly workspace: KrylovWorkspace;
 }
 
-/**
- * theta_ij, theta_H and S's spectrum of the system's partition, as the analysis computes them (the
- * partition advisor, ../partitioning/advisor.ts, calls the two halves for each candidate partition with one LU of A).
- */
-export function* sparseAnglesAndSWork(
-  kernels: Kernels,
-  system: CsrSystem,
-  context: SparseLuContext,
-): Work<{ angles: SparsePrincipalAngles; s: SSpectrum }> {
-  const angles = yield* sparseAnglesOfPartitionWork(kernels, system);
-  yield { phase: 'conditioning', fraction: 0.5 };
-  const s = yield* inPhase(sparseSOfPartitionWork(kernels, system, context), 'conditioning', 0.5, 1);
-  return { angles, s };
-}
-
 /** The principal angles of the system's partition (every overlapping pair), as the analysis computes them. */
 export function* sparseAnglesOfPartitionWork(kernels: Kernels, system: CsrSystem): Work<SparsePrincipalAngles> {
   const { A, partition } = system;

@@ -122,10 +122,23 @@ function* tallSSpectrumWork(kernels: Kernels, system: CsrSystem, workspace: Kryl
   return { pairs, factors, ...spectrum };
 }
 
-/** kappa(S) and theta_H of a tall CSR system's partition, as its analysis computes them (the partition advisor's). */
-export function* tallSparsePartitionSpectrumWork(kernels: Kernels, system: CsrSystem): Work<{ kappaS: number; thetaH: number }> {
+/** kappa(S) of a tall CSR system's partition, as its analysis computes it (the partition advisor's ranking). */
+export function* tallSparseKappaSWork(kernels: Kernels, system: CsrSystem): Work<number> {
+  yield { phase: 'conditioning', fraction: 0 };
+  const { factors, kappaS } = yield* tallSSpectrumWork(kernels, system, new KrylovWorkspace());
+  factors.release();
+  return kappaS.value;
+}
+
+/** theta_H of a tall CSR system's partition, as its analysis computes it: the pairs of the machines' row bases. */
+export function* tallSparseThetaHWork(kernels: Kernels, system: CsrSystem): Work<number> {
   yield { phase: 'principal-angles', fraction: 0 };
-  const { pairs, factors, kappaS } = yield* tallSSpectrumWork(kernels, system, new KrylovWorkspace());
-  const angles = yield* sparsePrincipalAnglesWork(kernels, pairs, factors);
-  return { kappaS: kappaS.value, thetaH: angles.thetaH };
+  const basis = stackedRowBases(system);
+  const pairs = pairAnglesSpec(system, machineColumnSlots(basis.a, basis.rowsOf));
+  const factors = machineGramSolves(pairs.factors);
+  try {
+    return (yield* sparsePrincipalAnglesWork(kernels, pairs, factors)).thetaH;
+  } finally {
+    factors.release();
+  }
 }

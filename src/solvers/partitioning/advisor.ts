@@ -12,11 +12,14 @@
  * (./refinement.ts): the best candidate within the imbalance with rows moved to lower kappa(S) itself,
  * listed when the refinement applies (square A of at most MAX_REFINED_ROWS rows).
  *
+ * Every candidate gets its kappa(S), which ranks them; theta_H (the principal angles of every overlapping pair) only
+ * the given partition and the best, since the angles do not rank candidates and cost several times what kappa(S) does
+ * (dense n = 2000, native: 45 pairs ~0.8 s against ~0.2 s; sparse: most of an analysis).
+ *
  * Large square CSR systems (more than ADVISE_EXHAUSTIVE_ROWS rows) are bracketed first: per candidate its
  * setup and lambda_min(S) through the one LU of A (a few solve pairs), which give 1 / lambda_min(S) <= kappa(S) <=
  * colours / lambda_min(S) (exact when the overlap graph is bipartite); lambda_max(S)'s Lanczos run only for the
- * candidates whose lower bound does not exceed the least kappa(S) found, and theta_H (the principal angles of all
- * overlapping pairs, most of an analysis' time) for the best only. What is not computed is null, with the bounds
+ * candidates whose lower bound does not exceed the least kappa(S) found. What is not computed is null, with the bounds
  * and the reason in the candidate. Poisson n = 250,000, m = 100: 240 s of CPU for the candidates exhaustively,
  * round-robin's Lanczos (1096 products) and angles 123 s of it (docs/performance.md).
  *
@@ -24,12 +27,11 @@
  * iterations its kappa(S) predicts (rho = (sqrt(kappa) - 1) / (sqrt(kappa) + 1)) times the cost of one
  * iteration on that partition, on the calibration the caller passes.
  */
-import { partitionSpectrumWork, type PartitionSpectrum } from '../analysis/analyze.js';
+import { partitionKappaSWork, partitionThetaHWork, type PartitionSpectrum } from '../analysis/analyze.js';
 import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
 import { reflectedLambdaMax } from '../analysis/kappaS.js';
 import { ratioEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
-  sparseAnglesOfPartitionWork,
   sparseKappaSBoundsWork,
   sparseLuContextWork,
   sparseSOfPartitionWork,
@@ -106,7 +108,7 @@ export interface AdviseOptions {
   kernels?: Kernels;
   /**
    * The given partition as the caller already has it: its system and the kappa(S) and theta_H its analysis
-   * reported (the values partitionSpectrumWork gives), so that it is not built and analysed again.
+   * reported (the values partitionKappaSWork and partitionThetaHWork give), so that it is not built and analysed again.
    */
   given?: { system: DistributedSystem; spectrum: PartitionSpectrum };
   /**
@@ -271,17 +273,17 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     if (done !== undefined) return done;
     const system = yield* systemOf(assignment);
     done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [], seconds: secondsPerIteration(system) };
-    if (!bracketed || system.storage !== 'csr') {
-      const spectrum = yield* partitionSpectrumWork(kernels, system, lu);
-      done.kappaS = spectrum.kappaS;
-      done.thetaH = spectrum.thetaH;
-    } else {
+    if (!bracketed || system.storage !== 'csr') done.kappaS = yield* partitionKappaSWork(kernels, system, lu);
+    else {
       const bounds = yield* sparseKappaSBoundsWork(kernels, system, lu!);
       // A bipartite (or empty) overlap graph's lambda_max(S) is 2 - lambda_min(S): the exact value costs no more.
       if (bounds.colours <= 2)
         done.kappaS = (yield* sparseSOfPartitionWork(kernels, system, lu!, bounds.lambdaMinS ?? undefined)).kappaS.value;
       else done.bounds = bounds;
     }
+    // The given partition's theta_H (when it came without its analysis) while its system is held: it is the one the
+    // user has, and the others are compared with it.
+    if (evaluated.length === 0) done.thetaH = yield* partitionThetaHWork(kernels, system);
     evaluated.push(done);
     return done;
   }
@@ -300,7 +302,6 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     lu = undefined;
     options.released?.();
     yield* exactForContendersWork(evaluated, csrSystemOf, kernels);
-    yield* thetaHOfBestWork(evaluated, csrSystemOf, kernels);
   } else {
     let start: Evaluation | null = null;
     for (const { evaluation } of listed)
@@ -322,6 +323,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     if (refinement !== null)
       listed.push({ strategy: 'refined', assignment: refinement.assignment, evaluation: yield* evaluationWork(refinement.assignment) });
   }
+  yield* thetaHOfBestWork(evaluated, systemOf, kernels);
   yield { phase: 'advise', fraction: 1 };
   const candidates = listed.map(({ strategy, assignment, evaluation }): PartitionCandidate => {
     const sizes = [...partitionFromAssignment(assignment, m).sizes];
@@ -390,18 +392,21 @@ function* exactForContendersWork(
 }
 
 /**
- * Then theta_H of the best (the principal angles of all its overlapping pairs, what an analysis of it spends most of
- * its time on); the others say why they have none.
+ * Then theta_H of the best (the principal angles of all its overlapping pairs: most of a sparse analysis' time, and on
+ * a dense system several times its kappa(S)); the others but the given partition say why they have none.
  */
-function* thetaHOfBestWork(evaluated: Evaluation[], systemOf: (assignment: Int32Array) => Work<CsrSystem>, kernels: Kernels): Work<void> {
+function* thetaHOfBestWork(
+  evaluated: Evaluation[],
+  systemOf: (assignment: Int32Array) => Work<DistributedSystem>,
+  kernels: Kernels,
+): Work<void> {
   let best: Evaluation | null = null;
   for (const entry of evaluated) if (entry.kappaS !== null && (best === null || entry.kappaS < best.kappaS! * (1 - TIE))) best = entry;
-  if (best !== null && best.thetaH === null)
-    best.thetaH = (yield* sparseAnglesOfPartitionWork(kernels, yield* systemOf(best.assignment))).thetaH;
+  if (best !== null && best.thetaH === null) best.thetaH = yield* partitionThetaHWork(kernels, yield* systemOf(best.assignment));
   for (const entry of evaluated)
     if (entry.thetaH === null)
       entry.notComputed.push(
-        `theta_H not computed: above ${ADVISE_EXHAUSTIVE_ROWS} rows only the best candidate's principal angles are (they cost what most of an analysis does and do not rank the candidates).`,
+        "theta_H not computed: only the given partition's and the best candidate's principal angles are (they cost several times what kappa(S) does, and do not rank the candidates).",
       );
 }
 

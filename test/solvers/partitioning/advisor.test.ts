@@ -21,7 +21,7 @@ import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/p
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
-import type { CsrMatrix } from '../../../src/solvers/matrix.js';
+import type { CsrMatrix, DenseMatrix } from '../../../src/solvers/matrix.js';
 import { nativeMetis } from '../../../src/solvers/linalg/backend.js';
 import { currentCalibration } from '../../../src/solvers/analysis/calibration.js';
 import {
@@ -35,7 +35,7 @@ import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { describeEachBackend, withBackend } from '../../support/backends.js';
 import { readMatrixCsr } from '../sparse/support.js';
-import { shuffleCsr, shuffledBlockDiagonal, type ShuffledCase } from './cases.js';
+import { shuffleCsr, shuffledBlockDiagonal, shuffledPoisson, type ShuffledCase } from './cases.js';
 
 const readFixture = <T>(file: string): T => JSON.parse(readFileSync(join(import.meta.dirname, file), 'utf8')) as T;
 const reference = readFixture<{ cases: ShuffledCase[] }>('shuffledCases.json');
@@ -49,6 +49,11 @@ const refinedCases = readFixture<{ cases: RefinedCase[] }>('refinedPartitions.js
 const refinedReference = readFixture<{ cases: { backend: string; name: string; kappaSStart: number; kappaSRefined: number }[] }>(
   'refinedReference.json',
 ).cases;
+
+/** theta_H as an analysis of that assignment reports it. */
+function thetaHOfAnalysis(A: DenseMatrix | CsrMatrix, assignment: number[]): number {
+  return analyze(buildDistributedSystem(createProblem({ A, partition: { assignment } }))).heterogeneity.thetaH;
+}
 
 function naturalMatrix(name: string): CsrMatrix {
   if (name === 'poisson2d-30') return poisson2d(30);
@@ -150,6 +155,24 @@ describeEachBackend('partition advisor, one partition under two numberings', () 
     expect(Math.abs(analysis.conditioning.kappaS - rcm.kappaS!)).toBeLessThanOrEqual(1e-9 * rcm.kappaS!);
   });
 
+  it("computes theta_H for the given partition and the best, the analysis' values; the others only kappa(S), saying why", () => {
+    // Dense and CSR: a shuffled block-diagonal matrix (its best has theta_H = pi/2) and a shuffled Poisson matrix.
+    for (const A of [shuffledBlockDiagonal(6, 20).A, shuffledPoisson(12).A]) {
+      const advice = runSync(adviseWork(createProblem({ A, partition: { machines: 6 } })));
+      const best = advice.candidates.find((c) => c.strategy === advice.best)!;
+      let skipped = 0;
+      for (const candidate of advice.candidates) {
+        expect(candidate.kappaS).not.toBeNull();
+        if (candidate.strategy === 'given' || candidate === best) expect(candidate.thetaH, candidate.strategy).not.toBeNull();
+        if (candidate.thetaH === null) {
+          skipped++;
+          expect(candidate.notComputed).toMatch(/^theta_H not computed: only the given partition's and the best candidate's/);
+        } else expect(Math.abs(candidate.thetaH - thetaHOfAnalysis(A, candidate.assignment)), candidate.strategy).toBeLessThan(1e-9);
+      }
+      expect(skipped).toBeGreaterThan(0);
+    }
+  });
+
   it('tells partitions apart from their numberings', () => {
     const a = Int32Array.from([0, 0, 1, 1, 2, 2]);
     expect(samePartition(a, Int32Array.from([2, 2, 0, 0, 1, 1]), 3)).toBe(true);
@@ -225,10 +248,11 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
         expect(candidate.notComputed).toMatch(/^kappa\(S\) not computed: .* cannot be the best/);
         expect(candidate.timeToSolution).toBeNull();
       }
-      // theta_H: the best's (and the first contender's, computed beside its lambda_max(S)), the analysis' value; the
-      // others none, with the reason.
-      if (candidate === best) expect(candidate.thetaH).not.toBeNull();
-      if (candidate.thetaH !== null) expect(Math.abs(candidate.thetaH - twin.thetaH!)).toBeLessThan(1e-9);
+      // theta_H: the given partition's, the best's (and the first contender's, computed beside its lambda_max(S)), the
+      // analysis' value; the others none, with the reason.
+      if (candidate === best || candidate.strategy === 'given') expect(candidate.thetaH).not.toBeNull();
+      if (candidate.thetaH !== null)
+        expect(Math.abs(candidate.thetaH - thetaHOfAnalysis(problem.A, candidate.assignment))).toBeLessThan(1e-9);
       else expect(candidate.notComputed).toMatch(/theta_H not computed/);
     }
     expect(skipped).toBeGreaterThan(0);

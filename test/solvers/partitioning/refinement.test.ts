@@ -7,7 +7,7 @@
  * ./advisor.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { partitionSpectrumWork } from '../../../src/solvers/analysis/analyze.js';
+import { partitionKappaSWork } from '../../../src/solvers/analysis/analyze.js';
 import { runSync, type Work } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystemWork } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
@@ -26,7 +26,7 @@ function exactKappaS(A: DenseMatrix | CsrMatrix, assignment: Int32Array): Work<n
   return (function* () {
     const kernels = selectedKernels();
     const system = yield* buildDistributedSystemWork(createProblem({ A, partition: { assignment: Array.from(assignment) } }), kernels);
-    return (yield* partitionSpectrumWork(kernels, system)).kappaS;
+    return yield* partitionKappaSWork(kernels, system);
   })();
 }
 
