@@ -70,8 +70,9 @@ const KWAY_PATIENCE = 2048;
 
 /**
  * Average degree above which a graph gets no k-way FM (multilevelKway, refineKway): a move re-prices each neighbour at
- * the cost of its degree, so a pass costs about its moves times the degree squared. A dense matrix's row graph is
- * complete: at n = 1000 one k-way run took 44 s, against ~0.1 s on Poisson n = 40,000 (degree 12).
+ * the cost of its degree, so a pass costs about its moves times the degree squared. A dense matrix's complete row graph
+ * took 44 s for one k-way run at n = 1000, against ~0.1 s on Poisson n = 40,000 (degree 12); its row graph now keeps
+ * each row's heaviest couplings (./rowGraph.ts DENSE_ROW_NEIGHBOURS), an average degree of 64 to 128.
  */
 const KWAY_MAX_AVERAGE_DEGREE = 64;
 

@@ -1,6 +1,7 @@
 /**
  * The row graph of A, which the partition advisor cuts: rows i and j are joined when they share a column, the edge
- * weighted by |a_i . a_j| / (|a_i| |a_j|), the cosine of the rows as in ABCD's GRIP. Rows are
+ * weighted by |a_i . a_j| / (|a_i| |a_j|), the cosine of the rows as in ABCD's GRIP (on a dense A, each row's heaviest
+ * DENSE_ROW_NEIGHBOURS couplings). Rows are
  * normalized first because kappa(S) does not see a row's scale (Q_i spans the same space), and an
  * unnormalized weight would let a long row outweigh the geometry. Heavy edges are the couplings
  * between machines that push S away from I: a partition that cuts light edges keeps the machines'
@@ -25,6 +26,14 @@ export interface WeightedGraph {
 /** Rows of the dense Gram product computed at a time (bounds the scratch to ROW_BLOCK x n). */
 const ROW_BLOCK = 64;
 
+/**
+ * Couplings each row of a dense A keeps: its heaviest DENSE_ROW_NEIGHBOURS (an edge stays when either end keeps it).
+ * Every two rows of a dense A share a column, so its row graph is complete, and the partitioners' passes cost n^2:
+ * at n = 4000 the multilevel partitioner took 13 s, twice the analysis (native). The light edges left out are the
+ * ones a good cut cuts anyway; a row with fewer nonzero couplings keeps them all.
+ */
+export const DENSE_ROW_NEIGHBOURS = 64;
+
 function isCsr(a: DenseMatrix | CsrMatrix): a is CsrMatrix {
   return 'rowPtr' in a;
 }
@@ -46,7 +55,10 @@ function graphFromLists(n: number, neighbours: Int32Array[], weights: Float64Arr
   return { n, ptr, idx, weight, vertexWeight: new Int32Array(n).fill(1) };
 }
 
-/** Dense A: the normalized Gram matrix A A^T by blocks of rows (one dgemm each on the native backend), its nonzeros kept. */
+/**
+ * Dense A: the normalized Gram matrix A A^T by blocks of rows (one dgemm each on the native backend), each row's
+ * DENSE_ROW_NEIGHBOURS heaviest nonzeros kept (ties to the lower index), the graph symmetrized.
+ */
 function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
   const { rows: n, cols } = a;
   const normalized = new Float64Array(a.data);
@@ -56,28 +68,95 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
     const scale = s > 0 ? 1 / Math.sqrt(s) : 0;
     for (let j = 0; j < cols; j++) normalized[i * cols + j] *= scale;
   }
-  const neighbours: Int32Array[] = [];
-  const weights: Float64Array[] = [];
+  const keep = Math.min(DENSE_ROW_NEIGHBOURS, Math.max(0, n - 1));
+  // Row i's kept couplings: kept[i * keep + t] (-1: fewer), their weights alongside.
+  const kept = new Int32Array(n * keep).fill(-1);
+  const keptWeight = new Float64Array(n * keep);
   const block = new Float64Array(ROW_BLOCK * n);
-  const list = new Int32Array(n);
-  const values = new Float64Array(n);
   for (let r0 = 0; r0 < n; r0 += ROW_BLOCK) {
     const r1 = Math.min(n, r0 + ROW_BLOCK);
     multiplyByTransposeRows(kernels, normalized, normalized, cols, r0, r1, n, block, n, r0);
-    for (let i = r0; i < r1; i++) {
-      let count = 0;
-      for (let j = 0; j < n; j++) {
-        const w = Math.abs(block[(i - r0) * n + j]);
-        if (j !== i && w > 0) {
-          list[count] = j;
-          values[count++] = w;
-        }
-      }
-      neighbours.push(list.slice(0, count));
-      weights.push(values.slice(0, count));
+    for (let i = r0; i < r1; i++) heaviest(block.subarray((i - r0) * n, (i - r0 + 1) * n), i, kept, keptWeight, i * keep, keep);
+  }
+  // Symmetrized: j among i's kept or i among j's; the weight is |a_i . a_j| either way.
+  const degree = new Int32Array(n);
+  for (let i = 0; i < n; i++)
+    for (let t = i * keep; t < (i + 1) * keep && kept[t] >= 0; t++) {
+      degree[i]++;
+      degree[kept[t]]++;
     }
+  const neighbours: Int32Array[] = [];
+  const weights: Float64Array[] = [];
+  const lists = Array.from({ length: n }, (_, v) => ({ idx: new Int32Array(degree[v]), weight: new Float64Array(degree[v]), count: 0 }));
+  for (let i = 0; i < n; i++)
+    for (let t = i * keep; t < (i + 1) * keep && kept[t] >= 0; t++) {
+      const j = kept[t];
+      for (const [from, to] of [
+        [i, j],
+        [j, i],
+      ]) {
+        const list = lists[from];
+        list.idx[list.count] = to;
+        list.weight[list.count++] = keptWeight[t];
+      }
+    }
+  for (let v = 0; v < n; v++) {
+    const { idx, weight } = lists[v];
+    const order = Array.from(idx.keys()).sort((x, y) => idx[x] - idx[y]);
+    const unique: number[] = [];
+    for (const k of order) if (unique.length === 0 || idx[unique[unique.length - 1]] !== idx[k]) unique.push(k);
+    neighbours.push(Int32Array.from(unique, (k) => idx[k]));
+    weights.push(Float64Array.from(unique, (k) => weight[k]));
   }
   return graphFromLists(n, neighbours, weights);
+}
+
+/**
+ * The `keep` largest |products[j]|, j != self, that are nonzero, into out[at ..] (ascending index order not needed),
+ * by a min-heap on (weight, -index): the lower index wins a tie.
+ */
+function heaviest(products: Float64Array, self: number, out: Int32Array, outWeight: Float64Array, at: number, keep: number): void {
+  if (keep === 0) return;
+  const heapIdx = new Int32Array(keep);
+  const heapW = new Float64Array(keep);
+  let size = 0;
+  // x lighter than y: smaller weight, or equal weight and higher index.
+  const lighter = (wx: number, ix: number, wy: number, iy: number): boolean => wx < wy || (wx === wy && ix > iy);
+  const siftDown = (k: number): void => {
+    for (;;) {
+      const l = 2 * k + 1;
+      if (l >= size) return;
+      let c = l;
+      if (l + 1 < size && lighter(heapW[l + 1], heapIdx[l + 1], heapW[l], heapIdx[l])) c = l + 1;
+      if (!lighter(heapW[c], heapIdx[c], heapW[k], heapIdx[k])) return;
+      [heapW[c], heapW[k]] = [heapW[k], heapW[c]];
+      [heapIdx[c], heapIdx[k]] = [heapIdx[k], heapIdx[c]];
+      k = c;
+    }
+  };
+  for (let j = 0; j < products.length; j++) {
+    const w = Math.abs(products[j]);
+    if (j === self || !(w > 0)) continue;
+    if (size < keep) {
+      // Sift up.
+      let k = size++;
+      heapW[k] = w;
+      heapIdx[k] = j;
+      while (k > 0) {
+        const p = (k - 1) >> 1;
+        if (!lighter(heapW[k], heapIdx[k], heapW[p], heapIdx[p])) break;
+        [heapW[p], heapW[k]] = [heapW[k], heapW[p]];
+        [heapIdx[p], heapIdx[k]] = [heapIdx[k], heapIdx[p]];
+        k = p;
+      }
+    } else if (lighter(heapW[0], heapIdx[0], w, j)) {
+      heapW[0] = w;
+      heapIdx[0] = j;
+      siftDown(0);
+    }
+  }
+  out.set(heapIdx.subarray(0, size), at);
+  outWeight.set(heapW.subarray(0, size), at);
 }
 
 /** CSR A: for each row i, its products with the rows met through its columns (A^T's rows), accumulated in a dense scratch. */

@@ -15,7 +15,8 @@ import {
 } from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
-import { rowGraph } from '../../../src/solvers/partitioning/rowGraph.js';
+import { DENSE_ROW_NEIGHBOURS, rowGraph } from '../../../src/solvers/partitioning/rowGraph.js';
+import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { shuffleCsr, shuffledBlockDiagonal } from './cases.js';
@@ -51,6 +52,48 @@ describe('row graph', () => {
     expect(Array.from(dense.ptr)).toEqual(Array.from(sparse.ptr));
     expect(Array.from(dense.idx)).toEqual(Array.from(sparse.idx));
     for (let q = 0; q < sparse.weight.length; q++) expect(dense.weight[q]).toBeCloseTo(sparse.weight[q], 14);
+  });
+
+  it("keeps each dense row's DENSE_ROW_NEIGHBOURS heaviest couplings, symmetrized, with their cosines", () => {
+    // Every two rows of a dense Gaussian matrix share a column: the full row graph is complete.
+    const n = 150;
+    const a = generateMatrix({ generator: 'gaussian', n, mean: 0, std: 1, seed: 4 });
+    const g = rowGraph(selectedKernels(), a);
+    const cosine = (i: number, j: number): number => {
+      let ij = 0;
+      let ii = 0;
+      let jj = 0;
+      for (let t = 0; t < n; t++) {
+        ij += a.data[i * n + t] * a.data[j * n + t];
+        ii += a.data[i * n + t] ** 2;
+        jj += a.data[j * n + t] ** 2;
+      }
+      return Math.abs(ij) / Math.sqrt(ii * jj);
+    };
+    // Row i's heaviest DENSE_ROW_NEIGHBOURS others, by the reference cosines (ties to the lower index).
+    const heaviest = (i: number): Set<number> =>
+      new Set(
+        Array.from({ length: n }, (_, j) => j)
+          .filter((j) => j !== i)
+          .sort((x, y) => cosine(i, y) - cosine(i, x) || x - y)
+          .slice(0, DENSE_ROW_NEIGHBOURS),
+      );
+    const kept = Array.from({ length: n }, (_, i) => heaviest(i));
+    for (let i = 0; i < n; i++) {
+      const neighbours = Array.from(g.idx.subarray(g.ptr[i], g.ptr[i + 1]));
+      // Ascending, no repeats, no self-loop; exactly the union of i's choices and the rows that chose i.
+      expect(neighbours).toEqual([...neighbours].sort((x, y) => x - y));
+      const expected = Array.from({ length: n }, (_, j) => j).filter((j) => kept[i].has(j) || kept[j].has(i));
+      expect(neighbours).toEqual(expected);
+      for (let q = g.ptr[i]; q < g.ptr[i + 1]; q++) {
+        const j = g.idx[q];
+        expect(g.weight[q]).toBeCloseTo(cosine(i, j), 13);
+        // The same weight stored both ways.
+        const back = Array.from(g.idx.subarray(g.ptr[j], g.ptr[j + 1])).indexOf(i);
+        expect(g.weight[g.ptr[j] + back]).toBe(g.weight[q]);
+      }
+    }
+    expect(g.ptr[n]).toBeLessThan(n * (n - 1));
   });
 });
 
@@ -140,12 +183,14 @@ describe('multilevel partitioner', () => {
     }
   });
 
-  it("leaves a dense matrix's complete row graph to recursive bisection alone, within the balance", () => {
-    // Every pair of a dense matrix's rows shares a column: the k-way FM passes would re-price n neighbours per move.
+  it("leaves a dense matrix's row graph to recursive bisection alone, within the balance", () => {
+    // Every pair of a dense matrix's rows shares a column; each row keeps its DENSE_ROW_NEIGHBOURS heaviest couplings,
+    // the graph symmetrized: an average degree above the k-way passes' limit.
     const n = 200;
     const data = new SeededRandom(5).fillNormal(new Float64Array(n * n));
     const g = rowGraph(selectedKernels(), { rows: n, cols: n, data });
-    expect(g.ptr[g.n]).toBe(n * (n - 1));
+    expect(g.ptr[g.n]).toBeGreaterThan(DENSE_ROW_NEIGHBOURS * n);
+    expect(g.ptr[g.n]).toBeLessThan(n * (n - 1));
     expect(kwayRefinable(g)).toBe(false);
     expect(kwayRefinable(rowGraph(selectedKernels(), poisson2d(30)))).toBe(true);
     const { lo, hi } = machineSizeBounds(n, 7, 0.1);
