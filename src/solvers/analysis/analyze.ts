@@ -242,8 +242,8 @@ export interface PartitionSpectrum {
 }
 
 /**
- * kappa(S) of the system's partition, computed as analyzeWork computes it (the same functions, so the same value),
- * without the rest of the analysis: for the partition advisor (../partitioning/advisor.ts), which ranks candidates by
+ * kappa(S) of the system's partition as analyzeWork computes it (on dense storage lambda_max(S) by Lanczos through the
+ * machines' bases instead of the Gram blocks: the same value to the Lanczos run's accuracy), without the rest of the analysis: for the partition advisor (../partitioning/advisor.ts), which ranks candidates by
  * it. On CSR storage `lu` is the LU of A, shared by the candidates (A does not change with the partition).
  */
 export function* partitionKappaSWork(kernels: Kernels, system: DistributedSystem, lu?: SparseLuContext): Work<number> {
@@ -253,11 +253,9 @@ export function* partitionKappaSWork(kernels: Kernels, system: DistributedSystem
     yield { phase: 'conditioning', fraction: 0 };
     return (yield* inPhase(sparseSOfPartitionWork(kernels, system, context), 'conditioning', 0, 1)).kappaS.value;
   }
-  const dense = rowSpaceSystem(system);
-  yield { phase: 'gram-blocks', fraction: 0 };
-  const gram = yield* inPhase(gramBlocksWork(kernels, dense.machines), 'gram-blocks', 0, 1);
+  // Through the machines' bases, without the Gram blocks the analysis builds for its angles (./kappaS.ts).
   yield { phase: 'conditioning', fraction: 0 };
-  return (yield* inPhase(sConditioningWork(kernels, { system: dense, gram }), 'conditioning', 0, 1)).kappaS;
+  return (yield* inPhase(sConditioningWork(kernels, { bases: rowSpaceSystem(system) }), 'conditioning', 0, 1)).kappaS;
 }
 
 /**

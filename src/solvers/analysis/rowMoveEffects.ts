@@ -19,13 +19,14 @@
  * systems only (the refinement's size limit).
  */
 import type { Work } from '../cooperative.js';
-import { eigensolverOptionsOf, largestEigenvalueWork, type SymmetricOperator } from '../eigen/lanczos.js';
+import { eigensolverOptionsOf, largestEigenvalueWork } from '../eigen/lanczos.js';
 import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { luWork } from '../linalg/lu.js';
 import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf } from './conditioning.js';
+import { basesSOperator } from './kappaS.js';
 
 /** One machine's A_i^T = Q_i R_i: row t of q (p x cols.length) is the t-th basis vector of R(A_i) on `cols`. */
 interface MachineBasis {
@@ -166,26 +167,11 @@ export function* rowMoveEffectsWork(
     bases.push(basis);
   }
   const pMax = Math.max(...bases.map((b) => b.rows.length));
-  const local = new Float64Array(pMax);
-  const image = new Float64Array(n);
-  const sOperator: SymmetricOperator = {
-    size: n,
-    apply(x, y) {
-      y.fill(0);
-      for (const basis of bases) {
-        const { rows, cols, q } = basis;
-        const c = cols.length;
-        if (c === n) {
-          // A machine touching every column (dense A): Q_i^T (Q_i x) by the kernels, on contiguous rows.
-          kernels.dense.normalProduct(q, rows.length, n, x, image, local);
-          for (let s = 0; s < n; s++) y[s] += image[s];
-          continue;
-        }
-        basisCoordinates(basis, x, local);
-        for (let t = 0; t < rows.length; t++) for (let s = 0; s < c; s++) y[cols[s]] += q[t * c + s] * local[t];
-      }
-    },
-  };
+  const sOperator = basesSOperator(
+    kernels,
+    bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q })),
+    n,
+  );
   const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, ...eigensolverOptionsOf(kernels) };
   const u = new Float64Array(n);
   const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u });

@@ -13,7 +13,9 @@ import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
-import { randomRows, svdValues, systemOf } from '../../support/systems.js';
+import { randomMatrix, randomRows, svdValues, systemOf } from '../../support/systems.js';
+import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../../../src/solvers/input/createProblem.js';
 
 /** Orthonormal basis (n x p) of the row space of the machine's rows, from ml-matrix. */
 function mlBasis(rows: number[][]): Matrix {
@@ -90,8 +92,34 @@ describeEachBackend('kappa(S)', () => {
       expect(Math.abs(fromBasis.lambdaMaxS - hi) / hi).toBeLessThan(1e-13);
       expect(Math.abs(fromBasis.lambdaMinS - lo)).toBeLessThan(1e-14 * hi);
       expect(Math.abs(fromBasis.kappaS - s.kappaS) / s.kappaS).toBeLessThan(1e-13 * s.kappaS);
+
+      // The advisor's route: lambda_max(S) through the machines' bases, lambda_min(S) as the analysis computes it.
+      const fromBases = runSync(sConditioningWork(selectedKernels(), { bases: system }));
+      expect(Math.abs(fromBases.lambdaMaxS - hi) / hi).toBeLessThan(1e-13);
+      expect(fromBases.lambdaMinS).toBe(s.lambdaMinS);
+      expect(Math.abs(fromBases.kappaS - s.kappaS) / s.kappaS).toBeLessThan(1e-13);
     });
   }
+
+  it("gives S = I from the machines' bases on disjoint supports, and a tall system's value from them", () => {
+    const disjoint = systemOf(
+      [
+        [2, 0, 1],
+        [0, 3, 0],
+        [1, 0, 5],
+      ],
+      [0, 1, 0],
+      2,
+    );
+    expect(runSync(sConditioningWork(selectedKernels(), { bases: disjoint }))).toMatchObject({ kappaS: 1, lambdaMinS: 1, lambdaMaxS: 1 });
+    // N = 40 rows in R^12 on 4 machines: Q^T is tall, both routes read it.
+    const tall = buildDistributedSystem(
+      createProblem({ A: randomMatrix(40, 12, 5), partition: { assignment: Array.from({ length: 40 }, (_, k) => k % 4) } }),
+    );
+    expect(tall.A.rows).toBeGreaterThan(tall.n);
+    const fromGram = computeSConditioning(tall, computeGramBlocks(tall.machines));
+    expect(runSync(sConditioningWork(selectedKernels(), { bases: tall }))).toEqual(fromGram);
+  });
 
   it("gives the one-piece value from a worker's lambda_min(S) run (the split analysis), and refuses a singular Q^T", () => {
     const n = 24;
