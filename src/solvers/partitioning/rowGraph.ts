@@ -56,8 +56,8 @@ function graphFromLists(n: number, neighbours: Int32Array[], weights: Float64Arr
 }
 
 /**
- * Dense A: the normalized Gram matrix A A^T by blocks of rows (one dgemm each on the native backend), each row's
- * DENSE_ROW_NEIGHBOURS heaviest nonzeros kept (ties to the lower index), the graph symmetrized.
+ * Dense A: the normalized Gram matrix A A^T by blocks of rows, its upper triangle (one dgemm each on the native
+ * backend), each row's DENSE_ROW_NEIGHBOURS heaviest nonzeros kept (ties to the lower index), the graph symmetrized.
  */
 function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
   const { rows: n, cols } = a;
@@ -69,15 +69,25 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
     for (let j = 0; j < cols; j++) normalized[i * cols + j] *= scale;
   }
   const keep = Math.min(DENSE_ROW_NEIGHBOURS, Math.max(0, n - 1));
-  // Row i's kept couplings: kept[i * keep + t] (-1: fewer), their weights alongside.
-  const kept = new Int32Array(n * keep).fill(-1);
-  const keptWeight = new Float64Array(n * keep);
+  const heaviest = new HeaviestCouplings(n, keep);
+  // The upper triangle only (A A^T is symmetric): block rows [r0, r1) against rows [r0, n), each product offered to both rows.
   const block = new Float64Array(ROW_BLOCK * n);
   for (let r0 = 0; r0 < n; r0 += ROW_BLOCK) {
     const r1 = Math.min(n, r0 + ROW_BLOCK);
-    multiplyByTransposeRows(kernels, normalized, normalized, cols, r0, r1, n, block, n, r0);
-    for (let i = r0; i < r1; i++) heaviest(block.subarray((i - r0) * n, (i - r0 + 1) * n), i, kept, keptWeight, i * keep, keep);
+    const width = n - r0;
+    multiplyByTransposeRows(kernels, normalized, normalized.subarray(r0 * cols), cols, r0, r1, width, block, width, r0);
+    for (let i = r0; i < r1; i++) {
+      const row = (i - r0) * width - r0;
+      for (let j = i + 1; j < n; j++) {
+        const w = Math.abs(block[row + j]);
+        if (w > 0) {
+          heaviest.offer(i, j, w);
+          heaviest.offer(j, i, w);
+        }
+      }
+    }
   }
+  const { kept, keptWeight } = heaviest;
   // Symmetrized: j among i's kept or i among j's; the weight is |a_i . a_j| either way.
   const degree = new Int32Array(n);
   for (let i = 0; i < n; i++)
@@ -111,52 +121,69 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
   return graphFromLists(n, neighbours, weights);
 }
 
+/** Entry a lighter than entry b: smaller weight, or equal weight and higher index. */
+function lighter(weight: Float64Array, idx: Int32Array, a: number, b: number): boolean {
+  return weight[a] < weight[b] || (weight[a] === weight[b] && idx[a] > idx[b]);
+}
+
+function swap(weight: Float64Array, idx: Int32Array, a: number, b: number): void {
+  const w = weight[a];
+  weight[a] = weight[b];
+  weight[b] = w;
+  const i = idx[a];
+  idx[a] = idx[b];
+  idx[b] = i;
+}
+
 /**
- * The `keep` largest |products[j]|, j != self, that are nonzero, into out[at ..] (ascending index order not needed),
- * by a min-heap on (weight, -index): the lower index wins a tie.
+ * Each row's `keep` heaviest couplings offered to it, by one min-heap per row on (weight, -index): the lower index wins
+ * a tie, so what is kept does not depend on the order of the offers. kept[v * keep + t] (-1: fewer), weights alongside.
  */
-function heaviest(products: Float64Array, self: number, out: Int32Array, outWeight: Float64Array, at: number, keep: number): void {
-  if (keep === 0) return;
-  const heapIdx = new Int32Array(keep);
-  const heapW = new Float64Array(keep);
-  let size = 0;
-  // x lighter than y: smaller weight, or equal weight and higher index.
-  const lighter = (wx: number, ix: number, wy: number, iy: number): boolean => wx < wy || (wx === wy && ix > iy);
-  const siftDown = (k: number): void => {
-    for (;;) {
+class HeaviestCouplings {
+  readonly kept: Int32Array;
+  readonly keptWeight: Float64Array;
+  private readonly size: Int32Array;
+
+  constructor(
+    n: number,
+    private readonly keep: number,
+  ) {
+    this.kept = new Int32Array(n * keep).fill(-1);
+    this.keptWeight = new Float64Array(n * keep);
+    this.size = new Int32Array(n);
+  }
+
+  offer(v: number, j: number, w: number): void {
+    const { keep, kept: idx, keptWeight: weight } = this;
+    const base = v * keep;
+    const size = this.size[v];
+    if (size < keep) {
+      let k = base + size;
+      this.size[v]++;
+      weight[k] = w;
+      idx[k] = j;
+      while (k > base) {
+        const parent = base + ((k - base - 1) >> 1);
+        if (!lighter(weight, idx, k, parent)) break;
+        swap(weight, idx, k, parent);
+        k = parent;
+      }
+      return;
+    }
+    // Full (or keep = 0): (w, j) replaces the root only when the root is lighter; most offers end here.
+    if (keep === 0 || !(weight[base] < w || (weight[base] === w && idx[base] > j))) return;
+    weight[base] = w;
+    idx[base] = j;
+    for (let k = 0; ;) {
       const l = 2 * k + 1;
-      if (l >= size) return;
+      if (l >= keep) return;
       let c = l;
-      if (l + 1 < size && lighter(heapW[l + 1], heapIdx[l + 1], heapW[l], heapIdx[l])) c = l + 1;
-      if (!lighter(heapW[c], heapIdx[c], heapW[k], heapIdx[k])) return;
-      [heapW[c], heapW[k]] = [heapW[k], heapW[c]];
-      [heapIdx[c], heapIdx[k]] = [heapIdx[k], heapIdx[c]];
+      if (l + 1 < keep && lighter(weight, idx, base + l + 1, base + l)) c = l + 1;
+      if (!lighter(weight, idx, base + c, base + k)) return;
+      swap(weight, idx, base + c, base + k);
       k = c;
     }
-  };
-  for (let j = 0; j < products.length; j++) {
-    const w = Math.abs(products[j]);
-    if (j === self || !(w > 0)) continue;
-    if (size < keep) {
-      // Sift up.
-      let k = size++;
-      heapW[k] = w;
-      heapIdx[k] = j;
-      while (k > 0) {
-        const p = (k - 1) >> 1;
-        if (!lighter(heapW[k], heapIdx[k], heapW[p], heapIdx[p])) break;
-        [heapW[p], heapW[k]] = [heapW[k], heapW[p]];
-        [heapIdx[p], heapIdx[k]] = [heapIdx[k], heapIdx[p]];
-        k = p;
-      }
-    } else if (lighter(heapW[0], heapIdx[0], w, j)) {
-      heapW[0] = w;
-      heapIdx[0] = j;
-      siftDown(0);
-    }
   }
-  out.set(heapIdx.subarray(0, size), at);
-  outWeight.set(heapW.subarray(0, size), at);
 }
 
 /** CSR A: for each row i, its products with the rows met through its columns (A^T's rows), accumulated in a dense scratch. */
