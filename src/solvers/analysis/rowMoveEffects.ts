@@ -29,7 +29,7 @@ import { inverseNormalOperatorOf } from './conditioning.js';
 import { basesSOperator } from './kappaS.js';
 
 /** One machine's A_i^T = Q_i R_i: row t of q (p x cols.length) is the t-th basis vector of R(A_i) on `cols`. */
-interface MachineBasis {
+export interface MachineBasis {
   rows: Int32Array;
   cols: Int32Array;
   q: Float64Array;
@@ -154,14 +154,19 @@ export function* rowMoveEffectsWork(
   a: DenseMatrix | CsrMatrix,
   assignment: Int32Array,
   m: number,
+  /**
+   * The machines' QR as a distributed system of this assignment holds it (machine i's rows ascending on the columns
+   * they touch, as built here), when the caller has one: not factored again.
+   */
+  given?: readonly MachineBasis[],
 ): Work<RowMoveEffects | null> {
   const n = a.cols;
   const rowsOf: number[][] = Array.from({ length: m }, () => []);
   assignment.forEach((machine, k) => rowsOf[machine].push(k));
   const bases: MachineBasis[] = [];
-  for (const rows of rowsOf) {
-    const basis = yield* machineBasisWork(kernels, a, Int32Array.from(rows));
-    if (basis === null) return null;
+  for (const [i, rows] of rowsOf.entries()) {
+    const basis = given?.[i] ?? (yield* machineBasisWork(kernels, a, Int32Array.from(rows)));
+    if (basis === null || basis.cols.length < basis.rows.length) return null;
     const p = basis.rows.length;
     for (let t = 0; t < p; t++) if (basis.r[t * p + t] === 0) return null;
     bases.push(basis);

@@ -23,7 +23,7 @@
  * effects per accepted proposal; above MAX_REFINED_ROWS rows (or for a non-square A) the refinement is
  * skipped and no 'refined' candidate is listed, so a large advise job costs its candidates' analyses only.
  */
-import { rowMoveEffectsWork, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
+import { rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
 import type { Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
 import type { CsrMatrix, DenseMatrix } from '../matrix.js';
@@ -42,6 +42,8 @@ export interface RefinementInput {
   bounds: { lo: number; hi: number };
   /** kappa(S) of an assignment, as the analysis computes it. */
   evaluate: (assignment: Int32Array) => Work<number>;
+  /** The machines' QR of an assignment when the caller holds them (its evaluation's system), else undefined. */
+  basesOf?: (assignment: Int32Array) => readonly MachineBasis[] | undefined;
 }
 
 export interface Refinement {
@@ -57,14 +59,14 @@ const GAIN = 1e-6;
 
 /** null when the refinement does not apply (too many rows, non-square A, a rank-deficient block). */
 export function* refineAssignmentWork(input: RefinementInput): Work<Refinement | null> {
-  const { kernels, a, m, bounds, evaluate } = input;
+  const { kernels, a, m, bounds, evaluate, basesOf } = input;
   const n = a.rows;
   if (n > MAX_REFINED_ROWS || a.rows !== a.cols || m < 2) return null;
   let assignment: Int32Array = Int32Array.from(input.start);
   let kappaS = input.startKappaS;
   // kappa(S) >= 1, with equality when S = I: nothing to lower.
   if (kappaS <= 1 + GAIN) return { assignment, kappaS, accepted: 0, evaluations: 0 };
-  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m);
+  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, basesOf?.(assignment));
   if (effects === null) return null;
   let ranked = rankedMoves(effects, assignment, m);
   let batch = Math.floor(m / 2);
@@ -82,7 +84,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
       accepted++;
       skip = 0;
       if (evaluations >= MAX_EVALUATIONS) break;
-      effects = yield* rowMoveEffectsWork(kernels, a, assignment, m);
+      effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, basesOf?.(assignment));
       if (effects === null) break;
       ranked = rankedMoves(effects, assignment, m);
     } else if (batch > 1) batch = Math.floor(batch / 2);

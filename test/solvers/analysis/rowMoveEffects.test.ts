@@ -14,6 +14,8 @@ import type { DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { rowMoveEffectsWork } from '../../../src/solvers/analysis/rowMoveEffects.js';
 import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
+import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { describeEachBackend } from '../../support/backends.js';
 
 const N = 40;
@@ -45,6 +47,32 @@ function exactEnds(a: DenseMatrix, assignment: Int32Array): { max: number; min: 
 }
 
 describeEachBackend('row-move effects', () => {
+  it("are the same from a distributed system's machines (their QR not done again) as from A's rows alone", () => {
+    const a = matrix();
+    const kernels = selectedKernels();
+    const system = buildDistributedSystem(createProblem({ A: a, partition: { assignment: Array.from(ASSIGNMENT) } }));
+    const alone = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!;
+    const given = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, system.machines))!;
+    // Machine 0 touches only some columns, as the system holds it.
+    expect(system.machines[0].c).toBe(N - 6);
+    expect(given.lambdaMax).toBe(alone.lambdaMax);
+    expect(given.lambdaMin).toBe(alone.lambdaMin);
+    expect(given.deltaMax).toEqual(alone.deltaMax);
+    expect(given.deltaMin).toEqual(alone.deltaMin);
+    expect(given.rayleighRitz(1, 0)).toEqual(alone.rayleighRitz(1, 0));
+    // They are what it reads: the same machines with Q_i's first two basis vectors swapped (R_i kept, so Q_i R_i is no
+    // longer A_i^T) give other effects.
+    const swapped = system.machines.map((machine) => {
+      const q = Float64Array.from(machine.q);
+      const c = machine.c;
+      q.set(machine.q.subarray(c, 2 * c), 0);
+      q.set(machine.q.subarray(0, c), c);
+      return { ...machine, q };
+    });
+    const read = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, swapped))!;
+    expect(read.deltaMax).not.toEqual(alone.deltaMax);
+  });
+
   it('are the same on dense storage (the kernels product) as on CSR (its row loop)', () => {
     const a = matrix();
     const kernels = selectedKernels();

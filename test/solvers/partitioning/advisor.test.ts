@@ -173,6 +173,37 @@ describeEachBackend('partition advisor, one partition under two numberings', () 
     }
   });
 
+  it("builds each distinct candidate's system once, the best's kept for its theta_H", () => {
+    // A shuffled block-diagonal matrix of 12 blocks on 6 machines: RCM's candidate pairs up the blocks (kappa(S) = 1,
+    // the best) and the graph partitioners pair them otherwise, built after it; the refinement has nothing to lower,
+    // so the candidates are all the partitions evaluated.
+    const problem = createProblem({ A: shuffledBlockDiagonal(12, 10).A, partition: { machines: 6 } });
+    const work = adviseWork(problem);
+    let builds = 0;
+    let step = work.next();
+    // Each system's setup reports 'bases' up to fraction 1 once.
+    for (; !step.done; step = work.next()) if (step.value?.phase === 'bases' && step.value.fraction === 1) builds++;
+    const advice = step.value;
+    const distinct: Int32Array[] = [];
+    for (const { assignment } of advice.candidates) {
+      const a = Int32Array.from(assignment);
+      if (!distinct.some((b) => samePartition(a, b, 6))) distinct.push(a);
+    }
+    expect(builds).toBe(distinct.length);
+    const best = advice.candidates.find((c) => c.strategy === advice.best)!;
+    expect(best.strategy).toBe('rcm-contiguous');
+    expect(advice.candidates.find((c) => c.strategy === 'multilevel')!.kappaS).toBe(1);
+    expect(
+      samePartition(
+        Int32Array.from(best.assignment),
+        Int32Array.from(advice.candidates.find((c) => c.strategy === 'multilevel')!.assignment),
+        6,
+      ),
+    ).toBe(false);
+    expect(best.kappaS).toBe(1);
+    expect(best.thetaH).toBe(Math.PI / 2);
+  });
+
   it('tells partitions apart from their numberings', () => {
     const a = Int32Array.from([0, 0, 1, 1, 2, 2]);
     expect(samePartition(a, Int32Array.from([2, 2, 0, 0, 1, 1]), 3)).toBe(true);
