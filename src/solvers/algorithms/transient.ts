@@ -24,8 +24,11 @@ export interface TransientPrediction {
   iteration: number;
 }
 
-/** One mode's error for eigenvalue lambda: its iteration from e(0) = 1 (the method's own start). */
-export type ModeIteration = (lambda: number) => { next(): number };
+/** A method's modes: `start(lambda)` iterates one mode's error from e(0) = 1 (the method's own start); `key` names the method and its parameters. */
+export interface ModeIteration {
+  readonly key: string;
+  start(lambda: number): { next(): number };
+}
 
 /** Points of [mu, L] followed, besides the two ends. */
 const SAMPLES = 16;
@@ -33,10 +36,26 @@ const SAMPLES = 16;
 const MAX_HORIZON = 2_000_000;
 
 /**
+ * The predictions made last, by method, parameters and spectrum: the columns of a block run (../runner/multipleRhs.ts)
+ * each ask for the same one at their end, and near rho = 1 one costs ~0.5 s (32 modes over ~10^6 iterations each).
+ */
+const recent = new Map<string, TransientPrediction | null>();
+const RECENT = 16;
+
+/**
  * Largest growth of the sampled modes over the first ~3 / ln(1/rho) iterations (past the peak of a
  * double root, which is near 1 / ln(1/rho)); null when rho >= 1 (no transient: divergence).
  */
 export function predictTransient(spectral: { mu: number; L: number }, rho: number, mode: ModeIteration): TransientPrediction | null {
+  const key = `${mode.key} ${spectral.mu} ${spectral.L} ${rho}`;
+  if (recent.has(key)) return recent.get(key)!;
+  const prediction = followModes(spectral, rho, mode);
+  if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
+  recent.set(key, prediction);
+  return prediction;
+}
+
+function followModes(spectral: { mu: number; L: number }, rho: number, mode: ModeIteration): TransientPrediction | null {
   if (!(rho < 1) || !(spectral.mu > 0) || !(spectral.L >= spectral.mu)) return null;
   const { mu, L } = spectral;
   const horizon = Math.min(MAX_HORIZON, Math.ceil(3 / -Math.log(Math.max(rho, Number.MIN_VALUE))) + 10);
@@ -48,7 +67,7 @@ export function predictTransient(spectral: { mu: number; L: number }, rho: numbe
   let factor = 1;
   let iteration = 0;
   for (const lambda of lambdas) {
-    const run = mode(lambda);
+    const run = mode.start(lambda);
     for (let t = 1; t <= horizon; t++) {
       const e = Math.abs(run.next());
       if (!Number.isFinite(e)) break;
@@ -62,9 +81,9 @@ export function predictTransient(spectral: { mu: number; L: number }, rho: numbe
 }
 
 /** Heavy ball's mode: z <- beta z + lambda e; e <- e - alpha z, from e = 1, z = 0. */
-export const heavyBallMode =
-  (alpha: number, beta: number): ModeIteration =>
-  (lambda) => {
+export const heavyBallMode = (alpha: number, beta: number): ModeIteration => ({
+  key: `heavy-ball ${alpha} ${beta}`,
+  start(lambda) {
     let e = 1;
     let z = 0;
     return {
@@ -74,12 +93,13 @@ export const heavyBallMode =
         return e;
       },
     };
-  };
+  },
+});
 
 /** Nesterov's mode: y' = (1 - alpha lambda) x; x <- y' + beta (y' - y); y <- y', from x = y = 1. */
-export const nesterovMode =
-  (alpha: number, beta: number): ModeIteration =>
-  (lambda) => {
+export const nesterovMode = (alpha: number, beta: number): ModeIteration => ({
+  key: `nesterov ${alpha} ${beta}`,
+  start(lambda) {
     const q = 1 - alpha * lambda;
     let x = 1;
     let y = 1;
@@ -91,4 +111,5 @@ export const nesterovMode =
         return x;
       },
     };
-  };
+  },
+});
