@@ -45,11 +45,12 @@ export interface RowMoveEffects {
   /** The same for lambda_min(S). */
   deltaMin: Float64Array;
   /**
-   * lambda_max(S) and lambda_min(S) after moving row k to machine h by Rayleigh-Ritz on S' = S - w w^T +
-   * z z^T over span{u, v, w, z} (module comment): the first order misses a new extreme direction along
-   * w or z itself (w poorly covered by the other machines, z already well covered).
+   * For each move (row k to machine h), lambda_max(S) and lambda_min(S) after it by Rayleigh-Ritz on S' = S - w w^T +
+   * z z^T over span{u, v, w, z} (module comment): the first order misses a new extreme direction along w or z itself
+   * (w poorly covered by the other machines, z already well covered). null for a move without a w or z. The moves'
+   * products with S are taken together, as one matrix product per machine.
    */
-  rayleighRitz(k: number, h: number): { lambdaMax: number; lambdaMin: number } | null;
+  rayleighRitz(moves: readonly { row: number; to: number }[]): ({ lambdaMax: number; lambdaMin: number } | null)[];
 }
 
 /** Ritz vectors to this relative residual: enough to rank moves, far cheaper than the analysis' 1e-10. */
@@ -290,7 +291,8 @@ export function* rowMoveEffectsWork(
     basis.cols.forEach((col, s) => (slots[col] = s));
     return slots;
   });
-  const rayleighRitz = (k: number, h: number): { lambdaMax: number; lambdaMin: number } | null => {
+  // w and z of a move (module comment), normalized; null when either vanishes.
+  const moveVectors = (k: number, h: number): { w: Float64Array; z: Float64Array } | null => {
     const j = assignment[k];
     const w = new Float64Array(n);
     {
@@ -318,21 +320,77 @@ export function* rowMoveEffectsWork(
         if (dot !== 0) for (let col = 0; col < c; col++) z[cols[col]] -= dot * q[t * c + col];
       }
     }
-    if (!normalize(w) || !normalize(z)) return null;
-    // S' x = S x - w (w . x) + z (z . x), with S u and S v computed once for every move.
-    const images = [su.slice(), sv.slice(), new Float64Array(n), new Float64Array(n)];
-    sOperator.apply(w, images[2]);
-    sOperator.apply(z, images[3]);
-    const vectors = [u, v, w, z];
-    for (const [index, x] of vectors.entries()) {
-      const y = images[index];
-      const xw = dot(x, w);
-      const xz = dot(x, z);
-      for (let i = 0; i < n; i++) y[i] += z[i] * xz - w[i] * xw;
-    }
-    return ritzEnds(vectors, images);
+    return normalize(w) && normalize(z) ? { w, z } : null;
+  };
+  const sBlock = basesSBlockProduct(kernels, bases);
+  const rayleighRitz = (moves: readonly { row: number; to: number }[]): ({ lambdaMax: number; lambdaMin: number } | null)[] => {
+    const pairs = moves.map(({ row, to }) => moveVectors(row, to));
+    const kept = pairs.filter((pair) => pair !== null);
+    // S w and S z of every move at once: rows 2 l and 2 l + 1 of the block are move l's w and z.
+    const block = new Float64Array(2 * kept.length * n);
+    kept.forEach(({ w, z }, l) => {
+      block.set(w, 2 * l * n);
+      block.set(z, (2 * l + 1) * n);
+    });
+    const products = sBlock(block, 2 * kept.length, n);
+    let l = 0;
+    return pairs.map((pair) => {
+      if (pair === null) return null;
+      const { w, z } = pair;
+      // S' x = S x - w (w . x) + z (z . x), with S u and S v computed once for every move.
+      const images = [
+        su.slice(),
+        sv.slice(),
+        products.subarray(2 * l * n, (2 * l + 1) * n),
+        products.subarray((2 * l + 1) * n, (2 * l + 2) * n),
+      ];
+      l++;
+      const vectors = [u, v, w, z];
+      for (const [index, x] of vectors.entries()) {
+        const y = images[index];
+        const xw = dot(x, w);
+        const xz = dot(x, z);
+        for (let i = 0; i < n; i++) y[i] += z[i] * xz - w[i] * xw;
+      }
+      return ritzEnds(vectors, images);
+    });
   };
   return { lambdaMax, lambdaMin, deltaMax, deltaMin, rayleighRitz };
+}
+
+/**
+ * X -> (S X^T)^T for r vectors of R^n given as the rows of X (r x n, row-major), S = sum_i Q_i Q_i^T through the
+ * machines' bases: per machine T = X_i Q_i^T (r x p, X_i X's columns the machine touches) and X_i's image T Q_i, two
+ * products by the kernels (Q_i transposed once, on the first call).
+ */
+function basesSBlockProduct(kernels: Kernels, bases: readonly MachineBasis[]): (x: Float64Array, r: number, n: number) => Float64Array {
+  let transposes: Float64Array[] | null = null;
+  return (x, r, n) => {
+    transposes ??= bases.map(({ rows, cols, q }) => {
+      const p = rows.length;
+      const c = cols.length;
+      const qt = new Float64Array(c * p);
+      for (let t = 0; t < p; t++) for (let s = 0; s < c; s++) qt[s * p + t] = q[t * c + s];
+      return qt;
+    });
+    const y = new Float64Array(r * n);
+    for (const [i, { rows, cols, q }] of bases.entries()) {
+      const p = rows.length;
+      const c = cols.length;
+      let xi = x;
+      if (c !== n) {
+        xi = new Float64Array(r * c);
+        for (let j = 0; j < r; j++) for (let s = 0; s < c; s++) xi[j * c + s] = x[j * n + cols[s]];
+      }
+      const t = new Float64Array(r * p);
+      kernels.dense.multiplyByTransposeRows(xi, q, c, 0, r, p, t, p);
+      const image = new Float64Array(r * c);
+      kernels.dense.multiplyByTransposeRows(t, transposes[i], p, 0, r, c, image, c);
+      if (c === n) for (let k = 0; k < r * n; k++) y[k] += image[k];
+      else for (let j = 0; j < r; j++) for (let s = 0; s < c; s++) y[j * n + cols[s]] += image[j * c + s];
+    }
+    return y;
+  };
 }
 
 function normalize(x: Float64Array): boolean {

@@ -108,8 +108,10 @@ const SHORT_LIST = 64;
 function rankedMoves(effects: RowMoveEffects, assignment: Int32Array, m: number): Move[] {
   const current = effects.lambdaMax / effects.lambdaMin;
   const refined: Move[] = [];
-  for (const move of firstOrderMoves(effects, assignment, m).slice(0, SHORT_LIST)) {
-    const ritz = effects.rayleighRitz(move.row, move.to);
+  const shortList = firstOrderMoves(effects, assignment, m).slice(0, SHORT_LIST);
+  const ritzValues = effects.rayleighRitz(shortList);
+  for (const [index, move] of shortList.entries()) {
+    const ritz = ritzValues[index];
     if (ritz === null || !(ritz.lambdaMin > 0)) continue;
     const predicted = ritz.lambdaMax / ritz.lambdaMin;
     if (predicted < current) refined.push({ ...move, predicted });

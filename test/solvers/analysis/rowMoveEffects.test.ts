@@ -59,7 +59,7 @@ describeEachBackend('row-move effects', () => {
     expect(given.lambdaMin).toBe(alone.lambdaMin);
     expect(given.deltaMax).toEqual(alone.deltaMax);
     expect(given.deltaMin).toEqual(alone.deltaMin);
-    expect(given.rayleighRitz(1, 0)).toEqual(alone.rayleighRitz(1, 0));
+    expect(given.rayleighRitz([{ row: 1, to: 0 }])).toEqual(alone.rayleighRitz([{ row: 1, to: 0 }]));
     // They are what it reads: the same machines with Q_i's first two basis vectors swapped (R_i kept, so Q_i R_i is no
     // longer A_i^T) give other effects.
     const swapped = system.machines.map((machine) => {
@@ -95,16 +95,22 @@ describeEachBackend('row-move effects', () => {
   it("brackets each move's exact extreme eigenvalues of S by Rayleigh-Ritz", () => {
     const a = matrix();
     const effects = runSync(rowMoveEffectsWork(selectedKernels(), a, ASSIGNMENT, M))!;
-    for (const [k, h] of [
+    const moves = [
       [0, 1],
       [5, 0],
       [10, 3],
       [39, 2],
-    ]) {
+    ].map(([row, to]) => ({ row, to }));
+    // Taken together (one product with S for all moves) as one by one.
+    const together = effects.rayleighRitz(moves);
+    for (const [index, { row: k, to: h }] of moves.entries()) {
       const moved = ASSIGNMENT.slice();
       moved[k] = h;
       const exact = exactEnds(a, moved);
-      const ritz = effects.rayleighRitz(k, h)!;
+      const ritz = together[index]!;
+      const alone = effects.rayleighRitz([{ row: k, to: h }])[0]!;
+      expect(Math.abs(ritz.lambdaMax - alone.lambdaMax)).toBeLessThan(1e-12);
+      expect(Math.abs(ritz.lambdaMin - alone.lambdaMin)).toBeLessThan(1e-12 * Math.abs(alone.lambdaMin) + 1e-15);
       expect(ritz.lambdaMax).toBeLessThanOrEqual(exact.max + 1e-10);
       expect(ritz.lambdaMin).toBeGreaterThanOrEqual(exact.min - 1e-10);
       // The subspace holds the current extreme vectors: the moved ends are close to it (a single row moved).
