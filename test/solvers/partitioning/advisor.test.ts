@@ -204,6 +204,28 @@ describeEachBackend('partition advisor, one partition under two numberings', () 
     expect(best.thetaH).toBe(Math.PI / 2);
   });
 
+  it("says on the paper's Gaussian matrices (N(0, 1) entries) that the given partition is within x% of the best found", () => {
+    // Row spaces of i.i.d. Gaussian rows are uniformly spread: no partition is much better than another.
+    const A = generateMatrix({ generator: 'gaussian', n: 300, mean: 0, std: 1, seed: 3 });
+    const advice = runSync(adviseWork(createProblem({ A, partition: { machines: 4 } })));
+    const given = advice.candidates[0];
+    const best = advice.candidates.find((c) => c.strategy === advice.best)!;
+    expect(advice.givenRatio).toBeLessThan(2);
+    expect(advice.givenRatio).toBeCloseTo(given.kappaS! / best.kappaS!, 12);
+    const said =
+      /^The given partition is within ([\d.]+)% of the best found in kappa\(S\) \(([\w-]+): kappa\(S\) = .*APC's predicted iterations to a relative residual of 1e-8: ([\d,]+) on the given partition, ([\d,]+) on ([\w-]+)\.$/.exec(
+        advice.summary,
+      );
+    expect(said, advice.summary).not.toBeNull();
+    const [, percent, strategy, givenIterations, bestIterations] = said!;
+    expect(Math.abs(Number(percent) - 100 * (advice.givenRatio - 1))).toBeLessThan(0.01);
+    expect(strategy).toBe(advice.best);
+    // The iterations APC's optimal rate predicts, ln(1e-8) / ln(rho), rho = (sqrt(kappa) - 1) / (sqrt(kappa) + 1).
+    const iterations = (kappa: number): number => Math.ceil(Math.log(1e-8) / Math.log((Math.sqrt(kappa) - 1) / (Math.sqrt(kappa) + 1)));
+    expect(Math.abs(Number(givenIterations.replace(/,/g, '')) - iterations(given.kappaS!))).toBeLessThanOrEqual(1);
+    expect(Math.abs(Number(bestIterations.replace(/,/g, '')) - iterations(best.kappaS!))).toBeLessThanOrEqual(1);
+  });
+
   it('tells partitions apart from their numberings', () => {
     const a = Int32Array.from([0, 0, 1, 1, 2, 2]);
     expect(samePartition(a, Int32Array.from([2, 2, 0, 0, 1, 1]), 3)).toBe(true);
