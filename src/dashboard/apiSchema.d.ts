@@ -1480,7 +1480,7 @@ export interface components {
             best: components["schemas"]["PartitionStrategy"];
             /** @description kappa(S) of the given partition over the best's (1: nothing found does better). */
             givenRatio: number;
-            /** @description The advice in one sentence. */
+            /** @description The advice: the given partition's kappa(S) against the best's, and APC's predicted iterations on each. */
             summary: string;
         };
         /** @enum {string} */

@@ -409,7 +409,7 @@ export const AdviceSchema = z
       'The candidate of least kappa(S), which decides APC\'s rate (the given partition on a tie); take it as partition { "fromAdvice": id }.',
     ),
     givenRatio: z.number().describe("kappa(S) of the given partition over the best's (1: nothing found does better)."),
-    summary: z.string().describe('The advice in one sentence.'),
+    summary: z.string().describe("The advice: the given partition's kappa(S) against the best's, and APC's predicted iterations on each."),
   })
   .meta({ id: 'Advice' });
 

@@ -93,7 +93,7 @@ export interface Advice {
   best: PartitionStrategy;
   /** kappa(S) of the given partition over the best's (1: nothing found does better). */
   givenRatio: number;
-  /** The advice in one sentence. */
+  /** The advice: the given partition's kappa(S) against the best's, and APC's predicted iterations on each. */
   summary: string;
 }
 
