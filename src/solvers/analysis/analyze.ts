@@ -29,7 +29,7 @@ import { basisFactoredMatrixWork, sConditioningWork, type DenseSSource, type SCo
 import { anglesOnThreadsWork, denseAnalysisThreads, sharedAnalysisSystem, spectralOnThreadsWork } from './denseAnalysisTasks.js';
 import { gramBlocksWork, gramIsIdentity } from './gramBlocks.js';
 import { localAnglesWork, type LocalAngles } from './localAngles.js';
-import { principalAnglesWork, type PrincipalAngles } from './principalAngles.js';
+import { principalAnglesWork, thetaHWork, type PrincipalAngles } from './principalAngles.js';
 import { recommend } from './recommendation.js';
 import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
 import {
@@ -271,7 +271,7 @@ export function* partitionThetaHWork(kernels: Kernels, system: DistributedSystem
   yield { phase: 'gram-blocks', fraction: 0 };
   const gram = yield* inPhase(gramBlocksWork(kernels, machines), 'gram-blocks', 0, 1);
   yield { phase: 'principal-angles', fraction: 0 };
-  return (yield* inPhase(principalAnglesWork(kernels, machines, gram), 'principal-angles', 0, 1)).thetaH;
+  return yield* inPhase(thetaHWork(kernels, machines, gram), 'principal-angles', 0, 1);
 }
 
 /** The dense analysis' parts from its four computations (also combined by ./splitAnalysis.ts). */

@@ -1,6 +1,10 @@
 import { Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
-import { computePrincipalAngles, NEAR_PARALLEL_COSINE } from '../../../src/solvers/analysis/principalAngles.js';
+import { computePrincipalAngles, NEAR_PARALLEL_COSINE, thetaHWork } from '../../../src/solvers/analysis/principalAngles.js';
+import { gramBlocksWork } from '../../../src/solvers/analysis/gramBlocks.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import type { DenseSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { loadFixtures } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
@@ -143,4 +147,39 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
       for (let i = 0; i < e.m; i++) for (let j = 0; j < e.m; j++) expect(Math.abs(angles.theta[i][j] - e.theta[i][j])).toBeLessThan(tol);
     });
   }
+
+  it('gives theta_H alone (the sine route for the pairs nearest parallel only) equal to the full computation, to the bit', () => {
+    const kernels = selectedKernels();
+    const thetaHAlone = (system: DenseSystem): number =>
+      runSync(
+        (function* () {
+          return yield* thetaHWork(kernels, system.machines, yield* gramBlocksWork(kernels, system.machines));
+        })(),
+      );
+    const systems: DenseSystem[] = generated.map((fixture) => systemOf(fixture.A!, fixture.partition.assignment, fixture.expected.m));
+    // Near-parallel pairs everywhere (mean 1: every pair ~0.3 rad here), wide angles (mean 0), a single machine.
+    for (const [mean, m] of [
+      [1, 6],
+      [0, 5],
+      [0, 1],
+    ]) {
+      const n = 60;
+      const random = new SeededRandom(17);
+      const rows = Array.from({ length: n }, () => Array.from({ length: n }, () => mean + random.nextNormal()));
+      systems.push(
+        systemOf(
+          rows,
+          Array.from({ length: n }, (_, k) => k % m),
+          m,
+        ),
+      );
+    }
+    let nearParallel = 0;
+    for (const system of systems) {
+      const angles = computePrincipalAngles(system, kernels);
+      expect(thetaHAlone(system)).toBe(angles.thetaH);
+      if (Math.cos(angles.thetaH) >= NEAR_PARALLEL_COSINE) nearParallel++;
+    }
+    expect(nearParallel).toBeGreaterThanOrEqual(2);
+  });
 });
