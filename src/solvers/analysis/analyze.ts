@@ -242,9 +242,10 @@ export interface PartitionSpectrum {
 }
 
 /**
- * kappa(S) of the system's partition as analyzeWork computes it (on dense storage lambda_max(S) by Lanczos through the
- * machines' bases instead of the Gram blocks: the same value to the Lanczos run's accuracy), without the rest of the analysis: for the partition advisor (../partitioning/advisor.ts), which ranks candidates by
- * it. On CSR storage `lu` is the LU of A, shared by the candidates (A does not change with the partition).
+ * kappa(S) of the system's partition as analyzeWork computes it, without the rest of the analysis: for the partition
+ * advisor (../partitioning/advisor.ts), which ranks candidates by it. On dense storage lambda_max(S) comes from Lanczos
+ * through the machines' bases instead of the Gram blocks (the same value to the Lanczos run's accuracy). On CSR
+ * storage `lu` is the LU of A, shared by the candidates (A does not change with the partition).
  */
 export function* partitionKappaSWork(kernels: Kernels, system: DistributedSystem, lu?: SparseLuContext): Work<number> {
   if (system.storage === 'csr') {
@@ -259,8 +260,9 @@ export function* partitionKappaSWork(kernels: Kernels, system: DistributedSystem
 }
 
 /**
- * theta_H of the system's partition, computed as analyzeWork computes it: the principal angles of every overlapping
- * pair, what the dense analysis spends most of its time on (for the partition advisor's given and best candidates).
+ * theta_H of the system's partition, the value analyzeWork reports (for the partition advisor's given and best
+ * candidates): on CSR storage every overlapping pair's angle, on dense storage every pair's cosine and the accurate
+ * angle of the pairs nearest parallel only (./principalAngles.ts thetaHWork).
  */
 export function* partitionThetaHWork(kernels: Kernels, system: DistributedSystem): Work<number> {
   if (system.storage === 'csr') {

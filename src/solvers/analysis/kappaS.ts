@@ -198,6 +198,39 @@ export function basesSOperator(kernels: Kernels, bases: readonly BasisRows[], n:
   };
 }
 
+/**
+ * X -> (S X^T)^T for r vectors of R^n given as the rows of X (r x n, row-major), S = sum_i Q_i Q_i^T through the
+ * machines' bases: per machine T = X_i Q_i^T (r x p, X_i X's columns the machine touches) and X_i's image T Q_i, two
+ * products by the kernels (Q_i transposed once, on the first call).
+ */
+export function basesSBlockProduct(kernels: Kernels, bases: readonly BasisRows[]): (x: Float64Array, r: number, n: number) => Float64Array {
+  let transposes: Float64Array[] | null = null;
+  return (x, r, n) => {
+    transposes ??= bases.map(({ p, cols, q }) => {
+      const c = cols.length;
+      const qt = new Float64Array(c * p);
+      for (let t = 0; t < p; t++) for (let s = 0; s < c; s++) qt[s * p + t] = q[t * c + s];
+      return qt;
+    });
+    const y = new Float64Array(r * n);
+    for (const [i, { p, cols, q }] of bases.entries()) {
+      const c = cols.length;
+      let xi = x;
+      if (c !== n) {
+        xi = new Float64Array(r * c);
+        for (let j = 0; j < r; j++) for (let s = 0; s < c; s++) xi[j * c + s] = x[j * n + cols[s]];
+      }
+      const t = new Float64Array(r * p);
+      kernels.dense.multiplyByTransposeRows(xi, q, c, 0, r, p, t, p);
+      const image = new Float64Array(r * c);
+      kernels.dense.multiplyByTransposeRows(t, transposes[i], p, 0, r, c, image, c);
+      if (c === n) for (let k = 0; k < r * n; k++) y[k] += image[k];
+      else for (let j = 0; j < r; j++) for (let s = 0; s < c; s++) y[j * n + cols[s]] += image[j * c + s];
+    }
+    return y;
+  };
+}
+
 /** S's ends as the squared extreme singular values of Q^T (module comment). */
 function* sOfBasisRowsWork(
   kernels: Kernels,

@@ -26,7 +26,7 @@ import { luWork } from '../linalg/lu.js';
 import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf } from './conditioning.js';
-import { basesSOperator } from './kappaS.js';
+import { basesSBlockProduct, basesSOperator } from './kappaS.js';
 
 /** One machine's A_i^T = Q_i R_i: row t of q (p x cols.length) is the t-th basis vector of R(A_i) on `cols`. */
 export interface MachineBasis {
@@ -322,7 +322,10 @@ export function* rowMoveEffectsWork(
     }
     return normalize(w) && normalize(z) ? { w, z } : null;
   };
-  const sBlock = basesSBlockProduct(kernels, bases);
+  const sBlock = basesSBlockProduct(
+    kernels,
+    bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q })),
+  );
   const rayleighRitz = (moves: readonly { row: number; to: number }[]): ({ lambdaMax: number; lambdaMin: number } | null)[] => {
     const pairs = moves.map(({ row, to }) => moveVectors(row, to));
     const kept = pairs.filter((pair) => pair !== null);
@@ -356,41 +359,6 @@ export function* rowMoveEffectsWork(
     });
   };
   return { lambdaMax, lambdaMin, deltaMax, deltaMin, rayleighRitz };
-}
-
-/**
- * X -> (S X^T)^T for r vectors of R^n given as the rows of X (r x n, row-major), S = sum_i Q_i Q_i^T through the
- * machines' bases: per machine T = X_i Q_i^T (r x p, X_i X's columns the machine touches) and X_i's image T Q_i, two
- * products by the kernels (Q_i transposed once, on the first call).
- */
-function basesSBlockProduct(kernels: Kernels, bases: readonly MachineBasis[]): (x: Float64Array, r: number, n: number) => Float64Array {
-  let transposes: Float64Array[] | null = null;
-  return (x, r, n) => {
-    transposes ??= bases.map(({ rows, cols, q }) => {
-      const p = rows.length;
-      const c = cols.length;
-      const qt = new Float64Array(c * p);
-      for (let t = 0; t < p; t++) for (let s = 0; s < c; s++) qt[s * p + t] = q[t * c + s];
-      return qt;
-    });
-    const y = new Float64Array(r * n);
-    for (const [i, { rows, cols, q }] of bases.entries()) {
-      const p = rows.length;
-      const c = cols.length;
-      let xi = x;
-      if (c !== n) {
-        xi = new Float64Array(r * c);
-        for (let j = 0; j < r; j++) for (let s = 0; s < c; s++) xi[j * c + s] = x[j * n + cols[s]];
-      }
-      const t = new Float64Array(r * p);
-      kernels.dense.multiplyByTransposeRows(xi, q, c, 0, r, p, t, p);
-      const image = new Float64Array(r * c);
-      kernels.dense.multiplyByTransposeRows(t, transposes[i], p, 0, r, c, image, c);
-      if (c === n) for (let k = 0; k < r * n; k++) y[k] += image[k];
-      else for (let j = 0; j < r; j++) for (let s = 0; s < c; s++) y[j * n + cols[s]] += image[j * c + s];
-    }
-    return y;
-  };
 }
 
 function normalize(x: Float64Array): boolean {

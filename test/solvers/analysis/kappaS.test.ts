@@ -7,7 +7,14 @@
 import { EigenvalueDecomposition, Matrix, QrDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import { computeGramBlocks } from '../../../src/solvers/analysis/gramBlocks.js';
-import { assembleBasisRowsWork, computeSConditioning, sConditioningWork, sSmallestWork } from '../../../src/solvers/analysis/kappaS.js';
+import {
+  assembleBasisRowsWork,
+  basesSBlockProduct,
+  basesSOperator,
+  computeSConditioning,
+  sConditioningWork,
+  sSmallestWork,
+} from '../../../src/solvers/analysis/kappaS.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
@@ -100,6 +107,29 @@ describeEachBackend('kappa(S)', () => {
       expect(Math.abs(fromBases.kappaS - s.kappaS) / s.kappaS).toBeLessThan(1e-13);
     });
   }
+
+  it("applies S through the machines' bases to a block of vectors as to each vector alone", () => {
+    // Machine 0 (every third row) misses the last 4 columns: one machine on its own columns, the others on all.
+    const n = 24;
+    const rows = randomRows(n, 9, 0.5);
+    for (let k = 0; k < n; k += 3) for (let j = n - 4; j < n; j++) rows[k][j] = 0;
+    const system = systemOf(
+      rows,
+      Array.from({ length: n }, (_, k) => k % 3),
+      3,
+    );
+    expect(system.machines[0].c).toBe(n - 4);
+    const kernels = selectedKernels();
+    const r = 5;
+    const block = Float64Array.from({ length: r * n }, (_, k) => Math.sin(1 + 0.37 * k));
+    const together = basesSBlockProduct(kernels, system.machines)(block, r, n);
+    const operator = basesSOperator(kernels, system.machines, n);
+    const y = new Float64Array(n);
+    for (let j = 0; j < r; j++) {
+      operator.apply(block.subarray(j * n, (j + 1) * n), y);
+      for (let i = 0; i < n; i++) expect(Math.abs(together[j * n + i] - y[i])).toBeLessThan(1e-13);
+    }
+  });
 
   it("gives S = I from the machines' bases on disjoint supports, and a tall system's value from them", () => {
     const disjoint = systemOf(
