@@ -158,6 +158,18 @@ export interface BasisRows {
   readonly q: Float64Array;
 }
 
+/** Q_i^T x (out[0 .. p)) from x over all n columns: x's coordinates in the machine's basis. */
+export function basisCoordinates(basis: BasisRows, x: Float64Array, out: Float64Array): Float64Array {
+  const { p, cols, q } = basis;
+  const c = cols.length;
+  for (let t = 0; t < p; t++) {
+    let dot = 0;
+    for (let s = 0; s < c; s++) dot += q[t * c + s] * x[cols[s]];
+    out[t] = dot;
+  }
+  return out;
+}
+
 /** Whether no column is shared by two of the machines. */
 function supportsDisjoint(bases: readonly BasisRows[], n: number): boolean {
   const used = new Uint8Array(n);
@@ -187,11 +199,7 @@ export function basesSOperator(kernels: Kernels, bases: readonly BasisRows[], n:
           for (let s = 0; s < n; s++) y[s] += image[s];
           continue;
         }
-        for (let t = 0; t < p; t++) {
-          let dot = 0;
-          for (let s = 0; s < c; s++) dot += q[t * c + s] * x[cols[s]];
-          local[t] = dot;
-        }
+        basisCoordinates({ p, cols, q }, x, local);
         for (let t = 0; t < p; t++) for (let s = 0; s < c; s++) y[cols[s]] += q[t * c + s] * local[t];
       }
     },

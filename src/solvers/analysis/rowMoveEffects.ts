@@ -26,7 +26,7 @@ import { luWork } from '../linalg/lu.js';
 import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf } from './conditioning.js';
-import { basesSBlockProduct, basesSOperator } from './kappaS.js';
+import { basesSBlockProduct, basesSOperator, basisCoordinates } from './kappaS.js';
 
 /** One machine's A_i^T = Q_i R_i: row t of q (p x cols.length) is the t-th basis vector of R(A_i) on `cols`. */
 export interface MachineBasis {
@@ -97,17 +97,6 @@ function* machineBasisWork(kernels: Kernels, a: DenseMatrix | CsrMatrix, rows: I
   return { rows, cols, q, r };
 }
 
-/** Q_i^T x (length p) from x over all n columns. */
-function basisCoordinates(basis: MachineBasis, x: Float64Array, out: Float64Array): Float64Array {
-  const c = basis.cols.length;
-  for (let t = 0; t < basis.rows.length; t++) {
-    let dot = 0;
-    for (let s = 0; s < c; s++) dot += basis.q[t * c + s] * x[basis.cols[s]];
-    out[t] = dot;
-  }
-  return out;
-}
-
 /**
  * A Q_i^T (n x p, row-major) for a dense A: every row's coordinates in machine i's basis, by the kernels' product
  * (on A's own rows when the machine touches every column, else on A's columns it touches), in slices of rows between
@@ -167,17 +156,15 @@ export function* rowMoveEffectsWork(
   const bases: MachineBasis[] = [];
   for (const [i, rows] of rowsOf.entries()) {
     const basis = given?.[i] ?? (yield* machineBasisWork(kernels, a, Int32Array.from(rows)));
-    if (basis === null || basis.cols.length < basis.rows.length) return null;
+    if (basis === null) return null;
     const p = basis.rows.length;
     for (let t = 0; t < p; t++) if (basis.r[t * p + t] === 0) return null;
     bases.push(basis);
   }
   const pMax = Math.max(...bases.map((b) => b.rows.length));
-  const sOperator = basesSOperator(
-    kernels,
-    bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q })),
-    n,
-  );
+  // The bases as S's products read them (./kappaS.ts), for every product with S below.
+  const sBases = bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q }));
+  const sOperator = basesSOperator(kernels, sBases, n);
   const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, ...eigensolverOptionsOf(kernels) };
   const u = new Float64Array(n);
   const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u });
@@ -199,8 +186,8 @@ export function* rowMoveEffectsWork(
   // Removal: (x . w_k)^2 for every row k on its own machine.
   const removedU = new Float64Array(n);
   const removedV = new Float64Array(n);
-  const coordsU = bases.map((b) => basisCoordinates(b, u, new Float64Array(b.rows.length)));
-  const coordsV = bases.map((b) => basisCoordinates(b, v, new Float64Array(b.rows.length)));
+  const coordsU = sBases.map((b) => basisCoordinates(b, u, new Float64Array(b.p)));
+  const coordsV = sBases.map((b) => basisCoordinates(b, v, new Float64Array(b.p)));
   const inverses: Float64Array[] = [];
   for (const [j, basis] of bases.entries()) {
     const p = basis.rows.length;
@@ -322,10 +309,7 @@ export function* rowMoveEffectsWork(
     }
     return normalize(w) && normalize(z) ? { w, z } : null;
   };
-  const sBlock = basesSBlockProduct(
-    kernels,
-    bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q })),
-  );
+  const sBlock = basesSBlockProduct(kernels, sBases);
   const rayleighRitz = (moves: readonly { row: number; to: number }[]): ({ lambdaMax: number; lambdaMin: number } | null)[] => {
     const pairs = moves.map(({ row, to }) => moveVectors(row, to));
     const kept = pairs.filter((pair) => pair !== null);

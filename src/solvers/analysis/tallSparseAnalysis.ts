@@ -109,12 +109,17 @@ export function* tallSparseStagedPartsWork(kernels: Kernels, system: CsrSystem):
   return { staged, normal };
 }
 
-/** S's ends over the machines' row bases (module comment), and what the pair angles read. */
-function* tallSSpectrumWork(kernels: Kernels, system: CsrSystem, workspace: KrylovWorkspace) {
+/** The machines' row bases stacked, their column slots, the pairs' spec and the Gram factors' solves (S and the angles read them). */
+function tallBasesOf(system: CsrSystem) {
   const basis = stackedRowBases(system);
   const slots = machineColumnSlots(basis.a, basis.rowsOf);
   const pairs = pairAnglesSpec(system, slots);
-  const factors = machineGramSolves(pairs.factors);
+  return { basis, slots, pairs, factors: machineGramSolves(pairs.factors) };
+}
+
+/** S's ends over the machines' row bases (module comment), and what the pair angles read. */
+function* tallSSpectrumWork(kernels: Kernels, system: CsrSystem, workspace: KrylovWorkspace) {
+  const { basis, slots, pairs, factors } = tallBasesOf(system);
   const sOptions = { tolerance: SPECTRUM_TOLERANCE, basisSize: sBasisSize(basis.a.rows), ...eigensolverOptionsOf(kernels) };
   // A tall A has no LU: lambda_min(S) by conjugate-gradient solves with S (./kappaS.ts).
   const s = () => projectorSumOperator(rowBasisMachines(system), system.n);
@@ -133,9 +138,7 @@ export function* tallSparseKappaSWork(kernels: Kernels, system: CsrSystem): Work
 /** theta_H of a tall CSR system's partition, as its analysis computes it: the pairs of the machines' row bases. */
 export function* tallSparseThetaHWork(kernels: Kernels, system: CsrSystem): Work<number> {
   yield { phase: 'principal-angles', fraction: 0 };
-  const basis = stackedRowBases(system);
-  const pairs = pairAnglesSpec(system, machineColumnSlots(basis.a, basis.rowsOf));
-  const factors = machineGramSolves(pairs.factors);
+  const { pairs, factors } = tallBasesOf(system);
   try {
     return (yield* sparsePrincipalAnglesWork(kernels, pairs, factors)).thetaH;
   } finally {

@@ -88,36 +88,16 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
     }
   }
   const { kept, keptWeight } = heaviest;
-  // Symmetrized: j among i's kept or i among j's; the weight is |a_i . a_j| either way.
-  const degree = new Int32Array(n);
+  // Symmetrized: j is i's neighbour when j is among i's kept or i among j's. Each pair's product was computed once, so
+  // both ends hold the same weight.
+  const adjacency = Array.from({ length: n }, () => new Map<number, number>());
   for (let i = 0; i < n; i++)
     for (let t = i * keep; t < (i + 1) * keep && kept[t] >= 0; t++) {
-      degree[i]++;
-      degree[kept[t]]++;
+      adjacency[i].set(kept[t], keptWeight[t]);
+      adjacency[kept[t]].set(i, keptWeight[t]);
     }
-  const neighbours: Int32Array[] = [];
-  const weights: Float64Array[] = [];
-  const lists = Array.from({ length: n }, (_, v) => ({ idx: new Int32Array(degree[v]), weight: new Float64Array(degree[v]), count: 0 }));
-  for (let i = 0; i < n; i++)
-    for (let t = i * keep; t < (i + 1) * keep && kept[t] >= 0; t++) {
-      const j = kept[t];
-      for (const [from, to] of [
-        [i, j],
-        [j, i],
-      ]) {
-        const list = lists[from];
-        list.idx[list.count] = to;
-        list.weight[list.count++] = keptWeight[t];
-      }
-    }
-  for (let v = 0; v < n; v++) {
-    const { idx, weight } = lists[v];
-    const order = Array.from(idx.keys()).sort((x, y) => idx[x] - idx[y]);
-    const unique: number[] = [];
-    for (const k of order) if (unique.length === 0 || idx[unique[unique.length - 1]] !== idx[k]) unique.push(k);
-    neighbours.push(Int32Array.from(unique, (k) => idx[k]));
-    weights.push(Float64Array.from(unique, (k) => weight[k]));
-  }
+  const neighbours = adjacency.map((edges) => Int32Array.from(edges.keys()).sort());
+  const weights = neighbours.map((ids, v) => Float64Array.from(ids, (j) => adjacency[v].get(j)!));
   return graphFromLists(n, neighbours, weights);
 }
 
