@@ -604,6 +604,8 @@ export function refineBisection(g: WeightedGraph, side: Uint8Array, low: number,
   const { n, ptr: gPtr, idx: gIdx, weight: gWeight, vertexWeight: gVertexWeight } = g;
   const external = new Float64Array(n);
   const internal = new Float64Array(n);
+  let lightest = Infinity;
+  for (let v = 0; v < n; v++) lightest = Math.min(lightest, gVertexWeight[v]);
   for (let pass = 0; pass < FM_PASSES; pass++) {
     external.fill(0);
     internal.fill(0);
@@ -618,28 +620,47 @@ export function refineBisection(g: WeightedGraph, side: Uint8Array, low: number,
       cut += external[v];
     }
     cut /= 2;
-    const heap = new GainHeap();
-    for (let v = 0; v < n; v++) heap.push(external[v] - internal[v], v);
+    // One heap per side: a side the balance closes to every vertex (each of weight >= the lightest) is not looked
+    // at, where one heap made every step pop and push back the closed side's best entries (~480 a move on a dense
+    // matrix's row graph at n = 4000, 2.3 s of the multilevel partitioner's 2.4 s).
+    const heaps = [new GainHeap(), new GainHeap()];
+    for (let v = 0; v < n; v++) heaps[side[v]].push(external[v] - internal[v], v);
     const locked = new Uint8Array(n);
     const moves: number[] = [];
     let bestKey: [number, number] = [violation(weight0, low, high), cut];
     let bestMoves = 0;
     let sinceBest = 0;
+    // Entries whose move the balance forbids now (a heavier vertex than it allows), looked at again after the next move.
     const deferred: { gain: number; vertex: number }[] = [];
-    while (sinceBest < FM_PATIENCE) {
-      const entry = heap.pop();
-      if (entry === null) break;
-      const v = entry.vertex;
-      if (locked[v] || entry.gain !== external[v] - internal[v]) continue;
-      const moved = side[v] === 0 ? weight0 - gVertexWeight[v] : weight0 + gVertexWeight[v];
+    const movedWeight = (v: number): number => (side[v] === 0 ? weight0 - gVertexWeight[v] : weight0 + gVertexWeight[v]);
+    const movable = (moved: number): boolean => {
       const now = violation(weight0, low, high);
-      if (violation(moved, low, high) > now || (now === 0 && violation(moved, low, high) > 0)) {
-        // Not movable at this balance; looked at again after the next move.
+      const then = violation(moved, low, high);
+      return !(then > now || (now === 0 && then > 0));
+    };
+    /** The side's best entry whose move the balance allows (popped), or null; stale and locked entries dropped. */
+    const bestOf = (s: number): { gain: number; vertex: number } | null => {
+      if (!movable(s === 0 ? weight0 - lightest : weight0 + lightest)) return null;
+      for (;;) {
+        const entry = heaps[s].pop();
+        if (entry === null) return null;
+        const v = entry.vertex;
+        if (locked[v] || entry.gain !== external[v] - internal[v]) continue;
+        if (movable(movedWeight(v))) return entry;
         deferred.push(entry);
-        if (deferred.length > n) break;
-        continue;
       }
-      for (const d of deferred) heap.push(d.gain, d.vertex);
+    };
+    while (sinceBest < FM_PATIENCE) {
+      const first = bestOf(0);
+      const second = bestOf(1);
+      if (first === null && second === null) break;
+      if (deferred.length > n) break;
+      const entry = second === null || (first !== null && first.gain >= second.gain) ? first! : second;
+      const other = entry === first ? second : first;
+      if (other !== null) heaps[side[other.vertex]].push(other.gain, other.vertex);
+      const v = entry.vertex;
+      const moved = movedWeight(v);
+      for (const d of deferred) heaps[side[d.vertex]].push(d.gain, d.vertex);
       deferred.length = 0;
       locked[v] = 1;
       cut -= external[v] - internal[v];
@@ -655,7 +676,7 @@ export function refineBisection(g: WeightedGraph, side: Uint8Array, low: number,
           internal[w] -= gWeight[p];
           external[w] += gWeight[p];
         }
-        if (!locked[w]) heap.push(external[w] - internal[w], w);
+        if (!locked[w]) heaps[side[w]].push(external[w] - internal[w], w);
       }
       moves.push(v);
       const key: [number, number] = [violation(weight0, low, high), cut];
