@@ -24,7 +24,7 @@ import { isTall, leastSquaresPointsWork, sparseLeastSquaresPointsWork, type Leas
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
-import { inverseLargestWork, matrixConditioningWork, type MatrixConditioning } from './conditioning.js';
+import { inverseLargestWork, matrixConditioningWork, type FactoredMatrix, type MatrixConditioning } from './conditioning.js';
 import { basisFactoredMatrixWork, sConditioningWork, type DenseSSource, type SConditioning } from './kappaS.js';
 import { anglesOnThreadsWork, denseAnalysisThreads, sharedAnalysisSystem, spectralOnThreadsWork } from './denseAnalysisTasks.js';
 import { gramBlocksWork, gramIsIdentity } from './gramBlocks.js';
@@ -244,10 +244,17 @@ export interface PartitionSpectrum {
 /**
  * kappa(S) of the system's partition as analyzeWork computes it, without the rest of the analysis: for the partition
  * advisor (../partitioning/advisor.ts), which ranks candidates by it. On dense storage lambda_max(S) comes from Lanczos
- * through the machines' bases instead of the Gram blocks (the same value to the Lanczos run's accuracy). On CSR
- * storage `lu` is the LU of A, shared by the candidates (A does not change with the partition).
+ * through the machines' bases instead of the Gram blocks, and, given `factored` (a square A as another partition of it
+ * factored it, A = D M), lambda_min(S) through that factorization instead of the LU of this partition's Q^T (the same
+ * values to the Lanczos runs' accuracy, ./kappaS.ts). On CSR storage `lu` is the LU of A. Both are shared by the
+ * candidates (A does not change with the partition).
  */
-export function* partitionKappaSWork(kernels: Kernels, system: DistributedSystem, lu?: SparseLuContext): Work<number> {
+export function* partitionKappaSWork(
+  kernels: Kernels,
+  system: DistributedSystem,
+  shared: { lu?: SparseLuContext; factored?: FactoredMatrix } = {},
+): Work<number> {
+  const { lu, factored } = shared;
   if (system.storage === 'csr') {
     if (isTall(system)) return yield* tallSparseKappaSWork(kernels, system);
     const context = lu ?? (yield* sparseLuContextWork(system.A));
@@ -256,7 +263,9 @@ export function* partitionKappaSWork(kernels: Kernels, system: DistributedSystem
   }
   // Through the machines' bases, without the Gram blocks the analysis builds for its angles (./kappaS.ts).
   yield { phase: 'conditioning', fraction: 0 };
-  return (yield* inPhase(sConditioningWork(kernels, { bases: rowSpaceSystem(system) }), 'conditioning', 0, 1)).kappaS;
+  const bases = rowSpaceSystem(system);
+  const through = factored !== undefined && bases.A.rows === bases.n ? factored : undefined;
+  return (yield* inPhase(sConditioningWork(kernels, { bases, factored: through }), 'conditioning', 0, 1)).kappaS;
 }
 
 /**

@@ -157,7 +157,12 @@ export function singularError(what: string, sigmaMax: number, sigmaMin: number, 
 
 /** lambda_max((M^T M)^{-1}) by Lanczos through the LU of M. */
 export function* inverseLargestWork(kernels: Kernels, f: LuFactorization): Work<LanczosResult> {
-  return yield* lanczosWork(kernels, inverseNormalOperatorOf(f), { which: 'largest', maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS });
+  return yield* largestOfInverseWork(kernels, inverseNormalOperatorOf(f));
+}
+
+/** lambda_max of an inverse operator (its products solves), by the dense Lanczos run of at most MAX_INVERSE_LANCZOS_ITERATIONS steps. */
+export function* largestOfInverseWork(kernels: Kernels, inverse: SymmetricOperator): Work<LanczosResult> {
+  return yield* lanczosWork(kernels, inverse, { which: 'largest', maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS });
 }
 
 /**
@@ -178,10 +183,7 @@ export function* matrixConditioningWork(kernels: Kernels, a: DenseMatrix, factor
   const f = factored?.basisLu ?? (yield* luWork(kernels, a));
   if (f.zeroPivotColumn >= 0) throw singularError('matrix', sigmaMax, 0, n);
   yield { phase: 'conditioning', fraction: 0.6 };
-  const inverse = yield* lanczosWork(kernels, factored ? inverseNormalOfFactoredOperator(factored) : inverseNormalOperatorOf(f), {
-    which: 'largest',
-    maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS,
-  });
+  const inverse = yield* largestOfInverseWork(kernels, factored ? inverseNormalOfFactoredOperator(factored) : inverseNormalOperatorOf(f));
   const mu = 1 / inverse.largest;
   const sigmaMin = Math.sqrt(mu);
   if (!(sigmaMin > n * Number.EPSILON * sigmaMax)) throw singularError('matrix', sigmaMax, sigmaMin, n);

@@ -11,6 +11,10 @@
  *    by Lanczos on S^{-1} = (M^T M)^{-1} = M^{-1} M^{-T}, M = Q^T, through the LU of M. The two ends are
  *    independent: the split analysis runs sSmallestWork on a worker and passes its result to this routine
  *    at the combine step, which holds the Gram blocks. All off-diagonal blocks zero: S = I (Proposition 1);
+ *  - from the machines' bases alone (the partition advisor's candidates, which need no angles): lambda_max(S) by
+ *    Lanczos through them, lambda_min(S) as from the Gram blocks or, given another partition's factorization of
+ *    a square A (A = D M), by Lanczos on S^{-1} = A^{-1} Gb A^{-T} through it (inverseSThroughFactoredOperator):
+ *    one factorization for every candidate, where each would factor its own Q^T;
  *  - from the basis rows Q^T themselves (the studies' cheap path, which has each machine's Householder
  *    basis and no Gram blocks; and a tall system, where Q^T is N x n and has no LU): the eigenvalues of S
  *    are the squared singular values of Q^T, the n-th the smallest, by one bidiagonalization (absolute
@@ -49,7 +53,7 @@
  * MAX_FORWARD_LANCZOS_ITERATIONS steps (every fixture converges in at most ~210).
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { DenseSystem } from '../distributed/distributedSystem.js';
+import type { DenseMachineData, DenseSystem } from '../distributed/distributedSystem.js';
 import { DimensionMismatchError, type SingularMatrixError } from '../errors.js';
 import {
   eigensolverOptionsOf,
@@ -62,7 +66,8 @@ import {
   type SymmetricOperator,
 } from '../eigen/lanczos.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import { luWork } from '../linalg/lu.js';
+import { luSolve, luSolveTransposed, luWork } from '../linalg/lu.js';
+import { solveRInPlace, solveRTransposed } from '../linalg/householderQr.js';
 import { singularValueRangeWork, squareSingularValueRangeInPlace, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import { ConjugateGradients } from '../sparse/conjugateGradients.js';
@@ -71,6 +76,7 @@ import { typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '.
 import { largestMachine, overlapTwoColouring, type GramFactorSolves, type MachineColumnSlots } from '../sparse/spectrumOfS.js';
 import {
   inverseLargestWork,
+  largestOfInverseWork,
   MAX_FORWARD_LANCZOS_ITERATIONS,
   matrixConditioningWork,
   singularError,
@@ -98,7 +104,15 @@ export type DenseSSource =
    * On dense n = 4000, m = 10, the Gram blocks cost 9.4 s on the TypeScript backend (0.6 s native) and their Lanczos run
    * 0.4 s, the 17 products through the bases 1.0 s (0.14 s), to the same lambda_max(S).
    */
-  | { readonly bases: DenseSystem }
+  | {
+      readonly bases: DenseSystem;
+      /**
+       * A square A factored as another partition of it made it (A = D M, ./conditioning.ts FactoredMatrix): lambda_min(S)
+       * through it (inverseSThroughFactoredOperator), with no LU of this partition's Q^T. The partition advisor's
+       * candidates share the given partition's.
+       */
+      readonly factored?: FactoredMatrix;
+    }
   | {
       /** Q^T: its rows the machines' orthonormal basis vectors, one after the other. A square one is overwritten. */
       readonly basisRows: DenseMatrix;
@@ -113,7 +127,7 @@ export type DenseSSource =
  */
 export function* sConditioningWork(kernels: Kernels, source: DenseSSource): Work<SConditioning> {
   if ('basisRows' in source) return yield* sOfBasisRowsWork(kernels, source.basisRows, source.bidiagonal);
-  if ('bases' in source) return yield* sOfBasesWork(kernels, source.bases);
+  if ('bases' in source) return yield* sOfBasesWork(kernels, source.bases, source.factored);
   const { gram } = source;
   if (gramIsIdentity(gram)) return S_IDENTITY;
   if ('system' in source && source.system.A.rows > source.system.n) return yield* tallSOfBasesWork(kernels, source.system, gram.offsets);
@@ -138,17 +152,74 @@ function* tallSOfBasesWork(kernels: Kernels, system: DenseSystem, offsets: reado
   return s;
 }
 
-/** S's ends from the machines' bases alone (DenseSSource's `bases`). */
-function* sOfBasesWork(kernels: Kernels, system: DenseSystem): Work<SConditioning> {
+/** S's ends from the machines' bases alone (DenseSSource's `bases`), lambda_min(S) through `factored` when given. */
+function* sOfBasesWork(kernels: Kernels, system: DenseSystem, factored?: FactoredMatrix): Work<SConditioning> {
   const offsets = offsetsOf(system.machines.map((machine) => machine.p));
   if (system.A.rows > system.n) return yield* tallSOfBasesWork(kernels, system, offsets);
   // No column shared by two machines: S = I (Proposition 1), as the Gram blocks' all zero.
   if (supportsDisjoint(system.machines, system.n)) return S_IDENTITY;
   const sOperator = basesSOperator(kernels, system.machines, system.n);
   const upper = yield* lanczosWork(kernels, sOperator, { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
-  const lower = yield* sSmallestWork(kernels, system, offsets);
+  const lower =
+    factored === undefined
+      ? yield* sSmallestWork(kernels, system, offsets)
+      : yield* largestOfInverseWork(kernels, inverseSThroughFactoredOperator(factored, system.machines));
   if (lower === null) throw singularBasesError(upper.largest, system.n);
   return sConditioningFrom(upper, lower);
+}
+
+/**
+ * x -> S^{-1} x for the partition of `machines`, square A: S = A^T Gb^{-1} A (Q_j^T = R_j^{-T} A_j, Gb = diag(A_j A_j^T)
+ * = diag(R_j^T R_j) in A's row order), so S^{-1} = A^{-1} Gb A^{-T}, and A^{-1} comes from another partition's
+ * factorization of the same A, P A = D M (./conditioning.ts FactoredMatrix: the LU of M and that partition's R_i):
+ * A^{-T} = P^T D^{-T} M^{-T}, A^{-1} = M^{-1} D^{-1} P. Each product: two solves with the LU of M, two triangular
+ * solves and two triangular products per machine (sum p_i^2 each against n^2), where the route through this
+ * partition's own Q^T factors it first (2/3 n^3). Normwise backward stable as that route, A being factored as
+ * (D + dD)(M + dM) (./conditioning.ts); the two agree to ~kappa eps (the advisor's tests: 1e-9 relative).
+ */
+export function inverseSThroughFactoredOperator(factored: FactoredMatrix, machines: readonly DenseMachineData[]): SymmetricOperator {
+  const { basisLu, offsets } = factored;
+  const n = basisLu.n;
+  const grouped = new Float64Array(n);
+  const inRowOrder = new Float64Array(n);
+  const work = new Float64Array(n);
+  const width = Math.max(1, ...machines.map((machine) => machine.p), ...factored.machines.map((machine) => machine.p));
+  const block = new Float64Array(width);
+  const image = new Float64Array(width);
+  return {
+    size: n,
+    apply(x, y) {
+      // A^{-T} x: M^{-T}, then D^{-T} (R_i u_i = t_i), then P^T.
+      luSolveTransposed(basisLu, x, grouped, work);
+      for (const { r, p, index, rows } of factored.machines) {
+        const offset = offsets[index];
+        solveRInPlace(r, p, grouped, offset);
+        for (let k = 0; k < p; k++) inRowOrder[rows[k]] = grouped[offset + k];
+      }
+      // Gb: R_j^T (R_j z_j) on each machine's rows.
+      for (const { r, p, rows } of machines) {
+        for (let k = 0; k < p; k++) {
+          let sum = 0;
+          for (let t = k; t < p; t++) sum += r[k * p + t] * inRowOrder[rows[t]];
+          block[k] = sum;
+        }
+        image.fill(0, 0, p);
+        for (let k = 0; k < p; k++) {
+          const bk = block[k];
+          for (let t = k; t < p; t++) image[t] += r[k * p + t] * bk;
+        }
+        for (let k = 0; k < p; k++) inRowOrder[rows[k]] = image[k];
+      }
+      // A^{-1}: P, then D^{-1} (R_i^T v_i = u_i), then M^{-1}.
+      for (const { r, p, index, rows } of factored.machines) {
+        const offset = offsets[index];
+        for (let k = 0; k < p; k++) grouped[offset + k] = inRowOrder[rows[k]];
+        solveRTransposed(r, p, grouped, block, offset);
+        grouped.set(block.subarray(0, p), offset);
+      }
+      luSolve(basisLu, grouped, y, work);
+    },
+  };
 }
 
 /** One machine's orthonormal basis of R(A_i) as S's products read it: row t of q (p x cols.length) on the columns `cols`. */

@@ -10,6 +10,7 @@ import { computeGramBlocks } from '../../../src/solvers/analysis/gramBlocks.js';
 import {
   assembleBasisRowsWork,
   basesSBlockProduct,
+  basisFactoredMatrixWork,
   basesSOperator,
   computeSConditioning,
   sConditioningWork,
@@ -107,6 +108,36 @@ describeEachBackend('kappa(S)', () => {
       expect(Math.abs(fromBases.kappaS - s.kappaS) / s.kappaS).toBeLessThan(1e-13);
     });
   }
+
+  it("gives lambda_min(S) through another partition's factorization of A as through its own Q^T (the advisor's candidates)", () => {
+    const n = 48;
+    const rows = randomRows(n, 11, 1);
+    // The candidate: uneven machines in a shuffled order; the factored partition: contiguous strips of other sizes.
+    const candidate = systemOf(
+      rows,
+      Array.from({ length: n }, (_, k) => (k * 7) % 5),
+      5,
+    );
+    const other = systemOf(
+      rows,
+      Array.from({ length: n }, (_, k) => (k < 10 ? 0 : k < 30 ? 1 : 2)),
+      3,
+    );
+    const kernels = selectedKernels();
+    const own = computeSConditioning(candidate, computeGramBlocks(candidate.machines));
+    const factored = runSync(basisFactoredMatrixWork(kernels, other));
+    const through = runSync(sConditioningWork(kernels, { bases: candidate, factored }));
+    expect(Math.abs(through.lambdaMinS / own.lambdaMinS - 1)).toBeLessThan(1e-11);
+    expect(Math.abs(through.kappaS / own.kappaS - 1)).toBeLessThan(1e-11);
+    // It reads the factorization given: one of a perturbed A gives another lambda_min(S).
+    const perturbed = systemOf(
+      rows.map((row, k) => row.map((x, j) => (k === j ? x + 0.5 : x))),
+      Array.from({ length: n }, (_, k) => (k < 10 ? 0 : k < 30 ? 1 : 2)),
+      3,
+    );
+    const wrong = runSync(sConditioningWork(kernels, { bases: candidate, factored: runSync(basisFactoredMatrixWork(kernels, perturbed)) }));
+    expect(Math.abs(wrong.lambdaMinS / own.lambdaMinS - 1)).toBeGreaterThan(1e-3);
+  });
 
   it("applies S through the machines' bases to a block of vectors as to each vector alone", () => {
     // Machine 0 (every third row) misses the last 4 columns: one machine on its own columns, the others on all.
