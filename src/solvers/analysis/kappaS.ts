@@ -53,7 +53,7 @@
  * MAX_FORWARD_LANCZOS_ITERATIONS steps (every fixture converges in at most ~210).
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { DenseMachineData, DenseSystem } from '../distributed/distributedSystem.js';
+import type { DenseSystem } from '../distributed/distributedSystem.js';
 import { DimensionMismatchError, type SingularMatrixError } from '../errors.js';
 import {
   eigensolverOptionsOf,
@@ -168,6 +168,13 @@ function* sOfBasesWork(kernels: Kernels, system: DenseSystem, factored?: Factore
   return sConditioningFrom(upper, lower);
 }
 
+/** A machine's R (p x p, upper triangular, row-major) with A_i^T = Q_i R, and its rows of A. */
+export interface TriangularFactor {
+  readonly p: number;
+  readonly r: Float64Array;
+  readonly rows: Int32Array;
+}
+
 /**
  * x -> S^{-1} x for the partition of `machines`, square A: S = A^T Gb^{-1} A (Q_j^T = R_j^{-T} A_j, Gb = diag(A_j A_j^T)
  * = diag(R_j^T R_j) in A's row order), so S^{-1} = A^{-1} Gb A^{-T}, and A^{-1} comes from another partition's
@@ -177,7 +184,7 @@ function* sOfBasesWork(kernels: Kernels, system: DenseSystem, factored?: Factore
  * partition's own Q^T factors it first (2/3 n^3). Normwise backward stable as that route, A being factored as
  * (D + dD)(M + dM) (./conditioning.ts); the two agree to ~kappa eps (the advisor's tests: 1e-9 relative).
  */
-export function inverseSThroughFactoredOperator(factored: FactoredMatrix, machines: readonly DenseMachineData[]): SymmetricOperator {
+export function inverseSThroughFactoredOperator(factored: FactoredMatrix, machines: readonly TriangularFactor[]): SymmetricOperator {
   const { basisLu, offsets } = factored;
   const n = basisLu.n;
   const grouped = new Float64Array(n);

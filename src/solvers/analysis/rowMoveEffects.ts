@@ -15,18 +15,19 @@
  * Built from A's rows and an assignment alone, the same way on dense and CSR storage: each machine's
  * rows on the columns they touch, A_i^T = Q_i R_i by Householder QR (../linalg/householderQr.ts), u by
  * Lanczos on x -> sum_i Q_i (Q_i^T x), v by Lanczos on S^{-1} = (M^T M)^{-1}, M = Q^T, through a dense
- * LU of M (as ./conditioning.ts computes lambda_min(S)). Dense n x n memory and O(n^3) work: for small
+ * LU of M (as ./conditioning.ts computes lambda_min(S)) or, given a factorization of a dense A by
+ * another partition, through it (./kappaS.ts inverseSThroughFactoredOperator). Dense n x n memory and O(n^3) work: for small
  * systems only (the refinement's size limit).
  */
 import type { Work } from '../cooperative.js';
-import { eigensolverOptionsOf, largestEigenvalueWork } from '../eigen/lanczos.js';
+import { eigensolverOptionsOf, largestEigenvalueWork, type SymmetricOperator } from '../eigen/lanczos.js';
 import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { luWork } from '../linalg/lu.js';
 import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
-import { inverseNormalOperatorOf } from './conditioning.js';
-import { basesSBlockProduct, basesSOperator, basisCoordinates } from './kappaS.js';
+import { inverseNormalOperatorOf, type FactoredMatrix } from './conditioning.js';
+import { basesSBlockProduct, basesSOperator, basisCoordinates, inverseSThroughFactoredOperator } from './kappaS.js';
 
 /** One machine's A_i^T = Q_i R_i: row t of q (p x cols.length) is the t-th basis vector of R(A_i) on `cols`. */
 export interface MachineBasis {
@@ -134,6 +135,35 @@ function upperInverse(r: Float64Array, p: number): Float64Array {
   return inv;
 }
 
+export interface RowMoveEffectsOptions {
+  /**
+   * The machines' QR as a distributed system of this assignment holds it (machine i's rows ascending on the columns
+   * they touch, as built here), when the caller has one: not factored again.
+   */
+  given?: readonly MachineBasis[];
+  /** A dense square A factored by some partition of it (./conditioning.ts FactoredMatrix): v through it, no LU of this Q^T. */
+  factored?: FactoredMatrix;
+  /** The products A Q_h^T of earlier calls on the same dense A, by basis: a machine whose basis is one of theirs is not multiplied again. */
+  coordinatesCache?: RowCoordinatesCache;
+}
+
+/**
+ * Every row's coordinates in a machine's basis, A Q_h^T (n x p), kept by the basis' q array (which a distributed system
+ * never changes) for one dense A: the refinement's proposals move rows between a few machines, and the move effects
+ * that follow an accepted one read the other machines' bases as they were (dense n = 2000, m = 10: 2 to 4 machines of
+ * the 10 changed by each of the 8 proposals).
+ */
+export class RowCoordinatesCache {
+  private readonly byBasis = new WeakMap<Float64Array, Float64Array>();
+  constructor(readonly a: DenseMatrix) {}
+  get(q: Float64Array): Float64Array | undefined {
+    return this.byBasis.get(q);
+  }
+  set(q: Float64Array, coordinates: Float64Array): void {
+    this.byBasis.set(q, coordinates);
+  }
+}
+
 /**
  * lambda_max(S), lambda_min(S) of `assignment` (square A, m machines) and the first-order effect of
  * every single-row move on them (module comment); null when a machine has more rows than columns it
@@ -144,12 +174,9 @@ export function* rowMoveEffectsWork(
   a: DenseMatrix | CsrMatrix,
   assignment: Int32Array,
   m: number,
-  /**
-   * The machines' QR as a distributed system of this assignment holds it (machine i's rows ascending on the columns
-   * they touch, as built here), when the caller has one: not factored again.
-   */
-  given?: readonly MachineBasis[],
+  options: RowMoveEffectsOptions = {},
 ): Work<RowMoveEffects | null> {
+  const { given, factored, coordinatesCache } = options;
   const n = a.cols;
   const rowsOf: number[][] = Array.from({ length: m }, () => []);
   assignment.forEach((machine, k) => rowsOf[machine].push(k));
@@ -169,17 +196,27 @@ export function* rowMoveEffectsWork(
   const u = new Float64Array(n);
   const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u });
 
-  // M = Q^T (rows = basis vectors), S = M^T M: the top of (M^T M)^{-1} is lambda_min(S)'s eigenvector.
-  const basisRows = new Float64Array(n * n);
-  let row = 0;
-  for (const { rows, cols, q } of bases) {
-    const c = cols.length;
-    for (let t = 0; t < rows.length; t++, row++) for (let s = 0; s < c; s++) basisRows[row * n + cols[s]] = q[t * c + s];
-  }
-  const f = yield* luWork(kernels, { rows: n, cols: n, data: basisRows }, { inPlace: true });
-  if (f.zeroPivotColumn >= 0) return null;
+  // The top of S^{-1} is lambda_min(S)'s eigenvector: S^{-1} through `factored`, else M = Q^T (rows = basis vectors),
+  // S = M^T M, S^{-1} = (M^T M)^{-1} through the LU of M.
   const v = new Float64Array(n);
-  const inverseTop = yield* largestEigenvalueWork(inverseNormalOperatorOf(f), { ...lanczosOptions, ritzVector: v });
+  let inverse: SymmetricOperator;
+  if (factored !== undefined && 'data' in a) {
+    inverse = inverseSThroughFactoredOperator(
+      factored,
+      bases.map(({ rows, r }) => ({ p: rows.length, r, rows })),
+    );
+  } else {
+    const basisRows = new Float64Array(n * n);
+    let row = 0;
+    for (const { rows, cols, q } of bases) {
+      const c = cols.length;
+      for (let t = 0; t < rows.length; t++, row++) for (let s = 0; s < c; s++) basisRows[row * n + cols[s]] = q[t * c + s];
+    }
+    const f = yield* luWork(kernels, { rows: n, cols: n, data: basisRows }, { inPlace: true });
+    if (f.zeroPivotColumn >= 0) return null;
+    inverse = inverseNormalOperatorOf(f);
+  }
+  const inverseTop = yield* largestEigenvalueWork(inverse, { ...lanczosOptions, ritzVector: v });
 
   const deltaMax = new Float64Array(n * m).fill(NaN);
   const deltaMin = new Float64Array(n * m).fill(NaN);
@@ -229,7 +266,12 @@ export function* rowMoveEffectsWork(
     const c = cols.length;
     const p = basis.rows.length;
     // Row k of A Q_h^T at coordinates[k * p]: a_k's coordinates in h's basis.
-    const coordinates = 'rowPtr' in a ? null : yield* basisCoordinatesOfRowsWork(kernels, a, basis);
+    let coordinates: Float64Array | null = null;
+    if (!('rowPtr' in a)) {
+      const cache = coordinatesCache?.a === a ? coordinatesCache : undefined;
+      coordinates = cache?.get(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis));
+      cache?.set(q, coordinates);
+    }
     if (coordinates === null) {
       slotOf.fill(-1);
       cols.forEach((col, s) => (slotOf[col] = s));
@@ -273,39 +315,37 @@ export function* rowMoveEffectsWork(
   sOperator.apply(v, sv);
   const localOf = new Int32Array(n);
   for (const basis of bases) basis.rows.forEach((k, t) => (localOf[k] = t));
-  const slotsOf = bases.map((basis) => {
-    const slots = new Int32Array(n).fill(-1);
-    basis.cols.forEach((col, s) => (slots[col] = s));
-    return slots;
-  });
-  // w and z of a move (module comment), normalized; null when either vanishes.
+  // w and z of a move (module comment), normalized; null when either vanishes. Both by the kernels' products on the
+  // machines' columns (a loop over each entry through the column slots took ~4 ms a move at n = 2000, m = 10).
+  const onCols = new Float64Array(n);
+  const coordinates = new Float64Array(pMax);
   const moveVectors = (k: number, h: number): { w: Float64Array; z: Float64Array } | null => {
-    const j = assignment[k];
     const w = new Float64Array(n);
     {
+      // w = Q_j R_j^{-T} e_t: row t of R_j^{-1} (upper triangular, from column t) times Q_j's rows t..p-1.
+      const j = assignment[k];
       const { cols, q } = bases[j];
       const c = cols.length;
       const p = bases[j].rows.length;
       const t = localOf[k];
-      const inv = inverses[j];
-      for (let s = t; s < p; s++) {
-        const e = inv[t * p + s];
-        for (let col = 0; col < c; col++) w[cols[col]] += e * q[s * c + col];
-      }
+      kernels.dense.gemm(true, c, 1, p - t, 1, q.subarray(t * c), c, inverses[j].subarray(t * p + t), 1, 0, onCols, 1);
+      for (let col = 0; col < c; col++) w[cols[col]] = onCols[col];
     }
     const z = new Float64Array(n);
     {
-      const { cols: rc, values } = rowEntries(a, k);
-      for (let e = 0; e < rc.length; e++) z[rc[e]] = values[e];
+      // z = (I - Q_h Q_h^T) a_k: a_k, less its projection on h's columns.
+      if ('data' in a) z.set(a.data.subarray(k * n, (k + 1) * n));
+      else {
+        const { cols: rc, values } = rowEntries(a, k);
+        for (let e = 0; e < rc.length; e++) z[rc[e]] = values[e];
+      }
       const { cols, q } = bases[h];
       const c = cols.length;
       const p = bases[h].rows.length;
-      const slots = slotsOf[h];
-      for (let t = 0; t < p; t++) {
-        let dot = 0;
-        for (let e = 0; e < rc.length; e++) if (slots[rc[e]] >= 0) dot += q[t * c + slots[rc[e]]] * values[e];
-        if (dot !== 0) for (let col = 0; col < c; col++) z[cols[col]] -= dot * q[t * c + col];
-      }
+      for (let col = 0; col < c; col++) onCols[col] = z[cols[col]];
+      kernels.dense.gemm(false, p, 1, c, 1, q, c, onCols, 1, 0, coordinates, 1);
+      kernels.dense.gemm(true, c, 1, p, -1, q, c, coordinates, 1, 1, onCols, 1);
+      for (let col = 0; col < c; col++) z[cols[col]] = onCols[col];
     }
     return normalize(w) && normalize(z) ? { w, z } : null;
   };

@@ -15,7 +15,7 @@ import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js'
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { DenseMatrix } from '../matrix.js';
 import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
-import type { DenseProblem, CsrProblem } from '../problem.js';
+import { sameIndices, type DenseProblem, type CsrProblem } from '../problem.js';
 import type { DenseSystem, DenseMachineData, DistributedSystem, CsrSystem } from '../machines/machineData.js';
 import { buildSparseSystemWork } from './sparseSystem.js';
 
@@ -162,14 +162,38 @@ function* rankDeficientMachineWork(
   return { index, rows, p, rank, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2 };
 }
 
-function* buildDenseSystemWork(kernels: Kernels, problem: DenseProblem): Work<DenseSystem> {
+/**
+ * The dense system of `problem`; a machine whose rows are those of one of `known` (machines of another partition of the
+ * same A and b) is taken from it, not factored again: its data depends on its rows alone.
+ */
+function* buildDenseSystemWork(kernels: Kernels, problem: DenseProblem, known: readonly DenseMachineData[] = []): Work<DenseSystem> {
   const { m } = problem.partition;
   const machines: DenseMachineData[] = [];
   for (let i = 0; i < m; i++) {
-    machines.push(yield* buildMachineWork(kernels, problem, i));
+    const rows = problem.partition.rowsOf[i];
+    const same = known.find((machine) => sameIndices(machine.rows, rows));
+    machines.push(same === undefined ? yield* buildMachineWork(kernels, problem, i) : { ...same, index: i });
     yield { phase: 'bases', fraction: (i + 1) / m };
   }
   return { storage: 'dense', n: problem.n, m, A: problem.A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };
+}
+
+/**
+ * The dense system of `problem`, its machines whose rows are those of a machine of `known` (systems of other partitions
+ * of the same A and b) taken from there (the partition advisor's refinement moves a few rows at a time: most machines
+ * keep theirs).
+ */
+export function buildDenseSystemReusingWork(
+  problem: DenseProblem,
+  known: readonly DenseSystem[],
+  kernels: Kernels = selectedKernels(),
+): Work<DenseSystem> {
+  const same = known.filter((system) => system.A === problem.A && system.b === problem.b);
+  return buildDenseSystemWork(
+    kernels,
+    problem,
+    same.flatMap((system) => system.machines),
+  );
 }
 
 /**

@@ -43,12 +43,17 @@ import type { CsrSystem } from '../distributed/sparseSystem.js';
 import type { Work } from '../cooperative.js';
 import { predictIterations } from '../analysis/recommendation.js';
 import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
-import { buildDistributedSystemWork, rowSpaceSystem, type DistributedSystem } from '../distributed/distributedSystem.js';
+import {
+  buildDenseSystemReusingWork,
+  buildDistributedSystemWork,
+  rowSpaceSystem,
+  type DistributedSystem,
+} from '../distributed/distributedSystem.js';
 import { contiguousAssignment } from '../input/partition.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { NativeMetis } from '../linalg/backend.js';
 import type { Calibration } from '../analysis/calibration.js';
-import { assignmentList, partitionFromAssignment, type Partition, type DenseProblem, type CsrProblem } from '../problem.js';
+import { assignmentList, partitionFromAssignment, sameIndices, type Partition, type DenseProblem, type CsrProblem } from '../problem.js';
 import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, kwayRefinable, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
@@ -265,13 +270,19 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       ? null
       : { assignment: problem.partition.assignment, system: options.given.system, kappaS: options.given.spectrum.kappaS };
   function* systemOf(assignment: Int32Array): Work<DistributedSystem> {
-    if (last !== null && sameAssignment(last.assignment, assignment)) return last.system;
-    if (bestSoFar !== null && sameAssignment(bestSoFar.assignment, assignment)) return bestSoFar.system;
+    if (last !== null && sameIndices(last.assignment, assignment)) return last.system;
+    if (bestSoFar !== null && sameIndices(bestSoFar.assignment, assignment)) return bestSoFar.system;
+    // A dense machine whose rows a held system's machine has is taken from it (the refinement's proposals move rows
+    // between two to four machines of the ten, say; the others keep their QR).
+    const known = [last?.system, bestSoFar?.system].filter((system) => system?.storage === 'dense');
     if (last !== null) {
       last = null;
       if (bracketed) options.released?.();
     }
-    const system = yield* buildDistributedSystemWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels);
+    const partitioned = withPartition(problem, partitionFromAssignment(assignment, m));
+    const system = isDenseProblem(partitioned)
+      ? yield* buildDenseSystemReusingWork(partitioned, known, kernels)
+      : yield* buildDistributedSystemWork(partitioned, kernels);
     last = { assignment, system };
     return system;
   }
@@ -341,9 +352,11 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             evaluate: function* (assignment) {
               return (yield* evaluationWork(assignment)).kappaS!;
             },
+            // The candidates' factorization of a dense A (when one was made) serves the move effects' lambda_min(S) too.
+            factored,
             // The start and each accepted proposal were just evaluated: their dense system is most often held.
             basesOf: (assignment) => {
-              const held = [last, bestSoFar].find((entry) => entry !== null && sameAssignment(entry.assignment, assignment))?.system;
+              const held = [last, bestSoFar].find((entry) => entry !== null && sameIndices(entry.assignment, assignment))?.system;
               return held?.storage === 'dense' ? held.machines : undefined;
             },
           });
@@ -387,6 +400,10 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
         ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found in kappa(S) (${best.strategy}: kappa(S) = ${format(best.kappaS!)} against ${format(given.kappaS!)}).${iterations}`
         : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS!)} (the given partition) to ${format(best.kappaS!)}.${iterations}`;
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
+}
+
+function isDenseProblem(problem: DenseProblem | CsrProblem): problem is DenseProblem {
+  return 'data' in problem.A;
 }
 
 function isWithin(assignment: Int32Array, m: number, lo: number, hi: number): boolean {
@@ -458,12 +475,6 @@ export function samePartition(a: Int32Array, b: Int32Array, m: number): boolean 
       backward[y] = x;
     } else if (forward[x] !== y) return false;
   }
-  return true;
-}
-
-function sameAssignment(a: Int32Array, b: Int32Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let k = 0; k < a.length; k++) if (a[k] !== b[k]) return false;
   return true;
 }
 

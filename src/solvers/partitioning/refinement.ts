@@ -20,10 +20,12 @@
  * gives way to the next-ranked one.
  *
  * Cost: at most MAX_EVALUATIONS exact evaluations, plus one O(n^3) dense computation of the move
- * effects per accepted proposal; above MAX_REFINED_ROWS rows (or for a non-square A) the refinement is
+ * effects per accepted proposal (the products A Q_h^T of the machines a proposal left alone kept from the last, as the
+ * caller keeps their QR); above MAX_REFINED_ROWS rows (or for a non-square A) the refinement is
  * skipped and no 'refined' candidate is listed, so a large advise job costs its candidates' analyses only.
  */
-import { rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
+import { RowCoordinatesCache, rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
+import type { FactoredMatrix } from '../analysis/conditioning.js';
 import type { Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
 import type { CsrMatrix, DenseMatrix } from '../matrix.js';
@@ -44,6 +46,8 @@ export interface RefinementInput {
   evaluate: (assignment: Int32Array) => Work<number>;
   /** The machines' QR of an assignment when the caller holds them (its evaluation's system), else undefined. */
   basesOf?: (assignment: Int32Array) => readonly MachineBasis[] | undefined;
+  /** A dense A as some partition of it factored it (../analysis/conditioning.ts FactoredMatrix): the move effects' lambda_min(S) through it. */
+  factored?: FactoredMatrix;
 }
 
 export interface Refinement {
@@ -59,14 +63,15 @@ const GAIN = 1e-6;
 
 /** null when the refinement does not apply (too many rows, non-square A, a rank-deficient block). */
 export function* refineAssignmentWork(input: RefinementInput): Work<Refinement | null> {
-  const { kernels, a, m, bounds, evaluate, basesOf } = input;
+  const { kernels, a, m, bounds, evaluate, basesOf, factored } = input;
   const n = a.rows;
   if (n > MAX_REFINED_ROWS || a.rows !== a.cols || m < 2) return null;
   let assignment: Int32Array = Int32Array.from(input.start);
   let kappaS = input.startKappaS;
   // kappa(S) >= 1, with equality when S = I: nothing to lower.
   if (kappaS <= 1 + GAIN) return { assignment, kappaS, accepted: 0, evaluations: 0 };
-  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, basesOf?.(assignment));
+  const coordinatesCache = 'data' in a ? new RowCoordinatesCache(a) : undefined;
+  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, { given: basesOf?.(assignment), factored, coordinatesCache });
   if (effects === null) return null;
   let ranked = rankedMoves(effects, assignment, m);
   let batch = Math.floor(m / 2);
@@ -84,7 +89,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
       accepted++;
       skip = 0;
       if (evaluations >= MAX_EVALUATIONS) break;
-      effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, basesOf?.(assignment));
+      effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, { given: basesOf?.(assignment), factored, coordinatesCache });
       if (effects === null) break;
       ranked = rankedMoves(effects, assignment, m);
     } else if (batch > 1) batch = Math.floor(batch / 2);

@@ -12,7 +12,8 @@ import { runSync } from '../../../src/solvers/cooperative.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
-import { rowMoveEffectsWork } from '../../../src/solvers/analysis/rowMoveEffects.js';
+import { RowCoordinatesCache, rowMoveEffectsWork } from '../../../src/solvers/analysis/rowMoveEffects.js';
+import { basisFactoredMatrixWork } from '../../../src/solvers/analysis/kappaS.js';
 import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
@@ -52,7 +53,7 @@ describeEachBackend('row-move effects', () => {
     const kernels = selectedKernels();
     const system = buildDistributedSystem(createProblem({ A: a, partition: { assignment: Array.from(ASSIGNMENT) } }));
     const alone = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!;
-    const given = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, system.machines))!;
+    const given = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines }))!;
     // Machine 0 touches only some columns, as the system holds it.
     expect(system.machines[0].c).toBe(N - 6);
     expect(given.lambdaMax).toBe(alone.lambdaMax);
@@ -69,8 +70,55 @@ describeEachBackend('row-move effects', () => {
       q.set(machine.q.subarray(0, c), c);
       return { ...machine, q };
     });
-    const read = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, swapped))!;
+    const read = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: swapped }))!;
     expect(read.deltaMax).not.toEqual(alone.deltaMax);
+  });
+
+  it("are the same with lambda_min(S)'s vector through another partition's factorization of A as through the LU of Q^T", () => {
+    const a = matrix();
+    const kernels = selectedKernels();
+    const own = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!;
+    // A factored as contiguous strips on three machines (the advisor's given partition, say).
+    const other = buildDistributedSystem(
+      createProblem({ A: a, partition: { assignment: Array.from({ length: N }, (_, k) => Math.floor((3 * k) / N)) } }),
+    );
+    const factored = runSync(basisFactoredMatrixWork(kernels, other));
+    const through = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { factored }))!;
+    expect(Math.abs(through.lambdaMin / own.lambdaMin - 1)).toBeLessThan(1e-9);
+    expect(through.lambdaMax).toBe(own.lambdaMax);
+    // The guidance's eigenvectors are converged to 1e-6, so the first-order effects agree to about that.
+    for (let q = 0; q < N * M; q++) {
+      if (Number.isNaN(own.deltaMin[q])) continue;
+      expect(Math.abs(through.deltaMin[q] - own.deltaMin[q])).toBeLessThanOrEqual(
+        1e-5 * (Math.abs(own.lambdaMin) + Math.abs(own.deltaMin[q])),
+      );
+    }
+  });
+
+  it("take a machine's row coordinates A Q_h^T from the cache of earlier calls when its basis is the same", () => {
+    const a = matrix();
+    const kernels = selectedKernels();
+    const system = buildDistributedSystem(createProblem({ A: a, partition: { assignment: Array.from(ASSIGNMENT) } }));
+    // Row 1 moved from machine 1 to machine 2: machines 0 and 3 keep their rows, hence (as the advisor builds the moved
+    // system) their bases.
+    const moved = ASSIGNMENT.slice();
+    moved[1] = 2;
+    const movedSystem = buildDistributedSystem(createProblem({ A: a, partition: { assignment: Array.from(moved) } }));
+    const givenMoved = movedSystem.machines.map((machine, i) => (i === 0 || i === 3 ? system.machines[i] : machine));
+    const alone = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved }))!;
+    const cache = new RowCoordinatesCache(a);
+    runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines, coordinatesCache: cache }));
+    expect(cache.get(system.machines[0].q)).toBeDefined();
+    const cached = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, coordinatesCache: cache }))!;
+    expect(cached.deltaMax).toEqual(alone.deltaMax);
+    expect(cached.deltaMin).toEqual(alone.deltaMin);
+    // What the cache holds is what is read: machine 3's coordinates scaled give other effects of moves to machine 3.
+    cache.set(
+      system.machines[3].q,
+      cache.get(system.machines[3].q)!.map((x) => 2 * x),
+    );
+    const read = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, coordinatesCache: cache }))!;
+    expect(read.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
   });
 
   it('are the same on dense storage (the kernels product) as on CSR (its row loop)', () => {
