@@ -41,6 +41,9 @@ export interface RowMoveEffects {
   /** Ritz estimates of lambda_max(S), lambda_min(S) for the current assignment. */
   lambdaMax: number;
   lambdaMin: number;
+  /** Their Ritz vectors (unit norm). */
+  u: Float64Array;
+  v: Float64Array;
   /** [k * m + h]: first-order change of lambda_max(S) when row k moves to machine h (NaN for its own machine or a move that makes h rank-deficient). */
   deltaMax: Float64Array;
   /** The same for lambda_min(S). */
@@ -145,6 +148,11 @@ export interface RowMoveEffectsOptions {
   factored?: FactoredMatrix;
   /** The products A Q_h^T of earlier calls on the same dense A, by basis: a machine whose basis is one of theirs is not multiplied again. */
   coordinatesCache?: RowCoordinatesCache;
+  /**
+   * Where u's and v's Lanczos runs start (else at random): a nearby partition's u and v, as the effects before the
+   * refinement's last accepted proposal found them (a few rows moved), which they converge from in fewer steps.
+   */
+  startVectors?: { readonly u: Float64Array; readonly v: Float64Array };
 }
 
 /**
@@ -176,7 +184,7 @@ export function* rowMoveEffectsWork(
   m: number,
   options: RowMoveEffectsOptions = {},
 ): Work<RowMoveEffects | null> {
-  const { given, factored, coordinatesCache } = options;
+  const { given, factored, coordinatesCache, startVectors } = options;
   const n = a.cols;
   const rowsOf: number[][] = Array.from({ length: m }, () => []);
   assignment.forEach((machine, k) => rowsOf[machine].push(k));
@@ -194,7 +202,7 @@ export function* rowMoveEffectsWork(
   const sOperator = basesSOperator(kernels, sBases, n);
   const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, ...eigensolverOptionsOf(kernels) };
   const u = new Float64Array(n);
-  const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u });
+  const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u, startVector: startVectors?.u });
 
   // The top of S^{-1} is lambda_min(S)'s eigenvector: S^{-1} through `factored`, else M = Q^T (rows = basis vectors),
   // S = M^T M, S^{-1} = (M^T M)^{-1} through the LU of M.
@@ -216,7 +224,7 @@ export function* rowMoveEffectsWork(
     if (f.zeroPivotColumn >= 0) return null;
     inverse = inverseNormalOperatorOf(f);
   }
-  const inverseTop = yield* largestEigenvalueWork(inverse, { ...lanczosOptions, ritzVector: v });
+  const inverseTop = yield* largestEigenvalueWork(inverse, { ...lanczosOptions, ritzVector: v, startVector: startVectors?.v });
 
   const deltaMax = new Float64Array(n * m).fill(NaN);
   const deltaMin = new Float64Array(n * m).fill(NaN);
@@ -382,7 +390,7 @@ export function* rowMoveEffectsWork(
       return ritzEnds(vectors, images);
     });
   };
-  return { lambdaMax, lambdaMin, deltaMax, deltaMin, rayleighRitz };
+  return { lambdaMax, lambdaMin, u, v, deltaMax, deltaMin, rayleighRitz };
 }
 
 function normalize(x: Float64Array): boolean {

@@ -89,7 +89,12 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
       accepted++;
       skip = 0;
       if (evaluations >= MAX_EVALUATIONS) break;
-      effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, { given: basesOf?.(assignment), factored, coordinatesCache });
+      effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, {
+        given: basesOf?.(assignment),
+        factored,
+        coordinatesCache,
+        startVectors: effects,
+      });
       if (effects === null) break;
       ranked = rankedMoves(effects, assignment, m);
     } else if (batch > 1) batch = Math.floor(batch / 2);

@@ -10,7 +10,7 @@ import { EigenvalueDecomposition, Matrix, QrDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
-import type { DenseMatrix } from '../../../src/solvers/matrix.js';
+import { dot, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { RowCoordinatesCache, rowMoveEffectsWork } from '../../../src/solvers/analysis/rowMoveEffects.js';
 import { basisFactoredMatrixWork } from '../../../src/solvers/analysis/kappaS.js';
@@ -119,6 +119,21 @@ describeEachBackend('row-move effects', () => {
     );
     const read = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, coordinatesCache: cache }))!;
     expect(read.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
+  });
+
+  it("are the same started from a nearby partition's Ritz vectors (the refinement's last effects) as from random ones", () => {
+    const a = matrix();
+    const kernels = selectedKernels();
+    const before = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!;
+    const moved = ASSIGNMENT.slice();
+    moved[1] = 2;
+    const cold = runSync(rowMoveEffectsWork(kernels, a, moved, M))!;
+    const warm = runSync(rowMoveEffectsWork(kernels, a, moved, M, { startVectors: before }))!;
+    expect(Math.abs(warm.lambdaMax / cold.lambdaMax - 1)).toBeLessThan(1e-9);
+    expect(Math.abs(warm.lambdaMin / cold.lambdaMin - 1)).toBeLessThan(1e-9);
+    // The same eigenvectors up to sign, to the guidance's tolerance.
+    expect(Math.abs(Math.abs(dot(warm.u, cold.u)) - 1)).toBeLessThan(1e-6);
+    expect(Math.abs(Math.abs(dot(warm.v, cold.v)) - 1)).toBeLessThan(1e-6);
   });
 
   it('are the same on dense storage (the kernels product) as on CSR (its row loop)', () => {
