@@ -245,16 +245,16 @@ export interface PartitionSpectrum {
  * kappa(S) of the system's partition as analyzeWork computes it, without the rest of the analysis: for the partition
  * advisor (../partitioning/advisor.ts), which ranks candidates by it. On dense storage lambda_max(S) comes from Lanczos
  * through the machines' bases instead of the Gram blocks, and, given `factored` (a square A as another partition of it
- * factored it, A = D M), lambda_min(S) through that factorization instead of the LU of this partition's Q^T (the same
- * values to the Lanczos runs' accuracy, ./kappaS.ts). On CSR storage `lu` is the LU of A. Both are shared by the
+ * factored it, A = D M), lambda_min(S) through that factorization instead of the LU of this partition's Q^T, both runs
+ * started from `startVectors` when given (the same values to the Lanczos runs' accuracy, ./kappaS.ts). On CSR storage `lu` is the LU of A. Both are shared by the
  * candidates (A does not change with the partition).
  */
 export function* partitionKappaSWork(
   kernels: Kernels,
   system: DistributedSystem,
-  shared: { lu?: SparseLuContext; factored?: FactoredMatrix } = {},
+  shared: { lu?: SparseLuContext; factored?: FactoredMatrix; startVectors?: { readonly u: Float64Array; readonly v: Float64Array } } = {},
 ): Work<number> {
-  const { lu, factored } = shared;
+  const { lu, factored, startVectors } = shared;
   if (system.storage === 'csr') {
     if (isTall(system)) return yield* tallSparseKappaSWork(kernels, system);
     const context = lu ?? (yield* sparseLuContextWork(system.A));
@@ -265,7 +265,7 @@ export function* partitionKappaSWork(
   yield { phase: 'conditioning', fraction: 0 };
   const bases = rowSpaceSystem(system);
   const through = factored !== undefined && bases.A.rows === bases.n ? factored : undefined;
-  return (yield* inPhase(sConditioningWork(kernels, { bases, factored: through }), 'conditioning', 0, 1)).kappaS;
+  return (yield* inPhase(sConditioningWork(kernels, { bases, factored: through, startVectors }), 'conditioning', 0, 1)).kappaS;
 }
 
 /**

@@ -112,6 +112,12 @@ export type DenseSSource =
        * candidates share the given partition's.
        */
       readonly factored?: FactoredMatrix;
+      /**
+       * Where lambda_max(S)'s and lambda_min(S)'s Lanczos runs start (else at random): eigenvectors of S for a nearby
+       * partition (the refinement's proposals move a few rows), which they converge from in fewer steps to the same
+       * tolerance. v, for lambda_min(S), is read only through `factored`.
+       */
+      readonly startVectors?: { readonly u: Float64Array; readonly v: Float64Array };
     }
   | {
       /** Q^T: its rows the machines' orthonormal basis vectors, one after the other. A square one is overwritten. */
@@ -127,7 +133,7 @@ export type DenseSSource =
  */
 export function* sConditioningWork(kernels: Kernels, source: DenseSSource): Work<SConditioning> {
   if ('basisRows' in source) return yield* sOfBasisRowsWork(kernels, source.basisRows, source.bidiagonal);
-  if ('bases' in source) return yield* sOfBasesWork(kernels, source.bases, source.factored);
+  if ('bases' in source) return yield* sOfBasesWork(kernels, source.bases, source.factored, source.startVectors);
   const { gram } = source;
   if (gramIsIdentity(gram)) return S_IDENTITY;
   if ('system' in source && source.system.A.rows > source.system.n) return yield* tallSOfBasesWork(kernels, source.system, gram.offsets);
@@ -153,17 +159,26 @@ function* tallSOfBasesWork(kernels: Kernels, system: DenseSystem, offsets: reado
 }
 
 /** S's ends from the machines' bases alone (DenseSSource's `bases`), lambda_min(S) through `factored` when given. */
-function* sOfBasesWork(kernels: Kernels, system: DenseSystem, factored?: FactoredMatrix): Work<SConditioning> {
+function* sOfBasesWork(
+  kernels: Kernels,
+  system: DenseSystem,
+  factored?: FactoredMatrix,
+  startVectors?: { readonly u: Float64Array; readonly v: Float64Array },
+): Work<SConditioning> {
   const offsets = offsetsOf(system.machines.map((machine) => machine.p));
   if (system.A.rows > system.n) return yield* tallSOfBasesWork(kernels, system, offsets);
   // No column shared by two machines: S = I (Proposition 1), as the Gram blocks' all zero.
   if (supportsDisjoint(system.machines, system.n)) return S_IDENTITY;
   const sOperator = basesSOperator(kernels, system.machines, system.n);
-  const upper = yield* lanczosWork(kernels, sOperator, { which: 'largest', maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS });
+  const upper = yield* lanczosWork(kernels, sOperator, {
+    which: 'largest',
+    maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS,
+    startVector: startVectors?.u,
+  });
   const lower =
     factored === undefined
       ? yield* sSmallestWork(kernels, system, offsets)
-      : yield* largestOfInverseWork(kernels, inverseSThroughFactoredOperator(factored, system.machines));
+      : yield* largestOfInverseWork(kernels, inverseSThroughFactoredOperator(factored, system.machines), startVectors?.v);
   if (lower === null) throw singularBasesError(upper.largest, system.n);
   return sConditioningFrom(upper, lower);
 }

@@ -519,6 +519,8 @@ export interface LanczosOptions {
   /** Lanczos vectors per cycle before a thick restart. Default: maxIterations (no restart). */
   basisSize?: number;
   seed?: number;
+  /** The first Lanczos vector (normalized here), e.g. a nearby operator's eigenvector; absent: random from `seed`. */
+  startVector?: Float64Array;
 }
 
 export interface LanczosResult {
@@ -560,6 +562,7 @@ export function* lanczosWork(kernels: Kernels, op: SymmetricOperator, options: L
       kept: Math.max(which === 'both' ? 2 : 1, Math.floor(basisSize / 2)),
       maxIterations,
       seed: options.seed ?? 0x51ed2701,
+      startVector: options.startVector,
       dense: kernels.dense,
       accept: (largest, smallest) => (!wantLargest || accepted(largest)) && (!wantSmallest || accepted(smallest)),
       semiOrthogonality: 0,

@@ -295,7 +295,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     factored ??= yield* basisFactoredMatrixWork(kernels, rowSpaceSystem(given));
     return factored;
   }
-  function* evaluationWork(assignment: Int32Array): Work<Evaluation> {
+  function* evaluationWork(assignment: Int32Array, near?: { readonly u: Float64Array; readonly v: Float64Array }): Work<Evaluation> {
     // A partition listed before under other machine numbers (RCM's order of a dense matrix's complete row graph cuts
     // it into the contiguous blocks, reversed) has the same S: its evaluation stands.
     let done = evaluated.find((earlier) => samePartition(earlier.assignment, assignment, m));
@@ -303,7 +303,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     const system = yield* systemOf(assignment);
     done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [], seconds: secondsPerIteration(system) };
     if (!bracketed || system.storage !== 'csr') {
-      done.kappaS = yield* partitionKappaSWork(kernels, system, { lu, factored: yield* factoredWork(system) });
+      done.kappaS = yield* partitionKappaSWork(kernels, system, { lu, factored: yield* factoredWork(system), startVectors: near });
       // The rule thetaHOfBestWork picks its best by (the first of least kappa(S)), in the same order.
       if (!bracketed && (bestSoFar === null || done.kappaS < bestSoFar.kappaS * (1 - TIE)))
         bestSoFar = { assignment, system, kappaS: done.kappaS };
@@ -349,8 +349,8 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             start: start.assignment,
             startKappaS: start.kappaS!,
             bounds: { lo, hi },
-            evaluate: function* (assignment) {
-              return (yield* evaluationWork(assignment)).kappaS!;
+            evaluate: function* (assignment, near) {
+              return (yield* evaluationWork(assignment, near)).kappaS!;
             },
             // The candidates' factorization of a dense A (when one was made) serves the move effects' lambda_min(S) too.
             factored,

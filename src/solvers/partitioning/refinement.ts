@@ -42,8 +42,11 @@ export interface RefinementInput {
   start: Int32Array;
   startKappaS: number;
   bounds: { lo: number; hi: number };
-  /** kappa(S) of an assignment, as the analysis computes it. */
-  evaluate: (assignment: Int32Array) => Work<number>;
+  /**
+   * kappa(S) of an assignment, as the analysis computes it; `near`: eigenvectors of S's ends for the assignment it was
+   * proposed from (the move effects' u and v), where a dense evaluation may start its Lanczos runs.
+   */
+  evaluate: (assignment: Int32Array, near?: { readonly u: Float64Array; readonly v: Float64Array }) => Work<number>;
   /** The machines' QR of an assignment when the caller holds them (its evaluation's system), else undefined. */
   basesOf?: (assignment: Int32Array) => readonly MachineBasis[] | undefined;
   /** A dense A as some partition of it factored it (../analysis/conditioning.ts FactoredMatrix): the move effects' lambda_min(S) through it. */
@@ -82,7 +85,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
     const proposal = proposeMoves(assignment, m, ranked, batch, skip, bounds);
     if (proposal === null) break;
     evaluations++;
-    const value = yield* evaluate(proposal);
+    const value = yield* evaluate(proposal, effects);
     if (value < kappaS * (1 - GAIN)) {
       assignment = proposal;
       kappaS = value;

@@ -11,12 +11,14 @@ import {
   assembleBasisRowsWork,
   basesSBlockProduct,
   basisFactoredMatrixWork,
+  inverseSThroughFactoredOperator,
   basesSOperator,
   computeSConditioning,
   sConditioningWork,
   sSmallestWork,
 } from '../../../src/solvers/analysis/kappaS.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
+import { largestEigenvalueWork } from '../../../src/solvers/eigen/lanczos.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { loadFixture } from '../../support/fixtures.js';
@@ -129,6 +131,21 @@ describeEachBackend('kappa(S)', () => {
     const through = runSync(sConditioningWork(kernels, { bases: candidate, factored }));
     expect(Math.abs(through.lambdaMinS / own.lambdaMinS - 1)).toBeLessThan(1e-11);
     expect(Math.abs(through.kappaS / own.kappaS - 1)).toBeLessThan(1e-11);
+    // Started from eigenvectors of a nearby partition's S (the refinement's proposals), to the same values.
+    const moved = (k: number): number => (k === 3 ? 1 : (k * 7) % 5);
+    const near = systemOf(
+      rows,
+      Array.from({ length: n }, (_, k) => moved(k)),
+      5,
+    );
+    const nearOwn = computeSConditioning(near, computeGramBlocks(near.machines));
+    const u = new Float64Array(n);
+    const v = new Float64Array(n);
+    // Lanczos with Ritz vectors on this candidate's S and S^{-1}, as the move effects hand them over.
+    runSync(largestEigenvalueWork(basesSOperator(kernels, candidate.machines, n), { ritzVector: u, tolerance: 1e-6 }));
+    runSync(largestEigenvalueWork(inverseSThroughFactoredOperator(factored, candidate.machines), { ritzVector: v, tolerance: 1e-6 }));
+    const started = runSync(sConditioningWork(kernels, { bases: near, factored, startVectors: { u, v } }));
+    expect(Math.abs(started.kappaS / nearOwn.kappaS - 1)).toBeLessThan(1e-11);
     // It reads the factorization given: one of a perturbed A gives another lambda_min(S).
     const perturbed = systemOf(
       rows.map((row, k) => row.map((x, j) => (k === j ? x + 0.5 : x))),
