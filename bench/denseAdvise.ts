@@ -11,7 +11,7 @@ import { analyzeWork } from '../src/solvers/analysis/analyze.js';
 import { currentCalibration } from '../src/solvers/analysis/calibration.js';
 import { runCooperatively, type Work } from '../src/solvers/cooperative.js';
 import { buildDistributedSystem, createProblem, generateMatrix } from '../src/solvers/index.js';
-import { adviseWork } from '../src/solvers/partitioning/advisor.js';
+import { adviseWork, luHandOver } from '../src/solvers/partitioning/advisor.js';
 import { selectBackend } from './backends.js';
 
 const { positionals, values } = parseArgs({
@@ -46,12 +46,15 @@ const calibration = currentCalibration();
 const setupStart = performance.now();
 const system = buildDistributedSystem(problem);
 const setup = (performance.now() - setupStart) / 1e3;
-const analysis = await timed(analyzeWork(system));
+// As computeJob hands it over: the analysis' factorization of A (native: made on this thread) to the advice.
+const handOver = luHandOver();
+const analysis = await timed(analyzeWork(system, { keepFactored: handOver.keepFactored }));
 const advice = await timed(
   adviseWork(problem, {
     calibration,
     tolerance: analysis.value.recommendation.tolerance,
     given: { system, spectrum: { kappaS: analysis.value.conditioning.kappaS, thetaH: analysis.value.heterogeneity.thetaH } },
+    takeFactored: handOver.takeFactored,
   }),
 );
 const round = (x: number): number => Math.round(x * 100) / 100;

@@ -248,7 +248,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   let staged: StagedAnalysis | null = null;
   // What the runs read (null: every parameter given, none read); a resumed attempt takes it from its checkpoint.
   let spectral: SpectralData | null = null;
-  // An advise job's analysis hands its LU of A to the advice, which would factor A again.
+  // An advise job's analysis hands its factorization of A (a sparse LU, a dense D M) to the advice, which would factor again.
   const handOver = input.type === 'advise' ? luHandOver() : null;
   let system: DistributedSystem;
   try {
@@ -278,7 +278,9 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
     if (done === null) {
       applyThreadBudget(runningJobs);
       done = await runCooperatively(
-        staged === null ? analyzeWork(system, { tolerance: input.options.tolerance, keepLu: handOver?.keepLu }) : staged.rest(),
+        staged === null
+          ? analyzeWork(system, { tolerance: input.options.tolerance, keepLu: handOver?.keepLu, keepFactored: handOver?.keepFactored })
+          : staged.rest(),
         cooperative,
       );
     }
@@ -312,6 +314,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
           // The given partition's kappa(S) and theta_H are the analysis' own: not computed again.
           given: { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } },
           takeLu: handOver?.takeLu,
+          takeFactored: handOver?.takeFactored,
           // Each candidate's system and the LU of A (~0.4 and ~1 GiB at n = 10^6) given back before the next is made
           // (a collection: ./worker.ts starts job processes with --expose-gc).
           released: giveMemoryBack,

@@ -54,6 +54,12 @@ export interface AnalyzeOptions {
    * lets the LU go once S's ends are computed. Not called on a tall A (no LU) or when a solver thread made the LU.
    */
   keepLu?: (context: SparseLuContext) => void;
+  /**
+   * Receives a square dense A as the analysis factored it, A = D M (./conditioning.ts FactoredMatrix: the LU of the
+   * machines' Q^T and their R_i), for the partition advisor, whose candidates' lambda_min(S) go through it
+   * (AdviseOptions.takeFactored). Not called on a tall A or when the analysis ran on solver threads (the LU is a worker's).
+   */
+  keepFactored?: (factored: FactoredMatrix) => void;
 }
 
 export const DEFAULT_ANALYSIS_TOLERANCE = 1e-8;
@@ -89,7 +95,7 @@ export function* spectralStageWork(system: DistributedSystem, options: AnalyzeOp
   const staged =
     system.storage === 'csr'
       ? yield* csrStagedPartsWork(kernels, system, whole, options.keepLu)
-      : yield* denseStagedPartsWork(kernels, system);
+      : yield* denseStagedPartsWork(kernels, system, options.keepFactored);
   return {
     spectral: spectralDataFrom(system.partition.m, staged.conditioning),
     *rest() {
@@ -183,7 +189,7 @@ function* csrStagedPartsWork(kernels: Kernels, system: CsrSystem, whole: boolean
 }
 
 /** The dense analysis' conditioning first (kappa(A^T A), the Gram blocks, kappa(S)); the blocks kept for the angles. */
-function* denseStagedPartsWork(kernels: Kernels, system: DenseSystem): Work<StagedParts> {
+function* denseStagedPartsWork(kernels: Kernels, system: DenseSystem, keepFactored?: AnalyzeOptions['keepFactored']): Work<StagedParts> {
   const { partition } = system;
 
   const threads = denseAnalysisThreads(kernels, system);
@@ -193,6 +199,7 @@ function* denseStagedPartsWork(kernels: Kernels, system: DenseSystem): Work<Stag
   const rowSpace = rowSpaceSystem(system);
   // A square A = D M: kappa(A^T A) through the LU of M = Q^T, which lambda_min(S) reads too (./conditioning.ts).
   const factored = system.A.rows === system.n ? yield* basisFactoredMatrixWork(kernels, rowSpace) : undefined;
+  if (factored !== undefined) keepFactored?.(factored);
   const matrix = yield* inPhase(matrixConditioningWork(kernels, system.A, factored), 'conditioning', 0, 0.5);
 
   yield { phase: 'gram-blocks', fraction: 0 };

@@ -124,6 +124,12 @@ export interface AdviseOptions {
    * ~1 GiB goes. Undefined (or returning undefined): the advice factors A itself.
    */
   takeLu?: () => SparseLuContext | undefined;
+  /**
+   * Hands over a square dense A as the caller's analysis of the given partition factored it (AnalyzeOptions.keepFactored),
+   * so that it is not factored again (dense n = 4000: 0.7 s native). Undefined (or returning undefined): the advice
+   * factors the given partition's Q^T itself.
+   */
+  takeFactored?: () => FactoredMatrix | undefined;
   /** Rows above which a square CSR system's candidates are bracketed first (default ADVISE_EXHAUSTIVE_ROWS). */
   exhaustiveRows?: number;
   /**
@@ -138,17 +144,30 @@ export interface AdviseOptions {
 }
 
 /**
- * The two ends of the LU's hand-over from an analysis to the advice of the same problem: `keepLu` for
- * AnalyzeOptions.keepLu, `takeLu` for AdviseOptions.takeLu, which returns the LU once and forgets it.
+ * The two ends of the factorizations' hand-over from an analysis to the advice of the same problem: `keepLu` and
+ * `keepFactored` for AnalyzeOptions, `takeLu` and `takeFactored` for AdviseOptions, which return what was kept once and
+ * forget it (a sparse A's LU, a dense A's D M).
  */
-export function luHandOver(): { keepLu: (context: SparseLuContext) => void; takeLu: () => SparseLuContext | undefined } {
-  let kept: SparseLuContext | undefined;
+export function luHandOver(): {
+  keepLu: (context: SparseLuContext) => void;
+  takeLu: () => SparseLuContext | undefined;
+  keepFactored: (factored: FactoredMatrix) => void;
+  takeFactored: () => FactoredMatrix | undefined;
+} {
+  let keptLu: SparseLuContext | undefined;
+  let keptFactored: FactoredMatrix | undefined;
   return {
-    keepLu: (context) => (kept = context),
+    keepLu: (context) => (keptLu = context),
     takeLu: () => {
-      const context = kept;
-      kept = undefined;
+      const context = keptLu;
+      keptLu = undefined;
       return context;
+    },
+    keepFactored: (factored) => (keptFactored = factored),
+    takeFactored: () => {
+      const factored = keptFactored;
+      keptFactored = undefined;
+      return factored;
     },
   };
 }
@@ -292,7 +311,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   function* factoredWork(system: DistributedSystem): Work<FactoredMatrix | undefined> {
     if (system.storage !== 'dense' || system.A.rows !== system.n) return undefined;
     const given = options.given?.system.storage === 'dense' ? options.given.system : system;
-    factored ??= yield* basisFactoredMatrixWork(kernels, rowSpaceSystem(given));
+    factored ??= options.takeFactored?.() ?? (yield* basisFactoredMatrixWork(kernels, rowSpaceSystem(given)));
     return factored;
   }
   function* evaluationWork(assignment: Int32Array, near?: { readonly u: Float64Array; readonly v: Float64Array }): Work<Evaluation> {

@@ -27,6 +27,7 @@ import { currentCalibration } from '../../../src/solvers/analysis/calibration.js
 import {
   adviseWork,
   candidateAssignments,
+  luHandOver,
   MULTILEVEL_BESIDE_METIS_MAX_ROWS,
   samePartition,
 } from '../../../src/solvers/partitioning/advisor.js';
@@ -134,6 +135,45 @@ describeEachBackend('partition advisor given the analysed partition', () => {
       // { machines: m } is contiguous: the two candidates are one partition, with one set of values.
       expect(fresh.candidates[1]).toEqual({ ...fresh.candidates[0], strategy: 'contiguous' });
     }
+  });
+});
+
+describeEachBackend("partition advisor given the analysis' factorization of a dense A", () => {
+  it('takes the D M its analysis kept (where the analysis ran on this thread): the same advice as factoring it itself', () => {
+    const dense = createProblem({
+      A: generateMatrix({ generator: 'gaussian', n: 80, mean: 1, std: 1, seed: 3 }),
+      partition: { machines: 4 },
+    });
+    const system = buildDistributedSystem(dense);
+    const handOver = luHandOver();
+    let kept = false;
+    const analysis = runSync(
+      analyzeWork(system, {
+        keepFactored: (factored) => {
+          kept = true;
+          handOver.keepFactored(factored);
+        },
+      }),
+    );
+    const given = { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } };
+    let taken = false;
+    const withFactored = runSync(
+      adviseWork(dense, {
+        given,
+        takeFactored: () => {
+          const factored = handOver.takeFactored();
+          taken = factored !== undefined;
+          return factored;
+        },
+      }),
+    );
+    const alone = runSync(adviseWork(dense, { given }));
+    expect(withFactored).toEqual(alone);
+    // A system this small is analysed on this thread on both backends.
+    expect(kept).toBe(true);
+    expect(taken).toBe(true);
+    // Taken once: the hand-over forgets it.
+    expect(handOver.takeFactored()).toBeUndefined();
   });
 });
 
