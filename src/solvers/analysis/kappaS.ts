@@ -67,7 +67,6 @@ import {
 } from '../eigen/lanczos.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { luSolve, luSolveTransposed, luWork } from '../linalg/lu.js';
-import { solveRInPlace, solveRTransposed } from '../linalg/householderQr.js';
 import { singularValueRangeWork, squareSingularValueRangeInPlace, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import { ConjugateGradients } from '../sparse/conjugateGradients.js';
@@ -175,10 +174,11 @@ function* sOfBasesWork(
     maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS,
     startVector: startVectors?.u,
   });
-  const lower =
-    factored === undefined
-      ? yield* sSmallestWork(kernels, system, offsets)
-      : yield* largestOfInverseWork(kernels, inverseSThroughFactoredOperator(factored, system.machines), startVectors?.v);
+  let lower: LanczosEnd | null;
+  if (factored === undefined) lower = yield* sSmallestWork(kernels, system, offsets);
+  // The factorization of this very partition: lambda_min(S) as the analysis computes it from it.
+  else if (factored.machines === system.machines) lower = yield* inverseLargestWork(kernels, factored.basisLu);
+  else lower = yield* largestOfInverseWork(kernels, inverseSThroughFactoredOperator(kernels, factored, system.machines), startVectors?.v);
   if (lower === null) throw singularBasesError(upper.largest, system.n);
   return sConditioningFrom(upper, lower);
 }
@@ -196,18 +196,29 @@ export interface TriangularFactor {
  * factorization of the same A, P A = D M (./conditioning.ts FactoredMatrix: the LU of M and that partition's R_i):
  * A^{-T} = P^T D^{-T} M^{-T}, A^{-1} = M^{-1} D^{-1} P. Each product: two solves with the LU of M, two triangular
  * solves and two triangular products per machine (sum p_i^2 each against n^2), where the route through this
- * partition's own Q^T factors it first (2/3 n^3). Normwise backward stable as that route, A being factored as
+ * partition's own Q^T factors it first (2/3 n^3); Gb's blocks are formed once (p_j^3 each). Normwise backward stable as that route, A being factored as
  * (D + dD)(M + dM) (./conditioning.ts); the two agree to ~kappa eps (the advisor's tests: 1e-9 relative).
  */
-export function inverseSThroughFactoredOperator(factored: FactoredMatrix, machines: readonly TriangularFactor[]): SymmetricOperator {
+export function inverseSThroughFactoredOperator(
+  kernels: Kernels,
+  factored: FactoredMatrix,
+  machines: readonly TriangularFactor[],
+): SymmetricOperator {
   const { basisLu, offsets } = factored;
   const n = basisLu.n;
+  const dense = kernels.dense;
   const grouped = new Float64Array(n);
   const inRowOrder = new Float64Array(n);
   const work = new Float64Array(n);
   const width = Math.max(1, ...machines.map((machine) => machine.p), ...factored.machines.map((machine) => machine.p));
   const block = new Float64Array(width);
   const image = new Float64Array(width);
+  // Gb's blocks R_j^T R_j = A_j A_j^T formed once (p_j^3 each): each product is then one matrix-vector product a machine.
+  const grams = machines.map(({ p, r }) => {
+    const g = new Float64Array(p * p);
+    dense.gemm(true, p, p, p, 1, r, p, r, p, 0, g, p);
+    return g;
+  });
   return {
     size: n,
     apply(x, y) {
@@ -215,28 +226,21 @@ export function inverseSThroughFactoredOperator(factored: FactoredMatrix, machin
       luSolveTransposed(basisLu, x, grouped, work);
       for (const { r, p, index, rows } of factored.machines) {
         const offset = offsets[index];
-        solveRInPlace(r, p, grouped, offset);
-        for (let k = 0; k < p; k++) inRowOrder[rows[k]] = grouped[offset + k];
+        block.set(grouped.subarray(offset, offset + p));
+        dense.solveRBlock(r, p, block, 1);
+        for (let k = 0; k < p; k++) inRowOrder[rows[k]] = block[k];
       }
-      // Gb: R_j^T (R_j z_j) on each machine's rows.
-      for (const { r, p, rows } of machines) {
-        for (let k = 0; k < p; k++) {
-          let sum = 0;
-          for (let t = k; t < p; t++) sum += r[k * p + t] * inRowOrder[rows[t]];
-          block[k] = sum;
-        }
-        image.fill(0, 0, p);
-        for (let k = 0; k < p; k++) {
-          const bk = block[k];
-          for (let t = k; t < p; t++) image[t] += r[k * p + t] * bk;
-        }
+      // Gb z on each machine's rows.
+      for (const [j, { p, rows }] of machines.entries()) {
+        for (let k = 0; k < p; k++) block[k] = inRowOrder[rows[k]];
+        dense.gemm(false, p, 1, p, 1, grams[j], p, block, 1, 0, image, 1);
         for (let k = 0; k < p; k++) inRowOrder[rows[k]] = image[k];
       }
       // A^{-1}: P, then D^{-1} (R_i^T v_i = u_i), then M^{-1}.
       for (const { r, p, index, rows } of factored.machines) {
         const offset = offsets[index];
-        for (let k = 0; k < p; k++) grouped[offset + k] = inRowOrder[rows[k]];
-        solveRTransposed(r, p, grouped, block, offset);
+        for (let k = 0; k < p; k++) block[k] = inRowOrder[rows[k]];
+        dense.solveRTransposedBlock(r, p, block, 1);
         grouped.set(block.subarray(0, p), offset);
       }
       luSolve(basisLu, grouped, y, work);

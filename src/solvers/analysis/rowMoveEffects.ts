@@ -210,6 +210,7 @@ export function* rowMoveEffectsWork(
   let inverse: SymmetricOperator;
   if (factored !== undefined && 'data' in a) {
     inverse = inverseSThroughFactoredOperator(
+      kernels,
       factored,
       bases.map(({ rows, r }) => ({ p: rows.length, r, rows })),
     );

@@ -141,6 +141,8 @@ export interface DenseKernels {
   ): void;
   /** Row-major S = R^{-T} S in place (R p x p upper triangular, S p x w). */
   solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: number): void;
+  /** Row-major S = R^{-1} S in place (R p x p upper triangular, S p x w). */
+  solveRBlock(r: Float64Array, p: number, s: Float64Array, w: number): void;
   /**
    * Thin QR of M = A^T, `w` holding the p rows of A (p x c, p <= c; overwritten): q (p x c) has
    * orthonormal rows spanning A's rows, r (p x p, upper triangular) with A^T = Q R.

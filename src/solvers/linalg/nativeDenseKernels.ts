@@ -109,6 +109,9 @@ export function nativeDenseKernelsOf(blas: NativeBlas): DenseKernels {
     solveRTransposedBlock(r, p, s, w) {
       if (p > 0 && w > 0) blas.dtrsm(true, true, true, false, p, w, 1, r, 0, p, s, 0, w);
     },
+    solveRBlock(r, p, s, w) {
+      if (p > 0 && w > 0) blas.dtrsm(true, true, false, false, p, w, 1, r, 0, p, s, 0, w);
+    },
     *thinQrWork(w, p, c) {
       // LAPACK leaves a column that is already zero below the diagonal unreflected, where the TypeScript
       // loop reflects it: the two may differ in the signs of matching rows of q and r (Q Q^T and R^T R agree).

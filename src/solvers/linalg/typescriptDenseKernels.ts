@@ -369,6 +369,21 @@ function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: n
   }
 }
 
+/** Row-major S = R^{-1} S in place (R p x p upper triangular, S p x w): back substitution on w columns at once. */
+function solveRBlock(r: Float64Array, p: number, s: Float64Array, w: number): void {
+  for (let i = p - 1; i >= 0; i--) {
+    const si = i * w;
+    for (let l = i + 1; l < p; l++) {
+      const coef = r[i * p + l];
+      if (coef === 0) continue;
+      const sl = l * w;
+      for (let j = 0; j < w; j++) s[si + j] -= coef * s[sl + j];
+    }
+    const d = r[i * p + i];
+    for (let j = 0; j < w; j++) s[si + j] /= d;
+  }
+}
+
 /** The products go to the packed WebAssembly SIMD kernel (./wasmDenseKernels.ts) first, to the loops when it declines. */
 const multiplyByTransposeRows: DenseKernels['multiplyByTransposeRows'] = (...product) => {
   if (!packedMultiplyByTransposeRows(...product)) multiplyByTransposeRowsLoop(...product);
@@ -406,6 +421,7 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
     if (!packedCombineRowBlock(...block)) combineRowBlock(...block);
   },
   solveRTransposedBlock,
+  solveRBlock,
   thinQrWork: (w, p, c) => thinQrWork(w, p, c, TYPESCRIPT_DENSE_KERNELS),
   orthonormalizeRows(a, row, p, n) {
     a.set(runSync(thinQrWork(a.slice(row * n, (row + p) * n), p, n, TYPESCRIPT_DENSE_KERNELS)).q, row * n);

@@ -143,7 +143,9 @@ describeEachBackend('kappa(S)', () => {
     const v = new Float64Array(n);
     // Lanczos with Ritz vectors on this candidate's S and S^{-1}, as the move effects hand them over.
     runSync(largestEigenvalueWork(basesSOperator(kernels, candidate.machines, n), { ritzVector: u, tolerance: 1e-6 }));
-    runSync(largestEigenvalueWork(inverseSThroughFactoredOperator(factored, candidate.machines), { ritzVector: v, tolerance: 1e-6 }));
+    runSync(
+      largestEigenvalueWork(inverseSThroughFactoredOperator(kernels, factored, candidate.machines), { ritzVector: v, tolerance: 1e-6 }),
+    );
     const started = runSync(sConditioningWork(kernels, { bases: near, factored, startVectors: { u, v } }));
     expect(Math.abs(started.kappaS / nearOwn.kappaS - 1)).toBeLessThan(1e-11);
     // It reads the factorization given: one of a perturbed A gives another lambda_min(S).
