@@ -146,8 +146,8 @@ export interface RowMoveEffectsOptions {
   given?: readonly MachineBasis[];
   /** A dense square A factored by some partition of it (./conditioning.ts FactoredMatrix): v through it, no LU of this Q^T. */
   factored?: FactoredMatrix;
-  /** The products A Q_h^T of earlier calls on the same dense A, by basis: a machine whose basis is one of theirs is not multiplied again. */
-  coordinatesCache?: RowCoordinatesCache;
+  /** What earlier calls on the same dense A computed of each basis (A Q_h^T, R_h^{-1}): a machine whose basis is one of theirs is not multiplied again. */
+  cache?: MoveEffectsCache;
   /**
    * Where u's and v's Lanczos runs start (else at random): a nearby partition's u and v, as the effects before the
    * refinement's last accepted proposal found them (a few rows moved), which they converge from in fewer steps.
@@ -156,19 +156,27 @@ export interface RowMoveEffectsOptions {
 }
 
 /**
- * Every row's coordinates in a machine's basis, A Q_h^T (n x p), kept by the basis' q array (which a distributed system
- * never changes) for one dense A: the refinement's proposals move rows between a few machines, and the move effects
- * that follow an accepted one read the other machines' bases as they were (dense n = 2000, m = 10: 2 to 4 machines of
- * the 10 changed by each of the 8 proposals).
+ * What the move effects compute from one machine's basis alone, kept by the basis' arrays (which a distributed system
+ * never changes), for one dense A: every row's coordinates in the basis, A Q_h^T (n x p, by q), and R_h^{-1} (by r).
+ * The refinement's proposals move rows between a few machines, and the move effects that follow an accepted one read
+ * the other machines' bases as they were (dense n = 2000, m = 10: 2 to 4 machines of the 10 changed by each of the 8
+ * proposals).
  */
-export class RowCoordinatesCache {
-  private readonly byBasis = new WeakMap<Float64Array, Float64Array>();
+export class MoveEffectsCache {
+  private readonly coordinates = new WeakMap<Float64Array, Float64Array>();
+  private readonly inverses = new WeakMap<Float64Array, Float64Array>();
   constructor(readonly a: DenseMatrix) {}
-  get(q: Float64Array): Float64Array | undefined {
-    return this.byBasis.get(q);
+  coordinatesOf(q: Float64Array): Float64Array | undefined {
+    return this.coordinates.get(q);
   }
-  set(q: Float64Array, coordinates: Float64Array): void {
-    this.byBasis.set(q, coordinates);
+  keepCoordinates(q: Float64Array, coordinates: Float64Array): void {
+    this.coordinates.set(q, coordinates);
+  }
+  inverseOf(r: Float64Array): Float64Array | undefined {
+    return this.inverses.get(r);
+  }
+  keepInverse(r: Float64Array, inverse: Float64Array): void {
+    this.inverses.set(r, inverse);
   }
 }
 
@@ -184,7 +192,8 @@ export function* rowMoveEffectsWork(
   m: number,
   options: RowMoveEffectsOptions = {},
 ): Work<RowMoveEffects | null> {
-  const { given, factored, coordinatesCache, startVectors } = options;
+  const { given, factored, startVectors } = options;
+  const cache = options.cache?.a === a ? options.cache : undefined;
   const n = a.cols;
   const rowsOf: number[][] = Array.from({ length: m }, () => []);
   assignment.forEach((machine, k) => rowsOf[machine].push(k));
@@ -237,7 +246,8 @@ export function* rowMoveEffectsWork(
   const inverses: Float64Array[] = [];
   for (const [j, basis] of bases.entries()) {
     const p = basis.rows.length;
-    const inv = upperInverse(basis.r, p);
+    const inv = cache?.inverseOf(basis.r) ?? upperInverse(basis.r, p);
+    cache?.keepInverse(basis.r, inv);
     inverses.push(inv);
     for (let t = 0; t < p; t++) {
       let xu = 0;
@@ -260,6 +270,17 @@ export function* rowMoveEffectsWork(
   const rowDotU = new Float64Array(n);
   const rowDotV = new Float64Array(n);
   for (let k = 0; k < n; k++) {
+    if ('data' in a) {
+      // A dense row as it is stored (its zeros add nothing; rowEntries would copy it into lists first).
+      const row = k * n;
+      for (let e = 0; e < n; e++) {
+        const x = a.data[row + e];
+        rowNorm2[k] += x * x;
+        rowDotU[k] += x * u[e];
+        rowDotV[k] += x * v[e];
+      }
+      continue;
+    }
     const { cols: rc, values } = rowEntries(a, k);
     for (let e = 0; e < rc.length; e++) {
       rowNorm2[k] += values[e] * values[e];
@@ -277,9 +298,8 @@ export function* rowMoveEffectsWork(
     // Row k of A Q_h^T at coordinates[k * p]: a_k's coordinates in h's basis.
     let coordinates: Float64Array | null = null;
     if (!('rowPtr' in a)) {
-      const cache = coordinatesCache?.a === a ? coordinatesCache : undefined;
-      coordinates = cache?.get(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis));
-      cache?.set(q, coordinates);
+      coordinates = cache?.coordinatesOf(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis));
+      cache?.keepCoordinates(q, coordinates);
     }
     if (coordinates === null) {
       slotOf.fill(-1);

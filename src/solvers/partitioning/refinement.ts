@@ -24,7 +24,7 @@
  * caller keeps their QR); above MAX_REFINED_ROWS rows (or for a non-square A) the refinement is
  * skipped and no 'refined' candidate is listed, so a large advise job costs its candidates' analyses only.
  */
-import { RowCoordinatesCache, rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
+import { MoveEffectsCache, rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
 import type { FactoredMatrix } from '../analysis/conditioning.js';
 import type { Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
@@ -73,8 +73,8 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
   let kappaS = input.startKappaS;
   // kappa(S) >= 1, with equality when S = I: nothing to lower.
   if (kappaS <= 1 + GAIN) return { assignment, kappaS, accepted: 0, evaluations: 0 };
-  const coordinatesCache = 'data' in a ? new RowCoordinatesCache(a) : undefined;
-  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, { given: basesOf?.(assignment), factored, coordinatesCache });
+  const cache = 'data' in a ? new MoveEffectsCache(a) : undefined;
+  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, { given: basesOf?.(assignment), factored, cache });
   if (effects === null) return null;
   let ranked = rankedMoves(effects, assignment, m);
   let batch = Math.floor(m / 2);
@@ -95,7 +95,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
       effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, {
         given: basesOf?.(assignment),
         factored,
-        coordinatesCache,
+        cache,
         startVectors: effects,
       });
       if (effects === null) break;

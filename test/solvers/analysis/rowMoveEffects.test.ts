@@ -12,7 +12,7 @@ import { runSync } from '../../../src/solvers/cooperative.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { dot, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
-import { RowCoordinatesCache, rowMoveEffectsWork } from '../../../src/solvers/analysis/rowMoveEffects.js';
+import { MoveEffectsCache, rowMoveEffectsWork } from '../../../src/solvers/analysis/rowMoveEffects.js';
 import { basisFactoredMatrixWork } from '../../../src/solvers/analysis/kappaS.js';
 import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
@@ -95,7 +95,7 @@ describeEachBackend('row-move effects', () => {
     }
   });
 
-  it("take a machine's row coordinates A Q_h^T from the cache of earlier calls when its basis is the same", () => {
+  it("take a machine's row coordinates A Q_h^T and R_h^{-1} from the cache of earlier calls when its basis is the same", () => {
     const a = matrix();
     const kernels = selectedKernels();
     const system = buildDistributedSystem(createProblem({ A: a, partition: { assignment: Array.from(ASSIGNMENT) } }));
@@ -106,18 +106,19 @@ describeEachBackend('row-move effects', () => {
     const movedSystem = buildDistributedSystem(createProblem({ A: a, partition: { assignment: Array.from(moved) } }));
     const givenMoved = movedSystem.machines.map((machine, i) => (i === 0 || i === 3 ? system.machines[i] : machine));
     const alone = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved }))!;
-    const cache = new RowCoordinatesCache(a);
-    runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines, coordinatesCache: cache }));
-    expect(cache.get(system.machines[0].q)).toBeDefined();
-    const cached = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, coordinatesCache: cache }))!;
+    const cache = new MoveEffectsCache(a);
+    runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines, cache }));
+    expect(cache.coordinatesOf(system.machines[0].q)).toBeDefined();
+    expect(cache.inverseOf(system.machines[0].r)).toBeDefined();
+    const cached = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
     expect(cached.deltaMax).toEqual(alone.deltaMax);
     expect(cached.deltaMin).toEqual(alone.deltaMin);
     // What the cache holds is what is read: machine 3's coordinates scaled give other effects of moves to machine 3.
-    cache.set(
+    cache.keepCoordinates(
       system.machines[3].q,
-      cache.get(system.machines[3].q)!.map((x) => 2 * x),
+      cache.coordinatesOf(system.machines[3].q)!.map((x) => 2 * x),
     );
-    const read = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, coordinatesCache: cache }))!;
+    const read = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
     expect(read.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
   });
 
