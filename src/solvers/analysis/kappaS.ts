@@ -194,10 +194,11 @@ export interface TriangularFactor {
  * x -> S^{-1} x for the partition of `machines`, square A: S = A^T Gb^{-1} A (Q_j^T = R_j^{-T} A_j, Gb = diag(A_j A_j^T)
  * = diag(R_j^T R_j) in A's row order), so S^{-1} = A^{-1} Gb A^{-T}, and A^{-1} comes from another partition's
  * factorization of the same A, P A = D M (./conditioning.ts FactoredMatrix: the LU of M and that partition's R_i):
- * A^{-T} = P^T D^{-T} M^{-T}, A^{-1} = M^{-1} D^{-1} P. Each product: two solves with the LU of M, two triangular
- * solves and two triangular products per machine (sum p_i^2 each against n^2), where the route through this
- * partition's own Q^T factors it first (2/3 n^3); Gb's blocks are formed once (p_j^3 each). Normwise backward stable as that route, A being factored as
- * (D + dD)(M + dM) (./conditioning.ts); the two agree to ~kappa eps (the advisor's tests: 1e-9 relative).
+ * A^{-T} = P^T D^{-T} M^{-T}, A^{-1} = M^{-1} D^{-1} P. Gb's blocks are formed once (p_j^3 each); each product is
+ * then two solves with the LU of M, two triangular solves with each R_i and one product with each block (sum p^2
+ * each against n^2), where the route through this partition's own Q^T factors it first (2/3 n^3). Normwise backward
+ * stable as that route, A being factored as (D + dD)(M + dM) (./conditioning.ts); the two agree to ~kappa eps (the
+ * advisor's tests: 1e-9 relative).
  */
 export function inverseSThroughFactoredOperator(
   kernels: Kernels,

@@ -305,8 +305,9 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     last = { assignment, system };
     return system;
   }
-  // A square dense A is factored once, as the given partition's A = D M (the analysis' own factorization): every other
-  // candidate's lambda_min(S) goes through it instead of the LU of its own Q^T (dense n = 4000: ~0.7 s native a candidate).
+  // A square dense A is factored once, as the given partition's A = D M (the job's analysis' own when it hands it over,
+  // AdviseOptions.takeFactored): every other candidate's lambda_min(S) goes through it instead of the LU of its own Q^T
+  // (dense n = 4000: ~0.7 s native a candidate).
   let factored: FactoredMatrix | undefined;
   function* factoredWork(system: DistributedSystem): Work<FactoredMatrix | undefined> {
     if (system.storage !== 'dense' || system.A.rows !== system.n) return undefined;
