@@ -1,6 +1,7 @@
 /**
  * An advise job's work on a dense system at the service's largest dense size, as computeJob runs it: the analysis of
- * the given (contiguous) partition, then adviseWork given that analysis' kappa(S) and theta_H. Prints each part's wall
+ * the given (contiguous) partition, then adviseWork given that analysis' kappa(S), theta_H and (native) its
+ * factorization A = D M. Prints each part's wall
  * and CPU seconds (process.cpuUsage: all threads), the advice over the analysis (issue 25's scale target: within 2x
  * one analysis), and the candidates. Run alone.
  *
