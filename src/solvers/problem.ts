@@ -34,6 +34,10 @@ export interface CsrProblem {
   readonly partition: Partition;
 }
 
+export function isCsrProblem(problem: DenseProblem | CsrProblem): problem is CsrProblem {
+  return 'rowPtr' in problem.A;
+}
+
 /**
  * An assignment as JSON carries it (an advise job's candidates, GET /v1/jobs/{id}/partition). A loop into a sized
  * array: Array.from over an Int32Array goes through its iterator, 220-450 ms per 10^6 rows against 55-80 ms.

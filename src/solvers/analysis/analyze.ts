@@ -25,7 +25,7 @@ import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { Partition } from '../problem.js';
 import { computeBounds } from './bounds.js';
 import { inverseLargestWork, matrixConditioningWork, type FactoredMatrix, type MatrixConditioning } from './conditioning.js';
-import { basisFactoredMatrixWork, sConditioningWork, type DenseSSource, type SConditioning } from './kappaS.js';
+import { basisFactoredMatrixWork, sConditioningWork, type DenseSSource, type SConditioning, type SEndVectors } from './kappaS.js';
 import { anglesOnThreadsWork, denseAnalysisThreads, sharedAnalysisSystem, spectralOnThreadsWork } from './denseAnalysisTasks.js';
 import { gramBlocksWork, gramIsIdentity } from './gramBlocks.js';
 import { localAnglesWork, type LocalAngles } from './localAngles.js';
@@ -252,14 +252,15 @@ export interface PartitionSpectrum {
  * kappa(S) of the system's partition as analyzeWork computes it, without the rest of the analysis: for the partition
  * advisor (../partitioning/advisor.ts), which ranks candidates by it. On dense storage lambda_max(S) comes from Lanczos
  * through the machines' bases instead of the Gram blocks, and, given `factored` (a square A as another partition of it
- * factored it, A = D M), lambda_min(S) through that factorization instead of the LU of this partition's Q^T, both runs
- * started from `startVectors` when given (the same values to the Lanczos runs' accuracy, ./kappaS.ts). On CSR storage `lu` is the LU of A. Both are shared by the
- * candidates (A does not change with the partition).
+ * factored it, A = D M; a tall A has none and does not read it), lambda_min(S) through that factorization instead of
+ * the LU of this partition's Q^T, both runs started from `startVectors` when given (the same values to the Lanczos
+ * runs' accuracy, ./kappaS.ts). On CSR storage `lu` is the LU of A. Both are shared by the candidates (A does not
+ * change with the partition).
  */
 export function* partitionKappaSWork(
   kernels: Kernels,
   system: DistributedSystem,
-  shared: { lu?: SparseLuContext; factored?: FactoredMatrix; startVectors?: { readonly u: Float64Array; readonly v: Float64Array } } = {},
+  shared: { lu?: SparseLuContext; factored?: FactoredMatrix; startVectors?: SEndVectors } = {},
 ): Work<number> {
   const { lu, factored, startVectors } = shared;
   if (system.storage === 'csr') {
@@ -270,9 +271,8 @@ export function* partitionKappaSWork(
   }
   // Through the machines' bases, without the Gram blocks the analysis builds for its angles (./kappaS.ts).
   yield { phase: 'conditioning', fraction: 0 };
-  const bases = rowSpaceSystem(system);
-  const through = factored !== undefined && bases.A.rows === bases.n ? factored : undefined;
-  return (yield* inPhase(sConditioningWork(kernels, { bases, factored: through, startVectors }), 'conditioning', 0, 1)).kappaS;
+  return (yield* inPhase(sConditioningWork(kernels, { bases: rowSpaceSystem(system), factored, startVectors }), 'conditioning', 0, 1))
+    .kappaS;
 }
 
 /**

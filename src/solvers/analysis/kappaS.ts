@@ -92,6 +92,12 @@ export interface SConditioning {
   lanczosIterations: { largest: number; smallest: number };
 }
 
+/** Eigenvectors of S's ends, u for lambda_max(S) and v for lambda_min(S) (unit norm; Ritz vectors to some accuracy). */
+export interface SEndVectors {
+  readonly u: Float64Array;
+  readonly v: Float64Array;
+}
+
 /** What the dense kappa(S) reads Q from (module comment): the analysis' Gram blocks and bases, or Q^T itself. */
 export type DenseSSource =
   | { readonly system: DenseSystem; readonly gram: GramBlocks }
@@ -116,7 +122,7 @@ export type DenseSSource =
        * partition (the refinement's proposals move a few rows), which they converge from in fewer steps to the same
        * tolerance. v, for lambda_min(S), is read only through `factored`.
        */
-      readonly startVectors?: { readonly u: Float64Array; readonly v: Float64Array };
+      readonly startVectors?: SEndVectors;
     }
   | {
       /** Q^T: its rows the machines' orthonormal basis vectors, one after the other. A square one is overwritten. */
@@ -158,12 +164,7 @@ function* tallSOfBasesWork(kernels: Kernels, system: DenseSystem, offsets: reado
 }
 
 /** S's ends from the machines' bases alone (DenseSSource's `bases`), lambda_min(S) through `factored` when given. */
-function* sOfBasesWork(
-  kernels: Kernels,
-  system: DenseSystem,
-  factored?: FactoredMatrix,
-  startVectors?: { readonly u: Float64Array; readonly v: Float64Array },
-): Work<SConditioning> {
+function* sOfBasesWork(kernels: Kernels, system: DenseSystem, factored?: FactoredMatrix, startVectors?: SEndVectors): Work<SConditioning> {
   const offsets = offsetsOf(system.machines.map((machine) => machine.p));
   if (system.A.rows > system.n) return yield* tallSOfBasesWork(kernels, system, offsets);
   // No column shared by two machines: S = I (Proposition 1), as the Gram blocks' all zero.

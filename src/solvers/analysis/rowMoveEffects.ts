@@ -16,8 +16,8 @@
  * rows on the columns they touch, A_i^T = Q_i R_i by Householder QR (../linalg/householderQr.ts), u by
  * Lanczos on x -> sum_i Q_i (Q_i^T x), v by Lanczos on S^{-1} = (M^T M)^{-1}, M = Q^T, through a dense
  * LU of M (as ./conditioning.ts computes lambda_min(S)) or, given a factorization of a dense A by
- * another partition, through it (./kappaS.ts inverseSThroughFactoredOperator). Dense n x n memory and O(n^3) work: for small
- * systems only (the refinement's size limit).
+ * another partition, through it (./kappaS.ts inverseSThroughFactoredOperator). Dense n x n memory and
+ * O(n^3) work: for small systems only (the refinement's size limit).
  */
 import type { Work } from '../cooperative.js';
 import { eigensolverOptionsOf, largestEigenvalueWork, type SymmetricOperator } from '../eigen/lanczos.js';
@@ -27,7 +27,7 @@ import { luWork } from '../linalg/lu.js';
 import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf, type FactoredMatrix } from './conditioning.js';
-import { basesSBlockProduct, basesSOperator, basisCoordinates, inverseSThroughFactoredOperator } from './kappaS.js';
+import { basesSBlockProduct, basesSOperator, basisCoordinates, inverseSThroughFactoredOperator, type SEndVectors } from './kappaS.js';
 
 /** One machine's A_i^T = Q_i R_i: row t of q (p x cols.length) is the t-th basis vector of R(A_i) on `cols`. */
 export interface MachineBasis {
@@ -152,7 +152,7 @@ export interface RowMoveEffectsOptions {
    * Where u's and v's Lanczos runs start (else at random): a nearby partition's u and v, as the effects before the
    * refinement's last accepted proposal found them (a few rows moved), which they converge from in fewer steps.
    */
-  startVectors?: { readonly u: Float64Array; readonly v: Float64Array };
+  startVectors?: SEndVectors;
 }
 
 /**
@@ -163,21 +163,11 @@ export interface RowMoveEffectsOptions {
  * proposals).
  */
 export class MoveEffectsCache {
-  private readonly coordinates = new WeakMap<Float64Array, Float64Array>();
-  private readonly inverses = new WeakMap<Float64Array, Float64Array>();
+  /** A Q_h^T by Q_h's q. */
+  readonly coordinates = new WeakMap<Float64Array, Float64Array>();
+  /** R_h^{-1} by R_h's r. */
+  readonly inverses = new WeakMap<Float64Array, Float64Array>();
   constructor(readonly a: DenseMatrix) {}
-  coordinatesOf(q: Float64Array): Float64Array | undefined {
-    return this.coordinates.get(q);
-  }
-  keepCoordinates(q: Float64Array, coordinates: Float64Array): void {
-    this.coordinates.set(q, coordinates);
-  }
-  inverseOf(r: Float64Array): Float64Array | undefined {
-    return this.inverses.get(r);
-  }
-  keepInverse(r: Float64Array, inverse: Float64Array): void {
-    this.inverses.set(r, inverse);
-  }
 }
 
 /**
@@ -246,8 +236,8 @@ export function* rowMoveEffectsWork(
   const inverses: Float64Array[] = [];
   for (const [j, basis] of bases.entries()) {
     const p = basis.rows.length;
-    const inv = cache?.inverseOf(basis.r) ?? upperInverse(basis.r, p);
-    cache?.keepInverse(basis.r, inv);
+    const inv = cache?.inverses.get(basis.r) ?? upperInverse(basis.r, p);
+    cache?.inverses.set(basis.r, inv);
     inverses.push(inv);
     for (let t = 0; t < p; t++) {
       let xu = 0;
@@ -298,8 +288,8 @@ export function* rowMoveEffectsWork(
     // Row k of A Q_h^T at coordinates[k * p]: a_k's coordinates in h's basis.
     let coordinates: Float64Array | null = null;
     if (!('rowPtr' in a)) {
-      coordinates = cache?.coordinatesOf(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis));
-      cache?.keepCoordinates(q, coordinates);
+      coordinates = cache?.coordinates.get(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis));
+      cache?.coordinates.set(q, coordinates);
     }
     if (coordinates === null) {
       slotOf.fill(-1);

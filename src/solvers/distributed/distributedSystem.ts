@@ -15,7 +15,7 @@ import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js'
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { DenseMatrix } from '../matrix.js';
 import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
-import { sameIndices, type DenseProblem, type CsrProblem } from '../problem.js';
+import { isCsrProblem, sameIndices, type DenseProblem, type CsrProblem } from '../problem.js';
 import type { DenseSystem, DenseMachineData, DistributedSystem, CsrSystem } from '../machines/machineData.js';
 import { buildSparseSystemWork } from './sparseSystem.js';
 
@@ -215,10 +215,6 @@ export function buildDistributedSystem(problem: CsrProblem, kernels?: Kernels): 
 export function buildDistributedSystem(problem: DenseProblem | CsrProblem, kernels?: Kernels): DistributedSystem;
 export function buildDistributedSystem(problem: DenseProblem | CsrProblem, kernels: Kernels = selectedKernels()): DistributedSystem {
   return runSync(buildDistributedSystemWork(problem, kernels));
-}
-
-function isCsrProblem(problem: DenseProblem | CsrProblem): problem is CsrProblem {
-  return 'rowPtr' in problem.A;
 }
 
 /**

@@ -29,7 +29,7 @@
  */
 import { partitionKappaSWork, partitionThetaHWork, type PartitionSpectrum } from '../analysis/analyze.js';
 import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
-import { basisFactoredMatrixWork, reflectedLambdaMax } from '../analysis/kappaS.js';
+import { basisFactoredMatrixWork, reflectedLambdaMax, type SEndVectors } from '../analysis/kappaS.js';
 import type { FactoredMatrix } from '../analysis/conditioning.js';
 import { ratioEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
@@ -53,7 +53,15 @@ import { contiguousAssignment } from '../input/partition.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { NativeMetis } from '../linalg/backend.js';
 import type { Calibration } from '../analysis/calibration.js';
-import { assignmentList, partitionFromAssignment, sameIndices, type Partition, type DenseProblem, type CsrProblem } from '../problem.js';
+import {
+  assignmentList,
+  isCsrProblem,
+  partitionFromAssignment,
+  sameIndices,
+  type Partition,
+  type DenseProblem,
+  type CsrProblem,
+} from '../problem.js';
 import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, kwayRefinable, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
@@ -299,9 +307,9 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       if (bracketed) options.released?.();
     }
     const partitioned = withPartition(problem, partitionFromAssignment(assignment, m));
-    const system = isDenseProblem(partitioned)
-      ? yield* buildDenseSystemReusingWork(partitioned, known, kernels)
-      : yield* buildDistributedSystemWork(partitioned, kernels);
+    const system = isCsrProblem(partitioned)
+      ? yield* buildDistributedSystemWork(partitioned, kernels)
+      : yield* buildDenseSystemReusingWork(partitioned, known, kernels);
     last = { assignment, system };
     return system;
   }
@@ -315,7 +323,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     factored ??= options.takeFactored?.() ?? (yield* basisFactoredMatrixWork(kernels, rowSpaceSystem(given)));
     return factored;
   }
-  function* evaluationWork(assignment: Int32Array, near?: { readonly u: Float64Array; readonly v: Float64Array }): Work<Evaluation> {
+  function* evaluationWork(assignment: Int32Array, near?: SEndVectors): Work<Evaluation> {
     // A partition listed before under other machine numbers (RCM's order of a dense matrix's complete row graph cuts
     // it into the contiguous blocks, reversed) has the same S: its evaluation stands.
     let done = evaluated.find((earlier) => samePartition(earlier.assignment, assignment, m));
@@ -406,9 +414,8 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   const given = candidates[0];
   const givenRatio = given.kappaS! / best.kappaS!;
   // What the kappa(S) ratio means for a run: APC's predicted iterations to the tolerance on each (sqrt(kappa(S)) scaled).
-  const iterationsOf = (kappaS: number): number | null => predictIterations((Math.sqrt(kappaS) - 1) / (Math.sqrt(kappaS) + 1), tolerance);
-  const givenIterations = iterationsOf(given.kappaS!);
-  const bestIterations = iterationsOf(best.kappaS!);
+  const givenIterations = apcIterations(given.kappaS!, tolerance);
+  const bestIterations = apcIterations(best.kappaS!, tolerance);
   const iterations =
     givenIterations === null || bestIterations === null
       ? ''
@@ -420,10 +427,6 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
         ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found in kappa(S) (${best.strategy}: kappa(S) = ${format(best.kappaS!)} against ${format(given.kappaS!)}).${iterations}`
         : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS!)} (the given partition) to ${format(best.kappaS!)}.${iterations}`;
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
-}
-
-function isDenseProblem(problem: DenseProblem | CsrProblem): problem is DenseProblem {
-  return 'data' in problem.A;
 }
 
 function isWithin(assignment: Int32Array, m: number, lo: number, hi: number): boolean {
@@ -498,10 +501,15 @@ export function samePartition(a: Int32Array, b: Int32Array, m: number): boolean 
   return true;
 }
 
-/** APC's optimal rate from kappa(S) (Azizan-Ruhi et al., Theorem 2), its predicted iterations and their seconds. */
-function apcTime(kappaS: number, secondsPerIteration: number, tolerance: number): CandidateTime {
+/** APC's predicted iterations to `tolerance` at its optimal rate from kappa(S) (Azizan-Ruhi et al., Theorem 2); null: too many to converge. */
+function apcIterations(kappaS: number, tolerance: number): number | null {
   const root = Math.sqrt(kappaS);
-  const iterations = predictIterations((root - 1) / (root + 1), tolerance);
+  return predictIterations((root - 1) / (root + 1), tolerance);
+}
+
+/** APC on a candidate: its predicted iterations and their seconds. */
+function apcTime(kappaS: number, secondsPerIteration: number, tolerance: number): CandidateTime {
+  const iterations = apcIterations(kappaS, tolerance);
   return { algorithm: 'apc', iterations, secondsPerIteration, seconds: iterations === null ? null : iterations * secondsPerIteration };
 }
 

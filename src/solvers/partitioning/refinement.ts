@@ -26,6 +26,7 @@
  */
 import { MoveEffectsCache, rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
 import type { FactoredMatrix } from '../analysis/conditioning.js';
+import type { SEndVectors } from '../analysis/kappaS.js';
 import type { Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
 import type { CsrMatrix, DenseMatrix } from '../matrix.js';
@@ -46,7 +47,7 @@ export interface RefinementInput {
    * kappa(S) of an assignment, as the analysis computes it; `near`: eigenvectors of S's ends for the assignment it was
    * proposed from (the move effects' u and v), where a dense evaluation may start its Lanczos runs.
    */
-  evaluate: (assignment: Int32Array, near?: { readonly u: Float64Array; readonly v: Float64Array }) => Work<number>;
+  evaluate: (assignment: Int32Array, near?: SEndVectors) => Work<number>;
   /** The machines' QR of an assignment when the caller holds them (its evaluation's system), else undefined. */
   basesOf?: (assignment: Int32Array) => readonly MachineBasis[] | undefined;
   /** A dense A as some partition of it factored it (../analysis/conditioning.ts FactoredMatrix): the move effects' lambda_min(S) through it. */

@@ -108,15 +108,15 @@ describeEachBackend('row-move effects', () => {
     const alone = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved }))!;
     const cache = new MoveEffectsCache(a);
     runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines, cache }));
-    expect(cache.coordinatesOf(system.machines[0].q)).toBeDefined();
-    expect(cache.inverseOf(system.machines[0].r)).toBeDefined();
+    expect(cache.coordinates.get(system.machines[0].q)).toBeDefined();
+    expect(cache.inverses.get(system.machines[0].r)).toBeDefined();
     const cached = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
     expect(cached.deltaMax).toEqual(alone.deltaMax);
     expect(cached.deltaMin).toEqual(alone.deltaMin);
     // What the cache holds is what is read: machine 3's coordinates scaled give other effects of moves to machine 3.
-    cache.keepCoordinates(
+    cache.coordinates.set(
       system.machines[3].q,
-      cache.coordinatesOf(system.machines[3].q)!.map((x) => 2 * x),
+      cache.coordinates.get(system.machines[3].q)!.map((x) => 2 * x),
     );
     const read = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
     expect(read.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
