@@ -28,12 +28,16 @@ const DEPENDENT_ROWS_TOLERANCE = 64 * Number.EPSILON;
 function columnSupport(A: DenseMatrix, rows: Int32Array): Int32Array {
   const n = A.cols;
   const used = new Uint8Array(n);
-  for (const row of rows) {
-    const off = row * n;
-    for (let j = 0; j < n; j++) if (A.data[off + j] !== 0) used[j] = 1;
-  }
+  // Counted as found, so that the scan stops once every column is used: on a dense matrix, after the first row.
   let c = 0;
-  for (let j = 0; j < n; j++) c += used[j];
+  for (let k = 0; k < rows.length && c < n; k++) {
+    const off = rows[k] * n;
+    for (let j = 0; j < n; j++)
+      if (used[j] === 0 && A.data[off + j] !== 0) {
+        used[j] = 1;
+        c++;
+      }
+  }
   const cols = new Int32Array(c);
   for (let j = 0, k = 0; j < n; j++) if (used[j]) cols[k++] = j;
   return cols;
@@ -92,14 +96,12 @@ function* buildMachineWork(kernels: Kernels, problem: DenseProblem, index: numbe
   const { q, r } = yield* householderQrWork(kernels, a, p, c);
   yield undefined;
 
-  // A nonsingular A has A_i of full row rank (docs/SPEC.md, "Setting"); a vanishing pivot of R says otherwise.
+  // A nonsingular A has A_i of full row rank (docs/SPEC.md, "Setting"); a vanishing pivot of R says otherwise. Row k
+  // of A_i = R^T Q_i^T has the norm of R's column k (Q_i orthonormal): p^2 / 2 reads where A_i's rows take p c.
+  const rowNorm2 = new Float64Array(p);
+  for (let t = 0; t < p; t++) for (let k = t; k < p; k++) rowNorm2[k] += r[t * p + k] * r[t * p + k];
   let maxRowNorm = 0;
-  for (let k = 0; k < p; k++) {
-    let s = 0;
-    for (let t = 0; t < c; t++) s += a[k * c + t] * a[k * c + t];
-    maxRowNorm = Math.max(maxRowNorm, Math.sqrt(s));
-  }
-  yield undefined;
+  for (let k = 0; k < p; k++) maxRowNorm = Math.max(maxRowNorm, Math.sqrt(rowNorm2[k]));
   for (let k = 0; k < p; k++) {
     if (!(Math.abs(r[k * p + k]) > DEPENDENT_ROWS_TOLERANCE * maxRowNorm)) {
       throw new SingularMatrixError(

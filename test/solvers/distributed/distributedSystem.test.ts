@@ -1,0 +1,63 @@
+/**
+ * The dense machines' data (src/solvers/distributed/distributedSystem.ts): each machine's column support, and the test
+ * that its rows are independent (relative to its largest row, whose norm is read from R).
+ */
+import { expect, it } from 'vitest';
+import { buildDistributedSystem, createProblem } from '../../../src/solvers/index.js';
+import { SingularMatrixError } from '../../../src/solvers/errors.js';
+import { fromRows } from '../../../src/solvers/matrix.js';
+import { describeEachBackend } from '../../support/backends.js';
+
+/** n x n tridiagonal (2 on the diagonal, -1 beside it) with `scale` on row `scaledRow`. */
+function tridiagonal(n: number, scaledRow = -1, scale = 1): number[][] {
+  return Array.from({ length: n }, (_, i) =>
+    Array.from({ length: n }, (_, j) => (i === j ? 2 : Math.abs(i - j) === 1 ? -1 : 0) * (i === scaledRow ? scale : 1)),
+  );
+}
+
+/** The columns where some row of `rows` is nonzero, by brute force. */
+function supportOf(rows: number[][]): number[] {
+  return rows[0].map((_, j) => j).filter((j) => rows.some((row) => row[j] !== 0));
+}
+
+describeEachBackend('dense machines', () => {
+  it("holds each machine's rows on its column support: every column of a dense matrix, the band of a banded one", () => {
+    const banded = tridiagonal(12);
+    const system = buildDistributedSystem(createProblem({ A: fromRows(banded), partition: { machines: 3 } }));
+    for (const machine of system.machines) {
+      const rows = [...machine.rows].map((k) => banded[k]);
+      expect([...machine.cols]).toEqual(supportOf(rows));
+      expect(machine.full).toBe(false);
+    }
+    const dense = Array.from({ length: 6 }, (_, i) => Array.from({ length: 6 }, (_, j) => 1 + ((i * 7 + j * 3) % 5) + (i === j ? 10 : 0)));
+    const full = buildDistributedSystem(createProblem({ A: fromRows(dense), partition: { machines: 2 } }));
+    for (const machine of full.machines) {
+      expect([...machine.cols]).toEqual([0, 1, 2, 3, 4, 5]);
+      expect(machine.full).toBe(true);
+    }
+  });
+
+  it('refuses a machine whose rows are dependent, naming the row, and keeps a row that is only much shorter', () => {
+    // Row 2 = row 0 + row 1 on machine 0 (rows 0-2); A is then singular.
+    const rows = [
+      [4, 1, 0, 0, 1, 0],
+      [1, 5, 1, 0, 0, 1],
+      [5, 6, 1, 0, 1, 1],
+      [0, 1, 6, 1, 0, 0],
+      [1, 0, 1, 7, 1, 0],
+      [0, 1, 0, 1, 8, 2],
+    ];
+    let error: unknown;
+    try {
+      buildDistributedSystem(createProblem({ A: fromRows(rows), partition: { machines: 2 } }));
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(SingularMatrixError);
+    expect((error as SingularMatrixError).details).toEqual({ machine: 0, row: 2, machineRow: 2 });
+    // A row 1e-8 the length of the others is independent of them: its pivot is far above 64 eps times the longest row.
+    const scaled = buildDistributedSystem(createProblem({ A: fromRows(tridiagonal(8, 1, 1e-8)), partition: { machines: 2 } }));
+    expect(scaled.machines[0].p).toBe(4);
+    expect(Math.abs(scaled.machines[0].r[1 * 4 + 1])).toBeGreaterThan(1e-9);
+  });
+});
