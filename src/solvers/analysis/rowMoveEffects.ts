@@ -106,7 +106,7 @@ function* machineBasisWork(kernels: Kernels, a: DenseMatrix | CsrMatrix, rows: I
  * (on A's own rows when the machine touches every column, else on A's columns it touches), in slices of rows between
  * yields. The loop it replaced read Q_i by columns for each row: ~220 s of the TypeScript advice at n = 2000, m = 10.
  */
-function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: MachineBasis): Work<Float64Array> {
+function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: MachineBasis): Work<BasisCoordinates> {
   const n = a.rows;
   const { cols, q } = basis;
   const c = cols.length;
@@ -122,7 +122,13 @@ function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: Ma
     kernels.dense.multiplyByTransposeRows(x, q, c, k0, Math.min(n, k0 + slice), p, out, p);
     yield undefined;
   }
-  return out;
+  const norm2 = new Float64Array(n);
+  for (let k = 0; k < n; k++) {
+    let s = 0;
+    for (let t = k * p; t < (k + 1) * p; t++) s += out[t] * out[t];
+    norm2[k] = s;
+  }
+  return { values: out, norm2 };
 }
 
 /** R^{-1} (p x p, upper triangular, row-major) by back substitution, column by column. */
@@ -163,11 +169,19 @@ export interface RowMoveEffectsOptions {
  * proposals).
  */
 export class MoveEffectsCache {
-  /** A Q_h^T by Q_h's q. */
-  readonly coordinates = new WeakMap<Float64Array, Float64Array>();
+  /** A Q_h^T by Q_h's q, with the squared norm of each of its rows (|P_h a_k|^2). */
+  readonly coordinates = new WeakMap<Float64Array, BasisCoordinates>();
   /** R_h^{-1} by R_h's r. */
   readonly inverses = new WeakMap<Float64Array, Float64Array>();
+  /** |a_k|^2 of every row of A. */
+  rowNorm2: Float64Array | null = null;
   constructor(readonly a: DenseMatrix) {}
+}
+
+/** Every row's coordinates in one machine's basis, A Q_h^T (n x p, row-major), and their squared norms (n). */
+export interface BasisCoordinates {
+  readonly values: Float64Array;
+  readonly norm2: Float64Array;
 }
 
 /**
@@ -256,50 +270,65 @@ export function* rowMoveEffectsWork(
   }
   // Addition: (x . z)^2 for every row k and every other machine h, from |a_k|^2, a_k . u, a_k . v (once) and the
   // coordinates Q_h a_k of every row in h's basis (one product A Q_h^T per machine on dense A).
-  const rowNorm2 = new Float64Array(n);
-  const rowDotU = new Float64Array(n);
-  const rowDotV = new Float64Array(n);
-  for (let k = 0; k < n; k++) {
-    if ('data' in a) {
-      // A dense row as it is stored (its zeros add nothing; rowEntries would copy it into lists first).
-      const row = k * n;
-      for (let e = 0; e < n; e++) {
-        const x = a.data[row + e];
-        rowNorm2[k] += x * x;
-        rowDotU[k] += x * u[e];
-        rowDotV[k] += x * v[e];
+  let rowNorm2 = cache?.rowNorm2 ?? null;
+  const rowDots = new Float64Array(2 * n);
+  if ('data' in a) {
+    // a_k . u and a_k . v of every row by the kernels' product of A with [u; v]; |a_k|^2 once per A.
+    const uv = new Float64Array(2 * n);
+    uv.set(u);
+    uv.set(v, n);
+    kernels.dense.multiplyByTransposeRows(a.data, uv, n, 0, n, 2, rowDots, 2);
+    if (rowNorm2 === null) {
+      rowNorm2 = new Float64Array(n);
+      for (let k = 0; k < n; k++) {
+        let s = 0;
+        for (let e = k * n; e < (k + 1) * n; e++) s += a.data[e] * a.data[e];
+        rowNorm2[k] = s;
       }
-      continue;
+      if (cache !== undefined) cache.rowNorm2 = rowNorm2;
     }
-    const { cols: rc, values } = rowEntries(a, k);
-    for (let e = 0; e < rc.length; e++) {
-      rowNorm2[k] += values[e] * values[e];
-      rowDotU[k] += values[e] * u[rc[e]];
-      rowDotV[k] += values[e] * v[rc[e]];
+  } else {
+    rowNorm2 = new Float64Array(n);
+    for (let k = 0; k < n; k++) {
+      const { cols: rc, values } = rowEntries(a, k);
+      for (let e = 0; e < rc.length; e++) {
+        rowNorm2[k] += values[e] * values[e];
+        rowDots[2 * k] += values[e] * u[rc[e]];
+        rowDots[2 * k + 1] += values[e] * v[rc[e]];
+      }
     }
   }
   yield undefined;
   const slotOf = new Int32Array(n);
   const projected = new Float64Array(pMax);
+  // (Q_h a_k) . (Q_h u) and (Q_h a_k) . (Q_h v) of every row k: a dense A's by the kernels' product of A Q_h^T with them.
+  const insideDots = new Float64Array(2 * n);
+  const coordsUV = new Float64Array(2 * pMax);
   for (const [h, basis] of bases.entries()) {
     const { cols, q } = basis;
     const c = cols.length;
     const p = basis.rows.length;
-    // Row k of A Q_h^T at coordinates[k * p]: a_k's coordinates in h's basis.
-    let coordinates: Float64Array | null = null;
+    // Row k of A Q_h^T at coordinates.values[k * p]: a_k's coordinates in h's basis.
+    let coordinates: BasisCoordinates | null = null;
     if (!('rowPtr' in a)) {
       coordinates = cache?.coordinates.get(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis));
       cache?.coordinates.set(q, coordinates);
-    }
-    if (coordinates === null) {
+      coordsUV.set(coordsU[h]);
+      coordsUV.set(coordsV[h], p);
+      kernels.dense.multiplyByTransposeRows(coordinates.values, coordsUV, p, 0, n, 2, insideDots, 2);
+    } else {
       slotOf.fill(-1);
       cols.forEach((col, s) => (slotOf[col] = s));
     }
     for (let k = 0; k < n; k++) {
       if (assignment[k] === h) continue;
-      let rowCoordinates: Float64Array;
+      let dotU = rowDots[2 * k];
+      let dotV = rowDots[2 * k + 1];
+      let inside = 0;
       if (coordinates !== null) {
-        rowCoordinates = coordinates.subarray(k * p, (k + 1) * p);
+        inside = coordinates.norm2[k];
+        dotU -= insideDots[2 * k];
+        dotV -= insideDots[2 * k + 1];
       } else {
         const { cols: rc, values } = rowEntries(a, k);
         projected.fill(0, 0, p);
@@ -308,15 +337,11 @@ export function* rowMoveEffectsWork(
           if (s < 0) continue;
           for (let t = 0; t < p; t++) projected[t] += q[t * c + s] * values[e];
         }
-        rowCoordinates = projected;
-      }
-      let dotU = rowDotU[k];
-      let dotV = rowDotV[k];
-      let inside = 0;
-      for (let t = 0; t < p; t++) {
-        inside += rowCoordinates[t] * rowCoordinates[t];
-        dotU -= coordsU[h][t] * rowCoordinates[t];
-        dotV -= coordsV[h][t] * rowCoordinates[t];
+        for (let t = 0; t < p; t++) {
+          inside += projected[t] * projected[t];
+          dotU -= coordsU[h][t] * projected[t];
+          dotV -= coordsV[h][t] * projected[t];
+        }
       }
       const norm2 = rowNorm2[k];
       const residual2 = norm2 - inside;

@@ -114,12 +114,16 @@ describeEachBackend('row-move effects', () => {
     expect(cached.deltaMax).toEqual(alone.deltaMax);
     expect(cached.deltaMin).toEqual(alone.deltaMin);
     // What the cache holds is what is read: machine 3's coordinates scaled give other effects of moves to machine 3.
-    cache.coordinates.set(
-      system.machines[3].q,
-      cache.coordinates.get(system.machines[3].q)!.map((x) => 2 * x),
-    );
+    const held = cache.coordinates.get(system.machines[3].q)!;
+    cache.coordinates.set(system.machines[3].q, { values: held.values.map((x) => 2 * x), norm2: held.norm2.map((x) => 4 * x) });
     const read = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
     expect(read.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
+    // And A's row norms are kept once: scaled, they give other effects too.
+    expect(cache.rowNorm2).toHaveLength(N);
+    cache.coordinates.set(system.machines[3].q, held);
+    cache.rowNorm2 = cache.rowNorm2!.map((x) => 2 * x);
+    const norms = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
+    expect(norms.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
   });
 
   it("are the same started from a nearby partition's Ritz vectors (the refinement's last effects) as from random ones", () => {
