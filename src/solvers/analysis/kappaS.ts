@@ -53,7 +53,7 @@
  * MAX_FORWARD_LANCZOS_ITERATIONS steps (every fixture converges in at most ~210).
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { DenseSystem } from '../distributed/distributedSystem.js';
+import type { DenseFactors, DenseMachineFactor, DenseSystem } from '../distributed/distributedSystem.js';
 import { DimensionMismatchError, type SingularMatrixError } from '../errors.js';
 import {
   eigensolverOptionsOf,
@@ -184,6 +184,106 @@ function* sOfBasesWork(kernels: Kernels, system: DenseSystem, factored?: Factore
   return sConditioningFrom(upper, lower);
 }
 
+/**
+ * kappa(R_i) above which sOfFactorsWork declines: lambda_max(S) through A_i and R_i (factorsSOperator) is accurate to
+ * ~kappa(R_i) eps relative (each solve with R_i loses that much), against ~eps through Q_i; at 1e4 the two agree to
+ * ~1e-12, within the 1e-9 at which the partition advisor's candidates must equal an analysis of them.
+ */
+export const FACTORS_ROUTE_MAX_CONDITION = 1e4;
+
+/**
+ * x -> S x = sum_i A_i^T (A_i A_i^T)^{-1} A_i x = sum_i A_i^T R_i^{-1} R_i^{-T} A_i x through the machines' rows and R
+ * alone (A_i^T = Q_i R_i, so Q_i = A_i^T R_i^{-1}): per machine two matrix-vector products with A_i and two triangular
+ * solves, the work of the route through Q_i (basesSOperator).
+ */
+export function factorsSOperator(kernels: Kernels, machines: readonly DenseMachineFactor[], n: number): SymmetricOperator {
+  const dense = kernels.dense;
+  const width = Math.max(1, ...machines.map((machine) => machine.p));
+  const local = new Float64Array(width);
+  const onCols = new Float64Array(n);
+  const image = new Float64Array(n);
+  return {
+    size: n,
+    apply(x, y) {
+      y.fill(0);
+      for (const { p, c, cols, full, a, r } of machines) {
+        const xc = full ? x : onCols;
+        if (!full) for (let s = 0; s < c; s++) onCols[s] = x[cols[s]];
+        dense.gemm(false, p, 1, c, 1, a, c, xc, 1, 0, local, 1);
+        dense.solveRTransposedBlock(r, p, local, 1);
+        dense.solveRBlock(r, p, local, 1);
+        dense.gemm(true, c, 1, p, 1, a, c, local, 1, 0, image, 1);
+        if (full) for (let s = 0; s < n; s++) y[s] += image[s];
+        else for (let s = 0; s < c; s++) y[cols[s]] += image[s];
+      }
+    },
+  };
+}
+
+/**
+ * An estimate of kappa(R) (R p x p upper triangular, row-major) from below: the square roots of the largest eigenvalues
+ * of R^T R and (R^T R)^{-1} = R^{-1} R^{-T} by a few power steps each (Rayleigh quotients: each at most its eigenvalue,
+ * within a small factor of it after a few steps from a start with every component).
+ */
+export function triangularConditionEstimate(kernels: Kernels, r: Float64Array, p: number, steps = 8): number {
+  const dense = kernels.dense;
+  const x = new Float64Array(p);
+  const before = new Float64Array(p);
+  const largest = (applyNormal: (v: Float64Array) => void): number => {
+    for (let k = 0; k < p; k++) x[k] = 1 + ((k * 0.618033988749895) % 1);
+    let value = 0;
+    for (let step = 0; step < steps; step++) {
+      let norm = 0;
+      for (let k = 0; k < p; k++) norm += x[k] * x[k];
+      norm = Math.sqrt(norm);
+      if (!(norm > 0 && Number.isFinite(norm))) return Infinity;
+      for (let k = 0; k < p; k++) before[k] = x[k] /= norm;
+      applyNormal(x);
+      value = 0;
+      for (let k = 0; k < p; k++) value += before[k] * x[k];
+    }
+    return Math.sqrt(value);
+  };
+  const t = new Float64Array(p);
+  const norm = largest((v) => {
+    dense.gemm(false, p, 1, p, 1, r, p, v, 1, 0, t, 1);
+    dense.gemm(true, p, 1, p, 1, r, p, t, 1, 0, v, 1);
+  });
+  const inverseNorm = largest((v) => {
+    dense.solveRTransposedBlock(r, p, v, 1);
+    dense.solveRBlock(r, p, v, 1);
+  });
+  return norm * inverseNorm;
+}
+
+/**
+ * S's ends for a square dense partition from its machines' R alone (DenseFactors, Q_i not formed): lambda_max(S) by
+ * Lanczos through factorsSOperator, lambda_min(S) through another partition's factorization of A (as sOfBasesWork
+ * with `factored`, from the same Gb = diag(R_j^T R_j): the same value bit for bit). null when some R_i's condition
+ * exceeds FACTORS_ROUTE_MAX_CONDITION: the caller then forms Q (sConditioningWork with `bases`).
+ */
+export function* sOfFactorsWork(
+  kernels: Kernels,
+  factors: DenseFactors,
+  factored: FactoredMatrix,
+  startVectors?: SEndVectors,
+): Work<SConditioning | null> {
+  const { machines, n } = factors;
+  for (const { r, p } of machines) {
+    if (!(triangularConditionEstimate(kernels, r, p) <= FACTORS_ROUTE_MAX_CONDITION)) return null;
+    yield undefined;
+  }
+  if (supportsDisjoint(machines, n)) return S_IDENTITY;
+  const upper = yield* lanczosWork(kernels, factorsSOperator(kernels, machines, n), {
+    which: 'largest',
+    maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS,
+    startVector: startVectors?.u,
+  });
+  const lower = yield* largestOfInverseWork(kernels, inverseSThroughFactoredOperator(kernels, factored, machines), startVectors?.v);
+  if (lower === null) throw singularBasesError(upper.largest, n);
+  return sConditioningFrom(upper, lower);
+}
+
 /** A machine's R (p x p, upper triangular, row-major) with A_i^T = Q_i R, and its rows of A. */
 export interface TriangularFactor {
   readonly p: number;
@@ -270,7 +370,7 @@ export function basisCoordinates(basis: BasisRows, x: Float64Array, out: Float64
 }
 
 /** Whether no column is shared by two of the machines. */
-function supportsDisjoint(bases: readonly BasisRows[], n: number): boolean {
+function supportsDisjoint(bases: readonly { readonly cols: Int32Array }[], n: number): boolean {
   const used = new Uint8Array(n);
   for (const { cols } of bases)
     for (const col of cols) {

@@ -27,7 +27,7 @@
  * taskmaster's link at `bandwidthGBs`.
  */
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
-import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import type { DenseFactors, DistributedSystem } from '../distributed/distributedSystem.js';
 import { isTall } from '../distributed/leastSquares.js';
 import { gradientRowChunks, singleCsrChunk, threadedStep } from '../machines/gradientPass.js';
 import { threadsForRun } from '../parallel/threads.js';
@@ -73,7 +73,7 @@ export interface SystemCost {
   errorMeasured: boolean;
 }
 
-export function systemCost(system: DistributedSystem): SystemCost {
+export function systemCost(system: DistributedSystem | DenseFactors): SystemCost {
   const errorMeasured = system.xTrue !== null || isTall(system);
   if (system.storage === 'dense') {
     const machines = system.machines.map((d) => ({
@@ -100,7 +100,7 @@ export function systemCost(system: DistributedSystem): SystemCost {
 }
 
 /** The gradient pass' row chunks as gradientRowChunks cuts them, each on its machine's support. */
-function gradientChunksOf(system: DistributedSystem): GradientChunk[] {
+function gradientChunksOf(system: DistributedSystem | DenseFactors): GradientChunk[] {
   const { rowWork, ranges } = gradientRowChunks(system);
   return ranges.map(({ machine, from, to }) => {
     let entries = 0;

@@ -16,11 +16,18 @@ import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { DenseMatrix } from '../matrix.js';
 import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
 import { isCsrProblem, sameIndices, type DenseProblem, type CsrProblem } from '../problem.js';
-import type { DenseSystem, DenseMachineData, DistributedSystem, CsrSystem } from '../machines/machineData.js';
+import type {
+  DenseFactors,
+  DenseMachineFactor,
+  DenseSystem,
+  DenseMachineData,
+  DistributedSystem,
+  CsrSystem,
+} from '../machines/machineData.js';
 import { buildSparseSystemWork } from './sparseSystem.js';
 
 /** The types of what is built here are the machines' (../machines/machineData.ts, below this folder). */
-export type { DenseSystem, DenseMachineData, DistributedSystem } from '../machines/machineData.js';
+export type { DenseFactors, DenseMachineFactor, DenseSystem, DenseMachineData, DistributedSystem } from '../machines/machineData.js';
 
 /** Relative size of a QR pivot below which a machine's rows are treated as linearly dependent. */
 const DEPENDENT_ROWS_TOLERANCE = 64 * Number.EPSILON;
@@ -59,20 +66,28 @@ function rowExtents(x: Float64Array, p: number, c: number): [Int32Array, Int32Ar
   return [start, end];
 }
 
-function* buildMachineWork(kernels: Kernels, problem: DenseProblem, index: number): Work<DenseMachineData> {
+/** A machine's rows A_i on their column support, and b_i (the first part of every dense machine's build). */
+interface MachineRows {
+  readonly rows: Int32Array;
+  readonly p: number;
+  readonly cols: Int32Array;
+  readonly c: number;
+  readonly full: boolean;
+  readonly a: Float64Array;
+  readonly b: Float64Array;
+}
+
+function* machineRowsWork(problem: DenseProblem, index: number): Work<MachineRows> {
   const { A, b } = problem;
   const n = A.cols;
-  // A tall A (N > n) may have full column rank with dependent rows on a machine: its projection then
-  // goes through a basis of the machine's row space (rankDeficientMachineWork). A square A with
-  // dependent rows on a machine is singular.
-  const tall = A.rows > n;
   const rows = problem.partition.rowsOf[index];
   const p = rows.length;
   const cols = columnSupport(A, rows);
   const c = cols.length;
   // Yields between the O(p c) passes below: one machine may hold all of a 3312 x 3312 matrix.
   yield undefined;
-  if (c < p && !tall) {
+  // A square A with dependent rows on a machine is singular (a tall one may have them: rankDeficientMachineWork).
+  if (c < p && A.rows === n) {
     throw new SingularMatrixError(
       `The matrix is singular: the ${p} rows of machine ${index} are nonzero in only ${c} columns, so they are linearly dependent.`,
       { machine: index, rows: p, supportColumns: c },
@@ -89,15 +104,15 @@ function* buildMachineWork(kernels: Kernels, problem: DenseProblem, index: numbe
     if ((k & 255) === 255) yield undefined;
   }
   yield undefined;
-  if (tall) {
-    const independent = independentRows(a, p, c);
-    if (independent.length < p) return yield* rankDeficientMachineWork(kernels, index, rows, cols, full, a, bi, independent);
-  }
-  const { q, r } = yield* householderQrWork(kernels, a, p, c);
-  yield undefined;
+  return { rows, p, cols, c, full, a, b: bi };
+}
 
-  // A nonsingular A has A_i of full row rank (docs/SPEC.md, "Setting"); a vanishing pivot of R says otherwise. Row k
-  // of A_i = R^T Q_i^T has the norm of R's column k (Q_i orthonormal): p^2 / 2 reads where A_i's rows take p c.
+/**
+ * A nonsingular A has A_i of full row rank (docs/SPEC.md, "Setting"); a vanishing pivot of R says otherwise. Row k of
+ * A_i = R^T Q_i^T has the norm of R's column k (Q_i orthonormal): p^2 / 2 reads where A_i's rows take p c.
+ */
+function checkIndependentRows(r: Float64Array, rows: Int32Array, index: number): void {
+  const p = rows.length;
   const rowNorm2 = new Float64Array(p);
   for (let t = 0; t < p; t++) for (let k = t; k < p; k++) rowNorm2[k] += r[t * p + k] * r[t * p + k];
   let maxRowNorm = 0;
@@ -110,10 +125,56 @@ function* buildMachineWork(kernels: Kernels, problem: DenseProblem, index: numbe
       );
     }
   }
+}
+
+function* buildMachineWork(kernels: Kernels, problem: DenseProblem, index: number): Work<DenseMachineData> {
+  // A tall A (N > n) may have full column rank with dependent rows on a machine: its projection then
+  // goes through a basis of the machine's row space (rankDeficientMachineWork).
+  const tall = problem.A.rows > problem.A.cols;
+  const { rows, p, cols, c, full, a, b: bi } = yield* machineRowsWork(problem, index);
+  if (tall) {
+    const independent = independentRows(a, p, c);
+    if (independent.length < p) return yield* rankDeficientMachineWork(kernels, index, rows, cols, full, a, bi, independent);
+  }
+  const { q, r } = yield* householderQrWork(kernels, a, p, c);
+  yield undefined;
+  checkIndependentRows(r, rows, index);
   const qtx0 = solveRTransposed(r, p, bi);
   const [aStart, aEnd] = rowExtents(a, p, c);
   const [qStart, qEnd] = rowExtents(q, p, c);
   return { index, rows, p, rank: p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2: 0 };
+}
+
+/**
+ * A square dense problem's machines with R alone (DenseFactors): the Householder QR without forming Q, about half its
+ * work, R bit for bit buildDistributedSystemWork's. For the partition advisor's candidates (../analysis/kappaS.ts
+ * sOfFactorsWork); SingularMatrixError as that build throws it.
+ */
+export function* buildDenseFactorsWork(problem: DenseProblem, kernels: Kernels = selectedKernels()): Work<DenseFactors> {
+  const { A } = problem;
+  if (A.rows !== A.cols) throw new RangeError(`buildDenseFactorsWork needs a square A, got ${A.rows} x ${A.cols}`);
+  const { m } = problem.partition;
+  const machines: DenseMachineFactor[] = [];
+  for (let index = 0; index < m; index++) {
+    const { rows, p, cols, c, full, a } = yield* machineRowsWork(problem, index);
+    const r = yield* kernels.dense.triangularFactorWork(new Float64Array(a), p, c);
+    yield undefined;
+    checkIndependentRows(r, rows, index);
+    const [aStart, aEnd] = rowExtents(a, p, c);
+    const qStart = new Int32Array(p);
+    const qEnd = new Int32Array(p);
+    for (let k = 0, lo = c, hi = 0; k < p; k++) {
+      if (aEnd[k] > aStart[k]) {
+        lo = Math.min(lo, aStart[k]);
+        hi = Math.max(hi, aEnd[k]);
+      }
+      qStart[k] = hi > lo ? lo : 0;
+      qEnd[k] = hi > lo ? hi : 0;
+    }
+    machines.push({ index, rows, p, cols, c, full, a, r, aStart, aEnd, qStart, qEnd });
+    yield { phase: 'factors', fraction: (index + 1) / m };
+  }
+  return { storage: 'dense', n: problem.n, m, A, xTrue: problem.xTrue, partition: problem.partition, machines };
 }
 
 /**

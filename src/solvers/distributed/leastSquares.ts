@@ -46,7 +46,7 @@ export interface LeastSquaresPoints {
   blockWeightedSolveResidual: number | null;
 }
 
-export function isTall(system: DistributedSystem): boolean {
+export function isTall(system: Pick<DistributedSystem, 'A' | 'n'>): boolean {
   return system.A.rows > system.n;
 }
 

@@ -148,6 +148,8 @@ export interface DenseKernels {
    * orthonormal rows spanning A's rows, r (p x p, upper triangular) with A^T = Q R.
    */
   thinQrWork(w: Float64Array, p: number, c: number): Work<{ q: Float64Array; r: Float64Array }>;
+  /** thinQrWork's r alone (bit for bit), Q not formed: about half its work. `w` is overwritten. */
+  triangularFactorWork(w: Float64Array, p: number, c: number): Work<Float64Array>;
   /** Rows [row, row + p) of the n-column `a` (p <= n) replaced in place by the q of their thin QR (`tau`: scratch of length p). */
   orthonormalizeRows(a: Float64Array, row: number, p: number, n: number, tau: Float64Array): void;
   /** A bidiagonal with the singular values of the c x p matrix whose columns are the p rows of `columns` (p x c, p <= c; overwritten). */

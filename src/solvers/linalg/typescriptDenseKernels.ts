@@ -423,6 +423,7 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   solveRTransposedBlock,
   solveRBlock,
   thinQrWork: (w, p, c) => thinQrWork(w, p, c, TYPESCRIPT_DENSE_KERNELS),
+  triangularFactorWork: (w, p, c) => triangularFactorWork(w, p, c, TYPESCRIPT_DENSE_KERNELS),
   orthonormalizeRows(a, row, p, n) {
     a.set(runSync(thinQrWork(a.slice(row * n, (row + p) * n), p, n, TYPESCRIPT_DENSE_KERNELS)).q, row * n);
   },

@@ -15,7 +15,7 @@
  * (at 1138_bus, m = 10, these were most of the pass). Which layout a system gets depends on it and
  * on that setting only, never on the thread count.
  */
-import type { DistributedSystem, CsrSystem } from './machineData.js';
+import type { DistributedSystem, CsrSystem, DenseFactors } from './machineData.js';
 import { fusedRowPass } from '../linalg/rowKernels.js';
 import type { ShardEngine } from '../parallel/engine.js';
 import { TARGET_ROW_CHUNKS, rowChunks, type RowRange } from '../parallel/split.js';
@@ -68,7 +68,7 @@ export const GRADIENT_TERMS = 0;
  * extent in A_i (dense) or its stored entries (CSR). The cut depends on the system only (never on
  * the thread count nor the backend).
  */
-export function gradientRowChunks(system: DistributedSystem): { rowWork: Float64Array[]; ranges: RowRange[] } {
+export function gradientRowChunks(system: DistributedSystem | DenseFactors): { rowWork: Float64Array[]; ranges: RowRange[] } {
   const rowWork = system.machines.map(rowEntries);
   return { rowWork, ranges: rowChunks(rowWork, TARGET_ROW_CHUNKS) };
 }

@@ -56,6 +56,27 @@ export interface DenseMachineData {
   readonly localResidual2: number;
 }
 
+/**
+ * A dense machine as far as its rows and R determine it, Q_i not formed (the partition advisor's candidates, whose
+ * kappa(S) reads R alone: ../analysis/kappaS.ts sOfFactorsWork): DenseMachineData's fields of the same names, but qStart
+ * and qEnd bound Q_i^T's rows by the hull of A_i's rows 0..k (basis vector k combines them).
+ */
+export type DenseMachineFactor = Pick<
+  DenseMachineData,
+  'index' | 'rows' | 'p' | 'cols' | 'c' | 'full' | 'a' | 'r' | 'aStart' | 'aEnd' | 'qStart' | 'qEnd'
+>;
+
+/** A square dense system's machines as DenseMachineFactor (../distributed/distributedSystem.ts buildDenseFactorsWork). */
+export interface DenseFactors {
+  readonly storage: 'dense';
+  readonly n: number;
+  readonly m: number;
+  readonly A: DenseMatrix;
+  readonly xTrue: Float64Array | null;
+  readonly partition: Partition;
+  readonly machines: readonly DenseMachineFactor[];
+}
+
 /** A system on dense storage: every machine's rows, basis and factor as above. */
 export interface DenseSystem {
   readonly storage: 'dense';

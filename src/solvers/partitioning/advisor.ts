@@ -12,6 +12,10 @@
  * (./refinement.ts): the best candidate within the imbalance with rows moved to lower kappa(S) itself,
  * listed when the refinement applies (square A of at most MAX_REFINED_ROWS rows).
  *
+ * On a square dense A each listed candidate's kappa(S) comes from its machines' R alone (the QR without forming Q, about
+ * half its work; ../analysis/kappaS.ts sOfFactorsWork), and lambda_min(S) through the given partition's factorization
+ * of A; a system with Q is built for the best (its theta_H) and the refinement's start only.
+ *
  * Every candidate gets its kappa(S), which ranks them; theta_H (the principal angles of every overlapping pair) only
  * the given partition and the best, since the angles do not rank candidates and cost several times what kappa(S) does
  * (dense n = 2000, native: 45 pairs ~0.8 s against ~0.2 s; sparse: most of an analysis).
@@ -29,7 +33,7 @@
  */
 import { partitionKappaSWork, partitionThetaHWork, type PartitionSpectrum } from '../analysis/analyze.js';
 import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
-import { basisFactoredMatrixWork, reflectedLambdaMax, type SEndVectors } from '../analysis/kappaS.js';
+import { basisFactoredMatrixWork, reflectedLambdaMax, sOfFactorsWork, type SEndVectors } from '../analysis/kappaS.js';
 import type { FactoredMatrix } from '../analysis/conditioning.js';
 import { ratioEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
@@ -44,9 +48,11 @@ import type { Work } from '../cooperative.js';
 import { predictIterations } from '../analysis/recommendation.js';
 import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
 import {
+  buildDenseFactorsWork,
   buildDenseSystemReusingWork,
   buildDistributedSystemWork,
   rowSpaceSystem,
+  type DenseFactors,
   type DistributedSystem,
 } from '../distributed/distributedSystem.js';
 import { contiguousAssignment } from '../input/partition.js';
@@ -65,7 +71,7 @@ import {
 import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, kwayRefinable, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
-import { refineAssignmentWork } from './refinement.js';
+import { refineAssignmentWork, refinementApplies } from './refinement.js';
 import { rowGraph, type WeightedGraph } from './rowGraph.js';
 
 export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', 'metis', 'refined'] as const;
@@ -269,7 +275,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   if ('rowPtr' in problem.A && problem.A.rows === problem.A.cols) lu = options.takeLu?.() ?? (yield* sparseLuContextWork(problem.A));
   const { calibration } = options;
   const tolerance = options.tolerance ?? 1e-8;
-  const secondsPerIteration = (system: DistributedSystem): number | null =>
+  const secondsPerIteration = (system: DistributedSystem | DenseFactors): number | null =>
     calibration === undefined ? null : secondsHere(iterationCost('apc', systemCost(system)), calibration);
   const bracketed = lu !== undefined && problem.A.rows > (options.exhaustiveRows ?? ADVISE_EXHAUSTIVE_ROWS);
   // Each distinct assignment is evaluated once: the given partition may come analysed, and it is also the
@@ -291,14 +297,14 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   let last: { assignment: Int32Array; system: DistributedSystem } | null = null;
   // Unbracketed (dense systems and CSR ones up to ADVISE_EXHAUSTIVE_ROWS rows, where a system is at most a few hundred
   // MB), the best candidate's system so far is held too: its theta_H, computed last, needs no rebuild (dense n = 4000:
-  // 1.1 s native, 3 s TypeScript). The given partition's is the caller's.
-  let bestSoFar: { assignment: Int32Array; system: DistributedSystem; kappaS: number } | null =
+  // 1.1 s native, 3 s TypeScript). The given partition's is the caller's. null: evaluated from its R alone (below).
+  let bestSoFar: { assignment: Int32Array; system: DistributedSystem | null; kappaS: number } | null =
     options.given === undefined
       ? null
       : { assignment: problem.partition.assignment, system: options.given.system, kappaS: options.given.spectrum.kappaS };
   function* systemOf(assignment: Int32Array): Work<DistributedSystem> {
     if (last !== null && sameIndices(last.assignment, assignment)) return last.system;
-    if (bestSoFar !== null && sameIndices(bestSoFar.assignment, assignment)) return bestSoFar.system;
+    if (bestSoFar?.system && sameIndices(bestSoFar.assignment, assignment)) return bestSoFar.system;
     // A dense machine whose rows a held system's machine has is taken from it (the refinement's proposals move rows
     // between two to four machines of the ten, say; the others keep their QR).
     const known = [last?.system, bestSoFar?.system].filter((system) => system?.storage === 'dense');
@@ -323,11 +329,40 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     factored ??= options.takeFactored?.() ?? (yield* basisFactoredMatrixWork(kernels, rowSpaceSystem(given)));
     return factored;
   }
-  function* evaluationWork(assignment: Int32Array, near?: SEndVectors): Work<Evaluation> {
+  /**
+   * A listed candidate of a square dense A, once the given partition's factorization is had: its kappa(S) from its
+   * machines' R alone (../analysis/kappaS.ts sOfFactorsWork: the same kappa(S), Q not formed, about half of each QR's
+   * work; dense n = 4000, native: ~0.3 s a candidate), null when that route declines (an ill-conditioned R_i). Its
+   * system is built only if it is the best (theta_H) or the refinement's start.
+   */
+  function* fromFactorsWork(assignment: Int32Array): Work<Evaluation | null> {
+    if (bracketed || isCsrProblem(problem) || problem.A.rows !== problem.A.cols || evaluated.length === 0) return null;
+    if (factored === undefined && options.given?.system.storage === 'dense') yield* factoredWork(options.given.system);
+    if (factored === undefined) return null;
+    const factors = yield* buildDenseFactorsWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels);
+    const s = yield* sOfFactorsWork(kernels, factors, factored);
+    if (s === null) return null;
+    const done: Evaluation = {
+      assignment,
+      kappaS: s.kappaS,
+      thetaH: null,
+      bounds: null,
+      notComputed: [],
+      seconds: secondsPerIteration(factors),
+    };
+    if (bestSoFar === null || s.kappaS < bestSoFar.kappaS * (1 - TIE)) bestSoFar = { assignment, system: null, kappaS: s.kappaS };
+    evaluated.push(done);
+    return done;
+  }
+  function* evaluationWork(assignment: Int32Array, near?: SEndVectors, listed = false): Work<Evaluation> {
     // A partition listed before under other machine numbers (RCM's order of a dense matrix's complete row graph cuts
     // it into the contiguous blocks, reversed) has the same S: its evaluation stands.
     let done = evaluated.find((earlier) => samePartition(earlier.assignment, assignment, m));
     if (done !== undefined) return done;
+    if (listed) {
+      const fromFactors = yield* fromFactorsWork(assignment);
+      if (fromFactors !== null) return fromFactors;
+    }
     const system = yield* systemOf(assignment);
     done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [], seconds: secondsPerIteration(system) };
     if (!bracketed || system.storage !== 'csr') {
@@ -352,7 +387,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   // The refinement and, when bracketed, the exact kappa(S) and theta_H are one more step of progress.
   const steps = assignments.length + 1;
   for (const [k, { strategy, assignment }] of assignments.entries()) {
-    listed.push({ strategy, assignment, evaluation: yield* evaluationWork(assignment) });
+    listed.push({ strategy, assignment, evaluation: yield* evaluationWork(assignment, undefined, true) });
     yield { phase: 'advise', fraction: (k + 1) / steps };
   }
   if (bracketed) {
@@ -367,6 +402,13 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     let start: Evaluation | null = null;
     for (const { evaluation } of listed)
       if (isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS! < start.kappaS!)) start = evaluation;
+    // The refinement reads its start's machines (their bases, and the ones its proposals keep): built here when the
+    // start was evaluated from its R alone, and held as the best so far when it is.
+    if (start !== null && refinementApplies(problem.A, m)) {
+      const system = yield* systemOf(start.assignment);
+      if (bestSoFar !== null && bestSoFar.system === null && sameIndices(bestSoFar.assignment, start.assignment))
+        bestSoFar = { ...bestSoFar, system };
+    }
     const refinement =
       start === null
         ? null

@@ -65,11 +65,15 @@ export interface Refinement {
 /** Relative gain under which a proposal counts as no gain (the estimates' accuracy). */
 const GAIN = 1e-6;
 
-/** null when the refinement does not apply (too many rows, non-square A, a rank-deficient block). */
+/** Whether refineAssignmentWork refines a partition of `a` over m machines (at most MAX_REFINED_ROWS rows, square, m >= 2). */
+export function refinementApplies(a: DenseMatrix | CsrMatrix, m: number): boolean {
+  return a.rows <= MAX_REFINED_ROWS && a.rows === a.cols && m >= 2;
+}
+
+/** null when the refinement does not apply (refinementApplies) or meets a rank-deficient block. */
 export function* refineAssignmentWork(input: RefinementInput): Work<Refinement | null> {
   const { kernels, a, m, bounds, evaluate, basesOf, factored } = input;
-  const n = a.rows;
-  if (n > MAX_REFINED_ROWS || a.rows !== a.cols || m < 2) return null;
+  if (!refinementApplies(a, m)) return null;
   let assignment: Int32Array = Int32Array.from(input.start);
   let kappaS = input.startKappaS;
   // kappa(S) >= 1, with equality when S = I: nothing to lower.

@@ -14,8 +14,11 @@ import {
   inverseSThroughFactoredOperator,
   basesSOperator,
   computeSConditioning,
+  FACTORS_ROUTE_MAX_CONDITION,
   sConditioningWork,
+  sOfFactorsWork,
   sSmallestWork,
+  triangularConditionEstimate,
 } from '../../../src/solvers/analysis/kappaS.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { largestEigenvalueWork } from '../../../src/solvers/eigen/lanczos.js';
@@ -24,7 +27,9 @@ import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { loadFixture } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { randomMatrix, randomRows, svdValues, systemOf } from '../../support/systems.js';
-import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { buildDenseFactorsWork, buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { systemCost } from '../../../src/solvers/analysis/timeToSolution.js';
+import { fromRows } from '../../../src/solvers/matrix.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 
 /** Orthonormal basis (n x p) of the row space of the machine's rows, from ml-matrix. */
@@ -211,5 +216,75 @@ describeEachBackend('kappa(S)', () => {
     const inverse = runSync(sSmallestWork(kernels, system, gram.offsets));
     expect(runSync(sConditioningWork(kernels, { gram, n, inverse }))).toEqual(computeSConditioning(system, gram));
     expect(() => runSync(sConditioningWork(kernels, { gram, n, inverse: null }))).toThrow(SingularMatrixError);
+  });
+});
+
+describeEachBackend("kappa(S) from the machines' R alone", () => {
+  /** n rows, machine 0's (every third row) missing the last 4 columns; the partition k % 3 and the strips of 3 machines. */
+  function case24(): { rows: number[][]; assignment: number[]; strips: number[] } {
+    const n = 24;
+    const rows = randomRows(n, 21, 0.5);
+    for (let k = 0; k < n; k += 3) for (let j = n - 4; j < n; j++) rows[k][j] = 0;
+    return {
+      rows,
+      assignment: Array.from({ length: n }, (_, k) => k % 3),
+      strips: Array.from({ length: n }, (_, k) => Math.floor((3 * k) / n)),
+    };
+  }
+
+  it('gives the kappa(S) of the route through Q (lambda_min(S) bit for bit), the same R and the same time-to-solution cost', () => {
+    const { rows, assignment, strips } = case24();
+    const kernels = selectedKernels();
+    const problem = createProblem({ A: fromRows(rows), partition: { assignment } });
+    const system = buildDistributedSystem(problem, kernels);
+    const factored = runSync(basisFactoredMatrixWork(kernels, systemOf(rows, strips, 3)));
+    const factors = runSync(buildDenseFactorsWork(problem, kernels));
+    for (const [i, machine] of factors.machines.entries()) {
+      expect(machine.r).toEqual(system.machines[i].r);
+      expect(machine.qStart).toEqual(system.machines[i].qStart);
+      expect(machine.qEnd).toEqual(system.machines[i].qEnd);
+    }
+    expect(factors.machines[0].c).toBe(20);
+    expect(systemCost(factors)).toEqual(systemCost(system));
+    const throughQ = runSync(sConditioningWork(kernels, { bases: system, factored }));
+    const fromR = runSync(sOfFactorsWork(kernels, factors, factored))!;
+    expect(fromR.lambdaMinS).toBe(throughQ.lambdaMinS);
+    expect(Math.abs(fromR.lambdaMaxS / throughQ.lambdaMaxS - 1)).toBeLessThan(1e-12);
+    expect(Math.abs(fromR.kappaS / throughQ.kappaS - 1)).toBeLessThan(1e-12);
+  });
+
+  it('declines (null) when a machine holds nearly dependent rows, whose R would cost lambda_max(S) its digits', () => {
+    const { rows, assignment, strips } = case24();
+    // Rows 1 and 4 (machine 1) 1e-7 apart: kappa(R_1) ~1e8.
+    rows[4] = rows[1].map((x, j) => x + 1e-7 * Math.cos(j));
+    const kernels = selectedKernels();
+    const problem = createProblem({ A: fromRows(rows), partition: { assignment } });
+    const factors = runSync(buildDenseFactorsWork(problem, kernels));
+    expect(triangularConditionEstimate(kernels, factors.machines[1].r, factors.machines[1].p)).toBeGreaterThan(FACTORS_ROUTE_MAX_CONDITION);
+    const factored = runSync(basisFactoredMatrixWork(kernels, systemOf(rows, strips, 3)));
+    expect(runSync(sOfFactorsWork(kernels, factors, factored))).toBeNull();
+  });
+
+  it("estimates kappa(R) from below, within a factor 2 of ml-matrix's singular values", () => {
+    const kernels = selectedKernels();
+    for (const [seed, scale] of [
+      [3, 1],
+      [4, 1e-3],
+      [5, 1e-6],
+    ] as const) {
+      const rows = randomRows(12, seed);
+      rows[5] = rows[5].map((x, j) => rows[2][j] + scale * x);
+      const system = systemOf(
+        rows,
+        Array.from({ length: 12 }, () => 0),
+        1,
+      );
+      const { r, p } = system.machines[0];
+      const values = svdValues(new Matrix(Array.from({ length: p }, (_, i) => Array.from(r.subarray(i * p, (i + 1) * p)))));
+      const exact = Math.max(...values) / Math.min(...values);
+      const estimate = triangularConditionEstimate(kernels, r, p);
+      expect(estimate).toBeLessThanOrEqual(exact * (1 + 1e-10));
+      expect(estimate).toBeGreaterThan(exact / 2);
+    }
   });
 });

@@ -1,11 +1,12 @@
 /**
  * The native dense kernels' projectOut (two dgemv, the second over the rows left) against the
- * TypeScript loop: the same rows projected out, the same h, w to rounding.
+ * TypeScript loop: the same rows projected out, the same h, w to rounding. Their gemm (dgemm, or dgemv for one
+ * contiguous column) against the TypeScript loop's.
  */
 import { describe, expect, it } from 'vitest';
 import { nativeBlas } from '../../../src/solvers/linalg/backend.js';
 import { kernelsOf } from '../../../src/solvers/linalg/kernels.js';
-import { projectOut } from '../../../src/solvers/linalg/typescriptDenseKernels.js';
+import { projectOut, TYPESCRIPT_DENSE_KERNELS } from '../../../src/solvers/linalg/typescriptDenseKernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 
 const nativeLoaded = nativeBlas() !== null;
@@ -43,5 +44,30 @@ describe.skipIf(!nativeLoaded)('native projectOut', () => {
       for (let r = 0; r < n; r++) expect(Math.abs(w[r] - loopW[r]), `w[${r}]`).toBeLessThan(1e-9);
       if (rows.length === 0) expect(w).toEqual(start);
     }
+  });
+});
+
+describe.skipIf(!nativeLoaded)('native gemm', () => {
+  it("is the TypeScript loop's C = alpha op(A) B + beta C, one column (dgemv) or several (dgemm), A with a wider leading dimension", () => {
+    const rng = new SeededRandom(5);
+    const dense = kernelsOf('native').dense;
+    for (const transA of [false, true])
+      for (const [m, n, kk, ldb, ldc] of [
+        [7, 1, 5, 1, 1],
+        [7, 1, 5, 3, 2],
+        [6, 4, 9, 4, 5],
+      ] as const) {
+        // op(A) m x kk: A stored m x kk, or kk x m when transposed, with 3 more columns than used.
+        const lda = (transA ? m : kk) + 3;
+        const a = rng.fillSigned(new Float64Array((transA ? kk : m) * lda));
+        const b = rng.fillSigned(new Float64Array(kk * ldb));
+        const c = rng.fillSigned(new Float64Array(m * ldc));
+        const viaNative = c.slice();
+        const viaLoop = c.slice();
+        dense.gemm(transA, m, n, kk, 1.5, a, lda, b, ldb, 0.25, viaNative, ldc);
+        TYPESCRIPT_DENSE_KERNELS.gemm(transA, m, n, kk, 1.5, a, lda, b, ldb, 0.25, viaLoop, ldc);
+        for (let k = 0; k < c.length; k++)
+          expect(Math.abs(viaNative[k] - viaLoop[k]), `${transA} ${m}x${n} entry ${k}`).toBeLessThan(1e-13);
+      }
   });
 });

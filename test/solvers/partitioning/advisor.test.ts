@@ -213,23 +213,31 @@ describeEachBackend('partition advisor, one partition under two numberings', () 
     }
   });
 
-  it("builds each distinct candidate's system once, the best's kept for its theta_H", () => {
+  it("factors each distinct candidate once and builds the given's and the best's systems, the best's kept for its theta_H", () => {
     // A shuffled block-diagonal matrix of 12 blocks on 6 machines: RCM's candidate pairs up the blocks (kappa(S) = 1,
-    // the best) and the graph partitioners pair them otherwise, built after it; the refinement has nothing to lower,
-    // so the candidates are all the partitions evaluated.
+    // the best) and the graph partitioners pair them otherwise, evaluated after it; the refinement has nothing to
+    // lower, so the candidates are all the partitions evaluated.
     const problem = createProblem({ A: shuffledBlockDiagonal(12, 10).A, partition: { machines: 6 } });
     const work = adviseWork(problem);
     let builds = 0;
+    let factorings = 0;
     let step = work.next();
-    // Each system's setup reports 'bases' up to fraction 1 once.
-    for (; !step.done; step = work.next()) if (step.value?.phase === 'bases' && step.value.fraction === 1) builds++;
+    // Each system's setup reports 'bases' up to fraction 1 once; each R-only factoring (a listed candidate's kappa(S)
+    // from its R alone, Q not formed) 'factors'.
+    for (; !step.done; step = work.next()) {
+      if (step.value?.phase === 'bases' && step.value.fraction === 1) builds++;
+      if (step.value?.phase === 'factors' && step.value.fraction === 1) factorings++;
+    }
     const advice = step.value;
     const distinct: Int32Array[] = [];
     for (const { assignment } of advice.candidates) {
       const a = Int32Array.from(assignment);
       if (!distinct.some((b) => samePartition(a, b, 6))) distinct.push(a);
     }
-    expect(builds).toBe(distinct.length);
+    // The given partition's system (its theta_H, the factorization every other candidate's lambda_min(S) goes through),
+    // then the others' R; the best's system once, for the refinement's start and its theta_H.
+    expect(factorings).toBe(distinct.length - 1);
+    expect(builds).toBe(2);
     const best = advice.candidates.find((c) => c.strategy === advice.best)!;
     expect(best.strategy).toBe('rcm-contiguous');
     expect(advice.candidates.find((c) => c.strategy === 'multilevel')!.kappaS).toBe(1);
