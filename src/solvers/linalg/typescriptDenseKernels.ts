@@ -7,6 +7,7 @@
  */
 import { runSync } from '../cooperative.js';
 import { projectionRows, type DenseKernels } from './denseKernels.js';
+import { accumulateRowCombination, fusedRowPass, multiplyRows } from './rowKernels.js';
 import { bidiagonalizeWork, luWork, thinQrWork, triangularFactorWork, WORK_PER_YIELD } from './typescriptFactorizations.js';
 import {
   packedCombineRowBlock,
@@ -209,16 +210,14 @@ export const subtractProductRowsLoop: DenseKernels['subtractProductRows'] = (c, 
   }
 };
 
-/** y = M^T (M x), one pass over M: each row's dot with x, then that row times the dot. */
-function normalProduct(m: Float64Array, rows: number, cols: number, x: Float64Array, y: Float64Array): void {
+/**
+ * y = M^T (M x), one pass over M (`t`: M x): the row kernels' fused pass on their TypeScript blocks of 4 and 8 rows
+ * (../linalg/rowKernels.ts), whose dot products keep several sums apart: 400 x 4000 in 1.8 ms where a row at a time
+ * took 3.8-5.8 ms.
+ */
+function normalProduct(m: Float64Array, rows: number, cols: number, x: Float64Array, y: Float64Array, t: Float64Array): void {
   y.fill(0, 0, cols);
-  for (let i = 0; i < rows; i++) {
-    const off = i * cols;
-    let s = 0;
-    for (let j = 0; j < cols; j++) s += m[off + j] * x[j];
-    if (s === 0) continue;
-    for (let j = 0; j < cols; j++) y[j] += m[off + j] * s;
-  }
+  fusedRowPass(null, m, rows, cols, new Int32Array(rows), new Int32Array(rows).fill(cols), x, new Float64Array(rows), t, 0, 1, y);
 }
 
 /** y_i += G x_j (row dots) and y_j += G^T x_i (row axpys), one pass over G. */
@@ -389,8 +388,30 @@ const multiplyByTransposeRows: DenseKernels['multiplyByTransposeRows'] = (...pro
   if (!packedMultiplyByTransposeRows(...product)) multiplyByTransposeRowsLoop(...product);
 };
 const gemm: DenseKernels['gemm'] = (...product) => {
-  if (!packedGemm(...product)) gemmLoop(...product);
+  if (!vectorProduct(...product) && !packedGemm(...product)) gemmLoop(...product);
 };
+
+/**
+ * op(A) b for one contiguous column b and A's rows contiguous, beta = 0: the row kernels' TypeScript blocks of 4 and 8
+ * rows (../linalg/rowKernels.ts: dot products with several sums apart, or combinations of rows), ~2.5x the loop's rate
+ * on a 400 x 4000 A. false: not such a product.
+ */
+const vectorProduct = (...[transA, m, n, kk, alpha, a, lda, b, ldb, beta, c, ldc]: Parameters<DenseKernels['gemm']>): boolean => {
+  if (n !== 1 || ldb !== 1 || ldc !== 1 || beta !== 0 || lda !== (transA ? m : kk) || m * kk < VECTOR_PRODUCT_MIN_ENTRIES) return false;
+  const rows = transA ? kk : m;
+  const start = new Int32Array(rows);
+  const end = new Int32Array(rows).fill(lda);
+  if (transA) {
+    c.fill(0, 0, m);
+    accumulateRowCombination(null, a, kk, m, start, end, b, 0, alpha, c);
+    return true;
+  }
+  multiplyRows(null, a, m, kk, start, end, b, c);
+  if (alpha !== 1) for (let i = 0; i < m; i++) c[i] *= alpha;
+  return true;
+};
+/** Entries of A from which vectorProduct takes a one-column product (below, the loop's setup costs less). */
+const VECTOR_PRODUCT_MIN_ENTRIES = 4096;
 const subtractProductRows: DenseKernels['subtractProductRows'] = (...product) => {
   if (!packedSubtractProductRows(...product)) subtractProductRowsLoop(...product);
 };

@@ -1,6 +1,7 @@
 /**
  * The kernels chosen once (src/solvers/linalg/kernels.ts): what each backend's set holds, and that
- * kernels passed in are what runs, whatever backend the process selected.
+ * kernels passed in are what runs, whatever backend the process selected. The TypeScript set's one-column
+ * products against its loop.
  */
 import { describe, expect, it } from 'vitest';
 import { analyze } from '../../../src/solvers/analysis/analyze.js';
@@ -9,6 +10,8 @@ import { holdBlasToOneThread, kernelsOf, selectedKernels, TYPESCRIPT_KERNELS } f
 import { useWasmKernels, wasmKernelsEnabled, wasmKernelsUnavailableReason } from '../../../src/solvers/linalg/wasmRowKernels.js';
 import { withBackend } from '../../support/backends.js';
 import { gaussianSystem } from '../../support/systems.js';
+import { gemmLoop } from '../../../src/solvers/linalg/typescriptDenseKernels.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
 
 const nativeLoaded = nativeBlas() !== null;
 
@@ -97,4 +100,26 @@ describe('triangular block solves of the dense kernels', () => {
       }
     });
   }
+});
+
+describe('one-column products of the TypeScript dense kernels', () => {
+  it("give the loop's op(A) b (the row kernels' blocks above a size, the loop or packed kernel below and when strided)", () => {
+    const rng = new SeededRandom(8);
+    const dense = TYPESCRIPT_KERNELS.dense;
+    for (const transA of [false, true])
+      for (const [m, kk, alpha, ldb] of [
+        [300, 40, 1, 1],
+        [300, 40, -2.5, 1],
+        [13, 7, 1, 1],
+        [300, 40, 1, 2],
+      ] as const) {
+        const a = rng.fillSigned(new Float64Array(m * kk));
+        const b = rng.fillSigned(new Float64Array(kk * ldb));
+        const viaKernels = rng.fillSigned(new Float64Array(m));
+        const viaLoop = viaKernels.slice();
+        dense.gemm(transA, m, 1, kk, alpha, a, transA ? m : kk, b, ldb, 0, viaKernels, 1);
+        gemmLoop(transA, m, 1, kk, alpha, a, transA ? m : kk, b, ldb, 0, viaLoop, 1);
+        for (let i = 0; i < m; i++) expect(Math.abs(viaKernels[i] - viaLoop[i]), `${transA} ${m} x ${kk} entry ${i}`).toBeLessThan(1e-12);
+      }
+  });
 });
