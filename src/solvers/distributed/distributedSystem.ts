@@ -156,8 +156,8 @@ export function* buildDenseFactorsWork(problem: DenseProblem, kernels: Kernels =
   const { m } = problem.partition;
   const machines: DenseMachineFactor[] = [];
   for (let index = 0; index < m; index++) {
-    const { rows, p, cols, c, full, a } = yield* machineRowsWork(problem, index);
-    const r = yield* kernels.dense.triangularFactorWork(new Float64Array(a), p, c);
+    const { rows, p, cols, c, full, a, b } = yield* machineRowsWork(problem, index);
+    const { r, reflectors } = yield* kernels.dense.householderFactorWork(new Float64Array(a), p, c);
     yield undefined;
     checkIndependentRows(r, rows, index);
     const [aStart, aEnd] = rowExtents(a, p, c);
@@ -171,10 +171,27 @@ export function* buildDenseFactorsWork(problem: DenseProblem, kernels: Kernels =
       qStart[k] = hi > lo ? lo : 0;
       qEnd[k] = hi > lo ? hi : 0;
     }
-    machines.push({ index, rows, p, cols, c, full, a, r, aStart, aEnd, qStart, qEnd });
+    machines.push({ index, rows, p, cols, c, full, a, b, r, aStart, aEnd, qStart, qEnd, reflectors });
     yield { phase: 'factors', fraction: (index + 1) / m };
   }
-  return { storage: 'dense', n: problem.n, m, A, xTrue: problem.xTrue, partition: problem.partition, machines };
+  return { storage: 'dense', n: problem.n, m, A, b: problem.b, xTrue: problem.xTrue, partition: problem.partition, machines };
+}
+
+/**
+ * The dense system of `factors`' partition, each machine's Q formed from its kept reflectors: bit for bit what
+ * buildDistributedSystemWork builds, less the R it has.
+ */
+export function* denseSystemOfFactorsWork(factors: DenseFactors, kernels: Kernels = selectedKernels()): Work<DenseSystem> {
+  const machines: DenseMachineData[] = [];
+  for (const { reflectors, ...machine } of factors.machines) {
+    const { p, c, r, a, b } = machine;
+    const q = yield* kernels.dense.formQWork(reflectors);
+    const [qStart, qEnd] = rowExtents(q, p, c);
+    machines.push({ ...machine, rank: p, q, qStart, qEnd, qtx0: solveRTransposed(r, p, b), localResidual2: 0, a });
+    yield { phase: 'bases', fraction: (machine.index + 1) / factors.m };
+  }
+  const { n, m, A, b, xTrue, partition } = factors;
+  return { storage: 'dense', n, m, A, b, xTrue, partition, machines };
 }
 
 /**

@@ -55,6 +55,22 @@ export function projectionRows(h: Float64Array, count: number, skipBelow: number
   return { first, end, all: rows === count };
 }
 
+/**
+ * What a Householder QR leaves for forming Q later (DenseKernels.householderFactorWork, formQWork): the reflectors in
+ * `w` (p x c, as the factorization overwrote it) and each block's T of I - V T V^T, in the layout of the backend that
+ * made them, which alone reads them.
+ */
+export interface HouseholderReflectors {
+  /** The layout's token, which the kernels that made them check before reading them. */
+  readonly layout: symbol;
+  readonly p: number;
+  readonly c: number;
+  readonly w: Float64Array;
+  readonly t: Float64Array;
+  /** Reflectors per block. */
+  readonly block: number;
+}
+
 export interface DenseKernels {
   readonly backend: BackendName;
   /**
@@ -148,8 +164,12 @@ export interface DenseKernels {
    * orthonormal rows spanning A's rows, r (p x p, upper triangular) with A^T = Q R.
    */
   thinQrWork(w: Float64Array, p: number, c: number): Work<{ q: Float64Array; r: Float64Array }>;
-  /** thinQrWork's r alone (bit for bit), Q not formed: about half its work. `w` is overwritten. */
-  triangularFactorWork(w: Float64Array, p: number, c: number): Work<Float64Array>;
+  /**
+   * thinQrWork in two halves: its r, and the reflectors (`w` becomes them) from which formQWork forms its q later, each
+   * bit for bit thinQrWork's. The first half is about half the work.
+   */
+  householderFactorWork(w: Float64Array, p: number, c: number): Work<{ r: Float64Array; reflectors: HouseholderReflectors }>;
+  formQWork(reflectors: HouseholderReflectors): Work<Float64Array>;
   /** Rows [row, row + p) of the n-column `a` (p <= n) replaced in place by the q of their thin QR (`tau`: scratch of length p). */
   orthonormalizeRows(a: Float64Array, row: number, p: number, n: number, tau: Float64Array): void;
   /** A bidiagonal with the singular values of the c x p matrix whose columns are the p rows of `columns` (p x c, p <= c; overwritten). */

@@ -8,7 +8,7 @@
 import { runSync } from '../cooperative.js';
 import { NATIVE_MADDS_PER_CALL, type NativeBlas } from './backend.js';
 import { projectionRows, type DenseKernels } from './denseKernels.js';
-import { panelBidiagonalWork, panelLuWork, panelQrWork } from './panelFactorizations.js';
+import { panelBidiagonalWork, panelFormQWork, panelHouseholderFactorWork, panelLuWork, panelQrWork } from './panelFactorizations.js';
 import {
   addBlockAndTransposeProduct,
   combineRowBlock,
@@ -121,9 +121,8 @@ export function nativeDenseKernelsOf(blas: NativeBlas): DenseKernels {
       const { q, r } = yield* panelQrWork(blas, w, p, c, true);
       return { q: q!, r };
     },
-    *triangularFactorWork(w, p, c) {
-      return (yield* panelQrWork(blas, w, p, c, false)).r;
-    },
+    householderFactorWork: (w, p, c) => panelHouseholderFactorWork(blas, w, p, c),
+    formQWork: (reflectors) => panelFormQWork(blas, reflectors),
     orthonormalizeRows(a, row, p, n, tau) {
       blas.dgeqrf(n, p, a, row * n, n, tau, 0);
       blas.dorgqr(n, p, p, a, row * n, n, tau, 0);

@@ -11,7 +11,10 @@
  */
 import type { Work } from '../cooperative.js';
 import { NATIVE_MADDS_PER_CALL, type NativeBlas } from './backend.js';
+import type { HouseholderReflectors } from './denseKernels.js';
 
+/** The layout of panelQrWork's reflectors (HouseholderReflectors.layout). */
+const PANEL_REFLECTORS = Symbol('LAPACK panel reflectors');
 /** Householder reflectors per block (LAPACK's dgeqrf block size; dgeqrt3 panels of 32 measured fastest). */
 const QR_PANEL = 32;
 /** Columns eliminated per LU panel. */
@@ -26,6 +29,18 @@ const BIDIAGONAL_PANEL_MAX = 32;
 const BIDIAGONAL_PANEL_SHARE = 0.1;
 /** dlarfb copies and multiplies by T besides its two dgemm: half the budget. */
 const REFLECTOR_BLOCK_SHARE = 0.5;
+
+/** panelQrWork's first half: R, and the reflectors panelFormQWork forms Q from (`w` becomes them). */
+export function* panelHouseholderFactorWork(
+  blas: NativeBlas,
+  w: Float64Array,
+  p: number,
+  c: number,
+  maddsPerCall = NATIVE_MADDS_PER_CALL,
+): Work<{ r: Float64Array; reflectors: HouseholderReflectors }> {
+  const { r, t } = yield* panelReflectorsWork(blas, w, p, c, maddsPerCall);
+  return { r, reflectors: { layout: PANEL_REFLECTORS, p, c, w, t, block: QR_PANEL } };
+}
 
 export interface PanelQr {
   /** R (p x p, row-major, upper triangular). */
@@ -47,6 +62,19 @@ export function* panelQrWork(
   wantQ: boolean,
   maddsPerCall = NATIVE_MADDS_PER_CALL,
 ): Work<PanelQr> {
+  const { r, t } = yield* panelReflectorsWork(blas, w, p, c, maddsPerCall);
+  if (!wantQ) return { r, q: null };
+  return { r, q: yield* panelFormQWork(blas, { layout: PANEL_REFLECTORS, p, c, w, t, block: QR_PANEL }, maddsPerCall) };
+}
+
+/** The panels' reflectors (in `w`) and T, and R. */
+function* panelReflectorsWork(
+  blas: NativeBlas,
+  w: Float64Array,
+  p: number,
+  c: number,
+  maddsPerCall: number,
+): Work<{ r: Float64Array; t: Float64Array }> {
   if (p > c) throw new RangeError(`panel QR needs p <= c, got p=${p}, c=${c}`);
   const budget = REFLECTOR_BLOCK_SHARE * maddsPerCall;
   const panels = Math.ceil(p / QR_PANEL);
@@ -71,10 +99,24 @@ export function* panelQrWork(
     for (let k = 0; k <= j; k++) r[k * p + j] = w[j * c + k];
     if ((j & 255) === 255) yield undefined;
   }
-  if (!wantQ) return { r, q: null };
+  return { r, t };
+}
 
-  // Q = H_0 ... H_{panels-1} [I_p; 0], by column slices. Block b acts on rows >= k0(b) only, so a
-  // slice of columns [j0, j1) needs the blocks starting below j1, applied last to first.
+/**
+ * Q of panelQrWork's reflectors (`w` and the panels' T), bit for bit what panelQrWork returns with wantQ:
+ * Q = H_0 ... H_{panels-1} [I_p; 0], by column slices. Block b acts on rows >= k0(b) only, so a slice of columns
+ * [j0, j1) needs the blocks starting below j1, applied last to first.
+ */
+export function* panelFormQWork(
+  blas: NativeBlas,
+  reflectors: HouseholderReflectors,
+  maddsPerCall = NATIVE_MADDS_PER_CALL,
+): Work<Float64Array> {
+  if (reflectors.layout !== PANEL_REFLECTORS)
+    throw new RangeError(`panelFormQWork reads its own reflectors (LAPACK's panels), got ${String(reflectors.layout.description)}`);
+  const { p, c, w, t } = reflectors;
+  const budget = REFLECTOR_BLOCK_SHARE * maddsPerCall;
+  const tBlock = QR_PANEL * QR_PANEL;
   const q = new Float64Array(p * c);
   const chunk = Math.max(8, Math.floor(budget / (2 * c * QR_PANEL)));
   for (let j0 = 0; j0 < p; j0 += chunk) {
@@ -87,7 +129,7 @@ export function* panelQrWork(
       yield undefined;
     }
   }
-  return { r, q };
+  return q;
 }
 
 export interface PanelLu {

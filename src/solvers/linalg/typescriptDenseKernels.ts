@@ -8,7 +8,15 @@
 import { runSync } from '../cooperative.js';
 import { projectionRows, type DenseKernels } from './denseKernels.js';
 import { accumulateRowCombination, fusedRowPass, multiplyRows } from './rowKernels.js';
-import { bidiagonalizeWork, luWork, thinQrWork, triangularFactorWork, WORK_PER_YIELD } from './typescriptFactorizations.js';
+import {
+  bidiagonalizeWork,
+  formQWork,
+  householderFactorWork,
+  luWork,
+  thinQrWork,
+  triangularFactorWork,
+  WORK_PER_YIELD,
+} from './typescriptFactorizations.js';
 import {
   packedCombineRowBlock,
   packedGemm,
@@ -444,7 +452,8 @@ export const TYPESCRIPT_DENSE_KERNELS: DenseKernels = {
   solveRTransposedBlock,
   solveRBlock,
   thinQrWork: (w, p, c) => thinQrWork(w, p, c, TYPESCRIPT_DENSE_KERNELS),
-  triangularFactorWork: (w, p, c) => triangularFactorWork(w, p, c, TYPESCRIPT_DENSE_KERNELS),
+  householderFactorWork: (w, p, c) => householderFactorWork(w, p, c, TYPESCRIPT_DENSE_KERNELS),
+  formQWork: (reflectors) => formQWork(TYPESCRIPT_DENSE_KERNELS, reflectors),
   orthonormalizeRows(a, row, p, n) {
     a.set(runSync(thinQrWork(a.slice(row * n, (row + p) * n), p, n, TYPESCRIPT_DENSE_KERNELS)).q, row * n);
   },

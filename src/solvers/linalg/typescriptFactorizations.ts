@@ -6,7 +6,7 @@
  */
 import type { Work } from '../cooperative.js';
 import { norm2 } from '../matrix.js';
-import type { Bidiagonal, DenseKernels, LuFactors } from './denseKernels.js';
+import type { Bidiagonal, DenseKernels, HouseholderReflectors, LuFactors } from './denseKernels.js';
 import { householderBidiagonalWork } from './bidiagonalReflectors.js';
 import { wasmBidiagonalizeWork } from './wasmDenseKernels.js';
 import { wasmKernelsEnabled } from './wasmRowKernels.js';
@@ -133,6 +133,9 @@ function* applyReflectorBlockWork(
   }
 }
 
+/** The layout of blockedHouseholderWork's reflectors (HouseholderReflectors.layout). */
+const BLOCK_REFLECTORS = Symbol('TypeScript block reflectors');
+
 /**
  * Householder QR of M = A^T, w[j * c + i] = M[i][j] (p x c, p <= c; overwritten by the reflectors,
  * v_k in w[k * c + k ..]): blocked, QR_BLOCK reflectors at a time. Within a block each reflector
@@ -147,8 +150,8 @@ function* blockedHouseholderWork(
   w: Float64Array,
   p: number,
   c: number,
-  wantQ: boolean,
-): Work<{ q: Float64Array | null; r: Float64Array }> {
+  keepReflectors: boolean,
+): Work<{ r: Float64Array; reflectors: HouseholderReflectors | null }> {
   const beta = new Float64Array(p); // H_k = I - beta_k v_k v_k^T
   const r = new Float64Array(p * p);
   const block = Math.min(QR_BLOCK, Math.max(p, 1));
@@ -157,7 +160,6 @@ function* blockedHouseholderWork(
   // The T of every block, kept for forming Q.
   const blocks = Math.ceil(p / block);
   const ts = new Float64Array(blocks * block * block);
-  const tt = new Float64Array(block * block);
   const innerVr = new Float64Array(QR_INNER * c);
   const innerVc = new Float64Array(QR_INNER * c);
   const innerT = new Float64Array(QR_INNER * QR_INNER);
@@ -200,7 +202,7 @@ function* blockedHouseholderWork(
         yield* applyReflectorBlockWork(products, w, i1, k1, c, i0, i1 - i0, innerVr, innerVc, innerT, x, y);
       }
     }
-    if (k1 < p || wantQ) {
+    if (k1 < p || keepReflectors) {
       reflectorBlock(w, c, k0, kb, vr, vc);
       const t = ts.subarray((k0 / block) * block * block);
       triangularFactorOfBlock(products, vr, c - k0, kb, beta, k0, t);
@@ -208,10 +210,24 @@ function* blockedHouseholderWork(
     }
     for (let k = k0; k < k1; k++) for (let j = k + 1; j < p; j++) r[k * p + j] = w[j * c + k];
   }
-  if (!wantQ) return { q: null, r };
+  return { r, reflectors: keepReflectors ? { layout: BLOCK_REFLECTORS, p, c, w, t: ts, block } : null };
+}
 
-  // Q = B_0 B_1 ... [I_p; 0], B_b = I - V T V^T the b-th block: applied last block first. Row j of q
-  // (column j of Q) is touched by blocks starting at or before j only, so block b updates rows k0 ...
+/**
+ * Q of blockedHouseholderWork's reflectors (p x c, row k = the k-th column of Q), bit for bit what thinQrWork returns:
+ * Q = B_0 B_1 ... [I_p; 0], B_b = I - V T V^T the b-th block, applied last block first.
+ */
+export function* formQWork(products: FactorizationProducts, reflectors: HouseholderReflectors): Work<Float64Array> {
+  if (reflectors.layout !== BLOCK_REFLECTORS)
+    throw new RangeError(`formQWork reads its own reflectors (blocks of QR_BLOCK), got ${String(reflectors.layout.description)}`);
+  const { p, c, w, t: ts, block } = reflectors;
+  const blocks = Math.ceil(p / block);
+  const vr = new Float64Array(block * c);
+  const vc = new Float64Array(block * c);
+  const tt = new Float64Array(block * block);
+  const x = new Float64Array(p * block);
+  const y = new Float64Array(p * block);
+  // Row j of q (column j of Q) is touched by blocks starting at or before j only, so block b updates rows k0 ...
   const q = new Float64Array(p * c);
   for (let k = 0; k < p; k++) q[k * c + k] = 1;
   for (let k0 = (blocks - 1) * block; k0 >= 0; k0 -= block) {
@@ -221,7 +237,7 @@ function* blockedHouseholderWork(
     for (let i = 0; i < kb; i++) for (let j = 0; j < kb; j++) tt[i * kb + j] = t[j * kb + i];
     yield* applyReflectorBlockWork(products, q, k0, p, c, k0, kb, vr, vc, tt, x, y);
   }
-  return { q, r };
+  return q;
 }
 
 /**
@@ -235,8 +251,19 @@ export function* thinQrWork(
   c: number,
   products: FactorizationProducts,
 ): Work<{ q: Float64Array; r: Float64Array }> {
-  const { q, r } = yield* blockedHouseholderWork(products, w, p, c, true);
-  return { q: q!, r };
+  const { r, reflectors } = yield* blockedHouseholderWork(products, w, p, c, true);
+  return { q: yield* formQWork(products, reflectors!), r };
+}
+
+/** thinQrWork's first half: R, and the reflectors formQWork forms its Q from (`w` becomes them). */
+export function* householderFactorWork(
+  w: Float64Array,
+  p: number,
+  c: number,
+  products: FactorizationProducts,
+): Work<{ r: Float64Array; reflectors: HouseholderReflectors }> {
+  const { r, reflectors } = yield* blockedHouseholderWork(products, w, p, c, true);
+  return { r, reflectors: reflectors! };
 }
 
 /**

@@ -10,6 +10,7 @@ import type { CsrMatrix, DenseMatrix } from '../matrix.js';
 import type { Partition } from '../problem.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import type { ArenaStaging } from '../linalg/wasmRowKernels.js';
+import type { HouseholderReflectors } from '../linalg/denseKernels.js';
 
 export interface DenseMachineData {
   readonly index: number;
@@ -59,12 +60,13 @@ export interface DenseMachineData {
 /**
  * A dense machine as far as its rows and R determine it, Q_i not formed (the partition advisor's candidates, whose
  * kappa(S) reads R alone: ../analysis/kappaS.ts sOfFactorsWork): DenseMachineData's fields of the same names, but qStart
- * and qEnd bound Q_i^T's rows by the hull of A_i's rows 0..k (basis vector k combines them).
+ * and qEnd bound Q_i^T's rows by the hull of A_i's rows 0..k (basis vector k combines them). The QR's reflectors are
+ * kept, so that Q_i can be formed after all (../distributed/distributedSystem.ts denseSystemOfFactorsWork).
  */
 export type DenseMachineFactor = Pick<
   DenseMachineData,
-  'index' | 'rows' | 'p' | 'cols' | 'c' | 'full' | 'a' | 'r' | 'aStart' | 'aEnd' | 'qStart' | 'qEnd'
->;
+  'index' | 'rows' | 'p' | 'cols' | 'c' | 'full' | 'a' | 'b' | 'r' | 'aStart' | 'aEnd' | 'qStart' | 'qEnd'
+> & { readonly reflectors: HouseholderReflectors };
 
 /** A square dense system's machines as DenseMachineFactor (../distributed/distributedSystem.ts buildDenseFactorsWork). */
 export interface DenseFactors {
@@ -72,6 +74,7 @@ export interface DenseFactors {
   readonly n: number;
   readonly m: number;
   readonly A: DenseMatrix;
+  readonly b: Float64Array;
   readonly xTrue: Float64Array | null;
   readonly partition: Partition;
   readonly machines: readonly DenseMachineFactor[];

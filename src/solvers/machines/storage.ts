@@ -14,7 +14,7 @@
  *    memory: a chunk of rows has its own (smaller) support, so the terms the taskmaster adds up per
  *    iteration are never more than the chunk's stored entries.
  */
-import type { CsrMachineData, DenseMachineData, DenseMachineFactor } from './machineData.js';
+import type { CsrMachineData, DenseMachineData } from './machineData.js';
 import { columnSupport, localColumnIndices, nnzOf, zeroedArray, type ArrayPlace, type CsrMatrix } from '../sparse/csr.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
 
@@ -200,7 +200,7 @@ export function entriesRead(storage: MachineStorage): number {
 }
 
 /** Entries of each row of A_i (its nonzero extent, or its stored entries): the work of cutting a machine's rows into chunks. */
-export function rowEntries(machine: DenseMachineFactor | CsrMachineData): Float64Array {
+export function rowEntries(machine: Pick<DenseMachineData, 'p' | 'aStart' | 'aEnd'> | CsrMachineData): Float64Array {
   const w = new Float64Array(machine.p);
   if ('aStart' in machine) for (let k = 0; k < machine.p; k++) w[k] = Math.max(0, machine.aEnd[k] - machine.aStart[k]);
   else for (let k = 0; k < machine.p; k++) w[k] = machine.a.rowPtr[k + 1] - machine.a.rowPtr[k];

@@ -14,7 +14,7 @@
  *
  * On a square dense A each listed candidate's kappa(S) comes from its machines' R alone (the QR without forming Q, about
  * half its work; ../analysis/kappaS.ts sOfFactorsWork), and lambda_min(S) through the given partition's factorization
- * of A; a system with Q is built for the best (its theta_H) and the refinement's start only.
+ * of A; Q is formed for the best (its theta_H; from the reflectors kept) and the refinement's start only.
  *
  * Every candidate gets its kappa(S), which ranks them; theta_H (the principal angles of every overlapping pair) only
  * the given partition and the best, since the angles do not rank candidates and cost several times what kappa(S) does
@@ -51,6 +51,7 @@ import {
   buildDenseFactorsWork,
   buildDenseSystemReusingWork,
   buildDistributedSystemWork,
+  denseSystemOfFactorsWork,
   rowSpaceSystem,
   type DenseFactors,
   type DistributedSystem,
@@ -297,14 +298,22 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   let last: { assignment: Int32Array; system: DistributedSystem } | null = null;
   // Unbracketed (dense systems and CSR ones up to ADVISE_EXHAUSTIVE_ROWS rows, where a system is at most a few hundred
   // MB), the best candidate's system so far is held too: its theta_H, computed last, needs no rebuild (dense n = 4000:
-  // 1.1 s native, 3 s TypeScript). The given partition's is the caller's. null: evaluated from its R alone (below).
-  let bestSoFar: { assignment: Int32Array; system: DistributedSystem | null; kappaS: number } | null =
+  // 1.1 s native, 3 s TypeScript). The given partition's is the caller's. A candidate evaluated from its R alone
+  // (fromFactorsWork) is held as its factors, whose kept reflectors make its system when it is needed.
+  let bestSoFar: { assignment: Int32Array; system: DistributedSystem | null; factors?: DenseFactors; kappaS: number } | null =
     options.given === undefined
       ? null
       : { assignment: problem.partition.assignment, system: options.given.system, kappaS: options.given.spectrum.kappaS };
   function* systemOf(assignment: Int32Array): Work<DistributedSystem> {
     if (last !== null && sameIndices(last.assignment, assignment)) return last.system;
-    if (bestSoFar?.system && sameIndices(bestSoFar.assignment, assignment)) return bestSoFar.system;
+    if (bestSoFar !== null && sameIndices(bestSoFar.assignment, assignment)) {
+      if (bestSoFar.system !== null) return bestSoFar.system;
+      if (bestSoFar.factors !== undefined) {
+        const system = yield* denseSystemOfFactorsWork(bestSoFar.factors, kernels);
+        bestSoFar = { assignment: bestSoFar.assignment, system, kappaS: bestSoFar.kappaS };
+        return system;
+      }
+    }
     // A dense machine whose rows a held system's machine has is taken from it (the refinement's proposals move rows
     // between two to four machines of the ten, say; the others keep their QR).
     const known = [last?.system, bestSoFar?.system].filter((system) => system?.storage === 'dense');
@@ -350,7 +359,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       notComputed: [],
       seconds: secondsPerIteration(factors),
     };
-    if (bestSoFar === null || s.kappaS < bestSoFar.kappaS * (1 - TIE)) bestSoFar = { assignment, system: null, kappaS: s.kappaS };
+    if (bestSoFar === null || s.kappaS < bestSoFar.kappaS * (1 - TIE)) bestSoFar = { assignment, system: null, factors, kappaS: s.kappaS };
     evaluated.push(done);
     return done;
   }
@@ -402,13 +411,9 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     let start: Evaluation | null = null;
     for (const { evaluation } of listed)
       if (isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS! < start.kappaS!)) start = evaluation;
-    // The refinement reads its start's machines (their bases, and the ones its proposals keep): built here when the
-    // start was evaluated from its R alone, and held as the best so far when it is.
-    if (start !== null && refinementApplies(problem.A, m)) {
-      const system = yield* systemOf(start.assignment);
-      if (bestSoFar !== null && bestSoFar.system === null && sameIndices(bestSoFar.assignment, start.assignment))
-        bestSoFar = { ...bestSoFar, system };
-    }
+    // The refinement reads its start's machines (their bases, and the ones its proposals keep): made here when the
+    // start was evaluated from its R alone (from its kept reflectors when it is the best so far).
+    if (start !== null && refinementApplies(problem.A, m)) yield* systemOf(start.assignment);
     const refinement =
       start === null
         ? null

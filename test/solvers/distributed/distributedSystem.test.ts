@@ -1,9 +1,14 @@
 /**
- * The dense machines' data (src/solvers/distributed/distributedSystem.ts): each machine's column support, and the test
- * that its rows are independent (relative to its largest row, whose norm is read from R).
+ * The dense machines' data (src/solvers/distributed/distributedSystem.ts): each machine's column support, the test
+ * that its rows are independent (relative to its largest row, whose norm is read from R), and the system made from R and
+ * the QR's kept reflectors (the partition advisor's candidates) against the one built at once.
  */
 import { expect, it } from 'vitest';
 import { buildDistributedSystem, createProblem } from '../../../src/solvers/index.js';
+import { buildDenseFactorsWork, denseSystemOfFactorsWork } from '../../../src/solvers/distributed/distributedSystem.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import { kernelsOf, selectedKernels } from '../../../src/solvers/linalg/kernels.js';
+import { nativeBlas } from '../../../src/solvers/linalg/backend.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import { describeEachBackend } from '../../support/backends.js';
@@ -59,5 +64,33 @@ describeEachBackend('dense machines', () => {
     const scaled = buildDistributedSystem(createProblem({ A: fromRows(tridiagonal(8, 1, 1e-8)), partition: { machines: 2 } }));
     expect(scaled.machines[0].p).toBe(4);
     expect(Math.abs(scaled.machines[0].r[1 * 4 + 1])).toBeGreaterThan(1e-9);
+  });
+
+  it('makes from R and the kept reflectors the very system built at once (Q formed later, bit for bit)', () => {
+    // Banded rows (machines on some columns) and a dense block, 3 machines.
+    const rows = tridiagonal(30).map((row, i) => row.map((x, j) => (j < 6 ? x + 0.1 * ((i * 5 + j) % 7) : x)));
+    const problem = createProblem({ A: fromRows(rows), partition: { assignment: Array.from({ length: 30 }, (_, k) => (k * 7) % 3) } });
+    const kernels = selectedKernels();
+    const built = buildDistributedSystem(problem, kernels);
+    const factors = runSync(buildDenseFactorsWork(problem, kernels));
+    const made = runSync(denseSystemOfFactorsWork(factors, kernels));
+    expect(made.machines).toHaveLength(3);
+    for (const [i, machine] of made.machines.entries()) {
+      const at = built.machines[i];
+      for (const key of ['rows', 'cols', 'a', 'b', 'q', 'r', 'qtx0', 'aStart', 'aEnd', 'qStart', 'qEnd'] as const)
+        expect(machine[key], key).toEqual(at[key]);
+      expect([machine.p, machine.c, machine.rank, machine.full, machine.localResidual2]).toEqual([
+        at.p,
+        at.c,
+        at.rank,
+        at.full,
+        at.localResidual2,
+      ]);
+    }
+    // The reflectors are the backend's own: the other backend's kernels refuse them.
+    if (nativeBlas() !== null) {
+      const other = kernelsOf(kernels.backend === 'native' ? 'typescript' : 'native');
+      expect(() => runSync(other.dense.formQWork(factors.machines[0].reflectors))).toThrow(RangeError);
+    }
   });
 });
