@@ -73,6 +73,7 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
   }
   const keep = Math.min(DENSE_ROW_NEIGHBOURS, Math.max(0, n - 1));
   const heaviest = new HeaviestCouplings(n, keep);
+  const { floor } = heaviest;
   // The upper triangle only (A A^T is symmetric): block rows [r0, r1) against rows [r0, n), each product offered to both rows.
   const block = new Float64Array(ROW_BLOCK * n);
   for (let r0 = 0; r0 < n; r0 += ROW_BLOCK) {
@@ -83,9 +84,10 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
       const row = (i - r0) * width - r0;
       for (let j = i + 1; j < n; j++) {
         const w = Math.abs(block[row + j]);
+        // Offers below a full heap's lightest are refused (a tie is offered: the index decides it).
         if (w > 0) {
-          heaviest.offer(i, j, w);
-          heaviest.offer(j, i, w);
+          if (w >= floor[i]) heaviest.offer(i, j, w);
+          if (w >= floor[j]) heaviest.offer(j, i, w);
         }
       }
     }
@@ -125,6 +127,8 @@ function swap(weight: Float64Array, idx: Int32Array, a: number, b: number): void
 class HeaviestCouplings {
   readonly kept: Int32Array;
   readonly keptWeight: Float64Array;
+  /** The lightest kept weight of a full heap (-Infinity until full): an offer below it is refused, so need not be made. */
+  readonly floor: Float64Array;
   private readonly size: Int32Array;
 
   constructor(
@@ -133,6 +137,7 @@ class HeaviestCouplings {
   ) {
     this.kept = new Int32Array(n * keep).fill(-1);
     this.keptWeight = new Float64Array(n * keep);
+    this.floor = new Float64Array(n).fill(-Infinity);
     this.size = new Int32Array(n);
   }
 
@@ -151,6 +156,7 @@ class HeaviestCouplings {
         swap(weight, idx, k, parent);
         k = parent;
       }
+      if (this.size[v] === keep) this.floor[v] = weight[base];
       return;
     }
     // Full (or keep = 0): (w, j) replaces the root only when the root is lighter; most offers end here.
@@ -159,13 +165,14 @@ class HeaviestCouplings {
     idx[base] = j;
     for (let k = 0; ;) {
       const l = 2 * k + 1;
-      if (l >= keep) return;
+      if (l >= keep) break;
       let c = l;
       if (l + 1 < keep && lighter(weight, idx, base + l + 1, base + l)) c = l + 1;
-      if (!lighter(weight, idx, base + c, base + k)) return;
+      if (!lighter(weight, idx, base + c, base + k)) break;
       swap(weight, idx, base + c, base + k);
       k = c;
     }
+    this.floor[v] = weight[base];
   }
 }
 
