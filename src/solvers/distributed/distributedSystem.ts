@@ -178,16 +178,16 @@ export function* buildDenseFactorsWork(problem: DenseProblem, kernels: Kernels =
 }
 
 /**
- * The dense system of `factors`' partition, each machine's Q formed from its kept reflectors: bit for bit what
- * buildDistributedSystemWork builds, less the R it has.
+ * The dense system of `factors`' partition, each machine's Q formed from its kept reflectors (its R is the factors'):
+ * bit for bit what buildDistributedSystemWork builds.
  */
 export function* denseSystemOfFactorsWork(factors: DenseFactors, kernels: Kernels = selectedKernels()): Work<DenseSystem> {
   const machines: DenseMachineData[] = [];
   for (const { reflectors, ...machine } of factors.machines) {
-    const { p, c, r, a, b } = machine;
+    const { p, c, r, b } = machine;
     const q = yield* kernels.dense.formQWork(reflectors);
     const [qStart, qEnd] = rowExtents(q, p, c);
-    machines.push({ ...machine, rank: p, q, qStart, qEnd, qtx0: solveRTransposed(r, p, b), localResidual2: 0, a });
+    machines.push({ ...machine, rank: p, q, qStart, qEnd, qtx0: solveRTransposed(r, p, b), localResidual2: 0 });
     yield { phase: 'bases', fraction: (machine.index + 1) / factors.m };
   }
   const { n, m, A, b, xTrue, partition } = factors;
