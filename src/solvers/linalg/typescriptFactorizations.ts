@@ -140,10 +140,10 @@ const BLOCK_REFLECTORS = Symbol('TypeScript block reflectors');
  * Householder QR of M = A^T, w[j * c + i] = M[i][j] (p x c, p <= c; overwritten by the reflectors,
  * v_k in w[k * c + k ..]): blocked, QR_BLOCK reflectors at a time. Within a block each reflector
  * updates only the block's columns (contiguous rows of w); the block then updates the trailing
- * columns at once in compact WY form (I - V T V^T, by gemm), and forms Q the same way, last block
- * first. Householder (not Gram-Schmidt) keeps Q orthonormal to machine precision, which the
- * principal angles need down to 1e-7 rad and below. R (p x p, upper triangular); Q (p x c, row k
- * = the k-th column of Q) when `wantQ`.
+ * columns at once in compact WY form (I - V T V^T, by gemm); formQWork forms Q the same way, last
+ * block first. Householder (not Gram-Schmidt) keeps Q orthonormal to machine precision, which the
+ * principal angles need down to 1e-7 rad and below. R (p x p, upper triangular); with
+ * `keepReflectors`, the reflectors and every block's T for formQWork.
  */
 function* blockedHouseholderWork(
   products: FactorizationProducts,
