@@ -55,7 +55,11 @@ const advice = await timed(
   adviseWork(problem, {
     calibration,
     tolerance: analysis.value.recommendation.tolerance,
-    given: { system, spectrum: { kappaS: analysis.value.conditioning.kappaS, thetaH: analysis.value.heterogeneity.thetaH } },
+    given: {
+      system,
+      spectrum: { kappaS: analysis.value.conditioning.kappaS, thetaH: analysis.value.heterogeneity.thetaH },
+      kappaAtA: analysis.value.conditioning.kappaAtA,
+    },
     takeFactored: handOver.takeFactored,
   }),
 );

@@ -312,7 +312,11 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
           calibration: currentCalibration(),
           tolerance: analysis.recommendation.tolerance,
           // The given partition's kappa(S) and theta_H are the analysis' own: not computed again.
-          given: { system, spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH } },
+          given: {
+            system,
+            spectrum: { kappaS: analysis.conditioning.kappaS, thetaH: analysis.heterogeneity.thetaH },
+            kappaAtA: analysis.conditioning.kappaAtA,
+          },
           takeLu: handOver?.takeLu,
           takeFactored: handOver?.takeFactored,
           // Each candidate's system and the LU of A (~0.4 and ~1 GiB at n = 10^6) given back before the next is made

@@ -284,6 +284,18 @@ export function* sOfFactorsWork(
   return sConditioningFrom(upper, lower);
 }
 
+/**
+ * Whether a partition's kappa(S) through another partition's factorization of A (inverseSThroughFactoredOperator:
+ * S^{-1} = A^{-1} Gb A^{-T}) stands for the one its own Q^T gives (the analysis' route). That route's solves with A lose
+ * about kappa(A^T A) / kappa(S) eps beyond it: a machine holding nearly dependent rows makes A far worse conditioned
+ * than S (measured: rows 1e-7 apart, kappa(A^T A) = 2.7e17, kappa(S) ~1e4, the two routes 7e-5 to 1.5e-3 apart). And
+ * where kappa(S) eps itself is large, no route has those digits, and two of them differ arbitrarily. Within these
+ * bounds the advisor's candidates agree with an analysis of them to 1e-9 (its tests).
+ */
+export function factoredRouteStands(kappaS: number, kappaAtA: number): boolean {
+  return (Number.EPSILON * kappaAtA) / kappaS <= 1e-10 && Number.EPSILON * kappaS <= 1e-3;
+}
+
 /** A machine's R (p x p, upper triangular, row-major) with A_i^T = Q_i R, and its rows of A. */
 export interface TriangularFactor {
   readonly p: number;

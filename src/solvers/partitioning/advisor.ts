@@ -33,8 +33,8 @@
  */
 import { partitionKappaSWork, partitionThetaHWork, type PartitionSpectrum } from '../analysis/analyze.js';
 import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
-import { basisFactoredMatrixWork, reflectedLambdaMax, sOfFactorsWork, type SEndVectors } from '../analysis/kappaS.js';
-import type { FactoredMatrix } from '../analysis/conditioning.js';
+import { basisFactoredMatrixWork, factoredRouteStands, reflectedLambdaMax, sOfFactorsWork, type SEndVectors } from '../analysis/kappaS.js';
+import { matrixConditioningWork, type FactoredMatrix } from '../analysis/conditioning.js';
 import { ratioEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
   sparseKappaSBoundsWork,
@@ -45,6 +45,7 @@ import {
 } from '../analysis/sparseAnalysis.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
 import type { Work } from '../cooperative.js';
+import type { DenseMatrix } from '../matrix.js';
 import { predictIterations } from '../analysis/recommendation.js';
 import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
 import {
@@ -54,6 +55,7 @@ import {
   denseSystemOfFactorsWork,
   rowSpaceSystem,
   type DenseFactors,
+  type DenseSystem,
   type DistributedSystem,
 } from '../distributed/distributedSystem.js';
 import { contiguousAssignment } from '../input/partition.js';
@@ -131,7 +133,12 @@ export interface AdviseOptions {
    * The given partition as the caller already has it: its system and the kappa(S) and theta_H its analysis
    * reported (the values partitionKappaSWork and partitionThetaHWork give), so that it is not built and analysed again.
    */
-  given?: { system: DistributedSystem; spectrum: PartitionSpectrum };
+  given?: {
+    system: DistributedSystem;
+    spectrum: PartitionSpectrum;
+    /** kappa(A^T A) as the analysis reported it: whether a candidate's kappa(S) may go through its factorization (else computed here). */
+    kappaAtA?: number;
+  };
   /**
    * Hands over the LU of this problem's A as the caller's analysis made it (../analysis/analyze.ts
    * AnalyzeOptions.keepLu), so that a square CSR A is not factored again (at n = 10^6, 46 s of the TypeScript
@@ -344,13 +351,20 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
    * work; dense n = 4000, native: ~0.3 s a candidate), null when that route declines (an ill-conditioned R_i). Its
    * system is built only if it is the best (theta_H) or the refinement's start.
    */
-  function* fromFactorsWork(assignment: Int32Array): Work<Evaluation | null> {
+  // kappa(A^T A) of a square dense A, for factoredRouteStands: the caller's analysis', else computed once through `factored`.
+  let kappaAtA = options.given?.kappaAtA;
+  function* factoredStandsWork(kappaS: number): Work<boolean> {
+    kappaAtA ??= (yield* matrixConditioningWork(kernels, problem.A as DenseMatrix, factored)).kappaAtA;
+    return factoredRouteStands(kappaS, kappaAtA);
+  }
+  function* fromFactorsWork(assignment: Int32Array): Work<Evaluation | 'own-route' | null> {
     if (bracketed || isCsrProblem(problem) || problem.A.rows !== problem.A.cols || evaluated.length === 0) return null;
     if (factored === undefined && options.given?.system.storage === 'dense') yield* factoredWork(options.given.system);
     if (factored === undefined) return null;
     const factors = yield* buildDenseFactorsWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels);
     const s = yield* sOfFactorsWork(kernels, factors, factored);
     if (s === null) return null;
+    if (!(yield* factoredStandsWork(s.kappaS))) return 'own-route';
     const done: Evaluation = {
       assignment,
       kappaS: s.kappaS,
@@ -368,14 +382,17 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     // it into the contiguous blocks, reversed) has the same S: its evaluation stands.
     let done = evaluated.find((earlier) => samePartition(earlier.assignment, assignment, m));
     if (done !== undefined) return done;
-    if (listed) {
-      const fromFactors = yield* fromFactorsWork(assignment);
-      if (fromFactors !== null) return fromFactors;
-    }
+    const fromFactors = listed ? yield* fromFactorsWork(assignment) : null;
+    if (fromFactors !== null && fromFactors !== 'own-route') return fromFactors;
     const system = yield* systemOf(assignment);
     done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [], seconds: secondsPerIteration(system) };
     if (!bracketed || system.storage !== 'csr') {
-      done.kappaS = yield* partitionKappaSWork(kernels, system, { lu, factored: yield* factoredWork(system), startVectors: near });
+      // Through the factorization of another partition of A while factoredRouteStands, else through its own Q^T.
+      const through = fromFactors === 'own-route' ? undefined : yield* factoredWork(system);
+      done.kappaS = yield* partitionKappaSWork(kernels, system, { lu, factored: through, startVectors: near });
+      const own = through === undefined || through.machines === rowSpaceSystem(system as DenseSystem).machines;
+      if (!own && !(yield* factoredStandsWork(done.kappaS)))
+        done.kappaS = yield* partitionKappaSWork(kernels, system, { lu, startVectors: near });
       // The rule thetaHOfBestWork picks its best by (the first of least kappa(S)), in the same order.
       if (!bracketed && (bestSoFar === null || done.kappaS < bestSoFar.kappaS * (1 - TIE)))
         bestSoFar = { assignment, system, kappaS: done.kappaS };

@@ -177,6 +177,38 @@ describeEachBackend("partition advisor given the analysis' factorization of a de
   });
 });
 
+describeEachBackend('partition advisor on a matrix with nearly dependent rows', () => {
+  it("gives every candidate's kappa(S) as an analysis of it does, through its own Q^T where A's factorization would not", () => {
+    // Row 31 within 1e-7 of row 30: kappa(A^T A) ~3e17. A machine holding both has kappa(R_j) ~1e7 (no lambda_max(S)
+    // from R alone) and kappa(S) ~1e4, which the given partition's factorization of A gives only to ~1e-3; machines
+    // holding one each make kappa(S) ~3e17. The analysis' route (each candidate's own Q^T) serves them all.
+    const rows = generateMatrix({ generator: 'gaussian', n: 60, mean: 0, std: 1, seed: 9 });
+    for (let j = 0; j < 60; j++) rows.data[31 * 60 + j] = rows.data[30 * 60 + j] + 1e-7 * Math.cos(j);
+    const problem = createProblem({ A: rows, partition: { machines: 4 } });
+    const work = adviseWork(problem);
+    let builds = 0;
+    let factorings = 0;
+    let step = work.next();
+    for (; !step.done; step = work.next()) {
+      if (step.value?.phase === 'bases' && step.value.fraction === 1) builds++;
+      if (step.value?.phase === 'factors' && step.value.fraction === 1) factorings++;
+    }
+    const advice = step.value;
+    const together = advice.candidates.filter(({ assignment }) => assignment[30] === assignment[31]);
+    const apart = advice.candidates.filter(({ assignment }) => assignment[30] !== assignment[31]);
+    // The given partition (contiguous strips) holds both rows on one machine; so do the graph partitions.
+    expect(together.length).toBeGreaterThan(1);
+    expect(apart.length).toBeGreaterThan(0);
+    // Every listed candidate but the given one is factored; those the factored route does not serve are built with Q.
+    expect(factorings).toBeGreaterThan(0);
+    expect(builds).toBeGreaterThan(2);
+    for (const candidate of advice.candidates) {
+      const analysis = analyze(buildDistributedSystem(createProblem({ A: rows, partition: { assignment: candidate.assignment } })));
+      expect(Math.abs(candidate.kappaS! / analysis.conditioning.kappaS - 1), candidate.strategy).toBeLessThan(1e-9);
+    }
+  });
+});
+
 describeEachBackend('partition advisor, one partition under two numberings', () => {
   it("evaluates a partition once however its machines are numbered, and lists each candidate's own numbering", () => {
     // RCM's order of a dense matrix's complete row graph cuts it into the contiguous blocks, reversed.
