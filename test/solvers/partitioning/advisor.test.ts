@@ -30,7 +30,9 @@ import {
   luHandOver,
   MULTILEVEL_BESIDE_METIS_MAX_ROWS,
   samePartition,
+  type Advice,
 } from '../../../src/solvers/partitioning/advisor.js';
+import type { DenseProblem } from '../../../src/solvers/problem.js';
 import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
@@ -177,6 +179,22 @@ describeEachBackend("partition advisor given the analysis' factorization of a de
   });
 });
 
+/**
+ * The advice, with the systems it built (each system's setup reports 'bases' up to fraction 1 once) and the R-only
+ * factorings it made (a listed candidate's kappa(S) from its R alone, Q not formed: 'factors').
+ */
+function adviseCountingBuilds(problem: DenseProblem): { advice: Advice; builds: number; factorings: number } {
+  const work = adviseWork(problem);
+  let builds = 0;
+  let factorings = 0;
+  let step = work.next();
+  for (; !step.done; step = work.next()) {
+    if (step.value?.phase === 'bases' && step.value.fraction === 1) builds++;
+    if (step.value?.phase === 'factors' && step.value.fraction === 1) factorings++;
+  }
+  return { advice: step.value, builds, factorings };
+}
+
 describeEachBackend('partition advisor on a matrix with nearly dependent rows', () => {
   it("gives every candidate's kappa(S) as an analysis of it does, through its own Q^T where A's factorization would not", () => {
     // Row 31 within 1e-7 of row 30: kappa(A^T A) ~3e17. A machine holding both has kappa(R_j) ~1e7 (no lambda_max(S)
@@ -185,15 +203,7 @@ describeEachBackend('partition advisor on a matrix with nearly dependent rows', 
     const rows = generateMatrix({ generator: 'gaussian', n: 60, mean: 0, std: 1, seed: 9 });
     for (let j = 0; j < 60; j++) rows.data[31 * 60 + j] = rows.data[30 * 60 + j] + 1e-7 * Math.cos(j);
     const problem = createProblem({ A: rows, partition: { machines: 4 } });
-    const work = adviseWork(problem);
-    let builds = 0;
-    let factorings = 0;
-    let step = work.next();
-    for (; !step.done; step = work.next()) {
-      if (step.value?.phase === 'bases' && step.value.fraction === 1) builds++;
-      if (step.value?.phase === 'factors' && step.value.fraction === 1) factorings++;
-    }
-    const advice = step.value;
+    const { advice, builds, factorings } = adviseCountingBuilds(problem);
     const together = advice.candidates.filter(({ assignment }) => assignment[30] === assignment[31]);
     const apart = advice.candidates.filter(({ assignment }) => assignment[30] !== assignment[31]);
     // The given partition (contiguous strips) holds both rows on one machine; so do the graph partitions.
@@ -250,17 +260,7 @@ describeEachBackend('partition advisor, one partition under two numberings', () 
     // the best) and the graph partitioners pair them otherwise, evaluated after it; the refinement has nothing to
     // lower, so the candidates are all the partitions evaluated.
     const problem = createProblem({ A: shuffledBlockDiagonal(12, 10).A, partition: { machines: 6 } });
-    const work = adviseWork(problem);
-    let builds = 0;
-    let factorings = 0;
-    let step = work.next();
-    // Each system's setup reports 'bases' up to fraction 1 once; each R-only factoring (a listed candidate's kappa(S)
-    // from its R alone, Q not formed) 'factors'.
-    for (; !step.done; step = work.next()) {
-      if (step.value?.phase === 'bases' && step.value.fraction === 1) builds++;
-      if (step.value?.phase === 'factors' && step.value.fraction === 1) factorings++;
-    }
-    const advice = step.value;
+    const { advice, builds, factorings } = adviseCountingBuilds(problem);
     const distinct: Int32Array[] = [];
     for (const { assignment } of advice.candidates) {
       const a = Int32Array.from(assignment);
