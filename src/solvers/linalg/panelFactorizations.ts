@@ -30,18 +30,6 @@ const BIDIAGONAL_PANEL_SHARE = 0.1;
 /** dlarfb copies and multiplies by T besides its two dgemm: half the budget. */
 const REFLECTOR_BLOCK_SHARE = 0.5;
 
-/** panelQrWork's first half: R, and the reflectors panelFormQWork forms Q from (`w` becomes them). */
-export function* panelHouseholderFactorWork(
-  blas: NativeBlas,
-  w: Float64Array,
-  p: number,
-  c: number,
-  maddsPerCall = NATIVE_MADDS_PER_CALL,
-): Work<{ r: Float64Array; reflectors: HouseholderReflectors }> {
-  const { r, t } = yield* panelReflectorsWork(blas, w, p, c, maddsPerCall);
-  return { r, reflectors: { layout: PANEL_REFLECTORS, p, c, w, t, block: QR_PANEL } };
-}
-
 export interface PanelQr {
   /** R (p x p, row-major, upper triangular). */
   r: Float64Array;
@@ -62,19 +50,18 @@ export function* panelQrWork(
   wantQ: boolean,
   maddsPerCall = NATIVE_MADDS_PER_CALL,
 ): Work<PanelQr> {
-  const { r, t } = yield* panelReflectorsWork(blas, w, p, c, maddsPerCall);
-  if (!wantQ) return { r, q: null };
-  return { r, q: yield* panelFormQWork(blas, { layout: PANEL_REFLECTORS, p, c, w, t, block: QR_PANEL }, maddsPerCall) };
+  const { r, reflectors } = yield* panelHouseholderFactorWork(blas, w, p, c, maddsPerCall);
+  return { r, q: wantQ ? yield* panelFormQWork(blas, reflectors, maddsPerCall) : null };
 }
 
-/** The panels' reflectors (in `w`) and T, and R. */
-function* panelReflectorsWork(
+/** panelQrWork's first half: R, and the reflectors (`w` and the panels' T) panelFormQWork forms Q from. */
+export function* panelHouseholderFactorWork(
   blas: NativeBlas,
   w: Float64Array,
   p: number,
   c: number,
-  maddsPerCall: number,
-): Work<{ r: Float64Array; t: Float64Array }> {
+  maddsPerCall = NATIVE_MADDS_PER_CALL,
+): Work<{ r: Float64Array; reflectors: HouseholderReflectors }> {
   if (p > c) throw new RangeError(`panel QR needs p <= c, got p=${p}, c=${c}`);
   const budget = REFLECTOR_BLOCK_SHARE * maddsPerCall;
   const panels = Math.ceil(p / QR_PANEL);
@@ -99,7 +86,7 @@ function* panelReflectorsWork(
     for (let k = 0; k <= j; k++) r[k * p + j] = w[j * c + k];
     if ((j & 255) === 255) yield undefined;
   }
-  return { r, t };
+  return { r, reflectors: { layout: PANEL_REFLECTORS, p, c, w, t, block: QR_PANEL } };
 }
 
 /**

@@ -251,8 +251,8 @@ export function* thinQrWork(
   c: number,
   products: FactorizationProducts,
 ): Work<{ q: Float64Array; r: Float64Array }> {
-  const { r, reflectors } = yield* blockedHouseholderWork(products, w, p, c, true);
-  return { q: yield* formQWork(products, reflectors!), r };
+  const { r, reflectors } = yield* householderFactorWork(w, p, c, products);
+  return { q: yield* formQWork(products, reflectors), r };
 }
 
 /** thinQrWork's first half: R, and the reflectors formQWork forms its Q from (`w` becomes them). */

@@ -68,18 +68,6 @@ export type DenseMachineFactor = Pick<
   'index' | 'rows' | 'p' | 'cols' | 'c' | 'full' | 'a' | 'b' | 'r' | 'aStart' | 'aEnd' | 'qStart' | 'qEnd'
 > & { readonly reflectors: HouseholderReflectors };
 
-/** A square dense system's machines as DenseMachineFactor (../distributed/distributedSystem.ts buildDenseFactorsWork). */
-export interface DenseFactors {
-  readonly storage: 'dense';
-  readonly n: number;
-  readonly m: number;
-  readonly A: DenseMatrix;
-  readonly b: Float64Array;
-  readonly xTrue: Float64Array | null;
-  readonly partition: Partition;
-  readonly machines: readonly DenseMachineFactor[];
-}
-
 /** A system on dense storage: every machine's rows, basis and factor as above. */
 export interface DenseSystem {
   readonly storage: 'dense';
@@ -91,6 +79,9 @@ export interface DenseSystem {
   readonly partition: Partition;
   readonly machines: readonly DenseMachineData[];
 }
+
+/** A square dense system's machines as DenseMachineFactor (../distributed/distributedSystem.ts buildDenseFactorsWork). */
+export type DenseFactors = Omit<DenseSystem, 'machines'> & { readonly machines: readonly DenseMachineFactor[] };
 
 export interface CsrMachineData {
   readonly index: number;
