@@ -310,8 +310,8 @@ export interface TriangularFactor {
  * A^{-T} = P^T D^{-T} M^{-T}, A^{-1} = M^{-1} D^{-1} P. Gb's blocks are formed once (p_j^3 each); each product is
  * then two solves with the LU of M, two triangular solves with each R_i and one product with each block (sum p^2
  * each against n^2), where the route through this partition's own Q^T factors it first (2/3 n^3). Normwise backward
- * stable as that route, A being factored as (D + dD)(M + dM) (./conditioning.ts); the two agree to ~kappa eps (the
- * advisor's tests: 1e-9 relative).
+ * stable as that route, A being factored as (D + dD)(M + dM) (./conditioning.ts), but its solves with A lose about
+ * kappa(A^T A) / kappa(S) eps more than that route: factoredRouteStands says when that is negligible.
  */
 export function inverseSThroughFactoredOperator(
   kernels: Kernels,
