@@ -1,52 +1,68 @@
 /**
- * Measurement (not a test): the principal angles of Gaussian systems on the TypeScript kernels with
- * each way of finding sigma_max of a Gram block (Kernels.blockSigmaMax, src/solvers/linalg/kernels.ts):
- * Lanczos (the TypeScript kernels' choice) against bidiagonalization (the native kernels'), best of
- * three wall times, and the difference of their theta_H.
+ * Measurement (not a test): sigma_max of every Gram block of Gaussian systems (the cosines of the principal angles,
+ * src/solvers/analysis/principalAngles.ts largestSingularValueWork) with Lanczos capped at BLOCK_LANCZOS_STEPS then a
+ * bidiagonalization (the analysis' route), against Lanczos to the end, the bidiagonalization alone and other caps, on
+ * one backend's kernels; best of three wall times, and the largest difference of a cosine from the route's.
  *
- *   npx tsx bench/blockSigmaMax.ts
+ *   node --import tsx bench/blockSigmaMax.ts [typescript|native] [--steps 24,48]
  */
-import { computePrincipalAngles } from '../src/solvers/analysis/principalAngles.js';
+import { parseArgs } from 'node:util';
+import { gramBlock, gramBlocksWork } from '../src/solvers/analysis/gramBlocks.js';
+import { BLOCK_LANCZOS_STEPS, largestSingularValueWork } from '../src/solvers/analysis/principalAngles.js';
+import { runSync } from '../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../src/solvers/distributed/distributedSystem.js';
-import { TYPESCRIPT_KERNELS, type Kernels } from '../src/solvers/linalg/kernels.js';
+import { kernelsOf } from '../src/solvers/linalg/kernels.js';
 import { partitionFromAssignment } from '../src/solvers/problem.js';
 import { SeededRandom } from '../src/solvers/random.js';
+import { selectBackend, type BackendName } from './backends.js';
 
-const bidiagonalization: Kernels = { ...TYPESCRIPT_KERNELS, blockSigmaMax: 'bidiagonalization' };
+const { values, positionals } = parseArgs({ allowPositionals: true, options: { steps: { type: 'string', default: '24,48' } } });
+const backend = (positionals[0] ?? 'typescript') as BackendName;
+selectBackend(backend);
+const kernels = kernelsOf(backend);
+const caps: [string, number][] = [
+  [`route (${BLOCK_LANCZOS_STEPS} steps)`, BLOCK_LANCZOS_STEPS],
+  ['lanczos', Infinity],
+  ['bidiagonalization', 0],
+  ...values.steps.split(',').map((s): [string, number] => [`${s} steps`, Number(s)]),
+];
 
 for (const [n, m] of [
   [400, 2],
   [800, 2],
   [800, 8],
   [1200, 4],
+  [2000, 10],
 ] as const) {
   for (const mean of [0, 1]) {
     const rng = new SeededRandom(3);
     const data = Float64Array.from({ length: n * n }, () => mean + rng.nextNormal());
     const assignment = Int32Array.from({ length: n }, (_, k) => Math.floor((k * m) / n));
     const problem = { n, A: { rows: n, cols: n, data }, b: new Float64Array(n).fill(1), xTrue: null };
-    const system = buildDistributedSystem({ ...problem, partition: partitionFromAssignment(assignment, m) }, TYPESCRIPT_KERNELS);
-    const time = (kernels: Kernels): { ms: number; thetaH: number } => {
+    const { machines } = buildDistributedSystem({ ...problem, partition: partitionFromAssignment(assignment, m) }, kernels);
+    const gram = runSync(gramBlocksWork(kernels, machines));
+    const cosines = (steps: number): number[] => {
+      const out: number[] = [];
+      for (let i = 0; i < m; i++)
+        for (let j = i + 1; j < m; j++) {
+          const g = gramBlock(gram, i, j);
+          if (g !== null) out.push(runSync(largestSingularValueWork(kernels, g, machines[i].p, machines[j].p, steps)));
+        }
+      return out;
+    };
+    const reference = cosines(BLOCK_LANCZOS_STEPS);
+    const row: Record<string, number | string> = { n, m, mean };
+    let difference = 0;
+    for (const [name, steps] of caps) {
       let ms = Infinity;
-      let thetaH = NaN;
       for (let rep = 0; rep < 3; rep++) {
         const start = performance.now();
-        thetaH = computePrincipalAngles(system, kernels).thetaH;
+        const c = cosines(steps);
         ms = Math.min(ms, performance.now() - start);
+        c.forEach((value, k) => (difference = Math.max(difference, Math.abs(value - reference[k]))));
       }
-      return { ms, thetaH };
-    };
-    const lanczos = time(TYPESCRIPT_KERNELS);
-    const bidiagonal = time(bidiagonalization);
-    console.log(
-      JSON.stringify({
-        n,
-        m,
-        mean,
-        lanczosMs: Math.round(lanczos.ms),
-        bidiagonalizationMs: Math.round(bidiagonal.ms),
-        thetaHDifference: Math.abs(lanczos.thetaH - bidiagonal.thetaH),
-      }),
-    );
+      row[name] = `${Math.round(ms)} ms`;
+    }
+    console.log(JSON.stringify({ ...row, largestCosineDifference: difference }));
   }
 }

@@ -3,7 +3,8 @@
  * cross-machine angular heterogeneity theta_H = min_{i<j} theta_ij (SPEC "Heterogeneity metrics").
  *
  * cos(theta_ij) = c = sigma_max(G_ij), G_ij = Q_i^T Q_j (the paper's Principal Angle Computation
- * theorem), here by Lanczos on the smaller of G^T G and G G^T (p_j steps at most, exact then).
+ * theorem), here by Lanczos on the smaller of G^T G and G G^T, or by a bidiagonalization when Lanczos has not
+ * converged within BLOCK_LANCZOS_STEPS steps.
  * arccos(c) amplifies the error of c by 1/sin(theta): fine for wide angles, useless below ~1e-8 rad.
  * So when c >= NEAR_PARALLEL_COSINE we also compute s = sigma_min(Q_b - Q_a G_ab) (b the basis with
  * fewer columns; its singular values are the sines of the principal angles, Bjorck-Golub,
@@ -12,8 +13,7 @@
  * (theta > 0.45 rad) arccos(c) costs at most 1 / sin(0.45) ~ 2.3 times the error of c (a few eps
  * from the rounding of G_ij; the Lanczos residual bound is 1e-13 c and its Ritz value error is of
  * second order in it), so the sine, which costs about two Gram blocks, is skipped there.
- * With the addon's kernels W is formed by dgemm, and c comes from a bidiagonalization as s does
- * (kernels.blockSigmaMax, ../linalg/kernels.ts, says why the two backends find c differently).
+ * With the addon's kernels W is formed by dgemm.
  */
 import { runSync, type Work } from '../cooperative.js';
 import type { DenseSystem, DenseMachineData } from '../distributed/distributedSystem.js';
@@ -42,68 +42,52 @@ export interface PrincipalAngles {
   thetaHPair: [number, number] | null;
 }
 
-/** x -> G^T G x (onColumns) or G G^T x on the smaller side of a rows x cols block G. */
-function normalOperator(g: Float64Array, rows: number, cols: number, onColumns: boolean): SymmetricOperator {
-  const tmp = new Float64Array(onColumns ? rows : cols);
-  return {
-    size: onColumns ? cols : rows,
-    apply(x: Float64Array, y: Float64Array): void {
-      if (onColumns) {
-        // tmp = G x; y = G^T tmp.
-        for (let r = 0; r < rows; r++) {
-          let s = 0;
-          const off = r * cols;
-          for (let t = 0; t < cols; t++) s += g[off + t] * x[t];
-          tmp[r] = s;
-        }
-        y.fill(0);
-        for (let r = 0; r < rows; r++) {
-          const v = tmp[r];
-          const off = r * cols;
-          for (let t = 0; t < cols; t++) y[t] += g[off + t] * v;
-        }
-      } else {
-        // tmp = G^T x; y = G tmp.
-        tmp.fill(0);
-        for (let r = 0; r < rows; r++) {
-          const v = x[r];
-          const off = r * cols;
-          for (let t = 0; t < cols; t++) tmp[t] += g[off + t] * v;
-        }
-        for (let r = 0; r < rows; r++) {
-          let s = 0;
-          const off = r * cols;
-          for (let t = 0; t < cols; t++) s += g[off + t] * tmp[t];
-          y[r] = s;
-        }
-      }
-    },
-  };
-}
+/**
+ * Lanczos steps sigma_max of a Gram block gets before a bidiagonalization takes over (largestSingularValueWork). Lanczos
+ * usually needs a few (a top singular value apart from the rest, as a common mean direction of the rows gives: 16
+ * steps at p = 400), some dozens when the top is denser (Gaussian, mean 0, m = 10: between 48 and 96 at p = 200), and
+ * up to p when it is clustered (two random halves of R^n), where the bidiagonalization's fixed ~(8/3) p^3 costs less.
+ * `node --import tsx bench/blockSigmaMax.ts <backend>` (every block's sigma_max, Gaussian n = 400 to 2000, m = 2 to
+ * 10, mean 0 and 1, 2026-12-05): with 96 steps, 1.6-2.3x the bidiagonalization's time on the blocks of two machines
+ * (Lanczos to the end: 2.4-7x), and Lanczos's own time on four to ten, 1.5-10x below the bidiagonalization's, on
+ * both backends; 24 or 48 steps gave up on the mean-0 blocks of four to ten machines and cost more there.
+ */
+export const BLOCK_LANCZOS_STEPS = 96;
 
 /**
- * sigma_max of a rows x cols block as the kernels choose (kernels.blockSigmaMax): by Lanczos on the
- * smaller of G^T G, G G^T, or by bidiagonalization (LAPACK's by panels with the addon): a fixed
- * ~(4/3) p^3 where Lanczos needs up to p steps when the top of the spectrum is clustered (two random
- * halves of R^n: p ~ n/2 steps).
+ * sigma_max of a rows x cols block: by Lanczos on the smaller of G^T G, G G^T (M^T M, M = G or G^T with
+ * p = min(rows, cols) columns) for at most `steps` steps, then, unconverged, by bidiagonalization (LAPACK's by panels
+ * with the addon). Other `steps` than BLOCK_LANCZOS_STEPS are for bench/blockSigmaMax.ts's comparisons.
  */
-function* largestSingularValueWork(kernels: Kernels, g: Float64Array, rows: number, cols: number): Work<number> {
+export function* largestSingularValueWork(
+  kernels: Kernels,
+  g: Float64Array,
+  rows: number,
+  cols: number,
+  steps = BLOCK_LANCZOS_STEPS,
+): Work<number> {
   if (rows === 1 || cols === 1) return norm2(g, 0, rows * cols);
-  if (kernels.blockSigmaMax === 'bidiagonalization') {
-    const p = Math.min(rows, cols);
-    const c = Math.max(rows, cols);
-    let columns: Float64Array;
-    if (rows <= cols) columns = Float64Array.from(g.subarray(0, rows * cols));
-    else {
-      columns = new Float64Array(p * c);
-      for (let r = 0; r < rows; r++) for (let t = 0; t < cols; t++) columns[t * c + r] = g[r * cols + t];
-    }
-    const { d, e } = yield* bidiagonalOfColumnsWork(kernels, columns, p, c);
-    return bidiagonalSingularValue(d, e, p - 1);
+  const p = Math.min(rows, cols);
+  const c = Math.max(rows, cols);
+  // M (c x p, row-major): G when it has the fewer columns, else G^T.
+  if (steps > 0) {
+    const m = cols <= rows ? g : transposed(g, rows, cols);
+    const scratch = new Float64Array(c);
+    const op: SymmetricOperator = { size: p, apply: (x, y) => kernels.dense.normalProduct(m, c, p, x, y, scratch) };
+    const result = yield* lanczosWork(kernels, op, { which: 'largest', maxIterations: steps });
+    if (result.converged) return Math.sqrt(Math.max(result.largest, 0));
   }
-  const op = normalOperator(g, rows, cols, cols <= rows);
-  const result = yield* lanczosWork(kernels, op, { which: 'largest' });
-  return Math.sqrt(Math.max(result.largest, 0));
+  // The bidiagonalization's p columns of length c, by rows: M^T.
+  const columns = rows <= cols ? Float64Array.from(g.subarray(0, rows * cols)) : transposed(g, rows, cols);
+  const { d, e } = yield* bidiagonalOfColumnsWork(kernels, columns, p, c);
+  return bidiagonalSingularValue(d, e, p - 1);
+}
+
+/** G^T (cols x rows, row-major) of a rows x cols block. */
+function transposed(g: Float64Array, rows: number, cols: number): Float64Array {
+  const out = new Float64Array(rows * cols);
+  for (let r = 0; r < rows; r++) for (let t = 0; t < cols; t++) out[t * rows + r] = g[r * cols + t];
+  return out;
 }
 
 /** Position of each of `cols` in the ascending union `union`. */

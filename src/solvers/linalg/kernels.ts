@@ -17,7 +17,7 @@
  * (this one, ./backend.ts, ./denseKernels.ts, ./typescriptDenseKernels.ts, ./typescriptFactorizations.ts,
  * ./nativeDenseKernels.ts, ./panelFactorizations.ts) read `blas` (test/architecture.test.ts).
  * One algorithm per metric on both, the sets differing in kernels and in the tiles those kernels
- * like (`productTile`). Two choices of algorithm are made here, one line per set (`blockSigmaMax`, `largeEigensolver`, below).
+ * like (`productTile`). One choice of algorithm is made here, one line per set (`largeEigensolver`, below).
  */
 import {
   activeBackend,
@@ -121,16 +121,6 @@ export interface Kernels {
   /** The tile of a scan over C = X X^T of n rows of length len (../analysis/localAngles.ts). */
   productTile(n: number, len: number): ProductTile;
   /**
-   * How sigma_max of a small dense block (a Gram block G_ij of ../analysis/principalAngles.ts) is found:
-   * Lanczos on G^T G with the TypeScript loops, where a bidiagonalization's fixed (4/3) p^3 costs more than
-   * the few steps Lanczos usually needs; LAPACK's bidiagonalization with the addon, where those p^3 run at
-   * BLAS-3 speed and Lanczos can need up to p steps (a clustered top of the spectrum: two random halves of
-   * R^n). Both agree to the fixture tolerances. On the TypeScript loops neither wins everywhere (bench/blockSigmaMax.ts:
-   * bidiagonalization takes 0.5-0.8x Lanczos's time on the large blocks of two machines, 1.05-1.6x on those of four to
-   * eight), so the choice stays here, one line per set.
-   */
-  readonly blockSigmaMax: 'lanczos' | 'bidiagonalization';
-  /**
    * Which eigensolver finds the extreme eigenvalues of the large operators (L, mu, S's ends, ../eigen/lanczos.ts
    * largestEigenvalueWork): the thick-restart Lanczos on `dense`, or ARPACK (`arpack`) with the thick restart as its
    * fallback. The thick restart on both sets: on the native kernels it took about half ARPACK's CPU for L and 6 solve
@@ -164,7 +154,6 @@ export const TYPESCRIPT_KERNELS: Kernels = {
   blasThreads: null,
   threadedDenseAnalysis: true,
   productTile: () => (packedProductsOn() ? PACKED_TILE : TYPESCRIPT_TILE),
-  blockSigmaMax: 'lanczos',
   largeEigensolver: 'thick-restart',
 };
 
@@ -190,7 +179,6 @@ function nativeKernelsOf(blas: NativeBlas): Kernels {
     threadedDenseAnalysis: false,
     // Whole rows of C, as many as one call of NATIVE_MADDS_PER_CALL multiply-adds holds (8 to 256): one dgemm per panel.
     productTile: (n, len) => ({ rows: Math.max(8, Math.min(256, Math.floor(NATIVE_MADDS_PER_CALL / Math.max(1, n * len)))), cols: n }),
-    blockSigmaMax: 'bidiagonalization',
     largeEigensolver: 'thick-restart',
   };
 }

@@ -1,6 +1,13 @@
 import { Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
-import { computePrincipalAngles, NEAR_PARALLEL_COSINE, thetaHWork } from '../../../src/solvers/analysis/principalAngles.js';
+import {
+  BLOCK_LANCZOS_STEPS,
+  computePrincipalAngles,
+  largestSingularValueWork,
+  NEAR_PARALLEL_COSINE,
+  thetaHWork,
+} from '../../../src/solvers/analysis/principalAngles.js';
+import { lanczosWork } from '../../../src/solvers/eigen/lanczos.js';
 import { gramBlocksWork } from '../../../src/solvers/analysis/gramBlocks.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import type { DenseSystem } from '../../../src/solvers/distributed/distributedSystem.js';
@@ -182,4 +189,43 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
     }
     expect(nearParallel).toBeGreaterThanOrEqual(2);
   });
+});
+
+describeEachBackend('a Gram block sigma_max', () => {
+  // Q_1^T Q_2 of two random orthonormal bases of R^n: of halves of R^120 (a clustered top: Lanczos needs ~p steps), of
+  // R^1200 with a common mean direction of the rows (a top apart from the rest: a few steps), and of two sizes.
+  const random = new SeededRandom(23);
+  const basis = (n: number, p: number, mean: number): Matrix => {
+    const rows = new Matrix(n, p);
+    for (let i = 0; i < n; i++) for (let j = 0; j < p; j++) rows.set(i, j, mean + random.nextNormal());
+    return new QrDecomposition(rows).orthogonalMatrix.subMatrix(0, n - 1, 0, p - 1);
+  };
+
+  for (const [rows, cols, n, mean] of [
+    [60, 60, 120, 0],
+    [120, 120, 1200, 1],
+    [50, 80, 140, 0],
+    [80, 50, 140, 0],
+  ]) {
+    it(`Lanczos within its steps, else the bidiagonalization: ml-matrix's SVD to 1e-14 (${rows} x ${cols} of R^${n}, mean ${mean})`, () => {
+      const kernels = selectedKernels();
+      const gram = basis(n, rows, mean)
+        .transpose()
+        .mmul(basis(n, cols, mean));
+      const g = Float64Array.from(gram.to1DArray());
+      const expected = new SingularValueDecomposition(gram).diagonal[0];
+      // A cap the block needs more steps than (mean 0), so that the bidiagonalization takes over, checked here.
+      const steps = mean === 0 ? 8 : BLOCK_LANCZOS_STEPS;
+      const p = Math.min(rows, cols);
+      const m = rows >= cols ? g : Float64Array.from(gram.transpose().to1DArray());
+      const op = {
+        size: p,
+        apply: (x: Float64Array, y: Float64Array) =>
+          kernels.dense.normalProduct(m, Math.max(rows, cols), p, x, y, new Float64Array(Math.max(rows, cols))),
+      };
+      expect(runSync(lanczosWork(kernels, op, { which: 'largest', maxIterations: steps })).converged).toBe(mean !== 0);
+      for (const cap of [steps, 0, Infinity])
+        expect(Math.abs(runSync(largestSingularValueWork(kernels, g, rows, cols, cap)) - expected)).toBeLessThan(1e-14);
+    });
+  }
 });
