@@ -8,8 +8,9 @@
  * arccos(c) amplifies the error of c by 1/sin(theta): fine for wide angles, useless below ~1e-8 rad.
  * So when c >= NEAR_PARALLEL_COSINE we also compute s = sigma_min(Q_b - Q_a G_ab) (b the basis with
  * fewer columns; its singular values are the sines of the principal angles, Bjorck-Golub,
- * Knyazev-Argentati) without squaring (QR + bidiagonalization + bisection, singularValues.ts), and
- * take theta = atan2(s, c), accurate to a few eps absolute at any angle. Below that cosine
+ * Knyazev-Argentati) without squaring, and take theta = atan2(s, c), accurate to a few eps absolute at any
+ * angle: as |W v| for c's own singular vector v where Lanczos found it (sineFromSingularVector: two products with the
+ * bases), else by the QR of W (QR + bidiagonalization + bisection, singularValues.ts). Below that cosine
  * (theta > 0.45 rad) arccos(c) costs at most 1 / sin(0.45) ~ 2.3 times the error of c (a few eps
  * from the rounding of G_ij; the Lanczos residual bound is 1e-13 c and its Ritz value error is of
  * second order in it), so the sine, which costs about two Gram blocks, is skipped there.
@@ -55,6 +56,19 @@ export interface PrincipalAngles {
 export const BLOCK_LANCZOS_STEPS = 96;
 
 /**
+ * sigma_max of a Gram block and its singular vector on the block's smaller side (the basis with fewer vectors, b of
+ * sineOfSmallestAngleWork: that of G_ab^T G_ab's top, which W = Q_b - Q_a G_ab maps to the sine). `vector` null: none
+ * known (the bidiagonalization's route). `squareError` bounds how far |W vector|^2 exceeds sigma_min(W)^2: the
+ * vector's Rayleigh quotient is the Ritz value theta, within (residual + rounding floor)^2 / gap of lambda_max
+ * (Kato-Temple), and |W v|^2 = 1 - v^T G_ab^T G_ab v for orthonormal bases.
+ */
+export interface BlockTop {
+  c: number;
+  vector: Float64Array | null;
+  squareError: number;
+}
+
+/**
  * sigma_max of a rows x cols block: by Lanczos on the smaller of G^T G, G G^T (M^T M, M = G or G^T with
  * p = min(rows, cols) columns) for at most `steps` steps, then, unconverged, by bidiagonalization (LAPACK's by panels
  * with the addon). Other `steps` than BLOCK_LANCZOS_STEPS are for bench/blockSigmaMax.ts's comparisons.
@@ -66,7 +80,12 @@ export function* largestSingularValueWork(
   cols: number,
   steps = BLOCK_LANCZOS_STEPS,
 ): Work<number> {
-  if (rows === 1 || cols === 1) return norm2(g, 0, rows * cols);
+  return (yield* blockTopWork(kernels, g, rows, cols, steps)).c;
+}
+
+export function* blockTopWork(kernels: Kernels, g: Float64Array, rows: number, cols: number, steps = BLOCK_LANCZOS_STEPS): Work<BlockTop> {
+  // One row or one column: the smaller side has a single vector, exact.
+  if (rows === 1 || cols === 1) return { c: norm2(g, 0, rows * cols), vector: Float64Array.of(1), squareError: 0 };
   const p = Math.min(rows, cols);
   const c = Math.max(rows, cols);
   // M (c x p, row-major): G when it has the fewer columns, else G^T.
@@ -74,13 +93,20 @@ export function* largestSingularValueWork(
     const m = cols <= rows ? g : transposed(g, rows, cols);
     const scratch = new Float64Array(c);
     const op: SymmetricOperator = { size: p, apply: (x, y) => kernels.dense.normalProduct(m, c, p, x, y, scratch) };
-    const result = yield* lanczosWork(kernels, op, { which: 'largest', maxIterations: steps });
-    if (result.converged) return Math.sqrt(Math.max(result.largest, 0));
+    const vector = new Float64Array(p);
+    const result = yield* lanczosWork(kernels, op, { which: 'largest', maxIterations: steps, ritzVector: vector });
+    if (result.converged) {
+      const theta = Math.max(result.largest, 0);
+      // The Ritz residual with lanczosRunWork's rounding floor (4 eps sqrt(steps + 1) |Op|).
+      const residual = result.residualLargest + 4 * Number.EPSILON * Math.sqrt(result.iterations + 1) * theta;
+      const squareError = result.gapLargest > 0 ? (residual * residual) / result.gapLargest : Infinity;
+      return { c: Math.sqrt(theta), vector, squareError };
+    }
   }
   // The bidiagonalization's p columns of length c, by rows: M^T.
   const columns = rows <= cols ? Float64Array.from(g.subarray(0, rows * cols)) : transposed(g, rows, cols);
   const { d, e } = yield* bidiagonalOfColumnsWork(kernels, columns, p, c);
-  return bidiagonalSingularValue(d, e, p - 1);
+  return { c: bidiagonalSingularValue(d, e, p - 1), vector: null, squareError: Infinity };
 }
 
 /** G^T (cols x rows, row-major) of a rows x cols block. */
@@ -157,15 +183,75 @@ function* sineOfSmallestAngleWork(kernels: Kernels, a: DenseMachineData, b: Dens
   return bidiagonalSingularValue(d, e, 0);
 }
 
+/** Smallest sine sineFromSingularVector gives (theta ~ 1e-3 rad); below it the QR of W decides, as before. */
+const SINE_FROM_VECTOR_MIN = 1e-3;
+
+/**
+ * sin(theta) = |W v| for W = Q_b - Q_a G_ab and v the top right singular vector of G_ab (BlockTop.vector): W^T W =
+ * I - G_ab^T G_ab for orthonormal bases, so v is W's right singular vector of sigma_min(W), and |W v| is found from
+ * two products with the bases (~2 p len multiply-adds) where sineOfSmallestAngleWork's QR of W costs ~2 p^2 len. W v =
+ * Q_b^T v - Q_a^T (G_ab v) is formed explicitly, as that QR forms W: no 1 - c^2 cancellation, a few eps absolute.
+ * null, and the QR decides, when the top's bound does not give s to eps (|W v| - s <= squareError / |W v|), or below
+ * SINE_FROM_VECTOR_MIN, where those few eps would be a visible part of s and the tiny angles (1e-10 rad and below)
+ * keep the route their accuracy was established on.
+ */
+export function sineFromSingularVector(
+  kernels: Kernels,
+  mi: DenseMachineData,
+  mj: DenseMachineData,
+  g: Float64Array,
+  top: BlockTop,
+): number | null {
+  const v = top.vector;
+  if (v === null || !Number.isFinite(top.squareError)) return null;
+  const bIsI = mj.p > mi.p;
+  const a = bIsI ? mj : mi;
+  const b = bIsI ? mi : mj;
+  // u = G_ab v (length p_a): G_ij^T v when b = i, G_ij v when b = j (g: G_ij, p_i x p_j by rows).
+  const u = new Float64Array(a.p);
+  if (bIsI) kernels.dense.gemm(true, mj.p, 1, mi.p, 1, g, mj.p, v, 1, 0, u, 1);
+  else kernels.dense.gemm(false, mi.p, 1, mj.p, 1, g, mj.p, v, 1, 0, u, 1);
+  // Q_b^T v and Q_a^T u on each machine's columns.
+  const y = new Float64Array(b.c);
+  const z = new Float64Array(a.c);
+  kernels.dense.gemm(true, b.c, 1, b.p, 1, b.q, b.c, v, 1, 0, y, 1);
+  kernels.dense.gemm(true, a.c, 1, a.p, 1, a.q, a.c, u, 1, 0, z, 1);
+  let ss = 0;
+  if (a.full && b.full) for (let t = 0; t < y.length; t++) ss += (y[t] - z[t]) * (y[t] - z[t]);
+  else {
+    const union = unionOf(a.cols, b.cols);
+    const w = new Float64Array(union.length);
+    const pb = positionsIn(b.cols, union);
+    const pa = positionsIn(a.cols, union);
+    for (let t = 0; t < y.length; t++) w[pb[t]] += y[t];
+    for (let t = 0; t < z.length; t++) w[pa[t]] -= z[t];
+    for (let t = 0; t < w.length; t++) ss += w[t] * w[t];
+  }
+  const sine = Math.sqrt(ss);
+  return sine >= SINE_FROM_VECTOR_MIN && top.squareError <= Number.EPSILON * sine ? sine : null;
+}
+
 /** theta_ij for machines i < j from their Gram block G_ij (null: disjoint supports). */
 export function* pairAngleWork(kernels: Kernels, mi: DenseMachineData, mj: DenseMachineData, g: Float64Array | null): Work<PairAngle> {
   if (g === null) return { theta: Math.PI / 2, cos: 0 };
-  return yield* angleFromCosineWork(kernels, mi, mj, g, yield* largestSingularValueWork(kernels, g, mi.p, mj.p));
+  return yield* angleFromCosineWork(kernels, mi, mj, g, yield* blockTopWork(kernels, g, mi.p, mj.p));
 }
 
-/** theta_ij from c = sigma_max(G_ij) (pairAngleWork's second half): acos(c) below NEAR_PARALLEL_COSINE, else atan2(s, c). */
-function* angleFromCosineWork(kernels: Kernels, mi: DenseMachineData, mj: DenseMachineData, g: Float64Array, c: number): Work<PairAngle> {
+/**
+ * theta_ij from c = sigma_max(G_ij) (pairAngleWork's second half): acos(c) below NEAR_PARALLEL_COSINE, else atan2(s, c),
+ * s from c's singular vector where its bound allows (sineFromSingularVector), else by the QR of W.
+ */
+function* angleFromCosineWork(
+  kernels: Kernels,
+  mi: DenseMachineData,
+  mj: DenseMachineData,
+  g: Float64Array,
+  top: BlockTop,
+): Work<PairAngle> {
+  const { c } = top;
   if (c < NEAR_PARALLEL_COSINE) return { theta: Math.acos(c), cos: c };
+  const sine = sineFromSingularVector(kernels, mi, mj, g, top);
+  if (sine !== null) return { theta: Math.atan2(sine, c), cos: Math.min(c, 1) };
   yield undefined;
   // b = the basis with fewer columns; G_ab[l, k] = q_a,l . q_b,k.
   const pi = mi.p;
@@ -196,18 +282,19 @@ function* angleFromCosineWork(kernels: Kernels, mi: DenseMachineData, mj: DenseM
  */
 export function* thetaHWork(kernels: Kernels, machines: readonly DenseMachineData[], gram: GramBlocks): Work<number> {
   const m = machines.length;
-  const cosines: { i: number; j: number; g: Float64Array; c: number }[] = [];
+  const cosines: { i: number; j: number; g: Float64Array; top: BlockTop }[] = [];
   for (let i = 0; i < m; i++)
     for (let j = i + 1; j < m; j++) {
       const g = gramBlock(gram, i, j);
-      if (g !== null) cosines.push({ i, j, g, c: yield* largestSingularValueWork(kernels, g, machines[i].p, machines[j].p) });
+      if (g !== null) cosines.push({ i, j, g, top: yield* blockTopWork(kernels, g, machines[i].p, machines[j].p) });
       yield undefined;
     }
   let thetaH = Math.PI / 2;
   if (cosines.length === 0) return thetaH;
-  const cMax = Math.max(...cosines.map(({ c }) => c));
-  for (const { i, j, g, c } of cosines)
-    if (c >= cMax - NEAR_MAX_COSINE) thetaH = Math.min(thetaH, (yield* angleFromCosineWork(kernels, machines[i], machines[j], g, c)).theta);
+  const cMax = Math.max(...cosines.map(({ top }) => top.c));
+  for (const { i, j, g, top } of cosines)
+    if (top.c >= cMax - NEAR_MAX_COSINE)
+      thetaH = Math.min(thetaH, (yield* angleFromCosineWork(kernels, machines[i], machines[j], g, top)).theta);
   return thetaH;
 }
 

@@ -521,6 +521,8 @@ export interface LanczosOptions {
   seed?: number;
   /** The first Lanczos vector (normalized here), e.g. a nearby operator's eigenvector; absent: random from `seed`. */
   startVector?: Float64Array;
+  /** Receives the top Ritz vector (unit norm, length n) when given. */
+  ritzVector?: Float64Array;
 }
 
 export interface LanczosResult {
@@ -536,6 +538,8 @@ export interface LanczosResult {
   /** The residual bounds |beta_k s_k| of the returned Ritz values (0 when exhausted, NaN when not requested). */
   residualLargest: number;
   residualSmallest: number;
+  /** The largest Ritz value's Kato-Temple gap (RitzEnd.gap; NaN when not requested or unknown). */
+  gapLargest: number;
 }
 
 export const DEFAULT_LANCZOS_TOLERANCE = 1e-13;
@@ -563,6 +567,7 @@ export function* lanczosWork(kernels: Kernels, op: SymmetricOperator, options: L
       maxIterations,
       seed: options.seed ?? 0x51ed2701,
       startVector: options.startVector,
+      ritzVector: options.ritzVector,
       dense: kernels.dense,
       accept: (largest, smallest) => (!wantLargest || accepted(largest)) && (!wantSmallest || accepted(smallest)),
       semiOrthogonality: 0,
@@ -577,6 +582,7 @@ export function* lanczosWork(kernels: Kernels, op: SymmetricOperator, options: L
     exhausted: result.exhausted,
     residualLargest: wantLargest ? result.largest.residual : NaN,
     residualSmallest: wantSmallest ? result.smallest.residual : NaN,
+    gapLargest: wantLargest ? result.largest.gap : NaN,
   };
 }
 

@@ -2,15 +2,17 @@ import { Matrix, QrDecomposition, SingularValueDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
 import {
   BLOCK_LANCZOS_STEPS,
+  blockTopWork,
   computePrincipalAngles,
   largestSingularValueWork,
   NEAR_PARALLEL_COSINE,
+  sineFromSingularVector,
   thetaHWork,
 } from '../../../src/solvers/analysis/principalAngles.js';
 import { lanczosWork } from '../../../src/solvers/eigen/lanczos.js';
-import { gramBlocksWork } from '../../../src/solvers/analysis/gramBlocks.js';
+import { gramBlock, gramBlocksWork } from '../../../src/solvers/analysis/gramBlocks.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
-import type { DenseSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import type { DenseMachineData, DenseSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { loadFixtures } from '../../support/fixtures.js';
@@ -228,4 +230,68 @@ describeEachBackend('a Gram block sigma_max', () => {
         expect(Math.abs(runSync(largestSingularValueWork(kernels, g, rows, cols, cap)) - expected)).toBeLessThan(1e-14);
     });
   }
+});
+
+describeEachBackend("the sine of a near-parallel pair from its cosine's singular vector", () => {
+  // Q_b - Q_a G_ab with ml-matrix (b the machine with fewer rows), and its smallest singular value.
+  const referenceSine = (a: DenseMachineData, b: DenseMachineData, n: number): number => {
+    const spread = (machine: DenseMachineData): Matrix => {
+      const q = new Matrix(machine.p, n);
+      for (let k = 0; k < machine.p; k++) machine.cols.forEach((col, t) => q.set(k, col, machine.q[k * machine.c + t]));
+      return q;
+    };
+    const qa = spread(a);
+    const qb = spread(b);
+    const w = qb.sub(qa.mmul(qb.transpose()).transpose().mmul(qa));
+    return Math.min(...new SingularValueDecomposition(w.transpose()).diagonal);
+  };
+
+  it('equals sigma_min(Q_b - Q_a G_ab) by ml-matrix to 8 eps (machines of 20, 30 and 40 rows, angles 0.1-0.4 rad)', () => {
+    const kernels = selectedKernels();
+    const random = new SeededRandom(29);
+    const n = 90;
+    // Mean 1: the rows share a direction, so every pair is near parallel.
+    const rows = Array.from({ length: n }, () => Array.from({ length: n }, () => 1 + random.nextNormal()));
+    const system = systemOf(
+      rows,
+      rows.map((_, k) => (k < 20 ? 0 : k < 50 ? 1 : 2)),
+      3,
+    );
+    const gram = runSync(gramBlocksWork(kernels, system.machines));
+    for (const [i, j] of [
+      [0, 1],
+      [0, 2],
+      [1, 2],
+    ]) {
+      const [mi, mj] = [system.machines[i], system.machines[j]];
+      const g = gramBlock(gram, i, j)!;
+      const top = runSync(blockTopWork(kernels, g, mi.p, mj.p));
+      expect(top.c).toBeGreaterThanOrEqual(NEAR_PARALLEL_COSINE);
+      const sine = sineFromSingularVector(kernels, mi, mj, g, top);
+      expect(sine).not.toBeNull();
+      const expected = mj.p <= mi.p ? referenceSine(mi, mj, n) : referenceSine(mj, mi, n);
+      expect(Math.abs(sine! - expected)).toBeLessThan(8 * Number.EPSILON);
+    }
+  });
+
+  it('gives way to the QR of W below 1e-3 rad, and when the bound is not met', () => {
+    const kernels = selectedKernels();
+    const d = 1e-6;
+    const system = systemOf(
+      [
+        [1, 0, 0, 0],
+        [0, 1, 0, 0],
+        [1, 0, d, 0],
+        [0, 0, 0, 1],
+      ],
+      [0, 0, 1, 1],
+      2,
+    );
+    const g = gramBlock(runSync(gramBlocksWork(kernels, system.machines)), 0, 1)!;
+    const top = runSync(blockTopWork(kernels, g, 2, 2));
+    expect(sineFromSingularVector(kernels, system.machines[0], system.machines[1], g, top)).toBeNull();
+    // theta_H = d (to first order) all the same, by the QR.
+    expect(Math.abs(computePrincipalAngles(system, kernels).thetaH - Math.atan(d))).toBeLessThan(1e-20);
+    expect(sineFromSingularVector(kernels, system.machines[0], system.machines[1], g, { ...top, squareError: Infinity })).toBeNull();
+  });
 });
