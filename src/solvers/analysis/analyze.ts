@@ -27,9 +27,9 @@ import { computeBounds } from './bounds.js';
 import { inverseLargestWork, matrixConditioningWork, type FactoredMatrix, type MatrixConditioning } from './conditioning.js';
 import { basisFactoredMatrixWork, sConditioningWork, type DenseSSource, type SConditioning, type SEndVectors } from './kappaS.js';
 import { anglesOnThreadsWork, denseAnalysisThreads, sharedAnalysisSystem, spectralOnThreadsWork } from './denseAnalysisTasks.js';
-import { gramBlocksWork, gramIsIdentity } from './gramBlocks.js';
+import { gramBlocksWork, gramIsIdentity, type RowGram } from './gramBlocks.js';
 import { localAnglesWork, type LocalAngles } from './localAngles.js';
-import { principalAnglesWork, thetaHWork, type PrincipalAngles } from './principalAngles.js';
+import { principalAnglesWork, thetaHFromRowGramWork, thetaHWork, type PrincipalAngles } from './principalAngles.js';
 import { recommend } from './recommendation.js';
 import { heterogeneityOf, inPhase, type AnalysisParts, type StagedParts } from './parts.js';
 import {
@@ -278,14 +278,20 @@ export function* partitionKappaSWork(
 /**
  * theta_H of the system's partition, the value analyzeWork reports (for the partition advisor's given and best
  * candidates): on CSR storage every overlapping pair's angle, on dense storage every pair's cosine and the accurate
- * angle of the pairs nearest parallel only (./principalAngles.ts thetaHWork).
+ * angle of the pairs nearest parallel only (./principalAngles.ts thetaHWork); given the rows' Gram matrix (a square
+ * dense A's), most cosines from it (thetaHFromRowGramWork), the same value.
  */
-export function* partitionThetaHWork(kernels: Kernels, system: DistributedSystem): Work<number> {
+export function* partitionThetaHWork(kernels: Kernels, system: DistributedSystem, rowGram?: RowGram): Work<number> {
   if (system.storage === 'csr') {
     if (isTall(system)) return yield* tallSparseThetaHWork(kernels, system);
     return (yield* sparseAnglesOfPartitionWork(kernels, system)).thetaH;
   }
   const { machines } = rowSpaceSystem(system);
+  if (rowGram !== undefined && rowGram.rows === system.A.rows && !isTall(system)) {
+    yield { phase: 'principal-angles', fraction: 0 };
+    const thetaH = yield* inPhase(thetaHFromRowGramWork(kernels, machines, rowGram), 'principal-angles', 0, 1);
+    if (thetaH !== null) return thetaH;
+  }
   yield { phase: 'gram-blocks', fraction: 0 };
   const gram = yield* inPhase(gramBlocksWork(kernels, machines), 'gram-blocks', 0, 1);
   yield { phase: 'principal-angles', fraction: 0 };

@@ -31,6 +31,49 @@ export interface GramBlocks {
   readonly blockStart: Float64Array;
 }
 
+/**
+ * The Gram matrix of a dense A's rows as the partition advisor's row graph computes it (../partitioning/rowGraph.ts):
+ * rows normalized, then their products, so a_k . a_l = rowNorms[k] normalized[k * rows + l] rowNorms[l] (rows x rows,
+ * symmetric).
+ */
+export interface RowGram {
+  readonly rows: number;
+  readonly normalized: Float64Array;
+  readonly rowNorms: Float64Array;
+}
+
+/**
+ * G_ij from the rows' Gram matrix instead of the bases: A_i = R_i^T Q_i^T, so G_ij = Q_i^T Q_j = R_i^{-T} (A_i A_j^T)
+ * R_j^{-1}, two triangular solves (~p_i p_j (p_i + p_j) / 2 multiply-adds) where the product of the bases costs
+ * p_i p_j c. Its error grows with the condition of R_i and R_j (./principalAngles.ts thetaHFromRowGramWork bounds it).
+ * Into `out` (p_i x p_j, row-major); `scratch` holds p_i p_j numbers.
+ */
+export function gramBlockFromRowGram(
+  kernels: Kernels,
+  a: DenseMachineData,
+  b: DenseMachineData,
+  gram: RowGram,
+  out: Float64Array,
+  scratch: Float64Array,
+): void {
+  const { rows: n, normalized, rowNorms } = gram;
+  const pa = a.p;
+  const pb = b.p;
+  // A_a A_b^T, transposed (p_b x p_a): the right-hand sides of R_b^{-T}. Row v of the Gram matrix read in order.
+  for (let l = 0; l < pb; l++) {
+    const v = b.rows[l];
+    const row = v * n;
+    for (let k = 0; k < pa; k++) {
+      const u = a.rows[k];
+      scratch[l * pa + k] = rowNorms[u] * normalized[row + u] * rowNorms[v];
+    }
+  }
+  // (A_a A_b^T R_b^{-1})^T = R_b^{-T} (A_a A_b^T)^T, then back to p_a x p_b and R_a^{-T} on the left.
+  kernels.dense.solveRTransposedBlock(b.r, pb, scratch, pa);
+  for (let l = 0; l < pb; l++) for (let k = 0; k < pa; k++) out[k * pb + l] = scratch[l * pa + k];
+  kernels.dense.solveRTransposedBlock(a.r, pa, out, pb);
+}
+
 /** Index of the pair (i, j), i < j, in lexicographic order. */
 export function pairIndex(m: number, i: number, j: number): number {
   return (i * (2 * m - i - 1)) / 2 + (j - i - 1);

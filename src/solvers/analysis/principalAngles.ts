@@ -22,7 +22,8 @@ import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { lanczosWork, type SymmetricOperator } from '../eigen/lanczos.js';
 import { bidiagonalOfColumnsWork, bidiagonalSingularValue } from '../linalg/singularValues.js';
 import { norm2 } from '../matrix.js';
-import { gramBlock, gramBlocksWork, type GramBlocks } from './gramBlocks.js';
+import { gramBlock, gramBlockFromRowGram, gramBlockIntoWork, gramBlocksWork, type GramBlocks, type RowGram } from './gramBlocks.js';
+import { triangularConditionEstimate } from './kappaS.js';
 
 /** cos(theta) at and above which theta is computed as atan2(sin, cos) (theta <= 0.451 rad). */
 export const NEAR_PARALLEL_COSINE = 0.9;
@@ -293,6 +294,59 @@ export function* thetaHWork(kernels: Kernels, machines: readonly DenseMachineDat
   if (cosines.length === 0) return thetaH;
   const cMax = Math.max(...cosines.map(({ top }) => top.c));
   for (const { i, j, g, top } of cosines)
+    if (top.c >= cMax - NEAR_MAX_COSINE)
+      thetaH = Math.min(thetaH, (yield* angleFromCosineWork(kernels, machines[i], machines[j], g, top)).theta);
+  return thetaH;
+}
+
+/**
+ * Largest margin thetaHFromRowGramWork prunes with: above it (ill-conditioned R_i) few pairs would be left out, and
+ * thetaHWork's own blocks are the cheaper way.
+ */
+const ROW_GRAM_MAX_MARGIN = 1e-3;
+
+/**
+ * theta_H as thetaHWork gives it, to the bit, with most Gram blocks made from the rows' Gram matrix (the partition
+ * advisor's, ./gramBlocks.ts gramBlockFromRowGram: ~p^3 multiply-adds a pair, where thetaHWork's product of the bases
+ * costs p^2 c). Those cosines are good to `margin`: the products' rounding, n p eps |A_i| |A_j| at most, through R_i^{-T}
+ * and R_j^{-1}, at most n p eps kappa(R_i) kappa(R_j) with kappa estimated (triangularConditionEstimate, from below
+ * within ~2x: a factor 16 over it). Every pair whose cosine is within `margin` of the largest (all those within
+ * NEAR_MAX_COSINE of the largest exact one among them) then gets its block from the bases, and thetaHWork's rule
+ * decides on those. A dense square system's machines (full supports, invertible R_i); null when the margin exceeds
+ * ROW_GRAM_MAX_MARGIN, for thetaHWork to decide.
+ */
+export function* thetaHFromRowGramWork(kernels: Kernels, machines: readonly DenseMachineData[], rowGram: RowGram): Work<number | null> {
+  const m = machines.length;
+  if (!machines.every(({ full, rank, p }) => full && rank === p)) return null;
+  if (m < 2) return Math.PI / 2;
+  let kappa = 0;
+  for (const { r, p } of machines) kappa = Math.max(kappa, triangularConditionEstimate(kernels, r, p));
+  const pMax = Math.max(...machines.map(({ p }) => p));
+  const margin = 16 * rowGram.rows * pMax * Number.EPSILON * kappa * kappa + NEAR_MAX_COSINE;
+  if (!(margin <= ROW_GRAM_MAX_MARGIN)) return null;
+  const approximate: { i: number; j: number; c: number }[] = [];
+  const block = new Float64Array(pMax * pMax);
+  const scratch = new Float64Array(pMax * pMax);
+  for (let i = 0; i < m; i++)
+    for (let j = i + 1; j < m; j++) {
+      const [mi, mj] = [machines[i], machines[j]];
+      const g = block.subarray(0, mi.p * mj.p);
+      gramBlockFromRowGram(kernels, mi, mj, rowGram, g, scratch);
+      approximate.push({ i, j, c: (yield* blockTopWork(kernels, g, mi.p, mj.p)).c });
+      yield undefined;
+    }
+  const cut = Math.max(...approximate.map(({ c }) => c)) - margin;
+  const exact: { i: number; j: number; g: Float64Array; top: BlockTop }[] = [];
+  for (const { i, j, c } of approximate) {
+    if (c < cut) continue;
+    const [mi, mj] = [machines[i], machines[j]];
+    const g = new Float64Array(mi.p * mj.p);
+    yield* gramBlockIntoWork(kernels, mi, mj, g, { madds: 0 }, 0);
+    exact.push({ i, j, g, top: yield* blockTopWork(kernels, g, mi.p, mj.p) });
+  }
+  const cMax = Math.max(...exact.map(({ top }) => top.c));
+  let thetaH = Math.PI / 2;
+  for (const { i, j, g, top } of exact)
     if (top.c >= cMax - NEAR_MAX_COSINE)
       thetaH = Math.min(thetaH, (yield* angleFromCosineWork(kernels, machines[i], machines[j], g, top)).theta);
   return thetaH;

@@ -360,12 +360,35 @@ export const combineRowBlock: DenseKernels['combineRowBlock'] = (k, kept, size, 
   }
 };
 
+/**
+ * Right-hand sides from which solveRTransposedBlock goes by blocks of TRIANGULAR_BLOCK rows: the updates between the
+ * diagonal blocks are then one product each (the packed WebAssembly kernel), where the loop below does axpys of w
+ * entries: the Gram blocks from the rows' Gram matrix (../analysis/gramBlocks.ts, w = p = 400: 45 pairs of n = 4000,
+ * m = 10 took ~4 s in the loop). Fewer (vectors, the block runs' K <= 64) keep the loop and its rounding.
+ */
+const BLOCKED_SOLVE_MIN_COLUMNS = 128;
+const TRIANGULAR_BLOCK = 64;
+
 /** Row-major S = R^{-T} S in place (R p x p upper triangular, S p x w): forward substitution on w columns at once. */
 function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: number): void {
-  for (let i = 0; i < p; i++) {
+  if (w >= BLOCKED_SOLVE_MIN_COLUMNS && p > TRIANGULAR_BLOCK) {
+    for (let i0 = 0; i0 < p; i0 += TRIANGULAR_BLOCK) {
+      const i1 = Math.min(p, i0 + TRIANGULAR_BLOCK);
+      // S_I -= R[0:i0, I]^T S[0:i0, :], then the diagonal block's substitution.
+      if (i0 > 0) gemm(true, i1 - i0, w, i0, -1, r.subarray(i0), p, s, w, 1, s.subarray(i0 * w), w);
+      solveRTransposedRows(r, p, s, w, i0, i1);
+    }
+    return;
+  }
+  solveRTransposedRows(r, p, s, w, 0, p);
+}
+
+/** Rows [i0, i1) of the forward substitution of solveRTransposedBlock, with the rows above i0 already eliminated. */
+function solveRTransposedRows(r: Float64Array, p: number, s: Float64Array, w: number, i0: number, i1: number): void {
+  for (let i = i0; i < i1; i++) {
     const si = i * w;
     // Row i of R^T is column i of R: R[l, i] for l <= i.
-    for (let l = 0; l < i; l++) {
+    for (let l = i0; l < i; l++) {
       const coef = r[l * p + i];
       if (coef === 0) continue;
       const sl = l * w;

@@ -35,6 +35,7 @@ import { partitionKappaSWork, partitionThetaHWork, type PartitionSpectrum } from
 import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
 import { basisFactoredMatrixWork, factoredRouteStands, reflectedLambdaMax, sOfFactorsWork, type SEndVectors } from '../analysis/kappaS.js';
 import { matrixConditioningWork, type FactoredMatrix } from '../analysis/conditioning.js';
+import type { RowGram } from '../analysis/gramBlocks.js';
 import { ratioEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
   sparseKappaSBoundsWork,
@@ -75,7 +76,7 @@ import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, kwayRefinable, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
 import { refineAssignmentWork, refinementApplies } from './refinement.js';
-import { rowGraph, type WeightedGraph } from './rowGraph.js';
+import { rowGraph, rowGraphAndGram, type WeightedGraph } from './rowGraph.js';
 
 export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', 'metis', 'refined'] as const;
 export type PartitionStrategy = (typeof PARTITION_STRATEGIES)[number];
@@ -201,13 +202,13 @@ const TIE = 1e-8;
 export function candidateAssignments(
   problem: DenseProblem | CsrProblem,
   options: AdviseOptions = {},
+  graph: WeightedGraph = rowGraph(options.kernels ?? selectedKernels(), problem.A),
 ): { strategy: PartitionStrategy; assignment: Int32Array }[] {
   const { partition } = problem;
   // The rows are what is partitioned (more than the n unknowns on a tall matrix).
   const n = problem.A.rows;
   const m = partition.m;
   const kernels = options.kernels ?? selectedKernels();
-  const graph = rowGraph(kernels, problem.A);
   const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
   const metis = kernels.metis;
   const multilevel = metis === null || n <= MULTILEVEL_BESIDE_METIS_MAX_ROWS;
@@ -276,7 +277,13 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   const m = problem.partition.m;
   const { lo, hi } = machineSizeBounds(problem.A.rows, m, imbalance);
   yield { phase: 'advise', fraction: 0 };
-  const assignments = candidateAssignments(problem, { ...options, imbalance, kernels });
+  // A square dense A's row Gram matrix, which its row graph is made from, also gives most of the best's Gram blocks
+  // (thetaHOfBestWork).
+  const { graph, gram: rowGram } =
+    'data' in problem.A && problem.A.rows === problem.A.cols
+      ? rowGraphAndGram(kernels, problem.A)
+      : { graph: rowGraph(kernels, problem.A), gram: undefined };
+  const assignments = candidateAssignments(problem, { ...options, imbalance, kernels }, graph);
   // On CSR one LU of A serves every candidate's lambda_min(S) (A does not depend on the partition).
   let lu: SparseLuContext | undefined;
   // A tall matrix has no LU: its candidates are analysed by ../analysis/tallSparseAnalysis.ts.
@@ -405,7 +412,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     }
     // The given partition's theta_H (when it came without its analysis) while its system is held: it is the one the
     // user has, and the others are compared with it.
-    if (evaluated.length === 0) done.thetaH = yield* partitionThetaHWork(kernels, system);
+    if (evaluated.length === 0) done.thetaH = yield* partitionThetaHWork(kernels, system, rowGram);
     evaluated.push(done);
     return done;
   }
@@ -455,7 +462,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     if (refinement !== null)
       listed.push({ strategy: 'refined', assignment: refinement.assignment, evaluation: yield* evaluationWork(refinement.assignment) });
   }
-  yield* thetaHOfBestWork(evaluated, systemOf, kernels);
+  yield* thetaHOfBestWork(evaluated, systemOf, kernels, rowGram);
   yield { phase: 'advise', fraction: 1 };
   const candidates = listed.map(({ strategy, assignment, evaluation }): PartitionCandidate => {
     const sizes = [...partitionFromAssignment(assignment, m).sizes];
@@ -538,10 +545,11 @@ function* thetaHOfBestWork(
   evaluated: Evaluation[],
   systemOf: (assignment: Int32Array) => Work<DistributedSystem>,
   kernels: Kernels,
+  rowGram?: RowGram,
 ): Work<void> {
   let best: Evaluation | null = null;
   for (const entry of evaluated) if (entry.kappaS !== null && (best === null || entry.kappaS < best.kappaS! * (1 - TIE))) best = entry;
-  if (best !== null && best.thetaH === null) best.thetaH = yield* partitionThetaHWork(kernels, yield* systemOf(best.assignment));
+  if (best !== null && best.thetaH === null) best.thetaH = yield* partitionThetaHWork(kernels, yield* systemOf(best.assignment), rowGram);
   for (const entry of evaluated)
     if (entry.thetaH === null)
       entry.notComputed.push(

@@ -7,6 +7,7 @@
  * between machines that push S away from I: a partition that cuts light edges keeps the machines'
  * row spaces near orthogonal.
  */
+import type { RowGram } from '../analysis/gramBlocks.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { multiplyByTransposeRows } from '../linalg/products.js';
 import type { CsrMatrix, DenseMatrix } from '../matrix.js';
@@ -43,7 +44,13 @@ function isCsr(a: DenseMatrix | CsrMatrix): a is CsrMatrix {
 
 /** The row graph of a dense or CSR matrix (the dense one's products on `kernels`). */
 export function rowGraph(kernels: Kernels, a: DenseMatrix | CsrMatrix): WeightedGraph {
-  return isCsr(a) ? rowGraphOfCsr(a) : rowGraphOfDense(kernels, a);
+  return isCsr(a) ? rowGraphOfCsr(a) : rowGraphOfDense(kernels, a, null);
+}
+
+/** rowGraph of a dense A, and the row Gram matrix it is made from (kept: rows^2 numbers, 128 MB at 4000 rows). */
+export function rowGraphAndGram(kernels: Kernels, a: DenseMatrix): { graph: WeightedGraph; gram: RowGram } {
+  const gram = { rows: a.rows, normalized: new Float64Array(a.rows * a.rows), rowNorms: new Float64Array(a.rows) };
+  return { graph: rowGraphOfDense(kernels, a, gram), gram };
 }
 
 function graphFromLists(n: number, neighbours: Int32Array[], weights: Float64Array[]): WeightedGraph {
@@ -61,8 +68,9 @@ function graphFromLists(n: number, neighbours: Int32Array[], weights: Float64Arr
 /**
  * Dense A: the normalized Gram matrix A A^T by blocks of rows, its upper triangle (one dgemm each on the native
  * backend), each row's DENSE_ROW_NEIGHBOURS heaviest nonzeros kept (ties to the lower index), the graph symmetrized.
+ * `gram`: filled with that Gram matrix and the row norms.
  */
-function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
+function rowGraphOfDense(kernels: Kernels, a: DenseMatrix, gram: RowGram | null): WeightedGraph {
   const { rows: n, cols } = a;
   const normalized = new Float64Array(a.data);
   for (let i = 0; i < n; i++) {
@@ -70,6 +78,7 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
     for (let j = 0; j < cols; j++) s += normalized[i * cols + j] ** 2;
     const scale = s > 0 ? 1 / Math.sqrt(s) : 0;
     for (let j = 0; j < cols; j++) normalized[i * cols + j] *= scale;
+    if (gram !== null) gram.rowNorms[i] = Math.sqrt(s);
   }
   const keep = Math.min(DENSE_ROW_NEIGHBOURS, Math.max(0, n - 1));
   const heaviest = new HeaviestCouplings(n, keep);
@@ -82,6 +91,7 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
     multiplyByTransposeRows(kernels, normalized, normalized.subarray(r0 * cols), cols, r0, r1, width, block, width, r0);
     for (let i = r0; i < r1; i++) {
       const row = (i - r0) * width - r0;
+      if (gram !== null) gram.normalized.set(block.subarray(row + i, row + n), i * n + i);
       for (let j = i + 1; j < n; j++) {
         const w = Math.abs(block[row + j]);
         // Offers below a full heap's lightest are refused (a tie is offered: the index decides it).
@@ -92,6 +102,7 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
       }
     }
   }
+  if (gram !== null) mirrorUpperTriangle(gram.normalized, n);
   const { kept, keptWeight } = heaviest;
   // Symmetrized: j is i's neighbour when j is among i's kept or i among j's. Each pair's product was computed once, so
   // both ends hold the same weight.
@@ -104,6 +115,14 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix): WeightedGraph {
   const neighbours = adjacency.map((edges) => Int32Array.from(edges.keys()).sort());
   const weights = neighbours.map((ids, v) => Float64Array.from(ids, (j) => adjacency[v].get(j)!));
   return graphFromLists(n, neighbours, weights);
+}
+
+/** The lower triangle of a row-major n x n matrix from its upper one, by tiles (each read and written in cache). */
+function mirrorUpperTriangle(x: Float64Array, n: number): void {
+  const tile = 64;
+  for (let i0 = 0; i0 < n; i0 += tile)
+    for (let j0 = 0; j0 <= i0; j0 += tile)
+      for (let i = i0; i < Math.min(n, i0 + tile); i++) for (let j = j0; j < Math.min(i, j0 + tile); j++) x[i * n + j] = x[j * n + i];
 }
 
 /** Entry a lighter than entry b: smaller weight, or equal weight and higher index. */

@@ -7,10 +7,12 @@ import {
   largestSingularValueWork,
   NEAR_PARALLEL_COSINE,
   sineFromSingularVector,
+  thetaHFromRowGramWork,
   thetaHWork,
 } from '../../../src/solvers/analysis/principalAngles.js';
 import { lanczosWork } from '../../../src/solvers/eigen/lanczos.js';
-import { gramBlock, gramBlocksWork } from '../../../src/solvers/analysis/gramBlocks.js';
+import { gramBlock, gramBlocksWork, type RowGram } from '../../../src/solvers/analysis/gramBlocks.js';
+import type { DenseMatrix } from '../../../src/solvers/matrix.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import type { DenseMachineData, DenseSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
@@ -28,6 +30,21 @@ const H4 = [
   [1, -1, -1, 1],
 ].map((r) => r.map((v) => v / 2));
 const rotate = (rows: number[][]) => rows.map((r) => H4[0].map((_, j) => r.reduce((s, v, k) => s + v * H4[k][j], 0)));
+
+/** The rows' Gram matrix as the partition advisor's row graph keeps it (RowGram: normalized rows' products). */
+function rowGramOf(a: DenseMatrix): RowGram {
+  const { rows, cols, data } = a;
+  const rowNorms = Float64Array.from({ length: rows }, (_, i) => Math.hypot(...data.subarray(i * cols, (i + 1) * cols)));
+  const normalized = new Float64Array(rows * rows);
+  for (let i = 0; i < rows; i++)
+    for (let j = i; j < rows; j++) {
+      let s = 0;
+      for (let t = 0; t < cols; t++) s += (data[i * cols + t] / rowNorms[i]) * (data[j * cols + t] / rowNorms[j]);
+      normalized[i * rows + j] = s;
+      normalized[j * rows + i] = s;
+    }
+  return { rows, normalized, rowNorms };
+}
 
 describeEachBackend('smallest principal angle between two machines', (backend) => {
   // The TypeScript reflectors reproduce these exactly built bases to the last bit (2 ulps below).
@@ -184,12 +201,35 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
       );
     }
     let nearParallel = 0;
+    let fromRowGram = 0;
     for (const system of systems) {
       const angles = computePrincipalAngles(system, kernels);
       expect(thetaHAlone(system)).toBe(angles.thetaH);
       if (Math.cos(angles.thetaH) >= NEAR_PARALLEL_COSINE) nearParallel++;
+      // Most blocks from the rows' Gram matrix (null: declined, for an ill-conditioned R_i or a tall system).
+      const pruned = runSync(thetaHFromRowGramWork(kernels, system.machines, rowGramOf(system.A)));
+      if (pruned !== null) {
+        expect(pruned).toBe(angles.thetaH);
+        fromRowGram++;
+      }
     }
     expect(nearParallel).toBeGreaterThanOrEqual(2);
+    expect(fromRowGram).toBeGreaterThanOrEqual(3);
+  });
+
+  it("declines theta_H from the rows' Gram matrix when an R_i is ill-conditioned (the margin would keep every pair)", () => {
+    const kernels = selectedKernels();
+    const random = new SeededRandom(31);
+    const n = 40;
+    const rows = Array.from({ length: n }, () => Array.from({ length: n }, () => random.nextNormal()));
+    // Row 1 within 1e-7 of row 0 on machine 0: kappa(R_0) ~ 1e7.
+    rows[1] = rows[0].map((v, j) => v + 1e-7 * rows[1][j]);
+    const system = systemOf(
+      rows,
+      rows.map((_, k) => Math.floor(k / 10)),
+      4,
+    );
+    expect(runSync(thetaHFromRowGramWork(kernels, system.machines, rowGramOf(system.A)))).toBeNull();
   });
 });
 

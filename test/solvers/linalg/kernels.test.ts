@@ -78,26 +78,29 @@ describe('kernels', () => {
 describe('triangular block solves of the dense kernels', () => {
   const sets = nativeLoaded ? (['typescript', 'native'] as const) : (['typescript'] as const);
   for (const backend of sets) {
-    it(`${backend}: R^{-1} S and R^{-T} S solve R X = S and R^T X = S`, () => {
-      const p = 7;
-      const w = 3;
-      const r = new Float64Array(p * p);
-      for (let i = 0; i < p; i++) for (let j = i; j < p; j++) r[i * p + j] = i === j ? 2 + i : Math.sin(1 + i * p + j);
-      const s = Float64Array.from({ length: p * w }, (_, k) => Math.cos(0.3 * k));
-      const dense = kernelsOf(backend).dense;
-      for (const transposed of [false, true]) {
-        const x = Float64Array.from(s);
-        if (transposed) dense.solveRTransposedBlock(r, p, x, w);
-        else dense.solveRBlock(r, p, x, w);
-        // R X (or R^T X) gives S back.
-        for (let i = 0; i < p; i++)
-          for (let j = 0; j < w; j++) {
-            let sum = 0;
-            for (let l = 0; l < p; l++) sum += (transposed ? r[l * p + i] : r[i * p + l]) * x[l * w + j];
-            expect(Math.abs(sum - s[i * w + j])).toBeLessThan(1e-13);
-          }
-      }
-    });
+    // 7 x 3, and 150 x 200: the TypeScript R^{-T} S by blocks of rows with products between them (from 128 columns).
+    for (const [p, w] of [
+      [7, 3],
+      [150, 200],
+    ])
+      it(`${backend}: R^{-1} S and R^{-T} S solve R X = S and R^T X = S (p = ${p}, ${w} columns)`, () => {
+        const r = new Float64Array(p * p);
+        for (let i = 0; i < p; i++) for (let j = i; j < p; j++) r[i * p + j] = i === j ? 2 + i : Math.sin(1 + i * p + j);
+        const s = Float64Array.from({ length: p * w }, (_, k) => Math.cos(0.3 * k));
+        const dense = kernelsOf(backend).dense;
+        for (const transposed of [false, true]) {
+          const x = Float64Array.from(s);
+          if (transposed) dense.solveRTransposedBlock(r, p, x, w);
+          else dense.solveRBlock(r, p, x, w);
+          // R X (or R^T X) gives S back.
+          for (let i = 0; i < p; i++)
+            for (let j = 0; j < w; j++) {
+              let sum = 0;
+              for (let l = 0; l < p; l++) sum += (transposed ? r[l * p + i] : r[i * p + l]) * x[l * w + j];
+              expect(Math.abs(sum - s[i * w + j])).toBeLessThan(1e-12);
+            }
+        }
+      });
   }
 });
 

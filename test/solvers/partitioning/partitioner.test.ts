@@ -15,7 +15,7 @@ import {
 } from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
-import { DENSE_ROW_NEIGHBOURS, rowGraph } from '../../../src/solvers/partitioning/rowGraph.js';
+import { DENSE_ROW_NEIGHBOURS, rowGraph, rowGraphAndGram } from '../../../src/solvers/partitioning/rowGraph.js';
 import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
@@ -197,6 +197,26 @@ describe('multilevel partitioner', () => {
     for (const size of sizesOf(multilevelPartition(g, 7), 7)) {
       expect(size).toBeGreaterThanOrEqual(lo);
       expect(size).toBeLessThanOrEqual(hi);
+    }
+  });
+
+  it("keeps a dense matrix's row Gram matrix beside the same row graph: rowNorms and the normalized products, symmetric", () => {
+    const n = 90;
+    const cols = 70;
+    const data = new SeededRandom(6).fillNormal(new Float64Array(n * cols));
+    for (let k = 0; k < data.length; k++) data[k] += 0.5;
+    const a = { rows: n, cols, data };
+    const { graph, gram } = rowGraphAndGram(selectedKernels(), a);
+    expect(graph).toEqual(rowGraph(selectedKernels(), a));
+    for (let i = 0; i < n; i++) {
+      const row = (k: number): Float64Array => data.subarray(k * cols, (k + 1) * cols);
+      const norm = Math.sqrt(row(i).reduce((s, v) => s + v * v, 0));
+      expect(Math.abs(gram.rowNorms[i] - norm)).toBeLessThan(1e-14 * norm);
+      for (let j = 0; j < n; j++) {
+        const product = row(i).reduce((s, v, t) => s + v * row(j)[t], 0);
+        expect(Math.abs(gram.rowNorms[i] * gram.normalized[i * n + j] * gram.rowNorms[j] - product)).toBeLessThan(1e-12 * norm * norm);
+        expect(gram.normalized[i * n + j]).toBe(gram.normalized[j * n + i]);
+      }
     }
   });
 
