@@ -55,6 +55,51 @@ export interface PrincipalAngles {
  * both backends; 24 or 48 steps gave up on the mean-0 blocks of four to ten machines and cost more there.
  */
 export const BLOCK_LANCZOS_STEPS = 96;
+/**
+ * Blocks with at most this many rows or columns: Lanczos on the loops of `normalOperator` (the kernels' products and a
+ * Ritz vector cost more than they save there), the sine by the QR of W, which costs little at that size. An analysis
+ * of n = 50, m = 5 (10 blocks of 10 x 10, bench/tinyJobCompute.ts) took ~0.45 ms more a job without this.
+ */
+const SMALL_BLOCK = 32;
+
+/** x -> G^T G x (onColumns) or G G^T x on the smaller side of a rows x cols block G. */
+function normalOperator(g: Float64Array, rows: number, cols: number, onColumns: boolean): SymmetricOperator {
+  const tmp = new Float64Array(onColumns ? rows : cols);
+  return {
+    size: onColumns ? cols : rows,
+    apply(x: Float64Array, y: Float64Array): void {
+      if (onColumns) {
+        // tmp = G x; y = G^T tmp.
+        for (let r = 0; r < rows; r++) {
+          let s = 0;
+          const off = r * cols;
+          for (let t = 0; t < cols; t++) s += g[off + t] * x[t];
+          tmp[r] = s;
+        }
+        y.fill(0);
+        for (let r = 0; r < rows; r++) {
+          const v = tmp[r];
+          const off = r * cols;
+          for (let t = 0; t < cols; t++) y[t] += g[off + t] * v;
+        }
+      } else {
+        // tmp = G^T x; y = G tmp.
+        tmp.fill(0);
+        for (let r = 0; r < rows; r++) {
+          const v = x[r];
+          const off = r * cols;
+          for (let t = 0; t < cols; t++) tmp[t] += g[off + t] * v;
+        }
+        for (let r = 0; r < rows; r++) {
+          let s = 0;
+          const off = r * cols;
+          for (let t = 0; t < cols; t++) s += g[off + t] * tmp[t];
+          y[r] = s;
+        }
+      }
+    },
+  };
+}
 
 /**
  * sigma_max of a Gram block and its singular vector on the block's smaller side (the basis with fewer vectors, b of
@@ -91,11 +136,16 @@ export function* blockTopWork(kernels: Kernels, g: Float64Array, rows: number, c
   const c = Math.max(rows, cols);
   // M (c x p, row-major): G when it has the fewer columns, else G^T.
   if (steps > 0) {
-    const m = cols <= rows ? g : transposed(g, rows, cols);
-    const scratch = new Float64Array(c);
-    const op: SymmetricOperator = { size: p, apply: (x, y) => kernels.dense.normalProduct(m, c, p, x, y, scratch) };
-    const vector = new Float64Array(p);
-    const result = yield* lanczosWork(kernels, op, { which: 'largest', maxIterations: steps, ritzVector: vector });
+    const small = p <= SMALL_BLOCK;
+    let op: SymmetricOperator;
+    if (small) op = normalOperator(g, rows, cols, cols <= rows);
+    else {
+      const m = cols <= rows ? g : transposed(g, rows, cols);
+      const scratch = new Float64Array(c);
+      op = { size: p, apply: (x, y) => kernels.dense.normalProduct(m, c, p, x, y, scratch) };
+    }
+    const vector = small ? null : new Float64Array(p);
+    const result = yield* lanczosWork(kernels, op, { which: 'largest', maxIterations: steps, ritzVector: vector ?? undefined });
     if (result.converged) {
       const theta = Math.max(result.largest, 0);
       // The Ritz residual with lanczosRunWork's rounding floor (4 eps sqrt(steps + 1) |Op|).
