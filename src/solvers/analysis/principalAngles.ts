@@ -4,7 +4,7 @@
  *
  * cos(theta_ij) = c = sigma_max(G_ij), G_ij = Q_i^T Q_j (the paper's Principal Angle Computation
  * theorem), here by Lanczos on the smaller of G^T G and G G^T, or by a bidiagonalization when Lanczos has not
- * converged within BLOCK_LANCZOS_STEPS steps.
+ * converged within BLOCK_LANCZOS_STEPS steps, and at once on blocks of at most SMALL_BLOCK rows or columns.
  * arccos(c) amplifies the error of c by 1/sin(theta): fine for wide angles, useless below ~1e-8 rad.
  * So when c >= NEAR_PARALLEL_COSINE we also compute s = sigma_min(Q_b - Q_a G_ab) (b the basis with
  * fewer columns; its singular values are the sines of the principal angles, Bjorck-Golub,
@@ -56,50 +56,11 @@ export interface PrincipalAngles {
  */
 export const BLOCK_LANCZOS_STEPS = 96;
 /**
- * Blocks with at most this many rows or columns: Lanczos on the loops of `normalOperator` (the kernels' products and a
- * Ritz vector cost more than they save there), the sine by the QR of W, which costs little at that size. An analysis
- * of n = 50, m = 5 (10 blocks of 10 x 10, bench/tinyJobCompute.ts) took ~0.45 ms more a job without this.
+ * Blocks with at most this many rows or columns go to the bidiagonalization at once (their sine, if near parallel, by
+ * the QR of W, which costs little at that size): Lanczos's calls and checks cost more there. An analysis of n = 50,
+ * m = 5 (10 blocks of 10 x 10, bench/tinyJobCompute.ts) took 0.2-0.45 ms a job more through Lanczos.
  */
 const SMALL_BLOCK = 32;
-
-/** x -> G^T G x (onColumns) or G G^T x on the smaller side of a rows x cols block G. */
-function normalOperator(g: Float64Array, rows: number, cols: number, onColumns: boolean): SymmetricOperator {
-  const tmp = new Float64Array(onColumns ? rows : cols);
-  return {
-    size: onColumns ? cols : rows,
-    apply(x: Float64Array, y: Float64Array): void {
-      if (onColumns) {
-        // tmp = G x; y = G^T tmp.
-        for (let r = 0; r < rows; r++) {
-          let s = 0;
-          const off = r * cols;
-          for (let t = 0; t < cols; t++) s += g[off + t] * x[t];
-          tmp[r] = s;
-        }
-        y.fill(0);
-        for (let r = 0; r < rows; r++) {
-          const v = tmp[r];
-          const off = r * cols;
-          for (let t = 0; t < cols; t++) y[t] += g[off + t] * v;
-        }
-      } else {
-        // tmp = G^T x; y = G tmp.
-        tmp.fill(0);
-        for (let r = 0; r < rows; r++) {
-          const v = x[r];
-          const off = r * cols;
-          for (let t = 0; t < cols; t++) tmp[t] += g[off + t] * v;
-        }
-        for (let r = 0; r < rows; r++) {
-          let s = 0;
-          const off = r * cols;
-          for (let t = 0; t < cols; t++) s += g[off + t] * tmp[t];
-          y[r] = s;
-        }
-      }
-    },
-  };
-}
 
 /**
  * sigma_max of a Gram block and its singular vector on the block's smaller side (the basis with fewer vectors, b of
@@ -134,24 +95,26 @@ export function* blockTopWork(kernels: Kernels, g: Float64Array, rows: number, c
   if (rows === 1 || cols === 1) return { c: norm2(g, 0, rows * cols), vector: Float64Array.of(1), squareError: 0 };
   const p = Math.min(rows, cols);
   const c = Math.max(rows, cols);
-  // M (c x p, row-major): G when it has the fewer columns, else G^T.
-  if (steps > 0) {
-    const small = p <= SMALL_BLOCK;
-    let op: SymmetricOperator;
-    if (small) op = normalOperator(g, rows, cols, cols <= rows);
-    else {
-      const m = cols <= rows ? g : transposed(g, rows, cols);
-      const scratch = new Float64Array(c);
-      op = { size: p, apply: (x, y) => kernels.dense.normalProduct(m, c, p, x, y, scratch) };
-    }
-    const vector = small ? null : new Float64Array(p);
-    const result = yield* lanczosWork(kernels, op, { which: 'largest', maxIterations: steps, ritzVector: vector ?? undefined });
+  if (steps > 0 && p > SMALL_BLOCK) {
+    // M (c x p, row-major): G when it has the fewer columns, else G^T.
+    const m = cols <= rows ? g : transposed(g, rows, cols);
+    const scratch = new Float64Array(c);
+    const op: SymmetricOperator = { size: p, apply: (x, y) => kernels.dense.normalProduct(m, c, p, x, y, scratch) };
+    // The vector serves the sine of a near-parallel pair only (sineFromSingularVector): formed for those alone.
+    const nearParallel = (theta: number): boolean => theta >= NEAR_PARALLEL_COSINE * NEAR_PARALLEL_COSINE;
+    const vector = new Float64Array(p);
+    const result = yield* lanczosWork(kernels, op, {
+      which: 'largest',
+      maxIterations: steps,
+      ritzVector: vector,
+      ritzVectorIf: nearParallel,
+    });
     if (result.converged) {
       const theta = Math.max(result.largest, 0);
       // The Ritz residual with lanczosRunWork's rounding floor (4 eps sqrt(steps + 1) |Op|).
       const residual = result.residualLargest + 4 * Number.EPSILON * Math.sqrt(result.iterations + 1) * theta;
       const squareError = result.gapLargest > 0 ? (residual * residual) / result.gapLargest : Infinity;
-      return { c: Math.sqrt(theta), vector, squareError };
+      return { c: Math.sqrt(theta), vector: nearParallel(result.largest) ? vector : null, squareError };
     }
   }
   // The bidiagonalization's p columns of length c, by rows: M^T.

@@ -108,8 +108,9 @@ interface LanczosRun {
   seed: number;
   /** The kernels of the passes over the basis (Gram-Schmidt, Ritz vectors, restarts). */
   dense: DenseKernels;
-  /** Receives the top Ritz vector when given. */
+  /** Receives the top Ritz vector when given (and `ritzVectorIf` holds for the top Ritz value). */
   ritzVector?: Float64Array;
+  ritzVectorIf?: (theta: number) => boolean;
   /** The first Lanczos vector when given (else random from `seed`). */
   startVector?: Float64Array;
   /** The stopping test, on the ends asked for (the other one's value is NaN). */
@@ -475,7 +476,7 @@ function* lanczosRunWork(op: SymmetricOperator, run: LanczosRun, workspace: Kryl
     exhausted = false;
   }
 
-  if (run.ritzVector) {
+  if (run.ritzVector && (run.ritzVectorIf?.(largest.value) ?? true)) {
     const y = run.ritzVector.subarray(0, n);
     topRitzVector(y);
     normalize(y);
@@ -521,8 +522,9 @@ export interface LanczosOptions {
   seed?: number;
   /** The first Lanczos vector (normalized here), e.g. a nearby operator's eigenvector; absent: random from `seed`. */
   startVector?: Float64Array;
-  /** Receives the top Ritz vector (unit norm, length n) when given. */
+  /** Receives the top Ritz vector (unit norm, length n) when given, and when `ritzVectorIf` holds for its Ritz value. */
   ritzVector?: Float64Array;
+  ritzVectorIf?: (theta: number) => boolean;
 }
 
 export interface LanczosResult {
@@ -568,6 +570,7 @@ export function* lanczosWork(kernels: Kernels, op: SymmetricOperator, options: L
       seed: options.seed ?? 0x51ed2701,
       startVector: options.startVector,
       ritzVector: options.ritzVector,
+      ritzVectorIf: options.ritzVectorIf,
       dense: kernels.dense,
       accept: (largest, smallest) => (!wantLargest || accepted(largest)) && (!wantSmallest || accepted(smallest)),
       semiOrthogonality: 0,
