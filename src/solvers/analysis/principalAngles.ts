@@ -56,9 +56,9 @@ export interface PrincipalAngles {
  */
 export const BLOCK_LANCZOS_STEPS = 96;
 /**
- * Blocks with at most this many rows or columns go to the bidiagonalization at once (their sine, if near parallel, by
- * the QR of W, which costs little at that size): Lanczos's calls and checks cost more there. An analysis of n = 50,
- * m = 5 (10 blocks of 10 x 10, bench/tinyJobCompute.ts) took 0.2-0.45 ms a job more through Lanczos.
+ * Blocks with at most this many rows or columns go to the bidiagonalization at once: Lanczos's calls and checks cost
+ * more there (an analysis of n = 50, m = 5, 10 blocks of 10 x 10: 0.2-0.45 ms a job more, bench/tinyJobCompute.ts).
+ * A near-parallel one then gets its singular vector by Lanczos all the same, for its sine (blockTopWork).
  */
 const SMALL_BLOCK = 32;
 
@@ -96,31 +96,50 @@ export function* blockTopWork(kernels: Kernels, g: Float64Array, rows: number, c
   const p = Math.min(rows, cols);
   const c = Math.max(rows, cols);
   if (steps > 0 && p > SMALL_BLOCK) {
-    // M (c x p, row-major): G when it has the fewer columns, else G^T.
-    const m = cols <= rows ? g : transposed(g, rows, cols);
-    const scratch = new Float64Array(c);
-    const op: SymmetricOperator = { size: p, apply: (x, y) => kernels.dense.normalProduct(m, c, p, x, y, scratch) };
-    // The vector serves the sine of a near-parallel pair only (sineFromSingularVector): formed for those alone.
-    const nearParallel = (theta: number): boolean => theta >= NEAR_PARALLEL_COSINE * NEAR_PARALLEL_COSINE;
-    const vector = new Float64Array(p);
-    const result = yield* lanczosWork(kernels, op, {
-      which: 'largest',
-      maxIterations: steps,
-      ritzVector: vector,
-      ritzVectorIf: nearParallel,
-    });
-    if (result.converged) {
-      const theta = Math.max(result.largest, 0);
-      // The Ritz residual with lanczosRunWork's rounding floor (4 eps sqrt(steps + 1) |Op|).
-      const residual = result.residualLargest + 4 * Number.EPSILON * Math.sqrt(result.iterations + 1) * theta;
-      const squareError = result.gapLargest > 0 ? (residual * residual) / result.gapLargest : Infinity;
-      return { c: Math.sqrt(theta), vector: nearParallel(result.largest) ? vector : null, squareError };
-    }
+    const top = yield* lanczosTopWork(kernels, g, rows, cols, steps, false);
+    if (top !== null) return top;
   }
   // The bidiagonalization's p columns of length c, by rows: M^T.
   const columns = rows <= cols ? Float64Array.from(g.subarray(0, rows * cols)) : transposed(g, rows, cols);
   const { d, e } = yield* bidiagonalOfColumnsWork(kernels, columns, p, c);
-  return { c: bidiagonalSingularValue(d, e, p - 1), vector: null, squareError: Infinity };
+  const cosine = bidiagonalSingularValue(d, e, p - 1);
+  // A small near-parallel block's singular vector by Lanczos (p steps at most, exact then): its sine from two products
+  // instead of the QR of W (sineFromSingularVector), the cosine the bidiagonalization's.
+  if (p <= SMALL_BLOCK && steps > 0 && cosine >= NEAR_PARALLEL_COSINE) {
+    const top = yield* lanczosTopWork(kernels, g, rows, cols, p, true);
+    if (top !== null) return { ...top, c: cosine };
+  }
+  return { c: cosine, vector: null, squareError: Infinity };
+}
+
+/**
+ * blockTopWork's Lanczos (null: not converged within `steps`), with the Ritz vector for a near-parallel pair only
+ * (`alwaysVector`: whatever the cosine, for a caller that knows it is).
+ */
+function* lanczosTopWork(
+  kernels: Kernels,
+  g: Float64Array,
+  rows: number,
+  cols: number,
+  steps: number,
+  alwaysVector: boolean,
+): Work<BlockTop | null> {
+  const p = Math.min(rows, cols);
+  const c = Math.max(rows, cols);
+  // M (c x p, row-major): G when it has the fewer columns, else G^T.
+  const m = cols <= rows ? g : transposed(g, rows, cols);
+  const scratch = new Float64Array(c);
+  const op: SymmetricOperator = { size: p, apply: (x, y) => kernels.dense.normalProduct(m, c, p, x, y, scratch) };
+  // The vector serves the sine of a near-parallel pair only (sineFromSingularVector): formed for those alone.
+  const wanted = (theta: number): boolean => alwaysVector || theta >= NEAR_PARALLEL_COSINE * NEAR_PARALLEL_COSINE;
+  const vector = new Float64Array(p);
+  const result = yield* lanczosWork(kernels, op, { which: 'largest', maxIterations: steps, ritzVector: vector, ritzVectorIf: wanted });
+  if (!result.converged) return null;
+  const theta = Math.max(result.largest, 0);
+  // The Ritz residual with lanczosRunWork's rounding floor (4 eps sqrt(steps + 1) |Op|).
+  const residual = result.residualLargest + 4 * Number.EPSILON * Math.sqrt(result.iterations + 1) * theta;
+  const squareError = result.gapLargest > 0 ? (residual * residual) / result.gapLargest : Infinity;
+  return { c: Math.sqrt(theta), vector: wanted(result.largest) ? vector : null, squareError };
 }
 
 /** G^T (cols x rows, row-major) of a rows x cols block. */

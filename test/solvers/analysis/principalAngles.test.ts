@@ -284,33 +284,39 @@ describeEachBackend("the sine of a near-parallel pair from its cosine's singular
     return Math.min(...new SingularValueDecomposition(w.transpose()).diagonal);
   };
 
-  it('equals sigma_min(Q_b - Q_a G_ab) by ml-matrix to 8 eps (machines of 40, 50 and 60 rows, angles 0.1-0.4 rad)', () => {
-    const kernels = selectedKernels();
-    const random = new SeededRandom(29);
-    const n = 150;
-    // Mean 1: the rows share a direction, so every pair is near parallel.
-    const rows = Array.from({ length: n }, () => Array.from({ length: n }, () => 1 + random.nextNormal()));
-    const system = systemOf(
-      rows,
-      rows.map((_, k) => (k < 40 ? 0 : k < 90 ? 1 : 2)),
-      3,
-    );
-    const gram = runSync(gramBlocksWork(kernels, system.machines));
-    for (const [i, j] of [
-      [0, 1],
-      [0, 2],
-      [1, 2],
-    ]) {
-      const [mi, mj] = [system.machines[i], system.machines[j]];
-      const g = gramBlock(gram, i, j)!;
-      const top = runSync(blockTopWork(kernels, g, mi.p, mj.p));
-      expect(top.c).toBeGreaterThanOrEqual(NEAR_PARALLEL_COSINE);
-      const sine = sineFromSingularVector(kernels, mi, mj, g, top);
-      expect(sine).not.toBeNull();
-      const expected = mj.p <= mi.p ? referenceSine(mi, mj, n) : referenceSine(mj, mi, n);
-      expect(Math.abs(sine! - expected)).toBeLessThan(8 * Number.EPSILON);
-    }
-  });
+  // Machines of 40, 50 and 60 rows (Lanczos's blocks), and of 10, 15 and 20 (the bidiagonalization's small blocks,
+  // their vector by Lanczos all the same).
+  for (const sizes of [
+    [40, 50, 60],
+    [10, 15, 20],
+  ])
+    it(`equals sigma_min(Q_b - Q_a G_ab) by ml-matrix to 8 eps (machines of ${sizes.join(', ')} rows, near parallel)`, () => {
+      const kernels = selectedKernels();
+      const random = new SeededRandom(29);
+      const n = 2 * (sizes[0] + sizes[1] + sizes[2]);
+      // Mean 1: the rows share a direction, so every pair is near parallel.
+      const rows = Array.from({ length: n }, () => Array.from({ length: n }, () => 1 + random.nextNormal()));
+      const system = systemOf(
+        rows,
+        rows.map((_, k) => (k < sizes[0] ? 0 : k < sizes[0] + sizes[1] ? 1 : k < sizes[0] + sizes[1] + sizes[2] ? 2 : 3)),
+        4,
+      );
+      const gram = runSync(gramBlocksWork(kernels, system.machines));
+      for (const [i, j] of [
+        [0, 1],
+        [0, 2],
+        [1, 2],
+      ]) {
+        const [mi, mj] = [system.machines[i], system.machines[j]];
+        const g = gramBlock(gram, i, j)!;
+        const top = runSync(blockTopWork(kernels, g, mi.p, mj.p));
+        expect(top.c).toBeGreaterThanOrEqual(NEAR_PARALLEL_COSINE);
+        const sine = sineFromSingularVector(kernels, mi, mj, g, top);
+        expect(sine).not.toBeNull();
+        const expected = mj.p <= mi.p ? referenceSine(mi, mj, n) : referenceSine(mj, mi, n);
+        expect(Math.abs(sine! - expected)).toBeLessThan(8 * Number.EPSILON);
+      }
+    });
 
   it('gives way to the QR of W below 1e-3 rad, and when the bound is not met', () => {
     const kernels = selectedKernels();
