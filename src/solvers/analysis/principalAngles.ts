@@ -240,6 +240,8 @@ export function sineFromSingularVector(
   const bIsI = mj.p > mi.p;
   const a = bIsI ? mj : mi;
   const b = bIsI ? mi : mj;
+  // Orthonormal bases only (W^T W = I - G_ab^T G_ab): a machine with dependent rows has zero rows in q.
+  if (a.rank !== a.p || b.rank !== b.p) return null;
   // u = G_ab v (length p_a): G_ij^T v when b = i, G_ij v when b = j (g: G_ij, p_i x p_j by rows).
   const u = new Float64Array(a.p);
   if (bIsI) kernels.dense.gemm(true, mj.p, 1, mi.p, 1, g, mj.p, v, 1, 0, u, 1);
