@@ -237,7 +237,7 @@ export function sineFromSingularVector(
 ): number | null {
   const v = top.vector;
   if (v === null || !Number.isFinite(top.squareError)) return null;
-  const bIsI = mj.p > mi.p;
+  const bIsI = smallerIsI(mi, mj);
   const a = bIsI ? mj : mi;
   const b = bIsI ? mi : mj;
   // Orthonormal bases only (W^T W = I - G_ab^T G_ab): a machine with dependent rows has zero rows in q.
@@ -266,6 +266,11 @@ export function sineFromSingularVector(
   return sine >= SINE_FROM_VECTOR_MIN && top.squareError <= Number.EPSILON * sine ? sine : null;
 }
 
+/** Whether b, the basis with fewer vectors (W = Q_b - Q_a G_ab), is machine i's (j's on a tie). */
+function smallerIsI(mi: DenseMachineData, mj: DenseMachineData): boolean {
+  return mj.p > mi.p;
+}
+
 /** theta_ij for machines i < j from their Gram block G_ij (null: disjoint supports). */
 export function* pairAngleWork(kernels: Kernels, mi: DenseMachineData, mj: DenseMachineData, g: Float64Array | null): Work<PairAngle> {
   if (g === null) return { theta: Math.PI / 2, cos: 0 };
@@ -292,7 +297,7 @@ function* angleFromCosineWork(
   const pi = mi.p;
   const pj = mj.p;
   let s: number;
-  if (pj <= pi) {
+  if (!smallerIsI(mi, mj)) {
     // a = i, b = j: G_ab = G_ij, so G_ab^T is the transpose of the stored block.
     const gT = new Float64Array(pj * pi);
     for (let l = 0; l < pi; l++) {
@@ -324,6 +329,18 @@ export function* thetaHWork(kernels: Kernels, machines: readonly DenseMachineDat
       if (g !== null) cosines.push({ i, j, g, top: yield* blockTopWork(kernels, g, machines[i].p, machines[j].p) });
       yield undefined;
     }
+  return yield* thetaHOfCosinesWork(kernels, machines, cosines);
+}
+
+/**
+ * thetaHWork's rule on pairs' cosines (every pair that may attain theta_H among them): the least angle of the pairs
+ * within NEAR_MAX_COSINE of the largest cosine; pi/2 without pairs.
+ */
+function* thetaHOfCosinesWork(
+  kernels: Kernels,
+  machines: readonly DenseMachineData[],
+  cosines: readonly { i: number; j: number; g: Float64Array; top: BlockTop }[],
+): Work<number> {
   let thetaH = Math.PI / 2;
   if (cosines.length === 0) return thetaH;
   const cMax = Math.max(...cosines.map(({ top }) => top.c));
@@ -378,12 +395,7 @@ export function* thetaHFromRowGramWork(kernels: Kernels, machines: readonly Dens
     yield* gramBlockIntoWork(kernels, mi, mj, g, { madds: 0 }, 0);
     exact.push({ i, j, g, top: yield* blockTopWork(kernels, g, mi.p, mj.p) });
   }
-  const cMax = Math.max(...exact.map(({ top }) => top.c));
-  let thetaH = Math.PI / 2;
-  for (const { i, j, g, top } of exact)
-    if (top.c >= cMax - NEAR_MAX_COSINE)
-      thetaH = Math.min(thetaH, (yield* angleFromCosineWork(kernels, machines[i], machines[j], g, top)).theta);
-  return thetaH;
+  return yield* thetaHOfCosinesWork(kernels, machines, exact);
 }
 
 /** How far below the largest pair cosine thetaHWork still computes a pair's angle (c's own error is a few eps). */
