@@ -27,7 +27,15 @@ import { luWork } from '../linalg/lu.js';
 import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf, type FactoredMatrix } from './conditioning.js';
-import { basesSBlockProduct, basesSOperator, basisCoordinates, inverseSThroughFactoredOperator, type SEndVectors } from './kappaS.js';
+import {
+  basesSBlockProduct,
+  basesSOperator,
+  basisCoordinates,
+  inverseSThroughFactoredOperator,
+  triangularConditionEstimate,
+  type SEndVectors,
+} from './kappaS.js';
+import type { RowGram } from './gramBlocks.js';
 
 /** One machine's A_i^T = Q_i R_i: row t of q (p x cols.length) is the t-th basis vector of R(A_i) on `cols`. */
 export interface MachineBasis {
@@ -105,12 +113,15 @@ function* machineBasisWork(kernels: Kernels, a: DenseMatrix | CsrMatrix, rows: I
  * A Q_i^T (n x p, row-major) for a dense A: every row's coordinates in machine i's basis, by the kernels' product
  * (on A's own rows when the machine touches every column, else on A's columns it touches), in slices of rows between
  * yields. The loop it replaced read Q_i by columns for each row: ~220 s of the TypeScript advice at n = 2000, m = 10.
+ * Given the rows' Gram matrix, from it instead when that stands (basisCoordinatesFromRowGramWork).
  */
-function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: MachineBasis): Work<BasisCoordinates> {
+function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: MachineBasis, rowGram?: RowGram): Work<BasisCoordinates> {
   const n = a.rows;
   const { cols, q } = basis;
   const c = cols.length;
   const p = basis.rows.length;
+  if (rowGram !== undefined && c === a.cols && rowGram.rows === n && rowGramCoordinatesStand(kernels, basis, n))
+    return yield* basisCoordinatesFromRowGramWork(kernels, basis, rowGram);
   let x = a.data;
   if (c !== a.cols) {
     x = new Float64Array(n * c);
@@ -122,13 +133,66 @@ function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: Ma
     kernels.dense.multiplyByTransposeRows(x, q, c, k0, Math.min(n, k0 + slice), p, out, p);
     yield undefined;
   }
+  return withSquaredNorms(out, n, p);
+}
+
+/**
+ * Largest bound on the relative error of |P_h a_k|^2 under which the coordinates come from the rows' Gram matrix: they
+ * guide the refinement's proposals (each judged by its exact kappa(S)), and the rows' residuals |(I - P_h) a_k|^2 they
+ * are subtracted from are cut at DEPENDENT_ROW^2 = 1e-12 of |a_k|^2.
+ */
+const ROW_GRAM_COORDINATES_MARGIN = 1e-6;
+
+/**
+ * Whether machine h's coordinates may come from the rows' Gram matrix: the products' rounding, n p eps |A_h| |a_k|,
+ * through R_h^{-T} is at most n p eps kappa(R_h)^2 of |a_k|^2 in |P_h a_k|^2, kappa estimated from below within ~2x
+ * (../analysis/kappaS.ts triangularConditionEstimate; a factor 16 over it, as ./principalAngles.ts thetaHFromRowGramWork).
+ */
+function rowGramCoordinatesStand(kernels: Kernels, basis: MachineBasis, n: number): boolean {
+  const p = basis.rows.length;
+  const kappa = triangularConditionEstimate(kernels, basis.r, p);
+  return 16 * n * p * Number.EPSILON * kappa * kappa <= ROW_GRAM_COORDINATES_MARGIN;
+}
+
+/** Columns of the rows' Gram matrix solved between yields. */
+const ROW_GRAM_SLICE = 256;
+
+/**
+ * A Q_h^T from the rows' Gram matrix (the advisor's, ./gramBlocks.ts RowGram): A_h = R_h^T Q_h^T, so Q_h^T a_k =
+ * R_h^{-T} (A_h a_k), one triangular solve on the p x n block of A A^T of h's rows, p^2 n / 2 multiply-adds where the
+ * product with Q_h costs p n^2 (dense n = 2000, m = 10: 20x fewer). A square dense A's machine with an invertible R_h.
+ */
+function* basisCoordinatesFromRowGramWork(kernels: Kernels, basis: MachineBasis, gram: RowGram): Work<BasisCoordinates> {
+  const { rows: n, normalized, rowNorms } = gram;
+  const { rows, r } = basis;
+  const p = rows.length;
+  const out = new Float64Array(n * p);
+  const block = new Float64Array(p * Math.min(n, ROW_GRAM_SLICE));
+  for (let k0 = 0; k0 < n; k0 += ROW_GRAM_SLICE) {
+    const w = Math.min(ROW_GRAM_SLICE, n - k0);
+    // a_u . a_k for u in h's rows, k in [k0, k0 + w): p x w, row-major.
+    for (let t = 0; t < p; t++) {
+      const u = rows[t];
+      const scale = rowNorms[u];
+      const from = u * n + k0;
+      for (let l = 0; l < w; l++) block[t * w + l] = scale * normalized[from + l] * rowNorms[k0 + l];
+    }
+    kernels.dense.solveRTransposedBlock(r, p, block, w);
+    for (let t = 0; t < p; t++) for (let l = 0; l < w; l++) out[(k0 + l) * p + t] = block[t * w + l];
+    yield undefined;
+  }
+  return withSquaredNorms(out, n, p);
+}
+
+/** The coordinates (n x p, row-major) with each row's squared norm. */
+function withSquaredNorms(values: Float64Array, n: number, p: number): BasisCoordinates {
   const norm2 = new Float64Array(n);
   for (let k = 0; k < n; k++) {
     let s = 0;
-    for (let t = k * p; t < (k + 1) * p; t++) s += out[t] * out[t];
+    for (let t = k * p; t < (k + 1) * p; t++) s += values[t] * values[t];
     norm2[k] = s;
   }
-  return { values: out, norm2 };
+  return { values, norm2 };
 }
 
 /** R^{-1} (p x p, upper triangular, row-major) by back substitution, column by column. */
@@ -159,6 +223,11 @@ export interface RowMoveEffectsOptions {
    * refinement's last accepted proposal found them (a few rows moved), which they converge from in fewer steps.
    */
   startVectors?: SEndVectors;
+  /**
+   * A dense square A's rows' Gram matrix (the advisor's row graph's, ./gramBlocks.ts RowGram): every row's coordinates in
+   * a well-conditioned machine's basis from it (basisCoordinatesFromRowGramWork) instead of the product A Q_h^T.
+   */
+  rowGram?: RowGram;
 }
 
 /**
@@ -196,7 +265,7 @@ export function* rowMoveEffectsWork(
   m: number,
   options: RowMoveEffectsOptions = {},
 ): Work<RowMoveEffects | null> {
-  const { given, factored, startVectors } = options;
+  const { given, factored, startVectors, rowGram } = options;
   const cache = options.cache?.a === a ? options.cache : undefined;
   const n = a.cols;
   const rowsOf: number[][] = Array.from({ length: m }, () => []);
@@ -311,7 +380,7 @@ export function* rowMoveEffectsWork(
     // Row k of A Q_h^T at coordinates.values[k * p]: a_k's coordinates in h's basis.
     let coordinates: BasisCoordinates | null = null;
     if (!('rowPtr' in a)) {
-      coordinates = cache?.coordinates.get(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis));
+      coordinates = cache?.coordinates.get(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis, rowGram));
       cache?.coordinates.set(q, coordinates);
       coordsUV.set(coordsU[h]);
       coordsUV.set(coordsV[h], p);

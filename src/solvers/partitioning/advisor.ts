@@ -453,6 +453,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             },
             // The candidates' factorization of a dense A (when one was made) serves the move effects' lambda_min(S) too.
             factored,
+            rowGram,
             // The start and each accepted proposal were just evaluated: their dense system is most often held.
             basesOf: (assignment) => {
               const held = [last, bestSoFar].find((entry) => entry !== null && sameIndices(entry.assignment, assignment))?.system;

@@ -26,6 +26,7 @@
  */
 import { MoveEffectsCache, rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
 import type { FactoredMatrix } from '../analysis/conditioning.js';
+import type { RowGram } from '../analysis/gramBlocks.js';
 import type { SEndVectors } from '../analysis/kappaS.js';
 import type { Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
@@ -52,6 +53,8 @@ export interface RefinementInput {
   basesOf?: (assignment: Int32Array) => readonly MachineBasis[] | undefined;
   /** A dense A as some partition of it factored it (../analysis/conditioning.ts FactoredMatrix): the move effects' lambda_min(S) through it. */
   factored?: FactoredMatrix;
+  /** A dense square A's rows' Gram matrix (the advisor's row graph's): the move effects' coordinates from it (../analysis/rowMoveEffects.ts). */
+  rowGram?: RowGram;
 }
 
 export interface Refinement {
@@ -72,14 +75,14 @@ export function refinementApplies(a: DenseMatrix | CsrMatrix, m: number): boolea
 
 /** null when the refinement does not apply (refinementApplies) or meets a rank-deficient block. */
 export function* refineAssignmentWork(input: RefinementInput): Work<Refinement | null> {
-  const { kernels, a, m, bounds, evaluate, basesOf, factored } = input;
+  const { kernels, a, m, bounds, evaluate, basesOf, factored, rowGram } = input;
   if (!refinementApplies(a, m)) return null;
   let assignment: Int32Array = Int32Array.from(input.start);
   let kappaS = input.startKappaS;
   // kappa(S) >= 1, with equality when S = I: nothing to lower.
   if (kappaS <= 1 + GAIN) return { assignment, kappaS, accepted: 0, evaluations: 0 };
   const cache = 'data' in a ? new MoveEffectsCache(a) : undefined;
-  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, { given: basesOf?.(assignment), factored, cache });
+  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, { given: basesOf?.(assignment), factored, cache, rowGram });
   if (effects === null) return null;
   let ranked = rankedMoves(effects, assignment, m);
   let batch = Math.floor(m / 2);
@@ -102,6 +105,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
         factored,
         cache,
         startVectors: effects,
+        rowGram,
       });
       if (effects === null) break;
       ranked = rankedMoves(effects, assignment, m);

@@ -3,6 +3,8 @@
  *  - the dense path (every row's coordinates in a machine's basis by the kernels' product A Q_h^T, on A's own rows or
  *    on the columns the machine touches) gives the CSR path's effects (its loop over each row's entries) on the same
  *    matrix;
+ *  - given the rows' Gram matrix (the advisor's), the coordinates come from it for a well-conditioned machine (the same
+ *    effects to 1e-9) and from the product for an ill-conditioned one;
  *  - the Rayleigh-Ritz values of a move bracket the exact extreme eigenvalues of the moved partition's S (ml-matrix's
  *    eigendecomposition of S = sum_i P_i formed densely): Ritz values of a subspace lie within the spectrum.
  */
@@ -17,6 +19,7 @@ import { basisFactoredMatrixWork } from '../../../src/solvers/analysis/kappaS.js
 import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { rowGraphAndGram } from '../../../src/solvers/partitioning/rowGraph.js';
 import { describeEachBackend } from '../../support/backends.js';
 
 const N = 40;
@@ -158,6 +161,44 @@ describeEachBackend('row-move effects', () => {
     }
     // Every row can move to each of the other three machines.
     expect(compared).toBe(N * (M - 1));
+  });
+
+  it("take the rows' coordinates from the rows' Gram matrix when given, the product's for an ill-conditioned machine", () => {
+    const kernels = selectedKernels();
+    // Every machine on every column (a machine that misses some takes the product on them).
+    const random = new SeededRandom(5);
+    const a = matrix();
+    for (let k = 0; k < N; k += M) for (let j = N - 6; j < N; j++) a.data[k * N + j] = random.nextNormal();
+    const compareEffects = (x: { deltaMax: Float64Array; deltaMin: Float64Array }, y: typeof x, tolerance: number): void => {
+      for (let q = 0; q < N * M; q++) {
+        expect(Number.isNaN(x.deltaMax[q])).toBe(Number.isNaN(y.deltaMax[q]));
+        if (Number.isNaN(y.deltaMax[q])) continue;
+        expect(Math.abs(x.deltaMax[q] - y.deltaMax[q])).toBeLessThanOrEqual(tolerance * (1 + Math.abs(y.deltaMax[q])));
+        expect(Math.abs(x.deltaMin[q] - y.deltaMin[q])).toBeLessThanOrEqual(tolerance * (1 + Math.abs(y.deltaMin[q])));
+      }
+    };
+    const product = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!;
+    const { gram } = rowGraphAndGram(kernels, a);
+    const fromGram = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { rowGram: gram }))!;
+    compareEffects(fromGram, product, 1e-9);
+    // What the Gram matrix says is read: scaled, it gives other effects of moves to any machine.
+    const scaled = { ...gram, rowNorms: gram.rowNorms.map((x) => 2 * x) };
+    const misread = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { rowGram: scaled }))!;
+    for (const h of [0, 1, 2, 3]) {
+      const move = (h === 0 ? 1 : 0) * M + h;
+      expect(misread.deltaMax[move]).not.toBeCloseTo(product.deltaMax[move], 6);
+    }
+
+    // Machine 0's rows 0 and 4 nearly parallel (kappa(R_0) ~ 1e7): its coordinates from the product, to the bit, even
+    // from a scaled Gram matrix; the others' from the Gram matrix.
+    for (let j = 0; j < N; j++) a.data[4 * N + j] = a.data[j] + 1e-7 * random.nextNormal();
+    const illProduct = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!;
+    const ill = rowGraphAndGram(kernels, a).gram;
+    const illScaled = { ...ill, rowNorms: ill.rowNorms.map((x) => 2 * x) };
+    const illMisread = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { rowGram: illScaled }))!;
+    // Row 1 (machine 1) to machine 0: machine 0's coordinates and the row's own removal (machine 1's R^{-1}) only.
+    expect(illMisread.deltaMax[1 * M + 0]).toBe(illProduct.deltaMax[1 * M + 0]);
+    expect(illMisread.deltaMax[0 * M + 1]).not.toBeCloseTo(illProduct.deltaMax[0 * M + 1], 6);
   });
 
   it("brackets each move's exact extreme eigenvalues of S by Rayleigh-Ritz", () => {
