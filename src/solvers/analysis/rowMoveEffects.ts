@@ -59,8 +59,9 @@ export interface RowMoveEffects {
   /**
    * For each move (row k to machine h), lambda_max(S) and lambda_min(S) after it by Rayleigh-Ritz on S' = S - w w^T +
    * z z^T over span{u, v, w, z} (module comment): the first order misses a new extreme direction along w or z itself
-   * (w poorly covered by the other machines, z already well covered). null for a move without a w or z. The moves'
-   * products with S are taken together, as one matrix product per machine.
+   * (w poorly covered by the other machines, z already well covered). null for a move without a w or z. On a dense A
+   * whose machines' R are well-conditioned, from every row's coordinates in every basis (rayleighRitzFromCoordinates);
+   * otherwise the moves' w and z are formed and their products with S taken together, one matrix product per machine.
    */
   rayleighRitz(moves: readonly { row: number; to: number }[]): ({ lambdaMax: number; lambdaMin: number } | null)[];
 }
@@ -120,8 +121,7 @@ function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: Ma
   const { cols, q } = basis;
   const c = cols.length;
   const p = basis.rows.length;
-  if (rowGram !== undefined && c === a.cols && rowGram.rows === n && rowGramCoordinatesStand(kernels, basis, n))
-    return yield* basisCoordinatesFromRowGramWork(kernels, basis, rowGram);
+  if (rowGram !== undefined && c === a.cols && rowGram.rows === n) return yield* basisCoordinatesFromRowGramWork(kernels, basis, rowGram);
   let x = a.data;
   if (c !== a.cols) {
     x = new Float64Array(n * c);
@@ -137,21 +137,23 @@ function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: Ma
 }
 
 /**
- * Largest bound on the relative error of |P_h a_k|^2 under which the coordinates come from the rows' Gram matrix: they
- * guide the refinement's proposals (each judged by its exact kappa(S)), and the rows' residuals |(I - P_h) a_k|^2 they
- * are subtracted from are cut at DEPENDENT_ROW^2 = 1e-12 of |a_k|^2.
+ * Largest bound on the relative error of |P_h a_k|^2 under which the coordinates come from the rows' Gram matrix, and
+ * the Rayleigh-Ritz values from the coordinates (rayleighRitzFromCoordinates): they guide the refinement's proposals
+ * (each judged by its exact kappa(S)), and the rows' residuals |(I - P_h) a_k|^2 they are subtracted from are cut at
+ * DEPENDENT_ROW^2 = 1e-12 of |a_k|^2.
  */
-const ROW_GRAM_COORDINATES_MARGIN = 1e-6;
+const WELL_CONDITIONED_MARGIN = 1e-6;
 
 /**
- * Whether machine h's coordinates may come from the rows' Gram matrix: the products' rounding, n p eps |A_h| |a_k|,
- * through R_h^{-T} is at most n p eps kappa(R_h)^2 of |a_k|^2 in |P_h a_k|^2, kappa estimated from below within ~2x
+ * Whether a machine's R is well-conditioned enough for its coordinates to come from the rows' Gram matrix and for
+ * triangular solves with R^T to map coordinates between bases: the products' rounding, n p eps |A_h| |a_k|, through
+ * R_h^{-T} is at most n p eps kappa(R_h)^2 of |a_k|^2 in |P_h a_k|^2, kappa estimated from below within ~2x
  * (../analysis/kappaS.ts triangularConditionEstimate; a factor 16 over it, as ./principalAngles.ts thetaHFromRowGramWork).
  */
-function rowGramCoordinatesStand(kernels: Kernels, basis: MachineBasis, n: number): boolean {
+function wellConditioned(kernels: Kernels, basis: MachineBasis, n: number): boolean {
   const p = basis.rows.length;
   const kappa = triangularConditionEstimate(kernels, basis.r, p);
-  return 16 * n * p * Number.EPSILON * kappa * kappa <= ROW_GRAM_COORDINATES_MARGIN;
+  return 16 * n * p * Number.EPSILON * kappa * kappa <= WELL_CONDITIONED_MARGIN;
 }
 
 /** Columns of the rows' Gram matrix solved between yields. */
@@ -242,6 +244,8 @@ export class MoveEffectsCache {
   readonly coordinates = new WeakMap<Float64Array, BasisCoordinates>();
   /** R_h^{-1} by R_h's r. */
   readonly inverses = new WeakMap<Float64Array, Float64Array>();
+  /** Whether R_h is well-conditioned (wellConditioned), by R_h's r. */
+  readonly conditioned = new WeakMap<Float64Array, boolean>();
   /** |a_k|^2 of every row of A. */
   rowNorm2: Float64Array | null = null;
   constructor(readonly a: DenseMatrix) {}
@@ -373,6 +377,17 @@ export function* rowMoveEffectsWork(
   // (Q_h a_k) . (Q_h u) and (Q_h a_k) . (Q_h v) of every row k: a dense A's by the kernels' product of A Q_h^T with them.
   const insideDots = new Float64Array(2 * n);
   const coordsUV = new Float64Array(2 * pMax);
+  // Each machine's R well-conditioned (a dense A only): its coordinates from the rows' Gram matrix when given, and the
+  // Rayleigh-Ritz values below from the coordinates.
+  const conditioned =
+    'data' in a
+      ? bases.map((basis) => {
+          const known = cache?.conditioned.get(basis.r) ?? wellConditioned(kernels, basis, n);
+          cache?.conditioned.set(basis.r, known);
+          return known;
+        })
+      : [];
+  const coordinatesOf: BasisCoordinates[] = [];
   for (const [h, basis] of bases.entries()) {
     const { cols, q } = basis;
     const c = cols.length;
@@ -380,8 +395,10 @@ export function* rowMoveEffectsWork(
     // Row k of A Q_h^T at coordinates.values[k * p]: a_k's coordinates in h's basis.
     let coordinates: BasisCoordinates | null = null;
     if (!('rowPtr' in a)) {
-      coordinates = cache?.coordinates.get(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis, rowGram));
+      coordinates =
+        cache?.coordinates.get(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis, conditioned[h] ? rowGram : undefined));
       cache?.coordinates.set(q, coordinates);
+      coordinatesOf.push(coordinates);
       coordsUV.set(coordsU[h]);
       coordsUV.set(coordsV[h], p);
       kernels.dense.multiplyByTransposeRows(coordinates.values, coordsUV, p, 0, n, 2, insideDots, 2);
@@ -463,7 +480,7 @@ export function* rowMoveEffectsWork(
     return normalize(w) && normalize(z) ? { w, z } : null;
   };
   const sBlock = basesSBlockProduct(kernels, sBases);
-  const rayleighRitz = (moves: readonly { row: number; to: number }[]): ({ lambdaMax: number; lambdaMin: number } | null)[] => {
+  const rayleighRitzOfVectors = (moves: readonly { row: number; to: number }[]): ({ lambdaMax: number; lambdaMin: number } | null)[] => {
     const pairs = moves.map(({ row, to }) => moveVectors(row, to));
     const kept = pairs.filter((pair) => pair !== null);
     // S w and S z of every move at once: rows 2 l and 2 l + 1 of the block are move l's w and z.
@@ -495,7 +512,272 @@ export function* rowMoveEffectsWork(
       return ritzEnds(vectors, images);
     });
   };
+  const rayleighRitz =
+    'data' in a && coordinatesOf.length === m && conditioned.every(Boolean)
+      ? rayleighRitzFromCoordinates(kernels, a, assignment, bases, coordinatesOf, inverses, {
+          u,
+          v,
+          su,
+          sv,
+          inU: coordsU,
+          inV: coordsV,
+          rowDots,
+          rowNorm2,
+        })
+      : rayleighRitzOfVectors;
   return { lambdaMax, lambdaMin, u, v, deltaMax, deltaMin, rayleighRitz };
+}
+
+/** S's extreme Ritz vectors, their images and their products with A's rows, as rayleighRitzFromCoordinates reads them. */
+interface EndVectors {
+  u: Float64Array;
+  v: Float64Array;
+  su: Float64Array;
+  sv: Float64Array;
+  /** Q_i^T u and Q_i^T v of each machine. */
+  inU: readonly Float64Array[];
+  inV: readonly Float64Array[];
+  /** a_k . u and a_k . v at [2 k], [2 k + 1]. */
+  rowDots: Float64Array;
+  rowNorm2: Float64Array;
+}
+
+/**
+ * RowMoveEffects.rayleighRitz from every row's coordinates in every machine's basis (C_i = A Q_i^T, kept from the move
+ * effects) instead of the vectors w and z and their products with S (2 n^2 multiply-adds a move, for 64 moves a round
+ * most of the refinement's ranking). The 4 x 4 projections of S' and of the identity on {u, v, w, z} need only each
+ * vector's coordinates in each basis and its products with u, v, S u, S v:
+ *   Q_i^T w = R_i^{-T} (C_j[rows of i] c),  c = R_j^{-T} e_t / |R_j^{-T} e_t| (w = Q_j c; Q_j^T w = c),
+ *   Q_i^T z = (C_i[k] - R_i^{-T} (C_h[rows of i] C_h[k])) / |z~|,  |z~|^2 = |a_k|^2 - |C_h[k]|^2 (Q_h^T z = 0),
+ * since C_j[rows of i] = A_i Q_j = R_i^T Q_i^T Q_j; then x^T S y = sum_i (Q_i^T x) . (Q_i^T y). The blocks
+ * G_ij = Q_i^T Q_j are made once (n^2 numbers, ~n^3 / (2 m) multiply-adds), then 2 n p a move. For a dense A whose
+ * machines' R are all well-conditioned (the solves with R_i^T).
+ */
+function rayleighRitzFromCoordinates(
+  kernels: Kernels,
+  a: DenseMatrix,
+  assignment: Int32Array,
+  bases: readonly MachineBasis[],
+  coordinatesOf: readonly BasisCoordinates[],
+  inverses: readonly Float64Array[],
+  ends: EndVectors,
+): RowMoveEffects['rayleighRitz'] {
+  const n = a.rows;
+  const m = bases.length;
+  const { u, v, su, sv, inU, inV, rowDots, rowNorm2 } = ends;
+  // a_k . S u and a_k . S v of every row; each basis' coordinates of u, v, S u, S v.
+  const sDots = new Float64Array(2 * n);
+  const suv = new Float64Array(2 * n);
+  suv.set(su);
+  suv.set(sv, n);
+  kernels.dense.multiplyByTransposeRows(a.data, suv, n, 0, n, 2, sDots, 2);
+  // Q_i^T S u and Q_i^T S v by one product a machine: rows 2 t and 2 t + 1 of Q_i [S u, S v] on i's columns.
+  const inSU: Float64Array[] = [];
+  const inSV: Float64Array[] = [];
+  for (const { rows, cols, q } of bases) {
+    const p = rows.length;
+    const c = cols.length;
+    let onCols = suv;
+    if (c !== n) {
+      onCols = new Float64Array(2 * c);
+      for (let l = 0; l < c; l++) {
+        onCols[l] = su[cols[l]];
+        onCols[c + l] = sv[cols[l]];
+      }
+    }
+    const both = new Float64Array(2 * p);
+    kernels.dense.multiplyByTransposeRows(q, onCols, c, 0, p, 2, both, 2);
+    inSU.push(both.filter((_, e) => e % 2 === 0));
+    inSV.push(both.filter((_, e) => e % 2 === 1));
+  }
+  const uSu = dot(u, su);
+  const vSv = dot(v, sv);
+  const uSv = 0.5 * (dot(u, sv) + dot(v, su));
+  const uu = dot(u, u);
+  const vv = dot(v, v);
+  const uv = dot(u, v);
+  const localOf = new Int32Array(n);
+  for (const basis of bases) basis.rows.forEach((k, t) => (localOf[k] = t));
+  // Q^T w and Q^T z of a move: machine i's coordinates at [offset_i, offset_i + p_i).
+  const offsets: number[] = [];
+  let size = 0;
+  for (const basis of bases) {
+    offsets.push(size);
+    size += basis.rows.length;
+  }
+  // G = Q^T Q (size x size, G_ii = I), made at the first call: G_ij = R_i^{-T} C_j[rows of i], the lower blocks mirrored.
+  let gram: Float64Array | null = null;
+  const gramOfBases = (): Float64Array => {
+    const g = new Float64Array(size * size);
+    const pMax = Math.max(...bases.map((b) => b.rows.length));
+    const block = new Float64Array(pMax * pMax);
+    for (let i = 0; i < m; i++) {
+      const { rows, r } = bases[i];
+      const pi = rows.length;
+      for (let s = 0; s < pi; s++) g[(offsets[i] + s) * size + offsets[i] + s] = 1;
+      for (let j = i + 1; j < m; j++) {
+        const pj = bases[j].rows.length;
+        const { values } = coordinatesOf[j];
+        for (let s = 0; s < pi; s++) block.set(values.subarray(rows[s] * pj, (rows[s] + 1) * pj), s * pj);
+        kernels.dense.solveRTransposedBlock(r, pi, block, pj);
+        for (let s = 0; s < pi; s++) g.set(block.subarray(s * pj, (s + 1) * pj), (offsets[i] + s) * size + offsets[j]);
+        for (let l = 0; l < pj; l++) {
+          const row = (offsets[j] + l) * size + offsets[i];
+          for (let s = 0; s < pi; s++) g[row + s] = block[s * pj + l];
+        }
+      }
+    }
+    return g;
+  };
+  const dotAt = (x: Float64Array, y: Float64Array, yOffset: number, length: number): number => {
+    let sum = 0;
+    for (let l = 0; l < length; l++) sum += x[l] * y[yOffset + l];
+    return sum;
+  };
+  /** Rows (size each) for the moves `group` (indices into moves) of op(G rows of machine i) times `columns` (one per move, p_i each), alpha, into `into`'s rows. */
+  const groupProduct = (g: Float64Array, i: number, group: number[], columns: Float64Array[], alpha: number, into: Float64Array): void => {
+    const p = bases[i].rows.length;
+    const count = group.length;
+    const left = new Float64Array(count * p);
+    const out = new Float64Array(count * size);
+    group.forEach((move, l) => {
+      left.set(columns[move], l * p);
+      out.set(into.subarray(move * size, (move + 1) * size), l * size);
+    });
+    // G is symmetric: (G[:, i's columns] x)^T = x^T G[i's rows, :].
+    kernels.dense.gemm(false, count, size, p, alpha, left, p, g.subarray(offsets[i] * size), size, 1, out, size);
+    group.forEach((move, l) => into.set(out.subarray(l * size, (l + 1) * size), move * size));
+  };
+  return (moves) => {
+    const g = (gram ??= gramOfBases());
+    const count = moves.length;
+    // Each move's w coordinates c in j's basis (normalized), a_k's in h's, |z~|; null when w or z vanishes.
+    const cs: Float64Array[] = [];
+    const aks: Float64Array[] = [];
+    const zNorms = new Float64Array(count);
+    const valid = new Uint8Array(count);
+    const bySource: number[][] = Array.from({ length: m }, () => []);
+    const byTarget: number[][] = Array.from({ length: m }, () => []);
+    const inW = new Float64Array(count * size);
+    const inZ = new Float64Array(count * size);
+    moves.forEach(({ row: k, to: h }, move) => {
+      const j = assignment[k];
+      const t = localOf[k];
+      const pj = bases[j].rows.length;
+      const ph = bases[h].rows.length;
+      // c = R_j^{-T} e_t (row t of R_j^{-1}, from column t), normalized: w's coordinates in j's basis.
+      const c = new Float64Array(pj);
+      let wNorm2 = 0;
+      for (let l = t; l < pj; l++) {
+        c[l] = inverses[j][t * pj + l];
+        wNorm2 += c[l] * c[l];
+      }
+      const wNorm = Math.sqrt(wNorm2);
+      for (let l = t; l < pj; l++) c[l] /= wNorm;
+      cs.push(c);
+      aks.push(coordinatesOf[h].values.subarray(k * ph, (k + 1) * ph));
+      const residual2 = rowNorm2[k] - coordinatesOf[h].norm2[k];
+      if (!(wNorm2 > 0) || !(residual2 > DEPENDENT_ROW * DEPENDENT_ROW * rowNorm2[k])) return;
+      valid[move] = 1;
+      zNorms[move] = Math.sqrt(residual2);
+      bySource[j].push(move);
+      byTarget[h].push(move);
+      // Q^T a_k, for Q^T z~ = Q^T a_k - G[:, h's columns] C_h[k].
+      for (let i = 0; i < m; i++) {
+        const p = bases[i].rows.length;
+        inZ.set(coordinatesOf[i].values.subarray(k * p, (k + 1) * p), move * size + offsets[i]);
+      }
+    });
+    // Q^T w = G[:, j's columns] c and Q^T z~, the moves of one machine together (one product each).
+    for (let i = 0; i < m; i++) {
+      if (bySource[i].length > 0) groupProduct(g, i, bySource[i], cs, 1, inW);
+      if (byTarget[i].length > 0) groupProduct(g, i, byTarget[i], aks, -1, inZ);
+    }
+    return moves.map(({ row: k, to: h }, move) => {
+      if (!valid[move]) return null;
+      const j = assignment[k];
+      const pj = bases[j].rows.length;
+      const ph = bases[h].rows.length;
+      const c = cs[move];
+      const ak = aks[move];
+      const zNorm = zNorms[move];
+      const w = inW.subarray(move * size, (move + 1) * size);
+      const z = inZ.subarray(move * size, (move + 1) * size);
+      // Exactly 0 on h's basis (G_hh = I).
+      z.fill(0, offsets[h], offsets[h] + ph);
+      for (let s = 0; s < size; s++) z[s] /= zNorm;
+      // Products with u, v, S u, S v (x . z~ = a_k . x - (Q_h^T x) . C_h[k]) and between w and z.
+      const uw = dotAt(c, inU[j], 0, pj);
+      const vw = dotAt(c, inV[j], 0, pj);
+      const suw = dotAt(c, inSU[j], 0, pj);
+      const svw = dotAt(c, inSV[j], 0, pj);
+      const uz = (rowDots[2 * k] - dotAt(ak, inU[h], 0, ph)) / zNorm;
+      const vz = (rowDots[2 * k + 1] - dotAt(ak, inV[h], 0, ph)) / zNorm;
+      const suz = (sDots[2 * k] - dotAt(ak, inSU[h], 0, ph)) / zNorm;
+      const svz = (sDots[2 * k + 1] - dotAt(ak, inSV[h], 0, ph)) / zNorm;
+      const wz = (dotAt(c, coordinatesOf[j].values, k * pj, pj) - dotAt(ak, w, offsets[h], ph)) / zNorm;
+      let wSw = 0;
+      let zSz = 0;
+      let wSz = 0;
+      for (let s = 0; s < size; s++) {
+        wSw += w[s] * w[s];
+        zSz += z[s] * z[s];
+        wSz += w[s] * z[s];
+      }
+      // Gram matrix of (u, v, w, z), and their S' = S - w w^T + z z^T products.
+      const dotsW = [uw, vw, 1, wz];
+      const dotsZ = [uz, vz, wz, 1];
+      const gramOfVectors = [
+        [uu, uv, uw, uz],
+        [uv, vv, vw, vz],
+        [uw, vw, 1, wz],
+        [uz, vz, wz, 1],
+      ];
+      const sProducts = [
+        [uSu, uSv, suw, suz],
+        [uSv, vSv, svw, svz],
+        [suw, svw, wSw, wSz],
+        [suz, svz, wSz, zSz],
+      ];
+      const projected = sProducts.map((line, x) => line.map((value, y) => value - dotsW[x] * dotsW[y] + dotsZ[x] * dotsZ[y]));
+      return ritzEndsOfPencil(gramOfVectors, projected);
+    });
+  };
+}
+
+/**
+ * The extreme Ritz values of a subspace given by the Gram matrix of its spanning vectors and the projection of the
+ * operator on them (both symmetric): ritzEnds' Gram-Schmidt (twice) on the coefficients, in the Gram matrix's inner
+ * product. A vector whose residual's norm is at most 1e-6 is dropped: that norm comes from the Gram matrix's entries,
+ * whose rounding (a few eps) leaves a norm below ~1e-8 noise.
+ */
+function ritzEndsOfPencil(gram: number[][], projected: number[][]): { lambdaMax: number; lambdaMin: number } {
+  const count = gram.length;
+  const inner = (x: Float64Array, matrix: number[][], y: Float64Array): number => {
+    let sum = 0;
+    for (let i = 0; i < count; i++) for (let l = 0; l < count; l++) sum += x[i] * matrix[i][l] * y[l];
+    return sum;
+  };
+  const basis: Float64Array[] = [];
+  for (let index = 0; index < count; index++) {
+    const x = new Float64Array(count);
+    x[index] = 1;
+    for (let pass = 0; pass < 2; pass++)
+      for (const b of basis) {
+        const c = inner(b, gram, x);
+        for (let l = 0; l < count; l++) x[l] -= c * b[l];
+      }
+    const norm = Math.sqrt(Math.max(0, inner(x, gram, x)));
+    if (!(norm > 1e-6)) continue;
+    for (let l = 0; l < count; l++) x[l] /= norm;
+    basis.push(x);
+  }
+  const size = basis.length;
+  const matrix = new Float64Array(size * size);
+  for (let i = 0; i < size; i++) for (let l = 0; l < size; l++) matrix[i * size + l] = inner(basis[i], projected, basis[l]);
+  const values = new Float64Array(size);
+  symmetricEigen(matrix, size, values, new Float64Array(size));
+  return { lambdaMax: Math.max(...values), lambdaMin: Math.min(...values) };
 }
 
 function normalize(x: Float64Array): boolean {

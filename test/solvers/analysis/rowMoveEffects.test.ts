@@ -201,6 +201,21 @@ describeEachBackend('row-move effects', () => {
     expect(illMisread.deltaMax[0 * M + 1]).not.toBeCloseTo(illProduct.deltaMax[0 * M + 1], 6);
   });
 
+  it('give the same Rayleigh-Ritz values from the coordinates (dense) as from the vectors w and z (CSR)', () => {
+    const a = matrix();
+    const kernels = selectedKernels();
+    const dense = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!;
+    const csr = runSync(rowMoveEffectsWork(kernels, csrFromDense(a), ASSIGNMENT, M))!;
+    const moves = Array.from({ length: N }, (_, k) => ({ row: k, to: (ASSIGNMENT[k] + 1 + (k % (M - 1))) % M }));
+    const fromCoordinates = dense.rayleighRitz(moves);
+    const fromVectors = csr.rayleighRitz(moves);
+    for (const [index, ritz] of fromCoordinates.entries()) {
+      const reference = fromVectors[index]!;
+      expect(Math.abs(ritz!.lambdaMax / reference.lambdaMax - 1)).toBeLessThan(1e-9);
+      expect(Math.abs(ritz!.lambdaMin / reference.lambdaMin - 1)).toBeLessThan(1e-9);
+    }
+  });
+
   it("brackets each move's exact extreme eigenvalues of S by Rayleigh-Ritz", () => {
     const a = matrix();
     const effects = runSync(rowMoveEffectsWork(selectedKernels(), a, ASSIGNMENT, M))!;
