@@ -82,7 +82,8 @@ import {
   type FactoredMatrix,
   type MatrixConditioning,
 } from './conditioning.js';
-import { gramIsIdentity, gramOperator, offsetsOf, type GramBlocks } from './gramBlocks.js';
+import { gramIsIdentity, gramOperator, offsetsOf, type GramBlocks, type RowGram } from './gramBlocks.js';
+import { choleskyUpperInPlace } from '../linalg/cholesky.js';
 import { inPhase } from './parts.js';
 
 export interface SConditioning {
@@ -227,33 +228,73 @@ export function factorsSOperator(kernels: Kernels, machines: readonly DenseMachi
  */
 export function triangularConditionEstimate(kernels: Kernels, r: Float64Array, p: number, steps = 8): number {
   const dense = kernels.dense;
-  const x = new Float64Array(p);
-  const before = new Float64Array(p);
-  const largest = (applyNormal: (v: Float64Array) => void): number => {
-    for (let k = 0; k < p; k++) x[k] = 1 + ((k * 0.618033988749895) % 1);
-    let value = 0;
-    for (let step = 0; step < steps; step++) {
-      let norm = 0;
-      for (let k = 0; k < p; k++) norm += x[k] * x[k];
-      norm = Math.sqrt(norm);
-      if (!(norm > 0 && Number.isFinite(norm))) return Infinity;
-      for (let k = 0; k < p; k++) before[k] = x[k] /= norm;
-      applyNormal(x);
-      value = 0;
-      for (let k = 0; k < p; k++) value += before[k] * x[k];
-    }
-    return Math.sqrt(value);
-  };
   const t = new Float64Array(p);
-  const norm = largest((v) => {
+  const norm = largestByPowerSteps(p, steps, (v) => {
     dense.gemm(false, p, 1, p, 1, r, p, v, 1, 0, t, 1);
     dense.gemm(true, p, 1, p, 1, r, p, t, 1, 0, v, 1);
   });
-  const inverseNorm = largest((v) => {
+  return norm * triangularInverseNormEstimate(kernels, r, p, steps);
+}
+
+/** An estimate of |R^{-1}|_2 from below, as triangularConditionEstimate makes it. */
+export function triangularInverseNormEstimate(kernels: Kernels, r: Float64Array, p: number, steps = 8): number {
+  const dense = kernels.dense;
+  return largestByPowerSteps(p, steps, (v) => {
     dense.solveRTransposedBlock(r, p, v, 1);
     dense.solveRBlock(r, p, v, 1);
   });
-  return norm * inverseNorm;
+}
+
+/** The square root of the largest eigenvalue of a symmetric positive semidefinite map (p x p, in place) by power steps. */
+function largestByPowerSteps(p: number, steps: number, applyNormal: (v: Float64Array) => void): number {
+  const x = new Float64Array(p);
+  const before = new Float64Array(p);
+  for (let k = 0; k < p; k++) x[k] = 1 + ((k * 0.618033988749895) % 1);
+  let value = 0;
+  for (let step = 0; step < steps; step++) {
+    let norm = 0;
+    for (let k = 0; k < p; k++) norm += x[k] * x[k];
+    norm = Math.sqrt(norm);
+    if (!(norm > 0 && Number.isFinite(norm))) return Infinity;
+    for (let k = 0; k < p; k++) before[k] = x[k] /= norm;
+    applyNormal(x);
+    value = 0;
+    for (let k = 0; k < p; k++) value += before[k] * x[k];
+  }
+  return Math.sqrt(value);
+}
+
+/**
+ * Largest estimated relative error of a machine's A_i A_i^T taken from the rows' Gram matrix under which its Cholesky
+ * factor serves as its R (triangularFactorFromRowGram): kappa(S) through it then agrees with the QR's R's to ~2e-10,
+ * within the 1e-9 at which the partition advisor's candidates must equal an analysis of them.
+ */
+const ROW_GRAM_FACTOR_MARGIN = 1e-10;
+
+/**
+ * A machine's R with R^T R = A_i A_i^T (its rows, ascending) from the rows' Gram matrix (the advisor's, ./gramBlocks.ts
+ * RowGram): the Cholesky factor of its normalized p x p block, columns scaled by the rows' norms; p^3 / 3 multiply-adds
+ * where the QR of A_i^T costs ~2 p^2 n. It equals the QR's R up to the signs of its rows (S reads R^T R only), to the
+ * Gram matrix's rounding: its entries are dot products of unit rows of length n, off by ~sqrt(n) eps in the usual case,
+ * so the p x p block by ~p sqrt(n) eps, which (R^T R)^{-1} (what S = A^T diag(R_i^T R_i)^{-1} A reads) turns into a
+ * relative error of ~p sqrt(n) eps |Rbar^{-1}|^2, Rbar the normalized factor. null when that exceeds
+ * ROW_GRAM_FACTOR_MARGIN (|Rbar^{-1}| estimated from below within ~2x: a factor 4 over it) or the block is not
+ * numerically positive definite: the caller takes the QR.
+ */
+export function triangularFactorFromRowGram(kernels: Kernels, gram: RowGram, rows: Int32Array): Float64Array | null {
+  const { rows: n, normalized, rowNorms } = gram;
+  const p = rows.length;
+  const r = new Float64Array(p * p);
+  // The upper triangle only (the factorization reads no other): p^2 / 2 scattered reads of the n x n matrix.
+  for (let s = 0; s < p; s++) {
+    const from = rows[s] * n;
+    for (let l = s; l < p; l++) r[s * p + l] = normalized[from + rows[l]];
+  }
+  if (!choleskyUpperInPlace(kernels, r, p)) return null;
+  const inverseNorm = triangularInverseNormEstimate(kernels, r, p);
+  if (!(4 * p * Math.sqrt(n) * Number.EPSILON * inverseNorm * inverseNorm <= ROW_GRAM_FACTOR_MARGIN)) return null;
+  for (let s = 0; s < p; s++) for (let l = s; l < p; l++) r[s * p + l] *= rowNorms[rows[l]];
+  return r;
 }
 
 /**

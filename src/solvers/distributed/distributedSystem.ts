@@ -145,19 +145,34 @@ function* buildMachineWork(kernels: Kernels, problem: DenseProblem, index: numbe
   return { index, rows, p, rank: p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2: 0 };
 }
 
+export interface DenseFactorsOptions {
+  /**
+   * A machine's R from elsewhere, R^T R = A_i A_i^T (the Cholesky factor of its rows' Gram matrix, when the caller has
+   * that matrix: p^3 / 3 multiply-adds where the QR costs ~2 p^2 c), or null for its QR. Such a machine keeps no
+   * reflectors: denseSystemOfFactorsWork factors it then.
+   */
+  triangularFactorOf?: (rows: Int32Array) => Float64Array | null;
+}
+
 /**
  * A square dense problem's machines with R alone (DenseFactors): the Householder QR without forming Q, about half its
- * work, R bit for bit buildDistributedSystemWork's. For the partition advisor's candidates (../analysis/kappaS.ts
- * sOfFactorsWork); SingularMatrixError as that build throws it.
+ * work, R bit for bit buildDistributedSystemWork's (or the caller's, DenseFactorsOptions). For the partition advisor's
+ * candidates (../analysis/kappaS.ts sOfFactorsWork); SingularMatrixError as that build throws it.
  */
-export function* buildDenseFactorsWork(problem: DenseProblem, kernels: Kernels = selectedKernels()): Work<DenseFactors> {
+export function* buildDenseFactorsWork(
+  problem: DenseProblem,
+  kernels: Kernels = selectedKernels(),
+  options: DenseFactorsOptions = {},
+): Work<DenseFactors> {
   const { A } = problem;
   if (A.rows !== A.cols) throw new RangeError(`buildDenseFactorsWork needs a square A, got ${A.rows} x ${A.cols}`);
   const { m } = problem.partition;
   const machines: DenseMachineFactor[] = [];
   for (let index = 0; index < m; index++) {
     const { rows, p, cols, c, full, a, b } = yield* machineRowsWork(problem, index);
-    const { r, reflectors } = yield* kernels.dense.householderFactorWork(new Float64Array(a), p, c);
+    const given = options.triangularFactorOf?.(rows) ?? null;
+    const { r, reflectors } =
+      given === null ? yield* kernels.dense.householderFactorWork(new Float64Array(a), p, c) : { r: given, reflectors: null };
     yield undefined;
     checkIndependentRows(r, rows, index);
     const [aStart, aEnd] = rowExtents(a, p, c);
@@ -178,14 +193,16 @@ export function* buildDenseFactorsWork(problem: DenseProblem, kernels: Kernels =
 }
 
 /**
- * The dense system of `factors`' partition, each machine's Q formed from its kept reflectors (its R is the factors'):
- * bit for bit what buildDistributedSystemWork builds.
+ * The dense system of `factors`' partition, each machine's Q formed from its kept reflectors (its R is the factors'), or
+ * by its QR when it kept none: bit for bit what buildDistributedSystemWork builds.
  */
 export function* denseSystemOfFactorsWork(factors: DenseFactors, kernels: Kernels = selectedKernels()): Work<DenseSystem> {
   const machines: DenseMachineData[] = [];
-  for (const { reflectors, ...machine } of factors.machines) {
-    const { p, c, r, b } = machine;
-    const q = yield* kernels.dense.formQWork(reflectors);
+  for (const { reflectors, ...factor } of factors.machines) {
+    const { p, c, a, b } = factor;
+    const { q, r } =
+      reflectors === null ? yield* householderQrWork(kernels, a, p, c) : { q: yield* kernels.dense.formQWork(reflectors), r: factor.r };
+    const machine = { ...factor, r };
     const [qStart, qEnd] = rowExtents(q, p, c);
     machines.push({ ...machine, rank: p, q, qStart, qEnd, qtx0: solveRTransposed(r, p, b), localResidual2: 0 });
     yield { phase: 'bases', fraction: (machine.index + 1) / factors.m };

@@ -61,12 +61,13 @@ export interface DenseMachineData {
  * A dense machine as far as its rows and R determine it, Q_i not formed (the partition advisor's candidates, whose
  * kappa(S) reads R alone: ../analysis/kappaS.ts sOfFactorsWork): DenseMachineData's fields of the same names, but qStart
  * and qEnd bound Q_i^T's rows by the hull of A_i's rows 0..k (basis vector k combines them). The QR's reflectors are
- * kept, so that Q_i can be formed after all (../distributed/distributedSystem.ts denseSystemOfFactorsWork).
+ * kept, so that Q_i can be formed after all (../distributed/distributedSystem.ts denseSystemOfFactorsWork); null when R
+ * came from elsewhere (the Cholesky factor of A_i A_i^T: buildDenseFactorsWork's triangularFactorOf).
  */
 export type DenseMachineFactor = Pick<
   DenseMachineData,
   'index' | 'rows' | 'p' | 'cols' | 'c' | 'full' | 'a' | 'b' | 'r' | 'aStart' | 'aEnd' | 'qStart' | 'qEnd'
-> & { readonly reflectors: HouseholderReflectors };
+> & { readonly reflectors: HouseholderReflectors | null };
 
 /** A system on dense storage: every machine's rows, basis and factor as above. */
 export interface DenseSystem {

@@ -12,9 +12,12 @@
  * (./refinement.ts): the best candidate within the imbalance with rows moved to lower kappa(S) itself,
  * listed when the refinement applies (square A of at most MAX_REFINED_ROWS rows).
  *
- * On a square dense A each listed candidate's kappa(S) comes from its machines' R alone (the QR without forming Q, about
- * half its work; ../analysis/kappaS.ts sOfFactorsWork), and lambda_min(S) through the given partition's factorization
- * of A; Q is formed for the best (its theta_H; from the reflectors kept) and the refinement's start only.
+ * On a square dense A each listed candidate's kappa(S) comes from its machines' R alone (../analysis/kappaS.ts
+ * sOfFactorsWork), and lambda_min(S) through the given partition's factorization of A. Each R is the Cholesky factor of
+ * the machine's block of the rows' Gram matrix A A^T, which the row graph is made from (p^3 / 3 multiply-adds where the
+ * QR costs ~2 p^2 n; kappaS.ts triangularFactorFromRowGram), or where that would cost digits the QR's without forming
+ * Q. Q is formed for the best (its theta_H; from the QR's reflectors when kept, else by its QR) and the refinement's
+ * start only.
  *
  * Every candidate gets its kappa(S), which ranks them; theta_H (the principal angles of every overlapping pair) only
  * the given partition and the best, since the angles do not rank candidates and cost several times what kappa(S) does
@@ -33,7 +36,14 @@
  */
 import { partitionKappaSWork, partitionThetaHWork, type PartitionSpectrum } from '../analysis/analyze.js';
 import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
-import { basisFactoredMatrixWork, factoredRouteStands, reflectedLambdaMax, sOfFactorsWork, type SEndVectors } from '../analysis/kappaS.js';
+import {
+  basisFactoredMatrixWork,
+  factoredRouteStands,
+  reflectedLambdaMax,
+  sOfFactorsWork,
+  triangularFactorFromRowGram,
+  type SEndVectors,
+} from '../analysis/kappaS.js';
 import { matrixConditioningWork, type FactoredMatrix } from '../analysis/conditioning.js';
 import type { RowGram } from '../analysis/gramBlocks.js';
 import { ratioEstimate } from '../eigen/eigenvalueEstimate.js';
@@ -313,7 +323,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   // Unbracketed (dense systems and CSR ones up to ADVISE_EXHAUSTIVE_ROWS rows, where a system is at most a few hundred
   // MB), the best candidate's system so far is held too: its theta_H, computed last, needs no rebuild (dense n = 4000:
   // 1.1 s native, 3 s TypeScript). The given partition's is the caller's. A candidate evaluated from its R alone
-  // (fromFactorsWork) is held as its factors, whose kept reflectors make its system when it is needed.
+  // (fromFactorsWork) is held as its factors, which make its system when it is needed (from the QR's reflectors where kept).
   let bestSoFar: { assignment: Int32Array; system: DistributedSystem | null; factors?: DenseFactors; kappaS: number } | null =
     options.given === undefined
       ? null
@@ -354,9 +364,10 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   }
   /**
    * A listed candidate of a square dense A, once the given partition's factorization is had: its kappa(S) from its
-   * machines' R alone (../analysis/kappaS.ts sOfFactorsWork: the same kappa(S), Q not formed, about half of each QR's
-   * work; dense n = 4000, native: ~0.3 s a candidate), null when that route declines (an ill-conditioned R_i). Its
-   * system is built only if it is the best (theta_H) or the refinement's start.
+   * machines' R alone (../analysis/kappaS.ts sOfFactorsWork: the same kappa(S), Q not formed), each R from the rows'
+   * Gram matrix where that stands (dense n = 4000: the QR took ~0.3 s a candidate native, ~1.5 s TypeScript), null when
+   * that route declines (an ill-conditioned R_i). Its system is built only if it is the best (theta_H) or the
+   * refinement's start.
    */
   // kappa(A^T A) of a square dense A, for factoredRouteStands: the caller's analysis', else computed once through `factored`.
   let kappaAtA = options.given?.kappaAtA;
@@ -368,7 +379,12 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     if (bracketed || isCsrProblem(problem) || problem.A.rows !== problem.A.cols || evaluated.length === 0) return null;
     if (factored === undefined && options.given?.system.storage === 'dense') yield* factoredWork(options.given.system);
     if (factored === undefined) return null;
-    const factors = yield* buildDenseFactorsWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels);
+    // Each machine's R from its rows' block of A A^T where that stands (a Cholesky factorization, not the QR).
+    const triangularFactorOf =
+      rowGram === undefined ? undefined : (rows: Int32Array) => triangularFactorFromRowGram(kernels, rowGram, rows);
+    const factors = yield* buildDenseFactorsWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels, {
+      triangularFactorOf,
+    });
     const s = yield* sOfFactorsWork(kernels, factors, factored);
     if (s === null) return null;
     if (!(yield* factoredStandsWork(s.kappaS))) return 'own-route';
@@ -436,7 +452,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     for (const { evaluation } of listed)
       if (isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS! < start.kappaS!)) start = evaluation;
     // The refinement reads its start's machines (their bases, and the ones its proposals keep): made here when the
-    // start was evaluated from its R alone (from its kept reflectors when it is the best so far).
+    // start was evaluated from its R alone (from its factors when it is the best so far).
     if (start !== null && refinementApplies(problem.A, m)) yield* systemOf(start.assignment);
     const refinement =
       start === null

@@ -19,7 +19,9 @@ import {
   sOfFactorsWork,
   sSmallestWork,
   triangularConditionEstimate,
+  triangularFactorFromRowGram,
 } from '../../../src/solvers/analysis/kappaS.js';
+import { rowGraphAndGram } from '../../../src/solvers/partitioning/rowGraph.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { largestEigenvalueWork } from '../../../src/solvers/eigen/lanczos.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
@@ -263,6 +265,38 @@ describeEachBackend("kappa(S) from the machines' R alone", () => {
     expect(triangularConditionEstimate(kernels, factors.machines[1].r, factors.machines[1].p)).toBeGreaterThan(FACTORS_ROUTE_MAX_CONDITION);
     const factored = runSync(basisFactoredMatrixWork(kernels, systemOf(rows, strips, 3)));
     expect(runSync(sOfFactorsWork(kernels, factors, factored))).toBeNull();
+  });
+
+  it("takes R from the rows' Gram matrix (Cholesky): the QR's up to the signs of its rows, the same kappa(S); declined on nearly dependent rows", () => {
+    const { rows, assignment, strips } = case24();
+    const kernels = selectedKernels();
+    const A = fromRows(rows);
+    const problem = createProblem({ A, partition: { assignment } });
+    const { gram } = rowGraphAndGram(kernels, A);
+    const viaQr = runSync(buildDenseFactorsWork(problem, kernels));
+    const viaGram = runSync(
+      buildDenseFactorsWork(problem, kernels, {
+        triangularFactorOf: (machineRows) => triangularFactorFromRowGram(kernels, gram, machineRows),
+      }),
+    );
+    for (const [i, machine] of viaGram.machines.entries()) {
+      expect(machine.reflectors).toBeNull();
+      const { r, p } = viaQr.machines[i];
+      let scale = 0;
+      for (const x of r) scale = Math.max(scale, Math.abs(x));
+      for (let s = 0; s < p; s++)
+        for (let l = 0; l < p; l++)
+          expect(Math.abs(machine.r[s * p + l] - Math.sign(r[s * p + s]) * r[s * p + l])).toBeLessThan(1e-12 * scale);
+    }
+    const factored = runSync(basisFactoredMatrixWork(kernels, systemOf(rows, strips, 3)));
+    const fromQr = runSync(sOfFactorsWork(kernels, viaQr, factored))!;
+    const fromGram = runSync(sOfFactorsWork(kernels, viaGram, factored))!;
+    expect(Math.abs(fromGram.kappaS / fromQr.kappaS - 1)).toBeLessThan(1e-12);
+    // Rows 1 and 4 (machine 1) 1e-7 apart: its block of A A^T is numerically singular, or its factor's inverse too large.
+    rows[4] = rows[1].map((x, j) => x + 1e-7 * Math.cos(j));
+    const near = rowGraphAndGram(kernels, fromRows(rows)).gram;
+    expect(triangularFactorFromRowGram(kernels, near, viaQr.machines[1].rows)).toBeNull();
+    expect(triangularFactorFromRowGram(kernels, near, viaQr.machines[0].rows)).not.toBeNull();
   });
 
   it("estimates kappa(R) from below, within a factor 2 of ml-matrix's singular values", () => {

@@ -5,6 +5,7 @@
  */
 import { expect, it } from 'vitest';
 import { buildDistributedSystem, createProblem } from '../../../src/solvers/index.js';
+import type { DenseSystem } from '../../../src/solvers/machines/machineData.js';
 import { buildDenseFactorsWork, denseSystemOfFactorsWork } from '../../../src/solvers/distributed/distributedSystem.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { kernelsOf, selectedKernels } from '../../../src/solvers/linalg/kernels.js';
@@ -73,24 +74,37 @@ describeEachBackend('dense machines', () => {
     const kernels = selectedKernels();
     const built = buildDistributedSystem(problem, kernels);
     const factors = runSync(buildDenseFactorsWork(problem, kernels));
-    const made = runSync(denseSystemOfFactorsWork(factors, kernels));
-    expect(made.machines).toHaveLength(3);
-    for (const [i, machine] of made.machines.entries()) {
-      const at = built.machines[i];
-      for (const key of ['rows', 'cols', 'a', 'b', 'q', 'r', 'qtx0', 'aStart', 'aEnd', 'qStart', 'qEnd'] as const)
-        expect(machine[key], key).toEqual(at[key]);
-      expect([machine.p, machine.c, machine.rank, machine.full, machine.localResidual2]).toEqual([
-        at.p,
-        at.c,
-        at.rank,
-        at.full,
-        at.localResidual2,
-      ]);
-    }
+    // Machine 1's R given (the factor of its rows' Gram matrix, here from the QR again, sign-flipped): it keeps no
+    // reflectors, and the system made factors it as the build does.
+    const given = runSync(
+      buildDenseFactorsWork(problem, kernels, {
+        triangularFactorOf: (rows) => (rows[0] === factors.machines[1].rows[0] ? factors.machines[1].r.map((x) => -x) : null),
+      }),
+    );
+    expect(given.machines.map((machine) => machine.reflectors === null)).toEqual([false, true, false]);
+    expect(given.machines[1].r).toEqual(factors.machines[1].r.map((x) => -x));
+    for (const made of [runSync(denseSystemOfFactorsWork(factors, kernels)), runSync(denseSystemOfFactorsWork(given, kernels))])
+      expectSameMachines(made, built);
     // The reflectors are the backend's own: the other backend's kernels refuse them.
     if (nativeBlas() !== null) {
       const other = kernelsOf(kernels.backend === 'native' ? 'typescript' : 'native');
-      expect(() => runSync(other.dense.formQWork(factors.machines[0].reflectors))).toThrow(RangeError);
+      expect(() => runSync(other.dense.formQWork(factors.machines[0].reflectors!))).toThrow(RangeError);
     }
   });
 });
+
+function expectSameMachines(made: DenseSystem, built: DenseSystem): void {
+  expect(made.machines).toHaveLength(3);
+  for (const [i, machine] of made.machines.entries()) {
+    const at = built.machines[i];
+    for (const key of ['rows', 'cols', 'a', 'b', 'q', 'r', 'qtx0', 'aStart', 'aEnd', 'qStart', 'qEnd'] as const)
+      expect(machine[key], key).toEqual(at[key]);
+    expect([machine.p, machine.c, machine.rank, machine.full, machine.localResidual2]).toEqual([
+      at.p,
+      at.c,
+      at.rank,
+      at.full,
+      at.localResidual2,
+    ]);
+  }
+}
