@@ -543,54 +543,65 @@ function lexLess(a: readonly number[], b: readonly number[]): boolean {
   return false;
 }
 
-/** A max-heap of (gain, vertex) with stale entries skipped on pop (their gain no longer current). */
+/**
+ * A max-heap of (gain, vertex) with stale entries skipped on pop (their gain no longer current), in typed arrays that
+ * double when full; sifts move a hole, which places entries as swapping would (the same order of pops, ties included).
+ */
 class GainHeap {
-  private gains: number[] = [];
-  private vertices: number[] = [];
+  private gains = new Float64Array(64);
+  private vertices = new Int32Array(64);
+  private size = 0;
 
   push(gain: number, vertex: number): void {
-    this.gains.push(gain);
-    this.vertices.push(vertex);
-    let k = this.gains.length - 1;
+    if (this.size === this.gains.length) {
+      const gains = new Float64Array(2 * this.size);
+      gains.set(this.gains);
+      this.gains = gains;
+      const vertices = new Int32Array(2 * this.size);
+      vertices.set(this.vertices);
+      this.vertices = vertices;
+    }
+    const { gains, vertices } = this;
+    let k = this.size++;
     while (k > 0) {
       const parent = (k - 1) >> 1;
-      if (this.gains[parent] >= this.gains[k]) break;
-      this.swap(k, parent);
+      if (gains[parent] >= gain) break;
+      gains[k] = gains[parent];
+      vertices[k] = vertices[parent];
       k = parent;
     }
+    gains[k] = gain;
+    vertices[k] = vertex;
   }
 
   pop(): { gain: number; vertex: number } | null {
-    if (this.gains.length === 0) return null;
-    const top = { gain: this.gains[0], vertex: this.vertices[0] };
-    const lastGain = this.gains.pop()!;
-    const lastVertex = this.vertices.pop()!;
-    if (this.gains.length > 0) {
-      this.gains[0] = lastGain;
-      this.vertices[0] = lastVertex;
+    if (this.size === 0) return null;
+    const { gains, vertices } = this;
+    const top = { gain: gains[0], vertex: vertices[0] };
+    const size = --this.size;
+    if (size > 0) {
+      const gain = gains[size];
+      const vertex = vertices[size];
       let k = 0;
       for (;;) {
         const l = 2 * k + 1;
         const r = l + 1;
         let largest = k;
-        if (l < this.gains.length && this.gains[l] > this.gains[largest]) largest = l;
-        if (r < this.gains.length && this.gains[r] > this.gains[largest]) largest = r;
+        let largestGain = gain;
+        if (l < size && gains[l] > largestGain) {
+          largest = l;
+          largestGain = gains[l];
+        }
+        if (r < size && gains[r] > largestGain) largest = r;
         if (largest === k) break;
-        this.swap(k, largest);
+        gains[k] = gains[largest];
+        vertices[k] = vertices[largest];
         k = largest;
       }
+      gains[k] = gain;
+      vertices[k] = vertex;
     }
     return top;
-  }
-
-  private swap(a: number, b: number): void {
-    const { gains, vertices } = this;
-    const gain = gains[a];
-    gains[a] = gains[b];
-    gains[b] = gain;
-    const vertex = vertices[a];
-    vertices[a] = vertices[b];
-    vertices[b] = vertex;
   }
 }
 
