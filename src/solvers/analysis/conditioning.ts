@@ -161,8 +161,18 @@ export function* inverseLargestWork(kernels: Kernels, f: LuFactorization): Work<
 }
 
 /** lambda_max of an inverse operator (its products solves), by the dense Lanczos run of at most MAX_INVERSE_LANCZOS_ITERATIONS steps. */
-export function* largestOfInverseWork(kernels: Kernels, inverse: SymmetricOperator, startVector?: Float64Array): Work<LanczosResult> {
-  return yield* lanczosWork(kernels, inverse, { which: 'largest', maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS, startVector });
+export function* largestOfInverseWork(
+  kernels: Kernels,
+  inverse: SymmetricOperator,
+  startVector?: Float64Array,
+  valueTolerance?: number,
+): Work<LanczosResult> {
+  return yield* lanczosWork(kernels, inverse, {
+    which: 'largest',
+    maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS,
+    startVector,
+    valueTolerance,
+  });
 }
 
 /**

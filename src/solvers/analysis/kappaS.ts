@@ -298,10 +298,19 @@ export function triangularFactorFromRowGram(kernels: Kernels, gram: RowGram, row
 }
 
 /**
- * S's ends for a square dense partition from its machines' R alone (DenseFactors, Q_i not formed): lambda_max(S) by
- * Lanczos through factorsSOperator, lambda_min(S) through another partition's factorization of A (as sOfBasesWork
- * with `factored`, from the same Gb = diag(R_j^T R_j): the same value bit for bit). null when some R_i's condition
- * exceeds FACTORS_ROUTE_MAX_CONDITION: the caller then forms Q (sConditioningWork with `bases`).
+ * Relative error of lambda_max(S) and lambda_min(S) (their Ritz values' Kato-Temple bounds) at which sOfFactorsWork
+ * stops its Lanczos runs: kappa(S) to ~2e-12, far within the 1e-9 at which the partition advisor's candidates must
+ * equal an analysis of them, where the analysis' residual test (1e-13) takes about twice the steps (dense n = 4000,
+ * m = 10: 17 and 10 steps).
+ */
+const FACTORS_ROUTE_VALUE_TOLERANCE = 1e-12;
+
+/**
+ * S's ends for a square dense partition from its machines' R alone (DenseFactors, Q_i not formed), each to
+ * FACTORS_ROUTE_VALUE_TOLERANCE: lambda_max(S) by Lanczos through factorsSOperator, lambda_min(S) through another
+ * partition's factorization of A (the operator sOfBasesWork takes with `factored`, from the same Gb = diag(R_j^T R_j)).
+ * null when some R_i's condition exceeds FACTORS_ROUTE_MAX_CONDITION: the caller then forms Q (sConditioningWork with
+ * `bases`).
  */
 export function* sOfFactorsWork(
   kernels: Kernels,
@@ -319,8 +328,14 @@ export function* sOfFactorsWork(
     which: 'largest',
     maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS,
     startVector: startVectors?.u,
+    valueTolerance: FACTORS_ROUTE_VALUE_TOLERANCE,
   });
-  const lower = yield* largestOfInverseWork(kernels, inverseSThroughFactoredOperator(kernels, factored, machines), startVectors?.v);
+  const lower = yield* largestOfInverseWork(
+    kernels,
+    inverseSThroughFactoredOperator(kernels, factored, machines),
+    startVectors?.v,
+    FACTORS_ROUTE_VALUE_TOLERANCE,
+  );
   if (lower === null) throw singularBasesError(upper.largest, n);
   return sConditioningFrom(upper, lower);
 }

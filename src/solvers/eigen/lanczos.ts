@@ -515,6 +515,12 @@ export interface LanczosOptions {
   which?: LanczosEnd;
   /** Relative residual bound |beta_k s_k| / |theta| at which a Ritz value is accepted. */
   tolerance?: number;
+  /**
+   * Also accept a Ritz value whose Kato-Temple bound on its distance to the eigenvalue, residual^2 / gap (RitzEnd.gap,
+   * when above the residual), is at most valueTolerance |theta|: for a caller that needs the eigenvalue alone, which
+   * converges about twice as fast as its vector (the residual). Absent: the residual decides alone.
+   */
+  valueTolerance?: number;
   /** Default: the operator's size (exhaustion gives the exact answer). */
   maxIterations?: number;
   /** Lanczos vectors per cycle before a thick restart. Default: maxIterations (no restart). */
@@ -559,7 +565,12 @@ export function* lanczosWork(kernels: Kernels, op: SymmetricOperator, options: L
   const basisSize = Math.max(which === 'both' ? 3 : 2, Math.min(options.basisSize ?? maxIterations, maxIterations));
   const wantLargest = which !== 'smallest';
   const wantSmallest = which !== 'largest';
-  const accepted = (end: RitzEnd): boolean => end.residual <= tolerance * Math.abs(end.value);
+  const { valueTolerance } = options;
+  const accepted = (end: RitzEnd): boolean =>
+    end.residual <= tolerance * Math.abs(end.value) ||
+    (valueTolerance !== undefined &&
+      end.gap > end.residual &&
+      (end.residual * end.residual) / end.gap <= valueTolerance * Math.abs(end.value));
   const result = yield* lanczosRunWork(
     op,
     {

@@ -54,6 +54,30 @@ describeEachBackend('Lanczos with full reorthogonalization', () => {
     expect(Math.abs(r.largest - hi) / hi).toBeLessThan(1e-12);
   });
 
+  it("accepts by the value's Kato-Temple bound (valueTolerance) in fewer steps, the value to that tolerance", () => {
+    // A diagonal operator of size 2000 with its top eigenvalues 1, 0.9, 0.85, ... (a gap of 0.1) and the rest in [0, 0.8].
+    const n = 2000;
+    const rng = new SeededRandom(8);
+    const diag = Float64Array.from({ length: n }, () => 0.8 * rng.nextDouble());
+    diag[17] = 1;
+    diag[400] = 0.9;
+    diag[1200] = 0.85;
+    const op = {
+      size: n,
+      apply: (x: Float64Array, y: Float64Array) => {
+        for (let i = 0; i < n; i++) y[i] = diag[i] * x[i];
+      },
+    };
+    const byResidual = lanczos(op, { which: 'largest' });
+    const byValue = lanczos(op, { which: 'largest', valueTolerance: 1e-12 });
+    expect(byResidual.converged && byValue.converged).toBe(true);
+    expect(byValue.iterations).toBeLessThan(0.75 * byResidual.iterations);
+    expect(Math.abs(byValue.largest - 1)).toBeLessThan(1e-12);
+    // Its residual is far above the default tolerance (1e-13): the value decided, and its residual^2 / gap is the bound.
+    expect(byValue.residualLargest).toBeGreaterThan(1e-10);
+    expect(byValue.residualLargest ** 2 / byValue.gapLargest).toBeLessThanOrEqual(1e-12);
+  });
+
   it('stops after one step on the identity (invariant subspace: exact answer)', () => {
     const n = 40;
     const r = lanczos({ size: n, apply: (x, y) => y.set(x) }, { which: 'both' });
