@@ -22,6 +22,12 @@ export interface WorkProgress {
 
 export type Work<T> = Generator<WorkProgress | undefined, T, undefined>;
 
+/** A Work that is already done: `value`, with no step (where a caller takes a Work and the value is at hand). */
+// eslint-disable-next-line require-yield -- nothing to do: the value is at hand.
+export function* doneWork<T>(value: T): Work<T> {
+  return value;
+}
+
 /**
  * `work` with each of its yields replaced by relabel(what it yielded): its time-slice points kept, its progress
  * renamed, dropped or replaced by the caller's. An error thrown in at a yield (cancellation) is delivered inside

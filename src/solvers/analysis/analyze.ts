@@ -17,7 +17,7 @@
  */
 import { ALGORITHM_IDS, algorithms, type AlgorithmId } from '../algorithms/registry.js';
 import type { SpectralData } from '../algorithms/types.js';
-import { runSync, type Work } from '../cooperative.js';
+import { doneWork, runSync, type Work } from '../cooperative.js';
 import { rowSpaceSystem, type DenseSystem, type DistributedSystem } from '../distributed/distributedSystem.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { isTall, leastSquaresPointsWork, sparseLeastSquaresPointsWork, type LeastSquaresPoints } from '../distributed/leastSquares.js';
@@ -289,7 +289,12 @@ export function* partitionThetaHWork(kernels: Kernels, system: DistributedSystem
   const { machines } = rowSpaceSystem(system);
   if (rowGram !== undefined && rowGram.rows === system.A.rows && !isTall(system)) {
     yield { phase: 'principal-angles', fraction: 0 };
-    const thetaH = yield* inPhase(thetaHFromRowGramWork(kernels, machines, rowGram), 'principal-angles', 0, 1);
+    const thetaH = yield* inPhase(
+      thetaHFromRowGramWork(kernels, machines, rowGram, (i) => doneWork(machines[i])),
+      'principal-angles',
+      0,
+      1,
+    );
     if (thetaH !== null) return thetaH;
   }
   yield { phase: 'gram-blocks', fraction: 0 };

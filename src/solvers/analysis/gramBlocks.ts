@@ -50,8 +50,8 @@ export interface RowGram {
  */
 export function gramBlockFromRowGram(
   kernels: Kernels,
-  a: DenseMachineData,
-  b: DenseMachineData,
+  a: Pick<DenseMachineData, 'p' | 'rows' | 'r'>,
+  b: Pick<DenseMachineData, 'p' | 'rows' | 'r'>,
   gram: RowGram,
   out: Float64Array,
   scratch: Float64Array,

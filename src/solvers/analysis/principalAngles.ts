@@ -329,7 +329,7 @@ export function* thetaHWork(kernels: Kernels, machines: readonly DenseMachineDat
       if (g !== null) cosines.push({ i, j, g, top: yield* blockTopWork(kernels, g, machines[i].p, machines[j].p) });
       yield undefined;
     }
-  return yield* thetaHOfCosinesWork(kernels, machines, cosines);
+  return yield* thetaHOfCosinesWork(kernels, (i) => machines[i], cosines);
 }
 
 /**
@@ -338,7 +338,7 @@ export function* thetaHWork(kernels: Kernels, machines: readonly DenseMachineDat
  */
 function* thetaHOfCosinesWork(
   kernels: Kernels,
-  machines: readonly DenseMachineData[],
+  machineOf: (i: number) => DenseMachineData,
   cosines: readonly { i: number; j: number; g: Float64Array; top: BlockTop }[],
 ): Work<number> {
   let thetaH = Math.PI / 2;
@@ -346,7 +346,7 @@ function* thetaHOfCosinesWork(
   const cMax = Math.max(...cosines.map(({ top }) => top.c));
   for (const { i, j, g, top } of cosines)
     if (top.c >= cMax - NEAR_MAX_COSINE)
-      thetaH = Math.min(thetaH, (yield* angleFromCosineWork(kernels, machines[i], machines[j], g, top)).theta);
+      thetaH = Math.min(thetaH, (yield* angleFromCosineWork(kernels, machineOf(i), machineOf(j), g, top)).theta);
   return thetaH;
 }
 
@@ -355,6 +355,9 @@ function* thetaHOfCosinesWork(
  * thetaHWork's own blocks are the cheaper way.
  */
 const ROW_GRAM_MAX_MARGIN = 1e-3;
+
+/** What thetaHFromRowGramWork reads of a machine for its approximate cosines: its rows and R (R^T R = A_i A_i^T). */
+export type RowGramMachine = Pick<DenseMachineData, 'p' | 'rows' | 'r' | 'full'> & { readonly rank?: number };
 
 /**
  * theta_H as thetaHWork gives it, to the bit, with most Gram blocks made from the rows' Gram matrix (the partition
@@ -365,10 +368,20 @@ const ROW_GRAM_MAX_MARGIN = 1e-3;
  * NEAR_MAX_COSINE of the largest exact one among them) then gets its block from the bases, and thetaHWork's rule
  * decides on those. A dense square system's machines (full supports, invertible R_i); null when the margin exceeds
  * ROW_GRAM_MAX_MARGIN, for thetaHWork to decide.
+ *
+ * `machines` need only their R for the approximate cosines (any R with R^T R = A_i A_i^T: the Cholesky factor of the
+ * advisor's candidates serves); `machineOf(i)` gives machine i as the system's build makes it (its Q), asked only for the
+ * machines of the pairs with exact blocks, so that a candidate held as its R alone has a few machines' Q formed
+ * (dense n = 4000, m = 10: those of one or two pairs of the 45) where its system would form all of them.
  */
-export function* thetaHFromRowGramWork(kernels: Kernels, machines: readonly DenseMachineData[], rowGram: RowGram): Work<number | null> {
+export function* thetaHFromRowGramWork(
+  kernels: Kernels,
+  machines: readonly RowGramMachine[],
+  rowGram: RowGram,
+  machineOf: (i: number) => Work<DenseMachineData>,
+): Work<number | null> {
   const m = machines.length;
-  if (!machines.every(({ full, rank, p }) => full && rank === p)) return null;
+  if (!machines.every(({ full, rank, p }) => full && (rank ?? p) === p)) return null;
   if (m < 2) return Math.PI / 2;
   let kappa = 0;
   for (const { r, p } of machines) kappa = Math.max(kappa, triangularConditionEstimate(kernels, r, p));
@@ -388,14 +401,20 @@ export function* thetaHFromRowGramWork(kernels: Kernels, machines: readonly Dens
     }
   const cut = Math.max(...approximate.map(({ c }) => c)) - margin;
   const exact: { i: number; j: number; g: Float64Array; top: BlockTop }[] = [];
+  const made = new Map<number, DenseMachineData>();
+  function* madeWork(i: number): Work<DenseMachineData> {
+    let machine = made.get(i);
+    if (machine === undefined) made.set(i, (machine = yield* machineOf(i)));
+    return machine;
+  }
   for (const { i, j, c } of approximate) {
     if (c < cut) continue;
-    const [mi, mj] = [machines[i], machines[j]];
+    const [mi, mj] = [yield* madeWork(i), yield* madeWork(j)];
     const g = new Float64Array(mi.p * mj.p);
     yield* gramBlockIntoWork(kernels, mi, mj, g, { madds: 0 }, 0);
     exact.push({ i, j, g, top: yield* blockTopWork(kernels, g, mi.p, mj.p) });
   }
-  return yield* thetaHOfCosinesWork(kernels, machines, exact);
+  return yield* thetaHOfCosinesWork(kernels, (i) => made.get(i)!, exact);
 }
 
 /** How far below the largest pair cosine thetaHWork still computes a pair's angle (c's own error is a few eps). */

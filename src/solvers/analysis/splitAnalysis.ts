@@ -18,7 +18,7 @@
  * theta_H and its pair from the theta_ij, merges the local scans and assembles rates, bounds and
  * recommendation as `analyze` does.
  */
-import { runSync, type Work } from '../cooperative.js';
+import { doneWork, runSync, type Work } from '../cooperative.js';
 import type { DenseSystem } from '../distributed/distributedSystem.js';
 import type { DenseMatrix } from '../matrix.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
@@ -283,10 +283,5 @@ export function analyzeInParts(
 
 /** The input of every part from a system already built (its bases ready). */
 export function partInputOf(system: DenseSystem): AnalysisPartInput {
-  return { A: system.A, partition: system.partition, system: () => alreadyBuilt(system) };
-}
-
-// eslint-disable-next-line require-yield -- a Work that is already done: the system was built before.
-function* alreadyBuilt(system: DenseSystem): Work<DenseSystem> {
-  return system;
+  return { A: system.A, partition: system.partition, system: () => doneWork(system) };
 }

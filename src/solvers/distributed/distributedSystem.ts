@@ -193,22 +193,30 @@ export function* buildDenseFactorsWork(
 }
 
 /**
- * The dense system of `factors`' partition, each machine's Q formed from its kept reflectors (its R is the factors'), or
- * by its QR when it kept none: bit for bit what buildDistributedSystemWork builds.
+ * The dense system of `factors`' partition, each machine made by denseMachineOfFactorWork: bit for bit what
+ * buildDistributedSystemWork builds.
  */
 export function* denseSystemOfFactorsWork(factors: DenseFactors, kernels: Kernels = selectedKernels()): Work<DenseSystem> {
   const machines: DenseMachineData[] = [];
-  for (const { reflectors, ...factor } of factors.machines) {
-    const { p, c, a, b } = factor;
-    const { q, r } =
-      reflectors === null ? yield* householderQrWork(kernels, a, p, c) : { q: yield* kernels.dense.formQWork(reflectors), r: factor.r };
-    const machine = { ...factor, r };
-    const [qStart, qEnd] = rowExtents(q, p, c);
-    machines.push({ ...machine, rank: p, q, qStart, qEnd, qtx0: solveRTransposed(r, p, b), localResidual2: 0 });
-    yield { phase: 'bases', fraction: (machine.index + 1) / factors.m };
+  for (const factor of factors.machines) {
+    machines.push(yield* denseMachineOfFactorWork(factor, kernels));
+    yield { phase: 'bases', fraction: (factor.index + 1) / factors.m };
   }
   const { n, m, A, b, xTrue, partition } = factors;
   return { storage: 'dense', n, m, A, b, xTrue, partition, machines };
+}
+
+/**
+ * A machine of a DenseFactors as buildDistributedSystemWork builds it: Q formed from its kept reflectors (its R the
+ * factor's), or by its QR when it kept none.
+ */
+export function* denseMachineOfFactorWork(factor: DenseMachineFactor, kernels: Kernels = selectedKernels()): Work<DenseMachineData> {
+  const { reflectors, ...rest } = factor;
+  const { p, c, a, b } = rest;
+  const { q, r } =
+    reflectors === null ? yield* householderQrWork(kernels, a, p, c) : { q: yield* kernels.dense.formQWork(reflectors), r: rest.r };
+  const [qStart, qEnd] = rowExtents(q, p, c);
+  return { ...rest, r, rank: p, q, qStart, qEnd, qtx0: solveRTransposed(r, p, b), localResidual2: 0 };
 }
 
 /**

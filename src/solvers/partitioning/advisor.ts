@@ -45,6 +45,7 @@ import {
   type SEndVectors,
 } from '../analysis/kappaS.js';
 import { matrixConditioningWork, type FactoredMatrix } from '../analysis/conditioning.js';
+import { thetaHFromRowGramWork } from '../analysis/principalAngles.js';
 import type { RowGram } from '../analysis/gramBlocks.js';
 import { ratioEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
@@ -63,6 +64,7 @@ import {
   buildDenseFactorsWork,
   buildDenseSystemReusingWork,
   buildDistributedSystemWork,
+  denseMachineOfFactorWork,
   denseSystemOfFactorsWork,
   rowSpaceSystem,
   type DenseFactors,
@@ -479,7 +481,11 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     if (refinement !== null)
       listed.push({ strategy: 'refined', assignment: refinement.assignment, evaluation: yield* evaluationWork(refinement.assignment) });
   }
-  yield* thetaHOfBestWork(evaluated, systemOf, kernels, rowGram);
+  // A best held as its R alone (no refinement started from it): its theta_H from the rows' Gram matrix, with the Q of the
+  // machines of its nearest pairs only.
+  const factorsOf = (assignment: Int32Array): DenseFactors | undefined =>
+    bestSoFar !== null && bestSoFar.system === null && sameIndices(bestSoFar.assignment, assignment) ? bestSoFar.factors : undefined;
+  yield* thetaHOfBestWork(evaluated, systemOf, kernels, rowGram, factorsOf);
   yield { phase: 'advise', fraction: 1 };
   const candidates = listed.map(({ strategy, assignment, evaluation }): PartitionCandidate => {
     const sizes = [...partitionFromAssignment(assignment, m).sizes];
@@ -563,10 +569,18 @@ function* thetaHOfBestWork(
   systemOf: (assignment: Int32Array) => Work<DistributedSystem>,
   kernels: Kernels,
   rowGram?: RowGram,
+  factorsOf: (assignment: Int32Array) => DenseFactors | undefined = () => undefined,
 ): Work<void> {
   let best: Evaluation | null = null;
   for (const entry of evaluated) if (entry.kappaS !== null && (best === null || entry.kappaS < best.kappaS! * (1 - TIE))) best = entry;
-  if (best !== null && best.thetaH === null) best.thetaH = yield* partitionThetaHWork(kernels, yield* systemOf(best.assignment), rowGram);
+  if (best !== null && best.thetaH === null) {
+    const factors = factorsOf(best.assignment);
+    if (factors !== undefined && rowGram !== undefined)
+      best.thetaH = yield* thetaHFromRowGramWork(kernels, factors.machines, rowGram, (i) =>
+        denseMachineOfFactorWork(factors.machines[i], kernels),
+      );
+    best.thetaH ??= yield* partitionThetaHWork(kernels, yield* systemOf(best.assignment), rowGram);
+  }
   for (const entry of evaluated)
     if (entry.thetaH === null)
       entry.notComputed.push(

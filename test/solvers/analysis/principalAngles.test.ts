@@ -13,13 +13,22 @@ import {
 import { lanczosWork } from '../../../src/solvers/eigen/lanczos.js';
 import { gramBlock, gramBlocksWork, type RowGram } from '../../../src/solvers/analysis/gramBlocks.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
-import { runSync } from '../../../src/solvers/cooperative.js';
+import { doneWork, runSync, type Work } from '../../../src/solvers/cooperative.js';
 import type { DenseMachineData, DenseSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { loadFixtures } from '../../support/fixtures.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { systemOf } from '../../support/systems.js';
+import { analyze } from '../../../src/solvers/analysis/analyze.js';
+import { triangularFactorFromRowGram } from '../../../src/solvers/analysis/kappaS.js';
+import {
+  buildDenseFactorsWork,
+  buildDistributedSystem,
+  denseMachineOfFactorWork,
+} from '../../../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { generateMatrix } from '../../../src/solvers/input/generators.js';
 
 // Hadamard / 2: orthogonal with entries exactly representable, so rotating by it is exact up to the
 // rounding of the products (relative eps per entry).
@@ -44,6 +53,11 @@ function rowGramOf(a: DenseMatrix): RowGram {
       normalized[j * rows + i] = s;
     }
   return { rows, normalized, rowNorms };
+}
+
+/** machineOf for thetaHFromRowGramWork on a built system: its machines as they are. */
+function machineOf(machines: readonly DenseMachineData[]): (i: number) => Work<DenseMachineData> {
+  return (i) => doneWork(machines[i]);
 }
 
 describeEachBackend('smallest principal angle between two machines', (backend) => {
@@ -205,7 +219,7 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
       expect(thetaHAlone(system)).toBe(angles.thetaH);
       if (Math.cos(angles.thetaH) >= NEAR_PARALLEL_COSINE) nearParallel++;
       // Most blocks from the rows' Gram matrix (null: declined, for an ill-conditioned R_i or a tall system).
-      const pruned = runSync(thetaHFromRowGramWork(kernels, system.machines, rowGramOf(system.A)));
+      const pruned = runSync(thetaHFromRowGramWork(kernels, system.machines, rowGramOf(system.A), machineOf(system.machines)));
       if (pruned !== null) {
         expect(pruned).toBe(angles.thetaH);
         fromRowGram++;
@@ -213,6 +227,37 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
     }
     expect(nearParallel).toBeGreaterThanOrEqual(2);
     expect(fromRowGram).toBeGreaterThanOrEqual(3);
+  });
+
+  it("gives theta_H from machines held as their R alone (Cholesky of the rows' Gram matrix), forming few machines' Q", () => {
+    const kernels = selectedKernels();
+    for (const [mean, m] of [
+      [1, 6],
+      [0, 5],
+    ]) {
+      const n = 90;
+      const random = new SeededRandom(41);
+      const A = generateMatrix({ generator: 'gaussian', n, mean, std: 1, seed: 41 + m });
+      const assignment = Array.from({ length: n }, () => Math.floor(random.nextDouble() * m));
+      for (let i = 0; i < m; i++) assignment[i] = i;
+      const problem = createProblem({ A, partition: { assignment } });
+      const gram = rowGramOf(A);
+      const factors = runSync(
+        buildDenseFactorsWork(problem, kernels, { triangularFactorOf: (rows) => triangularFactorFromRowGram(kernels, gram, rows) }),
+      );
+      expect(factors.machines.every((machine) => machine.reflectors === null)).toBe(true);
+      const asked: number[] = [];
+      const thetaH = runSync(
+        thetaHFromRowGramWork(kernels, factors.machines, gram, function* (i) {
+          asked.push(i);
+          return yield* denseMachineOfFactorWork(factors.machines[i], kernels);
+        }),
+      );
+      // An analysis' theta_H of the same partition, to the bit.
+      expect(thetaH).toBe(analyze(buildDistributedSystem(problem, kernels)).heterogeneity.thetaH);
+      expect(new Set(asked).size).toBe(asked.length);
+      expect(asked.length).toBeLessThan(m);
+    }
   });
 
   it("declines theta_H from the rows' Gram matrix when an R_i is ill-conditioned (the margin would keep every pair)", () => {
@@ -227,7 +272,7 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
       rows.map((_, k) => Math.floor(k / 10)),
       4,
     );
-    expect(runSync(thetaHFromRowGramWork(kernels, system.machines, rowGramOf(system.A)))).toBeNull();
+    expect(runSync(thetaHFromRowGramWork(kernels, system.machines, rowGramOf(system.A), machineOf(system.machines)))).toBeNull();
   });
 });
 
