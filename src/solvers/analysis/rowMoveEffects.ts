@@ -114,7 +114,7 @@ function* machineBasisWork(kernels: Kernels, a: DenseMatrix | CsrMatrix, rows: I
  * A Q_i^T (n x p, row-major) for a dense A: every row's coordinates in machine i's basis, by the kernels' product
  * (on A's own rows when the machine touches every column, else on A's columns it touches), in slices of rows between
  * yields. The loop it replaced read Q_i by columns for each row: ~220 s of the TypeScript advice at n = 2000, m = 10.
- * Given the rows' Gram matrix, from it instead when that stands (basisCoordinatesFromRowGramWork).
+ * Given the rows' Gram matrix (the caller's for a well-conditioned machine), from it instead (basisCoordinatesFromRowGramWork).
  */
 function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: MachineBasis, rowGram?: RowGram): Work<BasisCoordinates> {
   const n = a.rows;
