@@ -195,14 +195,34 @@ export const FACTORS_ROUTE_MAX_CONDITION = 1e4;
 /**
  * x -> S x = sum_i A_i^T (A_i A_i^T)^{-1} A_i x = sum_i A_i^T R_i^{-1} R_i^{-T} A_i x through the machines' rows and R
  * alone (A_i^T = Q_i R_i, so Q_i = A_i^T R_i^{-1}): per machine two matrix-vector products with A_i and two triangular
- * solves, the work of the route through Q_i (basesSOperator).
+ * solves, the work of the route through Q_i (basesSOperator). Machines that hold no copy of their rows (on every column:
+ * DenseMachineFactor.a null) read them in A itself: S x = A^T P (A x), P the machines' solves on their rows of A x, two
+ * products with the whole A a step (the same passes over its entries).
  */
-export function factorsSOperator(kernels: Kernels, machines: readonly DenseMachineFactor[], n: number): SymmetricOperator {
+export function factorsSOperator(kernels: Kernels, machines: readonly DenseMachineFactor[], n: number, A: DenseMatrix): SymmetricOperator {
   const dense = kernels.dense;
   const width = Math.max(1, ...machines.map((machine) => machine.p));
   const local = new Float64Array(width);
   const onCols = new Float64Array(n);
   const image = new Float64Array(n);
+  if (machines.some(({ a }) => a === null)) {
+    // Every row of A belongs to one machine (a square A): P maps A x to the solves' images in A's row order.
+    const products = new Float64Array(A.rows);
+    const images = new Float64Array(A.rows);
+    return {
+      size: n,
+      apply(x, y) {
+        dense.gemm(false, A.rows, 1, n, 1, A.data, n, x, 1, 0, products, 1);
+        for (const { p, rows, r } of machines) {
+          for (let k = 0; k < p; k++) local[k] = products[rows[k]];
+          dense.solveRTransposedBlock(r, p, local, 1);
+          dense.solveRBlock(r, p, local, 1);
+          for (let k = 0; k < p; k++) images[rows[k]] = local[k];
+        }
+        dense.gemm(true, n, 1, A.rows, 1, A.data, n, images, 1, 0, y, 1);
+      },
+    };
+  }
   return {
     size: n,
     apply(x, y) {
@@ -210,10 +230,10 @@ export function factorsSOperator(kernels: Kernels, machines: readonly DenseMachi
       for (const { p, c, cols, full, a, r } of machines) {
         const xc = full ? x : onCols;
         if (!full) for (let s = 0; s < c; s++) onCols[s] = x[cols[s]];
-        dense.gemm(false, p, 1, c, 1, a, c, xc, 1, 0, local, 1);
+        dense.gemm(false, p, 1, c, 1, a!, c, xc, 1, 0, local, 1);
         dense.solveRTransposedBlock(r, p, local, 1);
         dense.solveRBlock(r, p, local, 1);
-        dense.gemm(true, c, 1, p, 1, a, c, local, 1, 0, image, 1);
+        dense.gemm(true, c, 1, p, 1, a!, c, local, 1, 0, image, 1);
         if (full) for (let s = 0; s < n; s++) y[s] += image[s];
         else for (let s = 0; s < c; s++) y[cols[s]] += image[s];
       }
@@ -326,7 +346,7 @@ export function* sOfFactorsWork(
     yield undefined;
   }
   if (supportsDisjoint(machines, n)) return S_IDENTITY;
-  const upper = yield* lanczosWork(kernels, factorsSOperator(kernels, machines, n), {
+  const upper = yield* lanczosWork(kernels, factorsSOperator(kernels, machines, n, factors.A), {
     which: 'largest',
     maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS,
     startVector: startVectors?.u,

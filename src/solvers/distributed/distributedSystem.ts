@@ -50,12 +50,15 @@ function columnSupport(A: DenseMatrix, rows: Int32Array): Int32Array {
   return cols;
 }
 
-/** For each row of a p x c row-major matrix, [first nonzero, last nonzero + 1) (empty rows: [0, 0)). */
-function rowExtents(x: Float64Array, p: number, c: number): [Int32Array, Int32Array] {
+/**
+ * For each row of a p x c row-major matrix, [first nonzero, last nonzero + 1) (empty rows: [0, 0)); row k is x's row
+ * rows[k] when `rows` is given.
+ */
+function rowExtents(x: Float64Array, p: number, c: number, rows?: Int32Array): [Int32Array, Int32Array] {
   const start = new Int32Array(p);
   const end = new Int32Array(p);
   for (let k = 0; k < p; k++) {
-    const off = k * c;
+    const off = (rows === undefined ? k : rows[k]) * c;
     let lo = 0;
     while (lo < c && x[off + lo] === 0) lo++;
     let hi = c;
@@ -169,13 +172,17 @@ export function* buildDenseFactorsWork(
   const { m } = problem.partition;
   const machines: DenseMachineFactor[] = [];
   for (let index = 0; index < m; index++) {
-    const { rows, p, cols, c, full, a, b } = yield* machineRowsWork(problem, index);
+    const rows = problem.partition.rowsOf[index];
     const given = options.triangularFactorOf?.(rows) ?? null;
+    // A machine on every column whose R is given keeps no copy of its rows (A's rows serve: ../analysis/kappaS.ts
+    // factorsSOperator); the others are copied on their support, as the build does.
+    const onEveryColumn = given !== null && columnSupport(A, rows).length === A.cols;
+    const { p, cols, c, full, a, b } = onEveryColumn ? everyColumnRows(problem, rows) : yield* machineRowsWork(problem, index);
     const { r, reflectors } =
-      given === null ? yield* kernels.dense.householderFactorWork(new Float64Array(a), p, c) : { r: given, reflectors: null };
+      given === null ? yield* kernels.dense.householderFactorWork(new Float64Array(a!), p, c) : { r: given, reflectors: null };
     yield undefined;
     checkIndependentRows(r, rows, index);
-    const [aStart, aEnd] = rowExtents(a, p, c);
+    const [aStart, aEnd] = a === null ? rowExtents(A.data, p, c, rows) : rowExtents(a, p, c);
     const qStart = new Int32Array(p);
     const qEnd = new Int32Array(p);
     for (let k = 0, lo = c, hi = 0; k < p; k++) {
@@ -199,7 +206,7 @@ export function* buildDenseFactorsWork(
 export function* denseSystemOfFactorsWork(factors: DenseFactors, kernels: Kernels = selectedKernels()): Work<DenseSystem> {
   const machines: DenseMachineData[] = [];
   for (const factor of factors.machines) {
-    machines.push(yield* denseMachineOfFactorWork(factor, kernels));
+    machines.push(yield* denseMachineOfFactorWork(factor, factors.A, kernels));
     yield { phase: 'bases', fraction: (factor.index + 1) / factors.m };
   }
   const { n, m, A, b, xTrue, partition } = factors;
@@ -210,13 +217,40 @@ export function* denseSystemOfFactorsWork(factors: DenseFactors, kernels: Kernel
  * A machine of a DenseFactors as buildDistributedSystemWork builds it: Q formed from its kept reflectors (its R the
  * factor's), or by its QR when it kept none.
  */
-export function* denseMachineOfFactorWork(factor: DenseMachineFactor, kernels: Kernels = selectedKernels()): Work<DenseMachineData> {
+export function* denseMachineOfFactorWork(
+  factor: DenseMachineFactor,
+  A: DenseMatrix,
+  kernels: Kernels = selectedKernels(),
+): Work<DenseMachineData> {
   const { reflectors, ...rest } = factor;
-  const { p, c, a, b } = rest;
+  const { p, c, b } = rest;
+  const a = rest.a ?? copiedRows(A, factor.rows);
   const { q, r } =
     reflectors === null ? yield* householderQrWork(kernels, a, p, c) : { q: yield* kernels.dense.formQWork(reflectors), r: rest.r };
   const [qStart, qEnd] = rowExtents(q, p, c);
-  return { ...rest, r, rank: p, q, qStart, qEnd, qtx0: solveRTransposed(r, p, b), localResidual2: 0 };
+  return { ...rest, a, r, rank: p, q, qStart, qEnd, qtx0: solveRTransposed(r, p, b), localResidual2: 0 };
+}
+
+/** A machine on every column as DenseFactorsOptions' given R lets buildDenseFactorsWork hold it: its rows not copied. */
+function everyColumnRows(problem: DenseProblem, rows: Int32Array): Omit<MachineRows, 'a'> & { a: null } {
+  const n = problem.A.cols;
+  return {
+    rows,
+    p: rows.length,
+    cols: Int32Array.from({ length: n }, (_, j) => j),
+    c: n,
+    full: true,
+    a: null,
+    b: Float64Array.from(rows, (k) => problem.b[k]),
+  };
+}
+
+/** A's rows `rows` (p x n, row-major), as machineRowsWork copies a machine on every column. */
+function copiedRows(A: DenseMatrix, rows: Int32Array): Float64Array {
+  const n = A.cols;
+  const a = new Float64Array(rows.length * n);
+  rows.forEach((k, t) => a.set(A.data.subarray(k * n, (k + 1) * n), t * n));
+  return a;
 }
 
 /**

@@ -66,8 +66,12 @@ export interface DenseMachineData {
  */
 export type DenseMachineFactor = Pick<
   DenseMachineData,
-  'index' | 'rows' | 'p' | 'cols' | 'c' | 'full' | 'a' | 'b' | 'r' | 'aStart' | 'aEnd' | 'qStart' | 'qEnd'
-> & { readonly reflectors: HouseholderReflectors | null };
+  'index' | 'rows' | 'p' | 'cols' | 'c' | 'full' | 'b' | 'r' | 'aStart' | 'aEnd' | 'qStart' | 'qEnd'
+> & {
+  /** Its rows on its columns, or null for a machine on every column whose R came from elsewhere: A's rows `rows` serve. */
+  readonly a: Float64Array | null;
+  readonly reflectors: HouseholderReflectors | null;
+};
 
 /** A system on dense storage: every machine's rows, basis and factor as above. */
 export interface DenseSystem {

@@ -577,7 +577,7 @@ function* thetaHOfBestWork(
     const factors = factorsOf(best.assignment);
     if (factors !== undefined && rowGram !== undefined)
       best.thetaH = yield* thetaHFromRowGramWork(kernels, factors.machines, rowGram, (i) =>
-        denseMachineOfFactorWork(factors.machines[i], kernels),
+        denseMachineOfFactorWork(factors.machines[i], factors.A, kernels),
       );
     best.thetaH ??= yield* partitionThetaHWork(kernels, yield* systemOf(best.assignment), rowGram);
   }

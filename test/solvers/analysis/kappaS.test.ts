@@ -279,8 +279,12 @@ describeEachBackend("kappa(S) from the machines' R alone", () => {
         triangularFactorOf: (machineRows) => triangularFactorFromRowGram(kernels, gram, machineRows),
       }),
     );
+    // Machines on every column keep no copy of their rows (lambda_max(S) reads A's); machine 0, on 20 columns, keeps its.
+    expect(viaGram.machines.map(({ a }) => a === null)).toEqual([false, true, true]);
     for (const [i, machine] of viaGram.machines.entries()) {
       expect(machine.reflectors).toBeNull();
+      expect(machine.aStart).toEqual(viaQr.machines[i].aStart);
+      expect(machine.aEnd).toEqual(viaQr.machines[i].aEnd);
       const { r, p } = viaQr.machines[i];
       let scale = 0;
       for (const x of r) scale = Math.max(scale, Math.abs(x));
