@@ -35,7 +35,7 @@ import {
   triangularConditionEstimate,
   type SEndVectors,
 } from './kappaS.js';
-import type { RowGram } from './gramBlocks.js';
+import { offsetsOf, type RowGram } from './gramBlocks.js';
 
 /** One machine's A_i^T = Q_i R_i: row t of q (p x cols.length) is the t-th basis vector of R(A_i) on `cols`. */
 export interface MachineBasis {
@@ -599,12 +599,9 @@ function rayleighRitzFromCoordinates(
   const localOf = new Int32Array(n);
   for (const basis of bases) basis.rows.forEach((k, t) => (localOf[k] = t));
   // Q^T w and Q^T z of a move: machine i's coordinates at [offset_i, offset_i + p_i).
-  const offsets: number[] = [];
-  let size = 0;
-  for (const basis of bases) {
-    offsets.push(size);
-    size += basis.rows.length;
-  }
+  const sizes = bases.map((basis) => basis.rows.length);
+  const offsets = offsetsOf(sizes);
+  const size = offsets[m - 1] + sizes[m - 1];
   // G = Q^T Q (size x size, G_ii = I), made at the first call: G_ij = R_i^{-T} C_j[rows of i], the lower blocks mirrored.
   let gram: Float64Array | null = null;
   const gramOfBases = (): Float64Array => {

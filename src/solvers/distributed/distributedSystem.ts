@@ -206,7 +206,7 @@ export function* buildDenseFactorsWork(
 export function* denseSystemOfFactorsWork(factors: DenseFactors, kernels: Kernels = selectedKernels()): Work<DenseSystem> {
   const machines: DenseMachineData[] = [];
   for (const factor of factors.machines) {
-    machines.push(yield* denseMachineOfFactorWork(factor, factors.A, kernels));
+    machines.push(yield* denseMachineOfFactorWork(factors, factor.index, kernels));
     yield { phase: 'bases', fraction: (factor.index + 1) / factors.m };
   }
   const { n, m, A, b, xTrue, partition } = factors;
@@ -214,17 +214,17 @@ export function* denseSystemOfFactorsWork(factors: DenseFactors, kernels: Kernel
 }
 
 /**
- * A machine of a DenseFactors as buildDistributedSystemWork builds it: Q formed from its kept reflectors (its R the
- * factor's), or by its QR when it kept none.
+ * Machine `index` of a DenseFactors as buildDistributedSystemWork builds it: Q formed from its kept reflectors (its R the
+ * factor's), or by its QR when it kept none (its rows copied then, as the build copies them, when it held none).
  */
 export function* denseMachineOfFactorWork(
-  factor: DenseMachineFactor,
-  A: DenseMatrix,
+  factors: DenseFactors,
+  index: number,
   kernels: Kernels = selectedKernels(),
 ): Work<DenseMachineData> {
-  const { reflectors, ...rest } = factor;
+  const { reflectors, ...rest } = factors.machines[index];
   const { p, c, b } = rest;
-  const a = rest.a ?? copiedRows(A, factor.rows);
+  const a = rest.a ?? (yield* machineRowsWork(factors, index)).a;
   const { q, r } =
     reflectors === null ? yield* householderQrWork(kernels, a, p, c) : { q: yield* kernels.dense.formQWork(reflectors), r: rest.r };
   const [qStart, qEnd] = rowExtents(q, p, c);
@@ -243,14 +243,6 @@ function everyColumnRows(problem: DenseProblem, rows: Int32Array): Omit<MachineR
     a: null,
     b: Float64Array.from(rows, (k) => problem.b[k]),
   };
-}
-
-/** A's rows `rows` (p x n, row-major), as machineRowsWork copies a machine on every column. */
-function copiedRows(A: DenseMatrix, rows: Int32Array): Float64Array {
-  const n = A.cols;
-  const a = new Float64Array(rows.length * n);
-  rows.forEach((k, t) => a.set(A.data.subarray(k * n, (k + 1) * n), t * n));
-  return a;
 }
 
 /**

@@ -576,9 +576,7 @@ function* thetaHOfBestWork(
   if (best !== null && best.thetaH === null) {
     const factors = factorsOf(best.assignment);
     if (factors !== undefined && rowGram !== undefined)
-      best.thetaH = yield* thetaHFromRowGramWork(kernels, factors.machines, rowGram, (i) =>
-        denseMachineOfFactorWork(factors.machines[i], factors.A, kernels),
-      );
+      best.thetaH = yield* thetaHFromRowGramWork(kernels, factors.machines, rowGram, (i) => denseMachineOfFactorWork(factors, i, kernels));
     best.thetaH ??= yield* partitionThetaHWork(kernels, yield* systemOf(best.assignment), rowGram);
   }
   for (const entry of evaluated)

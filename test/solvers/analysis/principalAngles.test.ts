@@ -250,7 +250,7 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
       const thetaH = runSync(
         thetaHFromRowGramWork(kernels, factors.machines, gram, function* (i) {
           asked.push(i);
-          return yield* denseMachineOfFactorWork(factors.machines[i], A, kernels);
+          return yield* denseMachineOfFactorWork(factors, i, kernels);
         }),
       );
       // An analysis' theta_H of the same partition, to the bit.
