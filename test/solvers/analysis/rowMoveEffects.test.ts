@@ -216,6 +216,26 @@ describeEachBackend('row-move effects', () => {
     }
   });
 
+  it("share one G = Q^T Q's memory between the rounds of a cache, each round's Rayleigh-Ritz values its own", () => {
+    const a = matrix();
+    const kernels = selectedKernels();
+    const moved = ASSIGNMENT.slice();
+    moved[1] = 2;
+    const moves = Array.from({ length: N }, (_, k) => ({ row: k, to: (moved[k] + 1 + (k % (M - 1))) % M }));
+    const alone = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!.rayleighRitz(moves);
+    const movedAlone = runSync(rowMoveEffectsWork(kernels, a, moved, M))!.rayleighRitz(moves);
+    const cache = new MoveEffectsCache(a);
+    const first = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { cache }))!;
+    expect(first.rayleighRitz(moves)).toEqual(alone);
+    const held = cache.gram!.data;
+    const second = runSync(rowMoveEffectsWork(kernels, a, moved, M, { cache }))!;
+    expect(second.rayleighRitz(moves)).toEqual(movedAlone);
+    // The second round wrote its G where the first's was; the first, asked again, makes its own again.
+    expect(cache.gram!.data).toBe(held);
+    expect(first.rayleighRitz(moves)).toEqual(alone);
+    expect(second.rayleighRitz(moves)).toEqual(movedAlone);
+  });
+
   it("brackets each move's exact extreme eigenvalues of S by Rayleigh-Ritz", () => {
     const a = matrix();
     const effects = runSync(rowMoveEffectsWork(selectedKernels(), a, ASSIGNMENT, M))!;
