@@ -31,10 +31,8 @@ import { JobStore, type RunRecord } from './store/jobStore.js';
 import { createResilientConnection } from './store/redisConnection.js';
 import type { JobProgress } from './types.js';
 import { WORKER_CONFIG_ENV } from './workerConfig.js';
-import { leaveWithParent } from './sandboxChild.js';
 
-// A forked child outlives a SIGKILLed worker unless it leaves when the IPC channel closes.
-leaveWithParent();
+// A forked child outlives a SIGKILLed worker unless it leaves when the IPC channel closes: ./sandboxGuard.ts, preloaded.
 
 function workerConfig(): Config & { REDIS_URL: string } {
   const config = JSON.parse(process.env[WORKER_CONFIG_ENV] ?? 'null') as Config | null;

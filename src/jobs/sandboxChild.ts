@@ -1,17 +1,41 @@
 /**
- * What every sandboxed BullMQ child of this service (./processor.ts, ./studies/chunkProcessor.ts) does first: leave
- * when its worker process is gone. A SIGKILLed worker sends its children no signal; only their IPC channel closes.
+ * The service's sandboxed BullMQ children (./processor.ts, ./studies/chunkProcessor.ts): where their processor is and
+ * what they run with (sandboxedProcessor), and what every child does first (leaveWithParent, preloaded by
+ * ./sandboxGuard.ts before BullMQ's child wrapper or the processor loads): leave when its worker process is gone. A
+ * SIGKILLed worker sends its children no signal; only their IPC channel closes.
  *  - On 'disconnect' (the channel closed) the child exits.
- *  - On an uncaught exception once the channel is closed it exits too. BullMQ's child wrapper (6.x) answers an uncaught
+ *  - On an uncaught exception once the channel is closed, or once its parent is gone (its parent process id changed:
+ *    the closed channel may not have been read yet), it exits too. BullMQ's child wrapper (6.x) answers an uncaught
  *    exception by sending the failure to its parent and awaiting the send; on a closed channel the send rejects, the
  *    rejection comes back as another uncaught exception, and so on: a loop of microtasks that never lets the event loop
- *    deliver 'disconnect'. Seen in CI: a child orphaned by the worker a studies test kills spun at a full core and grew to
- *    2.9 GB for 28 minutes. The wrapper's listener runs first (it was added first) and does not block this one.
+ *    deliver 'disconnect'. Seen in CI twice: children orphaned by the worker a studies test kills spun at a full core
+ *    and grew to 2.5-2.9 GB for 20-28 minutes. The second was a child whose guard, then installed by the processor
+ *    module itself, came after the wrapper's listener or not at all (the worker killed before the module loaded): the
+ *    preload installs it first, in every child.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
 export function leaveWithParent(): void {
   if (!process.send) return;
+  const parent = process.ppid;
   process.on('disconnect', () => process.exit(1));
   process.on('uncaughtException', () => {
-    if (!process.connected) process.exit(1);
+    if (!process.connected || process.ppid !== parent) process.exit(1);
   });
+}
+
+/**
+ * A sandboxed processor's file and its children's execArgv: `stem` is the processor's URL without its extension (next
+ * to the caller); its .ts under tsx/vitest (the children then load TypeScript through `--import tsx`), its .js when
+ * compiled; and ./sandboxGuard preloaded (leaveWithParent before anything else runs in the child).
+ */
+export function sandboxedProcessor(stem: URL): { file: string; execArgv: string[] } {
+  const typescript = import.meta.url.endsWith('.ts') && existsSync(fileURLToPath(`${stem.href}.ts`));
+  const extension = typescript ? 'ts' : 'js';
+  const guard = new URL(`./sandboxGuard.${extension}`, import.meta.url).href;
+  return {
+    file: fileURLToPath(`${stem.href}.${extension}`),
+    execArgv: [...(typescript ? ['--import', 'tsx'] : []), '--import', guard],
+  };
 }

@@ -11,8 +11,6 @@
  *    wherever jobs run.
  */
 import type { StdioOptions } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
 import type { Logger } from 'pino';
@@ -38,6 +36,7 @@ import {
   subscribeWhenReady,
 } from './store/redisConnection.js';
 import { WORKER_CONFIG_ENV } from './workerConfig.js';
+import { sandboxedProcessor } from './sandboxChild.js';
 
 /**
  * The children write their log lines to this process's stdout and stderr themselves (BullMQ's
@@ -58,17 +57,6 @@ export interface JobWorker {
   close(timeoutMs: number): Promise<void>;
 }
 
-/**
- * The processor module next to this file: processor.ts under tsx/vitest (the children then load
- * TypeScript through `--import tsx`), processor.js when compiled.
- */
-function processorLocation(): { file: string; execArgv: string[] } {
-  const ts = fileURLToPath(new URL('./processor.ts', import.meta.url));
-  const js = fileURLToPath(new URL('./processor.js', import.meta.url));
-  if (import.meta.url.endsWith('.ts') && existsSync(ts)) return { file: ts, execArgv: ['--import', 'tsx'] };
-  return { file: js, execArgv: [] };
-}
-
 export async function startWorker(config: Config, logger: Logger): Promise<JobWorker> {
   if (!config.REDIS_URL) throw new Error('startWorker needs REDIS_URL');
   // Every child would fail every job it takes (after its retries): refuse to start instead.
@@ -80,7 +68,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   }
   const redisUrl = config.REDIS_URL;
   const log = logger.child({ component: 'worker' });
-  const { file, execArgv } = processorLocation();
+  const { file, execArgv } = sandboxedProcessor(new URL('./processor', import.meta.url));
 
   const commands: Redis = createResilientConnection(redisUrl, 'lss-worker-commands');
   const store = new JobStore(commands, config.KEY_PREFIX, config.QUEUE_NAME, config.JOB_TTL_SECONDS);

@@ -22,10 +22,8 @@ import { encodeChunkOutcome } from './chunkOutcome.js';
 import { planOfRecord } from './studyPlan.js';
 import type { StudyChunkData } from './studyQueues.js';
 import { StudyStore } from './studyStore.js';
-import { leaveWithParent } from '../sandboxChild.js';
 
-// A forked child outlives a SIGKILLed worker unless it leaves when the IPC channel closes.
-leaveWithParent();
+// A forked child outlives a SIGKILLed worker unless it leaves when the IPC channel closes: ../sandboxGuard.ts, preloaded.
 
 const config = JSON.parse(process.env[WORKER_CONFIG_ENV] ?? 'null') as (Config & { REDIS_URL: string }) | null;
 if (!config?.REDIS_URL) throw new Error(`${WORKER_CONFIG_ENV} is not set: this module runs only as a BullMQ sandboxed processor`);

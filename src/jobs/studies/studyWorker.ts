@@ -9,14 +9,13 @@
  * A study deleted while a chunk of it still ran keeps BullMQ jobs its DELETE could not remove (a child
  * locked by its worker blocks the parent's removal): the end of each of its jobs removes them.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { Queue, Worker, type Job } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { aggregateStudy } from '../../solvers/studies/aggregate.js';
 import { makeProblem } from '../problems.js';
 import { bullmqConnectionOptions, closeBullmq, closeConnection, createResilientConnection } from '../store/redisConnection.js';
+import { sandboxedProcessor } from '../sandboxChild.js';
 import { WORKER_CONFIG_ENV } from '../workerConfig.js';
 import { collectSamples } from './chunkOutcome.js';
 import type { ChunkReturn } from './chunkProcessor.js';
@@ -32,18 +31,11 @@ export interface StudyWorker {
   close(timeoutMs: number): Promise<void>;
 }
 
-function processorLocation(): { file: string; execArgv: string[] } {
-  const ts = fileURLToPath(new URL('./chunkProcessor.ts', import.meta.url));
-  const js = fileURLToPath(new URL('./chunkProcessor.js', import.meta.url));
-  if (import.meta.url.endsWith('.ts') && existsSync(ts)) return { file: ts, execArgv: ['--import', 'tsx'] };
-  return { file: js, execArgv: [] };
-}
-
 export async function startStudyWorker(config: Config, logger: Logger): Promise<StudyWorker> {
   if (!config.REDIS_URL) throw new Error('startStudyWorker needs REDIS_URL');
   const log = logger.child({ component: 'study-worker' });
   const names = studyQueueNames(config);
-  const { file, execArgv } = processorLocation();
+  const { file, execArgv } = sandboxedProcessor(new URL('./chunkProcessor', import.meta.url));
   const commands = createResilientConnection(config.REDIS_URL, 'lss-study-worker');
   commands.on('error', (err: Error) => log.warn({ err: err.message }, 'redis connection error'));
   const store = new StudyStore(commands, config.KEY_PREFIX, config.STUDY_QUEUE_NAME, config.JOB_TTL_SECONDS);
