@@ -27,7 +27,7 @@ import { systemCost, timeToSolution } from '../src/solvers/analysis/timeToSoluti
 import { measureCalibration, type Calibration } from '../src/solvers/analysis/calibration.js';
 import { runAlgorithmWork } from '../src/solvers/runner/runAlgorithm.js';
 import { runSync } from '../src/solvers/cooperative.js';
-import { lastPhaseSyncSeconds } from '../src/solvers/parallel/engine.js';
+import { lastPhaseSyncSeconds, lastThreadSlowdown } from '../src/solvers/parallel/engine.js';
 import type { RunResult } from '../src/solvers/runner/types.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { selectBackend, type BackendName } from './backends.js';
@@ -134,7 +134,8 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, iterations
   report.phaseSyncSeconds = calibration.phaseSyncSeconds;
   console.log(`${name}: calibration ${JSON.stringify(calibration)}`);
   console.log(
-    `  phase synchronisation ${(calibration.phaseSyncSeconds * 1e6).toFixed(1)} us (${lastPhaseSyncSeconds() === null ? 'default' : 'measured'})`,
+    `  phase synchronisation ${(calibration.phaseSyncSeconds * 1e6).toFixed(1)} us (${lastPhaseSyncSeconds() === null ? 'default' : 'measured'}), ` +
+      `threads' slowdown ${calibration.threadSlowdown[report.storage].toFixed(2)} (${lastThreadSlowdown(report.storage) === null ? 'default' : 'measured'})`,
   );
   const options = { tolerance: 1e-300, maxIterations: iterations, stopOnStagnation: false, divergenceTolerance: 1e300 };
   const samples = new Map<AlgorithmId, Timed[]>(ALGORITHM_IDS.map((id) => [id, []]));

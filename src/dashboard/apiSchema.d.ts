@@ -1153,6 +1153,11 @@ export interface components {
                 threadStartSeconds: number;
                 /** @description One phase's synchronisation of a threaded iteration: the last measured in this worker, else a default. */
                 phaseSyncSeconds: number;
+                /** @description How much longer a threaded iteration's chunks take side by side on its threads than one after another on one (the threads share caches and memory bandwidth): the last measured in this worker on dense and on CSR machines, else 1. A threaded phase's chunks are priced at their one-thread price times it. */
+                threadSlowdown: {
+                    dense: number;
+                    csr: number;
+                };
                 /** @description The runner's own work per iteration: measures, trace, stopping tests (a constant, used where overheads is null). */
                 runnerIterationSeconds: number;
                 /** @description Each algorithm's fixed costs per iteration beyond the kernels' rates (calls, gathers, measures, the trace), per storage: perIteration + perMachine m seconds, measured on tiny systems of 2 and 8 machines. */

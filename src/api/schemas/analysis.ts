@@ -283,6 +283,11 @@ const CalibrationSchema = z.object({
   phaseSyncSeconds: z
     .number()
     .describe("One phase's synchronisation of a threaded iteration: the last measured in this worker, else a default."),
+  threadSlowdown: z
+    .object({ dense: z.number(), csr: z.number() })
+    .describe(
+      "How much longer a threaded iteration's chunks take side by side on its threads than one after another on one (the threads share caches and memory bandwidth): the last measured in this worker on dense and on CSR machines, else 1. A threaded phase's chunks are priced at their one-thread price times it.",
+    ),
   runnerIterationSeconds: z
     .number()
     .describe("The runner's own work per iteration: measures, trace, stopping tests (a constant, used where overheads is null)."),

@@ -2,8 +2,8 @@
  * The time-to-solution model's calibration (../analysis/timeToSolution.ts): the throughputs of the
  * kernels the iterations use, measured on the backend a job runs on, once per process and again after
  * CALIBRATION_REFRESH_SECONDS (currentCalibration), with the kernels ../machines/placement.ts picks for the
- * calling thread; and what the threaded runs of this process measured of their own start and phases
- * (../parallel/engine.ts).
+ * calling thread; and what the threaded runs of this process measured of their own start, phases and the threads'
+ * slowdown side by side (../parallel/engine.ts).
  */
 import { ALGORITHM_IDS, type AlgorithmId } from '../algorithms/registry.js';
 import type { SpectralData } from '../algorithms/types.js';
@@ -17,7 +17,7 @@ import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
 import { supportConsensusSums } from '../machines/csrConsensusPass.js';
 import { currentThreadCsrGradient, currentThreadGramSolver, currentThreadStep, passKernels } from '../machines/placement.js';
 import { applyStepRule, STEP_RULE_CODE, stepRows } from '../machines/stepRules.js';
-import { lastPhaseSyncSeconds, lastThreadStartSeconds } from '../parallel/engine.js';
+import { lastPhaseSyncSeconds, lastThreadSlowdown, lastThreadStartSeconds } from '../parallel/engine.js';
 import { setParallelMinWork } from '../parallel/threads.js';
 import { runAlgorithmWork } from '../runner/runAlgorithm.js';
 import type { CholeskySymbolic } from '../sparse/sparseCholesky.js';
@@ -431,6 +431,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     perMachineOverheadSeconds: tiny,
     threadStartSeconds: lastThreadStartSeconds() ?? DEFAULT_THREAD_START_SECONDS,
     phaseSyncSeconds: lastPhaseSyncSeconds() ?? PHASE_SYNC_SECONDS,
+    threadSlowdown: { dense: lastThreadSlowdown('dense') ?? 1, csr: lastThreadSlowdown('csr') ?? 1 },
     runnerIterationSeconds: RUNNER_ITERATION_SECONDS,
     overheads: null,
     measuredAt: clock.iso(),
@@ -544,11 +545,15 @@ export function currentCalibration(clock: CalibrationClock = systemClock): Calib
     cached.calibration.backend === selectedKernels().backend &&
     clock.now() - cached.at < CALIBRATION_REFRESH_SECONDS * 1000
   ) {
-    // The threads' start and phases are the engine's latest measurements, not those at calibration time.
+    // The threads' start, phases and slowdown are the engine's latest measurements, not those at calibration time.
     return {
       ...cached.calibration,
       threadStartSeconds: lastThreadStartSeconds() ?? cached.calibration.threadStartSeconds,
       phaseSyncSeconds: lastPhaseSyncSeconds() ?? cached.calibration.phaseSyncSeconds,
+      threadSlowdown: {
+        dense: lastThreadSlowdown('dense') ?? cached.calibration.threadSlowdown.dense,
+        csr: lastThreadSlowdown('csr') ?? cached.calibration.threadSlowdown.csr,
+      },
     };
   }
   const calibration = measureCalibration(clock);

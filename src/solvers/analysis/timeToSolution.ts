@@ -282,9 +282,10 @@ export function cacheFraction(bytes: number, calibration: Calibration): number {
 /**
  * Seconds of one iteration in this process: the chunks at the calibrated rates (in or out of cache by
  * the iteration's working set, the bytes of matrix data all chunks hold), each with a call's fixed cost;
- * on T > 1 threads max(their sum / T, the largest chunk) plus one phase's synchronisation (the engine
- * hands chunks out largest first); the gradient methods' step phase (its bytes at the step's rate, shared by
- * the T threads plus a phase's synchronisation when threadedStep hands it to them); then the taskmaster on the calling thread, and the algorithm's fixed
+ * on T > 1 threads max(their sum / T, the largest chunk), times the threads' slowdown (calibration.threadSlowdown),
+ * plus one phase's synchronisation (the engine hands chunks out largest first); the gradient methods' step phase (its
+ * bytes at the step's rate, shared by the T threads, times the slowdown, plus a phase's synchronisation when
+ * threadedStep hands it to them); then the taskmaster on the calling thread, and the algorithm's fixed
  * costs per iteration (calibration.overheads: its method's and the runner's calls, gathers, measures and
  * trace, perIteration + perMachine m; without them the runner's constant).
  */
@@ -314,11 +315,13 @@ export function secondsHere(cost: IterationCost, calibration: Calibration, threa
     sum += s;
     largest = Math.max(largest, s);
   }
-  const machines = threads > 1 ? Math.max(sum / threads, largest) + calibration.phaseSyncSeconds : sum;
+  // Threaded, each chunk takes threadSlowdown times its one-thread price (the threads share caches and bandwidth).
+  const slowdown = calibration.threadSlowdown[cost.storage];
+  const machines = threads > 1 ? slowdown * Math.max(sum / threads, largest) + calibration.phaseSyncSeconds : sum;
   // The gradient methods' step is a phase of its own, its ranges of columns shared by the threads.
   const { stepBytes, stepEntries } = cost.taskmaster;
   const stepAlone = stepBytes / calibration.stepBytesPerSecond;
-  const step = threadedStep(threads, stepEntries) ? stepAlone / threads + calibration.phaseSyncSeconds : stepAlone;
+  const step = threadedStep(threads, stepEntries) ? (slowdown * stepAlone) / threads + calibration.phaseSyncSeconds : stepAlone;
   const fixed = calibration.overheads?.[cost.algorithm][cost.storage];
   const perIteration = fixed === undefined ? calibration.runnerIterationSeconds : fixed.perIteration + fixed.perMachine * cost.machineCount;
   return machines + step + at(cost.taskmaster) + perIteration;

@@ -210,6 +210,12 @@ export interface Calibration {
   threadStartSeconds: number;
   /** One phase's hand-over to the worker threads and barrier, per iteration of a threaded run (the last threaded run's in this process, else a default). */
   phaseSyncSeconds: number;
+  /**
+   * How much longer a threaded phase's chunks take side by side on the run's threads than one after another on one, for
+   * runs on dense and on CSR machines (../parallel/engine.ts lastThreadSlowdown): the last measured in this process,
+   * else 1.
+   */
+  threadSlowdown: { dense: number; csr: number };
   /** The runner's own work per iteration: the residual and consensus measures, the trace, the stopping tests (a documented constant, used where `overheads` is null). */
   runnerIterationSeconds: number;
   /**

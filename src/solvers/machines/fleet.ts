@@ -72,6 +72,8 @@ export function startFleet<Params extends PassParameters>(plan: FleetPlan<Params
     outputLength: outputOffset[machines.length],
     scalarsPerChunk,
     chunkWork: machines.map(entriesRead),
+    // A method's run: what its threads measure of their slowdown prices later runs on the same storage.
+    slowdownOf: machines[0]?.storage,
     spec,
     createShard: createLocalShard,
   });

@@ -107,6 +107,8 @@ export interface ShardPlan<Spec> {
    * lastPhaseSyncSeconds; default true). False for runs that are not a method's iterations (an analysis' operator).
    */
   readonly priced?: boolean;
+  /** The storage of a method's machines, when its runs measure the threads' slowdown for it (lastThreadSlowdown). */
+  readonly slowdownOf?: SlowdownStorage;
 }
 
 let lastStartFailure = '';
@@ -141,6 +143,50 @@ let lastPhaseSync: number | null = null;
  */
 export function lastPhaseSyncSeconds(): number | null {
   return lastPhaseSync;
+}
+
+/**
+ * The threads' slowdown: how much longer a phase's chunks take run side by side on the run's threads (their busy times
+ * summed) than one after another on the calling thread alone. Threads that share a core's execution units (SMT
+ * siblings, as a VM's vCPUs may be), a last-level cache or memory bandwidth run slower side by side: on the 2-core EPYC
+ * VM a dense n = 1000, m = 10 APC iteration took 0.19-0.24 ms on two threads against 0.26 ms on one. A priced threaded
+ * run whose plan names its storage (ShardPlan.slowdownOf: a method's machines) measures it itself: once
+ * SOLO_FROM of its phases have run threaded, its next SOLO_PHASES run on the calling thread alone, the workers left
+ * waiting (the iterates do not depend on which thread runs a chunk: they are unchanged, and the run takes about
+ * SOLO_PHASES (T - 1) / T phases longer), when this process has no measurement younger than SLOWDOWN_REFRESH_MS. The
+ * first solo phase is not timed: the workers still spin through part of it (SPIN_LIMIT) before they sleep, and a
+ * sibling's spin slows the calling thread. The ratio of the threaded phases' mean busy time to the timed solo phases'
+ * mean, phase kind by phase kind (each weighted by how often it ran threaded), is kept when the run ends. Measured so on
+ * that VM (quiet): 1.26-1.37 for dense APC, 1.17-1.24 for D-HBM (n = 1000, m = 10, native).
+ */
+const SOLO_FROM = 50;
+const SOLO_PHASES = 8;
+/** How long a measured slowdown stands before a run measures it again (the calibration's refresh, CALIBRATION_REFRESH_SECONDS). */
+const SLOWDOWN_REFRESH_MS = 600_000;
+
+/** The storage whose runs' threads' slowdown a run measures (ShardPlan.slowdownOf): dense passes and CSR ones differ. */
+export type SlowdownStorage = 'dense' | 'csr';
+
+const lastSlowdown: Record<SlowdownStorage, number | null> = { dense: null, csr: null };
+/** When runs of each storage last ran solo phases (performance.now), or null. */
+const lastSoloAt: Record<SlowdownStorage, number | null> = { dense: null, csr: null };
+
+/**
+ * The threads' slowdown (see SOLO_FROM) of the last threaded run on `storage` in this process that measured it, or null
+ * before the first: what the time-to-solution model multiplies a threaded phase's chunk prices by
+ * (../analysis/timeToSolution.ts). On the EPYC VM the dense runs measured 1.2-1.4, where the CSR ones' model (priced
+ * per thread's share of the cache) needed none.
+ */
+export function lastThreadSlowdown(storage: SlowdownStorage): number | null {
+  return lastSlowdown[storage];
+}
+
+/** A phase kind's busy milliseconds: summed over its threaded phases (all threads), and over its timed solo phases. */
+interface PhaseBusy {
+  threadedMs: number;
+  threaded: number;
+  soloMs: number;
+  solo: number;
 }
 
 /** Why the last attempt to start worker threads failed ('' if none failed); such runs use one thread. */
@@ -220,13 +266,18 @@ export class ShardEngine {
   /** Each thread's busy milliseconds in the current phase (slot 0 unused: the calling thread times its own). */
   private readonly busy: Float64Array;
   private readonly priced: boolean;
+  private readonly slowdownOf: SlowdownStorage | null;
   private phases = 0;
   private syncMs = 0;
+  /** Busy times by phase kind, for the threads' slowdown (lastThreadSlowdown). */
+  private readonly phaseBusy = new Map<number, PhaseBusy>();
+  private soloPhases = 0;
   private disposed = false;
 
   constructor(plan: ShardPlan<unknown>, threads: number) {
     const { n, chunks, outputLength, scalarsPerChunk } = plan;
     this.priced = plan.priced ?? true;
+    this.slowdownOf = this.priced ? (plan.slowdownOf ?? null) : null;
     this.order = largestFirst(plan.chunkWork, chunks);
     this.threads = Math.max(1, Math.min(threads, chunks));
     const length = dataLength(n, outputLength, chunks, scalarsPerChunk) * Float64Array.BYTES_PER_ELEMENT;
@@ -304,6 +355,17 @@ export class ShardEngine {
       for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
       return;
     }
+    if (this.phases >= SOLO_FROM && this.soloPhases < SOLO_PHASES && this.measuresSlowdown()) {
+      // A solo phase (see SOLO_FROM): every chunk on this thread, the workers left waiting.
+      const soloStart = performance.now();
+      for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
+      if (this.soloPhases++ > 0) {
+        const kind = this.busyOf(phase);
+        kind.soloMs += performance.now() - soloStart;
+        kind.solo++;
+      }
+      return;
+    }
     const started = performance.now();
     Atomics.store(control, NEXT, 0);
     Atomics.store(control, DONE, 0);
@@ -321,7 +383,7 @@ export class ShardEngine {
     }
     const localBusy = performance.now() - localStart;
     this.awaitWorkers();
-    this.timePhase(performance.now() - started, localBusy);
+    this.timePhase(phase, performance.now() - started, localBusy);
     // The calling thread's own chunk failed: rethrow what it threw, as it threw it.
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- whatever runChunks threw (unknown, an Error or not) is rethrown unchanged
     if (localError !== null) throw localError;
@@ -335,12 +397,50 @@ export class ShardEngine {
     local.run(phase, chunk, views.input, views.output, views.scalars);
   }
 
-  /** Adds a phase's synchronisation (see lastPhaseSyncSeconds) to this run's. */
-  private timePhase(wallMs: number, localBusyMs: number): void {
+  /** Adds a phase's synchronisation (see lastPhaseSyncSeconds) and its busy time (lastThreadSlowdown) to this run's. */
+  private timePhase(phase: number, wallMs: number, localBusyMs: number): void {
     const { busy } = this;
     let work = localBusyMs;
     for (let t = 1; t < busy.length; t++) work += busy[t];
-    if (++this.phases > PHASES_SKIPPED) this.syncMs += Math.max(0, wallMs - work / this.threads);
+    if (++this.phases <= PHASES_SKIPPED) return;
+    this.syncMs += Math.max(0, wallMs - work / this.threads);
+    const kind = this.busyOf(phase);
+    kind.threadedMs += work;
+    kind.threaded++;
+  }
+
+  /** Whether this run measures the threads' slowdown (none measured in this process for SLOWDOWN_REFRESH_MS), decided at its first solo phase. */
+  private measuresSlowdown(): boolean {
+    const storage = this.slowdownOf;
+    if (storage === null) return false;
+    if (this.soloPhases > 0) return true;
+    const now = performance.now();
+    const last = lastSoloAt[storage];
+    if (last !== null && now - last < SLOWDOWN_REFRESH_MS) return false;
+    lastSoloAt[storage] = now;
+    return true;
+  }
+
+  private busyOf(phase: number): PhaseBusy {
+    let kind = this.phaseBusy.get(phase);
+    if (kind === undefined) {
+      kind = { threadedMs: 0, threaded: 0, soloMs: 0, solo: 0 };
+      this.phaseBusy.set(phase, kind);
+    }
+    return kind;
+  }
+
+  /** This run's threads' slowdown (lastThreadSlowdown), or null when it timed no solo phase of a kind it ran threaded. */
+  private slowdown(): number | null {
+    let threaded = 0;
+    let solo = 0;
+    for (const kind of this.phaseBusy.values()) {
+      if (kind.solo === 0 || kind.threaded === 0) continue;
+      // Each kind weighted by its threaded phases: the mix of kinds an iteration has.
+      threaded += kind.threadedMs;
+      solo += (kind.soloMs / kind.solo) * kind.threaded;
+    }
+    return solo > 0 && threaded > 0 ? threaded / solo : null;
   }
 
   /** Sum over chunks, in chunk order, of scalar `index`. */
@@ -375,7 +475,10 @@ export class ShardEngine {
 
   private release(): void {
     const timed = this.phases - PHASES_SKIPPED;
-    if (this.priced && this.workers.length > 0 && timed >= PHASES_KEPT) lastPhaseSync = this.syncMs / timed / 1000;
+    if (this.priced && this.workers.length > 0 && timed >= PHASES_KEPT) {
+      lastPhaseSync = this.syncMs / timed / 1000;
+      if (this.slowdownOf !== null) lastSlowdown[this.slowdownOf] = this.slowdown() ?? lastSlowdown[this.slowdownOf];
+    }
     releaseWorkers(this.workers, this.control);
     this.workers.length = 0;
   }

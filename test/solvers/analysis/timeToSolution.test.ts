@@ -65,6 +65,7 @@ const calibration: Calibration = {
   perMachineOverheadSeconds: 0,
   threadStartSeconds: 0.1,
   phaseSyncSeconds: 0,
+  threadSlowdown: { dense: 1, csr: 1 },
   runnerIterationSeconds: 0,
   overheads: null,
   measuredAt: '2025-01-01T00:00:00.000Z',
@@ -240,6 +241,20 @@ describe('secondsHere', () => {
     expect(secondsHere(cost, timed, 8)).toBeCloseTo(3.1e-6 + 2e-6 + 5e-7 + 1e-6, 15);
     const even = { ...cost, machines: [cost.machines[0], cost.machines[0]] };
     expect(secondsHere(even, timed, 2)).toBeCloseTo(3.1e-6 + 2e-6 + 5e-7 + 1e-6, 15);
+  });
+
+  it("multiplies a threaded phase's chunks and step by the threads' slowdown, not the one-thread run nor the synchronisation", () => {
+    const slowed = { ...timed, threadSlowdown: { dense: 1.5, csr: 1 } };
+    // Two threads: the largest chunk (3.1 us) 1.5 times, then the synchronisation (2 us), the taskmaster and the runner.
+    expect(secondsHere(cost, slowed, 2)).toBeCloseTo(1.5 * 3.1e-6 + 2e-6 + 5e-7 + 1e-6, 15);
+    // Evenly split chunks: half their sum, 1.5 times.
+    const even = { ...cost, machines: [cost.machines[1], cost.machines[1], cost.machines[1], cost.machines[1]] };
+    expect(secondsHere(even, slowed, 2)).toBeCloseTo(1.5 * 2 * 1.1e-6 + 2e-6 + 5e-7 + 1e-6, 15);
+    // One thread: the chunks' prices as they are.
+    expect(secondsHere(cost, slowed, 1)).toBeCloseTo(secondsHere(cost, timed, 1), 15);
+    // A threaded step phase: its half 1.5 times, then its synchronisation.
+    const step = { ...cost, machines: [], taskmaster: { ...nothing, stepBytes: 8000, stepEntries: 250_000 } };
+    expect(secondsHere(step, slowed, 2)).toBeCloseTo(2e-6 + 1.5 * 2e-6 + 2e-6 + 1e-6, 15);
   });
 
   it('prices a working set between the cache blocks in between, linear in its logarithm', () => {
