@@ -790,6 +790,10 @@ function timeToSolutionRow(record: RunRecord, target: TimeToSolutionTarget, back
         `predicted / measured: ${ratios.map((t) => `${t.algorithm} ${t.ratio.toFixed(2)}`).join(', ')} ` +
         `(threads ${[...new Set(ratios.map((t) => t.threads))].join('/')}, rounds' spread up to ${Math.max(...ratios.map((t) => t.spread)).toFixed(2)}, ` +
         `phase synchronisation ${(problem.phaseSyncSeconds * 1e6).toFixed(0)} us` +
+        // Records from before the threads' slowdown was measured lack it.
+        (problem.calibration?.threadSlowdown === undefined
+          ? ''
+          : `, threads' slowdown ${problem.calibration.threadSlowdown[problem.storage].toFixed(2)}`) +
         (problem.calibration
           ? `; calibrated in cache: dense ${(problem.calibration.flopsPerSecondInCache / 1e9).toFixed(1)} GFLOP/s` +
             // Records from before the product passes and the triangle were calibrated lack them.
