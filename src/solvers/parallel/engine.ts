@@ -147,17 +147,17 @@ export function lastPhaseSyncSeconds(): number | null {
 
 /**
  * The threads' slowdown: how much longer a phase's chunks take run side by side on the run's threads (their busy times
- * summed) than one after another on the calling thread alone. Threads that share a core's execution units (SMT
- * siblings, as a VM's vCPUs may be), a last-level cache or memory bandwidth run slower side by side: on the 2-core EPYC
- * VM a dense n = 1000, m = 10 APC iteration took 0.19-0.24 ms on two threads against 0.26 ms on one. A priced threaded
- * run whose plan names its storage (ShardPlan.slowdownOf: a method's machines) measures it itself: once
- * SOLO_FROM of its phases have run threaded, its next SOLO_PHASES run on the calling thread alone, the workers left
+ * summed) than one after another on the calling thread alone. Threads that share a last-level cache and memory
+ * bandwidth run slower side by side: on the 2-core EPYC VM a dense n = 1000, m = 10 APC iteration took 0.19-0.24 ms on
+ * two threads against 0.26 ms on one, where two processes of single-threaded dgemm each kept their speed alone.
+ * A priced threaded run whose plan names its storage (ShardPlan.slowdownOf: a method's machines) measures it itself:
+ * once SOLO_FROM of its phases have run threaded, its next SOLO_PHASES run on the calling thread alone, the workers left
  * waiting (the iterates do not depend on which thread runs a chunk: they are unchanged, and the run takes about
  * SOLO_PHASES (T - 1) / T phases longer), when this process has no measurement younger than SLOWDOWN_REFRESH_MS. The
- * first solo phase is not timed: the workers still spin through part of it (SPIN_LIMIT) before they sleep, and a
- * sibling's spin slows the calling thread. The ratio of the threaded phases' mean busy time to the timed solo phases'
- * mean, phase kind by phase kind (each weighted by how often it ran threaded), is kept when the run ends. Measured so on
- * that VM (quiet): 1.26-1.37 for dense APC, 1.17-1.24 for D-HBM (n = 1000, m = 10, native).
+ * first solo phase is not timed: the workers still spin through part of it (SPIN_LIMIT) before they sleep, and their
+ * spin slows the calling thread. The ratio of the threaded phases' mean busy time to the timed solo phases' mean, phase
+ * kind by phase kind (each weighted by how often it ran threaded), is kept when the run ends. Measured so on that VM
+ * (quiet): 1.26-1.37 for dense APC, 1.17-1.24 for D-HBM (n = 1000, m = 10, native).
  */
 const SOLO_FROM = 50;
 const SOLO_PHASES = 8;
