@@ -431,7 +431,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     perMachineOverheadSeconds: tiny,
     threadStartSeconds: lastThreadStartSeconds() ?? DEFAULT_THREAD_START_SECONDS,
     phaseSyncSeconds: lastPhaseSyncSeconds() ?? PHASE_SYNC_SECONDS,
-    threadSlowdown: { dense: lastThreadSlowdown('dense') ?? 1, csr: lastThreadSlowdown('csr') ?? 1 },
+    threadSlowdown: threadSlowdowns({ dense: 1, csr: 1 }),
     runnerIterationSeconds: RUNNER_ITERATION_SECONDS,
     overheads: null,
     measuredAt: clock.iso(),
@@ -535,6 +535,11 @@ function fixedCostsPerIteration(clock: CalibrationClock, rates: Calibration): It
   return out;
 }
 
+/** The threads' slowdown on each storage as this process's threaded runs last measured it, else `otherwise`'s. */
+function threadSlowdowns(otherwise: Calibration['threadSlowdown']): Calibration['threadSlowdown'] {
+  return { dense: lastThreadSlowdown('dense') ?? otherwise.dense, csr: lastThreadSlowdown('csr') ?? otherwise.csr };
+}
+
 let cachedCalibration: { calibration: Calibration; at: number } | null = null;
 
 /** The calibration of this process' current backend: measured on first use, again after CALIBRATION_REFRESH_SECONDS or a backend change (the threads' start: the engine's latest). */
@@ -550,10 +555,7 @@ export function currentCalibration(clock: CalibrationClock = systemClock): Calib
       ...cached.calibration,
       threadStartSeconds: lastThreadStartSeconds() ?? cached.calibration.threadStartSeconds,
       phaseSyncSeconds: lastPhaseSyncSeconds() ?? cached.calibration.phaseSyncSeconds,
-      threadSlowdown: {
-        dense: lastThreadSlowdown('dense') ?? cached.calibration.threadSlowdown.dense,
-        csr: lastThreadSlowdown('csr') ?? cached.calibration.threadSlowdown.csr,
-      },
+      threadSlowdown: threadSlowdowns(cached.calibration.threadSlowdown),
     };
   }
   const calibration = measureCalibration(clock);

@@ -176,8 +176,9 @@ export function* buildDenseFactorsWork(
     const given = options.triangularFactorOf?.(rows) ?? null;
     // A machine on every column whose R is given keeps no copy of its rows (A's rows serve: ../analysis/kappaS.ts
     // factorsSOperator); the others are copied on their support, as the build does.
-    const onEveryColumn = given !== null && columnSupport(A, rows).length === A.cols;
-    const { p, cols, c, full, a, b } = onEveryColumn ? everyColumnRows(problem, rows) : yield* machineRowsWork(problem, index);
+    const support = given === null ? null : columnSupport(A, rows);
+    const { p, cols, c, full, a, b } =
+      support !== null && support.length === A.cols ? everyColumnRows(problem, rows, support) : yield* machineRowsWork(problem, index);
     const { r, reflectors } =
       given === null ? yield* kernels.dense.householderFactorWork(new Float64Array(a!), p, c) : { r: given, reflectors: null };
     yield undefined;
@@ -231,14 +232,16 @@ export function* denseMachineOfFactorWork(
   return { ...rest, a, r, rank: p, q, qStart, qEnd, qtx0: solveRTransposed(r, p, b), localResidual2: 0 };
 }
 
-/** A machine on every column as DenseFactorsOptions' given R lets buildDenseFactorsWork hold it: its rows not copied. */
-function everyColumnRows(problem: DenseProblem, rows: Int32Array): Omit<MachineRows, 'a'> & { a: null } {
-  const n = problem.A.cols;
+/**
+ * A machine on every column (`cols`: its column support, every column) as DenseFactorsOptions' given R lets
+ * buildDenseFactorsWork hold it: its rows not copied.
+ */
+function everyColumnRows(problem: DenseProblem, rows: Int32Array, cols: Int32Array): Omit<MachineRows, 'a'> & { a: null } {
   return {
     rows,
     p: rows.length,
-    cols: Int32Array.from({ length: n }, (_, j) => j),
-    c: n,
+    cols,
+    c: cols.length,
     full: true,
     a: null,
     b: Float64Array.from(rows, (k) => problem.b[k]),

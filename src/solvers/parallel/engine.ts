@@ -272,6 +272,8 @@ export class ShardEngine {
   /** Busy times by phase kind, for the threads' slowdown (lastThreadSlowdown). */
   private readonly phaseBusy = new Map<number, PhaseBusy>();
   private soloPhases = 0;
+  /** Whether this run measures the threads' slowdown: decided at its SOLO_FROM-th phase (startsMeasuring). */
+  private measuring: boolean | null = null;
   private disposed = false;
 
   constructor(plan: ShardPlan<unknown>, threads: number) {
@@ -355,7 +357,7 @@ export class ShardEngine {
       for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
       return;
     }
-    if (this.phases >= SOLO_FROM && this.soloPhases < SOLO_PHASES && this.measuresSlowdown()) {
+    if (this.phases >= SOLO_FROM && this.soloPhases < SOLO_PHASES && (this.measuring ??= this.startsMeasuring())) {
       // A solo phase (see SOLO_FROM): every chunk on this thread, the workers left waiting.
       const soloStart = performance.now();
       for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
@@ -409,11 +411,10 @@ export class ShardEngine {
     kind.threaded++;
   }
 
-  /** Whether this run measures the threads' slowdown (none measured in this process for SLOWDOWN_REFRESH_MS), decided at its first solo phase. */
-  private measuresSlowdown(): boolean {
+  /** Whether this run measures the threads' slowdown: it names its storage, and none was measured for it in this process for SLOWDOWN_REFRESH_MS. */
+  private startsMeasuring(): boolean {
     const storage = this.slowdownOf;
     if (storage === null) return false;
-    if (this.soloPhases > 0) return true;
     const now = performance.now();
     const last = lastSoloAt[storage];
     if (last !== null && now - last < SLOWDOWN_REFRESH_MS) return false;
