@@ -1,7 +1,8 @@
 /**
  * The block kernels of the passes over several right-hand sides (../machines/blockShard.ts): a dense
  * product of a matrix with a row-major block of w columns (n x w, entry (j, c) at j w + c), and the CSR
- * block sweep over w columns, and solves with a sparse Cholesky factor on w columns. Three implementations,
+ * block sweep over w columns, and solves with a sparse Cholesky factor on w columns; and APC's and MLM's
+ * bookkeeping after a pass (BlockConsensus: the TypeScript loop, or WebAssembly's on an arena). Three implementations,
  * one arithmetic each: the TypeScript loops (below; the product is ./typescriptDenseKernels.ts's gemm),
  * the WebAssembly SIMD ones (./wasm/rowKernels.wat blockProduct and csrBlockGradient, on a run's arena:
  * ./wasmRowKernels.ts) and the native addon's (dgemm, or the one-sweep rowsFusedBlock of native/src/row_kernels.c
@@ -112,6 +113,44 @@ export function typescriptCsrBlock(rows: CsrBlockRows): CsrBlockKernel {
     }
   });
 }
+
+/**
+ * APC's and MLM's bookkeeping of one machine after its block pass (../machines/blockShard.ts, CONSENSUS_PHASE): on its c
+ * support rows of X and y (n x w row-major blocks from their arrays' starts: row first + t when first >= 0, else
+ * cols[t]), with e = X - y, near[j] = sum_t (e_tj - D_tj)^2 and, unless `inside` is null, inside[j] = sum_t e_tj^2
+ * (both overwritten, w entries); then D += gamma (term - D) (D and term c x w). The TypeScript loop below, or the
+ * WebAssembly one on a run's arena (./wasmRowKernels.ts): the same operations on every entry, in the same order.
+ */
+export type BlockConsensus = (
+  c: number,
+  w: number,
+  x: Float64Array,
+  y: Float64Array,
+  first: number,
+  cols: Int32Array,
+  d: Float64Array,
+  term: Float64Array,
+  gamma: number,
+  near: Float64Array,
+  inside: Float64Array | null,
+) => void;
+
+/** The TypeScript BlockConsensus (the reference the WebAssembly one reproduces to the bit). */
+export const blockConsensusLoop: BlockConsensus = (c, w, x, y, first, cols, d, term, gamma, near, inside) => {
+  near.fill(0, 0, w);
+  inside?.fill(0, 0, w);
+  for (let t = 0; t < c; t++) {
+    const from = (first >= 0 ? first + t : cols[t]) * w;
+    const tw = t * w;
+    for (let j = 0; j < w; j++) {
+      const e = x[from + j] - y[from + j];
+      if (inside !== null) inside[j] += e * e;
+      const f = e - d[tw + j];
+      near[j] += f * f;
+      d[tw + j] += gamma * (term[tw + j] - d[tw + j]);
+    }
+  }
+};
 
 /** A sparse Cholesky factor G = P^T L L^T P as ../sparse/sparseCholesky.ts keeps it: L by columns, the diagonal first. */
 export interface CholeskyBlockFactor {

@@ -21,6 +21,7 @@ import { isTypedArray, mapLeaves } from '../mapLeaves.js';
 import type { RowKernels } from './backend.js';
 import {
   withTerm,
+  type BlockConsensus,
   type BlockProduct,
   type BlockStepKernel,
   type CholeskyBlockFactor,
@@ -78,6 +79,20 @@ interface KernelExports {
     mode: number,
   ): void;
   packedProduct: (mp: number, np: number, kc: number, ap: number, lda: number, bp: number, c: number, ldc: number) => void;
+  blockConsensus(
+    c: number,
+    w: number,
+    x: number,
+    y: number,
+    first: number,
+    cols: number,
+    d: number,
+    term: number,
+    gamma: number,
+    near: number,
+    inside: number,
+    withInside: number,
+  ): void;
   blockStep(
     rule: number,
     alpha: number,
@@ -667,6 +682,59 @@ export class WasmRowKernels implements RowKernels {
       );
     });
   }
+
+  /** Each support list's rows past its last (its largest entry + 1), checked once: blockConsensus reads rows by it. */
+  private readonly supportEnds = new WeakMap<Int32Array, number>();
+
+  /**
+   * APC's and MLM's bookkeeping after a machine's block pass (./blockKernels.ts BlockConsensus) in WebAssembly SIMD:
+   * every block in the arena, the support list too when the rows are listed (first < 0).
+   */
+  readonly blockConsensus: BlockConsensus = (c, w, x, y, first, cols, d, term, gamma, near, inside) => {
+    if (w <= 0) return;
+    if (c <= 0) {
+      near.fill(0, 0, w);
+      inside?.fill(0, 0, w);
+      return;
+    }
+    const blocks = [x, y, d, term, near, ...(inside === null ? [] : [inside])];
+    if (!blocks.every((a) => this.inArena(a)) || (first < 0 && cols.buffer !== this.buffer))
+      throw new RangeError('WebAssembly consensus: a block is not in this arena.');
+    let rowsEnd = first + c;
+    if (first < 0) {
+      rowsEnd = this.supportEnds.get(cols) ?? -1;
+      if (rowsEnd < 0) {
+        if (cols.length < c) throw new RangeError(`WebAssembly consensus: the support lists ${cols.length} rows, not ${c}.`);
+        rowsEnd = 0;
+        for (let t = 0; t < cols.length; t++) {
+          if (!(cols[t] >= 0)) throw new RangeError(`WebAssembly consensus: support row ${cols[t]} is negative.`);
+          rowsEnd = Math.max(rowsEnd, cols[t] + 1);
+        }
+        this.supportEnds.set(cols, rowsEnd);
+      }
+    }
+    if (
+      rowsEnd * w > Math.min(x.length, y.length) ||
+      c * w > Math.min(d.length, term.length) ||
+      w > near.length ||
+      (inside !== null && w > inside.length)
+    )
+      throw new RangeError(`WebAssembly consensus: a block is too short for ${c} rows (to row ${rowsEnd}) on ${w} columns.`);
+    this.k.blockConsensus(
+      c,
+      w,
+      x.byteOffset,
+      y.byteOffset,
+      first,
+      first < 0 ? cols.byteOffset : 0,
+      d.byteOffset,
+      term.byteOffset,
+      gamma,
+      near.byteOffset,
+      inside === null ? near.byteOffset : inside.byteOffset,
+      inside === null ? 0 : 1,
+    );
+  };
 
   /**
    * The step phase of ../machines/stepRules.ts (the addon's blockStep's arguments, ./blockKernels.ts BlockStepKernel)

@@ -22,7 +22,14 @@
  *    column), with the same refinement corrections as ./csrMachine.ts.
  * In an arena, the blocks the kernels write (the thread's work blocks below) are in its workspace.
  */
-import type { BlockProduct, BlockStepKernel, CsrBlockKernel, DenseBlockTerm, GramBlockSolver } from '../linalg/blockKernels.js';
+import type {
+  BlockConsensus,
+  BlockProduct,
+  BlockStepKernel,
+  CsrBlockKernel,
+  DenseBlockTerm,
+  GramBlockSolver,
+} from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
 import { ruleCarries, STEP_RULE_CODE, stepRows, type StepLayout, type StepRule } from './stepRules.js';
@@ -60,6 +67,9 @@ export function blockScalarsPerChunk(columns: number, step: BlockStepRule | null
 export function carriesBlock(rule: BlockStepRule | null): boolean {
   return rule !== null && ruleCarries(rule.rule);
 }
+
+/** Rows of R^T W a product makes at once in the dense projection pass (BlockShard.upperTransposedProduct). */
+const TRIANGLE_TILE = 16;
 
 /** Rows a step phase sums at once, so that the sums stay in cache while every machine's term is added (native/src/block_step.c's too). */
 const STEP_TILE_ROWS = 256;
@@ -122,7 +132,7 @@ function largestBlock(machines: readonly BlockStorage[]): { largestP: number; la
 /** Entries of the work blocks a thread of a block run writes (a WebAssembly arena's workspace holds them): see BlockShard. */
 export function blockWorkEntries(machines: readonly BlockStorage[], columns: number): number {
   const { largestP, largestC } = largestBlock(machines);
-  return (2 * largestC + 4 * largestP + 1) * columns;
+  return (2 * largestC + 4 * largestP + 3) * columns;
 }
 
 export class BlockShard implements Shard {
@@ -143,6 +153,9 @@ export class BlockShard implements Shard {
   private readonly tileSums: Float64Array;
   /** The step phase's kernel (the addon's, or WebAssembly's on the run's arena), else null: stepRows' loop. */
   private readonly stepKernel: BlockStepKernel | null;
+  /** APC's and MLM's bookkeeping after a pass (WebAssembly's on the run's arena, else the TypeScript loop), and its sums (2 K). */
+  private readonly consensusKernel: BlockConsensus;
+  private readonly consensusSums: Float64Array;
 
   constructor(spec: BlockSpec, context: ThreadContext) {
     this.spec = spec;
@@ -162,6 +175,8 @@ export class BlockShard implements Shard {
     this.rowBlock3 = take(largestP * K);
     const gramWork = take(largestP * K);
     this.unusedSquares = take(K);
+    this.consensusSums = take(2 * K);
+    this.consensusKernel = kernels.blockConsensus;
     const layout = spec.stepLayout;
     this.stepKernel = layout !== null ? kernels.blockStep(spec.n, K, layout.strip, layout.cols, layout.colsOffset) : null;
     this.tileSums = new Float64Array(spec.step !== null && this.stepKernel === null ? STEP_TILE_ROWS * K : 0);
@@ -205,9 +220,9 @@ export class BlockShard implements Shard {
   }
 
   /**
-   * CONSENSUS_PHASE's bookkeeping of machine `chunk` after its term: with e = xbar - y on its support,
-   * near[j] = sum_t (e_tj - D_tj)^2, inside[j] = sum_t e_tj^2 (partial supports; `measures` holds near in
-   * its first K entries, inside in the next K), then D += gamma (term - D).
+   * CONSENSUS_PHASE's bookkeeping of machine `chunk` after its term (the thread's BlockConsensus): with e = xbar - y
+   * on its support, near[j] = sum_t (e_tj - D_tj)^2, inside[j] = sum_t e_tj^2 (partial supports; 0 on a full one;
+   * `measures` holds near in its first K entries, inside in the next K), then D += gamma (term - D).
    */
   private consensus(chunk: number, input: Float64Array, output: Float64Array, measures: Float64Array, w: number): void {
     const { n, columns: K, outputOffset, machines } = this.spec;
@@ -217,31 +232,15 @@ export class BlockShard implements Shard {
     const y = input.subarray(2 * n * K, 2 * n * K + n * w);
     const term = output.subarray(outputOffset[chunk], outputOffset[chunk] + c * w);
     const d = output.subarray(outputOffset[m] + outputOffset[chunk], outputOffset[m] + outputOffset[chunk] + c * w);
-    const near = measures.subarray(0, w);
-    const inside = measures.subarray(K, K + w);
-    near.fill(0);
-    inside.fill(0);
-    if (full) {
-      for (let t = 0; t < c * w; t += w)
-        for (let j = 0; j < w; j++) {
-          const f = input[t + j] - y[t + j] - d[t + j];
-          near[j] += f * f;
-          d[t + j] += gamma * (term[t + j] - d[t + j]);
-        }
-      return;
-    }
-    // A strip's rows of X and y are consecutive: read at first + t (the same rows as its list).
-    const first = stripStart(cols);
-    for (let t = 0; t < c; t++) {
-      const from = (first >= 0 ? first + t : cols[t]) * w;
-      for (let j = 0; j < w; j++) {
-        const ej = input[from + j] - y[from + j];
-        inside[j] += ej * ej;
-        const f = ej - d[t * w + j];
-        near[j] += f * f;
-        d[t * w + j] += gamma * (term[t * w + j] - d[t * w + j]);
-      }
-    }
+    // The sums go to this thread's work block (in the arena with the WebAssembly kernel), then to the scalars.
+    const near = this.consensusSums.subarray(0, w);
+    const inside = full ? null : this.consensusSums.subarray(K, K + w);
+    // A strip's rows of X and y are consecutive (from its first); a full support is the strip from 0.
+    const first = full ? 0 : stripStart(cols);
+    this.consensusKernel(c, w, input, y, first, cols, d, term, gamma, near, inside);
+    measures.set(near);
+    if (inside === null) measures.fill(0, K, K + w);
+    else measures.set(inside, K);
   }
 
   /**
@@ -309,10 +308,22 @@ export class BlockShard implements Shard {
     let residual = first;
     if (!gradient) {
       residual = this.rowBlock2;
-      this.product(true, p, w, p, 1, storage.r as Float64Array, p, first, w, 0, residual, w);
+      this.upperTransposedProduct(p, w, storage.r as Float64Array, first, residual);
     }
     for (let k = 0; k < p * w; k++) residual2[k % w] += residual[k] * residual[k];
     this.product(true, c, w, p, gradient ? 1 : -1, rows, c, first, w, 0, term, w);
+  }
+
+  /**
+   * out (p x w) = R^T W for R upper triangular (p x p, row-major): row i of R^T W sums R[l, i] W[l] over l <= i only,
+   * so each tile of TRIANGLE_TILE rows of out stops at its last row's l, about half the products of a full R^T W.
+   * The terms left out are exact zeros (R's strict lower part).
+   */
+  private upperTransposedProduct(p: number, w: number, r: Float64Array, W: Float64Array, out: Float64Array): void {
+    for (let i = 0; i < p; i += TRIANGLE_TILE) {
+      const rows = Math.min(TRIANGLE_TILE, p - i);
+      this.product(true, rows, w, i + rows, 1, r.subarray(i), p, W, w, 0, out.subarray(i * w), w);
+    }
   }
 
   /** R_i = A_i X - B_i row by row, then Y = G_i^{-1} R_i (refined as ./csrMachine.ts does), term = -A_i^T Y. */

@@ -29,8 +29,10 @@
 import type { BackendName, NativeSparse } from '../linalg/backend.js';
 import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
 import {
+  blockConsensusLoop,
   nativeBlockStepKernel,
   nativeCsrBlock,
+  type BlockConsensus,
   type BlockStepKernel,
   type DenseBlockTerm,
   nativeGramBlockSolver,
@@ -201,6 +203,8 @@ export interface PassKernels {
    * colsOffset) are in the arena, else null (./stepRules.ts's loops; all three give the same bits).
    */
   blockStep(n: number, K: number, strip: Int32Array, cols: Int32Array, colsOffset: Int32Array): BlockStepKernel | null;
+  /** APC's and MLM's bookkeeping after a machine's block pass: the arena's WebAssembly one, else the TypeScript loop (the same bits). */
+  readonly blockConsensus: BlockConsensus;
 }
 
 /** The factor's arrays as the block solves read them. */
@@ -360,5 +364,6 @@ export function passKernels(context: ThreadContext): PassKernels {
       (arena !== null ? arena.gramBlockSolver(blockFactor(factor), work) : typescriptGramBlockSolver(blockFactor(factor), work)),
     blockStep: (n, K, strip, cols, colsOffset) =>
       nativeBlockStepKernel(kernels.blockStep, n, K, strip, cols, colsOffset) ?? arena?.blockStep(n, K, strip, cols, colsOffset) ?? null,
+    blockConsensus: arena?.blockConsensus ?? blockConsensusLoop,
   };
 }

@@ -5,10 +5,17 @@
  * beta 0 not reading C); the WebAssembly CSR block sweep equals the TypeScript loop to the bit, and the
  * defining sums, in its three modes (R = A X - B with and without G += A^T R, and G += A^T R from a
  * given R) and as the term G = A^T (A X - B) over a G it zeroes itself, empty rows and columns included; the block solves with a sparse Cholesky factor (WebAssembly and
- * TypeScript) equal solveCholesky on each column to the bit; blocks outside the arena are refused.
+ * TypeScript) equal solveCholesky on each column to the bit; APC's and MLM's bookkeeping after a block pass
+ * (blockConsensus) equals the TypeScript loop to the bit and its defining sums, on full, strip and listed supports;
+ * blocks outside the arena are refused.
  */
 import { describe, expect, it } from 'vitest';
-import { typescriptCsrBlock, typescriptGramBlockSolver, type CsrBlockRows } from '../../../src/solvers/linalg/blockKernels.js';
+import {
+  blockConsensusLoop,
+  typescriptCsrBlock,
+  typescriptGramBlockSolver,
+  type CsrBlockRows,
+} from '../../../src/solvers/linalg/blockKernels.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { factorCholesky, solveCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
@@ -191,6 +198,58 @@ describe.skipIf(!available)(`WebAssembly block kernels${available ? '' : ` [SKIP
     }
   });
 
+  it('blockConsensus equals the TypeScript loop to the bit and its defining sums, on full, strip and listed supports, w = 1..17', () => {
+    const rng = new SeededRandom(14);
+    const n = 23;
+    const supports: { what: string; c: number; first: number; cols: number[] }[] = [
+      { what: 'full', c: n, first: 0, cols: [] },
+      { what: 'strip from row 5', c: 9, first: 5, cols: [] },
+      { what: 'listed rows', c: 7, first: -1, cols: [0, 2, 3, 9, 14, 15, 22] },
+    ];
+    for (const { what, c, first, cols: listed } of supports) {
+      for (let w = 1; w <= 17; w++) {
+        const { arena, kernels } = arenaOf(2 * n * w + 4 * c * w + 4 * w + 64);
+        const x = rng.fillSigned(arena.allocate(Float64Array, 8, n * w));
+        const y = rng.fillSigned(arena.allocate(Float64Array, 8, n * w));
+        const term = rng.fillSigned(arena.allocate(Float64Array, 8, c * w));
+        const d0 = rng.fillSigned(new Float64Array(c * w));
+        const cols = arena.allocate(Int32Array, 4, Math.max(listed.length, 1));
+        cols.set(listed);
+        const gamma = 0.75;
+        const withInside = first !== 0;
+        const rowOf = (t: number): number => (first >= 0 ? first + t : listed[t]);
+        const near = new Float64Array(w);
+        const inside = new Float64Array(w);
+        const dExpected = Float64Array.from(d0);
+        for (let t = 0; t < c; t++)
+          for (let j = 0; j < w; j++) {
+            const e = x[rowOf(t) * w + j] - y[rowOf(t) * w + j];
+            inside[j] += e * e;
+            near[j] += (e - d0[t * w + j]) ** 2;
+            dExpected[t * w + j] = d0[t * w + j] + gamma * (term[t * w + j] - d0[t * w + j]);
+          }
+        const d = arena.allocate(Float64Array, 8, c * w);
+        d.set(d0);
+        // Stale sums: both kernels overwrite them.
+        const nearWasm = arena.allocate(Float64Array, 8, w).fill(7);
+        const insideWasm = arena.allocate(Float64Array, 8, w).fill(7);
+        kernels.blockConsensus(c, w, x, y, first, cols, d, term, gamma, nearWasm, withInside ? insideWasm : null);
+        const dLoop = Float64Array.from(d0);
+        const nearLoop = new Float64Array(w).fill(7);
+        const insideLoop = new Float64Array(w).fill(7);
+        blockConsensusLoop(c, w, x, y, first, cols, dLoop, term, gamma, nearLoop, withInside ? insideLoop : null);
+        const label = `${what}, w ${w}`;
+        expect(Array.from(d), `${label}: D, WebAssembly against the loop`).toEqual(Array.from(dLoop));
+        expect(Array.from(nearWasm), `${label}: near`).toEqual(Array.from(nearLoop));
+        if (withInside) expect(Array.from(insideWasm), `${label}: inside`).toEqual(Array.from(insideLoop));
+        else expect(Array.from(insideWasm), `${label}: inside untouched on a full support`).toEqual(new Array(w).fill(7));
+        close(dLoop, dExpected, 1e-15, `${label}: D`);
+        close(nearLoop, near, 1e-12, `${label}: near`);
+        if (withInside) close(insideLoop, inside, 1e-12, `${label}: inside`);
+      }
+    }
+  });
+
   it('refuse blocks outside the arena and blocks too short for the product', () => {
     const { arena, kernels } = arenaOf(256);
     const a = arena.allocate(Float64Array, 8, 12);
@@ -212,5 +271,12 @@ describe.skipIf(!available)(`WebAssembly block kernels${available ? '' : ` [SKIP
     expect(() => sweep.run(8, x, c, a, null, c)).toThrow(/too short/);
     rows.colIdx[0] = 2;
     expect(() => kernels.csrBlock(rows)).toThrow(RangeError);
+    const cols = arena.allocate(Int32Array, 4, 2);
+    cols.set([0, 6]);
+    const near = arena.allocate(Float64Array, 8, 2);
+    expect(() => kernels.blockConsensus(2, 2, x, x, -1, cols, a, new Float64Array(4), 1, near, null)).toThrow(/not in this arena/);
+    // Row 6 of a 2-column block is past X's 12 entries.
+    expect(() => kernels.blockConsensus(2, 2, x, x, -1, cols, a, c, 1, near, null)).toThrow(/too short/);
+    expect(() => kernels.blockConsensus(2, 2, x, x, 5, cols, a, c, 1, near, null)).toThrow(/too short/);
   });
 });

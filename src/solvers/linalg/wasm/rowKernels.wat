@@ -2,7 +2,8 @@
 ;; as native/src/row_kernels.c: rowsDot, rowsCombine and the fused pass rowsFused, on a row-major
 ;; X (rows x cols, leading dimension ld elements) in the imported linear memory; csrGradient, the
 ;; gradient methods' fused pass over CSR rows; and the block kernels of the passes over several
-;; right-hand sides (blockProduct, csrBlockGradient, choleskySolveBlock: src/solvers/linalg/blockKernels.ts).
+;; right-hand sides (blockProduct, csrBlockGradient, choleskySolveBlock, blockStep, blockConsensus:
+;; src/solvers/linalg/blockKernels.ts).
 ;; Every pointer is a byte offset into that memory.
 ;;
 ;; Why WebAssembly: V8 compiles the TypeScript loops to scalar code with a bounds check per load
@@ -410,16 +411,16 @@
       (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
       (local.set $x0 (v128.load offset=0 (local.get $x)))
       (local.set $x1 (v128.load offset=16 (local.get $x)))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa0))))
+      (local.set $s (v128.load64_splat (local.get $pa0)))
       (local.set $c00 (f64x2.add (local.get $c00) (f64x2.mul (local.get $s) (local.get $x0))))
       (local.set $c01 (f64x2.add (local.get $c01) (f64x2.mul (local.get $s) (local.get $x1))))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa1))))
+      (local.set $s (v128.load64_splat (local.get $pa1)))
       (local.set $c10 (f64x2.add (local.get $c10) (f64x2.mul (local.get $s) (local.get $x0))))
       (local.set $c11 (f64x2.add (local.get $c11) (f64x2.mul (local.get $s) (local.get $x1))))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa2))))
+      (local.set $s (v128.load64_splat (local.get $pa2)))
       (local.set $c20 (f64x2.add (local.get $c20) (f64x2.mul (local.get $s) (local.get $x0))))
       (local.set $c21 (f64x2.add (local.get $c21) (f64x2.mul (local.get $s) (local.get $x1))))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa3))))
+      (local.set $s (v128.load64_splat (local.get $pa3)))
       (local.set $c30 (f64x2.add (local.get $c30) (f64x2.mul (local.get $s) (local.get $x0))))
       (local.set $c31 (f64x2.add (local.get $c31) (f64x2.mul (local.get $s) (local.get $x1))))
       (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
@@ -469,13 +470,13 @@
     (block $end (loop $inner
       (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
       (local.set $x0 (v128.load offset=0 (local.get $x)))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa0))))
+      (local.set $s (v128.load64_splat (local.get $pa0)))
       (local.set $c00 (f64x2.add (local.get $c00) (f64x2.mul (local.get $s) (local.get $x0))))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa1))))
+      (local.set $s (v128.load64_splat (local.get $pa1)))
       (local.set $c10 (f64x2.add (local.get $c10) (f64x2.mul (local.get $s) (local.get $x0))))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa2))))
+      (local.set $s (v128.load64_splat (local.get $pa2)))
       (local.set $c20 (f64x2.add (local.get $c20) (f64x2.mul (local.get $s) (local.get $x0))))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa3))))
+      (local.set $s (v128.load64_splat (local.get $pa3)))
       (local.set $c30 (f64x2.add (local.get $c30) (f64x2.mul (local.get $s) (local.get $x0))))
       (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
       (local.set $pa1 (i32.add (local.get $pa1) (local.get $aStep)))
@@ -559,7 +560,7 @@
       (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
       (local.set $x0 (v128.load offset=0 (local.get $x)))
       (local.set $x1 (v128.load offset=16 (local.get $x)))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa0))))
+      (local.set $s (v128.load64_splat (local.get $pa0)))
       (local.set $c00 (f64x2.add (local.get $c00) (f64x2.mul (local.get $s) (local.get $x0))))
       (local.set $c01 (f64x2.add (local.get $c01) (f64x2.mul (local.get $s) (local.get $x1))))
       (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
@@ -585,7 +586,7 @@
     (block $end (loop $inner
       (br_if $end (i32.ge_s (local.get $l) (local.get $kk)))
       (local.set $x0 (v128.load offset=0 (local.get $x)))
-      (local.set $s (f64x2.splat (f64.load (local.get $pa0))))
+      (local.set $s (v128.load64_splat (local.get $pa0)))
       (local.set $c00 (f64x2.add (local.get $c00) (f64x2.mul (local.get $s) (local.get $x0))))
       (local.set $pa0 (i32.add (local.get $pa0) (local.get $aStep)))
       (local.set $x (i32.add (local.get $x) (local.get $xStep)))
@@ -631,7 +632,7 @@
       (local.set $e (local.get $e0))
       (block $dotted (loop $dot
         (br_if $dotted (i32.ge_s (local.get $e) (local.get $e1)))
-        (local.set $s (f64x2.splat (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3))))))
+        (local.set $s (v128.load64_splat (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3)))))
         (local.set $p (i32.add (local.get $x) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
         (local.set $r0 (f64x2.add (local.get $r0) (f64x2.mul (local.get $s) (v128.load offset=0 (local.get $p)))))
         (local.set $r1 (f64x2.add (local.get $r1) (f64x2.mul (local.get $s) (v128.load offset=16 (local.get $p)))))
@@ -657,7 +658,7 @@
       (local.set $e (local.get $e0))
       (block $added (loop $add
         (br_if $added (i32.ge_s (local.get $e) (local.get $e1)))
-        (local.set $s (f64x2.splat (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3))))))
+        (local.set $s (v128.load64_splat (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3)))))
         (local.set $p (i32.add (local.get $g) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
         (v128.store offset=0 (local.get $p) (f64x2.add (v128.load offset=0 (local.get $p)) (f64x2.mul (local.get $s) (local.get $r0))))
         (v128.store offset=16 (local.get $p) (f64x2.add (v128.load offset=16 (local.get $p)) (f64x2.mul (local.get $s) (local.get $r1))))
@@ -675,7 +676,7 @@
       (local.set $e (local.get $e0))
       (block $dotted (loop $dot
         (br_if $dotted (i32.ge_s (local.get $e) (local.get $e1)))
-        (local.set $s (f64x2.splat (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3))))))
+        (local.set $s (v128.load64_splat (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3)))))
         (local.set $p (i32.add (local.get $x) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
         (local.set $r0 (f64x2.add (local.get $r0) (f64x2.mul (local.get $s) (v128.load offset=0 (local.get $p)))))
         (local.set $e (i32.add (local.get $e) (i32.const 1)))
@@ -689,7 +690,7 @@
       (local.set $e (local.get $e0))
       (block $added (loop $add
         (br_if $added (i32.ge_s (local.get $e) (local.get $e1)))
-        (local.set $s (f64x2.splat (f64.load (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3))))))
+        (local.set $s (v128.load64_splat (i32.add (local.get $values) (i32.shl (local.get $e) (i32.const 3)))))
         (local.set $p (i32.add (local.get $g) (i32.mul (i32.load (i32.add (local.get $colIdx) (i32.shl (local.get $e) (i32.const 2)))) (local.get $wB))))
         (v128.store offset=0 (local.get $p) (f64x2.add (v128.load offset=0 (local.get $p)) (f64x2.mul (local.get $s) (local.get $r0))))
         (local.set $e (i32.add (local.get $e) (i32.const 1)))
@@ -1141,5 +1142,59 @@
           (f64.store (i32.add (local.get $ys) (local.get $e)) (local.get $next)))))
       (local.set $r0 (local.get $r1))
       (br $tiles)))
+  )
+ 
+  ;; APC's and MLM's bookkeeping of one machine after its block pass (src/solvers/machines/blockShard.ts, the
+  ;; TypeScript loop blockConsensusLoop of src/solvers/linalg/blockKernels.ts: the same operations in the same
+  ;; order on every entry, so the same bits). On its c support rows of X and y (n x w row-major, w f64 a row: row
+  ;; first + t when first >= 0, else cols[t], i32), with e = X - y: near[j] = sum_t (e_tj - D_tj)^2 and, when
+  ;; withInside, inside[j] = sum_t e_tj^2 (both set, not added to); then D += gamma (term - D) (D, term c x w).
+  ;; Two columns a lane pair, an odd last column alone.
+  (func (export "blockConsensus") (param $c i32) (param $w i32) (param $x i32) (param $y i32) (param $first i32) (param $cols i32)
+    (param $d i32) (param $term i32) (param $gamma f64) (param $near i32) (param $inside i32) (param $withInside i32)
+    (local $t i32) (local $j i32) (local $wB i32) (local $even i32) (local $row i32) (local $xr i32) (local $yr i32)
+    (local $e v128) (local $f v128) (local $dv v128) (local $g v128) (local $es f64) (local $fs f64) (local $ds f64)
+    (local.set $wB (i32.shl (local.get $w) (i32.const 3)))
+    (local.set $even (i32.and (local.get $wB) (i32.const -16)))
+    (memory.fill (local.get $near) (i32.const 0) (local.get $wB))
+    (if (local.get $withInside) (then (memory.fill (local.get $inside) (i32.const 0) (local.get $wB))))
+    (local.set $g (f64x2.splat (local.get $gamma)))
+    (block $rowsEnd (loop $rows
+      (br_if $rowsEnd (i32.ge_s (local.get $t) (local.get $c)))
+      (if (i32.ge_s (local.get $first) (i32.const 0))
+        (then (local.set $row (i32.add (local.get $first) (local.get $t))))
+        (else (local.set $row (i32.load (i32.add (local.get $cols) (i32.shl (local.get $t) (i32.const 2)))))))
+      (local.set $xr (i32.add (local.get $x) (i32.mul (local.get $row) (local.get $wB))))
+      (local.set $yr (i32.add (local.get $y) (i32.mul (local.get $row) (local.get $wB))))
+      (local.set $j (i32.const 0))
+      (block $pairsEnd (loop $pairs
+        (br_if $pairsEnd (i32.ge_u (local.get $j) (local.get $even)))
+        (local.set $e (f64x2.sub (v128.load (i32.add (local.get $xr) (local.get $j))) (v128.load (i32.add (local.get $yr) (local.get $j)))))
+        (if (local.get $withInside) (then
+          (v128.store (i32.add (local.get $inside) (local.get $j))
+            (f64x2.add (v128.load (i32.add (local.get $inside) (local.get $j))) (f64x2.mul (local.get $e) (local.get $e))))))
+        (local.set $dv (v128.load (i32.add (local.get $d) (local.get $j))))
+        (local.set $f (f64x2.sub (local.get $e) (local.get $dv)))
+        (v128.store (i32.add (local.get $near) (local.get $j))
+          (f64x2.add (v128.load (i32.add (local.get $near) (local.get $j))) (f64x2.mul (local.get $f) (local.get $f))))
+        (v128.store (i32.add (local.get $d) (local.get $j))
+          (f64x2.add (local.get $dv) (f64x2.mul (local.get $g) (f64x2.sub (v128.load (i32.add (local.get $term) (local.get $j))) (local.get $dv)))))
+        (local.set $j (i32.add (local.get $j) (i32.const 16)))
+        (br $pairs)))
+      (if (i32.ne (local.get $even) (local.get $wB)) (then
+        (local.set $es (f64.sub (f64.load (i32.add (local.get $xr) (local.get $even))) (f64.load (i32.add (local.get $yr) (local.get $even)))))
+        (if (local.get $withInside) (then
+          (f64.store (i32.add (local.get $inside) (local.get $even))
+            (f64.add (f64.load (i32.add (local.get $inside) (local.get $even))) (f64.mul (local.get $es) (local.get $es))))))
+        (local.set $ds (f64.load (i32.add (local.get $d) (local.get $even))))
+        (local.set $fs (f64.sub (local.get $es) (local.get $ds)))
+        (f64.store (i32.add (local.get $near) (local.get $even))
+          (f64.add (f64.load (i32.add (local.get $near) (local.get $even))) (f64.mul (local.get $fs) (local.get $fs))))
+        (f64.store (i32.add (local.get $d) (local.get $even))
+          (f64.add (local.get $ds) (f64.mul (local.get $gamma) (f64.sub (f64.load (i32.add (local.get $term) (local.get $even))) (local.get $ds)))))))
+      (local.set $d (i32.add (local.get $d) (local.get $wB)))
+      (local.set $term (i32.add (local.get $term) (local.get $wB)))
+      (local.set $t (i32.add (local.get $t) (i32.const 1)))
+      (br $rows)))
   )
 )
