@@ -1,9 +1,10 @@
 /**
  * What the sandboxed child computes for a tiny job, alone in one process: computeJob (../src/jobs/computeJob.ts,
- * as the processor calls it) on the end-to-end bench's analyze job (a Gaussian n x n, mean 0, over m contiguous
- * machines) in a loop, after one untimed job (the calibration, the JIT). Prints per job the wall time and the
- * process' CPU time (every thread's: the garbage collector's and the compiler's too), for `--rounds` rounds:
- *   node --import tsx bench/tinyJobCompute.ts [typescript|native] [--n 50] [--m 5] [--jobs 400] [--rounds 3]
+ * as the processor calls it) on the end-to-end bench's analyze job (./load.ts: a Gaussian n x n, mean 1, std 1, over
+ * m contiguous machines; mean 1 gives every pair of machines a near-parallel direction) in a loop, after one untimed
+ * job (the calibration, the JIT). Prints per job the wall time and the process' CPU time (every thread's: the garbage
+ * collector's and the compiler's too), for `--rounds` rounds:
+ *   node --import tsx bench/tinyJobCompute.ts [typescript|native] [--n 50] [--m 5] [--mean 1] [--jobs 400] [--rounds 3]
  * The service's CPU per job (bench/serviceCpu.ts) is this plus the job's HTTP, Redis and BullMQ hops.
  */
 import { parseArgs } from 'node:util';
@@ -17,6 +18,7 @@ const { values, positionals } = parseArgs({
   options: {
     n: { type: 'string', default: '50' },
     m: { type: 'string', default: '5' },
+    mean: { type: 'string', default: '1' },
     jobs: { type: 'string', default: '400' },
     rounds: { type: 'string', default: '3' },
   },
@@ -24,7 +26,7 @@ const { values, positionals } = parseArgs({
 console.log(JSON.stringify(selectBackend((positionals[0] ?? 'native') as BackendName)));
 const n = Number(values.n);
 const m = Number(values.m);
-const A = generateMatrix({ generator: 'gaussian', n, mean: 0, seed: 1 });
+const A = generateMatrix({ generator: 'gaussian', n, mean: Number(values.mean), std: 1, seed: 1 });
 const input: ComputeInput = {
   type: 'analyze',
   matrix: { storage: 'dense', A },

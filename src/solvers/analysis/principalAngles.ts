@@ -4,12 +4,13 @@
  *
  * cos(theta_ij) = c = sigma_max(G_ij), G_ij = Q_i^T Q_j (the paper's Principal Angle Computation
  * theorem), here by Lanczos on the smaller of G^T G and G G^T, or by a bidiagonalization when Lanczos has not
- * converged within BLOCK_LANCZOS_STEPS steps, and at once on blocks of at most SMALL_BLOCK rows or columns.
+ * converged within BLOCK_LANCZOS_STEPS steps; on blocks of at most SMALL_BLOCK rows or columns by the dense
+ * symmetric eigensolver of that product.
  * arccos(c) amplifies the error of c by 1/sin(theta): fine for wide angles, useless below ~1e-8 rad.
  * So when c >= NEAR_PARALLEL_COSINE we also compute s = sigma_min(Q_b - Q_a G_ab) (b the basis with
  * fewer columns; its singular values are the sines of the principal angles, Bjorck-Golub,
  * Knyazev-Argentati) without squaring, and take theta = atan2(s, c), accurate to a few eps absolute at any
- * angle: as |W v| for c's own singular vector v where Lanczos found it (sineFromSingularVector: two products with the
+ * angle: as |W v| for c's own singular vector v where Lanczos or the dense eigensolver found it (sineFromSingularVector: two products with the
  * bases), else by the QR of W (QR + bidiagonalization + bisection, singularValues.ts). Below that cosine
  * (theta > 0.45 rad) arccos(c) costs at most 1 / sin(0.45) ~ 2.3 times the error of c (a few eps
  * from the rounding of G_ij; the Lanczos residual bound is 1e-13 c and its Ritz value error is of
@@ -20,6 +21,7 @@ import { runSync, type Work } from '../cooperative.js';
 import type { DenseSystem, DenseMachineData } from '../distributed/distributedSystem.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { lanczosWork, type SymmetricOperator } from '../eigen/lanczos.js';
+import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { bidiagonalOfColumnsWork, bidiagonalSingularValue } from '../linalg/singularValues.js';
 import { norm2 } from '../matrix.js';
 import { gramBlock, gramBlockFromRowGram, gramBlockIntoWork, gramBlocksWork, type GramBlocks, type RowGram } from './gramBlocks.js';
@@ -56,9 +58,8 @@ export interface PrincipalAngles {
  */
 export const BLOCK_LANCZOS_STEPS = 96;
 /**
- * Blocks with at most this many rows or columns go to the bidiagonalization at once: Lanczos's calls and checks cost
- * more there (an analysis of n = 50, m = 5, 10 blocks of 10 x 10: 0.2-0.45 ms a job more, bench/tinyJobCompute.ts).
- * A near-parallel one then gets its singular vector by Lanczos all the same, for its sine (blockTopWork).
+ * Blocks with at most this many rows or columns go to the dense symmetric eigensolver of M^T M at once (smallBlockTop):
+ * Lanczos's calls and checks cost more there (an analysis of n = 50, m = 5, 10 blocks of 10 x 10, bench/tinyJobCompute.ts).
  */
 const SMALL_BLOCK = 32;
 
@@ -95,21 +96,57 @@ export function* blockTopWork(kernels: Kernels, g: Float64Array, rows: number, c
   if (rows === 1 || cols === 1) return { c: norm2(g, 0, rows * cols), vector: Float64Array.of(1), squareError: 0 };
   const p = Math.min(rows, cols);
   const c = Math.max(rows, cols);
-  if (steps > 0 && p > SMALL_BLOCK) {
+  if (steps > 0 && p <= SMALL_BLOCK) return smallBlockTop(kernels, g, rows, cols);
+  if (steps > 0) {
     const top = yield* lanczosTopWork(kernels, g, rows, cols, steps, false);
     if (top !== null) return top;
   }
   // The bidiagonalization's p columns of length c, by rows: M^T.
   const columns = rows <= cols ? Float64Array.from(g.subarray(0, rows * cols)) : transposed(g, rows, cols);
   const { d, e } = yield* bidiagonalOfColumnsWork(kernels, columns, p, c);
-  const cosine = bidiagonalSingularValue(d, e, p - 1);
-  // A small near-parallel block's singular vector by Lanczos (p steps at most, exact then): its sine from two products
-  // instead of the QR of W (sineFromSingularVector), the cosine the bidiagonalization's.
-  if (p <= SMALL_BLOCK && steps > 0 && cosine >= NEAR_PARALLEL_COSINE) {
-    const top = yield* lanczosTopWork(kernels, g, rows, cols, p, true);
-    if (top !== null) return { ...top, c: cosine };
+  return { c: bidiagonalSingularValue(d, e, p - 1), vector: null, squareError: Infinity };
+}
+
+/**
+ * blockTopWork on a block of at most SMALL_BLOCK rows or columns: every eigenpair of S = M^T M (p x p, M = G or G^T
+ * with p columns) by the dense symmetric eigensolver, the top one's vector always (a near-parallel pair's sine from
+ * it: sineFromSingularVector). Lanczos's p steps cost ~10x more there (its calls and convergence checks; the analysis
+ * of n = 50, m = 5, every pair near-parallel: bench/tinyJobCompute.ts). sigma_max = sqrt(lambda_max(S)), whose
+ * rounding (eps |S|) costs c ~eps/2, as Lanczos's route on larger blocks. The vector's squareError is Kato-Temple's
+ * (residual + rounding floor)^2 / gap with its residual |S v - lambda v| computed and the gap to the next eigenvalue.
+ */
+function smallBlockTop(kernels: Kernels, g: Float64Array, rows: number, cols: number): BlockTop {
+  const p = Math.min(rows, cols);
+  const c = Math.max(rows, cols);
+  const m = cols <= rows ? g : transposed(g, rows, cols);
+  const gram = new Float64Array(p * p);
+  kernels.dense.gemm(true, p, p, c, 1, m, p, m, p, 0, gram, p);
+  // Symmetric to the bit (the product's two triangles may round apart).
+  for (let i = 0; i < p; i++)
+    for (let j = 0; j < i; j++) {
+      const mean = 0.5 * (gram[i * p + j] + gram[j * p + i]);
+      gram[i * p + j] = mean;
+      gram[j * p + i] = mean;
+    }
+  const vectors = Float64Array.from(gram);
+  const values = new Float64Array(p);
+  symmetricEigen(vectors, p, values, new Float64Array(p));
+  let top = 0;
+  for (let k = 1; k < p; k++) if (values[k] > values[top]) top = k;
+  let next = -Infinity;
+  for (let k = 0; k < p; k++) if (k !== top && values[k] > next) next = values[k];
+  const theta = Math.max(values[top], 0);
+  const vector = Float64Array.from({ length: p }, (_, i) => vectors[i * p + top]);
+  let residual2 = 0;
+  for (let i = 0; i < p; i++) {
+    let sv = 0;
+    for (let j = 0; j < p; j++) sv += gram[i * p + j] * vector[j];
+    residual2 += (sv - theta * vector[i]) ** 2;
   }
-  return { c: cosine, vector: null, squareError: Infinity };
+  // Lanczos's rounding floor (lanczosTopWork) with p steps.
+  const residual = Math.sqrt(residual2) + 4 * Number.EPSILON * Math.sqrt(p + 1) * theta;
+  const gap = theta - next;
+  return { c: Math.sqrt(theta), vector, squareError: gap > 0 ? (residual * residual) / gap : Infinity };
 }
 
 /**

@@ -276,15 +276,19 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
   });
 });
 
-describeEachBackend('a Gram block sigma_max', () => {
-  // Q_1^T Q_2 of two random orthonormal bases of R^n: of halves of R^120 (a clustered top: Lanczos needs ~p steps), of
-  // R^1200 with a common mean direction of the rows (a top apart from the rest: a few steps), and of two sizes.
-  const random = new SeededRandom(23);
-  const basis = (n: number, p: number, mean: number): Matrix => {
+/** An orthonormal basis (n x p, ml-matrix's QR) of p Gaussian vectors of R^n with entries mean + N(0, 1). */
+function randomBasis(random: SeededRandom): (n: number, p: number, mean: number) => Matrix {
+  return (n, p, mean) => {
     const rows = new Matrix(n, p);
     for (let i = 0; i < n; i++) for (let j = 0; j < p; j++) rows.set(i, j, mean + random.nextNormal());
     return new QrDecomposition(rows).orthogonalMatrix.subMatrix(0, n - 1, 0, p - 1);
   };
+}
+
+describeEachBackend('a Gram block sigma_max', () => {
+  // Q_1^T Q_2 of two random orthonormal bases of R^n: of halves of R^120 (a clustered top: Lanczos needs ~p steps), of
+  // R^1200 with a common mean direction of the rows (a top apart from the rest: a few steps), and of two sizes.
+  const basis = randomBasis(new SeededRandom(23));
 
   for (const [rows, cols, n, mean] of [
     [60, 60, 120, 0],
@@ -315,6 +319,35 @@ describeEachBackend('a Gram block sigma_max', () => {
   }
 });
 
+describeEachBackend('sigma_max of a small Gram block (at most 32 rows or columns: the dense eigensolver)', () => {
+  const basis = randomBasis(new SeededRandom(31));
+  for (const [rows, cols, n, mean] of [
+    [10, 20, 60, 0],
+    [20, 10, 60, 1],
+    [32, 32, 70, 0],
+    [32, 40, 80, 1],
+  ]) {
+    it(`equals ml-matrix's SVD to 1e-14, its vector a unit right singular vector (${rows} x ${cols} of R^${n}, mean ${mean})`, () => {
+      const kernels = selectedKernels();
+      const gram = basis(n, rows, mean)
+        .transpose()
+        .mmul(basis(n, cols, mean));
+      const expected = new SingularValueDecomposition(gram).diagonal[0];
+      const top = runSync(blockTopWork(kernels, Float64Array.from(gram.to1DArray()), rows, cols));
+      expect(Math.abs(top.c - expected)).toBeLessThan(1e-14);
+      // The vector is on the smaller side: |M v| = sigma_max for M = G (cols <= rows) or G^T.
+      const v = top.vector!;
+      expect(v).not.toBeNull();
+      const m = cols <= rows ? gram : gram.transpose();
+      const mv = m.mmul(Matrix.columnVector(Array.from(v)));
+      expect(Math.abs(Math.hypot(...v) - 1)).toBeLessThan(1e-14);
+      expect(Math.abs(mv.norm() - expected)).toBeLessThan(1e-14);
+      // Kato-Temple's bound on lambda_max - |M v|^2: rounding-level (1e-28 to 2e-26 here; the gap is smallest at mean 0).
+      expect(top.squareError).toBeLessThan(1e-24);
+    });
+  }
+});
+
 describeEachBackend("the sine of a near-parallel pair from its cosine's singular vector", () => {
   // Q_b - Q_a G_ab with ml-matrix (b the machine with fewer rows), and its smallest singular value.
   const referenceSine = (a: DenseMachineData, b: DenseMachineData, n: number): number => {
@@ -329,8 +362,7 @@ describeEachBackend("the sine of a near-parallel pair from its cosine's singular
     return Math.min(...new SingularValueDecomposition(w.transpose()).diagonal);
   };
 
-  // Machines of 40, 50 and 60 rows (Lanczos's blocks), and of 10, 15 and 20 (the bidiagonalization's small blocks,
-  // their vector by Lanczos all the same).
+  // Machines of 40, 50 and 60 rows (Lanczos's blocks), and of 10, 15 and 20 (small blocks: the dense eigensolver's).
   for (const sizes of [
     [40, 50, 60],
     [10, 15, 20],
