@@ -3,11 +3,12 @@
  * (../src/solvers/runner/multipleRhs.ts) against k separate runs, per algorithm, on a dense and a CSR
  * problem. Targets at k = 16: <= 0.4x dense n = 2000, <= 0.6x CSR. Run alone:
  *   node --import tsx bench/multipleRhs.ts <typescript|native> [--k 16] [--dense-n 2000] [--dense-m 8]
- *     [--csr-k 300] [--csr-m 20] [--iterations 30] [--algorithms apc,dhbm,...] [--threads auto|N]
- *     [--skip-dense] [--skip-csr]
+ *     [--csr-k 300] [--csr-m 20] [--iterations 30] [--rounds 2] [--algorithms apc,dhbm,...] [--threads auto|N]
+ *     [--skip-dense] [--skip-csr] [--json]
  * Every run does exactly `iterations` iterations (no tolerance can be met, stagnation off), so the
  * columns cost alike. A separate run's time does not depend on b: k separate runs cost k times one run
- * (each time the best of two). Prints per algorithm the cost of an iteration per right-hand side
+ * (each time the best of `rounds`). `--json`: a last line with the report (MultipleRhsReport; bench/run.ts
+ * records it and bench/targets.ts checks it). Prints per algorithm the cost of an iteration per right-hand side
  * against a separate run's (timed between a run's first and last yield, one per iteration, so the
  * runs' starts are left out: the targets' ratio), the same in the process' CPU time (all threads;
  * steadier than wall time when other processes share the cores), the whole runs' ratio, and the whole jobs' (setup
@@ -24,10 +25,13 @@ import { multipleRhsWork } from '../src/solvers/runner/multipleRhs.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { selectBackend, type BackendName } from './backends.js';
 
-interface Row {
+export interface Row {
   algorithm: AlgorithmId;
   oneRunMs: number;
   blockMs: number;
+  /** Wall time of an iteration: one vector's, and the block's (k columns). */
+  oneIterationMs: number;
+  blockIterationMs: number;
   /** Per iteration: the block's / (k x one vector's), the runs' starts left out. */
   iterationRatio: number;
   /** The same with the process' CPU time (every thread's) instead of wall time: steadier on a shared host. */
@@ -38,7 +42,31 @@ interface Row {
   jobRatio: number;
 }
 
-function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, k: number, iterations: number, ids: readonly AlgorithmId[]): Row[] {
+/** One problem's measurement. */
+export interface MultipleRhsProblem {
+  storage: 'dense' | 'csr';
+  problem: string;
+  k: number;
+  iterations: number;
+  setupMs: number;
+  rows: Row[];
+}
+
+export interface MultipleRhsReport {
+  backend: BackendName;
+  threads: string;
+  problems: MultipleRhsProblem[];
+}
+
+function measure(
+  name: string,
+  A: DenseMatrix | CsrMatrix,
+  m: number,
+  k: number,
+  iterations: number,
+  rounds: number,
+  ids: readonly AlgorithmId[],
+): { setupMs: number; rows: Row[] } {
   const n = A.rows;
   const random = new SeededRandom(5);
   const rhs = Array.from({ length: k }, () => Float64Array.from({ length: n }, () => random.nextDouble() * 2 - 1));
@@ -71,11 +99,11 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, k: number,
     return { totalMs: performance.now() - started, iterationMs: per(first, last), iterationCpuMs: per(firstCpu, lastCpu) };
   };
   const best = (make: () => Work<unknown>): Timing => {
-    const [a, b] = [timed(make()), timed(make())];
+    const runs = Array.from({ length: Math.max(1, rounds) }, () => timed(make()));
     return {
-      totalMs: Math.min(a.totalMs, b.totalMs),
-      iterationMs: Math.min(a.iterationMs, b.iterationMs),
-      iterationCpuMs: Math.min(a.iterationCpuMs, b.iterationCpuMs),
+      totalMs: Math.min(...runs.map((r) => r.totalMs)),
+      iterationMs: Math.min(...runs.map((r) => r.iterationMs)),
+      iterationCpuMs: Math.min(...runs.map((r) => r.iterationCpuMs)),
     };
   };
   for (const id of ids) {
@@ -85,6 +113,8 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, k: number,
       algorithm: id,
       oneRunMs: one.totalMs,
       blockMs: block.totalMs,
+      oneIterationMs: one.iterationMs,
+      blockIterationMs: block.iterationMs,
       iterationRatio: block.iterationMs / (k * one.iterationMs),
       cpuRatio: block.iterationCpuMs / (k * one.iterationCpuMs),
       runRatio: block.totalMs / (k * one.totalMs),
@@ -99,7 +129,7 @@ function measure(name: string, A: DenseMatrix | CsrMatrix, m: number, k: number,
     );
     rows.push(row);
   }
-  return rows;
+  return { setupMs, rows };
 }
 
 function main(): void {
@@ -116,29 +146,37 @@ function main(): void {
       threads: { type: 'string', default: 'auto' },
       'skip-dense': { type: 'boolean', default: false },
       'skip-csr': { type: 'boolean', default: false },
+      rounds: { type: 'string', default: '2' },
+      json: { type: 'boolean', default: false },
     },
   });
   const backend = (positionals[0] ?? 'typescript') as BackendName;
-  console.log(JSON.stringify(selectBackend(backend)));
+  const selected = selectBackend(backend);
+  console.log(JSON.stringify(selected));
   if (values.threads !== 'auto') setSolverThreads(Number(values.threads));
   const k = Number(values.k);
   const iterations = Number(values.iterations);
   const ids = values.algorithms.split(',') as AlgorithmId[];
+  const rounds = Number(values.rounds);
   const n = Number(values['dense-n']);
+  const problems: MultipleRhsProblem[] = [];
+  const run = (storage: 'dense' | 'csr', problem: string, A: DenseMatrix | CsrMatrix, m: number): Row[] => {
+    const { setupMs, rows } = measure(problem, A, m, k, iterations, rounds, ids);
+    problems.push({ storage, problem, k, iterations, setupMs, rows });
+    return rows;
+  };
+  const denseM = Number(values['dense-m']);
   const dense = values['skip-dense']
     ? []
-    : measure(
-        `dense gaussian n=${n} m=${values['dense-m']}`,
+    : run(
+        'dense',
+        `dense Gaussian n = ${n}, m = ${denseM}`,
         generateMatrix({ generator: 'gaussian', n, mean: 1, std: 1, seed: 1 }),
-        Number(values['dense-m']),
-        k,
-        iterations,
-        ids,
+        denseM,
       );
   const grid = Number(values['csr-k']);
-  const csr = values['skip-csr']
-    ? []
-    : measure(`CSR Poisson n=${grid * grid} m=${values['csr-m']}`, poisson2d(grid), Number(values['csr-m']), k, iterations, ids);
+  const csrM = Number(values['csr-m']);
+  const csr = values['skip-csr'] ? [] : run('csr', `CSR Poisson n = ${grid * grid}, m = ${csrM}`, poisson2d(grid), csrM);
   const worst = (rows: Row[]): string => {
     if (rows.length === 0) return 'not measured';
     const row = rows.reduce((a, b) => (b.iterationRatio > a.iterationRatio ? b : a));
@@ -147,6 +185,10 @@ function main(): void {
   console.log(
     `targets, per iteration and right-hand side, the worst algorithm: dense ${worst(dense)} (<= 0.4), CSR ${worst(csr)} (<= 0.6)`,
   );
+  if (values.json) {
+    const report: MultipleRhsReport = { backend, threads: values.threads === 'auto' ? selected.threads : values.threads, problems };
+    console.log(JSON.stringify(report));
+  }
 }
 
 main();

@@ -11,6 +11,7 @@ import type { HttpSolveReport } from './httpSolve.js';
 import type { SplitAnalysisReport, StudiesReport } from './workerStages.js';
 import type { CheckpointCostReport } from './checkpointCost.js';
 import type { TimeToSolutionReport } from './timeToSolution.js';
+import type { MultipleRhsReport } from './multipleRhs.js';
 import type { JobPathReport } from './jobPath.js';
 import type { SparseProblemFile } from './sparseProblems.js';
 import type { Machine } from './machineProbe.js';
@@ -70,6 +71,11 @@ export interface RunRecord {
     string,
     { perIteration: TimeToSolutionReport | { error: string }; converged: TimeToSolutionReport | { error: string } }
   >;
+  /**
+   * Several right-hand sides (issue 24 §2, bench/multipleRhs.ts): per backend, the cost per right-hand side of a block
+   * run's iteration over k of them against a separate run's, dense and CSR; absent before it was part of the run.
+   */
+  multipleRhs?: Record<string, MultipleRhsReport | { error: string }>;
   /** The full APC solve through HTTP (bench/httpSolve.ts); null when not run. */
   httpSolve?: HttpSolveReport | { error: string } | null;
   /** Experiment 1 through HTTP, 1 and 2 workers, and NumPy (bench/studies.ts, run.ts --studies); absent when not run. */

@@ -13,6 +13,7 @@
  *   node --import tsx bench/run.ts [--quick] [--problems a,b | none] [--backends typescript,native]
  *     [--solve-budget 5] [--max-solve-iterations 100000] [--repeat-scale 1]
  *     [--no-e2e] [--e2e-jobs 2000] [--e2e-seconds 30] [--e2e-concurrency 8,16,32,64] [--no-fixtures] [--no-time-to-solution]
+ *     [--no-multiple-rhs]
  *     [--wait-quiet 30] [--retry-noisy 1] [--out file] [--render results.json]
  * --wait-quiet: before each problem and the load test, wait (at most that long) for other processes
  * to leave the cores idle; --retry-noisy: repeat a problem during which they used > 0.25 core.
@@ -59,6 +60,7 @@ import { runFairnessStage, runSplitAnalysisStage, runStudiesStage } from './work
 import type { HttpSolveReport } from './httpSolve.js';
 import type { CheckpointCostReport } from './checkpointCost.js';
 import type { TimeToSolutionReport } from './timeToSolution.js';
+import type { MultipleRhsReport } from './multipleRhs.js';
 import type { JobPathReport } from './jobPath.js';
 import type { SparseSideReport } from './common.js';
 import { defaultSparseProblems, sparseProblemByName, type SparseProblemDefinition, writeSparseProblemCache } from './sparseProblems.js';
@@ -97,6 +99,7 @@ const { values: args } = parseArgs({
     'job-path-iterations': { type: 'string' },
     'no-checkpoint-cost': { type: 'boolean', default: false },
     'no-time-to-solution': { type: 'boolean', default: false },
+    'no-multiple-rhs': { type: 'boolean', default: false },
     'http-solve-n': { type: 'string' },
     'http-solve-m': { type: 'string' },
     'http-solve-max-iterations': { type: 'string' },
@@ -302,6 +305,27 @@ async function runTimeToSolution(backends: BackendName[]): Promise<NonNullable<R
   return out;
 }
 
+/**
+ * Several right-hand sides (bench/multipleRhs.ts), one process per backend: a block run's iteration over k = 16
+ * right-hand sides against a separate run's, all six algorithms, on dense Gaussian n = 2000, m = 8 and CSR Poisson
+ * n = 90,000, m = 20, each the best of 3 rounds. Quick: smaller problems, 2 rounds.
+ */
+async function runMultipleRhs(backends: BackendName[]): Promise<NonNullable<RunRecord['multipleRhs']>> {
+  const out: NonNullable<RunRecord['multipleRhs']> = {};
+  const options = quick ? ['--dense-n', '500', '--csr-k', '100', '--iterations', '20', '--rounds', '2'] : ['--rounds', '3'];
+  for (const backend of backends) {
+    await waitForQuiet(quiet.waitSeconds);
+    log(`
+several right-hand sides (${backend}): an iteration over k of them against a separate run's, per right-hand side`);
+    const result = await runChild(process.execPath, [...NODE_TSX, join(BENCH, 'multipleRhs.ts'), backend, ...options, '--json'], {
+      timeoutMs: CHILD_TIMEOUT_MS,
+    });
+    for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
+    out[backend] = lastJson<MultipleRhsReport>(result, `multipleRhs.ts ${backend}`);
+  }
+  return out;
+}
+
 /** The full APC solve through HTTP (bench/httpSolve.ts). */
 async function runHttpSolve(options: { n: number; m: number; maxIterations: number }): Promise<HttpSolveReport | { error: string }> {
   log(`\nAPC solve through HTTP: Poisson n = ${options.n}, m = ${options.m} (upload, job, trace, solution)`);
@@ -400,6 +424,7 @@ async function main(): Promise<void> {
   const jobPath = args['no-job-path'] ? {} : await runJobPath(backends);
   const checkpointCost = args['no-checkpoint-cost'] ? {} : await runCheckpointCost(backends);
   const timeToSolution = args['no-time-to-solution'] ? {} : await runTimeToSolution(backends);
+  const multipleRhs = args['no-multiple-rhs'] ? {} : await runMultipleRhs(backends);
   const httpSolveResult = httpSolve ? await runHttpSolve(httpSolve) : null;
   const studiesResult = studiesStage ? await runStudiesStage(studiesStage) : null;
   const splitResult = splitStage ? await runSplitAnalysisStage(splitStage) : null;
@@ -429,6 +454,7 @@ async function main(): Promise<void> {
     jobPath,
     checkpointCost,
     timeToSolution,
+    multipleRhs,
     httpSolve: httpSolveResult,
     studies: studiesResult,
     splitAnalysis: splitResult,

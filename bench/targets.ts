@@ -124,6 +124,17 @@ export interface TimeToSolutionTarget {
   within: number;
 }
 
+/**
+ * Several right-hand sides (issue 24 §2, bench/multipleRhs.ts): a block run's iteration over k = 16 of them costs at
+ * most `atMost` times k separate runs' iterations, for every algorithm, on the storage's problem.
+ */
+export interface MultipleRhsTarget {
+  kind: 'multipleRhs';
+  id: string;
+  storage: 'dense' | 'csr';
+  atMost: number;
+}
+
 /** A full APC solve through the HTTP API (bench/httpSolve.ts): upload, job, trace, solution. */
 export interface HttpSolveTarget {
   kind: 'httpSolve';
@@ -172,6 +183,7 @@ export type Target =
   | JobPathTarget
   | CheckpointCostTarget
   | TimeToSolutionTarget
+  | MultipleRhsTarget
   | HttpSolveTarget;
 
 /** The sparse problems of issue 11 §5 (bench/sparseProblems.ts), the iteration targets' rows. */
@@ -270,6 +282,8 @@ export const TARGETS: readonly Target[] = [
     { kind: 'timeToSolution', id: `timeToSolution:perIteration:${storage}`, storage, measure: 'perIteration', within: 0.3 },
     { kind: 'timeToSolution', id: `timeToSolution:converged:${storage}`, storage, measure: 'converged', within: 2 },
   ]),
+  { kind: 'multipleRhs', id: 'multipleRhs:dense', storage: 'dense', atMost: 0.4 },
+  { kind: 'multipleRhs', id: 'multipleRhs:csr', storage: 'csr', atMost: 0.6 },
   {
     kind: 'httpSolve',
     id: 'httpSolve',
@@ -421,6 +435,8 @@ export function evaluateTargets(record: RunRecord): TargetRow[] {
         return record.backends.map((backend) => checkpointCostRow(record, target, backend));
       case 'timeToSolution':
         return record.backends.map((backend) => timeToSolutionRow(record, target, backend));
+      case 'multipleRhs':
+        return record.backends.map((backend) => multipleRhsRow(record, target, backend));
       case 'httpSolve':
         return [httpSolveRow(record, target)];
       case 'study':
@@ -754,6 +770,37 @@ function checkpointCostRow(record: RunRecord, target: CheckpointCostTarget, back
     met,
     limits: met ? '' : 'the snapshot copies the run state (APC on dense storage: m n doubles) and the encoding copies it again',
     ratio: c.impliedRatio,
+  };
+}
+
+function multipleRhsRow(record: RunRecord, target: MultipleRhsTarget, backend: string): TargetRow {
+  const row = {
+    id: target.id,
+    kind: target.kind,
+    target: `several right-hand sides: an iteration over k of them per right-hand side vs a separate run's, all six algorithms, ${target.storage}`,
+    backend,
+    threshold: `≤ ${target.atMost}`,
+    limits: '',
+  };
+  const report = record.multipleRhs?.[backend];
+  if (!report) return { ...row, measured: 'not run', met: null, ratio: null };
+  if (!('problems' in report)) return { ...row, measured: `failed: ${report.error}`, met: false, ratio: null };
+  const problem = report.problems.find((p) => p.storage === target.storage);
+  if (!problem || problem.rows.length === 0) return { ...row, measured: 'not measured', met: null, ratio: null };
+  const worst = problem.rows.reduce((a, b) => (b.iterationRatio > a.iterationRatio ? b : a));
+  const met = worst.iterationRatio <= target.atMost;
+  return {
+    ...row,
+    target: `${row.target}, ${problem.problem}, k = ${problem.k}`,
+    measured:
+      `${problem.rows.map((r) => `${r.algorithm} ${r.iterationRatio.toFixed(2)}`).join(', ')} ` +
+      `(CPU time: ${problem.rows.map((r) => r.cpuRatio.toFixed(2)).join(', ')}; threads ${report.threads}, best of the rounds)`,
+    met,
+    limits: met
+      ? ''
+      : `${worst.algorithm}: ${worst.blockIterationMs.toFixed(3)} ms an iteration of the block against ${worst.oneIterationMs.toFixed(3)} ms ` +
+        `of one vector's run; the block's products are compute-bound where one vector's are bound by reading the matrix`,
+    ratio: worst.iterationRatio,
   };
 }
 

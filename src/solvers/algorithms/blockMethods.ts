@@ -282,8 +282,7 @@ class ConsensusBlock extends PackedBlockMethod {
   private readonly y: Float64Array;
   private readonly offsets: readonly Float64Array[];
   private readonly m: number;
-  /** xbar - y (n x w), and per column |xbar - y|^2 and the largest distance to a machine (see measureAndAdvance). */
-  private readonly e: Float64Array;
+  /** Per column |xbar - y|^2 and the largest distance to a machine (see measureAndAdvance). */
   private readonly e2: Float64Array;
   private readonly worst: Float64Array;
   private readonly partialSupports: boolean;
@@ -300,7 +299,6 @@ class ConsensusBlock extends PackedBlockMethod {
     this.m = system.m;
     this.y = this.pass.carried;
     this.offsets = this.pass.offsets;
-    this.e = new Float64Array(this.n * K);
     this.e2 = new Float64Array(K);
     this.worst = new Float64Array(K);
     this.partialSupports = system.machines.some((machine) => !machine.full);
@@ -332,18 +330,25 @@ class ConsensusBlock extends PackedBlockMethod {
    * After the pass at xbar (residuals, terms, and each machine's measures and offset step, on its thread:
    * ../machines/blockShard.ts CONSENSUS_PHASE): max_i |xbar - x_i|^2 per column with e = xbar - y,
    * |e|^2 - sum_{C_i} e_j^2 + sum_{C_i} (e_j - D_ij)^2 (the first two terms only for a partial support)
-   * from the machines' sums; then y += gamma e.
+   * from the machines' sums; and y += gamma e.
    */
   private measureAndAdvance(): void {
-    const { x, y, gamma, n, e, e2, worst } = this;
+    const { x, y, gamma, n, e2, worst } = this;
     const w = this.width;
     const size = n * w;
     this.measured();
-    for (let t = 0; t < size; t++) e[t] = x[t] - y[t];
+    // One sweep: e = xbar - y, |e|^2 per column (partial supports), and y += gamma e (the distances below read D_i's
+    // sums, not y).
     if (this.partialSupports) {
       e2.fill(0, 0, w);
-      for (let r = 0; r < n; r++) for (let j = 0; j < w; j++) e2[j] += e[r * w + j] * e[r * w + j];
-    }
+      for (let r = 0; r < n; r++)
+        for (let j = 0; j < w; j++) {
+          const t = r * w + j;
+          const e = x[t] - y[t];
+          e2[j] += e * e;
+          y[t] += gamma * e;
+        }
+    } else for (let t = 0; t < size; t++) y[t] += gamma * (x[t] - y[t]);
     worst.fill(0, 0, w);
     for (let i = 0; i < this.offsets.length; i++) {
       const { full } = this.pass.support(i);
@@ -357,7 +362,6 @@ class ConsensusBlock extends PackedBlockMethod {
     this.active.forEach((column, j) => {
       this.consensus[column] = Math.sqrt(worst[j]);
     });
-    for (let t = 0; t < size; t++) y[t] += gamma * e[t];
   }
 
   step(): void {
