@@ -1,7 +1,9 @@
 /**
  * The service end to end: `node --import tsx src/main.ts` (API, one worker, embedded redis-server)
  * on a free loopback port (bench/service.ts), loaded by bench/load.ts from a second process once per concurrency
- * level, with the CPU the service's process tree and the load generator used at each level.
+ * level, with the CPU the service's process tree and the load generator used at each level. A first load run of
+ * WARMUP_JOBS jobs is not counted: each sandboxed child's first job calibrates the time model (~3 s of CPU), which
+ * would otherwise weigh on the first level's CPU per job (bench/serviceCpu.ts warms up the same way).
  */
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
@@ -9,6 +11,9 @@ import type { LoadReport } from './load.js';
 import { cpuSnapshot, foreignCores, TICKS_PER_SECOND, treeCpuTicks } from './machineProbe.js';
 import { BENCH, type ChildResult, lastJson, log, NODE_TSX, runChild } from './processes.js';
 import { startService, type RunningService } from './service.js';
+
+/** Jobs of the uncounted first load run. */
+const WARMUP_JOBS = 200;
 
 export interface EndToEndOptions {
   /** Per level: at most this many jobs and this many seconds of submissions. */
@@ -59,6 +64,9 @@ export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> 
       `\nend to end: service ready on ${baseUrl} after ${serviceStartSeconds.toFixed(1)} s; ` +
         `per level at most ${options.jobs} jobs / ${options.seconds} s`,
     );
+    const warmup = await runLoadGenerator(baseUrl, { ...options, jobs: WARMUP_JOBS, concurrency: Math.max(...options.concurrency) });
+    const warmed = lastJson<LoadReport>(warmup, 'load.ts (warm-up)');
+    if ('error' in warmed) throw new Error(`warm-up: ${warmed.error}`);
     for (const concurrency of options.concurrency) {
       const pid = service.process.pid;
       const serviceTicksBefore = pid ? treeCpuTicks(pid) : null;

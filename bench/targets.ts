@@ -799,7 +799,12 @@ function multipleRhsRow(record: RunRecord, target: MultipleRhsTarget, backend: s
     limits: met
       ? ''
       : `${worst.algorithm}: ${worst.blockIterationMs.toFixed(3)} ms an iteration of the block against ${worst.oneIterationMs.toFixed(3)} ms ` +
-        `of one vector's run; the block's products are compute-bound where one vector's are bound by reading the matrix`,
+        `of one vector's run; ` +
+        (target.storage === 'dense'
+          ? `the block's products are bound by the multiply-add rate where one vector's read the matrix from memory`
+          : `the block's n x k blocks (X, the machines' terms, a method's carried block) stream through memory at every step ` +
+            `where one vector's stay in cache; the gradient methods share the pass, and D-GD, which carries no block, costs less`) +
+        ' (docs/performance.md, "Several right-hand sides in the recorded bench")',
     ratio: worst.iterationRatio,
   };
 }
