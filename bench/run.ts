@@ -239,6 +239,16 @@ async function runSparseProblem(problem: SparseProblemDefinition, backends: Back
   return { spec, sides, otherLoadCores: foreignCores(before, cpuSnapshot()) };
 }
 
+/**
+ * A bench script (`script`, in bench/) in a process of its own: its indented lines echoed to the log, its last JSON
+ * line returned as its report (or why there is none, named by `label`).
+ */
+async function benchChild<T>(script: string, args: string[], timeoutMs: number, label: string): Promise<T | { error: string }> {
+  const result = await runChild(process.execPath, [...NODE_TSX, join(BENCH, script), ...args], { timeoutMs });
+  for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
+  return lastJson<T>(result, label);
+}
+
 /** The job path against the library (bench/jobPath.ts), one process per backend. */
 async function runJobPath(backends: BackendName[]): Promise<Record<string, JobPathReport | { error: string }>> {
   const out: Record<string, JobPathReport | { error: string }> = {};
@@ -246,13 +256,12 @@ async function runJobPath(backends: BackendName[]): Promise<Record<string, JobPa
   for (const backend of backends) {
     log(`\njob path (${backend}): the same runs through the library and through a job`);
     const iterations = String(jobPathIterations);
-    const result = await runChild(
-      process.execPath,
-      [...NODE_TSX, join(BENCH, 'jobPath.ts'), backend, ...sizes, '--dense-iterations', iterations, '--csr-iterations', iterations],
-      { timeoutMs: SPARSE_CHILD_TIMEOUT_MS },
+    out[backend] = await benchChild<JobPathReport>(
+      'jobPath.ts',
+      [backend, ...sizes, '--dense-iterations', iterations, '--csr-iterations', iterations],
+      SPARSE_CHILD_TIMEOUT_MS,
+      `jobPath.ts ${backend}`,
     );
-    for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
-    out[backend] = lastJson<JobPathReport>(result, `jobPath.ts ${backend}`);
   }
   return out;
 }
@@ -266,11 +275,12 @@ async function runCheckpointCost(backends: BackendName[]): Promise<Record<string
   const options = quick ? ['--n', '500', '--seconds', '6', '--interval-ms', '2000'] : [];
   for (const backend of backends) {
     log(`\ncheckpoints (${backend}): the same runs with checkpoints and without`);
-    const result = await runChild(process.execPath, [...NODE_TSX, join(BENCH, 'checkpointCost.ts'), backend, ...options], {
-      timeoutMs: CHILD_TIMEOUT_MS,
-    });
-    for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
-    out[backend] = lastJson<CheckpointCostReport>(result, `checkpointCost.ts ${backend}`);
+    out[backend] = await benchChild<CheckpointCostReport>(
+      'checkpointCost.ts',
+      [backend, ...options],
+      CHILD_TIMEOUT_MS,
+      `checkpointCost.ts ${backend}`,
+    );
   }
   return out;
 }
@@ -287,13 +297,13 @@ async function runTimeToSolution(backends: BackendName[]): Promise<NonNullable<R
     ? ['--dense-n', '400', '--csr-k', '100', '--iterations', '300', '--rounds', '1', '--converge', '0']
     : ['--rounds', '3', '--converge', '0'];
   const converged = ['--dense-n', '200', '--dense-m', '4', '--csr-k', '40', '--csr-m', '8', '--iterations', '200', '--rounds', '1'];
-  const child = async (backend: BackendName, options: string[]): Promise<TimeToSolutionReport | { error: string }> => {
-    const result = await runChild(process.execPath, [...NODE_TSX, join(BENCH, 'timeToSolution.ts'), backend, ...options, '--json'], {
-      timeoutMs: CHILD_TIMEOUT_MS,
-    });
-    for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
-    return lastJson<TimeToSolutionReport>(result, `timeToSolution.ts ${backend}`);
-  };
+  const child = (backend: BackendName, options: string[]): Promise<TimeToSolutionReport | { error: string }> =>
+    benchChild<TimeToSolutionReport>(
+      'timeToSolution.ts',
+      [backend, ...options, '--json'],
+      CHILD_TIMEOUT_MS,
+      `timeToSolution.ts ${backend}`,
+    );
   for (const backend of backends) {
     await waitForQuiet(quiet.waitSeconds);
     log(`\ntime to solution (${backend}): predicted against measured seconds per iteration, then runs to 1e-8`);
@@ -315,13 +325,13 @@ async function runMultipleRhs(backends: BackendName[]): Promise<NonNullable<RunR
   const options = quick ? ['--dense-n', '500', '--csr-k', '100', '--iterations', '20', '--rounds', '2'] : ['--rounds', '3'];
   for (const backend of backends) {
     await waitForQuiet(quiet.waitSeconds);
-    log(`
-several right-hand sides (${backend}): an iteration over k of them against a separate run's, per right-hand side`);
-    const result = await runChild(process.execPath, [...NODE_TSX, join(BENCH, 'multipleRhs.ts'), backend, ...options, '--json'], {
-      timeoutMs: CHILD_TIMEOUT_MS,
-    });
-    for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
-    out[backend] = lastJson<MultipleRhsReport>(result, `multipleRhs.ts ${backend}`);
+    log(`\nseveral right-hand sides (${backend}): an iteration over k of them against a separate run's, per right-hand side`);
+    out[backend] = await benchChild<MultipleRhsReport>(
+      'multipleRhs.ts',
+      [backend, ...options, '--json'],
+      CHILD_TIMEOUT_MS,
+      `multipleRhs.ts ${backend}`,
+    );
   }
   return out;
 }
@@ -329,22 +339,12 @@ several right-hand sides (${backend}): an iteration over k of them against a sep
 /** The full APC solve through HTTP (bench/httpSolve.ts). */
 async function runHttpSolve(options: { n: number; m: number; maxIterations: number }): Promise<HttpSolveReport | { error: string }> {
   log(`\nAPC solve through HTTP: Poisson n = ${options.n}, m = ${options.m} (upload, job, trace, solution)`);
-  const result = await runChild(
-    process.execPath,
-    [
-      ...NODE_TSX,
-      join(BENCH, 'httpSolve.ts'),
-      '--n',
-      String(options.n),
-      '--m',
-      String(options.m),
-      '--max-iterations',
-      String(options.maxIterations),
-    ],
-    { timeoutMs: SPARSE_CHILD_TIMEOUT_MS },
+  return benchChild<HttpSolveReport>(
+    'httpSolve.ts',
+    ['--n', String(options.n), '--m', String(options.m), '--max-iterations', String(options.maxIterations)],
+    SPARSE_CHILD_TIMEOUT_MS,
+    'httpSolve.ts',
   );
-  for (const line of result.stdout.split('\n').filter((l) => l.startsWith('  '))) log(line);
-  return lastJson<HttpSolveReport>(result, 'httpSolve.ts');
 }
 
 /** Each backend against the NumPy/SciPy fixtures (bench/fixtures.ts), in a process of its own. */

@@ -98,7 +98,7 @@ export function* blockTopWork(kernels: Kernels, g: Float64Array, rows: number, c
   const c = Math.max(rows, cols);
   if (steps > 0 && p <= SMALL_BLOCK) return smallBlockTop(kernels, g, rows, cols);
   if (steps > 0) {
-    const top = yield* lanczosTopWork(kernels, g, rows, cols, steps, false);
+    const top = yield* lanczosTopWork(kernels, g, rows, cols, steps);
     if (top !== null) return top;
   }
   // The bidiagonalization's p columns of length c, by rows: M^T.
@@ -149,18 +149,8 @@ function smallBlockTop(kernels: Kernels, g: Float64Array, rows: number, cols: nu
   return { c: Math.sqrt(theta), vector, squareError: gap > 0 ? (residual * residual) / gap : Infinity };
 }
 
-/**
- * blockTopWork's Lanczos (null: not converged within `steps`), with the Ritz vector for a near-parallel pair only
- * (`alwaysVector`: whatever the cosine, for a caller that knows it is).
- */
-function* lanczosTopWork(
-  kernels: Kernels,
-  g: Float64Array,
-  rows: number,
-  cols: number,
-  steps: number,
-  alwaysVector: boolean,
-): Work<BlockTop | null> {
+/** blockTopWork's Lanczos (null: not converged within `steps`), with the Ritz vector for a near-parallel pair only. */
+function* lanczosTopWork(kernels: Kernels, g: Float64Array, rows: number, cols: number, steps: number): Work<BlockTop | null> {
   const p = Math.min(rows, cols);
   const c = Math.max(rows, cols);
   // M (c x p, row-major): G when it has the fewer columns, else G^T.
@@ -168,7 +158,7 @@ function* lanczosTopWork(
   const scratch = new Float64Array(c);
   const op: SymmetricOperator = { size: p, apply: (x, y) => kernels.dense.normalProduct(m, c, p, x, y, scratch) };
   // The vector serves the sine of a near-parallel pair only (sineFromSingularVector): formed for those alone.
-  const wanted = (theta: number): boolean => alwaysVector || theta >= NEAR_PARALLEL_COSINE * NEAR_PARALLEL_COSINE;
+  const wanted = (theta: number): boolean => theta >= NEAR_PARALLEL_COSINE * NEAR_PARALLEL_COSINE;
   const vector = new Float64Array(p);
   const result = yield* lanczosWork(kernels, op, { which: 'largest', maxIterations: steps, ritzVector: vector, ritzVectorIf: wanted });
   if (!result.converged) return null;

@@ -276,19 +276,30 @@ describeEachBackend('smallest principal angle between two machines', (backend) =
   });
 });
 
-/** An orthonormal basis (n x p, ml-matrix's QR) of p Gaussian vectors of R^n with entries mean + N(0, 1). */
-function randomBasis(random: SeededRandom): (n: number, p: number, mean: number) => Matrix {
-  return (n, p, mean) => {
-    const rows = new Matrix(n, p);
-    for (let i = 0; i < n; i++) for (let j = 0; j < p; j++) rows.set(i, j, mean + random.nextNormal());
-    return new QrDecomposition(rows).orthogonalMatrix.subMatrix(0, n - 1, 0, p - 1);
+/**
+ * Q_1^T Q_2 (rows x cols) of two orthonormal bases (ml-matrix's QR) of Gaussian vectors of R^n with entries
+ * mean + N(0, 1), and its sigma_max by ml-matrix's SVD.
+ */
+function randomGramBlock(
+  random: SeededRandom,
+): (rows: number, cols: number, n: number, mean: number) => { gram: Matrix; expected: number } {
+  const basis = (n: number, p: number, mean: number): Matrix => {
+    const vectors = new Matrix(n, p);
+    for (let i = 0; i < n; i++) for (let j = 0; j < p; j++) vectors.set(i, j, mean + random.nextNormal());
+    return new QrDecomposition(vectors).orthogonalMatrix.subMatrix(0, n - 1, 0, p - 1);
+  };
+  return (rows, cols, n, mean) => {
+    const gram = basis(n, rows, mean)
+      .transpose()
+      .mmul(basis(n, cols, mean));
+    return { gram, expected: new SingularValueDecomposition(gram).diagonal[0] };
   };
 }
 
 describeEachBackend('a Gram block sigma_max', () => {
   // Q_1^T Q_2 of two random orthonormal bases of R^n: of halves of R^120 (a clustered top: Lanczos needs ~p steps), of
   // R^1200 with a common mean direction of the rows (a top apart from the rest: a few steps), and of two sizes.
-  const basis = randomBasis(new SeededRandom(23));
+  const gramBlockOf = randomGramBlock(new SeededRandom(23));
 
   for (const [rows, cols, n, mean] of [
     [60, 60, 120, 0],
@@ -298,11 +309,8 @@ describeEachBackend('a Gram block sigma_max', () => {
   ]) {
     it(`Lanczos within its steps, else the bidiagonalization: ml-matrix's SVD to 1e-14 (${rows} x ${cols} of R^${n}, mean ${mean})`, () => {
       const kernels = selectedKernels();
-      const gram = basis(n, rows, mean)
-        .transpose()
-        .mmul(basis(n, cols, mean));
+      const { gram, expected } = gramBlockOf(rows, cols, n, mean);
       const g = Float64Array.from(gram.to1DArray());
-      const expected = new SingularValueDecomposition(gram).diagonal[0];
       // A cap the block needs more steps than (mean 0), so that the bidiagonalization takes over, checked here.
       const steps = mean === 0 ? 8 : BLOCK_LANCZOS_STEPS;
       const p = Math.min(rows, cols);
@@ -320,7 +328,7 @@ describeEachBackend('a Gram block sigma_max', () => {
 });
 
 describeEachBackend('sigma_max of a small Gram block (at most 32 rows or columns: the dense eigensolver)', () => {
-  const basis = randomBasis(new SeededRandom(31));
+  const gramBlockOf = randomGramBlock(new SeededRandom(31));
   for (const [rows, cols, n, mean] of [
     [10, 20, 60, 0],
     [20, 10, 60, 1],
@@ -329,10 +337,7 @@ describeEachBackend('sigma_max of a small Gram block (at most 32 rows or columns
   ]) {
     it(`equals ml-matrix's SVD to 1e-14, its vector a unit right singular vector (${rows} x ${cols} of R^${n}, mean ${mean})`, () => {
       const kernels = selectedKernels();
-      const gram = basis(n, rows, mean)
-        .transpose()
-        .mmul(basis(n, cols, mean));
-      const expected = new SingularValueDecomposition(gram).diagonal[0];
+      const { gram, expected } = gramBlockOf(rows, cols, n, mean);
       const top = runSync(blockTopWork(kernels, Float64Array.from(gram.to1DArray()), rows, cols));
       expect(Math.abs(top.c - expected)).toBeLessThan(1e-14);
       // The vector is on the smaller side: |M v| = sigma_max for M = G (cols <= rows) or G^T.
