@@ -66,12 +66,40 @@ NO_CONTRACTION static void csr_block_gradient(size_t rows, size_t w, const int32
   }
 }
 
+/* Columns of a vector slice: GCC's vector types (one AVX-512 register, two AVX2 ones, four SSE2 ones per clone). */
+typedef double csr_v8 __attribute__((vector_size(64)));
+typedef double csr_v4 __attribute__((vector_size(32)));
+
 /*
- * Row k's part of the gradient methods' block term on columns [s, s + W) (W a compile-time width, so that the
- * loops over the columns vectorize and the residuals stay in registers): r = a_k X - b_k, residual2 += r^2,
- * g += r a_k, r not stored.
+ * Row k's part of the gradient methods' block term on columns [s, s + W) (W a compile-time width, the
+ * columns in one vector of type V, so that the residuals stay in registers): r = a_k X - b_k, residual2 += r^2,
+ * g += r a_k, r not stored. Lane c's operations are column c's alone, in the scalar loop's order (multiply, then
+ * add: no contraction), so the vectors give the scalar loop's bits. Unaligned loads and stores through memcpy.
  */
-#define CSR_TERM_SLICE(W)                                                                                                          \
+#define CSR_TERM_SLICE(W, V)                                                                                                       \
+  NO_CONTRACTION __attribute__((always_inline)) static inline void csr_term_slice_##W(                                           \
+      size_t w, size_t s, int32_t from, int32_t to, const int32_t* restrict col_idx, const double* restrict values,               \
+      const double* restrict x, const double* restrict bk, double* restrict g, double* restrict residual2) {                     \
+    V rk, t;                                                                                                                     \
+    memcpy(&t, bk + s, sizeof(V));                                                                                               \
+    rk = -t;                                                                                                                     \
+    for (int32_t e = from; e < to; e++) {                                                                                        \
+      memcpy(&t, x + (size_t)col_idx[e] * w + s, sizeof(V));                                                                     \
+      rk += values[e] * t;                                                                                                       \
+    }                                                                                                                            \
+    memcpy(&t, residual2 + s, sizeof(V));                                                                                        \
+    t += rk * rk;                                                                                                                \
+    memcpy(residual2 + s, &t, sizeof(V));                                                                                        \
+    for (int32_t e = from; e < to; e++) {                                                                                        \
+      double* restrict ge = g + (size_t)col_idx[e] * w + s;                                                                      \
+      memcpy(&t, ge, sizeof(V));                                                                                                 \
+      t += values[e] * rk;                                                                                                       \
+      memcpy(ge, &t, sizeof(V));                                                                                                 \
+    }                                                                                                                            \
+  }
+
+/* The scalar tail's slices (W = 2, 1). */
+#define CSR_TERM_SLICE_SCALAR(W)                                                                                                   \
   NO_CONTRACTION __attribute__((always_inline)) static inline void csr_term_slice_##W(                                           \
       size_t w, size_t s, int32_t from, int32_t to, const int32_t* restrict col_idx, const double* restrict values,               \
       const double* restrict x, const double* restrict bk, double* restrict g, double* restrict residual2) {                     \
@@ -90,23 +118,27 @@ NO_CONTRACTION static void csr_block_gradient(size_t rows, size_t w, const int32
     }                                                                                                                            \
   }
 
-CSR_TERM_SLICE(8)
-CSR_TERM_SLICE(4)
-CSR_TERM_SLICE(2)
-CSR_TERM_SLICE(1)
+CSR_TERM_SLICE(8, csr_v8)
+CSR_TERM_SLICE(4, csr_v4)
+CSR_TERM_SLICE_SCALAR(2)
+CSR_TERM_SLICE_SCALAR(1)
 
 /*
  * The gradient methods' block term in one sweep: g = A^T (A X - B) (cols x w, written whole) and residual2[c] +=
  * |r_c|^2, the same sums as csr_block_gradient on a zeroed g, to the bit (each column's operations are its own
  * and in the same order; slicing the columns changes none). Row k's residuals are not stored, and g is zeroed
  * as the sweep first reaches its rows, while they are in cache (the rows below `zeroed` are zero or written,
- * whatever order the column indices come in). Compiled for AVX2 too (without FMA: the same roundings), the
- * variant chosen at load time.
+ * whatever order the column indices come in). Compiled for AVX-512 and AVX2 too (without FMA: the same roundings),
+ * the variant chosen at load time: the slices' vectors are one or two registers there.
  */
-NO_CONTRACTION __attribute__((target_clones("avx2", "default"))) static void csr_block_term(
+NO_CONTRACTION __attribute__((target_clones("arch=x86-64-v4", "avx2", "default"))) static void csr_block_term(
     size_t rows, size_t cols, size_t w, const int32_t* restrict row_ptr, const int32_t* restrict col_idx,
     const double* restrict values, const double* restrict x, const double* restrict b, double* restrict g,
-    double* restrict residual2) {
+    double* restrict residual2_out) {
+  /* The squares are summed here, then added once: residual2_out is the chunk's scalars, which may share a cache
+   * line with the scalars of a machine another thread sweeps (a store there each row would bounce the line). */
+  double residual2[w > 0 ? w : 1];
+  memcpy(residual2, residual2_out, w * sizeof(double));
   size_t zeroed = 0;
   for (size_t k = 0; k < rows; k++) {
     const int32_t from = row_ptr[k], to = row_ptr[k + 1];
@@ -125,6 +157,7 @@ NO_CONTRACTION __attribute__((target_clones("avx2", "default"))) static void csr
     if (s < w) csr_term_slice_1(w, s, from, to, col_idx, values, x, bk, g, residual2);
   }
   if (zeroed < cols) memset(g + zeroed * w, 0, (cols - zeroed) * w * sizeof(double));
+  memcpy(residual2_out, residual2, w * sizeof(double));
 }
 
 typedef struct {
