@@ -4,7 +4,8 @@
  * writing only its own region of a shared output (APC: its x_i; Cimmino: its A_i^+ r_i; a row
  * range: its gradient term) and its own scalars. A phase is: the calling thread publishes the
  * input vector (xbar or x, shared memory) and bumps a generation counter; every thread, the calling
- * one included, takes chunks from a shared counter (largest first) until none is left; the calling
+ * one included, runs its own block of chunks, then takes what is left of the others' (./protocol.ts
+ * chunkBlocks: a thread runs the same chunks phase after phase, its data in its own caches); the calling
  * thread waits until the workers are done (an Atomics barrier), then reduces the chunks' outputs in
  * chunk order. A method may also cut a phase by another rule over the same chunk indices (the block
  * methods' step phase: chunk c is a range of rows, ../machines/blockShard.ts) in which each chunk
@@ -41,7 +42,9 @@ import type { Worker } from 'node:worker_threads';
 import {
   CONTROL_WORDS,
   DONE,
-  NEXT,
+  chunkBlocks,
+  emptyBlocks,
+  resetBlocks,
   runChunks,
   type DataViews,
   EXIT_PHASE,
@@ -96,7 +99,7 @@ export interface ShardPlan<Spec> {
   readonly chunks: number;
   readonly outputLength: number;
   readonly scalarsPerChunk: number;
-  /** Matrix entries each chunk reads per iteration (it orders the chunks, largest first). */
+  /** Matrix entries each chunk reads per iteration (it shares the chunks out among the threads: chunkBlocks). */
   readonly chunkWork: ArrayLike<number>;
   /** Everything the chunks read. Workers get one copy of it in shared memory: keep it to what they read. */
   readonly spec: Spec;
@@ -221,7 +224,8 @@ function startWorkers(
   threads: number,
   workers: Worker[],
 ): { control: Int32Array; message: Uint8Array; busy: Float64Array } {
-  const control = new SharedArrayBuffer(CONTROL_WORDS * Int32Array.BYTES_PER_ELEMENT);
+  // The header, then a word per thread for its block of chunks.
+  const control = new SharedArrayBuffer((CONTROL_WORDS + threads) * Int32Array.BYTES_PER_ELEMENT);
   const message = new SharedArrayBuffer(MESSAGE_BYTES);
   const busy = new SharedArrayBuffer(threads * Float64Array.BYTES_PER_ELEMENT);
   const start: Omit<WorkerStart, 'slot'> = {
@@ -241,12 +245,6 @@ function startWorkers(
   return { control: new Int32Array(control), message: new Uint8Array(message), busy: new Float64Array(busy) };
 }
 
-/** Chunk indices by decreasing work (ties by index): handed out in this order, the last ones are short. */
-function largestFirst(chunkWork: ArrayLike<number>, chunks: number): Int32Array {
-  const order = Int32Array.from({ length: chunks }, (_, c) => c);
-  return order.sort((a, b) => chunkWork[b] - chunkWork[a] || a - b);
-}
-
 export class ShardEngine {
   readonly threads: number;
   /** The vector every chunk reads in a phase (the method's estimate); shared memory when threaded. */
@@ -258,7 +256,9 @@ export class ShardEngine {
   /** Where the calling thread runs: its kernels, for the caller's own reductions over the output. */
   readonly context: ThreadContext;
   private readonly local: Shard;
-  private readonly order: Int32Array;
+  private readonly chunks: number;
+  /** Each thread's block of chunks (../parallel/protocol.ts chunkBlocks). */
+  private readonly blocks: Int32Array;
   private readonly views: DataViews;
   private readonly control: Int32Array;
   private readonly message: Uint8Array;
@@ -280,8 +280,9 @@ export class ShardEngine {
     const { n, chunks, outputLength, scalarsPerChunk } = plan;
     this.priced = plan.priced ?? true;
     this.slowdownOf = this.priced ? (plan.slowdownOf ?? null) : null;
-    this.order = largestFirst(plan.chunkWork, chunks);
+    this.chunks = chunks;
     this.threads = Math.max(1, Math.min(threads, chunks));
+    this.blocks = chunkBlocks(plan.chunkWork, chunks, this.threads);
     const length = dataLength(n, outputLength, chunks, scalarsPerChunk) * Float64Array.BYTES_PER_ELEMENT;
     const startingAt = performance.now();
     // Threaded: the workers start first and load their code (~60-90 ms) while this thread lays out the data below
@@ -329,7 +330,7 @@ export class ShardEngine {
         chunks,
         outputLength,
         scalarsPerChunk,
-        order: this.order,
+        blocks: this.blocks,
         spec: arena !== null ? arena.describe(spec) : spec,
         arena: arena !== null ? arena.layout : null,
         data: data as SharedArrayBuffer,
@@ -352,15 +353,15 @@ export class ShardEngine {
   /** Runs `phase` on every chunk (this thread takes chunks too) and returns when all are done. */
   run(phase: number): void {
     if (this.disposed) throw new Error('This solver run has ended: its threads were released.');
-    const { control, local, order, views } = this;
+    const { control, local, chunks, blocks, views } = this;
     if (this.workers.length === 0) {
-      for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
+      for (let c = 0; c < chunks; c++) local.run(phase, c, views.input, views.output, views.scalars);
       return;
     }
     if (this.phases >= SOLO_FROM && this.soloPhases < SOLO_PHASES && (this.measuring ??= this.startsMeasuring())) {
       // A solo phase (see SOLO_FROM): every chunk on this thread, the workers left waiting.
       const soloStart = performance.now();
-      for (let i = 0; i < order.length; i++) local.run(phase, order[i], views.input, views.output, views.scalars);
+      for (let c = 0; c < chunks; c++) local.run(phase, c, views.input, views.output, views.scalars);
       if (this.soloPhases++ > 0) {
         const kind = this.busyOf(phase);
         kind.soloMs += performance.now() - soloStart;
@@ -369,7 +370,7 @@ export class ShardEngine {
       return;
     }
     const started = performance.now();
-    Atomics.store(control, NEXT, 0);
+    resetBlocks(control, blocks);
     Atomics.store(control, DONE, 0);
     Atomics.store(control, PHASE, phase);
     Atomics.add(control, GENERATION, 1);
@@ -377,11 +378,11 @@ export class ShardEngine {
     let localError: unknown = null;
     const localStart = performance.now();
     try {
-      runChunks(control, order, local, phase, views);
+      runChunks(control, blocks, 0, local, phase, views);
     } catch (error) {
       localError = error;
       // The phase has failed: hand out no more chunks.
-      Atomics.store(control, NEXT, order.length);
+      emptyBlocks(control, blocks);
     }
     const localBusy = performance.now() - localStart;
     this.awaitWorkers();
@@ -447,7 +448,7 @@ export class ShardEngine {
   /** Sum over chunks, in chunk order, of scalar `index`. */
   scalarSum(index: number): number {
     const { scalars } = this;
-    const stride = scalars.length / this.order.length;
+    const stride = scalars.length / this.chunks;
     let s = 0;
     for (let k = index; k < scalars.length; k += stride) s += scalars[k];
     return s;
@@ -456,7 +457,7 @@ export class ShardEngine {
   /** Largest over chunks of scalar `index`; NaN when any is NaN. */
   scalarMax(index: number): number {
     const { scalars } = this;
-    const stride = scalars.length / this.order.length;
+    const stride = scalars.length / this.chunks;
     let best = -Infinity;
     for (let k = index; k < scalars.length; k += stride) {
       const v = scalars[k];

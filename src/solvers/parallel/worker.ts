@@ -71,7 +71,7 @@ function serve(shard: Shard, setup: WorkerSetup): void {
     if (phase === EXIT_PHASE) return;
     const started = performance.now();
     try {
-      runChunks(control, setup.order, shard, phase, views);
+      runChunks(control, setup.blocks, start.slot, shard, phase, views);
     } catch (error) {
       recordFailure(control, message, error);
     }
