@@ -802,8 +802,8 @@ function multipleRhsRow(record: RunRecord, target: MultipleRhsTarget, backend: s
         `of one vector's run; ` +
         (target.storage === 'dense'
           ? `the block's products are bound by the multiply-add rate where one vector's read the matrix from memory`
-          : `the block's n x k blocks (X, the machines' terms, a method's carried block) stream through memory at every step ` +
-            `where one vector's stay in cache; the gradient methods share the pass, and D-GD, which carries no block, costs less`) +
+          : `the block's n x k blocks (X, B, the machines' terms, a method's carried block) stream through memory at every ` +
+            `iteration (the step phase alone reads or writes five of them) where one vector's stay in cache`) +
         ' (docs/performance.md, "Several right-hand sides in the recorded bench")',
     ratio: worst.iterationRatio,
   };
