@@ -283,7 +283,7 @@ export function cacheFraction(bytes: number, calibration: Calibration): number {
  * Seconds of one iteration in this process: the chunks at the calibrated rates (in or out of cache by
  * the iteration's working set, the bytes of matrix data all chunks hold), each with a call's fixed cost;
  * on T > 1 threads max(their sum / T, the largest chunk), times the threads' slowdown (calibration.threadSlowdown),
- * plus one phase's synchronisation (the engine hands chunks out largest first); the gradient methods' step phase (its
+ * plus one phase's synchronisation (each thread runs its block of chunks, then the others' remainders); the gradient methods' step phase (its
  * bytes at the step's rate, shared by the T threads, times the slowdown, plus a phase's synchronisation when
  * threadedStep hands it to them); then the taskmaster on the calling thread, and the algorithm's fixed
  * costs per iteration (calibration.overheads: its method's and the runner's calls, gathers, measures and

@@ -57,7 +57,7 @@ function packRows(
   }
 }
 
-/** Matrix entries machine i's pass reads per column (it orders the machines, largest first, and decides the threads). */
+/** Matrix entries machine i's pass reads per column (it shares the machines out among the threads and decides their number). */
 function entriesPerColumn(storage: BlockStorage): number {
   if (storage.storage === 'dense') return storage.p * storage.c * (storage.q !== null ? 2 : 1);
   const nnz = storage.rowPtr[storage.p];

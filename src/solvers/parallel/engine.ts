@@ -152,7 +152,9 @@ export function lastPhaseSyncSeconds(): number | null {
  * The threads' slowdown: how much longer a phase's chunks take run side by side on the run's threads (their busy times
  * summed) than one after another on the calling thread alone. Threads that share a last-level cache and memory
  * bandwidth run slower side by side: on the 2-core EPYC VM a dense n = 1000, m = 10 APC iteration took 0.19-0.24 ms on
- * two threads against 0.26 ms on one, where two processes of single-threaded dgemm each kept their speed alone.
+ * two threads against 0.26 ms on one, where two processes of single-threaded dgemm each kept their speed alone (then any
+ * thread took any chunk, so the chunks' data also moved between the cores; since each thread keeps its block of chunks,
+ * ./protocol.ts chunkBlocks, the dense runs there measure 1.1-1.2).
  * A priced threaded run whose plan names its storage (ShardPlan.slowdownOf: a method's machines) measures it itself:
  * once SOLO_FROM of its phases have run threaded, its next SOLO_PHASES run on the calling thread alone, the workers left
  * waiting (the iterates do not depend on which thread runs a chunk: they are unchanged, and the run takes about
