@@ -18,6 +18,11 @@
  * LU of M (as ./conditioning.ts computes lambda_min(S)) or, given a factorization of a dense A by
  * another partition, through it (./kappaS.ts inverseSThroughFactoredOperator). Dense n x n memory and
  * O(n^3) work: for small systems only (the refinement's size limit).
+ *
+ * The route from R alone (a square dense A, given the machines' R, the rows' Gram matrix and a factorization of A):
+ * Q_i = A_i^T R_i^{-1} is never formed. u by Lanczos on S x = A^T P (A x) (./kappaS.ts factorsSOperator), every row's
+ * coordinates from the Gram matrix, and Q_i^T x = R_i^{-T} (A_i x) from one product of A with x, so a proposal's
+ * machines need the Cholesky factors of their blocks of A A^T (p^3 / 3) where a QR and Q cost ~4 p^2 n.
  */
 import type { Work } from '../cooperative.js';
 import { eigensolverOptionsOf, largestEigenvalueWork, type SymmetricOperator } from '../eigen/lanczos.js';
@@ -27,10 +32,12 @@ import { luWork } from '../linalg/lu.js';
 import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf, type FactoredMatrix } from './conditioning.js';
+import type { DenseMachineFactor } from '../machines/machineData.js';
 import {
   basesSBlockProduct,
   basesSOperator,
   basisCoordinates,
+  factorsSOperator,
   inverseSThroughFactoredOperator,
   triangularConditionEstimate,
   type SEndVectors,
@@ -41,7 +48,8 @@ import { offsetsOf, type RowGram } from './gramBlocks.js';
 export interface MachineBasis {
   rows: Int32Array;
   cols: Int32Array;
-  q: Float64Array;
+  /** null on the route from R alone (RowMoveEffectsOptions.factors): Q_i = A_i^T R_i^{-1} is never formed. */
+  q: Float64Array | null;
   r: Float64Array;
 }
 
@@ -118,10 +126,11 @@ function* machineBasisWork(kernels: Kernels, a: DenseMatrix | CsrMatrix, rows: I
  */
 function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: MachineBasis, rowGram?: RowGram): Work<BasisCoordinates> {
   const n = a.rows;
-  const { cols, q } = basis;
+  const { cols } = basis;
   const c = cols.length;
   const p = basis.rows.length;
   if (rowGram !== undefined && c === a.cols && rowGram.rows === n) return yield* basisCoordinatesFromRowGramWork(kernels, basis, rowGram);
+  const q = basis.q!;
   let x = a.data;
   if (c !== a.cols) {
     x = new Float64Array(n * c);
@@ -197,6 +206,49 @@ function withSquaredNorms(values: Float64Array, n: number, p: number): BasisCoor
   return { values, norm2 };
 }
 
+/**
+ * Q_i^T x of each machine from x's products with A's rows (products[2 k + offset] = a_k . x): R_i^{-T} (A_i x), since
+ * A_i = R_i^T Q_i^T. A machine on every column (the route from R alone).
+ */
+function coordinatesThroughR(kernels: Kernels, bases: readonly MachineBasis[], products: Float64Array, offset: number): Float64Array[] {
+  return bases.map(({ rows, r }) => {
+    const p = rows.length;
+    const out = new Float64Array(p);
+    for (let t = 0; t < p; t++) out[t] = products[2 * rows[t] + offset];
+    kernels.dense.solveRTransposedBlock(r, p, out, 1);
+    return out;
+  });
+}
+
+/**
+ * The machines of RowMoveEffectsOptions.factors as bases without Q, when the route from R alone stands for them: a square
+ * dense A, the rows' Gram matrix (every row's coordinates from it) and a factorization of A (v through it) given, and
+ * every machine on every column, holding the assignment's rows, its R invertible and well-conditioned (the
+ * coordinates' and the Rayleigh-Ritz values' bound, wellConditioned). null: the bases with Q.
+ */
+function factorRoute(
+  a: DenseMatrix,
+  rowsOf: readonly number[][],
+  options: RowMoveEffectsOptions,
+  isConditioned: (basis: MachineBasis) => boolean,
+): { machines: readonly DenseMachineFactor[]; bases: MachineBasis[] } | null {
+  const { factors, rowGram, factored } = options;
+  const n = a.cols;
+  if (factors === undefined || factored === undefined || a.rows !== n || rowGram?.rows !== n || factors.length !== rowsOf.length)
+    return null;
+  const everyColumn = Int32Array.from({ length: n }, (_, s) => s);
+  const bases: MachineBasis[] = [];
+  for (const [i, { rows, r, c }] of factors.entries()) {
+    const p = rows.length;
+    if (c !== n || p !== rowsOf[i].length || rows.some((k, t) => k !== rowsOf[i][t])) return null;
+    for (let t = 0; t < p; t++) if (r[t * p + t] === 0) return null;
+    const basis = { rows, cols: everyColumn, q: null, r };
+    if (!isConditioned(basis)) return null;
+    bases.push(basis);
+  }
+  return { machines: factors, bases };
+}
+
 /** R^{-1} (p x p, upper triangular, row-major) by back substitution, column by column. */
 function upperInverse(r: Float64Array, p: number): Float64Array {
   const inv = new Float64Array(p * p);
@@ -230,17 +282,23 @@ export interface RowMoveEffectsOptions {
    * a well-conditioned machine's basis from it (basisCoordinatesFromRowGramWork) instead of the product A Q_h^T.
    */
   rowGram?: RowGram;
+  /**
+   * The machines of this assignment with R alone (../machines/machineData.ts DenseMachineFactor, each on every column,
+   * e.g. from the rows' Gram matrix): with `rowGram` and `factored`, on a square dense A whose machines' R are all
+   * well-conditioned, the effects read R alone (module comment: the route from R); otherwise they are not read.
+   */
+  factors?: readonly DenseMachineFactor[];
 }
 
 /**
- * What the move effects compute from one machine's basis alone, kept by the basis' arrays (which a distributed system
- * never changes), for one dense A: every row's coordinates in the basis, A Q_h^T (n x p, by q), and R_h^{-1} (by r).
+ * What the move effects compute from one machine's basis alone, kept by the basis' R (which a distributed system or a
+ * machine's factor never changes), for one dense A: every row's coordinates in the basis, A Q_h^T (n x p), and R_h^{-1}.
  * The refinement's proposals move rows between a few machines, and the move effects that follow an accepted one read
  * the other machines' bases as they were (dense n = 2000, m = 10: 2 to 4 machines of the 10 changed by each of the 8
  * proposals).
  */
 export class MoveEffectsCache {
-  /** A Q_h^T by Q_h's q, with the squared norm of each of its rows (|P_h a_k|^2). */
+  /** A Q_h^T by R_h's r, with the squared norm of each of its rows (|P_h a_k|^2). */
   readonly coordinates = new WeakMap<Float64Array, BasisCoordinates>();
   /** R_h^{-1} by R_h's r. */
   readonly inverses = new WeakMap<Float64Array, Float64Array>();
@@ -280,18 +338,28 @@ export function* rowMoveEffectsWork(
   const n = a.cols;
   const rowsOf: number[][] = Array.from({ length: m }, () => []);
   assignment.forEach((machine, k) => rowsOf[machine].push(k));
+  const isConditioned = (basis: MachineBasis): boolean => {
+    const known = cache?.conditioned.get(basis.r) ?? wellConditioned(kernels, basis, n);
+    cache?.conditioned.set(basis.r, known);
+    return known;
+  };
+  // The route from R alone (module comment) when every machine's factor qualifies, else the bases with Q.
+  const factors = 'data' in a ? factorRoute(a, rowsOf, options, isConditioned) : null;
   const bases: MachineBasis[] = [];
-  for (const [i, rows] of rowsOf.entries()) {
-    const basis = given?.[i] ?? (yield* machineBasisWork(kernels, a, Int32Array.from(rows)));
-    if (basis === null) return null;
-    const p = basis.rows.length;
-    for (let t = 0; t < p; t++) if (basis.r[t * p + t] === 0) return null;
-    bases.push(basis);
-  }
+  if (factors !== null) bases.push(...factors.bases);
+  else
+    for (const [i, rows] of rowsOf.entries()) {
+      const basis = given?.[i] ?? (yield* machineBasisWork(kernels, a, Int32Array.from(rows)));
+      if (basis === null) return null;
+      const p = basis.rows.length;
+      for (let t = 0; t < p; t++) if (basis.r[t * p + t] === 0) return null;
+      bases.push(basis);
+    }
   const pMax = Math.max(...bases.map((b) => b.rows.length));
-  // The bases as S's products read them (./kappaS.ts), for every product with S below.
-  const sBases = bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q }));
-  const sOperator = basesSOperator(kernels, sBases, n);
+  // The bases as S's products read them (./kappaS.ts), for every product with S below (Q's route only).
+  const sBases = factors === null ? bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q: q! })) : null;
+  const sOperator =
+    factors === null ? basesSOperator(kernels, sBases!, n) : factorsSOperator(kernels, factors.machines, n, a as DenseMatrix);
   const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, ...eigensolverOptionsOf(kernels) };
   const u = new Float64Array(n);
   const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u, startVector: startVectors?.u });
@@ -311,7 +379,7 @@ export function* rowMoveEffectsWork(
     let row = 0;
     for (const { rows, cols, q } of bases) {
       const c = cols.length;
-      for (let t = 0; t < rows.length; t++, row++) for (let s = 0; s < c; s++) basisRows[row * n + cols[s]] = q[t * c + s];
+      for (let t = 0; t < rows.length; t++, row++) for (let s = 0; s < c; s++) basisRows[row * n + cols[s]] = q![t * c + s];
     }
     const f = yield* luWork(kernels, { rows: n, cols: n, data: basisRows }, { inPlace: true });
     if (f.zeroPivotColumn >= 0) return null;
@@ -319,36 +387,8 @@ export function* rowMoveEffectsWork(
   }
   const inverseTop = yield* largestEigenvalueWork(inverse, { ...lanczosOptions, ritzVector: v, startVector: startVectors?.v });
 
-  const deltaMax = new Float64Array(n * m).fill(NaN);
-  const deltaMin = new Float64Array(n * m).fill(NaN);
-  // Removal: (x . w_k)^2 for every row k on its own machine.
-  const removedU = new Float64Array(n);
-  const removedV = new Float64Array(n);
-  const coordsU = sBases.map((b) => basisCoordinates(b, u, new Float64Array(b.p)));
-  const coordsV = sBases.map((b) => basisCoordinates(b, v, new Float64Array(b.p)));
-  const inverses: Float64Array[] = [];
-  for (const [j, basis] of bases.entries()) {
-    const p = basis.rows.length;
-    const inv = cache?.inverses.get(basis.r) ?? upperInverse(basis.r, p);
-    cache?.inverses.set(basis.r, inv);
-    inverses.push(inv);
-    for (let t = 0; t < p; t++) {
-      let xu = 0;
-      let xv = 0;
-      let norm = 0;
-      for (let s = t; s < p; s++) {
-        const e = inv[t * p + s];
-        xu += e * coordsU[j][s];
-        xv += e * coordsV[j][s];
-        norm += e * e;
-      }
-      removedU[basis.rows[t]] = (xu * xu) / norm;
-      removedV[basis.rows[t]] = (xv * xv) / norm;
-    }
-    yield undefined;
-  }
-  // Addition: (x . z)^2 for every row k and every other machine h, from |a_k|^2, a_k . u, a_k . v (once) and the
-  // coordinates Q_h a_k of every row in h's basis (one product A Q_h^T per machine on dense A).
+  // For the addition below, (x . z)^2 for every row k and every other machine h: |a_k|^2, a_k . u, a_k . v (once) and
+  // the coordinates Q_h a_k of every row in h's basis (one product A Q_h^T per machine on dense A).
   let rowNorm2 = cache?.rowNorm2 ?? null;
   const rowDots = new Float64Array(2 * n);
   if ('data' in a) {
@@ -378,6 +418,34 @@ export function* rowMoveEffectsWork(
     }
   }
   yield undefined;
+  const deltaMax = new Float64Array(n * m).fill(NaN);
+  const deltaMin = new Float64Array(n * m).fill(NaN);
+  // Removal: (x . w_k)^2 for every row k on its own machine.
+  const removedU = new Float64Array(n);
+  const removedV = new Float64Array(n);
+  const coordsU = sBases?.map((b) => basisCoordinates(b, u, new Float64Array(b.p))) ?? coordinatesThroughR(kernels, bases, rowDots, 0);
+  const coordsV = sBases?.map((b) => basisCoordinates(b, v, new Float64Array(b.p))) ?? coordinatesThroughR(kernels, bases, rowDots, 1);
+  const inverses: Float64Array[] = [];
+  for (const [j, basis] of bases.entries()) {
+    const p = basis.rows.length;
+    const inv = cache?.inverses.get(basis.r) ?? upperInverse(basis.r, p);
+    cache?.inverses.set(basis.r, inv);
+    inverses.push(inv);
+    for (let t = 0; t < p; t++) {
+      let xu = 0;
+      let xv = 0;
+      let norm = 0;
+      for (let s = t; s < p; s++) {
+        const e = inv[t * p + s];
+        xu += e * coordsU[j][s];
+        xv += e * coordsV[j][s];
+        norm += e * e;
+      }
+      removedU[basis.rows[t]] = (xu * xu) / norm;
+      removedV[basis.rows[t]] = (xv * xv) / norm;
+    }
+    yield undefined;
+  }
   const slotOf = new Int32Array(n);
   const projected = new Float64Array(pMax);
   // (Q_h a_k) . (Q_h u) and (Q_h a_k) . (Q_h v) of every row k: a dense A's by the kernels' product of A Q_h^T with them.
@@ -385,25 +453,19 @@ export function* rowMoveEffectsWork(
   const coordsUV = new Float64Array(2 * pMax);
   // Each machine's R well-conditioned (a dense A only): its coordinates from the rows' Gram matrix when given, and the
   // Rayleigh-Ritz values below from the coordinates.
-  const conditioned =
-    'data' in a
-      ? bases.map((basis) => {
-          const known = cache?.conditioned.get(basis.r) ?? wellConditioned(kernels, basis, n);
-          cache?.conditioned.set(basis.r, known);
-          return known;
-        })
-      : [];
+  const conditioned = 'data' in a ? bases.map(isConditioned) : [];
   const coordinatesOf: BasisCoordinates[] = [];
   for (const [h, basis] of bases.entries()) {
-    const { cols, q } = basis;
+    const { cols } = basis;
     const c = cols.length;
     const p = basis.rows.length;
     // Row k of A Q_h^T at coordinates.values[k * p]: a_k's coordinates in h's basis.
     let coordinates: BasisCoordinates | null = null;
+    let q: Float64Array | null = null;
     if (!('rowPtr' in a)) {
       coordinates =
-        cache?.coordinates.get(q) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis, conditioned[h] ? rowGram : undefined));
-      cache?.coordinates.set(q, coordinates);
+        cache?.coordinates.get(basis.r) ?? (yield* basisCoordinatesOfRowsWork(kernels, a, basis, conditioned[h] ? rowGram : undefined));
+      cache?.coordinates.set(basis.r, coordinates);
       coordinatesOf.push(coordinates);
       coordsUV.set(coordsU[h]);
       coordsUV.set(coordsV[h], p);
@@ -411,6 +473,7 @@ export function* rowMoveEffectsWork(
     } else {
       slotOf.fill(-1);
       cols.forEach((col, s) => (slotOf[col] = s));
+      q = basis.q!;
     }
     for (let k = 0; k < n; k++) {
       if (assignment[k] === h) continue;
@@ -427,7 +490,7 @@ export function* rowMoveEffectsWork(
         for (let e = 0; e < rc.length; e++) {
           const s = slotOf[rc[e]];
           if (s < 0) continue;
-          for (let t = 0; t < p; t++) projected[t] += q[t * c + s] * values[e];
+          for (let t = 0; t < p; t++) projected[t] += q![t * c + s] * values[e];
         }
         for (let t = 0; t < p; t++) {
           inside += projected[t] * projected[t];
@@ -460,7 +523,8 @@ export function* rowMoveEffectsWork(
     {
       // w = Q_j R_j^{-T} e_t: row t of R_j^{-1} (upper triangular, from column t) times Q_j's rows t..p-1.
       const j = assignment[k];
-      const { cols, q } = bases[j];
+      const { cols } = bases[j];
+      const q = bases[j].q!;
       const c = cols.length;
       const p = bases[j].rows.length;
       const t = localOf[k];
@@ -475,7 +539,8 @@ export function* rowMoveEffectsWork(
         const { cols: rc, values } = rowEntries(a, k);
         for (let e = 0; e < rc.length; e++) z[rc[e]] = values[e];
       }
-      const { cols, q } = bases[h];
+      const { cols } = bases[h];
+      const q = bases[h].q!;
       const c = cols.length;
       const p = bases[h].rows.length;
       for (let col = 0; col < c; col++) onCols[col] = z[cols[col]];
@@ -485,7 +550,8 @@ export function* rowMoveEffectsWork(
     }
     return normalize(w) && normalize(z) ? { w, z } : null;
   };
-  const sBlock = basesSBlockProduct(kernels, sBases);
+  // Q's route only (the route from R takes the Rayleigh-Ritz values from the coordinates).
+  const sBlock = sBases === null ? null : basesSBlockProduct(kernels, sBases);
   const rayleighRitzOfVectors = (moves: readonly { row: number; to: number }[]): ({ lambdaMax: number; lambdaMin: number } | null)[] => {
     const pairs = moves.map(({ row, to }) => moveVectors(row, to));
     const kept = pairs.filter((pair) => pair !== null);
@@ -495,7 +561,7 @@ export function* rowMoveEffectsWork(
       block.set(w, 2 * l * n);
       block.set(z, (2 * l + 1) * n);
     });
-    const products = sBlock(block, 2 * kept.length, n);
+    const products = sBlock!(block, 2 * kept.length, n);
     let l = 0;
     return pairs.map((pair) => {
       if (pair === null) return null;
@@ -570,10 +636,15 @@ function rayleighRitzFromCoordinates(
   suv.set(su);
   suv.set(sv, n);
   kernels.dense.multiplyByTransposeRows(a.data, suv, n, 0, n, 2, sDots, 2);
-  // Q_i^T S u and Q_i^T S v by one product a machine: rows 2 t and 2 t + 1 of Q_i [S u, S v] on i's columns.
+  // Q_i^T S u and Q_i^T S v by one product a machine: rows 2 t and 2 t + 1 of Q_i [S u, S v] on i's columns; on the
+  // route from R alone (no q), R_i^{-T} (A_i S u) from the products just made.
   const inSU: Float64Array[] = [];
   const inSV: Float64Array[] = [];
-  for (const { rows, cols, q } of bases) {
+  if (bases.some(({ q }) => q === null)) {
+    inSU.push(...coordinatesThroughR(kernels, bases, sDots, 0));
+    inSV.push(...coordinatesThroughR(kernels, bases, sDots, 1));
+  }
+  for (const { rows, cols, q } of inSU.length > 0 ? [] : bases) {
     const p = rows.length;
     const c = cols.length;
     let onCols = suv;
@@ -585,7 +656,7 @@ function rayleighRitzFromCoordinates(
       }
     }
     const both = new Float64Array(2 * p);
-    kernels.dense.multiplyByTransposeRows(q, onCols, c, 0, p, 2, both, 2);
+    kernels.dense.multiplyByTransposeRows(q!, onCols, c, 0, p, 2, both, 2);
     inSU.push(both.filter((_, e) => e % 2 === 0));
     inSV.push(both.filter((_, e) => e % 2 === 1));
   }

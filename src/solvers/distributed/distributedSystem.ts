@@ -155,6 +155,11 @@ export interface DenseFactorsOptions {
    * reflectors: denseSystemOfFactorsWork factors it then.
    */
   triangularFactorOf?: (rows: Int32Array) => Float64Array | null;
+  /**
+   * Machines of other partitions of the same A and b: a machine whose rows are one of theirs is taken from it, not
+   * factored again (its factor depends on its rows alone), as buildDenseSystemReusingWork takes a system's.
+   */
+  known?: readonly DenseMachineFactor[];
 }
 
 /**
@@ -173,6 +178,12 @@ export function* buildDenseFactorsWork(
   const machines: DenseMachineFactor[] = [];
   for (let index = 0; index < m; index++) {
     const rows = problem.partition.rowsOf[index];
+    const same = options.known?.find((machine) => sameIndices(machine.rows, rows));
+    if (same !== undefined) {
+      machines.push({ ...same, index });
+      yield { phase: 'factors', fraction: (index + 1) / m };
+      continue;
+    }
     const given = options.triangularFactorOf?.(rows) ?? null;
     // A machine on every column whose R is given keeps no copy of its rows (A's rows serve: ../analysis/kappaS.ts
     // factorsSOperator); the others are copied on their support, as the build does.

@@ -377,17 +377,24 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     kappaAtA ??= (yield* matrixConditioningWork(kernels, problem.A as DenseMatrix, factored)).kappaAtA;
     return factoredRouteStands(kappaS, kappaAtA);
   }
-  function* fromFactorsWork(assignment: Int32Array): Work<Evaluation | 'own-route' | null> {
+  // Each machine's R from its rows' block of A A^T where that stands (a Cholesky factorization, not the QR).
+  const triangularFactorOf = rowGram === undefined ? undefined : (rows: Int32Array) => triangularFactorFromRowGram(kernels, rowGram, rows);
+  // A machine whose rows the last factors or the best's hold is taken from them (the refinement's proposals move rows
+  // between some of the machines; the move effects keep what they computed of the others by their R).
+  const factorsWork = (assignment: Int32Array): Work<DenseFactors> =>
+    buildDenseFactorsWork(withPartition(problem as DenseProblem, partitionFromAssignment(assignment, m)), kernels, {
+      triangularFactorOf,
+      known: [lastFactors?.factors, bestSoFar?.factors].flatMap((factors) => factors?.machines ?? []),
+    });
+  // The last candidate evaluated from its factors: the refinement's accepted proposal, whose move effects read them.
+  let lastFactors: { assignment: Int32Array; factors: DenseFactors } | null = null;
+  function* fromFactorsWork(assignment: Int32Array, near?: SEndVectors): Work<Evaluation | 'own-route' | null> {
     if (bracketed || isCsrProblem(problem) || problem.A.rows !== problem.A.cols || evaluated.length === 0) return null;
     if (factored === undefined && options.given?.system.storage === 'dense') yield* factoredWork(options.given.system);
     if (factored === undefined) return null;
-    // Each machine's R from its rows' block of A A^T where that stands (a Cholesky factorization, not the QR).
-    const triangularFactorOf =
-      rowGram === undefined ? undefined : (rows: Int32Array) => triangularFactorFromRowGram(kernels, rowGram, rows);
-    const factors = yield* buildDenseFactorsWork(withPartition(problem, partitionFromAssignment(assignment, m)), kernels, {
-      triangularFactorOf,
-    });
-    const s = yield* sOfFactorsWork(kernels, factors, factored);
+    const factors = yield* factorsWork(assignment);
+    lastFactors = { assignment, factors };
+    const s = yield* sOfFactorsWork(kernels, factors, factored, near);
     if (s === null) return null;
     if (!(yield* factoredStandsWork(s.kappaS))) return 'own-route';
     const done: Evaluation = {
@@ -402,12 +409,13 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     evaluated.push(done);
     return done;
   }
-  function* evaluationWork(assignment: Int32Array, near?: SEndVectors, listed = false): Work<Evaluation> {
+  /** `factorsFirst`: from the machines' R alone where that stands (fromFactorsWork; a listed candidate, a refinement's proposal). */
+  function* evaluationWork(assignment: Int32Array, near?: SEndVectors, factorsFirst = false): Work<Evaluation> {
     // A partition listed before under other machine numbers (RCM's order of a dense matrix's complete row graph cuts
     // it into the contiguous blocks, reversed) has the same S: its evaluation stands.
     let done = evaluated.find((earlier) => samePartition(earlier.assignment, assignment, m));
     if (done !== undefined) return done;
-    const fromFactors = listed ? yield* fromFactorsWork(assignment) : null;
+    const fromFactors = factorsFirst ? yield* fromFactorsWork(assignment, near) : null;
     if (fromFactors !== null && fromFactors !== 'own-route') return fromFactors;
     const system = yield* systemOf(assignment);
     done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [], seconds: secondsPerIteration(system) };
@@ -453,9 +461,11 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     let start: Evaluation | null = null;
     for (const { evaluation } of listed)
       if (isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS! < start.kappaS!)) start = evaluation;
-    // The refinement reads its start's machines (their bases, and the ones its proposals keep): made here when the
-    // start was evaluated from its R alone (from its factors when it is the best so far).
-    if (start !== null && refinementApplies(problem.A, m)) yield* systemOf(start.assignment);
+    // The refinement reads its start's machines: their R alone where the candidates were evaluated from it (a square dense
+    // A: the rows' Gram matrix and the given partition's factorization of A are had), else their bases, made here when
+    // the start was evaluated from its R alone (from its factors when it is the best so far).
+    const fromR = rowGram !== undefined && factored !== undefined;
+    if (start !== null && !fromR && refinementApplies(problem.A, m)) yield* systemOf(start.assignment);
     const refinement =
       start === null
         ? null
@@ -466,8 +476,9 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             start: start.assignment,
             startKappaS: start.kappaS!,
             bounds: { lo, hi },
+            // Each proposal from its machines' R where that stands, as the listed candidates.
             evaluate: function* (assignment, near) {
-              return (yield* evaluationWork(assignment, near)).kappaS!;
+              return (yield* evaluationWork(assignment, near, fromR)).kappaS!;
             },
             // The candidates' factorization of a dense A (when one was made) serves the move effects' lambda_min(S) too.
             factored,
@@ -477,6 +488,15 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
               const held = [last, bestSoFar].find((entry) => entry !== null && sameIndices(entry.assignment, assignment))?.system;
               return held?.storage === 'dense' ? held.machines : undefined;
             },
+            // The start's and each accepted proposal's factors, just made by its evaluation (else made from the Gram matrix).
+            factorsOf: fromR
+              ? function* (assignment) {
+                  const held = [lastFactors, bestSoFar].find(
+                    (entry) => entry?.factors !== undefined && sameIndices(entry.assignment, assignment),
+                  );
+                  return (held?.factors ?? (yield* factorsWork(assignment))).machines;
+                }
+              : undefined,
           });
     if (refinement !== null)
       listed.push({ strategy: 'refined', assignment: refinement.assignment, evaluation: yield* evaluationWork(refinement.assignment) });

@@ -21,7 +21,7 @@
  *
  * Cost: at most MAX_EVALUATIONS exact evaluations, plus one O(n^3) dense computation of the move
  * effects per accepted proposal (the products A Q_h^T of the machines a proposal left alone kept from the last, as the
- * caller keeps their QR); above MAX_REFINED_ROWS rows (or for a non-square A) the refinement is
+ * caller keeps their QR; on a square dense A from the machines' R alone, `factorsOf`, where Q is never formed); above MAX_REFINED_ROWS rows (or for a non-square A) the refinement is
  * skipped and no 'refined' candidate is listed, so a large advise job costs its candidates' analyses only.
  */
 import { MoveEffectsCache, rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
@@ -30,6 +30,7 @@ import type { RowGram } from '../analysis/gramBlocks.js';
 import type { SEndVectors } from '../analysis/kappaS.js';
 import type { Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
+import type { DenseMachineFactor } from '../machines/machineData.js';
 import type { CsrMatrix, DenseMatrix } from '../matrix.js';
 
 /** Largest number of rows the refinement runs on (its move effects use dense n x n factorizations). */
@@ -51,6 +52,11 @@ export interface RefinementInput {
   evaluate: (assignment: Int32Array, near?: SEndVectors) => Work<number>;
   /** The machines' QR of an assignment when the caller holds them (its evaluation's system), else undefined. */
   basesOf?: (assignment: Int32Array) => readonly MachineBasis[] | undefined;
+  /**
+   * The machines of an assignment with R alone (a square dense A: its evaluation's factors, from the rows' Gram matrix),
+   * else undefined: with `factored` and `rowGram` the move effects read R alone (../analysis/rowMoveEffects.ts), no Q.
+   */
+  factorsOf?: (assignment: Int32Array) => Work<readonly DenseMachineFactor[] | undefined>;
   /** A dense A as some partition of it factored it (../analysis/conditioning.ts FactoredMatrix): the move effects' lambda_min(S) through it. */
   factored?: FactoredMatrix;
   /** A dense square A's rows' Gram matrix (the advisor's row graph's): the move effects' coordinates from it (../analysis/rowMoveEffects.ts). */
@@ -75,14 +81,20 @@ export function refinementApplies(a: DenseMatrix | CsrMatrix, m: number): boolea
 
 /** null when the refinement does not apply (refinementApplies) or meets a rank-deficient block. */
 export function* refineAssignmentWork(input: RefinementInput): Work<Refinement | null> {
-  const { kernels, a, m, bounds, evaluate, basesOf, factored, rowGram } = input;
+  const { kernels, a, m, bounds, evaluate, basesOf, factorsOf, factored, rowGram } = input;
   if (!refinementApplies(a, m)) return null;
   let assignment: Int32Array = Int32Array.from(input.start);
   let kappaS = input.startKappaS;
   // kappa(S) >= 1, with equality when S = I: nothing to lower.
   if (kappaS <= 1 + GAIN) return { assignment, kappaS, accepted: 0, evaluations: 0 };
   const cache = 'data' in a ? new MoveEffectsCache(a) : undefined;
-  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, { given: basesOf?.(assignment), factored, cache, rowGram });
+  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, {
+    given: basesOf?.(assignment),
+    factors: yield* factorsOrNone(factorsOf, assignment),
+    factored,
+    cache,
+    rowGram,
+  });
   if (effects === null) return null;
   let ranked = rankedMoves(effects, assignment, m);
   let batch = Math.floor(m / 2);
@@ -102,6 +114,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
       if (evaluations >= MAX_EVALUATIONS) break;
       effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, {
         given: basesOf?.(assignment),
+        factors: yield* factorsOrNone(factorsOf, assignment),
         factored,
         cache,
         startVectors: effects,
@@ -113,6 +126,10 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
     else skip++;
   }
   return { assignment, kappaS, accepted, evaluations };
+}
+
+function* factorsOrNone(factorsOf: RefinementInput['factorsOf'], assignment: Int32Array): Work<readonly DenseMachineFactor[] | undefined> {
+  return factorsOf === undefined ? undefined : yield* factorsOf(assignment);
 }
 
 interface Move {

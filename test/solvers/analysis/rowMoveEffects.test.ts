@@ -5,6 +5,8 @@
  *    matrix;
  *  - given the rows' Gram matrix (the advisor's), the coordinates come from it for a well-conditioned machine (the same
  *    effects to 1e-9) and from the product for an ill-conditioned one;
+ *  - given the machines' R alone (Cholesky factors of the Gram matrix's blocks) and a factorization of A, the same
+ *    effects as through Q, to the guidance's tolerance;
  *  - the Rayleigh-Ritz values of a move bracket the exact extreme eigenvalues of the moved partition's S (ml-matrix's
  *    eigendecomposition of S = sum_i P_i formed densely): Ritz values of a subspace lie within the spectrum.
  */
@@ -15,9 +17,9 @@ import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { dot, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { MoveEffectsCache, rowMoveEffectsWork } from '../../../src/solvers/analysis/rowMoveEffects.js';
-import { basisFactoredMatrixWork } from '../../../src/solvers/analysis/kappaS.js';
+import { basisFactoredMatrixWork, triangularFactorFromRowGram } from '../../../src/solvers/analysis/kappaS.js';
 import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
-import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { buildDenseFactorsWork, buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { rowGraphAndGram } from '../../../src/solvers/partitioning/rowGraph.js';
 import { describeEachBackend } from '../../support/backends.js';
@@ -111,19 +113,19 @@ describeEachBackend('row-move effects', () => {
     const alone = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved }))!;
     const cache = new MoveEffectsCache(a);
     runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines, cache }));
-    expect(cache.coordinates.get(system.machines[0].q)).toBeDefined();
+    expect(cache.coordinates.get(system.machines[0].r)).toBeDefined();
     expect(cache.inverses.get(system.machines[0].r)).toBeDefined();
     const cached = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
     expect(cached.deltaMax).toEqual(alone.deltaMax);
     expect(cached.deltaMin).toEqual(alone.deltaMin);
     // What the cache holds is what is read: machine 3's coordinates scaled give other effects of moves to machine 3.
-    const held = cache.coordinates.get(system.machines[3].q)!;
-    cache.coordinates.set(system.machines[3].q, { values: held.values.map((x) => 2 * x), norm2: held.norm2.map((x) => 4 * x) });
+    const held = cache.coordinates.get(system.machines[3].r)!;
+    cache.coordinates.set(system.machines[3].r, { values: held.values.map((x) => 2 * x), norm2: held.norm2.map((x) => 4 * x) });
     const read = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
     expect(read.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
     // And A's row norms are kept once: scaled, they give other effects too.
     expect(cache.rowNorm2).toHaveLength(N);
-    cache.coordinates.set(system.machines[3].q, held);
+    cache.coordinates.set(system.machines[3].r, held);
     cache.rowNorm2 = cache.rowNorm2!.map((x) => 2 * x);
     const norms = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
     expect(norms.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
@@ -199,6 +201,55 @@ describeEachBackend('row-move effects', () => {
     // Row 1 (machine 1) to machine 0: machine 0's coordinates and the row's own removal (machine 1's R^{-1}) only.
     expect(illMisread.deltaMax[1 * M + 0]).toBe(illProduct.deltaMax[1 * M + 0]);
     expect(illMisread.deltaMax[0 * M + 1]).not.toBeCloseTo(illProduct.deltaMax[0 * M + 1], 6);
+  });
+
+  it("are the same from the machines' R alone (Cholesky factors of the rows' Gram blocks, Q never formed) as through Q", () => {
+    const kernels = selectedKernels();
+    // Every machine on every column (the route from R alone needs it).
+    const random = new SeededRandom(5);
+    const a = matrix();
+    for (let k = 0; k < N; k += M) for (let j = N - 6; j < N; j++) a.data[k * N + j] = random.nextNormal();
+    const { gram } = rowGraphAndGram(kernels, a);
+    const problem = createProblem({ A: a, partition: { assignment: Array.from(ASSIGNMENT) } });
+    const system = buildDistributedSystem(problem);
+    const factored = runSync(basisFactoredMatrixWork(kernels, system));
+    const triangularFactorOf = (rows: Int32Array) => triangularFactorFromRowGram(kernels, gram, rows);
+    const factors = runSync(buildDenseFactorsWork(problem, kernels, { triangularFactorOf }));
+    // Every machine's R from the Gram matrix: no reflectors, no copy of its rows, so no Q to be had from it.
+    expect(factors.machines.every(({ reflectors, a: rows }) => reflectors === null && rows === null)).toBe(true);
+    const throughQ = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines, rowGram: gram, factored }))!;
+    const fromR = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { factors: factors.machines, rowGram: gram, factored }))!;
+    expect(Math.abs(fromR.lambdaMax / throughQ.lambdaMax - 1)).toBeLessThan(1e-9);
+    expect(Math.abs(fromR.lambdaMin / throughQ.lambdaMin - 1)).toBeLessThan(1e-9);
+    // The guidance's eigenvectors are converged to 1e-6 by either route, so the effects agree to about that.
+    let compared = 0;
+    for (let q = 0; q < N * M; q++) {
+      expect(Number.isNaN(fromR.deltaMax[q])).toBe(Number.isNaN(throughQ.deltaMax[q]));
+      if (Number.isNaN(throughQ.deltaMax[q])) continue;
+      expect(Math.abs(fromR.deltaMax[q] - throughQ.deltaMax[q])).toBeLessThanOrEqual(
+        1e-5 * (throughQ.lambdaMax + Math.abs(throughQ.deltaMax[q])),
+      );
+      expect(Math.abs(fromR.deltaMin[q] - throughQ.deltaMin[q])).toBeLessThanOrEqual(
+        1e-5 * (throughQ.lambdaMin + Math.abs(throughQ.deltaMin[q])),
+      );
+      compared++;
+    }
+    expect(compared).toBe(N * (M - 1));
+    const moves = Array.from({ length: N }, (_, k) => ({ row: k, to: (ASSIGNMENT[k] + 1 + (k % (M - 1))) % M }));
+    const ritzQ = throughQ.rayleighRitz(moves);
+    for (const [index, ritz] of fromR.rayleighRitz(moves).entries()) {
+      expect(Math.abs(ritz!.lambdaMax / ritzQ[index]!.lambdaMax - 1)).toBeLessThan(1e-5);
+      expect(Math.abs(ritz!.lambdaMin / ritzQ[index]!.lambdaMin - 1)).toBeLessThan(1e-5);
+    }
+    // The factors are what is read: each R doubled makes S a quarter of itself.
+    const doubled = factors.machines.map((machine) => ({ ...machine, r: machine.r.map((x) => 2 * x) }));
+    const quartered = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { factors: doubled, rowGram: gram, factored }))!;
+    expect(Math.abs((4 * quartered.lambdaMax) / throughQ.lambdaMax - 1)).toBeLessThan(1e-9);
+    // Without a factorization of A they are not read (Q's route, the QR of A's rows): the same values as alone.
+    const alone = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { rowGram: gram }))!;
+    const ignored = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { factors: doubled, rowGram: gram }))!;
+    expect(ignored.lambdaMax).toBe(alone.lambdaMax);
+    expect(ignored.deltaMax).toEqual(alone.deltaMax);
   });
 
   it('give the same Rayleigh-Ritz values from the coordinates (dense) as from the vectors w and z (CSR)', () => {

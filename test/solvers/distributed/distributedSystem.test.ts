@@ -90,6 +90,18 @@ describeEachBackend('dense machines', () => {
       const other = kernelsOf(kernels.backend === 'native' ? 'typescript' : 'native');
       expect(() => runSync(other.dense.formQWork(factors.machines[0].reflectors!))).toThrow(RangeError);
     }
+    // Another partition whose machines 0 and 2 hold machine 2's and machine 0's rows (machine 1 a row less, machine 0
+    // one more: not the same rows): those two are taken from the known factors, renumbered, their R the same array.
+    const moved = Array.from({ length: 30 }, (_, k) => [2, 1, 0][(k * 7) % 3]);
+    moved[moved.indexOf(1)] = 2;
+    const movedProblem = createProblem({ A: problem.A, partition: { assignment: moved } });
+    const reused = runSync(buildDenseFactorsWork(movedProblem, kernels, { known: factors.machines }));
+    const fresh = runSync(buildDenseFactorsWork(movedProblem, kernels));
+    expect(reused.machines[0].r).toBe(factors.machines[2].r);
+    expect(reused.machines[0].index).toBe(0);
+    expect(reused.machines[1].r).not.toBe(factors.machines[1].r);
+    expect(reused.machines[2].r).not.toBe(factors.machines[0].r);
+    for (const [i, machine] of reused.machines.entries()) expect(machine.r).toEqual(fresh.machines[i].r);
   });
 });
 
