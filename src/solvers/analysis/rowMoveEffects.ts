@@ -288,6 +288,11 @@ export interface RowMoveEffectsOptions {
    * well-conditioned, the effects read R alone (module comment: the route from R); otherwise they are not read.
    */
   factors?: readonly DenseMachineFactor[];
+  /**
+   * The machines' QR when `given` is not and the route from R alone does not stand (called then only): the caller's
+   * system of this assignment, which it may build reusing the machines of others it holds (else each machine's QR here).
+   */
+  basesWork?: () => Work<readonly MachineBasis[] | undefined>;
 }
 
 /**
@@ -347,14 +352,16 @@ export function* rowMoveEffectsWork(
   const factors = 'data' in a ? factorRoute(a, rowsOf, options, isConditioned) : null;
   const bases: MachineBasis[] = [];
   if (factors !== null) bases.push(...factors.bases);
-  else
+  else {
+    const known = given ?? (options.basesWork === undefined ? undefined : yield* options.basesWork());
     for (const [i, rows] of rowsOf.entries()) {
-      const basis = given?.[i] ?? (yield* machineBasisWork(kernels, a, Int32Array.from(rows)));
+      const basis = known?.[i] ?? (yield* machineBasisWork(kernels, a, Int32Array.from(rows)));
       if (basis === null) return null;
       const p = basis.rows.length;
       for (let t = 0; t < p; t++) if (basis.r[t * p + t] === 0) return null;
       bases.push(basis);
     }
+  }
   const pMax = Math.max(...bases.map((b) => b.rows.length));
   // The bases as S's products read them (./kappaS.ts), for every product with S below (Q's route only).
   const sBases = factors === null ? bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q: q! })) : null;

@@ -87,7 +87,7 @@ import {
 import { metisPartition } from './metis.js';
 import { DEFAULT_IMBALANCE, kwayRefinable, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
-import { refineAssignmentWork, refinementApplies } from './refinement.js';
+import { refineAssignmentWork } from './refinement.js';
 import { rowGraph, rowGraphAndGram, type WeightedGraph } from './rowGraph.js';
 
 export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', 'metis', 'refined'] as const;
@@ -461,11 +461,9 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     let start: Evaluation | null = null;
     for (const { evaluation } of listed)
       if (isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS! < start.kappaS!)) start = evaluation;
-    // The refinement reads its start's machines: their R alone where the candidates were evaluated from it (a square dense
-    // A: the rows' Gram matrix and the given partition's factorization of A are had), else their bases, made here when
-    // the start was evaluated from its R alone (from its factors when it is the best so far).
+    // The refinement reads its machines' R alone where the candidates were evaluated from it (a square dense A: the rows'
+    // Gram matrix and the given partition's factorization of A are had), else their system (basesWork).
     const fromR = rowGram !== undefined && factored !== undefined;
-    if (start !== null && !fromR && refinementApplies(problem.A, m)) yield* systemOf(start.assignment);
     const refinement =
       start === null
         ? null
@@ -483,10 +481,11 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             // The candidates' factorization of a dense A (when one was made) serves the move effects' lambda_min(S) too.
             factored,
             rowGram,
-            // The start and each accepted proposal were just evaluated: their dense system is most often held.
-            basesOf: (assignment) => {
-              const held = [last, bestSoFar].find((entry) => entry !== null && sameIndices(entry.assignment, assignment))?.system;
-              return held?.storage === 'dense' ? held.machines : undefined;
+            // Where the move effects cannot read R alone: the assignment's system (held when its evaluation built it; else
+            // built reusing the machines of the last one, the previous round's).
+            basesWork: function* (assignment) {
+              const system = yield* systemOf(assignment);
+              return system.storage === 'dense' ? system.machines : undefined;
             },
             // The start's and each accepted proposal's factors, just made by its evaluation (else made from the Gram matrix).
             factorsOf: fromR

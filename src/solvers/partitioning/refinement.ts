@@ -50,8 +50,11 @@ export interface RefinementInput {
    * proposed from (the move effects' u and v), where a dense evaluation may start its Lanczos runs.
    */
   evaluate: (assignment: Int32Array, near?: SEndVectors) => Work<number>;
-  /** The machines' QR of an assignment when the caller holds them (its evaluation's system), else undefined. */
-  basesOf?: (assignment: Int32Array) => readonly MachineBasis[] | undefined;
+  /**
+   * The machines' QR of an assignment (the caller's system of it, held or built reusing the machines of those it
+   * holds), asked for when the move effects cannot read R alone; undefined: the move effects factor each machine.
+   */
+  basesWork?: (assignment: Int32Array) => Work<readonly MachineBasis[] | undefined>;
   /**
    * The machines of an assignment with R alone (a square dense A: its evaluation's factors, from the rows' Gram matrix),
    * else undefined: with `factored` and `rowGram` the move effects read R alone (../analysis/rowMoveEffects.ts), no Q.
@@ -81,7 +84,7 @@ export function refinementApplies(a: DenseMatrix | CsrMatrix, m: number): boolea
 
 /** null when the refinement does not apply (refinementApplies) or meets a rank-deficient block. */
 export function* refineAssignmentWork(input: RefinementInput): Work<Refinement | null> {
-  const { kernels, a, m, bounds, evaluate, basesOf, factorsOf, factored, rowGram } = input;
+  const { kernels, a, m, bounds, evaluate, basesWork, factorsOf, factored, rowGram } = input;
   if (!refinementApplies(a, m)) return null;
   let assignment: Int32Array = Int32Array.from(input.start);
   let kappaS = input.startKappaS;
@@ -89,7 +92,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
   if (kappaS <= 1 + GAIN) return { assignment, kappaS, accepted: 0, evaluations: 0 };
   const cache = 'data' in a ? new MoveEffectsCache(a) : undefined;
   let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, {
-    given: basesOf?.(assignment),
+    basesWork: basesOf(basesWork, assignment),
     factors: yield* factorsOrNone(factorsOf, assignment),
     factored,
     cache,
@@ -113,7 +116,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
       skip = 0;
       if (evaluations >= MAX_EVALUATIONS) break;
       effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, {
-        given: basesOf?.(assignment),
+        basesWork: basesOf(basesWork, assignment),
         factors: yield* factorsOrNone(factorsOf, assignment),
         factored,
         cache,
@@ -126,6 +129,13 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
     else skip++;
   }
   return { assignment, kappaS, accepted, evaluations };
+}
+
+function basesOf(
+  basesWork: RefinementInput['basesWork'],
+  assignment: Int32Array,
+): (() => Work<readonly MachineBasis[] | undefined>) | undefined {
+  return basesWork === undefined ? undefined : () => basesWork(assignment);
 }
 
 function* factorsOrNone(factorsOf: RefinementInput['factorsOf'], assignment: Int32Array): Work<readonly DenseMachineFactor[] | undefined> {

@@ -250,6 +250,42 @@ describeEachBackend('row-move effects', () => {
     const ignored = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { factors: doubled, rowGram: gram }))!;
     expect(ignored.lambdaMax).toBe(alone.lambdaMax);
     expect(ignored.deltaMax).toEqual(alone.deltaMax);
+
+    // The caller's bases are asked for only when the route from R does not stand: here it does ...
+    let asked = 0;
+    const basesWork = function* () {
+      asked++;
+      yield undefined;
+      return system.machines;
+    };
+    runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { factors: factors.machines, rowGram: gram, factored, basesWork }));
+    expect(asked).toBe(0);
+    // ... and with machine 0's rows 0 and 4 nearly parallel (kappa(R_0) ~ 1e7) it does not: the effects are those of
+    // the bases given.
+    for (let j = 0; j < N; j++) a.data[4 * N + j] = a.data[j] + 1e-7 * random.nextNormal();
+    const ill = rowGraphAndGram(kernels, a).gram;
+    const illProblem = createProblem({ A: a, partition: { assignment: Array.from(ASSIGNMENT) } });
+    const illSystem = buildDistributedSystem(illProblem);
+    const illFactored = runSync(basisFactoredMatrixWork(kernels, illSystem));
+    const illFactors = runSync(
+      buildDenseFactorsWork(illProblem, kernels, { triangularFactorOf: (rows) => triangularFactorFromRowGram(kernels, ill, rows) }),
+    );
+    const illOptions = { factors: illFactors.machines, rowGram: ill, factored: illFactored };
+    const viaSystem = runSync(
+      rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, {
+        ...illOptions,
+        basesWork: function* () {
+          asked++;
+          yield undefined;
+          return illSystem.machines;
+        },
+      }),
+    )!;
+    expect(asked).toBe(1);
+    const given = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { ...illOptions, given: illSystem.machines }))!;
+    expect(viaSystem.lambdaMax).toBe(given.lambdaMax);
+    expect(viaSystem.deltaMax).toEqual(given.deltaMax);
+    expect(viaSystem.deltaMin).toEqual(given.deltaMin);
   });
 
   it('give the same Rayleigh-Ritz values from the coordinates (dense) as from the vectors w and z (CSR)', () => {
