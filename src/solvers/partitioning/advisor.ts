@@ -481,9 +481,11 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             // The candidates' factorization of a dense A (when one was made) serves the move effects' lambda_min(S) too.
             factored,
             rowGram,
-            // Where the move effects cannot read R alone: the assignment's system (held when its evaluation built it; else
-            // built reusing the machines of the last one, the previous round's).
+            // Where the move effects cannot read R alone: a dense assignment's system (held when its evaluation built it;
+            // else built reusing the machines of the last one, the previous round's). A CSR machine's basis is the move
+            // effects' own.
             basesWork: function* (assignment) {
+              if (isCsrProblem(problem)) return undefined;
               const system = yield* systemOf(assignment);
               return system.storage === 'dense' ? system.machines : undefined;
             },
