@@ -166,12 +166,14 @@ export function* largestOfInverseWork(
   inverse: SymmetricOperator,
   startVector?: Float64Array,
   valueTolerance?: number,
+  ritzVector?: Float64Array,
 ): Work<LanczosResult> {
   return yield* lanczosWork(kernels, inverse, {
     which: 'largest',
     maxIterations: MAX_INVERSE_LANCZOS_ITERATIONS,
     startVector,
     valueTolerance,
+    ritzVector,
   });
 }
 

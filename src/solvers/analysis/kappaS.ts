@@ -99,6 +99,12 @@ export interface SEndVectors {
   readonly v: Float64Array;
 }
 
+/** S's ends with their Ritz vectors. */
+export interface SEnds extends SEndVectors {
+  readonly lambdaMax: number;
+  readonly lambdaMin: number;
+}
+
 /** What the dense kappa(S) reads Q from (module comment): the analysis' Gram blocks and bases, or Q^T itself. */
 export type DenseSSource =
   | { readonly system: DenseSystem; readonly gram: GramBlocks }
@@ -340,26 +346,46 @@ export function* sOfFactorsWork(
   factored: FactoredMatrix,
   startVectors?: SEndVectors,
 ): Work<SConditioning | null> {
+  return (yield* sEndsOfFactorsWork(kernels, factors, factored, startVectors, false))?.conditioning ?? null;
+}
+
+/**
+ * sOfFactorsWork, and with `vectors` the two runs' Ritz vectors (`ends`; null for S = I, of disjoint supports): the
+ * partition refinement's move effects read them for the proposal it accepts (../analysis/rowMoveEffects.ts `ends`).
+ */
+export function* sEndsOfFactorsWork(
+  kernels: Kernels,
+  factors: DenseFactors,
+  factored: FactoredMatrix,
+  startVectors?: SEndVectors,
+  vectors = true,
+): Work<{ conditioning: SConditioning; ends: SEnds | null } | null> {
   const { machines, n } = factors;
   for (const { r, p } of machines) {
     if (!(triangularConditionEstimate(kernels, r, p) <= FACTORS_ROUTE_MAX_CONDITION)) return null;
     yield undefined;
   }
-  if (supportsDisjoint(machines, n)) return S_IDENTITY;
+  if (supportsDisjoint(machines, n)) return { conditioning: S_IDENTITY, ends: null };
+  const u = vectors ? new Float64Array(n) : undefined;
+  const v = vectors ? new Float64Array(n) : undefined;
   const upper = yield* lanczosWork(kernels, factorsSOperator(kernels, machines, n, factors.A), {
     which: 'largest',
     maxIterations: MAX_FORWARD_LANCZOS_ITERATIONS,
     startVector: startVectors?.u,
     valueTolerance: FACTORS_ROUTE_VALUE_TOLERANCE,
+    ritzVector: u,
   });
   const lower = yield* largestOfInverseWork(
     kernels,
     inverseSThroughFactoredOperator(kernels, factored, machines),
     startVectors?.v,
     FACTORS_ROUTE_VALUE_TOLERANCE,
+    v,
   );
   if (lower === null) throw singularBasesError(upper.largest, n);
-  return sConditioningFrom(upper, lower);
+  const conditioning = sConditioningFrom(upper, lower);
+  const ends = u === undefined || v === undefined ? null : { u, v, lambdaMax: conditioning.lambdaMaxS, lambdaMin: conditioning.lambdaMinS };
+  return { conditioning, ends };
 }
 
 /**

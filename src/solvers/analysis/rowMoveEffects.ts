@@ -40,6 +40,7 @@ import {
   factorsSOperator,
   inverseSThroughFactoredOperator,
   triangularConditionEstimate,
+  type SEnds,
   type SEndVectors,
 } from './kappaS.js';
 import { offsetsOf, type RowGram } from './gramBlocks.js';
@@ -207,6 +208,44 @@ function withSquaredNorms(values: Float64Array, n: number, p: number): BasisCoor
 }
 
 /**
+ * S's ends to the guidance's tolerance, their Ritz vectors into `vectors`: u by Lanczos on S, v by Lanczos on S^{-1}
+ * through `factored`, else through the LU of M = Q^T (rows = basis vectors; S = M^T M). null: M is exactly singular.
+ */
+function* sEndsWork(
+  kernels: Kernels,
+  a: DenseMatrix | CsrMatrix,
+  bases: readonly MachineBasis[],
+  sOperator: SymmetricOperator,
+  vectors: SEndVectors,
+  factored?: FactoredMatrix,
+  startVectors?: SEndVectors,
+): Work<{ lambdaMax: number; lambdaMin: number } | null> {
+  const n = a.cols;
+  const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, ...eigensolverOptionsOf(kernels) };
+  const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: vectors.u, startVector: startVectors?.u });
+  let inverse: SymmetricOperator;
+  if (factored !== undefined && 'data' in a) {
+    inverse = inverseSThroughFactoredOperator(
+      kernels,
+      factored,
+      bases.map(({ rows, r }) => ({ p: rows.length, r, rows })),
+    );
+  } else {
+    const basisRows = new Float64Array(n * n);
+    let row = 0;
+    for (const { rows, cols, q } of bases) {
+      const c = cols.length;
+      for (let t = 0; t < rows.length; t++, row++) for (let s = 0; s < c; s++) basisRows[row * n + cols[s]] = q![t * c + s];
+    }
+    const f = yield* luWork(kernels, { rows: n, cols: n, data: basisRows }, { inPlace: true });
+    if (f.zeroPivotColumn >= 0) return null;
+    inverse = inverseNormalOperatorOf(f);
+  }
+  const inverseTop = yield* largestEigenvalueWork(inverse, { ...lanczosOptions, ritzVector: vectors.v, startVector: startVectors?.v });
+  return { lambdaMax: top.value, lambdaMin: 1 / inverseTop.value };
+}
+
+/**
  * Q_i^T x of each machine from x's products with A's rows (products[2 k + offset] = a_k . x): R_i^{-T} (A_i x), since
  * A_i = R_i^T Q_i^T. A machine on every column (the route from R alone).
  */
@@ -293,6 +332,11 @@ export interface RowMoveEffectsOptions {
    * system of this assignment, which it may build reusing the machines of others it holds (else each machine's QR here).
    */
   basesWork?: () => Work<readonly MachineBasis[] | undefined>;
+  /**
+   * S's ends of this assignment with their Ritz vectors, when the caller has them to at least the guidance's accuracy
+   * (the refinement's accepted proposal, from its evaluation: ./kappaS.ts sEndsOfFactorsWork): not computed again.
+   */
+  ends?: SEnds;
 }
 
 /**
@@ -367,32 +411,16 @@ export function* rowMoveEffectsWork(
   const sBases = factors === null ? bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q: q! })) : null;
   const sOperator =
     factors === null ? basesSOperator(kernels, sBases!, n) : factorsSOperator(kernels, factors.machines, n, a as DenseMatrix);
-  const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, ...eigensolverOptionsOf(kernels) };
   const u = new Float64Array(n);
-  const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u, startVector: startVectors?.u });
-
-  // The top of S^{-1} is lambda_min(S)'s eigenvector: S^{-1} through `factored`, else M = Q^T (rows = basis vectors),
-  // S = M^T M, S^{-1} = (M^T M)^{-1} through the LU of M.
   const v = new Float64Array(n);
-  let inverse: SymmetricOperator;
-  if (factored !== undefined && 'data' in a) {
-    inverse = inverseSThroughFactoredOperator(
-      kernels,
-      factored,
-      bases.map(({ rows, r }) => ({ p: rows.length, r, rows })),
-    );
-  } else {
-    const basisRows = new Float64Array(n * n);
-    let row = 0;
-    for (const { rows, cols, q } of bases) {
-      const c = cols.length;
-      for (let t = 0; t < rows.length; t++, row++) for (let s = 0; s < c; s++) basisRows[row * n + cols[s]] = q![t * c + s];
-    }
-    const f = yield* luWork(kernels, { rows: n, cols: n, data: basisRows }, { inPlace: true });
-    if (f.zeroPivotColumn >= 0) return null;
-    inverse = inverseNormalOperatorOf(f);
+  // S's ends and their vectors: the caller's when it has them (the refinement's accepted proposal, from its evaluation).
+  const sEnds = options.ends ?? (yield* sEndsWork(kernels, a, bases, sOperator, { u, v }, factored, startVectors));
+  if (sEnds === null) return null;
+  if (options.ends !== undefined) {
+    u.set(options.ends.u);
+    v.set(options.ends.v);
   }
-  const inverseTop = yield* largestEigenvalueWork(inverse, { ...lanczosOptions, ritzVector: v, startVector: startVectors?.v });
+  const { lambdaMax, lambdaMin } = sEnds;
 
   // For the addition below, (x . z)^2 for every row k and every other machine h: |a_k|^2, a_k . u, a_k . v (once) and
   // the coordinates Q_h a_k of every row in h's basis (one product A Q_h^T per machine on dense A).
@@ -513,8 +541,6 @@ export function* rowMoveEffectsWork(
     }
     yield undefined;
   }
-  const lambdaMax = top.value;
-  const lambdaMin = 1 / inverseTop.value;
   const su = new Float64Array(n);
   const sv = new Float64Array(n);
   sOperator.apply(u, su);

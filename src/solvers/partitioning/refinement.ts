@@ -27,7 +27,7 @@
 import { MoveEffectsCache, rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
 import type { FactoredMatrix } from '../analysis/conditioning.js';
 import type { RowGram } from '../analysis/gramBlocks.js';
-import type { SEndVectors } from '../analysis/kappaS.js';
+import type { SEnds, SEndVectors } from '../analysis/kappaS.js';
 import type { Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
 import type { DenseMachineFactor } from '../machines/machineData.js';
@@ -60,6 +60,8 @@ export interface RefinementInput {
    * else undefined: with `factored` and `rowGram` the move effects read R alone (../analysis/rowMoveEffects.ts), no Q.
    */
   factorsOf?: (assignment: Int32Array) => Work<readonly DenseMachineFactor[] | undefined>;
+  /** S's ends of an assignment just evaluated, with their Ritz vectors (its evaluation's), else undefined: the move effects' own. */
+  endsOf?: (assignment: Int32Array) => SEnds | undefined;
   /** A dense A as some partition of it factored it (../analysis/conditioning.ts FactoredMatrix): the move effects' lambda_min(S) through it. */
   factored?: FactoredMatrix;
   /** A dense square A's rows' Gram matrix (the advisor's row graph's): the move effects' coordinates from it (../analysis/rowMoveEffects.ts). */
@@ -84,7 +86,7 @@ export function refinementApplies(a: DenseMatrix | CsrMatrix, m: number): boolea
 
 /** null when the refinement does not apply (refinementApplies) or meets a rank-deficient block. */
 export function* refineAssignmentWork(input: RefinementInput): Work<Refinement | null> {
-  const { kernels, a, m, bounds, evaluate, basesWork, factorsOf, factored, rowGram } = input;
+  const { kernels, a, m, bounds, evaluate, basesWork, factorsOf, endsOf, factored, rowGram } = input;
   if (!refinementApplies(a, m)) return null;
   let assignment: Int32Array = Int32Array.from(input.start);
   let kappaS = input.startKappaS;
@@ -118,6 +120,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
       effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, {
         basesWork: basesOf(basesWork, assignment),
         factors: yield* factorsOrNone(factorsOf, assignment),
+        ends: endsOf?.(assignment),
         factored,
         cache,
         startVectors: effects,

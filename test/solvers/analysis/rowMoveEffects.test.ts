@@ -17,7 +17,7 @@ import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { dot, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { MoveEffectsCache, rowMoveEffectsWork } from '../../../src/solvers/analysis/rowMoveEffects.js';
-import { basisFactoredMatrixWork, triangularFactorFromRowGram } from '../../../src/solvers/analysis/kappaS.js';
+import { basisFactoredMatrixWork, sEndsOfFactorsWork, triangularFactorFromRowGram } from '../../../src/solvers/analysis/kappaS.js';
 import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
 import { buildDenseFactorsWork, buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
@@ -241,6 +241,33 @@ describeEachBackend('row-move effects', () => {
       expect(Math.abs(ritz!.lambdaMax / ritzQ[index]!.lambdaMax - 1)).toBeLessThan(1e-5);
       expect(Math.abs(ritz!.lambdaMin / ritzQ[index]!.lambdaMin - 1)).toBeLessThan(1e-5);
     }
+    // S's ends given with their vectors (an evaluation's, its values to 1e-12): not computed again, the same effects to
+    // about the guidance's tolerance (either run's vectors are that far from the eigenvectors); what is given is read.
+    const { ends } = runSync(sEndsOfFactorsWork(kernels, factors, factored))!;
+    const withEnds = runSync(
+      rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { factors: factors.machines, rowGram: gram, factored, ends: ends! }),
+    )!;
+    expect(withEnds.lambdaMax).toBe(ends!.lambdaMax);
+    expect(withEnds.lambdaMin).toBe(ends!.lambdaMin);
+    expect(Math.abs(withEnds.lambdaMax / fromR.lambdaMax - 1)).toBeLessThan(1e-9);
+    for (let q = 0; q < N * M; q++) {
+      if (Number.isNaN(fromR.deltaMax[q])) continue;
+      expect(Math.abs(withEnds.deltaMax[q] - fromR.deltaMax[q])).toBeLessThanOrEqual(
+        5e-5 * (fromR.lambdaMax + Math.abs(fromR.deltaMax[q])),
+      );
+      expect(Math.abs(withEnds.deltaMin[q] - fromR.deltaMin[q])).toBeLessThanOrEqual(
+        5e-5 * (fromR.lambdaMin + Math.abs(fromR.deltaMin[q])),
+      );
+    }
+    const swapped = runSync(
+      rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, {
+        factors: factors.machines,
+        rowGram: gram,
+        factored,
+        ends: { ...ends!, u: ends!.v, v: ends!.u },
+      }),
+    )!;
+    expect(swapped.deltaMax).not.toEqual(withEnds.deltaMax);
     // The factors are what is read: each R doubled makes S a quarter of itself.
     const doubled = factors.machines.map((machine) => ({ ...machine, r: machine.r.map((x) => 2 * x) }));
     const quartered = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { factors: doubled, rowGram: gram, factored }))!;
