@@ -364,10 +364,14 @@ export const combineRowBlock: DenseKernels['combineRowBlock'] = (k, kept, size, 
  * Right-hand sides from which solveRTransposedBlock goes by blocks of TRIANGULAR_BLOCK rows: the updates between the
  * diagonal blocks are then one product each (the packed WebAssembly kernel), where the loop below does axpys of w
  * entries: the Gram blocks from the rows' Gram matrix (../analysis/gramBlocks.ts, w = p = 400: 45 pairs of n = 4000,
- * m = 10 took ~4 s in the loop). Fewer (vectors, the block runs' K <= 64) keep the loop and its rounding.
+ * m = 10 took ~4 s in the loop). Fewer (vectors, the block runs' K <= 64) keep the loop and its rounding. A diagonal
+ * block's substitution stays in the loop, TRIANGULAR_BLOCK / p of the work. 16 rows against 64: the partition advice's
+ * solves (p = 200 by w = 2000, dense n = 2000, m = 10) spent 0.94 s in the loop, 0.46 s now (CPU profiles), and the
+ * TypeScript advice went 8.1-8.2 -> 6.1-6.4 s (bench/denseAdvise.ts typescript --n 2000); n = 1000 and 4000 within
+ * the noise.
  */
 const BLOCKED_SOLVE_MIN_COLUMNS = 128;
-const TRIANGULAR_BLOCK = 64;
+const TRIANGULAR_BLOCK = 16;
 
 /** Row-major S = R^{-T} S in place (R p x p upper triangular, S p x w): forward substitution on w columns at once. */
 function solveRTransposedBlock(r: Float64Array, p: number, s: Float64Array, w: number): void {
