@@ -208,21 +208,22 @@ function withSquaredNorms(values: Float64Array, n: number, p: number): BasisCoor
 }
 
 /**
- * S's ends to the guidance's tolerance, their Ritz vectors into `vectors`: u by Lanczos on S, v by Lanczos on S^{-1}
- * through `factored`, else through the LU of M = Q^T (rows = basis vectors; S = M^T M). null: M is exactly singular.
+ * S's ends to the guidance's tolerance with their Ritz vectors: u by Lanczos on S, v by Lanczos on S^{-1} through
+ * `factored`, else through the LU of M = Q^T (rows = basis vectors; S = M^T M). null: M is exactly singular.
  */
 function* sEndsWork(
   kernels: Kernels,
   a: DenseMatrix | CsrMatrix,
   bases: readonly MachineBasis[],
   sOperator: SymmetricOperator,
-  vectors: SEndVectors,
   factored?: FactoredMatrix,
   startVectors?: SEndVectors,
-): Work<{ lambdaMax: number; lambdaMin: number } | null> {
+): Work<SEnds | null> {
   const n = a.cols;
+  const u = new Float64Array(n);
+  const v = new Float64Array(n);
   const lanczosOptions = { tolerance: GUIDANCE_TOLERANCE, maxIterations: GUIDANCE_MAX_ITERATIONS, ...eigensolverOptionsOf(kernels) };
-  const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: vectors.u, startVector: startVectors?.u });
+  const top = yield* largestEigenvalueWork(sOperator, { ...lanczosOptions, ritzVector: u, startVector: startVectors?.u });
   let inverse: SymmetricOperator;
   if (factored !== undefined && 'data' in a) {
     inverse = inverseSThroughFactoredOperator(
@@ -241,8 +242,8 @@ function* sEndsWork(
     if (f.zeroPivotColumn >= 0) return null;
     inverse = inverseNormalOperatorOf(f);
   }
-  const inverseTop = yield* largestEigenvalueWork(inverse, { ...lanczosOptions, ritzVector: vectors.v, startVector: startVectors?.v });
-  return { lambdaMax: top.value, lambdaMin: 1 / inverseTop.value };
+  const inverseTop = yield* largestEigenvalueWork(inverse, { ...lanczosOptions, ritzVector: v, startVector: startVectors?.v });
+  return { u, v, lambdaMax: top.value, lambdaMin: 1 / inverseTop.value };
 }
 
 /**
@@ -387,9 +388,11 @@ export function* rowMoveEffectsWork(
   const n = a.cols;
   const rowsOf: number[][] = Array.from({ length: m }, () => []);
   assignment.forEach((machine, k) => rowsOf[machine].push(k));
+  // Each R's estimate once (the route's test, then the coordinates'), kept across calls by the cache.
+  const conditionedBy = cache?.conditioned ?? new WeakMap<Float64Array, boolean>();
   const isConditioned = (basis: MachineBasis): boolean => {
-    const known = cache?.conditioned.get(basis.r) ?? wellConditioned(kernels, basis, n);
-    cache?.conditioned.set(basis.r, known);
+    const known = conditionedBy.get(basis.r) ?? wellConditioned(kernels, basis, n);
+    conditionedBy.set(basis.r, known);
     return known;
   };
   // The route from R alone (module comment) when every machine's factor qualifies, else the bases with Q.
@@ -411,16 +414,10 @@ export function* rowMoveEffectsWork(
   const sBases = factors === null ? bases.map(({ rows, cols, q }) => ({ p: rows.length, cols, q: q! })) : null;
   const sOperator =
     factors === null ? basesSOperator(kernels, sBases!, n) : factorsSOperator(kernels, factors.machines, n, a as DenseMatrix);
-  const u = new Float64Array(n);
-  const v = new Float64Array(n);
   // S's ends and their vectors: the caller's when it has them (the refinement's accepted proposal, from its evaluation).
-  const sEnds = options.ends ?? (yield* sEndsWork(kernels, a, bases, sOperator, { u, v }, factored, startVectors));
+  const sEnds = options.ends ?? (yield* sEndsWork(kernels, a, bases, sOperator, factored, startVectors));
   if (sEnds === null) return null;
-  if (options.ends !== undefined) {
-    u.set(options.ends.u);
-    v.set(options.ends.v);
-  }
-  const { lambdaMax, lambdaMin } = sEnds;
+  const { u, v, lambdaMax, lambdaMin } = sEnds;
 
   // For the addition below, (x . z)^2 for every row k and every other machine h: |a_k|^2, a_k . u, a_k . v (once) and
   // the coordinates Q_h a_k of every row in h's basis (one product A Q_h^T per machine on dense A).
@@ -676,23 +673,23 @@ function rayleighRitzFromCoordinates(
   if (bases.some(({ q }) => q === null)) {
     inSU.push(...coordinatesThroughR(kernels, bases, sDots, 0));
     inSV.push(...coordinatesThroughR(kernels, bases, sDots, 1));
-  }
-  for (const { rows, cols, q } of inSU.length > 0 ? [] : bases) {
-    const p = rows.length;
-    const c = cols.length;
-    let onCols = suv;
-    if (c !== n) {
-      onCols = new Float64Array(2 * c);
-      for (let l = 0; l < c; l++) {
-        onCols[l] = su[cols[l]];
-        onCols[c + l] = sv[cols[l]];
+  } else
+    for (const { rows, cols, q } of bases) {
+      const p = rows.length;
+      const c = cols.length;
+      let onCols = suv;
+      if (c !== n) {
+        onCols = new Float64Array(2 * c);
+        for (let l = 0; l < c; l++) {
+          onCols[l] = su[cols[l]];
+          onCols[c + l] = sv[cols[l]];
+        }
       }
+      const both = new Float64Array(2 * p);
+      kernels.dense.multiplyByTransposeRows(q!, onCols, c, 0, p, 2, both, 2);
+      inSU.push(both.filter((_, e) => e % 2 === 0));
+      inSV.push(both.filter((_, e) => e % 2 === 1));
     }
-    const both = new Float64Array(2 * p);
-    kernels.dense.multiplyByTransposeRows(q!, onCols, c, 0, p, 2, both, 2);
-    inSU.push(both.filter((_, e) => e % 2 === 0));
-    inSV.push(both.filter((_, e) => e % 2 === 1));
-  }
   const uSu = dot(u, su);
   const vSv = dot(v, sv);
   const uSv = 0.5 * (dot(u, sv) + dot(v, su));

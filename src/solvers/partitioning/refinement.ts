@@ -21,8 +21,9 @@
  *
  * Cost: at most MAX_EVALUATIONS exact evaluations, plus one O(n^3) dense computation of the move
  * effects per accepted proposal (the products A Q_h^T of the machines a proposal left alone kept from the last, as the
- * caller keeps their QR; on a square dense A from the machines' R alone, `factorsOf`, where Q is never formed); above MAX_REFINED_ROWS rows (or for a non-square A) the refinement is
- * skipped and no 'refined' candidate is listed, so a large advise job costs its candidates' analyses only.
+ * caller keeps their QR; on a square dense A from the machines' R alone, `factorsOf`, where Q is never formed); above
+ * MAX_REFINED_ROWS rows (or for a non-square A) the refinement is skipped and no 'refined' candidate is listed, so a
+ * large advise job costs its candidates' analyses only.
  */
 import { MoveEffectsCache, rowMoveEffectsWork, type MachineBasis, type RowMoveEffects } from '../analysis/rowMoveEffects.js';
 import type { FactoredMatrix } from '../analysis/conditioning.js';
@@ -93,13 +94,19 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
   // kappa(S) >= 1, with equality when S = I: nothing to lower.
   if (kappaS <= 1 + GAIN) return { assignment, kappaS, accepted: 0, evaluations: 0 };
   const cache = 'data' in a ? new MoveEffectsCache(a) : undefined;
-  let effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, {
-    basesWork: basesOf(basesWork, assignment),
-    factors: yield* factorsOrNone(factorsOf, assignment),
-    factored,
-    cache,
-    rowGram,
-  });
+  // The move effects of an assignment from what the caller has of it (its factors, its S's ends, else its bases).
+  function* effectsWork(of: Int32Array, startVectors?: SEndVectors): Work<RowMoveEffects | null> {
+    return yield* rowMoveEffectsWork(kernels, a, of, m, {
+      basesWork: basesWork === undefined ? undefined : () => basesWork(of),
+      factors: factorsOf === undefined ? undefined : yield* factorsOf(of),
+      ends: endsOf?.(of),
+      factored,
+      cache,
+      startVectors,
+      rowGram,
+    });
+  }
+  let effects = yield* effectsWork(assignment);
   if (effects === null) return null;
   let ranked = rankedMoves(effects, assignment, m);
   let batch = Math.floor(m / 2);
@@ -117,32 +124,13 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
       accepted++;
       skip = 0;
       if (evaluations >= MAX_EVALUATIONS) break;
-      effects = yield* rowMoveEffectsWork(kernels, a, assignment, m, {
-        basesWork: basesOf(basesWork, assignment),
-        factors: yield* factorsOrNone(factorsOf, assignment),
-        ends: endsOf?.(assignment),
-        factored,
-        cache,
-        startVectors: effects,
-        rowGram,
-      });
+      effects = yield* effectsWork(assignment, effects);
       if (effects === null) break;
       ranked = rankedMoves(effects, assignment, m);
     } else if (batch > 1) batch = Math.floor(batch / 2);
     else skip++;
   }
   return { assignment, kappaS, accepted, evaluations };
-}
-
-function basesOf(
-  basesWork: RefinementInput['basesWork'],
-  assignment: Int32Array,
-): (() => Work<readonly MachineBasis[] | undefined>) | undefined {
-  return basesWork === undefined ? undefined : () => basesWork(assignment);
-}
-
-function* factorsOrNone(factorsOf: RefinementInput['factorsOf'], assignment: Int32Array): Work<readonly DenseMachineFactor[] | undefined> {
-  return factorsOf === undefined ? undefined : yield* factorsOf(assignment);
 }
 
 interface Move {
