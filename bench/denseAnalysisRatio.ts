@@ -2,7 +2,7 @@
  * Measurement (not a test): the dense analysis alone, ours (TypeScript backend, or native) against
  * NumPy's (bench/reference.py's analysis through bench/denseAnalysisRatio.py), back to back in
  * alternating child processes on the same cached problem files (bench/problems.ts writeProblemCache),
- * so both see the same load. Per side: the best of `reps` wall times, that run's CPU time (all
+ * so both see the same load, both with the environment of the service's job processes (./processes.ts CHILD_ENV). Per side: the best of `reps` wall times, that run's CPU time (all
  * threads: OpenBLAS uses both cores) and the child's peak RSS; the ratios of the medians over `rounds`.
  *
  *   node --import tsx bench/denseAnalysisRatio.ts <problem.json,...> [--rounds 3] [--reps 2] [--backend typescript]
@@ -19,7 +19,7 @@ import { useBackend } from '../src/solvers/linalg/backend.js';
 import { setSolverThreads } from '../src/solvers/parallel/threads.js';
 import { createProblem, generateMatrix, partitionFromAssignment } from '../src/solvers/index.js';
 import type { ProblemFile } from './common.js';
-import { BENCH, NODE_STAGES } from './processes.js';
+import { BENCH, CHILD_ENV, NODE_STAGES } from './processes.js';
 import { readRaw } from './stageIo.js';
 import { runSync } from '../src/solvers/cooperative.js';
 
@@ -87,8 +87,10 @@ if (process.argv[2] === '--child') {
     for (let r = 0; r < rounds; r++) {
       const args = [...NODE_STAGES, join(BENCH, 'denseAnalysisRatio.ts'), '--child', path, reps, backend];
       if (values.threads !== undefined) args.push(values.threads);
-      ours.push(lastJson(execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24 })));
-      numpy.push(lastJson(execFileSync('python3', [join(BENCH, 'denseAnalysisRatio.py'), path, reps], { encoding: 'utf8' })));
+      ours.push(lastJson(execFileSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24, env: CHILD_ENV })));
+      numpy.push(
+        lastJson(execFileSync('python3', [join(BENCH, 'denseAnalysisRatio.py'), path, reps], { encoding: 'utf8', env: CHILD_ENV })),
+      );
     }
     const wall = median(ours.map((s, i) => s.wall / numpy[i].wall));
     const cpu = median(ours.map((s, i) => s.cpu / numpy[i].cpu));

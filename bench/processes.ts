@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { withHugePages } from '../src/jobs/sandboxChild.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BENCH = join(ROOT, 'bench');
@@ -35,6 +36,13 @@ export interface ChildResult {
   seconds: number;
 }
 
+/**
+ * The environment of every process the benchmark starts, ours and the references alike: the service's job processes'
+ * (src/jobs/sandboxChild.ts, JOB_HUGE_PAGES on by default), whose malloc advises huge pages for its large arrays, as
+ * NumPy does for its own arrays in any process.
+ */
+export const CHILD_ENV: NodeJS.ProcessEnv = { ...process.env, GLIBC_TUNABLES: withHugePages(process.env.GLIBC_TUNABLES) };
+
 export function runChild(
   command: string,
   argv: string[],
@@ -42,7 +50,7 @@ export function runChild(
 ): Promise<ChildResult> {
   return new Promise((resolvePromise) => {
     const t0 = performance.now();
-    const child = spawn(command, argv, { cwd: ROOT, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, argv, { cwd: ROOT, env: options.env ?? CHILD_ENV, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

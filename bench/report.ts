@@ -9,6 +9,7 @@ import { FLOAT64_BYTES, SPARSE_STAGE_NAMES, STAGE_NAMES, formatBytes, formatExpo
 import type { SparseSideReport, SparseStageName } from './common.js';
 import type { E2eResult } from './endToEnd.js';
 import { NOISY_CORES } from './machineProbe.js';
+import { CHILD_ENV } from './processes.js';
 import {
   bestStream,
   isReport,
@@ -551,6 +552,8 @@ function runSection(record: RunRecord): string[] {
       'then best of 50 (n ≤ 500) or 30 (larger);',
       `full solves from the standard start (construction included) to |Ax - b|/|b| ≤ ${p.tolerance},`,
       `capped at ${p.maxSolveIterations} iterations and ${p.solveBudgetSeconds} s of wall clock each.`,
+      `Every process runs with GLIBC_TUNABLES=${CHILD_ENV.GLIBC_TUNABLES}, as the service's job processes do (JOB_HUGE_PAGES):`,
+      'malloc advises transparent huge pages for large arrays, as NumPy does for its own.',
       `Shared machine: before each problem and the load test the run waits up to ${record.quiet.waitSeconds} s`,
       'for other processes to leave the cores idle, and repeats a problem during which they used more than',
       `${NOISY_CORES} core (${record.quiet.retries} time(s) at most, keeping the quietest run).`,

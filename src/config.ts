@@ -102,6 +102,12 @@ const configSchema = z.object({
   JOB_TIMEOUT_MS: integer(3_600_000, 1000),
   /** Most memory (resident set, MiB) one job's sandboxed process may use; past it the job ends `failed` (`memory-limit`). */
   JOB_MEMORY_LIMIT_MB: integer(4096, 256),
+  /**
+   * Job processes ask for transparent huge pages for their large arrays (glibc.malloc.hugetlb=1 added to their
+   * GLIBC_TUNABLES: src/jobs/sandboxChild.ts), as NumPy does for its own: one page fault per 2 MiB of fresh memory instead
+   * of 512 (docs/operations.md). Effective where the host's THP mode is `madvise` or `always`.
+   */
+  JOB_HUGE_PAGES: z.stringbool().default(true),
   /** Origins allowed by CORS (comma-separated, or `*`); empty: CORS off (no Access-Control-* headers). */
   CORS_ORIGINS: z
     .string()

@@ -35,8 +35,7 @@ import {
   createSubscriberConnection,
   subscribeWhenReady,
 } from './store/redisConnection.js';
-import { WORKER_CONFIG_ENV } from './workerConfig.js';
-import { sandboxedProcessor } from './sandboxChild.js';
+import { sandboxedEnvironment, sandboxedProcessor } from './sandboxChild.js';
 
 /**
  * The children write their log lines to this process's stdout and stderr themselves (BullMQ's
@@ -99,7 +98,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
     useWorkerThreads: false,
     workerForkOptions: {
       execArgv: childExecArgv,
-      env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) },
+      env: sandboxedEnvironment(config),
       stdio: CHILD_STDIO,
     },
   };

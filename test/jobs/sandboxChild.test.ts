@@ -4,10 +4,13 @@
  * wrapper would otherwise loop on its own failed report forever (a core and gigabytes, as orphans seen in CI did for
  * 20-28 minutes). The guard is preloaded by the execArgv the workers fork their children with (sandboxedProcessor).
  */
-import { fork, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { sandboxedProcessor } from '../../src/jobs/sandboxChild.js';
+import { loadConfig } from '../../src/config.js';
+import { sandboxedEnvironment, sandboxedProcessor, withHugePages } from '../../src/jobs/sandboxChild.js';
+import { WORKER_CONFIG_ENV } from '../../src/jobs/workerConfig.js';
 
 const FIXTURE = new URL('./sandboxChildFixture.ts', import.meta.url).pathname;
 /** The execArgv of the workers' children (the processor file is not what runs here: the fixture is). */
@@ -79,4 +82,49 @@ describe('a sandboxed child whose channel closed', () => {
       await once(child, 'exit');
     }
   });
+});
+
+/** The host's transparent huge pages mode (the bracketed word of /sys/kernel/mm/transparent_hugepage/enabled), or null. */
+function hugePagesMode(): string | null {
+  const path = '/sys/kernel/mm/transparent_hugepage/enabled';
+  return existsSync(path) ? (/\[(\w+)\]/.exec(readFileSync(path, 'utf8'))?.[1] ?? null) : null;
+}
+
+/** KiB of a process's anonymous memory in huge pages after it fills a fresh 64 MiB Float64Array, run with `env`. */
+function hugePagesOfFreshArray(env: NodeJS.ProcessEnv): number {
+  const script =
+    "const a = new Float64Array(8 * 1024 * 1024); a.fill(1); const s = require('fs').readFileSync('/proc/self/smaps_rollup', 'utf8');" +
+    'console.log(/AnonHugePages:\\s+(\\d+)/.exec(s)[1], a[a.length - 1]);';
+  const [kib] = execFileSync(process.execPath, ['-e', script], { env, encoding: 'utf8' }).trim().split(' ');
+  return Number(kib);
+}
+
+describe("the sandboxed children's environment", () => {
+  it("hands the children the Config and adds glibc.malloc.hugetlb=1 to GLIBC_TUNABLES, the operator's other tunables kept", () => {
+    expect(withHugePages(undefined)).toBe('glibc.malloc.hugetlb=1');
+    expect(withHugePages('')).toBe('glibc.malloc.hugetlb=1');
+    expect(withHugePages('glibc.malloc.arena_max=2')).toBe('glibc.malloc.arena_max=2:glibc.malloc.hugetlb=1');
+    // An operator's own value of the tunable stands.
+    expect(withHugePages('glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2')).toBe('glibc.malloc.hugetlb=0:glibc.malloc.arena_max=2');
+    const config = loadConfig({});
+    expect(config.JOB_HUGE_PAGES).toBe(true);
+    const env = sandboxedEnvironment(config);
+    expect(JSON.parse(env[WORKER_CONFIG_ENV]!)).toEqual(JSON.parse(JSON.stringify(config)));
+    expect(env.GLIBC_TUNABLES).toBe(withHugePages(process.env.GLIBC_TUNABLES));
+    const off = sandboxedEnvironment(loadConfig({ JOB_HUGE_PAGES: 'false' }));
+    expect(off.GLIBC_TUNABLES).toBe(process.env.GLIBC_TUNABLES);
+  });
+
+  const mode = hugePagesMode();
+  it.skipIf(mode !== 'madvise' && mode !== 'always')(
+    "gives a child's large typed arrays huge pages (this host's THP mode: madvise or always), where without it they get none in madvise mode",
+    () => {
+      const withTunable = hugePagesOfFreshArray(sandboxedEnvironment(loadConfig({})));
+      expect(withTunable).toBeGreaterThan(0);
+      if (mode === 'madvise') {
+        const without = { ...process.env, GLIBC_TUNABLES: 'glibc.malloc.hugetlb=0' };
+        expect(hugePagesOfFreshArray(without)).toBe(0);
+      }
+    },
+  );
 });

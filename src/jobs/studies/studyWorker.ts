@@ -15,8 +15,7 @@ import type { Config } from '../../config.js';
 import { aggregateStudy } from '../../solvers/studies/aggregate.js';
 import { makeProblem } from '../problems.js';
 import { bullmqConnectionOptions, closeBullmq, closeConnection, createResilientConnection } from '../store/redisConnection.js';
-import { sandboxedProcessor } from '../sandboxChild.js';
-import { WORKER_CONFIG_ENV } from '../workerConfig.js';
+import { sandboxedEnvironment, sandboxedProcessor } from '../sandboxChild.js';
 import { collectSamples } from './chunkOutcome.js';
 import type { ChunkReturn } from './chunkProcessor.js';
 import { planOfRecord } from './studyPlan.js';
@@ -59,7 +58,7 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
     connection: bullmqConnectionOptions(config.REDIS_URL, 'lss-study-chunks'),
     concurrency: config.STUDY_WORKER_CONCURRENCY,
     useWorkerThreads: false,
-    workerForkOptions: { execArgv, env: { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) } },
+    workerForkOptions: { execArgv, env: sandboxedEnvironment(config) },
   });
   chunks.on('error', (err) => log.error({ err }, 'chunk worker error'));
   chunks.on('failed', (job: Job<StudyChunkData> | undefined, error: Error) => {
