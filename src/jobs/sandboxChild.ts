@@ -48,8 +48,8 @@ const HUGE_PAGES_TUNABLE = 'glibc.malloc.hugetlb';
 /**
  * `tunables` (a GLIBC_TUNABLES value: name=value pairs joined by ':') with glibc.malloc.hugetlb=1 added, unless it sets
  * that tunable already (the operator's value stands). Large typed arrays come from malloc's own mappings; with it, the
- * first touch of each 2 MiB faults once instead of 512 times (on the 2-core VM of docs/performance.md, 88 ms against
- * 5-50 ms for 32 MB).
+ * first touch of each 2 MiB faults once instead of 512 times (on the 2-core VM of docs/performance.md, 86-90 ms against
+ * 9-58 ms for 32 MB).
  */
 export function withHugePages(tunables: string | undefined): string {
   const pairs = (tunables ?? '').split(':').filter((pair) => pair.length > 0);
