@@ -2,8 +2,9 @@
  * Measurement (not a test): the dense analysis alone, ours (TypeScript backend, or native) against
  * NumPy's (bench/reference.py's analysis through bench/denseAnalysisRatio.py), back to back in
  * alternating child processes on the same cached problem files (bench/problems.ts writeProblemCache),
- * so both see the same load, both with the environment of the service's job processes (./processes.ts CHILD_ENV). Per side: the best of `reps` wall times, that run's CPU time (all
- * threads: OpenBLAS uses both cores) and the child's peak RSS; the ratios of the medians over `rounds`.
+ * so both see the same load, both with the environment of the service's job processes (./processes.ts
+ * CHILD_ENV). Per side: the best of `reps` wall times, that run's CPU time (all threads: OpenBLAS uses
+ * both cores) and the child's peak RSS; the ratios of the medians over `rounds`.
  *
  *   node --import tsx bench/denseAnalysisRatio.ts <problem.json,...> [--rounds 3] [--reps 2] [--backend typescript]
  *     [--threads 1]

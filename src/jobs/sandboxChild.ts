@@ -1,8 +1,8 @@
 /**
  * The service's sandboxed BullMQ children (./processor.ts, ./studies/chunkProcessor.ts): where their processor is and
- * what they run with (sandboxedProcessor), and what every child does first (leaveWithParent, preloaded by
- * ./sandboxGuard.ts before BullMQ's child wrapper or the processor loads): leave when its worker process is gone. A
- * SIGKILLed worker sends its children no signal; only their IPC channel closes.
+ * what they run with (sandboxedProcessor; their environment: sandboxedEnvironment), and what every child does first
+ * (leaveWithParent, preloaded by ./sandboxGuard.ts before BullMQ's child wrapper or the processor loads): leave when its
+ * worker process is gone. A SIGKILLed worker sends its children no signal; only their IPC channel closes.
  *  - On 'disconnect' (the channel closed) the child exits.
  *  - On an uncaught exception once the channel is closed, or once its parent is gone (its parent process id changed:
  *    the closed channel may not have been read yet), it exits too. BullMQ's child wrapper (6.x) answers an uncaught
