@@ -387,20 +387,19 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       triangularFactorOf,
       known: [lastFactors?.factors, bestSoFar?.factors].flatMap((factors) => factors?.machines ?? []),
     });
-  // The last candidate evaluated from its factors: the refinement's accepted proposal, whose move effects read them.
-  let lastFactors: { assignment: Int32Array; factors: DenseFactors } | null = null;
-  // A refinement proposal's S's ends with their Ritz vectors (`near` given): its move effects read them if it is accepted.
-  let lastEnds: { assignment: Int32Array; ends: SEnds } | null = null;
+  // The last candidate evaluated from its factors: the refinement's accepted proposal, whose move effects read them, and
+  // (a proposal: `near` given) its S's ends with their Ritz vectors.
+  let lastFactors: { assignment: Int32Array; factors: DenseFactors; ends: SEnds | null } | null = null;
   function* fromFactorsWork(assignment: Int32Array, near?: SEndVectors): Work<Evaluation | 'own-route' | null> {
     if (bracketed || isCsrProblem(problem) || problem.A.rows !== problem.A.cols || evaluated.length === 0) return null;
     if (factored === undefined && options.given?.system.storage === 'dense') yield* factoredWork(options.given.system);
     if (factored === undefined) return null;
     const factors = yield* factorsWork(assignment);
-    lastFactors = { assignment, factors };
+    lastFactors = { assignment, factors, ends: null };
     const withEnds = yield* sEndsOfFactorsWork(kernels, factors, factored, near, near !== undefined);
     if (withEnds === null) return null;
     const s = withEnds.conditioning;
-    lastEnds = withEnds.ends === null ? null : { assignment, ends: withEnds.ends };
+    lastFactors.ends = withEnds.ends;
     if (!(yield* factoredStandsWork(s.kappaS))) return 'own-route';
     const done: Evaluation = {
       assignment,
@@ -503,7 +502,8 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
                   return (held?.factors ?? (yield* factorsWork(assignment))).machines;
                 }
               : undefined,
-            endsOf: (assignment) => (lastEnds !== null && sameIndices(lastEnds.assignment, assignment) ? lastEnds.ends : undefined),
+            endsOf: (assignment) =>
+              lastFactors !== null && sameIndices(lastFactors.assignment, assignment) ? (lastFactors.ends ?? undefined) : undefined,
           });
     if (refinement !== null)
       listed.push({ strategy: 'refined', assignment: refinement.assignment, evaluation: yield* evaluationWork(refinement.assignment) });
