@@ -56,6 +56,11 @@ export interface RunRecord {
   fixtures: Record<string, FixtureReport | { error: string }>;
   e2e: E2eResult | null;
   quiet: QuietPolicy;
+  /**
+   * GLIBC_TUNABLES of every process the run timed, ours and NumPy's (bench/processes.ts CHILD_ENV), as it measured
+   * them; absent in records before the job processes asked for huge pages (2026-12-05).
+   */
+  glibcTunables?: string;
   totalSeconds: number;
   /** Absent in the raw results of runs before the sparse problems existed. */
   sparse?: SparseProblemResult[];

@@ -9,7 +9,6 @@ import { FLOAT64_BYTES, SPARSE_STAGE_NAMES, STAGE_NAMES, formatBytes, formatExpo
 import type { SparseSideReport, SparseStageName } from './common.js';
 import type { E2eResult } from './endToEnd.js';
 import { NOISY_CORES } from './machineProbe.js';
-import { CHILD_ENV } from './processes.js';
 import {
   bestStream,
   isReport,
@@ -552,8 +551,7 @@ function runSection(record: RunRecord): string[] {
       'then best of 50 (n ≤ 500) or 30 (larger);',
       `full solves from the standard start (construction included) to |Ax - b|/|b| ≤ ${p.tolerance},`,
       `capped at ${p.maxSolveIterations} iterations and ${p.solveBudgetSeconds} s of wall clock each.`,
-      `Every process runs with GLIBC_TUNABLES=${CHILD_ENV.GLIBC_TUNABLES}, as the service's job processes do (JOB_HUGE_PAGES):`,
-      'malloc advises transparent huge pages for large arrays, as NumPy does for its own.',
+      tunablesPolicy(record.glibcTunables),
       `Shared machine: before each problem and the load test the run waits up to ${record.quiet.waitSeconds} s`,
       'for other processes to leave the cores idle, and repeats a problem during which they used more than',
       `${NOISY_CORES} core (${record.quiet.retries} time(s) at most, keeping the quietest run).`,
@@ -564,6 +562,17 @@ function runSection(record: RunRecord): string[] {
       'Peak RSS: `process.resourceUsage().maxRSS` / `ru_maxrss`.',
     ),
   ];
+}
+
+/** The Policy line's sentence on the timed processes' GLIBC_TUNABLES, as the record holds it. */
+function tunablesPolicy(tunables: string | undefined): string {
+  if (tunables === undefined) return 'This record does not say which GLIBC_TUNABLES its processes ran with (it predates the field).';
+  if (!/glibc\.malloc\.hugetlb=1/.test(tunables))
+    return `Every process ran with GLIBC_TUNABLES=${tunables || '(unset)'}, without glibc.malloc.hugetlb=1.`;
+  return [
+    `Every process runs with GLIBC_TUNABLES=${tunables}, as the service's job processes do (JOB_HUGE_PAGES):`,
+    'malloc advises transparent huge pages for large arrays, as NumPy does for its own.',
+  ].join(' ');
 }
 
 function endToEndSection(e2e: E2eResult | null): string[] {

@@ -53,6 +53,7 @@ import {
   runChild,
   SPARSE_CHILD_TIMEOUT_MS,
 } from './processes.js';
+import { CHILD_ENV } from './processes.js';
 import type { ProblemResult, QuietPolicy, RunRecord, SideOutcome } from './record.js';
 import { problemLines, renderMarkdown, sparseProblemLines, targetLines } from './report.js';
 import { evaluateTargets, type TargetRow } from './targets.js';
@@ -449,6 +450,7 @@ async function main(): Promise<void> {
     fixtures,
     e2e: e2eResult,
     quiet,
+    glibcTunables: CHILD_ENV.GLIBC_TUNABLES ?? '',
     totalSeconds: (performance.now() - started) / 1e3,
     sparse,
     jobPath,
