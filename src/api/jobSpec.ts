@@ -32,6 +32,7 @@ import { buildMatrix } from '../solvers/input/buildMatrix.js';
 import { buildCsrMatrix, isCoordinateInput, type CoordinateInput } from '../solvers/input/coordinateInput.js';
 import type { MatrixInput } from '../solvers/input/types.js';
 import { entriesToVector } from '../solvers/input/entries.js';
+import { checkRhsMagnitude } from '../solvers/input/magnitudes.js';
 import { validateGeneratorSpec } from '../solvers/input/generators.js';
 import { buildPartition, checkPartition } from '../solvers/input/partition.js';
 import { DEFAULT_IMBALANCE } from '../solvers/partitioning/multilevel.js';
@@ -152,7 +153,9 @@ function rightHandSide(given: readonly (number | string)[], n: number, field: st
         length: given.length,
         n,
       });
-    return entriesToVector(given, field);
+    const vector = entriesToVector(given, field);
+    checkRhsMagnitude(vector, field);
+    return vector;
   });
 }
 

@@ -43,6 +43,7 @@ const FIELD_OF_CODE: Record<string, string> = {
   'matrix-market-syntax': '/matrix',
   'unsupported-matrix': '/matrix',
   'non-finite-value': '/matrix',
+  'magnitude-out-of-range': '/matrix',
   'invalid-entry': '/matrix',
   'too-large': '/matrix',
   'invalid-problem': '/matrix',

@@ -72,6 +72,12 @@ const CATALOG = {
     description: 'The Matrix Market field or symmetry is not supported (complex, hermitian or pattern-only matrices, for example).',
   },
   'non-finite-value': { status: 422, title: 'Non-finite value', description: 'An entry of the matrix or of rhs is NaN or infinite.' },
+  'magnitude-out-of-range': {
+    status: 422,
+    title: 'Magnitude out of range',
+    description:
+      'An entry of the matrix or of rhs above 2^200 (~1.6e60) in magnitude, or a row of the matrix or rhs whose largest entry is below 2^-200 (~6.2e-61): their squares leave double precision. Scaling by a power of 2 is exact.',
+  },
   'invalid-entry': { status: 422, title: 'Invalid entry', description: 'An entry of the matrix or of rhs is not a number.' },
   'dimension-mismatch': {
     status: 422,

@@ -13,6 +13,7 @@ export const SOLVER_ERROR_CODES = [
   'matrix-market-syntax',
   'unsupported-matrix',
   'non-finite-value',
+  'magnitude-out-of-range',
   'invalid-entry',
   'dimension-mismatch',
   'invalid-partition',
@@ -77,6 +78,18 @@ export class NonFiniteValueError extends InvalidProblemError {
   /** `where` names the offending entry, e.g. "matrix entry (3, 7)" or "rhs[2]". */
   constructor(where: string, value: number | string) {
     super(`${where} is ${String(value)}; every entry must be a finite real number.`, { where, value: String(value) });
+  }
+}
+
+/**
+ * Entries of A or b whose magnitude double precision cannot square: the analysis and the runs measure row norms,
+ * A^T A and residuals as sums of squares, which overflow above ~1e154 and lose the row below ~1e-154 (a matrix
+ * scaled by 1e-160 read as singular, a rhs of 1e-200 as solved at 0 iterations). `where` names the entry or row.
+ */
+export class MagnitudeOutOfRangeError extends InvalidProblemError {
+  readonly code = 'magnitude-out-of-range';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
   }
 }
 

@@ -255,6 +255,40 @@ describe('422: invalid problems, with a detail naming the cause', () => {
     expect(job.result).toBeUndefined();
   });
 
+  it('refuses magnitudes double precision cannot square, naming the entry or row (not "singular", not "converged")', async () => {
+    // A rhs of 1e-200 was reported solved at iteration 0 with a relative residual of 1: now a 422 at submission.
+    let { status, problem } = await post({ ...good, type: 'solve', rhs: Array.from({ length: good.matrix.data.length }, () => 1e-200) });
+    expect(status).toBe(422);
+    expect(problem.code).toBe('magnitude-out-of-range');
+    expect(problem.errors).toEqual([expect.objectContaining({ path: '/rhs/0' })]);
+    expect(problem.detail).toMatch(/below 2\^-200/);
+    ({ status, problem } = await post({
+      ...good,
+      type: 'solve',
+      rhs: [
+        [1, 1, 1],
+        [1e200, 1, 1],
+      ],
+    }));
+    expect(status).toBe(422);
+    expect(problem.detail).toMatch(/rhs\/1\[0\] is 1e\+200, above 2\^200/);
+    // A well-conditioned matrix scaled by 1e-160 was reported numerically singular: now refused naming its row.
+    const job = await runJob(service.app, {
+      type: 'analyze',
+      matrix: {
+        format: 'dense',
+        data: [
+          [1e-160, 1e-160],
+          [1e-160, -1e-160],
+        ],
+      },
+      partition: { machines: 2 },
+    });
+    expect(job.status).toBe('failed');
+    expect(job.error).toMatchObject({ status: 422, code: 'magnitude-out-of-range', details: { row: 0 } });
+    expect(job.error!.detail).toMatch(/^Row 0 of A has no entry larger than 1e-160/);
+  });
+
   it('rejects a generator spec known to be singular at submission (ones-minus-eps with eps = n)', async () => {
     const { status, problem } = await post({
       ...good,

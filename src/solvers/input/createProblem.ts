@@ -9,6 +9,7 @@ import { matVec, type DenseMatrix } from '../matrix.js';
 import type { Partition, DenseProblem, CsrProblem } from '../problem.js';
 import { checkCsr, multiply, type CsrMatrix } from '../sparse/csr.js';
 import { checkAllFinite, checkDenseSize, entriesToVector, matrixEntryName } from './entries.js';
+import { checkMatrixRowMagnitude, checkRhsMagnitude } from './magnitudes.js';
 import { buildPartition, checkPartition } from './partition.js';
 import type { EntryValue, InputLimits, PartitionInput } from './types.js';
 
@@ -61,6 +62,7 @@ export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>):
       });
     }
     b = entriesToVector(args.rhs, 'rhs');
+    checkRhsMagnitude(b, 'rhs');
     xTrue = args.xTrue ?? null;
     if (xTrue !== null && xTrue.length !== n) {
       throw new DimensionMismatchError(`The known solution has ${xTrue.length} entries but the matrix has ${n} columns.`, {
@@ -80,21 +82,25 @@ function isPartition(p: PartitionInput | Partition): p is Partition {
 
 /**
  * A zero row or column makes A exactly singular; catching it here gives a message naming it
- * (rank deficiency in general is found later, by the factorizations of the analysis).
+ * (rank deficiency in general is found later, by the factorizations of the analysis). Each row's
+ * largest magnitude must be one the core can square (./magnitudes.ts).
  */
 function checkNoZeroRowOrColumn(A: DenseMatrix): void {
   const { rows: N, cols: n, data } = A;
   const columnNonzero = new Uint8Array(n);
+  const largestColumn = (i: number): number => largestIndex(data, i * n, (i + 1) * n) - i * n;
   for (let i = 0; i < N; i++) {
     const off = i * n;
-    let rowNonzero = false;
+    let rowMax = 0;
     for (let j = 0; j < n; j++) {
-      if (data[off + j] !== 0) {
-        rowNonzero = true;
+      const magnitude = Math.abs(data[off + j]);
+      if (magnitude !== 0) {
         columnNonzero[j] = 1;
+        if (magnitude > rowMax) rowMax = magnitude;
       }
     }
-    if (!rowNonzero) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });
+    if (rowMax === 0) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });
+    checkMatrixRowMagnitude(i, rowMax, largestColumn);
   }
   const zeroColumn = columnNonzero.indexOf(0);
   if (zeroColumn !== -1)
@@ -105,19 +111,29 @@ function checkNoZeroRowOrColumn(A: DenseMatrix): void {
 function checkSparseEntries(A: CsrMatrix): void {
   const { rows: N, cols: n, rowPtr, colIdx, values } = A;
   const columnNonzero = new Uint8Array(n);
+  const largestColumn = (i: number): number => colIdx[largestIndex(values, rowPtr[i], rowPtr[i + 1])];
   for (let i = 0; i < N; i++) {
-    let rowNonzero = false;
+    let rowMax = 0;
     for (let e = rowPtr[i]; e < rowPtr[i + 1]; e++) {
       const v = values[e];
       if (!Number.isFinite(v)) throw new NonFiniteValueError(matrixEntryName(i, colIdx[e]), v);
-      if (v !== 0) {
-        rowNonzero = true;
+      const magnitude = Math.abs(v);
+      if (magnitude !== 0) {
         columnNonzero[colIdx[e]] = 1;
+        if (magnitude > rowMax) rowMax = magnitude;
       }
     }
-    if (!rowNonzero) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });
+    if (rowMax === 0) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });
+    checkMatrixRowMagnitude(i, rowMax, largestColumn);
   }
   const zeroColumn = columnNonzero.indexOf(0);
   if (zeroColumn !== -1)
     throw new SingularMatrixError(`Column ${zeroColumn} of A is entirely zero, so A is singular.`, { column: zeroColumn });
+}
+
+/** Index in [from, to) of the entry of largest magnitude (the first of equals). */
+function largestIndex(values: Float64Array, from: number, to: number): number {
+  let at = from;
+  for (let k = from + 1; k < to; k++) if (Math.abs(values[k]) > Math.abs(values[at])) at = k;
+  return at;
 }

@@ -19,6 +19,7 @@ import type { IterativeMethod, Parameters, SpectralData } from '../algorithms/ty
 import { CancelledError, DimensionMismatchError } from '../errors.js';
 import type { Work, WorkProgress } from '../cooperative.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
+import { checkRhsMagnitude } from '../input/magnitudes.js';
 import { runWork } from './runAlgorithm.js';
 import { checkStateLengths, SnapshotMismatchError, type BlockRunSnapshot, type RunSnapshot } from './snapshot.js';
 import type { RunOptions, RunResult } from './types.js';
@@ -188,6 +189,7 @@ export function startMultipleRhsRun(
   options: ResumableBlockRunOptions,
   rhs: readonly Float64Array[],
 ): ResumableBlockRun {
+  rhs.forEach((b, j) => checkRhsMagnitude(b, `rhs column ${j}`));
   // Set by the generator while it waits at its yield (the only time the block and the runners agree).
   let takeSnapshot: (() => BlockRunSnapshot) | null = null;
   const work = blockRunWork(system, id, spectral, options, rhs, (take) => {
