@@ -18,7 +18,10 @@ export const LARGEST_MAGNITUDE = 2 ** 200;
 /** Smallest largest-entry of a row of A, or of a nonzero b: 2^-200 (~6.2e-61). */
 export const SMALLEST_ROW_MAGNITUDE = 2 ** -200;
 
-/** Row `i` of A, whose largest magnitude is `rowMax` (> 0), holds entries the core can square; `column(i)` finds the offending one. */
+/**
+ * Row `i` of A, whose largest magnitude is `rowMax` (> 0), holds entries the core can square; `largestColumn(i)` finds
+ * the offending entry's column for the message.
+ */
 export function checkMatrixRowMagnitude(i: number, rowMax: number, largestColumn: (i: number) => number): void {
   if (rowMax > LARGEST_MAGNITUDE) {
     const j = largestColumn(i);
