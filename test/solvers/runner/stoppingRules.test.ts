@@ -11,7 +11,7 @@ import { buildDistributedSystem, type DistributedSystem } from '../../../src/sol
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { fromRows } from '../../../src/solvers/matrix.js';
-import { DEFAULT_DIVERGENCE_TOLERANCE, runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
+import { DEFAULT_DIVERGENCE_TOLERANCE, recomputedResidualSentence, runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { RUN_STATUSES, type RunStatus } from '../../../src/solvers/runner/types.js';
 import { wellConditionedSystem } from '../parallel/support.js';
 import { readMatrixCsr } from '../sparse/support.js';
@@ -192,5 +192,38 @@ describe("D-HBM's transient growth", () => {
     expect(r.theoreticalRate).toBeGreaterThan(1);
     expect(r.status).toBe('diverged');
     expect(r.growth?.cause).toBe('divergence');
+  });
+});
+
+describe('a converged run whose recomputed residual fails the test', () => {
+  it('says so in its stopReason: the measure and the recomputation differ by rounding, with the attainable accuracy', () => {
+    expect(recomputedResidualSentence(1e-9, 2, 1e-8, 0, 1e-15)).toBe('');
+    // Passes by absoluteTolerance: |A x - b| = 1e-6 * 2.
+    expect(recomputedResidualSentence(1e-6, 2, 1e-8, 3e-6, 1e-15)).toBe('');
+    expect(recomputedResidualSentence(2.220446049250313e-16, 2, 1e-30, 0, 4.3e-16)).toBe(
+      " Recomputed from the final x, the relative residual is 2.220e-16, above the tolerance: the iteration's measure " +
+        'and this one differ by rounding, and the attainable accuracy eps kappa(A) is 4.300e-16.',
+    );
+    expect(recomputedResidualSentence(3e-16, 1, 1e-30, 0, Number.NaN)).toMatch(/differ by rounding\.$/);
+  });
+
+  it('at a tolerance below the attainable accuracy, every converged run meets the test recomputed from its x, or says it does not', () => {
+    const system = buildDistributedSystem(
+      createProblem({
+        A: fromRows([
+          [4, 1],
+          [1, 3],
+        ]),
+        rhs: [1, 2],
+        partition: { machines: 2 },
+      }),
+    );
+    const spectral = spectralDataOf(analyze(system));
+    for (const id of ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const) {
+      const run = runAlgorithm(system, id, spectral, { tolerance: 1e-30, maxIterations: 5000 });
+      if (run.status !== 'converged') continue;
+      if (run.relativeResidual > 1e-30) expect(run.stopReason).toMatch(/Recomputed from the final x, the relative residual is/);
+      else expect(run.stopReason).not.toMatch(/Recomputed/);
+    }
   });
 });
