@@ -8,6 +8,7 @@ import type { AnalysisPhases, SideReport, StageName } from './common.js';
 import { FLOAT64_BYTES, SPARSE_STAGE_NAMES, STAGE_NAMES, formatBytes, formatExponential, formatRatio, formatSeconds } from './common.js';
 import type { SparseSideReport, SparseStageName } from './common.js';
 import type { E2eResult } from './endToEnd.js';
+import { asksForHugePages } from '../src/jobs/sandboxChild.js';
 import { NOISY_CORES } from './machineProbe.js';
 import {
   bestStream,
@@ -567,8 +568,7 @@ function runSection(record: RunRecord): string[] {
 /** The Policy line's sentence on the timed processes' GLIBC_TUNABLES, as the record holds it. */
 function tunablesPolicy(tunables: string | undefined): string {
   if (tunables === undefined) return 'This record does not say which GLIBC_TUNABLES its processes ran with (it predates the field).';
-  if (!/glibc\.malloc\.hugetlb=1/.test(tunables))
-    return `Every process ran with GLIBC_TUNABLES=${tunables || '(unset)'}, without glibc.malloc.hugetlb=1.`;
+  if (!asksForHugePages(tunables)) return `Every process ran with GLIBC_TUNABLES=${tunables || '(unset)'}, without glibc.malloc.hugetlb=1.`;
   return [
     `Every process runs with GLIBC_TUNABLES=${tunables}, as the service's job processes do (JOB_HUGE_PAGES):`,
     'malloc advises transparent huge pages for large arrays, as NumPy does for its own.',

@@ -44,6 +44,7 @@ import { defaultProblems, problemByName, type ProblemDefinition, type Repetition
 import {
   BENCH,
   CACHE,
+  CHILD_ENV,
   CHILD_TIMEOUT_MS,
   lastJson,
   log,
@@ -53,7 +54,6 @@ import {
   runChild,
   SPARSE_CHILD_TIMEOUT_MS,
 } from './processes.js';
-import { CHILD_ENV } from './processes.js';
 import type { ProblemResult, QuietPolicy, RunRecord, SideOutcome } from './record.js';
 import { problemLines, renderMarkdown, sparseProblemLines, targetLines } from './report.js';
 import { evaluateTargets, type TargetRow } from './targets.js';

@@ -57,6 +57,11 @@ export function withHugePages(tunables: string | undefined): string {
   return [...pairs, `${HUGE_PAGES_TUNABLE}=1`].join(':');
 }
 
+/** Whether `tunables` (a GLIBC_TUNABLES value) sets glibc.malloc.hugetlb=1, as withHugePages adds it. */
+export function asksForHugePages(tunables: string): boolean {
+  return tunables.split(':').includes(`${HUGE_PAGES_TUNABLE}=1`);
+}
+
 /** The environment a worker starts its sandboxed children with: its own, the Config they read, and the huge pages (JOB_HUGE_PAGES). */
 export function sandboxedEnvironment(config: Config): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, [WORKER_CONFIG_ENV]: JSON.stringify(config) };

@@ -9,7 +9,7 @@ import { matVec, type DenseMatrix } from '../matrix.js';
 import type { Partition, DenseProblem, CsrProblem } from '../problem.js';
 import { checkCsr, multiply, type CsrMatrix } from '../sparse/csr.js';
 import { checkAllFinite, checkDenseSize, entriesToVector, matrixEntryName } from './entries.js';
-import { checkMatrixRowMagnitude, checkRhsMagnitude } from './magnitudes.js';
+import { checkMatrixRowMagnitude, checkRhsMagnitude, largestMagnitudeIndex } from './magnitudes.js';
 import { buildPartition, checkPartition } from './partition.js';
 import type { EntryValue, InputLimits, PartitionInput } from './types.js';
 
@@ -88,7 +88,7 @@ function isPartition(p: PartitionInput | Partition): p is Partition {
 function checkNoZeroRowOrColumn(A: DenseMatrix): void {
   const { rows: N, cols: n, data } = A;
   const columnNonzero = new Uint8Array(n);
-  const largestColumn = (i: number): number => largestIndex(data, i * n, (i + 1) * n) - i * n;
+  const largestColumn = (i: number): number => largestMagnitudeIndex(data, i * n, (i + 1) * n) - i * n;
   for (let i = 0; i < N; i++) {
     const off = i * n;
     let rowMax = 0;
@@ -111,7 +111,7 @@ function checkNoZeroRowOrColumn(A: DenseMatrix): void {
 function checkSparseEntries(A: CsrMatrix): void {
   const { rows: N, cols: n, rowPtr, colIdx, values } = A;
   const columnNonzero = new Uint8Array(n);
-  const largestColumn = (i: number): number => colIdx[largestIndex(values, rowPtr[i], rowPtr[i + 1])];
+  const largestColumn = (i: number): number => colIdx[largestMagnitudeIndex(values, rowPtr[i], rowPtr[i + 1])];
   for (let i = 0; i < N; i++) {
     let rowMax = 0;
     for (let e = rowPtr[i]; e < rowPtr[i + 1]; e++) {
@@ -129,11 +129,4 @@ function checkSparseEntries(A: CsrMatrix): void {
   const zeroColumn = columnNonzero.indexOf(0);
   if (zeroColumn !== -1)
     throw new SingularMatrixError(`Column ${zeroColumn} of A is entirely zero, so A is singular.`, { column: zeroColumn });
-}
-
-/** Index in [from, to) of the entry of largest magnitude (the first of equals). */
-function largestIndex(values: Float64Array, from: number, to: number): number {
-  let at = from;
-  for (let k = from + 1; k < to; k++) if (Math.abs(values[k]) > Math.abs(values[at])) at = k;
-  return at;
 }

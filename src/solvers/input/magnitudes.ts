@@ -40,17 +40,24 @@ export function checkMatrixRowMagnitude(i: number, rowMax: number, largestColumn
     );
 }
 
-/** A right-hand side (named `name` in messages, e.g. "rhs") whose entries the core can square; b = 0 stands. */
-export function checkRhsMagnitude(b: ArrayLike<number>, name: string): void {
+/** Index in [from, to) of the first entry of largest nonzero magnitude; `from` when none is above 0. */
+export function largestMagnitudeIndex(values: ArrayLike<number>, from: number, to: number): number {
   let largest = 0;
-  let at = 0;
-  for (let i = 0; i < b.length; i++) {
-    const magnitude = Math.abs(b[i]);
+  let at = from;
+  for (let k = from; k < to; k++) {
+    const magnitude = Math.abs(values[k]);
     if (magnitude > largest) {
       largest = magnitude;
-      at = i;
+      at = k;
     }
   }
+  return at;
+}
+
+/** A right-hand side (named `name` in messages, e.g. "rhs") whose entries the core can square; b = 0 stands. */
+export function checkRhsMagnitude(b: ArrayLike<number>, name: string): void {
+  const at = largestMagnitudeIndex(b, 0, b.length);
+  const largest = b.length === 0 ? 0 : Math.abs(b[at]);
   if (largest > LARGEST_MAGNITUDE)
     throw new MagnitudeOutOfRangeError(
       `${name}[${at}] is ${b[at]}, above 2^200 (~1.6e60) in magnitude: its square overflows double precision (the ` +

@@ -425,7 +425,7 @@ export function* runWork(
     };
     const residualMet = (): boolean => {
       const { residual, error } = measures;
-      return inconsistent ? error !== null && error <= tolerance : residual <= tolerance || residual * residualScale <= absoluteTolerance;
+      return inconsistent ? error !== null && error <= tolerance : meetsResidualTest(residual, residualScale, tolerance, absoluteTolerance);
     };
     const errorMet = (): boolean => errorTolerance === null || (measures.error !== null && measures.error <= errorTolerance);
     const convergedReason = (): string => {
@@ -547,6 +547,11 @@ export function* runWork(
   }
 }
 
+/** The residual test of a consistent system: |A x - b| <= max(tolerance |b|, absoluteTolerance), from the relative residual and |b|. */
+function meetsResidualTest(relative: number, residualScale: number, tolerance: number, absoluteTolerance: number): boolean {
+  return relative <= tolerance || relative * residualScale <= absoluteTolerance;
+}
+
 /**
  * What a converged run's stopReason adds when the relative residual recomputed from its final x fails the test the
  * iteration's own measure passed: with a tolerance below the attainable accuracy the two differ by rounding (a
@@ -559,7 +564,7 @@ export function recomputedResidualSentence(
   absoluteTolerance: number,
   attainable: number,
 ): string {
-  if (finalResidual <= tolerance || finalResidual * residualScale <= absoluteTolerance) return '';
+  if (meetsResidualTest(finalResidual, residualScale, tolerance, absoluteTolerance)) return '';
   return (
     ` Recomputed from the final x, the relative residual is ${fmt(finalResidual)}, above the tolerance: the iteration's ` +
     'measure and this one differ by rounding' +
