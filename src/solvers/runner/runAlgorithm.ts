@@ -121,7 +121,9 @@ function relativeDistance(x: Float64Array, y: Float64Array, normY: number): numb
     const d = x[j] - y[j];
     s0 += d * d;
   }
-  const d = Math.sqrt(s0 + s1 + (s2 + s3));
+  let d = Math.sqrt(s0 + s1 + (s2 + s3));
+  // The squares overflow for a distance above ~1e154 between finite vectors: then scaled (norm2).
+  if (d === Infinity && x.every(Number.isFinite)) d = norm2(x.map((value, k) => value - y[k]));
   return normY === 0 ? d : d / normY;
 }
 
@@ -367,7 +369,10 @@ export function* runWork(
     let iteration = 0;
     // The residual, error and consensus distance of x(iteration), into the trace.
     const measureEstimate = (): [number, number | null, number | null] => {
-      const residual = Math.sqrt(method.residualNormSquared()) / residualScale;
+      let residual = Math.sqrt(method.residualNormSquared()) / residualScale;
+      // The methods' measure is a sum of squares, which overflows for a residual above ~1e154 (an initial guess far
+      // from the solution's scale) while x is finite: measured again from x with scaling (norm2), as the final one is.
+      if (residual === Infinity && method.estimate.every(Number.isFinite)) residual = relativeResidual(A, method.estimate, b);
       const error = xTrue === null ? null : relativeDistance(method.estimate, xTrue, normXTrue);
       const consensus = method.consensusDistance();
       recorder.record(iteration, residual, error, consensus);
@@ -403,7 +408,13 @@ export function* runWork(
       const { residual, error, consensus } = measures;
       if (!Number.isFinite(residual)) return `the relative residual became ${residual}`;
       if (error !== null && !Number.isFinite(error)) return `the relative error became ${error}`;
-      if (consensus !== null && !Number.isFinite(consensus)) return `the machines' estimates became non-finite`;
+      if (consensus !== null && !Number.isFinite(consensus)) {
+        // An infinite distance between finite estimates is its square's overflow (the passes measure it as one).
+        return consensus === Infinity && method.estimate.every(Number.isFinite)
+          ? "the machines' estimates are too far apart to measure their distance in double precision (its square " +
+              'overflowed): x(0) is far from the scale of the solution'
+          : "the machines' estimates became non-finite";
+      }
       return null;
     };
     const divergence = (): string | null => {

@@ -10,7 +10,7 @@ import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
 import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
-import { fromRows } from '../../../src/solvers/matrix.js';
+import { fromRows, relativeResidual } from '../../../src/solvers/matrix.js';
 import { DEFAULT_DIVERGENCE_TOLERANCE, recomputedResidualSentence, runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { RUN_STATUSES, type RunStatus } from '../../../src/solvers/runner/types.js';
 import { wellConditionedSystem } from '../parallel/support.js';
@@ -91,11 +91,16 @@ describe('stopping rules: each status', () => {
     reached.add(r.status);
   });
 
-  it('non-finite: a step so large that the residual overflows', () => {
-    const r = runAlgorithm(well.system, 'dgd', well.spectral, { tolerance: 1e-8, maxIterations: 100, parameters: { alpha: 1e300 } });
+  it('non-finite: a step so large that the estimate overflows', () => {
+    const r = runAlgorithm(well.system, 'dgd', well.spectral, { tolerance: 1e-8, maxIterations: 100, parameters: { alpha: 1e308 } });
     expect(r.status).toBe('non-finite');
-    expect(r.stopReason).toMatch(/Non-finite/);
+    expect(r.stopReason).toMatch(/^Non-finite values at iteration 1: the relative residual became (Infinity|NaN)/);
     reached.add(r.status);
+    // A step of 1e300 leaves x finite (~1e302): its residual's square overflows, measured scaled it is what it is.
+    const large = runAlgorithm(well.system, 'dgd', well.spectral, { tolerance: 1e-8, maxIterations: 100, parameters: { alpha: 1e300 } });
+    expect(large.status).toBe('diverged');
+    expect(large.relativeResidual).toBeGreaterThan(1e300);
+    expect(large.stopReason).toContain(`the relative residual ${large.relativeResidual.toExponential(3)} exceeds divergenceTolerance`);
   });
 
   it('stagnated: a tolerance below eps kappa(A) ends near the attainable accuracy, which the run reports', () => {
@@ -192,6 +197,31 @@ describe("D-HBM's transient growth", () => {
     expect(r.theoreticalRate).toBeGreaterThan(1);
     expect(r.status).toBe('diverged');
     expect(r.growth?.cause).toBe('divergence');
+  });
+});
+
+describe("a start far from the solution's scale: x(0) = 1e200 (every square of a residual or distance overflows)", () => {
+  it('the methods without machine estimates converge: the residual and the error are measured scaled while their squares overflow', () => {
+    const x0 = new Float64Array(well.system.A.cols).fill(1e200);
+    for (const id of ['dhbm', 'dgd', 'dnag', 'cimmino'] as const) {
+      const run = runAlgorithm(well.system, id, well.spectral, { tolerance: 1e-8, maxIterations: 20_000, initialGuess: x0 });
+      expect(run.status, id).toBe('converged');
+      expect(run.relativeResidual, id).toBeLessThanOrEqual(1e-8);
+      // The trace starts at x(0)'s true relative residual and error (b = A 1, x* = 1: |x0 - 1| / |1| = 1e200 - 1).
+      expect(run.trace.relativeResidual[0] / relativeResidual(well.system.A, x0, well.system.b), id).toBeCloseTo(1, 12);
+      expect((run.trace.relativeError as Float64Array)[0] / 1e200, id).toBeCloseTo(1, 12);
+    }
+  });
+
+  it("APC and Mou-Liu-Morse stop at iteration 0 and say why: their machines' distances cannot be measured", () => {
+    const x0 = new Float64Array(well.system.A.cols).fill(1e200);
+    for (const id of ['apc', 'mlm'] as const) {
+      const run = runAlgorithm(well.system, id, well.spectral, { tolerance: 1e-8, maxIterations: 100, initialGuess: x0 });
+      expect(run.status, id).toBe('non-finite');
+      expect(run.iterations, id).toBe(0);
+      expect(run.stopReason, id).toMatch(/too far apart to measure their distance in double precision \(its square overflowed\)/);
+      expect(Number.isFinite(run.relativeResidual), id).toBe(true);
+    }
   });
 });
 
