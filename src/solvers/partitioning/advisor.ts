@@ -86,7 +86,7 @@ import {
   type CsrProblem,
 } from '../problem.js';
 import { metisPartition } from './metis.js';
-import { DEFAULT_IMBALANCE, kwayRefinable, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
+import { balanceParts, DEFAULT_IMBALANCE, kwayRefinable, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
 import { refineAssignmentWork } from './refinement.js';
 import { rowGraph, rowGraphAndGram, type WeightedGraph } from './rowGraph.js';
@@ -248,10 +248,12 @@ export function candidateAssignments(
  */
 function polishedMetisPartition(metis: NativeMetis, graph: WeightedGraph, m: number, imbalance: number, seed?: number): Int32Array {
   const assignment = metisPartition(metis, graph, m, imbalance, seed);
-  // Not on a dense matrix's complete row graph (./multilevel.ts kwayRefinable): there METIS's partition stands.
-  if (!kwayRefinable(graph)) return assignment;
   const { lo, hi } = machineSizeBounds(graph.n, m, imbalance);
-  refineKway(graph, assignment, m, lo, hi);
+  // On a graph too dense for the k-way passes (a dense matrix's, ./multilevel.ts kwayRefinable) METIS's partition
+  // stands, its parts brought within the bounds: METIS keeps the largest under (1 + imbalance) n/m, not the smallest
+  // over (1 - imbalance) n/m (arc130 in 4 parts: a part of 29 rows where 30 is the least).
+  if (kwayRefinable(graph)) refineKway(graph, assignment, m, lo, hi);
+  else balanceParts(graph, assignment, m, lo, hi);
   return assignment;
 }
 

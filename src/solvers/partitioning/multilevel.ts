@@ -294,6 +294,54 @@ export function refineKway(g: WeightedGraph, part: Int32Array, m: number, lo: nu
   }
 }
 
+/**
+ * Evens out in place the parts outside [lo, hi], no other move: what refineKway's balancing moves do, for a graph too
+ * dense for its passes (kwayRefinable). METIS bounds its heaviest part only, so a part may come back below lo. Each
+ * move is the one of least cut (the vertex's edges into its new part less those into its old) among those that mend
+ * a part: into a part below lo from a part above hi when there is one, else from any part that can spare a vertex;
+ * out of a part above hi into any part with room. So a partition within [lo, hi] is left as it is.
+ * Unit vertex weights (a row graph), for which lo <= n/m <= hi makes every step possible; each move costs a pass over
+ * the edges, and there are as many as the parts' distance to [lo, hi].
+ */
+export function balanceParts(g: WeightedGraph, part: Int32Array, m: number, lo: number, hi: number): void {
+  const { n, ptr, idx, weight, vertexWeight } = g;
+  for (let v = 0; v < n; v++) if (vertexWeight[v] !== 1) throw new Error('balanceParts: vertex weights other than 1');
+  const size = partWeights(g, part, m);
+  const joined = new Float64Array(m);
+  // joined[b]: the weight of v's edges into part b.
+  const join = (v: number): void => {
+    joined.fill(0);
+    for (let p = ptr[v]; p < ptr[v + 1]; p++) joined[part[idx[p]]] += weight[p];
+  };
+  for (;;) {
+    let under = -1;
+    let over = -1;
+    for (let b = 0; b < m; b++) {
+      if (under < 0 && size[b] < lo) under = b;
+      if (over < 0 && size[b] > hi) over = b;
+    }
+    if (under < 0 && over < 0) return;
+    let bestVertex = -1;
+    let bestTarget = -1;
+    let bestGain = -Infinity;
+    for (let v = 0; v < n; v++) {
+      const a = part[v];
+      // A part below lo takes from the part above hi when there is one (a move that mends both), else from any part
+      // that can spare a vertex; a part above hi gives to any part with room.
+      if (under >= 0 ? (over >= 0 ? a !== over : a === under || size[a] - 1 < lo) : a !== over) continue;
+      join(v);
+      for (let b = 0; b < m; b++) {
+        if (under >= 0 ? b !== under : b === over || size[b] + 1 > hi) continue;
+        const value = joined[b] - joined[a];
+        if (value > bestGain) [bestVertex, bestTarget, bestGain] = [v, b, value];
+      }
+    }
+    size[part[bestVertex]]--;
+    size[bestTarget]++;
+    part[bestVertex] = bestTarget;
+  }
+}
+
 /** Recursive bisection of `g` into m parts of weights in [lo, hi] (each bisection multilevel, its own coarsening). */
 function recursiveBisection(g: WeightedGraph, m: number, lo: number, hi: number, random: SeededRandom): Int32Array {
   const assignment = new Int32Array(g.n);

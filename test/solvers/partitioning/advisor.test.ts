@@ -35,6 +35,7 @@ import {
 import type { DenseProblem } from '../../../src/solvers/problem.js';
 import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
+import { csrToDense } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { describeEachBackend, withBackend } from '../../support/backends.js';
 import { readMatrixCsr } from '../sparse/support.js';
@@ -447,6 +448,16 @@ describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native 
     const side = Math.ceil(Math.sqrt(MULTILEVEL_BESIDE_METIS_MAX_ROWS + 1));
     expect(strategies(side)).toEqual(['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'metis']);
     expect(strategies(40)).toEqual(['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', 'metis']);
+  });
+
+  it("keeps METIS's partition within the imbalance on a row graph too dense for the k-way passes (arc130: it gave a part 29 rows where 30 is the least)", () => {
+    const A = readMatrixCsr('arc130.mtx');
+    for (const storage of ['csr', 'dense'] as const) {
+      const input = storage === 'csr' ? A : csrToDense(A);
+      const advice = withBackend('native', () => runSync(adviseWork(createProblem({ A: input, partition: { machines: 4 } }))));
+      for (const candidate of advice.candidates) expect(candidate.withinImbalance, `${storage} ${candidate.strategy}`).toBe(true);
+      expect(advice.candidates.map((c) => c.strategy)).toContain('metis');
+    }
   });
 
   for (const testCase of reference.cases) {

@@ -6,6 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { fromRows } from '../../../src/solvers/matrix.js';
 import {
+  balanceParts,
   coarsen,
   edgeCut,
   kwayRefinable,
@@ -181,6 +182,48 @@ describe('multilevel partitioner', () => {
       expect(size).toBeGreaterThanOrEqual(lo);
       expect(size).toBeLessThanOrEqual(hi);
     }
+  });
+
+  it('balanceParts evens out parts outside the balance with the moves of least cut, and moves nothing else', () => {
+    const n = 200;
+    const data = new SeededRandom(5).fillNormal(new Float64Array(n * n));
+    const g = rowGraph(selectedKernels(), { rows: n, cols: n, data });
+    const m = 4;
+    const { lo, hi } = machineSizeBounds(n, m, 0.1);
+    expect([lo, hi]).toEqual([45, 55]);
+    // Parts of 40, 60, 50, 50: 5 rows must leave part 1 and 5 reach part 0.
+    const start = new Int32Array(n);
+    for (let v = 0; v < n; v++) start[v] = v < 40 ? 0 : v < 100 ? 1 : v < 150 ? 2 : 3;
+    const part = Int32Array.from(start);
+    balanceParts(g, part, m, lo, hi);
+    expect(sizesOf(part, m)).toEqual([45, 55, 50, 50]);
+    const moved = [...part.keys()].filter((v) => part[v] !== start[v]);
+    expect(moved.length).toBe(5);
+    // Each move was the best single one at its turn: moved back, none lowers the cut.
+    for (const v of moved) {
+      expect(start[v]).toBe(1);
+      expect(part[v]).toBe(0);
+    }
+    const cut = edgeCut(g, part);
+    for (let v = 40; v < 100; v++) {
+      if (part[v] !== 1) continue;
+      // Any other row of part 1 in place of a moved one cuts at least as much.
+      const swapped = Int32Array.from(part);
+      swapped[v] = 0;
+      swapped[moved[moved.length - 1]] = 1;
+      expect(edgeCut(g, swapped)).toBeGreaterThanOrEqual(cut - 1e-12);
+    }
+    // Within the balance already: nothing moves.
+    const balanced = Int32Array.from(part);
+    balanceParts(g, balanced, m, lo, hi);
+    expect(balanced).toEqual(part);
+    // A part above hi alone (50, 60, 45, 45) gives its rows to the parts with room.
+    const heavy = new Int32Array(n);
+    for (let v = 0; v < n; v++) heavy[v] = v < 50 ? 0 : v < 110 ? 1 : v < 155 ? 2 : 3;
+    balanceParts(g, heavy, m, lo, hi);
+    const sizes = sizesOf(heavy, m);
+    expect(sizes[1]).toBe(55);
+    for (const size of sizes) expect(size >= lo && size <= hi).toBe(true);
   });
 
   it("leaves a dense matrix's row graph to recursive bisection alone, within the balance", () => {
