@@ -1428,6 +1428,8 @@ export interface components {
                     thetaH: number;
                     phiMin: number;
                 };
+                /** @description eps kappa(A): the relative residual double precision lets a run reach (null when kappa(A) is unknown). With a tolerance below it, predictedIterations and timeToSolution are exact arithmetic's, a run stagnates near it, and the explanation says so. */
+                attainableAccuracy: number | null;
                 explanation: string;
                 /** @description Which of APC and D-HBM finishes first by predicted seconds, here and on the described deployment, and why it can differ from the per-iteration answer. */
                 finishesFirst?: {

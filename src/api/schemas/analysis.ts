@@ -199,6 +199,12 @@ const RecommendationSchema = z.object({
   tolerance: z.number(),
   regime: z.string(),
   regimeThresholds: z.object({ thetaH: z.number(), phiMin: z.number() }),
+  attainableAccuracy: z
+    .number()
+    .nullable()
+    .describe(
+      "eps kappa(A): the relative residual double precision lets a run reach (null when kappa(A) is unknown). With a tolerance below it, predictedIterations and timeToSolution are exact arithmetic's, a run stagnates near it, and the explanation says so.",
+    ),
   explanation: z.string(),
   finishesFirst: z
     .object({ here: z.enum(['apc', 'dhbm']), deployment: z.enum(['apc', 'dhbm']).nullable(), explanation: z.string() })

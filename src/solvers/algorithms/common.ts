@@ -109,6 +109,16 @@ export function gradientSpectrum(spectral: SpectralData): { mu: number; L: numbe
   return { mu: Math.min(spectral.mu, spectral.L), L: Math.max(spectral.mu, spectral.L) };
 }
 
+/**
+ * eps kappa(A), kappa(A) = sqrt(kappa(A^T A)) = sqrt(L / mu): the relative residual double precision lets an iteration reach (Infinity when
+ * unknown). A run whose tolerance is below it stagnates near it (../runner/runAlgorithm.ts); the iterations a rate
+ * predicts to such a tolerance are exact arithmetic's.
+ */
+export function attainableAccuracy(kappaAtA: number): number {
+  const kappa = Math.sqrt(kappaAtA);
+  return Number.isFinite(kappa) && kappa >= 1 ? Number.EPSILON * kappa : Number.POSITIVE_INFINITY;
+}
+
 /** c = (m - 1) cos(theta_H); Table 1's upper bounds (Theorem 3) need c < 1. */
 export function crossMachineC(h: HeterogeneityForBounds): number {
   return (h.m - 1) * Math.max(0, h.cosThetaH);

@@ -8,6 +8,7 @@
  *  - Predicted iterations to reduce the error by `tolerance`: ceil(ln(tol) / ln(rho)).
  *  - The paper's four regimes, with the thresholds in REGIME_THRESHOLDS.
  */
+import { attainableAccuracy } from '../algorithms/common.js';
 import { ALGORITHM_IDS, type AlgorithmId } from '../algorithms/registry.js';
 import { InvalidParameterError } from '../errors.js';
 import type { AlgorithmTuning, Conditioning, Heterogeneity, Recommendation, SufficientCondition } from './types.js';
@@ -161,6 +162,19 @@ function iterations(k: number | null): string {
   return `${count} ${k === 1 ? 'iteration' : 'iterations'}`;
 }
 
+/**
+ * What the predicted iterations mean when `tolerance` is below the attainable accuracy eps kappa(A): plat362 (kappa(A)
+ * = 2.2e11) was predicted 1.4e12 APC iterations to 1e-8, below its 4.8e-5. Empty otherwise.
+ */
+export function unattainableSentence(tolerance: number, attainable: number): string {
+  if (!(tolerance < attainable) || !Number.isFinite(attainable)) return '';
+  return (
+    `The tolerance ${tolerance.toExponential(0)} is below the attainable accuracy eps kappa(A) = ${num(attainable)}: in double ` +
+    "precision a run's residual may stop falling near it (the run then ends stagnated) rather than reach the tolerance, " +
+    "so the predicted iterations and times are exact arithmetic's: they compare speeds, not when a run gets there."
+  );
+}
+
 /** c = (m - 1) cos(theta_H), whose distance to 1 is what matters. */
 function nearOne(c: number): string {
   return closeToOneText(c) ?? num(c);
@@ -187,6 +201,7 @@ export function recommend(input: RecommendationInput): Recommendation {
       ? `APC is recommended: kappa(S) = ${num(kappaS)} is smaller than kappa(A^T A) = ${num(kappaAtA)}, so APC's optimal rate rho_APC = ${rate(apcRate)} beats D-HBM's rho_D-HBM = ${rate(dhbmRate)} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`
       : `D-HBM is recommended: kappa(A^T A) = ${num(kappaAtA)} is smaller than kappa(S) = ${num(kappaS)}, so D-HBM's optimal rate rho_D-HBM = ${rate(dhbmRate)} beats APC's rho_APC = ${rate(apcRate)} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`;
   const cost = `Reducing the error by a factor ${tolerance.toExponential(0)} takes about ${iterations(predictedIterations.apc ?? null)} of APC and ${iterations(predictedIterations.dhbm ?? null)} of D-HBM.`;
+  const attainable = attainableAccuracy(conditioning.L / conditioning.mu);
 
   let certificate: string;
   const sc = sufficientCondition;
@@ -211,6 +226,9 @@ export function recommend(input: RecommendationInput): Recommendation {
     tolerance,
     regime: `${regime.label}: ${regime.description}; ${outcome(predictedIterations.apc ?? null, predictedIterations.dhbm ?? null, faster, tie)}`,
     regimeThresholds: { thetaH: REGIME_THRESHOLDS.thetaH, phiMin: REGIME_THRESHOLDS.phiMin },
-    explanation: [verdict, cost, certificate, regimeSentence].join(' '),
+    attainableAccuracy: Number.isFinite(attainable) ? attainable : null,
+    explanation: [verdict, cost, unattainableSentence(tolerance, attainable), certificate, regimeSentence]
+      .filter((text) => text !== '')
+      .join(' '),
   };
 }

@@ -294,6 +294,8 @@ export interface Recommendation {
   tolerance: number;
   regime: string;
   regimeThresholds: { thetaH: number; phiMin: number };
+  /** eps kappa(A), the relative residual double precision lets a run reach (null when kappa(A) is unknown); a tolerance below it is not reached. */
+  attainableAccuracy: number | null;
   explanation: string;
   /** Which finishes first (present with timeToSolution). */
   finishesFirst?: FinishesFirst;

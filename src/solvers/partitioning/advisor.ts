@@ -59,7 +59,8 @@ import {
 import type { CsrSystem } from '../distributed/sparseSystem.js';
 import type { Work } from '../cooperative.js';
 import type { DenseMatrix } from '../matrix.js';
-import { predictIterations } from '../analysis/recommendation.js';
+import { predictIterations, unattainableSentence } from '../analysis/recommendation.js';
+import { attainableAccuracy } from '../algorithms/common.js';
 import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
 import {
   buildDenseFactorsWork,
@@ -543,12 +544,16 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     givenIterations === null || bestIterations === null
       ? ''
       : ` APC's predicted iterations to a relative residual of ${tolerance}: ${givenIterations.toLocaleString('en-US')} on the given partition, ${bestIterations.toLocaleString('en-US')} on ${best.strategy}.`;
+  // A tolerance below eps kappa(A) is not reached: the counts above are exact arithmetic's (kappa(A) from the caller's
+  // analysis or the factoredRouteStands check, when either gave it).
+  const unattainable = kappaAtA === undefined ? '' : unattainableSentence(tolerance, attainableAccuracy(kappaAtA));
   const summary =
-    best === given
+    (best === given
       ? `The given partition is the best found: kappa(S) = ${format(given.kappaS!)}; no candidate lowers it.`
       : givenRatio < 2
         ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found in kappa(S) (${best.strategy}: kappa(S) = ${format(best.kappaS!)} against ${format(given.kappaS!)}).${iterations}`
-        : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS!)} (the given partition) to ${format(best.kappaS!)}.${iterations}`;
+        : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS!)} (the given partition) to ${format(best.kappaS!)}.${iterations}`) +
+    (unattainable === '' ? '' : ` ${unattainable}`);
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
 }
 

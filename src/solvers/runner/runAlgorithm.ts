@@ -32,6 +32,7 @@
  * snapshot (`resumeFrom`) goes on from it to the end the uninterrupted run reaches (./snapshot.ts).
  */
 import { getAlgorithm, type AlgorithmId } from '../algorithms/registry.js';
+import { attainableAccuracy } from '../algorithms/common.js';
 import type { DistributedAlgorithm, IterativeMethod, Parameters, SpectralData } from '../algorithms/types.js';
 import type { Work, WorkProgress } from '../cooperative.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
@@ -130,12 +131,6 @@ function relativeDistance(x: Float64Array, y: Float64Array, normY: number): numb
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : String(x));
 /** A rate: near 1 as 1 - d or 1 + d (../numberText.ts), so that a rate just below 1 is not written 1.000e+0. */
 const rateText = (x: number): string => closeToOneText(x, 3) ?? fmt(x);
-
-/** eps kappa(A), kappa(A) = sqrt(L / mu): the relative accuracy double precision allows (Infinity when unknown). */
-export function attainableAccuracy(spectral: SpectralData): number {
-  const kappa = Math.sqrt(spectral.L / spectral.mu);
-  return Number.isFinite(kappa) && kappa >= 1 ? Number.EPSILON * kappa : Number.POSITIVE_INFINITY;
-}
 
 /** The stagnation window for rate rho: STAGNATION_DECADES decades' worth of iterations, at least STAGNATION_MIN_WINDOW; null when rho >= 1. */
 export function stagnationWindow(rho: number): number | null {
@@ -259,7 +254,7 @@ export function theoryOfRun(
       ` The spectral radius of the iteration for these parameters, known after the run (it started before the analysis), ` +
       `is ${rateText(theoreticalRate)} >= 1: a run with the analysis would not have reported convergence.`;
   }
-  return { theoreticalRate, attainableAccuracy: attainableAccuracy(spectral), growth, stopReason };
+  return { theoreticalRate, attainableAccuracy: attainableAccuracy(spectral.L / spectral.mu), growth, stopReason };
 }
 
 /** The sentence the stop reason gains for a run that ended unconverged after its residual grew. */
@@ -351,7 +346,7 @@ export function* runWork(
   algorithm.validateParameters(parameters);
   const theoreticalRate = spectral === null ? Number.NaN : algorithm.rate(spectral, parameters);
   const stable = spectral === null || theoreticalRate < 1;
-  const attainable = spectral === null ? Number.NaN : attainableAccuracy(spectral);
+  const attainable = spectral === null ? Number.NaN : attainableAccuracy(spectral.L / spectral.mu);
   const window = options.stopOnStagnation === false || spectral === null ? null : stagnationWindow(theoreticalRate);
   if (resumeFrom) checkSnapshotFits(resumeFrom, id, parameters, maxIterations);
 

@@ -1,7 +1,11 @@
 /** recommend() on every fixture, from the fixture's own metrics (independent NumPy/SciPy values). */
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
-import { predictIterations, recommend, REGIME_THRESHOLDS } from '../../../src/solvers/analysis/recommendation.js';
+import { analyze } from '../../../src/solvers/analysis/analyze.js';
+import { predictIterations, recommend, REGIME_THRESHOLDS, unattainableSentence } from '../../../src/solvers/analysis/recommendation.js';
+import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { readMatrixCsr } from '../sparse/support.js';
 import type { AlgorithmTuning, Conditioning } from '../../../src/solvers/analysis/types.js';
 import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { heterogeneityOf, loadFixtures, type Fixture } from '../../support/fixtures.js';
@@ -71,6 +75,9 @@ describe('recommend on the fixtures', () => {
       expect(r.explanation).toMatch(/pi\/4/);
       expect(r.explanation).toContain(String(r.predictedIterations.apc));
       expect(r.explanation.split('\n').length).toBe(1);
+      // eps kappa(A), and the sentence exactly when the tolerance is below it.
+      expect(r.attainableAccuracy).toBe(Number.EPSILON * Math.sqrt(e.kappaAtA));
+      expect(r.explanation.includes('below the attainable accuracy')).toBe(1e-10 < Number.EPSILON * Math.sqrt(e.kappaAtA));
     });
   }
 
@@ -137,6 +144,31 @@ describe('the regime agrees with the predicted iterations', () => {
     const input = inputOf(f);
     input.rates.dhbm = { rate: 1, parameters: {} };
     expect(recommend(input).regime).toMatch(/here only APC is predicted to converge$/);
+  });
+});
+
+describe('a tolerance below the attainable accuracy eps kappa(A)', () => {
+  it("is said: the predicted iterations are exact arithmetic's", () => {
+    expect(unattainableSentence(1e-8, 1e-9)).toBe('');
+    expect(unattainableSentence(1e-8, Number.POSITIVE_INFINITY)).toBe('');
+    expect(unattainableSentence(1e-8, 4.8e-5)).toBe(
+      "The tolerance 1e-8 is below the attainable accuracy eps kappa(A) = 4.800e-5: in double precision a run's residual " +
+        'may stop falling near it (the run then ends stagnated) rather than reach the tolerance, so the predicted ' +
+        "iterations and times are exact arithmetic's: they compare speeds, not when a run gets there.",
+    );
+  });
+
+  it('on plat362 (kappa(A) ~ 2e11, m = 3) the analysis says it of the tolerance 1e-8, and not of 1e-4', () => {
+    const system = buildDistributedSystem(createProblem({ A: readMatrixCsr('plat362.mtx'), partition: { machines: 3 } }));
+    const analysis = analyze(system, { tolerance: 1e-8 });
+    const { L, mu } = analysis.conditioning;
+    const { recommendation } = analysis;
+    expect(recommendation.attainableAccuracy).toBe(Number.EPSILON * Math.sqrt(L / mu));
+    expect(recommendation.attainableAccuracy!).toBeGreaterThan(1e-5);
+    expect(recommendation.explanation).toContain(unattainableSentence(1e-8, recommendation.attainableAccuracy!));
+    expect(recommendation.explanation).toContain('takes about');
+    const loose = analyze(system, { tolerance: 1e-4 }).recommendation;
+    expect(loose.explanation).not.toContain('attainable accuracy');
   });
 });
 

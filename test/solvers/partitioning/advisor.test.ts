@@ -15,6 +15,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { analyze, analyzeWork, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
+import { unattainableSentence } from '../../../src/solvers/analysis/recommendation.js';
 import type { SparseLuContext } from '../../../src/solvers/analysis/sparseAnalysis.js';
 import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
@@ -430,6 +431,19 @@ describe('partition advisor, bracketed pass: systems built', () => {
     // Each system but the last replaced by the next, and the LU of A.
     expect(released).toBe(builds);
     expect(advice.candidates[strategies.length - 1].thetaH).not.toBeNull();
+  });
+});
+
+describe('the advice summary', () => {
+  it('says when the tolerance is below the attainable accuracy eps kappa(A) (plat362, given its analysis as an advise job gives it; the selected backend: the sentence does not depend on them)', () => {
+    const problem = createProblem({ A: readMatrixCsr('plat362.mtx'), partition: { machines: 3 } });
+    const system = buildDistributedSystem(problem);
+    const analysis = analyze(system);
+    const { kappaS, kappaAtA } = analysis.conditioning;
+    const given = { system, spectrum: { kappaS, thetaH: analysis.heterogeneity.thetaH }, kappaAtA };
+    const advice = runSync(adviseWork(problem, { given, tolerance: 1e-8 }));
+    expect(advice.summary).toMatch(/APC's predicted iterations to a relative residual of 1e-8/);
+    expect(advice.summary.endsWith(` ${unattainableSentence(1e-8, Number.EPSILON * Math.sqrt(kappaAtA))}`)).toBe(true);
   });
 });
 
