@@ -303,11 +303,6 @@ function upperInverse(r: Float64Array, p: number): Float64Array {
 }
 
 export interface RowMoveEffectsOptions {
-  /**
-   * The machines' QR as a distributed system of this assignment holds it (machine i's rows ascending on the columns
-   * they touch, as built here), when the caller has one: not factored again.
-   */
-  given?: readonly MachineBasis[];
   /** A dense square A factored by some partition of it (./conditioning.ts FactoredMatrix): v through it, no LU of this Q^T. */
   factored?: FactoredMatrix;
   /** What earlier calls on the same dense A computed of each basis (A Q_h^T, R_h^{-1}): a machine whose basis is one of theirs is not multiplied again. */
@@ -329,8 +324,10 @@ export interface RowMoveEffectsOptions {
    */
   factors?: readonly DenseMachineFactor[];
   /**
-   * The machines' QR when `given` is not and the route from R alone does not stand (called then only): the caller's
-   * system of this assignment, which it may build reusing the machines of others it holds (else each machine's QR here).
+   * The machines' QR as a distributed system of this assignment holds it (machine i's rows ascending on the columns they
+   * touch, as built here), asked for when the route from R alone does not stand (called then only): the caller's system
+   * of this assignment, held or built reusing the machines of others it holds. Undefined (or returning undefined): each
+   * machine's QR here.
    */
   basesWork?: () => Work<readonly MachineBasis[] | undefined>;
   /**
@@ -383,7 +380,7 @@ export function* rowMoveEffectsWork(
   m: number,
   options: RowMoveEffectsOptions = {},
 ): Work<RowMoveEffects | null> {
-  const { given, factored, startVectors, rowGram } = options;
+  const { factored, startVectors, rowGram } = options;
   const cache = options.cache?.a === a ? options.cache : undefined;
   const n = a.cols;
   const rowsOf: number[][] = Array.from({ length: m }, () => []);
@@ -400,7 +397,7 @@ export function* rowMoveEffectsWork(
   const bases: MachineBasis[] = [];
   if (factors !== null) bases.push(...factors.bases);
   else {
-    const known = given ?? (options.basesWork === undefined ? undefined : yield* options.basesWork());
+    const known = options.basesWork === undefined ? undefined : yield* options.basesWork();
     for (const [i, rows] of rowsOf.entries()) {
       const basis = known?.[i] ?? (yield* machineBasisWork(kernels, a, Int32Array.from(rows)));
       if (basis === null) return null;

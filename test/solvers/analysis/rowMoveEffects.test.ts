@@ -12,7 +12,7 @@
  */
 import { EigenvalueDecomposition, Matrix, QrDecomposition } from 'ml-matrix';
 import { expect, it } from 'vitest';
-import { runSync } from '../../../src/solvers/cooperative.js';
+import { doneWork, runSync } from '../../../src/solvers/cooperative.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { dot, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
@@ -58,7 +58,7 @@ describeEachBackend('row-move effects', () => {
     const kernels = selectedKernels();
     const system = buildDistributedSystem(createProblem({ A: a, partition: { assignment: Array.from(ASSIGNMENT) } }));
     const alone = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M))!;
-    const given = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines }))!;
+    const given = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { basesWork: () => doneWork(system.machines) }))!;
     // Machine 0 touches only some columns, as the system holds it.
     expect(system.machines[0].c).toBe(N - 6);
     expect(given.lambdaMax).toBe(alone.lambdaMax);
@@ -75,7 +75,7 @@ describeEachBackend('row-move effects', () => {
       q.set(machine.q.subarray(0, c), c);
       return { ...machine, q };
     });
-    const read = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: swapped }))!;
+    const read = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { basesWork: () => doneWork(swapped) }))!;
     expect(read.deltaMax).not.toEqual(alone.deltaMax);
   });
 
@@ -110,24 +110,24 @@ describeEachBackend('row-move effects', () => {
     moved[1] = 2;
     const movedSystem = buildDistributedSystem(createProblem({ A: a, partition: { assignment: Array.from(moved) } }));
     const givenMoved = movedSystem.machines.map((machine, i) => (i === 0 || i === 3 ? system.machines[i] : machine));
-    const alone = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved }))!;
+    const alone = runSync(rowMoveEffectsWork(kernels, a, moved, M, { basesWork: () => doneWork(givenMoved) }))!;
     const cache = new MoveEffectsCache(a);
-    runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines, cache }));
+    runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { basesWork: () => doneWork(system.machines), cache }));
     expect(cache.coordinates.get(system.machines[0].r)).toBeDefined();
     expect(cache.inverses.get(system.machines[0].r)).toBeDefined();
-    const cached = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
+    const cached = runSync(rowMoveEffectsWork(kernels, a, moved, M, { basesWork: () => doneWork(givenMoved), cache }))!;
     expect(cached.deltaMax).toEqual(alone.deltaMax);
     expect(cached.deltaMin).toEqual(alone.deltaMin);
     // What the cache holds is what is read: machine 3's coordinates scaled give other effects of moves to machine 3.
     const held = cache.coordinates.get(system.machines[3].r)!;
     cache.coordinates.set(system.machines[3].r, { values: held.values.map((x) => 2 * x), norm2: held.norm2.map((x) => 4 * x) });
-    const read = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
+    const read = runSync(rowMoveEffectsWork(kernels, a, moved, M, { basesWork: () => doneWork(givenMoved), cache }))!;
     expect(read.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
     // And A's row norms are kept once: scaled, they give other effects too.
     expect(cache.rowNorm2).toHaveLength(N);
     cache.coordinates.set(system.machines[3].r, held);
     cache.rowNorm2 = cache.rowNorm2!.map((x) => 2 * x);
-    const norms = runSync(rowMoveEffectsWork(kernels, a, moved, M, { given: givenMoved, cache }))!;
+    const norms = runSync(rowMoveEffectsWork(kernels, a, moved, M, { basesWork: () => doneWork(givenMoved), cache }))!;
     expect(norms.deltaMax[0 * M + 3]).not.toBe(alone.deltaMax[0 * M + 3]);
   });
 
@@ -217,7 +217,9 @@ describeEachBackend('row-move effects', () => {
     const factors = runSync(buildDenseFactorsWork(problem, kernels, { triangularFactorOf }));
     // Every machine's R from the Gram matrix: no reflectors, no copy of its rows, so no Q to be had from it.
     expect(factors.machines.every(({ reflectors, a: rows }) => reflectors === null && rows === null)).toBe(true);
-    const throughQ = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { given: system.machines, rowGram: gram, factored }))!;
+    const throughQ = runSync(
+      rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { basesWork: () => doneWork(system.machines), rowGram: gram, factored }),
+    )!;
     const fromR = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { factors: factors.machines, rowGram: gram, factored }))!;
     expect(Math.abs(fromR.lambdaMax / throughQ.lambdaMax - 1)).toBeLessThan(1e-9);
     expect(Math.abs(fromR.lambdaMin / throughQ.lambdaMin - 1)).toBeLessThan(1e-9);
@@ -309,7 +311,7 @@ describeEachBackend('row-move effects', () => {
       }),
     )!;
     expect(asked).toBe(1);
-    const given = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { ...illOptions, given: illSystem.machines }))!;
+    const given = runSync(rowMoveEffectsWork(kernels, a, ASSIGNMENT, M, { ...illOptions, basesWork: () => doneWork(illSystem.machines) }))!;
     expect(viaSystem.lambdaMax).toBe(given.lambdaMax);
     expect(viaSystem.deltaMax).toEqual(given.deltaMax);
     expect(viaSystem.deltaMin).toEqual(given.deltaMin);
