@@ -120,7 +120,7 @@ describe('stopping rules and statuses', () => {
       matrix: MATRICES.CSR,
       partition: { machines: 4 },
       algorithms: ['apc', 'dgd'],
-      options: { tolerance: 1e-30, parameters: { dgd: { alpha: 1e300 } } },
+      options: { tolerance: 1e-30, parameters: { dgd: { alpha: 1e308 } } },
     });
     expect(job.status).toBe('succeeded');
     expect(run(job, 'apc').status).toBe('stagnated');
