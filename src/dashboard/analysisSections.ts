@@ -205,6 +205,21 @@ export function conditioningSection(analysis: Analysis): HTMLElement {
   );
 }
 
+/**
+ * Under the predicted iterations and times: the tolerance is below the attainable accuracy eps kappa(A), so they are
+ * exact arithmetic's and a run may stagnate first (the recommendation's explanation says it too). Nothing otherwise.
+ */
+function unattainableWarning(analysis: Analysis): HTMLElement | null {
+  const { tolerance, attainableAccuracy } = analysis.recommendation;
+  if (attainableAccuracy === null || !(tolerance < attainableAccuracy)) return null;
+  return h(
+    'p',
+    { class: 'unattainable' },
+    `⚠ The tolerance ${formatNumber(tolerance)} is below the attainable accuracy eps κ(A) = ${formatNumber(attainableAccuracy)}: `,
+    'these predictions are exact arithmetic’s; in double precision a run may stagnate near it instead.',
+  );
+}
+
 /** How a run ended: its status badge, the rate it showed and its error when known. */
 function runOutcome(run: Run): HTMLElement {
   return h(
@@ -275,6 +290,7 @@ export function ratesSection(analysis: Analysis, runs: Partial<Record<string, Ru
       `Predicted iterations to reduce the error by ${formatNumber(analysis.recommendation.tolerance)}: ⌈ln(tol) / ln(ρ)⌉. `,
       'ρ̂: the rate the run showed.',
     ),
+    unattainableWarning(analysis),
     scrollingTable(
       'Rates, Table 1 bounds, predicted and actual iterations',
       ['Algorithm', 'Optimal rate ρ', 'Table 1 bounds on ρ', 'Parameters', 'Predicted iterations', 'Actual iterations', 'Run'],
@@ -420,6 +436,7 @@ export function timeToSolutionSection(analysis: Analysis): HTMLElement | string 
         : '',
       '. ★: the fastest.',
     ),
+    unattainableWarning(analysis),
     scrollingTable('Time to solution per algorithm', head, rows, { class: 'time-to-solution' }),
   );
 }

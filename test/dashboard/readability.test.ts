@@ -221,6 +221,12 @@ describe('the dashboard says what the numbers mean', () => {
     expectShownRate(dhbmShown, analysis.recommendation.exact.dhbmRate);
     // The bounds rows say what they bound.
     for (const cell of await page.locator('#conditioning table tbody th').allTextContents()) expect(cell).not.toMatch(/[≤≥]\s*$|p = —/);
+    // Its tolerance (1e-12) is below eps kappa(A) (~1.5e-9): the predicted iterations and times say they are exact arithmetic's.
+    expect(analysis.recommendation.attainableAccuracy!).toBeGreaterThan(1e-12);
+    for (const section of ['#rates', '#time-to-solution'])
+      expect(await page.locator(`${section} .unattainable`).textContent()).toMatch(
+        /^⚠ The tolerance 1(\.0+)?e-12 is below the attainable accuracy eps κ\(A\) = 1\.\d+e-9: these predictions are exact arithmetic’s/,
+      );
     // The regime agrees with the predicted iterations.
     const regime = await page.locator('#recommendation dd').first().textContent();
     expect(regime).not.toMatch(/cannot say/);
