@@ -108,6 +108,24 @@ describe('advise jobs', () => {
     await expectCandidatesMatchAnalyses(advise, coo);
   }, 120_000);
 
+  it('takes imbalance 0 and 1, the bounds of options.imbalance (0 failed with an internal error: METIS refused it)', async () => {
+    for (const imbalance of [0, 1]) {
+      const advise = await runJob(service.app, { type: 'advise', matrix: coo, partition: { machines: 5 }, options: { imbalance } });
+      expect(advise.status, JSON.stringify(advise.error)).toBe('succeeded');
+      const advice = advise.result!.advice!;
+      expect(advice.imbalance).toBe(imbalance);
+      // 144 rows over 5 machines: 28 or 29 each at imbalance 0; 1 to 57 at imbalance 1.
+      for (const candidate of advice.candidates) {
+        expect(candidate.withinImbalance, `${imbalance} ${candidate.strategy}`).toBe(true);
+        if (imbalance === 0)
+          expect(
+            candidate.sizes.every((size) => size === 28 || size === 29),
+            candidate.strategy,
+          ).toBe(true);
+      }
+    }
+  }, 120_000);
+
   it('lists the refined candidate; when it is the best, fromAdvice takes it and an analyze job reports its kappa(S)', async () => {
     // The shuffled Poisson check case of test/solvers/partitioning/advisor.test.ts: refined lowers the best kappa(S) there.
     const cases = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'solvers', 'partitioning', 'shuffledCases.json'), 'utf8')) as {

@@ -472,6 +472,14 @@ describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native 
       for (const candidate of advice.candidates) expect(candidate.withinImbalance, `${storage} ${candidate.strategy}`).toBe(true);
       expect(advice.candidates.map((c) => c.strategy)).toContain('metis');
     }
+    // imbalance 0 (METIS refuses a ufactor of 0; an advise job failed on it): every machine 18 or 19 rows of 130 over 7.
+    const strict = withBackend('native', () => runSync(adviseWork(createProblem({ A, partition: { machines: 7 } }), { imbalance: 0 })));
+    expect(strict.candidates.map((c) => c.strategy)).toContain('metis');
+    for (const candidate of strict.candidates)
+      expect(
+        candidate.sizes.every((size) => size === 18 || size === 19),
+        candidate.strategy,
+      ).toBe(true);
   });
 
   for (const testCase of reference.cases) {
