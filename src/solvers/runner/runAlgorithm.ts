@@ -407,7 +407,7 @@ export function* runWork(
         // An infinite distance between finite estimates is its square's overflow (the passes measure it as one).
         return consensus === Infinity && method.estimate.every(Number.isFinite)
           ? "the machines' estimates are too far apart to measure their distance in double precision (its square " +
-              'overflowed): x(0) is far from the scale of the solution'
+              `overflowed)${iteration === 0 ? ': x(0) is far from the scale of the solution' : ''}`
           : "the machines' estimates became non-finite";
       }
       return null;
