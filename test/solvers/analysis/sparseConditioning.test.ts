@@ -10,10 +10,11 @@
  * The reported bound must hold: |estimate - reference| <= (bound + rounding) * reference, with
  * rounding the same allowance (for sigma_max, 64 eps).
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
-import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
-import { sparseMatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
+import { csrFromDense, csrToDense } from '../../../src/solvers/sparse/csr.js';
+import { computeMatrixConditioning, sparseMatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
 import { ratioEstimate, type SpectralEstimate } from '../../../src/solvers/eigen/eigenvalueEstimate.js';
 import { sparseLu } from '../../../src/solvers/sparse/sparseLu.js';
 import { thrown } from '../../support/thrown.js';
@@ -64,6 +65,28 @@ describe('sparseMatrixConditioning against ARPACK', () => {
     const nearlySingular = csrFromDense({ rows: 2, cols: 2, data: Float64Array.from([1, 1, 1, 1 + 4 * EPS]) });
     const error = thrown(() => sparseMatrixConditioning(nearlySingular));
     expect(error).toBeInstanceOf(SingularMatrixError);
+  });
+});
+
+describe('plat362 (kappa(A) ~ 2.2e11) against an extended-precision reference', () => {
+  // scripts/illConditionedReference.py: long double LU and inverse iteration (eps 1.1e-19), independent of double
+  // rounding; NumPy's double-precision SVD and eigvalsh differ from it by 4e-7 and 3.7e-6.
+  const extended = JSON.parse(readFileSync(new URL('../../fixtures/plat362Extended.json', import.meta.url), 'utf8')) as {
+    mu: number;
+    L: number;
+    kappaAtA: number;
+  };
+  const allowance = 2 * EPS * Math.sqrt(extended.kappaAtA); // mu = sigma_min^2: twice sigma_min's ~ eps kappa(A)
+
+  it('mu and kappa(A^T A) within 2 eps kappa(A), CSR (through the sparse LU) and dense', () => {
+    const a = namedMatrix('plat362');
+    const sparse = sparseMatrixConditioning(a);
+    expect(relativeDifference(sparse.mu.value, extended.mu)).toBeLessThanOrEqual(allowance);
+    expect(relativeDifference(sparse.kappaAtA.value, extended.kappaAtA)).toBeLessThanOrEqual(allowance);
+    expect(relativeDifference(sparse.L.value, extended.L)).toBeLessThanOrEqual(64 * EPS);
+    const dense = computeMatrixConditioning(csrToDense(a));
+    expect(relativeDifference(dense.mu, extended.mu)).toBeLessThanOrEqual(allowance);
+    expect(relativeDifference(dense.kappaAtA, extended.kappaAtA)).toBeLessThanOrEqual(allowance);
   });
 });
 
