@@ -26,16 +26,18 @@ export function checkMatrixRowMagnitude(i: number, rowMax: number, largestColumn
   if (rowMax > LARGEST_MAGNITUDE) {
     const j = largestColumn(i);
     throw new MagnitudeOutOfRangeError(
-      `${matrixEntryName(i, j)} is ${rowMax} in magnitude, above 2^200 (~1.6e60): its square overflows double precision ` +
-        '(row norms, A^T A). Scale A and b by the same power of 2 (exact; x is unchanged).',
+      `${matrixEntryName(i, j)} is ${rowMax} in magnitude, above 2^200 (~1.6e60), the largest accepted: the analysis and ` +
+        'the runs square what is computed from the entries (A^T A, sigma_max(A)^2, the residuals), which can overflow double ' +
+        'precision above it. Scale A and b by the same power of 2 (exact; x is unchanged).',
       { row: i, column: j, magnitude: rowMax, limit: LARGEST_MAGNITUDE },
     );
   }
   if (rowMax < SMALLEST_ROW_MAGNITUDE)
     throw new MagnitudeOutOfRangeError(
-      `Row ${i} of A has no entry larger than ${rowMax} in magnitude, below 2^-200 (~6.2e-61): its squares underflow ` +
-        `double precision and the row would read as zero. Scale the row and b[${i}] by the same power of 2 (exact; x is ` +
-        'unchanged).',
+      `Row ${i} of A has no entry larger than ${rowMax} in magnitude, below 2^-200 (~6.2e-61), the least accepted for ` +
+        "a row's largest entry: the analysis squares what is computed from the rows (row norms, sigma_min(A)^2 down to " +
+        `eps^2 times theirs), which can underflow double precision below it. Scale the row and b[${i}] by the same power of 2 ` +
+        '(exact; x is unchanged).',
       { row: i, magnitude: rowMax, limit: SMALLEST_ROW_MAGNITUDE },
     );
 }
@@ -60,15 +62,16 @@ export function checkRhsMagnitude(b: ArrayLike<number>, name: string): void {
   const largest = b.length === 0 ? 0 : Math.abs(b[at]);
   if (largest > LARGEST_MAGNITUDE)
     throw new MagnitudeOutOfRangeError(
-      `${name}[${at}] is ${b[at]}, above 2^200 (~1.6e60) in magnitude: its square overflows double precision (the ` +
-        "runs' residuals). Scale A and b by the same power of 2 (exact; x is unchanged), or b alone (x scales with it).",
+      `${name}[${at}] is ${b[at]}, above 2^200 (~1.6e60) in magnitude, the largest accepted: the runs square their ` +
+        'residuals, which can overflow double precision above it. Scale A and b by the same power of 2 (exact; x is ' +
+        'unchanged), or b alone (x scales with it).',
       { where: `${name}[${at}]`, magnitude: largest, limit: LARGEST_MAGNITUDE },
     );
   if (largest > 0 && largest < SMALLEST_ROW_MAGNITUDE)
     throw new MagnitudeOutOfRangeError(
-      `${name}'s largest entry is ${b[at]} (${name}[${at}]), below 2^-200 (~6.2e-61) in magnitude: its squares ` +
-        'underflow double precision, so the runs could not measure residuals relative to |b|. Scale b by a power of 2 ' +
-        '(exact; x scales with it).',
+      `${name}'s largest entry is ${b[at]} (${name}[${at}]), below 2^-200 (~6.2e-61) in magnitude, the least accepted: ` +
+        'the runs square their residuals, a small fraction of |b|, which can underflow double precision below it, so they ' +
+        'could not measure residuals relative to |b|. Scale b by a power of 2 (exact; x scales with it).',
       { where: `${name}[${at}]`, magnitude: largest, limit: SMALLEST_ROW_MAGNITUDE },
     );
 }

@@ -152,6 +152,9 @@ export function computeGroupSample(definition: StudyDefinition, group: PointGrou
   let matrix: DenseMatrix;
   try {
     matrix = sampleMatrix(definition, group.points[0], sample);
+    // An analysis' input checks (finite entries, no zero row, magnitudes), whichever path computes the metrics: a
+    // sample's fate does not depend on the metrics asked (std 1e-150 was kept for kappa(S) alone, failed for theta_H).
+    createProblem({ A: matrix, partition: { machines: 1 } });
   } catch (error) {
     return group.points.map(() => failure(error, metrics.length));
   }

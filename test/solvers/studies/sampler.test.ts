@@ -58,6 +58,19 @@ describe('study plans', () => {
     expect(result.points[0].metrics[0]).toMatchObject({ count: 0, mean: null });
   });
 
+  it("a sample's fate does not depend on its metrics: the analysis' input checks on the cheap path too", () => {
+    // Entries ~1e-150 are below the least accepted largest entry of a row (2^-200 leaves room for sigma_min(A)^2).
+    const outcome = (metrics: string[]) => {
+      const plan = planStudy({ settings: { n: 12, mean: 0, std: 1e-150 }, grid: { m: [3] }, samples: 1, metrics }, LIMITS);
+      return computeGroupSample(plan.definition, plan.groups[0], 0)[0];
+    };
+    const cheap = outcome(['conditioning.kappaS']);
+    const full = outcome(['conditioning.kappaS', 'heterogeneity.thetaH']);
+    expect(cheap.status).toBe('failed');
+    expect(cheap.reason).toBe(full.reason);
+    expect(cheap.reason).toMatch(/^Row 0 of A has no entry larger than .* below 2\^-200 \(~6\.2e-61\), the least accepted/);
+  });
+
   it("a share metric counts a string value: recommendation.algorithm is APC's share", () => {
     const plan = planStudy(
       {
