@@ -260,7 +260,7 @@ export function ratesSection(analysis: Analysis, runs: Partial<Record<string, Ru
         ALGORITHM_NAMES[algorithm],
         algorithm === recommended ? h('span', { class: 'recommended-tag' }, ' ★ recommended') : null,
       ),
-      h('span', { class: 'rate' }, formatRate(tuning.rate)),
+      h('span', { class: 'rate' }, formatRate(tuning.rate, tuning.gap)),
       bounds
         ? h(
             'span',

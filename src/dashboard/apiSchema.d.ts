@@ -1049,7 +1049,7 @@ export interface components {
         };
         TimeToSolution: {
             apc: {
-                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
                 /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1060,7 +1060,7 @@ export interface components {
                 messagesPerIteration: number;
             };
             dhbm: {
-                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
                 /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1071,7 +1071,7 @@ export interface components {
                 messagesPerIteration: number;
             };
             dgd: {
-                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
                 /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1082,7 +1082,7 @@ export interface components {
                 messagesPerIteration: number;
             };
             dnag: {
-                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
                 /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1093,7 +1093,7 @@ export interface components {
                 messagesPerIteration: number;
             };
             cimmino: {
-                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
                 /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1104,7 +1104,7 @@ export interface components {
                 messagesPerIteration: number;
             };
             mlm: {
-                /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                 iterations: number | null;
                 secondsPerIteration: number;
                 /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1228,7 +1228,7 @@ export interface components {
             };
             deployment?: {
                 apc: {
-                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
                     /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1239,7 +1239,7 @@ export interface components {
                     messagesPerIteration: number;
                 };
                 dhbm: {
-                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
                     /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1250,7 +1250,7 @@ export interface components {
                     messagesPerIteration: number;
                 };
                 dgd: {
-                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
                     /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1261,7 +1261,7 @@ export interface components {
                     messagesPerIteration: number;
                 };
                 dnag: {
-                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
                     /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1272,7 +1272,7 @@ export interface components {
                     messagesPerIteration: number;
                 };
                 cimmino: {
-                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
                     /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1283,7 +1283,7 @@ export interface components {
                     messagesPerIteration: number;
                 };
                 mlm: {
-                    /** @description ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1. */
+                    /** @description ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1. */
                     iterations: number | null;
                     secondsPerIteration: number;
                     /** @description The run's start before its first iteration: its worker threads started (when it takes several) and the setup's first pass; 0 on a deployment. */
@@ -1336,26 +1336,38 @@ export interface components {
             rates: {
                 apc: {
                     rate: number;
+                    /** @description 1 - rate, computed without cancellation: where kappa is beyond ~1/eps the rate rounds to 1 and the gap still says how far below 1 it is (the predicted iterations then come from it). */
+                    gap: number;
                     parameters: components["schemas"]["Parameters"];
                 };
                 dhbm: {
                     rate: number;
+                    /** @description 1 - rate, computed without cancellation: where kappa is beyond ~1/eps the rate rounds to 1 and the gap still says how far below 1 it is (the predicted iterations then come from it). */
+                    gap: number;
                     parameters: components["schemas"]["Parameters"];
                 };
                 dgd: {
                     rate: number;
+                    /** @description 1 - rate, computed without cancellation: where kappa is beyond ~1/eps the rate rounds to 1 and the gap still says how far below 1 it is (the predicted iterations then come from it). */
+                    gap: number;
                     parameters: components["schemas"]["Parameters"];
                 };
                 dnag: {
                     rate: number;
+                    /** @description 1 - rate, computed without cancellation: where kappa is beyond ~1/eps the rate rounds to 1 and the gap still says how far below 1 it is (the predicted iterations then come from it). */
+                    gap: number;
                     parameters: components["schemas"]["Parameters"];
                 };
                 cimmino: {
                     rate: number;
+                    /** @description 1 - rate, computed without cancellation: where kappa is beyond ~1/eps the rate rounds to 1 and the gap still says how far below 1 it is (the predicted iterations then come from it). */
+                    gap: number;
                     parameters: components["schemas"]["Parameters"];
                 };
                 mlm: {
                     rate: number;
+                    /** @description 1 - rate, computed without cancellation: where kappa is beyond ~1/eps the rate rounds to 1 and the gap still says how far below 1 it is (the predicted iterations then come from it). */
+                    gap: number;
                     parameters: components["schemas"]["Parameters"];
                 };
             };
@@ -1469,7 +1481,7 @@ export interface components {
             timeToSolution: {
                 /** @constant */
                 algorithm: "apc";
-                /** @description Iterations APC at its optimal parameters needs on this partition, from kappa(S); null: it does not converge in floating point. */
+                /** @description Iterations APC at its optimal parameters needs on this partition, from kappa(S): a whole number, beyond 2^53 as a double; null: it does not converge in floating point. */
                 iterations: number | null;
                 /** @description One APC iteration on this partition, priced on this worker's measured kernels. */
                 secondsPerIteration: number;

@@ -18,6 +18,8 @@ export interface ConvergenceSeries {
   values: (number | null)[];
   /** The run's theoretical rate rho (its iteration's spectral radius); null: no dashed line. */
   rate: number | null;
+  /** 1 - rho without cancellation, when known (the analysis' optimal rate): shown where rho rounds to 1. */
+  gap?: number;
   /** Said beside the run's name in the legend ("error to x_W": what its values measure). */
   note?: string;
 }
@@ -103,7 +105,7 @@ export class ConvergenceChart {
             value: (_u, v) => formatNumber(v, 3),
           },
           {
-            label: `${ALGORITHM_NAMES[s.algorithm]} theory ρ^t${s.rate === null ? '' : ` (ρ = ${formatRate(s.rate)})`}`,
+            label: `${ALGORITHM_NAMES[s.algorithm]} theory ρ^t${s.rate === null ? '' : ` (ρ = ${formatRate(s.rate, s.gap)})`}`,
             stroke: ALGORITHM_COLORS[s.algorithm],
             width: 1.5,
             dash: THEORY_DASH,
@@ -159,7 +161,7 @@ export class ConvergenceChart {
           h('span', { class: 'legend-name' }, name),
           s.note ? h('span', { class: 'legend-note' }, ` (${s.note})`) : null,
           s.rate === null ? null : swatch(ALGORITHM_COLORS[s.algorithm], true),
-          s.rate === null ? null : h('span', { class: 'legend-rate' }, `theory ρ^t, ρ = ${formatRate(s.rate)}`),
+          s.rate === null ? null : h('span', { class: 'legend-rate' }, `theory ρ^t, ρ = ${formatRate(s.rate, s.gap)}`),
         );
         toggle.addEventListener('click', () => {
           const show = toggle.getAttribute('aria-pressed') !== 'true';

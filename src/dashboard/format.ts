@@ -16,8 +16,12 @@ export function formatNumber(value: number | null | undefined, digits = 4): stri
   return Number(value.toPrecision(digits)).toString();
 }
 
-/** A rate or other number near 1 (the one formatter of rates: tables, legends, the comparison line). */
-export const formatRate = (value: number | null | undefined): string => formatNumber(value);
+/**
+ * A rate or other number near 1 (the one formatter of rates: tables, legends, the comparison line). `gap`, 1 - rate
+ * without cancellation (an analysis' rates carry it), is shown for a rate that rounds to 1: 1 - 7.79e-27, not 1.
+ */
+export const formatRate = (value: number | null | undefined, gap?: number): string =>
+  value === 1 && gap !== undefined && gap > 0 ? `1 - ${gap.toExponential(2)}` : formatNumber(value);
 
 /** 1 - x or 1 + x (-1 ± x) when `digits` significant digits would show ±1 for a value that is not. */
 function nearOne(value: number, digits: number): string | null {
@@ -30,8 +34,10 @@ function nearOne(value: number, digits: number): string | null {
   return `${value < 0 ? '-1' : '1'} ${away ? '-' : '+'} ${Math.abs(gap).toExponential(Math.min(2, digits - 1))}`;
 }
 
+/** With thousands separators; from 1e15 (predicted iterations at a rate within 1e-15 of 1) in exponent notation. */
 export function formatInteger(value: number | null | undefined): string {
-  return value === null || value === undefined ? '—' : value.toLocaleString('en-US');
+  if (value === null || value === undefined) return '—';
+  return Math.abs(value) >= 1e15 ? value.toExponential(3) : value.toLocaleString('en-US');
 }
 
 /** An angle in radians, with degrees alongside. */

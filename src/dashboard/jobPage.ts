@@ -303,11 +303,15 @@ export class JobPageView implements View {
       this.chart?.setData(
         this.traces.map((trace) => {
           const run = this.runOf(runs[trace.algorithm]);
+          const optimal = analysis?.rates[trace.algorithm];
+          const rate = run?.theoreticalRate ?? optimal?.rate ?? null;
           return {
             algorithm: trace.algorithm,
             iteration: trace.iteration,
             values: (this.quantity === 'relativeError' ? trace.relativeError : trace.relativeResidual) ?? [],
-            rate: run?.theoreticalRate ?? analysis?.rates[trace.algorithm].rate ?? null,
+            rate,
+            // The analysis' gap where the run's rate is the optimal one (a run of other parameters has its own rate).
+            gap: optimal !== undefined && rate === optimal.rate ? optimal.gap : undefined,
             note: this.quantity === 'relativeError' && run?.target ? errorLabel(run.target) : undefined,
           };
         }),

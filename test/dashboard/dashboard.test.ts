@@ -228,6 +228,41 @@ describe('dashboard in a browser', () => {
     await page.close();
   });
 
+  it('writes a rate that rounds to 1 as 1 - gap (the Hilbert matrix n = 10: DGD, Cimmino and MLM), never as 1', async () => {
+    const n = 10;
+    const hilbert = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => 1 / (i + j + 1)));
+    const { job: created } = await createJob(service.app, {
+      type: 'solve',
+      matrix: { format: 'dense', data: hilbert },
+      partition: { machines: 2 },
+      algorithms: ['dgd', 'cimmino', 'mlm'],
+      options: { maxIterations: 200 },
+    });
+    const job = await waitForJob(service.app, created.id);
+    expect(job.status).toBe('succeeded');
+    const { rates } = job.result!.analysis!;
+    const { page, errors } = await openPage(`/#/jobs/${job.id}`);
+    await page.locator('table.rates tbody tr').first().waitFor();
+    // The rates table lists all six in their order: APC, D-HBM, DGD, D-NAG, Block Cimmino, Mou-Liu-Morse.
+    const row = { dgd: 2, cimmino: 4, mlm: 5 } as const;
+    for (const algorithm of ['dgd', 'cimmino', 'mlm'] as const) {
+      expect(rates[algorithm].rate, algorithm).toBe(1);
+      const expected = `1 - ${rates[algorithm].gap.toExponential(2)}`;
+      expect(await page.locator('table.rates tbody tr').nth(row[algorithm]).locator('.rate').textContent(), algorithm).toBe(expected);
+      // Its predicted iterations, ~1e25, in exponent notation.
+      const predicted = job.result!.analysis!.recommendation.predictedIterations[algorithm]!;
+      expect(predicted, algorithm).toBeGreaterThan(1e20);
+      expect(await page.locator('table.rates tbody tr').nth(row[algorithm]).locator('td').nth(3).textContent(), algorithm).toBe(
+        predicted.toExponential(3),
+      );
+      expect(await page.locator(`.chart-legend [data-algorithm="${algorithm}"] .legend-rate`).textContent(), algorithm).toBe(
+        `theory ρ^t, ρ = ${expected}`,
+      );
+    }
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('shows a refused submission’s problem next to the field it names', async () => {
     const { page, errors } = await openPage('/#/new');
     // 422 from the numerical checks (no field list): more machines than rows, shown at the machines field.

@@ -126,7 +126,15 @@ const ConditioningSchema = z.object({
   estimates: ConditioningEstimatesSchema.optional(),
 });
 
-const TuningSchema = z.object({ rate: z.number(), parameters: ParametersSchema });
+const TuningSchema = z.object({
+  rate: z.number(),
+  gap: z
+    .number()
+    .describe(
+      '1 - rate, computed without cancellation: where kappa is beyond ~1/eps the rate rounds to 1 and the gap still says how far below 1 it is (the predicted iterations then come from it).',
+    ),
+  parameters: ParametersSchema,
+});
 
 const RateBoundsSchema = z.object({
   lower: z.number().nullable(),
@@ -219,7 +227,12 @@ const RecommendationSchema = z.object({
 });
 
 const AlgorithmTimeSchema = z.object({
-  iterations: z.number().int().nullable().describe('ceil(ln tol / ln rho) at the optimal rate; null when rho >= 1.'),
+  iterations: z
+    .number()
+    .nullable()
+    .describe(
+      'ceil(ln tol / ln rho) at the optimal rate (by ln(1 - gap) where rho rounds to 1): a whole number, beyond 2^53 as a double; null when rho >= 1.',
+    ),
   secondsPerIteration: z.number(),
   startSeconds: z
     .number()
@@ -398,10 +411,9 @@ export const PartitionCandidateSchema = z
         algorithm: z.literal('apc'),
         iterations: z
           .number()
-          .int()
           .nullable()
           .describe(
-            'Iterations APC at its optimal parameters needs on this partition, from kappa(S); null: it does not converge in floating point.',
+            'Iterations APC at its optimal parameters needs on this partition, from kappa(S): a whole number, beyond 2^53 as a double; null: it does not converge in floating point.',
           ),
         secondsPerIteration: z.number().describe("One APC iteration on this partition, priced on this worker's measured kernels."),
         seconds: z.number().nullable().describe('iterations x secondsPerIteration; null with iterations.'),

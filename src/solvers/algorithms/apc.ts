@@ -84,7 +84,7 @@ export function apcOptimal(spectral: SpectralData): OptimalTuning {
   const root = Math.sqrt(Math.max(0, 1 - muMin) * Math.max(0, 1 - muMax));
   const eta = (2 * (1 + sMin * sMax + root)) / d2;
   const gamma = eta > 1 ? 1 + (rate * rate) / (eta - 1) : (2 * (1 + sMin * sMax - root)) / d2;
-  return { rate, parameters: { gamma, eta } };
+  return { rate, gap: (2 * sMin) / (sMax + sMin), parameters: { gamma, eta } };
 }
 
 /**

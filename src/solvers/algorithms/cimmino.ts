@@ -93,7 +93,11 @@ export const cimmino: DistributedAlgorithm = {
   parameterNames: ['nu'],
   optimal(spectral: SpectralData): OptimalTuning {
     const { lambdaMin, lambdaMax } = projectionSpectrum(spectral);
-    return { rate: (lambdaMax - lambdaMin) / (lambdaMax + lambdaMin), parameters: { nu: 2 / (lambdaMin + lambdaMax) } };
+    return {
+      rate: (lambdaMax - lambdaMin) / (lambdaMax + lambdaMin),
+      gap: (2 * lambdaMin) / (lambdaMax + lambdaMin),
+      parameters: { nu: 2 / (lambdaMin + lambdaMax) },
+    };
   },
   rate(spectral: SpectralData, parameters: Parameters): number {
     const [nu] = requireParameters('cimmino', parameters, DOMAINS);

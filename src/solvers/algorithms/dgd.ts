@@ -26,7 +26,7 @@ export const dgd: DistributedAlgorithm = {
   parameterNames: ['alpha'],
   optimal(spectral: SpectralData): OptimalTuning {
     const { mu, L } = gradientSpectrum(spectral);
-    return { rate: (L - mu) / (L + mu), parameters: { alpha: 2 / (L + mu) } };
+    return { rate: (L - mu) / (L + mu), gap: (2 * mu) / (L + mu), parameters: { alpha: 2 / (L + mu) } };
   },
   rate(spectral: SpectralData, parameters: Parameters): number {
     const [alpha] = requireParameters('dgd', parameters, DOMAINS);

@@ -34,7 +34,7 @@ export const dhbm: DistributedAlgorithm = {
     const sL = Math.sqrt(L);
     const sMu = Math.sqrt(mu);
     const rate = (sL - sMu) / (sL + sMu);
-    return { rate, parameters: { alpha: 4 / ((sL + sMu) * (sL + sMu)), beta: rate * rate } };
+    return { rate, gap: (2 * sMu) / (sL + sMu), parameters: { alpha: 4 / ((sL + sMu) * (sL + sMu)), beta: rate * rate } };
   },
   rate(spectral: SpectralData, parameters: Parameters): number {
     const [alpha, beta] = requireParameters('dhbm', parameters, DOMAINS);

@@ -34,7 +34,7 @@ export const dnag: DistributedAlgorithm = {
   optimal(spectral: SpectralData): OptimalTuning {
     const { mu, L } = gradientSpectrum(spectral);
     const s = Math.sqrt((3 * L) / mu + 1);
-    return { rate: 1 - 2 / s, parameters: { alpha: 4 / (3 * L + mu), beta: (s - 2) / (s + 2) } };
+    return { rate: 1 - 2 / s, gap: 2 / s, parameters: { alpha: 4 / (3 * L + mu), beta: (s - 2) / (s + 2) } };
   },
   rate(spectral: SpectralData, parameters: Parameters): number {
     const [alpha, beta] = requireParameters('dnag', parameters, DOMAINS);

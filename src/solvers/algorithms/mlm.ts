@@ -24,7 +24,7 @@ export const mlm: DistributedAlgorithm = {
   parameterNames: [],
   optimal(spectral: SpectralData): OptimalTuning {
     const { muMin } = projectionSpectrum(spectral);
-    return { rate: 1 - muMin, parameters: {} };
+    return { rate: 1 - muMin, gap: muMin, parameters: {} };
   },
   rate(spectral: SpectralData, parameters: Parameters): number {
     validateAgainst('mlm', parameters, []);

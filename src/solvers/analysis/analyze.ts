@@ -331,8 +331,8 @@ export function assembleAnalysis(n: number, partition: Partition, parts: Analysi
   const spectral = spectralDataFrom(m, conditioning);
   const rates = {} as Record<AlgorithmId, AlgorithmTuning>;
   for (const id of ALGORITHM_IDS) {
-    const { rate, parameters } = algorithms[id].optimal(spectral);
-    rates[id] = { rate, parameters: { ...parameters } };
+    const { rate, gap, parameters } = algorithms[id].optimal(spectral);
+    rates[id] = { rate, gap, parameters: { ...parameters } };
   }
   const blockSizes = [...partition.sizes];
   const bounds = computeBounds({ n, m, blockSizes, heterogeneity, theorem4KappaALowerBound });

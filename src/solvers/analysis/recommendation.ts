@@ -47,12 +47,15 @@ export function fasterOfApcAndDhbm(kappaS: number, kappaAtA: number): { faster: 
 /**
  * Iterations for the error to shrink by the factor `tolerance` at rate rho: ceil(ln tol / ln rho),
  * at least 1 when rho < 1 (rho = 0, or rho <= tol: one step suffices); 0 when tol >= 1; null when rho >= 1.
+ * `gap`, 1 - rho without cancellation (../algorithms/types.ts OptimalTuning), counts for a rate that rounds to 1:
+ * ceil(ln tol / ln(1 - gap)) by log1p (DGD at kappa(A^T A) = 2.6e26: 2.4e27 iterations, not "no convergence").
  */
-export function predictIterations(rate: number, tolerance: number): number | null {
+export function predictIterations(rate: number, tolerance: number, gap = 0): number | null {
   if (!(tolerance > 0) || !Number.isFinite(tolerance)) {
     throw new InvalidParameterError(`tolerance is ${String(tolerance)}; it must be a finite number > 0.`, { tolerance: String(tolerance) });
   }
   if (tolerance >= 1) return 0;
+  if (rate === 1 && gap > 0) return Math.ceil(Math.log(tolerance) / Math.log1p(-gap));
   if (!Number.isFinite(rate) || rate >= 1) return null;
   const rho = Math.abs(rate);
   if (rho === 0) return 1;
@@ -189,7 +192,8 @@ export function recommend(input: RecommendationInput): Recommendation {
   const { faster, tie } = fasterOfApcAndDhbm(kappaS, kappaAtA);
 
   const predictedIterations: Partial<Record<AlgorithmId, number | null>> = {};
-  for (const id of ALGORITHM_IDS) if (rates[id] !== undefined) predictedIterations[id] = predictIterations(rates[id].rate, tolerance);
+  for (const id of ALGORITHM_IDS)
+    if (rates[id] !== undefined) predictedIterations[id] = predictIterations(rates[id].rate, tolerance, rates[id].gap);
 
   const sufficientCondition = corollary1(m, h);
   const regime = regimeOf(h);

@@ -364,7 +364,7 @@ export function secondsOnDeployment(cost: IterationCost, d: Deployment): number 
 
 export interface TimeToSolutionInput {
   system: SystemCost;
-  rates: Record<AlgorithmId, { rate: number }>;
+  rates: Record<AlgorithmId, { rate: number; gap: number }>;
   tolerance: number;
   calibration: Calibration;
   deployment?: Deployment;
@@ -378,7 +378,7 @@ function times(
   const out = {} as AlgorithmTimes;
   for (const id of ALGORITHM_IDS) {
     const cost = iterationCost(id, input.system);
-    const iterations = predictIterations(input.rates[id].rate, input.tolerance);
+    const iterations = predictIterations(input.rates[id].rate, input.tolerance, input.rates[id].gap);
     const secondsPerIteration = perIteration(cost);
     const startSeconds = start(cost);
     out[id] = {

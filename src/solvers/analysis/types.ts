@@ -90,6 +90,8 @@ export interface Conditioning {
 
 export interface AlgorithmTuning {
   rate: number;
+  /** 1 - rate without cancellation (../algorithms/types.ts OptimalTuning): below 1 where the rate rounds to 1. */
+  gap: number;
   parameters: Parameters;
 }
 

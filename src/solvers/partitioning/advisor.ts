@@ -639,7 +639,7 @@ export function samePartition(a: Int32Array, b: Int32Array, m: number): boolean 
 /** APC's predicted iterations to `tolerance` at its optimal rate from kappa(S) (Azizan-Ruhi et al., Theorem 2); null: too many to converge. */
 function apcIterations(kappaS: number, tolerance: number): number | null {
   const root = Math.sqrt(kappaS);
-  return predictIterations((root - 1) / (root + 1), tolerance);
+  return predictIterations((root - 1) / (root + 1), tolerance, 2 / (root + 1));
 }
 
 /** APC on a candidate: its predicted iterations and their seconds. */

@@ -129,8 +129,21 @@ function relativeDistance(x: Float64Array, y: Float64Array, normY: number): numb
 }
 
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : String(x));
-/** A rate: near 1 as 1 - d or 1 + d (../numberText.ts), so that a rate just below 1 is not written 1.000e+0. */
-const rateText = (x: number): string => closeToOneText(x, 3) ?? fmt(x);
+/**
+ * A rate: near 1 as 1 - d or 1 + d (../numberText.ts), so that a rate just below 1 is not written 1.000e+0; one that
+ * rounds to 1 with a known gap (1 - rho, rateGap) as 1 - gap.
+ */
+const rateText = (x: number, gap = 0): string => (x === 1 && gap > 0 ? `1 - ${gap.toExponential(3)}` : (closeToOneText(x, 3) ?? fmt(x)));
+
+/**
+ * 1 - rho for a run's parameters: at the algorithm's optimal parameters its tuning's gap, computed without cancellation
+ * (theory puts rho below 1 there, even where kappa beyond ~1/eps rounds it to 1: Cimmino on a Hilbert matrix of
+ * kappa(S) = 5.8e23 was called unstable and "true divergence"); for other parameters 1 - rho as computed.
+ */
+function rateGap(algorithm: DistributedAlgorithm, spectral: SpectralData, parameters: Parameters, rate: number): number {
+  const tuning = algorithm.optimal(spectral);
+  return sameParameters(parameters, tuning.parameters) ? tuning.gap : 1 - rate;
+}
 
 /** The stagnation window for rate rho: STAGNATION_DECADES decades' worth of iterations, at least STAGNATION_MIN_WINDOW; null when rho >= 1. */
 export function stagnationWindow(rho: number): number | null {
@@ -212,7 +225,8 @@ function growthWithCause(
   theoreticalRate: number,
   growth: Pick<ResidualGrowth, 'peakRelativeResidual' | 'peakIteration' | 'factor'>,
 ): ResidualGrowth {
-  if (!(theoreticalRate < 1)) return { ...growth, cause: 'divergence', predictedFactor: null, predictedIteration: null };
+  if (!(theoreticalRate < 1) && !(rateGap(algorithm, spectral, parameters, theoreticalRate) > 0))
+    return { ...growth, cause: 'divergence', predictedFactor: null, predictedIteration: null };
   const predicted = algorithm.transientGrowth?.(spectral, parameters) ?? null;
   if (predicted === null || predicted === undefined)
     return { ...growth, cause: 'unexplained', predictedFactor: null, predictedIteration: null };
@@ -235,6 +249,7 @@ export function theoryOfRun(
 ): RunTheory {
   const algorithm = getAlgorithm(run.algorithm);
   const theoreticalRate = algorithm.rate(spectral, run.parameters);
+  const gap = rateGap(algorithm, spectral, run.parameters, theoreticalRate);
   let { stopReason } = run;
   const growth = run.growth === null ? null : growthWithCause(algorithm, spectral, run.parameters, theoreticalRate, run.growth);
   if (growth !== null && run.status !== 'converged' && run.status !== 'cancelled') {
@@ -247,9 +262,10 @@ export function theoryOfRun(
       options.tolerance,
       theoreticalRate,
       divergenceTolerance,
+      gap,
     );
   }
-  if (run.status === 'converged' && !(theoreticalRate < 1)) {
+  if (run.status === 'converged' && !(theoreticalRate < 1) && !(gap > 0)) {
     stopReason +=
       ` The spectral radius of the iteration for these parameters, known after the run (it started before the analysis), ` +
       `is ${rateText(theoreticalRate)} >= 1: a run with the analysis would not have reported convergence.`;
@@ -266,24 +282,27 @@ function growthSentence(
   tolerance: number,
   rate: number,
   divergenceTolerance: number,
+  gap: number,
 ): string {
+  // Near 1 as 1 + d: a rise by 4e-4 is not written 1.000e+0 times.
+  const near = (x: number): string => closeToOneText(x, 3) ?? fmt(x);
   const rose =
-    ` The relative residual rose to ${fmt(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
-    `${fmt(growth.factor)} times its initial value`;
+    ` The relative residual rose to ${near(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
+    `${near(growth.factor)} times its initial value`;
   if (growth.cause === 'divergence') {
     return `${rose}: true divergence, the spectral radius of the iteration for these parameters is ${rateText(rate)} >= 1.`;
   }
-  if (growth.cause === 'unexplained') return `${rose}; the spectral radius for these parameters is ${rateText(rate)} < 1.`;
+  if (growth.cause === 'unexplained') return `${rose}; the spectral radius for these parameters is ${rateText(rate, gap)} < 1.`;
   const name = DISPLAY_NAMES[id] ?? id;
   let text =
-    `${rose}: the transient growth of ${name}, not divergence. Its spectral radius for these parameters is ${rateText(rate)} < 1, ` +
+    `${rose}: the transient growth of ${name}, not divergence. Its spectral radius for these parameters is ${rateText(rate, gap)} < 1, ` +
     'but its iteration matrix is not normal (at the optimal parameters it has repeated eigenvalues, so an error mode ' +
     `behaves like (1 + c t) rho^t and grows before it falls); predicted growth of the modes up to about ${fmt(growth.predictedFactor ?? 1)} ` +
     `times their start, near iteration ${growth.predictedIteration ?? 0}.`;
   if (status === 'diverged' && (growth.predictedFactor ?? 0) > divergenceTolerance / 10) {
     text += ` The divergence test (divergenceTolerance ${fmt(divergenceTolerance)}) fired within that transient: a larger divergenceTolerance lets it run on.`;
   } else if (status !== 'diverged' && residual > tolerance && rate > 0) {
-    const more = Math.ceil(Math.log(tolerance / residual) / Math.log(rate));
+    const more = Math.ceil(Math.log(tolerance / residual) / Math.log1p(-gap));
     text += ` At that rate the tolerance is about ${more} more iterations away.`;
   }
   return text;
@@ -345,7 +364,9 @@ export function* runWork(
   const parameters: Parameters = { ...optimal, ...(options.parameters ?? {}) };
   algorithm.validateParameters(parameters);
   const theoreticalRate = spectral === null ? Number.NaN : algorithm.rate(spectral, parameters);
-  const stable = spectral === null || theoreticalRate < 1;
+  // At the optimal parameters rho < 1 even where it rounds to 1 (rateGap): such a run may converge, and is not unstable.
+  const gap = spectral === null ? Number.NaN : rateGap(algorithm, spectral, parameters, theoreticalRate);
+  const stable = spectral === null || theoreticalRate < 1 || gap > 0;
   const attainable = spectral === null ? Number.NaN : attainableAccuracy(spectral.L / spectral.mu);
   const window = options.stopOnStagnation === false || spectral === null ? null : stagnationWindow(theoreticalRate);
   if (resumeFrom) checkSnapshotFits(resumeFrom, id, parameters, maxIterations);
@@ -470,7 +491,7 @@ export function* runWork(
         status = 'stagnated';
         stopReason =
           `Stagnated at iteration ${iteration}: the smallest relative residual, ${fmt(bestResidual)}, has not halved over the last ` +
-          `${iteration - referenceIteration} iterations (the window: ${STAGNATION_DECADES} decades at the rate ${rateText(theoreticalRate)}, ` +
+          `${iteration - referenceIteration} iterations (the window: ${STAGNATION_DECADES} decades at the rate ${rateText(theoreticalRate, gap)}, ` +
           `${window} iterations), near the attainable accuracy eps kappa(A) = ${fmt(attainable)}: rounding sets the residual there, ` +
           'so the tolerance is out of reach in double precision.';
       }
@@ -523,7 +544,7 @@ export function* runWork(
     const finalStatus = status as RunStatus;
     const growth = residualGrowth(algorithm, spectral, parameters, theoreticalRate, measures);
     if (growth !== null && spectral !== null && finalStatus !== 'converged' && finalStatus !== 'cancelled') {
-      stopReason += growthSentence(id, growth, finalStatus, measures.residual, tolerance, theoreticalRate, divergenceTolerance);
+      stopReason += growthSentence(id, growth, finalStatus, measures.residual, tolerance, theoreticalRate, divergenceTolerance, gap);
     }
     const solution = Float64Array.from(method.estimate);
     const trace = recorder.finish();

@@ -81,6 +81,25 @@ describe('rates', () => {
     expect(algorithms.dhbm.optimal(spectral).rate).toBeCloseTo((Math.sqrt(k) - 1) / (Math.sqrt(k) + 1), 15);
   });
 
+  it('each optimal gap is 1 - rate without cancellation: equal to it here, and still the closed form where the rate rounds to 1', () => {
+    for (const id of ALGORITHM_IDS) {
+      const { rate, gap } = algorithms[id].optimal(spectral);
+      expect(Math.abs(gap - (1 - rate)), id).toBeLessThanOrEqual(4 * Number.EPSILON);
+    }
+    // kappa(A^T A) = 1e26 and kappa(S) = 1e24: DGD's, Cimmino's and MLM's rates are 1 in double precision.
+    const far: SpectralData = { m: 2, L: 1, mu: 1e-26, lambdaMaxS: 1, lambdaMinS: 1e-24 };
+    const closedForms: Record<'dgd' | 'cimmino' | 'mlm', number> = {
+      dgd: 2e-26 / (1 + 1e-26),
+      cimmino: 2e-24 / (1 + 1e-24),
+      mlm: 1e-24 / 2,
+    };
+    for (const id of ['dgd', 'cimmino', 'mlm'] as const) {
+      const { rate, gap } = algorithms[id].optimal(far);
+      expect(rate, id).toBe(1);
+      expect(Math.abs(gap / closedForms[id] - 1), id).toBeLessThan(1e-15);
+    }
+  });
+
   it('APC: gamma* eta* = 4/D^2, (gamma* - 1)(eta* - 1) = rho^2, gamma* the smaller root; swapped diverges for m >= 3', () => {
     const { rate, parameters } = algorithms.apc.optimal(spectral);
     const { gamma, eta } = parameters;

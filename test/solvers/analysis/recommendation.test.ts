@@ -23,7 +23,7 @@ function inputOf(f: Fixture, tolerance = 1e-10) {
     L: e.kappaAtA,
     mu: 1,
   };
-  const rates = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, { rate: e.rates[id], parameters: {} }])) as Record<
+  const rates = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, { rate: e.rates[id], gap: 1 - e.rates[id], parameters: {} }])) as Record<
     AlgorithmId,
     AlgorithmTuning
   >;
@@ -110,7 +110,7 @@ describe('recommend on the fixtures', () => {
     const f = fixtures.find((x) => x.name.startsWith('example2')) as Fixture;
     const input = inputOf(f);
     input.conditioning = { ...input.conditioning, kappaS: 5000 };
-    input.rates.apc = { rate: (Math.sqrt(5000) - 1) / (Math.sqrt(5000) + 1), parameters: {} };
+    input.rates.apc = { rate: (Math.sqrt(5000) - 1) / (Math.sqrt(5000) + 1), gap: 2 / (Math.sqrt(5000) + 1), parameters: {} };
     const r = recommend(input);
     expect(r.algorithm).toBe('dhbm');
     expect(r.exact).toMatchObject({ faster: 'dhbm', tie: false });
@@ -123,8 +123,8 @@ describe('the regime agrees with the predicted iterations', () => {
     const f = fixtures.find((x) => x.name.startsWith('ones-minus-eps')) as Fixture;
     const input = inputOf(f);
     input.conditioning = { ...input.conditioning, kappaS: 3, kappaAtA: 1e6 };
-    input.rates.apc = { rate: 0.9, parameters: {} };
-    input.rates.dhbm = { rate: 1 - 1e-4, parameters: {} };
+    input.rates.apc = { rate: 0.9, gap: 0.1, parameters: {} };
+    input.rates.dhbm = { rate: 1 - 1e-4, gap: 1e-4, parameters: {} };
     const r = recommend(input);
     expect(r.regime).toMatch(/case 3/);
     expect(r.regime).not.toMatch(/cannot say/);
@@ -142,7 +142,7 @@ describe('the regime agrees with the predicted iterations', () => {
     expect(tie.regime).toMatch(/here APC and D-HBM have the same optimal rate$/);
     const f = fixtures.find((x) => x.name.startsWith('example2')) as Fixture;
     const input = inputOf(f);
-    input.rates.dhbm = { rate: 1, parameters: {} };
+    input.rates.dhbm = { rate: 1, gap: 0, parameters: {} };
     expect(recommend(input).regime).toMatch(/here only APC is predicted to converge$/);
   });
 });

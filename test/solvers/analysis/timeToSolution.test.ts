@@ -137,12 +137,12 @@ describe('deployment', () => {
 
   it('gives all six algorithms here and on the deployment', () => {
     const rates = {
-      apc: { rate: 0.5 },
-      dhbm: { rate: 0.9 },
-      dgd: { rate: 0.99 },
-      dnag: { rate: 0.95 },
-      cimmino: { rate: 0.99 },
-      mlm: { rate: 1 },
+      apc: { rate: 0.5, gap: 0.5 },
+      dhbm: { rate: 0.9, gap: 0.1 },
+      dgd: { rate: 0.99, gap: 0.01 },
+      dnag: { rate: 0.95, gap: 0.05 },
+      cimmino: { rate: 0.99, gap: 0.01 },
+      mlm: { rate: 1, gap: 0 },
     };
     const t = timeToSolution({ system: dense, rates, tolerance: 1e-8, calibration, deployment: DEFAULT_DEPLOYMENT });
     for (const id of ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const) {

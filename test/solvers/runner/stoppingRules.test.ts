@@ -227,6 +227,47 @@ describe("a start far from the solution's scale: x(0) = 1e200 (every square of a
   });
 });
 
+describe('rates that round to 1 (kappa beyond ~1/eps): the Hilbert matrix n = 10, kappa(A) = 1.6e13, m = 2', () => {
+  const n = 10;
+  const hilbert = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => 1 / (i + j + 1)));
+  const system = buildDistributedSystem(createProblem({ A: fromRows(hilbert), partition: { machines: 2 } }));
+  const analysis = analyze(system);
+  const spectral = spectralDataOf(analysis);
+
+  it('the analysis keeps each gap 1 - rho and predicts iterations from it, where DGD, Cimmino and MLM read rho = 1', () => {
+    for (const id of ['dgd', 'cimmino', 'mlm'] as const) {
+      const { rate, gap } = analysis.rates[id];
+      expect(rate, id).toBe(1);
+      expect(gap, id).toBeGreaterThan(0);
+      expect(gap, id).toBeLessThan(1e-20);
+      expect(analysis.recommendation.predictedIterations[id], id).toBe(Math.ceil(Math.log(1e-8) / Math.log1p(-gap)));
+    }
+    // DGD's is 2 mu / (L + mu), from the analysis' own L and mu.
+    const { L, mu } = analysis.conditioning;
+    expect(analysis.rates.dgd.gap / ((2 * mu) / (L + mu)) - 1).toBeLessThan(1e-15);
+  });
+
+  it('their runs are not called unstable nor diverging: MLM converges, Cimmino says its rate is 1 - gap < 1', () => {
+    const mlm = runAlgorithm(system, 'mlm', spectral, { tolerance: 1e-8, maxIterations: 20_000 });
+    // It was 'max-iterations' with "the iteration is unstable for these parameters (spectral radius 1.000e+0 >= 1)".
+    expect(mlm.status).toBe('converged');
+    expect(mlm.relativeResidual).toBeLessThanOrEqual(1e-8);
+    const cimmino = runAlgorithm(system, 'cimmino', spectral, { tolerance: 1e-8, maxIterations: 2_000 });
+    expect(cimmino.status).toBe('max-iterations');
+    expect(cimmino.stopReason).not.toMatch(/divergence|unstable|>= 1/);
+    if (cimmino.growth !== null) {
+      expect(cimmino.growth.cause).toBe('unexplained');
+      expect(cimmino.stopReason).toContain(
+        `the spectral radius for these parameters is 1 - ${analysis.rates.cimmino.gap.toExponential(3)} < 1.`,
+      );
+    }
+    // Parameters of one's own keep their computed rate: nu = 4 puts rho at |1 - 4 lambda_max(S)| = 7, true divergence.
+    const own = runAlgorithm(system, 'cimmino', spectral, { tolerance: 1e-8, maxIterations: 50, parameters: { nu: 4 } });
+    expect(own.status).toBe('diverged');
+    expect(own.stopReason).toMatch(/true divergence, the spectral radius of the iteration for these parameters is 7\.000e\+0 >= 1\.$/);
+  });
+});
+
 describe('a converged run whose recomputed residual fails the test', () => {
   it('says so in its stopReason: the measure and the recomputation differ by rounding, with the attainable accuracy', () => {
     expect(recomputedResidualSentence(1e-9, 2, 1e-8, 0, 1e-15)).toBe('');
