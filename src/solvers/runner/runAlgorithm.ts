@@ -33,7 +33,7 @@
  */
 import { getAlgorithm, type AlgorithmId } from '../algorithms/registry.js';
 import { attainableAccuracy } from '../algorithms/common.js';
-import type { DistributedAlgorithm, IterativeMethod, Parameters, SpectralData } from '../algorithms/types.js';
+import type { DistributedAlgorithm, IterativeMethod, OptimalTuning, Parameters, SpectralData } from '../algorithms/types.js';
 import type { Work, WorkProgress } from '../cooperative.js';
 import type { DistributedSystem } from '../distributed/distributedSystem.js';
 import { isTall, leastSquaresPointsWork } from '../distributed/leastSquares.js';
@@ -133,15 +133,14 @@ const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : St
  * A rate: near 1 as 1 - d or 1 + d (../numberText.ts), so that a rate just below 1 is not written 1.000e+0; one that
  * rounds to 1 with a known gap (1 - rho, rateGap) as 1 - gap.
  */
-const rateText = (x: number, gap = 0): string => (x === 1 && gap > 0 ? `1 - ${gap.toExponential(3)}` : (closeToOneText(x, 3) ?? fmt(x)));
+const rateText = (x: number, gap = 0): string => closeToOneText(x, 3, gap) ?? fmt(x);
 
 /**
  * 1 - rho for a run's parameters: at the algorithm's optimal parameters its tuning's gap, computed without cancellation
  * (theory puts rho below 1 there, even where kappa beyond ~1/eps rounds it to 1: Cimmino on a Hilbert matrix of
  * kappa(S) = 5.8e23 was called unstable and "true divergence"); for other parameters 1 - rho as computed.
  */
-function rateGap(algorithm: DistributedAlgorithm, spectral: SpectralData, parameters: Parameters, rate: number): number {
-  const tuning = algorithm.optimal(spectral);
+function rateGap(tuning: OptimalTuning, parameters: Parameters, rate: number): number {
   return sameParameters(parameters, tuning.parameters) ? tuning.gap : 1 - rate;
 }
 
@@ -208,6 +207,7 @@ function residualGrowth(
   spectral: SpectralData | null,
   parameters: Parameters,
   theoreticalRate: number,
+  gap: number,
   measures: Pick<RunMeasures, 'initialResidual' | 'peakResidual' | 'peakIteration'>,
 ): ResidualGrowth | null {
   const { initialResidual, peakResidual, peakIteration } = measures;
@@ -215,7 +215,7 @@ function residualGrowth(
   const growth = { peakRelativeResidual: peakResidual, peakIteration, factor: peakResidual / initialResidual };
   // No spectral data yet: the cause is theoryOfRun's to tell.
   if (spectral === null) return { ...growth, cause: 'unexplained', predictedFactor: null, predictedIteration: null };
-  return growthWithCause(algorithm, spectral, parameters, theoreticalRate, growth);
+  return growthWithCause(algorithm, spectral, parameters, theoreticalRate, gap, growth);
 }
 
 function growthWithCause(
@@ -223,10 +223,10 @@ function growthWithCause(
   spectral: SpectralData,
   parameters: Parameters,
   theoreticalRate: number,
+  gap: number,
   growth: Pick<ResidualGrowth, 'peakRelativeResidual' | 'peakIteration' | 'factor'>,
 ): ResidualGrowth {
-  if (!(theoreticalRate < 1) && !(rateGap(algorithm, spectral, parameters, theoreticalRate) > 0))
-    return { ...growth, cause: 'divergence', predictedFactor: null, predictedIteration: null };
+  if (!(theoreticalRate < 1) && !(gap > 0)) return { ...growth, cause: 'divergence', predictedFactor: null, predictedIteration: null };
   const predicted = algorithm.transientGrowth?.(spectral, parameters) ?? null;
   if (predicted === null || predicted === undefined)
     return { ...growth, cause: 'unexplained', predictedFactor: null, predictedIteration: null };
@@ -249,9 +249,9 @@ export function theoryOfRun(
 ): RunTheory {
   const algorithm = getAlgorithm(run.algorithm);
   const theoreticalRate = algorithm.rate(spectral, run.parameters);
-  const gap = rateGap(algorithm, spectral, run.parameters, theoreticalRate);
+  const gap = rateGap(algorithm.optimal(spectral), run.parameters, theoreticalRate);
   let { stopReason } = run;
-  const growth = run.growth === null ? null : growthWithCause(algorithm, spectral, run.parameters, theoreticalRate, run.growth);
+  const growth = run.growth === null ? null : growthWithCause(algorithm, spectral, run.parameters, theoreticalRate, gap, run.growth);
   if (growth !== null && run.status !== 'converged' && run.status !== 'cancelled') {
     const divergenceTolerance = options.divergenceTolerance ?? DEFAULT_DIVERGENCE_TOLERANCE;
     stopReason += growthSentence(
@@ -284,11 +284,10 @@ function growthSentence(
   divergenceTolerance: number,
   gap: number,
 ): string {
-  // Near 1 as 1 + d: a rise by 4e-4 is not written 1.000e+0 times.
-  const near = (x: number): string => closeToOneText(x, 3) ?? fmt(x);
+  // Near 1 as 1 + d, as a rate: a rise by 4e-4 is not written 1.000e+0 times.
   const rose =
-    ` The relative residual rose to ${near(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
-    `${near(growth.factor)} times its initial value`;
+    ` The relative residual rose to ${rateText(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
+    `${rateText(growth.factor)} times its initial value`;
   if (growth.cause === 'divergence') {
     return `${rose}: true divergence, the spectral radius of the iteration for these parameters is ${rateText(rate)} >= 1.`;
   }
@@ -360,12 +359,13 @@ export function* runWork(
     });
   }
   if (spectral === null) checkEveryParameterGiven(algorithm, options.parameters);
-  const optimal = spectral === null ? {} : algorithm.optimal(spectral).parameters;
+  const tuning = spectral === null ? null : algorithm.optimal(spectral);
+  const optimal = tuning?.parameters ?? {};
   const parameters: Parameters = { ...optimal, ...(options.parameters ?? {}) };
   algorithm.validateParameters(parameters);
   const theoreticalRate = spectral === null ? Number.NaN : algorithm.rate(spectral, parameters);
   // At the optimal parameters rho < 1 even where it rounds to 1 (rateGap): such a run may converge, and is not unstable.
-  const gap = spectral === null ? Number.NaN : rateGap(algorithm, spectral, parameters, theoreticalRate);
+  const gap = tuning === null ? Number.NaN : rateGap(tuning, parameters, theoreticalRate);
   const stable = spectral === null || theoreticalRate < 1 || gap > 0;
   const attainable = spectral === null ? Number.NaN : attainableAccuracy(spectral.L / spectral.mu);
   const window = options.stopOnStagnation === false || spectral === null ? null : stagnationWindow(theoreticalRate);
@@ -542,7 +542,7 @@ export function* runWork(
 
     // testStop sets it from a closure, which the control-flow analysis does not follow.
     const finalStatus = status as RunStatus;
-    const growth = residualGrowth(algorithm, spectral, parameters, theoreticalRate, measures);
+    const growth = residualGrowth(algorithm, spectral, parameters, theoreticalRate, gap, measures);
     if (growth !== null && spectral !== null && finalStatus !== 'converged' && finalStatus !== 'cancelled') {
       stopReason += growthSentence(id, growth, finalStatus, measures.residual, tolerance, theoreticalRate, divergenceTolerance, gap);
     }
