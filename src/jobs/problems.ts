@@ -102,6 +102,13 @@ const CATALOG = {
     title: 'Singular matrix',
     description: 'The matrix is singular (or numerically so): A x = b has no unique solution.',
   },
+  'zero-row': {
+    status: 422,
+    title: 'Zero row',
+    description:
+      'A row of a tall matrix is entirely zero: it carries no equation on x (0 = b_k), and the methods need every row nonzero. ' +
+      'Removing it changes neither the least-squares solution nor the block-weighted one.',
+  },
   'invalid-parameter': {
     status: 422,
     title: 'Invalid parameter',

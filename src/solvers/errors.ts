@@ -22,6 +22,7 @@ export const SOLVER_ERROR_CODES = [
   'row-unassigned',
   'too-many-machines',
   'singular-matrix',
+  'zero-row',
   'invalid-parameter',
   'too-large',
   'cancelled',
@@ -151,6 +152,17 @@ export class TooManyMachinesError extends InvalidPartitionError {
 
 export class SingularMatrixError extends InvalidProblemError {
   readonly code = 'singular-matrix';
+  constructor(message: string, details: Record<string, unknown> = {}) {
+    super(message, details);
+  }
+}
+
+/**
+ * A zero row of a tall A (N > n): A may still have full column rank, so this is not singularity. The row's equation
+ * reads 0 = b_k; the methods need every row nonzero (the row norms of the bounds, each machine's local angles).
+ */
+export class ZeroRowError extends InvalidProblemError {
+  readonly code = 'zero-row';
   constructor(message: string, details: Record<string, unknown> = {}) {
     super(message, details);
   }

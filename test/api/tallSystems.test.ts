@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, StoredMatrix } from '../../src/jobs/types.js';
 import { readMatrixText, relativeDifference as relativeDistance } from '../solvers/sparse/support.js';
-import { createJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+import { createJob, solveOverSocket, startTestService, waitForJob, type TestService } from '../support/service.js';
 
 const ALL = ['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const;
 
@@ -27,7 +27,7 @@ const ash608 = JSON.parse(readFileSync(new URL('../fixtures/ash608.json', import
 let service: TestService;
 
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({}, { listen: true });
 });
 
 afterAll(async () => {
@@ -128,4 +128,65 @@ describe('tall systems over HTTP', () => {
       expect(relativeDistance(await solution(job.id, algorithm), [1, 1, 1])).toBeLessThan(1e-8);
     }
   }, 300_000);
+
+  it('a zero row of a tall system, over the socket: a zero-row problem naming the row, not "singular"; the service goes on', async () => {
+    // [[1, 0], [0, 0], [0, 1], [1, 1]] has full column rank: its zero row is not singularity, and is named for what it is.
+    const bodies = [
+      {
+        format: 'dense',
+        data: [
+          [1, 0],
+          [0, 0],
+          [0, 1],
+          [1, 1],
+        ],
+      },
+      {
+        format: 'coo',
+        rows: 4,
+        cols: 2,
+        entries: [
+          [0, 0, 1],
+          [2, 1, 1],
+          [3, 0, 1],
+          [3, 1, 1],
+        ],
+      },
+    ];
+    for (const matrix of bodies) {
+      const posted = await fetch(`${service.baseUrl}/v1/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ type: 'solve', matrix, rhs: [1, 0, 1, 2], partition: { machines: 2 } }),
+      });
+      expect(posted.status, matrix.format).toBe(202);
+      const done = await waitForJob(service.app, ((await posted.json()) as Job).id, { timeoutMs: 60_000 });
+      const read = await fetch(`${service.baseUrl}/v1/jobs/${done.id}`);
+      expect(read.status).toBe(200);
+      const job = (await read.json()) as Job;
+      expect(job.status).toBe('failed');
+      expect(job.error).toMatchObject({ status: 422, code: 'zero-row', type: '/problems/zero-row', details: { row: 1 } });
+      expect(job.error!.detail).toMatch(/^Row 1 of A is entirely zero: its equation reads 0 = b\[1\]/);
+      expect(job.error!.detail).not.toMatch(/singular/);
+    }
+    const problemType = await fetch(`${service.baseUrl}/problems/zero-row`);
+    expect(problemType.status).toBe(200);
+    expect(await problemType.json()).toMatchObject({ type: '/problems/zero-row', status: 422, title: 'Zero row' });
+    // Without the zero row the same system solves.
+    const solved = await solveOverSocket(service, {
+      type: 'solve',
+      matrix: {
+        format: 'dense',
+        data: [
+          [1, 0],
+          [0, 1],
+          [1, 1],
+        ],
+      },
+      rhs: [1, 1, 2],
+      partition: { machines: 2 },
+      algorithms: ['dhbm'],
+    });
+    expect(solved.result!.runs.dhbm?.status).toBe('converged');
+  }, 120_000);
 });

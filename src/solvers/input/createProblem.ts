@@ -4,7 +4,7 @@
  * A dense matrix gives a DenseProblem; a CSR matrix (../sparse/csr.ts) gives a CsrProblem, checked
  * and assembled in O(nnz + n) without ever densifying (limits.maxN bounds dense storage only).
  */
-import { DimensionMismatchError, NonFiniteValueError, NotSquareError, SingularMatrixError } from '../errors.js';
+import { DimensionMismatchError, NonFiniteValueError, NotSquareError, SingularMatrixError, ZeroRowError } from '../errors.js';
 import { matVec, type DenseMatrix } from '../matrix.js';
 import type { Partition, DenseProblem, CsrProblem } from '../problem.js';
 import { checkCsr, multiply, type CsrMatrix } from '../sparse/csr.js';
@@ -81,7 +81,27 @@ function isPartition(p: PartitionInput | Partition): p is Partition {
 }
 
 /**
- * A zero row or column makes A exactly singular; catching it here gives a message naming it
+ * A zero row: a square A is singular; a tall A (N > n) may still have full column rank, and the row is refused for
+ * what it is (its equation reads 0 = b_k, and the methods need every row nonzero: ZeroRowError).
+ */
+function zeroRowError(row: number, N: number, n: number): SingularMatrixError | ZeroRowError {
+  if (N === n) return new SingularMatrixError(`Row ${row} of A is entirely zero, so A is singular.`, { row });
+  return new ZeroRowError(
+    `Row ${row} of A is entirely zero: its equation reads 0 = b[${row}], which says nothing about x, and every row must be ` +
+      "nonzero (the methods use the row norms and each machine's rows). Remove the row: neither the least-squares " +
+      'solution nor the block-weighted one changes.',
+    { row },
+  );
+}
+
+/** A zero column: x_j is undetermined, for a square A (singular) and a tall one (no full column rank) alike. */
+function zeroColumnError(column: number, N: number, n: number): SingularMatrixError {
+  const why = N === n ? 'so A is singular' : 'so A does not have full column rank and x[' + column + '] is undetermined';
+  return new SingularMatrixError(`Column ${column} of A is entirely zero, ${why}.`, { column });
+}
+
+/**
+ * A zero row or column makes a square A exactly singular; catching it here gives a message naming it
  * (rank deficiency in general is found later, by the factorizations of the analysis). Each row's
  * largest magnitude must be one the core can square (./magnitudes.ts).
  */
@@ -99,12 +119,11 @@ function checkNoZeroRowOrColumn(A: DenseMatrix): void {
         if (magnitude > rowMax) rowMax = magnitude;
       }
     }
-    if (rowMax === 0) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });
+    if (rowMax === 0) throw zeroRowError(i, N, n);
     checkMatrixRowMagnitude(i, rowMax, largestColumn);
   }
   const zeroColumn = columnNonzero.indexOf(0);
-  if (zeroColumn !== -1)
-    throw new SingularMatrixError(`Column ${zeroColumn} of A is entirely zero, so A is singular.`, { column: zeroColumn });
+  if (zeroColumn !== -1) throw zeroColumnError(zeroColumn, N, n);
 }
 
 /** The sparse counterpart of checkAllFinite and checkNoZeroRowOrColumn: over the stored entries only. */
@@ -123,10 +142,9 @@ function checkSparseEntries(A: CsrMatrix): void {
         if (magnitude > rowMax) rowMax = magnitude;
       }
     }
-    if (rowMax === 0) throw new SingularMatrixError(`Row ${i} of A is entirely zero, so A is singular.`, { row: i });
+    if (rowMax === 0) throw zeroRowError(i, N, n);
     checkMatrixRowMagnitude(i, rowMax, largestColumn);
   }
   const zeroColumn = columnNonzero.indexOf(0);
-  if (zeroColumn !== -1)
-    throw new SingularMatrixError(`Column ${zeroColumn} of A is entirely zero, so A is singular.`, { column: zeroColumn });
+  if (zeroColumn !== -1) throw zeroColumnError(zeroColumn, N, n);
 }

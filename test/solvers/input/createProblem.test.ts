@@ -8,11 +8,13 @@ import {
   ProblemTooLargeError,
   SingularMatrixError,
   TooManyMachinesError,
+  ZeroRowError,
 } from '../../../src/solvers/errors.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { buildPartition } from '../../../src/solvers/input/partition.js';
 import type { EntryValue } from '../../../src/solvers/input/types.js';
 import { fromRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
+import { csrFromCoo } from '../../../src/solvers/sparse/csr.js';
 import { thrown } from '../../support/thrown.js';
 
 const A3 = fromRows([
@@ -101,7 +103,32 @@ describe('createProblem', () => {
       [1, 0],
       [2, 0],
     ]);
-    expect(() => createProblem({ A: zeroColumn, partition: { machines: 1 } })).toThrow(/Column 1 of A is entirely zero/);
+    expect(() => createProblem({ A: zeroColumn, partition: { machines: 1 } })).toThrow(/Column 1 of A is entirely zero, so A is singular/);
+  });
+
+  it('a zero row of a tall A is not called singular: A = [[1, 0], [0, 0], [0, 1]] has full column rank', () => {
+    const rows = [
+      [1, 0],
+      [0, 0],
+      [0, 1],
+    ];
+    for (const A of [fromRows(rows), csrFromCoo(3, 2, [0, 2], [0, 1], [1, 1])]) {
+      const error = thrown(() => createProblem({ A, partition: { machines: 1 } }));
+      expect(error).toBeInstanceOf(ZeroRowError);
+      expect(error).not.toBeInstanceOf(SingularMatrixError);
+      expect(error.message).toMatch(/^Row 1 of A is entirely zero: its equation reads 0 = b\[1\]/);
+      expect(error.message).not.toMatch(/singular/);
+      expect((error as ZeroRowError).details).toEqual({ row: 1 });
+    }
+    // A zero column of a tall A: x_j is undetermined (no full column rank), said as such.
+    const zeroColumn = fromRows([
+      [1, 0],
+      [2, 0],
+      [3, 0],
+    ]);
+    expect(() => createProblem({ A: zeroColumn, partition: { machines: 1 } })).toThrow(
+      /Column 1 of A is entirely zero, so A does not have full column rank and x\[1\] is undetermined/,
+    );
   });
 
   it('the partition is built against n; a ready Partition is accepted after its length is checked', () => {
