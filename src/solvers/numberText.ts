@@ -14,3 +14,15 @@ export function closeToOneText(x: number, digits = 2, gap = 0): string | null {
   if (x > 1 && x < 1.001) return `1 + ${(x - 1).toExponential(digits)}`;
   return null;
 }
+
+/**
+ * A tolerance as the user gave it, in scientific notation with the fewest digits that give it back: 1e-8 -> "1e-8",
+ * 2.5e-7 -> "2.5e-7" (toExponential(0) wrote "3e-7"); 17 significant digits give any double back.
+ */
+export function toleranceText(x: number): string {
+  for (let digits = 0; digits < 16; digits++) {
+    const text = x.toExponential(digits);
+    if (Number(text) === x) return text;
+  }
+  return x.toExponential(16);
+}

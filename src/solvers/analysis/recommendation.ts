@@ -12,7 +12,7 @@ import { attainableAccuracy } from '../algorithms/common.js';
 import { ALGORITHM_IDS, type AlgorithmId } from '../algorithms/registry.js';
 import { InvalidParameterError } from '../errors.js';
 import type { AlgorithmTuning, Conditioning, Heterogeneity, Recommendation, SufficientCondition } from './types.js';
-import { closeToOneText } from '../numberText.js';
+import { closeToOneText, toleranceText } from '../numberText.js';
 
 export interface RecommendationInput {
   m: number;
@@ -172,7 +172,7 @@ function iterations(k: number | null): string {
 export function unattainableSentence(tolerance: number, attainable: number): string {
   if (!(tolerance < attainable) || !Number.isFinite(attainable)) return '';
   return (
-    `The tolerance ${tolerance.toExponential(0)} is below the attainable accuracy eps kappa(A) = ${num(attainable)}: in double ` +
+    `The tolerance ${toleranceText(tolerance)} is below the attainable accuracy eps kappa(A) = ${num(attainable)}: in double ` +
     "precision a run's residual may stop falling near it (the run then ends stagnated) rather than reach the tolerance, " +
     "so the predicted iterations and times are exact arithmetic's: they compare speeds, not when a run gets there."
   );
@@ -204,7 +204,7 @@ export function recommend(input: RecommendationInput): Recommendation {
     : faster === 'apc'
       ? `APC is recommended: kappa(S) = ${num(kappaS)} is smaller than kappa(A^T A) = ${num(kappaAtA)}, so APC's optimal rate rho_APC = ${rate(apcRate)} beats D-HBM's rho_D-HBM = ${rate(dhbmRate)} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`
       : `D-HBM is recommended: kappa(A^T A) = ${num(kappaAtA)} is smaller than kappa(S) = ${num(kappaS)}, so D-HBM's optimal rate rho_D-HBM = ${rate(dhbmRate)} beats APC's rho_APC = ${rate(apcRate)} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`;
-  const cost = `Reducing the error by a factor ${tolerance.toExponential(0)} takes about ${iterations(predictedIterations.apc ?? null)} of APC and ${iterations(predictedIterations.dhbm ?? null)} of D-HBM.`;
+  const cost = `Reducing the error by a factor ${toleranceText(tolerance)} takes about ${iterations(predictedIterations.apc ?? null)} of APC and ${iterations(predictedIterations.dhbm ?? null)} of D-HBM.`;
   const attainable = attainableAccuracy(conditioning.L / conditioning.mu);
 
   let certificate: string;

@@ -34,6 +34,7 @@
  * iterations its kappa(S) predicts (rho = (sqrt(kappa) - 1) / (sqrt(kappa) + 1)) times the cost of one
  * iteration on that partition, on the calibration the caller passes.
  */
+import { toleranceText } from '../numberText.js';
 import { partitionKappaSWork, partitionThetaHWork, type PartitionSpectrum } from '../analysis/analyze.js';
 import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
 import {
@@ -140,7 +141,7 @@ export interface AdviseOptions {
   seed?: number;
   /** Prices each candidate's APC iterations (../machines/placement.ts currentCalibration); without it timeToSolution is null. */
   calibration?: Calibration;
-  /** The relative residual the predicted iterations reach (default 1e-8). */
+  /** The factor by which the predicted iterations reduce the error, as the analysis' (default 1e-8; rho^k <= tolerance). */
   tolerance?: number;
   /** What the products, the analyses and the partitioners run on (default: the selected backend's, ../linalg/kernels.ts). */
   kernels?: Kernels;
@@ -537,13 +538,14 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   for (const candidate of ranked) if (candidate.kappaS! < best.kappaS! * (1 - TIE)) best = candidate;
   const given = candidates[0];
   const givenRatio = given.kappaS! / best.kappaS!;
-  // What the kappa(S) ratio means for a run: APC's predicted iterations to the tolerance on each (sqrt(kappa(S)) scaled).
+  // What the kappa(S) ratio means for a run: APC's predicted iterations on each (rho^k <= tolerance: the error's reduction,
+  // as the analysis' recommendation counts them; not the residual's, which an inconsistent tall system never brings near 0).
   const givenIterations = apcIterations(given.kappaS!, tolerance);
   const bestIterations = apcIterations(best.kappaS!, tolerance);
   const iterations =
     givenIterations === null || bestIterations === null
       ? ''
-      : ` APC's predicted iterations to a relative residual of ${tolerance}: ${givenIterations.toLocaleString('en-US')} on the given partition, ${bestIterations.toLocaleString('en-US')} on ${best.strategy}.`;
+      : ` APC's predicted iterations to reduce the error by a factor ${toleranceText(tolerance)}: ${givenIterations.toLocaleString('en-US')} on the given partition, ${bestIterations.toLocaleString('en-US')} on ${best.strategy}.`;
   // A tolerance below eps kappa(A) is not reached: the counts above are exact arithmetic's (kappa(A) from the caller's
   // analysis or the factoredRouteStands check, when either gave it).
   const unattainable = kappaAtA === undefined ? '' : unattainableSentence(tolerance, attainableAccuracy(kappaAtA));

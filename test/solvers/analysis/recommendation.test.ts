@@ -185,3 +185,12 @@ describe('predictIterations', () => {
     expect(() => predictIterations(0.5, 0)).toThrow(InvalidParameterError);
   });
 });
+
+describe('the explanation writes the tolerance as given', () => {
+  it('2.5e-7 reads 2.5e-7 (it read 3e-7), and the iterations reduce the error by that factor', () => {
+    const f = fixtures[0];
+    const r = recommend(inputOf(f, 2.5e-7));
+    expect(r.explanation).toMatch(/Reducing the error by a factor 2\.5e-7 takes about /);
+    expect(r.predictedIterations.apc).toBe(predictIterations(f.expected.rates.apc, 2.5e-7, 1 - f.expected.rates.apc));
+  });
+});

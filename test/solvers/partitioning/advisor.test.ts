@@ -295,7 +295,7 @@ describeEachBackend('partition advisor, one partition under two numberings', () 
     expect(advice.givenRatio).toBeLessThan(2);
     expect(advice.givenRatio).toBeCloseTo(given.kappaS! / best.kappaS!, 12);
     const said =
-      /^The given partition is within ([\d.]+)% of the best found in kappa\(S\) \(([\w-]+): kappa\(S\) = .*APC's predicted iterations to a relative residual of 1e-8: ([\d,]+) on the given partition, ([\d,]+) on ([\w-]+)\.$/.exec(
+      /^The given partition is within ([\d.]+)% of the best found in kappa\(S\) \(([\w-]+): kappa\(S\) = .*APC's predicted iterations to reduce the error by a factor 1e-8: ([\d,]+) on the given partition, ([\d,]+) on ([\w-]+)\.$/.exec(
         advice.summary,
       );
     expect(said, advice.summary).not.toBeNull();
@@ -442,7 +442,7 @@ describe('the advice summary', () => {
     const { kappaS, kappaAtA } = analysis.conditioning;
     const given = { system, spectrum: { kappaS, thetaH: analysis.heterogeneity.thetaH }, kappaAtA };
     const advice = runSync(adviseWork(problem, { given, tolerance: 1e-8 }));
-    expect(advice.summary).toMatch(/APC's predicted iterations to a relative residual of 1e-8/);
+    expect(advice.summary).toMatch(/APC's predicted iterations to reduce the error by a factor 1e-8/);
     expect(advice.summary.endsWith(` ${unattainableSentence(1e-8, Number.EPSILON * Math.sqrt(kappaAtA))}`)).toBe(true);
   });
 });
