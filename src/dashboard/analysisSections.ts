@@ -66,9 +66,7 @@ export function consistencySection(analysis: Analysis): HTMLElement | string {
           machineRanks.map((rank, i) => [
             String(i),
             formatInteger(analysis.blockSizes[i]),
-            rank < analysis.blockSizes[i]
-              ? h('strong', { class: 'rank-deficient' }, `${formatInteger(rank)} (deficient)`)
-              : formatInteger(rank),
+            rankText(rank, analysis.blockSizes[i], analysis.n),
           ]),
           { class: 'machine-ranks' },
         )
@@ -79,6 +77,16 @@ export function consistencySection(analysis: Analysis): HTMLElement | string {
       "Each run's relative error is measured to the point it converges to (its target, in the rates table and the chart).",
     ),
   );
+}
+
+/**
+ * A machine's rank against its rows: all rows independent; rank n with more rows than n (full column rank: one local
+ * least-squares point, as every machine of a regression with more samples than features has); or deficient, flagged.
+ */
+function rankText(rank: number, rows: number, n: number): HTMLElement | string {
+  if (rank >= rows) return formatInteger(rank);
+  if (rank === n) return `${formatInteger(rank)} = n (full column rank)`;
+  return h('strong', { class: 'rank-deficient' }, `${formatInteger(rank)} (deficient)`);
 }
 
 /** A fact whose value a test reads by name (data-value). */

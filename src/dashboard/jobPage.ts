@@ -61,6 +61,8 @@ export class JobPageView implements View {
   private liveFrame = 0;
   private traces: Trace[] = [];
   private quantity: Quantity = 'relativeResidual';
+  /** Whether the reader picked the quantity; until then an inconsistent system shows the error (its residuals level off). */
+  private quantityChosen = false;
   /** The right-hand side shown (a job of several: its runs' `columns[j]`, downloads with `?column=j`). */
   private column = 0;
   private columnCount = 1;
@@ -329,6 +331,10 @@ export class JobPageView implements View {
       draw();
     };
     const hasError = (): boolean => this.traces.some((trace) => trace.relativeError !== null);
+    // An inconsistent system's residuals level off at |A x_T - b| / |b| whatever the run does: what converges, and what
+    // the dashed rates describe, is the error to each run's target, so that is shown first.
+    if (!this.quantityChosen)
+      this.quantity = analysis?.consistency?.consistent === false && hasError() ? 'relativeError' : 'relativeResidual';
     const errorText = targets.has(undefined)
       ? 'relative error |x − x*| / |x*|'
       : "relative error to each run's target |x − x_T| / |x_T| (x_LS or x_W)";
@@ -347,6 +353,7 @@ export class JobPageView implements View {
       });
       radio.addEventListener('change', () => {
         this.quantity = value;
+        this.quantityChosen = true;
         rebuild();
       });
       return { value, radio, label: h('label', { class: 'radio' }, radio, ` ${label}`) };

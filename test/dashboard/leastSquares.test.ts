@@ -1,8 +1,8 @@
 /**
  * Tall systems and several right-hand sides on the job page, in a real browser against the real
  * service, measured against the API's own answers: a noisy 60 x 20 dense system on 3 machines (one
- * holding a dependent row) shows its consistency values as the analysis reports them, each run's
- * target beside its error (rates table, chart axis and legend), and the bounds that do not carry over
+ * holding a dependent row, one more rows than unknowns) shows its errors' chart first (its residuals
+ * level off), its consistency values as the analysis reports them, each run's target beside its error (rates table, chart axis and legend), and the bounds that do not carry over
  * to N > n marked as bounds.tall says; a job of 3 right-hand sides shows each column's status and
  * iterations, and choosing a column draws that column's trace (?column=j). Every download is the
  * API's file byte for byte. Both pages fit at 1400 and 400 px; screenshots go to test-output/dashboard/.
@@ -86,7 +86,8 @@ describe('least squares and several right-hand sides on the job page', () => {
         type: 'solve',
         matrix: { format: 'dense', data: A },
         rhs: b,
-        partition: { machines: 3 },
+        // Machine 2 holds more rows than unknowns: rank n, its full column rank, is not flagged as deficient.
+        partition: { sizes: [20, 15, 25] },
         algorithms: ALL,
         options: { tolerance: 1e-10, maxIterations: 3000 },
       },
@@ -120,6 +121,9 @@ describe('least squares and several right-hand sides on the job page', () => {
     expect(ranks.map((row) => shown(row[2]))).toEqual(analysis.machineRanks);
     expect(ranks.map((row) => shown(row[1]))).toEqual(analysis.blockSizes);
     expect(ranks[0][2]).toContain('deficient');
+    expect(ranks[1][2]).toBe('15');
+    expect(analysis.machineRanks![2]).toBe(20);
+    expect(ranks[2][2]).toBe('20 = n (full column rank)');
 
     // Each run's target beside its error, as the API reports it.
     for (const [k, algorithm] of ALL.entries()) {
@@ -144,9 +148,10 @@ describe('least squares and several right-hand sides on the job page', () => {
     expect(await page.locator('#conditioning .tall-note').textContent()).toBe(`N > n: ${tall.note}`);
     expect(await page.locator('table.rates tbody td .tall-fails').count()).toBe(tall.table1 ? 0 : 6);
 
-    // The chart of errors: its axis names both targets, each legend entry its own.
-    await page.locator('#convergence input[value="relativeError"]').check();
+    // The chart of errors, shown first (the residuals of an inconsistent system level off): its axis names both
+    // targets, each legend entry its own.
     await expect.poll(() => page.locator('#convergence').getAttribute('data-axis')).toBe('relative error to x_LS or x_W (legend)');
+    expect(await page.locator('#convergence input[value="relativeError"]').isChecked()).toBe(true);
     for (const algorithm of ALL)
       expect(await page.locator(`.chart-legend [data-algorithm="${algorithm}"] .legend-note`).textContent()).toBe(
         runs[algorithm]!.target === 'least-squares' ? ' (error to x_LS)' : ' (error to x_W)',
