@@ -266,7 +266,8 @@ async function initialGuessOf(
   if (given === undefined) return null;
   const sameLength = (length: number, what: string): void => {
     if (length !== n) {
-      throw new DimensionMismatchError(`${what} has ${length} entries but the matrix has n = ${n} rows.`, { length, n });
+      // One entry per unknown: the matrix's columns (a tall system has more rows than that).
+      throw new DimensionMismatchError(`${what} has ${length} entries but x has n = ${n} (the matrix's columns).`, { length, n });
     }
   };
   if (Array.isArray(given)) {

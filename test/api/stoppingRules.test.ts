@@ -110,6 +110,29 @@ describe('warm start: options.initialGuess', () => {
     const notRun = await refused({ ...base, options: { initialGuess: { job: small.id, algorithm: 'dgd' } } });
     expect(notRun).toMatchObject({ code: 'invalid-parameter', errors: [{ pointer: '/options/initialGuess' }] });
     expect(notRun.detail).toMatch(/not requested/);
+
+    // A tall system (6 x 2): x has one entry per column, and the refusal says so (it read "n = 2 rows").
+    const tall = {
+      type: 'solve',
+      matrix: {
+        format: 'dense',
+        data: [
+          [1, 0],
+          [0, 1],
+          [1, 1],
+          [1, 2],
+          [2, 1],
+          [3, 1],
+        ],
+      },
+      partition: { machines: 2 },
+    };
+    const perRow = await refused({ ...tall, options: { initialGuess: [0, 0, 0, 0, 0, 0] } });
+    expect(perRow).toMatchObject({ code: 'dimension-mismatch', errors: [{ pointer: '/options/initialGuess' }] });
+    expect(perRow.detail).toBe("options.initialGuess has 6 entries but x has n = 2 (the matrix's columns).");
+    const perColumn = await runJob(service.app, { ...tall, algorithms: ['dhbm'], options: { initialGuess: [1, 1] } });
+    expect(perColumn.status).toBe('succeeded');
+    expect(perColumn.result!.runs.dhbm?.status).toBe('converged');
   });
 });
 
