@@ -134,6 +134,9 @@ const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : St
  * rounds to 1 with a known gap (1 - rho, rateGap) as 1 - gap.
  */
 const rateText = (x: number, gap = 0): string => closeToOneText(x, 3, gap) ?? fmt(x);
+/** "is 7.000e+0 >= 1"; a radius whose computation overflowed (parameters like alpha = 1e300) said so, not "Infinity". */
+const unstableRadiusText = (x: number): string =>
+  x === Infinity ? 'is too large to compute in double precision (far above 1)' : `is ${rateText(x)} >= 1`;
 
 /**
  * 1 - rho for a run's parameters: at the algorithm's optimal parameters its tuning's gap, computed without cancellation
@@ -289,7 +292,7 @@ function growthSentence(
     ` The relative residual rose to ${rateText(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
     `${rateText(growth.factor)} times its initial value`;
   if (growth.cause === 'divergence') {
-    return `${rose}: true divergence, the spectral radius of the iteration for these parameters is ${rateText(rate)} >= 1.`;
+    return `${rose}: true divergence, the spectral radius of the iteration for these parameters ${unstableRadiusText(rate)}.`;
   }
   if (growth.cause === 'unexplained') return `${rose}; the spectral radius for these parameters is ${rateText(rate, gap)} < 1.`;
   const name = DISPLAY_NAMES[id] ?? id;
@@ -472,7 +475,7 @@ export function* runWork(
       if (bad !== null) {
         status = 'non-finite';
         stopReason = `Non-finite values at iteration ${iteration}: ${bad}.`;
-        if (!stable) stopReason += ` The spectral radius of the iteration for these parameters is ${rateText(theoreticalRate)} >= 1.`;
+        if (!stable) stopReason += ` The spectral radius of the iteration for these parameters ${unstableRadiusText(theoreticalRate)}.`;
         return;
       }
       const diverged = divergence();
@@ -510,7 +513,7 @@ export function* runWork(
         stopReason =
           residualMet() && errorMet()
             ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${fmt(measures.residual)} meets the tolerance, ` +
-              `but the iteration is unstable for these parameters (spectral radius ${fmt(theoreticalRate)} >= 1), ` +
+              `but the iteration is unstable for these parameters (its spectral radius ${unstableRadiusText(theoreticalRate)}), ` +
               'so this is not reported as convergence.'
             : `Stopped at maxIterations = ${maxIterations}: relative residual ${fmt(measures.residual)}` +
               (residualMet()

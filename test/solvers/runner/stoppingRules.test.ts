@@ -101,6 +101,18 @@ describe('stopping rules: each status', () => {
     expect(large.status).toBe('diverged');
     expect(large.relativeResidual).toBeGreaterThan(1e300);
     expect(large.stopReason).toContain(`the relative residual ${large.relativeResidual.toExponential(3)} exceeds divergenceTolerance`);
+    // D-HBM's spectral radius at alpha = 1e300 overflows where it is computed: said so, not written "Infinity".
+    const momentum = runAlgorithm(well.system, 'dhbm', well.spectral, {
+      tolerance: 1e-8,
+      maxIterations: 100,
+      parameters: { alpha: 1e300, beta: 0.001 },
+    });
+    expect(momentum.status).toBe('diverged');
+    expect(momentum.theoreticalRate).toBe(Infinity);
+    expect(momentum.stopReason).toMatch(
+      /true divergence, the spectral radius of the iteration for these parameters is too large to compute in double precision \(far above 1\)\.$/,
+    );
+    expect(momentum.stopReason).not.toContain('Infinity');
   });
 
   it('stagnated: a tolerance below eps kappa(A) ends near the attainable accuracy, which the run reports', () => {
