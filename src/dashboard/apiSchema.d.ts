@@ -2388,7 +2388,7 @@ export interface operations {
                     "application/json": components["schemas"]["Job"];
                 };
             };
-            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field). */
+            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), a key `__proto__` (or `constructor` with `prototype`: `invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field). */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -3814,7 +3814,7 @@ export interface operations {
                     "application/json": components["schemas"]["Study"];
                 };
             };
-            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field), e.g. an empty grid axis. */
+            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), a key `__proto__` (or `constructor` with `prototype`: `invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field), e.g. an empty grid axis. */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4543,7 +4543,7 @@ export interface operations {
                     "application/json": components["schemas"]["CreatedApiKey"];
                 };
             };
-            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field). */
+            /** @description Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), a key `__proto__` (or `constructor` with `prototype`: `invalid-request`), or a body that does not match the schema (`invalid-request`, `errors` names each field). */
             400: {
                 headers: {
                     [name: string]: unknown;

@@ -147,3 +147,30 @@ describe('other content codings', () => {
     expect((await problemOf(response)).detail).toMatch(/Content-Encoding 'br' is not supported; send the Matrix Market text as is/);
   });
 });
+
+describe('a JSON key that could poison prototypes', () => {
+  it("'__proto__' or 'constructor.prototype' is a 400 saying so, not 'not valid JSON'; nothing is created", async () => {
+    const before = await counts();
+    for (const { path, body } of OPERATIONS) {
+      for (const text of [
+        `{"__proto__": {"admin": true}, ${JSON.stringify(body).slice(1)}`,
+        `{"constructor": {"prototype": {"admin": true}}, ${JSON.stringify(body).slice(1)}`,
+      ]) {
+        for (const [coding, payload] of [
+          ['identity', text],
+          ['gzip', gzipSync(text)],
+        ] as const) {
+          const response = await post(path, payload, { 'content-encoding': coding });
+          expect(response.status, `${path} ${coding}`).toBe(400);
+          const problem = await problemOf(response);
+          expect(problem.code).toBe('invalid-request');
+          expect(problem.detail).toMatch(/^The request body holds a key '__proto__' \(or 'constructor' with 'prototype'\)/);
+        }
+      }
+      // Invalid JSON is still malformed-json.
+      const malformed = await post(path, '{"__proto__": ');
+      expect((await problemOf(malformed)).code).toBe('malformed-json');
+    }
+    expect(await counts()).toEqual(before);
+  });
+});

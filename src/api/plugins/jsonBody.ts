@@ -47,6 +47,21 @@ export class InvalidGzipBodyError extends Error {
   }
 }
 
+/**
+ * Valid JSON holding a key that could poison prototypes (`__proto__`, or `constructor` with `prototype`), which the
+ * JSON parser refuses (fastify's onProtoPoisoning / onConstructorPoisoning: 'error'); answered 400 saying so, where
+ * the parser's own error read "not valid JSON".
+ */
+export class ForbiddenJsonKeyError extends Error {
+  constructor() {
+    super(
+      "The request body holds a key '__proto__' (or 'constructor' with 'prototype'), refused to keep objects' prototypes " +
+        'intact; no field of the API has such a name.',
+    );
+    this.name = 'ForbiddenJsonKeyError';
+  }
+}
+
 /** A gzip body that decompresses to more than BODY_LIMIT_BYTES (answered 413). */
 export class DecompressedBodyTooLargeError extends Error {
   constructor(readonly limit: number) {
@@ -79,6 +94,15 @@ function holdsMoreValues(body: Uint8Array, limit: number): boolean {
   return false;
 }
 
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Register on the root before any route. */
 export function installJsonBodies(app: FastifyInstance, config: Pick<Config, 'BODY_LIMIT_BYTES' | 'MAX_BODY_VALUES'>): void {
   const { onProtoPoisoning, onConstructorPoisoning } = app.initialConfig;
@@ -89,7 +113,15 @@ export function installJsonBodies(app: FastifyInstance, config: Pick<Config, 'BO
     const coding = contentCodingOf(request.headers['content-encoding']);
     const parse = (text: Buffer): void => {
       if (holdsMoreValues(text, config.MAX_BODY_VALUES)) done(new TooManyBodyValuesError(config.MAX_BODY_VALUES), undefined);
-      else void parseJson(request, text.toString('utf8'), done);
+      else {
+        const json = text.toString('utf8');
+        void parseJson(request, json, (error, value) => {
+          // The parser says "invalid JSON" for a forbidden key too: tell the two apart.
+          if (error && (error as { code?: string }).code === 'FST_ERR_CTP_INVALID_JSON_BODY' && isJson(json))
+            done(new ForbiddenJsonKeyError(), undefined);
+          else done(error, value);
+        });
+      }
     };
     // An empty body is empty in any coding: fastify's parser says a JSON document was expected.
     if (coding === 'identity' || body.length === 0) return parse(body);

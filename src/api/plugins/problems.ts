@@ -17,6 +17,7 @@ import {
   ACCEPTED_CONTENT_CODINGS,
   DecompressedBodyTooLargeError,
   InvalidGzipBodyError,
+  ForbiddenJsonKeyError,
   TooManyBodyValuesError,
   UnsupportedContentEncodingError,
 } from './jsonBody.js';
@@ -71,7 +72,7 @@ function problemFor(error: FastifyError, config: Config): ProblemDetails {
   if (typed) return typed;
   if (error instanceof UnsupportedContentEncodingError) return makeProblem('unsupported-media-type', error.message);
   if (error instanceof NotAcceptableError) return makeProblem('not-acceptable', error.message);
-  if (error instanceof InvalidGzipBodyError) return makeProblem('invalid-request', error.message);
+  if (error instanceof InvalidGzipBodyError || error instanceof ForbiddenJsonKeyError) return makeProblem('invalid-request', error.message);
   if (error instanceof DecompressedBodyTooLargeError) return makeProblem('body-too-large', error.message);
   if (error instanceof TooManyBodyValuesError) return makeProblem('body-too-large', error.message);
 

@@ -97,8 +97,9 @@ export function problemResponses<S extends keyof typeof COMMON>(...statuses: S[]
 
 /** Why a JSON body (plugins/jsonBody.ts) can be refused with a 400, before its schema is checked. */
 export const JSON_BODY_400 =
-  'Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), or a body ' +
-  'that does not match the schema (`invalid-request`, `errors` names each field)';
+  'Malformed JSON (`malformed-json`), a `Content-Encoding: gzip` body that is not gzip data (`invalid-request`), a key ' +
+  '`__proto__` (or `constructor` with `prototype`: `invalid-request`), or a body that does not match the schema ' +
+  '(`invalid-request`, `errors` names each field)';
 
 /** Why a JSON body can be refused with a 413, whatever the operation. */
 export const JSON_BODY_413 =
