@@ -373,6 +373,14 @@ export function recommendationSection(analysis: Analysis): HTMLElement {
       { id: 'recommendation-title' },
       'Recommendation: ',
       h('span', { class: 'recommended' }, ALGORITHM_NAMES[recommendation.algorithm]),
+      // An inconsistent system: the two compared methods reach different points (the least-squares note says how far apart).
+      analysis.consistency?.consistent === false
+        ? h(
+            'span',
+            { class: 'recommended-target' },
+            recommendation.algorithm === 'apc' ? ' for x_W (block-weighted); for x_LS, D-HBM' : ' (reaches x_LS)',
+          )
+        : null,
     ),
     h('p', { class: 'explanation' }, recommendation.explanation),
     h(

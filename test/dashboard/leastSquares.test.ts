@@ -125,6 +125,14 @@ describe('least squares and several right-hand sides on the job page', () => {
     expect(analysis.machineRanks![2]).toBe(20);
     expect(ranks[2][2]).toBe('20 = n (full column rank)');
 
+    // The recommendation's heading says which point the recommended method reaches (APC: x_W; D-HBM: x_LS).
+    const heading = await page.locator('#recommendation-title').textContent();
+    expect(heading).toBe(
+      analysis.recommendation.algorithm === 'apc'
+        ? 'Recommendation: APC for x_W (block-weighted); for x_LS, D-HBM'
+        : 'Recommendation: D-HBM (reaches x_LS)',
+    );
+
     // Each run's target beside its error, as the API reports it.
     for (const [k, algorithm] of ALL.entries()) {
       const run = runs[algorithm]!;
