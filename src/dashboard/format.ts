@@ -70,12 +70,17 @@ export function formatMatrix(matrix: {
 }): string {
   const nnz = matrix.nnz === null ? '' : `, nnz ${formatInteger(matrix.nnz)}`;
   if (matrix.generator) {
-    const { generator, n: _n, ...settings } = matrix.generator;
+    const { generator, n: columns, rows, ...settings } = matrix.generator;
     const details = Object.entries(settings)
       .filter(([, value]) => value !== undefined)
       .map(([name, value]) => `${name} ${typeof value === 'number' ? formatNumber(value) : String(value)}`)
       .join(', ');
-    return `${generator} n = ${formatInteger(matrix.n)}${details ? ` (${details})` : ''}`;
+    // A tall generator (regression: `rows` samples of `n` features) reads N x n; the job's n counts its rows.
+    const shape =
+      typeof rows === 'number' && typeof columns === 'number'
+        ? `${formatInteger(rows)} × ${formatInteger(columns)}`
+        : `n = ${formatInteger(matrix.n)}`;
+    return `${generator} ${shape}${details ? ` (${details})` : ''}`;
   }
   if (matrix.id) return `stored ${matrix.id}, n = ${formatInteger(matrix.n)}${nnz}`;
   return `${matrix.format} n = ${formatInteger(matrix.n)}${nnz}`;

@@ -1,0 +1,22 @@
+/** The dashboard's text for a job's matrix (src/dashboard/format.ts), as its job page and the activity list show it. */
+import { describe, expect, it } from 'vitest';
+import { formatMatrix } from '../../src/dashboard/format.js';
+
+describe('formatMatrix', () => {
+  it('a regression reads rows x features (it read "regression n = 300 (rows 300, ...)" for 200 features)', () => {
+    const matrix = {
+      format: 'generator',
+      n: 300,
+      nnz: 60_000,
+      generator: { generator: 'regression', rows: 300, n: 200, skew: 2, sigma: 0.1, seed: 3 },
+    };
+    expect(formatMatrix(matrix)).toBe('regression 300 × 200 (skew 2, sigma 0.1, seed 3)');
+  });
+
+  it('a square generator reads n = ..., its settings beside it; other inputs their format', () => {
+    const gaussian = { format: 'generator', n: 120, nnz: 14_400, generator: { generator: 'gaussian', n: 120, mean: 1, std: 1, seed: 1 } };
+    expect(formatMatrix(gaussian)).toBe('gaussian n = 120 (mean 1, std 1, seed 1)');
+    expect(formatMatrix({ format: 'coo', n: 1000, nnz: 4996 })).toBe('coo n = 1,000, nnz 4,996');
+    expect(formatMatrix({ format: 'stored', n: 62, nnz: 450, id: '01M7Z' })).toBe('stored 01M7Z, n = 62, nnz 450');
+  });
+});
