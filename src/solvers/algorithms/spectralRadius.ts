@@ -28,8 +28,11 @@ export const DOUBLE_ROOT_TOLERANCE = 16 * Number.EPSILON;
  * parameter itself; larger when c was formed with cancellation, e.g. from 1 - gamma).
  */
 export function shiftedQuadraticRootModulus(t: number, c: number, cConditioning = 1): number {
+  // An input that overflowed (APC at gamma = eta = 1e300: c = (1 - gamma)(1 - eta)) makes a root at least sqrt(|c|) or
+  // ~t in modulus: beyond double precision too (where b = 1 + c - t would read Infinity - Infinity = NaN).
+  if (!Number.isFinite(t) || !Number.isFinite(c)) return Infinity;
   const b = 1 + c - t;
-  if (c <= 0) return (Math.abs(b) + Math.sqrt(b * b - 4 * c)) / 2; // real roots of opposite signs (or 0 and b)
+  if (c <= 0) return (Math.abs(b) + sqrtOfSquarePlus(b, -4 * c)) / 2; // real roots of opposite signs (or 0 and b)
   const sc = Math.sqrt(c);
   // B^2 - 4C = (B - 2 sqrt C)(B + 2 sqrt C) = ((1 - sqrt C)^2 - t)((1 + sqrt C)^2 - t): each factor
   // compares t with a square directly instead of cancelling two large terms of B^2 - 4C.
@@ -43,7 +46,14 @@ export function shiftedQuadraticRootModulus(t: number, c: number, cConditioning 
   if (Math.abs(high) <= DOUBLE_ROOT_TOLERANCE * (Math.abs(t) + highSquare + (1 + sc) * scError)) high = 0;
   const discriminant = low * high;
   if (discriminant <= 0) return sc; // complex pair or double root: |r| = sqrt(C)
-  return (Math.abs(b) + Math.sqrt(discriminant)) / 2;
+  // The factors' square roots apart: their product overflows for t beyond ~1e154 (alpha = 1e300), the roots do not.
+  return (Math.abs(b) + Math.sqrt(Math.abs(low)) * Math.sqrt(Math.abs(high))) / 2;
+}
+
+/** sqrt(b^2 + d), d >= 0, without overflowing where b^2 does (|b| beyond ~1e154): then |b| sqrt(1 + (d / b) / b). */
+function sqrtOfSquarePlus(b: number, d: number): number {
+  const direct = Math.sqrt(b * b + d);
+  return Number.isFinite(direct) || !Number.isFinite(b) ? direct : Math.abs(b) * Math.sqrt(1 + d / b / b);
 }
 
 /**
@@ -57,7 +67,7 @@ export function nesterovRootModulus(alpha: number, beta: number, lambda: number)
   const t = alpha * lambda;
   const q = 1 - t;
   const b = (1 + beta) * q;
-  if (q <= 0) return (Math.abs(b) + Math.sqrt(b * b - 4 * beta * q)) / 2; // C <= 0: real roots
+  if (q <= 0) return (Math.abs(b) + sqrtOfSquarePlus(b, -4 * beta * q)) / 2; // C <= 0: real roots
   // B^2 - 4C = q ((1 + beta)^2 q - 4 beta) = q ((1 - beta)^2 - (1 + beta)^2 t).
   const left = (1 - beta) * (1 - beta);
   const right = (1 + beta) * (1 + beta) * t;

@@ -286,12 +286,15 @@ function growthSentence(
   rate: number,
   divergenceTolerance: number,
   gap: number,
+  radiusSaid = false,
 ): string {
   // Near 1 as 1 + d, as a rate: a rise by 4e-4 is not written 1.000e+0 times.
   const rose =
     ` The relative residual rose to ${rateText(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
     `${rateText(growth.factor)} times its initial value`;
   if (growth.cause === 'divergence') {
+    // A non-finite stop of an unstable run has said its spectral radius already.
+    if (radiusSaid) return `${rose}: true divergence.`;
     return `${rose}: true divergence, the spectral radius of the iteration for these parameters ${unstableRadiusText(rate)}.`;
   }
   if (growth.cause === 'unexplained') return `${rose}; the spectral radius for these parameters is ${rateText(rate, gap)} < 1.`;
@@ -547,7 +550,18 @@ export function* runWork(
     const finalStatus = status as RunStatus;
     const growth = residualGrowth(algorithm, spectral, parameters, theoreticalRate, gap, measures);
     if (growth !== null && spectral !== null && finalStatus !== 'converged' && finalStatus !== 'cancelled') {
-      stopReason += growthSentence(id, growth, finalStatus, measures.residual, tolerance, theoreticalRate, divergenceTolerance, gap);
+      const radiusSaid = finalStatus === 'non-finite' && !stable;
+      stopReason += growthSentence(
+        id,
+        growth,
+        finalStatus,
+        measures.residual,
+        tolerance,
+        theoreticalRate,
+        divergenceTolerance,
+        gap,
+        radiusSaid,
+      );
     }
     const solution = Float64Array.from(method.estimate);
     const trace = recorder.finish();
