@@ -161,16 +161,37 @@ function rankDeficientSparseMachine(
 ): CsrMachineData {
   const p = rows.length;
   const c = cols.length;
-  const { rows: independent, rhs: bS } = independentRowsOf(kernels, index, a, bi, cols, gramOfRows);
+  let { rows: independent, rhs: bS } = independentRowsOf(kernels, index, a, bi, cols, gramOfRows);
+  let aS = selectRows(a, independent);
+  let g = gramMatrix(aS);
+  let factor: CholeskyFactor;
+  try {
+    factor = factorGram(
+      g,
+      index,
+      Int32Array.from(independent, (k) => rows[k]),
+      gramFactorizer(),
+    );
+  } catch (error) {
+    if (!(error instanceof SingularMatrixError) || kernels.spqr === null) throw error;
+    // SuiteSparseQR keeps a row down to RANK_TOLERANCE (1e-10 rad) from the span of the others; the Cholesky factor of
+    // their Gram matrix, which squares that angle, cannot take one within ~1e-7 rad. Such rows are dropped as the
+    // TypeScript backend drops them (../sparse/droppingCholesky.ts), from the rows kept: with b_S' = A_S A_i^+ b_i,
+    // A_S'' A_S^+ b_S' = A_S'' A_i^+ b_i, so the rows left keep the machine's local least-squares solutions.
+    const kept = gramRowBasis(g, bS);
+    independent = Int32Array.from(kept.rows, (k) => independent[k]);
+    bS = kept.rhs;
+    aS = selectRows(a, independent);
+    g = gramMatrix(aS);
+    factor = factorGram(
+      g,
+      index,
+      Int32Array.from(independent, (k) => rows[k]),
+      gramFactorizer(),
+    );
+  }
   const rank = independent.length;
-  const aS = selectRows(a, independent);
-  const g = gramMatrix(aS);
-  const { symbolic, values, work } = factorGram(
-    g,
-    index,
-    Int32Array.from(independent, (k) => rows[k]),
-    gramFactorizer(),
-  );
+  const { symbolic, values, work } = factor;
   const gram: CholeskyFactor = { symbolic, values, work };
   const gramCondition = scaledConditionEstimate(g, gram);
   return {

@@ -128,4 +128,33 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     expect(largest).toBeLessThan(1e-12);
     expect(system.machines.map((other) => other.rank)).toEqual([half, half, half]);
   });
+
+  it("a row within ~5e-9 rad of its machine's other rows: dropped, and the job goes on (native refused it as singular)", () => {
+    // 9 x 5 of full column rank, 3 machines; machine 0 holds r0, r1 and r2 = r0 + 1e-8 e_4. SuiteSparseQR keeps r2 (it is
+    // more than 1e-10 rad from span(r0, r1)), the Cholesky factor of the kept rows' Gram matrix cannot take it: a 200,000 x
+    // 500 sparse regression failed so with "row 90035 ... is numerically a linear combination of the machine's other rows".
+    let seed = 7;
+    const draw = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647) * 2 - 1;
+    const rows = Array.from({ length: 9 }, () => Array.from({ length: 5 }, draw));
+    rows[2] = rows[0].map((value, j) => value + (j === 4 ? 1e-8 : 0));
+    const triplets = rows.flatMap((row, i) => row.map((value, j) => [i, j, value]));
+    const A = csrFromCoo(
+      9,
+      5,
+      triplets.map((t) => t[0]),
+      triplets.map((t) => t[1]),
+      triplets.map((t) => t[2]),
+    );
+    const b = rows.map((row, i) => row.reduce((sum, value) => sum + value, 0) + 0.01 * Math.sin(i + 1));
+    const system = buildSparseSystem(createProblem({ A, rhs: b, partition: { machines: 3 } }));
+    expect(system.machines.map((machine) => machine.rank)).toEqual([2, 3, 3]);
+    const { rows: kept, b: bS } = system.machines[0].projection!;
+    expect(Array.from(kept)).toEqual([0, 1]);
+    // r2 counts as r0: the local least-squares value of r0 x is the mean of their labels, r1 x keeps its own.
+    expect(Math.abs(bS[0] - (b[0] + b[2]) / 2)).toBeLessThan(1e-7);
+    expect(Math.abs(bS[1] - b[1])).toBeLessThan(1e-7);
+    const analysis = analyze(system);
+    const run = runAlgorithm(system, 'apc', spectralDataOf(analysis), { tolerance: 1e-10, maxIterations: 5000 });
+    expect(run.status, run.stopReason).toBe('converged');
+  });
 });
