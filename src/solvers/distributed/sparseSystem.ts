@@ -164,14 +164,17 @@ function rankDeficientSparseMachine(
   let { rows: independent, rhs: bS } = independentRowsOf(kernels, index, a, bi, cols, gramOfRows);
   let aS = selectRows(a, independent);
   let g = gramMatrix(aS);
-  let factor: CholeskyFactor;
-  try {
-    factor = factorGram(
+  // The Cholesky factor of the kept rows' Gram matrix (g, of the rows `independent` as they stand when called).
+  const factorKept = (): CholeskyFactor =>
+    factorGram(
       g,
       index,
       Int32Array.from(independent, (k) => rows[k]),
       gramFactorizer(),
     );
+  let factor: CholeskyFactor;
+  try {
+    factor = factorKept();
   } catch (error) {
     if (!(error instanceof SingularMatrixError) || kernels.spqr === null) throw error;
     // SuiteSparseQR keeps a row down to RANK_TOLERANCE (1e-10 rad) from the span of the others; the Cholesky factor of
@@ -183,12 +186,7 @@ function rankDeficientSparseMachine(
     bS = kept.rhs;
     aS = selectRows(a, independent);
     g = gramMatrix(aS);
-    factor = factorGram(
-      g,
-      index,
-      Int32Array.from(independent, (k) => rows[k]),
-      gramFactorizer(),
-    );
+    factor = factorKept();
   }
   const rank = independent.length;
   const { symbolic, values, work } = factor;

@@ -96,7 +96,7 @@ function zeroRowError(row: number, N: number, n: number): SingularMatrixError | 
 
 /** A zero column: x_j is undetermined, for a square A (singular) and a tall one (no full column rank) alike. */
 function zeroColumnError(column: number, N: number, n: number): SingularMatrixError {
-  const why = N === n ? 'so A is singular' : 'so A does not have full column rank and x[' + column + '] is undetermined';
+  const why = N === n ? 'so A is singular' : `so A does not have full column rank and x[${column}] is undetermined`;
   return new SingularMatrixError(`Column ${column} of A is entirely zero, ${why}.`, { column });
 }
 

@@ -34,7 +34,6 @@
  * iterations its kappa(S) predicts (rho = (sqrt(kappa) - 1) / (sqrt(kappa) + 1)) times the cost of one
  * iteration on that partition, on the calibration the caller passes.
  */
-import { toleranceText } from '../numberText.js';
 import { partitionKappaSWork, partitionThetaHWork, type PartitionSpectrum } from '../analysis/analyze.js';
 import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
 import {
@@ -62,6 +61,7 @@ import type { Work } from '../cooperative.js';
 import type { DenseMatrix } from '../matrix.js';
 import { predictIterations, unattainableSentence } from '../analysis/recommendation.js';
 import { attainableAccuracy } from '../algorithms/common.js';
+import { toleranceText } from '../numberText.js';
 import { iterationCost, secondsHere, systemCost } from '../analysis/timeToSolution.js';
 import {
   buildDenseFactorsWork,
