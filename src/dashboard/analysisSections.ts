@@ -196,8 +196,9 @@ export function conditioningSection(analysis: Analysis): HTMLElement {
           [
             'theorem4',
             'Theorem 4: kappa(A) ≥ max_k |a_k| / min_l (|a_l| sin theta_min^(l))',
-            formatNumber(bounds.theorem4KappaALowerBound),
-            'yes',
+            // A tall A's value bounds nothing (rows e1, e1, e2, e2: kappa(A) = 1), and the service does not compute it.
+            tall ? 'not computed (N > n)' : formatNumber(bounds.theorem4KappaALowerBound),
+            tall ? '—' : 'yes',
           ],
           [
             'theorem4',

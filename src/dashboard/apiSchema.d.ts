@@ -996,10 +996,10 @@ export interface components {
             [key: string]: number;
         };
         /**
-         * @description How the value was obtained: lanczos (thick-restart Lanczos on the operator), lanczos-shift-invert (Lanczos on the inverse operator through a sparse LU, for a smallest eigenvalue), lanczos-exhaustive (the Krylov space became invariant: exact up to rounding), ratio (a quotient of two estimates, their bounds combined), structural (exact from the sparsity pattern alone: S = I, or pi/2 for machines sharing no column), bipartite-reflection (lambda_max(S) = 2 - lambda_min(S), exact when the machines' overlap graph has no odd cycle, e.g. contiguous strips of a banded matrix: S's spectrum is then symmetric about 1; the bound is lambda_min(S)'s, carried over), coupling-block (a principal angle from the dense eigenproblem of the rows the two machines couple through, certified on the pair's operator).
+         * @description How the value was obtained: lanczos (thick-restart Lanczos on the operator), lanczos-shift-invert (Lanczos on the inverse operator through a sparse LU, for a smallest eigenvalue), lanczos-exhaustive (the Krylov space became invariant: exact up to rounding), ratio (a quotient of two estimates, their bounds combined), structural (exact from the sparsity pattern alone: S = I, or pi/2 for machines sharing no column), bipartite-reflection (lambda_max(S) = 2 - lambda_min(S), exact when the machines' overlap graph has no odd cycle, e.g. contiguous strips of a banded matrix: S's spectrum is then symmetric about 1; the bound is lambda_min(S)'s, carried over), coupling-block (a principal angle from the dense eigenproblem of the rows the two machines couple through, certified on the pair's operator), dimension-count (theta = 0 exactly: the two machines hold more independent rows than the columns they touch together, so their row spaces share a direction; a tall system whose machines hold more samples than features).
          * @enum {string}
          */
-        EstimateMethod: "lanczos" | "lanczos-shift-invert" | "lanczos-exhaustive" | "ratio" | "structural" | "bipartite-reflection" | "coupling-block";
+        EstimateMethod: "lanczos" | "lanczos-shift-invert" | "lanczos-exhaustive" | "ratio" | "structural" | "bipartite-reflection" | "coupling-block" | "dimension-count";
         Estimate: {
             method: components["schemas"]["EstimateMethod"];
             /** @description A posteriori bound from the Ritz residual: |value - exact| <= relativeErrorBound * |exact| for the Krylov iteration (the rounding of the factorizations it applies, about eps times their condition number, is not included); null when no finite bound is known. */
@@ -1025,6 +1025,8 @@ export interface components {
             thetaMaxAbsoluteErrorBound: number | null;
             /** @description Pairs i < j whose column supports overlap; the others are exactly pi/2, with no computation. */
             overlappingPairs: number;
+            /** @description Of the overlapping pairs, those whose ranks add up to more than the columns they touch together: their row spaces intersect and theta_ij = 0 exactly, with no computation (dimension-count). */
+            intersectingPairs: number;
             /** @description Pairs whose iteration did not meet its tolerance. */
             unconvergedPairs: number;
         };
@@ -1386,7 +1388,7 @@ export interface components {
                     hypothesisHolds: boolean;
                     c: number;
                 };
-                /** @description Theorem 4's lower bound on kappa(A); null when infinite (a row in the span of the other machines' rows, possible on a tall system). */
+                /** @description Theorem 4's lower bound on kappa(A); null when infinite, and on a tall system (N > n), where it bounds nothing (rows e1, e1, e2, e2: kappa(A) = 1, the value infinite) and is not computed. */
                 theorem4KappaALowerBound: number | null;
                 theorem4KappaAtALowerBounds: {
                     phiMin: number | null;

@@ -153,6 +153,10 @@ describe('least squares and several right-hand sides on the job page', () => {
         (cells as unknown as { getAttribute(name: string): string | null }[]).map((cell) => cell.getAttribute('data-tall')),
       );
     expect(marks).toEqual(expected.map((holds) => (holds ? 'yes' : 'no')));
+    // Theorem 4's kappa(A) bound, which a tall A does not satisfy, is not computed (null), and the row says so.
+    expect(analysis.bounds.theorem4KappaALowerBound).toBeNull();
+    const theorem4 = page.locator('#conditioning table.bounds tbody tr').nth(4).locator('td');
+    expect(await theorem4.nth(0).textContent()).toBe('not computed (N > n)');
     expect(await page.locator('#conditioning .tall-note').textContent()).toBe(`N > n: ${tall.note}`);
     expect(await page.locator('table.rates tbody td .tall-fails').count()).toBe(tall.table1 ? 0 : 6);
 

@@ -39,7 +39,9 @@ const EstimateMethodSchema = z
       'S = I, or pi/2 for machines sharing no column), bipartite-reflection (lambda_max(S) = 2 - lambda_min(S), exact when the ' +
       "machines' overlap graph has no odd cycle, e.g. contiguous strips of a banded matrix: S's spectrum is then symmetric about 1; " +
       "the bound is lambda_min(S)'s, carried over), coupling-block (a principal angle from the dense eigenproblem of the " +
-      "rows the two machines couple through, certified on the pair's operator).",
+      "rows the two machines couple through, certified on the pair's operator), dimension-count (theta = 0 exactly: the two " +
+      'machines hold more independent rows than the columns they touch together, so their row spaces share a direction; a tall ' +
+      'system whose machines hold more samples than features).',
   )
   .meta({ id: 'EstimateMethod' });
 
@@ -82,6 +84,13 @@ const AngleEstimatesSchema = z
       .number()
       .int()
       .describe('Pairs i < j whose column supports overlap; the others are exactly pi/2, with no computation.'),
+    intersectingPairs: z
+      .number()
+      .int()
+      .describe(
+        'Of the overlapping pairs, those whose ranks add up to more than the columns they touch together: their row spaces ' +
+          'intersect and theta_ij = 0 exactly, with no computation (dimension-count).',
+      ),
     unconvergedPairs: z.number().int().describe('Pairs whose iteration did not meet its tolerance.'),
   })
   .describe('How the principal angles were obtained: present when the analysis ran on CSR storage (iterative), absent on dense storage.')
@@ -154,7 +163,8 @@ const BoundsSchema = z.object({
     .number()
     .nullable()
     .describe(
-      "Theorem 4's lower bound on kappa(A); null when infinite (a row in the span of the other machines' rows, possible on a tall system).",
+      "Theorem 4's lower bound on kappa(A); null when infinite, and on a tall system (N > n), where it bounds nothing " +
+        '(rows e1, e1, e2, e2: kappa(A) = 1, the value infinite) and is not computed.',
     ),
   theorem4KappaAtALowerBounds: z.object({ phiMin: z.number().nullable(), rowNormRatio: z.number() }),
   table1: z.partialRecord(AlgorithmIdSchema, RateBoundsSchema),

@@ -144,6 +144,8 @@ function* tallRestWork(
     weightedDistance: points.weightedDistance,
   };
   analysis.bounds.tall = TALL_BOUNDS;
+  // Theorem 4 does not bound a tall A's kappa(A) (rows e1, e1, e2, e2: kappa(A) = 1, the bound infinite): not reported.
+  analysis.bounds.theorem4KappaALowerBound = null;
   // Corollary 1 rests on Theorem 4, which a tall A breaks: no certificate.
   analysis.recommendation.sufficientCondition = { ...analysis.recommendation.sufficientCondition, applicable: false, holds: false };
   if (!points.consistent) {

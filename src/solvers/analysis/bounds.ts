@@ -11,7 +11,8 @@ export interface BoundsInput {
   m: number;
   blockSizes: readonly number[];
   heterogeneity: Heterogeneity;
-  theorem4KappaALowerBound: number;
+  /** null when not computed (a tall A, which Theorem 4 does not bound). */
+  theorem4KappaALowerBound: number | null;
 }
 
 /**
@@ -65,7 +66,7 @@ export function computeBounds(input: BoundsInput): Bounds {
     theorem2: { hypothesisHolds: theorem2 !== null, p: theorem2P },
     theorem3KappaSUpperBound: theorem3Holds ? (1 + c) / (1 - c) : null,
     theorem3: { hypothesisHolds: theorem3Holds, c },
-    theorem4KappaALowerBound: finiteOrNull(input.theorem4KappaALowerBound),
+    theorem4KappaALowerBound: input.theorem4KappaALowerBound === null ? null : finiteOrNull(input.theorem4KappaALowerBound),
     // Theorem 4's consequences: kappa(A^T A) >= 1/sin^2(phi_min) and >= (max|a_k| / min|a_k|)^2.
     theorem4KappaAtALowerBounds: {
       phiMin: sinPhi === null ? null : finiteOrNull(1 / (sinPhi * sinPhi)),

@@ -33,7 +33,7 @@ import {
   type LargestEigenvalueOptions,
   type SymmetricOperator,
 } from '../eigen/lanczos.js';
-import { ratioEstimate, spectralEstimateOf, squareRootEstimate, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
+import { conditionNumberEstimate, spectralEstimateOf, squareRootEstimate, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { luSolve, luSolveTransposed, luWork, type LuFactorization } from '../linalg/lu.js';
 import { solveRInPlace, solveRTransposed } from '../linalg/householderQr.js';
 import type { DenseMachineData } from '../distributed/distributedSystem.js';
@@ -275,7 +275,7 @@ export function conditioningOfEnds(n: number, L: SpectralEstimate, mu: SpectralE
   const sigmaMax = squareRootEstimate(L);
   const sigmaMin = squareRootEstimate(mu);
   if (!(sigmaMin.value > n * Number.EPSILON * sigmaMax.value)) throw singularError('matrix', sigmaMax.value, sigmaMin.value, n);
-  return { sigmaMax, sigmaMin, L, mu, kappaAtA: ratioEstimate(L, mu) };
+  return { sigmaMax, sigmaMin, L, mu, kappaAtA: conditionNumberEstimate(L, mu) };
 }
 
 export function sparseMatrixConditioning(a: CsrMatrix, options: SparseConditioningOptions = {}): SparseMatrixConditioning {

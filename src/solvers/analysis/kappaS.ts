@@ -70,7 +70,7 @@ import { luSolve, luSolveTransposed, luWork } from '../linalg/lu.js';
 import { singularValueRangeWork, squareSingularValueRangeInPlace, type SingularValueRange } from '../linalg/singularValues.js';
 import type { DenseMatrix } from '../matrix.js';
 import { ConjugateGradients } from '../sparse/conjugateGradients.js';
-import { ratioEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
+import { conditionNumberEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { typescriptLuSolves, type LuSolves, type SparseLuFactorization } from '../sparse/sparseLu.js';
 import { largestMachine, overlapTwoColouring, type GramFactorSolves, type MachineColumnSlots } from '../sparse/spectrumOfS.js';
 import {
@@ -696,14 +696,14 @@ export function* csrSSpectrumWork(
     const lambdaMinS = slots.blockDiagonal
       ? IDENTITY_ESTIMATE
       : yield* inPhase(lambdaMinSByConjugateGradientsWork(inverse.s(), lambdaMaxS.value, options, workspace), 'conditioning', 0.5, 1);
-    return { lambdaMaxS, lambdaMinS, kappaS: ratioEstimate(lambdaMaxS, lambdaMinS) };
+    return { lambdaMaxS, lambdaMinS, kappaS: conditionNumberEstimate(lambdaMaxS, lambdaMinS) };
   }
   const lambdaMinS = inverse.lambdaMinS ?? (yield* lambdaMinSWork(slots, inverse.lu, options, workspace, inverse.luSolves));
   yield { phase: 'conditioning', fraction: 0.5 };
   const lambdaMaxS = lambdaMaxSByReflection(slots)
     ? reflectedLambdaMax(lambdaMinS)
     : yield* lambdaMaxSWork(slots, factors, options, workspace);
-  const kappaS = ratioEstimate(lambdaMaxS, lambdaMinS);
+  const kappaS = conditionNumberEstimate(lambdaMaxS, lambdaMinS);
   return { lambdaMaxS, lambdaMinS, kappaS };
 }
 

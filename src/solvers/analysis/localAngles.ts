@@ -29,9 +29,10 @@ export interface LocalAngles {
   phiMin: number | null;
   rowNorms: Float64Array;
   rowNormRatio: number;
-  /** theta_min^(l) for every row (pi/2 when the row is orthogonal to every other row, or n = 1). */
-  thetaMin: Float64Array;
-  theorem4KappaALowerBound: number;
+  /** theta_min^(l) for every row (pi/2 when the row is orthogonal to every other row, or n = 1); null from a 'machine-rows' scan. */
+  thetaMin: Float64Array | null;
+  /** Theorem 4's lower bound on kappa(A); null from a 'machine-rows' scan (a tall A, which it does not bound). */
+  theorem4KappaALowerBound: number | null;
 }
 
 /** Angle between the lines spanned by unit vectors u and v: 2 atan2(|u - v|, |u + v|) folded into [0, pi/2]. */
@@ -226,6 +227,11 @@ function* compressedUnitRowsWork(a: DenseMatrix, rowNorms: Float64Array): Work<C
   return { rowPtr, colIdx, values };
 }
 
+/**
+ * The pairs (k, l), l > k, k in `range`, of rows sharing a column; with `blockEnd`, only those with l < blockEnd[k] (rows
+ * grouped in blocks, blockEnd[k] one past the last row of k's block). Each column's row list is ascending, so the rows
+ * after k in it are its partners: the scan starts past k's own entry and stops at its block's end.
+ */
 function* sparseScanWork(
   rows: CompressedRows,
   n: number,
@@ -233,25 +239,34 @@ function* sparseScanWork(
   tracker: PairTracker,
   scatter: Float64Array,
   range: RowRange,
+  blockEnd?: Int32Array,
 ): Work<void> {
   const { rowPtr, colIdx } = rows;
-  // Column -> rows index.
+  // Column -> rows index, and where each entry sits in its column's list.
   const colPtr = new Int32Array(nc + 1);
   for (let p = 0; p < colIdx.length; p++) colPtr[colIdx[p] + 1]++;
   for (let j = 0; j < nc; j++) colPtr[j + 1] += colPtr[j];
   const colRows = new Int32Array(colIdx.length);
+  const positionOfEntry = new Int32Array(colIdx.length);
   const fill = colPtr.slice(0, nc);
-  for (let i = 0; i < n; i++) for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) colRows[fill[colIdx[p]]++] = i;
+  for (let i = 0; i < n; i++) {
+    for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
+      positionOfEntry[p] = fill[colIdx[p]];
+      colRows[fill[colIdx[p]]++] = i;
+    }
+  }
 
   const stamp = new Int32Array(n).fill(-1);
   const values = rows.values;
   for (let k = range.from; k < range.to; k++) {
+    const end = blockEnd === undefined ? n : blockEnd[k];
     for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) scatter[colIdx[p]] = values[p];
     for (let p = rowPtr[k]; p < rowPtr[k + 1]; p++) {
-      const j = colIdx[p];
-      for (let q = colPtr[j]; q < colPtr[j + 1]; q++) {
+      const last = colPtr[colIdx[p] + 1];
+      for (let q = positionOfEntry[p] + 1; q < last; q++) {
         const l = colRows[q];
-        if (l <= k || stamp[l] === k) continue;
+        if (l >= end) break;
+        if (stamp[l] === k) continue;
         stamp[l] = k;
         let dot = 0;
         for (let t = rowPtr[l]; t < rowPtr[l + 1]; t++) dot += scatter[colIdx[t]] * values[t];
@@ -333,7 +348,7 @@ export function* localAnglesScanWork(
   let tracker: PairTracker;
   if (useSparse) {
     const units = yield* compressedUnitRowsWork(a, rowNorms);
-    tracker = yield* sparseScanOfUnitRowsWork(units, n, nc, partition, rows);
+    tracker = yield* sparseScanOfUnitRowsWork(units, n, nc, partition.m, partition.assignment, rows);
   } else {
     const units = new Float64Array(n * nc);
     for (let i = 0; i < n; i++) {
@@ -348,39 +363,87 @@ export function* localAnglesScanWork(
   return { scan: tracker, rowNorms };
 }
 
-/** The sparse scan over unit rows (pairs of rows sharing a column), its tracker filled. */
-function* sparseScanOfUnitRowsWork(rows: CompressedRows, n: number, nc: number, partition: Partition, range: RowRange): Work<PairTracker> {
+/** The sparse scan over unit rows (pairs of rows sharing a column), its tracker filled; `blockEnd` as sparseScanWork's. */
+function* sparseScanOfUnitRowsWork(
+  rows: CompressedRows,
+  n: number,
+  nc: number,
+  m: number,
+  assignment: Int32Array,
+  range: RowRange,
+  blockEnd?: Int32Array,
+): Work<PairTracker> {
   const scatterK = new Float64Array(nc);
   const markL = new Int32Array(nc).fill(-1);
-  const tracker = new PairTracker(n, partition.m, partition.assignment, (k, l) => sparseLineAngle(rows, k, l, scatterK, markL));
-  yield* sparseScanWork(rows, n, nc, tracker, new Float64Array(nc), range);
+  const tracker = new PairTracker(n, m, assignment, (k, l) => sparseLineAngle(rows, k, l, scatterK, markL));
+  yield* sparseScanWork(rows, n, nc, tracker, new Float64Array(nc), range, blockEnd);
   return tracker;
 }
 
 /**
+ * Which pairs of rows the local angles compare: 'all-rows' (every pair of A's rows: phi_i, theta_min^(l) and Theorem 4's
+ * bound) or 'machine-rows' (pairs within a machine: phi_i only). A tall A takes the second: Theorem 4 does not bound
+ * its kappa(A) (rows e1, e1, e2, e2: kappa(A) = 1, the bound infinite), and its all-rows scan grows as the square of
+ * the rows per column (200,000 x 500 with 10 nonzeros a row: 8e9 pairs; within 100 machines, 100 times fewer).
+ */
+export type LocalAnglesScope = 'all-rows' | 'machine-rows';
+
+/**
  * The same metrics for A in compressed sparse rows (the sparse path): rows with
  * disjoint supports are orthogonal, so only pairs sharing a column are visited (the sparse scan
- * above); O(nnz + n) memory beyond the pairs' work, nothing n x n.
+ * above); O(nnz + n) memory beyond the pairs' work, nothing n x n. With 'machine-rows', A's rows are
+ * first grouped by machine, so each row's partners in a column's list are the rows after it up to its machine's end.
  */
-export function* localAnglesOfCsrWork(a: CsrMatrix, partition: Partition): Work<LocalAngles> {
+export function* localAnglesOfCsrWork(a: CsrMatrix, partition: Partition, scope: LocalAnglesScope = 'all-rows'): Work<LocalAngles> {
   const n = a.rows;
   const { rowPtr, colIdx, values } = a;
   const rowNorms = new Float64Array(n);
-  const units = new Float64Array(values.length);
   for (let i = 0; i < n; i++) {
-    const start = rowPtr[i];
-    const end = rowPtr[i + 1];
-    const norm = norm2(values, start, end - start);
-    rowNorms[i] = norm;
-    for (let p = start; p < end; p++) units[p] = values[p] / norm;
+    rowNorms[i] = norm2(values, rowPtr[i], rowPtr[i + 1] - rowPtr[i]);
     if ((i & 4095) === 4095) yield undefined;
   }
-  const tracker = yield* sparseScanOfUnitRowsWork({ rowPtr, colIdx, values: units }, n, a.cols, partition, { from: 0, to: n });
-  return localAnglesFrom(tracker, rowNorms, partition);
+  if (scope === 'all-rows') {
+    const units = new Float64Array(values.length);
+    for (let i = 0; i < n; i++) {
+      for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) units[p] = values[p] / rowNorms[i];
+      if ((i & 4095) === 4095) yield undefined;
+    }
+    const rows = { rowPtr, colIdx, values: units };
+    const tracker = yield* sparseScanOfUnitRowsWork(rows, n, a.cols, partition.m, partition.assignment, { from: 0, to: n });
+    return localAnglesFrom(tracker, rowNorms, partition);
+  }
+  // Machine i's rows at [start_i, end_i) of the grouped copy, in their order.
+  const groupedPtr = new Int32Array(n + 1);
+  const groupedCols = new Int32Array(values.length);
+  const units = new Float64Array(values.length);
+  const groupedAssignment = new Int32Array(n);
+  const blockEnd = new Int32Array(n);
+  let row = 0;
+  for (let i = 0; i < partition.m; i++) {
+    const own = partition.rowsOf[i];
+    const end = row + own.length;
+    for (const r of own) {
+      let at = groupedPtr[row];
+      for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++, at++) {
+        groupedCols[at] = colIdx[p];
+        units[at] = values[p] / rowNorms[r];
+      }
+      groupedPtr[row + 1] = at;
+      groupedAssignment[row] = i;
+      blockEnd[row++] = end;
+    }
+    yield undefined;
+  }
+  const rows = { rowPtr: groupedPtr, colIdx: groupedCols, values: units };
+  const tracker = yield* sparseScanOfUnitRowsWork(rows, n, a.cols, partition.m, groupedAssignment, { from: 0, to: n }, blockEnd);
+  return localAnglesFrom(tracker, rowNorms, partition, false);
 }
 
-/** phi_i, theta_min^(l), the row-norm ratio and Theorem 4's bound from a finished scan (of all pairs). */
-export function localAnglesFrom(scan: LocalAnglesScan, rowNorms: Float64Array, partition: Partition): LocalAngles {
+/**
+ * phi_i, the row-norm ratio and, from a scan of all pairs (`allRows`), theta_min^(l) and Theorem 4's bound; from a
+ * scan of the machines' own pairs those two are null.
+ */
+export function localAnglesFrom(scan: LocalAnglesScan, rowNorms: Float64Array, partition: Partition, allRows = true): LocalAngles {
   const n = rowNorms.length;
   const m = partition.m;
   let maxNorm = 0;
@@ -389,9 +452,9 @@ export function localAnglesFrom(scan: LocalAnglesScan, rowNorms: Float64Array, p
     maxNorm = Math.max(maxNorm, rowNorms[l]);
     minNorm = Math.min(minNorm, rowNorms[l]);
   }
-  const thetaMin = new Float64Array(n);
+  const thetaMin = allRows ? new Float64Array(n) : null;
   let minScaledSine = Infinity;
-  for (let l = 0; l < n; l++) {
+  for (let l = 0; thetaMin !== null && l < n; l++) {
     thetaMin[l] = n === 1 ? Math.PI / 2 : rowAngle(scan, l);
     minScaledSine = Math.min(minScaledSine, rowNorms[l] * Math.sin(thetaMin[l]));
   }
@@ -412,7 +475,7 @@ export function localAnglesFrom(scan: LocalAnglesScan, rowNorms: Float64Array, p
     rowNorms,
     rowNormRatio: maxNorm / minNorm,
     thetaMin,
-    theorem4KappaALowerBound: maxNorm / minScaledSine,
+    theorem4KappaALowerBound: thetaMin === null ? null : maxNorm / minScaledSine,
   };
 }
 

@@ -8,8 +8,8 @@ import type { AngleEstimates, Conditioning, Heterogeneity } from './types.js';
 export interface AnalysisParts {
   heterogeneity: Heterogeneity;
   conditioning: Conditioning;
-  /** Theorem 4: kappa(A) >= max_k |a_k| / min_l (|a_l| sin theta_min^(l)). */
-  theorem4KappaALowerBound: number;
+  /** Theorem 4: kappa(A) >= max_k |a_k| / min_l (|a_l| sin theta_min^(l)); null on a tall A (./localAngles.ts LocalAnglesScope). */
+  theorem4KappaALowerBound: number | null;
 }
 
 /** The heterogeneity metrics from the principal angles (with their estimates on the sparse path) and the local angles. */

@@ -44,6 +44,7 @@ import {
   overlappingMachinePairs,
   overlapTwoColouring,
   PairAngleContext,
+  pairsByDimensionCount,
   sparsePairAngleWork,
   type GramFactorSolves,
   type MachineColumnSlots,
@@ -149,14 +150,17 @@ export interface PairAnglesSpec {
   readonly slots: MachineColumnSlots;
   /** Machine i's Gram factor. */
   readonly factors: readonly StoredGramFactor[];
-  /** The overlapping pairs (i, j), i < j, one after the other. */
+  /** The overlapping pairs (i, j), i < j, whose angle is computed, one after the other. */
   readonly pairs: Int32Array;
+  /** The overlapping pairs whose row spaces intersect by a dimension count (theta_ij = 0 exactly, nothing computed). */
+  readonly intersecting: Int32Array;
 }
 
 /** The pairs' angles of a system whose column slots are `slots`: the overlapping pairs and the machines' factors. */
 export function pairAnglesSpec(system: CsrSystem, slots: MachineColumnSlots): PairAnglesSpec {
   const factors = system.machines.map(({ gram: { symbolic, values } }): StoredGramFactor => ({ symbolic, values }));
-  return { slots, factors, pairs: overlappingMachinePairs(slots) };
+  const { computed, intersecting } = pairsByDimensionCount(slots);
+  return { slots, factors, pairs: computed, intersecting };
 }
 
 /** A worker thread's context for its pairs, made at its first (a worker serves one analysis, then ends). */
@@ -187,6 +191,16 @@ const STRUCTURAL_RIGHT_ANGLE: SparsePairAngle = {
   converged: true,
 };
 
+/** theta_ij = 0 exactly where a dimension count shows R(A_i) and R(A_j) share a direction (pairsByDimensionCount). */
+const INTERSECTING_ROW_SPACES: SparsePairAngle = {
+  theta: 0,
+  cos: 1,
+  method: 'dimension-count',
+  absoluteErrorBound: 0,
+  iterations: 0,
+  converged: true,
+};
+
 /**
  * theta_ij for every pair: pi/2 where the supports are disjoint, Lanczos where they overlap; theta_H
  * and its pair chosen as on the dense path (the first pair in lexicographic order attaining the minimum).
@@ -204,15 +218,28 @@ export function* sparsePrincipalAnglesWork(kernels: Kernels, spec: PairAnglesSpe
     runTask: (_, q) => sparsePairAngleWork(context, pairs[2 * q], pairs[2 * q + 1]),
     progress: (done) => ({ phase: 'principal-angles', fraction: done / overlapping }),
   });
-  return principalAnglesOfPairs(slots.rowsOfMachine.length, pairs, angles);
+  return principalAnglesOfPairs(spec, angles);
 }
 
-/** theta_ij of m machines from the overlapping pairs' angles (`angles[q]` of pairs (pairs[2q], pairs[2q + 1])), every other pair at pi/2. */
-export function principalAnglesOfPairs(m: number, pairs: Int32Array, angles: readonly SparsePairAngle[]): SparsePrincipalAngles {
+/**
+ * theta_ij of the spec's machines from its computed pairs' angles (`angles[q]` of pairs (pairs[2q], pairs[2q + 1])),
+ * its intersecting pairs at 0 exactly, every other pair at pi/2.
+ */
+export function principalAnglesOfPairs(
+  { slots, pairs, intersecting }: Pick<PairAnglesSpec, 'slots' | 'pairs' | 'intersecting'>,
+  angles: readonly SparsePairAngle[],
+): SparsePrincipalAngles {
+  const m = slots.rowsOfMachine.length;
   const theta: number[][] = [];
   for (let i = 0; i < m; i++) theta.push(new Array<number>(m).fill(Math.PI / 2));
   for (let i = 0; i < m; i++) theta[i][i] = 0;
   const computed = new Map<number, SparsePairAngle>();
+  for (let q = 0; q < intersecting.length; q += 2) {
+    const i = intersecting[q];
+    const j = intersecting[q + 1];
+    theta[i][j] = theta[j][i] = 0;
+    computed.set(i * m + j, INTERSECTING_ROW_SPACES);
+  }
   const overlapping = pairs.length / 2;
   let maxBound = 0;
   let unconvergedPairs = 0;
@@ -245,7 +272,8 @@ export function principalAnglesOfPairs(m: number, pairs: Int32Array, angles: rea
     estimates: {
       thetaH: angleEstimateOf(attained),
       thetaMaxAbsoluteErrorBound: Number.isFinite(maxBound) ? maxBound : null,
-      overlappingPairs: overlapping,
+      overlappingPairs: overlapping + intersecting.length / 2,
+      intersectingPairs: intersecting.length / 2,
       unconvergedPairs,
     },
   };
@@ -422,7 +450,9 @@ export function sparseStagedParts(
     const angles = yield* inPhase(sparsePrincipalAnglesWork(kernels, pairs, factors), 'principal-angles', 0, 1);
 
     yield { phase: 'local-angles', fraction: 0 };
-    const local = yield* inPhase(localAnglesOfCsrWork(A, partition), 'local-angles', 0, 1);
+    // A tall A: phi_i only (./localAngles.ts LocalAnglesScope), not Theorem 4's bound, which does not hold for it.
+    const scope = A.rows > A.cols ? 'machine-rows' : 'all-rows';
+    const local = yield* inPhase(localAnglesOfCsrWork(A, partition, scope), 'local-angles', 0, 1);
 
     return { heterogeneity: heterogeneityOf(angles, local), conditioning, theorem4KappaALowerBound: local.theorem4KappaALowerBound };
   }

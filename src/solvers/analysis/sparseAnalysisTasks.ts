@@ -22,7 +22,7 @@ import { threadsForTasks } from '../parallel/threads.js';
 import { sharedCopy } from '../parallel/workerThreads.js';
 import type { StoredGramFactor } from '../machines/placement.js';
 import { nnzOf } from '../sparse/csr.js';
-import { ratioEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
+import { conditionNumberEstimate, spectralEstimateOf, type SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { inverseNormalOperatorOfSparse } from '../sparse/normalOperators.js';
 import { conditioningOfEnds } from './conditioning.js';
 import { eigensolverOptionsOf, KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
@@ -212,7 +212,7 @@ export function* sparseLambdaMaxSAndAnglesWork(
     lambdaMaxS = yield* lambdaMaxSOnThreadsWork(kernels, slots, pairs.factors, threads);
     yield { phase: 'conditioning', fraction: 1 };
   }
-  return { lambdaMaxS, angles: withAngles ? principalAnglesOfPairs(slots.rowsOfMachine.length, pairs.pairs, angles) : null };
+  return { lambdaMaxS, angles: withAngles ? principalAnglesOfPairs(pairs, angles) : null };
 }
 
 /** lambda_max(S) as the analysis computes it ('lambda-max-s'), its products' factor solves on `threads` threads. */
@@ -281,13 +281,13 @@ export function* sparseStagedPartsOnThreadsWork(
   const { lambdaMinS } = ends;
   if (reflected) lambdaMaxS = reflectedLambdaMax(lambdaMinS);
   if (lambdaMaxS === null) throw new Error('sparseStagedPartsOnThreadsWork: lambda_max(S) has no result');
-  const s = { lambdaMinS, lambdaMaxS, kappaS: ratioEstimate(lambdaMaxS, lambdaMinS) };
+  const s = { lambdaMinS, lambdaMaxS, kappaS: conditionNumberEstimate(lambdaMaxS, lambdaMinS) };
   yield { phase: 'conditioning', fraction: 1 };
 
   const factors = machineGramSolves(pairs.factors);
   const staged = sparseStagedParts(kernels, system, pairs, factors, s, matrix);
   if (!whole) return staged;
-  const principal = principalAnglesOfPairs(slots.rowsOfMachine.length, pairs.pairs, angles);
+  const principal = principalAnglesOfPairs(pairs, angles);
   function* rest(): Work<AnalysisParts> {
     yield { phase: 'principal-angles', fraction: 1 };
     yield { phase: 'local-angles', fraction: 0 };

@@ -21,7 +21,7 @@ import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { normalEquationsSolver, projectorSumOperator, rowBasisMachines } from '../distributed/sparseLeastSquares.js';
 import { currentThreadNormalOperator, type GramSolver } from '../machines/placement.js';
 import type { CsrMatrix } from '../sparse/csr.js';
-import { ratioEstimate, spectralEstimateOf, squareRootEstimate } from '../eigen/eigenvalueEstimate.js';
+import { conditionNumberEstimate, spectralEstimateOf, squareRootEstimate } from '../eigen/eigenvalueEstimate.js';
 import { eigensolverOptionsOf, KrylovWorkspace, largestEigenvalueWork, smallestEigenvalueByInverseWork } from '../eigen/lanczos.js';
 import { machineColumnSlots } from '../sparse/spectrumOfS.js';
 import { csrSSpectrumWork } from './kappaS.js';
@@ -104,7 +104,7 @@ export function* tallSparseStagedPartsWork(kernels: Kernels, system: CsrSystem):
     pairs,
     factors,
     { lambdaMaxS, lambdaMinS, kappaS },
-    { L, mu, kappaAtA: ratioEstimate(L, mu) },
+    { L, mu, kappaAtA: conditionNumberEstimate(L, mu) },
   );
   return { staged, normal };
 }

@@ -34,6 +34,7 @@ export const ESTIMATE_METHODS = [
   'structural',
   'bipartite-reflection',
   'coupling-block',
+  'dimension-count',
 ] as const;
 export type EstimateMethod = (typeof ESTIMATE_METHODS)[number];
 
@@ -62,6 +63,11 @@ export interface AngleEstimates {
   thetaMaxAbsoluteErrorBound: number | null;
   /** Pairs i < j whose column supports overlap (the others are pi/2 exactly, with no computation). */
   overlappingPairs: number;
+  /**
+   * Of those, the pairs whose ranks add up to more than the columns they touch: their row spaces intersect, theta_ij = 0
+   * exactly, with no computation (a tall system's machines holding more samples than features).
+   */
+  intersectingPairs: number;
   /** Pairs whose iteration did not meet its tolerance. */
   unconvergedPairs: number;
 }

@@ -25,7 +25,12 @@ export type SpectralMethod =
    * A principal angle from the dense eigenproblem of its pair's coupling block (the rows that share columns with the
    * other machine, ../sparse/couplingBlock.ts), certified on the pair's operator (../sparse/spectrumOfS.ts).
    */
-  | 'coupling-block';
+  | 'coupling-block'
+  /**
+   * theta_ij = 0 exactly: machines i and j hold r_i + r_j independent rows in fewer columns than that, so their row
+   * spaces share a direction (../sparse/spectrumOfS.ts pairsByDimensionCount).
+   */
+  | 'dimension-count';
 
 export interface EigenvalueEstimate {
   value: number;
@@ -70,16 +75,23 @@ export function squareRootEstimate(e: SpectralEstimate): SpectralEstimate {
   return { ...e, value: Math.sqrt(e.value) };
 }
 
+/** lambda_max / lambda_min, at least 1 (conditionNumberEstimate: a quotient of estimated ends below 1 reads 1). */
+export function conditionNumber(largest: number, smallest: number): number {
+  return Math.max(1, largest / smallest);
+}
+
 /**
- * numerator / denominator, with relative bounds b1, b2: the quotient lies within a factor
- * [(1 - b1) / (1 + b2), (1 + b1) / (1 - b2)] of the exact one, so its relative bound is
- * (b1 + b2) / (1 - b2) (infinite when b2 >= 1).
+ * A condition number lambda_max / lambda_min (kappa(S), kappa(A^T A)) from estimates of its two ends, with relative
+ * bounds b1, b2: the quotient lies within a factor [(1 - b1) / (1 + b2), (1 + b1) / (1 - b2)] of the exact one, so
+ * its relative bound is (b1 + b2) / (1 - b2) (infinite when b2 >= 1). A condition number is at least 1: a quotient
+ * below it (S = m I when every machine's rows span R^n: its two ends' rounding gave 1 - 3e-11) reads 1, which is
+ * nearer the exact value and within the same bound.
  */
-export function ratioEstimate(numerator: SpectralEstimate, denominator: SpectralEstimate): SpectralEstimate {
+export function conditionNumberEstimate(numerator: SpectralEstimate, denominator: SpectralEstimate): SpectralEstimate {
   const b1 = numerator.relativeErrorBound;
   const b2 = denominator.relativeErrorBound;
   return {
-    value: numerator.value / denominator.value,
+    value: conditionNumber(numerator.value, denominator.value),
     method: 'ratio',
     relativeErrorBound: b2 < 1 ? (b1 + b2) / (1 - b2) : Infinity,
     iterations: numerator.iterations + denominator.iterations,

@@ -48,7 +48,7 @@ import {
 import { matrixConditioningWork, type FactoredMatrix } from '../analysis/conditioning.js';
 import { thetaHFromRowGramWork } from '../analysis/principalAngles.js';
 import type { RowGram } from '../analysis/gramBlocks.js';
-import { ratioEstimate } from '../eigen/eigenvalueEstimate.js';
+import { conditionNumberEstimate } from '../eigen/eigenvalueEstimate.js';
 import {
   sparseKappaSBoundsWork,
   sparseLuContextWork,
@@ -589,7 +589,7 @@ function* exactForContendersWork(
     // entry's bounds always carry it (a block-diagonal partition's kappa(S) = 1 is exact in that pass).
     const lambdaMinS = entry.bounds!.lambdaMinS!;
     const { lambdaMaxS, angles } = yield* sparseLambdaMaxSAndAnglesWork(kernels, yield* systemOf(entry.assignment), first);
-    entry.kappaS = ratioEstimate(lambdaMaxS ?? reflectedLambdaMax(lambdaMinS), lambdaMinS).value;
+    entry.kappaS = conditionNumberEstimate(lambdaMaxS ?? reflectedLambdaMax(lambdaMinS), lambdaMinS).value;
     if (angles !== null) entry.thetaH = angles.thetaH;
     entry.bounds = null;
     first = false;

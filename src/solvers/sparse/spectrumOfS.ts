@@ -225,6 +225,45 @@ export function overlappingMachinePairs(slots: MachineColumnSlots): Int32Array {
 }
 
 /**
+ * The overlapping pairs (overlappingMachinePairs' list) split by a dimension count: machine i's rows are linearly
+ * independent (each has a Gram factor), so R(A_i) has dimension r_i = its row count, inside the span of the columns
+ * it touches; when r_i + r_j exceeds the columns the two touch together, R(A_i) and R(A_j) share a direction and
+ * theta_ij = 0 exactly (a tall system whose machines hold more samples than features: every pair). `intersecting`
+ * lists those, `computed` the others, each flattened and ascending. O(sum_c k_c^2) for k_c machines on column c.
+ */
+export function pairsByDimensionCount(
+  slots: MachineColumnSlots,
+  pairs: Int32Array = overlappingMachinePairs(slots),
+): { computed: Int32Array; intersecting: Int32Array } {
+  const m = slots.rowsOfMachine.length;
+  const { slotPtr, slotMachine } = slots;
+  const cols = slots.a.cols;
+  const support = new Int32Array(m);
+  for (let t = 0; t < slotPtr[cols]; t++) support[slotMachine[t]]++;
+  // shared[i][j] (j > i): the columns i and j both touch, counted over each column's (ascending) slot list.
+  const shared = new Map<number, number>();
+  for (let c = 0; c < cols; c++) {
+    for (let s = slotPtr[c]; s < slotPtr[c + 1]; s++) {
+      const base = slotMachine[s] * m;
+      for (let t = s + 1; t < slotPtr[c + 1]; t++) {
+        const key = base + slotMachine[t];
+        shared.set(key, (shared.get(key) ?? 0) + 1);
+      }
+    }
+  }
+  const computed: number[] = [];
+  const intersecting: number[] = [];
+  for (let q = 0; q < pairs.length; q += 2) {
+    const i = pairs[q];
+    const j = pairs[q + 1];
+    const union = support[i] + support[j] - (shared.get(i * m + j) ?? 0);
+    const list = slots.rowsOfMachine[i].length + slots.rowsOfMachine[j].length > union ? intersecting : computed;
+    list.push(i, j);
+  }
+  return { computed: Int32Array.from(computed), intersecting: Int32Array.from(intersecting) };
+}
+
+/**
  * The colours of a greedy colouring of the machines' overlap graph (machines in index order, each the least colour
  * its earlier neighbours leave). Machines of one colour have disjoint column supports, so their row spaces are
  * orthogonal and their projections sum to a projection: lambda_max(S) <= this count.

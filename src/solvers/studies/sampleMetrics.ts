@@ -19,6 +19,7 @@ import type { OptimalTuning, SpectralData } from '../algorithms/types.js';
 import { sConditioningWork } from '../analysis/kappaS.js';
 import { fasterOfApcAndDhbm } from '../analysis/recommendation.js';
 import { runSync } from '../cooperative.js';
+import { conditionNumber } from '../eigen/eigenvalueEstimate.js';
 import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { singularValueRange, squareSingularValueRangeInPlace, type SingularValueRange } from '../linalg/singularValues.js';
@@ -133,7 +134,7 @@ export function conditioningAnalysis(
 ): ConditioningAnalysis {
   const spectral: SpectralData = { m, lambdaMinS: s.lambdaMinS, lambdaMaxS: s.lambdaMaxS, mu: matrix.mu, L: matrix.L };
   const rates = Object.fromEntries(ALGORITHM_IDS.map((id) => [id, algorithms[id].optimal(spectral)])) as Record<AlgorithmId, OptimalTuning>;
-  const kappaS = s.lambdaMaxS / s.lambdaMinS;
+  const kappaS = conditionNumber(s.lambdaMaxS, s.lambdaMinS);
   const { kappaAtA } = matrix;
   // The full analysis' rule: equal to rounding is a tie, and a tie names D-HBM.
   const { faster, tie } = fasterOfApcAndDhbm(kappaS, kappaAtA);

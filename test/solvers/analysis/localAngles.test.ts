@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { computeLocalAngles, lineAngle } from '../../../src/solvers/analysis/localAngles.js';
+import { computeLocalAngles, lineAngle, localAnglesOfCsrWork } from '../../../src/solvers/analysis/localAngles.js';
+import { runSync } from '../../../src/solvers/cooperative.js';
+import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { fromRows, type DenseMatrix } from '../../../src/solvers/matrix.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
@@ -53,10 +55,10 @@ describeEachBackend('local angles phi_i, theta_min^(l) and Theorem 4', () => {
     expect(r.phi[0]).toBeCloseTo(Math.PI / 4, 15);
     expect(r.phi[1]).toBeNull();
     expect(r.phiMin).toBe(r.phi[0]);
-    expect(Array.from(r.thetaMin).map((x) => +x.toFixed(15))).toEqual([Math.PI / 4, Math.PI / 4, Math.PI / 2].map((x) => +x.toFixed(15)));
+    expect(Array.from(r.thetaMin!).map((x) => +x.toFixed(15))).toEqual([Math.PI / 4, Math.PI / 4, Math.PI / 2].map((x) => +x.toFixed(15)));
     expect(r.rowNormRatio).toBe(4);
     // max |a_k| = 4; min_l |a_l| sin theta_min^(l) = min(1 sin(pi/4), sqrt(2) sin(pi/4), 4) = sqrt(2)/2.
-    expect(r.theorem4KappaALowerBound).toBeCloseTo(4 / (Math.SQRT2 / 2), 12);
+    expect(r.theorem4KappaALowerBound!).toBeCloseTo(4 / (Math.SQRT2 / 2), 12);
   });
 
   it('give phiMin = null when every machine holds one row', () => {
@@ -88,10 +90,10 @@ describeEachBackend('local angles phi_i, theta_min^(l) and Theorem 4', () => {
       // eps / |a| per entry whatever the angle (arccos would lose eps / angle instead).
       const tol = 2e-16;
       for (const phi of r.phi) expect(Math.abs((phi as number) - exact)).toBeLessThan(tol);
-      for (const t of r.thetaMin) expect(Math.abs(t - exact)).toBeLessThan(tol);
+      for (const t of r.thetaMin!) expect(Math.abs(t - exact)).toBeLessThan(tol);
       expect(Math.abs(r.rowNormRatio - 1)).toBeLessThan(4 * Number.EPSILON);
       // Theorem 4 bound = 1 / sin(phi) here (all rows have the same norm).
-      expect(Math.abs(r.theorem4KappaALowerBound * Math.sin(exact) - 1)).toBeLessThan(tol / exact + 1e-14);
+      expect(Math.abs(r.theorem4KappaALowerBound! * Math.sin(exact) - 1)).toBeLessThan(tol / exact + 1e-14);
     });
   }
 
@@ -106,7 +108,7 @@ describeEachBackend('local angles phi_i, theta_min^(l) and Theorem 4', () => {
     const assignment = Array.from({ length: n }, (_, k) => k % 4); // rows 7 and 31 both on machine 3
     const r = computeLocalAngles(fromRows(rows), partition(assignment, 4));
     const exact = Math.atan(d / (2 * Math.hypot(...rows[7])));
-    for (const angle of [r.phi[3] as number, r.thetaMin[7], r.thetaMin[31], r.phiMin as number]) {
+    for (const angle of [r.phi[3] as number, r.thetaMin![7], r.thetaMin![31], r.phiMin as number]) {
       expect(Math.abs(angle - exact)).toBeLessThan(4 * Number.EPSILON * exact);
     }
   });
@@ -125,12 +127,56 @@ describeEachBackend('local angles phi_i, theta_min^(l) and Theorem 4', () => {
       const a = fromRows(rows);
       const r = computeLocalAngles(a, partition(assignment, 7));
       const ref = bruteForce(a, assignment, 7);
-      for (let l = 0; l < n; l++) expect(Math.abs(r.thetaMin[l] - ref.thetaMin[l])).toBeLessThan(1e-12);
+      for (let l = 0; l < n; l++) expect(Math.abs(r.thetaMin![l] - ref.thetaMin[l])).toBeLessThan(1e-12);
       for (let i = 0; i < 7; i++) expect(Math.abs((r.phi[i] as number) - (ref.phi[i] as number))).toBeLessThan(1e-12);
       const maxNorm = Math.max(...ref.norms);
       const bound = maxNorm / Math.min(...ref.norms.map((nl, l) => nl * Math.sin(ref.thetaMin[l])));
-      expect(Math.abs(r.theorem4KappaALowerBound - bound) / bound).toBeLessThan(1e-12);
+      expect(Math.abs(r.theorem4KappaALowerBound! - bound) / bound).toBeLessThan(1e-12);
       expect(Math.abs(r.rowNormRatio - maxNorm / Math.min(...ref.norms))).toBeLessThan(1e-12);
     });
   }
+});
+
+describe("a tall CSR matrix's local angles within its machines ('machine-rows')", () => {
+  it("give the all-rows scan's phi_i, a brute force's, a tiny angle to a few eps, and no theta_min or Theorem 4 bound", () => {
+    const N = 400;
+    const n = 25;
+    const m = 6;
+    const rng = new SeededRandom(29);
+    const rows = Array.from({ length: N }, () => {
+      const row = new Array<number>(n).fill(0);
+      for (let t = 0; t < 3; t++) row[Math.floor(rng.nextDouble() * n)] = 2 * rng.nextDouble() - 1;
+      return row;
+    });
+    // Rows 10 and 310 (both on machine 4): 310 = -2 (row 10) + d e_j (exact in floating point), e_j off row 10's support, at angle atan(d / (2 |a|)).
+    const d = 1e-9;
+    const free = rows[10].findIndex((v) => v === 0);
+    rows[310] = rows[10].map((v, j) => (j === free ? d : -2 * v));
+    const assignment = Array.from({ length: N }, (_, k) => (k * 7) % m);
+    const p = partition(assignment, m);
+    const a = csrFromDense(fromRows(rows));
+    const within = runSync(localAnglesOfCsrWork(a, p, 'machine-rows'));
+    const all = runSync(localAnglesOfCsrWork(a, p, 'all-rows'));
+    expect(within.phi).toEqual(all.phi);
+    expect(within.rowNormRatio).toBe(all.rowNormRatio);
+    expect(within.thetaMin).toBeNull();
+    expect(within.theorem4KappaALowerBound).toBeNull();
+    expect(all.theorem4KappaALowerBound).not.toBeNull();
+    const exact = Math.atan(d / (2 * Math.hypot(...rows[10])));
+    expect(Math.abs(within.phi[4]! - exact)).toBeLessThan(4 * Number.EPSILON * exact);
+    // Brute force over each machine's pairs (arccos: fine for angles above 1e-4).
+    for (let i = 0; i < m; i++) {
+      if (i === 4) continue;
+      const own = rows.filter((_, k) => assignment[k] === i);
+      let best = Infinity;
+      for (let k = 0; k < own.length; k++) {
+        for (let l = k + 1; l < own.length; l++) {
+          const dot = own[k].reduce((sum, v, j) => sum + v * own[l][j], 0);
+          const cos = Math.abs(dot) / (Math.hypot(...own[k]) * Math.hypot(...own[l]));
+          best = Math.min(best, Math.acos(Math.min(1, cos)));
+        }
+      }
+      expect(Math.abs(within.phi[i]! - best), `machine ${i}`).toBeLessThan(1e-10);
+    }
+  });
 });

@@ -15,7 +15,7 @@ import { describe, expect, it } from 'vitest';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import { csrFromDense, csrToDense } from '../../../src/solvers/sparse/csr.js';
 import { computeMatrixConditioning, sparseMatrixConditioning } from '../../../src/solvers/analysis/conditioning.js';
-import { ratioEstimate, type SpectralEstimate } from '../../../src/solvers/eigen/eigenvalueEstimate.js';
+import { conditionNumberEstimate, type SpectralEstimate } from '../../../src/solvers/eigen/eigenvalueEstimate.js';
 import { sparseLu } from '../../../src/solvers/sparse/sparseLu.js';
 import { thrown } from '../../support/thrown.js';
 import { loadSpectraReference, namedMatrix, relativeDifference } from '../sparse/spectraSupport.js';
@@ -90,11 +90,11 @@ describe('plat362 (kappa(A) ~ 2.2e11) against an extended-precision reference', 
   });
 });
 
-describe('ratioEstimate', () => {
+describe('conditionNumberEstimate', () => {
   it('combines the relative bounds of a quotient: (b1 + b2) / (1 - b2)', () => {
     const top: SpectralEstimate = { value: 10, method: 'lanczos', relativeErrorBound: 1e-3, iterations: 5, converged: true };
     const bottom: SpectralEstimate = { value: 2, method: 'lanczos-shift-invert', relativeErrorBound: 2e-3, iterations: 7, converged: true };
-    const q = ratioEstimate(top, bottom);
+    const q = conditionNumberEstimate(top, bottom);
     expect(q.value).toBe(5);
     expect(q.relativeErrorBound).toBeCloseTo(3e-3 / (1 - 2e-3), 15);
     expect(q.iterations).toBe(12);

@@ -96,3 +96,50 @@ describeEachBackend('the noisy 400 x 100 Gaussian system as CSR', () => {
     expect(relativeDifference(points.blockWeighted, gaussian.blockWeighted)).toBeLessThan(1e-11);
   });
 });
+
+describeEachBackend('machines whose ranks exceed the columns they touch together', () => {
+  // Machine 0: 4 rows on columns 0-3; machine 1: 3 rows on columns 2-4; machine 2: 1 row on columns 4-5.
+  // (0, 1): ranks 4 + 3 > 5 columns, so R(A_0) and R(A_1) share a direction: theta_01 = 0 exactly, by a dimension
+  // count. (1, 2): 3 + 1 = 4 columns, computed (nonzero). (0, 2): no shared column, pi/2.
+  const rows = [
+    [1, 2, 0.5, -1, 0, 0],
+    [0.3, -1, 2, 1, 0, 0],
+    [2, 0.1, 1, 0.7, 0, 0],
+    [-1, 1, 0.2, 3, 0, 0],
+    [0, 0, 1, 2, -0.5, 0],
+    [0, 0, -2, 0.4, 1, 0],
+    [0, 0, 0.6, 1, 3, 0],
+    [0, 0, 0, 0, 1, 2],
+  ];
+  const assignment = [0, 0, 0, 0, 1, 1, 1, 2];
+  const rhs = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8]);
+  const analysedOn = (A: Parameters<typeof createProblem>[0]['A']) =>
+    analyze(buildDistributedSystem(createProblem({ A, rhs, partition: { assignment } })));
+
+  it("theta_01 = 0 with no computation, theta_12 as the dense analysis' SVD gives it, no Theorem 4 bound", () => {
+    const sparse = analysedOn(csrFromDense(fromRows(rows)));
+    const dense = analysedOn(fromRows(rows));
+    const h = sparse.heterogeneity;
+    expect(h.theta[0][1]).toBe(0);
+    expect(h.theta[0][2]).toBe(Math.PI / 2);
+    expect(h.thetaH).toBe(0);
+    expect(h.thetaHPair).toEqual([0, 1]);
+    expect(h.estimates).toMatchObject({
+      thetaH: { method: 'dimension-count', absoluteErrorBound: 0, iterations: 0 },
+      overlappingPairs: 2,
+      intersectingPairs: 1,
+      unconvergedPairs: 0,
+    });
+    // The dense path's angles (QR bases and an SVD) agree: 0 up to rounding, and theta_12 to 1e-10.
+    expect(dense.heterogeneity.theta[0][1]).toBeLessThan(1e-7);
+    expect(h.theta[1][2]).toBeGreaterThan(0.01);
+    expect(Math.abs(h.theta[1][2] - dense.heterogeneity.theta[1][2])).toBeLessThan(1e-10);
+    // phi_i from the machines' own pairs equals the dense scan's over all rows; Theorem 4 is not reported on a tall A.
+    for (let i = 0; i < 3; i++) {
+      if (h.phi[i] === null) expect(dense.heterogeneity.phi[i]).toBeNull();
+      else expect(Math.abs(h.phi[i]! - dense.heterogeneity.phi[i]!)).toBeLessThan(1e-14);
+    }
+    expect(sparse.bounds.theorem4KappaALowerBound).toBeNull();
+    expect(dense.bounds.theorem4KappaALowerBound).toBeNull();
+  });
+});
