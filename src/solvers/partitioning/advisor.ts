@@ -213,6 +213,10 @@ export function luHandOver(): {
 /** Relative margin under which two kappa(S) count as equal (the estimates' own accuracy is 1e-8 on CSR). */
 const TIE = 1e-8;
 
+/** Why a candidate has no kappa(S) when the given partition's is 1 (evaluationWork). */
+const LEAST_KAPPA_S_NOTE =
+  "kappa(S) not computed: the given partition's kappa(S) is 1 (to 1e-8), the least any partition has (S is then a multiple of I), so no candidate can be better.";
+
 /** The candidate assignments, in the order they are listed. */
 export function candidateAssignments(
   problem: DenseProblem | CsrProblem,
@@ -254,8 +258,9 @@ function polishedMetisPartition(metis: NativeMetis, graph: WeightedGraph, m: num
   // On a graph too dense for the k-way passes (a dense matrix's, ./multilevel.ts kwayRefinable) METIS's partition
   // stands, its parts brought within the bounds: METIS keeps the largest under (1 + imbalance) n/m, not the smallest
   // over (1 - imbalance) n/m (arc130 in 4 parts: a part of 29 rows where 30 is the least).
+  // refineKway moves only vertices with an edge to another part: what it leaves outside the bounds, balanceParts mends.
   if (kwayRefinable(graph)) refineKway(graph, assignment, m, lo, hi);
-  else balanceParts(graph, assignment, m, lo, hi);
+  balanceParts(graph, assignment, m, lo, hi);
   return assignment;
 }
 
@@ -423,6 +428,15 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     // it into the contiguous blocks, reversed) has the same S: its evaluation stands.
     let done = evaluated.find((earlier) => samePartition(earlier.assignment, assignment, m));
     if (done !== undefined) return done;
+    // kappa(S) >= 1 for every partition: a given partition at 1 (to TIE) cannot be beaten, so the others' systems are not
+    // built (a tall regression whose machines each span R^n: S = m I on any such partition; 200,000 x 500 on 100
+    // machines, ~9 s a candidate).
+    const given = evaluated[0];
+    if (given?.kappaS != null && given.kappaS <= 1 + TIE) {
+      done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [LEAST_KAPPA_S_NOTE], seconds: null };
+      evaluated.push(done);
+      return done;
+    }
     const fromFactors = factorsFirst ? yield* fromFactorsWork(assignment, near) : null;
     if (fromFactors !== null && fromFactors !== 'own-route') return fromFactors;
     const system = yield* systemOf(assignment);
@@ -468,7 +482,10 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   } else {
     let start: Evaluation | null = null;
     for (const { evaluation } of listed)
-      if (isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS! < start.kappaS!)) start = evaluation;
+      if (evaluation.kappaS !== null && isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS < start.kappaS!))
+        start = evaluation;
+    // Nothing is below kappa(S) = 1: no refinement from there.
+    if (start !== null && start.kappaS! <= 1 + TIE) start = null;
     // The refinement reads its machines' R alone where the candidates were evaluated from it (a square dense A: the rows'
     // Gram matrix and the given partition's factorization of A are had), else their system (basesWork).
     const fromR = rowGram !== undefined && factored !== undefined;

@@ -1,7 +1,7 @@
 /**
  * The row graph of A, which the partition advisor cuts: rows i and j are joined when they share a column, the edge
  * weighted by |a_i . a_j| / (|a_i| |a_j|), the cosine of the rows as in ABCD's GRIP (on a dense A, each row's heaviest
- * DENSE_ROW_NEIGHBOURS couplings). Rows are
+ * ROW_NEIGHBOURS couplings). Rows are
  * normalized first because kappa(S) does not see a row's scale (Q_i spans the same space), and an
  * unnormalized weight would let a long row outweigh the geometry. Heavy edges are the couplings
  * between machines that push S away from I: a partition that cuts light edges keeps the machines'
@@ -31,12 +31,14 @@ export interface WeightedGraph {
 const ROW_BLOCK = 256;
 
 /**
- * Couplings each row of a dense A keeps: its heaviest DENSE_ROW_NEIGHBOURS (an edge stays when either end keeps it).
- * Every two rows of a dense A share a column, so its row graph is complete, and the partitioners' passes cost n^2:
- * at n = 4000 the multilevel partitioner took 13 s, twice the analysis (native). The light edges left out are the
- * ones a good cut cuts anyway; a row with fewer nonzero couplings keeps them all.
+ * Couplings each row keeps: its heaviest ROW_NEIGHBOURS (an edge stays when either end keeps it). Every two rows of a
+ * dense A share a column, so its row graph is complete, and the partitioners' passes cost n^2: at n = 4000 the
+ * multilevel partitioner took 13 s, twice the analysis (native). A CSR A's rows are capped alike: a tall sparse
+ * regression's columns are each shared by thousands of rows (20,000 x 500 with 10 nonzeros a row: 4,000 neighbours a
+ * row, 80 million edges, and the multilevel partitioner took 154 s of its 183 s advice). The light edges left out are
+ * the ones a good cut cuts anyway; a row with fewer nonzero couplings keeps them all (every row of a grid's matrix).
  */
-export const DENSE_ROW_NEIGHBOURS = 64;
+export const ROW_NEIGHBOURS = 64;
 
 function isCsr(a: DenseMatrix | CsrMatrix): a is CsrMatrix {
   return 'rowPtr' in a;
@@ -55,7 +57,7 @@ export function rowGraphAndGram(kernels: Kernels, a: DenseMatrix): { graph: Weig
 
 /**
  * Dense A: the normalized Gram matrix A A^T by blocks of rows, its upper triangle (one dgemm each on the native
- * backend), each row's DENSE_ROW_NEIGHBOURS heaviest nonzeros kept (ties to the lower index), the graph symmetrized.
+ * backend), each row's ROW_NEIGHBOURS heaviest nonzeros kept (ties to the lower index), the graph symmetrized.
  * `gram`: filled with that Gram matrix and the row norms.
  */
 function rowGraphOfDense(kernels: Kernels, a: DenseMatrix, gram: RowGram | null): WeightedGraph {
@@ -68,7 +70,7 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix, gram: RowGram | null)
     for (let j = 0; j < cols; j++) normalized[i * cols + j] *= scale;
     if (gram !== null) gram.rowNorms[i] = Math.sqrt(s);
   }
-  const keep = Math.min(DENSE_ROW_NEIGHBOURS, Math.max(0, n - 1));
+  const keep = Math.min(ROW_NEIGHBOURS, Math.max(0, n - 1));
   const heaviest = new HeaviestCouplings(n, keep);
   const { floor } = heaviest;
   // The upper triangle only (A A^T is symmetric): block rows [r0, r1) against rows [r0, n), each product offered to both rows.
@@ -91,19 +93,43 @@ function rowGraphOfDense(kernels: Kernels, a: DenseMatrix, gram: RowGram | null)
     }
   }
   if (gram !== null) mirrorUpperTriangle(gram.normalized, n);
-  return symmetrizedGraph(n, keep, heaviest.kept, heaviest.keptWeight);
+  return symmetrizedGraph(n, keptOfHeaps(n, keep, heaviest.kept, heaviest.keptWeight));
 }
 
 /**
- * The graph in which j is i's neighbour when j is among i's kept or i among j's (kept[i * keep + t], -1: fewer), each
- * vertex's neighbours ascending. Each pair's product was computed once, so both ends hold the same weight. In typed
- * arrays: a Map per row took ~95 ms at n = 2000.
+ * Row i's kept couplings: kept[keptPtr[i] .. keptPtr[i + 1]) with their weights alongside (HeaviestCouplings' fixed
+ * slots, -1: fewer, or a CSR row's own list).
  */
-function symmetrizedGraph(n: number, keep: number, kept: Int32Array, keptWeight: Float64Array): WeightedGraph {
+interface KeptCouplings {
+  readonly keptPtr: Int32Array;
+  readonly kept: Int32Array;
+  readonly keptWeight: Float64Array;
+}
+
+/** HeaviestCouplings' slots as KeptCouplings (row v's at v * keep, up to its first -1). */
+function keptOfHeaps(n: number, keep: number, kept: Int32Array, keptWeight: Float64Array): KeptCouplings {
+  const keptPtr = new Int32Array(n + 1);
+  let at = 0;
+  for (let v = 0; v < n; v++) {
+    for (let t = v * keep; t < (v + 1) * keep && kept[t] >= 0; t++) {
+      kept[at] = kept[t];
+      keptWeight[at++] = keptWeight[t];
+    }
+    keptPtr[v + 1] = at;
+  }
+  return { keptPtr, kept, keptWeight };
+}
+
+/**
+ * The graph in which j is i's neighbour when j is among i's kept or i among j's, each vertex's neighbours ascending.
+ * Both ends of a pair hold the same weight (the dense product is computed once; a CSR pair's two sums add the same
+ * products in the same column order). In typed arrays: a Map per row took ~95 ms at n = 2000.
+ */
+function symmetrizedGraph(n: number, { keptPtr, kept, keptWeight }: KeptCouplings): WeightedGraph {
   // Every kept pair both ways, a pair kept by both ends twice.
   const rawPtr = new Int32Array(n + 1);
   for (let i = 0; i < n; i++)
-    for (let t = i * keep; t < (i + 1) * keep && kept[t] >= 0; t++) {
+    for (let t = keptPtr[i]; t < keptPtr[i + 1]; t++) {
       rawPtr[i + 1]++;
       rawPtr[kept[t] + 1]++;
     }
@@ -112,7 +138,7 @@ function symmetrizedGraph(n: number, keep: number, kept: Int32Array, keptWeight:
   const rawIdx = new Int32Array(rawPtr[n]);
   const rawWeight = new Float64Array(rawPtr[n]);
   for (let i = 0; i < n; i++)
-    for (let t = i * keep; t < (i + 1) * keep && kept[t] >= 0; t++) {
+    for (let t = keptPtr[i]; t < keptPtr[i + 1]; t++) {
       const j = kept[t];
       rawIdx[fill[i]] = j;
       rawWeight[fill[i]++] = keptWeight[t];
@@ -184,6 +210,13 @@ class HeaviestCouplings {
     this.size = new Int32Array(n);
   }
 
+  /** Row v's heap emptied (one heap reused row after row). */
+  clear(v: number): void {
+    this.size[v] = 0;
+    this.floor[v] = -Infinity;
+    this.kept.fill(-1, v * this.keep, (v + 1) * this.keep);
+  }
+
   offer(v: number, j: number, w: number): void {
     const { keep, kept: idx, keptWeight: weight } = this;
     const base = v * keep;
@@ -219,7 +252,43 @@ class HeaviestCouplings {
   }
 }
 
-/** CSR A: for each row i, its products with the rows met through its columns (A^T's rows), accumulated in a dense scratch. */
+/**
+ * Products the CSR row graph may cost per stored entry of A (joiningColumns): a column shared by c rows costs c^2 of
+ * them. A grid's matrix costs 5 an entry; a 200,000 x 500 regression with 10 nonzeros a row, every column shared by
+ * 4,000 rows, would cost 4,000 (8e9 products).
+ */
+export const ROW_GRAPH_PRODUCTS_PER_ENTRY = 64;
+
+/**
+ * Which columns join their rows in the row graph (1) and which are left out (0): the sparsest first, while the products
+ * sum_c c^2 stay within ROW_GRAPH_PRODUCTS_PER_ENTRY per entry of A (every column of a sparse square matrix). A column
+ * shared by thousands of rows (an intercept, a regression's dense features) couples them all alike and tells a
+ * partitioner nothing, as graph and hypergraph partitioners set dense rows and nets aside; the candidates cut from the
+ * graph are then evaluated exactly, as any other.
+ */
+function joiningColumns(at: CsrMatrix): Uint8Array {
+  const columns = at.rows;
+  const joining = new Uint8Array(columns).fill(1);
+  const budget = ROW_GRAPH_PRODUCTS_PER_ENTRY * at.rowPtr[columns];
+  let products = 0;
+  for (let c = 0; c < columns; c++) products += (at.rowPtr[c + 1] - at.rowPtr[c]) ** 2;
+  if (products <= budget) return joining;
+  const count = (c: number): number => at.rowPtr[c + 1] - at.rowPtr[c];
+  const order = Int32Array.from({ length: columns }, (_, c) => c).sort((x, y) => count(x) - count(y) || x - y);
+  products = 0;
+  for (const c of order) {
+    products += count(c) ** 2;
+    if (products > budget) joining[c] = 0;
+  }
+  return joining;
+}
+
+/**
+ * CSR A: for each row i, its products with the rows met through its columns (A^T's rows), accumulated in a dense
+ * scratch; a row with more than ROW_NEIGHBOURS nonzero couplings keeps its heaviest (one heap, reused), and the graph
+ * is then symmetrized (an edge stays when either end keeps it). Without such a row, every row's list is already the
+ * other ends' mirror.
+ */
 function rowGraphOfCsr(a: CsrMatrix): WeightedGraph {
   const n = a.rows;
   const { rowPtr, colIdx, values } = a;
@@ -230,9 +299,12 @@ function rowGraphOfCsr(a: CsrMatrix): WeightedGraph {
     norms[i] = s > 0 ? Math.sqrt(s) : 1;
   }
   const at = transpose(a);
+  const joining = joiningColumns(at);
   const accumulator = new Float64Array(n);
   const seen = new Int32Array(n).fill(-1);
   const touched = new Int32Array(n);
+  const heaviest = new HeaviestCouplings(1, ROW_NEIGHBOURS);
+  let capped = false;
   // Written straight into the graph's arrays (grown by doubling), not a typed array per row: millions of small
   // allocations at n = 10^6 (the advice's candidate assignments 32 -> 23 s there).
   const ptr = new Int32Array(n + 1);
@@ -243,6 +315,7 @@ function rowGraphOfCsr(a: CsrMatrix): WeightedGraph {
     let count = 0;
     for (let p = rowPtr[i]; p < rowPtr[i + 1]; p++) {
       const c = colIdx[p];
+      if (joining[c] === 0) continue;
       const aic = values[p];
       for (let q = at.rowPtr[c]; q < at.rowPtr[c + 1]; q++) {
         const j = at.colIdx[q];
@@ -254,6 +327,18 @@ function rowGraphOfCsr(a: CsrMatrix): WeightedGraph {
         }
         accumulator[j] += aic * at.values[q];
       }
+    }
+    if (count > ROW_NEIGHBOURS) {
+      // Offers below a full heap's lightest are refused (a tie is offered: the index decides it).
+      capped = true;
+      heaviest.clear(0);
+      for (let k = 0; k < count; k++) {
+        const j = touched[k];
+        const w = Math.abs(accumulator[j]) / (norms[i] * norms[j]);
+        if (w > 0 && w >= heaviest.floor[0]) heaviest.offer(0, j, w);
+      }
+      count = 0;
+      for (let t = 0; t < ROW_NEIGHBOURS && heaviest.kept[t] >= 0; t++) touched[count++] = heaviest.kept[t];
     }
     const rowNeighbours = touched.subarray(0, count).sort();
     if (nnz + count > idx.length) {
@@ -274,5 +359,6 @@ function rowGraphOfCsr(a: CsrMatrix): WeightedGraph {
     nnz += count;
     ptr[i + 1] = nnz;
   }
+  if (capped) return symmetrizedGraph(n, { keptPtr: ptr, kept: idx, keptWeight: weight });
   return { n, ptr, idx: idx.slice(0, nnz), weight: weight.slice(0, nnz), vertexWeight: new Int32Array(n).fill(1) };
 }

@@ -16,10 +16,11 @@ import {
 } from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
-import { DENSE_ROW_NEIGHBOURS, rowGraph, rowGraphAndGram } from '../../../src/solvers/partitioning/rowGraph.js';
+import { ROW_GRAPH_PRODUCTS_PER_ENTRY, ROW_NEIGHBOURS, rowGraph, rowGraphAndGram } from '../../../src/solvers/partitioning/rowGraph.js';
 import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
+import { csrFromDense } from '../../../src/solvers/sparse/csr.js';
 import { shuffleCsr, shuffledBlockDiagonal } from './cases.js';
 
 const sizesOf = (assignment: Int32Array, m: number): number[] => {
@@ -55,47 +56,111 @@ describe('row graph', () => {
     for (let q = 0; q < sparse.weight.length; q++) expect(dense.weight[q]).toBeCloseTo(sparse.weight[q], 14);
   });
 
-  it("keeps each dense row's DENSE_ROW_NEIGHBOURS heaviest couplings, symmetrized, with their cosines", () => {
-    // Every two rows of a dense Gaussian matrix share a column: the full row graph is complete.
-    const n = 150;
-    const a = generateMatrix({ generator: 'gaussian', n, mean: 0, std: 1, seed: 4 });
+  it('leaves out of a CSR row graph the columns shared by so many rows that their products exceed the budget (an intercept)', () => {
+    // 600 rows in 30 blocks of 20, each block on its own 2 columns, plus an intercept column shared by every row:
+    // 600^2 products against 64 per entry (600 x 3 entries), so the intercept joins nothing; the blocks' columns do.
+    const rows = 600;
+    const rng = new SeededRandom(3);
+    const data = new Float64Array(rows * 61);
+    for (let r = 0; r < rows; r++) {
+      const block = Math.floor(r / 20);
+      data[r * 61 + 2 * block] = 1 + rng.nextDouble();
+      data[r * 61 + 2 * block + 1] = rng.nextDouble() - 0.5;
+      data[r * 61 + 60] = 1;
+    }
+    const a = csrFromDense({ rows, cols: 61, data });
+    expect(rows * rows).toBeGreaterThan(ROW_GRAPH_PRODUCTS_PER_ENTRY * a.rowPtr[rows]);
     const g = rowGraph(selectedKernels(), a);
-    const cosine = (i: number, j: number): number => {
-      let ij = 0;
-      let ii = 0;
-      let jj = 0;
-      for (let t = 0; t < n; t++) {
-        ij += a.data[i * n + t] * a.data[j * n + t];
-        ii += a.data[i * n + t] ** 2;
-        jj += a.data[j * n + t] ** 2;
-      }
-      return Math.abs(ij) / Math.sqrt(ii * jj);
-    };
-    // Row i's heaviest DENSE_ROW_NEIGHBOURS others, by the reference cosines (ties to the lower index).
-    const heaviest = (i: number): Set<number> =>
-      new Set(
-        Array.from({ length: n }, (_, j) => j)
-          .filter((j) => j !== i)
-          .sort((x, y) => cosine(i, y) - cosine(i, x) || x - y)
-          .slice(0, DENSE_ROW_NEIGHBOURS),
-      );
-    const kept = Array.from({ length: n }, (_, i) => heaviest(i));
-    for (let i = 0; i < n; i++) {
-      const neighbours = Array.from(g.idx.subarray(g.ptr[i], g.ptr[i + 1]));
-      // Ascending, no repeats, no self-loop; exactly the union of i's choices and the rows that chose i.
-      expect(neighbours).toEqual([...neighbours].sort((x, y) => x - y));
-      const expected = Array.from({ length: n }, (_, j) => j).filter((j) => kept[i].has(j) || kept[j].has(i));
-      expect(neighbours).toEqual(expected);
-      for (let q = g.ptr[i]; q < g.ptr[i + 1]; q++) {
+    for (let r = 0; r < rows; r++) {
+      const block = Math.floor(r / 20);
+      const neighbours = Array.from(g.idx.subarray(g.ptr[r], g.ptr[r + 1]));
+      expect(neighbours).toEqual(Array.from({ length: 20 }, (_, k) => 20 * block + k).filter((j) => j !== r));
+      // The weights are the block columns' products over the whole rows' norms (the intercept's 1 included).
+      for (let q = g.ptr[r]; q < g.ptr[r + 1]; q++) {
         const j = g.idx[q];
-        expect(g.weight[q]).toBeCloseTo(cosine(i, j), 13);
-        // The same weight stored both ways.
-        const back = Array.from(g.idx.subarray(g.ptr[j], g.ptr[j + 1])).indexOf(i);
-        expect(g.weight[g.ptr[j] + back]).toBe(g.weight[q]);
+        const [x, y] = [r * 61 + 2 * block, j * 61 + 2 * block];
+        const dot = data[x] * data[y] + data[x + 1] * data[y + 1];
+        const norm = (z: number) => Math.hypot(data[z], data[z + 1], 1);
+        expect(g.weight[q]).toBeCloseTo(Math.abs(dot) / (norm(x) * norm(y)), 14);
       }
     }
-    expect(g.ptr[n]).toBeLessThan(n * (n - 1));
+    // Without the intercept's budget trouble (the same blocks alone) the graph is the same.
+    const alone = csrFromDense({
+      rows,
+      cols: 60,
+      data: Float64Array.from({ length: rows * 60 }, (_, k) => data[Math.floor(k / 60) * 61 + (k % 60)]),
+    });
+    const g0 = rowGraph(selectedKernels(), alone);
+    expect(Array.from(g0.ptr)).toEqual(Array.from(g.ptr));
+    expect(Array.from(g0.idx)).toEqual(Array.from(g.idx));
   });
+
+  for (const storage of ['dense', 'CSR'] as const) {
+    it(`keeps each row's ROW_NEIGHBOURS heaviest couplings, symmetrized, with their cosines (${storage})`, () => {
+      // Every two rows of a dense Gaussian matrix share a column: the full row graph is complete. As CSR, a 600 x 120
+      // matrix with 6 nonzeros a row (each column shared by ~30 rows, within the products' budget): ~180 neighbours a
+      // row, capped alike (a tall regression's rows share their columns with thousands of others).
+      const rng = new SeededRandom(4);
+      const a =
+        storage === 'dense'
+          ? generateMatrix({ generator: 'gaussian', n: 150, mean: 0, std: 1, seed: 4 })
+          : (() => {
+              const data = new Float64Array(600 * 120);
+              for (let r = 0; r < 600; r++)
+                for (let t = 0; t < 6; t++) data[r * 120 + Math.floor(rng.nextDouble() * 120)] = rng.nextDouble() - 0.5;
+              return { rows: 600, cols: 120, data };
+            })();
+      const n = a.rows;
+      const cols = a.cols;
+      const csr = csrFromDense(a);
+      if (storage === 'CSR') {
+        let products = 0;
+        const counts = new Array<number>(cols).fill(0);
+        for (let p = 0; p < csr.rowPtr[n]; p++) counts[csr.colIdx[p]]++;
+        for (const c of counts) products += c * c;
+        expect(products).toBeLessThanOrEqual(ROW_GRAPH_PRODUCTS_PER_ENTRY * csr.rowPtr[n]);
+      }
+      const g = rowGraph(selectedKernels(), storage === 'dense' ? a : csr);
+      const cosines = new Float64Array(n * n);
+      for (let i = 0; i < n; i++)
+        for (let j = 0; j < n; j++) {
+          let ij = 0;
+          let ii = 0;
+          let jj = 0;
+          for (let t = 0; t < cols; t++) {
+            ij += a.data[i * cols + t] * a.data[j * cols + t];
+            ii += a.data[i * cols + t] ** 2;
+            jj += a.data[j * cols + t] ** 2;
+          }
+          cosines[i * n + j] = Math.abs(ij) / Math.sqrt(ii * jj);
+        }
+      const cosine = (i: number, j: number): number => cosines[i * n + j];
+      // Row i's heaviest ROW_NEIGHBOURS others, by the reference cosines (ties to the lower index).
+      const heaviest = (i: number): Set<number> =>
+        new Set(
+          Array.from({ length: n }, (_, j) => j)
+            .filter((j) => j !== i && cosine(i, j) > 0)
+            .sort((x, y) => cosine(i, y) - cosine(i, x) || x - y)
+            .slice(0, ROW_NEIGHBOURS),
+        );
+      const kept = Array.from({ length: n }, (_, i) => heaviest(i));
+      for (let i = 0; i < n; i++) {
+        const neighbours = Array.from(g.idx.subarray(g.ptr[i], g.ptr[i + 1]));
+        // Ascending, no repeats, no self-loop; exactly the union of i's choices and the rows that chose i.
+        expect(neighbours).toEqual([...neighbours].sort((x, y) => x - y));
+        const expected = Array.from({ length: n }, (_, j) => j).filter((j) => kept[i].has(j) || kept[j].has(i));
+        expect(neighbours).toEqual(expected);
+        for (let q = g.ptr[i]; q < g.ptr[i + 1]; q++) {
+          const j = g.idx[q];
+          expect(g.weight[q]).toBeCloseTo(cosine(i, j), 13);
+          // The same weight stored both ways.
+          const back = Array.from(g.idx.subarray(g.ptr[j], g.ptr[j + 1])).indexOf(i);
+          expect(g.weight[g.ptr[j] + back]).toBe(g.weight[q]);
+        }
+      }
+      expect(g.ptr[n]).toBeLessThan(n * (n - 1));
+    });
+  }
 });
 
 describe('reverse Cuthill-McKee', () => {
@@ -226,13 +291,37 @@ describe('multilevel partitioner', () => {
     for (const size of sizes) expect(size >= lo && size <= hi).toBe(true);
   });
 
+  it('balanceParts moves the rows without couplings first, cutting nothing (a tall regression whose dense columns are left out)', () => {
+    // 400 rows: 0..99 coupled in pairs (2k, 2k + 1 share a column), 100..399 alone in their columns except one dense
+    // column, which the row graph leaves out. Parts of 60, 40, 250, 50 (bounds [90, 110]).
+    const rows = 400;
+    const data = new Float64Array(rows * 502);
+    for (let r = 0; r < rows; r++) {
+      data[r * 502 + (r < 100 ? Math.floor(r / 2) : r + 100)] = 1 + r / rows;
+      data[r * 502 + 501] = 1;
+    }
+    const g = rowGraph(selectedKernels(), csrFromDense({ rows, cols: 502, data }));
+    for (let r = 100; r < rows; r++) expect(g.ptr[r + 1] - g.ptr[r]).toBe(0);
+    const m = 4;
+    const { lo, hi } = machineSizeBounds(rows, m, 0.1);
+    const start = new Int32Array(rows);
+    for (let v = 0; v < rows; v++) start[v] = v < 60 ? 0 : v < 100 ? 1 : v < 350 ? 2 : 3;
+    const part = Int32Array.from(start);
+    const cut = edgeCut(g, part);
+    balanceParts(g, part, m, lo, hi);
+    for (const size of sizesOf(part, m)) expect(size >= lo && size <= hi).toBe(true);
+    // Only rows without couplings moved: the cut is what it was.
+    for (let v = 0; v < rows; v++) if (part[v] !== start[v]) expect(v).toBeGreaterThanOrEqual(100);
+    expect(edgeCut(g, part)).toBe(cut);
+  });
+
   it("leaves a dense matrix's row graph to recursive bisection alone, within the balance", () => {
-    // Every pair of a dense matrix's rows shares a column; each row keeps its DENSE_ROW_NEIGHBOURS heaviest couplings,
+    // Every pair of a dense matrix's rows shares a column; each row keeps its ROW_NEIGHBOURS heaviest couplings,
     // the graph symmetrized: an average degree above the k-way passes' limit.
     const n = 200;
     const data = new SeededRandom(5).fillNormal(new Float64Array(n * n));
     const g = rowGraph(selectedKernels(), { rows: n, cols: n, data });
-    expect(g.ptr[g.n]).toBeGreaterThan(DENSE_ROW_NEIGHBOURS * n);
+    expect(g.ptr[g.n]).toBeGreaterThan(ROW_NEIGHBOURS * n);
     expect(g.ptr[g.n]).toBeLessThan(n * (n - 1));
     expect(kwayRefinable(g)).toBe(false);
     expect(kwayRefinable(rowGraph(selectedKernels(), poisson2d(30)))).toBe(true);

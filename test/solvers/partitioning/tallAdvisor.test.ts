@@ -7,7 +7,11 @@ import { expect, it } from 'vitest';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { adviseWork } from '../../../src/solvers/partitioning/advisor.js';
-import { csrToDense } from '../../../src/solvers/sparse/csr.js';
+import { csrFromDense, csrToDense } from '../../../src/solvers/sparse/csr.js';
+import { analyze } from '../../../src/solvers/analysis/analyze.js';
+import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
+import { partitionFromAssignment } from '../../../src/solvers/problem.js';
+import { SeededRandom } from '../../../src/solvers/random.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { readMatrixCsr } from '../sparse/support.js';
 
@@ -33,4 +37,37 @@ describeEachBackend('partition advisor on a tall CSR matrix', () => {
     expect(compared).toBeGreaterThanOrEqual(3);
     expect(anglesCompared).toBeGreaterThanOrEqual(1);
   });
+});
+
+describeEachBackend('partition advisor on a regression whose machines each span R^n', () => {
+  for (const storage of ['dense', 'CSR'] as const) {
+    it(`keeps the given partition at kappa(S) = 1 and builds no other candidate's system (${storage})`, () => {
+      // 240 x 8 Gaussian rows on 4 machines of 60: each machine's rows span R^8, so S = 4 I on the given partition.
+      const rows = 240;
+      const n = 8;
+      const data = new SeededRandom(11).fillNormal(new Float64Array(rows * n));
+      const dense = { rows, cols: n, data };
+      const A = storage === 'dense' ? dense : csrFromDense(dense);
+      const problem = createProblem({ A, partition: { machines: 4 } });
+      const advice = runSync(adviseWork(problem, { seed: 1 }));
+      const [given, ...others] = advice.candidates;
+      expect(given.strategy).toBe('given');
+      expect(Math.abs(given.kappaS! - 1)).toBeLessThan(1e-8);
+      expect(advice.best).toBe('given');
+      expect(advice.summary).toMatch(/^The given partition is the best found: kappa\(S\) = 1\.000/);
+      // The contiguous candidate is the given partition (evaluated once); the others are not evaluated, and say why.
+      for (const candidate of others.filter((c) => c.strategy !== 'contiguous')) {
+        expect(candidate.kappaS, candidate.strategy).toBeNull();
+        expect(candidate.notComputed).toContain("the given partition's kappa(S) is 1 (to 1e-8), the least any partition has");
+        expect(candidate.timeToSolution).toBeNull();
+      }
+      expect(others.some((c) => c.strategy === 'round-robin')).toBe(true);
+      // What was not computed would not have been lower: round-robin's kappa(S), analysed, is 1 too.
+      const roundRobin = others.find((c) => c.strategy === 'round-robin')!;
+      const system = buildDistributedSystem(
+        createProblem({ A, partition: partitionFromAssignment(Int32Array.from(roundRobin.assignment), 4) }),
+      );
+      expect(Math.abs(analyze(system).conditioning.kappaS - 1)).toBeLessThan(1e-8);
+    });
+  }
 });
