@@ -293,6 +293,24 @@ export function sineFromSingularVector(
   return sine >= SINE_FROM_VECTOR_MIN && top.squareError <= Number.EPSILON * sine ? sine : null;
 }
 
+/**
+ * r_i + r_j > |C_i u C_j|: R(A_i) (dimension r_i = rank, inside the span of its columns C_i) and R(A_j) then share a
+ * direction, and theta_ij = 0 exactly (the sparse path's pairsByDimensionCount, ../sparse/spectrumOfS.ts). The SVD of
+ * G_ij gives it to rounding (1.1e-16 on an 8 x 6 case); a nonsingular square A never meets it.
+ */
+function rowSpacesIntersectByDimension(mi: DenseMachineData, mj: DenseMachineData): boolean {
+  let shared = 0;
+  for (let k = 0, l = 0; k < mi.c && l < mj.c;) {
+    if (mi.cols[k] === mj.cols[l]) {
+      shared++;
+      k++;
+      l++;
+    } else if (mi.cols[k] < mj.cols[l]) k++;
+    else l++;
+  }
+  return mi.rank + mj.rank > mi.c + mj.c - shared;
+}
+
 /** Whether b, the basis with fewer vectors (W = Q_b - Q_a G_ab), is machine i's (j's on a tie). */
 function smallerIsI(mi: DenseMachineData, mj: DenseMachineData): boolean {
   return mj.p > mi.p;
@@ -315,6 +333,8 @@ function* angleFromCosineWork(
   g: Float64Array,
   top: BlockTop,
 ): Work<PairAngle> {
+  // A tall system's machines whose ranks exceed the columns they touch together: their row spaces intersect.
+  if (rowSpacesIntersectByDimension(mi, mj)) return { theta: 0, cos: 1 };
   const { c } = top;
   if (c < NEAR_PARALLEL_COSINE) return { theta: Math.acos(c), cos: c };
   const sine = sineFromSingularVector(kernels, mi, mj, g, top);
