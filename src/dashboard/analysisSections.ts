@@ -464,8 +464,13 @@ export type Advice = NonNullable<NonNullable<Job['result']>['advice']>;
  * An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted
  * time, the best marked; under them the pictures of the given partition and of the best.
  */
-/** A candidate's kappa(S), or when it was not computed (it cannot win) its bounds, with the reason on hover. */
+/**
+ * A candidate's kappa(S), or when it was not computed (it cannot win) its bounds, or "not computed" when it has none
+ * (the given partition is at kappa(S) = 1), with the reason on hover.
+ */
 function candidateKappaS(candidate: Advice['candidates'][number]): HTMLElement | string {
+  if (candidate.kappaS === null && candidate.kappaSBounds === null && candidate.notComputed !== null)
+    return h('span', { title: candidate.notComputed }, 'not computed');
   if (candidate.kappaS !== null || candidate.kappaSBounds === null) return formatNumber(candidate.kappaS);
   const { lower, upper } = candidate.kappaSBounds;
   return h('span', { title: candidate.notComputed ?? '' }, `${formatNumber(lower)} to ${formatNumber(upper)} (bounds)`);

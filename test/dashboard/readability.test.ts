@@ -15,7 +15,7 @@ import type { Job, JobPage, TraceView } from '../../src/jobs/types.js';
 import { StudyStore } from '../../src/jobs/studies/studyStore.js';
 import type { Study, StudySummary } from '../../src/jobs/studies/types.js';
 import { matrixMarket } from '../support/fixtures.js';
-import { waitForJob } from '../support/service.js';
+import { runJob, waitForJob } from '../support/service.js';
 import { createStudy, startStudyTestService, waitForStudy } from '../support/studyService.js';
 import { dashboardInBrowser, SCREENSHOTS } from './browser.js';
 
@@ -558,6 +558,30 @@ describe('the dashboard says what the numbers mean', () => {
     });
     expect(candidates.filter(([strategy]) => strategy.endsWith('★ best'))).toHaveLength(1);
     await screenshotBothWidths(page, 'readable-advice');
+
+    // A regression whose 4 machines each span R^8: the given partition is at kappa(S) = 1, and the candidates it cannot
+    // lose to say "not computed" (not a dash), the reason on hover.
+    const regression = await runJob(running.service.app, {
+      type: 'advise',
+      matrix: { format: 'generator', generator: 'regression', rows: 240, n: 8, seed: 5 },
+      partition: { machines: 4 },
+    });
+    expect(regression.status).toBe('succeeded');
+    const unevaluated = regression.result!.advice!.candidates.filter((c) => c.kappaS === null);
+    expect(unevaluated.length).toBeGreaterThan(0);
+    await page.goto(`${running.service.baseUrl}/#/jobs/${regression.id}`);
+    await page.locator('#advice tbody tr').first().waitFor({ timeout: 30_000 });
+    for (const [k, candidate] of regression.result!.advice!.candidates.entries()) {
+      const cell = page.locator('#advice tbody tr').nth(k).locator(':scope > *').nth(2);
+      const text = (await cell.textContent())!;
+      // Near 1 the dashboard writes 1 + its distance ("1 + 1.33e-15"), not 1.
+      const shown = text.startsWith('1 + ') ? 1 + Number(text.slice(4)) : Number(text);
+      if (candidate.kappaS !== null) expect(close(shown, candidate.kappaS), `${text} vs ${candidate.kappaS}`).toBe(true);
+      else {
+        expect(text).toBe('not computed');
+        expect(await cell.locator('span').getAttribute('title')).toBe(candidate.notComputed);
+      }
+    }
     expect(errors).toEqual([]);
     await page.close();
   }, 300_000);
