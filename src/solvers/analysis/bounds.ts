@@ -26,7 +26,7 @@ export function heterogeneityForBounds(m: number, h: Heterogeneity): Heterogenei
   return { m, thetaH: h.thetaH, cosThetaH: h.cosThetaH, phiMin: h.phiMin, rowNormRatio: h.rowNormRatio };
 }
 
-const finiteOrNull = (x: number): number | null => (Number.isFinite(x) ? x : null);
+const finiteOrNull = (x: number | null): number | null => (x !== null && Number.isFinite(x) ? x : null);
 
 export function computeBounds(input: BoundsInput): Bounds {
   const { n, m, blockSizes, heterogeneity: h } = input;
@@ -66,7 +66,7 @@ export function computeBounds(input: BoundsInput): Bounds {
     theorem2: { hypothesisHolds: theorem2 !== null, p: theorem2P },
     theorem3KappaSUpperBound: theorem3Holds ? (1 + c) / (1 - c) : null,
     theorem3: { hypothesisHolds: theorem3Holds, c },
-    theorem4KappaALowerBound: input.theorem4KappaALowerBound === null ? null : finiteOrNull(input.theorem4KappaALowerBound),
+    theorem4KappaALowerBound: finiteOrNull(input.theorem4KappaALowerBound),
     // Theorem 4's consequences: kappa(A^T A) >= 1/sin^2(phi_min) and >= (max|a_k| / min|a_k|)^2.
     theorem4KappaAtALowerBounds: {
       phiMin: sinPhi === null ? null : finiteOrNull(1 / (sinPhi * sinPhi)),

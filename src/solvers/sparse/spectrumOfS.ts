@@ -225,22 +225,21 @@ export function overlappingMachinePairs(slots: MachineColumnSlots): Int32Array {
 }
 
 /**
- * The overlapping pairs (overlappingMachinePairs' list) split by a dimension count: machine i's rows are linearly
- * independent (each has a Gram factor), so R(A_i) has dimension r_i = its row count, inside the span of the columns
- * it touches; when r_i + r_j exceeds the columns the two touch together, R(A_i) and R(A_j) share a direction and
- * theta_ij = 0 exactly (a tall system whose machines hold more samples than features: every pair). `intersecting`
- * lists those, `computed` the others, each flattened and ascending. O(sum_c k_c^2) for k_c machines on column c.
+ * The overlapping pairs (overlappingMachinePairs' list, found here with the columns each pair shares) split by a
+ * dimension count: machine i's rows are linearly independent (each has a Gram factor), so R(A_i) has dimension r_i =
+ * its row count, inside the span of the columns it touches; when r_i + r_j exceeds the columns the two touch together,
+ * R(A_i) and R(A_j) share a direction and theta_ij = 0 exactly (a tall system whose machines hold more samples than
+ * features: every pair). `intersecting` lists those, `computed` the others, each flattened and ascending.
+ * O(sum_c k_c^2) for k_c machines on column c.
  */
-export function pairsByDimensionCount(
-  slots: MachineColumnSlots,
-  pairs: Int32Array = overlappingMachinePairs(slots),
-): { computed: Int32Array; intersecting: Int32Array } {
+export function pairsByDimensionCount(slots: MachineColumnSlots): { computed: Int32Array; intersecting: Int32Array } {
   const m = slots.rowsOfMachine.length;
   const { slotPtr, slotMachine } = slots;
   const cols = slots.a.cols;
   const support = new Int32Array(m);
   for (let t = 0; t < slotPtr[cols]; t++) support[slotMachine[t]]++;
-  // shared[i][j] (j > i): the columns i and j both touch, counted over each column's (ascending) slot list.
+  // shared(i * m + j), j > i: the columns i and j both touch, counted over each column's (ascending) slot list; its keys
+  // are the overlapping pairs.
   const shared = new Map<number, number>();
   for (let c = 0; c < cols; c++) {
     for (let s = slotPtr[c]; s < slotPtr[c + 1]; s++) {
@@ -253,10 +252,11 @@ export function pairsByDimensionCount(
   }
   const computed: number[] = [];
   const intersecting: number[] = [];
-  for (let q = 0; q < pairs.length; q += 2) {
-    const i = pairs[q];
-    const j = pairs[q + 1];
-    const union = support[i] + support[j] - (shared.get(i * m + j) ?? 0);
+  // Ascending keys are the pairs in lexicographic order.
+  for (const key of Float64Array.from(shared.keys()).sort()) {
+    const i = Math.floor(key / m);
+    const j = key - i * m;
+    const union = support[i] + support[j] - shared.get(key)!;
     const list = slots.rowsOfMachine[i].length + slots.rowsOfMachine[j].length > union ? intersecting : computed;
     list.push(i, j);
   }

@@ -18,7 +18,7 @@ import { fromRows } from '../../../src/solvers/matrix.js';
 import { csrFromDense, csrToDense, multiply, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { fixture, gaussianFixture } from '../distributed/tallFixtures.js';
-import { readMatrixCsr, relativeDifference } from '../sparse/support.js';
+import { INTERSECTING_MACHINE_ROWS, readMatrixCsr, relativeDifference } from '../sparse/support.js';
 
 interface NoisyFixture {
   b: number[];
@@ -101,16 +101,7 @@ describeEachBackend('machines whose ranks exceed the columns they touch together
   // Machine 0: 4 rows on columns 0-3; machine 1: 3 rows on columns 2-4; machine 2: 1 row on columns 4-5.
   // (0, 1): ranks 4 + 3 > 5 columns, so R(A_0) and R(A_1) share a direction: theta_01 = 0 exactly, by a dimension
   // count. (1, 2): 3 + 1 = 4 columns, computed (nonzero). (0, 2): no shared column, pi/2.
-  const rows = [
-    [1, 2, 0.5, -1, 0, 0],
-    [0.3, -1, 2, 1, 0, 0],
-    [2, 0.1, 1, 0.7, 0, 0],
-    [-1, 1, 0.2, 3, 0, 0],
-    [0, 0, 1, 2, -0.5, 0],
-    [0, 0, -2, 0.4, 1, 0],
-    [0, 0, 0.6, 1, 3, 0],
-    [0, 0, 0, 0, 1, 2],
-  ];
+  const rows = INTERSECTING_MACHINE_ROWS.map((row) => [...row]);
   const assignment = [0, 0, 0, 0, 1, 1, 1, 2];
   const rhs = Float64Array.from([1, 2, 3, 4, 5, 6, 7, 8]);
   const analysedOn = (A: Parameters<typeof createProblem>[0]['A']) =>

@@ -15,6 +15,7 @@ import {
   machineColumnSlots,
   overlappingMachinePairs,
   overlapTwoColouring,
+  pairsByDimensionCount,
   PairAngleContext,
   sparsePairAngle,
   type GramFactorSolves,
@@ -30,6 +31,7 @@ import {
   namedMatrix,
   sparseCholeskySolves,
 } from './spectraSupport.js';
+import { INTERSECTING_MACHINE_ROWS } from './support.js';
 
 const ANGLE_ROUNDING = 1e-11;
 /** Lanczos on C^T C alone: neither the coupling route nor the shift-invert one. */
@@ -298,5 +300,32 @@ describe('structure', () => {
     expect(thrown(() => machineColumnSlots(a, [Int32Array.from([0, 1]), Int32Array.from([1, 2])]))).toBeInstanceOf(DimensionMismatchError);
     expect(thrown(() => machineColumnSlots(a, [Int32Array.from([0]), Int32Array.from([2])]))).toBeInstanceOf(DimensionMismatchError);
     expect(thrown(() => machineColumnSlots(a, [Int32Array.from([1, 0]), Int32Array.from([2])]))).toBeInstanceOf(DimensionMismatchError);
+  });
+});
+
+describe('pairsByDimensionCount', () => {
+  /** Pairs [i0, j0, i1, j1, ...] as a list of 'i-j'. */
+  const named = (pairs: Int32Array): string[] => Array.from({ length: pairs.length / 2 }, (_, q) => `${pairs[2 * q]}-${pairs[2 * q + 1]}`);
+
+  it("lists overlappingMachinePairs' pairs, in its order, all computed on a nonsingular square matrix", () => {
+    const a = poisson2d(12);
+    // Interleaved rows on 7 machines: every machine touches most others.
+    const rowsOf = Array.from({ length: 7 }, (_, i) => Int32Array.from({ length: 144 }, (_, k) => k).filter((k) => (k * 5) % 7 === i));
+    const slots = machineColumnSlots(a, rowsOf);
+    const { computed, intersecting } = pairsByDimensionCount(slots);
+    expect(intersecting.length).toBe(0);
+    expect(named(computed)).toEqual(named(overlappingMachinePairs(slots)));
+    expect(computed.length).toBeGreaterThan(20);
+  });
+
+  it("splits a tall matrix's pairs by r_i + r_j against the columns the two touch", () => {
+    // Machine 0: 4 rows on columns 0-3; 1: 3 rows on 2-4; 2: 1 row on 4-5; 3: 2 rows on 0-1.
+    const a = csrFromDense(fromRows([...INTERSECTING_MACHINE_ROWS.map((row) => [...row]), [1, 1, 0, 0, 0, 0], [1, -1, 0, 0, 0, 0]]));
+    const slots = machineColumnSlots(a, [Int32Array.of(0, 1, 2, 3), Int32Array.of(4, 5, 6), Int32Array.of(7), Int32Array.of(8, 9)]);
+    const { computed, intersecting } = pairsByDimensionCount(slots);
+    // (0, 1): 4 + 3 > 5 columns; (0, 3): 4 + 2 > 4; (1, 2): 3 + 1 = 4 columns, computed; (0, 2), (1, 3), (2, 3): disjoint.
+    expect(named(intersecting)).toEqual(['0-1', '0-3']);
+    expect(named(computed)).toEqual(['1-2']);
+    expect([...named(intersecting), ...named(computed)].sort()).toEqual(named(overlappingMachinePairs(slots)).sort());
   });
 });

@@ -108,3 +108,18 @@ export function referenceMatrix(source: SparseReference['gram'][number]['source'
 export function rowRange(start: number, end: number): Int32Array {
   return Int32Array.from({ length: end - start }, (_, k) => start + k);
 }
+
+/**
+ * A tall 8 x 6 matrix whose machines (rows 0-3, 4-6, 7) have ranks 4, 3 and 1 on columns 0-3, 2-4 and 4-5: machines 0
+ * and 1 hold 7 independent rows in 5 columns (their row spaces intersect), 1 and 2 hold 4 in 4 (they do not).
+ */
+export const INTERSECTING_MACHINE_ROWS: readonly (readonly number[])[] = [
+  [1, 2, 0.5, -1, 0, 0],
+  [0.3, -1, 2, 1, 0, 0],
+  [2, 0.1, 1, 0.7, 0, 0],
+  [-1, 1, 0.2, 3, 0, 0],
+  [0, 0, 1, 2, -0.5, 0],
+  [0, 0, -2, 0.4, 1, 0],
+  [0, 0, 0.6, 1, 3, 0],
+  [0, 0, 0, 0, 1, 2],
+];
