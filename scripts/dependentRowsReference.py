@@ -18,15 +18,13 @@ import numpy as np
 import scipy.io
 
 HERE = os.path.dirname(__file__)
-SHARED = os.environ.get("SHARED_DIR") or os.path.join(HERE, "..", "..", "..", "shared")
+SHARED = os.environ.get("SHARED_DIR") or os.path.join(HERE, "..", "..", "shared")
 OUT = os.path.join(HERE, "..", "test", "fixtures")
 
 
-def main():
-    A = scipy.io.mmread(os.path.join(SHARED, "matrices", "ash608.mtx")).toarray()
-    N, n = A.shape
-    b = A @ np.ones(n) + 0.01 * np.sin(np.arange(N) + 1.0)
-    parts = np.array_split(np.arange(N), 4)
+def machine_points(A, b, parts):
+    """Each machine's rank and x_0 = A_i^+ b_i, and x_W, for the machines' row index arrays `parts`."""
+    n = A.shape[1]
     ranks, local = [], []
     S = np.zeros((n, n))
     rhs = np.zeros(n)
@@ -38,7 +36,14 @@ def main():
         S += pinv @ Ai
         rhs += pinv @ bi
     x_w = np.linalg.solve(S, rhs)
-    return {"machines": 4, "b": b.tolist(), "ranks": ranks, "localLeastSquares": local, "blockWeighted": x_w.tolist()}
+    return {"ranks": ranks, "localLeastSquares": local, "blockWeighted": x_w.tolist()}
+
+
+def main():
+    A = scipy.io.mmread(os.path.join(SHARED, "matrices", "ash608.mtx")).toarray()
+    N, n = A.shape
+    b = A @ np.ones(n) + 0.01 * np.sin(np.arange(N) + 1.0)
+    return {"machines": 4, "b": b.tolist(), **machine_points(A, b, np.array_split(np.arange(N), 4))}
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@ import numpy as np
 import scipy.io
 import scipy.sparse as sp
 
-SHARED = os.environ.get("SHARED_DIR") or os.path.join(os.path.dirname(__file__), "..", "..", "..", "shared")
+SHARED = os.environ.get("SHARED_DIR") or os.path.join(os.path.dirname(__file__), "..", "..", "shared")
 M = 8
 
 

@@ -22,7 +22,7 @@ import scipy.io
 import scipy.linalg
 
 HERE = os.path.dirname(__file__)
-SHARED = os.environ.get("SHARED_DIR") or os.path.join(HERE, "..", "..", "..", "shared")
+SHARED = os.environ.get("SHARED_DIR") or os.path.join(HERE, "..", "..", "shared")
 OUT = os.path.join(HERE, "..", "test", "fixtures")
 
 

@@ -1,9 +1,9 @@
 /*
  * The addon's SuiteSparseQR part: which rows of a machine's block A_i (p x c, compressed rows, on its
  * column support) span its row space, and the right-hand side of those rows that keeps the machine's
- * local least-squares solutions, without forming anything dense of size p x c.
+ * local least-squares solutions, without a dense copy of A_i.
  *
- *   spqrRowBasis(p, c, rowPtr, colIdx, values, b, tol) -> { rank, rows, rhs, tolUsed }
+ *   spqrRowBasis(p, c, rowPtr, colIdx, values, b, tol) -> { rank, rows, rhs, tolUsed, denseSolve }
  *
  * 1. The rows are scaled to unit norm (Ahat = D A_i) and SuiteSparseQR factors Ahat^T E = Q R (c x p, its
  *    default fill-reducing column ordering, Heath's rank detection with `tol`): a column whose remaining
@@ -12,20 +12,56 @@
  *    it, at most tol times its norm). rank = the live columns; rows = E[0 .. rank), the independent rows.
  * 2. R's columns are scaled back (R <- R D_E^{-1}: A_i^T E = Q R, R = [R11 R12], R11 rank x rank upper
  *    triangular), so A_i (rows in E order) = R^T Q^T, and x_0 = Q y with y = argmin |R^T y - E^T b| is
- *    the minimum-norm local least-squares solution; y by a second SuiteSparseQR (backslash of the
- *    p x rank R^T, of full column rank). rhs = A_S x_0 = R11^T y (aligned with rows).
- * Nothing of SuiteSparseQR or CHOLMOD outlives the call.
+ *    the minimum-norm local least-squares solution; y by a second Householder QR, of the p x rank R^T (of full
+ *    column rank): LAPACK's dgeqrf on it densely when R is at least DENSE_R_FILL full (a machine with many more rows
+ *    than columns fills R, and SuiteSparseQR spent ~2x dgeqrf's time there on its transposes, ordering and
+ *    assembly), else SuiteSparseQR's backslash. rhs = A_S x_0 = R11^T y (aligned with rows).
+ * Nothing of A_i is made dense (the dense R^T takes at most twice R's memory, compressed: 16 bytes an entry); nothing
+ * of SuiteSparseQR or CHOLMOD outlives the call.
  */
 #include "spqr_native.h"
 #include "napi_args.h"
 
 #include <SuiteSparseQR_C.h>
+#include <lapacke.h>
 
 #include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+
+/* Least fraction of R's p x rank entries stored for the dense second QR (its p x rank doubles then take at most
+ * 1 / DENSE_R_FILL times R's values). */
+#define DENSE_R_FILL 0.25
+
+/*
+ * y = argmin |R^T y - rhs| for the rank x p R (compressed columns, every row index below rank, full row rank), by
+ * dgeqrf of the dense p x rank R^T, Q^T rhs by dormqr and the triangular solve by dtrtrs. rhs (p) is overwritten; y
+ * (rank) written. false when out of memory or LAPACK reports an error.
+ */
+static bool dense_least_squares(const cholmod_sparse* r, SuiteSparse_long rank, SuiteSparse_long p, double* rhs, double* y) {
+  double* w = calloc((size_t)p * (size_t)rank, sizeof(double));
+  double* tau = malloc((size_t)rank * sizeof(double));
+  bool ok = w != NULL && tau != NULL;
+  if (ok) {
+    const SuiteSparse_long* rp = r->p;
+    const SuiteSparse_long* ri = r->i;
+    const double* rx = r->x;
+    /* Column k of R is row k of R^T: w (column-major, leading dimension p) holds R^T. */
+    for (SuiteSparse_long k = 0; k < p; k++)
+      for (SuiteSparse_long q = rp[k]; q < rp[k + 1]; q++) w[k + ri[q] * p] = rx[q];
+    ok = LAPACKE_dgeqrf(LAPACK_COL_MAJOR, (lapack_int)p, (lapack_int)rank, w, (lapack_int)p, tau) == 0 &&
+         LAPACKE_dormqr(LAPACK_COL_MAJOR, 'L', 'T', (lapack_int)p, 1, (lapack_int)rank, w, (lapack_int)p, tau, rhs,
+                        (lapack_int)p) == 0 &&
+         LAPACKE_dtrtrs(LAPACK_COL_MAJOR, 'U', 'N', 'N', (lapack_int)rank, 1, w, (lapack_int)p, rhs, (lapack_int)p) == 0;
+    if (ok) memcpy(y, rhs, (size_t)rank * sizeof(double));
+  }
+  free(w);
+  free(tau);
+  return ok;
+}
 
 static napi_value SpqrRowBasis(napi_env env, napi_callback_info info) {
   const char* name = "spqrRowBasis";
@@ -99,13 +135,24 @@ static napi_value SpqrRowBasis(napi_env env, napi_callback_info info) {
     }
   }
   rhs_e = cholmod_l_allocate_dense((size_t)p, 1, (size_t)p, CHOLMOD_REAL, &common);
-  rt = cholmod_l_transpose(r, 1, &common);
-  if (rhs_e == NULL || rt == NULL) {
+  if (rhs_e == NULL) {
     failure = "out of memory";
     goto done;
   }
   for (int32_t k = 0; k < p; k++) ((double*)rhs_e->x)[k] = b[e ? e[k] : k];
-  if (rank > 0) {
+  const bool dense_solve = rank > 0 && (double)cholmod_l_nnz(r, &common) >= DENSE_R_FILL * (double)p * (double)rank;
+  if (dense_solve) {
+    y = cholmod_l_allocate_dense((size_t)rank, 1, (size_t)rank, CHOLMOD_REAL, &common);
+    if (y == NULL || !dense_least_squares(r, rank, p, rhs_e->x, y->x)) {
+      failure = y == NULL ? "out of memory" : "the dense least-squares solve failed";
+      goto done;
+    }
+  } else if (rank > 0) {
+    rt = cholmod_l_transpose(r, 1, &common);
+    if (rt == NULL) {
+      failure = "out of memory";
+      goto done;
+    }
     /* tol 0: R^T has full column rank (R11's diagonal passed the test above), so no column is dropped. */
     y = SuiteSparseQR_C_backslash(SPQR_ORDERING_DEFAULT, 0, rt, rhs_e, &common);
     if (y == NULL) {
@@ -118,9 +165,10 @@ static napi_value SpqrRowBasis(napi_env env, napi_callback_info info) {
     double* rhs_out;
     napi_value rows = new_typed(env, napi_int32_array, (size_t)rank, (void**)&rows_out);
     napi_value rhs = new_typed(env, napi_float64_array, (size_t)rank, (void**)&rhs_out);
-    napi_value rank_value, tol_value;
+    napi_value rank_value, tol_value, dense_value;
     if (rows == NULL || rhs == NULL || napi_create_double(env, (double)rank, &rank_value) != napi_ok ||
-        napi_create_double(env, tol_used, &tol_value) != napi_ok || napi_create_object(env, &result) != napi_ok) {
+        napi_create_double(env, tol_used, &tol_value) != napi_ok || napi_get_boolean(env, dense_solve, &dense_value) != napi_ok ||
+        napi_create_object(env, &result) != napi_ok) {
       result = NULL;
       failure = "out of memory for the results";
       goto done;
@@ -141,6 +189,7 @@ static napi_value SpqrRowBasis(napi_env env, napi_callback_info info) {
     napi_set_named_property(env, result, "rows", rows);
     napi_set_named_property(env, result, "rhs", rhs);
     napi_set_named_property(env, result, "tolUsed", tol_value);
+    napi_set_named_property(env, result, "denseSolve", dense_value);
   }
 
 done:

@@ -40,7 +40,7 @@ import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.j
 import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { gramRowBasis } from '../sparse/droppingCholesky.js';
-import { RANK_TOLERANCE } from './rowSpace.js';
+import { independentRows, RANK_TOLERANCE, rowSpaceBasisWork } from './rowSpace.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { ArenaStaging } from '../linalg/wasmRowKernels.js';
 import type { CsrMachineData, CsrSystem } from '../machines/machineData.js';
@@ -140,11 +140,12 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
 /**
  * A machine of a tall system whose rows are dependent (its Cholesky factorization of A_i A_i^T met a
  * vanishing pivot, or it has more rows than support columns). The independent rows S and the right-hand
- * side b_S' = A_S A_i^+ b_i come from a sparse rank-revealing factorization, nothing p x c being dense:
- * SuiteSparseQR of A_i^T on the native backend (kernels.spqr, native/src/spqr_native.c: a row is dependent
- * when what is left of it after the rows pivoted before it is at most RANK_TOLERANCE of its norm, the dense
- * path's test), the pivot-dropping Cholesky of A_i A_i^T on the TypeScript one (../sparse/droppingCholesky.ts,
- * coarser: ~1e-7 rad). The projection passes use the rows A_S with b_S': {x : A_S x = b_S'} is the set of
+ * side b_S' = A_S A_i^+ b_i come from a rank-revealing factorization (rowSpaceRoute): SuiteSparseQR of A_i^T on
+ * the native backend (kernels.spqr, native/src/spqr_native.c: a row is dependent when what is left of it after the
+ * rows pivoted before it is at most RANK_TOLERANCE of its norm, the dense path's test); on the TypeScript one the
+ * dense path's own routine up to DENSE_ROW_SPACE_MAX_ENTRIES, above it the pivot-dropping Cholesky of A_i A_i^T,
+ * nothing p x c being dense (../sparse/droppingCholesky.ts, coarser: ~1e-7 rad). The projection passes use the rows
+ * A_S with b_S': {x : A_S x = b_S'} is the set of
  * the machine's local least-squares solutions ({A_i x = b_i} when that is consistent), and
  * A_S^+ (A_S x - b_S') = A_i^+ (A_i x - b_i), the same projection as the dense path's. The gradient
  * passes keep every row.
@@ -176,10 +177,10 @@ function rankDeficientSparseMachine(
   try {
     factor = factorKept();
   } catch (error) {
-    if (!(error instanceof SingularMatrixError) || kernels.spqr === null) throw error;
-    // SuiteSparseQR keeps a row down to RANK_TOLERANCE (1e-10 rad) from the span of the others; the Cholesky factor of
-    // their Gram matrix, which squares that angle, cannot take one within ~1e-7 rad. Such rows are dropped as the
-    // TypeScript backend drops them (../sparse/droppingCholesky.ts), from the rows kept: with b_S' = A_S A_i^+ b_i,
+    if (!(error instanceof SingularMatrixError) || rowSpaceRoute(kernels, p, c) === 'dropping-cholesky') throw error;
+    // SuiteSparseQR and the dense route keep a row down to RANK_TOLERANCE (1e-10 rad) from the span of the others; the
+    // Cholesky factor of their Gram matrix, which squares that angle, cannot take one within ~1e-7 rad. Such rows are
+    // dropped as the pivot-dropping Cholesky drops them (../sparse/droppingCholesky.ts), from the rows kept: with b_S' = A_S A_i^+ b_i,
     // A_S'' A_S^+ b_S' = A_S'' A_i^+ b_i, so the rows left keep the machine's local least-squares solutions.
     const kept = gramRowBasis(g, bS);
     independent = Int32Array.from(kept.rows, (k) => independent[k]);
@@ -221,6 +222,7 @@ function independentRowsOf(
   cols: Int32Array,
   gramOfRows: CsrMatrix | null,
 ): { rows: Int32Array; rhs: Float64Array } {
+  if (rowSpaceRoute(kernels, a.rows, cols.length) === 'dense') return denseRowBasis(kernels, a, bi, cols);
   if (kernels.spqr === null) {
     try {
       return gramRowBasis(gramOfRows ?? gramMatrix(a), bi);
@@ -232,13 +234,59 @@ function independentRowsOf(
       });
     }
   }
-  // A_i on its support: column indices local to cols (SuiteSparseQR factors the c x p A_i^T).
+  // SuiteSparseQR factors the c x p A_i^T.
+  const support = onSupport(a, cols);
+  const basis = kernels.spqr.spqrRowBasis(a.rows, cols.length, a.rowPtr, support.colIdx, a.values, bi, RANK_TOLERANCE);
+  const order = Array.from(basis.rows.keys()).sort((u, v) => basis.rows[u] - basis.rows[v]);
+  return { rows: Int32Array.from(order, (t) => basis.rows[t]), rhs: Float64Array.from(order, (t) => basis.rhs[t]) };
+}
+
+/**
+ * Most entries of a machine's dense block on its support (p x c) for which the TypeScript backend finds its row space
+ * densely (32 MiB): the pivot-dropping Cholesky keeps rows greedily, and on a block of many random sparse rows (2000 x
+ * 500) the kept rows grew so ill-conditioned that rounding kept a dependent row or stalled the conjugate gradients of
+ * b_S' (the job failed with singular-matrix).
+ */
+const DENSE_ROW_SPACE_MAX_ENTRIES = 2 ** 22;
+
+/**
+ * How a CSR machine with dependent rows finds them: SuiteSparseQR on the native backend; on the TypeScript one the dense
+ * path's rank-revealing Gram-Schmidt and Householder QR (./rowSpace.ts) up to DENSE_ROW_SPACE_MAX_ENTRIES, the
+ * pivot-dropping Cholesky above. The first two drop rows within RANK_TOLERANCE (1e-10 rad) of the others' span, the
+ * last within ~1e-7 rad (../sparse/droppingCholesky.ts).
+ */
+function rowSpaceRoute(kernels: Kernels, p: number, c: number): 'suitesparseqr' | 'dense' | 'dropping-cholesky' {
+  if (kernels.spqr !== null) return 'suitesparseqr';
+  return p * c <= DENSE_ROW_SPACE_MAX_ENTRIES ? 'dense' : 'dropping-cholesky';
+}
+
+/**
+ * The independent rows and b_S' of a machine from its dense block on its support, as a dense machine finds them
+ * (./rowSpace.ts): A_i = R_i^T Q_i^T, so b_S' = A_S x_0 = R_i[:, S]^T (Q_i^T x_0).
+ */
+function denseRowBasis(kernels: Kernels, a: CsrMatrix, bi: Float64Array, cols: Int32Array): { rows: Int32Array; rhs: Float64Array } {
+  const p = a.rows;
+  const c = cols.length;
+  const support = onSupport(a, cols);
+  const block = new Float64Array(p * c);
+  for (let k = 0; k < p; k++)
+    for (let e = support.rowPtr[k]; e < support.rowPtr[k + 1]; e++) block[k * c + support.colIdx[e]] = support.values[e];
+  const rows = independentRows(block, p, c);
+  const { reduced, qtx0 } = runSync(rowSpaceBasisWork(kernels, block, p, c, rows, bi));
+  const rhs = Float64Array.from(rows, (k) => {
+    let sum = 0;
+    for (let u = 0; u < rows.length; u++) sum += reduced[u * p + k] * qtx0[u];
+    return sum;
+  });
+  return { rows, rhs };
+}
+
+/** A machine's rows on its support: column indices local to cols (the same row pointers and values). */
+function onSupport(a: CsrMatrix, cols: Int32Array): CsrMatrix {
   const local = new Int32Array(a.cols);
   for (let t = 0; t < cols.length; t++) local[cols[t]] = t;
   const colIdx = Int32Array.from(a.colIdx.subarray(0, a.rowPtr[a.rows]), (j) => local[j]);
-  const basis = kernels.spqr.spqrRowBasis(a.rows, cols.length, a.rowPtr, colIdx, a.values, bi, RANK_TOLERANCE);
-  const order = Array.from(basis.rows.keys()).sort((u, v) => basis.rows[u] - basis.rows[v]);
-  return { rows: Int32Array.from(order, (t) => basis.rows[t]), rhs: Float64Array.from(order, (t) => basis.rhs[t]) };
+  return { rows: a.rows, cols: cols.length, rowPtr: a.rowPtr, colIdx, values: a.values };
 }
 
 /** Machine `index` of a setup on a worker thread (../parallel/taskWorker.ts): what sparseMachine builds on the calling thread. */

@@ -398,6 +398,8 @@ export interface NativeRowBasis {
   readonly rhs: Float64Array;
   /** The tolerance SuiteSparseQR used (the one given). */
   readonly tolUsed: number;
+  /** Whether the second QR (of R^T, for x_0) ran densely (LAPACK's dgeqrf: R at least a quarter full), else by SuiteSparseQR. */
+  readonly denseSolve: boolean;
 }
 
 /** The addon's SuiteSparseQR part (native/src/spqr_native.c), present when `parts()` includes 'spqr'. */
@@ -406,7 +408,8 @@ export interface NativeSpqr {
    * The rows of the p x c block A_i (compressed rows, column indices below c, no empty row) that span its row space,
    * by SuiteSparseQR of A_i^T with its rows scaled to unit norm (a row is dependent when what is left of it after the
    * rows pivoted before it is at most tol of its norm), and b_S' = A_S x_0, x_0 = A_i^+ b_i the minimum-norm local
-   * least-squares solution (a second QR, of the p x rank R^T). Nothing p x c is formed.
+   * least-squares solution (a second QR, of the p x rank R^T: dense when R is at least a quarter full, so that its dense
+   * copy takes at most twice R's memory). Nothing p x c is formed from A_i itself.
    */
   spqrRowBasis(
     p: number,

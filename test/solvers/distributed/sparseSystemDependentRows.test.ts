@@ -1,13 +1,18 @@
 /**
  * CSR machines whose rows are dependent (src/solvers/distributed/sparseSystem.ts): the independent rows S
- * and b_S' = A_S A_i^+ b_i by SuiteSparseQR on the native backend and by the pivot-dropping Cholesky
- * (src/solvers/sparse/droppingCholesky.ts) on the TypeScript one, nothing p x c being dense:
+ * and b_S' = A_S A_i^+ b_i by SuiteSparseQR on the native backend; on the TypeScript one by the dense path's
+ * routine (src/solvers/distributed/rowSpace.ts) up to 2^22 entries of a machine's block on its support, by the
+ * pivot-dropping Cholesky (src/solvers/sparse/droppingCholesky.ts) above, nothing p x c being dense:
  *  - ash608 with noisy labels on 4 machines: each machine's rank is NumPy's matrix_rank, its solution set
  *    {A_S x = b_S'} holds NumPy's A_i^+ b_i (its minimum-norm point), and APC reaches NumPy's block-weighted
  *    solution x_W (scripts/dependentRowsReference.py, test/fixtures/ash608Noisy.json);
  *  - a machine of 5000 rows (2500 rows and twice each of them) on 5000 support columns, whose dense block
  *    (2.5e7 entries) the dense rank-revealing path refused: rank 2500 and b_S' in closed form;
- *  - built on two threads, the same machines as on one.
+ *  - built on two threads, the same machines as on one;
+ *  - a 600 x 40 random sparse regression on 3 machines of 200 rows (one of rank 39), whose row-basis factor R fills: the
+ *    addon's second QR (x_0, of R^T) runs dense there, SuiteSparseQR's on ash608, whose R stays sparse; both against
+ *    NumPy (scripts/filledRowBasisReference.py, test/fixtures/tallFilledSparse.json). The pivot-dropping Cholesky
+ *    failed this case (its greedily kept rows so ill-conditioned that rounding kept a 41st row of 40 columns).
  * (Every algorithm reaching ones on ash608 with b = A ones: ./tallSystems.test.ts, on both backends.)
  */
 import { readFileSync } from 'node:fs';
@@ -22,7 +27,7 @@ import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { csrFromCoo, multiplyTransposed, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { solveCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
 import { describeEachBackend } from '../../support/backends.js';
-import { readMatrixCsr, relativeDifference } from '../sparse/support.js';
+import { addonRowBasis, readMatrixCsr, relativeDifference } from '../sparse/support.js';
 
 interface NoisyFixture {
   b: number[];
@@ -31,6 +36,13 @@ interface NoisyFixture {
   blockWeighted: number[];
 }
 const noisy = JSON.parse(readFileSync(new URL('../../fixtures/ash608Noisy.json', import.meta.url), 'utf8')) as NoisyFixture;
+interface FilledFixture extends NoisyFixture {
+  rows: number;
+  cols: number;
+  machines: number;
+  entries: [number, number, number][];
+}
+const filled = JSON.parse(readFileSync(new URL('../../fixtures/tallFilledSparse.json', import.meta.url), 'utf8')) as FilledFixture;
 
 let ash: CsrMatrix;
 beforeAll(() => {
@@ -45,9 +57,9 @@ function minimumNormPoint(machine: CsrMachineData, n: number): Float64Array {
 }
 
 describeEachBackend('CSR machines with dependent rows', (backend) => {
-  // An addon built without SuiteSparseQR (libspqr missing at install) runs the pivot-dropping Cholesky on both; CI has it.
+  // An addon built without SuiteSparseQR (libspqr missing at install) runs the TypeScript routes on both; CI has it.
   const withoutSpqr = backend === 'native' && nativeSpqr() === null && !process.env.CI;
-  it.skipIf(withoutSpqr)(`finds them with ${backend === 'native' ? 'SuiteSparseQR' : 'the pivot-dropping Cholesky'}`, () => {
+  it.skipIf(withoutSpqr)(`finds them with ${backend === 'native' ? 'SuiteSparseQR' : 'the TypeScript routes'}`, () => {
     expect(selectedKernels().spqr === null).toBe(backend === 'typescript');
   });
 
@@ -82,6 +94,41 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
       expect(machine.projection!.rows).toEqual(one.machines[i].projection!.rows);
       expect(machine.projection!.b).toEqual(one.machines[i].projection!.b);
     });
+  });
+
+  it("a random sparse regression whose row-basis factor fills: NumPy's ranks and local least-squares points; APC reaches x_W", () => {
+    const A = csrFromCoo(
+      filled.rows,
+      filled.cols,
+      filled.entries.map((e) => e[0]),
+      filled.entries.map((e) => e[1]),
+      filled.entries.map((e) => e[2]),
+    );
+    const system = buildSparseSystem(createProblem({ A, rhs: filled.b, partition: { machines: filled.machines } }));
+    expect(system.machines.map((machine) => machine.rank)).toEqual(filled.ranks);
+    // b_S' = A_S x_0 with NumPy's x_0. (Not x_0 back from {A_S x = b_S'}: the kept rows are taken greedily, and machine
+    // 0's A_S has a condition number of ~2.5e5, which the Gram matrix of that route squares.)
+    system.machines.forEach((machine, i) => {
+      const { rows, b: bS } = machine.projection!;
+      const x0 = filled.localLeastSquares[i];
+      const { rowPtr, colIdx, values } = machine.a;
+      const expected = Array.from(rows, (k) => {
+        let sum = 0;
+        for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) sum += values[e] * x0[colIdx[e]];
+        return sum;
+      });
+      expect(relativeDifference(bS, expected), `machine ${i}`).toBeLessThan(1e-10);
+    });
+    const run = runAlgorithm(system, 'apc', spectralDataOf(analyze(system)), { tolerance: 1e-12, maxIterations: 5000 });
+    expect(run.status, run.stopReason).toBe('converged');
+    expect(relativeDifference(run.solution, filled.blockWeighted)).toBeLessThan(1e-8);
+    // The addon's route for x_0 (the TypeScript backend's dense route has one): dense where R fills, as here,
+    // SuiteSparseQR's where it stays sparse, as on ash608's machines (152 rows on ~170 columns).
+    if (backend === 'native' && !withoutSpqr) {
+      expect(system.machines.map((machine) => addonRowBasis(machine).denseSolve)).toEqual([true, true, true]);
+      const ashSystem = buildSparseSystem(createProblem({ A: ash, rhs: noisy.b, partition: { machines: 4 } }));
+      expect(ashSystem.machines.map((machine) => addonRowBasis(machine).denseSolve)).toEqual([false, false, false, false]);
+    }
   });
 
   it('a machine whose dense block would hold 2.5e7 entries: rank 2500, b_S the least-squares labels of each pair', () => {
@@ -127,6 +174,8 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     expect(new Set(Array.from(rows, (row) => row % half)).size).toBe(half);
     expect(largest).toBeLessThan(1e-12);
     expect(system.machines.map((other) => other.rank)).toEqual([half, half, half]);
+    // Its R stays sparse (3 entries a row of A_i^T's factor, not 2500): SuiteSparseQR's second QR, not a dense 5000 x 2500.
+    if (backend === 'native' && !withoutSpqr) expect(addonRowBasis(machine).denseSolve).toBe(false);
   });
 
   it("a row within ~5e-9 rad of its machine's other rows: dropped, and the job goes on (native refused it as singular)", () => {
