@@ -136,7 +136,7 @@ function* buildMachineWork(kernels: Kernels, problem: DenseProblem, index: numbe
   const tall = problem.A.rows > problem.A.cols;
   const { rows, p, cols, c, full, a, b: bi } = yield* machineRowsWork(problem, index);
   if (tall) {
-    const independent = independentRows(a, p, c);
+    const independent = independentRows(kernels, a, p, c);
     if (independent.length < p) return yield* rankDeficientMachineWork(kernels, index, rows, cols, full, a, bi, independent);
   }
   const { q, r } = yield* householderQrWork(kernels, a, p, c);

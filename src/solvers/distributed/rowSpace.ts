@@ -17,29 +17,25 @@ export const RANK_TOLERANCE = 1e-10;
 
 /**
  * Rows of a p x c row-major block that are linearly independent of the rows before them, greedily
- * in row order (a rank-revealing Gram-Schmidt, each row orthogonalized twice against the rows kept):
- * row k is dependent when what is left of it is at most RANK_TOLERANCE |a_k|. Local indices, ascending.
+ * in row order (a rank-revealing Gram-Schmidt, each row orthogonalized twice against the rows kept,
+ * by the backend's classical Gram-Schmidt pass): row k is dependent when what is left of it is at most
+ * RANK_TOLERANCE |a_k|. Local indices, ascending.
  */
-export function independentRows(a: Float64Array, p: number, c: number): Int32Array {
-  const basis: Float64Array[] = [];
+export function independentRows(kernels: Kernels, a: Float64Array, p: number, c: number): Int32Array {
+  // The kept rows' orthonormal basis, row by row (at most c of them).
+  const basis = new Float64Array(Math.min(p, c) * c);
+  const h = new Float64Array(Math.min(p, c));
   const kept: number[] = [];
   const v = new Float64Array(c);
-  for (let k = 0; k < p && basis.length < c; k++) {
+  for (let k = 0; k < p && kept.length < c; k++) {
     v.set(a.subarray(k * c, (k + 1) * c));
     const size = norm2(v);
     if (size === 0) continue;
-    for (let pass = 0; pass < 2; pass++) {
-      for (const u of basis) {
-        let s = 0;
-        for (let t = 0; t < c; t++) s += u[t] * v[t];
-        for (let t = 0; t < c; t++) v[t] -= s * u[t];
-      }
-    }
+    for (let pass = 0; pass < 2; pass++) kernels.dense.projectOut(basis, c, kept.length, v, h);
     const left = norm2(v);
     if (left <= RANK_TOLERANCE * size) continue;
-    const u = new Float64Array(c);
+    const u = basis.subarray(kept.length * c, (kept.length + 1) * c);
     for (let t = 0; t < c; t++) u[t] = v[t] / left;
-    basis.push(u);
     kept.push(k);
   }
   return Int32Array.from(kept);
@@ -70,16 +66,9 @@ export function* rowSpaceBasisWork(
   for (let t = 0; t < rank; t++) selected.set(a.subarray(independent[t] * c, (independent[t] + 1) * c), t * c);
   const { q } = yield* householderQrWork(kernels, selected, rank, c);
   yield undefined;
+  // R_i = Q_i^T A_i^T: row t is A_i q_t, the backend's product of the rank rows of Q_i^T with A_i's p rows.
   const reduced = new Float64Array(rank * p);
-  for (let t = 0; t < rank; t++) {
-    const qt = q.subarray(t * c, (t + 1) * c);
-    for (let j = 0; j < p; j++) {
-      let s = 0;
-      const off = j * c;
-      for (let u = 0; u < c; u++) s += qt[u] * a[off + u];
-      reduced[t * p + j] = s;
-    }
-  }
+  kernels.dense.multiplyByTransposeRows(q, a, c, 0, rank, p, reduced, p);
   yield undefined;
   // R_i^T = U T (QR of the p x rank matrix R_i^T, stored as its rank rows), y = T^{-1} U^T b_i.
   const { q: u, r: triangle } = yield* householderQrWork(kernels, reduced, rank, p);

@@ -271,7 +271,7 @@ function denseRowBasis(kernels: Kernels, a: CsrMatrix, bi: Float64Array, cols: I
   const block = new Float64Array(p * c);
   for (let k = 0; k < p; k++)
     for (let e = support.rowPtr[k]; e < support.rowPtr[k + 1]; e++) block[k * c + support.colIdx[e]] = support.values[e];
-  const rows = independentRows(block, p, c);
+  const rows = independentRows(kernels, block, p, c);
   const { reduced, qtx0 } = runSync(rowSpaceBasisWork(kernels, block, p, c, rows, bi));
   const rhs = Float64Array.from(rows, (k) => {
     let sum = 0;
