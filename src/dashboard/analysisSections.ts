@@ -6,7 +6,7 @@
  */
 import { ALGORITHM_NAMES, ALGORITHMS, type Analysis, type Job, type Run } from './apiTypes.js';
 import { h, scrollingTable } from './dom.js';
-import { formatAngle, formatInteger, formatNumber, formatRate, formatTime, yesNo } from './format.js';
+import { formatAngle, formatInteger, formatNumber, formatRate, formatSetting, formatTime, yesNo } from './format.js';
 import { thetaHeatmap } from './heatmap.js';
 import { phiChart } from './phiChart.js';
 import { statusBadge } from './statusBadge.js';
@@ -224,7 +224,7 @@ function unattainableWarning(analysis: Analysis): HTMLElement | null {
   return h(
     'p',
     { class: 'unattainable' },
-    `⚠ The tolerance ${formatNumber(tolerance)} is below the attainable accuracy eps κ(A) = ${formatNumber(attainableAccuracy)}: `,
+    `⚠ The tolerance ${formatSetting(tolerance)} is below the attainable accuracy eps κ(A) = ${formatNumber(attainableAccuracy)}: `,
     'these predictions are exact arithmetic’s; in double precision a run may stagnate near it instead.',
   );
 }
@@ -296,7 +296,7 @@ export function ratesSection(analysis: Analysis, runs: Partial<Record<string, Ru
       'p',
       { class: 'hint' },
       `Optimal rate ρ (smaller is faster) with the bounds of Table 1; the upper bound's hypothesis is (m − 1) cos(theta_H) < 1. `,
-      `Predicted iterations to reduce the error by ${formatNumber(analysis.recommendation.tolerance)}: ⌈ln(tol) / ln(ρ)⌉. `,
+      `Predicted iterations to reduce the error by ${formatSetting(analysis.recommendation.tolerance)}: ⌈ln(tol) / ln(ρ)⌉. `,
       'ρ̂: the rate the run showed.',
     ),
     unattainableWarning(analysis),
@@ -446,7 +446,7 @@ export function timeToSolutionSection(analysis: Analysis): HTMLElement | string 
     h(
       'p',
       { class: 'hint' },
-      `Iterations at each optimal rate to reduce the error by ${formatNumber(analysis.recommendation.tolerance)}; `,
+      `Iterations at each optimal rate to reduce the error by ${formatSetting(analysis.recommendation.tolerance)}; `,
       `seconds per iteration priced here on the ${calibration.backend} kernels (measured ${formatTime(calibration.measuredAt)})`,
       assumptions
         ? `, and on the deployment: ${formatNumber(assumptions.machineGflops)} GFLOP/s and ${formatNumber(assumptions.memoryBandwidthGBs)} GB/s per machine, ${formatNumber(assumptions.latencyMicroseconds)} µs latency, ${formatNumber(assumptions.bandwidthGBs)} GB/s links`

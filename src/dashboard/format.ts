@@ -17,6 +17,16 @@ export function formatNumber(value: number | null | undefined, digits = 4): stri
 }
 
 /**
+ * A setting the user chose (a tolerance): as written when that is short (1e-8, 0.001), not padded to the measured
+ * values' digits ("1.000e-8").
+ */
+export function formatSetting(value: number | null | undefined): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return formatNumber(value);
+  const written = String(value);
+  return written.length <= 7 ? written : formatNumber(value);
+}
+
+/**
  * A rate or other number near 1 (the one formatter of rates: tables, legends, the comparison line). `gap`, 1 - rate
  * without cancellation (an analysis' rates carry it), is shown for a rate that rounds to 1: 1 - 7.79e-27, not 1.
  */

@@ -1,6 +1,6 @@
 /** The dashboard's text for a job's matrix (src/dashboard/format.ts), as its job page and the activity list show it. */
 import { describe, expect, it } from 'vitest';
-import { formatMatrix } from '../../src/dashboard/format.js';
+import { formatMatrix, formatSetting } from '../../src/dashboard/format.js';
 
 describe('formatMatrix', () => {
   it('a regression reads rows x features (it read "regression n = 300 (rows 300, ...)" for 200 features)', () => {
@@ -18,5 +18,15 @@ describe('formatMatrix', () => {
     expect(formatMatrix(gaussian)).toBe('gaussian n = 120 (mean 1, std 1, seed 1)');
     expect(formatMatrix({ format: 'coo', n: 1000, nnz: 4996 })).toBe('coo n = 1,000, nnz 4,996');
     expect(formatMatrix({ format: 'stored', n: 62, nnz: 450, id: '01M7Z' })).toBe('stored 01M7Z, n = 62, nnz 450');
+  });
+});
+
+describe('formatSetting', () => {
+  it('a tolerance reads as written (it read "1.000e-8"); a long value as the measured ones', () => {
+    expect(formatSetting(1e-8)).toBe('1e-8');
+    expect(formatSetting(0.001)).toBe('0.001');
+    expect(formatSetting(2.5e-10)).toBe('2.5e-10');
+    expect(formatSetting(1 / 3)).toBe('0.3333');
+    expect(formatSetting(null)).toBe('—');
   });
 });
