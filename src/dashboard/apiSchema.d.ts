@@ -1496,6 +1496,7 @@ export interface components {
         Advice: {
             /** @description The balance the constructed candidates keep. */
             imbalance: number;
+            /** @description The given partition first, then contiguous, round-robin, rcm-contiguous and the row graph's partitions, then 'refined' where it ran. On a tall matrix whose given partition is at kappa(S) = 1 (to 1e-8), the least any partition has, only the given, contiguous and round-robin ones: the row graph is not built. */
             candidates: components["schemas"]["PartitionCandidate"][];
             /** @description The candidate of least kappa(S), which decides APC's rate (the given partition on a tie); take it as partition { "fromAdvice": id }. */
             best: components["schemas"]["PartitionStrategy"];

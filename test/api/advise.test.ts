@@ -101,6 +101,28 @@ describe('advise jobs', () => {
     expect(served.json<{ assignment: number[] }>().assignment).toEqual(best.assignment);
   }, 120_000);
 
+  it('on a regression whose machines each span R^n: the given partition at kappa(S) = 1, no row-graph candidate made', async () => {
+    const matrix = { format: 'generator', generator: 'regression', rows: 240, n: 8, skew: 0, sigma: 0.1, seed: 4 };
+    const advise = await runJob(service.app, { type: 'advise', matrix, partition: { machines: 4 } });
+    expect(advise.status, JSON.stringify(advise.error)).toBe('succeeded');
+    const advice = advise.result!.advice!;
+    // The job's analysis hands the given partition over: at kappa(S) = 1 nothing is lower, so the graph is not built.
+    expect(advice.best).toBe('given');
+    expect(Math.abs(advice.candidates[0].kappaS! - 1)).toBeLessThan(1e-8);
+    expect(advice.candidates.map((c) => c.strategy)).toEqual(['given', 'contiguous', 'round-robin']);
+    // Contiguous is the given partition of { machines: 4 } (evaluated once); round-robin is not evaluated, and says why.
+    expect(advice.candidates[1].kappaS).toBe(advice.candidates[0].kappaS);
+    expect(advice.candidates[2]).toMatchObject({ kappaS: null, timeToSolution: null });
+    expect(advice.candidates[2].notComputed).toContain('the least any partition has');
+    expect(advice.summary).toMatch(
+      /APC's optimal rate is 0: in exact arithmetic it converges in at most one iteration\. No partition of the row graph/,
+    );
+    const solve = await runJob(service.app, { type: 'solve', algorithms: ['apc'], matrix, partition: { fromAdvice: advise.id } });
+    expect(solve.status).toBe('succeeded');
+    expect(solve.result!.runs.apc!.status).toBe('converged');
+    expect(solve.result!.runs.apc!.iterations).toBeLessThanOrEqual(1);
+  }, 120_000);
+
   it("on a shuffled Poisson matrix on CSR: each candidate kappa(S) an analyze job's, the best far below the given", async () => {
     const advise = await runJob(service.app, { type: 'advise', matrix: coo, partition: { machines: 4 } });
     expect(advise.status, JSON.stringify(advise.error)).toBe('succeeded');

@@ -437,7 +437,11 @@ export const PartitionCandidateSchema = z
 export const AdviceSchema = z
   .object({
     imbalance: z.number().describe('The balance the constructed candidates keep.'),
-    candidates: z.array(PartitionCandidateSchema),
+    candidates: z
+      .array(PartitionCandidateSchema)
+      .describe(
+        "The given partition first, then contiguous, round-robin, rcm-contiguous and the row graph's partitions, then 'refined' where it ran. On a tall matrix whose given partition is at kappa(S) = 1 (to 1e-8), the least any partition has, only the given, contiguous and round-robin ones: the row graph is not built.",
+      ),
     best: PartitionStrategySchema.describe(
       'The candidate of least kappa(S), which decides APC\'s rate (the given partition on a tie); take it as partition { "fromAdvice": id }.',
     ),

@@ -8,7 +8,8 @@ import { runSync } from '../../../src/solvers/cooperative.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { adviseWork } from '../../../src/solvers/partitioning/advisor.js';
 import { csrFromDense, csrToDense } from '../../../src/solvers/sparse/csr.js';
-import { analyze } from '../../../src/solvers/analysis/analyze.js';
+import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
+import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
@@ -54,7 +55,12 @@ describeEachBackend('partition advisor on a regression whose machines each span 
       expect(given.strategy).toBe('given');
       expect(Math.abs(given.kappaS! - 1)).toBeLessThan(1e-8);
       expect(advice.best).toBe('given');
-      expect(advice.summary).toMatch(/^The given partition is the best found: kappa\(S\) = 1\.000/);
+      expect(advice.summary).toMatch(
+        /^The given partition is the best found: kappa\(S\) = 1 \(to 1e-8\), the least any partition has, so APC's optimal rate is 0/,
+      );
+      // The given partition is evaluated first: at kappa(S) = 1 the row graph's candidates are not made at all.
+      expect(advice.candidates.map((c) => c.strategy)).toEqual(['given', 'contiguous', 'round-robin']);
+      expect(advice.summary).toContain('No partition of the row graph was made (RCM, graph partitioners): none could be lower.');
       // The contiguous candidate is the given partition (evaluated once); the others are not evaluated, and say why.
       for (const candidate of others.filter((c) => c.strategy !== 'contiguous')) {
         expect(candidate.kappaS, candidate.strategy).toBeNull();
@@ -68,6 +74,14 @@ describeEachBackend('partition advisor on a regression whose machines each span 
         createProblem({ A, partition: partitionFromAssignment(Int32Array.from(roundRobin.assignment), 4) }),
       );
       expect(Math.abs(analyze(system).conditioning.kappaS - 1)).toBeLessThan(1e-8);
+      // What the summary promises: APC on the given partition converges in at most one iteration, here to x_W of noisy labels
+      // (each machine's rows span R^8: its start, the machines' local least-squares points averaged, is x_W already).
+      const noisy = Float64Array.from({ length: rows }, (_, k) => 1 + 0.1 * Math.sin(k));
+      const givenSystem = buildDistributedSystem(createProblem({ A, rhs: noisy, partition: { machines: 4 } }));
+      const run = runAlgorithm(givenSystem, 'apc', spectralDataOf(analyze(givenSystem)), { tolerance: 1e-10, maxIterations: 100 });
+      expect(run.status, run.stopReason).toBe('converged');
+      expect(run.target).toBe('block-weighted');
+      expect(run.iterations).toBeLessThanOrEqual(1);
     });
   }
 });
