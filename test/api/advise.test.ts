@@ -97,6 +97,7 @@ describe('advise jobs', () => {
     expect(solve.status).toBe('succeeded');
     expect(solve.partition).toEqual({ kind: 'fromAdvice', m: 4, sizes: best.sizes, fromAdvice: advise.id });
     expect(solve.result!.runs.apc).toMatchObject({ status: 'converged', iterations: 1 });
+    expect(solve.result!.runs.apc!.stopReason).toMatch(/^Converged after 1 iteration: /);
     const served = await service.app.inject({ method: 'GET', url: `/v1/jobs/${solve.id}/partition` });
     expect(served.json<{ assignment: number[] }>().assignment).toEqual(best.assignment);
   }, 120_000);

@@ -44,7 +44,7 @@ import { initialMeasures, updateMeasures, type LiveRunMeasures, type RunMeasures
 import { sameParameters, SnapshotMismatchError, type RunSnapshot } from './snapshot.js';
 import { DEFAULT_TRACE_CAP, TraceRecorder } from './traceRecorder.js';
 import type { ResidualGrowth, RunOptions, RunResult, RunStatus, RunTarget } from './types.js';
-import { closeToOneText } from '../numberText.js';
+import { closeToOneText, toleranceText } from '../numberText.js';
 
 export { DEFAULT_TRACE_CAP } from './traceRecorder.js';
 
@@ -129,6 +129,8 @@ function relativeDistance(x: Float64Array, y: Float64Array, normY: number): numb
 }
 
 const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : String(x));
+/** "1 iteration", "12 iterations". */
+const iterationsText = (k: number): string => `${k} iteration${k === 1 ? '' : 's'}`;
 /**
  * A rate: near 1 as 1 - d or 1 + d (../numberText.ts), so that a rate just below 1 is not written 1.000e+0; one that
  * rounds to 1 with a known gap (1 - rho, rateGap) as 1 - gap.
@@ -443,7 +445,7 @@ export function* runWork(
       const { residual, error, consensus, initialResidual, initialError, consensusScale } = measures;
       // Below eps a relative residual is rounding: growth is judged from there at least.
       if (residual > divergenceTolerance * Math.max(initialResidual, Number.EPSILON)) {
-        return `the relative residual ${fmt(residual)} exceeds divergenceTolerance ${fmt(divergenceTolerance)} times its initial value ${fmt(initialResidual)}`;
+        return `the relative residual ${fmt(residual)} exceeds divergenceTolerance ${toleranceText(divergenceTolerance)} times its initial value ${fmt(initialResidual)}`;
       }
       if (error !== null && initialError !== null && error > DIVERGENCE_FACTOR * Math.max(initialError, Number.MIN_VALUE)) {
         return `the relative error ${fmt(error)} exceeds ${DIVERGENCE_FACTOR.toExponential(0)} times its initial value ${fmt(initialError)}`;
@@ -465,13 +467,14 @@ export function* runWork(
       const { residual, error } = measures;
       const tests = [
         inconsistent
-          ? `relative error to the ${target} solution ${fmt(error ?? Number.NaN)} <= tolerance ${fmt(tolerance)} (the system is inconsistent)`
+          ? `relative error to the ${target} solution ${fmt(error ?? Number.NaN)} <= tolerance ${toleranceText(tolerance)} (the system is inconsistent)`
           : residual <= tolerance
-            ? `relative residual ${fmt(residual)} <= tolerance ${fmt(tolerance)}`
-            : `residual |A x - b| = ${fmt(residual * residualScale)} <= absoluteTolerance ${fmt(absoluteTolerance)}`,
+            ? `relative residual ${fmt(residual)} <= tolerance ${toleranceText(tolerance)}`
+            : `residual |A x - b| = ${fmt(residual * residualScale)} <= absoluteTolerance ${toleranceText(absoluteTolerance)}`,
       ];
-      if (errorTolerance !== null) tests.push(`relative error ${fmt(error ?? Number.NaN)} <= errorTolerance ${fmt(errorTolerance)}`);
-      return `Converged after ${iteration} iterations: ${tests.join(', ')}.`;
+      if (errorTolerance !== null)
+        tests.push(`relative error ${fmt(error ?? Number.NaN)} <= errorTolerance ${toleranceText(errorTolerance)}`);
+      return `Converged after ${iterationsText(iteration)}: ${tests.join(', ')}.`;
     };
     const testStop = (): void => {
       const bad = nonFinite();
@@ -508,7 +511,7 @@ export function* runWork(
     while (status === null) {
       if (signal?.aborted) {
         status = 'cancelled';
-        stopReason = `Cancelled after ${iteration} iterations (the abort signal fired); relative residual ${fmt(measures.residual)}.`;
+        stopReason = `Cancelled after ${iterationsText(iteration)} (the abort signal fired); relative residual ${fmt(measures.residual)}.`;
         break;
       }
       if (iteration >= maxIterations) {
@@ -526,7 +529,7 @@ export function* runWork(
       }
       if (maxWallTimeMs !== null && performance.now() - started >= maxWallTimeMs) {
         status = 'max-wall-time';
-        stopReason = `Stopped at maxWallTimeMs = ${maxWallTimeMs} after ${iteration} iterations: relative residual ${fmt(measures.residual)}.`;
+        stopReason = `Stopped at maxWallTimeMs = ${maxWallTimeMs} after ${iterationsText(iteration)}: relative residual ${fmt(measures.residual)}.`;
         break;
       }
       method.step();
@@ -540,7 +543,7 @@ export function* runWork(
       } catch (thrown) {
         if (!(thrown instanceof CancelledError)) throw thrown;
         status = 'cancelled';
-        stopReason = `Cancelled after ${iteration} iterations; relative residual ${fmt(measures.residual)}.`;
+        stopReason = `Cancelled after ${iterationsText(iteration)}; relative residual ${fmt(measures.residual)}.`;
       } finally {
         snapshotsAt(null);
       }
