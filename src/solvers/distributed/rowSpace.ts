@@ -17,18 +17,31 @@ export const RANK_TOLERANCE = 1e-10;
 
 /**
  * Rows of a p x c row-major block that are linearly independent of the rows before them, greedily
- * in row order (a rank-revealing Gram-Schmidt, each row orthogonalized twice against the rows kept,
- * by the backend's classical Gram-Schmidt pass): row k is dependent when what is left of it is at most
- * RANK_TOLERANCE |a_k|. Local indices, ascending.
+ * in row order (rankRevealingRows). Local indices, ascending.
  */
 export function independentRows(kernels: Kernels, a: Float64Array, p: number, c: number): Int32Array {
+  return rankRevealingRows(kernels, p, c, (k, v) => v.set(a.subarray(k * c, (k + 1) * c))).rows;
+}
+
+/**
+ * The rows of a p x c block (row k written into v by `fill`) that are linearly independent of the rows before them,
+ * greedily in row order, and an orthonormal basis of their span: a rank-revealing Gram-Schmidt, each row orthogonalized
+ * twice against the rows kept by the backend's classical Gram-Schmidt pass; row k is dependent when what is left of it is
+ * at most RANK_TOLERANCE |a_k|. Past c kept rows the rest are dependent and not read. Memory: the basis (rank x c).
+ */
+export function rankRevealingRows(
+  kernels: Kernels,
+  p: number,
+  c: number,
+  fill: (k: number, v: Float64Array) => void,
+): { rows: Int32Array; basis: Float64Array } {
   // The kept rows' orthonormal basis, row by row (at most c of them).
   const basis = new Float64Array(Math.min(p, c) * c);
   const h = new Float64Array(Math.min(p, c));
   const kept: number[] = [];
   const v = new Float64Array(c);
   for (let k = 0; k < p && kept.length < c; k++) {
-    v.set(a.subarray(k * c, (k + 1) * c));
+    fill(k, v);
     const size = norm2(v);
     if (size === 0) continue;
     for (let pass = 0; pass < 2; pass++) kernels.dense.projectOut(basis, c, kept.length, v, h);
@@ -38,7 +51,7 @@ export function independentRows(kernels: Kernels, a: Float64Array, p: number, c:
     for (let t = 0; t < c; t++) u[t] = v[t] / left;
     kept.push(k);
   }
-  return Int32Array.from(kept);
+  return { rows: Int32Array.from(kept), basis: basis.subarray(0, kept.length * c) };
 }
 
 export interface RowSpaceBasis {

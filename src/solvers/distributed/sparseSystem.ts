@@ -40,7 +40,8 @@ import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.j
 import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { gramRowBasis } from '../sparse/droppingCholesky.js';
-import { independentRows, RANK_TOLERANCE, rowSpaceBasisWork } from './rowSpace.js';
+import { RANK_TOLERANCE } from './rowSpace.js';
+import { streamedRowBasisWork } from './streamedRowBasis.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { ArenaStaging } from '../linalg/wasmRowKernels.js';
 import type { CsrMachineData, CsrSystem } from '../machines/machineData.js';
@@ -143,8 +144,8 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
  * side b_S' = A_S A_i^+ b_i come from a rank-revealing factorization (rowSpaceRoute): SuiteSparseQR of A_i^T on
  * the native backend (kernels.spqr, native/src/spqr_native.c: a row is dependent when what is left of it after the
  * rows pivoted before it is at most RANK_TOLERANCE of its norm, the dense path's test); on the TypeScript one the
- * dense path's own routine up to DENSE_ROW_SPACE_MAX_ENTRIES, above it the pivot-dropping Cholesky of A_i A_i^T,
- * nothing p x c being dense (../sparse/droppingCholesky.ts, coarser: ~1e-7 rad). The projection passes use the rows
+ * dense path's test streamed over the rows (./streamedRowBasis.ts) up to STREAMED_BASIS_MAX_ENTRIES, above it the
+ * pivot-dropping Cholesky of A_i A_i^T (../sparse/droppingCholesky.ts, coarser: ~1e-7 rad); nothing p x c is dense. The projection passes use the rows
  * A_S with b_S': {x : A_S x = b_S'} is the set of
  * the machine's local least-squares solutions ({A_i x = b_i} when that is consistent), and
  * A_S^+ (A_S x - b_S') = A_i^+ (A_i x - b_i), the same projection as the dense path's. The gradient
@@ -222,7 +223,7 @@ function independentRowsOf(
   cols: Int32Array,
   gramOfRows: CsrMatrix | null,
 ): { rows: Int32Array; rhs: Float64Array } {
-  if (rowSpaceRoute(kernels, a.rows, cols.length) === 'dense') return denseRowBasis(kernels, a, bi, cols);
+  if (rowSpaceRoute(kernels, a.rows, cols.length) === 'streamed') return runSync(streamedRowBasisWork(kernels, onSupport(a, cols), bi));
   if (kernels.spqr === null) {
     try {
       return gramRowBasis(gramOfRows ?? gramMatrix(a), bi);
@@ -242,43 +243,22 @@ function independentRowsOf(
 }
 
 /**
- * Most entries of a machine's dense block on its support (p x c) for which the TypeScript backend finds its row space
- * densely (32 MiB): the pivot-dropping Cholesky keeps rows greedily, and on a block of many random sparse rows (2000 x
- * 500) the kept rows grew so ill-conditioned that rounding kept a dependent row or stalled the conjugate gradients of
- * b_S' (the job failed with singular-matrix).
+ * Most entries of the basis a CSR machine's streamed row space holds (rank x c <= min(p, c) x c; 32 MiB) on the TypeScript
+ * backend: ./streamedRowBasis.ts up to it, the pivot-dropping Cholesky above. The Cholesky keeps rows greedily, and on
+ * machines of many random sparse rows (2,000 or 10,000 rows on 500 columns) the kept rows grew so ill-conditioned that
+ * rounding kept a dependent row or stalled the conjugate gradients of b_S' (the job failed with singular-matrix).
  */
-const DENSE_ROW_SPACE_MAX_ENTRIES = 2 ** 22;
+const STREAMED_BASIS_MAX_ENTRIES = 2 ** 22;
 
 /**
  * How a CSR machine with dependent rows finds them: SuiteSparseQR on the native backend; on the TypeScript one the dense
- * path's rank-revealing Gram-Schmidt and Householder QR (./rowSpace.ts) up to DENSE_ROW_SPACE_MAX_ENTRIES, the
- * pivot-dropping Cholesky above. The first two drop rows within RANK_TOLERANCE (1e-10 rad) of the others' span, the
- * last within ~1e-7 rad (../sparse/droppingCholesky.ts).
+ * path's rank-revealing Gram-Schmidt and Householder QR streamed over its rows (./streamedRowBasis.ts) up to
+ * STREAMED_BASIS_MAX_ENTRIES, the pivot-dropping Cholesky above. The first two drop rows within RANK_TOLERANCE (1e-10 rad)
+ * of the others' span, the last within ~1e-7 rad (../sparse/droppingCholesky.ts).
  */
-function rowSpaceRoute(kernels: Kernels, p: number, c: number): 'suitesparseqr' | 'dense' | 'dropping-cholesky' {
+function rowSpaceRoute(kernels: Kernels, p: number, c: number): 'suitesparseqr' | 'streamed' | 'dropping-cholesky' {
   if (kernels.spqr !== null) return 'suitesparseqr';
-  return p * c <= DENSE_ROW_SPACE_MAX_ENTRIES ? 'dense' : 'dropping-cholesky';
-}
-
-/**
- * The independent rows and b_S' of a machine from its dense block on its support, as a dense machine finds them
- * (./rowSpace.ts): A_i = R_i^T Q_i^T, so b_S' = A_S x_0 = R_i[:, S]^T (Q_i^T x_0).
- */
-function denseRowBasis(kernels: Kernels, a: CsrMatrix, bi: Float64Array, cols: Int32Array): { rows: Int32Array; rhs: Float64Array } {
-  const p = a.rows;
-  const c = cols.length;
-  const support = onSupport(a, cols);
-  const block = new Float64Array(p * c);
-  for (let k = 0; k < p; k++)
-    for (let e = support.rowPtr[k]; e < support.rowPtr[k + 1]; e++) block[k * c + support.colIdx[e]] = support.values[e];
-  const rows = independentRows(kernels, block, p, c);
-  const { reduced, qtx0 } = runSync(rowSpaceBasisWork(kernels, block, p, c, rows, bi));
-  const rhs = Float64Array.from(rows, (k) => {
-    let sum = 0;
-    for (let u = 0; u < rows.length; u++) sum += reduced[u * p + k] * qtx0[u];
-    return sum;
-  });
-  return { rows, rhs };
+  return Math.min(p, c) * c <= STREAMED_BASIS_MAX_ENTRIES ? 'streamed' : 'dropping-cholesky';
 }
 
 /** A machine's rows on its support: column indices local to cols (the same row pointers and values). */

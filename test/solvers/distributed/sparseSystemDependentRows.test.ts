@@ -1,8 +1,8 @@
 /**
  * CSR machines whose rows are dependent (src/solvers/distributed/sparseSystem.ts): the independent rows S
  * and b_S' = A_S A_i^+ b_i by SuiteSparseQR on the native backend; on the TypeScript one by the dense path's
- * routine (src/solvers/distributed/rowSpace.ts) up to 2^22 entries of a machine's block on its support, by the
- * pivot-dropping Cholesky (src/solvers/sparse/droppingCholesky.ts) above, nothing p x c being dense:
+ * test streamed over the rows (src/solvers/distributed/streamedRowBasis.ts) while the basis holds at most 2^22
+ * entries, by the pivot-dropping Cholesky (src/solvers/sparse/droppingCholesky.ts) above, nothing p x c being dense:
  *  - ash608 with noisy labels on 4 machines: each machine's rank is NumPy's matrix_rank, its solution set
  *    {A_S x = b_S'} holds NumPy's A_i^+ b_i (its minimum-norm point), and APC reaches NumPy's block-weighted
  *    solution x_W (scripts/dependentRowsReference.py, test/fixtures/ash608Noisy.json);
@@ -11,8 +11,9 @@
  *  - built on two threads, the same machines as on one;
  *  - a 600 x 40 random sparse regression on 3 machines of 200 rows (one of rank 39), whose row-basis factor R fills: the
  *    addon's second QR (x_0, of R^T) runs dense there, SuiteSparseQR's on ash608, whose R stays sparse; both against
- *    NumPy (scripts/filledRowBasisReference.py, test/fixtures/tallFilledSparse.json). The pivot-dropping Cholesky
- *    failed this case (its greedily kept rows so ill-conditioned that rounding kept a 41st row of 40 columns).
+ *    NumPy (scripts/filledRowBasisReference.py, test/fixtures/tallFilledSparse.json); on TypeScript its 200 rows are
+ *    streamed in two blocks. The pivot-dropping Cholesky failed this case (its greedily kept rows so ill-conditioned
+ *    that rounding kept a 41st row of 40 columns).
  * (Every algorithm reaching ones on ash608 with b = A ones: ./tallSystems.test.ts, on both backends.)
  */
 import { readFileSync } from 'node:fs';
@@ -122,7 +123,7 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     const run = runAlgorithm(system, 'apc', spectralDataOf(analyze(system)), { tolerance: 1e-12, maxIterations: 5000 });
     expect(run.status, run.stopReason).toBe('converged');
     expect(relativeDifference(run.solution, filled.blockWeighted)).toBeLessThan(1e-8);
-    // The addon's route for x_0 (the TypeScript backend's dense route has one): dense where R fills, as here,
+    // The addon's route for x_0 (the TypeScript backend's streamed route has one): dense where R fills, as here,
     // SuiteSparseQR's where it stays sparse, as on ash608's machines (152 rows on ~170 columns).
     if (backend === 'native' && !withoutSpqr) {
       expect(system.machines.map((machine) => addonRowBasis(machine).denseSolve)).toEqual([true, true, true]);
