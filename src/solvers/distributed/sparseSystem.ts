@@ -145,8 +145,8 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
  * the native backend (kernels.spqr, native/src/spqr_native.c: a row is dependent when what is left of it after the
  * rows pivoted before it is at most RANK_TOLERANCE of its norm, the dense path's test); on the TypeScript one the
  * dense path's test streamed over the rows (./streamedRowBasis.ts) up to STREAMED_BASIS_MAX_ENTRIES, above it the
- * pivot-dropping Cholesky of A_i A_i^T (../sparse/droppingCholesky.ts, coarser: ~1e-7 rad); nothing p x c is dense. The projection passes use the rows
- * A_S with b_S': {x : A_S x = b_S'} is the set of
+ * pivot-dropping Cholesky of A_i A_i^T (../sparse/droppingCholesky.ts, coarser: ~1e-7 rad); nothing p x c is dense.
+ * The projection passes use the rows A_S with b_S': {x : A_S x = b_S'} is the set of
  * the machine's local least-squares solutions ({A_i x = b_i} when that is consistent), and
  * A_S^+ (A_S x - b_S') = A_i^+ (A_i x - b_i), the same projection as the dense path's. The gradient
  * passes keep every row.
@@ -179,10 +179,11 @@ function rankDeficientSparseMachine(
     factor = factorKept();
   } catch (error) {
     if (!(error instanceof SingularMatrixError) || rowSpaceRoute(kernels, p, c) === 'dropping-cholesky') throw error;
-    // SuiteSparseQR and the dense route keep a row down to RANK_TOLERANCE (1e-10 rad) from the span of the others; the
-    // Cholesky factor of their Gram matrix, which squares that angle, cannot take one within ~1e-7 rad. Such rows are
-    // dropped as the pivot-dropping Cholesky drops them (../sparse/droppingCholesky.ts), from the rows kept: with b_S' = A_S A_i^+ b_i,
-    // A_S'' A_S^+ b_S' = A_S'' A_i^+ b_i, so the rows left keep the machine's local least-squares solutions.
+    // SuiteSparseQR and the streamed route keep a row down to RANK_TOLERANCE (1e-10 rad) from the span of the others;
+    // the Cholesky factor of their Gram matrix, which squares that angle, cannot take one within ~1e-7 rad. Such rows are
+    // dropped as the pivot-dropping Cholesky drops them (../sparse/droppingCholesky.ts), from the rows kept: with
+    // b_S' = A_S A_i^+ b_i, A_S'' A_S^+ b_S' = A_S'' A_i^+ b_i, so the rows left keep the machine's local least-squares
+    // solutions.
     const kept = gramRowBasis(g, bS);
     independent = Int32Array.from(kept.rows, (k) => independent[k]);
     bS = kept.rhs;

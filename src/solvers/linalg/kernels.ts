@@ -87,7 +87,8 @@ export interface Kernels {
   readonly metis: NativeMetis | null;
   /**
    * SuiteSparseQR: the independent rows of a CSR machine whose rows are dependent (../distributed/sparseSystem.ts);
-   * null: the pivot-dropping sparse Cholesky of ../sparse/droppingCholesky.ts.
+   * null: the streamed row basis of ../distributed/streamedRowBasis.ts, or the pivot-dropping sparse Cholesky of
+   * ../sparse/droppingCholesky.ts for a large basis.
    */
   readonly spqr: NativeSpqr | null;
   /** The addon's row kernels of the solver runs' dense passes (../linalg/rowKernels.ts); null: WebAssembly on an arena (`wasmArena`) or the TypeScript loops. */

@@ -2,7 +2,10 @@
  * The rows of a machine's block A_i (p x c) that span its row space, and the right-hand side of those rows
  * that keeps its local least-squares solutions, from a sparse Cholesky factorization of G_i = A_i A_i^T
  * that drops dependent rows (./sparseCholesky.ts, option `dropped`): the TypeScript backend's answer where
- * the native one runs SuiteSparseQR (native/src/spqr_native.c). Nothing p x c, nor p x p, is dense.
+ * the native one runs SuiteSparseQR (native/src/spqr_native.c) and the machine's row-space basis is too large to
+ * stream (../distributed/streamedRowBasis.ts), and the fallback of both for rows within ~1e-7 rad of the others.
+ * Nothing p x c, nor p x p, is dense. Its rows are kept greedily: on many random sparse rows they grow so
+ * ill-conditioned that rounding can keep a dependent row (the reason the streamed route exists).
  *
  * Which rows: up-looking Cholesky of P G_i P^T (AMD ordering). The pivot d_k of row k is sin^2 of the angle
  * between row k of A_i and the span of the rows kept before it, times G_kk; the row is dropped when
