@@ -14,12 +14,16 @@
  *    NumPy (scripts/filledRowBasisReference.py, test/fixtures/tallFilledSparse.json); on TypeScript its 200 rows are
  *    streamed in two blocks. The pivot-dropping Cholesky failed this case (its greedily kept rows so ill-conditioned
  *    that rounding kept a 41st row of 40 columns).
+ *  - a 1625 x 60 system (kappa(A) = 1.6) whose machines hold scaled copies of rows, where SuiteSparseQR's rank detection
+ *    kept a row in the others' span on one machine and called an independent one dead (the job failed with
+ *    singular-matrix): the streamed route chooses again; NumPy's ranks, x_W and x_LS (scripts/duplicatedRowsReference.py).
  * (Every algorithm reaching ones on ash608 with b = A ones: ./tallSystems.test.ts, on both backends.)
  */
 import { readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import { buildSparseSystem, type CsrMachineData } from '../../../src/solvers/distributed/sparseSystem.js';
+import { leastSquaresPoints } from '../../../src/solvers/distributed/leastSquares.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { nativeSpqr } from '../../../src/solvers/linalg/backend.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
@@ -28,7 +32,7 @@ import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { csrFromCoo, multiplyTransposed, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { solveCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
 import { describeEachBackend } from '../../support/backends.js';
-import { addonRowBasis, readMatrixCsr, relativeDifference } from '../sparse/support.js';
+import { addonRowBasis, readMatrixCsr, relativeDifference, tallSparseCaseMatrix, type TallSparseCase } from '../sparse/support.js';
 
 interface NoisyFixture {
   b: number[];
@@ -44,6 +48,7 @@ interface FilledFixture extends NoisyFixture {
   entries: [number, number, number][];
 }
 const filled = JSON.parse(readFileSync(new URL('../../fixtures/tallFilledSparse.json', import.meta.url), 'utf8')) as FilledFixture;
+const duplicated = JSON.parse(readFileSync(new URL('../../fixtures/duplicatedRowsSparse.json', import.meta.url), 'utf8')) as TallSparseCase;
 
 let ash: CsrMatrix;
 beforeAll(() => {
@@ -98,13 +103,7 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
   });
 
   it("a random sparse regression whose row-basis factor fills: NumPy's ranks and local least-squares points; APC reaches x_W", () => {
-    const A = csrFromCoo(
-      filled.rows,
-      filled.cols,
-      filled.entries.map((e) => e[0]),
-      filled.entries.map((e) => e[1]),
-      filled.entries.map((e) => e[2]),
-    );
+    const A = tallSparseCaseMatrix(filled);
     const system = buildSparseSystem(createProblem({ A, rhs: filled.b, partition: { machines: filled.machines } }));
     expect(system.machines.map((machine) => machine.rank)).toEqual(filled.ranks);
     // b_S' = A_S x_0 with NumPy's x_0. (Not x_0 back from {A_S x = b_S'}: the kept rows are taken greedily, and machine
@@ -129,6 +128,21 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
       expect(system.machines.map((machine) => addonRowBasis(machine).denseSolve)).toEqual([true, true, true]);
       const ashSystem = buildSparseSystem(createProblem({ A: ash, rhs: noisy.b, partition: { machines: 4 } }));
       expect(ashSystem.machines.map((machine) => addonRowBasis(machine).denseSolve)).toEqual([false, false, false, false]);
+    }
+  });
+
+  it("scaled copies of rows that SuiteSparseQR's rank detection misjudged: NumPy's ranks, x_W and x_LS", () => {
+    const A = tallSparseCaseMatrix(duplicated);
+    const system = buildSparseSystem(createProblem({ A, rhs: duplicated.b, partition: { machines: duplicated.machines } }));
+    expect(system.machines.map((machine) => machine.rank)).toEqual(duplicated.ranks);
+    const points = leastSquaresPoints(system);
+    expect(relativeDifference(points.blockWeighted, duplicated.blockWeighted)).toBeLessThan(1e-8);
+    expect(relativeDifference(points.leastSquares, duplicated.leastSquares)).toBeLessThan(1e-10);
+    // The machine SuiteSparseQR misjudged: its own choice of 60 rows spans 59 dimensions (the addon says rank 60).
+    if (backend === 'native' && !withoutSpqr) {
+      const basis = addonRowBasis(system.machines[2]);
+      expect(basis.rank).toBe(60);
+      expect(Array.from(basis.rows).sort((x, y) => x - y)).not.toEqual(Array.from(system.machines[2].projection!.rows));
     }
   });
 

@@ -10,7 +10,7 @@ import type { CsrMachineData } from '../../../src/solvers/distributed/sparseSyst
 import { nativeSpqr, type NativeRowBasis } from '../../../src/solvers/linalg/backend.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
-import { csrFromDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { csrFromCoo, csrFromDense, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { MatrixMarketStreamReader } from '../../../src/solvers/sparse/matrixMarketStream.js';
 import { MATRICES_DIR } from '../../support/sharedData.js';
@@ -136,4 +136,27 @@ export function addonRowBasis(machine: CsrMachineData): NativeRowBasis {
   machine.cols.forEach((col, t) => (local[col] = t));
   const colIdx = Int32Array.from(machine.a.colIdx.subarray(0, machine.a.rowPtr[machine.p]), (j) => local[j]);
   return nativeSpqr()!.spqrRowBasis(machine.p, machine.c, machine.a.rowPtr, colIdx, machine.a.values, machine.b, RANK_TOLERANCE);
+}
+
+/** A tall sparse case of scripts/tallSparseSearch.py: its entries, b, and NumPy's machine ranks, x_W and x_LS. */
+export interface TallSparseCase {
+  rows: number;
+  cols: number;
+  machines: number;
+  entries: [number, number, number][];
+  b: number[];
+  ranks: number[];
+  blockWeighted: number[];
+  leastSquares: number[];
+}
+
+/** The CSR matrix of a TallSparseCase (or of any fixture listing its entries so). */
+export function tallSparseCaseMatrix(c: Pick<TallSparseCase, 'rows' | 'cols' | 'entries'>): CsrMatrix {
+  return csrFromCoo(
+    c.rows,
+    c.cols,
+    c.entries.map((e) => e[0]),
+    c.entries.map((e) => e[1]),
+    c.entries.map((e) => e[2]),
+  );
 }
