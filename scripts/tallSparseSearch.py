@@ -2,10 +2,10 @@
 A random search over tall sparse systems, for the row bases of machines with dependent rows
 (src/solvers/distributed/sparseSystem.ts): each case with NumPy's machine ranks, x_W and x_LS.
 
-  python3 scripts/tallSparseSearch.py <seed> > /tmp/cases.json
+  python3 scripts/tallSparseSearch.py <seed> [large] > /tmp/cases.json
   node --import tsx scripts/tallSparseSearch.ts /tmp/cases.json
 
-Up to 24 cases a seed: n in {5, 12, 30, 60} unknowns, m in {2, 3, 5} contiguous machines of up to 6 n rows, k in
+Up to 24 cases a seed: n in {5, 12, 30, 60} unknowns (`large`: up to 6 cases, n in {100, 200, 400}), m in {2, 3, 5} contiguous machines of up to 6 n rows, k in
 {1, 2, 3, 5} nonzeros a row at random columns (values uniform in [-1, 1]), in 40% of the cases a fifth of the rows
 replaced by scaled copies of random rows; only cases of full column rank. b = A ones + 0.05 N(0, 1).
 """
@@ -17,11 +17,16 @@ import numpy as np
 from dependentRowsReference import machine_points
 
 
-def cases(seed):
-    """The accepted cases of NumPy's default_rng(seed), as (A, b, m)."""
+SMALL = ([5, 12, 30, 60], 24)
+LARGE = ([100, 200, 400], 6)
+
+
+def cases(seed, sizes=SMALL):
+    """The accepted cases of NumPy's default_rng(seed), as (A, b, m); sizes: the unknowns' choices and the draws."""
     rng = np.random.default_rng(seed)
-    for _ in range(24):
-        n = int(rng.choice([5, 12, 30, 60]))
+    choices, draws = sizes
+    for _ in range(draws):
+        n = int(rng.choice(choices))
         m = int(rng.choice([2, 3, 5]))
         per = int(rng.integers(m * n // m + 1, 6 * n))
         N = per * m
@@ -55,5 +60,6 @@ def reference(A, b, m):
 
 
 if __name__ == "__main__":
-    json.dump([reference(*case) for case in cases(int(sys.argv[1]))], sys.stdout)
+    sizes = LARGE if sys.argv[2:] == ["large"] else SMALL
+    json.dump([reference(*case) for case in cases(int(sys.argv[1]), sizes)], sys.stdout)
     sys.stdout.write("\n")

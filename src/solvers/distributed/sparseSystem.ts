@@ -184,8 +184,12 @@ function rankDeficientSparseMachine(
   // SuiteSparseQR's rank detection (Heath's) is a heuristic: it can keep a row in the others' span and call an
   // independent one dead, so that the kept rows miss a direction of R(A_i) (a 325 x 60 machine with scaled copies of
   // rows, kappa(A) = 1.6: its 60 kept rows spanned 59 dimensions). Where the Cholesky factorization of their Gram matrix
-  // refuses them, the streamed route (the dense path's Gram-Schmidt, on what is left of each row) chooses again.
-  if (factor === null && route === 'suitesparseqr' && streamedRouteFits(p, c)) {
+  // refuses them, or takes them with a condition number its refined solves cannot meet PROJECTION_ACCURACY under (a
+  // 502 x 100 machine: ~1.6e18, its x_W off by 7e-4), the streamed route (the dense path's Gram-Schmidt, on what is left
+  // of each row) chooses again.
+  const reChoose = route === 'suitesparseqr' && streamedRouteFits(p, c);
+  if (factor !== null && reChoose && !refinable(scaledConditionEstimate(g, factor))) factor = null;
+  if (factor === null && reChoose) {
     ({ rows: independent, rhs: bS } = runSync(streamedRowBasisWork(kernels, onSupport(a, cols), bi)));
     aS = selectRows(a, independent);
     g = gramMatrix(aS);
@@ -295,6 +299,12 @@ function onSupport(a: CsrMatrix, cols: Int32Array): CsrMatrix {
 /** Machine `index` of a setup on a worker thread (../parallel/taskWorker.ts): what sparseMachine builds on the calling thread. */
 // A task thread's entry: its kernels are those of the backend the task pool selected in it.
 export const runTask: TaskRunner = (spec, index) => sparseMachine(selectedKernels(), spec as SparseSetupSpec, index);
+
+/** Whether MAX_REFINEMENT corrections bring the solves with a Gram factor of this condition number to PROJECTION_ACCURACY. */
+function refinable(condition: number): boolean {
+  const contraction = condition * UNIT_ROUNDOFF;
+  return contraction < 1 && contraction ** (MAX_REFINEMENT + 1) <= PROJECTION_ACCURACY;
+}
 
 /** Corrections until (u kappa)^(steps + 1) <= PROJECTION_ACCURACY. */
 function refinementSteps(condition: number): number {

@@ -16,7 +16,9 @@
  *    that rounding kept a 41st row of 40 columns).
  *  - a 1625 x 60 system (kappa(A) = 1.6) whose machines hold scaled copies of rows, where SuiteSparseQR's rank detection
  *    kept a row in the others' span on one machine and called an independent one dead (the job failed with
- *    singular-matrix): the streamed route chooses again; NumPy's ranks, x_W and x_LS (scripts/duplicatedRowsReference.py).
+ *    singular-matrix): the streamed route chooses again; NumPy's ranks, x_W and x_LS (scripts/duplicatedRowsReference.py);
+ *  - a 2510 x 100 system where the rows SuiteSparseQR kept on one machine were taken by the Cholesky factorization at a
+ *    condition number of ~1.6e18 (x_W off by 7e-4): chosen again as well; NumPy's x_W and x_LS (the same script).
  * (Every algorithm reaching ones on ash608 with b = A ones: ./tallSystems.test.ts, on both backends.)
  */
 import { readFileSync } from 'node:fs';
@@ -48,7 +50,10 @@ interface FilledFixture extends NoisyFixture {
   entries: [number, number, number][];
 }
 const filled = JSON.parse(readFileSync(new URL('../../fixtures/tallFilledSparse.json', import.meta.url), 'utf8')) as FilledFixture;
-const duplicated = JSON.parse(readFileSync(new URL('../../fixtures/duplicatedRowsSparse.json', import.meta.url), 'utf8')) as TallSparseCase;
+const fixture = (name: string): TallSparseCase =>
+  JSON.parse(readFileSync(new URL(`../../fixtures/${name}.json`, import.meta.url), 'utf8')) as TallSparseCase;
+const duplicated = fixture('duplicatedRowsSparse');
+const illConditioned = fixture('illConditionedRowsSparse');
 
 let ash: CsrMatrix;
 beforeAll(() => {
@@ -144,6 +149,15 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
       expect(basis.rank).toBe(60);
       expect(Array.from(basis.rows).sort((x, y) => x - y)).not.toEqual(Array.from(system.machines[2].projection!.rows));
     }
+  });
+
+  it("rows SuiteSparseQR kept that the Cholesky factorization took ill-conditioned (~1.6e18): NumPy's x_W and x_LS", () => {
+    const A = tallSparseCaseMatrix(illConditioned);
+    const system = buildSparseSystem(createProblem({ A, rhs: illConditioned.b, partition: { machines: illConditioned.machines } }));
+    expect(system.machines.map((machine) => machine.rank)).toEqual(illConditioned.ranks);
+    const points = leastSquaresPoints(system);
+    expect(relativeDifference(points.blockWeighted, illConditioned.blockWeighted)).toBeLessThan(1e-8);
+    expect(relativeDifference(points.leastSquares, illConditioned.leastSquares)).toBeLessThan(1e-10);
   });
 
   it('a machine whose dense block would hold 2.5e7 entries: rank 2500, b_S the least-squares labels of each pair', () => {
