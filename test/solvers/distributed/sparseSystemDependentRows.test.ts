@@ -24,7 +24,7 @@
 import { readFileSync } from 'node:fs';
 import { beforeAll, expect, it } from 'vitest';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
-import { buildSparseSystem, type CsrMachineData } from '../../../src/solvers/distributed/sparseSystem.js';
+import { buildSparseSystem, type CsrMachineData, type CsrSystem } from '../../../src/solvers/distributed/sparseSystem.js';
 import { leastSquaresPoints } from '../../../src/solvers/distributed/leastSquares.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { nativeSpqr } from '../../../src/solvers/linalg/backend.js';
@@ -136,13 +136,18 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     }
   });
 
-  it("scaled copies of rows that SuiteSparseQR's rank detection misjudged: NumPy's ranks, x_W and x_LS", () => {
-    const A = tallSparseCaseMatrix(duplicated);
-    const system = buildSparseSystem(createProblem({ A, rhs: duplicated.b, partition: { machines: duplicated.machines } }));
-    expect(system.machines.map((machine) => machine.rank)).toEqual(duplicated.ranks);
+  /** The system of a case of scripts/tallSparseSearch.py, its machines' ranks, x_W and x_LS checked against NumPy's. */
+  function expectNumPyPoints(c: TallSparseCase): CsrSystem {
+    const system = buildSparseSystem(createProblem({ A: tallSparseCaseMatrix(c), rhs: c.b, partition: { machines: c.machines } }));
+    expect(system.machines.map((machine) => machine.rank)).toEqual(c.ranks);
     const points = leastSquaresPoints(system);
-    expect(relativeDifference(points.blockWeighted, duplicated.blockWeighted)).toBeLessThan(1e-8);
-    expect(relativeDifference(points.leastSquares, duplicated.leastSquares)).toBeLessThan(1e-10);
+    expect(relativeDifference(points.blockWeighted, c.blockWeighted)).toBeLessThan(1e-8);
+    expect(relativeDifference(points.leastSquares, c.leastSquares)).toBeLessThan(1e-10);
+    return system;
+  }
+
+  it("scaled copies of rows that SuiteSparseQR's rank detection misjudged: NumPy's ranks, x_W and x_LS", () => {
+    const system = expectNumPyPoints(duplicated);
     // The machine SuiteSparseQR misjudged: its own choice of 60 rows spans 59 dimensions (the addon says rank 60).
     if (backend === 'native' && !withoutSpqr) {
       const basis = addonRowBasis(system.machines[2]);
@@ -152,12 +157,7 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
   });
 
   it("rows SuiteSparseQR kept that the Cholesky factorization took ill-conditioned (~1.6e18): NumPy's x_W and x_LS", () => {
-    const A = tallSparseCaseMatrix(illConditioned);
-    const system = buildSparseSystem(createProblem({ A, rhs: illConditioned.b, partition: { machines: illConditioned.machines } }));
-    expect(system.machines.map((machine) => machine.rank)).toEqual(illConditioned.ranks);
-    const points = leastSquaresPoints(system);
-    expect(relativeDifference(points.blockWeighted, illConditioned.blockWeighted)).toBeLessThan(1e-8);
-    expect(relativeDifference(points.leastSquares, illConditioned.leastSquares)).toBeLessThan(1e-10);
+    expectNumPyPoints(illConditioned);
   });
 
   it('a machine whose dense block would hold 2.5e7 entries: rank 2500, b_S the least-squares labels of each pair', () => {
