@@ -188,7 +188,12 @@ function rankDeficientSparseMachine(
   // 502 x 100 machine: ~1.6e18, its x_W off by 7e-4), the streamed route (the dense path's Gram-Schmidt, on what is left
   // of each row) chooses again.
   const reChoose = route === 'suitesparseqr' && streamedRouteFits(p, c);
-  if (factor !== null && reChoose && !refinable(scaledConditionEstimate(g, factor))) factor = null;
+  // The estimate of the factor it checked, kept for the machine when that factor stands.
+  let checkedCondition: number | null = null;
+  if (factor !== null && reChoose) {
+    checkedCondition = scaledConditionEstimate(g, factor);
+    if (!refinable(checkedCondition)) [factor, checkedCondition] = [null, null];
+  }
   if (factor === null && reChoose) {
     ({ rows: independent, rhs: bS } = runSync(streamedRowBasisWork(kernels, onSupport(a, cols), bi)));
     aS = selectRows(a, independent);
@@ -215,7 +220,7 @@ function rankDeficientSparseMachine(
   const rank = independent.length;
   const { symbolic, values, work } = factor;
   const gram: CholeskyFactor = { symbolic, values, work };
-  const gramCondition = scaledConditionEstimate(g, gram);
+  const gramCondition = checkedCondition ?? scaledConditionEstimate(g, gram);
   return {
     index,
     rows,
@@ -289,7 +294,7 @@ function streamedRouteFits(p: number, c: number): boolean {
 }
 
 /** A machine's rows on its support: column indices local to cols (the same row pointers and values). */
-function onSupport(a: CsrMatrix, cols: Int32Array): CsrMatrix {
+export function onSupport(a: CsrMatrix, cols: Int32Array): CsrMatrix {
   const local = new Int32Array(a.cols);
   for (let t = 0; t < cols.length; t++) local[cols[t]] = t;
   const colIdx = Int32Array.from(a.colIdx.subarray(0, a.rowPtr[a.rows]), (j) => local[j]);

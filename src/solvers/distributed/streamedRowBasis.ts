@@ -14,7 +14,7 @@
  */
 import type { Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
-import type { CsrMatrix } from '../sparse/csr.js';
+import { multiply, selectRows, type CsrMatrix } from '../sparse/csr.js';
 import { rankRevealingRows } from './rowSpace.js';
 
 /** Rows of a streamed block, in multiples of the rank (a block's QR costs ~2 rank^2 (rank + block) flops). */
@@ -56,28 +56,14 @@ export function* streamedRowBasisWork(kernels: Kernels, a: CsrMatrix, b: Float64
     rhs.fill(0);
     rhs.set(d);
     for (let t = 0; t < count; t++) rhs[rank + t] = b[order[start + t]];
-    // M^T = R'^T q, i.e. M = q^T R': Q'^T = q (rank x width).
+    // M^T = R'^T q, i.e. M = q^T R': Q'^T = q (rank x width), d' = q [d; b_block].
     const qr = yield* kernels.dense.thinQrWork(stacked, rank, width);
-    for (let i = 0; i < rank; i++) {
-      let sum = 0;
-      for (let t = 0; t < width; t++) sum += qr.q[i * width + t] * rhs[t];
-      d[i] = sum;
-    }
+    kernels.dense.multiplyByTransposeRows(qr.q, rhs, width, 0, rank, 1, d, 1);
     r = qr.r;
   }
-  // y = R^{-1} d (R upper triangular, row-major), then x_0 = U^T y.
-  const y = new Float64Array(rank);
-  for (let i = rank - 1; i >= 0; i--) {
-    let sum = d[i];
-    for (let j = i + 1; j < rank; j++) sum -= r![i * rank + j] * y[j];
-    y[i] = sum / r![i * rank + i];
-  }
+  // y = R^{-1} d in place (R upper triangular, row-major), x_0 = U^T y, then b_S' = A_S x_0.
+  kernels.dense.solveRBlock(r!, rank, d, 1);
   const x0 = new Float64Array(c);
-  for (let i = 0; i < rank; i++) for (let t = 0; t < c; t++) x0[t] += basis[i * c + t] * y[i];
-  const values0 = Float64Array.from(rows, (k) => {
-    let sum = 0;
-    for (let e = rowPtr[k]; e < rowPtr[k + 1]; e++) sum += values[e] * x0[colIdx[e]];
-    return sum;
-  });
-  return { rows, rhs: values0 };
+  kernels.dense.combineRows(basis, c, rank, d, x0);
+  return { rows, rhs: multiply(selectRows(a, rows), x0, new Float64Array(rank)) };
 }

@@ -217,6 +217,9 @@ const TIE = 1e-8;
 const LEAST_KAPPA_S_NOTE =
   "kappa(S) not computed: the given partition's kappa(S) is 1 (to 1e-8), the least any partition has (S is then a multiple of I), so no candidate can be better.";
 
+/** Whether a kappa(S) is 1 to TIE, the least any partition has: nothing is lower. */
+const isLeastKappaS = (kappaS: number | null | undefined): boolean => kappaS != null && kappaS <= 1 + TIE;
+
 /** The candidates that need no row graph: the given partition, contiguous, round-robin. */
 function assignmentsWithoutGraph(problem: DenseProblem | CsrProblem): { strategy: PartitionStrategy; assignment: Int32Array }[] {
   const { partition } = problem;
@@ -438,7 +441,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     // built (a tall regression whose machines each span R^n: S = m I on any such partition; 200,000 x 500 on 100
     // machines, ~9 s a candidate).
     const given = evaluated[0];
-    if (given?.kappaS != null && given.kappaS <= 1 + TIE) {
+    if (isLeastKappaS(given?.kappaS)) {
       done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [LEAST_KAPPA_S_NOTE], seconds: null };
       evaluated.push(done);
       return done;
@@ -475,7 +478,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   // went to a multilevel partition whose kappa(S) was then not computed).
   const tall = problem.A.rows > problem.A.cols;
   if (tall && options.given === undefined) yield* evaluationWork(problem.partition.assignment, undefined, true);
-  const leastGiven = tall && evaluated[0]?.kappaS != null && evaluated[0].kappaS <= 1 + TIE;
+  const leastGiven = tall && isLeastKappaS(evaluated[0]?.kappaS);
   const assignments = leastGiven
     ? assignmentsWithoutGraph(problem)
     : candidateAssignments(problem, { ...options, imbalance, kernels }, graph ?? rowGraph(kernels, problem.A));
@@ -500,7 +503,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       if (evaluation.kappaS !== null && isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS < start.kappaS!))
         start = evaluation;
     // Nothing is below kappa(S) = 1: no refinement from there.
-    if (start !== null && start.kappaS! <= 1 + TIE) start = null;
+    if (isLeastKappaS(start?.kappaS)) start = null;
     // The refinement reads its machines' R alone where the candidates were evaluated from it (a square dense A: the rows'
     // Gram matrix and the given partition's factorization of A are had), else their system (basesWork).
     const fromR = rowGram !== undefined && factored !== undefined;
@@ -583,7 +586,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   const unattainable = kappaAtA === undefined ? '' : unattainableSentence(tolerance, attainableAccuracy(kappaAtA));
   const summary =
     (best === given
-      ? given.kappaS! <= 1 + TIE
+      ? isLeastKappaS(given.kappaS)
         ? "The given partition is the best found: kappa(S) = 1 (to 1e-8), the least any partition has, so APC's optimal rate is 0: in exact arithmetic it converges in at most one iteration." +
           (leastGiven ? ' No partition of the row graph was made (RCM, graph partitioners): none could be lower.' : '')
         : `The given partition is the best found: kappa(S) = ${format(given.kappaS!)}; no candidate lowers it.`

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { RANK_TOLERANCE } from '../../../src/solvers/distributed/rowSpace.js';
-import type { CsrMachineData } from '../../../src/solvers/distributed/sparseSystem.js';
+import { onSupport, type CsrMachineData } from '../../../src/solvers/distributed/sparseSystem.js';
 import { nativeSpqr, type NativeRowBasis } from '../../../src/solvers/linalg/backend.js';
 import type { DenseMatrix } from '../../../src/solvers/matrix.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
@@ -132,10 +132,8 @@ export const INTERSECTING_MACHINE_ROWS: readonly (readonly number[])[] = [
  * src/solvers/distributed/sparseSystem.ts calls it, with its rank tolerance: tests read which route its second QR took.
  */
 export function addonRowBasis(machine: CsrMachineData): NativeRowBasis {
-  const local = new Int32Array(machine.a.cols);
-  machine.cols.forEach((col, t) => (local[col] = t));
-  const colIdx = Int32Array.from(machine.a.colIdx.subarray(0, machine.a.rowPtr[machine.p]), (j) => local[j]);
-  return nativeSpqr()!.spqrRowBasis(machine.p, machine.c, machine.a.rowPtr, colIdx, machine.a.values, machine.b, RANK_TOLERANCE);
+  const { rowPtr, colIdx, values } = onSupport(machine.a, machine.cols);
+  return nativeSpqr()!.spqrRowBasis(machine.p, machine.c, rowPtr, colIdx, values, machine.b, RANK_TOLERANCE);
 }
 
 /** A tall sparse case of scripts/tallSparseSearch.py: its entries, b, and NumPy's machine ranks, x_W and x_LS. */
