@@ -32,6 +32,7 @@ import { gramMatrix } from '../sparse/gram.js';
 import {
   currentThreadGramSolver,
   gramFactorizer,
+  gramFactorOrNull,
   machineValueStaging,
   type GramAnalysisReuse,
   type GramFactorizer,
@@ -41,6 +42,7 @@ import { threadsForTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { gramRowBasis } from '../sparse/droppingCholesky.js';
 import { RANK_TOLERANCE } from './rowSpace.js';
+import { supportRowSpace } from './supportRowSpace.js';
 import { streamedRowBasisWork } from './streamedRowBasis.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import type { ArenaStaging } from '../linalg/wasmRowKernels.js';
@@ -101,7 +103,8 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
   const tall = A.rows > spec.n;
   const bi = new Float64Array(p);
   for (let k = 0; k < p; k++) bi[k] = b[rows[k]];
-  if (tall && c < p) return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols, null);
+  const held: MachineRows = { n: spec.n, index, rows, a, b: bi, cols };
+  if (tall && c < p) return supportRankMachine(held) ?? rankDeficientSparseMachine(kernels, held, null);
   if (c < p) {
     throw new SingularMatrixError(
       `The matrix is singular: the ${p} rows of machine ${index} are nonzero in only ${c} columns, so they are linearly dependent.`,
@@ -115,27 +118,85 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
     factor = factorGram(g, index, rows, gramFactorizer(gramAnalysisReuse(spec)));
   } catch (error) {
     if (!tall || !(error instanceof SingularMatrixError)) throw error;
-    return rankDeficientSparseMachine(kernels, spec.n, index, rows, a, bi, cols, g);
+    return rankDeficientSparseMachine(kernels, held, g);
   }
+  return machineOf(held, g, factor, p, null);
+}
+
+/** What every CSR machine record carries of its problem: A's columns n, its index, rows, A_i, b_i and support. */
+interface MachineRows {
+  readonly n: number;
+  readonly index: number;
+  readonly rows: Int32Array;
+  readonly a: CsrMatrix;
+  readonly b: Float64Array;
+  readonly cols: Int32Array;
+}
+
+/**
+ * The machine with the Cholesky factor of `g`, the Gram matrix of the rows its projection passes use (A_i's, or
+ * `projection`'s), and its condition estimate (`condition` when the caller checked it already).
+ */
+function machineOf(
+  { n, index, rows, a, b, cols }: MachineRows,
+  g: CsrMatrix,
+  factor: CholeskyFactor,
+  rank: number,
+  projection: CsrMachineData['projection'],
+  condition?: number,
+): CsrMachineData {
   const { symbolic, values, work } = factor;
   // Without the analysis a refactorization would read: machines never refactor, and threads would copy it.
   const gram: CholeskyFactor = { symbolic, values, work };
-  const gramCondition = scaledConditionEstimate(g, gram);
+  const gramCondition = condition ?? scaledConditionEstimate(g, gram);
+  const c = cols.length;
   return {
     index,
     rows,
-    p,
-    rank: p,
+    p: rows.length,
+    rank,
     a,
-    b: bi,
+    b,
     cols,
     c,
-    full: c === spec.n,
+    full: c === n,
     gram,
     gramCondition,
     gramRefinement: refinementSteps(gramCondition),
-    projection: null,
+    projection,
   };
+}
+
+/** Whether a tall machine takes supportRankMachine first (tests of the rank-revealing routes on the rows turn it off). */
+let supportRoute = true;
+
+/** Turns supportRankMachine on or off (for tests and measurements of the routes on the rows); returns the previous setting. */
+export function setSupportRowSpaceRoute(enabled: boolean): boolean {
+  const previous = supportRoute;
+  supportRoute = enabled;
+  return previous;
+}
+
+/**
+ * A tall machine (more rows than support columns), its row space found from its columns (./supportRowSpace.ts): the
+ * rows R spanning R(A_i) (the unit rows of C_i when its columns are independent, each carrying the coefficients of the
+ * columns that depend on it otherwise) with b' = x_K. Null when the normal equations cannot tell its rank, and the
+ * routes on the rows decide (rankDeficientSparseMachine). Where it applies it replaces SuiteSparseQR of the p x c A_i^T
+ * (native; Heath's rank detection kept 2,083 rows of rank 2,081 on a banded regression's machine, and the job failed)
+ * and, on TypeScript, the streamed route's O(c^3) Gram-Schmidt or, above its size, the pivot-dropping Cholesky of
+ * A_i A_i^T (whose greedily kept rows failed 16,000 x 3,000 regressions).
+ */
+function supportRankMachine(held: MachineRows): CsrMachineData | null {
+  if (!supportRoute) return null;
+  const { n, a, b: bi, cols } = held;
+  const space = supportRowSpace(onSupport(a, cols), bi, scaledConditionEstimate);
+  if (space === null) return null;
+  // R on A's columns.
+  const r: CsrMatrix = { ...space.rows, cols: n, colIdx: Int32Array.from(space.rows.colIdx, (t) => cols[t]) };
+  const g = gramMatrix(r);
+  const factor = gramFactorOrNull(g);
+  if (factor === null) return null;
+  return machineOf(held, g, factor, space.rank, { rows: null, a: r, b: space.rhs });
 }
 
 /**
@@ -151,16 +212,8 @@ function sparseMachine(kernels: Kernels, spec: SparseSetupSpec, index: number): 
  * A_S^+ (A_S x - b_S') = A_i^+ (A_i x - b_i), the same projection as the dense path's. The gradient
  * passes keep every row.
  */
-function rankDeficientSparseMachine(
-  kernels: Kernels,
-  n: number,
-  index: number,
-  rows: Int32Array,
-  a: CsrMatrix,
-  bi: Float64Array,
-  cols: Int32Array,
-  gramOfRows: CsrMatrix | null,
-): CsrMachineData {
+function rankDeficientSparseMachine(kernels: Kernels, held: MachineRows, gramOfRows: CsrMatrix | null): CsrMachineData {
+  const { index, rows, a, b: bi, cols } = held;
   const p = rows.length;
   const c = cols.length;
   let { rows: independent, rhs: bS } = independentRowsOf(kernels, index, a, bi, cols, gramOfRows);
@@ -217,25 +270,8 @@ function rankDeficientSparseMachine(
     g = gramMatrix(aS);
     factor = factorKept();
   }
-  const rank = independent.length;
-  const { symbolic, values, work } = factor;
-  const gram: CholeskyFactor = { symbolic, values, work };
-  const gramCondition = checkedCondition ?? scaledConditionEstimate(g, gram);
-  return {
-    index,
-    rows,
-    p,
-    rank,
-    a,
-    b: bi,
-    cols,
-    c,
-    full: c === n,
-    gram,
-    gramCondition,
-    gramRefinement: refinementSteps(gramCondition),
-    projection: { rows: independent, a: aS, b: bS },
-  };
+  const projection = { rows: independent, a: aS, b: bS };
+  return machineOf(held, g, factor, independent.length, projection, checkedCondition ?? undefined);
 }
 
 /**

@@ -118,11 +118,13 @@ export interface CsrMachineData {
   /** Refinement corrections per solve with G_i (0 for a well-conditioned machine). */
   readonly gramRefinement: number;
   /**
-   * A machine with dependent rows: the independent rows S (local indices) that the projection passes
-   * use, A_S (global columns) and b_S' = A_S A_i^+ b_i, whose solution set is the machine's local
-   * least-squares solutions (../distributed/sparseSystem.ts). Null when the rows are independent.
+   * A machine with dependent rows: the rows the projection passes use, A_S (global columns), and b_S', whose
+   * solution set {A_S x = b_S'} is the machine's local least-squares solutions (../distributed/sparseSystem.ts).
+   * Either its independent rows S (`rows`, local indices) with b_S' = A_S A_i^+ b_i, or, on a machine of full rank
+   * on its support (`rows` null), the unit rows e_j (j in C_i) with b' = A_i^+ b_i on C_i. Null when the rows are
+   * independent.
    */
-  readonly projection: { readonly rows: Int32Array; readonly a: CsrMatrix; readonly b: Float64Array } | null;
+  readonly projection: { readonly rows: Int32Array | null; readonly a: CsrMatrix; readonly b: Float64Array } | null;
 }
 
 export interface CsrSystem {

@@ -26,6 +26,7 @@
  * Each choice reads a member of the run's kernels (../linalg/kernels.ts: rows, csr, sparse, wasmArena, ...), never the
  * backend's name; the machines' passes (./machine.ts, ./csrMachine.ts) call these kernels and never ask which backend is active.
  */
+import { SingularMatrixError } from '../errors.js';
 import type { BackendName, NativeSparse } from '../linalg/backend.js';
 import { nativeCsrGradient, typescriptCsrGradient, type CsrGradientKernel, type CsrRows } from '../linalg/csrKernels.js';
 import {
@@ -44,12 +45,14 @@ import {
   type CsrBlockRows,
   type GramBlockSolver,
 } from '../linalg/blockKernels.js';
+import { choleskyUpperInPlace } from '../linalg/cholesky.js';
 import { solveRTransposed } from '../linalg/householderQr.js';
 import { runKernelsOf, selectedKernels } from '../linalg/kernels.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import {
   analysisFor,
   factorCholesky,
+  factorCholeskyDensely,
   solveCholesky,
   solveLower,
   solveUpper,
@@ -146,12 +149,35 @@ export interface GramAnalysisReuse {
 export function gramFactorizer(reuse?: GramAnalysisReuse): GramFactorizer {
   const sparse = currentNativeSparse();
   if (sparse !== null) return (g) => factorGramNative(sparse, g);
-  if (reuse === undefined) return (g) => factorCholesky(g);
+  const kernels = selectedKernels();
   return (g) => {
-    const analysis = analysisFor(g, reuse.last);
-    reuse.last = analysis;
-    return factorCholesky(g, analysis);
+    const analysis = analysisFor(g, reuse?.last ?? null);
+    if (reuse !== undefined) reuse.last = analysis;
+    return factorFills(analysis)
+      ? factorCholeskyDensely(g, analysis, (a, n) => choleskyUpperInPlace(kernels, a, n))
+      : factorCholesky(g, analysis);
   };
+}
+
+/** gramFactorizer()'s factor of g, or null when g is not numerically positive definite (SingularMatrixError). */
+export function gramFactorOrNull(g: CsrMatrix): CholeskyFactor | null {
+  try {
+    return gramFactorizer()(g);
+  } catch (error) {
+    if (error instanceof SingularMatrixError) return null;
+    throw error;
+  }
+}
+
+/** Order from which a TypeScript Gram factorization may run densely (below it the up-looking one is as quick). */
+const DENSE_CHOLESKY_MIN_N = 256;
+/** Largest order factored densely: its n x n copy, 288 MiB at 6,144. */
+const DENSE_CHOLESKY_MAX_N = 6144;
+
+/** Whether a factor fills at least half of its lower triangle (../sparse/sparseCholesky.ts factorCholeskyDensely then pays). */
+function factorFills(analysis: CholeskyAnalysis): boolean {
+  const { n, nnzL } = analysis;
+  return n >= DENSE_CHOLESKY_MIN_N && n <= DENSE_CHOLESKY_MAX_N && nnzL >= (n * (n + 1)) / 4;
 }
 
 /** Repeated solves with one machine's factor, B B^T = G (B = P^T L), on one thread. */

@@ -27,20 +27,14 @@ import { selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { describeEachBackend } from '../../support/backends.js';
+import { onSetupThreads } from '../../support/setupThreads.js';
 import { thrown } from '../../support/thrown.js';
 import { heldTasksWork } from '../parallel/heldTasks.js';
 
 function build(A: CsrMatrix, partition: PartitionInput, threads: number): CsrSystem {
-  setSolverThreads(threads);
-  const previous = setParallelTasksMinNnz(threads > 1 ? 0 : Infinity);
-  try {
-    const system = buildDistributedSystem(createProblem({ A, partition }));
-    if (system.storage !== 'csr') throw new Error('expected a CSR system');
-    return system;
-  } finally {
-    setParallelTasksMinNnz(previous);
-    setSolverThreads('auto');
-  }
+  const system = onSetupThreads(threads, () => buildDistributedSystem(createProblem({ A, partition })));
+  if (system.storage !== 'csr') throw new Error('expected a CSR system');
+  return system;
 }
 
 describe('threads for a sparse setup', () => {

@@ -1,5 +1,7 @@
 /**
- * CSR machines whose rows are dependent (src/solvers/distributed/sparseSystem.ts): the independent rows S
+ * CSR machines whose rows are dependent (src/solvers/distributed/sparseSystem.ts), by the routes on their rows (the
+ * route from a tall machine's columns, src/solvers/distributed/supportRowSpace.ts, which takes these machines first, is
+ * turned off here and tested in ./supportRowSpace.test.ts): the independent rows S
  * and b_S' = A_S A_i^+ b_i by SuiteSparseQR on the native backend; on the TypeScript one by the dense path's
  * test streamed over the rows (src/solvers/distributed/streamedRowBasis.ts) while the basis holds at most 2^22
  * entries, by the pivot-dropping Cholesky (src/solvers/sparse/droppingCholesky.ts) above, nothing p x c being dense:
@@ -22,18 +24,23 @@
  * (Every algorithm reaching ones on ash608 with b = A ones: ./tallSystems.test.ts, on both backends.)
  */
 import { readFileSync } from 'node:fs';
-import { beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
-import { buildSparseSystem, type CsrMachineData, type CsrSystem } from '../../../src/solvers/distributed/sparseSystem.js';
+import {
+  buildSparseSystem,
+  setSupportRowSpaceRoute,
+  type CsrMachineData,
+  type CsrSystem,
+} from '../../../src/solvers/distributed/sparseSystem.js';
 import { leastSquaresPoints } from '../../../src/solvers/distributed/leastSquares.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { nativeSpqr } from '../../../src/solvers/linalg/backend.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
-import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { csrFromCoo, multiplyTransposed, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { solveCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
 import { describeEachBackend } from '../../support/backends.js';
+import { onSetupThreads } from '../../support/setupThreads.js';
 import { addonRowBasis, readMatrixCsr, relativeDifference, tallSparseCaseMatrix, type TallSparseCase } from '../sparse/support.js';
 
 interface NoisyFixture {
@@ -56,9 +63,21 @@ const duplicated = fixture('duplicatedRowsSparse');
 const illConditioned = fixture('illConditionedRowsSparse');
 
 let ash: CsrMatrix;
+let supportRoute: boolean;
 beforeAll(() => {
   ash = readMatrixCsr('ash608.mtx');
+  supportRoute = setSupportRowSpaceRoute(false);
 });
+afterAll(() => {
+  setSupportRowSpaceRoute(supportRoute);
+});
+
+/** The independent rows S a route on the rows kept (local indices). */
+function keptRows(machine: CsrMachineData): Int32Array {
+  const rows = machine.projection?.rows ?? null;
+  if (rows === null) throw new Error(`machine ${machine.index} has no rows of its own in its projection`);
+  return rows;
+}
 
 /** The minimum-norm point of {x : A_S x = b_S'}: A_S^T (A_S A_S^T)^{-1} b_S', with the machine's own factor. */
 function minimumNormPoint(machine: CsrMachineData, n: number): Float64Array {
@@ -78,7 +97,7 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     const system = buildSparseSystem(createProblem({ A: ash, rhs: noisy.b, partition: { machines: 4 } }));
     expect(system.machines.map((machine) => machine.rank)).toEqual(noisy.ranks);
     system.machines.forEach((machine, i) => {
-      expect(machine.projection!.rows.length).toBe(noisy.ranks[i]);
+      expect(keptRows(machine).length).toBe(noisy.ranks[i]);
       expect(relativeDifference(minimumNormPoint(machine, 188), noisy.localLeastSquares[i]), `machine ${i}`).toBeLessThan(1e-10);
     });
     const analysis = analyze(system);
@@ -90,16 +109,8 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
   });
 
   it('on two threads, the same rows and b_S as on one (bit for bit)', () => {
-    const build = (threads: number) => {
-      setSolverThreads(threads);
-      const previous = setParallelTasksMinNnz(threads > 1 ? 0 : Infinity);
-      try {
-        return buildSparseSystem(createProblem({ A: ash, rhs: noisy.b, partition: { machines: 4 } }));
-      } finally {
-        setParallelTasksMinNnz(previous);
-        setSolverThreads('auto');
-      }
-    };
+    const build = (threads: number) =>
+      onSetupThreads(threads, () => buildSparseSystem(createProblem({ A: ash, rhs: noisy.b, partition: { machines: 4 } })));
     const [one, two] = [build(1), build(2)];
     two.machines.forEach((machine, i) => {
       expect(machine.projection!.rows).toEqual(one.machines[i].projection!.rows);
@@ -114,7 +125,8 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     // b_S' = A_S x_0 with NumPy's x_0. (Not x_0 back from {A_S x = b_S'}: the kept rows are taken greedily, and machine
     // 0's A_S has a condition number of ~2.5e5, which the Gram matrix of that route squares.)
     system.machines.forEach((machine, i) => {
-      const { rows, b: bS } = machine.projection!;
+      const rows = keptRows(machine);
+      const bS = machine.projection!.b;
       const x0 = filled.localLeastSquares[i];
       const { rowPtr, colIdx, values } = machine.a;
       const expected = Array.from(rows, (k) => {
@@ -152,7 +164,7 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     if (backend === 'native' && !withoutSpqr) {
       const basis = addonRowBasis(system.machines[2]);
       expect(basis.rank).toBe(60);
-      expect(Array.from(basis.rows).sort((x, y) => x - y)).not.toEqual(Array.from(system.machines[2].projection!.rows));
+      expect(Array.from(basis.rows).sort((x, y) => x - y)).not.toEqual(Array.from(keptRows(system.machines[2])));
     }
   });
 
@@ -192,7 +204,8 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     const machine = system.machines[0];
     expect([machine.p, machine.c, machine.rank]).toEqual([n, n, half]);
     // Each pair (r_k x = b_k, 2 r_k x = b'_k) alone in its columns' span: r_k x_0 = (b_k + 2 b'_k) / 5.
-    const { rows, b: bS } = machine.projection!;
+    const rows = keptRows(machine);
+    const bS = machine.projection!.b;
     let largest = 0;
     for (let t = 0; t < rows.length; t++) {
       const k = rows[t] % half;
@@ -226,7 +239,8 @@ describeEachBackend('CSR machines with dependent rows', (backend) => {
     const b = rows.map((row, i) => row.reduce((sum, value) => sum + value, 0) + 0.01 * Math.sin(i + 1));
     const system = buildSparseSystem(createProblem({ A, rhs: b, partition: { machines: 3 } }));
     expect(system.machines.map((machine) => machine.rank)).toEqual([2, 3, 3]);
-    const { rows: kept, b: bS } = system.machines[0].projection!;
+    const kept = keptRows(system.machines[0]);
+    const bS = system.machines[0].projection!.b;
     expect(Array.from(kept)).toEqual([0, 1]);
     // r2 counts as r0: the local least-squares value of r0 x is the mean of their labels, r1 x keeps its own.
     expect(Math.abs(bS[0] - (b[0] + b[2]) / 2)).toBeLessThan(1e-7);

@@ -18,7 +18,6 @@ import { analyze, analyzeWork, spectralDataOf } from '../../../src/solvers/analy
 import { unattainableSentence } from '../../../src/solvers/analysis/recommendation.js';
 import type { SparseLuContext } from '../../../src/solvers/analysis/sparseAnalysis.js';
 import type { Analysis } from '../../../src/solvers/analysis/types.js';
-import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
@@ -39,6 +38,7 @@ import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { csrToDense } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { describeEachBackend, withBackend } from '../../support/backends.js';
+import { onSetupThreads } from '../../support/setupThreads.js';
 import { readMatrixCsr } from '../sparse/support.js';
 import { shuffleCsr, shuffledBlockDiagonal, shuffledPoisson, type ShuffledCase } from './cases.js';
 
@@ -324,15 +324,7 @@ describeEachBackend('partition advisor taking the LU of A from the analysis', ()
     const problem = createProblem({ A: poisson2d(24), partition: { machines: 8 } });
     const system = buildDistributedSystem(problem);
     let kept: SparseLuContext | undefined;
-    setSolverThreads(threads);
-    const previous = setParallelTasksMinNnz(threads > 1 ? 0 : Infinity);
-    let analysis: Analysis;
-    try {
-      analysis = runSync(analyzeWork(system, { keepLu: (context) => (kept = context) }));
-    } finally {
-      setParallelTasksMinNnz(previous);
-      setSolverThreads('auto');
-    }
+    const analysis: Analysis = onSetupThreads(threads, () => runSync(analyzeWork(system, { keepLu: (context) => (kept = context) })));
     expect(kept).toBeDefined();
     // The handed LU's solves, counted: the advice must go through them.
     let solves = 0;
@@ -396,15 +388,8 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
   it("gives on two threads (the first contender's lambda_max(S) beside its pairs on one pool) the advice of one thread, to the bit", () => {
     const problem = createProblem({ A: poisson2d(40), partition: { machines: 16 } });
     const one = runSync(adviseWork(problem, { exhaustiveRows: 0 }));
-    setSolverThreads(2);
-    const previous = setParallelTasksMinNnz(0);
-    try {
-      const two = runSync(adviseWork(problem, { exhaustiveRows: 0 }));
-      expect(two).toEqual(one);
-    } finally {
-      setParallelTasksMinNnz(previous);
-      setSolverThreads('auto');
-    }
+    const two = onSetupThreads(2, () => runSync(adviseWork(problem, { exhaustiveRows: 0 })));
+    expect(two).toEqual(one);
   });
 });
 

@@ -1,7 +1,9 @@
 import { CholeskyDecomposition, Matrix } from 'ml-matrix';
 import { describe, expect, it } from 'vitest';
 import { DimensionMismatchError, SingularMatrixError } from '../../../src/solvers/errors.js';
-import { csrFromCoo, csrFromDense, multiply, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { csrFromCoo, csrFromDense, multiply, selectRows, transpose, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { choleskyUpperInPlace } from '../../../src/solvers/linalg/cholesky.js';
+import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { invertPermutation } from '../../../src/solvers/sparse/ordering.js';
@@ -9,6 +11,7 @@ import {
   analysisFor,
   analyzeCholesky,
   factorCholesky,
+  factorCholeskyDensely,
   hasAnalyzedPattern,
   multiplyLower,
   multiplyUpper,
@@ -18,6 +21,7 @@ import {
   solveUpper,
   type CholeskyFactor,
 } from '../../../src/solvers/sparse/sparseCholesky.js';
+import { describeEachBackend } from '../../support/backends.js';
 import { thrown } from '../../support/thrown.js';
 import { SPARSE_REFERENCE, randomSparse, referenceMatrix, relativeDifference, rowRange } from './support.js';
 
@@ -291,5 +295,34 @@ describe('numerically singular or indefinite matrices: SingularMatrixError namin
     const error = thrown(() => factorCholesky(indefinite));
     expect(error).toBeInstanceOf(SingularMatrixError);
     expect((error as SingularMatrixError).details.pivot).toBeCloseTo(-3, 12);
+  });
+});
+
+describeEachBackend('sparse Cholesky computed densely (a factor that fills)', () => {
+  /** G = A^T A of random sparse rows: its factor fills nearly all of its lower triangle. */
+  function filledGram(rows: number, cols: number, seed: number): CsrMatrix {
+    return gramMatrix(transpose(randomSparse(rows, cols, 0.02, seed).csr));
+  }
+
+  it("the up-looking factorization's factor, to rounding, and G x = b solved to its accuracy", () => {
+    const g = filledGram(600, 300, 11);
+    const analysis = analyzeCholesky(g);
+    expect(analysis.nnzL).toBeGreaterThan((300 * 301) / 4);
+    const kernels = selectedKernels();
+    const dense = factorCholeskyDensely(g, analysis, (a, n) => choleskyUpperInPlace(kernels, a, n));
+    const upLooking = factorCholesky(g, analysis);
+    expect(relativeDifference(dense.values, upLooking.values)).toBeLessThan(1e-12);
+    const b = sinVector(300);
+    expect(relativeResidual(g, solveCholesky(dense, b, new Float64Array(300)), b)).toBeLessThan(1e-12);
+  });
+
+  it("a singular G (a repeated column of A): the up-looking factorization's SingularMatrixError", () => {
+    const { dense } = randomSparse(400, 200, 0.03, 5);
+    for (let i = 0; i < 400; i++) dense.data[i * 200 + 7] = dense.data[i * 200 + 3];
+    const g = gramMatrix(transpose(csrFromDense(dense)));
+    const kernels = selectedKernels();
+    const error = thrown(() => factorCholeskyDensely(g, analyzeCholesky(g), (a, n) => choleskyUpperInPlace(kernels, a, n)));
+    expect(error).toBeInstanceOf(SingularMatrixError);
+    expect(String((error as SingularMatrixError).details.row)).toMatch(/^(3|7)$/);
   });
 });

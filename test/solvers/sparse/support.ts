@@ -158,3 +158,39 @@ export function tallSparseCaseMatrix(c: Pick<TallSparseCase, 'rows' | 'cols' | '
     c.entries.map((e) => e[2]),
   );
 }
+
+/** The tall banded regression of scripts/bandedRegressionReference.py (its CASE), with NumPy's points. */
+export interface BandedRegressionCase extends Omit<TallSparseCase, 'entries'> {
+  perRow: number;
+  width: number;
+  seed: number;
+  localLeastSquares: number[][];
+}
+
+/**
+ * scripts/bandedRegressionReference.py's banded_regression, draw for draw (MINSTD: exact in doubles): row r holds `perRow`
+ * distinct columns within `width` of a uniform centre (clamped to [0, cols)), values 2u - 1.
+ */
+export function bandedRegression(c: Pick<BandedRegressionCase, 'rows' | 'cols' | 'perRow' | 'width' | 'seed'>): CsrMatrix {
+  const modulus = 2147483647;
+  let state = c.seed;
+  const draw = (): number => (state = (state * 48271) % modulus) / modulus;
+  const rowIdx: number[] = [];
+  const colIdx: number[] = [];
+  const values: number[] = [];
+  for (let r = 0; r < c.rows; r++) {
+    const centre = Math.floor(draw() * c.cols);
+    const cols: number[] = [];
+    while (cols.length < c.perRow) {
+      const col = Math.min(c.cols - 1, Math.max(0, centre + Math.floor(draw() * c.width) - Math.floor(c.width / 2)));
+      if (!cols.includes(col)) cols.push(col);
+    }
+    for (const col of cols.sort((x, y) => x - y)) {
+      rowIdx.push(r);
+      colIdx.push(col);
+      values.push(2 * draw() - 1);
+    }
+    draw(); // b's noise, drawn by the script after the row's values.
+  }
+  return csrFromCoo(c.rows, c.cols, rowIdx, colIdx, values);
+}

@@ -1,0 +1,197 @@
+/**
+ * The row space of a tall CSR machine (more rows p than support columns c) found from its columns, the usual machine of
+ * a tall sparse regression: its rows are dependent by their number, and what its row space lacks, if anything, is a
+ * few directions of its support: columns that depend on the others (a feature seen in one row only beside another,
+ * duplicated features, a group of one-hot columns summing to another).
+ *
+ * A_i's columns are at most c and mostly independent, so a Cholesky factorization of N = A_i^T A_i (c x c) sees them as
+ * a short, wide machine's Gram matrix sees its rows (../sparse/sparseCholesky.ts; CHOLMOD on the native backend):
+ *  1. N is factored whole; where it is not positive definite, the pivot-dropping factorization of N names the columns F
+ *     that lie within its rounding (~1e-7 rad) of the span of the others, K the kept ones;
+ *  2. A_K (p x |K|) must then have full column rank, well apart from rank deficiency: the scaled condition estimate of
+ *     N_K at most MAX_KEPT_CONDITION, kappa(A_K D) up to ~1e6. Otherwise (the numerical rank is ambiguous to the
+ *     normal equations, which square it) null is returned and the rank-revealing routes on the rows decide;
+ *  3. x_K = A_K^+ b_i and, for each f in F, w_f = A_K^+ a_f (a_f = A_K w_f: f's dependence on the kept columns), by
+ *     N_K's factor and corrected seminormal refinement (./sparseLeastSquares.ts sparseLeastSquaresWork, as for x_LS);
+ *  4. the null space of A_i is spanned by z_f = e_f - sum_k w_kf e_k, so its row space R(A_i) = null(A_i)^perp by the
+ *     rows r_k = e_k + sum_f w_kf e_f (k in K): r_k . z_f = w_kf - w_kf = 0, and |K| + |F| = c. x_basic = (x_K, 0) is a
+ *     local least-squares solution (A_i x_basic = A_K x_K), so {x : R x = x_K} = x_basic + null(A_i) is the set of
+ *     them: the projection passes use R with b' = R x_basic = x_K, as they use independent rows A_S with b_S'.
+ * With no dependent column (F empty) R is the unit rows of the support and b' = x_0 = A_i^+ b_i. R's Gram matrix is
+ * I + W W^T (W the |K| x |F| coefficients), sparse as long as each dependence involves few columns.
+ */
+import { runSync } from '../cooperative.js';
+import { currentThreadGramSolver, gramFactorOrNull, type GramSolver } from '../machines/placement.js';
+import { transpose, type CsrMatrix } from '../sparse/csr.js';
+import { gramMatrix } from '../sparse/gram.js';
+import { analyzeCholesky, factorCholesky, type CholeskyFactor } from '../sparse/sparseCholesky.js';
+import { sparseLeastSquaresWork } from './sparseLeastSquares.js';
+
+/**
+ * kappa_1(D N_K D) (D = diag(N_K)^{-1/2}, the estimate of `conditionEstimate`) up to which the kept columns are taken as
+ * independent: kappa(A_K D) up to ~1e6, so the dropped columns' pivots (below ~1e-14 of their diagonal) are rounding,
+ * not directions, and each seminormal correction gains at least four digits (u kappa(N_K) <= 1e-4).
+ */
+const MAX_KEPT_CONDITION = 1e12;
+/**
+ * |a_f - A_K w_f| / |a_f| above which a column the factorization dropped is not taken as dependent (a direction of
+ * ~1e-6 rad, more than the dropping's ~1e-7): the normal equations cannot place it, and the routes on the rows decide.
+ */
+const MAX_DEPENDENCE_RESIDUAL = 1e-6;
+/** Coefficients of w_f at most this fraction of its largest are rounding of zeros (the solves' ~kappa(A_K) u). */
+const COEFFICIENT_DROP = 1e-13;
+
+export interface SupportRowSpace {
+  /** R: |K| rows on the support's local columns (each e_k plus its coefficients on the dependent columns). */
+  readonly rows: CsrMatrix;
+  /** b' = x_K = A_K^+ b_i, aligned with the rows. */
+  readonly rhs: Float64Array;
+  /** dim R(A_i) = |K|. */
+  readonly rank: number;
+}
+
+/**
+ * The row space of the p x c block `a` (on its support's local columns, every column nonzero) with right-hand side b
+ * (module comment); null when the normal equations cannot decide it. `conditionEstimate` estimates kappa_1(D N D) of a
+ * Gram matrix from its factor (../distributed/sparseSystem.ts scaledConditionEstimate).
+ */
+export function supportRowSpace(
+  a: CsrMatrix,
+  b: Float64Array,
+  conditionEstimate: (g: CsrMatrix, factor: CholeskyFactor) => number,
+): SupportRowSpace | null {
+  const c = a.cols;
+  const columns = transpose(a);
+  const normal = gramMatrix(columns);
+  // 1. N whole, else the columns its pivot-dropping factorization keeps.
+  let kept: Int32Array = Int32Array.from({ length: c }, (_, j) => j);
+  let keptFactor = factorWithin(normal, conditionEstimate);
+  if (keptFactor === null) {
+    kept = keptColumns(normal);
+    if (kept.length === c) return null;
+    keptFactor = factorWithin(gramMatrix(selectRowsOf(columns, kept)), conditionEstimate);
+    if (keptFactor === null) return null;
+  }
+  const aK = kept.length === c ? a : keepColumns(a, kept);
+  const solver = currentThreadGramSolver(keptFactor);
+  try {
+    // 3. x_K, and each dropped column's coefficients on the kept ones.
+    const rhs = runSync(sparseLeastSquaresWork(aK, b, solver));
+    const dependent = dependentColumns(columns, kept, aK, solver);
+    if (dependent === null) return null;
+    return { rows: rowSpaceRows(kept, dependent, c), rhs, rank: kept.length };
+  } finally {
+    solver.release();
+  }
+}
+
+/** N's Cholesky factor on the current backend when N is positive definite within MAX_KEPT_CONDITION, else null. */
+function factorWithin(normal: CsrMatrix, conditionEstimate: (g: CsrMatrix, factor: CholeskyFactor) => number): CholeskyFactor | null {
+  const factor = gramFactorOrNull(normal);
+  return factor !== null && conditionEstimate(normal, factor) <= MAX_KEPT_CONDITION ? factor : null;
+}
+
+/** The columns N's pivot-dropping Cholesky factorization keeps (local indices, ascending). */
+function keptColumns(normal: CsrMatrix): Int32Array {
+  const c = normal.rows;
+  const dropped = new Uint8Array(c);
+  const { symbolic } = factorCholesky(normal, analyzeCholesky(normal), { dropped });
+  const perm = symbolic.ordering.perm;
+  const kept: number[] = [];
+  for (let k = 0; k < c; k++) if (dropped[k] === 0) kept.push(perm[k]);
+  return Int32Array.from(kept).sort();
+}
+
+/** Rows `list` (ascending) of a CSR matrix, in arrays of their own. */
+function selectRowsOf(m: CsrMatrix, list: Int32Array): CsrMatrix {
+  const rowPtr = new Int32Array(list.length + 1);
+  for (let t = 0; t < list.length; t++) rowPtr[t + 1] = rowPtr[t] + m.rowPtr[list[t] + 1] - m.rowPtr[list[t]];
+  const colIdx = new Int32Array(rowPtr[list.length]);
+  const values = new Float64Array(rowPtr[list.length]);
+  for (let t = 0; t < list.length; t++) {
+    const from = m.rowPtr[list[t]];
+    const to = m.rowPtr[list[t] + 1];
+    colIdx.set(m.colIdx.subarray(from, to), rowPtr[t]);
+    values.set(m.values.subarray(from, to), rowPtr[t]);
+  }
+  return { rows: list.length, cols: m.cols, rowPtr, colIdx, values };
+}
+
+/** A_K: the block's entries in the columns `kept` (ascending), renumbered 0..|K| - 1. */
+function keepColumns(a: CsrMatrix, kept: Int32Array): CsrMatrix {
+  const place = new Int32Array(a.cols).fill(-1);
+  kept.forEach((j, t) => (place[j] = t));
+  const rowPtr = new Int32Array(a.rows + 1);
+  const colIdx: number[] = [];
+  const values: number[] = [];
+  for (let i = 0; i < a.rows; i++) {
+    for (let e = a.rowPtr[i]; e < a.rowPtr[i + 1]; e++) {
+      if (place[a.colIdx[e]] < 0) continue;
+      colIdx.push(place[a.colIdx[e]]);
+      values.push(a.values[e]);
+    }
+    rowPtr[i + 1] = colIdx.length;
+  }
+  return { rows: a.rows, cols: kept.length, rowPtr, colIdx: Int32Array.from(colIdx), values: Float64Array.from(values) };
+}
+
+/** Each dropped column f with w_f = A_K^+ a_f (its nonzero coefficients, by kept column's place); null if f is not dependent. */
+function dependentColumns(
+  columns: CsrMatrix,
+  kept: Int32Array,
+  aK: CsrMatrix,
+  solver: GramSolver,
+): { column: number; places: Int32Array; coefficients: Float64Array }[] | null {
+  const c = columns.rows;
+  const p = columns.cols;
+  const isKept = new Uint8Array(c);
+  for (const j of kept) isKept[j] = 1;
+  const column = new Float64Array(p);
+  const fitted = new Float64Array(p);
+  const dependent: { column: number; places: Int32Array; coefficients: Float64Array }[] = [];
+  for (let f = 0; f < c; f++) {
+    if (isKept[f] === 1) continue;
+    column.fill(0);
+    for (let e = columns.rowPtr[f]; e < columns.rowPtr[f + 1]; e++) column[columns.colIdx[e]] = columns.values[e];
+    const w = runSync(sparseLeastSquaresWork(aK, column, solver));
+    // a_f within MAX_DEPENDENCE_RESIDUAL of A_K w_f, else f is a direction the normal equations cannot place.
+    fitted.fill(0);
+    for (let i = 0; i < p; i++) for (let e = aK.rowPtr[i]; e < aK.rowPtr[i + 1]; e++) fitted[i] += aK.values[e] * w[aK.colIdx[e]];
+    let residual = 0;
+    let size = 0;
+    for (let i = 0; i < p; i++) {
+      residual += (column[i] - fitted[i]) ** 2;
+      size += column[i] ** 2;
+    }
+    if (!(residual <= MAX_DEPENDENCE_RESIDUAL ** 2 * size)) return null;
+    let largest = 0;
+    for (const v of w) largest = Math.max(largest, Math.abs(v));
+    const places: number[] = [];
+    for (let t = 0; t < w.length; t++) if (Math.abs(w[t]) > COEFFICIENT_DROP * largest) places.push(t);
+    dependent.push({ column: f, places: Int32Array.from(places), coefficients: Float64Array.from(places, (t) => w[t]) });
+  }
+  return dependent;
+}
+
+/** R (module comment): row t = e_{kept[t]} + sum over dependent f of w_f[t] e_f, columns ascending. */
+function rowSpaceRows(
+  kept: Int32Array,
+  dependent: readonly { column: number; places: Int32Array; coefficients: Float64Array }[],
+  c: number,
+): CsrMatrix {
+  const r = kept.length;
+  const extra: { column: number; value: number }[][] = Array.from({ length: r }, () => []);
+  for (const { column, places, coefficients } of dependent) places.forEach((t, q) => extra[t].push({ column, value: coefficients[q] }));
+  const rowPtr = new Int32Array(r + 1);
+  for (let t = 0; t < r; t++) rowPtr[t + 1] = rowPtr[t] + 1 + extra[t].length;
+  const colIdx = new Int32Array(rowPtr[r]);
+  const values = new Float64Array(rowPtr[r]);
+  for (let t = 0; t < r; t++) {
+    const entries = [{ column: kept[t], value: 1 }, ...extra[t]].sort((u, v) => u.column - v.column);
+    entries.forEach(({ column, value }, q) => {
+      colIdx[rowPtr[t] + q] = column;
+      values[rowPtr[t] + q] = value;
+    });
+  }
+  return { rows: r, cols: c, rowPtr, colIdx, values };
+}
