@@ -21,10 +21,10 @@
  * I + W W^T (W the |K| x |F| coefficients), sparse as long as each dependence involves few columns.
  */
 import { runSync } from '../cooperative.js';
-import { currentThreadGramSolver, gramFactorOrNull, type GramSolver } from '../machines/placement.js';
+import { currentThreadGramSolver, droppingGramFactor, gramFactorOrNull, type GramSolver } from '../machines/placement.js';
 import { transpose, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
-import { analyzeCholesky, factorCholesky, type CholeskyFactor } from '../sparse/sparseCholesky.js';
+import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { sparseLeastSquaresWork } from './sparseLeastSquares.js';
 
 /**
@@ -95,7 +95,7 @@ function factorWithin(normal: CsrMatrix, conditionEstimate: (g: CsrMatrix, facto
 function keptColumns(normal: CsrMatrix): Int32Array {
   const c = normal.rows;
   const dropped = new Uint8Array(c);
-  const { symbolic } = factorCholesky(normal, analyzeCholesky(normal), { dropped });
+  const { symbolic } = droppingGramFactor(normal, dropped);
   const perm = symbolic.ordering.perm;
   const kept: number[] = [];
   for (let k = 0; k < c; k++) if (dropped[k] === 0) kept.push(perm[k]);

@@ -8,20 +8,32 @@
  */
 import type { Kernels } from './kernels.js';
 
+const UNIT_ROUNDOFF = Number.EPSILON / 2;
+
 /** Rows factored between two trailing updates. */
 const CHOLESKY_BLOCK = 64;
 
 /**
  * G's upper triangle overwritten by R (G = R^T R), its strict lower triangle by zeros; only the upper triangle is read.
  * false when a pivot is not positive (G not numerically positive definite); G is then left partly factored.
+ * With `dropped` (p entries, zero), a pivot d_i at most 16 (i + 1) u of its diagonal G_ii (the up-looking sparse
+ * factorization's limit, ../sparse/sparseCholesky.ts) drops row i instead: R's row i is zero and dropped[i] = 1, and
+ * the later rows are eliminated against the kept ones only (for a Gram matrix: the rows within rounding of the span of
+ * the rows kept before them). Such a factor is not for solves.
  */
-export function choleskyUpperInPlace(kernels: Kernels, g: Float64Array, p: number): boolean {
+export function choleskyUpperInPlace(kernels: Kernels, g: Float64Array, p: number, dropped?: Uint8Array): boolean {
+  const diagonal = dropped === undefined ? null : Float64Array.from({ length: p }, (_, i) => g[i * p + i]);
   for (let k0 = 0; k0 < p; k0 += CHOLESKY_BLOCK) {
     const k1 = Math.min(p, k0 + CHOLESKY_BLOCK);
     // The block row [k0, k1), its columns from k0 on: the diagonal block's factor and R_kk^{-T} times the rest, by rows.
     for (let i = k0; i < k1; i++) {
       const ii = i * p + i;
       const pivot = g[ii];
+      if (diagonal !== null && diagonal[i] > 0 && !(pivot > 16 * (i + 1) * UNIT_ROUNDOFF * diagonal[i])) {
+        dropped![i] = 1;
+        g.fill(0, ii, i * p + p);
+        continue;
+      }
       if (!(pivot > 0)) return false;
       const d = Math.sqrt(pivot);
       g[ii] = d;

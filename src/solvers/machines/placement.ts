@@ -51,6 +51,7 @@ import { runKernelsOf, selectedKernels } from '../linalg/kernels.js';
 import type { CsrMatrix } from '../sparse/csr.js';
 import {
   analysisFor,
+  analyzeCholesky,
   factorCholesky,
   factorCholeskyDensely,
   solveCholesky,
@@ -167,6 +168,18 @@ export function gramFactorOrNull(g: CsrMatrix): CholeskyFactor | null {
     if (error instanceof SingularMatrixError) return null;
     throw error;
   }
+}
+
+/**
+ * The pivot-dropping Cholesky factorization of g (../sparse/sparseCholesky.ts FactorOptions.dropped, marking the dropped
+ * pivots in `dropped`, permuted numbering) on either backend (CHOLMOD has no dropping): by blocks on the current
+ * kernels where its factor fills (as gramFactorizer's TypeScript one), else up-looking.
+ */
+export function droppingGramFactor(g: CsrMatrix, dropped: Uint8Array): CholeskyFactor {
+  const analysis = analyzeCholesky(g);
+  if (!factorFills(analysis)) return factorCholesky(g, analysis, { dropped });
+  const kernels = selectedKernels();
+  return factorCholeskyDensely(g, analysis, (a, n, marks) => choleskyUpperInPlace(kernels, a, n, marks), { dropped });
 }
 
 /** Order from which a TypeScript Gram factorization may run densely (below it the up-looking one is as quick). */

@@ -320,25 +320,41 @@ export function* refactorCholeskyWork(factor: CholeskyFactor, g: CsrMatrix, opti
  * G's factor computed densely, for a G whose factor fills most of its triangle (the normal matrix A_i^T A_i of random
  * sparse rows: 3,000 x 3,000 took 14.9 s up-looking and 3.2 s by blocks on the TypeScript backend): P G P^T (the
  * analysis' ordering) copied into an n x n array, factored by `denseFactor` (upper R with G = R^T R, e.g.
- * ../linalg/cholesky.ts choleskyUpperInPlace on the backend's kernels), L = R^T read into the analysis' pattern (the
- * entries outside it are exact zeros) and every pivot held to refactorCholesky's test (adoptCholesky). Where
- * `denseFactor` meets a nonpositive pivot, the up-looking factorization runs, for its error (or its factor).
+ * ../linalg/cholesky.ts choleskyUpperInPlace on the backend's kernels, which it hands `options.dropped` to), L = R^T read
+ * into the analysis' pattern (the entries outside it are exact zeros) and every pivot held to refactorCholesky's test
+ * (adoptCholesky); with `options.dropped`, the dropping factorization's factor as it stands (not for solves). A
+ * nonpositive pivot throws SingularMatrixError as refactorCholesky does (its row and pivot as the blocks met it).
  */
 export function factorCholeskyDensely(
   g: CsrMatrix,
   analysis: CholeskyAnalysis,
-  denseFactor: (a: Float64Array, n: number) => boolean,
+  denseFactor: (a: Float64Array, n: number, dropped?: Uint8Array) => boolean,
   options: FactorOptions = {},
 ): CholeskyFactor {
-  const { n, lowerPtr, lowerIdx, lowerSource, colPtr, rowIdx, ordering } = analysis;
+  const { n, lowerPtr, lowerIdx, lowerSource, colPtr, rowIdx, ordering, parent, nnzL, flops } = analysis;
   checkSamePattern(analysis, g);
   // Row k's lower entries (k, j <= k) of P G P^T go to the upper triangle's (j, k), which is all denseFactor reads.
   const dense = new Float64Array(n * n);
   for (let k = 0; k < n; k++) for (let q = lowerPtr[k]; q < lowerPtr[k + 1]; q++) dense[lowerIdx[q] * n + k] = g.values[lowerSource[q]];
-  if (!denseFactor(dense, n)) return factorCholesky(g, analysis, options);
-  const values = new Float64Array(analysis.nnzL);
+  if (!denseFactor(dense, n, options.dropped)) {
+    // The rows before the failed pivot hold R's positive diagonal, that row its pivot (its diagonal entry as factored).
+    let k = 0;
+    while (k < n - 1 && dense[k * n + k] > 0) k++;
+    const row = ordering.perm[k];
+    throw notPositiveDefinite(row, dense[k * n + k], diagonalEntry(g, row));
+  }
+  const values = new Float64Array(nnzL);
   for (let j = 0; j < n; j++) for (let q = colPtr[j]; q < colPtr[j + 1]; q++) values[q] = dense[j * n + rowIdx[q]];
+  if (options.dropped !== undefined) {
+    return { symbolic: { n, ordering, parent, colPtr, rowIdx, nnzL, flops }, values, work: new Float64Array(n), analysis };
+  }
   return adoptCholesky(g, { perm: ordering.perm, colPtr, rowIdx, values, minor: n }, options);
+}
+
+/** G[row][row] (zero when not stored). */
+function diagonalEntry(g: CsrMatrix, row: number): number {
+  for (let q = g.rowPtr[row]; q < g.rowPtr[row + 1]; q++) if (g.colIdx[q] === row) return g.values[q];
+  return 0;
 }
 
 /** The error of a pivot d of G's row `row` (its diagonal entry `diagonal`) that cannot be told from zero. */

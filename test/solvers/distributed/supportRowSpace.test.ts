@@ -11,21 +11,25 @@
  *  - a column that is the sum of two others, in closed form: R's rows are orthogonal to the null vector, and R's
  *    solution set holds a point where the normal equations hold;
  *  - the random search's systems of test/fixtures (scaled copies of rows): NumPy's ranks, x_W and x_LS;
- *  - built on two threads, the same machines as on one.
+ *  - built on two threads, the same machines as on one;
+ *  - a dependent column of a machine whose normal matrix's factor fills (found by the blocked pivot-dropping Cholesky):
+ *    rank 299 of 300, R orthogonal to the null vector, the normal equations at the minimum-norm point.
  */
 import { readFileSync } from 'node:fs';
 import { expect, it } from 'vitest';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import { leastSquaresPoints } from '../../../src/solvers/distributed/leastSquares.js';
-import { buildSparseSystem, type CsrMachineData } from '../../../src/solvers/distributed/sparseSystem.js';
+import { buildSparseSystem, onSupport, type CsrMachineData } from '../../../src/solvers/distributed/sparseSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
-import { csrFromCoo, multiply, multiplyTransposed, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
-import { solveCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
+import { csrFromCoo, csrFromDense, multiply, multiplyTransposed, transpose, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
+import { analyzeCholesky, solveCholesky } from '../../../src/solvers/sparse/sparseCholesky.js';
 import { describeEachBackend } from '../../support/backends.js';
 import { onSetupThreads } from '../../support/setupThreads.js';
 import {
   bandedRegression,
+  randomSparse,
   relativeDifference,
   tallSparseCaseMatrix,
   type BandedRegressionCase,
@@ -146,5 +150,30 @@ describeEachBackend("tall machines' row spaces from their columns", () => {
       expect(mine.a.values).toEqual(theirs.a.values);
       expect(mine.b).toEqual(theirs.b);
     });
+  });
+});
+
+describeEachBackend("a tall machine's dependent column found by blocks (its normal matrix's factor fills)", () => {
+  it('rank 299 of 300: R orthogonal to the null vector, the normal equations hold at the minimum-norm point', () => {
+    // Machine 0: 600 random sparse rows on 300 columns, column 7 a copy of column 3 there; machine 1 completes the rank.
+    const { dense } = randomSparse(900, 300, 0.04, 21);
+    for (let i = 0; i < 600; i++) dense.data[i * 300 + 7] = dense.data[i * 300 + 3];
+    const A = csrFromDense(dense);
+    const b = Float64Array.from({ length: 900 }, (_, k) => Math.sin(k + 1));
+    const system = buildSparseSystem(createProblem({ A, rhs: b, partition: { sizes: [600, 300] } }));
+    const machine = system.machines[0];
+    expect(analyzeCholesky(gramMatrix(transpose(onSupport(machine.a, machine.cols)))).nnzL).toBeGreaterThan((300 * 301) / 4);
+    expect([machine.c, machine.rank]).toEqual([300, 299]);
+    expect(machine.projection?.rows).toBeNull();
+    const nullVector = new Float64Array(300);
+    nullVector[3] = 1;
+    nullVector[7] = -1;
+    const r = machine.projection!.a;
+    expect(Math.max(...Array.from(multiply(r, nullVector), Math.abs))).toBeLessThan(1e-13);
+    const x = minimumNormPoint(machine, 300);
+    const residual = multiply(machine.a, x).map((v, k) => v - b[k]);
+    const gradient = multiplyTransposed(machine.a, residual, new Float64Array(300));
+    expect(Math.max(...Array.from(gradient, Math.abs))).toBeLessThan(1e-11);
+    expect(Math.abs(x[3] - x[7])).toBeLessThan(1e-12);
   });
 });

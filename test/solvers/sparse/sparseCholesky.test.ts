@@ -316,7 +316,7 @@ describeEachBackend('sparse Cholesky computed densely (a factor that fills)', ()
     expect(relativeResidual(g, solveCholesky(dense, b, new Float64Array(300)), b)).toBeLessThan(1e-12);
   });
 
-  it("a singular G (a repeated column of A): the up-looking factorization's SingularMatrixError", () => {
+  it('a singular G (a repeated column of A): SingularMatrixError naming one of the two columns', () => {
     const { dense } = randomSparse(400, 200, 0.03, 5);
     for (let i = 0; i < 400; i++) dense.data[i * 200 + 7] = dense.data[i * 200 + 3];
     const g = gramMatrix(transpose(csrFromDense(dense)));
@@ -324,5 +324,27 @@ describeEachBackend('sparse Cholesky computed densely (a factor that fills)', ()
     const error = thrown(() => factorCholeskyDensely(g, analyzeCholesky(g), (a, n) => choleskyUpperInPlace(kernels, a, n)));
     expect(error).toBeInstanceOf(SingularMatrixError);
     expect(String((error as SingularMatrixError).details.row)).toMatch(/^(3|7)$/);
+  });
+});
+
+describeEachBackend('the pivot-dropping Cholesky computed densely', () => {
+  it('drops the pivots the up-looking one drops (a repeated column of A), and keeps the factor of the others', () => {
+    const { dense } = randomSparse(500, 300, 0.02, 8);
+    for (let i = 0; i < 500; i++) dense.data[i * 300 + 7] = dense.data[i * 300 + 3];
+    const g = gramMatrix(transpose(csrFromDense(dense)));
+    const analysis = analyzeCholesky(g);
+    expect(analysis.nnzL).toBeGreaterThan((300 * 301) / 4);
+    const upLookingDropped = new Uint8Array(300);
+    const upLooking = factorCholesky(g, analysis, { dropped: upLookingDropped });
+    const denseDropped = new Uint8Array(300);
+    const kernels = selectedKernels();
+    const byBlocks = factorCholeskyDensely(g, analysis, (a, n, marks) => choleskyUpperInPlace(kernels, a, n, marks), {
+      dropped: denseDropped,
+    });
+    expect(Array.from(denseDropped)).toEqual(Array.from(upLookingDropped));
+    expect(denseDropped.reduce((s, d) => s + d, 0)).toBe(1);
+    const droppedOriginal = analysis.ordering.perm[denseDropped.indexOf(1)];
+    expect([3, 7]).toContain(droppedOriginal);
+    expect(relativeDifference(byBlocks.values, upLooking.values)).toBeLessThan(1e-12);
   });
 });
