@@ -22,7 +22,8 @@
  * A machine whose rows are numerically dependent (a Cholesky pivot that is not positive relative to
  * its diagonal, i.e. a row within ~1e-7 rad of the span of the others) makes a square system singular, as
  * a vanishing QR pivot does on the dense path: SingularMatrixError naming the machine and the row. On a
- * tall system the machine keeps a basis of its rows instead (rankDeficientSparseMachine).
+ * tall system the machine keeps rows spanning its row space instead: from its columns when it has more rows than
+ * columns (supportRankMachine), else, or where that declines, a basis of its own rows (rankDeficientSparseMachine).
  */
 import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
@@ -201,7 +202,7 @@ function supportRankMachine(held: MachineRows): CsrMachineData | null {
 
 /**
  * A machine of a tall system whose rows are dependent (its Cholesky factorization of A_i A_i^T met a
- * vanishing pivot, or it has more rows than support columns). The independent rows S and the right-hand
+ * vanishing pivot, or it has more rows than support columns and supportRankMachine declined). The independent rows S and the right-hand
  * side b_S' = A_S A_i^+ b_i come from a rank-revealing factorization (rowSpaceRoute): SuiteSparseQR of A_i^T on
  * the native backend (kernels.spqr, native/src/spqr_native.c: a row is dependent when what is left of it after the
  * rows pivoted before it is at most RANK_TOLERANCE of its norm, the dense path's test); on the TypeScript one the
