@@ -7,7 +7,8 @@
  * A_i's columns are at most c and mostly independent, so a Cholesky factorization of N = A_i^T A_i (c x c) sees them as
  * a short, wide machine's Gram matrix sees its rows (../sparse/sparseCholesky.ts; CHOLMOD on the native backend):
  *  1. N is factored whole; where it is not positive definite, the pivot-dropping factorization of N names the columns F
- *     that lie within its rounding (~1e-7 rad) of the span of the others, K the kept ones;
+ *     that lie within its rounding (~1e-7 rad) of the span of the others, K the kept ones (../machines/placement.ts
+ *     keptGramFactor: on TypeScript one dropping factorization, which also gives N_K's factor);
  *  2. A_K (p x |K|) must then have full column rank, well apart from rank deficiency: the scaled condition estimate of
  *     N_K at most MAX_KEPT_CONDITION, kappa(A_K D) up to ~1e6. Otherwise (the numerical rank is ambiguous to the
  *     normal equations, which square it) null is returned and the rank-revealing routes on the rows decide;
@@ -21,7 +22,7 @@
  * I + W W^T (W the |K| x |F| coefficients), sparse as long as each dependence involves few columns.
  */
 import { runSync } from '../cooperative.js';
-import { currentThreadGramSolver, droppingGramFactor, gramFactorOrNull, type GramSolver } from '../machines/placement.js';
+import { currentThreadGramSolver, keptGramFactor, type GramSolver } from '../machines/placement.js';
 import { transpose, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
@@ -63,17 +64,13 @@ export function supportRowSpace(
   const c = a.cols;
   const columns = transpose(a);
   const normal = gramMatrix(columns);
-  // 1. N whole, else the columns its pivot-dropping factorization keeps.
-  let kept: Int32Array = Int32Array.from({ length: c }, (_, j) => j);
-  let keptFactor = factorWithin(normal, conditionEstimate);
-  if (keptFactor === null) {
-    kept = keptColumns(normal);
-    if (kept.length === c) return null;
-    keptFactor = factorWithin(gramMatrix(selectRowsOf(columns, kept)), conditionEstimate);
-    if (keptFactor === null) return null;
-  }
+  // 1. N whole, else the columns its pivot-dropping factorization keeps; 2. the kept ones well conditioned.
+  const whole = keptGramFactor(normal);
+  if (whole === null || (whole.kept !== null && whole.kept.length === c)) return null;
+  if (!(conditionEstimate(whole.gram, whole.factor) <= MAX_KEPT_CONDITION)) return null;
+  const kept = whole.kept ?? Int32Array.from({ length: c }, (_, j) => j);
   const aK = kept.length === c ? a : keepColumns(a, kept);
-  const solver = currentThreadGramSolver(keptFactor);
+  const solver = currentThreadGramSolver(whole.factor);
   try {
     // 3. x_K, and each dropped column's coefficients on the kept ones.
     const rhs = runSync(sparseLeastSquaresWork(aK, b, solver));
@@ -83,38 +80,6 @@ export function supportRowSpace(
   } finally {
     solver.release();
   }
-}
-
-/** N's Cholesky factor on the current backend when N is positive definite within MAX_KEPT_CONDITION, else null. */
-function factorWithin(normal: CsrMatrix, conditionEstimate: (g: CsrMatrix, factor: CholeskyFactor) => number): CholeskyFactor | null {
-  const factor = gramFactorOrNull(normal);
-  return factor !== null && conditionEstimate(normal, factor) <= MAX_KEPT_CONDITION ? factor : null;
-}
-
-/** The columns N's pivot-dropping Cholesky factorization keeps (local indices, ascending). */
-function keptColumns(normal: CsrMatrix): Int32Array {
-  const c = normal.rows;
-  const dropped = new Uint8Array(c);
-  const { symbolic } = droppingGramFactor(normal, dropped);
-  const perm = symbolic.ordering.perm;
-  const kept: number[] = [];
-  for (let k = 0; k < c; k++) if (dropped[k] === 0) kept.push(perm[k]);
-  return Int32Array.from(kept).sort();
-}
-
-/** Rows `list` (ascending) of a CSR matrix, in arrays of their own. */
-function selectRowsOf(m: CsrMatrix, list: Int32Array): CsrMatrix {
-  const rowPtr = new Int32Array(list.length + 1);
-  for (let t = 0; t < list.length; t++) rowPtr[t + 1] = rowPtr[t] + m.rowPtr[list[t] + 1] - m.rowPtr[list[t]];
-  const colIdx = new Int32Array(rowPtr[list.length]);
-  const values = new Float64Array(rowPtr[list.length]);
-  for (let t = 0; t < list.length; t++) {
-    const from = m.rowPtr[list[t]];
-    const to = m.rowPtr[list[t] + 1];
-    colIdx.set(m.colIdx.subarray(from, to), rowPtr[t]);
-    values.set(m.values.subarray(from, to), rowPtr[t]);
-  }
-  return { rows: list.length, cols: m.cols, rowPtr, colIdx, values };
 }
 
 /** A_K: the block's entries in the columns `kept` (ascending), renumbered 0..|K| - 1. */

@@ -54,6 +54,7 @@ import {
   analyzeCholesky,
   factorCholesky,
   factorCholeskyDensely,
+  keptPivotsFactor,
   solveCholesky,
   solveLower,
   solveUpper,
@@ -170,16 +171,39 @@ export function gramFactorOrNull(g: CsrMatrix): CholeskyFactor | null {
   }
 }
 
+/** keptGramFactor's answer: the rows and columns K of g kept (null: all), g_K, and its Cholesky factor for solves. */
+export interface KeptGramFactor {
+  readonly kept: Int32Array | null;
+  readonly gram: CsrMatrix;
+  readonly factor: CholeskyFactor;
+}
+
 /**
- * The pivot-dropping Cholesky factorization of g (../sparse/sparseCholesky.ts FactorOptions.dropped, marking the dropped
- * pivots in `dropped`, permuted numbering) on either backend (CHOLMOD has no dropping): by blocks on the current
- * kernels where its factor fills (as gramFactorizer's TypeScript one), else up-looking.
+ * The Cholesky factor of g for solves, or, where g is not numerically positive definite, that of g_K, the rows and
+ * columns K its pivot-dropping factorization keeps (../sparse/sparseCholesky.ts FactorOptions.dropped, keptPivotsFactor:
+ * read off that factorization); null when g_K's pivots fail. On the native backend CHOLMOD first, the dropping
+ * factorization only where it refuses g (CHOLMOD has none); on the TypeScript one the dropping factorization at once,
+ * whose factor is g's when it drops nothing. It runs by blocks on the current kernels where its factor fills (as
+ * gramFactorizer's TypeScript one), else up-looking.
  */
-export function droppingGramFactor(g: CsrMatrix, dropped: Uint8Array): CholeskyFactor {
+export function keptGramFactor(g: CsrMatrix): KeptGramFactor | null {
+  if (currentNativeSparse() !== null) {
+    const factor = gramFactorOrNull(g);
+    if (factor !== null) return { kept: null, gram: g, factor };
+  }
   const analysis = analyzeCholesky(g);
-  if (!factorFills(analysis)) return factorCholesky(g, analysis, { dropped });
+  const dropped = new Uint8Array(g.rows);
   const kernels = selectedKernels();
-  return factorCholeskyDensely(g, analysis, (a, n, marks) => choleskyUpperInPlace(kernels, a, n, marks), { dropped });
+  const factor = factorFills(analysis)
+    ? factorCholeskyDensely(g, analysis, (a, n, marks) => choleskyUpperInPlace(kernels, a, n, marks), { dropped })
+    : factorCholesky(g, analysis, { dropped });
+  if (!dropped.includes(1)) return { kept: null, gram: g, factor };
+  try {
+    return keptPivotsFactor(g, factor, dropped);
+  } catch (error) {
+    if (error instanceof SingularMatrixError) return null;
+    throw error;
+  }
 }
 
 /** Order from which a TypeScript Gram factorization may run densely (below it the up-looking one is as quick). */

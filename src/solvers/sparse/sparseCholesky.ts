@@ -351,6 +351,60 @@ export function factorCholeskyDensely(
   return adoptCholesky(g, { perm: ordering.perm, colPtr, rowIdx, values, minor: n }, options);
 }
 
+/**
+ * What a pivot-dropping factorization of G (FactorOptions.dropped) leaves: the kept rows and columns K (original
+ * numbering, ascending), G_K (G's submatrix on them), and the factor of G_K read off that factorization, which
+ * eliminated every kept row against the kept columns only: its kept columns without the dropped rows, in the induced
+ * order, every pivot held to refactorCholesky's test (adoptCholesky; SingularMatrixError as there).
+ */
+export function keptPivotsFactor(
+  g: CsrMatrix,
+  factor: CholeskyFactor,
+  dropped: Uint8Array,
+): { kept: Int32Array; gram: CsrMatrix; factor: CholeskyFactor } {
+  const { n, ordering, colPtr, rowIdx } = factor.symbolic;
+  const perm = ordering.perm;
+  const kept = Int32Array.from(perm.filter((_, k) => dropped[k] === 0)).sort();
+  const place = new Int32Array(n).fill(-1);
+  kept.forEach((original, t) => (place[original] = t));
+  // G_K: G's entries in kept rows and columns, renumbered.
+  const r = kept.length;
+  const rowPtr = new Int32Array(r + 1);
+  const colIdx: number[] = [];
+  const values: number[] = [];
+  kept.forEach((original, t) => {
+    for (let q = g.rowPtr[original]; q < g.rowPtr[original + 1]; q++) {
+      if (place[g.colIdx[q]] < 0) continue;
+      colIdx.push(place[g.colIdx[q]]);
+      values.push(g.values[q]);
+    }
+    rowPtr[t + 1] = colIdx.length;
+  });
+  const gram: CsrMatrix = { rows: r, cols: r, rowPtr, colIdx: Int32Array.from(colIdx), values: Float64Array.from(values) };
+  // Pivot k (kept) is pivot order[k] of G_K; its column keeps the kept rows.
+  const order = new Int32Array(n).fill(-1);
+  const keptPerm = new Int32Array(r);
+  for (let k = 0, t = 0; k < n; k++) {
+    if (dropped[k] === 1) continue;
+    order[k] = t;
+    keptPerm[t++] = place[perm[k]];
+  }
+  const lPtr = new Int32Array(r + 1);
+  const lRows: number[] = [];
+  const lValues: number[] = [];
+  for (let k = 0; k < n; k++) {
+    if (dropped[k] === 1) continue;
+    for (let q = colPtr[k]; q < colPtr[k + 1]; q++) {
+      if (dropped[rowIdx[q]] === 1) continue;
+      lRows.push(order[rowIdx[q]]);
+      lValues.push(factor.values[q]);
+    }
+    lPtr[order[k] + 1] = lRows.length;
+  }
+  const external = { perm: keptPerm, colPtr: lPtr, rowIdx: Int32Array.from(lRows), values: Float64Array.from(lValues), minor: r };
+  return { kept, gram, factor: adoptCholesky(gram, external) };
+}
+
 /** G[row][row] (zero when not stored). */
 function diagonalEntry(g: CsrMatrix, row: number): number {
   for (let q = g.rowPtr[row]; q < g.rowPtr[row + 1]; q++) if (g.colIdx[q] === row) return g.values[q];

@@ -13,6 +13,7 @@ import {
   factorCholesky,
   factorCholeskyDensely,
   hasAnalyzedPattern,
+  keptPivotsFactor,
   multiplyLower,
   multiplyUpper,
   refactorCholesky,
@@ -327,11 +328,16 @@ describeEachBackend('sparse Cholesky computed densely (a factor that fills)', ()
   });
 });
 
+/** A^T A (300 x 300, its factor filled) of 500 random sparse rows whose column 7 repeats column 3. */
+function repeatedColumnGram(): CsrMatrix {
+  const { dense } = randomSparse(500, 300, 0.02, 8);
+  for (let i = 0; i < 500; i++) dense.data[i * 300 + 7] = dense.data[i * 300 + 3];
+  return gramMatrix(transpose(csrFromDense(dense)));
+}
+
 describeEachBackend('the pivot-dropping Cholesky computed densely', () => {
   it('drops the pivots the up-looking one drops (a repeated column of A), and keeps the factor of the others', () => {
-    const { dense } = randomSparse(500, 300, 0.02, 8);
-    for (let i = 0; i < 500; i++) dense.data[i * 300 + 7] = dense.data[i * 300 + 3];
-    const g = gramMatrix(transpose(csrFromDense(dense)));
+    const g = repeatedColumnGram();
     const analysis = analyzeCholesky(g);
     expect(analysis.nnzL).toBeGreaterThan((300 * 301) / 4);
     const upLookingDropped = new Uint8Array(300);
@@ -346,5 +352,25 @@ describeEachBackend('the pivot-dropping Cholesky computed densely', () => {
     const droppedOriginal = analysis.ordering.perm[denseDropped.indexOf(1)];
     expect([3, 7]).toContain(droppedOriginal);
     expect(relativeDifference(byBlocks.values, upLooking.values)).toBeLessThan(1e-12);
+  });
+});
+
+describeEachBackend("the kept pivots' factor read off a dropping factorization", () => {
+  it('G_K (a repeated column of A dropped) solved to its accuracy by the factor, up-looking and by blocks', () => {
+    const g = repeatedColumnGram();
+    const analysis = analyzeCholesky(g);
+    const kernels = selectedKernels();
+    const factorizations = [
+      (dropped: Uint8Array) => factorCholesky(g, analysis, { dropped }),
+      (dropped: Uint8Array) => factorCholeskyDensely(g, analysis, (a, n, marks) => choleskyUpperInPlace(kernels, a, n, marks), { dropped }),
+    ];
+    for (const factorize of factorizations) {
+      const dropped = new Uint8Array(300);
+      const { kept, gram, factor } = keptPivotsFactor(g, factorize(dropped), dropped);
+      expect(kept).toHaveLength(299);
+      expect(kept.includes(3) !== kept.includes(7)).toBe(true);
+      const b = sinVector(299);
+      expect(relativeResidual(gram, solveCholesky(factor, b, new Float64Array(299)), b)).toBeLessThan(1e-12);
+    }
   });
 });
