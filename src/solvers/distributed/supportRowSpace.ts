@@ -19,7 +19,8 @@
  *     local least-squares solution (A_i x_basic = A_K x_K), so {x : R x = x_K} = x_basic + null(A_i) is the set of
  *     them: the projection passes use R with b' = R x_basic = x_K, as they use independent rows A_S with b_S'.
  * With no dependent column (F empty) R is the unit rows of the support and b' = x_0 = A_i^+ b_i. R's Gram matrix is
- * I + W W^T (W the |K| x |F| coefficients), sparse as long as each dependence involves few columns.
+ * I + W W^T (W the |K| x |F| coefficients), sparse as long as each dependence involves few columns; where it would
+ * hold more than MAX_GRAM_GROWTH times N's entries (a column that is the sum of all others), null again.
  */
 import { runSync } from '../cooperative.js';
 import { currentThreadGramSolver, keptGramFactor, type GramSolver } from '../machines/placement.js';
@@ -41,6 +42,8 @@ const MAX_KEPT_CONDITION = 1e12;
 const MAX_DEPENDENCE_RESIDUAL = 1e-6;
 /** Coefficients of w_f at most this fraction of its largest are rounding of zeros (the solves' ~kappa(A_K) u). */
 const COEFFICIENT_DROP = 1e-13;
+/** Most entries R's Gram matrix I + W W^T may gain, in multiples of N's: beyond, the routes on the rows decide. */
+const MAX_GRAM_GROWTH = 2;
 
 export interface SupportRowSpace {
   /** R: |K| rows on the support's local columns (each e_k plus its coefficients on the dependent columns). */
@@ -75,7 +78,7 @@ export function supportRowSpace(
     // 3. x_K, and each dropped column's coefficients on the kept ones.
     const rhs = runSync(sparseLeastSquaresWork(aK, b, solver));
     const dependent = dependentColumns(columns, kept, aK, solver);
-    if (dependent === null) return null;
+    if (dependent === null || !gramStaysSparse(dependent, normal)) return null;
     return { rows: rowSpaceRows(kept, dependent, c), rhs, rank: kept.length };
   } finally {
     solver.release();
@@ -136,6 +139,17 @@ function dependentColumns(
     dependent.push({ column: f, places: Int32Array.from(places), coefficients: Float64Array.from(places, (t) => w[t]) });
   }
   return dependent;
+}
+
+/**
+ * Whether R's Gram matrix I + W W^T stays within MAX_GRAM_GROWTH times N's entries: each dependent column couples the
+ * kept columns it depends on pairwise (a dependence on many columns, or coefficients the rounding left dense, would
+ * make the machine's Gram factor dense).
+ */
+function gramStaysSparse(dependent: readonly { places: Int32Array }[], normal: CsrMatrix): boolean {
+  let coupled = 0;
+  for (const { places } of dependent) coupled += places.length * places.length;
+  return coupled <= MAX_GRAM_GROWTH * normal.rowPtr[normal.rows];
 }
 
 /** R (module comment): row t = e_{kept[t]} + sum over dependent f of w_f[t] e_f, columns ascending. */

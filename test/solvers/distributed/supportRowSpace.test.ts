@@ -40,11 +40,20 @@ const fixture = <T>(name: string): T => JSON.parse(readFileSync(new URL(`../../f
 const banded = fixture<BandedRegressionCase>('bandedRegression');
 const filled = fixture<TallSparseCase & { localLeastSquares: number[][] }>('tallFilledSparse');
 
-/** The minimum-norm point of the machine's solution set {R x = b'}: R^T (R R^T)^{-1} b', with its own Gram factor. */
+/**
+ * The minimum-norm point of the machine's solution set {R x = b'}: R^T (R R^T)^{-1} b', with its own Gram factor and
+ * residual corrections from R itself (as its projection passes refine their solves: an ill-conditioned A_S of the routes
+ * on the rows loses what its Gram matrix squares).
+ */
 function minimumNormPoint(machine: CsrMachineData, n: number): Float64Array {
-  const projection = machine.projection!;
-  const y = solveCholesky(machine.gram, projection.b, new Float64Array(projection.b.length));
-  return multiplyTransposed(projection.a, y, new Float64Array(n));
+  const { a: r, b } = machine.projection!;
+  const y = solveCholesky(machine.gram, b, new Float64Array(b.length));
+  for (let step = 0; step < 3; step++) {
+    const residual = multiply(r, multiplyTransposed(r, y, new Float64Array(n))).map((v, k) => b[k] - v);
+    const correction = solveCholesky(machine.gram, residual, new Float64Array(b.length));
+    for (let k = 0; k < y.length; k++) y[k] += correction[k];
+  }
+  return multiplyTransposed(r, y, new Float64Array(n));
 }
 
 describeEachBackend("tall machines' row spaces from their columns", () => {
@@ -175,5 +184,41 @@ describeEachBackend("a tall machine's dependent column found by blocks (its norm
     const gradient = multiplyTransposed(machine.a, residual, new Float64Array(300));
     expect(Math.max(...Array.from(gradient, Math.abs))).toBeLessThan(1e-11);
     expect(Math.abs(x[3] - x[7])).toBeLessThan(1e-12);
+  });
+});
+
+describeEachBackend('a tall machine whose dependent column depends on all the others', () => {
+  it("goes to the routes on the rows (R's Gram matrix would be dense): rank 299, the normal equations hold", () => {
+    // Machine 0: 600 banded rows on 300 columns, column 299 the sum of the others there; machine 1 completes the rank.
+    const rows = 900;
+    const entries: [number, number, number][] = [];
+    for (let i = 0; i < rows; i++) {
+      const centre = (i * 7) % 299;
+      let sum = 0;
+      for (let d = 0; d < 3; d++) {
+        const value = Math.sin(i * 3 + d + 1);
+        entries.push([i, (centre + d) % 299, value]);
+        sum += value;
+      }
+      entries.push([i, 299, i < 600 ? sum : Math.cos(i)]);
+    }
+    const A = csrFromCoo(
+      rows,
+      300,
+      entries.map((e) => e[0]),
+      entries.map((e) => e[1]),
+      entries.map((e) => e[2]),
+    );
+    const b = Float64Array.from({ length: rows }, (_, k) => Math.sin(k + 1));
+    const system = buildSparseSystem(createProblem({ A, rhs: b, partition: { sizes: [600, 300] } }));
+    const machine = system.machines[0];
+    expect([machine.c, machine.rank]).toEqual([300, 299]);
+    expect(machine.projection?.rows).toBeInstanceOf(Int32Array);
+    const x = minimumNormPoint(machine, 300);
+    const residual = multiply(machine.a, x).map((v, k) => v - b[k]);
+    const gradient = multiplyTransposed(machine.a, residual, new Float64Array(300));
+    // A_0^T r = 0 to the route's accuracy (the rows route's b_S' carries ~kappa(A_S) u), relative to |A_0|_F |r|.
+    const scale = Math.hypot(...machine.a.values) * Math.hypot(...residual);
+    expect(Math.hypot(...gradient) / scale).toBeLessThan(1e-8);
   });
 });
