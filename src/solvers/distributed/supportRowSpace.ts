@@ -24,7 +24,7 @@
  */
 import { runSync } from '../cooperative.js';
 import { currentThreadGramSolver, keptGramFactor, type GramSolver } from '../machines/placement.js';
-import { transpose, type CsrMatrix } from '../sparse/csr.js';
+import { multiply, transpose, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { sparseLeastSquaresWork } from './sparseLeastSquares.js';
@@ -69,7 +69,7 @@ export function supportRowSpace(
   const normal = gramMatrix(columns);
   // 1. N whole, else the columns its pivot-dropping factorization keeps; 2. the kept ones well conditioned.
   const whole = keptGramFactor(normal);
-  if (whole === null || (whole.kept !== null && whole.kept.length === c)) return null;
+  if (whole === null) return null;
   if (!(conditionEstimate(whole.gram, whole.factor) <= MAX_KEPT_CONDITION)) return null;
   const kept = whole.kept ?? Int32Array.from({ length: c }, (_, j) => j);
   const aK = kept.length === c ? a : keepColumns(a, kept);
@@ -103,28 +103,29 @@ function keepColumns(a: CsrMatrix, kept: Int32Array): CsrMatrix {
   return { rows: a.rows, cols: kept.length, rowPtr, colIdx: Int32Array.from(colIdx), values: Float64Array.from(values) };
 }
 
-/** Each dropped column f with w_f = A_K^+ a_f (its nonzero coefficients, by kept column's place); null if f is not dependent. */
-function dependentColumns(
-  columns: CsrMatrix,
-  kept: Int32Array,
-  aK: CsrMatrix,
-  solver: GramSolver,
-): { column: number; places: Int32Array; coefficients: Float64Array }[] | null {
+/** A dropped column f and w_f = A_K^+ a_f: its nonzero coefficients, at the places of their kept columns in K. */
+interface DependentColumn {
+  readonly column: number;
+  readonly places: Int32Array;
+  readonly coefficients: Float64Array;
+}
+
+/** Each dropped column with its coefficients on the kept ones; null if one is not dependent (MAX_DEPENDENCE_RESIDUAL). */
+function dependentColumns(columns: CsrMatrix, kept: Int32Array, aK: CsrMatrix, solver: GramSolver): DependentColumn[] | null {
   const c = columns.rows;
   const p = columns.cols;
   const isKept = new Uint8Array(c);
   for (const j of kept) isKept[j] = 1;
   const column = new Float64Array(p);
   const fitted = new Float64Array(p);
-  const dependent: { column: number; places: Int32Array; coefficients: Float64Array }[] = [];
+  const dependent: DependentColumn[] = [];
   for (let f = 0; f < c; f++) {
     if (isKept[f] === 1) continue;
     column.fill(0);
     for (let e = columns.rowPtr[f]; e < columns.rowPtr[f + 1]; e++) column[columns.colIdx[e]] = columns.values[e];
     const w = runSync(sparseLeastSquaresWork(aK, column, solver));
     // a_f within MAX_DEPENDENCE_RESIDUAL of A_K w_f, else f is a direction the normal equations cannot place.
-    fitted.fill(0);
-    for (let i = 0; i < p; i++) for (let e = aK.rowPtr[i]; e < aK.rowPtr[i + 1]; e++) fitted[i] += aK.values[e] * w[aK.colIdx[e]];
+    multiply(aK, w, fitted);
     let residual = 0;
     let size = 0;
     for (let i = 0; i < p; i++) {
@@ -146,18 +147,14 @@ function dependentColumns(
  * kept columns it depends on pairwise (a dependence on many columns, or coefficients the rounding left dense, would
  * make the machine's Gram factor dense).
  */
-function gramStaysSparse(dependent: readonly { places: Int32Array }[], normal: CsrMatrix): boolean {
+function gramStaysSparse(dependent: readonly DependentColumn[], normal: CsrMatrix): boolean {
   let coupled = 0;
   for (const { places } of dependent) coupled += places.length * places.length;
   return coupled <= MAX_GRAM_GROWTH * normal.rowPtr[normal.rows];
 }
 
 /** R (module comment): row t = e_{kept[t]} + sum over dependent f of w_f[t] e_f, columns ascending. */
-function rowSpaceRows(
-  kept: Int32Array,
-  dependent: readonly { column: number; places: Int32Array; coefficients: Float64Array }[],
-  c: number,
-): CsrMatrix {
+function rowSpaceRows(kept: Int32Array, dependent: readonly DependentColumn[], c: number): CsrMatrix {
   const r = kept.length;
   const extra: { column: number; value: number }[][] = Array.from({ length: r }, () => []);
   for (const { column, places, coefficients } of dependent) places.forEach((t, q) => extra[t].push({ column, value: coefficients[q] }));
