@@ -1,7 +1,7 @@
 /**
  * The two points of a tall CSR system (./leastSquares.ts) without any N x n dense matrix:
  *  - x_LS from the normal equations A^T A x = A^T b, factored by a sparse Cholesky (CHOLMOD on the
- *    native backend, ../sparse/sparseCholesky.ts on the TypeScript one), then corrected seminormal
+ *    native backend, ../sparse/sparseCholesky.ts on the TypeScript one, by blocks where its factor fills), then corrected seminormal
  *    refinement (x += (R^T R)^{-1} A^T (b - A x), the residual taken from A itself): the plain normal
  *    equations lose kappa(A)^2 eps, each correction multiplies the error by ~kappa(A)^2 eps again, so
  *    while kappa(A)^2 eps << 1 a few bring x_LS to the accuracy of a QR of A (Bjorck, "Numerical methods
