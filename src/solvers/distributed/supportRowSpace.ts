@@ -24,7 +24,7 @@
  */
 import { runSync } from '../cooperative.js';
 import { currentThreadGramSolver, keptGramFactor, type GramSolver } from '../machines/placement.js';
-import { multiply, transpose, type CsrMatrix } from '../sparse/csr.js';
+import { multiply, selectColumns, transpose, type CsrMatrix } from '../sparse/csr.js';
 import { gramMatrix } from '../sparse/gram.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { sparseLeastSquaresWork } from './sparseLeastSquares.js';
@@ -72,7 +72,7 @@ export function supportRowSpace(
   if (whole === null) return null;
   if (!(conditionEstimate(whole.gram, whole.factor) <= MAX_KEPT_CONDITION)) return null;
   const kept = whole.kept ?? Int32Array.from({ length: c }, (_, j) => j);
-  const aK = kept.length === c ? a : keepColumns(a, kept);
+  const aK = kept.length === c ? a : selectColumns(a, kept);
   const solver = currentThreadGramSolver(whole.factor);
   try {
     // 3. x_K, and each dropped column's coefficients on the kept ones.
@@ -83,24 +83,6 @@ export function supportRowSpace(
   } finally {
     solver.release();
   }
-}
-
-/** A_K: the block's entries in the columns `kept` (ascending), renumbered 0..|K| - 1. */
-function keepColumns(a: CsrMatrix, kept: Int32Array): CsrMatrix {
-  const place = new Int32Array(a.cols).fill(-1);
-  kept.forEach((j, t) => (place[j] = t));
-  const rowPtr = new Int32Array(a.rows + 1);
-  const colIdx: number[] = [];
-  const values: number[] = [];
-  for (let i = 0; i < a.rows; i++) {
-    for (let e = a.rowPtr[i]; e < a.rowPtr[i + 1]; e++) {
-      if (place[a.colIdx[e]] < 0) continue;
-      colIdx.push(place[a.colIdx[e]]);
-      values.push(a.values[e]);
-    }
-    rowPtr[i + 1] = colIdx.length;
-  }
-  return { rows: a.rows, cols: kept.length, rowPtr, colIdx: Int32Array.from(colIdx), values: Float64Array.from(values) };
 }
 
 /** A dropped column f and w_f = A_K^+ a_f: its nonzero coefficients, at the places of their kept columns in K. */

@@ -216,6 +216,31 @@ export function selectRows(a: CsrMatrix, rowList: Int32Array, place: ArrayPlace 
 }
 
 /**
+ * A's entries in the columns `columnList` (ascending), renumbered 0..columnList.length - 1; the entries in other
+ * columns are left out (restrictColumns, by contrast, requires every entry within its list).
+ */
+export function selectColumns(a: CsrMatrix, columnList: Int32Array): CsrMatrix {
+  const place = new Int32Array(a.cols).fill(-1);
+  columnList.forEach((j, t) => (place[j] = t));
+  const rowPtr = new Int32Array(a.rows + 1);
+  for (let i = 0; i < a.rows; i++) {
+    let count = 0;
+    for (let e = a.rowPtr[i]; e < a.rowPtr[i + 1]; e++) if (place[a.colIdx[e]] >= 0) count++;
+    rowPtr[i + 1] = rowPtr[i] + count;
+  }
+  const colIdx = new Int32Array(rowPtr[a.rows]);
+  const values = new Float64Array(rowPtr[a.rows]);
+  for (let i = 0, q = 0; i < a.rows; i++) {
+    for (let e = a.rowPtr[i]; e < a.rowPtr[i + 1]; e++) {
+      if (place[a.colIdx[e]] < 0) continue;
+      colIdx[q] = place[a.colIdx[e]];
+      values[q++] = a.values[e];
+    }
+  }
+  return { rows: a.rows, cols: columnList.length, rowPtr, colIdx, values };
+}
+
+/**
  * A work array indexed by column (a marker or a map) over the span of the columns touched pays off
  * while that span is not much wider than the entries touched; beyond that, sorting and binary search
  * keep the cost independent of the width. Either way m machines of a matrix with 10^6 columns do not

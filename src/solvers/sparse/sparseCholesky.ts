@@ -40,7 +40,7 @@
  */
 import { runSync, type Work } from '../cooperative.js';
 import { DimensionMismatchError, SingularMatrixError } from '../errors.js';
-import type { CsrMatrix } from './csr.js';
+import { selectColumns, selectRows, type CsrMatrix } from './csr.js';
 import { approximateMinimumDegree, identityOrdering, isSortedSymmetricPattern, type Ordering } from './ordering.js';
 
 const UNIT_ROUNDOFF = Number.EPSILON / 2;
@@ -367,20 +367,8 @@ export function keptPivotsFactor(
   const kept = Int32Array.from(perm.filter((_, k) => dropped[k] === 0)).sort();
   const place = new Int32Array(n).fill(-1);
   kept.forEach((original, t) => (place[original] = t));
-  // G_K: G's entries in kept rows and columns, renumbered.
+  const gram = selectColumns(selectRows(g, kept), kept);
   const r = kept.length;
-  const rowPtr = new Int32Array(r + 1);
-  const colIdx: number[] = [];
-  const values: number[] = [];
-  kept.forEach((original, t) => {
-    for (let q = g.rowPtr[original]; q < g.rowPtr[original + 1]; q++) {
-      if (place[g.colIdx[q]] < 0) continue;
-      colIdx.push(place[g.colIdx[q]]);
-      values.push(g.values[q]);
-    }
-    rowPtr[t + 1] = colIdx.length;
-  });
-  const gram: CsrMatrix = { rows: r, cols: r, rowPtr, colIdx: Int32Array.from(colIdx), values: Float64Array.from(values) };
   // Pivot k (kept) is pivot order[k] of G_K; its column keeps the kept rows.
   const order = new Int32Array(n).fill(-1);
   const keptPerm = new Int32Array(r);

@@ -29,6 +29,7 @@ import {
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
 import type { GramBlocks } from '../../../src/solvers/analysis/gramBlocks.js';
 import { describeEachBackend } from '../../support/backends.js';
+import { onSetupThreads } from '../../support/setupThreads.js';
 import { gaussianSystem, systemOf } from '../../support/systems.js';
 import { heldTasksWork } from '../parallel/heldTasks.js';
 
@@ -50,16 +51,7 @@ function bandedSystem(n: number, m: number): DenseSystem {
   });
 }
 
-function withThreads<T>(threads: number, body: () => T): T {
-  setSolverThreads(threads);
-  const previous = setParallelDenseAnalysisMinN(threads > 1 ? 0 : Infinity);
-  try {
-    return body();
-  } finally {
-    setParallelDenseAnalysisMinN(previous);
-    setSolverThreads('auto');
-  }
-}
+const withThreads = <T>(threads: number, body: () => T): T => onSetupThreads(threads, body, setParallelDenseAnalysisMinN);
 
 const analyzeOn = (threads: number, system: DenseSystem): Analysis => withThreads(threads, () => analyze(system));
 

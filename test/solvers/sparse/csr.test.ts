@@ -15,6 +15,7 @@ import {
   localColumnIndices,
   restrictColumns,
   rowNorms,
+  selectColumns,
   selectRows,
   transpose,
 } from '../../../src/solvers/sparse/csr.js';
@@ -142,6 +143,15 @@ describe('CSR operations against dense references', () => {
     for (let k = 0; k < rowList.length; k++)
       for (let t = 0; t < support.length; t++) expect(entry(localDense, k, t)).toBe(entry(dense, rowList[k], support[t]));
     expect(thrown(() => restrictColumns(sub, support.subarray(1)))).toBeInstanceOf(DimensionMismatchError);
+
+    // selectColumns keeps the listed columns only, renumbered, and leaves the others' entries out.
+    const every = Int32Array.from({ length: 15 }, (_, t) => 2 * t);
+    const even = selectColumns(csr, every);
+    checkCsr(even);
+    expect([even.rows, even.cols]).toEqual([csr.rows, 15]);
+    const evenDense = csrToDense(even);
+    for (let i = 0; i < csr.rows; i++) for (let t = 0; t < 15; t++) expect(entry(evenDense, i, t)).toBe(entry(dense, i, 2 * t));
+    expect(nnzOf(even)).toBe(Array.from(dense.data).filter((v, q) => v !== 0 && (q % 30) % 2 === 0).length);
   });
 
   it('finds the support of rows that touch a narrow band of a very wide matrix, and refuses columns on either side of it', () => {
