@@ -2,8 +2,9 @@
  * The service end to end: `node --import tsx src/main.ts` (API, one worker, embedded redis-server)
  * on a free loopback port (bench/service.ts), loaded by bench/load.ts from a second process once per concurrency
  * level, with the CPU the service's process tree and the load generator used at each level. A first load run of
- * WARMUP_JOBS jobs is not counted: each sandboxed child's first job calibrates the time model (~3 s of CPU), which
- * would otherwise weigh on the first level's CPU per job (bench/serviceCpu.ts warms up the same way).
+ * WARMUP_JOBS jobs is not counted: each sandboxed child's first job calibrates the time model (~3 s of CPU), and V8
+ * compiles for thousands of jobs; both would otherwise weigh on the first level's CPU per job (bench/serviceCpu.ts
+ * warms up the same way).
  */
 import { join } from 'node:path';
 import { loadConfig } from '../src/config.js';
@@ -12,8 +13,14 @@ import { cpuSnapshot, foreignCores, TICKS_PER_SECOND, treeCpuTicks } from './mac
 import { BENCH, type ChildResult, lastJson, log, NODE_TSX, runChild } from './processes.js';
 import { startService, type RunningService } from './service.js';
 
-/** Jobs of the uncounted first load run. */
-const WARMUP_JOBS = 200;
+/**
+ * Jobs of the uncounted first load run. The service's CPU per job falls for its first ~3000 jobs, as V8 compiles the
+ * paths a job takes in the API process and the sandboxed children (tens of functions a thousand jobs, each run once a
+ * job): 10.4 ms over jobs 20-820, 7.8-7.4 after 4,000 (docs/performance.md, "A service warmed up").
+ */
+export const WARMUP_JOBS = 3000;
+/** ... or this many seconds of it, whichever ends first. */
+const WARMUP_SECONDS = 60;
 
 export interface EndToEndOptions {
   /** Per level: at most this many jobs and this many seconds of submissions. */
@@ -64,7 +71,12 @@ export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> 
       `\nend to end: service ready on ${baseUrl} after ${serviceStartSeconds.toFixed(1)} s; ` +
         `per level at most ${options.jobs} jobs / ${options.seconds} s`,
     );
-    const warmup = await runLoadGenerator(baseUrl, { ...options, jobs: WARMUP_JOBS, concurrency: Math.max(...options.concurrency) });
+    const warmup = await runLoadGenerator(baseUrl, {
+      ...options,
+      jobs: WARMUP_JOBS,
+      seconds: WARMUP_SECONDS,
+      concurrency: Math.max(...options.concurrency),
+    });
     const warmed = lastJson<LoadReport>(warmup, 'load.ts (warm-up)');
     if ('error' in warmed) throw new Error(`warm-up: ${warmed.error}`);
     for (const concurrency of options.concurrency) {

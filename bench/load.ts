@@ -12,6 +12,7 @@
  *        [--concurrency 32] [--n 50] [--m 5] [--warmup 20]
  * Prints one LoadReport JSON on stdout.
  */
+import { setMaxListeners } from 'node:events';
 import { parseArgs } from 'node:util';
 
 export interface LoadReport {
@@ -92,7 +93,23 @@ function jobBody(n: number, m: number, seed: number): string {
   });
 }
 
-async function runJob(baseUrl: string, n: number, m: number, seed: number, signal: AbortSignal): Promise<Outcome> {
+/**
+ * One job on a signal of its own, tied to the run's: fetch leaves its listener on the signal it is given until the
+ * request is collected, so thousands of jobs on the run's signal would pile up listeners (MaxListenersExceededWarning).
+ */
+async function runJob(baseUrl: string, n: number, m: number, seed: number, runSignal: AbortSignal): Promise<Outcome> {
+  const job = new AbortController();
+  const abort = (): void => job.abort(runSignal.reason);
+  if (runSignal.aborted) abort();
+  else runSignal.addEventListener('abort', abort, { once: true });
+  try {
+    return await submitAndFollow(baseUrl, n, m, seed, job.signal);
+  } finally {
+    runSignal.removeEventListener('abort', abort);
+  }
+}
+
+async function submitAndFollow(baseUrl: string, n: number, m: number, seed: number, signal: AbortSignal): Promise<Outcome> {
   const t0 = performance.now();
   const response = await fetch(`${baseUrl}/v1/jobs`, {
     method: 'POST',
@@ -122,6 +139,8 @@ async function runLoad(options: {
 }): Promise<LoadReport> {
   const { baseUrl, n, m } = options;
   const drain = new AbortController();
+  // One listener a job in flight (runJob), removed when it ends.
+  setMaxListeners(Math.max(options.concurrency, options.warmup) + 1, drain.signal);
 
   // Warm-up, not counted.
   let seed = 1;

@@ -5,15 +5,16 @@
  * once more between two readings of /proc/<pid>/stat (utime + stime) of every process of the
  * service's tree, and Redis's INFO commandstats around the same run.
  *
- *   node --import tsx bench/serviceCpu.ts [--jobs 1500] [--concurrency 32] [--warmup-jobs 200] [--env '{"LOG_LEVEL":"warn"}']
+ *   node --import tsx bench/serviceCpu.ts [--jobs 1500] [--concurrency 32] [--warmup-jobs 3000] [--env '{"LOG_LEVEL":"warn"}']
  * Prints the CPU per finished job of the API process (with the BullMQ worker's parent side), the
  * sandboxed processor children together, and Redis (each also its kernel part), the Redis commands
  * per job, and one JSON line. The load generator runs in a process of its own, not counted.
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import type { LoadReport } from './load.js';
-import { runLoadGenerator } from './endToEnd.js';
+import { runLoadGenerator, WARMUP_JOBS } from './endToEnd.js';
 import { TICKS_PER_SECOND, treeProcesses } from './machineProbe.js';
 import { type ChildResult, lastJson } from './processes.js';
 import { startService } from './service.js';
@@ -23,7 +24,20 @@ interface ProcessCpu {
   role: Role;
   ticks: number;
   kernelTicks: number;
+  /** Of `ticks`, the main thread's (JavaScript); the rest is V8's collector and compiler threads, the solver's threads. */
+  mainTicks: number;
   cmdline: string;
+}
+
+/** The CPU ticks so far of a process' main thread (0 when it ended meanwhile). */
+function mainThreadTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
 }
 
 /** Every process of the service's tree with its role and CPU so far. */
@@ -31,7 +45,13 @@ function readTree(root: number): Map<number, ProcessCpu> {
   const tree = new Map<number, ProcessCpu>();
   for (const [pid, p] of treeProcesses(root) ?? []) {
     const role: Role = pid === root ? 'api' : p.cmdline.includes('redis') ? 'redis' : 'sandbox';
-    tree.set(pid, { role, ticks: p.userTicks + p.kernelTicks, kernelTicks: p.kernelTicks, cmdline: p.cmdline });
+    tree.set(pid, {
+      role,
+      ticks: p.userTicks + p.kernelTicks,
+      kernelTicks: p.kernelTicks,
+      mainTicks: mainThreadTicks(pid),
+      cmdline: p.cmdline,
+    });
   }
   return tree;
 }
@@ -50,7 +70,7 @@ const { values } = parseArgs({
   options: {
     jobs: { type: 'string', default: '1500' },
     concurrency: { type: 'string', default: '32' },
-    'warmup-jobs': { type: 'string', default: '200' },
+    'warmup-jobs': { type: 'string', default: String(WARMUP_JOBS) },
     env: { type: 'string', default: '{}' },
   },
 });
@@ -75,15 +95,17 @@ try {
   if ('error' in report) throw new Error(report.error);
   const jobs = report.succeeded + report.failed;
   const msPerJob = (ticks: number): number => (ticks * 1000) / TICKS_PER_SECOND / jobs;
-  const perRole: Record<Role, { ms: number; kernelMs: number }> = {
-    api: { ms: 0, kernelMs: 0 },
-    sandbox: { ms: 0, kernelMs: 0 },
-    redis: { ms: 0, kernelMs: 0 },
+  const perRole: Record<Role, { ms: number; kernelMs: number; otherThreadsMs: number }> = {
+    api: { ms: 0, kernelMs: 0, otherThreadsMs: 0 },
+    sandbox: { ms: 0, kernelMs: 0, otherThreadsMs: 0 },
+    redis: { ms: 0, kernelMs: 0, otherThreadsMs: 0 },
   };
   for (const [p, now] of after) {
     const then = before.get(p);
-    perRole[now.role].ms += msPerJob(now.ticks - (then?.ticks ?? 0));
+    const ticks = now.ticks - (then?.ticks ?? 0);
+    perRole[now.role].ms += msPerJob(ticks);
     perRole[now.role].kernelMs += msPerJob(now.kernelTicks - (then?.kernelTicks ?? 0));
+    perRole[now.role].otherThreadsMs += msPerJob(ticks - (now.mainTicks - (then?.mainTicks ?? 0)));
   }
   const totalMs = perRole.api.ms + perRole.sandbox.ms + perRole.redis.ms;
   const commands =
@@ -95,7 +117,8 @@ try {
             .sort((a, b) => b[1] - a[1]),
         )
       : null;
-  const show = (r: Role): string => `${r} ${perRole[r].ms.toFixed(2)} (kernel ${perRole[r].kernelMs.toFixed(2)})`;
+  const show = (r: Role): string =>
+    `${r} ${perRole[r].ms.toFixed(2)} (kernel ${perRole[r].kernelMs.toFixed(2)}, threads besides the main ${perRole[r].otherThreadsMs.toFixed(2)})`;
   console.log(
     `${jobs} jobs (${report.failed} failed), ${report.throughput.toFixed(0)} jobs/s, p50 ${report.latencyMs?.p50.toFixed(0)} ms, ` +
       `p99 ${report.latencyMs?.p99.toFixed(0)} ms at ${values.concurrency} clients`,

@@ -43,6 +43,9 @@ import { sandboxedEnvironment, sandboxedProcessor } from './sandboxChild.js';
  */
 const CHILD_STDIO: StdioOptions = ['ignore', 'inherit', 'inherit', 'ipc'];
 
+/** How far V8 lets a child's old generation grow past what its last full collection kept: 3x (see startWorker). */
+const CHILD_HEAP_GROWING_PERCENT = 200;
+
 export interface JobWorker {
   /** The regular slots (WORKER_CONCURRENCY). */
   readonly worker: Worker<QueuedJobData, ProcessorReturn>;
@@ -85,8 +88,16 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   const limits = { timeoutMs: config.JOB_TIMEOUT_MS, memoryBytes: config.JOB_MEMORY_LIMIT_MB * 2 ** 20 };
   // V8's own heap stops at the same ceiling (typed arrays and native memory are watched by limitedWorker). --expose-gc:
   // a job collects garbage where it lets go of large parts at once (the advice's candidate systems and LU of A:
-  // ./computeJob.ts, giveMemoryBack).
-  const childExecArgv = [...execArgv, `--max-old-space-size=${config.JOB_MEMORY_LIMIT_MB}`, '--expose-gc'];
+  // ./computeJob.ts, giveMemoryBack). --heap-growing-percent: a child running many small jobs holds ~25 MB of live
+  // heap, and V8's own growth (~1.9x there) leaves less room above it than its young generation, so it marked the
+  // whole heap every ~35 jobs to reclaim ~2 MB; at 3x it does so ~6x less often (docs/performance.md, "V8's heap
+  // growth in the job processes").
+  const childExecArgv = [
+    ...execArgv,
+    `--max-old-space-size=${config.JOB_MEMORY_LIMIT_MB}`,
+    `--heap-growing-percent=${CHILD_HEAP_GROWING_PERCENT}`,
+    '--expose-gc',
+  ];
 
   const names = jobQueueNames(config);
   const workerOptions = {
