@@ -1,7 +1,8 @@
 /**
  * What a service exposed beyond loopback is expected to send, for every route (the API, the
  * dashboard at `/`, Swagger UI at /docs, the event streams):
- *  - security headers (@fastify/helmet) with a Content-Security-Policy that allows scripts and
+ *  - security headers (helmet, its middleware built once: @fastify/helmet built it again for every request,
+ *    ~0.1 ms of CPU each) with a Content-Security-Policy that allows scripts and
  *    styles from the service itself only: no inline scripts, no other origins. The dashboard and
  *    Swagger UI load theirs as files, so they live with it;
  *  - CORS (@fastify/cors) off unless CORS_ORIGINS lists origins (or `*`);
@@ -12,8 +13,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import fastifyCors from '@fastify/cors';
-import fastifyHelmet from '@fastify/helmet';
 import type { FastifyInstance } from 'fastify';
+import helmet from 'helmet';
 import type { Config } from '../../config.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
@@ -74,12 +75,13 @@ export async function installHardening(app: FastifyInstance, config: Pick<Config
   });
 
   const corsOn = config.CORS_ORIGINS.length > 0;
-  await app.register(fastifyHelmet, {
-    global: true,
+  const securityHeaders = helmet({
     contentSecurityPolicy: CONTENT_SECURITY_POLICY,
     // Cross-origin clients allowed by CORS_ORIGINS must be able to read the responses.
     crossOriginResourcePolicy: { policy: corsOn ? 'cross-origin' : 'same-origin' },
   });
+  // On the raw response: the hijacked replies (event streams) carry them too.
+  app.addHook('onRequest', (request, reply, done) => securityHeaders(request.raw, reply.raw, () => done()));
 
   if (!corsOn) return;
   const anyOrigin = config.CORS_ORIGINS.includes('*');
