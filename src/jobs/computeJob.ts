@@ -31,6 +31,7 @@ import { activeBackend, giveMemoryBack, nativeBlas } from '../solvers/linalg/bac
 import { setSolverThreads } from '../solvers/parallel/threads.js';
 import { adviseWork, luHandOver } from '../solvers/partitioning/advisor.js';
 import type { DenseProblem, CsrProblem } from '../solvers/problem.js';
+import { nnzOf } from '../solvers/sparse/csr.js';
 import { startMultipleRhsRun, type ResumableBlockRun } from '../solvers/runner/multipleRhs.js';
 import { everyParameterGiven, startRun, theoryOfRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
 import { isBlockRunSnapshot, SnapshotMismatchError, type BlockRunSnapshot, type RunSnapshot } from '../solvers/runner/snapshot.js';
@@ -39,7 +40,7 @@ import { partialResult, type JobCheckpointing } from './checkpoints.js';
 import { RunningJobs } from './runningJobs.js';
 import type { JobCheckpoint } from './store/checkpointCodec.js';
 import type { RunOutput } from './store/jobStore.js';
-import type { ReadyJob } from './store/readyJob.js';
+import type { MatrixSource, ReadyJob } from './store/readyJob.js';
 import type { JobResult, RunColumnSummary, RunSummary } from './types.js';
 
 /** What the computation reads of a ready job. */
@@ -146,12 +147,37 @@ export function threadBudget(runningJobs: number, cores: number = availableParal
 let hostRunningJobs: RunningJobs | undefined;
 
 /**
+ * A job whose matrix stores at most this many entries (dense n <= 128) runs on one thread and is not counted among
+ * the host's running jobs: none of its stages reaches a threaded size (a run's least work per iteration is 250,000
+ * entries, a sparse setup's tasks 500,000 nonzeros: ../solvers/parallel/threads.ts), and the registry's file calls
+ * (~0.15 ms of CPU a job) were a twentieth of a tiny job's service CPU.
+ */
+export const ONE_THREAD_MAX_ENTRIES = 16_384;
+
+/** A job's share of the host's cores, asked again before each stage; `leave` when the job ends. */
+interface ThreadShare {
+  threads(): number;
+  leave(): void;
+}
+
+/** A share counted among the host's running jobs from now until `leave`. */
+function countedShare(runningJobs: RunningJobs): ThreadShare {
+  const leave = runningJobs.enter();
+  return { threads: () => threadBudget(runningJobs.count()), leave };
+}
+
+function threadShareOf(matrix: MatrixSource, runningJobs: RunningJobs): ThreadShare {
+  const entries = matrix.storage === 'dense' ? matrix.A.rows * matrix.A.cols : nnzOf(matrix.A);
+  return entries <= ONE_THREAD_MAX_ENTRIES ? { threads: () => 1, leave: () => undefined } : countedShare(runningJobs);
+}
+
+/**
  * Sets the solver's threads (and OpenBLAS's, on the native backend) to the budget, decided again
  * before every stage (the factorizations, the analysis, each run): a job started alone gives cores
  * back at its next stage once others start, and a stage already running keeps its threads.
  */
-function applyThreadBudget(runningJobs: RunningJobs): number {
-  const threads = threadBudget(runningJobs.count());
+function applyThreadBudget(share: ThreadShare): number {
+  const threads = share.threads();
   setSolverThreads(threads);
   if (activeBackend() === 'native') nativeBlas()?.setThreads(threads);
   return threads;
@@ -159,13 +185,12 @@ function applyThreadBudget(runningJobs: RunningJobs): number {
 
 /** Runs `stage` counted among the host's running jobs, on its share of the cores (the parts of a split analysis, ./splitAnalysis/). */
 export async function withThreadBudget<T>(stage: () => Promise<T>): Promise<T> {
-  const runningJobs = (hostRunningJobs ??= new RunningJobs());
-  const leave = runningJobs.enter();
+  const share = countedShare((hostRunningJobs ??= new RunningJobs()));
   try {
-    applyThreadBudget(runningJobs);
+    applyThreadBudget(share);
     return await stage();
   } finally {
-    leave();
+    share.leave();
   }
 }
 
@@ -192,12 +217,11 @@ function problemOf(input: ComputeInput): DenseProblem | CsrProblem {
 }
 
 export async function computeJob(input: ComputeInput, settings: ComputeSettings): Promise<ComputeOutcome> {
-  const runningJobs = settings.runningJobs ?? (hostRunningJobs ??= new RunningJobs());
-  const leave = runningJobs.enter();
+  const share = threadShareOf(input.matrix, settings.runningJobs ?? (hostRunningJobs ??= new RunningJobs()));
   try {
-    return await computeStages(input, settings, runningJobs);
+    return await computeStages(input, settings, share);
   } finally {
-    leave();
+    share.leave();
   }
 }
 
@@ -227,7 +251,7 @@ class CheckpointSchedule {
   }
 }
 
-async function computeStages(input: ComputeInput, settings: ComputeSettings, runningJobs: RunningJobs): Promise<ComputeOutcome> {
+async function computeStages(input: ComputeInput, settings: ComputeSettings, share: ThreadShare): Promise<ComputeOutcome> {
   const { signal } = settings;
   const sliceMs = settings.sliceMs ?? 20;
   const resume = settings.checkpoints?.resumeFrom ?? null;
@@ -252,12 +276,12 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   const handOver = input.type === 'advise' ? luHandOver() : null;
   let system: DistributedSystem;
   try {
-    applyThreadBudget(runningJobs);
+    applyThreadBudget(share);
     system = await runCooperatively(buildDistributedSystemWork(problem), cooperative);
     if (spectralFirst) {
       if (!skipEstimates) spectral = analysis === null ? (resume?.spectral ?? null) : spectralDataOf(analysis);
       if (!skipEstimates && spectral === null) {
-        applyThreadBudget(runningJobs);
+        applyThreadBudget(share);
         staged = await runCooperatively(spectralStageWork(system, { tolerance: input.options.tolerance }), cooperative);
         spectral = staged.spectral;
       }
@@ -276,7 +300,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   async function completeAnalysis(): Promise<Analysis> {
     let done = analysis;
     if (done === null) {
-      applyThreadBudget(runningJobs);
+      applyThreadBudget(share);
       done = await runCooperatively(
         staged === null
           ? analyzeWork(system, { tolerance: input.options.tolerance, keepLu: handOver?.keepLu, keepFactored: handOver?.keepFactored })
@@ -305,7 +329,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
   if (input.type === 'advise' && analysis !== null) {
     const result: JobResult = { analysisCompleted: true, analysis, runs: summaries };
     try {
-      applyThreadBudget(runningJobs);
+      applyThreadBudget(share);
       result.advice = await runCooperatively(
         adviseWork(problem, {
           imbalance: input.options.imbalance,
@@ -353,7 +377,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, run
     };
     /** A run of `algorithm` over the job's right-hand side, or all of them: one RunResult per column. */
     const runOnce = async (algorithm: AlgorithmId, resumeFrom: RunSnapshot | BlockRunSnapshot | undefined): Promise<RunResult[]> => {
-      applyThreadBudget(runningJobs);
+      applyThreadBudget(share);
       const options = runOptions(algorithm);
       if (rhs === null) {
         const run = startRun(system, algorithm, spectral, { ...options, resumeFrom: resumeFrom as RunSnapshot | undefined });

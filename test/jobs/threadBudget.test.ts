@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { computeJob, threadBudget, type ComputeInput } from '../../src/jobs/computeJob.js';
+import { computeJob, ONE_THREAD_MAX_ENTRIES, threadBudget, type ComputeInput } from '../../src/jobs/computeJob.js';
 import { RunningJobs } from '../../src/jobs/runningJobs.js';
 import { generateMatrix, partitionFromAssignment, setSolverThreads, solverThreads } from '../../src/solvers/index.js';
 
@@ -53,46 +53,58 @@ describe('threadBudget', () => {
 });
 
 describe('computeJob thread budget', () => {
-  const n = 40;
-  const input: ComputeInput = {
-    type: 'solve',
-    matrix: { storage: 'dense', A: generateMatrix({ generator: 'gaussian', n, mean: 1, seed: 3 }) },
-    rhs: null,
-    partition: partitionFromAssignment(
-      Int32Array.from({ length: n }, (_, k) => Math.floor(k / 10)),
-      4,
-    ),
-    algorithms: ['dhbm'],
-    options: { tolerance: 1e-300, maxIterations: 50, parameters: {} },
-  };
+  /** A solve of a Gaussian n x n over 4 machines: n = 130 stores 16,900 entries, above ONE_THREAD_MAX_ENTRIES. */
+  function inputOf(n: number): ComputeInput {
+    return {
+      type: 'solve',
+      matrix: { storage: 'dense', A: generateMatrix({ generator: 'gaussian', n, mean: 1, seed: 3 }) },
+      rhs: null,
+      partition: partitionFromAssignment(
+        Int32Array.from({ length: n }, (_, k) => Math.floor((4 * k) / n)),
+        4,
+      ),
+      algorithms: ['dhbm'],
+      options: { tolerance: 1e-300, maxIterations: 50, parameters: {} },
+    };
+  }
 
-  /** The solver threads in effect while the job's run iterates (read at its progress reports). */
-  async function threadsDuringRun(runningJobs: RunningJobs): Promise<number[]> {
-    const seen: number[] = [];
+  /** The solver threads in effect while the job's run iterates, and the registry's count then (read at its progress reports). */
+  async function duringRun(input: ComputeInput, runningJobs: RunningJobs): Promise<{ threads: number[]; counted: number[] }> {
+    const threads: number[] = [];
+    const counted: number[] = [];
     setSolverThreads(1);
     const outcome = await computeJob(input, {
       signal: new AbortController().signal,
       onProgress: (progress) => {
-        if (progress.phase === 'solve') seen.push(solverThreads());
+        if (progress.phase !== 'solve') return;
+        threads.push(solverThreads());
+        counted.push(runningJobs.count());
       },
       traceCap: 64,
       sliceMs: 0,
       runningJobs,
     });
     expect(outcome.status).toBe('succeeded');
-    return [...new Set(seen)];
+    return { threads: [...new Set(threads)], counted: [...new Set(counted)] };
   }
 
-  it('runs a lone job on every core and leaves the registry when done', async () => {
+  it('runs a lone job on every core, counted in the registry, and leaves it when done', async () => {
+    expect(130 * 130).toBeGreaterThan(ONE_THREAD_MAX_ENTRIES);
     const registry = new RunningJobs(dir);
-    expect(await threadsDuringRun(registry)).toEqual([availableParallelism()]);
+    expect(await duringRun(inputOf(130), registry)).toEqual({ threads: [availableParallelism()], counted: [1] });
     expect(registry.count()).toBe(0);
   });
 
   it('gives a job half the cores while another job runs', async () => {
     const registry = new RunningJobs(dir);
     const leaveOther = new RunningJobs(dir).enter();
-    expect(await threadsDuringRun(registry)).toEqual([Math.max(1, Math.floor(availableParallelism() / 2))]);
+    expect((await duringRun(inputOf(130), registry)).threads).toEqual([Math.max(1, Math.floor(availableParallelism() / 2))]);
     leaveOther();
+  });
+
+  it('runs a job of at most ONE_THREAD_MAX_ENTRIES entries on one thread, without counting it', async () => {
+    expect(128 * 128).toBe(ONE_THREAD_MAX_ENTRIES);
+    const registry = new RunningJobs(dir);
+    expect(await duringRun(inputOf(128), registry)).toEqual({ threads: [1], counted: [0] });
   });
 });
