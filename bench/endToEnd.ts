@@ -1,6 +1,6 @@
 /**
- * The service end to end: `node --import tsx src/main.ts` (API, one worker, embedded redis-server)
- * on a free loopback port (bench/service.ts), loaded by bench/load.ts from a second process once per concurrency
+ * The service end to end as `npm start` runs it: `node dist/src/main.js` (API, one worker, embedded redis-server),
+ * built first, on a free loopback port (bench/service.ts), loaded by bench/load.ts from a second process once per concurrency
  * level, with the CPU the service's process tree and the load generator used at each level. A first load run of
  * WARMUP_JOBS jobs is not counted: each sandboxed child's first job calibrates the time model (~3 s of CPU), and V8
  * compiles for thousands of jobs; both would otherwise weigh on the first level's CPU per job (bench/serviceCpu.ts
@@ -11,7 +11,7 @@ import { loadConfig } from '../src/config.js';
 import type { LoadReport } from './load.js';
 import { cpuSnapshot, foreignCores, TICKS_PER_SECOND, treeCpuTicks } from './machineProbe.js';
 import { BENCH, type ChildResult, lastJson, log, NODE_TSX, runChild } from './processes.js';
-import { startService, type RunningService } from './service.js';
+import { buildService, startService, type RunningService } from './service.js';
 
 /**
  * Jobs of the uncounted first load run. The service's CPU per job falls for its first ~3000 jobs, as V8 compiles the
@@ -51,7 +51,7 @@ export interface E2eResult {
 export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> {
   const config = loadConfig({ ...process.env, REDIS_URL: undefined });
   const shown: Record<string, string | number> = {
-    start: 'node --import tsx src/main.ts (API + one worker + embedded redis-server)',
+    start: 'node dist/src/main.js, as npm start runs it (API + one worker + embedded redis-server)',
     WORKER_CONCURRENCY: config.WORKER_CONCURRENCY,
     PROGRESS_INTERVAL_MS: config.PROGRESS_INTERVAL_MS,
     JOB_ATTEMPTS: config.JOB_ATTEMPTS,
@@ -64,7 +64,8 @@ export async function runEndToEnd(options: EndToEndOptions): Promise<E2eResult> 
   let serviceStartSeconds = NaN;
   let service: RunningService | null = null;
   try {
-    service = await startService({}, 'service.log');
+    buildService();
+    service = await startService({}, 'service.log', { built: true });
     serviceStartSeconds = service.startSeconds;
     const baseUrl = service.baseUrl;
     log(

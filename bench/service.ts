@@ -3,7 +3,7 @@
  * redis-server in a fresh DATA_DIR) on a free loopback port, with the environment the caller adds,
  * its log in bench/.cache. Stopped by SIGTERM (clean shutdown), killed only when that hangs.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { closeSync, createReadStream, mkdtempSync, openSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -50,15 +50,32 @@ async function waitReady(url: string, timeoutMs: number, exited: () => boolean):
   throw new Error(`${url} not ready after ${timeoutMs} ms`);
 }
 
-/** Starts the service with `extraEnv` over the caller's environment (REDIS_URL removed: a private redis-server). */
-export async function startService(extraEnv: NodeJS.ProcessEnv, logName: string): Promise<RunningService> {
+/**
+ * `npm run build`: the service as `npm start` runs it (compiled by tsc, no tsx loader, whose esbuild output names
+ * every function it creates at run time: a defineProperty call per closure). Throws when the build fails.
+ */
+export function buildService(): void {
+  const build = spawnSync('npm', ['run', 'build'], { cwd: ROOT, stdio: ['ignore', 'ignore', 'inherit'] });
+  if (build.status !== 0) throw new Error(`npm run build failed (${build.status ?? build.signal})`);
+}
+
+/**
+ * Starts the service with `extraEnv` over the caller's environment (REDIS_URL removed: a private redis-server): from
+ * src/ under tsx, or `built` as `npm start` runs it (dist/src/main.js, built by the caller: `npm run build`).
+ */
+export async function startService(
+  extraEnv: NodeJS.ProcessEnv,
+  logName: string,
+  options: { built?: boolean } = {},
+): Promise<RunningService> {
   const port = await freePort();
   const dataDir = mkdtempSync(join(tmpdir(), 'lss-bench-'));
   const env: NodeJS.ProcessEnv = { ...process.env, HOST: '127.0.0.1', PORT: String(port), DATA_DIR: dataDir, ...extraEnv };
   delete env.REDIS_URL;
   const logFd = openSync(join(CACHE, logName), 'w');
   const t0 = performance.now();
-  const child = spawn(process.execPath, [...NODE_TSX, join(ROOT, 'src', 'main.ts')], { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
+  const main = options.built ? [join(ROOT, 'dist', 'src', 'main.js')] : [...NODE_TSX, join(ROOT, 'src', 'main.ts')];
+  const child = spawn(process.execPath, main, { cwd: ROOT, env, stdio: ['ignore', logFd, logFd] });
   let exitStatus: string | null = null;
   const exited = (): boolean => exitStatus !== null;
   const exit = new Promise<void>((r) =>

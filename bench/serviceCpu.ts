@@ -1,14 +1,15 @@
 /**
  * Service CPU per tiny job, per process (issue: the end-to-end target of docs/performance.md):
- * starts the service as the end-to-end bench does (bench/service.ts: src/main.ts, a private
+ * starts the service as the end-to-end bench does (bench/service.ts: dist/src/main.js, a private
  * redis-server), runs bench/load.ts once to warm it (JIT, the sandboxed processor children), then
  * once more between two readings of /proc/<pid>/stat (utime + stime) of every process of the
  * service's tree, and Redis's INFO commandstats around the same run.
  *
- *   node --import tsx bench/serviceCpu.ts [--jobs 1500] [--concurrency 32] [--warmup-jobs 3000] [--env '{"LOG_LEVEL":"warn"}']
+ *   node --import tsx bench/serviceCpu.ts [--jobs 1500] [--concurrency 32] [--warmup-jobs 3000] [--env '{"LOG_LEVEL":"warn"}'] [--tsx]
  * Prints the CPU per finished job of the API process (with the BullMQ worker's parent side), the
  * sandboxed processor children together, and Redis (each also its kernel part), the Redis commands
- * per job, and one JSON line. The load generator runs in a process of its own, not counted.
+ * per job, and one JSON line. The load generator runs in a process of its own, not counted. It measures the service
+ * as `npm start` runs it (built first: dist/src/main.js), or with --tsx from src/ under tsx.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -17,7 +18,7 @@ import type { LoadReport } from './load.js';
 import { runLoadGenerator, WARMUP_JOBS } from './endToEnd.js';
 import { TICKS_PER_SECOND, treeProcesses } from './machineProbe.js';
 import { type ChildResult, lastJson } from './processes.js';
-import { startService } from './service.js';
+import { buildService, startService } from './service.js';
 
 type Role = 'api' | 'sandbox' | 'redis';
 interface ProcessCpu {
@@ -72,6 +73,7 @@ const { values } = parseArgs({
     concurrency: { type: 'string', default: '32' },
     'warmup-jobs': { type: 'string', default: String(WARMUP_JOBS) },
     env: { type: 'string', default: '{}' },
+    tsx: { type: 'boolean', default: false },
   },
 });
 const concurrency = Number(values.concurrency);
@@ -79,7 +81,8 @@ const concurrency = Number(values.concurrency);
 const load = (baseUrl: string, jobs: number): Promise<ChildResult> =>
   runLoadGenerator(baseUrl, { jobs, seconds: 120, concurrency, n: 50, m: 5, warmup: 0 });
 
-const service = await startService(JSON.parse(values.env) as NodeJS.ProcessEnv, 'serviceCpu.log');
+if (!values.tsx) buildService();
+const service = await startService(JSON.parse(values.env) as NodeJS.ProcessEnv, 'serviceCpu.log', { built: !values.tsx });
 try {
   const pid = service.process.pid!;
   await load(service.baseUrl, Number(values['warmup-jobs']));
