@@ -7,11 +7,11 @@
  *
  *   node --import tsx bench/bullmqFloor.ts [--jobs 3000] [--concurrency 32] [--spin-ms 0] [--warmup-jobs 1000]
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
 import { startEmbeddedRedis } from '../src/jobs/embeddedRedis.js';
-import { TICKS_PER_SECOND } from './machineProbe.js';
+import { childPids, processTicks, TICKS_PER_SECOND } from './machineProbe.js';
 
 const { values } = parseArgs({
   options: {
@@ -22,27 +22,6 @@ const { values } = parseArgs({
   },
 });
 process.env.BULLMQ_FLOOR_SPIN_MS = values['spin-ms'];
-
-/** utime + stime of a process so far, in ticks. */
-function ticksOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-function childrenOf(parent: number): number[] {
-  return readdirSync('/proc')
-    .filter((entry) => /^\d+$/.test(entry))
-    .filter((entry) => {
-      try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === parent;
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
-}
 
 const redis = await startEmbeddedRedis();
 const connection = { host: '127.0.0.1', port: redis.port, maxRetriesPerRequest: null };
@@ -79,11 +58,11 @@ try {
   const concurrency = Number(values.concurrency);
   await run(Number(values['warmup-jobs']), concurrency);
   // The sandboxed children (not redis-server, nor tsx's esbuild service).
-  const children = childrenOf(process.pid).filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node');
+  const children = childPids(process.pid).filter((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'node');
   const read = (): { self: number; children: number; redis: number } => ({
-    self: ticksOf(process.pid),
-    children: children.reduce((sum, pid) => sum + ticksOf(pid), 0),
-    redis: ticksOf(redis.pid),
+    self: processTicks(process.pid),
+    children: children.reduce((sum, pid) => sum + processTicks(pid), 0),
+    redis: processTicks(redis.pid),
   });
   const before = read();
   const jobs = Number(values.jobs);

@@ -16,7 +16,7 @@ import { buildService, startService, type RunningService } from './service.js';
 /**
  * Jobs of the uncounted first load run. The service's CPU per job falls for its first ~3000 jobs, as V8 compiles the
  * paths a job takes in the API process and the sandboxed children (tens of functions a thousand jobs, each run once a
- * job): 10.4 ms over jobs 20-820, 7.8-7.4 after 4,000 (docs/performance.md, "A service warmed up").
+ * job): 10.4 ms over jobs 20-820, 7.8-7.4 after 4,000 (docs/performance.md, "The tiny job: V8's heap growth in the job processes").
  */
 export const WARMUP_JOBS = 3000;
 /** ... or this many seconds of it, whichever ends first. */

@@ -121,6 +121,33 @@ export function foreignCores(from: CpuSnapshot | null, to: CpuSnapshot | null): 
   return Math.max(0, (to.machineBusyTicks - from.machineBusyTicks - (to.oursTicks - from.oursTicks)) / TICKS_PER_SECOND / seconds);
 }
 
+/** The fields of a /proc stat file after the command name (the state is [0], the parent [1]); null once it is gone. */
+function statFields(path: string): string[] | null {
+  try {
+    const stat = readFileSync(path, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/** utime + stime so far, in ticks, of a process, or of one of its threads (`tid`); 0 once it is gone. */
+export function processTicks(pid: number, tid?: number): number {
+  const fields = statFields(tid === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${tid}/stat`);
+  return fields === null ? 0 : Number(fields[11]) + Number(fields[12]);
+}
+
+/** The live children of a process (every thread's). */
+export function childPids(pid: number): number[] {
+  try {
+    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
+    );
+  } catch {
+    return [];
+  }
+}
+
 /** A process of a tree: its CPU ticks so far (user and kernel) and its command line. */
 export interface TreeProcess {
   userTicks: number;
@@ -134,12 +161,9 @@ export function treeProcesses(rootPid: number): Map<number, TreeProcess> | null 
     const stats = new Map<number, TreeProcess & { ppid: number }>();
     for (const entry of readdirSync('/proc')) {
       if (!/^\d+$/.test(entry)) continue;
+      const fields = statFields(`/proc/${entry}/stat`)?.map(Number);
+      if (fields === undefined) continue; // the process ended meanwhile
       try {
-        const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-        const fields = stat
-          .slice(stat.lastIndexOf(')') + 2)
-          .split(' ')
-          .map(Number);
         const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replace(/\0/g, ' ');
         stats.set(Number(entry), { ppid: fields[1], userTicks: fields[11], kernelTicks: fields[12], cmdline });
       } catch {

@@ -61,7 +61,7 @@ export function buildService(): void {
 
 /**
  * Starts the service with `extraEnv` over the caller's environment (REDIS_URL removed: a private redis-server): from
- * src/ under tsx, or `built` as `npm start` runs it (dist/src/main.js, built by the caller: `npm run build`).
+ * src/ under tsx, or `built` as `npm start` runs it (dist/src/main.js, built by the caller: buildService).
  */
 export async function startService(
   extraEnv: NodeJS.ProcessEnv,

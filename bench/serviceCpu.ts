@@ -11,12 +11,11 @@
  * per job, and one JSON line. The load generator runs in a process of its own, not counted. It measures the service
  * as `npm start` runs it (built first: dist/src/main.js), or with --tsx from src/ under tsx.
  */
-import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import type { LoadReport } from './load.js';
 import { runLoadGenerator, WARMUP_JOBS } from './endToEnd.js';
-import { TICKS_PER_SECOND, treeProcesses } from './machineProbe.js';
+import { processTicks, TICKS_PER_SECOND, treeProcesses } from './machineProbe.js';
 import { type ChildResult, lastJson } from './processes.js';
 import { buildService, startService } from './service.js';
 
@@ -30,17 +29,6 @@ interface ProcessCpu {
   cmdline: string;
 }
 
-/** The CPU ticks so far of a process' main thread (0 when it ended meanwhile). */
-function mainThreadTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/task/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
 /** Every process of the service's tree with its role and CPU so far. */
 function readTree(root: number): Map<number, ProcessCpu> {
   const tree = new Map<number, ProcessCpu>();
@@ -50,7 +38,7 @@ function readTree(root: number): Map<number, ProcessCpu> {
       role,
       ticks: p.userTicks + p.kernelTicks,
       kernelTicks: p.kernelTicks,
-      mainTicks: mainThreadTicks(pid),
+      mainTicks: processTicks(pid, pid),
       cmdline: p.cmdline,
     });
   }

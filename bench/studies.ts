@@ -19,7 +19,6 @@
  * Prints a table, then the figures as one JSON line (the last line, read by bench/run.ts --studies).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Queue } from 'bullmq';
@@ -32,7 +31,7 @@ import { RedisJobService } from '../src/jobs/redisJobService.js';
 import { RedisStudyService } from '../src/jobs/studies/redisStudyService.js';
 import type { ChunkReturn } from '../src/jobs/studies/chunkProcessor.js';
 import type { Study } from '../src/jobs/studies/types.js';
-import { cpuSnapshot, TICKS_PER_SECOND } from './machineProbe.js';
+import { childPids, cpuSnapshot, processTicks, TICKS_PER_SECOND } from './machineProbe.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
@@ -98,28 +97,6 @@ function numpyRun(): NumpyRun {
   });
   if (run.status !== 0) throw new Error(`studiesReference.py failed: ${run.stderr}`);
   return JSON.parse(run.stdout) as NumpyRun;
-}
-
-/** utime + stime of one process, in ticks (0 once it is gone). */
-function processTicks(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]);
-  } catch {
-    return 0;
-  }
-}
-
-/** The live children of a process (every thread's). */
-function childPids(pid: number): number[] {
-  try {
-    return readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
-      readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number),
-    );
-  } catch {
-    return [];
-  }
 }
 
 interface TreeTicks {

@@ -90,8 +90,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
   // a job collects garbage where it lets go of large parts at once (the advice's candidate systems and LU of A:
   // ./computeJob.ts, giveMemoryBack). --heap-growing-percent: a child running many small jobs holds ~25 MB of live
   // heap, and V8's own growth (~1.9x there) leaves less room above it than its young generation, so it marked the
-  // whole heap every ~35 jobs to reclaim ~2 MB; at 3x it does so ~6x less often (docs/performance.md, "V8's heap
-  // growth in the job processes").
+  // whole heap every ~35 jobs to reclaim ~2 MB; at 3x it does so ~6x less often (docs/performance.md, "The tiny
+  // job: V8's heap growth in the job processes").
   const childExecArgv = [
     ...execArgv,
     `--max-old-space-size=${config.JOB_MEMORY_LIMIT_MB}`,
