@@ -55,6 +55,7 @@ import {
   factorCholesky,
   factorCholeskyDensely,
   keptPivotsFactor,
+  type KeptPivots,
   solveCholesky,
   solveLower,
   solveUpper,
@@ -171,12 +172,8 @@ export function gramFactorOrNull(g: CsrMatrix): CholeskyFactor | null {
   }
 }
 
-/** keptGramFactor's answer: the rows and columns K of g kept (null: all), g_K, and its Cholesky factor for solves. */
-export interface KeptGramFactor {
-  readonly kept: Int32Array | null;
-  readonly gram: CsrMatrix;
-  readonly factor: CholeskyFactor;
-}
+/** keptGramFactor's answer: KeptPivots, with `kept` null where every row and column of g is kept (g_K = g). */
+export type KeptGramFactor = Omit<KeptPivots, 'kept'> & { readonly kept: Int32Array | null };
 
 /**
  * The Cholesky factor of g for solves, or, where g is not numerically positive definite, that of g_K, the rows and

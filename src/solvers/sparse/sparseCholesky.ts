@@ -351,17 +351,20 @@ export function factorCholeskyDensely(
   return adoptCholesky(g, { perm: ordering.perm, colPtr, rowIdx, values, minor: n }, options);
 }
 
+/** The kept rows and columns K of G (original numbering, ascending), G_K (G's submatrix on them) and G_K's factor. */
+export interface KeptPivots {
+  readonly kept: Int32Array;
+  readonly gram: CsrMatrix;
+  readonly factor: CholeskyFactor;
+}
+
 /**
- * What a pivot-dropping factorization of G (FactorOptions.dropped) leaves: the kept rows and columns K (original
- * numbering, ascending), G_K (G's submatrix on them), and the factor of G_K read off that factorization, which
- * eliminated every kept row against the kept columns only: its kept columns without the dropped rows, in the induced
- * order, every pivot held to refactorCholesky's test (adoptCholesky; SingularMatrixError as there).
+ * What a pivot-dropping factorization of G (FactorOptions.dropped) leaves (KeptPivots): the factor of G_K is read off
+ * that factorization, which eliminated every kept row against the kept columns only: its kept columns without the
+ * dropped rows, in the induced order, every pivot held to refactorCholesky's test (adoptCholesky; SingularMatrixError
+ * as there).
  */
-export function keptPivotsFactor(
-  g: CsrMatrix,
-  factor: CholeskyFactor,
-  dropped: Uint8Array,
-): { kept: Int32Array; gram: CsrMatrix; factor: CholeskyFactor } {
+export function keptPivotsFactor(g: CsrMatrix, factor: CholeskyFactor, dropped: Uint8Array): KeptPivots {
   const { n, ordering, colPtr, rowIdx } = factor.symbolic;
   const perm = ordering.perm;
   const kept = Int32Array.from(perm.filter((_, k) => dropped[k] === 0)).sort();
