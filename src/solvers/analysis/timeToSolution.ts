@@ -281,7 +281,7 @@ export function cacheFraction(bytes: number, calibration: Calibration): number {
 
 /**
  * Seconds of one iteration in this process: the chunks at the calibrated rates (in or out of cache by
- * the iteration's working set, the bytes of matrix data all chunks hold), each with a call's fixed cost;
+ * a thread's share of the iteration's working set, the bytes of matrix data all chunks hold), each with a call's fixed cost;
  * on T > 1 threads max(their sum / T, the largest chunk), times the threads' slowdown (calibration.threadSlowdown),
  * plus one phase's synchronisation (each thread runs its block of chunks, then the others' remainders); the gradient methods' step phase (its
  * bytes at the step's rate, shared by the T threads, times the slowdown, plus a phase's synchronisation when
@@ -291,7 +291,10 @@ export function cacheFraction(bytes: number, calibration: Calibration): number {
  */
 export function secondsHere(cost: IterationCost, calibration: Calibration, threads = threadsOf(cost)): number {
   const working = cost.machines.reduce((s, w) => s + w.residentBytes, 0);
-  const f = cacheFraction(working, calibration);
+  // In cache or not by a thread's share of the working set: each thread streams its own block of the chunks, and the
+  // calibration times one thread. Priced on the whole, dense n = 1000 Cimmino (A_i and Q_i, 16 MiB on two threads, in
+  // this host's 32 MiB cache) read 1.2-1.5x what it took, where APC (Q_i alone, 8 MiB) read 0.8-1.0.
+  const f = cacheFraction(working / Math.max(1, threads), calibration);
   const secondsPerFlop = (1 - f) / calibration.flopsPerSecondInCache + f / calibration.flopsPerSecond;
   const secondsPerProductFlop = (1 - f) / calibration.productFlopsPerSecondInCache + f / calibration.productFlopsPerSecond;
   const perByte = (inCache: number, out: number): number => (1 - f) / inCache + f / out;

@@ -212,6 +212,15 @@ describe('secondsHere', () => {
     messagesPerIteration: 4,
   };
   const timed = { ...calibration, perMachineOverheadSeconds: 1e-7, phaseSyncSeconds: 2e-6, runnerIterationSeconds: 1e-6 };
+  // Blocks of 1000 and 100,000 bytes timed at 2 and 1 GFLOP/s.
+  const cacheBlocks = {
+    ...timed,
+    perMachineOverheadSeconds: 0,
+    inCacheBytes: 1000,
+    outOfCacheBytes: 100_000,
+    flopsPerSecondInCache: 2e9,
+    flopsPerSecond: 1e9,
+  };
 
   it('adds the chunks one after the other on one thread, then the taskmaster', () => {
     expect(secondsHere(cost, timed, 1)).toBeCloseTo(3e-6 + 1e-6 + 2e-7 + 5e-7 + 1e-6, 15);
@@ -258,14 +267,7 @@ describe('secondsHere', () => {
   });
 
   it('prices a working set between the cache blocks in between, linear in its logarithm', () => {
-    const c = {
-      ...timed,
-      perMachineOverheadSeconds: 0,
-      inCacheBytes: 1000,
-      outOfCacheBytes: 100_000,
-      flopsPerSecondInCache: 2e9,
-      flopsPerSecond: 1e9,
-    };
+    const c = cacheBlocks;
     expect(cacheFraction(500, c)).toBe(0);
     expect(cacheFraction(10_000, c)).toBeCloseTo(0.5, 15);
     expect(cacheFraction(1e6, c)).toBe(1);
@@ -278,6 +280,18 @@ describe('secondsHere', () => {
     expect(flopsSeconds(1000)).toBeCloseTo(3000 / 2e9, 15);
     expect(flopsSeconds(100_000)).toBeCloseTo(3000 / 1e9, 15);
     expect(flopsSeconds(10_000)).toBeCloseTo(0.5 * (3000 / 2e9) + 0.5 * (3000 / 1e9), 15);
+  });
+
+  it("on several threads, prices each thread's share of the working set in or out of cache, not the whole", () => {
+    const c = { ...cacheBlocks, phaseSyncSeconds: 0 };
+    // Two even chunks of 2000 flops holding 1000 bytes each: 2000 bytes in all, 1000 a thread.
+    const chunk = { ...nothing, flops: 2000, residentBytes: 1000, entries: 250 };
+    const two: IterationCost = { ...cost, machines: [chunk, chunk], taskmaster: nothing };
+    // One thread streams all 2000 bytes: log(2000 / 1000) / log(100) of the way out of cache.
+    const f = Math.log(2) / Math.log(100);
+    expect(secondsHere(two, c, 1)).toBeCloseTo(4000 * ((1 - f) / 2e9 + f / 1e9) + 1e-6, 15);
+    // Two threads, 1000 bytes each: both chunks at the in-cache rate, side by side.
+    expect(secondsHere(two, c, 2)).toBeCloseTo(2000 / 2e9 + 1e-6, 15);
   });
 
   it("prices the dense product passes and the triangle's entries at their own calibrated rates", () => {
