@@ -11,9 +11,9 @@
 import { parseArgs } from 'node:util';
 import { analyzeWork } from '../src/solvers/analysis/analyze.js';
 import { currentCalibration } from '../src/solvers/analysis/calibration.js';
-import { runCooperatively, type Work } from '../src/solvers/cooperative.js';
 import { buildDistributedSystem, createProblem, generateMatrix } from '../src/solvers/index.js';
 import { adviseWork, luHandOver } from '../src/solvers/partitioning/advisor.js';
+import { timedAsJob } from './asJob.js';
 import { selectBackend } from './backends.js';
 
 const { positionals, values } = parseArgs({
@@ -35,23 +35,14 @@ const A =
     : generateMatrix({ generator: 'gaussian', n, mean: 1, std: 1, seed: 1 });
 const problem = createProblem({ A, partition: { machines: m } });
 
-/** As a job drives its work: back to the event loop every 20 ms. */
-async function timed<T>(work: Work<T>): Promise<{ value: T; wall: number; cpu: number }> {
-  const t0 = performance.now();
-  const c0 = process.cpuUsage();
-  const value = await runCooperatively(work, { sliceMs: 20, progressIntervalMs: 1000, onProgress: () => undefined });
-  const { user, system } = process.cpuUsage(c0);
-  return { value, wall: (performance.now() - t0) / 1e3, cpu: (user + system) / 1e6 };
-}
-
 const calibration = currentCalibration();
 const setupStart = performance.now();
 const system = buildDistributedSystem(problem);
 const setup = (performance.now() - setupStart) / 1e3;
 // As computeJob hands it over: the analysis' factorization of A (native: made on this thread) to the advice.
 const handOver = luHandOver();
-const analysis = await timed(analyzeWork(system, { keepFactored: handOver.keepFactored }));
-const advice = await timed(
+const analysis = await timedAsJob(analyzeWork(system, { keepFactored: handOver.keepFactored }));
+const advice = await timedAsJob(
   adviseWork(problem, {
     calibration,
     tolerance: analysis.value.recommendation.tolerance,

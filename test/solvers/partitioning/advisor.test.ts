@@ -25,6 +25,7 @@ import type { CsrMatrix, DenseMatrix } from '../../../src/solvers/matrix.js';
 import { nativeMetis } from '../../../src/solvers/linalg/backend.js';
 import { currentCalibration } from '../../../src/solvers/analysis/calibration.js';
 import {
+  ADVISE_EXHAUSTIVE_ROWS,
   adviseWork,
   candidateAssignments,
   luHandOver,
@@ -346,6 +347,19 @@ describeEachBackend('partition advisor taking the LU of A from the analysis', ()
 });
 
 describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () => {
+  it('brackets a square CSR system above ADVISE_EXHAUSTIVE_ROWS rows: round-robin, which cannot win, gets bounds, not its kappa(S)', () => {
+    const side = Math.ceil(Math.sqrt(ADVISE_EXHAUSTIVE_ROWS + 1));
+    const advice = runSync(adviseWork(createProblem({ A: poisson2d(side), partition: { machines: 8 } })));
+    const best = advice.candidates.find((c) => c.strategy === advice.best)!;
+    const roundRobin = advice.candidates.find((c) => c.strategy === 'round-robin')!;
+    expect(roundRobin.kappaS).toBeNull();
+    expect(roundRobin.kappaSBounds!.lower).toBeGreaterThan(best.kappaS!);
+    expect(roundRobin.notComputed).toContain('cannot be the best');
+    // The strips' overlap graph is bipartite: their kappa(S) is exact in the bounds' pass.
+    expect(advice.candidates[0].strategy).toBe('given');
+    expect(advice.candidates[0].kappaS).not.toBeNull();
+  });
+
   it("computes kappa(S) for the candidates that can win, the analysis' value; the others carry bounds and the reason", () => {
     // A 2-D Poisson matrix in 16 machines: round-robin gives a non-bipartite overlap graph and a kappa(S) far
     // above the best, multilevel (and METIS) boxes the least.

@@ -10,8 +10,11 @@ import {
   coarsen,
   edgeCut,
   kwayRefinable,
+  DEFAULT_IMBALANCE,
   machineSizeBounds,
+  multilevelKway,
   multilevelPartition,
+  ONE_RUN_VERTICES,
   refineKway,
 } from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
@@ -203,6 +206,12 @@ describe('multilevel partitioner', () => {
     expect(machineSizeBounds(10, 3, 0)).toEqual({ lo: 3, hi: 4 });
   });
 
+  it('makes one k-way run above ONE_RUN_VERTICES rows (the runs below cost ~10x it for a like cut)', () => {
+    const g = rowGraph(selectedKernels(), poisson2d(Math.ceil(Math.sqrt(ONE_RUN_VERTICES + 1))));
+    const { lo, hi } = machineSizeBounds(g.n, 16, DEFAULT_IMBALANCE);
+    expect(multilevelPartition(g, 16, { seed: 3 })).toEqual(multilevelKway(g, 16, lo, hi, new SeededRandom(3)));
+  });
+
   it('partitions a grid above 100,000 rows within the balance, cutting at most 1.2x what its square boxes cut', () => {
     // 320 x 320 grid, 16 parts: the 4 x 4 boxes of 80 x 80 grid points are the natural partition.
     const k = 320;
@@ -216,8 +225,8 @@ describe('multilevel partitioner', () => {
         expect(size).toBeGreaterThanOrEqual(lo);
         expect(size).toBeLessThanOrEqual(hi);
       }
-      // Imbalance 0 leaves no slack to coarsen or refine with: the graph is bisected recursively, as below 100,000
-      // rows, and only the balance is asked of it.
+      // Imbalance 0 leaves no slack to coarsen or refine with: the graph is bisected recursively, as below
+      // ONE_RUN_VERTICES rows, and only the balance is asked of it.
       if (imbalance > 0) expect(edgeCut(g, assignment)).toBeLessThanOrEqual(1.2 * edgeCut(g, boxes));
     }
   });

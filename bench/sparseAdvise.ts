@@ -1,0 +1,58 @@
+/**
+ * An advise job's work on a sparse 2-D Poisson system as computeJob runs it, the sparse counterpart of
+ * ./denseAdvise.ts: the setup and analysis of the given strips, then adviseWork given that analysis' kappa(S) and
+ * theta_H, each part's wall and CPU seconds (process.cpuUsage: all threads), the advise job over the analyze job (each
+ * with its setup; issue 25's scale target), and the candidates (a bracketed candidate's kappa(S) bounds in brackets).
+ * Run alone:
+ *
+ *   node --import tsx bench/sparseAdvise.ts <typescript|native> [--side 300] [--m 36]
+ */
+import { parseArgs } from 'node:util';
+import { analyzeWork } from '../src/solvers/analysis/analyze.js';
+import { currentCalibration } from '../src/solvers/analysis/calibration.js';
+import { buildDistributedSystem, createProblem } from '../src/solvers/index.js';
+import { adviseWork } from '../src/solvers/partitioning/advisor.js';
+import { poisson2d } from '../src/solvers/sparse/generators.js';
+import { timedAsJob } from './asJob.js';
+import { selectBackend } from './backends.js';
+
+const { positionals, values } = parseArgs({
+  allowPositionals: true,
+  options: { side: { type: 'string', default: '300' }, m: { type: 'string', default: '36' } },
+});
+const backend = positionals[0];
+if (backend !== 'typescript' && backend !== 'native') throw new Error('usage: sparseAdvise.ts <typescript|native> [--side K] [--m M]');
+selectBackend(backend);
+const side = Number(values.side);
+const m = Number(values.m);
+
+const round = (x: number): number => Math.round(x * 100) / 100;
+const calibration = currentCalibration();
+const problem = createProblem({ A: poisson2d(side), partition: { machines: m } });
+const setupStart = performance.now();
+const system = buildDistributedSystem(problem);
+const setup = (performance.now() - setupStart) / 1e3;
+const analysis = await timedAsJob(analyzeWork(system));
+const advice = await timedAsJob(
+  adviseWork(problem, {
+    calibration,
+    tolerance: analysis.value.recommendation.tolerance,
+    given: { system, spectrum: { kappaS: analysis.value.conditioning.kappaS, thetaH: analysis.value.heterogeneity.thetaH } },
+  }),
+);
+console.log(
+  JSON.stringify({
+    backend,
+    n: side * side,
+    m,
+    setupSeconds: round(setup),
+    analysis: { wall: round(analysis.wall), cpu: round(analysis.cpu) },
+    advice: { wall: round(advice.wall), cpu: round(advice.cpu) },
+    adviseJobOverAnalyzeJob: round((setup + analysis.wall + advice.wall) / (setup + analysis.wall)),
+    best: advice.value.best,
+    candidates: advice.value.candidates.map(({ strategy, kappaS, kappaSBounds }) => [
+      strategy,
+      kappaS?.toPrecision(4) ?? `[${kappaSBounds?.lower.toPrecision(3)}, ${kappaSBounds?.upper.toPrecision(3)}]`,
+    ]),
+  }),
+);
