@@ -3,7 +3,8 @@
  * a Worker with a sandboxed processor in this process (two child processes, as the service's WORKER_CONCURRENCY), a
  * private redis-server, and `concurrency` jobs kept in flight from this process (queue.add, then the worker's
  * 'completed' event). The processor spins for `--spin-ms` of CPU, standing in for the computation. After a warm-up,
- * prints the CPU per job of this process (producer and the worker's parent side), the children and Redis, from /proc.
+ * prints the CPU per job of this process (producer and the worker's parent side), the children and Redis, from /proc,
+ * and Redis's commands a job (INFO commandstats, BullMQ's scripts' own included: the service's are in serviceCpu.ts').
  *
  *   node --import tsx bench/bullmqFloor.ts [--jobs 3000] [--concurrency 32] [--spin-ms 0] [--warmup-jobs 1000]
  */
@@ -12,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { Queue, Worker } from 'bullmq';
 import { startEmbeddedRedis } from '../src/jobs/embeddedRedis.js';
 import { childPids, processTicks, TICKS_PER_SECOND } from './machineProbe.js';
+import { commandCalls, commandsLine, commandsPerJob } from './redisCommands.js';
 
 const { values } = parseArgs({
   options: {
@@ -64,15 +66,19 @@ try {
     children: children.reduce((sum, pid) => sum + processTicks(pid), 0),
     redis: processTicks(redis.pid),
   });
+  const redisUrl = `redis://127.0.0.1:${redis.port}`;
+  const callsBefore = await commandCalls(redisUrl);
   const before = read();
   const jobs = Number(values.jobs);
   const seconds = await run(jobs, concurrency);
   const after = read();
+  const commands = commandsPerJob(callsBefore, await commandCalls(redisUrl), jobs);
   const ms = (key: 'self' | 'children' | 'redis'): string => (((after[key] - before[key]) * 1000) / TICKS_PER_SECOND / jobs).toFixed(2);
   console.log(
     `${jobs} jobs at ${concurrency} in flight, processor spinning ${values['spin-ms']} ms: ${(jobs / seconds).toFixed(0)} jobs/s; ` +
       `CPU per job: producer + worker ${ms('self')} ms, ${children.length} sandboxed children ${ms('children')} ms, redis ${ms('redis')} ms`,
   );
+  console.log(commandsLine(commands));
 } finally {
   await worker.close();
   await queue.close();

@@ -12,11 +12,11 @@
  * as `npm start` runs it (built first: dist/src/main.js), or with --tsx from src/ under tsx.
  */
 import { parseArgs } from 'node:util';
-import { Redis } from 'ioredis';
 import type { LoadReport } from './load.js';
 import { runLoadGenerator, WARMUP_JOBS } from './endToEnd.js';
 import { processTicks, TICKS_PER_SECOND, treeProcesses } from './machineProbe.js';
 import { type ChildResult, lastJson } from './processes.js';
+import { commandCalls, commandsLine, commandsPerJob } from './redisCommands.js';
 import { buildService, startService } from './service.js';
 
 type Role = 'api' | 'sandbox' | 'redis';
@@ -43,16 +43,6 @@ function readTree(root: number): Map<number, ProcessCpu> {
     });
   }
   return tree;
-}
-
-async function commandCalls(url: string): Promise<Map<string, number>> {
-  const redis = new Redis(url);
-  try {
-    const info = await redis.info('commandstats');
-    return new Map([...info.matchAll(/cmdstat_([^:]+):calls=(\d+)/g)].map((m) => [m[1], Number(m[2])]));
-  } finally {
-    redis.disconnect();
-  }
 }
 
 const { values } = parseArgs({
@@ -99,15 +89,7 @@ try {
     perRole[now.role].otherThreadsMs += msPerJob(ticks - (now.mainTicks - (then?.mainTicks ?? 0)));
   }
   const totalMs = perRole.api.ms + perRole.sandbox.ms + perRole.redis.ms;
-  const commands =
-    callsBefore && callsAfter
-      ? Object.fromEntries(
-          [...callsAfter]
-            .map(([name, calls]) => [name, (calls - (callsBefore.get(name) ?? 0)) / jobs] as const)
-            .filter(([, perJob]) => perJob >= 0.01)
-            .sort((a, b) => b[1] - a[1]),
-        )
-      : null;
+  const commands = callsBefore && callsAfter ? commandsPerJob(callsBefore, callsAfter, jobs) : null;
   const show = (r: Role): string =>
     `${r} ${perRole[r].ms.toFixed(2)} (kernel ${perRole[r].kernelMs.toFixed(2)}, threads besides the main ${perRole[r].otherThreadsMs.toFixed(2)})`;
   console.log(
@@ -115,14 +97,7 @@ try {
       `p99 ${report.latencyMs?.p99.toFixed(0)} ms at ${values.concurrency} clients`,
   );
   console.log(`service CPU per job: ${totalMs.toFixed(2)} ms = ${(['api', 'sandbox', 'redis'] as const).map(show).join(', ')}`);
-  if (commands) {
-    const total = Object.values(commands).reduce((s, x) => s + x, 0);
-    console.log(
-      `Redis commands per job: ${total.toFixed(1)} (${Object.entries(commands)
-        .map(([name, perJob]) => `${name} ${perJob.toFixed(2)}`)
-        .join(', ')})`,
-    );
-  }
+  if (commands) console.log(commandsLine(commands));
   console.log(JSON.stringify({ jobs, throughput: report.throughput, totalMs, perRole, commands }));
 } finally {
   await service.stop();
