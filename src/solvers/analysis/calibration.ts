@@ -41,7 +41,7 @@ export interface CalibrationClock {
   iso(): string;
 }
 
-const systemClock: CalibrationClock = { now: () => performance.now(), iso: () => new Date().toISOString() };
+export const systemClock: CalibrationClock = { now: () => performance.now(), iso: () => new Date().toISOString() };
 
 /**
  * Warm-up before a timing: at least WARM_UP_CALLS calls and WARM_UP_MS of them (at most WARM_UP_MAX_CALLS).
@@ -53,7 +53,7 @@ const WARM_UP_CALLS = 3;
 const WARM_UP_MS = 30;
 const WARM_UP_MAX_CALLS = 40;
 
-function medianSeconds(clock: CalibrationClock, repeats: number, body: () => void): number {
+export function medianSeconds(clock: CalibrationClock, repeats: number, body: () => void): number {
   const warmUpFrom = clock.now();
   for (let calls = 0; calls < WARM_UP_MAX_CALLS; calls++) {
     body();
@@ -103,7 +103,7 @@ const TRIANGLE_ROWS = 128;
  * the fused pass (the gradient methods', APC's), the two product passes apart (Cimmino's A_i x and Q_i w), one row
  * of 8 entries (a call's fixed cost), and the passes over a machine's triangle R (Cimmino's R^{-T} r, APC's R^T w).
  */
-function denseRowPassTimer(
+export function denseRowPassTimer(
   kernels: Kernels,
   p: number,
   c: number,
