@@ -53,8 +53,17 @@ export function machineSizeBounds(n: number, m: number, imbalance: number): { lo
  * 2305 in 0.48 s (kappa(S) 1.059e7 against 1.057e7); below it, 200 x 200 in 20 1007 in 2.7 s against 1055 in 0.46 s
  * (kappa(S) 1.81e6 against 2.12e6).
  */
-const RUNS = 4;
+export const RUNS = 4;
 export const ONE_RUN_VERTICES = 50_000;
+
+/**
+ * Vertices above which the runs are k-way only (recursive bisection's when every k-way run misses the balance). Best
+ * of four runs of each (bench/multilevelSchemes.ts): above it k-way cut less in every case measured (recursive
+ * bisection's cut 9-21% above on Poisson 150 x 150 and 200 x 200 in 16 to 100 parts, 12-18% on convection-diffusion
+ * 150 x 150 in 4 to 16), and recursive bisection's runs took 40-57% of the partitioner's time; below it, on ../shared/matrices, recursive bisection cut
+ * less in 6 of 29 cases (1138_bus in 16 parts: 39.3 against 47.8; sherman5's k-way runs miss the balance).
+ */
+export const KWAY_ONLY_VERTICES = 10_000;
 
 /**
  * The k-way scheme coarsens the whole graph until it has at most max(KWAY_VERTICES_PER_PART m, n / (20 log2 m))
@@ -94,8 +103,9 @@ export function edgeCut(g: WeightedGraph, assignment: ArrayLike<number>): number
 
 /**
  * assignment[v] = the part (0..m-1) of vertex v of `g`, every part within the balance, the least cut found: up to
- * ONE_RUN_VERTICES, RUNS runs of recursive bisection and then RUNS k-way runs (so never more cut than recursive
- * bisection alone); above it, one k-way run (recursive bisection when its parts miss the balance). A graph denser than
+ * KWAY_ONLY_VERTICES, RUNS runs of recursive bisection and then RUNS k-way runs (so never more cut than recursive
+ * bisection alone); up to ONE_RUN_VERTICES, RUNS k-way runs (recursive bisection when all miss the balance); above
+ * it, one k-way run (recursive bisection when its parts miss the balance). A graph denser than
  * kwayRefinable allows (a dense matrix's) is bisected recursively only, as before the k-way scheme. Edge cuts, recursive
  * bisection alone against four runs of each: Poisson 100 x 100 in 16 parts 452 against 426, 300 x 300 in 36 2485 against
  * 2226 (one k-way run, as now: 2305); at
@@ -106,12 +116,13 @@ export function multilevelPartition(g: WeightedGraph, m: number, options: Partit
   const { lo, hi } = machineSizeBounds(totalWeight(g), m, options.imbalance ?? DEFAULT_IMBALANCE);
   const kway = kwayRefinable(g);
   if (g.n > ONE_RUN_VERTICES) return (kway ? multilevelKway(g, m, lo, hi, random) : null) ?? recursiveBisection(g, m, lo, hi, random);
+  const bisections = !kway || g.n <= KWAY_ONLY_VERTICES;
   // Made one after the other as they are compared (the runs share the random stream).
   function* runs(): Generator<Int32Array | null> {
-    for (let run = 0; run < RUNS; run++) yield recursiveBisection(g, m, lo, hi, random);
+    for (let run = 0; bisections && run < RUNS; run++) yield recursiveBisection(g, m, lo, hi, random);
     for (let run = 0; kway && run < RUNS; run++) yield multilevelKway(g, m, lo, hi, random);
   }
-  return leastCut(g, runs())!;
+  return leastCut(g, runs()) ?? recursiveBisection(g, m, lo, hi, random);
 }
 
 /** The assignment of least edge cut among `assignments` (the first on a tie; nulls skipped), or null if none. */
@@ -414,7 +425,7 @@ function moveEdgelessVertices(g: WeightedGraph, part: Int32Array, size: Float64A
 }
 
 /** Recursive bisection of `g` into m parts of weights in [lo, hi] (each bisection multilevel, its own coarsening). */
-function recursiveBisection(g: WeightedGraph, m: number, lo: number, hi: number, random: SeededRandom): Int32Array {
+export function recursiveBisection(g: WeightedGraph, m: number, lo: number, hi: number, random: SeededRandom): Int32Array {
   const assignment = new Int32Array(g.n);
   const all = new Int32Array(g.n);
   for (let v = 0; v < g.n; v++) all[v] = v;

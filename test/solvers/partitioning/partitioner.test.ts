@@ -14,7 +14,9 @@ import {
   machineSizeBounds,
   multilevelKway,
   multilevelPartition,
+  KWAY_ONLY_VERTICES,
   ONE_RUN_VERTICES,
+  RUNS,
   refineKway,
 } from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
@@ -204,6 +206,15 @@ describe('multilevel partitioner', () => {
     }
     expect(machineSizeBounds(900, 8, 0.1)).toEqual({ lo: 102, hi: 123 });
     expect(machineSizeBounds(10, 3, 0)).toEqual({ lo: 3, hi: 4 });
+  });
+
+  it('makes k-way runs only above KWAY_ONLY_VERTICES rows (recursive bisection cut more there), the least cut kept', () => {
+    const g = rowGraph(selectedKernels(), poisson2d(Math.ceil(Math.sqrt(KWAY_ONLY_VERTICES + 1))));
+    const { lo, hi } = machineSizeBounds(g.n, 16, DEFAULT_IMBALANCE);
+    const random = new SeededRandom(3);
+    const runs = Array.from({ length: RUNS }, () => multilevelKway(g, 16, lo, hi, random)!);
+    const cuts = runs.map((assignment) => edgeCut(g, assignment));
+    expect(multilevelPartition(g, 16, { seed: 3 })).toEqual(runs[cuts.indexOf(Math.min(...cuts))]);
   });
 
   it('makes one k-way run above ONE_RUN_VERTICES rows (the runs below cost ~10x it for a like cut)', () => {
