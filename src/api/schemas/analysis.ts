@@ -23,7 +23,7 @@ import {
   type SufficientCondition,
 } from '../../solvers/analysis/types.js';
 import { PARTITION_STRATEGIES, type Advice, type PartitionCandidate } from '../../solvers/partitioning/advisor.js';
-import { KWAY_ONLY_VERTICES, ONE_RUN_VERTICES } from '../../solvers/partitioning/multilevel.js';
+import { DENSE_ONE_RUN_VERTICES, KWAY_ONLY_VERTICES, ONE_RUN_VERTICES } from '../../solvers/partitioning/multilevel.js';
 import { MAX_REFINED_ROWS } from '../../solvers/partitioning/refinement.js';
 import { AlgorithmIdSchema, DeploymentSchema } from './jobRequest.js';
 import { assertSameShape } from './sameShape.js';
@@ -386,7 +386,8 @@ const PartitionStrategySchema = z
       'coarsened once by heavy-edge matching, its coarsest graph split by recursive bisection, the m parts refined by k-way ' +
       `Fiduccia-Mattheyses passes within the imbalance (up to ${KWAY_ONLY_VERTICES.toLocaleString('en-US')} rows four runs of ` +
       `it and four of recursive bisection, each bisection multilevel; up to ${ONE_RUN_VERTICES.toLocaleString('en-US')} four ` +
-      'runs of it; the least edge cut kept); metis: METIS_PartGraphKway on the same ' +
+      "runs of it; the least edge cut kept; on a row graph too dense for k-way passes, a dense matrix's, recursive bisection " +
+      `alone, four runs below ${DENSE_ONE_RUN_VERTICES.toLocaleString('en-US')} rows and one from it); metis: METIS_PartGraphKway on the same ` +
       'graph (weights scaled to integers 1..1000; listed on the native backend when the addon was built with METIS), then ' +
       "the multilevel partitioner's k-way Fiduccia-Mattheyses passes on it within the imbalance; refined: the " +
       'best candidate within the imbalance with rows moved between machines to lower kappa(S) itself, moves chosen from the ' +

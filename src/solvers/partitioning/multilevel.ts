@@ -66,6 +66,16 @@ export const ONE_RUN_VERTICES = 50_000;
 export const KWAY_ONLY_VERTICES = 10_000;
 
 /**
+ * Vertices from which a graph too dense for k-way passes (kwayRefinable: a dense matrix's row graph) gets one run of
+ * recursive bisection, not RUNS: there the runs' edge cuts differ by ~0.1% and say nothing of kappa(S), which the
+ * advisor ranks by. Dense Gaussian matrices (entries N(1, 1)), n = 1000 in 10, 2000 in 50 and 4000 in 10, three
+ * streams each (bench/multilevelSchemes.ts --kappa): the least cut of four runs had a lower kappa(S) than the first run in 3
+ * of the 9, a higher one in 3, the same run in 3; the runs after the first cost ~0.2 s at n = 1000 and ~0.65 s at
+ * 2000 in 50. Below it the runs take milliseconds (arc130: ~5 ms each).
+ */
+export const DENSE_ONE_RUN_VERTICES = 1000;
+
+/**
  * The k-way scheme coarsens the whole graph until it has at most max(KWAY_VERTICES_PER_PART m, n / (20 log2 m))
  * vertices (METIS's CoarsenTo for its k-way partitioner), bisects that recursively (the initial partition: the best
  * of INITIAL_TRIES), then refines the m parts on the way back (refineKway, up to KWAY_PASSES FM passes per level).
@@ -106,7 +116,8 @@ export function edgeCut(g: WeightedGraph, assignment: ArrayLike<number>): number
  * KWAY_ONLY_VERTICES, RUNS runs of recursive bisection and then RUNS k-way runs (so never more cut than recursive
  * bisection alone); up to ONE_RUN_VERTICES, RUNS k-way runs (recursive bisection when all miss the balance); above
  * it, one k-way run (recursive bisection when its parts miss the balance). A graph denser than
- * kwayRefinable allows (a dense matrix's) is bisected recursively only, as before the k-way scheme. Edge cuts, recursive
+ * kwayRefinable allows (a dense matrix's) is bisected recursively only, as before the k-way scheme: RUNS runs below
+ * DENSE_ONE_RUN_VERTICES, one from it. Edge cuts, recursive
  * bisection alone against four runs of each: Poisson 100 x 100 in 16 parts 452 against 426, 300 x 300 in 36 2485 against
  * 2226 (one k-way run, as now: 2305); at
  * n = 10^6 in 100, 16,378 in 13.2 s against 14,445 in 3.6 s (METIS: 14,692 in 0.9 s; bench/partitionerProfile.ts).
@@ -115,6 +126,7 @@ export function multilevelPartition(g: WeightedGraph, m: number, options: Partit
   const random = new SeededRandom(options.seed ?? 1);
   const { lo, hi } = machineSizeBounds(totalWeight(g), m, options.imbalance ?? DEFAULT_IMBALANCE);
   const kway = kwayRefinable(g);
+  if (!kway && g.n >= DENSE_ONE_RUN_VERTICES) return recursiveBisection(g, m, lo, hi, random);
   if (g.n > ONE_RUN_VERTICES) return (kway ? multilevelKway(g, m, lo, hi, random) : null) ?? recursiveBisection(g, m, lo, hi, random);
   const bisections = !kway || g.n <= KWAY_ONLY_VERTICES;
   // Made one after the other as they are compared (the runs share the random stream).

@@ -11,12 +11,14 @@ import {
   edgeCut,
   kwayRefinable,
   DEFAULT_IMBALANCE,
+  DENSE_ONE_RUN_VERTICES,
   machineSizeBounds,
   multilevelKway,
   multilevelPartition,
   KWAY_ONLY_VERTICES,
   ONE_RUN_VERTICES,
   RUNS,
+  recursiveBisection,
   refineKway,
 } from '../../../src/solvers/partitioning/multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee } from '../../../src/solvers/partitioning/orderings.js';
@@ -215,6 +217,14 @@ describe('multilevel partitioner', () => {
     const runs = Array.from({ length: RUNS }, () => multilevelKway(g, 16, lo, hi, random)!);
     const cuts = runs.map((assignment) => edgeCut(g, assignment));
     expect(multilevelPartition(g, 16, { seed: 3 })).toEqual(runs[cuts.indexOf(Math.min(...cuts))]);
+  });
+
+  it("makes one run of recursive bisection on a dense matrix's row graph from DENSE_ONE_RUN_VERTICES rows (the runs' cuts say nothing of kappa(S) there)", () => {
+    const A = generateMatrix({ generator: 'gaussian', n: DENSE_ONE_RUN_VERTICES, mean: 1, std: 1, seed: 1 });
+    const g = rowGraph(selectedKernels(), A);
+    expect(kwayRefinable(g)).toBe(false);
+    const { lo, hi } = machineSizeBounds(g.n, 10, DEFAULT_IMBALANCE);
+    expect(multilevelPartition(g, 10, { seed: 1 })).toEqual(recursiveBisection(g, 10, lo, hi, new SeededRandom(1)));
   });
 
   it('makes one k-way run above ONE_RUN_VERTICES rows (the runs below cost ~10x it for a like cut)', () => {
