@@ -1470,7 +1470,7 @@ export interface components {
             sizes: number[];
             /** @description kappa(S) of this assignment, the value an analyze job on it reports; null when not computed because the candidate cannot be the best (notComputed, kappaSBounds). */
             kappaS: number | null;
-            /** @description Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it). */
+            /** @description Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), or theta / lambda_min(S) when a short Lanczos run's top Ritz value theta <= lambda_max(S) lifted it above the best candidate's kappa(S); upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it). */
             kappaSBounds: {
                 lower: number;
                 upper: number;

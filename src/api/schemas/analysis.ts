@@ -411,7 +411,7 @@ export const PartitionCandidateSchema = z
       .object({ lower: z.number(), upper: z.number() })
       .nullable()
       .describe(
-        "Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it).",
+        "Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), or theta / lambda_min(S) when a short Lanczos run's top Ritz value theta <= lambda_max(S) lifted it above the best candidate's kappa(S); upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it).",
       ),
     thetaH: angle
       .nullable()

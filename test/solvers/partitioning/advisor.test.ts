@@ -481,6 +481,28 @@ describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native 
       ).toBe(true);
   });
 
+  it("rules out a contender by a short Lanczos run's lower bound on lambda_max(S) when that lifts its kappa(S) above the best's", () => {
+    // Poisson 30 x 30 in 8, bracketed: the multilevel boxes' exact kappa(S) first (the least lower bound); METIS's, 0.4%
+    // above it, are then ruled out by 30 products at most instead of lambda_max(S) to the analysis' accuracy.
+    const problem = createProblem({ A: poisson2d(30), partition: { machines: 8 } });
+    const bracketed = withBackend('native', () => runSync(adviseWork(problem, { exhaustiveRows: 0 })));
+    const exhaustive = withBackend('native', () => runSync(adviseWork(problem)));
+    const best = bracketed.candidates.find((c) => c.strategy === bracketed.best)!;
+    expect(best.strategy).toBe('multilevel');
+    const metis = bracketed.candidates.find((c) => c.strategy === 'metis')!;
+    const exact = exhaustive.candidates.find((c) => c.strategy === 'metis')!.kappaS!;
+    expect(metis.kappaS).toBeNull();
+    expect(metis.notComputed).toMatch(
+      /^kappa\(S\) not computed: it is at least .* the top Ritz value of a short Lanczos run, .* cannot be the best/,
+    );
+    const { lower, upper } = metis.kappaSBounds!;
+    // Lifted above the best's (the bounds pass alone, lambda_max(S) >= 1, gave ~1/2 of it), and still a bound of the exact value.
+    expect(lower).toBeGreaterThan(best.kappaS!);
+    expect(lower).toBeLessThanOrEqual(exact * (1 + 1e-9));
+    expect(upper).toBeGreaterThanOrEqual(exact);
+    expect(Math.abs(best.kappaS! / exhaustive.candidates.find((c) => c.strategy === 'multilevel')!.kappaS! - 1)).toBeLessThan(1e-9);
+  });
+
   for (const testCase of reference.cases) {
     it(`on a shuffled ${testCase.name}: METIS's partition within the imbalance and 1.5x of the natural partition's kappa(S)`, () => {
       const A = shuffleCsr(naturalMatrix(testCase.name), Int32Array.from(testCase.rowPerm), Int32Array.from(testCase.colPerm));
