@@ -461,10 +461,6 @@ export function timeToSolutionSection(analysis: Analysis): HTMLElement | string 
 export type Advice = NonNullable<NonNullable<Job['result']>['advice']>;
 
 /**
- * An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted
- * time, the best marked; under them the pictures of the given partition and of the best.
- */
-/**
  * A candidate's kappa(S), or when it was not computed (it cannot win) its bounds, or "not computed" when it has none
  * (the given partition is at kappa(S) = 1), with the reason on hover.
  */
@@ -476,6 +472,10 @@ function candidateKappaS(candidate: Advice['candidates'][number]): HTMLElement |
   return h('span', { title: candidate.notComputed ?? '' }, `${formatNumber(lower)} to ${formatNumber(upper)} (bounds)`);
 }
 
+/**
+ * An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted
+ * time, the best marked; under them the pictures of the given partition and of the best.
+ */
 export function adviceSection(advice: Advice, pictures: HTMLElement): HTMLElement {
   const sizes = (list: number[]): string =>
     list.length <= 8 ? list.join(', ') : `${list.length} machines, ${Math.min(...list)} to ${Math.max(...list)} rows`;
