@@ -481,6 +481,23 @@ describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native 
       ).toBe(true);
   });
 
+  it('builds each candidate once with two contenders: the exact pass takes the systems the bounds pass built', () => {
+    // Poisson 40 x 40 in 16, bracketed: the multilevel and METIS boxes both contend and both get their exact kappa(S)
+    // (METIS's is the lower); the multilevel boxes' system, built before METIS's, is held for the exact pass.
+    const problem = createProblem({ A: poisson2d(40), partition: { machines: 16 } });
+    const { advice, builds } = withBackend('native', () => {
+      const work = adviseWork(problem, { exhaustiveRows: 0 });
+      let count = 0;
+      for (let step = work.next(); ; step = work.next()) {
+        if (step.done) return { advice: step.value, builds: count };
+        if (step.value?.phase === 'bases' && step.value.fraction === 1) count++;
+      }
+    });
+    const exact = advice.candidates.filter((c) => c.kappaS !== null && c.kappaSBounds === null).map((c) => c.strategy);
+    expect(exact).toEqual(expect.arrayContaining(['multilevel', 'metis']));
+    expect(builds).toBe(new Set(advice.candidates.map((c) => c.assignment.join())).size);
+  });
+
   it("rules out a contender by a short Lanczos run's lower bound on lambda_max(S) when that lifts its kappa(S) above the best's", () => {
     // Poisson 30 x 30 in 8, bracketed: the multilevel boxes' exact kappa(S) first (the least lower bound); METIS's, 0.4%
     // above it, are then ruled out by 30 products at most instead of lambda_max(S) to the analysis' accuracy.
