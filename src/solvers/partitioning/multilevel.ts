@@ -60,8 +60,9 @@ export const ONE_RUN_VERTICES = 50_000;
  * Vertices above which the runs are k-way only (recursive bisection's when every k-way run misses the balance). Best
  * of four runs of each (bench/multilevelSchemes.ts): above it k-way cut less in every case measured (recursive
  * bisection's cut 9-21% above on Poisson 150 x 150 and 200 x 200 in 16 to 100 parts, 12-18% on convection-diffusion
- * 150 x 150 in 4 to 16), and recursive bisection's runs took 40-57% of the partitioner's time; below it, on ../shared/matrices, recursive bisection cut
- * less in 6 of 29 cases (1138_bus in 16 parts: 39.3 against 47.8; sherman5's k-way runs miss the balance).
+ * 150 x 150 in 4 to 16), and recursive bisection's runs took 40-57% of the partitioner's time; below it, on
+ * ../shared/matrices, recursive bisection cut less in 6 of 29 cases (1138_bus in 16 parts: 39.3 against 47.8;
+ * sherman5's k-way runs miss the balance).
  */
 export const KWAY_ONLY_VERTICES = 10_000;
 
@@ -69,9 +70,9 @@ export const KWAY_ONLY_VERTICES = 10_000;
  * Vertices from which a graph too dense for k-way passes (kwayRefinable: a dense matrix's row graph) gets one run of
  * recursive bisection, not RUNS: there the runs' edge cuts differ by ~0.1% and say nothing of kappa(S), which the
  * advisor ranks by. Dense Gaussian matrices (entries N(1, 1)), n = 1000 in 10, 2000 in 50 and 4000 in 10, three
- * streams each (bench/multilevelSchemes.ts --kappa): the least cut of four runs had a lower kappa(S) than the first run in 3
- * of the 9, a higher one in 3, the same run in 3; the runs after the first cost ~0.2 s at n = 1000 and ~0.65 s at
- * 2000 in 50. Below it the runs take milliseconds (arc130: ~5 ms each).
+ * streams each (bench/multilevelSchemes.ts --kappa): the least cut of four runs had a lower kappa(S) than the first
+ * run in 3 of the 9, a higher one in 3, the same run in 3; the runs after the first cost ~0.2 s at n = 1000 and
+ * ~0.65 s at 2000 in 50. Below it the runs take milliseconds (arc130: ~5 ms each).
  */
 export const DENSE_ONE_RUN_VERTICES = 1000;
 
@@ -115,12 +116,11 @@ export function edgeCut(g: WeightedGraph, assignment: ArrayLike<number>): number
  * assignment[v] = the part (0..m-1) of vertex v of `g`, every part within the balance, the least cut found: up to
  * KWAY_ONLY_VERTICES, RUNS runs of recursive bisection and then RUNS k-way runs (so never more cut than recursive
  * bisection alone); up to ONE_RUN_VERTICES, RUNS k-way runs (recursive bisection when all miss the balance); above
- * it, one k-way run (recursive bisection when its parts miss the balance). A graph denser than
- * kwayRefinable allows (a dense matrix's) is bisected recursively only, as before the k-way scheme: RUNS runs below
- * DENSE_ONE_RUN_VERTICES, one from it. Edge cuts, recursive
- * bisection alone against four runs of each: Poisson 100 x 100 in 16 parts 452 against 426, 300 x 300 in 36 2485 against
- * 2226 (one k-way run, as now: 2305); at
- * n = 10^6 in 100, 16,378 in 13.2 s against 14,445 in 3.6 s (METIS: 14,692 in 0.9 s; bench/partitionerProfile.ts).
+ * it, one k-way run (recursive bisection when its parts miss the balance). A graph denser than kwayRefinable allows
+ * (a dense matrix's) is bisected recursively only, as before the k-way scheme: RUNS runs below DENSE_ONE_RUN_VERTICES,
+ * one from it. Edge cuts, recursive bisection alone against four runs of each: Poisson 100 x 100 in 16 parts 452
+ * against 426, 300 x 300 in 36 2485 against 2226 (one k-way run, as now: 2305); at n = 10^6 in 100, 16,378 in 13.2 s
+ * against 14,445 in 3.6 s (METIS: 14,692 in 0.9 s; bench/partitionerProfile.ts).
  */
 export function multilevelPartition(g: WeightedGraph, m: number, options: PartitionOptions = {}): Int32Array {
   const random = new SeededRandom(options.seed ?? 1);
