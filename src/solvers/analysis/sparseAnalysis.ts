@@ -158,9 +158,13 @@ export interface PairAnglesSpec {
 
 /** The pairs' angles of a system whose column slots are `slots`: the overlapping pairs and the machines' factors. */
 export function pairAnglesSpec(system: CsrSystem, slots: MachineColumnSlots): PairAnglesSpec {
-  const factors = system.machines.map(({ gram: { symbolic, values } }): StoredGramFactor => ({ symbolic, values }));
   const { computed, intersecting } = pairsByDimensionCount(slots);
-  return { slots, factors, pairs: computed, intersecting };
+  return { slots, factors: storedGramFactors(system), pairs: computed, intersecting };
+}
+
+/** The machines' factors of A_i A_i^T as a task's spec carries them (their symbolic analysis and values). */
+export function storedGramFactors(system: CsrSystem): StoredGramFactor[] {
+  return system.machines.map(({ gram: { symbolic, values } }): StoredGramFactor => ({ symbolic, values }));
 }
 
 /** A worker thread's context for its pairs, made at its first (a worker serves one analysis, then ends). */

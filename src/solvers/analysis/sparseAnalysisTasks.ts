@@ -47,6 +47,7 @@ import { heterogeneityOf, inPhase, quietly, type AnalysisParts, type StagedParts
 import {
   machineGramSolves,
   pairAnglesSpec,
+  storedGramFactors,
   principalAnglesOfPairs,
   sBasisSize,
   sOptionsOf,
@@ -238,8 +239,9 @@ export function* sparseLambdaMaxSLowerBoundWork(
   const threads = sparseAnalysisThreads(system);
   const slots = machineColumnSlots(system.A, system.partition.rowsOf, threads > 1);
   if (slots.blockDiagonal || lambdaMaxSByReflection(slots)) return null;
-  const unshared = pairAnglesSpec(system, slots);
-  const factors = threads > 1 ? (sharedCopy(unshared) as PairAnglesSpec).factors : unshared.factors;
+  // The factors alone: the overlapping pairs are not needed here.
+  const unshared = storedGramFactors(system);
+  const factors = threads > 1 ? (sharedCopy(unshared) as StoredGramFactor[]) : unshared;
   // A caller's own stopping test: the thick restart (not ARPACK), its orthogonal basis, one cycle.
   const options = { arpack: null, dense: kernels.dense, basisSize: steps, maxIterations: steps, convergedWhen: enough };
   return (yield* lambdaMaxSOnThreadsWork(kernels, slots, factors, threads, options)).value;
