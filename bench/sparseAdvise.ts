@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { analyzeWork } from '../src/solvers/analysis/analyze.js';
 import { currentCalibration } from '../src/solvers/analysis/calibration.js';
 import { buildDistributedSystem, createProblem } from '../src/solvers/index.js';
-import { adviseWork } from '../src/solvers/partitioning/advisor.js';
+import { adviseWork, luHandOver } from '../src/solvers/partitioning/advisor.js';
 import { poisson2d } from '../src/solvers/sparse/generators.js';
 import { timedAsJob } from './asJob.js';
 import { selectBackend } from './backends.js';
@@ -32,12 +32,16 @@ const problem = createProblem({ A: poisson2d(side), partition: { machines: m } }
 const setupStart = performance.now();
 const system = buildDistributedSystem(problem);
 const setup = (performance.now() - setupStart) / 1e3;
-const analysis = await timedAsJob(analyzeWork(system));
+// The analysis hands its LU of A to the advice, as computeJob has it (AnalyzeOptions.keepLu, AdviseOptions.takeLu).
+const handOver = luHandOver();
+let handed = false;
+const analysis = await timedAsJob(analyzeWork(system, { keepLu: (context) => (handOver.keepLu(context), (handed = true)) }));
 const advice = await timedAsJob(
   adviseWork(problem, {
     calibration,
     tolerance: analysis.value.recommendation.tolerance,
     given: { system, spectrum: { kappaS: analysis.value.conditioning.kappaS, thetaH: analysis.value.heterogeneity.thetaH } },
+    takeLu: handOver.takeLu,
   }),
 );
 console.log(
@@ -46,6 +50,7 @@ console.log(
     n: side * side,
     m,
     setupSeconds: round(setup),
+    luHandedOver: handed,
     analysis: { wall: round(analysis.wall), cpu: round(analysis.cpu) },
     advice: { wall: round(advice.wall), cpu: round(advice.cpu) },
     adviseJobOverAnalyzeJob: round((setup + analysis.wall + advice.wall) / (setup + analysis.wall)),
