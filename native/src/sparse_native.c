@@ -249,15 +249,23 @@ static void forward_sweep(const Solver* solver, double* restrict z) {
   }
 }
 
-/* z = L^{-T} z, by the columns of L (the rows of L^T; the TypeScript backwardSweep's order). */
+/* z = L^{-T} z, by the columns of L (the rows of L^T): each column's sum in the four partial sums of the TypeScript
+   backwardSweep, in its order. */
 static void backward_sweep(const Solver* solver, double* restrict z) {
   const int32_t *restrict cp = solver->col_ptr, *restrict ri = solver->row_idx;
   const double* restrict lv = solver->values;
   for (int32_t j = solver->n - 1; j >= 0; j--) {
     const int32_t start = cp[j], end = cp[j + 1];
-    double s = z[j];
-    for (int32_t q = start + 1; q < end; q++) s -= lv[q] * z[ri[q]];
-    z[j] = s / lv[start];
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    int32_t q = start + 1;
+    for (; q + 4 <= end; q += 4) {
+      a0 += lv[q] * z[ri[q]];
+      a1 += lv[q + 1] * z[ri[q + 1]];
+      a2 += lv[q + 2] * z[ri[q + 2]];
+      a3 += lv[q + 3] * z[ri[q + 3]];
+    }
+    for (; q < end; q++) a0 += lv[q] * z[ri[q]];
+    z[j] = (z[j] - ((a0 + a1) + (a2 + a3))) / lv[start];
   }
 }
 
@@ -331,8 +339,10 @@ static napi_value CholeskySolveBlock(napi_env env, napi_callback_info info) {
   if (!get_count(env, argv[2], &width)) return throw_type(env, name, 2, "a non-negative 32-bit integer");
   const size_t n = (size_t)solver->n, w = (size_t)width;
   if (n * w > b_len) return throw_range(env, name, "b is shorter than n w");
-  double* restrict z = malloc(sizeof(double) * (n * w + 1));
+  /* z, then the backward sweep's four partial sums of each column (4 w). */
+  double* restrict z = malloc(sizeof(double) * (n * w + 4 * w + 1));
   if (!z) return throw_range(env, name, "out of memory");
+  double* restrict sums = z + n * w;
   const int32_t *restrict perm = solver->perm, *restrict cp = solver->col_ptr, *restrict ri = solver->row_idx;
   const double* restrict lv = solver->values;
   for (size_t k = 0; k < n; k++) memcpy(z + k * w, b + (size_t)perm[k] * w, w * sizeof(double));
@@ -346,15 +356,20 @@ static napi_value CholeskySolveBlock(napi_env env, napi_callback_info info) {
       for (size_t c = 0; c < w; c++) zr[c] -= l * zj[c];
     }
   }
+  /* Each column's sum as backward_sweep adds it: entry t of the column's first 4 floor(count / 4) into partial sum
+     t mod 4, the rest into the first. */
   for (size_t j = n; j-- > 0;) {
     double* restrict zj = z + j * w;
-    for (int32_t q = cp[j] + 1; q < cp[j + 1]; q++) {
+    memset(sums, 0, 4 * w * sizeof(double));
+    const int32_t start = cp[j] + 1, end = cp[j + 1], grouped = start + (end - start) / 4 * 4;
+    for (int32_t q = start; q < end; q++) {
       const double l = lv[q];
       const double* restrict zr = z + (size_t)ri[q] * w;
-      for (size_t c = 0; c < w; c++) zj[c] -= l * zr[c];
+      double* restrict s = sums + (q < grouped ? (size_t)((q - start) % 4) * w : 0);
+      for (size_t c = 0; c < w; c++) s[c] += l * zr[c];
     }
     const double d = lv[cp[j]];
-    for (size_t c = 0; c < w; c++) zj[c] /= d;
+    for (size_t c = 0; c < w; c++) zj[c] = (zj[c] - ((sums[c] + sums[w + c]) + (sums[2 * w + c] + sums[3 * w + c]))) / d;
   }
   for (size_t k = 0; k < n; k++) memcpy(b + (size_t)perm[k] * w, z + k * w, w * sizeof(double));
   free(z);

@@ -168,15 +168,21 @@ export interface GramBlockSolver {
   solve(b: Float64Array, w: number): void;
 }
 
+/** Entries of a block solve's work space for n x w blocks: P B, and the backward sweep's four partial sums of a row. */
+export function gramBlockWorkLength(n: number, w: number): number {
+  return (n + 4) * w;
+}
+
 /**
  * The TypeScript block solve: solveCholesky's operations on each of the w columns, in its order,
- * each entry of L read once for them; `work` (n w entries) holds P B.
+ * each entry of L read once for them; `work` (gramBlockWorkLength entries) holds P B and the backward sweep's sums.
  */
 export function typescriptGramBlockSolver(factor: CholeskyBlockFactor, work: Float64Array): GramBlockSolver {
   const { n, colPtr, rowIdx, values, perm } = factor;
   return {
     solve(b, w) {
       const z = work;
+      const sums = n * w;
       for (let k = 0; k < n; k++) z.set(b.subarray(perm[k] * w, perm[k] * w + w), k * w);
       for (let j = 0; j < n; j++) {
         const zj = j * w;
@@ -188,15 +194,23 @@ export function typescriptGramBlockSolver(factor: CholeskyBlockFactor, work: Flo
           for (let t = 0; t < w; t++) z[zr + t] -= l * z[zj + t];
         }
       }
+      // Each column's sum as ../sparse/sparseCholesky.ts backwardSweep adds it: entry t of the column's first
+      // 4 floor(count / 4) into partial sum t mod 4, the rest into the first.
       for (let j = n - 1; j >= 0; j--) {
         const zj = j * w;
-        for (let q = colPtr[j] + 1; q < colPtr[j + 1]; q++) {
+        z.fill(0, sums, sums + 4 * w);
+        const start = colPtr[j] + 1;
+        const end = colPtr[j + 1];
+        const grouped = start + Math.floor((end - start) / 4) * 4;
+        for (let q = start; q < end; q++) {
           const l = values[q];
           const zr = rowIdx[q] * w;
-          for (let t = 0; t < w; t++) z[zj + t] -= l * z[zr + t];
+          const s = sums + (q < grouped ? ((q - start) % 4) * w : 0);
+          for (let t = 0; t < w; t++) z[s + t] += l * z[zr + t];
         }
         const d = values[colPtr[j]];
-        for (let t = 0; t < w; t++) z[zj + t] /= d;
+        for (let t = 0; t < w; t++)
+          z[zj + t] = (z[zj + t] - (z[sums + t] + z[sums + w + t] + (z[sums + 2 * w + t] + z[sums + 3 * w + t]))) / d;
       }
       for (let k = 0; k < n; k++) b.set(z.subarray(k * w, k * w + w), perm[k] * w);
     },

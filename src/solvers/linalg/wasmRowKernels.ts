@@ -20,6 +20,7 @@
 import { isTypedArray, mapLeaves } from '../mapLeaves.js';
 import type { RowKernels } from './backend.js';
 import {
+  gramBlockWorkLength,
   withTerm,
   type BlockConsensus,
   type BlockProduct,
@@ -787,7 +788,7 @@ export class WasmRowKernels implements RowKernels {
 
   /**
    * Block solves with a sparse Cholesky factor in the arena (./blockKernels.ts GramBlockSolver), its
-   * indices checked here once; `work` (n w entries for the widest block) and each block in the arena too.
+   * indices checked here once; `work` (gramBlockWorkLength entries for the widest block) and each block in the arena too.
    */
   gramBlockSolver(factor: CholeskyBlockFactor, work: Float64Array): GramBlockSolver {
     const { n, colPtr, rowIdx, values, perm } = factor;
@@ -806,7 +807,7 @@ export class WasmRowKernels implements RowKernels {
     return {
       solve: (b, w) => {
         if (n === 0 || w <= 0) return;
-        if (!this.inArena(b) || b.length < n * w || work.length < n * w)
+        if (!this.inArena(b) || b.length < n * w || work.length < gramBlockWorkLength(n, w))
           throw new RangeError(`WebAssembly block solve: the block (${n} x ${w}) or its work space is not in this arena or too short.`);
         exports.choleskySolveBlock(
           n,

@@ -22,13 +22,14 @@
  *    column), with the same refinement corrections as ./csrMachine.ts.
  * In an arena, the blocks the kernels write (the thread's work blocks below) are in its workspace.
  */
-import type {
-  BlockConsensus,
-  BlockProduct,
-  BlockStepKernel,
-  CsrBlockKernel,
-  DenseBlockTerm,
-  GramBlockSolver,
+import {
+  gramBlockWorkLength,
+  type BlockConsensus,
+  type BlockProduct,
+  type BlockStepKernel,
+  type CsrBlockKernel,
+  type DenseBlockTerm,
+  type GramBlockSolver,
 } from '../linalg/blockKernels.js';
 import type { Shard, ShardFactory, ThreadContext } from '../parallel/protocol.js';
 import { passKernels, type PassKernels } from './placement.js';
@@ -132,7 +133,8 @@ function largestBlock(machines: readonly BlockStorage[]): { largestP: number; la
 /** Entries of the work blocks a thread of a block run writes (a WebAssembly arena's workspace holds them): see BlockShard. */
 export function blockWorkEntries(machines: readonly BlockStorage[], columns: number): number {
   const { largestP, largestC } = largestBlock(machines);
-  return (2 * largestC + 4 * largestP + 3) * columns;
+  // Three row blocks and the Gram solves' work (gramBlockWorkLength: P B and the backward sweep's sums).
+  return (2 * largestC + 3 * largestP + 3) * columns + gramBlockWorkLength(largestP, columns);
 }
 
 export class BlockShard implements Shard {
@@ -173,7 +175,7 @@ export class BlockShard implements Shard {
     this.rowBlock = take(largestP * K);
     this.rowBlock2 = take(largestP * K);
     this.rowBlock3 = take(largestP * K);
-    const gramWork = take(largestP * K);
+    const gramWork = take(gramBlockWorkLength(largestP, K));
     this.unusedSquares = take(K);
     this.consensusSums = take(2 * K);
     this.consensusKernel = kernels.blockConsensus;

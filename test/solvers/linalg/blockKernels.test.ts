@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import {
   blockConsensusLoop,
   typescriptCsrBlock,
+  gramBlockWorkLength,
   typescriptGramBlockSolver,
   type CsrBlockRows,
 } from '../../../src/solvers/linalg/blockKernels.js';
@@ -170,23 +171,27 @@ describe.skipIf(!available)(`WebAssembly block kernels${available ? '' : ` [SKIP
 
   it('gramBlockSolver equals solveCholesky on each column to the bit, as the TypeScript block solve does, w = 1..17', () => {
     const rng = new SeededRandom(13);
-    // G = A A^T for the first 11 rows of a 4 x 4 Poisson matrix: an AMD-ordered factor with fill.
-    const a = poisson2d(4);
-    const rowsOfA = { ...a, rows: 11, rowPtr: a.rowPtr.subarray(0, 12) };
+    // G = A A^T for the first 40 rows of an 8 x 8 Poisson matrix: an AMD-ordered factor with fill, whose columns
+    // below the diagonal hold from none to more than four entries, a multiple of four and not (the backward sweep's
+    // partial sums and their remainder).
+    const a = poisson2d(8);
+    const rowsOfA = { ...a, rows: 40, rowPtr: a.rowPtr.subarray(0, 41) };
     const factor = factorCholesky(gramMatrix(rowsOfA));
     const { n, colPtr, rowIdx, ordering } = factor.symbolic;
-    expect(factor.symbolic.nnzL).toBeGreaterThan(n);
+    const below = Array.from({ length: n }, (_, j) => colPtr[j + 1] - colPtr[j] - 1);
+    expect(below.some((count) => count > 4 && count % 4 !== 0)).toBe(true);
+    expect(below.some((count) => count >= 4 && count % 4 === 0)).toBe(true);
     for (let w = 1; w <= 17; w++) {
-      const { arena, kernels } = arenaOf(4 * factor.symbolic.nnzL + 4 * n * w + 64);
+      const { arena, kernels } = arenaOf(4 * factor.symbolic.nnzL + 4 * gramBlockWorkLength(n, w) + 64);
       const inArena = arena.copyInto({ n, colPtr, rowIdx, values: factor.values, perm: ordering.perm }) as Parameters<
         typeof kernels.gramBlockSolver
       >[0];
       const b0 = rng.fillSigned(new Float64Array(n * w));
       const b = arena.allocate(Float64Array, 8, n * w);
       b.set(b0);
-      kernels.gramBlockSolver(inArena, arena.allocate(Float64Array, 8, n * w)).solve(b, w);
+      kernels.gramBlockSolver(inArena, arena.allocate(Float64Array, 8, gramBlockWorkLength(n, w))).solve(b, w);
       const plain = Float64Array.from(b0);
-      typescriptGramBlockSolver(inArena, new Float64Array(n * w)).solve(plain, w);
+      typescriptGramBlockSolver(inArena, new Float64Array(gramBlockWorkLength(n, w))).solve(plain, w);
       const expected = new Float64Array(n * w);
       for (let j = 0; j < w; j++) {
         const column = Float64Array.from({ length: n }, (_, k) => b0[k * w + j]);

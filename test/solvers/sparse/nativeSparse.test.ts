@@ -42,6 +42,7 @@ import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/ge
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { factorCholesky, solveCholesky, solveLower, solveUpper, type CholeskyFactor } from '../../../src/solvers/sparse/sparseCholesky.js';
 import { factorGramNative, NativeGramSolver } from '../../../src/solvers/machines/nativeGram.js';
+import { gramBlockWorkLength, nativeGramBlockSolver, typescriptGramBlockSolver } from '../../../src/solvers/linalg/blockKernels.js';
 import { factorLuNative } from '../../../src/solvers/machines/nativeLu.js';
 import { currentThreadLuSolves, currentThreadSparseLuWork } from '../../../src/solvers/machines/placement.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
@@ -160,6 +161,33 @@ describe.skipIf(skipped)(`native sparse path (CHOLMOD)${skipped ? ` [SKIPPED: ${
         native.solveLower(inPlace, inPlace);
         native.solveUpper(inPlace, inPlace);
         expect(inPlace).toEqual(full);
+      }
+    }
+  });
+
+  it('solves a block of w right-hand sides (choleskySolveBlock) as solveCholesky does each column, to the bit, and so does the TypeScript block solve', () => {
+    for (const { label, A, machines } of CASES) {
+      const system = systemOn('native', A, machines);
+      for (const machine of system.machines.slice(0, 2)) {
+        const factor = machine.gram;
+        const { n, colPtr, rowIdx, ordering } = factor.symbolic;
+        const blockFactor = { n, colPtr, rowIdx, values: factor.values, perm: ordering.perm };
+        const native = nativeGramBlockSolver(sparse, blockFactor)!;
+        for (const w of [1, 2, 5]) {
+          const b0 = Float64Array.from({ length: n * w }, (_, k) => Math.cos(3 * k + 1));
+          const expected = new Float64Array(n * w);
+          for (let c = 0; c < w; c++) {
+            const column = Float64Array.from({ length: n }, (_, k) => b0[k * w + c]);
+            solveCholesky(factor, column, column);
+            for (let k = 0; k < n; k++) expected[k * w + c] = column[k];
+          }
+          const b = Float64Array.from(b0);
+          native.solve(b, w);
+          expect(b, `${label}, machine ${machine.index}, w = ${w}: native`).toEqual(expected);
+          const plain = Float64Array.from(b0);
+          typescriptGramBlockSolver(blockFactor, new Float64Array(gramBlockWorkLength(n, w))).solve(plain, w);
+          expect(plain, `${label}, machine ${machine.index}, w = ${w}: TypeScript`).toEqual(expected);
+        }
       }
     }
   });

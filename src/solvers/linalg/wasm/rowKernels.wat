@@ -831,6 +831,48 @@
       (f64.store (i32.add (local.get $dst) (local.get $even))
         (f64.sub (f64.load (i32.add (local.get $dst) (local.get $even))) (f64.mul (local.get $coef) (f64.load (i32.add (local.get $src) (local.get $even)))))))))
 
+  ;; dst[0 .. w) += coef src[0 .. w).
+  (func $rowAddScaled (param $dst i32) (param $src i32) (param $coef f64) (param $wB i32)
+    (local $t i32) (local $even i32) (local $c v128)
+    (local.set $c (f64x2.splat (local.get $coef)))
+    (local.set $even (i32.and (local.get $wB) (i32.const -16)))
+    (block $end (loop $pairs
+      (br_if $end (i32.ge_u (local.get $t) (local.get $even)))
+      (v128.store (i32.add (local.get $dst) (local.get $t))
+        (f64x2.add (v128.load (i32.add (local.get $dst) (local.get $t))) (f64x2.mul (local.get $c) (v128.load (i32.add (local.get $src) (local.get $t))))))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.ne (local.get $even) (local.get $wB)) (then
+      (f64.store (i32.add (local.get $dst) (local.get $even))
+        (f64.add (f64.load (i32.add (local.get $dst) (local.get $even))) (f64.mul (local.get $coef) (f64.load (i32.add (local.get $src) (local.get $even)))))))))
+
+  ;; dst[0 .. w) = (dst - ((s0 + s1) + (s2 + s3))) / d, s_k the rows of w at sums + k wB (the backward sweep's partial sums).
+  (func $rowSubSumsDivide (param $dst i32) (param $sums i32) (param $d f64) (param $wB i32)
+    (local $t i32) (local $v v128) (local $s1 i32) (local $s2 i32) (local $s3 i32)
+    (local.set $v (f64x2.splat (local.get $d)))
+    (local.set $s1 (i32.add (local.get $sums) (local.get $wB)))
+    (local.set $s2 (i32.add (local.get $s1) (local.get $wB)))
+    (local.set $s3 (i32.add (local.get $s2) (local.get $wB)))
+    (block $end (loop $pairs
+      (br_if $end (i32.ge_u (i32.add (local.get $t) (i32.const 16)) (i32.add (local.get $wB) (i32.const 1))))
+      (v128.store (i32.add (local.get $dst) (local.get $t))
+        (f64x2.div
+          (f64x2.sub (v128.load (i32.add (local.get $dst) (local.get $t)))
+            (f64x2.add
+              (f64x2.add (v128.load (i32.add (local.get $sums) (local.get $t))) (v128.load (i32.add (local.get $s1) (local.get $t))))
+              (f64x2.add (v128.load (i32.add (local.get $s2) (local.get $t))) (v128.load (i32.add (local.get $s3) (local.get $t))))))
+          (local.get $v)))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.lt_u (local.get $t) (local.get $wB)) (then
+      (f64.store (i32.add (local.get $dst) (local.get $t))
+        (f64.div
+          (f64.sub (f64.load (i32.add (local.get $dst) (local.get $t)))
+            (f64.add
+              (f64.add (f64.load (i32.add (local.get $sums) (local.get $t))) (f64.load (i32.add (local.get $s1) (local.get $t))))
+              (f64.add (f64.load (i32.add (local.get $s2) (local.get $t))) (f64.load (i32.add (local.get $s3) (local.get $t))))))
+          (local.get $d))))))
+
   ;; dst[0 .. w) /= d.
   (func $rowDivide (param $dst i32) (param $d f64) (param $wB i32)
     (local $t i32) (local $even i32) (local $v v128)
@@ -848,8 +890,10 @@
   ;; on w columns at once: the same operations on each column in the same order, so each column's bits): Z = P B
   ;; (row k of Z is row perm[k] of B; z is n x w of work), the forward sweep over L's columns (colPtr, rowIdx i32,
   ;; the diagonal first; lValues f64), the backward sweep, B = P^T Z. Each entry of L read once for the w columns.
+  ;; z holds (n + 4) x w: after Z, the backward sweep's four partial sums of a row (sparseCholesky.ts backwardSweep's).
   (func (export "choleskySolveBlock") (param $n i32) (param $w i32) (param $colPtr i32) (param $rowIdx i32) (param $lValues i32) (param $perm i32) (param $b i32) (param $z i32)
     (local $k i32) (local $j i32) (local $q i32) (local $start i32) (local $end i32) (local $wB i32) (local $zj i32)
+    (local $sums i32) (local $first i32) (local $grouped i32)
     (local.set $wB (i32.shl (local.get $w) (i32.const 3)))
     (block $copied (loop $copy
       (br_if $copied (i32.ge_s (local.get $k) (local.get $n)))
@@ -877,7 +921,9 @@
         (br $column)))
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
       (br $forward)))
-    ;; backward: z_j -= L_rj z_r below the diagonal, then z_j /= L_jj
+    ;; backward: the sum of L_rj z_r below the diagonal in four partial sums (entry t of the column's first
+    ;; 4 floor(count / 4) into sum t mod 4, the rest into the first), then z_j = (z_j - sum) / L_jj
+    (local.set $sums (i32.add (local.get $z) (i32.mul (local.get $n) (local.get $wB))))
     (local.set $j (local.get $n))
     (block $backwardDone (loop $backward
       (br_if $backwardDone (i32.le_s (local.get $j) (i32.const 0)))
@@ -885,17 +931,23 @@
       (local.set $start (i32.load (i32.add (local.get $colPtr) (i32.shl (local.get $j) (i32.const 2)))))
       (local.set $end (i32.load (i32.add (local.get $colPtr) (i32.shl (i32.add (local.get $j) (i32.const 1)) (i32.const 2)))))
       (local.set $zj (i32.add (local.get $z) (i32.mul (local.get $j) (local.get $wB))))
-      (local.set $q (i32.add (local.get $start) (i32.const 1)))
+      (memory.fill (local.get $sums) (i32.const 0) (i32.shl (local.get $wB) (i32.const 2)))
+      (local.set $first (i32.add (local.get $start) (i32.const 1)))
+      (local.set $grouped (i32.add (local.get $first) (i32.and (i32.sub (local.get $end) (local.get $first)) (i32.const -4))))
+      (local.set $q (local.get $first))
       (block $rowDone (loop $row
         (br_if $rowDone (i32.ge_s (local.get $q) (local.get $end)))
-        (call $rowSubScaled
-          (local.get $zj)
+        (call $rowAddScaled
+          (select
+            (i32.add (local.get $sums) (i32.mul (i32.and (i32.sub (local.get $q) (local.get $first)) (i32.const 3)) (local.get $wB)))
+            (local.get $sums)
+            (i32.lt_s (local.get $q) (local.get $grouped)))
           (i32.add (local.get $z) (i32.mul (i32.load (i32.add (local.get $rowIdx) (i32.shl (local.get $q) (i32.const 2)))) (local.get $wB)))
           (f64.load (i32.add (local.get $lValues) (i32.shl (local.get $q) (i32.const 3))))
           (local.get $wB))
         (local.set $q (i32.add (local.get $q) (i32.const 1)))
         (br $row)))
-      (call $rowDivide (local.get $zj) (f64.load (i32.add (local.get $lValues) (i32.shl (local.get $start) (i32.const 3)))) (local.get $wB))
+      (call $rowSubSumsDivide (local.get $zj) (local.get $sums) (f64.load (i32.add (local.get $lValues) (i32.shl (local.get $start) (i32.const 3)))) (local.get $wB))
       (br $backward)))
     (local.set $k (i32.const 0))
     (block $placed (loop $place
