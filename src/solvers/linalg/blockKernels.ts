@@ -194,23 +194,31 @@ export function typescriptGramBlockSolver(factor: CholeskyBlockFactor, work: Flo
           for (let t = 0; t < w; t++) z[zr + t] -= l * z[zj + t];
         }
       }
-      // Each column's sum as ../sparse/sparseCholesky.ts backwardSweep adds it: entry t of the column's first
-      // 4 floor(count / 4) into partial sum t mod 4, the rest into the first.
+      // Each column's sum as ../sparse/sparseCholesky.ts backwardSweep adds it: the column's entries four at a time
+      // into the four partial sums (rows of w at `sums`), the rest into the first.
+      const [s0, s1, s2, s3] = [sums, sums + w, sums + 2 * w, sums + 3 * w];
       for (let j = n - 1; j >= 0; j--) {
         const zj = j * w;
         z.fill(0, sums, sums + 4 * w);
-        const start = colPtr[j] + 1;
         const end = colPtr[j + 1];
-        const grouped = start + Math.floor((end - start) / 4) * 4;
-        for (let q = start; q < end; q++) {
+        let q = colPtr[j] + 1;
+        for (; q + 4 <= end; q += 4) {
+          const [l0, l1, l2, l3] = [values[q], values[q + 1], values[q + 2], values[q + 3]];
+          const [z0, z1, z2, z3] = [rowIdx[q] * w, rowIdx[q + 1] * w, rowIdx[q + 2] * w, rowIdx[q + 3] * w];
+          for (let t = 0; t < w; t++) {
+            z[s0 + t] += l0 * z[z0 + t];
+            z[s1 + t] += l1 * z[z1 + t];
+            z[s2 + t] += l2 * z[z2 + t];
+            z[s3 + t] += l3 * z[z3 + t];
+          }
+        }
+        for (; q < end; q++) {
           const l = values[q];
           const zr = rowIdx[q] * w;
-          const s = sums + (q < grouped ? ((q - start) % 4) * w : 0);
-          for (let t = 0; t < w; t++) z[s + t] += l * z[zr + t];
+          for (let t = 0; t < w; t++) z[s0 + t] += l * z[zr + t];
         }
         const d = values[colPtr[j]];
-        for (let t = 0; t < w; t++)
-          z[zj + t] = (z[zj + t] - (z[sums + t] + z[sums + w + t] + (z[sums + 2 * w + t] + z[sums + 3 * w + t]))) / d;
+        for (let t = 0; t < w; t++) z[zj + t] = (z[zj + t] - (z[s0 + t] + z[s1 + t] + (z[s2 + t] + z[s3 + t]))) / d;
       }
       for (let k = 0; k < n; k++) b.set(z.subarray(k * w, k * w + w), perm[k] * w);
     },

@@ -846,6 +846,38 @@
       (f64.store (i32.add (local.get $dst) (local.get $even))
         (f64.add (f64.load (i32.add (local.get $dst) (local.get $even))) (f64.mul (local.get $coef) (f64.load (i32.add (local.get $src) (local.get $even)))))))))
 
+  ;; s_k[0 .. w) += l_k z_k[0 .. w) for k = 0..3, s_k the rows of w at sums + k wB (the backward sweep's partial sums).
+  (func $rowsAddScaled4 (param $sums i32) (param $z0 i32) (param $l0 f64) (param $z1 i32) (param $l1 f64) (param $z2 i32) (param $l2 f64) (param $z3 i32) (param $l3 f64) (param $wB i32)
+    (local $t i32) (local $s1 i32) (local $s2 i32) (local $s3 i32) (local $c0 v128) (local $c1 v128) (local $c2 v128) (local $c3 v128)
+    (local.set $s1 (i32.add (local.get $sums) (local.get $wB)))
+    (local.set $s2 (i32.add (local.get $s1) (local.get $wB)))
+    (local.set $s3 (i32.add (local.get $s2) (local.get $wB)))
+    (local.set $c0 (f64x2.splat (local.get $l0)))
+    (local.set $c1 (f64x2.splat (local.get $l1)))
+    (local.set $c2 (f64x2.splat (local.get $l2)))
+    (local.set $c3 (f64x2.splat (local.get $l3)))
+    (block $end (loop $pairs
+      (br_if $end (i32.ge_u (i32.add (local.get $t) (i32.const 16)) (i32.add (local.get $wB) (i32.const 1))))
+      (v128.store (i32.add (local.get $sums) (local.get $t))
+        (f64x2.add (v128.load (i32.add (local.get $sums) (local.get $t))) (f64x2.mul (local.get $c0) (v128.load (i32.add (local.get $z0) (local.get $t))))))
+      (v128.store (i32.add (local.get $s1) (local.get $t))
+        (f64x2.add (v128.load (i32.add (local.get $s1) (local.get $t))) (f64x2.mul (local.get $c1) (v128.load (i32.add (local.get $z1) (local.get $t))))))
+      (v128.store (i32.add (local.get $s2) (local.get $t))
+        (f64x2.add (v128.load (i32.add (local.get $s2) (local.get $t))) (f64x2.mul (local.get $c2) (v128.load (i32.add (local.get $z2) (local.get $t))))))
+      (v128.store (i32.add (local.get $s3) (local.get $t))
+        (f64x2.add (v128.load (i32.add (local.get $s3) (local.get $t))) (f64x2.mul (local.get $c3) (v128.load (i32.add (local.get $z3) (local.get $t))))))
+      (local.set $t (i32.add (local.get $t) (i32.const 16)))
+      (br $pairs)))
+    (if (i32.lt_u (local.get $t) (local.get $wB)) (then
+      (f64.store (i32.add (local.get $sums) (local.get $t))
+        (f64.add (f64.load (i32.add (local.get $sums) (local.get $t))) (f64.mul (local.get $l0) (f64.load (i32.add (local.get $z0) (local.get $t))))))
+      (f64.store (i32.add (local.get $s1) (local.get $t))
+        (f64.add (f64.load (i32.add (local.get $s1) (local.get $t))) (f64.mul (local.get $l1) (f64.load (i32.add (local.get $z1) (local.get $t))))))
+      (f64.store (i32.add (local.get $s2) (local.get $t))
+        (f64.add (f64.load (i32.add (local.get $s2) (local.get $t))) (f64.mul (local.get $l2) (f64.load (i32.add (local.get $z2) (local.get $t))))))
+      (f64.store (i32.add (local.get $s3) (local.get $t))
+        (f64.add (f64.load (i32.add (local.get $s3) (local.get $t))) (f64.mul (local.get $l3) (f64.load (i32.add (local.get $z3) (local.get $t)))))))))
+
   ;; dst[0 .. w) = (dst - ((s0 + s1) + (s2 + s3))) / d, s_k the rows of w at sums + k wB (the backward sweep's partial sums).
   (func $rowSubSumsDivide (param $dst i32) (param $sums i32) (param $d f64) (param $wB i32)
     (local $t i32) (local $v v128) (local $s1 i32) (local $s2 i32) (local $s3 i32)
@@ -893,7 +925,7 @@
   ;; z holds (n + 4) x w: after Z, the backward sweep's four partial sums of a row (sparseCholesky.ts backwardSweep's).
   (func (export "choleskySolveBlock") (param $n i32) (param $w i32) (param $colPtr i32) (param $rowIdx i32) (param $lValues i32) (param $perm i32) (param $b i32) (param $z i32)
     (local $k i32) (local $j i32) (local $q i32) (local $start i32) (local $end i32) (local $wB i32) (local $zj i32)
-    (local $sums i32) (local $first i32) (local $grouped i32)
+    (local $sums i32) (local $first i32) (local $grouped i32)  ;; $first, $k: a group's row indices and values (bytes)
     (local.set $wB (i32.shl (local.get $w) (i32.const 3)))
     (block $copied (loop $copy
       (br_if $copied (i32.ge_s (local.get $k) (local.get $n)))
@@ -921,8 +953,8 @@
         (br $column)))
       (local.set $j (i32.add (local.get $j) (i32.const 1)))
       (br $forward)))
-    ;; backward: the sum of L_rj z_r below the diagonal in four partial sums (entry t of the column's first
-    ;; 4 floor(count / 4) into sum t mod 4, the rest into the first), then z_j = (z_j - sum) / L_jj
+    ;; backward: the sum of L_rj z_r below the diagonal in four partial sums (the column's entries four at a time,
+    ;; one into each, the rest into the first), then z_j = (z_j - sum) / L_jj
     (local.set $sums (i32.add (local.get $z) (i32.mul (local.get $n) (local.get $wB))))
     (local.set $j (local.get $n))
     (block $backwardDone (loop $backward
@@ -932,16 +964,24 @@
       (local.set $end (i32.load (i32.add (local.get $colPtr) (i32.shl (i32.add (local.get $j) (i32.const 1)) (i32.const 2)))))
       (local.set $zj (i32.add (local.get $z) (i32.mul (local.get $j) (local.get $wB))))
       (memory.fill (local.get $sums) (i32.const 0) (i32.shl (local.get $wB) (i32.const 2)))
-      (local.set $first (i32.add (local.get $start) (i32.const 1)))
-      (local.set $grouped (i32.add (local.get $first) (i32.and (i32.sub (local.get $end) (local.get $first)) (i32.const -4))))
-      (local.set $q (local.get $first))
+      (local.set $q (i32.add (local.get $start) (i32.const 1)))
+      (local.set $grouped (i32.add (local.get $q) (i32.and (i32.sub (local.get $end) (local.get $q)) (i32.const -4))))
+      (block $groupsDone (loop $group
+        (br_if $groupsDone (i32.ge_s (local.get $q) (local.get $grouped)))
+        (local.set $first (i32.add (local.get $rowIdx) (i32.shl (local.get $q) (i32.const 2))))
+        (local.set $k (i32.add (local.get $lValues) (i32.shl (local.get $q) (i32.const 3))))
+        (call $rowsAddScaled4 (local.get $sums)
+          (i32.add (local.get $z) (i32.mul (i32.load offset=0 (local.get $first)) (local.get $wB))) (f64.load offset=0 (local.get $k))
+          (i32.add (local.get $z) (i32.mul (i32.load offset=4 (local.get $first)) (local.get $wB))) (f64.load offset=8 (local.get $k))
+          (i32.add (local.get $z) (i32.mul (i32.load offset=8 (local.get $first)) (local.get $wB))) (f64.load offset=16 (local.get $k))
+          (i32.add (local.get $z) (i32.mul (i32.load offset=12 (local.get $first)) (local.get $wB))) (f64.load offset=24 (local.get $k))
+          (local.get $wB))
+        (local.set $q (i32.add (local.get $q) (i32.const 4)))
+        (br $group)))
       (block $rowDone (loop $row
         (br_if $rowDone (i32.ge_s (local.get $q) (local.get $end)))
         (call $rowAddScaled
-          (select
-            (i32.add (local.get $sums) (i32.mul (i32.and (i32.sub (local.get $q) (local.get $first)) (i32.const 3)) (local.get $wB)))
-            (local.get $sums)
-            (i32.lt_s (local.get $q) (local.get $grouped)))
+          (local.get $sums)
           (i32.add (local.get $z) (i32.mul (i32.load (i32.add (local.get $rowIdx) (i32.shl (local.get $q) (i32.const 2)))) (local.get $wB)))
           (f64.load (i32.add (local.get $lValues) (i32.shl (local.get $q) (i32.const 3))))
           (local.get $wB))
