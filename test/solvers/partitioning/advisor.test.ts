@@ -360,6 +360,23 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
     expect(advice.candidates[0].kappaS).not.toBeNull();
   });
 
+  it("computes the given partition's kappa(S) when it comes without its analysis, whatever its overlap graph (bracketed)", () => {
+    // Round-robin rows on 8 machines: every two machines overlap, so the given partition's overlap graph is not
+    // bipartite and its bounds alone would not settle its kappa(S), which the summary compares the best with.
+    const A = poisson2d(30);
+    const assignment = Array.from({ length: A.rows }, (_, k) => k % 8);
+    const problem = createProblem({ A, partition: { assignment } });
+    const advice = runSync(adviseWork(problem, { exhaustiveRows: 0 }));
+    const given = advice.candidates[0];
+    expect(given.strategy).toBe('given');
+    const analysis = analyze(buildDistributedSystem(problem));
+    expect(Math.abs(given.kappaS! / analysis.conditioning.kappaS - 1)).toBeLessThan(1e-9);
+    expect(given.kappaSBounds).toBeNull();
+    const best = advice.candidates.find((c) => c.strategy === advice.best)!;
+    expect(advice.givenRatio).toBeCloseTo(given.kappaS! / best.kappaS!, 12);
+    expect(advice.summary).toContain(`lowers kappa(S)`);
+  });
+
   it("computes kappa(S) for the candidates that can win, the analysis' value; the others carry bounds and the reason", () => {
     // A 2-D Poisson matrix in 16 machines: round-robin gives a non-bipartite overlap graph and a kappa(S) far
     // above the best, multilevel (and METIS) boxes the least.
