@@ -30,6 +30,10 @@ export interface StudyWorker {
   close(timeoutMs: number): Promise<void>;
 }
 
+/** Retries of the removal of a deleted study's jobs while one of them is locked, REMOVE_RETRY_MS apart (~5 s in all). */
+const REMOVE_RETRIES = 20;
+const REMOVE_RETRY_MS = 250;
+
 export async function startStudyWorker(config: Config, logger: Logger): Promise<StudyWorker> {
   if (!config.REDIS_URL) throw new Error('startStudyWorker needs REDIS_URL');
   const log = logger.child({ component: 'study-worker' });
@@ -40,12 +44,20 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
   const store = new StudyStore(commands, config.KEY_PREFIX, config.STUDY_QUEUE_NAME, config.JOB_TTL_SECONDS);
   // The parents' queue on the commands connection, only to remove the jobs of deleted studies.
   const parentQueue = new Queue<StudyParentData>(names.parents, { prefix: config.KEY_PREFIX, connection: commands });
-  /** Remove the jobs of a study no longer stored; fails harmlessly while another of its jobs is locked (that one's end retries). */
-  const removeJobsOfDeleted = (id: string) =>
-    (async () => {
+  let closing = false;
+  /**
+   * Remove the jobs of a study no longer stored. It fails while another of its jobs is locked (a chunk still running, or
+   * the parent itself, which its last chunk's end makes runnable): then it tries again shortly, REMOVE_RETRIES times, as
+   * well as at that job's end (a CI run once found a deleted study's parent and chunk left after all its chunks ended).
+   */
+  const removeJobsOfDeleted = (id: string, attempt = 0): void =>
+    void (async () => {
       if ((await store.status(id)) !== null) return;
       await (await parentQueue.getJob(id))?.remove({ removeChildren: true });
-    })().catch((err: unknown) => log.debug({ err, studyId: id }, 'jobs of a deleted study not removed yet'));
+    })().catch((err: unknown) => {
+      log.debug({ err, studyId: id, attempt }, 'jobs of a deleted study not removed yet');
+      if (!closing && attempt < REMOVE_RETRIES) setTimeout(() => removeJobsOfDeleted(id, attempt + 1), REMOVE_RETRY_MS).unref();
+    });
   const common = {
     prefix: config.KEY_PREFIX,
     lockDuration: config.LOCK_DURATION_MS,
@@ -66,9 +78,9 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
       { studyId: job?.data.id, chunk: job?.data.chunk, attempts: job?.attemptsMade, reason: error.message },
       'study chunk attempt failed',
     );
-    if (job) void removeJobsOfDeleted(job.data.id);
+    if (job) removeJobsOfDeleted(job.data.id);
   });
-  chunks.on('completed', (job: Job<StudyChunkData>) => void removeJobsOfDeleted(job.data.id));
+  chunks.on('completed', (job: Job<StudyChunkData>) => removeJobsOfDeleted(job.data.id));
 
   const parents = new Worker<StudyParentData>(
     names.parents,
@@ -84,7 +96,7 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
     { ...common, connection: bullmqConnectionOptions(config.REDIS_URL, 'lss-study-parents'), concurrency: 1 },
   );
   parents.on('error', (err) => log.error({ err }, 'study parent worker error'));
-  parents.on('completed', (job: Job<StudyParentData>) => void removeJobsOfDeleted(job.data.id));
+  parents.on('completed', (job: Job<StudyParentData>) => removeJobsOfDeleted(job.data.id));
   parents.on('failed', (job: Job<StudyParentData> | undefined, error: Error) => {
     if (!job || job.attemptsMade < (job.opts.attempts ?? 1)) return;
     const problem = makeProblem(
@@ -103,6 +115,7 @@ export async function startStudyWorker(config: Config, logger: Logger): Promise<
   log.info({ queues: names, concurrency: config.STUDY_WORKER_CONCURRENCY }, 'study worker ready');
   return {
     async close(timeoutMs: number) {
+      closing = true;
       const closed = await Promise.all([closeBullmq(chunks, timeoutMs), closeBullmq(parents, timeoutMs)]);
       await closeBullmq(parentQueue);
       if (!closed.every(Boolean))
