@@ -14,43 +14,40 @@ import { runSync } from '../src/solvers/cooperative.js';
 import { SeededRandom } from '../src/solvers/random.js';
 import { selectBackend } from './backends.js';
 selectBackend('native');
-const n = Number(process.argv[2] ?? 30000),
-  m = Number(process.argv[3] ?? 16),
-  seed = Number(process.argv[4] ?? 1);
+
+const [n = 30000, m = 16, seed = 1] = process.argv.slice(2).map(Number);
 const rng = new SeededRandom(seed);
-const xs = Float64Array.from({ length: n }, () => rng.nextDouble()),
-  ys = Float64Array.from({ length: n }, () => rng.nextDouble());
+const xs = Float64Array.from({ length: n }, () => rng.nextDouble());
+const ys = Float64Array.from({ length: n }, () => rng.nextDouble());
+// Points within r of each other are joined; cells of side >= r, so a point's neighbours are in its cell and the 8 around.
 const r = Math.sqrt(8 / (Math.PI * n));
 const cells = Math.floor(1 / r);
+const cellOf = (coordinate: number): number => Math.min(cells - 1, Math.floor(coordinate * cells));
 const grid = new Map<number, number[]>();
 for (let i = 0; i < n; i++) {
-  const k = Math.min(cells - 1, Math.floor(xs[i] * cells)) * cells + Math.min(cells - 1, Math.floor(ys[i] * cells));
+  const k = cellOf(xs[i]) * cells + cellOf(ys[i]);
   (grid.get(k) ?? grid.set(k, []).get(k)!).push(i);
 }
-const rows: number[] = [],
-  cols: number[] = [],
-  vals: number[] = [];
-const deg = new Float64Array(n);
+const rows: number[] = [];
+const cols: number[] = [];
+const vals: number[] = [];
+const degree = new Float64Array(n);
 for (let i = 0; i < n; i++) {
-  const cx = Math.min(cells - 1, Math.floor(xs[i] * cells)),
-    cy = Math.min(cells - 1, Math.floor(ys[i] * cells));
-  for (let dx = -1; dx <= 1; dx++)
-    for (let dy = -1; dy <= 1; dy++)
-      for (const j of grid.get((cx + dx) * cells + cy + dy) ?? []) {
-        if (j === i || cx + dx < 0 || cy + dy < 0 || cx + dx >= cells || cy + dy >= cells) continue;
-        const d2 = (xs[i] - xs[j]) ** 2 + (ys[i] - ys[j]) ** 2;
-        if (d2 < r * r) {
-          rows.push(i);
-          cols.push(j);
-          vals.push(-1);
-          deg[i]++;
-        }
+  const [cx, cy] = [cellOf(xs[i]), cellOf(ys[i])];
+  for (let x = Math.max(0, cx - 1); x <= Math.min(cells - 1, cx + 1); x++)
+    for (let y = Math.max(0, cy - 1); y <= Math.min(cells - 1, cy + 1); y++)
+      for (const j of grid.get(x * cells + y) ?? []) {
+        if (j === i || (xs[i] - xs[j]) ** 2 + (ys[i] - ys[j]) ** 2 >= r * r) continue;
+        rows.push(i);
+        cols.push(j);
+        vals.push(-1);
+        degree[i]++;
       }
 }
 for (let i = 0; i < n; i++) {
   rows.push(i);
   cols.push(i);
-  vals.push(deg[i] + 0.1);
+  vals.push(degree[i] + 0.1);
 }
 const A = csrFromCoo(n, n, Int32Array.from(rows), Int32Array.from(cols), Float64Array.from(vals));
 const t = performance.now();

@@ -925,7 +925,7 @@
   ;; z holds (n + 4) x w: after Z, the backward sweep's four partial sums of a row (sparseCholesky.ts backwardSweep's).
   (func (export "choleskySolveBlock") (param $n i32) (param $w i32) (param $colPtr i32) (param $rowIdx i32) (param $lValues i32) (param $perm i32) (param $b i32) (param $z i32)
     (local $k i32) (local $j i32) (local $q i32) (local $start i32) (local $end i32) (local $wB i32) (local $zj i32)
-    (local $sums i32) (local $first i32) (local $grouped i32)  ;; $first, $k: a group's row indices and values (bytes)
+    (local $sums i32) (local $grouped i32) (local $rowsAt i32) (local $valuesAt i32)
     (local.set $wB (i32.shl (local.get $w) (i32.const 3)))
     (block $copied (loop $copy
       (br_if $copied (i32.ge_s (local.get $k) (local.get $n)))
@@ -968,13 +968,14 @@
       (local.set $grouped (i32.add (local.get $q) (i32.and (i32.sub (local.get $end) (local.get $q)) (i32.const -4))))
       (block $groupsDone (loop $group
         (br_if $groupsDone (i32.ge_s (local.get $q) (local.get $grouped)))
-        (local.set $first (i32.add (local.get $rowIdx) (i32.shl (local.get $q) (i32.const 2))))
-        (local.set $k (i32.add (local.get $lValues) (i32.shl (local.get $q) (i32.const 3))))
+        ;; the group's four row indices and values
+        (local.set $rowsAt (i32.add (local.get $rowIdx) (i32.shl (local.get $q) (i32.const 2))))
+        (local.set $valuesAt (i32.add (local.get $lValues) (i32.shl (local.get $q) (i32.const 3))))
         (call $rowsAddScaled4 (local.get $sums)
-          (i32.add (local.get $z) (i32.mul (i32.load offset=0 (local.get $first)) (local.get $wB))) (f64.load offset=0 (local.get $k))
-          (i32.add (local.get $z) (i32.mul (i32.load offset=4 (local.get $first)) (local.get $wB))) (f64.load offset=8 (local.get $k))
-          (i32.add (local.get $z) (i32.mul (i32.load offset=8 (local.get $first)) (local.get $wB))) (f64.load offset=16 (local.get $k))
-          (i32.add (local.get $z) (i32.mul (i32.load offset=12 (local.get $first)) (local.get $wB))) (f64.load offset=24 (local.get $k))
+          (i32.add (local.get $z) (i32.mul (i32.load offset=0 (local.get $rowsAt)) (local.get $wB))) (f64.load offset=0 (local.get $valuesAt))
+          (i32.add (local.get $z) (i32.mul (i32.load offset=4 (local.get $rowsAt)) (local.get $wB))) (f64.load offset=8 (local.get $valuesAt))
+          (i32.add (local.get $z) (i32.mul (i32.load offset=8 (local.get $rowsAt)) (local.get $wB))) (f64.load offset=16 (local.get $valuesAt))
+          (i32.add (local.get $z) (i32.mul (i32.load offset=12 (local.get $rowsAt)) (local.get $wB))) (f64.load offset=24 (local.get $valuesAt))
           (local.get $wB))
         (local.set $q (i32.add (local.get $q) (i32.const 4)))
         (br $group)))
