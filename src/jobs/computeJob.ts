@@ -20,9 +20,9 @@ import type { AlgorithmId } from '../solvers/algorithms/registry.js';
 import { algorithms as algorithmRegistry } from '../solvers/algorithms/registry.js';
 import type { SpectralData } from '../solvers/algorithms/types.js';
 import { analyzeWork, spectralDataOf, spectralStageWork, type StagedAnalysis } from '../solvers/analysis/analyze.js';
-import type { Analysis } from '../solvers/analysis/types.js';
+import type { Analysis, Calibration } from '../solvers/analysis/types.js';
 import { systemCost, timeToSolution, withTimeToSolution } from '../solvers/analysis/timeToSolution.js';
-import { currentCalibration } from '../solvers/analysis/calibration.js';
+import { calibrationDue, currentCalibration } from '../solvers/analysis/calibration.js';
 import { runCooperatively, type CooperativeOptions, type WorkProgress } from '../solvers/cooperative.js';
 import { buildDistributedSystemWork, type DistributedSystem } from '../solvers/distributed/distributedSystem.js';
 import { CancelledError } from '../solvers/errors.js';
@@ -195,6 +195,22 @@ export async function withThreadBudget<T>(stage: () => Promise<T>): Promise<T> {
 }
 
 /**
+ * This process' calibration (../solvers/analysis/calibration.ts). A fresh one's blocks (40 MB) are let go of only once
+ * the addon's handles to them are finalized, which waits for the event loop: the job turns it once between two
+ * collections, so that its process (every later job in it read against JOB_MEMORY_LIMIT_MB) does not keep them.
+ */
+async function processCalibration(): Promise<Calibration> {
+  const measuring = calibrationDue();
+  const calibration = currentCalibration();
+  if (measuring) {
+    giveMemoryBack();
+    await new Promise((resolve) => setImmediate(resolve));
+    giveMemoryBack();
+  }
+  return calibration;
+}
+
+/**
  * The right-hand sides of a job given several (stored column after column), else null: the system
  * is set up once with the first, and the runs iterate all of them (../solvers/runner/multipleRhs.ts).
  */
@@ -314,7 +330,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, sha
         system: systemCost(system),
         rates: done.rates,
         tolerance: done.recommendation.tolerance,
-        calibration: currentCalibration(),
+        calibration: await processCalibration(),
         deployment: input.options.deployment,
       });
       done = withTimeToSolution(done, t);
@@ -333,7 +349,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, sha
       result.advice = await runCooperatively(
         adviseWork(problem, {
           imbalance: input.options.imbalance,
-          calibration: currentCalibration(),
+          calibration: await processCalibration(),
           tolerance: analysis.recommendation.tolerance,
           // The given partition's kappa(S) and theta_H are the analysis' own: not computed again.
           given: {

@@ -13,6 +13,7 @@ import { generateMatrix } from '../input/generators.js';
 import { csrAddTranspose, csrRowProducts } from '../linalg/csrKernels.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { accumulateRowCombination, fusedRowPass, multiplyRows } from '../linalg/rowKernels.js';
+import { giveMemoryBack } from '../linalg/backend.js';
 import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
 import { supportConsensusSums } from '../machines/csrConsensusPass.js';
 import { currentThreadCsrGradient, currentThreadGramSolver, currentThreadStep, passKernels } from '../machines/placement.js';
@@ -107,8 +108,9 @@ export function denseRowPassTimer(
   kernels: Kernels,
   p: number,
   c: number,
+  storage: ArrayBuffer | null = null,
 ): { pass: () => void; products: () => void; tiny: () => void; triangle: () => void } {
-  const a = new Float64Array(p * c);
+  const a = storage === null ? new Float64Array(p * c) : new Float64Array(storage, 0, p * c);
   for (let k = 0; k < a.length; k++) a[k] = ((k * 7919) % 1000) / 1000 - 0.5;
   const q = TRIANGLE_ROWS;
   // A well-conditioned triangle: 2 on the diagonal, off-diagonal entries summing to less than 1 a row.
@@ -174,8 +176,9 @@ function denseInCacheSeconds(
   kernels: Kernels,
   clock: CalibrationClock,
   repeats: number,
+  storage: ArrayBuffer,
 ): { pass: number; products: number; triangle: number; tiny: number } {
-  const small = denseRowPassTimer(kernels, IN_CACHE_BYTES / 8 / DENSE_CALIBRATION_COLUMNS, DENSE_CALIBRATION_COLUMNS);
+  const small = denseRowPassTimer(kernels, IN_CACHE_BYTES / 8 / DENSE_CALIBRATION_COLUMNS, DENSE_CALIBRATION_COLUMNS, storage);
   const batch =
     (calls: number, body: () => void): (() => void) =>
     () => {
@@ -189,7 +192,10 @@ function denseInCacheSeconds(
   };
 }
 
-/** A banded CSR block of `rows` rows, 5 entries a row (columns r - 2 .. r + 2, clamped), and vectors of its length. */
+/**
+ * A banded CSR block of `rows` rows, 5 entries a row (columns r - 2 .. r + 2, clamped), and vectors of its length; in
+ * `storage` when given (its first CSR_CALIBRATION_ROW_BYTES rows bytes, whatever it held), else in arrays of its own.
+ */
 interface BandedBlock {
   readonly rows: number;
   readonly rowPtr: Int32Array;
@@ -201,19 +207,23 @@ interface BandedBlock {
 
 const BAND = 5;
 
-function bandedBlock(rows: number): BandedBlock {
-  const rowPtr = new Int32Array(rows + 1);
-  for (let k = 0; k <= rows; k++) rowPtr[k] = k * BAND;
-  const colIdx = new Int32Array(rows * BAND);
-  for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / BAND) + (e % BAND) - 2));
-  return {
-    rows,
-    rowPtr,
-    colIdx,
-    values: new Float64Array(rows * BAND).fill(0.25),
-    v: new Float64Array(rows).fill(1),
-    y: new Float64Array(rows),
+function bandedBlock(rows: number, storage: ArrayBuffer | null = null): BandedBlock {
+  // The doubles first (8-byte aligned), then the indices.
+  const buffer = storage ?? new ArrayBuffer(rows * (BAND * 12 + 2 * 8) + (rows + 1) * 4);
+  let at = 0;
+  const take = <T>(Construct: new (buffer: ArrayBuffer, byteOffset: number, length: number) => T, bytes: number, length: number): T => {
+    const view = new Construct(buffer, at, length);
+    at += bytes * length;
+    return view;
   };
+  const values = take(Float64Array, 8, rows * BAND).fill(0.25);
+  const v = take(Float64Array, 8, rows).fill(1);
+  const y = take(Float64Array, 8, rows).fill(0);
+  const colIdx = take(Int32Array, 4, rows * BAND);
+  const rowPtr = take(Int32Array, 4, rows + 1);
+  for (let k = 0; k <= rows; k++) rowPtr[k] = k * BAND;
+  for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / BAND) + (e % BAND) - 2));
+  return { rows, rowPtr, colIdx, values, v, y };
 }
 
 /** The fused CSR gradient pass of the current backend (5 entries a row) on the block. */
@@ -308,68 +318,24 @@ export function factorSolveRates(
   };
 }
 
-/**
- * The time-to-solution model's throughputs (../analysis/timeToSolution.ts), measured on the kernels
- * the iterations use on the current backend, each the median of `repeats` timings after a warm-up:
- * the dense fused row pass (the addon's, WebAssembly or TypeScript), the dense product passes apart (Cimmino's)
- * and the CSR gradient pass (5 entries a row) each on a block of 8 MB, which stays in the last-level cache (32 MB here) as the
- * bench's problems' matrices do, and on one of 40 MB, which does not (the addon's dense pass runs
- * ~2x faster in cache, WebAssembly's ~1.4x, the CSR passes ~1.2x); the same for the CSR projections'
- * plain loops over A_i; solves with banded factors of 5 and 40 entries a column on the machines' Gram
- * solver in cache, and of 40 out of cache (factorSolveRates: a cost per column and one per entry; their
- * speed is neither the gradient kernel's nor the loops'); a plain loop over 250,000-long
- * vectors (APC's x_i update) and the CSR consensus taskmaster's loop over as many entries;
- * a solve with R^T and R^T w on a triangle of 128 rows (in cache); 1000 fused passes over one row of 8 (a chunk's
- * fixed cost); the in-cache dense timings again (the faster of the two kept); then each
- * algorithm's fixed costs per iteration on tiny systems (measureOverheads).
- * The out-of-cache blocks with fewer samples (they vary less). About 1.4-1.5 s in all native, 1.9-2.1 s TypeScript, on the 2-core machine, once per process (currentCalibration).
- */
-export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
-  const kernels = selectedKernels();
-  const { backend } = kernels;
-  const c = DENSE_CALIBRATION_COLUMNS;
-  const firstInCache = denseInCacheSeconds(kernels, clock, repeats);
-  // The out-of-cache blocks take ~5x as long a pass and vary less: fewer samples keep the calibration short (it is
-  // synchronous, and a job's process cannot notice anything else meanwhile, its parent's death included).
-  const largeRepeats = Math.max(3, repeats >> 1);
-  // The large block is garbage once timed (nothing below holds it): a job's process keeps what the calibration held at once.
-  const [denseOut, productsOut] = ((large) => [
-    medianSeconds(clock, largeRepeats, large.pass),
-    medianSeconds(clock, largeRepeats, large.products),
-  ])(denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c));
-  // Rows whose arrays together hold the block's bytes (the vectors stream with the matrix): a job's worker
-  // process keeps what calibration allocated, so it allocates no more than the dense block.
-  const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
-  const csrLargeRows = Math.floor(OUT_OF_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
-  // One block per size serves the gradient pass, then the loops, then (rewritten in place) the factor.
-  const csrSmall = bandedBlock(csrSmallRows);
-  const csrInCache = medianSeconds(clock, repeats, csrPassTimer(csrSmall));
-  const loopsInCache = medianSeconds(clock, repeats, csrLoopsTimer(csrSmall));
-  const solvesInCache = FACTOR_BANDS.map((band) => {
-    const timer = gramSolveTimer(csrSmall, band);
-    return { rows: timer.rows, band, seconds: medianSeconds(clock, repeats, timer.time) };
-  });
-  const csrLarge = bandedBlock(csrLargeRows);
-  const csrOut = medianSeconds(clock, largeRepeats, csrPassTimer(csrLarge));
-  const loopsOut = medianSeconds(clock, largeRepeats, csrLoopsTimer(csrLarge));
-  const longBand = FACTOR_BANDS[FACTOR_BANDS.length - 1];
-  const solveOutTimer = gramSolveTimer(csrLarge, longBand);
-  const factor = factorSolveRates(solvesInCache, {
-    rows: solveOutTimer.rows,
-    band: longBand,
-    seconds: medianSeconds(clock, largeRepeats, solveOutTimer.time),
-  });
+/** Entries of the calibration's vectors (APC's x_i update, D-HBM's, the taskmaster's loops). */
+const VECTOR_ENTRIES = 250_000;
 
+/**
+ * Seconds of the vector loops over VECTOR_ENTRIES entries: D-HBM's update, the gradient methods' step and the CSR
+ * consensus taskmaster's loop (their arrays garbage when this returns).
+ */
+function vectorSeconds(clock: CalibrationClock, repeats: number): { update: number; step: number; consensus: number } {
+  const n = VECTOR_ENTRIES;
   // Vectors: D-HBM's update in TypeScript (../machines/stepRules.ts applyStepRule), 5 vectors of 8 bytes an entry
   // (z, g, x read; z, x written), g = 1 so that z stays normal. The loop is a module's function: the same loop
   // written in this closure ran 3-6x slower in every calibration after a process's first (V8 deoptimized the
   // closure, whose captured sum changed type), so a worker's prices changed at its first refresh.
-  const n = 250_000;
   const xbar = new Float64Array(n).fill(1);
   const local = new Float64Array(n);
   const momentum = new Float64Array(n);
   // Twice the repeats: a short loop (~0.3 ms), the noisiest timing on a shared host.
-  const vectorSeconds = medianSeconds(clock, 2 * repeats + 1, () => applyStepRule('dhbm', 1e-3, 0.5, 0, local, momentum, 0, xbar, 0, n));
+  const updateSeconds = medianSeconds(clock, 2 * repeats + 1, () => applyStepRule('dhbm', 1e-3, 0.5, 0, local, momentum, 0, xbar, 0, n));
   // The gradient methods' step as a range of its phase runs it (../machines/machineShard.ts STEP_PHASE): one term of
   // n summed from 0 and D-HBM's update, in the layout (x, a gap, z) the addon's step reads; on the native backend the
   // addon's step, on the TypeScript one the WebAssembly step (its arrays in an arena of their own), else stepRows'
@@ -400,10 +366,76 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     sink += sums[0] + sums[1] + sums[2];
   });
   if (Number.isNaN(sink)) throw new Error('calibration: not a number');
+  return { update: updateSeconds, step: stepSeconds, consensus: consensusSeconds };
+}
+
+/**
+ * The time-to-solution model's throughputs (../analysis/timeToSolution.ts), measured on the kernels
+ * the iterations use on the current backend, each the median of `repeats` timings after a warm-up. First the vectors:
+ * a plain loop over 250,000-long vectors (APC's x_i update), the gradient methods' step and the CSR consensus
+ * taskmaster's loop over as many entries (vectorSeconds). Then, on blocks that take turns in one buffer of 40 MB:
+ * the dense fused row pass (the addon's, WebAssembly or TypeScript), the dense product passes apart (Cimmino's)
+ * and the CSR gradient pass (5 entries a row) each on a block of 8 MB, which stays in the last-level cache (32 MB here) as the
+ * bench's problems' matrices do, and on one of 40 MB, which does not (the addon's dense pass runs
+ * ~2x faster in cache, WebAssembly's ~1.4x, the CSR passes ~1.2x); the same for the CSR projections'
+ * plain loops over A_i; solves with banded factors of 5 and 40 entries a column on the machines' Gram
+ * solver in cache, and of 40 out of cache (factorSolveRates: a cost per column and one per entry; their
+ * speed is neither the gradient kernel's nor the loops');
+ * a solve with R^T and R^T w on a triangle of 128 rows (in cache); 1000 fused passes over one row of 8 (a chunk's
+ * fixed cost); the in-cache dense timings again (the faster of the two kept); then each
+ * algorithm's fixed costs per iteration on tiny systems (measureOverheads).
+ * The out-of-cache blocks with fewer samples (they vary less). About 1.4-1.5 s in all native, 1.9-2.1 s TypeScript, on the 2-core machine, once per process (currentCalibration).
+ */
+export function measureCalibration(clock: CalibrationClock = systemClock, repeats = 7): Calibration {
+  const kernels = selectedKernels();
+  const { backend } = kernels;
+  const c = DENSE_CALIBRATION_COLUMNS;
+  // The vectors first, let go of before the blocks.
+  const vectors = vectorSeconds(clock, repeats);
+  giveMemoryBack();
+  // One buffer holds each block in turn, in cache and out: what the calibration holds at once is what a job's process
+  // must have room for below JOB_MEMORY_LIMIT_MB beside the job (a fresh process calibrates at its first analysis). The
+  // addon's CSR handles keep their arrays until the event loop turns, after the calibration: blocks of their own would
+  // have added up (../../jobs/computeJob.ts processCalibration lets go of the buffer then).
+  const large = new ArrayBuffer(OUT_OF_CACHE_BYTES);
+  const firstInCache = denseInCacheSeconds(kernels, clock, repeats, large);
+  // The out-of-cache blocks take ~5x as long a pass and vary less: fewer samples keep the calibration short (it is
+  // synchronous, and a job's process cannot notice anything else meanwhile, its parent's death included).
+  const largeRepeats = Math.max(3, repeats >> 1);
+  const [denseOut, productsOut] = ((timer) => [
+    medianSeconds(clock, largeRepeats, timer.pass),
+    medianSeconds(clock, largeRepeats, timer.products),
+  ])(denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c, large));
+  // The WebAssembly kernels' copy of the block (their arena) let go of before the CSR block is copied into another.
+  giveMemoryBack();
+  // Rows whose arrays together hold the block's bytes (the vectors stream with the matrix).
+  const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
+  const csrLargeRows = Math.floor(OUT_OF_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
+  // One block per size serves the gradient pass, then the loops, then (rewritten in place) the factor; both in the
+  // large buffer, one after the other.
+  const csrSmall = bandedBlock(csrSmallRows, large);
+  const csrInCache = medianSeconds(clock, repeats, csrPassTimer(csrSmall));
+  const loopsInCache = medianSeconds(clock, repeats, csrLoopsTimer(csrSmall));
+  const solvesInCache = FACTOR_BANDS.map((band) => {
+    const timer = gramSolveTimer(csrSmall, band);
+    return { rows: timer.rows, band, seconds: medianSeconds(clock, repeats, timer.time) };
+  });
+  const csrLarge = bandedBlock(csrLargeRows, large);
+  const csrOut = medianSeconds(clock, largeRepeats, csrPassTimer(csrLarge));
+  const loopsOut = medianSeconds(clock, largeRepeats, csrLoopsTimer(csrLarge));
+  const longBand = FACTOR_BANDS[FACTOR_BANDS.length - 1];
+  const solveOutTimer = gramSolveTimer(csrLarge, longBand);
+  const factor = factorSolveRates(solvesInCache, {
+    rows: solveOutTimer.rows,
+    band: longBand,
+    seconds: medianSeconds(clock, largeRepeats, solveOutTimer.time),
+  });
+  giveMemoryBack();
+
   // The in-cache dense timings again, the faster of the two kept: the first runs on code the engine may still be
   // optimizing (WebAssembly tiers up in the background) or meets another process's burst. One TypeScript calibration
   // in ten read the fused pass at 3.4 GFLOP/s where the others read 7.6-8.7 (bench/calibrationRepeats.ts --processes).
-  const againInCache = denseInCacheSeconds(kernels, clock, repeats);
+  const againInCache = denseInCacheSeconds(kernels, clock, repeats, large);
   const denseInCache = Math.min(firstInCache.pass, againInCache.pass);
   const productsInCache = Math.min(firstInCache.products, againInCache.products);
   const triangleSeconds = Math.min(firstInCache.triangle, againInCache.triangle);
@@ -425,9 +457,9 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     ...factor,
     inCacheBytes: IN_CACHE_BYTES,
     outOfCacheBytes: OUT_OF_CACHE_BYTES,
-    vectorBytesPerSecond: (40 * n) / vectorSeconds,
-    stepBytesPerSecond: (56 * n) / stepSeconds,
-    consensusEntrySeconds: consensusSeconds / n,
+    vectorBytesPerSecond: (40 * VECTOR_ENTRIES) / vectors.update,
+    stepBytesPerSecond: (56 * VECTOR_ENTRIES) / vectors.step,
+    consensusEntrySeconds: vectors.consensus / VECTOR_ENTRIES,
     perMachineOverheadSeconds: tiny,
     threadStartSeconds: lastThreadStartSeconds() ?? DEFAULT_THREAD_START_SECONDS,
     phaseSyncSeconds: lastPhaseSyncSeconds() ?? PHASE_SYNC_SECONDS,
@@ -542,14 +574,20 @@ function threadSlowdowns(otherwise: Calibration['threadSlowdown']): Calibration[
 
 let cachedCalibration: { calibration: Calibration; at: number } | null = null;
 
+/** Whether currentCalibration would measure (none yet, or it is older than CALIBRATION_REFRESH_SECONDS, or of another backend). */
+export function calibrationDue(clock: CalibrationClock = systemClock): boolean {
+  const cached = cachedCalibration;
+  return (
+    cached === null ||
+    cached.calibration.backend !== selectedKernels().backend ||
+    clock.now() - cached.at >= CALIBRATION_REFRESH_SECONDS * 1000
+  );
+}
+
 /** The calibration of this process' current backend: measured on first use, again after CALIBRATION_REFRESH_SECONDS or a backend change (the threads' start: the engine's latest). */
 export function currentCalibration(clock: CalibrationClock = systemClock): Calibration {
   const cached = cachedCalibration;
-  if (
-    cached !== null &&
-    cached.calibration.backend === selectedKernels().backend &&
-    clock.now() - cached.at < CALIBRATION_REFRESH_SECONDS * 1000
-  ) {
+  if (cached !== null && !calibrationDue(clock)) {
     // The threads' start, phases and slowdown are the engine's latest measurements, not those at calibration time.
     return {
       ...cached.calibration,
