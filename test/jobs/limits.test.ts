@@ -5,6 +5,7 @@
  * its child process is killed (the slot is freed even if the work would not yield) and the same
  * worker then runs the next job. A solve stopped in its runs keeps those its last checkpoint held.
  */
+import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/types.js';
 import { childPids, commandLine, isAlive } from '../support/processes.js';
@@ -16,6 +17,13 @@ afterEach(async () => {
   await service?.close();
   service = null;
 });
+
+/** A process's resident MiB now and at its peak (/proc: VmRSS, VmHWM). */
+function residentMiB(pid: number): { now: number; peak: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN);
+  return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
+}
 
 /** The sandboxed children of this process (BullMQ forks its main.js for each). */
 function sandboxChildren(): number[] {
@@ -103,6 +111,23 @@ describe('JOB_TIMEOUT_MS', () => {
 });
 
 describe('JOB_MEMORY_LIMIT_MB', () => {
+  // A fresh job process calibrates the time-to-solution model at its first analysis (40 MB blocks, taking turns in one
+  // buffer: src/solvers/analysis/calibration.ts), on top of its code: it must leave the tiny job room under the smallest
+  // ceiling the setting accepts (256 MiB), on either backend, and its process must hold no more than that afterwards.
+  for (const backend of ['typescript', 'native'] as const) {
+    it(`a tiny analysis in a fresh job process fits the smallest ceiling (${backend} backend), and its process gives the calibration's memory back`, async () => {
+      service = await startTestService({ JOB_MEMORY_LIMIT_MB: 256, WORKER_CONCURRENCY: 1, NUMERIC_BACKEND: backend });
+      await expectNextJobSucceeds(service.app);
+      const [child] = sandboxChildren();
+      // The calibration's blocks (40 MB) are no longer held: the process is well below its peak (~50 MiB here; ~5
+      // when the job does not give them back).
+      const resident = residentMiB(child);
+      expect(resident.peak).toBeLessThan(256);
+      expect(resident.now).toBeLessThan(resident.peak - 30);
+      await expectNextJobSucceeds(service.app);
+    });
+  }
+
   it('fails a job whose process outgrows the ceiling with a memory-limit problem, and the worker goes on', async () => {
     service = await startTestService({ JOB_MEMORY_LIMIT_MB: 256, WORKER_CONCURRENCY: 1 });
     // Dense n = 3000: 72 MB per n x n matrix, several of them in the analysis.

@@ -14,7 +14,7 @@ import { csrAddTranspose, csrRowProducts } from '../linalg/csrKernels.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { accumulateRowCombination, fusedRowPass, multiplyRows } from '../linalg/rowKernels.js';
 import { giveMemoryBack } from '../linalg/backend.js';
-import { attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
+import { ArenaStaging, attachArena, WasmArena } from '../linalg/wasmRowKernels.js';
 import { supportConsensusSums } from '../machines/csrConsensusPass.js';
 import { currentThreadCsrGradient, currentThreadGramSolver, currentThreadStep, passKernels } from '../machines/placement.js';
 import { applyStepRule, STEP_RULE_CODE, stepRows } from '../machines/stepRules.js';
@@ -100,17 +100,45 @@ const CSR_CALIBRATION_ROW_BYTES = 5 * 12 + 4 + 3 * 8;
 const TRIANGLE_ROWS = 128;
 
 /**
+ * Where the calibration's blocks take turns (measureCalibration): OUT_OF_CACHE_BYTES, in a WebAssembly staging memory
+ * when the backend's kernels run in arenas (the arenas then take the blocks where they are: `staging`), so that no block
+ * is ever held twice.
+ */
+interface BlockBuffer {
+  readonly bytes: Uint8Array;
+  readonly staging: ArenaStaging | null;
+}
+
+function blockBuffer(kernels: Kernels): BlockBuffer {
+  const staging = kernels.wasmArena ? ArenaStaging.create() : null;
+  if (staging === null) return { bytes: new Uint8Array(OUT_OF_CACHE_BYTES), staging };
+  const region = staging.view(Float64Array, staging.reserve(OUT_OF_CACHE_BYTES), OUT_OF_CACHE_BYTES / 8);
+  return { bytes: new Uint8Array(region.buffer, region.byteOffset, OUT_OF_CACHE_BYTES), staging };
+}
+
+/** `length` entries of `Construct` at `byteOffset` of a block buffer. */
+function blockView<T>(
+  buffer: BlockBuffer,
+  Construct: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T,
+  byteOffset: number,
+  length: number,
+): T {
+  return new Construct(buffer.bytes.buffer, buffer.bytes.byteOffset + byteOffset, length);
+}
+
+/**
  * The dense passes of the current backend (the addon's, WebAssembly's on an arena, or TypeScript's) on p x c rows:
  * the fused pass (the gradient methods', APC's), the two product passes apart (Cimmino's A_i x and Q_i w), one row
  * of 8 entries (a call's fixed cost), and the passes over a machine's triangle R (Cimmino's R^{-T} r, APC's R^T w).
+ * The block in `buffer` when given (see BlockBuffer), else in an array of its own.
  */
 export function denseRowPassTimer(
   kernels: Kernels,
   p: number,
   c: number,
-  storage: ArrayBuffer | null = null,
+  buffer: BlockBuffer | null = null,
 ): { pass: () => void; products: () => void; tiny: () => void; triangle: () => void } {
-  const a = storage === null ? new Float64Array(p * c) : new Float64Array(storage, 0, p * c);
+  const a = buffer === null ? new Float64Array(p * c) : blockView(buffer, Float64Array, 0, p * c);
   for (let k = 0; k < a.length; k++) a[k] = ((k * 7919) % 1000) / 1000 - 0.5;
   const q = TRIANGLE_ROWS;
   // A well-conditioned triangle: 2 on the diagonal, off-diagonal entries summing to less than 1 a row.
@@ -133,7 +161,7 @@ export function denseRowPassTimer(
   let arenaKernels = null;
   let d = dense;
   if (kernels.wasmArena) {
-    const arena = WasmArena.forSpec(dense, 0, 1, c);
+    const arena = WasmArena.forSpec(dense, 0, 1, c, 0, buffer?.staging ?? null);
     if (arena !== null) {
       arenaKernels = attachArena(arena.layout, 0);
       d = arena.copyInto(dense) as typeof dense;
@@ -176,9 +204,9 @@ function denseInCacheSeconds(
   kernels: Kernels,
   clock: CalibrationClock,
   repeats: number,
-  storage: ArrayBuffer,
+  buffer: BlockBuffer,
 ): { pass: number; products: number; triangle: number; tiny: number } {
-  const small = denseRowPassTimer(kernels, IN_CACHE_BYTES / 8 / DENSE_CALIBRATION_COLUMNS, DENSE_CALIBRATION_COLUMNS, storage);
+  const small = denseRowPassTimer(kernels, IN_CACHE_BYTES / 8 / DENSE_CALIBRATION_COLUMNS, DENSE_CALIBRATION_COLUMNS, buffer);
   const batch =
     (calls: number, body: () => void): (() => void) =>
     () => {
@@ -194,7 +222,7 @@ function denseInCacheSeconds(
 
 /**
  * A banded CSR block of `rows` rows, 5 entries a row (columns r - 2 .. r + 2, clamped), and vectors of its length; in
- * `storage` when given (its first CSR_CALIBRATION_ROW_BYTES rows bytes, whatever it held), else in arrays of its own.
+ * `buffer` when given (its first CSR_CALIBRATION_ROW_BYTES rows bytes, whatever they held), else in arrays of its own.
  */
 interface BandedBlock {
   readonly rows: number;
@@ -203,16 +231,18 @@ interface BandedBlock {
   readonly values: Float64Array;
   readonly v: Float64Array;
   readonly y: Float64Array;
+  /** The staging memory the arrays are in, if any (see BlockBuffer). */
+  readonly staging: ArenaStaging | null;
 }
 
 const BAND = 5;
 
-function bandedBlock(rows: number, storage: ArrayBuffer | null = null): BandedBlock {
+function bandedBlock(rows: number, buffer: BlockBuffer | null = null): BandedBlock {
   // The doubles first (8-byte aligned), then the indices.
-  const buffer = storage ?? new ArrayBuffer(rows * (BAND * 12 + 2 * 8) + (rows + 1) * 4);
+  const into = buffer ?? { bytes: new Uint8Array(rows * (BAND * 12 + 2 * 8) + (rows + 1) * 4), staging: null };
   let at = 0;
-  const take = <T>(Construct: new (buffer: ArrayBuffer, byteOffset: number, length: number) => T, bytes: number, length: number): T => {
-    const view = new Construct(buffer, at, length);
+  const take = <T>(Construct: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T, bytes: number, length: number): T => {
+    const view = blockView(into, Construct, at, length);
     at += bytes * length;
     return view;
   };
@@ -223,13 +253,13 @@ function bandedBlock(rows: number, storage: ArrayBuffer | null = null): BandedBl
   const rowPtr = take(Int32Array, 4, rows + 1);
   for (let k = 0; k <= rows; k++) rowPtr[k] = k * BAND;
   for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / BAND) + (e % BAND) - 2));
-  return { rows, rowPtr, colIdx, values, v, y };
+  return { rows, rowPtr, colIdx, values, v, y, staging: into.staging };
 }
 
 /** The fused CSR gradient pass of the current backend (5 entries a row) on the block. */
 function csrPassTimer(block: BandedBlock): () => void {
   const { rows, rowPtr, colIdx, values, v, y } = block;
-  const kernel = currentThreadCsrGradient({ p: rows, c: rows, rowPtr, colIdx, values, b: y });
+  const kernel = currentThreadCsrGradient({ p: rows, c: rows, rowPtr, colIdx, values, b: y }, block.staging);
   const term = new Float64Array(rows);
   return () => kernel.run(v, 0, term, 0);
 }
@@ -397,7 +427,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
   // must have room for below JOB_MEMORY_LIMIT_MB beside the job (a fresh process calibrates at its first analysis). The
   // addon's CSR handles keep their arrays until the event loop turns, after the calibration: blocks of their own would
   // have added up (../../jobs/computeJob.ts processCalibration lets go of the buffer then).
-  const large = new ArrayBuffer(OUT_OF_CACHE_BYTES);
+  const large = blockBuffer(kernels);
   const firstInCache = denseInCacheSeconds(kernels, clock, repeats, large);
   // The out-of-cache blocks take ~5x as long a pass and vary less: fewer samples keep the calibration short (it is
   // synchronous, and a job's process cannot notice anything else meanwhile, its parent's death included).

@@ -387,12 +387,15 @@ export function currentThreadStep(
   return kernel === null ? null : { kernel, input: copy.input, output: copy.output };
 }
 
-/** The fused CSR pass for the calling thread on the current backend (see currentThreadNormalOperator). */
-export function currentThreadCsrGradient(rows: CsrRows): CsrGradientKernel {
+/**
+ * The fused CSR pass for the calling thread on the current backend (see currentThreadNormalOperator). On the
+ * WebAssembly kernels the rows are copied into an arena, unless they are in `staging` (then the arena takes them there).
+ */
+export function currentThreadCsrGradient(rows: CsrRows, staging: ArenaStaging | null = null): CsrGradientKernel {
   const kernels = selectedKernels();
   if (kernels.csr !== null) return nativeCsrGradient(kernels.csr, rows);
   if (kernels.wasmArena) {
-    const arena = WasmArena.forSpec(rows, 0, 1, rows.c);
+    const arena = WasmArena.forSpec(rows, 0, 1, rows.c, 0, staging);
     if (arena !== null) return attachArena(arena.layout, 0).csrGradient(arena.copyInto(rows) as CsrRows);
   }
   return typescriptCsrGradient(rows);
