@@ -8,7 +8,6 @@
  * The bounds are generous on purpose: they catch an unbounded buffer or a
  * blocked event loop (seconds, hundreds of MiB), not a slow machine.
  */
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -17,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { JobPage, MatrixPage } from '../../src/jobs/types.js';
 import { rawRequest, socketTransport, type Answer, type Request } from '../support/transports.js';
 import { descendants, freePort, killTree, spawnService, waitUntilReady, type ServiceProcess } from './serviceProcess.js';
+import { residentMemory } from '../support/processes.js';
 import { matrixUpload } from '../support/requests.js';
 
 const MAX_GROWTH_BYTES = 256 * 2 ** 20;
@@ -57,14 +57,8 @@ afterAll(async () => {
 /** Resident bytes of the service and every process below it (worker children, redis-server). */
 function treeResidentBytes(): number {
   let total = 0;
-  for (const pid of [service.process.pid!, ...descendants(service.process.pid!)]) {
-    try {
-      const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-      if (match) total += Number(match[1]) * 1024;
-    } catch {
-      // Gone meanwhile.
-    }
-  }
+  // A process gone meanwhile counts for nothing.
+  for (const pid of [service.process.pid!, ...descendants(service.process.pid!)]) total += residentMemory(pid)?.bytes ?? 0;
   return total;
 }
 

@@ -5,10 +5,9 @@
  * its child process is killed (the slot is freed even if the work would not yield) and the same
  * worker then runs the next job. A solve stopped in its runs keeps those its last checkpoint held.
  */
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Job } from '../../src/jobs/types.js';
-import { childPids, commandLine, isAlive } from '../support/processes.js';
+import { childPids, commandLine, isAlive, residentMemory } from '../support/processes.js';
 import { createJob, runJob, startTestService, waitForJob, type TestService } from '../support/service.js';
 
 let service: TestService | null = null;
@@ -17,13 +16,6 @@ afterEach(async () => {
   await service?.close();
   service = null;
 });
-
-/** A process's resident MiB now and at its peak (/proc: VmRSS, VmHWM). */
-function residentMiB(pid: number): { now: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status)?.[1] ?? Number.NaN);
-  return { now: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
-}
 
 /** The sandboxed children of this process (BullMQ forks its main.js for each). */
 function sandboxChildren(): number[] {
@@ -121,9 +113,9 @@ describe('JOB_MEMORY_LIMIT_MB', () => {
       const [child] = sandboxChildren();
       // The calibration's blocks (40 MB) are no longer held: the process is well below its peak (~50 MiB here; ~5
       // when the job does not give them back).
-      const resident = residentMiB(child);
-      expect(resident.peak).toBeLessThan(256);
-      expect(resident.now).toBeLessThan(resident.peak - 30);
+      const resident = residentMemory(child)!;
+      expect(resident.peakBytes).toBeLessThan(256 * 2 ** 20);
+      expect(resident.bytes).toBeLessThan(resident.peakBytes - 30 * 2 ** 20);
       await expectNextJobSucceeds(service.app);
     });
   }

@@ -31,6 +31,23 @@ export function childPids(parentPid: number, match?: string): number[] {
   return pids;
 }
 
+/** A process's resident bytes now and at its peak (its /proc status: VmRSS, VmHWM); null once it has ended. */
+export function residentMemory(pid: number): { bytes: number; peakBytes: number } | null {
+  let status: string;
+  try {
+    status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  } catch {
+    return null;
+  }
+  const bytes = (field: string): number | null => {
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB$`, 'm').exec(status);
+    return match ? Number(match[1]) * 1024 : null;
+  };
+  const now = bytes('VmRSS');
+  const peak = bytes('VmHWM');
+  return now === null || peak === null ? null : { bytes: now, peakBytes: peak };
+}
+
 /** The arguments a process was started with (its /proc cmdline, split at the NULs). */
 export function commandLine(pid: number): string[] {
   return readFileSync(`/proc/${pid}/cmdline`, 'utf8')

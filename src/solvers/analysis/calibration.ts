@@ -221,8 +221,8 @@ function denseInCacheSeconds(
 }
 
 /**
- * A banded CSR block of `rows` rows, 5 entries a row (columns r - 2 .. r + 2, clamped), and vectors of its length; in
- * `buffer` when given (its first CSR_CALIBRATION_ROW_BYTES rows bytes, whatever they held), else in arrays of its own.
+ * A banded CSR block of `rows` rows, 5 entries a row (columns r - 2 .. r + 2, clamped), and vectors of its length, in
+ * `buffer` (its first CSR_CALIBRATION_ROW_BYTES rows bytes, whatever they held).
  */
 interface BandedBlock {
   readonly rows: number;
@@ -237,12 +237,11 @@ interface BandedBlock {
 
 const BAND = 5;
 
-function bandedBlock(rows: number, buffer: BlockBuffer | null = null): BandedBlock {
+function bandedBlock(rows: number, buffer: BlockBuffer): BandedBlock {
   // The doubles first (8-byte aligned), then the indices.
-  const into = buffer ?? { bytes: new Uint8Array(rows * (BAND * 12 + 2 * 8) + (rows + 1) * 4), staging: null };
   let at = 0;
   const take = <T>(Construct: new (buffer: ArrayBufferLike, byteOffset: number, length: number) => T, bytes: number, length: number): T => {
-    const view = blockView(into, Construct, at, length);
+    const view = blockView(buffer, Construct, at, length);
     at += bytes * length;
     return view;
   };
@@ -253,7 +252,7 @@ function bandedBlock(rows: number, buffer: BlockBuffer | null = null): BandedBlo
   const rowPtr = take(Int32Array, 4, rows + 1);
   for (let k = 0; k <= rows; k++) rowPtr[k] = k * BAND;
   for (let e = 0; e < colIdx.length; e++) colIdx[e] = Math.min(rows - 1, Math.max(0, Math.floor(e / BAND) + (e % BAND) - 2));
-  return { rows, rowPtr, colIdx, values, v, y, staging: into.staging };
+  return { rows, rowPtr, colIdx, values, v, y, staging: buffer.staging };
 }
 
 /** The fused CSR gradient pass of the current backend (5 entries a row) on the block. */
@@ -436,8 +435,6 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     medianSeconds(clock, largeRepeats, timer.pass),
     medianSeconds(clock, largeRepeats, timer.products),
   ])(denseRowPassTimer(kernels, OUT_OF_CACHE_BYTES / 8 / c, c, large));
-  // The WebAssembly kernels' copy of the block (their arena) let go of before the CSR block is copied into another.
-  giveMemoryBack();
   // Rows whose arrays together hold the block's bytes (the vectors stream with the matrix).
   const csrSmallRows = Math.floor(IN_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
   const csrLargeRows = Math.floor(OUT_OF_CACHE_BYTES / CSR_CALIBRATION_ROW_BYTES);
@@ -460,6 +457,7 @@ export function measureCalibration(clock: CalibrationClock = systemClock, repeat
     band: longBand,
     seconds: medianSeconds(clock, largeRepeats, solveOutTimer.time),
   });
+  // The CSR passes' terms (~4 MB) let go of before the tiny systems' runs below.
   giveMemoryBack();
 
   // The in-cache dense timings again, the faster of the two kept: the first runs on code the engine may still be
