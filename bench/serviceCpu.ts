@@ -8,7 +8,8 @@
  *   node --import tsx bench/serviceCpu.ts [--jobs 1500] [--concurrency 32] [--warmup-jobs 3000] [--env '{"LOG_LEVEL":"warn"}'] [--tsx]
  * Prints the CPU per finished job of the API process (with the BullMQ worker's parent side), the
  * sandboxed processor children together, and Redis (each also its kernel part), the Redis commands
- * per job, and one JSON line. The load generator runs in a process of its own, not counted. It measures the service
+ * per job, and one JSON line. The load generator runs in a process of its own, not counted; its CPU per job is printed
+ * beside the service's. It measures the service
  * as `npm start` runs it (built first: dist/src/main.js), or with --tsx from src/ under tsx.
  */
 import { parseArgs } from 'node:util';
@@ -97,8 +98,11 @@ try {
       `p99 ${report.latencyMs?.p99.toFixed(0)} ms at ${values.concurrency} clients`,
   );
   console.log(`service CPU per job: ${totalMs.toFixed(2)} ms = ${(['api', 'sandbox', 'redis'] as const).map(show).join(', ')}`);
+  // The load generator's own process (HTTP clients, the event streams' parsing), reported beside the service's, not in it.
+  const loadGeneratorMs = (report.loadCpuSeconds * 1000) / jobs;
+  console.log(`load generator CPU per job: ${loadGeneratorMs.toFixed(2)} ms (its own process, not counted above)`);
   if (commands) console.log(commandsLine(commands));
-  console.log(JSON.stringify({ jobs, throughput: report.throughput, totalMs, perRole, commands }));
+  console.log(JSON.stringify({ jobs, throughput: report.throughput, totalMs, perRole, loadGeneratorMs, commands }));
 } finally {
   await service.stop();
 }
