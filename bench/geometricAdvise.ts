@@ -62,7 +62,7 @@ console.log(
     best: advice.best,
     c: advice.candidates.map((c) => [
       c.strategy,
-      c.kappaS?.toPrecision(4) ?? `[${c.kappaSBounds?.lower.toPrecision(4)}, ${c.kappaSBounds?.upper.toPrecision(3)}]`,
+      c.kappaS?.toPrecision(4) ?? `[${c.kappaSBounds?.lower.toPrecision(4)}, ${c.kappaSBounds?.upper?.toPrecision(3) ?? '-'}]`,
     ]),
   }),
 );

@@ -40,7 +40,7 @@ for (const [partition, assignment] of [
   ['metis, polished', polished],
 ] as const) {
   const system = buildDistributedSystem(createProblem({ A, partition: partitionFromAssignment(assignment, spec.m) }), kernels);
-  const { lambdaMinS } = runSync(sparseKappaSBoundsWork(kernels, system, lu));
+  const { lambdaMinS } = runSync(sparseKappaSBoundsWork(kernels, system.A, system.partition.rowsOf, lu));
   const { lambdaMaxS } = runSync(sparseLambdaMaxSAndAnglesWork(kernels, system, false));
   if (lambdaMinS === null || lambdaMaxS === null) throw new Error(`${partition}: S is the identity or had by reflection here`);
   console.log(

@@ -57,7 +57,7 @@ console.log(
     best: advice.value.best,
     candidates: advice.value.candidates.map(({ strategy, kappaS, kappaSBounds }) => [
       strategy,
-      kappaS?.toPrecision(4) ?? `[${kappaSBounds?.lower.toPrecision(3)}, ${kappaSBounds?.upper.toPrecision(3)}]`,
+      kappaS?.toPrecision(4) ?? `[${kappaSBounds?.lower.toPrecision(3)}, ${kappaSBounds?.upper?.toPrecision(3) ?? '-'}]`,
     ]),
   }),
 );

@@ -469,7 +469,8 @@ function candidateKappaS(candidate: Advice['candidates'][number]): HTMLElement |
     return h('span', { title: candidate.notComputed }, 'not computed');
   if (candidate.kappaS !== null || candidate.kappaSBounds === null) return formatNumber(candidate.kappaS);
   const { lower, upper } = candidate.kappaSBounds;
-  return h('span', { title: candidate.notComputed ?? '' }, `${formatNumber(lower)} to ${formatNumber(upper)} (bounds)`);
+  const text = upper === null ? `at least ${formatNumber(lower)} (bound)` : `${formatNumber(lower)} to ${formatNumber(upper)} (bounds)`;
+  return h('span', { title: candidate.notComputed ?? '' }, text);
 }
 
 /**

@@ -408,10 +408,10 @@ export const PartitionCandidateSchema = z
         'kappa(S) of this assignment, the value an analyze job on it reports; null when not computed because the candidate cannot be the best (notComputed, kappaSBounds).',
       ),
     kappaSBounds: z
-      .object({ lower: z.number(), upper: z.number() })
+      .object({ lower: z.number(), upper: z.number().nullable() })
       .nullable()
       .describe(
-        "Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), or theta / lambda_min(S) when a short Lanczos run's top Ritz value theta <= lambda_max(S) lifted it above the best candidate's kappa(S); upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it).",
+        "Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), or theta / lambda_min(S) when a top Ritz value theta <= lambda_max(S) of its Lanczos run lifted it above the best candidate's kappa(S), or a top Ritz value of S^{-1} (at most 1 / lambda_min(S)) when lambda_min(S)'s own run was stopped as soon as that put it above the best's; upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it), null when lambda_min(S)'s run was stopped early.",
       ),
     thetaH: angle
       .nullable()

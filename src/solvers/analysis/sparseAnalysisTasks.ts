@@ -47,7 +47,6 @@ import { heterogeneityOf, inPhase, quietly, type AnalysisParts, type StagedParts
 import {
   machineGramSolves,
   pairAnglesSpec,
-  storedGramFactors,
   principalAnglesOfPairs,
   sBasisSize,
   sOptionsOf,
@@ -189,67 +188,47 @@ function taskResultsByKind(results: readonly SparseAnalysisTaskResult[]): {
 
 /**
  * lambda_max(S) of the system's partition and its principal angles: the partition advisor's exact kappa(S) (with the
- * lambda_min(S) it has) and theta_H of its likeliest best (`withAngles`; else lambda_max(S) alone). The pairs' angles
- * run first on one task pool, then lambda_max(S)'s Lanczos run with each product's factor solves shared by the same
- * threads (./scaledGramShard.ts). Run as one task beside the pairs, lambda_max(S) was the critical path (at n = 10^6,
- * METIS's boxes: 181 products, ~50 s, while the pairs' ~37 s of CPU left a core idle for ~18 s). Their values are
- * sparseSOfPartitionWork's lambda_max(S) and sparseAnglesOfPartitionWork's angles (the same code and options, to the
- * bit on any number of threads). No LU of A is needed. lambda_max(S) is null when had by reflection (./kappaS.ts:
- * 2 - lambda_min(S)).
+ * lambda_min(S) it has) and theta_H of its likeliest best (`withAngles`; else lambda_max(S) alone). lambda_max(S)'s
+ * Lanczos run first, each product's factor solves shared by the threads (./scaledGramShard.ts), then the pairs' angles
+ * on one task pool of the same threads: both keep every thread busy (run as one task beside the pairs, lambda_max(S) was
+ * the critical path: at n = 10^6, METIS's boxes, 181 products, ~50 s, while the pairs' ~37 s of CPU left a core idle
+ * for ~18 s). With `ruledOutWhen` the run stops as soon as its top Ritz value (a lower bound on lambda_max(S)) satisfies
+ * it: the advisor needs no more of a candidate that bound puts above the best, and then it gets no angles
+ * (`lambdaMaxS.converged` false, its value that bound). Otherwise the values are sparseSOfPartitionWork's lambda_max(S)
+ * and sparseAnglesOfPartitionWork's angles (the same code and options, to the bit on any number of threads). No LU of A
+ * is needed. lambda_max(S) is null when had by reflection (./kappaS.ts: 2 - lambda_min(S)).
  */
 export function* sparseLambdaMaxSAndAnglesWork(
   kernels: Kernels,
   system: CsrSystem,
   withAngles: boolean,
+  ruledOutWhen?: (lambdaMaxSAtLeast: number) => boolean,
 ): Work<{ lambdaMaxS: SpectralEstimate | null; angles: SparsePrincipalAngles | null }> {
   const threads = sparseAnalysisThreads(system);
   const slots = machineColumnSlots(system.A, system.partition.rowsOf, threads > 1);
-  // The machines' factors in shared memory once, for the pairs' pool and lambda_max(S)'s threads alike.
+  // The machines' factors in shared memory once, for lambda_max(S)'s threads and the pairs' pool alike.
   const unshared = pairAnglesSpec(system, slots);
   const pairs = threads > 1 ? (sharedCopy(unshared) as PairAnglesSpec) : unshared;
+  let lambdaMaxS: SpectralEstimate | null = null;
+  if (!lambdaMaxSByReflection(slots)) {
+    // Its Lanczos run reports no fraction: the phase says what runs.
+    yield { phase: 'conditioning', fraction: 0 };
+    const options = { ...sOptionsOf(kernels, slots.a.rows), abandonWhen: ruledOutWhen };
+    lambdaMaxS = yield* lambdaMaxSOnThreadsWork(kernels, slots, pairs.factors, threads, options);
+    yield { phase: 'conditioning', fraction: 1 };
+    if (!lambdaMaxS.converged && ruledOutWhen?.(lambdaMaxS.value)) return { lambdaMaxS, angles: null };
+  }
   const overlapping = withAngles ? pairs.pairs.length / 2 : 0;
   const tasks: SparseAnalysisTask[] = [];
   for (let q = 0; q < overlapping; q++) tasks.push({ kind: 'pair', q });
   const results = tasks.length === 0 ? [] : yield* runSparseTasksWork(kernels, { pairs, tasks }, threads, 0, undefined);
   const { angles } = taskResultsByKind(results);
-  let lambdaMaxS: SpectralEstimate | null = null;
-  if (!lambdaMaxSByReflection(slots)) {
-    // Its Lanczos run reports no fraction: the phase says what runs.
-    yield { phase: 'conditioning', fraction: 0 };
-    lambdaMaxS = yield* lambdaMaxSOnThreadsWork(kernels, slots, pairs.factors, threads);
-    yield { phase: 'conditioning', fraction: 1 };
-  }
   return { lambdaMaxS, angles: withAngles ? principalAnglesOfPairs(pairs, angles) : null };
 }
 
 /**
- * A lower bound on lambda_max(S) of the system's partition, for the partition advisor to rule out a candidate without
- * its exact kappa(S): the top Ritz value of one Lanczos cycle of at most `steps` products (no restart), which is at
- * most lambda_max(S) (Rayleigh-Ritz, to rounding), stopped early once `enough(theta)`. Poisson boxes (the multilevel
- * and METIS partitions of 150 x 150 to 300 x 300 grids in 16 to 36 parts) are within 0.2-0.8% after 20 products and
- * 0.5% after 30, where lambda_max(S) to the analysis' accuracy took 98-360. The products as sparseLambdaMaxSAndAnglesWork
- * makes them; null when lambda_max(S) is had by reflection (then it costs nothing).
- */
-export function* sparseLambdaMaxSLowerBoundWork(
-  kernels: Kernels,
-  system: CsrSystem,
-  steps: number,
-  enough: (theta: number) => boolean,
-): Work<number | null> {
-  const threads = sparseAnalysisThreads(system);
-  const slots = machineColumnSlots(system.A, system.partition.rowsOf, threads > 1);
-  if (slots.blockDiagonal || lambdaMaxSByReflection(slots)) return null;
-  // The factors alone: the overlapping pairs are not needed here.
-  const unshared = storedGramFactors(system);
-  const factors = threads > 1 ? (sharedCopy(unshared) as StoredGramFactor[]) : unshared;
-  // A caller's own stopping test: the thick restart (not ARPACK), its orthogonal basis, one cycle.
-  const options = { arpack: null, dense: kernels.dense, basisSize: steps, maxIterations: steps, convergedWhen: enough };
-  return (yield* lambdaMaxSOnThreadsWork(kernels, slots, factors, threads, options)).value;
-}
-
-/**
- * lambda_max(S) as the analysis computes it ('lambda-max-s'), its products' factor solves on `threads` threads; with
- * `options`, the Lanczos run they set instead (sparseLambdaMaxSLowerBoundWork).
+ * lambda_max(S) as the analysis computes it ('lambda-max-s'), its products' factor solves on `threads` threads (with
+ * `options`: those of the analysis' run and the advisor's early stop, sparseLambdaMaxSAndAnglesWork).
  */
 function* lambdaMaxSOnThreadsWork(
   kernels: Kernels,

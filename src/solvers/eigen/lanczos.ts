@@ -630,6 +630,13 @@ export interface LargestEigenvalueOptions {
    * residual and the gap (as in EigenvalueEstimate): e.g. a Kato-Temple accuracy on 1 - theta_1.
    */
   convergedWhen?: (theta1: number, residual: number, gap: number) => boolean;
+  /**
+   * Stop before convergence once the top Ritz value theta satisfies this (theta <= lambda_max: Rayleigh-Ritz, to
+   * rounding): for a caller who needs only to know that lambda_max is at least some value. The run is otherwise the
+   * same (the same basis, restarts and tests, so the same value when it does not fire); stopped by it, the estimate
+   * says converged: false and its value is theta. Not with ARPACK (the thick restart runs instead).
+   */
+  abandonWhen?: (theta: number) => boolean;
   /** ARPACK to hand large operators to (eigensolverOptionsOf); absent or null: the thick restart. */
   arpack?: NativeArpack | null;
   /** The kernels of the thick restart's passes over the basis (kernels.dense); absent: the TypeScript loops. */
@@ -711,7 +718,8 @@ export function* largestEigenvalueWork(
   // basis size, unless the caller has its own stopping test (it reads the gap, which ARPACK's single Ritz pair does
   // not give). Null: busy or not converged, and the Lanczos below runs.
   const arpack = options.arpack ?? null;
-  if (arpack !== null && options.convergedWhen === undefined && n >= ARPACK_MIN_SIZE && n > 4 * m) {
+  const abandonWhen = options.abandonWhen;
+  if (arpack !== null && convergedWhen === undefined && abandonWhen === undefined && n >= ARPACK_MIN_SIZE && n > 4 * m) {
     const estimate = yield* arpackLargestEigenvalueWork(arpack, op, {
       tolerance,
       basisSize: m,
@@ -721,6 +729,8 @@ export function* largestEigenvalueWork(
     });
     if (estimate?.converged) return estimate;
   }
+  const meets = (top: RitzEnd): boolean =>
+    convergedWhen ? convergedWhen(top.value, top.residual, top.gap) : top.relativeBound <= tolerance;
   const result = yield* lanczosRunWork(
     op,
     {
@@ -732,7 +742,7 @@ export function* largestEigenvalueWork(
       dense: options.dense ?? TYPESCRIPT_DENSE_KERNELS,
       ritzVector: options.ritzVector,
       startVector: options.startVector,
-      accept: convergedWhen ? (top) => convergedWhen(top.value, top.residual, top.gap) : (top) => top.relativeBound <= tolerance,
+      accept: abandonWhen ? (top) => meets(top) || abandonWhen(top.value) : meets,
       semiOrthogonality: semiOrthogonal ? SEMI_ORTHOGONALITY : 0,
     },
     workspace,
@@ -746,7 +756,8 @@ export function* largestEigenvalueWork(
     gap: top.gap,
     iterations: result.iterations,
     restarts: result.restarts,
-    converged: result.accepted || result.exhausted,
+    // Accepted by abandonWhen alone: theta, not lambda_max.
+    converged: (result.accepted && (abandonWhen === undefined || meets(top))) || result.exhausted,
   };
 }
 

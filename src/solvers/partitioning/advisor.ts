@@ -35,7 +35,7 @@
  * iteration on that partition, on the calibration the caller passes.
  */
 import { partitionKappaSWork, partitionThetaHWork, type PartitionSpectrum } from '../analysis/analyze.js';
-import { sparseLambdaMaxSAndAnglesWork, sparseLambdaMaxSLowerBoundWork } from '../analysis/sparseAnalysisTasks.js';
+import { sparseLambdaMaxSAndAnglesWork } from '../analysis/sparseAnalysisTasks.js';
 import {
   basisFactoredMatrixWork,
   factoredRouteStands,
@@ -105,7 +105,7 @@ export interface PartitionCandidate {
   /** kappa(S) of this assignment, as an analysis of it reports it; null when not computed (notComputed says why). */
   kappaS: number | null;
   /** Bounds on kappa(S) when it was not computed (lower: 1 / lambda_min(S); upper: the overlap graph's colours / lambda_min(S)). */
-  kappaSBounds: { lower: number; upper: number } | null;
+  kappaSBounds: { lower: number; upper: number | null } | null;
   /** theta_H of this assignment, as an analysis of it reports it; null when not computed (notComputed says why). */
   thetaH: number | null;
   /** What of this candidate was not computed and why; null when everything was. */
@@ -342,8 +342,8 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     });
   }
   // The last system built, kept until another is needed (never two held at once): the bracketed pass's best is most
-  // often its last candidate (METIS's boxes), whose system then serves its bounds, its exact kappa(S) and its theta_H,
-  // built once where it was built three times (at n = 10^6, m = 100 each build of METIS's boxes is ~12 s native).
+  // often a contender (METIS's boxes), whose system the exact pass builds and then serves its exact kappa(S) and its
+  // theta_H (at n = 10^6, m = 100 each build of METIS's boxes is ~12 s native).
   let last: { assignment: Int32Array; system: DistributedSystem } | null = null;
   // Unbracketed (dense systems and CSR ones up to ADVISE_EXHAUSTIVE_ROWS rows, where a system is at most a few hundred
   // MB), the best candidate's system so far is held too: its theta_H, computed last, needs no rebuild (dense n = 4000:
@@ -353,15 +353,8 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     options.given === undefined
       ? null
       : { assignment: problem.partition.assignment, system: options.given.system, kappaS: options.given.spectrum.kappaS };
-  // Bracketed, up to MULTILEVEL_BESIDE_METIS_MAX_ROWS rows: the systems of the candidates whose bounds did not settle
-  // their kappa(S) (the graph partitioners' boxes, most often two), held for the exact pass, which else rebuilds them
-  // (Poisson n = 90,000 in 36, native: ~0.6 s a build). Above it, at most one is held at a time.
-  const contenders: { assignment: Int32Array; system: DistributedSystem }[] = [];
-  const holdContenders = bracketed && problem.A.rows <= MULTILEVEL_BESIDE_METIS_MAX_ROWS;
   function* systemOf(assignment: Int32Array): Work<DistributedSystem> {
     if (last !== null && sameIndices(last.assignment, assignment)) return last.system;
-    const held = contenders.find((entry) => sameIndices(entry.assignment, assignment));
-    if (held !== undefined) return held.system;
     if (bestSoFar !== null && sameIndices(bestSoFar.assignment, assignment)) {
       if (bestSoFar.system !== null) return bestSoFar.system;
       if (bestSoFar.factors !== undefined) {
@@ -459,6 +452,25 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     }
     const fromFactors = factorsFirst ? yield* fromFactorsWork(assignment, near) : null;
     if (fromFactors !== null && fromFactors !== 'own-route') return fromFactors;
+    // Bracketed, a candidate's bounds come from its rows alone; its system (the machines' factors) only when they settle
+    // its kappa(S), for its time per iteration, or in the exact pass if it contends: one ruled out by its bounds is never
+    // built (round-robin at n = 10^6: ~4 s on the TypeScript backend).
+    const least = Math.min(...evaluated.map((e) => e.kappaS ?? Infinity));
+    const bounds =
+      bracketed && isCsrProblem(problem) && evaluated.length > 0
+        ? yield* sparseKappaSBoundsWork(
+            kernels,
+            problem.A,
+            partitionFromAssignment(assignment, m).rowsOf,
+            lu!,
+            Number.isFinite(least) ? (kappaSAtLeast) => kappaSAtLeast > least * (1 + TIE) : undefined,
+          )
+        : null;
+    if (bounds !== null && bounds.colours > 2) {
+      done = { assignment, kappaS: null, thetaH: null, bounds, notComputed: [], seconds: null };
+      evaluated.push(done);
+      return done;
+    }
     const system = yield* systemOf(assignment);
     done = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [], seconds: secondsPerIteration(system) };
     if (!bracketed || system.storage !== 'csr') {
@@ -472,16 +484,10 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       if (!bracketed && (bestSoFar === null || done.kappaS < bestSoFar.kappaS * (1 - TIE)))
         bestSoFar = { assignment, system, kappaS: done.kappaS };
     } else {
-      const bounds = yield* sparseKappaSBoundsWork(kernels, system, lu!);
       // A bipartite (or empty) overlap graph's lambda_max(S) is 2 - lambda_min(S): the exact value costs no more. The
       // given partition's, when it came without its analysis (a library call), is computed whatever its graph: the
       // others are compared with it (the summary's ratio).
-      if (bounds.colours <= 2 || evaluated.length === 0)
-        done.kappaS = (yield* sparseSOfPartitionWork(kernels, system, lu!, bounds.lambdaMinS ?? undefined)).kappaS.value;
-      else {
-        done.bounds = bounds;
-        if (holdContenders) contenders.push({ assignment, system });
-      }
+      done.kappaS = (yield* sparseSOfPartitionWork(kernels, system, lu!, bounds?.lambdaMinS ?? undefined)).kappaS.value;
     }
     // The given partition's theta_H (when it came without its analysis) while its system is held: it is the one the
     // user has, and the others are compared with it.
@@ -512,7 +518,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     // advice peaks.
     lu = undefined;
     options.released?.();
-    yield* exactForContendersWork(evaluated, csrSystemOf, kernels);
+    yield* exactForContendersWork(evaluated, csrSystemOf, kernels, secondsPerIteration);
   } else {
     let start: Evaluation | null = null;
     for (const { evaluation } of listed)
@@ -618,34 +624,32 @@ function isWithin(assignment: Int32Array, m: number, lo: number, hi: number): bo
 }
 
 /**
- * Products of the short Lanczos run that may rule a contender out before its exact kappa(S)
- * (../analysis/sparseAnalysisTasks.ts sparseLambdaMaxSLowerBoundWork): 30 bring Poisson boxes' lambda_max(S) within
- * 0.5%, at a tenth to a third of the exact run's.
- */
-const PROBE_STEPS = 30;
-
-/**
  * The bracketed pass's second half: exact kappa(S) (the analysis' own computation, on the rebuilt system) for the
  * candidates whose lower bound does not exceed the least exact kappa(S) found, in order of lower bound; the others
- * say why they have none. The first (the least lower bound: the likeliest best) gets its principal angles on the same
- * task pool as its lambda_max(S) (../analysis/sparseAnalysisTasks.ts sparseLambdaMaxSAndAnglesWork: while one thread
- * runs lambda_max(S)'s Lanczos the others take pairs), so theta_H of the best is most often had here. Each later
- * contender first gets a short Lanczos run (PROBE_STEPS), whose lower bound on lambda_max(S) rules it out when its
- * kappa(S) is then above the best's: Poisson 150 x 150 in 16, METIS's boxes (kappa(S) 1.7% above the multilevel
- * partition's) took 360 products to its exact value.
+ * say why they have none. Each lambda_max(S) run stops as soon as its top Ritz value, a lower bound on lambda_max(S),
+ * puts the candidate's kappa(S) above the least exact one (its bounds' lower end takes lambda_max(S) >= 1 where Poisson
+ * boxes have ~2.05, so their bounds alone rule out none of two contenders a few per cent apart): the candidate is then
+ * ruled out with that bound. The first to get an exact kappa(S) (the least lower bound: the likeliest best) gets its
+ * principal angles too, after lambda_max(S) on the same threads (../analysis/sparseAnalysisTasks.ts
+ * sparseLambdaMaxSAndAnglesWork), so theta_H of the best is most often had here.
  */
 function* exactForContendersWork(
   evaluated: Evaluation[],
   systemOf: (assignment: Int32Array) => Work<CsrSystem>,
   kernels: Kernels,
+  secondsOf: (system: CsrSystem) => number | null,
 ): Work<void> {
   const leastExact = (): number => Math.min(...evaluated.map((e) => e.kappaS ?? Infinity));
   let first = true;
   for (const entry of evaluated.filter((e) => e.kappaS === null).sort((x, y) => x.bounds!.lower - y.bounds!.lower)) {
     const least = leastExact();
     if (entry.bounds!.lower > least * (1 + TIE)) {
+      const why =
+        entry.bounds!.upper === null
+          ? "a top Ritz value of S^{-1}'s shift-invert Lanczos run, at most 1 / lambda_min(S)"
+          : '1 / lambda_min(S)';
       entry.notComputed.push(
-        `kappa(S) not computed: it is at least ${format(entry.bounds!.lower)} (1 / lambda_min(S)), above the best candidate's ${format(least)}, so this candidate cannot be the best.`,
+        `kappa(S) not computed: it is at least ${format(entry.bounds!.lower)} (${why}), above the best candidate's ${format(least)}, so this candidate cannot be the best.`,
       );
       continue;
     }
@@ -653,21 +657,17 @@ function* exactForContendersWork(
     // entry's bounds always carry it (a block-diagonal partition's kappa(S) = 1 is exact in that pass).
     const lambdaMinS = entry.bounds!.lambdaMinS!;
     const system = yield* systemOf(entry.assignment);
-    if (Number.isFinite(least)) {
-      // Its bounds' lower end takes lambda_max(S) >= 1: a lower bound on lambda_max(S) from a few products may lift it
-      // above the best's, and the exact run is not needed.
-      const exceeds = (theta: number): boolean => theta * entry.bounds!.lower > least * (1 + TIE);
-      const theta = yield* sparseLambdaMaxSLowerBoundWork(kernels, system, PROBE_STEPS, exceeds);
-      if (theta !== null && exceeds(theta)) {
-        entry.bounds = { ...entry.bounds!, lower: theta * entry.bounds!.lower };
-        entry.notComputed.push(
-          `kappa(S) not computed: it is at least ${format(entry.bounds.lower)} (lambda_max(S) >= ${format(theta)}, the top Ritz value of a short Lanczos run, over lambda_min(S)), above the best candidate's ${format(least)}, so this candidate cannot be the best.`,
-        );
-        continue;
-      }
+    const exceeds = Number.isFinite(least) ? (theta: number): boolean => theta * entry.bounds!.lower > least * (1 + TIE) : undefined;
+    const { lambdaMaxS, angles } = yield* sparseLambdaMaxSAndAnglesWork(kernels, system, first, exceeds);
+    if (lambdaMaxS !== null && !lambdaMaxS.converged && exceeds?.(lambdaMaxS.value)) {
+      entry.bounds = { ...entry.bounds!, lower: lambdaMaxS.value * entry.bounds!.lower };
+      entry.notComputed.push(
+        `kappa(S) not computed: it is at least ${format(entry.bounds.lower)} (lambda_max(S) >= ${format(lambdaMaxS.value)}, a top Ritz value of its Lanczos run, over lambda_min(S)), above the best candidate's ${format(least)}, so this candidate cannot be the best.`,
+      );
+      continue;
     }
-    const { lambdaMaxS, angles } = yield* sparseLambdaMaxSAndAnglesWork(kernels, system, first);
     entry.kappaS = conditionNumberEstimate(lambdaMaxS ?? reflectedLambdaMax(lambdaMinS), lambdaMinS).value;
+    entry.seconds = secondsOf(system);
     if (angles !== null) entry.thetaH = angles.thetaH;
     entry.bounds = null;
     first = false;

@@ -134,6 +134,22 @@ describe('largestEigenvalue (thick-restart Lanczos)', () => {
     expectWithinBound(r, n);
   });
 
+  it('stops as soon as abandonWhen holds of the top Ritz value (a lower bound, not converged), and is unchanged when it never does', () => {
+    // lambda_k = 2 - (k / n)^2, as above: the top is reached slowly from below.
+    const n = 200;
+    const d = Float64Array.from({ length: n }, (_, i) => 2 - ((n - 1 - i) / n) ** 2);
+    const full = largestEigenvalue(diagonalOperator(d), { tolerance: 1e-10 });
+    expect(full.converged).toBe(true);
+    const at = 2 - 1e-4;
+    const stopped = largestEigenvalue(diagonalOperator(d), { tolerance: 1e-10, abandonWhen: (theta) => theta >= at });
+    expect(stopped.converged).toBe(false);
+    expect(stopped.value).toBeGreaterThanOrEqual(at);
+    expect(stopped.value).toBeLessThanOrEqual(2 * (1 + 4 * EPS));
+    expect(stopped.iterations).toBeLessThan(full.iterations);
+    const never = largestEigenvalue(diagonalOperator(d), { tolerance: 1e-10, abandonWhen: () => false });
+    expect(never).toEqual(full);
+  });
+
   it('is exact (method lanczos-exhaustive) when the Krylov space becomes invariant or spans everything', () => {
     const identity = largestEigenvalue({ size: 50, apply: (x, y) => y.set(x) });
     expect(identity.method).toBe('lanczos-exhaustive');

@@ -355,6 +355,10 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
     expect(roundRobin.kappaS).toBeNull();
     expect(roundRobin.kappaSBounds!.lower).toBeGreaterThan(best.kappaS!);
     expect(roundRobin.notComputed).toContain('cannot be the best');
+    // Its lambda_min(S) run stopped as soon as a top Ritz value of S^{-1} put it above the strips' exact kappa(S): no
+    // upper bound, and the reason says what the lower one is.
+    expect(roundRobin.kappaSBounds!.upper).toBeNull();
+    expect(roundRobin.notComputed).toContain("a top Ritz value of S^{-1}'s shift-invert Lanczos run, at most 1 / lambda_min(S)");
     // The strips' overlap graph is bipartite: their kappa(S) is exact in the bounds' pass.
     expect(advice.candidates[0].strategy).toBe('given');
     expect(advice.candidates[0].kappaS).not.toBeNull();
@@ -401,7 +405,9 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
         skipped++;
         const { lower, upper } = candidate.kappaSBounds!;
         expect(lower).toBeLessThanOrEqual(twin.kappaS! * (1 + 1e-9));
-        expect(upper).toBeGreaterThanOrEqual(twin.kappaS! * (1 - 1e-9));
+        // null: lambda_min(S)'s run stopped once its lower bound sufficed (the reason says so).
+        if (upper === null) expect(candidate.notComputed).toContain("S^{-1}'s shift-invert Lanczos run");
+        else expect(upper).toBeGreaterThanOrEqual(twin.kappaS! * (1 - 1e-9));
         expect(lower).toBeGreaterThan(best.kappaS!);
         expect(candidate.notComputed).toMatch(/^kappa\(S\) not computed: .* cannot be the best/);
         expect(candidate.timeToSolution).toBeNull();
@@ -425,7 +431,7 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
 });
 
 describe('partition advisor, bracketed pass: systems built', () => {
-  it('builds each distinct candidate once when the best is the last candidate: its bounds, exact kappa(S) and theta_H share it', () => {
+  it("builds each distinct candidate at most once, none that its bounds rule out; the best's exact kappa(S) and theta_H share its system", () => {
     // On the TypeScript backend the multilevel boxes come last and win; the given partition is also the contiguous one.
     const problem = createProblem({ A: poisson2d(40), partition: { machines: 16 } });
     // The caller hears of each system let go and of the LU of A let go (its times to collect garbage).
@@ -443,7 +449,10 @@ describe('partition advisor, bracketed pass: systems built', () => {
     expect(advice.best).toBe(strategies[strategies.length - 1]);
     const distinct = new Set(advice.candidates.map((c) => c.assignment.join())).size;
     expect(distinct).toBe(strategies.length - 1);
-    expect(builds).toBe(distinct);
+    // Round-robin's bounds (from its rows and the LU of A alone) rule it out: its machines' factors are never made.
+    const unbuilt = advice.candidates.filter((c) => c.kappaS === null && !(c.notComputed ?? '').includes('lambda_max(S) >='));
+    expect(unbuilt.map((c) => c.strategy)).toEqual(['round-robin']);
+    expect(builds).toBe(distinct - unbuilt.length);
     // Each system but the last replaced by the next, and the LU of A.
     expect(released).toBe(builds);
     expect(advice.candidates[strategies.length - 1].thetaH).not.toBeNull();
@@ -498,9 +507,9 @@ describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native 
       ).toBe(true);
   });
 
-  it('builds each candidate once with two contenders: the exact pass takes the systems the bounds pass built', () => {
+  it('builds each candidate once with two contenders: their systems in the exact pass alone', () => {
     // Poisson 40 x 40 in 16, bracketed: the multilevel and METIS boxes both contend and both get their exact kappa(S)
-    // (METIS's is the lower); the multilevel boxes' system, built before METIS's, is held for the exact pass.
+    // (METIS's is the lower); their bounds come from their rows alone, their systems are built by the exact pass.
     const problem = createProblem({ A: poisson2d(40), partition: { machines: 16 } });
     const { advice, builds } = withBackend('native', () => {
       const work = adviseWork(problem, { exhaustiveRows: 0 });
@@ -512,12 +521,13 @@ describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native 
     });
     const exact = advice.candidates.filter((c) => c.kappaS !== null && c.kappaSBounds === null).map((c) => c.strategy);
     expect(exact).toEqual(expect.arrayContaining(['multilevel', 'metis']));
-    expect(builds).toBe(new Set(advice.candidates.map((c) => c.assignment.join())).size);
+    const unbuilt = advice.candidates.filter((c) => c.kappaS === null && !(c.notComputed ?? '').includes('lambda_max(S) >='));
+    expect(builds).toBe(new Set(advice.candidates.map((c) => c.assignment.join())).size - unbuilt.length);
   });
 
-  it("rules out a contender by a short Lanczos run's lower bound on lambda_max(S) when that lifts its kappa(S) above the best's", () => {
+  it("rules out a contender by its Lanczos run's lower bound on lambda_max(S) as soon as that lifts its kappa(S) above the best's", () => {
     // Poisson 30 x 30 in 8, bracketed: the multilevel boxes' exact kappa(S) first (the least lower bound); METIS's, 0.4%
-    // above it, are then ruled out by 30 products at most instead of lambda_max(S) to the analysis' accuracy.
+    // above it, are then ruled out by a top Ritz value of their run, before lambda_max(S) to the analysis' accuracy.
     const problem = createProblem({ A: poisson2d(30), partition: { machines: 8 } });
     const bracketed = withBackend('native', () => runSync(adviseWork(problem, { exhaustiveRows: 0 })));
     const exhaustive = withBackend('native', () => runSync(adviseWork(problem)));
@@ -527,7 +537,7 @@ describe.skipIf(nativeMetis() === null && !process.env.CI)('METIS on the native 
     const exact = exhaustive.candidates.find((c) => c.strategy === 'metis')!.kappaS!;
     expect(metis.kappaS).toBeNull();
     expect(metis.notComputed).toMatch(
-      /^kappa\(S\) not computed: it is at least .* the top Ritz value of a short Lanczos run, .* cannot be the best/,
+      /^kappa\(S\) not computed: it is at least .* a top Ritz value of its Lanczos run, .* cannot be the best/,
     );
     const { lower, upper } = metis.kappaSBounds!;
     // Lifted above the best's (the bounds pass alone, lambda_max(S) >= 1, gave ~1/2 of it), and still a bound of the exact value.
