@@ -411,7 +411,7 @@ export const PartitionCandidateSchema = z
       .object({ lower: z.number(), upper: z.number().nullable() })
       .nullable()
       .describe(
-        "Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), or theta / lambda_min(S) when a top Ritz value theta <= lambda_max(S) of its Lanczos run lifted it above the best candidate's kappa(S), or a top Ritz value of S^{-1} (at most 1 / lambda_min(S)) when lambda_min(S)'s own run was stopped as soon as that put it above the best's; upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it), null when lambda_min(S)'s run was stopped early.",
+        "Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), or theta / lambda_min(S) when a top Ritz value theta <= lambda_max(S) of its Lanczos run lifted it above the best candidate's kappa(S), or, when lambda_min(S)'s own run was stopped as soon as that put it above the best's, theta (2 theta - 1 for a bipartite overlap graph) from a top Ritz value theta <= 1 / lambda_min(S) of S^{-1}; upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it), null when lambda_min(S)'s run was stopped early.",
       ),
     thetaH: angle
       .nullable()

@@ -466,7 +466,8 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             Number.isFinite(least) ? (kappaSAtLeast) => kappaSAtLeast > least * (1 + TIE) : undefined,
           )
         : null;
-    if (bounds !== null && bounds.colours > 2) {
+    // Contending (its bounds leave kappa(S) open), or ruled out by them already (its lambda_min(S) run stopped early).
+    if (bounds !== null && (bounds.colours > 2 || bounds.upper === null)) {
       done = { assignment, kappaS: null, thetaH: null, bounds, notComputed: [], seconds: null };
       evaluated.push(done);
       return done;
@@ -646,7 +647,7 @@ function* exactForContendersWork(
     if (entry.bounds!.lower > least * (1 + TIE)) {
       const why =
         entry.bounds!.upper === null
-          ? "a top Ritz value of S^{-1}'s shift-invert Lanczos run, at most 1 / lambda_min(S)"
+          ? "from a top Ritz value of S^{-1}'s shift-invert Lanczos run, at most 1 / lambda_min(S)"
           : '1 / lambda_min(S)';
       entry.notComputed.push(
         `kappa(S) not computed: it is at least ${format(entry.bounds!.lower)} (${why}), above the best candidate's ${format(least)}, so this candidate cannot be the best.`,

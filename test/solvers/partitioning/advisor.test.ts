@@ -358,7 +358,7 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
     // Its lambda_min(S) run stopped as soon as a top Ritz value of S^{-1} put it above the strips' exact kappa(S): no
     // upper bound, and the reason says what the lower one is.
     expect(roundRobin.kappaSBounds!.upper).toBeNull();
-    expect(roundRobin.notComputed).toContain("a top Ritz value of S^{-1}'s shift-invert Lanczos run, at most 1 / lambda_min(S)");
+    expect(roundRobin.notComputed).toContain("from a top Ritz value of S^{-1}'s shift-invert Lanczos run, at most 1 / lambda_min(S)");
     // The strips' overlap graph is bipartite: their kappa(S) is exact in the bounds' pass.
     expect(advice.candidates[0].strategy).toBe('given');
     expect(advice.candidates[0].kappaS).not.toBeNull();
@@ -449,9 +449,11 @@ describe('partition advisor, bracketed pass: systems built', () => {
     expect(advice.best).toBe(strategies[strategies.length - 1]);
     const distinct = new Set(advice.candidates.map((c) => c.assignment.join())).size;
     expect(distinct).toBe(strategies.length - 1);
-    // Round-robin's bounds (from its rows and the LU of A alone) rule it out: its machines' factors are never made.
+    // Round-robin's and the RCM strips' bounds (from their rows and the LU of A alone, their lambda_min(S) runs stopped
+    // as soon as those put them above the given strips) rule them out: their machines' factors are never made.
     const unbuilt = advice.candidates.filter((c) => c.kappaS === null && !(c.notComputed ?? '').includes('lambda_max(S) >='));
-    expect(unbuilt.map((c) => c.strategy)).toEqual(['round-robin']);
+    expect(unbuilt.map((c) => c.strategy)).toEqual(['round-robin', 'rcm-contiguous']);
+    for (const c of unbuilt) expect(c.kappaSBounds!.upper).toBeNull();
     expect(builds).toBe(distinct - unbuilt.length);
     // Each system but the last replaced by the next, and the LU of A.
     expect(released).toBe(builds);
