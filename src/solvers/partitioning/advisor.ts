@@ -104,7 +104,10 @@ export interface PartitionCandidate {
   sizes: number[];
   /** kappa(S) of this assignment, as an analysis of it reports it; null when not computed (notComputed says why). */
   kappaS: number | null;
-  /** Bounds on kappa(S) when it was not computed (lower: 1 / lambda_min(S); upper: the overlap graph's colours / lambda_min(S)). */
+  /**
+   * Bounds on kappa(S) when it was not computed (lower: 1 / lambda_min(S), or what ruled it out; upper: the overlap graph's
+   * colours / lambda_min(S), null when lambda_min(S)'s run stopped as soon as the lower bound ruled it out).
+   */
   kappaSBounds: { lower: number; upper: number | null } | null;
   /** theta_H of this assignment, as an analysis of it reports it; null when not computed (notComputed says why). */
   thetaH: number | null;
