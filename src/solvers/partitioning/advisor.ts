@@ -458,7 +458,6 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     // Bracketed, a candidate's bounds come from its rows alone; its system (the machines' factors) only when they settle
     // its kappa(S), for its time per iteration, or in the exact pass if it contends: one ruled out by its bounds is never
     // built (round-robin at n = 10^6: ~4 s on the TypeScript backend).
-    const least = Math.min(...evaluated.map((e) => e.kappaS ?? Infinity));
     const bounds =
       bracketed && isCsrProblem(problem) && evaluated.length > 0
         ? yield* sparseKappaSBoundsWork(
@@ -466,7 +465,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             problem.A,
             partitionFromAssignment(assignment, m).rowsOf,
             lu!,
-            Number.isFinite(least) ? (kappaSAtLeast) => kappaSAtLeast > least * (1 + TIE) : undefined,
+            ruledOutAbove(leastExactKappaS(evaluated)),
           )
         : null;
     // Contending (its bounds leave kappa(S) open), or ruled out by them already (its lambda_min(S) run stopped early).
@@ -623,6 +622,19 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
 }
 
+/** The least exact kappa(S) among the candidates evaluated so far (Infinity: none yet). */
+function leastExactKappaS(evaluated: readonly Evaluation[]): number {
+  return Math.min(...evaluated.map((e) => e.kappaS ?? Infinity));
+}
+
+/**
+ * Whether a lower bound on a candidate's kappa(S) puts it above `least` (beyond TIE): then it cannot be the best. Undefined
+ * while no exact kappa(S) is had (nothing rules a candidate out yet).
+ */
+function ruledOutAbove(least: number): ((kappaSAtLeast: number) => boolean) | undefined {
+  return Number.isFinite(least) ? (kappaSAtLeast) => kappaSAtLeast > least * (1 + TIE) : undefined;
+}
+
 function isWithin(assignment: Int32Array, m: number, lo: number, hi: number): boolean {
   return partitionFromAssignment(assignment, m).sizes.every((size) => size >= lo && size <= hi);
 }
@@ -643,11 +655,11 @@ function* exactForContendersWork(
   kernels: Kernels,
   secondsOf: (system: CsrSystem) => number | null,
 ): Work<void> {
-  const leastExact = (): number => Math.min(...evaluated.map((e) => e.kappaS ?? Infinity));
   let first = true;
   for (const entry of evaluated.filter((e) => e.kappaS === null).sort((x, y) => x.bounds!.lower - y.bounds!.lower)) {
-    const least = leastExact();
-    if (entry.bounds!.lower > least * (1 + TIE)) {
+    const least = leastExactKappaS(evaluated);
+    const above = ruledOutAbove(least);
+    if (above?.(entry.bounds!.lower)) {
       const why =
         entry.bounds!.upper === null
           ? "from a top Ritz value of S^{-1}'s shift-invert Lanczos run, at most 1 / lambda_min(S)"
@@ -661,7 +673,7 @@ function* exactForContendersWork(
     // entry's bounds always carry it (a block-diagonal partition's kappa(S) = 1 is exact in that pass).
     const lambdaMinS = entry.bounds!.lambdaMinS!;
     const system = yield* systemOf(entry.assignment);
-    const exceeds = Number.isFinite(least) ? (theta: number): boolean => theta * entry.bounds!.lower > least * (1 + TIE) : undefined;
+    const exceeds = above && ((theta: number): boolean => above(theta * entry.bounds!.lower));
     const { lambdaMaxS, angles } = yield* sparseLambdaMaxSAndAnglesWork(kernels, system, first, exceeds);
     if (lambdaMaxS !== null && !lambdaMaxS.converged && exceeds?.(lambdaMaxS.value)) {
       entry.bounds = { ...entry.bounds!, lower: lambdaMaxS.value * entry.bounds!.lower };
