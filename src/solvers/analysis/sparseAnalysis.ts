@@ -357,8 +357,7 @@ export function* sparseKappaSBoundsWork(
   const lowerOf = (theta: number): number => (colours === 2 ? 2 * theta - 1 : theta);
   const abandonWhen = ruledOutWhen && ((theta: number) => ruledOutWhen(lowerOf(theta)));
   const lambdaMin = yield* lambdaMinSWork(slots, lu, { ...sOptionsOf(kernels, A.rows), abandonWhen }, workspace, luSolves);
-  if (!lambdaMin.converged && abandonWhen?.(1 / lambdaMin.value))
-    return { lower: lowerOf(1 / lambdaMin.value), upper: null, colours, lambdaMinS: null };
+  if (lambdaMin.abandoned) return { lower: lowerOf(1 / lambdaMin.value), upper: null, colours, lambdaMinS: null };
   const r = Math.min(lambdaMin.relativeErrorBound, 0.5);
   if (colours === 2) {
     const kappa = (2 - lambdaMin.value) / lambdaMin.value;

@@ -216,7 +216,7 @@ export function* sparseLambdaMaxSAndAnglesWork(
     const options = { ...sOptionsOf(kernels, slots.a.rows), abandonWhen: ruledOutWhen };
     lambdaMaxS = yield* lambdaMaxSOnThreadsWork(kernels, slots, pairs.factors, threads, options);
     yield { phase: 'conditioning', fraction: 1 };
-    if (!lambdaMaxS.converged && ruledOutWhen?.(lambdaMaxS.value)) return { lambdaMaxS, angles: null };
+    if (lambdaMaxS.abandoned) return { lambdaMaxS, angles: null };
   }
   const overlapping = withAngles ? pairs.pairs.length / 2 : 0;
   const tasks: SparseAnalysisTask[] = [];

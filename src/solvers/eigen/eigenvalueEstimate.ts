@@ -49,6 +49,11 @@ export interface EigenvalueEstimate {
   restarts: number;
   /** The bound met the requested tolerance (or the space was exhausted). */
   converged: boolean;
+  /**
+   * Stopped before converging by the caller's test (LargestEigenvalueOptions.abandonWhen), which the top Ritz value
+   * `value` met (for the inverse: `1 / value`'s): a bound on the end, not the end. Absent otherwise.
+   */
+  abandoned?: true;
 }
 
 /** A derived estimate (a singular value, a ratio): its value, how it was obtained and a relative error bound. */
@@ -60,11 +65,14 @@ export interface SpectralEstimate {
   /** Operator applications (of both runs for a ratio). */
   iterations: number;
   converged: boolean;
+  /** EigenvalueEstimate.abandoned: a bound that met the caller's stopping test, not the end. */
+  abandoned?: true;
 }
 
 /** An eigenvalue estimate as a SpectralEstimate. */
 export function spectralEstimateOf(e: EigenvalueEstimate): SpectralEstimate {
-  return { value: e.value, method: e.method, relativeErrorBound: e.relativeErrorBound, iterations: e.iterations, converged: e.converged };
+  const { value, method, relativeErrorBound, iterations, converged, abandoned } = e;
+  return { value, method, relativeErrorBound, iterations, converged, ...(abandoned ? { abandoned } : {}) };
 }
 
 /**

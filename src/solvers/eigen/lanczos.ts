@@ -634,7 +634,7 @@ export interface LargestEigenvalueOptions {
    * Stop before convergence once the top Ritz value theta satisfies this (theta <= lambda_max: Rayleigh-Ritz, to
    * rounding): for a caller who needs only to know that lambda_max is at least some value. The run is otherwise the
    * same (the same basis, restarts and tests, so the same value when it does not fire); stopped by it, the estimate
-   * says converged: false and its value is theta. Not with ARPACK (the thick restart runs instead).
+   * says converged: false and abandoned: true, and its value is theta. Not with ARPACK (the thick restart runs instead).
    */
   abandonWhen?: (theta: number) => boolean;
   /** ARPACK to hand large operators to (eigensolverOptionsOf); absent or null: the thick restart. */
@@ -748,6 +748,8 @@ export function* largestEigenvalueWork(
     workspace,
   );
   const top = result.largest;
+  // Accepted by abandonWhen alone: theta, not lambda_max.
+  const abandoned = abandonWhen !== undefined && result.accepted && !result.exhausted && !meets(top);
   return {
     value: top.value,
     method: result.exhausted ? 'lanczos-exhaustive' : 'lanczos',
@@ -756,8 +758,8 @@ export function* largestEigenvalueWork(
     gap: top.gap,
     iterations: result.iterations,
     restarts: result.restarts,
-    // Accepted by abandonWhen alone: theta, not lambda_max.
-    converged: (result.accepted && (abandonWhen === undefined || meets(top))) || result.exhausted,
+    converged: (result.accepted && !abandoned) || result.exhausted,
+    ...(abandoned ? { abandoned: true as const } : {}),
   };
 }
 

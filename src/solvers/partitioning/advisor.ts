@@ -675,7 +675,7 @@ function* exactForContendersWork(
     const system = yield* systemOf(entry.assignment);
     const exceeds = above && ((theta: number): boolean => above(theta * entry.bounds!.lower));
     const { lambdaMaxS, angles } = yield* sparseLambdaMaxSAndAnglesWork(kernels, system, first, exceeds);
-    if (lambdaMaxS !== null && !lambdaMaxS.converged && exceeds?.(lambdaMaxS.value)) {
+    if (lambdaMaxS?.abandoned) {
       entry.bounds = { ...entry.bounds!, lower: lambdaMaxS.value * entry.bounds!.lower };
       entry.notComputed.push(
         `kappa(S) not computed: it is at least ${format(entry.bounds.lower)} (lambda_max(S) >= ${format(lambdaMaxS.value)}, a top Ritz value of its Lanczos run, over lambda_min(S)), above the best candidate's ${format(least)}, so this candidate cannot be the best.`,

@@ -7,6 +7,7 @@ import {
   smallestEigenvalueByInverse,
   type SymmetricOperator,
 } from '../../../src/solvers/eigen/lanczos.js';
+import { spectralEstimateOf } from '../../../src/solvers/eigen/eigenvalueEstimate.js';
 import type { DenseKernels } from '../../../src/solvers/linalg/denseKernels.js';
 import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import { symmetricEigen } from '../../../src/solvers/eigen/symmetricEigen.js';
@@ -143,11 +144,20 @@ describe('largestEigenvalue (thick-restart Lanczos)', () => {
     const at = 2 - 1e-4;
     const stopped = largestEigenvalue(diagonalOperator(d), { tolerance: 1e-10, abandonWhen: (theta) => theta >= at });
     expect(stopped.converged).toBe(false);
+    expect(stopped.abandoned).toBe(true);
+    expect(full.abandoned).toBeUndefined();
     expect(stopped.value).toBeGreaterThanOrEqual(at);
     expect(stopped.value).toBeLessThanOrEqual(2 * (1 + 4 * EPS));
     expect(stopped.iterations).toBeLessThan(full.iterations);
     const never = largestEigenvalue(diagonalOperator(d), { tolerance: 1e-10, abandonWhen: () => false });
     expect(never).toEqual(full);
+    expect(never.abandoned).toBeUndefined();
+    // Through shift-invert and spectralEstimateOf the flag stays: 1 / value is the theta that met the test.
+    const inverse = spectralEstimateOf(
+      smallestEigenvalueByInverse(diagonalOperator(d), { tolerance: 1e-10, abandonWhen: (theta) => theta >= at }),
+    );
+    expect(inverse).toMatchObject({ converged: false, abandoned: true });
+    expect(1 / inverse.value).toBeGreaterThanOrEqual(at);
   });
 
   it('is exact (method lanczos-exhaustive) when the Krylov space becomes invariant or spans everything', () => {
