@@ -44,8 +44,10 @@ export {
   parallelMinWork,
   DEFAULT_PARALLEL_MIN_WORK,
   setParallelTasksMinNnz,
+  setParallelAnalysisTasksMinNnz,
   setParallelDenseAnalysisMinN,
   DEFAULT_PARALLEL_TASKS_MIN_NNZ,
+  DEFAULT_PARALLEL_ANALYSIS_TASKS_MIN_NNZ,
 } from './parallel/threads.js';
 export { activeSolverWorkers, lastThreadStartFailure } from './parallel/engine.js';
 export type * from './runner/types.js';

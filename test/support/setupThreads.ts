@@ -1,17 +1,19 @@
 /**
- * Runs `work` with `threads` solver threads, and with a parallel phase's size threshold (by default a machine setup's,
- * setParallelTasksMinNnz) at 0 when there are several (any size runs in parallel) and at Infinity with one, as a large
- * system would run it; the settings are restored after.
+ * Runs `work` with `threads` solver threads, and with a parallel phase's size threshold (by default a sparse system's
+ * two: its setup's, setParallelTasksMinNnz, and its analysis', setParallelAnalysisTasksMinNnz) at 0 when there are
+ * several (any size runs in parallel) and at Infinity with one, as a large system would run it; the settings are
+ * restored after.
  */
-import { setParallelTasksMinNnz, setSolverThreads } from '../../src/solvers/parallel/threads.js';
+import { setParallelAnalysisTasksMinNnz, setParallelTasksMinNnz, setSolverThreads } from '../../src/solvers/parallel/threads.js';
 
-export function onSetupThreads<T>(threads: number, work: () => T, setThreshold: (minimum: number) => number = setParallelTasksMinNnz): T {
+export function onSetupThreads<T>(threads: number, work: () => T, setThreshold?: (minimum: number) => number): T {
+  const setters = setThreshold ? [setThreshold] : [setParallelTasksMinNnz, setParallelAnalysisTasksMinNnz];
   setSolverThreads(threads);
-  const previous = setThreshold(threads > 1 ? 0 : Infinity);
+  const previous = setters.map((set) => set(threads > 1 ? 0 : Infinity));
   try {
     return work();
   } finally {
-    setThreshold(previous);
+    setters.forEach((set, k) => set(previous[k]));
     setSolverThreads('auto');
   }
 }

@@ -24,7 +24,7 @@ import { runSync, type Work } from '../cooperative.js';
 import type { Kernels } from '../linalg/kernels.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
-import { threadsForTasks } from '../parallel/threads.js';
+import { threadsForAnalysisTasks } from '../parallel/threads.js';
 import { nnzOf, type CsrMatrix } from '../sparse/csr.js';
 import type { SpectralEstimate } from '../eigen/eigenvalueEstimate.js';
 import { sparseMatrixConditioningWork } from './conditioning.js';
@@ -217,7 +217,7 @@ export function* sparsePrincipalAnglesWork(kernels: Kernels, spec: PairAnglesSpe
     taskModule: import.meta.url,
     ...onKernels(kernels),
     tasks: overlapping,
-    threads: threadsForTasks(nnzOf(slots.a), overlapping),
+    threads: threadsForAnalysisTasks(nnzOf(slots.a), overlapping),
     spec,
     runTask: (_, q) => sparsePairAngleWork(context, pairs[2 * q], pairs[2 * q + 1]),
     progress: (done) => ({ phase: 'principal-angles', fraction: done / overlapping }),

@@ -18,7 +18,7 @@ import { runSync, type Work, type WorkProgress } from '../cooperative.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { holdBlasToOneThread, selectedKernels, type Kernels } from '../linalg/kernels.js';
 import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
-import { threadsForTasks } from '../parallel/threads.js';
+import { threadsForAnalysisTasks } from '../parallel/threads.js';
 import { sharedCopy } from '../parallel/workerThreads.js';
 import type { StoredGramFactor } from '../machines/placement.js';
 import { nnzOf } from '../sparse/csr.js';
@@ -128,7 +128,7 @@ export const runTask: TaskRunner = (spec, index) => {
 
 /** Threads for the sparse analysis' parts of `system` (1: the one-thread path of ./sparseAnalysis.ts). */
 export function sparseAnalysisThreads(system: CsrSystem): number {
-  return threadsForTasks(nnzOf(system.A), 2);
+  return threadsForAnalysisTasks(nnzOf(system.A), 2);
 }
 
 /** The tasks' results (OpenBLAS held to one thread meanwhile: ../parallel/taskPool.ts). */

@@ -21,13 +21,23 @@ import { availableParallelism } from 'node:os';
 import { InvalidParameterError } from '../errors.js';
 
 /**
- * Default least nonzeros of A for which the independent tasks of a sparse system run on threads
- * (../parallel/taskPool.ts): its setup's machines (../distributed/sparseSystem.ts) and its analysis'
- * pairs of machines (../analysis/sparseAnalysis.ts). Such a setup takes ~0.5 s in TypeScript, where two
+ * Default least nonzeros of A for which a sparse system's setup runs its machines on threads
+ * (../parallel/taskPool.ts, ../distributed/sparseSystem.ts). Such a setup takes ~0.5 s in TypeScript, where two
  * threads save ~0.25 s against ~0.05 s compiled (~0.2 s under tsx) to start a worker and copy A into
- * shared memory.
+ * shared memory; below it they save nothing (Poisson n = 90,000, 449,000 nonzeros, compiled: 0.21 s on one thread
+ * against 0.35 s on two on TypeScript, 0.13 against 0.15 s native; bench/sparseAnalysisThreads.ts).
  */
 export const DEFAULT_PARALLEL_TASKS_MIN_NNZ = 500_000;
+/**
+ * Default least nonzeros of A for which a sparse system's analysis runs its parts on threads (L beside the LU's ends
+ * and lambda_max(S)'s Lanczos run, whose factor solves then run on both, and the pairs of machines:
+ * ../analysis/sparseAnalysisTasks.ts, ../analysis/sparseAnalysis.ts). Its parts cost several times a setup per
+ * nonzero, so threads pay from fewer of them. Poisson in strips, compiled, one thread against two
+ * (bench/sparseAnalysisThreads.ts, best of 3): 49,600 nonzeros 0.17 -> 0.20 s native, 0.27 -> 0.32 s TypeScript
+ * (slower); 111,900 0.45 -> 0.38 s and 0.76 -> 0.71 s; 199,200 1.23 -> 0.95 s and 1.87 -> 1.32 s; 448,800 2.86 -> 2.09 s
+ * and 5.05 -> 3.18 s.
+ */
+export const DEFAULT_PARALLEL_ANALYSIS_TASKS_MIN_NNZ = 100_000;
 /**
  * Default least n for which the dense analysis of an n x n system runs its independent parts on
  * threads (../analysis/denseAnalysisTasks.ts), on the TypeScript backend only (the addon's LAPACK and
@@ -51,6 +61,7 @@ export const MAX_SOLVER_THREADS = 64;
 let threadSetting: number | 'auto' = 'auto';
 let minWork = DEFAULT_PARALLEL_MIN_WORK;
 let tasksMinNnz = DEFAULT_PARALLEL_TASKS_MIN_NNZ;
+let analysisTasksMinNnz = DEFAULT_PARALLEL_ANALYSIS_TASKS_MIN_NNZ;
 let denseAnalysisMinN = DEFAULT_PARALLEL_DENSE_ANALYSIS_MIN_N;
 
 /** Sets the threads a solver run may use ('auto' = os.availableParallelism()); returns the count now in effect. */
@@ -97,21 +108,38 @@ export function threadsForRun(work: number, parts: number): number {
   return Math.max(1, Math.min(solverThreads(), parts));
 }
 
-/** Sets the least nonzeros of A for which a sparse system's tasks run on threads (Infinity: never); returns the previous value. */
+/** Sets the least nonzeros of A for which a sparse system's setup runs on threads (Infinity: never); returns the previous value. */
 export function setParallelTasksMinNnz(nnz: number): number {
-  if (!(nnz >= 0)) {
-    throw new InvalidParameterError(`Parallel tasks minimum nonzeros is ${String(nnz)}; it must be a number >= 0.`, {
-      nnz: String(nnz),
-    });
-  }
   const previous = tasksMinNnz;
-  tasksMinNnz = nnz;
+  tasksMinNnz = validMinNnz(nnz, 'Parallel tasks');
   return previous;
 }
 
-/** Threads for `tasks` independent tasks on a sparse matrix of `nnz` stored entries (the setting, as for runs, at most one per task). */
+/** Sets the least nonzeros of A for which a sparse system's analysis runs its parts on threads (Infinity: never); returns the previous value. */
+export function setParallelAnalysisTasksMinNnz(nnz: number): number {
+  const previous = analysisTasksMinNnz;
+  analysisTasksMinNnz = validMinNnz(nnz, 'Parallel analysis tasks');
+  return previous;
+}
+
+function validMinNnz(nnz: number, setting: string): number {
+  if (!(nnz >= 0)) {
+    throw new InvalidParameterError(`${setting} minimum nonzeros is ${String(nnz)}; it must be a number >= 0.`, {
+      nnz: String(nnz),
+    });
+  }
+  return nnz;
+}
+
+/** Threads for a sparse setup's `tasks` machines on a matrix of `nnz` stored entries (the setting, as for runs, at most one per task). */
 export function threadsForTasks(nnz: number, tasks: number): number {
   if (nnz < tasksMinNnz) return 1;
+  return Math.max(1, Math.min(solverThreads(), tasks));
+}
+
+/** Threads for `tasks` independent parts of a sparse analysis on a matrix of `nnz` stored entries (at most one per task). */
+export function threadsForAnalysisTasks(nnz: number, tasks: number): number {
+  if (nnz < analysisTasksMinNnz) return 1;
   return Math.max(1, Math.min(solverThreads(), tasks));
 }
 

@@ -21,7 +21,7 @@ import {
   sparseSOfPartitionWork,
 } from '../../../src/solvers/analysis/sparseAnalysis.js';
 import { sparseLambdaMaxSAndAnglesWork } from '../../../src/solvers/analysis/sparseAnalysisTasks.js';
-import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
+import { setParallelAnalysisTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
 import { sharedCopy } from '../../../src/solvers/parallel/workerThreads.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { machineColumnSlots, overlapTwoColouring } from '../../../src/solvers/sparse/spectrumOfS.js';
@@ -71,12 +71,12 @@ describeEachBackend('the scaled Gram operator on two threads', () => {
     const angles = runSync(sparseAnglesOfPartitionWork(kernels, system));
     const one = runSync(sparseLambdaMaxSAndAnglesWork(kernels, system, true));
     setSolverThreads(2);
-    const previous = setParallelTasksMinNnz(0);
+    const previous = setParallelAnalysisTasksMinNnz(0);
     try {
       const two = runSync(sparseLambdaMaxSAndAnglesWork(kernels, system, true));
       expect(two).toEqual(one);
     } finally {
-      setParallelTasksMinNnz(previous);
+      setParallelAnalysisTasksMinNnz(previous);
       setSolverThreads('auto');
     }
     // The analysis' one-thread path leaves OpenBLAS its threads (the Lanczos basis' dgemv sums in another order on the

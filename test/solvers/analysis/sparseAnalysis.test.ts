@@ -22,6 +22,7 @@ import { analyze, analyzeWork, spectralDataOf, spectralStageWork } from '../../.
 import { machineGramSolves, pairAnglesSpec } from '../../../src/solvers/analysis/sparseAnalysis.js';
 import {
   sparseAnalysisTasksSpec,
+  sparseAnalysisThreads,
   sparseTasksProgress,
   type SparseAnalysisTaskResult,
 } from '../../../src/solvers/analysis/sparseAnalysisTasks.js';
@@ -31,10 +32,16 @@ import { nativeBlas } from '../../../src/solvers/linalg/backend.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import type { CsrSystem } from '../../../src/solvers/distributed/sparseSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { InvalidParameterError } from '../../../src/solvers/errors.js';
 import { partitionFromAssignment } from '../../../src/solvers/problem.js';
-import { setParallelTasksMinNnz, setSolverThreads } from '../../../src/solvers/parallel/threads.js';
+import {
+  DEFAULT_PARALLEL_ANALYSIS_TASKS_MIN_NNZ,
+  setParallelAnalysisTasksMinNnz,
+  setSolverThreads,
+  threadsForTasks,
+} from '../../../src/solvers/parallel/threads.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
-import { selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
+import { nnzOf, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
 import { gramMatrix } from '../../../src/solvers/sparse/gram.js';
 import { currentThreadGramSolver, gramFactorizer } from '../../../src/solvers/machines/placement.js';
 import { convectionDiffusion2d, poisson2d } from '../../../src/solvers/sparse/generators.js';
@@ -390,6 +397,30 @@ describe('the progress of the sparse analysis’ tasks on threads', () => {
   });
 });
 
+describe('threads for a sparse analysis', () => {
+  it('run its parts on threads from DEFAULT_PARALLEL_ANALYSIS_TASKS_MIN_NNZ nonzeros on, where the setup still has one', () => {
+    // Poisson 141 x 141 has 98,841 nonzeros, 142 x 142 100,252.
+    const systemOf = (side: number): CsrSystem => {
+      const system = buildDistributedSystem(createProblem({ A: poisson2d(side), partition: { machines: 16 } }));
+      if (system.storage !== 'csr') throw new Error('expected a CSR system');
+      return system;
+    };
+    const below = systemOf(141);
+    const above = systemOf(142);
+    expect(nnzOf(below.A)).toBeLessThan(DEFAULT_PARALLEL_ANALYSIS_TASKS_MIN_NNZ);
+    expect(nnzOf(above.A)).toBeGreaterThanOrEqual(DEFAULT_PARALLEL_ANALYSIS_TASKS_MIN_NNZ);
+    setSolverThreads(2);
+    try {
+      expect(sparseAnalysisThreads(below)).toBe(1);
+      expect(sparseAnalysisThreads(above)).toBe(2);
+      expect(threadsForTasks(nnzOf(above.A), 16)).toBe(1);
+      for (const bad of [-1, Number.NaN]) expect(() => setParallelAnalysisTasksMinNnz(bad)).toThrow(InvalidParameterError);
+    } finally {
+      setSolverThreads('auto');
+    }
+  });
+});
+
 describeEachBackend('sparse analysis with its pairs of machines on threads', (backend) => {
   it('gives the angles and estimates of one thread, bit for bit, also for the pairs a worker computes', () => {
     // Rows dealt round robin: every pair of the 5 machines overlaps (10 pairs).
@@ -398,11 +429,11 @@ describeEachBackend('sparse analysis with its pairs of machines on threads', (ba
     const system = buildDistributedSystem(createProblem({ A, partition: { assignment: Array.from(assignment) } }));
     const analyzeOn = (threads: number): Analysis => {
       setSolverThreads(threads);
-      const previous = setParallelTasksMinNnz(threads > 1 ? 0 : Infinity);
+      const previous = setParallelAnalysisTasksMinNnz(threads > 1 ? 0 : Infinity);
       try {
         return analyze(system);
       } finally {
-        setParallelTasksMinNnz(previous);
+        setParallelAnalysisTasksMinNnz(previous);
         setSolverThreads('auto');
       }
     };
@@ -420,7 +451,7 @@ describeEachBackend('sparse analysis with its pairs of machines on threads', (ba
     expect(whole.conditioning).toEqual(single.conditioning);
     expect(single.conditioning.estimates?.lambdaMaxS.method).toBe('lanczos');
     setSolverThreads(2);
-    const previous = setParallelTasksMinNnz(0);
+    const previous = setParallelAnalysisTasksMinNnz(0);
     try {
       const staged = runSync(spectralStageWork(system));
       expect(staged.spectral).toEqual(runSync(spectralStageWork(system, {}, true)).spectral);
@@ -428,7 +459,7 @@ describeEachBackend('sparse analysis with its pairs of machines on threads', (ba
       expect(rest.conditioning).toEqual(single.conditioning);
       expect(rest.heterogeneity).toEqual(single.heterogeneity);
     } finally {
-      setParallelTasksMinNnz(previous);
+      setParallelAnalysisTasksMinNnz(previous);
       setSolverThreads('auto');
     }
     // Every task of the whole analysis, the worker's included, gives the one-thread value.
