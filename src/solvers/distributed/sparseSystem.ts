@@ -17,7 +17,7 @@
  * well-conditioned machines get none and pay nothing.
  *
  * The machines are independent: a large setup builds them on threads (../parallel/taskPool.ts, the
- * same data as on one thread; threadsForTasks decides when), each thread on the run's backend.
+ * same data as on one thread; threadsForSetupTasks decides when), each thread on the run's backend.
  *
  * A machine whose rows are numerically dependent (a Cholesky pivot that is not positive relative to
  * its diagonal, i.e. a row within ~1e-7 rad of the span of the others) makes a square system singular, as
@@ -39,7 +39,7 @@ import {
   type GramFactorizer,
 } from '../machines/placement.js';
 import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
-import { threadsForTasks } from '../parallel/threads.js';
+import { threadsForSetupTasks } from '../parallel/threads.js';
 import type { CholeskyFactor } from '../sparse/sparseCholesky.js';
 import { gramRowBasis } from '../sparse/droppingCholesky.js';
 import { RANK_TOLERANCE } from './rowSpace.js';
@@ -444,7 +444,7 @@ function reserveValues(staging: ArenaStaging, A: CsrMatrix, rowsOf: readonly Int
 
 export function* buildSparseSystemWork(problem: CsrProblem, kernels: Kernels = selectedKernels()): Work<CsrSystem> {
   const { m, rowsOf } = problem.partition;
-  const threads = threadsForTasks(nnzOf(problem.A), m);
+  const threads = threadsForSetupTasks(nnzOf(problem.A), m);
   const staging = machineValueStaging(threads > 1);
   const staged = staging === null ? null : { staging, offsets: reserveValues(staging, problem.A, rowsOf) };
   const built = yield* runTasksWork({

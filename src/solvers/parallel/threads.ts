@@ -132,7 +132,7 @@ function validMinNnz(nnz: number, setting: string): number {
 }
 
 /** Threads for a sparse setup's `tasks` machines on a matrix of `nnz` stored entries (the setting, as for runs, at most one per task). */
-export function threadsForTasks(nnz: number, tasks: number): number {
+export function threadsForSetupTasks(nnz: number, tasks: number): number {
   if (nnz < tasksMinNnz) return 1;
   return Math.max(1, Math.min(solverThreads(), tasks));
 }

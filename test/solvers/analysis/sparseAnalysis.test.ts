@@ -38,7 +38,7 @@ import {
   DEFAULT_PARALLEL_ANALYSIS_TASKS_MIN_NNZ,
   setParallelAnalysisTasksMinNnz,
   setSolverThreads,
-  threadsForTasks,
+  threadsForSetupTasks,
 } from '../../../src/solvers/parallel/threads.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
 import { nnzOf, selectRows, type CsrMatrix } from '../../../src/solvers/sparse/csr.js';
@@ -413,7 +413,7 @@ describe('threads for a sparse analysis', () => {
     try {
       expect(sparseAnalysisThreads(below)).toBe(1);
       expect(sparseAnalysisThreads(above)).toBe(2);
-      expect(threadsForTasks(nnzOf(above.A), 16)).toBe(1);
+      expect(threadsForSetupTasks(nnzOf(above.A), 16)).toBe(1);
       for (const bad of [-1, Number.NaN]) expect(() => setParallelAnalysisTasksMinNnz(bad)).toThrow(InvalidParameterError);
     } finally {
       setSolverThreads('auto');

@@ -2,7 +2,7 @@
  * A sparse setup on threads (src/solvers/distributed/sparseSystem.ts through ../parallel/taskPool.ts)
  * builds exactly the machines of one thread, on each backend: the same rows, supports, right-hand
  * sides, Gram factors (bit for bit) and condition estimates, and the same refusal naming the same
- * machine and row; when threads apply (threadsForTasks).
+ * machine and row; when threads apply (threadsForSetupTasks).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
@@ -19,7 +19,7 @@ import {
   setParallelMinWork,
   setParallelTasksMinNnz,
   setSolverThreads,
-  threadsForTasks,
+  threadsForSetupTasks,
 } from '../../../src/solvers/parallel/threads.js';
 import { gramFactorizer } from '../../../src/solvers/machines/placement.js';
 import { activeSolverWorkers } from '../../../src/solvers/parallel/workerThreads.js';
@@ -41,9 +41,9 @@ describe('threads for a sparse setup', () => {
   it('apply from DEFAULT_PARALLEL_TASKS_MIN_NNZ nonzeros, at most one per machine, as the thread setting allows', () => {
     setSolverThreads(4);
     try {
-      expect(threadsForTasks(DEFAULT_PARALLEL_TASKS_MIN_NNZ - 1, 100)).toBe(1);
-      expect(threadsForTasks(DEFAULT_PARALLEL_TASKS_MIN_NNZ, 100)).toBe(4);
-      expect(threadsForTasks(DEFAULT_PARALLEL_TASKS_MIN_NNZ, 3)).toBe(3);
+      expect(threadsForSetupTasks(DEFAULT_PARALLEL_TASKS_MIN_NNZ - 1, 100)).toBe(1);
+      expect(threadsForSetupTasks(DEFAULT_PARALLEL_TASKS_MIN_NNZ, 100)).toBe(4);
+      expect(threadsForSetupTasks(DEFAULT_PARALLEL_TASKS_MIN_NNZ, 3)).toBe(3);
       for (const bad of [-1, Number.NaN]) expect(() => setParallelTasksMinNnz(bad)).toThrow(InvalidParameterError);
     } finally {
       setSolverThreads('auto');
