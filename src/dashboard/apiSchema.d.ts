@@ -1445,7 +1445,7 @@ export interface components {
                 /** @description eps kappa(A): the relative residual double precision lets a run reach (null when kappa(A) is unknown). With a tolerance below it, predictedIterations and timeToSolution are exact arithmetic's, a run stagnates near it, and the explanation says so. */
                 attainableAccuracy: number | null;
                 explanation: string;
-                /** @description Which of APC and D-HBM finishes first by predicted seconds, here and on the described deployment, and why it can differ from the per-iteration answer. */
+                /** @description Which of APC and D-HBM finishes first by predicted seconds, here and on the described deployment, and why it can differ from the per-iteration answer; the explanation names either whose predicted iterations exceed the job's maxIterations (a run of it stops there, before the tolerance). */
                 finishesFirst?: {
                     /** @enum {string} */
                     here: "apc" | "dhbm";

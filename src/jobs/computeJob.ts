@@ -333,7 +333,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, sha
         calibration: await processCalibration(),
         deployment: input.options.deployment,
       });
-      done = withTimeToSolution(done, t);
+      done = withTimeToSolution(done, t, input.options.maxIterations);
     }
     schedule.done.analysis = done;
     return done;

@@ -153,6 +153,27 @@ describe('analyze and solve', () => {
     expect(['apc', 'dhbm']).toContain(f.deployment);
   });
 
+  it("says which of APC and D-HBM the job's maxIterations stops before the tolerance", async () => {
+    const job = await runJob(service.app, {
+      type: 'analyze',
+      matrix: SYMMETRIC_COO,
+      partition: { sizes: [2, 1] },
+      options: { maxIterations: 2 },
+    });
+    expect(job.status, JSON.stringify(job.error)).toBe('succeeded');
+    const t = job.result!.analysis!.timeToSolution!;
+    const { explanation } = job.result!.analysis!.recommendation.finishesFirst!;
+    expect(t.dhbm.iterations).toBeGreaterThan(2);
+    for (const [id, name] of [
+      ['apc', 'APC'],
+      ['dhbm', 'D-HBM'],
+    ] as const) {
+      const sentence = `${name} needs ${String(t[id].iterations)} iterations, more than this job's maxIterations (2)`;
+      if ((t[id].iterations ?? 0) > 2) expect(explanation).toContain(sentence);
+      else expect(explanation).not.toContain(sentence);
+    }
+  });
+
   it('runs every generator (worker-side generation)', async () => {
     const bodies = [
       { matrix: { format: 'generator', generator: 'gaussian', n: 24, mean: 1, std: 1, seed: 7 }, partition: { machines: 4 } },

@@ -229,7 +229,7 @@ const RecommendationSchema = z.object({
     .object({ here: z.enum(['apc', 'dhbm']), deployment: z.enum(['apc', 'dhbm']).nullable(), explanation: z.string() })
     .optional()
     .describe(
-      'Which of APC and D-HBM finishes first by predicted seconds, here and on the described deployment, and why it can differ from the per-iteration answer.',
+      "Which of APC and D-HBM finishes first by predicted seconds, here and on the described deployment, and why it can differ from the per-iteration answer; the explanation names either whose predicted iterations exceed the job's maxIterations (a run of it stops there, before the tolerance).",
     ),
   leastSquaresNote: z
     .string()

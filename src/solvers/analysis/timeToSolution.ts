@@ -434,8 +434,11 @@ function comparison(t: AlgorithmTimes, where: string): string {
   return `${where} ${name(winner)} finishes first: APC ${String(t.apc.iterations ?? '-')} iterations x ${t.apc.secondsPerIteration.toPrecision(3)} s = ${seconds(t.apc.seconds)}, D-HBM ${String(t.dhbm.iterations ?? '-')} x ${t.dhbm.secondsPerIteration.toPrecision(3)} s = ${seconds(t.dhbm.seconds)}.`;
 }
 
-/** Which of APC and D-HBM finishes first, here and on the deployment, with why it can differ from the rates. */
-export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution): FinishesFirst {
+/**
+ * Which of APC and D-HBM finishes first, here and on the deployment, with why it can differ from the rates; and, given
+ * the job's iteration limit, which of the two it would stop before the tolerance (the prediction is of a run to it).
+ */
+export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIterations?: number): FinishesFirst {
   const here = finishesFirstOf(t);
   const deployment = t.deployment === undefined ? null : finishesFirstOf(t.deployment);
   const parts = [comparison(t, 'Here'), ...(t.deployment === undefined ? [] : [comparison(t.deployment, 'On the described deployment')])];
@@ -445,11 +448,25 @@ export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution): Finish
       ? `This differs from the per-iteration answer (${faster === 'apc' ? 'APC' : 'D-HBM'} converges in fewer iterations) because an iteration's cost differs: APC projects (a pass over Q_i or solves with the factor of A_i A_i^T, and vectors of n to and from every machine) where D-HBM makes one pass over A_i and exchanges vectors of the column supports.`
       : `This agrees with the per-iteration answer: the difference in iterations outweighs the difference in cost per iteration.`,
   );
+  if (maxIterations !== undefined) parts.push(...beyondLimit(t, maxIterations));
   return { here, deployment, explanation: parts.join(' ') };
 }
 
-/** The analysis with its time to solution and the recommendation's finishesFirst (the other fields unchanged). */
-export function withTimeToSolution(analysis: Analysis, t: TimeToSolution): Analysis {
-  const recommendation = { ...analysis.recommendation, finishesFirst: finishesFirst(analysis.recommendation.algorithm, t) };
+/** Says of APC and D-HBM each whose predicted iterations exceed the job's limit that a run of it stops there. */
+function beyondLimit(t: AlgorithmTimes, maxIterations: number): string[] {
+  return (['apc', 'dhbm'] as const)
+    .filter((id) => (t[id].iterations ?? 0) > maxIterations)
+    .map(
+      (id) =>
+        `${id === 'apc' ? 'APC' : 'D-HBM'} needs ${String(t[id].iterations)} iterations, more than this job's maxIterations (${maxIterations}): a run of it here stops at 'max-iterations' before the tolerance; options.maxIterations raises the limit.`,
+    );
+}
+
+/**
+ * The analysis with its time to solution and the recommendation's finishesFirst (the other fields unchanged), which
+ * names the iteration limit the job's runs have when given.
+ */
+export function withTimeToSolution(analysis: Analysis, t: TimeToSolution, maxIterations?: number): Analysis {
+  const recommendation = { ...analysis.recommendation, finishesFirst: finishesFirst(analysis.recommendation.algorithm, t, maxIterations) };
   return { ...analysis, recommendation, timeToSolution: t };
 }

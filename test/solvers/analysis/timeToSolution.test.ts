@@ -189,6 +189,18 @@ describe('finishesFirst', () => {
     expect(f.deployment).toBe('apc');
   });
 
+  it("names each of the two whose predicted iterations exceed the job's maxIterations, and only with a limit", () => {
+    const t = { ...times([100, 0.1], [300, 0.015]), calibration };
+    const limited = finishesFirst('apc', t, 200).explanation;
+    expect(limited).toContain(
+      "D-HBM needs 300 iterations, more than this job's maxIterations (200): a run of it here stops at 'max-iterations'",
+    );
+    expect(limited).not.toContain('APC needs');
+    expect(finishesFirst('apc', t, 50).explanation).toContain("APC needs 100 iterations, more than this job's maxIterations (50)");
+    expect(finishesFirst('apc', t, 300).explanation).not.toContain('maxIterations');
+    expect(finishesFirst('apc', t).explanation).not.toContain('maxIterations');
+  });
+
   it('agrees when iterations dominate', () => {
     const f = finishesFirst('apc', { ...times([10, 0.1], [3000, 0.015]), calibration });
     expect(f.here).toBe('apc');
