@@ -410,11 +410,11 @@ function seconds(value: number | null | undefined): string {
 }
 
 /**
- * Predicted time to solution: per algorithm, the iterations its optimal rate needs, the seconds one
- * iteration costs here (and on the described deployment), and their product; which of APC and D-HBM
- * finishes first, and why that can differ from the rates.
+ * Predicted time to solution: per algorithm, the iterations its optimal rate needs (marked where they exceed the job's
+ * iteration limit: its run stops there), the seconds one iteration costs here (and on the described deployment), and
+ * their product; which of APC and D-HBM finishes first, and why that can differ from the rates.
  */
-export function timeToSolutionSection(analysis: Analysis): HTMLElement | string {
+export function timeToSolutionSection(analysis: Analysis, maxIterations?: number): HTMLElement | string {
   const times = analysis.timeToSolution;
   if (!times) return '';
   const deployment = times.deployment;
@@ -428,9 +428,24 @@ export function timeToSolutionSection(analysis: Analysis): HTMLElement | string 
     const there = deployment?.[algorithm];
     const mark = (value: number | null, best: number): HTMLElement | string =>
       value !== null && value === best ? h('strong', { class: 'fastest' }, seconds(value), ' ★') : seconds(value);
+    const beyond = maxIterations !== undefined && here.iterations !== null && here.iterations > maxIterations;
     return [
       ALGORITHM_NAMES[algorithm],
-      formatInteger(here.iterations),
+      beyond
+        ? h(
+            'span',
+            {},
+            formatInteger(here.iterations),
+            h(
+              'span',
+              {
+                class: 'cell-note beyond-limit',
+                title: `This job's runs stop at maxIterations = ${formatInteger(maxIterations)}, before the tolerance; options.maxIterations raises the limit.`,
+              },
+              `⚠ over maxIterations (${formatInteger(maxIterations)})`,
+            ),
+          )
+        : formatInteger(here.iterations),
       seconds(here.secondsPerIteration),
       mark(here.seconds, bestHere),
       ...(there ? [seconds(there.secondsPerIteration), mark(there.seconds, bestThere)] : []),

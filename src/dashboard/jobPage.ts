@@ -263,7 +263,7 @@ export class JobPageView implements View {
       conditioningSection(analysis),
       ratesSection(analysis, result.runs),
       recommendationSection(analysis),
-      timeToSolutionSection(analysis),
+      timeToSolutionSection(analysis, job.options.maxIterations),
       result.advice ? adviceSection(result.advice, this.advicePictures(result.advice)) : this.partitionSection(),
       this.downloadsSection(job, runs),
     );

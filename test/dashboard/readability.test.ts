@@ -524,9 +524,12 @@ describe('the dashboard says what the numbers mean', () => {
     const close = (shown: number, value: number): boolean => Math.abs(shown - value) <= 5e-4 * Math.abs(value);
     expect(rows.map((row) => row[0])).toEqual(['APC', 'D-HBM', 'DGD', 'D-NAG', 'Block Cimmino', 'Mou-Liu-Morse']);
     (['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const).forEach((algorithm, k) => {
-      const [, iterations, perIteration, total, deployedPerIteration, deployedTotal] = rows[k];
+      const [, iterationsCell, perIteration, total, deployedPerIteration, deployedTotal] = rows[k];
       const here = times[algorithm];
       const there = times.deployment![algorithm];
+      // Past the job's iteration limit the cell says so under the count.
+      const [iterations, limitNote] = iterationsCell.split('⚠');
+      expect(limitNote !== undefined).toBe(here.iterations !== null && here.iterations > solve.options.maxIterations);
       expect(iterations.replace(/,/g, '')).toBe(here.iterations === null ? '—' : String(here.iterations));
       expect(close(seconds(perIteration), here.secondsPerIteration), perIteration).toBe(true);
       expect(close(seconds(deployedPerIteration), there.secondsPerIteration), deployedPerIteration).toBe(true);
@@ -534,6 +537,23 @@ describe('the dashboard says what the numbers mean', () => {
       if (there.seconds !== null) expect(close(seconds(deployedTotal), there.seconds), deployedTotal).toBe(true);
     });
     await screenshotBothWidths(page, 'readable-time-to-solution');
+
+    // An analysis whose job allows 2 iterations: each algorithm predicted to need more is marked, at a glance.
+    const limited = await runJob(running.service.app, {
+      type: 'analyze',
+      matrix: gaussian,
+      partition: { machines: 3 },
+      options: { maxIterations: 2 },
+    });
+    expect(limited.status).toBe('succeeded');
+    const limitedTimes = limited.result!.analysis!.timeToSolution!;
+    const beyond = (['apc', 'dhbm', 'dgd', 'dnag', 'cimmino', 'mlm'] as const).filter((id) => (limitedTimes[id].iterations ?? 0) > 2);
+    expect(beyond.length).toBeGreaterThan(0);
+    await page.goto(`${running.service.baseUrl}/#/jobs/${limited.id}`);
+    await page.locator('#time-to-solution tbody tr').first().waitFor({ timeout: 30_000 });
+    const notes = await page.locator('#time-to-solution tbody tr .beyond-limit').allTextContents();
+    expect(notes).toEqual(beyond.map(() => '⚠ over maxIterations (2)'));
+    await screenshotBothWidths(page, 'readable-time-to-solution-limit');
 
     // The advise job: its candidates, the best marked.
     const advice = advise.result!.advice!;

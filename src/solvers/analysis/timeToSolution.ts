@@ -452,14 +452,16 @@ export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIter
   return { here, deployment, explanation: parts.join(' ') };
 }
 
-/** Says of APC and D-HBM each whose predicted iterations exceed the job's limit that a run of it stops there. */
+/** Says of APC and D-HBM, those whose predicted iterations exceed the job's limit, that a run of them stops there. */
 function beyondLimit(t: AlgorithmTimes, maxIterations: number): string[] {
-  return (['apc', 'dhbm'] as const)
-    .filter((id) => (t[id].iterations ?? 0) > maxIterations)
-    .map(
-      (id) =>
-        `${id === 'apc' ? 'APC' : 'D-HBM'} needs ${String(t[id].iterations)} iterations, more than this job's maxIterations (${maxIterations}): a run of it here stops at 'max-iterations' before the tolerance; options.maxIterations raises the limit.`,
-    );
+  const beyond = (['apc', 'dhbm'] as const).filter((id) => (t[id].iterations ?? 0) > maxIterations);
+  if (beyond.length === 0) return [];
+  const names = beyond.map((id) => (id === 'apc' ? 'APC' : 'D-HBM')).join(' and ');
+  const counts = beyond.map((id) => String(t[id].iterations)).join(' and ');
+  const [needs, runs] = beyond.length === 1 ? ['needs', 'a run of it'] : ['need', 'runs of them'];
+  return [
+    `${names} ${needs} ${counts} iterations, more than this job's maxIterations (${maxIterations}): ${runs} here stop${beyond.length === 1 ? 's' : ''} at 'max-iterations' before the tolerance; options.maxIterations raises the limit.`,
+  ];
 }
 
 /**

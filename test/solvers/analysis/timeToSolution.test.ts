@@ -196,7 +196,9 @@ describe('finishesFirst', () => {
       "D-HBM needs 300 iterations, more than this job's maxIterations (200): a run of it here stops at 'max-iterations'",
     );
     expect(limited).not.toContain('APC needs');
-    expect(finishesFirst('apc', t, 50).explanation).toContain("APC needs 100 iterations, more than this job's maxIterations (50)");
+    expect(finishesFirst('apc', t, 50).explanation).toContain(
+      "APC and D-HBM need 100 and 300 iterations, more than this job's maxIterations (50): runs of them here stop at 'max-iterations'",
+    );
     expect(finishesFirst('apc', t, 300).explanation).not.toContain('maxIterations');
     expect(finishesFirst('apc', t).explanation).not.toContain('maxIterations');
   });
