@@ -778,18 +778,14 @@ function accumulateSlots(slots: MachineColumnSlots, u: Float64Array, s: Float64A
 
 /**
  * ex[slot] = the sum of s over the OTHER slots of the same column (the other machines' A_j^T u_j at
- * that column), from a prefix and a suffix sum: no subtraction, so no cancellation against the own term.
+ * that column), from a prefix and a suffix sum: no subtraction, so no cancellation against the own term. Over
+ * `columns`, the shared ones (a column of one slot has no other machine's term).
  */
-function excludeOwnSlots(slots: MachineColumnSlots, s: Float64Array, ex: Float64Array): void {
-  const { slotPtr } = slots;
-  const cols = slots.a.cols;
-  for (let c = 0; c < cols; c++) {
+function excludeOwnSlots(slotPtr: Int32Array, columns: Int32Array, s: Float64Array, ex: Float64Array): void {
+  for (let k = 0; k < columns.length; k++) {
+    const c = columns[k];
     const begin = slotPtr[c];
     const end = slotPtr[c + 1];
-    if (end - begin === 1) {
-      ex[begin] = 0;
-      continue;
-    }
     let prefix = 0;
     for (let t = begin; t < end; t++) {
       ex[t] = prefix;
@@ -849,24 +845,98 @@ export function solveMachineRows(
 }
 
 /**
+ * The entries of A in columns that two or more machines share, by row: E = A A^T minus its diagonal blocks reads only
+ * these (the other machines' A_j^T u_j is 0 at a column no other machine has). On partitions of a grid into strips or
+ * boxes they are a boundary's worth of A's entries, so S''s products touch them alone on the calling thread (the
+ * machines' solves aside), copied in row order with their slots. When they are most of A (rows dealt at random), A's
+ * own rows serve instead, and no copy is made: an entry of an unshared column then meets ex = 0.
+ */
+interface CouplingEntries {
+  /** The rows with such an entry, ascending, and each one's entries from rowStart (k-th row: rowStart[k] on). */
+  readonly rows: Int32Array;
+  readonly rowStart: Int32Array;
+  readonly value: Float64Array;
+  readonly slot: Int32Array;
+  /** The shared columns, ascending. */
+  readonly columns: Int32Array;
+  /** A's own rows (every entry), as above. */
+  readonly whole: boolean;
+}
+
+function couplingEntriesOf(slots: MachineColumnSlots): CouplingEntries {
+  const { rowPtr, colIdx, values } = slots.a;
+  const { slotPtr, slotOfEntry } = slots;
+  const n = slots.a.rows;
+  const sharedColumn = new Uint8Array(slots.a.cols);
+  const columns: number[] = [];
+  for (let c = 0; c < slots.a.cols; c++)
+    if (slotPtr[c + 1] - slotPtr[c] > 1) {
+      sharedColumn[c] = 1;
+      columns.push(c);
+    }
+  let count = 0;
+  for (let p = 0; p < rowPtr[n]; p++) count += sharedColumn[colIdx[p]];
+  if (2 * count > rowPtr[n]) {
+    const rows = new Int32Array(n);
+    for (let r = 0; r < n; r++) rows[r] = r;
+    return { rows, rowStart: rowPtr, value: values, slot: slotOfEntry, columns: Int32Array.from(columns), whole: true };
+  }
+  const rows: number[] = [];
+  const rowStart: number[] = [0];
+  const value = new Float64Array(count);
+  const slot = new Int32Array(count);
+  let q = 0;
+  for (let r = 0; r < n; r++) {
+    const before = q;
+    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++)
+      if (sharedColumn[colIdx[p]] === 1) {
+        value[q] = values[p];
+        slot[q++] = slotOfEntry[p];
+      }
+    if (q > before) {
+      rows.push(r);
+      rowStart.push(q);
+    }
+  }
+  return { rows: Int32Array.from(rows), rowStart: Int32Array.from(rowStart), value, slot, columns: Int32Array.from(columns), whole: false };
+}
+
+/**
  * S' = Lb^{-1} (A A^T) Lb^{-T} = I + Lb^{-1} E Lb^{-T} (module comment) as an operator over the rows, its factor
- * solves those of `solves` on the calling thread, or a pass of them (./scaledGramShard.ts: on several threads).
+ * solves those of `solves` on the calling thread, or a pass of them (./scaledGramShard.ts: on several threads). E is
+ * applied through the coupling entries alone (CouplingEntries), each slot's and row's sum taken in the order the whole
+ * rows would give it.
  */
 export function scaledGramOperator(slots: MachineColumnSlots, solves: GramFactorSolves | MachineSolvesPass): SymmetricOperator {
   const pass = typeof solves === 'function' ? solves : machineSolvesPass(slots, solves);
   const n = slots.a.rows;
   const nSlots = slots.slotMachine.length;
+  const { slotPtr } = slots;
+  const { rows, rowStart, value, slot, columns, whole } = couplingEntriesOf(slots);
   const s = new Float64Array(nSlots);
   const ex = new Float64Array(nSlots);
   const u = new Float64Array(n);
+  // Rows without a coupling entry stay 0.
   const t = new Float64Array(n);
   return {
     size: n,
     apply(v, out) {
       pass(true, v, u);
-      accumulateSlots(slots, u, s);
-      excludeOwnSlots(slots, s, ex);
-      rowsTimesSlots(slots, ex, t);
+      // s[slot] = each machine's A_i^T u_i at its shared columns.
+      if (whole) s.fill(0);
+      else for (let k = 0; k < columns.length; k++) s.fill(0, slotPtr[columns[k]], slotPtr[columns[k] + 1]);
+      for (let k = 0; k < rows.length; k++) {
+        const ur = u[rows[k]];
+        if (ur === 0) continue;
+        for (let q = rowStart[k]; q < rowStart[k + 1]; q++) s[slot[q]] += value[q] * ur;
+      }
+      // ex stays 0 at an unshared column's slot (never written), which A's own rows then meet.
+      excludeOwnSlots(slotPtr, columns, s, ex);
+      for (let k = 0; k < rows.length; k++) {
+        let acc = 0;
+        for (let q = rowStart[k]; q < rowStart[k + 1]; q++) acc += value[q] * ex[slot[q]];
+        t[rows[k]] = acc;
+      }
       pass(false, t, u);
       for (let r = 0; r < n; r++) out[r] = v[r] + u[r];
     },
