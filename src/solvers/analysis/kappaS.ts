@@ -763,16 +763,30 @@ export function reflectedLambdaMax(lambdaMinS: SpectralEstimate): SpectralEstima
   return { value, method: 'bipartite-reflection', relativeErrorBound, iterations: 0, converged: lambdaMinS.converged };
 }
 
-/** s[slot] = sum over entries of (column, machine) of a_rc u_r: each machine's A_i^T u_i, column by column. */
-function accumulateSlots(slots: MachineColumnSlots, u: Float64Array, s: Float64Array): void {
-  const { rowPtr, values } = slots.a;
-  const { slotOfEntry } = slots;
-  s.fill(0);
-  const n = slots.a.rows;
-  for (let r = 0; r < n; r++) {
-    const ur = u[r];
+/**
+ * Entries of A by row, as the slot loops read them: the k-th listed row is rows[k], its entries from rowStart[k] to
+ * rowStart[k + 1], each with its value and slot. All of A's (allEntries), or the coupling ones (CouplingEntries).
+ */
+interface EntriesByRow {
+  readonly rows: Int32Array;
+  readonly rowStart: Int32Array;
+  readonly value: Float64Array;
+  readonly slot: Int32Array;
+}
+
+/** Every entry of A, in its own arrays (no copy). */
+function allEntries(slots: MachineColumnSlots): EntriesByRow {
+  const rows = new Int32Array(slots.a.rows);
+  for (let r = 0; r < rows.length; r++) rows[r] = r;
+  return { rows, rowStart: slots.a.rowPtr, value: slots.a.values, slot: slots.slotOfEntry };
+}
+
+/** s[slot] += sum over the listed entries of (column, machine) of a_rc u_r: each machine's A_i^T u_i, column by column. */
+function accumulateSlots({ rows, rowStart, value, slot }: EntriesByRow, u: Float64Array, s: Float64Array): void {
+  for (let k = 0; k < rows.length; k++) {
+    const ur = u[rows[k]];
     if (ur === 0) continue;
-    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) s[slotOfEntry[p]] += values[p] * ur;
+    for (let q = rowStart[k]; q < rowStart[k + 1]; q++) s[slot[q]] += value[q] * ur;
   }
 }
 
@@ -799,15 +813,12 @@ function excludeOwnSlots(slotPtr: Int32Array, columns: Int32Array, s: Float64Arr
   }
 }
 
-/** y_r = sum over row r's entries of a_rc slotValues[slot(r, c)]. */
-function rowsTimesSlots(slots: MachineColumnSlots, slotValues: Float64Array, y: Float64Array): void {
-  const { rowPtr, values } = slots.a;
-  const { slotOfEntry } = slots;
-  const n = slots.a.rows;
-  for (let r = 0; r < n; r++) {
+/** y_r = sum over the listed entries of row r of a_rc slotValues[slot(r, c)], for each listed row (the others untouched). */
+function rowsTimesSlots({ rows, rowStart, value, slot }: EntriesByRow, slotValues: Float64Array, y: Float64Array): void {
+  for (let k = 0; k < rows.length; k++) {
     let acc = 0;
-    for (let p = rowPtr[r]; p < rowPtr[r + 1]; p++) acc += values[p] * slotValues[slotOfEntry[p]];
-    y[r] = acc;
+    for (let q = rowStart[k]; q < rowStart[k + 1]; q++) acc += value[q] * slotValues[slot[q]];
+    y[rows[k]] = acc;
   }
 }
 
@@ -851,12 +862,7 @@ export function solveMachineRows(
  * machines' solves aside), copied in row order with their slots. When they are most of A (rows dealt at random), A's
  * own rows serve instead, and no copy is made: an entry of an unshared column then meets ex = 0.
  */
-interface CouplingEntries {
-  /** The rows with such an entry, ascending, and each one's entries from rowStart (k-th row: rowStart[k] on). */
-  readonly rows: Int32Array;
-  readonly rowStart: Int32Array;
-  readonly value: Float64Array;
-  readonly slot: Int32Array;
+interface CouplingEntries extends EntriesByRow {
   /** The shared columns, ascending. */
   readonly columns: Int32Array;
   /** A's own rows (every entry), as above. */
@@ -876,11 +882,7 @@ function couplingEntriesOf(slots: MachineColumnSlots): CouplingEntries {
     }
   let count = 0;
   for (let p = 0; p < rowPtr[n]; p++) count += sharedColumn[colIdx[p]];
-  if (2 * count > rowPtr[n]) {
-    const rows = new Int32Array(n);
-    for (let r = 0; r < n; r++) rows[r] = r;
-    return { rows, rowStart: rowPtr, value: values, slot: slotOfEntry, columns: Int32Array.from(columns), whole: true };
-  }
+  if (2 * count > rowPtr[n]) return { ...allEntries(slots), columns: Int32Array.from(columns), whole: true };
   const rows: number[] = [];
   const rowStart: number[] = [0];
   const value = new Float64Array(count);
@@ -912,7 +914,8 @@ export function scaledGramOperator(slots: MachineColumnSlots, solves: GramFactor
   const n = slots.a.rows;
   const nSlots = slots.slotMachine.length;
   const { slotPtr } = slots;
-  const { rows, rowStart, value, slot, columns, whole } = couplingEntriesOf(slots);
+  const coupling = couplingEntriesOf(slots);
+  const { columns, whole } = coupling;
   const s = new Float64Array(nSlots);
   const ex = new Float64Array(nSlots);
   const u = new Float64Array(n);
@@ -925,18 +928,10 @@ export function scaledGramOperator(slots: MachineColumnSlots, solves: GramFactor
       // s[slot] = each machine's A_i^T u_i at its shared columns.
       if (whole) s.fill(0);
       else for (let k = 0; k < columns.length; k++) s.fill(0, slotPtr[columns[k]], slotPtr[columns[k] + 1]);
-      for (let k = 0; k < rows.length; k++) {
-        const ur = u[rows[k]];
-        if (ur === 0) continue;
-        for (let q = rowStart[k]; q < rowStart[k + 1]; q++) s[slot[q]] += value[q] * ur;
-      }
+      accumulateSlots(coupling, u, s);
       // ex stays 0 at an unshared column's slot (never written), which A's own rows then meet.
       excludeOwnSlots(slotPtr, columns, s, ex);
-      for (let k = 0; k < rows.length; k++) {
-        let acc = 0;
-        for (let q = rowStart[k]; q < rowStart[k + 1]; q++) acc += value[q] * ex[slot[q]];
-        t[rows[k]] = acc;
-      }
+      rowsTimesSlots(coupling, ex, t);
       pass(false, t, u);
       for (let r = 0; r < n; r++) out[r] = v[r] + u[r];
     },
@@ -951,16 +946,17 @@ export function inverseSOperator(
 ): SymmetricOperator {
   const n = slots.a.rows;
   if (lu.n !== n) throw new DimensionMismatchError(`The LU factorization is of order ${lu.n}, the matrix has ${n} rows.`);
-  const nSlots = slots.slotMachine.length;
-  const s = new Float64Array(nSlots);
+  const entries = allEntries(slots);
+  const s = new Float64Array(slots.slotMachine.length);
   const t = new Float64Array(n);
   const g = new Float64Array(n);
   return {
     size: n,
     apply(v, out) {
       solves.solveTransposed(v, t);
-      accumulateSlots(slots, t, s);
-      rowsTimesSlots(slots, s, g);
+      s.fill(0);
+      accumulateSlots(entries, t, s);
+      rowsTimesSlots(entries, s, g);
       solves.solve(g, out);
     },
   };
