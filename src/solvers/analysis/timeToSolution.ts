@@ -428,10 +428,12 @@ function seconds(s: number | null): string {
   return s === null ? 'never (rho >= 1)' : `${s.toPrecision(3)} s`;
 }
 
+/** APC's or D-HBM's name in the explanation. */
+const nameOf = (id: 'apc' | 'dhbm'): string => (id === 'apc' ? 'APC' : 'D-HBM');
+
 function comparison(t: AlgorithmTimes, where: string): string {
   const winner = finishesFirstOf(t);
-  const name = (id: 'apc' | 'dhbm'): string => (id === 'apc' ? 'APC' : 'D-HBM');
-  return `${where} ${name(winner)} finishes first: APC ${String(t.apc.iterations ?? '-')} iterations x ${t.apc.secondsPerIteration.toPrecision(3)} s = ${seconds(t.apc.seconds)}, D-HBM ${String(t.dhbm.iterations ?? '-')} x ${t.dhbm.secondsPerIteration.toPrecision(3)} s = ${seconds(t.dhbm.seconds)}.`;
+  return `${where} ${nameOf(winner)} finishes first: APC ${String(t.apc.iterations ?? '-')} iterations x ${t.apc.secondsPerIteration.toPrecision(3)} s = ${seconds(t.apc.seconds)}, D-HBM ${String(t.dhbm.iterations ?? '-')} x ${t.dhbm.secondsPerIteration.toPrecision(3)} s = ${seconds(t.dhbm.seconds)}.`;
 }
 
 /**
@@ -445,7 +447,7 @@ export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIter
   const disagree = here !== faster || (deployment !== null && deployment !== faster);
   parts.push(
     disagree
-      ? `This differs from the per-iteration answer (${faster === 'apc' ? 'APC' : 'D-HBM'} converges in fewer iterations) because an iteration's cost differs: APC projects (a pass over Q_i or solves with the factor of A_i A_i^T, and vectors of n to and from every machine) where D-HBM makes one pass over A_i and exchanges vectors of the column supports.`
+      ? `This differs from the per-iteration answer (${nameOf(faster)} converges in fewer iterations) because an iteration's cost differs: APC projects (a pass over Q_i or solves with the factor of A_i A_i^T, and vectors of n to and from every machine) where D-HBM makes one pass over A_i and exchanges vectors of the column supports.`
       : `This agrees with the per-iteration answer: the difference in iterations outweighs the difference in cost per iteration.`,
   );
   if (maxIterations !== undefined) parts.push(...beyondLimit(t, maxIterations));
@@ -456,7 +458,7 @@ export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIter
 function beyondLimit(t: AlgorithmTimes, maxIterations: number): string[] {
   const beyond = (['apc', 'dhbm'] as const).filter((id) => (t[id].iterations ?? 0) > maxIterations);
   if (beyond.length === 0) return [];
-  const names = beyond.map((id) => (id === 'apc' ? 'APC' : 'D-HBM')).join(' and ');
+  const names = beyond.map(nameOf).join(' and ');
   const counts = beyond.map((id) => String(t[id].iterations)).join(' and ');
   const [needs, runs] = beyond.length === 1 ? ['needs', 'a run of it'] : ['need', 'runs of them'];
   return [

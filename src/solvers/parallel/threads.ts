@@ -104,7 +104,12 @@ export function parallelMinWork(): number {
  * independent pieces (machines for the projection methods, rows for the gradient methods).
  */
 export function threadsForRun(work: number, parts: number): number {
-  if (work < minWork) return 1;
+  return threadsFrom(work, minWork, parts);
+}
+
+/** One thread below `minimum`, else the setting's, at most one per part. */
+function threadsFrom(size: number, minimum: number, parts: number): number {
+  if (size < minimum) return 1;
   return Math.max(1, Math.min(solverThreads(), parts));
 }
 
@@ -133,14 +138,12 @@ function validMinNnz(nnz: number, setting: string): number {
 
 /** Threads for a sparse setup's `tasks` machines on a matrix of `nnz` stored entries (the setting, as for runs, at most one per task). */
 export function threadsForSetupTasks(nnz: number, tasks: number): number {
-  if (nnz < tasksMinNnz) return 1;
-  return Math.max(1, Math.min(solverThreads(), tasks));
+  return threadsFrom(nnz, tasksMinNnz, tasks);
 }
 
 /** Threads for `tasks` independent parts of a sparse analysis on a matrix of `nnz` stored entries (at most one per task). */
 export function threadsForAnalysisTasks(nnz: number, tasks: number): number {
-  if (nnz < analysisTasksMinNnz) return 1;
-  return Math.max(1, Math.min(solverThreads(), tasks));
+  return threadsFrom(nnz, analysisTasksMinNnz, tasks);
 }
 
 /** Sets the least n for which a dense analysis runs its parts on threads (Infinity: never); returns the previous value. */
@@ -155,6 +158,5 @@ export function setParallelDenseAnalysisMinN(n: number): number {
 
 /** Threads for `tasks` independent parts of the dense analysis of an n x n system (the setting, at most one per task). */
 export function threadsForDenseAnalysis(n: number, tasks: number): number {
-  if (n < denseAnalysisMinN) return 1;
-  return Math.max(1, Math.min(solverThreads(), tasks));
+  return threadsFrom(n, denseAnalysisMinN, tasks);
 }
