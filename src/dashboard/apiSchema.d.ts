@@ -1468,7 +1468,7 @@ export interface components {
             assignment: number[];
             /** @description Rows of each machine. */
             sizes: number[];
-            /** @description kappa(S) of this assignment, the value an analyze job on it reports; null when not computed because the candidate cannot be the best (notComputed, kappaSBounds). */
+            /** @description kappa(S) of this assignment, the value an analyze job on it reports; null when not computed because the candidate cannot be the best (notComputed, kappaSBounds), or because its setup finds a machine's rows numerically dependent, as an analyze job on it would (notComputed; kappaSBounds null). */
             kappaS: number | null;
             /** @description Bounds on kappa(S) when it was not computed: lower 1 / lambda_min(S), or theta / lambda_min(S) when a top Ritz value theta <= lambda_max(S) of its Lanczos run lifted it above the best candidate's kappa(S), or, when lambda_min(S)'s own run was stopped as soon as that put it above the best's, theta (2 theta - 1 for a bipartite overlap graph) from a top Ritz value theta <= 1 / lambda_min(S) of S^{-1}; upper the overlap graph's colours / lambda_min(S) (lambda_min(S) as the analysis computes it), null when lambda_min(S)'s run was stopped early. */
             kappaSBounds: {

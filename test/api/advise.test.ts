@@ -11,6 +11,7 @@ import { nativeMetis } from '../../src/solvers/linalg/backend.js';
 import { toRows } from '../../src/solvers/matrix.js';
 import { createJob, runJob, startTestService, type TestService } from '../support/service.js';
 import { readFileSync } from 'node:fs';
+import { readMatrixText } from '../solvers/sparse/support.js';
 import { join } from 'node:path';
 import { shuffledBlockDiagonal, shuffledCaseMatrix, shuffledPoisson, type ShuffledCase } from '../solvers/partitioning/cases.js';
 
@@ -133,6 +134,22 @@ describe('advise jobs', () => {
     expect(advice.givenRatio).toBeGreaterThan(3);
     expect(advice.candidates.find((c) => c.strategy === advice.best)!.withinImbalance).toBe(true);
     await expectCandidatesMatchAnalyses(advise, coo);
+  }, 120_000);
+
+  it("on fs1831 (kappa(A) = 2e13) in 8 parts: a candidate whose machine's rows are numerically dependent is listed without kappa(S), as an analyze job of it fails; the job succeeds (it failed with singular-matrix)", async () => {
+    const matrix = { format: 'matrix-market', data: readMatrixText('fs1831.mtx') };
+    const advise = await runJob(service.app, { type: 'advise', matrix, partition: { machines: 8 } });
+    expect(advise.status, JSON.stringify(advise.error)).toBe('succeeded');
+    const advice = advise.result!.advice!;
+    const failed = advice.candidates.filter((c) => c.notComputed?.includes("this partition's setup fails"));
+    expect(failed.map((c) => c.strategy)).toContain('multilevel');
+    for (const candidate of failed) {
+      expect([candidate.kappaS, candidate.kappaSBounds, candidate.timeToSolution]).toEqual([null, null, null]);
+      const analysis = await runJob(service.app, { type: 'analyze', matrix, partition: { assignment: candidate.assignment } });
+      expect(analysis.status).toBe('failed');
+      expect(analysis.error).toMatchObject({ status: 422, code: 'singular-matrix' });
+    }
+    expect(advice.candidates.find((c) => c.strategy === advice.best)!.kappaS).not.toBeNull();
   }, 120_000);
 
   it('takes imbalance 0 and 1, the bounds of options.imbalance (0 failed with an internal error: METIS refused it)', async () => {

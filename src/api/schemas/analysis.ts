@@ -405,7 +405,7 @@ export const PartitionCandidateSchema = z
       .number()
       .nullable()
       .describe(
-        'kappa(S) of this assignment, the value an analyze job on it reports; null when not computed because the candidate cannot be the best (notComputed, kappaSBounds).',
+        "kappa(S) of this assignment, the value an analyze job on it reports; null when not computed because the candidate cannot be the best (notComputed, kappaSBounds), or because its setup finds a machine's rows numerically dependent, as an analyze job on it would (notComputed; kappaSBounds null).",
       ),
     kappaSBounds: z
       .object({ lower: z.number(), upper: z.number().nullable() })

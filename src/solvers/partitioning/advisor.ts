@@ -49,6 +49,7 @@ import { matrixConditioningWork, type FactoredMatrix } from '../analysis/conditi
 import { thetaHFromRowGramWork } from '../analysis/principalAngles.js';
 import type { RowGram } from '../analysis/gramBlocks.js';
 import { conditionNumberEstimate } from '../eigen/eigenvalueEstimate.js';
+import { SingularMatrixError } from '../errors.js';
 import {
   sparseKappaSBoundsWork,
   sparseLuContextWork,
@@ -310,6 +311,8 @@ interface Evaluation {
   bounds: KappaSBounds | null;
   notComputed: string[];
   seconds: number | null;
+  /** Its setup met numerically dependent rows on a machine (notComputed says where): nothing else of it is computed. */
+  setupFailed?: true;
 }
 
 export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseOptions = {}): Work<Advice> {
@@ -438,8 +441,32 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     evaluated.push(done);
     return done;
   }
-  /** `factorsFirst`: from the machines' R alone where that stands (fromFactorsWork; a listed candidate, a refinement's proposal). */
+  /**
+   * `factorsFirst`: from the machines' R alone where that stands (fromFactorsWork; a listed candidate, a refinement's
+   * proposal). A partition other than the given one whose setup finds a machine's rows numerically dependent (an
+   * ill-conditioned A: fs1831, kappa(A) = 2e13, in 8 parts, where the given contiguous one stands and METIS's does not)
+   * is listed without kappa(S), saying so: an analysis of it fails the same way, and the others are still advised.
+   */
   function* evaluationWork(assignment: Int32Array, near?: SEndVectors, factorsFirst = false): Work<Evaluation> {
+    const given = evaluated.length === 0;
+    try {
+      return yield* uncheckedEvaluationWork(assignment, near, factorsFirst);
+    } catch (error) {
+      if (given || !(error instanceof SingularMatrixError)) throw error;
+      const done: Evaluation = {
+        assignment,
+        kappaS: null,
+        thetaH: null,
+        bounds: null,
+        notComputed: [singularNote(error)],
+        seconds: null,
+        setupFailed: true,
+      };
+      evaluated.push(done);
+      return done;
+    }
+  }
+  function* uncheckedEvaluationWork(assignment: Int32Array, near: SEndVectors | undefined, factorsFirst: boolean): Work<Evaluation> {
     // A partition listed before under other machine numbers (RCM's order of a dense matrix's complete row graph cuts
     // it into the contiguous blocks, reversed) has the same S: its evaluation stands.
     let done = evaluated.find((earlier) => samePartition(earlier.assignment, assignment, m));
@@ -543,8 +570,9 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             startKappaS: start.kappaS!,
             bounds: { lo, hi },
             // Each proposal from its machines' R where that stands, as the listed candidates.
+            // A proposal without kappa(S) (a machine's rows numerically dependent: evaluationWork) is rejected.
             evaluate: function* (assignment, near) {
-              return (yield* evaluationWork(assignment, near, fromR)).kappaS!;
+              return (yield* evaluationWork(assignment, near, fromR)).kappaS ?? Infinity;
             },
             // The candidates' factorization of a dense A (when one was made) serves the move effects' lambda_min(S) too.
             factored,
@@ -622,6 +650,11 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
 }
 
+/** Why a candidate whose setup met numerically dependent rows on a machine has no kappa(S). */
+function singularNote(error: SingularMatrixError): string {
+  return `kappa(S) not computed: this partition's setup fails as an analysis of it would (${error.message.replace(/\.$/, '')}), so it cannot be the advice.`;
+}
+
 /** The least exact kappa(S) among the candidates evaluated so far (Infinity: none yet). */
 function leastExactKappaS(evaluated: readonly Evaluation[]): number {
   return Math.min(...evaluated.map((e) => e.kappaS ?? Infinity));
@@ -672,7 +705,18 @@ function* exactForContendersWork(
     // lambda_min(S) is the bounds pass's (the same computation): only lambda_max(S) is computed here. A bracketed
     // entry's bounds always carry it (a block-diagonal partition's kappa(S) = 1 is exact in that pass).
     const lambdaMinS = entry.bounds!.lambdaMinS!;
-    const system = yield* systemOf(entry.assignment);
+    let system: CsrSystem;
+    try {
+      system = yield* systemOf(entry.assignment);
+    } catch (error) {
+      // Its bounds came from its rows through the LU of A; its machines' own factorizations find them dependent.
+      if (!(error instanceof SingularMatrixError)) throw error;
+      entry.notComputed.push(singularNote(error));
+      entry.setupFailed = true;
+      // Its bounds, through the LU of A, stand for a partition whose machines are not dependent: not this one.
+      entry.bounds = null;
+      continue;
+    }
     const exceeds = above && ((theta: number): boolean => above(theta * entry.bounds!.lower));
     const { lambdaMaxS, angles } = yield* sparseLambdaMaxSAndAnglesWork(kernels, system, first, exceeds);
     if (lambdaMaxS?.abandoned) {
@@ -710,7 +754,7 @@ function* thetaHOfBestWork(
     best.thetaH ??= yield* partitionThetaHWork(kernels, yield* systemOf(best.assignment), rowGram);
   }
   for (const entry of evaluated)
-    if (entry.thetaH === null)
+    if (entry.thetaH === null && entry.setupFailed !== true)
       entry.notComputed.push(
         "theta_H not computed: only the given partition's and the best candidate's principal angles are (they cost several times what kappa(S) does, and do not rank the candidates).",
       );

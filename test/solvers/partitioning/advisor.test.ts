@@ -21,6 +21,7 @@ import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import type { CsrMatrix, DenseMatrix } from '../../../src/solvers/matrix.js';
 import { nativeMetis } from '../../../src/solvers/linalg/backend.js';
 import { currentCalibration } from '../../../src/solvers/analysis/calibration.js';
@@ -219,6 +220,43 @@ describeEachBackend('partition advisor on a matrix with nearly dependent rows', 
       const analysis = analyze(buildDistributedSystem(createProblem({ A: rows, partition: { assignment: candidate.assignment } })));
       expect(Math.abs(candidate.kappaS! / analysis.conditioning.kappaS - 1), candidate.strategy).toBeLessThan(1e-9);
     }
+  });
+});
+
+describeEachBackend('partition advisor on an ill-conditioned matrix whose candidates may meet dependent rows', () => {
+  it("lists a candidate whose machine's rows are numerically dependent without kappa(S), saying why, and advises from the others", () => {
+    // fs1831 (kappa(A) = 2e13) in 8 parts: the given contiguous partition's setup stands, the multilevel partition's
+    // finds a machine's rows numerically dependent, as an analysis of it does (the advice failed there as a whole).
+    const A = readMatrixCsr('fs1831.mtx');
+    const advice = runSync(adviseWork(createProblem({ A, partition: { machines: 8 } })));
+    const failed = advice.candidates.filter((c) => c.kappaS === null);
+    expect(failed.map((c) => c.strategy)).toContain('multilevel');
+    for (const candidate of failed) {
+      expect(candidate.notComputed).toMatch(
+        /^kappa\(S\) not computed: this partition's setup fails as an analysis of it would \(.*linear combination of the machine's other rows/,
+      );
+      expect(candidate.timeToSolution).toBeNull();
+      expect(() => analyze(buildDistributedSystem(createProblem({ A, partition: { assignment: candidate.assignment } })))).toThrow(
+        SingularMatrixError,
+      );
+    }
+    const ranked = advice.candidates.filter((c) => c.kappaS !== null);
+    expect(ranked.length).toBeGreaterThanOrEqual(4);
+    const best = advice.candidates.find((c) => c.strategy === advice.best)!;
+    expect(best.kappaS).toBe(Math.min(...ranked.map((c) => c.kappaS!)));
+    for (const candidate of ranked) {
+      const analysis = analyze(buildDistributedSystem(createProblem({ A, partition: { assignment: candidate.assignment } })));
+      expect(Math.abs(candidate.kappaS! / analysis.conditioning.kappaS - 1), candidate.strategy).toBeLessThan(1e-9);
+    }
+    // Bracketed (as above ADVISE_EXHAUSTIVE_ROWS rows), such a candidate's bounds come through the LU of A; its setup
+    // fails in the exact pass, where it then has neither kappa(S) nor bounds.
+    const bracketed = runSync(adviseWork(createProblem({ A, partition: { machines: 8 } }), { exhaustiveRows: 100 }));
+    const failedBracketed = bracketed.candidates.filter((c) => c.notComputed?.includes('setup fails'));
+    expect(failedBracketed.map((c) => c.strategy)).toContain('multilevel');
+    for (const candidate of failedBracketed) expect([candidate.kappaS, candidate.kappaSBounds]).toEqual([null, null]);
+    // The same best among the listed candidates (the bracketed pass has no refinement).
+    const listed = ranked.filter((c) => c.strategy !== 'refined');
+    expect(bracketed.best).toBe(listed.reduce((x, y) => (y.kappaS! < x.kappaS! ? y : x)).strategy);
   });
 });
 
