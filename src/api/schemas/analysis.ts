@@ -42,7 +42,9 @@ const EstimateMethodSchema = z
       "the bound is lambda_min(S)'s, carried over), coupling-block (a principal angle from the dense eigenproblem of the " +
       "rows the two machines couple through, certified on the pair's operator), dimension-count (theta = 0 exactly: the two " +
       'machines hold more independent rows than the columns they touch together, so their row spaces share a direction; a tall ' +
-      'system whose machines hold more samples than features).',
+      "system whose machines hold more samples than features), dense-bases (a principal angle from the two machines' " +
+      'orthonormal bases formed densely, as the dense analysis computes it: a small pair whose angles near 0 the sparse ' +
+      'routes cannot separate).',
   )
   .meta({ id: 'EstimateMethod' });
 

@@ -21,7 +21,8 @@
  * same parts side by side on the solver threads.
  */
 import { runSync, type Work } from '../cooperative.js';
-import type { Kernels } from '../linalg/kernels.js';
+import { selectedKernels, type Kernels } from '../linalg/kernels.js';
+import { csrPairAngleWork } from './csrPairAngle.js';
 import type { CsrSystem } from '../distributed/sparseSystem.js';
 import { onKernels, runTasksWork, type TaskRunner } from '../parallel/taskPool.js';
 import { threadsForAnalysisTasks } from '../parallel/threads.js';
@@ -45,7 +46,6 @@ import {
   overlapTwoColouring,
   PairAngleContext,
   pairsByDimensionCount,
-  sparsePairAngleWork,
   type GramFactorSolves,
   type MachineColumnSlots,
   type SparsePairAngle,
@@ -175,7 +175,8 @@ export const runTask: TaskRunner = (spec, q) => {
   const pairs = spec as PairAnglesSpec;
   if (workerContext?.spec !== pairs)
     workerContext = { spec: pairs, context: new PairAngleContext(pairs.slots, machineGramSolves(pairs.factors)) };
-  return runSync(sparsePairAngleWork(workerContext.context, pairs.pairs[2 * q], pairs.pairs[2 * q + 1]));
+  // The worker's backend is the plan's (../parallel/taskWorker.ts): its kernels compute what the calling thread's do.
+  return runSync(csrPairAngleWork(selectedKernels(), workerContext.context, pairs.pairs[2 * q], pairs.pairs[2 * q + 1]));
 };
 
 export interface SparsePrincipalAngles {
@@ -219,7 +220,7 @@ export function* sparsePrincipalAnglesWork(kernels: Kernels, spec: PairAnglesSpe
     tasks: overlapping,
     threads: threadsForAnalysisTasks(nnzOf(slots.a), overlapping),
     spec,
-    runTask: (_, q) => sparsePairAngleWork(context, pairs[2 * q], pairs[2 * q + 1]),
+    runTask: (_, q) => csrPairAngleWork(kernels, context, pairs[2 * q], pairs[2 * q + 1]),
     progress: (done) => ({ phase: 'principal-angles', fraction: done / overlapping }),
   });
   return principalAnglesOfPairs(spec, angles);

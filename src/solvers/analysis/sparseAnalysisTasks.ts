@@ -33,15 +33,10 @@ import {
   type LargestEigenvalueOptions,
 } from '../eigen/lanczos.js';
 import { currentThreadLuSolves, currentThreadNormalOperator, currentThreadSparseLuWork } from '../machines/placement.js';
-import {
-  machineColumnSlots,
-  PairAngleContext,
-  sparsePairAngleWork,
-  type MachineColumnSlots,
-  type SparsePairAngle,
-} from '../sparse/spectrumOfS.js';
+import { machineColumnSlots, PairAngleContext, type MachineColumnSlots, type SparsePairAngle } from '../sparse/spectrumOfS.js';
 import { lambdaMaxSByReflection, lambdaMaxSWork, lambdaMinSWork, reflectedLambdaMax } from './kappaS.js';
 import { localAnglesOfCsrWork } from './localAngles.js';
+import { csrPairAngleWork } from './csrPairAngle.js';
 import { threadedMachineSolvesPass } from './scaledGramShard.js';
 import { heterogeneityOf, inPhase, quietly, type AnalysisParts, type StagedParts } from './parts.js';
 import {
@@ -111,7 +106,7 @@ function* sparseAnalysisTaskWork(
     case 'pair': {
       context.pairContext ??= new PairAngleContext(slots, machineGramSolves(spec.pairs.factors));
       const { pairs } = spec.pairs;
-      return { kind: task.kind, angle: yield* sparsePairAngleWork(context.pairContext, pairs[2 * task.q], pairs[2 * task.q + 1]) };
+      return { kind: task.kind, angle: yield* csrPairAngleWork(kernels, context.pairContext, pairs[2 * task.q], pairs[2 * task.q + 1]) };
     }
   }
 }

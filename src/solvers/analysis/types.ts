@@ -35,6 +35,7 @@ export const ESTIMATE_METHODS = [
   'bipartite-reflection',
   'coupling-block',
   'dimension-count',
+  'dense-bases',
 ] as const;
 export type EstimateMethod = (typeof ESTIMATE_METHODS)[number];
 

@@ -70,7 +70,7 @@ function rowExtents(x: Float64Array, p: number, c: number, rows?: Int32Array): [
 }
 
 /** A machine's rows A_i on their column support, and b_i (the first part of every dense machine's build). */
-interface MachineRows {
+export interface MachineRows {
   readonly rows: Int32Array;
   readonly p: number;
   readonly cols: Int32Array;
@@ -139,13 +139,24 @@ function* buildMachineWork(kernels: Kernels, problem: DenseProblem, index: numbe
     const independent = independentRows(kernels, a, p, c);
     if (independent.length < p) return yield* rankDeficientMachineWork(kernels, index, rows, cols, full, a, bi, independent);
   }
+  return yield* denseMachineOfRowsWork(kernels, { index, rows, p, cols, c, full, a, b: bi });
+}
+
+/**
+ * A machine of independent rows from its rows on their column support (`a`: p x c, row-major; `cols` those columns,
+ * ascending): the Householder QR A_i^T = Q_i R, as a dense system's build makes each machine of a square A. Also for a
+ * caller with CSR rows of its own (../analysis/csrPairAngle.ts: a small pair's angle through dense bases).
+ * SingularMatrixError when a pivot of R says the rows are dependent.
+ */
+export function* denseMachineOfRowsWork(kernels: Kernels, rowsOnSupport: MachineRows & { index: number }): Work<DenseMachineData> {
+  const { index, rows, p, cols, c, full, a, b } = rowsOnSupport;
   const { q, r } = yield* householderQrWork(kernels, a, p, c);
   yield undefined;
   checkIndependentRows(r, rows, index);
-  const qtx0 = solveRTransposed(r, p, bi);
+  const qtx0 = solveRTransposed(r, p, b);
   const [aStart, aEnd] = rowExtents(a, p, c);
   const [qStart, qEnd] = rowExtents(q, p, c);
-  return { index, rows, p, rank: p, cols, c, full, a, b: bi, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2: 0 };
+  return { index, rows, p, rank: p, cols, c, full, a, b, q, r, aStart, aEnd, qStart, qEnd, qtx0, localResidual2: 0 };
 }
 
 export interface DenseFactorsOptions {

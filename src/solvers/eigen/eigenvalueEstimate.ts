@@ -30,7 +30,12 @@ export type SpectralMethod =
    * theta_ij = 0 exactly: machines i and j hold r_i + r_j independent rows in fewer columns than that, so their row
    * spaces share a direction (../sparse/spectrumOfS.ts pairsByDimensionCount).
    */
-  | 'dimension-count';
+  | 'dimension-count'
+  /**
+   * A principal angle from the pair's orthonormal bases formed densely (their Householder QR on their column supports),
+   * as the dense analysis computes it: a small CSR pair the sparse routes leave unconverged (../analysis/csrPairAngle.ts).
+   */
+  | 'dense-bases';
 
 export interface EigenvalueEstimate {
   value: number;

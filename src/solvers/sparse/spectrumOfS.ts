@@ -51,7 +51,8 @@
  * c_hat normalized to s_hat^2 + c_hat^2 = 1). As there, the rounding of the operators (about
  * eps kappa(L_i) kappa(L_j)) is not included. Limitation: when the two smallest angles of a pair
  * are both tiny and within ~eps / theta^2 relative of each other, C^T C cannot separate them and
- * theta lands between the two (the dense path's bidiagonalization of Q_b - Q_a G resolves them).
+ * theta lands between the two (the dense path's bidiagonalization of Q_b - Q_a G resolves them; a small pair left
+ * unconverged takes that route on its own rows, ../analysis/csrPairAngle.ts).
  */
 import { runSync, type Work } from '../cooperative.js';
 import { DimensionMismatchError, SingularMatrixError } from '../errors.js';
