@@ -49,6 +49,7 @@ const KERNEL_DEFAULTS: readonly string[] = [
   'analysis/kappaS.ts',
   'analysis/localAngles.ts',
   'analysis/principalAngles.ts',
+  'analysis/sparseAnalysis.ts',
   'analysis/sparseAnalysisTasks.ts',
   'analysis/splitAnalysis.ts',
   'distributed/distributedSystem.ts',
