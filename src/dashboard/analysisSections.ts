@@ -516,6 +516,14 @@ export function adviceSection(advice: Advice, pictures: HTMLElement): HTMLElemen
           { 'data-strategy': candidate.strategy },
           candidate.strategy,
           candidate.strategy === advice.best ? h('span', { class: 'recommended-tag' }, ' ★ best') : null,
+          // == null: a result stored before the field existed has none.
+          candidate.refinement == null
+            ? null
+            : h(
+                'span',
+                { class: 'hint' },
+                ` from ${candidate.refinement.from}, ${candidate.refinement.kept} of ${candidate.refinement.tries} tries kept`,
+              ),
         ),
         sizes(candidate.sizes),
         candidateKappaS(candidate),

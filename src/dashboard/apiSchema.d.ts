@@ -1492,6 +1492,15 @@ export interface components {
             } | null;
             /** @description Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows. */
             withinImbalance: boolean;
+            /** @description On the 'refined' candidate: where it started and what it kept; null on every other candidate. */
+            refinement: {
+                /** @description The candidate the refinement started from: the best other one within the imbalance. */
+                from: components["schemas"]["PartitionStrategy"];
+                /** @description Proposals tried, each by its exact kappa(S). */
+                tries: number;
+                /** @description Proposals kept (each lowered kappa(S)); 0: this is the start's partition, as the summary says. */
+                kept: number;
+            } | null;
         };
         Advice: {
             /** @description The balance the constructed candidates keep. */

@@ -567,7 +567,12 @@ describe('the dashboard says what the numbers mean', () => {
     expect(candidates).toHaveLength(advice.candidates.length);
     advice.candidates.forEach((candidate, k) => {
       const [strategy, sizes, kappaS, thetaH, iterations, time] = candidates[k];
-      expect(strategy).toBe(candidate.strategy === advice.best ? `${candidate.strategy} ★ best` : candidate.strategy);
+      // The refined candidate says where it started and what it kept.
+      const refinement =
+        candidate.refinement === null
+          ? ''
+          : ` from ${candidate.refinement.from}, ${candidate.refinement.kept} of ${candidate.refinement.tries} tries kept`;
+      expect(strategy).toBe((candidate.strategy === advice.best ? `${candidate.strategy} ★ best` : candidate.strategy) + refinement);
       expect(sizes).toBe(candidate.sizes.join(', '));
       expect(close(Number(kappaS), candidate.kappaS!), kappaS).toBe(true);
       if (candidate.thetaH === null) expect(thetaH).toBe('not computed');
@@ -576,7 +581,10 @@ describe('the dashboard says what the numbers mean', () => {
       expect(Number(iterations.replace(/,/g, ''))).toBe(candidate.timeToSolution!.iterations);
       expect(close(Number(time.replace(' s', '')), candidate.timeToSolution!.seconds!), time).toBe(true);
     });
-    expect(candidates.filter(([strategy]) => strategy.endsWith('★ best'))).toHaveLength(1);
+    expect(candidates.filter(([strategy]) => strategy.includes('★ best'))).toHaveLength(1);
+    expect(advice.candidates.filter((candidate) => candidate.refinement !== null).map((candidate) => candidate.strategy)).toEqual([
+      'refined',
+    ]);
     await screenshotBothWidths(page, 'readable-advice');
 
     // A regression whose 4 machines each span R^8: the given partition is at kappa(S) = 1, and the candidates it cannot

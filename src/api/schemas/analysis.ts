@@ -436,6 +436,14 @@ export const PartitionCandidateSchema = z
       .nullable()
       .describe("APC's predicted time to solution on this partition (to the job's tolerance)."),
     withinImbalance: z.boolean().describe('Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows.'),
+    refinement: z
+      .object({
+        from: PartitionStrategySchema.describe('The candidate the refinement started from: the best other one within the imbalance.'),
+        tries: z.number().int().describe('Proposals tried, each by its exact kappa(S).'),
+        kept: z.number().int().describe("Proposals kept (each lowered kappa(S)); 0: this is the start's partition, as the summary says."),
+      })
+      .nullable()
+      .describe("On the 'refined' candidate: where it started and what it kept; null on every other candidate."),
   })
   .meta({ id: 'PartitionCandidate' });
 

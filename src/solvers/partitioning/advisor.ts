@@ -118,6 +118,8 @@ export interface PartitionCandidate {
   timeToSolution: CandidateTime | null;
   /** Every machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows (floor/ceil of n/m always allowed). */
   withinImbalance: boolean;
+  /** The 'refined' candidate's start and its tries (each an exact kappa(S)) and those kept; null on every other candidate. */
+  refinement: { from: PartitionStrategy; tries: number; kept: number } | null;
 }
 
 /** APC on a candidate partition: predicted iterations (null: kappa(S) too large to converge in floating point), seconds. */
@@ -534,7 +536,12 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   const assignments = leastGiven
     ? assignmentsWithoutGraph(problem)
     : candidateAssignments(problem, { ...options, imbalance, kernels }, graph ?? rowGraph(kernels, problem.A));
-  const listed: { strategy: PartitionStrategy; assignment: Int32Array; evaluation: Evaluation }[] = [];
+  const listed: {
+    strategy: PartitionStrategy;
+    assignment: Int32Array;
+    evaluation: Evaluation;
+    refinement?: PartitionCandidate['refinement'];
+  }[] = [];
   // The refinement and, when bracketed, the exact kappa(S) and theta_H are one more step of progress.
   const steps = assignments.length + 1;
   for (const [k, { strategy, assignment }] of assignments.entries()) {
@@ -551,9 +558,16 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     yield* exactForContendersWork(evaluated, csrSystemOf, kernels, secondsPerIteration);
   } else {
     let start: Evaluation | null = null;
-    for (const { evaluation } of listed)
-      if (evaluation.kappaS !== null && isWithin(evaluation.assignment, m, lo, hi) && (start === null || evaluation.kappaS < start.kappaS!))
+    let startStrategy: PartitionStrategy = 'given';
+    for (const { strategy, evaluation } of listed)
+      if (
+        evaluation.kappaS !== null &&
+        isWithin(evaluation.assignment, m, lo, hi) &&
+        (start === null || evaluation.kappaS < start.kappaS!)
+      ) {
         start = evaluation;
+        startStrategy = strategy;
+      }
     // Nothing is below kappa(S) = 1: no refinement from there.
     if (isLeastKappaS(start?.kappaS)) start = null;
     // The refinement reads its machines' R alone where the candidates were evaluated from it (a square dense A: the rows'
@@ -598,7 +612,12 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
               lastFactors !== null && sameIndices(lastFactors.assignment, assignment) ? (lastFactors.ends ?? undefined) : undefined,
           });
     if (refinement !== null)
-      listed.push({ strategy: 'refined', assignment: refinement.assignment, evaluation: yield* evaluationWork(refinement.assignment) });
+      listed.push({
+        strategy: 'refined',
+        assignment: refinement.assignment,
+        evaluation: yield* evaluationWork(refinement.assignment),
+        refinement: { from: startStrategy, tries: refinement.evaluations, kept: refinement.accepted },
+      });
   }
   // A best held as its R alone (no refinement started from it): its theta_H from the rows' Gram matrix, with the Q of the
   // machines of its nearest pairs only.
@@ -606,7 +625,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     bestSoFar !== null && bestSoFar.system === null && sameIndices(bestSoFar.assignment, assignment) ? bestSoFar.factors : undefined;
   yield* thetaHOfBestWork(evaluated, systemOf, kernels, rowGram, factorsOf);
   yield { phase: 'advise', fraction: 1 };
-  const candidates = listed.map(({ strategy, assignment, evaluation }): PartitionCandidate => {
+  const candidates = listed.map(({ strategy, assignment, evaluation, refinement }): PartitionCandidate => {
     const sizes = [...partitionFromAssignment(assignment, m).sizes];
     const { kappaS, thetaH, bounds, seconds } = evaluation;
     return {
@@ -619,6 +638,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       notComputed: evaluation.notComputed.length === 0 ? null : evaluation.notComputed.join(' '),
       timeToSolution: seconds === null || kappaS === null ? null : apcTime(kappaS, seconds, tolerance),
       withinImbalance: sizes.every((size) => size >= lo && size <= hi),
+      refinement: refinement ?? null,
     };
   });
   const ranked = candidates.filter((candidate) => candidate.kappaS !== null);
@@ -637,6 +657,14 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   // A tolerance below eps kappa(A) is not reached: the counts above are exact arithmetic's (kappa(A) from the caller's
   // analysis or the factoredRouteStands check, when either gave it).
   const unattainable = kappaAtA === undefined ? '' : unattainableSentence(tolerance, attainableAccuracy(kappaAtA));
+  // A refinement that kept none of its tries lists its start's partition again: say so, lest it read as a second finding.
+  const refined = candidates.find((candidate) => candidate.refinement !== null);
+  const unrefined =
+    refined?.refinement == null || refined.refinement.kept > 0
+      ? ''
+      : refined.refinement.tries === 0
+        ? ` The refinement from ${refined.refinement.from} found no move predicted to lower kappa(S): 'refined' is ${refined.refinement.from}'s partition.`
+        : ` The refinement from ${refined.refinement.from} kept none of its ${refined.refinement.tries} tries (none lowered kappa(S)): 'refined' is ${refined.refinement.from}'s partition.`;
   const summary =
     (best === given
       ? isLeastKappaS(given.kappaS)
@@ -646,6 +674,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       : givenRatio < 2
         ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found in kappa(S) (${best.strategy}: kappa(S) = ${format(best.kappaS!)} against ${format(given.kappaS!)}).${iterations}`
         : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS!)} (the given partition) to ${format(best.kappaS!)}.${iterations}`) +
+    unrefined +
     (unattainable === '' ? '' : ` ${unattainable}`);
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
 }

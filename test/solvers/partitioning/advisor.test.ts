@@ -21,6 +21,7 @@ import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
+import { MAX_EVALUATIONS } from '../../../src/solvers/partitioning/refinement.js';
 import { SingularMatrixError } from '../../../src/solvers/errors.js';
 import type { CsrMatrix, DenseMatrix } from '../../../src/solvers/matrix.js';
 import { nativeMetis } from '../../../src/solvers/linalg/backend.js';
@@ -113,6 +114,13 @@ describeEachBackend('partition advisor', (backend) => {
       expect(Math.abs(refined.kappaS! / numpy.kappaSRefined - 1)).toBeLessThan(1e-8);
       expect(Math.abs(start.kappaS! / numpy.kappaSStart - 1)).toBeLessThan(1e-8);
       expect(numpy.kappaSRefined).toBeLessThan(numpy.kappaSStart);
+      // It says where it started and what it kept (here at least one try: kappa(S) dropped); no other candidate does.
+      expect(refined.refinement).toMatchObject({ from: start.strategy });
+      expect(refined.refinement!.kept).toBeGreaterThan(0);
+      expect(refined.refinement!.kept).toBeLessThanOrEqual(refined.refinement!.tries);
+      expect(refined.refinement!.tries).toBeLessThanOrEqual(MAX_EVALUATIONS);
+      for (const other of others) expect(other.refinement).toBeNull();
+      expect(advice.summary).not.toContain('The refinement from');
       if (testCase.name === 'poisson2d-30') {
         expect(advice.best).toBe('refined');
         // Below every other candidate's, by more than the 1e-8 at which ours and NumPy's values agree (on the native
@@ -121,6 +129,22 @@ describeEachBackend('partition advisor', (backend) => {
       }
     });
   }
+});
+
+describe.skipIf(nativeMetis() === null && !process.env.CI)('a refinement that keeps none of its tries', () => {
+  it("says so: 'refined' is its start's partition, named in the candidate and the summary (1138_bus on 16 machines, native: METIS's boxes)", () => {
+    const advice = withBackend('native', () =>
+      runSync(adviseWork(createProblem({ A: readMatrixCsr('1138_bus.mtx'), partition: { machines: 16 } }))),
+    );
+    const refined = advice.candidates.find((c) => c.strategy === 'refined')!;
+    const start = advice.candidates.find((c) => c.strategy === refined.refinement!.from)!;
+    expect(refined.refinement).toEqual({ from: 'metis', tries: MAX_EVALUATIONS, kept: 0 });
+    expect(samePartition(Int32Array.from(refined.assignment), Int32Array.from(start.assignment), 16)).toBe(true);
+    expect(refined.kappaS).toBe(start.kappaS);
+    expect(advice.summary).toContain(
+      `The refinement from metis kept none of its ${MAX_EVALUATIONS} tries (none lowered kappa(S)): 'refined' is metis's partition.`,
+    );
+  });
 });
 
 describeEachBackend('partition advisor given the analysed partition', () => {
