@@ -36,18 +36,21 @@ export const SMALL_PAIR_PRODUCTS = 1000;
 /** The pair's angle; `kernels`: the calling thread's (a worker's: its backend's, as the plan's). */
 export function* csrPairAngleWork(kernels: Kernels, context: PairAngleContext, i: number, j: number): Work<SparsePairAngle> {
   const { a, rowsOfMachine } = context.slots;
-  const colsI = columnSupport(a, rowsOfMachine[i]);
-  const colsJ = columnSupport(a, rowsOfMachine[j]);
-  const p = rowsOfMachine[i].length + rowsOfMachine[j].length;
-  const small = 2 * p * p * Math.max(colsI.length, colsJ.length) <= DENSE_PAIR_MAX_MADDS;
+  const pi = rowsOfMachine[i].length;
+  const pj = rowsOfMachine[j].length;
+  const p = pi + pj;
+  // Independent rows span at least as many columns: a large pair is told apart without reading its supports.
+  const supports =
+    2 * p * p * Math.max(pi, pj) <= DENSE_PAIR_MAX_MADDS ? [columnSupport(a, rowsOfMachine[i]), columnSupport(a, rowsOfMachine[j])] : null;
+  const small = supports !== null && 2 * p * p * Math.max(supports[0].length, supports[1].length) <= DENSE_PAIR_MAX_MADDS;
   // A small pair's sparse routes stop at SMALL_PAIR_PRODUCTS (a cap those that converge do not reach: the same angle).
   const sparse = yield* sparsePairAngleWork(context, i, j, small ? { maxIterations: SMALL_PAIR_PRODUCTS } : {});
-  if (sparse.converged || !small) return sparse;
+  if (sparse.converged || !small || supports === null) return sparse;
   let angle: { theta: number; cos: number };
   try {
     // Numbered 0 and 1 here (i < j keeps their order): the Gram block G_01 is G_ij.
-    const mi = yield* denseMachineOfCsrRowsWork(kernels, a, { rows: rowsOfMachine[i], cols: colsI, index: 0 });
-    const mj = yield* denseMachineOfCsrRowsWork(kernels, a, { rows: rowsOfMachine[j], cols: colsJ, index: 1 });
+    const mi = yield* denseMachineOfCsrRowsWork(kernels, a, { rows: rowsOfMachine[i], cols: supports[0], index: 0 });
+    const mj = yield* denseMachineOfCsrRowsWork(kernels, a, { rows: rowsOfMachine[j], cols: supports[1], index: 1 });
     const gram = yield* gramBlocksWork(kernels, [mi, mj]);
     angle = yield* pairAngleWork(kernels, mi, mj, gramBlock(gram, 0, 1));
   } catch (error) {
