@@ -116,24 +116,23 @@ function threadsFrom(size: number, minimum: number, parts: number): number {
 /** Sets the least nonzeros of A for which a sparse system's setup runs on threads (Infinity: never); returns the previous value. */
 export function setParallelTasksMinNnz(nnz: number): number {
   const previous = tasksMinNnz;
-  tasksMinNnz = validMinNnz(nnz, 'Parallel tasks');
+  tasksMinNnz = validMinimum(nnz, 'Parallel tasks minimum nonzeros', 'nnz');
   return previous;
 }
 
 /** Sets the least nonzeros of A for which a sparse system's analysis runs its parts on threads (Infinity: never); returns the previous value. */
 export function setParallelAnalysisTasksMinNnz(nnz: number): number {
   const previous = analysisTasksMinNnz;
-  analysisTasksMinNnz = validMinNnz(nnz, 'Parallel analysis tasks');
+  analysisTasksMinNnz = validMinimum(nnz, 'Parallel analysis tasks minimum nonzeros', 'nnz');
   return previous;
 }
 
-function validMinNnz(nnz: number, setting: string): number {
-  if (!(nnz >= 0)) {
-    throw new InvalidParameterError(`${setting} minimum nonzeros is ${String(nnz)}; it must be a number >= 0.`, {
-      nnz: String(nnz),
-    });
+/** A threshold setting's value (Infinity allowed: never), else InvalidParameterError naming the setting, `key` in its details. */
+function validMinimum(value: number, setting: string, key: string): number {
+  if (!(value >= 0)) {
+    throw new InvalidParameterError(`${setting} is ${String(value)}; it must be a number >= 0.`, { [key]: String(value) });
   }
-  return nnz;
+  return value;
 }
 
 /** Threads for a sparse setup's `tasks` machines on a matrix of `nnz` stored entries (the setting, as for runs, at most one per task). */
@@ -148,11 +147,8 @@ export function threadsForAnalysisTasks(nnz: number, tasks: number): number {
 
 /** Sets the least n for which a dense analysis runs its parts on threads (Infinity: never); returns the previous value. */
 export function setParallelDenseAnalysisMinN(n: number): number {
-  if (!(n >= 0)) {
-    throw new InvalidParameterError(`Parallel dense analysis minimum n is ${String(n)}; it must be a number >= 0.`, { n: String(n) });
-  }
   const previous = denseAnalysisMinN;
-  denseAnalysisMinN = n;
+  denseAnalysisMinN = validMinimum(n, 'Parallel dense analysis minimum n', 'n');
   return previous;
 }
 

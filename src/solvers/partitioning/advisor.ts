@@ -455,15 +455,8 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       return yield* uncheckedEvaluationWork(assignment, near, factorsFirst);
     } catch (error) {
       if (given || !(error instanceof SingularMatrixError)) throw error;
-      const done: Evaluation = {
-        assignment,
-        kappaS: null,
-        thetaH: null,
-        bounds: null,
-        notComputed: [singularNote(error)],
-        seconds: null,
-        setupFailed: true,
-      };
+      const done: Evaluation = { assignment, kappaS: null, thetaH: null, bounds: null, notComputed: [], seconds: null };
+      failedSetup(done, error);
       evaluated.push(done);
       return done;
     }
@@ -557,19 +550,14 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     options.released?.();
     yield* exactForContendersWork(evaluated, csrSystemOf, kernels, secondsPerIteration);
   } else {
-    let start: Evaluation | null = null;
-    let startStrategy: PartitionStrategy = 'given';
-    for (const { strategy, evaluation } of listed)
-      if (
-        evaluation.kappaS !== null &&
-        isWithin(evaluation.assignment, m, lo, hi) &&
-        (start === null || evaluation.kappaS < start.kappaS!)
-      ) {
-        start = evaluation;
-        startStrategy = strategy;
-      }
+    // The listed candidate the refinement starts from (its strategy is named in the refined candidate).
+    let from: (typeof listed)[number] | null = null;
+    for (const entry of listed) {
+      const { kappaS, assignment } = entry.evaluation;
+      if (kappaS !== null && isWithin(assignment, m, lo, hi) && (from === null || kappaS < from.evaluation.kappaS!)) from = entry;
+    }
     // Nothing is below kappa(S) = 1: no refinement from there.
-    if (isLeastKappaS(start?.kappaS)) start = null;
+    const start = from === null || isLeastKappaS(from.evaluation.kappaS) ? null : from.evaluation;
     // The refinement reads its machines' R alone where the candidates were evaluated from it (a square dense A: the rows'
     // Gram matrix and the given partition's factorization of A are had), else their system (basesWork).
     const fromR = rowGram !== undefined && factored !== undefined;
@@ -616,7 +604,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
         strategy: 'refined',
         assignment: refinement.assignment,
         evaluation: yield* evaluationWork(refinement.assignment),
-        refinement: { from: startStrategy, tries: refinement.evaluations, kept: refinement.accepted },
+        refinement: { from: from!.strategy, tries: refinement.evaluations, kept: refinement.accepted },
       });
   }
   // A best held as its R alone (no refinement started from it): its theta_H from the rows' Gram matrix, with the Q of the
@@ -679,9 +667,17 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
 }
 
-/** Why a candidate whose setup met numerically dependent rows on a machine has no kappa(S). */
-function singularNote(error: SingularMatrixError): string {
-  return `kappa(S) not computed: this partition's setup fails as an analysis of it would (${error.message.replace(/\.$/, '')}), so it cannot be the advice.`;
+/**
+ * A candidate whose setup met numerically dependent rows on a machine: no kappa(S) and no bounds (bounds through the LU
+ * of A stand for a partition whose machines are not dependent, not this one), and why.
+ */
+function failedSetup(entry: Evaluation, error: SingularMatrixError): void {
+  entry.kappaS = null;
+  entry.bounds = null;
+  entry.setupFailed = true;
+  entry.notComputed.push(
+    `kappa(S) not computed: this partition's setup fails as an analysis of it would (${error.message.replace(/\.$/, '')}), so it cannot be the advice.`,
+  );
 }
 
 /** The least exact kappa(S) among the candidates evaluated so far (Infinity: none yet). */
@@ -740,10 +736,7 @@ function* exactForContendersWork(
     } catch (error) {
       // Its bounds came from its rows through the LU of A; its machines' own factorizations find them dependent.
       if (!(error instanceof SingularMatrixError)) throw error;
-      entry.notComputed.push(singularNote(error));
-      entry.setupFailed = true;
-      // Its bounds, through the LU of A, stand for a partition whose machines are not dependent: not this one.
-      entry.bounds = null;
+      failedSetup(entry, error);
       continue;
     }
     const exceeds = above && ((theta: number): boolean => above(theta * entry.bounds!.lower));
