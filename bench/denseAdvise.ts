@@ -7,6 +7,7 @@
  * alone.
  *
  *   node --import tsx bench/denseAdvise.ts <typescript|native> [--n 4000] [--m 10] [--generator gaussian|structured-gaussian]
+ *     [--refinement-tries 8]   (the advise job's options.refinementTries; 0: no refinement)
  */
 import { parseArgs } from 'node:util';
 import { analyzeWork } from '../src/solvers/analysis/analyze.js';
@@ -22,6 +23,7 @@ const { positionals, values } = parseArgs({
     n: { type: 'string', default: '4000' },
     m: { type: 'string', default: '10' },
     generator: { type: 'string', default: 'gaussian' },
+    'refinement-tries': { type: 'string' },
   },
 });
 const backend = positionals[0];
@@ -52,6 +54,7 @@ const advice = await timedAsJob(
       kappaAtA: analysis.value.conditioning.kappaAtA,
     },
     takeFactored: handOver.takeFactored,
+    refinementTries: values['refinement-tries'] === undefined ? undefined : Number(values['refinement-tries']),
   }),
 );
 const round = (x: number): number => Math.round(x * 100) / 100;

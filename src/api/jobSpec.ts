@@ -36,6 +36,7 @@ import { checkRhsMagnitude } from '../solvers/input/magnitudes.js';
 import { validateGeneratorSpec } from '../solvers/input/generators.js';
 import { buildPartition, checkPartition } from '../solvers/input/partition.js';
 import { DEFAULT_IMBALANCE } from '../solvers/partitioning/multilevel.js';
+import { DEFAULT_REFINEMENT_TRIES } from '../solvers/partitioning/refinement.js';
 import { partitionFromAssignment, type Partition } from '../solvers/problem.js';
 import type { InputLimits } from '../solvers/input/types.js';
 import { csrToDense, nnzOf } from '../solvers/sparse/csr.js';
@@ -351,6 +352,9 @@ function jobOptions(options: CreateJobRequest['options'], config: Config, type: 
   result.divergenceTolerance = options?.divergenceTolerance ?? config.DEFAULT_DIVERGENCE_TOLERANCE;
   if (options?.deployment !== undefined) result.deployment = { ...DEFAULT_DEPLOYMENT, ...options.deployment };
   // Only advise jobs build candidates: the others do not echo a balance they do not use.
-  if (type === 'advise') result.imbalance = options?.imbalance ?? DEFAULT_IMBALANCE;
+  if (type === 'advise') {
+    result.imbalance = options?.imbalance ?? DEFAULT_IMBALANCE;
+    result.refinementTries = options?.refinementTries ?? DEFAULT_REFINEMENT_TRIES;
+  }
   return result;
 }

@@ -706,6 +706,8 @@ export interface components {
             };
             /** @description Advise jobs: each machine of a constructed candidate holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows (floor and ceil of n/m always allowed; default 0.1). Ignored by the other types. */
             imbalance?: number;
+            /** @description Advise jobs: the exact kappa(S) evaluations the 'refined' candidate may spend (default 8, at most 64). The refinement runs on square systems of at most 2000 rows, where it is most of the advice's time beyond the candidates': 0 leaves it out (no 'refined' candidate) for an advice about half as long. Ignored by the other types. */
+            refinementTries?: number;
         };
         /** @description One POST to `url` when the job or study ends (succeeded, failed or cancelled), its body the summary, retried with backoff for up to WEBHOOK_RETRY_SECONDS while the answer is not 2xx; the attempts are listed in `deliveries`. */
         NotifyRequestInput: {
@@ -1559,6 +1561,8 @@ export interface components {
             deployment?: components["schemas"]["Deployment"];
             /** @description Advise jobs: the balance of the constructed candidates. */
             imbalance?: number;
+            /** @description Advise jobs: the refinement's most tries (absent in advise jobs stored before it existed: they had 8). */
+            refinementTries?: number;
         };
         /**
          * @description How a run ended (PETSc's KSPConvergedReason): converged (every test asked for passed: the residual test |A x - b| <= max(tolerance |b|, absoluteTolerance), and errorTolerance when given); max-iterations; max-wall-time (maxWallTimeMs); diverged (the relative residual exceeded divergenceTolerance times its initial value, or the error or the machines' consensus distance 1e8 times theirs); stagnated (near the attainable accuracy eps kappa(A), the smallest residual did not halve over 10 decades at the theoretical rate, at least 200 iterations); non-finite (NaN or Infinity); cancelled. stopReason says it in words.

@@ -349,6 +349,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, sha
       result.advice = await runCooperatively(
         adviseWork(problem, {
           imbalance: input.options.imbalance,
+          refinementTries: input.options.refinementTries,
           calibration: await processCalibration(),
           tolerance: analysis.recommendation.tolerance,
           // The given partition's kappa(S) and theta_H are the analysis' own: not computed again.

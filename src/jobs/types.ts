@@ -106,6 +106,8 @@ export interface JobOptions {
   deployment?: Deployment;
   /** Advise jobs: each machine holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows in the constructed candidates. */
   imbalance?: number;
+  /** Advise jobs: the exact kappa(S) evaluations the refinement may spend. */
+  refinementTries?: number;
 }
 
 /**

@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, ProblemDetails } from '../../src/jobs/types.js';
 import { nativeMetis } from '../../src/solvers/linalg/backend.js';
 import { toRows } from '../../src/solvers/matrix.js';
-import { createJob, runJob, startTestService, type TestService } from '../support/service.js';
+import { createJob, runJob, solveOverSocket, startTestService, type TestService } from '../support/service.js';
+import { DEFAULT_REFINEMENT_TRIES } from '../../src/solvers/partitioning/refinement.js';
 import { readFileSync } from 'node:fs';
 import { readMatrixText } from '../solvers/sparse/support.js';
 import { join } from 'node:path';
@@ -17,7 +18,7 @@ import { shuffledBlockDiagonal, shuffledCaseMatrix, shuffledPoisson, type Shuffl
 
 let service: TestService;
 beforeAll(async () => {
-  service = await startTestService();
+  service = await startTestService({}, { listen: true });
 }, 60_000);
 afterAll(async () => {
   await service?.close();
@@ -34,6 +35,26 @@ const coo = {
     Array.from(poisson.colIdx.subarray(poisson.rowPtr[i], poisson.rowPtr[i + 1]), (j, q) => [i, j, poisson.values[poisson.rowPtr[i] + q]]),
   ).flat(),
 };
+
+/** The shuffled Poisson check case of test/solvers/partitioning/advisor.test.ts (refined lowers the best kappa(S) there), as COO. */
+function shuffledPoissonCase(): object {
+  const cases = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'solvers', 'partitioning', 'shuffledCases.json'), 'utf8')) as {
+    cases: ShuffledCase[];
+  };
+  const shuffled = shuffledCaseMatrix(cases.cases.find((c) => c.name === 'poisson2d-30')!);
+  return {
+    format: 'coo',
+    rows: shuffled.rows,
+    cols: shuffled.cols,
+    entries: Array.from({ length: shuffled.rows }, (_, i) =>
+      Array.from(shuffled.colIdx.subarray(shuffled.rowPtr[i], shuffled.rowPtr[i + 1]), (j, q) => [
+        i,
+        j,
+        shuffled.values[shuffled.rowPtr[i] + q],
+      ]),
+    ).flat(),
+  };
+}
 
 const relative = (x: number, y: number) => Math.abs(x - y) / Math.abs(y);
 
@@ -171,25 +192,10 @@ describe('advise jobs', () => {
   }, 120_000);
 
   it('lists the refined candidate; when it is the best, fromAdvice takes it and an analyze job reports its kappa(S)', async () => {
-    // The shuffled Poisson check case of test/solvers/partitioning/advisor.test.ts: refined lowers the best kappa(S) there.
-    const cases = JSON.parse(readFileSync(join(import.meta.dirname, '..', 'solvers', 'partitioning', 'shuffledCases.json'), 'utf8')) as {
-      cases: ShuffledCase[];
-    };
-    const shuffled = shuffledCaseMatrix(cases.cases.find((c) => c.name === 'poisson2d-30')!);
-    const matrix = {
-      format: 'coo',
-      rows: shuffled.rows,
-      cols: shuffled.cols,
-      entries: Array.from({ length: shuffled.rows }, (_, i) =>
-        Array.from(shuffled.colIdx.subarray(shuffled.rowPtr[i], shuffled.rowPtr[i + 1]), (j, q) => [
-          i,
-          j,
-          shuffled.values[shuffled.rowPtr[i] + q],
-        ]),
-      ).flat(),
-    };
+    const matrix = shuffledPoissonCase();
     const advise = await runJob(service.app, { type: 'advise', matrix, partition: { machines: 8 } });
     expect(advise.status, JSON.stringify(advise.error)).toBe('succeeded');
+    expect(advise.options.refinementTries).toBe(DEFAULT_REFINEMENT_TRIES);
     const advice = advise.result!.advice!;
     const refined = advice.candidates.find((c) => c.strategy === 'refined')!;
     expect(refined.withinImbalance).toBe(true);
@@ -204,6 +210,22 @@ describe('advise jobs', () => {
     expect(relative(analysis.result!.analysis!.conditioning.kappaS, refined.kappaS!)).toBeLessThan(1e-9);
     const served = await service.app.inject({ method: 'GET', url: `/v1/jobs/${analysis.id}/partition` });
     expect(served.json<{ assignment: number[] }>().assignment).toEqual(refined.assignment);
+  }, 240_000);
+
+  it("options.refinementTries over the socket: 0 lists no 'refined' candidate and says so, 2 spends at most 2 tries; both echoed", async () => {
+    const matrix = shuffledPoissonCase();
+    const none = await solveOverSocket(service, { type: 'advise', matrix, partition: { machines: 8 }, options: { refinementTries: 0 } });
+    expect(none.options.refinementTries).toBe(0);
+    expect(none.result!.advice!.candidates.map((c) => c.strategy)).not.toContain('refined');
+    expect(none.result!.advice!.summary).toContain('The refinement was not run (refinementTries 0).');
+    const two = await solveOverSocket(service, { type: 'advise', matrix, partition: { machines: 8 }, options: { refinementTries: 2 } });
+    expect(two.options.refinementTries).toBe(2);
+    const refined = two.result!.advice!.candidates.find((c) => c.strategy === 'refined')!;
+    expect(refined.refinement!.tries).toBeGreaterThan(0);
+    expect(refined.refinement!.tries).toBeLessThanOrEqual(2);
+    // The listed candidates are those of the job without refinement.
+    const listed = two.result!.advice!.candidates.filter((c) => c.strategy !== 'refined');
+    expect(listed.map((c) => c.kappaS)).toEqual(none.result!.advice!.candidates.map((c) => c.kappaS));
   }, 240_000);
 
   it('fromAdvice: an unknown job is a 404, an analyze job or another n a 422, at /partition/fromAdvice', async () => {

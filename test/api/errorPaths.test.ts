@@ -101,6 +101,21 @@ const CASES: Case[] = [
     pointer: '/partition/machines',
   },
   {
+    name: 'job: refinementTries above its most',
+    request: postJob({ ...good, type: 'advise', options: { refinementTries: 65 } }),
+    status: 400,
+    code: 'invalid-request',
+    detail: /64/,
+    pointer: '/options/refinementTries',
+  },
+  {
+    name: 'job: refinementTries not an integer',
+    request: postJob({ ...good, type: 'advise', options: { refinementTries: 1.5 } }),
+    status: 400,
+    code: 'invalid-request',
+    pointer: '/options/refinementTries',
+  },
+  {
     name: 'job: limit=0',
     request: { method: 'GET', url: '/v1/jobs?limit=0' },
     status: 400,

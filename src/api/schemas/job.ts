@@ -68,6 +68,11 @@ export const JobOptionsSchema = z
     initialGuess: InitialGuessEchoSchema.optional().describe('Absent: every run started at x(0) = 0.'),
     deployment: DeploymentSchema.optional().describe('The deployment the time to solution is predicted on (defaults filled in).'),
     imbalance: z.number().optional().describe('Advise jobs: the balance of the constructed candidates.'),
+    refinementTries: z
+      .number()
+      .int()
+      .optional()
+      .describe("Advise jobs: the refinement's most tries (absent in advise jobs stored before it existed: they had 8)."),
   })
   .meta({ id: 'JobOptions' });
 

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { JOB_TYPES } from '../../jobs/types.js';
 import { ALGORITHM_IDS } from '../../solvers/algorithms/registry.js';
+import { DEFAULT_REFINEMENT_TRIES, MAX_REFINED_ROWS, MAX_REFINEMENT_TRIES } from '../../solvers/partitioning/refinement.js';
 import type { GeneratorSpec, MatrixInput, PartitionInput } from '../../solvers/input/types.js';
 import { LabelsSchema } from './labels.js';
 import { limitedBy } from './limits.js';
@@ -316,6 +317,18 @@ export const JobOptionsInputSchema = z
       .describe(
         'Advise jobs: each machine of a constructed candidate holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows ' +
           '(floor and ceil of n/m always allowed; default 0.1). Ignored by the other types.',
+      )
+      .optional(),
+    refinementTries: z
+      .number()
+      .int()
+      .min(0)
+      .max(MAX_REFINEMENT_TRIES)
+      .describe(
+        `Advise jobs: the exact kappa(S) evaluations the 'refined' candidate may spend (default ${DEFAULT_REFINEMENT_TRIES}, at most ` +
+          `${MAX_REFINEMENT_TRIES}). The refinement runs on square systems of at most ${MAX_REFINED_ROWS} rows, where it is most of ` +
+          "the advice's time beyond the candidates': 0 leaves it out (no 'refined' candidate) for an advice about half as long. " +
+          'Ignored by the other types.',
       )
       .optional(),
   })

@@ -91,7 +91,7 @@ import {
 import { metisPartition } from './metis.js';
 import { balanceParts, DEFAULT_IMBALANCE, kwayRefinable, machineSizeBounds, multilevelPartition, refineKway } from './multilevel.js';
 import { contiguousInOrder, reverseCuthillMcKee, roundRobinAssignment } from './orderings.js';
-import { refineAssignmentWork } from './refinement.js';
+import { refineAssignmentWork, refinementApplies, refinementTries } from './refinement.js';
 import { rowGraph, rowGraphAndGram, type WeightedGraph } from './rowGraph.js';
 
 export const PARTITION_STRATEGIES = ['given', 'contiguous', 'round-robin', 'rcm-contiguous', 'multilevel', 'metis', 'refined'] as const;
@@ -145,6 +145,12 @@ export interface Advice {
 export interface AdviseOptions {
   imbalance?: number;
   seed?: number;
+  /**
+   * Exact kappa(S) evaluations the refinement may spend (./refinement.ts; 0 to MAX_REFINEMENT_TRIES, default
+   * DEFAULT_REFINEMENT_TRIES). 0: no refinement, no 'refined' candidate; on the systems it applies to (at most
+   * MAX_REFINED_ROWS rows) it is most of the advice's time beyond the candidates' (docs/performance.md).
+   */
+  refinementTries?: number;
   /** Prices each candidate's APC iterations (../machines/placement.ts currentCalibration); without it timeToSolution is null. */
   calibration?: Calibration;
   /** The factor by which the predicted iterations reduce the error, as the analysis' (default 1e-8; rho^k <= tolerance). */
@@ -319,6 +325,7 @@ interface Evaluation {
 
 export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseOptions = {}): Work<Advice> {
   const imbalance = options.imbalance ?? DEFAULT_IMBALANCE;
+  const tries = refinementTries(options.refinementTries);
   const kernels = options.kernels ?? selectedKernels();
   const m = problem.partition.m;
   const { lo, hi } = machineSizeBounds(problem.A.rows, m, imbalance);
@@ -529,6 +536,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
   const assignments = leastGiven
     ? assignmentsWithoutGraph(problem)
     : candidateAssignments(problem, { ...options, imbalance, kernels }, graph ?? rowGraph(kernels, problem.A));
+  let refinementDeclined = false;
   const listed: {
     strategy: PartitionStrategy;
     assignment: Int32Array;
@@ -558,6 +566,8 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
     }
     // Nothing is below kappa(S) = 1: no refinement from there.
     const start = from === null || isLeastKappaS(from.evaluation.kappaS) ? null : from.evaluation;
+    // Told to spend nothing where the refinement would run: the summary says so.
+    refinementDeclined = start !== null && tries === 0 && refinementApplies(problem.A, m);
     // The refinement reads its machines' R alone where the candidates were evaluated from it (a square dense A: the rows'
     // Gram matrix and the given partition's factorization of A are had), else their system (basesWork).
     const fromR = rowGram !== undefined && factored !== undefined;
@@ -571,6 +581,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
             start: start.assignment,
             startKappaS: start.kappaS!,
             bounds: { lo, hi },
+            tries,
             // Each proposal from its machines' R where that stands, as the listed candidates.
             // A proposal without kappa(S) (a machine's rows numerically dependent: evaluationWork) is rejected.
             evaluate: function* (assignment, near) {
@@ -653,6 +664,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
       : refined.refinement.tries === 0
         ? ` The refinement from ${refined.refinement.from} found no move predicted to lower kappa(S): 'refined' is ${refined.refinement.from}'s partition.`
         : ` The refinement from ${refined.refinement.from} kept none of its ${refined.refinement.tries} tries (none lowered kappa(S)): 'refined' is ${refined.refinement.from}'s partition.`;
+  const declined = refinementDeclined ? ' The refinement was not run (refinementTries 0).' : '';
   const summary =
     (best === given
       ? isLeastKappaS(given.kappaS)
@@ -663,6 +675,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
         ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found in kappa(S) (${best.strategy}: kappa(S) = ${format(best.kappaS!)} against ${format(given.kappaS!)}).${iterations}`
         : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS!)} (the given partition) to ${format(best.kappaS!)}.${iterations}`) +
     unrefined +
+    declined +
     (unattainable === '' ? '' : ` ${unattainable}`);
   return { imbalance, candidates, best: best.strategy, givenRatio, summary };
 }

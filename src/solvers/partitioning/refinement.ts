@@ -19,7 +19,7 @@
  * never worse than the start. A rejected proposal halves the number of moves; a rejected single move
  * gives way to the next-ranked one.
  *
- * Cost: at most MAX_EVALUATIONS exact evaluations, plus one O(n^3) dense computation of the move
+ * Cost: at most `tries` exact evaluations (default DEFAULT_REFINEMENT_TRIES), plus one O(n^3) dense computation of the move
  * effects per accepted proposal (the products A Q_h^T of the machines a proposal left alone kept from the last, as the
  * caller keeps their QR; on a square dense A from the machines' R alone, `factorsOf`, where Q is never formed); above
  * MAX_REFINED_ROWS rows (or for a non-square A) the refinement is skipped and no 'refined' candidate is listed, so a
@@ -30,14 +30,20 @@ import type { FactoredMatrix } from '../analysis/conditioning.js';
 import type { RowGram } from '../analysis/gramBlocks.js';
 import type { SEnds, SEndVectors } from '../analysis/kappaS.js';
 import type { Work } from '../cooperative.js';
+import { InvalidParameterError } from '../errors.js';
 import type { Kernels } from '../linalg/kernels.js';
 import type { DenseMachineFactor } from '../machines/machineData.js';
 import type { CsrMatrix, DenseMatrix } from '../matrix.js';
 
 /** Largest number of rows the refinement runs on (its move effects use dense n x n factorizations). */
 export const MAX_REFINED_ROWS = 2000;
-/** Exact kappa(S) evaluations the refinement may spend. */
-export const MAX_EVALUATIONS = 8;
+/**
+ * Exact kappa(S) evaluations the refinement spends unless told otherwise. More gain little: on dense Gaussian n = 1000
+ * in 10, 32 tries lower kappa(S) 1% below 8's for 1.2x the advice's time (docs/performance.md, "The refinement's budget").
+ */
+export const DEFAULT_REFINEMENT_TRIES = 8;
+/** The most tries a caller may ask for (each an exact kappa(S) of at most MAX_REFINED_ROWS rows, and a move-effects pass when kept). */
+export const MAX_REFINEMENT_TRIES = 64;
 
 export interface RefinementInput {
   kernels: Kernels;
@@ -51,6 +57,8 @@ export interface RefinementInput {
    * proposed from (the move effects' u and v), where a dense evaluation may start its Lanczos runs.
    */
   evaluate: (assignment: Int32Array, near?: SEndVectors) => Work<number>;
+  /** Exact evaluations the refinement may spend (0 to MAX_REFINEMENT_TRIES; default DEFAULT_REFINEMENT_TRIES). */
+  tries?: number;
   /**
    * The machines' QR of an assignment (the caller's system of it, held or built reusing the machines of those it
    * holds), asked for when the move effects cannot read R alone; undefined: the move effects factor each machine.
@@ -80,15 +88,27 @@ export interface Refinement {
 /** Relative gain under which a proposal counts as no gain (the estimates' accuracy). */
 const GAIN = 1e-6;
 
+/** The refinement's tries as asked (undefined: DEFAULT_REFINEMENT_TRIES); anything but an integer from 0 to MAX_REFINEMENT_TRIES is refused. */
+export function refinementTries(asked: number | undefined): number {
+  const tries = asked ?? DEFAULT_REFINEMENT_TRIES;
+  if (!Number.isInteger(tries) || tries < 0 || tries > MAX_REFINEMENT_TRIES)
+    throw new InvalidParameterError(`refinementTries must be an integer from 0 to ${MAX_REFINEMENT_TRIES}; got ${tries}.`, {
+      parameter: 'refinementTries',
+      limit: MAX_REFINEMENT_TRIES,
+    });
+  return tries;
+}
+
 /** Whether refineAssignmentWork refines a partition of `a` over m machines (at most MAX_REFINED_ROWS rows, square, m >= 2). */
 export function refinementApplies(a: DenseMatrix | CsrMatrix, m: number): boolean {
   return a.rows <= MAX_REFINED_ROWS && a.rows === a.cols && m >= 2;
 }
 
-/** null when the refinement does not apply (refinementApplies) or meets a rank-deficient block. */
+/** null when the refinement does not apply (refinementApplies), is given no tries, or meets a rank-deficient block. */
 export function* refineAssignmentWork(input: RefinementInput): Work<Refinement | null> {
   const { kernels, a, m, bounds, evaluate, basesWork, factorsOf, endsOf, factored, rowGram } = input;
-  if (!refinementApplies(a, m)) return null;
+  const tries = refinementTries(input.tries);
+  if (!refinementApplies(a, m) || tries === 0) return null;
   let assignment: Int32Array = Int32Array.from(input.start);
   let kappaS = input.startKappaS;
   // kappa(S) >= 1, with equality when S = I: nothing to lower.
@@ -113,7 +133,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
   let skip = 0;
   let evaluations = 0;
   let accepted = 0;
-  while (evaluations < MAX_EVALUATIONS) {
+  while (evaluations < tries) {
     const proposal = proposeMoves(assignment, m, ranked, batch, skip, bounds);
     if (proposal === null) break;
     evaluations++;
@@ -123,7 +143,7 @@ export function* refineAssignmentWork(input: RefinementInput): Work<Refinement |
       kappaS = value;
       accepted++;
       skip = 0;
-      if (evaluations >= MAX_EVALUATIONS) break;
+      if (evaluations >= tries) break;
       effects = yield* effectsWork(assignment, effects);
       if (effects === null) break;
       ranked = rankedMoves(effects, assignment, m);

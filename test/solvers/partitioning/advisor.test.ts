@@ -21,8 +21,8 @@ import type { Analysis } from '../../../src/solvers/analysis/types.js';
 import { runSync } from '../../../src/solvers/cooperative.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
-import { MAX_EVALUATIONS } from '../../../src/solvers/partitioning/refinement.js';
-import { SingularMatrixError } from '../../../src/solvers/errors.js';
+import { DEFAULT_REFINEMENT_TRIES, MAX_REFINEMENT_TRIES } from '../../../src/solvers/partitioning/refinement.js';
+import { InvalidParameterError, SingularMatrixError } from '../../../src/solvers/errors.js';
 import type { CsrMatrix, DenseMatrix } from '../../../src/solvers/matrix.js';
 import { nativeMetis } from '../../../src/solvers/linalg/backend.js';
 import { currentCalibration } from '../../../src/solvers/analysis/calibration.js';
@@ -118,7 +118,7 @@ describeEachBackend('partition advisor', (backend) => {
       expect(refined.refinement).toMatchObject({ from: start.strategy });
       expect(refined.refinement!.kept).toBeGreaterThan(0);
       expect(refined.refinement!.kept).toBeLessThanOrEqual(refined.refinement!.tries);
-      expect(refined.refinement!.tries).toBeLessThanOrEqual(MAX_EVALUATIONS);
+      expect(refined.refinement!.tries).toBeLessThanOrEqual(DEFAULT_REFINEMENT_TRIES);
       for (const other of others) expect(other.refinement).toBeNull();
       expect(advice.summary).not.toContain('The refinement from');
       if (testCase.name === 'poisson2d-30') {
@@ -131,6 +131,49 @@ describeEachBackend('partition advisor', (backend) => {
   }
 });
 
+describeEachBackend('the refinement given its tries (refinementTries)', () => {
+  // The shuffled Poisson check case: the refinement keeps tries there, so more of them can only lower kappa(S).
+  const poissonCase = reference.cases.find((c) => c.name === 'poisson2d-30')!;
+  const A = shuffleCsr(poisson2d(30), Int32Array.from(poissonCase.rowPerm), Int32Array.from(poissonCase.colPerm));
+  const advise = (refinementTries?: number): Advice =>
+    runSync(adviseWork(createProblem({ A, partition: { machines: poissonCase.m } }), { refinementTries }));
+
+  it("0 runs no refinement: no 'refined' candidate, the others as by default, and the summary says why", () => {
+    const byDefault = advise();
+    const none = advise(0);
+    expect(none.candidates.map((c) => c.strategy)).toEqual(
+      byDefault.candidates.filter((c) => c.strategy !== 'refined').map((c) => c.strategy),
+    );
+    for (const candidate of none.candidates) {
+      const same = byDefault.candidates.find((c) => c.strategy === candidate.strategy)!;
+      expect(candidate.assignment).toEqual(same.assignment);
+      expect(candidate.kappaS).toBe(same.kappaS);
+    }
+    expect(none.best).not.toBe('refined');
+    expect(none.summary).toContain('The refinement was not run (refinementTries 0).');
+    expect(byDefault.summary).not.toContain('refinementTries');
+  });
+
+  it('spends at most the tries asked, and more tries never leave kappa(S) higher (the same proposals, in order)', () => {
+    const refinedOf = (advice: Advice) => advice.candidates.find((c) => c.strategy === 'refined')!;
+    const [one, eight, sixteen] = [1, 8, 16].map((tries) => refinedOf(advise(tries)));
+    expect(one.refinement!.tries).toBe(1);
+    expect(eight.refinement!.tries).toBeLessThanOrEqual(8);
+    expect(sixteen.refinement!.tries).toBeLessThanOrEqual(16);
+    expect(eight.kappaS).toBeLessThanOrEqual(one.kappaS!);
+    expect(sixteen.kappaS).toBeLessThanOrEqual(eight.kappaS!);
+    // The default is 8.
+    expect(refinedOf(advise()).assignment).toEqual(eight.assignment);
+  });
+
+  it('refuses tries that are not an integer from 0 to MAX_REFINEMENT_TRIES, naming the option', () => {
+    for (const tries of [-1, 1.5, MAX_REFINEMENT_TRIES + 1]) {
+      expect(() => advise(tries)).toThrow(InvalidParameterError);
+      expect(() => advise(tries)).toThrow(`refinementTries must be an integer from 0 to ${MAX_REFINEMENT_TRIES}; got ${tries}.`);
+    }
+  });
+});
+
 describe.skipIf(nativeMetis() === null && !process.env.CI)('a refinement that keeps none of its tries', () => {
   it("says so: 'refined' is its start's partition, named in the candidate and the summary (1138_bus on 16 machines, native: METIS's boxes)", () => {
     const advice = withBackend('native', () =>
@@ -138,11 +181,11 @@ describe.skipIf(nativeMetis() === null && !process.env.CI)('a refinement that ke
     );
     const refined = advice.candidates.find((c) => c.strategy === 'refined')!;
     const start = advice.candidates.find((c) => c.strategy === refined.refinement!.from)!;
-    expect(refined.refinement).toEqual({ from: 'metis', tries: MAX_EVALUATIONS, kept: 0 });
+    expect(refined.refinement).toEqual({ from: 'metis', tries: DEFAULT_REFINEMENT_TRIES, kept: 0 });
     expect(samePartition(Int32Array.from(refined.assignment), Int32Array.from(start.assignment), 16)).toBe(true);
     expect(refined.kappaS).toBe(start.kappaS);
     expect(advice.summary).toContain(
-      `The refinement from metis kept none of its ${MAX_EVALUATIONS} tries (none lowered kappa(S)): 'refined' is metis's partition.`,
+      `The refinement from metis kept none of its ${DEFAULT_REFINEMENT_TRIES} tries (none lowered kappa(S)): 'refined' is metis's partition.`,
     );
   });
 });

@@ -15,7 +15,7 @@ import { selectedKernels } from '../../../src/solvers/linalg/kernels.js';
 import type { CsrMatrix, DenseMatrix } from '../../../src/solvers/matrix.js';
 import { machineSizeBounds, multilevelPartition } from '../../../src/solvers/partitioning/multilevel.js';
 import { roundRobinAssignment } from '../../../src/solvers/partitioning/orderings.js';
-import { MAX_EVALUATIONS, MAX_REFINED_ROWS, refineAssignmentWork } from '../../../src/solvers/partitioning/refinement.js';
+import { DEFAULT_REFINEMENT_TRIES, MAX_REFINED_ROWS, refineAssignmentWork } from '../../../src/solvers/partitioning/refinement.js';
 import { rowGraph } from '../../../src/solvers/partitioning/rowGraph.js';
 import { SeededRandom } from '../../../src/solvers/random.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
@@ -87,7 +87,7 @@ describeEachBackend('partition refinement', () => {
         const { refinement, startKappaS, bounds, evaluations } = refine(A, m, start, imbalance);
         expect(refinement.kappaS).toBeLessThanOrEqual(startKappaS);
         expect(refinement.evaluations).toBe(evaluations);
-        expect(evaluations).toBeLessThanOrEqual(MAX_EVALUATIONS);
+        expect(evaluations).toBeLessThanOrEqual(DEFAULT_REFINEMENT_TRIES);
         expectWithin(refinement.assignment, m, bounds);
         // The reported kappa(S) is the analysis' of the returned assignment.
         expect(refinement.kappaS).toBe(runSync(exactKappaS(A, refinement.assignment)));
