@@ -1,5 +1,5 @@
 /**
- * `#/new`: a job from a form. The matrix is a generator (Gaussian or the paper's Examples 1-3) with
+ * `#/new`: a job from a form (analyze, solve, or advise a partition with its imbalance and refinement tries). The matrix is a generator (Gaussian or the paper's Examples 1-3) with
  * its parameters, pasted Matrix Market text, or a Matrix Market file; files (and pasted text over
  * INLINE_LIMIT) are uploaded once through POST /v1/matrices and named by id, so a large matrix never
  * travels inside a JSON body. The form does no validation of its own (`novalidate`): the API is the
@@ -98,7 +98,7 @@ export class SubmitFormView implements View {
       'fieldset',
       { class: 'choices' },
       h('legend', {}, 'Job'),
-      ...radios('type', { analyze: 'Analyze only', solve: 'Analyze and solve' }, 'solve'),
+      ...radios('type', { analyze: 'Analyze only', solve: 'Analyze and solve', advise: 'Advise a partition' }, 'solve'),
     );
     const source = h(
       'fieldset',
@@ -229,6 +229,24 @@ export class SubmitFormView implements View {
       this.field('/options/tolerance', 'Tolerance (relative residual)', input('tolerance', { step: 'any', placeholder: '1e-8' })),
       this.field('/options/maxIterations', 'Maximum iterations', input('maxIterations', { step: 1, min: 1, placeholder: '20000' })),
     );
+    // An advise job's candidates improve on the partition above (API: options.imbalance, options.refinementTries).
+    const adviceOptions = h(
+      'fieldset',
+      { class: 'group', 'data-type': 'advise' },
+      h('legend', {}, 'Advice'),
+      this.field(
+        '/options/imbalance',
+        'Imbalance',
+        input('imbalance', { step: 'any', min: 0, max: 1, placeholder: '0.1' }),
+        'Each machine of a constructed candidate holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows.',
+      ),
+      this.field(
+        '/options/refinementTries',
+        'Refinement tries',
+        input('refinementTries', { step: 1, min: 0, max: 64, placeholder: '8' }),
+        "Exact kappa(S) evaluations the 'refined' candidate may spend (systems of at most 2000 rows); 0: none, a faster advice.",
+      ),
+    );
     const optionsProblem = this.field('/options', '', h('span', { hidden: true }));
     optionsProblem.querySelector('label')?.remove();
 
@@ -244,6 +262,7 @@ export class SubmitFormView implements View {
       algorithms,
       algorithmsProblem,
       options,
+      adviceOptions,
       optionsProblem,
       this.formProblem,
       h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Submit')),
@@ -378,6 +397,11 @@ export class SubmitFormView implements View {
         const tolerance = this.numberOf('tolerance');
         const maxIterations = this.numberOf('maxIterations');
         if (tolerance !== undefined || maxIterations !== undefined) body.options = { tolerance, maxIterations };
+      }
+      if (type === 'advise') {
+        const imbalance = this.numberOf('imbalance');
+        const refinementTries = this.numberOf('refinementTries');
+        if (imbalance !== undefined || refinementTries !== undefined) body.options = { imbalance, refinementTries };
       }
       const job = await this.api.json<Job>('POST', '/v1/jobs', body);
       if (this.closed) return;

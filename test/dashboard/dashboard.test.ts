@@ -263,6 +263,43 @@ describe('dashboard in a browser', () => {
     await page.close();
   });
 
+  it('submits an advise job from the form with its refinement tries, shows its advice, and names a refused tries field', async () => {
+    const { page, errors } = await openPage('/#/new');
+    await page.getByRole('radio', { name: 'Advise a partition' }).check();
+    // The solve-only fields give way to the advice's.
+    expect(await page.getByLabel('Tolerance (relative residual)').isHidden()).toBe(true);
+    await page.getByLabel('n (rows and columns)').fill('60');
+    await page.getByLabel('Machines (m)').fill('4');
+    await page.getByLabel('Refinement tries').fill('65');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    // Refused by the schema: the problem at the tries field, the form kept.
+    const triesProblem = page.locator('.field[data-path="/options/refinementTries"] .field-problem');
+    await triesProblem.waitFor();
+    expect(await triesProblem.textContent()).toMatch(/64/);
+    expect(await page.getByLabel('Refinement tries').getAttribute('aria-invalid')).toBe('true');
+    expect(page.url()).toMatch(/#\/new$/);
+    await page.screenshot({ path: join(SCREENSHOTS, 'advise-form-refused.png'), fullPage: true });
+
+    await page.getByLabel('Refinement tries').fill('0');
+    await page.getByLabel('Imbalance').fill('0.05');
+    await page.getByRole('button', { name: 'Submit' }).click();
+    await page.waitForURL(/#\/jobs\/[0-9A-Z]+$/);
+    const id = page.url().split('/').pop()!;
+    await page.locator('.job-status [data-status="succeeded"]').waitFor({ timeout: 90_000 });
+    const job = await apiJson<Job>(`/v1/jobs/${id}`);
+    expect(job.type).toBe('advise');
+    expect(job.options).toMatchObject({ imbalance: 0.05, refinementTries: 0 });
+    const advice = job.result!.advice!;
+    expect(advice.candidates.map((c) => c.strategy)).not.toContain('refined');
+    // Its page shows the advice as the API gives it, the summary saying no refinement ran.
+    await page.locator('#advice').waitFor();
+    expect(await page.locator('#advice .explanation').textContent()).toBe(advice.summary);
+    expect(advice.summary).toContain('The refinement was not run (refinementTries 0).');
+    await expect.poll(() => page.locator('#advice table tbody tr').count()).toBe(advice.candidates.length);
+    expect(errors).toEqual([]);
+    await page.close();
+  });
+
   it('shows a refused submission’s problem next to the field it names', async () => {
     const { page, errors } = await openPage('/#/new');
     // 422 from the numerical checks (no field list): more machines than rows, shown at the machines field.
