@@ -706,7 +706,7 @@ export interface components {
             };
             /** @description Advise jobs: each machine of a constructed candidate holds between (1 - imbalance) n/m and (1 + imbalance) n/m rows (floor and ceil of n/m always allowed; default 0.1). Ignored by the other types. */
             imbalance?: number;
-            /** @description Advise jobs: the exact kappa(S) evaluations the 'refined' candidate may spend (default 8, at most 64). The refinement runs on square systems of at most 2000 rows, where it is most of the advice's time beyond the candidates': 0 leaves it out (no 'refined' candidate) for an advice about half as long. Ignored by the other types. */
+            /** @description Advise jobs: the exact kappa(S) evaluations the 'refined' candidate may spend (default 8, at most 64). The refinement runs on square systems of at most 2000 rows, where it is most of the advice's time beyond the candidates': 0 leaves it out (no 'refined' candidate), and the advice costs its candidates alone (2-3x less time at dense n = 1000-2000, docs/performance.md). Ignored by the other types. */
             refinementTries?: number;
         };
         /** @description One POST to `url` when the job or study ends (succeeded, failed or cancelled), its body the summary, retried with backoff for up to WEBHOOK_RETRY_SECONDS while the answer is not 2xx; the attempts are listed in `deliveries`. */

@@ -327,7 +327,8 @@ export const JobOptionsInputSchema = z
       .describe(
         `Advise jobs: the exact kappa(S) evaluations the 'refined' candidate may spend (default ${DEFAULT_REFINEMENT_TRIES}, at most ` +
           `${MAX_REFINEMENT_TRIES}). The refinement runs on square systems of at most ${MAX_REFINED_ROWS} rows, where it is most of ` +
-          "the advice's time beyond the candidates': 0 leaves it out (no 'refined' candidate) for an advice about half as long. " +
+          "the advice's time beyond the candidates': 0 leaves it out (no 'refined' candidate), and the advice costs its candidates " +
+          'alone (2-3x less time at dense n = 1000-2000, docs/performance.md). ' +
           'Ignored by the other types.',
       )
       .optional(),
