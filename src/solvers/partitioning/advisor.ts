@@ -10,7 +10,8 @@
  * MULTILEVEL_BESIDE_METIS_MAX_ROWS rows. The last three keep rows with heavy couplings |a_i . a_j| on one
  * machine, which makes the machines' row spaces closer to orthogonal (S closer to I). Last, 'refined'
  * (./refinement.ts): the best candidate within the imbalance with rows moved to lower kappa(S) itself,
- * listed when the refinement applies (square A of at most MAX_REFINED_ROWS rows).
+ * listed when the refinement applies (square A of at most MAX_REFINED_ROWS rows) and is given tries
+ * (AdviseOptions.refinementTries: the caller trades its gain against the advice's time).
  *
  * On a square dense A each listed candidate's kappa(S) comes from its machines' R alone (../analysis/kappaS.ts
  * sOfFactorsWork), and lambda_min(S) through the given partition's factorization of A. Each R is the Cholesky factor of
