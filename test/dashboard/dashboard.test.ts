@@ -296,6 +296,7 @@ describe('dashboard in a browser', () => {
     expect(await page.locator('#advice .explanation').textContent()).toBe(advice.summary);
     expect(advice.summary).toContain('The refinement was not run (refinementTries 0).');
     await expect.poll(() => page.locator('#advice table tbody tr').count()).toBe(advice.candidates.length);
+    await page.screenshot({ path: join(SCREENSHOTS, 'advise-job-no-refinement.png'), fullPage: true });
     expect(errors).toEqual([]);
     await page.close();
   });
