@@ -102,3 +102,37 @@ export function formatLabels(labels: Record<string, string> | undefined): string
     .map(([key, value]) => `${key}=${value}`)
     .join(', ');
 }
+
+/**
+ * A job's settings in a line, those its type uses: "tolerance 1e-8, max iterations 20,000" (a solve adds the stopping
+ * rules and parameters it was given), "tolerance 1e-8, max iterations 20,000, imbalance 0.05, refinement tries 0" (an
+ * advice).
+ */
+export function formatOptions(
+  type: string,
+  options: {
+    tolerance: number;
+    maxIterations: number;
+    absoluteTolerance?: number;
+    errorTolerance?: number;
+    maxWallTimeMs?: number;
+    stopOnStagnation?: boolean;
+    parameters?: Record<string, Record<string, number> | undefined>;
+    imbalance?: number;
+    refinementTries?: number;
+  },
+): string {
+  // Every type predicts iterations to the tolerance within the limit (the time to solution); a solve also runs to them.
+  const parts = [`tolerance ${formatSetting(options.tolerance)}`, `max iterations ${formatInteger(options.maxIterations)}`];
+  if (type === 'solve') {
+    if (options.absoluteTolerance !== undefined) parts.push(`absolute tolerance ${formatSetting(options.absoluteTolerance)}`);
+    if (options.errorTolerance !== undefined) parts.push(`error tolerance ${formatSetting(options.errorTolerance)}`);
+    if (options.maxWallTimeMs !== undefined) parts.push(`wall-time limit ${formatInteger(options.maxWallTimeMs)} ms`);
+    if (options.stopOnStagnation === false) parts.push('not stopped on stagnation');
+    for (const [algorithm, given] of Object.entries(options.parameters ?? {}))
+      for (const [name, value] of Object.entries(given ?? {})) parts.push(`${algorithm} ${name} ${formatSetting(value)}`);
+  }
+  if (options.imbalance !== undefined) parts.push(`imbalance ${formatSetting(options.imbalance)}`);
+  if (options.refinementTries !== undefined) parts.push(`refinement tries ${options.refinementTries}`);
+  return parts.join(', ');
+}

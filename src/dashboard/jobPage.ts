@@ -23,7 +23,7 @@ import {
 import { ConvergenceChart, type ConvergenceSeries } from './convergenceChart.js';
 import { announce, clear, h, scrollingTable } from './dom.js';
 import { downloadFromApi, saveFile, tracesCsv } from './downloads.js';
-import { formatDuration, formatInteger, formatLabels, formatMatrix, formatNumber, formatTime } from './format.js';
+import { formatDuration, formatInteger, formatLabels, formatMatrix, formatNumber, formatOptions, formatTime } from './format.js';
 import { partitionPictures } from './partitionPicture.js';
 import { progressBar, runConverged, statusBadge } from './statusBadge.js';
 import {
@@ -168,6 +168,7 @@ export class JobPageView implements View {
         ...(this.columnCount > 1 ? fact('Right-hand sides', formatInteger(this.columnCount)) : []),
         ...fact('Machines m', formatInteger(job.m)),
         ...fact('Algorithms', job.algorithms.map((a) => ALGORITHM_NAMES[a]).join(', ') || '—'),
+        ...fact('Options', formatOptions(job.type, job.options)),
         ...fact('Labels', formatLabels(job.labels) || '—'),
         ...fact('Storage', job.storage),
         ...fact('Backend', job.backend ?? '—'),

@@ -291,7 +291,10 @@ describe('dashboard in a browser', () => {
     expect(job.options).toMatchObject({ imbalance: 0.05, refinementTries: 0 });
     const advice = job.result!.advice!;
     expect(advice.candidates.map((c) => c.strategy)).not.toContain('refined');
-    // Its page shows the advice as the API gives it, the summary saying no refinement ran.
+    // Its page shows the settings it ran with, and the advice as the API gives it, the summary saying no refinement ran.
+    await expect
+      .poll(() => page.locator('dl.facts').first().textContent())
+      .toContain('tolerance 1e-8, max iterations 20,000, imbalance 0.05, refinement tries 0');
     await page.locator('#advice').waitFor();
     expect(await page.locator('#advice .explanation').textContent()).toBe(advice.summary);
     expect(advice.summary).toContain('The refinement was not run (refinementTries 0).');

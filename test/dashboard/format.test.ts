@@ -1,6 +1,6 @@
 /** The dashboard's text for a job's matrix (src/dashboard/format.ts), as its job page and the activity list show it. */
 import { describe, expect, it } from 'vitest';
-import { formatMatrix, formatSetting } from '../../src/dashboard/format.js';
+import { formatMatrix, formatOptions, formatSetting } from '../../src/dashboard/format.js';
 
 describe('formatMatrix', () => {
   it('a regression reads rows x features (it read "regression n = 300 (rows 300, ...)" for 200 features)', () => {
@@ -28,5 +28,28 @@ describe('formatSetting', () => {
     expect(formatSetting(2.5e-10)).toBe('2.5e-10');
     expect(formatSetting(1 / 3)).toBe('0.3333');
     expect(formatSetting(null)).toBe('—');
+  });
+});
+
+describe('formatOptions', () => {
+  it("a job's settings as its type uses them: the advice's imbalance and tries, a solve's stopping rules and parameters", () => {
+    const base = { tolerance: 1e-8, maxIterations: 20_000, parameters: {} };
+    expect(formatOptions('analyze', base)).toBe('tolerance 1e-8, max iterations 20,000');
+    expect(formatOptions('advise', { ...base, imbalance: 0.05, refinementTries: 0 })).toBe(
+      'tolerance 1e-8, max iterations 20,000, imbalance 0.05, refinement tries 0',
+    );
+    expect(
+      formatOptions('solve', {
+        ...base,
+        absoluteTolerance: 1e-12,
+        maxWallTimeMs: 60_000,
+        stopOnStagnation: false,
+        parameters: { apc: { gamma: 1.2, eta: 1.5 } },
+      }),
+    ).toBe(
+      'tolerance 1e-8, max iterations 20,000, absolute tolerance 1e-12, wall-time limit 60,000 ms, not stopped on stagnation, apc gamma 1.2, apc eta 1.5',
+    );
+    // The stopping rules are a solve's: an analysis given them ran none.
+    expect(formatOptions('analyze', { ...base, maxWallTimeMs: 60_000 })).toBe('tolerance 1e-8, max iterations 20,000');
   });
 });
