@@ -118,6 +118,7 @@ export function formatOptions(
     maxWallTimeMs?: number;
     stopOnStagnation?: boolean;
     parameters?: Record<string, Record<string, number> | undefined>;
+    initialGuess?: { kind: string; job?: string; algorithm?: string };
     imbalance?: number;
     refinementTries?: number;
   },
@@ -129,6 +130,9 @@ export function formatOptions(
     if (options.errorTolerance !== undefined) parts.push(`error tolerance ${formatSetting(options.errorTolerance)}`);
     if (options.maxWallTimeMs !== undefined) parts.push(`wall-time limit ${formatInteger(options.maxWallTimeMs)} ms`);
     if (options.stopOnStagnation === false) parts.push('not stopped on stagnation');
+    const guess = options.initialGuess;
+    if (guess !== undefined)
+      parts.push(guess.kind === 'job' ? `started from job ${guess.job}'s ${guess.algorithm} solution` : 'started from a given x(0)');
     for (const [algorithm, given] of Object.entries(options.parameters ?? {}))
       for (const [name, value] of Object.entries(given ?? {})) parts.push(`${algorithm} ${name} ${formatSetting(value)}`);
   }

@@ -49,6 +49,12 @@ describe('formatOptions', () => {
     ).toBe(
       'tolerance 1e-8, max iterations 20,000, absolute tolerance 1e-12, wall-time limit 60,000 ms, not stopped on stagnation, apc gamma 1.2, apc eta 1.5',
     );
+    expect(formatOptions('solve', { ...base, initialGuess: { kind: 'job', job: '01M7Z', algorithm: 'apc' } })).toBe(
+      "tolerance 1e-8, max iterations 20,000, started from job 01M7Z's apc solution",
+    );
+    expect(formatOptions('solve', { ...base, initialGuess: { kind: 'vector' } })).toBe(
+      'tolerance 1e-8, max iterations 20,000, started from a given x(0)',
+    );
     // The stopping rules are a solve's: an analysis given them ran none.
     expect(formatOptions('analyze', { ...base, maxWallTimeMs: 60_000 })).toBe('tolerance 1e-8, max iterations 20,000');
   });
