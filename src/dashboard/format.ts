@@ -1,4 +1,5 @@
 /** Numbers and times as the dashboard shows them. */
+import { ALGORITHM_NAMES, type AlgorithmId, type Job } from './apiTypes.js';
 
 /**
  * 4 significant digits; exponent notation outside [1e-3, 1e5). A value that would round to ±1 but
@@ -108,21 +109,7 @@ export function formatLabels(labels: Record<string, string> | undefined): string
  * rules and parameters it was given), "tolerance 1e-8, max iterations 20,000, imbalance 0.05, refinement tries 0" (an
  * advice).
  */
-export function formatOptions(
-  type: string,
-  options: {
-    tolerance: number;
-    maxIterations: number;
-    absoluteTolerance?: number;
-    errorTolerance?: number;
-    maxWallTimeMs?: number;
-    stopOnStagnation?: boolean;
-    parameters?: Record<string, Record<string, number> | undefined>;
-    initialGuess?: { kind: string; job?: string; algorithm?: string };
-    imbalance?: number;
-    refinementTries?: number;
-  },
-): string {
+export function formatOptions(type: Job['type'], options: Job['options']): string {
   // Every type predicts iterations to the tolerance within the limit (the time to solution); a solve also runs to them.
   const parts = [`tolerance ${formatSetting(options.tolerance)}`, `max iterations ${formatInteger(options.maxIterations)}`];
   if (type === 'solve') {
@@ -132,9 +119,14 @@ export function formatOptions(
     if (options.stopOnStagnation === false) parts.push('not stopped on stagnation');
     const guess = options.initialGuess;
     if (guess !== undefined)
-      parts.push(guess.kind === 'job' ? `started from job ${guess.job}'s ${guess.algorithm} solution` : 'started from a given x(0)');
-    for (const [algorithm, given] of Object.entries(options.parameters ?? {}))
-      for (const [name, value] of Object.entries(given ?? {})) parts.push(`${algorithm} ${name} ${formatSetting(value)}`);
+      parts.push(
+        guess.kind === 'job' && guess.algorithm !== undefined
+          ? `started from job ${guess.job}'s ${ALGORITHM_NAMES[guess.algorithm]} solution`
+          : 'started from a given x(0)',
+      );
+    for (const [algorithm, given] of Object.entries(options.parameters))
+      for (const [name, value] of Object.entries(given ?? {}))
+        parts.push(`${ALGORITHM_NAMES[algorithm as AlgorithmId]} ${name} ${formatSetting(value)}`);
   }
   if (options.imbalance !== undefined) parts.push(`imbalance ${formatSetting(options.imbalance)}`);
   if (options.refinementTries !== undefined) parts.push(`refinement tries ${options.refinementTries}`);

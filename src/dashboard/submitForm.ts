@@ -1,5 +1,6 @@
 /**
- * `#/new`: a job from a form (analyze, solve, or advise a partition with its imbalance and refinement tries). The matrix is a generator (Gaussian or the paper's Examples 1-3) with
+ * `#/new`: a job from a form (analyze, solve, or advise a partition with its imbalance and refinement
+ * tries). The matrix is a generator (Gaussian or the paper's Examples 1-3) with
  * its parameters, pasted Matrix Market text, or a Matrix Market file; files (and pasted text over
  * INLINE_LIMIT) are uploaded once through POST /v1/matrices and named by id, so a large matrix never
  * travels inside a JSON body. The form does no validation of its own (`novalidate`): the API is the

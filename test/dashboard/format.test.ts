@@ -47,12 +47,12 @@ describe('formatOptions', () => {
         parameters: { apc: { gamma: 1.2, eta: 1.5 } },
       }),
     ).toBe(
-      'tolerance 1e-8, max iterations 20,000, absolute tolerance 1e-12, wall-time limit 60,000 ms, not stopped on stagnation, apc gamma 1.2, apc eta 1.5',
+      'tolerance 1e-8, max iterations 20,000, absolute tolerance 1e-12, wall-time limit 60,000 ms, not stopped on stagnation, APC gamma 1.2, APC eta 1.5',
     );
-    expect(formatOptions('solve', { ...base, initialGuess: { kind: 'job', job: '01M7Z', algorithm: 'apc' } })).toBe(
-      "tolerance 1e-8, max iterations 20,000, started from job 01M7Z's apc solution",
+    expect(formatOptions('solve', { ...base, initialGuess: { kind: 'job' as const, job: '01M7Z', algorithm: 'apc' as const } })).toBe(
+      "tolerance 1e-8, max iterations 20,000, started from job 01M7Z's APC solution",
     );
-    expect(formatOptions('solve', { ...base, initialGuess: { kind: 'vector' } })).toBe(
+    expect(formatOptions('solve', { ...base, initialGuess: { kind: 'vector' as const } })).toBe(
       'tolerance 1e-8, max iterations 20,000, started from a given x(0)',
     );
     // The stopping rules are a solve's: an analysis given them ran none.
