@@ -68,6 +68,18 @@ async function apiJson<T>(url: string): Promise<T> {
   return response.json<T>();
 }
 
+/**
+ * Submits the New job form: the form opens the new job's page, which follows the job's event stream to its end (shown
+ * succeeded); the API's job.
+ */
+async function submitAndFollow(page: Page): Promise<Job> {
+  await page.getByRole('button', { name: 'Submit' }).click();
+  await page.waitForURL(/#\/jobs\/[0-9A-Z]+$/);
+  const id = page.url().split('/').pop()!;
+  await page.locator('.job-status [data-status="succeeded"]').waitFor({ timeout: 90_000 });
+  return apiJson<Job>(`/v1/jobs/${id}`);
+}
+
 describe('dashboard in a browser', () => {
   it('submits a generator job from the form, follows it live, and shows its convergence, heatmap and downloads', async () => {
     const { page, errors } = await openPage('/#/new');
@@ -76,13 +88,8 @@ describe('dashboard in a browser', () => {
     await page.getByLabel('Seed').fill('7');
     await page.getByLabel('Machines (m)').fill('6');
     await page.getByLabel('Tolerance (relative residual)').fill('1e-9');
-    await page.getByRole('button', { name: 'Submit' }).click();
-
-    // The form opens the new job's page, which follows the job's event stream to its end.
-    await page.waitForURL(/#\/jobs\/[0-9A-Z]+$/);
-    const id = page.url().split('/').pop()!;
-    await page.locator('.job-status [data-status="succeeded"]').waitFor({ timeout: 90_000 });
-    const job = await apiJson<Job>(`/v1/jobs/${id}`);
+    const job = await submitAndFollow(page);
+    const id = job.id;
     expect(job.status).toBe('succeeded');
     expect(job.n).toBe(48);
     expect(job.m).toBe(6);
@@ -282,11 +289,7 @@ describe('dashboard in a browser', () => {
 
     await page.getByLabel('Refinement tries').fill('0');
     await page.getByLabel('Imbalance').fill('0.05');
-    await page.getByRole('button', { name: 'Submit' }).click();
-    await page.waitForURL(/#\/jobs\/[0-9A-Z]+$/);
-    const id = page.url().split('/').pop()!;
-    await page.locator('.job-status [data-status="succeeded"]').waitFor({ timeout: 90_000 });
-    const job = await apiJson<Job>(`/v1/jobs/${id}`);
+    const job = await submitAndFollow(page);
     expect(job.type).toBe('advise');
     expect(job.options).toMatchObject({ imbalance: 0.05, refinementTries: 0 });
     const advice = job.result!.advice!;

@@ -15,7 +15,7 @@ import { denseMachineOfRowsWork } from '../distributed/distributedSystem.js';
 import { SingularMatrixError } from '../errors.js';
 import type { Kernels } from '../linalg/kernels.js';
 import type { DenseMachineData } from '../machines/machineData.js';
-import { columnSupport, type CsrMatrix } from '../sparse/csr.js';
+import { columnSupport, csrToDense, restrictColumns, selectRows, type CsrMatrix } from '../sparse/csr.js';
 import { sparsePairAngleWork, type PairAngleContext, type SparsePairAngle } from '../sparse/spectrumOfS.js';
 import { gramBlock, gramBlocksWork } from './gramBlocks.js';
 import { pairAngleWork } from './principalAngles.js';
@@ -78,10 +78,7 @@ function denseMachineOfCsrRowsWork(
   const { rows, cols, index } = machine;
   const p = rows.length;
   const c = cols.length;
-  const position = new Map<number, number>();
-  for (let t = 0; t < c; t++) position.set(cols[t], t);
-  const dense = new Float64Array(p * c);
-  for (let k = 0; k < p; k++)
-    for (let q = a.rowPtr[rows[k]]; q < a.rowPtr[rows[k] + 1]; q++) dense[k * c + position.get(a.colIdx[q])!] += a.values[q];
-  return denseMachineOfRowsWork(kernels, { index, rows, p, cols, c, full: c === a.cols, a: dense, b: new Float64Array(p) });
+  // A_i on its support, p x c row-major (a pair within DENSE_PAIR_MAX_MADDS: small).
+  const onSupport = csrToDense(restrictColumns(selectRows(a, rows), cols)).data;
+  return denseMachineOfRowsWork(kernels, { index, rows, p, cols, c, full: c === a.cols, a: onSupport, b: new Float64Array(p) });
 }
