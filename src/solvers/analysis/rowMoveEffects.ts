@@ -29,6 +29,7 @@ import { eigensolverOptionsOf, largestEigenvalueWork, type SymmetricOperator } f
 import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { luWork } from '../linalg/lu.js';
+import { columnSupport, csrToDense, restrictColumns, selectRows } from '../sparse/csr.js';
 import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf, type FactoredMatrix } from './conditioning.js';
@@ -102,21 +103,35 @@ export function rowEntries(a: DenseMatrix | CsrMatrix, k: number): { cols: Array
 }
 
 function* machineBasisWork(kernels: Kernels, a: DenseMatrix | CsrMatrix, rows: Int32Array): Work<MachineBasis | null> {
-  const touched = new Set<number>();
-  const entries = Array.from(rows, (k) => rowEntries(a, k));
-  for (const { cols } of entries) for (let t = 0; t < cols.length; t++) touched.add(cols[t]);
-  const cols = Int32Array.from([...touched].sort((x, y) => x - y));
+  const cols = 'rowPtr' in a ? columnSupport(a, rows) : denseColumnSupport(a, rows);
   const c = cols.length;
   const p = rows.length;
   if (p > c) return null;
-  const slot = new Map<number, number>();
-  cols.forEach((col, t) => slot.set(col, t));
-  const rowsOfA = new Float64Array(p * c);
-  entries.forEach(({ cols: rc, values }, k) => {
-    for (let t = 0; t < rc.length; t++) rowsOfA[k * c + slot.get(rc[t])!] = values[t];
-  });
+  // The machine's rows on their columns (rows ascending: an assignment's machine).
+  const rowsOfA = 'rowPtr' in a ? csrToDense(restrictColumns(selectRows(a, rows), cols)).data : denseRowsOnColumns(a, rows, cols);
   const { q, r } = yield* householderQrWork(kernels, rowsOfA, p, c);
   return { rows, cols, q, r };
+}
+
+/** The columns in which the rows `rows` of a dense A have a nonzero, ascending (./csr.ts columnSupport for dense storage). */
+function denseColumnSupport(a: DenseMatrix, rows: Int32Array): Int32Array {
+  const n = a.cols;
+  const touched = new Uint8Array(n);
+  for (const k of rows) for (let j = 0; j < n; j++) if (a.data[k * n + j] !== 0) touched[j] = 1;
+  const cols: number[] = [];
+  for (let j = 0; j < n; j++) if (touched[j] === 1) cols.push(j);
+  return Int32Array.from(cols);
+}
+
+/** The rows `rows` of a dense A at the columns `cols`, row-major. */
+function denseRowsOnColumns(a: DenseMatrix, rows: Int32Array, cols: Int32Array): Float64Array {
+  const n = a.cols;
+  const c = cols.length;
+  const out = new Float64Array(rows.length * c);
+  rows.forEach((k, t) => {
+    for (let s = 0; s < c; s++) out[t * c + s] = a.data[k * n + cols[s]];
+  });
+  return out;
 }
 
 /**
@@ -132,11 +147,14 @@ function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: Ma
   const p = basis.rows.length;
   if (rowGram !== undefined && c === a.cols && rowGram.rows === n) return yield* basisCoordinatesFromRowGramWork(kernels, basis, rowGram);
   const q = basis.q!;
-  let x = a.data;
-  if (c !== a.cols) {
-    x = new Float64Array(n * c);
-    for (let k = 0; k < n; k++) for (let s = 0; s < c; s++) x[k * c + s] = a.data[k * a.cols + cols[s]];
-  }
+  const x =
+    c === a.cols
+      ? a.data
+      : denseRowsOnColumns(
+          a,
+          Int32Array.from({ length: n }, (_, k) => k),
+          cols,
+        );
   const out = new Float64Array(n * p);
   const slice = kernels.dense.productRows(c * p);
   for (let k0 = 0; k0 < n; k0 += slice) {
