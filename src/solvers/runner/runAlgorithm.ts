@@ -132,13 +132,14 @@ const fmt = (x: number): string => (Number.isFinite(x) ? x.toExponential(3) : St
 /** "1 iteration", "12 iterations". */
 const iterationsText = (k: number): string => `${k} iteration${k === 1 ? '' : 's'}`;
 /**
- * A rate: near 1 as 1 - d or 1 + d (../numberText.ts), so that a rate just below 1 is not written 1.000e+0; one that
- * rounds to 1 with a known gap (1 - rho, rateGap) as 1 - gap.
+ * A rate, or a relative residual or error: near 1 as 1 - d or 1 + d (../numberText.ts), so that a rate just below 1, or
+ * the residual of a run that has barely moved, is not written 1.000e+0; a rate that rounds to 1 with a known gap (1 - rho,
+ * rateGap) as 1 - gap.
  */
-const rateText = (x: number, gap = 0): string => closeToOneText(x, 3, gap) ?? fmt(x);
+const nearOneText = (x: number, gap = 0): string => closeToOneText(x, 3, gap) ?? fmt(x);
 /** "is 7.000e+0 >= 1"; a radius whose computation overflowed (parameters like alpha = 1e300) said so, not "Infinity". */
 const unstableRadiusText = (x: number): string =>
-  x === Infinity ? 'is too large to compute in double precision (far above 1)' : `is ${rateText(x)} >= 1`;
+  x === Infinity ? 'is too large to compute in double precision (far above 1)' : `is ${nearOneText(x)} >= 1`;
 
 /**
  * 1 - rho for a run's parameters: at the algorithm's optimal parameters its tuning's gap, computed without cancellation
@@ -273,7 +274,7 @@ export function theoryOfRun(
   if (run.status === 'converged' && !(theoreticalRate < 1) && !(gap > 0)) {
     stopReason +=
       ` The spectral radius of the iteration for these parameters, known after the run (it started before the analysis), ` +
-      `is ${rateText(theoreticalRate)} >= 1: a run with the analysis would not have reported convergence.`;
+      `is ${nearOneText(theoreticalRate)} >= 1: a run with the analysis would not have reported convergence.`;
   }
   return { theoreticalRate, attainableAccuracy: attainableAccuracy(spectral.L / spectral.mu), growth, stopReason };
 }
@@ -292,17 +293,17 @@ function growthSentence(
 ): string {
   // Near 1 as 1 + d, as a rate: a rise by 4e-4 is not written 1.000e+0 times.
   const rose =
-    ` The relative residual rose to ${rateText(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
-    `${rateText(growth.factor)} times its initial value`;
+    ` The relative residual rose to ${nearOneText(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
+    `${nearOneText(growth.factor)} times its initial value`;
   if (growth.cause === 'divergence') {
     // A non-finite stop of an unstable run has said its spectral radius already.
     if (radiusSaid) return `${rose}: true divergence.`;
     return `${rose}: true divergence, the spectral radius of the iteration for these parameters ${unstableRadiusText(rate)}.`;
   }
-  if (growth.cause === 'unexplained') return `${rose}; the spectral radius for these parameters is ${rateText(rate, gap)} < 1.`;
+  if (growth.cause === 'unexplained') return `${rose}; the spectral radius for these parameters is ${nearOneText(rate, gap)} < 1.`;
   const name = DISPLAY_NAMES[id] ?? id;
   let text =
-    `${rose}: the transient growth of ${name}, not divergence. Its spectral radius for these parameters is ${rateText(rate, gap)} < 1, ` +
+    `${rose}: the transient growth of ${name}, not divergence. Its spectral radius for these parameters is ${nearOneText(rate, gap)} < 1, ` +
     'but its iteration matrix is not normal (at the optimal parameters it has repeated eigenvalues, so an error mode ' +
     `behaves like (1 + c t) rho^t and grows before it falls); predicted growth of the modes up to about ${fmt(growth.predictedFactor ?? 1)} ` +
     `times their start, near iteration ${growth.predictedIteration ?? 0}.`;
@@ -500,7 +501,7 @@ export function* runWork(
         status = 'stagnated';
         stopReason =
           `Stagnated at iteration ${iteration}: the smallest relative residual, ${fmt(bestResidual)}, has not halved over the last ` +
-          `${iteration - referenceIteration} iterations (the window: ${STAGNATION_DECADES} decades at the rate ${rateText(theoreticalRate, gap)}, ` +
+          `${iteration - referenceIteration} iterations (the window: ${STAGNATION_DECADES} decades at the rate ${nearOneText(theoreticalRate, gap)}, ` +
           `${window} iterations), near the attainable accuracy eps kappa(A) = ${fmt(attainable)}: rounding sets the residual there, ` +
           'so the tolerance is out of reach in double precision.';
       }
@@ -511,25 +512,25 @@ export function* runWork(
     while (status === null) {
       if (signal?.aborted) {
         status = 'cancelled';
-        stopReason = `Cancelled after ${iterationsText(iteration)} (the abort signal fired); relative residual ${fmt(measures.residual)}.`;
+        stopReason = `Cancelled after ${iterationsText(iteration)} (the abort signal fired); relative residual ${nearOneText(measures.residual)}.`;
         break;
       }
       if (iteration >= maxIterations) {
         status = 'max-iterations';
         stopReason =
           residualMet() && errorMet()
-            ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${fmt(measures.residual)} meets the tolerance, ` +
+            ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${nearOneText(measures.residual)} meets the tolerance, ` +
               `but the iteration is unstable for these parameters (its spectral radius ${unstableRadiusText(theoreticalRate)}), ` +
               'so this is not reported as convergence.'
-            : `Stopped at maxIterations = ${maxIterations}: relative residual ${fmt(measures.residual)}` +
+            : `Stopped at maxIterations = ${maxIterations}: relative residual ${nearOneText(measures.residual)}` +
               (residualMet()
-                ? `, relative error ${fmt(measures.error ?? Number.NaN)} > errorTolerance ${fmt(errorTolerance ?? 0)}.`
+                ? `, relative error ${nearOneText(measures.error ?? Number.NaN)} > errorTolerance ${fmt(errorTolerance ?? 0)}.`
                 : ` > tolerance ${fmt(tolerance)}.`);
         break;
       }
       if (maxWallTimeMs !== null && performance.now() - started >= maxWallTimeMs) {
         status = 'max-wall-time';
-        stopReason = `Stopped at maxWallTimeMs = ${maxWallTimeMs} after ${iterationsText(iteration)}: relative residual ${fmt(measures.residual)}.`;
+        stopReason = `Stopped at maxWallTimeMs = ${maxWallTimeMs} after ${iterationsText(iteration)}: relative residual ${nearOneText(measures.residual)}.`;
         break;
       }
       method.step();
@@ -543,7 +544,7 @@ export function* runWork(
       } catch (thrown) {
         if (!(thrown instanceof CancelledError)) throw thrown;
         status = 'cancelled';
-        stopReason = `Cancelled after ${iterationsText(iteration)}; relative residual ${fmt(measures.residual)}.`;
+        stopReason = `Cancelled after ${iterationsText(iteration)}; relative residual ${nearOneText(measures.residual)}.`;
       } finally {
         snapshotsAt(null);
       }

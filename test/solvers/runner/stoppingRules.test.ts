@@ -8,11 +8,16 @@ import { describe, expect, it } from 'vitest';
 import { analyze, spectralDataOf } from '../../../src/solvers/analysis/analyze.js';
 import type { SpectralData } from '../../../src/solvers/algorithms/types.js';
 import { buildDistributedSystem, type DistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
-import { InvalidParameterError } from '../../../src/solvers/errors.js';
+import { CancelledError, InvalidParameterError } from '../../../src/solvers/errors.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { fromRows, relativeResidual } from '../../../src/solvers/matrix.js';
-import { DEFAULT_DIVERGENCE_TOLERANCE, recomputedResidualSentence, runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
-import { RUN_STATUSES, type RunStatus } from '../../../src/solvers/runner/types.js';
+import {
+  DEFAULT_DIVERGENCE_TOLERANCE,
+  recomputedResidualSentence,
+  runAlgorithm,
+  runAlgorithmWork,
+} from '../../../src/solvers/runner/runAlgorithm.js';
+import { RUN_STATUSES, type RunResult, type RunStatus } from '../../../src/solvers/runner/types.js';
 import { wellConditionedSystem } from '../parallel/support.js';
 import { readMatrixCsr } from '../sparse/support.js';
 
@@ -62,6 +67,26 @@ describe('stopping rules: each status', () => {
     const r = runAlgorithm(well.system, 'dgd', well.spectral, { tolerance: 1e-14, maxIterations: 3 });
     expect(r.status).toBe('max-iterations');
     reached.add(r.status);
+  });
+
+  it('says a relative residual that has barely moved as 1 - d, not 1.000e+0 (max-iterations and cancelled alike)', () => {
+    // A step 1e-6 of the optimal one: after 3 iterations the residual is 1 - O(1e-6).
+    const alpha = 1e-6 / well.spectral.L;
+    const capped = runAlgorithm(well.system, 'dgd', well.spectral, { tolerance: 1e-8, maxIterations: 3, parameters: { alpha } });
+    expect(capped.relativeResidual).toBeGreaterThan(0.999);
+    expect(capped.relativeResidual).toBeLessThan(1);
+    expect(capped.stopReason).toContain(`relative residual 1 - ${(1 - capped.relativeResidual).toExponential(3)} > tolerance`);
+    expect(capped.stopReason).not.toContain('1.000e+0');
+    // Cancelled at a yield after a few iterations, as a job's cancel reaches a run.
+    const work = runAlgorithmWork(well.system, 'dgd', well.spectral, { tolerance: 1e-8, maxIterations: 1000, parameters: { alpha } });
+    for (let step = 0; step < 5; step++) work.next();
+    const end = work.throw(new CancelledError());
+    expect(end.done).toBe(true);
+    const cancelled = end.value as RunResult;
+    expect(cancelled.status).toBe('cancelled');
+    expect(cancelled.iterations).toBeGreaterThan(0);
+    expect(cancelled.stopReason).toContain(`relative residual 1 - ${(1 - cancelled.relativeResidual).toExponential(3)}.`);
+    expect(cancelled.stopReason).not.toContain('1.000e+0');
   });
 
   it('max-wall-time: a tiny limit is reached before the tolerance', () => {
