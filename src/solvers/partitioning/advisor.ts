@@ -728,7 +728,10 @@ function* exactForContendersWork(
   secondsOf: (system: CsrSystem) => number | null,
 ): Work<void> {
   let first = true;
-  for (const entry of evaluated.filter((e) => e.kappaS === null).sort((x, y) => x.bounds!.lower - y.bounds!.lower)) {
+  // Those with bounds: a candidate without (not evaluated, the given partition being at kappa(S) = 1; or its setup failed)
+  // says why already.
+  const open = evaluated.filter((e) => e.kappaS === null && e.bounds !== null);
+  for (const entry of open.sort((x, y) => x.bounds!.lower - y.bounds!.lower)) {
     const least = leastExactKappaS(evaluated);
     const above = ruledOutAbove(least);
     if (above?.(entry.bounds!.lower)) {

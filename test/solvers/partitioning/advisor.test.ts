@@ -38,7 +38,7 @@ import {
 import type { DenseProblem } from '../../../src/solvers/problem.js';
 import { generateMatrix } from '../../../src/solvers/input/generators.js';
 import { runAlgorithm } from '../../../src/solvers/runner/runAlgorithm.js';
-import { csrToDense } from '../../../src/solvers/sparse/csr.js';
+import { csrFromCoo, csrToDense } from '../../../src/solvers/sparse/csr.js';
 import { poisson2d } from '../../../src/solvers/sparse/generators.js';
 import { describeEachBackend, withBackend } from '../../support/backends.js';
 import { onSetupThreads } from '../../support/setupThreads.js';
@@ -484,6 +484,27 @@ describeEachBackend('partition advisor, bracketed pass (large CSR systems)', () 
     const best = advice.candidates.find((c) => c.strategy === advice.best)!;
     expect(advice.givenRatio).toBeCloseTo(given.kappaS! / best.kappaS!, 12);
     expect(advice.summary).toContain(`lowers kappa(S)`);
+  });
+
+  it('advises a given partition at kappa(S) = 1 as the best, the others not computed and saying why (a diagonal A, bracketed)', () => {
+    // Above 20,000 rows this crashed the job's worker (an advise job on a 20,001-row diagonal): the candidates left
+    // unevaluated, without bounds, were sorted by their bounds.
+    const n = 60;
+    const diagonal = Int32Array.from({ length: n }, (_, i) => i);
+    const A = csrFromCoo(
+      n,
+      n,
+      diagonal,
+      diagonal,
+      Float64Array.from({ length: n }, (_, i) => 1 + i),
+    );
+    const advice = runSync(adviseWork(createProblem({ A, partition: { machines: 2 } }), { exhaustiveRows: 0 }));
+    expect(advice.best).toBe('given');
+    expect(advice.candidates[0].kappaS).toBe(1);
+    expect(advice.summary).toContain('The given partition is the best found: kappa(S) = 1');
+    const skipped = advice.candidates.filter((c) => c.kappaS === null);
+    expect(skipped.length).toBeGreaterThan(0);
+    for (const candidate of skipped) expect(candidate.notComputed).toContain('no candidate can be better');
   });
 
   it("computes kappa(S) for the candidates that can win, the analysis' value; the others carry bounds and the reason", () => {
