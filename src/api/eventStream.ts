@@ -6,6 +6,8 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 
+const EVENT_STREAM_TYPE = 'text/event-stream; charset=utf-8';
+
 export interface StreamedEvent {
   event: string;
   data: unknown;
@@ -72,8 +74,16 @@ export async function streamEvents<E extends StreamedEvent>(
   unsubscribe = await subscribe((event) => (streaming ? write(event) : early.push(event)));
 
   reply.hijack();
+  // HEAD (fastify answers it with the GET route): the head alone, at once. A stream would never send it (a HEAD response
+  // has no body to flush it with) and hold the socket until the client gave up.
+  if (raw.req.method === 'HEAD') {
+    unsubscribe();
+    raw.writeHead(200, { 'content-type': EVENT_STREAM_TYPE, 'cache-control': 'no-cache, no-transform' });
+    raw.end();
+    return;
+  }
   raw.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
+    'content-type': EVENT_STREAM_TYPE,
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',
     'x-accel-buffering': 'no',

@@ -83,6 +83,24 @@ describe('the list-wide event stream', () => {
     ).toBe(400);
   });
 
+  it("answers HEAD at once over the socket with the stream's head, no body (it held the socket, unanswered, until the client gave up)", async () => {
+    const headers = { authorization: `Bearer ${admin.key}` };
+    const list = await fetch(`${service.baseUrl}/v1/events`, { method: 'HEAD', headers, signal: AbortSignal.timeout(5000) });
+    expect(list.status).toBe(200);
+    expect(list.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    expect(await list.text()).toBe('');
+    // A job's stream too, while the job is unfinished (a finished job's ends at its first event anyway).
+    const id = await create(alice, '/v1/jobs', JOB);
+    const job = await fetch(`${service.baseUrl}/v1/jobs/${id}/events`, { method: 'HEAD', headers, signal: AbortSignal.timeout(5000) });
+    expect(job.status).toBe(200);
+    expect(job.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const missing = await fetch(`${service.baseUrl}/v1/jobs/01NOSUCHJOB0000000000000000/events`, { method: 'HEAD', headers });
+    expect(missing.status).toBe(404);
+    // Gone before the next tests, whose snapshots list the unfinished jobs (no worker yet: it is still queued).
+    expect((await as(alice, { method: 'POST', url: `/v1/jobs/${id}/cancel` })).statusCode).toBe(200);
+    expect((await as(alice, { method: 'DELETE', url: `/v1/jobs/${id}` })).statusCode).toBe(204);
+  });
+
   it("carries two jobs and a study on one stream, each key's own only, after a snapshot of the unfinished ones", async () => {
     const adminStream = await open(admin);
     const aliceStream = await open(alice);
