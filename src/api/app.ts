@@ -15,7 +15,7 @@ import { installHardening } from './plugins/hardening.js';
 import { installMetrics } from './plugins/metrics.js';
 import { installOpenApi, openApiDocument } from './plugins/openapi.js';
 import { installJsonBodies } from './plugins/jsonBody.js';
-import { installErrorHandling } from './plugins/problems.js';
+import { clientErrorHandler, errorHandler, installErrorHandling, MAX_PATH_PARAMETER_LENGTH } from './plugins/problems.js';
 import { installRateLimit } from './plugins/rateLimit.js';
 import { adminKeyRoutes } from './routes/adminKeys.js';
 import { queueBoard } from './plugins/queueBoard.js';
@@ -57,6 +57,7 @@ export async function buildApp({
   responseValidation = 'log',
   extend,
 }: BuildAppOptions): Promise<FastifyInstance> {
+  const frameworkError = errorHandler(config);
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -65,7 +66,16 @@ export async function buildApp({
     // Logged by logRequests below: at info only what went wrong.
     logController: new LogController({ disableRequestLogging: true }),
     // An empty value (`?status=&limit=`, as forms and dashboards send it) means the parameter was not given.
-    routerOptions: { querystringParser: (query) => withoutEmptyValues(parseQuery(query)) },
+    // Path parameters up to MAX_PATH_PARAMETER_LENGTH reach the routes' schemas (an id over 64 characters: a 400 naming
+    // it); the router's own refusals (longer ones, a path that does not decode) are problems too.
+    routerOptions: {
+      querystringParser: (query) => withoutEmptyValues(parseQuery(query)),
+      maxParamLength: MAX_PATH_PARAMETER_LENGTH,
+    },
+    frameworkErrors: (error, request, reply) => {
+      frameworkError(error, request, reply);
+    },
+    clientErrorHandler,
   });
 
   // Request bodies are JSON: fastify's default text/plain parser would hand a text body to the zod

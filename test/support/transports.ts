@@ -190,3 +190,13 @@ export function chunkedUpload(baseUrl: string, feed: (socket: Socket) => void): 
 export function httpChunk(text: string): string {
   return `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n`;
 }
+
+/** `bytes` written as they are on a new connection (a request that may not be valid HTTP); the answer, or null. */
+export function rawBytes(baseUrl: string, bytes: string): Promise<Answer | null> {
+  const { hostname, port } = new URL(baseUrl);
+  const socket = connect(Number(port), hostname);
+  socket.on('error', () => undefined);
+  const answer = readAnswer(socket);
+  socket.write(bytes);
+  return answer.finally(() => socket.destroy());
+}

@@ -5,6 +5,8 @@
  * parser (plugins/jsonBody.ts: content codings) are mapped here; anything
  * else is a 500 whose detail reveals nothing of the cause (it is logged).
  */
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, isResponseSerializationError } from 'fastify-type-provider-zod';
 import type { Config } from '../../config.js';
@@ -23,6 +25,9 @@ import {
 } from './jsonBody.js';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
+
+/** The router's longest path parameter (its maxParamLength); a longer one is a 400 (FST_ERR_MAX_PARAM_LENGTH below). */
+export const MAX_PATH_PARAMETER_LENGTH = 1000;
 
 interface ValidationIssue {
   instancePath: string;
@@ -44,8 +49,12 @@ export function sendProblem(reply: FastifyReply, problem: ProblemDetails): Fasti
   return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(problem);
 }
 
-export function installErrorHandling(app: FastifyInstance, config: Config): void {
-  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+/**
+ * The handler of every error: the app's error handler, and fastify's `frameworkErrors` (the router's own refusals, which
+ * reach no error handler: a path that does not decode, a path parameter longer than the router takes).
+ */
+export function errorHandler(config: Config): (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => FastifyReply {
+  return (error, request, reply) => {
     const problem = problemFor(error, config);
     // RFC 9110 15.5.16: a 415 for the body's coding names the codings that are accepted.
     if (error instanceof UnsupportedContentEncodingError) reply.header('accept-encoding', ACCEPTED_CONTENT_CODINGS.join(', '));
@@ -53,7 +62,35 @@ export function installErrorHandling(app: FastifyInstance, config: Config): void
     if (problem.status >= 500) request.log.error({ err: error }, 'request failed');
     else request.log.info({ code: problem.code, detail: problem.detail }, 'request rejected');
     return sendProblem(reply, problem);
-  });
+  };
+}
+
+/**
+ * fastify's `clientErrorHandler`: a request that is not valid HTTP/1.1 (a bad Content-Length, a bad chunk, a control
+ * byte in a header, a request line that does not parse), refused by Node's parser before any route, answered with a
+ * problem like every other refusal and the connection closed (what follows on it cannot be framed). As fastify's
+ * default: 431 for headers over the limit, 408 for a request that timed out, else 400; nothing to answer on a reset.
+ */
+export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, detail] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'The request headers exceed the size the server takes.']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'The request did not arrive completely in time.']
+        : [400, `The request is not valid HTTP/1.1 (${error.code ?? 'unparsable'}): the connection is closed.`];
+  const body = JSON.stringify({ ...makeProblem('invalid-request', detail), status, title: STATUS_CODES[status] });
+  if (socket.writable) {
+    socket.write(
+      `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
+  }
+  socket.destroy(error);
+}
+
+export function installErrorHandling(app: FastifyInstance, config: Config): void {
+  app.setErrorHandler(errorHandler(config));
 
   app.setNotFoundHandler((request, reply) => {
     sendProblem(
@@ -96,6 +133,13 @@ function problemFor(error: FastifyError, config: Config): ProblemDetails {
       return makeProblem('body-too-large', `The request body exceeds ${config.BODY_LIMIT_BYTES} bytes (BODY_LIMIT_BYTES).`);
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return makeProblem('unsupported-media-type', 'Unsupported Content-Type; send application/json.');
+    case 'FST_ERR_BAD_URL':
+      return makeProblem('invalid-request', `The request path is not valid: ${error.message} (a malformed percent-encoding).`);
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return makeProblem(
+        'invalid-request',
+        `The request path is not valid: a path parameter is longer than ${MAX_PATH_PARAMETER_LENGTH} characters (an id has at most 64).`,
+      );
   }
   if (isResponseSerializationError(error) && 'cause' in error) return makeProblem('internal-error', 'Internal error; it has been logged.');
   // Other client errors raised by fastify itself (their messages name the cause and hold no internals).
