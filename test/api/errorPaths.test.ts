@@ -180,6 +180,15 @@ const CASES: Case[] = [
     code: 'dimension-mismatch',
     pointer: '/matrix/data/1',
   },
+  // Accepted with 202 before, the job then failing with "The matrix is empty (0 x 0)".
+  {
+    name: 'job: dense rows without entries (2 x 0)',
+    request: postJob({ ...good, matrix: { format: 'dense', data: [[], []] } }),
+    status: 422,
+    code: 'dimension-mismatch',
+    detail: /no columns \(2 x 0\)/,
+    pointer: '/matrix/data',
+  },
   {
     name: 'job: wide Matrix Market (2 x 3)',
     request: postJob({
@@ -502,6 +511,15 @@ const CASES: Case[] = [
     status: 422,
     code: 'invalid-parameter',
     pointer: '/grid/m',
+  },
+  // Accepted before, every sample then failing ("blockSize must be ... between 1 and n").
+  {
+    name: 'study: block-diagonal blocks larger than n',
+    request: postStudy({ ...study, generator: 'block-diagonal', settings: { n: 6, blockSize: 7 } }),
+    status: 422,
+    code: 'invalid-parameter',
+    detail: /blockSize = 7 is larger than n = 6/,
+    pointer: '/settings/blockSize',
   },
   {
     name: 'study: too many samples per point',

@@ -75,6 +75,11 @@ function denseFromRows(rows: EntryValue[][], limits: InputLimits | undefined): D
     }
   }
   const N = rows.length;
+  if (cols === 0)
+    throw new DimensionMismatchError(`The dense matrix has no columns (${N} x 0); a system needs at least one unknown.`, {
+      rows: N,
+      cols: 0,
+    });
   // Tall (N > n): a least-squares system; wide: no unique solution.
   if (cols > N) throw new NotSquareError(N, cols, 'wide dense matrix (fewer rows than columns)');
   checkDenseSize(N, limits, 'dense matrix');

@@ -31,7 +31,7 @@ export function createProblem(args: CreateProblemArgs<DenseMatrix | CsrMatrix>):
   if (A.rows < A.cols) throw new NotSquareError(A.rows, A.cols, 'wide matrix (fewer rows than columns)');
   const n = A.cols;
   const N = A.rows;
-  if (n < 1) throw new DimensionMismatchError('The matrix is empty (0 x 0); a system needs at least one row.', { n });
+  if (n < 1) throw new DimensionMismatchError(`The matrix has no columns (${N} x 0); a system needs at least one unknown.`, { n });
   let sparse: CsrMatrix | null = null;
   if ('rowPtr' in A) {
     checkCsr(A);

@@ -202,7 +202,8 @@ function checkPoint(definition: StudyDefinition, point: GridPoint, limits: Study
   if (s.n < 2) throw new InvalidParameterError(`n must be >= 2 at ${where}.`, { parameter: 'n' });
   if (definition.generator === 'gaussian' && s.std === 0)
     throw new InvalidParameterError(`std = 0 makes every gaussian matrix singular (${where}).`, { parameter: 'std' });
-  if (definition.generator === 'structured-gaussian' && s.blockSize > s.n)
+  // Both take blockSize from the settings (./sampler.ts).
+  if ((definition.generator === 'structured-gaussian' || definition.generator === 'block-diagonal') && s.blockSize > s.n)
     throw new InvalidParameterError(`blockSize = ${s.blockSize} is larger than n = ${s.n} at ${where}.`, { parameter: 'blockSize' });
 }
 
