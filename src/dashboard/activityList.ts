@@ -23,7 +23,7 @@ import {
   type StudySummary,
 } from './apiTypes.js';
 import { announce, clear, h } from './dom.js';
-import { formatLabels, formatMatrix, formatTime } from './format.js';
+import { formatLabels, formatMatrix, formatTime, runsConvergedText } from './format.js';
 import { progressBar, statusBadge, studyProgress } from './statusBadge.js';
 import type { View } from './view.js';
 
@@ -52,6 +52,12 @@ function whatLine(item: Item): HTMLElement | null {
       : [formatLabels(item.summary.labels)];
   const text = parts.filter(Boolean).join(' · ');
   return text ? h('span', { class: 'job-summary-line' }, text) : null;
+}
+
+/** Under a solve's status: how many of its runs converged (a job that ran is `succeeded` whether they did or not). */
+function runsLine(item: Item): HTMLElement | null {
+  const runs = item.kind === 'job' ? runsConvergedText(item.summary) : null;
+  return runs === null ? null : h('span', { class: runs.all ? 'runs-line' : 'runs-line run-count' }, runs.text);
 }
 
 export class ActivityListView implements View {
@@ -236,6 +242,7 @@ export class ActivityListView implements View {
         { class: 'status-cell' },
         statusBadge(status),
         item.summary.error ? h('span', { class: 'job-summary-line failure-reason' }, item.summary.error.detail) : null,
+        runsLine(item),
       ),
       h('td', {}, item.kind === 'job' ? progressBar(status, item.progress) : studyProgress(item.summary.progress)),
       h('td', { class: 'number' }, item.kind === 'job' ? item.summary.n : ''),
@@ -274,10 +281,15 @@ export class ActivityListView implements View {
 
   private itemOf(kind: ItemKind, resource: Job | Study): Item {
     if (kind === 'job') {
-      const { id, type, status, createdAt, startedAt, finishedAt, n, m, algorithms, matrix, labels, error, progress } = resource as Job;
+      const { id, type, status, createdAt, startedAt, finishedAt, n, m, algorithms, matrix, labels, error, summary, progress } =
+        resource as Job;
       return {
         kind,
-        summary: { id, type, status, createdAt, startedAt, finishedAt, n, m, algorithms, matrix, labels, ...(error ? { error } : {}) },
+        summary: {
+          ...{ id, type, status, createdAt, startedAt, finishedAt, n, m, algorithms, matrix, labels },
+          ...(error ? { error } : {}),
+          ...(summary ? { summary } : {}),
+        },
         progress: progress ?? null,
       };
     }

@@ -1776,6 +1776,8 @@ export interface components {
             labels: components["schemas"]["Labels"];
             /** @description Present when the job failed: why. */
             error?: components["schemas"]["Problem"];
+            /** @description A solve job that ended with runs: those that converged and how the others ended, as the job's own `summary` (a job that ran is `succeeded` whether its runs converged or not). Absent for jobs finished before the service listed it. */
+            summary?: components["schemas"]["RunsOutcome"];
         };
         JobPage: {
             items: components["schemas"]["JobSummary"][];

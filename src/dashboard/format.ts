@@ -1,5 +1,5 @@
 /** Numbers and times as the dashboard shows them. */
-import { ALGORITHM_NAMES, type AlgorithmId, type Job } from './apiTypes.js';
+import { ALGORITHM_NAMES, type AlgorithmId, type Job, type JobSummary } from './apiTypes.js';
 
 /**
  * 4 significant digits; exponent notation outside [1e-3, 1e5). A value that would round to ±1 but
@@ -57,10 +57,30 @@ export function formatAngle(radians: number | null | undefined): string {
   return `${formatNumber(radians)} rad (${formatNumber((radians * 180) / Math.PI, 3)}°)`;
 }
 
+/**
+ * A moment in the reader's time zone, year first ("2026-12-07 19:12:05"): a locale's short date reads 07/12/2026 as
+ * 7 December to some readers and 12 July to others.
+ */
 export function formatTime(iso: string | null | undefined): string {
   if (!iso) return '—';
   const date = new Date(iso);
-  return date.toLocaleString('en-GB', { dateStyle: 'short', timeStyle: 'medium' });
+  if (Number.isNaN(date.getTime())) return '—';
+  const two = (value: number): string => String(value).padStart(2, '0');
+  return (
+    `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ` +
+    `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`
+  );
+}
+
+/**
+ * A solve's runs as the job list says them: "2 of 6 runs converged", out of the algorithms asked for (one never
+ * started, as in a job cancelled first, did not converge); null without a summary (not a solve, not ended with runs).
+ */
+export function runsConvergedText(job: Pick<JobSummary, 'summary' | 'algorithms'>): { text: string; all: boolean } | null {
+  if (!job.summary) return null;
+  const asked = Math.max(job.algorithms.length, job.summary.converged.length + job.summary.notConverged.length);
+  const converged = job.summary.converged.length;
+  return { text: `${converged} of ${asked} ${asked === 1 ? 'run' : 'runs'} converged`, all: converged === asked };
 }
 
 export function formatDuration(startIso: string | null, endIso: string | null): string {

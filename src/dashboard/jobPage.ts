@@ -126,6 +126,10 @@ export class JobPageView implements View {
     const analysis = job.result?.analysis;
     const unconverged = runs.filter(([, run]) => !runConverged(run.status));
     const finished = isFinished(job.status);
+    // Asked for but never started: the job was cancelled, or failed, before their turn (a result holds the runs it made).
+    const notStarted = finished && job.result ? job.algorithms.filter((algorithm) => !(algorithm in job.result!.runs)) : [];
+    const missed = unconverged.length + notStarted.length;
+    const total = runs.length + notStarted.length;
     const cancel = h('button', { type: 'button', class: 'secondary' }, 'Cancel job');
     cancel.addEventListener('click', () => void this.cancel());
     const remove = h('button', { type: 'button', class: 'danger' }, 'Delete job');
@@ -143,17 +147,11 @@ export class JobPageView implements View {
         statusBadge(job.status),
         ' ',
         progressBar(job.status, job.progress),
-        unconverged.length > 0
-          ? h(
-              'span',
-              { class: 'run-count' },
-              ` ${unconverged.length} of ${runs.length} ${runs.length === 1 ? 'run' : 'runs'} did not converge`,
-            )
-          : null,
+        missed > 0 ? h('span', { class: 'run-count' }, ` ${missed} of ${total} ${total === 1 ? 'run' : 'runs'} did not converge`) : null,
       ),
       job.error ? problemBox(new ProblemError(job.error)) : '',
     );
-    this.flags.replaceChildren(...(unconverged.length > 0 ? [runFlags(unconverged)] : []));
+    this.flags.replaceChildren(...(missed > 0 ? [runFlags(unconverged, notStarted)] : []));
     this.details.hidden = false;
     this.details.replaceChildren(
       h(
@@ -552,10 +550,16 @@ export class JobPageView implements View {
  * solver's own diagnosis. Open on wide screens; on a phone the diagnoses fold away (a tap opens
  * them) so that the chart stays on the first screen.
  */
-function runFlags(runs: [AlgorithmId, Run][]): HTMLElement {
+function runFlags(runs: [AlgorithmId, Run][], notStarted: AlgorithmId[]): HTMLElement {
   const byStatus = new Map<string, string[]>();
   for (const [algorithm, run] of runs) byStatus.set(run.status, [...(byStatus.get(run.status) ?? []), ALGORITHM_NAMES[algorithm]]);
+  if (notStarted.length > 0)
+    byStatus.set(
+      'not started',
+      notStarted.map((algorithm) => ALGORITHM_NAMES[algorithm]),
+    );
   const named = [...byStatus].map(([status, names]) => `${status}: ${names.join(', ')}`).join('; ');
+  const count = runs.length + notStarted.length;
   return h(
     'details',
     {
@@ -564,12 +568,7 @@ function runFlags(runs: [AlgorithmId, Run][]): HTMLElement {
       'aria-label': 'Runs that did not converge',
       open: matchMedia('(min-width: 641px)').matches,
     },
-    h(
-      'summary',
-      {},
-      h('strong', {}, runs.length === 1 ? 'One run did not converge' : `${runs.length} runs did not converge`),
-      ` (${named})`,
-    ),
+    h('summary', {}, h('strong', {}, count === 1 ? 'One run did not converge' : `${count} runs did not converge`), ` (${named})`),
     h(
       'ul',
       {},
@@ -583,6 +582,9 @@ function runFlags(runs: [AlgorithmId, Run][]): HTMLElement {
           // The solver's stop reason says the iterations and the residual it stopped at.
           `: ${run.stopReason}`,
         ),
+      ),
+      ...notStarted.map((algorithm) =>
+        h('li', { 'data-run': algorithm }, h('strong', {}, ALGORITHM_NAMES[algorithm]), ': not started (the job ended before its turn).'),
       ),
     ),
   );

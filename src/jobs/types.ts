@@ -346,10 +346,13 @@ export interface Job {
   deliveries?: WebhookDelivery[];
 }
 
-/** A job as GET /v1/jobs lists it: enough to tell jobs apart (matrix, algorithms, labels) and why one failed (error). */
+/**
+ * A job as GET /v1/jobs lists it: enough to tell jobs apart (matrix, algorithms, labels), why one failed (error) and,
+ * for a solve, which of its runs converged (summary: a job that ran is `succeeded` whether they did or not).
+ */
 export type JobSummary = Pick<
   Job,
-  'id' | 'type' | 'status' | 'createdAt' | 'startedAt' | 'finishedAt' | 'n' | 'm' | 'algorithms' | 'matrix' | 'labels' | 'error'
+  'id' | 'type' | 'status' | 'createdAt' | 'startedAt' | 'finishedAt' | 'n' | 'm' | 'algorithms' | 'matrix' | 'labels' | 'error' | 'summary'
 >;
 
 /** The filters of GET /v1/jobs. */

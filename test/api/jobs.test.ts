@@ -250,6 +250,11 @@ describe('a finished job read over a socket', () => {
     // DGD's 5 iterations do not reach the default tolerance: the summary, derived from the runs, says so.
     expect(read.summary!.notConverged.map((run) => run.algorithm)).toContain('dgd');
     expect(read.summary).toEqual(job.summary);
+    // The list says it too (its `status` is succeeded whatever the runs did): the job's summary, without its result.
+    const page = JobPageSchema.parse(await (await fetch(`${service.baseUrl}/v1/jobs?limit=200`)).json());
+    const listed = page.items.find((item) => item.id === job.id)!;
+    expect(listed.status).toBe('succeeded');
+    expect(listed.summary).toEqual(read.summary);
     expect({ ...read, result: undefined }).toEqual({ ...job, result: undefined });
     // Cancelling a finished job answers it unchanged: the same body.
     const cancelled = await fetch(`${service.baseUrl}/v1/jobs/${job.id}/cancel`, { method: 'POST' });

@@ -189,13 +189,14 @@ describe('dashboard in a browser', () => {
     await page.close();
   });
 
-  it('shows a solve cancelled during its runs: analysis not completed, its runs as they ended, their files', async () => {
-    // APC converges; gradient descent on a Gaussian matrix runs until cancelled (the runs come before the rest of the analysis).
+  it('shows a solve cancelled during its runs: analysis not completed, its runs as they ended, the one never started, their files', async () => {
+    // APC converges; gradient descent on a Gaussian matrix runs until cancelled (the runs come before the rest of the
+    // analysis); block Cimmino, after it, never starts.
     const { job: created } = await createJob(service.app, {
       type: 'solve',
       matrix: { format: 'generator', generator: 'gaussian', n: 40, seed: 11 },
       partition: { machines: 4 },
-      algorithms: ['apc', 'dgd'],
+      algorithms: ['apc', 'dgd', 'cimmino'],
       options: { tolerance: 1e-12, maxIterations: 1_000_000, stopOnStagnation: false },
     });
     await waitForJob(service.app, created.id, { until: (job) => job.progress?.algorithm === 'dgd' });
@@ -225,6 +226,12 @@ describe('dashboard in a browser', () => {
     expect(await rows.nth(0).locator('[data-status]').getAttribute('data-status')).toBe('converged');
     expect(await rows.nth(1).locator('[data-status]').getAttribute('data-status')).toBe('cancelled');
     expect(await rows.nth(1).locator('td').nth(2).textContent()).toBe(result.runs.dgd!.iterations.toLocaleString('en-US'));
+    expect(result.runs.cimmino).toBeUndefined();
+    // The header counts the run never started (it said "1 of 1 run did not converge", Cimmino unnamed), and the flags name it.
+    expect(await page.locator('.job-status .run-count').textContent()).toBe(' 2 of 3 runs did not converge');
+    expect(await page.locator('.run-problems li[data-run="cimmino"]').textContent()).toBe(
+      'Block Cimmino: not started (the job ended before its turn).',
+    );
     // No section built on the analysis; the chart, the partition and the downloads are there.
     for (const id of ['rates', 'conditioning', 'heterogeneity', 'recommendation']) expect(await page.locator(`#${id}`).count(), id).toBe(0);
     await expect.poll(() => page.locator('#convergence-chart').getAttribute('data-runs')).toBe('2');
@@ -247,6 +254,16 @@ describe('dashboard in a browser', () => {
     });
     const job = await waitForJob(service.app, created.id);
     expect(job.status).toBe('succeeded');
+    // DGD and Cimmino stop at maxIterations (Mou-Liu-Morse converges).
+    const converged = job.summary!.converged.length;
+    expect(converged).toBeLessThan(2);
+    // The list says how many of the succeeded job's runs converged (it showed the succeeded badge alone).
+    const list = await openPage('/#/');
+    const listed = list.page.locator(`tr[data-job-id="${job.id}"] .status-cell`);
+    await expect.poll(() => listed.textContent()).toContain(`${converged} of 3 runs converged`);
+    expect(await listed.locator('.run-count').count()).toBe(1);
+    expect(list.errors).toEqual([]);
+    await list.page.close();
     const { rates } = job.result!.analysis!;
     const { page, errors } = await openPage(`/#/jobs/${job.id}`);
     await page.locator('table.rates tbody tr').first().waitFor();

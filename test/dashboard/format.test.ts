@@ -1,6 +1,6 @@
 /** The dashboard's text for a job's matrix (src/dashboard/format.ts), as its job page and the activity list show it. */
 import { describe, expect, it } from 'vitest';
-import { formatMatrix, formatOptions, formatSetting } from '../../src/dashboard/format.js';
+import { formatMatrix, formatOptions, formatSetting, formatTime, runsConvergedText } from '../../src/dashboard/format.js';
 
 describe('formatMatrix', () => {
   it('a regression reads rows x features (it read "regression n = 300 (rows 300, ...)" for 200 features)', () => {
@@ -57,5 +57,49 @@ describe('formatOptions', () => {
     );
     // The stopping rules are a solve's: an analysis given them ran none.
     expect(formatOptions('analyze', { ...base, maxWallTimeMs: 60_000 })).toBe('tolerance 1e-8, max iterations 20,000');
+  });
+});
+
+describe('runsConvergedText', () => {
+  it("a solve's runs out of those asked for (a list row read only 'succeeded' where no run converged)", () => {
+    const stopped = { status: 'max-iterations' as const, stopReason: 'Stopped at maxIterations = 5.' };
+    expect(
+      runsConvergedText({
+        algorithms: ['apc', 'dgd'],
+        summary: {
+          converged: [],
+          notConverged: [
+            { algorithm: 'apc', ...stopped },
+            { algorithm: 'dgd', ...stopped },
+          ],
+        },
+      }),
+    ).toEqual({
+      text: '0 of 2 runs converged',
+      all: false,
+    });
+    // A run never started (the job cancelled first) is one that did not converge.
+    expect(runsConvergedText({ algorithms: ['dgd', 'cimmino'], summary: { converged: ['dgd'], notConverged: [] } })).toEqual({
+      text: '1 of 2 runs converged',
+      all: false,
+    });
+    expect(runsConvergedText({ algorithms: ['apc'], summary: { converged: ['apc'], notConverged: [] } })).toEqual({
+      text: '1 of 1 run converged',
+      all: true,
+    });
+    expect(runsConvergedText({ algorithms: [] })).toBeNull();
+  });
+});
+
+describe('formatTime', () => {
+  it('reads year first, in the local time zone (07/12/2026 read as 7 December or 12 July)', () => {
+    const iso = '2026-12-07T19:12:05.000Z';
+    const date = new Date(iso);
+    const two = (value: number): string => String(value).padStart(2, '0');
+    expect(formatTime(iso)).toBe(
+      `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ${two(date.getHours())}:${two(date.getMinutes())}:05`,
+    );
+    expect(formatTime(null)).toBe('—');
+    expect(formatTime('not a date')).toBe('—');
   });
 });

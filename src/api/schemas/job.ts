@@ -319,6 +319,10 @@ export const JobSummarySchema = z
     matrix: MatrixEchoSchema,
     labels: LabelsSchema,
     error: ProblemSchema.optional().describe('Present when the job failed: why.'),
+    summary: RunsOutcomeSchema.optional().describe(
+      "A solve job that ended with runs: those that converged and how the others ended, as the job's own `summary` (a job " +
+        'that ran is `succeeded` whether its runs converged or not). Absent for jobs finished before the service listed it.',
+    ),
   })
   .meta({ id: 'JobSummary' });
 

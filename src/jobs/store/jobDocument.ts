@@ -53,6 +53,7 @@ export const SUMMARY_FIELDS = [
   'digest',
   'labels',
   'error',
+  'summary',
 ] as const;
 
 /** What a worker needs from the document to compute the job (written at creation, never changed). */
@@ -297,5 +298,8 @@ export function summaryOf(fields: Record<string, string>): JobSummary {
   };
   const error = parse<ProblemDetails>(fields.error);
   if (error) summary.error = error;
+  // Written when the job ended with runs (JobStore.finish: runsOutcome of the runs it has).
+  const outcome = parse<RunsOutcome>(fields.summary);
+  if (outcome && summary.type === 'solve') summary.summary = outcome;
   return summary;
 }

@@ -29,6 +29,7 @@ import {
   newDocumentFields,
   jobSpecFromFields,
   JOB_SPEC_FIELDS,
+  runsOutcome,
   storedResultJson,
   summaryFromFields,
   SUMMARY_FIELDS,
@@ -316,6 +317,10 @@ export class JobStore {
       outcome.progress ? JSON.stringify(outcome.progress) : '',
       this.outbox,
       outboxMember('job', id),
+      // What the job list shows of a solve's runs (jobDocument.ts summaryOf), without reading the result.
+      outcome.result !== undefined && Object.keys(outcome.result.runs).length > 0
+        ? JSON.stringify(runsOutcome(Object.keys(outcome.result.runs) as AlgorithmId[], outcome.result))
+        : '',
     ]);
     const replies = await execOrThrow(multi);
     return replies[replies.length - 1] === 1;

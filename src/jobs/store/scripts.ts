@@ -41,6 +41,7 @@ export const STATUS_FIELDS = [
   'result',
   'notifyUrl',
   'deliveries',
+  'summary',
 ] as const;
 
 /**
@@ -123,8 +124,8 @@ end`,
   /**
    * A job ends. KEYS: doc, its inputs (re-expired: they live ttl from the end, as the outputs the
    * same MULTI writes do). ARGV: channel, status, finishedAt, ttl,
-   * result JSON or '', error JSON or '', progress JSON or '', notify outbox, outbox member. No-op (0)
-   * when the document is gone or already finished.
+   * result JSON or '', error JSON or '', progress JSON or '', notify outbox, outbox member, the runs' summary JSON or ''
+   * (what the job list shows). No-op (0) when the document is gone or already finished.
    */
   lssFinish: {
     numberOfKeys: null,
@@ -135,6 +136,7 @@ redis.call('HSET', KEYS[1], 'status', ARGV[2], 'finishedAt', ARGV[3])
 if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'result', ARGV[5]) end
 if ARGV[6] ~= '' then redis.call('HSET', KEYS[1], 'error', ARGV[6]) end
 if ARGV[7] ~= '' then redis.call('HSET', KEYS[1], 'progress', ARGV[7]) end
+if ARGV[10] and ARGV[10] ~= '' then redis.call('HSET', KEYS[1], 'summary', ARGV[10]) end
 expireAll(tonumber(ARGV[4]))
 publishStatus(ARGV[1])
 notifyEnd(ARGV[8], ARGV[9])
