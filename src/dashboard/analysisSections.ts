@@ -178,7 +178,15 @@ export function conditioningSection(analysis: Analysis): HTMLElement {
             conditioning.kappaS === 1 ? '1' : '—',
             yesNo(bounds.proposition1.hypothesisHolds),
           ],
-          ['proposition2', 'Proposition 2: kappa(S) ≥ 1 / sin²(theta_H)', formatNumber(bounds.proposition2KappaSLowerBound), 'yes'],
+          [
+            'proposition2',
+            'Proposition 2: kappa(S) ≥ 1 / sin²(theta_H)',
+            // null: 1 / sin²(0), no finite bound (two machines' row spaces meet), not a value missing.
+            bounds.proposition2KappaSLowerBound === null && analysis.heterogeneity.thetaH === 0
+              ? '∞ (theta_H = 0)'
+              : formatNumber(bounds.proposition2KappaSLowerBound),
+            'yes',
+          ],
           [
             'theorem2',
             `Theorem 2: kappa(S) ≤ (1 + s + u) / (1 − s − u), s = √(p (n − p) cos theta_H), u = (n − p) cos theta_H, ${

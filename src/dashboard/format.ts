@@ -73,6 +73,30 @@ export function formatTime(iso: string | null | undefined): string {
 }
 
 /**
+ * How a job's partition was given, in words, and the job it came from (fromJob, fromAdvice) to link to; '—' for a job
+ * stored before partitions were recorded.
+ */
+export function formatPartition(partition: Job['partition']): { text: string; job: string | null } {
+  if (partition === null) return { text: '—', job: null };
+  switch (partition.kind) {
+    case 'machines':
+      return { text: `${formatInteger(partition.m)} contiguous blocks of rows`, job: null };
+    case 'sizes':
+      return { text: 'contiguous blocks of the sizes given', job: null };
+    case 'assignment':
+      return { text: 'each row assigned to its machine', job: null };
+    case 'groups':
+      return { text: "each machine's rows listed", job: null };
+    case 'random':
+      return { text: `random${partition.seed === undefined ? '' : ` (seed ${partition.seed})`}`, job: null };
+    case 'fromJob':
+      return { text: 'the partition of job', job: partition.fromJob ?? null };
+    case 'fromAdvice':
+      return { text: 'the best candidate of advise job', job: partition.fromAdvice ?? null };
+  }
+}
+
+/**
  * A solve's runs as the job list says them: "2 of 6 runs converged", out of the algorithms asked for (one never
  * started, as in a job cancelled first, did not converge); null without a summary (not a solve, not ended with runs).
  */

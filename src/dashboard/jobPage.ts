@@ -23,7 +23,16 @@ import {
 import { ConvergenceChart, type ConvergenceSeries } from './convergenceChart.js';
 import { announce, clear, h, scrollingTable } from './dom.js';
 import { downloadFromApi, saveFile, tracesCsv } from './downloads.js';
-import { formatDuration, formatInteger, formatLabels, formatMatrix, formatNumber, formatOptions, formatTime } from './format.js';
+import {
+  formatDuration,
+  formatInteger,
+  formatLabels,
+  formatMatrix,
+  formatNumber,
+  formatOptions,
+  formatPartition,
+  formatTime,
+} from './format.js';
 import { partitionPictures } from './partitionPicture.js';
 import { progressBar, runConverged, statusBadge } from './statusBadge.js';
 import {
@@ -165,6 +174,7 @@ export class JobPageView implements View {
           : []),
         ...(this.columnCount > 1 ? fact('Right-hand sides', formatInteger(this.columnCount)) : []),
         ...fact('Machines m', formatInteger(job.m)),
+        ...partitionFact(job.partition),
         ...fact('Algorithms', job.algorithms.map((a) => ALGORITHM_NAMES[a]).join(', ') || '—'),
         ...fact('Options', formatOptions(job.type, job.options)),
         ...fact('Labels', formatLabels(job.labels) || '—'),
@@ -550,6 +560,15 @@ export class JobPageView implements View {
  * solver's own diagnosis. Open on wide screens; on a phone the diagnoses fold away (a tap opens
  * them) so that the chart stays on the first screen.
  */
+/** How the partition was given; a partition taken from another job links to it. */
+function partitionFact(partition: Job['partition']): HTMLElement[] {
+  const { text, job } = formatPartition(partition);
+  return [
+    h('dt', {}, 'Partition'),
+    h('dd', { class: 'partition-source' }, text, ...(job === null ? [] : [' ', h('a', { href: `#/jobs/${job}` }, h('code', {}, job))])),
+  ];
+}
+
 function runFlags(runs: [AlgorithmId, Run][], notStarted: AlgorithmId[]): HTMLElement {
   const byStatus = new Map<string, string[]>();
   for (const [algorithm, run] of runs) byStatus.set(run.status, [...(byStatus.get(run.status) ?? []), ALGORITHM_NAMES[algorithm]]);

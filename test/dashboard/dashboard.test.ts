@@ -320,6 +320,18 @@ describe('dashboard in a browser', () => {
     expect(advice.summary).toContain('The refinement was not run (refinementTries 0).');
     await expect.poll(() => page.locator('#advice table tbody tr').count()).toBe(advice.candidates.length);
     await page.screenshot({ path: join(SCREENSHOTS, 'advise-job-no-refinement.png'), fullPage: true });
+    // A job that takes the advice says where its partition came from, and links to the advice (it showed "Machines m 4" only).
+    const { job: taking } = await createJob(service.app, {
+      type: 'analyze',
+      matrix: job.matrix.generator
+        ? { format: 'generator', ...job.matrix.generator }
+        : { format: 'generator', generator: 'gaussian', n: 60 },
+      partition: { fromAdvice: job.id },
+    });
+    await page.goto(`${service.baseUrl}/#/jobs/${taking.id}`);
+    const source = page.locator('dl.facts dd.partition-source');
+    await expect.poll(() => source.textContent()).toBe(`the best candidate of advise job ${job.id}`);
+    expect(await source.locator('a').getAttribute('href')).toBe(`#/jobs/${job.id}`);
     expect(errors).toEqual([]);
     await page.close();
   });

@@ -1,6 +1,6 @@
 /** The dashboard's text for a job's matrix (src/dashboard/format.ts), as its job page and the activity list show it. */
 import { describe, expect, it } from 'vitest';
-import { formatMatrix, formatOptions, formatSetting, formatTime, runsConvergedText } from '../../src/dashboard/format.js';
+import { formatMatrix, formatOptions, formatPartition, formatSetting, formatTime, runsConvergedText } from '../../src/dashboard/format.js';
 
 describe('formatMatrix', () => {
   it('a regression reads rows x features (it read "regression n = 300 (rows 300, ...)" for 200 features)', () => {
@@ -101,5 +101,18 @@ describe('formatTime', () => {
     );
     expect(formatTime(null)).toBe('—');
     expect(formatTime('not a date')).toBe('—');
+  });
+});
+
+describe('formatPartition', () => {
+  it('says how the partition was given, and the job a taken one came from (a fromAdvice job read "Machines m 8" only)', () => {
+    expect(formatPartition({ kind: 'machines', m: 8, sizes: [] })).toEqual({ text: '8 contiguous blocks of rows', job: null });
+    expect(formatPartition({ kind: 'random', m: 4, sizes: [], seed: 3 })).toEqual({ text: 'random (seed 3)', job: null });
+    expect(formatPartition({ kind: 'fromAdvice', m: 4, sizes: [], fromAdvice: '01ADVICE' })).toEqual({
+      text: 'the best candidate of advise job',
+      job: '01ADVICE',
+    });
+    expect(formatPartition({ kind: 'fromJob', m: 4, sizes: [], fromJob: '01JOB' })).toEqual({ text: 'the partition of job', job: '01JOB' });
+    expect(formatPartition(null)).toEqual({ text: '—', job: null });
   });
 });

@@ -157,6 +157,10 @@ describe('least squares and several right-hand sides on the job page', () => {
     expect(analysis.bounds.theorem4KappaALowerBound).toBeNull();
     const theorem4 = page.locator('#conditioning table.bounds tbody tr').nth(4).locator('td');
     expect(await theorem4.nth(0).textContent()).toBe('not computed (N > n)');
+    // Proposition 2's bound at theta_H = 0 is 1 / sin²(0): infinite (null in the API), not a value missing ("—").
+    const proposition2 = await page.locator('#conditioning table.bounds tbody tr').nth(1).locator('td').nth(0).textContent();
+    if (analysis.heterogeneity.thetaH === 0) expect(proposition2).toBe('∞ (theta_H = 0)');
+    else expect(Number(proposition2)).toBeCloseTo(analysis.bounds.proposition2KappaSLowerBound!, 0);
     expect(await page.locator('#conditioning .tall-note').textContent()).toBe(`N > n: ${tall.note}`);
     expect(await page.locator('table.rates tbody td .tall-fails').count()).toBe(tall.table1 ? 0 : 6);
 
