@@ -2,7 +2,8 @@
 import { ALGORITHM_NAMES, type AlgorithmId, type Job, type JobSummary } from './apiTypes.js';
 
 /**
- * 4 significant digits; exponent notation outside [1e-3, 1e5). A value that would round to ±1 but
+ * 4 significant digits; exponent notation outside [1e-3, 1e4) (34,049.7 read "34050", a count, where the advice's summary
+ * and the figures write 3.405e+4). A value that would round to ±1 but
  * is not (a rate of 1 - 1.06e-5) is written 1 - x with x in exponent notation: rounded to "1" it
  * would read as no convergence, and its distance to 1 is what sets the iteration count.
  */
@@ -13,7 +14,7 @@ export function formatNumber(value: number | null | undefined, digits = 4): stri
   const near = nearOne(value, digits);
   if (near !== null) return near;
   const magnitude = Math.abs(value);
-  if (magnitude >= 1e5 || magnitude < 1e-3) return value.toExponential(digits - 1);
+  if (magnitude >= 1e4 || magnitude < 1e-3) return value.toExponential(digits - 1);
   return Number(value.toPrecision(digits)).toString();
 }
 

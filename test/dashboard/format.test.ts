@@ -1,6 +1,14 @@
 /** The dashboard's text for a job's matrix (src/dashboard/format.ts), as its job page and the activity list show it. */
 import { describe, expect, it } from 'vitest';
-import { formatMatrix, formatOptions, formatPartition, formatSetting, formatTime, runsConvergedText } from '../../src/dashboard/format.js';
+import {
+  formatMatrix,
+  formatNumber,
+  formatOptions,
+  formatPartition,
+  formatSetting,
+  formatTime,
+  runsConvergedText,
+} from '../../src/dashboard/format.js';
 
 describe('formatMatrix', () => {
   it('a regression reads rows x features (it read "regression n = 300 (rows 300, ...)" for 200 features)', () => {
@@ -114,5 +122,15 @@ describe('formatPartition', () => {
     });
     expect(formatPartition({ kind: 'fromJob', m: 4, sizes: [], fromJob: '01JOB' })).toEqual({ text: 'the partition of job', job: '01JOB' });
     expect(formatPartition(null)).toEqual({ text: '—', job: null });
+  });
+});
+
+describe('formatNumber', () => {
+  it('writes 4 significant digits, from 1e4 in exponent notation (kappa(S) = 34,049.7 read "34050", like a count)', () => {
+    expect(formatNumber(34_049.74)).toBe('3.405e+4');
+    expect(formatNumber(42_199.74)).toBe('4.220e+4');
+    expect(formatNumber(9999.4)).toBe('9999');
+    expect(formatNumber(0.00123456)).toBe('0.001235');
+    expect(formatNumber(1 - 1.06e-5)).toBe('1 - 1.06e-5');
   });
 });

@@ -76,7 +76,8 @@ export function renderPartitionFigure(figure: PartitionFigure): string {
     for (let c = 0; c < columnCells; c++) pixels[r * columnCells + c] = pixelOf(raster.machine[r * cells + c]);
   const imageWidth = (IMAGE * columnCells) / cells;
   const strip = Uint8Array.from(raster.rowMachine, pixelOf);
-  const kappa = figure.kappaS === null ? 'κ(S) not computed' : `κ(S) = ${formatValue(figure.kappaS)}`;
+  // As the advice's summary and the dashboard write it: 4 significant digits (3.405e+4).
+  const kappa = figure.kappaS === null ? 'κ(S) not computed' : `κ(S) = ${formatValue(figure.kappaS, 4)}`;
   const title = `${figure.name}: ${kappa}`;
   const grouped = order === 'machine';
   // Positions in cell units: the image spans cells * perCell rows (the last cell may be partly past n).

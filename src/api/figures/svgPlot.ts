@@ -49,13 +49,17 @@ export function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 }
 
-/** A number in a note or label: 4 significant digits; 1 - x when it would round to 1 (a rate near 1). */
-export function formatValue(value: number): string {
+/**
+ * A number in a note or label: 4 significant digits, exponent notation (`exponentDigits` significant: 3 for the axes'
+ * ticks, 4 where a value is named as the text and the dashboard write it) outside [1e-3, 1e4); 1 - x when it would round
+ * to 1 (a rate near 1).
+ */
+export function formatValue(value: number, exponentDigits = 3): string {
   if (value === 0) return '0';
   const magnitude = Math.abs(value);
   if (magnitude !== 1 && Math.abs(magnitude - 1) < 1e-3)
     return `${value < 0 ? '-1' : '1'} ${magnitude < 1 === value > 0 ? '-' : '+'} ${Math.abs(magnitude - 1).toExponential(2)}`;
-  return magnitude >= 1e4 || magnitude < 1e-3 ? value.toExponential(2) : Number(value.toPrecision(4)).toString();
+  return magnitude >= 1e4 || magnitude < 1e-3 ? value.toExponential(exponentDigits - 1) : Number(value.toPrecision(4)).toString();
 }
 
 interface Scale {
