@@ -10,6 +10,15 @@ import { formatAngle } from './format.js';
 import { viridis } from './palette.js';
 
 const MAX_SIZE = 420;
+/** CSS pixels left and above the map for the machines' numbers (the theta_H pair's ring may reach into them). */
+const MARGIN = 26;
+
+/** Every step-th machine is numbered: at most about ten numbers on an axis, at 1, 2 or 5 times a power of ten. */
+function tickStep(m: number): number {
+  const raw = Math.max(1, m / 10);
+  const power = 10 ** Math.floor(Math.log10(raw));
+  return [1, 2, 5, 10].map((k) => k * power).find((step) => step >= raw) ?? 10 * power;
+}
 
 export function thetaHeatmap(theta: number[][], pair: [number, number] | null, thetaH: number): HTMLElement {
   const m = theta.length;
@@ -29,7 +38,7 @@ export function thetaHeatmap(theta: number[][], pair: [number, number] | null, t
       'figcaption',
       {},
       pair
-        ? `theta_ij (dark: nearly parallel row spaces, light: orthogonal). theta_H = ${formatAngle(thetaH)} between machines ${pair[0]} and ${pair[1]} (ringed).`
+        ? `theta_ij, machine i down, machine j across (dark: nearly parallel row spaces, light: orthogonal). theta_H = ${formatAngle(thetaH)} between machines ${pair[0]} and ${pair[1]} (ringed).`
         : 'One machine: no pair of machines.',
     ),
     readout,
@@ -56,11 +65,26 @@ export function thetaHeatmap(theta: number[][], pair: [number, number] | null, t
     bitmap.width = m;
     bitmap.height = m;
     bitmap.getContext('2d')!.putImageData(image, 0, 0);
+    const margin = MARGIN * ratio;
+    const map = canvas.width - margin;
     ctx.imageSmoothingEnabled = false;
-    ctx.drawImage(bitmap, 0, 0, canvas.width, canvas.height);
-    const cell = canvas.width / m;
-    if (pair) for (const [i, j] of [pair, [pair[1], pair[0]]]) ring(ctx, j * cell, i * cell, cell, ratio);
-    if (document.activeElement === canvas) outline(ctx, selected[1] * cell, selected[0] * cell, cell, ratio);
+    ctx.drawImage(bitmap, margin, margin, map, map);
+    const cell = map / m;
+    // The machines' numbers: across the top (j) and down the left (i), at their cells' centres.
+    ctx.fillStyle = '#444';
+    ctx.font = `${10 * ratio}px sans-serif`;
+    const step = tickStep(m);
+    for (let k = 0; k < m; k += step) {
+      const centre = margin + (k + 0.5) * cell;
+      ctx.textAlign = 'center';
+      ctx.textBaseline = 'bottom';
+      ctx.fillText(String(k), centre, margin - 3 * ratio);
+      ctx.textAlign = 'right';
+      ctx.textBaseline = 'middle';
+      ctx.fillText(String(k), margin - 3 * ratio, centre);
+    }
+    if (pair) for (const [i, j] of [pair, [pair[1], pair[0]]]) ring(ctx, margin + j * cell, margin + i * cell, cell, ratio);
+    if (document.activeElement === canvas) outline(ctx, margin + selected[1] * cell, margin + selected[0] * cell, cell, ratio);
   };
   const select = (i: number, j: number): void => {
     selected = [Math.min(m - 1, Math.max(0, i)), Math.min(m - 1, Math.max(0, j))];
@@ -73,7 +97,11 @@ export function thetaHeatmap(theta: number[][], pair: [number, number] | null, t
   };
   canvas.addEventListener('mousemove', (event) => {
     const rect = canvas.getBoundingClientRect();
-    select(Math.floor(((event.clientY - rect.top) / rect.height) * m), Math.floor(((event.clientX - rect.left) / rect.width) * m));
+    const map = rect.width - MARGIN;
+    const [y, x] = [event.clientY - rect.top - MARGIN, event.clientX - rect.left - MARGIN];
+    // Over the numbers, not a cell.
+    if (x < 0 || y < 0) return;
+    select(Math.floor((y / map) * m), Math.floor((x / map) * m));
   });
   canvas.addEventListener('keydown', (event) => {
     const moves: Record<string, [number, number]> = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };

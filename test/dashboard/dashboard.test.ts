@@ -132,6 +132,15 @@ describe('dashboard in a browser', () => {
     await expect.poll(() => inkedPixels(page, 'canvas.heatmap')).toBeGreaterThan(10_000);
     const [i, j] = analysis.heterogeneity.thetaHPair!;
     expect(await heatmap.locator('figcaption').textContent()).toContain(`between machines ${i} and ${j}`);
+    // The map sits right of and below the machines' numbers (26 px): hovering the ringed cell reads out that pair.
+    await page.locator('canvas.heatmap').scrollIntoViewIfNeeded();
+    const box = (await page.locator('canvas.heatmap').boundingBox())!;
+    const cell = (box.width - 26) / 6;
+    await page.mouse.move(box.x + 26 + (j + 0.5) * cell, box.y + 26 + (i + 0.5) * cell);
+    await expect
+      .poll(() => heatmap.locator('output.readout').textContent())
+      .toMatch(new RegExp(`^theta\\(${i}, ${j}\\) = .* the theta_H pair$`));
+    await heatmap.screenshot({ path: join(SCREENSHOTS, 'heatmap.png') });
     await expect.poll(() => inkedPixels(page, '#phi-chart canvas')).toBeGreaterThan(500);
 
     // Rates of the six algorithms with their Table 1 bounds, and the recommendation.
