@@ -144,7 +144,8 @@ export class ActivityListView implements View {
             h(
               'tr',
               {},
-              ...['Id', 'Kind', 'Type', 'Status', 'Progress', 'n', 'm', 'Created', 'Actions'].map((label) =>
+              // Status beside the id: on a phone's width the columns after the first few scroll out of sight.
+              ...['Id', 'Status', 'Kind', 'Type', 'Progress', 'n', 'm', 'Created', 'Actions'].map((label) =>
                 h('th', { scope: 'col' }, label),
               ),
             ),
@@ -235,15 +236,17 @@ export class ActivityListView implements View {
     const href = item.kind === 'job' ? `#/jobs/${id}` : `#/studies/${id}`;
     row.element.replaceChildren(
       h('th', { scope: 'row' }, h('a', { href, class: 'job-link' }, h('code', {}, id)), whatLine(item)),
-      h('td', {}, KIND_NAMES[item.kind]),
-      h('td', {}, item.kind === 'job' ? item.summary.type : (item.summary.preset ?? 'general')),
       h(
         'td',
         { class: 'status-cell' },
         statusBadge(status),
-        item.summary.error ? h('span', { class: 'job-summary-line failure-reason' }, item.summary.error.detail) : null,
+        item.summary.error
+          ? h('span', { class: 'job-summary-line failure-reason', title: item.summary.error.detail }, item.summary.error.detail)
+          : null,
         runsLine(item),
       ),
+      h('td', {}, KIND_NAMES[item.kind]),
+      h('td', {}, item.kind === 'job' ? item.summary.type : (item.summary.preset ?? 'general')),
       h('td', {}, item.kind === 'job' ? progressBar(status, item.progress) : studyProgress(item.summary.progress)),
       h('td', { class: 'number' }, item.kind === 'job' ? item.summary.n : ''),
       h('td', { class: 'number' }, item.kind === 'job' ? item.summary.m : ''),

@@ -280,6 +280,21 @@ describe('the dashboard says what the numbers mean', () => {
       .items.find((item) => item.id === failed.id)!;
     expect(await page.locator(`tr[data-job-id="${failed.id}"] .failure-reason`).textContent()).toBe(summary.error!.detail);
     await expectFitsWide(page);
+    // At a phone's width the status is in sight, beside the id (it was the fourth column, scrolled out of view), and a
+    // failed row's reason takes three lines at most (it left a gap ~380 px tall), the whole of it in its title.
+    await page.setViewportSize(NARROW);
+    const status = (await page.locator(`tr[data-job-id="${failed.id}"] .status-cell`).boundingBox())!;
+    expect(status.x + status.width).toBeLessThanOrEqual(NARROW.width);
+    const reason = page.locator(`tr[data-job-id="${failed.id}"] .failure-reason`);
+    expect(await reason.getAttribute('title')).toBe(summary.error!.detail);
+    const lineHeight = await reason.evaluate(
+      (element) =>
+        parseFloat(
+          (globalThis as unknown as { getComputedStyle(e: unknown): { lineHeight: string } }).getComputedStyle(element).lineHeight,
+        ) || 16,
+    );
+    expect((await reason.boundingBox())!.height).toBeLessThanOrEqual(3 * lineHeight + 2);
+    await page.setViewportSize(WIDE);
     await screenshotBothWidths(page, 'readable-list');
     expect(errors).toEqual([]);
     await page.close();
