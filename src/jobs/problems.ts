@@ -134,6 +134,11 @@ const CATALOG = {
   },
   // Jobs
   'not-found': { status: 404, title: 'Not found', description: 'No such endpoint.' },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The endpoint exists, but not for this method; the `Allow` header lists those it takes.',
+  },
   'job-not-found': {
     status: 404,
     title: 'Job not found',

@@ -148,6 +148,14 @@ const CASES: Case[] = [
     code: 'invalid-request',
     detail: /longer than 1000 characters/,
   },
+  // The endpoint exists, for other methods: it answered 404 'No endpoint'.
+  {
+    name: 'job: a method the endpoint does not take',
+    request: { method: 'PUT', url: '/v1/jobs/01ABC', headers: { 'content-type': 'application/json' }, body: '{}' },
+    status: 405,
+    code: 'method-not-allowed',
+    detail: /^\/v1\/jobs\/01ABC takes DELETE, GET, HEAD, not PUT\.$/,
+  },
   {
     name: 'job: path that does not decode',
     request: { method: 'GET', url: '/v1/jobs/%ZZ' },

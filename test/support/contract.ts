@@ -104,7 +104,17 @@ export class Contract {
     const name = `${response.method} ${path} -> ${response.statusCode}`;
 
     if (template === undefined || operation === undefined) {
-      // No such operation: the service's not-found problem.
+      // No such operation: the service's not-found problem, or method-not-allowed (405, its Allow header naming the
+      // document's methods of that path) where the path has other operations.
+      if (template !== undefined && response.statusCode === 405) {
+        const documented = Object.keys(this.document.paths[template])
+          .filter((key) => ['get', 'put', 'post', 'delete', 'patch'].includes(key))
+          .map((key) => key.toUpperCase());
+        const allow = String(response.headers.allow ?? '').split(', ');
+        const missing = documented.filter((m) => !allow.includes(m));
+        if (missing.length > 0) return [`${name}: its Allow header (${allow.join(', ')}) lacks ${missing.join(', ')}`];
+        return this.bodyViolations(name, 'components/schemas/Problem', response, 'application/problem+json');
+      }
       if (response.statusCode !== 404) return [`${name}: no operation of the document matches ${response.method} ${path}`];
       return this.bodyViolations(name, 'components/schemas/Problem', response, 'application/problem+json');
     }

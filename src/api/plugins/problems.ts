@@ -92,11 +92,25 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
 export function installErrorHandling(app: FastifyInstance, config: Config): void {
   app.setErrorHandler(errorHandler(config));
 
+  // Every route's path as a pattern and its methods: a path that exists for other methods is a 405 naming them.
+  const routes: { pattern: RegExp; methods: string[] }[] = [];
+  app.addHook('onRoute', (route) => {
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
+    const pattern = new RegExp(`^${route.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+')}/?$`);
+    const known = routes.find((entry) => entry.pattern.source === pattern.source);
+    if (known) known.methods.push(...methods.filter((method) => !known.methods.includes(method)));
+    else routes.push({ pattern, methods });
+  });
   app.setNotFoundHandler((request, reply) => {
-    sendProblem(
-      reply,
-      makeProblem('not-found', `No endpoint ${request.method} ${request.url.split('?')[0]}.`, { instance: request.url.split('?')[0] }),
-    );
+    const path = request.url.split('?')[0];
+    const allowed = routes.filter((route) => route.pattern.test(path)).flatMap((route) => route.methods);
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      const allow = [...new Set(allowed)].sort().join(', ');
+      reply.header('allow', allow);
+      sendProblem(reply, makeProblem('method-not-allowed', `${path} takes ${allow}, not ${request.method}.`, { instance: path }));
+      return;
+    }
+    sendProblem(reply, makeProblem('not-found', `No endpoint ${request.method} ${path}.`, { instance: path }));
   });
 }
 
