@@ -79,7 +79,8 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
       : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
         ? [408, 'The request did not arrive completely in time.']
         : [400, `The request is not valid HTTP/1.1 (${error.code ?? 'unparsable'}): the connection is closed.`];
-  const body = JSON.stringify({ ...makeProblem('invalid-request', detail), status, title: STATUS_CODES[status] });
+  const problem = makeProblem('invalid-request', detail);
+  const body = JSON.stringify(status === problem.status ? problem : { ...problem, status, title: STATUS_CODES[status] });
   if (socket.writable) {
     socket.write(
       `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\nContent-Type: ${PROBLEM_CONTENT_TYPE}\r\n` +
