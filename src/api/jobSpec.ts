@@ -78,7 +78,7 @@ export async function toJobSpec(
     n = stored.n;
     cols = stored.cols ?? n;
     storage = storageOfStoredMatrix(stored.id, n, { maxNSparse: config.MAX_N_SPARSE });
-    matrix = { kind: 'stored', matrixId: stored.id, nnz: stored.nnz };
+    matrix = { kind: 'stored', matrixId: stored.id, nnz: stored.nnz, ...(cols === n ? {} : { cols }) };
   } else if (body.matrix.format === 'generator') {
     const { format: _format, ...spec } = body.matrix;
     atField(matrixPointer('generator'), () => validateGeneratorSpec(spec, limits));

@@ -1704,6 +1704,8 @@ export interface components {
             generator?: components["schemas"]["GeneratorSettings"];
             /** @description format stored: the id of the matrix (POST /v1/matrices). */
             id?: string;
+            /** @description The columns (unknowns) of a tall matrix, whose n counts its rows (a least-squares system); absent on a square one. */
+            cols?: number;
             /** @description Nonzero entries. null until known: a generated or stored matrix is read by the worker, which records it when it starts. */
             nnz: number | null;
             /** @description Content hash: hex SHA-256 of the canonical CSR of A (nonzeros only, columns ascending): rowPtr (n + 1 int32), colIdx (nnz int32) and values (nnz float64), little-endian, concatenated. The same matrix has the same hash however it was given (dense, COO, Matrix Market, stored) and whichever storage the job computes on. null until known, as nnz. */

@@ -116,12 +116,17 @@ export function formatDuration(startIso: string | null, endIso: string | null): 
 
 export const yesNo = (value: boolean): string => (value ? 'yes' : 'no');
 
-/** What a job ran on, in a line: "gaussian n = 48 (seed 7, mean 0)", "matrix-market n = 3312, nnz 20,793", "stored M01…". */
+/**
+ * What a job ran on, in a line: "gaussian n = 48 (seed 7, mean 0)", "matrix-market n = 3312, nnz 20,793", "stored M01…",
+ * a tall one N x n ("stored M01…, 608 × 188").
+ */
 export function formatMatrix(matrix: {
   format: string;
   n: number;
   nnz: number | null;
   id?: string;
+  /** A tall matrix's columns (its n counts the rows). */
+  cols?: number;
   generator?: { generator: string } & Record<string, unknown>;
 }): string {
   const nnz = matrix.nnz === null ? '' : `, nnz ${formatInteger(matrix.nnz)}`;
@@ -138,8 +143,10 @@ export function formatMatrix(matrix: {
         : `n = ${formatInteger(matrix.n)}`;
     return `${generator} ${shape}${details ? ` (${details})` : ''}`;
   }
-  if (matrix.id) return `stored ${matrix.id}, n = ${formatInteger(matrix.n)}${nnz}`;
-  return `${matrix.format} n = ${formatInteger(matrix.n)}${nnz}`;
+  // A tall matrix reads N x n (it read "n = 608" for 608 x 188).
+  const size = matrix.cols === undefined ? `n = ${formatInteger(matrix.n)}` : `${formatInteger(matrix.n)} × ${formatInteger(matrix.cols)}`;
+  if (matrix.id) return `stored ${matrix.id}, ${size}${nnz}`;
+  return `${matrix.format} ${size}${nnz}`;
 }
 
 /** Labels as key=value, comma-separated ('' when none). */

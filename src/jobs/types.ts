@@ -182,6 +182,8 @@ export interface MatrixEcho {
   generator?: GeneratorSpec;
   /** format stored: the id of the matrix uploaded with POST /v1/matrices. */
   id?: string;
+  /** The columns (unknowns) of a tall matrix, whose n counts its rows; absent on a square one. */
+  cols?: number;
   /** Nonzero entries; null until known (a generated or stored matrix: once a worker has started the job). */
   nnz: number | null;
   /** Hex SHA-256 of the canonical CSR (MatrixDigest); null until known, as nnz. */
@@ -216,7 +218,7 @@ export interface JobSpec {
     | { kind: 'csr'; A: CsrMatrix; format: 'coo' | 'matrix-market' }
     | { kind: 'generator'; spec: GeneratorSpec }
     /** A matrix uploaded with POST /v1/matrices, read by the worker. */
-    | { kind: 'stored'; matrixId: string; nnz: number };
+    | { kind: 'stored'; matrixId: string; nnz: number; cols?: number };
   /** The storage the job is planned to compute on (the worker reports the one it ran on). */
   storage: MatrixStorage;
   /** Null: b = A * ones(n), so x* = ones(n) is known. Several right-hand sides: column after column (n rhsColumns values). */

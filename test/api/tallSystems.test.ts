@@ -61,6 +61,8 @@ describe('tall systems over HTTP', () => {
     const done = await waitForJob(service.app, job.id, { timeoutMs: 300_000 });
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
     expect(done.storage).toBe('csr');
+    // The echo says the shape (its n counts the rows; the list and the job page read "n = 608" alone before).
+    expect(done.matrix).toMatchObject({ format: 'stored', id: stored.id, n: 608, cols: 188 });
     const analysis = done.result!.analysis!;
     expect(analysis.rows).toBe(608);
     expect(analysis.n).toBe(188);
@@ -86,6 +88,7 @@ describe('tall systems over HTTP', () => {
     expect(response.statusCode, response.body).toBe(202);
     const done: Job = await waitForJob(service.app, job.id, { timeoutMs: 300_000 });
     expect(done.status, JSON.stringify(done.error)).toBe('succeeded');
+    expect(done.matrix).toMatchObject({ format: 'dense', n: 400, cols: 100 });
     const { runs } = done.result!;
     const analysis = done.result!.analysis!;
     expect(analysis.consistency?.consistent).toBe(false);

@@ -26,6 +26,9 @@ describe('formatMatrix', () => {
     expect(formatMatrix(gaussian)).toBe('gaussian n = 120 (mean 1, std 1, seed 1)');
     expect(formatMatrix({ format: 'coo', n: 1000, nnz: 4996 })).toBe('coo n = 1,000, nnz 4,996');
     expect(formatMatrix({ format: 'stored', n: 62, nnz: 450, id: '01M7Z' })).toBe('stored 01M7Z, n = 62, nnz 450');
+    // A tall one reads N x n (it read "n = 608" for ash608's 608 x 188).
+    expect(formatMatrix({ format: 'stored', n: 608, cols: 188, nnz: 1216, id: '01M7Z' })).toBe('stored 01M7Z, 608 × 188, nnz 1,216');
+    expect(formatMatrix({ format: 'dense', n: 400, cols: 100, nnz: 40_000 })).toBe('dense 400 × 100, nnz 40,000');
   });
 });
 

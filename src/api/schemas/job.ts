@@ -229,6 +229,11 @@ export const MatrixEchoSchema = z
     n: z.number().int(),
     generator: GeneratorSettingsSchema.optional().describe('format generator: its settings, which regenerate the matrix.'),
     id: z.string().optional().describe('format stored: the id of the matrix (POST /v1/matrices).'),
+    cols: z
+      .number()
+      .int()
+      .optional()
+      .describe('The columns (unknowns) of a tall matrix, whose n counts its rows (a least-squares system); absent on a square one.'),
     nnz: z
       .number()
       .int()

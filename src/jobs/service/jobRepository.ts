@@ -62,14 +62,14 @@ export class JobRepository {
         spec.matrix.kind === 'generator'
           ? { format: 'generator', spec: spec.matrix.spec }
           : spec.matrix.kind === 'stored'
-            ? { format: 'stored', matrixId: spec.matrix.matrixId }
+            ? { format: 'stored', matrixId: spec.matrix.matrixId, ...(spec.matrix.cols === undefined ? {} : { cols: spec.matrix.cols }) }
             : spec.matrix.kind === 'csr'
               ? {
                   format: spec.matrix.format,
                   nnz: nnzOf(spec.matrix.A),
                   ...(spec.matrix.A.cols === spec.matrix.A.rows ? {} : { cols: spec.matrix.A.cols }),
                 }
-              : { format: spec.matrix.format };
+              : { format: spec.matrix.format, ...(spec.matrix.A.cols === spec.matrix.A.rows ? {} : { cols: spec.matrix.A.cols }) };
       const { type, n, m, algorithms, options, storage, partition, labels } = spec;
       // A matrix the request carried is hashed here; a generated or stored one by the worker that reads it.
       const digest = spec.matrix.kind === 'dense' || spec.matrix.kind === 'csr' ? matrixDigest(spec.matrix.A) : null;

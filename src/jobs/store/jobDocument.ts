@@ -37,7 +37,7 @@ export type StoredInput =
    */
   | { format: 'dense' | 'coo' | 'matrix-market'; nnz?: number; cols?: number }
   | { format: 'generator'; spec: GeneratorSpec }
-  | { format: 'stored'; matrixId: string };
+  | { format: 'stored'; matrixId: string; cols?: number };
 
 export const SUMMARY_FIELDS = [
   'id',
@@ -231,6 +231,7 @@ function matrixEchoOf(fields: Record<string, string>): MatrixEcho {
   };
   if (input?.format === 'generator') echo.generator = input.spec;
   if (input?.format === 'stored') echo.id = input.matrixId;
+  if (input !== undefined && 'cols' in input && input.cols !== undefined) echo.cols = input.cols;
   return echo;
 }
 
