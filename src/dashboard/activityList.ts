@@ -289,7 +289,17 @@ export class ActivityListView implements View {
       return {
         kind,
         summary: {
-          ...{ id, type, status, createdAt, startedAt, finishedAt, n, m, algorithms, matrix, labels },
+          id,
+          type,
+          status,
+          createdAt,
+          startedAt,
+          finishedAt,
+          n,
+          m,
+          algorithms,
+          matrix,
+          labels,
           ...(error ? { error } : {}),
           ...(summary ? { summary } : {}),
         },

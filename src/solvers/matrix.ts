@@ -44,6 +44,28 @@ export function toRows(a: DenseMatrix): number[][] {
   return out;
 }
 
+/**
+ * The columns in which the rows `rows` of a dense A have a nonzero, ascending: a machine's column support (./sparse/csr.ts
+ * columnSupport for CSR storage).
+ */
+export function denseColumnSupport(A: DenseMatrix, rows: ArrayLike<number>): Int32Array {
+  const n = A.cols;
+  const used = new Uint8Array(n);
+  // Counted as found, so that the scan stops once every column is used: on a dense matrix, after the first row.
+  let c = 0;
+  for (let k = 0; k < rows.length && c < n; k++) {
+    const off = rows[k] * n;
+    for (let j = 0; j < n; j++)
+      if (used[j] === 0 && A.data[off + j] !== 0) {
+        used[j] = 1;
+        c++;
+      }
+  }
+  const cols = new Int32Array(c);
+  for (let j = 0, k = 0; j < n; j++) if (used[j]) cols[k++] = j;
+  return cols;
+}
+
 /** y = A x (y allocated when not given). */
 export function matVec(a: DenseMatrix, x: Float64Array, y: Float64Array = new Float64Array(a.rows)): Float64Array {
   const { rows, cols, data } = a;

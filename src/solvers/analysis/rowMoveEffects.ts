@@ -30,7 +30,7 @@ import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { luWork } from '../linalg/lu.js';
 import { columnSupport, csrToDense, restrictColumns, selectRows } from '../sparse/csr.js';
-import { dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
+import { denseColumnSupport, dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf, type FactoredMatrix } from './conditioning.js';
 import type { DenseMachineFactor } from '../machines/machineData.js';
@@ -111,16 +111,6 @@ function* machineBasisWork(kernels: Kernels, a: DenseMatrix | CsrMatrix, rows: I
   const rowsOfA = 'rowPtr' in a ? csrToDense(restrictColumns(selectRows(a, rows), cols)).data : denseRowsOnColumns(a, rows, cols);
   const { q, r } = yield* householderQrWork(kernels, rowsOfA, p, c);
   return { rows, cols, q, r };
-}
-
-/** The columns in which the rows `rows` of a dense A have a nonzero, ascending (./csr.ts columnSupport for dense storage). */
-function denseColumnSupport(a: DenseMatrix, rows: Int32Array): Int32Array {
-  const n = a.cols;
-  const touched = new Uint8Array(n);
-  for (const k of rows) for (let j = 0; j < n; j++) if (a.data[k * n + j] !== 0) touched[j] = 1;
-  const cols: number[] = [];
-  for (let j = 0; j < n; j++) if (touched[j] === 1) cols.push(j);
-  return Int32Array.from(cols);
 }
 
 /** The rows `rows` of a dense A at the columns `cols`, row-major. */

@@ -13,7 +13,7 @@ import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import type { DenseMatrix } from '../matrix.js';
+import { denseColumnSupport } from '../matrix.js';
 import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
 import { isCsrProblem, sameIndices, type DenseProblem, type CsrProblem } from '../problem.js';
 import type {
@@ -31,24 +31,6 @@ export type { DenseFactors, DenseMachineFactor, DenseSystem, DenseMachineData, D
 
 /** Relative size of a QR pivot below which a machine's rows are treated as linearly dependent. */
 const DEPENDENT_ROWS_TOLERANCE = 64 * Number.EPSILON;
-
-function columnSupport(A: DenseMatrix, rows: Int32Array): Int32Array {
-  const n = A.cols;
-  const used = new Uint8Array(n);
-  // Counted as found, so that the scan stops once every column is used: on a dense matrix, after the first row.
-  let c = 0;
-  for (let k = 0; k < rows.length && c < n; k++) {
-    const off = rows[k] * n;
-    for (let j = 0; j < n; j++)
-      if (used[j] === 0 && A.data[off + j] !== 0) {
-        used[j] = 1;
-        c++;
-      }
-  }
-  const cols = new Int32Array(c);
-  for (let j = 0, k = 0; j < n; j++) if (used[j]) cols[k++] = j;
-  return cols;
-}
 
 /**
  * For each row of a p x c row-major matrix, [first nonzero, last nonzero + 1) (empty rows: [0, 0)); row k is x's row
@@ -85,7 +67,7 @@ function* machineRowsWork(problem: DenseProblem, index: number): Work<MachineRow
   const n = A.cols;
   const rows = problem.partition.rowsOf[index];
   const p = rows.length;
-  const cols = columnSupport(A, rows);
+  const cols = denseColumnSupport(A, rows);
   const c = cols.length;
   // Yields between the O(p c) passes below: one machine may hold all of a 3312 x 3312 matrix.
   yield undefined;
@@ -198,7 +180,7 @@ export function* buildDenseFactorsWork(
     const given = options.triangularFactorOf?.(rows) ?? null;
     // A machine on every column whose R is given keeps no copy of its rows (A's rows serve: ../analysis/kappaS.ts
     // factorsSOperator); the others are copied on their support, as the build does.
-    const support = given === null ? null : columnSupport(A, rows);
+    const support = given === null ? null : denseColumnSupport(A, rows);
     const { p, cols, c, full, a, b } =
       support !== null && support.length === A.cols ? everyColumnRows(problem, rows, support) : yield* machineRowsWork(problem, index);
     const { r, reflectors } =

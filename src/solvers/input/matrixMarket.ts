@@ -57,7 +57,7 @@ export function parseMatrixMarket(text: string, limits?: InputLimits): DenseMatr
   if (rows !== cols && header.symmetry !== 'general')
     throw new NotSquareError(rows, cols, `rectangular Matrix Market matrix declared ${header.symmetry}`);
   const n = cols;
-  if (n === 0) throw new MatrixMarketSyntaxError('the matrix is 0 x 0; a system needs at least one row.', sizeLine);
+  if (n === 0) throw new MatrixMarketSyntaxError(`the matrix has no columns (${rows} x 0); a system needs at least one unknown.`, sizeLine);
   checkDenseSize(rows, limits, 'Matrix Market matrix');
 
   const data = new Float64Array(rows * n);

@@ -250,7 +250,8 @@ export class MatrixMarketStreamReader {
     if (rows !== cols && this.symmetry !== 'general')
       throw new NotSquareError(rows, cols, `rectangular Matrix Market matrix declared ${this.symmetry}`);
     const n = cols;
-    if (n === 0) throw new MatrixMarketSyntaxError('the matrix is 0 x 0; a system needs at least one row.', this.lineNumber);
+    if (n === 0)
+      throw new MatrixMarketSyntaxError(`the matrix has no columns (${rows} x 0); a system needs at least one unknown.`, this.lineNumber);
     if (rows > this.maxN) {
       throw new ProblemTooLargeError(
         `The Matrix Market matrix has n = ${rows}${rows === n ? '' : ' rows'}; at most n = ${this.maxN} is accepted.`,
