@@ -57,7 +57,7 @@ export async function buildApp({
   responseValidation = 'log',
   extend,
 }: BuildAppOptions): Promise<FastifyInstance> {
-  const frameworkError = errorHandler(config);
+  const handleError = errorHandler(config);
   const app = Fastify({
     ...(logger ? { loggerInstance: logger } : { logger: false }),
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -73,7 +73,7 @@ export async function buildApp({
       maxParamLength: MAX_PATH_PARAMETER_LENGTH,
     },
     frameworkErrors: (error, request, reply) => {
-      frameworkError(error, request, reply);
+      handleError(error, request, reply);
     },
     clientErrorHandler,
   });
@@ -102,7 +102,7 @@ export async function buildApp({
     };
   });
 
-  installErrorHandling(app, config);
+  installErrorHandling(app, handleError);
   logRequests(app);
   // First: security headers, CORS and the request id for every response, including those answered by a hook.
   await installHardening(app, config);

@@ -66,6 +66,29 @@ export function denseColumnSupport(A: DenseMatrix, rows: ArrayLike<number>): Int
   return cols;
 }
 
+/**
+ * Rows rows[k0..k1) of a dense A at the columns `cols` (ascending; all of A's when cols.length === A.cols), row-major
+ * into `out` (rows.length x cols.length) from its row k0: a machine's A_i on its column support, copied in slices by
+ * callers that yield between them.
+ */
+export function copyRowsOnColumns(
+  A: DenseMatrix,
+  rows: ArrayLike<number>,
+  cols: Int32Array,
+  out: Float64Array,
+  k0 = 0,
+  k1 = rows.length,
+): Float64Array {
+  const n = A.cols;
+  const c = cols.length;
+  for (let k = k0; k < k1; k++) {
+    const off = rows[k] * n;
+    if (c === n) out.set(A.data.subarray(off, off + n), k * c);
+    else for (let t = 0; t < c; t++) out[k * c + t] = A.data[off + cols[t]];
+  }
+  return out;
+}
+
 /** y = A x (y allocated when not given). */
 export function matVec(a: DenseMatrix, x: Float64Array, y: Float64Array = new Float64Array(a.rows)): Float64Array {
   const { rows, cols, data } = a;

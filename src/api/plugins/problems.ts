@@ -90,8 +90,9 @@ export function clientErrorHandler(error: NodeJS.ErrnoException, socket: Duplex)
   socket.destroy(error);
 }
 
-export function installErrorHandling(app: FastifyInstance, config: Config): void {
-  app.setErrorHandler(errorHandler(config));
+/** The app's error handler (`handleError`, the one fastify's `frameworkErrors` also calls), and its not-found and 405 answers. */
+export function installErrorHandling(app: FastifyInstance, handleError: ReturnType<typeof errorHandler>): void {
+  app.setErrorHandler(handleError);
 
   // Every route's path as a pattern and its methods: a path that exists for other methods is a 405 naming them.
   const routes: { pattern: RegExp; methods: string[] }[] = [];

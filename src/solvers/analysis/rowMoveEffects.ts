@@ -30,7 +30,7 @@ import { householderQrWork } from '../linalg/householderQr.js';
 import type { Kernels } from '../linalg/kernels.js';
 import { luWork } from '../linalg/lu.js';
 import { columnSupport, csrToDense, restrictColumns, selectRows } from '../sparse/csr.js';
-import { denseColumnSupport, dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
+import { copyRowsOnColumns, denseColumnSupport, dot, type CsrMatrix, type DenseMatrix } from '../matrix.js';
 import { symmetricEigen } from '../eigen/symmetricEigen.js';
 import { inverseNormalOperatorOf, type FactoredMatrix } from './conditioning.js';
 import type { DenseMachineFactor } from '../machines/machineData.js';
@@ -108,20 +108,10 @@ function* machineBasisWork(kernels: Kernels, a: DenseMatrix | CsrMatrix, rows: I
   const p = rows.length;
   if (p > c) return null;
   // The machine's rows on their columns (rows ascending: an assignment's machine).
-  const rowsOfA = 'rowPtr' in a ? csrToDense(restrictColumns(selectRows(a, rows), cols)).data : denseRowsOnColumns(a, rows, cols);
+  const rowsOfA =
+    'rowPtr' in a ? csrToDense(restrictColumns(selectRows(a, rows), cols)).data : copyRowsOnColumns(a, rows, cols, new Float64Array(p * c));
   const { q, r } = yield* householderQrWork(kernels, rowsOfA, p, c);
   return { rows, cols, q, r };
-}
-
-/** The rows `rows` of a dense A at the columns `cols`, row-major. */
-function denseRowsOnColumns(a: DenseMatrix, rows: Int32Array, cols: Int32Array): Float64Array {
-  const n = a.cols;
-  const c = cols.length;
-  const out = new Float64Array(rows.length * c);
-  rows.forEach((k, t) => {
-    for (let s = 0; s < c; s++) out[t * c + s] = a.data[k * n + cols[s]];
-  });
-  return out;
 }
 
 /**
@@ -140,10 +130,11 @@ function* basisCoordinatesOfRowsWork(kernels: Kernels, a: DenseMatrix, basis: Ma
   const x =
     c === a.cols
       ? a.data
-      : denseRowsOnColumns(
+      : copyRowsOnColumns(
           a,
           Int32Array.from({ length: n }, (_, k) => k),
           cols,
+          new Float64Array(n * c),
         );
   const out = new Float64Array(n * p);
   const slice = kernels.dense.productRows(c * p);

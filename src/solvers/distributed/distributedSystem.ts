@@ -13,7 +13,7 @@ import { runSync, type Work } from '../cooperative.js';
 import { SingularMatrixError } from '../errors.js';
 import { householderQrWork, solveRTransposed } from '../linalg/householderQr.js';
 import { selectedKernels, type Kernels } from '../linalg/kernels.js';
-import { denseColumnSupport } from '../matrix.js';
+import { copyRowsOnColumns, denseColumnSupport } from '../matrix.js';
 import { independentRows, rowSpaceBasisWork } from './rowSpace.js';
 import { isCsrProblem, sameIndices, type DenseProblem, type CsrProblem } from '../problem.js';
 import type {
@@ -81,14 +81,11 @@ function* machineRowsWork(problem: DenseProblem, index: number): Work<MachineRow
   const full = c === n;
   const a = new Float64Array(p * c);
   const bi = new Float64Array(p);
-  for (let k = 0; k < p; k++) {
-    const off = rows[k] * n;
-    if (full) a.set(A.data.subarray(off, off + n), k * c);
-    else for (let t = 0; t < c; t++) a[k * c + t] = A.data[off + cols[t]];
-    bi[k] = b[rows[k]];
-    if ((k & 255) === 255) yield undefined;
+  for (let k0 = 0; k0 < p; k0 += 256) {
+    copyRowsOnColumns(A, rows, cols, a, k0, Math.min(p, k0 + 256));
+    yield undefined;
   }
-  yield undefined;
+  for (let k = 0; k < p; k++) bi[k] = b[rows[k]];
   return { rows, p, cols, c, full, a, b: bi };
 }
 
