@@ -123,6 +123,25 @@ const CASES: Case[] = [
     pointer: '/limit',
     in: 'query',
   },
+  // zod's coerce read these with Number(): "0x1" and "1e1" were served as 1 and 10.
+  {
+    name: 'job: limit in hexadecimal',
+    request: { method: 'GET', url: '/v1/jobs?limit=0x1' },
+    status: 400,
+    code: 'invalid-request',
+    detail: /decimal digits.*0x1/,
+    pointer: '/limit',
+    in: 'query',
+  },
+  {
+    name: 'matrix: maxN in exponent notation',
+    request: { method: 'GET', url: '/v1/matrices?maxN=1e1' },
+    status: 400,
+    code: 'invalid-request',
+    detail: /decimal digits/,
+    pointer: '/maxN',
+    in: 'query',
+  },
   { name: 'job: bad cursor', request: { method: 'GET', url: '/v1/jobs?cursor=nonsense' }, status: 400, code: 'invalid-cursor' },
   {
     name: 'job: id too long',

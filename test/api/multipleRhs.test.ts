@@ -114,6 +114,12 @@ describe.each([
     const negative = await get<ProblemDetails>(`/v1/jobs/${job.id}/runs/apc/solution?column=-1`);
     expect(negative.status).toBe(400);
     expect(JSON.stringify(negative.body.errors)).toContain('column');
+    // Number() reads "0x1" as 1: only decimal digits name a column.
+    for (const written of ['0x1', '1e0', '+1', ' 1']) {
+      const misread = await get<ProblemDetails>(`/v1/jobs/${job.id}/runs/apc/solution?column=${encodeURIComponent(written)}`);
+      expect(misread.status).toBe(400);
+      expect(misread.body.errors?.[0]).toMatchObject({ in: 'query', pointer: '/column' });
+    }
   });
 });
 

@@ -3,6 +3,7 @@
  * TraceView...) are the definition; each schema here is checked against its type at compile time.
  */
 import { z } from 'zod';
+import { queryInteger } from './queryInteger.js';
 import { MATRIX_FORMATS } from '../../solvers/input/types.js';
 import {
   JOB_STATUSES,
@@ -392,15 +393,10 @@ export const JobIdParamsSchema = z.object({ id: z.string().min(1).max(64) });
 export const RunParamsSchema = z.object({ id: z.string().min(1).max(64), algorithm: AlgorithmIdSchema });
 
 export const RunColumnQuerySchema = z.object({
-  column: z.coerce
-    .number()
-    .int()
-    .min(0)
-    .default(0)
-    .describe(
-      'The right-hand side (0-based) of a job given several: 0 by default. Not an integer >= 0: 400; past the last: 422 ' +
-        '(`column-out-of-range`), both naming `column`.',
-    ),
+  column: queryInteger(z.number().int().min(0).default(0)).describe(
+    'The right-hand side (0-based) of a job given several: 0 by default. Not an integer >= 0: 400; past the last: 422 ' +
+      '(`column-out-of-range`), both naming `column`.',
+  ),
 });
 
 export const JobPartitionSchema = z
@@ -438,6 +434,6 @@ export const PartitionFigureQuerySchema = z.object({
 export const ListJobsQuerySchema = z.object({
   status: JobStatusSchema.optional(),
   label: LabelQuerySchema,
-  limit: z.coerce.number().int().min(1).max(200).default(20),
+  limit: queryInteger(z.number().int().min(1).max(200).default(20)),
   cursor: z.string().min(1).max(200).optional(),
 });

@@ -3,6 +3,7 @@
  * the definition; the schema is checked against it at compile time.
  */
 import { z } from 'zod';
+import { queryInteger } from './queryInteger.js';
 import type { MatrixListQuery, MatrixPage, StoredMatrix } from '../../jobs/types.js';
 import { assertSameShape } from './sameShape.js';
 
@@ -35,12 +36,12 @@ assertSameShape<z.output<typeof MatrixPageSchema>, MatrixPage>(true);
 
 export const ListMatricesQuerySchema = z
   .object({
-    limit: z.coerce.number().int().min(1).max(200).default(20),
+    limit: queryInteger(z.number().int().min(1).max(200).default(20)),
     cursor: z.string().min(1).max(200).optional(),
     symmetry: SymmetrySchema.optional(),
     field: FieldSchema.optional(),
-    minN: z.coerce.number().int().min(1).optional().describe('Only matrices with at least this many rows.'),
-    maxN: z.coerce.number().int().min(1).optional().describe('Only matrices with at most this many rows.'),
+    minN: queryInteger(z.number().int().min(1)).optional().describe('Only matrices with at least this many rows.'),
+    maxN: queryInteger(z.number().int().min(1)).optional().describe('Only matrices with at most this many rows.'),
   })
   .refine((q) => q.minN === undefined || q.maxN === undefined || q.minN <= q.maxN, {
     message: 'minN must not exceed maxN',

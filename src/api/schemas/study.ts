@@ -4,6 +4,7 @@
  * is checked against its type at compile time.
  */
 import { z } from 'zod';
+import { queryInteger } from './queryInteger.js';
 import { STUDY_STATUSES, type Study, type StudyPage, type StudyProgress, type StudySummary } from '../../jobs/studies/types.js';
 import type { MetricResult, PointResult, ReferenceCheck, StudyResult } from '../../solvers/studies/aggregate.js';
 import { PARTITION_FAMILIES, STUDY_GENERATORS, STUDY_SAMPLERS } from '../../solvers/studies/definition.js';
@@ -263,7 +264,7 @@ export const StudyFigureParamsSchema = z.object({ id: z.string().min(1).max(64),
 export const ListStudiesQuerySchema = z.object({
   status: StudyStatusSchema.optional(),
   label: LabelQuerySchema,
-  limit: z.coerce.number().int().min(1).max(200).default(20),
+  limit: queryInteger(z.number().int().min(1).max(200).default(20)),
   cursor: z.string().min(1).max(200).optional(),
 });
 
