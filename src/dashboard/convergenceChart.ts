@@ -302,6 +302,8 @@ export interface PlacedLabel {
   y: number;
   width: number;
   height: number;
+  /** A label set away from its line (no room beside it) is tied to it by a leader from the line's point to the box. */
+  leader?: { x0: number; y0: number; x1: number; y1: number };
 }
 
 /** The plotting area and the scales' ranges, in CSS pixels relative to the canvas (for the browser test). */
@@ -339,12 +341,20 @@ function segmentHits(box: Box, x0: number, y0: number, x1: number, y1: number): 
   return hits;
 }
 
+/** The point of a box nearest to (x, y): where a leader from the line meets the label. */
+const nearestOnBox = (box: Box, x: number, y: number): [number, number] => [
+  Math.min(Math.max(x, box.x), box.x + box.width),
+  Math.min(Math.max(y, box.y), box.y + box.height),
+];
+
 /**
  * Each run's name next to a point of its own line (canvas pixels): the candidates are points along
  * the line from its end back to its start, each with the label to the right, left, above or below;
  * a candidate is refused if it leaves the plot or touches a label already placed, and the one that
  * covers the fewest points of the other lines wins (ties: the nearest to the line's end). Drawn
- * with a white halo, not a box, so that it hides no more of the lines than its letters.
+ * with a white halo, not a box, so that it hides no more of the lines than its letters. Lines that
+ * lie on one another (runs done in a step or two, a corner of the plot) can leave no room beside a
+ * short line: its label then goes on rings farther from the line's end, tied to it by a leader.
  */
 function labelLines(u: uPlot, series: ConvergenceSeries[]): PlacedLabel[] {
   const ctx = u.ctx;
@@ -378,7 +388,9 @@ function labelLines(u: uPlot, series: ConvergenceSeries[]): PlacedLabel[] {
   ctx.save();
   ctx.font = `${12 * ratio}px system-ui, sans-serif`;
   ctx.textBaseline = 'middle';
-  const placed: (Box & { algorithm: AlgorithmId })[] = [];
+  // uPlot leaves the state of its last axis: its y values are drawn right-aligned, and the boxes above are the text's from x.
+  ctx.textAlign = 'left';
+  const placed: (Box & Pick<PlacedLabel, 'algorithm' | 'leader'>)[] = [];
   const gap = 3 * ratio;
   const boxHeight = 14 * ratio;
   series.forEach((s, k) => {
@@ -413,8 +425,32 @@ function labelLines(u: uPlot, series: ConvergenceSeries[]): PlacedLabel[] {
       // Later candidates score at least their distance c: none can beat this one.
       if (best && best.score <= c) break;
     }
-    if (!best) return;
-    placed.push({ ...best.box, algorithm: s.algorithm });
+    let leader: PlacedLabel['leader'];
+    if (!best) {
+      const [px, py] = points[points.length - 1];
+      for (let radius = 24 * ratio; !best && radius <= Math.max(width, height); radius += 12 * ratio) {
+        for (let step = 0; step < 16; step++) {
+          const angle = (step * Math.PI) / 8;
+          const cx = px + radius * Math.cos(angle);
+          const cy = py + radius * Math.sin(angle);
+          const box = { x: cx - boxWidth / 2, y: cy - boxHeight / 2, width: boxWidth, height: boxHeight };
+          if (box.x < left || box.y < top || box.x + box.width > left + width || box.y + box.height > top + height) continue;
+          if (placed.some((other) => overlaps(box, other, 2 * ratio))) continue;
+          const score = coveredBy(box, own) * 10 + step;
+          if (!best || score < best.score) best = { box, score };
+        }
+      }
+      if (!best) return;
+      const [x1, y1] = nearestOnBox(best.box, px, py);
+      leader = { x0: px, y0: py, x1, y1 };
+      ctx.beginPath();
+      ctx.moveTo(px, py);
+      ctx.lineTo(x1, y1);
+      ctx.lineWidth = ratio;
+      ctx.strokeStyle = '#555';
+      ctx.stroke();
+    }
+    placed.push({ ...best.box, algorithm: s.algorithm, ...(leader ? { leader } : {}) });
     const textY = best.box.y + best.box.height / 2;
     ctx.lineWidth = 3 * ratio;
     ctx.lineJoin = 'round';
@@ -424,11 +460,12 @@ function labelLines(u: uPlot, series: ConvergenceSeries[]): PlacedLabel[] {
     ctx.fillText(label, best.box.x + ratio, textY);
   });
   ctx.restore();
-  return placed.map(({ algorithm, x, y, width: w, height: hh }) => ({
+  return placed.map(({ algorithm, x, y, width: w, height: hh, leader }) => ({
     algorithm,
     x: x / ratio,
     y: y / ratio,
     width: w / ratio,
     height: hh / ratio,
+    ...(leader ? { leader: { x0: leader.x0 / ratio, y0: leader.y0 / ratio, x1: leader.x1 / ratio, y1: leader.y1 / ratio } } : {}),
   }));
 }

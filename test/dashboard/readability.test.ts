@@ -131,7 +131,10 @@ function distanceToLine(box: Box, points: [number, number][]): number {
 async function expectLabelsOnTheirLines(page: Page, traces: TraceView[]): Promise<void> {
   const chart = page.locator('#convergence-chart');
   await expect.poll(() => chart.getAttribute('data-labels'), { timeout: 30_000 }).not.toBeNull();
-  const labels = JSON.parse((await chart.getAttribute('data-labels'))!) as (Box & { algorithm: string })[];
+  const labels = JSON.parse((await chart.getAttribute('data-labels'))!) as (Box & {
+    algorithm: string;
+    leader?: { x0: number; y0: number; x1: number; y1: number };
+  })[];
   const plot = JSON.parse((await chart.getAttribute('data-plot'))!) as Plot;
   expect(labels.map((label) => label.algorithm).sort()).toEqual(traces.map((trace) => trace.algorithm).sort());
   const [logLow, logHigh] = plot.y.map(Math.log10);
@@ -147,8 +150,37 @@ async function expectLabelsOnTheirLines(page: Page, traces: TraceView[]): Promis
         ],
       ];
     });
-    expect(distanceToLine(label, points), label.algorithm).toBeLessThanOrEqual(12);
+    if (label.leader) {
+      // Set away from its line (no room beside it): a leader from a point of the line to the label's box.
+      const { x0, y0, x1, y1 } = label.leader;
+      expect(distanceToLine({ x: x0, y: y0, width: 0, height: 0 }, points), label.algorithm).toBeLessThanOrEqual(1);
+      expect(distanceToLine(label, [[x1, y1]]), label.algorithm).toBeLessThanOrEqual(0.5);
+    } else expect(distanceToLine(label, points), label.algorithm).toBeLessThanOrEqual(12);
   }
+  // The letters are drawn in the box measured (they were drawn right-aligned, one box to the left, while the boxes said where).
+  const darkPixels = await page.evaluate((boxes) => {
+    const canvas = (
+      globalThis as unknown as {
+        document: {
+          querySelector(s: string): {
+            width: number;
+            clientWidth: number;
+            getContext(c: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } };
+          };
+        };
+      }
+    ).document.querySelector('#convergence-chart canvas');
+    const scale = canvas.width / canvas.clientWidth;
+    return boxes.map((box) => {
+      const { data } = canvas
+        .getContext('2d')
+        .getImageData(Math.round(box.x * scale), Math.round(box.y * scale), Math.round(box.width * scale), Math.round(box.height * scale));
+      let dark = 0;
+      for (let k = 0; k < data.length; k += 4) if (data[k] < 70 && data[k + 1] < 70 && data[k + 2] < 70 && data[k + 3] > 200) dark++;
+      return dark;
+    });
+  }, labels);
+  for (const [k, label] of labels.entries()) expect(darkPixels[k], `${label.algorithm}'s letters in its box`).toBeGreaterThan(label.width);
   for (const [i, a] of labels.entries())
     for (const b of labels.slice(i + 1)) {
       const apart = a.x + a.width <= b.x || b.x + b.width <= a.x || a.y + a.height <= b.y || b.y + b.height <= a.y;
@@ -299,6 +331,37 @@ describe('the dashboard says what the numbers mean', () => {
     expect(errors).toEqual([]);
     await page.close();
   }, 300_000);
+
+  it('runs whose lines lie on one another (an orthogonal system: every run done in one step) are each labelled', async () => {
+    // A = I: every method's optimal step solves it at once, so the six lines are the same point or two.
+    const n = 12;
+    const created = await running.service.app.inject({
+      method: 'POST',
+      url: '/v1/jobs',
+      payload: {
+        type: 'solve',
+        matrix: { format: 'dense', data: Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 : 0))) },
+        rhs: Array.from({ length: n }, (_, i) => i + 1),
+        partition: { machines: 3 },
+      },
+    });
+    expect(created.statusCode, created.body).toBe(202);
+    const job = await waitForJob(running.service.app, created.json<Job>().id, { timeoutMs: 120_000 });
+    expect(job.status).toBe('succeeded');
+    const traces: TraceView[] = await Promise.all(
+      job.algorithms.map(async (algorithm) =>
+        (await running.service.app.inject({ url: `/v1/jobs/${job.id}/runs/${algorithm}/trace` })).json<TraceView>(),
+      ),
+    );
+    for (const viewport of [WIDE, NARROW]) {
+      const { page, errors } = await openPage(`/#/jobs/${job.id}`, viewport);
+      await page.locator('table.rates tbody tr').first().waitFor({ timeout: 30_000 });
+      await expectLabelsOnTheirLines(page, traces);
+      await page.screenshot({ path: join(SCREENSHOTS, `readable-coincident-lines-${viewport.width}.png`) });
+      expect(errors).toEqual([]);
+      await page.close();
+    }
+  });
 
   it('Experiment 1 with m = 1: the figure at the scale of its data, the reference rows by their settings', async () => {
     const created = await createStudy(running.service.app, {
