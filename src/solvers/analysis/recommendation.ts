@@ -47,8 +47,10 @@ export function fasterOfApcAndDhbm(kappaS: number, kappaAtA: number): { faster: 
 /**
  * Iterations for the error to shrink by the factor `tolerance` at rate rho: ceil(ln tol / ln rho),
  * at least 1 when rho < 1 (rho = 0, or rho <= tol: one step suffices); 0 when tol >= 1; null when rho >= 1.
- * `gap`, 1 - rho without cancellation (../algorithms/types.ts OptimalTuning), counts for a rate that rounds to 1:
- * ceil(ln tol / ln(1 - gap)) by log1p (DGD at kappa(A^T A) = 2.6e26: 2.4e27 iterations, not "no convergence").
+ * `gap`, 1 - rho without cancellation (../algorithms/types.ts OptimalTuning), gives ln rho = log1p(-gap) near 1:
+ * ln of a rate rounded to double is off by up to eps / gap relatively (gap 2e-15: 5% fewer iterations than
+ * log1p's), and a rate that rounds to 1 still counts (DGD at kappa(A^T A) = 2.6e26: 2.4e27 iterations, not "no
+ * convergence").
  */
 export function predictIterations(rate: number, tolerance: number, gap = 0): number | null {
   if (!(tolerance > 0) || !Number.isFinite(tolerance)) {
@@ -59,7 +61,9 @@ export function predictIterations(rate: number, tolerance: number, gap = 0): num
   if (!Number.isFinite(rate) || rate >= 1) return null;
   const rho = Math.abs(rate);
   if (rho === 0) return 1;
-  return Math.max(1, Math.ceil(Math.log(tolerance) / Math.log(rho)));
+  // Near 1 the gap holds the digits the rate lost (a gap that is not 1 - rho's, e.g. 0 when not known, is not used).
+  const logRho = rho > 0.5 && gap > 0 && Math.abs(1 - gap - rho) <= 4 * Number.EPSILON ? Math.log1p(-gap) : Math.log(rho);
+  return Math.max(1, Math.ceil(Math.log(tolerance) / logRho));
 }
 
 export function corollary1(m: number, h: Heterogeneity): SufficientCondition {

@@ -184,6 +184,17 @@ describe('predictIterations', () => {
     expect(predictIterations(0.5, 1)).toBe(0);
     expect(() => predictIterations(0.5, 0)).toThrow(InvalidParameterError);
   });
+
+  it('near 1 counts by the gap (ln(1 - gap) by log1p), not by the rate rounded to double', () => {
+    // DGD on diag(1, 3.16e-8) in 2 machines: kappa(A^T A) = 1e15, gap = 2/(kappa + 1). ln(rate) read 8.73e15 (5% low).
+    const gap = 1.9999999999999978e-15;
+    const rate = 1 - gap;
+    // ln(1e-8) / ln(1 - gap) = -18.420680743952367 / (-gap - gap^2/2 - ...): gap^2 is below the last digit.
+    expect(predictIterations(rate, 1e-8, gap)! / (18.420680743952367 / gap)).toBeCloseTo(1, 12);
+    // Nearer 0.5 the rate's own digits count alike; a gap that is not 1 - rate's (0: not known) is not used.
+    expect(predictIterations(0.9, 1e-8, 0.1)).toBe(175);
+    expect(predictIterations(1 - 1e-10, 1e-8, 0)).toBe(Math.ceil(Math.log(1e-8) / Math.log(1 - 1e-10)));
+  });
 });
 
 describe('the explanation writes the tolerance as given', () => {
