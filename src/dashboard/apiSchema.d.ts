@@ -1433,6 +1433,7 @@ export interface components {
                     kappaAtA: number;
                     /** @enum {string} */
                     faster: "apc" | "dhbm";
+                    /** @description kappa(S) and kappa(A^T A) equal to what double precision resolves: relative 1e-9, or eps kappa(A) (4 eps sqrt(kappa)) when larger (at kappa above ~1e12); `faster` is then `dhbm`, the cheaper iteration. */
                     tie: boolean;
                 };
                 predictedIterations: {

@@ -214,7 +214,12 @@ const RecommendationSchema = z.object({
     kappaS: z.number(),
     kappaAtA: z.number(),
     faster: z.enum(['apc', 'dhbm']),
-    tie: z.boolean(),
+    tie: z
+      .boolean()
+      .describe(
+        'kappa(S) and kappa(A^T A) equal to what double precision resolves: relative 1e-9, or eps kappa(A) (4 eps sqrt(kappa)) ' +
+          'when larger (at kappa above ~1e12); `faster` is then `dhbm`, the cheaper iteration.',
+      ),
   }),
   predictedIterations: z.partialRecord(AlgorithmIdSchema, z.number().nullable()),
   tolerance: z.number(),

@@ -35,12 +35,22 @@ export const REGIME_THRESHOLDS = { thetaH: Math.PI / 4, phiMin: Math.PI / 4 } as
 export const KAPPA_TIE_RELATIVE = 1e-9;
 
 /**
+ * How closely double precision resolves kappa(S) and kappa(A^T A) (relative): their smallest eigenvalues come from
+ * sines of angles and singular values known to about eps |A|, so each is known to ~eps kappa(A) = eps sqrt(kappa)
+ * relatively (A = J - 1e-12 I, n = 20: both are 4.0002e26 exactly, and were computed 3.9997e26 and 4.0081e26). Below
+ * KAPPA_TIE_RELATIVE at kappa up to ~1e12.
+ */
+export function kappaResolution(kappaS: number, kappaAtA: number): number {
+  return Math.max(KAPPA_TIE_RELATIVE, 4 * Number.EPSILON * Math.sqrt(Math.max(kappaS, kappaAtA)));
+}
+
+/**
  * The exact comparison: rho_APC <= rho_D-HBM iff kappa(S) <= kappa(A^T A). Equal to rounding
  * (KAPPA_TIE_RELATIVE) is a tie, and a tie names D-HBM (its iteration is the cheaper one). The
  * full analysis' recommendation and a study sample's cheap path (../studies/sampleMetrics.ts) both decide by it.
  */
 export function fasterOfApcAndDhbm(kappaS: number, kappaAtA: number): { faster: 'apc' | 'dhbm'; tie: boolean } {
-  const tie = Math.abs(kappaS - kappaAtA) <= KAPPA_TIE_RELATIVE * Math.max(Math.abs(kappaS), Math.abs(kappaAtA));
+  const tie = Math.abs(kappaS - kappaAtA) <= kappaResolution(kappaS, kappaAtA) * Math.max(Math.abs(kappaS), Math.abs(kappaAtA));
   return { faster: tie ? 'dhbm' : kappaS < kappaAtA ? 'apc' : 'dhbm', tie };
 }
 
@@ -126,18 +136,23 @@ function regimeOf(h: Heterogeneity): { label: string; description: string; paper
   };
 }
 
-/** A condition number or other positive quantity, 4 significant digits. */
+/**
+ * A condition number or other positive quantity, 4 significant digits; one that would read 1 and is not is written
+ * 1 + d or 1 - d (kappa(S) = 1.00002 read "kappa(S) = 1", which means APC is exact in one step).
+ */
 function num(x: number): string {
   if (!Number.isFinite(x)) return String(x);
   if (x === 0) return '0';
   const a = Math.abs(x);
   if (a >= 1e4 || a < 1e-3) return x.toExponential(3);
-  return String(Number(x.toPrecision(4)));
+  const rounded = Number(x.toPrecision(4));
+  if (rounded === 1 && x !== 1) return closeToOneText(x, 3)!;
+  return String(rounded);
 }
 
-/** A rate; rates close to 1 are written 1 - (1 - rho) so that they stay distinguishable. */
-function rate(x: number): string {
-  const near = closeToOneText(x);
+/** A rate; rates close to 1 are written 1 - (1 - rho), from its gap (1 - rho without cancellation) when given. */
+function rate(x: number, gap = 0): string {
+  const near = gap > 0 && x > 0.999 && x <= 1 ? `1 - ${gap.toExponential(2)}` : closeToOneText(x);
   if (near !== null) return near;
   if (x >= 0 && x < 1e-3) return x.toExponential(2);
   return x.toPrecision(4);
@@ -203,11 +218,18 @@ export function recommend(input: RecommendationInput): Recommendation {
   const regime = regimeOf(h);
   const c = (m - 1) * Math.max(0, h.cosThetaH);
 
+  const apcText = rate(apcRate, rates.apc.gap);
+  const dhbmText = rate(dhbmRate, rates.dhbm.gap);
+  const resolution = kappaResolution(kappaS, kappaAtA);
+  const agree =
+    resolution > KAPPA_TIE_RELATIVE
+      ? `agree within what double precision resolves at these condition numbers (relative ${resolution.toExponential(1)}, about eps kappa(A))`
+      : 'agree to rounding';
   const verdict = tie
-    ? `APC and D-HBM have the same optimal rate here: kappa(S) = ${num(kappaS)} and kappa(A^T A) = ${num(kappaAtA)} agree to rounding, so rho_APC = ${rate(apcRate)} and rho_D-HBM = ${rate(dhbmRate)} coincide; D-HBM is named because its iteration is the cheaper one.`
+    ? `APC and D-HBM have the same optimal rate here: kappa(S) = ${num(kappaS)} and kappa(A^T A) = ${num(kappaAtA)} ${agree}, so rho_APC = ${apcText} and rho_D-HBM = ${dhbmText} coincide; D-HBM is named because its iteration is the cheaper one.`
     : faster === 'apc'
-      ? `APC is recommended: kappa(S) = ${num(kappaS)} is smaller than kappa(A^T A) = ${num(kappaAtA)}, so APC's optimal rate rho_APC = ${rate(apcRate)} beats D-HBM's rho_D-HBM = ${rate(dhbmRate)} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`
-      : `D-HBM is recommended: kappa(A^T A) = ${num(kappaAtA)} is smaller than kappa(S) = ${num(kappaS)}, so D-HBM's optimal rate rho_D-HBM = ${rate(dhbmRate)} beats APC's rho_APC = ${rate(apcRate)} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`;
+      ? `APC is recommended: kappa(S) = ${num(kappaS)} is smaller than kappa(A^T A) = ${num(kappaAtA)}, so APC's optimal rate rho_APC = ${apcText} beats D-HBM's rho_D-HBM = ${dhbmText} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`
+      : `D-HBM is recommended: kappa(A^T A) = ${num(kappaAtA)} is smaller than kappa(S) = ${num(kappaS)}, so D-HBM's optimal rate rho_D-HBM = ${dhbmText} beats APC's rho_APC = ${apcText} (rho_APC <= rho_D-HBM exactly when kappa(S) <= kappa(A^T A)).`;
   const cost = `Reducing the error by a factor ${toleranceText(tolerance)} takes about ${iterations(predictedIterations.apc ?? null)} of APC and ${iterations(predictedIterations.dhbm ?? null)} of D-HBM.`;
   const attainable = attainableAccuracy(conditioning.L / conditioning.mu);
 
@@ -219,9 +241,9 @@ export function recommend(input: RecommendationInput): Recommendation {
     certificate = `The paper's sufficient condition (Corollary 1) applies but does not hold: sin^2(phi_min) = ${num(sc.lhs as number)} is not below (1 - c)/(1 + c) = ${num(sc.rhs as number)} (c = (m - 1) cos(theta_H) = ${nearOne(c)}), so it certifies nothing and the exact comparison decides.`;
   } else {
     const reasons: string[] = [];
-    if (sc.rhs === null) reasons.push(`c = (m - 1) cos(theta_H) = ${nearOne(c)} is not below 1`);
+    if (sc.rhs === null) reasons.push(`c = (m - 1) cos(theta_H) = ${nearOne(c)} is not below 1 (as on most real data)`);
     if (sc.lhs === null) reasons.push('phi_min is undefined (every machine holds a single row)');
-    certificate = `The paper's sufficient condition (Corollary 1) does not apply because ${reasons.join(' and ')} (as on most real data); the exact comparison decides.`;
+    certificate = `The paper's sufficient condition (Corollary 1) does not apply because ${reasons.join(' and ')}; the exact comparison decides.`;
   }
   const angles = h.phiMin === null ? `theta_H = ${num(h.thetaH)} rad` : `theta_H = ${num(h.thetaH)} rad, phi_min = ${num(h.phiMin)} rad`;
   const regimeSentence = `In the paper's terms the data have ${regime.label}: ${regime.description} (${angles}; an angle counts as large from pi/4).`;

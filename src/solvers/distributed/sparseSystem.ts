@@ -423,7 +423,11 @@ function factorGram(g: CsrMatrix, index: number, rows: Int32Array, factorize: Gr
     throw new SingularMatrixError(
       `The matrix is singular: row ${row} of A (row ${String(local)} of machine ${index}'s ${rows.length}) is numerically a linear ` +
         "combination of the machine's other rows " +
-        `(the Cholesky factorization of A_i A_i^T met a relative pivot of ${Number(error.details.relativePivot).toPrecision(3)}).`,
+        `(the Cholesky factorization of A_i A_i^T met a relative pivot of ${Number(error.details.relativePivot).toPrecision(3)}). ` +
+        // The factorization squares the rows' conditioning: a nonsingular A whose machine holds nearly dependent rows
+        // (cond(A) 2.2e11) lands here, where the dense path's QR takes it.
+        'If A is nonsingular and only nearly so on this machine, the dense path (dense rows or a Matrix Market array, ' +
+        'n <= MAX_N) takes it, or a partition that puts the nearly dependent rows on different machines.',
       { ...error.details, machine: index, row, machineRow: local },
     );
   }

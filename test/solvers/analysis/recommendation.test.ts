@@ -2,7 +2,15 @@
 import { describe, expect, it } from 'vitest';
 import { ALGORITHM_IDS, type AlgorithmId } from '../../../src/solvers/algorithms/registry.js';
 import { analyze } from '../../../src/solvers/analysis/analyze.js';
-import { predictIterations, recommend, REGIME_THRESHOLDS, unattainableSentence } from '../../../src/solvers/analysis/recommendation.js';
+import {
+  KAPPA_TIE_RELATIVE,
+  kappaResolution,
+  predictIterations,
+  recommend,
+  REGIME_THRESHOLDS,
+  unattainableSentence,
+} from '../../../src/solvers/analysis/recommendation.js';
+import { systemOf } from '../../support/systems.js';
 import { buildDistributedSystem } from '../../../src/solvers/distributed/distributedSystem.js';
 import { createProblem } from '../../../src/solvers/input/createProblem.js';
 import { readMatrixCsr } from '../sparse/support.js';
@@ -203,5 +211,76 @@ describe('the explanation writes the tolerance as given', () => {
     const r = recommend(inputOf(f, 2.5e-7));
     expect(r.explanation).toMatch(/Reducing the error by a factor 2\.5e-7 takes about /);
     expect(r.predictedIterations.apc).toBe(predictIterations(f.expected.rates.apc, 2.5e-7, 1 - f.expected.rates.apc));
+  });
+});
+
+describe('the explanation on systems near its edges (found by a QA pass against NumPy and mpmath)', () => {
+  it('a kappa(S) of 1.00002 is not written 1, nor (1 - c)/(1 + c) = 0.99998; "as on most real data" is c >= 1\'s reason only', () => {
+    // [[1, 1e-5], [0, 1]] on 2 machines: cos(theta_H) = 1e-5 / sqrt(1 + 1e-10), kappa(S) = (1 + cos) / (1 - cos).
+    const a = analyze(
+      systemOf(
+        [
+          [1, 1e-5],
+          [0, 1],
+        ],
+        [0, 1],
+        2,
+      ),
+    );
+    const cos = 1e-5 / Math.sqrt(1 + 1e-10);
+    expect(a.conditioning.kappaS).toBeCloseTo((1 + cos) / (1 - cos), 12);
+    const text = a.recommendation.explanation;
+    expect(text).not.toMatch(/kappa\(S\) = 1(?! [+-] )[ ,.;]/);
+    expect(text).toMatch(/kappa\(S\) = 1 \+ 2\.000e-5/);
+    expect(text).not.toMatch(/single row\) \(as on most real data\)/);
+    // Two machines of two orthogonal rows, their row spaces 1e-5 from orthogonal: Corollary 1 applies, (1 - c)/(1 + c) ~ 1 - 2e-5.
+    const corollary = analyze(
+      systemOf(
+        [
+          [1, 0, 1e-5, 0],
+          [0, 1, 0, 0],
+          [0, 0, 1, 0],
+          [0, 0, 0, 1],
+        ],
+        [0, 0, 1, 1],
+        2,
+      ),
+    );
+    expect(corollary.recommendation.sufficientCondition.applicable).toBe(true);
+    expect(corollary.recommendation.explanation).toMatch(/\(1 - c\)\/\(1 \+ c\) = 1 - 2\.000e-5/);
+  });
+
+  it('kappa(S) and kappa(A^T A) equal in exact arithmetic and apart by rounding at 4e26: a tie, said so', () => {
+    // A = J - 1e-12 I (n = 20, 4 machines): kappa(S) = kappa(A^T A) = 4.000177e26 (mpmath, 60 digits); computed ~2e-3
+    // apart, about eps kappa(A). They read "APC, not a tie".
+    const n = 20;
+    const rows = Array.from({ length: n }, (_, i) => Array.from({ length: n }, (_, j) => (i === j ? 1 - 1e-12 : 1)));
+    const a = analyze(
+      systemOf(
+        rows,
+        Array.from({ length: n }, (_, k) => Math.floor(k / 5)),
+        4,
+      ),
+    );
+    const { kappaS, kappaAtA } = a.conditioning;
+    expect(Math.abs(kappaS / 4.000177e26 - 1)).toBeLessThan(1e-2);
+    expect(Math.abs(kappaAtA / 4.000177e26 - 1)).toBeLessThan(1e-2);
+    expect(a.recommendation.exact.tie).toBe(true);
+    expect(a.recommendation.explanation).toMatch(/agree within what double precision resolves at these condition numbers/);
+    // Each rate written from its own gap: the smaller gap is the slower rate's, to the digits shown.
+    const gaps = [...a.recommendation.explanation.matchAll(/rho_(APC|D-HBM) = 1 - ([0-9.e+-]+)/g)].map((match) => [
+      match[1],
+      Number(match[2]),
+    ]);
+    expect(gaps.length).toBeGreaterThanOrEqual(2);
+    for (const [name, gap] of gaps) {
+      const own = name === 'APC' ? a.rates.apc.gap : a.rates.dhbm.gap;
+      expect(Math.abs((gap as number) / own - 1)).toBeLessThan(5e-3);
+    }
+  });
+
+  it('well-conditioned systems still tie only to 1e-9', () => {
+    expect(kappaResolution(1e3, 1e3)).toBe(KAPPA_TIE_RELATIVE);
+    expect(kappaResolution(1e26, 1e20)).toBeCloseTo(4 * Number.EPSILON * 1e13, 20);
   });
 });

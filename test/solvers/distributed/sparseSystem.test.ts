@@ -142,6 +142,10 @@ describeEachBackend('a sparse setup on two threads', () => {
     expect(threaded.message).toBe(single.message);
     expect((threaded as SingularMatrixError).details).toEqual((single as SingularMatrixError).details);
     expect((threaded as SingularMatrixError).details).toMatchObject({ machine: 2 });
+    // The CSR path's factorization squares the rows' conditioning: the refusal names the routes that take a nonsingular
+    // A whose machine holds nearly dependent rows (the dense path, another partition).
+    expect(single.message).toMatch(/row 13[01] of A .* numerically a linear combination/);
+    expect(single.message).toMatch(/dense path .* or a partition that puts the nearly dependent rows on different machines/);
   });
 });
 
