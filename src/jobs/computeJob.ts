@@ -7,7 +7,9 @@
  * ('principal-angles', 'local-angles'), which reuses what the first stage computed; when every
  * requested algorithm's parameters are given, the runs start right after the setup, without the
  * spectral estimates, and their rate, eps kappa(A) and growth diagnosis come from the analysis after
- * them (theoryOfRun). Either way the result's analysis is the one an analyze job reports. A solve
+ * them (theoryOfRun); a run among them that converged under parameters the analysis finds unstable
+ * is run again with the spectral data, so that it ends as it would have with them (never converged).
+ * Either way the result's analysis is the one an analyze job reports. A solve
  * cancelled before its analysis is complete keeps the summaries of its runs, with analysisCompleted
  * false and the spectral data they used instead of the analysis.
  * Each stage runs on the job's share of the host's cores (threadBudget).
@@ -33,7 +35,7 @@ import { adviseWork, luHandOver } from '../solvers/partitioning/advisor.js';
 import type { DenseProblem, CsrProblem } from '../solvers/problem.js';
 import { nnzOf } from '../solvers/sparse/csr.js';
 import { startMultipleRhsRun, type ResumableBlockRun } from '../solvers/runner/multipleRhs.js';
-import { everyParameterGiven, startRun, theoryOfRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
+import { everyParameterGiven, stableUnder, startRun, theoryOfRun, type ResumableRun } from '../solvers/runner/runAlgorithm.js';
 import { isBlockRunSnapshot, SnapshotMismatchError, type BlockRunSnapshot, type RunSnapshot } from '../solvers/runner/snapshot.js';
 import type { RunResult } from '../solvers/runner/types.js';
 import { partialResult, type JobCheckpointing } from './checkpoints.js';
@@ -342,6 +344,8 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, sha
   const summaries: JobResult['runs'] = {};
   const runs: RunOutput[] = [];
   let cancelled = false;
+  // A solve's run of `algorithm` again from its start (the runs that began without the spectral data, below).
+  let runAgain: ((algorithm: AlgorithmId) => Promise<{ summary: RunSummary; output: RunOutput }>) | null = null;
   if (input.type === 'advise' && analysis !== null) {
     const result: JobResult = { analysisCompleted: true, analysis, runs: summaries };
     try {
@@ -419,6 +423,7 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, sha
         running = null;
       }
     };
+    runAgain = async (algorithm) => endedRun(algorithm, await runOnce(algorithm, undefined), rhs !== null);
     for (const [k, algorithm] of input.algorithms.entries()) {
       if (signal.aborted) {
         cancelled = true;
@@ -476,9 +481,30 @@ async function computeStages(input: ComputeInput, settings: ComputeSettings, sha
   }
   if (skipEstimates) {
     const known = spectralDataOf(analysis);
-    for (const [id, summary] of Object.entries(summaries) as [AlgorithmId, RunSummary][]) {
-      const columns = summary.columns?.map((column) => withTheory(column, id, known, input.options));
-      summaries[id] = { ...withTheory(summary, id, known, input.options), ...(columns === undefined ? {} : { columns }) };
+    for (const [k, output] of runs.entries()) {
+      const id = output.algorithm;
+      const summary = summaries[id]!;
+      const converged = summary.status === 'converged' || summary.columns?.some((column) => column.status === 'converged');
+      // Parameters the analysis finds unstable (APC's gamma and eta swapped, spectral radius 1.7): a run that met the
+      // tolerance before their modes surfaced would read converged, where the same run with the analysis first goes on
+      // to diverged. Run again with the spectral data, it ends as that run does, whatever else the job asked for.
+      const theory = (): RunSummary => {
+        const columns = summary.columns?.map((column) => withTheory(column, id, known, input.options));
+        return { ...withTheory(summary, id, known, input.options), ...(columns === undefined ? {} : { columns }) };
+      };
+      if (!converged || cancelled || stableUnder(algorithmRegistry[id], known, summary.parameters)) {
+        summaries[id] = theory();
+        continue;
+      }
+      spectral = known;
+      const again = await runAgain!(id).catch((error: unknown) => {
+        if (error instanceof CancelledError) return null;
+        throw error;
+      });
+      // Cancelled before it started: the first run, with what the analysis says of it.
+      summaries[id] = again?.summary ?? theory();
+      if (again !== null) runs[k] = again.output;
+      if (again === null || again.summary.status === 'cancelled') cancelled = true;
     }
   }
   return { status: cancelled ? 'cancelled' : 'succeeded', result: { analysisCompleted: true, analysis, runs: summaries }, runs };

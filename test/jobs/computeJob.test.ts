@@ -6,7 +6,7 @@
  * during its runs or the rest of the analysis keeps its runs' summaries without the analysis.
  */
 import { describe, expect, it } from 'vitest';
-import { computeJob, type ComputeInput, type ComputeOutcome } from '../../src/jobs/computeJob.js';
+import { computeJob, runsSkipEstimates, type ComputeInput, type ComputeOutcome } from '../../src/jobs/computeJob.js';
 import type { RunSummary } from '../../src/jobs/types.js';
 import { analyze, spectralDataOf } from '../../src/solvers/analysis/analyze.js';
 import type { WorkProgress } from '../../src/solvers/cooperative.js';
@@ -145,6 +145,37 @@ describe('with every parameter given the runs start without the spectral estimat
     const given = await compute({ ...input, options: { ...input.options, parameters } });
     expect(given.outcome.result!.runs.dhbm!.columns).toHaveLength(3);
     expect(withoutTime(given.outcome.result!.runs)).toEqual(withoutTime(tuned.outcome.result!.runs));
+  });
+
+  it('unstable parameters end as with the estimates first, never converged', async () => {
+    // A DGD step just beyond 2/L: the top mode grows slowly, the rest converge first, and at a loose tolerance the run
+    // without the estimates met it and read converged, where the same run with them (another algorithm not tuned) went
+    // on to a limit. A QA pass found two such answers to one request (APC with gamma and eta swapped, rate 1.7).
+    // Mean 0: b = A ones does not load the top mode the way the mean-1 matrix's rank-one part does.
+    const centred = generateMatrix({ generator: 'gaussian', n: 40, mean: 0, seed: 3 });
+    const quarters = partitionFromAssignment(
+      Int32Array.from({ length: 40 }, (_, k) => k % 4),
+      4,
+    );
+    const system = buildDistributedSystem(createProblem({ A: centred, rhs: null, xTrue: null, partition: quarters }));
+    const { L } = spectralDataOf(analyze(system, { tolerance: dense.options.tolerance }));
+    const input: ComputeInput = {
+      ...dense,
+      matrix: { storage: 'dense', A: centred },
+      partition: quarters,
+      options: { ...dense.options, tolerance: 0.9, maxIterations: 100, parameters: { dgd: { alpha: 2.0001 / L } } },
+    };
+    const alone = await compute({ ...input, algorithms: ['dgd'] });
+    const beside = await compute({ ...input, algorithms: ['dgd', 'apc'] });
+    expect(runsSkipEstimates({ ...input, algorithms: ['dgd'] })).toBe(true);
+    expect(runsSkipEstimates({ ...input, algorithms: ['dgd', 'apc'] })).toBe(false);
+    const run = alone.outcome.result!.runs.dgd!;
+    expect(run.theoreticalRate).toBeGreaterThan(1);
+    expect(run.status).not.toBe('converged');
+    expect(withoutTime({ dgd: run })).toEqual(withoutTime({ dgd: beside.outcome.result!.runs.dgd! }));
+    // Its solution and trace are the reported run's.
+    const output = alone.outcome.runs.find((r) => r.algorithm === 'dgd')!;
+    expect(output.trace.iteration.at(-1)).toBe(run.iterations);
   });
 
   it('one algorithm without its parameters: the estimates come first', async () => {

@@ -150,6 +150,15 @@ function rateGap(tuning: OptimalTuning, parameters: Parameters, rate: number): n
   return sameParameters(parameters, tuning.parameters) ? tuning.gap : 1 - rate;
 }
 
+/**
+ * Whether the iteration is stable for these parameters (spectral radius < 1; at the optimal parameters also where it
+ * rounds to 1, rateGap): a run under unstable ones is never reported converged. `parameters`: the run's, merged.
+ */
+export function stableUnder(algorithm: DistributedAlgorithm, spectral: SpectralData, parameters: Parameters): boolean {
+  const rate = algorithm.rate(spectral, parameters);
+  return rate < 1 || rateGap(algorithm.optimal(spectral), parameters, rate) > 0;
+}
+
 /** The stagnation window for rate rho: STAGNATION_DECADES decades' worth of iterations, at least STAGNATION_MIN_WINDOW; null when rho >= 1. */
 export function stagnationWindow(rho: number): number | null {
   if (!(rho < 1)) return null;
@@ -246,7 +255,8 @@ export type RunTheory = Pick<RunResult, 'theoreticalRate' | 'attainableAccuracy'
  * The rate of a run's parameters, eps kappa(A), the cause of its residual's growth and the stop
  * reason's sentence on it, for a run that iterated without the spectral data: what the run would
  * have reported with it. Its stopping decisions stay what they were: a run reported converged whose
- * parameters turn out unstable (rate >= 1) says so in its stop reason.
+ * parameters turn out unstable (rate >= 1, stableUnder) says so in its stop reason (a job runs such a run
+ * again with the spectral data instead: ../../jobs/computeJob.ts).
  */
 export function theoryOfRun(
   run: Pick<RunResult, 'algorithm' | 'status' | 'parameters' | 'relativeResidual' | 'growth' | 'stopReason'>,
