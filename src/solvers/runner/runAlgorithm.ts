@@ -270,7 +270,8 @@ export function theoryOfRun(
   const growth = run.growth === null ? null : growthWithCause(algorithm, spectral, run.parameters, theoreticalRate, gap, run.growth);
   if (growth !== null && run.status !== 'converged' && run.status !== 'cancelled') {
     const divergenceTolerance = options.divergenceTolerance ?? DEFAULT_DIVERGENCE_TOLERANCE;
-    stopReason += growthSentence(
+    stopReason = withGrowthSentence(
+      stopReason,
       run.algorithm,
       growth,
       run.status,
@@ -289,8 +290,13 @@ export function theoryOfRun(
   return { theoreticalRate, attainableAccuracy: attainableAccuracy(spectral.L / spectral.mu), growth, stopReason };
 }
 
-/** The sentence the stop reason gains for a run that ended unconverged after its residual grew. */
-function growthSentence(
+/**
+ * The stop reason of a run that ended unconverged after its residual grew, with the sentence on why. A run stopped by
+ * the divergence test within D-HBM's or D-NAG's transient growth opens "Stopped by the divergence test", not
+ * "Diverged": its status names the test (`diverged`), the sentence says it is not divergence.
+ */
+function withGrowthSentence(
+  stopReason: string,
   id: AlgorithmId,
   growth: ResidualGrowth,
   status: RunStatus,
@@ -301,9 +307,13 @@ function growthSentence(
   gap: number,
   radiusSaid = false,
 ): string {
+  const opened =
+    growth.cause === 'transient' && status === 'diverged'
+      ? stopReason.replace(/^Diverged at iteration/, 'Stopped by the divergence test at iteration')
+      : stopReason;
   // Near 1 as 1 + d, as a rate: a rise by 4e-4 is not written 1.000e+0 times.
   const rose =
-    ` The relative residual rose to ${nearOneText(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
+    `${opened} The relative residual rose to ${nearOneText(growth.peakRelativeResidual)} at iteration ${growth.peakIteration}, ` +
     `${nearOneText(growth.factor)} times its initial value`;
   if (growth.cause === 'divergence') {
     // A non-finite stop of an unstable run has said its spectral radius already.
@@ -565,7 +575,8 @@ export function* runWork(
     const growth = residualGrowth(algorithm, spectral, parameters, theoreticalRate, gap, measures);
     if (growth !== null && spectral !== null && finalStatus !== 'converged' && finalStatus !== 'cancelled') {
       const radiusSaid = finalStatus === 'non-finite' && !stable;
-      stopReason += growthSentence(
+      stopReason = withGrowthSentence(
+        stopReason,
         id,
         growth,
         finalStatus,

@@ -240,6 +240,9 @@ describe("D-HBM's transient growth", () => {
     expect(r.status).toBe('diverged');
     expect(r.growth?.cause).toBe('transient');
     expect(r.stopReason).toMatch(/fired within that transient/);
+    // Its status names the test; its sentence does not open "Diverged" and then say "not divergence".
+    expect(r.stopReason).toMatch(/^Stopped by the divergence test at iteration \d+: /);
+    expect(r.stopReason).not.toMatch(/Diverged/);
   });
 
   it('a momentum beyond the stable region is true divergence', () => {
