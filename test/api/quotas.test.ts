@@ -166,6 +166,26 @@ describe('jobs queued or running at once', () => {
   });
 });
 
+describe('jobs queued or running at once, submitted concurrently over sockets', () => {
+  it('admits exactly the limit: each admission no longer prunes the others just admitted, whose documents are not written yet', async () => {
+    // A QA pass sent 20 at once with a key limited to 2 and had 5 accepted (11 of 20 at a limit of 3).
+    const key = await service.jobService.keys.create({ name: 'racing slots', quotas: { activeJobs: 2 } });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () =>
+        fetch(`${service.baseUrl}/v1/jobs`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${key.key}`, 'content-type': 'application/json' },
+          body: JSON.stringify(SMALL_ANALYZE),
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status).sort();
+    expect(statuses.filter((status) => status === 202)).toHaveLength(2);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(18);
+    expect((await as(key, { url: '/v1/jobs?limit=50' })).json<JobPage>().items).toHaveLength(2);
+  });
+});
+
 describe('stored bytes', () => {
   it('answers 413 quota-too-large for a job or a matrix that alone exceeds the limit', async () => {
     const key = await service.jobService.keys.create({ name: 'small store', quotas: { storedBytes: 20_000 } });

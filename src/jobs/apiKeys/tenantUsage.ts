@@ -9,7 +9,10 @@
  * released once Redis no longer holds that key (looked at when its expiry comes, then re-scored if
  * its TTL was renewed). So the counts cannot drift when a worker dies or a TTL runs out, and the job
  * scripts stay as they are. The pruning reads one status per set member, so it costs O(the key's
- * active jobs), which the key's limit bounds. The document keys are named inside the scripts
+ * active jobs), which the key's limit bounds. A job is admitted before its document is written: an
+ * id without a document counts as vanished only ADMITTED_GRACE_MS after its admission (a hash of
+ * admission times beside the set), else concurrent admissions pruned each other's just-admitted jobs
+ * and a key limited to 2 active jobs had 5 of 20 concurrent submissions accepted. The document keys are named inside the scripts
  * (ARGV): fine for one Redis server, as this service uses (not Redis Cluster).
  *
  * Fairness: the BullMQ priority of a new job is 1 + the number of its key's jobs still queued or
@@ -27,10 +30,16 @@ import type { Tenant } from './apiKey.js';
 const PRIORITY_LIMIT = 2 ** 21;
 /** Retry-After when a key's job slots are full: jobs end at unknown times, so a short, fixed hint. */
 const ACTIVE_RETRY_AFTER_SECONDS = 5;
+/**
+ * How long an admitted job without a document still counts: its creation writes the document right after admission
+ * (a stalled Redis holds it up to the command timeout); one whose creation died with its process frees its slot then.
+ */
+export const ADMITTED_GRACE_MS = 10 * 60_000;
 
 /**
- * KEYS: active set, bytes hash, expiry zset, total. ARGV: member (document key), job id ('' for a
- * matrix), active limit (0: not a job), bytes, bytes limit, now (ms), ttl (ms), job document prefix.
+ * KEYS: active set, bytes hash, expiry zset, total, admission times (hash: id -> ms). ARGV: member (document key), job
+ * id ('' for a matrix), active limit (0: not a job), bytes, bytes limit, now (ms), ttl (ms), job document prefix, grace
+ * (ms) for an admitted job without a document.
  * Returns {'ok', active count after admission} or {'active', count} or {'bytes', ms until the
  * next stored item may expire}.
  */
@@ -52,7 +61,15 @@ end
 local function pruneActive()
   for _, id in ipairs(redis.call('SMEMBERS', KEYS[1])) do
     local status = redis.call('HGET', ARGV[8] .. id, 'status')
-    if (not status) or status == 'succeeded' or status == 'failed' or status == 'cancelled' then redis.call('SREM', KEYS[1], id) end
+    local gone = status == 'succeeded' or status == 'failed' or status == 'cancelled'
+    if not status then
+      local since = tonumber(redis.call('HGET', KEYS[5], id) or '0')
+      gone = now - since > tonumber(ARGV[9])
+    end
+    if gone then
+      redis.call('SREM', KEYS[1], id)
+      redis.call('HDEL', KEYS[5], id)
+    end
   end
 end
 local activeLimit = tonumber(ARGV[3])
@@ -73,6 +90,7 @@ if total + bytes > tonumber(ARGV[5]) then
 end
 if activeLimit > 0 then
   redis.call('SADD', KEYS[1], ARGV[2])
+  redis.call('HSET', KEYS[5], ARGV[2], now)
   active = active + 1
 end
 if bytes > 0 then
@@ -82,9 +100,12 @@ if bytes > 0 then
 end
 return {'ok', active}`;
 
-/** KEYS: active set, bytes hash, expiry zset, total. ARGV: member, job id (or ''). */
+/** KEYS: active set, bytes hash, expiry zset, total, admission times. ARGV: member, job id (or ''). */
 const RELEASE = `
-if ARGV[2] ~= '' then redis.call('SREM', KEYS[1], ARGV[2]) end
+if ARGV[2] ~= '' then
+  redis.call('SREM', KEYS[1], ARGV[2])
+  redis.call('HDEL', KEYS[5], ARGV[2])
+end
 local counted = tonumber(redis.call('HGET', KEYS[2], ARGV[1]) or '0')
 redis.call('HDEL', KEYS[2], ARGV[1])
 redis.call('ZREM', KEYS[3], ARGV[1])
@@ -116,6 +137,8 @@ export class TenantUsage {
   constructor(
     private readonly redis: Redis,
     private readonly keys: JobKeys,
+    /** How long an admitted job without a document counts (ADMITTED_GRACE_MS; shorter in tests). */
+    private readonly admittedGraceMs = ADMITTED_GRACE_MS,
   ) {}
 
   /**
@@ -147,7 +170,8 @@ export class TenantUsage {
   /** Uncount a job (`id`) or a stored item that was deleted, or that could not be queued or stored. */
   async release(owner: string, documentKey: string, id = ''): Promise<void> {
     const usage = this.keys.ownerUsage(owner);
-    await this.redis.eval(RELEASE, 4, this.keys.ownerActive(owner), usage.bytes, usage.expiry, usage.total, documentKey, id);
+    const admitted = this.keys.ownerAdmitted(owner);
+    await this.redis.eval(RELEASE, 5, this.keys.ownerActive(owner), usage.bytes, usage.expiry, usage.total, admitted, documentKey, id);
   }
 
   async figures(owner: string): Promise<TenantUsageFigures> {
@@ -165,11 +189,12 @@ export class TenantUsage {
     const usage = this.keys.ownerUsage(owner);
     const answer = (await this.redis.eval(
       ADMIT,
-      4,
+      5,
       this.keys.ownerActive(owner),
       usage.bytes,
       usage.expiry,
       usage.total,
+      this.keys.ownerAdmitted(owner),
       documentKey,
       id,
       id === '' ? 0 : quotas.activeJobs,
@@ -178,6 +203,7 @@ export class TenantUsage {
       Date.now(),
       ttlSeconds * 1000,
       this.keys.doc(''),
+      this.admittedGraceMs,
     )) as [string, number];
     const [verdict, value] = answer;
     if (verdict === 'active') {

@@ -96,6 +96,11 @@ export class JobKeys {
     return `${this.base}:owner:${owner}:active`;
   }
 
+  /** Hash of when each of ownerActive's ids was admitted (ms): one without a document yet is still being created. */
+  ownerAdmitted(owner: string): string {
+    return `${this.base}:owner:${owner}:activeSince`;
+  }
+
   /**
    * One owner's stored bytes: a hash (document key -> bytes counted), a sorted set (document key ->
    * when to look at it again, ms) and the total (a string), see ../apiKeys/tenantUsage.ts.
