@@ -16,7 +16,15 @@ export interface EmbeddedRedis {
   readonly url: string;
   readonly port: number;
   readonly pid: number;
+  /** Settles when the redis-server process has exited, by stop() or otherwise (killed, crashed). */
+  readonly exited: Promise<RedisExit>;
   stop(): Promise<void>;
+}
+
+/** How a redis-server process ended. */
+export interface RedisExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
 }
 
 export interface EmbeddedRedisOptions {
@@ -113,14 +121,14 @@ async function launch(bin: string, port: number, dir: string, startTimeoutMs: nu
     stderr = (stderr + chunk.toString()).slice(-2000);
   });
   let exited = false;
-  const exit = new Promise<void>((resolve) => {
-    child.once('exit', () => {
+  const exit = new Promise<RedisExit>((resolve) => {
+    child.once('exit', (code, signal) => {
       exited = true;
-      resolve();
+      resolve({ code, signal });
     });
     child.once('error', () => {
       exited = true;
-      resolve();
+      resolve({ code: null, signal: null });
     });
   });
   const killOnExit = (): void => {
@@ -143,6 +151,7 @@ async function launch(bin: string, port: number, dir: string, startTimeoutMs: nu
     url: `redis://127.0.0.1:${port}`,
     port,
     pid: child.pid ?? -1,
+    exited: exit,
     stop() {
       stopping ??= (async () => {
         if (!exited) {
@@ -155,6 +164,77 @@ async function launch(bin: string, port: number, dir: string, startTimeoutMs: nu
         if (!persistent) await rm(dir, { recursive: true, force: true });
       })();
       return stopping;
+    },
+  };
+}
+
+/** A private redis-server kept running (keepRedisRunning): the one running now, and the stop that ends the keeping. */
+export interface KeptRedis {
+  current(): EmbeddedRedis;
+  stop(): Promise<void>;
+}
+
+/** What keepRedisRunning reports. */
+export interface KeptRedisEvents {
+  /** The server exited without stop(): restarting it. */
+  exited(exit: RedisExit, pid: number): void;
+  restarted(redis: EmbeddedRedis): void | Promise<void>;
+  /** More than `restarts` exits within `windowMs`, or a restart that keeps failing: the caller's to end the service. */
+  gaveUp(error: Error): void;
+}
+
+/**
+ * A private redis-server restarted (`restart`: on its port and data directory, so every client reconnects to the same
+ * URL and reads the same append-only file) whenever it exits other than by stop(). Without this, a killed or crashed
+ * server left `npm start` answering 503 to every request forever, its liveness probe still ok. At most `restarts`
+ * restarts within `windowMs`; past them (or when a restart keeps failing) `gaveUp`.
+ */
+export function keepRedisRunning(
+  started: EmbeddedRedis,
+  restart: () => Promise<EmbeddedRedis>,
+  events: KeptRedisEvents,
+  { restarts = 5, windowMs = 60_000 }: { restarts?: number; windowMs?: number } = {},
+): KeptRedis {
+  let current = started;
+  let stopping = false;
+  const recent: number[] = [];
+  const watch = (redis: EmbeddedRedis): void => {
+    void redis.exited.then(async (exit) => {
+      if (stopping) return;
+      events.exited(exit, redis.pid);
+      let lastError: unknown = null;
+      for (;;) {
+        const now = Date.now();
+        while (recent.length > 0 && now - recent[0] > windowMs) recent.shift();
+        if (recent.length >= restarts) {
+          const cause = lastError instanceof Error ? `: ${lastError.message}` : '';
+          events.gaveUp(new Error(`redis-server exited or failed to restart ${restarts} times within ${windowMs} ms${cause}`));
+          return;
+        }
+        recent.push(now);
+        try {
+          const next = await restart();
+          if (stopping) {
+            await next.stop();
+            return;
+          }
+          current = next;
+          await events.restarted(next);
+          watch(next);
+          return;
+        } catch (error) {
+          lastError = error;
+          await new Promise((resolve) => setTimeout(resolve, 250 * recent.length));
+        }
+      }
+    });
+  };
+  watch(started);
+  return {
+    current: () => current,
+    async stop() {
+      stopping = true;
+      await current.stop();
     },
   };
 }
