@@ -91,7 +91,13 @@ export class IdempotencyStore implements IdempotencyService {
 
   async claim(scope: string, key: string): Promise<IdempotencyClaim> {
     const token = randomUUID();
-    const reply = await storeCall(() => this.redis.lssIdemClaim(this.record(scope, key), token, this.pendingMs));
+    const record = this.record(scope, key);
+    const reply = await storeCall(() => this.redis.lssIdemClaim(record, token, this.pendingMs)).catch((error: unknown) => {
+      // A claim that timed out on a stalled Redis still runs when Redis answers again, and its token is known here
+      // only: the release queued behind it frees the key then (it held every retry 30 s, then 409, for pendingMs).
+      this.redis.lssIdemRelease(record, token).catch(() => undefined);
+      throw error;
+    });
     const [state, fingerprint, statusCode, location, body] = reply;
     if (state === 'claimed') return { state, token };
     if (state === 'pending') return { state };

@@ -107,6 +107,9 @@ export class JobRepository {
         spec.notify,
       );
       await stored.catch(async (error: unknown) => {
+        // A write that timed out on a stalled Redis still runs when Redis answers again: the discard queued behind it
+        // removes that job then (it stayed queued with no queue entry, though the client was answered 503).
+        this.store.discard(id, owner).catch(() => undefined);
         await uncount();
         throw error;
       });
