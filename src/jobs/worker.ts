@@ -161,6 +161,12 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
     const id = job.id;
     const jobLog = log.child({ jobId: id });
     const final = error.name === 'UnrecoverableError' || job.attemptsMade >= (job.opts.attempts ?? 1);
+    // BullMQ's "Unexpected exit code: null signal: SIGKILL": the child was killed from outside (the service's own limits
+    // are recorded as such before they kill). Said without the internals, which the worker logs keep.
+    const killed = /signal: SIG/.test(error.message);
+    const cause = killed
+      ? "its process was stopped from outside the service (as the system's out-of-memory killer or an operator stops it)"
+      : 'because of an internal error';
     // Cancellations and invalid problems are recorded by the processor; finish() is then a no-op.
     const record = final
       ? keptRuns(store, id, jobLog).then((kept) =>
@@ -168,7 +174,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
             status: 'failed',
             error: makeProblem(
               'internal-error',
-              `The job failed after ${job.attemptsMade} attempt(s) because of an internal error; ` +
+              `The job failed after ${job.attemptsMade} attempt(s)${killed ? ': on the last one ' : ' '}${cause}; ` +
                 `the worker logs have the cause (job id ${id}).`,
               { instance: `/v1/jobs/${id}` },
             ),

@@ -48,6 +48,8 @@ describe('a job whose worker child dies', () => {
     expect(failed.error).toMatchObject({ status: 500, code: 'internal-error', type: '/problems/internal-error' });
     expect(failed.error!.detail).toMatch(/2 attempt/);
     expect(failed.error!.detail).not.toMatch(/SIGKILL|exit code/); // no internals
+    // But what happened: its process was stopped from outside (it read "an internal error").
+    expect(failed.error!.detail).toMatch(/on the last one its process was stopped from outside the service/);
 
     // The worker replaced its child and goes on.
     const next = await createJob(service.app, {
