@@ -130,8 +130,16 @@ export default async function processJob(
       throw new UnrecoverableError('Job cancelled');
     }
     const done: JobProgress = { phase: 'done', fraction: 1, updatedAt: new Date().toISOString() };
-    await store.finish(id, { status: 'succeeded', result: outcome.result, runs: outcome.runs, progress: done, run: await run?.take() });
-    log.info({ ...described, elapsedMs }, 'job succeeded');
+    const recorded = await store.finish(id, {
+      status: 'succeeded',
+      result: outcome.result,
+      runs: outcome.runs,
+      progress: done,
+      run: await run?.take(),
+    });
+    // Another end written first (a limit the worker recorded while this write waited on a stalled Redis, a deletion): that one stands.
+    if (recorded) log.info({ ...described, elapsedMs }, 'job succeeded');
+    else log.warn({ ...described, elapsedMs }, 'job computed, but it had already ended otherwise (its document kept that end)');
     return { status: 'succeeded' };
   } catch (error) {
     // Typed errors come only from a running attempt (begin throws them after marking it running).
