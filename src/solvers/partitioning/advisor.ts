@@ -673,7 +673,7 @@ export function* adviseWork(problem: DenseProblem | CsrProblem, options: AdviseO
           (leastGiven ? ' No partition of the row graph was made (RCM, graph partitioners): none could be lower.' : '')
         : `The given partition is the best found: kappa(S) = ${format(given.kappaS!)}; no candidate lowers it.`
       : givenRatio < 2
-        ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found in kappa(S) (${best.strategy}: kappa(S) = ${format(best.kappaS!)} against ${format(given.kappaS!)}).${iterations}`
+        ? `The given partition is within ${format(100 * (givenRatio - 1))}% of the best found in kappa(S) (${best.strategy}: kappa(S) = ${format(best.kappaS!)} against ${format(given.kappaS!)}, ${format(givenRatio)} times as large).${iterations}`
         : `${best.strategy} lowers kappa(S) ${format(givenRatio)}-fold, from ${format(given.kappaS!)} (the given partition) to ${format(best.kappaS!)}.${iterations}`) +
     unrefined +
     declined +

@@ -407,6 +407,10 @@ describeEachBackend('partition advisor, one partition under two numberings', () 
     expect(said, advice.summary).not.toBeNull();
     const [, percent, strategy, givenIterations, bestIterations] = said!;
     expect(Math.abs(Number(percent) - 100 * (advice.givenRatio - 1))).toBeLessThan(0.01);
+    // "Within 67.78%" read as close: the ratio itself is said too.
+    const times = / against [\d.e+]+, ([\d.]+) times as large\)/.exec(advice.summary);
+    expect(times, advice.summary).not.toBeNull();
+    expect(Math.abs(Number(times![1]) / advice.givenRatio - 1)).toBeLessThan(1e-3);
     expect(strategy).toBe(advice.best);
     // The iterations APC's optimal rate predicts, ln(1e-8) / ln(rho), rho = (sqrt(kappa) - 1) / (sqrt(kappa) + 1).
     const iterations = (kappa: number): number => Math.ceil(Math.log(1e-8) / Math.log((Math.sqrt(kappa) - 1) / (Math.sqrt(kappa) + 1)));
