@@ -1,6 +1,7 @@
 /**
  * A BullMQ Worker whose sandboxed attempts have a time limit and a memory ceiling, enforced from the
- * worker process: a job past JOB_TIMEOUT_MS, or whose child process holds more than
+ * worker process: a job computing past JOB_TIMEOUT_MS (once its child reports the computation done,
+ * ./attemptComputed.ts, writing the outcome has WRITING_ALLOWANCE_MS), or whose child process holds more than
  * JOB_MEMORY_LIMIT_MB resident, is recorded as failed (by the caller's `onLimit`), then its child is
  * killed (SIGKILL). Killing is what frees the slot reliably: a cancel message reaches a child only
  * between two time slices, and a CPU-bound native call (a large factorization) holds its event loop
@@ -18,10 +19,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { UnrecoverableError, WaitingError, Worker, type Child, type ChildPool, type Job, type Processor, type WorkerOptions } from 'bullmq';
 import type { SlotGate } from './apiKeys/fairShare.js';
+import { isComputedMessage } from './attemptComputed.js';
 import { residentBytes } from './residentMemory.js';
 
 export interface AttemptLimits {
-  /** Longest attempt, from the moment the worker hands it to a child (JOB_TIMEOUT_MS). */
+  /** Longest computation of an attempt, from the moment the worker hands it to a child (JOB_TIMEOUT_MS). */
   timeoutMs: number;
   /** Most resident bytes of an attempt's child process (JOB_MEMORY_LIMIT_MB). */
   memoryBytes: number;
@@ -43,15 +45,23 @@ export interface LimitBreach {
  */
 export type LimitHandler<DataType> = (job: Job<DataType>, breach: LimitBreach) => Promise<void>;
 
-/** An attempt in progress: the child that runs it, once retained. */
+/** An attempt in progress: the child that runs it, once retained, and what its report of a finished computation does. */
 interface Attempt {
   child: Child | null;
+  computed?: () => void;
+  listener?: (message: unknown) => void;
 }
 
 /** Each attempt's record, in the async context of its processFn call (where `sandbox` retains its child). */
 const currentAttempt = new AsyncLocalStorage<Attempt>();
 
 const DEFAULT_MEMORY_POLL_MS = 250;
+/**
+ * Once an attempt has computed (./attemptComputed.ts), how long at least its outcome may take to be written before the
+ * time limit ends it: Redis's own limits (a command times out after 15 s, a lock after LOCK_DURATION_MS) end a write
+ * that cannot be made well before.
+ */
+export const WRITING_ALLOWANCE_MS = 120_000;
 /** After a breach is recorded, how long an attempt that is just finishing may take before its child is killed. */
 const FINISHING_GRACE_MS = 1000;
 
@@ -101,7 +111,13 @@ export class LimitedWorker<DataType, ResultType> extends Worker<DataType, Result
       async retain(file: string): Promise<Child> {
         const child = await pool.retain(file);
         const attempt = currentAttempt.getStore();
-        if (attempt) attempt.child = child;
+        if (attempt) {
+          attempt.child = child;
+          attempt.listener = (message: unknown) => {
+            if (isComputedMessage(message)) attempt.computed?.();
+          };
+          child.on('message', attempt.listener);
+        }
         return child;
       },
       release: (child: Child) => pool.release(child),
@@ -149,9 +165,17 @@ export class LimitedWorker<DataType, ResultType> extends Worker<DataType, Result
       if (!settled && attempt.child) await pool.kill(attempt.child, 'SIGKILL');
     };
 
-    const timer = setTimeout(() => {
+    const began = Date.now();
+    const overTime = (): void => {
       void enforce({ kind: 'time-limit', detail: `The job ran longer than ${timeoutMs} ms (JOB_TIMEOUT_MS) and was stopped.` });
-    }, timeoutMs);
+    };
+    let timer = setTimeout(overTime, timeoutMs);
+    // Computed: the rest is writing its outcome, the store's time, not the job's.
+    attempt.computed = () => {
+      if (breach || settled) return;
+      clearTimeout(timer);
+      timer = setTimeout(overTime, Math.max(timeoutMs - (Date.now() - began), WRITING_ALLOWANCE_MS));
+    };
     let reading = false;
     const poll = setInterval(() => {
       const pid = attempt.child?.pid;
@@ -181,6 +205,7 @@ export class LimitedWorker<DataType, ResultType> extends Worker<DataType, Result
       settle();
       clearTimeout(timer);
       clearInterval(poll);
+      if (attempt.child && attempt.listener) attempt.child.off('message', attempt.listener);
     }
   }
 }

@@ -11,6 +11,7 @@
  * then UnrecoverableError so BullMQ does not retry); anything else is rethrown as is, and BullMQ
  * retries it with backoff (the worker process records the final failure, see ./worker.ts).
  */
+import { reportComputed } from './attemptComputed.js';
 import { UnrecoverableError, type SandboxedJob } from 'bullmq';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
@@ -121,6 +122,8 @@ export default async function processJob(
         discarded: (reason) => log.warn({ reason }, 'the checkpoint does not fit this run; it starts over'),
       },
     });
+    // What remains is writing the outcome: the worker's time limit no longer counts it as the job's.
+    reportComputed();
     // A checkpoint written after finish() would be refused (the job no longer runs); this only keeps the order plain.
     await checkpoints.flush();
     const elapsedMs = Math.round(performance.now() - began);
