@@ -1936,8 +1936,9 @@ export interface components {
             } | null;
             exceedance: {
                 eps: number;
-                probability: number;
-                standardError: number;
+                /** @description Share of the values above eps; null when the metric has no value at all. */
+                probability: number | null;
+                standardError: number | null;
                 closedForm: number | null;
             }[];
             closedFormMean: number | null;

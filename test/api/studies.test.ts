@@ -117,7 +117,7 @@ describe("Experiments 2 and 3: the paper's trends", () => {
       const means = [16, 64, 256].map((n) => metric(study, { p, n }, 'tanInvSqTheta').mean!);
       expect(means[1]).toBeLessThan(means[0]);
       expect(means[2]).toBeLessThan(means[1]);
-      const above = [16, 64, 256].map((n) => metric(study, { p, n }, 'tanInvSqTheta').exceedance.find((e) => e.eps === 0.1)!.probability);
+      const above = [16, 64, 256].map((n) => metric(study, { p, n }, 'tanInvSqTheta').exceedance.find((e) => e.eps === 0.1)!.probability!);
       expect(above[1]).toBeLessThan(above[0]);
       expect(above[2]).toBeLessThanOrEqual(above[1]);
     }
@@ -125,7 +125,7 @@ describe("Experiments 2 and 3: the paper's trends", () => {
       const line = metric(study, { p: 1, n }, 'tanInvSqTheta');
       for (const e of line.exceedance) {
         expect(e.closedForm).not.toBeNull();
-        expect(Math.abs(e.probability - e.closedForm!)).toBeLessThanOrEqual(
+        expect(Math.abs(e.probability! - e.closedForm!)).toBeLessThanOrEqual(
           4 * Math.sqrt((e.closedForm! * (1 - e.closedForm!)) / line.count) + 1e-9,
         );
       }

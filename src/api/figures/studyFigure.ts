@@ -94,6 +94,24 @@ function densities(figure: FigureSpec, points: PointResult[]): { series: PlotSer
   return { series, notes };
 }
 
+/**
+ * The estimates of 0 a log axis cannot show, said under the panel: none of the samples exceeded eps there, which is not
+ * a probability of 0 (below about 3 / samples at 95%). The curves stopped without a word before.
+ */
+function zeroNotes(figure: FigureSpec, points: PointResult[]): string[] {
+  if (!figure.logY) return [];
+  const name = figure.metrics[0];
+  return points.flatMap((point) => {
+    const metric = metricOf(point, name);
+    const zero = metric?.exceedance.filter((e) => e.probability === 0).map((e) => e.eps) ?? [];
+    if (!metric || zero.length === 0) return [];
+    return [
+      `Not drawn (log axis): at ${figure.x} = ${formatValue(point.settings[figure.x])}, no sample of ${metric.count} exceeded ` +
+        `eps = ${zero.join(', ')} (P below about ${formatValue(3 / metric.count)} at 95%).`,
+    ];
+  });
+}
+
 function exceedances(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
   const name = figure.metrics[0];
   const levels = metricOf(points[0], name)?.exceedance.map((e) => e.eps) ?? [];
@@ -104,16 +122,16 @@ function exceedances(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
       color: k,
       points: points.flatMap((point) => {
         const e = metricOf(point, name)?.exceedance[k];
-        return e
-          ? [
-              {
-                x: point.settings[figure.x],
-                y: e.probability,
-                low: e.probability - 1.96 * e.standardError,
-                high: e.probability + 1.96 * e.standardError,
-              },
-            ]
-          : [];
+        // No value (the metric never defined), or 0 on a log axis (zeroNotes says so): not drawn.
+        if (!e || e.probability === null || e.standardError === null || (figure.logY && e.probability === 0)) return [];
+        return [
+          {
+            x: point.settings[figure.x],
+            y: e.probability,
+            low: e.probability - 1.96 * e.standardError,
+            high: e.probability + 1.96 * e.standardError,
+          },
+        ];
       }),
     };
     const exact = points.flatMap((point) => {
@@ -158,6 +176,7 @@ export function renderStudyFigure(figure: FigureSpec, result: StudyResult): stri
           logX: figure.logX,
           logY: figure.logY,
           series: exceedances(figure, sorted),
+          apart: zeroNotes(figure, sorted),
         };
     }
   });

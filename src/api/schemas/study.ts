@@ -157,7 +157,12 @@ export const MetricResultSchema = z
     max: z.number().nullable(),
     histogram: z.object({ edges: z.array(z.number()), density: z.array(z.number()), above: z.number().int() }).nullable(),
     exceedance: z.array(
-      z.object({ eps: z.number(), probability: z.number(), standardError: z.number(), closedForm: z.number().nullable() }),
+      z.object({
+        eps: z.number(),
+        probability: z.number().nullable().describe('Share of the values above eps; null when the metric has no value at all.'),
+        standardError: z.number().nullable(),
+        closedForm: z.number().nullable(),
+      }),
     ),
     closedFormMean: z.number().nullable(),
   })

@@ -264,12 +264,19 @@ describe('study figures', () => {
     exceedance.forEach((panel, k) => {
       const points = byP(ps[k]);
       const values = points.flatMap((point) =>
-        point.metrics[0].exceedance.flatMap((e) => [
-          ...(e.probability > 0 ? [e.probability, e.probability + 1.96 * e.standardError] : []),
-          ...(e.probability - 1.96 * e.standardError > 0 ? [e.probability - 1.96 * e.standardError] : []),
-          ...(e.closedForm !== null ? [e.closedForm] : []),
-        ]),
+        point.metrics[0].exceedance.flatMap((e) => {
+          const [p, se] = [e.probability ?? 0, e.standardError ?? 0];
+          return [
+            ...(p > 0 ? [p, p + 1.96 * se] : []),
+            ...(p - 1.96 * se > 0 ? [p - 1.96 * se] : []),
+            ...(e.closedForm !== null ? [e.closedForm] : []),
+          ];
+        }),
       );
+      // An estimate of 0 cannot be drawn on the log axis: the panel says so (the curve stopped without a word).
+      const zeros = points.filter((point) => point.metrics[0].exceedance.some((e) => e.probability === 0));
+      for (const point of zeros) expect(panel.text).toContain(`Not drawn (log axis): at n = ${point.settings.n}, no sample of`);
+      expect(zeros.length, `p = ${ps[k]}`).toBeGreaterThan(0);
       expect(panel.logY).toBe(true);
       expectAxisAtDataScale(panel, values);
       expectRoundTicks(panel);

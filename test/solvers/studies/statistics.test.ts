@@ -6,6 +6,7 @@ import { exceedance, histogram, lineAngleExceedance, regularizedBeta, summarize,
 interface BetaReference {
   betainc: { x: number; a: number; b: number; value: number }[];
   lineExceedance: { n: number; eps: number; value: number }[];
+  lineExceedanceTail: { n: number; eps: number; value: number }[];
 }
 const reference = JSON.parse(readFileSync(new URL('../../reference/studies/beta.json', import.meta.url), 'utf8')) as BetaReference;
 
@@ -37,5 +38,16 @@ describe('statistics', () => {
 
   it('P(tan^-2 theta > eps) for two uniform lines matches SciPy to 1e-12', () => {
     for (const { n, eps, value } of reference.lineExceedance) expect(Math.abs(lineAngleExceedance(n, eps) - value)).toBeLessThan(1e-12);
+  });
+
+  it('and far in its tail to 1e-10 relative (it read 0 for 3.03e-24 at n = 256, eps = 0.5: 1 minus a value near 1)', () => {
+    for (const { n, eps, value } of reference.lineExceedanceTail)
+      expect(Math.abs(lineAngleExceedance(n, eps) / value - 1), `n = ${n}, eps = ${eps}`).toBeLessThan(1e-10);
+  });
+
+  it('an exceedance over no value at all is null, not 0 (a bound that never applies was read as never exceeded)', () => {
+    expect(exceedance([Number.NaN, Number.NaN], 5)).toEqual({ eps: 5, probability: null, standardError: null });
+    expect(exceedance([], 5)).toEqual({ eps: 5, probability: null, standardError: null });
+    expect(exceedance([1, Number.NaN, 7], 5)).toEqual({ eps: 5, probability: 0.5, standardError: Math.sqrt(0.25 / 2) });
   });
 });
