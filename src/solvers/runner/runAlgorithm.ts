@@ -542,10 +542,15 @@ export function* runWork(
             ? `Stopped at maxIterations = ${maxIterations}: the relative residual ${nearOneText(measures.residual)} meets the tolerance, ` +
               `but the iteration is unstable for these parameters (its spectral radius ${unstableRadiusText(theoreticalRate)}), ` +
               'so this is not reported as convergence.'
-            : `Stopped at maxIterations = ${maxIterations}: relative residual ${nearOneText(measures.residual)}` +
-              (residualMet()
-                ? `, relative error ${nearOneText(measures.error ?? Number.NaN)} > errorTolerance ${fmt(errorTolerance ?? 0)}.`
-                : ` > tolerance ${fmt(tolerance)}.`);
+            : inconsistent
+              ? // The residual stops at the target's there: the error to it is what the tolerance judges, as when converged.
+                `Stopped at maxIterations = ${maxIterations}: relative error to the ${target} solution ` +
+                `${nearOneText(measures.error ?? Number.NaN)} > tolerance ${fmt(tolerance)} (the system is inconsistent: ` +
+                `its relative residual, ${nearOneText(measures.residual)}, stops at the ${target} solution's, not at 0).`
+              : `Stopped at maxIterations = ${maxIterations}: relative residual ${nearOneText(measures.residual)}` +
+                (residualMet()
+                  ? `, relative error ${nearOneText(measures.error ?? Number.NaN)} > errorTolerance ${fmt(errorTolerance ?? 0)}.`
+                  : ` > tolerance ${fmt(tolerance)}.`);
         break;
       }
       if (maxWallTimeMs !== null && performance.now() - started >= maxWallTimeMs) {

@@ -128,6 +128,19 @@ describeEachBackend('a noisy 400 x 100 Gaussian system (inconsistent)', () => {
       expect(run.relativeError!, id).toBeLessThan(1e-8);
     }
   });
+
+  it('stopped short, each run says its error to its target against the tolerance, not the residual that cannot reach it', () => {
+    for (const id of ['apc', 'dhbm'] as const) {
+      const run = runAlgorithm(system, id, spectralDataOf(analysis), { tolerance: 1e-11, maxIterations: 3 });
+      expect(run.status).toBe('max-iterations');
+      const target = run.target === 'least-squares' ? 'least-squares' : 'block-weighted';
+      expect(run.stopReason).toMatch(
+        new RegExp(`^Stopped at maxIterations = 3: relative error to the ${target} solution \\S+ > tolerance`),
+      );
+      expect(run.stopReason).toMatch(/the system is inconsistent/);
+      expect(run.stopReason).not.toMatch(/relative residual \S+ > tolerance/);
+    }
+  });
 });
 
 describeEachBackend('dependent rows with labels outside their span (machine 0 repeats a row five times)', () => {
