@@ -136,7 +136,7 @@ function* tallRestWork(
   const parts = yield* staged.rest();
   const points = yield* pointsWork;
   yield { phase: 'analysis', fraction: 1 };
-  const analysis = assembleAnalysis(system.n, system.partition, parts, tolerance);
+  const analysis = assembleAnalysis(system.n, system.partition, parts, tolerance, true);
   const consistency: Consistency = {
     consistent: points.consistent,
     leastSquaresResidual: points.leastSquaresResidual,
@@ -146,8 +146,6 @@ function* tallRestWork(
   analysis.bounds.tall = TALL_BOUNDS;
   // Theorem 4 does not bound a tall A's kappa(A) (rows e1, e1, e2, e2: kappa(A) = 1, the bound infinite): not reported.
   analysis.bounds.theorem4KappaALowerBound = null;
-  // Corollary 1 rests on Theorem 4, which a tall A breaks: no certificate.
-  analysis.recommendation.sufficientCondition = { ...analysis.recommendation.sufficientCondition, applicable: false, holds: false };
   if (!points.consistent) {
     const note =
       `The system is inconsistent (|A x_LS - b| / |b| = ${points.leastSquaresResidual.toPrecision(3)}): DGD, D-NAG and D-HBM converge ` +
@@ -327,7 +325,7 @@ function denseConditioning(matrix: MatrixConditioning, s: SConditioning): Condit
  * The tail both storages share: each algorithm's optimal parameters and rate from the spectral
  * data, the paper's bounds and the recommendation.
  */
-export function assembleAnalysis(n: number, partition: Partition, parts: AnalysisParts, tolerance: number): Analysis {
+export function assembleAnalysis(n: number, partition: Partition, parts: AnalysisParts, tolerance: number, tall = false): Analysis {
   const { heterogeneity, conditioning, theorem4KappaALowerBound } = parts;
   const m = partition.m;
   const spectral = spectralDataFrom(m, conditioning);
@@ -338,7 +336,7 @@ export function assembleAnalysis(n: number, partition: Partition, parts: Analysi
   }
   const blockSizes = [...partition.sizes];
   const bounds = computeBounds({ n, m, blockSizes, heterogeneity, theorem4KappaALowerBound });
-  const recommendation = recommend({ m, heterogeneity, conditioning, rates, tolerance });
+  const recommendation = recommend({ m, heterogeneity, conditioning, rates, tolerance, tall });
   return { n, m, blockSizes, heterogeneity, conditioning, rates, bounds, recommendation };
 }
 

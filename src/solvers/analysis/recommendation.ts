@@ -20,6 +20,11 @@ export interface RecommendationInput {
   conditioning: Conditioning;
   rates: Record<AlgorithmId, AlgorithmTuning>;
   tolerance: number;
+  /**
+   * A tall system (more rows than unknowns): its machines' row spaces may intersect (theta_H = 0 then), and
+   * Proposition 2 and Corollary 1 (through Theorem 4), stated for square systems, bound nothing there (Bounds.tall).
+   */
+  tall?: boolean;
 }
 
 /**
@@ -137,6 +142,19 @@ function regimeOf(h: Heterogeneity): { label: string; description: string; paper
 }
 
 /**
+ * The regime of a tall system: the paper's case by its angles, without what its propositions say of APC or D-HBM
+ * ("APC slows down (Proposition 2)" read beside kappa(S) = 1 and APC exact at iteration 0 on a 2000 x 50 regression).
+ */
+function tallRegime(regime: ReturnType<typeof regimeOf>): ReturnType<typeof regimeOf> {
+  return {
+    ...regime,
+    description:
+      "a tall system, whose machines' row spaces may intersect (theta_H = 0 when two share a direction): Proposition 2 and " +
+      "Theorem 4, stated for square systems, bound neither method here, and the paper's tendencies for this case need not hold",
+  };
+}
+
+/**
  * A condition number or other positive quantity, 4 significant digits; one that would read 1 and is not is written
  * 1 + d or 1 - d (kappa(S) = 1.00002 read "kappa(S) = 1", which means APC is exact in one step).
  */
@@ -214,8 +232,10 @@ export function recommend(input: RecommendationInput): Recommendation {
   for (const id of ALGORITHM_IDS)
     if (rates[id] !== undefined) predictedIterations[id] = predictIterations(rates[id].rate, tolerance, rates[id].gap);
 
-  const sufficientCondition = corollary1(m, h);
-  const regime = regimeOf(h);
+  const { tall = false } = input;
+  // Corollary 1 rests on Theorem 4, which a tall A breaks (rows e1, e1, e2, e2: kappa(A) = 1, the bound infinite).
+  const sufficientCondition = tall ? { ...corollary1(m, h), applicable: false, holds: false } : corollary1(m, h);
+  const regime = tall ? tallRegime(regimeOf(h)) : regimeOf(h);
   const c = (m - 1) * Math.max(0, h.cosThetaH);
 
   const apcText = rate(apcRate, rates.apc.gap);
@@ -239,6 +259,9 @@ export function recommend(input: RecommendationInput): Recommendation {
     certificate = `The paper's sufficient condition (Corollary 1) holds: sin^2(phi_min) = ${num(sc.lhs as number)} < (1 - c)/(1 + c) = ${num(sc.rhs as number)} with c = (m - 1) cos(theta_H) = ${nearOne(c)}, which certifies that APC is faster from the angles alone.`;
   } else if (sc.applicable) {
     certificate = `The paper's sufficient condition (Corollary 1) applies but does not hold: sin^2(phi_min) = ${num(sc.lhs as number)} is not below (1 - c)/(1 + c) = ${num(sc.rhs as number)} (c = (m - 1) cos(theta_H) = ${nearOne(c)}), so it certifies nothing and the exact comparison decides.`;
+  } else if (tall) {
+    certificate =
+      "The paper's sufficient condition (Corollary 1) does not apply to a tall system (it rests on Theorem 4, stated for square ones); the exact comparison decides.";
   } else {
     const reasons: string[] = [];
     if (sc.rhs === null) reasons.push(`c = (m - 1) cos(theta_H) = ${nearOne(c)} is not below 1 (as on most real data)`);

@@ -109,6 +109,19 @@ describeEachBackend('a noisy 400 x 100 Gaussian system (inconsistent)', () => {
     expect(analysis.recommendation.leastSquaresNote).toMatch(/x_W.*differs from x_LS/);
   });
 
+  it('explains itself without the square-system propositions it flags as not holding', () => {
+    const { recommendation, bounds } = analysis;
+    expect(bounds.tall!.proposition2).toBe(false);
+    expect(recommendation.sufficientCondition.applicable).toBe(false);
+    // It read "where APC slows down (Proposition 2)" beside bounds.tall.proposition2 false (a QA pass, on a regression).
+    expect(recommendation.regime).not.toMatch(/slows down \(Proposition 2\)|Proposition 2 forces/);
+    expect(recommendation.regime).toMatch(
+      /a tall system.*Proposition 2 and Theorem 4, stated for square systems, bound neither method here/,
+    );
+    expect(recommendation.explanation).toMatch(/Corollary 1\) does not apply to a tall system/);
+    expect(recommendation.explanation).not.toMatch(/Corollary 1\) (holds|applies but)/);
+  });
+
   it("x_LS and x_W equal NumPy's lstsq and whitened solution", () => {
     const points = leastSquaresPoints(system);
     expect(relativeDistance(points.leastSquares, gaussian.leastSquares)).toBeLessThan(1e-12);
