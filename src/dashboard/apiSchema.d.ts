@@ -1939,6 +1939,11 @@ export interface components {
                 /** @description Share of the values above eps; null when the metric has no value at all. */
                 probability: number | null;
                 standardError: number | null;
+                /** @description 95% interval (Wilson's score interval): honest at 0 and 1, where the standard error is 0. */
+                interval: [
+                    number,
+                    number
+                ] | null;
                 closedForm: number | null;
             }[];
             closedFormMean: number | null;

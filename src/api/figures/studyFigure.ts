@@ -123,15 +123,8 @@ function exceedances(figure: FigureSpec, points: PointResult[]): PlotSeries[] {
       points: points.flatMap((point) => {
         const e = metricOf(point, name)?.exceedance[k];
         // No value (the metric never defined), or 0 on a log axis (zeroNotes says so): not drawn.
-        if (!e || e.probability === null || e.standardError === null || (figure.logY && e.probability === 0)) return [];
-        return [
-          {
-            x: point.settings[figure.x],
-            y: e.probability,
-            low: e.probability - 1.96 * e.standardError,
-            high: e.probability + 1.96 * e.standardError,
-          },
-        ];
+        if (!e || e.probability === null || e.interval === null || (figure.logY && e.probability === 0)) return [];
+        return [{ x: point.settings[figure.x], y: e.probability, low: e.interval[0], high: e.interval[1] }];
       }),
     };
     const exact = points.flatMap((point) => {

@@ -161,6 +161,10 @@ export const MetricResultSchema = z
         eps: z.number(),
         probability: z.number().nullable().describe('Share of the values above eps; null when the metric has no value at all.'),
         standardError: z.number().nullable(),
+        interval: z
+          .tuple([z.number(), z.number()])
+          .nullable()
+          .describe("95% interval (Wilson's score interval): honest at 0 and 1, where the standard error is 0."),
         closedForm: z.number().nullable(),
       }),
     ),

@@ -75,8 +75,13 @@ export interface Exceedance {
   eps: number;
   /** Share of the values above eps; null when there is no value (the metric never defined). */
   probability: number | null;
-  /** sqrt(P (1 - P) / count); null with the probability. */
+  /** sqrt(P (1 - P) / count); null with the probability. 0 at P = 0 or 1, which `interval` is not. */
   standardError: number | null;
+  /**
+   * The probability's 95% interval (Wilson's score interval): at P = 0 in N samples [0, ~3.84 / N], not 0 ± 0 (Experiment 3
+   * read 31 of its 100 estimates as certain); null with the probability.
+   */
+  interval: [number, number] | null;
   /** The exact probability where a closed form exists (see StudyResult), else null. */
   closedForm: number | null;
 }
@@ -90,9 +95,20 @@ export function exceedance(values: ArrayLike<number>, eps: number): Omit<Exceeda
     if (values[k] > eps) above++;
   }
   // No value at all (a bound that never applies): no probability, not 0 (it read "never exceeded").
-  if (count === 0) return { eps, probability: null, standardError: null };
+  if (count === 0) return { eps, probability: null, standardError: null, interval: null };
   const probability = above / count;
-  return { eps, probability, standardError: Math.sqrt((probability * (1 - probability)) / count) };
+  return { eps, probability, standardError: Math.sqrt((probability * (1 - probability)) / count), interval: wilsonInterval(above, count) };
+}
+
+/** Wilson's score interval at 95% for `above` successes in `count` trials (count > 0). */
+export function wilsonInterval(above: number, count: number): [number, number] {
+  const p = above / count;
+  const z2 = Z_95 * Z_95;
+  const scale = 1 + z2 / count;
+  const centre = (p + z2 / (2 * count)) / scale;
+  const half = (Z_95 / scale) * Math.sqrt((p * (1 - p)) / count + z2 / (4 * count * count));
+  // At the ends the interval closes on them exactly (rounding would leave 1e-17).
+  return [above === 0 ? 0 : Math.max(0, centre - half), above === count ? 1 : Math.min(1, centre + half)];
 }
 
 /** ln Gamma(x), x > 0 (Lanczos, g = 7, 9 terms: ~1e-15 relative). */

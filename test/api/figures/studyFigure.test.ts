@@ -265,12 +265,9 @@ describe('study figures', () => {
       const points = byP(ps[k]);
       const values = points.flatMap((point) =>
         point.metrics[0].exceedance.flatMap((e) => {
-          const [p, se] = [e.probability ?? 0, e.standardError ?? 0];
-          return [
-            ...(p > 0 ? [p, p + 1.96 * se] : []),
-            ...(p - 1.96 * se > 0 ? [p - 1.96 * se] : []),
-            ...(e.closedForm !== null ? [e.closedForm] : []),
-          ];
+          // Drawn: the estimate with its 95% (Wilson) interval where it is above 0 (the log axis), and the closed form.
+          const [p, [low, high]] = [e.probability ?? 0, e.interval ?? [0, 0]];
+          return [...(p > 0 ? [p, high] : []), ...(p > 0 && low > 0 ? [low] : []), ...(e.closedForm !== null ? [e.closedForm] : [])];
         }),
       );
       // An estimate of 0 cannot be drawn on the log axis: the panel says so (the curve stopped without a word).

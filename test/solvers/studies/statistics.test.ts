@@ -45,9 +45,29 @@ describe('statistics', () => {
       expect(Math.abs(lineAngleExceedance(n, eps) / value - 1), `n = ${n}, eps = ${eps}`).toBeLessThan(1e-10);
   });
 
+  it("a probability of 0 or 1 has Wilson's interval, not 0 ± 0 (Experiment 3 read 31 of 100 estimates as certain)", () => {
+    const z2 = Z_95 * Z_95;
+    const none = exceedance(new Float64Array(2000), 0.5);
+    expect(none.probability).toBe(0);
+    expect(none.standardError).toBe(0);
+    // At 0 successes Wilson's upper end is z^2 / (N + z^2): ~1.9e-3 at N = 2000.
+    expect(none.interval![0]).toBe(0);
+    expect(none.interval![1]).toBeCloseTo(z2 / (2000 + z2), 15);
+    const all = exceedance(new Float64Array(2000).fill(1), 0.5);
+    expect(all.interval![0]).toBeCloseTo(1 - z2 / (2000 + z2), 15);
+    expect(all.interval![1]).toBe(1);
+    // Mid-range it is close to P -+ 1.96 SE, shifted toward 1/2 (Wilson, 1927: 40 of 100 -> [0.3094, 0.4980]).
+    const mid = exceedance(
+      Float64Array.from({ length: 100 }, (_, k) => (k < 40 ? 1 : 0)),
+      0.5,
+    );
+    expect(mid.interval![0]).toBeCloseTo(0.3094, 4);
+    expect(mid.interval![1]).toBeCloseTo(0.498, 4);
+  });
+
   it('an exceedance over no value at all is null, not 0 (a bound that never applies was read as never exceeded)', () => {
-    expect(exceedance([Number.NaN, Number.NaN], 5)).toEqual({ eps: 5, probability: null, standardError: null });
-    expect(exceedance([], 5)).toEqual({ eps: 5, probability: null, standardError: null });
-    expect(exceedance([1, Number.NaN, 7], 5)).toEqual({ eps: 5, probability: 0.5, standardError: Math.sqrt(0.25 / 2) });
+    expect(exceedance([Number.NaN, Number.NaN], 5)).toEqual({ eps: 5, probability: null, standardError: null, interval: null });
+    expect(exceedance([], 5)).toEqual({ eps: 5, probability: null, standardError: null, interval: null });
+    expect(exceedance([1, Number.NaN, 7], 5)).toMatchObject({ eps: 5, probability: 0.5, standardError: Math.sqrt(0.25 / 2) });
   });
 });
