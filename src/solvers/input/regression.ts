@@ -4,7 +4,7 @@
  *
  * Machine i holds the rows the given assignment puts on it (default: contiguous runs whose sizes differ
  * by at most one, NumPy's array_split), so that a job's partition decides whose samples a row is. Its feature vectors are
- * drawn from N(mean 1 + skew d_i, s_i^2 I): d_i a random unit direction of machine i, s_i its scale.
+ * drawn from N(mean·1 + skew d_i, s_i^2 I) (1 the all-ones vector): d_i a random unit direction of machine i, s_i its scale.
  * skew = 0 gives i.i.d. samples (every machine's data alike); as skew grows the machines' means move
  * apart along their own directions, the feature skew of federated learning. The labels are
  * b = A x_true + e with x_true ~ N(0, I) and e ~ N(0, sigma^2 I): for sigma > 0 and N > n no x solves
