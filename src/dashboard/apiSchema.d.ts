@@ -1978,6 +1978,7 @@ export interface components {
         };
         StudyResult: {
             points: components["schemas"]["StudyPointResult"][];
+            /** @description Experiment 1 only: the study's means beside docs/SPEC.md's own NumPy Monte-Carlo run of it (the paper prints figures, not these numbers), which carries Monte-Carlo error of a few 1e-4 itself; `deviation` counts the study's standard errors only. */
             reference: {
                 point: number;
                 metric: string;

@@ -197,7 +197,17 @@ const ReferenceCheckSchema = z.object({
 });
 
 export const StudyResultSchema = z
-  .object({ points: z.array(PointResultSchema), reference: z.array(ReferenceCheckSchema).nullable() })
+  .object({
+    points: z.array(PointResultSchema),
+    reference: z
+      .array(ReferenceCheckSchema)
+      .nullable()
+      .describe(
+        "Experiment 1 only: the study's means beside docs/SPEC.md's own NumPy Monte-Carlo run of it (the paper prints " +
+          'figures, not these numbers), which carries Monte-Carlo error of a few 1e-4 itself; `deviation` counts the ' +
+          "study's standard errors only.",
+      ),
+  })
   .meta({ id: 'StudyResult' });
 
 export const StudyProgressSchema = z
