@@ -837,6 +837,11 @@ export interface components {
             /** @description Levels eps of P(value > eps). */
             thresholds?: number[];
             histogramBins?: number;
+            /**
+             * @description `linear` (default): equal-width bins from 0; `log`: bins of equal ratio from the least positive value (for a metric spread over decades, as tan^-2 theta; values <= 0 counted in `below`). Both end at the 99th percentile.
+             * @enum {string}
+             */
+            histogramScale?: "linear" | "log";
             labels?: components["schemas"]["LabelsInput"];
             notify?: components["schemas"]["NotifyRequestInput"];
         };
@@ -1898,6 +1903,11 @@ export interface components {
             /** @description Levels eps of P(value > eps). */
             thresholds?: number[];
             histogramBins?: number;
+            /**
+             * @description `linear` (default): equal-width bins from 0; `log`: bins of equal ratio from the least positive value (for a metric spread over decades, as tan^-2 theta; values <= 0 counted in `below`). Both end at the 99th percentile.
+             * @enum {string}
+             */
+            histogramScale?: "linear" | "log";
             labels?: components["schemas"]["Labels"];
         };
         PresetStudyRequest: {
@@ -1931,8 +1941,12 @@ export interface components {
             max: number | null;
             histogram: {
                 edges: number[];
+                /** @description count / (total * width) per bin: a density per unit of the value on either scale. */
                 density: number[];
                 above: number;
+                below: number;
+                /** @enum {string} */
+                scale: "linear" | "log";
             } | null;
             exceedance: {
                 eps: number;

@@ -86,7 +86,14 @@ function densities(figure: FigureSpec, points: PointResult[]): { series: PlotSer
   const series = histograms.map(({ point, histogram }) => ({
     label: `${figure.series ?? figure.x} = ${formatValue(point.settings[figure.series ?? figure.x])}`,
     points: histogram.density.flatMap((density, k) => {
-      const center = (histogram.edges[k] + histogram.edges[k + 1]) / 2;
+      const [low, high] = [histogram.edges[k], histogram.edges[k + 1]];
+      // Equal-ratio bins: each at its geometric centre, as the share per decade (the area under the curve on the log
+      // axis is the probability), where the density per unit would fall by the bins' growing widths alone.
+      if (histogram.scale === 'log') {
+        const center = Math.sqrt(low * high);
+        return center <= upTo ? [{ x: center, y: (density * (high - low)) / Math.log10(high / low) }] : [];
+      }
+      const center = (low + high) / 2;
       return center <= upTo ? [{ x: center, y: density }] : [];
     }),
   }));
@@ -151,10 +158,11 @@ export function renderStudyFigure(figure: FigureSpec, result: StudyResult): stri
         };
       case 'density': {
         const { series, notes } = densities(figure, sorted);
+        const perDecade = sorted.some((point) => metricOf(point, figure.metrics[0])?.histogram?.scale === 'log');
         return {
           title: label,
           xLabel: metricSymbol(figure.metrics[0]),
-          yLabel: 'empirical density',
+          yLabel: perDecade ? 'share of samples per decade' : 'empirical density',
           logX: figure.logX,
           logY: figure.logY,
           series,

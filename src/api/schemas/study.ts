@@ -97,6 +97,13 @@ export const GeneralStudyRequestSchema = z
     dropKappaAtAAbove: z.number().positive().nullable().optional().describe('Drop (and count) samples whose kappa(A^T A) exceeds this.'),
     thresholds: z.array(z.number()).max(32).optional().describe('Levels eps of P(value > eps).'),
     histogramBins: z.number().int().min(0).max(200).optional(),
+    histogramScale: z
+      .enum(['linear', 'log'])
+      .optional()
+      .describe(
+        '`linear` (default): equal-width bins from 0; `log`: bins of equal ratio from the least positive value (for a metric ' +
+          'spread over decades, as tan^-2 theta; values <= 0 counted in `below`). Both end at the 99th percentile.',
+      ),
     labels: LabelsSchema.optional(),
   })
   .strict()
@@ -155,7 +162,15 @@ export const MetricResultSchema = z
     interval: z.tuple([z.number(), z.number()]).nullable().describe('95% interval: mean -+ 1.96 standard errors.'),
     min: z.number().nullable(),
     max: z.number().nullable(),
-    histogram: z.object({ edges: z.array(z.number()), density: z.array(z.number()), above: z.number().int() }).nullable(),
+    histogram: z
+      .object({
+        edges: z.array(z.number()),
+        density: z.array(z.number()).describe('count / (total * width) per bin: a density per unit of the value on either scale.'),
+        above: z.number().int(),
+        below: z.number().int(),
+        scale: z.enum(['linear', 'log']),
+      })
+      .nullable(),
     exceedance: z.array(
       z.object({
         eps: z.number(),

@@ -94,7 +94,7 @@ function metricResult(definition: StudyDefinition, point: GridPoint, metric: Met
     kind: metric.kind,
     of: metric.of,
     ...summarize(values),
-    histogram: definition.histogramBins > 0 ? histogram(values, definition.histogramBins) : null,
+    histogram: definition.histogramBins > 0 ? histogram(values, definition.histogramBins, definition.histogramScale ?? 'linear') : null,
     exceedance: definition.thresholds.map((eps) => ({
       ...exceedance(values, eps),
       closedForm: lineAngles && metric.path === 'tanInvSqTheta' ? lineAngleExceedance(point.settings.n, eps) : null,

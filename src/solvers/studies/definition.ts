@@ -8,6 +8,7 @@
  */
 import { InvalidParameterError, ProblemTooLargeError } from '../errors.js';
 import { validateMetrics, type MetricSpec } from './metrics.js';
+import type { HistogramScale } from './statistics.js';
 import { storedMatrixSampleCost, type StudyMatrix } from './storedMatrix.js';
 import { GRID_PARAMETERS, type GridParameter, type PartitionFamily, type StudyGenerator, type StudySampler } from './vocabulary.js';
 
@@ -42,6 +43,8 @@ export interface StudyDefinition {
   thresholds: number[];
   /** Bins of the per-point histogram (empirical density) of every metric; 0 for none. */
   histogramBins: number;
+  /** Equal-ratio bins (absent: equal widths from 0; studies stored before it have none). */
+  histogramScale?: HistogramScale;
   /** A given matrix instead of a generator (./storedMatrix.ts): settings.n is its n, only m and the partition vary. */
   matrix?: StudyMatrix;
 }

@@ -17,6 +17,7 @@
  */
 import type { GridParameter, PartitionFamily, StudyDefinition, StudyGenerator, StudySampler } from './definition.js';
 import { parseMetrics } from './metrics.js';
+import type { HistogramScale } from './statistics.js';
 import { checkStoredMatrixRequest, type StoredMatrixReference, type StudyMatrix } from './storedMatrix.js';
 
 export const STUDY_PRESETS = ['experiment-1', 'experiment-2', 'experiment-3', 'regression-skew'] as const;
@@ -39,6 +40,8 @@ export interface GeneralStudyRequest {
   dropKappaAtAAbove?: number | null;
   thresholds?: number[];
   histogramBins?: number;
+  /** The histogram's bins: equal widths from 0 (default) or equal ratios (`log`, for a metric spread over decades). */
+  histogramScale?: HistogramScale;
   /** The client's own string pairs, kept with the study (they change nothing in it). */
   labels?: Record<string, string>;
 }
@@ -176,6 +179,8 @@ function preset(name: StudyPreset): { request: GeneralStudyRequest; reference: R
           metrics: ['tanInvSqTheta'],
           thresholds: [0.01, 0.05, 0.1, 0.5],
           histogramBins: 40,
+          // tan^-2 theta spans decades: equal-width bins put most of n = 256's samples in the first (Figure 3's log axis).
+          histogramScale: 'log',
         },
         reference: null,
         figures: [
@@ -289,6 +294,7 @@ function definitionOf(request: GeneralStudyRequest, matrix: StudyMatrix | null =
     dropKappaAtAAbove: request.dropKappaAtAAbove ?? null,
     thresholds: request.thresholds ?? [],
     histogramBins: request.histogramBins ?? 0,
+    ...(request.histogramScale === 'log' ? { histogramScale: 'log' as const } : {}),
     ...(request.matrix && matrix ? { matrix } : {}),
   };
 }

@@ -42,33 +42,68 @@ export function summarize(values: ArrayLike<number>): Summary {
   return { count, mean, standardError, interval, min, max };
 }
 
+/** Equal-width bins from 0 (or the least value when negative), or equal-ratio bins from the least positive value. */
+export type HistogramScale = 'linear' | 'log';
+
 export interface Histogram {
-  /** bins + 1 edges, from 0 (or the minimum when negative) to the 99th percentile (the heavy tail of tan^-2 would flatten the rest). */
+  /** bins + 1 edges, up to the 99th percentile (the heavy tail of tan^-2 would flatten the rest). */
   edges: number[];
-  /** Empirical density of each bin (count / (total * width)); values above the last edge are counted in `above`. */
+  /**
+   * Empirical density of each bin (count / (total * width), per unit of the value on either scale); values above the last
+   * edge are counted in `above`, those below the first (values <= 0 on the log scale) in `below`.
+   */
   density: number[];
   above: number;
+  below: number;
+  /** How the edges are spaced: `log` when equal ratios were asked for and the values had a positive range. */
+  scale: HistogramScale;
 }
 
-export function histogram(values: ArrayLike<number>, bins: number): Histogram | null {
+export function histogram(values: ArrayLike<number>, bins: number, scale: HistogramScale = 'linear'): Histogram | null {
   const finite = Array.from(values)
     .filter(Number.isFinite)
     .sort((a, b) => a - b);
   if (finite.length === 0 || bins < 1) return null;
-  const low = Math.min(0, finite[0]);
   const high = finite[Math.min(finite.length - 1, Math.floor(0.99 * finite.length))];
-  const width = high > low ? (high - low) / bins : 1;
+  const positive = finite.find((v) => v > 0);
+  // Equal ratios from the least positive value: a metric spread over decades (tan^-2 theta at n = 256) had most of its
+  // samples in the first of 40 equal widths. Without a positive range, equal widths.
+  const logBins = scale === 'log' && positive !== undefined && high > positive;
+  const edges = logBins
+    ? Array.from({ length: bins + 1 }, (_, k) => (k === bins ? high : positive * (high / positive) ** (k / bins)))
+    : linearEdges(Math.min(0, finite[0]), high, bins);
   const counts = new Array<number>(bins).fill(0);
   let above = 0;
+  let below = 0;
   for (const v of finite) {
-    if (v > high) above++;
-    else counts[Math.min(bins - 1, Math.floor((v - low) / width))]++;
+    if (v > edges[bins]) above++;
+    else if (v < edges[0]) below++;
+    else counts[binOf(edges, v)]++;
   }
   return {
-    edges: Array.from({ length: bins + 1 }, (_, k) => low + k * width),
-    density: counts.map((c) => c / (finite.length * width)),
+    edges,
+    density: counts.map((c, k) => c / (finite.length * (edges[k + 1] - edges[k]))),
     above,
+    below,
+    scale: logBins ? 'log' : 'linear',
   };
+}
+
+function linearEdges(low: number, high: number, bins: number): number[] {
+  const width = high > low ? (high - low) / bins : 1;
+  return Array.from({ length: bins + 1 }, (_, k) => low + k * width);
+}
+
+/** The bin [edges[k], edges[k + 1]) holding v (the last bin closed), by bisection. */
+function binOf(edges: number[], v: number): number {
+  let lo = 0;
+  let hi = edges.length - 2;
+  while (lo < hi) {
+    const mid = (lo + hi + 1) >> 1;
+    if (edges[mid] <= v) lo = mid;
+    else hi = mid - 1;
+  }
+  return lo;
 }
 
 export interface Exceedance {

@@ -238,9 +238,21 @@ describe('study figures', () => {
     expect(density).toHaveLength(ps.length);
     density.forEach((panel, k) => {
       const histograms = byP(ps[k]).map((point) => point.metrics[0].histogram!);
+      // Equal-ratio bins, drawn as the share per decade: with 40 equal widths from 0, most of n = 256's samples sat in
+      // the first bin, one point at the left of the log axis (35% even at p = 1, n = 16).
+      for (const histogram of histograms) {
+        expect(histogram.scale).toBe('log');
+        const shares = histogram.density.map((d, b) => d * (histogram.edges[b + 1] - histogram.edges[b]));
+        expect(Math.max(...shares)).toBeLessThan(0.15);
+      }
+      expect(panel.text).toContain('share of samples per decade');
       expectAxisAtDataScale(
         panel,
-        histograms.flatMap((histogram) => histogram.density),
+        histograms.flatMap((histogram) =>
+          histogram.density.map(
+            (d, b) => (d * (histogram.edges[b + 1] - histogram.edges[b])) / Math.log10(histogram.edges[b + 1] / histogram.edges[b]),
+          ),
+        ),
       );
       expectRoundTicks(panel);
       expectLegendOffTheData(panel);

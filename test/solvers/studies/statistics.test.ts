@@ -65,6 +65,25 @@ describe('statistics', () => {
     expect(mid.interval![1]).toBeCloseTo(0.498, 4);
   });
 
+  it('a log-scale histogram has equal-ratio bins from the least positive value, values <= 0 counted below', () => {
+    // 10^(k/100), k = 0..399: four decades, 100 values each; a zero and a negative value below the first edge.
+    const values = [0, -1, ...Array.from({ length: 400 }, (_, k) => 10 ** (k / 100))];
+    const h = histogram(values, 4, 'log')!;
+    expect(h.scale).toBe('log');
+    expect(h.below).toBe(2);
+    expect(h.edges[0]).toBe(1);
+    for (let b = 1; b < 4; b++) expect(h.edges[b + 1] / h.edges[b]).toBeCloseTo(h.edges[1] / h.edges[0], 12);
+    // Each bin's share count / total: the 99th percentile ends the last, so ~100 values in each but the last.
+    const shares = h.density.map((d, b) => d * (h.edges[b + 1] - h.edges[b]) * values.length);
+    expect(shares.reduce((a, b) => a + b, 0) + h.above + h.below).toBeCloseTo(values.length, 9);
+    for (const share of shares.slice(0, 3)) expect(Math.abs(share - 100)).toBeLessThanOrEqual(2);
+    // The default stays equal widths from 0.
+    const linear = histogram(values, 4)!;
+    expect(linear.scale).toBe('linear');
+    expect(linear.edges[0]).toBe(-1);
+    expect(linear.below).toBe(0);
+  });
+
   it('an exceedance over no value at all is null, not 0 (a bound that never applies was read as never exceeded)', () => {
     expect(exceedance([Number.NaN, Number.NaN], 5)).toEqual({ eps: 5, probability: null, standardError: null, interval: null });
     expect(exceedance([], 5)).toEqual({ eps: 5, probability: null, standardError: null, interval: null });
