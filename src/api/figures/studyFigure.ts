@@ -97,7 +97,11 @@ function densities(figure: FigureSpec, points: PointResult[]): { series: PlotSer
       return center <= upTo ? [{ x: center, y: density }] : [];
     }),
   }));
-  const notes = beyond ? [`Shown up to ${formatValue(upTo)}, below which each curve has ${DENSITY_SHOWN_MASS * 100}% of its samples.`] : [];
+  const fromFirstPercentile = histograms.some(({ histogram }) => histogram.scale === 'log' && histogram.below > 0);
+  const notes = [
+    ...(beyond ? [`Shown up to ${formatValue(upTo)}, below which each curve has ${DENSITY_SHOWN_MASS * 100}% of its samples.`] : []),
+    ...(fromFirstPercentile ? ["Each curve starts at its positive values' 1st percentile."] : []),
+  ];
   return { series, notes };
 }
 
@@ -112,9 +116,10 @@ function zeroNotes(figure: FigureSpec, points: PointResult[]): string[] {
     const metric = metricOf(point, name);
     const zero = metric?.exceedance.filter((e) => e.probability === 0).map((e) => e.eps) ?? [];
     if (!metric || zero.length === 0) return [];
+    // Short enough for a panel's width (a longer one was cut at the panel's edge).
     return [
-      `Not drawn (log axis): at ${figure.x} = ${formatValue(point.settings[figure.x])}, no sample of ${metric.count} exceeded ` +
-        `eps = ${zero.join(', ')} (P below about ${formatValue(3 / metric.count)} at 95%).`,
+      `${figure.x} = ${formatValue(point.settings[figure.x])}: 0 of ${metric.count} above ${zero.join(', ')} ` +
+        `(P < ${formatValue(3 / metric.count)}), not drawn`,
     ];
   });
 }

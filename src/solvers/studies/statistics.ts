@@ -46,7 +46,10 @@ export function summarize(values: ArrayLike<number>): Summary {
 export type HistogramScale = 'linear' | 'log';
 
 export interface Histogram {
-  /** bins + 1 edges, up to the 99th percentile (the heavy tail of tan^-2 would flatten the rest). */
+  /**
+   * bins + 1 edges, up to the 99th percentile (the heavy tail of tan^-2 would flatten the rest); on the log scale from the
+   * positive values' 1st percentile.
+   */
   edges: number[];
   /**
    * Empirical density of each bin (count / (total * width), per unit of the value on either scale); values above the last
@@ -65,7 +68,10 @@ export function histogram(values: ArrayLike<number>, bins: number, scale: Histog
     .sort((a, b) => a - b);
   if (finite.length === 0 || bins < 1) return null;
   const high = finite[Math.min(finite.length - 1, Math.floor(0.99 * finite.length))];
-  const positive = finite.find((v) => v > 0);
+  // Equal ratios start at the positive values' 1st percentile, as equal widths end at the 99th: the least value alone
+  // (8.7e-9 among 120 samples between 1e-4 and 0.6) spread the bins over decades nearly empty.
+  const positives = finite.filter((v) => v > 0);
+  const positive = positives.length > 0 ? positives[Math.floor(0.01 * positives.length)] : undefined;
   // Equal ratios from the least positive value: a metric spread over decades (tan^-2 theta at n = 256) had most of its
   // samples in the first of 40 equal widths. Without a positive range, equal widths.
   const logBins = scale === 'log' && positive !== undefined && high > positive;

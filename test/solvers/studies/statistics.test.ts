@@ -65,18 +65,19 @@ describe('statistics', () => {
     expect(mid.interval![1]).toBeCloseTo(0.498, 4);
   });
 
-  it('a log-scale histogram has equal-ratio bins from the least positive value, values <= 0 counted below', () => {
+  it("a log-scale histogram has equal-ratio bins from the positive values' 1st percentile, the rest and values <= 0 below", () => {
     // 10^(k/100), k = 0..399: four decades, 100 values each; a zero and a negative value below the first edge.
     const values = [0, -1, ...Array.from({ length: 400 }, (_, k) => 10 ** (k / 100))];
     const h = histogram(values, 4, 'log')!;
     expect(h.scale).toBe('log');
-    expect(h.below).toBe(2);
-    expect(h.edges[0]).toBe(1);
+    // The zero, the negative value and the positive values' first 1% (4 of 400).
+    expect(h.below).toBe(2 + 4);
+    expect(h.edges[0]).toBe(10 ** (4 / 100));
     for (let b = 1; b < 4; b++) expect(h.edges[b + 1] / h.edges[b]).toBeCloseTo(h.edges[1] / h.edges[0], 12);
     // Each bin's share count / total: the 99th percentile ends the last, so ~100 values in each but the last.
     const shares = h.density.map((d, b) => d * (h.edges[b + 1] - h.edges[b]) * values.length);
     expect(shares.reduce((a, b) => a + b, 0) + h.above + h.below).toBeCloseTo(values.length, 9);
-    for (const share of shares.slice(0, 3)) expect(Math.abs(share - 100)).toBeLessThanOrEqual(2);
+    for (const share of shares.slice(0, 3)) expect(Math.abs(share - 99)).toBeLessThanOrEqual(2);
     // The default stays equal widths from 0.
     const linear = histogram(values, 4)!;
     expect(linear.scale).toBe('linear');
