@@ -1738,6 +1738,7 @@ export interface components {
             id: string;
             type: components["schemas"]["JobType"];
             status: components["schemas"]["JobStatus"];
+            /** @description The last progress report: while running, where the job is; once failed or cancelled, where it was when it stopped (a succeeded job's is phase 'done'); null before its first report. */
             progress: components["schemas"]["JobProgress"] | null;
             createdAt: string;
             startedAt: string | null;

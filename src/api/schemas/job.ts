@@ -274,7 +274,10 @@ export const JobSchema = z
     id: z.string(),
     type: JobTypeSchema,
     status: JobStatusSchema,
-    progress: JobProgressSchema.nullable(),
+    progress: JobProgressSchema.nullable().describe(
+      'The last progress report: while running, where the job is; once failed or cancelled, where it was when it stopped ' +
+        "(a succeeded job's is phase 'done'); null before its first report.",
+    ),
     createdAt: z.string(),
     startedAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
