@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Job, JobPage, ProblemDetails } from '../../src/jobs/types.js';
+import { GOOD_JOB } from '../support/requests.js';
 import { startTestService, waitForJob, type TestService } from '../support/service.js';
 
 let service: TestService;
@@ -24,18 +25,7 @@ afterAll(async () => {
   await service?.close();
 });
 
-const body = (label: string): object => ({
-  type: 'analyze',
-  matrix: {
-    format: 'dense',
-    data: [
-      [2, 1],
-      [1, 2],
-    ],
-  },
-  partition: { machines: 2 },
-  labels: { stall: label },
-});
+const body = (label: string): object => ({ ...GOOD_JOB, labels: { stall: label } });
 
 function post(payload: object, key?: string): Promise<Response> {
   return fetch(`${service.baseUrl}/v1/jobs`, {

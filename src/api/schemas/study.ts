@@ -101,8 +101,8 @@ export const GeneralStudyRequestSchema = z
       .enum(['linear', 'log'])
       .optional()
       .describe(
-        '`linear` (default): equal-width bins from 0; `log`: bins of equal ratio from the least positive value (for a metric ' +
-          'spread over decades, as tan^-2 theta; values <= 0 counted in `below`). Both end at the 99th percentile.',
+        "`linear` (default): equal-width bins from 0; `log`: bins of equal ratio from the positive values' 1st percentile (for a metric " +
+          'spread over decades, as tan^-2 theta; the values below the first edge counted in `below`). Both end at the 99th percentile.',
       ),
     labels: LabelsSchema.optional(),
   })

@@ -151,12 +151,15 @@ function rateGap(tuning: OptimalTuning, parameters: Parameters, rate: number): n
 }
 
 /**
- * Whether the iteration is stable for these parameters (spectral radius < 1; at the optimal parameters also where it
- * rounds to 1, rateGap): a run under unstable ones is never reported converged. `parameters`: the run's, merged.
+ * Whether an iteration of spectral radius `rate` is stable: rate < 1, or at the optimal parameters a rate that rounds to
+ * 1 with a gap > 0 (rateGap). A run under unstable parameters is never reported converged, and its growth is divergence.
  */
+const isStable = (rate: number, gap: number): boolean => rate < 1 || gap > 0;
+
+/** isStable for these parameters (the run's, merged) on these spectral data. */
 export function stableUnder(algorithm: DistributedAlgorithm, spectral: SpectralData, parameters: Parameters): boolean {
   const rate = algorithm.rate(spectral, parameters);
-  return rate < 1 || rateGap(algorithm.optimal(spectral), parameters, rate) > 0;
+  return isStable(rate, rateGap(algorithm.optimal(spectral), parameters, rate));
 }
 
 /** The stagnation window for rate rho: STAGNATION_DECADES decades' worth of iterations, at least STAGNATION_MIN_WINDOW; null when rho >= 1. */
@@ -241,7 +244,7 @@ function growthWithCause(
   gap: number,
   growth: Pick<ResidualGrowth, 'peakRelativeResidual' | 'peakIteration' | 'factor'>,
 ): ResidualGrowth {
-  if (!(theoreticalRate < 1) && !(gap > 0)) return { ...growth, cause: 'divergence', predictedFactor: null, predictedIteration: null };
+  if (!isStable(theoreticalRate, gap)) return { ...growth, cause: 'divergence', predictedFactor: null, predictedIteration: null };
   const predicted = algorithm.transientGrowth?.(spectral, parameters) ?? null;
   if (predicted === null || predicted === undefined)
     return { ...growth, cause: 'unexplained', predictedFactor: null, predictedIteration: null };
@@ -282,7 +285,7 @@ export function theoryOfRun(
       gap,
     );
   }
-  if (run.status === 'converged' && !(theoreticalRate < 1) && !(gap > 0)) {
+  if (run.status === 'converged' && !isStable(theoreticalRate, gap)) {
     stopReason +=
       ` The spectral radius of the iteration for these parameters, known after the run (it started before the analysis), ` +
       `is ${nearOneText(theoreticalRate)} >= 1: a run with the analysis would not have reported convergence.`;
@@ -395,7 +398,7 @@ export function* runWork(
   const theoreticalRate = spectral === null ? Number.NaN : algorithm.rate(spectral, parameters);
   // At the optimal parameters rho < 1 even where it rounds to 1 (rateGap): such a run may converge, and is not unstable.
   const gap = tuning === null ? Number.NaN : rateGap(tuning, parameters, theoreticalRate);
-  const stable = spectral === null || theoreticalRate < 1 || gap > 0;
+  const stable = spectral === null || isStable(theoreticalRate, gap);
   const attainable = spectral === null ? Number.NaN : attainableAccuracy(spectral.L / spectral.mu);
   const window = options.stopOnStagnation === false || spectral === null ? null : stagnationWindow(theoreticalRate);
   if (resumeFrom) checkSnapshotFits(resumeFrom, id, parameters, maxIterations);

@@ -42,7 +42,7 @@ export function summarize(values: ArrayLike<number>): Summary {
   return { count, mean, standardError, interval, min, max };
 }
 
-/** Equal-width bins from 0 (or the least value when negative), or equal-ratio bins from the least positive value. */
+/** Equal-width bins from 0 (or the least value when negative), or equal-ratio bins from the positive values' 1st percentile. */
 export type HistogramScale = 'linear' | 'log';
 
 export interface Histogram {
@@ -68,12 +68,12 @@ export function histogram(values: ArrayLike<number>, bins: number, scale: Histog
     .sort((a, b) => a - b);
   if (finite.length === 0 || bins < 1) return null;
   const high = finite[Math.min(finite.length - 1, Math.floor(0.99 * finite.length))];
-  // Equal ratios start at the positive values' 1st percentile, as equal widths end at the 99th: the least value alone
-  // (8.7e-9 among 120 samples between 1e-4 and 0.6) spread the bins over decades nearly empty.
+  // Equal ratios for a metric spread over decades (tan^-2 theta at n = 256 had most of its samples in the first of 40
+  // equal widths), from the positive values' 1st percentile as equal widths end at the 99th: the least value alone
+  // (8.7e-9 among 120 samples between 1e-4 and 0.6) spread the bins over decades nearly empty. Without a positive
+  // range, equal widths.
   const positives = finite.filter((v) => v > 0);
   const positive = positives.length > 0 ? positives[Math.floor(0.01 * positives.length)] : undefined;
-  // Equal ratios from the least positive value: a metric spread over decades (tan^-2 theta at n = 256) had most of its
-  // samples in the first of 40 equal widths. Without a positive range, equal widths.
   const logBins = scale === 'log' && positive !== undefined && high > positive;
   const edges = logBins
     ? Array.from({ length: bins + 1 }, (_, k) => (k === bins ? high : positive * (high / positive) ** (k / bins)))
