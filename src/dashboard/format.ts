@@ -30,10 +30,14 @@ export function formatSetting(value: number | null | undefined): string {
 
 /**
  * A rate or other number near 1 (the one formatter of rates: tables, legends, the comparison line). `gap`, 1 - rate
- * without cancellation (an analysis' rates carry it), is shown for a rate that rounds to 1: 1 - 7.79e-27, not 1.
+ * without cancellation (an analysis' rates carry it), is shown for any rate within 1e-3 of 1, as the server's sentences
+ * write it (src/solvers/numberText.ts): 1 - 7.79e-27 for one that rounds to 1, not 1, and the gap's digits, not those
+ * 1 - rate has left.
  */
 export const formatRate = (value: number | null | undefined, gap?: number): string =>
-  value === 1 && gap !== undefined && gap > 0 ? `1 - ${gap.toExponential(2)}` : formatNumber(value);
+  value !== null && value !== undefined && value > 0.999 && value <= 1 && gap !== undefined && gap > 0
+    ? `1 - ${gap.toExponential(2)}`
+    : formatNumber(value);
 
 /** 1 - x or 1 + x (-1 ± x) when `digits` significant digits would show ±1 for a value that is not. */
 function nearOne(value: number, digits: number): string | null {

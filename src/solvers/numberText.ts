@@ -6,10 +6,11 @@
 
 /**
  * `1 - d` / `1 + d` for 0.999 < x < 1.001, x != 1 (d with `digits` decimals); null otherwise. `gap`, 1 - x computed
- * without cancellation (a rate's, ./algorithms/types.ts OptimalTuning), gives `1 - gap` for an x that rounds to 1.
+ * without cancellation (a rate's, ./algorithms/types.ts OptimalTuning), is d wherever it is given and x <= 1: for an x
+ * that rounds to 1, and for any other near 1, whose 1 - x has lost digits to cancellation.
  */
 export function closeToOneText(x: number, digits = 2, gap = 0): string | null {
-  if (x === 1 && gap > 0) return `1 - ${gap.toExponential(digits)}`;
+  if (gap > 0 && x > 0.999 && x <= 1) return `1 - ${gap.toExponential(digits)}`;
   if (x > 0.999 && x < 1) return `1 - ${(1 - x).toExponential(digits)}`;
   if (x > 1 && x < 1.001) return `1 + ${(x - 1).toExponential(digits)}`;
   return null;

@@ -5,6 +5,7 @@ import {
   formatNumber,
   formatOptions,
   formatPartition,
+  formatRate,
   formatSetting,
   formatTime,
   runsConvergedText,
@@ -135,5 +136,18 @@ describe('formatNumber', () => {
     expect(formatNumber(9999.4)).toBe('9999');
     expect(formatNumber(0.00123456)).toBe('0.001235');
     expect(formatNumber(1 - 1.06e-5)).toBe('1 - 1.06e-5');
+  });
+});
+
+describe('formatRate', () => {
+  it("a rate near 1 reads 1 - gap from the gap's digits, as the server's sentences write it", () => {
+    // 1 - 1.2e-15 in floating point: 1 - rate reads 1.22e-15.
+    const gap = 1.2e-15;
+    expect(formatRate(1 - gap)).toBe('1 - 1.22e-15');
+    expect(formatRate(1 - gap, gap)).toBe('1 - 1.20e-15');
+    expect(formatRate(1, 7.79e-27)).toBe('1 - 7.79e-27');
+    // Without a gap, or away from 1, the number as formatNumber writes it.
+    expect(formatRate(1 - 1.06e-5)).toBe('1 - 1.06e-5');
+    expect(formatRate(0.5, 0.5)).toBe('0.5');
   });
 });

@@ -18,4 +18,15 @@ describe('numberText', () => {
     expect(closeToOneText(0.5)).toBeNull();
     expect(closeToOneText(1)).toBeNull();
   });
+
+  it('closeToOneText takes d from the gap for any rate near 1, whose 1 - x has lost digits to cancellation', () => {
+    // rho = 1 - 1.23456789e-14 in floating point: 1 - rho reads 1.232e-14, the gap its exact digits.
+    const gap = 1.23456789e-14;
+    const rho = 1 - gap;
+    expect((1 - rho).toExponential(3)).toBe('1.232e-14');
+    expect(closeToOneText(rho, 3, gap)).toBe('1 - 1.235e-14');
+    // A gap says nothing of a value above 1 or away from it.
+    expect(closeToOneText(1 + 2e-5, 2, 1e-9)).toBe('1 + 2.00e-5');
+    expect(closeToOneText(0.5, 2, 0.5)).toBeNull();
+  });
 });

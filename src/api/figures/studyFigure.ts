@@ -107,19 +107,20 @@ function densities(figure: FigureSpec, points: PointResult[]): { series: PlotSer
 
 /**
  * The estimates of 0 a log axis cannot show, said under the panel: none of the samples exceeded eps there, which is not
- * a probability of 0 (below about 3 / samples at 95%). The curves stopped without a word before.
+ * a probability of 0 but one below the upper end of its 95% interval, the one the result reports (Wilson's, ~3.84 /
+ * samples). The curves stopped without a word before.
  */
 function zeroNotes(figure: FigureSpec, points: PointResult[]): string[] {
   if (!figure.logY) return [];
   const name = figure.metrics[0];
   return points.flatMap((point) => {
     const metric = metricOf(point, name);
-    const zero = metric?.exceedance.filter((e) => e.probability === 0).map((e) => e.eps) ?? [];
+    const zero = metric?.exceedance.filter((e) => e.probability === 0 && e.interval !== null) ?? [];
     if (!metric || zero.length === 0) return [];
     // Short enough for a panel's width (a longer one was cut at the panel's edge).
     return [
-      `${figure.x} = ${formatValue(point.settings[figure.x])}: 0 of ${metric.count} above ${zero.join(', ')} ` +
-        `(P < ${formatValue(3 / metric.count)}), not drawn`,
+      `${figure.x} = ${formatValue(point.settings[figure.x])}: 0 of ${metric.count} above ${zero.map((e) => e.eps).join(', ')} ` +
+        `(P < ${formatValue(zero[0].interval![1])}), not drawn`,
     ];
   });
 }

@@ -170,7 +170,7 @@ function num(x: number): string {
 
 /** A rate; rates close to 1 are written 1 - (1 - rho), from its gap (1 - rho without cancellation) when given. */
 function rate(x: number, gap = 0): string {
-  const near = gap > 0 && x > 0.999 && x <= 1 ? `1 - ${gap.toExponential(2)}` : closeToOneText(x);
+  const near = closeToOneText(x, 2, gap);
   if (near !== null) return near;
   if (x >= 0 && x < 1e-3) return x.toExponential(2);
   return x.toPrecision(4);

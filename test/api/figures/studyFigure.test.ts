@@ -286,8 +286,17 @@ describe('study figures', () => {
       );
       // An estimate of 0 cannot be drawn on the log axis: the panel says so (the curve stopped without a word).
       const zeros = points.filter((point) => point.metrics[0].exceedance.some((e) => e.probability === 0));
-      for (const point of zeros)
-        expect(panel.text).toMatch(new RegExp(`n = ${point.settings.n}: 0 of \\d+ above [\\d., ]+ \\(P &lt; [\\d.e-]+\\), not drawn`));
+      for (const point of zeros) {
+        const note = new RegExp(`n = ${point.settings.n}: 0 of (\\d+) above [\\d., ]+ \\(P &lt; ([\\d.e-]+)\\), not drawn`).exec(
+          panel.text,
+        );
+        expect(note).not.toBeNull();
+        // The bound said is the upper end of the interval the result reports (Wilson's at 0 of N: z^2 / (N + z^2)).
+        const zero = point.metrics[0].exceedance.find((e) => e.probability === 0)!;
+        expect(Number(note![1])).toBe(point.metrics[0].count);
+        expect(Number(note![2]) / zero.interval![1]).toBeCloseTo(1, 2);
+        expect(Number(note![2]) / (1.959964 ** 2 / (point.metrics[0].count + 1.959964 ** 2))).toBeCloseTo(1, 2);
+      }
       expect(zeros.length, `p = ${ps[k]}`).toBeGreaterThan(0);
       expect(panel.logY).toBe(true);
       expectAxisAtDataScale(panel, values);
