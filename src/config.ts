@@ -161,6 +161,12 @@ const configSchema = z.object({
   WEBHOOK_MAX_BACKOFF_MS: integer(3_600_000, 10),
   /** How long a callback is retried, counted from when the job or study ended; then it is given up. */
   WEBHOOK_RETRY_SECONDS: integer(86_400, 1),
+  /**
+   * Callback attempts under way at once in each worker process. An attempt waits on its receiver, not the CPU, and a
+   * receiver that never answers holds its slot for WEBHOOK_TIMEOUT_MS: with 8, sixteen such receivers held back every
+   * other callback by ~20 s.
+   */
+  WEBHOOK_CONCURRENCY: integer(64, 1),
   // --- Studies (POST /v1/studies; docs/studies.md) ---
   /** Most sample-analyses one study may ask for (grid points x samples); 413 above, before anything is queued. */
   MAX_STUDY_SAMPLES: integer(200_000, 1),

@@ -13,7 +13,7 @@ export interface paths {
         };
         /**
          * Prometheus metrics
-         * @description Prometheus text exposition format (text/plain; version=0.0.4). Answers 200 at once also while Redis is unreachable: `lss_redis_up` is then 0 and the `lss_queue_jobs` samples are absent (the HTTP and job metrics are still reported), so alert on `lss_redis_up == 0`, not on failed scrapes.
+         * @description Prometheus text exposition format (text/plain; version=0.0.4). Answers 200 also while Redis is unreachable or stalled, within 2 s: `lss_redis_up` is then 0 and the `lss_queue_jobs` samples are absent (the HTTP and job metrics are still reported), so alert on `lss_redis_up == 0`, not on failed scrapes. With AUTH_MODE=keys the admin key is checked in Redis first: 503 `store-unavailable` when it cannot be.
          */
         get: operations["metrics"];
         put?: never;
@@ -713,10 +713,10 @@ export interface components {
         NotifyRequestInput: {
             /**
              * Format: uri
-             * @description Where to POST the summary when the job or study ends (http or https). Its host must be allowed by WEBHOOK_ALLOWED_HOSTS, checked at delivery time: private, link-local and metadata addresses are refused, redirects are not followed.
+             * @description Where to POST the summary when the job or study ends (http or https, with a host and no user:password@). Its host must be allowed by WEBHOOK_ALLOWED_HOSTS, checked at delivery time: private, link-local and metadata addresses are refused, redirects are not followed.
              */
             url: string;
-            /** @description Signs each delivery (Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the secret's UTF-8 bytes). Never returned. */
+            /** @description Signs each delivery (Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, keyed with the bytes a Standard Webhooks secret `whsec_<base64>` encodes, as their libraries read it, or else the secret's UTF-8 bytes). Never returned. */
             secret: string;
         };
         CreateJobRequestInput: {
@@ -1689,7 +1689,7 @@ export interface components {
         };
         WebhookDelivery: {
             attempt: number;
-            /** @description When the attempt was made. */
+            /** @description When the attempt ended (its answer, its error, or WEBHOOK_TIMEOUT_MS after it began). */
             at: string;
             /** @description The receiver's HTTP status; null when no answer came. */
             statusCode: number | null;
@@ -2201,6 +2201,15 @@ export interface operations {
             };
             /** @description Internal error (`internal-error`): the cause is in the service logs, not in the answer. */
             500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Redis is unreachable (`store-unavailable`); retry later. */
+            503: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2812,7 +2821,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The job, cancelled (or unchanged when it had already finished). */
+            /** @description The job as it stands: `cancelled` when it was queued; a running one stays `running` until its worker stops it (within one time slice: watch its events or GET it); unchanged when it had already finished. */
             200: {
                 headers: {
                     [name: string]: unknown;

@@ -206,12 +206,14 @@ export async function startWorker(config: Config, logger: Logger): Promise<JobWo
     smallJobs,
     async close(timeoutMs: number) {
       await closeConnection(subscriber);
+      // The callbacks stop with the jobs, not after them: after, they outlasted the shutdown's grace.
+      const notifyClosed = notify.close(timeoutMs).catch((err: unknown) => log.warn({ err }, 'could not close the callback delivery'));
       const closed = await Promise.all(workers.map((w) => closeBullmq(w, timeoutMs)));
       if (!closed.every(Boolean)) {
         // Their locks expire and another worker runs them again; the process is about to exit.
         log.warn({ timeoutMs }, 'running jobs did not finish in time (or Redis is gone); leaving them to other workers');
       }
-      await notify.close().catch((err: unknown) => log.warn({ err }, 'could not close the callback delivery'));
+      await notifyClosed;
       await closeBullmq(mainQueue);
       await closeConnection(commands);
       log.info('worker closed');

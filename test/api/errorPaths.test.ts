@@ -518,6 +518,23 @@ const CASES: Case[] = [
   { name: 'matrices: bad cursor', request: { method: 'GET', url: '/v1/matrices?cursor=nonsense' }, status: 400, code: 'invalid-cursor' },
   // /v1/studies
   {
+    // It was read as a preset study with no `preset` and an unknown key, never naming `metrics`.
+    name: 'study: a general study missing its metrics',
+    request: postStudy({ generator: 'gaussian', grid: { m: [2] }, samples: 2 }),
+    status: 400,
+    code: 'invalid-request',
+    pointer: '/metrics',
+  },
+  {
+    // RFC 6901: the whole document is '' ('/' is its member named '').
+    name: 'job: a body that is not an object',
+    request: postJob([1]),
+    status: 400,
+    code: 'invalid-request',
+    detail: /the body: .*expected object, received array/,
+    pointer: '',
+  },
+  {
     name: 'study: empty axis',
     request: postStudy({ ...study, grid: { m: [] } }),
     status: 400,

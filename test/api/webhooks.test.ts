@@ -6,9 +6,10 @@
  * at delivery time and not retried; the attempts are listed in `deliveries`; the secret never
  * appears in what the API returns.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Study, StudySummary } from '../../src/jobs/studies/types.js';
 import type { Job, JobSummary } from '../../src/jobs/types.js';
@@ -173,15 +174,45 @@ describe('callbacks of jobs', () => {
     expect((await waitForJob(service.app, created.id)).deliveries).toHaveLength(1);
   });
 
-  it('refuses a notify URL that is not http(s), or a short secret, at submission (400)', async () => {
-    for (const notify of [
-      { url: 'ftp://127.0.0.1/x', secret: SECRET },
-      { url: `${receiver.url}/ok`, secret: 'short' },
-    ]) {
-      const response = await service.app.inject({ method: 'POST', url: '/v1/jobs', payload: { ...SMALL_ANALYZE, notify } });
-      expect(response.statusCode).toBe(400);
-      expect(response.body).toContain('/notify/');
+  it('refuses a notify URL that is not http(s), holds credentials or no host, or a short secret, at submission (400)', async () => {
+    for (const [notify, pointer, says] of [
+      [{ url: 'ftp://127.0.0.1/x', secret: SECRET }, '/notify/url', 'must be an http or https URL'],
+      // The job would show the password to whoever reads it.
+      [{ url: 'http://user:pass@127.0.0.1:9/x', secret: SECRET }, '/notify/url', 'must not hold credentials'],
+      // Read with `path` as its host, and retried for a day.
+      [{ url: 'http:///path', secret: SECRET }, '/notify/url', 'must name its host'],
+      [{ url: `${receiver.url}/ok`, secret: 'short' }, '/notify/secret', ''],
+    ] as const) {
+      const response = await fetch(`${service.baseUrl}/v1/jobs`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...SMALL_ANALYZE, notify }),
+      });
+      const problem = (await response.json()) as { errors: { pointer: string; detail: string }[] };
+      expect(response.status, JSON.stringify(problem)).toBe(400);
+      expect(problem.errors.map((e) => e.pointer)).toEqual([pointer]);
+      expect(problem.errors[0].detail).toContain(says);
+      expect(JSON.stringify(problem)).not.toContain('pass@');
     }
+  });
+
+  it("signs with the key a Standard Webhooks secret (whsec_<base64>) encodes: their library's verify accepts it", async () => {
+    const secret = `whsec_${randomBytes(32).toString('base64')}`;
+    const response = await fetch(`${service.baseUrl}/v1/jobs`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...SMALL_ANALYZE, notify: { url: `${receiver.url}/standard`, secret } }),
+    });
+    expect(response.status).toBe(202);
+    const [delivery] = await receiver.until('/standard', 1);
+    const headers = Object.fromEntries(
+      ['webhook-id', 'webhook-timestamp', 'webhook-signature'].map((h) => [h, String(delivery.headers[h])]),
+    );
+    // The standardwebhooks package, as a receiver following the spec would verify it; a wrong key is refused.
+    expect(new Webhook(secret).verify(delivery.body, headers)).toMatchObject({ status: 'succeeded' });
+    expect(() => new Webhook(`whsec_${randomBytes(32).toString('base64')}`).verify(delivery.body, headers)).toThrow();
+    // A secret of any other form keys the HMAC with its UTF-8 bytes, as before (the other tests' SECRET).
+    expect(verified(secret, delivery)).toBe(false);
   });
 });
 

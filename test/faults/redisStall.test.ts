@@ -66,3 +66,26 @@ describe('a job submitted while Redis is stalled', () => {
     expect((await waitForJob(service.app, job.id)).status).toBe('succeeded');
   }, 60_000);
 });
+
+describe('a Prometheus scrape while Redis is stalled', () => {
+  it("answers 200 within Prometheus' default scrape timeout (10 s), lss_redis_up 0 and no queue depth", async () => {
+    process.kill(service.redis.pid, 'SIGSTOP');
+    let text: string;
+    let status: number;
+    const started = Date.now();
+    try {
+      const answer = await fetch(`${service.baseUrl}/metrics`);
+      [status, text] = [answer.status, await answer.text()];
+    } finally {
+      process.kill(service.redis.pid, 'SIGCONT');
+    }
+    // It waited the command timeout (15 s) before: the scrape failed, which is what lss_redis_up is there to avoid.
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(status).toBe(200);
+    expect(text).toMatch(/^lss_redis_up 0$/m);
+    expect(text).not.toMatch(/^lss_queue_jobs\{/m);
+    // Redis answering again, so does the next scrape.
+    const after = await (await fetch(`${service.baseUrl}/metrics`)).text();
+    expect(after).toMatch(/^lss_redis_up 1$/m);
+  }, 60_000);
+});

@@ -8,12 +8,15 @@
  * sandboxed children).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Study } from '../../src/jobs/studies/types.js';
 import type { Job } from '../../src/jobs/types.js';
 import { isAlive } from '../support/processes.js';
+import { GOOD_JOB } from '../support/requests.js';
 import { openEventStream } from '../support/sse.js';
 import { api, descendants, freePort, killTree, spawnService, waitForJob, waitUntilReady, type ServiceProcess } from './serviceProcess.js';
 
@@ -37,12 +40,15 @@ const LONG_SOLVE = {
 };
 
 /** A busy service in a process group of its own: a job solving, a study under way, an event stream open. */
-async function busyService(): Promise<{ service: ServiceProcess; tree: number[]; redisPid: number }> {
+async function busyService(
+  first?: (service: ServiceProcess) => Promise<void>,
+): Promise<{ service: ServiceProcess; tree: number[]; redisPid: number }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'lss-fault-shutdown-'));
   dirs.push(dataDir);
   const service = spawnService({ ...SETTINGS, DATA_DIR: dataDir, PORT: String(await freePort()) }, { processGroup: true });
   started.push(service);
   await waitUntilReady(service);
+  await first?.(service);
   const job = await api<Job>(service, 'POST', '/v1/jobs', LONG_SOLVE);
   expect(job.status).toBe(202);
   const study = await api<Study>(service, 'POST', '/v1/studies', { preset: 'experiment-1', grid: { m: [2, 12] }, samples: 300 });
@@ -87,6 +93,32 @@ describe('shutdown ends within SHUTDOWN_TIMEOUT_MS plus a second, whatever Redis
     const { ms } = await timeToExit(service);
     expect(ms, service.output().slice(-4000)).toBeLessThanOrEqual(SHUTDOWN_TIMEOUT_MS + 1000);
     await expectNothingLeft(tree);
+  });
+
+  it('SIGTERM to the service alone, Redis healthy, a callback hanging: it exits 0 within the bound, nothing said wrong', async () => {
+    // A receiver that never answers, its delivery under way at the signal.
+    const arrived: string[] = [];
+    const receiver = createServer((request) => arrived.push(request.headers['webhook-id'] as string));
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const notify = { url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, secret: 'a-long-random-secret-string' };
+    const { service, tree } = await busyService(async (started) => {
+      const quick = await api<Job>(started, 'POST', '/v1/jobs', { ...GOOD_JOB, notify });
+      expect(quick.status).toBe(202);
+      const deadline = Date.now() + 30_000;
+      while (arrived.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(arrived).toEqual([`msg_job_${quick.body.id}`]);
+    });
+    service.process.kill('SIGTERM');
+    const { ms, code } = await timeToExit(service);
+    const output = service.output();
+    expect(ms, output.slice(-4000)).toBeLessThanOrEqual(SHUTDOWN_TIMEOUT_MS + 1000);
+    expect(code, output.slice(-4000)).toBe(0);
+    // The running jobs are left to resume (a warning); the shutdown itself finished, with Redis there all along.
+    expect(output).toContain('shutdown complete');
+    expect(output).not.toContain('shutdown did not finish in time');
+    await expectNothingLeft(tree);
+    receiver.closeAllConnections();
+    receiver.close();
   });
 
   it('redis-server killed, then SIGTERM to the service alone', async () => {

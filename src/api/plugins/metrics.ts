@@ -14,6 +14,14 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { z } from 'zod';
 import { StoreUnavailableError } from '../../jobs/errors.js';
 import type { JobService } from '../../jobs/types.js';
+import { problemResponses } from '../schemas/problem.js';
+
+/**
+ * Longest wait on Redis for a scrape's queue depth. Unreachable, Redis fails at once; stalled (a frozen process, a full
+ * disk), a command waits for the 15 s command timeout, past Prometheus' default scrape timeout (10 s): the scrape
+ * failed, which this route exists to avoid.
+ */
+const QUEUE_SAMPLE_WAIT_MS = 2000;
 
 const JOB_SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800];
 
@@ -52,8 +60,12 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
   /** Read the queue depth for this scrape; fails fast when Redis is unreachable (see JobService). */
   const sampleQueue = async (): Promise<void> => {
     queueJobs.reset();
+    let timer: NodeJS.Timeout | undefined;
     try {
-      const counts = await jobService.queueCounts();
+      const late = new Promise<never>((_resolve, reject) => {
+        timer = setTimeout(() => reject(new StoreUnavailableError(`no answer within ${QUEUE_SAMPLE_WAIT_MS} ms`)), QUEUE_SAMPLE_WAIT_MS);
+      });
+      const counts = await Promise.race([jobService.queueCounts(), late]);
       for (const [state, count] of Object.entries(counts)) queueJobs.set({ state }, count);
       redisUp.set(1);
       if (!redisWasUp) log.info('queue depth available again for /metrics');
@@ -63,6 +75,8 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
       if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'queue depth not available for /metrics');
       else if (redisWasUp) log.warn({ err }, 'Redis unreachable: /metrics reports lss_redis_up 0 and no queue depth');
       redisWasUp = false;
+    } finally {
+      clearTimeout(timer);
     }
   };
   const runSeconds = new Histogram({
@@ -107,10 +121,11 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
         summary: 'Prometheus metrics',
         description: [
           'Prometheus text exposition format (text/plain; version=0.0.4).',
-          'Answers 200 at once also while Redis is unreachable: `lss_redis_up` is then 0 and the `lss_queue_jobs` samples are',
-          'absent (the HTTP and job metrics are still reported), so alert on `lss_redis_up == 0`, not on failed scrapes.',
+          'Answers 200 also while Redis is unreachable or stalled, within 2 s: `lss_redis_up` is then 0 and the `lss_queue_jobs`',
+          'samples are absent (the HTTP and job metrics are still reported), so alert on `lss_redis_up == 0`, not on failed',
+          'scrapes. With AUTH_MODE=keys the admin key is checked in Redis first: 503 `store-unavailable` when it cannot be.',
         ].join(' '),
-        response: { 200: { description: 'The metrics.', content: { 'text/plain': { schema: z.string() } } } },
+        response: { 200: { description: 'The metrics.', content: { 'text/plain': { schema: z.string() } } }, ...problemResponses(503) },
       },
     },
     async (_request, reply) => {

@@ -174,9 +174,9 @@ function flattenIssue(issue: ValidationIssue, part: FieldProblem['in']): FieldPr
   if (branches && branches.length > 0) {
     const best = closestBranch(branches);
     if (best) return best.flatMap((child) => flattenZodIssue(child, issue.instancePath, part));
-    return [fieldProblem(part, pointer(issue.instancePath) || '/', noFormMatches(branches))];
+    return [fieldProblem(part, pointer(issue.instancePath), noFormMatches(branches))];
   }
-  return [fieldProblem(part, pointer(issue.instancePath) || '/', issue.message ?? 'Invalid value')];
+  return [fieldProblem(part, pointer(issue.instancePath), issue.message ?? 'Invalid value')];
 }
 
 function flattenZodIssue(issue: ZodIssueLike, basePath: string, part: FieldProblem['in']): FieldProblem[] {
@@ -185,7 +185,7 @@ function flattenZodIssue(issue: ZodIssueLike, basePath: string, part: FieldProbl
     const best = closestBranch(issue.errors);
     if (best) return best.flatMap((child) => flattenZodIssue(child, path, part));
   }
-  return [fieldProblem(part, path === '' ? '/' : path, issue.message)];
+  return [fieldProblem(part, path, issue.message)];
 }
 
 function closestBranch(branches: ZodIssueLike[][]): ZodIssueLike[] | null {
@@ -195,14 +195,19 @@ function closestBranch(branches: ZodIssueLike[][]): ZodIssueLike[] | null {
   let best: ZodIssueLike[] | null = null;
   let bestScore = Infinity;
   for (const branch of branches) {
-    const score = branch.filter(structural).length;
+    // Ties go to the form with fewer issues: a general study missing only `metrics` is not read as a preset one with
+    // no `preset` and an unknown key.
+    const score = branch.filter(structural).length + branch.length / 1000;
     if (score < bestScore) {
       bestScore = score;
       best = branch;
     }
   }
-  // Every form is missing its key: none resembles the value, so say it matches none.
-  if (best && bestScore > 0 && best.every(structural)) return null;
+  // Every form is missing a key of its own, and the closest fails on keys alone: none resembles the value, so say it
+  // matches none. (A general study missing only `metrics` resembles its form: the preset form misses no key, its
+  // `preset` is an enum, so it is reported through the general form.)
+  const missesKey = (issue: ZodIssueLike): boolean => issue.code === 'invalid_type' && /received undefined/.test(issue.message);
+  if (best && best.every(structural) && branches.every((branch) => branch.some(missesKey))) return null;
   return best;
 }
 
@@ -214,12 +219,13 @@ function noFormMatches(branches: ZodIssueLike[][]): string {
   return 'Invalid input: matches none of the allowed forms (see the OpenAPI document)';
 }
 
+/** An RFC 6901 pointer: the whole document is '' ('/' is its member named ''). */
 function pointer(instancePath: string): string {
   return instancePath === '/' ? '' : instancePath;
 }
 
 function describeFieldProblems(errors: FieldProblem[]): string {
-  const shown = errors.slice(0, 3).map((e) => `${e.in === 'body' ? '' : `${e.in} parameter `}${e.path || '/'}: ${e.message}`);
+  const shown = errors.slice(0, 3).map((e) => `${e.in === 'body' ? '' : `${e.in} parameter `}${e.path || 'the body'}: ${e.message}`);
   const more = errors.length > 3 ? `; and ${errors.length - 3} more` : '';
   return `The request does not match the schema: ${shown.join('; ')}${more}.`;
 }

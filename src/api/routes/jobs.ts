@@ -202,7 +202,11 @@ const bodylessJobRoutes: FastifyPluginCallbackZod<{ jobService: JobService }> = 
         ].join(' '),
         params: JobIdParamsSchema,
         response: {
-          200: jsonResponse('The job, cancelled (or unchanged when it had already finished).', JobSchema),
+          200: jsonResponse(
+            'The job as it stands: `cancelled` when it was queued; a running one stays `running` until its worker stops it ' +
+              '(within one time slice: watch its events or GET it); unchanged when it had already finished.',
+            JobSchema,
+          ),
           ...BAD_ID,
           ...NO_SUCH_JOB,
           ...problemResponses(503),

@@ -215,7 +215,7 @@ export const NotifyViewSchema = z.object({ url: z.string() }).meta({ id: 'Notify
 export const WebhookDeliverySchema = z
   .object({
     attempt: z.number().int(),
-    at: z.string().describe('When the attempt was made.'),
+    at: z.string().describe('When the attempt ended (its answer, its error, or WEBHOOK_TIMEOUT_MS after it began).'),
     statusCode: z.number().int().nullable().describe("The receiver's HTTP status; null when no answer came."),
     error: z
       .string()

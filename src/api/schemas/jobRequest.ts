@@ -335,15 +335,34 @@ export const JobOptionsInputSchema = z
   })
   .meta({ id: 'JobRequestOptions' });
 
+/**
+ * What the URL check leaves of a callback URL that cannot be right: credentials, which the job would show to anyone
+ * who can read it (the signature is what authenticates a callback), and no host after `//` (`http:///path` parses
+ * with `path` as its host). Null when fine, or when the URL check itself refuses it.
+ */
+function callbackUrlProblem(url: string): string | null {
+  if (!/^https?:/i.test(url) || !URL.canParse(url)) return null;
+  const parsed = new URL(url);
+  if (parsed.username !== '' || parsed.password !== '')
+    return 'must not hold credentials (user:password@): the job shows its URL to whoever reads it; the signature authenticates callbacks';
+  if (!/^https?:\/\/[^/?#\\]/i.test(url)) return 'must name its host right after "//"';
+  return null;
+}
+
 /** `notify` of a job or study request. */
 export const NotifyRequestSchema = z
   .strictObject({
     url: z
-      .url({ protocol: /^https?$/ })
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
       .max(2048)
+      .superRefine((url, context) => {
+        const problem = callbackUrlProblem(url);
+        if (problem !== null) context.addIssue({ code: 'custom', message: problem, input: url });
+      })
       .describe(
-        'Where to POST the summary when the job or study ends (http or https). Its host must be allowed by WEBHOOK_ALLOWED_HOSTS, ' +
-          'checked at delivery time: private, link-local and metadata addresses are refused, redirects are not followed.',
+        'Where to POST the summary when the job or study ends (http or https, with a host and no user:password@). Its host ' +
+          'must be allowed by WEBHOOK_ALLOWED_HOSTS, checked at delivery time: private, link-local and metadata addresses are ' +
+          'refused, redirects are not followed.',
       ),
     secret: z
       .string()
@@ -351,7 +370,8 @@ export const NotifyRequestSchema = z
       .max(1024)
       .describe(
         'Signs each delivery (Standard Webhooks: `webhook-signature: v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>">`, ' +
-          "keyed with the secret's UTF-8 bytes). Never returned.",
+          "keyed with the bytes a Standard Webhooks secret `whsec_<base64>` encodes, as their libraries read it, or else the secret's " +
+          'UTF-8 bytes). Never returned.',
       ),
   })
   .meta({

@@ -1,7 +1,7 @@
 /**
  * One callback attempt: a POST of the summary, signed as Standard Webhooks specify (headers
  * `webhook-id`, `webhook-timestamp`, `webhook-signature: v1,<base64 HMAC-SHA256 of
- * "<id>.<timestamp>.<body>">`, keyed here with the secret's UTF-8 bytes). The host is resolved once
+ * "<id>.<timestamp>.<body>">`, keyed with the secret's bytes: signingKey). The host is resolved once
  * (dns.lookup) and its addresses checked (./addressPolicy.ts); the connection goes to the address
  * checked, not to a second resolution (DNS rebinding). Redirects are not followed: a 3xx is a failed
  * attempt, as is any answer other than 2xx, a connection error or no answer within the timeout.
@@ -30,8 +30,20 @@ export interface DeliveryPolicy {
 export type AttemptOutcome =
   { delivered: true; statusCode: number } | { delivered: false; statusCode: number | null; error: string; refused: boolean };
 
+/** Standard Webhooks' secrets: `whsec_` and the key's bytes in base64. */
+const STANDARD_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
+
+/**
+ * The HMAC key of a secret: a Standard Webhooks secret (`whsec_<base64>`) is its decoded bytes, as their libraries
+ * read it (`new Webhook(secret)` verifies what is signed here); any other is its UTF-8 bytes.
+ */
+export function signingKey(secret: string): Buffer {
+  const encoded = STANDARD_SECRET.exec(secret)?.[1];
+  return encoded ? Buffer.from(encoded, 'base64') : Buffer.from(secret, 'utf8');
+}
+
 export function signature(secret: string, messageId: string, timestamp: number, body: string): string {
-  return `v1,${createHmac('sha256', Buffer.from(secret, 'utf8')).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`;
+  return `v1,${createHmac('sha256', signingKey(secret)).update(`${messageId}.${timestamp}.${body}`).digest('base64')}`;
 }
 
 export async function deliver(message: DeliveryRequest, policy: DeliveryPolicy): Promise<AttemptOutcome> {
@@ -96,7 +108,8 @@ export async function deliver(message: DeliveryRequest, policy: DeliveryPolicy):
     request.on('timeout', () => request.destroy(new Error(`no answer within ${policy.timeoutMs} ms`)));
     request.on('error', (error) => {
       clearTimeout(overall);
-      resolve({ delivered: false, statusCode: null, error: error.message, refused: false });
+      // OpenSSL's messages end in a newline.
+      resolve({ delivered: false, statusCode: null, error: error.message.trim(), refused: false });
     });
     request.end(message.body);
   });

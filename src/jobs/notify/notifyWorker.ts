@@ -39,7 +39,8 @@ export interface NotifiedResources {
 }
 
 export interface NotifyWorker {
-  close(): Promise<void>;
+  /** Stops taking attempts at once; one under way gets `timeoutMs` to end (else it is attempted again after a restart). */
+  close(timeoutMs?: number): Promise<void>;
 }
 
 /** A failed attempt to retry after `delayMs` (the backoff strategy reads it). */
@@ -77,7 +78,10 @@ export async function startNotifyWorker(
     async (job: Job<NotifyData>) => {
       const { kind, id } = job.data;
       const found = await resources.webhookOf(kind, id);
-      if (!found) return 'gone';
+      if (!found) {
+        log.info({ kind, id, attempt: job.attemptsMade + 1 }, `callback dropped: the ${kind} was deleted or has expired`);
+        return 'gone';
+      }
       const attempt = job.attemptsMade + 1;
       const outcome = await deliver(
         { url: found.target.url, secret: found.target.secret, messageId: `msg_${kind}_${id}`, body: found.body },
@@ -105,14 +109,22 @@ export async function startNotifyWorker(
         { attempt, at, statusCode: outcome.statusCode, error: outcome.error, nextRetryAt },
         KEEP_DELIVERIES,
       );
-      log.warn({ kind, id, attempt, statusCode: outcome.statusCode, reason: outcome.error, nextRetryAt }, 'callback not delivered');
+      const fields = { kind, id, attempt, statusCode: outcome.statusCode, reason: outcome.error, nextRetryAt };
+      if (!giveUp) log.warn(fields, 'callback not delivered; retried at nextRetryAt');
+      else if (outcome.refused) log.error(fields, 'callback refused by the address policy; not retried');
+      else log.error({ ...fields, retrySeconds: config.WEBHOOK_RETRY_SECONDS }, 'callback given up: WEBHOOK_RETRY_SECONDS is over');
       if (giveUp) throw new UnrecoverableError(outcome.error);
       throw new RetryDelivery(outcome.error, delayMs);
     },
     {
       connection: bullmqConnectionOptions(config.REDIS_URL, 'lss-notify-worker'),
       prefix: config.KEY_PREFIX,
-      concurrency: 8,
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      // An attempt cut short by a stop (its process killed, or a shutdown's grace over) stalls, and is attempted again
+      // once its lock expires, however often that happens: BullMQ's default (1) failed it for good at the second, unsaid.
+      maxStalledCount: MAX_ATTEMPTS,
+      lockDuration: config.LOCK_DURATION_MS,
+      stalledInterval: config.STALLED_INTERVAL_MS,
       settings: {
         backoffStrategy: (_attempts: number, _type?: string, error?: Error) => (error instanceof RetryDelivery ? error.delayMs : 0),
       },
@@ -154,10 +166,10 @@ export async function startNotifyWorker(
   await worker.waitUntilReady();
   log.info({ queue: name, allowedHosts: config.WEBHOOK_ALLOWED_HOSTS }, 'callback delivery ready');
   return {
-    async close() {
+    async close(timeoutMs?: number) {
       // Each step bounded, whatever Redis does (the shutdown's budget, ../store/redisConnection.ts).
       closed = true;
-      await closeBullmq(worker);
+      await closeBullmq(worker, timeoutMs);
       blocking.disconnect();
       await drained;
       await closeBullmq(queue);
