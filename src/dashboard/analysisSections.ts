@@ -498,9 +498,10 @@ function candidateKappaS(candidate: Advice['candidates'][number]): HTMLElement |
 
 /**
  * An advise job's candidate partitions: each strategy's machine sizes, kappa(S), theta_H and predicted
- * time, the best marked; under them the pictures of the given partition and of the best.
+ * time, the best marked; under them the pictures of the given partition and of the best. `solve`: a link that
+ * takes the best (none when the form cannot hold the job's matrix).
  */
-export function adviceSection(advice: Advice, pictures: HTMLElement): HTMLElement {
+export function adviceSection(advice: Advice, pictures: HTMLElement, solve: HTMLElement | null = null): HTMLElement {
   const sizes = (list: number[]): string =>
     list.length <= 8 ? list.join(', ') : `${list.length} machines, ${Math.min(...list)} to ${Math.max(...list)} rows`;
   return h(
@@ -515,6 +516,7 @@ export function adviceSection(advice: Advice, pictures: HTMLElement): HTMLElemen
       `constructed candidates keep every machine within ${formatNumber(advice.imbalance * 100, 3)}% of n/m rows. `,
       'Take the best as partition { "fromAdvice": id }.',
     ),
+    solve && h('p', { class: 'actions' }, solve),
     scrollingTable(
       'Candidate partitions',
       ['Strategy', 'Rows per machine', 'kappa(S)', 'theta_H', 'APC iterations', 'APC time', 'Within imbalance'],

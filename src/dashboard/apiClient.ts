@@ -46,11 +46,18 @@ export class ApiClient {
     return headers;
   }
 
-  async json<T>(method: string, path: string, body?: unknown): Promise<T> {
-    const response = await this.send(method, path, body === undefined ? undefined : JSON.stringify(body), {
-      accept: 'application/json, application/problem+json',
-      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-    });
+  /** `signal`: abandon the request (it then rejects with the signal's reason, not as unreachable). */
+  async json<T>(method: string, path: string, body?: unknown, signal?: AbortSignal): Promise<T> {
+    const response = await this.send(
+      method,
+      path,
+      body === undefined ? undefined : JSON.stringify(body),
+      {
+        accept: 'application/json, application/problem+json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      signal,
+    );
     if (response.status === 204) return undefined as T;
     return (await response.json()) as T;
   }
@@ -61,11 +68,18 @@ export class ApiClient {
     return (await response.json()) as T;
   }
 
-  async send(method: string, path: string, body: BodyInit | undefined, headers: Record<string, string>): Promise<Response> {
+  async send(
+    method: string,
+    path: string,
+    body: BodyInit | undefined,
+    headers: Record<string, string>,
+    signal?: AbortSignal,
+  ): Promise<Response> {
     let response: Response;
     try {
-      response = await fetch(path, { method, body, headers: this.headers(headers) });
+      response = await fetch(path, { method, body, headers: this.headers(headers), signal });
     } catch (error) {
+      if (signal?.aborted) throw signal.reason;
       throw new ProblemError(problemOf(0, 'Service unreachable', `The request did not reach the service (${String(error)}).`));
     }
     if (response.ok) return response;

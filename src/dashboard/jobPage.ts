@@ -35,6 +35,7 @@ import {
 } from './format.js';
 import { partitionPictures } from './partitionPicture.js';
 import { progressBar, runConverged, statusBadge } from './statusBadge.js';
+import { formHoldsMatrix } from './submitForm.js';
 import {
   adviceSection,
   analysisNotCompletedSection,
@@ -273,7 +274,7 @@ export class JobPageView implements View {
       ratesSection(analysis, result.runs),
       recommendationSection(analysis),
       timeToSolutionSection(analysis, job.options.maxIterations),
-      result.advice ? adviceSection(result.advice, this.advicePictures(result.advice)) : this.partitionSection(),
+      result.advice ? adviceSection(result.advice, this.advicePictures(result.advice), this.solveWithBest(job)) : this.partitionSection(),
       this.downloadsSection(job, runs),
     );
   }
@@ -470,6 +471,12 @@ export class JobPageView implements View {
       ],
       problemBox,
     );
+  }
+
+  /** A succeeded advise job: the form, set to solve its matrix on the best partition (when the form can give that matrix). */
+  private solveWithBest(job: Job): HTMLElement | null {
+    if (job.status !== 'succeeded' || !formHoldsMatrix(job.matrix)) return null;
+    return h('a', { class: 'button', href: `#/new?fromAdvice=${encodeURIComponent(job.id)}` }, 'Solve with the best partition');
   }
 
   /** An analysis' or a solve's own partition, in a small card. */

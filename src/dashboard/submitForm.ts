@@ -3,8 +3,13 @@
  * tries). The matrix is a generator (Gaussian or the paper's Examples 1-3) with
  * its parameters, pasted Matrix Market text, or a Matrix Market file; files (and pasted text over
  * INLINE_LIMIT) are uploaded once through POST /v1/matrices and named by id, so a large matrix never
- * travels inside a JSON body. The form does no validation of its own (`novalidate`): the API is the
- * one judge, and a refused request's problem is shown next to the field it names.
+ * travels inside a JSON body (and a retry after a refusal names the same stored matrix instead of
+ * uploading it again). Before sending, the form checks only what it would otherwise send wrong: a
+ * number field the browser cannot read (its value is then '', which would silently leave the option
+ * out), a required one left empty, the items of a block-size list or an assignment file, no
+ * algorithm checked. Everything else is the API's to judge; a refused request's problem is shown
+ * next to the field it names. `#/new?fromAdvice={id}` opens the form to solve an advise job's
+ * matrix on its best partition.
  */
 import { ProblemError, type ApiClient } from './apiClient.js';
 import {
@@ -21,6 +26,11 @@ import type { View } from './view.js';
 
 /** Pasted text longer than this goes through POST /v1/matrices rather than inside the job's JSON. */
 const INLINE_LIMIT = 1 << 20;
+/**
+ * How long the job's POST may go unanswered before the form gives up on it and can be used again.
+ * Uploads have no such limit: a large file over a slow link takes what it takes, and says so.
+ */
+export const SUBMIT_TIMEOUT_MS = 120_000;
 
 const GENERATORS = {
   gaussian: 'Gaussian (mean, std)',
@@ -29,8 +39,19 @@ const GENERATORS = {
   'ones-minus-eps': 'Example 3: ones minus eps',
 } as const;
 type GeneratorName = keyof typeof GENERATORS;
-/** The API's lists with a minimum length; an empty one is sent anyway, for the API to refuse by name. */
+/** The API's lists with a minimum length (the form refuses an empty one before sending). */
 type NonEmpty<T> = [T, ...T[]];
+type FieldError = NonNullable<Problem['errors']>[number];
+type MatrixEcho = Job['matrix'];
+
+/** Whether the form can hold a job's matrix (a generator it offers, or a stored matrix): the advise page links to the form then. */
+export function formHoldsMatrix(matrix: MatrixEcho): boolean {
+  if (matrix.format === 'stored') return !!matrix.id;
+  return matrix.format === 'generator' && !!matrix.generator && matrix.generator.generator in GENERATORS;
+}
+
+/** The matrix as the form will send it, before any upload: a file or long text is uploaded only once the rest is found sound. */
+type MatrixPlan = { request: CreateJobRequest['matrix'] } | { upload: Blob | string; gzip: boolean };
 
 /** Which field a problem without field-level `errors` is about, by its code. */
 const FIELD_OF_CODE: Record<string, string> = {
@@ -58,12 +79,20 @@ interface Field {
   element: HTMLElement;
   problem: HTMLElement;
   control: HTMLElement;
+  /** What gets focus when the field is refused, when not the control (a group's hidden anchor cannot take it). */
+  focus?: () => HTMLElement | null | undefined;
 }
 
 export class SubmitFormView implements View {
   private readonly fields = new Map<string, Field>();
   private readonly form = h('form', { class: 'submit-form', novalidate: true, 'aria-labelledby': 'new-job-title' });
-  private readonly formProblem = h('div', { class: 'form-problem', role: 'alert', id: 'form-problem', hidden: true });
+  // tabindex -1: focusable from script, so a problem without a field takes the focus the disabled button gave up.
+  private readonly formProblem = h('div', { class: 'form-problem', role: 'alert', id: 'form-problem', tabindex: -1, hidden: true });
+  private readonly button = h('button', { type: 'submit' }, 'Submit');
+  /** Problems found while reading the form for one submit; nothing is sent while there are any. */
+  private found: FieldError[] = [];
+  /** The last matrix uploaded, by what it was uploaded from: a retry names it again rather than storing another copy. */
+  private uploaded: { key: string; body: Blob | string; id: string } | null = null;
   private closed = false;
 
   constructor(
@@ -71,13 +100,51 @@ export class SubmitFormView implements View {
     private readonly container: HTMLElement,
   ) {}
 
-  open(): Promise<void> {
+  async open(query?: URLSearchParams): Promise<void> {
     this.render();
-    return Promise.resolve();
+    const adviceId = query?.get('fromAdvice');
+    if (adviceId) await this.prefillFromAdvice(adviceId);
   }
 
   close(): void {
     this.closed = true;
+  }
+
+  /** Solve the matrix of advise job `id` on its best partition: the form set to that, the algorithms and stopping left to the user. */
+  private async prefillFromAdvice(id: string): Promise<void> {
+    this.setChecked('type', 'solve');
+    this.setValue('partitionKind', 'fromAdvice');
+    this.setValue('fromAdvice', id);
+    try {
+      const job = await this.api.json<Job>('GET', `/v1/jobs/${encodeURIComponent(id)}`);
+      if (this.closed) return;
+      const { matrix } = job;
+      if (matrix.format === 'stored' && matrix.id) {
+        this.setChecked('source', 'stored');
+        this.setValue('storedId', matrix.id);
+      } else if (formHoldsMatrix(matrix) && matrix.generator) {
+        this.setChecked('source', 'generator');
+        for (const [name, value] of Object.entries(matrix.generator)) {
+          if (name === 'permute') (this.form.elements.namedItem('permute') as HTMLInputElement).checked = value === true;
+          else this.setValue(name, String(value));
+        }
+        // A default the job left out is the API's default, not the form's.
+        for (const name of ['seed', 'mean', 'std', 'blockSize']) if (!(name in matrix.generator)) this.setValue(name, '');
+      } else this.showFormProblem(`Advise job ${id}'s matrix (${matrix.format}) cannot be given on this form: choose it again.`);
+    } catch (error) {
+      if (error instanceof ProblemError) this.showFormProblem(`${error.problem.title}: ${error.problem.detail}`);
+    }
+    this.showRelevant();
+  }
+
+  private setValue(name: string, value: string): void {
+    const element = this.form.elements.namedItem(name);
+    if (element instanceof HTMLInputElement || element instanceof HTMLSelectElement) element.value = value;
+  }
+
+  private setChecked(name: string, value: string): void {
+    const radio = this.form.querySelector<HTMLInputElement>(`input[name="${name}"][value="${value}"]`);
+    if (radio) radio.checked = true;
   }
 
   private field(path: string, label: string, control: HTMLElement, hint?: string): HTMLElement {
@@ -105,7 +172,11 @@ export class SubmitFormView implements View {
       'fieldset',
       { class: 'choices' },
       h('legend', {}, 'Matrix'),
-      ...radios('source', { generator: 'Generator', paste: 'Paste Matrix Market', file: 'Matrix Market file' }, 'generator'),
+      ...radios(
+        'source',
+        { generator: 'Generator', paste: 'Paste Matrix Market', file: 'Matrix Market file', stored: 'Stored matrix' },
+        'generator',
+      ),
     );
     const generator = h(
       'select',
@@ -118,7 +189,12 @@ export class SubmitFormView implements View {
       h('legend', {}, 'Generator'),
       this.field('/matrix/generator', 'Generator', generator),
       this.field('/matrix/n', 'n (rows and columns)', input('n', { value: 100, min: 1, step: 1 })),
-      this.field('/matrix/seed', 'Seed', input('seed', { value: 1, step: 1 }), 'Same parameters and seed: same matrix.'),
+      // Example 3 has no seed (it is not random): the API takes none, so the form shows none.
+      h(
+        'div',
+        { 'data-generator': 'gaussian block-diagonal structured-gaussian' },
+        this.field('/matrix/seed', 'Seed', input('seed', { value: 1, step: 1 }), 'Same parameters and seed: same matrix.'),
+      ),
       h(
         'div',
         { 'data-generator': 'gaussian' },
@@ -168,6 +244,17 @@ export class SubmitFormView implements View {
         'Uploaded once to /v1/matrices, stored as CSR, then named by the job.',
       ),
     );
+    const storedFields = h(
+      'fieldset',
+      { class: 'group', 'data-source': 'stored', hidden: true },
+      h('legend', {}, 'Stored matrix'),
+      this.field(
+        '/matrix/id',
+        'Matrix id',
+        h('input', { name: 'storedId', type: 'text', class: 'id', spellcheck: 'false', autocomplete: 'off' }),
+        'The id POST /v1/matrices answered (a job page names its stored matrix).',
+      ),
+    );
 
     const partitionKind = h(
       'select',
@@ -175,6 +262,7 @@ export class SubmitFormView implements View {
       h('option', { value: 'machines' }, 'm contiguous blocks'),
       h('option', { value: 'sizes' }, 'block sizes'),
       h('option', { value: 'assignment' }, 'assignment file'),
+      h('option', { value: 'fromAdvice' }, 'the best of an advise job'),
     );
     const partition = h(
       'fieldset',
@@ -206,6 +294,16 @@ export class SubmitFormView implements View {
           'The machine (0-based) of each row, in row order, separated by commas, spaces or lines.',
         ),
       ),
+      h(
+        'div',
+        { 'data-partition': 'fromAdvice', hidden: true },
+        this.field(
+          '/partition/fromAdvice',
+          'Advise job id',
+          h('input', { name: 'fromAdvice', type: 'text', class: 'id', spellcheck: 'false', autocomplete: 'off' }),
+          'The best candidate of that succeeded advise job, for a matrix with the same n.',
+        ),
+      ),
     );
 
     const algorithms = h(
@@ -223,6 +321,7 @@ export class SubmitFormView implements View {
     );
     const algorithmsProblem = this.field('/algorithms', '', h('span', { hidden: true }));
     algorithmsProblem.querySelector('label')?.remove();
+    this.fields.get('/algorithms')!.focus = () => algorithms.querySelector('input');
     const options = h(
       'fieldset',
       { class: 'group', 'data-type': 'solve' },
@@ -250,6 +349,8 @@ export class SubmitFormView implements View {
     );
     const optionsProblem = this.field('/options', '', h('span', { hidden: true }));
     optionsProblem.querySelector('label')?.remove();
+    this.fields.get('/options')!.focus = () =>
+      [options, adviceOptions].find((group) => !group.hidden)?.querySelector<HTMLElement>('input') ?? null;
 
     clear(this.form);
     this.form.append(
@@ -259,6 +360,7 @@ export class SubmitFormView implements View {
       generatorFields,
       pasteFields,
       fileFields,
+      storedFields,
       partition,
       algorithms,
       algorithmsProblem,
@@ -266,7 +368,7 @@ export class SubmitFormView implements View {
       adviceOptions,
       optionsProblem,
       this.formProblem,
-      h('div', { class: 'actions' }, h('button', { type: 'submit' }, 'Submit')),
+      h('div', { class: 'actions' }, this.button),
     );
     this.form.addEventListener('change', () => this.showRelevant());
     this.form.addEventListener('submit', (event) => {
@@ -298,54 +400,112 @@ export class SubmitFormView implements View {
     for (const element of this.form.querySelectorAll<HTMLElement>('[data-partition]')) element.hidden = element.dataset.partition !== kind;
   }
 
-  /** A number field as the API gets it: absent when empty, the number otherwise (a non-number is sent as is, for the API to name). */
-  private numberOf(name: string): number | undefined {
-    const text = this.value(name).trim();
-    if (text === '') return undefined;
+  /**
+   * A number field as the API gets it: absent when empty, its number otherwise. One the browser cannot
+   * read (`1e-`, `5e`: validity.badInput, value '') or a required one left empty is noted in `found`:
+   * sent as absent, it would run the job on a default without a word, or draw a problem about "undefined".
+   */
+  private numberOf(name: string, required = false): number | undefined {
+    const input = this.form.elements.namedItem(name) as HTMLInputElement;
+    const path = input.closest<HTMLElement>('.field')?.dataset.path ?? `/${name}`;
+    if (input.validity.badInput) {
+      this.found.push(fieldError(path, 'not a number (write it as 250, 0.5 or 1e-8).'));
+      return undefined;
+    }
+    const text = input.value.trim();
+    if (text === '') {
+      if (required) this.found.push(fieldError(path, 'a number is needed here.'));
+      return undefined;
+    }
     const value = Number(text);
-    return Number.isNaN(value) ? (text as unknown as number) : value;
+    if (!Number.isFinite(value)) this.found.push(fieldError(path, `'${text}' is not a finite number.`));
+    return value;
   }
 
-  private async matrix(): Promise<CreateJobRequest['matrix']> {
+  /** A list of whole numbers (block sizes, an assignment), each item checked: the API would get `null` for 'abc'. */
+  private wholeNumbers(path: string, text: string, empty: string): NonEmpty<number> {
+    const items = text.split(/[\s,;]+/).filter(Boolean);
+    const bad = items.findIndex((item) => !/^\+?\d+$/.test(item));
+    if (items.length === 0) this.found.push(fieldError(path, empty));
+    else if (bad >= 0) {
+      const item = items[bad];
+      const others = items.slice(bad + 1).filter((other) => !/^\+?\d+$/.test(other)).length;
+      const what = /^-\d+$/.test(item) ? 'is negative' : 'is not a whole number';
+      this.found.push(
+        fieldError(path, `'${item.slice(0, 40)}' (item ${bad + 1}) ${what}${others > 0 ? ` (and ${others} more after it)` : ''}.`),
+      );
+    }
+    return items.map(Number) as NonEmpty<number>;
+  }
+
+  private async matrix(): Promise<MatrixPlan> {
     const source = this.value('source');
     if (source === 'paste') {
       const text = this.value('matrixMarket');
-      if (text.length <= INLINE_LIMIT) return { format: 'matrix-market', data: text };
-      return { format: 'stored', id: (await this.uploadMatrix(text, {})).id };
+      if (text.length <= INLINE_LIMIT) return { request: { format: 'matrix-market', data: text } };
+      return { upload: text, gzip: false };
     }
     if (source === 'file') {
       const file = (this.form.elements.namedItem('matrixFile') as HTMLInputElement).files?.[0];
-      if (!file) throw new ProblemError(localProblem('/matrix/file', 'Choose a Matrix Market file.'));
-      const headers: Record<string, string> = file.name.endsWith('.gz') ? { 'content-encoding': 'gzip' } : {};
-      return { format: 'stored', id: (await this.uploadMatrix(file, headers)).id };
+      if (!file) {
+        this.found.push(fieldError('/matrix/file', 'Choose a Matrix Market file.'));
+        return { request: { format: 'stored', id: '' } };
+      }
+      // By its first bytes, the gzip magic number: X.MTX.GZ, or gzip data named .mtx, is gzip all the same.
+      const head = new Uint8Array(await file.slice(0, 2).arrayBuffer());
+      return { upload: file, gzip: head[0] === 0x1f && head[1] === 0x8b };
     }
+    if (source === 'stored') return { request: { format: 'stored', id: this.value('storedId').trim() } };
     const generator = this.value('generator') as GeneratorName;
-    const n = this.numberOf('n') as number;
-    const seed = this.numberOf('seed');
+    const n = this.numberOf('n', true) as number;
     switch (generator) {
       case 'gaussian':
-        return { format: 'generator', generator, n, seed, mean: this.numberOf('mean'), std: this.numberOf('std') };
+        return {
+          request: {
+            format: 'generator',
+            generator,
+            n,
+            seed: this.numberOf('seed'),
+            mean: this.numberOf('mean'),
+            std: this.numberOf('std'),
+          },
+        };
       case 'block-diagonal':
         return {
-          format: 'generator',
-          generator,
-          n,
-          seed,
-          blockSize: this.numberOf('blockSize'),
-          permute: (this.form.elements.namedItem('permute') as HTMLInputElement).checked || undefined,
+          request: {
+            format: 'generator',
+            generator,
+            n,
+            seed: this.numberOf('seed'),
+            blockSize: this.numberOf('blockSize'),
+            permute: (this.form.elements.namedItem('permute') as HTMLInputElement).checked || undefined,
+          },
         };
       case 'structured-gaussian':
         return {
-          format: 'generator',
-          generator,
-          n,
-          seed,
-          blockSize: this.numberOf('blockSize') as number,
-          sigma: this.numberOf('sigma') as number,
+          request: {
+            format: 'generator',
+            generator,
+            n,
+            seed: this.numberOf('seed'),
+            blockSize: this.numberOf('blockSize', true) as number,
+            sigma: this.numberOf('sigma', true) as number,
+          },
         };
       case 'ones-minus-eps':
-        return { format: 'generator', generator, n, eps: this.numberOf('eps') as number };
+        return { request: { format: 'generator', generator, n, eps: this.numberOf('eps', true) as number } };
     }
+  }
+
+  /** The stored matrix for `body`: the one uploaded for it before (same file, or same name, size, date and gzip-ness), else a new upload. */
+  private async storedMatrix(body: Blob | string, gzip: boolean): Promise<{ id: string; reused: boolean }> {
+    const key = body instanceof File ? `file ${body.name} ${body.size} ${body.lastModified} ${gzip}` : `text ${gzip}`;
+    const last = this.uploaded;
+    if (last && (last.body === body || (body instanceof File && last.key === key))) return { id: last.id, reused: true };
+    this.setBusy('Uploading…');
+    const { id } = await this.uploadMatrix(body, gzip ? { 'content-encoding': 'gzip' } : {});
+    this.uploaded = { key, body, id };
+    return { id, reused: false };
   }
 
   private async uploadMatrix(body: Blob | string, headers: Record<string, string>): Promise<StoredMatrix> {
@@ -365,36 +525,45 @@ export class SubmitFormView implements View {
   private async partition(): Promise<CreateJobRequest['partition']> {
     const kind = this.value('partitionKind');
     if (kind === 'sizes')
-      return {
-        sizes: this.value('sizes')
-          .split(/[\s,;]+/)
-          .filter(Boolean)
-          .map(Number) as NonEmpty<number>,
-      };
+      return { sizes: this.wholeNumbers('/partition/sizes', this.value('sizes'), 'Write the block sizes, e.g. 30, 30, 40.') };
     if (kind === 'assignment') {
       const file = (this.form.elements.namedItem('assignment') as HTMLInputElement).files?.[0];
-      if (!file) throw new ProblemError(localProblem('/partition/assignment', 'Choose an assignment file.'));
-      return {
-        assignment: (await file.text())
-          .split(/[\s,;]+/)
-          .filter(Boolean)
-          .map(Number) as NonEmpty<number>,
-      };
+      if (!file) {
+        this.found.push(fieldError('/partition/assignment', 'Choose an assignment file.'));
+        return { assignment: [0] };
+      }
+      return { assignment: this.wholeNumbers('/partition/assignment', await file.text(), 'The file lists no machine.') };
     }
-    return { machines: this.numberOf('machines') as number };
+    if (kind === 'fromAdvice') return { fromAdvice: this.value('fromAdvice').trim() };
+    return { machines: this.numberOf('machines', true) as number };
+  }
+
+  /** While busy, the button says what the form is waiting for (an upload can take minutes) and the form is aria-busy. */
+  private setBusy(text: string | null): void {
+    this.button.disabled = text !== null;
+    this.button.textContent = text ?? 'Submit';
+    if (text) this.form.setAttribute('aria-busy', 'true');
+    else this.form.removeAttribute('aria-busy');
   }
 
   private async submit(): Promise<void> {
+    if (this.button.disabled) return;
     this.clearProblems();
-    const button = this.form.querySelector('button[type="submit"]') as HTMLButtonElement;
-    button.disabled = true;
+    this.found = [];
+    this.setBusy('Submitting…');
     try {
       const type = this.value('type') as CreateJobRequest['type'];
-      const body: CreateJobRequest = { type, matrix: await this.matrix(), partition: await this.partition() };
+      const plan = await this.matrix();
+      const body: CreateJobRequest = {
+        type,
+        matrix: 'request' in plan ? plan.request : { format: 'stored', id: '' },
+        partition: await this.partition(),
+      };
       if (type === 'solve') {
         body.algorithms = [...this.form.querySelectorAll<HTMLInputElement>('input[name="algorithms"]:checked')].map(
           (checkbox) => checkbox.value as (typeof ALGORITHMS)[number],
         ) as NonEmpty<AlgorithmId>;
+        if (body.algorithms.length === 0) this.found.push(fieldError('/algorithms', 'Check at least one algorithm.'));
         const tolerance = this.numberOf('tolerance');
         const maxIterations = this.numberOf('maxIterations');
         if (tolerance !== undefined || maxIterations !== undefined) body.options = { tolerance, maxIterations };
@@ -404,15 +573,59 @@ export class SubmitFormView implements View {
         const refinementTries = this.numberOf('refinementTries');
         if (imbalance !== undefined || refinementTries !== undefined) body.options = { imbalance, refinementTries };
       }
-      const job = await this.api.json<Job>('POST', '/v1/jobs', body);
+      // Nothing leaves (not even the upload) while a field is known to be wrong.
+      if (this.found.length > 0) {
+        this.showProblem({ type: 'about:blank', title: 'Not sent', status: 400, detail: 'Correct the marked fields.', errors: this.found });
+        return;
+      }
+      const job = await this.post(body, plan);
       if (this.closed) return;
       announce(`Job ${job.id} submitted.`);
       location.hash = `#/jobs/${job.id}`;
     } catch (error) {
       if (error instanceof ProblemError) this.showProblem(error.problem);
-      else this.showFormProblem(String(error));
+      else if (error instanceof SubmitTimeout)
+        this.showFormProblem(
+          `No answer from the service within ${SUBMIT_TIMEOUT_MS / 1000} s. The job may still have been created: ` +
+            'look for it in the jobs list before submitting again.',
+          true,
+        );
+      else this.showFormProblem(String(error), true);
     } finally {
-      button.disabled = false;
+      this.setBusy(null);
+      // The disabled button dropped the focus; a problem above took it, else it comes back here.
+      if (!this.closed && (document.activeElement === document.body || !document.activeElement)) this.button.focus();
+    }
+  }
+
+  /**
+   * Upload the matrix if it must be (or name the one uploaded for it before), then POST the job, abandoned
+   * after SUBMIT_TIMEOUT_MS without an answer. A reused stored matrix that has since gone (expired, deleted)
+   * is uploaded again, once.
+   */
+  private async post(body: CreateJobRequest, plan: MatrixPlan): Promise<Job> {
+    for (let attempt = 0; ; attempt++) {
+      let reused = false;
+      if ('upload' in plan) {
+        const stored = await this.storedMatrix(plan.upload, plan.gzip);
+        body.matrix = { format: 'stored', id: stored.id };
+        reused = stored.reused;
+      }
+      this.setBusy('Submitting…');
+      const controller = new AbortController();
+      const timer = setTimeout(() => controller.abort(new SubmitTimeout()), SUBMIT_TIMEOUT_MS);
+      try {
+        return await this.api.json<Job>('POST', '/v1/jobs', body, controller.signal);
+      } catch (error) {
+        if (controller.signal.aborted) throw new SubmitTimeout();
+        if (reused && attempt === 0 && error instanceof ProblemError && error.problem.code === 'matrix-not-found') {
+          this.uploaded = null;
+          continue;
+        }
+        throw error;
+      } finally {
+        clearTimeout(timer);
+      }
     }
   }
 
@@ -435,7 +648,7 @@ export class SubmitFormView implements View {
       : [fieldError(area ? this.visibleFieldOf(area.slice(1), problem.code) : '', problem.detail)];
     let first: Field | undefined;
     for (const error of errors) {
-      const field = this.fieldFor(error.path);
+      const field = this.fieldFor(error.path, problem.code);
       if (!field) {
         unplaced.push(error.path ? `${error.path}: ${error.message}` : error.message);
         continue;
@@ -446,12 +659,13 @@ export class SubmitFormView implements View {
       first ??= field;
     }
     if (unplaced.length > 0 || !first) this.showFormProblem(`${problem.title}: ${unplaced.join('; ') || problem.detail}`);
-    (first?.control ?? this.formProblem).focus?.();
+    const target = first ? (first.focus?.() ?? first.control) : this.formProblem;
+    target.focus();
     first?.element.scrollIntoView({ block: 'center' });
     announce(`Refused: ${problem.title}.`);
   }
 
-  private fieldFor(path: string): Field | undefined {
+  private fieldFor(path: string, code?: string): Field | undefined {
     // A path such as /matrix/n or /partition/machines/0: the deepest field shown on the form; else
     // the field that holds that part of the request as the form is set (e.g. /partition: the machines).
     const segments = path.split('/');
@@ -459,7 +673,7 @@ export class SubmitFormView implements View {
       const field = this.fields.get(segments.slice(0, length).join('/'));
       if (field && !field.element.closest('[hidden]')) return field;
     }
-    const fallback = this.fields.get(this.visibleFieldOf(segments[1] ?? ''));
+    const fallback = this.fields.get(this.visibleFieldOf(segments[1] ?? '', code));
     return fallback && !fallback.element.closest('[hidden]') ? fallback : undefined;
   }
 
@@ -470,14 +684,25 @@ export class SubmitFormView implements View {
       const source = this.value('source');
       if (source === 'paste') return '/matrix/data';
       if (source === 'file') return '/matrix/file';
+      if (source === 'stored') return '/matrix/id';
+      // A generated matrix too large is too large by its n.
       return code === 'too-large' ? '/matrix/n' : '/matrix/generator';
     }
     return `/${part}`;
   }
 
-  private showFormProblem(text: string): void {
+  private showFormProblem(text: string, focus = false): void {
     this.formProblem.hidden = false;
     this.formProblem.textContent = text;
+    if (focus) this.formProblem.focus();
+  }
+}
+
+/** The job's POST went unanswered for SUBMIT_TIMEOUT_MS (the abort's reason). */
+class SubmitTimeout extends Error {
+  constructor() {
+    super('no answer from the service');
+    this.name = 'SubmitTimeout';
   }
 }
 
@@ -490,9 +715,4 @@ function radios(name: string, choices: Record<string, string>, checked: string):
 /** A field-level error as the API words one (its pointer and text under both their names). */
 function fieldError(pointer: string, detail: string): NonNullable<Problem['errors']>[number] {
   return { pointer, detail, path: pointer, message: detail };
-}
-
-/** A problem found before sending (a missing file), shown like the API's. */
-function localProblem(path: string, message: string): Problem {
-  return { type: 'about:blank', title: 'Missing input', status: 400, detail: message, errors: [fieldError(path, message)] };
 }
