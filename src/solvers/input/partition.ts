@@ -198,11 +198,16 @@ function fromGroups(groups: unknown, n: number, limits: InputLimits | undefined)
   return partitionFromAssignment(assignment, m);
 }
 
+/** m against both limits, the message naming the lower one (a user told "at most n" then tried n and met the other). */
 function checkMachineCount(m: number, n: number, limits: InputLimits | undefined): void {
-  if (m > n) throw new TooManyMachinesError(m, n, `the matrix has n = ${n} rows and each machine needs at least one row`);
-  const maxMachines = limits?.maxMachines;
-  if (maxMachines !== undefined && m > maxMachines)
-    throw new TooManyMachinesError(m, maxMachines, 'the service limit on machines (maxMachines)');
+  const maxMachines = limits?.maxMachines ?? Number.POSITIVE_INFINITY;
+  if (m <= n && m <= maxMachines) return;
+  if (n <= maxMachines) throw new TooManyMachinesError(m, n, `the matrix has n = ${n} rows and each machine needs at least one row`);
+  throw new TooManyMachinesError(
+    m,
+    maxMachines,
+    `the service limit on machines (maxMachines)${m > n ? `, below the matrix's n = ${n} rows` : ''}`,
+  );
 }
 
 /** Check a ready-made Partition against n (its internal consistency is the producer's contract). */

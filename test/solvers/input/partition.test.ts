@@ -73,6 +73,10 @@ describe('buildPartition: { machines }', () => {
     const overLimit = thrown(() => buildPartition({ machines: 20 }, 100, { maxMachines: 16 }));
     expect(overLimit).toBeInstanceOf(TooManyMachinesError);
     expect(overLimit.message).toMatch(/20 machines requested, at most 16 allowed/);
+    // More than both: the lower limit is named (it said "at most 300000" for 300,000 rows, and 2000 then met the other).
+    const overBoth = thrown(() => buildPartition({ machines: 400 }, 300, { maxMachines: 16 }));
+    expect(overBoth.message).toMatch(/400 machines requested, at most 16 allowed: the service limit on machines/);
+    expect((overBoth as TooManyMachinesError).details).toMatchObject({ machines: 400, limit: 16 });
     expect(() => buildPartition({ machines: 0 }, 5)).toThrow(InvalidPartitionError);
     expect(() => buildPartition({ machines: -2 }, 5)).toThrow(/machines must be an integer >= 1/);
     expect(() => buildPartition({ machines: 2.5 }, 5)).toThrow(/machines must be an integer >= 1; got number 2.5/);
