@@ -1810,6 +1810,13 @@ export interface components {
             /** @description The solution the run returned (null entries only if it diverged to non-finite values). */
             x: (number | null)[];
         };
+        /** @description `event: status`: the status at subscription time, then each change, with the job. */
+        JobStatusEvent: {
+            status: components["schemas"]["JobStatus"];
+            job: components["schemas"]["Job"];
+        };
+        /** @description The `data` of an event: `status` JobStatusEvent, `progress` JobProgress. */
+        JobEventData: components["schemas"]["JobStatusEvent"] | components["schemas"]["JobProgress"];
         JobPartition: {
             id: string;
             n: number;
@@ -2005,6 +2012,7 @@ export interface components {
             }[] | null;
         };
         StudyProgress: {
+            /** @description Samples done (a grid point's share of a chunk of several points may be fractional in `points`). */
             done: number;
             total: number;
             chunksDone: number;
@@ -2080,6 +2088,13 @@ export interface components {
             /** @description Present when the study failed: why. */
             error?: components["schemas"]["Problem"];
         };
+        /** @description `event: status`: the status at subscription time, then each change, with the study. */
+        StudyStatusEvent: {
+            status: components["schemas"]["StudyStatus"];
+            study: components["schemas"]["Study"];
+        };
+        /** @description The `data` of an event: `status` StudyStatusEvent, `progress` StudyProgress. */
+        StudyEventData: components["schemas"]["StudyStatusEvent"] | components["schemas"]["StudyProgress"];
         StudyPage: {
             items: components["schemas"]["StudySummary"][];
             nextCursor: string | null;
@@ -3609,13 +3624,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An event stream. */
+            /** @description An event stream; each event's data is a JobEventData. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["JobEventData"];
                 };
             };
             /** @description The id is longer than 64 characters (`invalid-request`). */
@@ -4425,13 +4440,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description An event stream. */
+            /** @description An event stream; each event's data is a StudyEventData. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": string;
+                    "text/event-stream": components["schemas"]["StudyEventData"];
                 };
             };
             /** @description The study id is longer than 64 characters (`invalid-request`). */

@@ -9,6 +9,7 @@ import { buildApp } from '../../src/api/app.js';
 import type { Job } from '../../src/jobs/types.js';
 import { assertContractKept, checkContract, contract, type ObservedResponse } from '../support/contract.js';
 import { createJob, startTestService, waitForJob, type TestService } from '../support/service.js';
+import { openEventStream } from '../support/sse.js';
 
 let service: TestService;
 let job: Job;
@@ -149,6 +150,28 @@ describe('a violation fails the test that received it', () => {
 });
 
 describe('event streams (not seen by the hook)', () => {
+  it("a job's events, status and progress, each match the stream's declared data (JobEventData)", async () => {
+    const solve = await createJob(service.app, {
+      type: 'solve',
+      matrix: { format: 'generator', generator: 'gaussian', n: 60, seed: 4 },
+      partition: { machines: 4 },
+      algorithms: ['dgd', 'apc'],
+      options: { maxIterations: 20_000, tolerance: 1e-12 },
+    });
+    const stream = await openEventStream(`${service.baseUrl}/v1/jobs/${solve.job.id}/events`);
+    await stream.ended;
+    expect(stream.events.map((event) => event.event)).toContain('status');
+    for (const event of stream.events) expect(contract().eventViolations('/v1/jobs/{id}/events', event.data)).toEqual([]);
+    // A status event with a job that is not one, or progress without its phase, is refused.
+    const status = stream.events.find((event) => event.event === 'status')!.data as { job: Job };
+    expect(contract().eventViolations('/v1/jobs/{id}/events', { ...status, job: { ...status.job, n: 'twelve' } })).toEqual([
+      expect.stringMatching(/does not match the schema/),
+    ]);
+    expect(contract().eventViolations('/v1/jobs/{id}/events', { fraction: 0.5, updatedAt: '2026-12-07T00:00:00Z' })).toEqual([
+      expect.stringMatching(/does not match the schema/),
+    ]);
+  });
+
   it('GET /v1/jobs/{id}/events answers 200 text/event-stream as declared', async () => {
     const controller = new AbortController();
     const response = await fetch(`${service.baseUrl}/v1/jobs/${job.id}/events`, { signal: controller.signal });

@@ -11,6 +11,7 @@ import type { Study } from '../../src/jobs/studies/types.js';
 import type { ProblemDetails } from '../../src/jobs/types.js';
 import { planStudy } from '../../src/solvers/studies/plan.js';
 import { computeGroupSample } from '../../src/solvers/studies/sampler.js';
+import { contract } from '../support/contract.js';
 import { openEventStream } from '../support/sse.js';
 import { createStudy, getStudy, startStudyTestService, waitForStudy, type StudyTestService } from '../support/studyService.js';
 
@@ -251,6 +252,8 @@ describe('workers, cancel, delete', () => {
     const last = stream.events[stream.events.length - 1];
     expect(last.event).toBe('status');
     expect((last.data as { status: string }).status).toBe('succeeded');
+    // Every event's data is what the OpenAPI document declares for the stream (StudyEventData).
+    for (const event of stream.events) expect(contract().eventViolations('/v1/studies/{id}/events', event.data)).toEqual([]);
   }, 120_000);
 });
 

@@ -178,6 +178,18 @@ export class Contract {
     return [`${name}: the body does not match the schema: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}`];
   }
 
+  /**
+   * What in an event's `data` the document does not allow: the schema of `text/event-stream` in the 200 response of
+   * GET `path` (a template, as the document writes it). Empty when it keeps the contract.
+   */
+  eventViolations(path: string, data: unknown): string[] {
+    const pointer = `paths/${escapePointer(path)}/get/responses/200/content/${escapePointer('text/event-stream')}/schema`;
+    if (this.resolve(pointer) === undefined) return [`GET ${path}: declares no text/event-stream schema`];
+    const validate = this.validator(pointer);
+    if (validate(data)) return [];
+    return [`GET ${path} event: the data does not match the schema: ${this.ajv.errorsText(validate.errors, { separator: '; ' })}`];
+  }
+
   private validator(pointer: string): ValidateFunction {
     const known = this.validators.get(pointer);
     if (known) return known;

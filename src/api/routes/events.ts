@@ -4,12 +4,11 @@
  * (heartbeats) keep proxies from timing the connection out.
  */
 import type { FastifyPluginCallbackZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { FINISHED_STATUSES, type JobEvent, type JobService } from '../../jobs/types.js';
 import { streamEvents, trackOpenStreams } from '../eventStream.js';
 import { jobEventData } from '../jobView.js';
 import { ownerFilterOf } from '../plugins/auth.js';
-import { JobIdParamsSchema } from '../schemas/job.js';
+import { JobEventDataSchema, JobIdParamsSchema } from '../schemas/job.js';
 import { problemResponses } from '../schemas/problem.js';
 import { BAD_ID, NO_SUCH_JOB } from './jobs.js';
 
@@ -36,7 +35,10 @@ export const eventRoutes: FastifyPluginCallbackZod<EventRoutesOptions> = (app, {
         description: DESCRIPTION,
         params: JobIdParamsSchema,
         response: {
-          200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
+          200: {
+            description: "An event stream; each event's data is a JobEventData.",
+            content: { 'text/event-stream': { schema: JobEventDataSchema } },
+          },
           ...BAD_ID,
           ...NO_SUCH_JOB,
           ...problemResponses(503),

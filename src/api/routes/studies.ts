@@ -18,6 +18,7 @@ import { JSON_BODY_400, JSON_BODY_413, problemResponse, problemResponses } from 
 import { labelPairs } from '../schemas/labels.js';
 import { jsonResponse } from '../schemas/responses.js';
 import {
+  StudyEventDataSchema,
   CreateStudyBodySchema,
   ListStudiesQuerySchema,
   StudyFigureParamsSchema,
@@ -321,7 +322,10 @@ const bodylessStudyRoutes: FastifyPluginCallbackZod<{
         description: EVENTS_DESCRIPTION,
         params: StudyIdParamsSchema,
         response: {
-          200: { description: 'An event stream.', content: { 'text/event-stream': { schema: z.string() } } },
+          200: {
+            description: "An event stream; each event's data is a StudyEventData.",
+            content: { 'text/event-stream': { schema: StudyEventDataSchema } },
+          },
           ...BAD_ID,
           ...NO_SUCH_STUDY,
           ...problemResponses(503),

@@ -367,6 +367,18 @@ export const SolutionSchema = z
 /** The solution of a run: an API shape only (the job layer hands out the Float64Array). */
 export type Solution = z.output<typeof SolutionSchema>;
 
+/** The `data` of a job's event stream (GET /v1/jobs/{id}/events). */
+export const JobEventDataSchema = z
+  .union([
+    z
+      .object({ status: JobStatusSchema, job: JobSchema })
+      .describe('`event: status`: the status at subscription time, then each change, with the job.')
+      .meta({ id: 'JobStatusEvent' }),
+    JobProgressSchema.describe('`event: progress`: about every PROGRESS_INTERVAL_MS while the job runs.'),
+  ])
+  .describe('The `data` of an event: `status` JobStatusEvent, `progress` JobProgress.')
+  .meta({ id: 'JobEventData' });
+
 /**
  * A TraceView as the API sends it: JSON has no NaN or Infinity, so the non-finite values of a run
  * that diverged are sent as null.

@@ -227,7 +227,7 @@ export const StudyResultSchema = z
 
 export const StudyProgressSchema = z
   .object({
-    done: z.number(),
+    done: z.int().min(0).describe("Samples done (a grid point's share of a chunk of several points may be fractional in `points`)."),
     total: z.number().int(),
     chunksDone: z.number().int(),
     chunks: z.number().int(),
@@ -282,11 +282,23 @@ export const StudySummarySchema = z
     preset: z.enum(STUDY_PRESETS).nullable(),
     createdAt: z.string(),
     finishedAt: z.string().nullable(),
-    progress: z.object({ done: z.number(), total: z.number().int() }),
+    progress: z.object({ done: z.int().min(0), total: z.number().int() }),
     labels: LabelsSchema,
     error: ProblemSchema.optional().describe('Present when the study failed: why.'),
   })
   .meta({ id: 'StudySummary' });
+
+/** The `data` of a study's event stream (GET /v1/studies/{id}/events). */
+export const StudyEventDataSchema = z
+  .union([
+    z
+      .object({ status: StudyStatusSchema, study: StudySchema })
+      .describe('`event: status`: the status at subscription time, then each change, with the study.')
+      .meta({ id: 'StudyStatusEvent' }),
+    StudyProgressSchema.describe('`event: progress`: samples done of the total, per grid point, after each chunk a worker finishes.'),
+  ])
+  .describe('The `data` of an event: `status` StudyStatusEvent, `progress` StudyProgress.')
+  .meta({ id: 'StudyEventData' });
 
 export const StudyPageSchema = z
   .object({ items: z.array(StudySummarySchema), nextCursor: z.string().nullable() })
