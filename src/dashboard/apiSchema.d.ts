@@ -689,7 +689,22 @@ export interface components {
             maxIterations?: number;
             /** @description Overrides of the optimal parameters, per algorithm, e.g. { "apc": { "gamma": 1.2, "eta": 1.5 } }. */
             parameters?: {
-                [key: string]: {
+                apc?: {
+                    [key: string]: number;
+                };
+                dhbm?: {
+                    [key: string]: number;
+                };
+                dgd?: {
+                    [key: string]: number;
+                };
+                dnag?: {
+                    [key: string]: number;
+                };
+                cimmino?: {
+                    [key: string]: number;
+                };
+                mlm?: {
                     [key: string]: number;
                 };
             };
@@ -1402,7 +1417,47 @@ export interface components {
                     rowNormRatio: number;
                 };
                 table1: {
-                    [key: string]: {
+                    apc?: {
+                        lower: number | null;
+                        upper: number | null;
+                        upperHypothesisHolds: boolean;
+                        lowerBounds: {
+                            [key: string]: number | null;
+                        };
+                    };
+                    dhbm?: {
+                        lower: number | null;
+                        upper: number | null;
+                        upperHypothesisHolds: boolean;
+                        lowerBounds: {
+                            [key: string]: number | null;
+                        };
+                    };
+                    dgd?: {
+                        lower: number | null;
+                        upper: number | null;
+                        upperHypothesisHolds: boolean;
+                        lowerBounds: {
+                            [key: string]: number | null;
+                        };
+                    };
+                    dnag?: {
+                        lower: number | null;
+                        upper: number | null;
+                        upperHypothesisHolds: boolean;
+                        lowerBounds: {
+                            [key: string]: number | null;
+                        };
+                    };
+                    cimmino?: {
+                        lower: number | null;
+                        upper: number | null;
+                        upperHypothesisHolds: boolean;
+                        lowerBounds: {
+                            [key: string]: number | null;
+                        };
+                    };
+                    mlm?: {
                         lower: number | null;
                         upper: number | null;
                         upperHypothesisHolds: boolean;
@@ -1442,7 +1497,12 @@ export interface components {
                     tie: boolean;
                 };
                 predictedIterations: {
-                    [key: string]: number | null;
+                    apc?: number | null;
+                    dhbm?: number | null;
+                    dgd?: number | null;
+                    dnag?: number | null;
+                    cimmino?: number | null;
+                    mlm?: number | null;
                 };
                 tolerance: number;
                 regime: string;
@@ -1559,7 +1619,12 @@ export interface components {
             /** @description false: runs were not stopped as 'stagnated' (absent: they may be). */
             stopOnStagnation?: boolean;
             parameters: {
-                [key: string]: components["schemas"]["Parameters"];
+                apc?: components["schemas"]["Parameters"];
+                dhbm?: components["schemas"]["Parameters"];
+                dgd?: components["schemas"]["Parameters"];
+                dnag?: components["schemas"]["Parameters"];
+                cimmino?: components["schemas"]["Parameters"];
+                mlm?: components["schemas"]["Parameters"];
             };
             /** @description Absent: every run started at x(0) = 0. */
             initialGuess?: components["schemas"]["InitialGuessEcho"];
@@ -1677,7 +1742,12 @@ export interface components {
             /** @description analysisCompleted false: the spectral data the runs used; absent when it was not computed (every parameter given, or cancelled before it). */
             spectral?: components["schemas"]["RunsSpectralData"];
             runs: {
-                [key: string]: components["schemas"]["Run"];
+                apc?: components["schemas"]["Run"];
+                dhbm?: components["schemas"]["Run"];
+                dgd?: components["schemas"]["Run"];
+                dnag?: components["schemas"]["Run"];
+                cimmino?: components["schemas"]["Run"];
+                mlm?: components["schemas"]["Run"];
             };
             /** @description Advise jobs: the candidate partitions, each with its kappa(S) and theta_H, and the best. */
             advice?: components["schemas"]["Advice"];

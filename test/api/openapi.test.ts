@@ -263,7 +263,10 @@ describe('the OpenAPI document', () => {
     }
     expect(job.status).toBe('succeeded');
     expect(job.result!.analysis!.m).toBe(4);
-    expect(job.result!.runs.apc.status).toBe('converged');
+    expect(job.result!.runs.apc!.status).toBe('converged');
+    // The maps keyed by algorithm are typed by their keys (npm run typecheck): a typo does not compile.
+    // @ts-expect-error 'apcc' is no algorithm.
+    expect(job.result!.runs.apcc).toBeUndefined();
 
     const path = { id, algorithm: 'cimmino' } as const;
     const solution = (await client.GET('/v1/jobs/{id}/runs/{algorithm}/solution', { params: { path } })).data!;

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Config } from '../../config.js';
 import { jsonSchemaTransform, jsonSchemaTransformObject } from 'fastify-type-provider-zod';
 import { withConfiguredLimits } from '../schemas/limits.js';
+import { enumKeyedMapsAsProperties } from '../schemas/openApiEnumMaps.js';
 import { tuplesAsBoundedArrays } from '../schemas/openApiTuples.js';
 import { BEARER_SCHEME, BEARER_SECURITY_SCHEME } from './auth.js';
 
@@ -72,7 +73,11 @@ export async function installOpenApi(app: FastifyInstance, config: Config): Prom
     },
     transform: withResponseHeaders,
     transformObject: (document) =>
-      withoutUnusedSchemas(withInternalErrors(withConfiguredLimits(tuplesAsBoundedArrays(jsonSchemaTransformObject(document)), config))),
+      withoutUnusedSchemas(
+        withInternalErrors(
+          withConfiguredLimits(enumKeyedMapsAsProperties(tuplesAsBoundedArrays(jsonSchemaTransformObject(document))), config),
+        ),
+      ),
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
 }
