@@ -422,7 +422,8 @@ function seconds(value: number | null | undefined): string {
  * iteration limit: its run stops there), the seconds one iteration costs here (and on the described deployment), and
  * their product; which of APC and D-HBM finishes first, and why that can differ from the rates.
  */
-export function timeToSolutionSection(analysis: Analysis, maxIterations?: number): HTMLElement | string {
+/** `solving`: the job's runs stop at maxIterations; else (an analysis, an advice) a later solve with its options would. */
+export function timeToSolutionSection(analysis: Analysis, maxIterations?: number, solving = true): HTMLElement | string {
   const times = analysis.timeToSolution;
   if (!times) return '';
   const deployment = times.deployment;
@@ -448,7 +449,7 @@ export function timeToSolutionSection(analysis: Analysis, maxIterations?: number
               'span',
               {
                 class: 'cell-note beyond-limit',
-                title: `This job's runs stop at maxIterations = ${formatInteger(maxIterations)}, before the tolerance; options.maxIterations raises the limit.`,
+                title: `${solving ? "This job's runs stop" : "A solve with this job's options stops"} at maxIterations = ${formatInteger(maxIterations)}, before the tolerance; options.maxIterations raises the limit.`,
               },
               `⚠ over maxIterations (${formatInteger(maxIterations)})`,
             ),

@@ -273,7 +273,7 @@ export class JobPageView implements View {
       conditioningSection(analysis),
       ratesSection(analysis, result.runs),
       recommendationSection(analysis),
-      timeToSolutionSection(analysis, job.options.maxIterations),
+      timeToSolutionSection(analysis, job.options.maxIterations, job.type === 'solve'),
       result.advice ? adviceSection(result.advice, this.advicePictures(result.advice), this.solveWithBest(job)) : this.partitionSection(),
       this.downloadsSection(job, runs),
     );

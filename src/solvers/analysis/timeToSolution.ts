@@ -440,7 +440,8 @@ function comparison(t: AlgorithmTimes, where: string): string {
  * Which of APC and D-HBM finishes first, here and on the deployment, with why it can differ from the rates; and, given
  * the job's iteration limit, which of the two it would stop before the tolerance (the prediction is of a run to it).
  */
-export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIterations?: number): FinishesFirst {
+/** `solving`: the job runs the algorithms (a solve); else its maxIterations is said of a later solve with its options. */
+export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIterations?: number, solving = true): FinishesFirst {
   const here = finishesFirstOf(t);
   const deployment = t.deployment === undefined ? null : finishesFirstOf(t.deployment);
   const parts = [comparison(t, 'Here'), ...(t.deployment === undefined ? [] : [comparison(t.deployment, 'On the described deployment')])];
@@ -450,19 +451,23 @@ export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIter
       ? `This differs from the per-iteration answer (${nameOf(faster)} converges in fewer iterations) because an iteration's cost differs: APC projects (a pass over Q_i or solves with the factor of A_i A_i^T, and vectors of n to and from every machine) where D-HBM makes one pass over A_i and exchanges vectors of the column supports.`
       : `This agrees with the per-iteration answer: the difference in iterations outweighs the difference in cost per iteration.`,
   );
-  if (maxIterations !== undefined) parts.push(...beyondLimit(t, maxIterations));
+  if (maxIterations !== undefined) parts.push(...beyondLimit(t, maxIterations, solving));
   return { here, deployment, explanation: parts.join(' ') };
 }
 
 /** Says of APC and D-HBM, those whose predicted iterations exceed the job's limit, that a run of them stops there. */
-function beyondLimit(t: AlgorithmTimes, maxIterations: number): string[] {
+function beyondLimit(t: AlgorithmTimes, maxIterations: number, solving: boolean): string[] {
   const beyond = (['apc', 'dhbm'] as const).filter((id) => (t[id].iterations ?? 0) > maxIterations);
   if (beyond.length === 0) return [];
   const names = beyond.map(nameOf).join(' and ');
   const counts = beyond.map((id) => String(t[id].iterations)).join(' and ');
   const [needs, runs] = beyond.length === 1 ? ['needs', 'a run of it'] : ['need', 'runs of them'];
+  // An analysis or an advice runs nothing: its limit is what a solve with its options would stop at.
+  const stops = solving
+    ? `${runs} here stop${beyond.length === 1 ? 's' : ''}`
+    : `a solve with this job's options would stop ${beyond.length === 1 ? 'it' : 'them'}`;
   return [
-    `${names} ${needs} ${counts} iterations, more than this job's maxIterations (${maxIterations}): ${runs} here stop${beyond.length === 1 ? 's' : ''} at 'max-iterations' before the tolerance; options.maxIterations raises the limit.`,
+    `${names} ${needs} ${counts} iterations, more than this job's maxIterations (${maxIterations}): ${stops} at 'max-iterations' before the tolerance; options.maxIterations raises the limit.`,
   ];
 }
 
@@ -470,7 +475,10 @@ function beyondLimit(t: AlgorithmTimes, maxIterations: number): string[] {
  * The analysis with its time to solution and the recommendation's finishesFirst (the other fields unchanged), which
  * names the iteration limit the job's runs have when given.
  */
-export function withTimeToSolution(analysis: Analysis, t: TimeToSolution, maxIterations?: number): Analysis {
-  const recommendation = { ...analysis.recommendation, finishesFirst: finishesFirst(analysis.recommendation.algorithm, t, maxIterations) };
+export function withTimeToSolution(analysis: Analysis, t: TimeToSolution, maxIterations?: number, solving = true): Analysis {
+  const recommendation = {
+    ...analysis.recommendation,
+    finishesFirst: finishesFirst(analysis.recommendation.algorithm, t, maxIterations, solving),
+  };
   return { ...analysis, recommendation, timeToSolution: t };
 }
