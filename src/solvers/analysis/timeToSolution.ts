@@ -440,8 +440,7 @@ function comparison(t: AlgorithmTimes, where: string): string {
  * Which of APC and D-HBM finishes first, here and on the deployment, with why it can differ from the rates; and, given
  * the job's iteration limit, which of the two it would stop before the tolerance (the prediction is of a run to it).
  */
-/** `solving`: the job runs the algorithms (a solve); else its maxIterations is said of a later solve with its options. */
-export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIterations?: number, solving = true): FinishesFirst {
+export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIterations?: number): FinishesFirst {
   const here = finishesFirstOf(t);
   const deployment = t.deployment === undefined ? null : finishesFirstOf(t.deployment);
   const parts = [comparison(t, 'Here'), ...(t.deployment === undefined ? [] : [comparison(t.deployment, 'On the described deployment')])];
@@ -451,23 +450,21 @@ export function finishesFirst(faster: 'apc' | 'dhbm', t: TimeToSolution, maxIter
       ? `This differs from the per-iteration answer (${nameOf(faster)} converges in fewer iterations) because an iteration's cost differs: APC projects (a pass over Q_i or solves with the factor of A_i A_i^T, and vectors of n to and from every machine) where D-HBM makes one pass over A_i and exchanges vectors of the column supports.`
       : `This agrees with the per-iteration answer: the difference in iterations outweighs the difference in cost per iteration.`,
   );
-  if (maxIterations !== undefined) parts.push(...beyondLimit(t, maxIterations, solving));
+  if (maxIterations !== undefined) parts.push(...beyondLimit(t, maxIterations));
   return { here, deployment, explanation: parts.join(' ') };
 }
 
 /** Says of APC and D-HBM, those whose predicted iterations exceed the job's limit, that a run of them stops there. */
-function beyondLimit(t: AlgorithmTimes, maxIterations: number, solving: boolean): string[] {
+function beyondLimit(t: AlgorithmTimes, maxIterations: number): string[] {
   const beyond = (['apc', 'dhbm'] as const).filter((id) => (t[id].iterations ?? 0) > maxIterations);
   if (beyond.length === 0) return [];
   const names = beyond.map(nameOf).join(' and ');
   const counts = beyond.map((id) => String(t[id].iterations)).join(' and ');
+  // Said of a run with the job's options: a solve's runs, or those a solve would make after an analysis or an advice
+  // (the analysis is the same whichever job computed it).
   const [needs, runs] = beyond.length === 1 ? ['needs', 'a run of it'] : ['need', 'runs of them'];
-  // An analysis or an advice runs nothing: its limit is what a solve with its options would stop at.
-  const stops = solving
-    ? `${runs} here stop${beyond.length === 1 ? 's' : ''}`
-    : `a solve with this job's options would stop ${beyond.length === 1 ? 'it' : 'them'}`;
   return [
-    `${names} ${needs} ${counts} iterations, more than this job's maxIterations (${maxIterations}): ${stops} at 'max-iterations' before the tolerance; options.maxIterations raises the limit.`,
+    `${names} ${needs} ${counts} iterations, more than this job's maxIterations (${maxIterations}): ${runs} with these options stop${beyond.length === 1 ? 's' : ''} at 'max-iterations' before the tolerance; options.maxIterations raises the limit.`,
   ];
 }
 
@@ -475,10 +472,7 @@ function beyondLimit(t: AlgorithmTimes, maxIterations: number, solving: boolean)
  * The analysis with its time to solution and the recommendation's finishesFirst (the other fields unchanged), which
  * names the iteration limit the job's runs have when given.
  */
-export function withTimeToSolution(analysis: Analysis, t: TimeToSolution, maxIterations?: number, solving = true): Analysis {
-  const recommendation = {
-    ...analysis.recommendation,
-    finishesFirst: finishesFirst(analysis.recommendation.algorithm, t, maxIterations, solving),
-  };
+export function withTimeToSolution(analysis: Analysis, t: TimeToSolution, maxIterations?: number): Analysis {
+  const recommendation = { ...analysis.recommendation, finishesFirst: finishesFirst(analysis.recommendation.algorithm, t, maxIterations) };
   return { ...analysis, recommendation, timeToSolution: t };
 }
