@@ -250,7 +250,17 @@ export class ActivityListView implements View {
       h('td', {}, item.kind === 'job' ? progressBar(status, item.progress) : studyProgress(item.summary.progress)),
       h('td', { class: 'number' }, item.kind === 'job' ? item.summary.n : ''),
       h('td', { class: 'number' }, item.kind === 'job' ? item.summary.m : ''),
-      h('td', {}, h('time', { datetime: createdAt }, formatTime(createdAt))),
+      h(
+        'td',
+        {},
+        h(
+          'time',
+          { datetime: createdAt },
+          ...formatTime(createdAt)
+            .split(' ')
+            .flatMap((part, k) => [...(k > 0 ? [' '] : []), h('span', { class: 'date-part' }, part)]),
+        ),
+      ),
       h('td', { class: 'actions' }, action),
     );
   }

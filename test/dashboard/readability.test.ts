@@ -312,6 +312,17 @@ describe('the dashboard says what the numbers mean', () => {
       .items.find((item) => item.id === failed.id)!;
     expect(await page.locator(`tr[data-job-id="${failed.id}"] .failure-reason`).textContent()).toBe(summary.error!.detail);
     await expectFitsWide(page);
+    // Each row's cells end at the row's bottom, its actions' too (a flex box there drew its line off the row's), and
+    // the creation time reads on two lines at most: its date whole, its time whole (it broke at the hyphens).
+    const rowBox = (await row.boundingBox())!;
+    for (const cell of await row.locator('td').all()) {
+      const box = (await cell.boundingBox())!;
+      expect(Math.abs(box.y + box.height - (rowBox.y + rowBox.height)), await cell.innerHTML()).toBeLessThanOrEqual(1);
+    }
+    const parts = await row.locator('time .date-part').allTextContents();
+    expect(parts).toHaveLength(2);
+    const [date, time] = await row.locator('time .date-part').all();
+    for (const part of [date, time]) expect((await part.boundingBox())!.height).toBeLessThan(30);
     // At a phone's width the status is in sight, beside the id (it was the fourth column, scrolled out of view), and a
     // failed row's reason takes three lines at most (it left a gap ~380 px tall), the whole of it in its title.
     await page.setViewportSize(NARROW);
