@@ -6,6 +6,7 @@
  * focus) reads out the selected pair's angle.
  */
 import { h } from './dom.js';
+import { ringRadius } from './heatmapGeometry.js';
 import { formatAngle } from './format.js';
 import { viridis } from './palette.js';
 
@@ -120,9 +121,9 @@ export function thetaHeatmap(theta: number[][], pair: [number, number] | null, t
 const isPair = (pair: [number, number] | null, i: number, j: number): boolean =>
   pair !== null && ((pair[0] === i && pair[1] === j) || (pair[0] === j && pair[1] === i));
 
-/** A black-and-white ring, visible on any cell colour, at least a few pixels wide when cells are tiny. */
+/** A black-and-white ring, visible on any cell colour (its size: ./heatmapGeometry.ts). */
 function ring(ctx: CanvasRenderingContext2D, x: number, y: number, cell: number, ratio: number): void {
-  const radius = Math.max(cell * 0.6, 6 * ratio);
+  const radius = ringRadius(cell, ratio);
   const cx = x + cell / 2;
   const cy = y + cell / 2;
   ctx.lineWidth = 4 * ratio;

@@ -409,7 +409,9 @@ export class SubmitFormView implements View {
     const input = this.form.elements.namedItem(name) as HTMLInputElement;
     const path = input.closest<HTMLElement>('.field')?.dataset.path ?? `/${name}`;
     if (input.validity.badInput) {
-      this.found.push(fieldError(path, 'not a number (write it as 250, 0.5 or 1e-8).'));
+      // A whole-number field (n, machines, iterations) is shown whole numbers only.
+      const example = input.step === '1' ? 'a whole number, such as 250' : 'as 250, 0.5 or 1e-8';
+      this.found.push(fieldError(path, `not a number (write it ${example.startsWith('a ') ? 'as ' : ''}${example}).`));
       return undefined;
     }
     const text = input.value.trim();

@@ -10,6 +10,7 @@ import {
   formatTime,
   runsConvergedText,
 } from '../../src/dashboard/format.js';
+import { ringRadius } from '../../src/dashboard/heatmapGeometry.js';
 
 describe('formatMatrix', () => {
   it('a regression reads rows x features (it read "regression n = 300 (rows 300, ...)" for 200 features)', () => {
@@ -149,5 +150,18 @@ describe('formatRate', () => {
     // Without a gap, or away from 1, the number as formatNumber writes it.
     expect(formatRate(1 - 1.06e-5)).toBe('1 - 1.06e-5');
     expect(formatRate(0.5, 0.5)).toBe('0.5');
+  });
+});
+
+describe('the theta_H ring of the heatmap', () => {
+  it("stays inside a large cell (m = 2 to 4: around it, it covered the machines' numbers), circles a tiny one", () => {
+    for (const ratio of [1, 2])
+      for (const cell of [24, 60, 150, 300].map((c) => c * ratio)) {
+        // Its outer edge: the radius and half the white stroke (4 px).
+        expect(ringRadius(cell, ratio) + 2 * ratio, `cell ${cell}`).toBeLessThanOrEqual(cell / 2);
+      }
+    // A cell of a few pixels (m = 200) is circled by at least 6 px, visible around it.
+    expect(ringRadius(3, 1)).toBeGreaterThanOrEqual(6);
+    expect(ringRadius(12, 1)).toBeGreaterThan(6);
   });
 });

@@ -74,6 +74,9 @@ describe('the New job form', () => {
     await fieldProblem(page, '/matrix/n').waitFor();
     for (const path of ['/matrix/n', '/options/tolerance', '/options/maxIterations'])
       expect(await fieldProblem(page, path).textContent(), path).toContain('not a number');
+    // Its example fits the field: a whole number where only whole numbers go.
+    expect(await fieldProblem(page, '/options/maxIterations').textContent()).toContain('write it as a whole number, such as 250');
+    expect(await fieldProblem(page, '/options/tolerance').textContent()).toContain('write it as 250, 0.5 or 1e-8');
     for (const label of ['n (rows and columns)', 'Tolerance (relative residual)', 'Maximum iterations'])
       expect(await page.getByLabel(label).getAttribute('aria-invalid'), label).toBe('true');
     expect(await focused(page)).toBe('field-matrix-n');

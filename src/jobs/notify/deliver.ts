@@ -30,8 +30,8 @@ export interface DeliveryPolicy {
 export type AttemptOutcome =
   { delivered: true; statusCode: number } | { delivered: false; statusCode: number | null; error: string; refused: boolean };
 
-/** Standard Webhooks' secrets: `whsec_` and the key's bytes in base64. */
-const STANDARD_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
+/** Standard Webhooks' secrets: `whsec_` and the key's bytes in base64, padded or not (their libraries read both). */
+const STANDARD_SECRET = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}(?:==)?|[A-Za-z0-9+/]{3}=?)?)$/;
 
 /**
  * The HMAC key of a secret: a Standard Webhooks secret (`whsec_<base64>`) is its decoded bytes, as their libraries
