@@ -181,6 +181,8 @@ describe('callbacks of jobs', () => {
       [{ url: 'http://user:pass@127.0.0.1:9/x', secret: SECRET }, '/notify/url', 'must not hold credentials'],
       // Read with `path` as its host, and retried for a day.
       [{ url: 'http:///path', secret: SECRET }, '/notify/url', 'must name its host'],
+      // One message, not also the host check's.
+      [{ url: 'http:/127.0.0.1:9/x', secret: SECRET }, '/notify/url', 'must be an http or https URL'],
       [{ url: `${receiver.url}/ok`, secret: 'short' }, '/notify/secret', ''],
     ] as const) {
       const response = await fetch(`${service.baseUrl}/v1/jobs`, {

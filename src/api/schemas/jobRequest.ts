@@ -353,7 +353,8 @@ function callbackUrlProblem(url: string): string | null {
 export const NotifyRequestSchema = z
   .strictObject({
     url: z
-      .url({ protocol: /^https?$/, error: 'must be an http or https URL' })
+      // abort: a URL that is not one gets this message alone, not also the host check's below.
+      .url({ protocol: /^https?$/, error: 'must be an http or https URL (http://host/...)', abort: true })
       .max(2048)
       .superRefine((url, context) => {
         const problem = callbackUrlProblem(url);
