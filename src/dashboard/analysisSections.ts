@@ -419,10 +419,10 @@ function seconds(value: number | null | undefined): string {
 
 /**
  * Predicted time to solution: per algorithm, the iterations its optimal rate needs (marked where they exceed the job's
- * iteration limit: its run stops there), the seconds one iteration costs here (and on the described deployment), and
- * their product; which of APC and D-HBM finishes first, and why that can differ from the rates.
+ * iteration limit: its run stops there, or with `solving` false, an analysis' or advice's, a later solve's with its
+ * options would), the seconds one iteration costs here (and on the described deployment), and their product; which of
+ * APC and D-HBM finishes first, and why that can differ from the rates.
  */
-/** `solving`: the job's runs stop at maxIterations; else (an analysis, an advice) a later solve with its options would. */
 export function timeToSolutionSection(analysis: Analysis, maxIterations?: number, solving = true): HTMLElement | string {
   const times = analysis.timeToSolution;
   if (!times) return '';

@@ -410,8 +410,8 @@ export class SubmitFormView implements View {
     const path = input.closest<HTMLElement>('.field')?.dataset.path ?? `/${name}`;
     if (input.validity.badInput) {
       // A whole-number field (n, machines, iterations) is shown whole numbers only.
-      const example = input.step === '1' ? 'a whole number, such as 250' : 'as 250, 0.5 or 1e-8';
-      this.found.push(fieldError(path, `not a number (write it ${example.startsWith('a ') ? 'as ' : ''}${example}).`));
+      const example = input.step === '1' ? 'a whole number, such as 250' : '250, 0.5 or 1e-8';
+      this.found.push(fieldError(path, `not a number (write it as ${example}).`));
       return undefined;
     }
     const text = input.value.trim();
@@ -427,11 +427,12 @@ export class SubmitFormView implements View {
   /** A list of whole numbers (block sizes, an assignment), each item checked: the API would get `null` for 'abc'. */
   private wholeNumbers(path: string, text: string, empty: string): NonEmpty<number> {
     const items = text.split(/[\s,;]+/).filter(Boolean);
-    const bad = items.findIndex((item) => !/^\+?\d+$/.test(item));
+    const notWhole = (item: string): boolean => !/^\+?\d+$/.test(item);
+    const bad = items.findIndex(notWhole);
     if (items.length === 0) this.found.push(fieldError(path, empty));
     else if (bad >= 0) {
       const item = items[bad];
-      const others = items.slice(bad + 1).filter((other) => !/^\+?\d+$/.test(other)).length;
+      const others = items.slice(bad + 1).filter(notWhole).length;
       const what = /^-\d+$/.test(item) ? 'is negative' : 'is not a whole number';
       this.found.push(
         fieldError(path, `'${item.slice(0, 40)}' (item ${bad + 1}) ${what}${others > 0 ? ` (and ${others} more after it)` : ''}.`),

@@ -13,6 +13,7 @@ import type { FastifyInstance } from 'fastify';
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { z } from 'zod';
 import { StoreUnavailableError } from '../../jobs/errors.js';
+import { storeCall, withTimeout } from '../../jobs/store/redisConnection.js';
 import type { JobService } from '../../jobs/types.js';
 import { problemResponses } from '../schemas/problem.js';
 
@@ -60,12 +61,8 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
   /** Read the queue depth for this scrape; fails fast when Redis is unreachable (see JobService). */
   const sampleQueue = async (): Promise<void> => {
     queueJobs.reset();
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const late = new Promise<never>((_resolve, reject) => {
-        timer = setTimeout(() => reject(new StoreUnavailableError(`no answer within ${QUEUE_SAMPLE_WAIT_MS} ms`)), QUEUE_SAMPLE_WAIT_MS);
-      });
-      const counts = await Promise.race([jobService.queueCounts(), late]);
+      const counts = await storeCall(() => withTimeout(jobService.queueCounts(), QUEUE_SAMPLE_WAIT_MS));
       for (const [state, count] of Object.entries(counts)) queueJobs.set({ state }, count);
       redisUp.set(1);
       if (!redisWasUp) log.info('queue depth available again for /metrics');
@@ -75,8 +72,6 @@ export function installMetrics(app: FastifyInstance, jobService: JobService): vo
       if (!(err instanceof StoreUnavailableError)) log.error({ err }, 'queue depth not available for /metrics');
       else if (redisWasUp) log.warn({ err }, 'Redis unreachable: /metrics reports lss_redis_up 0 and no queue depth');
       redisWasUp = false;
-    } finally {
-      clearTimeout(timer);
     }
   };
   const runSeconds = new Histogram({

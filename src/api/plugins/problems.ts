@@ -193,13 +193,13 @@ function closestBranch(branches: ZodIssueLike[][]): ZodIssueLike[] | null {
     issue.code === 'unrecognized_keys' ||
     (issue.code === 'invalid_type' && /received undefined/.test(issue.message) && issue.path.length === 1);
   let best: ZodIssueLike[] | null = null;
-  let bestScore = Infinity;
+  let [bestStructural, bestIssues] = [Infinity, Infinity];
   for (const branch of branches) {
-    // Ties go to the form with fewer issues: a general study missing only `metrics` is not read as a preset one with
-    // no `preset` and an unknown key.
-    const score = branch.filter(structural).length + branch.length / 1000;
-    if (score < bestScore) {
-      bestScore = score;
+    // Fewest missing or unknown keys; a tie goes to the form with fewer issues (a general study missing only `metrics`
+    // is not read as a preset one with no `preset` and an unknown key).
+    const structuralIssues = branch.filter(structural).length;
+    if (structuralIssues < bestStructural || (structuralIssues === bestStructural && branch.length < bestIssues)) {
+      [bestStructural, bestIssues] = [structuralIssues, branch.length];
       best = branch;
     }
   }

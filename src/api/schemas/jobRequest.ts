@@ -338,10 +338,9 @@ export const JobOptionsInputSchema = z
 /**
  * What the URL check leaves of a callback URL that cannot be right: credentials, which the job would show to anyone
  * who can read it (the signature is what authenticates a callback), and no host after `//` (`http:///path` parses
- * with `path` as its host). Null when fine, or when the URL check itself refuses it.
+ * with `path` as its host). Null when fine. Runs only on an http(s) URL that parses: the URL check aborts otherwise.
  */
 function callbackUrlProblem(url: string): string | null {
-  if (!/^https?:/i.test(url) || !URL.canParse(url)) return null;
   const parsed = new URL(url);
   if (parsed.username !== '' || parsed.password !== '')
     return 'must not hold credentials (user:password@): the job shows its URL to whoever reads it; the signature authenticates callbacks';
